@@ -1,0 +1,1 @@
+"""Sans-I/O PostgreSQL v3 protocol: message codec and type codecs."""

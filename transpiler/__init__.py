@@ -1,0 +1,1 @@
+"""SQL transpiler: Postgres / Snowflake SQL with semantic functions -> DuckDB SQL."""
