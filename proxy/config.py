@@ -1,0 +1,183 @@
+"""One settings object: defaults < config file (TOML) < environment (HATIDATA_*) < CLI flags.
+
+Every setting is declared once in SETTINGS; the CLI flags, the environment
+variables and the README's configuration table all come from that list.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+
+def _bool(value: str | bool) -> bool:
+    if isinstance(value, bool):
+        return value
+    v = value.strip().lower()
+    if v in ("1", "true", "yes", "on"):
+        return True
+    if v in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError(f"not a boolean: {value!r}")
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    default: Any
+    help: str
+    parse: Callable[[str], Any] = str
+
+    @property
+    def env(self) -> str:
+        return "HATIDATA_" + self.name.upper()
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("host", "127.0.0.1", "Address the Postgres wire server listens on."),
+    Setting("port", 5439, "Postgres wire protocol port.", int),
+    Setting("data_dir", "./data", "Directory for the database file, models and certificates."),
+    Setting(
+        "database",
+        "",
+        "DuckDB database file; empty = <data_dir>/hatiproxy.duckdb; ':memory:' for no file.",
+    ),
+    Setting(
+        "users",
+        "",
+        "Users and passwords as 'user:password,user2:password2'. Empty = no passwords.",
+    ),
+    Setting(
+        "auth_method",
+        "",
+        "trust, password (cleartext), md5 or scram-sha-256; empty = scram-sha-256 when "
+        "users are configured, else trust.",
+    ),
+    Setting(
+        "allow_remote_trust",
+        False,
+        "Allow passwordless (trust) logins from non-loopback clients.",
+        _bool,
+    ),
+    Setting("tls_cert", "", "PEM certificate file for TLS (SSLRequest answered 'S')."),
+    Setting("tls_key", "", "PEM private key file for TLS."),
+    Setting(
+        "tls_self_signed",
+        False,
+        "Generate (once) and use a self-signed development certificate in <data_dir>/tls.",
+        _bool,
+    ),
+    Setting("max_connections", 100, "Concurrent client connections; more get SQLSTATE 53300.", int),
+    Setting(
+        "statement_timeout_ms",
+        0,
+        "Default statement_timeout in milliseconds (0 = none); sessions may SET their own.",
+        int,
+    ),
+    Setting("duckdb_threads", 0, "DuckDB worker threads (0 = DuckDB's default).", int),
+    Setting("duckdb_memory_limit", "", "DuckDB memory_limit, e.g. '4GB' (empty = default)."),
+    Setting("log_level", "INFO", "Logging level: DEBUG, INFO, WARNING, ERROR."),
+)
+
+
+@dataclass(frozen=True)
+class Config:
+    host: str = "127.0.0.1"
+    port: int = 5439
+    data_dir: str = "./data"
+    database: str = ""
+    users: str = ""
+    auth_method: str = ""
+    allow_remote_trust: bool = False
+    tls_cert: str = ""
+    tls_key: str = ""
+    tls_self_signed: bool = False
+    max_connections: int = 100
+    statement_timeout_ms: int = 0
+    duckdb_threads: int = 0
+    duckdb_memory_limit: str = ""
+    log_level: str = "INFO"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def database_path(self) -> str:
+        if self.database:
+            return self.database
+        return str(Path(self.data_dir) / "hatiproxy.duckdb")
+
+    @property
+    def user_passwords(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for item in filter(None, (p.strip() for p in self.users.split(","))):
+            user, sep, password = item.partition(":")
+            if not sep or not user:
+                raise ValueError(f"bad users entry {item!r}: expected user:password")
+            out[user] = password
+        return out
+
+    @property
+    def effective_auth_method(self) -> str:
+        method = self.auth_method or ("scram-sha-256" if self.user_passwords else "trust")
+        if method not in ("trust", "password", "md5", "scram-sha-256"):
+            raise ValueError(f"unknown auth_method {method!r}")
+        return method
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", help="TOML config file (keys as in the settings table).")
+    for s in SETTINGS:
+        if s.parse is _bool:
+            parser.add_argument(
+                s.flag,
+                dest=s.name,
+                default=None,
+                action=argparse.BooleanOptionalAction,
+                help=s.help,
+            )
+        else:
+            parser.add_argument(s.flag, dest=s.name, default=None, type=s.parse, help=s.help)
+
+
+def load(
+    args: argparse.Namespace | None = None, environ: Mapping[str, str] | None = None
+) -> Config:
+    env = os.environ if environ is None else environ
+    values: dict[str, Any] = {s.name: s.default for s in SETTINGS}
+    config_file = getattr(args, "config", None) or env.get("HATIDATA_CONFIG")
+    if config_file:
+        with open(config_file, "rb") as f:
+            data = tomllib.load(f)
+        known = {s.name for s in SETTINGS}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown settings in {config_file}: {', '.join(unknown)}")
+        values.update(data)
+    for s in SETTINGS:
+        if s.env in env:
+            try:
+                values[s.name] = s.parse(env[s.env])
+            except ValueError as exc:
+                raise ValueError(f"{s.env}: {exc}") from exc
+        arg = getattr(args, s.name, None) if args is not None else None
+        if arg is not None:
+            values[s.name] = arg
+    names = {f.name for f in fields(Config)}
+    return Config(**{k: v for k, v in values.items() if k in names})
+
+
+def markdown_table() -> str:
+    """The README's configuration table, generated from SETTINGS."""
+    rows = ["| flag | environment variable | default | meaning |", "|---|---|---|---|"]
+    for s in SETTINGS:
+        default = s.default if s.default not in ("", None) else "(empty)"
+        rows.append(f"| `{s.flag}` | `{s.env}` | `{default}` | {s.help} |")
+    return "\n".join(rows)

@@ -1,0 +1,119 @@
+"""DuckDB exceptions -> Postgres ErrorResponses with the right SQLSTATE.
+
+DuckDB reports one exception class per category; the finer Postgres code is
+read off the message. The "Catalog Error: " style prefix is dropped and the
+"LINE n: ... ^" excerpt becomes the error position, as Postgres clients expect.
+"""
+
+from __future__ import annotations
+
+import re
+
+import duckdb
+
+from proxy.wire.errors import PgError
+
+# (exception class name, message regex, SQLSTATE); first match wins.
+_RULES: tuple[tuple[str, str, str], ...] = (
+    ("CatalogException", r"^Table with name .* does not exist|^Table .* does not exist", "42P01"),
+    ("CatalogException", r"^View with name .* does not exist", "42P01"),
+    (
+        "CatalogException",
+        r"(Scalar|Table|Aggregate|Macro) Function with name .* does not exist",
+        "42883",
+    ),
+    ("CatalogException", r"^Schema with name .* does not exist", "3F000"),
+    ("CatalogException", r"^Catalog .* does not exist", "3D000"),
+    ("CatalogException", r"already exists", "42P07"),
+    ("CatalogException", r"^Type with name .* does not exist", "42704"),
+    ("CatalogException", r"^Index with name .* does not exist", "42704"),
+    ("CatalogException", r"(Cannot drop|depend)", "2BP01"),
+    ("CatalogException", r"", "42704"),
+    (
+        "BinderException",
+        r"Referenced column .* not found|column .* not found|does not have a column",
+        "42703",
+    ),
+    ("BinderException", r"Referenced table .* not found", "42P01"),
+    ("BinderException", r"No function matches|Could not choose a best candidate function", "42883"),
+    ("BinderException", r"must appear in the GROUP BY clause|GROUP BY", "42803"),
+    ("BinderException", r"[Aa]mbiguous", "42702"),
+    ("BinderException", r"Cannot compare|[Cc]annot mix|No operator", "42883"),
+    ("BinderException", r"", "42000"),
+    ("ParserException", r"", "42601"),
+    ("SyntaxException", r"", "42601"),
+    ("ConstraintException", r"[Dd]uplicate key|unique constraint|PRIMARY KEY or UNIQUE", "23505"),
+    ("ConstraintException", r"NOT NULL constraint", "23502"),
+    ("ConstraintException", r"foreign key", "23503"),
+    ("ConstraintException", r"CHECK constraint", "23514"),
+    ("ConstraintException", r"", "23000"),
+    ("ConversionException", r"out of range|Overflow|overflow", "22003"),
+    ("ConversionException", r"", "22P02"),
+    ("OutOfRangeException", r"[Dd]ivision by zero", "22012"),
+    ("OutOfRangeException", r"", "22003"),
+    ("InvalidInputException", r"[Dd]ivision by zero", "22012"),
+    ("InvalidInputException", r"Values were not provided|parameter", "08P01"),
+    ("InvalidInputException", r"", "22023"),
+    ("InterruptException", r"", "57014"),
+    ("TransactionException", r"aborted", "25P02"),
+    ("TransactionException", r"[Cc]onflict", "40001"),
+    ("TransactionException", r"", "25000"),
+    ("NotImplementedException", r"", "0A000"),
+    ("PermissionException", r"", "42501"),
+    ("IOException", r"", "58030"),
+    ("OutOfMemoryException", r"", "53200"),
+    ("SerializationException", r"", "40001"),
+    ("DependencyException", r"", "2BP01"),
+    ("TypeMismatchException", r"", "42804"),
+    ("SequenceException", r"", "2200H"),
+)
+_COMPILED = tuple((cls, re.compile(rx), state) for cls, rx, state in _RULES)
+_PREFIX = re.compile(r"^[A-Za-z ]+ Error: ")
+_LINE = re.compile(r"^LINE (\d+): (.*)$")
+
+
+def _position(lines: list[str], sql: str | None) -> int | None:
+    """Character position (1-based) from DuckDB's 'LINE n: ...' + caret excerpt."""
+    if sql is None:
+        return None
+    for i, line in enumerate(lines[:-1]):
+        match = _LINE.match(line)
+        if not match or "^" not in lines[i + 1]:
+            continue
+        prefix_len = len(line) - len(match.group(2))
+        column = lines[i + 1].index("^") - prefix_len
+        excerpt = match.group(2)
+        if excerpt.startswith("...") or column < 0:
+            return None  # DuckDB shortened the line; the offset is not recoverable.
+        line_no = int(match.group(1))
+        sql_lines = sql.split("\n")
+        if line_no > len(sql_lines) or not sql_lines[line_no - 1].startswith(excerpt.rstrip()):
+            return None
+        return sum(len(s) + 1 for s in sql_lines[: line_no - 1]) + column + 1
+    return None
+
+
+def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
+    """Translate a DuckDB exception; `sql` is the text DuckDB ran (for the position)."""
+    text = str(exc)
+    lines = text.split("\n")
+    message = _PREFIX.sub("", lines[0]).strip() or type(exc).__name__
+    detail_lines = [ln for ln in lines[1:] if ln.strip() and not _LINE.match(ln)]
+    detail_lines = [ln for ln in detail_lines if set(ln.strip()) != {"^"}]
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    sqlstate = "XX000"
+    for cls, rx, state in _COMPILED:
+        if cls in names and rx.search(message):
+            sqlstate = state
+            break
+    else:
+        if isinstance(exc, duckdb.Error):
+            sqlstate = "42000" if "ProgrammingError" in names else "XX000"
+    if sqlstate == "57014":
+        message = "canceling statement due to user request"
+    return PgError(
+        sqlstate,
+        message,
+        detail="\n".join(detail_lines).strip() or None,
+        position=_position(lines, sql),
+    )

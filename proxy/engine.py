@@ -1,0 +1,98 @@
+"""The shared DuckDB database: opening it, extensions, and the worker threads.
+
+One database per server, one DuckDB cursor (its own DuckDB connection) per
+client session. Every DuckDB call goes through `Engine.run`, which executes it
+on a dedicated thread pool so the event loop never waits on DuckDB; DuckDB
+releases the GIL while it works, so both cores are used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TypeVar
+
+import duckdb
+
+from proxy.config import Config
+
+log = logging.getLogger("hatiproxy.engine")
+T = TypeVar("T")
+
+EXTENSIONS = ("vss", "fts")
+_CLEAN_MARKER = ".hatiproxy-open"  # present while the database is open: unclean if found at start
+
+
+def _load_extensions(conn: duckdb.DuckDBPyConnection) -> list[str]:
+    """Load the bundled extensions from their PyPI wheels (no download at run time)."""
+    import duckdb_extensions
+
+    loaded = []
+    for name in EXTENSIONS:
+        try:
+            duckdb_extensions.import_extension(name)
+            conn.execute(f"LOAD {name}")
+            loaded.append(name)
+        except Exception as exc:  # a missing wheel must not stop plain SQL
+            log.warning("DuckDB extension %s not available: %s", name, exc)
+    return loaded
+
+
+class Engine:
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        path = config.database_path
+        self.in_memory = path == ":memory:"
+        self.unclean_start = False
+        if not self.in_memory:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            marker = Path(path + _CLEAN_MARKER)
+            self.unclean_start = marker.exists()
+            marker.write_text(str(os.getpid()))
+        db_config: dict[str, str] = {}
+        if config.duckdb_threads:
+            db_config["threads"] = str(config.duckdb_threads)
+        if config.duckdb_memory_limit:
+            db_config["memory_limit"] = config.duckdb_memory_limit
+        self.db = duckdb.connect(path, config=db_config)
+        self.extensions = _load_extensions(self.db)
+        if "vss" in self.extensions:
+            self.db.execute("SET hnsw_enable_experimental_persistence = true")
+        self._install_catalog()
+        # Enough threads that each connection can have a statement running at once:
+        # a slow query on one connection must never queue behind another.
+        self.executor = ThreadPoolExecutor(
+            max_workers=config.max_connections + 8, thread_name_prefix="duckdb"
+        )
+
+    def _install_catalog(self) -> None:
+        try:
+            from proxy import catalog
+        except ImportError:
+            return
+        install = getattr(catalog, "install", None)
+        if install is not None:
+            install(self.db)
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        return self.db.cursor()
+
+    async def run(self, fn: Callable[..., T], *args: object) -> T:
+        loop = asyncio.get_running_loop()
+        ctx = contextvars.copy_context()
+        return await loop.run_in_executor(self.executor, ctx.run, fn, *args)
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=True, cancel_futures=True)
+        try:
+            if not self.in_memory:
+                self.db.execute("CHECKPOINT")
+        finally:
+            self.db.close()
+            if not self.in_memory:
+                Path(self.config.database_path + _CLEAN_MARKER).unlink(missing_ok=True)
