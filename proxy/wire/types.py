@@ -1,0 +1,278 @@
+"""Sans-I/O type layer: DuckDB result types -> Postgres types, value encoders, decoders.
+
+Public interface (imported by the server):
+    PgType, ParamDecodeError, pg_type_for, result_encoder, encode_data_rows,
+    param_decoder, duckdb_type_for_oid, oid_for_duckdb_type_name, lossless_cast.
+
+A DuckDB type string (``str(cursor.description[i][1])``) is parsed once per column
+into a *kind* (a PG scalar type name, or 'duck' for types rendered as DuckDB text)
+plus an array depth; encoders are closures specialised for that kind.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import lru_cache
+
+from proxy.wire import textcodec
+from proxy.wire.oids import (
+    ARRAY_OF,
+    BY_NAME,
+    BY_OID,
+    ELEM_OF_ARRAY,
+    TEXT,
+    ParamDecodeError,
+    PgType,
+    numeric_typmod,
+)
+
+__all__ = [
+    "PgType",
+    "ParamDecodeError",
+    "pg_type_for",
+    "result_encoder",
+    "encode_data_rows",
+    "param_decoder",
+    "duckdb_type_for_oid",
+    "oid_for_duckdb_type_name",
+    "lossless_cast",
+    "column_kind",
+]
+
+Encoder = Callable[[object], bytes]
+
+# DuckDB base type name (upper case, no parameters) -> PG scalar kind.
+_BASE_KIND: dict[str, str] = {
+    "BOOLEAN": "bool",
+    "BOOL": "bool",
+    "LOGICAL": "bool",
+    "TINYINT": "int2",
+    "INT1": "int2",
+    "UTINYINT": "int2",
+    "SMALLINT": "int2",
+    "INT2": "int2",
+    "SHORT": "int2",
+    "USMALLINT": "int4",
+    "INTEGER": "int4",
+    "INT": "int4",
+    "INT4": "int4",
+    "SIGNED": "int4",
+    "UINTEGER": "int8",
+    "BIGINT": "int8",
+    "INT8": "int8",
+    "LONG": "int8",
+    "UBIGINT": "numeric",
+    "HUGEINT": "numeric",
+    "INT128": "numeric",
+    "UHUGEINT": "numeric",
+    "BIGNUM": "numeric",
+    "VARINT": "numeric",
+    "FLOAT": "float4",
+    "FLOAT4": "float4",
+    "REAL": "float4",
+    "DOUBLE": "float8",
+    "FLOAT8": "float8",
+    "DOUBLE PRECISION": "float8",
+    "DECIMAL": "numeric",
+    "NUMERIC": "numeric",
+    "VARCHAR": "text",
+    "TEXT": "text",
+    "STRING": "text",
+    "CHAR": "text",
+    "BPCHAR": "text",
+    "NVARCHAR": "text",
+    "CHARACTER VARYING": "text",
+    "NAME": "text",
+    "BLOB": "bytea",
+    "BYTEA": "bytea",
+    "BINARY": "bytea",
+    "VARBINARY": "bytea",
+    "DATE": "date",
+    "TIME": "time",
+    "TIME WITHOUT TIME ZONE": "time",
+    "TIME WITH TIME ZONE": "timetz",
+    "TIMETZ": "timetz",
+    "TIMESTAMP": "timestamp",
+    "DATETIME": "timestamp",
+    "TIMESTAMP WITHOUT TIME ZONE": "timestamp",
+    "TIMESTAMP_S": "timestamp",
+    "TIMESTAMP_MS": "timestamp",
+    "TIMESTAMP_NS": "timestamp",
+    "TIMESTAMP_US": "timestamp",
+    "TIMESTAMP WITH TIME ZONE": "timestamptz",
+    "TIMESTAMPTZ": "timestamptz",
+    "INTERVAL": "interval",
+    "UUID": "uuid",
+    "JSON": "json",
+    "NULL": "text",
+}
+# Everything else (STRUCT, MAP, UNION, ENUM, BIT, unknown) -> 'duck': PG text of DuckDB text.
+
+_PARAMS = re.compile(r"^([A-Z_ ][A-Z0-9_ ]*?)\s*(?:\((.*)\))?$", re.DOTALL)
+
+
+def split_array(duckdb_type: str) -> tuple[str, int, list[int | None]]:
+    """'FLOAT[384]' -> ('FLOAT', 1, [384]); 'INTEGER[][]' -> ('INTEGER', 2, [None, None]).
+
+    Only brackets at nesting depth 0 and outside quotes count (ENUM labels, STRUCT
+    fields may contain brackets).
+    """
+    t = duckdb_type.strip()
+    sizes: list[int | None] = []
+    while t.endswith("]"):
+        depth, quote, start = 0, "", -1
+        for i, ch in enumerate(t):
+            if quote:
+                if ch == quote:
+                    quote = ""
+            elif ch in "'\"":
+                quote = ch
+            elif ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth -= 1
+            elif ch == "[" and depth == 0:
+                start = i
+        if start <= 0:
+            break
+        inner = t[start + 1 : -1].strip()
+        sizes.insert(0, int(inner) if inner.isdigit() else None)
+        t = t[:start].strip()
+    return t, len(sizes), sizes
+
+
+@lru_cache(maxsize=1024)
+def column_kind(duckdb_type: str) -> tuple[str, int, int]:
+    """(scalar kind, array depth, numeric typmod or -1) for a DuckDB type string."""
+    base, depth, _sizes = split_array(duckdb_type)
+    up = base.upper().strip('"')
+    mt = _PARAMS.match(up)
+    name, args = (mt[1].strip(), mt[2]) if mt else (up, None)
+    kind = _BASE_KIND.get(name, "duck")
+    typmod = -1
+    if kind == "numeric" and name in ("DECIMAL", "NUMERIC"):
+        p, s = 18, 3  # DuckDB's default DECIMAL width
+        if args:
+            nums = [a.strip() for a in args.split(",")]
+            try:
+                p = int(nums[0])
+                s = int(nums[1]) if len(nums) > 1 else 0
+            except ValueError:
+                pass
+        typmod = numeric_typmod(p, s)
+    if kind == "text" and args is not None and name in ("VARCHAR", "CHAR", "BPCHAR"):
+        kind = "text"  # DuckDB ignores lengths; so do we
+    if kind == "duck" and depth:
+        depth = 0  # a list of STRUCTs etc. goes out whole as DuckDB text
+    return kind, depth, typmod
+
+
+@lru_cache(maxsize=1024)
+def pg_type_for(duckdb_type: str) -> PgType:
+    """The RowDescription type of a DuckDB result column."""
+    kind, depth, typmod = column_kind(duckdb_type)
+    if kind == "duck":
+        return TEXT
+    if depth:
+        return ARRAY_OF[kind]  # PG arrays carry no per-dimension typmod
+    t = BY_NAME[kind]
+    return PgType(t.oid, t.name, t.typlen, typmod) if typmod != -1 else t
+
+
+def lossless_cast(duckdb_type: str) -> str | None:
+    """SQL type the engine should cast a result column to before fetching, or None.
+
+    DuckDB's Python conversion loses information for these types:
+    INTERVAL (months folded into 30-day blocks), STRUCT/MAP/UNION/... (their
+    DuckDB text form needs DuckDB's own quoting), INTERVAL[] likewise.  Casting
+    to VARCHAR makes DuckDB produce text that our encoders parse exactly.
+    """
+    kind, depth, _ = column_kind(duckdb_type)
+    if kind == "duck":
+        base = duckdb_type.strip().upper()
+        return None if base.startswith(("ENUM", "BIT")) else "VARCHAR"
+    if kind == "interval" and depth == 0:
+        return "VARCHAR"
+    return None
+
+
+def result_encoder(duckdb_type: str, fmt: int, tz: str | None = None) -> Encoder:
+    """Encoder of one non-None value of a DuckDB column into PG text (0) / binary (1).
+
+    ``tz`` is the session TimeZone: it only affects TIMESTAMPTZ text (binary is UTC).
+    """
+    kind, depth, typmod = column_kind(duckdb_type)
+    if fmt == 0:
+        if depth:
+            return textcodec.array_text_encoder(kind, tz)
+        return textcodec.text_encoder(kind, tz)
+    from proxy.wire import bincodec
+
+    if kind == "duck":
+        return textcodec.text_encoder("duck")  # text and binary of PG text are the same bytes
+    if depth:
+        return bincodec.array_binary_encoder(kind, depth)
+    return bincodec.binary_encoder(kind, typmod)
+
+
+def encode_data_rows(rows: list[tuple], encoders: list[Encoder]) -> bytes:
+    from proxy.wire.rows import encode_data_rows as impl
+
+    return impl(rows, encoders)
+
+
+def oid_for_duckdb_type_name(name: str) -> int:
+    """PG OID for a DuckDB type name (ParameterDescription of inferred parameter types)."""
+    return pg_type_for(name).oid
+
+
+_DUCK_FOR_KIND: dict[str, str | None] = {
+    "bool": "BOOLEAN",
+    "int2": "SMALLINT",
+    "int4": "INTEGER",
+    "int8": "BIGINT",
+    "float4": "FLOAT",
+    "float8": "DOUBLE",
+    "numeric": None,
+    "text": "VARCHAR",
+    "varchar": "VARCHAR",
+    "bpchar": "VARCHAR",
+    "name": "VARCHAR",
+    "bytea": "BLOB",
+    "date": "DATE",
+    "time": "TIME",
+    "timetz": "TIME WITH TIME ZONE",
+    "timestamp": "TIMESTAMP",
+    "timestamptz": "TIMESTAMP WITH TIME ZONE",
+    "interval": "INTERVAL",
+    "uuid": "UUID",
+    "json": "JSON",
+    "jsonb": "JSON",
+    "oid": "UINTEGER",
+    "unknown": None,
+}
+
+
+def duckdb_type_for_oid(oid: int) -> str | None:
+    """DuckDB type to CAST a parameter of this PG type to; None = no cast needed/possible.
+
+    numeric gives None: a Python Decimal binds as DECIMAL(p,s) of its own digits, and
+    any fixed DuckDB DECIMAL width would truncate.
+    """
+    if oid in ELEM_OF_ARRAY:
+        elem = _DUCK_FOR_KIND.get(ELEM_OF_ARRAY[oid])
+        return elem + "[]" if elem else None
+    t = BY_OID.get(oid)
+    return _DUCK_FOR_KIND.get(t.name) if t else None
+
+
+def param_decoder(oid: int, fmt: int, tz: str | None = None) -> Callable[[bytes], object]:
+    """Decoder of one Bind parameter value (never None: NULL is handled by the caller)."""
+    if fmt == 0:
+        from proxy.wire.textparse import text_decoder
+
+        return text_decoder(oid, tz)
+    from proxy.wire import bincodec
+
+    return bincodec.binary_decoder(oid)
