@@ -1,1 +1,29 @@
-"""SQL transpiler: Postgres / Snowflake SQL with semantic functions -> DuckDB SQL."""
+"""SQL transpiler: Postgres / Snowflake SQL with semantic functions -> DuckDB SQL.
+
+Pure: no I/O, no DuckDB connection, no model. See `transpile` and `Statement`.
+"""
+
+from transpiler.core import cache_clear, transpile
+from transpiler.errors import TranspileError
+from transpiler.model import (
+    Marker,
+    ResetCommand,
+    SetCommand,
+    ShowCommand,
+    Statement,
+    TransactionCommand,
+    UtilityCommand,
+)
+
+__all__ = [
+    "Marker",
+    "ResetCommand",
+    "SetCommand",
+    "ShowCommand",
+    "Statement",
+    "TransactionCommand",
+    "TranspileError",
+    "UtilityCommand",
+    "cache_clear",
+    "transpile",
+]

@@ -1,0 +1,175 @@
+"""hatidata_context / hatidata_rag_context table functions -> plain DuckDB subqueries.
+
+`hatidata_context('table', 'query', k)` (BM25 full-text retrieval) becomes
+
+    (SELECT *, fts_main_<table>.match_bm25(id, 'query') AS score FROM <table>
+     WHERE score IS NOT NULL ORDER BY score DESC LIMIT k)
+
+Convention (a pure transpiler cannot see the catalog): the table's key column is
+`id` and it has a DuckDB fts index (`PRAGMA create_fts_index('<table>', 'id', ...)`,
+schema `fts_main_<table>`). The server must make sure that index exists (and is
+fresh) before running a statement whose `Statement.sql` references
+`fts_main_<table>`; documented fallback when it cannot build one (no `id` column): run
+`fallback_context_sql(...)` instead, a case-insensitive substring ranking.
+
+`hatidata_rag_context('table', 'col', [v1, ...], k)` becomes
+
+    (SELECT *, array_cosine_similarity(col, CAST([...] AS FLOAT[n])) AS similarity
+     FROM table ORDER BY array_cosine_distance(col, CAST([...] AS FLOAT[n])) LIMIT k)
+
+most similar first, in the HNSW-friendly shape. The vector may also be a `$n`
+parameter (cast to FLOAT[vector_dims]), a '[..]' string, or a search text (a text
+marker).
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from transpiler.dialects import HatiEmbed
+from transpiler.errors import TranspileError
+
+_CONTEXT = "HATIDATA_CONTEXT"
+_RAG = "HATIDATA_RAG_CONTEXT"
+KEY_COLUMN = "id"
+
+
+def rewrite(tree: exp.Expr, dims: int) -> exp.Expr:
+    for node in list(tree.find_all(exp.Anonymous)):
+        name = node.name.upper()
+        if name not in (_CONTEXT, _RAG):
+            continue
+        table = node.parent
+        if not isinstance(table, exp.Table):
+            raise _error(node, "0A000", f"{name.lower()}(...) can only be used in FROM")
+        query = _context(node) if name == _CONTEXT else _rag(node, dims)
+        alias = table.args.get("alias")
+        sub = exp.Subquery(
+            this=query,
+            alias=alias.copy() if alias else exp.TableAlias(this=exp.to_identifier(name.lower())),
+        )
+        table.replace(sub)
+    return tree
+
+
+def _error(node: exp.Expr, sqlstate: str, message: str) -> TranspileError:
+    start = node.meta.get("start") if node.meta else None
+    return TranspileError(sqlstate, message, start + 1 if start is not None else None)
+
+
+def _string(node: exp.Anonymous, arg: exp.Expr, what: str) -> str:
+    if not (isinstance(arg, exp.Literal) and arg.is_string):
+        raise _error(node, "42883", f"{node.name.lower()}: {what} must be a quoted string")
+    return arg.this
+
+
+def _limit(node: exp.Anonymous, arg: exp.Expr) -> exp.Expr:
+    if isinstance(arg, exp.Parameter) or (isinstance(arg, exp.Literal) and arg.is_int):
+        return arg.copy()
+    raise _error(node, "42883", f"{node.name.lower()}: k must be an integer, not {arg.sql()}")
+
+
+def table_of(name: str) -> exp.Table:
+    """A table reference built from a 'schema.table' string, each part an identifier."""
+    parts = [p for p in name.split(".")]
+    if not all(parts) or len(parts) > 3:
+        raise TranspileError("42601", f"invalid table name {name!r}")
+    ident = [exp.to_identifier(p) for p in parts]
+    table = exp.Table(this=ident[-1])
+    if len(ident) >= 2:
+        table.set("db", ident[-2])
+    return table
+
+
+def _context(node: exp.Anonymous) -> exp.Select:
+    usage = "hatidata_context('table', 'search text', k)"
+    args = list(node.expressions)
+    if len(args) not in (2, 3):
+        raise _error(node, "42883", f"{usage}: expected 3 arguments, got {len(args)}")
+    table_name = _string(node, args[0], "the table name")
+    query = _string(node, args[1], "the search text")
+    k = _limit(node, args[2]) if len(args) == 3 else exp.Literal.number(5)
+    table = table_of(table_name)
+    fts_schema = exp.to_identifier(f"fts_main_{table.name}")
+    score = exp.Dot(
+        this=fts_schema,
+        expression=exp.Anonymous(
+            this="match_bm25",
+            expressions=[exp.column(KEY_COLUMN), exp.Literal.string(query)],
+        ),
+    )
+    return (
+        exp.select(exp.Star(), exp.alias_(score, "score"))
+        .from_(table)
+        .where(exp.column("score").is_(exp.Null()).not_())
+        .order_by(exp.Ordered(this=exp.column("score"), desc=True, nulls_first=False))
+        .limit(k)
+    )
+
+
+def fallback_context_sql(table: str, query: str, k: int, text_columns: list[str]) -> str:
+    """Documented fallback for hatidata_context when no fts index can exist: rows whose
+    text columns contain query words (case-insensitive), ranked by how many match."""
+    from transpiler.markers import render
+
+    words = [w for w in query.split() if w] or [query]
+    terms: list[exp.Expr] = []
+    for word in words:
+        hit = exp.or_(
+            *[
+                exp.ILike(this=exp.column(c), expression=exp.Literal.string(f"%{word}%"))
+                for c in text_columns
+            ]
+        )
+        terms.append(exp.Cast(this=exp.paren(hit), to=exp.DataType.build("INTEGER")))
+    score = terms[0]
+    for term in terms[1:]:
+        score = exp.Add(this=score, expression=term)
+    inner = exp.select(exp.Star(), exp.alias_(score, "score")).from_(table_of(table))
+    outer = (
+        exp.select("*")
+        .from_(inner.subquery("c"))
+        .where(exp.GT(this=exp.column("score"), expression=exp.Literal.number(0)))
+        .order_by(exp.Ordered(this=exp.column("score"), desc=True, nulls_first=False))
+        .limit(int(k))
+    )
+    return render(outer)[0]
+
+
+def _rag(node: exp.Anonymous, dims: int) -> exp.Select:
+    usage = "hatidata_rag_context('table', 'vector column', [v1, ...], k)"
+    args = list(node.expressions)
+    if len(args) != 4:
+        raise _error(node, "42883", f"{usage}: expected 4 arguments, got {len(args)}")
+    table = table_of(_string(node, args[0], "the table name"))
+    column = exp.column(_string(node, args[1], "the vector column name"))
+    vector = _vector(node, args[2], dims)
+    k = _limit(node, args[3])
+    similarity = exp.Anonymous(this="array_cosine_similarity", expressions=[column, vector.copy()])
+    distance = exp.Anonymous(this="array_cosine_distance", expressions=[column.copy(), vector])
+    return (
+        exp.select(exp.Star(), exp.alias_(similarity, "similarity"))
+        .from_(table)
+        .order_by(exp.Ordered(this=distance, nulls_first=False))
+        .limit(k)
+    )
+
+
+def _vector(node: exp.Anonymous, arg: exp.Expr, dims: int) -> exp.Expr:
+    from transpiler.pgvector import vector_literal_size
+
+    if isinstance(arg, exp.Array):
+        return exp.Cast(
+            this=arg.copy(),
+            to=exp.DataType.build(f"FLOAT[{len(arg.expressions)}]", dialect="duckdb"),
+        )
+    if isinstance(arg, exp.Parameter):
+        return exp.Cast(this=arg.copy(), to=exp.DataType.build(f"FLOAT[{dims}]", dialect="duckdb"))
+    if isinstance(arg, exp.Literal) and arg.is_string:
+        size = vector_literal_size(arg.this)
+        if size is not None:
+            return exp.Cast(
+                this=arg.copy(), to=exp.DataType.build(f"FLOAT[{size}]", dialect="duckdb")
+            )
+        return HatiEmbed(this=arg.copy(), kind="text")
+    return arg.copy()

@@ -1,0 +1,148 @@
+"""`transpile`: split, route, parse, rewrite, generate; cached.
+
+Route per statement:
+1. session statements (SET/SHOW/BEGIN/...) -> parsed by hand, no sqlglot parse;
+2. DuckDB-native statements sqlglot does not know (PRAGMA, ATTACH, ...) and anything
+   sqlglot fails to parse -> original text, unless it uses a hatiproxy construct;
+3. everything else -> sqlglot tree -> rewrites enabled by cheap token checks -> DuckDB.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.errors import ParseError, TokenError
+
+from transpiler import rewrite
+from transpiler.classify import classify
+from transpiler.dialects import POSTGRES, SNOWFLAKE
+from transpiler.errors import TranspileError
+from transpiler.markers import render
+from transpiler.model import Statement
+from transpiler.session import parse_session
+from transpiler.splitter import Chunk, split
+from transpiler.triggers import Triggers, scan, uses_hati_text
+
+# Statements passed through as written (sqlglot would mangle or reject them).
+_NATIVE = frozenset(
+    {
+        "PRAGMA",
+        "ATTACH",
+        "DETACH",
+        "INSTALL",
+        "LOAD",
+        "CHECKPOINT",
+        "FORCE",
+        "EXPORT",
+        "IMPORT",
+        "CALL",
+        "USE",
+        "SUMMARIZE",
+        "VACUUM",
+        "PIVOT",
+        "UNPIVOT",
+    }
+)
+CACHE_SIZE = 4096
+
+
+def transpile(
+    sql: str, *, dialect: str = "postgres", vector_dims: int = 384
+) -> tuple[Statement, ...]:
+    """Transpile `sql` (one or more statements) to DuckDB statements.
+
+    dialect: "postgres" (default; Snowflake-only syntax is detected per statement, see
+    transpiler.triggers) or "snowflake". Raises TranspileError.
+    """
+    return _transpile_cached(sql, dialect.lower(), vector_dims)
+
+
+def cache_clear() -> None:
+    _transpile_cached.cache_clear()
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def _transpile_cached(sql: str, dialect: str, vector_dims: int) -> tuple[Statement, ...]:
+    if dialect not in ("postgres", "snowflake"):
+        raise TranspileError("22023", f"unknown SQL dialect {dialect!r}: use postgres or snowflake")
+    reader = SNOWFLAKE if dialect == "snowflake" else POSTGRES
+    try:
+        chunks = split(sql, reader)
+    except TokenError as err:
+        return _untokenizable(sql, err)
+    return tuple(_statement(sql, chunk, reader, vector_dims) for chunk in chunks)
+
+
+def _untokenizable(sql: str, err: TokenError) -> tuple[Statement, ...]:
+    if uses_hati_text(sql):
+        raise TranspileError("42601", f"syntax error: {err}", None) from None
+    text = sql.strip()
+    if not text:
+        return ()
+    word = text.split(None, 1)[0].upper()
+    return (Statement(sql=text, kind="other", tag=word),)
+
+
+def _statement(sql: str, chunk: Chunk, reader: Dialect, dims: int) -> Statement:
+    tokens = chunk.tokens
+    session = parse_session(tokens, chunk.text)
+    if session is not None:
+        return Statement(
+            sql=session.sql, kind=session.kind, tag=session.tag, command=session.command
+        )
+    kind, tag = classify(tokens)
+    triggers = scan(tokens)
+    if tokens[0].text.upper() in _NATIVE and not triggers.hati:
+        return Statement(sql=chunk.text, kind=kind, tag=tag, param_count=triggers.max_param)
+    if triggers.snowflake and reader is POSTGRES:
+        reader = SNOWFLAKE
+    tree = _parse(sql, chunk, reader, triggers)
+    if tree is None or isinstance(tree, exp.Command):
+        if triggers.hati:
+            raise TranspileError(
+                "0A000", "semantic functions are not supported in this statement", chunk.start + 1
+            )
+        return Statement(sql=chunk.text, kind=kind, tag=tag, param_count=triggers.max_param)
+    tree = rewrite.apply(tree, triggers, dims, chunk.start)
+    text, markers, bind_texts = render(tree)
+    return Statement(
+        sql=text,
+        kind=kind,
+        tag=tag,
+        markers=markers,
+        param_count=triggers.max_param,
+        bind_texts=bind_texts,
+        vector_dims=dims,
+        _tree=tree if bind_texts else None,
+    )
+
+
+def _parse(sql: str, chunk: Chunk, reader: Dialect, triggers: Triggers) -> exp.Expr | None:
+    try:
+        trees = reader.parser().parse(chunk.tokens, sql)
+    except ParseError as err:
+        if not triggers.hati:
+            return None
+        raise TranspileError("42601", _parse_message(err), _error_position(sql, err)) from None
+    return trees[0] if trees else None
+
+
+def _parse_message(err: ParseError) -> str:
+    first = err.errors[0] if err.errors else {}
+    desc = first.get("description") or str(err)
+    return f"syntax error: {desc}".split(". Line")[0]
+
+
+def _error_position(sql: str, err: ParseError) -> int | None:
+    if not err.errors:
+        return None
+    first = err.errors[0]
+    line, col = first.get("line"), first.get("col")
+    if not line or not col:
+        return None
+    lines = sql.split("\n")
+    offset = sum(len(x) + 1 for x in lines[: line - 1]) + col
+    highlight = first.get("highlight") or ""
+    return max(1, offset - len(highlight) + 1)

@@ -1,0 +1,128 @@
+"""sqlglot dialects: Postgres and Snowflake readers that know pgvector operators and
+JOIN_VECTOR, and a DuckDB writer that renders the hatiproxy-only expression nodes.
+
+Reader changes (tokenizer/parser tables only, no parser methods overridden):
+- `<=>` is pgvector cosine distance, not MySQL's null-safe equality;
+- `<#>` (negative inner product) gets its own token (an otherwise unused token type);
+- `<->` is already sqlglot's `exp.Distance`;
+- `JOIN_VECTOR` tokenizes as JOIN, so `[LEFT] JOIN_VECTOR t ON semantic_match(...)`
+  parses as an ordinary join whose ON predicate the semantic transform rewrites.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+from sqlglot.dialects.duckdb import DuckDB
+from sqlglot.dialects.postgres import Postgres
+from sqlglot.dialects.snowflake import Snowflake
+from sqlglot.generators.duckdb import DuckDBGenerator
+from sqlglot.tokens import TokenType
+
+EMBED_FUNCTION = "__HATI_EMBED__"
+
+# `<#>` needs a token type of its own; this one is not used by the Postgres or
+# Snowflake tokenizers or parsers.
+_NEG_INNER_TOKEN = TokenType.DOTCARET
+
+
+class CosineDistance(exp.Expression, exp.Binary):
+    """pgvector `a <=> b`."""
+
+
+class NegInnerProduct(exp.Expression, exp.Binary):
+    """pgvector `a <#> b`."""
+
+
+class HatiEmbed(exp.Expression, exp.Func):
+    """`__HATI_EMBED__(arg)`: the embedding of a text, a per-row column or a `$n`.
+
+    `kind` is "text", "column" or "param" (see transpiler.model.Marker).
+    """
+
+    arg_types = {"this": True, "kind": True}
+    _sql_names = ["__HATI_EMBED__"]
+
+
+def _vector_keywords(keywords: dict[str, TokenType]) -> dict[str, TokenType]:
+    return {**keywords, "<#>": _NEG_INNER_TOKEN, "JOIN_VECTOR": TokenType.JOIN}
+
+
+def _vector_factor(factor: dict[TokenType, type[exp.Expr]]) -> dict[TokenType, type[exp.Expr]]:
+    return {**factor, TokenType.NULLSAFE_EQ: CosineDistance, _NEG_INNER_TOKEN: NegInnerProduct}
+
+
+def _no_nullsafe(equality: dict[TokenType, type[exp.Expr]]) -> dict[TokenType, type[exp.Expr]]:
+    return {k: v for k, v in equality.items() if k != TokenType.NULLSAFE_EQ}
+
+
+class HatiPostgres(Postgres):
+    # `x::FLOAT[3]` is a cast to a (fixed-size) array, as in Postgres and DuckDB,
+    # not a subscript of `x::FLOAT`.
+    SUPPORTS_FIXED_SIZE_ARRAYS = True
+
+    class Tokenizer(Postgres.Tokenizer):
+        KEYWORDS = _vector_keywords(Postgres.Tokenizer.KEYWORDS)
+
+    class Parser(Postgres.Parser):
+        EQUALITY = _no_nullsafe(Postgres.Parser.EQUALITY)
+        FACTOR = _vector_factor(Postgres.Parser.FACTOR)
+
+
+class HatiSnowflake(Snowflake):
+    SUPPORTS_FIXED_SIZE_ARRAYS = True
+
+    class Tokenizer(Snowflake.Tokenizer):
+        KEYWORDS = _vector_keywords(Snowflake.Tokenizer.KEYWORDS)
+
+    class Parser(Snowflake.Parser):
+        EQUALITY = _no_nullsafe(Snowflake.Parser.EQUALITY)
+        FACTOR = _vector_factor(Snowflake.Parser.FACTOR)
+
+
+def _func(name: str):
+    def render(self: DuckDBGenerator, e: exp.Binary) -> str:
+        return self.func(name, e.this, e.expression)
+
+    return render
+
+
+class HatiDuckDBGenerator(DuckDBGenerator):
+    """DuckDB output plus vector operators as functions and marker bookkeeping.
+
+    While generating, every HatiEmbed is recorded in `self.hati_embeds` in output
+    order; when `self.hati_bind` is set (first_param, dims), text markers are
+    rendered as `CAST($k AS FLOAT[dims])` instead.
+    """
+
+    TRANSFORMS = {
+        **DuckDBGenerator.TRANSFORMS,
+        CosineDistance: _func("array_cosine_distance"),
+        NegInnerProduct: _func("array_negative_inner_product"),
+        exp.Distance: _func("array_distance"),
+        HatiEmbed: lambda self, e: self.hatiembed_sql(e),
+    }
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.hati_embeds: list[HatiEmbed] = []
+        self.hati_bind: tuple[int, int] | None = None
+        self._hati_bound: dict[str, int] = {}
+
+    def hatiembed_sql(self, expression: HatiEmbed) -> str:
+        self.hati_embeds.append(expression)
+        if self.hati_bind is not None and expression.text("kind") == "text":
+            first, dims = self.hati_bind
+            text = expression.this.this
+            k = self._hati_bound.setdefault(text, first + len(self._hati_bound))
+            return f"CAST(${k} AS FLOAT[{dims}])"
+        return self.func(EMBED_FUNCTION, expression.this)
+
+
+class HatiDuckDB(DuckDB):
+    Generator = HatiDuckDBGenerator
+
+
+READERS: dict[str, type] = {"postgres": HatiPostgres, "snowflake": HatiSnowflake}
+POSTGRES = HatiPostgres()
+SNOWFLAKE = HatiSnowflake()
+DUCKDB = HatiDuckDB()

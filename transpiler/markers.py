@@ -1,0 +1,36 @@
+"""Render a rewritten tree to DuckDB SQL and read its markers in output order."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from transpiler.dialects import DUCKDB, HatiEmbed
+from transpiler.model import Marker
+
+
+def render(tree: exp.Expr) -> tuple[str, tuple[Marker, ...], tuple[str, ...]]:
+    """(DuckDB SQL, markers in output order, distinct marker texts in order)."""
+    gen = DUCKDB.generator(comments=False)
+    sql = gen.generate(tree, copy=False)
+    if not gen.hati_embeds:
+        return sql, (), ()
+    markers = tuple(_marker(node, gen) for node in gen.hati_embeds)
+    texts = tuple(dict.fromkeys(m.value for m in markers if m.kind == "text"))
+    return sql, markers, texts  # type: ignore[return-value]
+
+
+def render_bound(tree: exp.Expr, first_param: int, dims: int) -> str:
+    """The SQL with text markers as `CAST($k AS FLOAT[dims])` (see Statement.bind_sql)."""
+    gen = DUCKDB.generator(comments=False)
+    gen.hati_bind = (first_param, dims)
+    return gen.generate(tree, copy=True)
+
+
+def _marker(node: HatiEmbed, gen) -> Marker:
+    kind = node.text("kind")
+    arg = node.this
+    if kind == "text":
+        return Marker("text", arg.this, "query")
+    if kind == "param":
+        return Marker("param", int(arg.this.this), "query")
+    return Marker("column", gen.sql(arg), "passage")

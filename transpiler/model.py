@@ -1,0 +1,119 @@
+"""Immutable results of `transpile`: statements, markers and session commands."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from sqlglot import exp
+
+MarkerKind = Literal["text", "column", "param"]
+MarkerRole = Literal["query", "passage"]
+
+
+@dataclass(frozen=True, slots=True)
+class Marker:
+    """One `__HATI_EMBED__(...)` call in a statement's SQL.
+
+    kind "text": value is the literal search text (role "query");
+    kind "column": value is the column expression as DuckDB SQL (role "passage");
+    kind "param": value is the parameter number n of `$n` (role "query").
+    """
+
+    kind: MarkerKind
+    value: str | int
+    role: MarkerRole
+
+
+@dataclass(frozen=True, slots=True)
+class SetCommand:
+    """`SET [SESSION|LOCAL] name {=|TO} value`; value None means DEFAULT / LOCAL."""
+
+    name: str
+    value: str | None
+    local: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ResetCommand:
+    """`RESET name`; name None means `RESET ALL`."""
+
+    name: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ShowCommand:
+    """`SHOW name`; `SHOW ALL` gives name "all"."""
+
+    name: str
+
+
+TxAction = Literal["begin", "commit", "rollback", "savepoint", "release", "rollback_to"]
+
+
+@dataclass(frozen=True, slots=True)
+class TransactionCommand:
+    """Transaction control. `options` holds e.g. "isolation level serializable read only"."""
+
+    action: TxAction
+    options: str = ""
+    savepoint: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UtilityCommand:
+    """Statements the server acknowledges itself: DISCARD ALL, CLOSE ALL, LISTEN x,
+    UNLISTEN *, DEALLOCATE [ALL|name]. `name` is the normalised statement, lower case,
+    e.g. "discard all", "close all", "unlisten *", "listen chan", "deallocate all",
+    "deallocate stmt1"."""
+
+    name: str
+
+
+Command = SetCommand | ResetCommand | ShowCommand | TransactionCommand | UtilityCommand
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """One transpiled statement.
+
+    kind: select, insert, update, delete, merge, ddl, set, reset, show, begin, commit,
+    rollback, savepoint (SAVEPOINT / RELEASE / ROLLBACK TO), utility (DISCARD, CLOSE,
+    LISTEN, UNLISTEN, DEALLOCATE), copy, explain, other.
+    tag: the Postgres CommandComplete tag word(s) without counts. The server appends
+    counts for tags SELECT ("SELECT n"), INSERT ("INSERT 0 n"), UPDATE, DELETE, MERGE,
+    COPY, FETCH, MOVE; CREATE TABLE AS has tag SELECT as in Postgres.
+    bind_texts: the distinct text-marker texts in the order `bind_sql` numbers them.
+    """
+
+    sql: str
+    kind: str
+    tag: str
+    markers: tuple[Marker, ...] = ()
+    param_count: int = 0
+    command: Command | None = None
+    bind_texts: tuple[str, ...] = ()
+    vector_dims: int = 384
+    # Private: the DuckDB tree, kept to regenerate SQL for bind_sql. Never mutated.
+    _tree: exp.Expr | None = field(default=None, repr=False, compare=False)
+    _bound: dict[int, str] = field(default_factory=dict, repr=False, compare=False)
+
+    def bind_sql(self, first_param: int) -> str:
+        """The SQL with each text marker replaced by `CAST($k AS FLOAT[dims])`.
+
+        k counts up from `first_param` over the distinct marker texts in order of
+        first appearance (`bind_texts`): identical texts share one parameter, so the
+        server binds `len(bind_texts)` vectors. Column and param markers stay as
+        `__HATI_EMBED__(...)` calls.
+        """
+        if not self.bind_texts or self._tree is None:
+            return self.sql
+        cached = self._bound.get(first_param)
+        if cached is None:
+            from transpiler.markers import render_bound
+
+            cached = render_bound(self._tree, first_param, self.vector_dims)
+            if len(self._bound) < 16:
+                self._bound[first_param] = cached
+        return cached

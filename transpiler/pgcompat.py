@@ -1,0 +1,174 @@
+"""Postgres-isms the wire clients send that DuckDB does not run as written.
+
+- `x::regclass` (and other reg* types): a text/`$n` operand -> `__hati_regclass(x)`
+  (the oid, BIGINT); any other operand (an oid column) -> `__hati_regclass_name(x)`
+  (the name, VARCHAR). Same pattern for regtype, regproc, regnamespace, ...
+- `::oid` -> `::BIGINT` (DuckDB's pg_catalog oids are BIGINT);
+- schema `public` -> `main`; three-part `db.schema.t` -> `schema.t` (the database part
+  names the server's single database; `system` and `temp` are kept);
+- `pg_catalog.f(...)` -> `f(...)`; functions DuckDB lacks -> `__hati_<name>(...)`
+  (MISSING_PG_FUNCTIONS; the catalog layer defines these macros);
+- `a OPERATOR(pg_catalog.~) b` -> regex / LIKE / comparison;
+- `COLLATE pg_catalog.default` / "C" / "POSIX" -> dropped.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+MISSING_PG_FUNCTIONS = frozenset(
+    {
+        "pg_get_userbyid",
+        "pg_encoding_to_char",
+        "pg_client_encoding",
+        "pg_advisory_unlock_all",
+        "pg_advisory_lock",
+        "pg_advisory_unlock",
+        "pg_advisory_xact_lock",
+        "pg_try_advisory_lock",
+        "pg_backend_pid",
+        "pg_get_indexdef",
+        "pg_get_function_identity_arguments",
+        "pg_get_function_arguments",
+        "pg_get_function_result",
+        "pg_get_functiondef",
+        "pg_get_triggerdef",
+        "pg_get_ruledef",
+        "pg_get_partkeydef",
+        "pg_get_partition_constraintdef",
+        "pg_get_serial_sequence",
+        "pg_get_statisticsobjdef_columns",
+        "pg_relation_size",
+        "pg_total_relation_size",
+        "pg_table_size",
+        "pg_indexes_size",
+        "pg_database_size",
+        "pg_column_size",
+        "pg_tablespace_location",
+        "pg_is_in_recovery",
+        "pg_current_xact_id",
+        "pg_cancel_backend",
+        "pg_terminate_backend",
+        "pg_get_keywords",
+        "set_config",
+        "current_setting",
+        "version",
+        "quote_ident",
+        "quote_literal",
+        "to_regclass",
+        "to_regtype",
+    }
+)
+_KEEP_CATALOGS = {"system", "temp"}
+_DROP_COLLATIONS = {"default", "c", "posix", "ucs_basic"}
+
+
+def rewrite(tree: exp.Expr) -> exp.Expr:
+    # Children before parents: a rewrite that replaces a parent copies its children,
+    # so they must already be rewritten.
+    for node in reversed(list(tree.walk())):
+        if isinstance(node, exp.Cast):
+            _cast(node)
+        elif isinstance(node, exp.Table):
+            _table(node)
+        elif isinstance(node, exp.Column):
+            _column(node)
+        elif isinstance(node, exp.Dot):
+            _dot(node)
+        elif isinstance(node, exp.Func):
+            _function(node)
+        elif isinstance(node, exp.Operator):
+            _operator(node)
+        elif isinstance(node, exp.Collate):
+            _collate(node)
+        elif isinstance(node, exp.ObjectIdentifier) and node.name.upper() == "OID":
+            node.replace(exp.DataType.build("BIGINT"))
+    return tree
+
+
+def _cast(node: exp.Cast) -> None:
+    to = node.args.get("to")
+    if not isinstance(to, exp.ObjectIdentifier):
+        return
+    kind = to.name.lower()
+    if kind == "oid":
+        node.set("to", exp.DataType.build("BIGINT"))
+        return
+    operand = node.this
+    texty = isinstance(operand, exp.Parameter) or (
+        isinstance(operand, exp.Literal) and operand.is_string
+    )
+    name = f"__hati_{kind}" if texty else f"__hati_{kind}_name"
+    node.replace(exp.Anonymous(this=name, expressions=[operand.copy()]))
+
+
+def _schema_part(ident: exp.Identifier | None) -> None:
+    if ident is not None and ident.name.lower() == "public":
+        ident.set("this", "main")
+
+
+def _table(node: exp.Table) -> None:
+    catalog = node.args.get("catalog")
+    if catalog is not None and catalog.name.lower() not in _KEEP_CATALOGS:
+        node.set("catalog", None)
+    _schema_part(node.args.get("db"))
+
+
+def _column(node: exp.Column) -> None:
+    catalog = node.args.get("catalog")
+    if catalog is not None and catalog.name.lower() not in _KEEP_CATALOGS:
+        node.set("catalog", None)
+    _schema_part(node.args.get("db"))
+
+
+def _dot(node: exp.Dot) -> None:
+    qualifier, inner = node.this, node.expression
+    if isinstance(inner, exp.Func) and qualifier.name.lower() == "pg_catalog":
+        node.replace(inner)
+
+
+def _function(node: exp.Func) -> None:
+    name = node.name if isinstance(node, exp.Anonymous) else node.sql_name()
+    if name.lower() in MISSING_PG_FUNCTIONS:
+        args = list(node.expressions) if isinstance(node, exp.Anonymous) else _args(node)
+        node.replace(exp.Anonymous(this=f"__hati_{name.lower()}", expressions=args))
+
+
+def _args(node: exp.Func) -> list[exp.Expr]:
+    return [v for k, v in node.args.items() if isinstance(v, exp.Expr)]
+
+
+_BINARY = {
+    "~": exp.RegexpLike,
+    "~~": exp.Like,
+    "~~*": exp.ILike,
+    "=": exp.EQ,
+    "<>": exp.NEQ,
+    "!=": exp.NEQ,
+    "<": exp.LT,
+    "<=": exp.LTE,
+    ">": exp.GT,
+    ">=": exp.GTE,
+}
+
+
+def _operator(node: exp.Operator) -> None:
+    op = node.text("operator").replace(" ", "")
+    if op.lower().startswith("pg_catalog."):
+        op = op[len("pg_catalog.") :]
+    negate = op.startswith("!") and op not in ("!=",)
+    base = op[1:] if negate else op
+    left, right = node.this.copy(), node.expression.copy()
+    if base == "~*":
+        result: exp.Expr = exp.RegexpILike(this=left, expression=right)
+    elif base in _BINARY:
+        result = _BINARY[base](this=left, expression=right)
+    else:
+        return
+    node.replace(exp.Not(this=exp.paren(result)) if negate else result)
+
+
+def _collate(node: exp.Collate) -> None:
+    collation = node.expression
+    if collation is not None and collation.name.lower() in _DROP_COLLATIONS:
+        node.replace(node.this.copy())

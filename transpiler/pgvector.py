@@ -1,0 +1,78 @@
+"""pgvector syntax -> DuckDB arrays.
+
+- type `vector(n)` -> `FLOAT[n]`; unsized `vector` -> `FLOAT[vector_dims]` (DuckDB's
+  array functions and HNSW need a fixed size);
+- `'[1,2,3]'::vector` -> `CAST('[1,2,3]' AS FLOAT[3])` (size counted from the literal);
+- operators (parsed by transpiler.dialects, rendered by its generator): `<=>` ->
+  array_cosine_distance, `<->` -> array_distance, `<#>` -> array_negative_inner_product;
+  a bare '[..]' string or a `$n` operand is cast to FLOAT[n] / FLOAT[vector_dims].
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from transpiler.dialects import CosineDistance, NegInnerProduct
+
+
+def vector_literal_size(text: str) -> int | None:
+    """Number of elements of a pgvector text literal '[1, 2.5, -3e-2]', else None."""
+    body = text.strip()
+    if len(body) < 2 or body[0] != "[" or body[-1] != "]":
+        return None
+    items = body[1:-1].split(",")
+    try:
+        for item in items:
+            float(item)
+    except ValueError:
+        return None
+    return len(items)
+
+
+def float_array(size: int) -> exp.DataType:
+    return exp.DataType(
+        this=exp.DType.ARRAY,
+        expressions=[exp.DataType(this=exp.DType.FLOAT)],
+        values=[exp.Literal.number(size)],
+        nested=True,
+    )
+
+
+def _vector_size(dtype: exp.DataType) -> int | None:
+    params = dtype.expressions
+    if params and isinstance(params[0].this, exp.Literal):
+        return int(params[0].this.this)
+    return None
+
+
+def _is_vector_type(node: exp.Expr) -> bool:
+    return isinstance(node, exp.DataType) and node.this == exp.DType.VECTOR
+
+
+def _as_vector(operand: exp.Expr, dims: int) -> exp.Expr:
+    if isinstance(operand, exp.Literal) and operand.is_string:
+        size = vector_literal_size(operand.this)
+        if size is not None:
+            return exp.Cast(this=operand.copy(), to=float_array(size))
+    if isinstance(operand, exp.Parameter):
+        return exp.Cast(this=operand.copy(), to=float_array(dims))
+    return operand
+
+
+def rewrite(tree: exp.Expr, dims: int) -> exp.Expr:
+    for cast in list(tree.find_all(exp.Cast)):
+        to = cast.args.get("to")
+        if not _is_vector_type(to):
+            continue
+        size = _vector_size(to)
+        operand = cast.this
+        if size is None and isinstance(operand, exp.Literal) and operand.is_string:
+            size = vector_literal_size(operand.this)
+        cast.set("to", float_array(size or dims))
+    for dtype in list(tree.find_all(exp.DataType)):
+        if _is_vector_type(dtype):
+            dtype.replace(float_array(_vector_size(dtype) or dims))
+    for op in list(tree.find_all(CosineDistance, NegInnerProduct, exp.Distance)):
+        op.set("this", _as_vector(op.this, dims))
+        op.set("expression", _as_vector(op.expression, dims))
+    return tree

@@ -1,0 +1,151 @@
+"""semantic_match / vector_match / semantic_rank -> DuckDB array functions + markers.
+
+- `semantic_match(v, q [, threshold])` -> `array_cosine_similarity(v', q') >= threshold`
+  (default 0.7); `vector_match` is the same function.
+- `semantic_rank(v, q)` -> `array_cosine_similarity(v', q')`; in ORDER BY, `semantic_rank
+  (...) DESC` (directly or through a select-list alias) becomes
+  `array_cosine_distance(v', q')` ascending, the shape DuckDB's HNSW index scan uses.
+
+Arguments (v is the stored side, q the search side):
+- a string literal -> text marker `__HATI_EMBED__('...')` (role query);
+- `$n` as q -> param marker `__HATI_EMBED__($n)`;
+- a column -> kept as a vector if its name looks like one (contains "embed" or "vec",
+  or is "emb"), otherwise a per-row column marker `__HATI_EMBED__(col)` (role
+  passage): e.g. `semantic_match(content, 'billing')` or JOIN_VECTOR's text side.
+  The server's `__HATI_EMBED__` must therefore be the identity on FLOAT[] / FLOAT[N]
+  input, so a vector column with an unusual name still works (without HNSW);
+- any other expression (array literal, cast, function call) -> used as a vector.
+
+User-written `__HATI_EMBED__(x)` calls are accepted and classified the same way.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from transpiler.dialects import HatiEmbed
+from transpiler.errors import TranspileError
+
+DEFAULT_THRESHOLD = "0.7"
+_MATCH = {"SEMANTIC_MATCH", "VECTOR_MATCH"}
+_RANK = "SEMANTIC_RANK"
+_EMBED = "__HATI_EMBED__"
+_BARE_PARENTS = (exp.Where, exp.Having, exp.Join, exp.And, exp.Or, exp.Alias, exp.Select)
+
+
+def rewrite(tree: exp.Expr, dims: int) -> exp.Expr:
+    for select in list(tree.find_all(exp.Select)):
+        _rank_order_by(select)
+    for node in list(tree.find_all(exp.Anonymous)):
+        name = node.name.upper()
+        if name in _MATCH:
+            node.replace(_match(node))
+        elif name == _RANK:
+            node.replace(_similarity(node, "array_cosine_similarity"))
+        elif name == _EMBED:
+            node.replace(_embed_call(node))
+    return tree
+
+
+def is_vector_name(name: str) -> bool:
+    low = name.lower()
+    return "embed" in low or "vec" in low or low == "emb"
+
+
+def _error(node: exp.Expr, sqlstate: str, message: str) -> TranspileError:
+    start = node.meta.get("start") if node.meta else None
+    return TranspileError(sqlstate, message, start + 1 if start is not None else None)
+
+
+def _args(node: exp.Anonymous, low: int, high: int, usage: str) -> list[exp.Expr]:
+    args = list(node.expressions)
+    if not low <= len(args) <= high:
+        raise _error(
+            node,
+            "42883",
+            f"{usage}: expected {low if low == high else f'{low} or {high}'} arguments, "
+            f"got {len(args)}",
+        )
+    return args
+
+
+def _stored_side(arg: exp.Expr) -> exp.Expr:
+    if isinstance(arg, exp.Literal) and arg.is_string:
+        return HatiEmbed(this=arg.copy(), kind="text")
+    if isinstance(arg, exp.Column) and not is_vector_name(arg.name):
+        return HatiEmbed(this=arg.copy(), kind="column")
+    return arg.copy()
+
+
+def _search_side(node: exp.Anonymous, arg: exp.Expr, usage: str) -> exp.Expr:
+    if isinstance(arg, exp.Literal) and arg.is_string:
+        return HatiEmbed(this=arg.copy(), kind="text")
+    if isinstance(arg, exp.Parameter):
+        return HatiEmbed(this=arg.copy(), kind="param")
+    if isinstance(arg, exp.Column):
+        if is_vector_name(arg.name):
+            return arg.copy()
+        return HatiEmbed(this=arg.copy(), kind="column")
+    if isinstance(arg, (exp.Literal, exp.Null, exp.Boolean)):
+        raise _error(
+            node,
+            "42883",
+            f"{usage}: the search argument must be a quoted text, a text column, a $n "
+            f"parameter or a vector, not {arg.sql()}",
+        )
+    return arg.copy()
+
+
+def _similarity(node: exp.Anonymous, function: str) -> exp.Expr:
+    usage = "semantic_rank(column, 'search text')"
+    stored, search = _args(node, 2, 2, usage)
+    return exp.Anonymous(
+        this=function, expressions=[_stored_side(stored), _search_side(node, search, usage)]
+    )
+
+
+def _match(node: exp.Anonymous) -> exp.Expr:
+    usage = f"{node.name.lower()}(column, 'search text' [, threshold])"
+    args = _args(node, 2, 3, usage)
+    threshold = args[2].copy() if len(args) == 3 else exp.Literal.number(DEFAULT_THRESHOLD)
+    if isinstance(threshold, (exp.Literal, exp.Null)) and threshold.is_string:
+        raise _error(node, "42883", f"{usage}: threshold must be a number, not {args[2].sql()}")
+    similarity = exp.Anonymous(
+        this="array_cosine_similarity",
+        expressions=[_stored_side(args[0]), _search_side(node, args[1], usage)],
+    )
+    result: exp.Expr = exp.GTE(this=similarity, expression=threshold)
+    if not isinstance(node.parent, _BARE_PARENTS):
+        result = exp.Paren(this=result)
+    return result
+
+
+def _embed_call(node: exp.Anonymous) -> exp.Expr:
+    usage = "__HATI_EMBED__(text)"
+    (arg,) = _args(node, 1, 1, usage)
+    if isinstance(arg, exp.Column):
+        return HatiEmbed(this=arg.copy(), kind="column")
+    embedded = _search_side(node, arg, usage)
+    if not isinstance(embedded, HatiEmbed):
+        raise _error(node, "42883", f"{usage}: argument must be a text, a column or $n")
+    return embedded
+
+
+def _rank_order_by(select: exp.Select) -> None:
+    order = select.args.get("order")
+    if not order:
+        return
+    aliases = {
+        p.alias_or_name.lower(): p.this for p in select.expressions if isinstance(p, exp.Alias)
+    }
+    for ordered in order.expressions:
+        target = ordered.this
+        if isinstance(target, exp.Column) and not target.table:
+            target = aliases.get(target.name.lower(), target)
+        if not (isinstance(target, exp.Anonymous) and target.name.upper() == _RANK):
+            continue
+        if not ordered.args.get("desc"):
+            continue
+        ordered.set("this", _similarity(target, "array_cosine_distance"))
+        ordered.set("desc", False)
+        ordered.set("nulls_first", False)

@@ -1,0 +1,217 @@
+"""Session-level statements the server answers itself: SET, RESET, SHOW, transaction
+control and utilities (DISCARD, CLOSE, LISTEN, UNLISTEN, DEALLOCATE).
+
+Parsed from tokens by hand: sqlglot turns most of these into opaque Commands, and
+they are the hottest statements of a pooled driver (asyncpg's reset query).
+"""
+
+from __future__ import annotations
+
+from sqlglot.tokens import Token, TokenType
+
+from transpiler.model import (
+    Command,
+    ResetCommand,
+    SetCommand,
+    ShowCommand,
+    TransactionCommand,
+    UtilityCommand,
+)
+
+SESSION_WORDS = frozenset(
+    {
+        "SET",
+        "RESET",
+        "SHOW",
+        "BEGIN",
+        "START",
+        "COMMIT",
+        "END",
+        "ROLLBACK",
+        "ABORT",
+        "SAVEPOINT",
+        "RELEASE",
+        "DISCARD",
+        "CLOSE",
+        "LISTEN",
+        "UNLISTEN",
+        "DEALLOCATE",
+    }
+)
+_TX_NOISE = {"WORK", "TRANSACTION"}
+_STRINGS = {TokenType.STRING, TokenType.BYTE_STRING, TokenType.HEREDOC_STRING}
+
+
+class SessionParse:
+    """Result of parsing one session statement."""
+
+    __slots__ = ("kind", "tag", "command", "sql")
+
+    def __init__(self, kind: str, tag: str, command: Command | None, sql: str) -> None:
+        self.kind, self.tag, self.command, self.sql = kind, tag, command, sql
+
+
+def parse_session(tokens: list[Token], text: str) -> SessionParse | None:
+    """Parse a session statement, or None when `tokens` is not one we answer.
+
+    A SET we cannot read (e.g. DuckDB's `SET VARIABLE x = 1`) returns kind "set" with
+    command None: the server then runs the text on DuckDB.
+    """
+    head = tokens[0].text.upper()
+    if head not in SESSION_WORDS:
+        return None
+    words = [t.text.upper() for t in tokens]
+    if head == "SET":
+        return SessionParse("set", "SET", _parse_set(tokens, words), text)
+    if head == "RESET":
+        # RESET is a "command" token: the tokenizer hands back the rest as one string.
+        rest = text[len(tokens[0].text) :].strip()
+        name = None if rest.upper() == "ALL" else rest.lower().strip('"')
+        return SessionParse("reset", "RESET", ResetCommand(name), text)
+    if head == "SHOW":
+        return SessionParse("show", "SHOW", ShowCommand(_show_name(tokens[1:], words[1:])), text)
+    if head in ("DISCARD", "CLOSE", "LISTEN", "UNLISTEN", "DEALLOCATE"):
+        return _utility(tokens, words, text)
+    return _transaction(tokens, words, text)
+
+
+def _parse_set(tokens: list[Token], words: list[str]) -> SetCommand | None:
+    i, local = 1, False
+    if i < len(words) and words[i] in ("SESSION", "LOCAL", "GLOBAL"):
+        local = words[i] == "LOCAL"
+        i += 1
+    rest, rest_words = tokens[i:], words[i:]
+    if not rest:
+        return None
+    if rest_words[:2] == ["TIME", "ZONE"]:
+        value_tokens = rest[2:]
+        if [w.upper() for w in rest_words[2:]] in (["LOCAL"], ["DEFAULT"]):
+            return SetCommand("timezone", None, local)
+        return SetCommand("timezone", _value(value_tokens), local)
+    if rest_words[0] == "NAMES":
+        return SetCommand("client_encoding", _value(rest[1:]) if rest[1:] else None, local)
+    if rest_words[:3] == ["CHARACTERISTICS", "AS", "TRANSACTION"]:
+        return SetCommand("transaction_characteristics", _options(rest[3:]), False)
+    if rest_words[0] == "TRANSACTION":
+        return SetCommand("transaction_characteristics", _options(rest[1:]), True)
+    for j, token in enumerate(rest):
+        if token.token_type is TokenType.EQ or (token.text.upper() == "TO" and j > 0):
+            name = _name(rest[:j])
+            if name is None or j + 1 >= len(rest):
+                return None
+            if [w for w in rest_words[j + 1 :]] == ["DEFAULT"]:
+                return SetCommand(name, None, local)
+            return SetCommand(name, _value(rest[j + 1 :]), local)
+    return None
+
+
+def _name(tokens: list[Token]) -> str | None:
+    """A (possibly dotted) setting name, lower-cased; None if not a plain name."""
+    parts: list[str] = []
+    for k, token in enumerate(tokens):
+        if k % 2 == 1:
+            if token.token_type is not TokenType.DOT:
+                return None
+            continue
+        if token.token_type in _STRINGS or token.token_type is TokenType.NUMBER:
+            return None
+        parts.append(token.text.lower())
+    if not parts or len(tokens) % 2 == 0:
+        return None
+    return ".".join(parts)
+
+
+def _value(tokens: list[Token]) -> str:
+    """Unquoted value text: strings as written inside the quotes, unquoted words
+    lower-cased (Postgres folds them), list items joined with ", "."""
+    items: list[str] = []
+    current = ""
+    for token in tokens:
+        tt = token.token_type
+        if tt is TokenType.COMMA:
+            items.append(current)
+            current = ""
+        elif (
+            tt in _STRINGS
+            or tt is TokenType.IDENTIFIER
+            or tt is TokenType.NUMBER
+            or tt in (TokenType.DASH, TokenType.PLUS, TokenType.DOT)
+        ):
+            current += token.text
+        else:
+            current += token.text.lower()
+    items.append(current)
+    return ", ".join(items)
+
+
+def _options(tokens: list[Token]) -> str:
+    return " ".join(t.text.lower() for t in tokens if t.token_type is not TokenType.COMMA)
+
+
+def _show_name(tokens: list[Token], words: list[str]) -> str:
+    if words == ["TIME", "ZONE"]:
+        return "timezone"
+    if words == ["TRANSACTION", "ISOLATION", "LEVEL"]:
+        return "transaction_isolation"
+    name = _name(tokens)
+    return name if name is not None else " ".join(t.text.lower() for t in tokens)
+
+
+def _utility(tokens: list[Token], words: list[str], text: str) -> SessionParse:
+    head = words[0]
+    rest = [t.text if t.token_type is TokenType.IDENTIFIER else t.text.lower() for t in tokens[1:]]
+    if head == "DEALLOCATE" and rest[:1] == ["prepare"]:
+        rest = rest[1:]
+    name = " ".join([head.lower(), *rest])
+    if head == "DISCARD":
+        tag = f"DISCARD {words[1]}" if len(words) > 1 else "DISCARD"
+    elif head == "CLOSE":
+        tag = "CLOSE CURSOR ALL" if rest == ["all"] else "CLOSE CURSOR"
+    elif head == "DEALLOCATE":
+        tag = "DEALLOCATE ALL" if rest == ["all"] else "DEALLOCATE"
+    else:
+        tag = head
+    return SessionParse("utility", tag, UtilityCommand(name), text)
+
+
+def _transaction(tokens: list[Token], words: list[str], text: str) -> SessionParse | None:
+    head = words[0]
+    if head == "START":
+        if words[1:2] != ["TRANSACTION"]:
+            return None
+        cmd = TransactionCommand("begin", _options(tokens[2:]))
+        return SessionParse("begin", "START TRANSACTION", cmd, "BEGIN TRANSACTION")
+    i = 1
+    while i < len(words) and words[i] in _TX_NOISE:
+        i += 1
+    if head == "BEGIN":
+        cmd = TransactionCommand("begin", _options(tokens[i:]))
+        return SessionParse("begin", "BEGIN", cmd, "BEGIN TRANSACTION")
+    if head in ("COMMIT", "END"):
+        return SessionParse(
+            "commit", "COMMIT", TransactionCommand("commit", _options(tokens[i:])), "COMMIT"
+        )
+    if head in ("ROLLBACK", "ABORT"):
+        if i < len(words) and words[i] == "TO":
+            i += 1
+            if i < len(words) and words[i] == "SAVEPOINT":
+                i += 1
+            cmd = TransactionCommand("rollback_to", "", _ident(tokens, i))
+            return SessionParse("savepoint", "ROLLBACK", cmd, text)
+        cmd = TransactionCommand("rollback", _options(tokens[i:]))
+        return SessionParse("rollback", "ROLLBACK", cmd, "ROLLBACK")
+    if head == "SAVEPOINT":
+        cmd = TransactionCommand("savepoint", "", _ident(tokens, 1))
+        return SessionParse("savepoint", "SAVEPOINT", cmd, text)
+    # RELEASE [SAVEPOINT] name
+    j = 2 if words[1:2] == ["SAVEPOINT"] else 1
+    return SessionParse(
+        "savepoint", "RELEASE", TransactionCommand("release", "", _ident(tokens, j)), text
+    )
+
+
+def _ident(tokens: list[Token], i: int) -> str | None:
+    if i >= len(tokens):
+        return None
+    token = tokens[i]
+    return token.text if token.token_type is TokenType.IDENTIFIER else token.text.lower()
