@@ -1,0 +1,136 @@
+"""CachedEmbedder: an in-memory LRU over a persistent DuckDB table, in front of a provider.
+
+Key: (provider.model_id, mode, sha256(text)). `model_id` names the exact weights, so a
+re-imported checkpoint never gets another model's vectors. Vectors are stored as FLOAT[]
+(a list, not FLOAT[N]) so one table serves models of different sizes; cast to
+FLOAT[dims] in SQL when needed. A DuckDB connection is not safe across threads, and the
+worker embeds off the event loop, so every table access holds a lock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+
+import duckdb
+import numpy as np
+
+from .provider import EmbeddingProvider, Mode, check_mode
+
+TABLE = "_hatidata_embedding_cache"
+DEFAULT_LRU_SIZE = 10_000
+
+
+def text_key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class CachedEmbedder:
+    """Same interface as the wrapped provider; repeated texts never reach the model."""
+
+    def __init__(
+        self,
+        provider: EmbeddingProvider,
+        con: duckdb.DuckDBPyConnection | None = None,
+        *,
+        lru_size: int = DEFAULT_LRU_SIZE,
+    ) -> None:
+        self.provider = provider
+        self._con = con
+        self._lru: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        self._lru_size = lru_size
+        self._lock = threading.Lock()
+        self._db_lock = threading.Lock()
+        self.hits = 0  # LRU hits
+        self.db_hits = 0  # found in the table after an LRU miss
+        self.misses = 0  # texts sent to the model
+        if con is not None:
+            con.execute(
+                f"CREATE TABLE IF NOT EXISTS {TABLE} ("
+                " model VARCHAR NOT NULL, mode VARCHAR NOT NULL, text_sha256 VARCHAR NOT NULL,"
+                " vec FLOAT[] NOT NULL, created_at TIMESTAMP DEFAULT current_timestamp,"
+                " PRIMARY KEY (model, mode, text_sha256))"
+            )
+
+    @property
+    def model_name(self) -> str:
+        return self.provider.model_name
+
+    @property
+    def model_id(self) -> str:
+        return self.provider.model_id
+
+    @property
+    def dimensions(self) -> int:
+        return self.provider.dimensions
+
+    def embed(self, text: str, *, mode: Mode = "passage") -> np.ndarray:
+        return self.embed_batch([text], mode=mode)[0]
+
+    def embed_batch(self, texts: Sequence[str], *, mode: Mode = "passage") -> np.ndarray:
+        check_mode(mode)
+        n = len(texts)
+        out = np.empty((n, self.dimensions), dtype=np.float32)
+        model_id = self.model_id
+        lru_prefix = f"{model_id}\x00{mode}"
+        keys = [text_key(t) for t in texts]
+        todo: dict[str, list[int]] = {}  # key -> rows still to fill (dedupes repeats)
+        with self._lock:
+            for i, k in enumerate(keys):
+                vec = self._lru.get((lru_prefix, k))
+                if vec is None:
+                    todo.setdefault(k, []).append(i)
+                else:
+                    self._lru.move_to_end((lru_prefix, k))
+                    out[i] = vec
+                    self.hits += 1
+        if not todo:
+            return out
+        found = self._db_get(model_id, mode, list(todo)) if self._con is not None else {}
+        self.db_hits += len(found)
+        missing = [k for k in todo if k not in found]
+        if missing:
+            self.misses += len(missing)
+            vecs = self.provider.embed_batch([texts[todo[k][0]] for k in missing], mode=mode)
+            fresh = dict(zip(missing, vecs, strict=True))
+            if self._con is not None:
+                self._db_put(model_id, mode, fresh)
+            found.update(fresh)
+        with self._lock:
+            for k, rows in todo.items():
+                vec = np.asarray(found[k], dtype=np.float32)
+                vec.flags.writeable = False  # shared between callers via the LRU
+                out[rows] = vec
+                self._lru[(lru_prefix, k)] = vec
+            while len(self._lru) > self._lru_size:
+                self._lru.popitem(last=False)
+        return out
+
+    def _db_get(self, model_id: str, mode: str, keys: list[str]) -> dict[str, np.ndarray]:
+        with self._db_lock:
+            rows = self._con.execute(  # type: ignore[union-attr]
+                f"SELECT text_sha256, vec FROM {TABLE} WHERE model = ? AND mode = ?"
+                " AND text_sha256 IN (SELECT unnest(?::VARCHAR[]))",
+                [model_id, mode, keys],
+            ).fetchall()
+        dims = self.dimensions
+        return {
+            k: np.asarray(v, dtype=np.float32) for k, v in rows if v is not None and len(v) == dims
+        }
+
+    def _db_put(self, model_id: str, mode: str, fresh: dict[str, np.ndarray]) -> None:
+        keys = list(fresh)
+        vecs = [fresh[k].tolist() for k in keys]
+        with self._db_lock:
+            self._con.execute(  # type: ignore[union-attr]
+                f"INSERT OR REPLACE INTO {TABLE} (model, mode, text_sha256, vec)"
+                " SELECT ?, ?, unnest(?::VARCHAR[]), unnest(?::FLOAT[][])",
+                [model_id, mode, keys, vecs],
+            )
+
+    def clear_memory(self) -> None:
+        """Drop the in-memory LRU (the table stays); tests use it to simulate a restart."""
+        with self._lock:
+            self._lru.clear()

@@ -1,0 +1,147 @@
+"""OnnxEmbedder: tokenizers + onnxruntime + numpy pooling over a model directory.
+
+Thread-safe: onnxruntime's `run` and the Rust tokenizer may be called from several
+threads; the tokenizer is configured once in the constructor and never mutated after.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+from tokenizers import Tokenizer
+
+from .errors import EmbeddingError, ModelNotAvailable
+from .modelconfig import MODEL_FILE, TOKENIZER_FILE, ModelConfig, load_model_config
+from .provider import Mode, check_mode, l2_normalize
+
+DEFAULT_MAX_BATCH = 32
+
+
+def session_options(threads: int) -> ort.SessionOptions:
+    """ORT options for a process that shares its cores with DuckDB and asyncio."""
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    opts.intra_op_num_threads = max(1, threads)
+    opts.inter_op_num_threads = 1
+    # spinning threads burn a core while idle, stealing it from DuckDB
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    opts.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    opts.log_severity_level = 3
+    return opts
+
+
+class OnnxEmbedder:
+    def __init__(
+        self,
+        model_dir: str | Path,
+        *,
+        threads: int = 1,
+        max_batch: int = DEFAULT_MAX_BATCH,
+        config: ModelConfig | None = None,
+    ) -> None:
+        self.model_dir = Path(model_dir)
+        onnx_path = self.model_dir / MODEL_FILE
+        tok_path = self.model_dir / TOKENIZER_FILE
+        if not onnx_path.exists() or not tok_path.exists():
+            raise ModelNotAvailable(f"no {MODEL_FILE} + {TOKENIZER_FILE} in {self.model_dir}")
+        self.config = config or load_model_config(self.model_dir)
+        self.threads = threads
+        self.max_batch = max(1, max_batch)
+        self.session = ort.InferenceSession(
+            str(onnx_path),
+            sess_options=session_options(threads),
+            providers=["CPUExecutionProvider"],
+        )
+        self._input_names = [i.name for i in self.session.get_inputs()]
+        missing = {"input_ids", "attention_mask"} - set(self._input_names)
+        unknown = set(self._input_names) - {"input_ids", "attention_mask", "token_type_ids"}
+        if missing or unknown:
+            raise EmbeddingError(
+                f"{onnx_path}: expected inputs input_ids, attention_mask[, token_type_ids]; "
+                f"graph declares {self._input_names}"
+            )
+        outputs = [o.name for o in self.session.get_outputs()]
+        # prefer the token-level output; pooling happens here
+        self._output = "last_hidden_state" if "last_hidden_state" in outputs else outputs[0]
+        self.tokenizer = Tokenizer.from_file(str(tok_path))
+        # our own padding (per sorted batch) below; the file's fixed padding must not apply
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(max_length=self.config.max_length)
+        self._pad_id = self._find_pad_id()
+        self._dims = self.config.dims or int(self.embed_batch(["dimension probe"]).shape[1])
+
+    def _find_pad_id(self) -> int:
+        for token in ("[PAD]", "<pad>"):
+            tid = self.tokenizer.token_to_id(token)
+            if tid is not None:
+                return tid
+        return 0
+
+    @property
+    def model_name(self) -> str:
+        return self.config.name
+
+    @property
+    def model_id(self) -> str:
+        digest = self.config.files.get(MODEL_FILE, "")
+        return f"{self.config.name}@{digest[:12]}" if digest else self.config.name
+
+    @property
+    def dimensions(self) -> int:
+        return self._dims
+
+    @property
+    def query_prefix(self) -> str:
+        return self.config.query_prefix
+
+    def embed(self, text: str, *, mode: Mode = "passage") -> np.ndarray:
+        return self.embed_batch([text], mode=mode)[0]
+
+    def embed_batch(self, texts: Sequence[str], *, mode: Mode = "passage") -> np.ndarray:
+        check_mode(mode)
+        n = len(texts)
+        if n == 0:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        if mode == "query" and self.config.query_prefix:
+            texts = [self.config.query_prefix + t for t in texts]
+        encodings = self.tokenizer.encode_batch(list(texts))
+        lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=n)
+        # sort by length so each sub-batch pads to similar lengths; restore order at the end
+        order = np.argsort(lengths, kind="stable")
+        result: np.ndarray | None = None
+        for start in range(0, n, self.max_batch):
+            idx = order[start : start + self.max_batch]
+            pooled = self._run([encodings[i] for i in idx], int(lengths[idx].max()))
+            if result is None:
+                result = np.empty((n, pooled.shape[1]), dtype=np.float32)
+            result[idx] = pooled
+        assert result is not None
+        return result
+
+    def _run(self, encodings: list, width: int) -> np.ndarray:
+        """One padded forward pass and pooling for encodings of at most `width` tokens."""
+        b = len(encodings)
+        ids = np.full((b, width), self._pad_id, dtype=np.int64)
+        mask = np.zeros((b, width), dtype=np.int64)
+        types = np.zeros((b, width), dtype=np.int64)
+        for row, enc in enumerate(encodings):
+            k = len(enc.ids)
+            ids[row, :k] = enc.ids
+            mask[row, :k] = 1
+            types[row, :k] = enc.type_ids
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+        inputs = {name: feeds[name] for name in self._input_names}
+        hidden = self.session.run([self._output], inputs)[0]
+        if hidden.ndim == 2:  # graph already pooled
+            pooled = hidden
+        elif self.config.pooling == "cls":
+            pooled = hidden[:, 0]
+        else:
+            m = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
+        pooled = pooled.astype(np.float32, copy=False)
+        return l2_normalize(pooled) if self.config.normalize else pooled

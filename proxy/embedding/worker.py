@@ -1,0 +1,169 @@
+"""EmbeddingWorker: batches background embedding requests; runs the model off the event loop.
+
+`submit()` is for background work (filling embedding columns): requests queue up and are
+embedded together once `batch_size` texts are waiting or `flush_interval_ms` has passed
+since the oldest one arrived. `embed_now()` is for a query's own markers: one immediate
+batch, never held back by the flush interval. Both run the model on a dedicated thread
+pool, so the event loop never blocks and ORT's thread count stays what was configured.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from .provider import EmbeddingProvider, Mode, check_mode
+
+ENV_BATCH_SIZE = "HATIDATA_EMBEDDING_BATCH_SIZE"
+ENV_FLUSH_MS = "HATIDATA_EMBEDDING_FLUSH_INTERVAL_MS"
+
+
+def _env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError as e:
+        raise ValueError(f"{name} must be an integer, not {raw!r}") from e
+    if value <= 0:
+        raise ValueError(f"{name} must be positive, not {value}")
+    return value
+
+
+@dataclass
+class _Request:
+    texts: list[str]
+    mode: Mode
+    future: asyncio.Future[np.ndarray]
+
+
+_STOP = None  # queue sentinel: stop after everything queued before it
+
+
+class EmbeddingWorker:
+    def __init__(
+        self,
+        provider: EmbeddingProvider,
+        *,
+        batch_size: int | None = None,
+        flush_interval_ms: int | None = None,
+        threads: int = 1,
+    ) -> None:
+        self.provider = provider
+        self.batch_size = batch_size or _env_int(ENV_BATCH_SIZE, 32)
+        self.flush_interval = (flush_interval_ms or _env_int(ENV_FLUSH_MS, 1000)) / 1000.0
+        self._threads = max(1, threads)
+        self._executor: ThreadPoolExecutor | None = None
+        self._queue: asyncio.Queue[_Request | None] | None = None
+        self._task: asyncio.Task[None] | None = None
+        self.batches_run = 0  # model calls made by the background loop
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    async def start(self) -> None:
+        if self.running:
+            return
+        self._executor = ThreadPoolExecutor(self._threads, thread_name_prefix="hati-embed")
+        self._queue = asyncio.Queue()
+        self._task = asyncio.create_task(self._loop(), name="hatiproxy-embedding-worker")
+
+    async def stop(self) -> None:
+        """Finish everything already submitted, then release the thread pool."""
+        if self._task is None:
+            return
+        task, self._task = self._task, None
+        assert self._queue is not None
+        self._queue.put_nowait(_STOP)  # queued after every earlier request: they all run
+        await task
+        assert self._executor is not None
+        self._executor.shutdown(wait=True)
+        self._executor = None
+
+    async def __aenter__(self) -> EmbeddingWorker:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    async def submit(self, texts: Sequence[str], mode: Mode = "passage") -> np.ndarray:
+        """Background embedding: batched with other requests, flushed by size or interval."""
+        check_mode(mode)
+        if self._task is None:
+            raise RuntimeError("EmbeddingWorker is not running; call start() first")
+        if not texts:
+            return np.zeros((0, self.provider.dimensions), dtype=np.float32)
+        future: asyncio.Future[np.ndarray] = asyncio.get_running_loop().create_future()
+        assert self._queue is not None
+        await self._queue.put(_Request(list(texts), mode, future))
+        return await future
+
+    async def embed_now(self, texts: Sequence[str], mode: Mode = "query") -> np.ndarray:
+        """A statement's own markers: one batch, right away, on the worker's threads."""
+        check_mode(mode)
+        if self._executor is None:
+            raise RuntimeError("EmbeddingWorker is not running; call start() first")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            self._executor, lambda: self.provider.embed_batch(list(texts), mode=mode)
+        )
+
+    async def _loop(self) -> None:
+        assert self._queue is not None
+        queue = self._queue
+        loop = asyncio.get_running_loop()
+        stopping = False
+        while not stopping:
+            first = await queue.get()
+            if first is _STOP:
+                return
+            batch, count = [first], len(first.texts)
+            deadline = loop.time() + self.flush_interval
+            while count < self.batch_size:
+                timeout = deadline - loop.time()
+                if timeout <= 0:
+                    break
+                try:
+                    item = await asyncio.wait_for(queue.get(), timeout)
+                except TimeoutError:
+                    break
+                if item is _STOP:  # flush what we hold now instead of waiting
+                    stopping = True
+                    break
+                batch.append(item)
+                count += len(item.texts)
+            await self._run_batch(batch)
+
+    async def _run_batch(self, batch: list[_Request]) -> None:
+        """Embed all requests of one flush: one model call per mode present."""
+        assert self._executor is not None
+        loop = asyncio.get_running_loop()
+        for mode in ("query", "passage"):
+            reqs = [r for r in batch if r.mode == mode and not r.future.done()]
+            if not reqs:
+                continue
+            texts = [t for r in reqs for t in r.texts]
+            try:
+                vecs = await loop.run_in_executor(
+                    self._executor,
+                    lambda texts=texts, mode=mode: self.provider.embed_batch(texts, mode=mode),
+                )
+            except Exception as e:  # the model failed: every waiting caller gets the error
+                for r in reqs:
+                    if not r.future.done():
+                        r.future.set_exception(e)
+                continue
+            self.batches_run += 1
+            start = 0
+            for r in reqs:
+                if not r.future.done():
+                    r.future.set_result(vecs[start : start + len(r.texts)])
+                start += len(r.texts)
