@@ -5,6 +5,7 @@ Pure: no I/O, no DuckDB connection, no model. See `transpile` and `Statement`.
 
 from transpiler.core import cache_clear, transpile
 from transpiler.errors import TranspileError
+from transpiler.params import infer_param_types
 from transpiler.model import (
     Marker,
     ResetCommand,
@@ -25,5 +26,6 @@ __all__ = [
     "TranspileError",
     "UtilityCommand",
     "cache_clear",
+    "infer_param_types",
     "transpile",
 ]

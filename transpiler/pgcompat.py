@@ -75,12 +75,12 @@ def rewrite(tree: exp.Expr) -> exp.Expr:
             _column(node)
         elif isinstance(node, exp.Dot):
             _dot(node)
+        elif isinstance(node, exp.Collate):  # a Func subclass in sqlglot: test it first
+            _collate(node)
         elif isinstance(node, exp.Func):
             _function(node)
         elif isinstance(node, exp.Operator):
             _operator(node)
-        elif isinstance(node, exp.Collate):
-            _collate(node)
         elif isinstance(node, exp.ObjectIdentifier) and node.name.upper() == "OID":
             node.replace(exp.DataType.build("BIGINT"))
     return tree

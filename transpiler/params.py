@@ -1,0 +1,151 @@
+"""Parameter type inference for ParameterDescription (drivers that send OID 0).
+
+`infer_param_types(stmt, column_type, table_columns=None)` returns
+`{n: duckdb_type}` for each `$n` whose type follows from its context:
+
+- `$n::type` / `CAST($n AS type)`;
+- `col op $n` for =, <>, <, <=, >, >=, LIKE, ILIKE, IN (...), BETWEEN, and +, -, *, /
+  with a column (the column's type);
+- `INSERT INTO t (cols) VALUES ($1, ...)`; without a column list the table's column
+  order from `table_columns(schema, table)`;
+- `UPDATE t SET c = $n`;
+- `LIMIT $n` / `OFFSET $n` -> BIGINT; `__HATI_EMBED__($n)` -> VARCHAR (a search text).
+
+Callbacks: `column_type(schema, table, column) -> type | None` and
+`table_columns(schema, table) -> [(name, type), ...] | None`. Unknown parameters are
+left out; the server defaults them to text. Pure: parses `stmt.sql` (DuckDB SQL).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlglot import exp
+from sqlglot.errors import ParseError, TokenError
+
+from transpiler.dialects import DUCKDB
+from transpiler.model import Statement
+
+ColumnType = Callable[[str | None, str, str], str | None]
+TableColumns = Callable[[str | None, str], list[tuple[str, str]] | None]
+
+_COMPARE = (
+    exp.EQ,
+    exp.NEQ,
+    exp.LT,
+    exp.LTE,
+    exp.GT,
+    exp.GTE,
+    exp.Like,
+    exp.ILike,
+    exp.Add,
+    exp.Sub,
+    exp.Mul,
+    exp.Div,
+)
+
+
+def infer_param_types(
+    stmt: Statement, column_type: ColumnType, table_columns: TableColumns | None = None
+) -> dict[int, str]:
+    if stmt.param_count == 0:
+        return {}
+    try:
+        tree = DUCKDB.parse(stmt.sql)[0]
+    except (ParseError, TokenError, IndexError):
+        return {}
+    if tree is None:
+        return {}
+    scope = _Scope(tree, column_type)
+    found: dict[int, str] = {}
+    # DuckDB's reader parses `$n` as a Placeholder whose `this` is "n".
+    for param in tree.find_all(exp.Placeholder, exp.Parameter):
+        n = _number(param)
+        if n is None:
+            continue
+        if n in found:
+            continue
+        typ = _infer(param, scope, table_columns)
+        if typ:
+            found[n] = typ
+    return found
+
+
+def _number(param: exp.Expr) -> int | None:
+    value = param.this
+    text = value.this if isinstance(value, exp.Literal) else value
+    return int(text) if isinstance(text, str) and text.isdigit() else None
+
+
+class _Scope:
+    """Tables of the statement by alias, for resolving column references."""
+
+    def __init__(self, tree: exp.Expr, column_type: ColumnType) -> None:
+        self.column_type = column_type
+        self.tables: dict[str, tuple[str | None, str]] = {}
+        for table in tree.find_all(exp.Table):
+            if not table.name:
+                continue
+            ref = (table.db or None, table.name)
+            self.tables.setdefault(table.alias_or_name.lower(), ref)
+            self.tables.setdefault(table.name.lower(), ref)
+
+    def type_of(self, column: exp.Column) -> str | None:
+        if column.table:
+            ref = self.tables.get(column.table.lower())
+            return self.column_type(ref[0], ref[1], column.name) if ref else None
+        for schema, table in dict.fromkeys(self.tables.values()):
+            typ = self.column_type(schema, table, column.name)
+            if typ:
+                return typ
+        return None
+
+
+def _infer(param: exp.Expr, scope: _Scope, table_columns: TableColumns | None) -> str | None:
+    parent = param.parent
+    if isinstance(parent, exp.Cast):
+        return parent.args["to"].sql(dialect=DUCKDB)
+    if isinstance(parent, (exp.Limit, exp.Offset)):
+        return "BIGINT"
+    if isinstance(parent, exp.Anonymous) and parent.name.upper() == "__HATI_EMBED__":
+        return "VARCHAR"
+    if isinstance(parent, exp.EQ) and isinstance(parent.parent, exp.Update):
+        return _other_column_type(parent, param, scope)
+    if isinstance(parent, _COMPARE):
+        return _other_column_type(parent, param, scope)
+    if isinstance(parent, exp.In) and isinstance(parent.this, exp.Column):
+        return scope.type_of(parent.this)
+    if isinstance(parent, exp.Between) and isinstance(parent.this, exp.Column):
+        return scope.type_of(parent.this)
+    if isinstance(parent, exp.Tuple) and isinstance(parent.parent, exp.Values):
+        return _insert_column_type(param, parent, scope, table_columns)
+    return None
+
+
+def _other_column_type(node: exp.Expr, param: exp.Expr, scope: _Scope) -> str | None:
+    other = node.expression if node.this is param else node.this
+    return scope.type_of(other) if isinstance(other, exp.Column) else None
+
+
+def _insert_column_type(
+    param: exp.Expr,
+    row: exp.Tuple,
+    scope: _Scope,
+    table_columns: TableColumns | None,
+) -> str | None:
+    insert = row.parent.parent if row.parent else None
+    if not isinstance(insert, exp.Insert):
+        return None
+    index = row.expressions.index(param)
+    target = insert.this
+    if isinstance(target, exp.Schema):
+        table = target.this
+        names = [c.name for c in target.expressions]
+        if index >= len(names) or not isinstance(table, exp.Table):
+            return None
+        return scope.column_type(table.db or None, table.name, names[index])
+    if isinstance(target, exp.Table) and table_columns is not None:
+        columns = table_columns(target.db or None, target.name)
+        if columns and index < len(columns):
+            return columns[index][1]
+    return None
