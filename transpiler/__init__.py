@@ -5,7 +5,6 @@ Pure: no I/O, no DuckDB connection, no model. See `transpile` and `Statement`.
 
 from transpiler.core import cache_clear, transpile
 from transpiler.errors import TranspileError
-from transpiler.params import infer_param_types
 from transpiler.model import (
     Marker,
     ResetCommand,
@@ -15,6 +14,7 @@ from transpiler.model import (
     TransactionCommand,
     UtilityCommand,
 )
+from transpiler.params import infer_param_types
 
 __all__ = [
     "Marker",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from transpiler import context, pgcompat, pgvector, semantic
+from transpiler import context, pgcompat, pgvector, semantic, snowflake
 from transpiler.triggers import Triggers
 
 
@@ -16,6 +16,8 @@ def apply(tree: exp.Expr, triggers: Triggers, dims: int, offset: int) -> exp.Exp
         tree = semantic.rewrite(tree, dims)
     if triggers.vector:
         tree = pgvector.rewrite(tree, dims)
+    if triggers.flatten:
+        tree = snowflake.rewrite(tree)
     if triggers.pg:
         tree = pgcompat.rewrite(tree)
     return tree

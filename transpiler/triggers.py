@@ -41,6 +41,7 @@ SNOWFLAKE_WORDS = frozenset(
         "FLATTEN",
         "PARSE_JSON",
         "TO_VARCHAR",
+        "TO_DATE",
         "VARIANT",
         "TIMESTAMP_NTZ",
         "TIMESTAMP_LTZ",
@@ -64,6 +65,7 @@ class Triggers:
     three_part: bool = False
     max_param: int = 0
     pg_functions: bool = False
+    flatten: bool = False
 
 
 def scan(tokens: list[Token], pg_function_names: frozenset[str] | None = None) -> Triggers:
@@ -85,6 +87,7 @@ def scan(tokens: list[Token], pg_function_names: frozenset[str] | None = None) -
             found.pg = True
         elif word in SNOWFLAKE_WORDS:
             found.snowflake = True
+            found.flatten |= word == "FLATTEN"
         elif word.lower() in names:
             found.pg_functions = True
         if tt is TokenType.DOT:
