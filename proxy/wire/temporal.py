@@ -29,7 +29,7 @@ UTC = dt.UTC
 def days_from_civil(y: int, m: int, d: int) -> int:
     """Days since 1970-01-01 in the proleptic Gregorian calendar, any year (astronomical)."""
     y -= m <= 2
-    era = (y if y >= 0 else y - 399) // 400
+    era = y // 400  # Python floors; no C-style adjustment
     yoe = y - era * 400
     doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
     doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
@@ -38,7 +38,7 @@ def days_from_civil(y: int, m: int, d: int) -> int:
 
 def civil_from_days(z: int) -> tuple[int, int, int]:
     z += 719468
-    era = (z if z >= 0 else z - 146096) // 146097
+    era = z // 146097
     doe = z - era * 146097
     yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
     y = yoe + era * 400
@@ -97,6 +97,16 @@ def format_pg_timestamp(us: int, offset: int | None = None) -> str:
     if offset is not None:
         s += format_offset(offset)
     return s + " BC" if bc else s
+
+
+def format_duck_timestamp(us: int, offset: int | None) -> str:
+    """DuckDB-castable text for timestamps Python cannot hold: '0044-03-15 (BC) 12:00:00+00'."""
+    s = format_pg_timestamp(us, offset)
+    if s.endswith(" BC"):
+        s = s[:-3]
+        cut = s.index(" ")
+        s = s[:cut] + " (BC)" + s[cut:]
+    return s
 
 
 # DuckDB's own VARCHAR forms of out-of-range values, e.g. '0002-11-28 (BC) 12:00:00+00'.
