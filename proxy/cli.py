@@ -1,0 +1,75 @@
+"""Command line: `hatiproxy serve | model ...`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+
+from proxy import __version__, config
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from proxy.server import Server
+
+    cfg = config.load(args)
+    logging.basicConfig(
+        level=cfg.log_level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    log = logging.getLogger("hatiproxy")
+
+    async def main() -> None:
+        server = Server(cfg)
+        log.info(
+            "hatiproxy %s: database %s (extensions: %s)",
+            __version__,
+            cfg.database_path,
+            ", ".join(server.engine.extensions) or "none",
+        )
+        await server.start()
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        serve = asyncio.create_task(server.serve_forever())
+        await stop.wait()
+        log.info("shutting down")
+        serve.cancel()
+        await server.close()
+        server.engine.close()
+
+    asyncio.run(main())
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hatiproxy", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"hatiproxy {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="run the Postgres wire server")
+    config.add_arguments(serve)
+    serve.set_defaults(func=_serve)
+    try:
+        from proxy.embedding import cli as model_cli
+    except ImportError:
+        model_cli = None
+    if model_cli is not None and hasattr(model_cli, "add_model_commands"):
+        model_cli.add_model_commands(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except ValueError as exc:
+        print(f"hatiproxy: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,168 @@
+"""Session commands the proxy answers itself: SET, RESET, SHOW, transactions, utilities."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from proxy.results import Column, row_description
+from proxy.wire import messages as m
+from proxy.wire.errors import PgError
+from transpiler import Statement
+from transpiler.model import (
+    ResetCommand,
+    SetCommand,
+    ShowCommand,
+    TransactionCommand,
+    UtilityCommand,
+)
+
+if TYPE_CHECKING:
+    from proxy.runner import Portal, Runner
+    from proxy.session import Session
+    from proxy.settings import SetResult
+
+
+def describe(st: Statement) -> tuple[Column, ...] | None:
+    cmd = st.command
+    if isinstance(cmd, ShowCommand):
+        if cmd.name == "all":
+            return (
+                Column("name", "VARCHAR"),
+                Column("setting", "VARCHAR"),
+                Column("description", "VARCHAR"),
+            )
+        return (Column(_show_column(cmd.name), "VARCHAR"),)
+    return None
+
+
+def _show_column(name: str) -> str:
+    from proxy.settings import canonical
+
+    return canonical(name).lower() if "." not in name else name
+
+
+async def run(runner: Runner, session: Session, portal: Portal, describe_rows: bool) -> None:
+    st = portal.statement
+    assert st is not None
+    cmd = st.command
+    match cmd:
+        case SetCommand():
+            if runner.txn_status == "I" and cmd.local:
+                session.send_notice(
+                    "SET LOCAL can only be used in transaction blocks", "25P01", "WARNING"
+                )
+                tag = "SET"
+            else:
+                await _apply(
+                    runner, session, [runner.settings.set(cmd.name, cmd.value, local=cmd.local)]
+                )
+                tag = "SET"
+        case ResetCommand():
+            await _apply(runner, session, runner.settings.reset(cmd.name))
+            tag = "RESET"
+        case ShowCommand():
+            rows = _show(runner, cmd)
+            if describe_rows:
+                cols = describe(st)
+                assert cols is not None
+                session.out(row_description(cols, portal.result_formats))
+            for row in rows:  # text: its text and binary forms are the same bytes
+                session.out(m.data_row([v.encode() for v in row]))
+            tag = "SHOW"
+        case TransactionCommand():
+            tag = await _transaction(runner, session, cmd)
+        case UtilityCommand():
+            tag = await _utility(runner, session, cmd)
+        case _:
+            raise PgError("0A000", f"unsupported command {st.tag}")
+    session.out(m.command_complete(tag))
+
+
+def _show(runner: Runner, cmd: ShowCommand) -> list[tuple[str, ...]]:
+    if cmd.name == "all":
+        return [(k, v, "") for k, v in runner.settings.show_all()]
+    name = cmd.name
+    if name in ("transaction isolation level", "transaction_isolation"):
+        name = "transaction_isolation"
+    return [(runner.settings.get(name),)]
+
+
+async def _apply(runner: Runner, session: Session, results: list[SetResult]) -> None:
+    for result in results:
+        if result.duckdb_sql:
+            sql = result.duckdb_sql
+            try:
+                await runner.call(runner.cursor.execute, sql, sql=sql)
+            except PgError as exc:
+                if exc.sqlstate in ("42704", "22023", "42000", "XX000") and sql.startswith("SET "):
+                    name = sql.split()[1]
+                    raise PgError(
+                        "42704", f'unrecognized configuration parameter "{name}"'
+                    ) from None
+                raise
+        if result.report:
+            session.out(m.parameter_status(*result.report))
+
+
+async def _end_transaction(runner: Runner, session: Session) -> None:
+    runner.txn_status = "I"
+    await _apply(runner, session, runner.settings.end_transaction())
+
+
+async def _transaction(runner: Runner, session: Session, cmd: TransactionCommand) -> str:
+    action = cmd.action
+    if action == "begin":
+        if runner.txn_status != "I":
+            session.send_notice("there is already a transaction in progress", "25001", "WARNING")
+        elif runner._implicit:  # BEGIN inside an implicit block makes it explicit
+            runner._implicit = False
+            runner.txn_status = "T"
+        else:
+            await runner.call(runner.cursor.begin)
+            runner.txn_status = "T"
+        return "BEGIN"
+    if action in ("commit", "rollback"):
+        if runner.txn_status == "I" and not runner._implicit:
+            session.send_notice("there is no transaction in progress", "25P01", "WARNING")
+            return "COMMIT" if action == "commit" else "ROLLBACK"
+        failed = runner.txn_status == "E"
+        runner._implicit = False
+        try:
+            if action == "commit" and not failed:
+                await runner.call(runner.cursor.commit)
+            else:
+                await runner.call(runner.cursor.rollback)
+        finally:
+            await _end_transaction(runner, session)
+        return "ROLLBACK" if failed or action == "rollback" else "COMMIT"
+    raise PgError(
+        "0A000",
+        "savepoints are not supported: DuckDB has no subtransactions",
+        hint="Use a plain transaction (BEGIN ... COMMIT/ROLLBACK).",
+    )
+
+
+async def _utility(runner: Runner, session: Session, cmd: UtilityCommand) -> str:
+    name = cmd.name
+    if name == "discard all":
+        if runner.txn_status != "I":
+            raise PgError("25001", "DISCARD ALL cannot run inside a transaction block")
+        await _apply(runner, session, runner.settings.reset(None))
+        session.discard_all()
+        return "DISCARD ALL"
+    if name.startswith("deallocate"):
+        target = name.removeprefix("deallocate").strip().removeprefix("prepare").strip()
+        if target in ("all", ""):
+            session.prepared.clear()
+        else:
+            session.prepared.pop(target.strip('"'), None)
+        return "DEALLOCATE ALL" if target == "all" else "DEALLOCATE"
+    if name.startswith("close"):
+        return "CLOSE CURSOR ALL" if name == "close all" else "CLOSE CURSOR"
+    if name.startswith("unlisten"):
+        return "UNLISTEN"
+    if name.startswith("listen"):
+        return "LISTEN"
+    if name.startswith("discard"):
+        return name.upper()
+    raise PgError("0A000", f"{name.upper()} is not supported")

@@ -1,0 +1,83 @@
+"""Result columns and row batches: DuckDB results -> RowDescription and DataRow bytes.
+
+These functions run on a worker thread next to the DuckDB call that produced
+the rows, so the event loop only ever moves finished bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import duckdb
+
+from proxy.wire import messages as m
+from proxy.wire.types import encode_data_rows, pg_type_for, result_encoder
+
+BATCH_ROWS = 2000  # rows fetched and encoded per worker-thread hop
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    name: str
+    duckdb_type: str
+
+
+def columns_of(description: Sequence[tuple] | None) -> tuple[Column, ...] | None:
+    if description is None:
+        return None
+    return tuple(Column(d[0], str(d[1])) for d in description)
+
+
+def result_format(formats: Sequence[int], i: int) -> int:
+    if not formats:
+        return 0
+    return formats[0] if len(formats) == 1 else formats[i]
+
+
+def check_formats(formats: Sequence[int], ncols: int) -> None:
+    from proxy.wire.errors import PgError
+
+    if len(formats) > 1 and len(formats) != ncols:
+        raise PgError(
+            "08P01",
+            f"bind message has {len(formats)} result formats but query has {ncols} columns",
+        )
+
+
+@lru_cache(maxsize=1024)
+def _row_description(columns: tuple[Column, ...], formats: tuple[int, ...]) -> bytes:
+    fields = []
+    for i, col in enumerate(columns):
+        t = pg_type_for(col.duckdb_type)
+        fields.append(
+            m.FieldDescription(col.name, t.oid, t.typlen, t.typmod, result_format(formats, i))
+        )
+    return m.row_description(fields)
+
+
+def row_description(columns: tuple[Column, ...], formats: Sequence[int] = ()) -> bytes:
+    return _row_description(columns, tuple(formats))
+
+
+@lru_cache(maxsize=1024)
+def encoders_for(
+    columns: tuple[Column, ...], formats: tuple[int, ...], tz: str | None = None
+) -> list[Callable[[object], bytes]]:
+    return [
+        result_encoder(col.duckdb_type, result_format(formats, i), tz)
+        for i, col in enumerate(columns)
+    ]
+
+
+def fetch_batch(
+    cur: duckdb.DuckDBPyConnection,
+    encoders: list[Callable[[object], bytes]],
+    limit: int,
+) -> tuple[bytes, int]:
+    """Fetch up to `limit` rows and encode them as DataRow messages: (bytes, row count)."""
+    rows = cur.fetchmany(limit)
+    if not rows:
+        return b"", 0
+    return encode_data_rows(rows, encoders), len(rows)

@@ -1,0 +1,369 @@
+"""Runs a session's statements: DuckDB on worker threads, transactions, portals.
+
+The Runner owns the session's DuckDB cursor. A DuckDB cursor holds one pending
+result at a time, so a suspended portal that still owns it is drained into
+memory before another statement runs (rare: only interleaved portals do that).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+
+from proxy import commands
+from proxy.duckdb_errors import map_duckdb_error
+from proxy.engine import Engine
+from proxy.params import ParamTypes, decode_params
+from proxy.results import (
+    BATCH_ROWS,
+    Column,
+    check_formats,
+    columns_of,
+    encoders_for,
+    fetch_batch,
+    row_description,
+)
+from proxy.settings import SessionSettings
+from proxy.wire import messages as m
+from proxy.wire.errors import PgError
+from transpiler import Statement
+
+if TYPE_CHECKING:
+    from proxy.session import Prepared, Session
+
+log = logging.getLogger("hatiproxy.runner")
+
+ROW_KINDS = frozenset({"select", "show", "explain", "other"})
+DML_KINDS = frozenset({"insert", "update", "delete", "merge"})
+
+
+@dataclass
+class Portal:
+    statement: Statement | None
+    params: list[Any]
+    result_formats: tuple[int, ...]
+    sql: str = ""
+    prepared: Prepared | None = None
+    columns: tuple[Column, ...] | None = None
+    executed: bool = False  # DuckDB ran it; rows are pending on the cursor or in `buffered`
+    buffered: list[tuple] | None = None
+    done: bool = False
+    rows_sent: int = 0
+    count: int | None = None  # DML row count reported in the tag
+    local_rows: list[tuple[str, ...]] | None = field(default=None, repr=False)
+
+
+def _has_returning(sql: str) -> bool:
+    return " returning " in sql.lower().replace("\n", " ")
+
+
+class Runner:
+    def __init__(self, engine: Engine, settings: SessionSettings) -> None:
+        self.engine = engine
+        self.cursor = engine.cursor()
+        self.settings = settings
+        self.txn_status = "I"
+        self._implicit = False
+        self._owner: Portal | None = None
+        self._running = False
+        self._interrupt_reason: str | None = None
+        self.param_types = ParamTypes(engine)
+
+    # --- worker-thread calls ------------------------------------------------------
+
+    async def call(self, fn: Callable[..., Any], *args: Any, sql: str | None = None) -> Any:
+        """Run fn on a worker thread under the statement timeout; map DuckDB errors."""
+        timeout_ms = self.settings.statement_timeout_ms
+        loop = asyncio.get_running_loop()
+        timer = (
+            loop.call_later(timeout_ms / 1000, self.interrupt, "timeout") if timeout_ms else None
+        )
+        self._interrupt_reason = None
+        self._running = True
+        try:
+            return await self.engine.run(fn, *args)
+        except duckdb.Error as exc:
+            err = map_duckdb_error(exc, sql)
+            if err.sqlstate == "57014" and self._interrupt_reason == "timeout":
+                err.message = "canceling statement due to statement timeout"
+            raise err from None
+        finally:
+            self._running = False
+            if timer is not None:
+                timer.cancel()
+
+    def interrupt(self, reason: str = "cancel") -> None:
+        """Interrupt the running DuckDB statement (CancelRequest or statement timeout)."""
+        if self._running:
+            self._interrupt_reason = reason
+            self.cursor.interrupt()
+
+    # --- transactions ---------------------------------------------------------------
+
+    async def begin_implicit(self) -> None:
+        await self.call(self.cursor.begin)
+        self._implicit = True
+
+    async def end_implicit(self) -> None:
+        if self._implicit:
+            self._implicit = False
+            await self.call(self.cursor.commit)
+
+    async def statement_failed(self) -> None:
+        """After an error: an implicit block rolls back, an explicit one becomes failed."""
+        self._release_owner_silently()
+        if self._implicit:
+            self._implicit = False
+            await self._rollback_quietly()
+        elif self.txn_status == "T":
+            self.txn_status = "E"
+
+    async def _rollback_quietly(self) -> None:
+        with contextlib.suppress(PgError):
+            await self.call(self.cursor.rollback)
+
+    async def sync(self) -> None:
+        if self._implicit:
+            await self.end_implicit()
+
+    def _release_owner_silently(self) -> None:
+        self._owner = None
+
+    async def _take_cursor(self) -> None:
+        """Drain a suspended portal's pending rows into memory before reusing the cursor."""
+        owner = self._owner
+        if owner is not None and owner.executed and not owner.done and owner.buffered is None:
+            owner.buffered = await self.call(self.cursor.fetchall)
+        self._owner = None
+
+    def close_portal(self, portal: Portal) -> None:
+        if self._owner is portal:
+            self._owner = None
+
+    # --- parameters -----------------------------------------------------------------
+
+    async def infer_param_oids(self, st: Statement, oids: list[int]) -> list[int]:
+        return await self.param_types.infer(st, oids, self.call)
+
+    def decode_params(
+        self, oids: Sequence[int], formats: Sequence[int], values: Sequence[bytes | None]
+    ) -> list[Any]:
+        return decode_params(oids, formats, values)
+
+    # --- describe ---------------------------------------------------------------------
+
+    async def describe_statement(self, st: Statement | None) -> tuple[Column, ...] | None:
+        if st is None:
+            return None
+        if st.command is not None:
+            return commands.describe(st)
+        if st.kind not in ROW_KINDS and not (st.kind in DML_KINDS and _has_returning(st.sql)):
+            return None
+        await self._take_cursor()
+        nulls = [None] * (st.param_count + len(st.bind_texts))
+        sql = st.bind_sql(st.param_count + 1)
+
+        def describe() -> tuple[Column, ...] | None:
+            if st.kind in DML_KINDS:
+                return _describe_returning(self.cursor, sql, nulls)
+            self.cursor.execute("DESCRIBE " + sql, nulls)
+            return tuple(Column(r[0], r[1]) for r in self.cursor.fetchall())
+
+        try:
+            return await self.call(describe, sql=sql)
+        except PgError:
+            if st.kind in ("other", "explain", "show"):
+                return None  # statements DESCRIBE cannot wrap: describe them at execution
+            raise
+
+    async def describe_portal(self, portal: Portal, session: Session) -> None:
+        st = portal.statement
+        if st is None:
+            session.out(m.no_data())
+            return
+        if st.command is not None:
+            cols = commands.describe(st)
+        elif st.kind in ROW_KINDS or (st.kind in DML_KINDS and _has_returning(st.sql)):
+            if st.kind in ROW_KINDS:
+                # Running a query is side-effect free; its result then feeds Execute.
+                await self._start(portal, session)
+                cols = portal.columns
+            else:
+                cols = await self.describe_statement(st)
+        else:
+            cols = None
+        if cols:
+            check_formats(portal.result_formats, len(cols))
+            session.out(row_description(cols, portal.result_formats))
+        else:
+            session.out(m.no_data())
+
+    # --- execute ----------------------------------------------------------------------
+
+    async def execute(
+        self, portal: Portal, session: Session, *, max_rows: int, describe: bool
+    ) -> None:
+        st = portal.statement
+        assert st is not None
+        if (
+            self.txn_status == "E"
+            and st.kind not in ("rollback", "commit")
+            and not (st.kind == "savepoint" and "rollback" in st.sql.lower())
+        ):
+            raise PgError(
+                "25P02",
+                "current transaction is aborted, commands ignored until end of transaction block",
+            )
+        if st.command is not None:
+            await commands.run(self, session, portal, describe)
+            return
+        if st.kind == "copy":
+            from proxy.copy import run_copy
+
+            await run_copy(self, session, portal)
+            return
+        if st.kind in ("begin", "commit", "rollback", "savepoint"):
+            raise PgError("0A000", f"{st.tag} is not supported in this form")
+        await self._execute_duckdb(portal, session, max_rows, describe)
+
+    async def _start(self, portal: Portal, session: Session) -> None:
+        """Run the portal's statement on DuckDB (once); rows stay pending on the cursor."""
+        if portal.executed:
+            return
+        st = portal.statement
+        assert st is not None
+        await self._take_cursor()
+        params = list(portal.params)
+        if st.bind_texts:
+            params += await session_vectors(session, st)
+        sql = st.bind_sql(st.param_count + 1)
+        cur = self.cursor
+        implicit_dml = st.kind in DML_KINDS and self.txn_status == "I" and not self._implicit
+
+        def start() -> tuple[tuple[Column, ...] | None, int | None]:
+            if implicit_dml and session.in_extended_block:
+                cur.begin()
+            cur.execute(sql, params) if params else cur.execute(sql)
+            cols = columns_of(cur.description)
+            if st.kind in ROW_KINDS or (st.kind in DML_KINDS and _has_returning(st.sql)):
+                return cols, None
+            row = cur.fetchone() if cols and cols[0].name == "Count" else None
+            return None, (int(row[0]) if row and row[0] is not None else None)
+
+        portal.columns, portal.count = await self.call(start, sql=sql)
+        if implicit_dml and session.in_extended_block:
+            self._implicit = True
+        portal.executed = True
+        if portal.columns is not None:
+            self._owner = portal
+        else:
+            portal.done = True
+        if st.kind == "ddl":
+            self.param_types.invalidate()
+
+    async def _execute_duckdb(
+        self, portal: Portal, session: Session, max_rows: int, describe: bool
+    ) -> None:
+        st = portal.statement
+        assert st is not None
+        fresh = not portal.executed
+        await self._start(portal, session)
+        cols = portal.columns
+        if cols is None:
+            if fresh or portal.count is not None:
+                session.out(m.command_complete(_tag(st, portal.count or 0)))
+            portal.count = None
+            return
+        check_formats(portal.result_formats, len(cols))
+        if describe:
+            session.out(row_description(cols, portal.result_formats))
+        encoders = encoders_for(
+            cols, tuple(portal.result_formats), self.settings.values.get("TimeZone")
+        )
+        sent_before = portal.rows_sent
+        while max_rows == 0 or portal.rows_sent - sent_before < max_rows:
+            want = (
+                BATCH_ROWS
+                if max_rows == 0
+                else min(BATCH_ROWS, max_rows - (portal.rows_sent - sent_before))
+            )
+            if portal.buffered is not None:
+                chunk, portal.buffered = portal.buffered[:want], portal.buffered[want:]
+                from proxy.wire.types import encode_data_rows
+
+                data, n = (encode_data_rows(chunk, encoders) if chunk else b""), len(chunk)
+            else:
+                data, n = await self.call(fetch_batch, self.cursor, encoders, want)
+            if n:
+                session.out(data)
+                portal.rows_sent += n
+                await session.flush_if_large()
+            if n < want:
+                break
+        else:
+            session.out(m.portal_suspended())
+            return
+        portal.done = True
+        if self._owner is portal:
+            self._owner = None
+        session.out(m.command_complete(_tag(st, portal.rows_sent)))
+
+
+def _tag(st: Statement, count: int) -> str:
+    tag = st.tag
+    if tag == "INSERT":
+        return f"INSERT 0 {count}"
+    if tag in ("SELECT", "UPDATE", "DELETE", "MERGE", "COPY", "FETCH", "MOVE"):
+        return f"{tag} {count}"
+    return tag
+
+
+def _describe_returning(
+    cur: duckdb.DuckDBPyConnection, sql: str, nulls: list[None]
+) -> tuple[Column, ...] | None:
+    """Result columns of DML ... RETURNING without running it: PREPARE gives the types."""
+    import sqlglot
+
+    cur.execute("PREPARE __hati_describe AS " + sql)
+    try:
+        row = cur.execute(
+            "SELECT result_types FROM duckdb_prepared_statements() WHERE name = '__hati_describe'"
+        ).fetchone()
+    finally:
+        cur.execute("DEALLOCATE __hati_describe")
+    types = list(row[0]) if row and row[0] else []
+    tree = sqlglot.parse_one(sql, read="duckdb")
+    returning = tree.args.get("returning")
+    names: list[str] = []
+    if returning is not None:
+        for e in returning.expressions:
+            if e.is_star:
+                names = []
+                break
+            names.append(e.alias_or_name)
+    if len(names) != len(types):
+        table = tree.find(sqlglot.exp.Table)
+        if table is None:
+            return None
+        desc = cur.execute(f"DESCRIBE {table.sql(dialect='duckdb')}").fetchall()
+        names = [r[0] for r in desc][: len(types)]
+    return tuple(Column(n, t) for n, t in zip(names, types, strict=False))
+
+
+async def session_vectors(session: Session, st: Statement) -> list[Any]:
+    """Vectors for a statement's text markers (bound as FLOAT[dims] parameters)."""
+    resolver = getattr(session, "embed_texts", None)
+    if resolver is None:
+        raise PgError(
+            "58000",
+            "semantic SQL needs an embedding model, and none is loaded",
+            hint="Run 'hatiproxy model list' to see the models, then "
+            "'hatiproxy model pull bge-small-en-v1.5' or 'hatiproxy model import DIR'.",
+        )
+    return await resolver(st)

@@ -1,0 +1,389 @@
+"""The asyncio shell around the sans-I/O protocol: sockets, TLS, startup, auth.
+
+Each client gets a Connection: a reader task pumps bytes into the frontend
+decoder (so a client that vanishes mid-query is noticed and its statement
+interrupted), and the main loop hands decoded messages to its Session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import ipaddress
+import itertools
+import logging
+import secrets
+import ssl
+from dataclasses import dataclass
+
+from proxy import auth
+from proxy.config import Config
+from proxy.engine import Engine
+from proxy.runner import Runner
+from proxy.session import Session, SessionIdentity
+from proxy.settings import REPORTED, SessionSettings
+from proxy.tls import server_context
+from proxy.wire import messages as m
+from proxy.wire.errors import FatalError, PgError, ProtocolViolation
+
+log = logging.getLogger("hatiproxy.server")
+
+READ_CHUNK = 256 * 1024
+OUTPUT_HIGH_WATER = 256 * 1024  # flush queued rows to the socket past this many bytes
+STARTUP_TIMEOUT_S = 60.0
+
+
+class ClientGone(Exception):
+    """The client closed its socket."""
+
+
+@dataclass
+class Backend:
+    secret_key: int
+    runner: Runner
+
+
+class Server:
+    def __init__(self, config: Config, engine: Engine | None = None) -> None:
+        self.config = config
+        self.engine = engine or Engine(config)
+        self.ssl_context = server_context(config)
+        self.passwords = config.user_passwords
+        self.auth_method = config.effective_auth_method
+        self.backends: dict[int, Backend] = {}
+        self._pids = itertools.count(1000)
+        self._server: asyncio.base_events.Server | None = None
+        self._connections: set[asyncio.Task] = set()
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(
+            self._on_client, self.config.host, self.config.port, limit=READ_CHUNK
+        )
+        addrs = ", ".join(str(s.getsockname()[:2]) for s in self._server.sockets)
+        log.info("listening for Postgres clients on %s (auth: %s)", addrs, self.auth_method)
+        if self.auth_method == "trust":
+            log.warning(
+                "TRUST MODE: no passwords required (loopback clients only%s)",
+                "; remote trust is ON" if self.config.allow_remote_trust else "",
+            )
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None
+        return self._server.sockets[0].getsockname()[1]
+
+    async def serve_forever(self) -> None:
+        assert self._server is not None
+        async with self._server:
+            await self._server.serve_forever()
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        for task in list(self._connections):
+            task.cancel()
+        if self._connections:
+            await asyncio.gather(*self._connections, return_exceptions=True)
+        if self._server is not None:
+            await self._server.wait_closed()
+
+    async def _on_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections.add(task)
+        try:
+            await Connection(self, reader, writer).run()
+        except asyncio.CancelledError:
+            pass
+        except Exception:
+            log.exception("connection handler crashed")
+        finally:
+            self._connections.discard(task)
+            writer.close()
+
+    def cancel(self, pid: int, secret_key: int) -> None:
+        backend = self.backends.get(pid)
+        # A wrong key does nothing, and says nothing (as in Postgres).
+        if backend and hmac.compare_digest(
+            backend.secret_key.to_bytes(4, "big", signed=True),
+            secret_key.to_bytes(4, "big", signed=True),
+        ):
+            backend.runner.interrupt("cancel")
+
+    def new_backend_id(self) -> tuple[int, int]:
+        return next(self._pids), secrets.randbits(31)
+
+
+def _is_loopback(writer: asyncio.StreamWriter) -> bool:
+    peer = writer.get_extra_info("peername")
+    if not peer:  # unix socket
+        return True
+    try:
+        return ipaddress.ip_address(peer[0]).is_loopback
+    except ValueError:
+        return False
+
+
+class Connection:
+    def __init__(
+        self, server: Server, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        self.server = server
+        self.reader = reader
+        self.writer = writer
+        self.decoder = m.FrontendDecoder()
+        self._out: list[bytes] = []
+        self._out_size = 0
+        self._data = asyncio.Event()
+        self._eof = False
+        self._pump_task: asyncio.Task | None = None
+        self.runner: Runner | None = None
+
+    # --- output --------------------------------------------------------------------
+
+    def out(self, data: bytes) -> None:
+        self._out.append(data)
+        self._out_size += len(data)
+
+    async def flush(self) -> None:
+        if self._out:
+            self.writer.write(b"".join(self._out))
+            self._out.clear()
+            self._out_size = 0
+        await self.writer.drain()
+
+    async def flush_if_large(self) -> None:
+        if self._out_size >= OUTPUT_HIGH_WATER:
+            await self.flush()
+
+    # --- input ---------------------------------------------------------------------
+
+    async def _read_direct(self) -> m.FrontendMessage:
+        """Startup phase: read straight from the stream (TLS may replace it)."""
+        while (msg := self.decoder.next_message()) is None:
+            data = await self.reader.read(READ_CHUNK)
+            if not data:
+                raise ClientGone
+            self.decoder.feed(data)
+        return msg
+
+    async def _pump(self) -> None:
+        try:
+            while True:
+                # Backpressure: stop reading while a lot of unprocessed input is queued.
+                while self.decoder.buffered > 4 * READ_CHUNK and not self._eof:
+                    self._data.clear()
+                    await self._data.wait()
+                data = await self.reader.read(READ_CHUNK)
+                if not data:
+                    break
+                self.decoder.feed(data)
+                self._data.set()
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            self._eof = True
+            self._data.set()
+            if self.runner is not None:
+                self.runner.interrupt("disconnect")
+
+    async def receive(self) -> m.FrontendMessage:
+        while True:
+            msg = self.decoder.next_message()
+            if msg is not None:
+                self._data.set()  # wake the pump if it paused for backpressure
+                return msg
+            if self._eof:
+                raise ClientGone
+            self._data.clear()
+            await self._data.wait()
+
+    # --- lifecycle -----------------------------------------------------------------
+
+    async def run(self) -> None:
+        pid: int | None = None
+        session: Session | None = None
+        try:
+            startup = await asyncio.wait_for(self._startup(), STARTUP_TIMEOUT_S)
+            if startup is None:
+                return
+            session, pid = await self._authenticate(startup)
+            self._pump_task = asyncio.create_task(self._pump())
+            while True:
+                msg = await self.receive()
+                if not await session.handle(msg):
+                    break
+        except (ClientGone, ConnectionError, asyncio.IncompleteReadError, TimeoutError):
+            pass
+        except ProtocolViolation as exc:
+            await self._fatal(exc)
+        except FatalError as exc:
+            await self._fatal(exc)
+        finally:
+            if self._pump_task is not None:
+                self._pump_task.cancel()
+            if pid is not None:
+                self.server.backends.pop(pid, None)
+            if session is not None:
+                await self._release(session)
+
+    async def _release(self, session: Session) -> None:
+        runner = session.runner
+        session.close()
+        try:
+            if runner.txn_status != "I" or runner._implicit:
+                await runner.call(runner.cursor.rollback)
+        except PgError:
+            pass
+        finally:
+            await self.server.engine.run(runner.cursor.close)
+
+    async def _fatal(self, exc: PgError) -> None:
+        try:
+            self.out(m.error_response(exc.fields()))
+            await self.flush()
+        except (ConnectionError, OSError):
+            pass
+
+    async def _startup(self) -> m.StartupMessage | None:
+        while True:
+            msg = await self._read_direct()
+            match msg:
+                case m.SSLRequest():
+                    ctx = self.server.ssl_context
+                    if ctx is None or isinstance(
+                        self.writer.get_extra_info("ssl_object"), ssl.SSLObject
+                    ):
+                        self.writer.write(b"N")
+                        await self.writer.drain()
+                        continue
+                    if self.decoder.buffered:
+                        raise ProtocolViolation("received unencrypted data after SSL request")
+                    self.writer.write(b"S")
+                    await self.writer.drain()
+                    await self.writer.start_tls(ctx)
+                case m.GSSENCRequest():
+                    self.writer.write(b"N")
+                    await self.writer.drain()
+                case m.CancelRequest():
+                    self.server.cancel(msg.process_id, msg.secret_key)
+                    return None
+                case m.StartupMessage():
+                    self.decoder.startup_done()
+                    return msg
+                case _:
+                    raise ProtocolViolation("expected a startup message")
+
+    async def _authenticate(self, startup: m.StartupMessage) -> tuple[Session, int]:
+        server = self.server
+        params = startup.params
+        user = params.get("user", "")
+        if not user:
+            raise FatalError("28000", "no PostgreSQL user name specified in startup packet")
+        if len(server.backends) >= server.config.max_connections:
+            raise FatalError("53300", "sorry, too many clients already")
+        method = server.auth_method
+        if method == "trust":
+            if not (_is_loopback(self.writer) or server.config.allow_remote_trust):
+                raise FatalError(
+                    "28000",
+                    "passwordless (trust) login is allowed only from loopback clients",
+                    hint="Configure users (HATIDATA_USERS) or set HATIDATA_ALLOW_REMOTE_TRUST.",
+                )
+        else:
+            authenticator = auth.METHODS[method](user, server.passwords.get(user))
+            self.out(authenticator.start())
+            await self.flush()
+            while True:
+                msg = await self._read_direct()
+                if not isinstance(msg, m.PasswordData):
+                    raise ProtocolViolation("expected a password response")
+                reply, done = authenticator.step(msg.data)
+                if reply:
+                    self.out(reply)
+                if done:
+                    break
+                await self.flush()
+        pid, secret = server.new_backend_id()
+        settings = SessionSettings(_startup_settings(params, user))
+        runner = Runner(server.engine, settings)
+        self.runner = runner
+        identity = SessionIdentity(user, params.get("database", user), pid, secret, dict(params))
+        session = Session(
+            runner, identity, settings, self.out, self.flush, self.flush_if_large, self.receive
+        )
+        server.backends[pid] = Backend(secret, runner)
+        self.out(m.authentication_ok())
+        for name in REPORTED:
+            self.out(m.parameter_status(name, settings.values.get(name, "")))
+        self.out(m.backend_key_data(pid, secret))
+        await _apply_startup_settings(runner, settings, session)
+        self.out(m.ready_for_query("I"))
+        await self.flush()
+        return session, pid
+
+
+def _startup_settings(params: dict[str, str], user: str) -> dict[str, str]:
+    """Startup packet -> session settings: application_name, client_encoding, -c options."""
+    out = {"session_authorization": user}
+    for key, value in params.items():
+        if key in ("user", "database", "options", "replication"):
+            continue
+        if key == "client_encoding":
+            value = value.strip("'\"")
+        out[key] = value
+    for key, value in _parse_options(params.get("options", "")):
+        out[key] = value
+    return out
+
+
+def _parse_options(options: str) -> list[tuple[str, str]]:
+    """`-c a=b -c x.y=z --name=value` (backslash escapes spaces, as libpq does)."""
+    words, cur, escape = [], [], False
+    for ch in options:
+        if escape:
+            cur.append(ch)
+            escape = False
+        elif ch == "\\":
+            escape = True
+        elif ch.isspace():
+            if cur:
+                words.append("".join(cur))
+                cur = []
+        else:
+            cur.append(ch)
+    if cur:
+        words.append("".join(cur))
+    out = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "-c" and i + 1 < len(words):
+            word, i = words[i + 1], i + 1
+        elif word.startswith("-c") or word.startswith("--"):
+            word = word[2:]
+        key, sep, value = word.partition("=")
+        if sep:
+            out.append((key.replace("-", "_") if "." not in key else key, value))
+        i += 1
+    return out
+
+
+async def _apply_startup_settings(
+    runner: Runner, settings: SessionSettings, session: Session
+) -> None:
+    """Startup values that also change DuckDB (TimeZone, search_path)."""
+    from proxy.settings import DEFAULTS
+
+    for name in ("TimeZone", "search_path", "statement_timeout"):
+        value = settings.values.get(name)
+        if value is not None and value != DEFAULTS.get(name):
+            result = settings.set(name, value)
+            if result.duckdb_sql:
+                try:
+                    await runner.call(runner.cursor.execute, result.duckdb_sql)
+                except PgError as exc:
+                    raise FatalError(exc.sqlstate, exc.message) from None
+    tz = settings.values.get("TimeZone", "UTC")
+    if tz == "UTC":
+        await runner.call(runner.cursor.execute, "SET TimeZone = 'UTC'")

@@ -1,0 +1,277 @@
+"""One client session after authentication: simple and extended query protocol.
+
+The session owns the connection's DuckDB cursor, its settings, prepared
+statements, portals and transaction state. It receives decoded frontend
+messages, runs statements through `Runner` (DuckDB on worker threads) and
+queues backend messages with `out`; the server shell owns the socket.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from proxy.runner import Portal, Runner
+from proxy.settings import SessionSettings
+from proxy.wire import messages as m
+from proxy.wire.errors import PgError, ProtocolViolation
+from transpiler import Statement, TranspileError, transpile
+
+log = logging.getLogger("hatiproxy.session")
+
+
+def internal_error(exc: BaseException) -> PgError:
+    return PgError("XX000", f"internal error: {type(exc).__name__}: {exc}")
+
+
+Receive = Callable[[], Awaitable["m.FrontendMessage"]]
+
+
+@dataclass
+class Prepared:
+    sql: str
+    statement: Statement | None  # None: empty query
+    param_oids: list[int]
+    columns: tuple | None = None  # cached result columns from Describe
+    described: bool = False
+
+
+@dataclass
+class SessionIdentity:
+    user: str
+    database: str
+    process_id: int
+    secret_key: int
+    startup: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def agent_id(self) -> str | None:
+        return self.startup.get("hatidata_agent_id")
+
+
+class Session:
+    def __init__(
+        self,
+        runner: Runner,
+        identity: SessionIdentity,
+        settings: SessionSettings,
+        out: Callable[[bytes], None],
+        flush: Callable[[], Awaitable[None]],
+        flush_if_large: Callable[[], Awaitable[None]],
+        receive: Receive,
+    ) -> None:
+        self.runner = runner
+        self.identity = identity
+        self.settings = settings
+        self.out = out
+        self.flush = flush
+        self.flush_if_large = flush_if_large
+        self.receive = receive
+        self.in_extended_block = False
+        self.prepared: dict[str, Prepared] = {}
+        self.portals: dict[str, Portal] = {}
+        self.skip_until_sync = False
+
+    # --- dialect ---------------------------------------------------------------
+
+    @property
+    def dialect(self) -> str:
+        value = self.settings.values.get("hatidata.dialect", "postgres") or "postgres"
+        return value.lower()
+
+    def _transpile(self, sql: str) -> tuple[Statement, ...]:
+        try:
+            return transpile(sql, dialect=self.dialect)
+        except TranspileError as exc:
+            raise PgError(exc.sqlstate, exc.message, position=exc.position) from exc
+
+    # --- dispatch --------------------------------------------------------------
+
+    async def handle(self, msg: m.FrontendMessage) -> bool:
+        """Handle one message; False when the client asked to terminate."""
+        if isinstance(msg, m.Terminate):
+            return False
+        self.in_extended_block = not isinstance(msg, m.Query)
+        if isinstance(msg, m.Query):
+            await self._simple_query(msg.sql)
+            return True
+        if isinstance(msg, m.Sync):
+            await self._sync()
+            return True
+        if isinstance(msg, m.Flush):
+            await self.flush()
+            return True
+        if isinstance(msg, (m.CopyData, m.CopyDone, m.CopyFail)):
+            return True  # stray copy messages after a failed COPY are ignored, as in Postgres
+        if self.skip_until_sync:
+            return True
+        try:
+            match msg:
+                case m.Parse():
+                    await self._parse(msg)
+                case m.Bind():
+                    await self._bind(msg)
+                case m.Describe():
+                    await self._describe(msg)
+                case m.Execute():
+                    await self._execute(msg)
+                case m.Close():
+                    self._close(msg)
+                case _:
+                    raise ProtocolViolation(f"unexpected message {type(msg).__name__}")
+        except ProtocolViolation:
+            raise
+        except PgError as exc:
+            self.send_error(exc)
+            self.skip_until_sync = True
+            await self.runner.statement_failed()
+        except Exception as exc:  # a bug must cost one statement, not the connection
+            log.exception("internal error")
+            self.send_error(internal_error(exc))
+            self.skip_until_sync = True
+            await self.runner.statement_failed()
+        return True
+
+    def send_error(self, exc: PgError) -> None:
+        self.out(m.error_response(exc.fields()))
+
+    def send_notice(self, message: str, sqlstate: str = "00000", severity: str = "NOTICE") -> None:
+        self.out(m.notice_response({"S": severity, "V": severity, "C": sqlstate, "M": message}))
+
+    # --- simple query ----------------------------------------------------------
+
+    async def _simple_query(self, sql: str) -> None:
+        try:
+            statements = self._transpile(sql)
+            if not statements:
+                self.out(m.empty_query_response())
+            implicit = len(statements) > 1 and self.runner.txn_status == "I"
+            for st in statements:
+                if implicit and st.kind in ("begin", "commit", "rollback"):
+                    implicit = False
+            if implicit:
+                await self.runner.begin_implicit()
+            for st in statements:
+                portal = Portal(st, [], (), sql=sql)
+                await self.runner.execute(portal, self, max_rows=0, describe=True)
+            if implicit:
+                await self.runner.end_implicit()
+        except ProtocolViolation:
+            raise
+        except PgError as exc:
+            self.send_error(exc)
+            await self.runner.statement_failed()
+        except Exception as exc:  # a bug must cost one statement, not the connection
+            log.exception("internal error")
+            self.send_error(internal_error(exc))
+            await self.runner.statement_failed()
+        self.portals.pop("", None)
+        self.prepared.pop("", None)
+        self.out(m.ready_for_query(self.runner.txn_status))
+        await self.flush()
+
+    # --- extended query --------------------------------------------------------
+
+    async def _parse(self, msg: m.Parse) -> None:
+        if msg.name and msg.name in self.prepared:
+            raise PgError("42P05", f'prepared statement "{msg.name}" already exists')
+        statements = self._transpile(msg.sql)
+        if len(statements) > 1:
+            raise PgError("42601", "cannot insert multiple commands into a prepared statement")
+        st = statements[0] if statements else None
+        oids = list(msg.param_oids)
+        if st is not None:
+            count = max(st.param_count, len(oids))
+            oids += [0] * (count - len(oids))
+            if 0 in oids:
+                oids = await self.runner.infer_param_oids(st, oids)
+        self.prepared[msg.name] = Prepared(msg.sql, st, oids)
+        self.out(m.parse_complete())
+
+    def _get_prepared(self, name: str) -> Prepared:
+        prepared = self.prepared.get(name)
+        if prepared is None:
+            raise PgError("26000", f'prepared statement "{name}" does not exist')
+        return prepared
+
+    async def _bind(self, msg: m.Bind) -> None:
+        prepared = self._get_prepared(msg.statement)
+        if msg.portal and msg.portal in self.portals:
+            raise PgError("42P03", f'cursor "{msg.portal}" already exists')
+        n = len(prepared.param_oids)
+        if len(msg.params) != n:
+            raise PgError(
+                "08P01",
+                f"bind message supplies {len(msg.params)} parameters, "
+                f"but prepared statement requires {n}",
+            )
+        fmts = msg.param_formats
+        if len(fmts) not in (0, 1, n):
+            raise PgError("08P01", f"bind message has {len(fmts)} parameter formats for {n}")
+        params = self.runner.decode_params(prepared.param_oids, fmts, msg.params)
+        old = self.portals.pop(msg.portal, None)
+        if old is not None:
+            self.runner.close_portal(old)
+        self.portals[msg.portal] = Portal(
+            prepared.statement, params, msg.result_formats, sql=prepared.sql, prepared=prepared
+        )
+        self.out(m.bind_complete())
+
+    async def _describe(self, msg: m.Describe) -> None:
+        if msg.kind == "S":
+            prepared = self._get_prepared(msg.name)
+            self.out(m.parameter_description(prepared.param_oids))
+            if not prepared.described:
+                prepared.columns = await self.runner.describe_statement(prepared.statement)
+                prepared.described = True
+            if prepared.columns:
+                from proxy.results import row_description
+
+                self.out(row_description(prepared.columns))
+            else:
+                self.out(m.no_data())
+            return
+        portal = self.portals.get(msg.name)
+        if portal is None:
+            raise PgError("34000", f'portal "{msg.name}" does not exist')
+        await self.runner.describe_portal(portal, self)
+
+    async def _execute(self, msg: m.Execute) -> None:
+        portal = self.portals.get(msg.portal)
+        if portal is None:
+            raise PgError("34000", f'portal "{msg.portal}" does not exist')
+        if portal.statement is None:
+            self.out(m.empty_query_response())
+            return
+        await self.runner.execute(portal, self, max_rows=max(msg.max_rows, 0), describe=False)
+
+    def _close(self, msg: m.Close) -> None:
+        if msg.kind == "S":
+            self.prepared.pop(msg.name, None)
+        else:
+            portal = self.portals.pop(msg.name, None)
+            if portal is not None:
+                self.runner.close_portal(portal)
+        self.out(m.close_complete())
+
+    async def _sync(self) -> None:
+        self.skip_until_sync = False
+        try:
+            await self.runner.sync()
+        except PgError as exc:
+            self.send_error(exc)
+        self.portals.pop("", None)
+        self.out(m.ready_for_query(self.runner.txn_status))
+        await self.flush()
+
+    # --- session-level utilities used by the runner -----------------------------
+
+    def discard_all(self) -> None:
+        self.prepared.clear()
+        for portal in self.portals.values():
+            self.runner.close_portal(portal)
+        self.portals.clear()
+
+    def close(self) -> None:
+        self.discard_all()
