@@ -348,24 +348,17 @@ def _timetz_recv(b: bytes) -> object:
     us, zone = _QI.unpack(b)
     if abs(zone) > 15 * 3600 + 59 * 60:
         raise ParamDecodeError(f"time zone displacement out of range: {zone}", "22009")
-    t = _time_from_us(us)
-    tz = dt.timezone(dt.timedelta(seconds=-zone))
-    if isinstance(t, dt.time):
-        return t.replace(tzinfo=tz)
-    return f"{t}{T.format_offset(-zone)}"
+    if not 0 <= us <= T.US_PER_DAY:
+        raise ParamDecodeError(f"time out of range: {us}", "22008")
+    # text, because DuckDB's binder rejects tzinfo objects with negative offsets
+    return T.format_time_us(us) + T.format_offset(-zone)
 
 
 def _interval_recv(b: bytes) -> object:
     if len(b) != 16:
         _bad_len("interval", b, 16)
     us, days, months = _QII.unpack(b)
-    if months == 0:
-        try:
-            return dt.timedelta(days=days, microseconds=us)
-        except OverflowError:
-            pass
-    # timedelta cannot hold months: DuckDB-parsable interval text instead
-    return f"{months} months {days} days {us} microseconds"
+    return T.interval_param(months, days, us)
 
 
 def _uuid_recv(b: bytes) -> uuid.UUID:

@@ -404,3 +404,11 @@ def interval_parts(v: object) -> tuple[int, int, int]:
     if isinstance(v, dict):  # struct {months, days, micros} from the engine
         return int(v["months"]), int(v["days"]), int(v["micros"])
     return parse_interval_text(str(v))
+
+
+def interval_param(months: int, days: int, us: int) -> object:
+    """Bind value for an interval: timedelta only where DuckDB maps it back exactly
+    (no months, days >= 0, 0 <= time < 1 day); otherwise DuckDB-castable text."""
+    if months == 0 and days >= 0 and 0 <= us < US_PER_DAY and days < 999_999_999:
+        return dt.timedelta(days=days, microseconds=us)
+    return f"{months} months {days} days {us} microseconds"
