@@ -1,0 +1,90 @@
+"""Shared fixtures: a real hatiproxy server process on a free port."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class ServerProcess:
+    host: str
+    port: int
+    proc: subprocess.Popen
+    log_path: Path
+    data_dir: Path
+
+    @property
+    def dsn(self) -> str:
+        return f"host={self.host} port={self.port} user=tester dbname=hatidata"
+
+    def url(self, driver: str = "postgresql+psycopg") -> str:
+        return f"{driver}://tester@{self.host}:{self.port}/hatidata"
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+
+def start_server(tmp: Path, *args: str, env: dict[str, str] | None = None) -> ServerProcess:
+    port = free_port()
+    data_dir = tmp / "data"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    log_path = tmp / "server.log"
+    cmd = [
+        sys.executable, "-m", "proxy", "serve",
+        "--port", str(port), "--data-dir", str(data_dir), *args,
+    ]  # fmt: skip
+    full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=full_env)
+    server = ServerProcess("127.0.0.1", port, proc, log_path, data_dir)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}:\n{server.log()}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return server
+        except OSError:
+            time.sleep(0.1)
+    server.stop()
+    raise RuntimeError(f"server did not start listening:\n{server.log()}")
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """One shared server with an in-memory database for the whole test session."""
+    srv = start_server(tmp_path_factory.mktemp("server"), "--database", ":memory:")
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture
+def table_name(request: pytest.FixtureRequest) -> str:
+    """A table name unique to the test, so tests sharing a server do not collide."""
+    return "t_" + request.node.name.lower().replace("[", "_").replace("]", "").replace("-", "_")[:50]
