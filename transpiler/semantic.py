@@ -147,5 +147,5 @@ def _rank_order_by(select: exp.Select) -> None:
         if not ordered.args.get("desc"):
             continue
         ordered.set("this", _similarity(target, "array_cosine_distance"))
-        ordered.set("desc", False)
+        ordered.set("desc", None)  # ascending, written without ASC
         ordered.set("nulls_first", False)

@@ -1,0 +1,3 @@
+RESET hatidata_request_id
+-- transpiled:
+RESET hatidata_request_id

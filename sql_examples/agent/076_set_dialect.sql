@@ -1,0 +1,3 @@
+SET hatidata.dialect = 'snowflake'
+-- transpiled:
+SET hatidata.dialect = 'snowflake'

@@ -1,0 +1,3 @@
+ALTER TABLE "main"."kv" RENAME TO kv_old
+-- transpiled:
+ALTER TABLE "main"."kv" RENAME TO kv_old

@@ -1,0 +1,9 @@
+SELECT pg_advisory_unlock_all();
+CLOSE ALL;
+UNLISTEN *;
+RESET ALL;
+-- transpiled:
+SELECT __HATI_PG_ADVISORY_UNLOCK_ALL()
+CLOSE ALL
+UNLISTEN *
+RESET ALL

@@ -1,0 +1,5 @@
+SELECT date_trunc('month', DATE '2024-03-15') AS m, extract(year FROM DATE '2024-03-15') AS y
+-- transpiled:
+SELECT DATE_TRUNC('MONTH', CAST('2024-03-15' AS DATE)) AS m, EXTRACT(YEAR FROM CAST('2024-03-15' AS DATE)) AS y
+-- rows:
+["2024-03-01T00:00:00", 2024]

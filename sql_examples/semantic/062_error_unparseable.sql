@@ -1,0 +1,2 @@
+SELECT semantic_match(embedding, 'x' FROM docs
+-- error: 42601

@@ -1,0 +1,5 @@
+SELECT '12.345'::NUMBER(10, 2) AS n, CAST('x' AS VARIANT)::STRING AS v
+-- transpiled:
+SELECT CAST('12.345' AS DECIMAL(10, 2)) AS n, CAST(CAST('x' AS VARIANT) AS TEXT) AS v
+-- rows:
+["12.35", "x"]
