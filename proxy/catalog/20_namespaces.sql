@@ -1,0 +1,24 @@
+-- Schemas. DuckDB's `main` of the user database is Postgres' `public` (oid 2200);
+-- this package's own schemas are shown as pg_catalog (11) and information_schema.
+
+CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_ns AS
+SELECT database_name AS duck_db, schema_name AS duck_schema,
+       CASE WHEN database_name = 'temp' THEN oid
+            WHEN schema_name = 'main' THEN 2200 ELSE oid END::BIGINT AS oid,
+       CASE WHEN database_name = 'temp' THEN 'pg_temp_1'
+            WHEN schema_name = 'main' THEN 'public' ELSE schema_name END AS nspname
+FROM duckdb_schemas()
+WHERE database_name = {{duck_db}} OR (database_name = 'temp' AND schema_name = 'main')
+UNION ALL SELECT '__hati_catalog', 'pg', 11, 'pg_catalog'
+UNION ALL SELECT '__hati_catalog', 'info', 13000, 'information_schema';
+
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_namespace AS
+SELECT oid, nspname, 10::BIGINT AS nspowner, NULL::VARCHAR[] AS nspacl
+FROM __hati_catalog.pg.__hati_ns
+UNION ALL SELECT 99, 'pg_toast', 10, NULL;
+
+-- public first, like the default search_path "$user", public; pg_catalog is implicit.
+CREATE OR REPLACE MACRO __hati_catalog.pg.current_schema() AS 'public';
+CREATE OR REPLACE MACRO __hati_catalog.pg.current_schemas(include_implicit) AS
+    CASE WHEN include_implicit THEN ['pg_catalog', 'public'] ELSE ['public'] END;
+CREATE OR REPLACE MACRO __hati_catalog.pg.current_database() AS {{database_name}};

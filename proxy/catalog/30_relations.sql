@@ -1,0 +1,192 @@
+-- Relations (tables, views, sequences, indexes) and their columns.
+
+-- Indexes: DuckDB's CREATE INDEX ones plus one per PRIMARY KEY / UNIQUE constraint
+-- (DuckDB keeps those internal). Synthetic OIDs: 2^30 + table_oid*1024 + 2*i (index),
+-- +1 (constraint); they stay below 2^31 so int4-reading clients are safe.
+CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_index AS
+WITH created0 AS (
+    SELECT i.index_oid::BIGINT AS indexrelid, i.table_oid::BIGINT AS indrelid,
+           i.index_name, i.database_name, i.schema_name, i.table_name, i.is_unique,
+           FALSE AS is_primary, NULL::BIGINT AS conoid, NULL::VARCHAR AS contype,
+           list_transform(
+               regexp_extract_all(i.expressions,
+                   '''(?:[^'']|'''')*''|"(?:[^"]|"")*"|[^,\[\] ][^,\]]*'),
+               e -> CASE WHEN e LIKE '''%''' THEN replace(e[2:-2], '''''', '''')
+                         ELSE trim(e) END) AS elements
+    FROM duckdb_indexes() i
+    WHERE i.database_name = {{duck_db}} OR i.database_name = 'temp'
+), created AS (
+    SELECT * REPLACE (list_transform(elements, e -> CASE WHEN regexp_full_match(e, '"(?:[^"]|"")*"')
+        THEN replace(e[2:-2], '""', '"') ELSE e END) AS elements)
+    FROM created0
+), fromcon AS (
+    SELECT (1073741824 + c.table_oid * 1024 + 2 * c.constraint_index)::BIGINT,
+           c.table_oid::BIGINT,
+           CASE WHEN c.constraint_type = 'PRIMARY KEY' THEN c.table_name || '_pkey'
+                ELSE c.constraint_name END,
+           c.database_name, c.schema_name, c.table_name, TRUE,
+           c.constraint_type = 'PRIMARY KEY',
+           (1073741824 + c.table_oid * 1024 + 2 * c.constraint_index + 1)::BIGINT,
+           CASE WHEN c.constraint_type = 'PRIMARY KEY' THEN 'p' ELSE 'u' END,
+           c.constraint_column_names
+    FROM duckdb_constraints() c
+    WHERE c.constraint_type IN ('PRIMARY KEY', 'UNIQUE')
+      AND (c.database_name = {{duck_db}} OR c.database_name = 'temp')
+), allidx AS (SELECT * FROM created UNION ALL SELECT * FROM fromcon),
+-- element -> column number (0 = an expression), keeping the element order
+elems AS (
+    SELECT x.indexrelid, x.indrelid, unnest(x.elements) AS element,
+           generate_subscripts(x.elements, 1) AS pos
+    FROM allidx x
+), nums AS (
+    SELECT e.indexrelid,
+           list(coalesce(col.column_index, 0)::SMALLINT ORDER BY e.pos) AS attnums
+    FROM elems e
+    LEFT JOIN duckdb_columns() col ON col.table_oid = e.indrelid AND col.column_name = e.element
+    GROUP BY e.indexrelid
+)
+SELECT x.*, coalesce(nums.attnums, []::SMALLINT[]) AS attnums,
+       n.oid AS relnamespace, n.nspname
+FROM allidx x
+LEFT JOIN nums ON nums.indexrelid = x.indexrelid
+JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = x.database_name AND n.duck_schema = x.schema_name;
+
+CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_rel AS
+SELECT t.table_oid::BIGINT AS oid, t.table_name AS relname, n.oid AS relnamespace,
+       'r' AS relkind, t.column_count AS relnatts, t.check_constraint_count AS relchecks,
+       (t.index_count > 0 OR t.has_primary_key) AS relhasindex,
+       t.estimated_size AS reltuples, t.temporary, t.comment, NULL::VARCHAR AS viewdef,
+       n.nspname
+FROM duckdb_tables() t
+JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = t.database_name AND n.duck_schema = t.schema_name
+UNION ALL
+SELECT v.view_oid, v.view_name, n.oid, 'v', v.column_count, 0, FALSE, 0, v.temporary, v.comment,
+       v.sql, n.nspname
+FROM duckdb_views() v
+JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = v.database_name AND n.duck_schema = v.schema_name
+WHERE NOT v.internal OR v.database_name = '__hati_catalog'
+UNION ALL
+SELECT s.sequence_oid, s.sequence_name, n.oid, 'S', 3, 0, FALSE, 1, s.temporary, s.comment,
+       NULL, n.nspname
+FROM duckdb_sequences() s
+JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = s.database_name AND n.duck_schema = s.schema_name
+UNION ALL
+SELECT i.indexrelid, i.index_name, i.relnamespace, 'i', len(i.elements), 0, FALSE, 0,
+       FALSE, NULL, NULL, i.nspname
+FROM __hati_catalog.pg.__hati_index i;
+
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_class AS
+SELECT r.oid, r.relname, r.relnamespace, 0::BIGINT AS reltype, 0::BIGINT AS reloftype,
+       10::BIGINT AS relowner,
+       CASE r.relkind WHEN 'r' THEN 2 WHEN 'i' THEN 403 ELSE 0 END::BIGINT AS relam,
+       r.oid AS relfilenode, 0::BIGINT AS reltablespace, 0::INTEGER AS relpages,
+       CAST(r.reltuples AS REAL) AS reltuples, 0::INTEGER AS relallvisible,
+       0::BIGINT AS reltoastrelid, r.relhasindex, FALSE AS relisshared,
+       CASE WHEN r.temporary THEN 't' ELSE 'p' END AS relpersistence, r.relkind,
+       r.relnatts::SMALLINT AS relnatts, r.relchecks::SMALLINT AS relchecks,
+       FALSE AS relhasrules, FALSE AS relhastriggers, FALSE AS relhassubclass,
+       FALSE AS relrowsecurity, FALSE AS relforcerowsecurity, TRUE AS relispopulated,
+       'd' AS relreplident, FALSE AS relispartition, 0::BIGINT AS relrewrite,
+       0::BIGINT AS relfrozenxid, 0::BIGINT AS relminmxid, NULL::VARCHAR[] AS relacl,
+       NULL::VARCHAR[] AS reloptions, NULL::VARCHAR AS relpartbound
+FROM __hati_catalog.pg.__hati_rel r;
+
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_attribute AS
+SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
+       __hati_catalog.pg.__hati_type_oid(c.data_type)::BIGINT AS atttypid,
+       -1::INTEGER AS attstattarget,
+       coalesce((SELECT t.typlen FROM __hati_catalog.pg.pg_type t
+                 WHERE t.oid = __hati_catalog.pg.__hati_type_oid(c.data_type)), -1)::SMALLINT
+           AS attlen,
+       c.column_index::SMALLINT AS attnum,
+       __hati_catalog.pg.__hati_type_ndims(c.data_type)::INTEGER AS attndims,
+       -1::INTEGER AS attcacheoff,
+       __hati_catalog.pg.__hati_type_mod(c.data_type)::INTEGER AS atttypmod,
+       FALSE AS attbyval, 'i' AS attalign, 'p' AS attstorage, '' AS attcompression,
+       NOT c.is_nullable AS attnotnull, c.column_default IS NOT NULL AS atthasdef,
+       FALSE AS atthasmissing, '' AS attidentity, '' AS attgenerated,
+       FALSE AS attisdropped, TRUE AS attislocal, 0::INTEGER AS attinhcount,
+       CASE WHEN __hati_catalog.pg.__hati_type_oid(c.data_type) IN (25, 1009)
+            THEN 100 ELSE 0 END::BIGINT AS attcollation,
+       NULL::VARCHAR[] AS attacl, NULL::VARCHAR[] AS attoptions,
+       NULL::VARCHAR[] AS attfdwoptions, NULL::VARCHAR AS attmissingval,
+       c.data_type AS __hati_duck_type, c.column_default AS __hati_default,
+       c.comment AS __hati_comment
+FROM duckdb_columns() c
+JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = c.database_name AND n.duck_schema = c.schema_name
+UNION ALL
+-- index columns (psql \d on an index, SQLAlchemy get_indexes)
+SELECT i.indexrelid, coalesce(a.column_name, i.element),
+       coalesce(__hati_catalog.pg.__hati_type_oid(a.data_type), 25), -1, -1, i.k::SMALLINT, 0,
+       -1, -1, FALSE, 'i', 'p', '', FALSE, FALSE, FALSE, '', '', FALSE, TRUE, 0, 0,
+       NULL, NULL, NULL, NULL, a.data_type, NULL, NULL
+FROM (SELECT indexrelid, indrelid, unnest(elements) AS element, unnest(attnums) AS attnum,
+             generate_subscripts(elements, 1) AS k
+      FROM __hati_catalog.pg.__hati_index) i
+LEFT JOIN duckdb_columns() a ON a.table_oid = i.indrelid AND a.column_index = i.attnum;
+
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_attrdef AS
+SELECT (1610612736 + attrelid * 1024 + attnum)::BIGINT AS oid, attrelid AS adrelid,
+       attnum AS adnum, __hati_default AS adbin
+FROM __hati_catalog.pg.pg_attribute WHERE __hati_default IS NOT NULL;
+
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_index AS
+SELECT indexrelid, indrelid, len(attnums)::SMALLINT AS indnatts,
+       len(attnums)::SMALLINT AS indnkeyatts, is_unique AS indisunique,
+       FALSE AS indnullsnotdistinct, is_primary AS indisprimary, FALSE AS indisexclusion,
+       TRUE AS indimmediate, FALSE AS indisclustered, TRUE AS indisvalid,
+       FALSE AS indcheckxmin, TRUE AS indisready, TRUE AS indislive,
+       FALSE AS indisreplident, attnums AS indkey,
+       list_transform(attnums, a -> 0::BIGINT) AS indcollation,
+       list_transform(attnums, a -> 0::BIGINT) AS indclass,
+       list_transform(attnums, a -> 0::SMALLINT) AS indoption,
+       CASE WHEN list_contains(attnums, 0)
+            THEN array_to_string(list_filter(elements, (e, k) -> attnums[k] = 0), ', ')
+       END AS indexprs,
+       NULL::VARCHAR AS indpred
+FROM __hati_catalog.pg.__hati_index;
+
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_constraint AS
+WITH con AS (
+    SELECT c.*, n.oid AS nsoid,
+           (1073741824 + c.table_oid * 1024 + 2 * c.constraint_index)::BIGINT AS idxoid
+    FROM duckdb_constraints() c
+    JOIN __hati_catalog.pg.__hati_ns n
+      ON n.duck_db = c.database_name AND n.duck_schema = c.schema_name
+    WHERE c.constraint_type IN ('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY', 'CHECK')
+)
+SELECT idxoid + 1 AS oid,
+       CASE WHEN constraint_type = 'PRIMARY KEY' THEN table_name || '_pkey'
+            ELSE constraint_name END AS conname,
+       nsoid AS connamespace,
+       CASE constraint_type WHEN 'PRIMARY KEY' THEN 'p' WHEN 'UNIQUE' THEN 'u'
+            WHEN 'FOREIGN KEY' THEN 'f' ELSE 'c' END AS contype,
+       FALSE AS condeferrable, FALSE AS condeferred, TRUE AS convalidated,
+       table_oid::BIGINT AS conrelid, 0::BIGINT AS contypid,
+       CASE WHEN constraint_type IN ('PRIMARY KEY', 'UNIQUE') THEN idxoid ELSE 0 END::BIGINT
+           AS conindid,
+       0::BIGINT AS conparentid,
+       coalesce((SELECT t.table_oid FROM duckdb_tables() t
+                 WHERE t.database_name = con.database_name AND t.schema_name = con.schema_name
+                   AND t.table_name = con.referenced_table), 0)::BIGINT AS confrelid,
+       'a' AS confupdtype, 'a' AS confdeltype, 's' AS confmatchtype,
+       TRUE AS conislocal, 0::INTEGER AS coninhcount, TRUE AS connoinherit,
+       list_transform(constraint_column_indexes, i -> (i + 1)::SMALLINT) AS conkey,
+       (SELECT list(col.column_index::SMALLINT ORDER BY r.pos)
+        FROM (SELECT unnest(con.referenced_column_names) AS name,
+                     generate_subscripts(con.referenced_column_names, 1) AS pos) r
+        JOIN duckdb_columns() col
+          ON col.database_name = con.database_name AND col.schema_name = con.schema_name
+         AND col.table_name = con.referenced_table AND col.column_name = r.name
+        WHERE con.constraint_type = 'FOREIGN KEY') AS confkey,
+       NULL::BIGINT[] AS conpfeqop, NULL::BIGINT[] AS conppeqop, NULL::BIGINT[] AS conffeqop,
+       NULL::BIGINT[] AS confdelsetcols, NULL::BIGINT[] AS conexclop,
+       expression AS conbin,
+       CASE constraint_type
+           WHEN 'PRIMARY KEY' THEN 'PRIMARY KEY (' || array_to_string(constraint_column_names, ', ') || ')'
+           WHEN 'UNIQUE' THEN 'UNIQUE (' || array_to_string(constraint_column_names, ', ') || ')'
+           WHEN 'FOREIGN KEY' THEN 'FOREIGN KEY (' || array_to_string(constraint_column_names, ', ')
+               || ') REFERENCES ' || referenced_table || '('
+               || array_to_string(referenced_column_names, ', ') || ')'
+           ELSE 'CHECK (' || expression || ')' END AS __hati_def
+FROM con;

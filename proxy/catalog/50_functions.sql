@@ -1,0 +1,150 @@
+-- Functions clients call in catalog queries, as DuckDB macros. Each qualifies every
+-- table it reads, so a user table named like a catalog never changes its answer.
+
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_format_base(name, typmod) AS
+    CASE WHEN name = 'numeric' AND typmod >= 4
+             THEN 'numeric(' || ((typmod - 4) >> 16) || ',' || ((typmod - 4) & 65535) || ')'
+         WHEN name IN ('varchar', 'bpchar') AND typmod >= 4
+             THEN (SELECT s.sql_name FROM __hati_catalog.pg.__hati_sql_name s
+                   WHERE s.typname = name) || '(' || (typmod - 4) || ')'
+         ELSE coalesce((SELECT s.sql_name FROM __hati_catalog.pg.__hati_sql_name s
+                        WHERE s.typname = name), name) END;
+
+CREATE OR REPLACE MACRO __hati_catalog.pg.format_type(type_oid, typmod) AS
+    CASE WHEN type_oid IS NULL THEN NULL ELSE coalesce((
+        SELECT CASE WHEN t.typcategory = 'A' AND e.oid IS NOT NULL
+                    THEN __hati_catalog.pg.__hati_format_base(e.typname, coalesce(typmod, -1)) || '[]'
+                    ELSE __hati_catalog.pg.__hati_format_base(t.typname, coalesce(typmod, -1)) END
+        FROM __hati_catalog.pg.pg_type t
+        LEFT JOIN __hati_catalog.pg.pg_type e ON e.oid = t.typelem
+        WHERE t.oid = type_oid), '???') END;
+
+-- Expressions are stored as DuckDB SQL text already: pg_get_expr is the identity.
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_expr(expr, relid) AS expr::VARCHAR,
+    (expr, relid, pretty) AS expr::VARCHAR;
+
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_indexdef(index_oid) AS (
+    SELECT 'CREATE ' || CASE WHEN i.is_unique THEN 'UNIQUE ' ELSE '' END || 'INDEX '
+           || i.index_name || ' ON ' || i.nspname || '.' || i.table_name
+           || ' USING btree (' || array_to_string(i.elements, ', ') || ')'
+    FROM __hati_catalog.pg.__hati_index i WHERE i.indexrelid = index_oid),
+    (index_oid, colno, pretty) AS (
+    SELECT CASE WHEN colno = 0 THEN
+                'CREATE ' || CASE WHEN i.is_unique THEN 'UNIQUE ' ELSE '' END || 'INDEX '
+                || i.index_name || ' ON ' || i.nspname || '.' || i.table_name
+                || ' USING btree (' || array_to_string(i.elements, ', ') || ')'
+           ELSE i.elements[colno] END
+    FROM __hati_catalog.pg.__hati_index i WHERE i.indexrelid = index_oid);
+
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_constraintdef(con_oid) AS (
+    SELECT c.__hati_def FROM __hati_catalog.pg.pg_constraint c WHERE c.oid = con_oid),
+    (con_oid, pretty) AS (
+    SELECT c.__hati_def FROM __hati_catalog.pg.pg_constraint c WHERE c.oid = con_oid);
+
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_viewdef(view_ref) AS (
+    SELECT r.viewdef FROM __hati_catalog.pg.__hati_rel r
+    WHERE r.relkind = 'v' AND r.oid = __hati_catalog.pg.__hati_regclass(view_ref)),
+    (view_ref, pretty) AS (
+    SELECT r.viewdef FROM __hati_catalog.pg.__hati_rel r
+    WHERE r.relkind = 'v' AND r.oid = __hati_catalog.pg.__hati_regclass(view_ref));
+
+-- Visible = reachable through the search path: pg_catalog, public and the temp schema.
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_table_is_visible(rel_oid) AS coalesce((
+    SELECT r.relnamespace = 2200 OR r.relnamespace = 11 OR r.nspname = 'pg_temp_1'
+    FROM __hati_catalog.pg.__hati_rel r WHERE r.oid = rel_oid), FALSE);
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_type_is_visible(type_oid) AS TRUE;
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_function_is_visible(fn_oid) AS TRUE;
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_collation_is_visible(coll_oid) AS TRUE;
+
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_description AS
+SELECT r.oid AS objoid, __hati_catalog.pg.__hati_regclass('pg_class') AS classoid,
+       0::INTEGER AS objsubid, r.comment AS description
+FROM __hati_catalog.pg.__hati_rel r WHERE r.comment IS NOT NULL AND r.comment <> ''
+UNION ALL
+SELECT a.attrelid, __hati_catalog.pg.__hati_regclass('pg_class'), a.attnum, a.__hati_comment
+FROM __hati_catalog.pg.pg_attribute a
+WHERE a.__hati_comment IS NOT NULL AND a.__hati_comment <> '';
+
+CREATE OR REPLACE MACRO __hati_catalog.pg.obj_description(obj_oid) AS (
+    SELECT min(d.description) FROM __hati_catalog.pg.pg_description d
+    WHERE d.objoid = obj_oid AND d.objsubid = 0),
+    (obj_oid, catalog_name) AS (
+    SELECT min(d.description) FROM __hati_catalog.pg.pg_description d
+    WHERE d.objoid = obj_oid AND d.objsubid = 0);
+CREATE OR REPLACE MACRO __hati_catalog.pg.col_description(rel_oid, col) AS (
+    SELECT min(d.description) FROM __hati_catalog.pg.pg_description d
+    WHERE d.objoid = rel_oid AND d.objsubid = col);
+CREATE OR REPLACE MACRO __hati_catalog.pg.shobj_description(obj_oid, catalog_name) AS
+    NULL::VARCHAR;
+
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_proc AS
+SELECT f.function_oid::BIGINT AS oid, f.function_name AS proname, n.oid AS pronamespace,
+       10::BIGINT AS proowner, 14::BIGINT AS prolang, 100::REAL AS procost,
+       CASE WHEN f.function_type = 'table_macro' THEN 1000 ELSE 0 END::REAL AS prorows,
+       0::BIGINT AS provariadic, '-' AS prosupport,
+       CASE WHEN f.function_type = 'aggregate' THEN 'a' ELSE 'f' END AS prokind,
+       FALSE AS prosecdef, FALSE AS proleakproof, FALSE AS proisstrict,
+       f.function_type = 'table_macro' AS proretset, 'v' AS provolatile, 'u' AS proparallel,
+       len(f.parameters)::SMALLINT AS pronargs, 0::SMALLINT AS pronargdefaults,
+       CASE WHEN f.function_type = 'table_macro' THEN 2249 ELSE 2283 END::BIGINT AS prorettype,
+       list_transform(f.parameters, p -> 2283::BIGINT) AS proargtypes,
+       NULL::BIGINT[] AS proallargtypes, NULL::VARCHAR[] AS proargmodes,
+       f.parameters AS proargnames, NULL::VARCHAR AS proargdefaults,
+       NULL::BIGINT[] AS protrftypes, f.macro_definition AS prosrc, NULL::VARCHAR AS probin,
+       NULL::VARCHAR AS prosqlbody, NULL::VARCHAR[] AS proconfig, NULL::VARCHAR[] AS proacl
+FROM duckdb_functions() f
+JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = f.database_name AND n.duck_schema = f.schema_name
+WHERE f.database_name <> '__hati_catalog' OR f.function_name NOT LIKE '\_\_hati%' ESCAPE '\';
+
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_function_result(fn_oid) AS (
+    SELECT CASE WHEN p.proretset THEN 'SETOF record' ELSE 'anyelement' END
+    FROM __hati_catalog.pg.pg_proc p WHERE p.oid = fn_oid LIMIT 1);
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_function_arguments(fn_oid) AS (
+    SELECT array_to_string(list_transform(p.proargnames, a -> a || ' anyelement'), ', ')
+    FROM __hati_catalog.pg.pg_proc p WHERE p.oid = fn_oid LIMIT 1);
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_function_identity_arguments(fn_oid) AS
+    __hati_catalog.pg.pg_get_function_arguments(fn_oid);
+
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_serial_sequence(tbl, col) AS NULL::VARCHAR;
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_relation_is_publishable(rel) AS FALSE;
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_statisticsobjdef_columns(stx) AS NULL::VARCHAR;
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_partkeydef(rel) AS NULL::VARCHAR;
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_is_in_recovery() AS FALSE;
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_tablespace_location(ts) AS '';
+
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_table_size(rel) AS 0::BIGINT;
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_total_relation_size(rel) AS 0::BIGINT;
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_indexes_size(rel) AS 0::BIGINT;
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_relation_size(rel) AS 0::BIGINT,
+    (rel, fork) AS 0::BIGINT;
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_database_size(db) AS 0::BIGINT;
+
+CREATE OR REPLACE MACRO __hati_catalog.pg.array_upper(arr, dim) AS
+    CASE WHEN dim = 1 AND len(arr) > 0 THEN len(arr) END;
+CREATE OR REPLACE MACRO __hati_catalog.pg.array_lower(arr, dim) AS
+    CASE WHEN dim = 1 AND len(arr) > 0 THEN 1 END;
+
+CREATE OR REPLACE MACRO __hati_catalog.pg.json_build_object(k1, v1) AS json_object(k1::VARCHAR, v1),
+    (k1, v1, k2, v2) AS json_object(k1::VARCHAR, v1, k2::VARCHAR, v2),
+    (k1, v1, k2, v2, k3, v3) AS json_object(k1::VARCHAR, v1, k2::VARCHAR, v2, k3::VARCHAR, v3),
+    (k1, v1, k2, v2, k3, v3, k4, v4) AS json_object(k1::VARCHAR, v1, k2::VARCHAR, v2, k3::VARCHAR, v3, k4::VARCHAR, v4),
+    (k1, v1, k2, v2, k3, v3, k4, v4, k5, v5)
+        AS json_object(k1::VARCHAR, v1, k2::VARCHAR, v2, k3::VARCHAR, v3, k4::VARCHAR, v4, k5::VARCHAR, v5),
+    (k1, v1, k2, v2, k3, v3, k4, v4, k5, v5, k6, v6)
+        AS json_object(k1::VARCHAR, v1, k2::VARCHAR, v2, k3::VARCHAR, v3, k4::VARCHAR, v4, k5::VARCHAR, v5, k6::VARCHAR, v6),
+    (k1, v1, k2, v2, k3, v3, k4, v4, k5, v5, k6, v6, k7, v7)
+        AS json_object(k1::VARCHAR, v1, k2::VARCHAR, v2, k3::VARCHAR, v3, k4::VARCHAR, v4, k5::VARCHAR, v5, k6::VARCHAR, v6, k7::VARCHAR, v7);
+
+-- pg_get_keywords(): DuckDB's own keyword list, in Postgres' shape.
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_keywords() AS TABLE
+SELECT keyword_name AS word,
+       CASE keyword_category WHEN 'reserved' THEN 'R' WHEN 'unreserved' THEN 'U'
+            WHEN 'type_function' THEN 'T' ELSE 'C' END AS catcode,
+       keyword_category <> 'reserved' AS barelabel,
+       CASE keyword_category WHEN 'reserved' THEN 'reserved'
+            WHEN 'unreserved' THEN 'unreserved'
+            WHEN 'type_function' THEN 'reserved (can be function or type name)'
+            ELSE 'unreserved (cannot be function or type name)' END AS catdesc,
+       CASE WHEN keyword_category <> 'reserved' THEN 'can be bare label'
+            ELSE 'requires AS' END AS baredesc
+FROM duckdb_keywords();

@@ -1,0 +1,44 @@
+-- Postgres' convenience views, with `public` in place of DuckDB's `main`.
+
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_tables AS
+SELECT r.nspname AS schemaname, r.relname AS tablename, {{owner}} AS tableowner,
+       NULL::VARCHAR AS tablespace, r.relhasindex AS hasindexes, FALSE AS hasrules,
+       FALSE AS hastriggers, FALSE AS rowsecurity
+FROM __hati_catalog.pg.__hati_rel r WHERE r.relkind = 'r';
+
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_views AS
+SELECT r.nspname AS schemaname, r.relname AS viewname, {{owner}} AS viewowner,
+       r.viewdef AS definition
+FROM __hati_catalog.pg.__hati_rel r WHERE r.relkind = 'v';
+
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_indexes AS
+SELECT i.nspname AS schemaname, i.table_name AS tablename, i.index_name AS indexname,
+       NULL::VARCHAR AS tablespace, __hati_catalog.pg.pg_get_indexdef(i.indexrelid) AS indexdef
+FROM __hati_catalog.pg.__hati_index i;
+
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_sequence AS
+SELECT s.sequence_oid::BIGINT AS seqrelid, 20::BIGINT AS seqtypid, s.start_value AS seqstart,
+       s.increment_by AS seqincrement, s.max_value AS seqmax, s.min_value AS seqmin,
+       1::BIGINT AS seqcache, s.cycle AS seqcycle
+FROM duckdb_sequences() s
+JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = s.database_name AND n.duck_schema = s.schema_name;
+
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_sequences AS
+SELECT n.nspname AS schemaname, s.sequence_name AS sequencename, {{owner}} AS sequenceowner,
+       'bigint' AS data_type, s.start_value, s.min_value, s.max_value, s.increment_by,
+       s.cycle, 1::BIGINT AS cache_size, s.last_value
+FROM duckdb_sequences() s
+JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = s.database_name AND n.duck_schema = s.schema_name;
+
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_stat_user_tables AS
+SELECT r.oid AS relid, r.nspname AS schemaname, r.relname,
+       0::BIGINT AS seq_scan, 0::BIGINT AS seq_tup_read, 0::BIGINT AS idx_scan,
+       0::BIGINT AS idx_tup_fetch, 0::BIGINT AS n_tup_ins, 0::BIGINT AS n_tup_upd,
+       0::BIGINT AS n_tup_del, 0::BIGINT AS n_tup_hot_upd,
+       CAST(r.reltuples AS BIGINT) AS n_live_tup, 0::BIGINT AS n_dead_tup,
+       NULL::TIMESTAMPTZ AS last_vacuum, NULL::TIMESTAMPTZ AS last_autovacuum,
+       NULL::TIMESTAMPTZ AS last_analyze, NULL::TIMESTAMPTZ AS last_autoanalyze
+FROM __hati_catalog.pg.__hati_rel r
+WHERE r.relkind = 'r' AND r.nspname NOT IN ('pg_catalog', 'information_schema');
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_stat_all_tables AS
+SELECT * FROM __hati_catalog.pg.pg_stat_user_tables;

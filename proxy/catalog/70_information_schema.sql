@@ -1,0 +1,128 @@
+-- information_schema over the pg_catalog views above, so both agree (public, not main).
+-- Lives in __hati_catalog.info; the transpiler maps `information_schema.x` here.
+
+CREATE OR REPLACE VIEW __hati_catalog.info.schemata AS
+SELECT {{database_name}} AS catalog_name, n.nspname AS schema_name, {{owner}} AS schema_owner,
+       NULL::VARCHAR AS default_character_set_catalog,
+       NULL::VARCHAR AS default_character_set_schema,
+       NULL::VARCHAR AS default_character_set_name, NULL::VARCHAR AS sql_path
+FROM __hati_catalog.pg.pg_namespace n;
+
+CREATE OR REPLACE VIEW __hati_catalog.info.tables AS
+SELECT {{database_name}} AS table_catalog, r.nspname AS table_schema, r.relname AS table_name,
+       CASE WHEN r.relkind = 'v' THEN 'VIEW' WHEN r.temporary THEN 'LOCAL TEMPORARY'
+            ELSE 'BASE TABLE' END AS table_type,
+       NULL::VARCHAR AS self_referencing_column_name, NULL::VARCHAR AS reference_generation,
+       NULL::VARCHAR AS user_defined_type_catalog, NULL::VARCHAR AS user_defined_type_schema,
+       NULL::VARCHAR AS user_defined_type_name,
+       CASE WHEN r.relkind = 'r' THEN 'YES' ELSE 'NO' END AS is_insertable_into,
+       'NO' AS is_typed, NULL::VARCHAR AS commit_action
+FROM __hati_catalog.pg.__hati_rel r WHERE r.relkind IN ('r', 'v');
+
+CREATE OR REPLACE VIEW __hati_catalog.info.views AS
+SELECT {{database_name}} AS table_catalog, r.nspname AS table_schema, r.relname AS table_name,
+       r.viewdef AS view_definition, 'NONE' AS check_option, 'NO' AS is_updatable,
+       'NO' AS is_insertable_into, 'NO' AS is_trigger_updatable,
+       'NO' AS is_trigger_deletable, 'NO' AS is_trigger_insertable_into
+FROM __hati_catalog.pg.__hati_rel r WHERE r.relkind = 'v';
+
+CREATE OR REPLACE VIEW __hati_catalog.info.columns AS
+SELECT {{database_name}} AS table_catalog, r.nspname AS table_schema, r.relname AS table_name,
+       a.attname AS column_name, a.attnum::INTEGER AS ordinal_position,
+       a.__hati_default AS column_default,
+       CASE WHEN a.attnotnull THEN 'NO' ELSE 'YES' END AS is_nullable,
+       CASE WHEN t.typcategory = 'A' THEN 'ARRAY'
+            ELSE regexp_replace(__hati_catalog.pg.format_type(a.atttypid, -1), '\(.*$', '')
+       END AS data_type,
+       NULL::INTEGER AS character_maximum_length,
+       CASE WHEN a.atttypid IN (25, 1043, 1042) THEN 1073741824 END::INTEGER
+           AS character_octet_length,
+       CASE a.atttypid WHEN 21 THEN 16 WHEN 23 THEN 32 WHEN 20 THEN 64 WHEN 700 THEN 24
+            WHEN 701 THEN 53
+            WHEN 1700 THEN CASE WHEN a.atttypmod >= 4 THEN (a.atttypmod - 4) >> 16 END
+       END::INTEGER AS numeric_precision,
+       CASE WHEN a.atttypid IN (21, 23, 20, 1700) THEN 10
+            WHEN a.atttypid IN (700, 701) THEN 2 END::INTEGER AS numeric_precision_radix,
+       CASE WHEN a.atttypid IN (21, 23, 20) THEN 0
+            WHEN a.atttypid = 1700 AND a.atttypmod >= 4 THEN (a.atttypmod - 4) & 65535
+       END::INTEGER AS numeric_scale,
+       CASE WHEN a.atttypid IN (1082) THEN 0
+            WHEN a.atttypid IN (1083, 1114, 1184, 1266, 1186) THEN 6 END::INTEGER
+           AS datetime_precision,
+       NULL::VARCHAR AS interval_type, NULL::INTEGER AS interval_precision,
+       NULL::VARCHAR AS character_set_catalog, NULL::VARCHAR AS character_set_schema,
+       NULL::VARCHAR AS character_set_name, NULL::VARCHAR AS collation_catalog,
+       NULL::VARCHAR AS collation_schema, NULL::VARCHAR AS collation_name,
+       NULL::VARCHAR AS domain_catalog, NULL::VARCHAR AS domain_schema,
+       NULL::VARCHAR AS domain_name, {{database_name}} AS udt_catalog,
+       'pg_catalog' AS udt_schema, t.typname AS udt_name,
+       NULL::VARCHAR AS scope_catalog, NULL::VARCHAR AS scope_schema,
+       NULL::VARCHAR AS scope_name, NULL::INTEGER AS maximum_cardinality,
+       a.attnum::VARCHAR AS dtd_identifier, 'NO' AS is_self_referencing,
+       'NO' AS is_identity, NULL::VARCHAR AS identity_generation,
+       NULL::VARCHAR AS identity_start, NULL::VARCHAR AS identity_increment,
+       NULL::VARCHAR AS identity_maximum, NULL::VARCHAR AS identity_minimum,
+       NULL::VARCHAR AS identity_cycle, 'NEVER' AS is_generated,
+       NULL::VARCHAR AS generation_expression,
+       CASE WHEN r.relkind = 'r' THEN 'YES' ELSE 'NO' END AS is_updatable
+FROM __hati_catalog.pg.pg_attribute a
+JOIN __hati_catalog.pg.__hati_rel r ON r.oid = a.attrelid AND r.relkind IN ('r', 'v')
+LEFT JOIN __hati_catalog.pg.pg_type t ON t.oid = a.atttypid;
+
+CREATE OR REPLACE VIEW __hati_catalog.info.table_constraints AS
+SELECT {{database_name}} AS constraint_catalog, n.nspname AS constraint_schema,
+       c.conname AS constraint_name, {{database_name}} AS table_catalog,
+       n.nspname AS table_schema, r.relname AS table_name,
+       CASE c.contype WHEN 'p' THEN 'PRIMARY KEY' WHEN 'u' THEN 'UNIQUE'
+            WHEN 'f' THEN 'FOREIGN KEY' ELSE 'CHECK' END AS constraint_type,
+       'NO' AS is_deferrable, 'NO' AS initially_deferred, 'YES' AS enforced,
+       CASE WHEN c.contype IN ('p', 'u') THEN 'YES' END AS nulls_distinct
+FROM __hati_catalog.pg.pg_constraint c
+JOIN __hati_catalog.pg.__hati_rel r ON r.oid = c.conrelid
+JOIN __hati_catalog.pg.pg_namespace n ON n.oid = c.connamespace;
+
+CREATE OR REPLACE VIEW __hati_catalog.info.key_column_usage AS
+SELECT {{database_name}} AS constraint_catalog, n.nspname AS constraint_schema,
+       c.conname AS constraint_name, {{database_name}} AS table_catalog,
+       n.nspname AS table_schema, r.relname AS table_name, a.attname AS column_name,
+       k.pos::INTEGER AS ordinal_position,
+       CASE WHEN c.contype = 'f' THEN k.pos END::INTEGER AS position_in_unique_constraint
+FROM __hati_catalog.pg.pg_constraint c
+JOIN __hati_catalog.pg.__hati_rel r ON r.oid = c.conrelid
+JOIN __hati_catalog.pg.pg_namespace n ON n.oid = c.connamespace,
+     (SELECT unnest(c.conkey) AS attnum, generate_subscripts(c.conkey, 1) AS pos) k
+JOIN __hati_catalog.pg.pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum
+WHERE c.contype IN ('p', 'u', 'f');
+
+CREATE OR REPLACE VIEW __hati_catalog.info.referential_constraints AS
+SELECT {{database_name}} AS constraint_catalog, n.nspname AS constraint_schema,
+       c.conname AS constraint_name, {{database_name}} AS unique_constraint_catalog,
+       n.nspname AS unique_constraint_schema,
+       (SELECT min(u.conname) FROM __hati_catalog.pg.pg_constraint u
+        WHERE u.conrelid = c.confrelid AND u.contype IN ('p', 'u')) AS unique_constraint_name,
+       'NONE' AS match_option, 'NO ACTION' AS update_rule, 'NO ACTION' AS delete_rule
+FROM __hati_catalog.pg.pg_constraint c
+JOIN __hati_catalog.pg.pg_namespace n ON n.oid = c.connamespace
+WHERE c.contype = 'f';
+
+CREATE OR REPLACE VIEW __hati_catalog.info.sequences AS
+SELECT {{database_name}} AS sequence_catalog, schemaname AS sequence_schema,
+       sequencename AS sequence_name, 'bigint' AS data_type, 64 AS numeric_precision,
+       2 AS numeric_precision_radix, 0 AS numeric_scale,
+       start_value::VARCHAR AS start_value, min_value::VARCHAR AS minimum_value,
+       max_value::VARCHAR AS maximum_value, increment_by::VARCHAR AS increment,
+       CASE WHEN cycle THEN 'YES' ELSE 'NO' END AS cycle_option
+FROM __hati_catalog.pg.pg_sequences;
+
+CREATE OR REPLACE VIEW __hati_catalog.info.routines AS
+SELECT {{database_name}} AS specific_catalog, n.nspname AS specific_schema,
+       p.proname || '_' || p.oid AS specific_name, {{database_name}} AS routine_catalog,
+       n.nspname AS routine_schema, p.proname AS routine_name, 'FUNCTION' AS routine_type,
+       NULL::VARCHAR AS data_type, 'SQL' AS routine_body, p.prosrc AS routine_definition,
+       'SQL' AS external_language
+FROM __hati_catalog.pg.pg_proc p
+JOIN __hati_catalog.pg.pg_namespace n ON n.oid = p.pronamespace;
+
+-- pgJDBC getPrimaryKeys: (information_schema._pg_expandarray(arr)).x / .n
+CREATE OR REPLACE MACRO __hati_catalog.info._pg_expandarray(arr) AS
+    unnest(list_transform(generate_series(1, len(arr)), k -> {'x': arr[k], 'n': k}));
