@@ -11,6 +11,7 @@ from pathlib import Path
 from .download import download_file
 from .errors import ChecksumMismatch, EmbeddingError, ModelNotAvailable
 from .modelconfig import (
+    METADATA_FILE,
     MODEL_FILE,
     TOKENIZER_FILE,
     ModelConfig,
@@ -226,6 +227,10 @@ def import_dir(
     spec = _known_onnx(onnx_path, registry)
     if spec is not None:
         cfg = spec.model_config()
+    elif (src / METADATA_FILE).is_file():  # a model dir copied from another cache
+        cfg = load_model_config(src)
+        if pooling:
+            cfg.pooling = pooling  # type: ignore[assignment]
     else:
         found = infer_sentence_transformers(src)
         pooling = pooling or found.get("pooling")
@@ -240,7 +245,7 @@ def import_dir(
             max_length=found.get("max_length") or infer_max_length(src),
             query_prefix=found.get("query_prefix", ""),
         )
-    cfg.name = name or (spec.name if spec else src.name.lower())
+    cfg.name = name or (spec.name if spec else cfg.name or src.name.lower())
     cfg.source = f"imported from {src}"
     if normalize is not None:
         cfg.normalize = normalize

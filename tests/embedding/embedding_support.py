@@ -15,7 +15,64 @@ from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processor
 from proxy.embedding.safetensors_io import write_safetensors
 
 FIXTURES = Path(__file__).parent / "fixtures"
-WORDS = ["the", "cat", "sat", "on", "mat", "dog", "ran", "fast", "billing", "dispute", "refund", "login", "password", "reset", "account", "invoice", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q", "r", "s", "t", "u", "v", "w", "x", "y", "z", "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", ".", ",", "!", "?"]
+WORDS = [
+    "the",
+    "cat",
+    "sat",
+    "on",
+    "mat",
+    "dog",
+    "ran",
+    "fast",
+    "billing",
+    "dispute",
+    "refund",
+    "login",
+    "password",
+    "reset",
+    "account",
+    "invoice",
+    "a",
+    "b",
+    "c",
+    "d",
+    "e",
+    "f",
+    "g",
+    "h",
+    "i",
+    "j",
+    "k",
+    "l",
+    "m",
+    "n",
+    "o",
+    "p",
+    "q",
+    "r",
+    "s",
+    "t",
+    "u",
+    "v",
+    "w",
+    "x",
+    "y",
+    "z",
+    "0",
+    "1",
+    "2",
+    "3",
+    "4",
+    "5",
+    "6",
+    "7",
+    "8",
+    "9",
+    ".",
+    ",",
+    "!",
+    "?",
+]
 
 
 def make_tokenizer(path: Path) -> Tokenizer:
@@ -47,8 +104,9 @@ TINY_CONFIG = {
 }
 
 
-def tiny_weights(config: dict, vocab_size: int, seed: int = 0, prefix: str = "",
-                 token_types: bool = True) -> dict[str, np.ndarray]:
+def tiny_weights(
+    config: dict, vocab_size: int, seed: int = 0, prefix: str = "", token_types: bool = True
+) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
     h, inter = config["hidden_size"], config["intermediate_size"]
 
@@ -68,9 +126,12 @@ def tiny_weights(config: dict, vocab_size: int, seed: int = 0, prefix: str = "",
     for i in range(config["num_hidden_layers"]):
         p = f"encoder.layer.{i}"
         for name, (o, n) in {
-            "attention.self.query": (h, h), "attention.self.key": (h, h),
-            "attention.self.value": (h, h), "attention.output.dense": (h, h),
-            "intermediate.dense": (inter, h), "output.dense": (h, inter),
+            "attention.self.query": (h, h),
+            "attention.self.key": (h, h),
+            "attention.self.value": (h, h),
+            "attention.output.dense": (h, h),
+            "intermediate.dense": (inter, h),
+            "output.dense": (h, inter),
         }.items():
             w[f"{p}.{name}.weight"] = rand(o, n)
             w[f"{p}.{name}.bias"] = rand(o, scale=0.05)
@@ -80,35 +141,61 @@ def tiny_weights(config: dict, vocab_size: int, seed: int = 0, prefix: str = "",
     return {prefix + k: v for k, v in w.items()}
 
 
-def make_tiny_checkpoint(root: Path, *, pooling: str | None = "mean", seed: int = 0,
-                         prefix: str = "", config: dict | None = None,
-                         token_types: bool = True) -> Path:
+def make_tiny_checkpoint(
+    root: Path,
+    *,
+    pooling: str | None = "mean",
+    seed: int = 0,
+    prefix: str = "",
+    config: dict | None = None,
+    token_types: bool = True,
+) -> Path:
     """A random 2-layer BERT as safetensors + config.json + tokenizer.json (+ ST pooling)."""
     root.mkdir(parents=True, exist_ok=True)
     tok = make_tokenizer(root / "tokenizer.json")
     cfg = dict(config or TINY_CONFIG)
     cfg["vocab_size"] = tok.get_vocab_size()
     (root / "config.json").write_text(json.dumps(cfg))
-    write_safetensors(root / "model.safetensors",
-                      tiny_weights(cfg, cfg["vocab_size"], seed, prefix, token_types))
+    write_safetensors(
+        root / "model.safetensors", tiny_weights(cfg, cfg["vocab_size"], seed, prefix, token_types)
+    )
     if pooling:
         (root / "1_Pooling").mkdir(exist_ok=True)
-        (root / "1_Pooling" / "config.json").write_text(json.dumps({
-            "word_embedding_dimension": cfg["hidden_size"],
-            "pooling_mode_cls_token": pooling == "cls",
-            "pooling_mode_mean_tokens": pooling == "mean",
-        }))
-        (root / "modules.json").write_text(json.dumps([
-            {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
-            {"idx": 1, "name": "1", "path": "1_Pooling",
-             "type": "sentence_transformers.models.Pooling"},
-            {"idx": 2, "name": "2", "path": "2_Normalize",
-             "type": "sentence_transformers.models.Normalize"},
-        ]))
+        (root / "1_Pooling" / "config.json").write_text(
+            json.dumps(
+                {
+                    "word_embedding_dimension": cfg["hidden_size"],
+                    "pooling_mode_cls_token": pooling == "cls",
+                    "pooling_mode_mean_tokens": pooling == "mean",
+                }
+            )
+        )
+        (root / "modules.json").write_text(
+            json.dumps(
+                [
+                    {
+                        "idx": 0,
+                        "name": "0",
+                        "path": "",
+                        "type": "sentence_transformers.models.Transformer",
+                    },
+                    {
+                        "idx": 1,
+                        "name": "1",
+                        "path": "1_Pooling",
+                        "type": "sentence_transformers.models.Pooling",
+                    },
+                    {
+                        "idx": 2,
+                        "name": "2",
+                        "path": "2_Normalize",
+                        "type": "sentence_transformers.models.Normalize",
+                    },
+                ]
+            )
+        )
         (root / "sentence_bert_config.json").write_text(json.dumps({"max_seq_length": 16}))
     return root
-
-
 
 
 @dataclass
@@ -119,5 +206,3 @@ class FileServer:
     files: dict[str, bytes] = field(default_factory=dict)
     truncate: set[str] = field(default_factory=set)
     requests: list[tuple[str, str | None]] = field(default_factory=list)
-
-

@@ -54,10 +54,12 @@ def test_cache_survives_restart(tmp_path: Path):
     assert p2.seen == [] and c2.db_hits == 2
     # the stored column is a real FLOAT list usable from SQL as FLOAT[dims]
     n, dims = con.execute(
-        f"SELECT count(*), max(len(vec)) FROM {CACHE_TABLE} WHERE model = 'count'").fetchone()
+        f"SELECT count(*), max(len(vec)) FROM {CACHE_TABLE} WHERE model = 'count'"
+    ).fetchone()
     assert (n, dims) == (2, 8)
-    sim = con.execute(f"SELECT array_cosine_similarity(vec::FLOAT[8], vec::FLOAT[8]) "
-                      f"FROM {CACHE_TABLE} LIMIT 1").fetchone()[0]
+    sim = con.execute(
+        f"SELECT array_cosine_similarity(vec::FLOAT[8], vec::FLOAT[8]) FROM {CACHE_TABLE} LIMIT 1"
+    ).fetchone()[0]
     assert abs(sim - 1.0) < 1e-6
 
 

@@ -57,16 +57,20 @@ def _numpy_bert(cfg: dict, w: dict, ids: np.ndarray, mask: np.ndarray) -> np.nda
         return x @ w[p + ".weight"].T.astype(np.float64) + w[p + ".bias"]
 
     b, s = ids.shape
-    x = (w["embeddings.word_embeddings.weight"][ids]
-         + w["embeddings.position_embeddings.weight"][:s]
-         + w["embeddings.token_type_embeddings.weight"][np.zeros_like(ids)]).astype(np.float64)
+    x = (
+        w["embeddings.word_embeddings.weight"][ids]
+        + w["embeddings.position_embeddings.weight"][:s]
+        + w["embeddings.token_type_embeddings.weight"][np.zeros_like(ids)]
+    ).astype(np.float64)
     x = ln(x, "embeddings.LayerNorm")
     bias = (1.0 - mask[:, None, None, :]) * -1e9
     erf = np.vectorize(math.erf)
     for i in range(cfg["num_hidden_layers"]):
         p = f"encoder.layer.{i}"
-        q, k, v = (lin(x, f"{p}.attention.self.{n}").reshape(b, s, heads, d).transpose(0, 2, 1, 3)
-                   for n in ("query", "key", "value"))
+        q, k, v = (
+            lin(x, f"{p}.attention.self.{n}").reshape(b, s, heads, d).transpose(0, 2, 1, 3)
+            for n in ("query", "key", "value")
+        )
         sc = q @ k.transpose(0, 1, 3, 2) / math.sqrt(d) + bias
         pr = np.exp(sc - sc.max(-1, keepdims=True))
         pr /= pr.sum(-1, keepdims=True)
@@ -79,8 +83,13 @@ def _numpy_bert(cfg: dict, w: dict, ids: np.ndarray, mask: np.ndarray) -> np.nda
 
 
 def test_graph_matches_numpy_bert_on_any_config():
-    cfg = dict(TINY_CONFIG, hidden_size=48, num_attention_heads=6, num_hidden_layers=3,
-               intermediate_size=80)
+    cfg = dict(
+        TINY_CONFIG,
+        hidden_size=48,
+        num_attention_heads=6,
+        num_hidden_layers=3,
+        intermediate_size=80,
+    )
     w = tiny_weights(cfg, vocab_size=50, seed=3)
     model = build_bert_graph(cfg, w)
     onnx.checker.check_model(model)
@@ -90,8 +99,9 @@ def test_graph_matches_numpy_bert_on_any_config():
     mask = np.ones_like(ids)
     mask[1, 5:] = 0  # padded rows must not change the unpadded tokens
     mask[2, 2:] = 0
-    got = sess.run(None, {"input_ids": ids, "attention_mask": mask,
-                          "token_type_ids": np.zeros_like(ids)})[0]
+    got = sess.run(
+        None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+    )[0]
     want = _numpy_bert(cfg, w, ids, mask.astype(np.float64))
     assert got.shape == (3, 9, 48)
     valid = mask.astype(bool)
@@ -127,8 +137,7 @@ def test_converted_dir_layout_and_checksums(tiny_model_dir: Path):
     cfg = load_model_config(tiny_model_dir)
     assert cfg.files["model.onnx"] == sha256_file(tiny_model_dir / "model.onnx")
     model = onnx.load(str(tiny_model_dir / "model.onnx"))
-    assert [i.name for i in model.graph.input] == ["input_ids", "attention_mask",
-                                                   "token_type_ids"]
+    assert [i.name for i in model.graph.input] == ["input_ids", "attention_mask", "token_type_ids"]
     assert [o.name for o in model.graph.output] == ["last_hidden_state"]
 
 

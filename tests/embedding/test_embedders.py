@@ -82,16 +82,23 @@ def test_pooling_and_normalisation_follow_the_config(tiny_model_dir: Path, tmp_p
     text = "billing dispute"
     enc = mean.tokenizer.encode(text)
     ids = np.array([enc.ids])
-    hidden = mean.session.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids),
-                                     "token_type_ids": np.zeros_like(ids)})[0][0]
+    hidden = mean.session.run(
+        None,
+        {
+            "input_ids": ids,
+            "attention_mask": np.ones_like(ids),
+            "token_type_ids": np.zeros_like(ids),
+        },
+    )[0][0]
     want_mean = hidden.mean(axis=0)
     assert np.allclose(raw.embed(text), want_mean, atol=1e-5)
     assert np.allclose(mean.embed(text), want_mean / np.linalg.norm(want_mean), atol=1e-5)
     assert np.allclose(cls.embed(text), hidden[0] / np.linalg.norm(hidden[0]), atol=1e-5)
 
 
-def test_sentence_transformers_dir_without_our_metadata(tiny_model_dir: Path, tmp_path: Path,
-                                                        tiny_checkpoint: Path):
+def test_sentence_transformers_dir_without_our_metadata(
+    tiny_model_dir: Path, tmp_path: Path, tiny_checkpoint: Path
+):
     d = tmp_path / "st"
     shutil.copytree(tiny_model_dir, d)
     (d / "hatiproxy_model.json").unlink()
@@ -100,8 +107,9 @@ def test_sentence_transformers_dir_without_our_metadata(tiny_model_dir: Path, tm
     shutil.copytree(tiny_checkpoint / "1_Pooling", d / "1_Pooling")
     cfg = load_model_config(d)
     assert (cfg.pooling, cfg.normalize, cfg.max_length, cfg.dims) == ("mean", True, 16, 32)
-    assert np.allclose(OnnxEmbedder(d).embed("the cat"),
-                       OnnxEmbedder(tiny_model_dir).embed("the cat"), atol=1e-6)
+    assert np.allclose(
+        OnnxEmbedder(d).embed("the cat"), OnnxEmbedder(tiny_model_dir).embed("the cat"), atol=1e-6
+    )
     shutil.rmtree(d / "1_Pooling")
     (d / "modules.json").unlink()
     with pytest.raises(EmbeddingError, match="--pooling"):
@@ -129,9 +137,11 @@ def test_session_options_limit_threads_and_spinning():
 
 def test_minilm_ranks_related_texts_first(minilm_dir: Path):
     emb = OnnxEmbedder(minilm_dir)
-    docs = ["I was charged twice on my credit card, please refund",
-            "I cannot log in, my password reset link expired",
-            "The weather is sunny in Lisbon"]
+    docs = [
+        "I was charged twice on my credit card, please refund",
+        "I cannot log in, my password reset link expired",
+        "The weather is sunny in Lisbon",
+    ]
     q = emb.embed("billing dispute", mode="query")
     scores = emb.embed_batch(docs) @ q
     assert int(np.argmax(scores)) == 0
@@ -144,8 +154,7 @@ def test_hash_embedder_is_deterministic_and_unit():
     assert np.array_equal(va[0], va[2]) and not np.allclose(va[0], va[1])
     assert np.array_equal(va[0], b.embed("x"))
     assert np.allclose(np.linalg.norm(va, axis=1), 1.0, atol=1e-6)
-    assert HashEmbedder(16, query_prefix="q: ").embed("x", mode="query").tolist() != \
-        va[0].tolist()
+    assert HashEmbedder(16, query_prefix="q: ").embed("x", mode="query").tolist() != va[0].tolist()
     assert a.model_name == "hash-16" and a.dimensions == 16
     with pytest.raises(ValueError):
         HashEmbedder(0)
