@@ -64,6 +64,9 @@ class Engine:
         if "vss" in self.extensions:
             self.db.execute("SET hnsw_enable_experimental_persistence = true")
         self._install_catalog()
+        from proxy.semantic import SemanticEngine
+
+        self.semantic = SemanticEngine(config, self.db)
         # Enough threads that each connection can have a statement running at once:
         # a slow query on one connection must never queue behind another.
         self.executor = ThreadPoolExecutor(

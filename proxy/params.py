@@ -89,7 +89,10 @@ class ParamTypes:
 
 
 def decode_params(
-    oids: Sequence[int], formats: Sequence[int], values: Sequence[bytes | None]
+    oids: Sequence[int],
+    formats: Sequence[int],
+    values: Sequence[bytes | None],
+    tz: str | None = None,
 ) -> list[Any]:
     out: list[Any] = []
     for i, raw in enumerate(values):
@@ -98,7 +101,7 @@ def decode_params(
             continue
         fmt = (formats[0] if len(formats) == 1 else formats[i]) if formats else 0
         try:
-            out.append(param_decoder(oids[i] if i < len(oids) else 0, fmt)(raw))
+            out.append(param_decoder(oids[i] if i < len(oids) else 0, fmt, tz)(raw))
         except ParamDecodeError as exc:
             raise PgError(exc.sqlstate, f"parameter ${i + 1}: {exc}") from None
     return out

@@ -32,6 +32,7 @@ from proxy.results import (
 from proxy.settings import SessionSettings
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError
+from proxy.wire.types import lossless_cast
 from transpiler import Statement
 
 if TYPE_CHECKING:
@@ -154,7 +155,7 @@ class Runner:
     def decode_params(
         self, oids: Sequence[int], formats: Sequence[int], values: Sequence[bytes | None]
     ) -> list[Any]:
-        return decode_params(oids, formats, values)
+        return decode_params(oids, formats, values, self.settings.values.get("TimeZone"))
 
     # --- describe ---------------------------------------------------------------------
 
@@ -238,26 +239,45 @@ class Runner:
             return
         st = portal.statement
         assert st is not None
+        semantic = self.engine.semantic
+        semantic.check(st)
         await self._take_cursor()
         params = list(portal.params)
         if st.bind_texts:
-            params += await session_vectors(session, st)
+            params += await semantic.vectors(st)
         sql = st.bind_sql(st.param_count + 1)
         cur = self.cursor
-        implicit_dml = st.kind in DML_KINDS and self.txn_status == "I" and not self._implicit
+        implicit_dml = (
+            st.kind in DML_KINDS
+            and self.txn_status == "I"
+            and not self._implicit
+            and session.in_extended_block
+        )
+        returns_rows = st.kind in ROW_KINDS or (st.kind in DML_KINDS and _has_returning(st.sql))
+        needs_fts = "fts_main_" in sql
 
         def start() -> tuple[tuple[Column, ...] | None, int | None]:
-            if implicit_dml and session.in_extended_block:
+            if implicit_dml:
                 cur.begin()
-            cur.execute(sql, params) if params else cur.execute(sql)
+            if needs_fts:
+                semantic.ensure_fts_indexes(cur, sql)
+            cast = _CASTS.get(sql) if st.kind == "select" else None
+            run_sql = cast[0] if cast else sql
+            cur.execute(run_sql, params) if params else cur.execute(run_sql)
+            if cast:
+                return cast[1], None
             cols = columns_of(cur.description)
-            if st.kind in ROW_KINDS or (st.kind in DML_KINDS and _has_returning(st.sql)):
+            if returns_rows:
+                if st.kind == "select" and cols and _needs_cast(cols):
+                    wrapped = _lossless_sql(sql, cols)
+                    _CASTS[sql] = (wrapped, cols)
+                    cur.execute(wrapped, params) if params else cur.execute(wrapped)
                 return cols, None
             row = cur.fetchone() if cols and cols[0].name == "Count" else None
             return None, (int(row[0]) if row and row[0] is not None else None)
 
         portal.columns, portal.count = await self.call(start, sql=sql)
-        if implicit_dml and session.in_extended_block:
+        if implicit_dml:
             self._implicit = True
         portal.executed = True
         if portal.columns is not None:
@@ -315,6 +335,30 @@ class Runner:
         session.out(m.command_complete(_tag(st, portal.rows_sent)))
 
 
+# SELECT text -> (SQL that casts lossy columns to VARCHAR, the original column types).
+_CASTS: dict[str, tuple[str, tuple[Column, ...]]] = {}
+
+
+def _needs_cast(cols: tuple[Column, ...]) -> bool:
+    return any(lossless_cast(c.duckdb_type) for c in cols)
+
+
+def _lossless_sql(sql: str, cols: tuple[Column, ...]) -> str:
+    """Re-select a query with INTERVAL / STRUCT / MAP ... columns as DuckDB's exact text.
+
+    DuckDB's Python conversion folds interval months into days and has no form for
+    nested types; its VARCHAR cast is exact and the encoders read it.
+    """
+    parts = []
+    for i, col in enumerate(cols, start=1):
+        target = lossless_cast(col.duckdb_type)
+        ref = f"#{i}" if target is None else f"CAST(#{i} AS {target})"
+        parts.append(f'{ref} AS "{col.name.replace(chr(34), chr(34) * 2)}"')
+    if len(_CASTS) > 4096:
+        _CASTS.clear()
+    return f"SELECT {', '.join(parts)} FROM ({sql}) AS __hati_q"
+
+
 def _tag(st: Statement, count: int) -> str:
     tag = st.tag
     if tag == "INSERT":
@@ -354,16 +398,3 @@ def _describe_returning(
         desc = cur.execute(f"DESCRIBE {table.sql(dialect='duckdb')}").fetchall()
         names = [r[0] for r in desc][: len(types)]
     return tuple(Column(n, t) for n, t in zip(names, types, strict=False))
-
-
-async def session_vectors(session: Session, st: Statement) -> list[Any]:
-    """Vectors for a statement's text markers (bound as FLOAT[dims] parameters)."""
-    resolver = getattr(session, "embed_texts", None)
-    if resolver is None:
-        raise PgError(
-            "58000",
-            "semantic SQL needs an embedding model, and none is loaded",
-            hint="Run 'hatiproxy model list' to see the models, then "
-            "'hatiproxy model pull bge-small-en-v1.5' or 'hatiproxy model import DIR'.",
-        )
-    return await resolver(st)

@@ -56,6 +56,7 @@ class Server:
         self._connections: set[asyncio.Task] = set()
 
     async def start(self) -> None:
+        await self.engine.semantic.start()
         self._server = await asyncio.start_server(
             self._on_client, self.config.host, self.config.port, limit=READ_CHUNK
         )
@@ -86,6 +87,7 @@ class Server:
             await asyncio.gather(*self._connections, return_exceptions=True)
         if self._server is not None:
             await self._server.wait_closed()
+        await self.engine.semantic.stop()
 
     async def _on_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
