@@ -15,6 +15,7 @@ def _serve(args: argparse.Namespace) -> int:
     from proxy.server import Server
 
     cfg = config.load(args)
+    config.export_embedding_env(cfg)
     logging.basicConfig(
         level=cfg.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",

@@ -45,7 +45,11 @@ class Setting:
 SETTINGS: tuple[Setting, ...] = (
     Setting("host", "127.0.0.1", "Address the Postgres wire server listens on."),
     Setting("port", 5439, "Postgres wire protocol port.", int),
-    Setting("data_dir", "./data", "Directory for the database file, models and certificates."),
+    Setting(
+        "data_dir",
+        "~/.local/share/hatiproxy",
+        "Directory for the database file, models and certificates ($XDG_DATA_HOME aware).",
+    ),
     Setting(
         "database",
         "",
@@ -86,6 +90,37 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("duckdb_threads", 0, "DuckDB worker threads (0 = DuckDB's default).", int),
     Setting("duckdb_memory_limit", "", "DuckDB memory_limit, e.g. '4GB' (empty = default)."),
     Setting("log_level", "INFO", "Logging level: DEBUG, INFO, WARNING, ERROR."),
+    Setting(
+        "embedding_provider",
+        "onnx",
+        "onnx (a local model) or hash (deterministic test vectors; never a silent fallback).",
+    ),
+    Setting(
+        "embedding_model",
+        "",
+        "Installed model to use; empty = bge-small-en-v1.5 if installed, else all-minilm-l6-v2.",
+    ),
+    Setting("embedding_threads", 1, "onnxruntime intra-op threads.", int),
+    Setting("embedding_batch_size", 32, "Texts per background embedding batch.", int),
+    Setting(
+        "embedding_flush_interval_ms",
+        1000,
+        "Longest wait before a partial background batch is embedded.",
+        int,
+    ),
+    Setting("model_dir", "", "Model cache directory; empty = <data_dir>/models."),
+    Setting("model_base_url", "", "Mirror to download models from (model pull)."),
+)
+
+# Settings the embedding package reads from the environment itself.
+EMBEDDING_ENV = (
+    "embedding_provider",
+    "embedding_model",
+    "embedding_threads",
+    "embedding_batch_size",
+    "embedding_flush_interval_ms",
+    "model_dir",
+    "model_base_url",
 )
 
 
@@ -93,7 +128,7 @@ SETTINGS: tuple[Setting, ...] = (
 class Config:
     host: str = "127.0.0.1"
     port: int = 5439
-    data_dir: str = "./data"
+    data_dir: str = "~/.local/share/hatiproxy"
     database: str = ""
     users: str = ""
     auth_method: str = ""
@@ -106,6 +141,13 @@ class Config:
     duckdb_threads: int = 0
     duckdb_memory_limit: str = ""
     log_level: str = "INFO"
+    embedding_provider: str = "onnx"
+    embedding_model: str = ""
+    embedding_threads: int = 1
+    embedding_batch_size: int = 32
+    embedding_flush_interval_ms: int = 1000
+    model_dir: str = ""
+    model_base_url: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -130,6 +172,15 @@ class Config:
         if method not in ("trust", "password", "md5", "scram-sha-256"):
             raise ValueError(f"unknown auth_method {method!r}")
         return method
+
+
+def export_embedding_env(config: Config) -> None:
+    """Hand the embedding settings to proxy.embedding, which reads HATIDATA_* variables."""
+    by_name = {s.name: s for s in SETTINGS}
+    for name in EMBEDDING_ENV:
+        value = getattr(config, name)
+        if value not in ("", None):
+            os.environ[by_name[name].env] = str(value)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -170,6 +221,9 @@ def load(
         arg = getattr(args, s.name, None) if args is not None else None
         if arg is not None:
             values[s.name] = arg
+    if values["data_dir"] == "~/.local/share/hatiproxy" and env.get("XDG_DATA_HOME"):
+        values["data_dir"] = str(Path(env["XDG_DATA_HOME"]) / "hatiproxy")
+    values["data_dir"] = str(Path(values["data_dir"]).expanduser())
     names = {f.name for f in fields(Config)}
     return Config(**{k: v for k, v in values.items() if k in names})
 
