@@ -28,6 +28,8 @@ from sqlglot import exp
 
 from transpiler.dialects import HatiEmbed
 from transpiler.errors import TranspileError
+from transpiler.literals import string_value
+from transpiler.pgvector import vector_literal_size
 
 _CONTEXT = "HATIDATA_CONTEXT"
 _RAG = "HATIDATA_RAG_CONTEXT"
@@ -58,9 +60,10 @@ def _error(node: exp.Expr, sqlstate: str, message: str) -> TranspileError:
 
 
 def _string(node: exp.Anonymous, arg: exp.Expr, what: str) -> str:
-    if not (isinstance(arg, exp.Literal) and arg.is_string):
+    text = string_value(arg)
+    if text is None:
         raise _error(node, "42883", f"{node.name.lower()}: {what} must be a quoted string")
-    return arg.this
+    return text
 
 
 def _limit(node: exp.Anonymous, arg: exp.Expr) -> exp.Expr:
@@ -156,7 +159,6 @@ def _rag(node: exp.Anonymous, dims: int) -> exp.Select:
 
 
 def _vector(node: exp.Anonymous, arg: exp.Expr, dims: int) -> exp.Expr:
-    from transpiler.pgvector import vector_literal_size
 
     if isinstance(arg, exp.Array):
         return exp.Cast(

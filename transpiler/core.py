@@ -29,6 +29,7 @@ from transpiler.triggers import Triggers, scan, uses_hati_text
 _NATIVE = frozenset(
     {
         "PRAGMA",
+        "COPY",
         "ATTACH",
         "DETACH",
         "INSTALL",

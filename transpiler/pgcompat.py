@@ -127,8 +127,15 @@ def _dot(node: exp.Dot) -> None:
         node.replace(inner)
 
 
+# sqlglot parses some of these into typed nodes; map those back to the Postgres name.
+_TYPED = {exp.CurrentVersion: "version"}
+
+
 def _function(node: exp.Func) -> None:
-    name = node.name if isinstance(node, exp.Anonymous) else node.sql_name()
+    if isinstance(node, exp.Anonymous):
+        name = node.name
+    else:
+        name = _TYPED.get(type(node)) or node.sql_name()
     if name.lower() in MISSING_PG_FUNCTIONS:
         args = list(node.expressions) if isinstance(node, exp.Anonymous) else _args(node)
         node.replace(exp.Anonymous(this=f"__hati_{name.lower()}", expressions=args))

@@ -25,6 +25,7 @@ from sqlglot import exp
 
 from transpiler.dialects import HatiEmbed
 from transpiler.errors import TranspileError
+from transpiler.literals import string_value
 
 DEFAULT_THRESHOLD = "0.7"
 _MATCH = {"SEMANTIC_MATCH", "VECTOR_MATCH"}
@@ -69,17 +70,23 @@ def _args(node: exp.Anonymous, low: int, high: int, usage: str) -> list[exp.Expr
     return args
 
 
+def _text_marker(text: str) -> HatiEmbed:
+    return HatiEmbed(this=exp.Literal.string(text), kind="text")
+
+
 def _stored_side(arg: exp.Expr) -> exp.Expr:
-    if isinstance(arg, exp.Literal) and arg.is_string:
-        return HatiEmbed(this=arg.copy(), kind="text")
+    text = string_value(arg)
+    if text is not None:
+        return _text_marker(text)
     if isinstance(arg, exp.Column) and not is_vector_name(arg.name):
         return HatiEmbed(this=arg.copy(), kind="column")
     return arg.copy()
 
 
 def _search_side(node: exp.Anonymous, arg: exp.Expr, usage: str) -> exp.Expr:
-    if isinstance(arg, exp.Literal) and arg.is_string:
-        return HatiEmbed(this=arg.copy(), kind="text")
+    text = string_value(arg)
+    if text is not None:
+        return _text_marker(text)
     if isinstance(arg, exp.Parameter):
         return HatiEmbed(this=arg.copy(), kind="param")
     if isinstance(arg, exp.Column):
@@ -108,7 +115,7 @@ def _match(node: exp.Anonymous) -> exp.Expr:
     usage = f"{node.name.lower()}(column, 'search text' [, threshold])"
     args = _args(node, 2, 3, usage)
     threshold = args[2].copy() if len(args) == 3 else exp.Literal.number(DEFAULT_THRESHOLD)
-    if isinstance(threshold, (exp.Literal, exp.Null)) and threshold.is_string:
+    if string_value(threshold) is not None:
         raise _error(node, "42883", f"{usage}: threshold must be a number, not {args[2].sql()}")
     similarity = exp.Anonymous(
         this="array_cosine_similarity",

@@ -69,7 +69,9 @@ def parse_session(tokens: list[Token], text: str) -> SessionParse | None:
         name = None if rest.upper() == "ALL" else rest.lower().strip('"')
         return SessionParse("reset", "RESET", ResetCommand(name), text)
     if head == "SHOW":
-        return SessionParse("show", "SHOW", ShowCommand(_show_name(tokens[1:], words[1:])), text)
+        return SessionParse(
+            "show", "SHOW", ShowCommand(_show_name(text[len(tokens[0].text) :])), text
+        )
     if head in ("DISCARD", "CLOSE", "LISTEN", "UNLISTEN", "DEALLOCATE"):
         return _utility(tokens, words, text)
     return _transaction(tokens, words, text)
@@ -148,13 +150,13 @@ def _options(tokens: list[Token]) -> str:
     return " ".join(t.text.lower() for t in tokens if t.token_type is not TokenType.COMMA)
 
 
-def _show_name(tokens: list[Token], words: list[str]) -> str:
-    if words == ["TIME", "ZONE"]:
-        return "timezone"
-    if words == ["TRANSACTION", "ISOLATION", "LEVEL"]:
-        return "transaction_isolation"
-    name = _name(tokens)
-    return name if name is not None else " ".join(t.text.lower() for t in tokens)
+_SHOW_ALIASES = {"time zone": "timezone", "transaction isolation level": "transaction_isolation"}
+
+
+def _show_name(rest: str) -> str:
+    # SHOW is a "command" token too: the rest of the statement arrives as one string.
+    name = " ".join(rest.split()).lower().replace('"', "")
+    return _SHOW_ALIASES.get(name, name)
 
 
 def _utility(tokens: list[Token], words: list[str], text: str) -> SessionParse:

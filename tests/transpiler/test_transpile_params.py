@@ -1,0 +1,60 @@
+"""infer_param_types."""
+
+from __future__ import annotations
+
+from transpiler import infer_param_types, transpile
+
+COLUMNS = {
+    ("t", "id"): "INTEGER",
+    ("t", "name"): "VARCHAR",
+    ("t", "ts"): "TIMESTAMP",
+    ("u", "x"): "DOUBLE",
+}
+
+
+def column_type(schema: str | None, table: str, column: str) -> str | None:
+    return COLUMNS.get((table, column))
+
+
+def table_columns(schema: str | None, table: str) -> list[tuple[str, str]] | None:
+    return [("id", "INTEGER"), ("name", "VARCHAR")] if table == "t" else None
+
+
+def infer(sql: str) -> dict[int, str]:
+    return infer_param_types(transpile(sql)[0], column_type, table_columns)
+
+
+def test_comparisons_between_in_limit() -> None:
+    got = infer(
+        "SELECT * FROM t a JOIN u ON a.id = $1 WHERE name LIKE $2 AND x BETWEEN $3 AND $4 "
+        "AND a.ts >= $7 LIMIT $5 OFFSET $6"
+    )
+    assert got == {
+        1: "INTEGER",
+        2: "VARCHAR",
+        3: "DOUBLE",
+        4: "DOUBLE",
+        5: "BIGINT",
+        6: "BIGINT",
+        7: "TIMESTAMP",
+    }
+
+
+def test_insert_with_and_without_column_list() -> None:
+    assert infer("INSERT INTO t (name, id) VALUES ($1, $2)") == {1: "VARCHAR", 2: "INTEGER"}
+    assert infer("INSERT INTO t VALUES ($1, $2)") == {1: "INTEGER", 2: "VARCHAR"}
+
+
+def test_update_cast_arithmetic_and_embed() -> None:
+    assert infer("UPDATE t SET name = $1 WHERE id IN ($2, $3)") == {
+        1: "VARCHAR",
+        2: "INTEGER",
+        3: "INTEGER",
+    }
+    assert infer("SELECT $1::bigint, x + $2 FROM u") == {1: "BIGINT", 2: "DOUBLE"}
+    assert infer("SELECT * FROM t WHERE semantic_match(embedding, $1)") == {1: "VARCHAR"}
+
+
+def test_unknown_params_are_left_out() -> None:
+    assert infer("SELECT $1, unknown_col = $2 FROM nowhere") == {}
+    assert infer("SELECT 1") == {}

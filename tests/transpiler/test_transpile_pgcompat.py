@@ -1,0 +1,60 @@
+"""Postgres compatibility rewrites for the wire clients."""
+
+from __future__ import annotations
+
+import pytest
+
+from transpiler import transpile
+
+
+def sql(text: str) -> str:
+    return transpile(text)[0].sql
+
+
+@pytest.mark.parametrize(
+    ("pg", "duck"),
+    [
+        ("SELECT 't'::regclass", "SELECT __HATI_REGCLASS('t')"),
+        ("SELECT $1::regclass", "SELECT __HATI_REGCLASS($1)"),
+        (
+            "SELECT c.oid::regclass FROM pg_class c",
+            "SELECT __HATI_REGCLASS_NAME(c.oid) FROM pg_class AS c",
+        ),
+        ("SELECT 'int4'::regtype", "SELECT __HATI_REGTYPE('int4')"),
+        ("SELECT 't'::regclass::oid", "SELECT CAST(__HATI_REGCLASS('t') AS BIGINT)"),
+        ("SELECT x::oid FROM t", "SELECT CAST(x AS BIGINT) FROM t"),
+        ("SELECT * FROM public.t", "SELECT * FROM main.t"),
+        ('SELECT * FROM "hatidata"."public"."t"', 'SELECT * FROM "main"."t"'),
+        ('SELECT "db"."s"."t"."c" FROM "db"."s"."t"', 'SELECT "s"."t"."c" FROM "s"."t"'),
+        ("SELECT * FROM system.main.duckdb_tables()", "SELECT * FROM system.main.DUCKDB_TABLES()"),
+        ("SELECT pg_catalog.lower('A')", "SELECT LOWER('A')"),
+        ("SELECT pg_catalog.pg_get_userbyid(10)", "SELECT __HATI_PG_GET_USERBYID(10)"),
+        (
+            "SELECT current_setting('server_version_num')",
+            "SELECT __HATI_CURRENT_SETTING('server_version_num')",
+        ),
+        ("SELECT version()", "SELECT __HATI_VERSION()"),
+        ("SELECT a OPERATOR(pg_catalog.~) 'x' FROM t", "SELECT REGEXP_MATCHES(a, 'x') FROM t"),
+        (
+            "SELECT a OPERATOR(pg_catalog.!~) 'x' FROM t",
+            "SELECT NOT (REGEXP_MATCHES(a, 'x')) FROM t",
+        ),
+        ("SELECT a OPERATOR(pg_catalog.~~) 'x%' FROM t", "SELECT a LIKE 'x%' FROM t"),
+        ("SELECT a FROM t ORDER BY a COLLATE pg_catalog.default", "SELECT a FROM t ORDER BY a"),
+        ("SELECT a FROM t WHERE a = 'x' COLLATE \"C\"", "SELECT a FROM t WHERE a = 'x'"),
+        (
+            "SELECT current_timestamp AT TIME ZONE 'UTC'",
+            "SELECT CURRENT_TIMESTAMP AT TIME ZONE 'UTC'",
+        ),
+        (
+            "INSERT INTO t (k, c) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET c = EXCLUDED.c",
+            "INSERT INTO t (k, c) VALUES ($1, $2) ON CONFLICT(k) DO UPDATE SET c = EXCLUDED.c",
+        ),
+    ],
+)
+def test_rewrites(pg: str, duck: str) -> None:
+    assert sql(pg) == duck
+
+
+def test_public_in_string_literals_is_untouched() -> None:
+    assert sql("SELECT 'public' AS s") == "SELECT 'public' AS s"

@@ -1,0 +1,57 @@
+"""pgvector types, literals and operators."""
+
+from __future__ import annotations
+
+import pytest
+
+from transpiler import transpile
+from transpiler.pgvector import vector_literal_size
+
+
+def sql(text: str, dims: int = 384) -> str:
+    return transpile(text, vector_dims=dims)[0].sql
+
+
+def test_vector_type() -> None:
+    assert sql("CREATE TABLE t (e vector(3), f vector)", dims=8) == (
+        "CREATE TABLE t (e REAL[3], f REAL[8])"
+    )
+
+
+def test_spaceship_is_cosine_distance_not_null_safe_equality() -> None:
+    out = sql("SELECT a <=> b FROM t")
+    assert out == "SELECT ARRAY_COSINE_DISTANCE(a, b) FROM t"
+    assert "DISTINCT" not in out
+
+
+def test_l2_and_inner_product() -> None:
+    assert sql("SELECT a <-> b, a <#> b FROM t") == (
+        "SELECT ARRAY_DISTANCE(a, b), ARRAY_NEGATIVE_INNER_PRODUCT(a, b) FROM t"
+    )
+
+
+def test_bare_string_and_param_operands_are_cast() -> None:
+    assert sql("SELECT id FROM t ORDER BY e <=> '[1, 2.5, -3e-2]' LIMIT 5") == (
+        "SELECT id FROM t ORDER BY ARRAY_COSINE_DISTANCE(e, CAST('[1, 2.5, -3e-2]' AS REAL[3])) "
+        "LIMIT 5"
+    )
+    assert sql("SELECT e <-> $1 FROM t", dims=4) == (
+        "SELECT ARRAY_DISTANCE(e, CAST($1 AS REAL[4])) FROM t"
+    )
+
+
+def test_vector_literal_cast_sized_from_literal() -> None:
+    assert sql("SELECT '[1,2,3]'::vector") == "SELECT CAST('[1,2,3]' AS REAL[3])"
+
+
+def test_duckdb_float_array_type_is_kept_four_byte() -> None:
+    assert sql("CREATE TABLE t (e FLOAT[3], p float)") == "CREATE TABLE t (e REAL[3], p DOUBLE)"
+    assert sql("SELECT [1, 2]::FLOAT[2]") == "SELECT CAST([1, 2] AS REAL[2])"
+
+
+@pytest.mark.parametrize(
+    ("text", "size"),
+    [("[1,2,3]", 3), (" [0.5] ", 1), ("[1e3, -2]", 2), ("[]", None), ("[a]", None), ("1,2", None)],
+)
+def test_vector_literal_size(text: str, size: int | None) -> None:
+    assert vector_literal_size(text) == size
