@@ -74,16 +74,18 @@ class Engine:
         )
 
     def _install_catalog(self) -> None:
-        try:
-            from proxy import catalog
-        except ImportError:
-            return
-        install = getattr(catalog, "install", None)
-        if install is not None:
-            install(self.db)
+        from proxy.catalog import install
+        from proxy.catalog.install import search_path
+
+        install(self.db, users=list(self.config.user_passwords))
+        self._search_path = search_path(self.db)
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
-        return self.db.cursor()
+        """A new DuckDB connection on the shared database, ready for a client session."""
+        cur = self.db.cursor()
+        # search_path is per connection: the pg_catalog stand-ins must be on it.
+        cur.execute("SET search_path = '" + self._search_path.replace("'", "''") + "'")
+        return cur
 
     async def run(self, fn: Callable[..., T], *args: object) -> T:
         loop = asyncio.get_running_loop()

@@ -308,7 +308,7 @@ class Connection:
                 await self.flush()
         pid, secret = server.new_backend_id()
         settings = SessionSettings(_startup_settings(params, user))
-        runner = Runner(server.engine, settings)
+        runner = await server.engine.run(Runner, server.engine, settings)
         self.runner = runner
         identity = SessionIdentity(user, params.get("database", user), pid, secret, dict(params))
         session = Session(

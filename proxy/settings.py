@@ -105,6 +105,16 @@ def parse_duration_ms(value: str) -> int:
     return max(0, int(float(match.group(1)) * _UNIT_MS[unit]))
 
 
+def format_duration_ms(ms: int) -> str:
+    """Milliseconds in the largest exact unit, as SHOW prints them: 200ms, 5s, 1min."""
+    if ms == 0:
+        return "0"
+    for unit, size in (("d", 86_400_000), ("h", 3_600_000), ("min", 60_000), ("s", 1000)):
+        if ms % size == 0:
+            return f"{ms // size}{unit}"
+    return f"{ms}ms"
+
+
 def _is_custom(name: str) -> bool:
     return "." in name or name.startswith("hatidata_")
 
@@ -130,7 +140,7 @@ def _normalise(name: str, value: str) -> str:
         order = next((p for p in parts if p in ("MDY", "DMY", "YMD")), "MDY")
         return f"ISO, {order}"
     if name == "statement_timeout":
-        return str(parse_duration_ms(value))
+        return format_duration_ms(parse_duration_ms(value))
     if name == "IntervalStyle" and value.lower() != "postgres":
         raise PgError("0A000", f'IntervalStyle "{value}" is not supported')
     if name in ("transaction_isolation", "default_transaction_isolation"):
@@ -168,7 +178,7 @@ class SessionSettings:
 
     @property
     def statement_timeout_ms(self) -> int:
-        return int(self.values.get("statement_timeout", "0") or 0)
+        return parse_duration_ms(self.values.get("statement_timeout", "0") or "0")
 
     def set(self, name: str, value: str | None, *, local: bool = False) -> SetResult:
         key = canonical(name)
@@ -234,7 +244,9 @@ def duckdb_search_path(pg_value: str) -> str:
         if not name or name == "$user" or name == "pg_catalog":
             continue
         out.append("main" if name == "public" else name)
-    return ",".join(out) or "main"
+    from proxy.catalog import PG_SCHEMA
+
+    return ",".join([*out, PG_SCHEMA]) if out else f"main,{PG_SCHEMA}"
 
 
 def _quote(value: str) -> str:
