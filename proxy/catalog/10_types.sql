@@ -48,17 +48,17 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_type_parts(dt) AS
     regexp_extract(dt, '^(.*?)\s*((?:\[\d*\])*)$', ['base', 'dims']);
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_type_kind(dt) AS (
-    SELECT coalesce(k.kind, 'duck') FROM __hati_catalog.pg.__hati_duck_kind k
-    WHERE k.duck_name = upper(trim(regexp_replace(
+    SELECT coalesce(__h_k.kind, 'duck') FROM __hati_catalog.pg.__hati_duck_kind __h_k
+    WHERE __h_k.duck_name = upper(trim(regexp_replace(
         __hati_catalog.pg.__hati_type_parts(dt).base, '\(.*$', '', 's')))
 );
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_type_oid(dt) AS (
-    WITH p AS (SELECT coalesce(__hati_catalog.pg.__hati_type_kind(dt), 'duck') AS kind,
+    WITH __h_p AS (SELECT coalesce(__hati_catalog.pg.__hati_type_kind(dt), 'duck') AS kind,
                       __hati_catalog.pg.__hati_type_parts(dt).dims <> '' AS is_array)
-    SELECT CASE WHEN p.kind = 'duck' THEN 25
-                WHEN p.is_array THEN t.typarray ELSE t.oid END
-    FROM p LEFT JOIN __hati_catalog.pg.pg_type t ON t.typname = p.kind
+    SELECT CASE WHEN __h_p.kind = 'duck' THEN 25
+                WHEN __h_p.is_array THEN __h_t.typarray ELSE __h_t.oid END
+    FROM __h_p LEFT JOIN __hati_catalog.pg.pg_type __h_t ON __h_t.typname = __h_p.kind
 );
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_type_mod(dt) AS

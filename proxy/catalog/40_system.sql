@@ -35,7 +35,7 @@ CREATE OR REPLACE TABLE __hati_catalog.pg.pg_auth_members
     (oid BIGINT, roleid BIGINT, member BIGINT, grantor BIGINT, admin_option BOOLEAN);
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_userbyid(role_oid) AS coalesce(
-    (SELECT r.rolname FROM __hati_catalog.pg.__hati_roles r WHERE r.oid = role_oid),
+    (SELECT __h_r.rolname FROM __hati_catalog.pg.__hati_roles __h_r WHERE __h_r.oid = role_oid),
     'unknown (OID=' || role_oid || ')');
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_encoding_to_char(enc) AS
@@ -74,39 +74,18 @@ CREATE OR REPLACE TABLE __hati_catalog.pg.pg_extension AS SELECT * FROM (VALUES
      NULL::BIGINT[], NULL::VARCHAR[])
 ) v(oid, extname, extowner, extnamespace, extrelocatable, extversion, extconfig, extcondition);
 
--- Settings clients read at connect time. Session-specific values (TimeZone,
--- application_name) are the session layer's business: SHOW answers those.
+-- Settings clients read in catalog queries: the session layer's defaults
+-- (proxy.settings.DEFAULTS) plus server constants; see settings_rows() in install.py.
+-- Per-session values (SET TimeZone ...) are answered by the session layer, not here.
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_settings AS
-SELECT name, setting, unit, 'Hatiproxy' AS category, name AS short_desc,
-       NULL::VARCHAR AS extra_desc, 'user' AS context, vartype, 'default' AS source,
-       NULL::VARCHAR AS min_val, NULL::VARCHAR AS max_val, NULL::VARCHAR[] AS enumvals,
-       setting AS boot_val, setting AS reset_val, NULL::VARCHAR AS sourcefile,
-       NULL::INTEGER AS sourceline, FALSE AS pending_restart
-FROM (VALUES
-    ('server_version', '{{server_version}}', NULL, 'string'),
-    ('server_version_num', '{{server_version_num}}', NULL, 'integer'),
-    ('server_encoding', 'UTF8', NULL, 'string'),
-    ('client_encoding', 'UTF8', NULL, 'string'),
-    ('standard_conforming_strings', 'on', NULL, 'bool'),
-    ('integer_datetimes', 'on', NULL, 'bool'),
-    ('DateStyle', 'ISO, MDY', NULL, 'string'),
-    ('IntervalStyle', 'postgres', NULL, 'enum'),
-    ('TimeZone', 'UTC', NULL, 'string'),
-    ('search_path', '"$user", public', NULL, 'string'),
-    ('max_identifier_length', '63', NULL, 'integer'),
-    ('max_index_keys', '32', NULL, 'integer'),
-    ('max_connections', '100', NULL, 'integer'),
-    ('block_size', '8192', NULL, 'integer'),
-    ('lc_collate', 'C.UTF-8', NULL, 'string'),
-    ('lc_ctype', 'C.UTF-8', NULL, 'string'),
-    ('default_transaction_isolation', 'read committed', NULL, 'enum'),
-    ('default_transaction_read_only', 'off', NULL, 'bool'),
-    ('transaction_isolation', 'read committed', NULL, 'string'),
-    ('is_superuser', 'on', NULL, 'bool'),
-    ('ssl', 'off', NULL, 'bool'),
-    ('statement_timeout', '0', 'ms', 'integer'),
-    ('extra_float_digits', '1', NULL, 'integer')
-) v(name, setting, unit, vartype);
+SELECT name, setting, NULL::VARCHAR AS unit, 'Hatiproxy' AS category, name AS short_desc,
+       NULL::VARCHAR AS extra_desc, 'user' AS context,
+       CASE WHEN setting IN ('on', 'off') THEN 'bool'
+            WHEN regexp_full_match(setting, '-?\d+') THEN 'integer' ELSE 'string' END AS vartype,
+       'default' AS source, NULL::VARCHAR AS min_val, NULL::VARCHAR AS max_val,
+       NULL::VARCHAR[] AS enumvals, setting AS boot_val, setting AS reset_val,
+       NULL::VARCHAR AS sourcefile, NULL::INTEGER AS sourceline, FALSE AS pending_restart
+FROM (VALUES {{settings_rows}}) v(name, setting);
 
 -- Empty catalogs (columns as in Postgres 15) so client joins bind and return nothing.
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_inherits

@@ -5,53 +5,53 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_format_base(name, typmod) AS
     CASE WHEN name = 'numeric' AND typmod >= 4
              THEN 'numeric(' || ((typmod - 4) >> 16) || ',' || ((typmod - 4) & 65535) || ')'
          WHEN name IN ('varchar', 'bpchar') AND typmod >= 4
-             THEN (SELECT s.sql_name FROM __hati_catalog.pg.__hati_sql_name s
-                   WHERE s.typname = name) || '(' || (typmod - 4) || ')'
-         ELSE coalesce((SELECT s.sql_name FROM __hati_catalog.pg.__hati_sql_name s
-                        WHERE s.typname = name), name) END;
+             THEN (SELECT __h_s.sql_name FROM __hati_catalog.pg.__hati_sql_name __h_s
+                   WHERE __h_s.typname = name) || '(' || (typmod - 4) || ')'
+         ELSE coalesce((SELECT __h_s.sql_name FROM __hati_catalog.pg.__hati_sql_name __h_s
+                        WHERE __h_s.typname = name), name) END;
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.format_type(type_oid, typmod) AS
     CASE WHEN type_oid IS NULL THEN NULL ELSE coalesce((
-        SELECT CASE WHEN t.typcategory = 'A' AND e.oid IS NOT NULL
-                    THEN __hati_catalog.pg.__hati_format_base(e.typname, coalesce(typmod, -1)) || '[]'
-                    ELSE __hati_catalog.pg.__hati_format_base(t.typname, coalesce(typmod, -1)) END
-        FROM __hati_catalog.pg.pg_type t
-        LEFT JOIN __hati_catalog.pg.pg_type e ON e.oid = t.typelem
-        WHERE t.oid = type_oid), '???') END;
+        SELECT CASE WHEN __h_t.typcategory = 'A' AND __h_e.oid IS NOT NULL
+                    THEN __hati_catalog.pg.__hati_format_base(__h_e.typname, coalesce(typmod, -1)) || '[]'
+                    ELSE __hati_catalog.pg.__hati_format_base(__h_t.typname, coalesce(typmod, -1)) END
+        FROM __hati_catalog.pg.pg_type __h_t
+        LEFT JOIN __hati_catalog.pg.pg_type __h_e ON __h_e.oid = __h_t.typelem
+        WHERE __h_t.oid = type_oid), '???') END;
 
 -- Expressions are stored as DuckDB SQL text already: pg_get_expr is the identity.
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_expr(expr, relid) AS expr::VARCHAR,
     (expr, relid, pretty) AS expr::VARCHAR;
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_indexdef(index_oid) AS (
-    SELECT 'CREATE ' || CASE WHEN i.is_unique THEN 'UNIQUE ' ELSE '' END || 'INDEX '
-           || i.index_name || ' ON ' || i.nspname || '.' || i.table_name
-           || ' USING btree (' || array_to_string(i.elements, ', ') || ')'
-    FROM __hati_catalog.pg.__hati_index i WHERE i.indexrelid = index_oid),
+    SELECT 'CREATE ' || CASE WHEN __h_i.is_unique THEN 'UNIQUE ' ELSE '' END || 'INDEX '
+           || __h_i.index_name || ' ON ' || __h_i.nspname || '.' || __h_i.table_name
+           || ' USING btree (' || array_to_string(__h_i.elements, ', ') || ')'
+    FROM __hati_catalog.pg.__hati_index __h_i WHERE __h_i.indexrelid = index_oid),
     (index_oid, colno, pretty) AS (
     SELECT CASE WHEN colno = 0 THEN
-                'CREATE ' || CASE WHEN i.is_unique THEN 'UNIQUE ' ELSE '' END || 'INDEX '
-                || i.index_name || ' ON ' || i.nspname || '.' || i.table_name
-                || ' USING btree (' || array_to_string(i.elements, ', ') || ')'
-           ELSE i.elements[colno] END
-    FROM __hati_catalog.pg.__hati_index i WHERE i.indexrelid = index_oid);
+                'CREATE ' || CASE WHEN __h_i.is_unique THEN 'UNIQUE ' ELSE '' END || 'INDEX '
+                || __h_i.index_name || ' ON ' || __h_i.nspname || '.' || __h_i.table_name
+                || ' USING btree (' || array_to_string(__h_i.elements, ', ') || ')'
+           ELSE __h_i.elements[colno] END
+    FROM __hati_catalog.pg.__hati_index __h_i WHERE __h_i.indexrelid = index_oid);
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_constraintdef(con_oid) AS (
-    SELECT c.__hati_def FROM __hati_catalog.pg.pg_constraint c WHERE c.oid = con_oid),
+    SELECT __h_c.__hati_def FROM __hati_catalog.pg.pg_constraint __h_c WHERE __h_c.oid = con_oid),
     (con_oid, pretty) AS (
-    SELECT c.__hati_def FROM __hati_catalog.pg.pg_constraint c WHERE c.oid = con_oid);
+    SELECT __h_c.__hati_def FROM __hati_catalog.pg.pg_constraint __h_c WHERE __h_c.oid = con_oid);
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_viewdef(view_ref) AS (
-    SELECT r.viewdef FROM __hati_catalog.pg.__hati_rel r
-    WHERE r.relkind = 'v' AND r.oid = __hati_catalog.pg.__hati_regclass(view_ref)),
+    SELECT __h_r.viewdef FROM __hati_catalog.pg.__hati_rel __h_r
+    WHERE __h_r.relkind = 'v' AND __h_r.oid = __hati_catalog.pg.__hati_regclass(view_ref)),
     (view_ref, pretty) AS (
-    SELECT r.viewdef FROM __hati_catalog.pg.__hati_rel r
-    WHERE r.relkind = 'v' AND r.oid = __hati_catalog.pg.__hati_regclass(view_ref));
+    SELECT __h_r.viewdef FROM __hati_catalog.pg.__hati_rel __h_r
+    WHERE __h_r.relkind = 'v' AND __h_r.oid = __hati_catalog.pg.__hati_regclass(view_ref));
 
 -- Visible = reachable through the search path: pg_catalog, public and the temp schema.
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_table_is_visible(rel_oid) AS coalesce((
-    SELECT r.relnamespace = 2200 OR r.relnamespace = 11 OR r.nspname = 'pg_temp_1'
-    FROM __hati_catalog.pg.__hati_rel r WHERE r.oid = rel_oid), FALSE);
+    SELECT __h_r.relnamespace = 2200 OR __h_r.relnamespace = 11 OR __h_r.nspname = 'pg_temp_1'
+    FROM __hati_catalog.pg.__hati_rel __h_r WHERE __h_r.oid = rel_oid), FALSE);
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_type_is_visible(type_oid) AS TRUE;
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_function_is_visible(fn_oid) AS TRUE;
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_collation_is_visible(coll_oid) AS TRUE;
@@ -66,14 +66,14 @@ FROM __hati_catalog.pg.pg_attribute a
 WHERE a.__hati_comment IS NOT NULL AND a.__hati_comment <> '';
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.obj_description(obj_oid) AS (
-    SELECT min(d.description) FROM __hati_catalog.pg.pg_description d
-    WHERE d.objoid = obj_oid AND d.objsubid = 0),
+    SELECT min(__h_d.description) FROM __hati_catalog.pg.pg_description __h_d
+    WHERE __h_d.objoid = obj_oid AND __h_d.objsubid = 0),
     (obj_oid, catalog_name) AS (
-    SELECT min(d.description) FROM __hati_catalog.pg.pg_description d
-    WHERE d.objoid = obj_oid AND d.objsubid = 0);
+    SELECT min(__h_d.description) FROM __hati_catalog.pg.pg_description __h_d
+    WHERE __h_d.objoid = obj_oid AND __h_d.objsubid = 0);
 CREATE OR REPLACE MACRO __hati_catalog.pg.col_description(rel_oid, col) AS (
-    SELECT min(d.description) FROM __hati_catalog.pg.pg_description d
-    WHERE d.objoid = rel_oid AND d.objsubid = col);
+    SELECT min(__h_d.description) FROM __hati_catalog.pg.pg_description __h_d
+    WHERE __h_d.objoid = rel_oid AND __h_d.objsubid = col);
 CREATE OR REPLACE MACRO __hati_catalog.pg.shobj_description(obj_oid, catalog_name) AS
     NULL::VARCHAR;
 
@@ -97,11 +97,11 @@ JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = f.database_name AND n.duck_sch
 WHERE f.database_name <> '__hati_catalog' OR f.function_name NOT LIKE '\_\_hati%' ESCAPE '\';
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_function_result(fn_oid) AS (
-    SELECT CASE WHEN p.proretset THEN 'SETOF record' ELSE 'anyelement' END
-    FROM __hati_catalog.pg.pg_proc p WHERE p.oid = fn_oid LIMIT 1);
+    SELECT CASE WHEN __h_p.proretset THEN 'SETOF record' ELSE 'anyelement' END
+    FROM __hati_catalog.pg.pg_proc __h_p WHERE __h_p.oid = fn_oid LIMIT 1);
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_function_arguments(fn_oid) AS (
-    SELECT array_to_string(list_transform(p.proargnames, a -> a || ' anyelement'), ', ')
-    FROM __hati_catalog.pg.pg_proc p WHERE p.oid = fn_oid LIMIT 1);
+    SELECT array_to_string(list_transform(__h_p.proargnames, a -> a || ' anyelement'), ', ')
+    FROM __hati_catalog.pg.pg_proc __h_p WHERE __h_p.oid = fn_oid LIMIT 1);
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_function_identity_arguments(fn_oid) AS
     __hati_catalog.pg.pg_get_function_arguments(fn_oid);
 

@@ -47,7 +47,19 @@ SQL_FILES = (
     "50_functions.sql",
     "60_views.sql",
     "70_information_schema.sql",
+    "80_hati_functions.sql",
 )
+# Settings Postgres has that the session layer does not track (constants here).
+EXTRA_SETTINGS = {
+    "max_index_keys": "32",
+    "block_size": "8192",
+    "lc_collate": "C.UTF-8",
+    "lc_ctype": "C.UTF-8",
+    "max_connections": "100",
+    "jit": "off",
+    "ssl": "off",
+    "search_path": '"$user", public',
+}
 
 
 def _lit(s: str) -> str:
@@ -62,7 +74,7 @@ def render(sql: str, params: dict[str, str]) -> str:
     for key, value in params.items():
         sql = sql.replace("{{" + key + "}}", value)
     if "{{" in sql:
-        raise ValueError(f"unfilled placeholder near: {sql[sql.index('{{'):][:40]!r}")
+        raise ValueError(f"unfilled placeholder near: {sql[sql.index('{{') :][:40]!r}")
     return sql
 
 
@@ -72,25 +84,26 @@ def install(
     database_name: str = "hatidata",
     owner: str = "hatidata",
     users: Sequence[str] = (),
-    server_version: str = "15.0",
 ) -> None:
     """Create (or replace) the compatibility objects; also prepares ``conn`` itself.
 
     ``database_name`` is what clients see as the database (pg_database,
     current_database()); ``owner`` is role oid 10, owner of everything; ``users`` are
-    further roles listed in pg_roles; ``server_version`` feeds pg_settings.
+    further roles listed in pg_roles.
     """
     duck_db = conn.execute("SELECT system.main.current_database()").fetchone()[0]
     roles = [owner] + [u for u in dict.fromkeys(users) if u != owner]
-    major, _, minor = server_version.partition(".")
     params = {
         "duck_db": _lit(duck_db),
         "database_name": _lit(database_name),
         "owner": _lit(owner),
-        "role_rows": ", ".join(f"({10 if i == 0 else 16384 + i}, {_lit(r)})"
-                               for i, r in enumerate(roles)),
-        "server_version": server_version.replace("'", ""),
-        "server_version_num": str(int(major) * 10000 + int(minor or 0)),
+        "role_rows": ", ".join(
+            f"({10 if i == 0 else 16384 + i}, {_lit(r)})" for i, r in enumerate(roles)
+        ),
+        "settings_rows": ", ".join(f"({_lit(k)}, {_lit(v)})" for k, v in settings().items()),
+        "version_banner": _lit(
+            f"PostgreSQL {settings()['server_version']} on x86_64-pc-linux-gnu, 64-bit"
+        ),
         "pg_type_rows": ", ".join(pg_type_rows()),
         "duck_kind_rows": ", ".join(duck_kind_rows()),
     }
@@ -104,6 +117,13 @@ def install(
         except duckdb.Error as exc:  # name the file: the DuckDB message alone is not enough
             raise RuntimeError(f"catalog {name}: {exc}") from exc
     prepare_cursor(conn)
+
+
+def settings() -> dict[str, str]:
+    """pg_settings rows: the session layer's defaults win, so SHOW and pg_settings agree."""
+    from proxy.settings import DEFAULTS
+
+    return {**EXTRA_SETTINGS, **DEFAULTS}
 
 
 def search_path(conn: duckdb.DuckDBPyConnection) -> str:

@@ -134,32 +134,93 @@ def pg_type_rows() -> list[str]:
     rows: list[str] = []
     scalars = {**wire_oids.SCALARS, **EXTRA_SCALARS}
     for name, (oid, typlen, array_oid) in sorted(scalars.items(), key=lambda kv: kv[1][0]):
-        info = _INFO.get(name) or (_RANGE_INFO if name in RANGES else TypeInfo("U", False, "i", name))
+        info = _INFO.get(name) or (
+            _RANGE_INFO if name in RANGES else TypeInfo("U", False, "i", name)
+        )
         typtype = "r" if name in RANGES else ("p" if name == "unknown" else "b")
         elem = {"int2vector": 21, "oidvector": 26}.get(name, 0)
-        rows.append(_row(oid, name, typlen, info.byval, typtype, info.category, info.preferred,
-                         elem, array_oid, info.io, info.align,
-                         "p" if typlen > 0 else "x", info.collation))
+        rows.append(
+            _row(
+                oid,
+                name,
+                typlen,
+                info.byval,
+                typtype,
+                info.category,
+                info.preferred,
+                elem,
+                array_oid,
+                info.io,
+                info.align,
+                "p" if typlen > 0 else "x",
+                info.collation,
+            )
+        )
         if array_oid:
-            rows.append(_row(array_oid, "_" + name, -1, False, "b", "A", False, oid, 0,
-                             "array_", "d" if info.align == "d" else "i", "x", info.collation))
+            rows.append(
+                _row(
+                    array_oid,
+                    "_" + name,
+                    -1,
+                    False,
+                    "b",
+                    "A",
+                    False,
+                    oid,
+                    0,
+                    "array_",
+                    "d" if info.align == "d" else "i",
+                    "x",
+                    info.collation,
+                )
+            )
     for name, (oid, typlen) in PSEUDO.items():
-        rows.append(_row(oid, name, typlen, False, "p", "P", False, 0, 0, name + "_",
-                         "i", "p", 0))
+        rows.append(_row(oid, name, typlen, False, "p", "P", False, 0, 0, name + "_", "i", "p", 0))
     return rows
 
 
-def _row(oid: int, name: str, typlen: int, byval: bool, typtype: str, category: str,
-         preferred: bool, elem: int, array: int, io: str, align: str, storage: str,
-         collation: int) -> str:
+def _row(
+    oid: int,
+    name: str,
+    typlen: int,
+    byval: bool,
+    typtype: str,
+    category: str,
+    preferred: bool,
+    elem: int,
+    array: int,
+    io: str,
+    align: str,
+    storage: str,
+    collation: int,
+) -> str:
     stem = io.rstrip("_")
     sep = "_" if io.endswith("_") else ""
-    return "(" + ", ".join([
-        str(oid), _sql_str(name), str(typlen), str(byval).upper(), _sql_str(typtype),
-        _sql_str(category), str(preferred).upper(), "','", str(elem), str(array),
-        _sql_str(f"{stem}{sep}in"), _sql_str(f"{stem}{sep}out"), _sql_str(f"{stem}{sep}recv"),
-        _sql_str(f"{stem}{sep}send"), _sql_str(align), _sql_str(storage), str(collation),
-    ]) + ")"
+    return (
+        "("
+        + ", ".join(
+            [
+                str(oid),
+                _sql_str(name),
+                str(typlen),
+                str(byval).upper(),
+                _sql_str(typtype),
+                _sql_str(category),
+                str(preferred).upper(),
+                "','",
+                str(elem),
+                str(array),
+                _sql_str(f"{stem}{sep}in"),
+                _sql_str(f"{stem}{sep}out"),
+                _sql_str(f"{stem}{sep}recv"),
+                _sql_str(f"{stem}{sep}send"),
+                _sql_str(align),
+                _sql_str(storage),
+                str(collation),
+            ]
+        )
+        + ")"
+    )
 
 
 def duck_kind_rows() -> list[str]:
