@@ -38,6 +38,8 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     ("BinderException", r"No function matches|Could not choose a best candidate function", "42883"),
     ("BinderException", r"must appear in the GROUP BY clause|GROUP BY", "42803"),
     ("BinderException", r"[Aa]mbiguous", "42702"),
+    # DuckDB says LIMIT/OFFSET in one message; PG uses 2201W (LIMIT) / 2201X (OFFSET).
+    ("BinderException", r"LIMIT/OFFSET cannot be negative", "2201W"),
     ("BinderException", r"Cannot compare|[Cc]annot mix|No operator", "42883"),
     ("BinderException", r"", "42000"),
     ("ParserException", r"", "42601"),
@@ -52,6 +54,7 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     ("OutOfRangeException", r"[Dd]ivision by zero", "22012"),
     ("OutOfRangeException", r"", "22003"),
     ("InvalidInputException", r"[Dd]ivision by zero", "22012"),
+    ("InvalidInputException", r"More than one row returned by a subquery", "21000"),
     ("InvalidInputException", r"Values were not provided|parameter", "08P01"),
     ("InvalidInputException", r"", "22023"),
     ("InterruptException", r"", "57014"),
