@@ -1,0 +1,67 @@
+-- SQL translation gaps: PostgreSQL semantics the transpiler does not (yet) map
+-- onto DuckDB. Each test asserts the results STILL differ; when one starts to
+-- match, move it to a regular case file. Format: see ../cases.py; every query
+-- carries a one-line '-- @reason'.
+-- @setup
+CREATE TABLE d_kd (id int PRIMARY KEY, grp text, n int, amount numeric(12,4), day date);
+INSERT INTO d_kd VALUES (1, 'a', 10, 1.5000, '2024-01-15'), (2, 'a', 20, 2.2500, '2024-02-29'), (3, 'b', 5, NULL, '2023-12-31');
+-- @query sum_int_is_hugeint
+SELECT sum(n) FROM d_kd
+-- @reason sum(int4) is int8 in PG, HUGEINT (sent as numeric) in DuckDB: client gets Decimal not int
+-- @query sum_int_group_by
+SELECT grp, sum(n) FROM d_kd GROUP BY grp
+-- @reason same as sum_int_is_hugeint, with GROUP BY
+-- @query sum_int_window
+SELECT id, sum(n) OVER (ORDER BY id) FROM d_kd
+-- @reason same as sum_int_is_hugeint, as a window aggregate
+-- @query avg_int_is_numeric
+SELECT avg(n) FROM d_kd
+-- @reason avg(int) is numeric in PG (Decimal('11.6666666666666667')), DOUBLE in DuckDB
+-- @query avg_numeric_is_numeric
+SELECT avg(amount) FROM d_kd
+-- @reason avg(numeric) is numeric in PG (Decimal('1.8750000000000000')), DOUBLE in DuckDB
+-- @query integer_division
+SELECT 7 / 2, -7 / 2
+-- @reason int / int truncates in PG (3, -3); DuckDB '/' is float division (3.5, -3.5): needs '//'
+-- @query numeric_division_type
+SELECT 10.0 / 4
+-- @reason numeric / int is numeric in PG (Decimal('2.5000000000000000')), DOUBLE 2.5 in DuckDB
+-- @query int_division_by_zero
+SELECT 1 / 0
+-- @reason PG raises 22012 division by zero; DuckDB returns inf (float division)
+-- @query numeric_division_by_zero
+SELECT 1.0 / 0
+-- @reason PG raises 22012 division by zero; DuckDB returns inf
+-- @query modulo_by_zero
+SELECT 5 % 0
+-- @reason PG raises 22012 division by zero; DuckDB returns NULL
+-- @query round_float_half_even
+SELECT round(2.5::float8), round(-0.5::float8)
+-- @reason PG rounds float8 half to even (2, -0); DuckDB rounds half away from zero (3, -1)
+-- @query sign_numeric
+SELECT sign(-3.0), sign(-3.0::float8)
+-- @reason sign() keeps its argument type in PG (Decimal('-1'), -1.0); DuckDB returns TINYINT -1
+-- @query extract_is_numeric
+SELECT extract(year FROM day) FROM d_kd WHERE id = 1
+-- @reason extract() is numeric in PG 14+ (Decimal('2024')); DuckDB returns BIGINT 2024
+-- @query extract_epoch
+SELECT extract(epoch FROM TIMESTAMP '2024-01-01 00:00:00')
+-- @reason PG gives numeric Decimal('1704067200.000000'); DuckDB gives DOUBLE 1704067200.0
+-- @query date_part_is_float
+SELECT date_part('year', DATE '2024-07-04')
+-- @reason date_part() is float8 in PG (2024.0); DuckDB returns BIGINT 2024
+-- @query date_trunc_on_date
+SELECT date_trunc('month', day) FROM d_kd WHERE id = 2
+-- @reason PG casts the date to timestamptz (2024-02-01 00:00+00); DuckDB returns a plain timestamp
+-- @query generate_series_alias_is_column
+SELECT sum(g) FROM generate_series(1, 100) AS g
+-- @reason PG: a function alias names its single column; DuckDB binds g to the row STRUCT (42883)
+-- @query cardinality_of_array
+SELECT cardinality(ARRAY[1, 2, 3])
+-- @reason PG cardinality() works on arrays (3); DuckDB's only accepts MAPs (error)
+-- @query octet_length_text
+SELECT octet_length('héllo')
+-- @reason PG octet_length(text) = 6; DuckDB has no octet_length(VARCHAR) (42883): strlen() would do
+-- @query upper_sharp_s
+SELECT upper('straße')
+-- @reason PG keeps ß ('STRAßE'); DuckDB maps it to capital sharp s ('STRAẞE')
