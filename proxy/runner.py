@@ -276,9 +276,11 @@ class Runner:
             row = cur.fetchone() if cols and cols[0].name == "Count" else None
             return None, (int(row[0]) if row and row[0] is not None else None)
 
-        portal.columns, portal.count = await self.call(start, sql=sql)
         if implicit_dml:
+            # Set before running: if the DML fails, statement_failed must roll back the
+            # transaction begun in start(), or DuckDB stays in an aborted transaction.
             self._implicit = True
+        portal.columns, portal.count = await self.call(start, sql=sql)
         portal.executed = True
         if portal.columns is not None:
             self._owner = portal
