@@ -7,7 +7,6 @@ so a large load never sits in memory; outgoing rows are formatted per batch.
 from __future__ import annotations
 
 import csv
-import io
 import os
 import re
 import struct
@@ -168,6 +167,18 @@ def _text_escape(value: str) -> str:
     )
 
 
+def _csv_field(value: str, opts: CopyOptions) -> str:
+    """A CSV value quoted as Postgres does: a value equal to the NULL string (e.g. the
+    empty string) is quoted so that it reads back as a value, not as NULL."""
+    q = opts.quote
+    if value == opts.null_string or any(c in value for c in (opts.sep, q, "\n", "\r")):
+        esc = opts.escape or q
+        if esc != q:
+            value = value.replace(esc, esc + esc)
+        return q + value.replace(q, esc + q) + q
+    return value
+
+
 async def _copy_out(runner: Runner, session: Session, target: CopyTarget) -> None:
     opts = target.options
     if opts.format == "binary":
@@ -183,27 +194,25 @@ async def _copy_out(runner: Runner, session: Session, target: CopyTarget) -> Non
     sep, null = opts.sep, opts.null_string
 
     def batch() -> tuple[bytes, int]:
+        # One CopyData message per row, as Postgres sends them: clients such as
+        # psycopg's Copy.rows() parse each message as exactly one row.
         rows = cur.fetchmany(5000)
-        buf = io.StringIO()
+        out: list[bytes] = []
         if opts.format == "csv":
-            writer = csv.writer(buf, delimiter=sep, quotechar=opts.quote, lineterminator="\n")
             for row in rows:
-                writer.writerow(
-                    [
-                        null if v is None else enc(v).decode()
-                        for v, enc in zip(row, encoders, strict=True)
-                    ]
+                line = sep.join(
+                    null if v is None else _csv_field(enc(v).decode(), opts)
+                    for v, enc in zip(row, encoders, strict=True)
                 )
+                out.append(m.copy_data((line + "\n").encode()))
         else:
             for row in rows:
-                buf.write(
-                    sep.join(
-                        null if v is None else _text_escape(enc(v).decode())
-                        for v, enc in zip(row, encoders, strict=True)
-                    )
+                line = sep.join(
+                    null if v is None else _text_escape(enc(v).decode())
+                    for v, enc in zip(row, encoders, strict=True)
                 )
-                buf.write("\n")
-        return buf.getvalue().encode(), len(rows)
+                out.append(m.copy_data((line + "\n").encode()))
+        return b"".join(out), len(rows)
 
     total = 0
     if opts.header and opts.format == "csv":
@@ -213,7 +222,7 @@ async def _copy_out(runner: Runner, session: Session, target: CopyTarget) -> Non
         if not n:
             break
         total += n
-        session.out(m.copy_data(data))
+        session.out(data)
         await session.flush_if_large()
     session.out(m.copy_done())
     session.out(m.command_complete(f"COPY {total}"))
@@ -286,6 +295,11 @@ class _Spool:
             self._binary()
             return
         self.pending += data
+        if self.opts.format == "csv":
+            # A quoted CSV field may hold newlines: split on record ends only.
+            records, self.pending = _csv_records(self.pending, self.opts)
+            self._lines(records)
+            return
         *lines, self.pending = self.pending.split(b"\n")
         self._lines(lines)
 
@@ -296,7 +310,7 @@ class _Spool:
 
     def _lines(self, lines: list[bytes]) -> None:
         opts = self.opts
-        text_lines = [ln.decode("utf-8").rstrip("\r") for ln in lines]
+        text_lines = [ln.decode("utf-8").removesuffix("\r") for ln in lines]
         if opts.format == "csv":
             reader = csv.reader(
                 text_lines,
@@ -304,7 +318,9 @@ class _Spool:
                 quotechar=opts.quote,
                 escapechar=None if opts.escape in (None, opts.quote) else opts.escape,
             )
-            for raw, row in zip(text_lines, reader, strict=False):
+            for raw, row in zip(text_lines, reader, strict=True):
+                if raw == "\\.":
+                    continue
                 if self.skip_header:
                     self.skip_header = False
                     continue
@@ -379,6 +395,25 @@ def _binary_to_text(value: object) -> str:
     if isinstance(value, list):
         return "[" + ", ".join("NULL" if v is None else str(v) for v in value) + "]"
     return str(value)
+
+
+def _csv_records(buf: bytes, opts: CopyOptions) -> tuple[list[bytes], bytes]:
+    """Complete CSV records of `buf` (newlines inside quotes kept) and the unfinished rest."""
+    quote, escape = opts.quote.encode(), (opts.escape or opts.quote).encode()
+    records: list[bytes] = []
+    start, i, in_quotes, n = 0, 0, False, len(buf)
+    while i < n:
+        ch = buf[i : i + 1]
+        if in_quotes and escape != quote and ch == escape and i + 1 < n:
+            i += 2  # escaped character inside quotes
+            continue
+        if ch == quote:
+            in_quotes = not in_quotes  # a doubled quote toggles twice
+        elif ch == b"\n" and not in_quotes:
+            records.append(buf[start:i])
+            start = i + 1
+        i += 1
+    return records, buf[start:]
 
 
 def _csv_null_positions(raw: str, opts: CopyOptions) -> set[int]:
