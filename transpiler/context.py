@@ -30,14 +30,18 @@ from transpiler.dialects import HatiEmbed
 from transpiler.errors import TranspileError
 from transpiler.literals import string_value
 from transpiler.pgvector import vector_literal_size
+from transpiler.treeutil import attached
 
 _CONTEXT = "HATIDATA_CONTEXT"
 _RAG = "HATIDATA_RAG_CONTEXT"
 KEY_COLUMN = "id"
 
 
-def rewrite(tree: exp.Expr, dims: int) -> exp.Expr:
-    for node in list(tree.find_all(exp.Anonymous)):
+def rewrite(nodes: list[exp.Expr], dims: int) -> None:
+    """Rewrite the table functions among `nodes` (a snapshot of the tree) in place."""
+    for node in nodes:
+        if not isinstance(node, exp.Anonymous) or not attached(node):
+            continue
         name = node.name.upper()
         if name not in (_CONTEXT, _RAG):
             continue
@@ -51,7 +55,6 @@ def rewrite(tree: exp.Expr, dims: int) -> exp.Expr:
             alias=alias.copy() if alias else exp.TableAlias(this=exp.to_identifier(name.lower())),
         )
         table.replace(sub)
-    return tree
 
 
 def _error(node: exp.Expr, sqlstate: str, message: str) -> TranspileError:

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from transpiler.treeutil import attached
+
 MISSING_PG_FUNCTIONS = frozenset(
     {
         "pg_get_userbyid",
@@ -63,10 +65,13 @@ _KEEP_CATALOGS = {"system", "temp"}
 _DROP_COLLATIONS = {"default", "c", "posix", "ucs_basic"}
 
 
-def rewrite(tree: exp.Expr) -> exp.Expr:
+def rewrite(nodes: list[exp.Expr]) -> None:
+    """Rewrite Postgres-isms among `nodes` (a pre-order tree snapshot) in place."""
     # Children before parents: a rewrite that replaces a parent copies its children,
     # so they must already be rewritten.
-    for node in reversed(list(tree.walk())):
+    for node in reversed(nodes):
+        if not attached(node):
+            continue
         if isinstance(node, exp.Cast):
             _cast(node)
         elif isinstance(node, exp.Table):
@@ -83,7 +88,6 @@ def rewrite(tree: exp.Expr) -> exp.Expr:
             _operator(node)
         elif isinstance(node, exp.ObjectIdentifier) and node.name.upper() == "OID":
             node.replace(exp.DataType.build("BIGINT"))
-    return tree
 
 
 def _cast(node: exp.Cast) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from transpiler.dialects import CosineDistance, NegInnerProduct
+from transpiler.treeutil import attached
 
 
 def vector_literal_size(text: str) -> int | None:
@@ -59,8 +60,11 @@ def _as_vector(operand: exp.Expr, dims: int) -> exp.Expr:
     return operand
 
 
-def rewrite(tree: exp.Expr, dims: int) -> exp.Expr:
-    for cast in list(tree.find_all(exp.Cast)):
+def rewrite(nodes: list[exp.Expr], dims: int) -> None:
+    """Rewrite pgvector types and operands among `nodes` (a tree snapshot) in place."""
+    for cast in nodes:
+        if not isinstance(cast, exp.Cast):
+            continue
         to = cast.args.get("to")
         if not _is_vector_type(to):
             continue
@@ -69,10 +73,9 @@ def rewrite(tree: exp.Expr, dims: int) -> exp.Expr:
         if size is None and isinstance(operand, exp.Literal) and operand.is_string:
             size = vector_literal_size(operand.this)
         cast.set("to", float_array(size or dims))
-    for dtype in list(tree.find_all(exp.DataType)):
-        if _is_vector_type(dtype):
-            dtype.replace(float_array(_vector_size(dtype) or dims))
-    for op in list(tree.find_all(CosineDistance, NegInnerProduct, exp.Distance)):
-        op.set("this", _as_vector(op.this, dims))
-        op.set("expression", _as_vector(op.expression, dims))
-    return tree
+    for node in nodes:
+        if _is_vector_type(node) and attached(node):
+            node.replace(float_array(_vector_size(node) or dims))
+        elif isinstance(node, (CosineDistance, NegInnerProduct, exp.Distance)):
+            node.set("this", _as_vector(node.this, dims))
+            node.set("expression", _as_vector(node.expression, dims))

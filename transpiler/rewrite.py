@@ -1,4 +1,9 @@
-"""Apply the rewrites a statement needs, as decided by its token triggers."""
+"""Apply the rewrites a statement needs, as decided by its token triggers.
+
+The tree is walked once and the node list shared by the transforms (each tree walk
+costs about as much as a transform); it is taken again only after the semantic
+rewrites, which build new subtrees, when a later transform still has to run.
+"""
 
 from __future__ import annotations
 
@@ -9,15 +14,20 @@ from transpiler.triggers import Triggers
 
 
 def apply(tree: exp.Expr, triggers: Triggers, dims: int, offset: int) -> exp.Expr:
-    """Rewrite `tree` in place (and return it). `offset` is the statement's 0-based
-    start in the input, used for error positions."""
+    """Rewrite `tree` in place (and return it). Error positions come from node meta,
+    which holds absolute offsets into the input; `offset` is kept for callers."""
+    if not (triggers.hati or triggers.vector or triggers.flatten or triggers.pg):
+        return tree
+    nodes = list(tree.walk())
     if triggers.hati:
-        tree = context.rewrite(tree, dims)
-        tree = semantic.rewrite(tree, dims)
+        context.rewrite(nodes, dims)
+        semantic.rewrite(nodes, dims)
+        if triggers.vector or triggers.flatten or triggers.pg:
+            nodes = list(tree.walk())
     if triggers.vector:
-        tree = pgvector.rewrite(tree, dims)
+        pgvector.rewrite(nodes, dims)
     if triggers.flatten:
-        tree = snowflake.rewrite(tree)
+        snowflake.rewrite(nodes)
     if triggers.pg:
-        tree = pgcompat.rewrite(tree)
+        pgcompat.rewrite(nodes)
     return tree

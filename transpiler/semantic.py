@@ -26,6 +26,7 @@ from sqlglot import exp
 from transpiler.dialects import HatiEmbed
 from transpiler.errors import TranspileError
 from transpiler.literals import string_value
+from transpiler.treeutil import attached
 
 DEFAULT_THRESHOLD = "0.7"
 _MATCH = {"SEMANTIC_MATCH", "VECTOR_MATCH"}
@@ -34,10 +35,14 @@ _EMBED = "__HATI_EMBED__"
 _BARE_PARENTS = (exp.Where, exp.Having, exp.Join, exp.And, exp.Or, exp.Alias, exp.Select)
 
 
-def rewrite(tree: exp.Expr, dims: int) -> exp.Expr:
-    for select in list(tree.find_all(exp.Select)):
-        _rank_order_by(select)
-    for node in list(tree.find_all(exp.Anonymous)):
+def rewrite(nodes: list[exp.Expr], dims: int) -> None:
+    """Rewrite the semantic functions among `nodes` (a snapshot of the tree) in place."""
+    for node in nodes:
+        if isinstance(node, exp.Select):
+            _rank_order_by(node)
+    for node in nodes:
+        if not isinstance(node, exp.Anonymous) or not attached(node):
+            continue
         name = node.name.upper()
         if name in _MATCH:
             node.replace(_match(node))
@@ -45,7 +50,6 @@ def rewrite(tree: exp.Expr, dims: int) -> exp.Expr:
             node.replace(_similarity(node, "array_cosine_similarity"))
         elif name == _EMBED:
             node.replace(_embed_call(node))
-    return tree
 
 
 def is_vector_name(name: str) -> bool:

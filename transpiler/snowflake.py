@@ -29,8 +29,11 @@ def _template() -> exp.Select:
     return DUCKDB.parse(_TEMPLATE)[0]
 
 
-def rewrite(tree: exp.Expr) -> exp.Expr:
-    for lateral in list(tree.find_all(exp.Lateral)):
+def rewrite(nodes: list[exp.Expr]) -> None:
+    """Rewrite LATERAL FLATTEN among `nodes` (a tree snapshot) in place."""
+    for lateral in nodes:
+        if not isinstance(lateral, exp.Lateral):
+            continue
         explode = lateral.this
         if not isinstance(explode, exp.Explode):
             continue
@@ -45,4 +48,3 @@ def rewrite(tree: exp.Expr) -> exp.Expr:
         if isinstance(join, exp.Join):
             join.set("kind", "CROSS")
         lateral.replace(new)
-    return tree
