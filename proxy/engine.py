@@ -62,7 +62,9 @@ class Engine:
         self.db = duckdb.connect(path, config=db_config)
         self.extensions = _load_extensions(self.db)
         if "vss" in self.extensions:
-            self.db.execute("SET hnsw_enable_experimental_persistence = true")
+            self.db.execute("SET GLOBAL hnsw_enable_experimental_persistence = true")
+            if self.unclean_start:
+                self._rebuild_hnsw_indexes()
         self._install_catalog()
         from proxy.semantic import SemanticEngine
 
@@ -72,6 +74,16 @@ class Engine:
         self.executor = ThreadPoolExecutor(
             max_workers=config.max_connections + 8, thread_name_prefix="duckdb"
         )
+
+    def _rebuild_hnsw_indexes(self) -> None:
+        """HNSW indexes have no WAL recovery: after an unclean stop, rebuild them from data."""
+        rows = self.db.execute(
+            "SELECT index_name, sql FROM duckdb_indexes() WHERE sql ILIKE '%USING HNSW%'"
+        ).fetchall()
+        for name, sql in rows:
+            self.db.execute(f'DROP INDEX "{name}"')
+            self.db.execute(sql)
+            log.warning("rebuilt HNSW index %s after an unclean shutdown", name)
 
     def _install_catalog(self) -> None:
         from proxy.catalog import install

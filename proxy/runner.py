@@ -18,6 +18,7 @@ import duckdb
 
 from proxy import commands
 from proxy.duckdb_errors import map_duckdb_error
+from proxy.embed_columns import embed_column, is_embed_column_call, parse_call
 from proxy.engine import Engine
 from proxy.params import ParamTypes, decode_params
 from proxy.results import (
@@ -231,7 +232,29 @@ class Runner:
             return
         if st.kind in ("begin", "commit", "rollback", "savepoint"):
             raise PgError("0A000", f"{st.tag} is not supported in this form")
+        if st.kind == "select" and is_embed_column_call(st.sql):
+            await self._embed_column(portal, session, describe)
+            return
         await self._execute_duckdb(portal, session, max_rows, describe)
+
+    async def _embed_column(self, portal: Portal, session: Session, describe: bool) -> None:
+        st = portal.statement
+        assert st is not None
+        table, column = parse_call(st.sql)
+        semantic = self.engine.semantic
+        if semantic.embedder is None:
+            raise semantic._unavailable()
+        await self._take_cursor()
+        count = await self.call(embed_column, self.cursor, table, column, semantic.dims)
+        self.param_types.invalidate()
+        cols = (Column("hatiproxy_embed_column", "BIGINT"),)
+        if describe:
+            session.out(row_description(cols, portal.result_formats))
+        enc = encoders_for(cols, tuple(portal.result_formats))
+        from proxy.wire.types import encode_data_rows
+
+        session.out(encode_data_rows([(count,)], enc))
+        session.out(m.command_complete("SELECT 1"))
 
     async def _start(self, portal: Portal, session: Session) -> None:
         """Run the portal's statement on DuckDB (once); rows stay pending on the cursor."""

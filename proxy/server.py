@@ -16,7 +16,7 @@ import secrets
 import ssl
 from dataclasses import dataclass
 
-from proxy import auth
+from proxy import auth, embed_columns
 from proxy.config import Config
 from proxy.engine import Engine
 from proxy.runner import Runner
@@ -54,9 +54,13 @@ class Server:
         self._pids = itertools.count(1000)
         self._server: asyncio.base_events.Server | None = None
         self._connections: set[asyncio.Task] = set()
+        self._filler: asyncio.Task | None = None
 
     async def start(self) -> None:
         await self.engine.semantic.start()
+        if self.engine.semantic.embedder is not None:
+            interval = self.config.embedding_flush_interval_ms / 1000
+            self._filler = asyncio.create_task(embed_columns.filler(self.engine, interval))
         self._server = await asyncio.start_server(
             self._on_client, self.config.host, self.config.port, limit=READ_CHUNK
         )
@@ -87,6 +91,8 @@ class Server:
             await asyncio.gather(*self._connections, return_exceptions=True)
         if self._server is not None:
             await self._server.wait_closed()
+        if self._filler is not None:
+            self._filler.cancel()
         await self.engine.semantic.stop()
 
     async def _on_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

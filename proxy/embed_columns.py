@@ -1,0 +1,138 @@
+"""Searchable text columns without managing vectors by hand.
+
+`SELECT hatiproxy_embed_column('docs', 'content')` adds `content_embedding
+FLOAT[dims]` to `docs`, fills it for existing rows, creates an HNSW index
+(cosine) on it and registers the pair in `_hatidata_embedded_columns`; the
+background filler then embeds new or changed rows every flush interval. Query
+it with `semantic_rank(content_embedding, 'text')` (HNSW-served ORDER BY ... LIMIT).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+import sqlglot
+from sqlglot import exp
+
+from proxy.wire.errors import PgError
+
+if TYPE_CHECKING:
+    from proxy.engine import Engine
+
+log = logging.getLogger("hatiproxy.embed_columns")
+
+REGISTRY = "_hatidata_embedded_columns"
+_CALL = re.compile(r"^\s*SELECT\s+(?:main\.)?hatiproxy_embed_column\s*\(", re.IGNORECASE)
+
+
+def is_embed_column_call(sql: str) -> bool:
+    return bool(_CALL.match(sql))
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def parse_call(sql: str) -> tuple[str, str]:
+    try:
+        tree = sqlglot.parse_one(sql, read="duckdb")
+    except sqlglot.errors.ParseError as exc:
+        raise PgError("42601", f"hatiproxy_embed_column: {exc}") from None
+    call = tree.find(exp.Anonymous)
+    args = call.expressions if call is not None else []
+    if len(args) != 2 or not all(isinstance(a, exp.Literal) and a.is_string for a in args):
+        raise PgError(
+            "42883",
+            "hatiproxy_embed_column(table text, column text) takes two string literals",
+            hint="Example: SELECT hatiproxy_embed_column('docs', 'content')",
+        )
+    return args[0].this, args[1].this
+
+
+def vector_column(column: str) -> str:
+    return f"{column}_embedding"
+
+
+def embed_column(cur: duckdb.DuckDBPyConnection, table: str, column: str, dims: int) -> int:
+    """Set up the vector column and index and fill it, atomically; returns rows embedded."""
+    cur.begin()
+    try:
+        filled = _embed_column(cur, table, column, dims)
+    except BaseException:
+        cur.rollback()
+        raise
+    cur.commit()
+    return filled
+
+
+def _embed_column(cur: duckdb.DuckDBPyConnection, table: str, column: str, dims: int) -> int:
+    cols = cur.execute(
+        "SELECT column_name, data_type FROM information_schema.columns "
+        "WHERE table_schema = 'main' AND table_name = ?",
+        [table],
+    ).fetchall()
+    if not cols:
+        raise PgError("42P01", f'relation "{table}" does not exist')
+    types = {name: dtype for name, dtype in cols}
+    if column not in types:
+        raise PgError("42703", f'column "{column}" of relation "{table}" does not exist')
+    if types[column] != "VARCHAR":
+        raise PgError("42804", f'column "{column}" is {types[column]}, not text')
+    vec = vector_column(column)
+    t, v = _quote(table), _quote(vec)
+    if vec not in types:
+        cur.execute(f"ALTER TABLE {t} ADD COLUMN {v} FLOAT[{dims}]")
+    filled = fill(cur, table, column)
+    index = _quote(f"{table}_{vec}_hnsw")
+    cur.execute(
+        f"CREATE INDEX IF NOT EXISTS {index} ON {t} USING HNSW ({v}) WITH (metric = 'cosine')"
+    )
+    cur.execute(
+        f"CREATE TABLE IF NOT EXISTS {REGISTRY} (table_name VARCHAR, column_name VARCHAR, "
+        "vector_column VARCHAR, PRIMARY KEY (table_name, column_name))"
+    )
+    cur.execute(f"INSERT OR IGNORE INTO {REGISTRY} VALUES (?, ?, ?)", [table, column, vec])
+    return filled
+
+
+def fill(cur: duckdb.DuckDBPyConnection, table: str, column: str) -> int:
+    """Embed rows whose vector is missing (new rows, or text set after the vector)."""
+    t, c, v = _quote(table), _quote(column), _quote(vector_column(column))
+    row = cur.execute(
+        f"UPDATE {t} SET {v} = __HATI_EMBED__({c}) WHERE {v} IS NULL AND {c} IS NOT NULL"
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def registered(cur: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
+    exists = cur.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [REGISTRY]
+    ).fetchone()[0]
+    if not exists:
+        return []
+    return [(r[0], r[1]) for r in cur.execute(f"SELECT table_name, column_name FROM {REGISTRY}")]
+
+
+async def filler(engine: Engine, interval_s: float) -> None:
+    """Background task: keep every registered column's vectors filled."""
+    cur = await engine.run(engine.cursor)
+    try:
+        while True:
+            await asyncio.sleep(interval_s)
+            try:
+                await engine.run(_fill_all, cur)
+            except (duckdb.Error, PgError) as exc:  # a dropped table etc.: try next round
+                log.warning("embedding filler: %s", exc)
+    finally:
+        cur.close()
+
+
+def _fill_all(cur: duckdb.DuckDBPyConnection) -> Any:
+    for table, column in registered(cur):
+        n = fill(cur, table, column)
+        if n:
+            log.info("embedded %d new rows of %s.%s", n, table, column)
