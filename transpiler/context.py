@@ -104,13 +104,33 @@ def _context(node: exp.Anonymous) -> exp.Select:
             expressions=[exp.column(KEY_COLUMN), exp.Literal.string(query)],
         ),
     )
-    return (
-        exp.select(exp.Star(), exp.alias_(score, "score"))
-        .from_(table)
-        .where(exp.column("score").is_(exp.Null()).not_())
-        .order_by(exp.Ordered(this=exp.column("score"), desc=True, nulls_first=False))
-        .limit(k)
+    not_null = exp.Not(this=exp.Is(this=exp.column("score"), expression=exp.Null()))
+    return _select(
+        [exp.Star(), exp.alias_(score, "score")],
+        table,
+        exp.Ordered(this=exp.column("score"), desc=True, nulls_first=False),
+        k,
+        where=not_null,
     )
+
+
+def _select(
+    projections: list[exp.Expr],
+    table: exp.Table,
+    order: exp.Ordered,
+    limit: exp.Expr,
+    where: exp.Expr | None = None,
+) -> exp.Select:
+    # Built from nodes, not sqlglot's builder methods, which copy the tree at each step.
+    select = exp.Select(
+        expressions=projections,
+        from_=exp.From(this=table),
+        order=exp.Order(expressions=[order]),
+        limit=exp.Limit(expression=limit),
+    )
+    if where is not None:
+        select.set("where", exp.Where(this=where))
+    return select
 
 
 def fallback_context_sql(table: str, query: str, k: int, text_columns: list[str]) -> str:
@@ -153,11 +173,11 @@ def _rag(node: exp.Anonymous, dims: int) -> exp.Select:
     k = _limit(node, args[3])
     similarity = exp.Anonymous(this="array_cosine_similarity", expressions=[column, vector.copy()])
     distance = exp.Anonymous(this="array_cosine_distance", expressions=[column.copy(), vector])
-    return (
-        exp.select(exp.Star(), exp.alias_(similarity, "similarity"))
-        .from_(table)
-        .order_by(exp.Ordered(this=distance, nulls_first=False))
-        .limit(k)
+    return _select(
+        [exp.Star(), exp.alias_(similarity, "similarity")],
+        table,
+        exp.Ordered(this=distance, nulls_first=False),
+        k,
     )
 
 
