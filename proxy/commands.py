@@ -104,8 +104,11 @@ async def _apply(runner: Runner, session: Session, results: list[SetResult]) -> 
             session.out(m.parameter_status(*result.report))
 
 
-async def _end_transaction(runner: Runner, session: Session) -> None:
+async def _end_transaction(runner: Runner, session: Session, committed: bool = False) -> None:
+    from proxy import cursors
+
     runner.txn_status = "I"
+    await cursors.end_transaction(runner, session, committed)
     await _apply(runner, session, runner.settings.end_transaction())
 
 
@@ -127,13 +130,15 @@ async def _transaction(runner: Runner, session: Session, cmd: TransactionCommand
             return "COMMIT" if action == "commit" else "ROLLBACK"
         failed = runner.txn_status == "E"
         runner._implicit = False
+        committed = False
         try:
             if action == "commit" and not failed:
                 await runner.call(runner.cursor.commit)
+                committed = True
             else:
                 await runner.call(runner.cursor.rollback)
         finally:
-            await _end_transaction(runner, session)
+            await _end_transaction(runner, session, committed)
         return "ROLLBACK" if failed or action == "rollback" else "COMMIT"
     raise PgError(
         "0A000",
@@ -158,7 +163,9 @@ async def _utility(runner: Runner, session: Session, cmd: UtilityCommand) -> str
             session.prepared.pop(target.strip('"'), None)
         return "DEALLOCATE ALL" if target == "all" else "DEALLOCATE"
     if name.startswith("close"):
-        return "CLOSE CURSOR ALL" if name == "close all" else "CLOSE CURSOR"
+        from proxy import cursors
+
+        return await cursors.close(runner, session, name.removeprefix("close").strip())
     if name.startswith("unlisten"):
         return "UNLISTEN"
     if name.startswith("listen"):

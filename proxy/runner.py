@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from proxy import commands
+from proxy import commands, cursors
 from proxy.duckdb_errors import map_duckdb_error
 from proxy.embed_columns import embed_column, is_embed_column_call, parse_call
 from proxy.engine import Engine
@@ -165,6 +165,8 @@ class Runner:
             return None
         if st.command is not None:
             return commands.describe(st)
+        if cursors.is_cursor_statement(st):
+            return None  # described per portal: the cursor may not exist yet
         if st.kind not in ROW_KINDS and not (st.kind in DML_KINDS and _has_returning(st.sql)):
             return None
         await self._take_cursor()
@@ -191,6 +193,8 @@ class Runner:
             return
         if st.command is not None:
             cols = commands.describe(st)
+        elif cursors.is_cursor_statement(st):
+            cols = cursors.describe(session, st)
         elif st.kind in ROW_KINDS or (st.kind in DML_KINDS and _has_returning(st.sql)):
             if st.kind in ROW_KINDS:
                 # Running a query is side-effect free; its result then feeds Execute.
@@ -222,6 +226,9 @@ class Runner:
                 "25P02",
                 "current transaction is aborted, commands ignored until end of transaction block",
             )
+        if cursors.is_cursor_statement(st):  # DECLARE / FETCH / MOVE
+            await cursors.execute(self, session, portal, describe)
+            return
         if st.command is not None:
             await commands.run(self, session, portal, describe)
             return

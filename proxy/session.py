@@ -12,6 +12,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from proxy import cursors
+from proxy.results import row_description
 from proxy.runner import Portal, Runner
 from proxy.settings import SessionSettings
 from proxy.wire import messages as m
@@ -226,15 +228,18 @@ class Session:
                 prepared.columns = await self.runner.describe_statement(prepared.statement)
                 prepared.described = True
             if prepared.columns:
-                from proxy.results import row_description
-
                 self.out(row_description(prepared.columns))
             else:
                 self.out(m.no_data())
             return
         portal = self.portals.get(msg.name)
         if portal is None:
-            raise PgError("34000", f'portal "{msg.name}" does not exist')
+            # A DECLAREd cursor is a portal too (psycopg describes its server cursors).
+            declared = cursors.lookup(self, msg.name)
+            if declared is None:
+                raise PgError("34000", f'portal "{msg.name}" does not exist')
+            self.out(row_description(declared.columns, (1,) if declared.binary else ()))
+            return
         await self.runner.describe_portal(portal, self)
 
     async def _execute(self, msg: m.Execute) -> None:
