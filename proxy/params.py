@@ -11,6 +11,8 @@ import threading
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+import duckdb
+
 from proxy.wire.errors import PgError
 from proxy.wire.types import ParamDecodeError, oid_for_duckdb_type_name, param_decoder
 from transpiler import Statement
@@ -43,7 +45,10 @@ class ParamTypes:
             "ORDER BY ordinal_position"
         )
         s = "main" if schema == "public" else schema
-        rows = cursor.execute(query, [table, s, s]).fetchall()
+        try:
+            rows = cursor.execute(query, [table, s, s]).fetchall()
+        except duckdb.Error:
+            return None  # e.g. the session's transaction is aborted: infer nothing
         cols = [(r[0], r[1]) for r in rows] or None
         with self._lock:
             self._columns[key] = cols
@@ -54,12 +59,18 @@ class ParamTypes:
         st: Statement,
         oids: list[int],
         call: Callable[..., Awaitable[Any]],
+        session_cursor: Any = None,
     ) -> list[int]:
+        """OIDs for `oids`, zeros replaced by inferred types (text when unknown).
+
+        `session_cursor`, when given, is the session's own DuckDB cursor: only it sees
+        the session's TEMP tables and tables created in its open transaction.
+        """
         try:
             from transpiler import infer_param_types
         except ImportError:
             return [o or TEXT_OID for o in oids]
-        cursor = self._engine.cursor()
+        cursor = session_cursor if session_cursor is not None else self._engine.cursor()
 
         def column_type(schema: str | None, table: str, column: str) -> str | None:
             for name, dtype in self._table_columns(cursor, schema, table) or ():
@@ -74,7 +85,8 @@ class ParamTypes:
             try:
                 return infer_param_types(st, column_type, table_columns)
             finally:
-                cursor.close()
+                if cursor is not session_cursor:
+                    cursor.close()
 
         inferred = await call(run)
         out = []

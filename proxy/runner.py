@@ -151,7 +151,8 @@ class Runner:
     # --- parameters -----------------------------------------------------------------
 
     async def infer_param_oids(self, st: Statement, oids: list[int]) -> list[int]:
-        return await self.param_types.infer(st, oids, self.call)
+        await self._take_cursor()  # inference queries run on the session's cursor
+        return await self.param_types.infer(st, oids, self.call, self.cursor)
 
     def decode_params(
         self, oids: Sequence[int], formats: Sequence[int], values: Sequence[bytes | None]
