@@ -207,8 +207,13 @@ async def _move(runner: Runner, session: Session, portal: Portal, describe: bool
     if match is None:
         raise PgError("42601", f"syntax error in {st.tag}")
     verb = match["verb"].upper()
-    c = _get(session, _ident(match["name"]))
+    name = _ident(match["name"])
     how, n = _parse_direction(match["dir"])
+    target = session.portals.get(name)
+    if name not in _cursors(session).by_name and target is not None:
+        await _move_protocol_portal(runner, session, portal, target, verb, how, n, describe)
+        return
+    c = _get(session, name)
     backward = how == "backward" or (how in ("absolute", "relative") and n < 0)
     if backward and not c.scroll and not (how == "relative" and n == 0):
         raise PgError(
@@ -230,6 +235,59 @@ async def _move(runner: Runner, session: Session, portal: Portal, describe: bool
     if rows:
         await _send_rows(runner, session, c, rows, formats)
     session.out(m.command_complete(f"FETCH {len(rows)}"))
+
+
+class _RowSink:
+    """Stands in for the session while a protocol portal runs for FETCH / MOVE: keeps
+    the DataRow bytes (FETCH forwards them, MOVE drops them) and swallows the
+    extended-protocol framing (PortalSuspended, CommandComplete)."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+        self.rows: list[bytes] = []
+
+    def out(self, data: bytes) -> None:
+        if data[:1] == b"D":  # DataRow batches; everything else is framing
+            self.rows.append(data)
+
+    async def flush_if_large(self) -> None:
+        return None
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._session, name)
+
+
+async def _move_protocol_portal(
+    runner: Runner,
+    session: Session,
+    portal: Portal,
+    target: Portal,
+    verb: str,
+    how: str,
+    n: int,
+    describe: bool,
+) -> None:
+    """FETCH / MOVE FORWARD on a Bind-created portal (asyncpg's Cursor.forward does
+    `MOVE FORWARD n portal`). Such portals only go forward, as in Postgres."""
+    if how != "forward" or n < 0:
+        raise PgError("55000", "cursor can only scan forward")
+    if target.statement is None or target.done:
+        session.out(m.command_complete(f"{verb} 0"))
+        return
+    sink = _RowSink(session)
+    before = target.rows_sent
+    if not target.done:
+        limit = 0 if n >= _ALL else n
+        await runner._execute_duckdb(target, sink, limit, describe=False)  # type: ignore[arg-type]
+    count = target.rows_sent - before
+    if verb == "FETCH":
+        cols = target.columns or ()
+        formats = target.result_formats
+        if describe:
+            session.out(row_description(cols, formats))
+        for data in sink.rows:
+            session.out(data)
+    session.out(m.command_complete(f"{verb} {count}"))
 
 
 async def _send_rows(
