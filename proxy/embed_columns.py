@@ -57,19 +57,21 @@ def vector_column(column: str) -> str:
     return f"{column}_embedding"
 
 
-def embed_column(cur: duckdb.DuckDBPyConnection, table: str, column: str, dims: int) -> int:
-    """Set up the vector column and index and fill it, atomically; returns rows embedded."""
-    cur.begin()
-    try:
-        filled = _embed_column(cur, table, column, dims)
-    except BaseException:
-        cur.rollback()
-        raise
-    cur.commit()
-    return filled
+def embed_column(
+    cur: duckdb.DuckDBPyConnection, table: str, column: str, dims: int, embedder: Any
+) -> int:
+    """Set up the vector column and index and fill it; returns rows embedded.
+
+    Each step commits on its own and is idempotent, so a failed call can simply be
+    repeated. (One transaction around ADD COLUMN + UPDATE + CREATE INDEX makes a
+    later UPDATE of the table segfault in DuckDB 1.5.5 — reproduced.)
+    """
+    return _embed_column(cur, table, column, dims, embedder)
 
 
-def _embed_column(cur: duckdb.DuckDBPyConnection, table: str, column: str, dims: int) -> int:
+def _embed_column(
+    cur: duckdb.DuckDBPyConnection, table: str, column: str, dims: int, embedder: Any
+) -> int:
     cols = cur.execute(
         "SELECT column_name, data_type FROM information_schema.columns "
         "WHERE table_schema = 'main' AND table_name = ?",
@@ -86,7 +88,7 @@ def _embed_column(cur: duckdb.DuckDBPyConnection, table: str, column: str, dims:
     t, v = _quote(table), _quote(vec)
     if vec not in types:
         cur.execute(f"ALTER TABLE {t} ADD COLUMN {v} FLOAT[{dims}]")
-    filled = fill(cur, table, column)
+    filled = fill(cur, table, column, embedder)
     index = _quote(f"{table}_{vec}_hnsw")
     cur.execute(
         f"CREATE INDEX IF NOT EXISTS {index} ON {t} USING HNSW ({v}) WITH (metric = 'cosine')"
@@ -99,13 +101,39 @@ def _embed_column(cur: duckdb.DuckDBPyConnection, table: str, column: str, dims:
     return filled
 
 
-def fill(cur: duckdb.DuckDBPyConnection, table: str, column: str) -> int:
-    """Embed rows whose vector is missing (new rows, or text set after the vector)."""
+FILL_CHUNK = 1000
+
+
+def fill(cur: duckdb.DuckDBPyConnection, table: str, column: str, embedder: Any) -> int:
+    """Embed rows whose vector is missing (new rows, or text set after the vector).
+
+    Vectors are computed here and joined in by rowid: an UPDATE that calls the Python
+    UDF on an HNSW-indexed table crashes DuckDB 1.5.5 (segfault, reproduced).
+    """
+    import pyarrow as pa
+
     t, c, v = _quote(table), _quote(column), _quote(vector_column(column))
-    row = cur.execute(
-        f"UPDATE {t} SET {v} = __HATI_EMBED__({c}) WHERE {v} IS NULL AND {c} IS NOT NULL"
-    ).fetchone()
-    return int(row[0]) if row else 0
+    total = 0
+    while True:
+        rows = cur.execute(
+            f"SELECT rowid, {c} FROM {t} WHERE {v} IS NULL AND {c} IS NOT NULL LIMIT {FILL_CHUNK}"
+        ).fetchall()
+        if not rows:
+            return total
+        vecs = embedder.embed_batch([r[1] for r in rows], mode="passage")
+        dims = vecs.shape[1]
+        src = pa.table(
+            {
+                "rid": pa.array([r[0] for r in rows], type=pa.int64()),
+                "v": pa.FixedSizeListArray.from_arrays(pa.array(vecs.reshape(-1)), dims),
+            }
+        )
+        cur.register("__hati_fill_src", src)
+        try:
+            cur.execute(f"UPDATE {t} SET {v} = s.v FROM __hati_fill_src s WHERE {t}.rowid = s.rid")
+        finally:
+            cur.unregister("__hati_fill_src")
+        total += len(rows)
 
 
 def registered(cur: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
@@ -114,7 +142,8 @@ def registered(cur: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
     ).fetchone()[0]
     if not exists:
         return []
-    return [(r[0], r[1]) for r in cur.execute(f"SELECT table_name, column_name FROM {REGISTRY}")]
+    rows = cur.execute(f"SELECT table_name, column_name FROM {REGISTRY}").fetchall()
+    return [(r[0], r[1]) for r in rows]
 
 
 async def filler(engine: Engine, interval_s: float) -> None:
@@ -124,15 +153,15 @@ async def filler(engine: Engine, interval_s: float) -> None:
         while True:
             await asyncio.sleep(interval_s)
             try:
-                await engine.run(_fill_all, cur)
-            except (duckdb.Error, PgError) as exc:  # a dropped table etc.: try next round
+                await engine.run(_fill_all, cur, engine.semantic.embedder)
+            except Exception as exc:  # a dropped table etc.: log, try next round
                 log.warning("embedding filler: %s", exc)
     finally:
         cur.close()
 
 
-def _fill_all(cur: duckdb.DuckDBPyConnection) -> Any:
+def _fill_all(cur: duckdb.DuckDBPyConnection, embedder: Any) -> None:
     for table, column in registered(cur):
-        n = fill(cur, table, column)
+        n = fill(cur, table, column, embedder)
         if n:
             log.info("embedded %d new rows of %s.%s", n, table, column)

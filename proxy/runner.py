@@ -253,7 +253,9 @@ class Runner:
         if semantic.embedder is None:
             raise semantic._unavailable()
         await self._take_cursor()
-        count = await self.call(embed_column, self.cursor, table, column, semantic.dims)
+        count = await self.call(
+            embed_column, self.cursor, table, column, semantic.dims, semantic.embedder
+        )
         self.param_types.invalidate()
         cols = (Column("hatiproxy_embed_column", "BIGINT"),)
         if describe:

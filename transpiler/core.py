@@ -9,6 +9,8 @@ Route per statement:
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from functools import lru_cache
 
 from sqlglot import exp
@@ -76,6 +78,10 @@ def _transpile_cached(sql: str, dialect: str, vector_dims: int) -> tuple[Stateme
     return tuple(_statement(sql, chunk, reader, vector_dims) for chunk in chunks)
 
 
+def reader_name(reader: Dialect) -> str:
+    return "snowflake" if reader is SNOWFLAKE else "postgres"
+
+
 def _untokenizable(sql: str, err: TokenError) -> tuple[Statement, ...]:
     if uses_hati_text(sql):
         raise TranspileError("42601", f"syntax error: {err}", None) from None
@@ -86,8 +92,38 @@ def _untokenizable(sql: str, err: TokenError) -> tuple[Statement, ...]:
     return (Statement(sql=text, kind="other", tag=word),)
 
 
+_EXPLAIN = re.compile(
+    r"^\s*EXPLAIN(?:\s+ANALY[SZ]E)?(?:\s+VERBOSE)?(?:\s*\([^)]*\))?\s+", re.IGNORECASE
+)
+
+
+def _explain(chunk: Chunk, reader: Dialect, dims: int) -> Statement | None:
+    """EXPLAIN [ANALYZE] <query>: transpile the query, keep the EXPLAIN prefix as written."""
+    match = _EXPLAIN.match(chunk.text)
+    if match is None:
+        return None
+    inner = _transpile_cached(chunk.text[match.end() :], reader_name(reader), dims)
+    if len(inner) != 1:
+        return None
+    st = inner[0]
+    prefix = match.group(0)
+    return replace(
+        st,
+        sql=prefix + st.sql,
+        kind="explain",
+        tag="EXPLAIN",
+        command=None,
+        _prefix=prefix,
+        _bound={},
+    )
+
+
 def _statement(sql: str, chunk: Chunk, reader: Dialect, dims: int) -> Statement:
     tokens = chunk.tokens
+    if tokens[0].text.upper() == "EXPLAIN":
+        explained = _explain(chunk, reader, dims)
+        if explained is not None:
+            return explained
     session = parse_session(tokens, chunk.text)
     if session is not None:
         return Statement(

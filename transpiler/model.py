@@ -98,6 +98,8 @@ class Statement:
     # Private: the DuckDB tree, kept to regenerate SQL for bind_sql. Never mutated.
     _tree: exp.Expr | None = field(default=None, repr=False, compare=False)
     _bound: dict[int, str] = field(default_factory=dict, repr=False, compare=False)
+    # Text kept in front of the rendered tree, e.g. "EXPLAIN " for EXPLAIN <query>.
+    _prefix: str = field(default="", repr=False, compare=False)
 
     def bind_sql(self, first_param: int) -> str:
         """The SQL with each text marker replaced by `CAST($k AS FLOAT[dims])`.
@@ -113,7 +115,7 @@ class Statement:
         if cached is None:
             from transpiler.markers import render_bound
 
-            cached = render_bound(self._tree, first_param, self.vector_dims)
+            cached = self._prefix + render_bound(self._tree, first_param, self.vector_dims)
             if len(self._bound) < 16:
                 self._bound[first_param] = cached
         return cached

@@ -1,0 +1,153 @@
+"""Semantic SQL end to end: a real server, the real converted MiniLM model, psycopg."""
+
+from __future__ import annotations
+
+import signal
+import time
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from tests.conftest import ServerProcess, start_server
+
+DOCS = [
+    (1, "The customer disputes a charge on their invoice"),
+    (2, "Weather is sunny in Paris today"),
+    (3, "Refund requested for a double billing error"),
+    (4, "The football match ended in a draw"),
+]
+
+
+@pytest.fixture(scope="module")
+def sem_server(tmp_path_factory: pytest.TempPathFactory) -> ServerProcess:
+    srv = start_server(tmp_path_factory.mktemp("sem"))
+    yield srv
+    srv.stop()
+
+
+def connect(srv: ServerProcess) -> psycopg.Connection:
+    return psycopg.connect(srv.dsn, autocommit=True)
+
+
+def test_semantic_rank_orders_by_meaning(sem_server: ServerProcess) -> None:
+    with connect(sem_server) as c:
+        c.execute("CREATE TABLE tickets (id INT PRIMARY KEY, content TEXT)")
+        c.cursor().executemany("INSERT INTO tickets VALUES (%s, %s)", DOCS)
+        rows = c.execute(
+            "SELECT id, semantic_rank(content, 'billing dispute') AS r FROM tickets ORDER BY r DESC"
+        ).fetchall()
+        assert {rows[0][0], rows[1][0]} == {1, 3}  # the two billing texts first
+        assert rows[0][1] > 0.4 > rows[-1][1]
+        matched = c.execute(
+            "SELECT id FROM tickets WHERE semantic_match(content, 'refund', 0.5) ORDER BY id"
+        ).fetchall()
+        assert [r[0] for r in matched] == [3]
+        weather = c.execute(
+            "SELECT id FROM tickets WHERE semantic_match(content, 'weather forecast', 0.4)"
+        ).fetchall()
+        assert weather == [(2,)]
+
+
+def test_embed_column_index_and_background_fill(sem_server: ServerProcess) -> None:
+    with connect(sem_server) as c:
+        c.execute("CREATE TABLE kb (id INT PRIMARY KEY, content TEXT)")
+        c.cursor().executemany("INSERT INTO kb VALUES (%s, %s)", DOCS)
+        assert c.execute("SELECT hatiproxy_embed_column('kb', 'content')").fetchone() == (4,)
+        c.execute("INSERT INTO kb (id, content) VALUES (5, 'Invoice total is wrong')")
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            n = c.execute("SELECT count(*) FROM kb WHERE content_embedding IS NULL").fetchone()
+            if n == (0,):
+                break
+            time.sleep(0.2)
+        assert n == (0,), "the background filler did not embed the new row"
+        top = c.execute(
+            "SELECT id FROM kb ORDER BY semantic_rank(content_embedding, 'billing dispute') DESC "
+            "LIMIT 3"
+        ).fetchall()
+        assert {r[0] for r in top} == {1, 3, 5}
+        # The vector arrives as float4[] in binary: 384 floats.
+        vec = c.cursor(binary=True).execute("SELECT content_embedding FROM kb WHERE id = 1")
+        assert len(vec.fetchone()[0]) == 384
+
+
+def test_hnsw_index_serves_top_k(sem_server: ServerProcess) -> None:
+    with connect(sem_server) as c:
+        c.execute("CREATE TABLE vecs (id INT, embedding FLOAT[384])")
+        c.execute(
+            "INSERT INTO vecs SELECT i, list_transform(range(384), x -> random())::FLOAT[384] "
+            "FROM range(200) t(i)"
+        )
+        c.execute("CREATE INDEX vecs_hnsw ON vecs USING HNSW (embedding) WITH (metric = 'cosine')")
+        plan = "\n".join(
+            str(r[-1])
+            for r in c.execute(
+                "EXPLAIN SELECT id FROM vecs "
+                "ORDER BY semantic_rank(embedding, 'anything') DESC LIMIT 5"
+            ).fetchall()
+        )
+        assert "HNSW_INDEX_SCAN" in plan
+        rows = c.execute(
+            "SELECT id FROM vecs ORDER BY semantic_rank(embedding, 'anything') DESC LIMIT 5"
+        ).fetchall()
+        assert len(rows) == 5
+
+
+def test_hatidata_context_bm25(sem_server: ServerProcess) -> None:
+    with connect(sem_server) as c:
+        c.execute("CREATE TABLE notes (id INT PRIMARY KEY, body TEXT)")
+        c.cursor().executemany("INSERT INTO notes VALUES (%s, %s)", DOCS)
+        rows = c.execute("SELECT id FROM hatidata_context('notes', 'refund billing', 2)").fetchall()
+        assert rows[0][0] == 3
+        c.execute("INSERT INTO notes VALUES (9, 'refund refund refund please')")
+        rows = c.execute("SELECT id FROM hatidata_context('notes', 'refund', 1)").fetchall()
+        assert rows == [(9,)]  # the index was refreshed for the new row
+
+
+def test_no_model_gives_58000_and_plain_sql_works(tmp_path: Path) -> None:
+    srv = start_server(tmp_path, "--database", ":memory:", "--embedding-model", "no-such-model")
+    try:
+        with connect(srv) as c:
+            assert c.execute("SELECT 41 + 1").fetchone() == (42,)
+            c.execute("CREATE TABLE t (content TEXT)")
+            with pytest.raises(psycopg.Error) as info:
+                c.execute("SELECT * FROM t WHERE semantic_match(content, 'x')")
+            assert info.value.sqlstate == "58000"
+            assert "hatiproxy model" in str(info.value.diag.message_hint)
+    finally:
+        srv.stop()
+
+
+def test_hnsw_index_survives_restart_and_crash(tmp_path: Path) -> None:
+    srv = start_server(tmp_path)
+    with connect(srv) as c:
+        c.execute("CREATE TABLE docs (id INT PRIMARY KEY, content TEXT)")
+        c.cursor().executemany("INSERT INTO docs VALUES (%s, %s)", DOCS)
+        c.execute("SELECT hatiproxy_embed_column('docs', 'content')")
+    srv.proc.send_signal(signal.SIGKILL)  # unclean: the index must be rebuilt at start
+    srv.proc.wait(10)
+    srv = start_server(tmp_path)
+    try:
+        assert "rebuilt HNSW index" in srv.log() or _wait_log(srv, "rebuilt HNSW index")
+        with connect(srv) as c:
+            indexes = c.execute(
+                "SELECT count(*) FROM duckdb_indexes() WHERE sql ILIKE '%USING HNSW%'"
+            ).fetchone()
+            assert indexes == (1,)
+            top = c.execute(
+                "SELECT id FROM docs ORDER BY semantic_rank(content_embedding, 'invoice charge') "
+                "DESC LIMIT 1"
+            ).fetchone()
+            assert top == (1,)
+    finally:
+        srv.stop()
+
+
+def _wait_log(srv: ServerProcess, text: str, timeout: float = 5) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if text in srv.log():
+            return True
+        time.sleep(0.1)
+    return False
