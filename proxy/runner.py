@@ -181,7 +181,7 @@ class Runner:
             return tuple(Column(r[0], r[1]) for r in self.cursor.fetchall())
 
         try:
-            return await self.call(describe, sql=sql)
+            return _postgres_names(st, await self.call(describe, sql=sql))
         except PgError:
             if st.kind in ("other", "explain", "show"):
                 return None  # statements DESCRIBE cannot wrap: describe them at execution
@@ -313,7 +313,8 @@ class Runner:
             # Set before running: if the DML fails, statement_failed must roll back the
             # transaction begun in start(), or DuckDB stays in an aborted transaction.
             self._implicit = True
-        portal.columns, portal.count = await self.call(start, sql=sql)
+        cols, portal.count = await self.call(start, sql=sql)
+        portal.columns = _postgres_names(st, cols)
         portal.executed = True
         if portal.columns is not None:
             self._owner = portal
@@ -392,6 +393,16 @@ def _lossless_sql(sql: str, cols: tuple[Column, ...]) -> str:
     if len(_CASTS) > 4096:
         _CASTS.clear()
     return f"SELECT {', '.join(parts)} FROM ({sql}) AS __hati_q"
+
+
+def _postgres_names(st: Statement, cols: tuple[Column, ...] | None) -> tuple[Column, ...] | None:
+    """Rename result columns as Postgres names them (count, ?column?, ...)."""
+    names = st.column_names
+    if not names or cols is None or len(names) != len(cols):
+        return cols
+    return tuple(
+        c if n is None else Column(n, c.duckdb_type) for c, n in zip(cols, names, strict=True)
+    )
 
 
 def _tag(st: Statement, count: int) -> str:

@@ -17,7 +17,7 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
 
-from transpiler import rewrite
+from transpiler import colnames, rewrite
 from transpiler.classify import classify
 from transpiler.dialects import POSTGRES, SNOWFLAKE
 from transpiler.errors import TranspileError
@@ -142,6 +142,7 @@ def _statement(sql: str, chunk: Chunk, reader: Dialect, dims: int) -> Statement:
                 "0A000", "semantic functions are not supported in this statement", chunk.start + 1
             )
         return Statement(sql=chunk.text, kind=kind, tag=tag, param_count=triggers.max_param)
+    column_names = colnames.names(tree) if kind == "select" else None
     tree = rewrite.apply(tree, triggers, dims, chunk.start)
     text, markers, bind_texts = render(tree)
     return Statement(
@@ -152,6 +153,7 @@ def _statement(sql: str, chunk: Chunk, reader: Dialect, dims: int) -> Statement:
         param_count=triggers.max_param,
         bind_texts=bind_texts,
         vector_dims=dims,
+        column_names=column_names,
         _tree=tree if bind_texts else None,
     )
 

@@ -95,6 +95,8 @@ class Statement:
     command: Command | None = None
     bind_texts: tuple[str, ...] = ()
     vector_dims: int = 384
+    # Postgres names of the result columns where DuckDB's differ (see colnames.py).
+    column_names: tuple[str | None, ...] | None = None
     # Private: the DuckDB tree, kept to regenerate SQL for bind_sql. Never mutated.
     _tree: exp.Expr | None = field(default=None, repr=False, compare=False)
     _bound: dict[int, str] = field(default_factory=dict, repr=False, compare=False)

@@ -1,0 +1,27 @@
+"""Postgres result column names for unnamed expressions (FigureColname, simplified)."""
+
+import pytest
+
+from transpiler import transpile
+
+
+@pytest.mark.parametrize(
+    ("sql", "names"),
+    [
+        ("SELECT count(*) FROM t", ("count",)),
+        ("SELECT version()", ("version",)),
+        ("SELECT 1 + 1, a, b AS c FROM t", ("?column?", None, None)),
+        ("SELECT lower(name), x::text, '1'::int FROM t", ("lower", "x", "int4")),
+        ("SELECT row_number() OVER (), CASE WHEN a THEN 1 END FROM t", ("row_number", "case")),
+        ("SELECT (SELECT max(a) FROM t)", ("max",)),
+        ("SELECT semantic_rank(content, 'x') FROM t", ("semantic_rank",)),
+        ("SELECT count(*) FROM a UNION SELECT 1", ("count",)),
+    ],
+)
+def test_postgres_names(sql: str, names: tuple) -> None:
+    assert transpile(sql)[0].column_names == names
+
+
+@pytest.mark.parametrize("sql", ["SELECT * FROM t", "SELECT a, b FROM t", "SELECT t.*, 1 FROM t"])
+def test_nothing_to_rename(sql: str) -> None:
+    assert transpile(sql)[0].column_names is None

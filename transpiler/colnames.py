@@ -1,0 +1,124 @@
+"""Result column names as Postgres gives them to unnamed select-list expressions.
+
+DuckDB names `count(*)` "count_star()" and `lower(a)` "lower(a)"; Postgres says
+"count" and "lower", and `1 + 1` is "?column?". Drivers, pandas and BI tools key
+rows by these names, so the transpiler reports the Postgres name of each top-level
+result column (Postgres' FigureColname rules, simplified), read off the tree before
+the other rewrites so a function renamed for DuckDB keeps the name the user wrote.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+UNKNOWN = "?column?"
+
+# Postgres' names of types in a cast that has nothing better to name it by.
+_TYPE_NAMES = {
+    "INT": "int4",
+    "INTEGER": "int4",
+    "BIGINT": "int8",
+    "SMALLINT": "int2",
+    "DOUBLE": "float8",
+    "DOUBLE PRECISION": "float8",
+    "FLOAT": "float8",
+    "REAL": "float4",
+    "BOOLEAN": "bool",
+    "BOOL": "bool",
+    "VARCHAR": "varchar",
+    "CHAR": "bpchar",
+    "DECIMAL": "numeric",
+    "NUMERIC": "numeric",
+    "TIMESTAMPTZ": "timestamptz",
+}
+
+# sqlglot turns some Postgres functions into its own node types; name them as written.
+_FUNC_NAMES: dict[type[exp.Expr], str] = {
+    exp.Count: "count",
+    exp.CurrentTimestamp: "now",
+    exp.CurrentDate: "current_date",
+    exp.CurrentTime: "current_time",
+    exp.Case: "case",
+    exp.If: "case",
+    exp.Exists: "exists",
+    exp.Array: "array",
+    exp.Coalesce: "coalesce",
+    exp.Extract: "extract",
+    exp.Substring: "substring",
+}
+
+
+# Node types that exist only in some sqlglot versions, by class name.
+_BY_CLASS_NAME = {"CurrentVersion": "version", "CurrentSchema": "current_schema"}
+
+
+def _is_expansion(node: exp.Expr) -> bool:
+    """`*`, `t.*`, DuckDB's COLUMNS(...) / UNPACK: one alias would not fit them all."""
+    if isinstance(node, exp.Star) or (isinstance(node, exp.Column) and node.is_star):
+        return True
+    for sub in node.walk():
+        if isinstance(sub, exp.Anonymous) and sub.name.upper() in ("COLUMNS", "UNPACK"):
+            return True
+        if type(sub).__name__ == "Columns":
+            return True
+    return False
+
+
+def figure(node: exp.Expr) -> str | None:
+    """The Postgres column name of an expression; None where DuckDB's name is the same."""
+    if isinstance(node, exp.Column):
+        return None
+    if isinstance(node, exp.Paren):
+        return figure(node.this) or UNKNOWN
+    if isinstance(node, (exp.Cast, exp.TryCast)):
+        inner = node.this
+        if isinstance(inner, exp.Column):
+            return inner.name
+        named = figure(inner)
+        if named and named != UNKNOWN:
+            return named
+        to = node.to.sql(dialect="postgres").upper().split("(")[0].strip()
+        return _TYPE_NAMES.get(to, to.lower() or UNKNOWN)
+    if isinstance(node, exp.Window):
+        return figure(node.this) or UNKNOWN
+    if isinstance(node, exp.Subquery) and isinstance(node.this, exp.Select):
+        projections = node.this.expressions
+        if len(projections) == 1:
+            proj = projections[0]
+            if isinstance(proj, (exp.Alias, exp.Column)):
+                return proj.alias_or_name
+            return figure(proj) or UNKNOWN
+        return UNKNOWN
+    for cls, name in _FUNC_NAMES.items():
+        if isinstance(node, cls):
+            return name
+    if isinstance(node, exp.Anonymous):
+        return node.name.lower()
+    special = _BY_CLASS_NAME.get(type(node).__name__)
+    if special:
+        return special
+    if isinstance(node, exp.Func):
+        return node.sql_name().lower()
+    return UNKNOWN
+
+
+def names(tree: exp.Expr) -> tuple[str | None, ...] | None:
+    """Postgres names for the result columns of a query, by position.
+
+    None for a column whose DuckDB name is already right (columns, aliases), and
+    None overall when the select list has an expansion (`*`) or nothing to rename.
+    The SQL itself is not changed: the server renames columns in RowDescription.
+    """
+    select = tree
+    while isinstance(select, exp.SetOperation):
+        select = select.this
+    if isinstance(select, exp.Subquery):
+        select = select.unnest()
+    if not isinstance(select, exp.Select):
+        return None
+    out: list[str | None] = []
+    for proj in select.expressions:
+        if _is_expansion(proj):
+            return None
+        out.append(None if isinstance(proj, exp.Alias) else figure(proj))
+    return tuple(out) if any(n is not None for n in out) else None
