@@ -59,6 +59,7 @@ SELECT t.table_oid::BIGINT AS oid, t.table_name AS relname, n.oid AS relnamespac
        n.nspname
 FROM duckdb_tables() t
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = t.database_name AND n.duck_schema = t.schema_name
+WHERE NOT (t.database_name = '__hati_catalog' AND t.table_name LIKE '\_\_hati%' ESCAPE '\')
 UNION ALL
 SELECT v.view_oid, v.view_name, n.oid, 'v', v.column_count, 0, FALSE, 0, v.temporary, v.comment,
        v.sql, n.nspname
@@ -139,7 +140,9 @@ SELECT indexrelid, indrelid, len(attnums)::SMALLINT AS indnatts,
        FALSE AS indisreplident, attnums AS indkey,
        list_transform(attnums, a -> 0::BIGINT) AS indcollation,
        list_transform(attnums, a -> 0::BIGINT) AS indclass,
-       list_transform(attnums, a -> 0::SMALLINT) AS indoption,
+       -- int2vector goes over the wire as text '0 0'; SQLAlchemy reads indoption
+       -- directly and splits it on spaces (indkey/indclass it only unnests: lists).
+       array_to_string(list_transform(attnums, a -> '0'), ' ') AS indoption,
        CASE WHEN list_contains(attnums, 0)
             THEN array_to_string(list_filter(elements, (e, k) -> attnums[k] = 0), ', ')
        END AS indexprs,
