@@ -105,9 +105,10 @@ async def _apply(runner: Runner, session: Session, results: list[SetResult]) -> 
 
 
 async def _end_transaction(runner: Runner, session: Session, committed: bool = False) -> None:
-    from proxy import cursors
+    from proxy import cursors, savepoints
 
     runner.txn_status = "I"
+    savepoints.reset(session)
     await cursors.end_transaction(runner, session, committed)
     await _apply(runner, session, runner.settings.end_transaction())
 
@@ -140,11 +141,9 @@ async def _transaction(runner: Runner, session: Session, cmd: TransactionCommand
         finally:
             await _end_transaction(runner, session, committed)
         return "ROLLBACK" if failed or action == "rollback" else "COMMIT"
-    raise PgError(
-        "0A000",
-        "savepoints are not supported: DuckDB has no subtransactions",
-        hint="Use a plain transaction (BEGIN ... COMMIT/ROLLBACK).",
-    )
+    from proxy import savepoints
+
+    return await savepoints.run(runner, session, cmd)
 
 
 async def _utility(runner: Runner, session: Session, cmd: UtilityCommand) -> str:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from proxy import commands, cursors
+from proxy import commands, cursors, savepoints
 from proxy.duckdb_errors import map_duckdb_error
 from proxy.embed_columns import embed_column, is_embed_column_call, parse_call
 from proxy.engine import Engine
@@ -227,6 +227,7 @@ class Runner:
                 "25P02",
                 "current transaction is aborted, commands ignored until end of transaction block",
             )
+        savepoints.note_statement(session, st)
         if cursors.is_cursor_statement(st):  # DECLARE / FETCH / MOVE
             await cursors.execute(self, session, portal, describe)
             return
