@@ -223,3 +223,34 @@ def test_identifiers_and_composed_sql(conn, table_name) -> None:
     assert cur.description[0].name == "Col"
     assert cur.fetchall() == [(5,)]
     conn.execute(sql.SQL("DROP TABLE {}").format(name))
+
+
+def test_savepoints_around_reads_and_release(server, table_name) -> None:
+    """psycopg nests conn.transaction() with SAVEPOINT/RELEASE (SQLAlchemy does at connect)."""
+    with psycopg.connect(server.dsn) as conn:
+        conn.execute(f"CREATE TABLE {table_name} (id int PRIMARY KEY)")
+        conn.commit()
+        with conn.transaction():
+            conn.execute(f"INSERT INTO {table_name} VALUES (1)")
+            with conn.transaction():  # SAVEPOINT ... RELEASE
+                conn.execute(f"INSERT INTO {table_name} VALUES (2)")
+        assert conn.execute(f"SELECT count(*) FROM {table_name}").fetchone() == (2,)
+        conn.commit()
+        # A read-only transaction can roll back to a savepoint even after an error.
+        with conn.transaction():
+            conn.execute("SELECT 1")
+            with pytest.raises(errors.UndefinedTable), conn.transaction():
+                conn.execute("SELECT * FROM no_such_table_savepoint")
+            assert conn.execute("SELECT 2").fetchone() == (2,)
+        # Undoing a write after a savepoint cannot be emulated: it fails loudly.
+        cur = conn.cursor()
+        cur.execute("SAVEPOINT a")
+        cur.execute(f"INSERT INTO {table_name} VALUES (3)")
+        with pytest.raises(errors.FeatureNotSupported):
+            cur.execute("ROLLBACK TO SAVEPOINT a")
+        conn.rollback()
+        with pytest.raises(errors.InvalidSavepointSpecification):
+            cur.execute("RELEASE SAVEPOINT nope")
+        conn.rollback()
+        conn.execute(f"DROP TABLE {table_name}")
+        conn.commit()
