@@ -1,0 +1,56 @@
+"""pgJDBC (Debian libpostgresql-jdbc-java): tests/java/JdbcClient.java compiled and run."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+JAR = Path("/usr/share/java/postgresql.jar")
+SOURCE = Path(__file__).resolve().parent.parent / "java" / "JdbcClient.java"
+
+
+@pytest.fixture(scope="module")
+def classes(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("jdbc-classes")
+    subprocess.run(
+        ["javac", "-cp", str(JAR), "-d", str(out), str(SOURCE)],
+        check=True, capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    return out
+
+
+def run_client(classes: Path, url: str, table: str) -> dict[str, str]:
+    r = subprocess.run(
+        ["java", "-cp", f"{JAR}:{classes}", "JdbcClient", url, table],
+        capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    lines = r.stdout.splitlines()
+    assert lines[-1] == "done"
+    assert sum(line.startswith("ok ") for line in lines) >= 48
+    meta = {}
+    for line in lines:
+        if line.startswith("meta "):
+            name, _, result = line[5:].partition(" ")
+            meta[name] = result
+    return meta
+
+
+@pytest.mark.parametrize("extra", ["", "&sslmode=disable"], ids=["default", "sslmode-disable"])
+def test_jdbc_core(server, classes, table_name, extra) -> None:
+    url = (
+        f"jdbc:postgresql://127.0.0.1:{server.port}/hatidata?user=tester&prepareThreshold=1{extra}"
+    )
+    meta = run_client(classes, url, table_name)
+    assert meta["product"] == "PostgreSQL 15"
+
+
+def test_jdbc_metadata(server, classes, table_name) -> None:
+    url = f"jdbc:postgresql://127.0.0.1:{server.port}/hatidata?user=tester&prepareThreshold=1"
+    meta = run_client(classes, url, table_name)
+    assert "public" in meta["getSchemas"].split(",")
+    assert meta["getTables"] == table_name
+    assert meta["getColumns"].split(",")[:3] == ["id:int4", "name:varchar", "price:numeric"]
+    assert meta["getPrimaryKeys"] == "id"
