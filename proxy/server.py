@@ -212,10 +212,14 @@ class Connection:
         pid: int | None = None
         session: Session | None = None
         try:
-            startup = await asyncio.wait_for(self._startup(), STARTUP_TIMEOUT_S)
+            # One deadline for startup and the password exchange (like PG's
+            # authentication_timeout): a silent client must not hold a socket forever.
+            deadline = asyncio.get_running_loop().time() + STARTUP_TIMEOUT_S
+            async with asyncio.timeout_at(deadline):
+                startup = await self._startup()
             if startup is None:
                 return
-            session, pid = await self._authenticate(startup)
+            session, pid = await self._authenticate(startup, deadline)
             self._pump_task = asyncio.create_task(self._pump())
             while True:
                 msg = await self.receive()
@@ -254,10 +258,15 @@ class Connection:
             pass
 
     async def _startup(self) -> m.StartupMessage | None:
+        ssl_negotiated = False
         while True:
             msg = await self._read_direct()
             match msg:
                 case m.SSLRequest():
+                    # Postgres answers a second SSLRequest with a FATAL error too.
+                    if ssl_negotiated:
+                        raise ProtocolViolation("SSLRequest received twice")
+                    ssl_negotiated = True
                     ctx = self.server.ssl_context
                     if ctx is None or isinstance(
                         self.writer.get_extra_info("ssl_object"), ssl.SSLObject
@@ -282,7 +291,9 @@ class Connection:
                 case _:
                     raise ProtocolViolation("expected a startup message")
 
-    async def _authenticate(self, startup: m.StartupMessage) -> tuple[Session, int]:
+    async def _authenticate(
+        self, startup: m.StartupMessage, deadline: float
+    ) -> tuple[Session, int]:
         server = self.server
         params = startup.params
         user = params.get("user", "")
@@ -303,7 +314,8 @@ class Connection:
             self.out(authenticator.start())
             await self.flush()
             while True:
-                msg = await self._read_direct()
+                async with asyncio.timeout_at(deadline):
+                    msg = await self._read_direct()
                 if not isinstance(msg, m.PasswordData):
                     raise ProtocolViolation("expected a password response")
                 reply, done = authenticator.step(msg.data)
