@@ -1,0 +1,336 @@
+"""Hostile and broken clients over raw sockets against a real server process.
+
+Each case: the offender gets an ErrorResponse with the expected SQLSTATE (when
+a reply is possible) and is disconnected; a second client, connected for the
+whole module, keeps answering queries; the server log shows no crash; and the
+server's memory stays bounded after hundreds of hostile connections.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import struct
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from proxy import server as server_mod
+from proxy.config import Config
+from proxy.server import Server
+
+I32 = struct.Struct("!i")
+SSL_REQUEST = I32.pack(8) + I32.pack(80877103)
+IO_TIMEOUT = 10.0
+
+
+def i32(n: int) -> bytes:
+    return I32.pack(n)
+
+
+def typed(tag: bytes, body: bytes) -> bytes:
+    return tag + i32(len(body) + 4) + body
+
+
+def untyped(body: bytes) -> bytes:
+    return i32(len(body) + 4) + body
+
+
+def startup_packet(params: dict[str, str] | None = None) -> bytes:
+    params = params or {"user": "tester", "database": "hatidata"}
+    body = i32(196608) + b"".join(
+        k.encode() + b"\0" + v.encode() + b"\0" for k, v in params.items()
+    )
+    return i32(len(body) + 5) + body + b"\0"
+
+
+def parse_backend(data: bytes) -> list[tuple[bytes, bytes]]:
+    out, pos = [], 0
+    while pos + 5 <= len(data):
+        (length,) = I32.unpack_from(data, pos + 1)
+        if pos + 1 + length > len(data):
+            break
+        out.append((data[pos : pos + 1], data[pos + 5 : pos + 1 + length]))
+        pos += 1 + length
+    return out
+
+
+def error_fields(body: bytes) -> dict[str, str]:
+    return {p[:1].decode(): p[1:].decode() for p in body.split(b"\0") if p}
+
+
+class Raw:
+    """A raw client socket; `finish()` reads until the server closes or goes quiet."""
+
+    def __init__(self, port: int) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=IO_TIMEOUT)
+
+    def login(self) -> None:
+        self.sock.sendall(startup_packet())
+        data = b""
+        while not any(tag == b"Z" for tag, _ in parse_backend(data)):
+            chunk = self.sock.recv(65536)
+            assert chunk, "server closed during login"
+            data += chunk
+
+    def finish(
+        self, quiet: float = IO_TIMEOUT, skip: int = 0
+    ) -> tuple[list[tuple[bytes, bytes]], bool]:
+        """All messages until EOF (closed=True) or `quiet` seconds of silence.
+
+        `skip`: leading single bytes that are not messages (SSLRequest answers).
+        """
+        data, closed = b"", False
+        self.sock.settimeout(quiet)
+        try:
+            while chunk := self.sock.recv(65536):
+                data += chunk
+            closed = True
+        except TimeoutError:
+            pass
+        except ConnectionResetError:
+            closed = True
+        assert data[:skip] == b"N" * skip, data
+        return parse_backend(data[skip:]), closed
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+@pytest.fixture(scope="module")
+def witness(server) -> Iterator[psycopg.Connection]:  # noqa: ANN001 - conftest fixture
+    """A well-behaved client connected for the whole module."""
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        conn.execute("CREATE TABLE IF NOT EXISTS bad_input_witness (n int)")
+        yield conn
+
+
+def assert_alive(witness: psycopg.Connection) -> None:
+    witness.execute("INSERT INTO bad_input_witness VALUES (1)")
+    assert witness.execute("SELECT count(*) > 0, 6 * 7 FROM bad_input_witness").fetchone() == (
+        True,
+        42,
+    )
+
+
+def log_tail(server) -> int:  # noqa: ANN001
+    return len(server.log())
+
+
+def assert_no_crash(server, since: int) -> None:  # noqa: ANN001
+    new = server.log()[since:]
+    assert "Traceback" not in new and "crashed" not in new, new
+
+
+# (name, bytes before login or None to skip login, bytes after login, expected SQLSTATE)
+FATAL_CASES = [
+    ("garbage_startup", b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", None, "08P01"),
+    ("startup_negative_length", i32(-5) + b"xxxx", None, "08P01"),
+    ("startup_length_over_1gib", i32(2**30 + 1) + i32(196608), None, "08P01"),
+    ("startup_unterminated_params", untyped(i32(196608) + b"user\0bo"), None, "08P01"),
+    (
+        "startup_invalid_utf8",
+        untyped(i32(196608) + b"user\0tester\0application_name\0\xc3\x28\0\0"),
+        None,
+        "22021",
+    ),
+    ("ssl_request_twice", SSL_REQUEST + SSL_REQUEST, None, "08P01"),
+    ("query_before_startup", typed(b"Q", b"SELECT 1\0"), None, "08P01"),
+    ("unknown_message_type", None, typed(b"z", b""), "08P01"),
+    ("negative_length", None, b"Q" + i32(-1), "08P01"),
+    ("length_below_minimum", None, b"Q" + i32(2), "08P01"),
+    # Over the decoder's 256 MiB bound; it answers 54000 (program limit exceeded).
+    ("length_over_1gib", None, b"Q" + i32(2**30 + 5), "54000"),
+    ("truncated_bind_fields", None, typed(b"B", b"\0\0" + b"\0\x01"), "08P01"),
+    ("unterminated_query_string", None, typed(b"Q", b"SELECT 1"), "08P01"),
+    ("invalid_utf8_query", None, typed(b"Q", b"SELECT '\xff\xfe'\0"), "22021"),
+    ("trailing_bytes_in_sync", None, typed(b"S", b"junk"), "08P01"),
+    ("bad_describe_kind", None, typed(b"D", b"Q\0"), "08P01"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "before", "after", "sqlstate"), FATAL_CASES, ids=[c[0] for c in FATAL_CASES]
+)
+def test_offender_gets_error_and_is_dropped(
+    server,  # noqa: ANN001
+    witness: psycopg.Connection,
+    name: str,
+    before: bytes | None,
+    after: bytes | None,
+    sqlstate: str,
+) -> None:
+    since = log_tail(server)
+    raw = Raw(server.port)
+    try:
+        if before is None:
+            raw.login()
+        else:
+            raw.sock.sendall(before)
+        if after is not None:
+            raw.sock.sendall(after)
+        msgs, closed = raw.finish(skip=int((before or b"").startswith(SSL_REQUEST)))
+    finally:
+        raw.close()
+    errors = [error_fields(body) for tag, body in msgs if tag == b"E"]
+    assert closed, f"{name}: server kept the connection open; got {msgs}"
+    assert len(errors) == 1, f"{name}: expected one ErrorResponse, got {msgs}"
+    assert errors[0]["C"] == sqlstate and errors[0]["S"] == "FATAL", errors[0]
+    assert_alive(witness)
+    assert_no_crash(server, since)
+
+
+@pytest.mark.parametrize(
+    "partial",
+    [
+        b"\0\0",  # half a startup length
+        startup_packet()[:11],  # half a startup packet
+        "LOGIN",  # logs in, then half a message header
+        "LOGIN-BODY",  # logs in, then a header promising more than is sent
+    ],
+    ids=["startup_len", "startup_body", "msg_header", "msg_body"],
+)
+def test_client_that_sends_half_and_vanishes(
+    server,  # noqa: ANN001
+    witness: psycopg.Connection,
+    partial: bytes | str,
+) -> None:
+    since = log_tail(server)
+    for _ in range(5):
+        raw = Raw(server.port)
+        if isinstance(partial, str):
+            raw.login()
+            raw.sock.sendall(b"Q\0\0" if partial == "LOGIN" else b"Q" + i32(1000) + b"SELECT")
+        else:
+            raw.sock.sendall(partial)
+        raw.close()
+        assert_alive(witness)
+    time.sleep(0.3)  # let the server notice the EOFs before reading its log
+    assert_no_crash(server, since)
+
+
+def test_silent_clients_do_not_take_slots(server, witness: psycopg.Connection) -> None:  # noqa: ANN001
+    """Clients that connect and say nothing: others still connect and query."""
+    silent = [Raw(server.port) for _ in range(30)]
+    try:
+        assert_alive(witness)
+        with psycopg.connect(server.dsn, connect_timeout=5) as fresh:
+            assert fresh.execute("SELECT 'still here'").fetchone() == ("still here",)
+    finally:
+        for raw in silent:
+            raw.close()
+
+
+def test_recoverable_errors_keep_the_connection(server, witness: psycopg.Connection) -> None:  # noqa: ANN001
+    """Errors in well-formed messages are ERRORs: the session goes on after Sync."""
+    raw = Raw(server.port)
+    try:
+        raw.login()
+        missing = typed(b"B", b"\0nope\0" + b"\0\0" * 3)
+        sync = typed(b"S", b"")
+        # Bind with 32767 parameters to a 1-parameter statement.
+        parse = typed(b"P", b"one\0SELECT $1::int + 1\0\0\0")
+        many = b"\0one\0\0\0" + struct.pack("!h", 32767) + i32(1) + b"7"
+        many += (i32(1) + b"7") * 32766 + b"\0\0"
+        raw.sock.sendall(missing + sync + parse + sync + typed(b"B", many) + sync)
+        raw.sock.sendall(typed(b"Q", b"SELECT 41 + 1\0"))
+        msgs, closed = raw.finish(quiet=2)
+    finally:
+        raw.close()
+    assert not closed
+    errors = [error_fields(body)["C"] for tag, body in msgs if tag == b"E"]
+    assert errors == ["26000", "08P01"], msgs
+    assert [tag for tag, _ in msgs].count(b"Z") == 4
+    assert (b"D", b"\0\x01" + i32(2) + b"42") in msgs
+    assert_alive(witness)
+
+
+def test_many_bind_parameters_work(server) -> None:  # noqa: ANN001
+    """32767 parameters is the most a signed 16-bit count carries."""
+    n = 32767
+    sql = "SELECT 5 = ANY(ARRAY[" + ",".join(["%s"] * n) + "]::int[])"
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        assert conn.execute(sql, list(range(n))).fetchone() == (True,)  # type: ignore[arg-type]
+
+
+def _rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+# 200 hostile connections may grow the server's RSS by at most this much: all
+# their buffers and tasks must be freed (allocator slack and caches stay below it).
+RSS_BOUND_KB = 40 * 1024
+
+
+def test_memory_bounded_after_hostile_clients(server, witness: psycopg.Connection) -> None:  # noqa: ANN001
+    payloads = [
+        b"\x16\x03\x01\x02\x00" + b"\x01" * 400,  # a TLS ClientHello at a non-TLS port
+        b"GET / HTTP/1.1\r\n\r\n",
+        startup_packet() + b"Q" + i32(2**30 + 5),
+        startup_packet() + typed(b"Q", b"SELECT '" + b"x" * 200_000),  # unterminated, 200 kB
+        startup_packet() + b"d" + i32(5_000_000) + b"y" * 300_000,  # half of a big message
+    ]
+
+    async def hostile(i: int) -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        with contextlib.suppress(ConnectionError):
+            writer.write(payloads[i % len(payloads)])
+            await writer.drain()
+            await asyncio.wait_for(reader.read(4096), 1.0)
+        with contextlib.suppress(TimeoutError, ConnectionError):
+            writer.close()
+            await asyncio.wait_for(writer.wait_closed(), 1.0)
+
+    async def wave(count: int) -> None:
+        for start in range(0, count, 25):
+            await asyncio.gather(*(hostile(i) for i in range(start, start + 25)))
+
+    asyncio.run(wave(50))  # warm-up: first-use allocations are not leaks
+    time.sleep(0.5)
+    before = _rss_kb(server.proc.pid)
+    asyncio.run(wave(200))
+    time.sleep(1.0)
+    after = _rss_kb(server.proc.pid)
+    assert after - before < RSS_BOUND_KB, f"RSS grew {before} -> {after} kB"
+    assert_alive(witness)
+
+
+# --- startup timeout: an in-process server with a short deadline ----------------------
+
+
+def test_silent_clients_are_dropped_at_the_startup_deadline(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Before the startup packet and during the password exchange alike."""
+    monkeypatch.setattr(server_mod, "STARTUP_TIMEOUT_S", 0.5)
+
+    async def scenario() -> None:
+        srv = Server(Config(port=0, database=":memory:", users="u:pw", data_dir=str(tmp_path)))
+        await srv.start()
+        try:
+            # 1. connects and sends nothing
+            reader, writer = await asyncio.open_connection("127.0.0.1", srv.port)
+            t0 = time.monotonic()
+            assert await asyncio.wait_for(reader.read(), 5) == b""
+            assert time.monotonic() - t0 < 3
+            writer.close()
+            # 2. sends the startup packet, then never answers the password challenge
+            reader, writer = await asyncio.open_connection("127.0.0.1", srv.port)
+            writer.write(startup_packet({"user": "u"}))
+            t0 = time.monotonic()
+            data = await asyncio.wait_for(reader.read(), 5)
+            assert data[:1] == b"R"  # the SASL challenge, then EOF at the deadline
+            assert time.monotonic() - t0 < 3
+            writer.close()
+        finally:
+            await srv.close()
+            srv.engine.close()
+
+    asyncio.run(scenario())
