@@ -13,7 +13,7 @@ from .cache import TABLE as CACHE_TABLE
 from .cache import CachedEmbedder
 from .errors import ChecksumMismatch, ConversionError, EmbeddingError, ModelNotAvailable
 from .hash_embedder import HashEmbedder
-from .loader import open_provider, resolve_model_dir
+from .loader import open_provider, provider_summary, resolve_model_dir
 from .manage import ensure_default_model, import_dir, list_models, pull, verify
 from .provider import EmbeddingProvider, Mode
 from .registry import KNOWN_MODELS, default_model_name, model_cache_dir
@@ -52,6 +52,7 @@ __all__ = [
     "list_models",
     "model_cache_dir",
     "open_provider",
+    "provider_summary",
     "pull",
     "resolve_model_dir",
     "verify",

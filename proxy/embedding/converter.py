@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +22,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from .errors import ConversionError
+from .fsutil import publish_dir, staging_dir
 from .modelconfig import (
     MODEL_FILE,
     TOKENIZER_FILE,
@@ -251,9 +250,7 @@ def convert_checkpoint(
         dims=int(config["hidden_size"]),
         source=source or f"converted from {src}",
     )
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dst.name}.", dir=dst.parent))
-    os.chmod(tmp, 0o755)  # mkdtemp makes it 0700; the installed model should be readable
+    tmp = staging_dir(dst.parent, dst.name)
     try:
         big = model.ByteSize() > _EXTERNAL_DATA_BYTES
         onnx.save_model(
@@ -266,9 +263,7 @@ def convert_checkpoint(
         for f in sorted(tmp.iterdir()):
             meta.files[f.name] = sha256_file(f)
         meta.save(tmp)
-        if dst.exists():
-            shutil.rmtree(dst)
-        tmp.rename(dst)
+        publish_dir(tmp, dst)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -35,6 +35,9 @@ class HashEmbedder:
     def dimensions(self) -> int:
         return self._dims
 
+    def describe(self) -> str:
+        return f"{self.model_name} (TEST ONLY: hash vectors without meaning)"
+
     def _vector(self, text: str) -> np.ndarray:
         seed = hashlib.sha256(text.encode("utf-8")).digest()
         rng = np.random.default_rng(int.from_bytes(seed, "big"))

@@ -65,3 +65,11 @@ def open_provider(
 
         model_dir = ensure_default_model(cache_dir)  # raises ModelNotAvailable if no package
     return OnnxEmbedder(model_dir, threads=threads)
+
+
+def provider_summary(provider: EmbeddingProvider) -> str:
+    """What a server logs at start: `embedding model: <this>`."""
+    describe = getattr(provider, "describe", None)
+    if callable(describe):
+        return str(describe())
+    return f"{provider.model_name} ({provider.dimensions} dims)"

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from .download import download_file
 from .errors import ChecksumMismatch, EmbeddingError, ModelNotAvailable
+from .fsutil import publish_dir, staging_dir
 from .modelconfig import (
     METADATA_FILE,
     MODEL_FILE,
@@ -22,6 +22,7 @@ from .modelconfig import (
 )
 from .registry import (
     DOWNLOADS,
+    ENV_BASE_URL,
     KNOWN_MODELS,
     ModelSpec,
     base_url,
@@ -67,26 +68,6 @@ def list_models(cache_dir: Path, registry: Registry | None = None) -> list[Model
             desc = f"imported: {cfg.source}" if cfg else "imported (metadata unreadable)"
             rows.append(ModelRow(name, True, name == default, False, desc, path))
     return rows
-
-
-def _staging(cache_dir: Path, name: str) -> Path:
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=cache_dir))
-    os.chmod(tmp, 0o755)
-    return tmp
-
-
-def _publish(tmp: Path, dst: Path) -> Path:
-    """Swap a complete staging directory into place (the only way a model dir appears)."""
-    if dst.exists():
-        old = dst.with_name(f".{dst.name}.old")
-        shutil.rmtree(old, ignore_errors=True)
-        dst.rename(old)
-        tmp.rename(dst)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        tmp.rename(dst)
-    return dst
 
 
 def _finish_onnx_dir(tmp: Path, cfg: ModelConfig) -> ModelConfig:
@@ -152,19 +133,27 @@ def pull(
         target = downloads / f.local_name
         if target.exists() and sha256_file(target) == f.sha256:
             continue
-        download_file(spec.url(base, f), target, f.sha256, progress=progress)
+        try:
+            download_file(spec.url(base, f), target, f.sha256, progress=progress)
+        except ChecksumMismatch:
+            raise
+        except EmbeddingError as e:
+            raise EmbeddingError(
+                f"{e}. Offline? Point {ENV_BASE_URL} at a mirror, or fetch the files by hand "
+                f"and run `hatiproxy model import DIR`"
+            ) from e
     source = f"{spec.repo}@{spec.revision} via {base}"
     if spec.kind == "safetensors":
         path = _install_converted(spec, downloads, cache_dir, source)
     else:
-        tmp = _staging(cache_dir, spec.name)
+        tmp = staging_dir(cache_dir, spec.name)
         try:
             for f in spec.files:
                 shutil.copyfile(downloads / f.local_name, tmp / f.local_name)
             cfg = spec.model_config()
             cfg.source = source
             _finish_onnx_dir(tmp, cfg)
-            path = _publish(tmp, dst)
+            path = publish_dir(tmp, dst)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
@@ -253,12 +242,12 @@ def import_dir(
         cfg.query_prefix = query_prefix
     if max_length:
         cfg.max_length = max_length
-    tmp = _staging(cache_dir, cfg.name)
+    tmp = staging_dir(cache_dir, cfg.name)
     try:
         shutil.copyfile(onnx_path, tmp / MODEL_FILE)
         shutil.copyfile(src / TOKENIZER_FILE, tmp / TOKENIZER_FILE)
         _finish_onnx_dir(tmp, cfg)
-        return _publish(tmp, cache_dir / cfg.name)
+        return publish_dir(tmp, cache_dir / cfg.name)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

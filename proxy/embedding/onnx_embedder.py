@@ -98,6 +98,15 @@ class OnnxEmbedder:
     def query_prefix(self) -> str:
         return self.config.query_prefix
 
+    def describe(self) -> str:
+        """One line for the server's start-up log: which model, from where."""
+        c = self.config
+        prefix = "query prefix" if c.query_prefix else "no query prefix"
+        return (
+            f"{c.name} ({self.dimensions} dims, {c.pooling} pooling, max {c.max_length} tokens, "
+            f"{prefix}, {self.threads} thread(s)) from {self.model_dir} [{c.source}]"
+        )
+
     def embed(self, text: str, *, mode: Mode = "passage") -> np.ndarray:
         return self.embed_batch([text], mode=mode)[0]
 

