@@ -1,6 +1,7 @@
 """CachedEmbedder: an in-memory LRU over a persistent DuckDB table, in front of a provider.
 
-Key: (provider.model_id, mode, sha256(text)). `model_id` names the exact weights, so a
+Key: (provider.model_id, mode, sha256(text)). Concurrent callers asking for the same new
+text share one model call (in-flight futures), so a text never reaches the model twice. `model_id` names the exact weights, so a
 re-imported checkpoint never gets another model's vectors. Vectors are stored as FLOAT[]
 (a list, not FLOAT[N]) so one table serves models of different sizes; cast to
 FLOAT[dims] in SQL when needed. A DuckDB connection is not safe across threads, and the
@@ -13,6 +14,7 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import Future
 
 import duckdb
 import numpy as np
@@ -42,6 +44,8 @@ class CachedEmbedder:
         self._lru: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._lru_size = lru_size
         self._lock = threading.Lock()
+        # (model/mode, key) -> result of an embedding another thread is computing right now
+        self._inflight: dict[tuple[str, str], Future[np.ndarray]] = {}
         self._db_lock = threading.Lock()
         self.hits = 0  # LRU hits
         self.db_hits = 0  # found in the table after an LRU miss
@@ -71,42 +75,66 @@ class CachedEmbedder:
 
     def embed_batch(self, texts: Sequence[str], *, mode: Mode = "passage") -> np.ndarray:
         check_mode(mode)
-        n = len(texts)
-        out = np.empty((n, self.dimensions), dtype=np.float32)
+        out = np.empty((len(texts), self.dimensions), dtype=np.float32)
         model_id = self.model_id
-        lru_prefix = f"{model_id}\x00{mode}"
-        keys = [text_key(t) for t in texts]
+        prefix = f"{model_id}\x00{mode}"
         todo: dict[str, list[int]] = {}  # key -> rows still to fill (dedupes repeats)
-        with self._lock:
-            for i, k in enumerate(keys):
-                vec = self._lru.get((lru_prefix, k))
-                if vec is None:
-                    todo.setdefault(k, []).append(i)
-                else:
-                    self._lru.move_to_end((lru_prefix, k))
-                    out[i] = vec
+        for i, t in enumerate(texts):
+            todo.setdefault(text_key(t), []).append(i)
+        owned: dict[str, Future[np.ndarray]] = {}  # keys this call computes
+        waiting: dict[str, Future[np.ndarray]] = {}  # keys another thread is computing
+        with self._lock:  # LRU lookup and in-flight registration are one atomic step
+            for k in list(todo):
+                vec = self._lru.get((prefix, k))
+                if vec is not None:
+                    self._lru.move_to_end((prefix, k))
+                    out[todo.pop(k)] = vec
                     self.hits += 1
-        if not todo:
-            return out
-        found = self._db_get(model_id, mode, list(todo)) if self._con is not None else {}
-        self.db_hits += len(found)
-        missing = [k for k in todo if k not in found]
-        if missing:
-            self.misses += len(missing)
-            vecs = self.provider.embed_batch([texts[todo[k][0]] for k in missing], mode=mode)
-            fresh = dict(zip(missing, vecs, strict=True))
-            if self._con is not None:
-                self._db_put(model_id, mode, fresh)
-            found.update(fresh)
+                elif (prefix, k) in self._inflight:
+                    waiting[k] = self._inflight[(prefix, k)]
+                else:
+                    owned[k] = self._inflight[(prefix, k)] = Future()
+        if owned:
+            self._compute(model_id, mode, prefix, owned, {k: texts[todo[k][0]] for k in owned})
+        for k, fut in {**owned, **waiting}.items():
+            out[todo[k]] = fut.result()  # re-raises the model's error for every caller
+        return out
+
+    def _compute(
+        self,
+        model_id: str,
+        mode: Mode,
+        prefix: str,
+        owned: dict[str, Future[np.ndarray]],
+        texts: dict[str, str],
+    ) -> None:
+        """Fill `owned` futures from the table or the model, then publish to the LRU."""
+        try:
+            found = self._db_get(model_id, mode, list(owned)) if self._con is not None else {}
+            self.db_hits += len(found)
+            missing = [k for k in owned if k not in found]
+            if missing:
+                self.misses += len(missing)
+                vecs = self.provider.embed_batch([texts[k] for k in missing], mode=mode)
+                fresh = dict(zip(missing, vecs, strict=True))
+                if self._con is not None:
+                    self._db_put(model_id, mode, fresh)
+                found.update(fresh)
+        except BaseException as e:
+            with self._lock:
+                for k, fut in owned.items():
+                    self._inflight.pop((prefix, k), None)
+                    fut.set_exception(e)
+            raise
         with self._lock:
-            for k, rows in todo.items():
+            for k, fut in owned.items():
                 vec = np.asarray(found[k], dtype=np.float32)
                 vec.flags.writeable = False  # shared between callers via the LRU
-                out[rows] = vec
-                self._lru[(lru_prefix, k)] = vec
+                self._lru[(prefix, k)] = vec
+                self._inflight.pop((prefix, k), None)
+                fut.set_result(vec)
             while len(self._lru) > self._lru_size:
                 self._lru.popitem(last=False)
-        return out
 
     def _db_get(self, model_id: str, mode: str, keys: list[str]) -> dict[str, np.ndarray]:
         with self._db_lock:

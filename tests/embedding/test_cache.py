@@ -8,6 +8,7 @@ from pathlib import Path
 
 import duckdb
 import numpy as np
+import pytest
 
 from proxy.embedding import CACHE_TABLE, CachedEmbedder, HashEmbedder
 
@@ -119,3 +120,40 @@ def test_cache_hit_is_fast_and_thread_safe():
     for t in threads:
         t.join()
     assert errors == []
+
+
+def test_concurrent_callers_share_one_model_call():
+    class SlowCounting(Counting):
+        def embed_batch(self, texts, *, mode="passage"):
+            time.sleep(0.2)
+            return super().embed_batch(texts, mode=mode)
+
+    p = SlowCounting()
+    c = CachedEmbedder(p, duckdb.connect())
+    results: list[np.ndarray] = []
+    threads = [
+        threading.Thread(target=lambda: results.append(c.embed("same new text"))) for _ in range(4)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert p.seen == ["same new text"]
+    assert len(results) == 4 and all(np.array_equal(r, results[0]) for r in results)
+
+
+def test_model_error_propagates_and_is_not_cached():
+    class Flaky(Counting):
+        fail = True
+
+        def embed_batch(self, texts, *, mode="passage"):
+            if self.fail:
+                raise RuntimeError("boom")
+            return super().embed_batch(texts, mode=mode)
+
+    p = Flaky()
+    c = CachedEmbedder(p, duckdb.connect())
+    with pytest.raises(RuntimeError, match="boom"):
+        c.embed("x")
+    p.fail = False
+    assert c.embed("x").shape == (8,) and p.seen == ["x"]
