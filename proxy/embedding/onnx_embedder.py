@@ -64,6 +64,7 @@ class OnnxEmbedder:
                 f"{onnx_path}: expected inputs input_ids, attention_mask[, token_type_ids]; "
                 f"graph declares {self._input_names}"
             )
+        self._has_token_types = "token_type_ids" in self._input_names
         outputs = [o.name for o in self.session.get_outputs()]
         # prefer the token-level output; pooling happens here
         self._output = "last_hidden_state" if "last_hidden_state" in outputs else outputs[0]
@@ -72,7 +73,7 @@ class OnnxEmbedder:
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_length=self.config.max_length)
         self._pad_id = self._find_pad_id()
-        self._dims = self.config.dims or int(self.embed_batch(["dimension probe"]).shape[1])
+        self._dims = self.config.dims or int(self._run([[self._pad_id]], 1).shape[1])
 
     def _find_pad_id(self) -> int:
         for token in ("[PAD]", "<pad>"):
@@ -117,40 +118,39 @@ class OnnxEmbedder:
             return np.zeros((0, self.dimensions), dtype=np.float32)
         if mode == "query" and self.config.query_prefix:
             texts = [self.config.query_prefix + t for t in texts]
-        encodings = self.tokenizer.encode_batch(list(texts))
-        lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=n)
+        # single-segment inputs: token type ids are all 0, so only ids are needed
+        ids_list = [e.ids for e in self.tokenizer.encode_batch(list(texts))]
+        if n == 1:  # the common query case: no sorting needed
+            return self._run(ids_list, len(ids_list[0]))
+        lengths = np.fromiter(map(len, ids_list), dtype=np.int64, count=n)
         # sort by length so each sub-batch pads to similar lengths; restore order at the end
         order = np.argsort(lengths, kind="stable")
-        result: np.ndarray | None = None
+        result = np.empty((n, self.dimensions), dtype=np.float32)
         for start in range(0, n, self.max_batch):
             idx = order[start : start + self.max_batch]
-            pooled = self._run([encodings[i] for i in idx], int(lengths[idx].max()))
-            if result is None:
-                result = np.empty((n, pooled.shape[1]), dtype=np.float32)
-            result[idx] = pooled
-        assert result is not None
+            result[idx] = self._run([ids_list[i] for i in idx], int(lengths[idx].max()))
         return result
 
-    def _run(self, encodings: list, width: int) -> np.ndarray:
-        """One padded forward pass and pooling for encodings of at most `width` tokens."""
-        b = len(encodings)
+    def _run(self, ids_list: list[list[int]], width: int) -> np.ndarray:
+        """One padded forward pass and pooling for token id lists of at most `width`."""
+        b = len(ids_list)
         ids = np.full((b, width), self._pad_id, dtype=np.int64)
         mask = np.zeros((b, width), dtype=np.int64)
-        types = np.zeros((b, width), dtype=np.int64)
-        for row, enc in enumerate(encodings):
-            k = len(enc.ids)
-            ids[row, :k] = enc.ids
-            mask[row, :k] = 1
-            types[row, :k] = enc.type_ids
-        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
-        inputs = {name: feeds[name] for name in self._input_names}
-        hidden = self.session.run([self._output], inputs)[0]
+        for row, row_ids in enumerate(ids_list):
+            ids[row, : len(row_ids)] = row_ids
+            mask[row, : len(row_ids)] = 1
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if self._has_token_types:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self.session.run([self._output], feeds)[0]
         if hidden.ndim == 2:  # graph already pooled
             pooled = hidden
         elif self.config.pooling == "cls":
             pooled = hidden[:, 0]
-        else:
-            m = mask[:, :, None].astype(np.float32)
-            pooled = (hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
+        else:  # masked mean as one matmul: no (batch, seq, hidden) temporary
+            m = mask.astype(np.float32)
+            pooled = np.matmul(m[:, None, :], hidden)[:, 0] / np.maximum(
+                m.sum(axis=1, keepdims=True), 1e-9
+            )
         pooled = pooled.astype(np.float32, copy=False)
         return l2_normalize(pooled) if self.config.normalize else pooled
