@@ -17,6 +17,7 @@ import duckdb
 import duckdb_extensions
 import pytest
 
+from proxy import catalog
 from transpiler import Statement, TranspileError, transpile
 
 ROOT = Path(__file__).resolve().parent.parent / "sql_examples"
@@ -95,6 +96,8 @@ def connect() -> duckdb.DuckDBPyConnection:
     for part in FIXTURE.split(";\n"):
         if part.strip() and not all(x.startswith("--") for x in part.strip().splitlines()):
             con.execute(part)
+    # The server's pg_catalog / information_schema layer, as every session sees it.
+    catalog.install(con)
     return con
 
 

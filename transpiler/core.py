@@ -17,7 +17,7 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
 
-from transpiler import colnames, rewrite
+from transpiler import catalog_compat, colnames, rewrite
 from transpiler.classify import classify
 from transpiler.dialects import POSTGRES, SNOWFLAKE
 from transpiler.errors import TranspileError
@@ -71,11 +71,19 @@ def _transpile_cached(sql: str, dialect: str, vector_dims: int) -> tuple[Stateme
     if dialect not in ("postgres", "snowflake"):
         raise TranspileError("22023", f"unknown SQL dialect {dialect!r}: use postgres or snowflake")
     reader = SNOWFLAKE if dialect == "snowflake" else POSTGRES
+    sql = catalog_compat.before(sql)
     try:
         chunks = split(sql, reader)
     except TokenError as err:
         return _untokenizable(sql, err)
-    return tuple(_statement(sql, chunk, reader, vector_dims) for chunk in chunks)
+    return tuple(_catalog_after(_statement(sql, chunk, reader, vector_dims)) for chunk in chunks)
+
+
+def _catalog_after(st: Statement) -> Statement:
+    if st.bind_texts or st.command is not None:
+        return st
+    fixed = catalog_compat.after(st.sql)
+    return st if fixed is st.sql else replace(st, sql=fixed)
 
 
 def reader_name(reader: Dialect) -> str:

@@ -68,15 +68,14 @@ def parse(path: Path) -> list[Entry]:
 
 PENDING_HEADER = """\
 -- Captured client queries that still FAIL when run through transpile() alone, each with
--- the reason (test_corpus.py asserts they still fail, and that they pass with the
--- rewrites in missing_rewrites.py). `-- from:` names the client file the entry belongs
--- to; tests/catalog/triage.py moves entries back once they pass.
+-- the reason (test_corpus.py asserts they still fail). `-- from:` names the client
+-- file the entry belongs to; move an entry back there once it passes.
 
 """
 
 
 def header(path: Path) -> str:
-    """The comment block at the top of a corpus file (kept by triage.py)."""
+    """The comment block at the top of a corpus file (kept when entries move)."""
     lines = []
     for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
         if line.startswith("-- query: "):

@@ -1,27 +1,20 @@
 """Real clients' metadata calls against real server processes.
 
-Two servers: ``real`` (as shipped) and ``contract`` (contract_server.py: the same with
-the transpiler rewrites it still lacks, missing_rewrites.py). On ``contract`` every
-case must pass. On ``real``, cases in PENDING fail today for a known missing rewrite;
-their test asserts that they still fail, so whoever lands the rewrite sees it and
-removes the case from PENDING.
+A server as shipped. A case listed in PENDING (with its reason) must still fail, so
+whoever fixes it sees the test go red and removes the entry.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
-import socket
 import subprocess
-import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
 import sqlalchemy as sa
-from conftest import ServerProcess, free_port, start_server
+from conftest import ServerProcess, start_server
 
 JAR = Path("/usr/share/java/postgresql.jar")
 JAVA_SRC = Path(__file__).parent / "java" / "CatalogMeta.java"
@@ -35,40 +28,17 @@ COMMENT ON TABLE items IS 'the items';
 """
 
 R1 = "R1: transpiler keeps pg_catalog.<table> (DuckDB's own pg_catalog answers)"
-PENDING: dict[str, str] = {
-    r"psql \dt": R1,
-    r"psql \dv": R1,
-    r"psql \di": R1,
-    r"psql \dn": R1,
-    r"psql \l": R1,
-    r"psql \du": R1,
-    r"psql \d": R1,
-    r"psql \d items": R1 + "; R4 (generate_series alias) for the publication footer",
-    r"psql \d+ items": R1 + "; R4 (generate_series alias) for the publication footer",
-    r"psql \d v_items": R1,
-    r"psql \d items_name_idx": R1,
-    r"psql \df": R1,
-    r"psql \dt+": R1,
-    "jdbc metadata": R1 + "; _pg_expandarray needs R2",
-    "sqlalchemy inspect postgresql+psycopg": R1,
-    "sqlalchemy inspect postgresql+psycopg2": R1,
-}
+PENDING: dict[str, str] = {}
 # Failing on both servers for reasons outside the catalog (the server's to fix).
 SERVER_PENDING: dict[str, str] = {}
 
 
-CONTRACT_SERVER = Path(__file__).parent / "contract_server.py"
-
-
-@pytest.fixture(scope="module", params=["real", "contract"])
+@pytest.fixture(scope="module", params=["real"])
 def srv(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[ServerProcess]:
     tmp = tmp_path_factory.mktemp(f"catalog_{request.param}")
-    if request.param == "real":
-        server = start_server(tmp, "--database", ":memory:")
-    else:
-        server = start_contract_server(tmp)
+    server = start_server(tmp, "--database", ":memory:")
     server.kind = request.param  # type: ignore[attr-defined]
     with psycopg.connect(server.dsn, autocommit=True) as conn:
         conn.execute(SETUP)
@@ -120,28 +90,6 @@ PSQL_CASES: dict[str, Callable[[str], None]] = {
     r"\df": expect_lines("public | add1 | anyelement | a anyelement | func"),
     r"\dt+": expect_lines("public | items | table | hatidata | permanent | heap | 0 bytes | the items"),
 }  # fmt: skip
-
-
-def start_contract_server(tmp: Path) -> ServerProcess:
-    """Like conftest.start_server, through contract_server.py instead of `-m proxy`."""
-    port = free_port()
-    log_path = tmp / "server.log"
-    cmd = [sys.executable, str(CONTRACT_SERVER), "serve", "--port", str(port),
-           "--data-dir", str(tmp / "data"), "--database", ":memory:"]  # fmt: skip
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
-    server = ServerProcess("127.0.0.1", port, proc, log_path, tmp / "data")
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, server.log()
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return server
-        except OSError:
-            time.sleep(0.1)
-    server.stop()
-    raise RuntimeError(f"contract server did not start:\n{server.log()}")
 
 
 def outcome(srv: ServerProcess, name: str, action: Callable[[], None]) -> None:

@@ -1,40 +1,27 @@
-r"""Rewrites the catalog layer needs from the transpiler that it does not do yet.
+"""Catalog-query rewrites: what psql, pgJDBC, SQLAlchemy and asyncpg metadata need.
 
-Test-only: the corpus runs through ``transpile()`` alone (the real path) and through
-``with_missing_rewrites()`` (this module around ``transpile()``), which proves the
-catalog answers every captured query once the transpiler does these. Each rewrite is
-a no-op when the transpiler already did it, so this module can shrink to nothing.
+The pg_catalog / information_schema stand-ins live in the attached database
+`__hati_catalog` (see proxy/catalog/install.py), found through each cursor's
+search_path. These rewrites work on the SQL text outside string literals and quoted
+identifiers; they only run when the statement mentions the words they act on, so
+other SQL pays one substring test. (The semantic rewrites are tree transforms; these
+stay textual because sqlglot cannot parse several of the inputs, e.g. `::oid[]`.)
 
-R1 (before transpiling) ``pg_catalog.<name>`` -> ``<name>`` for tables, column
-   qualifiers and types too, not only functions:
-   ``FROM pg_catalog.pg_class c``             -> ``FROM pg_class c``
-   ``pg_catalog.pg_class.relname``             -> ``pg_class.relname``
-   ``x::pg_catalog.regtype::pg_catalog.text``  -> ``x::regtype::text``
-   (then the transpiler's own reg* rule gives ``__hati_regtype_name(x)``).
-   The catalog's objects are found through the cursor's search_path.
-R3 (before) ``x::oid[]`` -> ``x::bigint[]``: sqlglot cannot parse ``oid[]`` and the whole
-   statement (asyncpg's type introspection) goes to DuckDB untranspiled.
+R1 (before parsing) `pg_catalog.<name>` -> `<name>` for tables, column qualifiers and
+   types as well as functions: `FROM pg_catalog.pg_class c` -> `FROM pg_class c`.
+R3 (before) `x::oid[]` -> `x::bigint[]`: sqlglot cannot parse `oid[]`.
 R4 (before) a set-returning function in FROM with a bare alias gets that alias as its
-   column name too, as in Postgres: ``FROM generate_series(0, n) s`` ->
-   ``FROM generate_series(0, n) s(s)``; DuckDB otherwise reads ``s`` as the whole row
-   (psql's \d publication query indexes ``prattrs[s]``).
-R5 (before) Postgres array literals: ``'{a,b}'::text[]`` -> ``'[a,b]'::text[]``
-   (pgJDBC getSQLKeywords, DBeaver).
-R6 (after) a reg* cast whose result is used as an OID is the OID form, whatever the
-   operand: ``(schema || '.' || name)::regclass::oid`` ->
-   ``__hati_regclass(schema || '.' || name)``, not ``CAST(__hati_regclass_name(..) AS
-   BIGINT)`` (Metabase's field comments). The ``_name`` form is for display only.
-R2 (after transpiling) ``information_schema.<name>`` -> ``__hati_catalog.info.<name>``
-   (DuckDB's own information_schema shows `main`; no database may own a schema of that
-   name, so ours lives in the attached catalog database).
+   column name too, as in Postgres: `FROM generate_series(0, n) s` -> `... s(s)`.
+R5 (before) Postgres array literals: `'{a,b}'::text[]` -> `'[a,b]'::text[]`.
+R2 (after) `information_schema.<name>` -> `__hati_catalog.info.<name>`.
+R6 (after) a reg* cast used as an OID is the OID form, whatever the operand:
+   `CAST(__HATI_REGCLASS_NAME(x) AS BIGINT)` -> `__hati_regclass(x)`.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-
-from transpiler import transpile
 
 # A string literal (with '' escapes, optionally E-prefixed with backslash escapes) or a
 # quoted identifier: rewrites never touch these.
@@ -138,7 +125,20 @@ def r6_reg_oid(sql: str) -> str:
     return sql
 
 
-def with_missing_rewrites(sql: str) -> list[str]:
-    """DuckDB statements for `sql`: transpile() plus R1-R6."""
-    before = r5_array_literal(r4_srf_alias(r3_oid_array(r1_strip_pg_catalog(sql))))
-    return [r6_reg_oid(r2_information_schema(st.sql)) for st in transpile(before)]
+_BEFORE_HINTS = ("pg_catalog", "oid", "'{", "generate_series", "unnest", "generate_subscripts")
+_AFTER_HINTS = ("information_schema", "__HATI_REG", "__hati_reg")
+
+
+def before(sql: str) -> str:
+    """Text rewrites sqlglot needs done before parsing (R1, R3, R4, R5)."""
+    low = sql.lower()
+    if not any(h in low for h in _BEFORE_HINTS):
+        return sql
+    return r5_array_literal(r4_srf_alias(r3_oid_array(r1_strip_pg_catalog(sql))))
+
+
+def after(sql: str) -> str:
+    """Rewrites of the generated DuckDB SQL (R2, R6)."""
+    if not any(h in sql for h in _AFTER_HINTS) and "information_schema" not in sql.lower():
+        return sql
+    return r6_reg_oid(r2_information_schema(sql))
