@@ -100,6 +100,25 @@ class ParamTypes:
         return out
 
 
+_PLACEHOLDERS: dict[int, Any] = {
+    16: False,
+    20: 0,
+    21: 0,
+    23: 0,
+    26: 0,
+    700: 0.0,
+    701: 0.0,
+    1700: __import__("decimal").Decimal("0.1"),
+    17: b"",
+    2950: __import__("uuid").UUID(int=0),
+}
+
+
+def placeholder_value(oid: int) -> Any:
+    """A value of the parameter's type for describing a statement without running it."""
+    return _PLACEHOLDERS.get(oid)
+
+
 def decode_params(
     oids: Sequence[int],
     formats: Sequence[int],

@@ -20,7 +20,7 @@ from proxy import commands, cursors, savepoints
 from proxy.duckdb_errors import map_duckdb_error
 from proxy.embed_columns import embed_column, is_embed_column_call, parse_call
 from proxy.engine import Engine
-from proxy.params import ParamTypes, decode_params
+from proxy.params import ParamTypes, decode_params, placeholder_value
 from proxy.results import (
     BATCH_ROWS,
     Column,
@@ -76,6 +76,7 @@ class Runner:
         self._running = False
         self._interrupt_reason: str | None = None
         self.param_types = ParamTypes(engine)
+        self._synced: dict[str, str] = {}  # settings mirrored as DuckDB variables
 
     # --- worker-thread calls ------------------------------------------------------
 
@@ -105,6 +106,23 @@ class Runner:
         if self._running:
             self._interrupt_reason = reason
             self.cursor.interrupt()
+
+    def _setting_variables(self) -> list[str]:
+        """SET/RESET VARIABLE statements that mirror the session settings into DuckDB.
+
+        current_setting('x') reads getvariable('pg:x'); only statements that call it pay
+        for the sync, and only settings changed since the last sync are sent.
+        """
+        values = {k.lower(): v for k, v in self.settings.values.items()}
+        out = []
+        for key, value in values.items():
+            if self._synced.get(key) != value:
+                name = ("pg:" + key).replace('"', '""')
+                out.append(f"SET VARIABLE \"{name}\" = '{value.replace(chr(39), chr(39) * 2)}'")
+        for key in set(self._synced) - set(values):
+            out.append(f'RESET VARIABLE "{("pg:" + key).replace(chr(34), chr(34) * 2)}"')
+        self._synced = values
+        return out
 
     # --- transactions ---------------------------------------------------------------
 
@@ -161,7 +179,9 @@ class Runner:
 
     # --- describe ---------------------------------------------------------------------
 
-    async def describe_statement(self, st: Statement | None) -> tuple[Column, ...] | None:
+    async def describe_statement(
+        self, st: Statement | None, param_oids: Sequence[int] = ()
+    ) -> tuple[Column, ...] | None:
         if st is None:
             return None
         if st.command is not None:
@@ -171,7 +191,10 @@ class Runner:
         if st.kind not in ROW_KINDS and not (st.kind in DML_KINDS and _has_returning(st.sql)):
             return None
         await self._take_cursor()
-        nulls = [None] * (st.param_count + len(st.bind_texts))
+        # Typed stand-ins, not NULLs: DuckDB types `SELECT $1` by the bound value, and the
+        # described types must be the ones Execute later sends.
+        nulls = [placeholder_value(o) for o in param_oids][: st.param_count]
+        nulls += [None] * (st.param_count + len(st.bind_texts) - len(nulls))
         sql = st.bind_sql(st.param_count + 1)
 
         def describe() -> tuple[Column, ...] | None:
@@ -289,8 +312,11 @@ class Runner:
         )
         returns_rows = st.kind in ROW_KINDS or (st.kind in DML_KINDS and _has_returning(st.sql))
         needs_fts = "fts_main_" in sql
+        setting_vars = self._setting_variables() if "GETVARIABLE('pg:" in sql else []
 
         def start() -> tuple[tuple[Column, ...] | None, int | None]:
+            for statement in setting_vars:
+                cur.execute(statement)
             if implicit_dml:
                 cur.begin()
             if needs_fts:
@@ -396,8 +422,16 @@ def _lossless_sql(sql: str, cols: tuple[Column, ...]) -> str:
     return f"SELECT {', '.join(parts)} FROM ({sql}) AS __hati_q"
 
 
+_OID_TYPES = {"BIGINT": "OID", "BIGINT[]": "OID[]"}
+
+
 def _postgres_names(st: Statement, cols: tuple[Column, ...] | None) -> tuple[Column, ...] | None:
     """Rename result columns as Postgres names them (count, ?column?, ...)."""
+    if cols is not None and "typeinfo_tree" in st.sql:
+        # asyncpg's type introspection: Postgres answers oid / oid[] columns, the only
+        # kinds asyncpg decodes before introspecting; an int8[] column would make it
+        # introspect int8[] with this same query, forever. Catalog oids are < 2^31.
+        cols = tuple(Column(c.name, _OID_TYPES.get(c.duckdb_type, c.duckdb_type)) for c in cols)
     names = st.column_names
     if not names or cols is None or len(names) != len(cols):
         return cols

@@ -18,9 +18,12 @@ from proxy.runner import Portal, Runner
 from proxy.settings import SessionSettings
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError, ProtocolViolation
-from transpiler import Statement, TranspileError, transpile
+from transpiler import Statement, TranspileError, explicit_param_casts, transpile
 
 log = logging.getLogger("hatiproxy.session")
+
+
+_EXPLICIT_OIDS = {"OID[]": 1028, "NUMERIC": 1700}
 
 
 def internal_error(exc: BaseException) -> PgError:
@@ -186,6 +189,9 @@ class Session:
         if st is not None:
             count = max(st.param_count, len(oids))
             oids += [0] * (count - len(oids))
+            for n, pg_type in explicit_param_casts(msg.sql).items():
+                if 0 < n <= len(oids) and oids[n - 1] == 0:
+                    oids[n - 1] = _EXPLICIT_OIDS[pg_type]
             if 0 in oids:
                 oids = await self.runner.infer_param_oids(st, oids)
         self.prepared[msg.name] = Prepared(msg.sql, st, oids)
@@ -225,7 +231,9 @@ class Session:
             prepared = self._get_prepared(msg.name)
             self.out(m.parameter_description(prepared.param_oids))
             if not prepared.described:
-                prepared.columns = await self.runner.describe_statement(prepared.statement)
+                prepared.columns = await self.runner.describe_statement(
+                    prepared.statement, prepared.param_oids
+                )
                 prepared.described = True
             if prepared.columns:
                 self.out(row_description(prepared.columns))

@@ -87,4 +87,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 @pytest.fixture
 def table_name(request: pytest.FixtureRequest) -> str:
     """A table name unique to the test, so tests sharing a server do not collide."""
-    return "t_" + request.node.name.lower().replace("[", "_").replace("]", "").replace("-", "_")[:50]
+    return (
+        "t_" + request.node.name.lower().replace("[", "_").replace("]", "").replace("-", "_")[:50]
+    )

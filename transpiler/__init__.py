@@ -14,7 +14,7 @@ from transpiler.model import (
     TransactionCommand,
     UtilityCommand,
 )
-from transpiler.params import infer_param_types
+from transpiler.params import explicit_param_casts, infer_param_types
 
 __all__ = [
     "Marker",
@@ -26,6 +26,7 @@ __all__ = [
     "TranspileError",
     "UtilityCommand",
     "cache_clear",
+    "explicit_param_casts",
     "infer_param_types",
     "transpile",
 ]

@@ -18,6 +18,7 @@ left out; the server defaults them to text. Pure: parses `stmt.sql` (DuckDB SQL)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from sqlglot import exp
@@ -149,3 +150,27 @@ def _insert_column_type(
         if columns and index < len(columns):
             return columns[index][1]
     return None
+
+
+_EXPLICIT = re.compile(
+    r"\$(\d+)\s*::\s*(?:pg_catalog\s*\.\s*)?(oid\s*\[\s*\]|numeric\b|decimal\b)(?!\s*[(\[])",
+    re.IGNORECASE,
+)
+_EXPLICIT_TYPES = {"numeric": "NUMERIC", "decimal": "NUMERIC"}
+
+
+def explicit_param_casts(sql: str) -> dict[int, str]:
+    """`$n::oid[]` / `$n::numeric` in the original SQL: types the rewrites erase.
+
+    The DuckDB SQL casts `oid[]` to BIGINT[] and drops a bare numeric cast (DuckDB's
+    DECIMAL would round), but a driver must still be told the Postgres type: asyncpg
+    introspects an int8[] parameter forever, and sends a Decimal only for numeric.
+    Returns {n: "OID[]" | "NUMERIC"}.
+    """
+    if "$" not in sql:
+        return {}
+    out = {}
+    for match in _EXPLICIT.finditer(sql):
+        kind = re.sub(r"\s", "", match.group(2).lower())
+        out[int(match.group(1))] = "OID[]" if kind == "oid[]" else _EXPLICIT_TYPES[kind]
+    return out

@@ -74,6 +74,8 @@ def rewrite(nodes: list[exp.Expr]) -> None:
             continue
         if isinstance(node, exp.Cast):
             _cast(node)
+        elif isinstance(node, exp.DataType):
+            _float_precision(node)
         elif isinstance(node, exp.Table):
             _table(node)
         elif isinstance(node, exp.Column):
@@ -90,9 +92,40 @@ def rewrite(nodes: list[exp.Expr]) -> None:
             node.replace(exp.DataType.build("BIGINT"))
 
 
+def _float_precision(node: exp.DataType) -> None:
+    """FLOAT(p): Postgres means REAL for p <= 24, else DOUBLE; DuckDB rejects DOUBLE(p)."""
+    if node.this is not exp.DataType.Type.DOUBLE or not node.expressions:
+        return
+    param = node.expressions[0]
+    digits = param.this if isinstance(param, exp.DataTypeParam) else param
+    precision = (
+        int(digits.name) if isinstance(digits, exp.Literal) and digits.name.isdigit() else 53
+    )
+    node.replace(exp.DataType.build("REAL" if precision <= 24 else "DOUBLE"))
+
+
+def _typed_cast(node: exp.Cast, to: exp.DataType) -> None:
+    value = node.this
+    if to.this is exp.DataType.Type.VARBINARY and isinstance(value, exp.Literal):
+        text = value.name
+        if value.is_string and text[:2].lower() == "\\x":
+            # Postgres hex bytea input ('\x0a0b'); DuckDB would read the escapes as text.
+            node.replace(exp.Anonymous(this="unhex", expressions=[exp.Literal.string(text[2:])]))
+    elif (
+        to.this is exp.DataType.Type.DECIMAL
+        and not to.expressions
+        and isinstance(value, (exp.Parameter, exp.Placeholder))
+    ):
+        # Postgres numeric has no fixed scale; DuckDB's bare DECIMAL is (18,3) and would
+        # round the bound value. The parameter binds as a Decimal of its own precision.
+        node.replace(value)
+
+
 def _cast(node: exp.Cast) -> None:
     to = node.args.get("to")
-    if not isinstance(to, exp.ObjectIdentifier):
+    if not isinstance(to, exp.ObjectIdentifier):  # (a DataType subclass: test it first)
+        if isinstance(to, exp.DataType):
+            _typed_cast(node, to)
         return
     kind = to.name.lower()
     if kind == "oid":
@@ -142,7 +175,19 @@ def _function(node: exp.Func) -> None:
         name = _TYPED.get(type(node)) or node.sql_name()
     if name.lower() in MISSING_PG_FUNCTIONS:
         args = list(node.expressions) if isinstance(node, exp.Anonymous) else _args(node)
-        node.replace(exp.Anonymous(this=f"__hati_{name.lower()}", expressions=args))
+        call: exp.Expr = exp.Anonymous(this=f"__hati_{name.lower()}", expressions=args)
+        if name.lower() == "current_setting" and args and _is_string(args[0]):
+            # Session settings live in the proxy; it mirrors them into per-connection
+            # DuckDB variables named pg:<setting> (getvariable needs a constant name).
+            var = exp.Anonymous(
+                this="getvariable", expressions=[exp.Literal.string("pg:" + args[0].name.lower())]
+            )
+            call = exp.Coalesce(this=var, expressions=[call])
+        node.replace(call)
+
+
+def _is_string(node: exp.Expr) -> bool:
+    return isinstance(node, exp.Literal) and node.is_string
 
 
 def _args(node: exp.Func) -> list[exp.Expr]:

@@ -26,7 +26,18 @@ HATI_WORDS = frozenset(
 _HATI_LOWER = tuple(w.lower() for w in HATI_WORDS)
 VECTOR_WORDS = frozenset({"VECTOR", "<=>", "<->", "<#>"})
 PG_WORDS = frozenset(
-    {"PUBLIC", "PG_CATALOG", "OPERATOR", "COLLATE", "OID", "VERSION", "CURRENT_SETTING"}
+    {
+        "PUBLIC",
+        "PG_CATALOG",
+        "OPERATOR",
+        "COLLATE",
+        "OID",
+        "VERSION",
+        "CURRENT_SETTING",
+        "BYTEA",
+        "NUMERIC",
+        "DECIMAL",
+    }
 )
 # Identifiers that only Snowflake SQL uses; seeing one switches a Postgres-mode
 # statement to the Snowflake reader.
@@ -103,6 +114,8 @@ def scan(tokens: list[Token], pg_function_names: frozenset[str] | None = None) -
         elif tt is TokenType.DOUBLE and word == "FLOAT":
             if i + 1 < len(tokens) and tokens[i + 1].token_type is TokenType.L_BRACKET:
                 token.token_type = TokenType.FLOAT
+            elif i + 1 < len(tokens) and tokens[i + 1].token_type is TokenType.L_PAREN:
+                found.pg = True  # FLOAT(p): Postgres precision -> REAL / DOUBLE
         elif (
             tt is TokenType.COLON
             and prev is not None

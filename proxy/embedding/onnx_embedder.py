@@ -18,6 +18,8 @@ from .modelconfig import MODEL_FILE, TOKENIZER_FILE, ModelConfig, load_model_con
 from .provider import Mode, check_mode, l2_normalize
 
 DEFAULT_MAX_BATCH = 32
+# padded tokens per forward pass: ~32 short texts, ~9 of 100 tokens, 4 of 256
+DEFAULT_MAX_BATCH_TOKENS = 1024
 
 
 def session_options(threads: int) -> ort.SessionOptions:
@@ -41,6 +43,7 @@ class OnnxEmbedder:
         *,
         threads: int = 1,
         max_batch: int = DEFAULT_MAX_BATCH,
+        max_batch_tokens: int = DEFAULT_MAX_BATCH_TOKENS,
         config: ModelConfig | None = None,
     ) -> None:
         self.model_dir = Path(model_dir)
@@ -51,6 +54,7 @@ class OnnxEmbedder:
         self.config = config or load_model_config(self.model_dir)
         self.threads = threads
         self.max_batch = max(1, max_batch)
+        self.max_batch_tokens = max(1, max_batch_tokens)
         self.session = ort.InferenceSession(
             str(onnx_path),
             sess_options=session_options(threads),
@@ -126,10 +130,26 @@ class OnnxEmbedder:
         # sort by length so each sub-batch pads to similar lengths; restore order at the end
         order = np.argsort(lengths, kind="stable")
         result = np.empty((n, self.dimensions), dtype=np.float32)
-        for start in range(0, n, self.max_batch):
-            idx = order[start : start + self.max_batch]
-            result[idx] = self._run([ids_list[i] for i in idx], int(lengths[idx].max()))
+        for idx in self._sub_batches(order, lengths):
+            result[idx] = self._run([ids_list[i] for i in idx], int(lengths[idx[-1]]))
         return result
+
+    def _sub_batches(self, order: np.ndarray, lengths: np.ndarray) -> list[np.ndarray]:
+        """Cut the length-sorted rows into batches of at most `max_batch` rows and
+        `max_batch_tokens` padded tokens: on CPU, big padded batches of long texts run
+        slower per text than small ones (measured in bench/embedding.py)."""
+        batches, start, n = [], 0, len(order)
+        while start < n:
+            end = start + 1
+            while (
+                end < n
+                and end - start < self.max_batch
+                and (end - start + 1) * int(lengths[order[end]]) <= self.max_batch_tokens
+            ):
+                end += 1
+            batches.append(order[start:end])
+            start = end
+        return batches
 
     def _run(self, ids_list: list[list[int]], width: int) -> np.ndarray:
         """One padded forward pass and pooling for token id lists of at most `width`."""

@@ -115,6 +115,7 @@ _SCALAR_ENC: dict[str, Encoder] = {
     "int2": _H.pack,
     "int4": _I.pack,
     "int8": _Q.pack,
+    "oid": struct.Struct(">I").pack,
     "float4": _F.pack,
     "float8": _D.pack,
     "numeric": numeric_send,
@@ -153,7 +154,7 @@ def _dims(v: list | tuple, depth: int) -> list[int]:
     return dims
 
 
-_VEC_CACHE: dict[int, struct.Struct] = {}
+_VEC_CACHE: dict[tuple[int, str], struct.Struct] = {}  # (length, struct code)
 
 
 def array_binary_encoder(kind: str, depth: int) -> Encoder:
@@ -174,9 +175,9 @@ def array_binary_encoder(kind: str, depth: int) -> Encoder:
                 return empty
             if None in v:  # type: ignore[operator]
                 return generic(v)
-            st = _VEC_CACHE.get(n * 16 + size)
+            st = _VEC_CACHE.get((n, code))
             if st is None:
-                st = _VEC_CACHE.setdefault(n * 16 + size, struct.Struct(">" + ("i" + code) * n))
+                st = _VEC_CACHE.setdefault((n, code), struct.Struct(">" + ("i" + code) * n))
             args = [size] * (2 * n)
             args[1::2] = v  # type: ignore[index]
             return hdr1 + _II.pack(n, 1) + st.pack(*args)

@@ -62,6 +62,7 @@ _BASE_KIND: dict[str, str] = {
     "BIGINT": "int8",
     "INT8": "int8",
     "LONG": "int8",
+    "OID": "oid",  # not a DuckDB type: the server presents catalog oid columns with it
     "UBIGINT": "numeric",
     "HUGEINT": "numeric",
     "INT128": "numeric",

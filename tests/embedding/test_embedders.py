@@ -158,3 +158,22 @@ def test_hash_embedder_is_deterministic_and_unit():
     assert a.model_name == "hash-16" and a.dimensions == 16
     with pytest.raises(ValueError):
         HashEmbedder(0)
+
+
+def test_sub_batches_respect_row_and_token_budgets(tiny_model_dir: Path):
+    emb = OnnxEmbedder(tiny_model_dir, max_batch=4, max_batch_tokens=24)
+    seen: list[tuple[int, int]] = []
+    real_run = emb._run
+
+    def spy(ids_list, width):
+        seen.append((len(ids_list), width))
+        return real_run(ids_list, width)
+
+    emb._run = spy  # type: ignore[method-assign]
+    texts = ["a"] * 6 + ["the cat sat on the mat"] * 3 + ["login password reset"]
+    out = emb.embed_batch(texts)
+    assert sum(rows for rows, _ in seen) == len(texts)
+    assert all(rows <= 4 and (rows == 1 or rows * width <= 24) for rows, width in seen)
+    assert [w for _, w in seen] == sorted(w for _, w in seen)  # length-sorted batches
+    emb._run = real_run  # type: ignore[method-assign]
+    assert np.allclose(out, np.stack([emb.embed(t) for t in texts]), atol=1e-5)

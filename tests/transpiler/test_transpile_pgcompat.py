@@ -31,7 +31,8 @@ def sql(text: str) -> str:
         ("SELECT pg_catalog.pg_get_userbyid(10)", "SELECT __HATI_PG_GET_USERBYID(10)"),
         (
             "SELECT current_setting('server_version_num')",
-            "SELECT __HATI_CURRENT_SETTING('server_version_num')",
+            "SELECT COALESCE(GETVARIABLE('pg:server_version_num'), "
+            "__HATI_CURRENT_SETTING('server_version_num'))",
         ),
         ("SELECT version()", "SELECT __HATI_VERSION()"),
         ("SELECT a OPERATOR(pg_catalog.~) 'x' FROM t", "SELECT REGEXP_MATCHES(a, 'x') FROM t"),
