@@ -204,10 +204,8 @@ class _Reader:
 
 
 def _count(reader: _Reader, what: str) -> int:
-    n = reader.int16()
-    if n < 0:
-        raise ProtocolViolation(f"negative {what} count")
-    return n
+    """Parse/Bind counts are unsigned 16-bit in Postgres (up to 65535 parameters)."""
+    return reader.int16() & 0xFFFF
 
 
 def _decode_startup(body: bytes) -> FrontendMessage:
@@ -474,7 +472,9 @@ def portal_suspended() -> bytes:
 
 
 def parameter_description(oids: Sequence[int]) -> bytes:
-    return _msg(b"t", _I16.pack(len(oids)) + b"".join(_I32.pack(o) for o in oids))
+    # OIDs are unsigned 32-bit; the count is unsigned 16-bit, as in Postgres.
+    body = struct.pack("!H", len(oids)) + b"".join(struct.pack("!I", o & 0xFFFFFFFF) for o in oids)
+    return _msg(b"t", body)
 
 
 def _copy_response(tag: bytes, binary: bool, ncols: int) -> bytes:

@@ -394,3 +394,16 @@ def test_fuzz_valid_streams_any_chunking(msgs: list[bytes], cuts: list[int]) -> 
     dec = m.FrontendDecoder(in_startup=False)
     assert _drain(dec, _chunked(stream, cuts)) == expected
     assert dec.buffered == 0
+
+
+def test_parameter_counts_are_unsigned_16_bit() -> None:
+    """Postgres accepts up to 65535 parameters: counts above 32767 must not read negative."""
+    n = 40_000
+    body = cstr("") + cstr("") + i16(0) + struct.pack("!H", n)
+    body += b"".join(i32(1) + b"7" for _ in range(n)) + i16(0)
+    dec = m.FrontendDecoder(in_startup=False)
+    dec.feed(typed(b"B", body))
+    msg = dec.next_message()
+    assert isinstance(msg, m.Bind) and len(msg.params) == n
+    assert m.parameter_description([23] * n)[5:7] == struct.pack("!H", n)
+    assert m.parameter_description([0xFFFFFFFF])[7:11] == b"\xff\xff\xff\xff"
