@@ -110,6 +110,21 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("model_dir", "", "Model cache directory; empty = <data_dir>/models."),
     Setting("model_base_url", "", "Mirror to download models from (model pull)."),
+    Setting("org_id", "local", "Organisation id of connections that carry no API key."),
+    Setting("memory_enabled", True, "Enable the agent memory subsystem.", _bool),
+    Setting("memory_max_results", 100, "Largest top_k a memory search may return.", int),
+    Setting(
+        "memory_score_weights",
+        "0.5,0.25,0.1,0.1,0.05",
+        "Hybrid memory score weights: semantic, keyword, recency, importance, confidence.",
+    ),
+    Setting(
+        "access_tracker_flush_interval_secs",
+        60,
+        "How often memory access counts are flushed to DuckDB (and at shutdown).",
+        int,
+    ),
+    Setting("mcp_port", 5440, "MCP over HTTP port (POST /mcp); 0 = off.", int),
 )
 
 # Settings the embedding package reads from the environment itself.
@@ -148,6 +163,12 @@ class Config:
     embedding_flush_interval_ms: int = 1000
     model_dir: str = ""
     model_base_url: str = ""
+    org_id: str = "local"
+    memory_enabled: bool = True
+    memory_max_results: int = 100
+    memory_score_weights: str = "0.5,0.25,0.1,0.1,0.05"
+    access_tracker_flush_interval_secs: int = 60
+    mcp_port: int = 5440
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -17,7 +17,8 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
 
-from transpiler import catalog_compat, colnames, rewrite
+from transpiler import agent_calls, catalog_compat, colnames, rewrite
+from transpiler.agent_calls import AgentCall
 from transpiler.classify import classify
 from transpiler.dialects import POSTGRES, SNOWFLAKE
 from transpiler.errors import TranspileError
@@ -151,6 +152,10 @@ def _statement(sql: str, chunk: Chunk, reader: Dialect, dims: int) -> Statement:
             )
         return Statement(sql=chunk.text, kind=kind, tag=tag, param_count=triggers.max_param)
     column_names = colnames.names(tree) if kind == "select" else None
+    calls: tuple[AgentCall, ...] = ()
+    duckdb_params = None
+    if agent_calls.has_agent_call({t.text.lower() for t in tokens}):
+        tree, calls, duckdb_params = agent_calls.extract(tree, chunk.start)
     tree = rewrite.apply(tree, triggers, dims, chunk.start)
     text, markers, bind_texts = render(tree)
     return Statement(
@@ -162,6 +167,8 @@ def _statement(sql: str, chunk: Chunk, reader: Dialect, dims: int) -> Statement:
         bind_texts=bind_texts,
         vector_dims=dims,
         column_names=column_names,
+        agent_calls=calls,
+        duckdb_params=duckdb_params,
         _tree=tree if bind_texts else None,
     )
 

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from sqlglot import exp
 
+    from transpiler.agent_calls import AgentCall
+
 MarkerKind = Literal["text", "column", "param"]
 MarkerRole = Literal["query", "passage"]
 
@@ -97,6 +99,10 @@ class Statement:
     vector_dims: int = 384
     # Postgres names of the result columns where DuckDB's differ (see colnames.py).
     column_names: tuple[str | None, ...] | None = None
+    # Agent table functions lifted out of FROM (see agent_calls.py), and then the client
+    # parameter numbers DuckDB gets, in order ($n used only by agent calls drop out).
+    agent_calls: tuple[AgentCall, ...] = ()
+    duckdb_params: tuple[int, ...] | None = None
     # Private: the DuckDB tree, kept to regenerate SQL for bind_sql. Never mutated.
     _tree: exp.Expr | None = field(default=None, repr=False, compare=False)
     _bound: dict[int, str] = field(default_factory=dict, repr=False, compare=False)

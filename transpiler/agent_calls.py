@@ -1,0 +1,198 @@
+"""Agent table functions in FROM: `SELECT * FROM search_memory('q', top_k := 5) m`.
+
+The agent layer (memory, state, ledger, triggers, branches) runs in the server, not
+in DuckDB. Each call in a FROM clause is lifted out of the tree and replaced by a
+relation name `__hati_agent_<i>` (aliased as written, else as the function); the
+server runs the call and registers its rows under that name before DuckDB runs the
+rest of the statement, so the results compose with WHERE, JOIN, ORDER BY and the
+rest of SQL. Arguments must be constants or `$n` parameters. Parameters used only
+by agent calls disappear from the SQL DuckDB sees, so the remaining ones are
+renumbered; `Statement.duckdb_params` says which client parameters DuckDB gets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlglot import exp
+
+from transpiler.errors import TranspileError
+
+# The names the server's agent layer registers (a test keeps the two lists equal).
+AGENT_FUNCTIONS = frozenset(
+    {
+        # memory
+        "store_memory",
+        "search_memory",
+        "get_memory",
+        "list_memories",
+        "delete_memory",
+        "memory_embedding_stats",
+        "reembed_memory",
+        "expire_memories",
+        "evict_memories",
+        "decay_memories",
+        "grant_memory_access",
+        "revoke_memory_access",
+        # agent state
+        "get_agent_state",
+        "set_agent_state",
+        "delete_agent_state",
+        "list_agent_state",
+        # chain-of-thought ledger
+        "log_reasoning_step",
+        "ingest_traces",
+        "replay_decision",
+        "verify_chain",
+        "get_session_history",
+        "export_session",
+        "record_approval",
+        "list_approvals",
+        # semantic triggers
+        "register_trigger",
+        "update_trigger",
+        "list_triggers",
+        "delete_trigger",
+        "test_trigger",
+        "trigger_fires",
+        "agent_inbox",
+        # branches
+        "branch_create",
+        "branch_query",
+        "branch_merge",
+        "branch_discard",
+        "branch_list",
+        "expire_branches",
+    }
+)
+RELATION_PREFIX = "__hati_agent_"
+
+
+@dataclass(frozen=True, slots=True)
+class Arg:
+    """A constant (`value`) or a client parameter (`param` = n of `$n`)."""
+
+    value: Any = None
+    param: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AgentCall:
+    name: str
+    args: tuple[Arg, ...]
+    kwargs: tuple[tuple[str, Arg], ...]
+    relation: str  # the name the server registers the rows under
+
+
+def has_agent_call(words: set[str]) -> bool:
+    return not AGENT_FUNCTIONS.isdisjoint(words)
+
+
+def extract(
+    tree: exp.Expr, offset: int = 0
+) -> tuple[exp.Expr, tuple[AgentCall, ...], tuple[int, ...] | None]:
+    """Lift agent calls out of FROM / JOIN. Returns (tree, calls, duckdb_params).
+
+    duckdb_params is None when the statement has no agent call, else the client
+    parameter numbers DuckDB receives, in its new $1..$k order.
+    """
+    calls: list[AgentCall] = []
+    for table in list(tree.find_all(exp.Table)):
+        fn = table.this
+        if not isinstance(fn, exp.Anonymous) or fn.name.lower() not in AGENT_FUNCTIONS:
+            continue
+        name = fn.name.lower()
+        relation = f"{RELATION_PREFIX}{len(calls)}"
+        args, kwargs = _arguments(name, fn.expressions, offset)
+        calls.append(AgentCall(name, args, kwargs, relation))
+        alias = table.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name))
+        table.replace(exp.Table(this=exp.to_identifier(relation), alias=alias))
+    _check_no_scalar_use(tree, offset)
+    if not calls:
+        return tree, (), None
+    return tree, tuple(calls), _renumber(tree)
+
+
+def _check_no_scalar_use(tree: exp.Expr, offset: int) -> None:
+    """An agent function outside FROM (e.g. `SELECT store_memory('x')`) is an error."""
+    for call in tree.find_all(exp.Anonymous):
+        if call.name.lower() in AGENT_FUNCTIONS:
+            raise TranspileError(
+                "0A000",
+                f"{call.name}() is a table function: use it in FROM, e.g. "
+                f"SELECT * FROM {call.name.lower()}(...)",
+                offset + 1,
+            )
+
+
+def _arguments(
+    name: str, expressions: list[exp.Expr], offset: int
+) -> tuple[tuple[Arg, ...], tuple[tuple[str, Arg], ...]]:
+    args: list[Arg] = []
+    kwargs: list[tuple[str, Arg]] = []
+    for e in expressions:
+        if isinstance(e, (exp.PropertyEQ, exp.Kwarg, exp.EQ)) and isinstance(
+            e.this, (exp.Identifier, exp.Var, exp.Column)
+        ):
+            kwargs.append((e.this.name.lower(), _constant(name, e.expression, offset)))
+        else:
+            if kwargs:
+                raise TranspileError(
+                    "42601", f"{name}(): positional argument after a named one", offset + 1
+                )
+            args.append(_constant(name, e, offset))
+    return tuple(args), tuple(kwargs)
+
+
+def _constant(name: str, e: exp.Expr, offset: int) -> Arg:
+    while isinstance(e, (exp.Cast, exp.Paren)):  # '{"a":1}'::json, ($1)
+        e = e.this
+    if isinstance(e, exp.Parameter | exp.Placeholder):
+        n = _param_number(e)
+        if n is not None:
+            return Arg(param=n)
+    if isinstance(e, exp.Literal):
+        if e.is_string:
+            return Arg(value=e.this)
+        text = e.this
+        return Arg(value=float(text) if any(c in text for c in ".eE") else int(text))
+    if isinstance(e, exp.Neg) and isinstance(e.this, exp.Literal) and not e.this.is_string:
+        inner = _constant(name, e.this, offset)
+        return Arg(value=-inner.value)
+    if isinstance(e, exp.Boolean):
+        return Arg(value=bool(e.this))
+    if isinstance(e, exp.Null):
+        return Arg(value=None)
+    if isinstance(e, exp.Array):
+        return Arg(value=[_constant(name, x, offset).value for x in e.expressions])
+    raise TranspileError(
+        "0A000",
+        f"arguments of {name}() must be constants or $n parameters, not {e.sql()!r}",
+        offset + 1,
+    )
+
+
+def _param_number(e: exp.Expr) -> int | None:
+    inner = e.this
+    if isinstance(inner, exp.Literal) and not inner.is_string and str(inner.this).isdigit():
+        return int(inner.this)
+    if isinstance(inner, str) and inner.isdigit():
+        return int(inner)
+    return None
+
+
+def _renumber(tree: exp.Expr) -> tuple[int, ...]:
+    """Renumber the $n left in the tree to 1..k; the old numbers in their new order."""
+    nodes = [
+        (p, n)
+        for p in tree.find_all(exp.Parameter, exp.Placeholder)
+        if (n := _param_number(p)) is not None
+    ]
+    used = sorted({n for _, n in nodes})
+    if used == list(range(1, len(used) + 1)):
+        return tuple(used)
+    new = {old: i for i, old in enumerate(used, start=1)}
+    for p, n in nodes:
+        p.replace(exp.Parameter(this=exp.Literal.number(new[n])))
+    return tuple(used)
