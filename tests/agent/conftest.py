@@ -1,0 +1,17 @@
+"""Fixtures for the agent-layer tests (helpers live in agent_support.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The offline default model (all-MiniLM-L6-v2) converted once for the whole run."""
+    from proxy.embedding.manage import ensure_default_model
+
+    cache = tmp_path_factory.mktemp("agent-models")
+    ensure_default_model(cache)
+    return cache
