@@ -15,11 +15,14 @@ import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import duckdb
 
 from proxy.config import Config
+
+if TYPE_CHECKING:
+    from proxy.agent import AgentLayer
 
 log = logging.getLogger("hatiproxy.engine")
 T = TypeVar("T")
@@ -69,6 +72,7 @@ class Engine:
         from proxy.semantic import SemanticEngine
 
         self.semantic = SemanticEngine(config, self.db)
+        self.agent: AgentLayer | None = None  # set by the Server that owns this engine
         # Enough threads that each connection can have a statement running at once:
         # a slow query on one connection must never queue behind another.
         self.executor = ThreadPoolExecutor(

@@ -89,10 +89,21 @@ class ParamTypes:
                     cursor.close()
 
         inferred = await call(run)
+        if st.agent_calls:
+            from proxy.agent.sql_bridge import param_oids
+
+            # The SQL DuckDB sees numbers its $n anew; agent arguments type themselves.
+            kept = st.duckdb_params or ()
+            inferred = {kept[k - 1]: v for k, v in inferred.items() if 0 < k <= len(kept)}
+            agent_oids = param_oids(st)
+        else:
+            agent_oids = {}
         out = []
         for i, oid in enumerate(oids, start=1):
             if oid:
                 out.append(oid)
+            elif i in agent_oids:
+                out.append(agent_oids[i])
             elif i in inferred:
                 out.append(oid_for_duckdb_type_name(inferred[i]) or TEXT_OID)
             else:

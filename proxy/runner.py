@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from proxy import commands, cursors, savepoints
+from proxy.agent import sql_bridge
+from proxy.agent.base import Identity
 from proxy.duckdb_errors import map_duckdb_error
 from proxy.embed_columns import embed_column, is_embed_column_call, parse_call
 from proxy.engine import Engine
@@ -77,6 +79,17 @@ class Runner:
         self._interrupt_reason: str | None = None
         self.param_types = ParamTypes(engine)
         self._synced: dict[str, str] = {}  # settings mirrored as DuckDB variables
+        self.who: Identity | None = None  # the agent identity, fixed at connect
+
+    async def set_identity(self, who: Identity) -> None:
+        """Fix the connection's agent identity; the main._hatidata_* views filter on it."""
+        self.who = who
+
+        def apply() -> None:
+            for statement in sql_bridge.identity_sql(who):
+                self.cursor.execute(statement)
+
+        await self.call(apply)
 
     # --- worker-thread calls ------------------------------------------------------
 
@@ -194,10 +207,14 @@ class Runner:
         # Typed stand-ins, not NULLs: DuckDB types `SELECT $1` by the bound value, and the
         # described types must be the ones Execute later sends.
         nulls = [placeholder_value(o) for o in param_oids][: st.param_count]
-        nulls += [None] * (st.param_count + len(st.bind_texts) - len(nulls))
-        sql = st.bind_sql(st.param_count + 1)
+        nulls += [None] * (st.param_count - len(nulls))
+        nulls = sql_bridge.duckdb_params(st, nulls) + [None] * len(st.bind_texts)
+        sql = st.bind_sql(sql_bridge.first_marker_param(st))
+        relations = sql_bridge.empty_relations(st) if st.agent_calls else []
 
         def describe() -> tuple[Column, ...] | None:
+            if relations:
+                sql_bridge.register(self.cursor, relations)
             if st.kind in DML_KINDS:
                 return _describe_returning(self.cursor, sql, nulls)
             self.cursor.execute("DESCRIBE " + sql, nulls)
@@ -299,10 +316,16 @@ class Runner:
         semantic = self.engine.semantic
         semantic.check(st)
         await self._take_cursor()
-        params = list(portal.params)
+        relations = []
+        if st.agent_calls:
+            layer = self.engine.agent
+            if layer is None or self.who is None:
+                raise PgError("0A000", "agent functions are not available on this connection")
+            relations = await sql_bridge.prepare(layer, self.who, st, portal.params)
+        params = sql_bridge.duckdb_params(st, portal.params)
         if st.bind_texts:
             params += await semantic.vectors(st)
-        sql = st.bind_sql(st.param_count + 1)
+        sql = st.bind_sql(sql_bridge.first_marker_param(st))
         cur = self.cursor
         implicit_dml = (
             st.kind in DML_KINDS
@@ -317,6 +340,8 @@ class Runner:
         def start() -> tuple[tuple[Column, ...] | None, int | None]:
             for statement in setting_vars:
                 cur.execute(statement)
+            if relations:
+                sql_bridge.register(cur, relations)
             if implicit_dml:
                 cur.begin()
             if needs_fts:

@@ -17,6 +17,7 @@ import ssl
 from dataclasses import dataclass
 
 from proxy import auth, embed_columns
+from proxy.agent.sql_bridge import identity_for
 from proxy.config import Config
 from proxy.engine import Engine
 from proxy.runner import Runner
@@ -47,6 +48,9 @@ class Server:
     def __init__(self, config: Config, engine: Engine | None = None) -> None:
         self.config = config
         self.engine = engine or Engine(config)
+        from proxy.agent import AgentLayer
+
+        self.agent = self.engine.agent = AgentLayer(self.engine)
         self.ssl_context = server_context(config)
         self.passwords = config.user_passwords
         self.auth_method = config.effective_auth_method
@@ -58,6 +62,7 @@ class Server:
 
     async def start(self) -> None:
         await self.engine.semantic.start()
+        await self.agent.start()
         if self.engine.semantic.embedder is not None:
             interval = self.config.embedding_flush_interval_ms / 1000
             self._filler = asyncio.create_task(embed_columns.filler(self.engine, interval))
@@ -93,6 +98,7 @@ class Server:
             await self._server.wait_closed()
         if self._filler is not None:
             self._filler.cancel()
+        await self.agent.stop()  # flushes access counts, finishes queued embeddings
         await self.engine.semantic.stop()
 
     async def _on_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -333,6 +339,9 @@ class Connection:
             runner, identity, settings, self.out, self.flush, self.flush_if_large, self.receive
         )
         server.backends[pid] = Backend(secret, runner)
+        await runner.set_identity(
+            identity_for(server.agent, user, settings.values, identity.startup)
+        )
         self.out(m.authentication_ok())
         for name in REPORTED:
             self.out(m.parameter_status(name, settings.values.get(name, "")))

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from proxy import cursors
+from proxy.agent.sql_bridge import check_guarded
 from proxy.results import row_description
 from proxy.runner import Portal, Runner
 from proxy.settings import SessionSettings
@@ -86,6 +87,7 @@ class Session:
         return value.lower()
 
     def _transpile(self, sql: str) -> tuple[Statement, ...]:
+        check_guarded(sql)
         try:
             return transpile(sql, dialect=self.dialect)
         except TranspileError as exc:
