@@ -57,6 +57,7 @@ AGENT_FUNCTIONS = frozenset(
         "test_trigger",
         "trigger_fires",
         "agent_inbox",
+        "reembed_trigger",
         # branches
         "branch_create",
         "branch_query",
