@@ -1,4 +1,4 @@
-"""Command line: `hatiproxy serve | model ...`."""
+"""Command line: `hatiproxy serve | model ... | mcp`."""
 
 from __future__ import annotations
 
@@ -59,6 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
         model_cli = None
     if model_cli is not None and hasattr(model_cli, "add_model_commands"):
         model_cli.add_model_commands(sub)
+    from proxy.mcp_stdio import add_mcp_command
+
+    add_mcp_command(sub)  # `hatiproxy mcp`: MCP over stdio against a running server
     return parser
 
 

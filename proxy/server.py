@@ -59,6 +59,7 @@ class Server:
         self._server: asyncio.base_events.Server | None = None
         self._connections: set[asyncio.Task] = set()
         self._filler: asyncio.Task | None = None
+        self.mcp = None  # proxy.mcp_http.McpHttp while MCP over HTTP runs
 
     async def start(self) -> None:
         await self.engine.semantic.start()
@@ -69,6 +70,9 @@ class Server:
         self._server = await asyncio.start_server(
             self._on_client, self.config.host, self.config.port, limit=READ_CHUNK
         )
+        from proxy import mcp_http
+
+        self.mcp = await mcp_http.start(self.agent, self.config)  # None when mcp_port = 0
         addrs = ", ".join(str(s.getsockname()[:2]) for s in self._server.sockets)
         log.info("listening for Postgres clients on %s (auth: %s)", addrs, self.auth_method)
         if self.auth_method == "trust":
@@ -88,6 +92,8 @@ class Server:
             await self._server.serve_forever()
 
     async def close(self) -> None:
+        if self.mcp is not None:
+            await self.mcp.stop()  # before the agent layer it calls into stops
         if self._server is not None:
             self._server.close()
         for task in list(self._connections):
