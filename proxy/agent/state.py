@@ -1,13 +1,46 @@
-"""Placeholder: being built (see issue 5)."""
+"""Agent state: a small JSON key-value store per (org, agent).
+
+Table `hatidata_internal.agent_state`, read over the wire through the view
+`main._hatidata_agent_state` (rows of the connection's own org and agent only).
+
+- `get_agent_state(key)` -> one row `{key, value, version, updated_at, found}`; a key
+  that was never set (or was deleted) gives `value` NULL and `found` false, which is
+  what MCP's `{key, value}` wants (value null), not an error.
+- `set_agent_state(key, value)` stores any JSON value; `version` starts at 1 and goes
+  up by one on every set, atomically (one upsert statement).
+- `delete_agent_state(key)` -> `{key, deleted}`; deleting a missing key is not an error.
+- `list_agent_state(prefix, limit)` -> the agent's keys in key order.
+
+Keys are non-empty, at most 256 characters; a value's JSON text is at most 1 MiB.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import datetime as dt
+import json
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+
+from proxy.agent.base import INTERNAL_SCHEMA, AgentError, Identity, Param, agent_function
 
 if TYPE_CHECKING:
-    import duckdb
-
     from proxy.agent.layer import AgentLayer
+
+TABLE = f"{INTERNAL_SCHEMA}.agent_state"
+VIEW = "main._hatidata_agent_state"
+MAX_KEY_CHARS = 256
+MAX_VALUE_BYTES = 1 << 20
+MAX_LIST = 10_000
+READ = "memory:read"
+WRITE = "memory:write"
+
+_STATE_COLUMNS = (
+    ("key", "VARCHAR"),
+    ("value", "JSON"),
+    ("version", "BIGINT"),
+    ("updated_at", "TIMESTAMPTZ"),
+)
 
 
 class State:
@@ -15,10 +48,199 @@ class State:
         self.layer = layer
 
     def install(self, cur: duckdb.DuckDBPyConnection) -> None:
-        """Create this service's tables (idempotent)."""
+        """Create the table and the identity-filtered view (idempotent)."""
+        cur.execute(
+            f"""CREATE TABLE IF NOT EXISTS {TABLE} (
+                org_id VARCHAR NOT NULL,
+                agent_id VARCHAR NOT NULL,
+                key VARCHAR NOT NULL,
+                value JSON,
+                version BIGINT NOT NULL,
+                created_at TIMESTAMPTZ NOT NULL,
+                updated_at TIMESTAMPTZ NOT NULL,
+                PRIMARY KEY (org_id, agent_id, key)
+            )"""
+        )
+        cur.execute(
+            f"""CREATE OR REPLACE VIEW {VIEW} AS
+                SELECT agent_id, key, value, version, created_at, updated_at
+                FROM {TABLE}
+                WHERE org_id = getvariable('hatidata_org_id')
+                  AND agent_id = getvariable('hatidata_agent_id')"""
+        )
 
     async def start(self) -> None:
         pass
 
     async def stop(self) -> None:
         pass
+
+    # -- operations (the registered functions below are thin wrappers) --------------
+
+    async def get(self, who: Identity, key: str) -> dict[str, Any]:
+        key = _check_key(key)
+
+        def read(cur: duckdb.DuckDBPyConnection) -> tuple | None:
+            return cur.execute(
+                f"SELECT value, version, updated_at FROM {TABLE} "
+                "WHERE org_id = ? AND agent_id = ? AND key = ?",
+                [who.org_id, who.agent_id, key],
+            ).fetchone()
+
+        row = await self.layer.db.run(read)
+        if row is None:
+            return {"key": key, "value": None, "version": None, "updated_at": None, "found": False}
+        return {
+            "key": key,
+            "value": json.loads(row[0]) if row[0] is not None else None,
+            "version": row[1],
+            "updated_at": row[2],
+            "found": True,
+        }
+
+    async def set(self, who: Identity, key: str, value: Any) -> dict[str, Any]:
+        key = _check_key(key)
+        text = _value_text(value)
+        now = dt.datetime.now(dt.UTC)
+
+        def upsert(cur: duckdb.DuckDBPyConnection) -> tuple:
+            # One statement: the version bump cannot interleave with another writer's.
+            return cur.execute(
+                f"""INSERT INTO {TABLE} AS s
+                    (org_id, agent_id, key, value, version, created_at, updated_at)
+                    VALUES (?, ?, ?, ?::JSON, 1, ?, ?)
+                    ON CONFLICT (org_id, agent_id, key) DO UPDATE SET
+                        value = excluded.value,
+                        version = s.version + 1,
+                        updated_at = excluded.updated_at
+                    RETURNING version, updated_at""",
+                [who.org_id, who.agent_id, key, text, now, now],
+            ).fetchone()
+
+        row = await _retry_conflicts(lambda: self.layer.db.run(upsert))
+        return {"key": key, "value": json.loads(text), "version": row[0], "updated_at": row[1]}
+
+    async def delete(self, who: Identity, key: str) -> dict[str, Any]:
+        key = _check_key(key)
+
+        def remove(cur: duckdb.DuckDBPyConnection) -> bool:
+            rows = cur.execute(
+                f"DELETE FROM {TABLE} WHERE org_id = ? AND agent_id = ? AND key = ? RETURNING key",
+                [who.org_id, who.agent_id, key],
+            ).fetchall()
+            return bool(rows)
+
+        deleted = await _retry_conflicts(lambda: self.layer.db.run(remove))
+        return {"key": key, "deleted": deleted}
+
+    async def list(self, who: Identity, prefix: str | None, limit: int) -> list[dict[str, Any]]:
+        if not isinstance(limit, int) or isinstance(limit, bool) or not 0 < limit <= MAX_LIST:
+            raise AgentError.invalid(f"limit must be between 1 and {MAX_LIST}, got {limit}")
+        if prefix is not None and not isinstance(prefix, str):
+            raise AgentError.invalid("prefix must be a string")
+
+        def read(cur: duckdb.DuckDBPyConnection) -> list[tuple]:
+            sql = f"SELECT key, value, version, updated_at FROM {TABLE} "
+            sql += "WHERE org_id = ? AND agent_id = ?"
+            args: list[Any] = [who.org_id, who.agent_id]
+            if prefix:
+                sql += " AND starts_with(key, ?)"
+                args.append(prefix)
+            sql += " ORDER BY key LIMIT ?"
+            args.append(limit)
+            return cur.execute(sql, args).fetchall()
+
+        return [
+            {
+                "key": k,
+                "value": json.loads(v) if v is not None else None,
+                "version": ver,
+                "updated_at": at,
+            }
+            for k, v, ver, at in await self.layer.db.run(read)
+        ]
+
+
+def _check_key(key: Any) -> str:
+    if not isinstance(key, str) or not key:
+        raise AgentError.invalid("key must be a non-empty string")
+    if len(key) > MAX_KEY_CHARS:
+        raise AgentError.invalid(f"key is {len(key)} characters; the limit is {MAX_KEY_CHARS}")
+    return key
+
+
+def _value_text(value: Any) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise AgentError.invalid(f"value must be JSON: {exc}") from None
+    size = len(text.encode("utf-8"))
+    if size > MAX_VALUE_BYTES:
+        raise AgentError.invalid(
+            f"value is {size} bytes of JSON; the limit is {MAX_VALUE_BYTES} (1 MiB)"
+        )
+    return text
+
+
+async def _retry_conflicts(op, attempts: int = 5):
+    """DuckDB's optimistic concurrency: two writers of one key -> retry the loser."""
+    for i in range(attempts):
+        try:
+            return await op()
+        except (duckdb.TransactionException, duckdb.ConstraintException):
+            # A concurrent first insert of the same key loses with a constraint error.
+            if i == attempts - 1:
+                raise AgentError.conflict("the key was written concurrently; try again") from None
+
+
+# -- registered functions ------------------------------------------------------------
+
+
+@agent_function(
+    "get_agent_state",
+    params=[Param("key", "VARCHAR")],
+    columns=[*_STATE_COLUMNS, ("found", "BOOLEAN")],
+    scope=READ,
+)
+async def get_agent_state(layer: AgentLayer, who: Identity, *, key: str) -> list[dict[str, Any]]:
+    """Read one state value of the calling agent (value NULL, found false when unset)."""
+    return [await layer.state.get(who, key)]
+
+
+@agent_function(
+    "set_agent_state",
+    params=[Param("key", "VARCHAR"), Param("value", "JSON")],
+    columns=_STATE_COLUMNS,
+    scope=WRITE,
+    writes=True,
+)
+async def set_agent_state(
+    layer: AgentLayer, who: Identity, *, key: str, value: Any
+) -> list[dict[str, Any]]:
+    """Set a state value of the calling agent; version goes up by one."""
+    return [await layer.state.set(who, key, value)]
+
+
+@agent_function(
+    "delete_agent_state",
+    params=[Param("key", "VARCHAR")],
+    columns=[("key", "VARCHAR"), ("deleted", "BOOLEAN")],
+    scope=WRITE,
+    writes=True,
+)
+async def delete_agent_state(layer: AgentLayer, who: Identity, *, key: str) -> list[dict[str, Any]]:
+    """Delete a state key of the calling agent (deleted false when it did not exist)."""
+    return [await layer.state.delete(who, key)]
+
+
+@agent_function(
+    "list_agent_state",
+    params=[Param("prefix", "VARCHAR", None), Param("limit", "BIGINT", 1000)],
+    columns=_STATE_COLUMNS,
+    scope=READ,
+)
+async def list_agent_state(
+    layer: AgentLayer, who: Identity, *, prefix: str | None, limit: int
+) -> list[dict[str, Any]]:
+    """The calling agent's state keys in key order, optionally those starting with prefix."""
+    return await layer.state.list(who, prefix, limit)
