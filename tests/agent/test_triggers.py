@@ -586,3 +586,75 @@ def test_isolation_between_orgs_and_agents(tmp_path: Path) -> None:
             assert view(a) == ["mine"] and view(b) == ["org-wide", "theirs"]
 
     run(go())
+
+
+# --- the other ways in ----------------------------------------------------------------
+
+
+def test_sql_functions_and_views(tmp_path: Path) -> None:
+    from proxy.agent.sql_bridge import execute_sql
+
+    async def go() -> None:
+        async with open_layer(tmp_path) as layer:
+            a = who()
+            cols, out = await execute_sql(
+                layer,
+                a,
+                "SELECT name, action_type, actions, cooldown_secs FROM register_trigger("
+                "'sql-t', 'alert', 0.9, 'agent_notify', cooldown_secs := 0)",
+            )
+            assert cols == ["name", "action_type", "actions", "cooldown_secs"]
+            assert out == [("sql-t", "agent_notify", '["agent_notify"]', 0)]
+            _, listed = await execute_sql(
+                layer, a, "SELECT trigger_id FROM list_triggers('active')"
+            )
+            tid = str(listed[0][0])
+            _, tested = await execute_sql(
+                layer, a, f"SELECT matched, score FROM test_trigger('{tid}', 'alert')"
+            )
+            assert tested[0][0] is True and tested[0][1] > 0.99
+
+            await notify_and_drain(layer, "alert", a)
+            _, fired = await execute_sql(
+                layer, a, f"SELECT source, input_text FROM trigger_fires('{tid}')"
+            )
+            assert fired == [("memory", "alert")]
+            _, viewed = await execute_sql(layer, a, "SELECT count(*) FROM _hatidata_trigger_fires")
+            assert viewed == [(1,)]
+            _, unread = await execute_sql(
+                layer, a, "SELECT trigger_name FROM agent_inbox(unread_only := true)"
+            )
+            assert unread == [("sql-t",)]
+            _, other = await execute_sql(
+                layer, who("agent-b"), "SELECT count(*) FROM _hatidata_agent_inbox"
+            )
+            assert other == [(0,)]
+            _, gone = await execute_sql(layer, a, f"SELECT status FROM delete_trigger('{tid}')")
+            assert gone == [("deleted",)]
+
+    run(go())
+
+
+def test_notify_from_another_thread_and_from_the_ledger(tmp_path: Path) -> None:
+    async def go() -> None:
+        async with open_layer(tmp_path) as layer:
+            t = await register(layer, concept="deploy to production", cooldown_secs=0)
+            thread = threading.Thread(
+                target=layer.triggers.notify,
+                args=(who(), "memory", "m-thread", "deploy to production", None),
+            )
+            thread.start()
+            thread.join()
+            await layer.triggers.drain()
+            assert [f["source_id"] for f in await fires(layer, t["trigger_id"])] == ["m-thread"]
+
+            if "log_reasoning_step" in layer.registry:  # the ledger hands every step over
+                await call(
+                    layer, "log_reasoning_step", who(), session_id="s1",
+                    content="deploy to production",
+                )  # fmt: skip
+                await layer.triggers.drain()
+                sources = [f["source"] for f in await fires(layer, t["trigger_id"])]
+                assert sources == ["reasoning", "memory"]
+
+    run(go())
