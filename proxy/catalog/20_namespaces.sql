@@ -8,7 +8,8 @@ SELECT database_name AS duck_db, schema_name AS duck_schema,
        CASE WHEN database_name = 'temp' THEN 'pg_temp_1'
             WHEN schema_name = 'main' THEN 'public' ELSE schema_name END AS nspname
 FROM duckdb_schemas()
-WHERE database_name = {{duck_db}} OR (database_name = 'temp' AND schema_name = 'main')
+WHERE (database_name = {{duck_db}} AND schema_name <> 'hatidata_internal')
+   OR (database_name = 'temp' AND schema_name = 'main')
 UNION ALL SELECT '__hati_catalog', 'pg', 11, 'pg_catalog'
 UNION ALL SELECT '__hati_catalog', 'info', 13000, 'information_schema';
 

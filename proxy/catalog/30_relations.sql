@@ -60,12 +60,16 @@ SELECT t.table_oid::BIGINT AS oid, t.table_name AS relname, n.oid AS relnamespac
 FROM duckdb_tables() t
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = t.database_name AND n.duck_schema = t.schema_name
 WHERE NOT (t.database_name = '__hati_catalog' AND t.table_name LIKE '\_\_hati%' ESCAPE '\')
+  -- the server's own relations (agent layer, embedding cache) are system relations:
+  -- readable by name, not listed, like Postgres' catalogs
+  AND NOT (t.schema_name = 'main' AND t.table_name LIKE '\_hatidata\_%' ESCAPE '\')
 UNION ALL
 SELECT v.view_oid, v.view_name, n.oid, 'v', v.column_count, 0, FALSE, 0, v.temporary, v.comment,
        v.sql, n.nspname
 FROM duckdb_views() v
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = v.database_name AND n.duck_schema = v.schema_name
-WHERE NOT v.internal OR v.database_name = '__hati_catalog'
+WHERE (NOT v.internal OR v.database_name = '__hati_catalog')
+  AND NOT (v.schema_name = 'main' AND v.view_name LIKE '\_hatidata\_%' ESCAPE '\')
 UNION ALL
 SELECT s.sequence_oid, s.sequence_name, n.oid, 'S', 3, 0, FALSE, 1, s.temporary, s.comment,
        NULL, n.nspname

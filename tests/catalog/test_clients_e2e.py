@@ -14,7 +14,7 @@ from pathlib import Path
 import psycopg
 import pytest
 import sqlalchemy as sa
-from conftest import ServerProcess, start_server
+from tests.conftest import ServerProcess, start_server
 
 JAR = Path("/usr/share/java/postgresql.jar")
 JAVA_SRC = Path(__file__).parent / "java" / "CatalogMeta.java"
@@ -180,7 +180,7 @@ def _inspect(srv: ServerProcess, driver: str) -> None:
     try:
         insp = sa.inspect(engine)
         assert "public" in insp.get_schema_names()
-        # the server's own tables (e.g. _hatidata_embedding_cache) live in public too
+        # the server's own relations (_hatidata_*) are not listed
         assert "items" in insp.get_table_names()
         assert insp.get_view_names() == ["v_items"]
         cols = {c["name"]: c for c in insp.get_columns("items")}
