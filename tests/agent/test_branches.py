@@ -511,3 +511,32 @@ def test_retarget_ddl() -> None:
         'CREATE TABLE "m"."My T"(a INT);'
     )
     assert _retarget("CREATE VIEW v AS SELECT 1", "s", "v") is None
+
+
+def test_file_database_survives_restart(tmp_path: Path) -> None:
+    db = str(tmp_path / "branches.duckdb")
+
+    async def first() -> str:
+        async with open_layer(tmp_path, database=db) as layer:
+            await setup_main(layer)
+            bid = (await create(layer))["branch_id"]
+            await bq(layer, bid, "DELETE FROM accounts WHERE id = 3")
+            await bq(layer, bid, "ALTER TABLE events ADD COLUMN extra INT")
+            await bq(layer, bid, "INSERT INTO events VALUES ('new', 7, 1)")
+            return bid
+
+    async def second(bid: str) -> None:
+        async with open_layer(tmp_path, database=db) as layer:
+            got = await bq(layer, bid, "SELECT id FROM accounts ORDER BY id")
+            assert got == [{"id": 1}, {"id": 2}]
+            await layer.call("branch_merge", who(), [bid, "branch_wins"])
+            assert [r[0] for r in await rows(layer, "accounts")] == [1, 2]
+            # Schema changes are not merged: only the columns main has are written.
+            assert await rows(layer, "events", "kind, n") == [
+                ("a", 1),
+                ("b", 2),
+                ("b", 2),
+                ("new", 7),
+            ]
+
+    run(second(run(first())))
