@@ -1,0 +1,185 @@
+"""The agent layer over the wire: table functions, identity per connection, isolation."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+
+import asyncpg
+import psycopg
+import psycopg2
+import pytest
+
+from tests.conftest import ServerProcess, start_server
+
+
+@pytest.fixture(scope="module")
+def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    server = start_server(
+        tmp_path_factory.mktemp("agent-wire"),
+        "--database",
+        ":memory:",
+        "--embedding-provider",
+        "hash",
+    )
+    yield server
+    server.stop()
+
+
+def connect(srv: ServerProcess, agent: str) -> psycopg.Connection:
+    """psycopg 3 as HatiDataAgent connects: the agent id in `options -c`."""
+    return psycopg.connect(
+        host=srv.host,
+        port=srv.port,
+        user="tester",
+        dbname="hatidata",
+        options=f"-c hatidata_agent_id={agent}",
+        autocommit=True,
+    )
+
+
+def test_state_round_trip_with_server_side_parameters(srv: ServerProcess) -> None:
+    with connect(srv, "wire-a") as conn:
+        row = conn.execute(
+            "SELECT key, value, version FROM set_agent_state(%s, %s)", ("task", '{"step": 1}')
+        ).fetchone()
+        assert row == ("task", {"step": 1}, 1)  # JSON columns arrive as json: psycopg parses
+        row = conn.execute("SELECT version FROM set_agent_state('task', '\"two\"')").fetchone()
+        assert row == (2,)
+        assert conn.execute("SELECT value, found FROM get_agent_state('task')").fetchone() == (
+            "two",
+            True,
+        )
+
+
+def test_results_compose_with_sql(srv: ServerProcess) -> None:
+    with connect(srv, "wire-compose") as conn:
+        for key in ("a1", "a2", "b1"):
+            conn.execute("SELECT * FROM set_agent_state(%s, %s)", (key, json.dumps(key)))
+        rows = conn.execute(
+            "SELECT s.key FROM list_agent_state() s WHERE s.key LIKE 'a%' ORDER BY s.key DESC"
+        ).fetchall()
+        assert rows == [("a2",), ("a1",)]
+        joined = conn.execute(
+            "SELECT l.key, g.found FROM list_agent_state(prefix := 'b') l "
+            "CROSS JOIN get_agent_state('a1') g"
+        ).fetchall()
+        assert joined == [("b1", True)]
+
+
+def test_identity_isolates_agents_and_the_views_follow_it(srv: ServerProcess) -> None:
+    with connect(srv, "iso-a") as a, connect(srv, "iso-b") as b:
+        a.execute("SELECT * FROM set_agent_state('secret', '42')")
+        assert b.execute("SELECT found FROM get_agent_state('secret')").fetchone() == (False,)
+        assert a.execute("SELECT agent_id, key FROM _hatidata_agent_state").fetchall() == [
+            ("iso-a", "secret")
+        ]
+        assert b.execute("SELECT count(*) FROM _hatidata_agent_state").fetchone() == (0,)
+
+
+def test_identity_from_asyncpg_startup_parameter(srv: ServerProcess) -> None:
+    async def go() -> None:
+        conn = await asyncpg.connect(
+            host=srv.host,
+            port=srv.port,
+            user="tester",
+            database="main",
+            server_settings={"hatidata_agent_id": "asyncpg-agent"},
+        )
+        try:
+            # Parse with unknown parameter types: agent arguments type themselves.
+            stmt = await conn.prepare("SELECT key, version FROM set_agent_state($1, $2)")
+            assert [t.name for t in stmt.get_parameters()] == ["text", "text"]
+            rows = await conn.fetch("SELECT key, version FROM set_agent_state($1, $2)", "k", "1")
+            assert [tuple(r) for r in rows] == [("k", 1)]
+            agent = await conn.fetchval("SELECT agent_id FROM _hatidata_agent_state")
+            assert agent == "asyncpg-agent"
+            # Remaining $n are renumbered for DuckDB and still typed from the query.
+            rows = await conn.fetch(
+                "SELECT key FROM list_agent_state(prefix := $1) WHERE version >= $2", "k", 1
+            )
+            assert [r["key"] for r in rows] == ["k"]
+        finally:
+            await conn.close()
+
+    asyncio.run(go())
+
+
+def test_describe_runs_nothing(srv: ServerProcess) -> None:
+    async def go() -> None:
+        conn = await asyncpg.connect(
+            host=srv.host,
+            port=srv.port,
+            user="tester",
+            server_settings={"hatidata_agent_id": "describe-agent"},
+        )
+        try:
+            stmt = await conn.prepare("SELECT * FROM set_agent_state('x', '1')")
+            assert [a.name for a in stmt.get_attributes()][:3] == ["key", "value", "version"]
+            assert await conn.fetchval("SELECT found FROM get_agent_state('x')") is False
+        finally:
+            await conn.close()
+
+    asyncio.run(go())
+
+
+def test_psycopg2_like_hatidata_agent(srv: ServerProcess) -> None:
+    conn = psycopg2.connect(
+        host=srv.host,
+        port=srv.port,
+        user="agent",
+        dbname="hatidata",
+        options="-c hatidata_agent_id=p2-agent -c hatidata_framework=custom",
+        application_name="hatidata-agent/custom",
+    )
+    conn.autocommit = True
+    try:
+        cur = conn.cursor()
+        cur.execute(
+            "SELECT trace_id, step_index FROM log_reasoning_step(%s, %s, step_type := %s)",
+            ("sess-1", "looked at the orders table", "observation"),
+        )
+        first = cur.fetchone()
+        cur.execute(
+            "SELECT * FROM log_reasoning_step('sess-1', 'decided to refund', step_type := 'decision')"
+        )
+        cur.execute("SELECT * FROM verify_chain('sess-1')")
+        cols = [d[0] for d in cur.description]
+        verdict = dict(zip(cols, cur.fetchone(), strict=True))
+        assert verdict["chain_valid"] is True
+        assert first[1] == 0
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize(
+    ("sql", "sqlstate"),
+    [
+        ("SELECT * FROM hatidata_internal.agent_state", "42501"),
+        ("SET VARIABLE hatidata_agent_id = 'someone-else'", "42501"),
+        ("SELECT * FROM get_agent_state()", "22023"),  # missing argument
+        ("SELECT * FROM get_agent_state('k', no_such := 1)", "22023"),
+        ("SELECT get_agent_state('k')", "0A000"),  # a table function used as a scalar
+        ("SELECT * FROM get_agent_state(upper('k'))", "0A000"),  # arguments are constants
+        ("SELECT * FROM set_agent_state('k', '{not json')", "22P02"),
+        ("SELECT * FROM list_agent_state(limit := 'many')", "22023"),
+    ],
+)
+def test_bad_calls_get_a_sqlstate_and_the_connection_survives(
+    srv: ServerProcess, sql: str, sqlstate: str
+) -> None:
+    with connect(srv, "bad-input") as conn:
+        with pytest.raises(psycopg.Error) as err:
+            conn.execute(sql)
+        assert err.value.sqlstate == sqlstate, err.value
+        assert conn.execute("SELECT 1").fetchone() == (1,)
+
+
+def test_agent_writes_are_not_part_of_the_session_transaction(srv: ServerProcess) -> None:
+    """Agent functions commit on their own (documented), like sequences in Postgres."""
+    with connect(srv, "txn-agent") as conn:
+        conn.execute("BEGIN")
+        conn.execute("SELECT * FROM set_agent_state('t', '1')")
+        conn.execute("ROLLBACK")
+        assert conn.execute("SELECT found FROM get_agent_state('t')").fetchone() == (True,)
