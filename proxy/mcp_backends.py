@@ -55,7 +55,8 @@ class LayerBackend:
                 args[name] = _convert(fn, name, types[name], value)
             else:
                 args[name] = value
-        return await self.layer.call(function, self.who, **args)
+        # fn.call, not layer.call(name, ...): a tool argument may itself be called "name".
+        return await fn.call(self.layer, self.who, [], args)
 
     async def sql(self, sql: str, *, read_only: bool = False) -> list[dict[str, Any]]:
         from proxy.agent.sql_bridge import execute_sql

@@ -88,7 +88,7 @@ def resolve_identity(headers: Mapping[str, str], client_host: str | None, layer:
     return Identity(config.org_id, found, found)
 
 
-def _rpc_error(rid: Any, code: int, message: str, **data: Any) -> bytes:
+def _rpc_error(rid: Any, code: int, message: str, data: dict[str, Any] | None = None) -> bytes:
     error: dict[str, Any] = {"code": code, "message": message}
     if data:
         error["data"] = data
@@ -118,7 +118,7 @@ class AuthLayer:
         try:
             who = resolve_identity(headers, client[0] if client else None, self.layer)
         except AuthError as exc:
-            body = _rpc_error(None, -32001, f"unauthorized: {exc}", code="unauthorized")
+            body = _rpc_error(None, -32001, f"unauthorized: {exc}", {"code": "unauthorized"})
             return await _respond(send, 401, body, [(b"www-authenticate", b"ApiKey")])
         if scope["method"] == "POST":
             raw = b""
@@ -136,6 +136,8 @@ class AuthLayer:
             if refusal is not None:
                 return await _respond(send, *refusal)
             receive = _replay(raw, receive)
+        if "accept" not in headers:  # RFC 9110: no Accept = anything; the transport wants one
+            scope = {**scope, "headers": [*scope["headers"], (b"accept", b"application/json")]}
         scope[IDENTITY_KEY] = who
         await self.app(scope, receive, send)
 
@@ -156,7 +158,7 @@ class AuthLayer:
         try:
             who.require(tool.scope)
         except AgentError as exc:
-            error = _rpc_error(message.get("id"), -32003, exc.message, code=exc.code)
+            error = _rpc_error(message.get("id"), -32003, exc.message, {"code": exc.code})
             return 403, error
         return None
 

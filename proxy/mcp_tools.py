@@ -7,7 +7,7 @@ Transports (stdio: `proxy.mcp_stdio`, HTTP: `proxy.mcp_http`) only move JSON-RPC
 on the agent layer, or over the Postgres wire to a running hatiproxy.
 
 Agent tools map onto the agent layer's registered functions (`proxy.agent.*`); the
-tool -> function argument mapping of each tool is one small table in `AGENT_ARGS`.
+tool -> function mapping is one small table, `AGENT_TOOLS`.
 """
 
 from __future__ import annotations
@@ -251,56 +251,27 @@ def _check(tool: str, name: str, prop: dict[str, Any], value: Any) -> Any:
 
 # ---------------------------------------------------------------- dispatch
 
-# tool -> (agent function, {tool argument: function argument}); JSON-typed ones in _JSON_ARGS.
-AGENT_ARGS: dict[str, tuple[str, dict[str, str]]] = {
-    "store_memory": (
-        "store_memory",
-        {"content": "content", "memory_type": "memory_type", "metadata": "metadata",
-         "importance": "importance"},
-    ),
-    "search_memory": (
-        "search_memory",
-        {"query": "query", "top_k": "top_k", "memory_type": "memory_type",
-         "min_importance": "min_importance"},
-    ),
-    "get_agent_state": ("get_agent_state", {"key": "key"}),
-    "set_agent_state": ("set_agent_state", {"key": "key", "value": "value"}),
-    "delete_memory": ("delete_memory", {"memory_id": "memory_id"}),
-    "log_reasoning_step": (
-        "log_reasoning_step",
-        {"session_id": "session_id", "content": "content", "step_type": "step_type",
-         "metadata": "metadata", "importance": "importance"},
-    ),
-    "replay_decision": ("replay_decision", {"session_id": "session_id"}),
-    "verify_chain": ("verify_chain", {"session_id": "session_id"}),
-    "get_session_history": (
-        "get_session_history", {"limit": "limit", "agent_id": "agent_id", "since": "since"}
-    ),
-    "register_trigger": (
-        "register_trigger",
-        {"name": "name", "concept": "concept", "threshold": "threshold",
-         "action_type": "action_type", "action_config": "action_config"},
-    ),
-    "list_triggers": ("list_triggers", {"status": "status"}),
-    "delete_trigger": ("delete_trigger", {"trigger_id": "trigger_id"}),
-    "test_trigger": ("test_trigger", {"trigger_id": "trigger_id", "content": "content"}),
-    "branch_create": (
-        "branch_create", {"name": "name", "description": "description", "ttl_seconds": "ttl_seconds"}
-    ),
-    "branch_query": ("branch_query", {"branch_id": "branch_id", "sql": "sql"}),
-    "branch_merge": ("branch_merge", {"branch_id": "branch_id", "strategy": "strategy"}),
-    "branch_discard": ("branch_discard", {"branch_id": "branch_id"}),
-    "branch_list": ("branch_list", {"status": "status"}),
+# tool -> (agent function, {tool argument: function argument} where the names differ).
+# Every tool argument is passed on (nulls dropped); JSON-typed ones listed in _JSON_ARGS.
+AGENT_TOOLS: dict[str, tuple[str, dict[str, str]]] = {
+    name: (name, {})
+    for name in (
+        "store_memory", "search_memory", "get_agent_state", "set_agent_state", "delete_memory",
+        "log_reasoning_step", "replay_decision", "get_session_history",
+        "register_trigger", "list_triggers", "delete_trigger", "test_trigger",
+        "branch_create", "branch_query", "branch_merge", "branch_discard", "branch_list",
+    )
 }  # fmt: skip
 _JSON_ARGS = frozenset({"metadata", "value", "action_config"})
 
 
-async def _agent(backend: Backend, key: str, args: dict[str, Any]) -> list[dict[str, Any]]:
-    function, mapping = AGENT_ARGS[key]
-    kwargs = {}
-    for arg, target in mapping.items():
-        if arg in args and (args[arg] is not None or arg == "value"):
-            kwargs[target] = Json(args[arg]) if arg in _JSON_ARGS else args[arg]
+async def _agent(backend: Backend, tool: str, args: dict[str, Any]) -> list[dict[str, Any]]:
+    function, renames = AGENT_TOOLS[tool]
+    kwargs = {
+        renames.get(arg, arg): Json(value) if arg in _JSON_ARGS else value
+        for arg, value in args.items()
+        if value is not None or arg == "value"  # set_agent_state(value=null) is a value
+    }
     return await backend.agent(function, kwargs)
 
 
@@ -321,12 +292,9 @@ async def call_tool(backend: Backend, name: str, arguments: Any) -> dict[str, An
     backend.require(tool.scope)
     if name in mcp_sql.SQL_TOOLS:
         return await mcp_sql.SQL_TOOLS[name](backend, args)
-    if name == "replay_decision":
+    if name == "replay_decision":  # each step row carries chain_valid when verified
         steps = await _agent(backend, name, args)
-        valid = None
-        if args["verify_chain"]:
-            check = _one(await _agent(backend, "verify_chain", args), "session")
-            valid = bool(check.get("valid", check.get("chain_valid")))
+        valid = steps[0].get("chain_valid") if steps and args["verify_chain"] else None
         return {
             "session_id": args["session_id"],
             "steps": steps,

@@ -67,12 +67,13 @@ class Server:
         if self.engine.semantic.embedder is not None:
             interval = self.config.embedding_flush_interval_ms / 1000
             self._filler = asyncio.create_task(embed_columns.filler(self.engine, interval))
+        from proxy import mcp_http
+
+        # MCP first: once the wire port answers, /mcp answers too.
+        self.mcp = await mcp_http.start(self.agent, self.config)  # None when mcp_port = 0
         self._server = await asyncio.start_server(
             self._on_client, self.config.host, self.config.port, limit=READ_CHUNK
         )
-        from proxy import mcp_http
-
-        self.mcp = await mcp_http.start(self.agent, self.config)  # None when mcp_port = 0
         addrs = ", ".join(str(s.getsockname()[:2]) for s in self._server.sockets)
         log.info("listening for Postgres clients on %s (auth: %s)", addrs, self.auth_method)
         if self.auth_method == "trust":

@@ -1,0 +1,221 @@
+"""MCP over HTTP against a real server process: exactly what the public client sends.
+
+`POST /mcp` with no initialize, no session header, `Accept: */*`, a plain JSON answer.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from mcp_support import (
+    COMPAT_TOOLS,
+    HttpAgent,
+    error_text,
+    http_post,
+    result_data,
+    rpc,
+    start_mcp_server,
+    tool_call,
+)
+
+from tests.conftest import ServerProcess
+
+
+@pytest.fixture(scope="module")
+def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    server = start_mcp_server(tmp_path_factory.mktemp("mcp_http"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def keyed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    server = start_mcp_server(tmp_path_factory.mktemp("mcp_keys"), "--users", "u1:sekrit-1")
+    yield server
+    server.stop()
+
+
+def test_tools_call_without_initialize_is_plain_json(srv: ServerProcess) -> None:
+    status, headers, body = http_post(
+        srv.mcp_url, tool_call("query", {"sql": "SELECT 41 + 1 AS n"})
+    )
+    assert status == 200
+    assert headers["content-type"].startswith("application/json")
+    assert "mcp-session-id" not in headers
+    assert body["jsonrpc"] == "2.0" and body["id"] is not None
+    assert result_data(body["result"]) == [{"n": 42}]
+
+
+def test_no_accept_header_counts_as_any(srv: ServerProcess) -> None:
+    import json
+    import urllib.request
+
+    req = urllib.request.Request(  # urllib sends no Accept header at all
+        srv.mcp_url, data=json.dumps(rpc("tools/list")).encode(), method="POST"
+    )
+    req.add_header("Content-Type", "application/json")
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        assert resp.status == 200
+        assert len(json.loads(resp.read())["result"]["tools"]) == 23
+
+
+def test_tools_list_has_the_23_compat_tools(srv: ServerProcess) -> None:
+    status, _, body = http_post(srv.mcp_url, rpc("tools/list"))
+    assert status == 200
+    tools = {t["name"]: t for t in body["result"]["tools"]}
+    assert set(tools) == set(COMPAT_TOOLS)
+    for name, required in COMPAT_TOOLS.items():
+        schema = tools[name]["inputSchema"]
+        assert schema["type"] == "object"
+        assert set(schema.get("required", [])) == required, name
+    props = tools["store_memory"]["inputSchema"]["properties"]
+    assert props["memory_type"]["default"] == "fact" and props["importance"]["default"] == 0.5
+    assert tools["search_memory"]["inputSchema"]["properties"]["top_k"]["default"] == 10
+    assert tools["branch_create"]["inputSchema"]["properties"]["ttl_seconds"]["default"] == 3600
+
+
+def test_initialize_and_notifications(srv: ServerProcess) -> None:
+    init = rpc(
+        "initialize",
+        {
+            "protocolVersion": "2025-03-26",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    )
+    status, _, body = http_post(srv.mcp_url, init)
+    assert status == 200 and body["result"]["serverInfo"]["name"] == "hatiproxy"
+    assert "tools" in body["result"]["capabilities"]
+    status, _, body = http_post(
+        srv.mcp_url, {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    )
+    assert status == 202 and body is None
+
+
+def test_bad_input(srv: ServerProcess) -> None:
+    status, _, body = http_post(srv.mcp_url, b"{not json")
+    assert status == 400 and body["error"]["code"] == -32700
+    status, _, body = http_post(srv.mcp_url, [rpc("tools/list")])
+    assert status == 400 and body["error"]["code"] == -32600
+    agent = HttpAgent(srv)
+    assert "unknown tool" in error_text(agent.call("no_such_tool"))
+    assert "missing required argument 'content'" in error_text(agent.call("store_memory"))
+    assert "must be a JSON integer" in error_text(
+        agent.call("search_memory", {"query": "x", "top_k": "many"})
+    )
+    assert "between" in error_text(agent.call("store_memory", {"content": "x", "importance": 7}))
+    assert "unknown argument" in error_text(agent.call("query", {"sql": "SELECT 1", "sqll": 2}))
+    status, _, body = agent.send(rpc("no/such/method"))
+    assert body["error"]["code"] == -32601
+
+
+def test_query_and_read_query(srv: ServerProcess) -> None:
+    agent = HttpAgent(srv)
+    agent.data("query", {"sql": "CREATE TABLE http_items (id INTEGER, name TEXT)"})
+    agent.data("query", {"sql": "INSERT INTO http_items VALUES (1, 'a'), (2, 'b')"})
+    rows = agent.data("read_query", {"sql": "SELECT * FROM http_items ORDER BY id"})
+    assert rows == [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}]
+    refused = agent.call("read_query", {"sql": "INSERT INTO http_items VALUES (3, 'c')"})
+    assert "25006" in error_text(refused)
+    assert agent.data("read_query", {"sql": "SELECT count(*) AS n FROM http_items"}) == [{"n": 2}]
+    err = agent.call("query", {"sql": "SELECT * FROM no_such_table"})
+    assert "42P01" in error_text(err)
+    assert err["structuredContent"]["sqlstate"] == "42P01"
+
+
+def test_catalog_tools(srv: ServerProcess) -> None:
+    agent = HttpAgent(srv)
+    agent.data("query", {"sql": "CREATE TABLE IF NOT EXISTS cat_t (k INTEGER NOT NULL, v TEXT)"})
+    assert "public" in agent.data("list_schemas")
+    names = {(t["table_schema"], t["table_name"]) for t in agent.data("list_tables")}
+    assert ("public", "cat_t") in names
+    assert all(s != "hatidata_internal" for s, _ in names)
+    assert any(t["table_name"] == "cat_t" for t in agent.data("list_tables", {"schema": "main"}))
+    cols = agent.data("describe_table", {"table_name": "cat_t"})
+    assert [(c["column_name"], c["is_nullable"]) for c in cols] == [("k", "NO"), ("v", "YES")]
+    assert "does not exist" in error_text(agent.call("describe_table", {"table_name": "nope"}))
+    stats = agent.data("get_usage_stats")
+    assert any(s["table_name"] == "cat_t" and s["column_count"] == 2 for s in stats)
+
+
+def test_auth_with_users_configured(keyed: ServerProcess) -> None:
+    call = tool_call("query", {"sql": "SELECT 1 AS one"})
+    status, headers, body = http_post(keyed.mcp_url, call)
+    assert status == 401 and body["error"]["code"] == -32001
+    status, _, body = http_post(keyed.mcp_url, call, {"Authorization": "ApiKey wrong"})
+    assert status == 401
+    status, _, body = http_post(keyed.mcp_url, call, {"Authorization": "ApiKey sekrit-1"})
+    assert status == 200 and result_data(body["result"]) == [{"one": 1}]
+    # The key decides who the agent is, not a header.
+    agent = HttpAgent(keyed, "someone-else", Authorization="ApiKey sekrit-1")
+    key = f"k{uuid.uuid4().hex[:8]}"
+    agent.data("set_agent_state", {"key": key, "value": 1})
+    rows = agent.data(
+        "query", {"sql": f"SELECT agent_id FROM _hatidata_agent_state WHERE key = '{key}'"}
+    )
+    assert rows == [{"agent_id": "u1"}]
+
+
+# ---------------------------------------------------------------- agent tools
+
+
+def test_state_is_per_agent(srv: ServerProcess) -> None:
+    a1, a2 = HttpAgent(srv, "h-a1"), HttpAgent(srv, "h-a2")
+    assert a1.data("set_agent_state", {"key": "plan", "value": {"step": 3}})["status"] == "ok"
+    assert a1.data("get_agent_state", {"key": "plan"})["value"] == {"step": 3}
+    assert a1.data("set_agent_state", {"key": "s", "value": "text"})["key"] == "s"
+    assert a1.data("get_agent_state", {"key": "s"})["value"] == "text"
+    other = a2.data("get_agent_state", {"key": "plan"})
+    assert other["key"] == "plan" and other["value"] is None
+
+
+def test_memory_is_per_agent(srv: ServerProcess) -> None:
+    a1, a2 = HttpAgent(srv, "h-m1"), HttpAgent(srv, "h-m2")
+    stored = a1.data("store_memory", {"content": "The Q3 revenue grew 12 percent in EMEA"})
+    memory_id = stored["memory_id"]
+    uuid.UUID(str(memory_id))
+    hits = a1.data("search_memory", {"query": "Q3 revenue EMEA"})
+    assert isinstance(hits, list) and any(h["memory_id"] == memory_id for h in hits)
+    assert not any(
+        h["memory_id"] == memory_id for h in a2.data("search_memory", {"query": "Q3 revenue EMEA"})
+    )
+    denied = a2.call("delete_memory", {"memory_id": memory_id})
+    assert denied.get("isError") or result_data(denied)["deleted"] is False
+    assert any(h["memory_id"] == memory_id for h in a1.data("search_memory", {"query": "revenue"}))
+    gone = a1.data("delete_memory", {"memory_id": memory_id})
+    assert gone == gone | {"deleted": True, "memory_id": memory_id}
+
+
+def test_reasoning_ledger(srv: ServerProcess) -> None:
+    a1, a2 = HttpAgent(srv, "h-c1"), HttpAgent(srv, "h-c2")
+    session = f"s-{uuid.uuid4().hex[:8]}"
+    first = a1.data("log_reasoning_step", {"session_id": session, "content": "look at sales"})
+    assert first["session_id"] == session and first["trace_id"]
+    a1.data(
+        "log_reasoning_step", {"session_id": session, "content": "buy", "step_type": "decision"}
+    )
+    replay = a1.data("replay_decision", {"session_id": session, "verify_chain": True})
+    assert replay["session_id"] == session and replay["step_count"] == 2
+    assert replay["chain_valid"] is True and len(replay["steps"]) == 2
+    assert a1.data("replay_decision", {"session_id": session})["chain_valid"] is None
+    assert any(s["session_id"] == session for s in a1.data("get_session_history"))
+    other = a2.call("replay_decision", {"session_id": session})
+    assert other.get("isError") or result_data(other)["step_count"] == 0
+    bad = a1.call("log_reasoning_step", {"session_id": session, "content": "x", "step_type": "nap"})
+    assert "step_type" in error_text(bad)
+
+
+def test_triggers(srv: ServerProcess) -> None:
+    agent = HttpAgent(srv, "h-t1")
+    made = agent.data("register_trigger", {"name": "churn", "concept": "customer wants to cancel"})
+    trigger_id = made["trigger_id"]
+    assert any(t["trigger_id"] == trigger_id for t in agent.data("list_triggers"))
+    tested = agent.data(
+        "test_trigger", {"trigger_id": trigger_id, "content": "customer wants to cancel"}
+    )
+    assert {"matched", "score", "threshold", "trigger_name"} <= set(tested)
+    assert tested["trigger_name"] == "churn" and tested["threshold"] == pytest.approx(0.7)
+    deleted = agent.data("delete_trigger", {"trigger_id": trigger_id})
+    assert deleted["deleted"] is True and deleted["trigger_id"] == trigger_id

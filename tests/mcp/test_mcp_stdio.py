@@ -1,0 +1,92 @@
+"""`hatiproxy mcp` (stdio) against a real server: line-by-line JSON-RPC and the official client."""
+
+from __future__ import annotations
+
+import sys
+import uuid
+from collections.abc import Iterator
+
+import anyio
+import pytest
+from mcp_support import COMPAT_TOOLS, StdioAgent, error_text, rpc, start_mcp_server
+
+from tests.conftest import ROOT, ServerProcess
+
+
+@pytest.fixture(scope="module")
+def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    server = start_mcp_server(tmp_path_factory.mktemp("mcp_stdio"))
+    yield server
+    server.stop()
+
+
+def test_line_protocol(srv: ServerProcess) -> None:
+    with StdioAgent(srv, "s-a1") as agent:
+        init = agent.initialize()["result"]
+        assert init["serverInfo"]["name"] == "hatiproxy" and "tools" in init["capabilities"]
+        tools = agent.request(rpc("tools/list"))["result"]["tools"]
+        assert {t["name"] for t in tools} == set(COMPAT_TOOLS)
+        assert agent.data("query", {"sql": "SELECT 'hi' AS greeting"}) == [{"greeting": "hi"}]
+        agent.write_line("{this is not json")
+        answer = agent.read()
+        assert answer["id"] is None and answer["error"]["code"] == -32700
+        assert "unknown tool" in error_text(agent.call("nope"))
+        assert "missing required argument" in error_text(agent.call("describe_table"))
+        refused = agent.call("read_query", {"sql": "INSERT INTO t VALUES (1)"})
+        assert "25006" in error_text(refused)
+        refused = agent.call("read_query", {"sql": "SELECT * FROM store_memory('sneaky')"})
+        assert "25006" in error_text(refused)
+        # still serving after all that
+        assert agent.data("query", {"sql": "SELECT 2 AS n"}) == [{"n": 2}]
+
+
+def test_memory_isolation_between_agents(srv: ServerProcess) -> None:
+    text = f"the launch code word is {uuid.uuid4().hex[:6]} pelican"
+    with StdioAgent(srv, "s-m1") as a1, StdioAgent(srv, "s-m2") as a2:
+        a1.initialize()
+        a2.initialize()
+        memory_id = a1.data("store_memory", {"content": text, "metadata": {"src": "test"}})[
+            "memory_id"
+        ]
+        hits = a1.data("search_memory", {"query": "launch code word pelican"})
+        assert any(h["memory_id"] == memory_id for h in hits)
+        others = a2.data("search_memory", {"query": "launch code word pelican"})
+        assert not any(h["memory_id"] == memory_id for h in others)
+        denied = a2.call("delete_memory", {"memory_id": memory_id})
+        assert denied.get("isError") or '"deleted": false' in denied["content"][0]["text"]
+        assert any(
+            h["memory_id"] == memory_id for h in a1.data("search_memory", {"query": "pelican"})
+        )
+
+
+def test_state_over_stdio(srv: ServerProcess) -> None:
+    with StdioAgent(srv, "s-st1") as a1, StdioAgent(srv, "s-st2") as a2:
+        a1.initialize()
+        a2.initialize()
+        a1.data("set_agent_state", {"key": "mood", "value": "curious"})
+        a1.data("set_agent_state", {"key": "cfg", "value": {"depth": 2, "tags": ["a"]}})
+        assert a1.data("get_agent_state", {"key": "mood"})["value"] == "curious"
+        assert a1.data("get_agent_state", {"key": "cfg"})["value"] == {"depth": 2, "tags": ["a"]}
+        assert a2.data("get_agent_state", {"key": "mood"})["value"] is None
+
+
+def test_official_mcp_client(srv: ServerProcess) -> None:
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    args = ["-m", "proxy", "mcp", "--host", srv.host, "--port", str(srv.port)]
+    params = StdioServerParameters(
+        command=sys.executable, args=[*args, "--agent-id", "s-c1"], cwd=str(ROOT)
+    )
+
+    async def scenario() -> None:
+        async with Client(params) as client:
+            tools = await client.list_tools()
+            assert len(tools.tools) == 23
+            result = await client.call_tool("query", {"sql": "SELECT 7 AS seven"})
+            assert not result.is_error
+            assert result.content[0].text == '[{"seven": 7}]'
+            bad = await client.call_tool("store_memory", {})
+            assert bad.is_error
+
+    anyio.run(scenario)

@@ -1,0 +1,186 @@
+"""MCP pieces without a server: schemas, argument checks, tool -> function mapping, auth."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from mcp_support import COMPAT_TOOLS
+
+from proxy.agent.base import AgentError, Identity
+from proxy.config import Config
+from proxy.mcp_http import AuthError, AuthLayer, resolve_identity
+from proxy.mcp_tools import TOOLS, Json, ToolError, run_tool, tool_definitions, validate
+
+
+class FakeBackend:
+    """Records agent calls; answers with canned rows."""
+
+    def __init__(self, rows: list[dict[str, Any]] | None = None, scopes: set[str] | None = None):
+        self.rows = rows if rows is not None else [{"ok": True}]
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.who = Identity("o", "a", scopes=frozenset(scopes) if scopes is not None else None)
+
+    def require(self, scope: str) -> None:
+        self.who.require(scope)
+
+    def may_write_sql(self) -> bool:
+        return True
+
+    async def agent(self, function: str, kwargs: dict[str, Any]) -> list[dict[str, Any]]:
+        self.calls.append((function, kwargs))
+        return self.rows
+
+    async def sql(self, sql: str, *, read_only: bool = False) -> list[dict[str, Any]]:
+        self.calls.append(("sql", {"sql": sql, "read_only": read_only}))
+        return self.rows
+
+
+def run(backend: FakeBackend, name: str, args: Any) -> dict[str, Any]:
+    return asyncio.run(run_tool(backend, name, args))
+
+
+def test_definitions_match_compat() -> None:
+    defs = {d["name"]: d for d in tool_definitions()}
+    assert set(defs) == set(COMPAT_TOOLS) and len(defs) == 23
+    for name, required in COMPAT_TOOLS.items():
+        assert set(defs[name]["inputSchema"].get("required", [])) == required
+        assert defs[name]["description"]
+    steps = defs["log_reasoning_step"]["inputSchema"]["properties"]["step_type"]
+    assert steps["default"] == "observation" and len(steps["enum"]) == 12
+    merge = defs["branch_merge"]["inputSchema"]["properties"]["strategy"]
+    assert merge["default"] == "branch_wins" and set(merge["enum"]) == {"branch_wins", "main_wins"}
+
+
+def test_validate_defaults_and_types() -> None:
+    args = validate(TOOLS["store_memory"], {"content": "x", "metadata": None})
+    assert args == {"content": "x", "memory_type": "fact", "importance": 0.5}
+    assert validate(TOOLS["search_memory"], {"query": "q", "top_k": 3.0})["top_k"] == 3
+    assert validate(TOOLS["set_agent_state"], {"key": "k", "value": None})["value"] is None
+    for tool, bad in [
+        ("store_memory", {}),
+        ("store_memory", {"content": "  "}),
+        ("store_memory", {"content": "x", "importance": 1.5}),
+        ("store_memory", {"content": "x", "metadata": "not an object"}),
+        ("search_memory", {"query": "q", "top_k": 0}),
+        ("search_memory", {"query": "q", "top_k": True}),
+        ("set_agent_state", {"key": "k"}),
+        ("replay_decision", {"session_id": "s", "verify_chain": "yes"}),
+        ("query", {"sql": "SELECT 1", "extra": 1}),
+        ("query", ["SELECT 1"]),
+    ]:
+        with pytest.raises(ToolError):
+            validate(TOOLS[tool], bad)
+
+
+def test_agent_mapping_and_shapes() -> None:
+    backend = FakeBackend([{"memory_id": "m1", "deduplicated": False}])
+    out = run(backend, "store_memory", {"content": "hello", "metadata": {"a": 1}})
+    assert json.loads(out["content"][0]["text"])["memory_id"] == "m1"
+    fn, kwargs = backend.calls[0]
+    assert fn == "store_memory" and kwargs["content"] == "hello" and kwargs["importance"] == 0.5
+    assert isinstance(kwargs["metadata"], Json) and kwargs["metadata"].value == {"a": 1}
+
+    backend = FakeBackend([])
+    state = json.loads(run(backend, "get_agent_state", {"key": "k"})["content"][0]["text"])
+    assert state == {"key": "k", "value": None}
+
+    backend = FakeBackend([{"trace_id": "t", "step_index": 0, "chain_valid": True}])
+    replay = json.loads(
+        run(backend, "replay_decision", {"session_id": "s", "verify_chain": True})["content"][0][
+            "text"
+        ]
+    )
+    assert replay["step_count"] == 1 and replay["chain_valid"] is True
+
+    backend = FakeBackend([{"trigger_id": "t", "deleted": True}])
+    deleted = json.loads(run(backend, "delete_trigger", {"trigger_id": "t"})["content"][0]["text"])
+    assert deleted["deleted"] is True and deleted["trigger_id"] == "t"
+
+
+def test_errors_are_results() -> None:
+    class Failing(FakeBackend):
+        async def agent(self, function: str, kwargs: dict[str, Any]) -> list[dict[str, Any]]:
+            raise AgentError.not_found("memory m9 not found")
+
+    out = run(Failing(), "delete_memory", {"memory_id": "m9"})
+    assert out["isError"] is True
+    assert out["structuredContent"] == {
+        "error": "memory m9 not found",
+        "code": "not_found",
+        "sqlstate": "42704",
+    }
+    assert "42704" in out["content"][0]["text"]
+    assert run(FakeBackend(), "nope", {})["isError"] is True
+
+
+def test_scopes_refuse_in_process() -> None:
+    backend = FakeBackend(scopes={"memory:read"})
+    out = run(backend, "store_memory", {"content": "x"})
+    assert out["isError"] and out["structuredContent"]["code"] == "forbidden"
+    assert not backend.calls
+    assert not run(backend, "search_memory", {"query": "x"}).get("isError")
+
+
+def _layer(users: str = "", **kw: Any) -> Any:
+    return SimpleNamespace(config=Config(users=users, org_id="org1", **kw))
+
+
+def test_resolve_identity() -> None:
+    who = resolve_identity({"x-hatidata-agent-id": "bot"}, "127.0.0.1", _layer())
+    assert (who.org_id, who.agent_id, who.scopes) == ("org1", "bot", None)
+    assert resolve_identity({}, "::1", _layer()).agent_id == "mcp-agent"
+    with pytest.raises(AuthError):
+        resolve_identity({}, "10.1.2.3", _layer())
+    assert resolve_identity({}, "10.1.2.3", _layer(allow_remote_trust=True)).agent_id
+    keyed = _layer("u1:k1,u2:k2")
+    assert resolve_identity({"authorization": "ApiKey k2"}, "10.1.2.3", keyed).agent_id == "u2"
+    assert resolve_identity({"authorization": "Bearer k1"}, "127.0.0.1", keyed).agent_id == "u1"
+    for bad in ({}, {"authorization": "ApiKey nope"}, {"authorization": "k1"}):
+        with pytest.raises(AuthError):
+            resolve_identity(bad, "127.0.0.1", keyed)
+
+
+def test_http_scope_check_is_403_before_the_tool_runs() -> None:
+    seen: list[dict] = []
+
+    async def inner(scope: dict, receive: Any, send: Any) -> None:
+        seen.append(scope)
+
+    async def call(body: dict) -> tuple[int, dict]:
+        layer = _layer()
+        app = AuthLayer(inner, layer)
+        # A read-only identity: resolve_identity gives scopes=None today (issue 6 adds keys).
+        import proxy.mcp_http as mod
+
+        original = mod.resolve_identity
+        mod.resolve_identity = lambda *a: Identity("o", "a", scopes=frozenset({"memory:read"}))
+        sent: list[dict] = []
+        chunks = [{"type": "http.request", "body": json.dumps(body).encode()}]
+
+        async def receive() -> dict:
+            return chunks.pop(0)
+
+        async def send(message: dict) -> None:
+            sent.append(message)
+
+        scope = {"type": "http", "method": "POST", "headers": [], "client": ("127.0.0.1", 1)}
+        try:
+            await app(scope, receive, send)
+        finally:
+            mod.resolve_identity = original
+        if not sent:
+            return 0, {}
+        return sent[0]["status"], json.loads(sent[1]["body"])
+
+    def tools_call(rid: int, name: str) -> dict:
+        return {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": {"name": name}}
+
+    status, body = asyncio.run(call(tools_call(5, "store_memory")))
+    assert status == 403 and body["id"] == 5 and body["error"]["data"]["code"] == "forbidden"
+    assert not seen
+    status, _ = asyncio.run(call(tools_call(6, "search_memory")))
+    assert status == 0 and seen and seen[0]["hatiproxy.identity"].agent_id == "a"
