@@ -1,0 +1,496 @@
+"""The trigger agent functions: register, update, re-embed, list, delete, test, fires, inbox.
+
+Rows and checks are shared with `proxy.agent.triggers` (the service and its tables);
+every function is scoped to the caller's own triggers (not found otherwise).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import uuid
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+import numpy as np
+
+from proxy.agent.base import AgentError, Identity, Param, agent_function
+from proxy.agent.triggers import (
+    _FIRES,
+    _INBOX,
+    _T,
+    DEFAULT_ACTION,
+    DEFAULT_COOLDOWN_SECS,
+    EVENT_SOURCES,
+    MAX_CONCEPT_CHARS,
+    MAX_NAME_CHARS,
+    Triggers,
+    _actions_arg,
+    _check_actions,
+    _config_arg,
+    _cooldown_arg,
+    _json,
+    _name_taken,
+    _now,
+    _scope_arg,
+    _select_triggers,
+    _text_arg,
+    _threshold_arg,
+    _trigger_id_arg,
+    _trigger_row,
+    _unit,
+    _uuids_as_text,
+)
+
+if TYPE_CHECKING:
+    from proxy.agent.layer import AgentLayer
+
+
+TRIGGER_COLUMNS = (
+    ("trigger_id", "UUID"),
+    ("id", "UUID"),
+    ("org_id", "VARCHAR"),
+    ("agent_id", "VARCHAR"),
+    ("name", "VARCHAR"),
+    ("concept", "VARCHAR"),
+    ("threshold", "DOUBLE"),
+    ("actions", "JSON"),
+    ("action_type", "VARCHAR"),
+    ("action_config", "JSON"),
+    ("cooldown_secs", "BIGINT"),
+    ("enabled", "BOOLEAN"),
+    ("status", "VARCHAR"),
+    ("scope", "VARCHAR"),
+    ("fire_count", "BIGINT"),
+    ("last_fired_at", "TIMESTAMPTZ"),
+    ("created_at", "TIMESTAMPTZ"),
+    ("updated_at", "TIMESTAMPTZ"),
+    ("embedding_model", "VARCHAR"),
+    ("embedding_dimensions", "BIGINT"),
+    ("event_source", "VARCHAR"),
+)
+
+
+@agent_function(
+    "register_trigger",
+    params=[
+        Param("name", "VARCHAR"),
+        Param("concept", "VARCHAR"),
+        Param("threshold", "DOUBLE", 0.7),
+        Param("action_type", "VARCHAR", None),
+        Param("action_config", "JSON", None),
+        Param("actions", "JSON", None),
+        Param("cooldown_secs", "BIGINT", DEFAULT_COOLDOWN_SECS),
+        Param("enabled", "BOOLEAN", True),
+        Param("scope", "VARCHAR", "agent"),
+        Param("event_source", "VARCHAR", "semantic"),
+    ],
+    columns=TRIGGER_COLUMNS,
+    scope="trigger:write",
+    writes=True,
+)
+async def register_trigger(
+    layer: AgentLayer,
+    who: Identity,
+    *,
+    name: Any,
+    concept: Any,
+    threshold: Any,
+    action_type: Any,
+    action_config: Any,
+    actions: Any,
+    cooldown_secs: Any,
+    enabled: Any,
+    scope: Any,
+    event_source: Any,
+) -> list[dict[str, Any]]:
+    """Register a semantic trigger: its concept is embedded once, now."""
+    name = _text_arg("name", name, MAX_NAME_CHARS)
+    concept = _text_arg("concept", concept, MAX_CONCEPT_CHARS)
+    threshold = _threshold_arg(0.7 if threshold is None else threshold)
+    action_list = _actions_arg(actions, action_type) or [DEFAULT_ACTION]
+    config = _config_arg(action_config) or {}
+    _check_actions(action_list, config)
+    cooldown = _cooldown_arg(DEFAULT_COOLDOWN_SECS if cooldown_secs is None else cooldown_secs)
+    scope = _scope_arg(scope, who)
+    source = (event_source or "semantic").strip().lower()
+    if source not in EVENT_SOURCES:
+        raise AgentError.invalid(f"event_source {event_source!r} is not supported: use 'semantic'")
+    if enabled is not None and not isinstance(enabled, bool):
+        raise AgentError.invalid("enabled must be true or false")
+    triggers: Triggers = layer.triggers
+    vector = await triggers.embed_concept(concept)
+    tid, now = str(uuid.uuid4()), _now()
+
+    def insert(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+        if _name_taken(cur, who, name, None):
+            raise AgentError.conflict(f"you already have a trigger named {name!r}")
+        cur.execute(
+            f"INSERT INTO {_T} (id, org_id, agent_id, name, concept, concept_embedding, "
+            "embedding_model, embedding_dimensions, threshold, actions, action_config, "
+            "cooldown_secs, enabled, scope, event_source, fire_count, last_fired_at, created_at, "
+            "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, NULL, ?, ?)",
+            [tid, who.org_id, who.agent_id, name, concept, vector, layer.semantic.model_name,
+             len(vector), threshold, json.dumps(action_list), json.dumps(config), cooldown,
+             enabled is not False, scope, source, now, now],
+        )  # fmt: skip
+        return _select_triggers(cur, who, "id = ?", [tid])
+
+    rows = await layer.db.transaction(insert)
+    triggers._invalidate(who.org_id)
+    return [_trigger_row(r) for r in rows]
+
+
+@agent_function(
+    "update_trigger",
+    params=[
+        Param("trigger_id", "UUID"),
+        Param("name", "VARCHAR", None),
+        Param("concept", "VARCHAR", None),
+        Param("threshold", "DOUBLE", None),
+        Param("actions", "JSON", None),
+        Param("action_type", "VARCHAR", None),
+        Param("action_config", "JSON", None),
+        Param("cooldown_secs", "BIGINT", None),
+        Param("enabled", "BOOLEAN", None),
+        Param("scope", "VARCHAR", None),
+        Param("reembed", "BOOLEAN", False),
+    ],
+    columns=TRIGGER_COLUMNS,
+    scope="trigger:write",
+    writes=True,
+)
+async def update_trigger(
+    layer: AgentLayer,
+    who: Identity,
+    *,
+    trigger_id: Any,
+    name: Any,
+    concept: Any,
+    threshold: Any,
+    actions: Any,
+    action_type: Any,
+    action_config: Any,
+    cooldown_secs: Any,
+    enabled: Any,
+    scope: Any,
+    reembed: Any,
+) -> list[dict[str, Any]]:
+    """Change any of a trigger's settings; a new concept (or reembed) is embedded again."""
+    triggers: Triggers = layer.triggers
+    current = await triggers.owned(who, trigger_id)
+    changes: dict[str, Any] = {}
+    if name is not None:
+        changes["name"] = _text_arg("name", name, MAX_NAME_CHARS)
+    if concept is not None:
+        changes["concept"] = _text_arg("concept", concept, MAX_CONCEPT_CHARS)
+    if threshold is not None:
+        changes["threshold"] = _threshold_arg(threshold)
+    new_actions = _actions_arg(actions, action_type)
+    new_config = _config_arg(action_config)
+    final_actions = new_actions or _json(current["actions"])
+    final_config = new_config if new_config is not None else (_json(current["action_config"]))
+    _check_actions(final_actions, final_config or {})
+    if new_actions is not None:
+        changes["actions"] = json.dumps(new_actions)
+    if new_config is not None:
+        changes["action_config"] = json.dumps(new_config)
+    if cooldown_secs is not None:
+        changes["cooldown_secs"] = _cooldown_arg(cooldown_secs)
+    if enabled is not None:
+        if not isinstance(enabled, bool):
+            raise AgentError.invalid("enabled must be true or false")
+        changes["enabled"] = enabled
+    if scope is not None:
+        changes["scope"] = _scope_arg(scope, who)
+    if "concept" in changes or reembed:
+        changes["concept_embedding"] = await triggers.embed_concept(
+            changes.get("concept", current["concept"])
+        )
+        changes["embedding_model"] = layer.semantic.model_name
+        changes["embedding_dimensions"] = layer.dims
+    tid = str(current["id"])
+    changes["updated_at"] = _now()
+
+    def save(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+        if "name" in changes and _name_taken(cur, who, changes["name"], tid):
+            raise AgentError.conflict(f"you already have a trigger named {changes['name']!r}")
+        sets = ", ".join(f"{k} = ?" for k in changes)
+        cur.execute(
+            f"UPDATE {_T} SET {sets} WHERE id = ? AND org_id = ? AND agent_id = ?",
+            [*changes.values(), tid, who.org_id, who.agent_id],
+        )
+        return _select_triggers(cur, who, "id = ?", [tid])
+
+    rows = await layer.db.transaction(save)
+    triggers._invalidate(who.org_id)
+    if not rows:
+        raise AgentError.not_found(f"trigger {tid} not found")
+    return [_trigger_row(r) for r in rows]
+
+
+@agent_function(
+    "reembed_trigger",
+    params=[Param("trigger_id", "UUID")],
+    columns=[
+        ("trigger_id", "UUID"),
+        ("status", "VARCHAR"),
+        ("embedding_model", "VARCHAR"),
+        ("embedding_dimensions", "BIGINT"),
+    ],
+    scope="trigger:write",
+    writes=True,
+)
+async def reembed_trigger(layer: AgentLayer, who: Identity, *, trigger_id: Any):
+    """Embed a trigger's concept again with the current model (REST re-embed-concept)."""
+    rows = await update_trigger(
+        layer, who, trigger_id=trigger_id, name=None, concept=None, threshold=None, actions=None,
+        action_type=None, action_config=None, cooldown_secs=None, enabled=None, scope=None,
+        reembed=True,
+    )  # fmt: skip
+    r = rows[0]
+    return [
+        {
+            "trigger_id": r["trigger_id"],
+            "status": "reembedded",
+            "embedding_model": r["embedding_model"],
+            "embedding_dimensions": r["embedding_dimensions"],
+        }
+    ]
+
+
+@agent_function(
+    "list_triggers",
+    params=[Param("status", "VARCHAR", None)],
+    columns=TRIGGER_COLUMNS,
+    scope="trigger:read",
+)
+async def list_triggers(layer: AgentLayer, who: Identity, *, status: Any) -> list[dict[str, Any]]:
+    """The caller's triggers: status 'active', 'inactive' or 'all' (default)."""
+    wanted = (status or "all").strip().lower() if isinstance(status, str | None) else status
+    where = {
+        "all": "TRUE",
+        "active": "enabled",
+        "enabled": "enabled",
+        "inactive": "NOT enabled",
+        "disabled": "NOT enabled",
+    }.get(wanted)
+    if where is None:
+        raise AgentError.invalid(f"status must be 'active', 'inactive' or 'all', got {status!r}")
+    rows = await layer.db.run(lambda cur: _select_triggers(cur, who, where))
+    return [_trigger_row(r) for r in rows]
+
+
+@agent_function(
+    "delete_trigger",
+    params=[Param("trigger_id", "UUID")],
+    columns=[("trigger_id", "UUID"), ("status", "VARCHAR"), ("deleted", "BOOLEAN")],
+    scope="trigger:write",
+    writes=True,
+)
+async def delete_trigger(layer: AgentLayer, who: Identity, *, trigger_id: Any):
+    """Delete a trigger (its fire history stays)."""
+    tid = _trigger_id_arg(trigger_id)
+
+    def delete(cur: duckdb.DuckDBPyConnection) -> bool:
+        row = cur.execute(
+            f"DELETE FROM {_T} WHERE id = ? AND org_id = ? AND agent_id = ? RETURNING id",
+            [tid, who.org_id, who.agent_id],
+        ).fetchone()
+        return row is not None
+
+    if not await layer.db.run(delete):
+        raise AgentError.not_found(f"trigger {tid} not found")
+    layer.triggers._invalidate(who.org_id)
+    return [{"trigger_id": tid, "status": "deleted", "deleted": True}]
+
+
+@agent_function(
+    "test_trigger",
+    params=[
+        Param("trigger_id", "UUID"),
+        Param("content", "VARCHAR", None),
+        Param("text", "VARCHAR", None),
+    ],
+    columns=[
+        ("trigger_id", "UUID"),
+        ("trigger_name", "VARCHAR"),
+        ("matched", "BOOLEAN"),
+        ("would_fire", "BOOLEAN"),
+        ("score", "DOUBLE"),
+        ("similarity", "DOUBLE"),
+        ("threshold", "DOUBLE"),
+        ("model_used", "VARCHAR"),
+        ("model_dimensions", "BIGINT"),
+    ],
+    scope="trigger:read",
+)
+async def test_trigger(
+    layer: AgentLayer, who: Identity, *, trigger_id: Any, content: Any, text: Any
+):
+    """Cosine similarity of sample text to the trigger's concept; records nothing."""
+    sample = _text_arg("content", content if content is not None else text, 10 * 1024 * 1024)
+    triggers: Triggers = layer.triggers
+    triggers._require_model()
+    tid = _trigger_id_arg(trigger_id)
+
+    def load(cur: duckdb.DuckDBPyConnection) -> tuple | None:
+        return cur.execute(
+            f"SELECT name, threshold, concept_embedding, embedding_model, embedding_dimensions, "
+            f"concept FROM {_T} WHERE id = ? AND org_id = ? AND agent_id = ?",
+            [tid, who.org_id, who.agent_id],
+        ).fetchone()
+
+    row = await layer.db.run(load)
+    if row is None:
+        raise AgentError.not_found(f"trigger {tid} not found")
+    name, threshold, concept_vec, model, dims = row[:5]
+    if concept_vec is None or model != layer.semantic.model_name or dims != layer.dims:
+        # Embedded by another model: compare like with like, without storing anything.
+        concept = np.asarray(await triggers.embed_concept(row[5]), dtype=np.float32)
+    else:
+        concept = _unit(np.asarray(concept_vec, dtype=np.float32))
+    score = float(concept @ await triggers.embed_text(sample))
+    matched = score >= threshold
+    return [
+        {
+            "trigger_id": tid,
+            "trigger_name": name,
+            "matched": matched,
+            "would_fire": matched,
+            "score": score,
+            "similarity": score,
+            "threshold": threshold,
+            "model_used": layer.semantic.model_name,
+            "model_dimensions": layer.dims,
+        }
+    ]
+
+
+FIRE_COLUMNS = (
+    ("id", "UUID"),
+    ("trigger_id", "UUID"),
+    ("trigger_name", "VARCHAR"),
+    ("org_id", "VARCHAR"),
+    ("agent_id", "VARCHAR"),
+    ("source", "VARCHAR"),
+    ("source_id", "VARCHAR"),
+    ("source_agent_id", "VARCHAR"),
+    ("similarity", "DOUBLE"),
+    ("threshold", "DOUBLE"),
+    ("input_text", "VARCHAR"),
+    ("action_taken", "VARCHAR"),
+    ("status", "VARCHAR"),
+    ("details", "JSON"),
+    ("fired_at", "TIMESTAMPTZ"),
+)
+
+
+@agent_function(
+    "trigger_fires",
+    params=[
+        Param("trigger_id", "UUID", None),
+        Param("limit", "BIGINT", 100),
+        Param("since", "TIMESTAMPTZ", None),
+    ],
+    columns=FIRE_COLUMNS,
+    scope="trigger:read",
+)
+async def trigger_fires(
+    layer: AgentLayer, who: Identity, *, trigger_id: Any, limit: Any, since: Any
+):
+    """Fire events of one of the caller's triggers (or of all of them), newest first."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
+        raise AgentError.invalid(f"limit must be a positive integer, got {limit!r}")
+    where, params = "org_id = ? AND agent_id = ?", [who.org_id, who.agent_id]
+    if trigger_id is not None:
+        tid = str((await layer.triggers.owned(who, trigger_id))["id"])
+        where, params = where + " AND trigger_id = ?", [*params, tid]
+    if since is not None:
+        if isinstance(since, str):
+            try:
+                since = dt.datetime.fromisoformat(since)
+            except ValueError:
+                raise AgentError.invalid(
+                    f"since must be an ISO 8601 timestamp: {since!r}"
+                ) from None
+        where, params = where + " AND fired_at >= ?", [*params, since]
+    cols = ", ".join(c for c, _ in FIRE_COLUMNS)
+
+    def load(cur: duckdb.DuckDBPyConnection) -> list[tuple]:
+        return cur.execute(
+            f"SELECT {cols} FROM {_FIRES} WHERE {where} ORDER BY fired_at DESC LIMIT ?",
+            [*params, min(limit, 10_000)],
+        ).fetchall()
+
+    rows = await layer.db.run(load)
+    out = []
+    for r in rows:
+        row = dict(zip((c for c, _ in FIRE_COLUMNS), r, strict=True))
+        row["details"] = _json(row["details"])
+        out.append(_uuids_as_text(row))
+    return out
+
+
+INBOX_COLUMNS = (
+    ("id", "UUID"),
+    ("agent_id", "VARCHAR"),
+    ("kind", "VARCHAR"),
+    ("trigger_id", "UUID"),
+    ("trigger_name", "VARCHAR"),
+    ("fire_id", "UUID"),
+    ("from_agent_id", "VARCHAR"),
+    ("source", "VARCHAR"),
+    ("source_id", "VARCHAR"),
+    ("similarity", "DOUBLE"),
+    ("message", "VARCHAR"),
+    ("payload", "JSON"),
+    ("created_at", "TIMESTAMPTZ"),
+    ("read_at", "TIMESTAMPTZ"),
+    ("read", "BOOLEAN"),
+)
+
+
+@agent_function(
+    "agent_inbox",
+    params=[
+        Param("unread_only", "BOOLEAN", False),
+        Param("mark_read", "BOOLEAN", False),
+        Param("limit", "BIGINT", 100),
+    ],
+    columns=INBOX_COLUMNS,
+    scope="trigger:read",
+)
+async def agent_inbox(
+    layer: AgentLayer, who: Identity, *, unread_only: Any, mark_read: Any, limit: Any
+):
+    """The caller's notifications (agent_notify), newest first; mark_read marks those returned."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
+        raise AgentError.invalid(f"limit must be a positive integer, got {limit!r}")
+    cols = [c for c, _ in INBOX_COLUMNS if c != "read"]
+    now = _now()
+
+    def load(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+        rows = cur.execute(
+            f"SELECT {', '.join(cols)} FROM {_INBOX} WHERE org_id = ? AND agent_id = ? "
+            f"{'AND read_at IS NULL' if unread_only else ''} ORDER BY created_at DESC LIMIT ?",
+            [who.org_id, who.agent_id, min(limit, 10_000)],
+        ).fetchall()
+        out = [dict(zip(cols, r, strict=True)) for r in rows]
+        unread = [str(r["id"]) for r in out if r["read_at"] is None]
+        if mark_read and unread:
+            # Bookkeeping only (like access counts): the caller's own inbox rows.
+            cur.execute(
+                f"UPDATE {_INBOX} SET read_at = ? WHERE org_id = ? AND agent_id = ? "
+                "AND read_at IS NULL AND list_contains(?, CAST(id AS VARCHAR))",
+                [now, who.org_id, who.agent_id, unread],
+            )
+            for r in out:
+                r["read_at"] = r["read_at"] or now
+        return out
+
+    rows = await layer.db.transaction(load)
+    for r in rows:
+        r["payload"] = _json(r["payload"])
+        r["read"] = r["read_at"] is not None
+    return [_uuids_as_text(r) for r in rows]
