@@ -44,7 +44,7 @@ log = logging.getLogger("hatiproxy.mcp")
 IDENTITY_KEY = "hatiproxy.identity"  # where the ASGI scope carries the caller
 AGENT_HEADER = "x-hatidata-agent-id"
 DEFAULT_AGENT = "mcp-agent"
-MAX_BODY = 32 * 1024 * 1024  # a 10 MB memory, JSON-escaped, still reaches the validator
+MAX_BODY = 32 * 1024 * 1024  # a 10 MB memory, JSON-escaped, reaches the memory checks
 
 
 class AuthError(Exception):
@@ -183,7 +183,9 @@ def build_app(layer: AgentLayer, host: str = "127.0.0.1") -> AuthLayer:
 
     server = build_server(backend_for)
     # host: the package turns on DNS-rebinding protection (Host/Origin checks) on loopback.
-    app = server.streamable_http_app(stateless_http=True, json_response=True, host=host)
+    app = server.streamable_http_app(
+        stateless_http=True, json_response=True, host=host, max_request_body_size=MAX_BODY
+    )
     return AuthLayer(app, layer)
 
 

@@ -331,7 +331,14 @@ def _flag(flag: str, id_arg: str):
     return shape
 
 
+def _branch_rows(args: dict[str, Any], rows: list[dict[str, Any]]) -> list[Any]:
+    # branch_query's rows arrive as one JSON object each ("row"); over the wire maybe as text.
+    out = [r.get("row") for r in rows]
+    return [json.loads(v) if isinstance(v, str) else v for v in out]
+
+
 _SHAPES = {
+    "branch_query": _branch_rows,
     "store_memory": lambda a, r: _one(r, "stored memory"),
     "get_agent_state": _state,
     "set_agent_state": lambda a, r: {**(r[0] if r else {}), "key": a["key"], "status": "ok"},

@@ -219,3 +219,26 @@ def test_triggers(srv: ServerProcess) -> None:
     assert tested["trigger_name"] == "churn" and tested["threshold"] == pytest.approx(0.7)
     deleted = agent.data("delete_trigger", {"trigger_id": trigger_id})
     assert deleted["deleted"] is True and deleted["trigger_id"] == trigger_id
+
+
+def test_branches(srv: ServerProcess) -> None:
+    agent = HttpAgent(srv, "h-b1")
+    agent.data("query", {"sql": "CREATE TABLE br_items (id INTEGER, v TEXT)"})
+    agent.data("query", {"sql": "INSERT INTO br_items VALUES (1, 'main')"})
+    branch = agent.data("branch_create", {"name": "try", "ttl_seconds": 600})
+    bid = branch["branch_id"]
+    agent.data("branch_query", {"branch_id": bid, "sql": "INSERT INTO br_items VALUES (2, 'b')"})
+    rows = agent.data(
+        "branch_query", {"branch_id": bid, "sql": "SELECT id FROM br_items ORDER BY id"}
+    )
+    assert rows == [{"id": 1}, {"id": 2}]
+    assert agent.data("query", {"sql": "SELECT count(*) AS n FROM br_items"}) == [{"n": 1}]
+    assert any(b["branch_id"] == bid for b in agent.data("branch_list"))
+    other = HttpAgent(srv, "h-b2").call("branch_query", {"branch_id": bid, "sql": "SELECT 1"})
+    assert other.get("isError")
+    merged = agent.data("branch_merge", {"branch_id": bid})
+    assert merged["branch_id"] == bid and merged["strategy"] == "branch_wins"
+    assert agent.data("query", {"sql": "SELECT count(*) AS n FROM br_items"}) == [{"n": 2}]
+    scratch = agent.data("branch_create", {"name": "scratch"})["branch_id"]
+    dropped = agent.data("branch_discard", {"branch_id": scratch})
+    assert dropped["discarded"] is True and dropped["branch_id"] == scratch

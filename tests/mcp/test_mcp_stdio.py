@@ -90,3 +90,34 @@ def test_official_mcp_client(srv: ServerProcess) -> None:
             assert bad.is_error
 
     anyio.run(scenario)
+
+
+def test_branch_over_stdio(srv: ServerProcess) -> None:
+    with StdioAgent(srv, "s-b1") as agent:
+        agent.initialize()
+        agent.data("query", {"sql": "CREATE TABLE sb_items (id INTEGER)"})
+        bid = agent.data("branch_create", {"name": "stdio"})["branch_id"]
+        agent.data("branch_query", {"branch_id": bid, "sql": "INSERT INTO sb_items VALUES (5)"})
+        rows = agent.data("branch_query", {"branch_id": bid, "sql": "SELECT * FROM sb_items"})
+        assert rows == [{"id": 5}]
+        assert agent.data("read_query", {"sql": "SELECT count(*) AS n FROM sb_items"}) == [{"n": 0}]
+        assert agent.data("branch_discard", {"branch_id": bid})["discarded"] is True
+
+
+def test_password_from_environment(tmp_path_factory: pytest.TempPathFactory) -> None:
+    import os
+
+    keyed = start_mcp_server(tmp_path_factory.mktemp("mcp_stdio_keys"), "--users", "agent:k-77")
+    try:
+        os.environ["HATIDATA_API_KEY"] = "k-77"
+        try:
+            with StdioAgent(keyed, "s-k1") as agent:
+                agent.initialize()
+                assert agent.data("query", {"sql": "SELECT 1 AS one"}) == [{"one": 1}]
+        finally:
+            del os.environ["HATIDATA_API_KEY"]
+        with StdioAgent(keyed, "s-k2", "--password", "wrong") as agent:
+            agent.initialize()
+            assert "password" in error_text(agent.call("query", {"sql": "SELECT 1"})).lower()
+    finally:
+        keyed.stop()
