@@ -191,6 +191,7 @@ class Ledger:
             except duckdb.TransactionException:
                 if i == attempts - 1:
                     raise AgentError.conflict("the ledger was busy; try again") from None
+                await asyncio.sleep(0.005 * (i + 1))
 
     def _append_tx(
         self, cur: duckdb.DuckDBPyConnection, who: Identity, traces: list[Trace]

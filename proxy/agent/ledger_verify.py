@@ -73,7 +73,7 @@ def verify_steps(steps: list[dict[str, Any]], head: dict[str, Any] | None) -> Ve
             missing = (
                 f"step {expected_index} is missing"
                 if index == expected_index + 1
-                else f"steps {expected_index}..{index - 1} are missing"
+                else f"step {expected_index} to step {index - 1} are missing"
             )
             out.fail(expected_index, None, "step_index", f"{missing} (next stored step: {index})")
         elif index < expected_index:
@@ -109,7 +109,8 @@ def verify_steps(steps: list[dict[str, Any]], head: dict[str, Any] | None) -> Ve
             expected_index,
             None,
             "step_index",
-            f"steps {expected_index}..{total - 1} are missing (the session recorded {total})",
+            f"step {expected_index} and later are missing "
+            f"(the session recorded {total} steps, {expected_index} are stored)",
         )
     elif total < expected_index:
         out.fail(total, None, "session", f"the session recorded {total} steps, found more")

@@ -16,8 +16,10 @@ Keys are non-empty, at most 256 characters; a value's JSON text is at most 1 MiB
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import json
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -46,6 +48,18 @@ _STATE_COLUMNS = (
 class State:
     def __init__(self, layer: AgentLayer) -> None:
         self.layer = layer
+        # Writers of one key take turns here: DuckDB would abort all but one of
+        # concurrent transactions touching the same row.
+        self._locks: weakref.WeakValueDictionary[tuple[str, str, str], asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+
+    def _lock(self, who: Identity, key: str) -> asyncio.Lock:
+        ident = (who.org_id, who.agent_id, key)
+        lock = self._locks.get(ident)
+        if lock is None:
+            lock = self._locks[ident] = asyncio.Lock()
+        return lock
 
     def install(self, cur: duckdb.DuckDBPyConnection) -> None:
         """Create the table and the identity-filtered view (idempotent)."""
@@ -117,7 +131,8 @@ class State:
                 [who.org_id, who.agent_id, key, text, now, now],
             ).fetchone()
 
-        row = await _retry_conflicts(lambda: self.layer.db.run(upsert))
+        async with self._lock(who, key):
+            row = await _retry_conflicts(lambda: self.layer.db.run(upsert))
         return {"key": key, "value": json.loads(text), "version": row[0], "updated_at": row[1]}
 
     async def delete(self, who: Identity, key: str) -> dict[str, Any]:
@@ -130,7 +145,8 @@ class State:
             ).fetchall()
             return bool(rows)
 
-        deleted = await _retry_conflicts(lambda: self.layer.db.run(remove))
+        async with self._lock(who, key):
+            deleted = await _retry_conflicts(lambda: self.layer.db.run(remove))
         return {"key": key, "deleted": deleted}
 
     async def list(self, who: Identity, prefix: str | None, limit: int) -> list[dict[str, Any]]:
@@ -191,6 +207,7 @@ async def _retry_conflicts(op, attempts: int = 5):
             # A concurrent first insert of the same key loses with a constraint error.
             if i == attempts - 1:
                 raise AgentError.conflict("the key was written concurrently; try again") from None
+            await asyncio.sleep(0.005 * (i + 1))
 
 
 # -- registered functions ------------------------------------------------------------
