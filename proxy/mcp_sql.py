@@ -72,13 +72,39 @@ async def _describe_table(backend: Backend, args: dict[str, Any]) -> list[dict[s
     )
     rows = [r for r in rows if r["table_schema"] not in HIDDEN_SCHEMAS]
     if not rows:
-        raise AgentError.not_found(f"table {name} does not exist")
+        return await _describe_unlisted(backend, name, schema, table)
     first = rows[0]["table_schema"]  # a name found in several schemas: public (main) first
     return [
         {k: r[k] for k in ("column_name", "data_type", "is_nullable", "column_default")}
         | {"table_schema": first}
         for r in rows
         if r["table_schema"] == first
+    ]
+
+
+async def _describe_unlisted(
+    backend: Backend, name: str, schema: str, table: str
+) -> list[dict[str, Any]]:
+    """Relations the catalog does not list (main._hatidata_* views) but SQL can read."""
+    ident = ".".join('"' + p.strip('"').replace('"', '""') + '"' for p in (schema, table) if p)
+    try:
+        rows = await backend.sql(
+            f'SELECT column_name, column_type, "null", "default" FROM (DESCRIBE {ident})',
+            read_only=True,
+        )
+    except Exception:  # no such relation (or not describable): one clear answer
+        rows = []
+    if not rows:
+        raise AgentError.not_found(f"table {name} does not exist")
+    return [
+        {
+            "column_name": r["column_name"],
+            "data_type": r["column_type"],
+            "is_nullable": r["null"],
+            "column_default": r["default"],
+            "table_schema": schema.strip('"') or "public",
+        }
+        for r in rows
     ]
 
 

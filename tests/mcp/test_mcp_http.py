@@ -136,6 +136,11 @@ def test_catalog_tools(srv: ServerProcess) -> None:
     cols = agent.data("describe_table", {"table_name": "cat_t"})
     assert [(c["column_name"], c["is_nullable"]) for c in cols] == [("k", "NO"), ("v", "YES")]
     assert "does not exist" in error_text(agent.call("describe_table", {"table_name": "nope"}))
+    # readable by name though not listed (like Postgres' system catalogs)
+    state_cols = agent.data("describe_table", {"table_name": "_hatidata_agent_state"})
+    assert {"key", "value"} <= {c["column_name"] for c in state_cols}
+    hidden = agent.call("describe_table", {"table_name": "hatidata_internal.agent_state"})
+    assert "permission denied" in error_text(hidden)
     stats = agent.data("get_usage_stats")
     assert any(s["table_name"] == "cat_t" and s["column_count"] == 2 for s in stats)
 
