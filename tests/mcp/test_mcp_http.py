@@ -247,3 +247,16 @@ def test_branches(srv: ServerProcess) -> None:
     scratch = agent.data("branch_create", {"name": "scratch"})["branch_id"]
     dropped = agent.data("branch_discard", {"branch_id": scratch})
     assert dropped["discarded"] is True and dropped["branch_id"] == scratch
+
+
+def test_official_mcp_client_over_http(srv: ServerProcess) -> None:
+    import anyio
+    from mcp import Client
+
+    async def scenario() -> None:
+        async with Client(srv.mcp_url) as client:  # initialize, then calls, as SDKs do
+            assert len((await client.list_tools()).tools) == 23
+            result = await client.call_tool("query", {"sql": "SELECT 3 AS x"})
+            assert not result.is_error and result.content[0].text == '[{"x": 3}]'
+
+    anyio.run(scenario)
