@@ -1,24 +1,604 @@
-"""Placeholder: being built (see issue 5)."""
+"""Agent long-term memory: storage, background embedding, access tracking.
+
+Tables (schema `hatidata_internal`, created idempotently at start):
+- `agent_memory`: one row per memory (the brief's columns plus embedding_status,
+  embedding_model, embedding_error, embedding_attempts, content_hash, conflict_status,
+  superseded_by_id, expires_at, confidence, and `seq`, a dense integer key for the
+  in-RAM vector index). `importance` and `confidence` are DOUBLE: PostgreSQL's FLOAT
+  is double precision, and 0.8 should read back as 0.8.
+- `agent_memory_vectors(memory_id, embedding FLOAT[dims])`: the durable vectors, only
+  ever inserted and deleted (never updated). Searched through `memory_index` (see
+  there for why not an HNSW index).
+- `agent_memory_grants`: read access an agent gave another agent of its org.
+- View `main._hatidata_agent_memory`: the caller's rows (and rows granted to it),
+  filtered on the `hatidata_org_id` / `hatidata_agent_id` variables the SQL bridge sets.
+
+Write path: `store` validates, deduplicates by SHA-256 of the content per (org, agent)
+among live memories, inserts (and retires a superseded memory) in one transaction and
+returns with `has_embedding = false`; the embedding pump then embeds through the
+batching EmbeddingWorker and writes vector + status in one transaction. A failed
+embedding is retried with backoff (`RETRY_DELAYS`), then marked 'failed'; the memory
+stays findable by keyword. `wait := true` embeds at once and returns when the memory
+is searchable (or says why not). At start every 'pending' memory is queued again, so
+work interrupted by a crash completes. All writes of this service are serialised by
+one asyncio lock: DuckDB would otherwise abort one of two transactions touching a row.
+
+Access tracking: search and get_memory count accesses in a dict; one batched UPDATE
+writes them every `access_tracker_flush_interval_secs` and at stop.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import asyncio
+import datetime as dt
+import hashlib
+import inspect
+import json
+import logging
+import uuid
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from proxy.agent.base import INTERNAL_SCHEMA, AgentError, Identity
+from proxy.agent.memory_index import VectorIndex
 
 if TYPE_CHECKING:
     import duckdb
 
     from proxy.agent.layer import AgentLayer
 
+log = logging.getLogger("hatiproxy.agent.memory")
+
+T_MEM = f"{INTERNAL_SCHEMA}.agent_memory"
+T_VEC = f"{INTERNAL_SCHEMA}.agent_memory_vectors"
+T_GRANT = f"{INTERNAL_SCHEMA}.agent_memory_grants"
+SEQ = f"{INTERNAL_SCHEMA}.agent_memory_seq"
+VIEW = "main._hatidata_agent_memory"
+
+MAX_CONTENT_BYTES = 1_000_000
+MAX_METADATA_BYTES = 100_000
+MAX_TYPE_CHARS = 100
+RETRY_DELAYS = (0.5, 2.0, 8.0)  # seconds before attempts 2, 3, 4; then 'failed'
+WAIT_TIMEOUT = 30.0  # longest `wait := true` holds a store call
+PUMP_BATCH = 256  # memories taken off the queue per embedding round
+
+# Columns of a memory as get_memory / list_memories return it (name, DuckDB type).
+MEMORY_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("memory_id", "UUID"),
+    ("org_id", "VARCHAR"),
+    ("agent_id", "VARCHAR"),
+    ("session_id", "VARCHAR"),
+    ("memory_type", "VARCHAR"),
+    ("content", "VARCHAR"),
+    ("metadata", "JSON"),
+    ("importance", "DOUBLE"),
+    ("has_embedding", "BOOLEAN"),
+    ("embedding_status", "VARCHAR"),
+    ("embedding_model", "VARCHAR"),
+    ("embedding_error", "VARCHAR"),
+    ("access_count", "BIGINT"),
+    ("last_accessed", "TIMESTAMPTZ"),
+    ("created_at", "TIMESTAMPTZ"),
+    ("updated_at", "TIMESTAMPTZ"),
+    ("conflict_status", "VARCHAR"),
+    ("superseded_by_id", "UUID"),
+    ("expires_at", "TIMESTAMPTZ"),
+    ("confidence", "DOUBLE"),
+    ("content_hash", "VARCHAR"),
+)
+SELECT_COLUMNS = ", ".join(
+    f"{n}::VARCHAR AS {n}" if t in ("UUID", "JSON") else n for n, t in MEMORY_COLUMNS
+)
+
+# Live = what default reads and searches show: not retired, not expired.
+LIVE = "conflict_status = 'none' AND (expires_at IS NULL OR expires_at > now())"
+
+
+def now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def content_hash(content: str) -> str:
+    return hashlib.sha256(content.encode("utf-8")).hexdigest()
+
+
+def parse_uuid(value: Any, name: str = "memory_id") -> str:
+    try:
+        return str(uuid.UUID(str(value)))
+    except (ValueError, TypeError, AttributeError):
+        raise AgentError.invalid(f"{name} must be a UUID, got {str(value)[:80]!r}") from None
+
+
+def parse_metadata(value: Any, name: str = "metadata") -> dict[str, Any] | None:
+    """A JSON object (or JSON text of one); None stays None."""
+    if value is None:
+        return None
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    if isinstance(value, str):
+        if not value.strip():
+            return None
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as e:
+            raise AgentError.invalid(f"{name} must be a JSON object: {e.msg}") from None
+    if not isinstance(value, dict):
+        raise AgentError.invalid(f"{name} must be a JSON object, got {type(value).__name__}")
+    return value
+
+
+def memory_row(row: tuple[Any, ...], pending_access: dict[str, list[Any]]) -> dict[str, Any]:
+    """A SELECT_COLUMNS row as a result dict (metadata parsed, unflushed accesses added)."""
+    out = dict(zip((n for n, _ in MEMORY_COLUMNS), row, strict=True))
+    if out["metadata"] is not None:
+        out["metadata"] = json.loads(out["metadata"])
+    extra = pending_access.get(out["memory_id"])
+    if extra is not None:
+        out["access_count"] = (out["access_count"] or 0) + extra[0]
+        out["last_accessed"] = extra[1]
+    return out
+
+
+@dataclass
+class _Job:
+    """One memory waiting to be embedded."""
+
+    memory_id: str
+    seq: int
+    org_id: str
+    agent_id: str
+    content: str
+    attempt: int = 0  # failed attempts so far
+
 
 class Memory:
     def __init__(self, layer: AgentLayer) -> None:
         self.layer = layer
+        self.config = layer.config
+        self.enabled = bool(getattr(self.config, "memory_enabled", True))
+        self.max_results = int(getattr(self.config, "memory_max_results", 100))
+        self.weights = parse_weights(getattr(self.config, "memory_score_weights", ""))
+        self.flush_interval = float(getattr(self.config, "access_tracker_flush_interval_secs", 60))
+        self.retry_delays: tuple[float, ...] = RETRY_DELAYS
+        self.index = VectorIndex(layer.dims)
+        self.write_lock = asyncio.Lock()
+        self._queue: asyncio.Queue[_Job | None] = asyncio.Queue()
+        self._queued: set[str] = set()  # memory ids in the queue or being embedded
+        self._waiters: dict[str, list[asyncio.Future[str]]] = {}
+        self._retry_handles: set[asyncio.TimerHandle] = set()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._access: dict[str, list[Any]] = {}  # memory_id -> [count, last_accessed]
+        self._stopping = False
+        self._stop_event = asyncio.Event()
+
+    # ---- schema -------------------------------------------------------------------
 
     def install(self, cur: duckdb.DuckDBPyConnection) -> None:
-        """Create this service's tables (idempotent)."""
+        """Create the tables, sequence and view (idempotent); migrate vector dimensions."""
+        dims = self.layer.dims
+        cur.execute(f"CREATE SEQUENCE IF NOT EXISTS {SEQ}")
+        cur.execute(
+            f"CREATE TABLE IF NOT EXISTS {T_MEM} ("
+            " memory_id UUID PRIMARY KEY,"
+            f" seq BIGINT NOT NULL DEFAULT nextval('{SEQ}'),"
+            " org_id VARCHAR NOT NULL, agent_id VARCHAR NOT NULL, session_id VARCHAR,"
+            " memory_type VARCHAR NOT NULL, content VARCHAR NOT NULL, metadata JSON,"
+            " importance DOUBLE NOT NULL, has_embedding BOOLEAN NOT NULL DEFAULT false,"
+            " embedding_status VARCHAR NOT NULL DEFAULT 'pending', embedding_model VARCHAR,"
+            " embedding_error VARCHAR, embedding_attempts INTEGER NOT NULL DEFAULT 0,"
+            " access_count BIGINT NOT NULL DEFAULT 0, last_accessed TIMESTAMPTZ,"
+            " created_at TIMESTAMPTZ NOT NULL, updated_at TIMESTAMPTZ NOT NULL,"
+            " content_hash VARCHAR NOT NULL, conflict_status VARCHAR NOT NULL DEFAULT 'none',"
+            " superseded_by_id UUID, expires_at TIMESTAMPTZ,"
+            " confidence DOUBLE NOT NULL DEFAULT 1.0)"
+        )
+        row = cur.execute(
+            "SELECT data_type FROM information_schema.columns WHERE table_schema = ?"
+            " AND table_name = 'agent_memory_vectors' AND column_name = 'embedding'",
+            [INTERNAL_SCHEMA],
+        ).fetchone()
+        if row is not None and row[0] != f"FLOAT[{dims}]":
+            # Another model size: old vectors cannot be compared with new queries.
+            log.warning("memory vectors are %s, the model gives %d: re-embedding all", row[0], dims)
+            cur.execute(f"DROP TABLE {T_VEC}")
+            cur.execute(
+                f"UPDATE {T_MEM} SET has_embedding = false, embedding_status = 'pending',"
+                " embedding_attempts = 0, embedding_model = NULL"
+            )
+        cur.execute(
+            f"CREATE TABLE IF NOT EXISTS {T_VEC} ("
+            f" memory_id UUID PRIMARY KEY, embedding FLOAT[{dims}] NOT NULL)"
+        )
+        cur.execute(
+            f"CREATE TABLE IF NOT EXISTS {T_GRANT} ("
+            " org_id VARCHAR NOT NULL, owner_agent_id VARCHAR NOT NULL,"
+            " grantee_agent_id VARCHAR NOT NULL, created_at TIMESTAMPTZ NOT NULL,"
+            " PRIMARY KEY (org_id, owner_agent_id, grantee_agent_id))"
+        )
+        cols = ", ".join(n for n, _ in MEMORY_COLUMNS)
+        cur.execute(
+            f"CREATE OR REPLACE VIEW {VIEW} AS SELECT {cols} FROM {T_MEM}"
+            " WHERE org_id = getvariable('hatidata_org_id') AND ("
+            " agent_id = getvariable('hatidata_agent_id') OR agent_id IN ("
+            f" SELECT owner_agent_id FROM {T_GRANT} WHERE org_id = getvariable('hatidata_org_id')"
+            " AND grantee_agent_id = getvariable('hatidata_agent_id')))"
+        )
+
+    # ---- lifecycle ----------------------------------------------------------------
+
+    @property
+    def embedder(self) -> Any:
+        return self.layer.semantic.embedder
+
+    @property
+    def model_name(self) -> str | None:
+        e = self.embedder
+        return e.model_name if e is not None else None
 
     async def start(self) -> None:
-        pass
+        if not self.enabled:
+            return
+        self._stopping = False
+        self._stop_event = asyncio.Event()
+        if self.embedder is not None:
+            jobs = await self.layer.db.run(self._load)
+            for job in jobs:
+                self._enqueue(job)
+            if jobs:
+                log.info("memory: %d pending embeddings queued", len(jobs))
+            self._tasks.append(asyncio.create_task(self._pump(), name="hatiproxy-memory-embed"))
+        self._tasks.append(asyncio.create_task(self._flush_loop(), name="hatiproxy-memory-access"))
+
+    def _load(self, cur: duckdb.DuckDBPyConnection) -> list[_Job]:
+        """Start-up: vectors of the current model into RAM; everything else re-queued."""
+        model = self.model_name
+        cur.begin()
+        try:
+            # Vectors of another model (same size) live in another space: embed again.
+            cur.execute(
+                f"UPDATE {T_MEM} SET has_embedding = false, embedding_status = 'pending',"
+                " embedding_attempts = 0 WHERE embedding_status = 'embedded'"
+                " AND embedding_model IS DISTINCT FROM ?",
+                [model],
+            )
+            cur.execute(
+                f"DELETE FROM {T_VEC} WHERE memory_id NOT IN ("
+                f" SELECT memory_id FROM {T_MEM} WHERE has_embedding)"
+            )
+            cur.commit()
+        except BaseException:
+            cur.rollback()
+            raise
+        table = cur.execute(
+            f"SELECT m.org_id, m.agent_id, m.seq, v.embedding FROM {T_VEC} v"
+            f" JOIN {T_MEM} m USING (memory_id)"
+        ).fetch_arrow_table()
+        self.index.clear()
+        if table.num_rows:
+            emb = table.column("embedding").combine_chunks()
+            vecs = np.asarray(emb.values.to_numpy(zero_copy_only=False), dtype=np.float32)
+            self.index.add_many(
+                table.column("org_id").to_pylist(),
+                table.column("agent_id").to_pylist(),
+                table.column("seq").to_numpy(),
+                vecs.reshape(table.num_rows, self.index.dims),
+            )
+        rows = cur.execute(
+            f"SELECT memory_id::VARCHAR, seq, org_id, agent_id, content FROM {T_MEM}"
+            " WHERE embedding_status = 'pending' ORDER BY seq"
+        ).fetchall()
+        return [_Job(*r) for r in rows]
 
     async def stop(self) -> None:
-        pass
+        self._stopping = True
+        self._stop_event.set()
+        for h in self._retry_handles:
+            h.cancel()
+        self._retry_handles.clear()
+        self._queue.put_nowait(None)
+        for task in self._tasks:
+            # The batch being embedded may finish; the rest stays 'pending' for next start.
+            try:
+                await asyncio.wait_for(task, timeout=15)
+            except (TimeoutError, asyncio.CancelledError):
+                pass
+            except Exception:
+                log.exception("memory task failed")
+        self._tasks.clear()
+        for futures in self._waiters.values():
+            for f in futures:
+                if not f.done():
+                    f.set_result("pending")
+        self._waiters.clear()
+        if self.enabled:
+            await self.flush_access()
+
+    def check_enabled(self) -> None:
+        if not self.enabled:
+            raise AgentError.unavailable(
+                "agent memory is disabled on this server",
+                hint="set HATIDATA_MEMORY_ENABLED=true and restart",
+            )
+
+    # ---- embedding pipeline -------------------------------------------------------
+
+    def _enqueue(self, job: _Job) -> None:
+        if job.memory_id in self._queued or self._stopping:
+            return
+        self._queued.add(job.memory_id)
+        self._queue.put_nowait(job)
+
+    async def _pump(self) -> None:
+        while True:
+            job = await self._queue.get()
+            if job is None:
+                return
+            batch, stop = [job], False
+            while len(batch) < PUMP_BATCH and not self._queue.empty():
+                nxt = self._queue.get_nowait()
+                if nxt is None:
+                    stop = True
+                    break
+                batch.append(nxt)
+            fresh = [j for j in batch if j.attempt == 0]
+            retries = [j for j in batch if j.attempt > 0]
+            try:
+                if fresh:
+                    await self.embed_jobs(fresh, urgent=False)
+                for j in retries:  # one at a time: a poison text must not fail the others
+                    await self.embed_jobs([j], urgent=False)
+            except Exception:
+                log.exception("memory embedding round failed")
+            if stop or self._stopping:
+                return
+
+    async def embed_jobs(self, jobs: list[_Job], *, urgent: bool) -> None:
+        """Embed and store vectors; failures are retried or marked 'failed'."""
+        worker = self.layer.semantic.worker
+        texts = [j.content for j in jobs]
+        try:
+            if worker is None:
+                raise RuntimeError("no embedding model is loaded")
+            if urgent:
+                vecs = await worker.embed_now(texts, "passage")
+            else:
+                vecs = await worker.submit(texts, "passage")
+            vecs = np.asarray(vecs, dtype=np.float32)
+            if vecs.shape != (len(jobs), self.index.dims) or not np.isfinite(vecs).all():
+                raise ValueError(f"the model returned vectors of shape {vecs.shape}")
+        except Exception as exc:
+            await self._embedding_failed(jobs, exc)
+            return
+        await self._store_vectors(jobs, vecs)
+
+    async def _store_vectors(self, jobs: list[_Job], vecs: np.ndarray) -> None:
+        import pyarrow as pa
+
+        model = self.model_name
+        dims = self.index.dims
+        ids = [j.memory_id for j in jobs]
+        table = pa.table(
+            {
+                "memory_id": pa.array(ids, pa.string()),
+                "embedding": pa.FixedSizeListArray.from_arrays(pa.array(vecs.ravel()), dims),
+            }
+        )
+
+        def write(cur: duckdb.DuckDBPyConnection) -> list[str]:
+            cur.register("_hati_mem_vecs", table)
+            try:
+                sel = "SELECT memory_id::UUID FROM _hati_mem_vecs"
+                live = [
+                    r[0]
+                    for r in cur.execute(
+                        f"SELECT memory_id::VARCHAR FROM {T_MEM} WHERE memory_id IN ({sel})"
+                    ).fetchall()
+                ]
+                cur.execute(f"DELETE FROM {T_VEC} WHERE memory_id IN ({sel})")
+                cur.execute(
+                    f"INSERT INTO {T_VEC} SELECT memory_id::UUID, embedding::FLOAT[{dims}]"
+                    f" FROM _hati_mem_vecs WHERE memory_id::UUID IN (SELECT memory_id FROM {T_MEM})"
+                )
+                cur.execute(
+                    f"UPDATE {T_MEM} SET has_embedding = true, embedding_status = 'embedded',"
+                    " embedding_model = ?, embedding_error = NULL WHERE memory_id IN"
+                    f" ({sel})",
+                    [model],
+                )
+                return live
+            finally:
+                cur.unregister("_hati_mem_vecs")
+
+        async with self.write_lock:
+            try:
+                live = set(await self.layer.db.transaction(write))
+            except Exception as exc:
+                await self._embedding_failed(jobs, exc, locked=True)
+                return
+            for j, vec in zip(jobs, vecs, strict=True):
+                self._queued.discard(j.memory_id)
+                if j.memory_id in live:  # deleted meanwhile: nothing to index
+                    self.index.add(j.org_id, j.agent_id, j.seq, vec)
+        for j, vec in zip(jobs, vecs, strict=True):
+            self._resolve(j.memory_id, "embedded" if j.memory_id in live else "deleted")
+            if j.memory_id in live:
+                self._notify_triggers(j, vec)
+
+    async def _embedding_failed(self, jobs: list[_Job], exc: Exception, locked: bool = False):
+        error = f"{type(exc).__name__}: {exc}"[:500]
+        give_up = [j for j in jobs if j.attempt + 1 > len(self.retry_delays) or self._stopping]
+        retry = [j for j in jobs if j not in give_up]
+        log.warning("embedding %d memories failed (%s)", len(jobs), error)
+        if self.layer.semantic.worker is None:
+            give_up, retry = [], []  # no model: stay 'pending' until one is installed
+        for j in retry:
+            delay = self.retry_delays[j.attempt]
+            j.attempt += 1
+            self._queued.discard(j.memory_id)
+            self._schedule_retry(j, delay)
+        if self._stopping:  # keep 'pending': the next start queues them again
+            return
+        ids_fail = [j.memory_id for j in give_up]
+        ids_retry = [j.memory_id for j in retry]
+
+        def write(cur: duckdb.DuckDBPyConnection) -> None:
+            if ids_retry:
+                cur.execute(
+                    f"UPDATE {T_MEM} SET embedding_attempts = embedding_attempts + 1,"
+                    " embedding_error = ? WHERE memory_id IN (SELECT unnest(?::UUID[]))",
+                    [error, ids_retry],
+                )
+            if ids_fail:
+                cur.execute(
+                    f"UPDATE {T_MEM} SET embedding_attempts = embedding_attempts + 1,"
+                    " embedding_status = 'failed', embedding_error = ?"
+                    " WHERE memory_id IN (SELECT unnest(?::UUID[]))",
+                    [error, ids_fail],
+                )
+
+        if ids_fail or ids_retry:
+            try:
+                if locked:
+                    await self.layer.db.transaction(write)
+                else:
+                    async with self.write_lock:
+                        await self.layer.db.transaction(write)
+            except Exception:
+                log.exception("recording an embedding failure failed")
+        for j in give_up:
+            self._queued.discard(j.memory_id)
+            self._resolve(j.memory_id, "failed")
+
+    def _schedule_retry(self, job: _Job, delay: float) -> None:
+        handles: list[asyncio.TimerHandle] = []
+
+        def again() -> None:
+            self._retry_handles.discard(handles[0])
+            self._enqueue(job)
+
+        handles.append(asyncio.get_running_loop().call_later(delay, again))
+        self._retry_handles.add(handles[0])
+
+    def _resolve(self, memory_id: str, status: str) -> None:
+        for f in self._waiters.pop(memory_id, []):
+            if not f.done():
+                f.set_result(status)
+
+    def add_waiter(self, memory_id: str) -> asyncio.Future[str]:
+        """A future resolved with 'embedded', 'failed' or 'deleted' for a queued memory."""
+        fut: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._waiters.setdefault(memory_id, []).append(fut)
+        return fut
+
+    async def wait_result(self, fut: asyncio.Future[str], timeout: float = WAIT_TIMEOUT) -> str:
+        """The waiter's outcome, or 'pending' when it takes longer than `timeout`."""
+        try:
+            return await asyncio.wait_for(asyncio.shield(fut), timeout)
+        except TimeoutError:
+            return "pending"
+
+    def _notify_triggers(self, job: _Job, vec: np.ndarray) -> None:
+        """Hand a newly embedded memory to the semantic triggers (never blocks, never raises)."""
+        notify = getattr(getattr(self.layer, "triggers", None), "notify", None)
+        if notify is None:
+            return
+        try:
+            who = Identity(job.org_id, job.agent_id)
+            result = notify(who, "memory", job.memory_id, job.content, vec)
+            if inspect.isawaitable(result):
+                task = asyncio.ensure_future(result)
+                task.add_done_callback(_log_task_error)
+        except Exception:
+            log.exception("trigger notification for memory %s failed", job.memory_id)
+
+    # ---- access tracking ----------------------------------------------------------
+
+    def touch(self, memory_ids: list[str]) -> None:
+        at = now()
+        for mid in memory_ids:
+            entry = self._access.get(mid)
+            if entry is None:
+                self._access[mid] = [1, at]
+            else:
+                entry[0] += 1
+                entry[1] = at
+
+    @property
+    def pending_access(self) -> dict[str, list[Any]]:
+        return self._access
+
+    async def flush_access(self) -> int:
+        """Write the counted accesses in one UPDATE; returns how many memories it touched."""
+        if not self._access:
+            return 0
+        import pyarrow as pa
+
+        batch, self._access = self._access, {}
+        table = pa.table(
+            {
+                "memory_id": pa.array(list(batch), pa.string()),
+                "n": pa.array([v[0] for v in batch.values()], pa.int64()),
+                "at": pa.array([v[1] for v in batch.values()], pa.timestamp("us", tz="UTC")),
+            }
+        )
+
+        def write(cur: duckdb.DuckDBPyConnection) -> None:
+            cur.register("_hati_mem_access", table)
+            try:
+                cur.execute(
+                    f"UPDATE {T_MEM} SET access_count = access_count + d.n,"
+                    " last_accessed = greatest(coalesce(last_accessed, d.at), d.at)"
+                    f" FROM _hati_mem_access d WHERE {T_MEM}.memory_id = d.memory_id::UUID"
+                )
+            finally:
+                cur.unregister("_hati_mem_access")
+
+        try:
+            async with self.write_lock:
+                await self.layer.db.transaction(write)
+        except Exception:
+            # Put the counts back (merged with newer ones) for the next flush.
+            for mid, (n, at) in batch.items():
+                entry = self._access.setdefault(mid, [0, at])
+                entry[0] += n
+                entry[1] = max(entry[1], at)
+            raise
+        return len(batch)
+
+    async def _flush_loop(self) -> None:
+        while not self._stopping:
+            try:
+                await asyncio.wait_for(self._stop_event.wait(), self.flush_interval)
+                return  # stop() flushes the rest itself
+            except TimeoutError:
+                pass
+            try:
+                await self.flush_access()
+            except Exception:
+                log.exception("flushing memory access counts failed")
+
+
+def _log_task_error(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("trigger notification failed: %s", task.exception())
+
+
+def parse_weights(text: str) -> tuple[float, float, float, float, float]:
+    """'0.5,0.25,0.1,0.1,0.05' -> (semantic, keyword, recency, importance, confidence)."""
+    default = (0.5, 0.25, 0.1, 0.1, 0.05)
+    if not text:
+        return default
+    try:
+        parts = tuple(float(x) for x in str(text).split(","))
+    except ValueError:
+        parts = ()
+    if len(parts) != 5 or any(p < 0 for p in parts) or sum(parts) <= 0:
+        log.warning("memory_score_weights %r is not 5 non-negative numbers; using defaults", text)
+        return default
+    return parts  # type: ignore[return-value]
+
+
+# The operations register themselves in base.REGISTRY on import.
+from proxy.agent import memory_functions as _functions  # noqa: E402,F401

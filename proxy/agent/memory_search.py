@@ -1,0 +1,291 @@
+"""Memory search: nearest neighbours, filters, and the hybrid score.
+
+Hybrid score of a memory for a query (weights from `memory_score_weights`, default
+0.5, 0.25, 0.1, 0.1, 0.05 as in the product brief):
+
+    score = w_sem * max(cosine, 0) + w_kw * keyword + w_rec * recency
+          + w_imp * importance + w_conf * confidence
+
+- cosine: query vector (query mode) vs the memory's vector;
+- keyword: share of the query's keywords (lower case, stop words dropped) that occur
+  in the content as words (a content word starting with the keyword counts too);
+- recency: 0.5 ** (age / 1 week), age from created_at;
+- importance and confidence: the stored values (0..1).
+
+A memory without a usable vector (no model loaded, embedding pending or failed) is
+scored without the semantic term, and the remaining weights are rescaled to sum to the
+same total, so it competes fairly; its `score_kind` is 'keyword' (else 'hybrid') and
+its `similarity_score` is the keyword score (the brief's "heuristic relevance").
+
+Candidates: with a query vector, the exact nearest neighbours from the agent's in-RAM
+index (`memory_index`), oversampled (5 x top_k, at least 50) and then filtered in SQL;
+if filters leave too few, the sample grows tenfold until the whole agent is covered.
+With explicit filters (session_id, memory_type, min_importance, metadata) the matching
+rows are selected first and the neighbours searched among them. Memories without a
+vector are found by keyword (SQL `contains` on the lower-cased content). Without a
+model every candidate comes from the keyword search. Then all candidates are scored,
+and the best `top_k` returned. Retired (superseded) memories are hidden unless
+`include_superseded`; expired ones always are.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from proxy.agent.base import AgentError, Identity
+from proxy.agent.memory import (
+    LIVE,
+    SELECT_COLUMNS,
+    T_GRANT,
+    T_MEM,
+    memory_row,
+    now,
+    parse_metadata,
+)
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from proxy.agent.memory import Memory
+
+WEEK = 7 * 24 * 3600.0
+
+
+_STOP_WORDS = (
+    "a an and are as at be but by for from has have he her his i in is it its me my of on or"
+    " our she so that the their them then there these they this to was we were what when"
+    " where which who why will with you your do does did how about into than"
+)
+_STOP = frozenset(_STOP_WORDS.split())
+_WORD = re.compile(r"\w+")
+
+
+def keywords(text: str) -> list[str]:
+    words = [w for w in _WORD.findall(text.lower()) if len(w) > 1]
+    kept = [w for w in words if w not in _STOP]
+    return list(dict.fromkeys(kept or words))
+
+
+def keyword_score(tokens: list[str], content: str) -> float:
+    if not tokens:
+        return 0.0
+    words = set(_WORD.findall(content.lower()))
+    hits = 0
+    for t in tokens:
+        if t in words or (len(t) >= 3 and any(w.startswith(t) for w in words)):
+            hits += 1
+    return hits / len(tokens)
+
+
+@dataclass
+class Filters:
+    """The WHERE clause of a scoped read: always (org, agents); optional narrowing."""
+
+    org_id: str
+    agents: list[str]
+    include_superseded: bool = False
+    memory_type: str | None = None
+    session_id: str | None = None
+    min_importance: float | None = None
+    metadata: dict[str, Any] | None = None
+    embedding_status: str | None = None
+    sql: str = ""
+    params: list[Any] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        where = ["org_id = ?", "agent_id IN (SELECT unnest(?::VARCHAR[]))"]
+        params: list[Any] = [self.org_id, self.agents]
+        where.append(
+            LIVE if not self.include_superseded else "(expires_at IS NULL OR expires_at > now())"
+        )
+        if self.memory_type is not None:
+            where.append("memory_type = ?")
+            params.append(self.memory_type)
+        if self.session_id is not None:
+            where.append("session_id = ?")
+            params.append(self.session_id)
+        if self.min_importance is not None:
+            where.append("importance >= ?")
+            params.append(self.min_importance)
+        if self.embedding_status is not None:
+            where.append("embedding_status = ?")
+            params.append(self.embedding_status)
+        for key, value in (self.metadata or {}).items():
+            where.append("json_extract(metadata, ?) = json(?)")
+            params += ['$."' + key.replace('"', '\\"') + '"', json.dumps(value)]
+        self.sql = " AND ".join(where)
+        self.params = params
+
+    @property
+    def explicit(self) -> bool:
+        return any(
+            v is not None
+            for v in (self.memory_type, self.session_id, self.min_importance, self.metadata)
+        ) or bool(self.metadata)
+
+
+def check_importance(value: Any, name: str = "min_importance") -> float | None:
+    if value is None:
+        return None
+    try:
+        f = float(value)
+    except (TypeError, ValueError):
+        raise AgentError.invalid(f"{name} must be a number between 0 and 1") from None
+    if not 0.0 <= f <= 1.0 or f != f:
+        raise AgentError.invalid(f"{name} must be between 0 and 1, got {value}")
+    return f
+
+
+async def visible_agents(mem: Memory, who: Identity, include_shared: bool) -> list[str]:
+    """The caller, plus the agents that granted it read access when asked for."""
+    if not include_shared:
+        return [who.agent_id]
+
+    def q(cur: duckdb.DuckDBPyConnection) -> list[str]:
+        rows = cur.execute(
+            f"SELECT owner_agent_id FROM {T_GRANT} WHERE org_id = ? AND grantee_agent_id = ?",
+            [who.org_id, who.agent_id],
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    return [who.agent_id, *(a for a in await mem.layer.db.run(q) if a != who.agent_id)]
+
+
+async def search(
+    mem: Memory,
+    who: Identity,
+    *,
+    query: str,
+    top_k: int,
+    memory_type: str | None,
+    min_importance: float | None,
+    session_id: str | None,
+    metadata: Any,
+    include_superseded: bool,
+    include_shared: bool,
+) -> list[dict[str, Any]]:
+    mem.check_enabled()
+    if not isinstance(query, str) or not query.strip():
+        raise AgentError.invalid("search_memory needs a non-empty query")
+    if top_k is None or int(top_k) < 1:
+        raise AgentError.invalid(f"top_k must be at least 1, got {top_k}")
+    top_k = min(int(top_k), mem.max_results)
+    filters = Filters(
+        who.org_id,
+        await visible_agents(mem, who, bool(include_shared)),
+        include_superseded=bool(include_superseded),
+        memory_type=memory_type or None,
+        session_id=session_id or None,
+        min_importance=check_importance(min_importance),
+        metadata=parse_metadata(metadata, "metadata filter"),
+    )
+    tokens = keywords(query)
+    n_vectors = sum(mem.index.count(who.org_id, a) for a in filters.agents)
+    qvec: np.ndarray | None = None
+    if n_vectors and mem.layer.semantic.worker is not None:
+        try:
+            qvec = np.asarray((await mem.layer.semantic.worker.embed_now([query], "query"))[0])
+            qvec = (qvec / (np.linalg.norm(qvec) or 1.0)).astype(np.float32)
+        except Exception:  # the model failing must not take search down: keyword only
+            qvec = None
+    agents = [a for a in (mem.index.agent(who.org_id, x) for x in filters.agents) if a]
+    want = max(top_k * 5, 50)
+
+    def run(cur: duckdb.DuckDBPyConnection) -> list[tuple[tuple[Any, ...], float | None]]:
+        found: dict[str, tuple[tuple[Any, ...], float | None]] = {}
+        if qvec is not None:
+            allowed = None
+            if filters.explicit:
+                allowed = cur.execute(
+                    f"SELECT seq FROM {T_MEM} WHERE {filters.sql} AND has_embedding",
+                    filters.params,
+                ).fetchnumpy()["seq"]
+                allowed = np.asarray(allowed, dtype=np.int64)
+            c = want
+            while True:
+                seqs, sims = nearest(agents, qvec, c, allowed)
+                if len(seqs):
+                    by_seq = dict(zip(seqs.tolist(), sims.tolist(), strict=True))
+                    rows = cur.execute(
+                        f"SELECT seq, {SELECT_COLUMNS} FROM {T_MEM} WHERE {filters.sql}"
+                        " AND seq IN (SELECT unnest(?::BIGINT[]))",
+                        [*filters.params, list(by_seq)],
+                    ).fetchall()
+                    for r in rows:
+                        found[str(r[1])] = (r[1:], by_seq[r[0]])
+                if len(found) >= top_k or c >= n_vectors or allowed is not None:
+                    break
+                c *= 10
+        if tokens:
+            hit = " + ".join(["contains(lower(content), ?)::INT"] * len(tokens))
+            extra = "" if qvec is None else " AND NOT has_embedding"
+            rows = cur.execute(
+                f"SELECT {SELECT_COLUMNS} FROM {T_MEM} WHERE {filters.sql}{extra}"
+                f" AND ({hit}) > 0 ORDER BY ({hit}) DESC, created_at DESC LIMIT ?",
+                [*filters.params, *tokens, *tokens, max(want, 200)],
+            ).fetchall()
+            for r in rows:
+                found.setdefault(str(r[0]), (r, None))
+        return list(found.values())
+
+    candidates = await mem.layer.db.run(run)
+    at = now()
+    scored = []
+    for row, sim in candidates:
+        out = memory_row(row, mem.pending_access)
+        kw = keyword_score(tokens, out["content"])
+        if sim is None and kw <= 0:
+            continue
+        out["keyword_score"] = kw
+        out["score"] = hybrid_score(mem.weights, sim, kw, out, at)
+        out["similarity_score"] = sim if sim is not None else kw
+        out["score_kind"] = "hybrid" if sim is not None else "keyword"
+        scored.append(out)
+    scored.sort(key=lambda r: (-r["score"], -r["created_at"].timestamp()))
+    result = scored[:top_k]
+    mem.touch([r["memory_id"] for r in result])
+    return result
+
+
+def nearest(
+    agents: list[Any], qvec: np.ndarray, k: int, allowed: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Top k over one or more agents' indexes (merged by similarity)."""
+    parts = [a.nearest(qvec, k, allowed) for a in agents]
+    if not parts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+    if len(parts) == 1:
+        return parts[0]
+    seqs = np.concatenate([p[0] for p in parts])
+    sims = np.concatenate([p[1] for p in parts])
+    order = np.argsort(-sims, kind="stable")[:k]
+    return seqs[order], sims[order]
+
+
+def hybrid_score(
+    weights: tuple[float, float, float, float, float],
+    sim: float | None,
+    kw: float,
+    row: dict[str, Any],
+    at: dt.datetime,
+) -> float:
+    w_sem, w_kw, w_rec, w_imp, w_conf = weights
+    age = max((at - row["created_at"]).total_seconds(), 0.0)
+    recency = 0.5 ** (age / WEEK)
+    rest = (
+        w_kw * kw
+        + w_rec * recency
+        + w_imp * float(row["importance"])
+        + w_conf * float(row["confidence"])
+    )
+    if sim is not None:
+        return w_sem * max(float(sim), 0.0) + rest
+    others = w_kw + w_rec + w_imp + w_conf
+    total = others + w_sem
+    return rest * (total / others) if others > 0 else 0.0
