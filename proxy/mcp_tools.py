@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from proxy.agent.base import AgentError
+from proxy.wire.errors import PgError
 
 STEP_TYPES = (
     "observation", "hypothesis", "analysis", "decision", "action", "reflection",
@@ -362,17 +363,20 @@ def ok_result(data: Any) -> dict[str, Any]:
 
 def error_result(exc: BaseException) -> dict[str, Any]:
     """An MCP error result: the message, with the SQLSTATE / error code when known."""
-    from proxy.wire.errors import PgError
-
-    info: dict[str, Any] = {"error": str(exc).strip() or type(exc).__name__}
-    if isinstance(exc, AgentError | ToolError):
+    info: dict[str, Any]
+    if isinstance(exc, AgentError):
+        info = {"error": exc.message, "code": exc.code, "sqlstate": exc.sqlstate}
+    elif isinstance(exc, ToolError):
         info = {"error": exc.message, "code": exc.code}
-    if isinstance(exc, AgentError | PgError):
-        info.update(error=exc.message, sqlstate=exc.sqlstate)
-    elif getattr(exc, "sqlstate", None):  # a psycopg error (stdio talks over the wire)
+    elif isinstance(exc, PgError):
+        info = {"error": exc.message, "sqlstate": exc.sqlstate}
+    elif _is_psycopg(exc):  # stdio talks over the wire: the server's error, as it sent it
         diag = getattr(exc, "diag", None)
-        info.update(error=getattr(diag, "message_primary", None) or info["error"])
-        info["sqlstate"] = exc.sqlstate  # type: ignore[attr-defined]
+        info = {"error": getattr(diag, "message_primary", None) or str(exc).strip()}
+        if getattr(exc, "sqlstate", None):
+            info["sqlstate"] = exc.sqlstate  # type: ignore[attr-defined]
+    else:  # unforeseen: named as such (the server log has the traceback)
+        info = {"error": f"internal error: {type(exc).__name__}: {exc}", "code": "internal"}
     hint = getattr(exc, "hint", None) or getattr(getattr(exc, "diag", None), "message_hint", None)
     if hint:
         info["hint"] = hint
@@ -385,12 +389,16 @@ def error_result(exc: BaseException) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": text}], "isError": True, "structuredContent": info}
 
 
+def _is_psycopg(exc: BaseException) -> bool:
+    return type(exc).__module__.startswith("psycopg")
+
+
 async def run_tool(backend: Backend, name: str, arguments: Any) -> dict[str, Any]:
     """call_tool wrapped as an MCP CallToolResult dict; every failure is an error result."""
     try:
         return ok_result(await call_tool(backend, name, arguments))
     except Exception as exc:  # an error result, whatever broke: the client must get an answer
-        if not isinstance(exc, AgentError | ToolError) and not hasattr(exc, "sqlstate"):
+        if not isinstance(exc, AgentError | ToolError | PgError) and not _is_psycopg(exc):
             import logging
 
             logging.getLogger("hatiproxy.mcp").exception("MCP tool %s failed", name)

@@ -260,3 +260,17 @@ def test_official_mcp_client_over_http(srv: ServerProcess) -> None:
             assert not result.is_error and result.content[0].text == '[{"x": 3}]'
 
     anyio.run(scenario)
+
+
+def test_memory_bad_input(srv: ServerProcess) -> None:
+    agent = HttpAgent(srv, "h-bad")
+    huge = agent.call("store_memory", {"content": "x" * (10 * 1024 * 1024)})
+    assert huge["isError"] is True and huge["structuredContent"]["code"] == "invalid_argument"
+    missing = agent.call("delete_memory", {"memory_id": str(uuid.uuid4())})
+    assert missing.get("isError") or result_data(missing)["deleted"] is False
+    not_uuid = agent.call("delete_memory", {"memory_id": "not-a-uuid"})
+    assert "UUID" in error_text(not_uuid) or "uuid" in error_text(not_uuid)
+    assert "JSON object" in error_text(
+        agent.call("store_memory", {"content": "x", "metadata": "{"})
+    )
+    assert agent.data("search_memory", {"query": "nothing stored here"}) == []
