@@ -209,9 +209,9 @@ class McpHttp:
         # Bind here, so a busy port fails Server.start() (uvicorn would sys.exit).
         sock = socket.create_server((self.config.host, self.config.mcp_port), backlog=128)
         self.port = sock.getsockname()[1]
-        for name in ("uvicorn.error", "mcp.server.streamable_http_manager"):
-            quiet = logging.getLogger(name)  # their start-up chatter at INFO is noise here
-            if quiet.level == logging.NOTSET:
+        for name in ("uvicorn.error", "mcp"):
+            quiet = logging.getLogger(name)  # per-request chatter at INFO is noise here
+            if quiet.level == logging.NOTSET and logging.getLogger().level > logging.DEBUG:
                 quiet.setLevel(logging.WARNING)
         app = build_app(self.layer, self.config.host)
         uv_config = uvicorn.Config(
@@ -229,7 +229,8 @@ class McpHttp:
                 self._task.result()  # raises the start-up failure
                 raise RuntimeError("MCP HTTP server stopped during start-up")
             await asyncio.sleep(0.01)
-        log.info("MCP over HTTP on http://%s:%d/mcp", self.config.host, self.port)
+        auth = "ApiKey = a user's password" if self.config.user_passwords else "trust, loopback"
+        log.info("MCP over HTTP on http://%s:%d/mcp (auth: %s)", self.config.host, self.port, auth)
 
     async def stop(self) -> None:
         if self._server is None or self._task is None:
