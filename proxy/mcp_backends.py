@@ -41,7 +41,7 @@ class LayerBackend:
         return self.who.scopes is None or "query:write" in self.who.scopes
 
     async def agent(self, function: str, kwargs: dict[str, Any]) -> list[dict[str, Any]]:
-        from proxy.agent.sql_bridge import _convert  # the SQL path's argument coercion
+        from proxy.agent.sql_bridge import convert_arg
 
         if function not in self.layer.registry:
             raise AgentError.unavailable(f"{function}() is not available in this server")
@@ -52,7 +52,7 @@ class LayerBackend:
             if isinstance(value, Json):  # already a JSON value: no text to parse
                 args[name] = value.value
             elif name in types and value is not None:  # e.g. ISO text -> datetime, UUIDs
-                args[name] = _convert(fn, name, types[name], value)
+                args[name] = convert_arg(fn, name, types[name], value)
             else:
                 args[name] = value
         # fn.call, not layer.call(name, ...): a tool argument may itself be called "name".

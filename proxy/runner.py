@@ -18,7 +18,7 @@ import duckdb
 
 from proxy import commands, cursors, savepoints
 from proxy.agent import sql_bridge
-from proxy.agent.base import Identity
+from proxy.agent.base import AgentError, Identity
 from proxy.duckdb_errors import map_duckdb_error
 from proxy.embed_columns import embed_column, is_embed_column_call, parse_call
 from proxy.engine import Engine
@@ -335,6 +335,10 @@ class Runner:
         )
         returns_rows = st.kind in ROW_KINDS or (st.kind in DML_KINDS and _has_returning(st.sql))
         needs_fts = "fts_main_" in sql
+        branch = _branch_schema(self.settings.values.get("search_path", ""))
+        branch_write = (
+            branch is not None and self.engine.agent is not None and st.kind not in ROW_KINDS
+        )
         setting_vars = self._setting_variables() if "GETVARIABLE('pg:" in sql else []
 
         def start() -> tuple[tuple[Column, ...] | None, int | None]:
@@ -346,6 +350,11 @@ class Runner:
                 cur.begin()
             if needs_fts:
                 semantic.ensure_fts_indexes(cur, sql)
+            if branch_write:  # copy-on-write: the written tables become the branch's own
+                try:
+                    self.engine.agent.branches.prepare_write_sync(cur, branch, sql, self.who)
+                except AgentError as exc:
+                    raise sql_bridge.to_pg_error(exc) from None
             cast = _CASTS.get(sql) if st.kind == "select" else None
             run_sql = cast[0] if cast else sql
             cur.execute(run_sql, params) if params else cur.execute(run_sql)
@@ -421,6 +430,14 @@ class Runner:
         if self._owner is portal:
             self._owner = None
         session.out(m.command_complete(_tag(st, portal.rows_sent)))
+
+
+def _branch_schema(search_path: str) -> str | None:
+    """`branch_x` when a session works inside a branch (search_path 'branch_x, main')."""
+    if "branch_" not in search_path:
+        return None
+    first = search_path.split(",")[0].strip().strip('"').strip("'").strip()
+    return first if first.startswith("branch_") else None
 
 
 # SELECT text -> (SQL that casts lossy columns to VARCHAR, the original column types).

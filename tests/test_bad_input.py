@@ -312,7 +312,9 @@ def test_silent_clients_are_dropped_at_the_startup_deadline(
     monkeypatch.setattr(server_mod, "STARTUP_TIMEOUT_S", 0.5)
 
     async def scenario() -> None:
-        srv = Server(Config(port=0, database=":memory:", users="u:pw", data_dir=str(tmp_path)))
+        srv = Server(
+            Config(port=0, mcp_port=0, database=":memory:", users="u:pw", data_dir=str(tmp_path))
+        )
         await srv.start()
         try:
             # 1. connects and sends nothing

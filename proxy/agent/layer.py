@@ -127,7 +127,7 @@ class AgentLayer:
         self.db.close()
 
     async def call(
-        self, name: str, who: Identity, args: list[Any] | None = None, **kwargs: Any
+        self, name: str, who: Identity, args: list[Any] | None = None, /, **kwargs: Any
     ) -> list[dict[str, Any]]:
         """Run a registered agent function by name (MCP and REST come in here)."""
         return await self.registry.get(name).call(self, who, list(args or []), kwargs)

@@ -128,7 +128,7 @@ async def prepare(
         kwargs = {k: _arg_value(a, params) for k, a in call.kwargs}
         try:
             bound = fn.bind(args, kwargs)
-            converted = {p.name: _convert(fn, p.name, p.type, bound[p.name]) for p in fn.params}
+            converted = {p.name: convert_arg(fn, p.name, p.type, bound[p.name]) for p in fn.params}
             who.require(fn.scope)
             rows = await fn.handler(layer, who, **converted)
         except AgentError as exc:
@@ -174,7 +174,7 @@ def _arg_value(arg: Any, params: Sequence[Any]) -> Any:
     return params[arg.param - 1]
 
 
-def _convert(fn: AgentFunction, name: str, typ: str, value: Any) -> Any:
+def convert_arg(fn: AgentFunction, name: str, typ: str, value: Any) -> Any:
     """A SQL argument as the Python value the handler expects (None stays None)."""
     if value is None:
         return None

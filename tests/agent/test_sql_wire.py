@@ -183,3 +183,28 @@ def test_agent_writes_are_not_part_of_the_session_transaction(srv: ServerProcess
         conn.execute("SELECT * FROM set_agent_state('t', '1')")
         conn.execute("ROLLBACK")
         assert conn.execute("SELECT found FROM get_agent_state('t')").fetchone() == (True,)
+
+
+def test_branch_over_the_wire_copy_on_write_and_merge(srv: ServerProcess) -> None:
+    """COMPAT: a session under `SET search_path = 'branch_x,main'` writes into the branch."""
+    with connect(srv, "brancher") as conn:
+        conn.execute("CREATE TABLE wire_accounts (id INT PRIMARY KEY, balance INT)")
+        conn.execute("INSERT INTO wire_accounts VALUES (1, 10), (2, 20)")
+        branch_id, schema = conn.execute(
+            "SELECT branch_id, schema_name FROM branch_create('what-if')"
+        ).fetchone()
+        conn.execute(f"SET search_path = '{schema},main'")
+        conn.execute("UPDATE wire_accounts SET balance = balance + 5 WHERE id = 1")
+        assert conn.execute("SELECT balance FROM wire_accounts WHERE id = 1").fetchone() == (15,)
+        conn.execute("RESET search_path")
+        assert conn.execute("SELECT balance FROM wire_accounts WHERE id = 1").fetchone() == (10,)
+        conn.execute("SELECT * FROM branch_merge(%s, strategy := 'branch_wins')", (branch_id,))
+        rows = conn.execute("SELECT id, balance FROM wire_accounts ORDER BY id").fetchall()
+        assert rows == [(1, 15), (2, 20)]
+        # The merged branch is gone: a session still pointing at it cannot write to main.
+        conn.execute(f"SET search_path = '{schema},main'")
+        with pytest.raises(psycopg.Error) as err:
+            conn.execute("UPDATE wire_accounts SET balance = 0")
+        assert err.value.sqlstate == "55000"
+        conn.execute("RESET search_path")
+        assert conn.execute("SELECT sum(balance) FROM wire_accounts").fetchone() == (35,)
