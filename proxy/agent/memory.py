@@ -162,6 +162,7 @@ class Memory:
         self.weights = parse_weights(getattr(self.config, "memory_score_weights", ""))
         self.flush_interval = float(getattr(self.config, "access_tracker_flush_interval_secs", 60))
         self.retry_delays: tuple[float, ...] = RETRY_DELAYS
+        self.stop_timeout = 15.0  # how long stop() lets the batch being embedded finish
         self.index = VectorIndex(layer.dims)
         self.write_lock = asyncio.Lock()
         self._queue: asyncio.Queue[_Job | None] = asyncio.Queue()
@@ -274,7 +275,7 @@ class Memory:
         table = cur.execute(
             f"SELECT m.org_id, m.agent_id, m.seq, v.embedding FROM {T_VEC} v"
             f" JOIN {T_MEM} m USING (memory_id)"
-        ).fetch_arrow_table()
+        ).to_arrow_table()
         self.index.clear()
         if table.num_rows:
             emb = table.column("embedding").combine_chunks()
@@ -301,7 +302,7 @@ class Memory:
         for task in self._tasks:
             # The batch being embedded may finish; the rest stays 'pending' for next start.
             try:
-                await asyncio.wait_for(task, timeout=15)
+                await asyncio.wait_for(task, timeout=self.stop_timeout)
             except (TimeoutError, asyncio.CancelledError):
                 pass
             except Exception:
