@@ -99,8 +99,9 @@ class Filters:
     params: list[Any] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        where = ["org_id = ?", "agent_id IN (SELECT unnest(?::VARCHAR[]))"]
-        params: list[Any] = [self.org_id, self.agents]
+        # Plain `IN (?, ?)`: a list parameter would turn the scope into a slow semi-join.
+        where = ["org_id = ?", f"agent_id IN ({', '.join('?' * len(self.agents))})"]
+        params: list[Any] = [self.org_id, *self.agents]
         where.append(
             LIVE if not self.include_superseded else "(expires_at IS NULL OR expires_at > now())"
         )
