@@ -1,0 +1,2 @@
+SELECT store_memory('a fact')
+-- error: 0A000
