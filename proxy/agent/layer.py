@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import duckdb
 
-from proxy.agent.base import INTERNAL_SCHEMA, REGISTRY, Identity
+from proxy.agent.base import INTERNAL_SCHEMA, REGISTRY, AgentError, Identity
 
 if TYPE_CHECKING:
     from proxy.engine import Engine
@@ -33,11 +33,21 @@ class AgentDB:
         self.engine = engine
         self._pool: queue.SimpleQueue[duckdb.DuckDBPyConnection] = queue.SimpleQueue()
         self._size = size
+        self._closed = False
         for _ in range(size):
             self._pool.put(engine.db.cursor())
 
+    def _borrow(self) -> duckdb.DuckDBPyConnection:
+        # Poll rather than block forever: after close() no cursor comes back.
+        while not self._closed:
+            try:
+                return self._pool.get(timeout=0.5)
+            except queue.Empty:
+                continue
+        raise AgentError.unavailable("the server is shutting down")
+
     def _with_cursor(self, fn: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
-        cur = self._pool.get()
+        cur = self._borrow()
         try:
             return fn(cur)
         finally:
@@ -69,10 +79,12 @@ class AgentDB:
         """For start-up and shutdown code that is already off the event loop."""
         return self._with_cursor(fn)
 
-    def close(self) -> None:
+    def close(self, timeout: float = 10.0) -> None:
+        """Close every cursor, waiting up to `timeout` for those still lent out."""
+        self._closed = True
         for _ in range(self._size):
             try:
-                self._pool.get_nowait().close()
+                self._pool.get(timeout=timeout).close()
             except queue.Empty:
                 break
 
