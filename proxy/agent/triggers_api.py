@@ -1,6 +1,6 @@
 """The trigger agent functions: register, update, re-embed, list, delete, test, fires, inbox.
 
-Rows and checks are shared with `proxy.agent.triggers` (the service and its tables);
+Rows come from `proxy.agent.trigger_store`, argument checks from `proxy.agent.trigger_args`;
 every function is scoped to the caller's own triggers (not found otherwise).
 """
 
@@ -15,32 +15,34 @@ import duckdb
 import numpy as np
 
 from proxy.agent.base import AgentError, Identity, Param, agent_function
-from proxy.agent.triggers import (
-    _FIRES,
-    _INBOX,
-    _T,
+from proxy.agent.trigger_args import (
     DEFAULT_ACTION,
     DEFAULT_COOLDOWN_SECS,
     EVENT_SOURCES,
     MAX_CONCEPT_CHARS,
     MAX_NAME_CHARS,
-    Triggers,
     _actions_arg,
     _check_actions,
     _config_arg,
     _cooldown_arg,
-    _json,
-    _name_taken,
-    _now,
     _scope_arg,
-    _select_triggers,
     _text_arg,
     _threshold_arg,
     _trigger_id_arg,
+)
+from proxy.agent.trigger_eval import _unit
+from proxy.agent.trigger_store import (
+    _FIRES,
+    _INBOX,
+    _T,
+    _json,
+    _name_taken,
+    _now,
+    _select_triggers,
     _trigger_row,
-    _unit,
     _uuids_as_text,
 )
+from proxy.agent.triggers import Triggers
 
 if TYPE_CHECKING:
     from proxy.agent.layer import AgentLayer

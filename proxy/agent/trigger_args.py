@@ -1,0 +1,119 @@
+"""Trigger arguments: the checks shared by the trigger agent functions (names, limits, actions)."""
+
+from __future__ import annotations
+
+import json
+import math
+import uuid
+from typing import Any
+
+from proxy.agent import webhooks
+from proxy.agent.base import AgentError, Identity
+
+ACTIONS = ("webhook", "agent_notify", "flag_for_review", "write_event")
+SCOPES = ("agent", "org")
+EVENT_SOURCES = ("semantic",)  # branch lifecycle triggers are not implemented
+DEFAULT_ACTION = "flag_for_review"
+DEFAULT_COOLDOWN_SECS = 300
+MAX_NAME_CHARS = 200
+MAX_CONCEPT_CHARS = 4000
+
+
+def _text_arg(name: str, value: Any, limit: int) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise AgentError.invalid(f"{name} must be a non-empty string")
+    value = value.strip()
+    if len(value) > limit:
+        raise AgentError.invalid(f"{name} is longer than {limit} characters")
+    return value
+
+
+def _threshold_arg(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+        raise AgentError.invalid(f"threshold must be a number between 0 and 1, got {value!r}")
+    if not 0.0 <= float(value) <= 1.0:
+        raise AgentError.invalid(f"threshold must be between 0 and 1, got {value}")
+    return float(value)
+
+
+def _cooldown_arg(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
+        raise AgentError.invalid(f"cooldown_secs must be a whole number, got {value!r}")
+    if not 0 <= value <= 10**9:
+        raise AgentError.invalid(f"cooldown_secs must be >= 0, got {value}")
+    return int(value)
+
+
+def _actions_arg(actions: Any, action_type: Any) -> list[str] | None:
+    """`actions` (REST: a list) and/or `action_type` (MCP: one name, or comma-separated)."""
+    names: list[str] = []
+    for given, label in ((actions, "actions"), (action_type, "action_type")):
+        if given is None:
+            continue
+        if isinstance(given, str):
+            stripped = given.strip()
+            if stripped.startswith("["):
+                try:
+                    given = json.loads(stripped)
+                except json.JSONDecodeError:
+                    raise AgentError.invalid(f"{label} is not valid JSON") from None
+            else:
+                given = [p for p in (s.strip() for s in stripped.split(",")) if p]
+        if not isinstance(given, list) or not all(isinstance(a, str) for a in given):
+            raise AgentError.invalid(f"{label} must be a list of action names")
+        names.extend(a.strip().lower() for a in given)
+    if actions is None and action_type is None:
+        return None
+    unknown = [a for a in names if a not in ACTIONS]
+    if unknown:
+        raise AgentError.invalid(
+            f"unknown action {unknown[0]!r}", hint="actions: " + ", ".join(ACTIONS)
+        )
+    if not names:
+        raise AgentError.invalid("a trigger needs at least one action", hint=", ".join(ACTIONS))
+    return list(dict.fromkeys(names))
+
+
+def _config_arg(value: Any) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    if isinstance(value, str | bytes):
+        try:
+            value = json.loads(value) if value.strip() else {}
+        except json.JSONDecodeError:
+            raise AgentError.invalid("action_config is not valid JSON") from None
+    if not isinstance(value, dict):
+        raise AgentError.invalid("action_config must be a JSON object")
+    return value
+
+
+def _check_actions(actions: list[str], config: dict[str, Any]) -> None:
+    """The actions must be performable with this config (webhook URL, notify target)."""
+    if "webhook" in actions:
+        try:
+            webhooks.parse_config(config)
+        except webhooks.WebhookConfigError as exc:
+            raise AgentError.invalid(str(exc)) from None
+    target = config.get("agent_id")
+    if (
+        "agent_notify" in actions
+        and target is not None
+        and (not isinstance(target, str) or not target.strip())
+    ):
+        raise AgentError.invalid("action_config.agent_id must be a non-empty string")
+
+
+def _scope_arg(value: Any, who: Identity) -> str:
+    scope = (value or "agent").strip().lower() if isinstance(value, str | None) else value
+    if scope not in SCOPES:
+        raise AgentError.invalid(f"scope must be 'agent' or 'org', got {value!r}")
+    if scope == "org" and who.scopes is not None and "trigger:org" not in who.scopes:
+        raise AgentError.forbidden("an org-wide trigger needs the trigger:org scope")
+    return scope
+
+
+def _trigger_id_arg(value: Any) -> str:
+    try:
+        return str(uuid.UUID(str(value)))
+    except (ValueError, TypeError):
+        raise AgentError.invalid(f"trigger_id must be a UUID, got {value!r:.60}") from None
