@@ -21,7 +21,7 @@ def _base_tables(cur: duckdb.DuckDBPyConnection, schema: str) -> dict[str, str]:
     """lower(name) -> name of the base tables of `schema` in the current database."""
     rows = cur.execute(
         "SELECT table_name FROM duckdb_tables() WHERE schema_name = ? "
-        "AND database_name = current_database() AND NOT temporary",
+        "AND database_name = system.main.current_database() AND NOT temporary",
         [schema],
     ).fetchall()
     return {name.lower(): name for (name,) in rows}
@@ -39,7 +39,7 @@ def _branchable(cur: duckdb.DuckDBPyConnection) -> dict[str, str]:
 def _table_sql(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> str | None:
     row = cur.execute(
         "SELECT sql FROM duckdb_tables() WHERE schema_name = ? AND table_name = ? "
-        "AND database_name = current_database()",
+        "AND database_name = system.main.current_database()",
         [schema, table],
     ).fetchone()
     return row[0] if row else None
@@ -48,7 +48,7 @@ def _table_sql(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> str |
 def _constraints(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> list[tuple]:
     return cur.execute(
         "SELECT constraint_type, constraint_column_names FROM duckdb_constraints() "
-        "WHERE schema_name = ? AND table_name = ? AND database_name = current_database()",
+        "WHERE schema_name = ? AND table_name = ? AND database_name = system.main.current_database()",
         [schema, table],
     ).fetchall()
 
@@ -63,7 +63,7 @@ def _primary_key(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> lis
 def _columns(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> list[str]:
     rows = cur.execute(
         "SELECT column_name FROM duckdb_columns() WHERE schema_name = ? AND table_name = ? "
-        "AND database_name = current_database() ORDER BY column_index",
+        "AND database_name = system.main.current_database() ORDER BY column_index",
         [schema, table],
     ).fetchall()
     return [name for (name,) in rows]

@@ -14,6 +14,7 @@ from pathlib import Path
 import psycopg
 import pytest
 import sqlalchemy as sa
+
 from tests.conftest import ServerProcess, start_server
 
 JAR = Path("/usr/share/java/postgresql.jar")
