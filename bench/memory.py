@@ -223,7 +223,7 @@ async def bench_search(layer: AgentLayer, n: int, queries: int, rng: np.random.G
         for i in range(min(queries, 50)):
             q = qvecs[i]
             t0 = time.perf_counter()
-            seqs, _ = ms.nearest([agent], q, 10, None)
+            seqs, _, _ = ms.nearest([agent], q, 10, None)
             fast_lat.append(time.perf_counter() - t0)
             fast = {seq_of[int(s)] for s in seqs}
 

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from proxy.agent.base import INTERNAL_SCHEMA, AgentError, Identity
-from proxy.agent.memory_index import VectorIndex
+from proxy.agent.memory_index import Attrs, VectorIndex
 
 if TYPE_CHECKING:
     import duckdb
@@ -90,6 +90,13 @@ MEMORY_COLUMNS: tuple[tuple[str, str], ...] = (
 )
 SELECT_COLUMNS = ", ".join(
     f"{n}::VARCHAR AS {n}" if t in ("UUID", "JSON") else n for n, t in MEMORY_COLUMNS
+)
+
+# The columns the vector index keeps beside each vector (memory_index.Attrs, in order).
+ATTR_NAMES = ("memory_id", "importance", "expires_at", "memory_type", "session_id", "live")
+ATTR_COLUMNS = (
+    "m.memory_id::VARCHAR AS memory_id, m.importance, m.expires_at, m.memory_type,"
+    " m.session_id, m.conflict_status = 'none' AS live"
 )
 
 # Live = what default reads and searches show: not retired, not expired.
@@ -273,19 +280,25 @@ class Memory:
             cur.rollback()
             raise
         table = cur.execute(
-            f"SELECT m.org_id, m.agent_id, m.seq, v.embedding FROM {T_VEC} v"
+            f"SELECT m.org_id, m.agent_id, m.seq, v.embedding, {ATTR_COLUMNS} FROM {T_VEC} v"
             f" JOIN {T_MEM} m USING (memory_id)"
         ).to_arrow_table()
         self.index.clear()
         if table.num_rows:
             emb = table.column("embedding").combine_chunks()
             vecs = np.asarray(emb.values.to_numpy(zero_copy_only=False), dtype=np.float32)
+            cols = [table.column(c).to_pylist() for c in ATTR_NAMES]
             self.index.add_many(
                 table.column("org_id").to_pylist(),
                 table.column("agent_id").to_pylist(),
                 table.column("seq").to_numpy(),
                 vecs.reshape(table.num_rows, self.index.dims),
+                [Attrs(*a) for a in zip(*cols, strict=True)],
             )
+        for org, agent, seq in cur.execute(
+            f"SELECT org_id, agent_id, seq FROM {T_MEM} WHERE NOT has_embedding"
+        ).fetchall():
+            self.index.note_unembedded(org, agent, seq)
         rows = cur.execute(
             f"SELECT memory_id::VARCHAR, seq, org_id, agent_id, content FROM {T_MEM}"
             " WHERE embedding_status = 'pending' ORDER BY seq"
@@ -387,16 +400,16 @@ class Memory:
             }
         )
 
-        def write(cur: duckdb.DuckDBPyConnection) -> list[str]:
+        def write(cur: duckdb.DuckDBPyConnection) -> dict[str, Attrs]:
             cur.register("_hati_mem_vecs", table)
             try:
                 sel = "SELECT memory_id::UUID FROM _hati_mem_vecs"
-                live = [
-                    r[0]
+                live = {
+                    r[0]: Attrs(*r)
                     for r in cur.execute(
-                        f"SELECT memory_id::VARCHAR FROM {T_MEM} WHERE memory_id IN ({sel})"
+                        f"SELECT {ATTR_COLUMNS} FROM {T_MEM} m WHERE memory_id IN ({sel})"
                     ).fetchall()
-                ]
+                }
                 cur.execute(f"DELETE FROM {T_VEC} WHERE memory_id IN ({sel})")
                 cur.execute(
                     f"INSERT INTO {T_VEC} SELECT memory_id::UUID, embedding::FLOAT[{dims}]"
@@ -414,14 +427,14 @@ class Memory:
 
         async with self.write_lock:
             try:
-                live = set(await self.layer.db.transaction(write))
+                live = await self.layer.db.transaction(write)
             except Exception as exc:
                 await self._embedding_failed(jobs, exc, locked=True)
                 return
             for j, vec in zip(jobs, vecs, strict=True):
                 self._queued.discard(j.memory_id)
                 if j.memory_id in live:  # deleted meanwhile: nothing to index
-                    self.index.add(j.org_id, j.agent_id, j.seq, vec)
+                    self.index.add(j.org_id, j.agent_id, j.seq, vec, live[j.memory_id])
         for j, vec in zip(jobs, vecs, strict=True):
             self._resolve(j.memory_id, "embedded" if j.memory_id in live else "deleted")
             if j.memory_id in live:

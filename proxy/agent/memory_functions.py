@@ -175,7 +175,7 @@ async def store_memory(
     def tx(cur: duckdb.DuckDBPyConnection) -> dict[str, Any]:
         if old_id is not None:
             old = cur.execute(
-                f"SELECT conflict_status, superseded_by_id::VARCHAR FROM {T_MEM}"
+                f"SELECT conflict_status, superseded_by_id::VARCHAR, seq FROM {T_MEM}"
                 " WHERE memory_id = ? AND org_id = ? AND agent_id = ?",
                 [old_id, who.org_id, who.agent_id],
             ).fetchone()
@@ -227,7 +227,7 @@ async def store_memory(
                 deduplicated=False,
             )
         if old_id is not None and old_id != info["memory_id"]:
-            status, by = old
+            status, by, info["retired_seq"] = old
             if status == "superseded" and by not in (None, info["memory_id"]):
                 raise AgentError.conflict(f"memory {old_id} is already superseded by {by}")
             cur.execute(
@@ -239,6 +239,10 @@ async def store_memory(
 
     async with mem.write_lock:
         info = await layer.db.transaction(tx)
+        if "retired_seq" in info:
+            mem.index.retire(info["retired_seq"])
+        if not info["deduplicated"]:
+            mem.index.note_unembedded(who.org_id, who.agent_id, info["seq"])
     mid = info["memory_id"]
     job = _Job(mid, info["seq"], who.org_id, who.agent_id, content)
     if not info["deduplicated"] and mem.embedder is not None:

@@ -18,11 +18,14 @@ same total, so it competes fairly; its `score_kind` is 'keyword' (else 'hybrid')
 its `similarity_score` is the keyword score (the brief's "heuristic relevance").
 
 Candidates: with a query vector, the exact nearest neighbours from the agent's in-RAM
-index (`memory_index`), oversampled (5 x top_k, at least 50) and then filtered in SQL;
-if filters leave too few, the sample grows tenfold until the whole agent is covered.
-With explicit filters (session_id, memory_type, min_importance, metadata) the matching
-rows are selected first and the neighbours searched among them. Memories without a
-vector are found by keyword (SQL `contains` on the lower-cased content). Without a
+index (`memory_index`), oversampled (5 x top_k, at least 50), among the memories that
+pass the filters: the index holds the filter columns (live / not expired, memory_type,
+session_id, importance) beside each vector, so this needs no table scan; a metadata
+filter is evaluated in SQL first (the index does not hold metadata). The candidates are
+read by primary key and the filters checked again in SQL; if that leaves too few, the
+sample grows tenfold until the whole agent is covered. Memories without a vector are
+found by keyword (SQL `contains` on the lower-cased content); with a query vector that
+scan runs only when the agent has such memories (the index tracks them). Without a
 model every candidate comes from the keyword search. Then all candidates are scored,
 and the best `top_k` returned. Retired (superseded) memories are hidden unless
 `include_superseded`; expired ones always are.
@@ -33,6 +36,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +52,7 @@ from proxy.agent.memory import (
     now,
     parse_metadata,
 )
+from proxy.agent.memory_index import RowFilter
 
 if TYPE_CHECKING:
     import duckdb
@@ -198,11 +203,20 @@ async def search(
     agents = [a for a in (mem.index.agent(who.org_id, x) for x in filters.agents) if a]
     want = max(top_k * 5, 50)
 
+    unembedded = any(mem.index.has_unembedded(who.org_id, a) for a in filters.agents)
+    where = RowFilter(
+        now=time.time(),
+        include_superseded=filters.include_superseded,
+        memory_type=filters.memory_type,
+        session_id=filters.session_id,
+        min_importance=filters.min_importance,
+    )
+
     def run(cur: duckdb.DuckDBPyConnection) -> list[tuple[tuple[Any, ...], float | None]]:
         found: dict[str, tuple[tuple[Any, ...], float | None]] = {}
         if qvec is not None:
             allowed = None
-            if filters.explicit:
+            if filters.metadata:  # the index does not hold metadata: ask the table
                 allowed = cur.execute(
                     f"SELECT seq FROM {T_MEM} WHERE {filters.sql} AND has_embedding",
                     filters.params,
@@ -210,20 +224,23 @@ async def search(
                 allowed = np.asarray(allowed, dtype=np.int64)
             c = want
             while True:
-                seqs, sims = nearest(agents, qvec, c, allowed)
+                seqs, sims, ids = nearest(agents, qvec, c, allowed, where)
                 if len(seqs):
-                    by_seq = dict(zip(seqs.tolist(), sims.tolist(), strict=True))
+                    # Read by primary key (an index lookup); the filters are checked again.
+                    by_id = dict(zip(ids.tolist(), sims.tolist(), strict=True))
+                    # (A filter beside the key lookup would turn it into a table scan.)
                     rows = cur.execute(
-                        f"SELECT seq, {SELECT_COLUMNS} FROM {T_MEM} WHERE {filters.sql}"
-                        " AND seq IN (SELECT unnest(?::BIGINT[]))",
-                        [*filters.params, list(by_seq)],
+                        f"WITH c AS MATERIALIZED (SELECT * FROM {T_MEM}"
+                        f" WHERE memory_id IN ({', '.join('?' * len(by_id))}))"
+                        f" SELECT {SELECT_COLUMNS} FROM c WHERE {filters.sql}",
+                        [*by_id, *filters.params],
                     ).fetchall()
                     for r in rows:
-                        found[str(r[1])] = (r[1:], by_seq[r[0]])
-                if len(found) >= top_k or c >= n_vectors or allowed is not None:
+                        found[r[0]] = (r, by_id[r[0]])
+                if len(found) >= top_k or len(seqs) < c or allowed is not None:
                     break
                 c *= 10
-        if tokens:
+        if tokens and (qvec is None or unembedded):
             hit = " + ".join(["contains(lower(content), ?)::INT"] * len(tokens))
             extra = "" if qvec is None else " AND NOT has_embedding"
             rows = cur.execute(
@@ -255,18 +272,21 @@ async def search(
 
 
 def nearest(
-    agents: list[Any], qvec: np.ndarray, k: int, allowed: np.ndarray | None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Top k over one or more agents' indexes (merged by similarity)."""
-    parts = [a.nearest(qvec, k, allowed) for a in agents]
+    agents: list[Any],
+    qvec: np.ndarray,
+    k: int,
+    allowed: np.ndarray | None,
+    where: RowFilter | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Top k over one or more agents' indexes (merged by similarity): seqs, sims, ids."""
+    parts = [a.nearest(qvec, k, allowed, where) for a in agents]
     if not parts:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32), np.empty(0, object)
     if len(parts) == 1:
         return parts[0]
-    seqs = np.concatenate([p[0] for p in parts])
-    sims = np.concatenate([p[1] for p in parts])
+    seqs, sims, ids = (np.concatenate([p[i] for p in parts]) for i in range(3))
     order = np.argsort(-sims, kind="stable")[:k]
-    return seqs[order], sims[order]
+    return seqs[order], sims[order], ids[order]
 
 
 def hybrid_score(
