@@ -615,4 +615,5 @@ def parse_weights(text: str) -> tuple[float, float, float, float, float]:
 
 
 # The operations register themselves in base.REGISTRY on import.
+from proxy.agent import memory_admin as _admin  # noqa: E402,F401
 from proxy.agent import memory_functions as _functions  # noqa: E402,F401
