@@ -81,3 +81,33 @@ def fetch_batch(
     if not rows:
         return b"", 0
     return encode_data_rows(rows, encoders), len(rows)
+
+
+def describe_returning(cur: duckdb.DuckDBPyConnection, sql: str) -> tuple[Column, ...] | None:
+    """Result columns of DML ... RETURNING without running it: PREPARE gives the types."""
+    import sqlglot
+
+    cur.execute("PREPARE __hati_describe AS " + sql)
+    try:
+        row = cur.execute(
+            "SELECT result_types FROM duckdb_prepared_statements() WHERE name = '__hati_describe'"
+        ).fetchone()
+    finally:
+        cur.execute("DEALLOCATE __hati_describe")
+    types = list(row[0]) if row and row[0] else []
+    tree = sqlglot.parse_one(sql, read="duckdb")
+    returning = tree.args.get("returning")
+    names: list[str] = []
+    if returning is not None:
+        for e in returning.expressions:
+            if e.is_star:
+                names = []
+                break
+            names.append(e.alias_or_name)
+    if len(names) != len(types):
+        table = tree.find(sqlglot.exp.Table)
+        if table is None:
+            return None
+        desc = cur.execute(f"DESCRIBE {table.sql(dialect='duckdb')}").fetchall()
+        names = [r[0] for r in desc][: len(types)]
+    return tuple(Column(n, t) for n, t in zip(names, types, strict=False))

@@ -18,7 +18,7 @@ import duckdb
 
 from proxy import commands, cursors, savepoints
 from proxy.agent import sql_bridge
-from proxy.agent.base import AgentError, Identity
+from proxy.agent.base import Identity
 from proxy.duckdb_errors import map_duckdb_error
 from proxy.embed_columns import embed_column, is_embed_column_call, parse_call
 from proxy.engine import Engine
@@ -28,6 +28,7 @@ from proxy.results import (
     Column,
     check_formats,
     columns_of,
+    describe_returning,
     encoders_for,
     fetch_batch,
     row_description,
@@ -216,7 +217,7 @@ class Runner:
             if relations:
                 sql_bridge.register(self.cursor, relations)
             if st.kind in DML_KINDS:
-                return _describe_returning(self.cursor, sql, nulls)
+                return describe_returning(self.cursor, sql)
             self.cursor.execute("DESCRIBE " + sql, nulls)
             return tuple(Column(r[0], r[1]) for r in self.cursor.fetchall())
 
@@ -335,9 +336,10 @@ class Runner:
         )
         returns_rows = st.kind in ROW_KINDS or (st.kind in DML_KINDS and _has_returning(st.sql))
         needs_fts = "fts_main_" in sql
-        branch = _branch_schema(self.settings.values.get("search_path", ""))
-        branch_write = (
-            branch is not None and self.engine.agent is not None and st.kind not in ROW_KINDS
+        branch = (
+            sql_bridge.branch_schema(self.settings.values.get("search_path", ""))
+            if self.engine.agent is not None and st.kind not in ROW_KINDS
+            else None
         )
         setting_vars = self._setting_variables() if "GETVARIABLE('pg:" in sql else []
 
@@ -350,11 +352,8 @@ class Runner:
                 cur.begin()
             if needs_fts:
                 semantic.ensure_fts_indexes(cur, sql)
-            if branch_write:  # copy-on-write: the written tables become the branch's own
-                try:
-                    self.engine.agent.branches.prepare_write_sync(cur, branch, sql, self.who)
-                except AgentError as exc:
-                    raise sql_bridge.to_pg_error(exc) from None
+            if branch is not None:
+                sql_bridge.branch_copy_on_write(self.engine.agent, cur, branch, sql, self.who)
             cast = _CASTS.get(sql) if st.kind == "select" else None
             run_sql = cast[0] if cast else sql
             cur.execute(run_sql, params) if params else cur.execute(run_sql)
@@ -432,14 +431,6 @@ class Runner:
         session.out(m.command_complete(_tag(st, portal.rows_sent)))
 
 
-def _branch_schema(search_path: str) -> str | None:
-    """`branch_x` when a session works inside a branch (search_path 'branch_x, main')."""
-    if "branch_" not in search_path:
-        return None
-    first = search_path.split(",")[0].strip().strip('"').strip("'").strip()
-    return first if first.startswith("branch_") else None
-
-
 # SELECT text -> (SQL that casts lossy columns to VARCHAR, the original column types).
 _CASTS: dict[str, tuple[str, tuple[Column, ...]]] = {}
 
@@ -489,35 +480,3 @@ def _tag(st: Statement, count: int) -> str:
     if tag in ("SELECT", "UPDATE", "DELETE", "MERGE", "COPY", "FETCH", "MOVE"):
         return f"{tag} {count}"
     return tag
-
-
-def _describe_returning(
-    cur: duckdb.DuckDBPyConnection, sql: str, nulls: list[None]
-) -> tuple[Column, ...] | None:
-    """Result columns of DML ... RETURNING without running it: PREPARE gives the types."""
-    import sqlglot
-
-    cur.execute("PREPARE __hati_describe AS " + sql)
-    try:
-        row = cur.execute(
-            "SELECT result_types FROM duckdb_prepared_statements() WHERE name = '__hati_describe'"
-        ).fetchone()
-    finally:
-        cur.execute("DEALLOCATE __hati_describe")
-    types = list(row[0]) if row and row[0] else []
-    tree = sqlglot.parse_one(sql, read="duckdb")
-    returning = tree.args.get("returning")
-    names: list[str] = []
-    if returning is not None:
-        for e in returning.expressions:
-            if e.is_star:
-                names = []
-                break
-            names.append(e.alias_or_name)
-    if len(names) != len(types):
-        table = tree.find(sqlglot.exp.Table)
-        if table is None:
-            return None
-        desc = cur.execute(f"DESCRIBE {table.sql(dialect='duckdb')}").fetchall()
-        names = [r[0] for r in desc][: len(types)]
-    return tuple(Column(n, t) for n, t in zip(names, types, strict=False))

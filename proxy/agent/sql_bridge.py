@@ -154,6 +154,24 @@ def register(cur: duckdb.DuckDBPyConnection, relations: list[tuple[str, Any, Any
         )
 
 
+def branch_schema(search_path: str) -> str | None:
+    """`branch_x` when a session works inside a branch (search_path 'branch_x, main')."""
+    if "branch_" not in search_path:
+        return None
+    first = search_path.split(",")[0].strip().strip('"').strip("'").strip()
+    return first if first.startswith("branch_") else None
+
+
+def branch_copy_on_write(
+    layer: AgentLayer, cur: duckdb.DuckDBPyConnection, branch: str, sql: str, who: Identity | None
+) -> None:
+    """On the worker thread, before a write: the tables it writes become the branch's own."""
+    try:
+        layer.branches.prepare_write_sync(cur, branch, sql, who)
+    except AgentError as exc:
+        raise to_pg_error(exc) from None
+
+
 def to_pg_error(exc: AgentError) -> PgError:
     return PgError(exc.sqlstate, exc.message, hint=exc.hint)
 
