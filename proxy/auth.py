@@ -168,6 +168,19 @@ class ScramSha256Auth(Authenticator):
         return m.authentication_sasl_final(b"v=" + base64.b64encode(verifier))
 
 
+class PasswordCapture(Authenticator):
+    """Cleartext exchange that only records the password (an API key, checked by the caller)."""
+
+    given = ""
+
+    def start(self) -> bytes:
+        return m.authentication_cleartext()
+
+    def step(self, data: bytes) -> tuple[bytes, bool]:
+        self.given = _cstring(data)
+        return b"", True
+
+
 METHODS: dict[str, type[Authenticator]] = {
     "password": CleartextAuth,
     "md5": Md5Auth,

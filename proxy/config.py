@@ -125,6 +125,39 @@ SETTINGS: tuple[Setting, ...] = (
         int,
     ),
     Setting("mcp_port", 5440, "MCP over HTTP port (POST /mcp); 0 = off.", int),
+    Setting(
+        "rest_port", 8080, "REST control plane port (/v1/..., /health, /metrics); 0 = off.", int
+    ),
+    Setting(
+        "max_request_body_bytes",
+        16 * 1024 * 1024,
+        "Largest REST / MCP-over-HTTP request body; larger ones get 413.",
+        int,
+    ),
+    Setting(
+        "rate_limit_per_minute",
+        1200,
+        "REST / MCP-over-HTTP requests per API key per minute (0 = unlimited); more get 429.",
+        int,
+    ),
+    Setting(
+        "auth_failure_limit",
+        5,
+        "Failed logins per source address before further attempts are slowed down.",
+        int,
+    ),
+    Setting(
+        "auth_ban_seconds",
+        300,
+        "How long a source address is refused after 4x auth_failure_limit failed logins.",
+        int,
+    ),
+    Setting(
+        "webhook_allowed_hosts",
+        "",
+        "Comma-separated hosts/addresses webhooks may reach even though they are link-local, "
+        "metadata or this server's own ports (refused by default).",
+    ),
 )
 
 # Settings the embedding package reads from the environment itself.
@@ -169,6 +202,12 @@ class Config:
     memory_score_weights: str = "0.5,0.25,0.1,0.1,0.05"
     access_tracker_flush_interval_secs: int = 60
     mcp_port: int = 5440
+    rest_port: int = 8080
+    max_request_body_bytes: int = 16 * 1024 * 1024
+    rate_limit_per_minute: int = 1200
+    auth_failure_limit: int = 5
+    auth_ban_seconds: int = 300
+    webhook_allowed_hosts: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import ipaddress
 import itertools
 import logging
 import secrets
@@ -17,7 +16,11 @@ import ssl
 from dataclasses import dataclass
 
 from proxy import auth, embed_columns
+from proxy.access.keys import Principal
+from proxy.access.service import AccessControl, AuthError
+from proxy.agent.base import AgentError
 from proxy.agent.sql_bridge import identity_for
+from proxy.asgi_host import AsgiListener
 from proxy.config import Config
 from proxy.engine import Engine
 from proxy.runner import Runner
@@ -51,15 +54,16 @@ class Server:
         from proxy.agent import AgentLayer
 
         self.agent = self.engine.agent = AgentLayer(self.engine)
+        self.access = AccessControl(self.agent)
         self.ssl_context = server_context(config)
-        self.passwords = config.user_passwords
-        self.auth_method = config.effective_auth_method
+        self.auth_method = config.effective_auth_method  # for configured users' passwords
         self.backends: dict[int, Backend] = {}
         self._pids = itertools.count(1000)
         self._server: asyncio.base_events.Server | None = None
         self._connections: set[asyncio.Task] = set()
         self._filler: asyncio.Task | None = None
-        self.mcp = None  # proxy.mcp_http.McpHttp while MCP over HTTP runs
+        self.mcp: AsgiListener | None = None  # MCP over HTTP, while it runs
+        self.rest: AsgiListener | None = None  # the REST control plane, while it runs
 
     async def start(self) -> None:
         await self.engine.semantic.start()
@@ -68,18 +72,25 @@ class Server:
             interval = self.config.embedding_flush_interval_ms / 1000
             self._filler = asyncio.create_task(embed_columns.filler(self.engine, interval))
         from proxy import mcp_http
+        from proxy.rest import app as rest_app
 
-        # MCP first: once the wire port answers, /mcp answers too.
-        self.mcp = await mcp_http.start(self.agent, self.config)  # None when mcp_port = 0
+        # HTTP first: once the wire port answers, /mcp and /v1 answer too.
+        self.mcp = await mcp_http.start(self.agent, self.access, self.config)  # None: off
+        self.rest = await rest_app.start(self)
         self._server = await asyncio.start_server(
             self._on_client, self.config.host, self.config.port, limit=READ_CHUNK
         )
         addrs = ", ".join(str(s.getsockname()[:2]) for s in self._server.sockets)
-        log.info("listening for Postgres clients on %s (auth: %s)", addrs, self.auth_method)
-        if self.auth_method == "trust":
+        if self.access.trust:
+            auth = "trust"
+        else:
+            auth = f"API keys (cleartext password; use TLS), users: {self.auth_method}"
+        log.info("listening for Postgres clients on %s (auth: %s)", addrs, auth)
+        if self.access.trust:
             log.warning(
-                "TRUST MODE: no passwords required (loopback clients only%s)",
-                "; remote trust is ON" if self.config.allow_remote_trust else "",
+                "TRUST MODE: no passwords or API keys required on any interface (%s). "
+                "For development only: create a key with `hatiproxy keys create` to end it.",
+                "remote trust is ON" if self.config.allow_remote_trust else "loopback only",
             )
 
     @property
@@ -93,8 +104,9 @@ class Server:
             await self._server.serve_forever()
 
     async def close(self) -> None:
-        if self.mcp is not None:
-            await self.mcp.stop()  # before the agent layer it calls into stops
+        for http in (self.rest, self.mcp):
+            if http is not None:
+                await http.stop()  # before the agent layer they call into stops
         if self._server is not None:
             self._server.close()
         for task in list(self._connections):
@@ -133,16 +145,6 @@ class Server:
 
     def new_backend_id(self) -> tuple[int, int]:
         return next(self._pids), secrets.randbits(31)
-
-
-def _is_loopback(writer: asyncio.StreamWriter) -> bool:
-    peer = writer.get_extra_info("peername")
-    if not peer:  # unix socket
-        return True
-    try:
-        return ipaddress.ip_address(peer[0]).is_loopback
-    except ValueError:
-        return False
 
 
 class Connection:
@@ -314,29 +316,7 @@ class Connection:
             raise FatalError("28000", "no PostgreSQL user name specified in startup packet")
         if len(server.backends) >= server.config.max_connections:
             raise FatalError("53300", "sorry, too many clients already")
-        method = server.auth_method
-        if method == "trust":
-            if not (_is_loopback(self.writer) or server.config.allow_remote_trust):
-                raise FatalError(
-                    "28000",
-                    "passwordless (trust) login is allowed only from loopback clients",
-                    hint="Configure users (HATIDATA_USERS) or set HATIDATA_ALLOW_REMOTE_TRUST.",
-                )
-        else:
-            authenticator = auth.METHODS[method](user, server.passwords.get(user))
-            self.out(authenticator.start())
-            await self.flush()
-            while True:
-                async with asyncio.timeout_at(deadline):
-                    msg = await self._read_direct()
-                if not isinstance(msg, m.PasswordData):
-                    raise ProtocolViolation("expected a password response")
-                reply, done = authenticator.step(msg.data)
-                if reply:
-                    self.out(reply)
-                if done:
-                    break
-                await self.flush()
+        principal = await self._login(user, deadline)
         pid, secret = server.new_backend_id()
         settings = SessionSettings(_startup_settings(params, user))
         runner = await server.engine.run(Runner, server.engine, settings)
@@ -346,9 +326,13 @@ class Connection:
             runner, identity, settings, self.out, self.flush, self.flush_if_large, self.receive
         )
         server.backends[pid] = Backend(secret, runner)
-        await runner.set_identity(
-            identity_for(server.agent, user, settings.values, identity.startup)
-        )
+        who = identity_for(server.agent, user, settings.values, identity.startup)
+        if principal is not None:  # an API key: its org, agent binding and scopes
+            try:
+                who = principal.identity(who.agent_id if who.agent_id != user else None, user)
+            except AgentError as exc:
+                raise FatalError("28000", exc.message) from None
+        await runner.set_identity(who)
         self.out(m.authentication_ok())
         for name in REPORTED:
             self.out(m.parameter_status(name, settings.values.get(name, "")))
@@ -357,6 +341,55 @@ class Connection:
         self.out(m.ready_for_query("I"))
         await self.flush()
         return session, pid
+
+    async def _login(self, user: str, deadline: float) -> Principal | None:
+        """Trust, a configured user's password, or an API key as the password."""
+        access = self.server.access
+        if access.trust:
+            if not access.trust_allowed(_peer_host(self.writer)):
+                raise FatalError(
+                    "28000",
+                    "passwordless (trust) login is allowed only from loopback clients",
+                    hint="Create an API key (hatiproxy keys create) or configure users.",
+                )
+            return None
+        if user in access.passwords:
+            method = self.server.auth_method
+            await self._exchange(auth.METHODS[method](user, access.passwords[user]), deadline)
+            return None
+        # An API key as the password: cleartext, since only the key's hash is stored.
+        password = auth.PasswordCapture(user, None)
+        await self._exchange(password, deadline)
+        try:
+            return await access.authenticate(password.given)
+        except AuthError:
+            raise FatalError(
+                "28P01",
+                f'password authentication failed for user "{user}"',
+                hint="Use an API key (hd_live_... / hd_agent_...) or a configured user's password.",
+            ) from None
+
+    async def _exchange(self, authenticator: auth.Authenticator, deadline: float) -> None:
+        self.out(authenticator.start())
+        await self.flush()
+        while True:
+            async with asyncio.timeout_at(deadline):
+                msg = await self._read_direct()
+            if not isinstance(msg, m.PasswordData):
+                raise ProtocolViolation("expected a password response")
+            reply, done = authenticator.step(msg.data)
+            if reply:
+                self.out(reply)
+            if done:
+                return
+            await self.flush()
+
+
+def _peer_host(writer: asyncio.StreamWriter) -> str:
+    peer = writer.get_extra_info("peername")
+    if not peer:  # unix socket: local by definition
+        return "localhost"
+    return str(peer[0]) if isinstance(peer, tuple) else str(peer)
 
 
 def _startup_settings(params: dict[str, str], user: str) -> dict[str, str]:

@@ -30,10 +30,15 @@ class ServerProcess:
     log_path: Path
     data_dir: Path
     mcp_port: int = 0
+    rest_port: int = 0
 
     @property
     def mcp_url(self) -> str:
         return f"http://{self.host}:{self.mcp_port}/mcp"
+
+    @property
+    def rest_url(self) -> str:
+        return f"http://{self.host}:{self.rest_port}"
 
     @property
     def dsn(self) -> str:
@@ -59,6 +64,7 @@ def start_server(tmp: Path, *args: str, env: dict[str, str] | None = None) -> Se
     port = free_port()
     # Every test server gets its own MCP HTTP port, so servers never collide on 5440.
     mcp_port = 0 if "--mcp-port" in args else free_port()
+    rest_port = 0 if "--rest-port" in args else free_port()
     data_dir = tmp / "data"
     data_dir.mkdir(parents=True, exist_ok=True)
     log_path = tmp / "server.log"
@@ -68,10 +74,12 @@ def start_server(tmp: Path, *args: str, env: dict[str, str] | None = None) -> Se
     ]  # fmt: skip
     if mcp_port:
         cmd += ["--mcp-port", str(mcp_port)]
+    if rest_port:
+        cmd += ["--rest-port", str(rest_port)]
     full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=full_env)
-    server = ServerProcess("127.0.0.1", port, proc, log_path, data_dir, mcp_port)
+    server = ServerProcess("127.0.0.1", port, proc, log_path, data_dir, mcp_port, rest_port)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:

@@ -313,7 +313,14 @@ def test_silent_clients_are_dropped_at_the_startup_deadline(
 
     async def scenario() -> None:
         srv = Server(
-            Config(port=0, mcp_port=0, database=":memory:", users="u:pw", data_dir=str(tmp_path))
+            Config(
+                port=0,
+                mcp_port=0,
+                rest_port=0,
+                database=":memory:",
+                users="u:pw",
+                data_dir=str(tmp_path),
+            )
         )
         await srv.start()
         try:

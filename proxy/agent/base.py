@@ -27,12 +27,24 @@ class Identity:
     org_id: str
     agent_id: str
     user: str = ""
-    # None: unrestricted (trust / configured users). Issue 6's API keys set real scopes.
+    # None: unrestricted (trust / configured users); an API key sets its real scopes.
     scopes: frozenset[str] | None = None
+    role: str | None = None  # the API key's role (proxy.access.scopes.ROLES); None = no key
+    key_id: str | None = None
 
     def require(self, scope: str) -> None:
         if self.scopes is not None and scope not in self.scopes:
             raise AgentError.forbidden(f"this identity lacks the {scope} scope")
+
+    @property
+    def sql_read_only(self) -> bool:
+        """SQL that changes data is refused (a key without query:write)."""
+        return self.scopes is not None and "query:write" not in self.scopes
+
+    @property
+    def server_files(self) -> bool:
+        """May SQL read or write files on the server (read_csv, COPY TO, ATTACH)? Admins only."""
+        return self.role is None or self.role == "admin"
 
 
 class AgentError(Exception):

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from mcp_support import COMPAT_TOOLS
 
 from proxy.agent.base import AgentError, Identity
-from proxy.config import Config
-from proxy.mcp_http import AuthError, AuthLayer, resolve_identity
+from proxy.mcp_http import AuthLayer
 from proxy.mcp_tools import TOOLS, Json, ToolError, run_tool, tool_definitions, validate
 
 
@@ -125,23 +123,14 @@ def test_scopes_refuse_in_process() -> None:
     assert not run(backend, "search_memory", {"query": "x"}).get("isError")
 
 
-def _layer(users: str = "", **kw: Any) -> Any:
-    return SimpleNamespace(config=Config(users=users, org_id="org1", **kw))
+class StaticAccess:
+    """Stands in for AccessControl: every caller is one fixed (read-only) identity."""
 
+    def __init__(self, who: Identity) -> None:
+        self.who = who
 
-def test_resolve_identity() -> None:
-    who = resolve_identity({"x-hatidata-agent-id": "bot"}, "127.0.0.1", _layer())
-    assert (who.org_id, who.agent_id, who.scopes) == ("org1", "bot", None)
-    assert resolve_identity({}, "::1", _layer()).agent_id == "mcp-agent"
-    with pytest.raises(AuthError):
-        resolve_identity({}, "10.1.2.3", _layer())
-    assert resolve_identity({}, "10.1.2.3", _layer(allow_remote_trust=True)).agent_id
-    keyed = _layer("u1:k1,u2:k2")
-    assert resolve_identity({"authorization": "ApiKey k2"}, "10.1.2.3", keyed).agent_id == "u2"
-    assert resolve_identity({"authorization": "Bearer k1"}, "127.0.0.1", keyed).agent_id == "u1"
-    for bad in ({}, {"authorization": "ApiKey nope"}, {"authorization": "k1"}):
-        with pytest.raises(AuthError):
-            resolve_identity(bad, "127.0.0.1", keyed)
+    async def identity_from_header(self, headers: Any, host: Any) -> Identity:
+        return self.who
 
 
 def test_http_scope_check_is_403_before_the_tool_runs() -> None:
@@ -151,13 +140,8 @@ def test_http_scope_check_is_403_before_the_tool_runs() -> None:
         seen.append(scope)
 
     async def call(body: dict) -> tuple[int, dict]:
-        layer = _layer()
-        app = AuthLayer(inner, layer)
-        # A read-only identity: resolve_identity gives scopes=None today (issue 6 adds keys).
-        import proxy.mcp_http as mod
-
-        original = mod.resolve_identity
-        mod.resolve_identity = lambda *a: Identity("o", "a", scopes=frozenset({"memory:read"}))
+        who = Identity("o", "a", scopes=frozenset({"memory:read"}))
+        app = AuthLayer(inner, StaticAccess(who))
         sent: list[dict] = []
         chunks = [{"type": "http.request", "body": json.dumps(body).encode()}]
 
@@ -168,10 +152,7 @@ def test_http_scope_check_is_403_before_the_tool_runs() -> None:
             sent.append(message)
 
         scope = {"type": "http", "method": "POST", "headers": [], "client": ("127.0.0.1", 1)}
-        try:
-            await app(scope, receive, send)
-        finally:
-            mod.resolve_identity = original
+        await app(scope, receive, send)
         if not sent:
             return 0, {}
         return sent[0]["status"], json.loads(sent[1]["body"])

@@ -1,0 +1,167 @@
+"""Access control for a running server: one place that answers "who is this?".
+
+The wire server, MCP over HTTP and the REST API all ask `AccessControl`:
+- `mode()` says whether a credential is needed at all. Trust (no credential) holds
+  only while no users are configured and no API key exists, or when auth_method is
+  explicitly `trust`, and only for loopback clients unless allow_remote_trust.
+- `authenticate(secret)` turns an API key into a `Principal`, or raises AuthError.
+  Keys are cached by digest after the first lookup; revocation and rotation through
+  this object drop the cache entry, and nothing else can change keys while the
+  server holds the database file.
+- `identity_from_header(...)` is the HTTP form: `Authorization: ApiKey KEY` or
+  `Bearer KEY` (a configured user's password also works, as that user).
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import logging
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from proxy.access import keys as k
+from proxy.agent.base import Identity
+
+if TYPE_CHECKING:
+    from proxy.agent.layer import AgentLayer
+
+log = logging.getLogger("hatiproxy.access")
+AGENT_HEADER = "x-hatidata-agent-id"
+DEFAULT_HTTP_AGENT = "mcp-agent"
+
+
+class AuthError(Exception):
+    """Missing or bad credentials (wire 28P01 / HTTP 401)."""
+
+
+def is_loopback(host: str | None) -> bool:
+    if not host:
+        return False
+    try:
+        return ipaddress.ip_address(host.split("%")[0]).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+class AccessControl:
+    def __init__(self, layer: AgentLayer) -> None:
+        self.layer = layer
+        self.config = layer.config
+        self.passwords: dict[str, str] = self.config.user_passwords
+        self._cache: dict[str, k.ApiKey] = {}
+        self._any_keys = False
+        self._last_used: dict[str, datetime] = {}
+        layer.db.run_sync(k.ensure_schema)
+        layer.db.run_sync(lambda cur: k.ensure_org(cur, self.config.org_id))
+        self._any_keys = layer.db.run_sync(k.has_keys)
+
+    # -- mode -------------------------------------------------------------------------
+    @property
+    def trust(self) -> bool:
+        """No credential needed (still loopback-only unless allow_remote_trust)."""
+        method = self.config.auth_method
+        if method:
+            return method == "trust"
+        return not self.passwords and not self._any_keys
+
+    def trust_allowed(self, host: str | None) -> bool:
+        return self.trust and (is_loopback(host) or self.config.allow_remote_trust)
+
+    # -- keys -------------------------------------------------------------------------
+    async def authenticate(self, secret: str) -> k.Principal:
+        """The principal of an API key; AuthError when unknown, revoked or expired."""
+        if not k.looks_like_key(secret):
+            raise AuthError("not an API key")
+        hashed = k.digest(secret)
+        key = self._cache.get(hashed)
+        if key is None:
+            key = await self.layer.db.run(lambda cur: k.lookup(cur, secret))
+            if key is None:
+                raise AuthError("unknown API key")
+            self._cache[hashed] = key
+        status = key.status()
+        if status != "active":
+            raise AuthError(f"API key is {status}")
+        await self._touch(key)
+        return k.principal_of(key)
+
+    async def _touch(self, key: k.ApiKey) -> None:
+        # last_used_at at minute resolution: no write per request.
+        now = datetime.now(UTC)
+        seen = self._last_used.get(key.key_id)
+        if seen is not None and now - seen < timedelta(minutes=1):
+            return
+        self._last_used[key.key_id] = now
+        await self.layer.db.run(
+            lambda cur: cur.execute(
+                f"UPDATE {k.T_KEYS} SET last_used_at = ? WHERE key_id = ?", [now, key.key_id]
+            )
+        )
+
+    def forget(self, key_id: str) -> None:
+        """Drop a changed key from the cache (after revoke / rotate)."""
+        for hashed, key in list(self._cache.items()):
+            if key.key_id == key_id:
+                del self._cache[hashed]
+
+    async def create_key(self, org_id: str, **kw: Any) -> tuple[k.ApiKey, str]:
+        result = await self.layer.db.transaction(lambda cur: k.create_key(cur, org_id, **kw))
+        self._any_keys = True
+        return result
+
+    async def list_keys(self, org_id: str | None) -> list[k.ApiKey]:
+        return await self.layer.db.run(lambda cur: k.list_keys(cur, org_id))
+
+    async def get_key(self, key_id: str, org_id: str | None) -> k.ApiKey:
+        return await self.layer.db.run(lambda cur: k.get_key(cur, key_id, org_id))
+
+    async def revoke_key(self, key_id: str, org_id: str | None) -> k.ApiKey:
+        key = await self.layer.db.transaction(lambda cur: k.revoke_key(cur, key_id, org_id))
+        self.forget(key_id)
+        return key
+
+    async def rotate_key(
+        self, key_id: str, org_id: str | None, grace: timedelta = timedelta(0)
+    ) -> tuple[k.ApiKey, str, k.ApiKey]:
+        result = await self.layer.db.transaction(
+            lambda cur: k.rotate_key(cur, key_id, org_id, grace)
+        )
+        self.forget(key_id)
+        return result
+
+    # -- passwords of configured users ----------------------------------------------------
+    def user_password_ok(self, user: str, password: str) -> bool:
+        expected = self.passwords.get(user)
+        return expected is not None and hmac.compare_digest(
+            expected.encode("utf-8"), password.encode("utf-8")
+        )
+
+    # -- HTTP -----------------------------------------------------------------------------
+    async def identity_from_header(
+        self, headers: Mapping[str, str], client_host: str | None
+    ) -> Identity:
+        """Who an HTTP request is (REST, MCP). AuthError (401) when it is nobody."""
+        return (await self.resolve(headers, client_host))[0]
+
+    async def resolve(
+        self, headers: Mapping[str, str], client_host: str | None
+    ) -> tuple[Identity, k.Principal | None]:
+        """(identity, the API key's principal or None) of an HTTP request."""
+        scheme, _, secret = (headers.get("authorization") or "").strip().partition(" ")
+        secret = secret.strip()
+        agent_header = (headers.get(AGENT_HEADER) or "").strip() or None
+        if not secret or scheme.lower() not in ("apikey", "bearer"):
+            if self.trust_allowed(client_host):
+                return Identity(self.config.org_id, agent_header or DEFAULT_HTTP_AGENT, ""), None
+            raise AuthError("missing credentials: send 'Authorization: ApiKey <key>'")
+        if k.looks_like_key(secret):
+            principal = await self.authenticate(secret)
+            if principal.agent_id is None:
+                return principal.identity(agent_header or DEFAULT_HTTP_AGENT), principal
+            return principal.identity(agent_header), principal
+        for user, password in self.passwords.items():
+            if hmac.compare_digest(password.encode("utf-8"), secret.encode("utf-8")):
+                return Identity(self.config.org_id, user, user), None
+        raise AuthError("invalid API key")

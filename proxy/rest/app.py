@@ -1,0 +1,51 @@
+"""Assemble the REST app and serve it on rest_port inside the server's event loop."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from fastapi import FastAPI
+
+from proxy import __version__
+from proxy.asgi_host import AsgiListener
+from proxy.rest import cot, errors, keys, memory, ops, transpile, triggers
+
+if TYPE_CHECKING:
+    from proxy.server import Server
+
+log = logging.getLogger("hatiproxy.rest")
+
+DESCRIPTION = """\
+The hatiproxy control plane: agent memory, chain-of-thought ledger, semantic
+triggers, API keys and SQL transpilation, over the same agent layer as SQL and MCP.
+Authenticate with `Authorization: ApiKey <key>` (or `Bearer <key>`). Every error is
+JSON `{"error": <code>, "message": ...}`.
+"""
+
+
+def create_app(server: Server) -> FastAPI:
+    app = FastAPI(
+        title="hatiproxy control plane",
+        version=__version__,
+        description=DESCRIPTION,
+        docs_url=None,
+        redoc_url=None,
+        responses=errors.COMMON_ERRORS,
+    )
+    app.state.server = server
+    errors.install(app)
+    for module in (ops, memory, triggers, cot, keys, transpile):
+        app.include_router(module.router)
+    return app
+
+
+async def start(server: Server) -> AsgiListener | None:
+    """Start the REST API on config.rest_port (None when the port is 0 = off)."""
+    config = server.config
+    if not config.rest_port:
+        return None
+    listener = AsgiListener(create_app(server), config.host, config.rest_port)
+    await listener.start()
+    log.info("REST control plane on http://%s:%d", config.host, listener.port)
+    return listener

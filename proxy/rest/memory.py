@@ -1,0 +1,7 @@
+"""REST: memory routes (being built)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+router = APIRouter()

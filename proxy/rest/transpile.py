@@ -1,0 +1,7 @@
+"""REST: transpile routes (being built)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+router = APIRouter()
