@@ -1,4 +1,4 @@
-"""Command line: `hatiproxy serve | model ... | mcp`."""
+"""Command line: `hatiproxy serve | model ... | mcp | keys ...`."""
 
 from __future__ import annotations
 
@@ -62,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     from proxy.mcp_stdio import add_mcp_command
 
     add_mcp_command(sub)  # `hatiproxy mcp`: MCP over stdio against a running server
+    from proxy.access.cli import add_keys_command
+
+    add_keys_command(sub)  # `hatiproxy keys ...`: API keys on the database file
     return parser
 
 
