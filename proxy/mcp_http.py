@@ -24,7 +24,7 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any
 
-from proxy.access.service import AccessControl, AuthError
+from proxy.access.service import AccessControl, AuthError, TooManyFailures
 from proxy.agent.base import AgentError, Identity
 from proxy.asgi_host import AsgiListener
 from proxy.mcp_backends import LayerBackend
@@ -69,6 +69,10 @@ class AuthLayer:
         client = scope.get("client")
         try:
             who = await self.access.identity_from_header(headers, client[0] if client else None)
+        except TooManyFailures as exc:
+            body = _rpc_error(None, -32001, str(exc), {"code": "too_many_auth_failures"})
+            retry = str(max(1, round(exc.retry_after))).encode()
+            return await _respond(send, 429, body, [(b"retry-after", retry)])
         except AuthError as exc:
             body = _rpc_error(None, -32001, f"unauthorized: {exc}", {"code": "unauthorized"})
             return await _respond(send, 401, body, [(b"www-authenticate", b"ApiKey")])

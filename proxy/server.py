@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from proxy import auth, embed_columns
 from proxy.access.keys import Principal
-from proxy.access.service import AccessControl, AuthError
+from proxy.access.service import AccessControl, AuthError, TooManyFailures
 from proxy.agent.base import AgentError
 from proxy.agent.sql_bridge import identity_for
 from proxy.asgi_host import AsgiListener
@@ -353,21 +353,32 @@ class Connection:
                     hint="Create an API key (hatiproxy keys create) or configure users.",
                 )
             return None
-        if user in access.passwords:
-            method = self.server.auth_method
-            await self._exchange(auth.METHODS[method](user, access.passwords[user]), deadline)
-            return None
-        # An API key as the password: cleartext, since only the key's hash is stored.
-        password = auth.PasswordCapture(user, None)
-        await self._exchange(password, deadline)
+        source = _peer_host(self.writer)
         try:
-            return await access.authenticate(password.given)
-        except AuthError:
-            raise FatalError(
-                "28P01",
-                f'password authentication failed for user "{user}"',
-                hint="Use an API key (hd_live_... / hd_agent_...) or a configured user's password.",
-            ) from None
+            access.check_banned(source)
+        except TooManyFailures as exc:
+            raise FatalError("28000", str(exc)) from None
+        try:
+            if user in access.passwords:
+                method = self.server.auth_method
+                await self._exchange(auth.METHODS[method](user, access.passwords[user]), deadline)
+                return None
+            # An API key as the password: cleartext, since only the key's hash is stored.
+            password = auth.PasswordCapture(user, None)
+            await self._exchange(password, deadline)
+            try:
+                return await access.authenticate(password.given)
+            except AuthError:
+                raise FatalError(
+                    "28P01",
+                    f'password authentication failed for user "{user}"',
+                    hint="Use an API key (hd_live_... / hd_agent_...) or a configured user's "
+                    "password.",
+                ) from None
+        except FatalError as exc:
+            if exc.sqlstate == "28P01":
+                await access.penalise(source)
+            raise
 
     async def _exchange(self, authenticator: auth.Authenticator, deadline: float) -> None:
         self.out(authenticator.start())

@@ -14,6 +14,7 @@ The wire server, MCP over HTTP and the REST API all ask `AccessControl`:
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import ipaddress
 import logging
@@ -22,6 +23,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from proxy.access import keys as k
+from proxy.access.throttle import AuthThrottle, Banned
 from proxy.agent.base import Identity
 
 if TYPE_CHECKING:
@@ -34,6 +36,17 @@ DEFAULT_HTTP_AGENT = "mcp-agent"
 
 class AuthError(Exception):
     """Missing or bad credentials (wire 28P01 / HTTP 401)."""
+
+
+class TooManyFailures(AuthError):
+    """This source failed to authenticate too often (wire 28000 / HTTP 429)."""
+
+    def __init__(self, retry_after: float) -> None:
+        self.retry_after = retry_after
+        super().__init__(
+            f"too many failed authentication attempts from this address; "
+            f"retry in {retry_after:.0f} s"
+        )
 
 
 def is_loopback(host: str | None) -> bool:
@@ -53,6 +66,7 @@ class AccessControl:
         self._cache: dict[str, k.ApiKey] = {}
         self._any_keys = False
         self._last_used: dict[str, datetime] = {}
+        self.throttle = AuthThrottle(self.config.auth_failure_limit, self.config.auth_ban_seconds)
         layer.db.run_sync(k.ensure_schema)
         layer.db.run_sync(lambda cur: k.ensure_org(cur, self.config.org_id))
         self._any_keys = layer.db.run_sync(k.has_keys)
@@ -68,6 +82,28 @@ class AccessControl:
 
     def trust_allowed(self, host: str | None) -> bool:
         return self.trust and (is_loopback(host) or self.config.allow_remote_trust)
+
+    # -- brute-force slowing (all interfaces share one count per source address) -------
+    def check_banned(self, source: str | None) -> None:
+        """Raise TooManyFailures while `source` is banned (checked before any credential)."""
+        try:
+            self.throttle.delay(source or "")
+        except Banned as exc:
+            raise TooManyFailures(exc.retry_after) from None
+
+    async def penalise(self, source: str | None) -> None:
+        """Count a failed attempt and answer it slowly once the source fails repeatedly.
+
+        Successes do not reset the count (a valid key must not launder guesses at
+        weaker user passwords); failures age out of the throttle's window instead.
+        """
+        self.throttle.failure(source or "")
+        try:
+            wait = self.throttle.delay(source or "")
+        except Banned:
+            wait = 0.0
+        if wait:
+            await asyncio.sleep(wait)
 
     # -- keys -------------------------------------------------------------------------
     async def authenticate(self, secret: str) -> k.Principal:
@@ -149,6 +185,21 @@ class AccessControl:
         self, headers: Mapping[str, str], client_host: str | None
     ) -> tuple[Identity, k.Principal | None]:
         """(identity, the API key's principal or None) of an HTTP request."""
+        scheme, _, secret = (headers.get("authorization") or "").strip().partition(" ")
+        if secret.strip():
+            self.check_banned(client_host)
+        try:
+            return await self._resolve(headers, client_host)
+        except TooManyFailures:
+            raise
+        except AuthError:
+            if secret.strip():
+                await self.penalise(client_host)
+            raise
+
+    async def _resolve(
+        self, headers: Mapping[str, str], client_host: str | None
+    ) -> tuple[Identity, k.Principal | None]:
         scheme, _, secret = (headers.get("authorization") or "").strip().partition(" ")
         secret = secret.strip()
         agent_header = (headers.get(AGENT_HEADER) or "").strip() or None

@@ -17,7 +17,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from proxy.access.service import AuthError
+from proxy.access.service import AuthError, TooManyFailures
 from proxy.agent.base import AgentError
 
 log = logging.getLogger("hatiproxy.rest")
@@ -69,6 +69,10 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(AuthError)
     async def _auth(_: Request, exc: AuthError) -> JSONResponse:
+        if isinstance(exc, TooManyFailures):
+            response = error(429, "too_many_auth_failures", str(exc))
+            response.headers["Retry-After"] = str(max(1, round(exc.retry_after)))
+            return response
         return error(401, "unauthorized", f"unauthorized: {exc}")
 
     @app.exception_handler(RequestValidationError)
