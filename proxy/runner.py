@@ -22,6 +22,7 @@ from proxy.agent.base import Identity
 from proxy.duckdb_errors import map_duckdb_error
 from proxy.embed_columns import embed_column, is_embed_column_call, parse_call
 from proxy.engine import Engine
+from proxy.metrics import QueryObserver, timed_statement
 from proxy.params import ParamTypes, decode_params, placeholder_value
 from proxy.results import (
     BATCH_ROWS,
@@ -62,6 +63,7 @@ class Portal:
     rows_sent: int = 0
     count: int | None = None  # DML row count reported in the tag
     local_rows: list[tuple[str, ...]] | None = field(default=None, repr=False)
+    busy_s: float = 0.0  # time spent running it so far (Describe may start it, Execute resumes)
 
 
 def _has_returning(sql: str) -> bool:
@@ -81,6 +83,7 @@ class Runner:
         self.param_types = ParamTypes(engine)
         self._synced: dict[str, str] = {}  # settings mirrored as DuckDB variables
         self.who: Identity | None = None  # the agent identity, fixed at connect
+        self.observer: QueryObserver | None = None  # set by the connection (metrics)
 
     async def set_identity(self, who: Identity) -> None:
         """Fix the connection's agent identity; the main._hatidata_* views filter on it."""
@@ -229,6 +232,10 @@ class Runner:
             raise
 
     async def describe_portal(self, portal: Portal, session: Session) -> None:
+        # Describe runs a row query (Execute then streams it): its time and errors count.
+        await timed_statement(self.observer, portal, self._describe_portal(portal, session))
+
+    async def _describe_portal(self, portal: Portal, session: Session) -> None:
         st = portal.statement
         if st is None:
             session.out(m.no_data())
@@ -256,6 +263,12 @@ class Runner:
 
     async def execute(
         self, portal: Portal, session: Session, *, max_rows: int, describe: bool
+    ) -> None:
+        work = self._execute(portal, session, max_rows, describe)
+        await timed_statement(self.observer, portal, work, execute=True)
+
+    async def _execute(
+        self, portal: Portal, session: Session, max_rows: int, describe: bool
     ) -> None:
         st = portal.statement
         assert st is not None

@@ -7,10 +7,11 @@ Typical server use:
     worker = EmbeddingWorker(cached); await worker.start()
     vecs = await worker.embed_now(marker_texts, "query")        # a statement's own markers
     vecs = await worker.submit(column_values, "passage")        # background, batched
+    cached.observer = metrics                                   # optional: cache/model stats
 """
 
 from .cache import TABLE as CACHE_TABLE
-from .cache import CachedEmbedder
+from .cache import CachedEmbedder, EmbeddingObserver
 from .errors import ChecksumMismatch, ConversionError, EmbeddingError, ModelNotAvailable
 from .hash_embedder import HashEmbedder
 from .loader import open_provider, provider_summary, resolve_model_dir
@@ -39,6 +40,7 @@ __all__ = [
     "ChecksumMismatch",
     "ConversionError",
     "EmbeddingError",
+    "EmbeddingObserver",
     "EmbeddingProvider",
     "EmbeddingWorker",
     "HashEmbedder",

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import Future
+from typing import Protocol
 
 import duckdb
 import numpy as np
@@ -23,6 +25,15 @@ from .provider import EmbeddingProvider, Mode, check_mode
 
 TABLE = "_hatidata_embedding_cache"
 DEFAULT_LRU_SIZE = 10_000
+
+
+class EmbeddingObserver(Protocol):
+    """Told about cache lookups and model calls (the server's metrics); keeps this package
+    free of server imports. Called on worker threads: implementations must be thread-safe."""
+
+    def observe_cache(self, hits: int, misses: int) -> None: ...
+
+    def observe_model_call(self, texts: int, seconds: float) -> None: ...
 
 
 def text_key(text: str) -> str:
@@ -50,6 +61,7 @@ class CachedEmbedder:
         self.hits = 0  # LRU hits
         self.db_hits = 0  # found in the table after an LRU miss
         self.misses = 0  # texts sent to the model
+        self.observer: EmbeddingObserver | None = None  # set by the owner (metrics)
         if con is not None:
             con.execute(
                 f"CREATE TABLE IF NOT EXISTS {TABLE} ("
@@ -83,6 +95,7 @@ class CachedEmbedder:
             todo.setdefault(text_key(t), []).append(i)
         owned: dict[str, Future[np.ndarray]] = {}  # keys this call computes
         waiting: dict[str, Future[np.ndarray]] = {}  # keys another thread is computing
+        lru_hits = 0
         with self._lock:  # LRU lookup and in-flight registration are one atomic step
             for k in list(todo):
                 vec = self._lru.get((prefix, k))
@@ -90,10 +103,14 @@ class CachedEmbedder:
                     self._lru.move_to_end((prefix, k))
                     out[todo.pop(k)] = vec
                     self.hits += 1
+                    lru_hits += 1
                 elif (prefix, k) in self._inflight:
                     waiting[k] = self._inflight[(prefix, k)]
                 else:
                     owned[k] = self._inflight[(prefix, k)] = Future()
+        if self.observer is not None and (lru_hits or waiting):
+            # A text another thread is embedding costs this call no model work: a hit.
+            self.observer.observe_cache(lru_hits + len(waiting), 0)
         if owned:
             self._compute(model_id, mode, prefix, owned, {k: texts[todo[k][0]] for k in owned})
         for k, fut in {**owned, **waiting}.items():
@@ -113,9 +130,15 @@ class CachedEmbedder:
             found = self._db_get(model_id, mode, list(owned)) if self._con is not None else {}
             self.db_hits += len(found)
             missing = [k for k in owned if k not in found]
+            observer = self.observer
+            if observer is not None:
+                observer.observe_cache(len(found), len(missing))
             if missing:
                 self.misses += len(missing)
+                started = time.perf_counter()
                 vecs = self.provider.embed_batch([texts[k] for k in missing], mode=mode)
+                if observer is not None:
+                    observer.observe_model_call(len(missing), time.perf_counter() - started)
                 fresh = dict(zip(missing, vecs, strict=True))
                 if self._con is not None:
                     self._db_put(model_id, mode, fresh)
