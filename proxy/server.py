@@ -23,6 +23,7 @@ from proxy.agent.sql_bridge import identity_for
 from proxy.asgi_host import AsgiListener
 from proxy.config import Config
 from proxy.engine import Engine
+from proxy.metrics import Metrics
 from proxy.runner import Runner
 from proxy.session import Session, SessionIdentity
 from proxy.settings import REPORTED, SessionSettings
@@ -55,6 +56,8 @@ class Server:
 
         self.agent = self.engine.agent = AgentLayer(self.engine)
         self.access = AccessControl(self.agent)
+        self.metrics = Metrics()
+        self.metrics.watch_embedder(self.engine.semantic.embedder)
         self.ssl_context = server_context(config)
         self.auth_method = config.effective_auth_method  # for configured users' passwords
         self.backends: dict[int, Backend] = {}
@@ -124,6 +127,7 @@ class Server:
         task = asyncio.current_task()
         assert task is not None
         self._connections.add(task)
+        self.metrics.connection_opened()
         try:
             await Connection(self, reader, writer).run()
         except asyncio.CancelledError:
@@ -132,6 +136,7 @@ class Server:
             log.exception("connection handler crashed")
         finally:
             self._connections.discard(task)
+            self.metrics.connection_closed()
             writer.close()
 
     def cancel(self, pid: int, secret_key: int) -> None:
@@ -235,6 +240,7 @@ class Connection:
             if startup is None:
                 return
             session, pid = await self._authenticate(startup, deadline)
+            session.runner.observer = self.server.metrics
             self._pump_task = asyncio.create_task(self._pump())
             while True:
                 msg = await self.receive()
