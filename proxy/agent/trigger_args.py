@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 import math
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proxy.agent import webhooks
 from proxy.agent.base import AgentError, Identity
+from proxy.agent.webhook_guard import WebhookRefused, guard_for
+
+if TYPE_CHECKING:
+    from proxy.config import Config
 
 ACTIONS = ("webhook", "agent_notify", "flag_for_review", "write_event")
 SCOPES = ("agent", "org")
@@ -87,12 +91,17 @@ def _config_arg(value: Any) -> dict[str, Any] | None:
     return value
 
 
-def _check_actions(actions: list[str], config: dict[str, Any]) -> None:
-    """The actions must be performable with this config (webhook URL, notify target)."""
+def _check_actions(
+    actions: list[str], config: dict[str, Any], settings: Config | None = None
+) -> None:
+    """The actions must be performable with this config (webhook URL, notify target).
+
+    `settings` (the server's Config) adds its own ports and webhook_allowed_hosts to the
+    webhook destination rules; without it only the link-local / metadata rules apply."""
     if "webhook" in actions:
         try:
-            webhooks.parse_config(config)
-        except webhooks.WebhookConfigError as exc:
+            guard_for(settings).check_url(webhooks.parse_config(config).url)
+        except (webhooks.WebhookConfigError, WebhookRefused) as exc:
             raise AgentError.invalid(str(exc)) from None
     target = config.get("agent_id")
     if (
