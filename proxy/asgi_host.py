@@ -13,10 +13,15 @@ import asyncio
 import contextlib
 import logging
 import socket
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 import uvicorn
+
+from proxy.http_limits import BodyLimit, RateLimit
+
+if TYPE_CHECKING:
+    from proxy.config import Config
 
 log = logging.getLogger("hatiproxy.http")
 
@@ -32,6 +37,31 @@ def _quiet_uvicorn() -> None:
         quiet = logging.getLogger(name)  # per-request chatter at INFO is noise here
         if quiet.level == logging.NOTSET and logging.getLogger().level > logging.DEBUG:
             quiet.setLevel(logging.WARNING)
+
+
+class CountStatus:
+    """ASGI: report every answered request's status (for /metrics)."""
+
+    def __init__(self, app: Any, observe: Callable[[int], None]) -> None:
+        self.app = app
+        self.observe = observe
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def counting_send(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                self.observe(message["status"])
+            await send(message)
+
+        await self.app(scope, receive, counting_send)
+
+
+def guarded(app: Any, config: Config, observe: Callable[[int], None]) -> Any:
+    """The limits every HTTP interface shares: count, then rate-limit, then cap the body."""
+    limited = RateLimit(BodyLimit(app, config.max_request_body_bytes), config.rate_limit_per_minute)
+    return CountStatus(limited, observe)
 
 
 class AsgiListener:

@@ -26,14 +26,14 @@ from typing import TYPE_CHECKING, Any
 
 from proxy.access.service import AccessControl, AuthError, TooManyFailures
 from proxy.agent.base import AgentError, Identity
-from proxy.asgi_host import AsgiListener
+from proxy.asgi_host import AsgiListener, guarded
 from proxy.mcp_backends import LayerBackend
 from proxy.mcp_server import build_server
 from proxy.mcp_tools import TOOLS
 
 if TYPE_CHECKING:
     from proxy.agent.layer import AgentLayer
-    from proxy.config import Config
+    from proxy.server import Server
 
 log = logging.getLogger("hatiproxy.mcp")
 IDENTITY_KEY = "hatiproxy.identity"  # where the ASGI scope carries the caller
@@ -148,11 +148,14 @@ def build_app(layer: AgentLayer, access: AccessControl, host: str = "127.0.0.1")
     return AuthLayer(app, access)
 
 
-async def start(layer: AgentLayer, access: AccessControl, config: Config) -> AsgiListener | None:
+async def start(server: Server) -> AsgiListener | None:
     """Start MCP over HTTP on config.mcp_port (None when the port is 0 = off)."""
+    config, access = server.config, server.access
     if not config.mcp_port:
         return None
-    listener = AsgiListener(build_app(layer, access, config.host), config.host, config.mcp_port)
+    app = build_app(server.agent, access, config.host)
+    app = guarded(app, config, lambda status: server.metrics.observe_http("mcp", status))
+    listener = AsgiListener(app, config.host, config.mcp_port)
     await listener.start()
     auth = "trust, loopback" if access.trust else "API keys / user passwords"
     log.info("MCP over HTTP on http://%s:%d/mcp (auth: %s)", config.host, listener.port, auth)

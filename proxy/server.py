@@ -78,7 +78,7 @@ class Server:
         from proxy.rest import app as rest_app
 
         # HTTP first: once the wire port answers, /mcp and /v1 answer too.
-        self.mcp = await mcp_http.start(self.agent, self.access, self.config)  # None: off
+        self.mcp = await mcp_http.start(self)  # None when mcp_port = 0
         self.rest = await rest_app.start(self)
         self._server = await asyncio.start_server(
             self._on_client, self.config.host, self.config.port, limit=READ_CHUNK

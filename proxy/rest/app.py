@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from fastapi import FastAPI
 
 from proxy import __version__
-from proxy.asgi_host import AsgiListener
+from proxy.asgi_host import AsgiListener, guarded
 from proxy.rest import cot, errors, keys, memory, ops, transpile, triggers
 
 if TYPE_CHECKING:
@@ -45,7 +45,10 @@ async def start(server: Server) -> AsgiListener | None:
     config = server.config
     if not config.rest_port:
         return None
-    listener = AsgiListener(create_app(server), config.host, config.rest_port)
+    app = guarded(
+        create_app(server), config, lambda status: server.metrics.observe_http("rest", status)
+    )
+    listener = AsgiListener(app, config.host, config.rest_port)
     await listener.start()
     log.info("REST control plane on http://%s:%d", config.host, listener.port)
     return listener
