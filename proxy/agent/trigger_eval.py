@@ -23,6 +23,7 @@ import numpy as np
 from proxy.agent import webhooks
 from proxy.agent.base import Identity
 from proxy.agent.trigger_store import _DELIVERIES, _EVENTS, _FIRES, _FLAGS, _INBOX, _T, _json, _now
+from proxy.agent.webhook_guard import WebhookGuard
 
 if TYPE_CHECKING:
     from proxy.agent.layer import AgentLayer
@@ -349,7 +350,12 @@ class TriggerEvaluator:
         try:
             assert self._http is not None
             attempts = await webhooks.deliver(
-                cfg, payload, executor=self._http, backoff=self.webhook_backoff_secs, record=record
+                cfg,
+                payload,
+                executor=self._http,
+                backoff=self.webhook_backoff_secs,
+                record=record,
+                guard=WebhookGuard.from_config(self.layer.config),
             )
         except Exception as exc:  # recorded, never raised into the evaluator
             log.exception("webhook for fire %s failed", fire["fire_id"])

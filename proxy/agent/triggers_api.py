@@ -112,7 +112,7 @@ async def register_trigger(
     threshold = _threshold_arg(0.7 if threshold is None else threshold)
     action_list = _actions_arg(actions, action_type) or [DEFAULT_ACTION]
     config = _config_arg(action_config) or {}
-    _check_actions(action_list, config)
+    _check_actions(action_list, config, layer.config)
     cooldown = _cooldown_arg(DEFAULT_COOLDOWN_SECS if cooldown_secs is None else cooldown_secs)
     scope = _scope_arg(scope, who)
     source = (event_source or "semantic").strip().lower()
@@ -192,7 +192,7 @@ async def update_trigger(
     new_config = _config_arg(action_config)
     final_actions = new_actions or _json(current["actions"])
     final_config = new_config if new_config is not None else (_json(current["action_config"]))
-    _check_actions(final_actions, final_config or {})
+    _check_actions(final_actions, final_config or {}, layer.config)
     if new_actions is not None:
         changes["actions"] = json.dumps(new_actions)
     if new_config is not None:

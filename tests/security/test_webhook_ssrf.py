@@ -382,3 +382,53 @@ def test_https_is_pinned_and_still_verifies_the_name(
     attempts = deliver(f"https://other.invalid:{receiver.port}/hook", guard)
     assert not attempts[-1].ok and "CERTIFICATE_VERIFY_FAILED" in (attempts[-1].error or "")
     assert len(receiver.requests) == 1
+
+
+# ---- through register_trigger / delivery once the layer passes its config ---------------
+
+
+def test_layer_registration_uses_the_server_config(tmp_path: Path) -> None:
+    mcp, rest = free_port(), free_port()
+
+    async def go() -> None:
+        async with open_layer(tmp_path, mcp_port=mcp, rest_port=rest) as layer:
+            for url in (f"http://127.0.0.1:{rest}/v1/triggers", f"http://localhost:{mcp}/mcp"):
+                with pytest.raises(AgentError, match="own port.*webhook_allowed_hosts"):
+                    await register_webhook(layer, url)
+        async with open_layer(
+            tmp_path, rest_port=rest,
+            webhook_allowed_hosts="169.254.169.254,metadata.google.internal,127.0.0.1",
+        ) as layer:  # fmt: skip
+            for i, url in enumerate(
+                [
+                    "http://169.254.169.254/latest/meta-data/",
+                    "http://[::ffff:169.254.169.254]/",
+                    "http://metadata.google.internal/computeMetadata/v1/",
+                    f"http://127.0.0.1:{rest}/v1/triggers",
+                ]
+            ):
+                await register_webhook(layer, url, f"allowed-{i}")
+
+    run(go())
+
+
+def test_layer_delivery_refuses_a_stored_own_port_url(tmp_path: Path) -> None:
+    rest = free_port()
+
+    async def go() -> None:
+        async with open_layer(tmp_path, rest_port=rest) as layer:
+            t = await register_webhook(layer, f"http://127.0.0.1:{free_port()}/hook")
+            stored = json.dumps({"url": f"http://{socket.gethostname()}:{rest}/v1/keys"})
+            layer.db.run_sync(
+                lambda cur: cur.execute(
+                    "UPDATE hatidata_internal.triggers SET action_config = ? WHERE id = ?",
+                    [stored, t["trigger_id"]],
+                )
+            )
+            layer.triggers.notify(who(), "memory", "m1", "alert", None)
+            await layer.triggers.drain()
+            (fire,) = await call(layer, "trigger_fires", who(), trigger_id=t["trigger_id"])
+            assert fire["status"] == "failed" and fire["details"]["webhook"]["attempts"] == 1
+            assert "own port" in fire["details"]["webhook"]["error"]
+
+    run(go())
