@@ -1,7 +1,250 @@
-"""REST: triggers routes (being built)."""
+"""REST: semantic triggers under /v1/organizations/{org_id}/triggers (seed 001).
+
+A trigger created with an org-level key (hd_live_) is an organisation trigger
+(scope 'org': it watches every agent of the org), owned by the caller's HTTP agent
+identity (the X-HatiData-Agent-Id header, default 'mcp-agent'), which receives
+agent_notify messages unless action_config.agent_id names another recipient. An agent
+key (hd_agent_) creates triggers of scope 'agent' that watch its own agent only (an
+org-wide trigger would copy other agents' content into its fire log). Org keys see
+and manage every trigger of the org; agent keys only their own (others are 404).
+
+Every change runs through the trigger agent functions as the owning agent (the same
+checks as SQL and MCP). `webhook_url` is a shorthand for action_config.url; the
+webhook action needs one (422 otherwise: there is no org-wide default webhook).
+Re-embedding a concept is synchronous: the answer's status is 'reembedded'.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import dataclasses
+import datetime as dt
+import uuid
+from typing import Annotated, Any, Literal
 
-router = APIRouter()
+from fastapi import APIRouter, Depends, Query, Request
+from pydantic import BaseModel, Field
+
+from proxy.agent import trigger_org
+from proxy.agent.base import Identity
+from proxy.rest.auth import Caller, caller, layer_of
+
+router = APIRouter(prefix="/v1/organizations/{org_id}/triggers", tags=["semantic triggers"])
+Who = Annotated[Caller, Depends(caller)]
+Action = Literal["webhook", "agent_notify", "flag_for_review", "write_event"]
+
+_CONFIG_DOC = (
+    "Action settings: url, headers, secret (HMAC signing), timeout_secs, max_attempts for "
+    "the webhook; agent_id for agent_notify"
+)
+
+
+class TriggerCreate(BaseModel):
+    name: str = Field(min_length=1, max_length=200)
+    concept: str = Field(min_length=1, max_length=4000)
+    threshold: float = Field(ge=0.0, le=1.0, description="Cosine similarity needed to fire")
+    actions: list[Action] = Field(min_length=1)
+    cooldown_secs: int = Field(300, ge=0, le=10**9)
+    event_source: Literal["semantic"] = "semantic"
+    enabled: bool = True
+    webhook_url: str | None = Field(None, description="Where the webhook action POSTs")
+    action_config: dict[str, Any] | None = Field(None, description=_CONFIG_DOC)
+
+
+class TriggerUpdate(BaseModel):
+    name: str | None = Field(None, min_length=1, max_length=200)
+    concept: str | None = Field(None, min_length=1, max_length=4000)
+    threshold: float | None = Field(None, ge=0.0, le=1.0)
+    actions: list[Action] | None = Field(None, min_length=1)
+    cooldown_secs: int | None = Field(None, ge=0, le=10**9)
+    enabled: bool | None = None
+    webhook_url: str | None = None
+    action_config: dict[str, Any] | None = Field(None, description=_CONFIG_DOC)
+
+
+class Trigger(BaseModel):
+    id: str
+    org_id: str
+    name: str
+    concept: str
+    threshold: float
+    actions: list[Action]
+    cooldown_secs: int
+    enabled: bool
+    fire_count: int
+    created_at: dt.datetime
+    embedding_model: str | None
+    event_source: str
+    embedding_dimensions: int | None
+    agent_id: str = Field(description="The owning agent")
+    scope: Literal["agent", "org"]
+    action_config: dict[str, Any] = Field(description="Secrets and credential headers shown as ***")
+    last_fired_at: dt.datetime | None
+    updated_at: dt.datetime
+
+
+class Deleted(BaseModel):
+    trigger_id: str
+    status: Literal["deleted"]
+
+
+class TestBody(BaseModel):
+    text: str = Field(min_length=1, max_length=10 * 1024 * 1024)
+
+
+class TestResult(BaseModel):
+    trigger_id: str
+    trigger_name: str
+    similarity: float
+    would_fire: bool
+    model_used: str | None
+    model_dimensions: int
+    threshold: float
+
+
+class Fire(BaseModel):
+    id: str
+    trigger_id: str
+    org_id: str
+    similarity: float | None
+    input_text: str | None
+    action_taken: str | None = Field(description="The actions performed, comma-separated")
+    fired_at: dt.datetime
+    trigger_name: str | None
+    agent_id: str = Field(description="The trigger's owner")
+    source: str | None = Field(description="'memory' or 'reasoning'")
+    source_id: str | None
+    source_agent_id: str | None = Field(description="The agent whose content matched")
+    status: str = Field(description="done, or pending / delivered / failed with a webhook")
+    details: dict[str, Any] | None
+
+
+class Reembedded(BaseModel):
+    trigger_id: str
+    status: Literal["reembedded"]
+    embedding_model: str | None
+    embedding_dimensions: int | None
+
+
+def _config(body: TriggerCreate | TriggerUpdate, base: dict[str, Any] | None) -> Any:
+    if body.webhook_url is None:
+        return body.action_config
+    return {**(body.action_config or base or {}), "url": body.webhook_url}
+
+
+async def _as_owner(who: Caller, request: Request, trigger_id: uuid.UUID) -> tuple[str, Identity]:
+    """The trigger id and the identity of its owner (404: unknown, other org / agent)."""
+    tid, agent = await trigger_org.owner(
+        layer_of(request), who.org_id, str(trigger_id), who.bound_agent
+    )
+    return tid, who.as_agent(agent)
+
+
+@router.get("", response_model=list[Trigger], summary="List the org's triggers (trigger:read)")
+async def list_triggers(org_id: str, request: Request, who: Who):
+    who.org(org_id)
+    who.require("trigger:read")
+    return await trigger_org.list_triggers(layer_of(request), who.org_id, who.bound_agent)
+
+
+@router.post("", response_model=Trigger, summary="Register a trigger (trigger:write)")
+async def create_trigger(org_id: str, body: TriggerCreate, request: Request, who: Who):
+    who.org(org_id)
+    who.require("trigger:write")
+    identity, scope = who.identity, "agent"
+    if who.bound_agent is None:
+        scope = "org"
+        if identity.scopes is not None:  # an org key with trigger:write may watch the org
+            identity = dataclasses.replace(identity, scopes=identity.scopes | {"trigger:org"})
+    rows = await layer_of(request).call(
+        "register_trigger",
+        identity,
+        name=body.name,
+        concept=body.concept,
+        threshold=body.threshold,
+        actions=list(body.actions),
+        action_config=_config(body, None),
+        cooldown_secs=body.cooldown_secs,
+        enabled=body.enabled,
+        scope=scope,
+        event_source=body.event_source,
+    )
+    return rows[0]
+
+
+@router.put("/{trigger_id}", response_model=Trigger, summary="Update a trigger (trigger:write)")
+async def update_trigger(
+    org_id: str, trigger_id: uuid.UUID, body: TriggerUpdate, request: Request, who: Who
+):
+    who.org(org_id)
+    who.require("trigger:write")
+    layer = layer_of(request)
+    tid, owner = await _as_owner(who, request, trigger_id)
+    base = await trigger_org.action_config(layer, tid) if body.webhook_url is not None else None
+    rows = await layer.call(
+        "update_trigger",
+        owner,
+        trigger_id=tid,
+        name=body.name,
+        concept=body.concept,
+        threshold=body.threshold,
+        actions=None if body.actions is None else list(body.actions),
+        action_config=_config(body, base),
+        cooldown_secs=body.cooldown_secs,
+        enabled=body.enabled,
+    )
+    return rows[0]
+
+
+@router.delete("/{trigger_id}", response_model=Deleted, summary="Delete a trigger (trigger:write)")
+async def delete_trigger(org_id: str, trigger_id: uuid.UUID, request: Request, who: Who):
+    who.org(org_id)
+    who.require("trigger:write")
+    tid, owner = await _as_owner(who, request, trigger_id)
+    await layer_of(request).call("delete_trigger", owner, trigger_id=tid)
+    return {"trigger_id": tid, "status": "deleted"}
+
+
+@router.post(
+    "/{trigger_id}/test",
+    response_model=TestResult,
+    summary="Similarity of sample text to the concept; records nothing (trigger:read)",
+)
+async def test_trigger(
+    org_id: str, trigger_id: uuid.UUID, body: TestBody, request: Request, who: Who
+):
+    who.org(org_id)
+    who.require("trigger:read")
+    tid, owner = await _as_owner(who, request, trigger_id)
+    rows = await layer_of(request).call("test_trigger", owner, trigger_id=tid, text=body.text)
+    return rows[0]
+
+
+@router.get(
+    "/{trigger_id}/fires",
+    response_model=list[Fire],
+    summary="A trigger's fire events, newest first (query_audit:read)",
+)
+async def trigger_fires(
+    org_id: str,
+    trigger_id: uuid.UUID,
+    request: Request,
+    who: Who,
+    limit: Annotated[int, Query(ge=1, le=10_000)] = 100,
+):
+    who.org(org_id)
+    who.require("query_audit:read")
+    tid, _ = await _as_owner(who, request, trigger_id)
+    return await trigger_org.fires(layer_of(request), who.org_id, tid, limit)
+
+
+@router.post(
+    "/{trigger_id}/re-embed-concept",
+    response_model=Reembedded,
+    summary="Embed the concept again with the current model, now (trigger:write)",
+)
+async def reembed_concept(org_id: str, trigger_id: uuid.UUID, request: Request, who: Who):
+    who.org(org_id)
+    who.require("trigger:write")
+    tid, owner = await _as_owner(who, request, trigger_id)
+    rows = await layer_of(request).call("reembed_trigger", owner, trigger_id=tid)
+    return rows[0]
