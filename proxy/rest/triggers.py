@@ -25,7 +25,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, Field
 
 from proxy.agent import trigger_org
-from proxy.agent.base import Identity
+from proxy.agent.base import AgentError, Identity
 from proxy.rest.auth import Caller, caller, layer_of
 
 router = APIRouter(prefix="/v1/organizations/{org_id}/triggers", tags=["semantic triggers"])
@@ -155,6 +155,13 @@ async def create_trigger(org_id: str, body: TriggerCreate, request: Request, who
         scope = "org"
         if identity.scopes is not None:  # an org key with trigger:write may watch the org
             identity = dataclasses.replace(identity, scopes=identity.scopes | {"trigger:org"})
+    config = _config(body, None)
+    if "webhook" in body.actions and not (config or {}).get("url"):
+        # Checked here too, to name the REST field (the layer names action_config.url).
+        raise AgentError.invalid(
+            "the webhook action needs a destination: give webhook_url",
+            hint="or drop 'webhook' from actions; there is no org-wide default webhook URL",
+        )
     rows = await layer_of(request).call(
         "register_trigger",
         identity,
@@ -162,7 +169,7 @@ async def create_trigger(org_id: str, body: TriggerCreate, request: Request, who
         concept=body.concept,
         threshold=body.threshold,
         actions=list(body.actions),
-        action_config=_config(body, None),
+        action_config=config,
         cooldown_secs=body.cooldown_secs,
         enabled=body.enabled,
         scope=scope,

@@ -281,3 +281,17 @@ def test_rest_writes_are_visible_over_sql(ks: KeyedServer) -> None:
         rows = conn.execute("SELECT memory_id::VARCHAR, agent_id FROM list_memories()").fetchall()
     assert (m["id"], "bot") in rows
     assert {agent for _, agent in rows} == {"bot"}
+
+
+def test_public_client_round_trip(ks: KeyedServer) -> None:
+    from hatidata_agent.control_plane import ControlPlaneClient
+
+    cp = ControlPlaneClient(base_url=ks.url, api_key=ks.secrets["admin"], org_id="local")
+    m = cp.create_memory(agent_id="client-agent", content="client stores a walrus fact")
+    assert m["agent_id"] == "client-agent" and m["memory_type"] == "observation"
+    listed = cp.list_memories(agent_id="client-agent", memory_type="observation", limit=10)
+    assert [x["id"] for x in listed] == [m["id"]]
+    hits = cp.search_memory(query="walrus", agent_id="client-agent", top_k=3)
+    assert hits[0]["entry"]["id"] == m["id"] and isinstance(hits[0]["score"], float)
+    assert cp.embedding_stats()["total"] >= 1
+    assert cp.delete_memory(m["id"]) == {"memory_id": m["id"], "status": "deleted"}

@@ -247,3 +247,21 @@ def test_agent_key_manages_its_own_trigger(ks: KeyedServer) -> None:
         rows = conn.execute("SELECT id::VARCHAR, threshold FROM list_triggers()").fetchall()
     assert (t["id"], 0.5) in rows
     assert ks.request("DELETE", f"{BASE}/{t['id']}", key="bot2").json()["status"] == "deleted"
+
+
+def test_public_client_round_trip(ks: KeyedServer) -> None:
+    from hatidata_agent.control_plane import ControlPlaneClient
+    from requests import HTTPError
+
+    cp = ControlPlaneClient(base_url=ks.url, api_key=ks.secrets["admin"], org_id="local")
+    t = cp.create_trigger(name="client", concept="client concept", actions=["write_event"])
+    assert t["name"] == "client" and t["cooldown_secs"] == 60
+    assert t["id"] in {x["id"] for x in cp.list_triggers()}
+    res = cp.test_trigger(t["id"], "client concept")
+    assert res["would_fire"] is True and res["similarity"] > 0.99
+    assert cp.delete_trigger(t["id"]) == {"trigger_id": t["id"], "status": "deleted"}
+    # The client's default action is a webhook, and there is no URL to send it to.
+    with pytest.raises(HTTPError) as e:
+        cp.create_trigger(name="no-url", concept="c")
+    assert e.value.response.status_code == 422
+    assert "webhook_url" in e.value.response.json()["message"]
