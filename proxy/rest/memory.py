@@ -21,17 +21,25 @@ import uuid
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from proxy.agent import memory_org
 from proxy.rest.auth import Caller, caller, layer_of
+from proxy.rest.errors import ErrorBody
 
-router = APIRouter(prefix="/v1/organizations/{org_id}/agent-memory", tags=["agent memory"])
+router = APIRouter(
+    prefix="/v1/organizations/{org_id}/agent-memory",
+    tags=["agent memory"],
+    responses={400: {"model": ErrorBody, "description": "The body is not valid JSON"}},
+)
+# Request bodies take JSON types as they are (no "0" -> false, no 1 -> "1").
+STRICT = ConfigDict(strict=True)
 Who = Annotated[Caller, Depends(caller)]
 Status = Literal["pending", "embedded", "failed"]
 
 
 class MemoryCreate(BaseModel):
+    model_config = STRICT
     agent_id: str = Field(min_length=1, max_length=1000, description="The owning agent")
     memory_type: str = Field(min_length=1, max_length=100, description="e.g. semantic, episodic")
     content: str = Field(min_length=1, description="Text to remember (embedded for search)")
@@ -103,7 +111,9 @@ class Queued(BaseModel):
 
 
 class BulkReembed(BaseModel):
-    memory_ids: list[uuid.UUID] = Field(max_length=1000)
+    model_config = STRICT
+    # UUIDs arrive as JSON strings: strict mode would refuse those.
+    memory_ids: list[Annotated[uuid.UUID, Field(strict=False)]] = Field(max_length=1000)
 
 
 class BulkQueued(BaseModel):

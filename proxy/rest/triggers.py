@@ -22,13 +22,23 @@ import uuid
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from proxy.agent import trigger_org
 from proxy.agent.base import AgentError, Identity
 from proxy.rest.auth import Caller, caller, layer_of
+from proxy.rest.errors import ErrorBody
 
-router = APIRouter(prefix="/v1/organizations/{org_id}/triggers", tags=["semantic triggers"])
+router = APIRouter(
+    prefix="/v1/organizations/{org_id}/triggers",
+    tags=["semantic triggers"],
+    responses={
+        400: {"model": ErrorBody, "description": "The body is not valid JSON"},
+        409: {"model": ErrorBody, "description": "The owner already has a trigger of that name"},
+    },
+)
+# Request bodies take JSON types as they are (no 0 -> false, no 1 -> "1").
+STRICT = ConfigDict(strict=True)
 Who = Annotated[Caller, Depends(caller)]
 Action = Literal["webhook", "agent_notify", "flag_for_review", "write_event"]
 
@@ -39,6 +49,7 @@ _CONFIG_DOC = (
 
 
 class TriggerCreate(BaseModel):
+    model_config = STRICT
     name: str = Field(min_length=1, max_length=200)
     concept: str = Field(min_length=1, max_length=4000)
     threshold: float = Field(ge=0.0, le=1.0, description="Cosine similarity needed to fire")
@@ -51,6 +62,7 @@ class TriggerCreate(BaseModel):
 
 
 class TriggerUpdate(BaseModel):
+    model_config = STRICT
     name: str | None = Field(None, min_length=1, max_length=200)
     concept: str | None = Field(None, min_length=1, max_length=4000)
     threshold: float | None = Field(None, ge=0.0, le=1.0)
@@ -88,6 +100,7 @@ class Deleted(BaseModel):
 
 
 class TestBody(BaseModel):
+    model_config = STRICT
     text: str = Field(min_length=1, max_length=10 * 1024 * 1024)
 
 
