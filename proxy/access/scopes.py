@@ -16,6 +16,7 @@ SCOPES: tuple[str, ...] = (
     "cot:write",
     "trigger:read",
     "trigger:write",  # the brief's TriggerManage
+    "trigger:org",  # triggers that watch the whole organisation, not one agent
     "query_audit:read",  # trigger fire history (the brief's QueryAuditRead)
     "branch:read",
     "branch:create",
@@ -45,8 +46,8 @@ ROLES: dict[str, frozenset[str]] = {
     "admin": frozenset(SCOPES),
     # Reviews what agents did: reads everything, ingests traces, records no data changes.
     "auditor": _READS | {"cot:write"},
-    # An agent works on its own data: everything but key management and audit history.
-    "agent": frozenset(SCOPES) - {"keys:manage", "query_audit:read"},
+    # An agent works on its own data: no key management, audit history or org-wide triggers.
+    "agent": frozenset(SCOPES) - {"keys:manage", "query_audit:read", "trigger:org"},
     # Read-only analyst: reads, never writes, through any interface.
     "analyst": _READS - {"query_audit:read"},
 }

@@ -31,6 +31,7 @@ class ErrorBody(BaseModel):
 
 # Declared on every route, so the OpenAPI document matches what errors look like.
 COMMON_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorBody, "description": "Malformed request (e.g. body is not JSON)"},
     401: {"model": ErrorBody, "description": "Missing or invalid API key"},
     403: {"model": ErrorBody, "description": "The key lacks the scope this operation needs"},
     404: {"model": ErrorBody, "description": "No such object in the caller's organisation"},
@@ -86,7 +87,10 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = _STATUS_CODES.get(exc.status_code, "error")
-        return error(exc.status_code, code, str(exc.detail))
+        response = error(exc.status_code, code, str(exc.detail))
+        for name, value in (exc.headers or {}).items():  # e.g. Allow on a 405
+            response.headers[name] = value
+        return response
 
     @app.exception_handler(Exception)
     async def _internal(_: Request, exc: Exception) -> JSONResponse:
