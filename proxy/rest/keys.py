@@ -25,10 +25,10 @@ import datetime as dt
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Request
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
 
 from proxy.access import keys as k
-from proxy.access.scopes import parse_scopes
+from proxy.access.scopes import ALIASES, SCOPES, parse_scopes
 from proxy.agent.base import AgentError
 from proxy.rest.auth import Caller, access_of, caller, layer_of
 from proxy.rest.errors import ErrorBody
@@ -41,12 +41,21 @@ router = APIRouter(
 Who = Annotated[Caller, Depends(caller)]
 Role = Literal["admin", "auditor", "agent", "analyst"]
 STRICT = ConfigDict(extra="forbid", strict=True)
+Scope = Literal[tuple(SCOPES) + tuple(ALIASES)]  # type: ignore[valid-type]
+SCOPES_DOC = "Canonical scopes or their aliases; omitted or empty: the role's scopes"
 _NOT_ENFORCED = "is not enforced by this server; restrict a key with its role and scopes"
 
 
+# Documented as null-only (what we accept); a list gets the explanatory 422 below.
+NullOnly = Annotated[
+    list[str] | None,
+    WithJsonSchema({"type": "null", "description": "Not supported: must be null or omitted"}),
+]
+
+
 class _Unsupported(BaseModel):
-    allowed_schemas: list[str] | None = Field(None, description="Not supported: must be null")
-    allowed_tables: list[str] | None = Field(None, description="Not supported: must be null")
+    allowed_schemas: NullOnly = None
+    allowed_tables: NullOnly = None
 
     @field_validator("allowed_schemas", "allowed_tables")
     @classmethod
@@ -63,7 +72,7 @@ class AgentKeyCreate(_Unsupported):
     description: str | None = Field(None, max_length=1000)
     expires_in_days: int | None = Field(None, ge=1, le=3650)
     role: Role = "agent"
-    scopes: list[str] | None = Field(None, description="Default: the role's scopes")
+    scopes: list[Scope] | None = Field(None, description=SCOPES_DOC)
 
 
 class AgentKeyUpdate(_Unsupported):
@@ -78,7 +87,7 @@ class OrgKeyCreate(BaseModel):
     model_config = STRICT
     name: str | None = Field(None, min_length=1, max_length=256)
     role: Role = "analyst"
-    scopes: list[str] | None = Field(None, description="Default: the role's scopes")
+    scopes: list[Scope] | None = Field(None, description=SCOPES_DOC)
     expires_in_days: int | None = Field(None, ge=1, le=3650)
 
 
