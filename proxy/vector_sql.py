@@ -21,8 +21,11 @@ import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
 
 from transpiler import Statement
+from transpiler.dialects import POSTGRES, SNOWFLAKE
 
 # Text markers are bound from this parameter number on, then replaced by literals.
 # Far above any real `$n`, so a user's own parameters are never mistaken for one.
@@ -45,6 +48,19 @@ def vector_literal(vector: Sequence[float] | np.ndarray, dims: int) -> str:
         text = repr(float(value))  # every float32 is a double; repr round-trips it
         parts.append(text if "e" in text else text + "e0")
     return f"CAST([{', '.join(parts)}] AS FLOAT[{dims}])"
+
+
+def has_client_placeholders(sql: str, dialect: str) -> bool:
+    """Does the SQL hold client-side placeholders (psycopg2's `%s` / `%(name)s`)?
+
+    The rendered DuckDB SQL spells them `?` / `$name`, which the client would no longer
+    fill in, so such SQL cannot be pre-resolved.
+    """
+    try:
+        trees = (SNOWFLAKE if dialect == "snowflake" else POSTGRES).parse(sql)
+    except SqlglotError:
+        return False
+    return any(tree is not None and tree.find(exp.Placeholder) for tree in trees)
 
 
 def deferred_markers(st: Statement) -> list[str]:

@@ -10,7 +10,10 @@ Decisions:
 - Column markers (a text column embedded per row, e.g. `semantic_match(content, ...)`
   or JOIN_VECTOR's text side) cannot be resolved ahead of time: they stay
   `__HATI_EMBED__(col)`, which the wire server evaluates; `deferred` lists them.
-- Postgres SQL without search texts comes back unchanged (the wire handles it as is).
+- Postgres SQL without search texts comes back unchanged (the wire handles it as is),
+  e.g. psycopg2-style `semantic_match(content, %s)`: the client fills the text in and
+  the wire server embeds it. Quoted search texts together with `%s` placeholders are
+  refused (422): the rendered SQL would no longer carry the client's placeholders.
 - The output is transpiled once more here, as the wire will: SQL that would not read
   back identically-shaped is refused (422) instead of failing later on the wire. As
   the REST API runs in the wire server's process, this also warms its transpile cache.
@@ -31,7 +34,12 @@ from proxy.agent.base import AgentError
 from proxy.rest.auth import Caller, caller
 from proxy.rest.errors import ErrorBody, error
 from proxy.semantic import FIX_HINT
-from proxy.vector_sql import RenderError, deferred_markers, render_resolved
+from proxy.vector_sql import (
+    RenderError,
+    deferred_markers,
+    has_client_placeholders,
+    render_resolved,
+)
 from transpiler import Statement, TranspileError, transpile
 
 router = APIRouter(tags=["sql"])
@@ -123,6 +131,13 @@ async def transpile_sql(body: TranspileRequest, request: Request, who: Who):
     }
     if not texts and body.dialect == "postgres":
         return {**result, "sql": body.sql}
+    if texts and has_client_placeholders(body.sql, body.dialect):
+        raise AgentError.invalid(
+            "client-side parameters (%s) and quoted search texts in one request cannot be "
+            "pre-resolved",
+            hint="pass the search text as a parameter too (the SQL then comes back unchanged "
+            "and the server embeds it), or send the SQL over the wire as written",
+        )
     vectors = {}
     if texts:
         embedded = await semantic.worker.embed_now(texts, "query")

@@ -151,6 +151,12 @@ def test_hybrid_sql_goes_through_our_transpile_and_wire(agent: HatiDataAgent) ->
     ids = [r["id"] for r in rows]
     assert ids and set(ids) <= BILLING  # nothing about weather, sports or cake
     assert ids[0] in {1, 5}
+    # psycopg2 parameters: the SQL comes back unchanged, psycopg2 fills in the text.
+    with_param = agent.query(
+        "SELECT id FROM tickets WHERE semantic_match(content, %s, 0.3) ORDER BY id",
+        ("billing dispute",),
+    )
+    assert {r["id"] for r in with_param} == set(ids)
     ranked = agent.query(
         "SELECT id, semantic_rank(content, 'football score') AS s FROM tickets "
         "ORDER BY s DESC LIMIT 2"

@@ -183,6 +183,20 @@ def test_agent_functions_with_search_text_refused(ks: KeyedServer) -> None:
     assert "over the wire as written" in r.json()["message"]
 
 
+def test_client_placeholders(ks: KeyedServer) -> None:
+    # Only a %s search text: nothing to resolve; the client fills it in, the wire embeds it.
+    sql = "SELECT id FROM docs WHERE semantic_match(content, %s)"
+    out = post(ks, {"sql": sql}).json()
+    assert out["sql"] == sql and out["embeddings_generated"] == 0
+    # A quoted search text beside %s parameters cannot keep the client's placeholders.
+    r = post(ks, {"sql": "SELECT id FROM docs WHERE semantic_match(content, 'x') AND id = %s"})
+    assert r.status_code == 422 and "client-side parameters" in r.json()["message"]
+    # '%s' inside a string literal is text, not a placeholder.
+    r = post(ks, {"sql": "SELECT '%s' AS pct WHERE semantic_match('a', 'b', -1.0)"})
+    assert r.status_code == 200 and r.json()["embeddings_generated"] == 2
+    assert run(ks, r.json()["sql"]) == [("%s",)]
+
+
 def test_request_validation(ks: KeyedServer) -> None:
     assert post(ks, {"sql": ""}).status_code == 422
     assert post(ks, {"sql": "SELECT 1", "dialect": "oracle"}).status_code == 422
