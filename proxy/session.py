@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from proxy import cursors
+from proxy.access import sql_guard
 from proxy.agent.sql_bridge import check_guarded
 from proxy.results import row_description
 from proxy.runner import Portal, Runner
@@ -89,9 +90,12 @@ class Session:
     def _transpile(self, sql: str) -> tuple[Statement, ...]:
         check_guarded(sql)
         try:
-            return transpile(sql, dialect=self.dialect)
+            statements = transpile(sql, dialect=self.dialect)
         except TranspileError as exc:
             raise PgError(exc.sqlstate, exc.message, position=exc.position) from exc
+        for st in statements:
+            sql_guard.check(st, self.runner.who)  # read-only keys, server files
+        return statements
 
     # --- dispatch --------------------------------------------------------------
 

@@ -317,10 +317,12 @@ async def execute_sql(
         statements = transpile(sql)
     except TranspileError as exc:
         raise PgError(exc.sqlstate, exc.message, position=exc.position) from exc
-    if read_only:
-        for st in statements:
-            if st.kind not in READ_KINDS:
-                raise PgError("25006", f"read-only: {st.tag or st.kind} statements are refused")
+    from proxy.access import sql_guard
+
+    for st in statements:
+        if read_only and st.kind not in READ_KINDS:
+            raise PgError("25006", f"read-only: {st.tag or st.kind} statements are refused")
+        sql_guard.check(st, who)  # read-only keys, server files
     engine = layer.engine
     semantic = engine.semantic
     cur = await engine.run(engine.cursor)
