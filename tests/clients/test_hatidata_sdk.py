@@ -140,6 +140,29 @@ def test_reasoning_chain_sets_are_accepted(agent: HatiDataAgent) -> None:
     assert agent.query("SELECT 1 AS one", request_id="req-2") == [{"one": 1}]
 
 
+def test_state_upsert_as_the_sdk_sends_it(agent: HatiDataAgent) -> None:
+    """HatiDataAgent.set_state's statement, with its % doubled as psycopg2 needs.
+
+    The SDK itself forgets the doubling (psycopg2 then fails on the client, see the
+    MCP test); this is what it would send once fixed: INSERT .. ON CONFLICT DO UPDATE
+    with `strftime(now(), ...)` in the SET list.
+    """
+    agent._ensure_memory_schema()  # the SDK's own CREATE SCHEMA / CREATE TABLE
+    upsert = (
+        'INSERT INTO "_hatidata_memory_local".agent_state (agent_id, key, value) '
+        "VALUES (%s, %s, %s) ON CONFLICT (agent_id, key) DO UPDATE "
+        'SET value = EXCLUDED.value, version = "_hatidata_memory_local".agent_state.version + 1, '
+        "updated_at = strftime(now(), '%%Y-%%m-%%dT%%H:%%M:%%SZ')"
+    )
+    for value in ("calm", {"level": 2}):
+        agent.execute(upsert, (agent.agent_id, "mood", json.dumps(value)))
+    assert agent.get_state("mood") == {"level": 2}
+    rows = agent.query(
+        'SELECT version FROM "_hatidata_memory_local".agent_state WHERE key = %s', ("mood",)
+    )
+    assert rows == [{"version": 2}]
+
+
 def test_hybrid_sql_goes_through_our_transpile_and_wire(agent: HatiDataAgent) -> None:
     sql = (
         "SELECT id, content FROM tickets WHERE semantic_match(content, 'billing dispute', 0.3) "
@@ -308,6 +331,12 @@ def test_sdk_mcp_server_over_stdio(ks: KeyedServer) -> None:
             )
             out["stored"] = stored
             out["search"] = await call("search_memory", {"query": "launch pelican code"})
+            # SDK bug: set_agent_state sends `strftime(now(), '%Y-%m-%dT%H:%M:%SZ')` in a
+            # parameterised query without doubling the %, so psycopg2 fails on the client
+            # (IndexError) before anything reaches the server.
+            bad = await s.call_tool("set_agent_state", {"key": "mood", "value": "calm"})
+            out["set_state_error"] = (bad.is_error, bad.content[0].text)
+            out["state"] = await call("get_agent_state", {"key": "mood"})
             for step, text in (("observation", "totals differ"), ("decision", "refund it")):
                 out[step] = await call(
                     "log_reasoning_step",
@@ -316,6 +345,7 @@ def test_sdk_mcp_server_over_stdio(ks: KeyedServer) -> None:
             out["replay"] = await call(
                 "replay_decision", {"session_id": session_id, "verify_chain": True}
             )
+            out["deleted"] = await call("delete_memory", {"memory_id": stored["memory_id"]})
         return out
 
     out = anyio.run(scenario)
@@ -333,6 +363,9 @@ def test_sdk_mcp_server_over_stdio(ks: KeyedServer) -> None:
     assert [m["memory_id"] for m in out["search"]] == [memory_id]
     assert out["search"][0]["agent_id"] == "mcp-bot"
     assert json.loads(out["search"][0]["metadata"]) == {"src": "t"}
+    assert out["set_state_error"] == (True, "Error: tuple index out of range")
+    assert out["state"] == {"key": "mood", "value": None}  # nothing could be stored
+    assert out["deleted"] == {"deleted": True, "memory_id": memory_id}
     assert out["observation"]["session_id"] == session_id
     replay = out["replay"]
     assert replay["step_count"] == 2 and replay["chain_valid"] is True
