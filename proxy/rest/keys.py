@@ -25,7 +25,7 @@ import datetime as dt
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Request
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, field_validator
 
 from proxy.access import keys as k
 from proxy.access.scopes import ALIASES, SCOPES, parse_scopes
@@ -41,6 +41,15 @@ router = APIRouter(
 Who = Annotated[Caller, Depends(caller)]
 Role = Literal["admin", "auditor", "agent", "analyst"]
 STRICT = ConfigDict(extra="forbid", strict=True)
+
+
+def _whole(value: Any) -> Any:
+    # JSON Schema counts 3.0 as an integer; strict mode would refuse it ("3" stays refused).
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+Days = Annotated[int, Field(ge=1, le=3650), BeforeValidator(_whole)]
+Hours = Annotated[int, Field(ge=0, le=720), BeforeValidator(_whole)]
 Scope = Literal[tuple(SCOPES) + tuple(ALIASES)]  # type: ignore[valid-type]
 SCOPES_DOC = "Canonical scopes or their aliases; omitted or empty: the role's scopes"
 _NOT_ENFORCED = "is not enforced by this server; restrict a key with its role and scopes"
@@ -70,7 +79,7 @@ class AgentKeyCreate(_Unsupported):
     agent_name: str = Field(min_length=1, max_length=256, description="The agent the key is for")
     framework: str | None = Field(None, max_length=100, description="e.g. langchain, custom")
     description: str | None = Field(None, max_length=1000)
-    expires_in_days: int | None = Field(None, ge=1, le=3650)
+    expires_in_days: Days | None = None
     role: Role = "agent"
     scopes: list[Scope] | None = Field(None, description=SCOPES_DOC)
 
@@ -88,13 +97,13 @@ class OrgKeyCreate(BaseModel):
     name: str | None = Field(None, min_length=1, max_length=256)
     role: Role = "analyst"
     scopes: list[Scope] | None = Field(None, description=SCOPES_DOC)
-    expires_in_days: int | None = Field(None, ge=1, le=3650)
+    expires_in_days: Days | None = None
 
 
 class RotateBody(BaseModel):
     model_config = STRICT
-    grace_period_hours: int = Field(
-        0, ge=0, le=720, description="How long the old key keeps working (0: revoked now)"
+    grace_period_hours: Hours = Field(
+        0, description="How long the old key keeps working (0: revoked now)"
     )
 
 
