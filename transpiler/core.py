@@ -17,7 +17,7 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
 
-from transpiler import agent_calls, catalog_compat, colnames, rewrite
+from transpiler import agent_calls, catalog_compat, colnames, external_access, rewrite
 from transpiler.agent_calls import AgentCall
 from transpiler.classify import classify
 from transpiler.dialects import POSTGRES, SNOWFLAKE
@@ -98,7 +98,9 @@ def _untokenizable(sql: str, err: TokenError) -> tuple[Statement, ...]:
     if not text:
         return ()
     word = text.split(None, 1)[0].upper()
-    return (Statement(sql=text, kind="other", tag=word),)
+    # DuckDB may read text the tokenizer rejects differently: nothing in it is checked.
+    unchecked = ("SQL that cannot be checked",)
+    return (Statement(sql=text, kind="other", tag=word, external_access=unchecked),)
 
 
 _EXPLAIN = re.compile(
@@ -135,13 +137,18 @@ def _statement(sql: str, chunk: Chunk, reader: Dialect, dims: int) -> Statement:
             return explained
     session = parse_session(tokens, chunk.text)
     if session is not None:
+        outside = external_access.of_command(session.command, session.kind, tokens)
         return Statement(
-            sql=session.sql, kind=session.kind, tag=session.tag, command=session.command
+            sql=session.sql,
+            kind=session.kind,
+            tag=session.tag,
+            command=session.command,
+            external_access=outside,
         )
     kind, tag = classify(tokens)
     triggers = scan(tokens)
     if tokens[0].text.upper() in _NATIVE and not triggers.hati:
-        return Statement(sql=chunk.text, kind=kind, tag=tag, param_count=triggers.max_param)
+        return _pass_through(chunk, kind, tag, triggers)
     if triggers.snowflake and reader is POSTGRES:
         reader = SNOWFLAKE
     tree = _parse(sql, chunk, reader, triggers)
@@ -150,7 +157,7 @@ def _statement(sql: str, chunk: Chunk, reader: Dialect, dims: int) -> Statement:
             raise TranspileError(
                 "0A000", "semantic functions are not supported in this statement", chunk.start + 1
             )
-        return Statement(sql=chunk.text, kind=kind, tag=tag, param_count=triggers.max_param)
+        return _pass_through(chunk, kind, tag, triggers)
     column_names = colnames.names(tree) if kind == "select" else None
     calls: tuple[AgentCall, ...] = ()
     duckdb_params = None
@@ -169,7 +176,19 @@ def _statement(sql: str, chunk: Chunk, reader: Dialect, dims: int) -> Statement:
         column_names=column_names,
         agent_calls=calls,
         duckdb_params=duckdb_params,
+        external_access=external_access.of_tree(tree, tokens),
         _tree=tree if bind_texts else None,
+    )
+
+
+def _pass_through(chunk: Chunk, kind: str, tag: str, triggers: Triggers) -> Statement:
+    """The statement as written: DuckDB parses this text, so its tokens are checked."""
+    return Statement(
+        sql=chunk.text,
+        kind=kind,
+        tag=tag,
+        param_count=triggers.max_param,
+        external_access=external_access.of_tokens(chunk.tokens),
     )
 
 

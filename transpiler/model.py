@@ -103,6 +103,10 @@ class Statement:
     # parameter numbers DuckDB gets, in order ($n used only by agent calls drop out).
     agent_calls: tuple[AgentCall, ...] = ()
     duckdb_params: tuple[int, ...] | None = None
+    # What reaches outside the database (server files, URLs, extensions, DuckDB-wide
+    # settings), named for error messages, e.g. ("read_csv()", "COPY TO a file"); see
+    # external_access.py. Empty for statements that stay inside.
+    external_access: tuple[str, ...] = ()
     # Private: the DuckDB tree, kept to regenerate SQL for bind_sql. Never mutated.
     _tree: exp.Expr | None = field(default=None, repr=False, compare=False)
     _bound: dict[int, str] = field(default_factory=dict, repr=False, compare=False)
