@@ -86,6 +86,16 @@ def _func(name: str):
     return render
 
 
+_DUCKDB_CURRENT_TIMESTAMP = DuckDBGenerator.TRANSFORMS[exp.CurrentTimestamp]
+
+
+def _current_timestamp(gen: DuckDBGenerator, expression: exp.CurrentTimestamp) -> str:
+    # See HatiDuckDBGenerator.currentdate_sql: bare CURRENT_TIMESTAMP in DO UPDATE SET.
+    if expression.find_ancestor(exp.OnConflict) and not expression.args.get("this"):
+        return "get_current_timestamp()"
+    return _DUCKDB_CURRENT_TIMESTAMP(gen, expression)
+
+
 class HatiDuckDBGenerator(DuckDBGenerator):
     """DuckDB output plus vector operators as functions and marker bookkeeping.
 
@@ -100,6 +110,7 @@ class HatiDuckDBGenerator(DuckDBGenerator):
         NegInnerProduct: _func("array_negative_inner_product"),
         exp.Distance: _func("array_distance"),
         HatiEmbed: lambda self, e: self.hatiembed_sql(e),
+        exp.CurrentTimestamp: lambda self, e: _current_timestamp(self, e),
     }
 
     def __init__(self, *args, **kwargs) -> None:
@@ -107,6 +118,13 @@ class HatiDuckDBGenerator(DuckDBGenerator):
         self.hati_embeds: list[HatiEmbed] = []
         self.hati_bind: tuple[int, int] | None = None
         self._hati_bound: dict[str, int] = {}
+
+    # DuckDB reads a bare CURRENT_TIMESTAMP / CURRENT_DATE in ON CONFLICT ... DO UPDATE SET
+    # as a column name (Binder Error); the function-call spelling means the same there.
+    def currentdate_sql(self, expression: exp.CurrentDate) -> str:
+        if expression.find_ancestor(exp.OnConflict) and not expression.args.get("this"):
+            return "current_date()"
+        return super().currentdate_sql(expression)
 
     def hatiembed_sql(self, expression: HatiEmbed) -> str:
         self.hati_embeds.append(expression)

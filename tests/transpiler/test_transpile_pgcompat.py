@@ -51,6 +51,12 @@ def sql(text: str) -> str:
             "INSERT INTO t (k, c) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET c = EXCLUDED.c",
             "INSERT INTO t (k, c) VALUES ($1, $2) ON CONFLICT(k) DO UPDATE SET c = EXCLUDED.c",
         ),
+        (  # DuckDB would read a bare CURRENT_TIMESTAMP here as a column (hatidata-agent sends it)
+            "INSERT INTO t (k, u) VALUES (1, now()) ON CONFLICT (k) DO UPDATE SET u = now(), "
+            "d = current_date",
+            "INSERT INTO t (k, u) VALUES (1, CURRENT_TIMESTAMP) ON CONFLICT(k) DO UPDATE SET "
+            "u = get_current_timestamp(), d = current_date()",
+        ),
     ],
 )
 def test_rewrites(pg: str, duck: str) -> None:
