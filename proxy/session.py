@@ -12,8 +12,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from proxy import cursors
-from proxy.access import sql_guard
+from proxy import cursors, sql_policy
 from proxy.agent.sql_bridge import check_guarded
 from proxy.results import row_description
 from proxy.runner import Portal, Runner
@@ -94,7 +93,8 @@ class Session:
         except TranspileError as exc:
             raise PgError(exc.sqlstate, exc.message, position=exc.position) from exc
         for st in statements:
-            sql_guard.check(st, self.runner.who)  # read-only keys, server files
+            # Read-only keys, server files; `who` is set at login, before any query.
+            sql_policy.check(st, self.runner.who)
         return statements
 
     # --- dispatch --------------------------------------------------------------
