@@ -14,6 +14,7 @@ SCOPES: tuple[str, ...] = (
     "memory:write",
     "cot:read",
     "cot:write",
+    "cot:admin",  # read / approve other agents' reasoning in the organisation
     "trigger:read",
     "trigger:write",  # the brief's TriggerManage
     "trigger:org",  # triggers that watch the whole organisation, not one agent
@@ -45,9 +46,10 @@ _READS = frozenset(s for s in SCOPES if s.endswith(":read"))
 ROLES: dict[str, frozenset[str]] = {
     "admin": frozenset(SCOPES),
     # Reviews what agents did: reads everything, ingests traces, records no data changes.
-    "auditor": _READS | {"cot:write"},
-    # An agent works on its own data: no key management, audit history or org-wide triggers.
-    "agent": frozenset(SCOPES) - {"keys:manage", "query_audit:read", "trigger:org"},
+    "auditor": _READS | {"cot:write", "cot:admin"},
+    # An agent works on its own data: no key management, audit history, org-wide triggers
+    # or other agents' reasoning.
+    "agent": frozenset(SCOPES) - {"keys:manage", "query_audit:read", "trigger:org", "cot:admin"},
     # Read-only analyst: reads, never writes, through any interface.
     "analyst": _READS - {"query_audit:read"},
 }

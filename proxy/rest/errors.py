@@ -63,6 +63,23 @@ def error(status: int, code: str, message: str, hint: str | None = None, **extra
     return JSONResponse(body, status_code=status, headers=headers)
 
 
+def _allowed_methods(request: Request) -> list[str]:
+    """Every method some route serves at this path (routers included into the app too)."""
+    path = request.scope.get("path", "")
+    methods: set[str] = set()
+    for route in request.app.openapi().get("paths", {}):
+        if _path_matches(route, path):
+            methods |= {m.upper() for m in request.app.openapi()["paths"][route]}
+    return sorted(methods)
+
+
+def _path_matches(template: str, path: str) -> bool:
+    want, got = template.strip("/").split("/"), path.strip("/").split("/")
+    return len(want) == len(got) and all(
+        w == g or (w.startswith("{") and w.endswith("}")) for w, g in zip(want, got, strict=True)
+    )
+
+
 def install(app: FastAPI) -> None:
     @app.exception_handler(AgentError)
     async def _agent(_: Request, exc: AgentError) -> JSONResponse:
@@ -85,11 +102,13 @@ def install(app: FastAPI) -> None:
         return error(422, "invalid_request", "; ".join(problems) or "invalid request")
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = _STATUS_CODES.get(exc.status_code, "error")
         response = error(exc.status_code, code, str(exc.detail))
-        for name, value in (exc.headers or {}).items():  # e.g. Allow on a 405
+        for name, value in (exc.headers or {}).items():
             response.headers[name] = value
+        if exc.status_code == 405:  # Starlette names only the first matching route's methods
+            response.headers["Allow"] = ", ".join(_allowed_methods(request))
         return response
 
     @app.exception_handler(Exception)
