@@ -57,7 +57,12 @@ class Engine:
             marker = Path(path + _CLEAN_MARKER)
             self.unclean_start = marker.exists()
             marker.write_text(str(os.getpid()))
-        db_config: dict[str, str] = {}
+        # No Python-variable replacement scans (`FROM t` must never read a Python object of
+        # the server), no extension downloads (they come from wheels, offline).
+        db_config: dict[str, str] = {
+            "python_enable_replacements": "false",
+            "autoinstall_known_extensions": "false",
+        }
         if config.duckdb_threads:
             db_config["threads"] = str(config.duckdb_threads)
         if config.duckdb_memory_limit:

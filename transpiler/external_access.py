@@ -338,7 +338,9 @@ def _tree_table(node: exp.Table) -> str | None:
         return None
     parts = [p for p in node.parts if isinstance(p, exp.Identifier)]
     name = ".".join(p.name for p in parts)
-    if file_like(name, quoted=any(p.quoted for p in parts)):
+    # A quoted part is a file name when it has a dot itself ("d.csv"); the dots that join
+    # `"schema".table` are not. Unquoted parts read as a file only with an extension (d.csv).
+    if any(p.quoted and file_like(p.name) for p in parts) or file_like(name, quoted=False):
         return f"table '{name}'"
     return None
 

@@ -317,12 +317,12 @@ async def execute_sql(
         statements = transpile(sql)
     except TranspileError as exc:
         raise PgError(exc.sqlstate, exc.message, position=exc.position) from exc
-    from proxy.access import sql_guard
+    from proxy import sql_policy
 
     for st in statements:
         if read_only and st.kind not in READ_KINDS:
             raise PgError("25006", f"read-only: {st.tag or st.kind} statements are refused")
-        sql_guard.check(st, who)  # read-only keys, server files
+        sql_policy.check(st, who)  # read-only keys, server files
     engine = layer.engine
     semantic = engine.semantic
     cur = await engine.run(engine.cursor)

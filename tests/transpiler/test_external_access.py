@@ -121,6 +121,10 @@ def test_found(sql: str, entry: str) -> None:
         "EXPLAIN SELECT * FROM t",
         "SELECT * FROM pg_catalog.pg_class",
         "SELECT * FROM information_schema.tables",
+        # A quoted schema is not a file name: the dot joining the parts is not in either.
+        'CREATE TABLE IF NOT EXISTS "_hatidata_memory_local".agent_memories (id TEXT)',
+        'INSERT INTO "_hatidata_memory_local".agent_state (k) VALUES (1)',
+        'SELECT * FROM "my schema"."my table"',
     ],
 )
 def test_not_found(sql: str) -> None:
