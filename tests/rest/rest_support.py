@@ -7,6 +7,8 @@ does with the server stopped.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,6 +60,28 @@ class KeyedServer:
     def request(self, method: str, path: str, key: str | None = None, **kw: Any):
         headers = {**(self.headers(key) if key else {}), **kw.pop("headers", {})}
         return requests.request(method, self.url + path, headers=headers, timeout=30, **kw)
+
+
+# The usual cast: an admin, an auditor, a read-only analyst, two agent-bound keys and
+# another organisation's admin.
+STANDARD_KEYS = {
+    "admin": KeySpec("admin"),
+    "auditor": KeySpec("auditor"),
+    "analyst": KeySpec("analyst"),
+    "bot": KeySpec("agent", agent_id="bot"),
+    "bot2": KeySpec("agent", agent_id="bot2"),
+    "other": KeySpec("admin", org_id="org2"),
+}
+
+
+@contextlib.contextmanager
+def standard_server(tmp: Path, *args: str) -> Iterator[KeyedServer]:
+    """A keyed server with STANDARD_KEYS, stopped on exit."""
+    server = keyed_server(tmp, STANDARD_KEYS, *args)
+    try:
+        yield server
+    finally:
+        server.server.stop()
 
 
 def keyed_server(tmp: Path, specs: dict[str, KeySpec], *args: str) -> KeyedServer:

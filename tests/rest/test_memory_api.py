@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
-from tests.rest.rest_support import KeyedServer, KeySpec, keyed_server
+from tests.rest.rest_support import KeyedServer, standard_server
 
 BASE = "/v1/organizations/local/agent-memory"
 SEED_FIELDS = {
@@ -30,21 +30,8 @@ SEED_FIELDS = {
 
 @pytest.fixture(scope="module")
 def ks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KeyedServer]:
-    server = keyed_server(
-        tmp_path_factory.mktemp("rest-memory"),
-        {
-            "admin": KeySpec("admin"),
-            "auditor": KeySpec("auditor"),
-            "analyst": KeySpec("analyst"),
-            "bot": KeySpec("agent", agent_id="bot"),
-            "bot2": KeySpec("agent", agent_id="bot2"),
-            "other": KeySpec("admin", org_id="org2"),
-        },
-    )
-    try:
+    with standard_server(tmp_path_factory.mktemp("rest-memory")) as server:
         yield server
-    finally:
-        server.server.stop()
 
 
 def store(ks: KeyedServer, key: str, agent: str, content: str, **extra) -> dict:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
-from tests.rest.rest_support import KeyedServer, KeySpec, keyed_server
+from tests.rest.rest_support import KeyedServer, standard_server
 
 BASE = "/v1/organizations/local/triggers"
 HOOK = "http://127.0.0.1:9/hook"  # never contacted by these tests' fires
@@ -33,21 +33,8 @@ FIRE_FIELDS = {"id", "trigger_id", "org_id", "similarity", "input_text", "action
 
 @pytest.fixture(scope="module")
 def ks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KeyedServer]:
-    server = keyed_server(
-        tmp_path_factory.mktemp("rest-triggers"),
-        {
-            "admin": KeySpec("admin"),
-            "auditor": KeySpec("auditor"),
-            "analyst": KeySpec("analyst"),
-            "bot": KeySpec("agent", agent_id="bot"),
-            "bot2": KeySpec("agent", agent_id="bot2"),
-            "other": KeySpec("admin", org_id="org2"),
-        },
-    )
-    try:
+    with standard_server(tmp_path_factory.mktemp("rest-triggers")) as server:
         yield server
-    finally:
-        server.server.stop()
 
 
 def create(ks: KeyedServer, key: str = "admin", **body) -> dict:
