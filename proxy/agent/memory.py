@@ -30,18 +30,17 @@ writes them every `access_tracker_flush_interval_secs` and at stop.
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
-import hashlib
 import inspect
 import json
 import logging
-import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from proxy.agent.base import INTERNAL_SCHEMA, AgentError, Identity
+from proxy.agent.memory_access import AccessTracker
+from proxy.agent.memory_args import parse_weights
 from proxy.agent.memory_index import Attrs, VectorIndex
 
 if TYPE_CHECKING:
@@ -103,39 +102,6 @@ ATTR_COLUMNS = (
 LIVE = "conflict_status = 'none' AND (expires_at IS NULL OR expires_at > now())"
 
 
-def now() -> dt.datetime:
-    return dt.datetime.now(dt.UTC)
-
-
-def content_hash(content: str) -> str:
-    return hashlib.sha256(content.encode("utf-8")).hexdigest()
-
-
-def parse_uuid(value: Any, name: str = "memory_id") -> str:
-    try:
-        return str(uuid.UUID(str(value)))
-    except (ValueError, TypeError, AttributeError):
-        raise AgentError.invalid(f"{name} must be a UUID, got {str(value)[:80]!r}") from None
-
-
-def parse_metadata(value: Any, name: str = "metadata") -> dict[str, Any] | None:
-    """A JSON object (or JSON text of one); None stays None."""
-    if value is None:
-        return None
-    if isinstance(value, bytes):
-        value = value.decode("utf-8", "replace")
-    if isinstance(value, str):
-        if not value.strip():
-            return None
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError as e:
-            raise AgentError.invalid(f"{name} must be a JSON object: {e.msg}") from None
-    if not isinstance(value, dict):
-        raise AgentError.invalid(f"{name} must be a JSON object, got {type(value).__name__}")
-    return value
-
-
 def memory_row(row: tuple[Any, ...], pending_access: dict[str, list[Any]]) -> dict[str, Any]:
     """A SELECT_COLUMNS row as a result dict (metadata parsed, unflushed accesses added)."""
     out = dict(zip((n for n, _ in MEMORY_COLUMNS), row, strict=True))
@@ -177,7 +143,7 @@ class Memory:
         self._waiters: dict[str, list[asyncio.Future[str]]] = {}
         self._retry_handles: set[asyncio.TimerHandle] = set()
         self._tasks: list[asyncio.Task[None]] = []
-        self._access: dict[str, list[Any]] = {}  # memory_id -> [count, last_accessed]
+        self.access = AccessTracker(layer.db, self.write_lock, T_MEM)
         self._stopping = False
         self._stop_event = asyncio.Event()
 
@@ -257,7 +223,12 @@ class Memory:
             if jobs:
                 log.info("memory: %d pending embeddings queued", len(jobs))
             self._tasks.append(asyncio.create_task(self._pump(), name="hatiproxy-memory-embed"))
-        self._tasks.append(asyncio.create_task(self._flush_loop(), name="hatiproxy-memory-access"))
+        self._tasks.append(
+            asyncio.create_task(
+                self.access.run(self.flush_interval, self._stop_event),
+                name="hatiproxy-memory-access",
+            )
+        )
 
     def _load(self, cur: duckdb.DuckDBPyConnection) -> list[_Job]:
         """Start-up: vectors of the current model into RAM; everything else re-queued."""
@@ -327,7 +298,7 @@ class Memory:
                     f.set_result("pending")
         self._waiters.clear()
         if self.enabled:
-            await self.flush_access()
+            await self.access.flush()
 
     def check_enabled(self) -> None:
         if not self.enabled:
@@ -529,89 +500,10 @@ class Memory:
 
     # ---- access tracking ----------------------------------------------------------
 
-    def touch(self, memory_ids: list[str]) -> None:
-        at = now()
-        for mid in memory_ids:
-            entry = self._access.get(mid)
-            if entry is None:
-                self._access[mid] = [1, at]
-            else:
-                entry[0] += 1
-                entry[1] = at
-
-    @property
-    def pending_access(self) -> dict[str, list[Any]]:
-        return self._access
-
-    async def flush_access(self) -> int:
-        """Write the counted accesses in one UPDATE; returns how many memories it touched."""
-        if not self._access:
-            return 0
-        import pyarrow as pa
-
-        batch, self._access = self._access, {}
-        table = pa.table(
-            {
-                "memory_id": pa.array(list(batch), pa.string()),
-                "n": pa.array([v[0] for v in batch.values()], pa.int64()),
-                "at": pa.array([v[1] for v in batch.values()], pa.timestamp("us", tz="UTC")),
-            }
-        )
-
-        def write(cur: duckdb.DuckDBPyConnection) -> None:
-            cur.register("_hati_mem_access", table)
-            try:
-                cur.execute(
-                    f"UPDATE {T_MEM} SET access_count = access_count + d.n,"
-                    " last_accessed = greatest(coalesce(last_accessed, d.at), d.at)"
-                    f" FROM _hati_mem_access d WHERE {T_MEM}.memory_id = d.memory_id::UUID"
-                )
-            finally:
-                cur.unregister("_hati_mem_access")
-
-        try:
-            async with self.write_lock:
-                await self.layer.db.transaction(write)
-        except Exception:
-            # Put the counts back (merged with newer ones) for the next flush.
-            for mid, (n, at) in batch.items():
-                entry = self._access.setdefault(mid, [0, at])
-                entry[0] += n
-                entry[1] = max(entry[1], at)
-            raise
-        return len(batch)
-
-    async def _flush_loop(self) -> None:
-        while not self._stopping:
-            try:
-                await asyncio.wait_for(self._stop_event.wait(), self.flush_interval)
-                return  # stop() flushes the rest itself
-            except TimeoutError:
-                pass
-            try:
-                await self.flush_access()
-            except Exception:
-                log.exception("flushing memory access counts failed")
-
 
 def _log_task_error(task: asyncio.Future[Any]) -> None:
     if not task.cancelled() and task.exception() is not None:
         log.error("trigger notification failed: %s", task.exception())
-
-
-def parse_weights(text: str) -> tuple[float, float, float, float, float]:
-    """'0.5,0.25,0.1,0.1,0.05' -> (semantic, keyword, recency, importance, confidence)."""
-    default = (0.5, 0.25, 0.1, 0.1, 0.05)
-    if not text:
-        return default
-    try:
-        parts = tuple(float(x) for x in str(text).split(","))
-    except ValueError:
-        parts = ()
-    if len(parts) != 5 or any(p < 0 for p in parts) or sum(parts) <= 0:
-        log.warning("memory_score_weights %r is not 5 non-negative numbers; using defaults", text)
-        return default
-    return parts  # type: ignore[return-value]
 
 
 # The operations register themselves in base.REGISTRY on import.

@@ -18,9 +18,8 @@ from proxy.agent.memory import (
     T_GRANT,
     T_MEM,
     _Job,
-    now,
-    parse_uuid,
 )
+from proxy.agent.memory_args import now, parse_uuid
 
 if TYPE_CHECKING:
     import duckdb
@@ -224,7 +223,7 @@ async def evict_memories(
     if max_per_agent is not None and int(max_per_agent) < 0:
         raise AgentError.invalid("max_per_agent must be >= 0")
     cutoff = now() - dt.timedelta(days=float(max_age_days))
-    await mem.flush_access()
+    await mem.access.flush()
     cap = -1 if max_per_agent is None else int(max_per_agent)
     ranked = (
         f"SELECT memory_id, (created_at < ? AND importance < ?) AS old, confidence < 0.1 AS weak"
@@ -280,7 +279,7 @@ async def decay_memories(
     confidence * (1 - rate), never below 0.1; those already at 0.1 are skipped."""
     mem = _mem(layer)
     r = memory_search.check_importance(rate, "rate")
-    await mem.flush_access()
+    await mem.access.flush()
     where = (
         "org_id = ? AND agent_id = ? AND confidence > 0.1"
         " AND coalesce(last_accessed, created_at) < now() - INTERVAL 7 DAY"

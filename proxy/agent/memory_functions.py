@@ -25,12 +25,9 @@ from proxy.agent.memory import (
     T_VEC,
     Memory,
     _Job,
-    content_hash,
     memory_row,
-    now,
-    parse_metadata,
-    parse_uuid,
 )
+from proxy.agent.memory_args import content_hash, now, parse_metadata, parse_uuid
 
 if TYPE_CHECKING:
     import duckdb
@@ -319,8 +316,8 @@ async def get_memory(layer: AgentLayer, who: Identity, *, memory_id: Any) -> lis
     mem = _mem(layer)
     mid = parse_uuid(memory_id)
     row = await _fetch_one(mem, who, mid, own=False)
-    mem.touch([mid])
-    return [memory_row(row, mem.pending_access)]
+    mem.access.touch([mid])
+    return [memory_row(row, mem.access.pending)]
 
 
 @agent_function(
@@ -373,7 +370,7 @@ async def list_memories(
             [*f.params, min(limit, 100), offset],
         ).fetchall()
 
-    return [memory_row(r, mem.pending_access) for r in await layer.db.run(q)]
+    return [memory_row(r, mem.access.pending) for r in await layer.db.run(q)]
 
 
 def delete_where(cur: duckdb.DuckDBPyConnection, where: str, params: list[Any]) -> list[int]:
@@ -421,5 +418,5 @@ async def delete_memory(
     )
     if not seqs:
         raise AgentError.not_found(f"memory {mid} not found")
-    mem.pending_access.pop(mid, None)
+    mem.access.pending.pop(mid, None)
     return [{"deleted": True, "memory_id": mid}]

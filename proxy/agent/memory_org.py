@@ -73,7 +73,7 @@ async def list_memories(
             [*params, min(limit, MAX_LIST)],
         ).fetchall()
 
-    return [memory_row(r, mem.pending_access) for r in await layer.db.run(q)]
+    return [memory_row(r, mem.access.pending) for r in await layer.db.run(q)]
 
 
 async def get_memory(
@@ -92,7 +92,7 @@ async def get_memory(
     row = await layer.db.run(q)
     if row is None:
         raise AgentError.not_found(f"memory {memory_id} not found")
-    return memory_row(row, mem.pending_access)
+    return memory_row(row, mem.access.pending)
 
 
 async def owners(

@@ -49,9 +49,8 @@ from proxy.agent.memory import (
     T_GRANT,
     T_MEM,
     memory_row,
-    now,
-    parse_metadata,
 )
+from proxy.agent.memory_args import now, parse_metadata
 from proxy.agent.memory_index import RowFilter
 
 if TYPE_CHECKING:
@@ -256,7 +255,7 @@ async def search(
     at = now()
     scored = []
     for row, sim in candidates:
-        out = memory_row(row, mem.pending_access)
+        out = memory_row(row, mem.access.pending)
         kw = keyword_score(tokens, out["content"])
         if sim is None and kw <= 0:
             continue
@@ -267,7 +266,7 @@ async def search(
         scored.append(out)
     scored.sort(key=lambda r: (-r["score"], -r["created_at"].timestamp()))
     result = scored[:top_k]
-    mem.touch([r["memory_id"] for r in result])
+    mem.access.touch([r["memory_id"] for r in result])
     return result
 
 

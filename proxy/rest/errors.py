@@ -67,9 +67,9 @@ def _allowed_methods(request: Request) -> list[str]:
     """Every method some route serves at this path (routers included into the app too)."""
     path = request.scope.get("path", "")
     methods: set[str] = set()
-    for route in request.app.openapi().get("paths", {}):
-        if _path_matches(route, path):
-            methods |= {m.upper() for m in request.app.openapi()["paths"][route]}
+    for template, operations in request.app.openapi().get("paths", {}).items():
+        if _path_matches(template, path):
+            methods |= {m.upper() for m in operations}
     return sorted(methods)
 
 

@@ -305,7 +305,7 @@ def test_access_counts_are_batched_and_flushed(tmp_path: Path) -> None:
             assert stored == [(0,)]  # not written yet: no write per read
             got = (await layer.call("get_memory", A, memory_id=mid))[0]
             assert got["access_count"] == 5 and got["last_accessed"] is not None
-            assert await layer.memory.flush_access() == 1
+            assert await layer.memory.access.flush() == 1
             stored = await sql(
                 layer,
                 "SELECT access_count FROM hatidata_internal.agent_memory WHERE memory_id = ?",
