@@ -16,6 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from proxy.access.service import AuthError, TooManyFailures
 from proxy.agent.base import AgentError
@@ -63,21 +64,21 @@ def error(status: int, code: str, message: str, hint: str | None = None, **extra
     return JSONResponse(body, status_code=status, headers=headers)
 
 
+_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+
+
 def _allowed_methods(request: Request) -> list[str]:
-    """Every method some route serves at this path (routers included into the app too)."""
-    path = request.scope.get("path", "")
-    methods: set[str] = set()
-    for template, operations in request.app.openapi().get("paths", {}).items():
-        if _path_matches(template, path):
-            methods |= {m.upper() for m in operations}
-    return sorted(methods)
+    """Every method some route serves at this path (routers included into the app too).
 
-
-def _path_matches(template: str, path: str) -> bool:
-    want, got = template.strip("/").split("/"), path.strip("/").split("/")
-    return len(want) == len(got) and all(
-        w == g or (w.startswith("{") and w.endswith("}")) for w, g in zip(want, got, strict=True)
-    )
+    The routes themselves decide (`matches` with each method), so typed parameters
+    count: `/{memory_id:uuid}` does not serve `/search`, and DELETE on
+    .../agent-memory/search is answered Allow: GET."""
+    allowed = []
+    for method in _METHODS:
+        scope = {**request.scope, "method": method}
+        if any(route.matches(scope)[0] is Match.FULL for route in request.app.routes):
+            allowed.append(method)
+    return allowed
 
 
 def install(app: FastAPI) -> None:

@@ -7,11 +7,13 @@ every agent of its org; an agent key (hd_agent_) only for its own agent: naming
 another agent is 403, another agent's memory id is 404 (never revealed).
 
 Decisions: `limit` above 100 is capped at 100 (the seed: "capped at 100"), below 1 is
-422; `top_k` above 50 is 422 (the seed: "max 50"); a malformed memory id is 422
-everywhere. Search `score` is the hybrid ranking score (0..1; cosine similarity,
-keyword overlap, recency, importance, confidence); `similarity_score` is the cosine
-similarity, or the keyword overlap when `score_kind` is 'keyword' (memory not
-embedded yet: the seed's token-overlap fallback).
+422; `top_k` above 50 is 422 (the seed: "max 50"); a malformed memory id is 422 in a
+body and 404 in a path: `{memory_id:uuid}` path parameters match only UUIDs, so
+`DELETE .../search` is 405 (Allow: GET) instead of a failed UUID. Search `score` is
+the hybrid ranking score (0..1; cosine similarity, keyword overlap, recency,
+importance, confidence); `similarity_score` is the cosine similarity, or the keyword
+overlap when `score_kind` is 'keyword' (memory not embedded yet: the seed's
+token-overlap fallback).
 """
 
 from __future__ import annotations
@@ -241,7 +243,9 @@ async def _owner_identity(who: Caller, request: Request, memory_id: str):
     return who.as_agent(agent)
 
 
-@router.delete("/{memory_id}", response_model=Deleted, summary="Delete a memory (memory:write)")
+@router.delete(
+    "/{memory_id:uuid}", response_model=Deleted, summary="Delete a memory (memory:write)"
+)
 async def delete_memory(org_id: str, memory_id: uuid.UUID, request: Request, who: Who):
     who.org(org_id)
     who.require("memory:write")
@@ -273,7 +277,7 @@ async def bulk_reembed(org_id: str, body: BulkReembed, request: Request, who: Wh
 
 
 @router.post(
-    "/{memory_id}/re-embed",
+    "/{memory_id:uuid}/re-embed",
     response_model=Queued,
     summary="Queue a memory for embedding again with the current model (memory:write)",
 )

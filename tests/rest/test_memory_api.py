@@ -206,7 +206,15 @@ def test_delete_memory(ks: KeyedServer) -> None:
     assert ks.request("DELETE", path, key="other").status_code == 404
     assert ks.request("DELETE", f"{BASE}/{other['id']}", key="analyst").status_code == 403
     r = ks.request("DELETE", f"{BASE}/not-a-uuid", key="admin")
-    assert r.status_code == 422
+    assert r.status_code == 404 and r.json()["error"] == "not_found"  # ids in paths are UUIDs
+    for fixed in ("search", "embedding-stats"):  # not a memory id: the path's methods
+        r = ks.request("DELETE", f"{BASE}/{fixed}", key="admin")
+        assert r.status_code == 405 and r.json()["error"] == "method_not_allowed", r.text
+        assert r.headers["Allow"] == "GET"
+    r = ks.request("DELETE", f"{BASE}/bulk-re-embed", key="admin")
+    assert r.status_code == 405 and r.headers["Allow"] == "POST"
+    r = ks.request("POST", f"{BASE}/{other['id'].upper()}/re-embed", key="bot")
+    assert r.status_code == 404  # upper-case UUIDs are ids too (another agent's: not found)
     own = ks.request("DELETE", f"{BASE}/{other['id']}", key="bot2")
     assert own.status_code == 200 and own.json()["status"] == "deleted"
 
