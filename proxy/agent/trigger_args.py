@@ -16,9 +16,28 @@ if TYPE_CHECKING:
 
 ACTIONS = ("webhook", "agent_notify", "flag_for_review", "write_event")
 SCOPES = ("agent", "org")
-EVENT_SOURCES = ("semantic",)  # branch lifecycle triggers are not implemented
+LIFECYCLE = "branch_lifecycle"
+EVENT_SOURCES = ("semantic", LIFECYCLE)
+# Branch lifecycle events; the measured ones compare a figure with the trigger's threshold
+# (query count, storage bytes, idle seconds). See proxy.agent.branch_events.
+LIFECYCLE_EVENTS = (
+    "branch_created",
+    "query_count_exceeded",
+    "storage_exceeded",
+    "idle_timeout",
+    "merge_requested",
+)
+MEASURED_EVENTS = {
+    "query_count_exceeded": "queries",
+    "storage_exceeded": "bytes",
+    "idle_timeout": "seconds",
+}
+MAX_LIFECYCLE_THRESHOLD = 1e15
 DEFAULT_ACTION = "flag_for_review"
+DEFAULT_THRESHOLD = 0.7
 DEFAULT_COOLDOWN_SECS = 300
+# A lifecycle event happens once per branch (or once per idle spell): no cooldown unless asked.
+DEFAULT_LIFECYCLE_COOLDOWN_SECS = 0
 MAX_NAME_CHARS = 200
 MAX_CONCEPT_CHARS = 4000
 
@@ -126,3 +145,45 @@ def _trigger_id_arg(value: Any) -> str:
         return str(uuid.UUID(str(value)))
     except (ValueError, TypeError):
         raise AgentError.invalid(f"trigger_id must be a UUID, got {value!r:.60}") from None
+
+
+def _source_arg(value: Any) -> str:
+    source = (value or "semantic").strip().lower() if isinstance(value, str | None) else value
+    if source not in EVENT_SOURCES:
+        raise AgentError.invalid(
+            f"event_source {value!r} is not supported", hint="'semantic' or 'branch_lifecycle'"
+        )
+    return source
+
+
+def _event_type_arg(event_type: Any, concept: Any) -> str:
+    """The lifecycle event: `event_type`, or `concept` naming one (the plain create form)."""
+    given = event_type if event_type is not None else concept
+    name = given.strip().lower() if isinstance(given, str) else given
+    if name not in LIFECYCLE_EVENTS:
+        raise AgentError.invalid(
+            f"event_source 'branch_lifecycle' needs an event_type, got {given!r:.60}",
+            hint="event_type: " + ", ".join(LIFECYCLE_EVENTS),
+        )
+    return name
+
+
+def _lifecycle_threshold_arg(event: str, value: Any) -> float:
+    """count / bytes / seconds for the measured events; ignored (0 if absent) for the others."""
+    if value is None:
+        if event in MEASURED_EVENTS:
+            raise AgentError.invalid(
+                f"a {event} trigger needs a threshold ({MEASURED_EVENTS[event]})"
+            )
+        return 0.0
+    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+        raise AgentError.invalid(f"threshold must be a number, got {value!r:.60}")
+    measured = event in MEASURED_EVENTS
+    if not (value > 0 if measured else value >= 0) or value > MAX_LIFECYCLE_THRESHOLD:
+        low = "> 0" if measured else ">= 0"
+        unit = MEASURED_EVENTS.get(event, "ignored for this event")
+        raise AgentError.invalid(
+            f"threshold for {event} must be {low} and <= {MAX_LIFECYCLE_THRESHOLD:g} ({unit}), "
+            f"got {value}"
+        )
+    return float(value)

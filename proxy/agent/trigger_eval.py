@@ -22,7 +22,8 @@ import numpy as np
 
 from proxy.agent import webhooks
 from proxy.agent.base import Identity
-from proxy.agent.trigger_store import _DELIVERIES, _EVENTS, _FIRES, _FLAGS, _INBOX, _T, _json, _now
+from proxy.agent.trigger_actions import record_fire
+from proxy.agent.trigger_store import _DELIVERIES, _FIRES, _T, _json, _now
 from proxy.agent.webhook_guard import WebhookGuard
 
 if TYPE_CHECKING:
@@ -189,6 +190,7 @@ class TriggerEvaluator:
             return cur.execute(
                 f"SELECT id, agent_id, scope, threshold, cooldown_secs, last_fired_at, "
                 f"concept_embedding FROM {_T} WHERE org_id = ? AND enabled "
+                "AND event_source = 'semantic' "
                 "AND concept_embedding IS NOT NULL AND embedding_model = ? "
                 "AND embedding_dimensions = ? ORDER BY created_at",
                 [org_id, model, self.layer.dims],
@@ -249,53 +251,11 @@ class TriggerEvaluator:
                 "input_text": text,
                 "fired_at": now.isoformat(),
             }
-            webhook = "webhook" in actions
-            details = {"actions": actions}
-            cur.execute(
-                f"INSERT INTO {_FIRES} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    fire_id,
-                    trigger_id,
-                    name,
-                    note.org_id,
-                    owner,
-                    note.source,
-                    note.source_id,
-                    note.agent_id,
-                    similarity,
-                    threshold,
-                    text,
-                    ",".join(actions),
-                    "pending" if webhook else "done",
-                    json.dumps(details),
-                    now,
-                ],
+            message = (
+                f"Trigger '{name}' fired (similarity {similarity:.3f}) on "
+                f"{note.source} {note.source_id}"
             )
-            if "write_event" in actions:
-                cur.execute(
-                    f"INSERT INTO {_EVENTS} VALUES (?, ?, ?, ?, ?, 'trigger_fired', ?, ?)",
-                    [str(uuid.uuid4()), note.org_id, owner, trigger_id, fire_id,
-                     json.dumps(fire, default=str), now],
-                )  # fmt: skip
-            if "flag_for_review" in actions:
-                cur.execute(
-                    f"INSERT INTO {_FLAGS} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?)",
-                    [str(uuid.uuid4()), note.org_id, owner, trigger_id, name, fire_id,
-                     note.source, note.source_id, note.agent_id, similarity, text, now],
-                )  # fmt: skip
-            if "agent_notify" in actions:
-                recipient = config.get("agent_id") or owner
-                message = (
-                    f"Trigger '{name}' fired (similarity {similarity:.3f}) on "
-                    f"{note.source} {note.source_id}"
-                )
-                cur.execute(
-                    f"INSERT INTO {_INBOX} VALUES "
-                    "(?, ?, ?, 'trigger_fired', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
-                    [str(uuid.uuid4()), note.org_id, recipient, trigger_id, name, fire_id,
-                     owner, note.source, note.source_id, similarity, message,
-                     json.dumps(fire, default=str), now],
-                )  # fmt: skip
+            record_fire(cur, {**fire, "fired_at_ts": now}, actions, config, message=message)
             return {"fire": fire, "actions": actions, "config": config}
 
         self._last_fired[trigger_id] = now.timestamp()
@@ -306,9 +266,13 @@ class TriggerEvaluator:
             return
         self.stats["fired"] += 1
         if "webhook" in done["actions"]:
-            task = asyncio.create_task(self._webhook(done["fire"], done["config"]))
-            self._inflight.add(task)
-            task.add_done_callback(self._inflight.discard)
+            self._spawn_webhook(done["fire"], done["config"])
+
+    def _spawn_webhook(self, fire: dict[str, Any], config: dict[str, Any]) -> None:
+        """POST a fire's webhook in the background (tracked, so drain/stop wait for it)."""
+        task = asyncio.create_task(self._webhook(fire, config))
+        self._inflight.add(task)
+        task.add_done_callback(self._inflight.discard)
 
     async def _transaction(self, fn: Any) -> Any:
         # The evaluator and an update_trigger can touch the same row at once: retry the

@@ -23,7 +23,7 @@ _DELIVERIES = f"{S}.webhook_deliveries"
 _TRIGGER_FIELDS = (
     "id, org_id, agent_id, name, concept, threshold, actions, action_config, cooldown_secs, "
     "enabled, scope, fire_count, last_fired_at, created_at, updated_at, embedding_model, "
-    "embedding_dimensions, event_source"
+    "embedding_dimensions, event_source, event_type"
 )
 _SECRET_HEADER = re.compile(r"auth|token|key|secret|cookie|signature", re.IGNORECASE)
 
@@ -49,6 +49,9 @@ def install(cur: duckdb.DuckDBPyConnection, dims: int) -> None:
             fire_count BIGINT NOT NULL, last_fired_at TIMESTAMPTZ,
             created_at TIMESTAMPTZ NOT NULL, updated_at TIMESTAMPTZ NOT NULL)"""
     )
+    # Branch lifecycle triggers (proxy.agent.branch_events) name their event here; added
+    # after the first release, hence ALTER for databases created before.
+    cur.execute(f"ALTER TABLE {_T} ADD COLUMN IF NOT EXISTS event_type VARCHAR")
     # A model with other dimensions since last run: the old vectors are meaningless;
     # the concepts are re-embedded in start().
     row = cur.execute(
@@ -155,6 +158,7 @@ def _trigger_row(r: dict[str, Any]) -> dict[str, Any]:
         "embedding_model": r["embedding_model"],
         "embedding_dimensions": r["embedding_dimensions"],
         "event_source": r["event_source"],
+        "event_type": r["event_type"],
     }
 
 

@@ -145,8 +145,9 @@ class Triggers(TriggerEvaluator):
         model, dims = self.layer.semantic.model_name, self.layer.dims
         rows = await self.layer.db.run(
             lambda cur: cur.execute(
-                f"SELECT id, concept FROM {_T} WHERE concept_embedding IS NULL "
-                "OR embedding_model IS DISTINCT FROM ? OR embedding_dimensions IS DISTINCT FROM ?",
+                f"SELECT id, concept FROM {_T} WHERE event_source = 'semantic' AND ("
+                "concept_embedding IS NULL OR embedding_model IS DISTINCT FROM ? "
+                "OR embedding_dimensions IS DISTINCT FROM ?)",
                 [model, dims],
             ).fetchall()
         )

@@ -18,14 +18,19 @@ from proxy.agent.base import AgentError, Identity, Param, agent_function
 from proxy.agent.trigger_args import (
     DEFAULT_ACTION,
     DEFAULT_COOLDOWN_SECS,
-    EVENT_SOURCES,
+    DEFAULT_LIFECYCLE_COOLDOWN_SECS,
+    DEFAULT_THRESHOLD,
+    LIFECYCLE,
     MAX_CONCEPT_CHARS,
     MAX_NAME_CHARS,
     _actions_arg,
     _check_actions,
     _config_arg,
     _cooldown_arg,
+    _event_type_arg,
+    _lifecycle_threshold_arg,
     _scope_arg,
+    _source_arg,
     _text_arg,
     _threshold_arg,
     _trigger_id_arg,
@@ -33,7 +38,6 @@ from proxy.agent.trigger_args import (
 from proxy.agent.trigger_eval import _unit
 from proxy.agent.trigger_store import (
     _FIRES,
-    _INBOX,
     _T,
     _json,
     _name_taken,
@@ -70,6 +74,7 @@ TRIGGER_COLUMNS = (
     ("embedding_model", "VARCHAR"),
     ("embedding_dimensions", "BIGINT"),
     ("event_source", "VARCHAR"),
+    ("event_type", "VARCHAR"),
 )
 
 
@@ -78,14 +83,15 @@ TRIGGER_COLUMNS = (
     params=[
         Param("name", "VARCHAR"),
         Param("concept", "VARCHAR"),
-        Param("threshold", "DOUBLE", 0.7),
+        Param("threshold", "DOUBLE", None),  # 0.7 for semantic triggers
         Param("action_type", "VARCHAR", None),
         Param("action_config", "JSON", None),
         Param("actions", "JSON", None),
-        Param("cooldown_secs", "BIGINT", DEFAULT_COOLDOWN_SECS),
+        Param("cooldown_secs", "BIGINT", None),  # 300 semantic, 0 branch lifecycle
         Param("enabled", "BOOLEAN", True),
         Param("scope", "VARCHAR", "agent"),
         Param("event_source", "VARCHAR", "semantic"),
+        Param("event_type", "VARCHAR", None),  # the branch lifecycle event
     ],
     columns=TRIGGER_COLUMNS,
     scope="trigger:write",
@@ -105,23 +111,32 @@ async def register_trigger(
     enabled: Any,
     scope: Any,
     event_source: Any,
+    event_type: Any,
 ) -> list[dict[str, Any]]:
-    """Register a semantic trigger: its concept is embedded once, now."""
+    """Register a trigger: a semantic concept (embedded once, now) or a branch lifecycle event."""
     name = _text_arg("name", name, MAX_NAME_CHARS)
-    concept = _text_arg("concept", concept, MAX_CONCEPT_CHARS)
-    threshold = _threshold_arg(0.7 if threshold is None else threshold)
+    source = _source_arg(event_source)
+    event: str | None = None
+    if source == LIFECYCLE:  # no concept to embed: the event type is what it watches
+        event = _event_type_arg(event_type, concept)
+        concept, threshold = event, _lifecycle_threshold_arg(event, threshold)
+        default_cooldown = DEFAULT_LIFECYCLE_COOLDOWN_SECS
+    else:
+        if event_type is not None:
+            raise AgentError.invalid("event_type is for event_source 'branch_lifecycle' only")
+        concept = _text_arg("concept", concept, MAX_CONCEPT_CHARS)
+        threshold = _threshold_arg(DEFAULT_THRESHOLD if threshold is None else threshold)
+        default_cooldown = DEFAULT_COOLDOWN_SECS
     action_list = _actions_arg(actions, action_type) or [DEFAULT_ACTION]
     config = _config_arg(action_config) or {}
     _check_actions(action_list, config, layer.config)
-    cooldown = _cooldown_arg(DEFAULT_COOLDOWN_SECS if cooldown_secs is None else cooldown_secs)
+    cooldown = _cooldown_arg(default_cooldown if cooldown_secs is None else cooldown_secs)
     scope = _scope_arg(scope, who)
-    source = (event_source or "semantic").strip().lower()
-    if source not in EVENT_SOURCES:
-        raise AgentError.invalid(f"event_source {event_source!r} is not supported: use 'semantic'")
     if enabled is not None and not isinstance(enabled, bool):
         raise AgentError.invalid("enabled must be true or false")
     triggers: Triggers = layer.triggers
-    vector = await triggers.embed_concept(concept)
+    vector = None if event is not None else await triggers.embed_concept(concept)
+    model = None if vector is None else layer.semantic.model_name
     tid, now = str(uuid.uuid4()), _now()
 
     def insert(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
@@ -130,11 +145,12 @@ async def register_trigger(
         cur.execute(
             f"INSERT INTO {_T} (id, org_id, agent_id, name, concept, concept_embedding, "
             "embedding_model, embedding_dimensions, threshold, actions, action_config, "
-            "cooldown_secs, enabled, scope, event_source, fire_count, last_fired_at, created_at, "
-            "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, NULL, ?, ?)",
-            [tid, who.org_id, who.agent_id, name, concept, vector, layer.semantic.model_name,
-             len(vector), threshold, json.dumps(action_list), json.dumps(config), cooldown,
-             enabled is not False, scope, source, now, now],
+            "cooldown_secs, enabled, scope, event_source, event_type, fire_count, last_fired_at, "
+            "created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, NULL, ?, ?)",
+            [tid, who.org_id, who.agent_id, name, concept, vector, model,
+             None if vector is None else len(vector), threshold, json.dumps(action_list),
+             json.dumps(config), cooldown, enabled is not False, scope, source, event, now, now],
         )  # fmt: skip
         return _select_triggers(cur, who, "id = ?", [tid])
 
@@ -181,13 +197,23 @@ async def update_trigger(
     """Change any of a trigger's settings; a new concept (or reembed) is embedded again."""
     triggers: Triggers = layer.triggers
     current = await triggers.owned(who, trigger_id)
+    lifecycle = current["event_source"] == LIFECYCLE
+    if lifecycle and (concept is not None or reembed):
+        raise AgentError.invalid(
+            "a branch lifecycle trigger has no concept to change or embed",
+            hint="its event type is fixed: register another trigger for another event",
+        )
     changes: dict[str, Any] = {}
     if name is not None:
         changes["name"] = _text_arg("name", name, MAX_NAME_CHARS)
     if concept is not None:
         changes["concept"] = _text_arg("concept", concept, MAX_CONCEPT_CHARS)
     if threshold is not None:
-        changes["threshold"] = _threshold_arg(threshold)
+        changes["threshold"] = (
+            _lifecycle_threshold_arg(current["event_type"], threshold)
+            if lifecycle
+            else _threshold_arg(threshold)
+        )
     new_actions = _actions_arg(actions, action_type)
     new_config = _config_arg(action_config)
     final_actions = new_actions or _json(current["actions"])
@@ -339,13 +365,15 @@ async def test_trigger(
     def load(cur: duckdb.DuckDBPyConnection) -> tuple | None:
         return cur.execute(
             f"SELECT name, threshold, concept_embedding, embedding_model, embedding_dimensions, "
-            f"concept FROM {_T} WHERE id = ? AND org_id = ? AND agent_id = ?",
+            f"concept, event_source FROM {_T} WHERE id = ? AND org_id = ? AND agent_id = ?",
             [tid, who.org_id, who.agent_id],
         ).fetchone()
 
     row = await layer.db.run(load)
     if row is None:
         raise AgentError.not_found(f"trigger {tid} not found")
+    if row[6] == LIFECYCLE:
+        raise AgentError.invalid("a branch lifecycle trigger fires on branch events, not text")
     name, threshold, concept_vec, model, dims = row[:5]
     if concept_vec is None or model != layer.semantic.model_name or dims != layer.dims:
         # Embedded by another model: compare like with like, without storing anything.
@@ -434,65 +462,5 @@ async def trigger_fires(
     return out
 
 
-INBOX_COLUMNS = (
-    ("id", "UUID"),
-    ("agent_id", "VARCHAR"),
-    ("kind", "VARCHAR"),
-    ("trigger_id", "UUID"),
-    ("trigger_name", "VARCHAR"),
-    ("fire_id", "UUID"),
-    ("from_agent_id", "VARCHAR"),
-    ("source", "VARCHAR"),
-    ("source_id", "VARCHAR"),
-    ("similarity", "DOUBLE"),
-    ("message", "VARCHAR"),
-    ("payload", "JSON"),
-    ("created_at", "TIMESTAMPTZ"),
-    ("read_at", "TIMESTAMPTZ"),
-    ("read", "BOOLEAN"),
-)
-
-
-@agent_function(
-    "agent_inbox",
-    params=[
-        Param("unread_only", "BOOLEAN", False),
-        Param("mark_read", "BOOLEAN", False),
-        Param("limit", "BIGINT", 100),
-    ],
-    columns=INBOX_COLUMNS,
-    scope="trigger:read",
-)
-async def agent_inbox(
-    layer: AgentLayer, who: Identity, *, unread_only: Any, mark_read: Any, limit: Any
-):
-    """The caller's notifications (agent_notify), newest first; mark_read marks those returned."""
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
-        raise AgentError.invalid(f"limit must be a positive integer, got {limit!r}")
-    cols = [c for c, _ in INBOX_COLUMNS if c != "read"]
-    now = _now()
-
-    def load(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-        rows = cur.execute(
-            f"SELECT {', '.join(cols)} FROM {_INBOX} WHERE org_id = ? AND agent_id = ? "
-            f"{'AND read_at IS NULL' if unread_only else ''} ORDER BY created_at DESC LIMIT ?",
-            [who.org_id, who.agent_id, min(limit, 10_000)],
-        ).fetchall()
-        out = [dict(zip(cols, r, strict=True)) for r in rows]
-        unread = [str(r["id"]) for r in out if r["read_at"] is None]
-        if mark_read and unread:
-            # Bookkeeping only (like access counts): the caller's own inbox rows.
-            cur.execute(
-                f"UPDATE {_INBOX} SET read_at = ? WHERE org_id = ? AND agent_id = ? "
-                "AND read_at IS NULL AND list_contains(?, CAST(id AS VARCHAR))",
-                [now, who.org_id, who.agent_id, unread],
-            )
-            for r in out:
-                r["read_at"] = r["read_at"] or now
-        return out
-
-    rows = await layer.db.transaction(load)
-    for r in rows:
-        r["payload"] = _json(r["payload"])
-        r["read"] = r["read_at"] is not None
-    return [_uuids_as_text(r) for r in rows]
+# agent_inbox lives in trigger_inbox; importing it registers it.
+from proxy.agent import trigger_inbox  # noqa: E402, F401
