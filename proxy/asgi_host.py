@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import uvicorn
 
-from proxy.http_limits import BodyLimit, RateLimit
+from proxy.http_limits import BodyLimit, CallerKey, RateLimit, Resolve, source_key
 
 if TYPE_CHECKING:
     from proxy.config import Config
@@ -76,10 +76,16 @@ class CountStatus:
         await self.app(scope, receive, counting_send)
 
 
-def guarded(app: Any, config: Config, observe: Callable[[int], None]) -> Any:
-    """The limits every HTTP interface shares: count, then rate-limit, then cap the body."""
-    limited = RateLimit(BodyLimit(app, config.max_request_body_bytes), config.rate_limit_per_minute)
-    return CountStatus(limited, observe)
+def guarded(
+    app: Any, config: Config, observe: Callable[[int], None], resolve: Resolve | None = None
+) -> Any:
+    """The limits every HTTP interface shares: count, then rate-limit, then cap the body.
+
+    `resolve` (AccessControl.bucket_of) names rate buckets after accepted keys; without
+    it every caller is counted by address."""
+    key = CallerKey(resolve) if resolve is not None else source_key
+    body_limited = BodyLimit(app, config.max_request_body_bytes)
+    return CountStatus(RateLimit(body_limited, config.rate_limit_per_minute, key=key), observe)
 
 
 class AsgiListener:

@@ -8,20 +8,22 @@ the client gets the 413; if it had, the connection is aborted (an exception out 
 app makes the server close it), because a response cannot be taken back halfway.
 The unread rest of a refused body is discarded by the server, not buffered.
 
-`RateLimit(app, per_minute, key=caller_key)`: a token bucket per caller (`per_minute`
+`RateLimit(app, per_minute, key=source_key)`: a token bucket per caller (`per_minute`
 tokens, refilled continuously), so a caller may burst up to a minute's allowance and
-then runs at the steady rate. The default caller key is a digest of the Authorization
-header (secrets are never kept) or, without one, the client address. Over the limit:
-429 with `Retry-After`. `/health` and `/metrics` are never limited. At most `max_keys`
-buckets are kept (least recently used dropped: that caller just starts with a full
-bucket again).
+then runs at the steady rate. Buckets belong to whoever authenticated: `CallerKey`
+names the bucket after the API key id (or configured user) the server accepts, and
+anything else (no credentials, unknown, revoked or made-up keys) after the source
+address, so a client cannot mint itself fresh buckets with junk keys. The default,
+without a resolver, is the address alone. Over the limit: 429 with `Retry-After`.
+`/health` and `/metrics` are never limited. At most `max_keys` buckets are kept (least
+recently used dropped: that caller just starts with a full bucket again).
 
 Both handle `http` scopes only; `lifespan` and `websocket` pass straight through.
 """
 
 from __future__ import annotations
 
-import hashlib
+import inspect
 import json
 import math
 import time
@@ -124,13 +126,29 @@ class BodyLimit:
 # ---- rate ------------------------------------------------------------------------------
 
 
-def caller_key(scope: Scope) -> str:
-    """Who is calling: a digest of the Authorization header value, else the client address."""
-    auth = _header(scope, b"authorization")
-    if auth:
-        return "auth:" + hashlib.sha256(auth).hexdigest()[:32]
+def source_key(scope: Scope) -> str:
+    """The bucket of an unauthenticated caller: its (normalised) client address."""
     client = scope.get("client")
     return "addr:" + (normalize_source(client[0]) if client else "unknown")
+
+
+# Authorization header value -> the accepted principal's id, or None (not accepted).
+Resolve = Callable[[str], Awaitable[str | None]]
+
+
+class CallerKey:
+    """Bucket names: `key:<id>` for credentials `resolve` accepts, else the address."""
+
+    def __init__(self, resolve: Resolve) -> None:
+        self.resolve = resolve
+
+    async def __call__(self, scope: Scope) -> str:
+        auth = _header(scope, b"authorization")
+        if auth:
+            principal = await self.resolve(auth.decode("latin-1"))
+            if principal:
+                return "key:" + principal
+        return source_key(scope)
 
 
 @dataclass
@@ -145,7 +163,7 @@ class RateLimit:
         app: ASGIApp,
         per_minute: int,
         *,
-        key: Callable[[Scope], str] = caller_key,
+        key: Callable[[Scope], str | Awaitable[str]] = source_key,
         exempt: Iterable[str] = EXEMPT_PATHS,
         max_keys: int = 10_000,
         clock: Callable[[], float] = time.monotonic,
@@ -180,7 +198,10 @@ class RateLimit:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or self.per_minute <= 0 or scope.get("path") in self.exempt:
             return await self.app(scope, receive, send)
-        wait = self.take(self.key(scope))
+        name = self.key(scope)
+        if inspect.isawaitable(name):
+            name = await name
+        wait = self.take(name)
         if wait <= 0:
             return await self.app(scope, receive, send)
         retry_after = max(1, math.ceil(wait))

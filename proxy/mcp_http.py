@@ -154,7 +154,9 @@ async def start(server: Server) -> AsgiListener | None:
     if not config.mcp_port:
         return None
     app = build_app(server.agent, access, config.host)
-    app = guarded(app, config, lambda status: server.metrics.observe_http("mcp", status))
+    app = guarded(
+        app, config, lambda status: server.metrics.observe_http("mcp", status), access.bucket_of
+    )
     listener = AsgiListener(app, config.host, config.mcp_port)
     await listener.start()
     auth = "trust, loopback" if access.trust else "API keys / user passwords"

@@ -110,18 +110,40 @@ class AccessControl:
         """The principal of an API key; AuthError when unknown, revoked or expired."""
         if not k.looks_like_key(secret):
             raise AuthError("not an API key")
-        hashed = k.digest(secret)
-        key = self._cache.get(hashed)
+        key = await self._lookup(secret)
         if key is None:
-            key = await self.layer.db.run(lambda cur: k.lookup(cur, secret))
-            if key is None:
-                raise AuthError("unknown API key")
-            self._cache[hashed] = key
+            raise AuthError("unknown API key")
         status = key.status()
         if status != "active":
             raise AuthError(f"API key is {status}")
         await self._touch(key)
         return k.principal_of(key)
+
+    async def _lookup(self, secret: str) -> k.ApiKey | None:
+        """The stored key of a secret (cached by digest), whatever its status."""
+        hashed = k.digest(secret)
+        key = self._cache.get(hashed)
+        if key is None:
+            key = await self.layer.db.run(lambda cur: k.lookup(cur, secret))
+            if key is not None:
+                self._cache[hashed] = key
+        return key
+
+    async def bucket_of(self, authorization: str) -> str | None:
+        """Whom a request's rate-limit bucket belongs to: the id of an active API key, or
+        `user:<name>` for a configured user's password; None for anything else (the
+        caller is then counted by source address). Records no use and no failure."""
+        scheme, _, secret = authorization.strip().partition(" ")
+        secret = secret.strip()
+        if not secret or scheme.lower() not in ("apikey", "bearer"):
+            return None
+        if k.looks_like_key(secret):
+            key = await self._lookup(secret)
+            return key.key_id if key is not None and key.status() == "active" else None
+        for user in self.passwords:
+            if self.user_password_ok(user, secret):
+                return "user:" + user
+        return None
 
     async def _touch(self, key: k.ApiKey) -> None:
         # last_used_at at minute resolution: no write per request.

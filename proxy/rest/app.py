@@ -46,7 +46,10 @@ async def start(server: Server) -> AsgiListener | None:
     if not config.rest_port:
         return None
     app = guarded(
-        create_app(server), config, lambda status: server.metrics.observe_http("rest", status)
+        create_app(server),
+        config,
+        lambda status: server.metrics.observe_http("rest", status),
+        server.access.bucket_of,
     )
     listener = AsgiListener(app, config.host, config.rest_port)
     await listener.start()

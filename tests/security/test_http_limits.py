@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from proxy.http_limits import BodyLimit, RateLimit
+from proxy.http_limits import BodyLimit, CallerKey, RateLimit
 
 LIMIT = 1024
 
@@ -168,14 +168,34 @@ def test_rate_limit_per_caller_with_retry_after() -> None:
             assert requests.get(url + "/health", timeout=10).status_code == 200
             assert requests.get(url + "/metrics", timeout=10).status_code == 200
 
-        # Each Authorization value is its own caller, independent of the address's bucket.
+        # Without a resolver nothing is authenticated: any Authorization value is the
+        # address's caller, so made-up keys do not buy fresh buckets.
         for key in ("ApiKey one", "ApiKey two"):
-            headers = {"Authorization": key}
-            for _ in range(3):
-                assert requests.get(url + "/ping", headers=headers, timeout=10).status_code == 200
-            r = requests.get(url + "/ping", headers=headers, timeout=10)
-            assert r.status_code == 429 and "Retry-After" in r.headers
-        assert requests.get(url + "/ping", timeout=10).status_code == 429
+            r = requests.get(url + "/ping", headers={"Authorization": key}, timeout=10)
+            assert r.status_code == 429
+
+
+KNOWN = {"ApiKey one": "key-1", "Bearer one": "key-1", "ApiKey two": "key-2"}
+
+
+async def known_keys(authorization: str) -> str | None:
+    return KNOWN.get(authorization)
+
+
+def test_rate_buckets_by_accepted_key_else_by_address() -> None:
+    with serve(RateLimit(make_app(), 3, key=CallerKey(known_keys))) as url:
+
+        def get(auth: str | None = None) -> int:
+            headers = {"Authorization": auth} if auth else {}
+            return requests.get(url + "/ping", headers=headers, timeout=10).status_code
+
+        # Accepted keys each have a bucket, whichever scheme carries them.
+        assert [get("ApiKey one"), get("Bearer one"), get("ApiKey one")] == [200] * 3
+        assert get("Bearer one") == 429
+        assert [get("ApiKey two") for _ in range(3)] == [200] * 3 and get("ApiKey two") == 429
+        # Unknown keys share the address's bucket with keyless calls.
+        assert [get("ApiKey junk-1"), get("ApiKey junk-2"), get()] == [200] * 3
+        assert get("ApiKey junk-3") == 429 and get() == 429
 
 
 def test_rate_limit_refills_over_time() -> None:
