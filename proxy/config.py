@@ -153,6 +153,12 @@ SETTINGS: tuple[Setting, ...] = (
         int,
     ),
     Setting(
+        "trigger_webhook_url",
+        "",
+        "Default destination of trigger webhook actions that name no URL (stored on the "
+        "trigger when it is created; the webhook_allowed_hosts rules apply to it too).",
+    ),
+    Setting(
         "webhook_allowed_hosts",
         "",
         "Comma-separated hosts/addresses webhooks may reach even though they are link-local, "
@@ -207,6 +213,7 @@ class Config:
     rate_limit_per_minute: int = 1200
     auth_failure_limit: int = 5
     auth_ban_seconds: int = 300
+    trigger_webhook_url: str = ""
     webhook_allowed_hosts: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 

@@ -110,6 +110,31 @@ def _config_arg(value: Any) -> dict[str, Any] | None:
     return value
 
 
+WEBHOOK_SETTING = "trigger_webhook_url (HATIDATA_TRIGGER_WEBHOOK_URL)"
+
+
+def _with_default_webhook(
+    actions: list[str], config: dict[str, Any], settings: Config | None
+) -> dict[str, Any]:
+    """A webhook action without a URL gets the server's trigger_webhook_url.
+
+    The URL is stored on the trigger (checked like any other by `_check_actions`), so a
+    trigger keeps its destination when the setting changes later."""
+    if "webhook" not in actions or config.get("url", config.get("webhook_url")):
+        return config
+    default = settings.trigger_webhook_url.strip() if settings is not None else ""
+    if not default:
+        raise AgentError.invalid(
+            "the webhook action needs action_config.url (an http(s) URL)",
+            hint=f"or set the server's default webhook, {WEBHOOK_SETTING}",
+        )
+    try:
+        guard_for(settings).check_url(webhooks.parse_config({"url": default}).url)
+    except (webhooks.WebhookConfigError, WebhookRefused) as exc:
+        raise AgentError.invalid(f"the default webhook {WEBHOOK_SETTING}: {exc}") from None
+    return {**config, "url": default}
+
+
 def _check_actions(
     actions: list[str], config: dict[str, Any], settings: Config | None = None
 ) -> None:

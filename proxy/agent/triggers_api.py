@@ -34,6 +34,7 @@ from proxy.agent.trigger_args import (
     _text_arg,
     _threshold_arg,
     _trigger_id_arg,
+    _with_default_webhook,
 )
 from proxy.agent.trigger_eval import _unit
 from proxy.agent.trigger_store import (
@@ -128,7 +129,7 @@ async def register_trigger(
         threshold = _threshold_arg(DEFAULT_THRESHOLD if threshold is None else threshold)
         default_cooldown = DEFAULT_COOLDOWN_SECS
     action_list = _actions_arg(actions, action_type) or [DEFAULT_ACTION]
-    config = _config_arg(action_config) or {}
+    config = _with_default_webhook(action_list, _config_arg(action_config) or {}, layer.config)
     _check_actions(action_list, config, layer.config)
     cooldown = _cooldown_arg(default_cooldown if cooldown_secs is None else cooldown_secs)
     scope = _scope_arg(scope, who)
@@ -218,11 +219,12 @@ async def update_trigger(
     new_config = _config_arg(action_config)
     final_actions = new_actions or _json(current["actions"])
     final_config = new_config if new_config is not None else (_json(current["action_config"]))
-    _check_actions(final_actions, final_config or {}, layer.config)
+    filled = _with_default_webhook(final_actions, final_config or {}, layer.config)
+    _check_actions(final_actions, filled, layer.config)
     if new_actions is not None:
         changes["actions"] = json.dumps(new_actions)
-    if new_config is not None:
-        changes["action_config"] = json.dumps(new_config)
+    if new_config is not None or filled != (final_config or {}):
+        changes["action_config"] = json.dumps(filled)
     if cooldown_secs is not None:
         changes["cooldown_secs"] = _cooldown_arg(cooldown_secs)
     if enabled is not None:

@@ -9,8 +9,9 @@ org-wide trigger would copy other agents' content into its fire log). Org keys s
 and manage every trigger of the org; agent keys only their own (others are 404).
 
 Every change runs through the trigger agent functions as the owning agent (the same
-checks as SQL and MCP). `webhook_url` is a shorthand for action_config.url; the
-webhook action needs one (422 otherwise: there is no org-wide default webhook).
+checks as SQL and MCP). `webhook_url` is a shorthand for action_config.url; a webhook
+action without one posts to the server's `trigger_webhook_url` (stored on the trigger),
+and is 422 when that is not set either.
 Re-embedding a concept is synchronous: the answer's status is 'reembedded'.
 """
 
@@ -169,11 +170,13 @@ async def create_trigger(org_id: str, body: TriggerCreate, request: Request, who
         if identity.scopes is not None:  # an org key with trigger:write may watch the org
             identity = dataclasses.replace(identity, scopes=identity.scopes | {"trigger:org"})
     config = _config(body, None)
-    if "webhook" in body.actions and not (config or {}).get("url"):
+    default = layer_of(request).config.trigger_webhook_url
+    if "webhook" in body.actions and not (config or {}).get("url") and not default:
         # Checked here too, to name the REST field (the layer names action_config.url).
         raise AgentError.invalid(
             "the webhook action needs a destination: give webhook_url",
-            hint="or drop 'webhook' from actions; there is no org-wide default webhook URL",
+            hint="or drop 'webhook' from actions, or set the server's default webhook, "
+            "trigger_webhook_url (HATIDATA_TRIGGER_WEBHOOK_URL)",
         )
     rows = await layer_of(request).call(
         "register_trigger",

@@ -252,3 +252,59 @@ def test_public_client_round_trip(ks: KeyedServer) -> None:
         cp.create_trigger(name="no-url", concept="c")
     assert e.value.response.status_code == 422
     assert "webhook_url" in e.value.response.json()["message"]
+    assert "HATIDATA_TRIGGER_WEBHOOK_URL" in e.value.response.json()["hint"]
+
+
+def test_default_webhook_url(tmp_path) -> None:
+    """trigger_webhook_url: a webhook action without a URL posts there (REST, the public
+    client and SQL alike); the SSRF rules apply to the default too."""
+    from hatidata_agent.control_plane import ControlPlaneClient
+
+    from tests.rest.rest_support import KeySpec, keyed_server
+    from tests.security.test_webhook_ssrf import Receiver
+
+    hook = Receiver()
+    ks = keyed_server(
+        tmp_path / "ok", {"admin": KeySpec("admin")}, "--trigger-webhook-url", hook.url
+    )
+    try:
+        cp = ControlPlaneClient(base_url=ks.url, api_key=ks.secrets["admin"], org_id="local")
+        text = "payroll figures leaked into a public channel"
+        t = cp.create_trigger(name="default-hook", concept=text, threshold=0.95)
+        assert t["actions"] == ["webhook"] and t["action_config"]["url"] == hook.url
+        own = create(ks, name="own-hook", concept="other", actions=["webhook"], webhook_url=HOOK)
+        assert own["action_config"]["url"] == HOOK  # a URL given wins
+        # Turning the webhook on later picks the default up as well.
+        later = create(ks, name="later", concept="later concept")
+        r = ks.request("PUT", f"{BASE}/{later['id']}", key="admin", json={"actions": ["webhook"]})
+        assert r.status_code == 200 and r.json()["action_config"]["url"] == hook.url
+        dsn = f"host=127.0.0.1 port={ks.server.port} user=u dbname=hatidata"
+        with psycopg.connect(dsn, password=ks.secrets["admin"], autocommit=True) as con:
+            row = con.execute(
+                "SELECT action_config FROM register_trigger('sql-hook', 'sql concept', 0.9,"
+                " actions := '[\"webhook\"]')"
+            ).fetchone()
+        assert "127.0.0.1" in str(row[0])
+        mem = {"agent_id": "bot", "memory_type": "episodic", "content": text, "wait": True}
+        assert ks.request("POST", "/v1/organizations/local/agent-memory", key="admin", json=mem).ok
+        deadline = time.time() + 15
+        while time.time() < deadline and not hook.requests:
+            time.sleep(0.1)
+        assert hook.requests and hook.requests[0][1]["event"] == "trigger.fired"
+        assert hook.requests[0][1]["trigger_id"] == t["id"]
+    finally:
+        ks.server.stop()
+        hook.close()
+    # A metadata address as the default is refused when a trigger would use it.
+    metadata = "http://169.254.169.254/latest/meta-data"
+    ks = keyed_server(
+        tmp_path / "bad", {"admin": KeySpec("admin")}, "--trigger-webhook-url", metadata
+    )
+    try:
+        r = ks.request(
+            "POST", BASE, key="admin",
+            json={"name": "n", "concept": "c", "threshold": 0.5, "actions": ["webhook"]},
+        )  # fmt: skip
+        assert r.status_code == 422 and "trigger_webhook_url" in r.json()["message"], r.text
+    finally:
+        ks.server.stop()
