@@ -29,7 +29,7 @@ from sqlglot import exp
 from transpiler.dialects import HatiEmbed
 from transpiler.errors import TranspileError
 from transpiler.literals import string_value
-from transpiler.pgvector import vector_literal_size
+from transpiler.pgvector import float_array, vector_literal_size
 from transpiler.treeutil import attached
 
 _CONTEXT = "HATIDATA_CONTEXT"
@@ -106,12 +106,17 @@ def _context(node: exp.Anonymous) -> exp.Select:
     )
     not_null = exp.Not(this=exp.Is(this=exp.column("score"), expression=exp.Null()))
     return _select(
-        [exp.Star(), exp.alias_(score, "score")],
+        [exp.Star(), _alias(score, "score")],
         table,
         exp.Ordered(this=exp.column("score"), desc=True, nulls_first=False),
         k,
         where=not_null,
     )
+
+
+def _alias(node: exp.Expr, name: str) -> exp.Alias:
+    # exp.alias_ would deep-copy `node` (freshly built here, so nothing to protect).
+    return exp.Alias(this=node, alias=exp.to_identifier(name))
 
 
 def _select(
@@ -174,7 +179,7 @@ def _rag(node: exp.Anonymous, dims: int) -> exp.Select:
     similarity = exp.Anonymous(this="array_cosine_similarity", expressions=[column, vector.copy()])
     distance = exp.Anonymous(this="array_cosine_distance", expressions=[column.copy(), vector])
     return _select(
-        [exp.Star(), exp.alias_(similarity, "similarity")],
+        [exp.Star(), _alias(similarity, "similarity")],
         table,
         exp.Ordered(this=distance, nulls_first=False),
         k,
@@ -182,19 +187,14 @@ def _rag(node: exp.Anonymous, dims: int) -> exp.Select:
 
 
 def _vector(node: exp.Anonymous, arg: exp.Expr, dims: int) -> exp.Expr:
-
+    # float_array(n) is the tree DataType.build("FLOAT[n]", dialect="duckdb") parses to.
     if isinstance(arg, exp.Array):
-        return exp.Cast(
-            this=arg.copy(),
-            to=exp.DataType.build(f"FLOAT[{len(arg.expressions)}]", dialect="duckdb"),
-        )
+        return exp.Cast(this=arg.copy(), to=float_array(len(arg.expressions)))
     if isinstance(arg, exp.Parameter):
-        return exp.Cast(this=arg.copy(), to=exp.DataType.build(f"FLOAT[{dims}]", dialect="duckdb"))
+        return exp.Cast(this=arg.copy(), to=float_array(dims))
     if isinstance(arg, exp.Literal) and arg.is_string:
         size = vector_literal_size(arg.this)
         if size is not None:
-            return exp.Cast(
-                this=arg.copy(), to=exp.DataType.build(f"FLOAT[{size}]", dialect="duckdb")
-            )
+            return exp.Cast(this=arg.copy(), to=float_array(size))
         return HatiEmbed(this=arg.copy(), kind="text")
     return arg.copy()

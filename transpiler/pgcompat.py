@@ -89,7 +89,12 @@ def rewrite(nodes: list[exp.Expr]) -> None:
         elif isinstance(node, exp.Operator):
             _operator(node)
         elif isinstance(node, exp.ObjectIdentifier) and node.name.upper() == "OID":
-            node.replace(exp.DataType.build("BIGINT"))
+            node.replace(_simple_type(exp.DType.BIGINT))
+
+
+def _simple_type(dtype: exp.DType) -> exp.DataType:
+    # What DataType.build("BIGINT") / ("REAL") returns, without parsing the name each time.
+    return exp.DataType(this=dtype, nested=False)
 
 
 def _float_precision(node: exp.DataType) -> None:
@@ -101,7 +106,7 @@ def _float_precision(node: exp.DataType) -> None:
     precision = (
         int(digits.name) if isinstance(digits, exp.Literal) and digits.name.isdigit() else 53
     )
-    node.replace(exp.DataType.build("REAL" if precision <= 24 else "DOUBLE"))
+    node.replace(_simple_type(exp.DType.FLOAT if precision <= 24 else exp.DType.DOUBLE))
 
 
 def _typed_cast(node: exp.Cast, to: exp.DataType) -> None:
@@ -129,7 +134,7 @@ def _cast(node: exp.Cast) -> None:
         return
     kind = to.name.lower()
     if kind == "oid":
-        node.set("to", exp.DataType.build("BIGINT"))
+        node.set("to", _simple_type(exp.DType.BIGINT))
         return
     operand = node.this
     texty = isinstance(operand, exp.Parameter) or (

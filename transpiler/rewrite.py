@@ -1,7 +1,7 @@
 """Apply the rewrites a statement needs, as decided by its token triggers.
 
-The tree is walked once and the node list shared by the transforms (each tree walk
-costs about as much as a transform); it is taken again only after the semantic
+The tree's nodes are listed once and the list shared by the transforms (each tree
+walk costs about as much as a transform); it is taken again only after the semantic
 rewrites, which build new subtrees, when a later transform still has to run.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from transpiler import context, pgcompat, pgvector, semantic, snowflake
+from transpiler.treeutil import nodes as tree_nodes
 from transpiler.triggers import Triggers
 
 
@@ -18,12 +19,12 @@ def apply(tree: exp.Expr, triggers: Triggers, dims: int, offset: int) -> exp.Exp
     which holds absolute offsets into the input; `offset` is kept for callers."""
     if not (triggers.hati or triggers.vector or triggers.flatten or triggers.pg):
         return tree
-    nodes = list(tree.walk())
+    nodes = tree_nodes(tree)
     if triggers.hati:
         context.rewrite(nodes, dims)
         semantic.rewrite(nodes, dims)
         if triggers.vector or triggers.flatten or triggers.pg:
-            nodes = list(tree.walk())
+            nodes = tree_nodes(tree)
     if triggers.vector:
         pgvector.rewrite(nodes, dims)
     if triggers.flatten:
