@@ -37,7 +37,7 @@ from proxy.results import (
 from proxy.settings import SessionSettings
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError
-from proxy.wire.types import lossless_cast
+from proxy.wire.types import encode_data_rows, lossless_cast
 from transpiler import Statement
 
 if TYPE_CHECKING:
@@ -47,6 +47,9 @@ log = logging.getLogger("hatiproxy.runner")
 
 ROW_KINDS = frozenset({"select", "show", "explain", "other"})
 DML_KINDS = frozenset({"insert", "update", "delete", "merge"})
+# Rows fetched together with the statement's execution (one worker hop for short results);
+# small enough that encoding them on the event loop costs next to nothing.
+PREFETCH_ROWS = 64
 
 
 @dataclass
@@ -57,8 +60,9 @@ class Portal:
     sql: str = ""
     prepared: Prepared | None = None
     columns: tuple[Column, ...] | None = None
-    executed: bool = False  # DuckDB ran it; rows are pending on the cursor or in `buffered`
-    buffered: list[tuple] | None = None
+    executed: bool = False  # DuckDB ran it; rows are pending in `buffered`, then the cursor
+    buffered: list[tuple] | None = None  # rows fetched ahead, sent before the cursor's rest
+    drained: bool = False  # the cursor holds no more rows for this portal
     done: bool = False
     rows_sent: int = 0
     count: int | None = None  # DML row count reported in the tag
@@ -175,8 +179,9 @@ class Runner:
     async def _take_cursor(self) -> None:
         """Drain a suspended portal's pending rows into memory before reusing the cursor."""
         owner = self._owner
-        if owner is not None and owner.executed and not owner.done and owner.buffered is None:
-            owner.buffered = await self.call(self.cursor.fetchall)
+        if owner is not None and owner.executed and not owner.done and not owner.drained:
+            owner.buffered = (owner.buffered or []) + await self.call(self.cursor.fetchall)
+            owner.drained = True
         self._owner = None
 
     def close_portal(self, portal: Portal) -> None:
@@ -190,9 +195,14 @@ class Runner:
         return await self.param_types.infer(st, oids, self.call, self.cursor)
 
     def decode_params(
-        self, oids: Sequence[int], formats: Sequence[int], values: Sequence[bytes | None]
+        self,
+        oids: Sequence[int],
+        formats: Sequence[int],
+        values: Sequence[bytes | None],
+        portal: str = "",
     ) -> list[Any]:
-        return decode_params(oids, formats, values, self.settings.values.get("TimeZone"))
+        tz = self.settings.values.get("TimeZone")
+        return decode_params(oids, formats, values, tz, portal)
 
     # --- describe ---------------------------------------------------------------------
 
@@ -316,8 +326,6 @@ class Runner:
         if describe:
             session.out(row_description(cols, portal.result_formats))
         enc = encoders_for(cols, tuple(portal.result_formats))
-        from proxy.wire.types import encode_data_rows
-
         session.out(encode_data_rows([(count,)], enc))
         session.out(m.command_complete("SELECT 1"))
 
@@ -356,7 +364,7 @@ class Runner:
         )
         setting_vars = self._setting_variables() if "GETVARIABLE('pg:" in sql else []
 
-        def start() -> tuple[tuple[Column, ...] | None, int | None]:
+        def start() -> tuple[tuple[Column, ...] | None, int | None, list[tuple] | None]:
             for statement in setting_vars:
                 cur.execute(statement)
             if relations:
@@ -371,24 +379,29 @@ class Runner:
             run_sql = cast[0] if cast else sql
             cur.execute(run_sql, params) if params else cur.execute(run_sql)
             if cast:
-                return cast[1], None
+                return cast[1], None, cur.fetchmany(PREFETCH_ROWS)
             cols = columns_of(cur.description)
             if returns_rows:
                 if st.kind == "select" and cols and _needs_cast(cols):
                     wrapped = _lossless_sql(sql, cols)
                     _CASTS[sql] = (wrapped, cols)
                     cur.execute(wrapped, params) if params else cur.execute(wrapped)
-                return cols, None
+                # Fetch the first rows in this same hop: a short result then needs no
+                # second trip to a worker thread when Execute sends it.
+                return cols, None, cur.fetchmany(PREFETCH_ROWS) if cols else None
             row = cur.fetchone() if cols and cols[0].name == "Count" else None
-            return None, (int(row[0]) if row and row[0] is not None else None)
+            return None, (int(row[0]) if row and row[0] is not None else None), None
 
         if implicit_dml:
             # Set before running: if the DML fails, statement_failed must roll back the
             # transaction begun in start(), or DuckDB stays in an aborted transaction.
             self._implicit = True
-        cols, portal.count = await self.call(start, sql=sql)
+        cols, portal.count, head = await self.call(start, sql=sql)
         portal.columns = _postgres_names(st, cols)
         portal.executed = True
+        if head is not None:
+            portal.buffered = head
+            portal.drained = len(head) < PREFETCH_ROWS
         if portal.columns is not None:
             self._owner = portal
         else:
@@ -422,18 +435,21 @@ class Runner:
                 if max_rows == 0
                 else min(BATCH_ROWS, max_rows - (portal.rows_sent - sent_before))
             )
-            if portal.buffered is not None:
+            if portal.buffered:
                 chunk, portal.buffered = portal.buffered[:want], portal.buffered[want:]
-                from proxy.wire.types import encode_data_rows
-
-                data, n = (encode_data_rows(chunk, encoders) if chunk else b""), len(chunk)
-            else:
-                data, n = await self.call(fetch_batch, self.cursor, encoders, want)
+                session.out(encode_data_rows(chunk, encoders))
+                portal.rows_sent += len(chunk)
+                await session.flush_if_large()
+                continue
+            if portal.drained:
+                break
+            data, n = await self.call(fetch_batch, self.cursor, encoders, want)
             if n:
                 session.out(data)
                 portal.rows_sent += n
                 await session.flush_if_large()
             if n < want:
+                portal.drained = True
                 break
         else:
             session.out(m.portal_suspended())
