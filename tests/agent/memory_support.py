@@ -1,0 +1,47 @@
+"""Shared helpers for the memory tests: store, status polling, raw SQL on the layer."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+from agent_support import who
+
+from proxy.agent import AgentLayer
+
+A = who("agent-a")
+B = who("agent-b")
+OTHER_ORG = who("agent-a", org_id="org-2")
+
+
+async def until(cond: Callable[[], Any], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = cond()
+        if asyncio.iscoroutine(value):
+            value = await value
+        if value:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        await asyncio.sleep(0.02)
+
+
+async def store(layer: AgentLayer, who_: Any, content: str, **kw: Any) -> dict[str, Any]:
+    return (await layer.call("store_memory", who_, [content], **kw))[0]
+
+
+async def status_of(layer: AgentLayer, who_: Any, mid: str) -> str:
+    return (await layer.call("get_memory", who_, memory_id=mid))[0]["embedding_status"]
+
+
+async def count_rows(layer: AgentLayer, table: str = "agent_memory") -> int:
+    return await layer.db.run(
+        lambda cur: cur.execute(f"SELECT count(*) FROM hatidata_internal.{table}").fetchone()[0]
+    )
+
+
+async def sql(layer: AgentLayer, text: str, params: list[Any] | None = None) -> list[tuple]:
+    return await layer.db.run(lambda cur: cur.execute(text, params or []).fetchall())
