@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         Param("name", "VARCHAR", ""),
         Param("description", "VARCHAR", ""),
         Param("ttl_seconds", "BIGINT", 3600),
+        Param("tables", "JSON", None),  # tables of main to copy now (snapshot at creation)
     ],
     columns=[
         ("branch_id", "VARCHAR"),
@@ -34,10 +35,10 @@ if TYPE_CHECKING:
     writes=True,
 )
 async def branch_create(
-    layer: AgentLayer, who: Identity, name: str, description: str, ttl_seconds: int
+    layer: AgentLayer, who: Identity, name: str, description: str, ttl_seconds: int, tables: Any
 ) -> list[dict[str, Any]]:
     """Create a branch: a schema of views over main's tables, copied on first write."""
-    return [await layer.branches.create(who, name, description, ttl_seconds)]
+    return [await layer.branches.create(who, name, description, ttl_seconds, tables)]
 
 
 @agent_function(

@@ -46,8 +46,8 @@ def _merge_tables(cur: duckdb.DuckDBPyConnection, schema: str, strategy: str) ->
     main_tables = _base_tables(cur, "main")
     qs = _q(schema)
     for low, table in sorted(_base_tables(cur, schema).items()):
-        if low.startswith(_TMP_PREFIX):
-            continue  # leftover of an interrupted copy: not data of the branch
+        if low.startswith(_TMP_PREFIX) or low.startswith("_hatidata"):
+            continue  # an interrupted copy's leftover, or a snapshot (branch_stats): not data
         src = f"{qs}.{_q(table)}"
         if low not in main_tables:
             kept = _copy_table(cur, schema, table, "main", table)

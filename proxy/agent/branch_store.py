@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import uuid
 from typing import Any
 
 import duckdb
@@ -10,6 +12,17 @@ import duckdb
 from proxy.agent.base import INTERNAL_SCHEMA
 
 TABLE = f"{INTERNAL_SCHEMA}.branches"
+AUDIT = f"{INTERNAL_SCHEMA}.branch_audit"
+_ADDED = (
+    ("query_count", "BIGINT DEFAULT 0"),
+    ("query_ms", "DOUBLE DEFAULT 0"),
+    ("last_activity_at", "TIMESTAMPTZ"),
+    ("approval_decision", "VARCHAR"),
+    ("approval_by", "VARCHAR"),
+    ("approval_at", "TIMESTAMPTZ"),
+    ("approval_reason", "VARCHAR"),
+    ("approval_session_id", "VARCHAR"),
+)
 
 _COLUMNS = (
     ("branch_id", "VARCHAR"),
@@ -22,6 +35,11 @@ _COLUMNS = (
     ("merged_at", "TIMESTAMPTZ"),
     ("strategy", "VARCHAR"),
     ("tables_copied", "JSON"),
+    ("query_count", "BIGINT"),
+    ("last_activity_at", "TIMESTAMPTZ"),
+    ("approval_decision", "VARCHAR"),
+    ("approval_by", "VARCHAR"),
+    ("approval_at", "TIMESTAMPTZ"),
 )
 _SELECT = ", ".join(name for name, _ in _COLUMNS)
 
@@ -47,6 +65,38 @@ def install(cur: duckdb.DuckDBPyConnection) -> None:
             merge_report JSON
         )"""
     )
+    # Added after the first release (ALTER, so older databases gain them): usage figures for
+    # cost and lifecycle triggers, and the latest merge approval (proxy.agent.branch_approval).
+    for column, sql_type in _ADDED:
+        cur.execute(f"ALTER TABLE {TABLE} ADD COLUMN IF NOT EXISTS {column} {sql_type}")
+    cur.execute(
+        f"""CREATE TABLE IF NOT EXISTS {AUDIT} (
+            id UUID NOT NULL,
+            branch_id VARCHAR NOT NULL,
+            org_id VARCHAR NOT NULL,
+            agent_id VARCHAR NOT NULL,
+            event VARCHAR NOT NULL,
+            actor VARCHAR,
+            details JSON,
+            created_at TIMESTAMPTZ NOT NULL
+        )"""
+    )
+
+
+def audit(
+    cur: duckdb.DuckDBPyConnection,
+    branch_id: str,
+    event: str,
+    actor: str | None,
+    details: dict[str, Any] | None = None,
+) -> None:
+    """Append one entry to a branch's audit trail (entries are never updated or deleted)."""
+    cur.execute(
+        f"INSERT INTO {AUDIT} SELECT ?, branch_id, org_id, agent_id, ?, ?, ?, ? "
+        f"FROM {TABLE} WHERE branch_id = ?",
+        [str(uuid.uuid4()), event, actor, json.dumps(details or {}, default=str),
+         dt.datetime.now(dt.UTC), branch_id],
+    )  # fmt: skip
 
 
 def _row(row: tuple) -> dict[str, Any]:

@@ -46,7 +46,13 @@ expires everybody's every EXPIRY_INTERVAL_S seconds (and once at start). An over
 also refused (and expired) when used.
 
 Wire clients: `Branches.prepare_write_sync(cur, schema_name, sql)` does the copy-on-write for a
-client that ran `SET search_path = 'branch_x,main'` and writes over the wire; see its docstring.
+client that ran `SET search_path = 'branch_x,main'` and writes over the wire; see branch_wire.
+
+Also: `tables` given to create are copied at once; every copy keeps a fingerprint of main
+for diff / conflicts (branch_stats); committed branch_query calls are counted (query_count,
+query_ms, last_activity_at); lifecycle triggers fire from create, query, merge and the sweep
+(branch_events); a latest "reject" decision blocks merge (branch_approval); create, merge,
+discard, expiry and decisions are appended to `hatidata_internal.branch_audit`.
 """
 
 from __future__ import annotations
@@ -56,7 +62,7 @@ import contextlib
 import datetime as dt
 import json
 import logging
-import re
+import time
 import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -64,29 +70,15 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import duckdb
 from sqlglot import exp
 
+from proxy.agent import branch_approval, branch_events, branch_stats, branch_wire
 from proxy.agent.base import AgentError, Identity
-from proxy.agent.branch_copy import _branchable, _materialize, _q
+from proxy.agent.branch_args import _normalise_id, _tables_arg
+from proxy.agent.branch_copy import _branchable, _q
 from proxy.agent.branch_copy import _retarget as _retarget
 from proxy.agent.branch_merge import STRATEGIES, _merge_tables
 from proxy.agent.branch_result import _result
-from proxy.agent.branch_sql import (
-    _WRITE_WORDS,
-    SCHEMA_PREFIX,
-    _check_text,
-    _db_error,
-    _first_word,
-    _parse,
-    _plan,
-    _refused,
-    _vet,
-)
-from proxy.agent.branch_store import (
-    _SELECT,
-    TABLE,
-    _copied_list,
-    _record_copies,
-    _row,
-)
+from proxy.agent.branch_sql import SCHEMA_PREFIX, _check_text, _db_error, _plan, _vet
+from proxy.agent.branch_store import _SELECT, TABLE, _record_copies, _row, audit
 from proxy.agent.branch_store import install as _install
 from transpiler import TranspileError, transpile
 
@@ -99,25 +91,18 @@ T = TypeVar("T")
 STATUSES = ("active", "merged", "discarded", "expired")
 MAX_TTL_SECONDS = 365 * 24 * 3600
 EXPIRY_INTERVAL_S = 60.0
-_ID = re.compile(r"^[0-9a-f]{32}$")
 
 
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
-def _normalise_id(branch_id: Any) -> str:
-    """Accept the 32-hex id, its UUID form or the schema name; anything else is not found."""
-    if not isinstance(branch_id, str) or not branch_id.strip():
-        raise AgentError.invalid("branch_id must be a non-empty string")
-    text = branch_id.strip().lower()
-    if text.startswith(SCHEMA_PREFIX):
-        text = text[len(SCHEMA_PREFIX) :]
-    with contextlib.suppress(ValueError):
-        text = uuid.UUID(text).hex
-    if not _ID.match(text):
-        raise AgentError.not_found(f"branch {branch_id!r} does not exist")
-    return text
+def _actor(who: Identity) -> str:
+    return who.user or who.agent_id
+
+
+def _ref(who: Identity, branch: dict[str, Any]) -> branch_events.BranchRef:
+    return branch_events.BranchRef(who.org_id, who.agent_id, branch["branch_id"], branch["name"])
 
 
 # --- the service --------------------------------------------------------------------------
@@ -176,7 +161,7 @@ class Branches:
         """The caller's branch, if it can still be used; expires it when overdue."""
         branch = self._load(cur, who, branch_id)
         if branch["status"] == "active" and branch["expires_at"] <= _now():
-            self._end(cur, branch["branch_id"], branch["schema_name"], "expired")
+            self._expire_one(cur, branch["branch_id"], branch["schema_name"])
             branch["status"] = "expired"
         if branch["status"] != "active":
             raise AgentError.conflict(
@@ -206,14 +191,21 @@ class Branches:
     # -- operations --
 
     async def create(
-        self, who: Identity, name: str | None, description: str | None, ttl_seconds: Any
+        self,
+        who: Identity,
+        name: str | None,
+        description: str | None,
+        ttl_seconds: Any,
+        tables: Any = None,
     ) -> dict[str, Any]:
+        """A new branch; `tables` (of main) are copied at once, the rest on first write."""
         if isinstance(ttl_seconds, bool) or not isinstance(ttl_seconds, int | float):
             raise AgentError.invalid("ttl_seconds must be a number of seconds")
         if not 0 < ttl_seconds <= MAX_TTL_SECONDS:
             raise AgentError.invalid(f"ttl_seconds must be > 0 and <= {MAX_TTL_SECONDS}")
         if name is not None and not isinstance(name, str):
             raise AgentError.invalid("name must be a string")
+        wanted = _tables_arg(tables)
         branch_id = uuid.uuid4().hex
         schema = SCHEMA_PREFIX + branch_id
         name = (name or "").strip() or f"branch-{branch_id[:8]}"
@@ -221,31 +213,32 @@ class Branches:
         expires = now + dt.timedelta(seconds=float(ttl_seconds))
 
         def work(cur: duckdb.DuckDBPyConnection) -> int:
-            tables = sorted(_branchable(cur).values())
+            known = _branchable(cur)
+            unknown = [t for t in wanted if t.lower() not in known]
+            if unknown:
+                raise AgentError.invalid(
+                    f"table {unknown[0]!r} is not a table of main", hint="tables: names in main"
+                )
+            tables = sorted(known.values())
             cur.execute(f"CREATE SCHEMA {_q(schema)}")
             for table in tables:
                 cur.execute(
                     f"CREATE VIEW {_q(schema)}.{_q(table)} AS SELECT * FROM main.{_q(table)}"
                 )
+            copied = [branch_wire.copy_into(cur, schema, known[t.lower()]) for t in wanted]
             cur.execute(
                 f"INSERT INTO {TABLE} (branch_id, org_id, agent_id, name, description, "
-                "schema_name, status, created_at, expires_at, base_tables, tables_copied) "
-                "VALUES (?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, '[]')",
-                [
-                    branch_id,
-                    who.org_id,
-                    who.agent_id,
-                    name,
-                    description or "",
-                    schema,
-                    now,
-                    expires,
-                    json.dumps(tables),
-                ],
-            )
+                "schema_name, status, created_at, expires_at, base_tables, tables_copied, "
+                "last_activity_at) VALUES (?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?)",
+                [branch_id, who.org_id, who.agent_id, name, description or "", schema, now,
+                 expires, json.dumps(tables), json.dumps(copied), now],
+            )  # fmt: skip
+            audit(cur, branch_id, "created", _actor(who), {"tables_copied": wanted})
             return len(tables)
 
         count = await self.layer.db.transaction(work)
+        ref = branch_events.BranchRef(who.org_id, who.agent_id, branch_id, name)
+        await branch_events.emit(self.layer, ref, "branch_created")
         return {
             "branch_id": branch_id,
             "schema_name": schema,
@@ -270,14 +263,15 @@ class Branches:
             raise AgentError.invalid("sql holds no statement")
         prepared = _vet(statements)
 
-        def work(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+        def work(cur: duckdb.DuckDBPyConnection) -> tuple[list[dict[str, Any]], dict, int]:
+            started = time.monotonic()
             branch = self._active(cur, who, bid)
             schema = branch["schema_name"]
             _check_text(statements, schema)
             before = cur.execute("SELECT current_setting('search_path')").fetchone()[0]
             cur.execute(f"SET search_path = '{schema},main'")  # schema: branch_<hex> only
             try:
-                return self._in_txn(cur, lambda: self._run_statements(cur, branch, prepared))
+                return self._in_txn(cur, lambda: self._run_counted(cur, branch, prepared, started))
             finally:  # the cursor goes back to the pool: leave it as we found it
                 if before:
                     cur.execute("SET search_path = '{}'".format(before.replace("'", "''")))
@@ -285,7 +279,44 @@ class Branches:
                     cur.execute("RESET search_path")
 
         async with self._lock(bid):
-            return await self.layer.db.run(work)
+            rows, branch, count = await self.layer.db.run(work)
+        ref, since = _ref(who, branch), branch["created_at"]
+        await branch_events.emit(self.layer, ref, "query_count_exceeded", count, since=since)
+        await branch_events.emit(
+            self.layer, ref, "storage_exceeded", since=since, measure=lambda: self._bytes(bid)
+        )
+        return rows
+
+    def _run_counted(
+        self,
+        cur: duckdb.DuckDBPyConnection,
+        branch: dict[str, Any],
+        prepared: list[tuple[Any, exp.Expr | None]],
+        started: float,
+    ) -> tuple[list[dict[str, Any]], dict, int]:
+        """Run the statements, then count the query (in the same transaction)."""
+        rows = self._run_statements(cur, branch, prepared)
+        (count,) = cur.execute(
+            f"UPDATE {TABLE} SET query_count = coalesce(query_count, 0) + 1, "
+            "query_ms = coalesce(query_ms, 0) + ?, last_activity_at = ? WHERE branch_id = ? "
+            "RETURNING query_count",
+            [(time.monotonic() - started) * 1000.0, _now(), branch["branch_id"]],
+        ).fetchone()
+        return rows, branch, int(count)
+
+    async def _bytes(self, branch_id: str) -> float:
+        """Logical bytes the branch holds now (its tables and snapshots)."""
+
+        def work(cur: duckdb.DuckDBPyConnection) -> float:
+            row = cur.execute(
+                f"SELECT schema_name, status FROM {TABLE} WHERE branch_id = ?", [branch_id]
+            ).fetchone()
+            if row is None or row[1] != "active":
+                return 0.0
+            size = branch_stats.storage(cur, row[0])
+            return float(size["data_bytes"] + size["snapshot_bytes"])
+
+        return await self.layer.db.run(work)
 
     def _run_statements(
         self,
@@ -303,10 +334,9 @@ class Branches:
                 plan = _plan(cur, schema, tree, strict=True, copied=names)
                 for table in plan.copy:
                     try:
-                        kept = _materialize(cur, schema, table)
+                        new.append(branch_wire.copy_into(cur, schema, table))
                     except duckdb.Error as exc:
                         raise _db_error(exc) from None
-                    new.append({"table": table, "kept": kept, "copied_at": _now().isoformat()})
             try:
                 cur.execute(st.sql)
                 rows = _result(cur, st, tree)
@@ -323,8 +353,10 @@ class Branches:
             )
 
         def work(cur: duckdb.DuckDBPyConnection) -> dict[str, Any]:
-            # Checked before the transaction, so expiring an overdue branch is not rolled back.
+            # Checked before the transaction, so expiring an overdue branch (and the audit of
+            # a refused merge) is not rolled back.
             self._active(cur, who, bid)
+            branch_approval.check_mergeable(cur, bid, _actor(who))
 
             def inner() -> dict[str, Any]:
                 branch = self._active(cur, who, bid)
@@ -340,6 +372,7 @@ class Branches:
                     "strategy = ?, merge_report = ? WHERE branch_id = ?",
                     [merged_at, merged_at, strategy, json.dumps(report), bid],
                 )
+                audit(cur, bid, "merged", _actor(who), {"strategy": strategy, "tables": report})
                 return {
                     "branch_id": bid,
                     "status": "merged",
@@ -351,6 +384,8 @@ class Branches:
             return self._in_txn(cur, inner)
 
         async with self._lock(bid):
+            branch = await self.layer.db.run(lambda cur: self._active(cur, who, bid))
+            await branch_events.emit(self.layer, _ref(who, branch), "merge_requested")
             out = await self.layer.db.run(work)
         self._locks.pop(bid, None)
         return out
@@ -364,6 +399,7 @@ class Branches:
                 if branch["status"] != "active":
                     raise AgentError.conflict(f"branch {bid} is already {branch['status']}")
                 self._end(cur, bid, branch["schema_name"], "discarded")
+                audit(cur, bid, "discarded", _actor(who))
                 return {"branch_id": bid, "status": "discarded", "discarded_at": _now()}
 
             return self._in_txn(cur, inner)
@@ -407,7 +443,7 @@ class Branches:
             out = []
             for bid, name, schema, expires_at in cur.execute(sql, args).fetchall():
                 try:  # one branch per transaction: a failure leaves the others expired
-                    self._in_txn(cur, lambda b=bid, s=schema: self._end(cur, b, s, "expired"))
+                    self._in_txn(cur, lambda b=bid, s=schema: self._expire_one(cur, b, s))
                 except duckdb.Error:
                     log.exception("expiring branch %s failed", bid)
                     continue
@@ -419,7 +455,15 @@ class Branches:
         out = await self.layer.db.run(work)
         for row in out:
             self._locks.pop(row["branch_id"], None)
+        # The same sweep reports branches idle too long (idle_timeout lifecycle triggers).
+        await branch_events.sweep_idle(
+            self.layer, None if who is None else who.org_id, None if who is None else who.agent_id
+        )
         return out
+
+    def _expire_one(self, cur: duckdb.DuckDBPyConnection, branch_id: str, schema: str) -> None:
+        self._end(cur, branch_id, schema, "expired")
+        audit(cur, branch_id, "expired", None)
 
     async def expire_all(self) -> int:
         return len(await self.expire(None))
@@ -433,43 +477,8 @@ class Branches:
         statement_sql: str,
         who: Identity | None = None,
     ) -> list[str]:
-        """Copy-on-write for a wire session whose search_path starts with a branch schema.
-
-        Call it on the session's own cursor (worker thread), just before running the DuckDB
-        text `statement_sql` (one transpiled statement), inside the statement's transaction
-        if there is one. It returns the main tables it copied into the branch (usually []),
-        after which the statement can run as written. `schema_name` that is not a branch:
-        returns [] (nothing to do). Raises AgentError when the branch is not active (or not
-        `who`'s, when given), for DROP/RENAME of a table of main inside the branch, and for a
-        write statement whose targets sqlglot cannot determine. Writes qualified with another
-        schema (e.g. main.t) are left alone: the session asked for them explicitly.
-        """
-        row = cur.execute(
-            f"SELECT branch_id, org_id, agent_id, status, expires_at, tables_copied "
-            f"FROM {TABLE} WHERE schema_name = ?",
-            [schema_name.lower()],
-        ).fetchone()
-        if row is None:
-            return []
-        bid, org, agent, status, expires_at, raw_copied = row
-        if who is not None and (who.org_id, who.agent_id) != (org, agent):
-            raise AgentError.not_found(f"branch {bid} does not exist")
-        if status != "active" or expires_at <= _now():
-            raise AgentError.conflict(f"branch {bid} is {status}: it can no longer be used")
-        tree = _parse(statement_sql)
-        if tree is None:
-            if _first_word(statement_sql) in _WRITE_WORDS:
-                raise _refused("cannot tell which tables this statement writes in a branch")
-            return []
-        copied = _copied_list(raw_copied)
-        names = {c["table"].lower() for c in copied}
-        plan = _plan(cur, schema_name.lower(), tree, strict=False, copied=names)
-        new = []
-        for table in plan.copy:
-            kept = _materialize(cur, schema_name.lower(), table)
-            new.append({"table": table, "kept": kept, "copied_at": _now().isoformat()})
-        _record_copies(cur, schema_name.lower(), copied, new)
-        return [c["table"] for c in new]
+        """Copy-on-write for a wire session writing in a branch: see branch_wire.prepare_write."""
+        return branch_wire.prepare_write(cur, schema_name, statement_sql, who)
 
 
 # The agent functions (branch_create, ...) live in branch_api; importing it registers them.

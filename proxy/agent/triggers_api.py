@@ -83,7 +83,7 @@ TRIGGER_COLUMNS = (
     "register_trigger",
     params=[
         Param("name", "VARCHAR"),
-        Param("concept", "VARCHAR"),
+        Param("concept", "VARCHAR", None),  # required for semantic triggers
         Param("threshold", "DOUBLE", None),  # 0.7 for semantic triggers
         Param("action_type", "VARCHAR", None),
         Param("action_config", "JSON", None),

@@ -1,0 +1,72 @@
+"""Copy-on-write for wire sessions that write in a branch via `SET search_path`.
+
+Also the one place that copies a table of main into a branch together with its
+snapshot (`copy_into`), for branch_query, branch_create's `tables` and the wire.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import duckdb
+
+from proxy.agent.base import AgentError, Identity
+from proxy.agent.branch_copy import _materialize
+from proxy.agent.branch_sql import _WRITE_WORDS, _first_word, _parse, _plan, _refused
+from proxy.agent.branch_stats import snapshot
+from proxy.agent.branch_store import TABLE, _copied_list, _record_copies
+
+
+def copy_into(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> dict[str, Any]:
+    """Replace the branch's view of main.table by a copy, fingerprinted for diff/conflicts;
+    returns the tables_copied entry."""
+    kept = _materialize(cur, schema, table)
+    return {
+        "table": table,
+        "kept": kept,
+        "copied_at": dt.datetime.now(dt.UTC).isoformat(),
+        "snapshot": snapshot(cur, schema, table),
+    }
+
+
+def prepare_write(
+    cur: duckdb.DuckDBPyConnection,
+    schema_name: str,
+    statement_sql: str,
+    who: Identity | None = None,
+) -> list[str]:
+    """Copy-on-write for a wire session whose search_path starts with a branch schema.
+
+    Call it on the session's own cursor (worker thread), just before running the DuckDB
+    text `statement_sql` (one transpiled statement), inside the statement's transaction
+    if there is one. It returns the main tables it copied into the branch (usually []),
+    after which the statement can run as written. `schema_name` that is not a branch:
+    returns [] (nothing to do). Raises AgentError when the branch is not active (or not
+    `who`'s, when given), for DROP/RENAME of a table of main inside the branch, and for a
+    write statement whose targets sqlglot cannot determine. Writes qualified with another
+    schema (e.g. main.t) are left alone: the session asked for them explicitly.
+    """
+    row = cur.execute(
+        f"SELECT branch_id, org_id, agent_id, status, expires_at, tables_copied "
+        f"FROM {TABLE} WHERE schema_name = ?",
+        [schema_name.lower()],
+    ).fetchone()
+    if row is None:
+        return []
+    bid, org, agent, status, expires_at, raw_copied = row
+    if who is not None and (who.org_id, who.agent_id) != (org, agent):
+        raise AgentError.not_found(f"branch {bid} does not exist")
+    if status != "active" or expires_at <= dt.datetime.now(dt.UTC):
+        raise AgentError.conflict(f"branch {bid} is {status}: it can no longer be used")
+    tree = _parse(statement_sql)
+    if tree is None:
+        if _first_word(statement_sql) in _WRITE_WORDS:
+            raise _refused("cannot tell which tables this statement writes in a branch")
+        return []
+    copied = _copied_list(raw_copied)
+    names = {c["table"].lower() for c in copied}
+    plan = _plan(cur, schema_name.lower(), tree, strict=False, copied=names)
+    new = [copy_into(cur, schema_name.lower(), table) for table in plan.copy]
+    _record_copies(cur, schema_name.lower(), copied, new)
+    return [c["table"] for c in new]
