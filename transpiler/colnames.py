@@ -52,10 +52,14 @@ _FUNC_NAMES: dict[type[exp.Expr], str] = {
 _BY_CLASS_NAME = {"CurrentVersion": "version", "CurrentSchema": "current_schema"}
 
 
-def _is_expansion(node: exp.Expr) -> bool:
-    """`*`, `t.*`, DuckDB's COLUMNS(...) / UNPACK: one alias would not fit them all."""
+def _is_expansion(node: exp.Expr, expansion_words: bool = True) -> bool:
+    """`*`, `t.*`, DuckDB's COLUMNS(...) / UNPACK: one alias would not fit them all.
+    expansion_words: whether the statement has a COLUMNS / UNPACK token at all (see
+    transpiler.triggers); without one, no node below can be such a call."""
     if isinstance(node, exp.Star) or (isinstance(node, exp.Column) and node.is_star):
         return True
+    if not expansion_words:
+        return False
     for sub in node.walk():
         if isinstance(sub, exp.Anonymous) and sub.name.upper() in ("COLUMNS", "UNPACK"):
             return True
@@ -102,7 +106,7 @@ def figure(node: exp.Expr) -> str | None:
     return UNKNOWN
 
 
-def names(tree: exp.Expr) -> tuple[str | None, ...] | None:
+def names(tree: exp.Expr, expansion_words: bool = True) -> tuple[str | None, ...] | None:
     """Postgres names for the result columns of a query, by position.
 
     None for a column whose DuckDB name is already right (columns, aliases), and
@@ -118,7 +122,7 @@ def names(tree: exp.Expr) -> tuple[str | None, ...] | None:
         return None
     out: list[str | None] = []
     for proj in select.expressions:
-        if _is_expansion(proj):
+        if _is_expansion(proj, expansion_words):
             return None
         out.append(None if isinstance(proj, exp.Alias) else figure(proj))
     return tuple(out) if any(n is not None for n in out) else None

@@ -158,10 +158,10 @@ def _statement(sql: str, chunk: Chunk, reader: Dialect, dims: int) -> Statement:
                 "0A000", "semantic functions are not supported in this statement", chunk.start + 1
             )
         return _pass_through(chunk, kind, tag, triggers)
-    column_names = colnames.names(tree) if kind == "select" else None
+    column_names = colnames.names(tree, triggers.expansion) if kind == "select" else None
     calls: tuple[AgentCall, ...] = ()
     duckdb_params = None
-    if agent_calls.has_agent_call({t.text.lower() for t in tokens}):
+    if triggers.agent:
         tree, calls, duckdb_params = agent_calls.extract(tree, chunk.start)
     tree = rewrite.apply(tree, triggers, dims, chunk.start)
     text, markers, bind_texts = render(tree)
@@ -176,7 +176,7 @@ def _statement(sql: str, chunk: Chunk, reader: Dialect, dims: int) -> Statement:
         column_names=column_names,
         agent_calls=calls,
         duckdb_params=duckdb_params,
-        external_access=external_access.of_tree(tree, tokens),
+        external_access=external_access.of_tree(tree, tokens, triggers.outside),
         _tree=tree if bind_texts else None,
     )
 

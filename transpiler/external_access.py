@@ -23,6 +23,7 @@ from sqlglot import exp
 from sqlglot.tokens import Token, TokenType
 
 from transpiler.model import Command, ResetCommand, SetCommand
+from transpiler.treeutil import nodes as tree_nodes
 
 # Table functions that read or list files or URLs (DuckDB core, parquet, json and the
 # extensions DuckDB can autoload: excel, delta, iceberg, spatial, sqlite/postgres/mysql
@@ -105,7 +106,7 @@ UNCHECKED_FUNCTIONS: frozenset[str] = frozenset(
 )
 # Pragma functions callable in FROM that switch process-wide state (profiling output
 # files, logging, checkpointing, verification): enable_profiling(), disable_optimizer()...
-_PRAGMA_PREFIXES = ("enable_", "disable_", "verify_")
+PRAGMA_PREFIXES = ("enable_", "disable_", "verify_")
 OUTSIDE_FUNCTIONS = FILE_FUNCTIONS | UNCHECKED_FUNCTIONS
 
 # A table name DuckDB reads as a file (its replacement scans): `FROM d.csv` works
@@ -152,7 +153,7 @@ _STATEMENTS = {
     "EXPORT": "EXPORT DATABASE",
     "IMPORT": "IMPORT DATABASE",
 }
-_STRINGS = frozenset(
+STRING_TOKENS = frozenset(
     {
         TokenType.STRING,
         TokenType.HEREDOC_STRING,
@@ -162,6 +163,7 @@ _STRINGS = frozenset(
         TokenType.UNICODE_STRING,
     }
 )
+_STRINGS = STRING_TOKENS
 _NAMES = frozenset({TokenType.VAR, TokenType.IDENTIFIER})
 # Words after which a table name follows in pass-through text.
 _TABLE_WORDS = frozenset({"FROM", "JOIN", "DESCRIBE", "SUMMARIZE", "PIVOT", "UNPIVOT", "SHOW"})
@@ -175,7 +177,7 @@ _CLAUSE_WORDS = frozenset(
 def outside_function(name: str) -> bool:
     """Whether calling `name` (any case, without schema) reaches outside the database."""
     low = name.lower()
-    return low in OUTSIDE_FUNCTIONS or low.startswith(_PRAGMA_PREFIXES)
+    return low in OUTSIDE_FUNCTIONS or low.startswith(PRAGMA_PREFIXES)
 
 
 def file_like(name: str, quoted: bool = True) -> bool:
@@ -217,13 +219,18 @@ def _session_setting(name: str) -> bool:
     )
 
 
-def of_tree(tree: exp.Expr, tokens: Sequence[Token]) -> tuple[str, ...]:
+def of_tree(
+    tree: exp.Expr, tokens: Sequence[Token], worth_walking: bool | None = None
+) -> tuple[str, ...]:
     """A parsed statement: its first words, then its DuckDB tree (when the tokens show
-    anything that could matter, so most statements skip the walk)."""
+    anything that could matter, so most statements skip the walk). `worth_walking`:
+    that test's answer when already known (transpiler.triggers computes it in its pass)."""
     found = _statement_words(tokens)
-    if not _worth_walking(tokens):
+    if worth_walking is None:
+        worth_walking = _worth_walking(tokens)
+    if not worth_walking:
         return _dedupe(found)
-    for node in tree.walk():
+    for node in tree_nodes(tree):
         if isinstance(node, exp.Func):
             name = node.name if isinstance(node, exp.Anonymous) else node.sql_name()
             if name and outside_function(name):

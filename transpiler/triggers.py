@@ -1,16 +1,23 @@
-"""One cheap pass over a statement's tokens deciding which rewrites can apply.
+"""One cheap pass over a statement's tokens deciding which rewrites and checks apply.
 
 Most statements need no rewrite beyond sqlglot's own translation; the flags let
-`rewrite.apply` skip whole tree walks, which keeps the uncached path near plain
-sqlglot cost. The pass also fixes one token: `FLOAT[` (DuckDB's 4-byte float array,
-the vector column type) must not become Postgres' DOUBLE.
+`rewrite.apply`, agent-call extraction, result-column naming and the external-access
+tree walk be skipped, which keeps the uncached path near plain sqlglot cost. The pass
+is one dict lookup per token (every word list below folded into `_WORD_FLAGS`). It
+also fixes one token: `FLOAT[` (DuckDB's 4-byte float array, the vector column type)
+must not become Postgres' DOUBLE.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlglot.tokens import Token, TokenType
+
+from transpiler import external_access
+from transpiler.agent_calls import AGENT_FUNCTIONS
+from transpiler.pgcompat import MISSING_PG_FUNCTIONS
 
 HATI_WORDS = frozenset(
     {
@@ -65,6 +72,62 @@ SNOWFLAKE_WORDS = frozenset(
     }
 )
 _NAME_TYPES = frozenset({TokenType.VAR, TokenType.IDENTIFIER, TokenType.R_PAREN})
+_NAMES = (TokenType.VAR, TokenType.IDENTIFIER)
+_QUOTED = external_access.STRING_TOKENS | {TokenType.IDENTIFIER}
+# DuckDB's star expansions COLUMNS(...) / UNPACK(...) (see colnames._is_expansion).
+EXPANSION_WORDS = frozenset({"COLUMNS", "UNPACK"})
+_OUTSIDE_PREFIXES = tuple(p.upper() for p in external_access.PRAGMA_PREFIXES)
+
+# Word classes. HATI..PG_FUNCTION are exclusive, first match wins, in this order (a
+# word in several lists counts for the first); the rest are independent bits.
+HATI, VECTOR, PG, SNOWFLAKE, FLATTEN, PG_FUNCTION = 1, 2, 4, 8, 16, 32
+AGENT, OUTSIDE, FILE_EXT, EXPANSION = 64, 128, 256, 512
+_CHAIN = HATI | VECTOR | PG | SNOWFLAKE | FLATTEN | PG_FUNCTION
+
+
+def _chain_flag(word: str) -> int:
+    """Class of an upper-cased word among the exclusive lists."""
+    if word in HATI_WORDS:
+        return HATI
+    if word in VECTOR_WORDS:
+        return VECTOR
+    if word in PG_WORDS:
+        return PG
+    if word in SNOWFLAKE_WORDS:
+        return SNOWFLAKE | (FLATTEN if word == "FLATTEN" else 0)
+    if word.lower() in MISSING_PG_FUNCTIONS:
+        return PG_FUNCTION
+    return 0
+
+
+def _word_flags(text: str) -> int:
+    """All flags of one token text, by the definitions (any text, any script)."""
+    word = text.upper()
+    low = text.lower()
+    flags = _chain_flag(word)
+    if low in AGENT_FUNCTIONS:
+        flags |= AGENT
+    if low in external_access.OUTSIDE_FUNCTIONS:
+        flags |= OUTSIDE
+    if low in external_access.FILE_EXTENSIONS:
+        flags |= FILE_EXT
+    if word in EXPANSION_WORDS:
+        flags |= EXPANSION
+    return flags
+
+
+def _build_word_flags() -> dict[str, int]:
+    # Keyed by upper case: for ASCII text, upper/lower round-trip, so one lookup of
+    # text.upper() answers the lower-case lists too. Non-ASCII text takes _word_flags.
+    words = (
+        HATI_WORDS | VECTOR_WORDS | PG_WORDS | SNOWFLAKE_WORDS | EXPANSION_WORDS
+        | {w.upper() for w in MISSING_PG_FUNCTIONS | AGENT_FUNCTIONS}
+        | {w.upper() for w in external_access.OUTSIDE_FUNCTIONS | external_access.FILE_EXTENSIONS}
+    )  # fmt: skip
+    return {w: f for w in words if w.isascii() and (f := _word_flags(w))}
+
+
+_WORD_FLAGS = _build_word_flags()
 
 
 @dataclass(slots=True)
@@ -77,56 +140,99 @@ class Triggers:
     max_param: int = 0
     pg_functions: bool = False
     flatten: bool = False
+    # A word of agent_calls.AGENT_FUNCTIONS: lift agent calls out of the tree.
+    agent: bool = False
+    # What external_access.of_tree needs its tree walk for (a file-like string or
+    # name, an outside function's name, `.ext` after a dot); see its _worth_walking.
+    outside: bool = False
+    # COLUMNS / UNPACK: a select-list item may expand to several columns.
+    expansion: bool = False
 
 
-def scan(tokens: list[Token], pg_function_names: frozenset[str] | None = None) -> Triggers:
-    from transpiler.pgcompat import MISSING_PG_FUNCTIONS
-
-    names = pg_function_names or MISSING_PG_FUNCTIONS
+def scan(tokens: Sequence[Token]) -> Triggers:
     found = Triggers()
-    dots = 0
-    prev: Token | None = None
+    flags = 0
+    outside = False
+    get = _WORD_FLAGS.get
+    n = len(tokens)
+    prev_type: TokenType | None = None
     for i, token in enumerate(tokens):
         tt = token.token_type
-        word = token.text.upper()
-        if word in HATI_WORDS:
-            found.hati = True
-        elif word in VECTOR_WORDS or tt is TokenType.OBJECT_IDENTIFIER:
-            found.vector |= word in VECTOR_WORDS
-            found.pg |= tt is TokenType.OBJECT_IDENTIFIER
-        elif word in PG_WORDS:
-            found.pg = True
-        elif word in SNOWFLAKE_WORDS:
-            found.snowflake = True
-            found.flatten |= word == "FLATTEN"
-        elif word.lower() in names:
-            found.pg_functions = True
+        text = token.text
+        word = text.upper()
+        ascii_text = text.isascii()
+        cls = get(word, 0) if ascii_text else _word_flags(text)
+        if cls:
+            if tt is TokenType.OBJECT_IDENTIFIER and not cls & HATI:
+                cls = (cls & ~_CHAIN) | (cls & VECTOR) | PG  # a reg* / oid type word
+            flags |= cls
+        elif tt is TokenType.OBJECT_IDENTIFIER:
+            flags |= PG
+        if not outside:
+            outside = _outside(token, tt, text, word, ascii_text, cls, prev_type)
         if tt is TokenType.DOT:
-            dots += 1
-            if dots >= 2:
+            if not found.three_part and _after_dotted_name(tokens, i):
                 found.three_part = True
-        elif tt is not TokenType.VAR and tt is not TokenType.IDENTIFIER:
-            dots = 0
-        if tt is TokenType.PARAMETER and i + 1 < len(tokens):
-            nxt = tokens[i + 1]
-            if nxt.token_type is TokenType.NUMBER and nxt.text.isdigit():
-                found.max_param = max(found.max_param, int(nxt.text))
-        elif tt is TokenType.DOUBLE and word == "FLOAT":
-            if i + 1 < len(tokens) and tokens[i + 1].token_type is TokenType.L_BRACKET:
-                token.token_type = TokenType.FLOAT
-            elif i + 1 < len(tokens) and tokens[i + 1].token_type is TokenType.L_PAREN:
-                found.pg = True  # FLOAT(p): Postgres precision -> REAL / DOUBLE
+        elif tt is TokenType.PARAMETER:
+            if i + 1 < n:
+                nxt = tokens[i + 1]
+                if nxt.token_type is TokenType.NUMBER and nxt.text.isdigit():
+                    found.max_param = max(found.max_param, int(nxt.text))
+        elif tt is TokenType.DOUBLE:
+            if word == "FLOAT" and i + 1 < n:
+                nxt_type = tokens[i + 1].token_type
+                if nxt_type is TokenType.L_BRACKET:
+                    token.token_type = TokenType.FLOAT
+                elif nxt_type is TokenType.L_PAREN:
+                    flags |= PG  # FLOAT(p): Postgres precision -> REAL / DOUBLE
         elif (
             tt is TokenType.COLON
-            and prev is not None
-            and prev.token_type in _NAME_TYPES
-            and i + 1 < len(tokens)
-            and tokens[i + 1].token_type in (TokenType.VAR, TokenType.IDENTIFIER)
+            and prev_type in _NAME_TYPES
+            and i + 1 < n
+            and tokens[i + 1].token_type in _NAMES
         ):
-            found.snowflake = True  # `col:path` semi-structured access
-        prev = token
-    found.pg |= found.three_part or found.pg_functions
+            flags |= SNOWFLAKE  # `col:path` semi-structured access
+        prev_type = tt
+    found.hati = bool(flags & HATI)
+    found.vector = bool(flags & VECTOR)
+    found.snowflake = bool(flags & SNOWFLAKE)
+    found.flatten = bool(flags & FLATTEN)
+    found.pg_functions = bool(flags & PG_FUNCTION)
+    found.agent = bool(flags & AGENT)
+    found.expansion = bool(flags & EXPANSION)
+    found.outside = outside
+    found.pg = bool(flags & PG) or found.three_part or found.pg_functions
     return found
+
+
+def _after_dotted_name(tokens: Sequence[Token], i: int) -> bool:
+    """Whether the DOT at i follows another DOT with only names between (`a.b.`)."""
+    j = i - 1
+    while j >= 0 and tokens[j].token_type in _NAMES:
+        j -= 1
+    return j >= 0 and tokens[j].token_type is TokenType.DOT
+
+
+def _outside(
+    token: Token,
+    tt: TokenType,
+    text: str,
+    word: str,
+    ascii_text: bool,
+    cls: int,
+    prev_type: TokenType | None,
+) -> bool:
+    """external_access._worth_walking's test for one token (the word flags precomputed)."""
+    if tt in _QUOTED:
+        if external_access.file_like(text) or (
+            tt is TokenType.IDENTIFIER and external_access.outside_function(text)
+        ):
+            return True
+    elif cls & OUTSIDE or (
+        word.startswith(_OUTSIDE_PREFIXES) if ascii_text else external_access.outside_function(text)
+    ):
+        return True
+    return prev_type is TokenType.DOT and tt in _NAMES and bool(cls & FILE_EXT)
 
 
 def uses_hati_text(sql: str) -> bool:
