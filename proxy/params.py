@@ -135,6 +135,7 @@ def decode_params(
     formats: Sequence[int],
     values: Sequence[bytes | None],
     tz: str | None = None,
+    portal: str = "",
 ) -> list[Any]:
     out: list[Any] = []
     for i, raw in enumerate(values):
@@ -145,5 +146,7 @@ def decode_params(
         try:
             out.append(param_decoder(oids[i] if i < len(oids) else 0, fmt, tz)(raw))
         except ParamDecodeError as exc:
-            raise PgError(exc.sqlstate, f"parameter ${i + 1}: {exc}") from None
+            # Postgres names the parameter in the error's context (CONTEXT: in psql).
+            where = f'portal "{portal}"' if portal else "unnamed portal"
+            raise PgError(exc.sqlstate, str(exc), where=f"{where} parameter ${i + 1}") from None
     return out

@@ -198,8 +198,13 @@ class Connection:
     async def _pump(self) -> None:
         try:
             while True:
-                # Backpressure: stop reading while a lot of unprocessed input is queued.
-                while self.decoder.buffered > 4 * READ_CHUNK and not self._eof:
+                # Backpressure: stop reading while a lot of unprocessed input is queued,
+                # but never in the middle of a message (the session would wait forever).
+                while (
+                    self.decoder.buffered > 4 * READ_CHUNK
+                    and self.decoder.has_message()
+                    and not self._eof
+                ):
                     self._data.clear()
                     await self._data.wait()
                 data = await self.reader.read(READ_CHUNK)

@@ -92,9 +92,8 @@ class Session:
             statements = transpile(sql, dialect=self.dialect)
         except TranspileError as exc:
             raise PgError(exc.sqlstate, exc.message, position=exc.position) from exc
-        for st in statements:
-            # Read-only keys, server files; `who` is set at login, before any query.
-            sql_policy.check(st, self.runner.who)
+        # Read-only keys, server files, allowed tables; `who` is set at login.
+        sql_policy.check_all(statements, self.runner.who, self.settings.values.get("search_path"))
         return statements
 
     # --- dispatch --------------------------------------------------------------
@@ -103,6 +102,9 @@ class Session:
         """Handle one message; False when the client asked to terminate."""
         if isinstance(msg, m.Terminate):
             return False
+        if isinstance(msg, (m.Malformed, m.FunctionCall)):
+            await self._reject(msg)
+            return True
         self.in_extended_block = not isinstance(msg, m.Query)
         if isinstance(msg, m.Query):
             await self._simple_query(msg.sql)
@@ -129,8 +131,8 @@ class Session:
                     await self._execute(msg)
                 case m.Close():
                     self._close(msg)
-                case _:
-                    raise ProtocolViolation(f"unexpected message {type(msg).__name__}")
+                case _:  # PasswordData after login: Postgres knows no 'p' message then
+                    raise ProtocolViolation(f"invalid frontend message type {ord('p')}")
         except ProtocolViolation:
             raise
         except PgError as exc:
@@ -143,6 +145,30 @@ class Session:
             self.skip_until_sync = True
             await self.runner.statement_failed()
         return True
+
+    async def _reject(self, msg: m.Malformed | m.FunctionCall) -> None:
+        """A framed message Postgres answers with an ERROR: bad content, or fastpath calls.
+
+        As in Postgres, Query, FunctionCall and Sync end with ReadyForQuery; other
+        extended-protocol messages skip to the next Sync; copy messages are ignored.
+        """
+        if isinstance(msg, m.FunctionCall):
+            tag, error = "F", PgError("0A000", "fastpath function calls are not supported")
+        else:
+            tag, error = msg.tag, msg.error
+        if tag in ("d", "c", "f"):
+            return
+        if tag not in ("Q", "F", "S") and self.skip_until_sync:
+            return
+        self.send_error(error)
+        await self.runner.statement_failed()
+        if tag == "S":
+            await self._sync()
+        elif tag in ("Q", "F"):
+            self.out(m.ready_for_query(self.runner.txn_status))
+            await self.flush()
+        else:
+            self.skip_until_sync = True
 
     def send_error(self, exc: PgError) -> None:
         self.out(m.error_response(exc.fields()))
@@ -223,7 +249,7 @@ class Session:
         fmts = msg.param_formats
         if len(fmts) not in (0, 1, n):
             raise PgError("08P01", f"bind message has {len(fmts)} parameter formats for {n}")
-        params = self.runner.decode_params(prepared.param_oids, fmts, msg.params)
+        params = self.runner.decode_params(prepared.param_oids, fmts, msg.params, msg.portal)
         old = self.portals.pop(msg.portal, None)
         if old is not None:
             self.runner.close_portal(old)

@@ -140,16 +140,17 @@ FATAL_CASES = [
     ),
     ("ssl_request_twice", SSL_REQUEST + SSL_REQUEST, None, "08P01"),
     ("query_before_startup", typed(b"Q", b"SELECT 1\0"), None, "08P01"),
-    ("unknown_message_type", None, typed(b"z", b""), "08P01"),
+    # Postgres rejects an unknown type on its first byte: no length, no body awaited.
+    ("unknown_message_type", None, b"z", "08P01"),
+    ("unknown_type_promising_a_body", None, b"z" + i32(100_000), "08P01"),
     ("negative_length", None, b"Q" + i32(-1), "08P01"),
     ("length_below_minimum", None, b"Q" + i32(2), "08P01"),
-    # Over the decoder's 256 MiB bound; it answers 54000 (program limit exceeded).
-    ("length_over_1gib", None, b"Q" + i32(2**30 + 5), "54000"),
-    ("truncated_bind_fields", None, typed(b"B", b"\0\0" + b"\0\x01"), "08P01"),
-    ("unterminated_query_string", None, typed(b"Q", b"SELECT 1"), "08P01"),
-    ("invalid_utf8_query", None, typed(b"Q", b"SELECT '\xff\xfe'\0"), "22021"),
-    ("trailing_bytes_in_sync", None, typed(b"S", b"junk"), "08P01"),
-    ("bad_describe_kind", None, typed(b"D", b"Q\0"), "08P01"),
+    ("length_over_1gib", None, b"Q" + i32(2**30 + 5), "08P01"),
+    # Over the decoder's 256 MiB bound for Query/Parse/Bind/CopyData.
+    ("length_over_limit", None, b"P" + i32(256 * 1024 * 1024 + 1), "08P01"),
+    # Sync, Execute, Describe... carry no data: bounded at 10000 bytes, as in Postgres.
+    ("small_message_over_limit", None, b"S" + i32(10_001), "08P01"),
+    ("password_after_login", None, typed(b"p", b"x\0"), "08P01"),
 ]
 
 
@@ -249,6 +250,106 @@ def test_recoverable_errors_keep_the_connection(server, witness: psycopg.Connect
     assert_alive(witness)
 
 
+S = typed(b"S", b"")
+BIND_TEXT = typed(b"P", b"\0SELECT $1::text\0\0\0")
+
+
+def bind1(value: bytes, fmt: int = 0, portal: bytes = b"") -> bytes:
+    return typed(b"B", portal + b"\0\0\0\x01\0" + bytes([fmt]) + b"\0\x01" + i32(len(value)) + value
+                 + b"\0\0")  # fmt: skip
+
+
+# Correctly framed messages with bad content: Postgres answers an ERROR and the
+# session goes on. (name, bytes sent after login, then "SELECT 7" to show it is alive.)
+RECOVERABLE_CASES = [
+    ("invalid_utf8_query", typed(b"Q", b"SELECT '\xff\xfe'\0")),
+    ("truncated_utf8_query", typed(b"Q", b"SELECT 'a\xc3\x28'\0")),
+    ("invalid_utf8_parse", typed(b"P", b"\0SELECT '\xff'\0\0\0") + S),
+    ("invalid_utf8_statement_name", typed(b"P", b"\xff\0SELECT 1\0\0\0") + S),
+    ("invalid_utf8_bind_text", BIND_TEXT + bind1(b"\xe2\x82") + typed(b"E", b"\0" + i32(0)) + S),
+    ("nul_in_bind_text", BIND_TEXT + bind1(b"a\0b") + S),
+    ("invalid_utf8_bind_binary", BIND_TEXT + bind1(b"\xff", fmt=1) + S),
+    ("invalid_utf8_named_portal", BIND_TEXT + bind1(b"\xff", portal=b"cur") + S),
+    ("invalid_utf8_describe", typed(b"D", b"S\xff\0") + S),
+    ("invalid_utf8_execute", typed(b"E", b"\xff\0" + i32(0)) + S),
+    ("unterminated_query_string", typed(b"Q", b"SELECT 1")),
+    ("trailing_bytes_in_query", typed(b"Q", b"SELECT 1\0junk")),
+    ("trailing_bytes_in_sync", typed(b"S", b"junk")),
+    ("truncated_bind_fields", BIND_TEXT + typed(b"B", b"\0\0" + b"\0\x01") + S),
+    ("negative_bind_param_length", BIND_TEXT + typed(b"B", b"\0\0\0\0\0\x01" + i32(-7) + b"\0\0") + S),
+    ("bad_describe_kind", typed(b"D", b"Q\0") + S),
+    ("bad_close_kind", typed(b"C", b"Q\0") + S),
+    ("error_inside_transaction", typed(b"Q", b"BEGIN\0") + typed(b"Q", b"SELECT '\xff'\0")
+     + typed(b"Q", b"ROLLBACK\0")),  # fmt: skip
+]  # fmt: skip
+
+
+def exchange(
+    port: int, user: str, payload: bytes
+) -> tuple[list[dict[str, str]], list[bytes], bool]:
+    """Log in, send `payload` then a query; (error fields, ReadyForQuery states, closed)."""
+    raw = Raw(port)
+    try:
+        raw.sock.sendall(startup_packet({"user": user, "database": "postgres"}))
+        data = b""
+        while not any(tag == b"Z" for tag, _ in parse_backend(data)):
+            chunk = raw.sock.recv(65536)
+            assert chunk, "server closed during login"
+            data += chunk
+        raw.sock.sendall(payload + typed(b"Q", b"SELECT 7\0"))
+        msgs, closed = raw.finish(quiet=1.5)
+    finally:
+        raw.close()
+    errors = [error_fields(body) for tag, body in msgs if tag == b"E"]
+    for e in errors:  # server-specific fields: source file, line, routine
+        for key in ("F", "L", "R"):
+            e.pop(key, None)
+    states = [body for tag, body in msgs if tag == b"Z"]
+    assert (b"D", b"\0\x01" + i32(1) + b"7") in msgs, (msgs, closed)
+    return errors, states, closed
+
+
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[int]:
+    from tests.differential.pgcluster import start_pg
+
+    cluster = start_pg()
+    yield cluster.port
+    cluster.stop()
+
+
+@pytest.mark.parametrize(
+    "payload", [c[1] for c in RECOVERABLE_CASES], ids=[c[0] for c in RECOVERABLE_CASES]
+)
+def test_bad_content_is_an_error_like_postgres(
+    server,  # noqa: ANN001
+    postgres: int,
+    witness: psycopg.Connection,
+    payload: bytes,
+) -> None:
+    since = log_tail(server)
+    pg = exchange(postgres, "postgres", payload)
+    ours = exchange(server.port, "tester", payload)
+    assert not pg[2] and not ours[2], (pg, ours)
+    assert ours[1] == pg[1]  # the same ReadyForQuery states (I, T, E)
+    assert [e["S"] for e in ours[0]] == [e["S"] for e in pg[0]] == ["ERROR"] * len(pg[0])
+    assert [e["C"] for e in ours[0]] == [e["C"] for e in pg[0]]
+    # The messages match where they concern encoding (the rest are worded alike, not equal).
+    for a, b in zip(ours[0], pg[0], strict=True):
+        if a["C"] == "22021":
+            assert a == b
+    assert_alive(witness)
+    assert_no_crash(server, since)
+
+
+def test_big_message_is_not_stalled_by_backpressure(server) -> None:  # noqa: ANN001
+    """A message larger than the read-ahead bound (1 MiB) is read to its end."""
+    s = "x" * 3_000_000
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        assert conn.execute("SELECT length('" + s + "')").fetchone() == (len(s),)
+        assert conn.execute("SELECT length(%s)", [s]).fetchone() == (len(s),)
+
+
 def test_many_bind_parameters_work(server) -> None:  # noqa: ANN001
     """32767 parameters is the most a signed 16-bit count carries."""
     n = 32767
@@ -274,6 +375,7 @@ def test_memory_bounded_after_hostile_clients(server, witness: psycopg.Connectio
         b"\x16\x03\x01\x02\x00" + b"\x01" * 400,  # a TLS ClientHello at a non-TLS port
         b"GET / HTTP/1.1\r\n\r\n",
         startup_packet() + b"Q" + i32(2**30 + 5),
+        startup_packet() + b"z" + i32(200_000_000),  # unknown type promising 200 MB
         startup_packet() + typed(b"Q", b"SELECT '" + b"x" * 200_000),  # unterminated, 200 kB
         startup_packet() + b"d" + i32(5_000_000) + b"y" * 300_000,  # half of a big message
     ]

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from decimal import Context, Decimal
 
 from proxy.wire import temporal as T
+from proxy.wire.errors import invalid_utf8
 from proxy.wire.oids import BY_NAME, BY_OID, ELEM_OF_ARRAY, ParamDecodeError, shorten
 
 Encoder = Callable[[object], bytes]
@@ -279,14 +280,9 @@ def _utf8(name: str) -> Decoder:
         try:
             s = bytes(b).decode("utf-8")
         except UnicodeDecodeError as e:
-            raise ParamDecodeError(
-                f'invalid byte sequence for encoding "UTF8" in {name} value ({shorten(b)})',
-                "22021",
-            ) from e
-        if "\x00" in s:
-            raise ParamDecodeError(
-                f'invalid byte sequence for encoding "UTF8": 0x00 in {name}', "22021"
-            )
+            raise ParamDecodeError(invalid_utf8(bytes(b), e.start), "22021") from None
+        if "\x00" in s:  # Postgres's message names only the byte, whatever the type
+            raise ParamDecodeError('invalid byte sequence for encoding "UTF8": 0x00', "22021")
         return s
 
     return dec

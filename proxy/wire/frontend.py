@@ -11,17 +11,23 @@ import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from proxy.wire.errors import ProtocolViolation
+from proxy.wire.errors import PgError, ProtocolViolation, invalid_utf8
 
 PROTOCOL_V3 = 196608  # 3.0
 SSL_REQUEST_CODE = 80877103
 GSSENC_REQUEST_CODE = 80877104
 CANCEL_REQUEST_CODE = 80877102
 
-# The largest regular message we accept. Postgres allows up to 1 GiB; a bounded
-# buffer keeps a hostile client from making the server allocate without limit.
+# The largest Query/Parse/Bind/CopyData we accept. Postgres allows up to 1 GiB; a
+# bounded buffer keeps a hostile client from making the server allocate without limit.
 DEFAULT_MAX_MESSAGE = 256 * 1024 * 1024
 MAX_STARTUP_PACKET = 10_000  # Postgres uses the same bound.
+# Postgres bounds the messages that carry no SQL or data at PQ_SMALL_MESSAGE_LIMIT, and
+# password/SASL messages at PG_MAX_AUTH_TOKEN_LENGTH; we do the same.
+SMALL_MESSAGE_LIMIT = 10_000
+AUTH_MESSAGE_LIMIT = 65_535
+_LARGE_TAGS = frozenset(b"QPBdF")
+_KNOWN_TAGS = frozenset(b"QPBDECSHXdcfpF")
 
 _I32 = struct.Struct("!i")
 _I16 = struct.Struct("!h")
@@ -123,6 +129,23 @@ class CopyFail:
 
 
 @dataclass(frozen=True, slots=True)
+class FunctionCall:
+    """'F': the fastpath function call (libpq's lo_* functions use it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Malformed:
+    """A correctly framed message whose content is invalid (bad UTF-8, short fields).
+
+    Framing is intact, so, as in Postgres, this is an ERROR for the session to report
+    (the connection goes on), not a protocol violation.
+    """
+
+    tag: str
+    error: PgError
+
+
+@dataclass(frozen=True, slots=True)
 class PasswordData:
     """'p' message: its meaning (password, SASL initial/continue) depends on the auth step."""
 
@@ -147,7 +170,13 @@ FrontendMessage = (
     | CopyDone
     | CopyFail
     | PasswordData
+    | FunctionCall
+    | Malformed
 )
+
+
+def _content_error(message: str, sqlstate: str = "08P01") -> PgError:
+    return PgError(sqlstate, message)
 
 
 class _Reader:
@@ -161,14 +190,14 @@ class _Reader:
 
     def int32(self) -> int:
         if self.pos + 4 > len(self.buf):
-            raise ProtocolViolation("message too short")
+            raise _content_error("insufficient data left in message")
         (value,) = _I32.unpack_from(self.buf, self.pos)
         self.pos += 4
         return value
 
     def int16(self) -> int:
         if self.pos + 2 > len(self.buf):
-            raise ProtocolViolation("message too short")
+            raise _content_error("insufficient data left in message")
         (value,) = _I16.unpack_from(self.buf, self.pos)
         self.pos += 2
         return value
@@ -176,19 +205,17 @@ class _Reader:
     def cstring(self) -> str:
         end = self.buf.find(b"\x00", self.pos)
         if end < 0:
-            raise ProtocolViolation("unterminated string in message")
+            raise _content_error("invalid string in message")
         raw = self.buf[self.pos : end]
         self.pos = end + 1
         try:
             return raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise ProtocolViolation(
-                "invalid byte sequence for encoding UTF8", sqlstate="22021"
-            ) from exc
+            raise _content_error(invalid_utf8(raw, exc.start), "22021") from None
 
     def take(self, n: int) -> bytes:
         if n < 0 or self.pos + n > len(self.buf):
-            raise ProtocolViolation("message too short")
+            raise _content_error("insufficient data left in message")
         value = self.buf[self.pos : self.pos + n]
         self.pos += n
         return value
@@ -200,7 +227,7 @@ class _Reader:
 
     def end(self) -> None:
         if self.pos != len(self.buf):
-            raise ProtocolViolation("message has trailing bytes")
+            raise _content_error("invalid message format")
 
 
 def _count(reader: _Reader, what: str) -> int:
@@ -209,7 +236,15 @@ def _count(reader: _Reader, what: str) -> int:
 
 
 def _decode_startup(body: bytes) -> FrontendMessage:
-    r = _Reader(body)
+    try:
+        return _decode_startup_body(_Reader(body))
+    except ProtocolViolation:
+        raise
+    except PgError as exc:  # before the session exists every error ends the connection
+        raise ProtocolViolation(exc.message, sqlstate=exc.sqlstate) from None
+
+
+def _decode_startup_body(r: _Reader) -> FrontendMessage:
     code = r.int32()
     if code == SSL_REQUEST_CODE:
         r.end()
@@ -252,19 +287,28 @@ def _decode_bind(r: _Reader) -> Bind:
     results = tuple(r.int16() for _ in range(_count(r, "result format")))
     for f in (*formats, *results):
         if f not in (0, 1):
-            raise ProtocolViolation(f"invalid format code {f}")
+            raise _content_error(f"unsupported format code: {f}")
     return Bind(portal, statement, formats, tuple(params), results)
 
 
 def _decode_kind_name(r: _Reader, cls: type[Describe] | type[Close]) -> Describe | Close:
     kind = r.take(1).decode("latin-1")
     if kind not in ("S", "P"):
-        raise ProtocolViolation(f"invalid {cls.__name__} message subtype {kind!r}")
+        what = cls.__name__.upper()
+        raise _content_error(f"invalid {what} message subtype {ord(kind)}")
     return cls(kind, r.cstring())
 
 
 def _decode_regular(tag: bytes, body: bytes) -> FrontendMessage:
-    r = _Reader(body)
+    try:
+        return _decode_fields(tag, _Reader(body))
+    except ProtocolViolation:
+        raise
+    except PgError as exc:
+        return Malformed(tag.decode("latin-1"), exc)
+
+
+def _decode_fields(tag: bytes, r: _Reader) -> FrontendMessage:
     msg: FrontendMessage
     match tag:
         case b"Q":
@@ -284,17 +328,20 @@ def _decode_regular(tag: bytes, body: bytes) -> FrontendMessage:
         case b"H":
             msg = Flush()
         case b"X":
-            msg = Terminate()
+            return Terminate()  # Postgres closes without reading the rest
         case b"d":
             msg = CopyData(r.rest())
         case b"c":
-            msg = CopyDone()
+            return CopyDone()  # Postgres reads nothing after the type either
         case b"f":
-            msg = CopyFail(r.cstring())
+            # Its text is only echoed in the COPY error: never reject the failure itself.
+            return CopyFail(r.rest().split(b"\0", 1)[0].decode("utf-8", "replace"))
+        case b"F":
+            return FunctionCall()
         case b"p":
             msg = PasswordData(r.rest())
         case _:
-            raise ProtocolViolation(f"invalid frontend message type {tag!r}")
+            raise ProtocolViolation(f"invalid frontend message type {tag[0]}")
     r.end()
     return msg
 
@@ -321,6 +368,24 @@ class FrontendDecoder:
     def buffered(self) -> int:
         return len(self._buf)
 
+    def has_message(self) -> bool:
+        """A whole message is buffered: a reader may pause until it is consumed.
+
+        While only part of one is buffered, more input is the only way forward.
+        """
+        buf = self._buf
+        header = 4 if self.in_startup else 5
+        if len(buf) < header:
+            return False
+        (length,) = _I32.unpack_from(buf, header - 4)
+        return len(buf) >= length + header - 4
+
+    def _limit(self, tag: int) -> int:
+        if tag in _LARGE_TAGS:
+            return self.max_message
+        small = AUTH_MESSAGE_LIMIT if tag == ord("p") else SMALL_MESSAGE_LIMIT
+        return min(small, self.max_message)
+
     def next_message(self) -> FrontendMessage | None:
         """The next complete message, or None if more bytes are needed.
 
@@ -338,15 +403,21 @@ class FrontendDecoder:
             body = bytes(buf[4:length])
             del buf[:length]
             return _decode_startup(body)
+        if not buf:
+            return None
+        # Like Postgres, an unknown type byte is rejected before its length arrives.
+        if buf[0] not in _KNOWN_TAGS:
+            raise ProtocolViolation(f"invalid frontend message type {buf[0]}")
         if len(buf) < 5:
             return None
         tag, length = _H_I.unpack_from(buf, 0)
-        if length < 4:
-            raise ProtocolViolation(f"invalid message length {length}")
-        if length > self.max_message:
+        limit = self._limit(buf[0])
+        if length < 4 or length > limit:
+            # Checked on the header alone: an over-limit body is never buffered.
             raise ProtocolViolation(
-                f"message of {length} bytes exceeds the limit of {self.max_message} bytes",
-                sqlstate="54000",
+                "invalid message length",
+                detail=f"{tag.decode('latin-1')!r} message declares {length} bytes; "
+                f"accepted: 4 to {limit}",
             )
         if len(buf) < length + 1:
             return None

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 
 from proxy.wire import temporal as T
+from proxy.wire.errors import invalid_utf8
 from proxy.wire.oids import BY_OID, ELEM_OF_ARRAY, ParamDecodeError, shorten
 
 Decoder = Callable[[bytes], object]
@@ -34,9 +35,7 @@ def _utf8(b: bytes) -> str:
     try:
         s = bytes(b).decode("utf-8")
     except UnicodeDecodeError as e:
-        raise ParamDecodeError(
-            f'invalid byte sequence for encoding "UTF8": {shorten(b, 16)}', "22021"
-        ) from e
+        raise ParamDecodeError(invalid_utf8(bytes(b), e.start), "22021") from None
     if "\x00" in s:
         raise ParamDecodeError('invalid byte sequence for encoding "UTF8": 0x00', "22021")
     return s

@@ -135,35 +135,105 @@ def test_startup_split_at_every_byte() -> None:
 
 # --- malformed input -------------------------------------------------------------------
 
-BAD_REGULAR = {
+# Broken framing: the stream cannot be followed any further, so the connection ends.
+BAD_FRAMING = {
     "unknown_type": typed(b"z", b""),
     "nul_type": typed(b"\x00", b""),
     "length_below_4": b"Q" + i32(3),
     "negative_length": b"Q" + i32(-1),
     "min_int_length": b"Q" + i32(-(2**31)),
-    "unterminated_query": typed(b"Q", b"SELECT 1"),
-    "invalid_utf8_query": typed(b"Q", b"SELECT '\xff\xfe'\x00"),
-    "trailing_bytes": typed(b"S", b"x"),
-    "bind_negative_param_count": typed(b"B", cstr("") + cstr("") + i16(0) + i16(-1) + i16(0)),
-    "bind_param_len_past_end": typed(b"B", cstr("") + cstr("") + i16(0) + i16(1) + i32(99)),
-    "bind_param_len_negative": typed(b"B", cstr("") + cstr("") + i16(0) + i16(1) + i32(-7)),
-    "bind_bad_format": bind("", "", [2], [b"x"], []),
-    "bind_bad_result_format": bind("", "", [], [], [7]),
-    "describe_bad_kind": typed(b"D", b"X" + cstr("a")),
-    "close_empty": typed(b"C", b""),
-    "execute_short": typed(b"E", cstr("") + b"\x00\x00"),
-    "parse_negative_count": typed(b"P", cstr("") + cstr("x") + i16(-3)),
+    "small_message_over_10000": b"S" + i32(10_001),
+    "password_over_65535": b"p" + i32(65_536),
 }
 
 
-@pytest.mark.parametrize("raw", BAD_REGULAR.values(), ids=BAD_REGULAR.keys())
-def test_malformed_regular_message_is_a_protocol_violation(raw: bytes) -> None:
+@pytest.mark.parametrize("raw", BAD_FRAMING.values(), ids=BAD_FRAMING.keys())
+def test_broken_framing_is_a_protocol_violation(raw: bytes) -> None:
     dec = m.FrontendDecoder(in_startup=False)
     dec.feed(raw)
     with pytest.raises(ProtocolViolation) as info:
         list(dec.messages())
-    assert info.value.sqlstate in ("08P01", "22021")
+    assert info.value.sqlstate == "08P01"
     assert info.value.severity == "FATAL"
+
+
+def test_unknown_type_is_rejected_on_its_first_byte() -> None:
+    """Postgres answers an unknown type byte before reading any length."""
+    dec = m.FrontendDecoder(in_startup=False)
+    dec.feed(b"z")
+    with pytest.raises(ProtocolViolation, match="invalid frontend message type 122"):
+        dec.next_message()
+
+
+# Framed messages with bad content: as in Postgres, an ERROR the session reports.
+BAD_CONTENT = {
+    "unterminated_query": (typed(b"Q", b"SELECT 1"), "08P01", "invalid string in message"),
+    "invalid_utf8_query": (
+        typed(b"Q", b"SELECT '\xff\xfe'\x00"),
+        "22021",
+        'invalid byte sequence for encoding "UTF8": 0xff',
+    ),
+    "truncated_utf8_parse": (
+        typed(b"P", cstr("") + b"SELECT 'a\xe2\x82'\x00" + i16(0)),
+        "22021",
+        'invalid byte sequence for encoding "UTF8": 0xe2 0x82',
+    ),
+    "invalid_utf8_portal": (
+        typed(b"E", b"\xc3\x28\x00" + i32(0)),
+        "22021",
+        'invalid byte sequence for encoding "UTF8": 0xc3 0x28',
+    ),
+    "trailing_bytes": (typed(b"S", b"x"), "08P01", "invalid message format"),
+    "bind_negative_param_count": (
+        typed(b"B", cstr("") + cstr("") + i16(0) + i16(-1) + i16(0)),
+        "08P01",
+        "insufficient data left in message",
+    ),
+    "bind_param_len_past_end": (
+        typed(b"B", cstr("") + cstr("") + i16(0) + i16(1) + i32(99)),
+        "08P01",
+        "insufficient data left in message",
+    ),
+    "bind_param_len_negative": (
+        typed(b"B", cstr("") + cstr("") + i16(0) + i16(1) + i32(-7)),
+        "08P01",
+        "insufficient data left in message",
+    ),
+    "bind_bad_format": (bind("", "", [2], [b"x"], []), "08P01", "unsupported format code: 2"),
+    "bind_bad_result_format": (bind("", "", [], [], [7]), "08P01", "unsupported format code: 7"),
+    "describe_bad_kind": (
+        typed(b"D", b"X" + cstr("a")),
+        "08P01",
+        "invalid DESCRIBE message subtype 88",
+    ),
+    "close_empty": (typed(b"C", b""), "08P01", "insufficient data left in message"),
+    "execute_short": (typed(b"E", cstr("") + b"\x00\x00"), "08P01", "insufficient data"),
+    "parse_negative_count": (
+        typed(b"P", cstr("") + cstr("x") + i16(-3)),
+        "08P01",
+        "insufficient data left in message",
+    ),
+}
+
+
+@pytest.mark.parametrize(("raw", "sqlstate", "text"), BAD_CONTENT.values(), ids=BAD_CONTENT.keys())
+def test_bad_content_is_a_recoverable_error(raw: bytes, sqlstate: str, text: str) -> None:
+    # Followed by a valid message: the stream stays in step after the bad one.
+    msgs = decode_all(raw + typed(b"S", b""), in_startup=False)
+    assert len(msgs) == 2 and msgs[1] == m.Sync()
+    bad = msgs[0]
+    assert isinstance(bad, m.Malformed) and bad.tag == chr(raw[0])
+    assert bad.error.sqlstate == sqlstate and bad.error.severity == "ERROR"
+    assert bad.error.message.startswith(text), bad.error.message
+
+
+def test_lenient_messages() -> None:
+    """Postgres reads nothing past the type of Terminate and CopyDone; CopyFail's text
+    is only echoed back, so undecodable bytes in it are replaced, not an error."""
+    assert decode_all(typed(b"X", b"junk"), in_startup=False) == [m.Terminate()]
+    assert decode_all(typed(b"c", b"junk"), in_startup=False) == [m.CopyDone()]
+    assert decode_all(typed(b"f", b"bad \xff\x00"), in_startup=False) == [m.CopyFail("bad \ufffd")]
+    assert decode_all(typed(b"F", i32(0)), in_startup=False) == [m.FunctionCall()]
 
 
 BAD_STARTUP = {
@@ -189,8 +259,9 @@ def test_malformed_startup_is_a_protocol_violation(raw: bytes) -> None:
 def test_oversized_length_is_rejected_before_the_body_arrives() -> None:
     dec = m.FrontendDecoder(in_startup=False)
     dec.feed(b"Q" + i32(2**30 + 10))  # only the header: must not wait for 1 GiB
-    with pytest.raises(ProtocolViolation):
+    with pytest.raises(ProtocolViolation, match="invalid message length") as info:
         dec.next_message()
+    assert info.value.sqlstate == "08P01"
     small = m.FrontendDecoder(max_message=1000, in_startup=False)
     small.feed(b"d" + i32(1001))
     with pytest.raises(ProtocolViolation):
@@ -335,13 +406,15 @@ def _drain(dec: m.FrontendDecoder, stream: list[bytes]) -> list[m.FrontendMessag
             dec.feed(chunk)
             while (msg := dec.next_message()) is not None:
                 out.append(msg)
+                if isinstance(msg, m.Malformed):
+                    assert msg.error.severity == "ERROR", msg
                 if isinstance(msg, m.StartupMessage):
                     dec.startup_done()
             # Whatever stays buffered is an incomplete message within the limits.
             limit = m.MAX_STARTUP_PACKET if dec.in_startup else FUZZ_MAX + 1
             assert dec.buffered < limit
     except ProtocolViolation as exc:
-        assert exc.sqlstate in ("08P01", "22021", "54000", "0A000")
+        assert exc.sqlstate in ("08P01", "22021", "0A000")
     return out
 
 
