@@ -98,7 +98,9 @@ def _now() -> dt.datetime:
 
 
 def _actor(who: Identity) -> str:
-    return who.user or who.agent_id
+    """Who did it, for the audit trail: the user (or agent), and the API key when there is one."""
+    name = who.user or who.agent_id
+    return f"{name} (key {who.key_id})" if who.key_id else name
 
 
 def _ref(who: Identity, branch: dict[str, Any]) -> branch_events.BranchRef:

@@ -368,24 +368,34 @@ async def export(session_id: SessionId, request: Request, who: Who, agent_id: Ag
     return JSONResponse(rows[0]["document"], headers={"Content-Disposition": disposition})
 
 
+def require_reviewer(who: Caller) -> None:
+    """Approvals need cot:write and an admin key (or trust mode): 403 otherwise."""
+    who.require("cot:write")
+    if who.principal is not None and who.principal.role != "admin":
+        raise AgentError.forbidden("approvals need an admin key")
+
+
+async def reviewer_identity(request: Request, who: Caller, identity: Identity) -> Identity:
+    """`identity` with the reviewer named after the admin key ("<name> (key <id>)")."""
+    if who.principal is None:
+        return identity
+    key = await access_of(request).get_key(who.principal.key_id, who.org_id)
+    reviewer = f"{key.name} (key {key.key_id})"
+    return Identity(
+        identity.org_id, identity.agent_id, reviewer, identity.scopes, identity.role,
+        identity.key_id,
+    )  # fmt: skip
+
+
 @router.post(
     "/approvals",
     response_model=Approval,
     summary="Record an immutable approve / reject of a session or step (admin keys only)",
 )
 async def approve(body: ApprovalBody, request: Request, who: Who):
-    who.require("cot:write")
-    principal = who.principal
-    if principal is not None and principal.role != "admin":
-        raise AgentError.forbidden("approvals need an admin key")
+    require_reviewer(who)
     identity, agent = await _session(request, who, body.session_id, body.agent_id)
-    if principal is not None:
-        key = await access_of(request).get_key(principal.key_id, who.org_id)
-        reviewer = f"{key.name} (key {key.key_id})"
-        identity = Identity(
-            identity.org_id, identity.agent_id, reviewer, identity.scopes, identity.role,
-            identity.key_id,
-        )  # fmt: skip
+    identity = await reviewer_identity(request, who, identity)
     rows = await layer_of(request).call(
         "record_approval",
         identity,

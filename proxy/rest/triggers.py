@@ -42,6 +42,14 @@ router = APIRouter(
 STRICT = ConfigDict(strict=True)
 Who = Annotated[Caller, Depends(caller)]
 Action = Literal["webhook", "agent_notify", "flag_for_review", "write_event"]
+EventType = Literal[
+    "branch_created", "query_count_exceeded", "storage_exceeded", "idle_timeout", "merge_requested"
+]
+_THRESHOLD_DOC = (
+    "semantic: cosine similarity needed to fire (0..1); branch_lifecycle: the query count, "
+    "bytes or idle seconds for query_count_exceeded / storage_exceeded / idle_timeout "
+    "(ignored for the other events)"
+)
 
 _CONFIG_DOC = (
     "Action settings: url, headers, secret (HMAC signing), timeout_secs, max_attempts for "
@@ -52,11 +60,19 @@ _CONFIG_DOC = (
 class TriggerCreate(BaseModel):
     model_config = STRICT
     name: str = Field(min_length=1, max_length=200)
-    concept: str = Field(min_length=1, max_length=4000)
-    threshold: float = Field(ge=0.0, le=1.0, description="Cosine similarity needed to fire")
+    concept: str | None = Field(
+        None,
+        min_length=1,
+        max_length=4000,
+        description="Required for semantic triggers; branch_lifecycle: may name the event type",
+    )
+    threshold: float = Field(ge=0.0, description=_THRESHOLD_DOC)
     actions: list[Action] = Field(min_length=1)
-    cooldown_secs: int = Field(300, ge=0, le=10**9)
-    event_source: Literal["semantic"] = "semantic"
+    cooldown_secs: int | None = Field(
+        None, ge=0, le=10**9, description="Default 300 (semantic) or 0 (branch_lifecycle)"
+    )
+    event_source: Literal["semantic", "branch_lifecycle"] = "semantic"
+    event_type: EventType | None = Field(None, description="The branch_lifecycle event")
     enabled: bool = True
     webhook_url: str | None = Field(None, description="Where the webhook action POSTs")
     action_config: dict[str, Any] | None = Field(None, description=_CONFIG_DOC)
@@ -66,7 +82,7 @@ class TriggerUpdate(BaseModel):
     model_config = STRICT
     name: str | None = Field(None, min_length=1, max_length=200)
     concept: str | None = Field(None, min_length=1, max_length=4000)
-    threshold: float | None = Field(None, ge=0.0, le=1.0)
+    threshold: float | None = Field(None, ge=0.0, description=_THRESHOLD_DOC)
     actions: list[Action] | None = Field(None, min_length=1)
     cooldown_secs: int | None = Field(None, ge=0, le=10**9)
     enabled: bool | None = None
@@ -86,7 +102,8 @@ class Trigger(BaseModel):
     fire_count: int
     created_at: dt.datetime
     embedding_model: str | None
-    event_source: str
+    event_source: str = Field(description="semantic or branch_lifecycle")
+    event_type: str | None = Field(description="The branch lifecycle event (concept holds it too)")
     embedding_dimensions: int | None
     agent_id: str = Field(description="The owning agent")
     scope: Literal["agent", "org"]
@@ -125,7 +142,7 @@ class Fire(BaseModel):
     fired_at: dt.datetime
     trigger_name: str | None
     agent_id: str = Field(description="The trigger's owner")
-    source: str | None = Field(description="'memory' or 'reasoning'")
+    source: str | None = Field(description="'memory', 'reasoning' or 'branch' (lifecycle)")
     source_id: str | None
     source_agent_id: str | None = Field(description="The agent whose content matched")
     status: str = Field(description="done, or pending / delivered / failed with a webhook")
@@ -139,7 +156,7 @@ class Reembedded(BaseModel):
     embedding_dimensions: int | None
 
 
-def _config(body: TriggerCreate | TriggerUpdate, base: dict[str, Any] | None) -> Any:
+def _config(body: Any, base: dict[str, Any] | None) -> Any:
     if body.webhook_url is None:
         return body.action_config
     return {**(body.action_config or base or {}), "url": body.webhook_url}
@@ -164,6 +181,13 @@ async def list_triggers(org_id: str, request: Request, who: Who):
 async def create_trigger(org_id: str, body: TriggerCreate, request: Request, who: Who):
     who.org(org_id)
     who.require("trigger:write")
+    return await register(request, who, body)
+
+
+async def register(request: Request, who: Caller, body: Any) -> dict[str, Any]:
+    """register_trigger as the caller: org keys make org-wide triggers, agent keys their own.
+
+    `body`: a TriggerCreate or branch_triggers.LifecycleCreate (the same field names)."""
     identity, scope = who.identity, "agent"
     if who.bound_agent is None:
         scope = "org"
@@ -182,14 +206,15 @@ async def create_trigger(org_id: str, body: TriggerCreate, request: Request, who
         "register_trigger",
         identity,
         name=body.name,
-        concept=body.concept,
+        concept=getattr(body, "concept", None),
         threshold=body.threshold,
         actions=list(body.actions),
         action_config=config,
         cooldown_secs=body.cooldown_secs,
         enabled=body.enabled,
         scope=scope,
-        event_source=body.event_source,
+        event_source=getattr(body, "event_source", "branch_lifecycle"),
+        event_type=body.event_type,
     )
     return rows[0]
 
