@@ -11,8 +11,13 @@
   also tokenized by DuckDB itself, so a call the transpiler's tokenizer read differently
   (a string, a comment) is still found.
 
+- A key with allowed_schemas / allowed_tables names only those relations (plus the
+  catalog and the agent layer's own functions and views): anything else is SQLSTATE
+  42501 naming the relation (rules in proxy/access/table_limits.py).
+
 DuckDB has no per-connection sandbox (enable_external_access is process-wide and
-one-way), so this is where the line is drawn.
+one-way), so this is where the line is drawn. Every statement admitted here is one
+query in the key's usage (proxy/access/usage.py).
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import duckdb
 
 from proxy.agent.base import REGISTRY, Identity
 from proxy.wire.errors import PgError
-from transpiler import Statement, TranspileError, transpile
+from transpiler import ResetCommand, SetCommand, Statement, TranspileError, transpile
 from transpiler.external_access import outside_function
 
 # Kinds that never change data (SET / RESET of DuckDB options are settings, not data).
@@ -49,17 +54,39 @@ _PREPARE = re.compile(
 )
 _WORD = re.compile(r'"(?:[^"]|"")*"|[A-Za-z_\x80-\uffff][\w$\x80-\uffff]*')
 _READ_ONLY_HINT = "this API key is read-only: it lacks the query:write scope"
+_LIMITS_HINT = "this API key may use only its allowed_schemas / allowed_tables"
 _FILES_HINT = (
     "send data from the client with COPY ... FROM STDIN or INSERT; "
     "server files, extensions and DuckDB-wide settings need an admin key"
 )
 
 
-def check(st: Statement, who: Identity | None) -> None:
+def check_all(
+    statements: tuple[Statement, ...], who: Identity | None, search_path: str | None = None
+) -> None:
+    """`check` each statement of a batch, before any of them runs.
+
+    A SET / RESET search_path in the batch adds its schemas to the path later names are
+    checked against (added, not replaced: a ROLLBACK may undo the SET), so a name is
+    allowed only if it is allowed wherever it could resolve."""
+    for st in statements:
+        check(st, who, search_path)
+        command = st.command
+        if isinstance(command, SetCommand | ResetCommand) and (
+            command.name is None or command.name.lower() == "search_path"
+        ):
+            value = getattr(command, "value", None) or "public"
+            search_path = f"{search_path or 'public'},{value}"
+
+
+def check(st: Statement, who: Identity | None, search_path: str | None = None) -> None:
     """Raise PgError when `who` may not run `st`. No identity (not logged in through
-    the server, e.g. in-process tools) or no key: no limits."""
+    the server, e.g. in-process tools) or no key: no limits. `search_path` is the
+    session's (Postgres form; None: the default), where unqualified names are looked up."""
     if who is None:
         return
+    if who.limits is not None:
+        _check_relations(st, who, search_path)
     if not who.server_files:
         what = outside(st)
         if what is not None:
@@ -76,6 +103,37 @@ def check(st: Statement, who: Identity | None) -> None:
                 f"cannot execute {what} in a read-only transaction",
                 hint=_READ_ONLY_HINT,
             )
+    if who.meter is not None:
+        who.meter.query()
+
+
+def _check_relations(st: Statement, who: Identity, search_path: str | None) -> None:
+    """42501 unless every relation `st` names is within the key's allowed schemas/tables."""
+    assert who.limits is not None
+    # Session statements (SET search_path too: later names are checked against the new
+    # path), cursors (their query is checked at DECLARE), EXECUTE (checked at PREPARE).
+    if st.command is not None or (st.kind == "other" and st.tag in _READ_TAGS - {"USE"}):
+        return
+    sql = st.sql
+    if st.tag == "PREPARE":
+        match = _PREPARE.match(sql)
+        sql = sql[match.end() :] if match else sql
+        inner = _transpile_quietly(sql)
+        for one in inner or ():
+            _check_relations(one, who, search_path)
+        if inner is not None:
+            return
+    skip = frozenset(call.relation for call in st.agent_calls)
+    bad = who.limits.refusal(sql, st.kind, st.tag, skip, search_path)
+    if bad is not None:
+        raise PgError("42501", f"permission denied for {bad}", hint=_LIMITS_HINT)
+
+
+def _transpile_quietly(sql: str) -> tuple[Statement, ...] | None:
+    try:
+        return transpile(sql)
+    except TranspileError:
+        return None
 
 
 def outside(st: Statement) -> str | None:

@@ -50,11 +50,23 @@ def _print_key(key: keys.ApiKey, as_json: bool, secret: str | None = None) -> No
         print("  (shown once: hatiproxy stores only its SHA-256)", file=sys.stderr)
     agent = f" agent={key.agent_id}" if key.agent_id else ""
     expires = f" expires={data['expires_at']}" if key.expires_at else ""
+    limits = "".join(
+        f"\n  {name}={','.join(data[name])}"
+        for name in ("allowed_schemas", "allowed_tables")
+        if data[name] is not None
+    )
     print(
         f"  id={key.key_id} org={key.org_id}{agent} role={key.role} status={key.status()} "
-        f"prefix={key.key_prefix}{expires}\n  scopes={','.join(sorted(key.scopes))}",
+        f"prefix={key.key_prefix}{expires}\n  scopes={','.join(sorted(key.scopes))}{limits}",
         file=sys.stderr if secret is not None else sys.stdout,
     )
+
+
+def _names(value: str | None) -> list[str] | None:
+    """'a, b' -> ['a', 'b']; not given -> None (no limit); '' -> [] (nothing)."""
+    if value is None:
+        return None
+    return [n.strip() for n in value.split(",") if n.strip()]
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -75,6 +87,8 @@ def _run(args: argparse.Namespace) -> int:
                 name=args.name or "",
                 scopes=args.scopes,
                 expires_at=expires,
+                allowed_schemas=_names(args.allowed_schemas),
+                allowed_tables=_names(args.allowed_tables),
             )
             _print_key(key, args.json, secret)
         elif args.keys_command == "list":
@@ -115,6 +129,18 @@ def add_keys_command(sub: Any) -> None:
     create.add_argument("--name", default=None)
     create.add_argument("--scopes", default=None, help="comma-separated; default = the role's")
     create.add_argument("--expires-in-days", dest="expires_in_days", type=int, default=None)
+    create.add_argument(
+        "--allowed-schemas",
+        dest="allowed_schemas",
+        default=None,
+        help="comma-separated schemas the key's SQL may use (public = main); default: any",
+    )
+    create.add_argument(
+        "--allowed-tables",
+        dest="allowed_tables",
+        default=None,
+        help="comma-separated tables ('t' = public.t, or 'schema.t') the key's SQL may use",
+    )
     common(create)
     listing = keys_sub.add_parser("list", help="list keys (never their secrets)")
     listing.add_argument("--all-orgs", dest="all_orgs", action="store_true")

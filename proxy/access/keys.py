@@ -17,14 +17,18 @@ import hmac
 import secrets
 import string
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
 from proxy.access.scopes import ROLES, normalise_role, parse_scopes
+from proxy.access.table_limits import TableLimits, parse_schemas, parse_tables
 from proxy.agent.base import INTERNAL_SCHEMA, AgentError, Identity
+
+if TYPE_CHECKING:
+    from proxy.access.usage import KeyMeter
 
 T_ORGS = f"{INTERNAL_SCHEMA}.organizations"
 T_AGENTS = f"{INTERNAL_SCHEMA}.agents"
@@ -46,11 +50,14 @@ SCHEMA_SQL = (
     " key_prefix VARCHAR NOT NULL, key_hash VARCHAR NOT NULL UNIQUE,"
     " created_at TIMESTAMPTZ NOT NULL, expires_at TIMESTAMPTZ, revoked_at TIMESTAMPTZ,"
     " last_used_at TIMESTAMPTZ, rotated_to UUID)",
+    # Added later: a database file from before gains them (NULL = not limited).
+    f"ALTER TABLE {T_KEYS} ADD COLUMN IF NOT EXISTS allowed_schemas VARCHAR[]",
+    f"ALTER TABLE {T_KEYS} ADD COLUMN IF NOT EXISTS allowed_tables VARCHAR[]",
 )
 
 _KEY_COLUMNS = (
     "key_id::VARCHAR, org_id, agent_id, name, role, scopes, key_prefix, created_at, expires_at,"
-    " revoked_at, last_used_at, rotated_to::VARCHAR"
+    " revoked_at, last_used_at, rotated_to::VARCHAR, allowed_schemas, allowed_tables"
 )
 
 
@@ -70,6 +77,13 @@ class ApiKey:
     revoked_at: datetime | None = None
     last_used_at: datetime | None = None
     rotated_to: str | None = None
+    # Normalised (lower case, public = main; tables as 'schema.table'); None: no limit.
+    allowed_schemas: frozenset[str] | None = None
+    allowed_tables: frozenset[str] | None = None
+
+    @property
+    def limits(self) -> TableLimits | None:
+        return TableLimits.of(self.allowed_schemas, self.allowed_tables)
 
     def status(self, now: datetime | None = None) -> str:
         now = now or datetime.now(UTC)
@@ -97,7 +111,13 @@ class ApiKey:
             "revoked_at": _iso(self.revoked_at),
             "last_used_at": _iso(self.last_used_at),
             "rotated_to": self.rotated_to,
+            "allowed_schemas": _listed(self.allowed_schemas),
+            "allowed_tables": _listed(self.allowed_tables),
         }
+
+
+def _listed(names: frozenset[str] | None) -> list[str] | None:
+    return None if names is None else sorted(names)
 
 
 @dataclass(frozen=True)
@@ -109,6 +129,8 @@ class Principal:
     agent_id: str | None  # set for hd_agent_ keys: the key acts only as this agent
     role: str
     scopes: frozenset[str]
+    limits: TableLimits | None = None  # allowed_schemas / allowed_tables
+    meter: KeyMeter | None = field(default=None, compare=False, repr=False)
 
     def identity(self, agent_id: str | None = None, user: str = "") -> Identity:
         """The agent-layer identity for a request; an agent key cannot act as another agent."""
@@ -126,6 +148,8 @@ class Principal:
             scopes=self.scopes,
             role=self.role,
             key_id=self.key_id,
+            limits=self.limits,
+            meter=self.meter,
         )
 
 
@@ -160,6 +184,8 @@ def _row_to_key(row: tuple) -> ApiKey:
         revoked_at=row[9],
         last_used_at=row[10],
         rotated_to=row[11],
+        allowed_schemas=None if row[12] is None else frozenset(row[12]),
+        allowed_tables=None if row[13] is None else frozenset(row[13]),
     )
 
 
@@ -199,13 +225,19 @@ def create_key(
     expires_at: datetime | None = None,
     framework: str | None = None,
     description: str | None = None,
+    allowed_schemas: list[str] | frozenset[str] | None = None,
+    allowed_tables: list[str] | frozenset[str] | None = None,
 ) -> tuple[ApiKey, str]:
-    """Create a key; returns (the stored key, its secret). The secret is never stored."""
+    """Create a key; returns (the stored key, its secret). The secret is never stored.
+
+    allowed_schemas / allowed_tables limit the relations its SQL may name (see
+    proxy/access/table_limits.py); None leaves that part unrestricted."""
     if not org_id:
         raise AgentError.invalid("org_id must not be empty")
     try:
         role = normalise_role(role)
         chosen = parse_scopes(scopes, role)
+        schemas, tables = parse_schemas(allowed_schemas), parse_tables(allowed_tables)
     except ValueError as exc:
         raise AgentError.invalid(str(exc)) from None
     if expires_at is not None and expires_at <= datetime.now(UTC):
@@ -217,7 +249,8 @@ def create_key(
         ensure_agent(cur, org_id, agent_id, framework, description)
     cur.execute(
         f"INSERT INTO {T_KEYS} (key_id, org_id, agent_id, name, role, scopes, key_prefix,"
-        " key_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, now(), ?)",
+        " key_hash, created_at, expires_at, allowed_schemas, allowed_tables)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, now(), ?, ?, ?)",
         [
             key_id,
             org_id,
@@ -228,9 +261,28 @@ def create_key(
             secret[: len(secret) - _SECRET_LEN + 6],
             digest(secret),
             expires_at,
+            _listed(schemas),
+            _listed(tables),
         ],
     )
     return get_key(cur, key_id), secret
+
+
+def set_limits(
+    cur: duckdb.DuckDBPyConnection,
+    key_id: str,
+    allowed_schemas: list[str] | None,
+    allowed_tables: list[str] | None,
+) -> None:
+    """Replace a key's allowed_schemas / allowed_tables (None: that part unrestricted)."""
+    try:
+        schemas, tables = parse_schemas(allowed_schemas), parse_tables(allowed_tables)
+    except ValueError as exc:
+        raise AgentError.invalid(str(exc)) from None
+    cur.execute(
+        f"UPDATE {T_KEYS} SET allowed_schemas = ?, allowed_tables = ? WHERE key_id = ?",
+        [_listed(schemas), _listed(tables), key_id],
+    )
 
 
 def get_key(cur: duckdb.DuckDBPyConnection, key_id: str, org_id: str | None = None) -> ApiKey:
@@ -282,6 +334,8 @@ def rotate_key(
         name=old.name,
         scopes=sorted(old.scopes),
         expires_at=old.expires_at,
+        allowed_schemas=old.allowed_schemas,
+        allowed_tables=old.allowed_tables,
     )
     if grace > timedelta(0):
         cur.execute(
@@ -310,8 +364,8 @@ def lookup(cur: duckdb.DuckDBPyConnection, secret: str) -> ApiKey | None:
     return _row_to_key(row[:-1])
 
 
-def principal_of(key: ApiKey) -> Principal:
-    return Principal(key.key_id, key.org_id, key.agent_id, key.role, key.scopes)
+def principal_of(key: ApiKey, meter: KeyMeter | None = None) -> Principal:
+    return Principal(key.key_id, key.org_id, key.agent_id, key.role, key.scopes, key.limits, meter)
 
 
 def has_keys(cur: duckdb.DuckDBPyConnection) -> bool:

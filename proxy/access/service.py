@@ -15,15 +15,17 @@ The wire server, MCP over HTTP and the REST API all ask `AccessControl`:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hmac
 import ipaddress
 import logging
 from collections.abc import Mapping
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from proxy.access import keys as k
 from proxy.access.throttle import AuthThrottle, Banned
+from proxy.access.usage import KeyMeter, UsageTracker
 from proxy.agent.base import Identity
 
 if TYPE_CHECKING:
@@ -65,8 +67,10 @@ class AccessControl:
         self.passwords: dict[str, str] = self.config.user_passwords
         self._cache: dict[str, k.ApiKey] = {}
         self._any_keys = False
-        self._last_used: dict[str, datetime] = {}
         self.throttle = AuthThrottle(self.config.auth_failure_limit, self.config.auth_ban_seconds)
+        interval = float(getattr(self.config, "access_tracker_flush_interval_secs", 60))
+        self.usage = UsageTracker(layer.db, interval)
+        layer.add_service(self.usage)  # flushed with the layer's other counters, and at stop
         layer.db.run_sync(k.ensure_schema)
         layer.db.run_sync(lambda cur: k.ensure_org(cur, self.config.org_id))
         self._any_keys = layer.db.run_sync(k.has_keys)
@@ -106,8 +110,10 @@ class AccessControl:
             await asyncio.sleep(wait)
 
     # -- keys -------------------------------------------------------------------------
-    async def authenticate(self, secret: str) -> k.Principal:
-        """The principal of an API key; AuthError when unknown, revoked or expired."""
+    async def authenticate(self, secret: str, interface: str = "wire") -> k.Principal:
+        """The principal of an API key; AuthError when unknown, revoked or expired.
+
+        Each success is one request of `interface` (wire: a login) in the key's usage."""
         if not k.looks_like_key(secret):
             raise AuthError("not an API key")
         key = await self._lookup(secret)
@@ -116,8 +122,8 @@ class AccessControl:
         status = key.status()
         if status != "active":
             raise AuthError(f"API key is {status}")
-        await self._touch(key)
-        return k.principal_of(key)
+        self.usage.request(key.key_id, interface)
+        return k.principal_of(key, KeyMeter(self.usage, key.key_id))
 
     async def _lookup(self, secret: str) -> k.ApiKey | None:
         """The stored key of a secret (cached by digest), whatever its status."""
@@ -145,19 +151,6 @@ class AccessControl:
                 return "user:" + user
         return None
 
-    async def _touch(self, key: k.ApiKey) -> None:
-        # last_used_at at minute resolution: no write per request.
-        now = datetime.now(UTC)
-        seen = self._last_used.get(key.key_id)
-        if seen is not None and now - seen < timedelta(minutes=1):
-            return
-        self._last_used[key.key_id] = now
-        await self.layer.db.run(
-            lambda cur: cur.execute(
-                f"UPDATE {k.T_KEYS} SET last_used_at = ? WHERE key_id = ?", [now, key.key_id]
-            )
-        )
-
     def forget(self, key_id: str) -> None:
         """Drop a changed key from the cache (after revoke / rotate)."""
         for hashed, key in list(self._cache.items()):
@@ -170,15 +163,33 @@ class AccessControl:
         return result
 
     async def list_keys(self, org_id: str | None) -> list[k.ApiKey]:
-        return await self.layer.db.run(lambda cur: k.list_keys(cur, org_id))
+        return [
+            self._fresh(key)
+            for key in await self.layer.db.run(lambda cur: k.list_keys(cur, org_id))
+        ]
 
     async def get_key(self, key_id: str, org_id: str | None) -> k.ApiKey:
-        return await self.layer.db.run(lambda cur: k.get_key(cur, key_id, org_id))
+        return self._fresh(await self.layer.db.run(lambda cur: k.get_key(cur, key_id, org_id)))
+
+    def _fresh(self, key: k.ApiKey) -> k.ApiKey:
+        """The key with its last use counted but not flushed yet (usage is batched)."""
+        seen = self.usage.last_used(key.key_id)
+        if seen is None or (key.last_used_at is not None and key.last_used_at >= seen):
+            return key
+        return dataclasses.replace(key, last_used_at=seen)
 
     async def revoke_key(self, key_id: str, org_id: str | None) -> k.ApiKey:
         key = await self.layer.db.transaction(lambda cur: k.revoke_key(cur, key_id, org_id))
         self.forget(key_id)
         return key
+
+    async def set_limits(
+        self, key_id: str, schemas: list[str] | None, tables: list[str] | None
+    ) -> None:
+        """New allowed_schemas / allowed_tables; they apply from the key's next login or
+        request (open wire sessions keep the limits they logged in with)."""
+        await self.layer.db.transaction(lambda cur: k.set_limits(cur, key_id, schemas, tables))
+        self.forget(key_id)
 
     async def rotate_key(
         self, key_id: str, org_id: str | None, grace: timedelta = timedelta(0)
@@ -198,20 +209,20 @@ class AccessControl:
 
     # -- HTTP -----------------------------------------------------------------------------
     async def identity_from_header(
-        self, headers: Mapping[str, str], client_host: str | None
+        self, headers: Mapping[str, str], client_host: str | None, interface: str = "mcp"
     ) -> Identity:
         """Who an HTTP request is (REST, MCP). AuthError (401) when it is nobody."""
-        return (await self.resolve(headers, client_host))[0]
+        return (await self.resolve(headers, client_host, interface))[0]
 
     async def resolve(
-        self, headers: Mapping[str, str], client_host: str | None
+        self, headers: Mapping[str, str], client_host: str | None, interface: str = "rest"
     ) -> tuple[Identity, k.Principal | None]:
-        """(identity, the API key's principal or None) of an HTTP request."""
+        """(identity, the API key's principal or None) of an HTTP request on `interface`."""
         scheme, _, secret = (headers.get("authorization") or "").strip().partition(" ")
         if secret.strip():
             self.check_banned(client_host)
         try:
-            return await self._resolve(headers, client_host)
+            return await self._resolve(headers, client_host, interface)
         except TooManyFailures:
             raise
         except AuthError:
@@ -220,7 +231,7 @@ class AccessControl:
             raise
 
     async def _resolve(
-        self, headers: Mapping[str, str], client_host: str | None
+        self, headers: Mapping[str, str], client_host: str | None, interface: str
     ) -> tuple[Identity, k.Principal | None]:
         scheme, _, secret = (headers.get("authorization") or "").strip().partition(" ")
         secret = secret.strip()
@@ -230,7 +241,7 @@ class AccessControl:
                 return Identity(self.config.org_id, agent_header or DEFAULT_HTTP_AGENT, ""), None
             raise AuthError("missing credentials: send 'Authorization: ApiKey <key>'")
         if k.looks_like_key(secret):
-            principal = await self.authenticate(secret)
+            principal = await self.authenticate(secret, interface)
             if principal.agent_id is None:
                 return principal.identity(agent_header or DEFAULT_HTTP_AGENT), principal
             return principal.identity(agent_header), principal

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from proxy.access.table_limits import TableLimits
+    from proxy.access.usage import KeyMeter
     from proxy.agent.layer import AgentLayer
 
 INTERNAL_SCHEMA = "hatidata_internal"  # the real tables; main holds identity-filtered views
@@ -31,6 +33,10 @@ class Identity:
     scopes: frozenset[str] | None = None
     role: str | None = None  # the API key's role (proxy.access.scopes.ROLES); None = no key
     key_id: str | None = None
+    # The key's allowed_schemas / allowed_tables (None: any relation); see sql_policy.
+    limits: TableLimits | None = None
+    # Counts the key's queries and agent calls (proxy.access.usage); None: not counted.
+    meter: KeyMeter | None = field(default=None, compare=False, repr=False)
 
     def require(self, scope: str) -> None:
         if self.scopes is not None and scope not in self.scopes:
@@ -144,7 +150,10 @@ class AgentFunction:
         self, layer: AgentLayer, who: Identity, args: list[Any], kwargs: dict[str, Any]
     ) -> list[dict[str, Any]]:
         who.require(self.scope)
-        return await self.handler(layer, who, **self.bind(args, kwargs))
+        rows = await self.handler(layer, who, **self.bind(args, kwargs))
+        if who.meter is not None:
+            who.meter.agent_call(self.name)
+        return rows
 
 
 @dataclass

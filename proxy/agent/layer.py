@@ -126,6 +126,11 @@ class AgentLayer:
     def identity(self, agent_id: str, user: str = "", scopes: frozenset[str] | None = None):
         return Identity(self.org_id, agent_id, user, scopes)
 
+    def add_service(self, service: Any) -> None:
+        """Install another service and run its start / stop with the layer's (key usage)."""
+        self.db.run_sync(service.install)
+        self._services.append(service)
+
     async def start(self) -> None:
         for service in self._services:
             await service.start()

@@ -9,7 +9,7 @@ from fastapi import FastAPI
 
 from proxy import __version__
 from proxy.asgi_host import AsgiListener, guarded
-from proxy.rest import cot, errors, keys, memory, ops, transpile, triggers
+from proxy.rest import cot, errors, key_usage, keys, memory, ops, transpile, triggers
 
 if TYPE_CHECKING:
     from proxy.server import Server
@@ -35,7 +35,7 @@ def create_app(server: Server) -> FastAPI:
     )
     app.state.server = server
     errors.install(app)
-    for module in (ops, memory, triggers, cot, keys, transpile):
+    for module in (ops, memory, triggers, cot, keys, key_usage, transpile):
         app.include_router(module.router)
     return app
 

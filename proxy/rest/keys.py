@@ -10,10 +10,12 @@ Rules:
 - No escalation: a caller may create, rotate or revoke only keys whose scopes it holds
   itself, and only an admin key may create or manage an admin key (403). An agent-bound
   caller (hd_agent_ key given keys:manage) manages only its own agent's keys.
-- `allowed_schemas` / `allowed_tables` are not enforced by this server, so any value
-  but null is refused (422) rather than stored and ignored. Updates change what we
-  honour: the key's display `name`, and the agent's `framework` / `description`;
-  an agent key's agent cannot be renamed (422; create a key for the new agent).
+- `allowed_schemas` / `allowed_tables` limit the relations the key's SQL may name on
+  every interface (proxy/access/table_limits.py; null: unrestricted). A caller with
+  limits of its own may grant only keys limited within them (403 otherwise). Updates
+  change the key's display `name`, its limits (from its next login or request), and
+  the agent's `framework` / `description`; an agent key's agent cannot be renamed
+  (422; create a key for the new agent).
 - Revoke and rotate drop the server's key cache at once: the old secret gets 401 on
   REST/MCP and 28P01 on the wire with its next request (rotation with
   `grace_period_hours` keeps the old key working until then).
@@ -25,10 +27,11 @@ import datetime as dt
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Request
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from proxy.access import keys as k
 from proxy.access.scopes import ALIASES, SCOPES, parse_scopes
+from proxy.access.table_limits import LimitError, TableLimits
 from proxy.agent.base import AgentError
 from proxy.rest.auth import Caller, access_of, caller, layer_of
 from proxy.rest.errors import ErrorBody
@@ -52,29 +55,26 @@ Days = Annotated[int, Field(ge=1, le=3650), BeforeValidator(_whole)]
 Hours = Annotated[int, Field(ge=0, le=720), BeforeValidator(_whole)]
 Scope = Literal[tuple(SCOPES) + tuple(ALIASES)]  # type: ignore[valid-type]
 SCOPES_DOC = "Canonical scopes or their aliases; omitted or empty: the role's scopes"
-_NOT_ENFORCED = "is not enforced by this server; restrict a key with its role and scopes"
-
-
-# Documented as null-only (what we accept); a list gets the explanatory 422 below.
-NullOnly = Annotated[
-    list[str] | None,
-    WithJsonSchema({"type": "null", "description": "Not supported: must be null or omitted"}),
+Names = Annotated[
+    list[Annotated[str, Field(min_length=1, max_length=256)]] | None,
+    Field(max_length=1000),
 ]
+_SCHEMAS_DOC = "Schemas the key's SQL may use (public = main); null: any"
+_TABLES_DOC = "Tables ('table' = public.table, or 'schema.table') the key's SQL may use; null: any"
 
 
-class _Unsupported(BaseModel):
-    allowed_schemas: NullOnly = None
-    allowed_tables: NullOnly = None
+class _Limits(BaseModel):
+    allowed_schemas: Names = Field(None, description=_SCHEMAS_DOC)
+    allowed_tables: Names = Field(None, description=_TABLES_DOC)
 
-    @field_validator("allowed_schemas", "allowed_tables")
-    @classmethod
-    def _refuse(cls, value: list[str] | None, info: Any) -> None:
-        if value is not None:
-            raise ValueError(f"{info.field_name} {_NOT_ENFORCED}")
-        return None
+    def limits(self) -> TableLimits | None:
+        try:
+            return TableLimits.of(self.allowed_schemas, self.allowed_tables)
+        except LimitError as exc:
+            raise AgentError.invalid(str(exc)) from None
 
 
-class AgentKeyCreate(_Unsupported):
+class AgentKeyCreate(_Limits):
     model_config = STRICT
     agent_name: str = Field(min_length=1, max_length=256, description="The agent the key is for")
     framework: str | None = Field(None, max_length=100, description="e.g. langchain, custom")
@@ -84,7 +84,7 @@ class AgentKeyCreate(_Unsupported):
     scopes: list[Scope] | None = Field(None, description=SCOPES_DOC)
 
 
-class AgentKeyUpdate(_Unsupported):
+class AgentKeyUpdate(_Limits):
     model_config = STRICT
     name: str | None = Field(None, min_length=1, max_length=256, description="Display name")
     agent_name: str | None = Field(None, description="Must stay the key's agent")
@@ -92,7 +92,7 @@ class AgentKeyUpdate(_Unsupported):
     description: str | None = Field(None, max_length=1000)
 
 
-class OrgKeyCreate(BaseModel):
+class OrgKeyCreate(_Limits):
     model_config = STRICT
     name: str | None = Field(None, min_length=1, max_length=256)
     role: Role = "analyst"
@@ -125,6 +125,8 @@ class KeyInfo(BaseModel):
     rotated_to: str | None
     framework: str | None = None
     description: str | None = None
+    allowed_schemas: list[str] | None = None
+    allowed_tables: list[str] | None = None
 
 
 class KeyCreated(KeyInfo):
@@ -150,16 +152,27 @@ class Revoked(BaseModel):
 # -- helpers ----------------------------------------------------------------------------
 
 
-def _manager(who: Caller, org_id: str) -> None:
+def require_manager(who: Caller, org_id: str) -> None:
     who.org(org_id)
     who.require("keys:manage")
 
 
-def _may_grant(who: Caller, role: str, scopes: frozenset[str], agent_id: str | None) -> None:
+def _may_grant(
+    who: Caller,
+    role: str,
+    scopes: frozenset[str],
+    agent_id: str | None,
+    limits: TableLimits | None = None,
+) -> None:
     """403 unless the caller holds everything the key would (see the module doc)."""
     p = who.principal
     if p is None:  # trust mode or a configured user: unrestricted
         return
+    if p.limits is not None and not p.limits.covers(limits):
+        raise AgentError.forbidden(
+            "this key is limited to some schemas / tables and can grant only keys limited "
+            "within them"
+        )
     if role == "admin" and p.role != "admin":
         raise AgentError.forbidden("only an admin key may create or manage an admin key")
     missing = sorted(scopes - p.scopes)
@@ -167,6 +180,10 @@ def _may_grant(who: Caller, role: str, scopes: frozenset[str], agent_id: str | N
         raise AgentError.forbidden(f"this key cannot grant scopes it lacks: {', '.join(missing)}")
     if p.agent_id is not None and agent_id != p.agent_id:
         raise AgentError.forbidden(f"this key manages only keys of agent {p.agent_id!r}")
+
+
+def _sorted(names: Any) -> list[str] | None:
+    return None if names is None else sorted(names)
 
 
 def _scopes(names: list[str] | None, role: str) -> frozenset[str]:
@@ -196,12 +213,12 @@ def _info(key: k.ApiKey, agents: dict[str, tuple[str | None, str | None]]) -> di
     return {**key.as_dict(), "framework": framework, "description": description}
 
 
-async def _key(request: Request, who: Caller, key_id: str, agent_key: bool) -> k.ApiKey:
+async def managed_key(request: Request, who: Caller, key_id: str, agent_key: bool) -> k.ApiKey:
     """The org's key of the route's kind (404 otherwise); 403 if beyond the caller."""
     key = await access_of(request).get_key(key_id, who.org_id)
     if (key.agent_id is not None) != agent_key:
         raise AgentError.not_found(f"API key {key_id!r} not found")
-    _may_grant(who, key.role, key.scopes, key.agent_id)
+    _may_grant(who, key.role, key.scopes, key.agent_id, key.limits)
     return key
 
 
@@ -238,9 +255,9 @@ RotateIn = Annotated[RotateBody | None, Body()]
     summary="Create an hd_agent_ key bound to one agent; raw_key is shown once (keys:manage)",
 )
 async def create_agent_key(org_id: str, body: AgentKeyCreate, request: Request, who: Who):
-    _manager(who, org_id)
+    require_manager(who, org_id)
     scopes = _scopes(body.scopes, body.role)
-    _may_grant(who, body.role, scopes, body.agent_name)
+    _may_grant(who, body.role, scopes, body.agent_name, body.limits())
     key, secret = await access_of(request).create_key(
         who.org_id,
         role=body.role,
@@ -250,6 +267,8 @@ async def create_agent_key(org_id: str, body: AgentKeyCreate, request: Request, 
         expires_at=_expiry(body.expires_in_days),
         framework=body.framework,
         description=body.description,
+        allowed_schemas=body.allowed_schemas,
+        allowed_tables=body.allowed_tables,
     )
     await _set_agent(request, who.org_id, body.agent_name, body.framework, body.description)
     return {**_info(key, await _agents(request, who.org_id)), "raw_key": secret}
@@ -277,7 +296,7 @@ async def _set_agent(
     summary="The org's agent keys, oldest first, never their secrets (keys:manage)",
 )
 async def list_agent_keys(org_id: str, request: Request, who: Who):
-    _manager(who, org_id)
+    require_manager(who, org_id)
     keys = await access_of(request).list_keys(who.org_id)
     agents = await _agents(request, who.org_id)
     bound = who.bound_agent
@@ -290,8 +309,8 @@ async def list_agent_keys(org_id: str, request: Request, who: Who):
 
 @router.get("/agent-keys/{key_id}", response_model=KeyInfo, summary="One agent key (keys:manage)")
 async def get_agent_key(org_id: str, key_id: str, request: Request, who: Who):
-    _manager(who, org_id)
-    key = await _key(request, who, key_id, agent_key=True)
+    require_manager(who, org_id)
+    key = await managed_key(request, who, key_id, agent_key=True)
     return _info(key, await _agents(request, who.org_id))
 
 
@@ -303,8 +322,8 @@ async def get_agent_key(org_id: str, key_id: str, request: Request, who: Who):
 async def update_agent_key(
     org_id: str, key_id: str, body: AgentKeyUpdate, request: Request, who: Who
 ):
-    _manager(who, org_id)
-    key = await _key(request, who, key_id, agent_key=True)
+    require_manager(who, org_id)
+    key = await managed_key(request, who, key_id, agent_key=True)
     if body.agent_name is not None and body.agent_name != key.agent_id:
         raise AgentError.invalid(
             "an agent key's agent cannot be changed; create a key for the new agent"
@@ -315,6 +334,13 @@ async def update_agent_key(
                 f"UPDATE {k.T_KEYS} SET name = ? WHERE key_id = ?", [body.name, key.key_id]
             )
         )
+    given = body.model_fields_set & {"allowed_schemas", "allowed_tables"}
+    if given:  # a field left out keeps its value; null lifts that part of the limit
+        schemas = body.allowed_schemas if "allowed_schemas" in given else key.allowed_schemas
+        tables = body.allowed_tables if "allowed_tables" in given else key.allowed_tables
+        new = _Limits(allowed_schemas=_sorted(schemas), allowed_tables=_sorted(tables))
+        _may_grant(who, key.role, key.scopes, key.agent_id, new.limits())
+        await access_of(request).set_limits(key.key_id, new.allowed_schemas, new.allowed_tables)
     await _set_agent(request, who.org_id, key.agent_id or "", body.framework, body.description)
     fresh = await access_of(request).get_key(key.key_id, who.org_id)
     return _info(fresh, await _agents(request, who.org_id))
@@ -329,8 +355,8 @@ async def update_agent_key(
 async def rotate_agent_key(
     org_id: str, key_id: str, request: Request, who: Who, body: RotateIn = None
 ):
-    _manager(who, org_id)
-    return await _rotate(request, who, await _key(request, who, key_id, True), body)
+    require_manager(who, org_id)
+    return await _rotate(request, who, await managed_key(request, who, key_id, True), body)
 
 
 @router.delete(
@@ -339,8 +365,8 @@ async def rotate_agent_key(
     summary="Revoke an agent key at once (keys:manage)",
 )
 async def revoke_agent_key(org_id: str, key_id: str, request: Request, who: Who):
-    _manager(who, org_id)
-    return await _revoke(request, who, await _key(request, who, key_id, True))
+    require_manager(who, org_id)
+    return await _revoke(request, who, await managed_key(request, who, key_id, True))
 
 
 # -- organisation keys ------------------------------------------------------------------
@@ -353,15 +379,17 @@ async def revoke_agent_key(org_id: str, key_id: str, request: Request, who: Who)
     summary="Create an hd_live_ organisation key with a role and scopes (keys:manage)",
 )
 async def create_org_key(org_id: str, body: OrgKeyCreate, request: Request, who: Who):
-    _manager(who, org_id)
+    require_manager(who, org_id)
     scopes = _scopes(body.scopes, body.role)
-    _may_grant(who, body.role, scopes, None)
+    _may_grant(who, body.role, scopes, None, body.limits())
     key, secret = await access_of(request).create_key(
         who.org_id,
         role=body.role,
         name=body.name or body.role,
         scopes=sorted(scopes),
         expires_at=_expiry(body.expires_in_days),
+        allowed_schemas=body.allowed_schemas,
+        allowed_tables=body.allowed_tables,
     )
     return {**_info(key, {}), "raw_key": secret}
 
@@ -372,7 +400,7 @@ async def create_org_key(org_id: str, body: OrgKeyCreate, request: Request, who:
     summary="The org's organisation keys, never their secrets (keys:manage)",
 )
 async def list_org_keys(org_id: str, request: Request, who: Who):
-    _manager(who, org_id)
+    require_manager(who, org_id)
     if who.bound_agent is not None:
         return []  # an agent-bound caller manages no organisation keys
     return [
@@ -384,8 +412,8 @@ async def list_org_keys(org_id: str, request: Request, who: Who):
     "/api-keys/{key_id}", response_model=Revoked, summary="Revoke an organisation key (keys:manage)"
 )
 async def revoke_org_key(org_id: str, key_id: str, request: Request, who: Who):
-    _manager(who, org_id)
-    return await _revoke(request, who, await _key(request, who, key_id, False))
+    require_manager(who, org_id)
+    return await _revoke(request, who, await managed_key(request, who, key_id, False))
 
 
 @router.post(
@@ -396,5 +424,5 @@ async def revoke_org_key(org_id: str, key_id: str, request: Request, who: Who):
 async def rotate_org_key(
     org_id: str, key_id: str, request: Request, who: Who, body: RotateIn = None
 ):
-    _manager(who, org_id)
-    return await _rotate(request, who, await _key(request, who, key_id, False), body)
+    require_manager(who, org_id)
+    return await _rotate(request, who, await managed_key(request, who, key_id, False), body)

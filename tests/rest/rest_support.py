@@ -26,6 +26,8 @@ class KeySpec:
     org_id: str = "local"
     agent_id: str | None = None
     scopes: list[str] | None = None
+    allowed_schemas: list[str] | None = None
+    allowed_tables: list[str] | None = None
 
 
 def create_keys(data_dir: Path, specs: dict[str, KeySpec]) -> dict[str, str]:
@@ -37,7 +39,13 @@ def create_keys(data_dir: Path, specs: dict[str, KeySpec]) -> dict[str, str]:
         out = {}
         for name, spec in specs.items():
             _, secret = keys.create_key(
-                con, spec.org_id, role=spec.role, agent_id=spec.agent_id, scopes=spec.scopes
+                con,
+                spec.org_id,
+                role=spec.role,
+                agent_id=spec.agent_id,
+                scopes=spec.scopes,
+                allowed_schemas=spec.allowed_schemas,
+                allowed_tables=spec.allowed_tables,
             )
             out[name] = secret
         return out

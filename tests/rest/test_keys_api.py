@@ -122,7 +122,8 @@ def test_rotation_with_grace_keeps_the_old_key(ks):
 def test_update_and_unsupported_fields(ks):
     r = ks.request("POST", f"{BASE}/agent-keys", key="admin", json={"agent_name": "upd"})
     key = r.json()
-    for extra in ({"allowed_tables": ["t"]}, {"allowed_schemas": []}, {"plan": "growth"}):
+    bad = ({"allowed_tables": ["a.b.c"]}, {"allowed_tables": ["s.*"]}, {"plan": "growth"})
+    for extra in (*bad, {"allowed_schemas": ["x.y"]}, {"allowed_tables": [""]}):
         body = {"agent_name": "upd2", **extra}
         r = ks.request("POST", f"{BASE}/agent-keys", key="admin", json=body)
         assert r.status_code == 422, extra
@@ -139,10 +140,19 @@ def test_update_and_unsupported_fields(ks):
     assert r.status_code == 422
     r = ks.request("PUT", f"{BASE}/agent-keys/{key['id']}", key="admin", json={"agent_name": "upd"})
     assert r.status_code == 200
+    # Limits are stored normalised (public = main) and can be changed or lifted.
     r = ks.request(
-        "PUT", f"{BASE}/agent-keys/{key['id']}", key="admin", json={"allowed_tables": ["t"]}
+        "PUT", f"{BASE}/agent-keys/{key['id']}", key="admin", json={"allowed_tables": ["T"]}
     )
-    assert r.status_code == 422
+    assert r.status_code == 200 and r.json()["allowed_tables"] == ["main.t"], r.text
+    assert r.json()["allowed_schemas"] is None
+    body = {"allowed_schemas": ["Public", "sales"]}
+    r = ks.request("PUT", f"{BASE}/agent-keys/{key['id']}", key="admin", json=body)
+    assert r.json()["allowed_schemas"] == ["main", "sales"]
+    assert r.json()["allowed_tables"] == ["main.t"]  # left out: kept
+    body = {"allowed_schemas": None, "allowed_tables": None}
+    r = ks.request("PUT", f"{BASE}/agent-keys/{key['id']}", key="admin", json=body)
+    assert (r.json()["allowed_schemas"], r.json()["allowed_tables"]) == (None, None)
 
 
 def test_org_keys(ks):
