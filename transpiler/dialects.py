@@ -96,6 +96,9 @@ def _current_timestamp(gen: DuckDBGenerator, expression: exp.CurrentTimestamp) -
     return _DUCKDB_CURRENT_TIMESTAMP(gen, expression)
 
 
+_TIME = frozenset({exp.DType.TIME, exp.DType.TIMETZ, exp.DType.TIMESTAMPTZ, exp.DType.TIMESTAMPLTZ})
+
+
 class HatiDuckDBGenerator(DuckDBGenerator):
     """DuckDB output plus vector operators as functions and marker bookkeeping.
 
@@ -125,6 +128,19 @@ class HatiDuckDBGenerator(DuckDBGenerator):
         if expression.find_ancestor(exp.OnConflict) and not expression.args.get("this"):
             return "current_date()"
         return super().currentdate_sql(expression)
+
+    def datatype_sql(self, expression: exp.DataType) -> str:
+        # DuckDBGenerator.datatype_sql asks expression.is_type(...) for ARRAY and the TIME
+        # types, building a DataType per candidate each time (a third of rendering a
+        # vector cast). For a built-in type is_type(T) is `this == T`, so take the same
+        # branches on `this` (tests compare with DuckDBGenerator over every type).
+        this = expression.this
+        if this is exp.DType.ARRAY:
+            inner = self.expressions(expression, flat=True)
+            return f"{inner}[{self.expressions(expression, key='values', flat=True)}]"
+        if not isinstance(this, exp.DType) or this is exp.DType.USERDEFINED or this in _TIME:
+            return super().datatype_sql(expression)
+        return super(DuckDBGenerator, self).datatype_sql(expression)
 
     def hatiembed_sql(self, expression: HatiEmbed) -> str:
         self.hati_embeds.append(expression)

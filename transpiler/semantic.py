@@ -47,7 +47,7 @@ def rewrite(nodes: list[exp.Expr], dims: int) -> None:
         if name in _MATCH:
             node.replace(_match(node))
         elif name == _RANK:
-            node.replace(_similarity(node, "array_cosine_similarity"))
+            node.replace(_similarity(node, "array_cosine_similarity", own=True))
         elif name == _EMBED:
             node.replace(_embed_call(node))
 
@@ -78,25 +78,34 @@ def _text_marker(text: str) -> HatiEmbed:
     return HatiEmbed(this=exp.Literal.string(text), kind="text")
 
 
-def _stored_side(arg: exp.Expr) -> exp.Expr:
+def _leaf(arg: exp.Expr, own: bool) -> exp.Expr:
+    """`arg` itself when the call it belongs to is being replaced (`own`), else a copy.
+    Only for columns and parameters, which cannot hold a call that a later step of the
+    rewrite would still have to find; deep copies cost more than the rest of a rewrite."""
+    return arg if own else arg.copy()
+
+
+def _stored_side(arg: exp.Expr, own: bool = False) -> exp.Expr:
     text = string_value(arg)
     if text is not None:
         return _text_marker(text)
-    if isinstance(arg, exp.Column) and not is_vector_name(arg.name):
-        return HatiEmbed(this=arg.copy(), kind="column")
+    if isinstance(arg, exp.Column):
+        if is_vector_name(arg.name):
+            return _leaf(arg, own)
+        return HatiEmbed(this=_leaf(arg, own), kind="column")
     return arg.copy()
 
 
-def _search_side(node: exp.Anonymous, arg: exp.Expr, usage: str) -> exp.Expr:
+def _search_side(node: exp.Anonymous, arg: exp.Expr, usage: str, own: bool = False) -> exp.Expr:
     text = string_value(arg)
     if text is not None:
         return _text_marker(text)
     if isinstance(arg, exp.Parameter):
-        return HatiEmbed(this=arg.copy(), kind="param")
+        return HatiEmbed(this=_leaf(arg, own), kind="param")
     if isinstance(arg, exp.Column):
         if is_vector_name(arg.name):
-            return arg.copy()
-        return HatiEmbed(this=arg.copy(), kind="column")
+            return _leaf(arg, own)
+        return HatiEmbed(this=_leaf(arg, own), kind="column")
     if isinstance(arg, (exp.Literal, exp.Null, exp.Boolean)):
         raise _error(
             node,
@@ -107,11 +116,13 @@ def _search_side(node: exp.Anonymous, arg: exp.Expr, usage: str) -> exp.Expr:
     return arg.copy()
 
 
-def _similarity(node: exp.Anonymous, function: str) -> exp.Expr:
+def _similarity(node: exp.Anonymous, function: str, own: bool) -> exp.Expr:
+    """own: `node` is being replaced, so its column / parameter arguments can move."""
     usage = "semantic_rank(column, 'search text')"
     stored, search = _args(node, 2, 2, usage)
     return exp.Anonymous(
-        this=function, expressions=[_stored_side(stored), _search_side(node, search, usage)]
+        this=function,
+        expressions=[_stored_side(stored, own), _search_side(node, search, usage, own)],
     )
 
 
@@ -123,7 +134,7 @@ def _match(node: exp.Anonymous) -> exp.Expr:
         raise _error(node, "42883", f"{usage}: threshold must be a number, not {args[2].sql()}")
     similarity = exp.Anonymous(
         this="array_cosine_similarity",
-        expressions=[_stored_side(args[0]), _search_side(node, args[1], usage)],
+        expressions=[_stored_side(args[0], True), _search_side(node, args[1], usage, True)],
     )
     result: exp.Expr = exp.GTE(this=similarity, expression=threshold)
     if not isinstance(node.parent, _BARE_PARENTS):
@@ -135,8 +146,8 @@ def _embed_call(node: exp.Anonymous) -> exp.Expr:
     usage = "__HATI_EMBED__(text)"
     (arg,) = _args(node, 1, 1, usage)
     if isinstance(arg, exp.Column):
-        return HatiEmbed(this=arg.copy(), kind="column")
-    embedded = _search_side(node, arg, usage)
+        return HatiEmbed(this=arg, kind="column")
+    embedded = _search_side(node, arg, usage, True)
     if not isinstance(embedded, HatiEmbed):
         raise _error(node, "42883", f"{usage}: argument must be a text, a column or $n")
     return embedded
@@ -157,6 +168,7 @@ def _rank_order_by(select: exp.Select) -> None:
             continue
         if not ordered.args.get("desc"):
             continue
-        ordered.set("this", _similarity(target, "array_cosine_distance"))
+        # Through an alias the call stays in the select list: copy its arguments there.
+        ordered.set("this", _similarity(target, "array_cosine_distance", target is ordered.this))
         ordered.set("desc", None)  # ascending, written without ASC
         ordered.set("nulls_first", False)
