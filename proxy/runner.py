@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from proxy import commands, cursors, savepoints
+from proxy import commands, cursors, explain, savepoints
 from proxy.agent import sql_bridge
 from proxy.agent.base import Identity
 from proxy.duckdb_errors import map_duckdb_error
@@ -215,6 +215,8 @@ class Runner:
             return commands.describe(st)
         if cursors.is_cursor_statement(st):
             return None  # described per portal: the cursor may not exist yet
+        if st.kind == "explain":
+            return explain.columns(st.sql)
         if st.kind not in ROW_KINDS and not (st.kind in DML_KINDS and _has_returning(st.sql)):
             return None
         await self._take_cursor()
@@ -378,6 +380,8 @@ class Runner:
             cast = _CASTS.get(sql) if st.kind == "select" else None
             run_sql = cast[0] if cast else sql
             cur.execute(run_sql, params) if params else cur.execute(run_sql)
+            if st.kind == "explain":
+                return explain.columns(sql), None, explain.plan_rows(cur, sql)
             if cast:
                 return cast[1], None, cur.fetchmany(PREFETCH_ROWS)
             cols = columns_of(cur.description)
@@ -397,7 +401,7 @@ class Runner:
             # transaction begun in start(), or DuckDB stays in an aborted transaction.
             self._implicit = True
         cols, portal.count, head = await self.call(start, sql=sql)
-        portal.columns = _postgres_names(st, cols)
+        portal.columns = cols if st.kind == "explain" else _postgres_names(st, cols)
         portal.executed = True
         if head is not None:
             portal.buffered = head

@@ -80,13 +80,12 @@ def test_hnsw_index_serves_top_k(sem_server: ServerProcess) -> None:
             "FROM range(200) t(i)"
         )
         c.execute("CREATE INDEX vecs_hnsw ON vecs USING HNSW (embedding) WITH (metric = 'cosine')")
-        plan = "\n".join(
-            str(r[-1])
-            for r in c.execute(
-                "EXPLAIN SELECT id FROM vecs "
-                "ORDER BY semantic_rank(embedding, 'anything') DESC LIMIT 5"
-            ).fetchall()
+        cur = c.execute(
+            "EXPLAIN SELECT id FROM vecs ORDER BY semantic_rank(embedding, 'anything') DESC LIMIT 5"
         )
+        # Postgres's shape: one "QUERY PLAN" column, a row per line of DuckDB's plan.
+        assert [d.name for d in cur.description] == ["QUERY PLAN"]
+        plan = "\n".join(r[0] for r in cur.fetchall())
         assert "HNSW_INDEX_SCAN" in plan
         rows = c.execute(
             "SELECT id FROM vecs ORDER BY semantic_rank(embedding, 'anything') DESC LIMIT 5"

@@ -51,8 +51,10 @@ def infer_param_types(
 ) -> dict[int, str]:
     if stmt.param_count == 0:
         return {}
+    # EXPLAIN <query>: the parameters are the query's (the prefix is not SQL sqlglot reads).
+    sql = stmt.sql[len(stmt._prefix) :] if stmt._prefix else stmt.sql
     try:
-        tree = DUCKDB.parse(stmt.sql)[0]
+        tree = DUCKDB.parse(sql)[0]
     except (ParseError, TokenError, IndexError):
         return {}
     if tree is None:
