@@ -9,7 +9,19 @@ from fastapi import FastAPI
 
 from proxy import __version__
 from proxy.asgi_host import AsgiListener, guarded
-from proxy.rest import cot, errors, key_usage, keys, memory, ops, transpile, triggers
+from proxy.rest import (
+    branch_approval,
+    branch_triggers,
+    branches,
+    cot,
+    errors,
+    key_usage,
+    keys,
+    memory,
+    ops,
+    transpile,
+    triggers,
+)
 
 if TYPE_CHECKING:
     from proxy.server import Server
@@ -18,7 +30,7 @@ log = logging.getLogger("hatiproxy.rest")
 
 DESCRIPTION = """\
 The hatiproxy control plane: agent memory, chain-of-thought ledger, semantic
-triggers, API keys and SQL transpilation, over the same agent layer as SQL and MCP.
+triggers, branches, API keys and SQL transpilation, over the same agent layer as SQL and MCP.
 Authenticate with `Authorization: ApiKey <key>` (or `Bearer <key>`). Every error is
 JSON `{"error": <code>, "message": ...}`.
 """
@@ -35,7 +47,9 @@ def create_app(server: Server) -> FastAPI:
     )
     app.state.server = server
     errors.install(app)
-    for module in (ops, memory, triggers, cot, keys, key_usage, transpile):
+    # branch_triggers before triggers: its fixed path segment must win over {trigger_id}.
+    routers = (ops, memory, branch_triggers, triggers, branches, cot, branch_approval, keys)
+    for module in (*routers, key_usage, transpile):
         app.include_router(module.router)
     return app
 
