@@ -27,7 +27,7 @@ from functools import lru_cache
 
 import duckdb
 
-from proxy.agent.base import REGISTRY, Identity
+from proxy.agent.base import REGISTRY, AgentError, Identity
 from proxy.wire.errors import PgError
 from transpiler import ResetCommand, SetCommand, Statement, TranspileError, transpile
 from transpiler.external_access import outside_function
@@ -77,6 +77,18 @@ def check_all(
         ):
             value = getattr(command, "value", None) or "public"
             search_path = f"{search_path or 'public'},{value}"
+
+
+def check_agent_sql(statements: tuple[Statement, ...], who: Identity | None) -> None:
+    """`check_all` for agent functions that run SQL text (branch_query), failing with an
+    AgentError (403) so REST and MCP answer it as they answer the function's other errors."""
+    try:
+        check_all(statements, who)
+    except PgError as exc:
+        code = "read_only" if exc.sqlstate == "25006" else "permission_denied"
+        raise AgentError(
+            code, exc.message, sqlstate=exc.sqlstate, http_status=403, hint=exc.hint
+        ) from None
 
 
 def check(st: Statement, who: Identity | None, search_path: str | None = None) -> None:

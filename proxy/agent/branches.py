@@ -70,6 +70,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import duckdb
 from sqlglot import exp
 
+from proxy import sql_policy
 from proxy.agent import branch_approval, branch_events, branch_stats, branch_wire
 from proxy.agent.base import AgentError, Identity
 from proxy.agent.branch_args import _normalise_id, _tables_arg
@@ -208,6 +209,10 @@ class Branches:
         if name is not None and not isinstance(name, str):
             raise AgentError.invalid("name must be a string")
         wanted = _tables_arg(tables)
+        limits = who.limits  # a key's allowed_schemas / allowed_tables
+        denied = [t for t in wanted if limits is not None and not limits.allows("main", t)]
+        if denied:
+            raise AgentError.forbidden(f"permission denied for relation {denied[0]}")
         branch_id = uuid.uuid4().hex
         schema = SCHEMA_PREFIX + branch_id
         name = (name or "").strip() or f"branch-{branch_id[:8]}"
@@ -264,6 +269,7 @@ class Branches:
         if not statements:
             raise AgentError.invalid("sql holds no statement")
         prepared = _vet(statements)
+        sql_policy.check_agent_sql(statements, who)  # the key's SQL rules hold in branches too
 
         def work(cur: duckdb.DuckDBPyConnection) -> tuple[list[dict[str, Any]], dict, int]:
             started = time.monotonic()

@@ -224,3 +224,16 @@ def test_cli_flags_and_migration_of_an_old_database(tmp_path: Path) -> None:
         assert old is not None and old.allowed_schemas is None and old.limits is None
     finally:
         con.close()
+
+
+def test_branches_keep_the_limits(ks) -> None:
+    with connect(ks, "narrow") as con:
+        refused(con, """SELECT * FROM branch_create(tables := '["secret"]')""", "secret")
+        bid = con.execute("""SELECT branch_id FROM branch_create(tables := '["ok"]')""")
+        bid = bid.fetchone()[0]
+        rows = con.execute("SELECT * FROM branch_query(%s, 'SELECT id FROM ok')", [bid])
+        assert rows.fetchall() == [({"id": 7},)]
+        for sql in ("SELECT * FROM secret", "SELECT * FROM hr.salaries"):
+            refused(con, f"SELECT * FROM branch_query('{bid}', '{sql}')", sql.split()[-1])
+        # The branch's own copies are judged as the main tables they copy.
+        refused(con, f"SELECT * FROM branch_{bid}.secret", f"branch_{bid}.secret")
