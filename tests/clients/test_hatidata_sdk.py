@@ -287,6 +287,42 @@ def test_control_plane_chain_of_thought(cp: ControlPlaneClient) -> None:
     assert cp.verify_cot(sid)["chain_valid"] is True
 
 
+def test_control_plane_branches(cp: ControlPlaneClient, ks: KeyedServer) -> None:
+    b = cp.create_branch(agent_id="sdk-bot", tables=["tickets"], description="what-if")
+    assert (b["agent_id"], b["status"], b["description"]) == ("sdk-bot", "active", "what-if")
+    assert [c["table"] for c in b["tables_copied"]] == ["tickets"]
+    assert b["id"] in {x["id"] for x in cp.list_branches()}
+    assert [a["event"] for a in cp.get_branch(b["id"])["audit"]] == ["created"]
+    conn = psycopg2.connect(
+        host="127.0.0.1", port=ks.server.port, user="sdk", password=ks.secrets["bot"],
+        dbname="hatidata",
+    )  # fmt: skip
+    conn.autocommit = True
+    with conn.cursor() as cur:  # the agent writes in its branch over the wire
+        cur.execute(
+            "SELECT * FROM branch_query(%s, %s)",
+            (b["id"], "UPDATE tickets SET content = 'rewritten' WHERE id = 2"),
+        )
+    conn.close()
+    diff = cp.branch_diff(b["id"])
+    (tickets,) = diff["tables"]
+    assert tickets["branch"] == {"added": 0, "removed": 0, "changed": 1}
+    assert tickets["main"] == {"added": 0, "removed": 0, "changed": 0}
+    assert cp.branch_conflicts(b["id"])["has_conflicts"] is False
+    cost = cp.branch_cost(b["id"])
+    assert cost["query_count"] == 1 and cost["rows"] == len(TICKETS)
+    assert cost["storage_bytes"] > 0
+    assert cp.branch_analytics()["by_status"]["active"] >= 1
+    # main_wins: main keeps its rows (no key is new), so the other tests' data stays put.
+    merged = cp.merge_branch(b["id"], strategy="main_wins")
+    assert merged["status"] == "merged" and merged["tables"][0]["rows_inserted"] == 0
+    other = cp.create_branch(agent_id="sdk-bot", tables=[])
+    assert cp.discard_branch(other["id"])["status"] == "discarded"
+    with pytest.raises(requests.HTTPError) as err:
+        cp.get_branch(uuid.uuid4().hex)
+    assert err.value.response.status_code == 404
+
+
 # --- hatidata-mcp-server (the SDK's MCP server) over stdio -----------------------------
 
 
