@@ -389,7 +389,9 @@ class FrontendDecoder:
     def next_message(self) -> FrontendMessage | None:
         """The next complete message, or None if more bytes are needed.
 
-        Raises ProtocolViolation on malformed input; the connection is then unusable.
+        Raises ProtocolViolation when the framing is broken (the stream cannot be
+        followed: the connection must end); bad content inside a correctly framed
+        message comes back as a Malformed message instead.
         """
         buf = self._buf
         if self.in_startup:

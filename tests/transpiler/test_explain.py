@@ -20,3 +20,11 @@ def test_explain_analyze_and_plain_queries() -> None:
     assert st.sql == "explain analyze SELECT * FROM main.t"
     (plain,) = transpile("EXPLAIN SELECT 1")
     assert plain.kind == "explain" and plain.markers == ()
+
+
+def test_explain_parameters_are_the_querys() -> None:
+    from transpiler import infer_param_types
+
+    (st,) = transpile("EXPLAIN ANALYZE SELECT b FROM t WHERE a = $1")
+    types = {("t", "a"): "INTEGER"}
+    assert infer_param_types(st, lambda _s, t, c: types.get((t, c))) == {1: "INTEGER"}
