@@ -149,8 +149,14 @@ class AgentFunction:
     async def call(
         self, layer: AgentLayer, who: Identity, args: list[Any], kwargs: dict[str, Any]
     ) -> list[dict[str, Any]]:
+        return await self.run(layer, who, self.bind(args, kwargs))
+
+    async def run(
+        self, layer: AgentLayer, who: Identity, kwargs: dict[str, Any]
+    ) -> list[dict[str, Any]]:
+        """Check the scope, run the handler on bound arguments, count the call for the key."""
         who.require(self.scope)
-        rows = await self.handler(layer, who, **self.bind(args, kwargs))
+        rows = await self.handler(layer, who, **kwargs)
         if who.meter is not None:
             who.meter.agent_call(self.name)
         return rows

@@ -129,8 +129,7 @@ async def prepare(
         try:
             bound = fn.bind(args, kwargs)
             converted = {p.name: convert_arg(fn, p.name, p.type, bound[p.name]) for p in fn.params}
-            who.require(fn.scope)
-            rows = await fn.handler(layer, who, **converted)
+            rows = await fn.run(layer, who, converted)
         except AgentError as exc:
             raise to_pg_error(exc) from None
         out.append((call.relation, _arrow(fn, rows), fn))

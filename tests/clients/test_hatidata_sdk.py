@@ -35,6 +35,7 @@ TICKETS = [
 ]
 BILLING = {1, 3, 5}
 MCP_SERVER = str(Path(sys.executable).with_name("hatidata-mcp-server"))
+DEFAULT_HOOK = "http://127.0.0.1:9/hook"  # the server's trigger_webhook_url; never fired here
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +55,8 @@ def ks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KeyedServer]:
         "onnx",
         "--model-dir",
         str(models),
+        "--trigger-webhook-url",
+        DEFAULT_HOOK,
     )
     try:
         conn = psycopg2.connect(
@@ -265,6 +268,32 @@ def test_control_plane_triggers(cp: ControlPlaneClient) -> None:
     assert hit["similarity"] > miss["similarity"]
     assert cp.delete_trigger(t["id"]) == {"trigger_id": t["id"], "status": "deleted"}
     assert t["id"] not in {x["id"] for x in cp.list_triggers()}
+
+
+def test_control_plane_default_webhook(cp: ControlPlaneClient) -> None:
+    # The client's default action is a webhook without a URL: the server's default is used.
+    t = cp.create_trigger(name=f"hook-{uuid.uuid4().hex[:6]}", concept="late invoice payments")
+    assert t["actions"] == ["webhook"] and t["action_config"]["url"] == DEFAULT_HOOK
+    assert cp.delete_trigger(t["id"])["status"] == "deleted"
+
+
+def test_control_plane_agent_key_usage(cp: ControlPlaneClient, ks: KeyedServer) -> None:
+    key = cp.create_agent_key("usage-bot", framework="custom")
+    conn = psycopg2.connect(
+        host="127.0.0.1", port=ks.server.port, user="u", password=key["raw_key"],
+        dbname="hatidata",
+    )  # fmt: skip
+    conn.autocommit = True
+    with conn.cursor() as cur:
+        for n in range(3):
+            cur.execute("SELECT %s", (n,))
+    conn.close()
+    usage = cp.get_agent_key_usage(key["id"])
+    assert usage["key_id"] == key["id"] and usage["agent_name"] == "usage-bot"
+    assert usage["requests_by_interface"] == {"wire": 1, "rest": 0, "mcp": 0}
+    assert usage["total_queries"] == 3 and usage["last_used_at"] is not None
+    branch = cp.get_agent_key_branch_usage(key["id"])
+    assert branch["branches_created"] == 0 and branch["queries_in_branches"] == 0
 
 
 def test_control_plane_chain_of_thought(cp: ControlPlaneClient) -> None:
