@@ -121,7 +121,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "access_tracker_flush_interval_secs",
         60,
-        "How often memory access counts are flushed to DuckDB (and at shutdown).",
+        "How often memory access counts and API-key usage are flushed to DuckDB (and at "
+        "shutdown).",
         int,
     ),
     Setting("mcp_port", 5440, "MCP over HTTP port (POST /mcp); 0 = off.", int),
@@ -137,7 +138,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "rate_limit_per_minute",
         1200,
-        "REST / MCP-over-HTTP requests per API key per minute (0 = unlimited); more get 429.",
+        "REST / MCP-over-HTTP requests per API key per minute (0 = unlimited; callers "
+        "without a valid key: per source address); more get 429.",
         int,
     ),
     Setting(
