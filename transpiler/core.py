@@ -20,7 +20,7 @@ from sqlglot.errors import ParseError, TokenError
 from transpiler import agent_calls, catalog_compat, colnames, external_access, rewrite
 from transpiler.agent_calls import AgentCall
 from transpiler.classify import classify
-from transpiler.dialects import POSTGRES, SNOWFLAKE
+from transpiler.dialects import POSTGRES, SNOWFLAKE, parser
 from transpiler.errors import TranspileError
 from transpiler.markers import render
 from transpiler.model import Statement
@@ -194,7 +194,7 @@ def _pass_through(chunk: Chunk, kind: str, tag: str, triggers: Triggers) -> Stat
 
 def _parse(sql: str, chunk: Chunk, reader: Dialect, triggers: Triggers) -> exp.Expr | None:
     try:
-        trees = reader.parser().parse(chunk.tokens, sql)
+        trees = parser(reader).parse(chunk.tokens, sql)
     except ParseError as err:
         if not triggers.hati:
             return None

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.tokens import Token, TokenType
 
+from transpiler.dialects import tokenize
+
 
 @dataclass(slots=True)
 class Chunk:
@@ -28,7 +30,9 @@ def split(sql: str, dialect: Dialect) -> list[Chunk]:
 
     Raises sqlglot's TokenError for unterminated strings / identifiers / comments.
     """
-    tokens = dialect.tokenize(sql)
+    tokens = tokenize(dialect, sql)
+    if ";" not in sql:  # no SEMICOLON token can exist: one statement (or none)
+        return [_chunk(sql, tokens)] if tokens else []
     chunks: list[Chunk] = []
     current: list[Token] = []
     for token in tokens:
