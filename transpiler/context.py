@@ -30,7 +30,7 @@ from transpiler.dialects import HatiEmbed
 from transpiler.errors import TranspileError
 from transpiler.literals import string_value
 from transpiler.pgvector import float_array, vector_literal_size
-from transpiler.treeutil import attached
+from transpiler.treeutil import attached, clone
 
 _CONTEXT = "HATIDATA_CONTEXT"
 _RAG = "HATIDATA_RAG_CONTEXT"
@@ -49,12 +49,9 @@ def rewrite(nodes: list[exp.Expr], dims: int) -> None:
         if not isinstance(table, exp.Table):
             raise _error(node, "0A000", f"{name.lower()}(...) can only be used in FROM")
         query = _context(node) if name == _CONTEXT else _rag(node, dims)
-        alias = table.args.get("alias")
-        sub = exp.Subquery(
-            this=query,
-            alias=alias.copy() if alias else exp.TableAlias(this=exp.to_identifier(name.lower())),
-        )
-        table.replace(sub)
+        # The table and the call go away: their alias and arguments move, not copied.
+        alias = table.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name.lower()))
+        table.replace(exp.Subquery(this=query, alias=alias))
 
 
 def _error(node: exp.Expr, sqlstate: str, message: str) -> TranspileError:
@@ -71,7 +68,7 @@ def _string(node: exp.Anonymous, arg: exp.Expr, what: str) -> str:
 
 def _limit(node: exp.Anonymous, arg: exp.Expr) -> exp.Expr:
     if isinstance(arg, exp.Parameter) or (isinstance(arg, exp.Literal) and arg.is_int):
-        return arg.copy()
+        return arg
     raise _error(node, "42883", f"{node.name.lower()}: k must be an integer, not {arg.sql()}")
 
 
@@ -176,8 +173,8 @@ def _rag(node: exp.Anonymous, dims: int) -> exp.Select:
     column = exp.column(_string(node, args[1], "the vector column name"))
     vector = _vector(node, args[2], dims)
     k = _limit(node, args[3])
-    similarity = exp.Anonymous(this="array_cosine_similarity", expressions=[column, vector.copy()])
-    distance = exp.Anonymous(this="array_cosine_distance", expressions=[column.copy(), vector])
+    similarity = exp.Anonymous(this="array_cosine_similarity", expressions=[column, clone(vector)])
+    distance = exp.Anonymous(this="array_cosine_distance", expressions=[clone(column), vector])
     return _select(
         [exp.Star(), _alias(similarity, "similarity")],
         table,
@@ -189,12 +186,12 @@ def _rag(node: exp.Anonymous, dims: int) -> exp.Select:
 def _vector(node: exp.Anonymous, arg: exp.Expr, dims: int) -> exp.Expr:
     # float_array(n) is the tree DataType.build("FLOAT[n]", dialect="duckdb") parses to.
     if isinstance(arg, exp.Array):
-        return exp.Cast(this=arg.copy(), to=float_array(len(arg.expressions)))
+        return exp.Cast(this=clone(arg), to=float_array(len(arg.expressions)))
     if isinstance(arg, exp.Parameter):
-        return exp.Cast(this=arg.copy(), to=float_array(dims))
+        return exp.Cast(this=clone(arg), to=float_array(dims))
     if isinstance(arg, exp.Literal) and arg.is_string:
         size = vector_literal_size(arg.this)
         if size is not None:
-            return exp.Cast(this=arg.copy(), to=float_array(size))
-        return HatiEmbed(this=arg.copy(), kind="text")
-    return arg.copy()
+            return exp.Cast(this=clone(arg), to=float_array(size))
+        return HatiEmbed(this=clone(arg), kind="text")
+    return clone(arg)

@@ -67,8 +67,8 @@ _DROP_COLLATIONS = {"default", "c", "posix", "ucs_basic"}
 
 def rewrite(nodes: list[exp.Expr]) -> None:
     """Rewrite Postgres-isms among `nodes` (a pre-order tree snapshot) in place."""
-    # Children before parents: a rewrite that replaces a parent copies its children,
-    # so they must already be rewritten.
+    # Children before parents: a rewrite that replaces a parent moves its children into
+    # the new node, so they must already be rewritten.
     for node in reversed(nodes):
         if not attached(node):
             continue
@@ -141,7 +141,7 @@ def _cast(node: exp.Cast) -> None:
         isinstance(operand, exp.Literal) and operand.is_string
     )
     name = f"__hati_{kind}" if texty else f"__hati_{kind}_name"
-    node.replace(exp.Anonymous(this=name, expressions=[operand.copy()]))
+    node.replace(exp.Anonymous(this=name, expressions=[operand]))
 
 
 def _schema_part(ident: exp.Identifier | None) -> None:
@@ -219,7 +219,7 @@ def _operator(node: exp.Operator) -> None:
         op = op[len("pg_catalog.") :]
     negate = op.startswith("!") and op not in ("!=",)
     base = op[1:] if negate else op
-    left, right = node.this.copy(), node.expression.copy()
+    left, right = node.this, node.expression
     if base == "~*":
         result: exp.Expr = exp.RegexpILike(this=left, expression=right)
     elif base in _BINARY:
@@ -232,4 +232,4 @@ def _operator(node: exp.Operator) -> None:
 def _collate(node: exp.Collate) -> None:
     collation = node.expression
     if collation is not None and collation.name.lower() in _DROP_COLLATIONS:
-        node.replace(node.this.copy())
+        node.replace(node.this)

@@ -54,9 +54,9 @@ def _as_vector(operand: exp.Expr, dims: int) -> exp.Expr:
     if isinstance(operand, exp.Literal) and operand.is_string:
         size = vector_literal_size(operand.this)
         if size is not None:
-            return exp.Cast(this=operand.copy(), to=float_array(size))
+            return exp.Cast(this=operand, to=float_array(size))
     if isinstance(operand, exp.Parameter):
-        return exp.Cast(this=operand.copy(), to=float_array(dims))
+        return exp.Cast(this=operand, to=float_array(dims))
     return operand
 
 

@@ -26,7 +26,7 @@ from sqlglot import exp
 from transpiler.dialects import HatiEmbed
 from transpiler.errors import TranspileError
 from transpiler.literals import string_value
-from transpiler.treeutil import attached
+from transpiler.treeutil import attached, clone
 
 DEFAULT_THRESHOLD = "0.7"
 _MATCH = {"SEMANTIC_MATCH", "VECTOR_MATCH"}
@@ -82,7 +82,7 @@ def _leaf(arg: exp.Expr, own: bool) -> exp.Expr:
     """`arg` itself when the call it belongs to is being replaced (`own`), else a copy.
     Only for columns and parameters, which cannot hold a call that a later step of the
     rewrite would still have to find; deep copies cost more than the rest of a rewrite."""
-    return arg if own else arg.copy()
+    return arg if own else clone(arg)
 
 
 def _stored_side(arg: exp.Expr, own: bool = False) -> exp.Expr:
@@ -93,7 +93,7 @@ def _stored_side(arg: exp.Expr, own: bool = False) -> exp.Expr:
         if is_vector_name(arg.name):
             return _leaf(arg, own)
         return HatiEmbed(this=_leaf(arg, own), kind="column")
-    return arg.copy()
+    return clone(arg)
 
 
 def _search_side(node: exp.Anonymous, arg: exp.Expr, usage: str, own: bool = False) -> exp.Expr:
@@ -113,7 +113,7 @@ def _search_side(node: exp.Anonymous, arg: exp.Expr, usage: str, own: bool = Fal
             f"{usage}: the search argument must be a quoted text, a text column, a $n "
             f"parameter or a vector, not {arg.sql()}",
         )
-    return arg.copy()
+    return clone(arg)
 
 
 def _similarity(node: exp.Anonymous, function: str, own: bool) -> exp.Expr:
@@ -129,7 +129,7 @@ def _similarity(node: exp.Anonymous, function: str, own: bool) -> exp.Expr:
 def _match(node: exp.Anonymous) -> exp.Expr:
     usage = f"{node.name.lower()}(column, 'search text' [, threshold])"
     args = _args(node, 2, 3, usage)
-    threshold = args[2].copy() if len(args) == 3 else exp.Literal.number(DEFAULT_THRESHOLD)
+    threshold = clone(args[2]) if len(args) == 3 else exp.Literal.number(DEFAULT_THRESHOLD)
     if string_value(threshold) is not None:
         raise _error(node, "42883", f"{usage}: threshold must be a number, not {args[2].sql()}")
     similarity = exp.Anonymous(

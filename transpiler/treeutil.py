@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from copy import deepcopy
+
 from sqlglot import exp
+
+_SCALARS = (str, int, float, bool, type(None))
 
 
 def nodes(tree: exp.Expr) -> list[exp.Expr]:
@@ -33,3 +37,41 @@ def attached(node: exp.Expr) -> bool:
     if isinstance(value, list):
         return any(v is node for v in value)
     return value is node
+
+
+def clone(node: exp.Expr) -> exp.Expr:
+    """The same as `node.copy()` (sqlglot's Expr.__deepcopy__, step for step), except
+    that node metadata made only of scalars (source positions, original names) is
+    copied with dict() rather than through the copy module: copy() spent most of its
+    time there, ~3x what this takes."""
+    root = node.__class__()
+    stack = [(node, root)]
+    while stack:
+        src, dst = stack.pop()
+        if src.comments is not None:
+            dst.comments = list(src.comments)  # strings: a list copy is a deep copy
+        if src._type is not None:
+            dst._type = deepcopy(src._type)
+        meta = src._meta
+        if meta is not None:
+            scalar = all(isinstance(v, _SCALARS) for v in meta.values())
+            dst._meta = dict(meta) if scalar else deepcopy(meta)
+        if src._hash is not None:
+            dst._hash = src._hash
+        for key, value in src.args.items():
+            if isinstance(value, exp.Expr):
+                child = value.__class__()
+                stack.append((value, child))
+                dst.set(key, child)
+            elif type(value) is list:
+                dst.args[key] = []
+                for item in value:
+                    if isinstance(item, exp.Expr):
+                        child = item.__class__()
+                        stack.append((item, child))
+                        dst.append(key, child)
+                    else:
+                        dst.append(key, item)
+            else:
+                dst.args[key] = value
+    return root
