@@ -20,13 +20,18 @@ fresh) before running a statement whose `Statement.sql` references
 most similar first, in the HNSW-friendly shape. The vector may also be a `$n`
 parameter (cast to FLOAT[vector_dims]), a '[..]' string, or a search text (a text
 marker).
+
+The call becomes a `dialects.ContextScan` node: its input-derived parts (table, score
+or similarity expression, k, alias) are nodes, and the DuckDB generator writes them
+into the subquery's fixed text (building and rendering the whole SELECT tree cost
+more than parsing the statement).
 """
 
 from __future__ import annotations
 
 from sqlglot import exp
 
-from transpiler.dialects import HatiEmbed
+from transpiler.dialects import ContextScan, HatiEmbed
 from transpiler.errors import TranspileError
 from transpiler.literals import string_value
 from transpiler.pgvector import float_array, vector_literal_size
@@ -48,10 +53,11 @@ def rewrite(nodes: list[exp.Expr], dims: int) -> None:
         table = node.parent
         if not isinstance(table, exp.Table):
             raise _error(node, "0A000", f"{name.lower()}(...) can only be used in FROM")
-        query = _context(node) if name == _CONTEXT else _rag(node, dims)
+        scan = _context(node) if name == _CONTEXT else _rag(node, dims)
         # The table and the call go away: their alias and arguments move, not copied.
         alias = table.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name.lower()))
-        table.replace(exp.Subquery(this=query, alias=alias))
+        scan.set("alias", alias)
+        table.replace(scan)
 
 
 def _error(node: exp.Expr, sqlstate: str, message: str) -> TranspileError:
@@ -84,7 +90,7 @@ def table_of(name: str) -> exp.Table:
     return table
 
 
-def _context(node: exp.Anonymous) -> exp.Select:
+def _context(node: exp.Anonymous) -> ContextScan:
     usage = "hatidata_context('table', 'search text', k)"
     args = list(node.expressions)
     if len(args) not in (2, 3):
@@ -101,38 +107,7 @@ def _context(node: exp.Anonymous) -> exp.Select:
             expressions=[exp.column(KEY_COLUMN), exp.Literal.string(query)],
         ),
     )
-    not_null = exp.Not(this=exp.Is(this=exp.column("score"), expression=exp.Null()))
-    return _select(
-        [exp.Star(), _alias(score, "score")],
-        table,
-        exp.Ordered(this=exp.column("score"), desc=True, nulls_first=False),
-        k,
-        where=not_null,
-    )
-
-
-def _alias(node: exp.Expr, name: str) -> exp.Alias:
-    # exp.alias_ would deep-copy `node` (freshly built here, so nothing to protect).
-    return exp.Alias(this=node, alias=exp.to_identifier(name))
-
-
-def _select(
-    projections: list[exp.Expr],
-    table: exp.Table,
-    order: exp.Ordered,
-    limit: exp.Expr,
-    where: exp.Expr | None = None,
-) -> exp.Select:
-    # Built from nodes, not sqlglot's builder methods, which copy the tree at each step.
-    select = exp.Select(
-        expressions=projections,
-        from_=exp.From(this=table),
-        order=exp.Order(expressions=[order]),
-        limit=exp.Limit(expression=limit),
-    )
-    if where is not None:
-        select.set("where", exp.Where(this=where))
-    return select
+    return ContextScan(this=score, table=table, limit=k)
 
 
 def fallback_context_sql(table: str, query: str, k: int, text_columns: list[str]) -> str:
@@ -164,7 +139,7 @@ def fallback_context_sql(table: str, query: str, k: int, text_columns: list[str]
     return render(outer)[0]
 
 
-def _rag(node: exp.Anonymous, dims: int) -> exp.Select:
+def _rag(node: exp.Anonymous, dims: int) -> ContextScan:
     usage = "hatidata_rag_context('table', 'vector column', [v1, ...], k)"
     args = list(node.expressions)
     if len(args) != 4:
@@ -175,12 +150,7 @@ def _rag(node: exp.Anonymous, dims: int) -> exp.Select:
     k = _limit(node, args[3])
     similarity = exp.Anonymous(this="array_cosine_similarity", expressions=[column, clone(vector)])
     distance = exp.Anonymous(this="array_cosine_distance", expressions=[clone(column), vector])
-    return _select(
-        [exp.Star(), _alias(similarity, "similarity")],
-        table,
-        exp.Ordered(this=distance, nulls_first=False),
-        k,
-    )
+    return ContextScan(this=similarity, table=table, order=distance, limit=k)
 
 
 def _vector(node: exp.Anonymous, arg: exp.Expr, dims: int) -> exp.Expr:

@@ -47,6 +47,19 @@ class HatiEmbed(exp.Expression, exp.Func):
     _sql_names = ["__HATI_EMBED__"]
 
 
+class ContextScan(exp.Expression):
+    """A hatidata_context / hatidata_rag_context call expanded into a subquery (see
+    transpiler.context). Every part that comes from the input is a child node, rendered
+    by the generator; HatiDuckDBGenerator.contextscan_sql puts them into the subquery's
+    fixed SQL, the same text a full SELECT tree renders to at several times the cost.
+
+    this: the score (fts) or similarity (rag) projection; order: the rag ORDER BY key
+    (absent for fts, which orders by score); limit: k; alias: the TableAlias.
+    """
+
+    arg_types = {"this": True, "table": True, "order": False, "limit": True, "alias": True}
+
+
 def _vector_keywords(keywords: dict[str, TokenType]) -> dict[str, TokenType]:
     return {**keywords, "<#>": _NEG_INNER_TOKEN, "JOIN_VECTOR": TokenType.JOIN}
 
@@ -117,6 +130,7 @@ class HatiDuckDBGenerator(DuckDBGenerator):
         NegInnerProduct: _func("array_negative_inner_product"),
         exp.Distance: _func("array_distance"),
         HatiEmbed: lambda self, e: self.hatiembed_sql(e),
+        ContextScan: lambda self, e: self.contextscan_sql(e),
         exp.CurrentTimestamp: lambda self, e: _current_timestamp(self, e),
     }
 
@@ -145,6 +159,22 @@ class HatiDuckDBGenerator(DuckDBGenerator):
         if not isinstance(this, exp.DType) or this is exp.DType.USERDEFINED or this in _TIME:
             return super().datatype_sql(expression)
         return super(DuckDBGenerator, self).datatype_sql(expression)
+
+    def contextscan_sql(self, expression: ContextScan) -> str:
+        # Parts in the order a SELECT renders them, so markers keep their output order.
+        projection = self.sql(expression, "this")
+        table = self.sql(expression, "table")
+        order = self.sql(expression, "order")
+        limit = self.sql(expression, "limit")
+        alias = self.sql(expression, "alias")
+        if order:  # hatidata_rag_context: most similar first
+            body = f"SELECT *, {projection} AS similarity FROM {table} ORDER BY {order}"
+        else:  # hatidata_context: best BM25 score first, unmatched rows left out
+            body = (
+                f"SELECT *, {projection} AS score FROM {table} "
+                "WHERE NOT score IS NULL ORDER BY score DESC"
+            )
+        return f"({body} LIMIT {limit}) AS {alias}"
 
     def hatiembed_sql(self, expression: HatiEmbed) -> str:
         self.hati_embeds.append(expression)

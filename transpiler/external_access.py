@@ -184,7 +184,7 @@ def file_like(name: str, quoted: bool = True) -> bool:
     """Whether DuckDB could take the table name `name` (parts joined by dots) for a file.
     Quoted names and strings count with any dot or path character; unquoted dotted names
     only with a file extension at the end (`d.csv`), since `schema.table` is normal."""
-    if any(ch in _PATH_CHARS for ch in name):
+    if not _PATH_CHARS.isdisjoint(name):
         return True
     if "." not in name:
         return False
