@@ -11,7 +11,8 @@ Decisions:
 - `tables` on create are copied into the branch at once (a snapshot of main taken now);
   every other table of main stays visible through the branch and is copied on its first
   write. An unknown table is 422.
-- Branch ids are 32 hex digits (`id`); the UUID form is accepted in paths too.
+- Branch ids are 32 hex digits (`id`); the UUID form is accepted in paths too; a path id
+  of another shape is 422, an unknown or foreign one 404.
 - diff / conflicts compare against the fingerprint of main kept when each table was
   copied (proxy.agent.branch_stats): rows are matched by primary key, so tables without
   one have null `changed` counts and no per-key conflicts. Both need an active branch
@@ -48,7 +49,10 @@ router = APIRouter(
 )
 STRICT = ConfigDict(strict=True)
 Who = Annotated[Caller, Depends(caller)]
-BranchId = Annotated[str, Path(min_length=1, max_length=200, description="32 hex digits or UUID")]
+# 32 hex digits, or the same as a UUID; anything else is 422 (like malformed memory ids).
+BranchId = Annotated[
+    str, Path(pattern=r"^[0-9a-fA-F-]{32,36}$", description="32 hex digits, or UUID form")
+]
 Status = Literal["active", "merged", "discarded", "expired"]  # proxy.agent.branches.STATUSES
 
 

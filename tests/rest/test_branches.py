@@ -100,7 +100,7 @@ def test_isolation_and_scopes(ks: KeyedServer) -> None:
     assert ks.request("GET", path, key="bot2").status_code == 404
     assert ks.request("DELETE", path, key="bot2").status_code == 404
     assert b["id"] not in {x["id"] for x in ks.request("GET", BASE, key="bot2").json()}
-    assert ks.request("GET", f"{BASE}/not-a-branch", key="admin").status_code == 404
+    assert ks.request("GET", f"{BASE}/not-a-branch", key="admin").status_code == 422
     assert ks.request("GET", f"{BASE}/{uuid.uuid4().hex}/cost", key="admin").status_code == 404
     # Scopes: the analyst reads, never writes; no key, 401.
     assert ks.request("GET", path, key="analyst").status_code == 200
