@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from proxy.result_shape import lossless_sql, needs_cast
 from proxy.results import Column, check_formats, encoders_for, fetch_batch, row_description
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError
@@ -297,16 +298,14 @@ async def _send_rows(
     rows: list[int],
     formats: tuple[int, ...],
 ) -> None:
-    from proxy.runner import _lossless_sql, _needs_cast
-
     lo, hi = min(rows), max(rows)
     order = "ASC" if rows[0] <= rows[-1] else "DESC"
     sql = (
         f"SELECT * EXCLUDE (__hati_rn) FROM {c.table} "
         f"WHERE __hati_rn BETWEEN {lo} AND {hi} ORDER BY __hati_rn {order}"
     )
-    if _needs_cast(c.columns):
-        sql = _lossless_sql(sql, c.columns)
+    if needs_cast(c.columns):
+        sql = lossless_sql(sql, c.columns)
     encoders = encoders_for(c.columns, tuple(formats), runner.settings.values.get("TimeZone"))
     await runner._take_cursor()
     await runner.call(runner.cursor.execute, sql, sql=sql)

@@ -24,6 +24,13 @@ from proxy.embed_columns import embed_column, is_embed_column_call, parse_call
 from proxy.engine import Engine
 from proxy.metrics import QueryObserver, timed_statement
 from proxy.params import ParamTypes, decode_params, placeholder_value
+from proxy.result_shape import (
+    LOSSLESS_SQL,
+    command_tag,
+    lossless_sql,
+    needs_cast,
+    postgres_names,
+)
 from proxy.results import (
     BATCH_ROWS,
     Column,
@@ -37,7 +44,7 @@ from proxy.results import (
 from proxy.settings import SessionSettings
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError
-from proxy.wire.types import encode_data_rows, lossless_cast
+from proxy.wire.types import encode_data_rows
 from transpiler import Statement
 
 if TYPE_CHECKING:
@@ -237,7 +244,7 @@ class Runner:
             return tuple(Column(r[0], r[1]) for r in self.cursor.fetchall())
 
         try:
-            return _postgres_names(st, await self.call(describe, sql=sql))
+            return postgres_names(st, await self.call(describe, sql=sql))
         except PgError:
             if st.kind in ("other", "explain", "show"):
                 return None  # statements DESCRIBE cannot wrap: describe them at execution
@@ -377,7 +384,7 @@ class Runner:
                 semantic.ensure_fts_indexes(cur, sql)
             if branch is not None:
                 sql_bridge.branch_copy_on_write(self.engine.agent, cur, branch, sql, self.who)
-            cast = _CASTS.get(sql) if st.kind == "select" else None
+            cast = LOSSLESS_SQL.get(sql) if st.kind == "select" else None
             run_sql = cast[0] if cast else sql
             cur.execute(run_sql, params) if params else cur.execute(run_sql)
             if st.kind == "explain":
@@ -386,9 +393,9 @@ class Runner:
                 return cast[1], None, cur.fetchmany(PREFETCH_ROWS)
             cols = columns_of(cur.description)
             if returns_rows:
-                if st.kind == "select" and cols and _needs_cast(cols):
-                    wrapped = _lossless_sql(sql, cols)
-                    _CASTS[sql] = (wrapped, cols)
+                if st.kind == "select" and cols and needs_cast(cols):
+                    wrapped = lossless_sql(sql, cols)
+                    LOSSLESS_SQL[sql] = (wrapped, cols)
                     cur.execute(wrapped, params) if params else cur.execute(wrapped)
                 # Fetch the first rows in this same hop: a short result then needs no
                 # second trip to a worker thread when Execute sends it.
@@ -401,7 +408,7 @@ class Runner:
             # transaction begun in start(), or DuckDB stays in an aborted transaction.
             self._implicit = True
         cols, portal.count, head = await self.call(start, sql=sql)
-        portal.columns = cols if st.kind == "explain" else _postgres_names(st, cols)
+        portal.columns = cols if st.kind == "explain" else postgres_names(st, cols)
         portal.executed = True
         if head is not None:
             portal.buffered = head
@@ -423,7 +430,7 @@ class Runner:
         cols = portal.columns
         if cols is None:
             if fresh or portal.count is not None:
-                session.out(m.command_complete(_tag(st, portal.count or 0)))
+                session.out(m.command_complete(command_tag(st, portal.count or 0)))
             portal.count = None
             return
         check_formats(portal.result_formats, len(cols))
@@ -461,55 +468,4 @@ class Runner:
         portal.done = True
         if self._owner is portal:
             self._owner = None
-        session.out(m.command_complete(_tag(st, portal.rows_sent)))
-
-
-# SELECT text -> (SQL that casts lossy columns to VARCHAR, the original column types).
-_CASTS: dict[str, tuple[str, tuple[Column, ...]]] = {}
-
-
-def _needs_cast(cols: tuple[Column, ...]) -> bool:
-    return any(lossless_cast(c.duckdb_type) for c in cols)
-
-
-def _lossless_sql(sql: str, cols: tuple[Column, ...]) -> str:
-    """Re-select a query with INTERVAL / STRUCT / MAP ... columns as DuckDB's exact text.
-
-    DuckDB's Python conversion folds interval months into days and has no form for
-    nested types; its VARCHAR cast is exact and the encoders read it.
-    """
-    parts = []
-    for i, col in enumerate(cols, start=1):
-        target = lossless_cast(col.duckdb_type)
-        ref = f"#{i}" if target is None else f"CAST(#{i} AS {target})"
-        parts.append(f'{ref} AS "{col.name.replace(chr(34), chr(34) * 2)}"')
-    if len(_CASTS) > 4096:
-        _CASTS.clear()
-    return f"SELECT {', '.join(parts)} FROM ({sql}) AS __hati_q"
-
-
-_OID_TYPES = {"BIGINT": "OID", "BIGINT[]": "OID[]"}
-
-
-def _postgres_names(st: Statement, cols: tuple[Column, ...] | None) -> tuple[Column, ...] | None:
-    """Rename result columns as Postgres names them (count, ?column?, ...)."""
-    if cols is not None and "typeinfo_tree" in st.sql:
-        # asyncpg's type introspection: Postgres answers oid / oid[] columns, the only
-        # kinds asyncpg decodes before introspecting; an int8[] column would make it
-        # introspect int8[] with this same query, forever. Catalog oids are < 2^31.
-        cols = tuple(Column(c.name, _OID_TYPES.get(c.duckdb_type, c.duckdb_type)) for c in cols)
-    names = st.column_names
-    if not names or cols is None or len(names) != len(cols):
-        return cols
-    return tuple(
-        c if n is None else Column(n, c.duckdb_type) for c, n in zip(cols, names, strict=True)
-    )
-
-
-def _tag(st: Statement, count: int) -> str:
-    tag = st.tag
-    if tag == "INSERT":
-        return f"INSERT 0 {count}"
-    if tag in ("SELECT", "UPDATE", "DELETE", "MERGE", "COPY", "FETCH", "MOVE"):
-        return f"{tag} {count}"
-    return tag
+        session.out(m.command_complete(command_tag(st, portal.rows_sent)))
