@@ -14,7 +14,6 @@ all failures are reported together.
 
 from __future__ import annotations
 
-import time
 import zlib
 
 import hypothesis
@@ -28,7 +27,7 @@ from schemathesis import GenerationMode
 
 from tests.rest.rest_support import KeySpec, keyed_server
 
-EXAMPLES = 25  # per operation and mode; the whole module stays well under 90 s
+EXAMPLES = 25  # per operation and mode: bounds the run (no shrinking either)
 # Schema-valid but semantically refused requests are correct here (422 for a client
 # content_hash that does not match its content, a webhook action without a URL, ...):
 # OpenAPI cannot say those rules, so positive_data_acceptance would flag correct code.
@@ -71,7 +70,6 @@ def test_every_operation_conforms(live):
     failures: list[str] = []
     operations = [r.ok() for r in schema.get_all_operations()]
     assert len(operations) >= 10
-    started = time.monotonic()
     for operation in operations:
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
 
@@ -99,6 +97,4 @@ def test_every_operation_conforms(live):
                     raise
             except (Exception, BaseExceptionGroup) as exc:  # all failures reported below
                 failures.append(f"{operation.label} [{mode.value}]: {exc}")
-    elapsed = time.monotonic() - started
     assert not failures, f"{len(failures)} failing operation(s):\n\n" + "\n\n".join(failures)
-    assert elapsed < 90, f"the schemathesis run took {elapsed:.0f} s"
