@@ -500,7 +500,7 @@ def test_webhook_failures_are_recorded_and_block_nothing(
             started = time.perf_counter()
             layer.triggers.notify(who(), "memory", "m1", "alert", None)
             layer.triggers.notify(who(), "memory", "m2", "other", None)
-            assert time.perf_counter() - started < 0.05  # notify only enqueues
+            assert time.perf_counter() - started < 0.5  # notify only enqueues (a delivery would wait >= 1 s)
             # The non-webhook action lands while the dead endpoint is still being retried.
             for _ in range(100):
                 if await fires(layer, local["trigger_id"]):
