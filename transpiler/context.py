@@ -35,7 +35,7 @@ from transpiler.dialects import ContextScan, HatiEmbed
 from transpiler.errors import TranspileError
 from transpiler.literals import string_value
 from transpiler.pgvector import float_array, vector_literal_size
-from transpiler.treeutil import attached, clone
+from transpiler.treeutil import attached, take
 
 _CONTEXT = "HATIDATA_CONTEXT"
 _RAG = "HATIDATA_RAG_CONTEXT"
@@ -107,7 +107,7 @@ def _context(node: exp.Anonymous) -> ContextScan:
             expressions=[exp.column(KEY_COLUMN), exp.Literal.string(query)],
         ),
     )
-    return ContextScan(this=score, table=table, limit=k)
+    return ContextScan(this=table, score=score, limit=k)
 
 
 def fallback_context_sql(table: str, query: str, k: int, text_columns: list[str]) -> str:
@@ -148,20 +148,18 @@ def _rag(node: exp.Anonymous, dims: int) -> ContextScan:
     column = exp.column(_string(node, args[1], "the vector column name"))
     vector = _vector(node, args[2], dims)
     k = _limit(node, args[3])
-    similarity = exp.Anonymous(this="array_cosine_similarity", expressions=[column, clone(vector)])
-    distance = exp.Anonymous(this="array_cosine_distance", expressions=[clone(column), vector])
-    return ContextScan(this=similarity, table=table, order=distance, limit=k)
+    return ContextScan(this=table, column=column, vector=vector, limit=k)
 
 
 def _vector(node: exp.Anonymous, arg: exp.Expr, dims: int) -> exp.Expr:
     # float_array(n) is the tree DataType.build("FLOAT[n]", dialect="duckdb") parses to.
     if isinstance(arg, exp.Array):
-        return exp.Cast(this=clone(arg), to=float_array(len(arg.expressions)))
+        return exp.Cast(this=take(arg, True), to=float_array(len(arg.expressions)))
     if isinstance(arg, exp.Parameter):
-        return exp.Cast(this=clone(arg), to=float_array(dims))
+        return exp.Cast(this=take(arg, True), to=float_array(dims))
     if isinstance(arg, exp.Literal) and arg.is_string:
         size = vector_literal_size(arg.this)
         if size is not None:
-            return exp.Cast(this=clone(arg), to=float_array(size))
-        return HatiEmbed(this=clone(arg), kind="text")
-    return clone(arg)
+            return exp.Cast(this=take(arg, True), to=float_array(size))
+        return HatiEmbed(this=take(arg, True), kind="text")
+    return take(arg, True)

@@ -53,11 +53,19 @@ class ContextScan(exp.Expression):
     by the generator; HatiDuckDBGenerator.contextscan_sql puts them into the subquery's
     fixed SQL, the same text a full SELECT tree renders to at several times the cost.
 
-    this: the score (fts) or similarity (rag) projection; order: the rag ORDER BY key
-    (absent for fts, which orders by score); limit: k; alias: the TableAlias.
+    this: the table; score: the BM25 score (hatidata_context); column, vector: the
+    two sides of the similarity (hatidata_rag_context; rendered twice, for the score
+    and the ORDER BY); limit: k; alias: the TableAlias.
     """
 
-    arg_types = {"this": True, "table": True, "order": False, "limit": True, "alias": True}
+    arg_types = {
+        "this": True,
+        "score": False,
+        "column": False,
+        "vector": False,
+        "limit": True,
+        "alias": True,
+    }
 
 
 def _vector_keywords(keywords: dict[str, TokenType]) -> dict[str, TokenType]:
@@ -161,20 +169,24 @@ class HatiDuckDBGenerator(DuckDBGenerator):
         return super(DuckDBGenerator, self).datatype_sql(expression)
 
     def contextscan_sql(self, expression: ContextScan) -> str:
-        # Parts in the order a SELECT renders them, so markers keep their output order.
-        projection = self.sql(expression, "this")
-        table = self.sql(expression, "table")
-        order = self.sql(expression, "order")
-        limit = self.sql(expression, "limit")
-        alias = self.sql(expression, "alias")
-        if order:  # hatidata_rag_context: most similar first
-            body = f"SELECT *, {projection} AS similarity FROM {table} ORDER BY {order}"
+        # Parts in the order a SELECT renders them, so markers keep their output order;
+        # self.func writes a call as an exp.Anonymous of that name renders.
+        args = expression.args
+        if args.get("vector") is not None:  # hatidata_rag_context: most similar first
+            column, vector = args["column"], args["vector"]
+            similarity = self.func("array_cosine_similarity", column, vector)
+            table = self.sql(expression, "this")
+            distance = self.func("array_cosine_distance", column, vector)
+            body = f"SELECT *, {similarity} AS similarity FROM {table} ORDER BY {distance}"
         else:  # hatidata_context: best BM25 score first, unmatched rows left out
+            score = self.sql(expression, "score")
+            table = self.sql(expression, "this")
             body = (
-                f"SELECT *, {projection} AS score FROM {table} "
-                "WHERE NOT score IS NULL ORDER BY score DESC"
+                f"SELECT *, {score} AS score FROM {table} WHERE NOT score IS NULL "
+                "ORDER BY score DESC"
             )
-        return f"({body} LIMIT {limit}) AS {alias}"
+        limit = self.sql(expression, "limit")
+        return f"({body} LIMIT {limit}) AS {self.sql(expression, 'alias')}"
 
     def hatiembed_sql(self, expression: HatiEmbed) -> str:
         self.hati_embeds.append(expression)

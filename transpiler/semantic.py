@@ -26,7 +26,7 @@ from sqlglot import exp
 from transpiler.dialects import HatiEmbed
 from transpiler.errors import TranspileError
 from transpiler.literals import string_value
-from transpiler.treeutil import attached, clone
+from transpiler.treeutil import attached, take
 
 DEFAULT_THRESHOLD = "0.7"
 _MATCH = {"SEMANTIC_MATCH", "VECTOR_MATCH"}
@@ -78,22 +78,15 @@ def _text_marker(text: str) -> HatiEmbed:
     return HatiEmbed(this=exp.Literal.string(text), kind="text")
 
 
-def _leaf(arg: exp.Expr, own: bool) -> exp.Expr:
-    """`arg` itself when the call it belongs to is being replaced (`own`), else a copy.
-    Only for columns and parameters, which cannot hold a call that a later step of the
-    rewrite would still have to find; deep copies cost more than the rest of a rewrite."""
-    return arg if own else clone(arg)
-
-
 def _stored_side(arg: exp.Expr, own: bool = False) -> exp.Expr:
     text = string_value(arg)
     if text is not None:
         return _text_marker(text)
     if isinstance(arg, exp.Column):
         if is_vector_name(arg.name):
-            return _leaf(arg, own)
-        return HatiEmbed(this=_leaf(arg, own), kind="column")
-    return clone(arg)
+            return take(arg, own)
+        return HatiEmbed(this=take(arg, own), kind="column")
+    return take(arg, own)
 
 
 def _search_side(node: exp.Anonymous, arg: exp.Expr, usage: str, own: bool = False) -> exp.Expr:
@@ -101,11 +94,11 @@ def _search_side(node: exp.Anonymous, arg: exp.Expr, usage: str, own: bool = Fal
     if text is not None:
         return _text_marker(text)
     if isinstance(arg, exp.Parameter):
-        return HatiEmbed(this=_leaf(arg, own), kind="param")
+        return HatiEmbed(this=take(arg, own), kind="param")
     if isinstance(arg, exp.Column):
         if is_vector_name(arg.name):
-            return _leaf(arg, own)
-        return HatiEmbed(this=_leaf(arg, own), kind="column")
+            return take(arg, own)
+        return HatiEmbed(this=take(arg, own), kind="column")
     if isinstance(arg, (exp.Literal, exp.Null, exp.Boolean)):
         raise _error(
             node,
@@ -113,7 +106,7 @@ def _search_side(node: exp.Anonymous, arg: exp.Expr, usage: str, own: bool = Fal
             f"{usage}: the search argument must be a quoted text, a text column, a $n "
             f"parameter or a vector, not {arg.sql()}",
         )
-    return clone(arg)
+    return take(arg, own)
 
 
 def _similarity(node: exp.Anonymous, function: str, own: bool) -> exp.Expr:
@@ -129,7 +122,7 @@ def _similarity(node: exp.Anonymous, function: str, own: bool) -> exp.Expr:
 def _match(node: exp.Anonymous) -> exp.Expr:
     usage = f"{node.name.lower()}(column, 'search text' [, threshold])"
     args = _args(node, 2, 3, usage)
-    threshold = clone(args[2]) if len(args) == 3 else exp.Literal.number(DEFAULT_THRESHOLD)
+    threshold = take(args[2], True) if len(args) == 3 else exp.Literal.number(DEFAULT_THRESHOLD)
     if string_value(threshold) is not None:
         raise _error(node, "42883", f"{usage}: threshold must be a number, not {args[2].sql()}")
     similarity = exp.Anonymous(

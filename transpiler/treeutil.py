@@ -39,6 +39,16 @@ def attached(node: exp.Expr) -> bool:
     return value is node
 
 
+def take(node: exp.Expr, own: bool) -> exp.Expr:
+    """`node` itself for a rewrite that replaces the node holding it (`own`), else a
+    clone. Subtrees with a function call are cloned either way: the rewrites work from
+    a node list taken beforehand, and a call moved into new nodes would be rewritten
+    where a cloned one is not, so moving it would change the result."""
+    if own and not any(isinstance(n, exp.Anonymous) for n in nodes(node)):
+        return node
+    return clone(node)
+
+
 def clone(node: exp.Expr) -> exp.Expr:
     """The same as `node.copy()` (sqlglot's Expr.__deepcopy__, step for step), except
     that node metadata made only of scalars (source positions, original names) is
