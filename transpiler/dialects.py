@@ -173,10 +173,16 @@ class HatiDuckDBGenerator(DuckDBGenerator):
         # self.func writes a call as an exp.Anonymous of that name renders.
         args = expression.args
         if args.get("vector") is not None:  # hatidata_rag_context: most similar first
-            column, vector = args["column"], args["vector"]
-            similarity = self.func("array_cosine_similarity", column, vector)
+            column, vector = self.sql(args["column"]), args["vector"]
+            marked = len(self.hati_embeds)
+            vector_sql = self.sql(vector)
+            similarity = self.func("array_cosine_similarity", column, vector_sql)
             table = self.sql(expression, "this")
-            distance = self.func("array_cosine_distance", column, vector)
+            # The text is reused unless rendering has side effects: markers are listed
+            # once per place written, and query transforms may invent names.
+            if len(self.hati_embeds) != marked or vector.find(exp.Query):
+                vector_sql = self.sql(vector)
+            distance = self.func("array_cosine_distance", column, vector_sql)
             body = f"SELECT *, {similarity} AS similarity FROM {table} ORDER BY {distance}"
         else:  # hatidata_context: best BM25 score first, unmatched rows left out
             score = self.sql(expression, "score")

@@ -13,6 +13,8 @@ from transpiler import context, pgcompat, pgvector, semantic, snowflake
 from transpiler.treeutil import nodes as tree_nodes
 from transpiler.triggers import Triggers
 
+_HATI_NODES = (exp.Anonymous, exp.Select)
+
 
 def apply(tree: exp.Expr, triggers: Triggers, dims: int, offset: int) -> exp.Expr:
     """Rewrite `tree` in place (and return it). Error positions come from node meta,
@@ -21,8 +23,10 @@ def apply(tree: exp.Expr, triggers: Triggers, dims: int, offset: int) -> exp.Exp
         return tree
     nodes = tree_nodes(tree)
     if triggers.hati:
-        context.rewrite(nodes, dims)
-        semantic.rewrite(nodes, dims)
+        # Both act only on calls and SELECTs: hand them just those, in the same order.
+        calls = [n for n in nodes if isinstance(n, _HATI_NODES)]
+        context.rewrite(calls, dims)
+        semantic.rewrite(calls, dims)
         if triggers.vector or triggers.flatten or triggers.pg:
             nodes = tree_nodes(tree)
     if triggers.vector:

@@ -7,6 +7,7 @@ from copy import deepcopy
 from sqlglot import exp
 
 _SCALARS = (str, int, float, bool, type(None))
+_NO_CALLS = (exp.Column, exp.Literal, exp.Parameter, exp.Identifier)  # cannot hold a call
 
 
 def nodes(tree: exp.Expr) -> list[exp.Expr]:
@@ -44,7 +45,9 @@ def take(node: exp.Expr, own: bool) -> exp.Expr:
     clone. Subtrees with a function call are cloned either way: the rewrites work from
     a node list taken beforehand, and a call moved into new nodes would be rewritten
     where a cloned one is not, so moving it would change the result."""
-    if own and not any(isinstance(n, exp.Anonymous) for n in nodes(node)):
+    if own and (
+        isinstance(node, _NO_CALLS) or not any(isinstance(n, exp.Anonymous) for n in nodes(node))
+    ):
         return node
     return clone(node)
 
