@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from trigger_support import Receiver
 
 
 @pytest.fixture(scope="session")
@@ -15,3 +17,11 @@ def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     cache = tmp_path_factory.mktemp("agent-models")
     ensure_default_model(cache)
     return cache
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    """A local webhook endpoint (answers queued status codes, then 200)."""
+    r = Receiver()
+    yield r
+    r.close()
