@@ -25,6 +25,7 @@ Decisions:
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Request
@@ -311,16 +312,23 @@ async def discard_branch(org_id: str, branch_id: BranchId, request: Request, who
     return {**rows[0], "id": bid}
 
 
+async def _read_owned(
+    who: Caller, request: Request, org_id: str, branch_id: str, read: Callable[..., Awaitable[Any]]
+) -> Any:
+    """A branch:read figure of one branch the caller may see (404 otherwise)."""
+    who.org(org_id)
+    who.require("branch:read")
+    bid, _ = await _owned(who, request, branch_id)
+    return await read(layer_of(request), who.org_id, bid)
+
+
 @router.get(
     "/{branch_id}/diff",
     response_model=Diff,
     summary="Rows changed per table, in the branch and in main (branch:read)",
 )
 async def branch_diff(org_id: str, branch_id: BranchId, request: Request, who: Who):
-    who.org(org_id)
-    who.require("branch:read")
-    bid, _ = await _owned(who, request, branch_id)
-    return await branch_org.diff(layer_of(request), who.org_id, bid)
+    return await _read_owned(who, request, org_id, branch_id, branch_org.diff)
 
 
 @router.get(
@@ -329,10 +337,7 @@ async def branch_diff(org_id: str, branch_id: BranchId, request: Request, who: W
     summary="Keys changed both in the branch and in main since the copy (branch:read)",
 )
 async def branch_conflicts(org_id: str, branch_id: BranchId, request: Request, who: Who):
-    who.org(org_id)
-    who.require("branch:read")
-    bid, _ = await _owned(who, request, branch_id)
-    return await branch_org.conflicts(layer_of(request), who.org_id, bid)
+    return await _read_owned(who, request, org_id, branch_id, branch_org.conflicts)
 
 
 @router.get(
@@ -341,7 +346,4 @@ async def branch_conflicts(org_id: str, branch_id: BranchId, request: Request, w
     summary="Rows, bytes and queries of a branch (branch:read)",
 )
 async def branch_cost(org_id: str, branch_id: BranchId, request: Request, who: Who):
-    who.org(org_id)
-    who.require("branch:read")
-    bid, _ = await _owned(who, request, branch_id)
-    return await branch_org.cost(layer_of(request), who.org_id, bid)
+    return await _read_owned(who, request, org_id, branch_id, branch_org.cost)
