@@ -72,7 +72,7 @@ SNOWFLAKE_WORDS = frozenset(
     }
 )
 _NAME_TYPES = frozenset({TokenType.VAR, TokenType.IDENTIFIER, TokenType.R_PAREN})
-_NAMES = (TokenType.VAR, TokenType.IDENTIFIER)
+_NAMES = frozenset({TokenType.VAR, TokenType.IDENTIFIER})
 _QUOTED = external_access.STRING_TOKENS | {TokenType.IDENTIFIER}
 # DuckDB's star expansions COLUMNS(...) / UNPACK(...) (see colnames._is_expansion).
 EXPANSION_WORDS = frozenset({"COLUMNS", "UNPACK"})
@@ -149,12 +149,22 @@ class Triggers:
     expansion: bool = False
 
 
+# Token types as plain names: attribute lookups on the enum class cost more per token.
+_DOT, _PARAMETER, _DOUBLE, _COLON = (
+    TokenType.DOT,
+    TokenType.PARAMETER,
+    TokenType.DOUBLE,
+    TokenType.COLON,
+)
+_OBJECT_IDENTIFIER, _IDENTIFIER = TokenType.OBJECT_IDENTIFIER, TokenType.IDENTIFIER
+_SPECIAL = frozenset({_DOT, _PARAMETER, _DOUBLE, _COLON})
+
+
 def scan(tokens: Sequence[Token]) -> Triggers:
     found = Triggers()
     flags = 0
     outside = False
     get = _WORD_FLAGS.get
-    n = len(tokens)
     prev_type: TokenType | None = None
     for i, token in enumerate(tokens):
         tt = token.token_type
@@ -163,35 +173,26 @@ def scan(tokens: Sequence[Token]) -> Triggers:
         ascii_text = text.isascii()
         cls = get(word, 0) if ascii_text else _word_flags(text)
         if cls:
-            if tt is TokenType.OBJECT_IDENTIFIER and not cls & HATI:
+            if tt is _OBJECT_IDENTIFIER and not cls & HATI:
                 cls = (cls & ~_CHAIN) | (cls & VECTOR) | PG  # a reg* / oid type word
             flags |= cls
-        elif tt is TokenType.OBJECT_IDENTIFIER:
+        elif tt is _OBJECT_IDENTIFIER:
             flags |= PG
-        if not outside:
-            outside = _outside(token, tt, text, word, ascii_text, cls, prev_type)
-        if tt is TokenType.DOT:
-            if not found.three_part and _after_dotted_name(tokens, i):
-                found.three_part = True
-        elif tt is TokenType.PARAMETER:
-            if i + 1 < n:
-                nxt = tokens[i + 1]
-                if nxt.token_type is TokenType.NUMBER and nxt.text.isdigit():
-                    found.max_param = max(found.max_param, int(nxt.text))
-        elif tt is TokenType.DOUBLE:
-            if word == "FLOAT" and i + 1 < n:
-                nxt_type = tokens[i + 1].token_type
-                if nxt_type is TokenType.L_BRACKET:
-                    token.token_type = TokenType.FLOAT
-                elif nxt_type is TokenType.L_PAREN:
-                    flags |= PG  # FLOAT(p): Postgres precision -> REAL / DOUBLE
-        elif (
-            tt is TokenType.COLON
-            and prev_type in _NAME_TYPES
-            and i + 1 < n
-            and tokens[i + 1].token_type in _NAMES
-        ):
-            flags |= SNOWFLAKE  # `col:path` semi-structured access
+        if not outside:  # external_access._worth_walking's test, word flags precomputed
+            if tt in _QUOTED:
+                outside = external_access.file_like(text) or (
+                    tt is _IDENTIFIER and external_access.outside_function(text)
+                )
+            elif cls & OUTSIDE or (
+                word.startswith(_OUTSIDE_PREFIXES)
+                if ascii_text
+                else external_access.outside_function(text)
+            ):
+                outside = True
+            if cls & FILE_EXT and prev_type is _DOT and tt in _NAMES:
+                outside = True  # `d . csv`
+        if tt in _SPECIAL:
+            flags |= _special(tokens, i, tt, word, prev_type, found)
         prev_type = tt
     found.hati = bool(flags & HATI)
     found.vector = bool(flags & VECTOR)
@@ -205,34 +206,42 @@ def scan(tokens: Sequence[Token]) -> Triggers:
     return found
 
 
+def _special(
+    tokens: Sequence[Token],
+    i: int,
+    tt: TokenType,
+    word: str,
+    prev: TokenType | None,
+    found: Triggers,
+) -> int:
+    """Dots, `$n`, FLOAT[ / FLOAT( and `col:path`: sets `found` fields, returns flags."""
+    n = len(tokens)
+    if tt is _DOT:
+        if not found.three_part and _after_dotted_name(tokens, i):
+            found.three_part = True
+    elif tt is _PARAMETER:
+        if i + 1 < n:
+            nxt = tokens[i + 1]
+            if nxt.token_type is TokenType.NUMBER and nxt.text.isdigit():
+                found.max_param = max(found.max_param, int(nxt.text))
+    elif tt is _DOUBLE:
+        if word == "FLOAT" and i + 1 < n:
+            nxt_type = tokens[i + 1].token_type
+            if nxt_type is TokenType.L_BRACKET:
+                tokens[i].token_type = TokenType.FLOAT
+            elif nxt_type is TokenType.L_PAREN:
+                return PG  # FLOAT(p): Postgres precision -> REAL / DOUBLE
+    elif prev in _NAME_TYPES and i + 1 < n and tokens[i + 1].token_type in _NAMES:
+        return SNOWFLAKE  # `col:path` semi-structured access (tt is COLON)
+    return 0
+
+
 def _after_dotted_name(tokens: Sequence[Token], i: int) -> bool:
     """Whether the DOT at i follows another DOT with only names between (`a.b.`)."""
     j = i - 1
     while j >= 0 and tokens[j].token_type in _NAMES:
         j -= 1
-    return j >= 0 and tokens[j].token_type is TokenType.DOT
-
-
-def _outside(
-    token: Token,
-    tt: TokenType,
-    text: str,
-    word: str,
-    ascii_text: bool,
-    cls: int,
-    prev_type: TokenType | None,
-) -> bool:
-    """external_access._worth_walking's test for one token (the word flags precomputed)."""
-    if tt in _QUOTED:
-        if external_access.file_like(text) or (
-            tt is TokenType.IDENTIFIER and external_access.outside_function(text)
-        ):
-            return True
-    elif cls & OUTSIDE or (
-        word.startswith(_OUTSIDE_PREFIXES) if ascii_text else external_access.outside_function(text)
-    ):
-        return True
-    return prev_type is TokenType.DOT and tt in _NAMES and bool(cls & FILE_EXT)
+    return j >= 0 and tokens[j].token_type is _DOT
 
 
 def uses_hati_text(sql: str) -> bool:
