@@ -12,11 +12,13 @@ Sides (same process, same statements, all warmed up first):
           triggers, parse, rewrites, generate, markers, column names, external access).
 - cached: `transpile(sql)` on a warm cache.
 
-Each round times every statement `--reps` times per side, interleaved call by call; a category's ratio in a round is sum(cold) / sum(plain) over its statements, and
-the figure printed is the median over rounds (spread: min-max over rounds). Times are
-CPU seconds of this process (--wall for wall clock).
+Each round times every statement `--reps` times per side, interleaved call by call
+(--batch: each side's calls back to back, which keeps caches warm for each side); a
+category's ratio in a round is sum(cold) / sum(plain) over its statements, and the
+figure printed is the median over rounds (spread: min-max over rounds). Times are CPU
+seconds of this process (--wall for wall clock).
 
-Run: python bench/transpile.py [--rounds N] [--reps N] [--queries] [--wall]
+Run: python bench/transpile.py [--rounds N] [--reps N] [--queries] [--wall] [--batch]
 """
 
 from __future__ import annotations
@@ -122,10 +124,22 @@ def sides(category: str) -> dict[str, Callable[[str], object]]:
 CLOCK = time.process_time  # CPU seconds of this process: other load on the box adds less noise
 
 
+BATCH = False  # --batch: each side's reps back to back (warm caches) instead of interleaved
+
+
 def timed(fns: dict[str, Callable[[str], object]], sql: str, reps: int, shift: int) -> dict:
     """Seconds per side for `reps` calls each, the sides interleaved call by call (in an
     order rotating with `shift`) so that load changes on the machine hit all of them."""
     took = dict.fromkeys(SIDES, 0.0)
+    if BATCH:
+        k = shift % len(SIDES)
+        for side in SIDES[k:] + SIDES[:k]:
+            fn = fns[side]
+            start = CLOCK()
+            for _ in range(reps):
+                fn(sql)
+            took[side] = CLOCK() - start
+        return took
     for rep in range(reps):
         k = (shift + rep) % len(SIDES)
         for side in SIDES[k:] + SIDES[:k]:
@@ -178,10 +192,14 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--queries", action="store_true", help="also print each statement")
     ap.add_argument("--wall", action="store_true", help="wall clock instead of CPU time")
+    ap.add_argument(
+        "--batch", action="store_true", help="time each side's reps back to back (warm caches)"
+    )
     args = ap.parse_args()
-    global CLOCK
+    global CLOCK, BATCH
     if args.wall:
         CLOCK = time.perf_counter
+    BATCH = args.batch
     for _ in range(3):  # warm imports, sqlglot's lazy tables and our own caches
         for category, sql in CORPUS:
             for fn in sides(category).values():
@@ -190,7 +208,10 @@ def main() -> None:
     categories = list(dict.fromkeys(c for c, _ in CORPUS)) + ["overall"]
     print(__doc__.split("\n\n")[1])
     clock = "wall clock" if args.wall else "CPU time"
-    print(f"\n{len(CORPUS)} statements, {args.rounds} rounds x {args.reps} reps per side, {clock}")
+    mode = "each side's reps back to back" if args.batch else "sides interleaved call by call"
+    print(
+        f"\n{len(CORPUS)} statements, {args.rounds} rounds x {args.reps} reps per side ({mode}), {clock}"
+    )
     print(
         f"{'category':<11} {'n':>2} {'plain us':>8} {'bare us':>8} {'cold us':>8}"
         f" {'cold/plain':>10} {'(spread)':>11} {'cold/bare':>9}"
