@@ -18,6 +18,7 @@ from typing import Any
 from sqlglot import exp
 
 from transpiler.errors import TranspileError
+from transpiler.treeutil import nodes as tree_nodes
 
 # The names the server's agent layer registers (a test keeps the two lists equal).
 AGENT_FUNCTIONS = frozenset(
@@ -99,7 +100,7 @@ def extract(
     parameter numbers DuckDB receives, in its new $1..$k order.
     """
     calls: list[AgentCall] = []
-    for table in list(tree.find_all(exp.Table)):
+    for table in [n for n in tree_nodes(tree) if isinstance(n, exp.Table)]:
         fn = table.this
         if not isinstance(fn, exp.Anonymous) or fn.name.lower() not in AGENT_FUNCTIONS:
             continue
@@ -109,16 +110,17 @@ def extract(
         calls.append(AgentCall(name, args, kwargs, relation))
         alias = table.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name))
         table.replace(exp.Table(this=exp.to_identifier(relation), alias=alias))
-    _check_no_scalar_use(tree, offset)
+    nodes = tree_nodes(tree)  # taken after the lifts, shared by the check and _renumber
+    _check_no_scalar_use(nodes, offset)
     if not calls:
         return tree, (), None
-    return tree, tuple(calls), _renumber(tree)
+    return tree, tuple(calls), _renumber(nodes)
 
 
-def _check_no_scalar_use(tree: exp.Expr, offset: int) -> None:
+def _check_no_scalar_use(nodes: list[exp.Expr], offset: int) -> None:
     """An agent function outside FROM (e.g. `SELECT store_memory('x')`) is an error."""
-    for call in tree.find_all(exp.Anonymous):
-        if call.name.lower() in AGENT_FUNCTIONS:
+    for call in nodes:
+        if isinstance(call, exp.Anonymous) and call.name.lower() in AGENT_FUNCTIONS:
             raise TranspileError(
                 "0A000",
                 f"{call.name}() is a table function: use it in FROM, e.g. "
@@ -183,12 +185,13 @@ def _param_number(e: exp.Expr) -> int | None:
     return None
 
 
-def _renumber(tree: exp.Expr) -> tuple[int, ...]:
-    """Renumber the $n left in the tree to 1..k; the old numbers in their new order."""
+def _renumber(all_nodes: list[exp.Expr]) -> tuple[int, ...]:
+    """Renumber the $n left in the tree (its node list) to 1..k; the old numbers in their
+    new order."""
     nodes = [
         (p, n)
-        for p in tree.find_all(exp.Parameter, exp.Placeholder)
-        if (n := _param_number(p)) is not None
+        for p in all_nodes
+        if isinstance(p, (exp.Parameter, exp.Placeholder)) and (n := _param_number(p)) is not None
     ]
     used = sorted({n for _, n in nodes})
     if used == list(range(1, len(used) + 1)):
