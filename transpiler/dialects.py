@@ -19,6 +19,7 @@ from sqlglot.dialects.duckdb import DuckDB
 from sqlglot.dialects.postgres import Postgres
 from sqlglot.dialects.snowflake import Snowflake
 from sqlglot.generators.duckdb import DuckDBGenerator
+from sqlglot.helper import name_sequence
 from sqlglot.parser import Parser
 from sqlglot.tokens import Token, Tokenizer, TokenType
 
@@ -144,9 +145,17 @@ class HatiDuckDBGenerator(DuckDBGenerator):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        self.start()
+
+    def start(self, bind: tuple[int, int] | None = None) -> HatiDuckDBGenerator:
+        """Ready for the next statement (see `generator()`): sqlglot's own per-statement
+        state is unsupported_messages, which generate() resets, and the counter for the
+        names it invents; ours is the marker bookkeeping."""
+        self._next_name = name_sequence("_t")
         self.hati_embeds: list[HatiEmbed] = []
-        self.hati_bind: tuple[int, int] | None = None
+        self.hati_bind = bind
         self._hati_bound: dict[str, int] = {}
+        return self
 
     # DuckDB reads a bare CURRENT_TIMESTAMP / CURRENT_DATE in ON CONFLICT ... DO UPDATE SET
     # as a column name (Binder Error); the function-call spelling means the same there.
@@ -215,14 +224,15 @@ DUCKDB = HatiDuckDB()
 
 
 class _Workers(threading.local):
-    """Each thread's tokenizer and parser per reader, reused from statement to statement:
-    building them costs about 10 us (the tokenizer core alone takes 30 settings), and
-    both reset all their state at the start of every call. Generators are not reused:
-    they carry a counter for the names they invent."""
+    """Each thread's tokenizer and parser per reader and its DuckDB generator, reused
+    from statement to statement: building them costs about 15 us a statement (the
+    tokenizer core alone takes 30 settings). Tokenizer and parser reset all their state
+    at the start of every call; the generator is reset by HatiDuckDBGenerator.start."""
 
     def __init__(self) -> None:
         self.tokenizers: dict[int, Tokenizer] = {}
         self.parsers: dict[int, Parser] = {}
+        self.generator: HatiDuckDBGenerator | None = None
 
 
 _WORKERS = _Workers()
@@ -234,6 +244,15 @@ def tokenize(dialect: Dialect, sql: str) -> list[Token]:
     if tokenizer is None:
         tokenizer = _WORKERS.tokenizers[id(dialect)] = dialect.tokenizer()
     return tokenizer.tokenize(sql)
+
+
+def generator(bind: tuple[int, int] | None = None) -> HatiDuckDBGenerator:
+    """This thread's DuckDB generator (comments off), reset for a new statement; `bind`
+    as HatiDuckDBGenerator.hati_bind. Not re-entrant, like `parser`."""
+    gen = _WORKERS.generator
+    if gen is None:
+        gen = _WORKERS.generator = DUCKDB.generator(comments=False)
+    return gen.start(bind)
 
 
 def parser(dialect: Dialect) -> Parser:

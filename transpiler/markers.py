@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from transpiler.dialects import DUCKDB, HatiEmbed
+from transpiler.dialects import HatiEmbed, generator
 from transpiler.model import Marker
 
 
 def render(tree: exp.Expr) -> tuple[str, tuple[Marker, ...], tuple[str, ...]]:
     """(DuckDB SQL, markers in output order, distinct marker texts in order)."""
-    gen = DUCKDB.generator(comments=False)
+    gen = generator()
     sql = gen.generate(tree, copy=False)
     if not gen.hati_embeds:
         return sql, (), ()
@@ -21,9 +21,7 @@ def render(tree: exp.Expr) -> tuple[str, tuple[Marker, ...], tuple[str, ...]]:
 
 def render_bound(tree: exp.Expr, first_param: int, dims: int) -> str:
     """The SQL with text markers as `CAST($k AS FLOAT[dims])` (see Statement.bind_sql)."""
-    gen = DUCKDB.generator(comments=False)
-    gen.hati_bind = (first_param, dims)
-    return gen.generate(tree, copy=True)
+    return generator((first_param, dims)).generate(tree, copy=True)
 
 
 def _marker(node: HatiEmbed, gen) -> Marker:

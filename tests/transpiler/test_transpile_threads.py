@@ -1,5 +1,6 @@
-"""Tokenizers and parsers are reused per thread (transpiler.dialects._WORKERS): threads
-transpiling at once get the same results as one thread alone."""
+"""Tokenizers, parsers and the generator are reused per thread (transpiler.dialects
+._WORKERS): threads transpiling at once get the same results as one thread alone, and
+each statement starts afresh."""
 
 from __future__ import annotations
 
@@ -29,3 +30,26 @@ def test_threads_agree_with_one_thread() -> None:
     with ThreadPoolExecutor(max_workers=6) as pool:
         got = list(pool.map(run, work))
     assert got == expected * 30
+
+
+def test_reused_generator_starts_each_statement_afresh() -> None:
+    # sqlglot invents alias names (_t0, _t1, ...) per generator; markers are per statement.
+    sql = "SELECT * FROM (VALUES (1, 2)) AS (a, b); SELECT * FROM (SELECT 1) AS (x)"
+    for _ in range(2):
+        cache_clear()
+        first, second = transpile(sql)
+        assert first.sql == "SELECT * FROM (VALUES (1, 2)) AS _t0(a, b)"
+        assert second.sql == "SELECT * FROM (SELECT 1) AS _t0(x)"
+    cache_clear()
+    (marked,) = transpile("SELECT semantic_rank(embedding, 'a') FROM t", vector_dims=3)
+    (other,) = transpile("SELECT semantic_rank(embedding, 'b') FROM t", vector_dims=3)
+    assert [m.value for m in marked.markers] == ["a"]
+    assert [m.value for m in other.markers] == ["b"]
+    assert (
+        marked.bind_sql(2)
+        == "SELECT ARRAY_COSINE_SIMILARITY(embedding, CAST($2 AS FLOAT[3])) FROM t"
+    )
+    assert (
+        other.bind_sql(1)
+        == "SELECT ARRAY_COSINE_SIMILARITY(embedding, CAST($1 AS FLOAT[3])) FROM t"
+    )
