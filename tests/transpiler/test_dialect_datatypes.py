@@ -61,15 +61,30 @@ def test_built_types_render_like_duckdb(dtype: exp.DataType) -> None:
     assert hati == stock
 
 
-@pytest.mark.parametrize(
-    "reader, text",
-    [(POSTGRES, t) for t in TYPE_TEXTS] + [(SNOWFLAKE, t) for t in TYPE_TEXTS + SNOWFLAKE_TYPES],
-)
-def test_parsed_types_render_like_duckdb(reader, text: str) -> None:
+def _parses(reader, text: str) -> bool:
     try:
-        tree = reader.parse(f"SELECT CAST(x AS {text}), y::{text} FROM t")[0]
+        reader.parse(f"SELECT CAST(x AS {text}) FROM t")
     except ParseError:
-        pytest.skip(f"{text} is not a type for this reader")
+        return False
+    return True
+
+
+# Only type names the reader accepts (a reader may not know another dialect's names).
+PARSED_CASES = [
+    (reader, text)
+    for reader, texts in ((POSTGRES, TYPE_TEXTS), (SNOWFLAKE, TYPE_TEXTS + SNOWFLAKE_TYPES))
+    for text in texts
+    if _parses(reader, text)
+]
+
+
+def test_most_type_names_parse_in_both_readers() -> None:
+    assert len(PARSED_CASES) >= len(TYPE_TEXTS)
+
+
+@pytest.mark.parametrize("reader, text", PARSED_CASES)
+def test_parsed_types_render_like_duckdb(reader, text: str) -> None:
+    tree = reader.parse(f"SELECT CAST(x AS {text}), y::{text} FROM t")[0]
     for dtype in tree.find_all(exp.DataType):
         hati, stock = both(dtype)
         assert hati == stock, text
