@@ -107,3 +107,16 @@ def table_name(request: pytest.FixtureRequest) -> str:
     return (
         "t_" + request.node.name.lower().replace("[", "_").replace("]", "").replace("-", "_")[:50]
     )
+
+
+# --- no silent skips ---------------------------------------------------------------------
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A skipped test fails the run: .ci/run installs everything every test needs."""
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    skipped = reporter.stats.get("skipped", []) if reporter is not None else []
+    if skipped and exitstatus == 0:
+        reporter.write_line(f"{len(skipped)} test(s) skipped: this suite does not skip", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
