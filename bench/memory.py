@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from proxy import config  # noqa: E402
 from proxy.agent import AgentLayer, Identity  # noqa: E402
 from proxy.agent import memory_search as ms  # noqa: E402
-from proxy.agent.memory import T_MEM, T_VEC  # noqa: E402
+from proxy.agent.memory_schema import T_MEM, T_VEC  # noqa: E402
 from proxy.engine import Engine  # noqa: E402
 
 WHO = Identity("local", "bench-agent")

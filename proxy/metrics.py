@@ -248,7 +248,7 @@ class Metrics:
 
 
 def _memory_counts(cur: duckdb.DuckDBPyConnection) -> dict[str, int]:
-    from proxy.agent.memory import T_MEM
+    from proxy.agent.memory_schema import T_MEM
 
     rows = cur.execute(f"SELECT embedding_status, count(*) FROM {T_MEM} GROUP BY ALL").fetchall()
     return {str(status): int(n) for status, n in rows}

@@ -14,12 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from proxy.agent import memory_search
 from proxy.agent.base import AgentError, Identity, Param, agent_function
-from proxy.agent.memory import (
-    T_GRANT,
-    T_MEM,
-    _Job,
-)
+from proxy.agent.memory import _Job
 from proxy.agent.memory_args import now, parse_uuid
+from proxy.agent.memory_schema import T_GRANT, T_MEM
 
 if TYPE_CHECKING:
     import duckdb

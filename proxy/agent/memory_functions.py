@@ -19,15 +19,12 @@ from proxy.agent.memory import (
     MAX_CONTENT_BYTES,
     MAX_METADATA_BYTES,
     MAX_TYPE_CHARS,
-    MEMORY_COLUMNS,
-    SELECT_COLUMNS,
-    T_MEM,
-    T_VEC,
     Memory,
     _Job,
     memory_row,
 )
 from proxy.agent.memory_args import content_hash, now, parse_metadata, parse_uuid
+from proxy.agent.memory_schema import MEMORY_COLUMNS, SELECT_COLUMNS, T_MEM, T_VEC
 
 if TYPE_CHECKING:
     import duckdb

@@ -15,7 +15,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from proxy.agent.base import AgentError
-from proxy.agent.memory import LIVE, SELECT_COLUMNS, T_MEM, memory_row
+from proxy.agent.memory import LIVE, memory_row
+from proxy.agent.memory_schema import SELECT_COLUMNS, T_MEM
 
 if TYPE_CHECKING:
     import duckdb

@@ -43,15 +43,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from proxy.agent.base import AgentError, Identity
-from proxy.agent.memory import (
-    LIVE,
-    SELECT_COLUMNS,
-    T_GRANT,
-    T_MEM,
-    memory_row,
-)
+from proxy.agent.memory import LIVE, memory_row
 from proxy.agent.memory_args import now, parse_metadata
 from proxy.agent.memory_index import RowFilter
+from proxy.agent.memory_schema import SELECT_COLUMNS, T_GRANT, T_MEM
 
 if TYPE_CHECKING:
     import duckdb
