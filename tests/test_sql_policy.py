@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import psycopg
 import pytest
+import requests
 
 import proxy.agent.memory  # noqa: F401  (registers the agent functions)
 from proxy import settings, sql_policy
@@ -176,6 +177,13 @@ def test_wire_read_only_key(keyed) -> None:
     with connect(server, "ro") as conn:
         for sql in (
             "INSERT INTO p VALUES (3, 'c')",
+            "UPDATE p SET name = 'z'",
+            "DELETE FROM p",
+            "TRUNCATE p",
+            "CREATE TABLE u (x INT)",
+            "CREATE TABLE u AS SELECT * FROM p",
+            "DROP TABLE p",
+            "SELECT * FROM store_memory('read-only keys must not write')",
             "SELECT 1 AS x INTO q",
             "SELECT nextval('seq')",
             "CREATE TEMP TABLE tmp AS SELECT 1",
@@ -186,6 +194,8 @@ def test_wire_read_only_key(keyed) -> None:
         # The connection is still usable: reads, settings, cursors, COPY TO STDOUT.
         assert conn.execute("SELECT count(*) FROM p").fetchone() == (2,)
         conn.execute("SET application_name = 'reader'")
+        with conn.transaction():
+            conn.execute("SELECT * FROM search_memory('anything')").fetchall()
         with conn.transaction(), conn.cursor(name="srv") as cur:
             cur.execute("SELECT id FROM p ORDER BY id")
             assert cur.fetchall() == [(1,), (2,)]
@@ -195,6 +205,15 @@ def test_wire_read_only_key(keyed) -> None:
             conn.execute("COPY p FROM STDIN")
     with connect(server, "admin") as conn:
         assert conn.execute("SELECT count(*) FROM p").fetchone() == (2,)
+
+
+def test_read_only_key_is_read_only_over_mcp_too(keyed) -> None:
+    server, _ = keyed
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
+    body["params"] = {"name": "query", "arguments": {"sql": "DELETE FROM p"}}
+    r = requests.post(server.server.mcp_url, json=body, headers=server.headers("ro"), timeout=30)
+    text = r.json()["result"]["content"][0]["text"]
+    assert r.json()["result"]["isError"] and "read-only" in text
 
 
 def test_wire_server_files_are_for_admins(keyed) -> None:
