@@ -7,6 +7,8 @@ import asyncio
 import logging
 import signal
 import sys
+from collections.abc import Coroutine
+from typing import Any
 
 from proxy import __version__, config
 
@@ -25,10 +27,11 @@ def _serve(args: argparse.Namespace) -> int:
     async def main() -> None:
         server = Server(cfg)
         log.info(
-            "hatiproxy %s: database %s (extensions: %s)",
+            "hatiproxy %s: database %s (extensions: %s; event loop: %s)",
             __version__,
             cfg.database_path,
             ", ".join(server.engine.extensions) or "none",
+            cfg.event_loop,
         )
         await server.start()
         stop = asyncio.Event()
@@ -42,8 +45,21 @@ def _serve(args: argparse.Namespace) -> int:
         await server.close()
         server.engine.close()
 
-    asyncio.run(main())
+    run_event_loop(main(), cfg.event_loop)
     return 0
+
+
+def run_event_loop(main: Coroutine[Any, Any, None], name: str) -> None:
+    """Run the server coroutine on the configured loop (uvloop unless asked otherwise)."""
+    if name == "uvloop":
+        import uvloop
+
+        uvloop.run(main)
+    elif name == "asyncio":
+        asyncio.run(main)
+    else:
+        main.close()
+        raise ValueError(f"unknown event_loop {name!r}: expected uvloop or asyncio")
 
 
 def build_parser() -> argparse.ArgumentParser:

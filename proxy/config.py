@@ -87,6 +87,11 @@ SETTINGS: tuple[Setting, ...] = (
         "Default statement_timeout in milliseconds (0 = none); sessions may SET their own.",
         int,
     ),
+    Setting(
+        "event_loop",
+        "uvloop",
+        "asyncio event loop: uvloop (libuv, lower per-query latency) or asyncio (stdlib).",
+    ),
     Setting("duckdb_threads", 0, "DuckDB worker threads (0 = DuckDB's default).", int),
     Setting("duckdb_memory_limit", "", "DuckDB memory_limit, e.g. '4GB' (empty = default)."),
     Setting("log_level", "INFO", "Logging level: DEBUG, INFO, WARNING, ERROR."),
@@ -121,8 +126,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "access_tracker_flush_interval_secs",
         60,
-        "How often memory access counts and API-key usage are flushed to DuckDB (and at "
-        "shutdown).",
+        "How often memory access counts and API-key usage are flushed to DuckDB (and at shutdown).",
         int,
     ),
     Setting("mcp_port", 5440, "MCP over HTTP port (POST /mcp); 0 = off.", int),
@@ -194,6 +198,7 @@ class Config:
     tls_self_signed: bool = False
     max_connections: int = 100
     statement_timeout_ms: int = 0
+    event_loop: str = "uvloop"
     duckdb_threads: int = 0
     duckdb_memory_limit: str = ""
     log_level: str = "INFO"
