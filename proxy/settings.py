@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from proxy import __version__
 from proxy.wire.errors import PgError
@@ -97,6 +98,7 @@ def canonical(name: str) -> str:
     return _CANONICAL.get(name.lower(), name.lower())
 
 
+@lru_cache(maxsize=64)  # read once per statement (statement_timeout): parse each value once
 def parse_duration_ms(value: str) -> int:
     match = _DURATION.match(value)
     if not match:
