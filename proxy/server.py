@@ -1,8 +1,9 @@
 """The asyncio shell around the sans-I/O protocol: sockets, TLS, startup, auth.
 
-Each client gets a Connection: a reader task pumps bytes into the frontend
-decoder (so a client that vanishes mid-query is noticed and its statement
-interrupted), and the main loop hands decoded messages to its Session.
+Each client gets a Connection: the transport feeds its bytes straight into the
+frontend decoder (`proxy.client_input.WireReader`; a client that vanishes mid-query
+is noticed and its statement interrupted), and the main loop hands decoded messages
+to its Session.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from proxy.access.service import AccessControl, AuthError, TooManyFailures
 from proxy.agent.base import AgentError
 from proxy.agent.sql_bridge import identity_for
 from proxy.asgi_host import AsgiListener
+from proxy.client_input import ClientGone, WireReader
 from proxy.config import Config
 from proxy.engine import Engine
 from proxy.metrics import Metrics
@@ -33,13 +35,8 @@ from proxy.wire.errors import FatalError, PgError, ProtocolViolation
 
 log = logging.getLogger("hatiproxy.server")
 
-READ_CHUNK = 256 * 1024
 OUTPUT_HIGH_WATER = 256 * 1024  # flush queued rows to the socket past this many bytes
 STARTUP_TIMEOUT_S = 60.0
-
-
-class ClientGone(Exception):
-    """The client closed its socket."""
 
 
 @dataclass
@@ -80,9 +77,13 @@ class Server:
         # HTTP first: once the wire port answers, /mcp and /v1 answer too.
         self.mcp = await mcp_http.start(self)  # None when mcp_port = 0
         self.rest = await rest_app.start(self)
-        self._server = await asyncio.start_server(
-            self._on_client, self.config.host, self.config.port, limit=READ_CHUNK
-        )
+        loop = asyncio.get_running_loop()
+
+        def client_protocol() -> asyncio.StreamReaderProtocol:
+            # asyncio.start_server's own wiring, with the decoding WireReader as the reader.
+            return asyncio.StreamReaderProtocol(WireReader(loop), self._on_client, loop=loop)
+
+        self._server = await loop.create_server(client_protocol, self.config.host, self.config.port)
         addrs = ", ".join(str(s.getsockname()[:2]) for s in self._server.sockets)
         if self.access.trust:
             auth = "trust"
@@ -123,7 +124,7 @@ class Server:
         await self.agent.stop()  # flushes access counts, finishes queued embeddings
         await self.engine.semantic.stop()
 
-    async def _on_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _on_client(self, reader: WireReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         assert task is not None
         self._connections.add(task)
@@ -153,19 +154,15 @@ class Server:
 
 
 class Connection:
-    def __init__(
-        self, server: Server, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> None:
+    def __init__(self, server: Server, reader: WireReader, writer: asyncio.StreamWriter) -> None:
         self.server = server
         self.reader = reader
         self.writer = writer
-        self.decoder = m.FrontendDecoder()
+        self.decoder = reader.decoder
         self._out: list[bytes] = []
         self._out_size = 0
-        self._data = asyncio.Event()
-        self._eof = False
-        self._pump_task: asyncio.Task | None = None
         self.runner: Runner | None = None
+        reader.on_eof = self._client_gone
 
     # --- output --------------------------------------------------------------------
 
@@ -186,50 +183,12 @@ class Connection:
 
     # --- input ---------------------------------------------------------------------
 
-    async def _read_direct(self) -> m.FrontendMessage:
-        """Startup phase: read straight from the stream (TLS may replace it)."""
-        while (msg := self.decoder.next_message()) is None:
-            data = await self.reader.read(READ_CHUNK)
-            if not data:
-                raise ClientGone
-            self.decoder.feed(data)
-        return msg
-
-    async def _pump(self) -> None:
-        try:
-            while True:
-                # Backpressure: stop reading while a lot of unprocessed input is queued,
-                # but never in the middle of a message (the session would wait forever).
-                while (
-                    self.decoder.buffered > 4 * READ_CHUNK
-                    and self.decoder.has_message()
-                    and not self._eof
-                ):
-                    self._data.clear()
-                    await self._data.wait()
-                data = await self.reader.read(READ_CHUNK)
-                if not data:
-                    break
-                self.decoder.feed(data)
-                self._data.set()
-        except (ConnectionError, OSError):
-            pass
-        finally:
-            self._eof = True
-            self._data.set()
-            if self.runner is not None:
-                self.runner.interrupt("disconnect")
+    def _client_gone(self) -> None:
+        if self.runner is not None:
+            self.runner.interrupt("disconnect")
 
     async def receive(self) -> m.FrontendMessage:
-        while True:
-            msg = self.decoder.next_message()
-            if msg is not None:
-                self._data.set()  # wake the pump if it paused for backpressure
-                return msg
-            if self._eof:
-                raise ClientGone
-            self._data.clear()
-            await self._data.wait()
+        return await self.reader.receive()
 
     # --- lifecycle -----------------------------------------------------------------
 
@@ -246,7 +205,6 @@ class Connection:
                 return
             session, pid = await self._authenticate(startup, deadline)
             session.runner.observer = self.server.metrics
-            self._pump_task = asyncio.create_task(self._pump())
             while True:
                 msg = await self.receive()
                 if not await session.handle(msg):
@@ -258,8 +216,6 @@ class Connection:
         except FatalError as exc:
             await self._fatal(exc)
         finally:
-            if self._pump_task is not None:
-                self._pump_task.cancel()
             if pid is not None:
                 self.server.backends.pop(pid, None)
             if session is not None:
@@ -286,7 +242,7 @@ class Connection:
     async def _startup(self) -> m.StartupMessage | None:
         ssl_negotiated = False
         while True:
-            msg = await self._read_direct()
+            msg = await self.receive()
             match msg:
                 case m.SSLRequest():
                     # Postgres answers a second SSLRequest with a FATAL error too.
@@ -396,7 +352,7 @@ class Connection:
         await self.flush()
         while True:
             async with asyncio.timeout_at(deadline):
-                msg = await self._read_direct()
+                msg = await self.receive()
             if not isinstance(msg, m.PasswordData):
                 raise ProtocolViolation("expected a password response")
             reply, done = authenticator.step(msg.data)

@@ -350,6 +350,30 @@ def test_big_message_is_not_stalled_by_backpressure(server) -> None:  # noqa: AN
         assert conn.execute("SELECT length(%s)", [s]).fetchone() == (len(s),)
 
 
+def test_flooding_client_is_throttled_not_buffered(server, witness: psycopg.Connection) -> None:  # noqa: ANN001
+    """A client that pipelines queries and never reads the answers stalls itself.
+
+    The server stops writing when the client's socket is full, then stops reading once
+    a bounded amount of input is queued: the client's send blocks instead of the
+    server's memory growing. Closing the socket frees everything.
+    """
+    raw = Raw(server.port)
+    raw.login()
+    batch = typed(b"Q", b"SELECT repeat('x', 4000)\0") * 2000  # about 4 kB out per 40 in
+    before = _rss_kb(server.proc.pid)
+    raw.sock.settimeout(3.0)
+    sent = 0
+    with contextlib.suppress(TimeoutError):
+        while sent < 400_000_000:
+            raw.sock.sendall(batch)
+            sent += len(batch)
+    grown_kb = _rss_kb(server.proc.pid) - before
+    assert sent < 100_000_000, f"the server kept reading: {sent} bytes accepted"
+    assert grown_kb < 64 * 1024, f"RSS grew {grown_kb} kB while the client did not read"
+    raw.close()
+    assert_alive(witness)
+
+
 def test_many_bind_parameters_work(server) -> None:  # noqa: ANN001
     """32767 parameters is the most a signed 16-bit count carries."""
     n = 32767
