@@ -1,15 +1,34 @@
 """Branch tables: catalog reads and copying main's tables (copy-on-write, merge create).
 
+What a copy keeps: everything main's table declares. Column types, collations, DEFAULT
+expressions, generated columns, NOT NULL, CHECK, PRIMARY KEY, UNIQUE come from DuckDB's DDL
+text re-targeted to the branch (branch_ddl); FOREIGN KEYs are rebuilt from DuckDB's catalog to
+point at the branch's copy of the referenced table. DuckDB cannot create a foreign key to
+another schema, and a referenced row must be checked against the branch's own rows, so a write
+to any table linked by foreign keys (either way, at any distance) copies that whole group of
+tables, referenced tables first (branch_fk): inserting a dangling reference (23503), deleting
+a referenced row (23503), duplicates (23505), NULLs (23502) and CHECKs (23514) fail in the
+branch exactly as in main. Indexes are copied too (a UNIQUE index enforces like a constraint).
+Sequence defaults keep drawing from main's sequence (branch_seq). Comments are not copied.
+
 Everything here runs on a worker thread with a DuckDB cursor.
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
+from typing import TypeVar
 
 import duckdb
 
-_TMP_PREFIX = "__hati_cow_"  # scratch name while a copy is built (see _materialize)
+from proxy.agent.branch_ddl import index_sql, table_ddl
+from proxy.agent.branch_fk import component, fill, foreign_keys, self_keys, topo_order
+
+T = TypeVar("T")
+# Scratch name of a copy being built by earlier versions (build + rename); leftovers of an
+# interrupted copy are still skipped by merge, diff and storage. Copies are now built under
+# their final name: DuckDB loses track of a foreign key when its table is renamed.
+_TMP_PREFIX = "__hati_cow_"
 
 
 def _q(name: str) -> str:
@@ -36,15 +55,6 @@ def _branchable(cur: duckdb.DuckDBPyConnection) -> dict[str, str]:
     }
 
 
-def _table_sql(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> str | None:
-    row = cur.execute(
-        "SELECT sql FROM duckdb_tables() WHERE schema_name = ? AND table_name = ? "
-        "AND database_name = system.main.current_database()",
-        [schema, table],
-    ).fetchone()
-    return row[0] if row else None
-
-
 def _constraints(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> list[tuple]:
     return cur.execute(
         "SELECT constraint_type, constraint_column_names FROM duckdb_constraints() "
@@ -69,64 +79,82 @@ def _columns(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> list[st
     return [name for (name,) in rows]
 
 
-_IDENT = re.compile(r'"(?:[^"]|"")*"|[^".(\s]+')
+def insertable(
+    cur: duckdb.DuckDBPyConnection, schema: str, table: str, generated: set[str]
+) -> list[str]:
+    return [c for c in _columns(cur, schema, table) if c.lower() not in generated]
 
 
-def _retarget(ddl: str, schema: str, table: str) -> str | None:
-    """DuckDB's `CREATE TABLE [s.]t(...)` text re-targeted to `"schema"."table"`; None if the
-    text does not have the expected shape (the caller then falls back to CREATE TABLE AS)."""
-    head = "CREATE TABLE "
-    if not ddl.startswith(head):
-        return None
-    pos = len(head)
-    while True:  # skip the (possibly qualified, possibly quoted) name
-        match = _IDENT.match(ddl, pos)
-        if match is None:
-            return None
-        pos = match.end()
-        if ddl.startswith(".", pos):
-            pos += 1
-            continue
-        break
-    if not ddl.startswith("(", pos):
-        return None
-    return f"{head}{_q(schema)}.{_q(table)}{ddl[pos:]}"
+def _in_transaction(cur: duckdb.DuckDBPyConnection) -> bool:
+    # DuckDB gives each autocommit statement its own transaction id; BEGIN cannot be probed
+    # (a second BEGIN aborts the open transaction).
+    a = cur.execute("SELECT txid_current()").fetchone()[0]
+    return a == cur.execute("SELECT txid_current()").fetchone()[0]
+
+
+def atomic(cur: duckdb.DuckDBPyConnection, fn: Callable[[], T]) -> T:
+    """fn() inside the cursor's transaction, or in one of its own (a wire session in
+    autocommit mode): a copy never ends half-made, with the branch's view already gone."""
+    if _in_transaction(cur):
+        return fn()
+    cur.begin()
+    try:
+        out = fn()
+    except BaseException:
+        cur.rollback()
+        raise
+    cur.commit()
+    return out
 
 
 def _copy_table(
-    cur: duckdb.DuckDBPyConnection, src_schema: str, src: str, dst_schema: str, dst: str
+    cur: duckdb.DuckDBPyConnection,
+    src_schema: str,
+    src: str,
+    dst_schema: str,
+    dst: str,
+    *,
+    move_sequences: bool = False,
 ) -> str:
     """Create dst_schema.dst with src's structure and rows; returns what was kept."""
-    ddl = _table_sql(cur, src_schema, src) or ""
-    constraints = _constraints(cur, src_schema, src)
-    has_fk = any(kind == "FOREIGN KEY" for kind, _ in constraints)
     target = f"{_q(dst_schema)}.{_q(dst)}"
-    create = None if has_fk else _retarget(ddl, dst_schema, dst)
-    if create is not None:
-        cur.execute(create)
-        kept = "all constraints"
-    else:
-        # DuckDB cannot create foreign keys across schemas: keep types and the primary key.
-        cur.execute(f"CREATE TABLE {target} AS SELECT * FROM {_q(src_schema)}.{_q(src)} LIMIT 0")
+    source = f"{_q(src_schema)}.{_q(src)}"
+    ddl = table_ddl(cur, src_schema, src, dst_schema, dst, move_sequences=move_sequences)
+    if ddl is None:  # not DuckDB's usual text: keep the column types and the primary key
+        cur.execute(f"CREATE TABLE {target} AS SELECT * FROM {source} LIMIT 0")
         pk = _primary_key(cur, src_schema, src)
         if pk:
-            cols = ", ".join(_q(c) for c in pk)
-            cur.execute(f"ALTER TABLE {target} ADD PRIMARY KEY ({cols})")
-        kept = "primary key only (foreign keys not copied)" if pk else "no constraints"
-    cur.execute(f"INSERT INTO {target} SELECT * FROM {_q(src_schema)}.{_q(src)}")
-    return kept
+            cur.execute(f"ALTER TABLE {target} ADD PRIMARY KEY ({', '.join(_q(c) for c in pk)})")
+        cur.execute(f"INSERT INTO {target} SELECT * FROM {source}")
+        return "column types and primary key only (DDL not understood)"
+    cur.execute(ddl.sql)
+    cols = insertable(cur, src_schema, src, ddl.generated)
+    own_fks = self_keys(foreign_keys(cur, dst_schema), dst)
+    fill(cur, target, cols, f"SELECT {', '.join(_q(c) for c in cols)} FROM {source}", own_fks)
+    for sql in index_sql(cur, src_schema, src, dst_schema, dst):  # after the rows: faster
+        cur.execute(sql)
+    if ddl.unenforced:
+        return "all constraints but foreign keys " + "; ".join(ddl.unenforced)
+    return "all constraints"
 
 
-def _materialize(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> str:
-    """Replace branch view `schema.table` by a real copy of main.table.
-
-    Built under a scratch name and renamed at the end, so that on a cursor in autocommit
-    mode a failure part-way never leaves the branch without its view.
-    """
-    tmp = _TMP_PREFIX + table
-    qs = _q(schema)
-    cur.execute(f"DROP TABLE IF EXISTS {qs}.{_q(tmp)}")
-    kept = _copy_table(cur, "main", table, schema, tmp)
-    cur.execute(f"DROP VIEW IF EXISTS {qs}.{_q(table)}")
-    cur.execute(f"ALTER TABLE {qs}.{_q(tmp)} RENAME TO {_q(table)}")
-    return kept
+def copy_group(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> list[tuple[str, str]]:
+    """Replace the branch's view of main.table by a real copy, together with every table of
+    main linked to it by foreign keys that is still a view in the branch (referenced tables
+    first). Returns (table, kept) per copy; [] when all are copies already. Call it inside a
+    transaction (see atomic)."""
+    main_tables = _branchable(cur)
+    mine = _base_tables(cur, schema)
+    fks = [
+        fk for fk in foreign_keys(cur, "main")
+        if fk.child in main_tables and fk.parent in main_tables
+    ]  # fmt: skip
+    group = component(fks, table)
+    out = []
+    for low in topo_order(group, fks):
+        if low in mine or low not in main_tables:
+            continue
+        name = main_tables[low]
+        cur.execute(f"DROP VIEW IF EXISTS {_q(schema)}.{_q(name)}")
+        out.append((name, _copy_table(cur, "main", name, schema, name)))
+    return out

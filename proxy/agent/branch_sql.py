@@ -89,6 +89,10 @@ def _targets(tree: exp.Expr) -> tuple[list[tuple[exp.Table, bool]], list[exp.Tab
             dropped.extend(t for t in node.args.get("tables") or [] if isinstance(t, exp.Table))
         elif isinstance(node, exp.Comment) and (t := table_of(node.this)) is not None:
             written.append((t, True))
+        elif isinstance(node, exp.Reference) and (t := table_of(node.this)) is not None:
+            # A FOREIGN KEY of a new table: DuckDB needs its target in the same schema, so a
+            # view over main is copied first (the target's data itself is not changed).
+            written.append((t, True))
     return written, dropped, renames
 
 

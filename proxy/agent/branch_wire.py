@@ -12,22 +12,28 @@ from typing import Any
 import duckdb
 
 from proxy.agent.base import AgentError, Identity
-from proxy.agent.branch_copy import _materialize
+from proxy.agent.branch_copy import atomic, copy_group
 from proxy.agent.branch_sql import _WRITE_WORDS, _first_word, _parse, _plan, _refused
 from proxy.agent.branch_stats import snapshot
 from proxy.agent.branch_store import TABLE, _copied_list, _record_copies
 
 
-def copy_into(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> dict[str, Any]:
-    """Replace the branch's view of main.table by a copy, fingerprinted for diff/conflicts;
-    returns the tables_copied entry."""
-    kept = _materialize(cur, schema, table)
-    return {
-        "table": table,
-        "kept": kept,
-        "copied_at": dt.datetime.now(dt.UTC).isoformat(),
-        "snapshot": snapshot(cur, schema, table),
-    }
+def copy_into(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> list[dict[str, Any]]:
+    """Replace the branch's view of main.table by a copy, with the tables linked to it by
+    foreign keys (branch_copy.copy_group), each fingerprinted for diff/conflicts; returns
+    their tables_copied entries ([] when already copied)."""
+
+    def work() -> list[dict[str, Any]]:
+        out = []
+        for name, kept in copy_group(cur, schema, table):
+            entry = {"table": name, "kept": kept, "copied_at": dt.datetime.now(dt.UTC).isoformat(),
+                     "snapshot": snapshot(cur, schema, name)}  # fmt: skip
+            if name.lower() != table.lower():
+                entry["copied_for"] = table  # linked to it by a foreign key
+            out.append(entry)
+        return out
+
+    return atomic(cur, work)
 
 
 def prepare_write(
@@ -66,7 +72,14 @@ def prepare_write(
         return []
     copied = _copied_list(raw_copied)
     names = {c["table"].lower() for c in copied}
-    plan = _plan(cur, schema_name.lower(), tree, strict=False, copied=names)
-    new = [copy_into(cur, schema_name.lower(), table) for table in plan.copy]
-    _record_copies(cur, schema_name.lower(), copied, new)
-    return [c["table"] for c in new]
+    schema = schema_name.lower()
+    plan = _plan(cur, schema, tree, strict=False, copied=names)
+    if not plan.copy:
+        return []
+
+    def work() -> list[dict[str, Any]]:  # copies and their record: all or nothing
+        new = [entry for table in plan.copy for entry in copy_into(cur, schema, table)]
+        _record_copies(cur, schema, copied, new)
+        return new
+
+    return [c["table"] for c in atomic(cur, work)]

@@ -15,10 +15,10 @@ transaction on a pooled cursor whose search_path is `branch_x,main` (restored af
 unqualified names resolve to the branch first. Before a statement writes to a table
 (INSERT / UPDATE / DELETE / MERGE / ALTER / TRUNCATE / CREATE INDEX / CREATE OR REPLACE on
 it) that is still a view in the branch, the view is replaced by a real copy of main's table
-(copy-on-write): main's DDL re-targeted to the branch (column types, defaults, PRIMARY KEY,
-UNIQUE, NOT NULL, CHECK kept), or, when main's table has FOREIGN KEYs (DuckDB cannot create
-them across schemas), `CREATE TABLE AS` plus its PRIMARY KEY only. The copy is a snapshot of
-main taken at the first write; tables never written keep showing main's live rows. New tables
+(copy-on-write) with all its constraints, together with the tables linked to it by FOREIGN
+KEYs (also when a new table REFERENCES one): see branch_copy, branch_fk, branch_seq. The copy
+is a snapshot of main taken at the first write; tables never written (and not linked to a
+written one) keep showing main's live rows. New tables
 created in the branch (unqualified CREATE TABLE) land in the branch schema, because DuckDB
 creates in the first schema of the search path. Written tables are recorded in
 `tables_copied`. Refused inside a branch: writes to any schema but the branch, DROP of a table
@@ -75,7 +75,6 @@ from proxy.agent import branch_approval, branch_events, branch_stats, branch_wir
 from proxy.agent.base import AgentError, Identity
 from proxy.agent.branch_args import _normalise_id, _tables_arg
 from proxy.agent.branch_copy import _branchable, _q
-from proxy.agent.branch_copy import _retarget as _retarget
 from proxy.agent.branch_merge import STRATEGIES, _merge_tables
 from proxy.agent.branch_result import _result
 from proxy.agent.branch_sql import SCHEMA_PREFIX, _check_text, _db_error, _plan, _vet
@@ -232,7 +231,9 @@ class Branches:
                 cur.execute(
                     f"CREATE VIEW {_q(schema)}.{_q(table)} AS SELECT * FROM main.{_q(table)}"
                 )
-            copied = [branch_wire.copy_into(cur, schema, known[t.lower()]) for t in wanted]
+            copied = [
+                c for t in wanted for c in branch_wire.copy_into(cur, schema, known[t.lower()])
+            ]
             cur.execute(
                 f"INSERT INTO {TABLE} (branch_id, org_id, agent_id, name, description, "
                 "schema_name, status, created_at, expires_at, base_tables, tables_copied, "
@@ -342,7 +343,7 @@ class Branches:
                 plan = _plan(cur, schema, tree, strict=True, copied=names)
                 for table in plan.copy:
                     try:
-                        new.append(branch_wire.copy_into(cur, schema, table))
+                        new.extend(branch_wire.copy_into(cur, schema, table))
                     except duckdb.Error as exc:
                         raise _db_error(exc) from None
             try:
