@@ -22,6 +22,7 @@ import pytest
 from proxy import server as server_mod
 from proxy.config import Config
 from proxy.server import Server
+from tests.conftest import start_server
 
 I32 = struct.Struct("!i")
 SSL_REQUEST = I32.pack(8) + I32.pack(80877103)
@@ -372,6 +373,34 @@ def test_flooding_client_is_throttled_not_buffered(server, witness: psycopg.Conn
     assert grown_kb < 64 * 1024, f"RSS grew {grown_kb} kB while the client did not read"
     raw.close()
     assert_alive(witness)
+
+
+def test_client_gone_mid_query_frees_its_backend(tmp_path: Path) -> None:
+    """A client that closes its socket while its statement runs: the statement is
+    interrupted and the connection slot freed at once, not when the query would end."""
+    srv = start_server(tmp_path, "--database", ":memory:", "--max-connections", "2")
+    try:
+        with psycopg.connect(srv.dsn, autocommit=True) as keeper:
+            raw = Raw(srv.port)
+            raw.login()
+            raw.sock.sendall(
+                typed(b"Q", b"SELECT count(*) FROM range(1000000000000) t(a) WHERE a % 7 = 3\0")
+            )
+            time.sleep(0.5)  # the statement is running on a worker thread now
+            raw.close()
+            deadline = time.monotonic() + 5
+            while True:  # the slot is free once the interrupted statement has unwound
+                try:
+                    with psycopg.connect(srv.dsn, autocommit=True) as second:
+                        assert second.execute("SELECT 1").fetchone() == (1,)
+                    break
+                except psycopg.OperationalError as exc:
+                    assert "too many clients" in str(exc)
+                    assert time.monotonic() < deadline, "the abandoned statement kept its slot"
+                    time.sleep(0.2)
+            assert keeper.execute("SELECT 2").fetchone() == (2,)
+    finally:
+        srv.stop()
 
 
 def test_many_bind_parameters_work(server) -> None:  # noqa: ANN001
