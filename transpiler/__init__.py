@@ -3,6 +3,7 @@
 Pure: no I/O, no DuckDB connection, no model. See `transpile` and `Statement`.
 """
 
+from transpiler.column_hints import ColumnHints
 from transpiler.core import cache_clear, transpile
 from transpiler.errors import TranspileError
 from transpiler.model import (
@@ -17,6 +18,7 @@ from transpiler.model import (
 from transpiler.params import explicit_param_casts, infer_param_types
 
 __all__ = [
+    "ColumnHints",
     "Marker",
     "ResetCommand",
     "SetCommand",

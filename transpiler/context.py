@@ -35,29 +35,25 @@ from transpiler.dialects import ContextScan, HatiEmbed
 from transpiler.errors import TranspileError
 from transpiler.literals import string_value
 from transpiler.pgvector import float_array, vector_literal_size
-from transpiler.treeutil import attached, take
+from transpiler.treeutil import take
 
 _CONTEXT = "HATIDATA_CONTEXT"
 _RAG = "HATIDATA_RAG_CONTEXT"
 KEY_COLUMN = "id"
 
 
-def rewrite(nodes: list[exp.Expr], dims: int) -> None:
-    """Rewrite the table functions among `nodes` (a snapshot of the tree) in place."""
-    for node in nodes:
-        if not isinstance(node, exp.Anonymous) or not attached(node):
-            continue
-        name = node.name.upper()
-        if name not in (_CONTEXT, _RAG):
-            continue
-        table = node.parent
-        if not isinstance(table, exp.Table):
-            raise _error(node, "0A000", f"{name.lower()}(...) can only be used in FROM")
-        scan = _context(node) if name == _CONTEXT else _rag(node, dims)
-        # The table and the call go away: their alias and arguments move, not copied.
-        alias = table.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name.lower()))
-        scan.set("alias", alias)
-        table.replace(scan)
+def rewrite_call(node: exp.Anonymous, dims: int) -> None:
+    """Rewrite one hatidata_context / hatidata_rag_context call in place (semantic.rewrite
+    calls this in its innermost-first pass, so its arguments are final)."""
+    name = node.name.upper()
+    table = node.parent
+    if not isinstance(table, exp.Table):
+        raise _error(node, "0A000", f"{name.lower()}(...) can only be used in FROM")
+    scan = _context(node) if name == _CONTEXT else _rag(node, dims)
+    # The table and the call go away: their alias and arguments move, not copied.
+    alias = table.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name.lower()))
+    scan.set("alias", alias)
+    table.replace(scan)
 
 
 def _error(node: exp.Expr, sqlstate: str, message: str) -> TranspileError:

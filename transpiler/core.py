@@ -20,6 +20,7 @@ from sqlglot.errors import ParseError, TokenError
 from transpiler import agent_calls, catalog_compat, colnames, external_access, rewrite
 from transpiler.agent_calls import AgentCall
 from transpiler.classify import classify
+from transpiler.column_hints import ColumnHints
 from transpiler.dialects import POSTGRES, SNOWFLAKE, parser
 from transpiler.errors import TranspileError
 from transpiler.markers import render
@@ -53,14 +54,20 @@ CACHE_SIZE = 4096
 
 
 def transpile(
-    sql: str, *, dialect: str = "postgres", vector_dims: int = 384
+    sql: str,
+    *,
+    dialect: str = "postgres",
+    vector_dims: int = 384,
+    hints: ColumnHints | None = None,
 ) -> tuple[Statement, ...]:
     """Transpile `sql` (one or more statements) to DuckDB statements.
 
     dialect: "postgres" (default; Snowflake-only syntax is detected per statement, see
-    transpiler.triggers) or "snowflake". Raises TranspileError.
+    transpiler.triggers) or "snowflake". hints: what the catalog says about columns
+    (vector columns, embedding columns; see column_hints), part of the cache key; None
+    decides by column names alone. Raises TranspileError.
     """
-    return _transpile_cached(sql, dialect.lower(), vector_dims)
+    return _transpile_cached(sql, dialect.lower(), vector_dims, hints)
 
 
 def cache_clear() -> None:
@@ -68,7 +75,9 @@ def cache_clear() -> None:
 
 
 @lru_cache(maxsize=CACHE_SIZE)
-def _transpile_cached(sql: str, dialect: str, vector_dims: int) -> tuple[Statement, ...]:
+def _transpile_cached(
+    sql: str, dialect: str, vector_dims: int, hints: ColumnHints | None
+) -> tuple[Statement, ...]:
     if dialect not in ("postgres", "snowflake"):
         raise TranspileError("22023", f"unknown SQL dialect {dialect!r}: use postgres or snowflake")
     reader = SNOWFLAKE if dialect == "snowflake" else POSTGRES
@@ -77,7 +86,9 @@ def _transpile_cached(sql: str, dialect: str, vector_dims: int) -> tuple[Stateme
         chunks = split(sql, reader)
     except TokenError as err:
         return _untokenizable(sql, err)
-    return tuple(_catalog_after(_statement(sql, chunk, reader, vector_dims)) for chunk in chunks)
+    return tuple(
+        _catalog_after(_statement(sql, chunk, reader, vector_dims, hints)) for chunk in chunks
+    )
 
 
 def _catalog_after(st: Statement) -> Statement:
@@ -108,12 +119,14 @@ _EXPLAIN = re.compile(
 )
 
 
-def _explain(chunk: Chunk, reader: Dialect, dims: int) -> Statement | None:
+def _explain(
+    chunk: Chunk, reader: Dialect, dims: int, hints: ColumnHints | None
+) -> Statement | None:
     """EXPLAIN [ANALYZE] <query>: transpile the query, keep the EXPLAIN prefix as written."""
     match = _EXPLAIN.match(chunk.text)
     if match is None:
         return None
-    inner = _transpile_cached(chunk.text[match.end() :], reader_name(reader), dims)
+    inner = _transpile_cached(chunk.text[match.end() :], reader_name(reader), dims, hints)
     if len(inner) != 1:
         return None
     st = inner[0]
@@ -129,10 +142,12 @@ def _explain(chunk: Chunk, reader: Dialect, dims: int) -> Statement | None:
     )
 
 
-def _statement(sql: str, chunk: Chunk, reader: Dialect, dims: int) -> Statement:
+def _statement(
+    sql: str, chunk: Chunk, reader: Dialect, dims: int, hints: ColumnHints | None
+) -> Statement:
     tokens = chunk.tokens
     if tokens[0].text.upper() == "EXPLAIN":
-        explained = _explain(chunk, reader, dims)
+        explained = _explain(chunk, reader, dims, hints)
         if explained is not None:
             return explained
     session = parse_session(tokens, chunk.text)
@@ -163,7 +178,7 @@ def _statement(sql: str, chunk: Chunk, reader: Dialect, dims: int) -> Statement:
     duckdb_params = None
     if triggers.agent:
         tree, calls, duckdb_params = agent_calls.extract(tree, chunk.start)
-    tree = rewrite.apply(tree, triggers, dims, chunk.start)
+    tree = rewrite.apply(tree, triggers, dims, chunk.start, hints)
     text, markers, bind_texts = render(tree)
     return Statement(
         sql=text,

@@ -14,7 +14,9 @@ def render(tree: exp.Expr) -> tuple[str, tuple[Marker, ...], tuple[str, ...]]:
     sql = gen.generate(tree, copy=False)
     if not gen.hati_embeds:
         return sql, (), ()
-    markers = tuple(_marker(node, gen) for node in gen.hati_embeds)
+    # A snapshot: rendering a column marker's value records the markers nested in it
+    # (e.g. in a subquery) again.
+    markers = tuple(_marker(node, gen) for node in tuple(gen.hati_embeds))
     texts = tuple(dict.fromkeys(m.value for m in markers if m.kind == "text"))
     return sql, markers, texts  # type: ignore[return-value]
 

@@ -9,24 +9,35 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from transpiler import context, pgcompat, pgvector, semantic, snowflake
+from transpiler import embedded_writes, pgcompat, pgvector, semantic, snowflake
+from transpiler.column_hints import ColumnHints
 from transpiler.treeutil import nodes as tree_nodes
 from transpiler.triggers import Triggers
 
 _HATI_NODES = (exp.Anonymous, exp.Select)
 
 
-def apply(tree: exp.Expr, triggers: Triggers, dims: int, offset: int) -> exp.Expr:
+def apply(
+    tree: exp.Expr,
+    triggers: Triggers,
+    dims: int,
+    offset: int,
+    hints: ColumnHints | None = None,
+) -> exp.Expr:
     """Rewrite `tree` in place (and return it). Error positions come from node meta,
-    which holds absolute offsets into the input; `offset` is kept for callers."""
+    which holds absolute offsets into the input; `offset` is kept for callers. `hints`:
+    catalog facts for the semantic rewrite and for writes to embedded text columns
+    (see column_hints, embedded_writes)."""
+    if hints is not None and isinstance(tree, (exp.Update, exp.Insert)):
+        embedded_writes.rewrite(tree, hints)
     if not (triggers.hati or triggers.vector or triggers.flatten or triggers.pg):
         return tree
     nodes = tree_nodes(tree)
     if triggers.hati:
-        # Both act only on calls and SELECTs: hand them just those, in the same order.
+        # The semantic and context rewrites act only on calls and SELECTs: hand them
+        # just those, in the same order.
         calls = [n for n in nodes if isinstance(n, _HATI_NODES)]
-        context.rewrite(calls, dims)
-        semantic.rewrite(calls, dims)
+        semantic.rewrite(calls, dims, hints)
         if triggers.vector or triggers.flatten or triggers.pg:
             nodes = tree_nodes(tree)
     if triggers.vector:

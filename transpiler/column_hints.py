@@ -1,0 +1,154 @@
+"""Catalog facts about columns, given to `transpile` by the server, and finding the table
+a column reference reads.
+
+A pure transpiler cannot see column types, so by default it tells a stored vector from
+text by the column's name (semantic.py). The server knows better and passes a
+`ColumnHints`: per table, each column's kind (VECTOR for FLOAT[n] / FLOAT[] arrays, TEXT,
+OTHER) and, for text columns set up with `hatiproxy_embed_column`, their embedding
+column. A hint is used only when the reference's table is known for sure (see
+`table_of`); otherwise the name rule applies, exactly as without hints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from sqlglot import exp
+
+VECTOR, TEXT, OTHER = "vector", "text", "other"
+
+
+class ColumnHints:
+    """Per table (lower-case name): {column: kind} and {text column: embedding column}.
+
+    Part of transpile's cache key: hashable, compared by content, hash computed once
+    (the server passes the same object until the catalog changes).
+    """
+
+    __slots__ = ("_columns", "_embedded", "_key", "_hash")
+
+    def __init__(
+        self,
+        columns: Mapping[str, Mapping[str, str]],
+        embedded: Mapping[str, Mapping[str, str]] | None = None,
+    ) -> None:
+        self._columns = {
+            t.lower(): {c.lower(): kind for c, kind in cols.items()} for t, cols in columns.items()
+        }
+        self._embedded = {
+            t.lower(): {c.lower(): vec for c, vec in cols.items()}
+            for t, cols in (embedded or {}).items()
+        }
+        self._key = (
+            tuple(sorted((t, tuple(sorted(c.items()))) for t, c in self._columns.items())),
+            tuple(sorted((t, tuple(sorted(c.items()))) for t, c in self._embedded.items())),
+        )
+        self._hash = hash(self._key)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, ColumnHints):
+            return NotImplemented
+        return self._hash == other._hash and self._key == other._key
+
+    def __repr__(self) -> str:
+        return f"ColumnHints({self._columns!r}, {self._embedded!r})"
+
+    def columns(self, table: str) -> Mapping[str, str] | None:
+        """{column: kind} of `table` (lower-case), None when it is not known."""
+        return self._columns.get(table)
+
+    def embedded_columns(self, table: str) -> Mapping[str, str]:
+        """{text column: embedding column} registered for `table` (lower-case)."""
+        return self._embedded.get(table) or {}
+
+    def embedding_column(self, table: str, column: str) -> str | None:
+        """The registered embedding column of text column `column` of `table`."""
+        found = self._embedded.get(table)
+        return found.get(column) if found else None
+
+
+_SCOPES = (exp.Select, exp.Update, exp.Delete)
+_ELSEWHERE = ""  # _unqualified: the column is not in this scope (an outer reference)
+
+
+def table_of(column: exp.Column, hints: ColumnHints) -> str | None:
+    """The table (lower-case name, known to `hints`) that `column` reads, or None when
+    that cannot be told for sure: the qualifier names an alias or table of an enclosing
+    FROM / JOIN / UPDATE / DELETE ... USING, or, unqualified, exactly one table of the
+    innermost scope that has such a column has it. Subqueries, CTEs, table functions and
+    tables the hints do not know make it None."""
+    qualifier = column.table.lower()
+    name = column.name.lower()
+    node = column.parent
+    while node is not None:
+        if isinstance(node, _SCOPES):
+            sources = _sources(node)
+            if qualifier:
+                for alias, table in sources:
+                    if alias == qualifier:
+                        return table
+            else:
+                found = _unqualified(sources, name, hints)
+                if found != _ELSEWHERE:
+                    return found
+        node = node.parent
+    return None
+
+
+def _unqualified(
+    sources: list[tuple[str, str | None]], name: str, hints: ColumnHints
+) -> str | None:
+    having = []
+    for _, table in sources:
+        cols = hints.columns(table) if table is not None else None
+        if cols is None:
+            return None  # a source whose columns are unknown might have it
+        if name in cols:
+            having.append(table)
+    if not having:
+        return _ELSEWHERE  # no FROM, or none of its tables has it: an outer reference
+    return having[0] if len(having) == 1 else None
+
+
+def _sources(scope: exp.Expr) -> list[tuple[str, str | None]]:
+    """(alias, table name or None) for each relation the scope reads, lower-case."""
+    items: list[exp.Expr] = []
+    if isinstance(scope, exp.Select):
+        from_ = scope.args.get("from_")
+        if from_ is not None:
+            items.append(from_.this)
+    else:
+        items.append(scope.this)
+        extra = scope.args.get("from_") if isinstance(scope, exp.Update) else None
+        if extra is not None:
+            items.append(extra.this)
+        items.extend(scope.args.get("using") or ())
+    items.extend(join.this for join in scope.args.get("joins") or ())
+    out = []
+    for item in items:
+        alias = item.alias_or_name.lower()
+        if isinstance(item, exp.Table) and isinstance(item.this, exp.Identifier):
+            table = item.name.lower()
+            out.append((alias, None if _is_cte(scope, table) else table))
+        else:
+            out.append((alias, None))
+    return out
+
+
+def _is_cte(scope: exp.Expr, name: str) -> bool:
+    """Whether a WITH around (or of) `scope` defines `name` (conservatively: any CTE of
+    that name counts, wherever it is visible)."""
+    node: exp.Expr | None = scope
+    while node is not None:
+        with_ = node.args.get("with_")
+        if isinstance(with_, exp.With) and any(
+            cte.alias_or_name.lower() == name for cte in with_.expressions
+        ):
+            return True
+        node = node.parent
+    return False
