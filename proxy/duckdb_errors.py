@@ -11,6 +11,7 @@ import re
 
 import duckdb
 
+from proxy.semantic_errors import semantic_type_error
 from proxy.wire.errors import PgError
 
 # (exception class name, message regex, SQLSTATE); first match wins.
@@ -114,6 +115,10 @@ def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
             sqlstate = "42000" if "ProgrammingError" in names else "XX000"
     if sqlstate == "57014":
         message = "canceling statement due to user request"
+    if sqlstate == "42883":  # in semantic SQL: in the user's terms
+        semantic = semantic_type_error(message, _position(lines, sql))
+        if semantic is not None:
+            return semantic
     return PgError(
         sqlstate,
         message,

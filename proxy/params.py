@@ -13,6 +13,7 @@ from typing import Any
 
 import duckdb
 
+from proxy import column_hints
 from proxy.wire.errors import PgError
 from proxy.wire.types import ParamDecodeError, oid_for_duckdb_type_name, param_decoder
 from transpiler import Statement
@@ -29,8 +30,10 @@ class ParamTypes:
         self._columns: dict[tuple[str | None, str], list[tuple[str, str]] | None] = {}
 
     def invalidate(self) -> None:
+        """The catalog changed (the runner calls this after DDL and embed_column)."""
         with self._lock:
             self._columns.clear()
+        column_hints.catalog_changed(self._engine)
 
     def _table_columns(
         self, cursor: Any, schema: str | None, table: str

@@ -12,7 +12,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from proxy import cursors, sql_policy
+from proxy import column_hints, cursors, sql_policy
 from proxy.agent.sql_bridge import check_guarded
 from proxy.results import row_description
 from proxy.runner import Portal, Runner
@@ -88,10 +88,13 @@ class Session:
 
     def _transpile(self, sql: str) -> tuple[Statement, ...]:
         check_guarded(sql)
+        # Catalog facts for semantic SQL and UPDATEs: cached until the catalog changes.
+        hints = column_hints.for_sql(self.runner.engine, sql)
         try:
-            statements = transpile(sql, dialect=self.dialect)
+            statements = transpile(sql, dialect=self.dialect, hints=hints)
         except TranspileError as exc:
             raise PgError(exc.sqlstate, exc.message, position=exc.position) from exc
+        column_hints.note(self.runner, statements)
         # Read-only keys, server files, allowed tables; `who` is set at login.
         sql_policy.check_all(statements, self.runner.who, self.settings.values.get("search_path"))
         return statements

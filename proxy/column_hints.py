@@ -1,0 +1,169 @@
+"""Column hints for the transpiler from DuckDB's catalog (see transpiler/column_hints.py).
+
+One `ColumnHints` per engine, built from `duckdb_columns()` (vector, text and other
+columns of every table and view of the database) and the `_hatidata_embedded_columns`
+registry, then kept until the catalog changes, so a statement costs no DuckDB round
+trip: `for_sql` is a substring test and a version check. Only statements that call a
+semantic function or UPDATE get hints; every other statement's cache key stays the same.
+
+The hints go stale when:
+- DDL or `hatiproxy_embed_column` has run: `catalog_changed` (called through
+  ParamTypes.invalidate, which the runner calls right after those);
+- a transaction that ran DDL ends (other sessions may have rebuilt the hints before
+  its commit): `note` invalidates at that session's next statement after it.
+The rebuild runs on the thread that asks (the event loop, inside Session._transpile):
+about 2 ms, once per catalog change, and only when such a statement follows. Catalog
+changes made outside wire sessions (agent tools) are picked up at the next change.
+For tables the hints do not know, the transpiler's name rule applies, as without.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import weakref
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from proxy.embed_columns import REGISTRY, is_embed_column_call
+from transpiler import ColumnHints, Statement
+from transpiler.column_hints import OTHER, TEXT, VECTOR
+
+log = logging.getLogger("hatiproxy.column_hints")
+
+_VECTOR_TYPE = re.compile(r"^(?:FLOAT|DOUBLE)\[\d*\]$")
+_COLUMNS_SQL = (
+    "SELECT schema_name, table_name, column_name, data_type FROM duckdb_columns() "
+    "WHERE NOT internal AND database_name NOT IN ('system', 'temp') "
+    "AND schema_name NOT IN ('pg_catalog', 'information_schema')"
+)
+
+
+class HintsCache:
+    """The engine's current ColumnHints, rebuilt on first use after a catalog change."""
+
+    def __init__(self, engine: Any) -> None:
+        self._engine = engine
+        self._lock = threading.Lock()
+        self._version = 0
+        self._built = -1
+        self._hints: ColumnHints | None = None
+        self._cursor: Any = None
+        # id() of sessions' runners that ran DDL: their transaction's end is a change too.
+        # (An id reused after a session ends costs at most one needless rebuild.)
+        self._recheck: set[int] = set()
+
+    def invalidate(self) -> None:
+        self._version += 1
+
+    def current(self) -> ColumnHints | None:
+        if self._built == self._version:
+            return self._hints
+        with self._lock:
+            version = self._version
+            if self._built != version:
+                hints = self._build()
+                # The same object while nothing changed: transpile's cache keys stay valid.
+                if hints != self._hints:
+                    self._hints = hints
+                self._built = version
+            return self._hints
+
+    def note(self, runner: Any, statements: Sequence[Statement]) -> None:
+        """Called with each batch of transpiled statements of a session (`runner`)."""
+        if self._recheck and id(runner) in self._recheck and runner.txn_status == "I":
+            # Its DDL ran and its transaction has ended since: rebuild after its commit.
+            self._recheck.discard(id(runner))
+            self.invalidate()
+        if runner.txn_status == "I" and len(statements) == 1:
+            return  # autocommit: ParamTypes.invalidate follows the change itself
+        for st in statements:
+            if st.kind == "ddl" or (st.kind == "select" and _embeds_column(st.sql)):
+                self._recheck.add(id(runner))
+
+    def _build(self) -> ColumnHints | None:
+        try:
+            if self._cursor is None:
+                self._cursor = self._engine.cursor()
+            rows = self._cursor.execute(_COLUMNS_SQL).fetchall()
+            registered: list[tuple[str, str, str]] = []
+            if any(r[1] == REGISTRY for r in rows):
+                registered = self._cursor.execute(
+                    f"SELECT table_name, column_name, vector_column FROM {REGISTRY}"
+                ).fetchall()
+        except Exception as exc:  # hints are an optimisation: without them, the name rule
+            log.warning("column hints unavailable: %s", exc)
+            return None
+        return build(rows, registered)
+
+
+def build(
+    rows: Iterable[tuple[str, str, str, str]], registered: Iterable[tuple[str, str, str]]
+) -> ColumnHints:
+    """ColumnHints from (schema, table, column, data type) rows and the registry's
+    (table, text column, embedding column) rows. A table name found in several schemas
+    keeps only what all of them agree on (a query may mean any of them)."""
+    kinds: dict[str, dict[str, set[str]]] = {}
+    copies: dict[str, dict[str, set[str]]] = {}  # table -> schema -> its columns
+    for schema, table, column, dtype in rows:
+        t, c = table.lower(), column.lower()
+        kind = VECTOR if _VECTOR_TYPE.match(dtype) else TEXT if dtype == "VARCHAR" else OTHER
+        kinds.setdefault(t, {}).setdefault(c, set()).add(kind)
+        copies.setdefault(t, {}).setdefault(schema, set()).add(c)
+    columns = {
+        t: {c: next(iter(k)) for c, k in cols.items() if len(k) == 1} for t, cols in kinds.items()
+    }
+    embedded: dict[str, dict[str, str]] = {}
+    for table, column, vector in registered:
+        t, c, v = table.lower(), column.lower(), vector.lower()
+        cols = columns.get(t, {})
+        in_every_copy = all(v in have for have in copies.get(t, {}).values())
+        if cols.get(c) == TEXT and cols.get(v) == VECTOR and in_every_copy:
+            embedded.setdefault(t, {})[c] = v
+    return ColumnHints(columns, embedded)
+
+
+def _embeds_column(sql: str) -> bool:
+    # The substring tests first: is_embed_column_call's regex costs ~0.3 us a SELECT.
+    return ("EMBED_COLUMN" in sql or "embed_column" in sql) and is_embed_column_call(sql)
+
+
+_CACHES: weakref.WeakKeyDictionary[Any, HintsCache] = weakref.WeakKeyDictionary()
+_last: tuple[weakref.ref[Any], HintsCache] | None = None  # a server has one engine
+
+
+def cache_of(engine: Any) -> HintsCache:
+    global _last
+    last = _last
+    if last is not None and last[0]() is engine:
+        return last[1]
+    cache = _CACHES.get(engine)
+    if cache is None:
+        cache = _CACHES[engine] = HintsCache(engine)
+    _last = (weakref.ref(engine), cache)
+    return cache
+
+
+def for_sql(engine: Any, sql: str) -> ColumnHints | None:
+    """The hints to transpile `sql` with: None unless it calls a semantic function or
+    may write an embedded text column."""
+    # Words of the statements whose SQL can depend on hints: semantic calls, and UPDATE
+    # (SET of an embedded text column clears its vector: transpiler/embedded_writes.py).
+    # Substring tests on the lower-cased text: ~0.2 us a statement (a regex takes ~10x).
+    low = sql.lower()
+    if not (
+        "update" in low or "semantic_" in low or "vector_match" in low or "__hati_embed__" in low
+    ):
+        return None
+    return cache_of(engine).current()
+
+
+def note(runner: Any, statements: Sequence[Statement]) -> None:
+    """A session (`runner`) transpiled `statements`; see HintsCache.note."""
+    cache_of(runner.engine).note(runner, statements)
+
+
+def catalog_changed(engine: Any) -> None:
+    """DDL or hatiproxy_embed_column ran: rebuild the hints before their next use."""
+    cache_of(engine).invalidate()

@@ -1,0 +1,148 @@
+"""proxy/column_hints.py (catalog -> ColumnHints, cached until the catalog changes) and
+proxy/semantic_errors.py (DuckDB type errors of semantic SQL in the user's terms)."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from proxy import column_hints
+from proxy.duckdb_errors import map_duckdb_error
+from proxy.embed_columns import REGISTRY
+from proxy.wire.errors import PgError
+from transpiler import ColumnHints, Statement, transpile
+
+
+class FakeEngine:
+    """What HintsCache uses of proxy.engine.Engine: cursor()."""
+
+    def __init__(self) -> None:
+        self.db = duckdb.connect()
+        self.cursors = 0
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        self.cursors += 1
+        return self.db.cursor()
+
+
+def test_build_kinds_registry_and_schema_agreement() -> None:
+    rows = [
+        ("main", "docs", "id", "INTEGER"),
+        ("main", "docs", "Content", "VARCHAR"),
+        ("main", "docs", "content_embedding", "FLOAT[384]"),
+        ("main", "items", "features", "FLOAT[]"),
+        ("main", "items", "d", "DOUBLE[3]"),
+        ("main", "items", "meta", "JSON"),
+        # the same table name in another schema: only what both agree on is kept
+        ("branch", "items", "features", "VARCHAR"),
+        ("branch", "items", "d", "DOUBLE[3]"),
+        ("branch", "items", "meta", "JSON"),
+        ("main", "notes", "body", "VARCHAR"),
+        ("branch", "notes", "body", "VARCHAR"),
+        ("main", "notes", "body_embedding", "FLOAT[384]"),
+    ]
+    registered = [
+        ("docs", "content", "content_embedding"),
+        ("notes", "body", "body_embedding"),  # branch.notes lacks the vector column
+        ("gone", "x", "x_embedding"),  # dropped table
+    ]
+    hints = column_hints.build(rows, registered)
+    assert hints.columns("docs") == {
+        "id": "other",
+        "content": "text",
+        "content_embedding": "vector",
+    }
+    assert hints.columns("items") == {"d": "vector", "meta": "other"}
+    assert hints.embedding_column("docs", "content") == "content_embedding"
+    assert hints.embedding_column("notes", "body") is None
+    assert hints.columns("gone") is None
+
+
+def test_cache_builds_once_and_rebuilds_after_a_catalog_change() -> None:
+    engine = FakeEngine()
+    engine.db.execute("CREATE TABLE items (id INT, features FLOAT[3], content VARCHAR)")
+    sql = "SELECT id FROM items ORDER BY semantic_rank(features, 'q') DESC LIMIT 1"
+    assert column_hints.for_sql(engine, "SELECT 1") is None  # no semantic call: no hints
+    first = column_hints.for_sql(engine, sql)
+    assert first is not None and first.columns("items")["features"] == "vector"
+    assert column_hints.for_sql(engine, sql) is first
+    column_hints.catalog_changed(engine)  # nothing really changed: the same object
+    assert column_hints.for_sql(engine, sql) is first
+    engine.db.execute(
+        f"CREATE TABLE {REGISTRY} (table_name VARCHAR, column_name VARCHAR, vector_column VARCHAR)"
+    )
+    engine.db.execute("ALTER TABLE items ADD COLUMN content_embedding FLOAT[3]")
+    engine.db.execute(f"INSERT INTO {REGISTRY} VALUES ('items', 'content', 'content_embedding')")
+    assert column_hints.for_sql(engine, sql) is first  # not told yet: no round trip
+    column_hints.catalog_changed(engine)
+    second = column_hints.for_sql(engine, sql)
+    assert second is not first
+    assert second.embedding_column("items", "content") == "content_embedding"
+    assert engine.cursors == 1
+
+
+class FakeRunner:
+    """What HintsCache.note uses of proxy.runner.Runner."""
+
+    def __init__(self, engine: FakeEngine) -> None:
+        self.engine = engine
+        self.txn_status = "T"
+
+
+def test_ddl_in_a_transaction_rechecks_after_it_ends() -> None:
+    engine = FakeEngine()
+    runner = FakeRunner(engine)
+    cache = column_hints.cache_of(engine)
+    ddl = Statement(sql="CREATE TABLE t (v FLOAT[3])", kind="ddl", tag="CREATE TABLE")
+    select = Statement(sql="SELECT 1", kind="select", tag="SELECT")
+    hints = cache.current()
+    column_hints.note(runner, [ddl])
+    column_hints.note(runner, [select])  # still inside the transaction
+    assert cache.current() is hints
+    engine.db.execute("CREATE TABLE t (v FLOAT[3])")  # "committed" now
+    runner.txn_status = "I"
+    column_hints.note(runner, [select])
+    assert cache.current().columns("t") == {"v": "vector"}
+
+
+def run_error(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> PgError:
+    with pytest.raises(duckdb.Error) as info:
+        con.execute(sql, params)
+    return map_duckdb_error(info.value, sql)
+
+
+def test_type_errors_of_semantic_sql_name_semantic_rank() -> None:
+    con = duckdb.connect()
+    con.create_function("__HATI_EMBED__", lambda s: [1.0, 0.0], ["VARCHAR"], "FLOAT[2]")
+    con.execute("CREATE TABLE t (embedding FLOAT[2], features FLOAT[2], title VARCHAR, n INT)")
+    (unknown,) = transpile("SELECT semantic_rank(embedding, nullif(title, '')) FROM t")
+    err = run_error(con, unknown.sql)
+    assert err.sqlstate == "42804"
+    assert "semantic_rank" in err.message and "text or a FLOAT[] vector" in err.message
+    assert "CAST(... AS TEXT)" in err.hint and "FLOAT[2]" in err.hint
+    (vector_as_text,) = transpile("SELECT semantic_rank(features, 'q') FROM t", vector_dims=2)
+    err = run_error(con, vector_as_text.bind_sql(1), [[1.0, 0.0]])
+    assert err.sqlstate == "42804" and "vector column was taken for text" in err.message
+    err = run_error(con, "SELECT __HATI_EMBED__(n) FROM t")
+    assert err.sqlstate == "42804" and "cannot embed a INTEGER" in err.message
+    err = run_error(con, "SELECT array_cosine_similarity(features, [1, 2]) FROM t")
+    assert err.sqlstate == "42804" and "must both be FLOAT[n] of one size" in err.message
+    other = run_error(con, "SELECT no_such_function(1)")
+    assert other.sqlstate == "42883"
+
+
+def test_hints_object_is_what_transpile_takes() -> None:
+    assert isinstance(column_hints.build([], []), ColumnHints)
+
+
+def test_only_statements_that_can_use_hints_get_them() -> None:
+    engine = FakeEngine()
+    assert column_hints.for_sql(engine, "SELECT * FROM docs WHERE id = 1") is None
+    assert column_hints.for_sql(engine, "INSERT INTO docs VALUES (1)") is None
+    for sql in (
+        "UPDATE docs SET content = 'x'",
+        "INSERT INTO d VALUES (1) ON CONFLICT (id) DO UPDATE SET c = 1",
+        "SELECT Semantic_Rank(content, 'q') FROM docs",
+        "SELECT 1 FROM a JOIN_VECTOR b ON VECTOR_MATCH(b.e, a.s)",
+    ):
+        assert isinstance(column_hints.for_sql(engine, sql), ColumnHints), sql
