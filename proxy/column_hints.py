@@ -11,9 +11,11 @@ The hints go stale when:
   ParamTypes.invalidate, which the runner calls right after those);
 - a transaction that ran DDL ends (other sessions may have rebuilt the hints before
   its commit): `note` invalidates at that session's next statement after it.
-The rebuild runs on the thread that asks (the event loop, inside Session._transpile):
-about 2 ms, once per catalog change, and only when such a statement follows. Catalog
-changes made outside wire sessions (agent tools) are picked up at the next change.
+The rebuild (a catalog query, ~2 ms) runs on a worker thread: the session awaits `ready`
+before it transpiles, and `for_session` then only reads the built hints, so the event
+loop never waits on DuckDB. It happens once per catalog change, and only when such a
+statement follows. Catalog changes made outside wire sessions (agent tools) are picked
+up at the next change.
 For tables the hints do not know, the transpiler's name rule applies, as without.
 """
 
@@ -56,6 +58,14 @@ class HintsCache:
 
     def invalidate(self) -> None:
         self._version += 1
+
+    @property
+    def fresh(self) -> bool:
+        return self._built == self._version
+
+    def built(self) -> ColumnHints | None:
+        """The hints if they are up to date, else None (the name rule); never builds."""
+        return self._hints if self._built == self._version else None
 
     def current(self) -> ColumnHints | None:
         if self._built == self._version:
@@ -145,18 +155,31 @@ def cache_of(engine: Any) -> HintsCache:
     return cache
 
 
-def for_sql(engine: Any, sql: str) -> ColumnHints | None:
-    """The hints to transpile `sql` with: None unless it calls a semantic function or
-    may write an embedded text column."""
-    # Words of the statements whose SQL can depend on hints: semantic calls, and UPDATE
-    # (SET of an embedded text column clears its vector: transpiler/embedded_writes.py).
+def wanted(sql: str) -> bool:
+    """Can transpiling `sql` depend on hints? Semantic calls, and UPDATE (SET of an
+    embedded text column clears its vector: transpiler/embedded_writes.py)."""
     # Substring tests on the lower-cased text: ~0.2 us a statement (a regex takes ~10x).
     low = sql.lower()
-    if not (
-        "update" in low or "semantic_" in low or "vector_match" in low or "__hati_embed__" in low
-    ):
-        return None
-    return cache_of(engine).current()
+    return "update" in low or "semantic_" in low or "vector_match" in low or "__hati_embed__" in low
+
+
+def for_sql(engine: Any, sql: str) -> ColumnHints | None:
+    """The hints to transpile `sql` with (None unless `wanted`), built here if stale.
+    Blocks on DuckDB when stale: not for the event loop (see ready / for_session)."""
+    return cache_of(engine).current() if wanted(sql) else None
+
+
+async def ready(engine: Any, sql: str) -> None:
+    """Before a session transpiles `sql`: rebuild stale hints on a worker thread."""
+    if wanted(sql):
+        cache = cache_of(engine)
+        if not cache.fresh:
+            await engine.run(cache.current)
+
+
+def for_session(engine: Any, sql: str) -> ColumnHints | None:
+    """The hints for `sql` on the event loop, after `ready`: never touches DuckDB."""
+    return cache_of(engine).built() if wanted(sql) else None
 
 
 def note(runner: Any, statements: Sequence[Statement]) -> None:

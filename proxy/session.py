@@ -89,7 +89,7 @@ class Session:
     def _transpile(self, sql: str) -> tuple[Statement, ...]:
         check_guarded(sql)
         # Catalog facts for semantic SQL and UPDATEs: cached until the catalog changes.
-        hints = column_hints.for_sql(self.runner.engine, sql)
+        hints = column_hints.for_session(self.runner.engine, sql)  # built by column_hints.ready
         try:
             statements = transpile(sql, dialect=self.dialect, hints=hints)
         except TranspileError as exc:
@@ -183,6 +183,7 @@ class Session:
 
     async def _simple_query(self, sql: str) -> None:
         try:
+            await column_hints.ready(self.runner.engine, sql)
             statements = self._transpile(sql)
             if not statements:
                 self.out(m.empty_query_response())
@@ -216,6 +217,7 @@ class Session:
     async def _parse(self, msg: m.Parse) -> None:
         if msg.name and msg.name in self.prepared:
             raise PgError("42P05", f'prepared statement "{msg.name}" already exists')
+        await column_hints.ready(self.runner.engine, msg.sql)
         statements = self._transpile(msg.sql)
         if len(statements) > 1:
             raise PgError("42601", "cannot insert multiple commands into a prepared statement")

@@ -3,6 +3,10 @@ proxy/semantic_errors.py (DuckDB type errors of semantic SQL in the user's terms
 
 from __future__ import annotations
 
+import asyncio
+import threading
+from collections.abc import Callable
+
 import duckdb
 import pytest
 
@@ -14,15 +18,23 @@ from transpiler import ColumnHints, Statement, transpile
 
 
 class FakeEngine:
-    """What HintsCache uses of proxy.engine.Engine: cursor()."""
+    """What HintsCache uses of proxy.engine.Engine: cursor() and run()."""
 
     def __init__(self) -> None:
         self.db = duckdb.connect()
         self.cursors = 0
+        self.worker_threads: set[int] = set()
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         self.cursors += 1
         return self.db.cursor()
+
+    async def run(self, fn: Callable[[], object]) -> object:
+        def on_worker() -> object:
+            self.worker_threads.add(threading.get_ident())
+            return fn()
+
+        return await asyncio.to_thread(on_worker)
 
 
 def test_build_kinds_registry_and_schema_agreement() -> None:
@@ -79,6 +91,26 @@ def test_cache_builds_once_and_rebuilds_after_a_catalog_change() -> None:
     assert second is not first
     assert second.embedding_column("items", "content") == "content_embedding"
     assert engine.cursors == 1
+
+
+def test_sessions_rebuild_on_a_worker_thread_never_on_the_loop() -> None:
+    engine = FakeEngine()
+    engine.db.execute("CREATE TABLE items (id INT, features FLOAT[3])")
+    sql = "SELECT id FROM items ORDER BY semantic_rank(features, 'q') DESC LIMIT 1"
+    assert column_hints.for_session(engine, sql) is None  # stale: the name rule, no query
+    assert engine.cursors == 0
+
+    async def session_statement() -> object:
+        await column_hints.ready(engine, "SELECT 1")  # wants no hints: nothing to do
+        assert not engine.worker_threads
+        await column_hints.ready(engine, sql)
+        return column_hints.for_session(engine, sql)
+
+    hints = asyncio.run(session_statement())
+    assert engine.worker_threads and threading.get_ident() not in engine.worker_threads
+    assert hints is not None and hints.columns("items")["features"] == "vector"
+    column_hints.catalog_changed(engine)
+    assert column_hints.for_session(engine, sql) is None  # stale again until ready
 
 
 class FakeRunner:
