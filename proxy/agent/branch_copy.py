@@ -95,8 +95,11 @@ def _in_transaction(cur: duckdb.DuckDBPyConnection) -> bool:
 def atomic(cur: duckdb.DuckDBPyConnection, fn: Callable[[], T]) -> T:
     """fn() inside the cursor's transaction, or in one of its own (a wire session in
     autocommit mode): a copy never ends half-made, with the branch's view already gone."""
-    if _in_transaction(cur):
-        return fn()
+    return fn() if _in_transaction(cur) else transaction(cur, fn)
+
+
+def transaction(cur: duckdb.DuckDBPyConnection, fn: Callable[[], T]) -> T:
+    """fn() in a transaction of its own on `cur` (which must not be in one)."""
     cur.begin()
     try:
         out = fn()

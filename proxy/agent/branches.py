@@ -64,8 +64,7 @@ import json
 import logging
 import time
 import uuid
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 from sqlglot import exp
@@ -74,7 +73,7 @@ from proxy import sql_policy
 from proxy.agent import branch_approval, branch_events, branch_stats, branch_wire
 from proxy.agent.base import AgentError, Identity
 from proxy.agent.branch_args import _normalise_id, _tables_arg
-from proxy.agent.branch_copy import _branchable, _q
+from proxy.agent.branch_copy import _branchable, _q, transaction
 from proxy.agent.branch_merge import STRATEGIES, _merge_tables
 from proxy.agent.branch_result import _result
 from proxy.agent.branch_sql import SCHEMA_PREFIX, _check_text, _db_error, _plan, _vet
@@ -86,7 +85,6 @@ if TYPE_CHECKING:
     from proxy.agent.layer import AgentLayer
 
 log = logging.getLogger("hatiproxy.agent.branches")
-T = TypeVar("T")
 
 STATUSES = ("active", "merged", "discarded", "expired")
 MAX_TTL_SECONDS = 365 * 24 * 3600
@@ -179,17 +177,6 @@ class Branches:
             [status, _now(), branch_id],
         )
 
-    @staticmethod
-    def _in_txn(cur: duckdb.DuckDBPyConnection, fn: Callable[[], T]) -> T:
-        cur.begin()
-        try:
-            out = fn()
-        except BaseException:
-            cur.rollback()
-            raise
-        cur.commit()
-        return out
-
     # -- operations --
 
     async def create(
@@ -280,7 +267,7 @@ class Branches:
             before = cur.execute("SELECT current_setting('search_path')").fetchone()[0]
             cur.execute(f"SET search_path = '{schema},main'")  # schema: branch_<hex> only
             try:
-                return self._in_txn(cur, lambda: self._run_counted(cur, branch, prepared, started))
+                return transaction(cur, lambda: self._run_counted(cur, branch, prepared, started))
             finally:  # the cursor goes back to the pool: leave it as we found it
                 if before:
                     cur.execute("SET search_path = '{}'".format(before.replace("'", "''")))
@@ -390,7 +377,7 @@ class Branches:
                     "tables": report,
                 }
 
-            return self._in_txn(cur, inner)
+            return transaction(cur, inner)
 
         async with self._lock(bid):
             branch = await self.layer.db.run(lambda cur: self._active(cur, who, bid))
@@ -411,7 +398,7 @@ class Branches:
                 audit(cur, bid, "discarded", _actor(who))
                 return {"branch_id": bid, "status": "discarded", "discarded_at": _now()}
 
-            return self._in_txn(cur, inner)
+            return transaction(cur, inner)
 
         async with self._lock(bid):
             out = await self.layer.db.run(work)
@@ -452,7 +439,7 @@ class Branches:
             out = []
             for bid, name, schema, expires_at in cur.execute(sql, args).fetchall():
                 try:  # one branch per transaction: a failure leaves the others expired
-                    self._in_txn(cur, lambda b=bid, s=schema: self._expire_one(cur, b, s))
+                    transaction(cur, lambda b=bid, s=schema: self._expire_one(cur, b, s))
                 except duckdb.Error:
                     log.exception("expiring branch %s failed", bid)
                     continue
