@@ -114,7 +114,6 @@ SETTINGS: tuple[Setting, ...] = (
         int,
     ),
     Setting("model_dir", "", "Model cache directory; empty = <data_dir>/models."),
-    Setting("model_base_url", "", "Mirror to download models from (model pull)."),
     Setting("org_id", "local", "Organisation id of connections that carry no API key."),
     Setting("memory_enabled", True, "Enable the agent memory subsystem.", _bool),
     Setting("memory_max_results", 100, "Largest top_k a memory search may return.", int),
@@ -180,7 +179,6 @@ EMBEDDING_ENV = (
     "embedding_batch_size",
     "embedding_flush_interval_ms",
     "model_dir",
-    "model_base_url",
 )
 
 
@@ -208,7 +206,6 @@ class Config:
     embedding_batch_size: int = 32
     embedding_flush_interval_ms: int = 1000
     model_dir: str = ""
-    model_base_url: str = ""
     org_id: str = "local"
     memory_enabled: bool = True
     memory_max_results: int = 100

@@ -19,6 +19,7 @@ def add_model_commands(subparsers: argparse._SubParsersAction) -> argparse.Argum
     """Add the `model` command (with its sub-commands) to an existing subparsers object."""
     model = subparsers.add_parser("model", help="manage embedding models")
     _add_arguments(model)
+    model.set_defaults(func=run)  # `hatiproxy model ...` dispatches on args.func
     return model
 
 

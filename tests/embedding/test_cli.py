@@ -17,8 +17,9 @@ def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
     full_env = {**os.environ, **(env or {})}
     for var in ("HATIDATA_EMBEDDING_MODEL", "HATIDATA_MODEL_BASE_URL"):
         full_env.pop(var, None)
+    # Through the installed `hatiproxy` console script, as users run it.
     return subprocess.run(
-        [sys.executable, "-m", "proxy.embedding.cli", *args],
+        [str(Path(sys.executable).with_name("hatiproxy")), "model", *args],
         cwd=ROOT,
         env=full_env,
         capture_output=True,
@@ -27,7 +28,7 @@ def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
     )
 
 
-def test_module_cli_install_default_list_verify(tmp_path, minilm_package_dir):
+def test_hatiproxy_model_install_default_list_verify(tmp_path, minilm_package_dir):
     env = {"HATIDATA_MODEL_DIR": str(tmp_path / "models")}
     out = cli("list", env=env)
     assert out.returncode == 0
@@ -42,7 +43,7 @@ def test_module_cli_install_default_list_verify(tmp_path, minilm_package_dir):
     assert ok.returncode == 0 and ok.stdout.startswith("ok ")
 
 
-def test_module_cli_errors_are_actionable(tmp_path):
+def test_hatiproxy_model_errors_are_actionable(tmp_path):
     env = {
         "HATIDATA_MODEL_DIR": str(tmp_path / "models"),
         "HATIDATA_MODEL_BASE_URL": "http://127.0.0.1:9",
