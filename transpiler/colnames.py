@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from transpiler.pgcompat import LOGIN_USER_WORDS
+
 UNKNOWN = "?column?"
 
 # Postgres' names of types in a cast that has nothing better to name it by.
@@ -71,7 +73,10 @@ def _is_expansion(node: exp.Expr, expansion_words: bool = True) -> bool:
 def figure(node: exp.Expr) -> str | None:
     """The Postgres column name of an expression; None where DuckDB's name is the same."""
     if isinstance(node, exp.Column):
-        return None
+        # CURRENT_ROLE / USER: keywords sqlglot reads as columns (pgcompat rewrites them).
+        name = node.name.lower()
+        keyword = not node.table and not node.this.quoted and name in LOGIN_USER_WORDS
+        return name if keyword else None
     if isinstance(node, exp.Paren):
         return figure(node.this) or UNKNOWN
     if isinstance(node, (exp.Cast, exp.TryCast)):

@@ -62,6 +62,8 @@ MISSING_PG_FUNCTIONS = frozenset(
     }
 )
 _KEEP_CATALOGS = {"system", "temp"}
+# Bare words that mean the login user in Postgres (sqlglot parses them as columns).
+LOGIN_USER_WORDS = frozenset({"current_role", "user"})
 _DROP_COLLATIONS = {"default", "c", "posix", "ucs_basic"}
 
 
@@ -84,6 +86,8 @@ def rewrite(nodes: list[exp.Expr]) -> None:
             _dot(node)
         elif isinstance(node, exp.Collate):  # a Func subclass in sqlglot: test it first
             _collate(node)
+        elif isinstance(node, (exp.CurrentUser, exp.SessionUser)):
+            node.replace(_login_user())
         elif isinstance(node, exp.Func):
             _function(node)
         elif isinstance(node, exp.Operator):
@@ -157,10 +161,23 @@ def _table(node: exp.Table) -> None:
 
 
 def _column(node: exp.Column) -> None:
+    if not node.table and node.name.lower() in LOGIN_USER_WORDS and not node.this.quoted:
+        node.replace(_login_user())  # CURRENT_ROLE / USER: keywords sqlglot reads as columns
+        return
     catalog = node.args.get("catalog")
     if catalog is not None and catalog.name.lower() not in _KEEP_CATALOGS:
         node.set("catalog", None)
     _schema_part(node.args.get("db"))
+
+
+def _login_user() -> exp.Expr:
+    """current_user / session_user / current_role: the user the client logged in as.
+    DuckDB's own CURRENT_USER is always 'duckdb'; the proxy mirrors the login name into
+    the session variable pg:session_authorization (see proxy/runner._setting_variables)."""
+    var = exp.Anonymous(
+        this="getvariable", expressions=[exp.Literal.string("pg:session_authorization")]
+    )
+    return exp.Coalesce(this=var, expressions=[exp.CurrentUser()])
 
 
 def _dot(node: exp.Dot) -> None:

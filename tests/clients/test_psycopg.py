@@ -254,3 +254,18 @@ def test_savepoints_around_reads_and_release(server, table_name) -> None:
         conn.rollback()
         conn.execute(f"DROP TABLE {table_name}")
         conn.commit()
+
+
+def test_login_user_functions_name_the_connected_user(server) -> None:
+    """current_user & co. return the login name (DuckDB's own say 'duckdb'), under the
+    column names Postgres gives them, in simple and extended protocol alike."""
+    dsn = server.dsn.replace("user=tester", "user=alice")
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        sql = "SELECT current_user, session_user, current_role, user"
+        for prepare in (False, True):
+            cur = conn.execute(sql, prepare=prepare)
+            assert [d.name for d in cur.description] == [
+                "current_user", "session_user", "current_role", "user"
+            ]  # fmt: skip
+            assert cur.fetchall() == [("alice",) * 4]
+        assert conn.execute("SELECT 1 WHERE current_user = %s", ["alice"]).fetchone() == (1,)

@@ -72,7 +72,8 @@ def sides(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sides]:
         opts = {"autocommit": True, "options": "-c TimeZone=UTC"}
         with (
             psycopg.connect(pg.dsn, **opts) as pg_conn,  # type: ignore[arg-type]
-            psycopg.connect(srv.dsn, **opts) as hati_conn,  # type: ignore[arg-type]
+            # The same login name on both sides: current_user & co. compare equal.
+            psycopg.connect(srv.dsn.replace("user=tester", "user=postgres"), **opts) as hati_conn,  # type: ignore[arg-type]
         ):
             yield Sides(pg_conn, hati_conn)
     finally:
