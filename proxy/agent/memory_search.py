@@ -17,18 +17,21 @@ scored without the semantic term, and the remaining weights are rescaled to sum 
 same total, so it competes fairly; its `score_kind` is 'keyword' (else 'hybrid') and
 its `similarity_score` is the keyword score (the brief's "heuristic relevance").
 
-Candidates: with a query vector, the exact nearest neighbours from the agent's in-RAM
-index (`memory_index`), oversampled (5 x top_k, at least 50), among the memories that
-pass the filters: the index holds the filter columns (live / not expired, memory_type,
+Candidates: with a query vector, the nearest neighbours from the agent's in-RAM index
+(`memory_index`: exact up to 20k vectors, above that a sign-code shortlist ranked by
+exact cosine), oversampled (5 x top_k, at least 50), among the memories that pass the
+filters: the index holds the filter columns (live / not expired, memory_type,
 session_id, importance) beside each vector, so this needs no table scan; a metadata
 filter is evaluated in SQL first (the index does not hold metadata). The candidates are
-read by primary key and the filters checked again in SQL; if that leaves too few, the
-sample grows tenfold until the whole agent is covered. Memories without a vector are
-found by keyword (SQL `contains` on the lower-cased content); with a query vector that
-scan runs only when the agent has such memories (the index tracks them). Without a
-model every candidate comes from the keyword search. Then all candidates are scored,
-and the best `top_k` returned. Retired (superseded) memories are hidden unless
-`include_superseded`; expired ones always are.
+read by primary key in one `IN (...)` query and the filters checked again on the rows
+in Python (`Filters.accepts`: the index may lag a supersede by a moment); if that
+leaves too few, the sample grows tenfold until the whole agent is covered. Memories
+without a vector are found by keyword (SQL `contains` on the lower-cased content); with
+a query vector that scan runs only when the agent has such memories (the index tracks
+them). Without a model every candidate comes from the keyword search. Then all
+candidates are scored from the raw rows, and only the best `top_k` become result dicts.
+Retired (superseded) memories are hidden unless `include_superseded`; expired ones
+always are.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ from proxy.agent.base import AgentError, Identity
 from proxy.agent.memory import LIVE, memory_row
 from proxy.agent.memory_args import now, parse_metadata
 from proxy.agent.memory_index import RowFilter
-from proxy.agent.memory_schema import SELECT_COLUMNS, T_GRANT, T_MEM
+from proxy.agent.memory_schema import MEMORY_COLUMNS, SELECT_COLUMNS, T_GRANT, T_MEM
 
 if TYPE_CHECKING:
     import duckdb
@@ -54,6 +57,10 @@ if TYPE_CHECKING:
     from proxy.agent.memory import Memory
 
 WEEK = 7 * 24 * 3600.0
+
+_COL = {name: i for i, (name, _) in enumerate(MEMORY_COLUMNS)}  # position in SELECT_COLUMNS
+_CONTENT, _CREATED = _COL["content"], _COL["created_at"]
+_SCORE_COLUMNS = {c: _COL[c] for c in ("created_at", "importance", "confidence")}
 
 
 _STOP_WORDS = (
@@ -121,6 +128,28 @@ class Filters:
             params += ['$."' + key.replace('"', '\\"') + '"', json.dumps(value)]
         self.sql = " AND ".join(where)
         self.params = params
+
+    def accepts(self, row: tuple[Any, ...], at: dt.datetime) -> bool:
+        """The SQL filters, checked on a SELECT_COLUMNS row in Python. Metadata is not
+        checked: it never changes, and search takes it from the table (`allowed`)."""
+
+        def col(name: str) -> Any:
+            return row[_COL[name]]
+
+        exp = col("expires_at")
+        return not (
+            col("org_id") != self.org_id
+            or col("agent_id") not in self.agents
+            or (not self.include_superseded and col("conflict_status") != "none")
+            or (exp is not None and exp <= at)
+            or (self.memory_type is not None and col("memory_type") != self.memory_type)
+            or (self.session_id is not None and col("session_id") != self.session_id)
+            or (self.min_importance is not None and col("importance") < self.min_importance)
+            or (
+                self.embedding_status is not None
+                and col("embedding_status") != self.embedding_status
+            )
+        )
 
     @property
     def explicit(self) -> bool:
@@ -206,6 +235,8 @@ async def search(
         min_importance=filters.min_importance,
     )
 
+    at = now()
+
     def run(cur: duckdb.DuckDBPyConnection) -> list[tuple[tuple[Any, ...], float | None]]:
         found: dict[str, tuple[tuple[Any, ...], float | None]] = {}
         if qvec is not None:
@@ -220,17 +251,18 @@ async def search(
             while True:
                 seqs, sims, ids = nearest(agents, qvec, c, allowed, where)
                 if len(seqs):
-                    # Read by primary key (an index lookup); the filters are checked again.
+                    # Read by primary key (an index lookup; a filter beside it in SQL would
+                    # make it a table scan), then the filters are checked again on the rows:
+                    # the index may lag a concurrent supersede or delete by a moment.
                     by_id = dict(zip(ids.tolist(), sims.tolist(), strict=True))
-                    # (A filter beside the key lookup would turn it into a table scan.)
                     rows = cur.execute(
-                        f"WITH c AS MATERIALIZED (SELECT * FROM {T_MEM}"
-                        f" WHERE memory_id IN ({', '.join('?' * len(by_id))}))"
-                        f" SELECT {SELECT_COLUMNS} FROM c WHERE {filters.sql}",
-                        [*by_id, *filters.params],
+                        f"SELECT {SELECT_COLUMNS} FROM {T_MEM}"
+                        f" WHERE memory_id IN ({', '.join('?' * len(by_id))})",
+                        list(by_id),
                     ).fetchall()
                     for r in rows:
-                        found[r[0]] = (r, by_id[r[0]])
+                        if filters.accepts(r, at):
+                            found[r[0]] = (r, by_id[r[0]])
                 if len(found) >= top_k or len(seqs) < c or allowed is not None:
                     break
                 c *= 10
@@ -247,20 +279,23 @@ async def search(
         return list(found.values())
 
     candidates = await mem.layer.db.run(run)
-    at = now()
+    # Scored from the raw rows; only the top_k become result dicts.
     scored = []
     for row, sim in candidates:
-        out = memory_row(row, mem.access.pending)
-        kw = keyword_score(tokens, out["content"])
+        kw = keyword_score(tokens, row[_CONTENT])
         if sim is None and kw <= 0:
             continue
+        parts = {c: row[i] for c, i in _SCORE_COLUMNS.items()}
+        scored.append((hybrid_score(mem.weights, sim, kw, parts, at), kw, sim, row))
+    scored.sort(key=lambda x: (-x[0], -x[3][_CREATED].timestamp()))
+    result = []
+    for score, kw, sim, row in scored[:top_k]:
+        out = memory_row(row, mem.access.pending)
         out["keyword_score"] = kw
-        out["score"] = hybrid_score(mem.weights, sim, kw, out, at)
+        out["score"] = score
         out["similarity_score"] = sim if sim is not None else kw
         out["score_kind"] = "hybrid" if sim is not None else "keyword"
-        scored.append(out)
-    scored.sort(key=lambda r: (-r["score"], -r["created_at"].timestamp()))
-    result = scored[:top_k]
+        result.append(out)
     mem.access.touch([r["memory_id"] for r in result])
     return result
 

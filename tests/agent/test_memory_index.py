@@ -1,11 +1,16 @@
-"""The in-RAM vector index: filters applied before the neighbour search, retire, tracking."""
+"""The in-RAM vector index: filters before the neighbour search, retire, tracking, the
+sign-code stage, and searches running while the index changes."""
 
 from __future__ import annotations
 
 import datetime as dt
+import threading
+import time
 
 import numpy as np
+import pytest
 
+from proxy.agent import memory_index
 from proxy.agent.memory_index import Attrs, RowFilter, VectorIndex
 
 
@@ -83,3 +88,127 @@ def test_retire_remove_and_unembedded_tracking() -> None:
     idx.add("org", "a", 500, vecs[0], Attrs(memory_id="id-500"))
     idx.remove(501)
     assert not idx.has_unembedded("org", "a")
+
+
+def _clustered(n: int, dims: int, seed: int = 2) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    centers = rng.standard_normal((max(n // 50, 4), dims))
+    vecs = centers[rng.integers(0, len(centers), n)] + 0.7 * rng.standard_normal((n, dims))
+    return (vecs / np.linalg.norm(vecs, axis=1, keepdims=True)).astype(np.float32)
+
+
+def test_sign_codes_and_hamming_distance() -> None:
+    rng = np.random.default_rng(3)
+    for dims in (8, 100, 384):
+        vecs = rng.standard_normal((50, dims)).astype(np.float32)
+        center = rng.standard_normal(dims).astype(np.float32) * 0.1
+        codes = memory_index.sign_codes(vecs, center)
+        assert codes.shape == ((dims + 63) // 64, 50) and codes.dtype == np.uint64
+        q = vecs[7]
+        qcode = memory_index.sign_codes(q[None, :], center)[:, 0]
+        want = ((vecs > center) != (q > center)).sum(axis=1)
+        assert memory_index.hamming(codes, 50, qcode).tolist() == want.tolist()
+
+
+def test_approximate_stage_scores_exactly_and_keeps_the_neighbours(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Thresholds lowered so 3000 rows take the sign-code path (normally 20k rows).
+    monkeypatch.setattr(memory_index, "APPROX_MIN_ROWS", 500)
+    monkeypatch.setattr(memory_index, "MIN_CANDIDATES", 150)
+    monkeypatch.setattr(memory_index, "CANDIDATES_PER_RESULT", 15)
+    vecs = _clustered(3000, 64)
+    idx = VectorIndex(64)
+    for i, v in enumerate(vecs):
+        kind = "fact" if i % 3 == 0 else "episode"
+        idx.add("org", "a", i, v, Attrs(memory_id=f"id-{i}", memory_type=kind, importance=i / 3000))
+    agent = idx.agent("org", "a")
+    assert agent is not None
+    now = dt.datetime.now(dt.UTC).timestamp()
+    recalls = []
+    for where, keep in (
+        (RowFilter(now), lambda i: True),
+        (RowFilter(now, memory_type="fact", min_importance=0.3), lambda i: i % 3 == 0 and i >= 900),
+    ):
+        rows = [i for i in range(3000) if keep(i)]
+        for qi in range(0, 3000, 150):
+            q = vecs[qi]
+            seqs, sims, ids = agent.nearest(q, 10, None, where)
+            assert ids.tolist() == [f"id-{s}" for s in seqs.tolist()]
+            assert all(keep(s) for s in seqs.tolist())
+            np.testing.assert_allclose(sims, vecs[seqs] @ q, rtol=1e-5, atol=1e-6)
+            assert list(sims) == sorted(sims, reverse=True)
+            truth = _exact(vecs, q, rows, 10)
+            assert agent.nearest(q, 10, None, where, exact=True)[0].tolist() == truth
+            recalls.append(len(set(seqs.tolist()) & set(truth)) / 10)
+    assert np.mean(recalls) >= 0.95
+    # Fewer rows pass than the candidates wanted: the search is exact.
+    few = RowFilter(now, memory_type="fact", min_importance=0.95)
+    rows = [i for i in range(3000) if i % 3 == 0 and i >= 2850]
+    assert agent.nearest(vecs[5], 10, None, few)[0].tolist() == _exact(vecs, vecs[5], rows, 10)
+
+
+def test_concurrent_searches_see_whole_rows_while_the_index_changes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Searches on another thread during adds, re-adds, removes, retires, growth and
+    compaction: every hit's id and score belong together, whichever path is taken."""
+    monkeypatch.setattr(memory_index, "APPROX_MIN_ROWS", 300)
+    monkeypatch.setattr(memory_index, "MIN_CANDIDATES", 60)
+    dims = 32
+    vecs = _clustered(4000, dims, seed=5)
+    idx = VectorIndex(dims)
+    for i in range(400):
+        idx.add("org", "a", i, vecs[i], Attrs(memory_id=f"id-{i}"))
+    agent = idx.agent("org", "a")
+    assert agent is not None
+    stop = threading.Event()
+    errors: list[BaseException] = []
+    searched = [0]
+
+    def searcher() -> None:
+        rng = np.random.default_rng(9)
+        try:
+            while not stop.is_set():
+                q = vecs[rng.integers(0, 4000)]
+                where = RowFilter(dt.datetime.now(dt.UTC).timestamp())
+                seqs, sims, ids = agent.nearest(q, 10, None, where, exact=bool(rng.integers(2)))
+                for mid, sim in zip(ids.tolist(), sims.tolist(), strict=True):
+                    row = int(mid.split("-")[1]) % 4000
+                    assert abs(sim - float(vecs[row] @ q)) < 1e-4, (mid, sim)
+                assert list(sims) == sorted(sims, reverse=True)
+                searched[0] += 1
+        except BaseException as e:  # reported by the main thread
+            errors.append(e)
+
+    t = threading.Thread(target=searcher)
+    t.start()
+    try:
+        rng = np.random.default_rng(4)
+        live = set(range(400))
+        for i in range(400, 4000):
+            idx.add("org", "a", i, vecs[i], Attrs(memory_id=f"id-{i}"))
+            live.add(i)
+            if i % 3 == 0:  # delete an older one
+                victim = int(rng.choice(sorted(live)))
+                idx.remove(victim)
+                live.discard(victim)
+            if i % 7 == 0:
+                idx.retire(int(rng.choice(sorted(live))))
+            if i % 11 == 0:  # re-embedded: same seq, same vector, new row
+                s = int(rng.choice(sorted(live)))
+                idx.add("org", "a", s, vecs[s], Attrs(memory_id=f"id-{s}"))
+            if i % 200 == 0:
+                time.sleep(0.001)  # let the searcher in
+    finally:
+        stop.set()
+        t.join()
+    assert not errors, errors[0]
+    assert searched[0] > 0 and len(agent) == len(live)
+    # Afterwards: the live rows, exactly (include_superseded: retired rows count too).
+    now = dt.datetime.now(dt.UTC).timestamp()
+    every = RowFilter(now, include_superseded=True)
+    q = vecs[17]
+    assert agent.nearest(q, 10, None, every, exact=True)[0].tolist() == _exact(
+        vecs, q, sorted(live), 10
+    )
