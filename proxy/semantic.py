@@ -9,6 +9,7 @@ a DuckDB fts index; `ensure_fts_indexes` builds or refreshes it before the query
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import re
@@ -82,6 +83,8 @@ class SemanticEngine:
     async def stop(self) -> None:
         if self.worker is not None:
             await self.worker.stop()
+        if self.embedder is not None:  # write the cache entries still pending
+            await asyncio.to_thread(self.embedder.close)
 
     def _unavailable(self) -> PgError:
         return PgError(

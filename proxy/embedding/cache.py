@@ -6,11 +6,20 @@ re-imported checkpoint never gets another model's vectors. Vectors are stored as
 (a list, not FLOAT[N]) so one table serves models of different sizes; cast to
 FLOAT[dims] in SQL when needed. A DuckDB connection is not safe across threads, and the
 worker embeds off the event loop, so every table access holds a lock.
+
+The table is written behind: a new vector is handed to the caller at once and written by
+a background thread (an insert and its commit cost ~10 ms, more than the model call for a
+short query). Until then it is served from memory; `flush` / `close` write what is
+pending (the server closes the cache at shutdown). A crash can lose the last few
+milliseconds of entries, which only means embedding those texts again. Lookups go by a
+single-column primary key (`key` = 'model|mode|sha256'; the hash is hex, so it parses), which DuckDB answers
+from its index instead of scanning the table.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 import time
 from collections import OrderedDict
@@ -25,6 +34,11 @@ from .provider import EmbeddingProvider, Mode, check_mode
 
 TABLE = "_hatidata_embedding_cache"
 DEFAULT_LRU_SIZE = 10_000
+# Up to this many keys are looked up one by one through the primary-key index; a bigger
+# batch (the background worker's) reads them in one scan.
+_INDEXED_LOOKUPS = 8
+
+log = logging.getLogger("hatiproxy.embedding.cache")
 
 
 class EmbeddingObserver(Protocol):
@@ -57,18 +71,20 @@ class CachedEmbedder:
         self._lock = threading.Lock()
         # (model/mode, key) -> result of an embedding another thread is computing right now
         self._inflight: dict[tuple[str, str], Future[np.ndarray]] = {}
-        self._db_lock = threading.Lock()
+        self._db_lock = threading.Lock()  # lookups share self._con
+        # The writer thread's own cursor: a write in progress never holds up a lookup.
+        self._write_con = con.cursor() if con is not None else None
+        # Written behind: key -> (model, mode, text hash, vector) not in the table yet.
+        self._pending: dict[str, tuple[str, str, str, np.ndarray]] = {}
+        self._pending_changed = threading.Condition(self._lock)
+        self._writer: threading.Thread | None = None
+        self._closing = False
         self.hits = 0  # LRU hits
-        self.db_hits = 0  # found in the table after an LRU miss
+        self.db_hits = 0  # found in the table (or its pending writes) after an LRU miss
         self.misses = 0  # texts sent to the model
         self.observer: EmbeddingObserver | None = None  # set by the owner (metrics)
         if con is not None:
-            con.execute(
-                f"CREATE TABLE IF NOT EXISTS {TABLE} ("
-                " model VARCHAR NOT NULL, mode VARCHAR NOT NULL, text_sha256 VARCHAR NOT NULL,"
-                " vec FLOAT[] NOT NULL, created_at TIMESTAMP DEFAULT current_timestamp,"
-                " PRIMARY KEY (model, mode, text_sha256))"
-            )
+            _install(con)
 
     @property
     def model_name(self) -> str:
@@ -89,7 +105,7 @@ class CachedEmbedder:
         check_mode(mode)
         out = np.empty((len(texts), self.dimensions), dtype=np.float32)
         model_id = self.model_id
-        prefix = f"{model_id}\x00{mode}"
+        prefix = f"{model_id}|{mode}"
         todo: dict[str, list[int]] = {}  # key -> rows still to fill (dedupes repeats)
         for i, t in enumerate(texts):
             todo.setdefault(text_key(t), []).append(i)
@@ -127,7 +143,10 @@ class CachedEmbedder:
     ) -> None:
         """Fill `owned` futures from the table or the model, then publish to the LRU."""
         try:
-            found = self._db_get(model_id, mode, list(owned)) if self._con is not None else {}
+            found = self._take_pending(prefix, list(owned))
+            rest = [k for k in owned if k not in found]
+            if rest and self._con is not None:
+                found.update(self._db_get(prefix, rest))
             self.db_hits += len(found)
             missing = [k for k in owned if k not in found]
             observer = self.observer
@@ -141,7 +160,7 @@ class CachedEmbedder:
                     observer.observe_model_call(len(missing), time.perf_counter() - started)
                 fresh = dict(zip(missing, vecs, strict=True))
                 if self._con is not None:
-                    self._db_put(model_id, mode, fresh)
+                    self._write_behind(model_id, mode, prefix, fresh)
                 found.update(fresh)
         except BaseException as e:
             with self._lock:
@@ -159,29 +178,133 @@ class CachedEmbedder:
             while len(self._lru) > self._lru_size:
                 self._lru.popitem(last=False)
 
-    def _db_get(self, model_id: str, mode: str, keys: list[str]) -> dict[str, np.ndarray]:
+    # --- the table ---------------------------------------------------------------
+
+    def _take_pending(self, prefix: str, keys: list[str]) -> dict[str, np.ndarray]:
+        """Vectors of `keys` still waiting to be written (evicted from the LRU meanwhile)."""
+        if not self._pending:
+            return {}
+        with self._lock:
+            rows = {k: self._pending.get(f"{prefix}|{k}") for k in keys}
+        return {k: row[3] for k, row in rows.items() if row is not None}
+
+    def _db_get(self, prefix: str, keys: list[str]) -> dict[str, np.ndarray]:
+        full = [f"{prefix}|{k}" for k in keys]
         with self._db_lock:
-            rows = self._con.execute(  # type: ignore[union-attr]
-                f"SELECT text_sha256, vec FROM {TABLE} WHERE model = ? AND mode = ?"
-                " AND text_sha256 IN (SELECT unnest(?::VARCHAR[]))",
-                [model_id, mode, keys],
-            ).fetchall()
+            con = self._con
+            assert con is not None
+            if len(full) <= _INDEXED_LOOKUPS:
+                rows = []
+                for key in full:  # each one an index lookup
+                    rows += con.execute(
+                        f"SELECT key, vec FROM {TABLE} WHERE key = ?", [key]
+                    ).fetchall()
+            else:
+                rows = con.execute(
+                    f"SELECT key, vec FROM {TABLE} WHERE key IN (SELECT unnest(?::VARCHAR[]))",
+                    [full],
+                ).fetchall()
         dims = self.dimensions
+        cut = len(prefix) + 1
         return {
-            k: np.asarray(v, dtype=np.float32) for k, v in rows if v is not None and len(v) == dims
+            key[cut:]: np.asarray(v, dtype=np.float32)
+            for key, v in rows
+            if v is not None and len(v) == dims
         }
 
-    def _db_put(self, model_id: str, mode: str, fresh: dict[str, np.ndarray]) -> None:
-        keys = list(fresh)
-        vecs = [fresh[k].tolist() for k in keys]
-        with self._db_lock:
-            self._con.execute(  # type: ignore[union-attr]
-                f"INSERT OR REPLACE INTO {TABLE} (model, mode, text_sha256, vec)"
-                " SELECT ?, ?, unnest(?::VARCHAR[]), unnest(?::FLOAT[][])",
-                [model_id, mode, keys, vecs],
-            )
+    def _write_behind(
+        self, model_id: str, mode: str, prefix: str, fresh: dict[str, np.ndarray]
+    ) -> None:
+        with self._lock:
+            for k, vec in fresh.items():
+                self._pending[f"{prefix}|{k}"] = (model_id, mode, k, vec)
+            if self._writer is None and not self._closing:
+                self._writer = threading.Thread(
+                    target=self._write_loop, name="embedding-cache-writer", daemon=True
+                )
+                self._writer.start()
+            self._pending_changed.notify_all()
+
+    def _write_loop(self) -> None:
+        while True:
+            with self._lock:
+                while not self._pending and not self._closing:
+                    self._pending_changed.wait()
+                if not self._pending:
+                    return  # closing, and everything is written
+                batch = dict(self._pending)
+            try:
+                self._db_put(batch)
+            except Exception as exc:  # a cache: losing an entry costs one model call later
+                log.warning("embedding cache: %d vectors not stored: %s", len(batch), exc)
+            with self._lock:
+                for key, row in batch.items():
+                    if self._pending.get(key) is row:
+                        del self._pending[key]
+                self._pending_changed.notify_all()
+
+    def _db_put(self, batch: dict[str, tuple[str, str, str, np.ndarray]]) -> None:
+        """On the writer thread only, which alone uses _write_con."""
+        rows = list(batch.values())
+        self._write_con.execute(  # type: ignore[union-attr]
+            f"INSERT OR REPLACE INTO {TABLE} (key, model, mode, text_sha256, vec)"
+            " SELECT unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::VARCHAR[]),"
+            " unnest(?::VARCHAR[]), unnest(?::FLOAT[][])",
+            [
+                list(batch),
+                [r[0] for r in rows],
+                [r[1] for r in rows],
+                [r[2] for r in rows],
+                [r[3].tolist() for r in rows],
+            ],
+        )
+
+    def flush(self) -> None:
+        """Return once every vector computed so far is in the table."""
+        with self._lock:
+            while self._pending and self._writer is not None and self._writer.is_alive():
+                self._pending_changed.wait(timeout=1.0)
+
+    def close(self) -> None:
+        """Write what is pending and stop the writer thread."""
+        with self._lock:
+            self._closing = True
+            self._pending_changed.notify_all()
+            writer = self._writer
+        if writer is not None:
+            writer.join()
 
     def clear_memory(self) -> None:
         """Drop the in-memory LRU (the table stays); tests use it to simulate a restart."""
         with self._lock:
             self._lru.clear()
+
+
+def _install(con: duckdb.DuckDBPyConnection) -> None:
+    """The table, with its single-column key; a table of the earlier layout (a three-column
+    primary key, answered only by scans) is converted once."""
+    cols = {
+        r[0]
+        for r in con.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE table_name = ? "
+            "AND schema_name = 'main' AND database_name = current_database()",
+            [TABLE],
+        ).fetchall()
+    }
+    create = (
+        "CREATE TABLE {} (key VARCHAR PRIMARY KEY, model VARCHAR NOT NULL,"
+        " mode VARCHAR NOT NULL, text_sha256 VARCHAR NOT NULL, vec FLOAT[] NOT NULL,"
+        " created_at TIMESTAMP DEFAULT current_timestamp)"
+    )
+    if not cols:
+        con.execute(create.format(TABLE))
+    elif "key" not in cols:
+        con.begin()
+        con.execute(create.format(TABLE + "_v2"))
+        con.execute(
+            f"INSERT INTO {TABLE}_v2 SELECT model || '|' || mode || '|' || text_sha256,"
+            f" model, mode, text_sha256, vec, created_at FROM {TABLE}"
+        )
+        con.execute(f"DROP TABLE {TABLE}")
+        con.execute(f"ALTER TABLE {TABLE}_v2 RENAME TO {TABLE}")
+        con.commit()

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from proxy.embedding import CACHE_TABLE, CachedEmbedder, HashEmbedder
+from proxy.embedding.cache import text_key
 
 
 class Counting(HashEmbedder):
@@ -46,7 +47,9 @@ def test_cache_survives_restart(tmp_path: Path):
     db = str(tmp_path / "cache.duckdb")
     con = duckdb.connect(db)
     p1 = Counting()
-    v = CachedEmbedder(p1, con.cursor()).embed_batch(["persist me", "me too"], mode="query")
+    c1 = CachedEmbedder(p1, con.cursor())
+    v = c1.embed_batch(["persist me", "me too"], mode="query")
+    c1.close()  # what the server does at shutdown: pending writes reach the table
     con.close()
     con = duckdb.connect(db)
     p2 = Counting()
@@ -73,6 +76,8 @@ def test_keys_separate_models_and_modes():
     assert a.seen == ["t"] and b.seen == ["t"]  # other model's vector is not reused
     ca.embed("t", mode="query")
     assert a.seen == ["t", "t"]  # query and passage are cached apart
+    ca.flush()
+    cb.flush()
     rows = con.execute(f"SELECT model, mode FROM {CACHE_TABLE} ORDER BY ALL").fetchall()
     assert rows == [("m1", "passage"), ("m1", "query"), ("m2", "passage")]
 
@@ -157,3 +162,69 @@ def test_model_error_propagates_and_is_not_cached():
         c.embed("x")
     p.fail = False
     assert c.embed("x").shape == (8,) and p.seen == ["x"]
+
+
+class GatedConnection:
+    """A DuckDB connection whose table writes wait until the test opens the gate."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection | None = None, shared=None) -> None:  # noqa: ANN001
+        self.con = con if con is not None else duckdb.connect()
+        self.gate: threading.Event = shared.gate if shared else threading.Event()
+        self.writer_threads: set[str] = shared.writer_threads if shared else set()
+
+    def cursor(self) -> GatedConnection:
+        return GatedConnection(self.con.cursor(), self)
+
+    def execute(self, sql: str, params: object = None):  # noqa: ANN201 - duckdb's result
+        if sql.startswith("INSERT"):
+            self.writer_threads.add(threading.current_thread().name)
+            assert self.gate.wait(30), "the test never opened the gate"
+        return self.con.execute(sql, params) if params is not None else self.con.execute(sql)
+
+    def begin(self) -> None:
+        self.con.begin()
+
+    def commit(self) -> None:
+        self.con.commit()
+
+
+def test_table_is_written_behind_the_caller():
+    """A new vector is returned before its row is written (a commit costs more than a short
+    query's model call); until written it is served from memory; close() writes it."""
+    gated = GatedConnection()
+    p = Counting()
+    c = CachedEmbedder(p, gated, lru_size=1)  # type: ignore[arg-type]
+    done = threading.Event()
+    vec: list[np.ndarray] = []
+    caller = threading.Thread(target=lambda: (vec.append(c.embed("fresh")), done.set()))
+    caller.start()
+    assert done.wait(10), "embed waited for the table write"
+    c.embed("other")  # evicts "fresh" from the one-entry LRU
+    assert np.array_equal(c.embed("fresh"), vec[0])  # from the pending writes
+    assert p.seen == ["fresh", "other"] and c.db_hits == 1  # a hit of the persistent layer
+    assert gated.con.execute(f"SELECT count(*) FROM {CACHE_TABLE}").fetchone() == (0,)
+    gated.gate.set()
+    c.close()
+    assert gated.writer_threads == {"embedding-cache-writer"}
+    rows = gated.con.execute(f"SELECT text_sha256 FROM {CACHE_TABLE} ORDER BY ALL").fetchall()
+    assert sorted(r[0] for r in rows) == sorted([text_key("fresh"), text_key("other")])
+
+
+def test_table_of_the_earlier_layout_is_converted(tmp_path: Path):
+    db = str(tmp_path / "old.duckdb")
+    con = duckdb.connect(db)
+    con.execute(
+        f"CREATE TABLE {CACHE_TABLE} (model VARCHAR NOT NULL, mode VARCHAR NOT NULL,"
+        " text_sha256 VARCHAR NOT NULL, vec FLOAT[] NOT NULL,"
+        " created_at TIMESTAMP DEFAULT current_timestamp, PRIMARY KEY (model, mode, text_sha256))"
+    )
+    old = HashEmbedder(8).embed("kept")
+    con.execute(
+        f"INSERT INTO {CACHE_TABLE} (model, mode, text_sha256, vec) VALUES (?, 'query', ?, ?)",
+        [Counting().model_id, text_key("kept"), old.tolist()],
+    )
+    p = Counting()
+    c = CachedEmbedder(p, con.cursor())
+    assert np.array_equal(c.embed("kept", mode="query"), old) and p.seen == []
+    assert c.db_hits == 1
+    c.close()
