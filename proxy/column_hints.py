@@ -169,12 +169,15 @@ def for_sql(engine: Any, sql: str) -> ColumnHints | None:
     return cache_of(engine).current() if wanted(sql) else None
 
 
-async def ready(engine: Any, sql: str) -> None:
-    """Before a session transpiles `sql`: rebuild stale hints on a worker thread."""
-    if wanted(sql):
-        cache = cache_of(engine)
-        if not cache.fresh:
-            await engine.run(cache.current)
+async def ready(engine: Any, sql: str) -> ColumnHints | None:
+    """The hints to transpile `sql` with (None unless `wanted`), stale ones rebuilt on a
+    worker thread first: what a session uses, so the event loop never waits on DuckDB."""
+    if not wanted(sql):
+        return None
+    cache = cache_of(engine)
+    if not cache.fresh:
+        await engine.run(cache.current)
+    return cache.built()
 
 
 def for_session(engine: Any, sql: str) -> ColumnHints | None:

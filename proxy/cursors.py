@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from proxy import column_hints
 from proxy.result_shape import lossless_sql, needs_cast
 from proxy.results import Column, check_formats, encoders_for, fetch_batch, row_description
 from proxy.wire import messages as m
@@ -108,7 +109,8 @@ async def _declare(runner: Runner, session: Session, portal: Portal) -> None:
     cursors = _cursors(session)
     if name in cursors.by_name:
         raise PgError("42P03", f'cursor "{name}" already exists')
-    inner = session._transpile(match["query"])
+    hints = column_hints.for_session(runner.engine, match["query"])  # built for the DECLARE
+    inner = session._transpile(match["query"], hints)
     if len(inner) != 1 or inner[0].kind != "select" or inner[0].bind_texts:
         raise PgError("42601", "DECLARE CURSOR needs a single SELECT or VALUES query")
     query = inner[0].sql

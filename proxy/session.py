@@ -19,7 +19,7 @@ from proxy.runner import Portal, Runner
 from proxy.settings import SessionSettings
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError, ProtocolViolation
-from transpiler import Statement, TranspileError, explicit_param_casts, transpile
+from transpiler import ColumnHints, Statement, TranspileError, explicit_param_casts, transpile
 
 log = logging.getLogger("hatiproxy.session")
 
@@ -86,10 +86,9 @@ class Session:
         value = self.settings.values.get("hatidata.dialect", "postgres") or "postgres"
         return value.lower()
 
-    def _transpile(self, sql: str) -> tuple[Statement, ...]:
+    def _transpile(self, sql: str, hints: ColumnHints | None) -> tuple[Statement, ...]:
+        """hints: catalog facts for semantic SQL and UPDATEs (column_hints.ready)."""
         check_guarded(sql)
-        # Catalog facts for semantic SQL and UPDATEs: cached until the catalog changes.
-        hints = column_hints.for_session(self.runner.engine, sql)  # built by column_hints.ready
         try:
             statements = transpile(sql, dialect=self.dialect, hints=hints)
         except TranspileError as exc:
@@ -183,8 +182,8 @@ class Session:
 
     async def _simple_query(self, sql: str) -> None:
         try:
-            await column_hints.ready(self.runner.engine, sql)
-            statements = self._transpile(sql)
+            hints = await column_hints.ready(self.runner.engine, sql)
+            statements = self._transpile(sql, hints)
             if not statements:
                 self.out(m.empty_query_response())
             implicit = len(statements) > 1 and self.runner.txn_status == "I"
@@ -217,8 +216,8 @@ class Session:
     async def _parse(self, msg: m.Parse) -> None:
         if msg.name and msg.name in self.prepared:
             raise PgError("42P05", f'prepared statement "{msg.name}" already exists')
-        await column_hints.ready(self.runner.engine, msg.sql)
-        statements = self._transpile(msg.sql)
+        hints = await column_hints.ready(self.runner.engine, msg.sql)
+        statements = self._transpile(msg.sql, hints)
         if len(statements) > 1:
             raise PgError("42601", "cannot insert multiple commands into a prepared statement")
         st = statements[0] if statements else None

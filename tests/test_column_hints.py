@@ -101,10 +101,11 @@ def test_sessions_rebuild_on_a_worker_thread_never_on_the_loop() -> None:
     assert engine.cursors == 0
 
     async def session_statement() -> object:
-        await column_hints.ready(engine, "SELECT 1")  # wants no hints: nothing to do
+        assert await column_hints.ready(engine, "SELECT 1") is None  # wants none: no work
         assert not engine.worker_threads
-        await column_hints.ready(engine, sql)
-        return column_hints.for_session(engine, sql)
+        hints = await column_hints.ready(engine, sql)
+        assert hints is column_hints.for_session(engine, sql)
+        return hints
 
     hints = asyncio.run(session_statement())
     assert engine.worker_threads and threading.get_ident() not in engine.worker_threads
