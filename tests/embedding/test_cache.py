@@ -228,3 +228,34 @@ def test_table_of_the_earlier_layout_is_converted(tmp_path: Path):
     assert np.array_equal(c.embed("kept", mode="query"), old) and p.seen == []
     assert c.db_hits == 1
     c.close()
+
+
+def test_fresh_texts_share_one_table_write():
+    """Entries computed within the write delay are written together (one commit for a
+    stream of fresh search texts, not one each); flush() writes them without waiting."""
+    con = duckdb.connect()
+    c = CachedEmbedder(Counting(), con, write_delay=60.0)
+    for i in range(20):
+        c.embed(f"fresh text {i}", mode="query")
+    assert con.execute(f"SELECT count(*) FROM {CACHE_TABLE}").fetchone() == (0,)
+    started = time.monotonic()
+    c.flush()
+    assert time.monotonic() - started < 30  # did not sit out the 60 s delay
+    assert con.execute(f"SELECT count(*) FROM {CACHE_TABLE}").fetchone() == (20,)
+    assert c.writes == 1
+    c.embed("one more", mode="query")
+    c.close()  # shutdown writes the rest at once too
+    assert con.execute(f"SELECT count(*) FROM {CACHE_TABLE}").fetchone() == (21,)
+    assert c.writes == 2
+
+
+def test_a_full_batch_is_written_without_waiting_out_the_delay():
+    con = duckdb.connect()
+    c = CachedEmbedder(Counting(), con, write_delay=60.0, write_batch=5)
+    c.embed_batch([f"text {i}" for i in range(5)])
+    deadline = time.monotonic() + 30
+    while c.writes == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert c.writes == 1
+    assert con.execute(f"SELECT count(*) FROM {CACHE_TABLE}").fetchone() == (5,)
+    c.close()
