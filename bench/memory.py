@@ -264,6 +264,15 @@ async def bench_search(layer: AgentLayer, data: Vectors, queries: int, rng: Any)
         return qvecs[state["i"] % len(qvecs)][None, :]
 
     worker.embed_now = embed_now
+    real_read_best = ms.read_best
+    rows_read: list[int] = []
+
+    def read_best(*args: Any) -> Any:  # counts the rows a search reads from the table
+        out = real_read_best(*args)
+        rows_read.append(len(out))
+        return out
+
+    ms.read_best = read_best
     kind = "SYNTHETIC clustered" if contents[0].startswith("synthetic") else "stdlib sentences"
     print(f"\n{n} memories of one agent ({kind}, {dims} dims; loaded + indexed in {load_s:.1f} s)")
     try:
@@ -291,9 +300,14 @@ async def bench_search(layer: AgentLayer, data: Vectors, queries: int, rng: Any)
                 f" embedding cache): p50 {pct(model, 50) * 1000:5.2f} ms"
                 f" = {pct(model, 50) / pct(full, 50):.0%} of the search p50"
             )
+        print(
+            f"  rows read from the table per search (of its 50 candidates): median"
+            f" {statistics.median(rows_read):.0f}, max {max(rows_read)}"
+        )
         await bench_recall(layer, qvecs, queries)
     finally:
         worker.embed_now = real_embed_now
+        ms.read_best = real_read_best
 
 
 async def bench_recall(layer: AgentLayer, qvecs: np.ndarray, queries: int) -> None:
@@ -313,7 +327,7 @@ async def bench_recall(layer: AgentLayer, qvecs: np.ndarray, queries: int) -> No
         for i in range(min(queries, 50)):
             q = qvecs[i]
             t0 = time.perf_counter()
-            seqs, _, _ = ms.nearest([agent], q, 50, None, where)
+            seqs = ms.nearest([agent], q, 50, None, where).seqs
             fast_lat.append(time.perf_counter() - t0)
             fast = {seq_of[int(s)] for s in seqs[:10]}
             t0 = time.perf_counter()

@@ -43,7 +43,7 @@ from proxy.agent import memory_schema
 from proxy.agent.base import AgentError, Identity
 from proxy.agent.memory_access import AccessTracker
 from proxy.agent.memory_args import parse_weights
-from proxy.agent.memory_index import Attrs, VectorIndex
+from proxy.agent.memory_index import TEXT_IN_RAM, Attrs, VectorIndex
 from proxy.agent.memory_schema import MEMORY_COLUMNS, T_MEM, T_VEC
 
 if TYPE_CHECKING:
@@ -64,9 +64,11 @@ PUMP_BATCH = 256  # memories taken off the queue per embedding round
 
 # The columns the vector index keeps beside each vector (memory_index.Attrs, in order).
 ATTR_NAMES = ("memory_id", "importance", "expires_at", "memory_type", "session_id", "live")
+ATTR_NAMES += ("created_at", "confidence", "content")
 ATTR_COLUMNS = (
     "m.memory_id::VARCHAR AS memory_id, m.importance, m.expires_at, m.memory_type,"
-    " m.session_id, m.conflict_status = 'none' AS live"
+    " m.session_id, m.conflict_status = 'none' AS live, epoch(m.created_at) AS created_at,"
+    f" m.confidence, CASE WHEN length(m.content) <= {TEXT_IN_RAM} THEN m.content END AS content"
 )
 
 # Live = what default reads and searches show: not retired, not expired.

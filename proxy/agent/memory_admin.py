@@ -283,16 +283,21 @@ async def decay_memories(
     )
     params = [who.org_id, who.agent_id]
 
-    def tx(cur: duckdb.DuckDBPyConnection) -> int:
+    def tx(cur: duckdb.DuckDBPyConnection) -> int | list[tuple[int, float]]:
         if dry_run:
             return cur.execute(f"SELECT count(*) FROM {T_MEM} WHERE {where}", params).fetchone()[0]
         return cur.execute(
-            f"UPDATE {T_MEM} SET confidence = greatest(confidence * (1 - ?), 0.1) WHERE {where}",
+            f"UPDATE {T_MEM} SET confidence = greatest(confidence * (1 - ?), 0.1) WHERE {where}"
+            " RETURNING seq, confidence",
             [r, *params],
-        ).fetchone()[0]
+        ).fetchall()
 
     async with mem.write_lock:
-        n = await layer.db.transaction(tx)
+        done = await layer.db.transaction(tx)
+        if isinstance(done, list):
+            for seq, confidence in done:  # search ranks by the index's copy
+                mem.index.set_confidence(seq, confidence)
+    n = done if isinstance(done, int) else len(done)
     return [{"decayed": n, "rate": r, "dry_run": bool(dry_run)}]
 
 

@@ -30,12 +30,16 @@ queries offline: 0.9995, recall@50 0.997). A clustered (IVF) pre-filter was reje
 on the same sentences it reached only 0.946 recall@10 while scanning 11% of the rows.
 `nearest(..., exact=True)` forces the exact scan.
 
-Beside each vector the index keeps the memory's id and the few columns search filters
-on (`Attrs`: importance, expires_at, memory_type, session_id, and whether it is
-retired), so the filters narrow the neighbour search without scanning the table and
-the candidates are then read by primary key. All of these columns are immutable after
-insert except the retired flag, which `retire` sets when a memory is superseded; the
-table stays the source of truth (search re-checks its filters on the rows it reads).
+Beside each vector the index keeps the memory's id, the few columns search filters on
+(`Attrs`: importance, expires_at, memory_type, session_id, and whether it is retired)
+and what its hybrid score needs (created_at, confidence, and the content when it is at
+most `TEXT_IN_RAM` characters), so the filters narrow the neighbour search without
+scanning the table, and search reads from the table only the rows that can still make
+its top k (a read by primary key costs about as much per row as the rest of a search).
+All of these columns are immutable after insert except the retired flag, which
+`retire` sets when a memory is superseded, and confidence, which `set_confidence`
+follows when memories decay; the table stays the source of truth (search re-checks its
+filters and recomputes scores on the rows it reads).
 
 Concurrency: all mutations happen on the event-loop thread; searches may run on a
 worker thread. Each agent's state is an immutable tuple (seqs, vecs, attrs, n, codes,
@@ -68,6 +72,24 @@ class Attrs:
     memory_type: str | None = None
     session_id: str | None = None
     live: bool = True  # conflict_status = 'none'
+    created_at: float = 0.0  # epoch seconds
+    confidence: float = 1.0
+    content: str | None = None  # None when longer than TEXT_IN_RAM
+
+
+TEXT_IN_RAM = 2000  # longer contents are read from the table when scored
+
+
+class Hits(NamedTuple):
+    """Nearest rows, best first, with what the index holds for scoring them."""
+
+    seqs: np.ndarray
+    sims: np.ndarray
+    ids: np.ndarray  # memory ids (object)
+    texts: np.ndarray  # content or None (object)
+    created: np.ndarray  # epoch seconds
+    importance: np.ndarray
+    confidence: np.ndarray
 
 
 @dataclass
@@ -86,19 +108,22 @@ class _Cols:
 
     FIELDS = (("imp", np.float64), ("exp", np.float64), ("live", np.bool_))
     FIELDS += (("mtype", np.int32), ("sess", np.int32))
+    FIELDS += (("created", np.float64), ("conf", np.float64))
+    FIELDS += (("ids", object), ("texts", object))
 
     def __init__(self, cap: int) -> None:
         for name, dtype in self.FIELDS:
-            setattr(self, name, np.zeros(cap, dtype=dtype))
-        self.ids = np.empty(cap, dtype=object)
+            setattr(
+                self,
+                name,
+                np.zeros(cap, dtype=dtype) if dtype is not object else np.empty(cap, dtype=object),
+            )
 
     def copy_rows(self, rows: Any, cap: int) -> _Cols:
         out = _Cols(cap)
         for name, _ in self.FIELDS:
             src = getattr(self, name)[rows]
             getattr(out, name)[: len(src)] = src
-        src_ids = self.ids[rows]
-        out.ids[: len(src_ids)] = src_ids
         return out
 
 
@@ -206,6 +231,9 @@ class AgentVectors:
         cols.mtype[n] = self._code(attrs.memory_type)
         cols.sess[n] = self._code(attrs.session_id)
         cols.ids[n] = attrs.memory_id
+        cols.created[n] = attrs.created_at
+        cols.conf[n] = attrs.confidence
+        cols.texts[n] = attrs.content
         seqs[n] = seq
         self._pos[seq] = n
         self._state = st._replace(n=n + 1)
@@ -221,6 +249,11 @@ class AgentVectors:
         row = self._pos.get(seq)
         if row is not None:
             self._state.cols.live[row] = False
+
+    def set_confidence(self, seq: int, value: float) -> None:
+        row = self._pos.get(seq)
+        if row is not None:
+            self._state.cols.conf[row] = value
 
     def _rebuild(self, keep: np.ndarray | None) -> _State:
         """New arrays with room to grow: all rows, or only `keep` (compaction). The sign
@@ -269,10 +302,37 @@ class AgentVectors:
         """The k rows most similar to `query` (unit vector) among those passing `where`
         and `allowed` (seqs): (seqs, cosine similarities, memory ids), best first.
         Approximate membership (exact scores) above APPROX_MIN_ROWS unless `exact`."""
-        st = self._state
+        return self.hits(query, k, allowed, where, exact)[:3]
+
+    def hits(
+        self,
+        query: np.ndarray,
+        k: int,
+        allowed: np.ndarray | None = None,
+        where: RowFilter | None = None,
+        exact: bool = False,
+    ) -> Hits:
+        """`nearest`, with the scoring columns of each row."""
+        st = self._state  # one snapshot: rows and columns always agree
+        pos, sims = self._nearest(st, query, k, allowed, where, exact)
+        c = st.cols
+        return Hits(
+            st.seqs[pos], sims, c.ids[pos], c.texts[pos], c.created[pos], c.imp[pos], c.conf[pos]
+        )
+
+    def _nearest(
+        self,
+        st: _State,
+        query: np.ndarray,
+        k: int,
+        allowed: np.ndarray | None,
+        where: RowFilter | None,
+        exact: bool,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Row positions of the nearest rows in `st` and their similarities."""
         n = st.n
         seqs = st.seqs[:n]
-        empty = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32), st.cols.ids[:0])
+        empty = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))
         if n == 0 or k <= 0:
             return empty
         q = np.ascontiguousarray(query, dtype=np.float32)  # float64 would copy the matrix
@@ -294,8 +354,7 @@ class AgentVectors:
             rows = np.flatnonzero(valid)
             sims = dot(st.vecs[rows], q) if live * 2 < n else dot(st.vecs[:n], q)[rows]
         idx = _top(sims, k)
-        pos = idx if rows is None else rows[idx]
-        return seqs[pos], sims[idx], st.cols.ids[pos]
+        return (idx if rows is None else rows[idx]), sims[idx]
 
     def _shortlist(self, st: _State, q: np.ndarray, valid: np.ndarray, c: int) -> np.ndarray:
         """Rows passing `valid` whose sign codes are nearest the query's: the c closest
@@ -382,6 +441,11 @@ class VectorIndex:
         key = self._owner.get(seq)
         if key is not None:
             self._agents[key].retire(seq)
+
+    def set_confidence(self, seq: int, value: float) -> None:
+        key = self._owner.get(seq)
+        if key is not None:
+            self._agents[key].set_confidence(seq, value)
 
     def clear(self) -> None:
         self._agents.clear()

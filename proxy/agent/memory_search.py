@@ -48,7 +48,7 @@ import numpy as np
 from proxy.agent.base import AgentError, Identity
 from proxy.agent.memory import LIVE, memory_row
 from proxy.agent.memory_args import now, parse_metadata
-from proxy.agent.memory_index import RowFilter
+from proxy.agent.memory_index import Hits, RowFilter
 from proxy.agent.memory_schema import MEMORY_COLUMNS, SELECT_COLUMNS, T_GRANT, T_MEM
 
 if TYPE_CHECKING:
@@ -249,21 +249,9 @@ async def search(
                 allowed = np.asarray(allowed, dtype=np.int64)
             c = want
             while True:
-                seqs, sims, ids = nearest(agents, qvec, c, allowed, where)
-                if len(seqs):
-                    # Read by primary key (an index lookup; a filter beside it in SQL would
-                    # make it a table scan), then the filters are checked again on the rows:
-                    # the index may lag a concurrent supersede or delete by a moment.
-                    by_id = dict(zip(ids.tolist(), sims.tolist(), strict=True))
-                    rows = cur.execute(
-                        f"SELECT {SELECT_COLUMNS} FROM {T_MEM}"
-                        f" WHERE memory_id IN ({', '.join('?' * len(by_id))})",
-                        list(by_id),
-                    ).fetchall()
-                    for r in rows:
-                        if filters.accepts(r, at):
-                            found[r[0]] = (r, by_id[r[0]])
-                if len(found) >= top_k or len(seqs) < c or allowed is not None:
+                hits = nearest(agents, qvec, c, allowed, where)
+                found.update(read_best(cur, hits, tokens, mem.weights, at, top_k, filters))
+                if len(found) >= top_k or len(hits.seqs) < c or allowed is not None:
                     break
                 c *= 10
         if tokens and (qvec is None or unembedded):
@@ -306,16 +294,100 @@ def nearest(
     k: int,
     allowed: np.ndarray | None,
     where: RowFilter | None = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Top k over one or more agents' indexes (merged by similarity): seqs, sims, ids."""
-    parts = [a.nearest(qvec, k, allowed, where) for a in agents]
+) -> Hits:
+    """Top k over one or more agents' indexes (merged by similarity)."""
+    parts = [a.hits(qvec, k, allowed, where) for a in agents]
     if not parts:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32), np.empty(0, object)
+        f64 = np.zeros(0, dtype=np.float64)
+        none = np.empty(0, object)
+        return Hits(np.zeros(0, dtype=np.int64), np.zeros(0, np.float32), none, none, f64, f64, f64)
     if len(parts) == 1:
         return parts[0]
-    seqs, sims, ids = (np.concatenate([p[i] for p in parts]) for i in range(3))
-    order = np.argsort(-sims, kind="stable")[:k]
-    return seqs[order], sims[order], ids[order]
+    merged = Hits(*(np.concatenate([p[i] for p in parts]) for i in range(len(Hits._fields))))
+    order = np.argsort(-merged.sims, kind="stable")[:k]
+    return Hits(*(field[order] for field in merged))
+
+
+def read_best(
+    cur: duckdb.DuckDBPyConnection,
+    hits: Hits,
+    tokens: list[str],
+    weights: tuple[float, float, float, float, float],
+    at: dt.datetime,
+    top_k: int,
+    filters: Filters,
+) -> dict[str, tuple[tuple[Any, ...], float]]:
+    """The rows of `hits` that can make the top_k, read from the table and re-checked.
+
+    Reading a row costs about as much as the rest of a search, so the index's copies of
+    the scoring columns bound each hit's hybrid score first (exact, except a keyword
+    score of a content too long to keep in RAM: 0..1), and only hits whose best case
+    reaches the k-th best score still possible are read. The rows read are checked
+    against the filters again (the index may lag a concurrent supersede or delete by a
+    moment); a row that fails lowers the bar, and the next hits are read.
+    """
+    kws = np.array([np.nan if t is None else keyword_score(tokens, t) for t in hits.texts])
+    lo, hi = score_bounds(weights, hits, kws, at.timestamp())
+    unread = np.ones(len(hits.seqs), dtype=bool)
+    best: list[float] = []  # exact scores of the rows read and accepted
+    out: dict[str, tuple[tuple[Any, ...], float]] = {}
+    while unread.any():
+        possible = np.concatenate([np.asarray(best), lo[unread]])
+        bar = np.partition(possible, -top_k)[-top_k] if len(possible) >= top_k else -np.inf
+        take = np.flatnonzero(unread & (hi >= bar))
+        if not len(take):
+            break
+        unread[take] = False
+        by_id = dict(zip(hits.ids[take].tolist(), hits.sims[take].tolist(), strict=True))
+        # By primary key in a plain IN list (a filter beside it would slow the scan).
+        rows = cur.execute(
+            f"SELECT {SELECT_COLUMNS} FROM {T_MEM}"
+            f" WHERE memory_id IN ({', '.join('?' * len(by_id))})",
+            list(by_id),
+        ).fetchall()
+        for r in rows:
+            if filters.accepts(r, at):
+                sim = by_id[r[0]]
+                out[r[0]] = (r, sim)
+                best.append(row_score(weights, tokens, r, sim, at))
+    return out
+
+
+_BOUND_SLACK = 1e-6  # float vs datetime arithmetic of the same score
+
+
+def score_bounds(
+    weights: tuple[float, float, float, float, float],
+    hits: Hits,
+    kws: np.ndarray,
+    at_epoch: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Lowest and highest hybrid score of each hit (`hybrid_score`, vectorised); a NaN
+    keyword score is unknown."""
+    w_sem, w_kw, w_rec, w_imp, w_conf = weights
+    age = np.maximum(at_epoch - hits.created, 0.0)
+    base = (
+        w_sem * np.maximum(hits.sims.astype(np.float64), 0.0)
+        + w_rec * 0.5 ** (age / WEEK)
+        + w_imp * hits.importance
+        + w_conf * hits.confidence
+    )
+    known = ~np.isnan(kws)
+    lo = base + w_kw * np.where(known, kws, 0.0) - _BOUND_SLACK
+    hi = base + w_kw * np.where(known, kws, 1.0) + _BOUND_SLACK
+    return lo, hi
+
+
+def row_score(
+    weights: tuple[float, float, float, float, float],
+    tokens: list[str],
+    row: tuple[Any, ...],
+    sim: float | None,
+    at: dt.datetime,
+) -> float:
+    kw = keyword_score(tokens, row[_CONTENT])
+    parts = {c: row[i] for c, i in _SCORE_COLUMNS.items()}
+    return hybrid_score(weights, sim, kw, parts, at)
 
 
 def hybrid_score(

@@ -1,0 +1,132 @@
+"""search_memory reads from the table only the rows that can make its top k, and ranks
+exactly as scoring every candidate would (bounds from the index's copies of the scoring
+columns: created_at, importance, confidence, content when short)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from agent_support import open_layer, run
+from memory_support import A, sql, store
+
+from proxy.agent import AgentLayer
+from proxy.agent import memory_search as ms
+from proxy.agent.memory_index import TEXT_IN_RAM, RowFilter
+from proxy.agent.memory_schema import SELECT_COLUMNS, T_MEM, T_VEC
+
+WORDS = [
+    "invoice",
+    "refund",
+    "billing",
+    "dispute",
+    "churn",
+    "renewal",
+    "outage",
+    "latency",
+    "pricing",
+    "contract",
+]
+QUERIES = [
+    "billing dispute",
+    "refund for the invoice",
+    "renewal pricing contract",
+    "outage latency",
+    "churn",
+    "contract dispute refund",
+]
+
+
+async def _reference(layer: AgentLayer, query: str, top_k: int) -> list[tuple[str, float]]:
+    """The ranking of the 50 nearest memories, each read and scored: what search did
+    before it bounded scores (the index is exact below 20k rows)."""
+    qvec = layer.semantic.embedder.embed_batch([query], mode="query")[0]
+    qvec = qvec / np.linalg.norm(qvec)
+    vecs = await sql(layer, f"SELECT memory_id::VARCHAR, embedding FROM {T_VEC}")
+    sims = {mid: float(np.dot(qvec, np.asarray(v) / np.linalg.norm(v))) for mid, v in vecs}
+    nearest = sorted(sims, key=lambda m: -sims[m])[:50]
+    rows = await sql(
+        layer,
+        f"SELECT {SELECT_COLUMNS} FROM {T_MEM} WHERE memory_id::VARCHAR IN "
+        f"({', '.join('?' * len(nearest))})",
+        nearest,
+    )
+    at = dt.datetime.now(dt.UTC)
+    tokens = ms.keywords(query)
+    created = ms._CREATED
+    scored = sorted(
+        ((ms.row_score(layer.memory.weights, tokens, r, sims[str(r[0])], at), r) for r in rows),
+        key=lambda x: (-x[0], -x[1][created].timestamp()),
+    )
+    return [(str(r[0]), s) for s, r in scored[:top_k]]
+
+
+async def _fill(layer: AgentLayer, rng: random.Random) -> None:
+    for i in range(150):
+        words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(2, 6)))
+        content = f"memory {i}: {words}"
+        if i % 15 == 0:  # longer than the index keeps: its keyword score is only bounded
+            content += " " + " ".join(rng.choice(WORDS) for _ in range(TEXT_IN_RAM // 5))
+            assert len(content) > TEXT_IN_RAM
+        await store(layer, A, content, importance=round(rng.random(), 3), wait=True)
+    # Ages from a few minutes to months, so recency and decay both matter.
+    await sql(
+        layer,
+        f"UPDATE {T_MEM} SET created_at = now() - to_minutes((hash(memory_id) % 200000)::BIGINT),"
+        " last_accessed = NULL",
+    )
+
+
+def test_bounded_reads_rank_exactly_like_scoring_every_candidate(tmp_path: Path) -> None:
+    db = str(tmp_path / "m.duckdb")
+
+    async def fill() -> None:
+        async with open_layer(tmp_path, database=db) as layer:
+            await _fill(layer, random.Random(5))
+
+    async def check() -> None:
+        # A restart loads the index (and its scoring columns) from the table.
+        async with open_layer(tmp_path, database=db) as layer:
+            decayed = (await layer.call("decay_memories", A, rate=0.5))[0]["decayed"]
+            assert decayed > 10
+            await _index_confidence_matches_table(layer)
+            for query in QUERIES:
+                for top_k in (3, 10):
+                    got = await layer.call("search_memory", A, [query], top_k=top_k)
+                    want = await _reference(layer, query, top_k)
+                    assert [g["memory_id"] for g in got] == [w[0] for w in want], query
+                    for g, (_, score) in zip(got, want, strict=True):
+                        assert abs(g["score"] - score) < 1e-6
+            await _reads_fewer_rows_than_it_ranks(layer)
+
+    run(fill())
+    run(check())
+
+
+async def _index_confidence_matches_table(layer: AgentLayer) -> None:
+    table = dict(await sql(layer, f"SELECT memory_id::VARCHAR, confidence FROM {T_MEM}"))
+    assert min(table.values()) < 1.0
+    agent = layer.memory.index.agent(A.org_id, A.agent_id)
+    assert agent is not None
+    q = np.ones(agent.dims, dtype=np.float32) / np.sqrt(agent.dims)
+    hits = agent.hits(q, 1000, None, RowFilter(now=0.0, include_superseded=True))
+    assert len(hits.ids) == len(table)
+    for mid, conf in zip(hits.ids.tolist(), hits.confidence.tolist(), strict=True):
+        assert abs(table[mid] - conf) < 1e-9, mid
+
+
+async def _reads_fewer_rows_than_it_ranks(layer: AgentLayer) -> None:
+    agent = layer.memory.index.agent(A.org_id, A.agent_id)
+    qvec = layer.semantic.embedder.embed_batch(["billing dispute"], mode="query")[0]
+    hits = ms.nearest([agent], qvec / np.linalg.norm(qvec), 50, None, None)
+    filters = ms.Filters(A.org_id, [A.agent_id])
+
+    def read(cur: Any) -> dict[str, Any]:
+        at = dt.datetime.now(dt.UTC)
+        return ms.read_best(cur, hits, ["billing", "dispute"], layer.memory.weights, at, 3, filters)
+
+    rows = await layer.db.run(read)
+    assert 3 <= len(rows) < len(hits.seqs) // 2
