@@ -3,6 +3,7 @@
 `HATIDATA_EMBEDDING_PROVIDER`: `onnx` (default) or `hash` (tests only, never a fallback).
 `HATIDATA_EMBEDDING_MODEL`: model name in the cache (default: see registry.default_model_name).
 `HATIDATA_EMBEDDING_THREADS`: onnxruntime intra-op threads (default 1).
+`HATIDATA_EMBEDDING_PRECISION`: `fp32` (default, model.onnx) or `int8` (its quantized copy).
 `HATIDATA_EMBEDDING_DIMS`: dimensions of the hash provider (default 384).
 """
 
@@ -18,6 +19,7 @@ from .registry import default_model_name, find_spec, installed_models, is_instal
 
 ENV_PROVIDER = "HATIDATA_EMBEDDING_PROVIDER"
 ENV_THREADS = "HATIDATA_EMBEDDING_THREADS"
+ENV_PRECISION = "HATIDATA_EMBEDDING_PRECISION"
 ENV_DIMS = "HATIDATA_EMBEDDING_DIMS"
 
 
@@ -44,6 +46,7 @@ def open_provider(
     *,
     name: str | None = None,
     threads: int | None = None,
+    precision: str | None = None,
     auto_install: bool = True,
 ) -> EmbeddingProvider:
     """The configured provider. With `auto_install`, a cache without any model gets the
@@ -53,9 +56,11 @@ def open_provider(
         return HashEmbedder(int(os.environ.get(ENV_DIMS) or 384))
     if kind != "onnx":
         raise EmbeddingError(f"{ENV_PROVIDER} must be 'onnx' or 'hash', not {kind!r}")
-    from .onnx_embedder import OnnxEmbedder
+    from .onnx_embedder import OnnxEmbedder, check_precision
 
     threads = threads or int(os.environ.get(ENV_THREADS) or 1)
+    # checked before any model work: a bad value is an error, never a silent fp32
+    chosen = check_precision(precision or os.environ.get(ENV_PRECISION) or "fp32")
     try:
         model_dir = resolve_model_dir(cache_dir, name)
     except ModelNotAvailable:
@@ -64,7 +69,7 @@ def open_provider(
         from .manage import ensure_default_model
 
         model_dir = ensure_default_model(cache_dir)  # raises ModelNotAvailable if no package
-    return OnnxEmbedder(model_dir, threads=threads)
+    return OnnxEmbedder(model_dir, threads=threads, precision=chosen)
 
 
 def provider_summary(provider: EmbeddingProvider) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal, cast
 
 import numpy as np
 import onnxruntime as ort
@@ -17,6 +18,9 @@ from .errors import EmbeddingError, ModelNotAvailable
 from .modelconfig import MODEL_FILE, TOKENIZER_FILE, ModelConfig, load_model_config
 from .provider import Mode, check_mode, l2_normalize
 
+# fp32: model.onnx as installed; int8: its dynamically quantized copy (quantize.py)
+Precision = Literal["fp32", "int8"]
+PRECISIONS: tuple[Precision, ...] = ("fp32", "int8")
 DEFAULT_MAX_BATCH = 32
 # padded tokens per forward pass: ~32 short texts, ~9 of 100 tokens, 4 of 256
 DEFAULT_MAX_BATCH_TOKENS = 1024
@@ -45,6 +49,7 @@ class OnnxEmbedder:
         max_batch: int = DEFAULT_MAX_BATCH,
         max_batch_tokens: int = DEFAULT_MAX_BATCH_TOKENS,
         config: ModelConfig | None = None,
+        precision: Precision = "fp32",
     ) -> None:
         self.model_dir = Path(model_dir)
         onnx_path = self.model_dir / MODEL_FILE
@@ -52,6 +57,12 @@ class OnnxEmbedder:
         if not onnx_path.exists() or not tok_path.exists():
             raise ModelNotAvailable(f"no {MODEL_FILE} + {TOKENIZER_FILE} in {self.model_dir}")
         self.config = config or load_model_config(self.model_dir)
+        self.precision = check_precision(precision)
+        self._int8_sha = ""
+        if self.precision == "int8":
+            from .quantize import int8_model
+
+            onnx_path, self._int8_sha = int8_model(self.model_dir)
         self.threads = threads
         self.max_batch = max(1, max_batch)
         self.max_batch_tokens = max(1, max_batch_tokens)
@@ -88,10 +99,15 @@ class OnnxEmbedder:
 
     @property
     def model_name(self) -> str:
-        return self.config.name
+        # int8 vectors are another model's as far as stored vectors go: the agent layer
+        # re-embeds memories and trigger concepts whose embedding_model differs from this
+        return self.config.name + ("+int8" if self.precision == "int8" else "")
 
     @property
     def model_id(self) -> str:
+        """Names the exact weights: the embedding cache keys vectors by it."""
+        if self.precision == "int8":
+            return f"{self.model_name}@{self._int8_sha[:12]}"
         digest = self.config.files.get(MODEL_FILE, "")
         return f"{self.config.name}@{digest[:12]}" if digest else self.config.name
 
@@ -107,9 +123,11 @@ class OnnxEmbedder:
         """One line for the server's start-up log: which model, from where."""
         c = self.config
         prefix = "query prefix" if c.query_prefix else "no query prefix"
+        weights = "int8 weights (model.int8.onnx)" if self.precision == "int8" else "fp32"
         return (
-            f"{c.name} ({self.dimensions} dims, {c.pooling} pooling, max {c.max_length} tokens, "
-            f"{prefix}, {self.threads} thread(s)) from {self.model_dir} [{c.source}]"
+            f"{self.model_name} ({self.dimensions} dims, {c.pooling} pooling, "
+            f"max {c.max_length} tokens, {prefix}, {weights}, {self.threads} thread(s)) "
+            f"from {self.model_dir} [{c.source}]"
         )
 
     def embed(self, text: str, *, mode: Mode = "passage") -> np.ndarray:
@@ -138,12 +156,16 @@ class OnnxEmbedder:
         """Cut the length-sorted rows into batches of at most `max_batch` rows and
         `max_batch_tokens` padded tokens: on CPU, big padded batches of long texts run
         slower per text than small ones (measured in bench/embedding.py)."""
+        # int8: one text per pass. Dynamic quantization scales activations per tensor, so
+        # in a batch a text's vector would depend on its neighbours and padding (cosine
+        # down to ~0.985 to the same text alone); per text it is a function of the text.
+        rows = 1 if self.precision == "int8" else self.max_batch
         batches, start, n = [], 0, len(order)
         while start < n:
             end = start + 1
             while (
                 end < n
-                and end - start < self.max_batch
+                and end - start < rows
                 and (end - start + 1) * int(lengths[order[end]]) <= self.max_batch_tokens
             ):
                 end += 1
@@ -174,3 +196,14 @@ class OnnxEmbedder:
             )
         pooled = pooled.astype(np.float32, copy=False)
         return l2_normalize(pooled) if self.config.normalize else pooled
+
+
+def check_precision(value: str) -> Precision:
+    """`fp32` or `int8` (any case), else EmbeddingError naming the setting."""
+    v = str(value).strip().lower()
+    if v not in PRECISIONS:
+        raise EmbeddingError(
+            f"embedding precision must be 'fp32' or 'int8', not {value!r} "
+            "(HATIDATA_EMBEDDING_PRECISION / --embedding-precision)"
+        )
+    return cast(Precision, v)
