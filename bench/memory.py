@@ -1,7 +1,7 @@
 """Agent memory: store throughput, search latency and recall, store-to-searchable time.
 
     python bench/memory.py [--sizes 10000,100000] [--stores 300] [--queries 200] [--hash]
-                           [--text-vectors PATH.npz]
+                           [--precision fp32|int8] [--text-vectors PATH.npz]
 
 - store: memories/s through store_memory with embedding excluded (insert only; the
   embedding pump is paused) and included (stored, then waited on until every one is
@@ -61,11 +61,14 @@ def pct(xs: list[float], p: float) -> float:
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 
-async def open_layer(tmp: Path, provider: str) -> tuple[Engine, AgentLayer]:
+async def open_layer(
+    tmp: Path, provider: str, precision: str = "fp32"
+) -> tuple[Engine, AgentLayer]:
     env = {
         "HATIDATA_DATA_DIR": str(tmp / "data"),
         "HATIDATA_DATABASE": str(tmp / "bench.duckdb"),
         "HATIDATA_EMBEDDING_PROVIDER": provider,
+        "HATIDATA_EMBEDDING_PRECISION": precision,
     }
     os.environ.update(env)
     cfg = config.load(None, env)
@@ -361,6 +364,7 @@ async def main() -> None:
     ap.add_argument("--stores", type=int, default=300)
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--hash", action="store_true", help="hash embedder instead of the model")
+    ap.add_argument("--precision", choices=("fp32", "int8"), default="fp32")
     ap.add_argument(
         "--text-vectors",
         type=Path,
@@ -370,7 +374,8 @@ async def main() -> None:
     args = ap.parse_args()
     rng = np.random.default_rng(7)
     with tempfile.TemporaryDirectory() as tmp:
-        engine, layer = await open_layer(Path(tmp), "hash" if args.hash else "onnx")
+        provider = "hash" if args.hash else "onnx"
+        engine, layer = await open_layer(Path(tmp), provider, args.precision)
         try:
             print(f"model: {layer.memory.model_name}, {os.cpu_count()} CPUs")
             if args.stores > 0:
