@@ -55,6 +55,7 @@ class SemanticEngine:
                 EmbeddingWorker,
                 ensure_default_model,
                 open_provider,
+                provider_summary,
             )
 
             cache_dir = model_dir_for(config)
@@ -69,7 +70,7 @@ class SemanticEngine:
         self.embedder = CachedEmbedder(provider, db.cursor())
         self.worker = EmbeddingWorker(self.embedder)
         self.dims = provider.dimensions
-        log.info("embedding model: %s (%d dimensions)", provider.model_name, self.dims)
+        log.info("embedding model: %s", provider_summary(provider))
         self._register_udf(db)
 
     @property

@@ -358,5 +358,6 @@ def test_server_with_int8_serves_semantic_sql(tmp_path: Path, minilm_cache: Path
             assert c.execute("SELECT count(*) FROM kb").fetchone() == (5,)
     finally:
         srv.stop()
-    assert "embedding model: all-minilm-l6-v2+int8 (384 dimensions)" in srv.log()
+    assert "embedding model: all-minilm-l6-v2+int8 (384 dims, mean pooling" in srv.log()
+    assert "int8 weights (model.int8.onnx)" in srv.log()
     assert "quantizing" not in srv.log()  # the module's int8 copy was reused
