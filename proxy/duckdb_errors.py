@@ -42,6 +42,8 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     # DuckDB says LIMIT/OFFSET in one message; PG uses 2201W (LIMIT) / 2201X (OFFSET).
     ("BinderException", r"LIMIT/OFFSET cannot be negative", "2201W"),
     ("BinderException", r"Cannot compare|[Cc]annot mix|No operator", "42883"),
+    # e.g. ALTER COLUMN TYPE on a varchar(n) column (its length is a CHECK constraint)
+    ("BinderException", r"Cannot change the type of a column that has a CHECK", "0A000"),
     ("BinderException", r"", "42000"),
     ("ParserException", r"", "42601"),
     ("SyntaxException", r"", "42601"),
@@ -72,6 +74,16 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     ("SequenceException", r"", "2200H"),
 )
 _COMPILED = tuple((cls, re.compile(rx), state) for cls, rx, state in _RULES)
+# The CHECK a varchar(n) column is created with (transpiler/varchar_length.py): its failure
+# is Postgres' 22001, not 23514. DuckDB names the expression, not the value or the column.
+_LENGTH_CHECK = re.compile(
+    r"^CHECK constraint failed on table .* with expression "
+    r'CHECK\(\(length\((?:"(?:[^"]|"")*"|[^()"\s]+)\) <= (\d+)\)\)$'
+)
+_ALTER_TYPE_HINT = (
+    "DuckDB cannot change the type of a column with a CHECK constraint (a varchar(n) length "
+    "is kept as one): create a new table with the new type and copy the rows over"
+)
 _PREFIX = re.compile(r"^[A-Za-z ]+ Error: ")
 _LINE = re.compile(r"^LINE (\d+): (.*)$")
 
@@ -115,6 +127,10 @@ def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
             sqlstate = "42000" if "ProgrammingError" in names else "XX000"
     if sqlstate == "57014":
         message = "canceling statement due to user request"
+    elif sqlstate == "23514" and (length := _LENGTH_CHECK.match(message)) is not None:
+        sqlstate = "22001"
+        message = f"value too long for type character varying({length[1]})"
+    hint = _ALTER_TYPE_HINT if sqlstate == "0A000" and "CHECK constraint" in message else None
     if sqlstate == "42883":  # in semantic SQL: in the user's terms
         semantic = semantic_type_error(message, _position(lines, sql))
         if semantic is not None:
@@ -123,5 +139,6 @@ def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
         sqlstate,
         message,
         detail="\n".join(detail_lines).strip() or None,
+        hint=hint,
         position=_position(lines, sql),
     )

@@ -9,13 +9,15 @@
 - `pg_catalog.f(...)` -> `f(...)`; functions DuckDB lacks -> `__hati_<name>(...)`
   (MISSING_PG_FUNCTIONS; the catalog layer defines these macros);
 - `a OPERATOR(pg_catalog.~) b` -> regex / LIKE / comparison;
-- `COLLATE pg_catalog.default` / "C" / "POSIX" -> dropped.
+- `COLLATE pg_catalog.default` / "C" / "POSIX" -> dropped;
+- `varchar(n)` columns of CREATE TABLE and casts to varchar(n): see varchar_length.
 """
 
 from __future__ import annotations
 
 from sqlglot import exp
 
+from transpiler import varchar_length
 from transpiler.treeutil import attached
 
 MISSING_PG_FUNCTIONS = frozenset(
@@ -94,6 +96,8 @@ def rewrite(nodes: list[exp.Expr]) -> None:
             _operator(node)
         elif isinstance(node, exp.ObjectIdentifier) and node.name.upper() == "OID":
             node.replace(_simple_type(exp.DType.BIGINT))
+        elif isinstance(node, exp.ColumnDef):
+            varchar_length.column_def(node)
 
 
 def _simple_type(dtype: exp.DType) -> exp.DataType:
@@ -114,6 +118,8 @@ def _float_precision(node: exp.DataType) -> None:
 
 
 def _typed_cast(node: exp.Cast, to: exp.DataType) -> None:
+    if varchar_length.cast(node, to):
+        return
     value = node.this
     if to.this is exp.DataType.Type.VARBINARY and isinstance(value, exp.Literal):
         text = value.name

@@ -161,7 +161,8 @@ _DOT, _PARAMETER, _DOUBLE, _COLON = (
     TokenType.COLON,
 )
 _OBJECT_IDENTIFIER, _IDENTIFIER = TokenType.OBJECT_IDENTIFIER, TokenType.IDENTIFIER
-_SPECIAL = frozenset({_DOT, _PARAMETER, _DOUBLE, _COLON})
+_VARCHAR = TokenType.VARCHAR
+_SPECIAL = frozenset({_DOT, _PARAMETER, _DOUBLE, _COLON, _VARCHAR})
 
 
 def scan(tokens: Sequence[Token]) -> Triggers:
@@ -218,7 +219,8 @@ def _special(
     prev: TokenType | None,
     found: Triggers,
 ) -> int:
-    """Dots, `$n`, FLOAT[ / FLOAT( and `col:path`: sets `found` fields, returns flags."""
+    """Dots, `$n`, FLOAT[ / FLOAT(, VARCHAR( and `col:path`: sets `found` fields, returns
+    flags."""
     n = len(tokens)
     if tt is _DOT:
         if not found.three_part and _after_dotted_name(tokens, i):
@@ -235,6 +237,9 @@ def _special(
                 tokens[i].token_type = TokenType.FLOAT
             elif nxt_type is TokenType.L_PAREN:
                 return PG  # FLOAT(p): Postgres precision -> REAL / DOUBLE
+    elif tt is _VARCHAR:
+        if i + 1 < n and tokens[i + 1].token_type is TokenType.L_PAREN:
+            return PG  # varchar(n): a length check in CREATE TABLE, truncating casts
     elif prev in _NAME_TYPES and i + 1 < n and tokens[i + 1].token_type in _NAMES:
         return SNOWFLAKE  # `col:path` semi-structured access (tt is COLON)
     return 0

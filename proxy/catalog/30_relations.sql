@@ -3,7 +3,7 @@
 -- Indexes: DuckDB's CREATE INDEX ones plus one per PRIMARY KEY / UNIQUE constraint
 -- (DuckDB keeps those internal). Synthetic OIDs: 2^30 + table_oid*1024 + 2*i (index),
 -- +1 (constraint); they stay below 2^31 so int4-reading clients are safe.
-CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_index AS
+CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_index_list AS
 WITH created0 AS (
     SELECT i.index_oid::BIGINT AS indexrelid, i.table_oid::BIGINT AS indrelid,
            i.index_name, i.database_name, i.schema_name, i.table_name, i.is_unique,
@@ -32,7 +32,13 @@ WITH created0 AS (
     FROM duckdb_constraints() c
     WHERE c.constraint_type IN ('PRIMARY KEY', 'UNIQUE')
       AND (c.database_name = {{duck_db}} OR c.database_name = 'temp')
-), allidx AS (SELECT * FROM created UNION ALL SELECT * FROM fromcon),
+)
+SELECT * FROM created UNION ALL SELECT * FROM fromcon;
+
+-- __hati_index_list with each element's column number (pg_class lists indexes from
+-- __hati_index_list alone: it needs no column numbers, which cost a duckdb_columns() scan)
+CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_index AS
+WITH allidx AS (SELECT * FROM __hati_catalog.pg.__hati_index_list),
 -- element -> column number (0 = an expression), keeping the element order
 elems AS (
     SELECT x.indexrelid, x.indrelid, unnest(x.elements) AS element,
@@ -51,9 +57,13 @@ FROM allidx x
 LEFT JOIN nums ON nums.indexrelid = x.indexrelid
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = x.database_name AND n.duck_schema = x.schema_name;
 
+-- relchecks leaves out varchar(n) lengths (see __hati_length_limit below), counted in
+-- DuckDB's DDL text: a second duckdb_constraints() scan would cost every pg_class query more.
 CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_rel AS
 SELECT t.table_oid::BIGINT AS oid, t.table_name AS relname, n.oid AS relnamespace,
-       'r' AS relkind, t.column_count AS relnatts, t.check_constraint_count AS relchecks,
+       'r' AS relkind, t.column_count AS relnatts,
+       t.check_constraint_count - len(regexp_extract_all(t.sql,
+           'CHECK\(\(length\((?:"(?:[^"]|"")*"|[^()"\s]+)\) <= \d+\)\)')) AS relchecks,
        (t.index_count > 0 OR t.has_primary_key) AS relhasindex,
        t.estimated_size AS reltuples, t.temporary, t.comment, NULL::VARCHAR AS viewdef,
        n.nspname
@@ -76,9 +86,10 @@ SELECT s.sequence_oid, s.sequence_name, n.oid, 'S', 3, 0, FALSE, 1, s.temporary,
 FROM duckdb_sequences() s
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = s.database_name AND n.duck_schema = s.schema_name
 UNION ALL
-SELECT i.indexrelid, i.index_name, i.relnamespace, 'i', len(i.elements), 0, FALSE, 0,
-       FALSE, NULL, NULL, i.nspname
-FROM __hati_catalog.pg.__hati_index i;
+SELECT i.indexrelid, i.index_name, n.oid, 'i', len(i.elements), 0, FALSE, 0,
+       FALSE, NULL, NULL, n.nspname
+FROM __hati_catalog.pg.__hati_index_list i
+JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = i.database_name AND n.duck_schema = i.schema_name;
 
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_class AS
 SELECT r.oid, r.relname, r.relnamespace, 0::BIGINT AS reltype, 0::BIGINT AS reloftype,
@@ -96,9 +107,32 @@ SELECT r.oid, r.relname, r.relnamespace, 0::BIGINT AS reltype, 0::BIGINT AS relo
        NULL::VARCHAR[] AS reloptions, NULL::VARCHAR AS relpartbound
 FROM __hati_catalog.pg.__hati_rel r;
 
+-- varchar(n): the transpiler creates such a column as VARCHAR CHECK (length(col) <= n)
+-- (transpiler/varchar_length.py); DuckDB keeps, copies and enforces that constraint, and
+-- the length is read back from it. __hati_length_limit: n when `expr` (a CHECK's
+-- duckdb_constraints().expression) is exactly that form on column `col`, else NULL.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_length_limit(expr, col) AS
+    CASE WHEN lower(regexp_extract(expr, '^\(length\((.+)\) <= \d+\)$', 1))
+              IN (lower(col), lower('"' || replace(col, '"', '""') || '"'))
+         THEN TRY_CAST(regexp_extract(expr, ' <= (\d+)\)$', 1) AS INTEGER) END;
+
+-- One row per such constraint: table, attnum, n (the column's type is not checked here:
+-- pg_attribute applies it to VARCHAR columns only).
+CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_varchar_len AS
+SELECT k.table_oid, k.attnum, k.n
+FROM (SELECT c.table_oid::BIGINT AS table_oid,
+             (c.constraint_column_indexes[1] + 1)::BIGINT AS attnum,
+             __hati_catalog.pg.__hati_length_limit(c.expression, c.constraint_column_names[1])
+                 AS n
+      FROM duckdb_constraints() c
+      WHERE c.constraint_type = 'CHECK' AND len(c.constraint_column_indexes) = 1
+        AND c.expression LIKE '(length(%) <= %)') k
+WHERE k.n IS NOT NULL;
+
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_attribute AS
 SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
-       __hati_catalog.pg.__hati_type_oid(c.data_type)::BIGINT AS atttypid,
+       CASE WHEN vl.n IS NOT NULL THEN 1043
+            ELSE __hati_catalog.pg.__hati_type_oid(c.data_type) END::BIGINT AS atttypid,
        -1::INTEGER AS attstattarget,
        coalesce((SELECT t.typlen FROM __hati_catalog.pg.pg_type t
                  WHERE t.oid = __hati_catalog.pg.__hati_type_oid(c.data_type)), -1)::SMALLINT
@@ -106,12 +140,12 @@ SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
        c.column_index::SMALLINT AS attnum,
        __hati_catalog.pg.__hati_type_ndims(c.data_type)::INTEGER AS attndims,
        -1::INTEGER AS attcacheoff,
-       __hati_catalog.pg.__hati_type_mod(c.data_type)::INTEGER AS atttypmod,
+       coalesce(vl.n + 4, __hati_catalog.pg.__hati_type_mod(c.data_type))::INTEGER AS atttypmod,
        FALSE AS attbyval, 'i' AS attalign, 'p' AS attstorage, '' AS attcompression,
        NOT c.is_nullable AS attnotnull, c.column_default IS NOT NULL AS atthasdef,
        FALSE AS atthasmissing, '' AS attidentity, '' AS attgenerated,
        FALSE AS attisdropped, TRUE AS attislocal, 0::INTEGER AS attinhcount,
-       CASE WHEN __hati_catalog.pg.__hati_type_oid(c.data_type) IN (25, 1009)
+       CASE WHEN vl.n IS NOT NULL OR __hati_catalog.pg.__hati_type_oid(c.data_type) IN (25, 1009)
             THEN 100 ELSE 0 END::BIGINT AS attcollation,
        NULL::VARCHAR[] AS attacl, NULL::VARCHAR[] AS attoptions,
        NULL::VARCHAR[] AS attfdwoptions, NULL::VARCHAR AS attmissingval,
@@ -119,6 +153,9 @@ SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
        c.comment AS __hati_comment
 FROM duckdb_columns() c
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = c.database_name AND n.duck_schema = c.schema_name
+LEFT JOIN (SELECT table_oid, attnum, min(n) AS n FROM __hati_catalog.pg.__hati_varchar_len
+           GROUP BY table_oid, attnum) vl
+  ON vl.table_oid = c.table_oid AND vl.attnum = c.column_index AND c.data_type = 'VARCHAR'
 UNION ALL
 -- index columns (psql \d on an index, SQLAlchemy get_indexes)
 SELECT i.indexrelid, coalesce(a.column_name, i.element),
@@ -130,10 +167,15 @@ FROM (SELECT indexrelid, indrelid, unnest(elements) AS element, unnest(attnums) 
       FROM __hati_catalog.pg.__hati_index) i
 LEFT JOIN duckdb_columns() a ON a.table_oid = i.indrelid AND a.column_index = i.attnum;
 
+-- Straight from duckdb_columns(): the rows of pg_attribute with a default, without the
+-- type lookups pg_attribute makes for every column.
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_attrdef AS
-SELECT (1610612736 + attrelid * 1024 + attnum)::BIGINT AS oid, attrelid AS adrelid,
-       attnum AS adnum, __hati_default AS adbin
-FROM __hati_catalog.pg.pg_attribute WHERE __hati_default IS NOT NULL;
+SELECT (1610612736 + c.table_oid * 1024 + c.column_index)::BIGINT AS oid,
+       c.table_oid::BIGINT AS adrelid, c.column_index::SMALLINT AS adnum,
+       c.column_default AS adbin
+FROM duckdb_columns() c
+JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = c.database_name AND n.duck_schema = c.schema_name
+WHERE c.column_default IS NOT NULL;
 
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_index AS
 SELECT indexrelid, indrelid, len(attnums)::SMALLINT AS indnatts,
@@ -161,6 +203,14 @@ WITH con AS (
     JOIN __hati_catalog.pg.__hati_ns n
       ON n.duck_db = c.database_name AND n.duck_schema = c.schema_name
     WHERE c.constraint_type IN ('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY', 'CHECK')
+      -- A varchar(n) length is the column's type (atttypmod), not a constraint. (The
+      -- column's type is not looked up here: a scan of duckdb_columns() would cost more
+      -- than the rest; a CHECK of exactly this form on a list column is the price.)
+      AND NOT (c.constraint_type = 'CHECK' AND len(c.constraint_column_indexes) = 1
+               AND c.expression LIKE '(length(%) <= %)'
+               AND __hati_catalog.pg.__hati_length_limit(c.expression,
+                                                         c.constraint_column_names[1])
+                   IS NOT NULL)
 )
 SELECT idxoid + 1 AS oid,
        CASE WHEN constraint_type = 'PRIMARY KEY' THEN table_name || '_pkey'

@@ -61,9 +61,13 @@ SELECT r.oid AS objoid, __hati_catalog.pg.__hati_regclass('pg_class') AS classoi
        0::INTEGER AS objsubid, r.comment AS description
 FROM __hati_catalog.pg.__hati_rel r WHERE r.comment IS NOT NULL AND r.comment <> ''
 UNION ALL
-SELECT a.attrelid, __hati_catalog.pg.__hati_regclass('pg_class'), a.attnum, a.__hati_comment
-FROM __hati_catalog.pg.pg_attribute a
-WHERE a.__hati_comment IS NOT NULL AND a.__hati_comment <> '';
+-- column comments straight from duckdb_columns() (pg_attribute's rows, without its type
+-- lookups)
+SELECT c.table_oid::BIGINT, __hati_catalog.pg.__hati_regclass('pg_class'),
+       c.column_index::SMALLINT, c.comment
+FROM duckdb_columns() c
+JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = c.database_name AND n.duck_schema = c.schema_name
+WHERE c.comment IS NOT NULL AND c.comment <> '';
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.obj_description(obj_oid) AS (
     SELECT min(__h_d.description) FROM __hati_catalog.pg.pg_description __h_d

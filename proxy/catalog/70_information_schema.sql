@@ -34,8 +34,11 @@ SELECT {{database_name}} AS table_catalog, r.nspname AS table_schema, r.relname 
        CASE WHEN t.typcategory = 'A' THEN 'ARRAY'
             ELSE regexp_replace(__hati_catalog.pg.format_type(a.atttypid, -1), '\(.*$', '')
        END AS data_type,
-       NULL::INTEGER AS character_maximum_length,
-       CASE WHEN a.atttypid IN (25, 1043, 1042) THEN 1073741824 END::INTEGER
+       CASE WHEN a.atttypid IN (1043, 1042) AND a.atttypmod >= 4 THEN a.atttypmod - 4
+       END::INTEGER AS character_maximum_length,
+       -- UTF8: at most 4 bytes a character, as Postgres computes it
+       CASE WHEN a.atttypid IN (1043, 1042) AND a.atttypmod >= 4 THEN (a.atttypmod - 4) * 4
+            WHEN a.atttypid IN (25, 1043, 1042) THEN 1073741824 END::INTEGER
            AS character_octet_length,
        CASE a.atttypid WHEN 21 THEN 16 WHEN 23 THEN 32 WHEN 20 THEN 64 WHEN 700 THEN 24
             WHEN 701 THEN 53

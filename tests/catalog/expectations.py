@@ -9,12 +9,12 @@ from collections.abc import Callable
 
 Check = Callable[[list[str], list[tuple]], None]
 
-# items as psql \d shows it in PostgreSQL 15 (DuckDB has no varchar length: text).
+# items as psql \d shows it in PostgreSQL 15.
 ITEMS_COLUMNS = [
     ("id", "integer"),
     ("name", "text"),
     ("price", "numeric(10,2)"),
-    ("tags", "text"),
+    ("tags", "character varying(20)"),
     ("score", "double precision"),
     ("created", "timestamp with time zone"),
     ("emb", "real[]"),
@@ -70,7 +70,7 @@ def _jdbc_columns(cols: list[str], rows: list[tuple]) -> None:
         ("id", 23, True, -1),
         ("name", 25, True, -1),
         ("price", 1700, False, (10 << 16 | 2) + 4),
-        ("tags", 25, False, -1),
+        ("tags", 1043, False, 24),
         ("score", 701, False, -1),
         ("created", 1184, False, -1),
         ("emb", 1021, False, -1),
@@ -133,7 +133,7 @@ CHECKS: dict[str, Check] = {
                 ("id", "int4"),
                 ("name", "text"),
                 ("price", "numeric"),
-                ("tags", "text"),
+                ("tags", "varchar"),
                 ("score", "float8"),
                 ("created", "timestamptz"),
                 ("emb", "_float4"),

@@ -1,34 +1,218 @@
-"""varchar(n): DuckDB 1.5 keeps no declared length, so hatiproxy reports such a column as
-`text` everywhere, consistently, and claims no length it does not enforce.
+"""varchar(n): the declared length is kept in DuckDB's catalog as a CHECK constraint
+(transpiler/varchar_length.py), read back by the catalog layer as Postgres' typmod n + 4,
+and enforced by DuckDB, reported as Postgres' 22001.
 
-Postgres says character varying(20) / typmod 24 / character_maximum_length 20; that
-difference is documented in README ("PostgreSQL compatibility notes").
+What each client reads: psql `\\d` (format_type), information_schema.columns, pgJDBC
+getColumns (atttypid / atttypmod -> TYPE_NAME / COLUMN_SIZE), SQLAlchemy inspect
+(format_type text). The limits (README, "PostgreSQL compatibility notes") are pinned too.
 """
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
 import psycopg
+import pytest
+import sqlalchemy as sa
 
-TEXT_OID = 25
+from tests.conftest import ServerProcess, start_server
+
+JAR = Path("/usr/share/java/postgresql.jar")
+JAVA_SRC = Path(__file__).parent / "java" / "CatalogMeta.java"
+TABLE = "vlen_people"
+DDL = (
+    f"CREATE TABLE {TABLE} (id int PRIMARY KEY, name varchar(10), "
+    "code character varying(3) NOT NULL DEFAULT 'abc', note text, "
+    "score int CHECK (score >= 0), free varchar)"
+)
 
 
-def test_varchar_n_is_reported_as_unbounded_text(server) -> None:  # noqa: ANN001 - conftest
+@pytest.fixture(scope="module")
+def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    server = start_server(tmp_path_factory.mktemp("vlen"), "--database", ":memory:")
     with psycopg.connect(server.dsn, autocommit=True) as conn:
-        conn.execute("DROP TABLE IF EXISTS varchar_len")
-        conn.execute("CREATE TABLE varchar_len (b varchar(20), n numeric(10,2))")
+        conn.execute(DDL)
+    yield server
+    server.stop()
+
+
+def psql(srv: ServerProcess, command: str) -> str:
+    psql_bin = shutil.which("psql") or "/usr/lib/postgresql/15/bin/psql"
+    out = subprocess.run(
+        [psql_bin, "-X", "-h", srv.host, "-p", str(srv.port), "-U", "x", "-d", "hatidata",
+         "-v", "ON_ERROR_STOP=1", "-c", command],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert out.returncode == 0 and "ERROR" not in out.stderr, out.stderr
+    return out.stdout
+
+
+def test_pg_attribute_and_format_type(srv: ServerProcess) -> None:
+    with psycopg.connect(srv.dsn, autocommit=True) as conn:
         rows = conn.execute(
-            "SELECT attname, format_type(atttypid, atttypmod), atttypmod FROM pg_attribute "
-            "WHERE attrelid = 'varchar_len'::regclass AND attnum > 0 ORDER BY attnum"
+            "SELECT a.attname, format_type(a.atttypid, a.atttypmod), a.atttypmod, t.typname "
+            "FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid "
+            f"WHERE a.attrelid = '{TABLE}'::regclass AND a.attnum > 0 ORDER BY a.attnum"
         ).fetchall()
-        # numeric keeps its precision (DuckDB keeps it); varchar's length is gone.
-        assert rows == [("b", "text", -1), ("n", "numeric(10,2)", 655366)]
-        info = conn.execute(
-            "SELECT data_type, character_maximum_length FROM information_schema.columns "
-            "WHERE table_name = 'varchar_len' AND column_name = 'b'"
+    assert rows == [
+        ("id", "integer", -1, "int4"),
+        ("name", "character varying(10)", 14, "varchar"),
+        ("code", "character varying(3)", 7, "varchar"),
+        ("note", "text", -1, "text"),
+        ("score", "integer", -1, "int4"),
+        ("free", "text", -1, "text"),  # unbounded varchar: nothing tells it from text
+    ]
+
+
+def test_information_schema_columns(srv: ServerProcess) -> None:
+    with psycopg.connect(srv.dsn, autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT column_name, data_type, character_maximum_length, character_octet_length, "
+            "udt_name FROM information_schema.columns WHERE table_name = %s "
+            "AND column_name IN ('name', 'code', 'note') ORDER BY ordinal_position",
+            [TABLE],
+        ).fetchall()
+    assert rows == [
+        ("name", "character varying", 10, 40, "varchar"),
+        ("code", "character varying", 3, 12, "varchar"),
+        ("note", "text", None, 1073741824, "text"),
+    ]
+
+
+def test_length_is_a_type_not_a_listed_check_constraint(srv: ServerProcess) -> None:
+    with psycopg.connect(srv.dsn, autocommit=True) as conn:
+        checks = conn.execute(
+            "SELECT pg_get_constraintdef(oid) FROM pg_constraint "
+            f"WHERE conrelid = '{TABLE}'::regclass AND contype = 'c'"
+        ).fetchall()
+        relchecks = conn.execute(
+            "SELECT relchecks FROM pg_class WHERE relname = %s", [TABLE]
         ).fetchone()
-        assert info == ("text", None)
-        cur = conn.execute("SELECT b FROM varchar_len")
-        assert cur.description is not None and cur.description[0].type_code == TEXT_OID
-        # Nor is the length enforced: reporting 20 would promise a check nobody makes.
-        conn.execute("INSERT INTO varchar_len VALUES (%s, 1)", ["x" * 25])
-        assert conn.execute("SELECT length(b) FROM varchar_len").fetchone() == (25,)
+    assert checks == [("CHECK ((score >= 0))",)]
+    assert relchecks == (1,)  # psql asks pg_constraint for CHECKs only when relchecks > 0
+
+
+def test_psql_describe(srv: ServerProcess) -> None:
+    out = psql(srv, rf"\d {TABLE}")
+    lines = [" ".join(line.split()) for line in out.splitlines()]
+    assert "name | character varying(10) | | |" in lines, out
+    assert "code | character varying(3) | | not null | 'abc'" in lines, out
+    assert "note | text | | |" in lines, out
+    # the user's own CHECK is listed, the length is not
+    assert '"vlen_people_score_check" CHECK ((score >= 0))' in lines, out
+    assert "length" not in out, out
+
+
+def test_sqlalchemy_inspect(srv: ServerProcess) -> None:
+    engine = sa.create_engine(srv.url("postgresql+psycopg"))
+    try:
+        cols = {c["name"]: c["type"] for c in sa.inspect(engine).get_columns(TABLE)}
+        checks = sa.inspect(engine).get_check_constraints(TABLE)
+    finally:
+        engine.dispose()
+    assert isinstance(cols["name"], sa.VARCHAR) and cols["name"].length == 10
+    assert isinstance(cols["code"], sa.VARCHAR) and cols["code"].length == 3
+    assert isinstance(cols["note"], sa.TEXT)
+    assert [c["sqltext"] for c in checks] == ["score >= 0"]
+
+
+def test_jdbc_get_columns(srv: ServerProcess, tmp_path: Path) -> None:
+    assert JAR.exists(), "install libpostgresql-jdbc-java"
+    subprocess.run(["javac", "-d", str(tmp_path), str(JAVA_SRC)], check=True, timeout=120)
+    url = f"jdbc:postgresql://{srv.host}:{srv.port}/hatidata?user=x"
+    out = subprocess.run(
+        ["java", "-cp", f"{tmp_path}:{JAR}", "CatalogMeta", url, TABLE],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    cols = [dict(f.split("=", 1) for f in line.split("\t")[1:]) for line in out.stdout.splitlines()
+            if line.startswith("getColumns\tTABLE_CAT")]  # fmt: skip
+    got = {c["COLUMN_NAME"]: (c["DATA_TYPE"], c["TYPE_NAME"], c["COLUMN_SIZE"]) for c in cols}
+    assert got["name"] == ("12", "varchar", "10")  # java.sql.Types.VARCHAR
+    assert got["code"] == ("12", "varchar", "3")
+    assert got["note"][1] == "text"
+
+
+def test_too_long_value_is_22001(srv: ServerProcess) -> None:
+    with psycopg.connect(srv.dsn, autocommit=True) as conn:
+        conn.execute("CREATE TABLE vlen_writes (id int, name varchar(5))")
+        conn.execute("INSERT INTO vlen_writes VALUES (1, 'abcde'), (2, NULL), (3, 'ééééé')")
+        for sql, params in [
+            ("INSERT INTO vlen_writes VALUES (9, 'abcdef')", None),
+            ("INSERT INTO vlen_writes VALUES (9, %s)", ["abcdef"]),  # extended protocol
+            ("UPDATE vlen_writes SET name = name || 'x' WHERE id = 1", None),
+            # Postgres would store 'abc' (excess trailing spaces are cut); the CHECK refuses
+            ("INSERT INTO vlen_writes VALUES (9, 'abcde ')", None),
+        ]:
+            with pytest.raises(psycopg.errors.StringDataRightTruncation) as err:
+                conn.execute(sql, params)
+            assert err.value.sqlstate == "22001"
+            assert err.value.diag.message_primary == (
+                "value too long for type character varying(5)"
+            )
+        # COPY FROM STDIN goes through the same constraint
+        with (
+            pytest.raises(psycopg.errors.StringDataRightTruncation),
+            conn.cursor().copy("COPY vlen_writes FROM STDIN") as copy,
+        ):
+            copy.write_row((10, "toolong"))
+        # an explicit cast truncates, as in Postgres
+        conn.execute("INSERT INTO vlen_writes VALUES (4, 'abcdefgh'::varchar(5))")
+        rows = conn.execute("SELECT id, name FROM vlen_writes ORDER BY id").fetchall()
+        assert rows == [(1, "abcde"), (2, None), (3, "ééééé"), (4, "abcde")]
+        # other CHECK failures keep 23514
+        conn.execute("CREATE TABLE vlen_other (n int CHECK (n > 0), s varchar CHECK (s <> ''))")
+        with pytest.raises(psycopg.errors.CheckViolation):
+            conn.execute("INSERT INTO vlen_other VALUES (0, 'x')")
+        with pytest.raises(psycopg.errors.CheckViolation):
+            conn.execute("INSERT INTO vlen_other VALUES (1, '')")
+
+
+def test_too_long_value_fails_the_transaction(srv: ServerProcess) -> None:
+    with psycopg.connect(srv.dsn, autocommit=True) as setup:
+        setup.execute("CREATE TABLE vlen_txn (id int, name varchar(3))")
+    with psycopg.connect(srv.dsn) as conn:
+        conn.execute("INSERT INTO vlen_txn VALUES (1, 'ok')")
+        with pytest.raises(psycopg.errors.StringDataRightTruncation):
+            conn.execute("INSERT INTO vlen_txn VALUES (2, 'toolong')")
+        with pytest.raises(psycopg.errors.InFailedSqlTransaction):
+            conn.execute("SELECT 1")
+        conn.rollback()
+        assert conn.execute("SELECT count(*) FROM vlen_txn").fetchone() == (0,)
+
+
+def test_result_columns_carry_no_typmod(srv: ServerProcess) -> None:
+    """RowDescription: DuckDB does not say which table a result column comes from, so a
+    varchar(n) column goes out as text with typmod -1 (README)."""
+    with psycopg.connect(srv.dsn, autocommit=True) as conn:
+        cur = conn.execute(f"SELECT name FROM {TABLE}")
+        assert cur.description is not None
+        assert (cur.description[0].type_code, cur.description[0].internal_size) == (25, None)
+
+
+def test_alter_table_limits(srv: ServerProcess) -> None:
+    with psycopg.connect(srv.dsn, autocommit=True) as conn:
+        conn.execute("CREATE TABLE vlen_alter (id int, name varchar(4))")
+        # ADD COLUMN works, but DuckDB 1.5 takes no constraint there: the length is lost
+        conn.execute("ALTER TABLE vlen_alter ADD COLUMN extra varchar(5)")
+        conn.execute("INSERT INTO vlen_alter VALUES (1, 'abcd', 'longer than five')")
+        # RENAME keeps the length (DuckDB rewrites the constraint)
+        conn.execute("ALTER TABLE vlen_alter RENAME COLUMN name TO label")
+        rows = conn.execute(
+            "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute "
+            "WHERE attrelid = 'vlen_alter'::regclass AND attnum > 0 ORDER BY attnum"
+        ).fetchall()
+        assert rows == [
+            ("id", "integer"),
+            ("label", "character varying(4)"),
+            ("extra", "text"),
+        ]
+        with pytest.raises(psycopg.errors.StringDataRightTruncation):
+            conn.execute("INSERT INTO vlen_alter VALUES (2, 'abcde', NULL)")
+        # DuckDB cannot change the type of a column with a CHECK constraint
+        with pytest.raises(psycopg.errors.FeatureNotSupported) as err:
+            conn.execute("ALTER TABLE vlen_alter ALTER COLUMN label TYPE varchar(20)")
+        assert "copy the rows" in (err.value.diag.message_hint or "")

@@ -66,6 +66,9 @@ def reference_scan(tokens: list[Token]) -> Triggers:
                 token.token_type = TokenType.FLOAT
             elif i + 1 < len(tokens) and tokens[i + 1].token_type is TokenType.L_PAREN:
                 found.pg = True
+        elif tt is TokenType.VARCHAR:  # varchar(n): transpiler.varchar_length
+            if i + 1 < len(tokens) and tokens[i + 1].token_type is TokenType.L_PAREN:
+                found.pg = True
         elif (
             tt is TokenType.COLON
             and prev is not None
@@ -114,6 +117,8 @@ EDGE_CASES = [
     'SELECT * FROM "db"."public"."t"',
     "SELECT a.b FROM t, u.v",
     "CREATE TABLE t (v FLOAT[3], w FLOAT(10), x FLOAT)",
+    "CREATE TABLE t (a varchar(10), b character varying (3), c varchar, d char(2))",
+    "SELECT x::varchar(3), y::varchar, CAST(z AS VARCHAR(2)) FROM t",
     "SELECT 'x'::regclass, c.oid::oid, 'y'::regtype",
     "SELECT v:path, o:a.b::string FROM t",
     "SELECT $1, $2, $10, $x FROM t WHERE a = $3",
@@ -153,6 +158,7 @@ _WORDS = sorted(
     | set(list(external_access.OUTSIDE_FUNCTIONS)[:20])
     | set(list(external_access.FILE_EXTENSIONS)[:10])
     | {"COLUMNS", "unpack", "enable_x", "float", "FLOAT", "select", "from", "t", "x1"}
+    | {"varchar", "VARCHAR", "character varying"}
 )
 _PUNCT = [".", ",", "(", ")", "[", "]", ":", "::", "$", "$1", "$12", " ", "'a.b'", '"q.r"', "*"]
 _ODD = ["\u212a", "ſ", "é", "İ", "ß"]

@@ -1,0 +1,68 @@
+"""varchar(n): the declared length kept in DuckDB's own catalog, as a CHECK constraint.
+
+DuckDB 1.5 parses `VARCHAR(n)` and forgets n. So a column declared `varchar(n)` /
+`character varying(n)` in CREATE TABLE becomes `VARCHAR CHECK (length(col) <= n)`: DuckDB
+stores, copies (its table DDL, agent branches) and enforces that constraint, and the
+catalog layer reads the length back from it (proxy/catalog: `__hati_length_limit`, the
+typmod n + 4 as Postgres stores it); proxy.duckdb_errors reports its failure as 22001.
+`length` counts characters (code points), as Postgres' varchar(n) does.
+
+Not covered (the column stays unbounded text, as before): ALTER TABLE ADD COLUMN (DuckDB
+1.5: "Adding columns with constraints not yet supported"), generated columns ("Constraints
+on generated columns are not supported yet"), arrays of varchar(n), char(n)/bpchar(n).
+
+An explicit cast `x::varchar(n)` truncates to n characters, as in Postgres:
+`left(CAST(x AS VARCHAR), n)`.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+
+def declared_length(dtype: exp.Expr | None) -> int | None:
+    """n of a scalar `varchar(n)` type node (n >= 1), else None."""
+    if not isinstance(dtype, exp.DataType) or dtype.this is not exp.DType.VARCHAR:
+        return None
+    params = dtype.expressions
+    if len(params) != 1:
+        return None
+    param = params[0]
+    value = param.this if isinstance(param, exp.DataTypeParam) else param
+    if not isinstance(value, exp.Literal) or value.is_string or not value.name.isdigit():
+        return None
+    n = int(value.name)
+    return n if n >= 1 else None
+
+
+def _unsized() -> exp.DataType:
+    return exp.DataType(this=exp.DType.VARCHAR, nested=False)
+
+
+def column_def(node: exp.ColumnDef) -> None:
+    """A `varchar(n)` column of CREATE TABLE -> VARCHAR with `CHECK (length(col) <= n)`."""
+    n = declared_length(node.args.get("kind"))
+    if n is None:
+        return
+    schema = node.parent
+    create = schema.parent if isinstance(schema, exp.Schema) else None
+    if not isinstance(create, exp.Create) or create.kind != "TABLE":
+        return  # ALTER TABLE ADD COLUMN: DuckDB rejects constraints there
+    constraints = node.args.get("constraints") or []
+    if any(isinstance(c.args.get("kind"), exp.ComputedColumnConstraint) for c in constraints):
+        return  # DuckDB rejects constraints on generated columns
+    column = exp.Column(this=node.this.copy())
+    length = exp.Anonymous(this="length", expressions=[column])
+    check = exp.CheckColumnConstraint(this=exp.LTE(this=length, expression=exp.Literal.number(n)))
+    node.set("kind", _unsized())
+    node.append("constraints", exp.ColumnConstraint(kind=check))
+
+
+def cast(node: exp.Cast, to: exp.DataType) -> bool:
+    """`CAST(x AS varchar(n))` -> `left(CAST(x AS VARCHAR), n)`; whether it was one."""
+    n = declared_length(to)
+    if n is None or type(node) is not exp.Cast:  # (TRY_CAST etc. left as they are)
+        return False
+    inner = exp.Cast(this=node.this, to=_unsized())
+    node.replace(exp.Anonymous(this="left", expressions=[inner, exp.Literal.number(n)]))
+    return True
