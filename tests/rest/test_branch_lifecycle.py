@@ -102,8 +102,12 @@ def delete(ks: KeyedServer, *triggers: dict) -> None:
 
 def test_register_shapes_and_validation(ks: KeyedServer, receiver: Receiver) -> None:
     t = lifecycle(
-        ks, name="branch-idle-alert", event_type="idle_timeout",
-        actions=["webhook", "agent_notify"], webhook_url=receiver.url, threshold=3600,
+        ks,
+        name="branch-idle-alert",
+        event_type="idle_timeout",
+        actions=["webhook", "agent_notify"],
+        webhook_url=receiver.url,
+        threshold=3600,
         enabled=True,
     )  # fmt: skip (the seed's example)
     assert (t["event_source"], t["event_type"], t["concept"]) == (
@@ -181,7 +185,9 @@ def test_branch_created_performs_every_action(ks: KeyedServer, receiver: Receive
     assert [e[0] for e in events] == ["branch_created"]
     assert events[0][1]["branch_id"] == bid  # psycopg decodes JSON
     deadline = time.time() + 15
-    while time.time() < deadline and (not receiver.bodies or fires(ks, t)[0]["status"] == "pending"):
+    while time.time() < deadline and (
+        not receiver.bodies or fires(ks, t)[0]["status"] == "pending"
+    ):
         time.sleep(0.1)
     (body,) = receiver.bodies
     assert (body["event"], body["event_type"], body["branch_id"]) == (
@@ -193,9 +199,18 @@ def test_branch_created_performs_every_action(ks: KeyedServer, receiver: Receive
 
 
 def test_query_count_and_storage(ks: KeyedServer) -> None:
-    r = ks.request("POST", TRIGGERS, key="admin", json={
-        "name": "busy-branch", "event_source": "branch_lifecycle",
-        "event_type": "query_count_exceeded", "threshold": 2, "actions": ["flag_for_review"]})
+    r = ks.request(
+        "POST",
+        TRIGGERS,
+        key="admin",
+        json={
+            "name": "busy-branch",
+            "event_source": "branch_lifecycle",
+            "event_type": "query_count_exceeded",
+            "threshold": 2,
+            "actions": ["flag_for_review"],
+        },
+    )
     assert r.status_code == 200, r.text  # fmt: skip
     busy = r.json()
     big = lifecycle(ks, event_type="storage_exceeded", threshold=200)

@@ -135,7 +135,9 @@ def test_diff_conflicts_cost(ks: KeyedServer) -> None:
         assert (acct["rows_in_branch"], acct["rows_in_main"]) == (10, 11)
         assert tables["notes"]["branch"] == {"added": 1, "removed": 0, "changed": None}
         assert tables["notes"]["main"] == {"added": 0, "removed": 0, "changed": None}
-        assert tables["scratch"]["origin"] == "created" and tables["scratch"]["branch"]["added"] == 1
+        assert (
+            tables["scratch"]["origin"] == "created" and tables["scratch"]["branch"]["added"] == 1
+        )
         assert (d["rows_added"], d["rows_removed"], d["rows_changed"]) == (3, 1, 2)
 
         c = ks.request("GET", f"{BASE}/{bid}/conflicts", key="admin").json()
