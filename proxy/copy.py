@@ -283,6 +283,7 @@ class _Spool:
         self.pending = b""
         self.skip_header = opts.header
         self.binary_started = False
+        self.rows = 0
         self.decoders = (
             [param_decoder(pg_type_for(c.duckdb_type).oid, 1) for c in columns]
             if opts.format == "binary"
@@ -344,6 +345,7 @@ class _Spool:
         self.file.write(
             ",".join("" if v is None else '"' + v.replace('"', '""') + '"' for v in values) + "\n"
         )
+        self.rows += 1
 
     def _binary(self) -> None:
         buf = self.pending
@@ -465,6 +467,9 @@ async def _copy_in(runner: Runner, session: Session, target: CopyTarget) -> None
         if failed is not None:
             raise failed
         spool.finish()
+        if not spool.rows:  # DuckDB cannot sniff an empty file; there is nothing to load
+            session.out(m.command_complete("COPY 0"))
+            return
         cols = ", ".join(f'"{c.name}"' for c in columns)
         sql = (
             f"COPY {target.table} ({cols}) FROM '{spool.path}' "

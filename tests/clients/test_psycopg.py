@@ -153,6 +153,25 @@ def test_copy_in_and_out_csv(conn, table_name) -> None:
     conn.execute(f"DROP TABLE {table_name}")
 
 
+def test_copy_in_of_no_rows(conn, table_name) -> None:
+    """An empty COPY (a query that matched nothing upstream, a header-only CSV) loads
+    nothing and says COPY 0, in every format, inside a transaction too."""
+    conn.execute(f"CREATE TABLE {table_name} (id int, name text)")
+    conn.execute(f"INSERT INTO {table_name} VALUES (1, 'kept')")
+    with conn.transaction(), conn.cursor() as cur:
+        for options, data in (
+            ("", b""),
+            ("(FORMAT csv, HEADER true)", b"id,name\n"),
+            ("(FORMAT binary)", None),
+        ):
+            with cur.copy(f"COPY {table_name} FROM STDIN {options}") as copy:
+                if data:
+                    copy.write(data)
+            assert cur.statusmessage == "COPY 0", options
+        assert conn.execute(f"SELECT * FROM {table_name}").fetchall() == [(1, "kept")]
+    conn.execute(f"DROP TABLE {table_name}")
+
+
 def test_copy_out_raw_text(conn) -> None:
     with conn.cursor() as cur:
         with cur.copy("COPY (SELECT i, 'r' || i FROM range(3) t(i)) TO STDOUT") as copy:
