@@ -107,8 +107,16 @@ class CachedEmbedder:
         self.db_hits = 0  # found in the table (or its pending writes) after an LRU miss
         self.misses = 0  # texts sent to the model
         self.observer: EmbeddingObserver | None = None  # set by the owner (metrics)
+        # Hashes of the keys in the table (sorted, loaded once) and of those added since:
+        # a text in neither is new, and skips the table lookup (~0.3-1 ms per fresh
+        # search text). Only this object writes the table (DuckDB opens a file in one
+        # process); a false "maybe" costs one lookup, never a wrong vector.
+        self._stored = np.zeros(0, dtype=np.int64)
+        self._added: set[int] = set()
         if con is not None:
             _install(con)
+            keys = con.execute(f"SELECT key FROM {TABLE}").fetchall()
+            self._stored = np.unique(np.fromiter((hash(k) for (k,) in keys), np.int64, len(keys)))
 
     @property
     def model_name(self) -> str:
@@ -168,7 +176,7 @@ class CachedEmbedder:
         """Fill `owned` futures from the table or the model, then publish to the LRU."""
         try:
             found = self._take_pending(prefix, list(owned))
-            rest = [k for k in owned if k not in found]
+            rest = [k for k in owned if k not in found and self._maybe_stored(f"{prefix}|{k}")]
             if rest and self._con is not None:
                 found.update(self._db_get(prefix, rest))
             self.db_hits += len(found)
@@ -212,6 +220,13 @@ class CachedEmbedder:
             rows = {k: self._pending.get(f"{prefix}|{k}") for k in keys}
         return {k: row[3] for k, row in rows.items() if row is not None}
 
+    def _maybe_stored(self, key: str) -> bool:
+        h = hash(key)
+        if h in self._added:
+            return True
+        i = int(np.searchsorted(self._stored, h))
+        return i < len(self._stored) and int(self._stored[i]) == h
+
     def _db_get(self, prefix: str, keys: list[str]) -> dict[str, np.ndarray]:
         full = [f"{prefix}|{k}" for k in keys]
         with self._db_lock:
@@ -243,6 +258,7 @@ class CachedEmbedder:
             was_idle = not self._pending
             for k, vec in fresh.items():
                 self._pending[f"{prefix}|{k}"] = (model_id, mode, k, vec)
+                self._added.add(hash(f"{prefix}|{k}"))
             if self._writer is None and not self._closing:
                 self._writer = threading.Thread(
                     target=self._write_loop, name="embedding-cache-writer", daemon=True
