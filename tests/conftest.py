@@ -60,6 +60,21 @@ class ServerProcess:
                 self.proc.wait(5)
 
 
+def psql_command(srv: ServerProcess, command: str) -> str:
+    """Run one psql -c command against the server as user x; its stdout, or AssertionError."""
+    import shutil
+
+    psql_bin = shutil.which("psql") or "/usr/lib/postgresql/15/bin/psql"
+    out = subprocess.run(
+        [psql_bin, "-X", "-h", srv.host, "-p", str(srv.port), "-U", "x", "-d", "hatidata",
+         "-v", "ON_ERROR_STOP=1", "-c", command],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    if out.returncode != 0 or "ERROR" in out.stderr:
+        raise AssertionError(f"psql {command!r} failed: {out.stderr.strip()}")
+    return out.stdout
+
+
 def start_server(tmp: Path, *args: str, env: dict[str, str] | None = None) -> ServerProcess:
     port = free_port()
     # Every test server gets its own MCP HTTP port, so servers never collide on 5440.

@@ -6,7 +6,6 @@ whoever fixes it sees the test go red and removes the entry.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,6 +15,7 @@ import pytest
 import sqlalchemy as sa
 
 from tests.conftest import ServerProcess, start_server
+from tests.conftest import psql_command as psql
 
 JAR = Path("/usr/share/java/postgresql.jar")
 JAVA_SRC = Path(__file__).parent / "java" / "CatalogMeta.java"
@@ -45,18 +45,6 @@ def srv(
         conn.execute(SETUP)
     yield server
     server.stop()
-
-
-def psql(srv: ServerProcess, command: str) -> str:
-    psql_bin = shutil.which("psql") or "/usr/lib/postgresql/15/bin/psql"
-    out = subprocess.run(
-        [psql_bin, "-X", "-h", srv.host, "-p", str(srv.port), "-U", "x", "-d", "hatidata",
-         "-v", "ON_ERROR_STOP=1", "-c", command],
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
-    if out.returncode != 0 or "ERROR" in out.stderr:
-        raise AssertionError(f"psql {command!r} failed: {out.stderr.strip()}")
-    return out.stdout
 
 
 def expect_lines(*needles: str) -> Callable[[str], None]:

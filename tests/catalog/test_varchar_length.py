@@ -9,7 +9,6 @@ getColumns (atttypid / atttypmod -> TYPE_NAME / COLUMN_SIZE), SQLAlchemy inspect
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +18,7 @@ import pytest
 import sqlalchemy as sa
 
 from tests.conftest import ServerProcess, start_server
+from tests.conftest import psql_command as psql
 
 JAR = Path("/usr/share/java/postgresql.jar")
 JAVA_SRC = Path(__file__).parent / "java" / "CatalogMeta.java"
@@ -37,17 +37,6 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
         conn.execute(DDL)
     yield server
     server.stop()
-
-
-def psql(srv: ServerProcess, command: str) -> str:
-    psql_bin = shutil.which("psql") or "/usr/lib/postgresql/15/bin/psql"
-    out = subprocess.run(
-        [psql_bin, "-X", "-h", srv.host, "-p", str(srv.port), "-U", "x", "-d", "hatidata",
-         "-v", "ON_ERROR_STOP=1", "-c", command],
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
-    assert out.returncode == 0 and "ERROR" not in out.stderr, out.stderr
-    return out.stdout
 
 
 def test_pg_attribute_and_format_type(srv: ServerProcess) -> None:

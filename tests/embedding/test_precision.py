@@ -32,7 +32,7 @@ from tests.conftest import ROOT, start_server
 # in-process layer: imported, so int8 is held to exactly the expectations fp32 meets.
 sys.path.insert(0, str(ROOT / "tests" / "agent"))
 from agent_support import open_layer, run, who  # noqa: E402
-from test_memory_quality import CORPUS, QUERIES  # noqa: E402
+from test_memory_quality import CORPUS, QUERIES, assert_finds_answers  # noqa: E402
 
 REAL_SENTENCES = [
     *CORPUS,
@@ -246,19 +246,8 @@ def test_int8_memory_search_finds_answers_without_shared_keywords(
             tmp_path, provider="onnx", model_dir=minilm_cache, embedding_precision="int8"
         ) as layer:
             assert layer.semantic.model_name == "all-minilm-l6-v2+int8"
-            a = who("quality-agent")
-            for text in CORPUS:
-                await layer.call("store_memory", a, [text])
-            s = await _embedded(layer, a, len(CORPUS), "all-minilm-l6-v2+int8")
-            assert s["total_embedded"] == len(CORPUS)
-            top1 = 0
-            for query, want in QUERIES.items():
-                hits = await layer.call("search_memory", a, [query], top_k=3)
-                assert all(h["score_kind"] == "hybrid" for h in hits)
-                got = [h["content"] for h in hits]
-                assert CORPUS[want] in got, (query, got)
-                top1 += got[0] == CORPUS[want]
-            assert top1 >= len(QUERIES) - 2, top1
+            stats = await assert_finds_answers(layer)
+            assert [m["model"] for m in stats["models"]] == ["all-minilm-l6-v2+int8"]
 
     run(go())
 
