@@ -13,13 +13,7 @@ import psycopg
 import pytest
 
 from tests.conftest import ServerProcess, start_server
-
-DOCS = [
-    (1, "The customer disputes a charge on their invoice"),
-    (2, "Weather is sunny in Paris today"),
-    (3, "Refund requested for a double billing error"),
-    (4, "The football match ended in a draw"),
-]
+from tests.test_semantic_server import DOCS, connect
 
 
 @pytest.fixture(scope="module")
@@ -46,10 +40,6 @@ def docs(hints_server: ServerProcess) -> ServerProcess:
             "INSERT INTO docs (id, content) VALUES (5, 'Invoice total is wrong, overcharged')"
         )
     return hints_server
-
-
-def connect(srv: ServerProcess) -> psycopg.Connection:
-    return psycopg.connect(srv.dsn, autocommit=True)
 
 
 def plan(c: psycopg.Connection, sql: str) -> str:
