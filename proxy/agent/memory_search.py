@@ -270,11 +270,10 @@ async def search(
     # Scored from the raw rows; only the top_k become result dicts.
     scored = []
     for row, sim in candidates:
-        kw = keyword_score(tokens, row[_CONTENT])
+        score, kw = row_score(mem.weights, tokens, row, sim, at)
         if sim is None and kw <= 0:
             continue
-        parts = {c: row[i] for c, i in _SCORE_COLUMNS.items()}
-        scored.append((hybrid_score(mem.weights, sim, kw, parts, at), kw, sim, row))
+        scored.append((score, kw, sim, row))
     scored.sort(key=lambda x: (-x[0], -x[3][_CREATED].timestamp()))
     result = []
     for score, kw, sim, row in scored[:top_k]:
@@ -349,7 +348,7 @@ def read_best(
             if filters.accepts(r, at):
                 sim = by_id[r[0]]
                 out[r[0]] = (r, sim)
-                best.append(row_score(weights, tokens, r, sim, at))
+                best.append(row_score(weights, tokens, r, sim, at)[0])
     return out
 
 
@@ -384,10 +383,11 @@ def row_score(
     row: tuple[Any, ...],
     sim: float | None,
     at: dt.datetime,
-) -> float:
+) -> tuple[float, float]:
+    """A SELECT_COLUMNS row's hybrid score and keyword score."""
     kw = keyword_score(tokens, row[_CONTENT])
     parts = {c: row[i] for c, i in _SCORE_COLUMNS.items()}
-    return hybrid_score(weights, sim, kw, parts, at)
+    return hybrid_score(weights, sim, kw, parts, at), kw
 
 
 def hybrid_score(

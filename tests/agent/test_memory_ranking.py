@@ -58,7 +58,7 @@ async def _reference(layer: AgentLayer, query: str, top_k: int) -> list[tuple[st
     tokens = ms.keywords(query)
     created = ms._CREATED
     scored = sorted(
-        ((ms.row_score(layer.memory.weights, tokens, r, sims[str(r[0])], at), r) for r in rows),
+        ((ms.row_score(layer.memory.weights, tokens, r, sims[str(r[0])], at)[0], r) for r in rows),
         key=lambda x: (-x[0], -x[1][created].timestamp()),
     )
     return [(str(r[0]), s) for s, r in scored[:top_k]]
