@@ -39,7 +39,7 @@ def _quiet_uvicorn() -> None:
             quiet.setLevel(logging.WARNING)
 
 
-def _listen(host: str, port: int) -> socket.socket:
+def listen_socket(host: str, port: int, backlog: int = 128) -> socket.socket:
     """A listening TCP socket created with proto=IPPROTO_TCP: asyncio sets TCP_NODELAY on
     accepted sockets only then; without it small responses wait ~40 ms (Nagle + delayed
     ACK)."""
@@ -50,7 +50,7 @@ def _listen(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(addr)
-        sock.listen(128)
+        sock.listen(backlog)
     except OSError:
         sock.close()
         raise
@@ -99,7 +99,7 @@ class AsgiListener:
         self._task: asyncio.Task | None = None
 
     async def start(self) -> None:
-        sock = _listen(self.host, self.port)
+        sock = listen_socket(self.host, self.port)
         self.port = sock.getsockname()[1]
         _quiet_uvicorn()
         config = uvicorn.Config(

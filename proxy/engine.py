@@ -1,9 +1,10 @@
 """The shared DuckDB database: opening it, extensions, and the worker threads.
 
 One database per server, one DuckDB cursor (its own DuckDB connection) per
-client session. Every DuckDB call goes through `Engine.run`, which executes it
-on a dedicated thread pool so the event loop never waits on DuckDB; DuckDB
-releases the GIL while it works, so both cores are used.
+client session. Every DuckDB call goes through `Engine.run`: a client connection's
+own thread (`proxy.connection_threads`) runs it directly, and the main event loop
+hands it to a thread pool so it never waits on DuckDB. DuckDB releases the GIL
+while it works, so both cores are used.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from typing import TYPE_CHECKING, TypeVar
 import duckdb
 
 from proxy.config import Config
+from proxy.connection_threads import on_connection_thread
+from proxy.watchdog import Watchdog
 
 if TYPE_CHECKING:
     from proxy.agent import AgentLayer
@@ -83,6 +86,7 @@ class Engine:
         self.executor = ThreadPoolExecutor(
             max_workers=config.max_connections + 8, thread_name_prefix="duckdb"
         )
+        self.watchdog = Watchdog()  # statement timeouts and vanished clients of wire sessions
 
     def _rebuild_hnsw_indexes(self) -> None:
         """HNSW indexes have no WAL recovery: after an unclean stop, rebuild them from data."""
@@ -109,11 +113,14 @@ class Engine:
         return cur
 
     async def run(self, fn: Callable[..., T], *args: object) -> T:
+        if on_connection_thread():  # a client's own thread: waiting here delays no one else
+            return fn(*args)
         loop = asyncio.get_running_loop()
         ctx = contextvars.copy_context()
         return await loop.run_in_executor(self.executor, ctx.run, fn, *args)
 
     def close(self) -> None:
+        self.watchdog.stop()
         self.executor.shutdown(wait=True, cancel_futures=True)
         try:
             if not self.in_memory:

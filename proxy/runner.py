@@ -1,4 +1,5 @@
-"""Runs a session's statements: DuckDB on worker threads, transactions, portals.
+"""Runs a session's statements on DuckDB (on the connection's own thread), transactions,
+portals.
 
 The Runner owns the session's DuckDB cursor. A DuckDB cursor holds one pending
 result at a time, so a suspended portal that still owns it is drained into
@@ -7,9 +8,9 @@ memory before another statement runs (rare: only interleaved portals do that).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,7 @@ import duckdb
 from proxy import commands, cursors, explain, savepoints
 from proxy.agent import sql_bridge
 from proxy.agent.base import Identity
+from proxy.connection_threads import on_main
 from proxy.duckdb_errors import map_duckdb_error
 from proxy.embed_columns import embed_column, is_embed_column_call, parse_call
 from proxy.engine import Engine
@@ -43,7 +45,7 @@ from proxy.results import (
 )
 from proxy.settings import SessionSettings
 from proxy.wire import messages as m
-from proxy.wire.errors import PgError
+from proxy.wire.errors import FatalError, PgError
 from proxy.wire.types import encode_data_rows
 from transpiler import Statement
 
@@ -89,7 +91,9 @@ class Runner:
         self.txn_status = "I"
         self._implicit = False
         self._owner: Portal | None = None
-        self._running = False
+        self.running = False  # a call is in DuckDB (read by the watchdog's thread)
+        self.started = 0.0
+        self.deadline: float | None = None
         self._interrupt_reason: str | None = None
         self.param_types = ParamTypes(engine)
         self._synced: dict[str, str] = {}  # settings mirrored as DuckDB variables
@@ -109,29 +113,35 @@ class Runner:
     # --- worker-thread calls ------------------------------------------------------
 
     async def call(self, fn: Callable[..., Any], *args: Any, sql: str | None = None) -> Any:
-        """Run fn on a worker thread under the statement timeout; map DuckDB errors."""
+        """Run fn (DuckDB work) under the statement timeout; map DuckDB errors.
+
+        The engine's watchdog interrupts it at the deadline or when the client hangs up.
+        """
         timeout_ms = self.settings.statement_timeout_ms
-        loop = asyncio.get_running_loop()
-        timer = (
-            loop.call_later(timeout_ms / 1000, self.interrupt, "timeout") if timeout_ms else None
-        )
         self._interrupt_reason = None
-        self._running = True
+        self.started = time.monotonic()
+        if timeout_ms:
+            self.deadline = self.started + timeout_ms / 1000
+            self.engine.watchdog.deadline_set(self.deadline)
+        self.running = True
         try:
             return await self.engine.run(fn, *args)
         except duckdb.Error as exc:
             err = map_duckdb_error(exc, sql)
+            if err.sqlstate == "57014" and self._interrupt_reason == "shutdown":
+                raise FatalError(
+                    "57P01", "terminating connection due to administrator command"
+                ) from None
             if err.sqlstate == "57014" and self._interrupt_reason == "timeout":
                 err.message = "canceling statement due to statement timeout"
             raise err from None
         finally:
-            self._running = False
-            if timer is not None:
-                timer.cancel()
+            self.running = False
+            self.deadline = None
 
     def interrupt(self, reason: str = "cancel") -> None:
-        """Interrupt the running DuckDB statement (CancelRequest or statement timeout)."""
-        if self._running:
+        """Interrupt the running DuckDB statement (cancel, timeout, client gone); any thread."""
+        if self.running:
             self._interrupt_reason = reason
             self.cursor.interrupt()
 
@@ -352,7 +362,8 @@ class Runner:
             layer = self.engine.agent
             if layer is None or self.who is None:
                 raise PgError("0A000", "agent functions are not available on this connection")
-            relations = await sql_bridge.prepare(layer, self.who, st, portal.params)
+            # The agent layer's asyncio state lives on the server's main loop.
+            relations = await on_main(sql_bridge.prepare(layer, self.who, st, portal.params))
         params = sql_bridge.duckdb_params(st, portal.params)
         if st.bind_texts:
             params += await semantic.vectors(st)

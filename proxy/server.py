@@ -1,18 +1,22 @@
 """The asyncio shell around the sans-I/O protocol: sockets, TLS, startup, auth.
 
-Each client gets a Connection: the transport feeds its bytes straight into the
-frontend decoder (`proxy.client_input.WireReader`; a client that vanishes mid-query
-is noticed and its statement interrupted), and the main loop hands decoded messages
-to its Session.
+The main loop accepts clients; each gets a thread and event loop of its own
+(`proxy.connection_threads`) running a Connection: the transport feeds its bytes
+straight into the frontend decoder (`proxy.client_input.WireReader`), and decoded
+messages go to its Session, whose DuckDB calls run right there on that thread. A client
+that vanishes mid-query is noticed (by the engine's watchdog while DuckDB works) and its
+statement interrupted.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import itertools
 import logging
 import secrets
+import socket
 import ssl
 from dataclasses import dataclass
 
@@ -21,9 +25,10 @@ from proxy.access.keys import Principal
 from proxy.access.service import AccessControl, AuthError, TooManyFailures
 from proxy.agent.base import AgentError
 from proxy.agent.sql_bridge import identity_for
-from proxy.asgi_host import AsgiListener
+from proxy.asgi_host import AsgiListener, listen_socket
 from proxy.client_input import ClientGone, WireReader
 from proxy.config import Config
+from proxy.connection_threads import ConnectionThreads, on_main
 from proxy.engine import Engine
 from proxy.metrics import Metrics
 from proxy.runner import Runner
@@ -59,8 +64,10 @@ class Server:
         self.auth_method = config.effective_auth_method  # for configured users' passwords
         self.backends: dict[int, Backend] = {}
         self._pids = itertools.count(1000)
-        self._server: asyncio.base_events.Server | None = None
-        self._connections: set[asyncio.Task] = set()
+        self._listener: socket.socket | None = None
+        self._accepting: asyncio.Task[None] | None = None
+        self._closed = asyncio.Event()
+        self.threads = ConnectionThreads()
         self._filler: asyncio.Task | None = None
         self.mcp: AsgiListener | None = None  # MCP over HTTP, while it runs
         self.rest: AsgiListener | None = None  # the REST control plane, while it runs
@@ -77,14 +84,10 @@ class Server:
         # HTTP first: once the wire port answers, /mcp and /v1 answer too.
         self.mcp = await mcp_http.start(self)  # None when mcp_port = 0
         self.rest = await rest_app.start(self)
-        loop = asyncio.get_running_loop()
-
-        def client_protocol() -> asyncio.StreamReaderProtocol:
-            # asyncio.start_server's own wiring, with the decoding WireReader as the reader.
-            return asyncio.StreamReaderProtocol(WireReader(loop), self._on_client, loop=loop)
-
-        self._server = await loop.create_server(client_protocol, self.config.host, self.config.port)
-        addrs = ", ".join(str(s.getsockname()[:2]) for s in self._server.sockets)
+        self._listener = listen_socket(self.config.host, self.config.port, backlog=511)
+        self._listener.setblocking(False)
+        self._accepting = asyncio.create_task(self._accept(self._listener))
+        addrs = str(self._listener.getsockname()[:2])
         if self.access.trust:
             auth = "trust"
         else:
@@ -99,35 +102,56 @@ class Server:
 
     @property
     def port(self) -> int:
-        assert self._server is not None
-        return self._server.sockets[0].getsockname()[1]
+        assert self._listener is not None
+        return self._listener.getsockname()[1]
 
     async def serve_forever(self) -> None:
-        assert self._server is not None
-        async with self._server:
-            await self._server.serve_forever()
+        await self._closed.wait()
+
+    async def _accept(self, listener: socket.socket) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                sock, _ = await loop.sock_accept(listener)
+            except OSError as exc:  # e.g. out of file descriptors: retry, don't spin
+                log.warning("accepting a client failed: %s", exc)
+                await asyncio.sleep(0.1)
+                continue
+            # Small replies must not wait for Nagle's algorithm (~40 ms with delayed ACK).
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self.threads.start(self._serve_socket, sock)
 
     async def close(self) -> None:
         for http in (self.rest, self.mcp):
             if http is not None:
                 await http.stop()  # before the agent layer they call into stops
-        if self._server is not None:
-            self._server.close()
-        for task in list(self._connections):
-            task.cancel()
-        if self._connections:
-            await asyncio.gather(*self._connections, return_exceptions=True)
-        if self._server is not None:
-            await self._server.wait_closed()
+        if self._accepting is not None:
+            self._accepting.cancel()
+            await asyncio.gather(self._accepting, return_exceptions=True)
+        if self._listener is not None:
+            self._listener.close()
+        for backend in list(self.backends.values()):
+            backend.runner.interrupt("shutdown")  # a thread inside DuckDB sees no cancel
+        await self.threads.stop()
+        self._closed.set()
         if self._filler is not None:
             self._filler.cancel()
         await self.agent.stop()  # flushes access counts, finishes queued embeddings
         await self.engine.semantic.stop()
 
-    async def _on_client(self, reader: WireReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        self._connections.add(task)
+    async def _serve_socket(self, sock: socket.socket) -> None:
+        """One client, on its own thread's event loop."""
+        loop = asyncio.get_running_loop()
+        opened: asyncio.Future[tuple[WireReader, asyncio.StreamWriter]] = loop.create_future()
+        # asyncio.start_server's wiring, with the decoding WireReader as the reader; the
+        # connected callback also makes start_tls treat this side as the server.
+        await loop.connect_accepted_socket(
+            lambda: asyncio.StreamReaderProtocol(
+                WireReader(loop), lambda r, w: opened.set_result((r, w)), loop=loop
+            ),
+            sock,
+        )
+        reader, writer = await opened
         self.metrics.connection_opened()
         try:
             await Connection(self, reader, writer).run()
@@ -136,9 +160,10 @@ class Server:
         except Exception:
             log.exception("connection handler crashed")
         finally:
-            self._connections.discard(task)
             self.metrics.connection_closed()
             writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
 
     def cancel(self, pid: int, secret_key: int) -> None:
         backend = self.backends.get(pid)
@@ -162,6 +187,7 @@ class Connection:
         self._out: list[bytes] = []
         self._out_size = 0
         self.runner: Runner | None = None
+        self.pid: int | None = None  # set once this connection is listed in server.backends
         reader.on_eof = self._client_gone
 
     # --- output --------------------------------------------------------------------
@@ -193,7 +219,6 @@ class Connection:
     # --- lifecycle -----------------------------------------------------------------
 
     async def run(self) -> None:
-        pid: int | None = None
         session: Session | None = None
         try:
             # One deadline for startup and the password exchange (like PG's
@@ -203,7 +228,7 @@ class Connection:
                 startup = await self._startup()
             if startup is None:
                 return
-            session, pid = await self._authenticate(startup, deadline)
+            session = await self._authenticate(startup, deadline)
             session.runner.observer = self.server.metrics
             while True:
                 msg = await self.receive()
@@ -216,14 +241,15 @@ class Connection:
         except FatalError as exc:
             await self._fatal(exc)
         finally:
-            if pid is not None:
-                self.server.backends.pop(pid, None)
+            if self.pid is not None:
+                self.server.backends.pop(self.pid, None)
             if session is not None:
-                await self._release(session)
+                session.close()
+            if self.runner is not None:
+                await self._release(self.runner)
 
-    async def _release(self, session: Session) -> None:
-        runner = session.runner
-        session.close()
+    async def _release(self, runner: Runner) -> None:
+        self.server.engine.watchdog.forget(runner)
         try:
             if runner.txn_status != "I" or runner._implicit:
                 await runner.call(runner.cursor.rollback)
@@ -273,9 +299,7 @@ class Connection:
                 case _:
                     raise ProtocolViolation("expected a startup message")
 
-    async def _authenticate(
-        self, startup: m.StartupMessage, deadline: float
-    ) -> tuple[Session, int]:
+    async def _authenticate(self, startup: m.StartupMessage, deadline: float) -> Session:
         server = self.server
         params = startup.params
         user = params.get("user", "")
@@ -288,11 +312,15 @@ class Connection:
         settings = SessionSettings(_startup_settings(params, user))
         runner = await server.engine.run(Runner, server.engine, settings)
         self.runner = runner
+        sock = self.writer.get_extra_info("socket")
+        if sock is not None:
+            server.engine.watchdog.watch(runner, sock.fileno())
         identity = SessionIdentity(user, params.get("database", user), pid, secret, dict(params))
         session = Session(
             runner, identity, settings, self.out, self.flush, self.flush_if_large, self.receive
         )
         server.backends[pid] = Backend(secret, runner)
+        self.pid = pid
         who = identity_for(server.agent, user, settings.values, identity.startup)
         if principal is not None:  # an API key: its org, agent binding and scopes
             try:
@@ -307,7 +335,7 @@ class Connection:
         await _apply_startup_settings(runner, settings, session)
         self.out(m.ready_for_query("I"))
         await self.flush()
-        return session, pid
+        return session
 
     async def _login(self, user: str, deadline: float) -> Principal | None:
         """Trust, a configured user's password, or an API key as the password."""
@@ -334,7 +362,7 @@ class Connection:
             password = auth.PasswordCapture(user, None)
             await self._exchange(password, deadline)
             try:
-                return await access.authenticate(password.given)
+                return await on_main(access.authenticate(password.given))
             except AuthError:
                 raise FatalError(
                     "28P01",
@@ -344,7 +372,7 @@ class Connection:
                 ) from None
         except FatalError as exc:
             if exc.sqlstate == "28P01":
-                await access.penalise(source)
+                await on_main(access.penalise(source))
             raise
 
     async def _exchange(self, authenticator: auth.Authenticator, deadline: float) -> None:

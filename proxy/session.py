@@ -18,7 +18,7 @@ from proxy.results import row_description
 from proxy.runner import Portal, Runner
 from proxy.settings import SessionSettings
 from proxy.wire import messages as m
-from proxy.wire.errors import PgError, ProtocolViolation
+from proxy.wire.errors import FatalError, PgError, ProtocolViolation
 from transpiler import ColumnHints, Statement, TranspileError, explicit_param_casts, transpile
 
 log = logging.getLogger("hatiproxy.session")
@@ -135,7 +135,7 @@ class Session:
                     self._close(msg)
                 case _:  # PasswordData after login: Postgres knows no 'p' message then
                     raise ProtocolViolation(f"invalid frontend message type {ord('p')}")
-        except ProtocolViolation:
+        except (ProtocolViolation, FatalError):  # these end the connection
             raise
         except PgError as exc:
             self.send_error(exc)
@@ -197,7 +197,7 @@ class Session:
                 await self.runner.execute(portal, self, max_rows=0, describe=True)
             if implicit:
                 await self.runner.end_implicit()
-        except ProtocolViolation:
+        except (ProtocolViolation, FatalError):  # these end the connection
             raise
         except PgError as exc:
             self.send_error(exc)
