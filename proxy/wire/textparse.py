@@ -8,6 +8,7 @@ wording ('invalid input syntax for type integer: "abc"').
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import re
 import struct
@@ -385,6 +386,7 @@ def parse_array(s: str, elem: StrParser, tname: str) -> list:
 # ------------------------------------------------------------------ factory
 
 
+@functools.lru_cache(maxsize=512)  # pure; Bind calls it per parameter of every execution
 def text_decoder(oid: int, zone: str | None = None) -> Decoder:
     """Decoder for a text-format Bind parameter of type ``oid`` (0/unknown -> str)."""
     parsers = _scalar_parsers(zone)
