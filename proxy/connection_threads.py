@@ -98,11 +98,6 @@ class ConnectionThreads:
             sock.close()  # idempotent; covers a socket whose transport never took it
             _local.main = None
 
-    @property
-    def count(self) -> int:
-        with self._lock:
-            return len(self._threads)
-
     async def stop(self, timeout_s: float = 10.0) -> None:
         """Cancel every connection's session and wait (at most timeout_s) for the threads."""
         with self._lock:

@@ -81,8 +81,9 @@ class Engine:
 
         self.semantic = SemanticEngine(config, self.db)
         self.agent: AgentLayer | None = None  # set by the Server that owns this engine
-        # Enough threads that each connection can have a statement running at once:
-        # a slow query on one connection must never queue behind another.
+        # For DuckDB work started on the main loop (agent layer, MCP and REST requests;
+        # wire clients run theirs on their own threads): one slow call must never queue
+        # another behind it.
         self.executor = ThreadPoolExecutor(
             max_workers=config.max_connections + 8, thread_name_prefix="duckdb"
         )
