@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from proxy import commands, cursors, explain, savepoints
+from proxy import alter_rebuild, commands, cursors, explain, savepoints
 from proxy.agent import sql_bridge
 from proxy.agent.base import Identity
 from proxy.connection_threads import on_main
@@ -327,6 +327,8 @@ class Runner:
         if st.kind == "select" and is_embed_column_call(st.sql):
             await self._embed_column(portal, session, describe)
             return
+        if st.alter_types is not None and await alter_rebuild.run(self, session, portal):
+            return  # ALTER COLUMN TYPE that DuckDB cannot do in place: a table rebuild
         await self._execute_duckdb(portal, session, max_rows, describe)
 
     async def _embed_column(self, portal: Portal, session: Session, describe: bool) -> None:

@@ -17,7 +17,7 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
 
-from transpiler import agent_calls, catalog_compat, colnames, external_access, rewrite
+from transpiler import agent_calls, alter_type, catalog_compat, colnames, external_access, rewrite
 from transpiler.agent_calls import AgentCall
 from transpiler.classify import classify
 from transpiler.column_hints import ColumnHints
@@ -137,6 +137,7 @@ def _explain(
         kind="explain",
         tag="EXPLAIN",
         command=None,
+        alter_types=None,  # EXPLAIN ALTER TABLE: nothing is rebuilt
         _prefix=prefix,
         _bound={},
     )
@@ -180,6 +181,7 @@ def _statement(
         tree, calls, duckdb_params = agent_calls.extract(tree, chunk.start)
     tree = rewrite.apply(tree, triggers, dims, chunk.start, hints)
     text, markers, bind_texts = render(tree)
+    alter_types = alter_type.extract(tree) if tag == "ALTER TABLE" else None
     return Statement(
         sql=text,
         kind=kind,
@@ -192,6 +194,7 @@ def _statement(
         agent_calls=calls,
         duckdb_params=duckdb_params,
         external_access=external_access.of_tree(tree, tokens, triggers.outside),
+        alter_types=alter_types,
         _tree=tree if bind_texts else None,
     )
 

@@ -9,6 +9,7 @@ if TYPE_CHECKING:
     from sqlglot import exp
 
     from transpiler.agent_calls import AgentCall
+    from transpiler.alter_type import AlterColumnTypes
 
 MarkerKind = Literal["text", "column", "param"]
 MarkerRole = Literal["query", "passage"]
@@ -107,6 +108,9 @@ class Statement:
     # settings), named for error messages, e.g. ("read_csv()", "COPY TO a file"); see
     # external_access.py. Empty for statements that stay inside.
     external_access: tuple[str, ...] = ()
+    # ALTER TABLE ... ALTER COLUMN ... TYPE: the request, for a table rebuild when DuckDB
+    # cannot change the type in place (see alter_type.py, proxy/alter_rebuild.py).
+    alter_types: AlterColumnTypes | None = None
     # Private: the DuckDB tree, kept to regenerate SQL for bind_sql. Never mutated.
     _tree: exp.Expr | None = field(default=None, repr=False, compare=False)
     _bound: dict[int, str] = field(default_factory=dict, repr=False, compare=False)

@@ -103,7 +103,8 @@ def test_duckdb_keeps_and_enforces_the_length() -> None:
 
 
 def test_duckdb_alter_table_limits() -> None:
-    """Why ADD COLUMN keeps no length and ALTER COLUMN TYPE is refused (README)."""
+    """Why ADD COLUMN keeps no length and ALTER COLUMN TYPE needs a table rebuild
+    (proxy/alter_rebuild.py; DuckDB's own refusal is 0A000 where no rebuild is done)."""
     con = duckdb.connect()
     con.execute(sql("CREATE TABLE t (name varchar(5))"))
     with pytest.raises(duckdb.ParserException, match="Adding columns with constraints"):

@@ -74,6 +74,3 @@ INSERT INTO d_vlen_known VALUES (1, 'abc   ')
 -- @query varchar_added_column_has_no_length
 SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'd_vlen_known'::regclass AND attname = 'added'
 -- @reason DuckDB 1.5 cannot ADD COLUMN with a constraint, so an added varchar(5) is unbounded text (PG: character varying(5))
--- @query varchar_alter_type_refused
-ALTER TABLE d_vlen_known ALTER COLUMN name TYPE varchar(20)
--- @reason DuckDB cannot change the type of a column with a CHECK constraint (the varchar(3) length): 0A000, PG widens it

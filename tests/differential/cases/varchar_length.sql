@@ -32,3 +32,34 @@ SELECT 'abcdef'::varchar(3) AS a, CAST('hello world' AS character varying(5)) AS
 SELECT 'ééééé'::varchar(2) AS a, NULL::varchar(2) AS b
 -- @query cast_column_name
 SELECT 'abc'::varchar(2)
+-- ALTER COLUMN TYPE: hatiproxy rebuilds the table (DuckDB cannot change a column with a
+-- CHECK, and a new varchar(n) needs one); the other columns' lengths, DEFAULT, UNIQUE stay.
+-- @setup
+CREATE TABLE d_vlen_alter (id int PRIMARY KEY, name varchar(5) NOT NULL DEFAULT 'anon', code varchar(3) UNIQUE, n integer);
+INSERT INTO d_vlen_alter VALUES (1, 'abcde', 'ab', 12345), (2, 'ab', 'cd', 7);
+-- @query alter_type_widen
+ALTER TABLE d_vlen_alter ALTER COLUMN name TYPE varchar(20)
+-- @query alter_type_widened_insert
+INSERT INTO d_vlen_alter (id, name) VALUES (3, 'twenty characters ok')
+-- @query alter_type_widened_too_long error
+INSERT INTO d_vlen_alter (id, name) VALUES (4, 'twenty-one characters')
+-- @query alter_type_narrow_too_long error
+ALTER TABLE d_vlen_alter ALTER COLUMN name TYPE varchar(10)
+-- @query alter_type_integer_to_short_varchar error
+ALTER TABLE d_vlen_alter ALTER COLUMN n TYPE varchar(4)
+-- @query alter_type_integer_to_varchar
+ALTER TABLE d_vlen_alter ALTER COLUMN n TYPE varchar(5)
+-- @query alter_type_varchar_to_text
+ALTER TABLE d_vlen_alter ALTER COLUMN code TYPE text
+-- @query alter_type_typmods
+SELECT attname, format_type(atttypid, atttypmod), atttypmod FROM pg_attribute WHERE attrelid = 'd_vlen_alter'::regclass AND attnum > 0 ORDER BY attnum
+-- @query alter_type_default_kept
+INSERT INTO d_vlen_alter (id, code) VALUES (5, 'a code longer than three')
+-- @query alter_type_unique_kept error
+INSERT INTO d_vlen_alter (id, code) VALUES (6, 'ab')
+-- @query alter_type_other_length_kept error
+INSERT INTO d_vlen_alter (id, n) VALUES (7, '123456')
+-- @query alter_type_using
+ALTER TABLE d_vlen_alter ALTER COLUMN n TYPE integer USING length(n)
+-- @query alter_type_rows
+SELECT id, name, code, n FROM d_vlen_alter ORDER BY id

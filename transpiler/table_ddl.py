@@ -1,0 +1,192 @@
+"""DuckDB's own table DDL (`duckdb_tables().sql`), re-made with new column types.
+
+A table rebuild (proxy/alter_rebuild.py) creates the new table from the old one's DDL
+text, changed only where it has to be: the changed columns' types (and collation), the
+varchar(n) length CHECKs dropped or added. Every other part (columns, DEFAULTs, NOT NULL,
+PRIMARY KEY / UNIQUE, CHECKs, generated columns) is kept as DuckDB wrote it, so nothing
+goes through another SQL generator. DuckDB writes a column as
+`name TYPE [COLLATE c] [DEFAULT(e) | GENERATED ALWAYS AS(e)] [NOT NULL] [PRIMARY KEY |
+UNIQUE]` and the table constraints after the columns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlglot.tokens import Token, TokenType
+
+from transpiler.dialects import DUCKDB, tokenize
+
+# Words that end a column's type in DuckDB's DDL (anything after the type starts so).
+_AFTER_TYPE = frozenset(
+    {"COLLATE", "DEFAULT", "GENERATED", "AS", "NOT", "NULL", "PRIMARY", "UNIQUE", "CHECK",
+     "REFERENCES", "USING", "CONSTRAINT"}
+)  # fmt: skip
+_TABLE_CONSTRAINTS = frozenset({"CHECK", "UNIQUE", "PRIMARY", "FOREIGN", "CONSTRAINT"})
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnDdl:
+    name: str  # unquoted
+    name_sql: str  # as DuckDB wrote it
+    type_sql: str
+    rest: str  # what follows the type: collation, default, constraints
+    generated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TableDdl:
+    temporary: bool
+    columns: tuple[ColumnDdl, ...]
+    constraints: tuple[str, ...]  # table constraints, as written
+
+
+def _word(token: Token) -> str:
+    if token.token_type in (TokenType.IDENTIFIER, TokenType.STRING):
+        return ""  # a quoted name or a string is never a keyword
+    return token.text.upper().split()[0] if token.text else ""
+
+
+def _elements(tokens: list[Token]) -> tuple[list[Token], list[list[Token]]] | None:
+    """(tokens before the column list, each top-level element's tokens)."""
+    depth = 0
+    head: list[Token] = []
+    elements: list[list[Token]] = []
+    for i, token in enumerate(tokens):
+        kind = token.token_type
+        if depth == 0:
+            if kind is TokenType.L_PAREN:
+                depth = 1
+                elements.append([])
+                continue
+            if elements:  # after the closing parenthesis only `;` may follow
+                if kind is not TokenType.SEMICOLON or i != len(tokens) - 1:
+                    return None
+                continue
+            head.append(token)
+            continue
+        if kind is TokenType.L_PAREN:
+            depth += 1
+        elif kind is TokenType.R_PAREN:
+            depth -= 1
+            if depth == 0:
+                continue
+        elif kind is TokenType.COMMA and depth == 1:
+            elements.append([])
+            continue
+        elements[-1].append(token)
+    if depth != 0 or not elements or any(not e for e in elements):
+        return None
+    return head, elements
+
+
+def _column(sql: str, tokens: list[Token]) -> ColumnDdl | None:
+    name = tokens[0]
+    depth = 0
+    end = len(tokens)
+    for i, token in enumerate(tokens[1:], start=1):
+        if token.token_type is TokenType.L_PAREN:
+            depth += 1
+        elif token.token_type is TokenType.R_PAREN:
+            depth -= 1
+        elif depth == 0 and _word(token) in _AFTER_TYPE:
+            end = i
+            break
+    if end == 1:
+        return None  # no type: not DuckDB's form
+    type_sql = sql[tokens[1].start : tokens[end - 1].end + 1]
+    rest = sql[tokens[end].start : tokens[-1].end + 1] if end < len(tokens) else ""
+    generated = any(_word(t) == "GENERATED" for t in tokens[end:])
+    return ColumnDdl(name.text, sql[name.start : name.end + 1], type_sql, rest, generated)
+
+
+def parse(sql: str) -> TableDdl | None:
+    """DuckDB's `CREATE [TEMP] TABLE name(...);` split into columns and constraints; None
+    when the text is not of that form (a rebuild then cannot reproduce the table)."""
+    try:
+        tokens = tokenize(DUCKDB, sql)
+    except Exception:  # (a tokenizer error: not DuckDB's form)
+        return None
+    split = _elements(tokens)
+    if split is None:
+        return None
+    head, elements = split
+    words = [_word(t) for t in head[:3]]
+    if words[:2] != ["CREATE", "TABLE"] and words != ["CREATE", "TEMP", "TABLE"]:
+        return None
+    columns: list[ColumnDdl] = []
+    constraints: list[str] = []
+    for element in elements:
+        text = sql[element[0].start : element[-1].end + 1]
+        if _word(element[0]) in _TABLE_CONSTRAINTS:
+            constraints.append(text)
+            continue
+        if constraints:
+            return None  # a column after the table constraints: not DuckDB's form
+        column = _column(sql, element)
+        if column is None:
+            return None
+        columns.append(column)
+    return TableDdl(words[1] == "TEMP", tuple(columns), tuple(constraints))
+
+
+def _without_collation(rest: str) -> str:
+    """A column's `rest` without its leading `COLLATE name` (a new type resets it)."""
+    tokens = tokenize(DUCKDB, rest) if rest else []
+    if not tokens or _word(tokens[0]) != "COLLATE":
+        return rest
+    i = 2  # COLLATE, then a name, possibly dotted
+    while i + 1 < len(tokens) and tokens[i].token_type is TokenType.DOT:
+        i += 2
+    return rest[tokens[i].start :] if i < len(tokens) else ""
+
+
+def render(
+    table: TableDdl,
+    name_sql: str,
+    types: dict[str, tuple[str, str | None]],
+    drop_constraints: frozenset[str],
+    add_constraints: tuple[str, ...],
+) -> str:
+    """CREATE TABLE `name_sql` like `table`, with `types` (lower-case column name ->
+    (DuckDB type, collation or None)) for the changed columns, without the table
+    constraints whose text is in `drop_constraints`, plus `add_constraints`."""
+    parts = []
+    for column in table.columns:
+        change = types.get(column.name.lower())
+        if change is None:
+            rest = column.rest
+            parts.append(f"{column.name_sql} {column.type_sql}" + (f" {rest}" if rest else ""))
+            continue
+        type_sql, collate = change
+        rest = _without_collation(column.rest)
+        if collate:
+            rest = f"COLLATE {collate} {rest}".strip()
+        parts.append(f"{column.name_sql} {type_sql}" + (f" {rest}" if rest else ""))
+    parts += [c for c in table.constraints if c not in drop_constraints]
+    parts += add_constraints
+    temp = "TEMP " if table.temporary else ""
+    return f"CREATE {temp}TABLE {name_sql}({', '.join(parts)})"
+
+
+def index_on(sql: str, table_sql: str) -> str | None:
+    """DuckDB's `CREATE [UNIQUE] INDEX name ON table(...)...` made to name `table_sql`
+    (fully qualified), so the index lands on the rebuilt table whatever the search_path;
+    None when the text is not of that form."""
+    try:
+        tokens = tokenize(DUCKDB, sql)
+    except Exception:
+        return None
+    for i, token in enumerate(tokens):
+        if token.token_type is TokenType.L_PAREN:
+            return None  # no ON before the column list
+        if _word(token) != "ON":
+            continue
+        last = i + 1  # the table's name: name(.name)*
+        if last >= len(tokens) or tokens[last].token_type is TokenType.L_PAREN:
+            return None
+        while last + 2 < len(tokens) and tokens[last + 1].token_type is TokenType.DOT:
+            last += 2
+        text = sql[: tokens[i + 1].start] + table_sql + sql[tokens[last].end + 1 :]
+        return text.rstrip().rstrip(";")
+    return None
