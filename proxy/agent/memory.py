@@ -43,8 +43,9 @@ from proxy.agent import memory_schema
 from proxy.agent.base import AgentError, Identity
 from proxy.agent.memory_access import AccessTracker
 from proxy.agent.memory_args import parse_weights
-from proxy.agent.memory_index import TEXT_IN_RAM, Attrs, VectorIndex
-from proxy.agent.memory_schema import MEMORY_COLUMNS, T_MEM, T_VEC
+from proxy.agent.memory_index import Attrs, VectorIndex
+from proxy.agent.memory_rows import index_attrs, refresh_index
+from proxy.agent.memory_schema import MEMORY_COLUMNS, RETURNING_ROWS, SELECT_COLUMNS, T_MEM, T_VEC
 
 if TYPE_CHECKING:
     import duckdb
@@ -61,15 +62,6 @@ RETRY_DELAYS = (0.5, 2.0, 8.0)  # seconds before attempts 2, 3, 4; then 'failed'
 WAIT_TIMEOUT = 30.0  # longest `wait := true` holds a store call
 PUMP_BATCH = 256  # memories taken off the queue per embedding round
 
-
-# The columns the vector index keeps beside each vector (memory_index.Attrs, in order).
-ATTR_NAMES = ("memory_id", "importance", "expires_at", "memory_type", "session_id", "live")
-ATTR_NAMES += ("created_at", "confidence", "content")
-ATTR_COLUMNS = (
-    "m.memory_id::VARCHAR AS memory_id, m.importance, m.expires_at, m.memory_type,"
-    " m.session_id, m.conflict_status = 'none' AS live, epoch(m.created_at) AS created_at,"
-    f" m.confidence, CASE WHEN length(m.content) <= {TEXT_IN_RAM} THEN m.content END AS content"
-)
 
 # Live = what default reads and searches show: not retired, not expired.
 LIVE = "conflict_status = 'none' AND (expires_at IS NULL OR expires_at > now())"
@@ -116,7 +108,13 @@ class Memory:
         self._waiters: dict[str, list[asyncio.Future[str]]] = {}
         self._retry_handles: set[asyncio.TimerHandle] = set()
         self._tasks: list[asyncio.Task[None]] = []
-        self.access = AccessTracker(layer.db, self.write_lock, T_MEM)
+        self.access = AccessTracker(
+            layer.db,
+            self.write_lock,
+            T_MEM,
+            RETURNING_ROWS,
+            lambda rows: refresh_index(self.index, rows),
+        )
         self._stopping = False
         self._stop_event = asyncio.Event()
 
@@ -177,20 +175,27 @@ class Memory:
             cur.rollback()
             raise
         table = cur.execute(
-            f"SELECT m.org_id, m.agent_id, m.seq, v.embedding, {ATTR_COLUMNS} FROM {T_VEC} v"
+            f"SELECT m.org_id, m.agent_id, m.seq, v.embedding FROM {T_VEC} v"
             f" JOIN {T_MEM} m USING (memory_id)"
         ).to_arrow_table()
         self.index.clear()
         if table.num_rows:
+            # The rows as search returns them (fetchall's Python values), by seq.
+            rows = {
+                r[0]: r[1:]
+                for r in cur.execute(
+                    f"SELECT seq, {SELECT_COLUMNS} FROM {T_MEM} WHERE has_embedding"
+                ).fetchall()
+            }
+            seqs = table.column("seq").to_numpy()
             emb = table.column("embedding").combine_chunks()
             vecs = np.asarray(emb.values.to_numpy(zero_copy_only=False), dtype=np.float32)
-            cols = [table.column(c).to_pylist() for c in ATTR_NAMES]
             self.index.add_many(
                 table.column("org_id").to_pylist(),
                 table.column("agent_id").to_pylist(),
-                table.column("seq").to_numpy(),
+                seqs,
                 vecs.reshape(table.num_rows, self.index.dims),
-                [Attrs(*a) for a in zip(*cols, strict=True)],
+                [index_attrs(rows[int(s)]) for s in seqs],
             )
         for org, agent, seq in cur.execute(
             f"SELECT org_id, agent_id, seq FROM {T_MEM} WHERE NOT has_embedding"
@@ -301,12 +306,6 @@ class Memory:
             cur.register("_hati_mem_vecs", table)
             try:
                 sel = "SELECT memory_id::UUID FROM _hati_mem_vecs"
-                live = {
-                    r[0]: Attrs(*r)
-                    for r in cur.execute(
-                        f"SELECT {ATTR_COLUMNS} FROM {T_MEM} m WHERE memory_id IN ({sel})"
-                    ).fetchall()
-                }
                 cur.execute(f"DELETE FROM {T_VEC} WHERE memory_id IN ({sel})")
                 cur.execute(
                     f"INSERT INTO {T_VEC} SELECT memory_id::UUID, embedding::FLOAT[{dims}]"
@@ -318,7 +317,13 @@ class Memory:
                     f" ({sel})",
                     [model],
                 )
-                return live
+                # The rows as they are now (deleted meanwhile: absent), for the index.
+                return {
+                    r[0]: index_attrs(r)
+                    for r in cur.execute(
+                        f"SELECT {SELECT_COLUMNS} FROM {T_MEM} WHERE memory_id IN ({sel})"
+                    ).fetchall()
+                }
             finally:
                 cur.unregister("_hati_mem_vecs")
 
@@ -354,28 +359,32 @@ class Memory:
         ids_fail = [j.memory_id for j in give_up]
         ids_retry = [j.memory_id for j in retry]
 
-        def write(cur: duckdb.DuckDBPyConnection) -> None:
+        def write(cur: duckdb.DuckDBPyConnection) -> list[tuple[Any, ...]]:
+            # A re-embedded memory keeps its old vector meanwhile: its row is in the index.
+            changed = []
             if ids_retry:
-                cur.execute(
+                changed += cur.execute(
                     f"UPDATE {T_MEM} SET embedding_attempts = embedding_attempts + 1,"
-                    " embedding_error = ? WHERE memory_id IN (SELECT unnest(?::UUID[]))",
+                    " embedding_error = ? WHERE memory_id IN (SELECT unnest(?::UUID[]))"
+                    f" {RETURNING_ROWS}",
                     [error, ids_retry],
-                )
+                ).fetchall()
             if ids_fail:
-                cur.execute(
+                changed += cur.execute(
                     f"UPDATE {T_MEM} SET embedding_attempts = embedding_attempts + 1,"
                     " embedding_status = 'failed', embedding_error = ?"
-                    " WHERE memory_id IN (SELECT unnest(?::UUID[]))",
+                    f" WHERE memory_id IN (SELECT unnest(?::UUID[])) {RETURNING_ROWS}",
                     [error, ids_fail],
-                )
+                ).fetchall()
+            return changed
 
         if ids_fail or ids_retry:
             try:
                 if locked:
-                    await self.layer.db.transaction(write)
+                    refresh_index(self.index, await self.layer.db.transaction(write))
                 else:
                     async with self.write_lock:
-                        await self.layer.db.transaction(write)
+                        refresh_index(self.index, await self.layer.db.transaction(write))
             except Exception:
                 log.exception("recording an embedding failure failed")
         for j in give_up:

@@ -16,14 +16,22 @@ from proxy.agent import memory_search
 from proxy.agent.base import AgentError, Identity, Param, agent_function
 from proxy.agent.memory import _Job
 from proxy.agent.memory_args import now, parse_uuid
-from proxy.agent.memory_schema import T_GRANT, T_MEM
+from proxy.agent.memory_rows import refresh_index
+from proxy.agent.memory_schema import COL, RETURNING_ROWS, T_GRANT, T_MEM
 
 if TYPE_CHECKING:
     import duckdb
 
     from proxy.agent.layer import AgentLayer
 
-from proxy.agent.memory_functions import _delete, _mem, _text, delete_where
+from proxy.agent.memory_functions import (
+    Deleted,
+    _delete,
+    _mem,
+    _text,
+    apply_delete,
+    delete_where,
+)
 
 
 @agent_function(
@@ -124,19 +132,17 @@ async def reembed_memory(
         if all_failed:
             sel = f"({sel} OR embedding_status = 'failed')"
         where = f"org_id = ? AND agent_id = ? AND {sel}"
-        rows = cur.execute(
-            f"SELECT memory_id::VARCHAR, seq, content FROM {T_MEM} WHERE {where}",
+        return cur.execute(
+            f"UPDATE {T_MEM} SET embedding_status = 'pending', embedding_attempts = 0,"
+            f" embedding_error = NULL WHERE {where} {RETURNING_ROWS}",
             [who.org_id, who.agent_id, ids],
         ).fetchall()
-        cur.execute(
-            f"UPDATE {T_MEM} SET embedding_status = 'pending', embedding_attempts = 0,"
-            f" embedding_error = NULL WHERE {where}",
-            [who.org_id, who.agent_id, ids],
-        )
-        return rows
 
     async with mem.write_lock:
-        rows = await layer.db.transaction(tx)
+        changed = await layer.db.transaction(tx)
+        refresh_index(mem.index, changed)  # an embedded memory keeps its old vector meanwhile
+    content = COL["content"] + 1  # RETURNING_ROWS: seq first
+    rows = [(r[1], r[0], r[content]) for r in changed]
     found = {r[0] for r in rows}
     if memory_id is not None and memory_ids is None and not all_failed and not found:
         raise AgentError.not_found(f"memory {ids[0]} not found")
@@ -236,21 +242,21 @@ async def evict_memories(
     )
     params = [cutoff, min_imp, who.org_id, who.agent_id, cap, cap]
 
-    def tx(cur: duckdb.DuckDBPyConnection) -> tuple[list[str], list[int]]:
+    def tx(cur: duckdb.DuckDBPyConnection) -> tuple[list[str], Deleted | None]:
         rows = cur.execute(f"SELECT memory_id::VARCHAR, reason FROM ({reasons})", params).fetchall()
-        seqs = []
+        deleted = None
         if rows and not dry_run:
-            seqs = delete_where(
+            deleted = delete_where(
                 cur,
                 "memory_id IN (SELECT unnest(?::UUID[]))",
                 [[r[0] for r in rows]],
             )
-        return [r[1] for r in rows], seqs
+        return [r[1] for r in rows], deleted
 
     async with mem.write_lock:
-        reasons_out, seqs = await layer.db.transaction(tx)
-        for s in seqs:
-            mem.index.remove(s)
+        reasons_out, deleted = await layer.db.transaction(tx)
+        if deleted is not None:
+            apply_delete(mem, deleted)
     return [
         {
             "evicted": len(reasons_out),
@@ -288,15 +294,14 @@ async def decay_memories(
             return cur.execute(f"SELECT count(*) FROM {T_MEM} WHERE {where}", params).fetchone()[0]
         return cur.execute(
             f"UPDATE {T_MEM} SET confidence = greatest(confidence * (1 - ?), 0.1) WHERE {where}"
-            " RETURNING seq, confidence",
+            f" {RETURNING_ROWS}",
             [r, *params],
         ).fetchall()
 
     async with mem.write_lock:
         done = await layer.db.transaction(tx)
         if isinstance(done, list):
-            for seq, confidence in done:  # search ranks by the index's copy
-                mem.index.set_confidence(seq, confidence)
+            refresh_index(mem.index, done)
     n = done if isinstance(done, int) else len(done)
     return [{"decayed": n, "rate": r, "dry_run": bool(dry_run)}]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from proxy.agent import memory_search
 from proxy.agent.base import AgentError, Identity, Param, agent_function
@@ -24,7 +24,14 @@ from proxy.agent.memory import (
     memory_row,
 )
 from proxy.agent.memory_args import content_hash, now, parse_metadata, parse_uuid
-from proxy.agent.memory_schema import MEMORY_COLUMNS, SELECT_COLUMNS, T_MEM, T_VEC
+from proxy.agent.memory_rows import refresh_index
+from proxy.agent.memory_schema import (
+    MEMORY_COLUMNS,
+    RETURNING_ROWS,
+    SELECT_COLUMNS,
+    T_MEM,
+    T_VEC,
+)
 
 if TYPE_CHECKING:
     import duckdb
@@ -219,20 +226,19 @@ async def store_memory(
                 deduplicated=False,
             )
         if old_id is not None and old_id != info["memory_id"]:
-            status, by, info["retired_seq"] = old
+            status, by, _ = old
             if status == "superseded" and by not in (None, info["memory_id"]):
                 raise AgentError.conflict(f"memory {old_id} is already superseded by {by}")
-            cur.execute(
+            info["retired"] = cur.execute(
                 f"UPDATE {T_MEM} SET conflict_status = 'superseded', superseded_by_id = ?,"
-                " updated_at = ? WHERE memory_id = ?",
+                f" updated_at = ? WHERE memory_id = ? {RETURNING_ROWS}",
                 [info["memory_id"], at, old_id],
-            )
+            ).fetchall()
         return info
 
     async with mem.write_lock:
         info = await layer.db.transaction(tx)
-        if "retired_seq" in info:
-            mem.index.retire(info["retired_seq"])
+        refresh_index(mem.index, info.pop("retired", ()))
         if not info["deduplicated"]:
             mem.index.note_unembedded(who.org_id, who.agent_id, info["seq"])
     mid = info["memory_id"]
@@ -370,31 +376,43 @@ async def list_memories(
     return [memory_row(r, mem.access.pending) for r in await layer.db.run(q)]
 
 
-def delete_where(cur: duckdb.DuckDBPyConnection, where: str, params: list[Any]) -> list[int]:
-    """Delete memories (and vectors) matching `where`; the seqs deleted. In a transaction."""
+class Deleted(NamedTuple):
+    seqs: list[int]  # of the memories deleted
+    unlinked: list[tuple[Any, ...]]  # RETURNING_ROWS of retired memories that lost a pointer
+
+
+def delete_where(cur: duckdb.DuckDBPyConnection, where: str, params: list[Any]) -> Deleted:
+    """Delete memories (and vectors) matching `where`. In a transaction; the caller hands
+    the result to `apply_delete` after the commit."""
     rows = cur.execute(
         f"SELECT memory_id::VARCHAR, seq FROM {T_MEM} WHERE {where}", params
     ).fetchall()
     if not rows:
-        return []
+        return Deleted([], [])
     ids = [r[0] for r in rows]
     cur.execute(f"DELETE FROM {T_VEC} WHERE memory_id IN (SELECT unnest(?::UUID[]))", [ids])
     cur.execute(f"DELETE FROM {T_MEM} WHERE memory_id IN (SELECT unnest(?::UUID[]))", [ids])
     # A retired fact whose replacement is gone keeps its status but loses the pointer.
-    cur.execute(
+    unlinked = cur.execute(
         f"UPDATE {T_MEM} SET superseded_by_id = NULL"
-        " WHERE superseded_by_id IN (SELECT unnest(?::UUID[]))",
+        f" WHERE superseded_by_id IN (SELECT unnest(?::UUID[])) {RETURNING_ROWS}",
         [ids],
-    )
-    return [r[1] for r in rows]
+    ).fetchall()
+    return Deleted([r[1] for r in rows], unlinked)
+
+
+def apply_delete(mem: Memory, deleted: Deleted) -> None:
+    """The index follows a committed `delete_where`."""
+    for s in deleted.seqs:
+        mem.index.remove(s)
+    refresh_index(mem.index, deleted.unlinked)
 
 
 async def _delete(mem: Memory, where: str, params: list[Any]) -> list[int]:
     async with mem.write_lock:
-        seqs = await mem.layer.db.transaction(lambda cur: delete_where(cur, where, params))
-        for s in seqs:
-            mem.index.remove(s)
-    return seqs
+        deleted = await mem.layer.db.transaction(lambda cur: delete_where(cur, where, params))
+        apply_delete(mem, deleted)
+    return deleted.seqs
 
 
 @agent_function(

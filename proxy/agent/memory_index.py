@@ -32,21 +32,25 @@ on the same sentences it reached only 0.946 recall@10 while scanning 11% of the 
 
 Beside each vector the index keeps the memory's id, the few columns search filters on
 (`Attrs`: importance, expires_at, memory_type, session_id, and whether it is retired)
-and what its hybrid score needs (created_at, confidence, and the content when it is at
-most `TEXT_IN_RAM` characters), so the filters narrow the neighbour search without
-scanning the table, and search reads from the table only the rows that can still make
-its top k (a read by primary key costs about as much per row as the rest of a search).
-All of these columns are immutable after insert except the retired flag, which
-`retire` sets when a memory is superseded, and confidence, which `set_confidence`
-follows when memories decay; the table stays the source of truth (search re-checks its
-filters and recomputes scores on the rows it reads).
+and what its hybrid score needs (created_at, confidence), so the filters narrow the
+neighbour search without scanning the table. When the content is at most `TEXT_IN_RAM`
+characters it also keeps the memory's whole row (`Attrs.row`, the SELECT_COLUMNS tuple),
+so search builds its results without reading the table: DuckDB answers a read of 10
+rows by primary key from 100k with a hash join over every projected column (1.4-2.6 ms,
+more than the rest of a search), and that scan also evicts the model's weights from the
+CPU cache. The copies stay exact because every write of a memory row refreshes them:
+each UPDATE of the memory table returns the rows it changed (`RETURNING seq,
+SELECT_COLUMNS`) and hands them to `refresh`, and a memory is added here with its row as
+read after its embedding was stored. A row with a longer content is read from the table.
 
 Concurrency: all mutations happen on the event-loop thread; searches may run on a
 worker thread. Each agent's state is an immutable tuple (seqs, vecs, attrs, n, codes,
 center) swapped in one assignment; appends write past every reader's `n`, deletes only
-tombstone a row (seq -1), retiring only clears one flag, and growth and compaction
-build new arrays (codes recomputed against a new center). So readers never see a torn
-row, nor codes computed against another center than the one they hold.
+tombstone a row (seq -1), a refresh only replaces one row's mutable copies (each an
+atomic store), and growth and compaction build new arrays (codes recomputed against a
+new center). So readers never see a torn row, nor codes computed against another center
+than the one they hold. (A reader may combine one row's copies from just before and
+just after a refresh; search checks its filters again on the row it returns.)
 """
 
 from __future__ import annotations
@@ -75,6 +79,7 @@ class Attrs:
     created_at: float = 0.0  # epoch seconds
     confidence: float = 1.0
     content: str | None = None  # None when longer than TEXT_IN_RAM
+    row: tuple[Any, ...] | None = None  # the whole SELECT_COLUMNS row, when content is kept
 
 
 TEXT_IN_RAM = 2000  # longer contents are read from the table when scored
@@ -90,6 +95,7 @@ class Hits(NamedTuple):
     created: np.ndarray  # epoch seconds
     importance: np.ndarray
     confidence: np.ndarray
+    rows: np.ndarray  # whole SELECT_COLUMNS rows or None (object)
 
 
 @dataclass
@@ -109,7 +115,7 @@ class _Cols:
     FIELDS = (("imp", np.float64), ("exp", np.float64), ("live", np.bool_))
     FIELDS += (("mtype", np.int32), ("sess", np.int32))
     FIELDS += (("created", np.float64), ("conf", np.float64))
-    FIELDS += (("ids", object), ("texts", object))
+    FIELDS += (("ids", object), ("texts", object), ("rows", object))
 
     def __init__(self, cap: int) -> None:
         for name, dtype in self.FIELDS:
@@ -234,6 +240,7 @@ class AgentVectors:
         cols.created[n] = attrs.created_at
         cols.conf[n] = attrs.confidence
         cols.texts[n] = attrs.content
+        cols.rows[n] = attrs.row
         seqs[n] = seq
         self._pos[seq] = n
         self._state = st._replace(n=n + 1)
@@ -245,15 +252,15 @@ class AgentVectors:
         self._state.seqs[row] = _TOMB
         return True
 
-    def retire(self, seq: int) -> None:
+    def refresh(self, seq: int, attrs: Attrs) -> None:
+        """The memory's row changed (retired, decayed, accessed, ...): take the new copies.
+        Only the mutable columns can differ; the others are immutable after insert."""
         row = self._pos.get(seq)
         if row is not None:
-            self._state.cols.live[row] = False
-
-    def set_confidence(self, seq: int, value: float) -> None:
-        row = self._pos.get(seq)
-        if row is not None:
-            self._state.cols.conf[row] = value
+            cols = self._state.cols
+            cols.live[row] = attrs.live
+            cols.conf[row] = attrs.confidence
+            cols.rows[row] = attrs.row
 
     def _rebuild(self, keep: np.ndarray | None) -> _State:
         """New arrays with room to grow: all rows, or only `keep` (compaction). The sign
@@ -317,7 +324,14 @@ class AgentVectors:
         pos, sims = self._nearest(st, query, k, allowed, where, exact)
         c = st.cols
         return Hits(
-            st.seqs[pos], sims, c.ids[pos], c.texts[pos], c.created[pos], c.imp[pos], c.conf[pos]
+            st.seqs[pos],
+            sims,
+            c.ids[pos],
+            c.texts[pos],
+            c.created[pos],
+            c.imp[pos],
+            c.conf[pos],
+            c.rows[pos],
         )
 
     def _nearest(
@@ -436,16 +450,11 @@ class VectorIndex:
         if key is not None:
             self._agents[key].remove(seq)
 
-    def retire(self, seq: int) -> None:
-        """The memory was superseded (conflict_status no longer 'none')."""
+    def refresh(self, seq: int, attrs: Attrs) -> None:
+        """A memory row was updated: see `AgentVectors.refresh`."""
         key = self._owner.get(seq)
         if key is not None:
-            self._agents[key].retire(seq)
-
-    def set_confidence(self, seq: int, value: float) -> None:
-        key = self._owner.get(seq)
-        if key is not None:
-            self._agents[key].set_confidence(seq, value)
+            self._agents[key].refresh(seq, attrs)
 
     def clear(self) -> None:
         self._agents.clear()

@@ -48,6 +48,10 @@ MEMORY_COLUMNS: tuple[tuple[str, str], ...] = (
 SELECT_COLUMNS = ", ".join(
     f"{n}::VARCHAR AS {n}" if t in ("UUID", "JSON") else n for n, t in MEMORY_COLUMNS
 )
+COL = {name: i for i, (name, _) in enumerate(MEMORY_COLUMNS)}  # position in SELECT_COLUMNS
+# What every UPDATE of the memory table returns, so the index's row copies follow it
+# (memory.refresh_index): the seq, then the row as reads see it.
+RETURNING_ROWS = f"RETURNING seq, {SELECT_COLUMNS}"
 
 
 def install(cur: duckdb.DuckDBPyConnection, dims: int) -> None:

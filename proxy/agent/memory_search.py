@@ -49,7 +49,7 @@ from proxy.agent.base import AgentError, Identity
 from proxy.agent.memory import LIVE, memory_row
 from proxy.agent.memory_args import now, parse_metadata
 from proxy.agent.memory_index import Hits, RowFilter
-from proxy.agent.memory_schema import MEMORY_COLUMNS, SELECT_COLUMNS, T_GRANT, T_MEM
+from proxy.agent.memory_schema import COL, SELECT_COLUMNS, T_GRANT, T_MEM
 
 if TYPE_CHECKING:
     import duckdb
@@ -58,9 +58,9 @@ if TYPE_CHECKING:
 
 WEEK = 7 * 24 * 3600.0
 
-_COL = {name: i for i, (name, _) in enumerate(MEMORY_COLUMNS)}  # position in SELECT_COLUMNS
-_CONTENT, _CREATED = _COL["content"], _COL["created_at"]
-_SCORE_COLUMNS = {c: _COL[c] for c in ("created_at", "importance", "confidence")}
+
+_CONTENT, _CREATED = COL["content"], COL["created_at"]
+_SCORE_COLUMNS = {c: COL[c] for c in ("created_at", "importance", "confidence")}
 
 
 _STOP_WORDS = (
@@ -134,7 +134,7 @@ class Filters:
         checked: it never changes, and search takes it from the table (`allowed`)."""
 
         def col(name: str) -> Any:
-            return row[_COL[name]]
+            return row[COL[name]]
 
         exp = col("expires_at")
         return not (
@@ -299,7 +299,8 @@ def nearest(
     if not parts:
         f64 = np.zeros(0, dtype=np.float64)
         none = np.empty(0, object)
-        return Hits(np.zeros(0, dtype=np.int64), np.zeros(0, np.float32), none, none, f64, f64, f64)
+        i64, f32 = np.zeros(0, dtype=np.int64), np.zeros(0, np.float32)
+        return Hits(i64, f32, none, none, f64, f64, f64, none)
     if len(parts) == 1:
         return parts[0]
     merged = Hits(*(np.concatenate([p[i] for p in parts]) for i in range(len(Hits._fields))))
@@ -316,14 +317,15 @@ def read_best(
     top_k: int,
     filters: Filters,
 ) -> dict[str, tuple[tuple[Any, ...], float]]:
-    """The rows of `hits` that can make the top_k, read from the table and re-checked.
+    """The rows of `hits` that can make the top_k, re-checked against the filters.
 
-    Reading a row costs about as much as the rest of a search, so the index's copies of
-    the scoring columns bound each hit's hybrid score first (exact, except a keyword
-    score of a content too long to keep in RAM: 0..1), and only hits whose best case
-    reaches the k-th best score still possible are read. The rows read are checked
-    against the filters again (the index may lag a concurrent supersede or delete by a
-    moment); a row that fails lowers the bar, and the next hits are read.
+    The index's copies of the scoring columns bound each hit's hybrid score first (exact,
+    except a keyword score of a content too long to keep in RAM: 0..1), and only hits
+    whose best case reaches the k-th best score still possible are taken: from the index's
+    row copies, or read from the table for a content too long to keep (a read costs
+    about as much per row as the rest of a search). The rows taken are checked against
+    the filters again (a row changed by a concurrent write may be half way through its
+    refresh); a row that fails lowers the bar, and the next hits are taken.
     """
     kws = np.array([np.nan if t is None else keyword_score(tokens, t) for t in hits.texts])
     lo, hi = score_bounds(weights, hits, kws, at.timestamp())
@@ -338,12 +340,14 @@ def read_best(
             break
         unread[take] = False
         by_id = dict(zip(hits.ids[take].tolist(), hits.sims[take].tolist(), strict=True))
-        # By primary key in a plain IN list (a filter beside it would slow the scan).
-        rows = cur.execute(
-            f"SELECT {SELECT_COLUMNS} FROM {T_MEM}"
-            f" WHERE memory_id IN ({', '.join('?' * len(by_id))})",
-            list(by_id),
-        ).fetchall()
+        rows = [r for r in hits.rows[take] if r is not None]
+        missing = [i for i, r in zip(hits.ids[take], hits.rows[take], strict=True) if r is None]
+        if missing:  # by primary key in a plain IN list (a filter beside it slows the scan)
+            rows += cur.execute(
+                f"SELECT {SELECT_COLUMNS} FROM {T_MEM}"
+                f" WHERE memory_id IN ({', '.join('?' * len(missing))})",
+                missing,
+            ).fetchall()
         for r in rows:
             if filters.accepts(r, at):
                 sim = by_id[r[0]]

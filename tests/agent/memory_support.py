@@ -45,3 +45,27 @@ async def count_rows(layer: AgentLayer, table: str = "agent_memory") -> int:
 
 async def sql(layer: AgentLayer, text: str, params: list[Any] | None = None) -> list[tuple]:
     return await layer.db.run(lambda cur: cur.execute(text, params or []).fetchall())
+
+
+async def index_rows_match_table(layer: AgentLayer) -> int:
+    """Every row copy the vector index holds equals the table's row (search returns the
+    copies instead of reading the table); returns how many copies were compared."""
+    import numpy as np
+
+    from proxy.agent.memory_index import RowFilter
+    from proxy.agent.memory_schema import COL, SELECT_COLUMNS, T_MEM
+
+    table = {r[0]: r for r in await sql(layer, f"SELECT {SELECT_COLUMNS} FROM {T_MEM}")}
+    compared = 0
+    for agent in layer.memory.index._agents.values():
+        q = np.ones(agent.dims, dtype=np.float32) / np.sqrt(agent.dims)
+        every = RowFilter(now=0.0, include_superseded=True)
+        hits = agent.hits(q, len(agent), None, every, exact=True)
+        assert len(hits.ids) == len(agent)
+        for mid, row, conf in zip(hits.ids, hits.rows, hits.confidence, strict=True):
+            assert mid in table, f"the index holds deleted memory {mid}"
+            assert conf == table[mid][COL["confidence"]], mid  # search ranks by it
+            if row is not None:
+                assert row == table[mid], (mid, row, table[mid])
+                compared += 1
+    return compared

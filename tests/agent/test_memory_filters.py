@@ -5,6 +5,7 @@ columns (applied before the neighbour search) and the re-check of the rows searc
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,8 @@ from memory_support import OTHER_ORG, A, B, sql, store
 from proxy.agent import AgentLayer
 from proxy.agent.memory_args import now
 from proxy.agent.memory_index import RowFilter
-from proxy.agent.memory_schema import SELECT_COLUMNS, T_MEM
+from proxy.agent.memory_rows import index_attrs
+from proxy.agent.memory_schema import RETURNING_ROWS, SELECT_COLUMNS, T_MEM
 from proxy.agent.memory_search import Filters
 
 KINDS = (None, "fact", "episode", "nope")
@@ -95,14 +97,17 @@ def test_index_row_recheck_and_search_filters_match_the_sql_filters(tmp_path: Pa
                 want = await _sql_ids(layer, Filters(A.org_id, [A.agent_id], **kw))
                 hits = await layer.call("search_memory", A, ["note"], top_k=100, **args)
                 assert {h["memory_id"] for h in hits} == want, kw
-            # A supersede the index has not heard of yet (the moment between the table's
-            # commit and the index update): the re-check of the row hides it.
+            # A write refreshes the index's row copy, and the re-check of that row hides
+            # it even where the filter columns still say live (a refresh half way).
             mid = sorted(live)[0]
-            await sql(
+            changed = await sql(
                 layer,
-                f"UPDATE {T_MEM} SET conflict_status = 'superseded' WHERE memory_id = ?",
+                f"UPDATE {T_MEM} SET conflict_status = 'superseded' WHERE memory_id = ?"
+                f" {RETURNING_ROWS}",
                 [mid],
             )
+            half = dataclasses.replace(index_attrs(changed[0][1:]), live=True)
+            agent.refresh(changed[0][0], half)
             hits = await layer.call("search_memory", A, ["note"], top_k=100)
             assert {h["memory_id"] for h in hits} == live - {mid}
 

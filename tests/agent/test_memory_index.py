@@ -64,14 +64,16 @@ def test_filters_narrow_the_search_exactly() -> None:
     assert set(agent.nearest(q, 10, allowed, RowFilter(now))[0].tolist()) == {1, 2, 3}
 
 
-def test_retire_remove_and_unembedded_tracking() -> None:
+def test_refresh_remove_and_unembedded_tracking() -> None:
     idx, vecs = _index()
     agent = idx.agent("org", "a")
     assert agent is not None
     q = vecs[3] / np.linalg.norm(vecs[3])
     now = dt.datetime.now(dt.UTC).timestamp()
     assert agent.nearest(q, 1, None, RowFilter(now))[0].tolist() == [3]
-    idx.retire(3)
+    idx.refresh(3, Attrs(memory_id="id-3", live=False, confidence=0.4, row=("id-3", "new")))
+    hits = agent.hits(q, 1, None, RowFilter(now, include_superseded=True))
+    assert hits.rows.tolist() == [("id-3", "new")] and hits.confidence.tolist() == [0.4]
     assert 3 not in agent.nearest(q, 40, None, RowFilter(now))[0].tolist()
     assert agent.nearest(q, 1, None, RowFilter(now, include_superseded=True))[0].tolist() == [3]
     for s in range(12):  # enough tombstones to compact on the next growth
@@ -194,7 +196,8 @@ def test_concurrent_searches_see_whole_rows_while_the_index_changes(
                 idx.remove(victim)
                 live.discard(victim)
             if i % 7 == 0:
-                idx.retire(int(rng.choice(sorted(live))))
+                s = int(rng.choice(sorted(live)))
+                idx.refresh(s, Attrs(memory_id=f"id-{s}", live=False))  # retired
             if i % 11 == 0:  # re-embedded: same seq, same vector, new row
                 s = int(rng.choice(sorted(live)))
                 idx.add("org", "a", s, vecs[s], Attrs(memory_id=f"id-{s}"))
