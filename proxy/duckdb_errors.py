@@ -85,7 +85,21 @@ _ALTER_TYPE_HINT = (
     "is kept as one): create a new table with the new type and copy the rows over"
 )
 _PREFIX = re.compile(r"^[A-Za-z ]+ Error: ")
+_UDF_ERROR = re.compile(
+    r"^Python exception occurred while executing the UDF: UdfError: ([0-9A-Z]{5}): (.*)$"
+)
 _LINE = re.compile(r"^LINE (\d+): (.*)$")
+
+
+class UdfError(Exception):
+    """Raised in a Python UDF to fail its statement with this SQLSTATE and message.
+
+    DuckDB reports it as an InvalidInputException naming the class and the text, which
+    map_duckdb_error reads back.
+    """
+
+    def __init__(self, sqlstate: str, message: str) -> None:
+        super().__init__(f"{sqlstate}: {message}")
 
 
 def _position(lines: list[str], sql: str | None) -> int | None:
@@ -117,6 +131,8 @@ def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
     detail_lines = [ln for ln in lines[1:] if ln.strip() and not _LINE.match(ln)]
     detail_lines = [ln for ln in detail_lines if set(ln.strip()) != {"^"}]
     names = {cls.__name__ for cls in type(exc).__mro__}
+    if "InvalidInputException" in names and (udf := _UDF_ERROR.match(message)) is not None:
+        return PgError(udf[1], udf[2])
     sqlstate = "XX000"
     for cls, rx, state in _COMPILED:
         if cls in names and rx.search(message):

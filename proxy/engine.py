@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import duckdb
 
+from proxy.backends import Backends
 from proxy.config import Config
 from proxy.connection_threads import on_connection_thread
 from proxy.watchdog import Watchdog
@@ -71,6 +72,8 @@ class Engine:
         if config.duckdb_memory_limit:
             db_config["memory_limit"] = config.duckdb_memory_limit
         self.db = duckdb.connect(path, config=db_config)
+        # The live wire connections: pg_stat_activity and the signal functions read them.
+        self.backends = Backends()
         self.extensions = _load_extensions(self.db)
         if "vss" in self.extensions:
             self.db.execute("SET GLOBAL hnsw_enable_experimental_persistence = true")
@@ -103,7 +106,7 @@ class Engine:
         from proxy.catalog import install
         from proxy.catalog.install import search_path
 
-        install(self.db, users=list(self.config.user_passwords))
+        install(self.db, users=list(self.config.user_passwords), backends=self.backends)
         self._search_path = search_path(self.db)
 
     def cursor(self) -> duckdb.DuckDBPyConnection:

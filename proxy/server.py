@@ -18,14 +18,15 @@ import logging
 import secrets
 import socket
 import ssl
-from dataclasses import dataclass
+import time
 
-from proxy import auth, embed_columns
+from proxy import auth, backend_functions, embed_columns
 from proxy.access.keys import Principal
 from proxy.access.service import AccessControl, AuthError, TooManyFailures
 from proxy.agent.base import AgentError
 from proxy.agent.sql_bridge import identity_for
 from proxy.asgi_host import AsgiListener, listen_socket
+from proxy.backends import Backend, Backends, is_superuser
 from proxy.client_input import ClientGone, WireReader
 from proxy.config import Config
 from proxy.connection_threads import ConnectionThreads, on_main
@@ -42,12 +43,7 @@ log = logging.getLogger("hatiproxy.server")
 
 OUTPUT_HIGH_WATER = 256 * 1024  # flush queued rows to the socket past this many bytes
 STARTUP_TIMEOUT_S = 60.0
-
-
-@dataclass
-class Backend:
-    secret_key: int
-    runner: Runner
+ADMIN_TERMINATION = FatalError("57P01", "terminating connection due to administrator command")
 
 
 class Server:
@@ -62,7 +58,7 @@ class Server:
         self.metrics.watch_embedder(self.engine.semantic.embedder)
         self.ssl_context = server_context(config)
         self.auth_method = config.effective_auth_method  # for configured users' passwords
-        self.backends: dict[int, Backend] = {}
+        self.backends: Backends = self.engine.backends  # pid -> Backend, any thread
         self._pids = itertools.count(1000)
         self._listener: socket.socket | None = None
         self._accepting: asyncio.Task[None] | None = None
@@ -130,7 +126,7 @@ class Server:
             await asyncio.gather(self._accepting, return_exceptions=True)
         if self._listener is not None:
             self._listener.close()
-        for backend in list(self.backends.values()):
+        for backend in self.backends.all():
             backend.runner.interrupt("shutdown")  # a thread inside DuckDB sees no cancel
         await self.threads.stop()
         self._closed.set()
@@ -188,6 +184,10 @@ class Connection:
         self._out_size = 0
         self.runner: Runner | None = None
         self.pid: int | None = None  # set once this connection is listed in server.backends
+        self.started = time.time()  # pg_stat_activity.backend_start
+        self._loop: asyncio.AbstractEventLoop | None = None  # this connection's thread's
+        self._task: asyncio.Task | None = None
+        self._ending = False  # a FATAL was sent, or the connection is closing
         reader.on_eof = self._client_gone
 
     # --- output --------------------------------------------------------------------
@@ -219,6 +219,8 @@ class Connection:
     # --- lifecycle -----------------------------------------------------------------
 
     async def run(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._task = asyncio.current_task()
         session: Session | None = None
         try:
             # One deadline for startup and the password exchange (like PG's
@@ -241,8 +243,9 @@ class Connection:
         except FatalError as exc:
             await self._fatal(exc)
         finally:
+            self._ending = True
             if self.pid is not None:
-                self.server.backends.pop(self.pid, None)
+                self.server.backends.remove(self.pid)
             if session is not None:
                 session.close()
             if self.runner is not None:
@@ -258,7 +261,32 @@ class Connection:
         finally:
             await self.server.engine.run(runner.cursor.close)
 
+    def terminate(self) -> None:
+        """pg_terminate_backend: end this connection with FATAL 57P01; from any thread.
+
+        A running statement is interrupted and fails with that FATAL (Runner.call); an
+        idle session gets it from its own event loop.
+        """
+        if self.runner is not None:
+            self.runner.interrupt("shutdown")
+        loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # its loop has closed: already gone
+                loop.call_soon_threadsafe(self._end_by_admin)
+
+    def _end_by_admin(self) -> None:
+        """On this connection's loop: send the FATAL and stop serving (unless ending)."""
+        if self._ending or self._task is None:
+            return
+        self._ending = True
+        with contextlib.suppress(Exception):  # whole messages were written before this one
+            self.writer.write(m.error_response(ADMIN_TERMINATION.fields()))
+        self._task.cancel()  # Connection.run's finally releases the session
+
     async def _fatal(self, exc: PgError) -> None:
+        if self._ending:  # terminated meanwhile: that FATAL was sent
+            return
+        self._ending = True
         try:
             self.out(m.error_response(exc.fields()))
             await self.flush()
@@ -319,8 +347,6 @@ class Connection:
         session = Session(
             runner, identity, settings, self.out, self.flush, self.flush_if_large, self.receive
         )
-        server.backends[pid] = Backend(secret, runner)
-        self.pid = pid
         who = identity_for(server.agent, user, settings.values, identity.startup)
         if principal is not None:  # an API key: its org, agent binding and scopes
             try:
@@ -328,6 +354,29 @@ class Connection:
             except AgentError as exc:
                 raise FatalError("28000", exc.message) from None
         await runner.set_identity(who)
+        token = f"{pid}:{secrets.token_hex(16)}"
+        await runner.call(runner.cursor.execute, backend_functions.token_sql(token))
+        peer = self.writer.get_extra_info("peername")
+        tcp = isinstance(peer, tuple) and len(peer) >= 2
+        server.backends.add(
+            Backend(
+                pid,
+                secret,
+                runner,
+                token=token,
+                user=user,
+                superuser=is_superuser(who),
+                key_id=who.key_id,
+                client_addr=str(peer[0]) if tcp else None,
+                client_port=int(peer[1]) if tcp else -1,
+                backend_start=self.started,
+                settings=settings,
+                activity=session.activity,
+                notice=session.send_notice,
+                terminate=self.terminate,
+            )
+        )
+        self.pid = pid
         self.out(m.authentication_ok())
         for name in REPORTED:
             self.out(m.parameter_status(name, settings.values.get(name, "")))

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from proxy import column_hints, cursors, sql_policy
 from proxy.agent.sql_bridge import check_guarded
+from proxy.backends import Activity
 from proxy.results import row_description
 from proxy.runner import Portal, Runner
 from proxy.settings import SessionSettings
@@ -78,6 +79,7 @@ class Session:
         self.prepared: dict[str, Prepared] = {}
         self.portals: dict[str, Portal] = {}
         self.skip_until_sync = False
+        self.activity = Activity()  # pg_stat_activity's view of this session
 
     # --- dialect ---------------------------------------------------------------
 
@@ -167,7 +169,7 @@ class Session:
         if tag == "S":
             await self._sync()
         elif tag in ("Q", "F"):
-            self.out(m.ready_for_query(self.runner.txn_status))
+            self._ready()
             await self.flush()
         else:
             self.skip_until_sync = True
@@ -181,6 +183,7 @@ class Session:
     # --- simple query ----------------------------------------------------------
 
     async def _simple_query(self, sql: str) -> None:
+        self.activity.running(sql)
         try:
             hints = await column_hints.ready(self.runner.engine, sql)
             statements = self._transpile(sql, hints)
@@ -208,7 +211,7 @@ class Session:
             await self.runner.statement_failed()
         self.portals.pop("", None)
         self.prepared.pop("", None)
-        self.out(m.ready_for_query(self.runner.txn_status))
+        self._ready()
         await self.flush()
 
     # --- extended query --------------------------------------------------------
@@ -260,6 +263,7 @@ class Session:
         self.portals[msg.portal] = Portal(
             prepared.statement, params, msg.result_formats, sql=prepared.sql, prepared=prepared
         )
+        self.activity.running(prepared.sql)  # Describe may run it already
         self.out(m.bind_complete())
 
     async def _describe(self, msg: m.Describe) -> None:
@@ -293,6 +297,7 @@ class Session:
         if portal.statement is None:
             self.out(m.empty_query_response())
             return
+        self.activity.running(portal.sql)
         await self.runner.execute(portal, self, max_rows=max(msg.max_rows, 0), describe=False)
 
     def _close(self, msg: m.Close) -> None:
@@ -311,8 +316,14 @@ class Session:
         except PgError as exc:
             self.send_error(exc)
         self.portals.pop("", None)
-        self.out(m.ready_for_query(self.runner.txn_status))
+        self._ready()
         await self.flush()
+
+    def _ready(self) -> None:
+        """ReadyForQuery; pg_stat_activity then shows the session idle."""
+        status = self.runner.txn_status
+        self.activity.ready(status)
+        self.out(m.ready_for_query(status))
 
     # --- session-level utilities used by the runner -----------------------------
 

@@ -153,10 +153,7 @@ CREATE OR REPLACE TABLE __hati_catalog.pg.pg_matviews
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_locks
     (locktype VARCHAR, database BIGINT, relation BIGINT, pid INTEGER, mode VARCHAR,
      granted BOOLEAN);
-CREATE OR REPLACE TABLE __hati_catalog.pg.pg_stat_activity
-    (datid BIGINT, datname VARCHAR, pid INTEGER, leader_pid INTEGER, usesysid BIGINT,
-     usename VARCHAR, application_name VARCHAR, client_addr VARCHAR,
-     client_hostname VARCHAR, client_port INTEGER, backend_start TIMESTAMPTZ,
-     xact_start TIMESTAMPTZ, query_start TIMESTAMPTZ, state_change TIMESTAMPTZ,
-     wait_event_type VARCHAR, wait_event VARCHAR, state VARCHAR, backend_xid BIGINT,
-     backend_xmin BIGINT, query_id BIGINT, query VARCHAR, backend_type VARCHAR);
+-- One row per live client connection, from the server's registry (the Python function
+-- is proxy/backend_functions.py; the variable identifies the calling session).
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_stat_activity AS
+SELECT unnest(__hati_backend_activity(getvariable('__hati_backend')), recursive := true);

@@ -48,10 +48,15 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_is_in_recovery() AS FALSE;
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_current_xact_id() AS txid_current();
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_stat_get_numscans(r) AS 0::BIGINT;
 
--- Backend control is the server's job (CancelRequest); from SQL these do nothing.
-CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_backend_pid() AS 0;
-CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_cancel_backend(p) AS FALSE;
-CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_terminate_backend(p) AS FALSE;
+-- Backends: the session's variable __hati_backend is '<pid>:<secret>' (set at login);
+-- the signal function checks the secret (proxy/backend_functions.py).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_backend_pid() AS
+    TRY_CAST(split_part(getvariable('__hati_backend'), ':', 1) AS INTEGER);
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_cancel_backend(p) AS
+    __hati_signal_backend(getvariable('__hati_backend'), p, 'cancel', 0);
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_terminate_backend(p) AS
+    __hati_signal_backend(getvariable('__hati_backend'), p, 'terminate', 0),
+    (p, timeout) AS __hati_signal_backend(getvariable('__hati_backend'), p, 'terminate', timeout);
 
 -- Advisory locks: one embedded database, no other lock holders to coordinate with.
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_advisory_unlock_all() AS NULL;

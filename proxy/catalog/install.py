@@ -33,6 +33,8 @@ from importlib import resources
 
 import duckdb
 
+from proxy import backend_functions
+from proxy.backends import Backends
 from proxy.catalog.types import duck_kind_rows, pg_type_rows
 
 CATALOG_DB = "__hati_catalog"
@@ -84,22 +86,30 @@ def install(
     database_name: str = "hatidata",
     owner: str = "hatidata",
     users: Sequence[str] = (),
+    backends: Backends | None = None,
 ) -> None:
     """Create (or replace) the compatibility objects; also prepares ``conn`` itself.
 
     ``database_name`` is what clients see as the database (pg_database,
     current_database()); ``owner`` is role oid 10, owner of everything; ``users`` are
-    further roles listed in pg_roles.
+    further roles listed in pg_roles. ``backends`` are the live connections
+    pg_stat_activity lists (the server's; none by default).
     """
     duck_db = conn.execute("SELECT system.main.current_database()").fetchone()[0]
     roles = [owner] + [u for u in dict.fromkeys(users) if u != owner]
+    role_oids = {r: 10 if i == 0 else 16384 + i for i, r in enumerate(roles)}
+    # pg_stat_activity's view and the backend macros call these Python functions.
+    backend_functions.register(
+        conn,
+        Backends() if backends is None else backends,
+        database_name=database_name,
+        role_oids=role_oids,
+    )
     params = {
         "duck_db": _lit(duck_db),
         "database_name": _lit(database_name),
         "owner": _lit(owner),
-        "role_rows": ", ".join(
-            f"({10 if i == 0 else 16384 + i}, {_lit(r)})" for i, r in enumerate(roles)
-        ),
+        "role_rows": ", ".join(f"({oid}, {_lit(r)})" for r, oid in role_oids.items()),
         "settings_rows": ", ".join(f"({_lit(k)}, {_lit(v)})" for k, v in settings().items()),
         "version_banner": _lit(
             f"PostgreSQL {settings()['server_version']} on x86_64-pc-linux-gnu, 64-bit"
