@@ -270,7 +270,7 @@ async def bench_search(layer: AgentLayer, data: Vectors, queries: int, rng: Any)
     real_read_best = ms.read_best
     rows_read: list[int] = []
 
-    def read_best(*args: Any) -> Any:  # counts the rows a search reads from the table
+    def read_best(*args: Any) -> Any:  # counts the rows a search scores exactly
         out = real_read_best(*args)
         rows_read.append(len(out))
         return out
@@ -291,7 +291,8 @@ async def bench_search(layer: AgentLayer, data: Vectors, queries: int, rng: Any)
                     lat.append(time.perf_counter() - t0)
                     assert len(hits) == 10
                 t0 = time.perf_counter()
-                await real_embed_now([f"another fresh text {i} {uuid.uuid4().hex}"], "query")
+                fresh = f"what do we know about subject {i} {uuid.uuid4().hex[:12]}"
+                await real_embed_now([fresh], "query")  # another text of the same shape
                 model.append(time.perf_counter() - t0)
             print(
                 f"  search_memory top-10, {label:28s}: p50 {pct(full, 50) * 1000:6.2f} ms"
@@ -304,7 +305,7 @@ async def bench_search(layer: AgentLayer, data: Vectors, queries: int, rng: Any)
                 f" = {pct(model, 50) / pct(full, 50):.0%} of the search p50"
             )
         print(
-            f"  rows read from the table per search (of its 50 candidates): median"
+            f"  rows taken per search (of its 50 candidates; row copies in RAM): median"
             f" {statistics.median(rows_read):.0f}, max {max(rows_read)}"
         )
         await bench_recall(layer, qvecs, queries)
