@@ -25,6 +25,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import duckdb
+from sqlglot.dialects.postgres import Postgres
+from sqlglot.tokens import TokenType
 
 from proxy.agent.base import INTERNAL_SCHEMA, AgentError, AgentFunction, Identity
 from proxy.wire.errors import PgError
@@ -39,6 +41,20 @@ _GUARDED = re.compile(
     rf"\b{INTERNAL_SCHEMA}\b|\bset\s+(?:global\s+|session\s+)?variable\s+\"?hatidata_"
     r"|\breset\s+variable\s+\"?hatidata_",
     re.IGNORECASE,
+)
+
+_LITERALS = frozenset(
+    {
+        TokenType.STRING,
+        TokenType.NATIONAL_STRING,
+        TokenType.RAW_STRING,
+        TokenType.HEREDOC_STRING,
+        TokenType.BIT_STRING,
+        TokenType.BYTE_STRING,
+        TokenType.HEX_STRING,
+        TokenType.UNICODE_STRING,
+        TokenType.NUMBER,
+    }
 )
 
 # Parameter OIDs announced for $n used as agent-function arguments.
@@ -67,9 +83,42 @@ def identity_sql(who: Identity) -> list[str]:
     ]
 
 
+def _words(sql: str) -> list[str]:
+    """Keywords and names of SQL, lower case, without comments and literals. A command
+    token (RESET, SHOW, CALL, ...) keeps the rest of its statement as raw text: read too."""
+    out: list[str] = []
+    tokens = Postgres().tokenize(sql)
+    for i, t in enumerate(tokens):
+        if t.token_type in _LITERALS:
+            if i and tokens[i - 1].token_type in Postgres.Tokenizer.COMMANDS:
+                out += _words(t.text)
+            continue
+        out.append(t.text.lower())
+    return out
+
+
+def _steps_around(sql: str) -> bool:
+    """Whether SQL names the internal schema or sets / resets a hatidata_* variable, as
+    DuckDB will read it: through comments (`SET/**/VARIABLE`) and quoted names."""
+    if _GUARDED.search(sql):
+        return True
+    try:
+        words = _words(sql)
+    except Exception:
+        return True  # unreadable here: refuse rather than guess
+    if INTERNAL_SCHEMA in words:
+        return True
+    for i, word in enumerate(words):
+        if word in ("set", "reset"):
+            rest = [w for w in words[i + 1 : i + 4] if w not in ("global", "session", "local")]
+            if rest[:1] == ["variable"] and rest[1:2] and rest[1].startswith("hatidata_"):
+                return True
+    return False
+
+
 def check_guarded(sql: str) -> None:
     """Refuse wire SQL that would step around the identity views."""
-    if "hatidata" in sql.lower() and _GUARDED.search(sql):
+    if "hatidata" in sql.lower() and _steps_around(sql):
         raise PgError(
             "42501",
             f"permission denied: the schema {INTERNAL_SCHEMA} and the hatidata_* identity "

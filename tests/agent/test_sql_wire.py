@@ -158,6 +158,11 @@ def test_psycopg2_like_hatidata_agent(srv: ServerProcess) -> None:
     [
         ("SELECT * FROM hatidata_internal.agent_state", "42501"),
         ("SET VARIABLE hatidata_agent_id = 'someone-else'", "42501"),
+        # The same through comments and quotes, as DuckDB's parser reads it.
+        ("SET/**/VARIABLE hatidata_agent_id = 'someone-else'", "42501"),
+        ("SET -- a note\n VARIABLE \"hatidata_org_id\" = 'other-org'", "42501"),
+        ("RESET/* x */VARIABLE hatidata_agent_id", "42501"),
+        ('SELECT * FROM "hatidata_internal"/**/.agent_state', "42501"),
         ("SELECT * FROM get_agent_state()", "22023"),  # missing argument
         ("SELECT * FROM get_agent_state('k', no_such := 1)", "22023"),
         ("SELECT get_agent_state('k')", "0A000"),  # a table function used as a scalar
