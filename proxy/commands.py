@@ -115,10 +115,14 @@ async def _end_transaction(runner: Runner, session: Session, committed: bool = F
 
 async def _transaction(runner: Runner, session: Session, cmd: TransactionCommand) -> str:
     action = cmd.action
+    from proxy import savepoints
+
     if action == "begin":
         if runner.txn_status != "I":
             session.send_notice("there is already a transaction in progress", "25001", "WARNING")
-        elif runner._implicit:  # BEGIN inside an implicit block makes it explicit
+            return "BEGIN"
+        savepoints.begin(runner, session)  # before DuckDB's BEGIN (the commit clock)
+        if runner._implicit:  # BEGIN inside an implicit block makes it explicit
             runner._implicit = False
             runner.txn_status = "T"
         else:
@@ -134,6 +138,7 @@ async def _transaction(runner: Runner, session: Session, cmd: TransactionCommand
         committed = False
         try:
             if action == "commit" and not failed:
+                savepoints.before_commit(runner, session)
                 await runner.call(runner.cursor.commit)
                 committed = True
             else:
@@ -141,8 +146,6 @@ async def _transaction(runner: Runner, session: Session, cmd: TransactionCommand
         finally:
             await _end_transaction(runner, session, committed)
         return "ROLLBACK" if failed or action == "rollback" else "COMMIT"
-    from proxy import savepoints
-
     return await savepoints.run(runner, session, cmd)
 
 

@@ -18,6 +18,7 @@ import duckdb
 import sqlglot
 from sqlglot import exp
 
+from proxy.commit_clock import CLOCK
 from proxy.wire.errors import PgError
 
 if TYPE_CHECKING:
@@ -130,7 +131,10 @@ def fill(cur: duckdb.DuckDBPyConnection, table: str, column: str, embedder: Any)
         )
         cur.register("__hati_fill_src", src)
         try:
-            cur.execute(f"UPDATE {t} SET {v} = s.v FROM __hati_fill_src s WHERE {t}.rowid = s.rid")
+            with CLOCK.writing():  # commits on its own (the filler's autocommit cursor)
+                cur.execute(
+                    f"UPDATE {t} SET {v} = s.v FROM __hati_fill_src s WHERE {t}.rowid = s.rid"
+                )
         finally:
             cur.unregister("__hati_fill_src")
         total += len(rows)
@@ -148,12 +152,14 @@ def registered(cur: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
 
 async def filler(engine: Engine, interval_s: float) -> None:
     """Background task: keep every registered column's vectors filled."""
-    cur = await engine.run(engine.cursor)
+    cur = await engine.run_uncounted(engine.cursor)
     try:
         while True:
             await asyncio.sleep(interval_s)
             try:
-                await engine.run(_fill_all, cur, engine.semantic.embedder)
+                # Uncounted: fill() counts its UPDATEs itself, so the reads of every
+                # round do not refuse savepoint replays (commit_clock.py).
+                await engine.run_uncounted(_fill_all, cur, engine.semantic.embedder)
             except Exception as exc:  # a dropped table etc.: log, try next round
                 log.warning("embedding filler: %s", exc)
     finally:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, TypeVar
 import duckdb
 
 from proxy.backends import Backends
+from proxy.commit_clock import CLOCK
 from proxy.config import Config
 from proxy.connection_threads import on_connection_thread
 from proxy.watchdog import Watchdog
@@ -33,6 +34,11 @@ T = TypeVar("T")
 
 EXTENSIONS = ("vss", "fts")
 _CLEAN_MARKER = ".hatiproxy-open"  # present while the database is open: unclean if found at start
+
+
+def _counted(fn: Callable[..., T], *args: object) -> T:
+    with CLOCK.writing():
+        return fn(*args)
 
 
 def _load_extensions(conn: duckdb.DuckDBPyConnection) -> list[str]:
@@ -119,6 +125,18 @@ class Engine:
     async def run(self, fn: Callable[..., T], *args: object) -> T:
         if on_connection_thread():  # a client's own thread: waiting here delays no one else
             return fn(*args)
+        # Main-loop work (agent layer, MCP, REST) may write and commit on its own: the
+        # commit clock counts all of it (savepoint replays), inside the worker thread so
+        # that a cancelled await cannot end the count before the work ends.
+        return await self._in_pool(_counted, fn, *args)
+
+    async def run_uncounted(self, fn: Callable[..., T], *args: object) -> T:
+        """`run` for main-loop work that writes nothing or counts its own commits."""
+        if on_connection_thread():
+            return fn(*args)
+        return await self._in_pool(fn, *args)
+
+    async def _in_pool(self, fn: Callable[..., T], *args: object) -> T:
         loop = asyncio.get_running_loop()
         ctx = contextvars.copy_context()
         return await loop.run_in_executor(self.executor, ctx.run, fn, *args)

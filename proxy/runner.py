@@ -20,6 +20,7 @@ import duckdb
 from proxy import alter_rebuild, commands, cursors, explain, savepoints
 from proxy.agent import sql_bridge
 from proxy.agent.base import Identity
+from proxy.commit_clock import OpenWrite
 from proxy.connection_threads import on_main
 from proxy.duckdb_errors import map_duckdb_error
 from proxy.embed_columns import embed_column, is_embed_column_call, parse_call
@@ -99,6 +100,8 @@ class Runner:
         self._synced: dict[str, str] = {}  # settings mirrored as DuckDB variables
         self.who: Identity | None = None  # the agent identity, fixed at connect
         self.observer: QueryObserver | None = None  # set by the connection (metrics)
+        # A write outside an explicit block, counted on the commit clock until it settles.
+        self.write = OpenWrite()
 
     async def set_identity(self, who: Identity) -> None:
         """Fix the connection's agent identity; the main._hatidata_* views filter on it."""
@@ -164,6 +167,11 @@ class Runner:
 
     # --- transactions ---------------------------------------------------------------
 
+    def _settle_writes(self) -> None:
+        """No transaction open any more: the write committed or rolled back."""
+        if self.txn_status == "I" and not self._implicit:
+            self.write.end()
+
     async def begin_implicit(self) -> None:
         await self.call(self.cursor.begin)
         self._implicit = True
@@ -171,7 +179,10 @@ class Runner:
     async def end_implicit(self) -> None:
         if self._implicit:
             self._implicit = False
-            await self.call(self.cursor.commit)
+            try:
+                await self.call(self.cursor.commit)
+            finally:
+                self._settle_writes()
 
     async def statement_failed(self) -> None:
         """After an error: an implicit block rolls back, an explicit one becomes failed."""
@@ -179,6 +190,7 @@ class Runner:
         if self._implicit:
             self._implicit = False
             await self._rollback_quietly()
+            self._settle_writes()
         elif self.txn_status == "T":
             self.txn_status = "E"
 
@@ -294,7 +306,11 @@ class Runner:
         self, portal: Portal, session: Session, *, max_rows: int, describe: bool
     ) -> None:
         work = self._execute(portal, session, max_rows, describe)
-        await timed_statement(self.observer, portal, work, execute=True)
+        try:
+            await timed_statement(self.observer, portal, work, execute=True)
+        finally:
+            if self.write.open:
+                self._settle_writes()  # an autocommit write, or a block's COMMIT
 
     async def _execute(
         self, portal: Portal, session: Session, max_rows: int, describe: bool
@@ -339,6 +355,10 @@ class Runner:
         if semantic.embedder is None:
             raise semantic._unavailable()
         await self._take_cursor()
+        if self.txn_status == "I":
+            self.write.begin()
+        else:
+            savepoints.note_unrecorded(session, "hatiproxy_embed_column()")
         count = await self.call(
             embed_column, self.cursor, table, column, semantic.dims, semantic.embedder
         )
@@ -385,6 +405,16 @@ class Runner:
             else None
         )
         setting_vars = self._setting_variables() if "GETVARIABLE('pg:" in sql else []
+        # May it write? Then it counts on the commit clock when it commits on its own, and
+        # an explicit block records it for ROLLBACK TO SAVEPOINT (savepoints.py).
+        writes = (
+            st.kind not in savepoints.READ_KINDS
+            or needs_fts  # builds the full-text index
+            or (st.kind == "select" and sql.startswith("CREATE"))  # SELECT INTO
+            or (st.kind == "explain" and "ANALY" in sql[:30].upper())  # runs the statement
+        )
+        if writes and self.txn_status == "I":
+            self.write.begin()
 
         def start() -> tuple[tuple[Column, ...] | None, int | None, list[tuple] | None]:
             for statement in setting_vars:
@@ -421,6 +451,9 @@ class Runner:
             # transaction begun in start(), or DuckDB stays in an aborted transaction.
             self._implicit = True
         cols, portal.count, head = await self.call(start, sql=sql)
+        if writes and self.txn_status == "T":
+            effect = savepoints.side_effect(st, bool(relations), needs_fts, branch is not None)
+            savepoints.record(session, st, sql, params, effect)
         portal.columns = cols if st.kind == "explain" else postgres_names(st, cols)
         portal.executed = True
         if head is not None:

@@ -1,60 +1,69 @@
 """SAVEPOINT / RELEASE / ROLLBACK TO, emulated over DuckDB (which has no subtransactions).
 
 Drivers use savepoints even when the user never asks for one: psycopg's
-`conn.transaction()` inside a transaction (SQLAlchemy's psycopg dialect does it
-at connect, via `TypeInfo.fetch`), JDBC's autosave, Django's atomic blocks. Most of
-those savepoints wrap reads and are released, which we can honour exactly:
+`conn.transaction()` inside a transaction, SQLAlchemy's `begin_nested()`, Django's
+nested `atomic()` and `get_or_create`, pgJDBC's `autosave`. The emulation:
 
-- SAVEPOINT and RELEASE only keep the stack of names.
-- ROLLBACK TO succeeds when nothing written after the savepoint needs undoing:
-  with no writes since it (and no error) it is a no-op; when the whole transaction
-  has written nothing, the DuckDB transaction is restarted (this also clears an
-  error). Otherwise it fails with 0A000 rather than silently keeping the changes.
+- SAVEPOINT and RELEASE only keep the stack of names, each with a mark in the block's
+  log of writes (proxy/savepoint_log.py).
+- ROLLBACK TO with nothing written since the savepoint (and no error) is a no-op.
+- Otherwise the DuckDB transaction is rolled back, begun again, and the writes
+  recorded before the savepoint are replayed in order (proxy/savepoint_replay.py);
+  the block then continues, a failed one too, as in Postgres.
+
+A replay must give exactly what Postgres gives, so it is refused (0A000, the block
+stays failed) unless provably identical: no other transaction committed a write since
+this one began (proxy/commit_clock.py), the same session settings, only
+INSERT / UPDATE / DELETE / MERGE / TRUNCATE without volatile functions, order-dependent
+results or volatile column defaults (transpiler/replay.py), nothing unrecordable
+before the savepoint (COPY, cursors, agent functions, semantic SQL), and at most
+savepoint_log.MAX_BYTES of recorded statements. With nothing recorded before the
+savepoint the transaction is simply restarted.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from proxy.commit_clock import CLOCK
+from proxy.savepoint_log import MAX_BYTES, Mark, SavepointState, state_of
+from proxy.savepoint_log import READ_KINDS as READ_KINDS  # the runner's hooks
+from proxy.savepoint_log import note_statement as note_statement
+from proxy.savepoint_log import note_unrecorded as note_unrecorded
+from proxy.savepoint_log import record as record
+from proxy.savepoint_log import side_effect as side_effect
+from proxy.savepoint_replay import restore
 from proxy.wire.errors import PgError
-from transpiler import Statement
 from transpiler.model import TransactionCommand
 
 if TYPE_CHECKING:
     from proxy.runner import Runner
     from proxy.session import Session
 
-READ_KINDS = frozenset({"select", "show", "explain", "set", "reset", "savepoint"})
+_CANNOT = "ROLLBACK TO SAVEPOINT cannot undo changes made after the savepoint"
+_ROLL_BACK = "Roll back the whole transaction."
 
 
-@dataclass
-class SavepointState:
-    writes: int = 0  # statements in this transaction that may have changed data
-    names: list[str] = field(default_factory=list)
-    marks: list[int] = field(default_factory=list)  # `writes` when each savepoint was set
+def begin(runner: Runner, session: Session) -> None:
+    """BEGIN of an explicit block, before DuckDB's: a fresh log, and the commit clock."""
+    state = state_of(session)
+    state.clear()
+    if runner._implicit:  # BEGIN inside an implicit block: DuckDB's began earlier
+        if runner.write.open:
+            state.sticky = "statements before its BEGIN (in the same batch) wrote"
+    else:
+        state.clock = CLOCK.finished
 
 
-def _state(session: Session) -> SavepointState:
-    found = getattr(session, "savepoints", None)
-    if found is None:
-        found = SavepointState()
-        session.savepoints = found  # type: ignore[attr-defined]
-    return found
-
-
-def note_statement(session: Session, st: Statement) -> None:
-    """Count statements that may write, so ROLLBACK TO knows whether it can be honoured."""
-    if st.kind not in READ_KINDS and st.command is None:
-        _state(session).writes += 1
+def before_commit(runner: Runner, session: Session) -> None:
+    """COMMIT of an explicit block: its writes land now, which others' replays must know."""
+    if state_of(session).writes:
+        runner.write.begin()
 
 
 def reset(session: Session) -> None:
     """The transaction ended: forget its savepoints and writes."""
-    state = _state(session)
-    state.writes = 0
-    state.names.clear()
-    state.marks.clear()
+    state_of(session).clear()
 
 
 def _find(state: SavepointState, name: str | None) -> int:
@@ -65,13 +74,13 @@ def _find(state: SavepointState, name: str | None) -> int:
 
 
 async def run(runner: Runner, session: Session, cmd: TransactionCommand) -> str:
-    state = _state(session)
+    state = state_of(session)
     in_block = runner.txn_status != "I" or runner._implicit
     if cmd.action == "savepoint":
         if not in_block:
             raise PgError("25P01", "SAVEPOINT can only be used in transaction blocks")
         state.names.append(cmd.savepoint or "")
-        state.marks.append(state.writes)
+        state.marks.append(state.mark())
         return "SAVEPOINT"
     if not in_block:
         word = "RELEASE SAVEPOINT" if cmd.action == "release" else "ROLLBACK TO SAVEPOINT"
@@ -81,19 +90,95 @@ async def run(runner: Runner, session: Session, cmd: TransactionCommand) -> str:
         del state.names[i:], state.marks[i:]
         return "RELEASE"
     # ROLLBACK TO: the savepoint itself stays, later ones go.
-    failed = runner.txn_status == "E"
-    if failed or state.writes > state.marks[i]:
-        if state.writes:
-            raise PgError(
-                "0A000",
-                "ROLLBACK TO SAVEPOINT cannot undo changes made after the savepoint: "
-                "DuckDB has no subtransactions",
-                hint="Roll back the whole transaction.",
-            )
-        # Nothing written in the whole transaction: restarting it loses nothing.
-        await runner.call(runner.cursor.rollback)
-        await runner.call(runner.cursor.begin)
-        if failed:
-            runner.txn_status = "T"
+    mark = state.marks[i]
+    if runner.txn_status == "E" or state.writes > mark.writes:
+        if runner._implicit:
+            await _restart_implicit(runner, state)
+        else:
+            await _undo(runner, session, state, mark)
     del state.names[i + 1 :], state.marks[i + 1 :]
     return "ROLLBACK"
+
+
+async def _restart_implicit(runner: Runner, state: SavepointState) -> None:
+    """An implicit block (several statements in one Query) records nothing: only a
+    block that wrote nothing at all can restart."""
+    if state.writes:
+        raise PgError("0A000", f"{_CANNOT}: DuckDB has no subtransactions", hint=_ROLL_BACK)
+    await runner.call(runner.cursor.rollback)
+    await runner.call(runner.cursor.begin)
+
+
+async def _undo(runner: Runner, session: Session, state: SavepointState, mark: Mark) -> None:
+    if state.dead:
+        raise PgError(
+            "25P02",
+            "current transaction is aborted, commands ignored until end of transaction block",
+            detail=state.dead,
+            hint=_ROLL_BACK,
+        )
+    why = _refusal(runner, state, mark)
+    if why:
+        raise _refused(why)
+    records = state.records[: mark.count]
+    await runner._take_cursor()  # a suspended portal's rows, read before the rollback
+    before = CLOCK.finished
+    try:
+        why = await runner.call(restore, runner.cursor, records)
+    except PgError as exc:
+        state.dead = f"replaying its writes for ROLLBACK TO SAVEPOINT failed: {exc.message}"
+        raise PgError(
+            "40001",
+            f"ROLLBACK TO SAVEPOINT could not replay the transaction's earlier writes: "
+            f"{exc.message}",
+            hint=_ROLL_BACK + " Then retry it.",
+        ) from None
+    except BaseException:
+        state.dead = "replaying its writes for ROLLBACK TO SAVEPOINT failed"
+        raise
+    if why:  # the DuckDB transaction is empty now; the error fails the block
+        raise _refused(why)
+    if records and not CLOCK.quiet_since(state.clock or 0):
+        state.dead = "another transaction committed a write while the replay ran"
+        raise PgError(
+            "40001",
+            "could not serialize access: another transaction committed a write while "
+            "ROLLBACK TO SAVEPOINT replayed this transaction's earlier writes",
+            hint=_ROLL_BACK + " Then retry it.",
+        )
+    if not records:
+        state.clock = before  # restarted with nothing replayed: a new snapshot
+    state.truncate(mark)
+    runner.txn_status = "T"
+
+
+def _refusal(runner: Runner, state: SavepointState, mark: Mark) -> str | None:
+    """Why the writes before `mark` cannot be replayed (None: they can, or there are
+    none), from what is known without asking DuckDB."""
+    if state.sticky:
+        return state.sticky
+    if mark.undoable:
+        return f"{state.undoable[0]} ran before the savepoint and cannot be replayed"
+    if mark.count == 0:
+        return None
+    if state.overflow:
+        return f"its writes exceed the {MAX_BYTES // (1024 * 1024)} MB kept for replay"
+    if state.clock is None:
+        return "it began before its BEGIN (pipelined with earlier statements)"
+    if not CLOCK.quiet_since(state.clock):
+        return (
+            "another transaction committed a write since this one began "
+            "(the replay would see different data)"
+        )
+    if state.settings_changed or state.settings != runner.settings.values:
+        return "a session setting changed since its first write"
+    return None
+
+
+def _refused(reason: str) -> PgError:
+    return PgError(
+        "0A000",
+        f"{_CANNOT}: DuckDB has no subtransactions, and replaying the transaction's "
+        f"earlier writes would not be exact: {reason}",
+        hint=_ROLL_BACK,
+    )

@@ -259,7 +259,10 @@ class Connection:
         except PgError:
             pass
         finally:
-            await self.server.engine.run(runner.cursor.close)
+            try:
+                await self.server.engine.run(runner.cursor.close)
+            finally:
+                runner.write.end()  # a write it left open rolled back with the cursor
 
     def terminate(self) -> None:
         """pg_terminate_backend: end this connection with FATAL 57P01; from any thread.

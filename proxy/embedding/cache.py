@@ -36,6 +36,8 @@ from typing import Protocol
 import duckdb
 import numpy as np
 
+from proxy.commit_clock import CLOCK
+
 from .provider import EmbeddingProvider, Mode, check_mode
 
 TABLE = "_hatidata_embedding_cache"
@@ -296,18 +298,20 @@ class CachedEmbedder:
     def _db_put(self, batch: dict[str, tuple[str, str, str, np.ndarray]]) -> None:
         """On the writer thread only, which alone uses _write_con."""
         rows = list(batch.values())
-        self._write_con.execute(  # type: ignore[union-attr]
-            f"INSERT OR REPLACE INTO {TABLE} (key, model, mode, text_sha256, vec)"
-            " SELECT unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::VARCHAR[]),"
-            " unnest(?::VARCHAR[]), unnest(?::FLOAT[][])",
-            [
-                list(batch),
-                [r[0] for r in rows],
-                [r[1] for r in rows],
-                [r[2] for r in rows],
-                [r[3].tolist() for r in rows],
-            ],
-        )
+        params = [
+            list(batch),
+            [r[0] for r in rows],
+            [r[1] for r in rows],
+            [r[2] for r in rows],
+            [r[3].tolist() for r in rows],
+        ]
+        with CLOCK.writing():  # a commit that savepoint replays must know of
+            self._write_con.execute(  # type: ignore[union-attr]
+                f"INSERT OR REPLACE INTO {TABLE} (key, model, mode, text_sha256, vec)"
+                " SELECT unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::VARCHAR[]),"
+                " unnest(?::VARCHAR[]), unnest(?::FLOAT[][])",
+                params,
+            )
 
     def flush(self) -> None:
         """Return once every vector computed so far is in the table."""
