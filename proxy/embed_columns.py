@@ -23,6 +23,8 @@ from proxy.wire.errors import PgError
 
 if TYPE_CHECKING:
     from proxy.engine import Engine
+    from proxy.runner import Portal, Runner
+    from proxy.session import Session
 
 log = logging.getLogger("hatiproxy.embed_columns")
 
@@ -171,3 +173,34 @@ def _fill_all(cur: duckdb.DuckDBPyConnection, embedder: Any) -> None:
         n = fill(cur, table, column, embedder)
         if n:
             log.info("embedded %d new rows of %s.%s", n, table, column)
+
+
+async def run_call(runner: Runner, portal: Portal, session: Session, describe: bool) -> None:
+    """A `SELECT hatiproxy_embed_column('table', 'column')` statement on the wire: fill
+    the vectors on the session's cursor and answer with the count as one row."""
+    from proxy import savepoints
+    from proxy.results import Column, encoders_for, row_description
+    from proxy.wire import messages as m
+    from proxy.wire.types import encode_data_rows
+
+    st = portal.statement
+    assert st is not None
+    table, column = parse_call(st.sql)
+    semantic = runner.engine.semantic
+    if semantic.embedder is None:
+        raise semantic._unavailable()
+    await runner._take_cursor()
+    if runner.txn_status == "I":
+        runner.write.begin()
+    else:
+        savepoints.note_unrecorded(session, "hatiproxy_embed_column()")
+    count = await runner.call(
+        embed_column, runner.cursor, table, column, semantic.dims, semantic.embedder
+    )
+    runner.param_types.invalidate()
+    cols = (Column("hatiproxy_embed_column", "BIGINT"),)
+    if describe:
+        session.out(row_description(cols, portal.result_formats))
+    enc = encoders_for(cols, tuple(portal.result_formats))
+    session.out(encode_data_rows([(count,)], enc))
+    session.out(m.command_complete("SELECT 1"))

@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from proxy import alter_rebuild, commands, cursors, explain, savepoints
+from proxy import alter_rebuild, commands, cursors, embed_columns, explain, savepoints
 from proxy.agent import sql_bridge
 from proxy.agent.base import Identity
 from proxy.commit_clock import OpenWrite
 from proxy.connection_threads import on_main
 from proxy.duckdb_errors import map_duckdb_error
-from proxy.embed_columns import embed_column, is_embed_column_call, parse_call
+from proxy.embed_columns import is_embed_column_call
 from proxy.engine import Engine
 from proxy.metrics import QueryObserver, timed_statement
 from proxy.params import ParamTypes, decode_params, placeholder_value
@@ -341,34 +341,11 @@ class Runner:
         if st.kind in ("begin", "commit", "rollback", "savepoint"):
             raise PgError("0A000", f"{st.tag} is not supported in this form")
         if st.kind == "select" and is_embed_column_call(st.sql):
-            await self._embed_column(portal, session, describe)
+            await embed_columns.run_call(self, portal, session, describe)
             return
         if st.alter_types is not None and await alter_rebuild.run(self, session, portal):
             return  # ALTER COLUMN TYPE that DuckDB cannot do in place: a table rebuild
         await self._execute_duckdb(portal, session, max_rows, describe)
-
-    async def _embed_column(self, portal: Portal, session: Session, describe: bool) -> None:
-        st = portal.statement
-        assert st is not None
-        table, column = parse_call(st.sql)
-        semantic = self.engine.semantic
-        if semantic.embedder is None:
-            raise semantic._unavailable()
-        await self._take_cursor()
-        if self.txn_status == "I":
-            self.write.begin()
-        else:
-            savepoints.note_unrecorded(session, "hatiproxy_embed_column()")
-        count = await self.call(
-            embed_column, self.cursor, table, column, semantic.dims, semantic.embedder
-        )
-        self.param_types.invalidate()
-        cols = (Column("hatiproxy_embed_column", "BIGINT"),)
-        if describe:
-            session.out(row_description(cols, portal.result_formats))
-        enc = encoders_for(cols, tuple(portal.result_formats))
-        session.out(encode_data_rows([(count,)], enc))
-        session.out(m.command_complete("SELECT 1"))
 
     async def _start(self, portal: Portal, session: Session) -> None:
         """Run the portal's statement on DuckDB (once); rows stay pending on the cursor."""

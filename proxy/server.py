@@ -35,6 +35,7 @@ from proxy.metrics import Metrics
 from proxy.runner import Runner
 from proxy.session import Session, SessionIdentity
 from proxy.settings import REPORTED, SessionSettings
+from proxy.startup_options import startup_settings
 from proxy.tls import server_context
 from proxy.wire import messages as m
 from proxy.wire.errors import FatalError, PgError, ProtocolViolation
@@ -340,7 +341,7 @@ class Connection:
             raise FatalError("53300", "sorry, too many clients already")
         principal = await self._login(user, deadline)
         pid, secret = server.new_backend_id()
-        settings = SessionSettings(_startup_settings(params, user))
+        settings = SessionSettings(startup_settings(params, user))
         runner = await server.engine.run(Runner, server.engine, settings)
         self.runner = runner
         sock = self.writer.get_extra_info("socket")
@@ -448,52 +449,6 @@ def _peer_host(writer: asyncio.StreamWriter) -> str:
     if not peer:  # unix socket: local by definition
         return "localhost"
     return str(peer[0]) if isinstance(peer, tuple) else str(peer)
-
-
-def _startup_settings(params: dict[str, str], user: str) -> dict[str, str]:
-    """Startup packet -> session settings: application_name, client_encoding, -c options."""
-    out = {"session_authorization": user}
-    for key, value in params.items():
-        if key in ("user", "database", "options", "replication"):
-            continue
-        if key == "client_encoding":
-            value = value.strip("'\"")
-        out[key] = value
-    for key, value in _parse_options(params.get("options", "")):
-        out[key] = value
-    return out
-
-
-def _parse_options(options: str) -> list[tuple[str, str]]:
-    """`-c a=b -c x.y=z --name=value` (backslash escapes spaces, as libpq does)."""
-    words, cur, escape = [], [], False
-    for ch in options:
-        if escape:
-            cur.append(ch)
-            escape = False
-        elif ch == "\\":
-            escape = True
-        elif ch.isspace():
-            if cur:
-                words.append("".join(cur))
-                cur = []
-        else:
-            cur.append(ch)
-    if cur:
-        words.append("".join(cur))
-    out = []
-    i = 0
-    while i < len(words):
-        word = words[i]
-        if word == "-c" and i + 1 < len(words):
-            word, i = words[i + 1], i + 1
-        elif word.startswith("-c") or word.startswith("--"):
-            word = word[2:]
-        key, sep, value = word.partition("=")
-        if sep:
-            out.append((key.replace("-", "_") if "." not in key else key, value))
-        i += 1
-    return out
 
 
 async def _apply_startup_settings(
