@@ -358,6 +358,9 @@ class Connection:
             except AgentError as exc:
                 raise FatalError("28000", exc.message) from None
         await runner.set_identity(who)
+        superuser = is_superuser(who)
+        # Read-only, as in Postgres: what the login is, never what the client asked for.
+        settings.values["is_superuser"] = "on" if superuser else "off"
         token = f"{pid}:{secrets.token_hex(16)}"
         await runner.call(runner.cursor.execute, backend_functions.token_sql(token))
         peer = self.writer.get_extra_info("peername")
@@ -369,7 +372,7 @@ class Connection:
                 runner,
                 token=token,
                 user=user,
-                superuser=is_superuser(who),
+                superuser=superuser,
                 key_id=who.key_id,
                 client_addr=str(peer[0]) if tcp else None,
                 client_port=int(peer[1]) if tcp else -1,

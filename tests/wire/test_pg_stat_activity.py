@@ -272,6 +272,26 @@ def login(srv: ServerProcess, user: str, password: str) -> psycopg.Connection:
     )  # fmt: skip
 
 
+def test_is_superuser_tells_the_login_apart(keyed) -> None:  # noqa: ANN001
+    """ParameterStatus, SHOW and current_setting say `off` for a non-admin key (ORMs and
+    admin tools read it to hide superuser-only actions); a client cannot set it."""
+    srv, keys = keyed
+    with login(srv, "root", "rootpw") as root, login(srv, "ana", keys["ro"]) as ana:
+        assert root.info.parameter_status("is_superuser") == "on"
+        assert ana.info.parameter_status("is_superuser") == "off"
+        assert ana.execute("SHOW is_superuser").fetchone() == ("off",)
+        assert ana.execute("SELECT current_setting('is_superuser')").fetchone() == ("off",)
+        with pytest.raises(psycopg.errors.CantChangeRuntimeParam):
+            ana.execute("SET is_superuser = on")
+    forged = psycopg.connect(
+        host=srv.host, port=srv.port, user="ana", password=keys["ro"], dbname="hatidata",
+        options="-c is_superuser=on",
+    )  # fmt: skip
+    with forged:
+        assert forged.info.parameter_status("is_superuser") == "off"
+        assert forged.execute("SHOW is_superuser").fetchone() == ("off",)
+
+
 def test_non_superuser_sees_no_details_of_other_roles(keyed) -> None:  # noqa: ANN001
     srv, keys = keyed
     with login(srv, "root", "rootpw") as root, login(srv, "ana", keys["ro"]) as ana:
