@@ -1,4 +1,4 @@
-"""pgJDBC (Debian libpostgresql-jdbc-java): tests/java/JdbcClient.java compiled and run."""
+"""pgJDBC (Debian libpostgresql-jdbc-java): the programs in tests/java/ compiled and run."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 JAR = Path("/usr/share/java/postgresql.jar")
-SOURCE = Path(__file__).resolve().parent.parent / "java" / "JdbcClient.java"
+SOURCES = sorted((Path(__file__).resolve().parent.parent / "java").glob("*.java"))
 
 
 @pytest.fixture(scope="module")
 def classes(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("jdbc-classes")
     subprocess.run(
-        ["javac", "-cp", str(JAR), "-d", str(out), str(SOURCE)],
+        ["javac", "-cp", str(JAR), "-d", str(out), *map(str, SOURCES)],
         check=True, capture_output=True, text=True, timeout=180,
     )  # fmt: skip
     return out
@@ -54,3 +54,19 @@ def test_jdbc_metadata_calls_run(server, classes, table_name) -> None:
     meta = run_client(classes, url, table_name)
     for call in ("getSchemas", "getTables", "getColumns"):
         assert not meta[call].startswith("ERROR"), (call, meta[call])
+
+
+def test_jdbc_autosave_always_keeps_the_transaction_after_errors(
+    server, classes, table_name
+) -> None:
+    """autosave=always: SAVEPOINT before each statement, ROLLBACK TO after a failed one
+    (after writes, so the replay of earlier writes must hold), and the block commits."""
+    url = f"jdbc:postgresql://127.0.0.1:{server.port}/hatidata?user=tester&autosave=always"
+    r = subprocess.run(
+        ["java", "-cp", f"{JAR}:{classes}", "JdbcAutosave", url, table_name],
+        capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    lines = r.stdout.splitlines()
+    assert lines[-1] == "done"
+    assert sum(line.startswith("ok ") for line in lines) == 12
