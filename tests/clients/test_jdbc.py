@@ -21,14 +21,20 @@ def classes(tmp_path_factory) -> Path:
     return out
 
 
-def run_client(classes: Path, url: str, table: str) -> dict[str, str]:
+def run_java(classes: Path, program: str, url: str, table: str) -> list[str]:
+    """Run one of the tests/java programs; it must end with "done". Its output lines."""
     r = subprocess.run(
-        ["java", "-cp", f"{JAR}:{classes}", "JdbcClient", url, table],
+        ["java", "-cp", f"{JAR}:{classes}", program, url, table],
         capture_output=True, text=True, timeout=180,
     )  # fmt: skip
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     lines = r.stdout.splitlines()
     assert lines[-1] == "done"
+    return lines
+
+
+def run_client(classes: Path, url: str, table: str) -> dict[str, str]:
+    lines = run_java(classes, "JdbcClient", url, table)
     assert sum(line.startswith("ok ") for line in lines) >= 48
     meta = {}
     for line in lines:
@@ -62,11 +68,5 @@ def test_jdbc_autosave_always_keeps_the_transaction_after_errors(
     """autosave=always: SAVEPOINT before each statement, ROLLBACK TO after a failed one
     (after writes, so the replay of earlier writes must hold), and the block commits."""
     url = f"jdbc:postgresql://127.0.0.1:{server.port}/hatidata?user=tester&autosave=always"
-    r = subprocess.run(
-        ["java", "-cp", f"{JAR}:{classes}", "JdbcAutosave", url, table_name],
-        capture_output=True, text=True, timeout=180,
-    )  # fmt: skip
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    lines = r.stdout.splitlines()
-    assert lines[-1] == "done"
+    lines = run_java(classes, "JdbcAutosave", url, table_name)
     assert sum(line.startswith("ok ") for line in lines) == 12
