@@ -7,7 +7,9 @@ its commit with `begin()` before and `end()` after:
 
 - wire sessions: an autocommit write, an implicit block's commit, the COMMIT of an
   explicit block that wrote (proxy/runner.py, proxy/savepoints.py);
-- main-loop DuckDB work (agent layer, MCP, REST), all of it (`Engine.run`);
+- main-loop DuckDB work (agent layer, MCP, REST): `Engine.run` counts all of it; the
+  agent layer's cursors (`CountingCursor`) and the MCP/REST SQL path count only work
+  that may write, so reads there never make a replay refuse;
 - the embedding cache's writer thread and the embedded-column filler.
 
 A transaction reads `finished` before its BEGIN. Later, `begun == that value` proves
@@ -21,6 +23,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 
 class CommitClock:
@@ -73,4 +76,63 @@ class OpenWrite:
     def end(self) -> None:
         if self.open:
             self.open = False
+            CLOCK.end()
+
+
+# First words of a statement that only reads (DuckDB has no writable CTEs).
+_READ_WORDS = frozenset({"select", "with", "from", "values", "table", "show", "describe"})
+# What a counting cursor may do before it counts: reading results and transaction control
+# (a COMMIT ends writes already counted), registering a Python object as a view.
+_PASSIVE = frozenset({
+    "fetchall", "fetchone", "fetchmany", "fetchnumpy", "fetchdf", "fetch_df", "df",
+    "fetch_arrow_table", "arrow", "description", "rowcount", "begin", "commit", "rollback",
+    "close", "register", "unregister",
+})  # fmt: skip
+
+
+def _may_write(sql: str) -> bool:
+    """False only for one statement that surely reads: it starts with a read-only word and
+    touches no sequence. Anything else counts (comments first, several statements, ...)."""
+    text = sql.strip().rstrip(";").lower()
+    if ";" in text or "nextval" in text or "setval" in text:
+        return True
+    words = text.lstrip("(").split(None, 1)
+    return not words or words[0] not in _READ_WORDS
+
+
+class CountingCursor:
+    """A main-loop DuckDB cursor that joins the commit clock's count at its first statement
+    that may write (or any call it cannot judge) and leaves it at `settle()`, after the
+    work committed or failed. Read-only work never counts."""
+
+    __slots__ = ("_cur", "counting")
+
+    def __init__(self, cur: Any) -> None:
+        self._cur = cur
+        self.counting = False
+
+    def execute(self, query: str, parameters: Any = None) -> CountingCursor:
+        if not self.counting and _may_write(query):
+            self._count()
+        self._cur.execute(query, parameters)
+        return self
+
+    def executemany(self, query: str, parameters: Any = None) -> CountingCursor:
+        if not self.counting and _may_write(query):
+            self._count()
+        self._cur.executemany(query, parameters)
+        return self
+
+    def __getattr__(self, name: str) -> Any:
+        if not self.counting and name not in _PASSIVE:
+            self._count()
+        return getattr(self._cur, name)
+
+    def _count(self) -> None:
+        CLOCK.begin()
+        self.counting = True
+
+    def settle(self) -> None:
+        if self.counting:
+            self.counting = False
             CLOCK.end()

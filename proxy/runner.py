@@ -384,12 +384,7 @@ class Runner:
         setting_vars = self._setting_variables() if "GETVARIABLE('pg:" in sql else []
         # May it write? Then it counts on the commit clock when it commits on its own, and
         # an explicit block records it for ROLLBACK TO SAVEPOINT (savepoints.py).
-        writes = (
-            st.kind not in savepoints.READ_KINDS
-            or needs_fts  # builds the full-text index
-            or (st.kind == "select" and sql.startswith("CREATE"))  # SELECT INTO
-            or (st.kind == "explain" and "ANALY" in sql[:30].upper())  # runs the statement
-        )
+        writes = savepoints.may_write(st, sql, needs_fts)
         if writes and self.txn_status == "I":
             self.write.begin()
 

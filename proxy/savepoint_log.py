@@ -86,6 +86,16 @@ def state_of(session: Session) -> SavepointState:
     return found
 
 
+def may_write(st: Statement, sql: str, builds_fts: bool) -> bool:
+    """May running `sql` (the transpiled `st`) write? Then the commit clock must count it."""
+    return (
+        st.kind not in READ_KINDS
+        or builds_fts  # builds the full-text index
+        or (st.kind == "select" and sql.startswith("CREATE"))  # SELECT INTO
+        or (st.kind == "explain" and "ANALY" in sql[:30].upper())  # runs the statement
+    )
+
+
 def note_statement(session: Session, st: Statement) -> None:
     """Before a statement runs: count possible writes; outside a block they commit on
     their own (or with the implicit block), which the commit clock must know."""

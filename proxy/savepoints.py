@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from proxy.commit_clock import CLOCK
 from proxy.savepoint_log import MAX_BYTES, Mark, SavepointState, state_of
 from proxy.savepoint_log import READ_KINDS as READ_KINDS  # the runner's hooks
+from proxy.savepoint_log import may_write as may_write
 from proxy.savepoint_log import note_statement as note_statement
 from proxy.savepoint_log import note_unrecorded as note_unrecorded
 from proxy.savepoint_log import record as record

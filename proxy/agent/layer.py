@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import duckdb
 
 from proxy.agent.base import INTERNAL_SCHEMA, REGISTRY, AgentError, Identity
+from proxy.commit_clock import CountingCursor
 
 if TYPE_CHECKING:
     from proxy.engine import Engine
@@ -48,9 +49,13 @@ class AgentDB:
 
     def _with_cursor(self, fn: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
         cur = self._borrow()
+        # Counts on the commit clock from its first write on: reads never make a wire
+        # session's ROLLBACK TO SAVEPOINT refuse its replay (proxy/commit_clock.py).
+        counting = CountingCursor(cur)
         try:
-            return fn(cur)
+            return fn(counting)  # type: ignore[arg-type]
         finally:
+            counting.settle()
             self._pool.put(cur)
 
     @staticmethod
@@ -69,11 +74,11 @@ class AgentDB:
 
     async def run(self, fn: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
         """Run fn(cursor) on a worker thread, in autocommit mode (each statement commits)."""
-        return await self.engine.run(self._with_cursor, fn)
+        return await self.engine.run_uncounted(self._with_cursor, fn)
 
     async def transaction(self, fn: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
         """Run fn(cursor) on a worker thread inside one transaction: all of it or nothing."""
-        return await self.engine.run(self._with_cursor, self._in_transaction(fn))
+        return await self.engine.run_uncounted(self._with_cursor, self._in_transaction(fn))
 
     def run_sync(self, fn: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
         """For start-up and shutdown code that is already off the event loop."""

@@ -358,6 +358,7 @@ async def execute_sql(
     statement commits on its own. read_only refuses anything but reads (25006).
     """
     from proxy.duckdb_errors import map_duckdb_error
+    from proxy.savepoint_log import may_write
     from transpiler import TranspileError, transpile
 
     check_guarded(sql)
@@ -373,9 +374,11 @@ async def execute_sql(
         sql_policy.check(st, who)  # read-only keys, server files
     engine = layer.engine
     semantic = engine.semantic
-    cur = await engine.run(engine.cursor)
+    # Reads never count on the commit clock (a wire session's savepoint replay): only a
+    # statement that may write does (runner.py's rule).
+    cur = await engine.run_uncounted(engine.cursor)
     try:
-        await engine.run(lambda: [cur.execute(s) for s in identity_sql(who)])
+        await engine.run_uncounted(lambda: [cur.execute(s) for s in identity_sql(who)])
         result: tuple[list[str], list[tuple]] = ([], [])
         for st in statements:
             if st.command is not None:
@@ -394,10 +397,11 @@ async def execute_sql(
                     return [], []
                 return [d[0] for d in cur.description], cur.fetchall()
 
+            writes = may_write(st, text, "fts_main_" in text)
             try:
-                result = await engine.run(run)
+                result = await (engine.run if writes else engine.run_uncounted)(run)
             except duckdb.Error as exc:
                 raise map_duckdb_error(exc, text) from None
         return result
     finally:
-        await engine.run(cur.close)
+        await engine.run_uncounted(cur.close)

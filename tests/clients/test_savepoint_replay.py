@@ -11,6 +11,7 @@ import datetime as dt
 import socket
 import struct
 import time
+import urllib.request
 from decimal import Decimal
 
 import psycopg
@@ -21,6 +22,8 @@ import sqlalchemy as sa
 from psycopg import errors
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
+
+from tests.conftest import start_server
 
 REFUSED = "ROLLBACK TO SAVEPOINT cannot undo changes made after the savepoint"
 
@@ -315,3 +318,72 @@ def test_a_client_gone_mid_pipeline_does_not_block_later_replays(server, table) 
                 time.sleep(0.1)
         conn.execute("COMMIT")
     assert _rows(server.dsn, table) == [(1, "a")]
+
+
+@pytest.fixture(scope="module")
+def quiet_server(tmp_path_factory):
+    """No access-count flush during a test: that is a write, and would refuse replays."""
+    srv = start_server(
+        tmp_path_factory.mktemp("replay_agent"), "--database", ":memory:",
+        "--embedding-provider", "hash", "--access-tracker-flush-interval-secs", "3600",
+    )  # fmt: skip
+    yield srv
+    srv.stop()
+
+
+def _embedded(agent: psycopg.Connection, memory_id: str) -> None:
+    """Wait for the background embedding write (a write of its own) to land."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        sql = "SELECT embedding_status FROM get_memory(%s)"
+        if agent.execute(sql, (memory_id,)).fetchone() == ("embedded",):
+            return
+        time.sleep(0.05)
+    raise AssertionError("the memory was not embedded")
+
+
+def test_agent_reads_elsewhere_do_not_refuse_the_replay_but_an_agent_write_does(
+    quiet_server,
+) -> None:
+    """Agent-layer work runs on the server's main loop: its reads (memory search and
+    listing from SQL, a /metrics scrape) cannot change what the replay sees; a memory
+    stored meanwhile is a committed write, so the replay refuses."""
+    server, table = quiet_server, "replay_vs_agent"
+
+    def scrape() -> None:
+        url = f"http://127.0.0.1:{server.rest_port}/metrics"
+        with urllib.request.urlopen(url, timeout=30) as resp:
+            assert resp.status == 200
+
+    with (
+        psycopg.connect(server.dsn, autocommit=True) as agent,
+        psycopg.connect(server.dsn, autocommit=True) as conn,
+    ):
+        conn.execute(f"CREATE TABLE {table} (id int PRIMARY KEY, v text)")
+        stored = "SELECT memory_id FROM store_memory(%s)"
+        _embedded(agent, agent.execute(stored, ("replay probe memory",)).fetchone()[0])
+        conn.execute("BEGIN")
+        conn.execute(f"INSERT INTO {table} VALUES (1, 'a')")
+        conn.execute("SAVEPOINT a")
+        conn.execute(f"INSERT INTO {table} VALUES (2, 'b')")
+        found = agent.execute("SELECT content FROM search_memory('replay probe', top_k := 3)")
+        assert ("replay probe memory",) in found.fetchall()
+        assert agent.execute("SELECT count(*) FROM list_memories()").fetchone()[0] == 1
+        scrape()
+        conn.execute("ROLLBACK TO SAVEPOINT a")
+        conn.execute(f"INSERT INTO {table} VALUES (3, 'c')")
+        conn.execute("SAVEPOINT b")
+        conn.execute(f"INSERT INTO {table} VALUES (4, 'd')")
+        written = agent.execute(stored, ("a write during the block",)).fetchone()[0]
+        with pytest.raises(errors.FeatureNotSupported) as exc:
+            conn.execute("ROLLBACK TO SAVEPOINT b")
+        assert "another transaction committed a write" in str(exc.value)
+        conn.execute("ROLLBACK")
+        _embedded(agent, written)  # then nothing writes: a new block replays again
+        conn.execute("BEGIN")
+        conn.execute(f"INSERT INTO {table} VALUES (5, 'e')")
+        conn.execute("SAVEPOINT c")
+        conn.execute(f"INSERT INTO {table} VALUES (6, 'f')")
+        conn.execute("ROLLBACK TO SAVEPOINT c")
+        conn.execute("COMMIT")
+    assert _rows(server.dsn, table) == [(5, "e")]
