@@ -9,7 +9,8 @@ Point SELECTs by primary key on a 100k-row table:
 Prints queries/s, p50/p99 latency, and the ratios hatiproxy/in-process (p50, 1 conn),
 PostgreSQL/hatiproxy throughput and 8-conn/1-conn scaling. Then a bulk result: 1M rows x
 5 columns streamed to psycopg 3 vs an in-process DuckDB fetch, with the server's RSS
-sampled while it streams (it must not hold the whole result in memory).
+sampled while it streams (it must not hold the whole result in memory). Last, the
+floors this machine sets for any wire server over in-process DuckDB (bench/wire_floors.py).
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ import psycopg
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "differential"))
+sys.path.insert(0, str(ROOT / "bench"))
 from pgcluster import PgCluster, _free_port, start_pg  # noqa: E402
+from wire_floors import inprocess_qps, loopback_rtt_us  # noqa: E402
 
 ROWS = 100_000
 POINT_SQL = "SELECT id, a, b, c FROM bench_kv WHERE id = {}"
@@ -256,6 +259,31 @@ def bench_bulk(dsn: str, pid: int, n: int) -> None:
     )
 
 
+def print_floors(secs: float, res: dict[str, Result]) -> None:
+    """The targets beside what this machine allows any server over in-process DuckDB."""
+    inproc = res["inproc"].pct(0.5)
+    rtt = loopback_rtt_us(secs)
+    print("\nFloors on this machine (same run)")
+    print(f"  loopback TCP round trip, two processes, p50    {rtt:7.1f} us")
+    for drv in ("psycopg", "asyncpg"):
+        pg1 = res[f"PostgreSQL 15/{drv}/1"].pct(0.5)
+        print(
+            f"  {drv}: (in-process + PostgreSQL's whole round trip) / in-process "
+            f"{(inproc + pg1) / inproc:5.2f}x  (target 1.5x)"
+        )
+    con = duckdb.connect()
+    con.execute(CREATE)
+    con.execute(FILL)
+    sql = POINT_SQL.format("$1")
+    for work in (0, 50):
+        one = inprocess_qps(con, sql, ROWS, 1, secs, python_us=work)
+        eight = inprocess_qps(con, sql, ROWS, 8, secs, python_us=work)
+        print(
+            f"  in-process DuckDB, {work:>2} us of Python per query: 8 threads / 1 thread "
+            f"{eight / one:5.2f}x  (target 1.6x)"
+        )
+
+
 # --- main ---------------------------------------------------------------------------------------
 
 
@@ -305,6 +333,7 @@ def main() -> int:
             print(f"  {drv}: PostgreSQL / hatiproxy q/s, 8 conns     {p8.qps / h8.qps:6.2f}x")
             print(f"  {drv}: hatiproxy 8-conn / 1-conn q/s           {h8.qps / h1.qps:6.2f}x")
             print(f"  {drv}: PostgreSQL 8-conn / 1-conn q/s          {p8.qps / p1.qps:6.2f}x")
+        print_floors(secs, res)
         bench_bulk(hati_dsn, proc.pid, args.bulk_rows)
     finally:
         proc.terminate()
