@@ -35,6 +35,7 @@ from proxy.metrics import Metrics
 from proxy.runner import Runner
 from proxy.session import Session, SessionIdentity
 from proxy.settings import REPORTED, SessionSettings
+from proxy.socket_output import SocketOutput
 from proxy.startup_options import startup_settings
 from proxy.tls import server_context
 from proxy.wire import messages as m
@@ -183,6 +184,7 @@ class Connection:
         self.decoder = reader.decoder
         self._out: list[bytes] = []
         self._out_size = 0
+        self._output = SocketOutput(writer)
         self.runner: Runner | None = None
         self.pid: int | None = None  # set once this connection is listed in server.backends
         self.started = time.time()  # pg_stat_activity.backend_start
@@ -199,7 +201,7 @@ class Connection:
 
     async def flush(self) -> None:
         if self._out:
-            self.writer.write(b"".join(self._out))
+            self._output.write(b"".join(self._out))
             self._out.clear()
             self._out_size = 0
         await self.writer.drain()
