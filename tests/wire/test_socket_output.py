@@ -21,6 +21,17 @@ def _reader(sock: socket.socket, total: int, got: bytearray) -> None:
         got += chunk
 
 
+async def _output_on(sock: socket.socket) -> tuple[asyncio.StreamWriter, SocketOutput]:
+    """A stream writer on the running loop over `sock`, as the server wires a client."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    transport, protocol = await loop.connect_accepted_socket(
+        lambda: asyncio.StreamReaderProtocol(reader), sock
+    )
+    writer = asyncio.StreamWriter(transport, protocol, reader, loop)
+    return writer, SocketOutput(writer)
+
+
 @pytest.mark.parametrize("new_loop", [uvloop.new_event_loop, asyncio.new_event_loop])
 def test_large_and_small_writes_arrive_in_order_when_the_kernel_takes_only_part(new_loop):
     server_side, client_side = socket.socketpair()
@@ -33,13 +44,7 @@ def test_large_and_small_writes_arrive_in_order_when_the_kernel_takes_only_part(
     reading = threading.Thread(target=_reader, args=(client_side, len(expected), got))
 
     async def main() -> None:
-        loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader()
-        transport, protocol = await loop.connect_accepted_socket(
-            lambda: asyncio.StreamReaderProtocol(reader), server_side
-        )
-        writer = asyncio.StreamWriter(transport, protocol, reader, loop)
-        output = SocketOutput(writer)
+        writer, output = await _output_on(server_side)
         reading.start()
         for message in messages:
             output.write(message)
@@ -64,13 +69,7 @@ def test_a_closing_transport_gets_the_bytes_instead_of_the_socket():
     server_side, client_side = socket.socketpair()
 
     async def main() -> int:
-        loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader()
-        transport, protocol = await loop.connect_accepted_socket(
-            lambda: asyncio.StreamReaderProtocol(reader), server_side
-        )
-        writer = asyncio.StreamWriter(transport, protocol, reader, loop)
-        output = SocketOutput(writer)
+        writer, output = await _output_on(server_side)
         output.write(b"before")
         writer.close()
         output.write(b"after")  # the transport drops it, as writer.write would
