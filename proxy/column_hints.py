@@ -4,7 +4,8 @@ One `ColumnHints` per engine, built from `duckdb_columns()` (vector, text and ot
 columns of every table and view of the database) and the `_hatidata_embedded_columns`
 registry, then kept until the catalog changes, so a statement costs no DuckDB round
 trip: `for_sql` is a substring test and a version check. Only statements that call a
-semantic function or UPDATE get hints; every other statement's cache key stays the same.
+semantic function, UPDATE or INSERT get hints; every other statement's cache key stays
+the same.
 
 The hints go stale when:
 - DDL or `hatiproxy_embed_column` has run: `catalog_changed` (called through
@@ -38,7 +39,8 @@ _VECTOR_TYPE = re.compile(r"^(?:FLOAT|DOUBLE)\[\d*\]$")
 _COLUMNS_SQL = (
     "SELECT schema_name, table_name, column_name, data_type FROM duckdb_columns() "
     "WHERE NOT internal AND database_name NOT IN ('system', 'temp') "
-    "AND schema_name NOT IN ('pg_catalog', 'information_schema')"
+    "AND schema_name NOT IN ('pg_catalog', 'information_schema') "
+    "ORDER BY schema_name, table_name, column_index"
 )
 
 
@@ -80,6 +82,20 @@ class HintsCache:
                 self._built = version
             return self._hints
 
+    def for_runner(self, hints: ColumnHints | None, runner: Any) -> ColumnHints | None:
+        """`hints` as `runner` may use them: while its open transaction has run DDL they
+        describe the committed catalog, not the one it sees, so they name no column
+        positions (an INSERT's columns would be guessed from a table it may have changed)."""
+        if hints is not None and id(runner) in self._recheck:
+            return hints.without_order()
+        return hints
+
+    def transaction_ended(self, runner: Any) -> None:
+        """`runner`'s transaction committed or rolled back: if it ran DDL, rebuild."""
+        if id(runner) in self._recheck:
+            self._recheck.discard(id(runner))
+            self.invalidate()
+
     def note(self, runner: Any, statements: Sequence[Statement]) -> None:
         """Called with each batch of transpiled statements of a session (`runner`)."""
         if self._recheck and id(runner) in self._recheck and runner.txn_status == "I":
@@ -111,16 +127,17 @@ class HintsCache:
 def build(
     rows: Iterable[tuple[str, str, str, str]], registered: Iterable[tuple[str, str, str]]
 ) -> ColumnHints:
-    """ColumnHints from (schema, table, column, data type) rows and the registry's
-    (table, text column, embedding column) rows. A table name found in several schemas
-    keeps only what all of them agree on (a query may mean any of them)."""
+    """ColumnHints from (schema, table, column, data type) rows, each table's in declared
+    order, and the registry's (table, text column, embedding column) rows. A table name
+    found in several schemas keeps only what all of them agree on (a query may mean any
+    of them)."""
     kinds: dict[str, dict[str, set[str]]] = {}
-    copies: dict[str, dict[str, set[str]]] = {}  # table -> schema -> its columns
+    copies: dict[str, dict[str, list[str]]] = {}  # table -> schema -> its columns, in order
     for schema, table, column, dtype in rows:
         t, c = table.lower(), column.lower()
         kind = VECTOR if _VECTOR_TYPE.match(dtype) else TEXT if dtype == "VARCHAR" else OTHER
         kinds.setdefault(t, {}).setdefault(c, set()).add(kind)
-        copies.setdefault(t, {}).setdefault(schema, set()).add(c)
+        copies.setdefault(t, {}).setdefault(schema, []).append(column)
     columns = {
         t: {c: next(iter(k)) for c, k in cols.items() if len(k) == 1} for t, cols in kinds.items()
     }
@@ -128,10 +145,17 @@ def build(
     for table, column, vector in registered:
         t, c, v = table.lower(), column.lower(), vector.lower()
         cols = columns.get(t, {})
-        in_every_copy = all(v in have for have in copies.get(t, {}).values())
+        in_every_copy = all(
+            v in (name.lower() for name in have) for have in copies.get(t, {}).values()
+        )
         if cols.get(c) == TEXT and cols.get(v) == VECTOR and in_every_copy:
             embedded.setdefault(t, {})[c] = v
-    return ColumnHints(columns, embedded)
+    order = {}
+    for t, schemas in copies.items():
+        lists = {tuple(c.lower() for c in cols) for cols in schemas.values()}
+        if len(lists) == 1:
+            order[t] = next(iter(schemas.values()))
+    return ColumnHints(columns, embedded, order)
 
 
 def _embeds_column(sql: str) -> bool:
@@ -156,11 +180,18 @@ def cache_of(engine: Any) -> HintsCache:
 
 
 def wanted(sql: str) -> bool:
-    """Can transpiling `sql` depend on hints? Semantic calls, and UPDATE (SET of an
-    embedded text column clears its vector: transpiler/embedded_writes.py)."""
+    """Can transpiling `sql` depend on hints? Semantic calls, UPDATE (SET of an embedded
+    text column clears its vector: transpiler/embedded_writes.py) and INSERT (fewer
+    values than columns: transpiler/insert_columns.py)."""
     # Substring tests on the lower-cased text: ~0.2 us a statement (a regex takes ~10x).
     low = sql.lower()
-    return "update" in low or "semantic_" in low or "vector_match" in low or "__hati_embed__" in low
+    return (
+        "update" in low
+        or "insert" in low
+        or "semantic_" in low
+        or "vector_match" in low
+        or "__hati_embed__" in low
+    )
 
 
 def for_sql(engine: Any, sql: str) -> ColumnHints | None:
@@ -169,20 +200,28 @@ def for_sql(engine: Any, sql: str) -> ColumnHints | None:
     return cache_of(engine).current() if wanted(sql) else None
 
 
-async def ready(engine: Any, sql: str) -> ColumnHints | None:
-    """The hints to transpile `sql` with (None unless `wanted`), stale ones rebuilt on a
-    worker thread first: what a session uses, so the event loop never waits on DuckDB."""
+async def ready(runner: Any, sql: str) -> ColumnHints | None:
+    """The hints for session `runner` to transpile `sql` with (None unless `wanted`),
+    stale ones rebuilt on a worker thread first, so the event loop never waits on DuckDB."""
     if not wanted(sql):
         return None
-    cache = cache_of(engine)
+    cache = cache_of(runner.engine)
     if not cache.fresh:
-        await engine.run(cache.current)
-    return cache.built()
+        await runner.engine.run(cache.current)
+    return cache.for_runner(cache.built(), runner)
 
 
-def for_session(engine: Any, sql: str) -> ColumnHints | None:
+def for_session(runner: Any, sql: str) -> ColumnHints | None:
     """The hints for `sql` on the event loop, after `ready`: never touches DuckDB."""
-    return cache_of(engine).built() if wanted(sql) else None
+    if not wanted(sql):
+        return None
+    cache = cache_of(runner.engine)
+    return cache.for_runner(cache.built(), runner)
+
+
+def transaction_ended(runner: Any) -> None:
+    """A session's transaction ended; see HintsCache.transaction_ended."""
+    cache_of(runner.engine).transaction_ended(runner)
 
 
 def note(runner: Any, statements: Sequence[Statement]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from proxy import column_hints
 from proxy.results import Column, row_description
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError
@@ -108,6 +109,7 @@ async def _end_transaction(runner: Runner, session: Session, committed: bool = F
     from proxy import cursors, savepoints
 
     runner.txn_status = "I"
+    column_hints.transaction_ended(runner)
     savepoints.reset(session)
     await cursors.end_transaction(runner, session, committed)
     await _apply(runner, session, runner.settings.end_transaction())
@@ -175,3 +177,4 @@ async def _utility(runner: Runner, session: Session, cmd: UtilityCommand) -> str
     if name.startswith("discard"):
         return name.upper()
     raise PgError("0A000", f"{name.upper()} is not supported")
+

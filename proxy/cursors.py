@@ -109,7 +109,7 @@ async def _declare(runner: Runner, session: Session, portal: Portal) -> None:
     cursors = _cursors(session)
     if name in cursors.by_name:
         raise PgError("42P03", f'cursor "{name}" already exists')
-    hints = column_hints.for_session(runner.engine, match["query"])  # built for the DECLARE
+    hints = column_hints.for_session(runner, match["query"])  # built for the DECLARE
     inner = session._transpile(match["query"], hints)
     if len(inner) != 1 or inner[0].kind != "select" or inner[0].bind_texts:
         raise PgError("42601", "DECLARE CURSOR needs a single SELECT or VALUES query")

@@ -44,6 +44,8 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     ("BinderException", r"Cannot compare|[Cc]annot mix|No operator", "42883"),
     # e.g. ALTER COLUMN TYPE on a varchar(n) column (its length is a CHECK constraint)
     ("BinderException", r"Cannot change the type of a column that has a CHECK", "0A000"),
+    # INSERT with more values than columns (or a column list of another length)
+    ("BinderException", r"columns but \d+ values were supplied|name/value mismatch", "42601"),
     ("BinderException", r"", "42000"),
     ("ParserException", r"", "42601"),
     ("SyntaxException", r"", "42601"),

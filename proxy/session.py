@@ -89,7 +89,7 @@ class Session:
         return value.lower()
 
     def _transpile(self, sql: str, hints: ColumnHints | None) -> tuple[Statement, ...]:
-        """hints: catalog facts for semantic SQL and UPDATEs (column_hints.ready)."""
+        """hints: catalog facts for semantic SQL, UPDATEs and INSERTs (column_hints.ready)."""
         check_guarded(sql)
         try:
             statements = transpile(sql, dialect=self.dialect, hints=hints)
@@ -185,7 +185,7 @@ class Session:
     async def _simple_query(self, sql: str) -> None:
         self.activity.running(sql)
         try:
-            hints = await column_hints.ready(self.runner.engine, sql)
+            hints = await column_hints.ready(self.runner, sql)
             statements = self._transpile(sql, hints)
             if not statements:
                 self.out(m.empty_query_response())
@@ -219,7 +219,7 @@ class Session:
     async def _parse(self, msg: m.Parse) -> None:
         if msg.name and msg.name in self.prepared:
             raise PgError("42P05", f'prepared statement "{msg.name}" already exists')
-        hints = await column_hints.ready(self.runner.engine, msg.sql)
+        hints = await column_hints.ready(self.runner, msg.sql)
         statements = self._transpile(msg.sql, hints)
         if len(statements) > 1:
             raise PgError("42601", "cannot insert multiple commands into a prepared statement")

@@ -68,6 +68,17 @@ def test_build_kinds_registry_and_schema_agreement() -> None:
     assert hints.embedding_column("docs", "content") == "content_embedding"
     assert hints.embedding_column("notes", "body") is None
     assert hints.columns("gone") is None
+    # Declared order, original case, only where every schema's copy has the same columns.
+    assert hints.column_order("docs") == ("id", "Content", "content_embedding")
+    # The copies differ in a column's type, not in names or order: positions agree.
+    assert hints.column_order("items") == ("features", "d", "meta")
+    assert hints.column_order("notes") is None  # main has a column branch lacks
+    same = column_hints.build(
+        [("main", "t", "a", "INTEGER"), ("b1", "t", "A", "INTEGER"), ("main", "t", "b", "JSON")]
+        + [("b1", "t", "b", "JSON")],
+        [],
+    )
+    assert same.column_order("t") == ("a", "b")
 
 
 def test_cache_builds_once_and_rebuilds_after_a_catalog_change() -> None:
@@ -93,33 +104,34 @@ def test_cache_builds_once_and_rebuilds_after_a_catalog_change() -> None:
     assert engine.cursors == 1
 
 
+class FakeRunner:
+    """What column_hints uses of proxy.runner.Runner: engine and txn_status."""
+
+    def __init__(self, engine: FakeEngine) -> None:
+        self.engine = engine
+        self.txn_status = "T"
+
+
 def test_sessions_rebuild_on_a_worker_thread_never_on_the_loop() -> None:
     engine = FakeEngine()
+    runner = FakeRunner(engine)
     engine.db.execute("CREATE TABLE items (id INT, features FLOAT[3])")
     sql = "SELECT id FROM items ORDER BY semantic_rank(features, 'q') DESC LIMIT 1"
-    assert column_hints.for_session(engine, sql) is None  # stale: the name rule, no query
+    assert column_hints.for_session(runner, sql) is None  # stale: the name rule, no query
     assert engine.cursors == 0
 
     async def session_statement() -> object:
-        assert await column_hints.ready(engine, "SELECT 1") is None  # wants none: no work
+        assert await column_hints.ready(runner, "SELECT 1") is None  # wants none: no work
         assert not engine.worker_threads
-        hints = await column_hints.ready(engine, sql)
-        assert hints is column_hints.for_session(engine, sql)
+        hints = await column_hints.ready(runner, sql)
+        assert hints is column_hints.for_session(runner, sql)
         return hints
 
     hints = asyncio.run(session_statement())
     assert engine.worker_threads and threading.get_ident() not in engine.worker_threads
     assert hints is not None and hints.columns("items")["features"] == "vector"
     column_hints.catalog_changed(engine)
-    assert column_hints.for_session(engine, sql) is None  # stale again until ready
-
-
-class FakeRunner:
-    """What HintsCache.note uses of proxy.runner.Runner."""
-
-    def __init__(self, engine: FakeEngine) -> None:
-        self.engine = engine
-        self.txn_status = "T"
+    assert column_hints.for_session(runner, sql) is None  # stale again until ready
 
 
 def test_ddl_in_a_transaction_rechecks_after_it_ends() -> None:
@@ -136,6 +148,29 @@ def test_ddl_in_a_transaction_rechecks_after_it_ends() -> None:
     runner.txn_status = "I"
     column_hints.note(runner, [select])
     assert cache.current().columns("t") == {"v": "vector"}
+
+
+def test_a_session_with_ddl_in_its_open_block_gets_no_column_positions() -> None:
+    engine = FakeEngine()
+    engine.db.execute("CREATE TABLE t (a INT, b INT, c INT DEFAULT 3)")
+    runner, other = FakeRunner(engine), FakeRunner(engine)
+    insert = "INSERT INTO t VALUES (1, 2)"
+    ddl = Statement(sql="ALTER TABLE t DROP COLUMN a", kind="ddl", tag="ALTER TABLE")
+
+    def hints_of(who: FakeRunner) -> ColumnHints | None:
+        return asyncio.run(column_hints.ready(who, insert))
+
+    assert hints_of(runner).column_order("t") == ("a", "b", "c")
+    column_hints.note(runner, [ddl])  # in its block: the hints describe what it cannot see
+    assert hints_of(runner).column_order("t") is None
+    assert hints_of(runner).columns("t") == hints_of(other).columns("t")
+    (st,) = transpile(insert, hints=hints_of(runner))
+    assert st.sql == insert  # not guessed from the committed table
+    assert hints_of(other).column_order("t") == ("a", "b", "c")
+    engine.db.execute("ALTER TABLE t DROP COLUMN a")  # its COMMIT
+    column_hints.transaction_ended(runner)  # rebuilt at once, for every session
+    assert hints_of(other).column_order("t") == ("b", "c")
+    assert hints_of(runner).column_order("t") == ("b", "c")
 
 
 def run_error(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> PgError:
@@ -171,9 +206,10 @@ def test_hints_object_is_what_transpile_takes() -> None:
 def test_only_statements_that_can_use_hints_get_them() -> None:
     engine = FakeEngine()
     assert column_hints.for_sql(engine, "SELECT * FROM docs WHERE id = 1") is None
-    assert column_hints.for_sql(engine, "INSERT INTO docs VALUES (1)") is None
+    assert column_hints.for_sql(engine, "DELETE FROM docs WHERE id = 1") is None
     for sql in (
         "UPDATE docs SET content = 'x'",
+        "INSERT INTO docs VALUES (1)",
         "INSERT INTO d VALUES (1) ON CONFLICT (id) DO UPDATE SET c = 1",
         "SELECT Semantic_Rank(content, 'q') FROM docs",
         "SELECT 1 FROM a JOIN_VECTOR b ON VECTOR_MATCH(b.e, a.s)",

@@ -4,14 +4,15 @@ a column reference reads.
 A pure transpiler cannot see column types, so by default it tells a stored vector from
 text by the column's name (semantic.py). The server knows better and passes a
 `ColumnHints`: per table, each column's kind (VECTOR for FLOAT[n] / FLOAT[] arrays, TEXT,
-OTHER) and, for text columns set up with `hatiproxy_embed_column`, their embedding
-column. A hint is used only when the reference's table is known for sure (see
+OTHER), for text columns set up with `hatiproxy_embed_column` their embedding column,
+and the table's columns in declared order (for INSERTs without a column list, see
+insert_columns). A hint is used only when the reference's table is known for sure (see
 `table_of`); otherwise the name rule applies, exactly as without hints.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from sqlglot import exp
 
@@ -19,18 +20,20 @@ VECTOR, TEXT, OTHER = "vector", "text", "other"
 
 
 class ColumnHints:
-    """Per table (lower-case name): {column: kind} and {text column: embedding column}.
+    """Per table (lower-case name): {column: kind}, {text column: embedding column} and
+    its column names in declared order.
 
     Part of transpile's cache key: hashable, compared by content, hash computed once
     (the server passes the same object until the catalog changes).
     """
 
-    __slots__ = ("_columns", "_embedded", "_key", "_hash")
+    __slots__ = ("_columns", "_embedded", "_order", "_key", "_hash")
 
     def __init__(
         self,
         columns: Mapping[str, Mapping[str, str]],
         embedded: Mapping[str, Mapping[str, str]] | None = None,
+        order: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
         self._columns = {
             t.lower(): {c.lower(): kind for c, kind in cols.items()} for t, cols in columns.items()
@@ -39,9 +42,11 @@ class ColumnHints:
             t.lower(): {c.lower(): vec for c, vec in cols.items()}
             for t, cols in (embedded or {}).items()
         }
+        self._order = {t.lower(): tuple(cols) for t, cols in (order or {}).items()}
         self._key = (
             tuple(sorted((t, tuple(sorted(c.items()))) for t, c in self._columns.items())),
             tuple(sorted((t, tuple(sorted(c.items()))) for t, c in self._embedded.items())),
+            tuple(sorted(self._order.items())),
         )
         self._hash = hash(self._key)
 
@@ -56,11 +61,19 @@ class ColumnHints:
         return self._hash == other._hash and self._key == other._key
 
     def __repr__(self) -> str:
-        return f"ColumnHints({self._columns!r}, {self._embedded!r})"
+        return f"ColumnHints({self._columns!r}, {self._embedded!r}, {self._order!r})"
 
     def columns(self, table: str) -> Mapping[str, str] | None:
         """{column: kind} of `table` (lower-case), None when it is not known."""
         return self._columns.get(table)
+
+    def without_order(self) -> ColumnHints:
+        """These hints without column positions."""
+        return ColumnHints(self._columns, self._embedded) if self._order else self
+
+    def column_order(self, table: str) -> tuple[str, ...] | None:
+        """The column names of `table` (lower-case) as declared, None when not known."""
+        return self._order.get(table)
 
     def embedded_columns(self, table: str) -> Mapping[str, str]:
         """{text column: embedding column} registered for `table` (lower-case)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from transpiler import embedded_writes, pgcompat, pgvector, semantic, snowflake
+from transpiler import embedded_writes, insert_columns, pgcompat, pgvector, semantic, snowflake
 from transpiler.column_hints import ColumnHints
 from transpiler.treeutil import nodes as tree_nodes
 from transpiler.triggers import Triggers
@@ -26,10 +26,13 @@ def apply(
 ) -> exp.Expr:
     """Rewrite `tree` in place (and return it). Error positions come from node meta,
     which holds absolute offsets into the input; `offset` is kept for callers. `hints`:
-    catalog facts for the semantic rewrite and for writes to embedded text columns
-    (see column_hints, embedded_writes)."""
+    catalog facts for the semantic rewrite, for writes to embedded text columns and for
+    INSERTs of fewer values than columns (see column_hints, embedded_writes,
+    insert_columns)."""
     if hints is not None and isinstance(tree, (exp.Update, exp.Insert)):
         embedded_writes.rewrite(tree, hints)
+        if isinstance(tree, exp.Insert):
+            insert_columns.rewrite(tree, hints)
     if not (triggers.hati or triggers.vector or triggers.flatten or triggers.pg):
         return tree
     nodes = tree_nodes(tree)

@@ -8,6 +8,14 @@ INSERT INTO d_kv VALUES (1, 'one', 1)
 INSERT INTO d_kv VALUES (2, 'two', 2), (3, 'three', 3), (4, 'four', 4)
 -- @query insert_default
 INSERT INTO d_kv (k, v) VALUES (5, 'five')
+-- @query insert_fewer_values_than_columns
+INSERT INTO d_kv VALUES (20, 'twenty')
+-- @query insert_fewer_values_many_rows
+INSERT INTO d_kv VALUES (21, 'a'), (22, 'b')
+-- @query insert_fewer_select_columns
+INSERT INTO d_kv SELECT 23
+-- @query insert_fewer_union_returning
+INSERT INTO d_kv SELECT 24, 'x' UNION ALL SELECT 25, 'y' RETURNING k, v, n
 -- @query insert_select
 INSERT INTO d_log SELECT k, v FROM d_kv WHERE k <= 2
 -- @query insert_returning

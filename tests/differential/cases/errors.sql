@@ -27,6 +27,8 @@ SELECT 99999999999999999999::bigint
 INSERT INTO d_err VALUES (1, NULL)
 -- @query insert_too_many_values error
 INSERT INTO d_err VALUES (1, 'a', 'b')
+-- @query insert_column_list_longer_than_values error
+INSERT INTO d_err (id, name) VALUES (1)
 -- @query drop_if_exists_ok
 DROP TABLE IF EXISTS d_missing_table
 -- @query sqrt_negative error
