@@ -16,8 +16,17 @@ from functools import lru_cache
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
+from sqlglot.tokens import Token, TokenType
 
-from transpiler import agent_calls, alter_type, catalog_compat, colnames, external_access, rewrite
+from transpiler import (
+    agent_calls,
+    alter_type,
+    catalog_compat,
+    colnames,
+    external_access,
+    rewrite,
+    serial_columns,
+)
 from transpiler.agent_calls import AgentCall
 from transpiler.classify import classify
 from transpiler.column_hints import ColumnHints
@@ -179,8 +188,11 @@ def _statement(
     duckdb_params = None
     if triggers.agent:
         tree, calls, duckdb_params = agent_calls.extract(tree, chunk.start)
+    # serial / identity columns: sequences created first, in the same DuckDB call
+    prelude = serial_columns.rewrite(tree) if _declares_serial(tokens, tag) else ""
     tree = rewrite.apply(tree, triggers, dims, chunk.start, hints)
     text, markers, bind_texts = render(tree)
+    text = prelude + text
     alter_types = alter_type.extract(tree) if tag == "ALTER TABLE" else None
     return Statement(
         sql=text,
@@ -197,6 +209,15 @@ def _statement(
         alter_types=alter_types,
         _tree=tree if bind_texts else None,
     )
+
+
+_SERIAL_TOKENS = frozenset({TokenType.SERIAL, TokenType.BIGSERIAL, TokenType.SMALLSERIAL})
+
+
+def _declares_serial(tokens: list[Token], tag: str) -> bool:
+    if tag not in ("CREATE TABLE", "ALTER TABLE"):
+        return False
+    return any(t.token_type in _SERIAL_TOKENS or t.text.upper() == "IDENTITY" for t in tokens)
 
 
 def _pass_through(chunk: Chunk, kind: str, tag: str, triggers: Triggers) -> Statement:

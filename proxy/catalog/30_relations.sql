@@ -129,6 +129,12 @@ FROM (SELECT c.table_oid::BIGINT AS table_oid,
         AND c.expression LIKE '(length(%) <= %)') k
 WHERE k.n IS NOT NULL;
 
+-- A column default as Postgres shows it: DuckDB keeps a serial column's default as
+-- nextval('t_id_seq'); Postgres says nextval('t_id_seq'::regclass) (SQLAlchemy and
+-- pg_dump read it so).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_default(expr) AS
+    regexp_replace(expr, '^nextval\(''([^'']*)''\)$', 'nextval(''\1''::regclass)');
+
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_attribute AS
 SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
        CASE WHEN vl.n IS NOT NULL THEN 1043
@@ -149,7 +155,8 @@ SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
             THEN 100 ELSE 0 END::BIGINT AS attcollation,
        NULL::VARCHAR[] AS attacl, NULL::VARCHAR[] AS attoptions,
        NULL::VARCHAR[] AS attfdwoptions, NULL::VARCHAR AS attmissingval,
-       c.data_type AS __hati_duck_type, c.column_default AS __hati_default,
+       c.data_type AS __hati_duck_type,
+       __hati_catalog.pg.__hati_pg_default(c.column_default) AS __hati_default,
        c.comment AS __hati_comment
 FROM duckdb_columns() c
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = c.database_name AND n.duck_schema = c.schema_name
@@ -172,7 +179,7 @@ LEFT JOIN duckdb_columns() a ON a.table_oid = i.indrelid AND a.column_index = i.
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_attrdef AS
 SELECT (1610612736 + c.table_oid * 1024 + c.column_index)::BIGINT AS oid,
        c.table_oid::BIGINT AS adrelid, c.column_index::SMALLINT AS adnum,
-       c.column_default AS adbin
+       __hati_catalog.pg.__hati_pg_default(c.column_default) AS adbin
 FROM duckdb_columns() c
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = c.database_name AND n.duck_schema = c.schema_name
 WHERE c.column_default IS NOT NULL;

@@ -109,7 +109,25 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_function_arguments(fn_oid) AS (
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_function_identity_arguments(fn_oid) AS
     __hati_catalog.pg.pg_get_function_arguments(fn_oid);
 
-CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_serial_sequence(tbl, col) AS NULL::VARCHAR;
+-- The sequence a serial / identity column draws from (transpiler/serial_columns.py), read
+-- off its nextval default; tbl may be schema-qualified ('public' is DuckDB's main).
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_serial_sequence(tbl, col) AS (
+    SELECT CASE WHEN starts_with(seq, 'main.') THEN 'public' || seq[5:]
+                WHEN contains(seq, '.') THEN seq
+                ELSE (CASE c_schema WHEN 'main' THEN 'public' ELSE c_schema END) || '.' || seq END
+    FROM (SELECT c.schema_name AS c_schema,
+                 regexp_extract(c.column_default, '^nextval\(''([^'']*)''\)$', 1) AS seq
+          FROM duckdb_columns() c
+          WHERE lower(c.table_name) = lower(replace(string_split(tbl, '.')[-1], '"', ''))
+            AND lower(c.column_name) = lower(replace(col, '"', ''))
+            AND (NOT contains(tbl, '.')
+                 OR lower(c.schema_name) = CASE lower(replace(string_split(tbl, '.')[1], '"', ''))
+                                               WHEN 'public' THEN 'main'
+                                               ELSE lower(replace(string_split(tbl, '.')[1], '"', ''))
+                                           END)
+          ORDER BY c.schema_name <> 'main', c.schema_name
+          LIMIT 1)
+    WHERE seq <> '');
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_relation_is_publishable(rel) AS FALSE;
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_statisticsobjdef_columns(stx) AS NULL::VARCHAR;
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_partkeydef(rel) AS NULL::VARCHAR;

@@ -30,7 +30,8 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_ruledef(r) AS NULL::VARC
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_partkeydef(r) AS NULL::VARCHAR;
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_partition_constraintdef(r) AS
     NULL::VARCHAR;
-CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_serial_sequence(t, c) AS NULL::VARCHAR;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_serial_sequence(t, c) AS
+    __hati_catalog.pg.pg_get_serial_sequence(t, c);
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_statisticsobjdef_columns(s) AS
     NULL::VARCHAR;
 

@@ -93,6 +93,41 @@ def test_orm_session(engine, table_name) -> None:
         Base.metadata.drop_all(engine, checkfirst=False)
 
 
+def test_orm_autoincrement_keys_and_identity(engine, table_name) -> None:
+    """The default mapping of an integer primary key: create_all says SERIAL (and
+    Identity() says GENERATED ... AS IDENTITY); the ORM gets the new keys back."""
+
+    class Base(DeclarativeBase):
+        pass
+
+    class Note(Base):
+        __tablename__ = table_name
+        id: Mapped[int] = mapped_column(primary_key=True)
+        body: Mapped[str]
+
+    class Tag(Base):
+        __tablename__ = f"{table_name}_tag"
+        id: Mapped[int] = mapped_column(sa.BigInteger, sa.Identity(start=100), primary_key=True)
+        note_id: Mapped[int] = mapped_column(sa.ForeignKey(Note.id))
+
+    Base.metadata.create_all(engine, checkfirst=False)
+    try:
+        with Session(engine) as session:
+            notes = [Note(body="first"), Note(body="second")]
+            session.add_all(notes)
+            session.flush()
+            tags = [Tag(note_id=notes[1].id), Tag(note_id=notes[1].id)]
+            session.add_all(tags)
+            session.commit()
+            assert [n.id for n in notes] == [1, 2] and [t.id for t in tags] == [100, 101]
+        inspector = sa.inspect(engine)
+        (id_col,) = [c for c in inspector.get_columns(table_name) if c["name"] == "id"]
+        assert id_col["autoincrement"] is True and not id_col["nullable"]
+        assert id_col["default"] == f"nextval('{table_name}_id_seq'::regclass)"
+    finally:
+        Base.metadata.drop_all(engine, checkfirst=False)
+
+
 def test_pandas_round_trip(engine, table_name) -> None:
     df = pd.DataFrame(
         {

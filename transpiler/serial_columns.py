@@ -1,0 +1,121 @@
+"""serial / bigserial / smallserial and GENERATED ... AS IDENTITY columns, which DuckDB
+lacks ("Type with name SERIAL does not exist", "Constraint not implemented").
+
+Postgres makes such a column an integer whose default draws from a sequence it owns,
+named `<table>_<column>_seq`. DuckDB has sequences and nextval defaults, so
+`CREATE TABLE t (id serial PRIMARY KEY)` runs as
+`CREATE OR REPLACE SEQUENCE "t_id_seq"; CREATE TABLE t (id INT DEFAULT nextval('t_id_seq')
+NOT NULL PRIMARY KEY)`, and likewise for ALTER TABLE ... ADD COLUMN (existing rows get
+numbers, as in Postgres; without NOT NULL, which DuckDB cannot add to a column). Identity options (START WITH, INCREMENT BY, MINVALUE, MAXVALUE,
+CYCLE) go to the sequence.
+
+The sequence is replaced, not reused: DuckDB cannot make a table own it, so one left by a
+dropped table of that name outlives it, and Postgres would start afresh. Under IF NOT
+EXISTS it is only created when missing (the table may exist and draw from it).
+Not the same as Postgres: a GENERATED ALWAYS column also takes explicit values; DROP TABLE
+leaves the sequence behind (until a table of that name replaces it); a plain CREATE TABLE
+of an existing table fails on its sequence (2BP01) rather than with 42P07.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot import exp
+
+_SERIAL_TYPES = {
+    exp.DType.SMALLSERIAL: exp.DType.SMALLINT,
+    exp.DType.SERIAL: exp.DType.INT,
+    exp.DType.BIGSERIAL: exp.DType.BIGINT,
+}
+_SIMPLE = re.compile(r"^[a-z_][a-z0-9_]*$")
+_OPTIONS = (("start", "START WITH"), ("increment", "INCREMENT BY"),
+            ("minvalue", "MINVALUE"), ("maxvalue", "MAXVALUE"))  # fmt: skip
+
+
+def rewrite(tree: exp.Expr) -> str:
+    """Turn `tree`'s (a CREATE TABLE or ALTER TABLE) serial and identity columns into
+    sequence defaults; returns the statements that create their sequences, to run first
+    (each ending in '; '), or '' when there are none."""
+    if isinstance(tree, exp.Create) and isinstance(tree.this, exp.Schema):
+        table, columns = tree.this.this, tree.this.expressions
+        props = tree.args.get("properties")
+        temporary = props is not None and props.find(exp.TemporaryProperty) is not None
+        verb = (
+            "CREATE SEQUENCE IF NOT EXISTS"
+            if tree.args.get("exists")
+            else "CREATE OR REPLACE SEQUENCE"
+        )
+    elif isinstance(tree, exp.Alter) and isinstance(tree.this, exp.Table):
+        table, columns, temporary = tree.this, tree.args.get("actions") or [], False
+        verb = "CREATE OR REPLACE SEQUENCE"
+    else:
+        return ""
+    if not isinstance(table, exp.Table):
+        return ""
+    if temporary:
+        verb = verb.replace("SEQUENCE", "TEMPORARY SEQUENCE")
+    prelude = []
+    for column in columns:
+        if isinstance(column, exp.ColumnDef):
+            options = _sequence_column(column)
+            if options is not None:
+                name = _sequence_name(table, column.name)
+                prelude.append(f"{verb} {name.sql('duckdb')}{options}; ")
+                # DuckDB cannot ADD COLUMN with NOT NULL; the default fills every row anyway
+                _use_sequence(column, name, not_null=isinstance(tree, exp.Create))
+    return "".join(prelude)
+
+
+def _sequence_column(column: exp.ColumnDef) -> str | None:
+    """The sequence options if `column` is serial or identity (made a plain integer
+    column here), else None."""
+    kind = column.args.get("kind")
+    if isinstance(kind, exp.DataType) and kind.this in _SERIAL_TYPES:
+        column.set("kind", exp.DataType(this=_SERIAL_TYPES[kind.this], nested=False))
+        return ""
+    for constraint in column.args.get("constraints") or []:
+        identity = constraint.args.get("kind")
+        if isinstance(identity, exp.GeneratedAsIdentityColumnConstraint):
+            if identity.args.get("expression") is not None:
+                return None  # GENERATED ALWAYS AS (expr): a generated column, not identity
+            constraint.pop()
+            options = "".join(
+                f" {words} {identity.args[arg].sql('duckdb')}"
+                for arg, words in _OPTIONS
+                if identity.args.get(arg) is not None
+            )
+            return options + (" CYCLE" if identity.args.get("cycle") else "")
+    return None
+
+
+def _sequence_name(table: exp.Table, column: str) -> exp.Table:
+    """Postgres' name for the sequence, in the table's schema (`public` is DuckDB's main:
+    the name is built here, after nothing else will rewrite it)."""
+    name = exp.to_identifier(f"{table.name}_{column}_seq", quoted=True)
+    db, catalog = table.args.get("db"), table.args.get("catalog")
+    if db is not None and db.name.lower() == "public":
+        db = exp.to_identifier("main")
+    return exp.Table(this=name, db=db and db.copy(), catalog=catalog and catalog.copy())
+
+
+def _use_sequence(column: exp.ColumnDef, name: exp.Table, not_null: bool) -> None:
+    constraints = list(column.args.get("constraints") or [])
+    default = exp.ColumnConstraint(
+        kind=exp.DefaultColumnConstraint(
+            this=exp.Anonymous(this="nextval", expressions=[exp.Literal.string(_text(name))])
+        )
+    )
+    if not_null and not any(
+        isinstance(c.args.get("kind"), exp.NotNullColumnConstraint) for c in constraints
+    ):
+        constraints.insert(0, exp.ColumnConstraint(kind=exp.NotNullColumnConstraint()))
+    column.set("constraints", [default, *constraints])
+
+
+def _text(name: exp.Table) -> str:
+    """The sequence's name as nextval reads it: plain names bare, as Postgres shows them."""
+    return ".".join(
+        p.name if _SIMPLE.match(p.name) else exp.to_identifier(p.name, quoted=True).sql("duckdb")
+        for p in name.parts
+    )
