@@ -176,5 +176,27 @@ async def _utility(runner: Runner, session: Session, cmd: UtilityCommand) -> str
         return "LISTEN"
     if name.startswith("discard"):
         return name.upper()
+    if name.startswith("create extension"):
+        return _create_extension(name.removeprefix("create extension").strip())
     raise PgError("0A000", f"{name.upper()} is not supported")
 
+
+# Extensions whose SQL hatiproxy provides itself (listed in pg_catalog.pg_extension).
+BUILT_IN_EXTENSIONS = {
+    "plpgsql": "installed in every database",
+    "vector": "pgvector's vector type, distance operators and indexes",
+    "uuid-ossp": "uuid_generate_v4()",
+}
+
+
+def _create_extension(name: str) -> str:
+    """Built-in extensions are always there (CREATE EXTENSION, with or without IF NOT
+    EXISTS, succeeds); any other cannot be installed."""
+    if name in BUILT_IN_EXTENSIONS:
+        return "CREATE EXTENSION"
+    built_in = "; ".join(f"{n}: {what}" for n, what in BUILT_IN_EXTENSIONS.items())
+    raise PgError(
+        "0A000",
+        f'extension "{name}" is not available',
+        hint=f"hatiproxy has these extensions built in: {built_in}.",
+    )

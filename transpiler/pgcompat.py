@@ -61,6 +61,7 @@ MISSING_PG_FUNCTIONS = frozenset(
         "quote_literal",
         "to_regclass",
         "to_regtype",
+        "uuid_generate_v4",  # the uuid-ossp extension's (built in: proxy/commands.py)
     }
 )
 _KEEP_CATALOGS = {"system", "temp"}

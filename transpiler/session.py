@@ -20,6 +20,7 @@ from transpiler.model import (
 
 SESSION_WORDS = frozenset(
     {
+        "CREATE",  # only CREATE EXTENSION is answered here
         "SET",
         "RESET",
         "SHOW",
@@ -39,6 +40,7 @@ SESSION_WORDS = frozenset(
     }
 )
 _TX_NOISE = {"WORK", "TRANSACTION"}
+_QUOTED_NAMES = {TokenType.IDENTIFIER, TokenType.STRING}
 _STRINGS = {TokenType.STRING, TokenType.BYTE_STRING, TokenType.HEREDOC_STRING}
 
 
@@ -60,6 +62,10 @@ def parse_session(tokens: list[Token], text: str) -> SessionParse | None:
     head = tokens[0].text.upper()
     if head not in SESSION_WORDS:
         return None
+    if head == "CREATE":
+        if len(tokens) < 3 or tokens[1].text.upper() != "EXTENSION":
+            return None
+        return _create_extension(tokens, text)
     words = [t.text.upper() for t in tokens]
     if head == "SET":
         return SessionParse("set", "SET", _parse_set(tokens, words), text)
@@ -174,6 +180,22 @@ def _utility(tokens: list[Token], words: list[str], text: str) -> SessionParse:
     else:
         tag = head
     return SessionParse("utility", tag, UtilityCommand(name), text)
+
+
+def _create_extension(tokens: list[Token], text: str) -> SessionParse:
+    """`CREATE EXTENSION [IF NOT EXISTS] name [WITH] [SCHEMA s] [VERSION v] [CASCADE]`: the
+    server says whether it has that extension built in (UtilityCommand "create extension
+    <name>")."""
+    rest = tokens[2:]
+    if [t.text.upper() for t in rest[:3]] == ["IF", "NOT", "EXISTS"]:
+        rest = rest[3:]
+    if not rest:
+        return SessionParse("utility", "CREATE EXTENSION", UtilityCommand("create extension"), text)
+    first = rest[0]
+    name = first.text if first.token_type in _QUOTED_NAMES else first.text.lower()
+    return SessionParse(
+        "utility", "CREATE EXTENSION", UtilityCommand(f"create extension {name}"), text
+    )
 
 
 def _transaction(tokens: list[Token], words: list[str], text: str) -> SessionParse | None:

@@ -69,9 +69,13 @@ CREATE OR REPLACE TABLE __hati_catalog.pg.pg_language AS SELECT * FROM (VALUES
 LATERAL (SELECT 10::BIGINT AS lanowner, v.oid > 14 AS lanispl, 0::BIGINT AS lanplcallfoid,
                 0::BIGINT AS laninline, 0::BIGINT AS lanvalidator, NULL::VARCHAR[] AS lanacl);
 
+-- The extensions built in (proxy/commands.py BUILT_IN_EXTENSIONS): CREATE EXTENSION of
+-- these succeeds, and tools that look them up here find them.
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_extension AS SELECT * FROM (VALUES
     (13577::BIGINT, 'plpgsql', 10::BIGINT, 11::BIGINT, FALSE, '1.0',
-     NULL::BIGINT[], NULL::VARCHAR[])
+     NULL::BIGINT[], NULL::VARCHAR[]),
+    (16390::BIGINT, 'vector', 10::BIGINT, 2200::BIGINT, TRUE, '0.8.0', NULL, NULL),
+    (16391::BIGINT, 'uuid-ossp', 10::BIGINT, 2200::BIGINT, TRUE, '1.1', NULL, NULL)
 ) v(oid, extname, extowner, extnamespace, extrelocatable, extversion, extconfig, extcondition);
 
 -- Settings clients read in catalog queries: the session layer's defaults

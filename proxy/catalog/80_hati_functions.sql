@@ -32,6 +32,7 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_partition_constraintdef(
     NULL::VARCHAR;
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_serial_sequence(t, c) AS
     __hati_catalog.pg.pg_get_serial_sequence(t, c);
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_uuid_generate_v4() AS gen_random_uuid();
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_statisticsobjdef_columns(s) AS
     NULL::VARCHAR;
 

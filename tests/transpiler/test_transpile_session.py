@@ -99,11 +99,23 @@ def test_transactions(sql: str, kind: str, tag: str, command: TransactionCommand
         ("LISTEN jobs", "LISTEN", "listen jobs"),
         ("DEALLOCATE ALL", "DEALLOCATE ALL", "deallocate all"),
         ("DEALLOCATE PREPARE __asyncpg_stmt_1__", "DEALLOCATE", "deallocate __asyncpg_stmt_1__"),
+        ("CREATE EXTENSION vector", "CREATE EXTENSION", "create extension vector"),
+        ("create extension if not exists Vector", "CREATE EXTENSION", "create extension vector"),
+        (
+            'CREATE EXTENSION IF NOT EXISTS "uuid-ossp" WITH SCHEMA public CASCADE',
+            "CREATE EXTENSION",
+            "create extension uuid-ossp",
+        ),
     ],
 )
 def test_utilities(sql: str, tag: str, name: str) -> None:
     stmt = one(sql)
     assert (stmt.kind, stmt.tag, stmt.command) == ("utility", tag, UtilityCommand(name))
+
+
+def test_other_create_statements_are_not_session_commands() -> None:
+    assert one("CREATE TABLE extension (id int)").command is None
+    assert one("CREATE SEQUENCE extension").command is None
 
 
 def test_asyncpg_reset_query_is_four_statements() -> None:

@@ -1,0 +1,39 @@
+"""CREATE EXTENSION: the built-in ones (vector, uuid-ossp, plpgsql) succeed and are listed in
+pg_extension, as LangChain's and LlamaIndex's pgvector stores expect on start; any other
+fails with 0A000 and a hint naming what is built in."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+
+
+def test_built_in_extensions_are_created_and_listed(server, table_name: str) -> None:
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        for sql in (
+            "CREATE EXTENSION IF NOT EXISTS vector",
+            "CREATE EXTENSION vector",
+            'CREATE EXTENSION IF NOT EXISTS "uuid-ossp" WITH SCHEMA public',
+        ):
+            assert conn.execute(sql).statusmessage == "CREATE EXTENSION"
+        names = conn.execute("SELECT extname FROM pg_extension ORDER BY extname").fetchall()
+        assert names == [("plpgsql",), ("uuid-ossp",), ("vector",)]
+        conn.execute(
+            f"CREATE TABLE {table_name} (id uuid DEFAULT uuid_generate_v4() PRIMARY KEY, "
+            "embedding vector(3))"
+        )
+        conn.execute(f"INSERT INTO {table_name} (embedding) VALUES ('[1,2,3]'), ('[0,0,1]')")
+        got = conn.execute(
+            f"SELECT count(DISTINCT id), min(embedding <-> '[1,2,3]') FROM {table_name}"
+        ).fetchone()
+        assert got == (2, 0.0)
+
+
+def test_an_extension_not_built_in_is_refused_with_the_list(server) -> None:
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        with pytest.raises(psycopg.errors.FeatureNotSupported) as info:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS postgis")
+        assert 'extension "postgis" is not available' in str(info.value)
+        hint = info.value.diag.message_hint or ""
+        assert "vector" in hint and "uuid-ossp" in hint
+        assert conn.execute("SELECT 1").fetchone() == (1,)  # the session goes on
