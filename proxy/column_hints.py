@@ -90,18 +90,17 @@ class HintsCache:
             return hints.without_order()
         return hints
 
-    def transaction_ended(self, runner: Any) -> None:
-        """`runner`'s transaction committed or rolled back: if it ran DDL, rebuild."""
-        if id(runner) in self._recheck:
+    def settle(self, runner: Any) -> None:
+        """If `runner` ran DDL in a transaction that has ended since, rebuild: other
+        sessions may have rebuilt the hints before its commit."""
+        ended = runner.txn_status == "I" and not getattr(runner, "_implicit", False)
+        if ended and id(runner) in self._recheck:
             self._recheck.discard(id(runner))
             self.invalidate()
 
     def note(self, runner: Any, statements: Sequence[Statement]) -> None:
         """Called with each batch of transpiled statements of a session (`runner`)."""
-        if self._recheck and id(runner) in self._recheck and runner.txn_status == "I":
-            # Its DDL ran and its transaction has ended since: rebuild after its commit.
-            self._recheck.discard(id(runner))
-            self.invalidate()
+        self.settle(runner)
         if runner.txn_status == "I" and len(statements) == 1:
             return  # autocommit: ParamTypes.invalidate follows the change itself
         for st in statements:
@@ -206,6 +205,7 @@ async def ready(runner: Any, sql: str) -> ColumnHints | None:
     if not wanted(sql):
         return None
     cache = cache_of(runner.engine)
+    cache.settle(runner)
     if not cache.fresh:
         await runner.engine.run(cache.current)
     return cache.for_runner(cache.built(), runner)
@@ -220,8 +220,8 @@ def for_session(runner: Any, sql: str) -> ColumnHints | None:
 
 
 def transaction_ended(runner: Any) -> None:
-    """A session's transaction ended; see HintsCache.transaction_ended."""
-    cache_of(runner.engine).transaction_ended(runner)
+    """A session's COMMIT or ROLLBACK has run; see HintsCache.settle."""
+    cache_of(runner.engine).settle(runner)
 
 
 def note(runner: Any, statements: Sequence[Statement]) -> None:

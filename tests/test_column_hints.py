@@ -168,9 +168,23 @@ def test_a_session_with_ddl_in_its_open_block_gets_no_column_positions() -> None
     assert st.sql == insert  # not guessed from the committed table
     assert hints_of(other).column_order("t") == ("a", "b", "c")
     engine.db.execute("ALTER TABLE t DROP COLUMN a")  # its COMMIT
+    runner.txn_status = "I"
     column_hints.transaction_ended(runner)  # rebuilt at once, for every session
     assert hints_of(other).column_order("t") == ("b", "c")
     assert hints_of(runner).column_order("t") == ("b", "c")
+
+
+def test_a_block_that_ended_without_commit_is_settled_at_the_next_statement() -> None:
+    # e.g. an implicit block around a multi-statement query: no COMMIT command runs.
+    engine = FakeEngine()
+    engine.db.execute("CREATE TABLE t (a INT, b INT DEFAULT 2)")
+    runner = FakeRunner(engine)
+    ddl = Statement(sql="ALTER TABLE t ADD COLUMN c INT", kind="ddl", tag="ALTER TABLE")
+    column_hints.note(runner, [ddl, ddl])
+    engine.db.execute("ALTER TABLE t ADD COLUMN c INT")
+    runner.txn_status = "I"
+    hints = asyncio.run(column_hints.ready(runner, "INSERT INTO t VALUES (1)"))
+    assert hints is not None and hints.column_order("t") == ("a", "b", "c")
 
 
 def run_error(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> PgError:
