@@ -1,5 +1,5 @@
-"""proxy/column_hints.py (catalog -> ColumnHints, cached until the catalog changes) and
-proxy/semantic_errors.py (DuckDB type errors of semantic SQL in the user's terms)."""
+"""proxy/db/column_hints.py (catalog -> ColumnHints, cached until the catalog changes) and
+proxy/db/semantic_errors.py (DuckDB type errors of semantic SQL in the user's terms)."""
 
 from __future__ import annotations
 
@@ -10,15 +10,15 @@ from collections.abc import Callable
 import duckdb
 import pytest
 
-from proxy import column_hints
-from proxy.duckdb_errors import map_duckdb_error
-from proxy.embed_columns import REGISTRY
+from proxy.db import column_hints
+from proxy.db.duckdb_errors import map_duckdb_error
+from proxy.pgserver.embed_columns import REGISTRY
 from proxy.wire.errors import PgError
 from transpiler import ColumnHints, Statement, transpile
 
 
 class FakeEngine:
-    """What HintsCache uses of proxy.engine.Engine: cursor() and run()."""
+    """What HintsCache uses of proxy.db.engine.Engine: cursor() and run()."""
 
     def __init__(self) -> None:
         self.db = duckdb.connect()
@@ -105,7 +105,7 @@ def test_cache_builds_once_and_rebuilds_after_a_catalog_change() -> None:
 
 
 class FakeRunner:
-    """What column_hints uses of proxy.runner.Runner: engine and txn_status."""
+    """What column_hints uses of proxy.pgserver.runner.Runner: engine and txn_status."""
 
     def __init__(self, engine: FakeEngine) -> None:
         self.engine = engine

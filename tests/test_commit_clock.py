@@ -6,7 +6,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from proxy.commit_clock import CLOCK, CountingCursor
+from proxy.db.commit_clock import CLOCK, CountingCursor
 
 
 @pytest.fixture

@@ -14,9 +14,9 @@ import pytest
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
-from proxy.config import Config
-from proxy.metrics import CONTENT_TYPE, Metrics, scrape
-from proxy.server import Server
+from proxy.core.config import Config
+from proxy.pgserver.server import Server
+from proxy.telemetry.metrics import CONTENT_TYPE, Metrics, scrape
 
 T = TypeVar("T")
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from proxy import config
+from proxy.core import config
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()

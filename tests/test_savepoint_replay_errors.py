@@ -2,7 +2,7 @@
 up failed with a clear error, never half-replayed and reported as a success.
 
 Neither case can be caused on purpose through a client (a replay fails only on a race),
-so these drive proxy/savepoints.py directly over a real DuckDB connection, with the
+so these drive proxy/pgserver/savepoints.py directly over a real DuckDB connection, with the
 runner reduced to what the savepoint code uses.
 """
 
@@ -15,11 +15,11 @@ from typing import Any
 import duckdb
 import pytest
 
-from proxy import savepoints
-from proxy.commit_clock import CLOCK, OpenWrite
-from proxy.duckdb_errors import map_duckdb_error
-from proxy.savepoint_log import state_of
-from proxy.settings import SessionSettings
+from proxy.db.commit_clock import CLOCK, OpenWrite
+from proxy.db.duckdb_errors import map_duckdb_error
+from proxy.pgserver import savepoints
+from proxy.pgserver.savepoint_log import state_of
+from proxy.pgserver.settings import SessionSettings
 from proxy.wire.errors import PgError
 from transpiler import transpile
 from transpiler.model import TransactionCommand

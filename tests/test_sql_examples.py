@@ -17,7 +17,7 @@ import duckdb
 import duckdb_extensions
 import pytest
 
-from proxy import catalog
+from proxy.db import catalog
 from transpiler import Statement, TranspileError, transpile
 
 ROOT = Path(__file__).resolve().parent.parent / "sql_examples"

@@ -1,4 +1,4 @@
-"""proxy.sql_policy: read-only keys change nothing (25006), only admins reach outside
+"""proxy.access.sql_policy: read-only keys change nothing (25006), only admins reach outside
 the database (42501), keyless sessions keep full access. Unit checks on transpiled
 statements, then the same over the wire with real API keys."""
 
@@ -8,10 +8,11 @@ import psycopg
 import pytest
 import requests
 
-import proxy.agent.memory  # noqa: F401  (registers the agent functions)
-from proxy import settings, sql_policy
+import proxy.agent.memory.service  # noqa: F401  (registers the agent functions)
+from proxy.access import sql_policy
 from proxy.access.scopes import ROLES
-from proxy.agent.base import Identity
+from proxy.core.registry import Identity
+from proxy.pgserver import settings
 from proxy.wire.errors import PgError
 from tests.conftest import start_server
 from tests.rest.rest_support import KeySpec, keyed_server
@@ -139,7 +140,7 @@ def test_read_only_admin_key_keeps_files_but_not_writes() -> None:
 
 
 def test_session_settings_list_matches_the_server() -> None:
-    """The transpiler's list of Postgres settings is the one proxy/settings.py answers."""
+    """The transpiler's list of Postgres settings is the one proxy/pgserver/settings.py answers."""
     assert {name.lower() for name in settings.DEFAULTS} == PG_SESSION_SETTINGS
 
 

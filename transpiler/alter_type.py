@@ -3,7 +3,7 @@
 DuckDB 1.5 cannot change a column's type in place when the column has a CHECK (a
 varchar(n) length is one: transpiler/varchar_length.py), PRIMARY KEY or UNIQUE
 constraint, when the table has an index, or for more than one clause per statement;
-and it forgets the n of a new varchar(n). proxy/alter_rebuild.py then rebuilds the
+and it forgets the n of a new varchar(n). proxy/pgserver/alter_rebuild.py then rebuilds the
 table. This module reads the request off the transpiled tree of
 `ALTER TABLE [IF EXISTS] [ONLY] t ALTER [COLUMN] c [SET DATA] TYPE type [COLLATE x]
 [USING expr] [, ...]`, which may also carry `ALTER [COLUMN] c SET/DROP DEFAULT` and

@@ -1,7 +1,7 @@
 """Catalog-query rewrites: what psql, pgJDBC, SQLAlchemy and asyncpg metadata need.
 
 The pg_catalog / information_schema stand-ins live in the attached database
-`__hati_catalog` (see proxy/catalog/install.py), found through each cursor's
+`__hati_catalog` (see proxy/db/catalog/install.py), found through each cursor's
 search_path. These rewrites work on the SQL text outside string literals and quoted
 identifiers; they only run when the statement mentions the words they act on, so
 other SQL pays one substring test. (The semantic rewrites are tree transforms; these

@@ -2,7 +2,7 @@
 process-wide DuckDB settings, or SQL text run unchecked.
 
 DuckDB has no per-connection sandbox (enable_external_access is global and one-way),
-so the proxy decides per statement, on this list (see proxy/sql_policy.py). Every
+so the proxy decides per statement, on this list (see proxy/access/sql_policy.py). Every
 entry names the construct for the error message, e.g. "read_csv()", "COPY TO a file",
 "table 'd.csv'", "ATTACH", "SET threads".
 
@@ -122,9 +122,9 @@ FILE_EXTENSIONS: frozenset[str] = frozenset(
 )  # fmt: skip
 _PATH_CHARS = frozenset("/\\:*?~[]{}")
 
-# Postgres session settings proxy/settings.py answers itself (DEFAULTS, lower case):
+# Postgres session settings proxy/pgserver/settings.py answers itself (DEFAULTS, lower case):
 # SET / RESET of any other name goes to DuckDB, whose options are process-wide.
-# tests/test_sql_policy.py keeps this list equal to proxy.settings.DEFAULTS.
+# tests/test_sql_policy.py keeps this list equal to proxy.pgserver.settings.DEFAULTS.
 PG_SESSION_SETTINGS: frozenset[str] = frozenset(
     {
         "server_version", "server_version_num", "server_encoding", "client_encoding",

@@ -109,7 +109,7 @@ class Statement:
     # external_access.py. Empty for statements that stay inside.
     external_access: tuple[str, ...] = ()
     # ALTER TABLE ... ALTER COLUMN ... TYPE: the request, for a table rebuild when DuckDB
-    # cannot change the type in place (see alter_type.py, proxy/alter_rebuild.py).
+    # cannot change the type in place (see alter_type.py, proxy/pgserver/alter_rebuild.py).
     alter_types: AlterColumnTypes | None = None
     # Private: the DuckDB tree, kept to regenerate SQL for bind_sql. Never mutated.
     _tree: exp.Expr | None = field(default=None, repr=False, compare=False)

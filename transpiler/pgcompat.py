@@ -61,7 +61,7 @@ MISSING_PG_FUNCTIONS = frozenset(
         "quote_literal",
         "to_regclass",
         "to_regtype",
-        "uuid_generate_v4",  # the uuid-ossp extension's (built in: proxy/commands.py)
+        "uuid_generate_v4",  # the uuid-ossp extension's (built in: proxy/pgserver/commands.py)
     }
 )
 _KEEP_CATALOGS = {"system", "temp"}
@@ -180,7 +180,7 @@ def _column(node: exp.Column) -> None:
 def _login_user() -> exp.Expr:
     """current_user / session_user / current_role: the user the client logged in as.
     DuckDB's own CURRENT_USER is always 'duckdb'; the proxy mirrors the login name into
-    the session variable pg:session_authorization (see proxy/runner._setting_variables)."""
+    the session variable pg:session_authorization (see proxy/pgserver/runner._setting_variables)."""
     var = exp.Anonymous(
         this="getvariable", expressions=[exp.Literal.string("pg:session_authorization")]
     )

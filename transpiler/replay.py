@@ -1,7 +1,7 @@
 """Is running a recorded write statement again guaranteed to change the same rows the
 same way? Used by ROLLBACK TO SAVEPOINT, which DuckDB cannot do itself: the proxy rolls
 the whole transaction back and replays the writes made before the savepoint
-(proxy/savepoints.py). A replay that could differ is refused, never run.
+(proxy/pgserver/savepoints.py). A replay that could differ is refused, never run.
 
 Pure: the caller answers catalog questions (functions, views, column defaults) through
 `Catalog`, from the same database state the replay will see.

@@ -1,6 +1,6 @@
 """What an argument of a semantic function is: a stored vector, text to embed, or
 something that cannot be told without types (then it is passed on as written, and the
-server explains DuckDB's type error; see proxy/duckdb_errors.py).
+server explains DuckDB's type error; see proxy/db/duckdb_errors.py).
 
 - a column: its kind from the catalog hints when its table is known (column_hints),
   else by name: a vector if the name contains "embed" or "vec" or is "emb", else text;

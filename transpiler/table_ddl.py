@@ -1,6 +1,6 @@
 """DuckDB's own table DDL (`duckdb_tables().sql`), re-made with new column types.
 
-A table rebuild (proxy/alter_rebuild.py) creates the new table from the old one's DDL
+A table rebuild (proxy/pgserver/alter_rebuild.py) creates the new table from the old one's DDL
 text, changed only where it has to be: the changed columns' types (and collation), the
 varchar(n) length CHECKs dropped or added. Every other part (columns, DEFAULTs, NOT NULL,
 PRIMARY KEY / UNIQUE, CHECKs, generated columns) is kept as DuckDB wrote it, so nothing

@@ -3,13 +3,13 @@
 DuckDB 1.5 parses `VARCHAR(n)` and forgets n. So a column declared `varchar(n)` /
 `character varying(n)` in CREATE TABLE becomes `VARCHAR CHECK (length(col) <= n)`: DuckDB
 stores, copies (its table DDL, agent branches) and enforces that constraint, and the
-catalog layer reads the length back from it (proxy/catalog: `__hati_length_limit`, the
-typmod n + 4 as Postgres stores it); proxy.duckdb_errors reports its failure as 22001.
+catalog layer reads the length back from it (proxy/db/catalog: `__hati_length_limit`, the
+typmod n + 4 as Postgres stores it); proxy.db.duckdb_errors reports its failure as 22001.
 `length` counts characters (code points), as Postgres' varchar(n) does.
 
 ALTER COLUMN ... TYPE on such a column, or to a varchar(n), rebuilds the table with the new
 CHECK (DuckDB cannot change the type of a column with a CHECK, nor add one): see
-alter_type.py and proxy/alter_rebuild.py.
+alter_type.py and proxy/pgserver/alter_rebuild.py.
 
 Not covered (the column stays unbounded text, as before): ALTER TABLE ADD COLUMN (DuckDB
 1.5: "Adding columns with constraints not yet supported"), generated columns ("Constraints

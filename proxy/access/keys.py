@@ -25,7 +25,7 @@ import duckdb
 
 from proxy.access.scopes import ROLES, normalise_role, parse_scopes
 from proxy.access.table_limits import TableLimits, parse_schemas, parse_tables
-from proxy.agent.base import INTERNAL_SCHEMA, AgentError, Identity
+from proxy.core.registry import INTERNAL_SCHEMA, AgentError, Identity
 
 if TYPE_CHECKING:
     from proxy.access.usage import KeyMeter

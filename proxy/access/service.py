@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from proxy.access import keys as k
 from proxy.access.throttle import AuthThrottle, Banned
 from proxy.access.usage import KeyMeter, UsageTracker
-from proxy.agent.base import Identity
+from proxy.core.registry import Identity
 
 if TYPE_CHECKING:
     from proxy.agent.layer import AgentLayer

@@ -79,7 +79,7 @@ def parse_tables(items: Iterable[str] | None) -> frozenset[str] | None:
 def catalog_names() -> frozenset[str]:
     """Relations of the pg_catalog stand-ins, which clients name unqualified."""
     names: set[str] = set()
-    for entry in resources.files("proxy.catalog").iterdir():
+    for entry in resources.files("proxy.db.catalog").iterdir():
         if entry.name.endswith(".sql"):
             names |= {m.lower() for m in _VIEW.findall(entry.read_text(encoding="utf-8"))}
     return frozenset(n for n in names if n.startswith("pg_"))

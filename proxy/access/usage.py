@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from proxy.agent.base import INTERNAL_SCHEMA
+from proxy.core.registry import INTERNAL_SCHEMA
 
 if TYPE_CHECKING:
     import duckdb
@@ -178,7 +178,7 @@ def _write(cur: duckdb.DuckDBPyConnection, batch: dict[str, _Pending]) -> None:
 
 @dataclass(frozen=True)
 class KeyMeter:
-    """One key's counters, carried on its Identity (see proxy.agent.base)."""
+    """One key's counters, carried on its Identity (see proxy.core.registry)."""
 
     tracker: UsageTracker
     key_id: str

@@ -2,7 +2,7 @@
 
 `AgentLayer` is created once per server next to the Engine. Its services (memory,
 state, ledger, triggers, branches) each own their tables in `hatidata_internal` and
-register their operations in `proxy.agent.base.REGISTRY`. All DuckDB work goes
+register their operations in `proxy.core.registry.REGISTRY`. All DuckDB work goes
 through `AgentDB.run`, which lends a pooled cursor on the engine's worker threads,
 so agent operations never block the event loop and never touch a client session's
 cursor (or its transaction): an agent write commits on its own, at once.
@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import duckdb
 
-from proxy.agent.base import INTERNAL_SCHEMA, REGISTRY, AgentError, Identity
-from proxy.commit_clock import CountingCursor
+from proxy.core.registry import INTERNAL_SCHEMA, REGISTRY, AgentError, Identity
+from proxy.db.commit_clock import CountingCursor
 
 if TYPE_CHECKING:
-    from proxy.engine import Engine
+    from proxy.db.engine import Engine
 
 log = logging.getLogger("hatiproxy.agent")
 T = TypeVar("T")
@@ -50,7 +50,7 @@ class AgentDB:
     def _with_cursor(self, fn: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
         cur = self._borrow()
         # Counts on the commit clock from its first write on: reads never make a wire
-        # session's ROLLBACK TO SAVEPOINT refuse its replay (proxy/commit_clock.py).
+        # session's ROLLBACK TO SAVEPOINT refuse its replay (proxy/db/commit_clock.py).
         counting = CountingCursor(cur)
         try:
             return fn(counting)  # type: ignore[arg-type]
@@ -96,7 +96,11 @@ class AgentDB:
 
 class AgentLayer:
     def __init__(self, engine: Engine) -> None:
-        from proxy.agent import branches, ledger, memory, state, triggers
+        from proxy.agent import state
+        from proxy.agent.branches import service as branches
+        from proxy.agent.ledger import service as ledger
+        from proxy.agent.memory import service as memory
+        from proxy.agent.triggers import service as triggers
 
         self.engine = engine
         self.config = engine.config

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from proxy.agent.base import INTERNAL_SCHEMA, AgentError, Identity, Param, agent_function
+from proxy.core.registry import INTERNAL_SCHEMA, AgentError, Identity, Param, agent_function
 
 if TYPE_CHECKING:
     from proxy.agent.layer import AgentLayer

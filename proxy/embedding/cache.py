@@ -36,7 +36,7 @@ from typing import Protocol
 import duckdb
 import numpy as np
 
-from proxy.commit_clock import CLOCK
+from proxy.db.commit_clock import CLOCK
 
 from .provider import EmbeddingProvider, Mode, check_mode
 

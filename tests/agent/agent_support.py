@@ -12,9 +12,9 @@ from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
-from proxy import config
 from proxy.agent import AgentLayer, Identity
-from proxy.engine import Engine
+from proxy.core import config
+from proxy.db.engine import Engine
 
 T = TypeVar("T")
 

@@ -15,7 +15,7 @@ from agent_support import open_layer, run, who
 from branch_support import bq, create, rows, sql
 
 from proxy.agent import AgentError, AgentLayer
-from proxy.duckdb_errors import map_duckdb_error
+from proxy.db.duckdb_errors import map_duckdb_error
 
 SHOP = [
     "CREATE TABLE customers (id INT PRIMARY KEY, email TEXT UNIQUE NOT NULL, "

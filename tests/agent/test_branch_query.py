@@ -12,9 +12,9 @@ from agent_support import open_layer, run, who
 from branch_support import bq, create, rows, setup_main, sql
 
 from proxy.agent import AgentError
-from proxy.agent import branches as _branches  # noqa: F401  (registers the branch functions)
-from proxy.agent.base import REGISTRY
-from proxy.agent.branch_ddl import _retarget
+from proxy.agent.branches import service as _branches  # noqa: F401  (registers the branch functions)
+from proxy.agent.branches.ddl import _retarget
+from proxy.core.registry import REGISTRY
 from transpiler.agent_calls import AGENT_FUNCTIONS
 
 BRANCH_FUNCTIONS = {

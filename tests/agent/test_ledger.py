@@ -13,14 +13,14 @@ from agent_support import open_layer, run, who
 from ledger_support import admin, history, steps, trace, verify
 
 from proxy.agent import AgentError, Identity
-from proxy.agent.ledger_hash import (
+from proxy.agent.ledger.hashing import (
     GENESIS_HASH,
     canonical_json,
     chain_hash,
     content_hash,
 )
-from proxy.agent.ledger_verify import replay_document
-from proxy.agent.sql_bridge import execute_sql
+from proxy.agent.ledger.verify import replay_document
+from proxy.execution.sql_bridge import execute_sql
 from proxy.wire.errors import PgError
 
 # -- canonical form ----------------------------------------------------------------------

@@ -13,11 +13,11 @@ from agent_support import open_layer, run, who
 from ledger_support import history, steps, trace, verify
 
 from proxy.agent import AgentError
-from proxy.agent.ledger_hash import (
+from proxy.agent.ledger.hashing import (
     chain_hash,
     content_hash,
 )
-from proxy.agent.ledger_verify import ingest_document, verify_document
+from proxy.agent.ledger.verify import ingest_document, verify_document
 
 # -- ingest ------------------------------------------------------------------------------
 

@@ -15,11 +15,11 @@ from agent_support import open_layer, run
 from memory_support import OTHER_ORG, A, B, sql, store
 
 from proxy.agent import AgentLayer
-from proxy.agent.memory_args import now
-from proxy.agent.memory_index import RowFilter
-from proxy.agent.memory_rows import index_attrs
-from proxy.agent.memory_schema import RETURNING_ROWS, SELECT_COLUMNS, T_MEM
-from proxy.agent.memory_search import Filters
+from proxy.agent.memory.args import now
+from proxy.agent.memory.index import RowFilter
+from proxy.agent.memory.rows import index_attrs
+from proxy.agent.memory.schema import RETURNING_ROWS, SELECT_COLUMNS, T_MEM
+from proxy.agent.memory.search import Filters
 
 KINDS = (None, "fact", "episode", "nope")
 SESSIONS = (None, "s1", "nope")

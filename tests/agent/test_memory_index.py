@@ -10,8 +10,8 @@ import time
 import numpy as np
 import pytest
 
-from proxy.agent import memory_index
-from proxy.agent.memory_index import Attrs, RowFilter, VectorIndex
+from proxy.agent.memory import index as memory_index
+from proxy.agent.memory.index import Attrs, RowFilter, VectorIndex
 
 
 def _index() -> tuple[VectorIndex, np.ndarray]:

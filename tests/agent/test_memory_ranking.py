@@ -14,9 +14,9 @@ from agent_support import open_layer, run
 from memory_support import A, sql, store
 
 from proxy.agent import AgentLayer
-from proxy.agent import memory_search as ms
-from proxy.agent.memory_index import TEXT_IN_RAM, RowFilter
-from proxy.agent.memory_schema import SELECT_COLUMNS, T_MEM, T_VEC
+from proxy.agent.memory import search as ms
+from proxy.agent.memory.index import TEXT_IN_RAM, RowFilter
+from proxy.agent.memory.schema import SELECT_COLUMNS, T_MEM, T_VEC
 
 WORDS = [
     "invoice",

@@ -13,9 +13,9 @@ from typing import Any
 from agent_support import open_layer, run
 from memory_support import A, B, index_rows_match_table, sql, store
 
-from proxy.agent.memory_index import TEXT_IN_RAM
-from proxy.agent.memory_rows import refresh_index
-from proxy.agent.memory_schema import RETURNING_ROWS, T_MEM
+from proxy.agent.memory.index import TEXT_IN_RAM
+from proxy.agent.memory.rows import refresh_index
+from proxy.agent.memory.schema import RETURNING_ROWS, T_MEM
 
 SKIP = {"access_count", "last_accessed"}  # get_memory counts an access itself
 

@@ -10,7 +10,7 @@ import duckdb
 from corpus import Entry
 from expectations import CHECKS
 
-from proxy.catalog import install, prepare_cursor
+from proxy.db.catalog import install, prepare_cursor
 from transpiler import transpile
 
 FIXTURE = Path(__file__).parent / "fixture.sql"

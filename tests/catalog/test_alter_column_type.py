@@ -1,6 +1,6 @@
 """ALTER TABLE ... ALTER COLUMN ... TYPE where DuckDB cannot do it in place (a varchar(n)
 length is a CHECK; a new varchar(n) needs one): the table is rebuilt in one transaction
-(proxy/alter_rebuild.py) and behaves as PostgreSQL's would afterwards. Migration tools
+(proxy/pgserver/alter_rebuild.py) and behaves as PostgreSQL's would afterwards. Migration tools
 (Alembic, Django, Rails) send exactly these statements.
 """
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from proxy.catalog import install, prepare_cursor
+from proxy.db.catalog import install, prepare_cursor
 from proxy.wire.types import pg_type_for
 from transpiler.pgcompat import MISSING_PG_FUNCTIONS
 

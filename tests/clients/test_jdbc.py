@@ -55,7 +55,7 @@ def test_jdbc_core(server, classes, table_name, extra) -> None:
 
 def test_jdbc_metadata_calls_run(server, classes, table_name) -> None:
     """getSchemas/getTables/getColumns answer without error. Their contents, and
-    getPrimaryKeys (needs _pg_expandarray), depend on proxy/catalog: see the report."""
+    getPrimaryKeys (needs _pg_expandarray), depend on proxy/db/catalog: see the report."""
     url = f"jdbc:postgresql://127.0.0.1:{server.port}/hatidata?user=tester&prepareThreshold=1"
     meta = run_client(classes, url, table_name)
     for call in ("getSchemas", "getTables", "getColumns"):

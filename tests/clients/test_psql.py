@@ -121,7 +121,7 @@ def test_show_and_version(server) -> None:
 
 def test_backslash_dn_runs(server) -> None:
     # \dt, \d TABLE and \l still fail on the catalog layer (see the client-tests report);
-    # add them here once proxy/catalog answers psql's queries.
+    # add them here once proxy/db/catalog answers psql's queries.
     r = psql(server, "-c", "\\dn")
     assert r.returncode == 0, r.stderr
     assert "ERROR" not in r.stderr

@@ -1,7 +1,7 @@
 """ROLLBACK TO SAVEPOINT after writes and after errors, with real drivers.
 
 DuckDB has no subtransactions: the server rolls the transaction back and replays the
-writes made before the savepoint, only when that is provably exact (proxy/savepoints.py).
+writes made before the savepoint, only when that is provably exact (proxy/pgserver/savepoints.py).
 Each test checks the rows Postgres would leave, or the 0A000 refusal.
 """
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from proxy.embedding.cli import add_model_commands, run
+from proxy.cli.model import add_model_commands, run
 
 ROOT = Path(__file__).resolve().parents[2]
 

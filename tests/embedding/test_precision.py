@@ -20,7 +20,7 @@ import onnx
 import psycopg
 import pytest
 
-from proxy import config
+from proxy.core import config
 from proxy.embedding import CachedEmbedder, open_provider
 from proxy.embedding import quantize as q
 from proxy.embedding.errors import EmbeddingError

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from mcp_support import COMPAT_TOOLS
 
-from proxy.agent.base import AgentError, Identity
-from proxy.mcp_http import AuthLayer
-from proxy.mcp_tools import TOOLS, Json, ToolError, run_tool, tool_definitions, validate
+from proxy.api.mcp.http import AuthLayer
+from proxy.api.mcp.tools import TOOLS, Json, ToolError, run_tool, tool_definitions, validate
+from proxy.core.registry import AgentError, Identity
 
 
 class FakeBackend:

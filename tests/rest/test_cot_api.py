@@ -10,7 +10,7 @@ import duckdb
 import pytest
 from hatidata_agent.control_plane import ControlPlaneClient
 
-from proxy.agent.ledger_hash import canonical_bytes
+from proxy.agent.ledger.hashing import canonical_bytes
 from tests.conftest import start_server
 from tests.rest.rest_support import KeySpec, keyed_server
 

@@ -11,7 +11,7 @@ import numpy as np
 import psycopg2
 import pytest
 
-from proxy.vector_sql import vector_literal
+from proxy.semantic.vector_sql import vector_literal
 from tests.rest.rest_support import KeyedServer, KeySpec, keyed_server
 from transpiler import transpile
 

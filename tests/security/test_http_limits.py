@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from proxy.http_limits import BodyLimit, CallerKey, RateLimit
+from proxy.api.http.limits import BodyLimit, CallerKey, RateLimit
 
 LIMIT = 1024
 

@@ -15,10 +15,11 @@ from typing import Any
 
 import pytest
 
-from proxy.agent import AgentError, Identity, webhooks
+from proxy.agent import AgentError, Identity
 from proxy.agent.layer import AgentLayer
-from proxy.agent.trigger_args import _check_actions
-from proxy.agent.webhook_guard import WebhookGuard, WebhookRefused, parse_ip
+from proxy.agent.triggers import webhooks
+from proxy.agent.triggers.args import _check_actions
+from proxy.agent.triggers.webhook_guard import WebhookGuard, WebhookRefused, parse_ip
 from tests.agent.agent_support import open_layer, run, who
 
 METADATA_URLS = [
@@ -181,7 +182,7 @@ def test_the_allow_list_lets_listed_hosts_through(tmp_path: Path) -> None:
 
 
 def test_guard_reads_the_config() -> None:
-    from proxy import config
+    from proxy.core import config
 
     cfg = config.load(None, {"HATIDATA_WEBHOOK_ALLOWED_HOSTS": "a.example, ,10.0.0.1"})
     guard = WebhookGuard.from_config(cfg)

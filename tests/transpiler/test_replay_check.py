@@ -2,7 +2,7 @@
 
 A wrong "safe" would silently change data after a ROLLBACK TO, so the volatile list is
 checked against DuckDB's own stability flags, and views, macros and column defaults
-against a real DuckDB catalog (proxy.savepoint_replay.DuckDBCatalog).
+against a real DuckDB catalog (proxy.pgserver.savepoint_replay.DuckDBCatalog).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from proxy.savepoint_replay import DuckDBCatalog
+from proxy.pgserver.savepoint_replay import DuckDBCatalog
 from transpiler.replay import FunctionInfo, replay_refusal
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from proxy.duckdb_errors import map_duckdb_error
+from proxy.db.duckdb_errors import map_duckdb_error
 from transpiler import transpile
 
 
@@ -78,7 +78,7 @@ def test_duckdb_keeps_and_enforces_the_length() -> None:
         'CREATE TABLE people (id int, name varchar(5), "Odd ""x""" varchar(2), n int CHECK (n > 0))'
     ):
         con.execute(st.sql)
-    # The catalog layer reads exactly this shape (proxy/catalog/30_relations.sql).
+    # The catalog layer reads exactly this shape (proxy/db/catalog/30_relations.sql).
     assert con.execute(
         "SELECT constraint_type, expression, constraint_column_names FROM duckdb_constraints() "
         "WHERE table_name = 'people' ORDER BY constraint_index"
@@ -104,7 +104,7 @@ def test_duckdb_keeps_and_enforces_the_length() -> None:
 
 def test_duckdb_alter_table_limits() -> None:
     """Why ADD COLUMN keeps no length and ALTER COLUMN TYPE needs a table rebuild
-    (proxy/alter_rebuild.py; DuckDB's own refusal is 0A000 where no rebuild is done)."""
+    (proxy/pgserver/alter_rebuild.py; DuckDB's own refusal is 0A000 where no rebuild is done)."""
     con = duckdb.connect()
     con.execute(sql("CREATE TABLE t (name varchar(5))"))
     with pytest.raises(duckdb.ParserException, match="Adding columns with constraints"):

@@ -10,7 +10,7 @@ import time
 import pytest
 import uvloop
 
-from proxy.socket_output import SocketOutput
+from proxy.pgserver.socket_output import SocketOutput
 
 
 def _reader(sock: socket.socket, total: int, got: bytearray) -> None:

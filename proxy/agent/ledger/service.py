@@ -1,0 +1,370 @@
+"""The chain-of-thought ledger: append-only, hash-chained reasoning steps per session.
+
+Tables (in `hatidata_internal`; wire SQL cannot name that schema, see sql_bridge):
+
+- `cot_traces`: one row per step. `content_hash` and `chain_hash` are defined in
+  `ledger_hash` (RFC 8785 canonical JSON + SHA-256); `prev_hash` is the previous step's
+  chain_hash. UNIQUE(org_id, agent_id, session_id, step_index): even a writer that got
+  past the per-session lock could not fork a chain.
+- `cot_sessions`: the head of each chain (total_steps, head_hash, first/last timestamp).
+  It allocates step numbers and lets verify notice deleted *last* steps.
+- `cot_approvals`: immutable approve / reject records.
+
+Read-only, identity-filtered views in main: `_hatidata_cot_traces`,
+`_hatidata_cot_sessions`, `_hatidata_cot_approvals`. No function updates or deletes a
+trace or an approval; DuckDB has no triggers or grants, so direct edits of the internal
+tables (which only server code can reach) are what `verify_chain` detects.
+
+Sessions are namespaced per agent: (org, agent, session_id). Another agent's session
+with the same id is simply a different session, so nothing about it leaks: reading it
+is not_found. An identity with the `cot:admin` scope (REST auditors/admins) may name
+any agent of its org (`agent_id` argument, trace agent_id on ingest); when it omits
+agent_id for a session, the session is looked up across the org.
+
+Ingest (`ingest_traces`): at most 1000 traces, validated first (ledger_input), then one
+transaction: all or nothing. Steps of a session are appended in input order. A
+trace_id already stored with the same session, agent, type, timestamp, parent and
+content is an idempotent retry (status 'duplicate', not appended again); the same
+trace_id with anything different is a conflict (55000 / 409).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import inspect
+import json
+import logging
+import weakref
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+
+from proxy.agent.ledger.hashing import canonical_json
+from proxy.agent.ledger.inputs import Trace
+from proxy.agent.ledger.inputs import name as _name
+from proxy.agent.ledger.verify import verify_steps
+from proxy.core.registry import INTERNAL_SCHEMA, AgentError, Identity
+
+if TYPE_CHECKING:
+    from proxy.agent.layer import AgentLayer
+
+log = logging.getLogger("hatiproxy.agent.ledger")
+
+TRACES = f"{INTERNAL_SCHEMA}.cot_traces"
+SESSIONS = f"{INTERNAL_SCHEMA}.cot_sessions"
+APPROVALS = f"{INTERNAL_SCHEMA}.cot_approvals"
+ADMIN_SCOPE = "cot:admin"
+READ = "cot:read"
+WRITE = "cot:write"
+EXPORT_FORMAT = "hatiproxy.cot.export/v1"
+
+STEP_COLUMNS = (
+    "trace_id, org_id, agent_id, session_id, step_index, step_type, content, metadata, "
+    "importance, timestamp, parent_trace_id, content_hash, prev_hash, chain_hash, created_at"
+)
+
+
+def is_admin(who: Identity) -> bool:
+    return who.scopes is not None and ADMIN_SCOPE in who.scopes
+
+
+class Ledger:
+    def __init__(self, layer: AgentLayer) -> None:
+        self.layer = layer
+        # One lock per live session; a lock disappears once nobody holds or awaits it.
+        self._locks: weakref.WeakValueDictionary[tuple[str, str, str], asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def install(self, cur: duckdb.DuckDBPyConnection) -> None:
+        """Create the tables and the identity-filtered views (idempotent)."""
+        cur.execute(
+            f"""CREATE TABLE IF NOT EXISTS {TRACES} (
+                trace_id UUID NOT NULL,
+                org_id VARCHAR NOT NULL,
+                agent_id VARCHAR NOT NULL,
+                session_id VARCHAR NOT NULL,
+                step_index BIGINT NOT NULL,
+                step_type VARCHAR NOT NULL,
+                content JSON NOT NULL,
+                metadata JSON,
+                importance DOUBLE,
+                timestamp TIMESTAMPTZ NOT NULL,
+                parent_trace_id UUID,
+                content_hash VARCHAR NOT NULL,
+                prev_hash VARCHAR NOT NULL,
+                chain_hash VARCHAR NOT NULL,
+                created_at TIMESTAMPTZ NOT NULL,
+                PRIMARY KEY (org_id, trace_id),
+                UNIQUE (org_id, agent_id, session_id, step_index)
+            )"""
+        )
+        cur.execute(
+            f"""CREATE TABLE IF NOT EXISTS {SESSIONS} (
+                org_id VARCHAR NOT NULL,
+                agent_id VARCHAR NOT NULL,
+                session_id VARCHAR NOT NULL,
+                total_steps BIGINT NOT NULL,
+                head_hash VARCHAR NOT NULL,
+                started_at TIMESTAMPTZ NOT NULL,
+                ended_at TIMESTAMPTZ NOT NULL,
+                created_at TIMESTAMPTZ NOT NULL,
+                updated_at TIMESTAMPTZ NOT NULL,
+                PRIMARY KEY (org_id, agent_id, session_id)
+            )"""
+        )
+        cur.execute(
+            f"""CREATE TABLE IF NOT EXISTS {APPROVALS} (
+                id UUID PRIMARY KEY,
+                org_id VARCHAR NOT NULL,
+                agent_id VARCHAR NOT NULL,
+                session_id VARCHAR NOT NULL,
+                trace_id UUID,
+                decision VARCHAR NOT NULL CHECK (decision IN ('approve', 'reject')),
+                reason VARCHAR,
+                reviewed_by VARCHAR NOT NULL,
+                created_at TIMESTAMPTZ NOT NULL
+            )"""
+        )
+        mine = (
+            "WHERE org_id = getvariable('hatidata_org_id') "
+            "AND agent_id = getvariable('hatidata_agent_id')"
+        )
+        cur.execute(
+            f"CREATE OR REPLACE VIEW main._hatidata_cot_traces AS SELECT * FROM {TRACES} {mine}"
+        )
+        cur.execute(
+            f"CREATE OR REPLACE VIEW main._hatidata_cot_sessions AS SELECT * FROM {SESSIONS} {mine}"
+        )
+        cur.execute(
+            f"CREATE OR REPLACE VIEW main._hatidata_cot_approvals AS "
+            f"SELECT * FROM {APPROVALS} {mine}"
+        )
+
+    async def start(self) -> None:
+        pass
+
+    async def stop(self) -> None:
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    # -- appending ---------------------------------------------------------------------
+
+    async def append(self, who: Identity, traces: list[Trace]) -> list[dict[str, Any]]:
+        """Append validated traces (in order) under their sessions' locks, in one
+        transaction. Returns one row per input trace: ingested or duplicate."""
+        if not traces:
+            return []
+        keys = sorted({(who.org_id, t.agent_id, t.session_id) for t in traces})
+        locks = [self._lock(k) for k in keys]  # strong refs while we hold them
+        for lock in locks:  # sorted order: two multi-session ingests cannot deadlock
+            await lock.acquire()
+        try:
+            rows = await self._retry(
+                lambda: self.layer.db.transaction(
+                    lambda cur: ledger_append.append_tx(cur, who, traces)
+                )
+            )
+        finally:
+            for lock in reversed(locks):
+                lock.release()
+        for row, trace in zip(rows, traces, strict=True):
+            if row["status"] == "ingested":
+                self._notify(who, row["trace_id"], trace.content)
+        return rows
+
+    def _lock(self, key: tuple[str, str, str]) -> asyncio.Lock:
+        lock = self._locks.get(key)
+        if lock is None:
+            lock = asyncio.Lock()
+            self._locks[key] = lock
+        return lock
+
+    @staticmethod
+    async def _retry(op, attempts: int = 5):
+        # Writers of other sessions can still collide inside DuckDB's optimistic
+        # concurrency; the whole transaction is recomputed, so a retry is safe.
+        for i in range(attempts):
+            try:
+                return await op()
+            except duckdb.TransactionException:
+                if i == attempts - 1:
+                    raise AgentError.conflict("the ledger was busy; try again") from None
+                await asyncio.sleep(0.005 * (i + 1))
+
+    def _notify(self, who: Identity, trace_id: str, content: Any) -> None:
+        """Hand a new step to the triggers service; never block or fail the append."""
+        notify = getattr(self.layer.triggers, "notify", None)
+        if notify is None:
+            return
+        if isinstance(content, str):
+            text = content
+        elif isinstance(content, dict) and isinstance(content.get("text"), str):
+            text = content["text"]
+        else:
+            text = canonical_json(content)
+        try:
+            result = notify(who, "reasoning", trace_id, text, None)
+            if inspect.isawaitable(result):
+                task = asyncio.ensure_future(result)
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+        except Exception:
+            log.exception("triggers.notify failed for trace %s", trace_id)
+
+    # -- reading -----------------------------------------------------------------------
+
+    async def resolve(self, who: Identity, session_id: Any, agent_id: Any) -> str:
+        """The agent whose session `session_id` the caller means; not_found otherwise."""
+        session_id = _name("session_id", session_id)
+        if agent_id is not None:
+            agent_id = _name("agent_id", agent_id)
+            if agent_id != who.agent_id and not is_admin(who):
+                raise AgentError.not_found(f"no reasoning session {session_id!r}")
+        candidates = [agent_id] if agent_id is not None else [who.agent_id]
+        if agent_id is None and is_admin(who):
+            candidates = []  # search the org, the caller's own agent first
+
+        def find(cur: duckdb.DuckDBPyConnection) -> list[str]:
+            sql = (
+                f"SELECT agent_id FROM {SESSIONS} WHERE org_id = ? AND session_id = ? "
+                f"UNION SELECT agent_id FROM {TRACES} WHERE org_id = ? AND session_id = ?"
+            )
+            return sorted({r[0] for r in cur.execute(sql, [who.org_id, session_id] * 2).fetchall()})
+
+        agents = await self.layer.db.run(find)
+        if candidates:
+            if candidates[0] in agents:
+                return candidates[0]
+        elif who.agent_id in agents:
+            return who.agent_id
+        elif len(agents) == 1:
+            return agents[0]
+        elif len(agents) > 1:
+            raise AgentError.invalid(
+                f"session {session_id!r} exists for several agents; pass agent_id",
+                hint="agents: " + ", ".join(agents[:10]),
+            )
+        raise AgentError.not_found(f"no reasoning session {session_id!r}")
+
+    async def load(
+        self, who: Identity, agent_id: str, session_id: str
+    ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+        """A session's stored steps (step_index order) and its head record."""
+
+        def read(cur: duckdb.DuckDBPyConnection):
+            steps = cur.execute(
+                f"SELECT {STEP_COLUMNS} FROM {TRACES} WHERE org_id = ? AND agent_id = ? "
+                "AND session_id = ? ORDER BY step_index",
+                [who.org_id, agent_id, session_id],
+            )
+            names = [d[0] for d in steps.description]
+            rows = [dict(zip(names, r, strict=True)) for r in steps.fetchall()]
+            head = cur.execute(
+                f"SELECT total_steps, head_hash, started_at, ended_at FROM {SESSIONS} "
+                "WHERE org_id = ? AND agent_id = ? AND session_id = ?",
+                [who.org_id, agent_id, session_id],
+            ).fetchone()
+            return rows, head
+
+        rows, head = await self.layer.db.run(read)
+        steps = [_decode_step(r) for r in rows]
+        head_doc = (
+            None
+            if head is None
+            else {
+                "total_steps": head[0],
+                "head_hash": head[1],
+                "started_at": head[2],
+                "ended_at": head[3],
+            }
+        )
+        return steps, head_doc
+
+    async def verify(self, who: Identity, session_id: Any, agent_id: Any = None):
+        agent = await self.resolve(who, session_id, agent_id)
+        steps, head = await self.load(who, agent, session_id)
+        return agent, steps, head, verify_steps(steps, head)
+
+    async def sessions(
+        self, who: Identity, limit: int, agent_id: str | None, since: dt.datetime | None
+    ) -> list[dict[str, Any]]:
+        if agent_id is not None and agent_id != who.agent_id and not is_admin(who):
+            return []  # another agent's sessions are invisible, not forbidden
+        if agent_id is None and not is_admin(who):
+            agent_id = who.agent_id
+
+        def read(cur: duckdb.DuckDBPyConnection):
+            sql = (
+                f"SELECT agent_id, session_id, total_steps, head_hash, started_at, ended_at "
+                f"FROM {SESSIONS} WHERE org_id = ?"
+            )
+            args: list[Any] = [who.org_id]
+            if agent_id is not None:
+                sql += " AND agent_id = ?"
+                args.append(agent_id)
+            if since is not None:
+                sql += " AND ended_at >= ?"
+                args.append(since)
+            sql += " ORDER BY ended_at DESC, session_id LIMIT ?"
+            args.append(limit)
+            heads = cur.execute(sql, args).fetchall()
+            if not heads:
+                return heads, []
+            keys = [f"{a}\x00{s}" for a, s, *_ in heads]
+            steps = cur.execute(
+                f"SELECT {STEP_COLUMNS} FROM {TRACES} WHERE org_id = ? "
+                "AND list_contains(?::VARCHAR[], agent_id || chr(0) || session_id) "
+                "ORDER BY agent_id, session_id, step_index",
+                [who.org_id, keys],
+            )
+            names = [d[0] for d in steps.description]
+            return heads, [dict(zip(names, r, strict=True)) for r in steps.fetchall()]
+
+        heads, rows = await self.layer.db.run(read)
+        by_session: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for r in rows:
+            by_session.setdefault((r["agent_id"], r["session_id"]), []).append(_decode_step(r))
+        out = []
+        for agent, session, total, head_hash, started, ended in heads:
+            steps = by_session.get((agent, session), [])
+            check = verify_steps(steps, {"total_steps": total, "head_hash": head_hash})
+            out.append(
+                {
+                    "session_id": session,
+                    "agent_id": agent,
+                    "total_steps": len(steps),
+                    "chain_valid": check.chain_valid,
+                    "started_at": started,
+                    "ended_at": ended,
+                }
+            )
+        return out
+
+
+def _decode_step(r: dict[str, Any]) -> dict[str, Any]:
+    r = dict(r)
+    r["trace_id"] = str(r["trace_id"])
+    r["parent_trace_id"] = None if r["parent_trace_id"] is None else str(r["parent_trace_id"])
+    r["content"] = _json(r["content"])
+    r["metadata"] = None if r["metadata"] is None else _json(r["metadata"])
+    r["timestamp"] = _utc(r["timestamp"])
+    return r
+
+
+def _json(text: Any) -> Any:
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        return text  # an edited row that no longer parses: verify will flag it
+
+
+def _utc(value: dt.datetime) -> dt.datetime:
+    return value.astimezone(dt.UTC) if value.tzinfo else value.replace(tzinfo=dt.UTC)
+
+
+# Imported last: both import this module's names; ledger_api registers the functions.
+from proxy.agent.ledger import api as ledger_api  # noqa: E402, F401
+from proxy.agent.ledger import append as ledger_append  # noqa: E402, F401

@@ -1,0 +1,417 @@
+"""Memory search: nearest neighbours, filters, and the hybrid score.
+
+Hybrid score of a memory for a query (weights from `memory_score_weights`, default
+0.5, 0.25, 0.1, 0.1, 0.05 as in the product brief):
+
+    score = w_sem * max(cosine, 0) + w_kw * keyword + w_rec * recency
+          + w_imp * importance + w_conf * confidence
+
+- cosine: query vector (query mode) vs the memory's vector;
+- keyword: share of the query's keywords (lower case, stop words dropped) that occur
+  in the content as words (a content word starting with the keyword counts too);
+- recency: 0.5 ** (age / 1 week), age from created_at;
+- importance and confidence: the stored values (0..1).
+
+A memory without a usable vector (no model loaded, embedding pending or failed) is
+scored without the semantic term, and the remaining weights are rescaled to sum to the
+same total, so it competes fairly; its `score_kind` is 'keyword' (else 'hybrid') and
+its `similarity_score` is the keyword score (the brief's "heuristic relevance").
+
+Candidates: with a query vector, the nearest neighbours from the agent's in-RAM index
+(`memory_index`: exact up to 20k vectors, above that a sign-code shortlist ranked by
+exact cosine), oversampled (5 x top_k, at least 50), among the memories that pass the
+filters: the index holds the filter columns (live / not expired, memory_type,
+session_id, importance) beside each vector, so this needs no table scan; a metadata
+filter is evaluated in SQL first (the index does not hold metadata). The candidates are
+read by primary key in one `IN (...)` query and the filters checked again on the rows
+in Python (`Filters.accepts`: the index may lag a supersede by a moment); if that
+leaves too few, the sample grows tenfold until the whole agent is covered. Memories
+without a vector are found by keyword (SQL `contains` on the lower-cased content); with
+a query vector that scan runs only when the agent has such memories (the index tracks
+them). Without a model every candidate comes from the keyword search. Then all
+candidates are scored from the raw rows, and only the best `top_k` become result dicts.
+Retired (superseded) memories are hidden unless `include_superseded`; expired ones
+always are.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from proxy.agent.memory.args import now, parse_metadata
+from proxy.agent.memory.index import Hits, RowFilter
+from proxy.agent.memory.schema import COL, SELECT_COLUMNS, T_GRANT, T_MEM
+from proxy.agent.memory.service import LIVE, memory_row
+from proxy.core.registry import AgentError, Identity
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from proxy.agent.memory.service import Memory
+
+WEEK = 7 * 24 * 3600.0
+
+
+_CONTENT, _CREATED = COL["content"], COL["created_at"]
+_SCORE_COLUMNS = {c: COL[c] for c in ("created_at", "importance", "confidence")}
+
+
+_STOP_WORDS = (
+    "a an and are as at be but by for from has have he her his i in is it its me my of on or"
+    " our she so that the their them then there these they this to was we were what when"
+    " where which who why will with you your do does did how about into than"
+)
+_STOP = frozenset(_STOP_WORDS.split())
+_WORD = re.compile(r"\w+")
+
+
+def keywords(text: str) -> list[str]:
+    words = [w for w in _WORD.findall(text.lower()) if len(w) > 1]
+    kept = [w for w in words if w not in _STOP]
+    return list(dict.fromkeys(kept or words))
+
+
+def keyword_score(tokens: list[str], content: str) -> float:
+    if not tokens:
+        return 0.0
+    words = set(_WORD.findall(content.lower()))
+    hits = 0
+    for t in tokens:
+        if t in words or (len(t) >= 3 and any(w.startswith(t) for w in words)):
+            hits += 1
+    return hits / len(tokens)
+
+
+@dataclass
+class Filters:
+    """The WHERE clause of a scoped read: always (org, agents); optional narrowing."""
+
+    org_id: str
+    agents: list[str]
+    include_superseded: bool = False
+    memory_type: str | None = None
+    session_id: str | None = None
+    min_importance: float | None = None
+    metadata: dict[str, Any] | None = None
+    embedding_status: str | None = None
+    sql: str = ""
+    params: list[Any] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        # Plain `IN (?, ?)`: a list parameter would turn the scope into a slow semi-join.
+        where = ["org_id = ?", f"agent_id IN ({', '.join('?' * len(self.agents))})"]
+        params: list[Any] = [self.org_id, *self.agents]
+        where.append(
+            LIVE if not self.include_superseded else "(expires_at IS NULL OR expires_at > now())"
+        )
+        if self.memory_type is not None:
+            where.append("memory_type = ?")
+            params.append(self.memory_type)
+        if self.session_id is not None:
+            where.append("session_id = ?")
+            params.append(self.session_id)
+        if self.min_importance is not None:
+            where.append("importance >= ?")
+            params.append(self.min_importance)
+        if self.embedding_status is not None:
+            where.append("embedding_status = ?")
+            params.append(self.embedding_status)
+        for key, value in (self.metadata or {}).items():
+            where.append("json_extract(metadata, ?) = json(?)")
+            params += ['$."' + key.replace('"', '\\"') + '"', json.dumps(value)]
+        self.sql = " AND ".join(where)
+        self.params = params
+
+    def accepts(self, row: tuple[Any, ...], at: dt.datetime) -> bool:
+        """The SQL filters, checked on a SELECT_COLUMNS row in Python. Metadata is not
+        checked: it never changes, and search takes it from the table (`allowed`)."""
+
+        def col(name: str) -> Any:
+            return row[COL[name]]
+
+        exp = col("expires_at")
+        return not (
+            col("org_id") != self.org_id
+            or col("agent_id") not in self.agents
+            or (not self.include_superseded and col("conflict_status") != "none")
+            or (exp is not None and exp <= at)
+            or (self.memory_type is not None and col("memory_type") != self.memory_type)
+            or (self.session_id is not None and col("session_id") != self.session_id)
+            or (self.min_importance is not None and col("importance") < self.min_importance)
+            or (
+                self.embedding_status is not None
+                and col("embedding_status") != self.embedding_status
+            )
+        )
+
+    @property
+    def explicit(self) -> bool:
+        return any(
+            v is not None
+            for v in (self.memory_type, self.session_id, self.min_importance, self.metadata)
+        ) or bool(self.metadata)
+
+
+def check_importance(value: Any, name: str = "min_importance") -> float | None:
+    if value is None:
+        return None
+    try:
+        f = float(value)
+    except (TypeError, ValueError):
+        raise AgentError.invalid(f"{name} must be a number between 0 and 1") from None
+    if not 0.0 <= f <= 1.0 or f != f:
+        raise AgentError.invalid(f"{name} must be between 0 and 1, got {value}")
+    return f
+
+
+async def visible_agents(mem: Memory, who: Identity, include_shared: bool) -> list[str]:
+    """The caller, plus the agents that granted it read access when asked for."""
+    if not include_shared:
+        return [who.agent_id]
+
+    def q(cur: duckdb.DuckDBPyConnection) -> list[str]:
+        rows = cur.execute(
+            f"SELECT owner_agent_id FROM {T_GRANT} WHERE org_id = ? AND grantee_agent_id = ?",
+            [who.org_id, who.agent_id],
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    return [who.agent_id, *(a for a in await mem.layer.db.run(q) if a != who.agent_id)]
+
+
+async def search(
+    mem: Memory,
+    who: Identity,
+    *,
+    query: str,
+    top_k: int,
+    memory_type: str | None,
+    min_importance: float | None,
+    session_id: str | None,
+    metadata: Any,
+    include_superseded: bool,
+    include_shared: bool,
+) -> list[dict[str, Any]]:
+    mem.check_enabled()
+    if not isinstance(query, str) or not query.strip():
+        raise AgentError.invalid("search_memory needs a non-empty query")
+    if top_k is None or int(top_k) < 1:
+        raise AgentError.invalid(f"top_k must be at least 1, got {top_k}")
+    top_k = min(int(top_k), mem.max_results)
+    filters = Filters(
+        who.org_id,
+        await visible_agents(mem, who, bool(include_shared)),
+        include_superseded=bool(include_superseded),
+        memory_type=memory_type or None,
+        session_id=session_id or None,
+        min_importance=check_importance(min_importance),
+        metadata=parse_metadata(metadata, "metadata filter"),
+    )
+    tokens = keywords(query)
+    n_vectors = sum(mem.index.count(who.org_id, a) for a in filters.agents)
+    qvec: np.ndarray | None = None
+    if n_vectors and mem.layer.semantic.worker is not None:
+        try:
+            qvec = np.asarray((await mem.layer.semantic.worker.embed_now([query], "query"))[0])
+            qvec = (qvec / (np.linalg.norm(qvec) or 1.0)).astype(np.float32)
+        except Exception:  # the model failing must not take search down: keyword only
+            qvec = None
+    agents = [a for a in (mem.index.agent(who.org_id, x) for x in filters.agents) if a]
+    want = max(top_k * 5, 50)
+
+    unembedded = any(mem.index.has_unembedded(who.org_id, a) for a in filters.agents)
+    where = RowFilter(
+        now=time.time(),
+        include_superseded=filters.include_superseded,
+        memory_type=filters.memory_type,
+        session_id=filters.session_id,
+        min_importance=filters.min_importance,
+    )
+
+    at = now()
+
+    def run(cur: duckdb.DuckDBPyConnection) -> list[tuple[tuple[Any, ...], float | None]]:
+        found: dict[str, tuple[tuple[Any, ...], float | None]] = {}
+        if qvec is not None:
+            allowed = None
+            if filters.metadata:  # the index does not hold metadata: ask the table
+                allowed = cur.execute(
+                    f"SELECT seq FROM {T_MEM} WHERE {filters.sql} AND has_embedding",
+                    filters.params,
+                ).fetchnumpy()["seq"]
+                allowed = np.asarray(allowed, dtype=np.int64)
+            c = want
+            while True:
+                hits = nearest(agents, qvec, c, allowed, where)
+                found.update(read_best(cur, hits, tokens, mem.weights, at, top_k, filters))
+                if len(found) >= top_k or len(hits.seqs) < c or allowed is not None:
+                    break
+                c *= 10
+        if tokens and (qvec is None or unembedded):
+            hit = " + ".join(["contains(lower(content), ?)::INT"] * len(tokens))
+            extra = "" if qvec is None else " AND NOT has_embedding"
+            rows = cur.execute(
+                f"SELECT {SELECT_COLUMNS} FROM {T_MEM} WHERE {filters.sql}{extra}"
+                f" AND ({hit}) > 0 ORDER BY ({hit}) DESC, created_at DESC LIMIT ?",
+                [*filters.params, *tokens, *tokens, max(want, 200)],
+            ).fetchall()
+            for r in rows:
+                found.setdefault(str(r[0]), (r, None))
+        return list(found.values())
+
+    candidates = await mem.layer.db.run(run)
+    # Scored from the raw rows; only the top_k become result dicts.
+    scored = []
+    for row, sim in candidates:
+        score, kw = row_score(mem.weights, tokens, row, sim, at)
+        if sim is None and kw <= 0:
+            continue
+        scored.append((score, kw, sim, row))
+    scored.sort(key=lambda x: (-x[0], -x[3][_CREATED].timestamp()))
+    result = []
+    for score, kw, sim, row in scored[:top_k]:
+        out = memory_row(row, mem.access.pending)
+        out["keyword_score"] = kw
+        out["score"] = score
+        out["similarity_score"] = sim if sim is not None else kw
+        out["score_kind"] = "hybrid" if sim is not None else "keyword"
+        result.append(out)
+    mem.access.touch([r["memory_id"] for r in result])
+    return result
+
+
+def nearest(
+    agents: list[Any],
+    qvec: np.ndarray,
+    k: int,
+    allowed: np.ndarray | None,
+    where: RowFilter | None = None,
+) -> Hits:
+    """Top k over one or more agents' indexes (merged by similarity)."""
+    parts = [a.hits(qvec, k, allowed, where) for a in agents]
+    if not parts:
+        f64 = np.zeros(0, dtype=np.float64)
+        none = np.empty(0, object)
+        i64, f32 = np.zeros(0, dtype=np.int64), np.zeros(0, np.float32)
+        return Hits(i64, f32, none, none, f64, f64, f64, none)
+    if len(parts) == 1:
+        return parts[0]
+    merged = Hits(*(np.concatenate([p[i] for p in parts]) for i in range(len(Hits._fields))))
+    order = np.argsort(-merged.sims, kind="stable")[:k]
+    return Hits(*(field[order] for field in merged))
+
+
+def read_best(
+    cur: duckdb.DuckDBPyConnection,
+    hits: Hits,
+    tokens: list[str],
+    weights: tuple[float, float, float, float, float],
+    at: dt.datetime,
+    top_k: int,
+    filters: Filters,
+) -> dict[str, tuple[tuple[Any, ...], float]]:
+    """The rows of `hits` that can make the top_k, re-checked against the filters.
+
+    The index's copies of the scoring columns bound each hit's hybrid score first (exact,
+    except a keyword score of a content too long to keep in RAM: 0..1), and only hits
+    whose best case reaches the k-th best score still possible are taken: from the index's
+    row copies, or read from the table for a content too long to keep (a read costs
+    about as much per row as the rest of a search). The rows taken are checked against
+    the filters again (a row changed by a concurrent write may be half way through its
+    refresh); a row that fails lowers the bar, and the next hits are taken.
+    """
+    kws = np.array([np.nan if t is None else keyword_score(tokens, t) for t in hits.texts])
+    lo, hi = score_bounds(weights, hits, kws, at.timestamp())
+    unread = np.ones(len(hits.seqs), dtype=bool)
+    best: list[float] = []  # exact scores of the rows read and accepted
+    out: dict[str, tuple[tuple[Any, ...], float]] = {}
+    while unread.any():
+        possible = np.concatenate([np.asarray(best), lo[unread]])
+        bar = np.partition(possible, -top_k)[-top_k] if len(possible) >= top_k else -np.inf
+        take = np.flatnonzero(unread & (hi >= bar))
+        if not len(take):
+            break
+        unread[take] = False
+        by_id = dict(zip(hits.ids[take].tolist(), hits.sims[take].tolist(), strict=True))
+        rows = [r for r in hits.rows[take] if r is not None]
+        missing = [i for i, r in zip(hits.ids[take], hits.rows[take], strict=True) if r is None]
+        if missing:  # by primary key in a plain IN list (a filter beside it slows the scan)
+            rows += cur.execute(
+                f"SELECT {SELECT_COLUMNS} FROM {T_MEM}"
+                f" WHERE memory_id IN ({', '.join('?' * len(missing))})",
+                missing,
+            ).fetchall()
+        for r in rows:
+            if filters.accepts(r, at):
+                sim = by_id[r[0]]
+                out[r[0]] = (r, sim)
+                best.append(row_score(weights, tokens, r, sim, at)[0])
+    return out
+
+
+_BOUND_SLACK = 1e-6  # float vs datetime arithmetic of the same score
+
+
+def score_bounds(
+    weights: tuple[float, float, float, float, float],
+    hits: Hits,
+    kws: np.ndarray,
+    at_epoch: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Lowest and highest hybrid score of each hit (`hybrid_score`, vectorised); a NaN
+    keyword score is unknown."""
+    w_sem, w_kw, w_rec, w_imp, w_conf = weights
+    age = np.maximum(at_epoch - hits.created, 0.0)
+    base = (
+        w_sem * np.maximum(hits.sims.astype(np.float64), 0.0)
+        + w_rec * 0.5 ** (age / WEEK)
+        + w_imp * hits.importance
+        + w_conf * hits.confidence
+    )
+    known = ~np.isnan(kws)
+    lo = base + w_kw * np.where(known, kws, 0.0) - _BOUND_SLACK
+    hi = base + w_kw * np.where(known, kws, 1.0) + _BOUND_SLACK
+    return lo, hi
+
+
+def row_score(
+    weights: tuple[float, float, float, float, float],
+    tokens: list[str],
+    row: tuple[Any, ...],
+    sim: float | None,
+    at: dt.datetime,
+) -> tuple[float, float]:
+    """A SELECT_COLUMNS row's hybrid score and keyword score."""
+    kw = keyword_score(tokens, row[_CONTENT])
+    parts = {c: row[i] for c, i in _SCORE_COLUMNS.items()}
+    return hybrid_score(weights, sim, kw, parts, at), kw
+
+
+def hybrid_score(
+    weights: tuple[float, float, float, float, float],
+    sim: float | None,
+    kw: float,
+    row: dict[str, Any],
+    at: dt.datetime,
+) -> float:
+    w_sem, w_kw, w_rec, w_imp, w_conf = weights
+    age = max((at - row["created_at"]).total_seconds(), 0.0)
+    recency = 0.5 ** (age / WEEK)
+    rest = (
+        w_kw * kw
+        + w_rec * recency
+        + w_imp * float(row["importance"])
+        + w_conf * float(row["confidence"])
+    )
+    if sim is not None:
+        return w_sem * max(float(sim), 0.0) + rest
+    others = w_kw + w_rec + w_imp + w_conf
+    total = others + w_sem
+    return rest * (total / others) if others > 0 else 0.0

@@ -1,0 +1,468 @@
+"""The trigger agent functions: register, update, re-embed, list, delete, test, fires, inbox.
+
+Rows come from `proxy.agent.triggers.store`, argument checks from `proxy.agent.triggers.args`;
+every function is scoped to the caller's own triggers (not found otherwise).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import uuid
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+import numpy as np
+
+from proxy.agent.triggers.args import (
+    DEFAULT_ACTION,
+    DEFAULT_COOLDOWN_SECS,
+    DEFAULT_LIFECYCLE_COOLDOWN_SECS,
+    DEFAULT_THRESHOLD,
+    LIFECYCLE,
+    MAX_CONCEPT_CHARS,
+    MAX_NAME_CHARS,
+    _actions_arg,
+    _check_actions,
+    _config_arg,
+    _cooldown_arg,
+    _event_type_arg,
+    _lifecycle_threshold_arg,
+    _scope_arg,
+    _source_arg,
+    _text_arg,
+    _threshold_arg,
+    _trigger_id_arg,
+    _with_default_webhook,
+)
+from proxy.agent.triggers.evaluate import _unit
+from proxy.agent.triggers.service import Triggers
+from proxy.agent.triggers.store import (
+    _FIRES,
+    _T,
+    _json,
+    _name_taken,
+    _now,
+    _select_triggers,
+    _trigger_row,
+    _uuids_as_text,
+)
+from proxy.core.registry import AgentError, Identity, Param, agent_function
+
+if TYPE_CHECKING:
+    from proxy.agent.layer import AgentLayer
+
+
+TRIGGER_COLUMNS = (
+    ("trigger_id", "UUID"),
+    ("id", "UUID"),
+    ("org_id", "VARCHAR"),
+    ("agent_id", "VARCHAR"),
+    ("name", "VARCHAR"),
+    ("concept", "VARCHAR"),
+    ("threshold", "DOUBLE"),
+    ("actions", "JSON"),
+    ("action_type", "VARCHAR"),
+    ("action_config", "JSON"),
+    ("cooldown_secs", "BIGINT"),
+    ("enabled", "BOOLEAN"),
+    ("status", "VARCHAR"),
+    ("scope", "VARCHAR"),
+    ("fire_count", "BIGINT"),
+    ("last_fired_at", "TIMESTAMPTZ"),
+    ("created_at", "TIMESTAMPTZ"),
+    ("updated_at", "TIMESTAMPTZ"),
+    ("embedding_model", "VARCHAR"),
+    ("embedding_dimensions", "BIGINT"),
+    ("event_source", "VARCHAR"),
+    ("event_type", "VARCHAR"),
+)
+
+
+@agent_function(
+    "register_trigger",
+    params=[
+        Param("name", "VARCHAR"),
+        Param("concept", "VARCHAR", None),  # required for semantic triggers
+        Param("threshold", "DOUBLE", None),  # 0.7 for semantic triggers
+        Param("action_type", "VARCHAR", None),
+        Param("action_config", "JSON", None),
+        Param("actions", "JSON", None),
+        Param("cooldown_secs", "BIGINT", None),  # 300 semantic, 0 branch lifecycle
+        Param("enabled", "BOOLEAN", True),
+        Param("scope", "VARCHAR", "agent"),
+        Param("event_source", "VARCHAR", "semantic"),
+        Param("event_type", "VARCHAR", None),  # the branch lifecycle event
+    ],
+    columns=TRIGGER_COLUMNS,
+    scope="trigger:write",
+    writes=True,
+)
+async def register_trigger(
+    layer: AgentLayer,
+    who: Identity,
+    *,
+    name: Any,
+    concept: Any,
+    threshold: Any,
+    action_type: Any,
+    action_config: Any,
+    actions: Any,
+    cooldown_secs: Any,
+    enabled: Any,
+    scope: Any,
+    event_source: Any,
+    event_type: Any,
+) -> list[dict[str, Any]]:
+    """Register a trigger: a semantic concept (embedded once, now) or a branch lifecycle event."""
+    name = _text_arg("name", name, MAX_NAME_CHARS)
+    source = _source_arg(event_source)
+    event: str | None = None
+    if source == LIFECYCLE:  # no concept to embed: the event type is what it watches
+        event = _event_type_arg(event_type, concept)
+        concept, threshold = event, _lifecycle_threshold_arg(event, threshold)
+        default_cooldown = DEFAULT_LIFECYCLE_COOLDOWN_SECS
+    else:
+        if event_type is not None:
+            raise AgentError.invalid("event_type is for event_source 'branch_lifecycle' only")
+        concept = _text_arg("concept", concept, MAX_CONCEPT_CHARS)
+        threshold = _threshold_arg(DEFAULT_THRESHOLD if threshold is None else threshold)
+        default_cooldown = DEFAULT_COOLDOWN_SECS
+    action_list = _actions_arg(actions, action_type) or [DEFAULT_ACTION]
+    config = _with_default_webhook(action_list, _config_arg(action_config) or {}, layer.config)
+    _check_actions(action_list, config, layer.config)
+    cooldown = _cooldown_arg(default_cooldown if cooldown_secs is None else cooldown_secs)
+    scope = _scope_arg(scope, who)
+    if enabled is not None and not isinstance(enabled, bool):
+        raise AgentError.invalid("enabled must be true or false")
+    triggers: Triggers = layer.triggers
+    vector = None if event is not None else await triggers.embed_concept(concept)
+    model = None if vector is None else layer.semantic.model_name
+    tid, now = str(uuid.uuid4()), _now()
+
+    def insert(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+        if _name_taken(cur, who, name, None):
+            raise AgentError.conflict(f"you already have a trigger named {name!r}")
+        cur.execute(
+            f"INSERT INTO {_T} (id, org_id, agent_id, name, concept, concept_embedding, "
+            "embedding_model, embedding_dimensions, threshold, actions, action_config, "
+            "cooldown_secs, enabled, scope, event_source, event_type, fire_count, last_fired_at, "
+            "created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, NULL, ?, ?)",
+            [tid, who.org_id, who.agent_id, name, concept, vector, model,
+             None if vector is None else len(vector), threshold, json.dumps(action_list),
+             json.dumps(config), cooldown, enabled is not False, scope, source, event, now, now],
+        )  # fmt: skip
+        return _select_triggers(cur, who, "id = ?", [tid])
+
+    rows = await layer.db.transaction(insert)
+    triggers._invalidate(who.org_id)
+    return [_trigger_row(r) for r in rows]
+
+
+@agent_function(
+    "update_trigger",
+    params=[
+        Param("trigger_id", "UUID"),
+        Param("name", "VARCHAR", None),
+        Param("concept", "VARCHAR", None),
+        Param("threshold", "DOUBLE", None),
+        Param("actions", "JSON", None),
+        Param("action_type", "VARCHAR", None),
+        Param("action_config", "JSON", None),
+        Param("cooldown_secs", "BIGINT", None),
+        Param("enabled", "BOOLEAN", None),
+        Param("scope", "VARCHAR", None),
+        Param("reembed", "BOOLEAN", False),
+    ],
+    columns=TRIGGER_COLUMNS,
+    scope="trigger:write",
+    writes=True,
+)
+async def update_trigger(
+    layer: AgentLayer,
+    who: Identity,
+    *,
+    trigger_id: Any,
+    name: Any,
+    concept: Any,
+    threshold: Any,
+    actions: Any,
+    action_type: Any,
+    action_config: Any,
+    cooldown_secs: Any,
+    enabled: Any,
+    scope: Any,
+    reembed: Any,
+) -> list[dict[str, Any]]:
+    """Change any of a trigger's settings; a new concept (or reembed) is embedded again."""
+    triggers: Triggers = layer.triggers
+    current = await triggers.owned(who, trigger_id)
+    lifecycle = current["event_source"] == LIFECYCLE
+    if lifecycle and (concept is not None or reembed):
+        raise AgentError.invalid(
+            "a branch lifecycle trigger has no concept to change or embed",
+            hint="its event type is fixed: register another trigger for another event",
+        )
+    changes: dict[str, Any] = {}
+    if name is not None:
+        changes["name"] = _text_arg("name", name, MAX_NAME_CHARS)
+    if concept is not None:
+        changes["concept"] = _text_arg("concept", concept, MAX_CONCEPT_CHARS)
+    if threshold is not None:
+        changes["threshold"] = (
+            _lifecycle_threshold_arg(current["event_type"], threshold)
+            if lifecycle
+            else _threshold_arg(threshold)
+        )
+    new_actions = _actions_arg(actions, action_type)
+    new_config = _config_arg(action_config)
+    final_actions = new_actions or _json(current["actions"])
+    final_config = new_config if new_config is not None else (_json(current["action_config"]))
+    filled = _with_default_webhook(final_actions, final_config or {}, layer.config)
+    _check_actions(final_actions, filled, layer.config)
+    if new_actions is not None:
+        changes["actions"] = json.dumps(new_actions)
+    if new_config is not None or filled != (final_config or {}):
+        changes["action_config"] = json.dumps(filled)
+    if cooldown_secs is not None:
+        changes["cooldown_secs"] = _cooldown_arg(cooldown_secs)
+    if enabled is not None:
+        if not isinstance(enabled, bool):
+            raise AgentError.invalid("enabled must be true or false")
+        changes["enabled"] = enabled
+    if scope is not None:
+        changes["scope"] = _scope_arg(scope, who)
+    if "concept" in changes or reembed:
+        changes["concept_embedding"] = await triggers.embed_concept(
+            changes.get("concept", current["concept"])
+        )
+        changes["embedding_model"] = layer.semantic.model_name
+        changes["embedding_dimensions"] = layer.dims
+    tid = str(current["id"])
+    changes["updated_at"] = _now()
+
+    def save(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+        if "name" in changes and _name_taken(cur, who, changes["name"], tid):
+            raise AgentError.conflict(f"you already have a trigger named {changes['name']!r}")
+        sets = ", ".join(f"{k} = ?" for k in changes)
+        cur.execute(
+            f"UPDATE {_T} SET {sets} WHERE id = ? AND org_id = ? AND agent_id = ?",
+            [*changes.values(), tid, who.org_id, who.agent_id],
+        )
+        return _select_triggers(cur, who, "id = ?", [tid])
+
+    rows = await layer.db.transaction(save)
+    triggers._invalidate(who.org_id)
+    if not rows:
+        raise AgentError.not_found(f"trigger {tid} not found")
+    return [_trigger_row(r) for r in rows]
+
+
+@agent_function(
+    "reembed_trigger",
+    params=[Param("trigger_id", "UUID")],
+    columns=[
+        ("trigger_id", "UUID"),
+        ("status", "VARCHAR"),
+        ("embedding_model", "VARCHAR"),
+        ("embedding_dimensions", "BIGINT"),
+    ],
+    scope="trigger:write",
+    writes=True,
+)
+async def reembed_trigger(layer: AgentLayer, who: Identity, *, trigger_id: Any):
+    """Embed a trigger's concept again with the current model (REST re-embed-concept)."""
+    rows = await update_trigger(
+        layer, who, trigger_id=trigger_id, name=None, concept=None, threshold=None, actions=None,
+        action_type=None, action_config=None, cooldown_secs=None, enabled=None, scope=None,
+        reembed=True,
+    )  # fmt: skip
+    r = rows[0]
+    return [
+        {
+            "trigger_id": r["trigger_id"],
+            "status": "reembedded",
+            "embedding_model": r["embedding_model"],
+            "embedding_dimensions": r["embedding_dimensions"],
+        }
+    ]
+
+
+@agent_function(
+    "list_triggers",
+    params=[Param("status", "VARCHAR", None)],
+    columns=TRIGGER_COLUMNS,
+    scope="trigger:read",
+)
+async def list_triggers(layer: AgentLayer, who: Identity, *, status: Any) -> list[dict[str, Any]]:
+    """The caller's triggers: status 'active', 'inactive' or 'all' (default)."""
+    wanted = (status or "all").strip().lower() if isinstance(status, str | None) else status
+    where = {
+        "all": "TRUE",
+        "active": "enabled",
+        "enabled": "enabled",
+        "inactive": "NOT enabled",
+        "disabled": "NOT enabled",
+    }.get(wanted)
+    if where is None:
+        raise AgentError.invalid(f"status must be 'active', 'inactive' or 'all', got {status!r}")
+    rows = await layer.db.run(lambda cur: _select_triggers(cur, who, where))
+    return [_trigger_row(r) for r in rows]
+
+
+@agent_function(
+    "delete_trigger",
+    params=[Param("trigger_id", "UUID")],
+    columns=[("trigger_id", "UUID"), ("status", "VARCHAR"), ("deleted", "BOOLEAN")],
+    scope="trigger:write",
+    writes=True,
+)
+async def delete_trigger(layer: AgentLayer, who: Identity, *, trigger_id: Any):
+    """Delete a trigger (its fire history stays)."""
+    tid = _trigger_id_arg(trigger_id)
+
+    def delete(cur: duckdb.DuckDBPyConnection) -> bool:
+        row = cur.execute(
+            f"DELETE FROM {_T} WHERE id = ? AND org_id = ? AND agent_id = ? RETURNING id",
+            [tid, who.org_id, who.agent_id],
+        ).fetchone()
+        return row is not None
+
+    if not await layer.db.run(delete):
+        raise AgentError.not_found(f"trigger {tid} not found")
+    layer.triggers._invalidate(who.org_id)
+    return [{"trigger_id": tid, "status": "deleted", "deleted": True}]
+
+
+@agent_function(
+    "test_trigger",
+    params=[
+        Param("trigger_id", "UUID"),
+        Param("content", "VARCHAR", None),
+        Param("text", "VARCHAR", None),
+    ],
+    columns=[
+        ("trigger_id", "UUID"),
+        ("trigger_name", "VARCHAR"),
+        ("matched", "BOOLEAN"),
+        ("would_fire", "BOOLEAN"),
+        ("score", "DOUBLE"),
+        ("similarity", "DOUBLE"),
+        ("threshold", "DOUBLE"),
+        ("model_used", "VARCHAR"),
+        ("model_dimensions", "BIGINT"),
+    ],
+    scope="trigger:read",
+)
+async def test_trigger(
+    layer: AgentLayer, who: Identity, *, trigger_id: Any, content: Any, text: Any
+):
+    """Cosine similarity of sample text to the trigger's concept; records nothing."""
+    sample = _text_arg("content", content if content is not None else text, 10 * 1024 * 1024)
+    triggers: Triggers = layer.triggers
+    triggers._require_model()
+    tid = _trigger_id_arg(trigger_id)
+
+    def load(cur: duckdb.DuckDBPyConnection) -> tuple | None:
+        return cur.execute(
+            f"SELECT name, threshold, concept_embedding, embedding_model, embedding_dimensions, "
+            f"concept, event_source FROM {_T} WHERE id = ? AND org_id = ? AND agent_id = ?",
+            [tid, who.org_id, who.agent_id],
+        ).fetchone()
+
+    row = await layer.db.run(load)
+    if row is None:
+        raise AgentError.not_found(f"trigger {tid} not found")
+    if row[6] == LIFECYCLE:
+        raise AgentError.invalid("a branch lifecycle trigger fires on branch events, not text")
+    name, threshold, concept_vec, model, dims = row[:5]
+    if concept_vec is None or model != layer.semantic.model_name or dims != layer.dims:
+        # Embedded by another model: compare like with like, without storing anything.
+        concept = np.asarray(await triggers.embed_concept(row[5]), dtype=np.float32)
+    else:
+        concept = _unit(np.asarray(concept_vec, dtype=np.float32))
+    score = float(concept @ await triggers.embed_text(sample))
+    matched = score >= threshold
+    return [
+        {
+            "trigger_id": tid,
+            "trigger_name": name,
+            "matched": matched,
+            "would_fire": matched,
+            "score": score,
+            "similarity": score,
+            "threshold": threshold,
+            "model_used": layer.semantic.model_name,
+            "model_dimensions": layer.dims,
+        }
+    ]
+
+
+FIRE_COLUMNS = (
+    ("id", "UUID"),
+    ("trigger_id", "UUID"),
+    ("trigger_name", "VARCHAR"),
+    ("org_id", "VARCHAR"),
+    ("agent_id", "VARCHAR"),
+    ("source", "VARCHAR"),
+    ("source_id", "VARCHAR"),
+    ("source_agent_id", "VARCHAR"),
+    ("similarity", "DOUBLE"),
+    ("threshold", "DOUBLE"),
+    ("input_text", "VARCHAR"),
+    ("action_taken", "VARCHAR"),
+    ("status", "VARCHAR"),
+    ("details", "JSON"),
+    ("fired_at", "TIMESTAMPTZ"),
+)
+
+
+@agent_function(
+    "trigger_fires",
+    params=[
+        Param("trigger_id", "UUID", None),
+        Param("limit", "BIGINT", 100),
+        Param("since", "TIMESTAMPTZ", None),
+    ],
+    columns=FIRE_COLUMNS,
+    scope="trigger:read",
+)
+async def trigger_fires(
+    layer: AgentLayer, who: Identity, *, trigger_id: Any, limit: Any, since: Any
+):
+    """Fire events of one of the caller's triggers (or of all of them), newest first."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
+        raise AgentError.invalid(f"limit must be a positive integer, got {limit!r}")
+    where, params = "org_id = ? AND agent_id = ?", [who.org_id, who.agent_id]
+    if trigger_id is not None:
+        tid = str((await layer.triggers.owned(who, trigger_id))["id"])
+        where, params = where + " AND trigger_id = ?", [*params, tid]
+    if since is not None:
+        if isinstance(since, str):
+            try:
+                since = dt.datetime.fromisoformat(since)
+            except ValueError:
+                raise AgentError.invalid(
+                    f"since must be an ISO 8601 timestamp: {since!r}"
+                ) from None
+        where, params = where + " AND fired_at >= ?", [*params, since]
+    cols = ", ".join(c for c, _ in FIRE_COLUMNS)
+
+    def load(cur: duckdb.DuckDBPyConnection) -> list[tuple]:
+        return cur.execute(
+            f"SELECT {cols} FROM {_FIRES} WHERE {where} ORDER BY fired_at DESC LIMIT ?",
+            [*params, min(limit, 10_000)],
+        ).fetchall()
+
+    rows = await layer.db.run(load)
+    out = []
+    for r in rows:
+        row = dict(zip((c for c, _ in FIRE_COLUMNS), r, strict=True))
+        row["details"] = _json(row["details"])
+        out.append(_uuids_as_text(row))
+    return out
+
+
+# agent_inbox lives in trigger_inbox; importing it registers it.
+from proxy.agent.triggers import inbox as trigger_inbox  # noqa: E402, F401

@@ -1,0 +1,77 @@
+"""The agent_inbox agent function: an agent's agent_notify messages, newest first."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+
+from proxy.agent.triggers.store import _INBOX, _json, _now, _uuids_as_text
+from proxy.core.registry import AgentError, Identity, Param, agent_function
+
+if TYPE_CHECKING:
+    from proxy.agent.layer import AgentLayer
+
+
+INBOX_COLUMNS = (
+    ("id", "UUID"),
+    ("agent_id", "VARCHAR"),
+    ("kind", "VARCHAR"),
+    ("trigger_id", "UUID"),
+    ("trigger_name", "VARCHAR"),
+    ("fire_id", "UUID"),
+    ("from_agent_id", "VARCHAR"),
+    ("source", "VARCHAR"),
+    ("source_id", "VARCHAR"),
+    ("similarity", "DOUBLE"),
+    ("message", "VARCHAR"),
+    ("payload", "JSON"),
+    ("created_at", "TIMESTAMPTZ"),
+    ("read_at", "TIMESTAMPTZ"),
+    ("read", "BOOLEAN"),
+)
+
+
+@agent_function(
+    "agent_inbox",
+    params=[
+        Param("unread_only", "BOOLEAN", False),
+        Param("mark_read", "BOOLEAN", False),
+        Param("limit", "BIGINT", 100),
+    ],
+    columns=INBOX_COLUMNS,
+    scope="trigger:read",
+)
+async def agent_inbox(
+    layer: AgentLayer, who: Identity, *, unread_only: Any, mark_read: Any, limit: Any
+):
+    """The caller's notifications (agent_notify), newest first; mark_read marks those returned."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
+        raise AgentError.invalid(f"limit must be a positive integer, got {limit!r}")
+    cols = [c for c, _ in INBOX_COLUMNS if c != "read"]
+    now = _now()
+
+    def load(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+        rows = cur.execute(
+            f"SELECT {', '.join(cols)} FROM {_INBOX} WHERE org_id = ? AND agent_id = ? "
+            f"{'AND read_at IS NULL' if unread_only else ''} ORDER BY created_at DESC LIMIT ?",
+            [who.org_id, who.agent_id, min(limit, 10_000)],
+        ).fetchall()
+        out = [dict(zip(cols, r, strict=True)) for r in rows]
+        unread = [str(r["id"]) for r in out if r["read_at"] is None]
+        if mark_read and unread:
+            # Bookkeeping only (like access counts): the caller's own inbox rows.
+            cur.execute(
+                f"UPDATE {_INBOX} SET read_at = ? WHERE org_id = ? AND agent_id = ? "
+                "AND read_at IS NULL AND list_contains(?, CAST(id AS VARCHAR))",
+                [now, who.org_id, who.agent_id, unread],
+            )
+            for r in out:
+                r["read_at"] = r["read_at"] or now
+        return out
+
+    rows = await layer.db.transaction(load)
+    for r in rows:
+        r["payload"] = _json(r["payload"])
+        r["read"] = r["read_at"] is not None
+    return [_uuids_as_text(r) for r in rows]

@@ -1,0 +1,176 @@
+"""Trigger tables: their DDL and identity views, and the trigger rows as callers see them."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import uuid
+from typing import Any
+
+import duckdb
+
+from proxy.core.registry import INTERNAL_SCHEMA, Identity
+
+S = INTERNAL_SCHEMA
+_T = f"{S}.triggers"
+_FIRES = f"{S}.trigger_fires"
+_EVENTS = f"{S}.trigger_events"
+_FLAGS = f"{S}.trigger_review_flags"
+_INBOX = f"{S}.agent_inbox"
+_DELIVERIES = f"{S}.webhook_deliveries"
+
+_TRIGGER_FIELDS = (
+    "id, org_id, agent_id, name, concept, threshold, actions, action_config, cooldown_secs, "
+    "enabled, scope, fire_count, last_fired_at, created_at, updated_at, embedding_model, "
+    "embedding_dimensions, event_source, event_type"
+)
+_SECRET_HEADER = re.compile(r"auth|token|key|secret|cookie|signature", re.IGNORECASE)
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def _json(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str | bytes) else value
+
+
+def install(cur: duckdb.DuckDBPyConnection, dims: int) -> None:
+    """Create the trigger tables and identity views (idempotent)."""
+    cur.execute(
+        f"""CREATE TABLE IF NOT EXISTS {_T} (
+            id UUID NOT NULL, org_id VARCHAR NOT NULL, agent_id VARCHAR NOT NULL,
+            name VARCHAR NOT NULL, concept VARCHAR NOT NULL,
+            concept_embedding FLOAT[{dims}], embedding_model VARCHAR,
+            embedding_dimensions INTEGER, threshold DOUBLE NOT NULL, actions JSON NOT NULL,
+            action_config JSON NOT NULL, cooldown_secs BIGINT NOT NULL,
+            enabled BOOLEAN NOT NULL, scope VARCHAR NOT NULL, event_source VARCHAR NOT NULL,
+            fire_count BIGINT NOT NULL, last_fired_at TIMESTAMPTZ,
+            created_at TIMESTAMPTZ NOT NULL, updated_at TIMESTAMPTZ NOT NULL)"""
+    )
+    # Branch lifecycle triggers (proxy.agent.branches.events) name their event here; added
+    # after the first release, hence ALTER for databases created before.
+    cur.execute(f"ALTER TABLE {_T} ADD COLUMN IF NOT EXISTS event_type VARCHAR")
+    # A model with other dimensions since last run: the old vectors are meaningless;
+    # the concepts are re-embedded in start().
+    row = cur.execute(
+        "SELECT data_type FROM duckdb_columns() WHERE database_name = system.main.current_database() "
+        "AND schema_name = ? AND table_name = 'triggers' AND column_name = 'concept_embedding'",
+        [S],
+    ).fetchone()
+    if row is not None and row[0] != f"FLOAT[{dims}]":
+        cur.execute(f"ALTER TABLE {_T} DROP COLUMN concept_embedding")
+        cur.execute(f"ALTER TABLE {_T} ADD COLUMN concept_embedding FLOAT[{dims}]")
+    cur.execute(
+        f"""CREATE TABLE IF NOT EXISTS {_FIRES} (
+            id UUID NOT NULL, trigger_id UUID NOT NULL, trigger_name VARCHAR,
+            org_id VARCHAR NOT NULL, agent_id VARCHAR NOT NULL, source VARCHAR,
+            source_id VARCHAR, source_agent_id VARCHAR, similarity DOUBLE,
+            threshold DOUBLE, input_text VARCHAR, action_taken VARCHAR,
+            status VARCHAR NOT NULL, details JSON, fired_at TIMESTAMPTZ NOT NULL)"""
+    )
+    cur.execute(
+        f"""CREATE TABLE IF NOT EXISTS {_EVENTS} (
+            id UUID NOT NULL, org_id VARCHAR NOT NULL, agent_id VARCHAR NOT NULL,
+            trigger_id UUID, fire_id UUID, event_type VARCHAR NOT NULL, payload JSON,
+            created_at TIMESTAMPTZ NOT NULL)"""
+    )
+    cur.execute(
+        f"""CREATE TABLE IF NOT EXISTS {_FLAGS} (
+            id UUID NOT NULL, org_id VARCHAR NOT NULL, agent_id VARCHAR NOT NULL,
+            trigger_id UUID, trigger_name VARCHAR, fire_id UUID, source VARCHAR,
+            source_id VARCHAR, source_agent_id VARCHAR, similarity DOUBLE,
+            input_text VARCHAR, status VARCHAR NOT NULL, created_at TIMESTAMPTZ NOT NULL)"""
+    )
+    cur.execute(
+        f"""CREATE TABLE IF NOT EXISTS {_INBOX} (
+            id UUID NOT NULL, org_id VARCHAR NOT NULL, agent_id VARCHAR NOT NULL,
+            kind VARCHAR NOT NULL, trigger_id UUID, trigger_name VARCHAR, fire_id UUID,
+            from_agent_id VARCHAR, source VARCHAR, source_id VARCHAR, similarity DOUBLE,
+            message VARCHAR, payload JSON, created_at TIMESTAMPTZ NOT NULL,
+            read_at TIMESTAMPTZ)"""
+    )
+    cur.execute(
+        f"""CREATE TABLE IF NOT EXISTS {_DELIVERIES} (
+            id UUID NOT NULL, org_id VARCHAR NOT NULL, agent_id VARCHAR NOT NULL,
+            trigger_id UUID, fire_id UUID, url VARCHAR, attempt INTEGER, ok BOOLEAN,
+            status_code INTEGER, error VARCHAR, duration_ms DOUBLE,
+            attempted_at TIMESTAMPTZ NOT NULL)"""
+    )
+    who = "org_id = getvariable('hatidata_org_id') AND agent_id = getvariable('hatidata_agent_id')"
+    views = {
+        "_hatidata_triggers": f"SELECT {_TRIGGER_FIELDS} FROM {_T}",
+        "_hatidata_trigger_fires": f"SELECT * FROM {_FIRES}",
+        "_hatidata_trigger_events": f"SELECT * FROM {_EVENTS}",
+        "_hatidata_trigger_review_flags": f"SELECT * FROM {_FLAGS}",
+        "_hatidata_agent_inbox": f"SELECT * FROM {_INBOX}",
+        "_hatidata_webhook_deliveries": f"SELECT * FROM {_DELIVERIES}",
+    }
+    for view, select in views.items():
+        cur.execute(f"CREATE OR REPLACE VIEW main.{view} AS {select} WHERE {who}")
+
+
+def _redacted(config: dict[str, Any]) -> dict[str, Any]:
+    """action_config as shown to callers: signing secret and credential headers hidden."""
+    out = dict(config)
+    if out.get("secret"):
+        out["secret"] = "***"
+    headers = out.get("headers")
+    if isinstance(headers, dict):
+        out["headers"] = {k: "***" if _SECRET_HEADER.search(k) else v for k, v in headers.items()}
+    return out
+
+
+def _select_triggers(
+    cur: duckdb.DuckDBPyConnection, who: Identity, where: str = "TRUE", params: list | None = None
+) -> list[dict[str, Any]]:
+    cur.execute(
+        f"SELECT {_TRIGGER_FIELDS} FROM {_T} WHERE org_id = ? AND agent_id = ? AND ({where}) "
+        "ORDER BY created_at, name",
+        [who.org_id, who.agent_id, *(params or [])],
+    )
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+
+def _trigger_row(r: dict[str, Any]) -> dict[str, Any]:
+    actions = _json(r["actions"])
+    return {
+        "trigger_id": str(r["id"]),
+        "id": str(r["id"]),
+        "org_id": r["org_id"],
+        "agent_id": r["agent_id"],
+        "name": r["name"],
+        "concept": r["concept"],
+        "threshold": r["threshold"],
+        "actions": actions,
+        "action_type": actions[0] if actions else None,
+        "action_config": _redacted(_json(r["action_config"]) or {}),
+        "cooldown_secs": r["cooldown_secs"],
+        "enabled": r["enabled"],
+        "status": "active" if r["enabled"] else "inactive",
+        "scope": r["scope"],
+        "fire_count": r["fire_count"],
+        "last_fired_at": r["last_fired_at"],
+        "created_at": r["created_at"],
+        "updated_at": r["updated_at"],
+        "embedding_model": r["embedding_model"],
+        "embedding_dimensions": r["embedding_dimensions"],
+        "event_source": r["event_source"],
+        "event_type": r["event_type"],
+    }
+
+
+def _uuids_as_text(row: dict[str, Any]) -> dict[str, Any]:
+    # The same values whichever way a row leaves (SQL, MCP JSON, REST).
+    return {k: str(v) if isinstance(v, uuid.UUID) else v for k, v in row.items()}
+
+
+def _name_taken(cur: duckdb.DuckDBPyConnection, who: Identity, name: str, but: str | None) -> bool:
+    row = cur.execute(
+        f"SELECT 1 FROM {_T} WHERE org_id = ? AND agent_id = ? AND name = ? "
+        "AND id IS DISTINCT FROM ?",
+        [who.org_id, who.agent_id, name, but],
+    ).fetchone()
+    return row is not None

@@ -1,0 +1,71 @@
+"""Assemble the REST app and serve it on rest_port inside the server's event loop."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from fastapi import FastAPI
+
+from proxy import __version__
+from proxy.api.http.asgi_host import AsgiListener, guarded
+from proxy.api.rest import (
+    branch_approval,
+    branch_triggers,
+    branches,
+    cot,
+    errors,
+    key_usage,
+    keys,
+    memory,
+    ops,
+    transpile,
+    triggers,
+)
+
+if TYPE_CHECKING:
+    from proxy.pgserver.server import Server
+
+log = logging.getLogger("hatiproxy.rest")
+
+DESCRIPTION = """\
+The hatiproxy control plane: agent memory, chain-of-thought ledger, semantic
+triggers, branches, API keys and SQL transpilation, over the same agent layer as SQL and MCP.
+Authenticate with `Authorization: ApiKey <key>` (or `Bearer <key>`). Every error is
+JSON `{"error": <code>, "message": ...}`.
+"""
+
+
+def create_app(server: Server) -> FastAPI:
+    app = FastAPI(
+        title="hatiproxy control plane",
+        version=__version__,
+        description=DESCRIPTION,
+        docs_url=None,
+        redoc_url=None,
+        responses=errors.COMMON_ERRORS,
+    )
+    app.state.server = server
+    errors.install(app)
+    # branch_triggers before triggers: its fixed path segment must win over {trigger_id}.
+    routers = (ops, memory, branch_triggers, triggers, branches, cot, branch_approval, keys)
+    for module in (*routers, key_usage, transpile):
+        app.include_router(module.router)
+    return app
+
+
+async def start(server: Server) -> AsgiListener | None:
+    """Start the REST API on config.rest_port (None when the port is 0 = off)."""
+    config = server.config
+    if not config.rest_port:
+        return None
+    app = guarded(
+        create_app(server),
+        config,
+        lambda status: server.metrics.observe_http("rest", status),
+        server.access.bucket_of,
+    )
+    listener = AsgiListener(app, config.host, config.rest_port)
+    await listener.start()
+    log.info("REST control plane on http://%s:%d", config.host, listener.port)
+    return listener

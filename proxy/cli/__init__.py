@@ -1,0 +1,99 @@
+"""Command line: `hatiproxy serve | model ... | mcp | keys ...`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+from collections.abc import Coroutine
+from typing import Any
+
+from proxy import __version__
+from proxy.core import config
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from proxy.pgserver.server import Server
+
+    cfg = config.load(args)
+    config.export_embedding_env(cfg)
+    logging.basicConfig(
+        level=cfg.log_level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    log = logging.getLogger("hatiproxy")
+
+    async def main() -> None:
+        server = Server(cfg)
+        log.info(
+            "hatiproxy %s: database %s (extensions: %s; event loop: %s)",
+            __version__,
+            cfg.database_path,
+            ", ".join(server.engine.extensions) or "none",
+            cfg.event_loop,
+        )
+        await server.start()
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        serve = asyncio.create_task(server.serve_forever())
+        await stop.wait()
+        log.info("shutting down")
+        serve.cancel()
+        await server.close()
+        server.engine.close()
+
+    run_event_loop(main(), cfg.event_loop)
+    return 0
+
+
+def run_event_loop(main: Coroutine[Any, Any, None], name: str) -> None:
+    """Run the server coroutine on the configured loop (uvloop unless asked otherwise)."""
+    if name == "uvloop":
+        import uvloop
+
+        uvloop.run(main)
+    elif name == "asyncio":
+        asyncio.run(main)
+    else:
+        main.close()
+        raise ValueError(f"unknown event_loop {name!r}: expected uvloop or asyncio")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hatiproxy", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"hatiproxy {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="run the Postgres wire server")
+    config.add_arguments(serve)
+    serve.set_defaults(func=_serve)
+    try:
+        from proxy.cli import model as model_cli
+    except ImportError:
+        model_cli = None
+    if model_cli is not None and hasattr(model_cli, "add_model_commands"):
+        model_cli.add_model_commands(sub)
+    from proxy.api.mcp.stdio import add_mcp_command
+
+    add_mcp_command(sub)  # `hatiproxy mcp`: MCP over stdio against a running server
+    from proxy.cli.keys import add_keys_command
+
+    add_keys_command(sub)  # `hatiproxy keys ...`: API keys on the database file
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except ValueError as exc:
+        print(f"hatiproxy: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,72 @@
+-- pg_type and the DuckDB type -> Postgres type mapping.
+-- {{pg_type_rows}} and {{duck_kind_rows}} come from proxy/db/catalog/types.py, which
+-- reads the wire layer's OID table: RowDescription and pg_type always agree.
+
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_type (
+    oid BIGINT, typname VARCHAR, typlen SMALLINT, typbyval BOOLEAN, typtype VARCHAR,
+    typcategory VARCHAR, typispreferred BOOLEAN, typdelim VARCHAR, typelem BIGINT,
+    typarray BIGINT, typinput VARCHAR, typoutput VARCHAR, typreceive VARCHAR,
+    typsend VARCHAR, typalign VARCHAR, typstorage VARCHAR, typcollation BIGINT,
+    typnamespace BIGINT DEFAULT 11, typowner BIGINT DEFAULT 10,
+    typisdefined BOOLEAN DEFAULT TRUE, typrelid BIGINT DEFAULT 0,
+    typsubscript VARCHAR DEFAULT NULL, typmodin VARCHAR DEFAULT NULL,
+    typmodout VARCHAR DEFAULT NULL, typanalyze VARCHAR DEFAULT NULL,
+    typnotnull BOOLEAN DEFAULT FALSE, typbasetype BIGINT DEFAULT 0,
+    typtypmod INTEGER DEFAULT -1, typndims INTEGER DEFAULT 0,
+    typdefaultbin VARCHAR DEFAULT NULL, typdefault VARCHAR DEFAULT NULL,
+    typacl VARCHAR[] DEFAULT NULL
+);
+INSERT INTO __hati_catalog.pg.pg_type (oid, typname, typlen, typbyval, typtype, typcategory,
+    typispreferred, typdelim, typelem, typarray, typinput, typoutput, typreceive, typsend,
+    typalign, typstorage, typcollation)
+VALUES {{pg_type_rows}};
+
+-- DuckDB base type name (upper case, no parameters) -> Postgres scalar type name.
+CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_duck_kind (duck_name VARCHAR, kind VARCHAR);
+INSERT INTO __hati_catalog.pg.__hati_duck_kind VALUES {{duck_kind_rows}};
+
+-- Postgres' SQL spelling of a type (format_type, information_schema.data_type).
+CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_sql_name (typname VARCHAR, sql_name VARCHAR);
+INSERT INTO __hati_catalog.pg.__hati_sql_name VALUES
+    ('bool', 'boolean'), ('int2', 'smallint'), ('int4', 'integer'), ('int8', 'bigint'),
+    ('float4', 'real'), ('float8', 'double precision'), ('varchar', 'character varying'),
+    ('bpchar', 'character'), ('timestamp', 'timestamp without time zone'),
+    ('timestamptz', 'timestamp with time zone'), ('time', 'time without time zone'),
+    ('timetz', 'time with time zone'), ('varbit', 'bit varying'), ('char', '"char"');
+
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_range AS
+SELECT * FROM (VALUES
+    (3904::BIGINT, 23::BIGINT, 4451::BIGINT), (3906, 1700, 4532), (3908, 1114, 4533),
+    (3910, 1184, 4534), (3912, 1082, 4535), (3926, 20, 4536)
+) v(rngtypid, rngsubtype, rngmultitypid),
+LATERAL (SELECT 0::BIGINT AS rngcollation, 0::BIGINT AS rngsubopc,
+                '-'::VARCHAR AS rngcanonical, '-'::VARCHAR AS rngsubdiff);
+
+-- One DuckDB column type string -> (atttypid, atttypmod, attndims), mapped exactly like
+-- proxy.wire.types.pg_type_for: arrays of a scalar kind -> _kind, STRUCT/MAP/ENUM... -> text.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_type_parts(dt) AS
+    regexp_extract(dt, '^(.*?)\s*((?:\[\d*\])*)$', ['base', 'dims']);
+
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_type_kind(dt) AS (
+    SELECT coalesce(__h_k.kind, 'duck') FROM __hati_catalog.pg.__hati_duck_kind __h_k
+    WHERE __h_k.duck_name = upper(trim(regexp_replace(
+        __hati_catalog.pg.__hati_type_parts(dt).base, '\(.*$', '', 's')))
+);
+
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_type_oid(dt) AS (
+    WITH __h_p AS (SELECT coalesce(__hati_catalog.pg.__hati_type_kind(dt), 'duck') AS kind,
+                      __hati_catalog.pg.__hati_type_parts(dt).dims <> '' AS is_array)
+    SELECT CASE WHEN __h_p.kind = 'duck' THEN 25
+                WHEN __h_p.is_array THEN __h_t.typarray ELSE __h_t.oid END
+    FROM __h_p LEFT JOIN __hati_catalog.pg.pg_type __h_t ON __h_t.typname = __h_p.kind
+);
+
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_type_mod(dt) AS
+    CASE WHEN upper(dt) SIMILAR TO '(DECIMAL|NUMERIC)\(\d+,\s*\d+\).*'
+         THEN ((CAST(regexp_extract(dt, '\((\d+)', 1) AS INTEGER) << 16)
+               | CAST(regexp_extract(dt, ',\s*(\d+)\)', 1) AS INTEGER)) + 4
+         ELSE -1 END;
+
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_type_ndims(dt) AS
+    CASE WHEN coalesce(__hati_catalog.pg.__hati_type_kind(dt), 'duck') = 'duck' THEN 0
+         ELSE length(regexp_extract_all(__hati_catalog.pg.__hati_type_parts(dt).dims, '\[')) END;

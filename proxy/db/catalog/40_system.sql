@@ -1,0 +1,163 @@
+-- Databases, roles, settings, access methods and the catalogs Postgres has but
+-- DuckDB has no counterpart for (empty, with Postgres' columns, so joins bind).
+
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_database AS
+SELECT 16384::BIGINT AS oid, {{database_name}} AS datname, 10::BIGINT AS datdba,
+       6::INTEGER AS encoding, 'c' AS datlocprovider, FALSE AS datistemplate,
+       TRUE AS datallowconn, -1::INTEGER AS datconnlimit, 0::BIGINT AS datfrozenxid,
+       0::BIGINT AS datminmxid, 1663::BIGINT AS dattablespace, 'C.UTF-8' AS datcollate,
+       'C.UTF-8' AS datctype, NULL::VARCHAR AS daticulocale, NULL::VARCHAR AS datcollversion,
+       NULL::VARCHAR[] AS datacl;
+
+CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_roles (oid BIGINT, rolname VARCHAR);
+INSERT INTO __hati_catalog.pg.__hati_roles VALUES {{role_rows}};
+
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_roles AS
+SELECT rolname, TRUE AS rolsuper, TRUE AS rolinherit, TRUE AS rolcreaterole,
+       TRUE AS rolcreatedb, TRUE AS rolcanlogin, FALSE AS rolreplication,
+       -1::INTEGER AS rolconnlimit, '********' AS rolpassword,
+       NULL::TIMESTAMPTZ AS rolvaliduntil, FALSE AS rolbypassrls,
+       NULL::VARCHAR[] AS rolconfig, oid
+FROM __hati_catalog.pg.__hati_roles;
+
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_authid AS
+SELECT oid, rolname, rolsuper, rolinherit, rolcreaterole, rolcreatedb, rolcanlogin,
+       rolreplication, rolbypassrls, rolconnlimit, NULL::VARCHAR AS rolpassword, rolvaliduntil
+FROM __hati_catalog.pg.pg_roles;
+
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_user AS
+SELECT rolname AS usename, oid AS usesysid, rolcreatedb AS usecreatedb, rolsuper AS usesuper,
+       rolreplication AS userepl, rolbypassrls AS usebypassrls, '********' AS passwd,
+       rolvaliduntil AS valuntil, rolconfig AS useconfig
+FROM __hati_catalog.pg.pg_roles;
+
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_auth_members
+    (oid BIGINT, roleid BIGINT, member BIGINT, grantor BIGINT, admin_option BOOLEAN);
+
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_userbyid(role_oid) AS coalesce(
+    (SELECT __h_r.rolname FROM __hati_catalog.pg.__hati_roles __h_r WHERE __h_r.oid = role_oid),
+    'unknown (OID=' || role_oid || ')');
+
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_encoding_to_char(enc) AS
+    CASE enc WHEN 6 THEN 'UTF8' WHEN 0 THEN 'SQL_ASCII' WHEN 8 THEN 'LATIN1' ELSE '' END;
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_char_to_encoding(name) AS
+    CASE upper(name) WHEN 'UTF8' THEN 6 WHEN 'SQL_ASCII' THEN 0 WHEN 'LATIN1' THEN 8 ELSE -1 END;
+
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_am AS SELECT * FROM (VALUES
+    (2::BIGINT, 'heap', 'heap_tableam_handler', 't'),
+    (403, 'btree', 'bthandler', 'i'),
+    (405, 'hash', 'hashhandler', 'i')
+) v(oid, amname, amhandler, amtype);
+
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_tablespace AS SELECT * FROM (VALUES
+    (1663::BIGINT, 'pg_default', 10::BIGINT, NULL::VARCHAR[], NULL::VARCHAR[]),
+    (1664, 'pg_global', 10, NULL, NULL)
+) v(oid, spcname, spcowner, spcacl, spcoptions);
+
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_collation AS SELECT * FROM (VALUES
+    (100::BIGINT, 'default', 11::BIGINT, 10::BIGINT, 'd', TRUE, -1, NULL::VARCHAR, NULL::VARCHAR),
+    (950, 'C', 11, 10, 'c', TRUE, -1, 'C', 'C'),
+    (951, 'POSIX', 11, 10, 'c', TRUE, -1, 'POSIX', 'POSIX')
+) v(oid, collname, collnamespace, collowner, collprovider, collisdeterministic,
+    collencoding, collcollate, collctype),
+LATERAL (SELECT NULL::VARCHAR AS colliculocale, NULL::VARCHAR AS collversion);
+
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_language AS SELECT * FROM (VALUES
+    (12::BIGINT, 'internal', FALSE), (13, 'c', FALSE), (14, 'sql', TRUE),
+    (13576, 'plpgsql', TRUE)
+) v(oid, lanname, lanpltrusted),
+LATERAL (SELECT 10::BIGINT AS lanowner, v.oid > 14 AS lanispl, 0::BIGINT AS lanplcallfoid,
+                0::BIGINT AS laninline, 0::BIGINT AS lanvalidator, NULL::VARCHAR[] AS lanacl);
+
+-- The extensions built in (proxy/pgserver/commands.py BUILT_IN_EXTENSIONS): CREATE EXTENSION of
+-- these succeeds, and tools that look them up here find them.
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_extension AS SELECT * FROM (VALUES
+    (13577::BIGINT, 'plpgsql', 10::BIGINT, 11::BIGINT, FALSE, '1.0',
+     NULL::BIGINT[], NULL::VARCHAR[]),
+    (16390::BIGINT, 'vector', 10::BIGINT, 2200::BIGINT, TRUE, '0.8.0', NULL, NULL),
+    (16391::BIGINT, 'uuid-ossp', 10::BIGINT, 2200::BIGINT, TRUE, '1.1', NULL, NULL)
+) v(oid, extname, extowner, extnamespace, extrelocatable, extversion, extconfig, extcondition);
+
+-- Settings clients read in catalog queries: the session layer's defaults
+-- (proxy.pgserver.settings.DEFAULTS) plus server constants; see settings_rows() in install.py.
+-- Per-session values (SET TimeZone ...) are answered by the session layer, not here.
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_settings AS
+SELECT name, setting, NULL::VARCHAR AS unit, 'Hatiproxy' AS category, name AS short_desc,
+       NULL::VARCHAR AS extra_desc, 'user' AS context,
+       CASE WHEN setting IN ('on', 'off') THEN 'bool'
+            WHEN regexp_full_match(setting, '-?\d+') THEN 'integer' ELSE 'string' END AS vartype,
+       'default' AS source, NULL::VARCHAR AS min_val, NULL::VARCHAR AS max_val,
+       NULL::VARCHAR[] AS enumvals, setting AS boot_val, setting AS reset_val,
+       NULL::VARCHAR AS sourcefile, NULL::INTEGER AS sourceline, FALSE AS pending_restart
+FROM (VALUES {{settings_rows}}) v(name, setting);
+
+-- Empty catalogs (columns as in Postgres 15) so client joins bind and return nothing.
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_inherits
+    (inhrelid BIGINT, inhparent BIGINT, inhseqno INTEGER, inhdetachpending BOOLEAN);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_policy
+    (oid BIGINT, polname VARCHAR, polrelid BIGINT, polcmd VARCHAR, polpermissive BOOLEAN,
+     polroles BIGINT[], polqual VARCHAR, polwithcheck VARCHAR);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_statistic_ext
+    (oid BIGINT, stxrelid BIGINT, stxname VARCHAR, stxnamespace BIGINT, stxowner BIGINT,
+     stxstattarget INTEGER, stxkeys SMALLINT[], stxkind VARCHAR[], stxexprs VARCHAR);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_publication
+    (oid BIGINT, pubname VARCHAR, pubowner BIGINT, puballtables BOOLEAN, pubinsert BOOLEAN,
+     pubupdate BOOLEAN, pubdelete BOOLEAN, pubtruncate BOOLEAN, pubviaroot BOOLEAN);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_publication_namespace
+    (oid BIGINT, pnpubid BIGINT, pnnspid BIGINT);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_publication_rel
+    (oid BIGINT, prpubid BIGINT, prrelid BIGINT, prqual VARCHAR, prattrs SMALLINT[]);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_trigger
+    (oid BIGINT, tgrelid BIGINT, tgparentid BIGINT, tgname VARCHAR, tgfoid BIGINT,
+     tgtype SMALLINT, tgenabled VARCHAR, tgisinternal BOOLEAN, tgconstrrelid BIGINT,
+     tgconstrindid BIGINT, tgconstraint BIGINT, tgdeferrable BOOLEAN,
+     tginitdeferred BOOLEAN, tgnargs SMALLINT, tgattr SMALLINT[], tgargs BLOB,
+     tgqual VARCHAR, tgoldtable VARCHAR, tgnewtable VARCHAR);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_rewrite
+    (oid BIGINT, rulename VARCHAR, ev_class BIGINT, ev_type VARCHAR, ev_enabled VARCHAR,
+     is_instead BOOLEAN, ev_qual VARCHAR, ev_action VARCHAR);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_opclass
+    (oid BIGINT, opcmethod BIGINT, opcname VARCHAR, opcnamespace BIGINT, opcowner BIGINT,
+     opcfamily BIGINT, opcintype BIGINT, opcdefault BOOLEAN, opckeytype BIGINT);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_depend
+    (classid BIGINT, objid BIGINT, objsubid INTEGER, refclassid BIGINT, refobjid BIGINT,
+     refobjsubid INTEGER, deptype VARCHAR);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_shdescription
+    (objoid BIGINT, classoid BIGINT, description VARCHAR);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_enum
+    (oid BIGINT, enumtypid BIGINT, enumsortorder REAL, enumlabel VARCHAR);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_partitioned_table
+    (partrelid BIGINT, partstrat VARCHAR, partnatts SMALLINT, partdefid BIGINT,
+     partattrs SMALLINT[], partclass BIGINT[], partcollation BIGINT[], partexprs VARCHAR);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_foreign_table
+    (ftrelid BIGINT, ftserver BIGINT, ftoptions VARCHAR[]);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_foreign_server
+    (oid BIGINT, srvname VARCHAR, srvowner BIGINT, srvfdw BIGINT, srvtype VARCHAR,
+     srvversion VARCHAR, srvacl VARCHAR[], srvoptions VARCHAR[]);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_foreign_data_wrapper
+    (oid BIGINT, fdwname VARCHAR, fdwowner BIGINT, fdwhandler BIGINT, fdwvalidator BIGINT,
+     fdwacl VARCHAR[], fdwoptions VARCHAR[]);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_event_trigger
+    (oid BIGINT, evtname VARCHAR, evtevent VARCHAR, evtowner BIGINT, evtfoid BIGINT,
+     evtenabled VARCHAR, evttags VARCHAR[]);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_cast
+    (oid BIGINT, castsource BIGINT, casttarget BIGINT, castfunc BIGINT,
+     castcontext VARCHAR, castmethod VARCHAR);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_conversion
+    (oid BIGINT, conname VARCHAR, connamespace BIGINT, conowner BIGINT,
+     conforencoding INTEGER, contoencoding INTEGER, conproc BIGINT, condefault BOOLEAN);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_operator
+    (oid BIGINT, oprname VARCHAR, oprnamespace BIGINT, oprowner BIGINT, oprkind VARCHAR,
+     oprcanmerge BOOLEAN, oprcanhash BOOLEAN, oprleft BIGINT, oprright BIGINT,
+     oprresult BIGINT, oprcom BIGINT, oprnegate BIGINT, oprcode VARCHAR,
+     oprrest VARCHAR, oprjoin VARCHAR);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_matviews
+    (schemaname VARCHAR, matviewname VARCHAR, matviewowner VARCHAR, tablespace VARCHAR,
+     hasindexes BOOLEAN, ispopulated BOOLEAN, definition VARCHAR);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_locks
+    (locktype VARCHAR, database BIGINT, relation BIGINT, pid INTEGER, mode VARCHAR,
+     granted BOOLEAN);
+-- One row per live client connection, from the server's registry (the Python function
+-- is proxy/db/backend_functions.py; the variable identifies the calling session).
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_stat_activity AS
+SELECT unnest(__hati_backend_activity(getvariable('__hati_backend')), recursive := true);

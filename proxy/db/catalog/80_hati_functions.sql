@@ -1,0 +1,103 @@
+-- Names the transpiler emits for Postgres functions DuckDB lacks:
+-- `pg_catalog.f(...)` / `f(...)` -> `__hati_f(...)` for f in
+-- transpiler.pgcompat.MISSING_PG_FUNCTIONS (tests/catalog checks every name is here).
+
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_userbyid(r) AS
+    __hati_catalog.pg.pg_get_userbyid(r);
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_encoding_to_char(e) AS
+    __hati_catalog.pg.pg_encoding_to_char(e);
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_client_encoding() AS 'UTF8';
+
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_indexdef(i) AS
+    __hati_catalog.pg.pg_get_indexdef(i),
+    (i, col, pretty) AS __hati_catalog.pg.pg_get_indexdef(i, col, pretty);
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_function_arguments(f) AS
+    __hati_catalog.pg.pg_get_function_arguments(f);
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_function_identity_arguments(f) AS
+    __hati_catalog.pg.pg_get_function_arguments(f);
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_function_result(f) AS
+    __hati_catalog.pg.pg_get_function_result(f);
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_functiondef(f) AS (
+    SELECT 'CREATE OR REPLACE MACRO ' || __h_n.nspname || '.' || __h_p.proname || '('
+           || array_to_string(__h_p.proargnames, ', ') || ') AS ' || __h_p.prosrc
+    FROM __hati_catalog.pg.pg_proc __h_p
+    JOIN __hati_catalog.pg.pg_namespace __h_n ON __h_n.oid = __h_p.pronamespace
+    WHERE __h_p.oid = f LIMIT 1);
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_triggerdef(t) AS NULL::VARCHAR,
+    (t, pretty) AS NULL::VARCHAR;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_ruledef(r) AS NULL::VARCHAR,
+    (r, pretty) AS NULL::VARCHAR;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_partkeydef(r) AS NULL::VARCHAR;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_partition_constraintdef(r) AS
+    NULL::VARCHAR;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_serial_sequence(t, c) AS
+    __hati_catalog.pg.pg_get_serial_sequence(t, c);
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_uuid_generate_v4() AS gen_random_uuid();
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_statisticsobjdef_columns(s) AS
+    NULL::VARCHAR;
+
+-- Sizes: DuckDB has no per-relation storage figures; 0 keeps \dt+ and DBeaver working.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_relation_size(r) AS 0::BIGINT,
+    (r, fork) AS 0::BIGINT;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_total_relation_size(r) AS 0::BIGINT;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_table_size(r) AS 0::BIGINT;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_indexes_size(r) AS 0::BIGINT;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_database_size(d) AS 0::BIGINT;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_column_size(v) AS
+    octet_length(encode(v::VARCHAR))::INTEGER;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_tablespace_location(t) AS '';
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_is_in_recovery() AS FALSE;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_current_xact_id() AS txid_current();
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_stat_get_numscans(r) AS 0::BIGINT;
+
+-- Backends: the session's variable __hati_backend is '<pid>:<secret>' (set at login);
+-- the signal function checks the secret (proxy/db/backend_functions.py).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_backend_pid() AS
+    TRY_CAST(split_part(getvariable('__hati_backend'), ':', 1) AS INTEGER);
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_cancel_backend(p) AS
+    __hati_signal_backend(getvariable('__hati_backend'), p, 'cancel', 0);
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_terminate_backend(p) AS
+    __hati_signal_backend(getvariable('__hati_backend'), p, 'terminate', 0),
+    (p, timeout) AS __hati_signal_backend(getvariable('__hati_backend'), p, 'terminate', timeout);
+
+-- Advisory locks: one embedded database, no other lock holders to coordinate with.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_advisory_unlock_all() AS NULL;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_advisory_lock(k) AS NULL,
+    (k1, k2) AS NULL;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_advisory_xact_lock(k) AS NULL,
+    (k1, k2) AS NULL;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_advisory_unlock(k) AS TRUE,
+    (k1, k2) AS TRUE;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_try_advisory_lock(k) AS TRUE,
+    (k1, k2) AS TRUE;
+
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_keywords() AS TABLE
+    SELECT * FROM __hati_catalog.pg.pg_get_keywords();
+
+-- Settings inside larger queries (a bare `SHOW x` / `SET x` never reaches DuckDB).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_current_setting(setting_name) AS coalesce(
+    (SELECT __h_s.setting FROM __hati_catalog.pg.pg_settings __h_s
+     WHERE lower(__h_s.name) = lower(setting_name)),
+    error('unrecognized configuration parameter "' || setting_name || '"')::VARCHAR),
+    (setting_name, missing_ok) AS coalesce(
+    (SELECT __h_s.setting FROM __hati_catalog.pg.pg_settings __h_s
+     WHERE lower(__h_s.name) = lower(setting_name)),
+    CASE WHEN missing_ok THEN NULL::VARCHAR
+         ELSE error('unrecognized configuration parameter "' || setting_name || '"')::VARCHAR
+    END);
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_set_config(setting_name, new_value, is_local) AS
+    new_value::VARCHAR;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_version() AS {{version_banner}};
+
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_quote_ident(s) AS
+    CASE WHEN regexp_full_match(s, '[a-z_][a-z0-9_$]*')
+              AND NOT EXISTS (SELECT 1 FROM duckdb_keywords() __h_k
+                              WHERE __h_k.keyword_name = s AND __h_k.keyword_category = 'reserved')
+         THEN s ELSE '"' || replace(s, '"', '""') || '"' END;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_quote_literal(s) AS
+    '''' || replace(s::VARCHAR, '''', '''''') || '''';
+
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_to_regclass(n) AS
+    __hati_catalog.pg.to_regclass(n);
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_to_regtype(n) AS
+    __hati_catalog.pg.to_regtype(n);

@@ -1,0 +1,147 @@
+"""Create the pg_catalog / information_schema compatibility objects in a DuckDB database.
+
+Where the objects live, and why
+-------------------------------
+DuckDB keeps its own (partial) ``pg_catalog`` and ``information_schema`` in the read-only
+``system`` catalog: ``CREATE OR REPLACE VIEW pg_catalog.pg_class`` fails ("Cannot create
+entry in system catalog"), and no database may have a schema with either name. So:
+
+* ``install()`` ATTACHes an in-memory database ``__hati_catalog`` with two schemas:
+  ``pg`` (stands in for ``pg_catalog``) and ``info`` (for ``information_schema``).
+  Being in memory, it never touches the user's database file and is rebuilt from
+  these .sql files on every start (``CREATE OR REPLACE``: running twice is harmless).
+  An attached database is shared by every cursor of the DuckDB instance.
+* ``prepare_cursor()`` puts ``__hati_catalog.pg`` on the cursor's ``search_path``
+  after the user's ``main``. Unqualified names (``pg_type``, ``format_type(...)``)
+  then resolve to these objects before DuckDB's built-in ones. DuckDB's search_path is
+  per connection and cannot be set globally, so the engine must call it on each new
+  cursor.
+* Qualified names need the transpiler: ``pg_catalog.x`` -> ``x`` (the search path
+  finds ours, or DuckDB's built-in function of that name) and
+  ``information_schema.x`` -> ``__hati_catalog.info.x``. reg* casts become the
+  ``__hati_reg*`` macros documented in 45_reg.sql.
+
+Identity mapping: DuckDB schema ``main`` is shown as ``public`` (oid 2200), this
+package's schemas as ``pg_catalog`` (11) and ``information_schema`` (13000); every
+object is owned by role oid 10. Type OIDs come from ``proxy.wire.oids`` (see types.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from importlib import resources
+
+import duckdb
+
+from proxy.db import backend_functions
+from proxy.db.backends import Backends
+from proxy.db.catalog.types import duck_kind_rows, pg_type_rows
+
+CATALOG_DB = "__hati_catalog"
+PG_SCHEMA = f"{CATALOG_DB}.pg"
+INFO_SCHEMA = f"{CATALOG_DB}.info"
+SQL_FILES = (
+    "10_types.sql",
+    "20_namespaces.sql",
+    "30_relations.sql",
+    "40_system.sql",
+    "45_reg.sql",
+    "50_functions.sql",
+    "60_views.sql",
+    "70_information_schema.sql",
+    "80_hati_functions.sql",
+)
+# Settings Postgres has that the session layer does not track (constants here).
+EXTRA_SETTINGS = {
+    "max_index_keys": "32",
+    "block_size": "8192",
+    "lc_collate": "C.UTF-8",
+    "lc_ctype": "C.UTF-8",
+    "max_connections": "100",
+    "jit": "off",
+    "ssl": "off",
+    "search_path": '"$user", public',
+}
+
+
+def _lit(s: str) -> str:
+    return "'" + s.replace("'", "''") + "'"
+
+
+def _ident(s: str) -> str:
+    return '"' + s.replace('"', '""') + '"'
+
+
+def render(sql: str, params: dict[str, str]) -> str:
+    for key, value in params.items():
+        sql = sql.replace("{{" + key + "}}", value)
+    if "{{" in sql:
+        raise ValueError(f"unfilled placeholder near: {sql[sql.index('{{') :][:40]!r}")
+    return sql
+
+
+def install(
+    conn: duckdb.DuckDBPyConnection,
+    *,
+    database_name: str = "hatidata",
+    owner: str = "hatidata",
+    users: Sequence[str] = (),
+    backends: Backends | None = None,
+) -> None:
+    """Create (or replace) the compatibility objects; also prepares ``conn`` itself.
+
+    ``database_name`` is what clients see as the database (pg_database,
+    current_database()); ``owner`` is role oid 10, owner of everything; ``users`` are
+    further roles listed in pg_roles. ``backends`` are the live connections
+    pg_stat_activity lists (the server's; none by default).
+    """
+    duck_db = conn.execute("SELECT system.main.current_database()").fetchone()[0]
+    roles = [owner] + [u for u in dict.fromkeys(users) if u != owner]
+    role_oids = {r: 10 if i == 0 else 16384 + i for i, r in enumerate(roles)}
+    # pg_stat_activity's view and the backend macros call these Python functions.
+    backend_functions.register(
+        conn,
+        Backends() if backends is None else backends,
+        database_name=database_name,
+        role_oids=role_oids,
+    )
+    params = {
+        "duck_db": _lit(duck_db),
+        "database_name": _lit(database_name),
+        "owner": _lit(owner),
+        "role_rows": ", ".join(f"({oid}, {_lit(r)})" for r, oid in role_oids.items()),
+        "settings_rows": ", ".join(f"({_lit(k)}, {_lit(v)})" for k, v in settings().items()),
+        "version_banner": _lit(
+            f"PostgreSQL {settings()['server_version']} on x86_64-pc-linux-gnu, 64-bit"
+        ),
+        "pg_type_rows": ", ".join(pg_type_rows()),
+        "duck_kind_rows": ", ".join(duck_kind_rows()),
+    }
+    conn.execute(f"ATTACH IF NOT EXISTS ':memory:' AS {CATALOG_DB}")
+    conn.execute(f"CREATE SCHEMA IF NOT EXISTS {PG_SCHEMA}")
+    conn.execute(f"CREATE SCHEMA IF NOT EXISTS {INFO_SCHEMA}")
+    pkg = resources.files("proxy.db.catalog")
+    for name in SQL_FILES:
+        try:
+            conn.execute(render(pkg.joinpath(name).read_text(encoding="utf-8"), params))
+        except duckdb.Error as exc:  # name the file: the DuckDB message alone is not enough
+            raise RuntimeError(f"catalog {name}: {exc}") from exc
+    prepare_cursor(conn)
+
+
+def settings() -> dict[str, str]:
+    """pg_settings rows: the session layer's defaults win, so SHOW and pg_settings agree."""
+    from proxy.pgserver.settings import DEFAULTS
+
+    return {**EXTRA_SETTINGS, **DEFAULTS}
+
+
+def search_path(conn: duckdb.DuckDBPyConnection) -> str:
+    """The DuckDB search_path a client cursor needs: user schema first, then ours."""
+    duck_db = conn.execute("SELECT system.main.current_database()").fetchone()[0]
+    return f"{_ident(duck_db)}.main,{PG_SCHEMA}"
+
+
+def prepare_cursor(cur: duckdb.DuckDBPyConnection) -> None:
+    """Run on every new DuckDB cursor (connection): search_path is per connection."""
+    cur.execute("SET search_path = " + _lit(search_path(cur)))

@@ -1,0 +1,234 @@
+"""Column hints for the transpiler from DuckDB's catalog (see transpiler/column_hints.py).
+
+One `ColumnHints` per engine, built from `duckdb_columns()` (vector, text and other
+columns of every table and view of the database) and the `_hatidata_embedded_columns`
+registry, then kept until the catalog changes, so a statement costs no DuckDB round
+trip: `for_sql` is a substring test and a version check. Only statements that call a
+semantic function, UPDATE or INSERT get hints; every other statement's cache key stays
+the same.
+
+The hints go stale when:
+- DDL or `hatiproxy_embed_column` has run: `catalog_changed` (called through
+  ParamTypes.invalidate, which the runner calls right after those);
+- a transaction that ran DDL ends (other sessions may have rebuilt the hints before
+  its commit): `note` invalidates at that session's next statement after it.
+The rebuild (a catalog query, ~2 ms) runs on a worker thread: the session awaits `ready`
+before it transpiles, and `for_session` then only reads the built hints, so the event
+loop never waits on DuckDB. It happens once per catalog change, and only when such a
+statement follows. Catalog changes made outside wire sessions (agent tools) are picked
+up at the next change.
+For tables the hints do not know, the transpiler's name rule applies, as without.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import weakref
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from proxy.pgserver.embed_columns import REGISTRY, is_embed_column_call
+from transpiler import ColumnHints, Statement
+from transpiler.column_hints import OTHER, TEXT, VECTOR
+
+log = logging.getLogger("hatiproxy.column_hints")
+
+_VECTOR_TYPE = re.compile(r"^(?:FLOAT|DOUBLE)\[\d*\]$")
+_COLUMNS_SQL = (
+    "SELECT schema_name, table_name, column_name, data_type FROM duckdb_columns() "
+    "WHERE NOT internal AND database_name NOT IN ('system', 'temp') "
+    "AND schema_name NOT IN ('pg_catalog', 'information_schema') "
+    "ORDER BY schema_name, table_name, column_index"
+)
+
+
+class HintsCache:
+    """The engine's current ColumnHints, rebuilt on first use after a catalog change."""
+
+    def __init__(self, engine: Any) -> None:
+        self._engine = engine
+        self._lock = threading.Lock()
+        self._version = 0
+        self._built = -1
+        self._hints: ColumnHints | None = None
+        self._cursor: Any = None
+        # id() of sessions' runners that ran DDL: their transaction's end is a change too.
+        # (An id reused after a session ends costs at most one needless rebuild.)
+        self._recheck: set[int] = set()
+
+    def invalidate(self) -> None:
+        self._version += 1
+
+    @property
+    def fresh(self) -> bool:
+        return self._built == self._version
+
+    def built(self) -> ColumnHints | None:
+        """The hints if they are up to date, else None (the name rule); never builds."""
+        return self._hints if self._built == self._version else None
+
+    def current(self) -> ColumnHints | None:
+        if self._built == self._version:
+            return self._hints
+        with self._lock:
+            version = self._version
+            if self._built != version:
+                hints = self._build()
+                # The same object while nothing changed: transpile's cache keys stay valid.
+                if hints != self._hints:
+                    self._hints = hints
+                self._built = version
+            return self._hints
+
+    def for_runner(self, hints: ColumnHints | None, runner: Any) -> ColumnHints | None:
+        """`hints` as `runner` may use them: while its open transaction has run DDL they
+        describe the committed catalog, not the one it sees, so they name no column
+        positions (an INSERT's columns would be guessed from a table it may have changed)."""
+        if hints is not None and id(runner) in self._recheck:
+            return hints.without_order()
+        return hints
+
+    def settle(self, runner: Any) -> None:
+        """If `runner` ran DDL in a transaction that has ended since, rebuild: other
+        sessions may have rebuilt the hints before its commit."""
+        ended = runner.txn_status == "I" and not getattr(runner, "_implicit", False)
+        if ended and id(runner) in self._recheck:
+            self._recheck.discard(id(runner))
+            self.invalidate()
+
+    def note(self, runner: Any, statements: Sequence[Statement]) -> None:
+        """Called with each batch of transpiled statements of a session (`runner`)."""
+        self.settle(runner)
+        if runner.txn_status == "I" and len(statements) == 1:
+            return  # autocommit: ParamTypes.invalidate follows the change itself
+        for st in statements:
+            if st.kind == "ddl" or (st.kind == "select" and _embeds_column(st.sql)):
+                self._recheck.add(id(runner))
+
+    def _build(self) -> ColumnHints | None:
+        try:
+            if self._cursor is None:
+                self._cursor = self._engine.cursor()
+            rows = self._cursor.execute(_COLUMNS_SQL).fetchall()
+            registered: list[tuple[str, str, str]] = []
+            if any(r[1] == REGISTRY for r in rows):
+                registered = self._cursor.execute(
+                    f"SELECT table_name, column_name, vector_column FROM {REGISTRY}"
+                ).fetchall()
+        except Exception as exc:  # hints are an optimisation: without them, the name rule
+            log.warning("column hints unavailable: %s", exc)
+            return None
+        return build(rows, registered)
+
+
+def build(
+    rows: Iterable[tuple[str, str, str, str]], registered: Iterable[tuple[str, str, str]]
+) -> ColumnHints:
+    """ColumnHints from (schema, table, column, data type) rows, each table's in declared
+    order, and the registry's (table, text column, embedding column) rows. A table name
+    found in several schemas keeps only what all of them agree on (a query may mean any
+    of them)."""
+    kinds: dict[str, dict[str, set[str]]] = {}
+    copies: dict[str, dict[str, list[str]]] = {}  # table -> schema -> its columns, in order
+    for schema, table, column, dtype in rows:
+        t, c = table.lower(), column.lower()
+        kind = VECTOR if _VECTOR_TYPE.match(dtype) else TEXT if dtype == "VARCHAR" else OTHER
+        kinds.setdefault(t, {}).setdefault(c, set()).add(kind)
+        copies.setdefault(t, {}).setdefault(schema, []).append(column)
+    columns = {
+        t: {c: next(iter(k)) for c, k in cols.items() if len(k) == 1} for t, cols in kinds.items()
+    }
+    embedded: dict[str, dict[str, str]] = {}
+    for table, column, vector in registered:
+        t, c, v = table.lower(), column.lower(), vector.lower()
+        cols = columns.get(t, {})
+        in_every_copy = all(
+            v in (name.lower() for name in have) for have in copies.get(t, {}).values()
+        )
+        if cols.get(c) == TEXT and cols.get(v) == VECTOR and in_every_copy:
+            embedded.setdefault(t, {})[c] = v
+    order = {}
+    for t, schemas in copies.items():
+        lists = {tuple(c.lower() for c in cols) for cols in schemas.values()}
+        if len(lists) == 1:
+            order[t] = next(iter(schemas.values()))
+    return ColumnHints(columns, embedded, order)
+
+
+def _embeds_column(sql: str) -> bool:
+    # The substring tests first: is_embed_column_call's regex costs ~0.3 us a SELECT.
+    return ("EMBED_COLUMN" in sql or "embed_column" in sql) and is_embed_column_call(sql)
+
+
+_CACHES: weakref.WeakKeyDictionary[Any, HintsCache] = weakref.WeakKeyDictionary()
+_last: tuple[weakref.ref[Any], HintsCache] | None = None  # a server has one engine
+
+
+def cache_of(engine: Any) -> HintsCache:
+    global _last
+    last = _last
+    if last is not None and last[0]() is engine:
+        return last[1]
+    cache = _CACHES.get(engine)
+    if cache is None:
+        cache = _CACHES[engine] = HintsCache(engine)
+    _last = (weakref.ref(engine), cache)
+    return cache
+
+
+def wanted(sql: str) -> bool:
+    """Can transpiling `sql` depend on hints? Semantic calls, UPDATE (SET of an embedded
+    text column clears its vector: transpiler/embedded_writes.py) and INSERT (fewer
+    values than columns: transpiler/insert_columns.py)."""
+    # Substring tests on the lower-cased text: ~0.2 us a statement (a regex takes ~10x).
+    low = sql.lower()
+    return (
+        "update" in low
+        or "insert" in low
+        or "semantic_" in low
+        or "vector_match" in low
+        or "__hati_embed__" in low
+    )
+
+
+def for_sql(engine: Any, sql: str) -> ColumnHints | None:
+    """The hints to transpile `sql` with (None unless `wanted`), built here if stale.
+    Blocks on DuckDB when stale: not for the event loop (see ready / for_session)."""
+    return cache_of(engine).current() if wanted(sql) else None
+
+
+async def ready(runner: Any, sql: str) -> ColumnHints | None:
+    """The hints for session `runner` to transpile `sql` with (None unless `wanted`),
+    stale ones rebuilt on a worker thread first, so the event loop never waits on DuckDB."""
+    if not wanted(sql):
+        return None
+    cache = cache_of(runner.engine)
+    cache.settle(runner)
+    if not cache.fresh:
+        await runner.engine.run(cache.current)
+    return cache.for_runner(cache.built(), runner)
+
+
+def for_session(runner: Any, sql: str) -> ColumnHints | None:
+    """The hints for `sql` on the event loop, after `ready`: never touches DuckDB."""
+    if not wanted(sql):
+        return None
+    cache = cache_of(runner.engine)
+    return cache.for_runner(cache.built(), runner)
+
+
+def transaction_ended(runner: Any) -> None:
+    """A session's COMMIT or ROLLBACK has run; see HintsCache.settle."""
+    cache_of(runner.engine).settle(runner)
+
+
+def note(runner: Any, statements: Sequence[Statement]) -> None:
+    """A session (`runner`) transpiled `statements`; see HintsCache.note."""
+    cache_of(runner.engine).note(runner, statements)
+
+
+def catalog_changed(engine: Any) -> None:
+    """DDL or hatiproxy_embed_column ran: rebuild the hints before their next use."""
+    cache_of(engine).invalidate()

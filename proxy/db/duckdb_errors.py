@@ -1,0 +1,162 @@
+"""DuckDB exceptions -> Postgres ErrorResponses with the right SQLSTATE.
+
+DuckDB reports one exception class per category; the finer Postgres code is
+read off the message. The "Catalog Error: " style prefix is dropped and the
+"LINE n: ... ^" excerpt becomes the error position, as Postgres clients expect.
+"""
+
+from __future__ import annotations
+
+import re
+
+import duckdb
+
+from proxy.db.semantic_errors import semantic_type_error
+from proxy.wire.errors import PgError
+
+# (exception class name, message regex, SQLSTATE); first match wins.
+_RULES: tuple[tuple[str, str, str], ...] = (
+    ("CatalogException", r"^Table with name .* does not exist|^Table .* does not exist", "42P01"),
+    ("CatalogException", r"^View with name .* does not exist", "42P01"),
+    (
+        "CatalogException",
+        r"(Scalar|Table|Aggregate|Macro) Function with name .* does not exist",
+        "42883",
+    ),
+    ("CatalogException", r"^Schema with name .* does not exist", "3F000"),
+    ("CatalogException", r"^Catalog .* does not exist", "3D000"),
+    ("CatalogException", r"already exists", "42P07"),
+    ("CatalogException", r"^Type with name .* does not exist", "42704"),
+    ("CatalogException", r"^Index with name .* does not exist", "42704"),
+    ("CatalogException", r"(Cannot drop|depend)", "2BP01"),
+    ("CatalogException", r"", "42704"),
+    (
+        "BinderException",
+        r"Referenced column .* not found|column .* not found|does not have a column",
+        "42703",
+    ),
+    ("BinderException", r"Referenced table .* not found", "42P01"),
+    ("BinderException", r"No function matches|Could not choose a best candidate function", "42883"),
+    ("BinderException", r"must appear in the GROUP BY clause|GROUP BY", "42803"),
+    ("BinderException", r"[Aa]mbiguous", "42702"),
+    # DuckDB says LIMIT/OFFSET in one message; PG uses 2201W (LIMIT) / 2201X (OFFSET).
+    ("BinderException", r"LIMIT/OFFSET cannot be negative", "2201W"),
+    ("BinderException", r"Cannot compare|[Cc]annot mix|No operator", "42883"),
+    # e.g. ALTER COLUMN TYPE on a varchar(n) column (its length is a CHECK constraint)
+    ("BinderException", r"Cannot change the type of a column that has a CHECK", "0A000"),
+    # INSERT with more values than columns (or a column list of another length)
+    ("BinderException", r"columns but \d+ values were supplied|name/value mismatch", "42601"),
+    ("BinderException", r"", "42000"),
+    ("ParserException", r"", "42601"),
+    ("SyntaxException", r"", "42601"),
+    ("ConstraintException", r"[Dd]uplicate key|unique constraint|PRIMARY KEY or UNIQUE", "23505"),
+    ("ConstraintException", r"NOT NULL constraint", "23502"),
+    ("ConstraintException", r"foreign key", "23503"),
+    ("ConstraintException", r"CHECK constraint", "23514"),
+    ("ConstraintException", r"", "23000"),
+    ("ConversionException", r"out of range|Overflow|overflow", "22003"),
+    ("ConversionException", r"", "22P02"),
+    ("OutOfRangeException", r"[Dd]ivision by zero", "22012"),
+    ("OutOfRangeException", r"", "22003"),
+    ("InvalidInputException", r"[Dd]ivision by zero", "22012"),
+    ("InvalidInputException", r"More than one row returned by a subquery", "21000"),
+    ("InvalidInputException", r"Values were not provided|parameter", "08P01"),
+    ("InvalidInputException", r"", "22023"),
+    ("InterruptException", r"", "57014"),
+    ("TransactionException", r"aborted", "25P02"),
+    ("TransactionException", r"[Cc]onflict", "40001"),
+    ("TransactionException", r"", "25000"),
+    ("NotImplementedException", r"", "0A000"),
+    ("PermissionException", r"", "42501"),
+    ("IOException", r"", "58030"),
+    ("OutOfMemoryException", r"", "53200"),
+    ("SerializationException", r"", "40001"),
+    ("DependencyException", r"", "2BP01"),
+    ("TypeMismatchException", r"", "42804"),
+    ("SequenceException", r"", "2200H"),
+)
+_COMPILED = tuple((cls, re.compile(rx), state) for cls, rx, state in _RULES)
+# The CHECK a varchar(n) column is created with (transpiler/varchar_length.py): its failure
+# is Postgres' 22001, not 23514. DuckDB names the expression, not the value or the column.
+_LENGTH_CHECK = re.compile(
+    r"^CHECK constraint failed on table .* with expression "
+    r'CHECK\(\(length\((?:"(?:[^"]|"")*"|[^()"\s]+)\) <= (\d+)\)\)$'
+)
+_ALTER_TYPE_HINT = (
+    "DuckDB cannot change the type of a column with a CHECK constraint (a varchar(n) length "
+    "is kept as one): create a new table with the new type and copy the rows over"
+)
+_PREFIX = re.compile(r"^[A-Za-z ]+ Error: ")
+_UDF_ERROR = re.compile(
+    r"^Python exception occurred while executing the UDF: UdfError: ([0-9A-Z]{5}): (.*)$"
+)
+_LINE = re.compile(r"^LINE (\d+): (.*)$")
+
+
+class UdfError(Exception):
+    """Raised in a Python UDF to fail its statement with this SQLSTATE and message.
+
+    DuckDB reports it as an InvalidInputException naming the class and the text, which
+    map_duckdb_error reads back.
+    """
+
+    def __init__(self, sqlstate: str, message: str) -> None:
+        super().__init__(f"{sqlstate}: {message}")
+
+
+def _position(lines: list[str], sql: str | None) -> int | None:
+    """Character position (1-based) from DuckDB's 'LINE n: ...' + caret excerpt."""
+    if sql is None:
+        return None
+    for i, line in enumerate(lines[:-1]):
+        match = _LINE.match(line)
+        if not match or "^" not in lines[i + 1]:
+            continue
+        prefix_len = len(line) - len(match.group(2))
+        column = lines[i + 1].index("^") - prefix_len
+        excerpt = match.group(2)
+        if excerpt.startswith("...") or column < 0:
+            return None  # DuckDB shortened the line; the offset is not recoverable.
+        line_no = int(match.group(1))
+        sql_lines = sql.split("\n")
+        if line_no > len(sql_lines) or not sql_lines[line_no - 1].startswith(excerpt.rstrip()):
+            return None
+        return sum(len(s) + 1 for s in sql_lines[: line_no - 1]) + column + 1
+    return None
+
+
+def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
+    """Translate a DuckDB exception; `sql` is the text DuckDB ran (for the position)."""
+    text = str(exc)
+    lines = text.split("\n")
+    message = _PREFIX.sub("", lines[0]).strip() or type(exc).__name__
+    detail_lines = [ln for ln in lines[1:] if ln.strip() and not _LINE.match(ln)]
+    detail_lines = [ln for ln in detail_lines if set(ln.strip()) != {"^"}]
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    if "InvalidInputException" in names and (udf := _UDF_ERROR.match(message)) is not None:
+        return PgError(udf[1], udf[2])
+    sqlstate = "XX000"
+    for cls, rx, state in _COMPILED:
+        if cls in names and rx.search(message):
+            sqlstate = state
+            break
+    else:
+        if isinstance(exc, duckdb.Error):
+            sqlstate = "42000" if "ProgrammingError" in names else "XX000"
+    if sqlstate == "57014":
+        message = "canceling statement due to user request"
+    elif sqlstate == "23514" and (length := _LENGTH_CHECK.match(message)) is not None:
+        sqlstate = "22001"
+        message = f"value too long for type character varying({length[1]})"
+    hint = _ALTER_TYPE_HINT if sqlstate == "0A000" and "CHECK constraint" in message else None
+    if sqlstate == "42883":  # in semantic SQL: in the user's terms
+        semantic = semantic_type_error(message, _position(lines, sql))
+        if semantic is not None:
+            return semantic
+    return PgError(
+        sqlstate,
+        message,
+        detail="\n".join(detail_lines).strip() or None,
+        hint=hint,
+        position=_position(lines, sql),
+    )

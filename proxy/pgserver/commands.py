@@ -1,0 +1,202 @@
+"""Session commands the proxy answers itself: SET, RESET, SHOW, transactions, utilities."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from proxy.db import column_hints
+from proxy.pgserver.results import Column, row_description
+from proxy.wire import messages as m
+from proxy.wire.errors import PgError
+from transpiler import Statement
+from transpiler.model import (
+    ResetCommand,
+    SetCommand,
+    ShowCommand,
+    TransactionCommand,
+    UtilityCommand,
+)
+
+if TYPE_CHECKING:
+    from proxy.pgserver.runner import Portal, Runner
+    from proxy.pgserver.session import Session
+    from proxy.pgserver.settings import SetResult
+
+
+def describe(st: Statement) -> tuple[Column, ...] | None:
+    cmd = st.command
+    if isinstance(cmd, ShowCommand):
+        if cmd.name == "all":
+            return (
+                Column("name", "VARCHAR"),
+                Column("setting", "VARCHAR"),
+                Column("description", "VARCHAR"),
+            )
+        return (Column(_show_column(cmd.name), "VARCHAR"),)
+    return None
+
+
+def _show_column(name: str) -> str:
+    from proxy.pgserver.settings import canonical
+
+    return canonical(name).lower() if "." not in name else name
+
+
+async def run(runner: Runner, session: Session, portal: Portal, describe_rows: bool) -> None:
+    st = portal.statement
+    assert st is not None
+    cmd = st.command
+    match cmd:
+        case SetCommand():
+            if runner.txn_status == "I" and cmd.local:
+                session.send_notice(
+                    "SET LOCAL can only be used in transaction blocks", "25P01", "WARNING"
+                )
+                tag = "SET"
+            else:
+                await _apply(
+                    runner, session, [runner.settings.set(cmd.name, cmd.value, local=cmd.local)]
+                )
+                tag = "SET"
+        case ResetCommand():
+            await _apply(runner, session, runner.settings.reset(cmd.name))
+            tag = "RESET"
+        case ShowCommand():
+            rows = _show(runner, cmd)
+            if describe_rows:
+                cols = describe(st)
+                assert cols is not None
+                session.out(row_description(cols, portal.result_formats))
+            for row in rows:  # text: its text and binary forms are the same bytes
+                session.out(m.data_row([v.encode() for v in row]))
+            tag = "SHOW"
+        case TransactionCommand():
+            tag = await _transaction(runner, session, cmd)
+        case UtilityCommand():
+            tag = await _utility(runner, session, cmd)
+        case _:
+            raise PgError("0A000", f"unsupported command {st.tag}")
+    session.out(m.command_complete(tag))
+
+
+def _show(runner: Runner, cmd: ShowCommand) -> list[tuple[str, ...]]:
+    if cmd.name == "all":
+        return [(k, v, "") for k, v in runner.settings.show_all()]
+    name = cmd.name
+    if name in ("transaction isolation level", "transaction_isolation"):
+        name = "transaction_isolation"
+    return [(runner.settings.get(name),)]
+
+
+async def _apply(runner: Runner, session: Session, results: list[SetResult]) -> None:
+    for result in results:
+        if result.duckdb_sql:
+            sql = result.duckdb_sql
+            try:
+                await runner.call(runner.cursor.execute, sql, sql=sql)
+            except PgError as exc:
+                if exc.sqlstate in ("42704", "22023", "42000", "XX000") and sql.startswith("SET "):
+                    name = sql.split()[1]
+                    raise PgError(
+                        "42704", f'unrecognized configuration parameter "{name}"'
+                    ) from None
+                raise
+        if result.report:
+            session.out(m.parameter_status(*result.report))
+
+
+async def _end_transaction(runner: Runner, session: Session, committed: bool = False) -> None:
+    from proxy.pgserver import cursors, savepoints
+
+    runner.txn_status = "I"
+    column_hints.transaction_ended(runner)
+    savepoints.reset(session)
+    await cursors.end_transaction(runner, session, committed)
+    await _apply(runner, session, runner.settings.end_transaction())
+
+
+async def _transaction(runner: Runner, session: Session, cmd: TransactionCommand) -> str:
+    action = cmd.action
+    from proxy.pgserver import savepoints
+
+    if action == "begin":
+        if runner.txn_status != "I":
+            session.send_notice("there is already a transaction in progress", "25001", "WARNING")
+            return "BEGIN"
+        savepoints.begin(runner, session)  # before DuckDB's BEGIN (the commit clock)
+        if runner._implicit:  # BEGIN inside an implicit block makes it explicit
+            runner._implicit = False
+            runner.txn_status = "T"
+        else:
+            await runner.call(runner.cursor.begin)
+            runner.txn_status = "T"
+        return "BEGIN"
+    if action in ("commit", "rollback"):
+        if runner.txn_status == "I" and not runner._implicit:
+            session.send_notice("there is no transaction in progress", "25P01", "WARNING")
+            return "COMMIT" if action == "commit" else "ROLLBACK"
+        failed = runner.txn_status == "E"
+        runner._implicit = False
+        committed = False
+        try:
+            if action == "commit" and not failed:
+                savepoints.before_commit(runner, session)
+                await runner.call(runner.cursor.commit)
+                committed = True
+            else:
+                await runner.call(runner.cursor.rollback)
+        finally:
+            await _end_transaction(runner, session, committed)
+        return "ROLLBACK" if failed or action == "rollback" else "COMMIT"
+    return await savepoints.run(runner, session, cmd)
+
+
+async def _utility(runner: Runner, session: Session, cmd: UtilityCommand) -> str:
+    name = cmd.name
+    if name == "discard all":
+        if runner.txn_status != "I":
+            raise PgError("25001", "DISCARD ALL cannot run inside a transaction block")
+        await _apply(runner, session, runner.settings.reset(None))
+        session.discard_all()
+        return "DISCARD ALL"
+    if name.startswith("deallocate"):
+        target = name.removeprefix("deallocate").strip().removeprefix("prepare").strip()
+        if target in ("all", ""):
+            session.prepared.clear()
+        else:
+            session.prepared.pop(target.strip('"'), None)
+        return "DEALLOCATE ALL" if target == "all" else "DEALLOCATE"
+    if name.startswith("close"):
+        from proxy.pgserver import cursors
+
+        return await cursors.close(runner, session, name.removeprefix("close").strip())
+    if name.startswith("unlisten"):
+        return "UNLISTEN"
+    if name.startswith("listen"):
+        return "LISTEN"
+    if name.startswith("discard"):
+        return name.upper()
+    if name.startswith("create extension"):
+        return _create_extension(name.removeprefix("create extension").strip())
+    raise PgError("0A000", f"{name.upper()} is not supported")
+
+
+# Extensions whose SQL hatiproxy provides itself (listed in pg_catalog.pg_extension).
+BUILT_IN_EXTENSIONS = {
+    "plpgsql": "installed in every database",
+    "vector": "pgvector's vector type, distance operators and indexes",
+    "uuid-ossp": "uuid_generate_v4()",
+}
+
+
+def _create_extension(name: str) -> str:
+    """Built-in extensions are always there (CREATE EXTENSION, with or without IF NOT
+    EXISTS, succeeds); any other cannot be installed."""
+    if name in BUILT_IN_EXTENSIONS:
+        return "CREATE EXTENSION"
+    built_in = "; ".join(f"{n}: {what}" for n, what in BUILT_IN_EXTENSIONS.items())
+    raise PgError(
+        "0A000",
+        f'extension "{name}" is not available',
+        hint=f"hatiproxy has these extensions built in: {built_in}.",
+    )

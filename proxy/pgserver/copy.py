@@ -1,0 +1,483 @@
+"""COPY ... FROM STDIN / TO STDOUT in text, CSV and (FROM only) binary format.
+
+Incoming data is spooled to a temporary CSV file that DuckDB's own COPY reads,
+so a large load never sits in memory; outgoing rows are formatted per batch.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+import struct
+import tempfile
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import sqlglot
+from sqlglot import exp
+
+from proxy.pgserver.results import Column, columns_of
+from proxy.wire import messages as m
+from proxy.wire.errors import PgError
+from proxy.wire.types import param_decoder, pg_type_for, result_encoder
+
+if TYPE_CHECKING:
+    from proxy.pgserver.runner import Portal, Runner
+    from proxy.pgserver.session import Session
+
+_TOKEN = re.compile(r"\s*(?:'((?:[^']|'')*)'|E'((?:[^'\\]|\\.|'')*)'|([(),*])|([^\s(),']+))")
+BINARY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00"
+
+
+@dataclass
+class CopyOptions:
+    format: str = "text"
+    delimiter: str | None = None
+    null: str | None = None
+    header: bool = False
+    quote: str = '"'
+    escape: str | None = None
+
+    @property
+    def sep(self) -> str:
+        return self.delimiter or ("," if self.format == "csv" else "\t")
+
+    @property
+    def null_string(self) -> str:
+        return self.null if self.null is not None else ("" if self.format == "csv" else "\\N")
+
+
+def _tokens(text: str) -> list[str]:
+    out, pos = [], 0
+    while pos < len(text):
+        match = _TOKEN.match(text, pos)
+        if not match or match.end() == pos:
+            break
+        pos = match.end()
+        if match.group(1) is not None:
+            out.append("'" + match.group(1).replace("''", "'"))
+        elif match.group(2) is not None:
+            out.append("'" + match.group(2).encode().decode("unicode_escape"))
+        else:
+            out.append(match.group(3) or match.group(4))
+    return out
+
+
+def parse_options(text: str) -> CopyOptions:
+    """Options after STDIN/STDOUT, in the modern `WITH (...)` or the legacy form."""
+    opts = CopyOptions()
+    words = [w for w in _tokens(text) if w not in ("(", ")", ",")]
+    i = 0
+
+    def value() -> str:
+        nonlocal i
+        i += 1
+        if i < len(words) and words[i].lower() == "as":
+            i += 1
+        if i >= len(words):
+            raise PgError("42601", "COPY option is missing its value")
+        return words[i].lstrip("'")
+
+    while i < len(words):
+        word = words[i].lower()
+        if word in ("with", "csv", "binary", "text") and word != "with":
+            opts.format = word
+        elif word == "format":
+            opts.format = value().lower()
+        elif word == "delimiter":
+            opts.delimiter = value()
+        elif word == "null":
+            opts.null = value()
+        elif word == "header":
+            nxt = words[i + 1].lower() if i + 1 < len(words) else ""
+            opts.header = True
+            if nxt in ("true", "false", "on", "off", "1", "0", "match"):
+                opts.header = nxt not in ("false", "off", "0")
+                i += 1
+        elif word == "quote":
+            opts.quote = value()
+        elif word == "escape":
+            opts.escape = value()
+        elif word in ("encoding",):
+            enc = value().lower()
+            if enc.replace("-", "") not in ("utf8", "unicode"):
+                raise PgError("0A000", "COPY supports only UTF8 encoding")
+        elif word in ("force_quote", "force", "force_not_null", "force_null", "freeze", "oids"):
+            pass  # accepted; they do not change what we read or write here
+        i += 1
+    if opts.format not in ("text", "csv", "binary"):
+        raise PgError("22023", f'COPY format "{opts.format}" not recognized')
+    return opts
+
+
+@dataclass
+class CopyTarget:
+    table: str | None  # DuckDB SQL name of the table
+    columns: list[str]
+    query: str | None
+    from_stdin: bool
+    options: CopyOptions
+
+
+def parse_copy(sql: str) -> CopyTarget | None:
+    """None when the COPY reads or writes a server file: DuckDB runs it as it is."""
+    match = re.search(r"\b(STDIN|STDOUT)\b", sql, re.IGNORECASE)
+    if not match:
+        return None
+    try:
+        tree = sqlglot.parse_one(sql[: match.end()], read="duckdb")
+    except sqlglot.errors.ParseError as exc:
+        raise PgError("42601", f"cannot parse COPY statement: {exc}") from None
+    if not isinstance(tree, exp.Copy):
+        return None
+    target = tree.this
+    options = parse_options(sql[match.end() :])
+    from_stdin = bool(tree.args.get("kind"))
+    if isinstance(target, exp.Schema):
+        table = target.this.sql(dialect="duckdb")
+        columns = [c.sql(dialect="duckdb") for c in target.expressions]
+        return CopyTarget(table, columns, None, from_stdin, options)
+    if isinstance(target, exp.Table):
+        return CopyTarget(target.sql(dialect="duckdb"), [], None, from_stdin, options)
+    query = target.this if isinstance(target, exp.Subquery) else target
+    return CopyTarget(None, [], query.sql(dialect="duckdb"), from_stdin, options)
+
+
+async def run_copy(runner: Runner, session: Session, portal: Portal) -> None:
+    st = portal.statement
+    assert st is not None
+    target = parse_copy(st.sql)
+    if target is None:  # server-side file COPY: DuckDB does it
+        count = await runner.call(lambda: runner.cursor.execute(st.sql).fetchone(), sql=st.sql)
+        session.out(m.command_complete(f"COPY {count[0] if count else 0}"))
+        return
+    if target.from_stdin:
+        await _copy_in(runner, session, target)
+    else:
+        await _copy_out(runner, session, target)
+
+
+# --- COPY TO STDOUT ------------------------------------------------------------
+
+
+def _text_escape(value: str) -> str:
+    return (
+        value.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+    )
+
+
+def _csv_field(value: str, opts: CopyOptions) -> str:
+    """A CSV value quoted as Postgres does: a value equal to the NULL string (e.g. the
+    empty string) is quoted so that it reads back as a value, not as NULL."""
+    q = opts.quote
+    if value == opts.null_string or any(c in value for c in (opts.sep, q, "\n", "\r")):
+        esc = opts.escape or q
+        if esc != q:
+            value = value.replace(esc, esc + esc)
+        return q + value.replace(q, esc + q) + q
+    return value
+
+
+async def _copy_out(runner: Runner, session: Session, target: CopyTarget) -> None:
+    opts = target.options
+    if opts.format == "binary":
+        raise PgError("0A000", "COPY TO STDOUT in binary format is not supported; use text or csv")
+    cols = ", ".join(target.columns) or "*"
+    query = target.query or f"SELECT {cols} FROM {target.table}"
+    cur = runner.cursor
+    await runner.call(cur.execute, query, sql=query)
+    columns = columns_of(cur.description) or ()
+    tz = runner.settings.values.get("TimeZone")
+    encoders = [result_encoder(c.duckdb_type, 0, tz) for c in columns]
+    session.out(m.copy_out_response(False, len(columns)))
+    sep, null = opts.sep, opts.null_string
+
+    def batch() -> tuple[bytes, int]:
+        # One CopyData message per row, as Postgres sends them: clients such as
+        # psycopg's Copy.rows() parse each message as exactly one row.
+        rows = cur.fetchmany(5000)
+        out: list[bytes] = []
+        if opts.format == "csv":
+            for row in rows:
+                line = sep.join(
+                    null if v is None else _csv_field(enc(v).decode(), opts)
+                    for v, enc in zip(row, encoders, strict=True)
+                )
+                out.append(m.copy_data((line + "\n").encode()))
+        else:
+            for row in rows:
+                line = sep.join(
+                    null if v is None else _text_escape(enc(v).decode())
+                    for v, enc in zip(row, encoders, strict=True)
+                )
+                out.append(m.copy_data((line + "\n").encode()))
+        return b"".join(out), len(rows)
+
+    total = 0
+    if opts.header and opts.format == "csv":
+        session.out(m.copy_data((sep.join(c.name for c in columns) + "\n").encode()))
+    while True:
+        data, n = await runner.call(batch)
+        if not n:
+            break
+        total += n
+        session.out(data)
+        await session.flush_if_large()
+    session.out(m.copy_done())
+    session.out(m.command_complete(f"COPY {total}"))
+
+
+# --- COPY FROM STDIN -----------------------------------------------------------
+
+
+async def _target_columns(runner: Runner, target: CopyTarget) -> list[Column]:
+    assert target.table is not None
+    sql = f"DESCRIBE {target.table}"
+    rows = await runner.call(lambda: runner.cursor.execute(sql).fetchall(), sql=sql)
+    cols = [Column(r[0], r[1]) for r in rows]
+    if not target.columns:
+        return cols
+    by_name = {c.name.lower(): c for c in cols}
+    out = []
+    for name in target.columns:
+        col = by_name.get(name.strip('"').lower())
+        if col is None:
+            raise PgError("42703", f'column "{name}" of relation {target.table} does not exist')
+        out.append(col)
+    return out
+
+
+def _unescape_text(field: str) -> str:
+    out, i = [], 0
+    simple = {"t": "\t", "n": "\n", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "\\": "\\"}
+    while i < len(field):
+        ch = field[i]
+        if ch == "\\" and i + 1 < len(field):
+            nxt = field[i + 1]
+            if nxt in simple:
+                out.append(simple[nxt])
+                i += 2
+                continue
+            octal = re.match(r"[0-7]{1,3}", field[i + 1 :])
+            if octal:
+                out.append(chr(int(octal.group(), 8)))
+                i += 1 + len(octal.group())
+                continue
+            out.append(nxt)
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+class _Spool:
+    """Receives COPY data and writes it as CSV (NULL = unquoted empty) to a temp file."""
+
+    def __init__(self, opts: CopyOptions, columns: list[Column]) -> None:
+        self.opts = opts
+        self.columns = columns
+        fd, self.path = tempfile.mkstemp(prefix="hatiproxy-copy-", suffix=".csv")
+        self.file = os.fdopen(fd, "w", newline="", encoding="utf-8")
+        self.pending = b""
+        self.skip_header = opts.header
+        self.binary_started = False
+        self.rows = 0
+        self.decoders = (
+            [param_decoder(pg_type_for(c.duckdb_type).oid, 1) for c in columns]
+            if opts.format == "binary"
+            else []
+        )
+
+    def feed(self, data: bytes) -> None:
+        if self.opts.format == "binary":
+            self.pending += data
+            self._binary()
+            return
+        self.pending += data
+        if self.opts.format == "csv":
+            # A quoted CSV field may hold newlines: split on record ends only.
+            records, self.pending = _csv_records(self.pending, self.opts)
+            self._lines(records)
+            return
+        *lines, self.pending = self.pending.split(b"\n")
+        self._lines(lines)
+
+    def finish(self) -> None:
+        if self.opts.format != "binary" and self.pending.strip():
+            self._lines([self.pending])
+        self.file.close()
+
+    def _lines(self, lines: list[bytes]) -> None:
+        opts = self.opts
+        text_lines = [ln.decode("utf-8").removesuffix("\r") for ln in lines]
+        if opts.format == "csv":
+            reader = csv.reader(
+                text_lines,
+                delimiter=opts.sep,
+                quotechar=opts.quote,
+                escapechar=None if opts.escape in (None, opts.quote) else opts.escape,
+            )
+            for raw, row in zip(text_lines, reader, strict=True):
+                if raw == "\\.":
+                    continue
+                if self.skip_header:
+                    self.skip_header = False
+                    continue
+                nulls = _csv_null_positions(raw, opts)
+                self._write_row([None if i in nulls else v for i, v in enumerate(row)])
+            return
+        for line in text_lines:
+            if line == "\\.":
+                continue
+            if self.skip_header:
+                self.skip_header = False
+                continue
+            fields = line.split(opts.sep)
+            self._write_row([None if f == opts.null_string else _unescape_text(f) for f in fields])
+
+    def _write_row(self, values: list[str | None]) -> None:
+        if len(values) != len(self.columns):
+            raise PgError(
+                "22P04", f"COPY row has {len(values)} columns, expected {len(self.columns)}"
+            )
+        self.file.write(
+            ",".join("" if v is None else '"' + v.replace('"', '""') + '"' for v in values) + "\n"
+        )
+        self.rows += 1
+
+    def _binary(self) -> None:
+        buf = self.pending
+        pos = 0
+        if not self.binary_started:
+            if len(buf) < 19:
+                return
+            if buf[:11] != BINARY_SIGNATURE:
+                raise PgError("22P04", "COPY file signature not recognized")
+            (ext,) = struct.unpack_from("!i", buf, 15)
+            pos = 19 + ext
+            self.binary_started = True
+        while len(buf) - pos >= 2:
+            (n,) = struct.unpack_from("!h", buf, pos)
+            if n == -1:
+                pos = len(buf)
+                break
+            p = pos + 2
+            fields: list[bytes | None] = []
+            complete = True
+            for _ in range(n):
+                if len(buf) - p < 4:
+                    complete = False
+                    break
+                (length,) = struct.unpack_from("!i", buf, p)
+                p += 4
+                if length == -1:
+                    fields.append(None)
+                    continue
+                if len(buf) - p < length:
+                    complete = False
+                    break
+                fields.append(buf[p : p + length])
+                p += length
+            if not complete:
+                break
+            pos = p
+            values = [
+                None if f is None else _binary_to_text(self.decoders[i](f))
+                for i, f in enumerate(fields)
+            ]
+            self._write_row(values)
+        self.pending = buf[pos:]
+
+
+def _binary_to_text(value: object) -> str:
+    if isinstance(value, bytes):
+        return "\\x" + value.hex()
+    if isinstance(value, list):
+        return "[" + ", ".join("NULL" if v is None else str(v) for v in value) + "]"
+    return str(value)
+
+
+def _csv_records(buf: bytes, opts: CopyOptions) -> tuple[list[bytes], bytes]:
+    """Complete CSV records of `buf` (newlines inside quotes kept) and the unfinished rest."""
+    quote, escape = opts.quote.encode(), (opts.escape or opts.quote).encode()
+    records: list[bytes] = []
+    start, i, in_quotes, n = 0, 0, False, len(buf)
+    while i < n:
+        ch = buf[i : i + 1]
+        if in_quotes and escape != quote and ch == escape and i + 1 < n:
+            i += 2  # escaped character inside quotes
+            continue
+        if ch == quote:
+            in_quotes = not in_quotes  # a doubled quote toggles twice
+        elif ch == b"\n" and not in_quotes:
+            records.append(buf[start:i])
+            start = i + 1
+        i += 1
+    return records, buf[start:]
+
+
+def _csv_null_positions(raw: str, opts: CopyOptions) -> set[int]:
+    """Fields that are NULL in PG CSV: unquoted and equal to the NULL string."""
+    if opts.null_string != "" and opts.null_string not in raw:
+        return set()
+    out, field_index, i, quoted_field, start = set(), 0, 0, False, 0
+    in_quotes = False
+    while i <= len(raw):
+        ch = raw[i] if i < len(raw) else None
+        if ch == opts.quote:
+            in_quotes = not in_quotes
+            quoted_field = True
+        elif (ch == opts.sep and not in_quotes) or ch is None:
+            if not quoted_field and raw[start:i] == opts.null_string:
+                out.add(field_index)
+            field_index += 1
+            start, quoted_field = i + 1, False
+        i += 1
+    return out
+
+
+async def _copy_in(runner: Runner, session: Session, target: CopyTarget) -> None:
+    if target.table is None:
+        raise PgError("42601", "COPY FROM STDIN needs a table, not a query")
+    columns = await _target_columns(runner, target)
+    opts = target.options
+    spool = _Spool(opts, columns)
+    session.out(m.copy_in_response(opts.format == "binary", len(columns)))
+    await session.flush()
+    failed: PgError | None = None
+    try:
+        while True:
+            msg = await session.receive()
+            if isinstance(msg, m.CopyData):
+                if failed is None:
+                    try:
+                        spool.feed(msg.data)
+                    except (PgError, UnicodeDecodeError, ValueError) as exc:
+                        failed = exc if isinstance(exc, PgError) else PgError("22P02", str(exc))
+            elif isinstance(msg, m.CopyDone):
+                break
+            elif isinstance(msg, m.CopyFail):
+                raise PgError("57014", f"COPY from stdin failed: {msg.message}")
+            elif isinstance(msg, (m.Flush, m.Sync)):
+                continue
+            else:
+                raise PgError("08P01", f"unexpected message type during COPY: {type(msg).__name__}")
+        if failed is not None:
+            raise failed
+        spool.finish()
+        if not spool.rows:  # DuckDB cannot sniff an empty file; there is nothing to load
+            session.out(m.command_complete("COPY 0"))
+            return
+        cols = ", ".join(f'"{c.name}"' for c in columns)
+        sql = (
+            f"COPY {target.table} ({cols}) FROM '{spool.path}' "
+            "(FORMAT csv, HEADER false, QUOTE '\"', ESCAPE '\"', NULL '', DELIMITER ',', "
+            "ALLOW_QUOTED_NULLS false)"
+        )
+        row = await runner.call(lambda: runner.cursor.execute(sql).fetchone(), sql=None)
+        session.out(m.command_complete(f"COPY {row[0] if row else 0}"))
+    finally:
+        spool.file.close()
+        os.unlink(spool.path)

@@ -1,0 +1,58 @@
+"""How a statement's result is shaped for Postgres clients: lossless re-selects of types
+the Python conversion would bend, Postgres column names, and CommandComplete tags."""
+
+from __future__ import annotations
+
+from proxy.pgserver.results import Column
+from proxy.wire.types import lossless_cast
+from transpiler import Statement
+
+# SELECT text -> (SQL that casts lossy columns to VARCHAR, the original column types).
+LOSSLESS_SQL: dict[str, tuple[str, tuple[Column, ...]]] = {}
+
+
+def needs_cast(cols: tuple[Column, ...]) -> bool:
+    return any(lossless_cast(c.duckdb_type) for c in cols)
+
+
+def lossless_sql(sql: str, cols: tuple[Column, ...]) -> str:
+    """Re-select a query with INTERVAL / STRUCT / MAP ... columns as DuckDB's exact text.
+
+    DuckDB's Python conversion folds interval months into days and has no form for
+    nested types; its VARCHAR cast is exact and the encoders read it.
+    """
+    parts = []
+    for i, col in enumerate(cols, start=1):
+        target = lossless_cast(col.duckdb_type)
+        ref = f"#{i}" if target is None else f"CAST(#{i} AS {target})"
+        parts.append(f'{ref} AS "{col.name.replace(chr(34), chr(34) * 2)}"')
+    if len(LOSSLESS_SQL) > 4096:
+        LOSSLESS_SQL.clear()
+    return f"SELECT {', '.join(parts)} FROM ({sql}) AS __hati_q"
+
+
+_OID_TYPES = {"BIGINT": "OID", "BIGINT[]": "OID[]"}
+
+
+def postgres_names(st: Statement, cols: tuple[Column, ...] | None) -> tuple[Column, ...] | None:
+    """Rename result columns as Postgres names them (count, ?column?, ...)."""
+    if cols is not None and "typeinfo_tree" in st.sql:
+        # asyncpg's type introspection: Postgres answers oid / oid[] columns, the only
+        # kinds asyncpg decodes before introspecting; an int8[] column would make it
+        # introspect int8[] with this same query, forever. Catalog oids are < 2^31.
+        cols = tuple(Column(c.name, _OID_TYPES.get(c.duckdb_type, c.duckdb_type)) for c in cols)
+    names = st.column_names
+    if not names or cols is None or len(names) != len(cols):
+        return cols
+    return tuple(
+        c if n is None else Column(n, c.duckdb_type) for c, n in zip(cols, names, strict=True)
+    )
+
+
+def command_tag(st: Statement, count: int) -> str:
+    tag = st.tag
+    if tag == "INSERT":
+        return f"INSERT 0 {count}"
+    if tag in ("SELECT", "UPDATE", "DELETE", "MERGE", "COPY", "FETCH", "MOVE"):
+        return f"{tag} {count}"
+    return tag

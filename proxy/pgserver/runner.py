@@ -1,0 +1,489 @@
+"""Runs a session's statements on DuckDB (on the connection's own thread), transactions,
+portals.
+
+The Runner owns the session's DuckDB cursor. A DuckDB cursor holds one pending
+result at a time, so a suspended portal that still owns it is drained into
+memory before another statement runs (rare: only interleaved portals do that).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+
+from proxy.core.registry import Identity
+from proxy.db.commit_clock import OpenWrite
+from proxy.db.connection_threads import on_main
+from proxy.db.duckdb_errors import map_duckdb_error
+from proxy.db.engine import Engine
+from proxy.execution import sql_bridge
+from proxy.pgserver import alter_rebuild, commands, cursors, embed_columns, explain, savepoints
+from proxy.pgserver.embed_columns import is_embed_column_call
+from proxy.pgserver.params import ParamTypes, decode_params, placeholder_value
+from proxy.pgserver.result_shape import (
+    LOSSLESS_SQL,
+    command_tag,
+    lossless_sql,
+    needs_cast,
+    postgres_names,
+)
+from proxy.pgserver.results import (
+    BATCH_ROWS,
+    Column,
+    check_formats,
+    columns_of,
+    describe_returning,
+    encoders_for,
+    fetch_batch,
+    row_description,
+)
+from proxy.pgserver.settings import SessionSettings
+from proxy.telemetry.metrics import QueryObserver, timed_statement
+from proxy.wire import messages as m
+from proxy.wire.errors import FatalError, PgError
+from proxy.wire.types import encode_data_rows
+from transpiler import Statement
+
+if TYPE_CHECKING:
+    from proxy.pgserver.session import Prepared, Session
+
+log = logging.getLogger("hatiproxy.runner")
+
+ROW_KINDS = frozenset({"select", "show", "explain", "other"})
+DML_KINDS = frozenset({"insert", "update", "delete", "merge"})
+# Rows fetched together with the statement's execution (one worker hop for short results);
+# small enough that encoding them on the event loop costs next to nothing.
+PREFETCH_ROWS = 64
+
+
+@dataclass
+class Portal:
+    statement: Statement | None
+    params: list[Any]
+    result_formats: tuple[int, ...]
+    sql: str = ""
+    prepared: Prepared | None = None
+    columns: tuple[Column, ...] | None = None
+    executed: bool = False  # DuckDB ran it; rows are pending in `buffered`, then the cursor
+    buffered: list[tuple] | None = None  # rows fetched ahead, sent before the cursor's rest
+    drained: bool = False  # the cursor holds no more rows for this portal
+    done: bool = False
+    rows_sent: int = 0
+    count: int | None = None  # DML row count reported in the tag
+    local_rows: list[tuple[str, ...]] | None = field(default=None, repr=False)
+    busy_s: float = 0.0  # time spent running it so far (Describe may start it, Execute resumes)
+
+
+def _has_returning(sql: str) -> bool:
+    return " returning " in sql.lower().replace("\n", " ")
+
+
+class Runner:
+    def __init__(self, engine: Engine, settings: SessionSettings) -> None:
+        self.engine = engine
+        self.cursor = engine.cursor()
+        self.settings = settings
+        self.txn_status = "I"
+        self._implicit = False
+        self._owner: Portal | None = None
+        self.running = False  # a call is in DuckDB (read by the watchdog's thread)
+        self.started = 0.0
+        self.deadline: float | None = None
+        self._interrupt_reason: str | None = None
+        self.param_types = ParamTypes(engine)
+        self._synced: dict[str, str] = {}  # settings mirrored as DuckDB variables
+        self.who: Identity | None = None  # the agent identity, fixed at connect
+        self.observer: QueryObserver | None = None  # set by the connection (metrics)
+        # A write outside an explicit block, counted on the commit clock until it settles.
+        self.write = OpenWrite()
+
+    async def set_identity(self, who: Identity) -> None:
+        """Fix the connection's agent identity; the main._hatidata_* views filter on it."""
+        self.who = who
+
+        def apply() -> None:
+            for statement in sql_bridge.identity_sql(who):
+                self.cursor.execute(statement)
+
+        await self.call(apply)
+
+    # --- worker-thread calls ------------------------------------------------------
+
+    async def call(self, fn: Callable[..., Any], *args: Any, sql: str | None = None) -> Any:
+        """Run fn (DuckDB work) under the statement timeout; map DuckDB errors.
+
+        The engine's watchdog interrupts it at the deadline or when the client hangs up.
+        """
+        timeout_ms = self.settings.statement_timeout_ms
+        self._interrupt_reason = None
+        self.started = time.monotonic()
+        if timeout_ms:
+            self.deadline = self.started + timeout_ms / 1000
+            self.engine.watchdog.deadline_set(self.deadline)
+        self.running = True
+        try:
+            return await self.engine.run(fn, *args)
+        except duckdb.Error as exc:
+            err = map_duckdb_error(exc, sql)
+            if err.sqlstate == "57014" and self._interrupt_reason == "shutdown":
+                raise FatalError(
+                    "57P01", "terminating connection due to administrator command"
+                ) from None
+            if err.sqlstate == "57014" and self._interrupt_reason == "timeout":
+                err.message = "canceling statement due to statement timeout"
+            raise err from None
+        finally:
+            self.running = False
+            self.deadline = None
+
+    def interrupt(self, reason: str = "cancel") -> None:
+        """Interrupt the running DuckDB statement (cancel, timeout, client gone); any thread."""
+        if self.running:
+            self._interrupt_reason = reason
+            self.cursor.interrupt()
+
+    def _setting_variables(self) -> list[str]:
+        """SET/RESET VARIABLE statements that mirror the session settings into DuckDB.
+
+        current_setting('x') reads getvariable('pg:x'); only statements that call it pay
+        for the sync, and only settings changed since the last sync are sent.
+        """
+        values = {k.lower(): v for k, v in self.settings.values.items()}
+        out = []
+        for key, value in values.items():
+            if self._synced.get(key) != value:
+                name = ("pg:" + key).replace('"', '""')
+                out.append(f"SET VARIABLE \"{name}\" = '{value.replace(chr(39), chr(39) * 2)}'")
+        for key in set(self._synced) - set(values):
+            out.append(f'RESET VARIABLE "{("pg:" + key).replace(chr(34), chr(34) * 2)}"')
+        self._synced = values
+        return out
+
+    # --- transactions ---------------------------------------------------------------
+
+    def _settle_writes(self) -> None:
+        """No transaction open any more: the write committed or rolled back."""
+        if self.txn_status == "I" and not self._implicit:
+            self.write.end()
+
+    async def begin_implicit(self) -> None:
+        await self.call(self.cursor.begin)
+        self._implicit = True
+
+    async def end_implicit(self) -> None:
+        if self._implicit:
+            self._implicit = False
+            try:
+                await self.call(self.cursor.commit)
+            finally:
+                self._settle_writes()
+
+    async def statement_failed(self) -> None:
+        """After an error: an implicit block rolls back, an explicit one becomes failed."""
+        self._release_owner_silently()
+        if self._implicit:
+            self._implicit = False
+            await self._rollback_quietly()
+            self._settle_writes()
+        elif self.txn_status == "T":
+            self.txn_status = "E"
+
+    async def _rollback_quietly(self) -> None:
+        with contextlib.suppress(PgError):
+            await self.call(self.cursor.rollback)
+
+    async def sync(self) -> None:
+        if self._implicit:
+            await self.end_implicit()
+
+    def _release_owner_silently(self) -> None:
+        self._owner = None
+
+    async def _take_cursor(self) -> None:
+        """Drain a suspended portal's pending rows into memory before reusing the cursor."""
+        owner = self._owner
+        if owner is not None and owner.executed and not owner.done and not owner.drained:
+            owner.buffered = (owner.buffered or []) + await self.call(self.cursor.fetchall)
+            owner.drained = True
+        self._owner = None
+
+    def close_portal(self, portal: Portal) -> None:
+        if self._owner is portal:
+            self._owner = None
+
+    # --- parameters -----------------------------------------------------------------
+
+    async def infer_param_oids(self, st: Statement, oids: list[int]) -> list[int]:
+        await self._take_cursor()  # inference queries run on the session's cursor
+        return await self.param_types.infer(st, oids, self.call, self.cursor)
+
+    def decode_params(
+        self,
+        oids: Sequence[int],
+        formats: Sequence[int],
+        values: Sequence[bytes | None],
+        portal: str = "",
+    ) -> list[Any]:
+        tz = self.settings.values.get("TimeZone")
+        return decode_params(oids, formats, values, tz, portal)
+
+    # --- describe ---------------------------------------------------------------------
+
+    async def describe_statement(
+        self, st: Statement | None, param_oids: Sequence[int] = ()
+    ) -> tuple[Column, ...] | None:
+        if st is None:
+            return None
+        if st.command is not None:
+            return commands.describe(st)
+        if cursors.is_cursor_statement(st):
+            return None  # described per portal: the cursor may not exist yet
+        if st.kind == "explain":
+            return explain.columns(st.sql)
+        if st.kind not in ROW_KINDS and not (st.kind in DML_KINDS and _has_returning(st.sql)):
+            return None
+        await self._take_cursor()
+        # Typed stand-ins, not NULLs: DuckDB types `SELECT $1` by the bound value, and the
+        # described types must be the ones Execute later sends.
+        nulls = [placeholder_value(o) for o in param_oids][: st.param_count]
+        nulls += [None] * (st.param_count - len(nulls))
+        nulls = sql_bridge.duckdb_params(st, nulls) + [None] * len(st.bind_texts)
+        sql = st.bind_sql(sql_bridge.first_marker_param(st))
+        relations = sql_bridge.empty_relations(st) if st.agent_calls else []
+
+        def describe() -> tuple[Column, ...] | None:
+            if relations:
+                sql_bridge.register(self.cursor, relations)
+            if st.kind in DML_KINDS:
+                return describe_returning(self.cursor, sql)
+            self.cursor.execute("DESCRIBE " + sql, nulls)
+            return tuple(Column(r[0], r[1]) for r in self.cursor.fetchall())
+
+        try:
+            return postgres_names(st, await self.call(describe, sql=sql))
+        except PgError:
+            if st.kind in ("other", "explain", "show"):
+                return None  # statements DESCRIBE cannot wrap: describe them at execution
+            raise
+
+    async def describe_portal(self, portal: Portal, session: Session) -> None:
+        # Describe runs a row query (Execute then streams it): its time and errors count.
+        await timed_statement(self.observer, portal, self._describe_portal(portal, session))
+
+    async def _describe_portal(self, portal: Portal, session: Session) -> None:
+        st = portal.statement
+        if st is None:
+            session.out(m.no_data())
+            return
+        if st.command is not None:
+            cols = commands.describe(st)
+        elif cursors.is_cursor_statement(st):
+            cols = cursors.describe(session, st)
+        elif st.kind in ROW_KINDS or (st.kind in DML_KINDS and _has_returning(st.sql)):
+            if st.kind in ROW_KINDS:
+                # Running a query is side-effect free; its result then feeds Execute.
+                await self._start(portal, session)
+                cols = portal.columns
+            else:
+                cols = await self.describe_statement(st)
+        else:
+            cols = None
+        if cols:
+            check_formats(portal.result_formats, len(cols))
+            session.out(row_description(cols, portal.result_formats))
+        else:
+            session.out(m.no_data())
+
+    # --- execute ----------------------------------------------------------------------
+
+    async def execute(
+        self, portal: Portal, session: Session, *, max_rows: int, describe: bool
+    ) -> None:
+        work = self._execute(portal, session, max_rows, describe)
+        try:
+            await timed_statement(self.observer, portal, work, execute=True)
+        finally:
+            if self.write.open:
+                self._settle_writes()  # an autocommit write, or a block's COMMIT
+
+    async def _execute(
+        self, portal: Portal, session: Session, max_rows: int, describe: bool
+    ) -> None:
+        st = portal.statement
+        assert st is not None
+        if (
+            self.txn_status == "E"
+            and st.kind not in ("rollback", "commit")
+            and not (st.kind == "savepoint" and "rollback" in st.sql.lower())
+        ):
+            raise PgError(
+                "25P02",
+                "current transaction is aborted, commands ignored until end of transaction block",
+            )
+        savepoints.note_statement(session, st)
+        if cursors.is_cursor_statement(st):  # DECLARE / FETCH / MOVE
+            await cursors.execute(self, session, portal, describe)
+            return
+        if st.command is not None:
+            await commands.run(self, session, portal, describe)
+            return
+        if st.kind == "copy":
+            from proxy.pgserver.copy import run_copy
+
+            await run_copy(self, session, portal)
+            return
+        if st.kind in ("begin", "commit", "rollback", "savepoint"):
+            raise PgError("0A000", f"{st.tag} is not supported in this form")
+        if st.kind == "select" and is_embed_column_call(st.sql):
+            await embed_columns.run_call(self, portal, session, describe)
+            return
+        if st.alter_types is not None and await alter_rebuild.run(self, session, portal):
+            return  # ALTER COLUMN TYPE that DuckDB cannot do in place: a table rebuild
+        await self._execute_duckdb(portal, session, max_rows, describe)
+
+    async def _start(self, portal: Portal, session: Session) -> None:
+        """Run the portal's statement on DuckDB (once); rows stay pending on the cursor."""
+        if portal.executed:
+            return
+        st = portal.statement
+        assert st is not None
+        semantic = self.engine.semantic
+        semantic.check(st)
+        await self._take_cursor()
+        relations = []
+        if st.agent_calls:
+            layer = self.engine.agent
+            if layer is None or self.who is None:
+                raise PgError("0A000", "agent functions are not available on this connection")
+            # The agent layer's asyncio state lives on the server's main loop.
+            relations = await on_main(sql_bridge.prepare(layer, self.who, st, portal.params))
+        params = sql_bridge.duckdb_params(st, portal.params)
+        if st.bind_texts:
+            params += await semantic.vectors(st)
+        sql = st.bind_sql(sql_bridge.first_marker_param(st))
+        cur = self.cursor
+        implicit_dml = (
+            st.kind in DML_KINDS
+            and self.txn_status == "I"
+            and not self._implicit
+            and session.in_extended_block
+        )
+        returns_rows = st.kind in ROW_KINDS or (st.kind in DML_KINDS and _has_returning(st.sql))
+        needs_fts = "fts_main_" in sql
+        branch = (
+            sql_bridge.branch_schema(self.settings.values.get("search_path", ""))
+            if self.engine.agent is not None and st.kind not in ROW_KINDS
+            else None
+        )
+        setting_vars = self._setting_variables() if "GETVARIABLE('pg:" in sql else []
+        # May it write? Then it counts on the commit clock when it commits on its own, and
+        # an explicit block records it for ROLLBACK TO SAVEPOINT (savepoints.py).
+        writes = savepoints.may_write(st, sql, needs_fts)
+        if writes and self.txn_status == "I":
+            self.write.begin()
+
+        def start() -> tuple[tuple[Column, ...] | None, int | None, list[tuple] | None]:
+            for statement in setting_vars:
+                cur.execute(statement)
+            if relations:
+                sql_bridge.register(cur, relations)
+            if implicit_dml:
+                cur.begin()
+            if needs_fts:
+                semantic.ensure_fts_indexes(cur, sql)
+            if branch is not None:
+                sql_bridge.branch_copy_on_write(self.engine.agent, cur, branch, sql, self.who)
+            cast = LOSSLESS_SQL.get(sql) if st.kind == "select" else None
+            run_sql = cast[0] if cast else sql
+            cur.execute(run_sql, params) if params else cur.execute(run_sql)
+            if st.kind == "explain":
+                return explain.columns(sql), None, explain.plan_rows(cur, sql)
+            if cast:
+                return cast[1], None, cur.fetchmany(PREFETCH_ROWS)
+            cols = columns_of(cur.description)
+            if returns_rows:
+                if st.kind == "select" and cols and needs_cast(cols):
+                    wrapped = lossless_sql(sql, cols)
+                    LOSSLESS_SQL[sql] = (wrapped, cols)
+                    cur.execute(wrapped, params) if params else cur.execute(wrapped)
+                # Fetch the first rows in this same hop: a short result then needs no
+                # second trip to a worker thread when Execute sends it.
+                return cols, None, cur.fetchmany(PREFETCH_ROWS) if cols else None
+            row = cur.fetchone() if cols and cols[0].name == "Count" else None
+            return None, (int(row[0]) if row and row[0] is not None else None), None
+
+        if implicit_dml:
+            # Set before running: if the DML fails, statement_failed must roll back the
+            # transaction begun in start(), or DuckDB stays in an aborted transaction.
+            self._implicit = True
+        cols, portal.count, head = await self.call(start, sql=sql)
+        if writes and self.txn_status == "T":
+            effect = savepoints.side_effect(st, bool(relations), needs_fts, branch is not None)
+            savepoints.record(session, st, sql, params, effect)
+        portal.columns = cols if st.kind == "explain" else postgres_names(st, cols)
+        portal.executed = True
+        if head is not None:
+            portal.buffered = head
+            portal.drained = len(head) < PREFETCH_ROWS
+        if portal.columns is not None:
+            self._owner = portal
+        else:
+            portal.done = True
+        if st.kind == "ddl":
+            self.param_types.invalidate()
+
+    async def _execute_duckdb(
+        self, portal: Portal, session: Session, max_rows: int, describe: bool
+    ) -> None:
+        st = portal.statement
+        assert st is not None
+        fresh = not portal.executed
+        await self._start(portal, session)
+        cols = portal.columns
+        if cols is None:
+            if fresh or portal.count is not None:
+                session.out(m.command_complete(command_tag(st, portal.count or 0)))
+            portal.count = None
+            return
+        check_formats(portal.result_formats, len(cols))
+        if describe:
+            session.out(row_description(cols, portal.result_formats))
+        encoders = encoders_for(
+            cols, tuple(portal.result_formats), self.settings.values.get("TimeZone")
+        )
+        sent_before = portal.rows_sent
+        while max_rows == 0 or portal.rows_sent - sent_before < max_rows:
+            want = (
+                BATCH_ROWS
+                if max_rows == 0
+                else min(BATCH_ROWS, max_rows - (portal.rows_sent - sent_before))
+            )
+            if portal.buffered:
+                chunk, portal.buffered = portal.buffered[:want], portal.buffered[want:]
+                session.out(encode_data_rows(chunk, encoders))
+                portal.rows_sent += len(chunk)
+                await session.flush_if_large()
+                continue
+            if portal.drained:
+                break
+            data, n = await self.call(fetch_batch, self.cursor, encoders, want)
+            if n:
+                session.out(data)
+                portal.rows_sent += n
+                await session.flush_if_large()
+            if n < want:
+                portal.drained = True
+                break
+        else:
+            session.out(m.portal_suspended())
+            return
+        portal.done = True
+        if self._owner is portal:
+            self._owner = None
+        session.out(m.command_complete(command_tag(st, portal.rows_sent)))

@@ -1,0 +1,185 @@
+"""SAVEPOINT / RELEASE / ROLLBACK TO, emulated over DuckDB (which has no subtransactions).
+
+Drivers use savepoints even when the user never asks for one: psycopg's
+`conn.transaction()` inside a transaction, SQLAlchemy's `begin_nested()`, Django's
+nested `atomic()` and `get_or_create`, pgJDBC's `autosave`. The emulation:
+
+- SAVEPOINT and RELEASE only keep the stack of names, each with a mark in the block's
+  log of writes (proxy/pgserver/savepoint_log.py).
+- ROLLBACK TO with nothing written since the savepoint (and no error) is a no-op.
+- Otherwise the DuckDB transaction is rolled back, begun again, and the writes
+  recorded before the savepoint are replayed in order (proxy/pgserver/savepoint_replay.py);
+  the block then continues, a failed one too, as in Postgres.
+
+A replay must give exactly what Postgres gives, so it is refused (0A000, the block
+stays failed) unless provably identical: no other transaction committed a write since
+this one began (proxy/db/commit_clock.py), the same session settings, only
+INSERT / UPDATE / DELETE / MERGE / TRUNCATE without volatile functions, order-dependent
+results or volatile column defaults (transpiler/replay.py), nothing unrecordable
+before the savepoint (COPY, cursors, agent functions, semantic SQL), and at most
+savepoint_log.MAX_BYTES of recorded statements. With nothing recorded before the
+savepoint the transaction is simply restarted.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from proxy.db.commit_clock import CLOCK
+from proxy.pgserver.savepoint_log import MAX_BYTES, Mark, SavepointState, state_of
+from proxy.pgserver.savepoint_log import READ_KINDS as READ_KINDS  # the runner's hooks
+from proxy.pgserver.savepoint_log import may_write as may_write
+from proxy.pgserver.savepoint_log import note_statement as note_statement
+from proxy.pgserver.savepoint_log import note_unrecorded as note_unrecorded
+from proxy.pgserver.savepoint_log import record as record
+from proxy.pgserver.savepoint_log import side_effect as side_effect
+from proxy.pgserver.savepoint_replay import restore
+from proxy.wire.errors import PgError
+from transpiler.model import TransactionCommand
+
+if TYPE_CHECKING:
+    from proxy.pgserver.runner import Runner
+    from proxy.pgserver.session import Session
+
+_CANNOT = "ROLLBACK TO SAVEPOINT cannot undo changes made after the savepoint"
+_ROLL_BACK = "Roll back the whole transaction."
+
+
+def begin(runner: Runner, session: Session) -> None:
+    """BEGIN of an explicit block, before DuckDB's: a fresh log, and the commit clock."""
+    state = state_of(session)
+    state.clear()
+    if runner._implicit:  # BEGIN inside an implicit block: DuckDB's began earlier
+        if runner.write.open:
+            state.sticky = "statements before its BEGIN (in the same batch) wrote"
+    else:
+        state.clock = CLOCK.finished
+
+
+def before_commit(runner: Runner, session: Session) -> None:
+    """COMMIT of an explicit block: its writes land now, which others' replays must know."""
+    if state_of(session).writes:
+        runner.write.begin()
+
+
+def reset(session: Session) -> None:
+    """The transaction ended: forget its savepoints and writes."""
+    state_of(session).clear()
+
+
+def _find(state: SavepointState, name: str | None) -> int:
+    for i in range(len(state.names) - 1, -1, -1):
+        if state.names[i] == name:
+            return i
+    raise PgError("3B001", f'savepoint "{name}" does not exist')
+
+
+async def run(runner: Runner, session: Session, cmd: TransactionCommand) -> str:
+    state = state_of(session)
+    in_block = runner.txn_status != "I" or runner._implicit
+    if cmd.action == "savepoint":
+        if not in_block:
+            raise PgError("25P01", "SAVEPOINT can only be used in transaction blocks")
+        state.names.append(cmd.savepoint or "")
+        state.marks.append(state.mark())
+        return "SAVEPOINT"
+    if not in_block:
+        word = "RELEASE SAVEPOINT" if cmd.action == "release" else "ROLLBACK TO SAVEPOINT"
+        raise PgError("25P01", f"{word} can only be used in transaction blocks")
+    i = _find(state, cmd.savepoint)
+    if cmd.action == "release":
+        del state.names[i:], state.marks[i:]
+        return "RELEASE"
+    # ROLLBACK TO: the savepoint itself stays, later ones go.
+    mark = state.marks[i]
+    if runner.txn_status == "E" or state.writes > mark.writes:
+        if runner._implicit:
+            await _restart_implicit(runner, state)
+        else:
+            await _undo(runner, session, state, mark)
+    del state.names[i + 1 :], state.marks[i + 1 :]
+    return "ROLLBACK"
+
+
+async def _restart_implicit(runner: Runner, state: SavepointState) -> None:
+    """An implicit block (several statements in one Query) records nothing: only a
+    block that wrote nothing at all can restart."""
+    if state.writes:
+        raise PgError("0A000", f"{_CANNOT}: DuckDB has no subtransactions", hint=_ROLL_BACK)
+    await runner.call(runner.cursor.rollback)
+    await runner.call(runner.cursor.begin)
+
+
+async def _undo(runner: Runner, session: Session, state: SavepointState, mark: Mark) -> None:
+    if state.dead:
+        raise PgError(
+            "25P02",
+            "current transaction is aborted, commands ignored until end of transaction block",
+            detail=state.dead,
+            hint=_ROLL_BACK,
+        )
+    why = _refusal(runner, state, mark)
+    if why:
+        raise _refused(why)
+    records = state.records[: mark.count]
+    await runner._take_cursor()  # a suspended portal's rows, read before the rollback
+    before = CLOCK.finished
+    try:
+        why = await runner.call(restore, runner.cursor, records)
+    except PgError as exc:
+        state.dead = f"replaying its writes for ROLLBACK TO SAVEPOINT failed: {exc.message}"
+        raise PgError(
+            "40001",
+            f"ROLLBACK TO SAVEPOINT could not replay the transaction's earlier writes: "
+            f"{exc.message}",
+            hint=_ROLL_BACK + " Then retry it.",
+        ) from None
+    except BaseException:
+        state.dead = "replaying its writes for ROLLBACK TO SAVEPOINT failed"
+        raise
+    if why:  # the DuckDB transaction is empty now; the error fails the block
+        raise _refused(why)
+    if records and not CLOCK.quiet_since(state.clock or 0):
+        state.dead = "another transaction committed a write while the replay ran"
+        raise PgError(
+            "40001",
+            "could not serialize access: another transaction committed a write while "
+            "ROLLBACK TO SAVEPOINT replayed this transaction's earlier writes",
+            hint=_ROLL_BACK + " Then retry it.",
+        )
+    if not records:
+        state.clock = before  # restarted with nothing replayed: a new snapshot
+    state.truncate(mark)
+    runner.txn_status = "T"
+
+
+def _refusal(runner: Runner, state: SavepointState, mark: Mark) -> str | None:
+    """Why the writes before `mark` cannot be replayed (None: they can, or there are
+    none), from what is known without asking DuckDB."""
+    if state.sticky:
+        return state.sticky
+    if mark.undoable:
+        return f"{state.undoable[0]} ran before the savepoint and cannot be replayed"
+    if mark.count == 0:
+        return None
+    if state.overflow:
+        return f"its writes exceed the {MAX_BYTES // (1024 * 1024)} MB kept for replay"
+    if state.clock is None:
+        return "it began before its BEGIN (pipelined with earlier statements)"
+    if not CLOCK.quiet_since(state.clock):
+        return (
+            "another transaction committed a write since this one began "
+            "(the replay would see different data)"
+        )
+    if state.settings_changed or state.settings != runner.settings.values:
+        return "a session setting changed since its first write"
+    return None
+
+
+def _refused(reason: str) -> PgError:
+    return PgError(
+        "0A000",
+        f"{_CANNOT}: DuckDB has no subtransactions, and replaying the transaction's "
+        f"earlier writes would not be exact: {reason}",
+        hint=_ROLL_BACK,
+    )

@@ -1,0 +1,478 @@
+"""The asyncio shell around the sans-I/O protocol: sockets, TLS, startup, auth.
+
+The main loop accepts clients; each gets a thread and event loop of its own
+(`proxy.db.connection_threads`) running a Connection: the transport feeds its bytes
+straight into the frontend decoder (`proxy.pgserver.client_input.WireReader`), and decoded
+messages go to its Session, whose DuckDB calls run right there on that thread. A client
+that vanishes mid-query is noticed (by the engine's watchdog while DuckDB works) and its
+statement interrupted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import itertools
+import logging
+import secrets
+import socket
+import ssl
+import time
+
+from proxy.access.keys import Principal
+from proxy.access.service import AccessControl, AuthError, TooManyFailures
+from proxy.api.http.asgi_host import AsgiListener, listen_socket
+from proxy.core.config import Config
+from proxy.core.registry import AgentError
+from proxy.db import backend_functions
+from proxy.db.backends import Backend, Backends, is_superuser
+from proxy.db.connection_threads import ConnectionThreads, on_main
+from proxy.db.engine import Engine
+from proxy.execution.sql_bridge import identity_for
+from proxy.pgserver import embed_columns
+from proxy.pgserver.client_input import ClientGone, WireReader
+from proxy.pgserver.runner import Runner
+from proxy.pgserver.session import Session, SessionIdentity
+from proxy.pgserver.settings import REPORTED, SessionSettings
+from proxy.pgserver.socket_output import SocketOutput
+from proxy.pgserver.startup_options import startup_settings
+from proxy.pgserver.tls import server_context
+from proxy.telemetry.metrics import Metrics
+from proxy.wire import auth
+from proxy.wire import messages as m
+from proxy.wire.errors import FatalError, PgError, ProtocolViolation
+
+log = logging.getLogger("hatiproxy.server")
+
+OUTPUT_HIGH_WATER = 256 * 1024  # flush queued rows to the socket past this many bytes
+STARTUP_TIMEOUT_S = 60.0
+ADMIN_TERMINATION = FatalError("57P01", "terminating connection due to administrator command")
+
+
+class Server:
+    def __init__(self, config: Config, engine: Engine | None = None) -> None:
+        self.config = config
+        self.engine = engine or Engine(config)
+        from proxy.agent import AgentLayer
+
+        self.agent = self.engine.agent = AgentLayer(self.engine)
+        self.access = AccessControl(self.agent)
+        self.metrics = Metrics()
+        self.metrics.watch_embedder(self.engine.semantic.embedder)
+        self.ssl_context = server_context(config)
+        self.auth_method = config.effective_auth_method  # for configured users' passwords
+        self.backends: Backends = self.engine.backends  # pid -> Backend, any thread
+        self._pids = itertools.count(1000)
+        self._listener: socket.socket | None = None
+        self._accepting: asyncio.Task[None] | None = None
+        self._closed = asyncio.Event()
+        self.threads = ConnectionThreads()
+        self._filler: asyncio.Task | None = None
+        self.mcp: AsgiListener | None = None  # MCP over HTTP, while it runs
+        self.rest: AsgiListener | None = None  # the REST control plane, while it runs
+
+    async def start(self) -> None:
+        await self.engine.semantic.start()
+        await self.agent.start()
+        if self.engine.semantic.embedder is not None:
+            interval = self.config.embedding_flush_interval_ms / 1000
+            self._filler = asyncio.create_task(embed_columns.filler(self.engine, interval))
+        from proxy.api.mcp import http as mcp_http
+        from proxy.api.rest import app as rest_app
+
+        # HTTP first: once the wire port answers, /mcp and /v1 answer too.
+        self.mcp = await mcp_http.start(self)  # None when mcp_port = 0
+        self.rest = await rest_app.start(self)
+        self._listener = listen_socket(self.config.host, self.config.port, backlog=511)
+        self._listener.setblocking(False)
+        self._accepting = asyncio.create_task(self._accept(self._listener))
+        addrs = str(self._listener.getsockname()[:2])
+        if self.access.trust:
+            auth = "trust"
+        else:
+            auth = f"API keys (cleartext password; use TLS), users: {self.auth_method}"
+        log.info("listening for Postgres clients on %s (auth: %s)", addrs, auth)
+        if self.access.trust:
+            log.warning(
+                "TRUST MODE: no passwords or API keys required on any interface (%s). "
+                "For development only: create a key with `hatiproxy keys create` to end it.",
+                "remote trust is ON" if self.config.allow_remote_trust else "loopback only",
+            )
+
+    @property
+    def port(self) -> int:
+        assert self._listener is not None
+        return self._listener.getsockname()[1]
+
+    async def serve_forever(self) -> None:
+        await self._closed.wait()
+
+    async def _accept(self, listener: socket.socket) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                sock, _ = await loop.sock_accept(listener)
+            except OSError as exc:  # e.g. out of file descriptors: retry, don't spin
+                log.warning("accepting a client failed: %s", exc)
+                await asyncio.sleep(0.1)
+                continue
+            # Small replies must not wait for Nagle's algorithm (~40 ms with delayed ACK).
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self.threads.start(self._serve_socket, sock)
+
+    async def close(self) -> None:
+        for http in (self.rest, self.mcp):
+            if http is not None:
+                await http.stop()  # before the agent layer they call into stops
+        if self._accepting is not None:
+            self._accepting.cancel()
+            await asyncio.gather(self._accepting, return_exceptions=True)
+        if self._listener is not None:
+            self._listener.close()
+        for backend in self.backends.all():
+            backend.runner.interrupt("shutdown")  # a thread inside DuckDB sees no cancel
+        await self.threads.stop()
+        self._closed.set()
+        if self._filler is not None:
+            self._filler.cancel()
+        await self.agent.stop()  # flushes access counts, finishes queued embeddings
+        await self.engine.semantic.stop()
+
+    async def _serve_socket(self, sock: socket.socket) -> None:
+        """One client, on its own thread's event loop."""
+        loop = asyncio.get_running_loop()
+        opened: asyncio.Future[tuple[WireReader, asyncio.StreamWriter]] = loop.create_future()
+        # asyncio.start_server's wiring, with the decoding WireReader as the reader; the
+        # connected callback also makes start_tls treat this side as the server.
+        await loop.connect_accepted_socket(
+            lambda: asyncio.StreamReaderProtocol(
+                WireReader(loop), lambda r, w: opened.set_result((r, w)), loop=loop
+            ),
+            sock,
+        )
+        reader, writer = await opened
+        self.metrics.connection_opened()
+        try:
+            await Connection(self, reader, writer).run()
+        except asyncio.CancelledError:
+            pass
+        except Exception:
+            log.exception("connection handler crashed")
+        finally:
+            self.metrics.connection_closed()
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+
+    def cancel(self, pid: int, secret_key: int) -> None:
+        backend = self.backends.get(pid)
+        # A wrong key does nothing, and says nothing (as in Postgres).
+        if backend and hmac.compare_digest(
+            backend.secret_key.to_bytes(4, "big", signed=True),
+            secret_key.to_bytes(4, "big", signed=True),
+        ):
+            backend.runner.interrupt("cancel")
+
+    def new_backend_id(self) -> tuple[int, int]:
+        return next(self._pids), secrets.randbits(31)
+
+
+class Connection:
+    def __init__(self, server: Server, reader: WireReader, writer: asyncio.StreamWriter) -> None:
+        self.server = server
+        self.reader = reader
+        self.writer = writer
+        self.decoder = reader.decoder
+        self._out: list[bytes] = []
+        self._out_size = 0
+        self._output = SocketOutput(writer)
+        self.runner: Runner | None = None
+        self.pid: int | None = None  # set once this connection is listed in server.backends
+        self.started = time.time()  # pg_stat_activity.backend_start
+        self._loop: asyncio.AbstractEventLoop | None = None  # this connection's thread's
+        self._task: asyncio.Task | None = None
+        self._ending = False  # a FATAL was sent, or the connection is closing
+        reader.on_eof = self._client_gone
+
+    # --- output --------------------------------------------------------------------
+
+    def out(self, data: bytes) -> None:
+        self._out.append(data)
+        self._out_size += len(data)
+
+    async def flush(self) -> None:
+        if self._out:
+            self._output.write(b"".join(self._out))
+            self._out.clear()
+            self._out_size = 0
+        await self.writer.drain()
+
+    async def flush_if_large(self) -> None:
+        if self._out_size >= OUTPUT_HIGH_WATER:
+            await self.flush()
+
+    # --- input ---------------------------------------------------------------------
+
+    def _client_gone(self) -> None:
+        if self.runner is not None:
+            self.runner.interrupt("disconnect")
+
+    async def receive(self) -> m.FrontendMessage:
+        return await self.reader.receive()
+
+    # --- lifecycle -----------------------------------------------------------------
+
+    async def run(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._task = asyncio.current_task()
+        session: Session | None = None
+        try:
+            # One deadline for startup and the password exchange (like PG's
+            # authentication_timeout): a silent client must not hold a socket forever.
+            deadline = asyncio.get_running_loop().time() + STARTUP_TIMEOUT_S
+            async with asyncio.timeout_at(deadline):
+                startup = await self._startup()
+            if startup is None:
+                return
+            session = await self._authenticate(startup, deadline)
+            session.runner.observer = self.server.metrics
+            while True:
+                msg = await self.receive()
+                if not await session.handle(msg):
+                    break
+        except (ClientGone, ConnectionError, asyncio.IncompleteReadError, TimeoutError):
+            pass
+        except ProtocolViolation as exc:
+            await self._fatal(exc)
+        except FatalError as exc:
+            await self._fatal(exc)
+        finally:
+            self._ending = True
+            if self.pid is not None:
+                self.server.backends.remove(self.pid)
+            if session is not None:
+                session.close()
+            if self.runner is not None:
+                await self._release(self.runner)
+
+    async def _release(self, runner: Runner) -> None:
+        self.server.engine.watchdog.forget(runner)
+        try:
+            if runner.txn_status != "I" or runner._implicit:
+                await runner.call(runner.cursor.rollback)
+        except PgError:
+            pass
+        finally:
+            try:
+                await self.server.engine.run(runner.cursor.close)
+            finally:
+                runner.write.end()  # a write it left open rolled back with the cursor
+
+    def terminate(self) -> None:
+        """pg_terminate_backend: end this connection with FATAL 57P01; from any thread.
+
+        A running statement is interrupted and fails with that FATAL (Runner.call); an
+        idle session gets it from its own event loop.
+        """
+        if self.runner is not None:
+            self.runner.interrupt("shutdown")
+        loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # its loop has closed: already gone
+                loop.call_soon_threadsafe(self._end_by_admin)
+
+    def _end_by_admin(self) -> None:
+        """On this connection's loop: send the FATAL and stop serving (unless ending)."""
+        if self._ending or self._task is None:
+            return
+        self._ending = True
+        with contextlib.suppress(Exception):  # whole messages were written before this one
+            self.writer.write(m.error_response(ADMIN_TERMINATION.fields()))
+        self._task.cancel()  # Connection.run's finally releases the session
+
+    async def _fatal(self, exc: PgError) -> None:
+        if self._ending:  # terminated meanwhile: that FATAL was sent
+            return
+        self._ending = True
+        try:
+            self.out(m.error_response(exc.fields()))
+            await self.flush()
+        except (ConnectionError, OSError):
+            pass
+
+    async def _startup(self) -> m.StartupMessage | None:
+        ssl_negotiated = False
+        while True:
+            msg = await self.receive()
+            match msg:
+                case m.SSLRequest():
+                    # Postgres answers a second SSLRequest with a FATAL error too.
+                    if ssl_negotiated:
+                        raise ProtocolViolation("SSLRequest received twice")
+                    ssl_negotiated = True
+                    ctx = self.server.ssl_context
+                    if ctx is None or isinstance(
+                        self.writer.get_extra_info("ssl_object"), ssl.SSLObject
+                    ):
+                        self.writer.write(b"N")
+                        await self.writer.drain()
+                        continue
+                    if self.decoder.buffered:
+                        raise ProtocolViolation("received unencrypted data after SSL request")
+                    self.writer.write(b"S")
+                    await self.writer.drain()
+                    await self.writer.start_tls(ctx)
+                case m.GSSENCRequest():
+                    self.writer.write(b"N")
+                    await self.writer.drain()
+                case m.CancelRequest():
+                    self.server.cancel(msg.process_id, msg.secret_key)
+                    return None
+                case m.StartupMessage():
+                    self.decoder.startup_done()
+                    return msg
+                case _:
+                    raise ProtocolViolation("expected a startup message")
+
+    async def _authenticate(self, startup: m.StartupMessage, deadline: float) -> Session:
+        server = self.server
+        params = startup.params
+        user = params.get("user", "")
+        if not user:
+            raise FatalError("28000", "no PostgreSQL user name specified in startup packet")
+        if len(server.backends) >= server.config.max_connections:
+            raise FatalError("53300", "sorry, too many clients already")
+        principal = await self._login(user, deadline)
+        pid, secret = server.new_backend_id()
+        settings = SessionSettings(startup_settings(params, user))
+        runner = await server.engine.run(Runner, server.engine, settings)
+        self.runner = runner
+        sock = self.writer.get_extra_info("socket")
+        if sock is not None:
+            server.engine.watchdog.watch(runner, sock.fileno())
+        identity = SessionIdentity(user, params.get("database", user), pid, secret, dict(params))
+        session = Session(
+            runner, identity, settings, self.out, self.flush, self.flush_if_large, self.receive
+        )
+        who = identity_for(server.agent, user, settings.values, identity.startup)
+        if principal is not None:  # an API key: its org, agent binding and scopes
+            try:
+                who = principal.identity(who.agent_id if who.agent_id != user else None, user)
+            except AgentError as exc:
+                raise FatalError("28000", exc.message) from None
+        await runner.set_identity(who)
+        superuser = is_superuser(who)
+        # Read-only, as in Postgres: what the login is, never what the client asked for.
+        settings.values["is_superuser"] = "on" if superuser else "off"
+        token = f"{pid}:{secrets.token_hex(16)}"
+        await runner.call(runner.cursor.execute, backend_functions.token_sql(token))
+        peer = self.writer.get_extra_info("peername")
+        tcp = isinstance(peer, tuple) and len(peer) >= 2
+        server.backends.add(
+            Backend(
+                pid,
+                secret,
+                runner,
+                token=token,
+                user=user,
+                superuser=superuser,
+                key_id=who.key_id,
+                client_addr=str(peer[0]) if tcp else None,
+                client_port=int(peer[1]) if tcp else -1,
+                backend_start=self.started,
+                settings=settings,
+                activity=session.activity,
+                notice=session.send_notice,
+                terminate=self.terminate,
+            )
+        )
+        self.pid = pid
+        self.out(m.authentication_ok())
+        for name in REPORTED:
+            self.out(m.parameter_status(name, settings.values.get(name, "")))
+        self.out(m.backend_key_data(pid, secret))
+        await _apply_startup_settings(runner, settings, session)
+        self.out(m.ready_for_query("I"))
+        await self.flush()
+        return session
+
+    async def _login(self, user: str, deadline: float) -> Principal | None:
+        """Trust, a configured user's password, or an API key as the password."""
+        access = self.server.access
+        if access.trust:
+            if not access.trust_allowed(_peer_host(self.writer)):
+                raise FatalError(
+                    "28000",
+                    "passwordless (trust) login is allowed only from loopback clients",
+                    hint="Create an API key (hatiproxy keys create) or configure users.",
+                )
+            return None
+        source = _peer_host(self.writer)
+        try:
+            access.check_banned(source)
+        except TooManyFailures as exc:
+            raise FatalError("28000", str(exc)) from None
+        try:
+            if user in access.passwords:
+                method = self.server.auth_method
+                await self._exchange(auth.METHODS[method](user, access.passwords[user]), deadline)
+                return None
+            # An API key as the password: cleartext, since only the key's hash is stored.
+            password = auth.PasswordCapture(user, None)
+            await self._exchange(password, deadline)
+            try:
+                return await on_main(access.authenticate(password.given))
+            except AuthError:
+                raise FatalError(
+                    "28P01",
+                    f'password authentication failed for user "{user}"',
+                    hint="Use an API key (hd_live_... / hd_agent_...) or a configured user's "
+                    "password.",
+                ) from None
+        except FatalError as exc:
+            if exc.sqlstate == "28P01":
+                await on_main(access.penalise(source))
+            raise
+
+    async def _exchange(self, authenticator: auth.Authenticator, deadline: float) -> None:
+        self.out(authenticator.start())
+        await self.flush()
+        while True:
+            async with asyncio.timeout_at(deadline):
+                msg = await self.receive()
+            if not isinstance(msg, m.PasswordData):
+                raise ProtocolViolation("expected a password response")
+            reply, done = authenticator.step(msg.data)
+            if reply:
+                self.out(reply)
+            if done:
+                return
+            await self.flush()
+
+
+def _peer_host(writer: asyncio.StreamWriter) -> str:
+    peer = writer.get_extra_info("peername")
+    if not peer:  # unix socket: local by definition
+        return "localhost"
+    return str(peer[0]) if isinstance(peer, tuple) else str(peer)
+
+
+async def _apply_startup_settings(
+    runner: Runner, settings: SessionSettings, session: Session
+) -> None:
+    """Startup values that also change DuckDB (TimeZone, search_path)."""
+    from proxy.pgserver.settings import DEFAULTS
+
+    for name in ("TimeZone", "search_path", "statement_timeout"):
+        value = settings.values.get(name)
+        if value is not None and value != DEFAULTS.get(name):
+            result = settings.set(name, value)
+            if result.duckdb_sql:
+                try:
+                    await runner.call(runner.cursor.execute, result.duckdb_sql)
+                except PgError as exc:
+                    raise FatalError(exc.sqlstate, exc.message) from None
+    tz = settings.values.get("TimeZone", "UTC")
+    if tz == "UTC":
+        await runner.call(runner.cursor.execute, "SET TimeZone = 'UTC'")

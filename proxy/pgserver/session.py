@@ -1,0 +1,339 @@
+"""One client session after authentication: simple and extended query protocol.
+
+The session owns the connection's DuckDB cursor, its settings, prepared
+statements, portals and transaction state. It receives decoded frontend
+messages, runs statements through `Runner` (DuckDB on worker threads) and
+queues backend messages with `out`; the server shell owns the socket.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from proxy.access import sql_policy
+from proxy.db import column_hints
+from proxy.db.backends import Activity
+from proxy.execution.sql_bridge import check_guarded
+from proxy.pgserver import cursors
+from proxy.pgserver.results import row_description
+from proxy.pgserver.runner import Portal, Runner
+from proxy.pgserver.settings import SessionSettings
+from proxy.wire import messages as m
+from proxy.wire.errors import FatalError, PgError, ProtocolViolation
+from transpiler import ColumnHints, Statement, TranspileError, explicit_param_casts, transpile
+
+log = logging.getLogger("hatiproxy.session")
+
+
+_EXPLICIT_OIDS = {"OID[]": 1028, "NUMERIC": 1700}
+
+
+def internal_error(exc: BaseException) -> PgError:
+    return PgError("XX000", f"internal error: {type(exc).__name__}: {exc}")
+
+
+Receive = Callable[[], Awaitable["m.FrontendMessage"]]
+
+
+@dataclass
+class Prepared:
+    sql: str
+    statement: Statement | None  # None: empty query
+    param_oids: list[int]
+    columns: tuple | None = None  # cached result columns from Describe
+    described: bool = False
+
+
+@dataclass
+class SessionIdentity:
+    user: str
+    database: str
+    process_id: int
+    secret_key: int
+    startup: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def agent_id(self) -> str | None:
+        return self.startup.get("hatidata_agent_id")
+
+
+class Session:
+    def __init__(
+        self,
+        runner: Runner,
+        identity: SessionIdentity,
+        settings: SessionSettings,
+        out: Callable[[bytes], None],
+        flush: Callable[[], Awaitable[None]],
+        flush_if_large: Callable[[], Awaitable[None]],
+        receive: Receive,
+    ) -> None:
+        self.runner = runner
+        self.identity = identity
+        self.settings = settings
+        self.out = out
+        self.flush = flush
+        self.flush_if_large = flush_if_large
+        self.receive = receive
+        self.in_extended_block = False
+        self.prepared: dict[str, Prepared] = {}
+        self.portals: dict[str, Portal] = {}
+        self.skip_until_sync = False
+        self.activity = Activity()  # pg_stat_activity's view of this session
+
+    # --- dialect ---------------------------------------------------------------
+
+    @property
+    def dialect(self) -> str:
+        value = self.settings.values.get("hatidata.dialect", "postgres") or "postgres"
+        return value.lower()
+
+    def _transpile(self, sql: str, hints: ColumnHints | None) -> tuple[Statement, ...]:
+        """hints: catalog facts for semantic SQL, UPDATEs and INSERTs (column_hints.ready)."""
+        check_guarded(sql)
+        try:
+            statements = transpile(sql, dialect=self.dialect, hints=hints)
+        except TranspileError as exc:
+            raise PgError(exc.sqlstate, exc.message, position=exc.position) from exc
+        column_hints.note(self.runner, statements)
+        # Read-only keys, server files, allowed tables; `who` is set at login.
+        sql_policy.check_all(statements, self.runner.who, self.settings.values.get("search_path"))
+        return statements
+
+    # --- dispatch --------------------------------------------------------------
+
+    async def handle(self, msg: m.FrontendMessage) -> bool:
+        """Handle one message; False when the client asked to terminate."""
+        if isinstance(msg, m.Terminate):
+            return False
+        if isinstance(msg, (m.Malformed, m.FunctionCall)):
+            await self._reject(msg)
+            return True
+        self.in_extended_block = not isinstance(msg, m.Query)
+        if isinstance(msg, m.Query):
+            await self._simple_query(msg.sql)
+            return True
+        if isinstance(msg, m.Sync):
+            await self._sync()
+            return True
+        if isinstance(msg, m.Flush):
+            await self.flush()
+            return True
+        if isinstance(msg, (m.CopyData, m.CopyDone, m.CopyFail)):
+            return True  # stray copy messages after a failed COPY are ignored, as in Postgres
+        if self.skip_until_sync:
+            return True
+        try:
+            match msg:
+                case m.Parse():
+                    await self._parse(msg)
+                case m.Bind():
+                    await self._bind(msg)
+                case m.Describe():
+                    await self._describe(msg)
+                case m.Execute():
+                    await self._execute(msg)
+                case m.Close():
+                    self._close(msg)
+                case _:  # PasswordData after login: Postgres knows no 'p' message then
+                    raise ProtocolViolation(f"invalid frontend message type {ord('p')}")
+        except (ProtocolViolation, FatalError):  # these end the connection
+            raise
+        except PgError as exc:
+            self.send_error(exc)
+            self.skip_until_sync = True
+            await self.runner.statement_failed()
+        except Exception as exc:  # a bug must cost one statement, not the connection
+            log.exception("internal error")
+            self.send_error(internal_error(exc))
+            self.skip_until_sync = True
+            await self.runner.statement_failed()
+        return True
+
+    async def _reject(self, msg: m.Malformed | m.FunctionCall) -> None:
+        """A framed message Postgres answers with an ERROR: bad content, or fastpath calls.
+
+        As in Postgres, Query, FunctionCall and Sync end with ReadyForQuery; other
+        extended-protocol messages skip to the next Sync; copy messages are ignored.
+        """
+        if isinstance(msg, m.FunctionCall):
+            tag, error = "F", PgError("0A000", "fastpath function calls are not supported")
+        else:
+            tag, error = msg.tag, msg.error
+        if tag in ("d", "c", "f"):
+            return
+        if tag not in ("Q", "F", "S") and self.skip_until_sync:
+            return
+        self.send_error(error)
+        await self.runner.statement_failed()
+        if tag == "S":
+            await self._sync()
+        elif tag in ("Q", "F"):
+            self._ready()
+            await self.flush()
+        else:
+            self.skip_until_sync = True
+
+    def send_error(self, exc: PgError) -> None:
+        self.out(m.error_response(exc.fields()))
+
+    def send_notice(self, message: str, sqlstate: str = "00000", severity: str = "NOTICE") -> None:
+        self.out(m.notice_response({"S": severity, "V": severity, "C": sqlstate, "M": message}))
+
+    # --- simple query ----------------------------------------------------------
+
+    async def _simple_query(self, sql: str) -> None:
+        self.activity.running(sql)
+        try:
+            hints = await column_hints.ready(self.runner, sql)
+            statements = self._transpile(sql, hints)
+            if not statements:
+                self.out(m.empty_query_response())
+            implicit = len(statements) > 1 and self.runner.txn_status == "I"
+            for st in statements:
+                if implicit and st.kind in ("begin", "commit", "rollback"):
+                    implicit = False
+            if implicit:
+                await self.runner.begin_implicit()
+            for st in statements:
+                portal = Portal(st, [], (), sql=sql)
+                await self.runner.execute(portal, self, max_rows=0, describe=True)
+            if implicit:
+                await self.runner.end_implicit()
+        except (ProtocolViolation, FatalError):  # these end the connection
+            raise
+        except PgError as exc:
+            self.send_error(exc)
+            await self.runner.statement_failed()
+        except Exception as exc:  # a bug must cost one statement, not the connection
+            log.exception("internal error")
+            self.send_error(internal_error(exc))
+            await self.runner.statement_failed()
+        self.portals.pop("", None)
+        self.prepared.pop("", None)
+        self._ready()
+        await self.flush()
+
+    # --- extended query --------------------------------------------------------
+
+    async def _parse(self, msg: m.Parse) -> None:
+        if msg.name and msg.name in self.prepared:
+            raise PgError("42P05", f'prepared statement "{msg.name}" already exists')
+        hints = await column_hints.ready(self.runner, msg.sql)
+        statements = self._transpile(msg.sql, hints)
+        if len(statements) > 1:
+            raise PgError("42601", "cannot insert multiple commands into a prepared statement")
+        st = statements[0] if statements else None
+        oids = list(msg.param_oids)
+        if st is not None:
+            count = max(st.param_count, len(oids))
+            oids += [0] * (count - len(oids))
+            for n, pg_type in explicit_param_casts(msg.sql).items():
+                if 0 < n <= len(oids) and oids[n - 1] == 0:
+                    oids[n - 1] = _EXPLICIT_OIDS[pg_type]
+            if 0 in oids:
+                oids = await self.runner.infer_param_oids(st, oids)
+        self.prepared[msg.name] = Prepared(msg.sql, st, oids)
+        self.out(m.parse_complete())
+
+    def _get_prepared(self, name: str) -> Prepared:
+        prepared = self.prepared.get(name)
+        if prepared is None:
+            raise PgError("26000", f'prepared statement "{name}" does not exist')
+        return prepared
+
+    async def _bind(self, msg: m.Bind) -> None:
+        prepared = self._get_prepared(msg.statement)
+        if msg.portal and msg.portal in self.portals:
+            raise PgError("42P03", f'cursor "{msg.portal}" already exists')
+        n = len(prepared.param_oids)
+        if len(msg.params) != n:
+            raise PgError(
+                "08P01",
+                f"bind message supplies {len(msg.params)} parameters, "
+                f"but prepared statement requires {n}",
+            )
+        fmts = msg.param_formats
+        if len(fmts) not in (0, 1, n):
+            raise PgError("08P01", f"bind message has {len(fmts)} parameter formats for {n}")
+        params = self.runner.decode_params(prepared.param_oids, fmts, msg.params, msg.portal)
+        old = self.portals.pop(msg.portal, None)
+        if old is not None:
+            self.runner.close_portal(old)
+        self.portals[msg.portal] = Portal(
+            prepared.statement, params, msg.result_formats, sql=prepared.sql, prepared=prepared
+        )
+        self.activity.running(prepared.sql)  # Describe may run it already
+        self.out(m.bind_complete())
+
+    async def _describe(self, msg: m.Describe) -> None:
+        if msg.kind == "S":
+            prepared = self._get_prepared(msg.name)
+            self.out(m.parameter_description(prepared.param_oids))
+            if not prepared.described:
+                prepared.columns = await self.runner.describe_statement(
+                    prepared.statement, prepared.param_oids
+                )
+                prepared.described = True
+            if prepared.columns:
+                self.out(row_description(prepared.columns))
+            else:
+                self.out(m.no_data())
+            return
+        portal = self.portals.get(msg.name)
+        if portal is None:
+            # A DECLAREd cursor is a portal too (psycopg describes its server cursors).
+            declared = cursors.lookup(self, msg.name)
+            if declared is None:
+                raise PgError("34000", f'portal "{msg.name}" does not exist')
+            self.out(row_description(declared.columns, (1,) if declared.binary else ()))
+            return
+        await self.runner.describe_portal(portal, self)
+
+    async def _execute(self, msg: m.Execute) -> None:
+        portal = self.portals.get(msg.portal)
+        if portal is None:
+            raise PgError("34000", f'portal "{msg.portal}" does not exist')
+        if portal.statement is None:
+            self.out(m.empty_query_response())
+            return
+        self.activity.running(portal.sql)
+        await self.runner.execute(portal, self, max_rows=max(msg.max_rows, 0), describe=False)
+
+    def _close(self, msg: m.Close) -> None:
+        if msg.kind == "S":
+            self.prepared.pop(msg.name, None)
+        else:
+            portal = self.portals.pop(msg.name, None)
+            if portal is not None:
+                self.runner.close_portal(portal)
+        self.out(m.close_complete())
+
+    async def _sync(self) -> None:
+        self.skip_until_sync = False
+        try:
+            await self.runner.sync()
+        except PgError as exc:
+            self.send_error(exc)
+        self.portals.pop("", None)
+        self._ready()
+        await self.flush()
+
+    def _ready(self) -> None:
+        """ReadyForQuery; pg_stat_activity then shows the session idle."""
+        status = self.runner.txn_status
+        self.activity.ready(status)
+        self.out(m.ready_for_query(status))
+
+    # --- session-level utilities used by the runner -----------------------------
+
+    def discard_all(self) -> None:
+        self.prepared.clear()
+        for portal in self.portals.values():
+            self.runner.close_portal(portal)
+        self.portals.clear()
+
+    def close(self) -> None:
+        self.discard_all()

@@ -1,0 +1,255 @@
+"""Postgres session settings: SET / RESET / SHOW answered by the proxy.
+
+Drivers set and read Postgres GUCs that DuckDB does not know (extra_float_digits,
+DateStyle, application_name, custom `x.y` names). They live here, per session.
+A few also change DuckDB's behaviour (TimeZone, search_path); the session
+applies those through `duckdb_statement()`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from proxy import __version__
+from proxy.wire.errors import PgError
+
+SERVER_VERSION = f"15.6 (hatiproxy {__version__})"
+SERVER_VERSION_NUM = "150006"
+
+# Settings Postgres reports with ParameterStatus, in their canonical spelling.
+REPORTED = (
+    "server_version",
+    "server_encoding",
+    "client_encoding",
+    "application_name",
+    "DateStyle",
+    "TimeZone",
+    "integer_datetimes",
+    "standard_conforming_strings",
+    "is_superuser",
+    "IntervalStyle",
+    "session_authorization",
+    "default_transaction_read_only",
+    "in_hot_standby",
+)
+
+DEFAULTS: dict[str, str] = {
+    "server_version": SERVER_VERSION,
+    "server_version_num": SERVER_VERSION_NUM,
+    "server_encoding": "UTF8",
+    "client_encoding": "UTF8",
+    "application_name": "",
+    "DateStyle": "ISO, MDY",
+    "TimeZone": "UTC",
+    "integer_datetimes": "on",
+    "standard_conforming_strings": "on",
+    "is_superuser": "on",
+    "IntervalStyle": "postgres",
+    "session_authorization": "",
+    "default_transaction_read_only": "off",
+    "in_hot_standby": "off",
+    "extra_float_digits": "1",
+    "search_path": '"$user", public',
+    "statement_timeout": "0",
+    "lock_timeout": "0",
+    "idle_in_transaction_session_timeout": "0",
+    "transaction_isolation": "read committed",
+    "default_transaction_isolation": "read committed",
+    "transaction_read_only": "off",
+    "max_identifier_length": "63",
+    "lc_messages": "C",
+    "lc_monetary": "C",
+    "lc_numeric": "C",
+    "lc_time": "C",
+    "bytea_output": "hex",
+    "client_min_messages": "notice",
+    "synchronous_commit": "on",
+    "max_connections": "100",
+    "block_size": "8192",
+    "jit": "off",
+    "row_security": "on",
+    "escape_string_warning": "on",
+    "backslash_quote": "safe_encoding",
+    "geqo": "on",
+    "work_mem": "4MB",
+}
+
+READ_ONLY = {
+    "server_version",
+    "server_version_num",
+    "server_encoding",
+    "integer_datetimes",
+    "is_superuser",
+    "max_identifier_length",
+    "block_size",
+    "in_hot_standby",
+}
+
+_CANONICAL = {name.lower(): name for name in DEFAULTS}
+_UTF8_NAMES = {"utf8", "utf-8", "unicode"}
+_DURATION = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*(us|ms|s|min|h|d)?\s*$", re.IGNORECASE)
+_UNIT_MS = {"us": 0.001, "ms": 1, "s": 1000, "min": 60_000, "h": 3_600_000, "d": 86_400_000}
+
+
+def canonical(name: str) -> str:
+    name = name.strip().strip('"')
+    return _CANONICAL.get(name.lower(), name.lower())
+
+
+@lru_cache(maxsize=64)  # read once per statement (statement_timeout): parse each value once
+def parse_duration_ms(value: str) -> int:
+    match = _DURATION.match(value)
+    if not match:
+        raise PgError("22023", f'invalid value for parameter "statement_timeout": "{value}"')
+    unit = (match.group(2) or "ms").lower()
+    return max(0, int(float(match.group(1)) * _UNIT_MS[unit]))
+
+
+def format_duration_ms(ms: int) -> str:
+    """Milliseconds in the largest exact unit, as SHOW prints them: 200ms, 5s, 1min."""
+    if ms == 0:
+        return "0"
+    for unit, size in (("d", 86_400_000), ("h", 3_600_000), ("min", 60_000), ("s", 1000)):
+        if ms % size == 0:
+            return f"{ms // size}{unit}"
+    return f"{ms}ms"
+
+
+def _is_custom(name: str) -> bool:
+    return "." in name or name.startswith("hatidata_")
+
+
+def _normalise(name: str, value: str) -> str:
+    """Validate a value for a known setting and return the form SHOW prints."""
+    if name == "client_encoding":
+        if value.strip().strip("'\"").lower() not in _UTF8_NAMES:
+            raise PgError(
+                "22023",
+                f'invalid value for parameter "client_encoding": "{value}"',
+                hint="hatiproxy speaks UTF8 only; set client_encoding to UTF8.",
+            )
+        return "UTF8"
+    if name == "DateStyle":
+        parts = [p.strip().upper() for p in value.split(",")]
+        if parts[0] not in ("ISO", "MDY", "DMY", "YMD"):
+            raise PgError(
+                "0A000",
+                f'DateStyle "{value}" is not supported',
+                hint="hatiproxy outputs dates in ISO format only.",
+            )
+        order = next((p for p in parts if p in ("MDY", "DMY", "YMD")), "MDY")
+        return f"ISO, {order}"
+    if name == "statement_timeout":
+        return format_duration_ms(parse_duration_ms(value))
+    if name == "IntervalStyle" and value.lower() != "postgres":
+        raise PgError("0A000", f'IntervalStyle "{value}" is not supported')
+    if name in ("transaction_isolation", "default_transaction_isolation"):
+        return value.lower()
+    return value
+
+
+@dataclass
+class SetResult:
+    """What the session must do after a SET: report a ParameterStatus, run DuckDB SQL."""
+
+    report: tuple[str, str] | None = None
+    duckdb_sql: str | None = None
+
+
+class SessionSettings:
+    def __init__(self, startup: dict[str, str]) -> None:
+        self._startup = dict(DEFAULTS)
+        for key, value in startup.items():
+            self._startup[canonical(key)] = value
+        self.values: dict[str, str] = dict(self._startup)
+        self._local_restore: dict[str, str | None] = {}
+
+    def get(self, name: str) -> str:
+        key = canonical(name)
+        if key in self.values:
+            return self.values[key]
+        if _is_custom(key):
+            # Postgres: unset custom placeholders error, except through current_setting(x, true).
+            raise PgError("42704", f'unrecognized configuration parameter "{name}"')
+        raise PgError("42704", f'unrecognized configuration parameter "{name}"')
+
+    def show_all(self) -> list[tuple[str, str]]:
+        return sorted(self.values.items(), key=lambda kv: kv[0].lower())
+
+    @property
+    def statement_timeout_ms(self) -> int:
+        return parse_duration_ms(self.values.get("statement_timeout", "0") or "0")
+
+    def set(self, name: str, value: str | None, *, local: bool = False) -> SetResult:
+        key = canonical(name)
+        if key in READ_ONLY:
+            raise PgError("55P02", f'parameter "{name}" cannot be changed')
+        if value is None:  # SET x TO DEFAULT
+            value = self._startup.get(key, DEFAULTS.get(key, ""))
+        if key == "timezone":
+            key = "TimeZone"
+        if key not in DEFAULTS and not _is_custom(key):
+            # Not a Postgres setting we emulate: hand it to DuckDB (threads, memory_limit...).
+            return SetResult(duckdb_sql=f"SET {key} = {_quote(value)}")
+        value = _normalise(key, value)
+        if local:
+            self._local_restore.setdefault(key, self.values.get(key))
+        self.values[key] = value
+        return self._effects(key, value)
+
+    def reset(self, name: str | None) -> list[SetResult]:
+        if name is None:
+            keys = [k for k in self.values if k not in READ_ONLY]
+            results = []
+            for key in keys:
+                if self.values.get(key) != self._startup.get(key):
+                    results.append(self.set(key, None))
+            for key in [k for k in self.values if k not in self._startup]:
+                del self.values[key]
+            return results
+        key = canonical(name)
+        if key not in DEFAULTS and not _is_custom(key):
+            return [SetResult(duckdb_sql=f"RESET {key}")]
+        if key not in self._startup:
+            self.values.pop(key, None)
+            return []
+        return [self.set(key, None)]
+
+    def end_transaction(self) -> list[SetResult]:
+        """Undo SET LOCAL values when the transaction ends."""
+        results = []
+        for key, old in self._local_restore.items():
+            if old is None:
+                self.values.pop(key, None)
+            else:
+                self.values[key] = old
+                results.append(self._effects(key, old))
+        self._local_restore.clear()
+        return results
+
+    def _effects(self, key: str, value: str) -> SetResult:
+        report = (key, value) if key in REPORTED else None
+        if key == "TimeZone":
+            return SetResult(report, f"SET TimeZone = {_quote(value)}")
+        if key == "search_path":
+            return SetResult(report, f"SET search_path = {_quote(duckdb_search_path(value))}")
+        return SetResult(report)
+
+
+def duckdb_search_path(pg_value: str) -> str:
+    """'"$user", public, sales' -> 'main,sales' (DuckDB's main schema is Postgres' public)."""
+    out = []
+    for part in pg_value.split(","):
+        name = part.strip().strip('"')
+        if not name or name == "$user" or name == "pg_catalog":
+            continue
+        out.append("main" if name == "public" else name)
+    from proxy.db.catalog import PG_SCHEMA
+
+    return ",".join([*out, PG_SCHEMA]) if out else f"main,{PG_SCHEMA}"
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"

