@@ -11,7 +11,7 @@ import requests
 import proxy.agent.memory.service  # noqa: F401  (registers the agent functions)
 from proxy.access import sql_policy
 from proxy.access.scopes import ROLES
-from proxy.core.registry import Identity
+from proxy.core.identity import Identity
 from proxy.pgserver import settings
 from proxy.wire.errors import PgError
 from tests.conftest import start_server

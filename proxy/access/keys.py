@@ -25,7 +25,9 @@ import duckdb
 
 from proxy.access.scopes import ROLES, normalise_role, parse_scopes
 from proxy.access.table_limits import TableLimits, parse_schemas, parse_tables
-from proxy.core.registry import INTERNAL_SCHEMA, AgentError, Identity
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
+from proxy.core.names import INTERNAL_SCHEMA
 
 if TYPE_CHECKING:
     from proxy.access.usage import KeyMeter

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from proxy.access import keys as k
 from proxy.access.throttle import AuthThrottle, Banned
 from proxy.access.usage import KeyMeter, UsageTracker
-from proxy.core.registry import Identity
+from proxy.core.identity import Identity
 
 if TYPE_CHECKING:
     from proxy.agent.layer import AgentLayer

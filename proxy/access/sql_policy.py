@@ -27,7 +27,9 @@ from functools import lru_cache
 
 import duckdb
 
-from proxy.core.registry import REGISTRY, AgentError, Identity
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
+from proxy.core.registry import REGISTRY
 from proxy.wire.errors import PgError
 from transpiler import ResetCommand, SetCommand, Statement, TranspileError, transpile
 from transpiler.external_access import outside_function

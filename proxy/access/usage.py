@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from proxy.core.registry import INTERNAL_SCHEMA
+from proxy.core.names import INTERNAL_SCHEMA
 
 if TYPE_CHECKING:
     import duckdb

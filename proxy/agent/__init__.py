@@ -5,6 +5,8 @@ SQL (`proxy.execution.sql_bridge`), MCP (`proxy.mcp`) and REST.
 """
 
 from proxy.agent.layer import AgentLayer
-from proxy.core.registry import REGISTRY, AgentError, Identity
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
+from proxy.core.registry import REGISTRY
 
 __all__ = ["REGISTRY", "AgentError", "AgentLayer", "Identity"]

@@ -17,7 +17,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import duckdb
 
-from proxy.core.registry import INTERNAL_SCHEMA, REGISTRY, AgentError, Identity
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
+from proxy.core.names import INTERNAL_SCHEMA
+from proxy.core.registry import REGISTRY
 from proxy.db.commit_clock import CountingCursor
 
 if TYPE_CHECKING:

@@ -24,7 +24,10 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from proxy.core.registry import INTERNAL_SCHEMA, AgentError, Identity, Param, agent_function
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
+from proxy.core.names import INTERNAL_SCHEMA
+from proxy.core.registry import Param, agent_function
 
 if TYPE_CHECKING:
     from proxy.agent.layer import AgentLayer

@@ -19,7 +19,7 @@ import duckdb
 from proxy.access import keys
 from proxy.access.scopes import ROLES
 from proxy.core import config
-from proxy.core.registry import AgentError
+from proxy.core.errors import AgentError
 
 
 def _connect(cfg: config.Config) -> duckdb.DuckDBPyConnection:

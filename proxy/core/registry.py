@@ -1,4 +1,4 @@
-"""What every agent-layer module shares: identities, errors, and the function registry.
+"""The agent-function registry: one declaration per operation, reached from SQL, MCP and REST.
 
 One implementation, three ways in: each operation is an `AgentFunction` registered
 here with typed parameters and result columns. The SQL bridge exposes it as a table
@@ -14,78 +14,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
+
 if TYPE_CHECKING:
-    from proxy.access.table_limits import TableLimits
-    from proxy.access.usage import KeyMeter
-    from proxy.agent.layer import AgentLayer
-
-INTERNAL_SCHEMA = "hatidata_internal"  # the real tables; main holds identity-filtered views
-
-
-@dataclass(frozen=True)
-class Identity:
-    """Who is calling: every read and write is scoped to (org_id, agent_id)."""
-
-    org_id: str
-    agent_id: str
-    user: str = ""
-    # None: unrestricted (trust / configured users); an API key sets its real scopes.
-    scopes: frozenset[str] | None = None
-    role: str | None = None  # the API key's role (proxy.access.scopes.ROLES); None = no key
-    key_id: str | None = None
-    # The key's allowed_schemas / allowed_tables (None: any relation); see sql_policy.
-    limits: TableLimits | None = None
-    # Counts the key's queries and agent calls (proxy.access.usage); None: not counted.
-    meter: KeyMeter | None = field(default=None, compare=False, repr=False)
-
-    def require(self, scope: str) -> None:
-        if self.scopes is not None and scope not in self.scopes:
-            raise AgentError.forbidden(f"this identity lacks the {scope} scope")
-
-    @property
-    def sql_read_only(self) -> bool:
-        """SQL that changes data is refused (a key without query:write)."""
-        return self.scopes is not None and "query:write" not in self.scopes
-
-    @property
-    def server_files(self) -> bool:
-        """May SQL read or write files on the server (read_csv, COPY TO, ATTACH)? Admins only."""
-        return self.role is None or self.role == "admin"
-
-
-class AgentError(Exception):
-    """A failure a caller can act on; carries both its SQLSTATE and its HTTP status."""
-
-    def __init__(
-        self, code: str, message: str, *, sqlstate: str, http_status: int, hint: str | None = None
-    ) -> None:
-        super().__init__(message)
-        self.code = code  # stable machine-readable error code (REST / MCP)
-        self.message = message
-        self.sqlstate = sqlstate
-        self.http_status = http_status
-        self.hint = hint
-
-    @classmethod
-    def invalid(cls, message: str, hint: str | None = None) -> AgentError:
-        return cls("invalid_argument", message, sqlstate="22023", http_status=422, hint=hint)
-
-    @classmethod
-    def not_found(cls, message: str) -> AgentError:
-        # Also the answer for another agent's or org's object: never leak that it exists.
-        return cls("not_found", message, sqlstate="42704", http_status=404)
-
-    @classmethod
-    def forbidden(cls, message: str) -> AgentError:
-        return cls("forbidden", message, sqlstate="42501", http_status=403)
-
-    @classmethod
-    def conflict(cls, message: str) -> AgentError:
-        return cls("conflict", message, sqlstate="55000", http_status=409)
-
-    @classmethod
-    def unavailable(cls, message: str, hint: str | None = None) -> AgentError:
-        return cls("unavailable", message, sqlstate="58000", http_status=503, hint=hint)
+    # The running agent layer a handler gets (proxy.agent.layer.AgentLayer): core does not
+    # know it, it only hands it through.
+    AgentLayer = Any
 
 
 REQUIRED = object()  # default marker of a required parameter

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from proxy.core.registry import Identity
+    from proxy.core.identity import Identity
     from proxy.pgserver.runner import Runner
     from proxy.pgserver.settings import SessionSettings
 

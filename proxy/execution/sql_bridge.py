@@ -28,7 +28,10 @@ import duckdb
 from sqlglot.dialects.postgres import Postgres
 from sqlglot.tokens import TokenType
 
-from proxy.core.registry import INTERNAL_SCHEMA, AgentError, AgentFunction, Identity
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
+from proxy.core.names import INTERNAL_SCHEMA
+from proxy.core.registry import AgentFunction
 from proxy.wire.errors import PgError
 from transpiler import Statement
 

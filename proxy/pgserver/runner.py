@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from proxy.core.registry import Identity
+from proxy.core.identity import Identity
 from proxy.db.commit_clock import OpenWrite
 from proxy.db.connection_threads import on_main
 from proxy.db.duckdb_errors import map_duckdb_error

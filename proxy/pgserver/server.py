@@ -24,7 +24,7 @@ from proxy.access.keys import Principal
 from proxy.access.service import AccessControl, AuthError, TooManyFailures
 from proxy.api.http.asgi_host import AsgiListener, listen_socket
 from proxy.core.config import Config
-from proxy.core.registry import AgentError
+from proxy.core.errors import AgentError
 from proxy.db import backend_functions
 from proxy.db.backends import Backend, Backends, is_superuser
 from proxy.db.connection_threads import ConnectionThreads, on_main

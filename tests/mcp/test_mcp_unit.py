@@ -11,7 +11,8 @@ from mcp_support import COMPAT_TOOLS
 
 from proxy.api.mcp.http import AuthLayer
 from proxy.api.mcp.tools import TOOLS, Json, ToolError, run_tool, tool_definitions, validate
-from proxy.core.registry import AgentError, Identity
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
 
 
 class FakeBackend:

@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from proxy.agent.branches.store import _COLUMNS
-from proxy.core.registry import Identity, Param, agent_function
+from proxy.core.identity import Identity
+from proxy.core.registry import Param, agent_function
 
 if TYPE_CHECKING:
     from proxy.agent.layer import AgentLayer

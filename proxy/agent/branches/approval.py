@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from proxy.agent.branches.store import TABLE, audit
-from proxy.core.registry import AgentError
+from proxy.core.errors import AgentError
 
 if TYPE_CHECKING:
     from proxy.agent.layer import AgentLayer

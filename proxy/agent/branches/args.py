@@ -9,7 +9,7 @@ import uuid
 from typing import Any
 
 from proxy.agent.branches.sql import SCHEMA_PREFIX
-from proxy.core.registry import AgentError
+from proxy.core.errors import AgentError
 
 _ID = re.compile(r"^[0-9a-f]{32}$")
 

@@ -60,7 +60,7 @@ from proxy.agent.branches.fk import (
     topo_order,
 )
 from proxy.agent.branches.sql import _db_error
-from proxy.core.registry import AgentError
+from proxy.core.errors import AgentError
 
 STRATEGIES = ("branch_wins", "main_wins")
 

@@ -19,7 +19,7 @@ import duckdb
 from proxy.agent.branches import stats as branch_stats
 from proxy.agent.branches.args import _normalise_id
 from proxy.agent.branches.store import AUDIT, TABLE, _copied_list
-from proxy.core.registry import AgentError
+from proxy.core.errors import AgentError
 
 if TYPE_CHECKING:
     from proxy.agent.layer import AgentLayer

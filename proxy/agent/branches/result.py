@@ -11,7 +11,7 @@ from typing import Any
 import duckdb
 from sqlglot import exp
 
-from proxy.core.registry import AgentError
+from proxy.core.errors import AgentError
 
 MAX_ROWS = 10_000
 

@@ -81,7 +81,8 @@ from proxy.agent.branches.result import _result
 from proxy.agent.branches.sql import SCHEMA_PREFIX, _check_text, _db_error, _plan, _vet
 from proxy.agent.branches.store import _SELECT, TABLE, _record_copies, _row, audit
 from proxy.agent.branches.store import install as _install
-from proxy.core.registry import AgentError, Identity
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
 from transpiler import TranspileError, transpile
 
 if TYPE_CHECKING:

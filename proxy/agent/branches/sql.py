@@ -16,7 +16,8 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from proxy.agent.branches.copy import _base_tables, _branchable
-from proxy.core.registry import INTERNAL_SCHEMA, AgentError
+from proxy.core.errors import AgentError
+from proxy.core.names import INTERNAL_SCHEMA
 
 SCHEMA_PREFIX = "branch_"
 _WRITE_WORDS = frozenset(

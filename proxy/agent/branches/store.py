@@ -9,7 +9,7 @@ from typing import Any
 
 import duckdb
 
-from proxy.core.registry import INTERNAL_SCHEMA
+from proxy.core.names import INTERNAL_SCHEMA
 
 TABLE = f"{INTERNAL_SCHEMA}.branches"
 AUDIT = f"{INTERNAL_SCHEMA}.branch_audit"

@@ -15,7 +15,8 @@ from proxy.agent.branches.copy import atomic, copy_group
 from proxy.agent.branches.sql import _WRITE_WORDS, _first_word, _parse, _plan, _refused
 from proxy.agent.branches.stats import snapshot
 from proxy.agent.branches.store import TABLE, _copied_list, _record_copies
-from proxy.core.registry import AgentError, Identity
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
 
 
 def copy_into(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> list[dict[str, Any]]:

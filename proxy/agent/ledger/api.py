@@ -17,7 +17,9 @@ from proxy.agent.ledger import inputs as check
 from proxy.agent.ledger.inputs import ALL_TYPES, Trace
 from proxy.agent.ledger.service import EXPORT_FORMAT, READ, WRITE, is_admin
 from proxy.agent.ledger.verify import approval_document, iso, step_document
-from proxy.core.registry import AgentError, Identity, Param, agent_function
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
+from proxy.core.registry import Param, agent_function
 
 if TYPE_CHECKING:
     from proxy.agent.layer import AgentLayer

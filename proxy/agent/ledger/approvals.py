@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from proxy.agent.ledger.service import APPROVALS, TRACES, is_admin
-from proxy.core.registry import AgentError, Identity
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
 
 if TYPE_CHECKING:
     from proxy.agent.ledger.service import Ledger

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from proxy.agent.ledger.hashing import accepted_content_hashes, canonical_bytes, sha256_hex
-from proxy.core.registry import AgentError, Identity
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
 
 MAX_TRACES = 1000
 MAX_CONTENT_BYTES = 1 << 20  # canonical JSON of one step's content

@@ -44,7 +44,9 @@ from proxy.agent.ledger.hashing import canonical_json
 from proxy.agent.ledger.inputs import Trace
 from proxy.agent.ledger.inputs import name as _name
 from proxy.agent.ledger.verify import verify_steps
-from proxy.core.registry import INTERNAL_SCHEMA, AgentError, Identity
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
+from proxy.core.names import INTERNAL_SCHEMA
 
 if TYPE_CHECKING:
     from proxy.agent.layer import AgentLayer

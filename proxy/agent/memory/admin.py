@@ -17,7 +17,9 @@ from proxy.agent.memory.args import now, parse_uuid
 from proxy.agent.memory.rows import refresh_index
 from proxy.agent.memory.schema import COL, RETURNING_ROWS, T_GRANT, T_MEM
 from proxy.agent.memory.service import _Job
-from proxy.core.registry import AgentError, Identity, Param, agent_function
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
+from proxy.core.registry import Param, agent_function
 
 if TYPE_CHECKING:
     import duckdb

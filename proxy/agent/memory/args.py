@@ -9,7 +9,7 @@ import logging
 import uuid
 from typing import Any
 
-from proxy.core.registry import AgentError
+from proxy.core.errors import AgentError
 
 log = logging.getLogger("hatiproxy.agent.memory")
 

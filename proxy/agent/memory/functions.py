@@ -31,7 +31,9 @@ from proxy.agent.memory.service import (
     _Job,
     memory_row,
 )
-from proxy.core.registry import AgentError, Identity, Param, agent_function
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
+from proxy.core.registry import Param, agent_function
 
 if TYPE_CHECKING:
     import duckdb

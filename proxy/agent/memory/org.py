@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from proxy.agent.memory.schema import SELECT_COLUMNS, T_MEM
 from proxy.agent.memory.service import LIVE, memory_row
-from proxy.core.registry import AgentError
+from proxy.core.errors import AgentError
 
 if TYPE_CHECKING:
     import duckdb

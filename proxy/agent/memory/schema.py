@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from proxy.core.registry import INTERNAL_SCHEMA
+from proxy.core.names import INTERNAL_SCHEMA
 
 if TYPE_CHECKING:
     import duckdb

@@ -49,7 +49,8 @@ from proxy.agent.memory.args import now, parse_metadata
 from proxy.agent.memory.index import Hits, RowFilter
 from proxy.agent.memory.schema import COL, SELECT_COLUMNS, T_GRANT, T_MEM
 from proxy.agent.memory.service import LIVE, memory_row
-from proxy.core.registry import AgentError, Identity
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
 
 if TYPE_CHECKING:
     import duckdb

@@ -45,7 +45,8 @@ from proxy.agent.memory.args import parse_weights
 from proxy.agent.memory.index import Attrs, VectorIndex
 from proxy.agent.memory.rows import index_attrs, refresh_index
 from proxy.agent.memory.schema import MEMORY_COLUMNS, RETURNING_ROWS, SELECT_COLUMNS, T_MEM, T_VEC
-from proxy.core.registry import AgentError, Identity
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
 
 if TYPE_CHECKING:
     import duckdb

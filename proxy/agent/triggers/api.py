@@ -47,7 +47,9 @@ from proxy.agent.triggers.store import (
     _trigger_row,
     _uuids_as_text,
 )
-from proxy.core.registry import AgentError, Identity, Param, agent_function
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
+from proxy.core.registry import Param, agent_function
 
 if TYPE_CHECKING:
     from proxy.agent.layer import AgentLayer

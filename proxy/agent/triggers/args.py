@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from proxy.agent.triggers import webhooks
 from proxy.agent.triggers.webhook_guard import WebhookRefused, guard_for
-from proxy.core.registry import AgentError, Identity
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
 
 if TYPE_CHECKING:
     from proxy.core.config import Config

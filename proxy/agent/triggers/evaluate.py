@@ -24,7 +24,7 @@ from proxy.agent.triggers import webhooks
 from proxy.agent.triggers.actions import record_fire
 from proxy.agent.triggers.store import _DELIVERIES, _FIRES, _T, _json, _now
 from proxy.agent.triggers.webhook_guard import WebhookGuard
-from proxy.core.registry import Identity
+from proxy.core.identity import Identity
 
 if TYPE_CHECKING:
     from proxy.agent.layer import AgentLayer

@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from proxy.agent.triggers.store import _INBOX, _json, _now, _uuids_as_text
-from proxy.core.registry import AgentError, Identity, Param, agent_function
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
+from proxy.core.registry import Param, agent_function
 
 if TYPE_CHECKING:
     from proxy.agent.layer import AgentLayer

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from proxy.agent.triggers.args import _trigger_id_arg
 from proxy.agent.triggers.store import _FIRES, _T, _TRIGGER_FIELDS, _json, _trigger_row
-from proxy.core.registry import AgentError
+from proxy.core.errors import AgentError
 
 if TYPE_CHECKING:
     import duckdb

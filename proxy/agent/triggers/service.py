@@ -41,7 +41,8 @@ from proxy.agent.triggers.args import _trigger_id_arg
 from proxy.agent.triggers.evaluate import TriggerEvaluator, _Note, _OrgTriggers, _unit
 from proxy.agent.triggers.store import _T, _select_triggers
 from proxy.agent.triggers.store import install as _install
-from proxy.core.registry import AgentError, Identity
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
 
 if TYPE_CHECKING:
     from proxy.agent.layer import AgentLayer

@@ -10,7 +10,8 @@ from typing import Any
 
 import duckdb
 
-from proxy.core.registry import INTERNAL_SCHEMA, Identity
+from proxy.core.identity import Identity
+from proxy.core.names import INTERNAL_SCHEMA
 
 S = INTERNAL_SCHEMA
 _T = f"{S}.triggers"

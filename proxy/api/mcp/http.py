@@ -29,7 +29,8 @@ from proxy.api.http.asgi_host import AsgiListener, guarded
 from proxy.api.mcp.server import build_server
 from proxy.api.mcp.targets import LayerBackend
 from proxy.api.mcp.tools import TOOLS
-from proxy.core.registry import AgentError, Identity
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
 
 if TYPE_CHECKING:
     from proxy.agent.layer import AgentLayer

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from proxy.core.registry import INTERNAL_SCHEMA, AgentError
+from proxy.core.errors import AgentError
+from proxy.core.names import INTERNAL_SCHEMA
 
 if TYPE_CHECKING:
     from proxy.api.mcp.tools import Backend

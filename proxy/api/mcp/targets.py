@@ -18,7 +18,8 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from proxy.api.mcp.tools import Json
-from proxy.core.registry import AgentError, Identity
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
 
 if TYPE_CHECKING:
     import psycopg

@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from proxy.core.registry import AgentError
+from proxy.core.errors import AgentError
 from proxy.wire.errors import PgError
 
 STEP_TYPES = (

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from fastapi import Request
 
 from proxy.access.keys import Principal
-from proxy.core.registry import AgentError, Identity
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
 
 if TYPE_CHECKING:
     from proxy.access.service import AccessControl

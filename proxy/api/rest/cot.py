@@ -37,7 +37,8 @@ from proxy.agent.ledger.service import ADMIN_SCOPE, SESSIONS, TRACES
 from proxy.agent.ledger.verify import approval_document, ingest_document, step_document
 from proxy.api.rest.auth import Caller, access_of, caller, layer_of
 from proxy.api.rest.errors import ErrorBody
-from proxy.core.registry import AgentError, Identity
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
 
 router = APIRouter(
     prefix="/v1/cot",

@@ -19,7 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from proxy.access.service import AuthError, TooManyFailures
-from proxy.core.registry import AgentError
+from proxy.core.errors import AgentError
 
 log = logging.getLogger("hatiproxy.rest")
 

@@ -34,7 +34,7 @@ from proxy.access.scopes import ALIASES, SCOPES, parse_scopes
 from proxy.access.table_limits import LimitError, TableLimits
 from proxy.api.rest.auth import Caller, access_of, caller, layer_of
 from proxy.api.rest.errors import ErrorBody
-from proxy.core.registry import AgentError
+from proxy.core.errors import AgentError
 
 router = APIRouter(
     prefix="/v1/organizations/{org_id}",

@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from proxy.api.rest.auth import Caller, caller
 from proxy.api.rest.errors import ErrorBody, error
-from proxy.core.registry import AgentError
+from proxy.core.errors import AgentError
 from proxy.semantic.engine import FIX_HINT
 from proxy.semantic.vector_sql import (
     RenderError,

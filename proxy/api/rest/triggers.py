@@ -28,7 +28,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from proxy.agent.triggers import org as trigger_org
 from proxy.api.rest.auth import Caller, caller, layer_of
 from proxy.api.rest.errors import ErrorBody
-from proxy.core.registry import AgentError, Identity
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
 
 router = APIRouter(
     prefix="/v1/organizations/{org_id}/triggers",
