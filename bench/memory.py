@@ -51,6 +51,7 @@ from proxy.agent.memory.index import RowFilter  # noqa: E402
 from proxy.agent.memory.schema import T_MEM, T_VEC  # noqa: E402
 from proxy.core import config  # noqa: E402
 from proxy.db.engine import Engine  # noqa: E402
+from proxy.semantic.engine import SemanticEngine  # noqa: E402
 
 WHO = Identity("local", "bench-agent")
 Vectors = tuple[np.ndarray, np.ndarray, list[str]]  # memories, queries, memory contents
@@ -74,15 +75,15 @@ async def open_layer(
     cfg = config.load(None, env)
     config.export_embedding_env(cfg)
     engine = Engine(cfg)
-    layer = AgentLayer(engine)
-    await engine.semantic.start()
+    layer = AgentLayer(engine, SemanticEngine(cfg, engine.db))
+    await layer.semantic.start()
     await layer.start()
     return engine, layer
 
 
 async def close_layer(engine: Engine, layer: AgentLayer) -> None:
     await layer.stop()
-    await engine.semantic.stop()
+    await layer.semantic.stop()
     engine.close()
 
 

@@ -19,9 +19,9 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from proxy.app import App as Server
 from proxy.core.config import Config
 from proxy.pgserver import server as server_mod
-from proxy.pgserver.server import Server
 from tests.conftest import start_server
 
 I32 = struct.Struct("!i")

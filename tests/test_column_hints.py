@@ -10,9 +10,9 @@ from collections.abc import Callable
 import duckdb
 import pytest
 
-from proxy.db import column_hints
 from proxy.db.duckdb_errors import map_duckdb_error
-from proxy.pgserver.embed_columns import REGISTRY
+from proxy.semantic import column_hints
+from proxy.semantic.embedded_columns import REGISTRY
 from proxy.wire.errors import PgError
 from transpiler import ColumnHints, Statement, transpile
 

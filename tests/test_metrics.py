@@ -14,9 +14,9 @@ import pytest
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
+from proxy.app import App as Server
 from proxy.core.config import Config
-from proxy.pgserver.server import Server
-from proxy.telemetry.metrics import CONTENT_TYPE, Metrics, scrape
+from proxy.telemetry.metrics import CONTENT_TYPE, Metrics
 
 T = TypeVar("T")
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
@@ -68,7 +68,7 @@ async def connect(srv: Server) -> psycopg.AsyncConnection:
 
 async def samples(srv: Server) -> Samples:
     out: Samples = {}
-    for family in text_string_to_metric_families((await scrape(srv)).decode()):
+    for family in text_string_to_metric_families((await srv.scrape_metrics()).decode()):
         for s in family.samples:
             out[(s.name, frozenset(s.labels.items()))] = s.value
     return out

@@ -17,9 +17,9 @@ import pytest
 
 from proxy.db.commit_clock import CLOCK, OpenWrite
 from proxy.db.duckdb_errors import map_duckdb_error
+from proxy.db.settings import SessionSettings
 from proxy.pgserver import savepoints
 from proxy.pgserver.savepoint_log import state_of
-from proxy.pgserver.settings import SessionSettings
 from proxy.wire.errors import PgError
 from transpiler import transpile
 from transpiler.model import TransactionCommand

@@ -12,7 +12,7 @@ import proxy.agent.memory.service  # noqa: F401  (registers the agent functions)
 from proxy.access import sql_policy
 from proxy.access.scopes import ROLES
 from proxy.core.identity import Identity
-from proxy.pgserver import settings
+from proxy.db import settings
 from proxy.wire.errors import PgError
 from tests.conftest import start_server
 from tests.rest.rest_support import KeySpec, keyed_server

@@ -21,15 +21,14 @@ import ipaddress
 import logging
 from collections.abc import Mapping
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from proxy.access import keys as k
 from proxy.access.throttle import AuthThrottle, Banned
 from proxy.access.usage import KeyMeter, UsageTracker
+from proxy.core.config import Config
 from proxy.core.identity import Identity
-
-if TYPE_CHECKING:
-    from proxy.agent.layer import AgentLayer
+from proxy.db.pool import PooledDB
 
 log = logging.getLogger("hatiproxy.access")
 AGENT_HEADER = "x-hatidata-agent-id"
@@ -60,8 +59,17 @@ def is_loopback(host: str | None) -> bool:
         return host == "localhost"
 
 
+class ServiceHost(Protocol):
+    """Where keys live and whose start/stop the usage counters join (the AgentLayer)."""
+
+    config: Config
+    db: PooledDB
+
+    def add_service(self, service: Any) -> None: ...
+
+
 class AccessControl:
-    def __init__(self, layer: AgentLayer) -> None:
+    def __init__(self, layer: ServiceHost) -> None:
         self.layer = layer
         self.config = layer.config
         self.passwords: dict[str, str] = self.config.user_passwords

@@ -26,7 +26,7 @@ from proxy.core.names import INTERNAL_SCHEMA
 if TYPE_CHECKING:
     import duckdb
 
-    from proxy.agent.layer import AgentDB
+    from proxy.db.pool import PooledDB
 
 log = logging.getLogger("hatiproxy.access.usage")
 
@@ -64,7 +64,7 @@ class _Pending:
 
 
 class UsageTracker:
-    def __init__(self, db: AgentDB, flush_interval: float) -> None:
+    def __init__(self, db: PooledDB, flush_interval: float) -> None:
         self.db = db
         self.flush_interval = flush_interval
         self.pending: dict[str, _Pending] = {}

@@ -15,7 +15,7 @@ from proxy.core import config
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from proxy.pgserver.server import Server
+    from proxy.app import App
 
     cfg = config.load(args)
     config.export_embedding_env(cfg)
@@ -26,7 +26,7 @@ def _serve(args: argparse.Namespace) -> int:
     log = logging.getLogger("hatiproxy")
 
     async def main() -> None:
-        server = Server(cfg)
+        server = App(cfg)
         log.info(
             "hatiproxy %s: database %s (extensions: %s; event loop: %s)",
             __version__,

@@ -17,10 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from proxy.db.watchdog import Interruptible
+
 if TYPE_CHECKING:
     from proxy.core.identity import Identity
-    from proxy.pgserver.runner import Runner
-    from proxy.pgserver.settings import SessionSettings
+    from proxy.db.settings import SessionSettings
 
 # pg_stat_activity.state after a statement, by the transaction status ReadyForQuery reports.
 IDLE_STATES = {"I": "idle", "T": "idle in transaction", "E": "idle in transaction (aborted)"}
@@ -73,7 +74,7 @@ def is_superuser(who: Identity) -> bool:
 class Backend:
     pid: int
     secret_key: int
-    runner: Runner
+    runner: Interruptible  # the connection's Runner (proxy.pgserver.runner)
     # Set as the session's DuckDB variable: proves which backend a SQL function call comes
     # from (a client can read its own, never another session's).
     token: str = ""

@@ -25,6 +25,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from transpiler import Statement
+
 
 class CommitClock:
     def __init__(self) -> None:
@@ -136,3 +138,18 @@ class CountingCursor:
         if self.counting:
             self.counting = False
             CLOCK.end()
+
+
+# Statement kinds that never write on their own (SAVEPOINT, SET and SHOW are answered by
+# the session; a SELECT may still write: see statement_may_write).
+READ_KINDS = frozenset({"select", "show", "explain", "set", "reset", "savepoint"})
+
+
+def statement_may_write(st: Statement, sql: str, builds_fts: bool) -> bool:
+    """May running `sql` (the transpiled `st`) write? Then the commit clock must count it."""
+    return (
+        st.kind not in READ_KINDS
+        or builds_fts  # builds the full-text index
+        or (st.kind == "select" and sql.startswith("CREATE"))  # SELECT INTO
+        or (st.kind == "explain" and "ANALY" in sql[:30].upper())  # runs the statement
+    )

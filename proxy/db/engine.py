@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 import duckdb
 
@@ -25,9 +25,6 @@ from proxy.db.backends import Backends
 from proxy.db.commit_clock import CLOCK
 from proxy.db.connection_threads import on_connection_thread
 from proxy.db.watchdog import Watchdog
-
-if TYPE_CHECKING:
-    from proxy.agent import AgentLayer
 
 log = logging.getLogger("hatiproxy.engine")
 T = TypeVar("T")
@@ -86,10 +83,6 @@ class Engine:
             if self.unclean_start:
                 self._rebuild_hnsw_indexes()
         self._install_catalog()
-        from proxy.semantic.engine import SemanticEngine
-
-        self.semantic = SemanticEngine(config, self.db)
-        self.agent: AgentLayer | None = None  # set by the Server that owns this engine
         # For DuckDB work started on the main loop (agent layer, MCP and REST requests;
         # wire clients run theirs on their own threads): one slow call must never queue
         # another behind it.

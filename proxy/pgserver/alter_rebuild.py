@@ -72,7 +72,7 @@ async def run(runner: Runner, session: Session, portal: Portal) -> bool:
     st = portal.statement
     assert st is not None and st.alter_types is not None
     request = st.alter_types
-    if runner.engine.agent is not None and sql_bridge.branch_schema(
+    if runner.agent is not None and sql_bridge.branch_schema(
         runner.settings.values.get("search_path", "")
     ):
         return False  # a branch copies tables on write: its own rules apply (as before)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from proxy.db import column_hints
 from proxy.pgserver.results import Column, row_description
+from proxy.semantic import column_hints
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError
 from transpiler import Statement
@@ -18,9 +18,9 @@ from transpiler.model import (
 )
 
 if TYPE_CHECKING:
+    from proxy.db.settings import SetResult
     from proxy.pgserver.runner import Portal, Runner
     from proxy.pgserver.session import Session
-    from proxy.pgserver.settings import SetResult
 
 
 def describe(st: Statement) -> tuple[Column, ...] | None:
@@ -37,7 +37,7 @@ def describe(st: Statement) -> tuple[Column, ...] | None:
 
 
 def _show_column(name: str) -> str:
-    from proxy.pgserver.settings import canonical
+    from proxy.db.settings import canonical
 
     return canonical(name).lower() if "." not in name else name
 

@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from proxy.db import column_hints
 from proxy.pgserver.result_shape import lossless_sql, needs_cast
 from proxy.pgserver.results import Column, check_formats, encoders_for, fetch_batch, row_description
+from proxy.semantic import column_hints
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError
 from transpiler import Statement

@@ -13,7 +13,7 @@ from typing import Any
 
 import duckdb
 
-from proxy.db import column_hints
+from proxy.semantic import column_hints
 from proxy.wire.errors import PgError
 from proxy.wire.types import ParamDecodeError, oid_for_duckdb_type_name, param_decoder
 from transpiler import Statement

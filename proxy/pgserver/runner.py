@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from proxy.core.identity import Identity
-from proxy.db.commit_clock import OpenWrite
+from proxy.db.commit_clock import OpenWrite, statement_may_write
 from proxy.db.connection_threads import on_main
 from proxy.db.duckdb_errors import map_duckdb_error
 from proxy.db.engine import Engine
+from proxy.db.settings import SessionSettings
 from proxy.execution import sql_bridge
 from proxy.pgserver import alter_rebuild, commands, cursors, embed_columns, explain, savepoints
-from proxy.pgserver.embed_columns import is_embed_column_call
 from proxy.pgserver.params import ParamTypes, decode_params, placeholder_value
 from proxy.pgserver.result_shape import (
     LOSSLESS_SQL,
@@ -43,7 +43,7 @@ from proxy.pgserver.results import (
     fetch_batch,
     row_description,
 )
-from proxy.pgserver.settings import SessionSettings
+from proxy.semantic.embedded_columns import is_embed_column_call
 from proxy.telemetry.metrics import QueryObserver, timed_statement
 from proxy.wire import messages as m
 from proxy.wire.errors import FatalError, PgError
@@ -51,7 +51,9 @@ from proxy.wire.types import encode_data_rows
 from transpiler import Statement
 
 if TYPE_CHECKING:
+    from proxy.agent.layer import AgentLayer
     from proxy.pgserver.session import Prepared, Session
+    from proxy.semantic.engine import SemanticEngine
 
 log = logging.getLogger("hatiproxy.runner")
 
@@ -85,8 +87,16 @@ def _has_returning(sql: str) -> bool:
 
 
 class Runner:
-    def __init__(self, engine: Engine, settings: SessionSettings) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        settings: SessionSettings,
+        semantic: SemanticEngine,
+        agent: AgentLayer | None = None,
+    ) -> None:
         self.engine = engine
+        self.semantic = semantic
+        self.agent = agent  # None: agent functions are refused on this connection
         self.cursor = engine.cursor()
         self.settings = settings
         self.txn_status = "I"
@@ -353,12 +363,12 @@ class Runner:
             return
         st = portal.statement
         assert st is not None
-        semantic = self.engine.semantic
+        semantic = self.semantic
         semantic.check(st)
         await self._take_cursor()
         relations = []
         if st.agent_calls:
-            layer = self.engine.agent
+            layer = self.agent
             if layer is None or self.who is None:
                 raise PgError("0A000", "agent functions are not available on this connection")
             # The agent layer's asyncio state lives on the server's main loop.
@@ -378,13 +388,13 @@ class Runner:
         needs_fts = "fts_main_" in sql
         branch = (
             sql_bridge.branch_schema(self.settings.values.get("search_path", ""))
-            if self.engine.agent is not None and st.kind not in ROW_KINDS
+            if self.agent is not None and st.kind not in ROW_KINDS
             else None
         )
         setting_vars = self._setting_variables() if "GETVARIABLE('pg:" in sql else []
         # May it write? Then it counts on the commit clock when it commits on its own, and
         # an explicit block records it for ROLLBACK TO SAVEPOINT (savepoints.py).
-        writes = savepoints.may_write(st, sql, needs_fts)
+        writes = statement_may_write(st, sql, needs_fts)
         if writes and self.txn_status == "I":
             self.write.begin()
 
@@ -398,7 +408,7 @@ class Runner:
             if needs_fts:
                 semantic.ensure_fts_indexes(cur, sql)
             if branch is not None:
-                sql_bridge.branch_copy_on_write(self.engine.agent, cur, branch, sql, self.who)
+                sql_bridge.branch_copy_on_write(self.agent, cur, branch, sql, self.who)
             cast = LOSSLESS_SQL.get(sql) if st.kind == "select" else None
             run_sql = cast[0] if cast else sql
             cur.execute(run_sql, params) if params else cur.execute(run_sql)

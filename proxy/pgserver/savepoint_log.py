@@ -14,13 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from proxy.db.commit_clock import READ_KINDS
 from proxy.pgserver import cursors
 
 if TYPE_CHECKING:
     from proxy.pgserver.session import Session
     from transpiler import Statement
 
-READ_KINDS = frozenset({"select", "show", "explain", "set", "reset", "savepoint"})
 MAX_BYTES = 4 * 1024 * 1024  # recorded SQL + parameters per session
 
 
@@ -84,16 +84,6 @@ def state_of(session: Session) -> SavepointState:
         found = SavepointState()
         session.savepoints = found  # type: ignore[attr-defined]
     return found
-
-
-def may_write(st: Statement, sql: str, builds_fts: bool) -> bool:
-    """May running `sql` (the transpiled `st`) write? Then the commit clock must count it."""
-    return (
-        st.kind not in READ_KINDS
-        or builds_fts  # builds the full-text index
-        or (st.kind == "select" and sql.startswith("CREATE"))  # SELECT INTO
-        or (st.kind == "explain" and "ANALY" in sql[:30].upper())  # runs the statement
-    )
 
 
 def note_statement(session: Session, st: Statement) -> None:

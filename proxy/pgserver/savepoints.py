@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING
 from proxy.db.commit_clock import CLOCK
 from proxy.pgserver.savepoint_log import MAX_BYTES, Mark, SavepointState, state_of
 from proxy.pgserver.savepoint_log import READ_KINDS as READ_KINDS  # the runner's hooks
-from proxy.pgserver.savepoint_log import may_write as may_write
 from proxy.pgserver.savepoint_log import note_statement as note_statement
 from proxy.pgserver.savepoint_log import note_unrecorded as note_unrecorded
 from proxy.pgserver.savepoint_log import record as record

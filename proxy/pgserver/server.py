@@ -19,29 +19,29 @@ import secrets
 import socket
 import ssl
 import time
+from typing import TYPE_CHECKING
 
 from proxy.access.keys import Principal
-from proxy.access.service import AccessControl, AuthError, TooManyFailures
-from proxy.api.http.asgi_host import AsgiListener, listen_socket
-from proxy.core.config import Config
+from proxy.access.service import AuthError, TooManyFailures
 from proxy.core.errors import AgentError
+from proxy.core.net import listen_socket
 from proxy.db import backend_functions
 from proxy.db.backends import Backend, Backends, is_superuser
 from proxy.db.connection_threads import ConnectionThreads, on_main
-from proxy.db.engine import Engine
+from proxy.db.settings import REPORTED, SessionSettings
 from proxy.execution.sql_bridge import identity_for
-from proxy.pgserver import embed_columns
 from proxy.pgserver.client_input import ClientGone, WireReader
 from proxy.pgserver.runner import Runner
 from proxy.pgserver.session import Session, SessionIdentity
-from proxy.pgserver.settings import REPORTED, SessionSettings
 from proxy.pgserver.socket_output import SocketOutput
 from proxy.pgserver.startup_options import startup_settings
 from proxy.pgserver.tls import server_context
-from proxy.telemetry.metrics import Metrics
 from proxy.wire import auth
 from proxy.wire import messages as m
 from proxy.wire.errors import FatalError, PgError, ProtocolViolation
+
+if TYPE_CHECKING:
+    from proxy.execution.services import Services
 
 log = logging.getLogger("hatiproxy.server")
 
@@ -51,15 +51,16 @@ ADMIN_TERMINATION = FatalError("57P01", "terminating connection due to administr
 
 
 class Server:
-    def __init__(self, config: Config, engine: Engine | None = None) -> None:
-        self.config = config
-        self.engine = engine or Engine(config)
-        from proxy.agent import AgentLayer
+    """The Postgres wire listener over the shared services (built by proxy.app)."""
 
-        self.agent = self.engine.agent = AgentLayer(self.engine)
-        self.access = AccessControl(self.agent)
-        self.metrics = Metrics()
-        self.metrics.watch_embedder(self.engine.semantic.embedder)
+    def __init__(self, services: Services) -> None:
+        self.services = services
+        self.config = config = services.config
+        self.engine = services.engine
+        self.semantic = services.semantic
+        self.agent = services.agent
+        self.access = services.access
+        self.metrics = services.metrics
         self.ssl_context = server_context(config)
         self.auth_method = config.effective_auth_method  # for configured users' passwords
         self.backends: Backends = self.engine.backends  # pid -> Backend, any thread
@@ -68,22 +69,8 @@ class Server:
         self._accepting: asyncio.Task[None] | None = None
         self._closed = asyncio.Event()
         self.threads = ConnectionThreads()
-        self._filler: asyncio.Task | None = None
-        self.mcp: AsgiListener | None = None  # MCP over HTTP, while it runs
-        self.rest: AsgiListener | None = None  # the REST control plane, while it runs
 
     async def start(self) -> None:
-        await self.engine.semantic.start()
-        await self.agent.start()
-        if self.engine.semantic.embedder is not None:
-            interval = self.config.embedding_flush_interval_ms / 1000
-            self._filler = asyncio.create_task(embed_columns.filler(self.engine, interval))
-        from proxy.api.mcp import http as mcp_http
-        from proxy.api.rest import app as rest_app
-
-        # HTTP first: once the wire port answers, /mcp and /v1 answer too.
-        self.mcp = await mcp_http.start(self)  # None when mcp_port = 0
-        self.rest = await rest_app.start(self)
         self._listener = listen_socket(self.config.host, self.config.port, backlog=511)
         self._listener.setblocking(False)
         self._accepting = asyncio.create_task(self._accept(self._listener))
@@ -122,9 +109,7 @@ class Server:
             self.threads.start(self._serve_socket, sock)
 
     async def close(self) -> None:
-        for http in (self.rest, self.mcp):
-            if http is not None:
-                await http.stop()  # before the agent layer they call into stops
+        """Stop accepting, interrupt every statement, end every connection."""
         if self._accepting is not None:
             self._accepting.cancel()
             await asyncio.gather(self._accepting, return_exceptions=True)
@@ -134,10 +119,6 @@ class Server:
             backend.runner.interrupt("shutdown")  # a thread inside DuckDB sees no cancel
         await self.threads.stop()
         self._closed.set()
-        if self._filler is not None:
-            self._filler.cancel()
-        await self.agent.stop()  # flushes access counts, finishes queued embeddings
-        await self.engine.semantic.stop()
 
     async def _serve_socket(self, sock: socket.socket) -> None:
         """One client, on its own thread's event loop."""
@@ -346,7 +327,9 @@ class Connection:
         principal = await self._login(user, deadline)
         pid, secret = server.new_backend_id()
         settings = SessionSettings(startup_settings(params, user))
-        runner = await server.engine.run(Runner, server.engine, settings)
+        runner = await server.engine.run(
+            Runner, server.engine, settings, server.semantic, server.agent
+        )
         self.runner = runner
         sock = self.writer.get_extra_info("socket")
         if sock is not None:
@@ -462,7 +445,7 @@ async def _apply_startup_settings(
     runner: Runner, settings: SessionSettings, session: Session
 ) -> None:
     """Startup values that also change DuckDB (TimeZone, search_path)."""
-    from proxy.pgserver.settings import DEFAULTS
+    from proxy.db.settings import DEFAULTS
 
     for name in ("TimeZone", "search_path", "statement_timeout"):
         value = settings.values.get(name)

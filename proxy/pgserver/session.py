@@ -13,13 +13,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from proxy.access import sql_policy
-from proxy.db import column_hints
 from proxy.db.backends import Activity
+from proxy.db.settings import SessionSettings
 from proxy.execution.sql_bridge import check_guarded
 from proxy.pgserver import cursors
 from proxy.pgserver.results import row_description
 from proxy.pgserver.runner import Portal, Runner
-from proxy.pgserver.settings import SessionSettings
+from proxy.semantic import column_hints
 from proxy.wire import messages as m
 from proxy.wire.errors import FatalError, PgError, ProtocolViolation
 from transpiler import ColumnHints, Statement, TranspileError, explicit_param_casts, transpile

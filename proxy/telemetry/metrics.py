@@ -14,8 +14,8 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Coroutine, Iterator
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from typing import Any, Protocol
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -28,12 +28,6 @@ from prometheus_client import (
 from prometheus_client.metrics_core import Metric
 
 from proxy.wire.errors import PgError
-
-if TYPE_CHECKING:
-    import duckdb
-
-    from proxy.agent import AgentLayer
-    from proxy.pgserver.server import Server
 
 log = logging.getLogger("hatiproxy.metrics")
 
@@ -234,9 +228,10 @@ class Metrics:
 
     # --- scrape ------------------------------------------------------------------------
 
-    async def scrape(self, agent: AgentLayer) -> bytes:
+    async def scrape(self, memory_counts: Callable[[], Awaitable[dict[str, int]]]) -> bytes:
+        """Prometheus text; `memory_counts` gives the agent memories by embedding status."""
         try:
-            counts = await agent.db.run(_memory_counts)
+            counts = await memory_counts()
         except Exception:  # the other metrics still matter (e.g. while shutting down)
             log.warning("metrics: counting agent memories failed", exc_info=True)
             self.memories.clear()  # no stale numbers
@@ -245,15 +240,3 @@ class Metrics:
             for status in (*MEMORY_STATUSES, *counts):
                 self.memories.labels(status).set(counts.get(status, 0))
         return generate_latest(self.registry)
-
-
-def _memory_counts(cur: duckdb.DuckDBPyConnection) -> dict[str, int]:
-    from proxy.agent.memory.schema import T_MEM
-
-    rows = cur.execute(f"SELECT embedding_status, count(*) FROM {T_MEM} GROUP BY ALL").fetchall()
-    return {str(status): int(n) for status, n in rows}
-
-
-async def scrape(server: Server) -> bytes:
-    """The server's metrics in Prometheus text format (serve with CONTENT_TYPE)."""
-    return await server.metrics.scrape(server.agent)

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from proxy.agent import AgentLayer, Identity
 from proxy.core import config
 from proxy.db.engine import Engine
+from proxy.semantic.engine import SemanticEngine
 
 T = TypeVar("T")
 
@@ -53,14 +54,14 @@ async def open_layer(
         cfg = config.load(None, env)
         config.export_embedding_env(cfg)
         engine = Engine(cfg)
-        layer = AgentLayer(engine)
-        await engine.semantic.start()
+        layer = AgentLayer(engine, SemanticEngine(cfg, engine.db))
+        await layer.semantic.start()
         await layer.start()
         try:
             yield layer
         finally:
             await layer.stop()
-            await engine.semantic.stop()
+            await layer.semantic.stop()
             engine.close()
     finally:
         for k, v in saved.items():

@@ -20,7 +20,7 @@ from proxy.agent.ledger.hashing import (
     content_hash,
 )
 from proxy.agent.ledger.verify import replay_document
-from proxy.execution.sql_bridge import execute_sql
+from proxy.execution.executor import execute_sql
 from proxy.wire.errors import PgError
 
 # -- canonical form ----------------------------------------------------------------------

@@ -9,7 +9,7 @@ import pytest
 from agent_support import open_layer, run, who
 
 from proxy.agent import AgentError
-from proxy.execution.sql_bridge import execute_sql
+from proxy.execution.executor import execute_sql
 from proxy.wire.errors import PgError
 
 

@@ -228,7 +228,7 @@ def test_isolation_between_orgs_and_agents(tmp_path: Path) -> None:
 
 
 def test_sql_functions_and_views(tmp_path: Path) -> None:
-    from proxy.execution.sql_bridge import execute_sql
+    from proxy.execution.executor import execute_sql
 
     async def go() -> None:
         async with open_layer(tmp_path) as layer:

@@ -1,6 +1,6 @@
 """Appending to the ledger: one transaction that numbers, hashes and stores steps.
 
-Runs on a worker thread inside `AgentDB.transaction`, with the sessions' locks held
+Runs on a worker thread inside `PooledDB.transaction`, with the sessions' locks held
 by `Ledger.append`, so the head read here is the head the new steps link to.
 """
 

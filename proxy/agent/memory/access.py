@@ -18,7 +18,7 @@ from proxy.agent.memory.args import now
 if TYPE_CHECKING:
     import duckdb
 
-    from proxy.agent.layer import AgentDB
+    from proxy.db.pool import PooledDB
 
 log = logging.getLogger("hatiproxy.agent.memory")
 
@@ -26,7 +26,7 @@ log = logging.getLogger("hatiproxy.agent.memory")
 class AccessTracker:
     def __init__(
         self,
-        db: AgentDB,
+        db: PooledDB,
         write_lock: asyncio.Lock,
         table: str,
         returning: str = "",

@@ -232,6 +232,15 @@ class Memory:
         if self.enabled:
             await self.access.flush()
 
+    async def status_counts(self) -> dict[str, int]:
+        """Memories by embedding status, for the metrics."""
+
+        def count(cur: duckdb.DuckDBPyConnection) -> dict[str, int]:
+            sql = f"SELECT embedding_status, count(*) FROM {T_MEM} GROUP BY ALL"
+            return {str(status): int(n) for status, n in cur.execute(sql).fetchall()}
+
+        return await self.layer.db.run(count)
+
     def check_enabled(self) -> None:
         if not self.enabled:
             raise AgentError.unavailable(

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import socket
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +21,7 @@ from proxy.api.http.limits import BodyLimit, CallerKey, RateLimit, Resolve, sour
 
 if TYPE_CHECKING:
     from proxy.core.config import Config
+from proxy.core.net import listen_socket
 
 log = logging.getLogger("hatiproxy.http")
 
@@ -37,24 +37,6 @@ def _quiet_uvicorn() -> None:
         quiet = logging.getLogger(name)  # per-request chatter at INFO is noise here
         if quiet.level == logging.NOTSET and logging.getLogger().level > logging.DEBUG:
             quiet.setLevel(logging.WARNING)
-
-
-def listen_socket(host: str, port: int, backlog: int = 128) -> socket.socket:
-    """A listening TCP socket created with proto=IPPROTO_TCP: asyncio sets TCP_NODELAY on
-    accepted sockets only then; without it small responses wait ~40 ms (Nagle + delayed
-    ACK)."""
-    family, kind, proto, _, addr = socket.getaddrinfo(
-        host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP
-    )[0]
-    sock = socket.socket(family, kind, proto)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(addr)
-        sock.listen(backlog)
-    except OSError:
-        sock.close()
-        raise
-    return sock
 
 
 class CountStatus:

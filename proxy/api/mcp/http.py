@@ -34,7 +34,7 @@ from proxy.core.identity import Identity
 
 if TYPE_CHECKING:
     from proxy.agent.layer import AgentLayer
-    from proxy.pgserver.server import Server
+    from proxy.execution.services import Services
 
 log = logging.getLogger("hatiproxy.mcp")
 IDENTITY_KEY = "hatiproxy.identity"  # where the ASGI scope carries the caller
@@ -149,14 +149,14 @@ def build_app(layer: AgentLayer, access: AccessControl, host: str = "127.0.0.1")
     return AuthLayer(app, access)
 
 
-async def start(server: Server) -> AsgiListener | None:
+async def start(services: Services) -> AsgiListener | None:
     """Start MCP over HTTP on config.mcp_port (None when the port is 0 = off)."""
-    config, access = server.config, server.access
+    config, access = services.config, services.access
     if not config.mcp_port:
         return None
-    app = build_app(server.agent, access, config.host)
+    app = build_app(services.agent, access, config.host)
     app = guarded(
-        app, config, lambda status: server.metrics.observe_http("mcp", status), access.bucket_of
+        app, config, lambda status: services.metrics.observe_http("mcp", status), access.bucket_of
     )
     listener = AsgiListener(app, config.host, config.mcp_port)
     await listener.start()

@@ -2,7 +2,7 @@
 
 `LayerBackend` (MCP over HTTP, inside the server): agent tools call the agent layer's
 registered functions as the caller's `Identity`; SQL tools run through
-`sql_bridge.execute_sql`, the same path as wire SQL.
+`proxy.execution.executor.execute_sql`, the same path as wire SQL.
 
 `WireBackend` (`hatiproxy mcp` over stdio): one psycopg 3 connection carrying the
 agent identity in its startup options (`-c hatidata_agent_id=...`), exactly like the
@@ -60,7 +60,7 @@ class LayerBackend:
         return await fn.call(self.layer, self.who, [], args)
 
     async def sql(self, sql: str, *, read_only: bool = False) -> list[dict[str, Any]]:
-        from proxy.execution.sql_bridge import execute_sql
+        from proxy.execution.executor import execute_sql
 
         columns, rows = await execute_sql(self.layer, self.who, sql, read_only=read_only)
         return [dict(zip(columns, row, strict=False)) for row in rows]

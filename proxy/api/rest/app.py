@@ -24,7 +24,7 @@ from proxy.api.rest import (
 )
 
 if TYPE_CHECKING:
-    from proxy.pgserver.server import Server
+    from proxy.execution.services import Services
 
 log = logging.getLogger("hatiproxy.rest")
 
@@ -36,7 +36,7 @@ JSON `{"error": <code>, "message": ...}`.
 """
 
 
-def create_app(server: Server) -> FastAPI:
+def create_app(services: Services) -> FastAPI:
     app = FastAPI(
         title="hatiproxy control plane",
         version=__version__,
@@ -45,7 +45,7 @@ def create_app(server: Server) -> FastAPI:
         redoc_url=None,
         responses=errors.COMMON_ERRORS,
     )
-    app.state.server = server
+    app.state.services = services
     errors.install(app)
     # branch_triggers before triggers: its fixed path segment must win over {trigger_id}.
     routers = (ops, memory, branch_triggers, triggers, branches, cot, branch_approval, keys)
@@ -54,16 +54,16 @@ def create_app(server: Server) -> FastAPI:
     return app
 
 
-async def start(server: Server) -> AsgiListener | None:
+async def start(services: Services) -> AsgiListener | None:
     """Start the REST API on config.rest_port (None when the port is 0 = off)."""
-    config = server.config
+    config = services.config
     if not config.rest_port:
         return None
     app = guarded(
-        create_app(server),
+        create_app(services),
         config,
-        lambda status: server.metrics.observe_http("rest", status),
-        server.access.bucket_of,
+        lambda status: services.metrics.observe_http("rest", status),
+        services.access.bucket_of,
     )
     listener = AsgiListener(app, config.host, config.rest_port)
     await listener.start()

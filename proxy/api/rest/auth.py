@@ -52,11 +52,11 @@ class Caller:
 
 
 def layer_of(request: Request) -> AgentLayer:
-    return request.app.state.server.agent
+    return request.app.state.services.agent
 
 
 def access_of(request: Request) -> AccessControl:
-    return request.app.state.server.access
+    return request.app.state.services.access
 
 
 async def caller(request: Request) -> Caller:

@@ -9,14 +9,14 @@ from fastapi.responses import Response
 
 from proxy import __version__
 from proxy.api.rest.auth import Caller, caller
+from proxy.telemetry.metrics import CONTENT_TYPE
 
 router = APIRouter()
 
 
 @router.get("/health", summary="Liveness: 200 while the server runs (no authentication)")
 async def health(request: Request) -> dict[str, str]:
-    server = request.app.state.server
-    embedder = server.engine.semantic.embedder
+    embedder = request.app.state.services.semantic.embedder
     return {
         "status": "ok",
         "version": __version__,
@@ -32,7 +32,5 @@ async def health(request: Request) -> dict[str, str]:
 )
 async def metrics(request: Request, who: Annotated[Caller, Depends(caller)]) -> Response:
     who.require("query_audit:read")
-    from proxy.telemetry import metrics as m
-
-    body = await m.scrape(request.app.state.server)
-    return Response(body, media_type=m.CONTENT_TYPE)
+    body = await request.app.state.services.scrape_metrics()
+    return Response(body, media_type=CONTENT_TYPE)

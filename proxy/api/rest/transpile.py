@@ -107,7 +107,7 @@ def _check_round_trip(sql: str, original: tuple[Statement, ...], dims: int) -> N
 )
 async def transpile_sql(body: TranspileRequest, request: Request, who: Who):
     who.require("query:read")
-    semantic = request.app.state.server.engine.semantic
+    semantic = request.app.state.services.semantic
     dims = semantic.dims
     try:
         statements = transpile(body.sql, dialect=body.dialect, vector_dims=dims)

@@ -79,7 +79,7 @@ CREATE OR REPLACE TABLE __hati_catalog.pg.pg_extension AS SELECT * FROM (VALUES
 ) v(oid, extname, extowner, extnamespace, extrelocatable, extversion, extconfig, extcondition);
 
 -- Settings clients read in catalog queries: the session layer's defaults
--- (proxy.pgserver.settings.DEFAULTS) plus server constants; see settings_rows() in install.py.
+-- (proxy.db.settings.DEFAULTS) plus server constants; see settings_rows() in install.py.
 -- Per-session values (SET TimeZone ...) are answered by the session layer, not here.
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_settings AS
 SELECT name, setting, NULL::VARCHAR AS unit, 'Hatiproxy' AS category, name AS short_desc,

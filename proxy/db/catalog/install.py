@@ -131,7 +131,7 @@ def install(
 
 def settings() -> dict[str, str]:
     """pg_settings rows: the session layer's defaults win, so SHOW and pg_settings agree."""
-    from proxy.pgserver.settings import DEFAULTS
+    from proxy.db.settings import DEFAULTS
 
     return {**EXTRA_SETTINGS, **DEFAULTS}
 

@@ -29,7 +29,7 @@ import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from proxy.pgserver.embed_columns import REGISTRY, is_embed_column_call
+from proxy.semantic.embedded_columns import REGISTRY, is_embed_column_call
 from transpiler import ColumnHints, Statement
 from transpiler.column_hints import OTHER, TEXT, VECTOR
 

@@ -1,0 +1,70 @@
+"""The composition root: builds every part once, wires them together, starts and stops them.
+
+The only module that knows all layers: the wire server (proxy.pgserver), MCP over HTTP
+(proxy.api.mcp) and the REST control plane (proxy.api.rest) each get the same
+`Services` and never import one another.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from proxy.api.http.asgi_host import AsgiListener
+from proxy.api.mcp import http as mcp_http
+from proxy.api.rest import app as rest_app
+from proxy.core.config import Config
+from proxy.db.engine import Engine
+from proxy.execution.services import Services
+from proxy.pgserver.server import Server
+from proxy.semantic import embedded_columns
+
+log = logging.getLogger("hatiproxy.app")
+
+
+class App:
+    def __init__(self, config: Config, engine: Engine | None = None) -> None:
+        self.config = config
+        self.services = Services.build(config, engine)
+        self.engine = self.services.engine
+        self.agent = self.services.agent
+        self.access = self.services.access
+        self.metrics = self.services.metrics
+        self.wire = Server(self.services)
+        self.mcp: AsgiListener | None = None  # MCP over HTTP, while it runs
+        self.rest: AsgiListener | None = None  # the REST control plane, while it runs
+        self._filler: asyncio.Task[None] | None = None
+
+    @property
+    def port(self) -> int:
+        return self.wire.port
+
+    async def start(self) -> None:
+        semantic = self.services.semantic
+        await semantic.start()
+        await self.agent.start()
+        if semantic.embedder is not None:
+            interval = self.config.embedding_flush_interval_ms / 1000
+            self._filler = asyncio.create_task(
+                embedded_columns.filler(self.engine, semantic.embedder, interval)
+            )
+        # HTTP first: once the wire port answers, /mcp and /v1 answer too.
+        self.mcp = await mcp_http.start(self.services)  # None when mcp_port = 0
+        self.rest = await rest_app.start(self.services)
+        await self.wire.start()
+
+    async def serve_forever(self) -> None:
+        await self.wire.serve_forever()
+
+    async def close(self) -> None:
+        for http in (self.rest, self.mcp):
+            if http is not None:
+                await http.stop()  # before the agent layer they call into stops
+        await self.wire.close()
+        if self._filler is not None:
+            self._filler.cancel()
+        await self.agent.stop()  # flushes access counts, finishes queued embeddings
+        await self.services.semantic.stop()
+
+    async def scrape_metrics(self) -> bytes:
+        return await self.services.scrape_metrics()

@@ -1,0 +1,85 @@
+"""The in-process SQL executor that MCP and REST use: the same path as wire SQL.
+
+A statement is transpiled, checked against the caller's policy, its agent functions and
+semantic markers resolved, and run on a fresh DuckDB connection carrying the identity's
+variables; each statement commits on its own.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+
+from proxy.access import sql_policy
+from proxy.core.identity import Identity
+from proxy.db.commit_clock import statement_may_write
+from proxy.db.duckdb_errors import map_duckdb_error
+from proxy.execution.sql_bridge import (
+    check_guarded,
+    first_marker_param,
+    identity_sql,
+    prepare,
+    register,
+)
+from proxy.wire.errors import PgError
+from transpiler import TranspileError, transpile
+
+if TYPE_CHECKING:
+    from proxy.agent.layer import AgentLayer
+
+
+READ_KINDS = frozenset({"select", "show", "explain"})
+
+
+async def execute_sql(
+    layer: AgentLayer, who: Identity, sql: str, *, read_only: bool = False
+) -> tuple[list[str], list[tuple]]:
+    """Run SQL in-process as `who` (MCP over HTTP, REST): the last statement's result.
+
+    The same path as the wire: transpiled, agent functions and semantic markers
+    resolved, on a fresh DuckDB connection carrying the identity's variables. Each
+    statement commits on its own. read_only refuses anything but reads (25006).
+    """
+    check_guarded(sql)
+    try:
+        statements = transpile(sql)
+    except TranspileError as exc:
+        raise PgError(exc.sqlstate, exc.message, position=exc.position) from exc
+    for st in statements:
+        if read_only and st.kind not in READ_KINDS:
+            raise PgError("25006", f"read-only: {st.tag or st.kind} statements are refused")
+        sql_policy.check(st, who)  # read-only keys, server files
+    engine = layer.engine
+    semantic = layer.semantic
+    # Reads never count on the commit clock (a wire session's savepoint replay): only a
+    # statement that may write does (runner.py's rule).
+    cur = await engine.run_uncounted(engine.cursor)
+    try:
+        await engine.run_uncounted(lambda: [cur.execute(s) for s in identity_sql(who)])
+        result: tuple[list[str], list[tuple]] = ([], [])
+        for st in statements:
+            if st.command is not None:
+                raise PgError("0A000", f"{st.tag} needs a wire connection; it is refused here")
+            relations = await prepare(layer, who, st, [], read_only=read_only)
+            semantic.check(st)
+            params: list[Any] = await semantic.vectors(st) if st.bind_texts else []
+            text = st.bind_sql(first_marker_param(st))
+
+            def run(text: str = text, params: list[Any] = params, relations=relations):
+                register(cur, relations)
+                if "fts_main_" in text:
+                    semantic.ensure_fts_indexes(cur, text)
+                cur.execute(text, params) if params else cur.execute(text)
+                if cur.description is None:
+                    return [], []
+                return [d[0] for d in cur.description], cur.fetchall()
+
+            writes = statement_may_write(st, text, "fts_main_" in text)
+            try:
+                result = await (engine.run if writes else engine.run_uncounted)(run)
+            except duckdb.Error as exc:
+                raise map_duckdb_error(exc, text) from None
+        return result
+    finally:
+        await engine.run_uncounted(cur.close)

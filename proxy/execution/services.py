@@ -1,0 +1,40 @@
+"""What every interface (wire, MCP, REST) runs on, built once by `proxy.app`.
+
+The interfaces get this bundle, not each other: the REST and MCP apps never import the
+wire server, and the wire server never imports them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from proxy.access.service import AccessControl
+from proxy.agent.layer import AgentLayer
+from proxy.core.config import Config
+from proxy.db.engine import Engine
+from proxy.semantic.engine import SemanticEngine
+from proxy.telemetry.metrics import Metrics
+
+
+@dataclass
+class Services:
+    config: Config
+    engine: Engine
+    semantic: SemanticEngine
+    agent: AgentLayer
+    access: AccessControl
+    metrics: Metrics
+
+    @classmethod
+    def build(cls, config: Config, engine: Engine | None = None) -> Services:
+        """Open (or adopt) the database and build the layers above it, in order."""
+        engine = engine or Engine(config)
+        semantic = SemanticEngine(config, engine.db)
+        agent = AgentLayer(engine, semantic)
+        metrics = Metrics()
+        metrics.watch_embedder(semantic.embedder)
+        return cls(config, engine, semantic, agent, AccessControl(agent), metrics)
+
+    async def scrape_metrics(self) -> bytes:
+        """The server's metrics in Prometheus text format (serve with metrics.CONTENT_TYPE)."""
+        return await self.metrics.scrape(self.agent.memory.status_counts)
