@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.memory import close_layer, open_layer, pct  # noqa: E402
 from proxy.access import keys  # noqa: E402
-from proxy.agent import Identity  # noqa: E402
+from proxy.core.identity import Identity  # noqa: E402
 
 AGENT = "bench-agent"
 WHO = Identity("local", AGENT)

@@ -21,11 +21,6 @@ def render(tree: exp.Expr) -> tuple[str, tuple[Marker, ...], tuple[str, ...]]:
     return sql, markers, texts  # type: ignore[return-value]
 
 
-def render_bound(tree: exp.Expr, first_param: int, dims: int) -> str:
-    """The SQL with text markers as `CAST($k AS FLOAT[dims])` (see Statement.bind_sql)."""
-    return generator((first_param, dims)).generate(tree, copy=True)
-
-
 def _marker(node: HatiEmbed, gen) -> Marker:
     kind = node.text("kind")
     arg = node.this

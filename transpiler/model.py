@@ -129,9 +129,11 @@ class Statement:
             return self.sql
         cached = self._bound.get(first_param)
         if cached is None:
-            from transpiler.markers import render_bound
+            # Text markers render as `CAST($k AS FLOAT[dims])` with this generator.
+            from transpiler.dialects import generator
 
-            cached = self._prefix + render_bound(self._tree, first_param, self.vector_dims)
+            bound = generator((first_param, self.vector_dims)).generate(self._tree, copy=True)
+            cached = self._prefix + bound
             if len(self._bound) < 16:
                 self._bound[first_param] = cached
         return cached

@@ -19,18 +19,15 @@ import string
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import duckdb
 
 from proxy.access.scopes import ROLES, normalise_role, parse_scopes
 from proxy.access.table_limits import TableLimits, parse_schemas, parse_tables
 from proxy.core.errors import AgentError
-from proxy.core.identity import Identity
+from proxy.core.identity import Identity, Meter
 from proxy.core.names import INTERNAL_SCHEMA
-
-if TYPE_CHECKING:
-    from proxy.access.usage import KeyMeter
 
 T_ORGS = f"{INTERNAL_SCHEMA}.organizations"
 T_AGENTS = f"{INTERNAL_SCHEMA}.agents"
@@ -132,7 +129,7 @@ class Principal:
     role: str
     scopes: frozenset[str]
     limits: TableLimits | None = None  # allowed_schemas / allowed_tables
-    meter: KeyMeter | None = field(default=None, compare=False, repr=False)
+    meter: Meter | None = field(default=None, compare=False, repr=False)
 
     def identity(self, agent_id: str | None = None, user: str = "") -> Identity:
         """The agent-layer identity for a request; an agent key cannot act as another agent."""
@@ -366,7 +363,7 @@ def lookup(cur: duckdb.DuckDBPyConnection, secret: str) -> ApiKey | None:
     return _row_to_key(row[:-1])
 
 
-def principal_of(key: ApiKey, meter: KeyMeter | None = None) -> Principal:
+def principal_of(key: ApiKey, meter: Meter | None = None) -> Principal:
     return Principal(key.key_id, key.org_id, key.agent_id, key.role, key.scopes, key.limits, meter)
 
 

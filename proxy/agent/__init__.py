@@ -1,12 +1,7 @@
 """The agent-native layer: memory, state, chain-of-thought ledger, triggers, branches.
 
-One implementation (`AgentLayer` and the functions in `base.REGISTRY`), reached over
-SQL (`proxy.execution.sql_bridge`), MCP (`proxy.mcp`) and REST.
+One implementation (`proxy.agent.layer.AgentLayer` and the functions in
+`proxy.core.registry.REGISTRY`), reached over SQL (`proxy.execution.sql_bridge`), MCP
+(`proxy.api.mcp`) and REST (`proxy.api.rest`). Each service package registers its
+functions when it is imported (its `__init__`).
 """
-
-from proxy.agent.layer import AgentLayer
-from proxy.core.errors import AgentError
-from proxy.core.identity import Identity
-from proxy.core.registry import REGISTRY
-
-__all__ = ["REGISTRY", "AgentError", "AgentLayer", "Identity"]

@@ -13,6 +13,11 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from proxy.agent import state
+from proxy.agent.branches import service as branches
+from proxy.agent.ledger import service as ledger
+from proxy.agent.memory import service as memory
+from proxy.agent.triggers import service as triggers
 from proxy.core.identity import Identity
 from proxy.core.names import INTERNAL_SCHEMA
 from proxy.core.registry import REGISTRY
@@ -28,12 +33,6 @@ T = TypeVar("T")
 
 class AgentLayer:
     def __init__(self, engine: Engine, semantic: SemanticEngine) -> None:
-        from proxy.agent import state
-        from proxy.agent.branches import service as branches
-        from proxy.agent.ledger import service as ledger
-        from proxy.agent.memory import service as memory
-        from proxy.agent.triggers import service as triggers
-
         self.engine = engine
         self.config = engine.config
         self.semantic = semantic  # .embedder (None without a model), .worker, .dims

@@ -30,7 +30,7 @@ from proxy.core.names import INTERNAL_SCHEMA
 from proxy.core.registry import Param, agent_function
 
 if TYPE_CHECKING:
-    from proxy.agent.layer import AgentLayer
+    from proxy.agent.context import AgentContext
 
 TABLE = f"{INTERNAL_SCHEMA}.agent_state"
 VIEW = "main._hatidata_agent_state"
@@ -49,7 +49,7 @@ _STATE_COLUMNS = (
 
 
 class State:
-    def __init__(self, layer: AgentLayer) -> None:
+    def __init__(self, layer: AgentContext) -> None:
         self.layer = layer
         # Writers of one key take turns here: DuckDB would abort all but one of
         # concurrent transactions touching the same row.
@@ -222,7 +222,7 @@ async def _retry_conflicts(op, attempts: int = 5):
     columns=[*_STATE_COLUMNS, ("found", "BOOLEAN")],
     scope=READ,
 )
-async def get_agent_state(layer: AgentLayer, who: Identity, *, key: str) -> list[dict[str, Any]]:
+async def get_agent_state(layer: AgentContext, who: Identity, *, key: str) -> list[dict[str, Any]]:
     """Read one state value of the calling agent (value NULL, found false when unset)."""
     return [await layer.state.get(who, key)]
 
@@ -235,7 +235,7 @@ async def get_agent_state(layer: AgentLayer, who: Identity, *, key: str) -> list
     writes=True,
 )
 async def set_agent_state(
-    layer: AgentLayer, who: Identity, *, key: str, value: Any
+    layer: AgentContext, who: Identity, *, key: str, value: Any
 ) -> list[dict[str, Any]]:
     """Set a state value of the calling agent; version goes up by one."""
     return [await layer.state.set(who, key, value)]
@@ -248,7 +248,9 @@ async def set_agent_state(
     scope=WRITE,
     writes=True,
 )
-async def delete_agent_state(layer: AgentLayer, who: Identity, *, key: str) -> list[dict[str, Any]]:
+async def delete_agent_state(
+    layer: AgentContext, who: Identity, *, key: str
+) -> list[dict[str, Any]]:
     """Delete a state key of the calling agent (deleted false when it did not exist)."""
     return [await layer.state.delete(who, key)]
 
@@ -260,7 +262,7 @@ async def delete_agent_state(layer: AgentLayer, who: Identity, *, key: str) -> l
     scope=READ,
 )
 async def list_agent_state(
-    layer: AgentLayer, who: Identity, *, prefix: str | None, limit: int
+    layer: AgentContext, who: Identity, *, prefix: str | None, limit: int
 ) -> list[dict[str, Any]]:
     """The calling agent's state keys in key order, optionally those starting with prefix."""
     return await layer.state.list(who, prefix, limit)

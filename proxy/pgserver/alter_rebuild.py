@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from proxy.db.catalog.install import PG_SCHEMA
+from proxy.db.catalog.names import PG_SCHEMA
 from proxy.execution import sql_bridge
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError

@@ -12,8 +12,9 @@ from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
-from proxy.agent import AgentLayer, Identity
+from proxy.agent.layer import AgentLayer
 from proxy.core import config
+from proxy.core.identity import Identity
 from proxy.db.engine import Engine
 from proxy.semantic.engine import SemanticEngine
 

@@ -11,7 +11,7 @@ from typing import Any
 import duckdb
 from agent_support import who
 
-from proxy.agent import AgentLayer
+from proxy.agent.layer import AgentLayer
 
 
 async def sql(layer: AgentLayer, text: str) -> list[tuple]:

@@ -8,8 +8,8 @@ from typing import Any
 
 from agent_support import who
 
-from proxy.agent import Identity
 from proxy.agent.ledger.hashing import content_hash
+from proxy.core.identity import Identity
 
 
 def trace(session: str = "sess-1", agent: str = "agent-a", i: int = 0, **extra: Any) -> dict:

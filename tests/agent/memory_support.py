@@ -9,7 +9,7 @@ from typing import Any
 
 from agent_support import who
 
-from proxy.agent import AgentLayer
+from proxy.agent.layer import AgentLayer
 
 A = who("agent-a")
 B = who("agent-b")

@@ -14,7 +14,8 @@ import pytest
 from agent_support import open_layer, run, who
 from branch_support import bq, create, rows, sql
 
-from proxy.agent import AgentError, AgentLayer
+from proxy.agent.layer import AgentLayer
+from proxy.core.errors import AgentError
 from proxy.db.duckdb_errors import map_duckdb_error
 
 SHOP = [

@@ -10,7 +10,7 @@ import pytest
 from agent_support import open_layer, run, who
 from branch_support import bq, create, rows, setup_divergence, setup_main, sql
 
-from proxy.agent import AgentError
+from proxy.core.errors import AgentError
 
 
 def test_merge_branch_wins(tmp_path: Path) -> None:

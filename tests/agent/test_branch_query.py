@@ -11,9 +11,9 @@ import pytest
 from agent_support import open_layer, run, who
 from branch_support import bq, create, rows, setup_main, sql
 
-from proxy.agent import AgentError
 from proxy.agent.branches import service as _branches  # noqa: F401  (registers the branch functions)
 from proxy.agent.branches.ddl import _retarget
+from proxy.core.errors import AgentError
 from proxy.core.registry import REGISTRY
 from transpiler.agent_calls import AGENT_FUNCTIONS
 

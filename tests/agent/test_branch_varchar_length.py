@@ -9,7 +9,7 @@ import pytest
 from agent_support import open_layer, run
 from branch_support import bq, create, rows, sql
 
-from proxy.agent import AgentError
+from proxy.core.errors import AgentError
 from transpiler import transpile
 
 

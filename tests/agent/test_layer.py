@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from agent_support import open_layer, run, who
 
-from proxy.agent import REGISTRY, AgentError
+from proxy.core.errors import AgentError
+from proxy.core.registry import REGISTRY
 from transpiler.agent_calls import AGENT_FUNCTIONS
 
 

@@ -12,7 +12,6 @@ import pytest
 from agent_support import open_layer, run, who
 from ledger_support import admin, history, steps, trace, verify
 
-from proxy.agent import AgentError, Identity
 from proxy.agent.ledger.hashing import (
     GENESIS_HASH,
     canonical_json,
@@ -20,6 +19,8 @@ from proxy.agent.ledger.hashing import (
     content_hash,
 )
 from proxy.agent.ledger.verify import replay_document
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
 from proxy.execution.executor import execute_sql
 from proxy.wire.errors import PgError
 

@@ -12,12 +12,12 @@ import pytest
 from agent_support import open_layer, run, who
 from ledger_support import history, steps, trace, verify
 
-from proxy.agent import AgentError
 from proxy.agent.ledger.hashing import (
     chain_hash,
     content_hash,
 )
 from proxy.agent.ledger.verify import ingest_document, verify_document
+from proxy.core.errors import AgentError
 
 # -- ingest ------------------------------------------------------------------------------
 

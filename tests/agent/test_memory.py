@@ -15,7 +15,8 @@ import pytest
 from agent_support import open_layer, run
 from memory_support import A, B, count_rows, sql, status_of, store, until
 
-from proxy.agent import AgentError, AgentLayer
+from proxy.agent.layer import AgentLayer
+from proxy.core.errors import AgentError
 
 
 def test_store_returns_at_once_then_embeds_in_background(tmp_path: Path) -> None:

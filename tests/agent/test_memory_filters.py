@@ -14,7 +14,7 @@ import numpy as np
 from agent_support import open_layer, run
 from memory_support import OTHER_ORG, A, B, sql, store
 
-from proxy.agent import AgentLayer
+from proxy.agent.layer import AgentLayer
 from proxy.agent.memory.args import now
 from proxy.agent.memory.index import RowFilter
 from proxy.agent.memory.rows import index_attrs

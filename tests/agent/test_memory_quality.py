@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agent_support import open_layer, run, who
 
-from proxy.agent import AgentLayer
+from proxy.agent.layer import AgentLayer
 
 CORPUS = [
     "The customer prefers email communication over phone calls",

@@ -13,7 +13,7 @@ import numpy as np
 from agent_support import open_layer, run
 from memory_support import A, sql, store
 
-from proxy.agent import AgentLayer
+from proxy.agent.layer import AgentLayer
 from proxy.agent.memory import search as ms
 from proxy.agent.memory.index import TEXT_IN_RAM, RowFilter
 from proxy.agent.memory.schema import SELECT_COLUMNS, T_MEM, T_VEC

@@ -12,7 +12,8 @@ import pytest
 from agent_support import open_layer, run
 from memory_support import OTHER_ORG, A, B, store, until
 
-from proxy.agent import AgentError, AgentLayer
+from proxy.agent.layer import AgentLayer
+from proxy.core.errors import AgentError
 
 
 def test_isolation_between_agents_and_orgs_and_grants(tmp_path: Path) -> None:

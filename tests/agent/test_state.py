@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from agent_support import open_layer, run, who
 
-from proxy.agent import AgentError
+from proxy.core.errors import AgentError
 from proxy.execution.executor import execute_sql
 from proxy.wire.errors import PgError
 

@@ -24,7 +24,7 @@ from trigger_support import (
     rows,
 )
 
-from proxy.agent import Identity
+from proxy.core.identity import Identity
 
 # --- actions --------------------------------------------------------------------------
 

@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 from agent_support import who
 
-from proxy.agent import AgentError, Identity
 from proxy.agent.layer import AgentLayer
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
 
 
 async def call(layer: AgentLayer, fn: str, ident: Identity, /, **kwargs: Any) -> list[dict]:

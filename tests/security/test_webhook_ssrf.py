@@ -15,11 +15,12 @@ from typing import Any
 
 import pytest
 
-from proxy.agent import AgentError, Identity
 from proxy.agent.layer import AgentLayer
 from proxy.agent.triggers import webhooks
 from proxy.agent.triggers.args import _check_actions
 from proxy.agent.triggers.webhook_guard import WebhookGuard, WebhookRefused, parse_ip
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
 from tests.agent.agent_support import open_layer, run, who
 
 METADATA_URLS = [

@@ -12,7 +12,7 @@ from proxy.core.identity import Identity
 from proxy.core.registry import Param, agent_function
 
 if TYPE_CHECKING:
-    from proxy.agent.layer import AgentLayer
+    from proxy.agent.context import AgentContext
 
 
 @agent_function(
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     writes=True,
 )
 async def branch_create(
-    layer: AgentLayer, who: Identity, name: str, description: str, ttl_seconds: int, tables: Any
+    layer: AgentContext, who: Identity, name: str, description: str, ttl_seconds: int, tables: Any
 ) -> list[dict[str, Any]]:
     """Create a branch: a schema of views over main's tables, copied on first write."""
     return [await layer.branches.create(who, name, description, ttl_seconds, tables)]
@@ -50,7 +50,7 @@ async def branch_create(
     writes=True,
 )
 async def branch_query(
-    layer: AgentLayer, who: Identity, branch_id: str, sql: str
+    layer: AgentContext, who: Identity, branch_id: str, sql: str
 ) -> list[dict[str, Any]]:
     """Run SQL inside a branch; one JSON object per result row of the last statement."""
     return await layer.branches.query(who, branch_id, sql)
@@ -70,7 +70,7 @@ async def branch_query(
     writes=True,
 )
 async def branch_merge(
-    layer: AgentLayer, who: Identity, branch_id: str, strategy: str
+    layer: AgentContext, who: Identity, branch_id: str, strategy: str
 ) -> list[dict[str, Any]]:
     """Merge a branch into main (branch_wins or main_wins) and drop it."""
     return [await layer.branches.merge(who, branch_id, strategy)]
@@ -83,7 +83,9 @@ async def branch_merge(
     scope="branch:discard",
     writes=True,
 )
-async def branch_discard(layer: AgentLayer, who: Identity, branch_id: str) -> list[dict[str, Any]]:
+async def branch_discard(
+    layer: AgentContext, who: Identity, branch_id: str
+) -> list[dict[str, Any]]:
     """Drop a branch and everything written in it."""
     return [await layer.branches.discard(who, branch_id)]
 
@@ -94,7 +96,7 @@ async def branch_discard(layer: AgentLayer, who: Identity, branch_id: str) -> li
     columns=_COLUMNS,
     scope="branch:read",
 )
-async def branch_list(layer: AgentLayer, who: Identity, status: str) -> list[dict[str, Any]]:
+async def branch_list(layer: AgentContext, who: Identity, status: str) -> list[dict[str, Any]]:
     """The caller's branches, optionally only those with one status."""
     return await layer.branches.list_branches(who, status)
 
@@ -111,6 +113,6 @@ async def branch_list(layer: AgentLayer, who: Identity, status: str) -> list[dic
     scope="branch:discard",
     writes=True,
 )
-async def expire_branches(layer: AgentLayer, who: Identity) -> list[dict[str, Any]]:
+async def expire_branches(layer: AgentContext, who: Identity) -> list[dict[str, Any]]:
     """Expire the caller's branches past their expires_at now (a background task does it too)."""
     return await layer.branches.expire(who)

@@ -20,7 +20,7 @@ from proxy.agent.branches.store import TABLE, audit
 from proxy.core.errors import AgentError
 
 if TYPE_CHECKING:
-    from proxy.agent.layer import AgentLayer
+    from proxy.agent.context import AgentContext
 
 DECISIONS = ("approve", "reject")
 
@@ -52,7 +52,7 @@ def check_mergeable(cur: duckdb.DuckDBPyConnection, branch_id: str, actor: str |
 
 
 async def decide(
-    layer: AgentLayer,
+    layer: AgentContext,
     org_id: str,
     branch_id: str,
     decision: str,
@@ -88,7 +88,7 @@ async def decide(
     await layer.db.transaction(work)
 
 
-async def ensure_open(layer: AgentLayer, org_id: str, branch_id: str) -> None:
+async def ensure_open(layer: AgentContext, org_id: str, branch_id: str) -> None:
     """404 unless the branch is the org's; 409 unless it is still active (nothing to decide)."""
     await layer.db.run(lambda cur: _open(cur, org_id, branch_id))
 

@@ -41,7 +41,7 @@ from proxy.agent.triggers.args import LIFECYCLE, MEASURED_EVENTS
 from proxy.agent.triggers.store import _FIRES, _T, _json, _now
 
 if TYPE_CHECKING:
-    from proxy.agent.layer import AgentLayer
+    from proxy.agent.context import AgentContext
 
 log = logging.getLogger("hatiproxy.agent.branch_events")
 
@@ -74,7 +74,7 @@ def _text(event: str, b: BranchRef, value: float | None, threshold: float) -> st
 
 
 async def emit(
-    layer: AgentLayer,
+    layer: AgentContext,
     branch: BranchRef,
     event: str,
     value: float | None = None,
@@ -117,7 +117,7 @@ def _candidates(
 
 
 async def fire(
-    layer: AgentLayer,
+    layer: AgentContext,
     trigger_id: str,
     branch: BranchRef,
     event: str,
@@ -189,7 +189,7 @@ async def fire(
     return 1
 
 
-async def sweep_idle(layer: AgentLayer, org_id: str | None, agent_id: str | None) -> int:
+async def sweep_idle(layer: AgentContext, org_id: str | None, agent_id: str | None) -> int:
     """Fire idle_timeout triggers for active branches idle long enough (all, or one agent's)."""
     now = _now()
 

@@ -22,7 +22,7 @@ from proxy.agent.branches.store import AUDIT, TABLE, _copied_list
 from proxy.core.errors import AgentError
 
 if TYPE_CHECKING:
-    from proxy.agent.layer import AgentLayer
+    from proxy.agent.context import AgentContext
 
 _FIELDS = (
     "branch_id, org_id, agent_id, name, description, schema_name, status, created_at, "
@@ -89,7 +89,7 @@ def _select(cur: duckdb.DuckDBPyConnection, where: str, params: list[Any]) -> li
 
 
 async def list_branches(
-    layer: AgentLayer, org_id: str, agent_id: str | None = None, status: str | None = None
+    layer: AgentContext, org_id: str, agent_id: str | None = None, status: str | None = None
 ) -> list[dict[str, Any]]:
     """Every branch of the org (or of one agent), oldest first; overdue ones expired first."""
     await layer.branches.expire(None)
@@ -100,7 +100,7 @@ async def list_branches(
 
 
 async def owner(
-    layer: AgentLayer, org_id: str, branch_id: Any, agent_id: str | None = None
+    layer: AgentContext, org_id: str, branch_id: Any, agent_id: str | None = None
 ) -> tuple[str, str]:
     """(branch id, owning agent) of a branch of the org; not_found otherwise."""
     bid = _normalise_id(branch_id)
@@ -115,7 +115,7 @@ async def owner(
     return bid, row[0]
 
 
-async def get(layer: AgentLayer, org_id: str, branch_id: str) -> dict[str, Any]:
+async def get(layer: AgentContext, org_id: str, branch_id: str) -> dict[str, Any]:
     """One branch with its audit trail (oldest entry first)."""
 
     def work(cur: duckdb.DuckDBPyConnection) -> dict[str, Any]:
@@ -150,7 +150,7 @@ def _load_active(cur: duckdb.DuckDBPyConnection, org_id: str, branch_id: str) ->
     return r
 
 
-async def diff(layer: AgentLayer, org_id: str, branch_id: str) -> dict[str, Any]:
+async def diff(layer: AgentContext, org_id: str, branch_id: str) -> dict[str, Any]:
     """Rows changed per table, in the branch and in main, since the branch copied them."""
 
     def work(cur: duckdb.DuckDBPyConnection) -> dict[str, Any]:
@@ -176,7 +176,7 @@ async def diff(layer: AgentLayer, org_id: str, branch_id: str) -> dict[str, Any]
     return await layer.db.transaction(work)
 
 
-async def conflicts(layer: AgentLayer, org_id: str, branch_id: str) -> dict[str, Any]:
+async def conflicts(layer: AgentContext, org_id: str, branch_id: str) -> dict[str, Any]:
     """Keys changed both in the branch and in main since the copy, per table."""
 
     def work(cur: duckdb.DuckDBPyConnection) -> dict[str, Any]:
@@ -197,7 +197,7 @@ def _seconds(later: dt.datetime, earlier: dt.datetime | None) -> float | None:
     return None if earlier is None else max(0.0, (later - earlier).total_seconds())
 
 
-async def cost(layer: AgentLayer, org_id: str, branch_id: str) -> dict[str, Any]:
+async def cost(layer: AgentContext, org_id: str, branch_id: str) -> dict[str, Any]:
     """What the branch holds (rows, logical bytes) and has used (queries, time)."""
 
     def work(cur: duckdb.DuckDBPyConnection) -> dict[str, Any]:
@@ -237,7 +237,7 @@ async def cost(layer: AgentLayer, org_id: str, branch_id: str) -> dict[str, Any]
     return await layer.db.transaction(work)
 
 
-async def analytics(layer: AgentLayer, org_id: str, agent_id: str | None) -> dict[str, Any]:
+async def analytics(layer: AgentContext, org_id: str, agent_id: str | None) -> dict[str, Any]:
     """Branch counts, usage, outcomes and current storage of the org (or one agent)."""
     await layer.branches.expire(None)
     where, params = _scope(org_id, agent_id)

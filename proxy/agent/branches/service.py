@@ -86,7 +86,7 @@ from proxy.core.identity import Identity
 from transpiler import TranspileError, transpile
 
 if TYPE_CHECKING:
-    from proxy.agent.layer import AgentLayer
+    from proxy.agent.context import AgentContext
 
 log = logging.getLogger("hatiproxy.agent.branches")
 
@@ -113,7 +113,7 @@ def _ref(who: Identity, branch: dict[str, Any]) -> branch_events.BranchRef:
 
 
 class Branches:
-    def __init__(self, layer: AgentLayer) -> None:
+    def __init__(self, layer: AgentContext) -> None:
         self.layer = layer
         self.expiry_interval = EXPIRY_INTERVAL_S
         self._task: asyncio.Task[None] | None = None
@@ -479,7 +479,3 @@ class Branches:
     ) -> list[str]:
         """Copy-on-write for a wire session writing in a branch: see branch_wire.prepare_write."""
         return branch_wire.prepare_write(cur, schema_name, statement_sql, who)
-
-
-# The agent functions (branch_create, ...) live in branch_api; importing it registers them.
-from proxy.agent.branches import api as branch_api  # noqa: E402, F401

@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any
 from proxy.agent.ledger import approvals as ledger_approvals
 from proxy.agent.ledger import inputs as check
 from proxy.agent.ledger.inputs import ALL_TYPES, Trace
-from proxy.agent.ledger.service import EXPORT_FORMAT, READ, WRITE, is_admin
+from proxy.agent.ledger.schema import EXPORT_FORMAT, READ, WRITE, is_admin
 from proxy.agent.ledger.verify import approval_document, iso, step_document
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.registry import Param, agent_function
 
 if TYPE_CHECKING:
-    from proxy.agent.layer import AgentLayer
+    from proxy.agent.context import AgentContext
 
 MAX_SESSIONS = 1000
 MAX_APPROVALS = 10_000
@@ -62,7 +62,7 @@ _APPROVAL_COLUMNS = [
     writes=True,
 )
 async def log_reasoning_step(
-    layer: AgentLayer,
+    layer: AgentContext,
     who: Identity,
     *,
     session_id: str,
@@ -99,7 +99,7 @@ async def log_reasoning_step(
     scope=WRITE,
     writes=True,
 )
-async def ingest_traces(layer: AgentLayer, who: Identity, *, traces: Any) -> list[dict[str, Any]]:
+async def ingest_traces(layer: AgentContext, who: Identity, *, traces: Any) -> list[dict[str, Any]]:
     """Append up to 1000 traces in one transaction; status 'ingested' or 'duplicate'."""
     parsed = check.parse_traces(who, traces, admin=is_admin(who))
     return await layer.ledger.append(who, parsed)
@@ -135,7 +135,7 @@ _REPLAY_COLUMNS = [
     scope=READ,
 )
 async def replay_decision(
-    layer: AgentLayer, who: Identity, *, session_id: str, verify_chain: Any, agent_id: Any
+    layer: AgentContext, who: Identity, *, session_id: str, verify_chain: Any, agent_id: Any
 ) -> list[dict[str, Any]]:
     """A session's steps in order; step_valid / chain_valid are NULL unless verify_chain."""
     verify = _flag("verify_chain", verify_chain)
@@ -168,7 +168,7 @@ _VERIFY_COLUMNS = [
     scope=READ,
 )
 async def verify_chain(
-    layer: AgentLayer, who: Identity, *, session_id: str, agent_id: Any
+    layer: AgentContext, who: Identity, *, session_id: str, agent_id: Any
 ) -> list[dict[str, Any]]:
     """Recompute every hash of a session; names the first broken step."""
     agent, _, _, result = await layer.ledger.verify(who, session_id, agent_id)
@@ -193,7 +193,7 @@ async def verify_chain(
     scope=READ,
 )
 async def get_session_history(
-    layer: AgentLayer, who: Identity, *, limit: Any, agent_id: Any, since: Any
+    layer: AgentContext, who: Identity, *, limit: Any, agent_id: Any, since: Any
 ) -> list[dict[str, Any]]:
     """Reasoning sessions, most recently active first (ended_at >= since when given)."""
     limit = _limit(limit, MAX_SESSIONS)
@@ -210,7 +210,7 @@ async def get_session_history(
     scope=READ,
 )
 async def export_session(
-    layer: AgentLayer, who: Identity, *, session_id: str, agent_id: Any
+    layer: AgentContext, who: Identity, *, session_id: str, agent_id: Any
 ) -> list[dict[str, Any]]:
     """The whole session as one JSON document: steps, verification, approvals."""
     agent, steps, head, result = await layer.ledger.verify(who, session_id, agent_id)
@@ -259,7 +259,7 @@ async def export_session(
     writes=True,
 )
 async def record_approval(
-    layer: AgentLayer,
+    layer: AgentContext,
     who: Identity,
     *,
     session_id: str,
@@ -288,7 +288,7 @@ async def record_approval(
     scope=READ,
 )
 async def list_approvals(
-    layer: AgentLayer, who: Identity, *, session_id: Any, agent_id: Any, limit: Any
+    layer: AgentContext, who: Identity, *, session_id: Any, agent_id: Any, limit: Any
 ) -> list[dict[str, Any]]:
     """Approvals of one session, or of all the agent's sessions, oldest first."""
     return await ledger_approvals.listing(

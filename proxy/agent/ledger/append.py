@@ -14,7 +14,7 @@ import duckdb
 
 from proxy.agent.ledger.hashing import GENESIS_HASH, canonical_json, chain_hash
 from proxy.agent.ledger.inputs import Trace
-from proxy.agent.ledger.service import SESSIONS, STEP_COLUMNS, TRACES
+from proxy.agent.ledger.schema import SESSIONS, STEP_COLUMNS, TRACES
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 

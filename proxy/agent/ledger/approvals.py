@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from proxy.agent.ledger.service import APPROVALS, TRACES, is_admin
+from proxy.agent.ledger.schema import APPROVALS, TRACES, is_admin
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 

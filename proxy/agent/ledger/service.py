@@ -40,39 +40,29 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from proxy.agent.ledger import append as ledger_append
 from proxy.agent.ledger.hashing import canonical_json
 from proxy.agent.ledger.inputs import Trace
 from proxy.agent.ledger.inputs import name as _name
+from proxy.agent.ledger.schema import (
+    APPROVALS,
+    SESSIONS,
+    STEP_COLUMNS,
+    TRACES,
+    is_admin,
+)
 from proxy.agent.ledger.verify import verify_steps
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
-from proxy.core.names import INTERNAL_SCHEMA
 
 if TYPE_CHECKING:
-    from proxy.agent.layer import AgentLayer
+    from proxy.agent.context import AgentContext
 
 log = logging.getLogger("hatiproxy.agent.ledger")
 
-TRACES = f"{INTERNAL_SCHEMA}.cot_traces"
-SESSIONS = f"{INTERNAL_SCHEMA}.cot_sessions"
-APPROVALS = f"{INTERNAL_SCHEMA}.cot_approvals"
-ADMIN_SCOPE = "cot:admin"
-READ = "cot:read"
-WRITE = "cot:write"
-EXPORT_FORMAT = "hatiproxy.cot.export/v1"
-
-STEP_COLUMNS = (
-    "trace_id, org_id, agent_id, session_id, step_index, step_type, content, metadata, "
-    "importance, timestamp, parent_trace_id, content_hash, prev_hash, chain_hash, created_at"
-)
-
-
-def is_admin(who: Identity) -> bool:
-    return who.scopes is not None and ADMIN_SCOPE in who.scopes
-
 
 class Ledger:
-    def __init__(self, layer: AgentLayer) -> None:
+    def __init__(self, layer: AgentContext) -> None:
         self.layer = layer
         # One lock per live session; a lock disappears once nobody holds or awaits it.
         self._locks: weakref.WeakValueDictionary[tuple[str, str, str], asyncio.Lock] = (
@@ -365,8 +355,3 @@ def _json(text: Any) -> Any:
 
 def _utc(value: dt.datetime) -> dt.datetime:
     return value.astimezone(dt.UTC) if value.tzinfo else value.replace(tzinfo=dt.UTC)
-
-
-# Imported last: both import this module's names; ledger_api registers the functions.
-from proxy.agent.ledger import api as ledger_api  # noqa: E402, F401
-from proxy.agent.ledger import append as ledger_append  # noqa: E402, F401

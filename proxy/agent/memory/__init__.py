@@ -1,0 +1,7 @@
+"""Long-term agent memory: store, search (hybrid), admin; importing the package registers its functions."""
+
+from proxy.agent.memory import (
+    admin,  # noqa: F401 (registers its agent functions)
+    functions,  # noqa: F401 (registers its agent functions)
+    service,  # noqa: F401
+)

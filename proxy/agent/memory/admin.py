@@ -24,7 +24,7 @@ from proxy.core.registry import Param, agent_function
 if TYPE_CHECKING:
     import duckdb
 
-    from proxy.agent.layer import AgentLayer
+    from proxy.agent.context import AgentContext
 
 from proxy.agent.memory.functions import (
     Deleted,
@@ -52,7 +52,7 @@ from proxy.agent.memory.functions import (
     ],
     scope="memory:read",
 )
-async def memory_embedding_stats(layer: AgentLayer, who: Identity) -> list[dict[str, Any]]:
+async def memory_embedding_stats(layer: AgentContext, who: Identity) -> list[dict[str, Any]]:
     """Embedding status counts of the caller's memories, by model."""
     mem = _mem(layer)
 
@@ -102,7 +102,7 @@ async def memory_embedding_stats(layer: AgentLayer, who: Identity) -> list[dict[
     writes=True,
 )
 async def reembed_memory(
-    layer: AgentLayer,
+    layer: AgentContext,
     who: Identity,
     *,
     memory_id: Any = None,
@@ -175,7 +175,7 @@ async def reembed_memory(
     writes=True,
 )
 async def expire_memories(
-    layer: AgentLayer, who: Identity, *, dry_run: Any = False
+    layer: AgentContext, who: Identity, *, dry_run: Any = False
 ) -> list[dict[str, Any]]:
     """Delete the caller's memories whose expires_at has passed (they are already hidden)."""
     mem = _mem(layer)
@@ -211,7 +211,7 @@ async def expire_memories(
     writes=True,
 )
 async def evict_memories(
-    layer: AgentLayer,
+    layer: AgentContext,
     who: Identity,
     *,
     max_age_days: Any = 30.0,
@@ -278,7 +278,7 @@ async def evict_memories(
     writes=True,
 )
 async def decay_memories(
-    layer: AgentLayer, who: Identity, *, rate: Any = 0.1, dry_run: Any = False
+    layer: AgentContext, who: Identity, *, rate: Any = 0.1, dry_run: Any = False
 ) -> list[dict[str, Any]]:
     """Confidence decay per the brief: memories not accessed for 7+ days get
     confidence * (1 - rate), never below 0.1; those already at 0.1 are skipped."""
@@ -320,7 +320,7 @@ async def decay_memories(
     writes=True,
 )
 async def grant_memory_access(
-    layer: AgentLayer, who: Identity, *, grantee_agent: Any
+    layer: AgentContext, who: Identity, *, grantee_agent: Any
 ) -> list[dict[str, Any]]:
     """Let another agent of the org read (get, list, search with include_shared) my memories."""
     mem = _mem(layer)
@@ -351,7 +351,7 @@ async def grant_memory_access(
     writes=True,
 )
 async def revoke_memory_access(
-    layer: AgentLayer, who: Identity, *, grantee_agent: Any
+    layer: AgentContext, who: Identity, *, grantee_agent: Any
 ) -> list[dict[str, Any]]:
     """Withdraw a grant; revoked is false when there was none."""
     mem = _mem(layer)

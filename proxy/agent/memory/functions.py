@@ -38,7 +38,7 @@ from proxy.core.registry import Param, agent_function
 if TYPE_CHECKING:
     import duckdb
 
-    from proxy.agent.layer import AgentLayer
+    from proxy.agent.context import AgentContext
 
 STORE_COLUMNS = (
     ("memory_id", "UUID"),
@@ -74,7 +74,7 @@ SEARCH_COLUMNS = (
 )
 
 
-def _mem(layer: AgentLayer) -> Memory:
+def _mem(layer: AgentContext) -> Memory:
     mem: Memory = layer.memory
     mem.check_enabled()
     return mem
@@ -133,7 +133,7 @@ def _expiry(expires_at: Any, ttl_seconds: Any) -> dt.datetime | None:
     writes=True,
 )
 async def store_memory(
-    layer: AgentLayer,
+    layer: AgentContext,
     who: Identity,
     *,
     content: Any,
@@ -288,7 +288,7 @@ async def store_memory(
     columns=SEARCH_COLUMNS,
     scope="memory:read",
 )
-async def search_memory(layer: AgentLayer, who: Identity, **kwargs: Any) -> list[dict[str, Any]]:
+async def search_memory(layer: AgentContext, who: Identity, **kwargs: Any) -> list[dict[str, Any]]:
     """Search memories by meaning and keywords, ranked by the hybrid score."""
     return await memory_search.search(_mem(layer), who, **kwargs)
 
@@ -316,7 +316,7 @@ async def _fetch_one(mem: Memory, who: Identity, memory_id: str, *, own: bool) -
     columns=MEMORY_COLUMNS,
     scope="memory:read",
 )
-async def get_memory(layer: AgentLayer, who: Identity, *, memory_id: Any) -> list[dict[str, Any]]:
+async def get_memory(layer: AgentContext, who: Identity, *, memory_id: Any) -> list[dict[str, Any]]:
     """One memory by id (own or granted; superseded ones too)."""
     mem = _mem(layer)
     mid = parse_uuid(memory_id)
@@ -340,7 +340,7 @@ async def get_memory(layer: AgentLayer, who: Identity, *, memory_id: Any) -> lis
     scope="memory:read",
 )
 async def list_memories(
-    layer: AgentLayer,
+    layer: AgentContext,
     who: Identity,
     *,
     memory_type: Any = None,
@@ -425,7 +425,7 @@ async def _delete(mem: Memory, where: str, params: list[Any]) -> list[int]:
     writes=True,
 )
 async def delete_memory(
-    layer: AgentLayer, who: Identity, *, memory_id: Any
+    layer: AgentContext, who: Identity, *, memory_id: Any
 ) -> list[dict[str, Any]]:
     """Delete one of the caller's memories and its vector (unknown id: not_found)."""
     mem = _mem(layer)

@@ -21,14 +21,14 @@ from proxy.core.errors import AgentError
 if TYPE_CHECKING:
     import duckdb
 
-    from proxy.agent.layer import AgentLayer
+    from proxy.agent.context import AgentContext
     from proxy.agent.memory.service import Memory
 
 EMBEDDING_STATUSES = ("pending", "embedded", "failed")
 MAX_LIST = 100
 
 
-def _memory(layer: AgentLayer) -> Memory:
+def _memory(layer: AgentContext) -> Memory:
     mem: Memory = layer.memory
     mem.check_enabled()
     return mem
@@ -41,7 +41,7 @@ def _scope(org_id: str, agent_id: str | None) -> tuple[str, list[Any]]:
 
 
 async def list_memories(
-    layer: AgentLayer,
+    layer: AgentContext,
     org_id: str,
     *,
     agent_id: str | None = None,
@@ -78,7 +78,7 @@ async def list_memories(
 
 
 async def get_memory(
-    layer: AgentLayer, org_id: str, memory_id: str, agent_id: str | None = None
+    layer: AgentContext, org_id: str, memory_id: str, agent_id: str | None = None
 ) -> dict[str, Any]:
     """One memory of the org (or of one agent) by id, without counting an access."""
     mem = _memory(layer)
@@ -97,7 +97,7 @@ async def get_memory(
 
 
 async def owners(
-    layer: AgentLayer, org_id: str, memory_ids: list[str], agent_id: str | None = None
+    layer: AgentContext, org_id: str, memory_ids: list[str], agent_id: str | None = None
 ) -> dict[str, str]:
     """memory id -> owning agent, for the ids that exist in the org (or the one agent)."""
     _memory(layer)
@@ -115,7 +115,9 @@ async def owners(
     return dict(await layer.db.run(q))
 
 
-async def owner(layer: AgentLayer, org_id: str, memory_id: str, agent_id: str | None = None) -> str:
+async def owner(
+    layer: AgentContext, org_id: str, memory_id: str, agent_id: str | None = None
+) -> str:
     """The agent owning a memory of the org; not_found for unknown or foreign ids."""
     found = await owners(layer, org_id, [memory_id], agent_id)
     if memory_id not in found:
@@ -123,7 +125,7 @@ async def owner(layer: AgentLayer, org_id: str, memory_id: str, agent_id: str | 
     return found[memory_id]
 
 
-async def agents_with_memories(layer: AgentLayer, org_id: str) -> list[str]:
+async def agents_with_memories(layer: AgentContext, org_id: str) -> list[str]:
     """Every agent of the org that has at least one memory."""
     _memory(layer)
     rows = await layer.db.run(
@@ -135,7 +137,7 @@ async def agents_with_memories(layer: AgentLayer, org_id: str) -> list[str]:
 
 
 async def embedding_stats(
-    layer: AgentLayer, org_id: str, agent_id: str | None = None
+    layer: AgentContext, org_id: str, agent_id: str | None = None
 ) -> dict[str, Any]:
     """Embedding status counts of the org's (or one agent's) memories, by model.
 

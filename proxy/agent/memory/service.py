@@ -51,7 +51,7 @@ from proxy.core.identity import Identity
 if TYPE_CHECKING:
     import duckdb
 
-    from proxy.agent.layer import AgentLayer
+    from proxy.agent.context import AgentContext
 
 log = logging.getLogger("hatiproxy.agent.memory")
 
@@ -93,7 +93,7 @@ class _Job:
 
 
 class Memory:
-    def __init__(self, layer: AgentLayer) -> None:
+    def __init__(self, layer: AgentContext) -> None:
         self.layer = layer
         self.config = layer.config
         self.enabled = bool(getattr(self.config, "memory_enabled", True))
@@ -449,8 +449,3 @@ class Memory:
 def _log_task_error(task: asyncio.Future[Any]) -> None:
     if not task.cancelled() and task.exception() is not None:
         log.error("trigger notification failed: %s", task.exception())
-
-
-# The operations register themselves in base.REGISTRY on import.
-from proxy.agent.memory import admin as _admin  # noqa: E402,F401
-from proxy.agent.memory import functions as _functions  # noqa: E402,F401

@@ -52,7 +52,7 @@ from proxy.core.identity import Identity
 from proxy.core.registry import Param, agent_function
 
 if TYPE_CHECKING:
-    from proxy.agent.layer import AgentLayer
+    from proxy.agent.context import AgentContext
 
 
 TRIGGER_COLUMNS = (
@@ -101,7 +101,7 @@ TRIGGER_COLUMNS = (
     writes=True,
 )
 async def register_trigger(
-    layer: AgentLayer,
+    layer: AgentContext,
     who: Identity,
     *,
     name: Any,
@@ -182,7 +182,7 @@ async def register_trigger(
     writes=True,
 )
 async def update_trigger(
-    layer: AgentLayer,
+    layer: AgentContext,
     who: Identity,
     *,
     trigger_id: Any,
@@ -273,7 +273,7 @@ async def update_trigger(
     scope="trigger:write",
     writes=True,
 )
-async def reembed_trigger(layer: AgentLayer, who: Identity, *, trigger_id: Any):
+async def reembed_trigger(layer: AgentContext, who: Identity, *, trigger_id: Any):
     """Embed a trigger's concept again with the current model (REST re-embed-concept)."""
     rows = await update_trigger(
         layer, who, trigger_id=trigger_id, name=None, concept=None, threshold=None, actions=None,
@@ -297,7 +297,7 @@ async def reembed_trigger(layer: AgentLayer, who: Identity, *, trigger_id: Any):
     columns=TRIGGER_COLUMNS,
     scope="trigger:read",
 )
-async def list_triggers(layer: AgentLayer, who: Identity, *, status: Any) -> list[dict[str, Any]]:
+async def list_triggers(layer: AgentContext, who: Identity, *, status: Any) -> list[dict[str, Any]]:
     """The caller's triggers: status 'active', 'inactive' or 'all' (default)."""
     wanted = (status or "all").strip().lower() if isinstance(status, str | None) else status
     where = {
@@ -320,7 +320,7 @@ async def list_triggers(layer: AgentLayer, who: Identity, *, status: Any) -> lis
     scope="trigger:write",
     writes=True,
 )
-async def delete_trigger(layer: AgentLayer, who: Identity, *, trigger_id: Any):
+async def delete_trigger(layer: AgentContext, who: Identity, *, trigger_id: Any):
     """Delete a trigger (its fire history stays)."""
     tid = _trigger_id_arg(trigger_id)
 
@@ -358,7 +358,7 @@ async def delete_trigger(layer: AgentLayer, who: Identity, *, trigger_id: Any):
     scope="trigger:read",
 )
 async def test_trigger(
-    layer: AgentLayer, who: Identity, *, trigger_id: Any, content: Any, text: Any
+    layer: AgentContext, who: Identity, *, trigger_id: Any, content: Any, text: Any
 ):
     """Cosine similarity of sample text to the trigger's concept; records nothing."""
     sample = _text_arg("content", content if content is not None else text, 10 * 1024 * 1024)
@@ -431,7 +431,7 @@ FIRE_COLUMNS = (
     scope="trigger:read",
 )
 async def trigger_fires(
-    layer: AgentLayer, who: Identity, *, trigger_id: Any, limit: Any, since: Any
+    layer: AgentContext, who: Identity, *, trigger_id: Any, limit: Any, since: Any
 ):
     """Fire events of one of the caller's triggers (or of all of them), newest first."""
     if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
@@ -464,7 +464,3 @@ async def trigger_fires(
         row["details"] = _json(row["details"])
         out.append(_uuids_as_text(row))
     return out
-
-
-# agent_inbox lives in trigger_inbox; importing it registers it.
-from proxy.agent.triggers import inbox as trigger_inbox  # noqa: E402, F401

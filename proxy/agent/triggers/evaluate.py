@@ -27,7 +27,7 @@ from proxy.agent.triggers.webhook_guard import WebhookGuard
 from proxy.core.identity import Identity
 
 if TYPE_CHECKING:
-    from proxy.agent.layer import AgentLayer
+    from proxy.agent.context import AgentContext
 
 log = logging.getLogger("hatiproxy.agent.triggers")
 
@@ -71,7 +71,7 @@ def _unit(rows: np.ndarray) -> np.ndarray:
 
 
 class TriggerEvaluator:
-    layer: AgentLayer
+    layer: AgentContext
     webhook_backoff_secs: float
     stats: dict[str, int]
     _cache: dict[str, _OrgTriggers]

@@ -12,7 +12,7 @@ from proxy.core.identity import Identity
 from proxy.core.registry import Param, agent_function
 
 if TYPE_CHECKING:
-    from proxy.agent.layer import AgentLayer
+    from proxy.agent.context import AgentContext
 
 
 INBOX_COLUMNS = (
@@ -45,7 +45,7 @@ INBOX_COLUMNS = (
     scope="trigger:read",
 )
 async def agent_inbox(
-    layer: AgentLayer, who: Identity, *, unread_only: Any, mark_read: Any, limit: Any
+    layer: AgentContext, who: Identity, *, unread_only: Any, mark_read: Any, limit: Any
 ):
     """The caller's notifications (agent_notify), newest first; mark_read marks those returned."""
     if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:

@@ -18,7 +18,7 @@ from proxy.core.errors import AgentError
 if TYPE_CHECKING:
     import duckdb
 
-    from proxy.agent.layer import AgentLayer
+    from proxy.agent.context import AgentContext
 
 FIRE_FIELDS = (
     "id, trigger_id, trigger_name, org_id, agent_id, source, source_id, source_agent_id, "
@@ -33,7 +33,7 @@ def _scope(org_id: str, agent_id: str | None) -> tuple[str, list[Any]]:
 
 
 async def list_triggers(
-    layer: AgentLayer, org_id: str, agent_id: str | None = None
+    layer: AgentContext, org_id: str, agent_id: str | None = None
 ) -> list[dict[str, Any]]:
     """Every trigger of the org (or of one agent), oldest first."""
     where, params = _scope(org_id, agent_id)
@@ -50,7 +50,7 @@ async def list_triggers(
 
 
 async def owner(
-    layer: AgentLayer, org_id: str, trigger_id: Any, agent_id: str | None = None
+    layer: AgentContext, org_id: str, trigger_id: Any, agent_id: str | None = None
 ) -> tuple[str, str]:
     """(trigger id, owning agent) of a trigger in the org; not_found otherwise."""
     tid = _trigger_id_arg(trigger_id)
@@ -65,7 +65,7 @@ async def owner(
     return tid, row[0]
 
 
-async def action_config(layer: AgentLayer, trigger_id: str) -> dict[str, Any]:
+async def action_config(layer: AgentContext, trigger_id: str) -> dict[str, Any]:
     """A trigger's stored action_config, unredacted (to change one key of it)."""
     row = await layer.db.run(
         lambda cur: cur.execute(
@@ -76,7 +76,7 @@ async def action_config(layer: AgentLayer, trigger_id: str) -> dict[str, Any]:
 
 
 async def fires(
-    layer: AgentLayer, org_id: str, trigger_id: str, limit: int = 100
+    layer: AgentContext, org_id: str, trigger_id: str, limit: int = 100
 ) -> list[dict[str, Any]]:
     """Fire events of one trigger of the org, newest first (any agent's content)."""
     if limit < 1:

@@ -45,7 +45,7 @@ from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 
 if TYPE_CHECKING:
-    from proxy.agent.layer import AgentLayer
+    from proxy.agent.context import AgentContext
 
 log = logging.getLogger("hatiproxy.agent.triggers")
 
@@ -56,7 +56,7 @@ class Triggers(TriggerEvaluator):
     webhook_backoff_secs = 0.5  # first retry delay; doubles per attempt (tests shorten it)
     stop_grace_secs = 30.0  # how long stop() waits for webhook deliveries in flight
 
-    def __init__(self, layer: AgentLayer) -> None:
+    def __init__(self, layer: AgentContext) -> None:
         self.layer = layer
         self._cache: dict[str, _OrgTriggers] = {}
         self._generation: dict[str, int] = {}
@@ -176,7 +176,3 @@ class Triggers(TriggerEvaluator):
         if not rows:
             raise AgentError.not_found(f"trigger {tid} not found")
         return rows[0]
-
-
-# The agent functions (register_trigger, ...) live in triggers_api; importing it registers them.
-from proxy.agent.triggers import api as triggers_api  # noqa: E402, F401

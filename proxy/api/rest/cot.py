@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from proxy.access.scopes import SCOPES
 from proxy.agent.ledger import inputs as ledger_input
 from proxy.agent.ledger.hashing import accepted_content_hashes
-from proxy.agent.ledger.service import ADMIN_SCOPE, SESSIONS, TRACES
+from proxy.agent.ledger.schema import ADMIN_SCOPE, SESSIONS, TRACES
 from proxy.agent.ledger.verify import approval_document, ingest_document, step_document
 from proxy.api.rest.auth import Caller, access_of, caller, layer_of
 from proxy.api.rest.errors import ErrorBody

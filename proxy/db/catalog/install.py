@@ -35,11 +35,9 @@ import duckdb
 
 from proxy.db import backend_functions
 from proxy.db.backends import Backends
+from proxy.db.catalog.names import CATALOG_DB, INFO_SCHEMA, PG_SCHEMA
 from proxy.db.catalog.types import duck_kind_rows, pg_type_rows
 
-CATALOG_DB = "__hati_catalog"
-PG_SCHEMA = f"{CATALOG_DB}.pg"
-INFO_SCHEMA = f"{CATALOG_DB}.info"
 SQL_FILES = (
     "10_types.sql",
     "20_namespaces.sql",

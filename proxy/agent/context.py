@@ -1,0 +1,45 @@
+"""What an agent service gets from the running layer, as a protocol.
+
+The services (memory, state, ledger, triggers, branches) are built by
+`proxy.agent.layer.AgentLayer` and get it back as their context; typing them against this
+protocol keeps them from importing the layer that imports them. Sibling services are
+typed loosely: a service reaches another only through the context, never by import
+(branches -> triggers and memory -> triggers are the only such calls).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from proxy.core.config import Config
+    from proxy.core.identity import Identity
+    from proxy.core.registry import Registry
+    from proxy.db.engine import Engine
+    from proxy.db.pool import PooledDB
+    from proxy.semantic.engine import SemanticEngine
+
+
+class AgentContext(Protocol):
+    config: Config
+    engine: Engine
+    semantic: SemanticEngine
+    db: PooledDB
+    registry: Registry
+    memory: Any
+    state: Any
+    ledger: Any
+    triggers: Any
+    branches: Any
+
+    @property
+    def dims(self) -> int: ...
+
+    @property
+    def org_id(self) -> str: ...
+
+    def add_service(self, service: Any) -> None: ...
+
+    async def call(
+        self, name: str, who: Identity, args: list[Any] | None = None, /, **kwargs: Any
+    ) -> list[dict[str, Any]]: ...
