@@ -57,7 +57,7 @@ _BY_CLASS_NAME = {"CurrentVersion": "version", "CurrentSchema": "current_schema"
 def _is_expansion(node: exp.Expr, expansion_words: bool = True) -> bool:
     """`*`, `t.*`, DuckDB's COLUMNS(...) / UNPACK: one alias would not fit them all.
     expansion_words: whether the statement has a COLUMNS / UNPACK token at all (see
-    transpiler.triggers); without one, no node below can be such a call."""
+    transpiler.token_flags); without one, no node below can be such a call."""
     if isinstance(node, exp.Star) or (isinstance(node, exp.Column) and node.is_star):
         return True
     if not expansion_words:

@@ -34,9 +34,9 @@ from transpiler.dialects import POSTGRES, SNOWFLAKE, parser
 from transpiler.errors import TranspileError
 from transpiler.markers import render
 from transpiler.model import Statement
-from transpiler.session import parse_session
+from transpiler.session_commands import parse_session
 from transpiler.splitter import Chunk, split
-from transpiler.triggers import Triggers, scan, uses_hati_text
+from transpiler.token_flags import Triggers, scan, uses_hati_text
 
 # Statements passed through as written (sqlglot would mangle or reject them).
 _NATIVE = frozenset(
@@ -72,7 +72,7 @@ def transpile(
     """Transpile `sql` (one or more statements) to DuckDB statements.
 
     dialect: "postgres" (default; Snowflake-only syntax is detected per statement, see
-    transpiler.triggers) or "snowflake". hints: what the catalog says about columns
+    transpiler.token_flags) or "snowflake". hints: what the catalog says about columns
     (vector columns, embedding columns; see column_hints), part of the cache key; None
     decides by column names alone. Raises TranspileError.
     """

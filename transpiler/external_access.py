@@ -224,7 +224,7 @@ def of_tree(
 ) -> tuple[str, ...]:
     """A parsed statement: its first words, then its DuckDB tree (when the tokens show
     anything that could matter, so most statements skip the walk). `worth_walking`:
-    that test's answer when already known (transpiler.triggers computes it in its pass)."""
+    that test's answer when already known (transpiler.token_flags computes it in its pass)."""
     found = _statement_words(tokens)
     if worth_walking is None:
         worth_walking = _worth_walking(tokens)

@@ -11,8 +11,8 @@ from sqlglot import exp
 
 from transpiler import embedded_writes, insert_columns, pgcompat, pgvector, semantic, snowflake
 from transpiler.column_hints import ColumnHints
+from transpiler.token_flags import Triggers
 from transpiler.treeutil import nodes as tree_nodes
-from transpiler.triggers import Triggers
 
 _HATI_NODES = (exp.Anonymous, exp.Select)
 

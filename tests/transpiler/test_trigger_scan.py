@@ -1,4 +1,4 @@
-"""transpiler.triggers.scan: the one-lookup-per-token pass gives exactly the flags of
+"""transpiler.token_flags.scan: the one-lookup-per-token pass gives exactly the flags of
 the word-list definitions it folds together (kept here as a plain reference: the
 scan before it was merged, external_access._worth_walking, agent_calls.has_agent_call
 and colnames' COLUMNS/UNPACK test), on the golden examples, hand-picked edge cases and
@@ -18,7 +18,7 @@ from sqlglot.tokens import Token, TokenType
 from transpiler import agent_calls, external_access
 from transpiler.dialects import POSTGRES, SNOWFLAKE
 from transpiler.pgcompat import MISSING_PG_FUNCTIONS
-from transpiler.triggers import (
+from transpiler.token_flags import (
     HATI_WORDS,
     PG_WORDS,
     SNOWFLAKE_WORDS,
