@@ -2,7 +2,9 @@
 
 An Authenticator produces the bytes to send and consumes the client's 'p'
 message bodies; the server shell moves the bytes. Wrong credentials raise a
-FatalError with SQLSTATE 28P01, which closes the connection.
+FatalError with SQLSTATE 28P01, malformed messages a ProtocolViolation (08P01);
+either closes the connection. SCRAM's parsing and proof checks are scramp's; this
+module frames its messages in PostgreSQL's and maps its errors to SQLSTATEs.
 """
 
 from __future__ import annotations
@@ -14,10 +16,14 @@ import secrets
 import struct
 from functools import lru_cache
 
-from proxy.wire import messages as m
-from proxy.wire.errors import FatalError, ProtocolViolation
+from scramp import ScramException, ScramMechanism
+from scramp.utils import ServerError
 
-SCRAM_ITERATIONS = 4096
+from proxy.wire import messages as m
+from proxy.wire.errors import FatalError, PgError, ProtocolViolation
+
+SCRAM_ITERATIONS = 4096  # PostgreSQL's default (scram_iterations)
+_SCRAM = ScramMechanism("SCRAM-SHA-256")
 
 
 def _auth_failed(user: str, method: str) -> FatalError:
@@ -76,47 +82,86 @@ class Md5Auth(Authenticator):
 
 
 @lru_cache(maxsize=256)
-def _scram_keys(password: str, salt: bytes, iterations: int) -> tuple[bytes, bytes]:
-    """(StoredKey, ServerKey) per RFC 5802; cached because PBKDF2 is deliberately slow."""
-    salted = hashlib.pbkdf2_hmac("sha256", password.encode("utf-8"), salt, iterations)
-    client_key = hmac.new(salted, b"Client Key", hashlib.sha256).digest()
-    server_key = hmac.new(salted, b"Server Key", hashlib.sha256).digest()
-    return hashlib.sha256(client_key).digest(), server_key
+def _scram_auth_info(password: str, salt: bytes) -> tuple[bytes, bytes, bytes, int]:
+    """(salt, StoredKey, ServerKey, iterations); cached because PBKDF2 is deliberately slow."""
+    try:
+        return _SCRAM.make_auth_info(password, SCRAM_ITERATIONS, salt)
+    except ScramException:
+        # scramp hashes only SASLprep'd passwords and rejects the rest (control characters,
+        # code points unassigned in Unicode 3.2 such as emoji). PostgreSQL, libpq, asyncpg
+        # and pgJDBC hash such a password's raw UTF-8 bytes instead, which scramp cannot.
+        salted = hashlib.pbkdf2_hmac("sha256", password.encode(), salt, SCRAM_ITERATIONS)
+        client_key = hmac.digest(salted, b"Client Key", "sha256")
+        server_key = hmac.digest(salted, b"Server Key", "sha256")
+        return salt, hashlib.sha256(client_key).digest(), server_key, SCRAM_ITERATIONS
 
 
-def _scram_attrs(text: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for part in text.split(","):
-        key, sep, value = part.partition("=")
-        if sep and len(key) == 1:
-            out[key] = value
-    return out
+def _scram_failure(user: str, exc: ScramException) -> PgError:
+    """scramp's complaint as PostgreSQL words it: a wrong proof is 28P01, the rest 08P01."""
+    match exc.server_error:
+        case ServerError.INVALID_PROOF:
+            return _auth_failed(user, "password")
+        case (
+            ServerError.CHANNEL_BINDING_NOT_SUPPORTED | ServerError.UNSUPPORTED_CHANNEL_BINDING_TYPE
+        ):
+            return ProtocolViolation("SCRAM channel binding is not supported")
+        case ServerError.CHANNEL_BINDINGS_DONT_MATCH:
+            return ProtocolViolation("SCRAM nonce or channel binding mismatch")
+    return ProtocolViolation("malformed SCRAM message", detail=str(exc.args[0]))
+
+
+def _without_scram_user(client_first: str) -> tuple[str, str | None]:
+    """(client-first for scramp, the client's own bare part) with the SCRAM user replaced.
+
+    PostgreSQL authenticates the startup packet's user and ignores SCRAM's `n=`, which
+    libpq sends empty (`n,,n=,r=...`) and pgJDBC as `*`; scramp insists on a non-empty,
+    SASLprep-valid name. The bare part is None when the message is too short to have one.
+    """
+    parts = client_first.split(",", 3)  # gs2 flag, authzid, n=user, rest
+    if len(parts) < 4 or not parts[2].startswith("n="):
+        return client_first, None
+    own_bare = f"{parts[2]},{parts[3]}"
+    return ",".join((parts[0], parts[1], "n=*", parts[3])), own_bare
 
 
 class ScramSha256Auth(Authenticator):
+    """SCRAM-SHA-256 without channel binding (no -PLUS is offered, with or without TLS)."""
+
     MECHANISM = "SCRAM-SHA-256"
 
     def __init__(self, user: str, password: str | None) -> None:
         super().__init__(user, password)
         # A per-user salt that is stable for the process keeps the PBKDF2 cache useful.
         self.salt = hashlib.sha256(b"hatiproxy-scram:" + user.encode()).digest()[:16]
-        self.server_nonce = base64.b64encode(secrets.token_bytes(18)).decode()
+        # 18 random bytes in base64, as PostgreSQL's server nonce.
+        nonce = base64.b64encode(secrets.token_bytes(18)).decode()
+        self._server = _SCRAM.make_server(self._auth_info, s_nonce=nonce)
         self._stage = 0
-        self._client_first_bare = ""
-        self._server_first = ""
-        self._nonce = ""
+
+    def _auth_info(self, _scram_user: str) -> tuple[bytes, bytes, bytes, int]:
+        if self.password is None:
+            # Keys no proof matches: the exchange runs to its end and fails with 28P01.
+            return _SCRAM.make_auth_info(secrets.token_hex(16), SCRAM_ITERATIONS, self.salt)
+        return _scram_auth_info(self.password, self.salt)
 
     def start(self) -> bytes:
         return m.authentication_sasl([self.MECHANISM])
 
     def step(self, data: bytes) -> tuple[bytes, bool]:
-        if self._stage == 0:
-            return self._initial(data), False
-        if self._stage == 1:
-            return self._final(data), True
+        stage, self._stage = self._stage, self._stage + 1
+        try:
+            if stage == 0:
+                return self._initial(data), False
+            if stage == 1:
+                self._server.set_client_final(data.decode("utf-8", "replace"))
+                final = self._server.get_server_final()
+                return m.authentication_sasl_final(final.encode()), True
+        except ScramException as exc:
+            raise _scram_failure(self.user, exc) from None
         raise ProtocolViolation("unexpected SASL message")
 
     def _initial(self, data: bytes) -> bytes:
+        # SASLInitialResponse: mechanism name, then an Int32 length (-1: none) and the data.
         end = data.find(b"\x00")
         if end < 0 or len(data) < end + 5:
             raise ProtocolViolation("malformed SASLInitialResponse")
@@ -125,47 +170,12 @@ class ScramSha256Auth(Authenticator):
             raise ProtocolViolation(f"unsupported SASL mechanism {mechanism!r}")
         (length,) = struct.unpack_from("!i", data, end + 1)
         client_first = data[end + 5 : end + 5 + max(length, 0)].decode("utf-8", "replace")
-        gs2, _, rest = client_first.partition(",")
-        if gs2 not in ("n", "y"):
-            raise ProtocolViolation("SCRAM channel binding is not supported")
-        _, _, bare = rest.partition(",")
-        attrs = _scram_attrs(bare)
-        if "r" not in attrs:
-            raise ProtocolViolation("SCRAM client nonce missing")
-        self._client_first_bare = bare
-        self._gs2_header = gs2 + ",,"
-        self._nonce = attrs["r"] + self.server_nonce
-        salt = base64.b64encode(self.salt).decode()
-        self._server_first = f"r={self._nonce},s={salt},i={SCRAM_ITERATIONS}"
-        self._stage = 1
-        return m.authentication_sasl_continue(self._server_first.encode())
-
-    def _final(self, data: bytes) -> bytes:
-        self._stage = 2
-        client_final = data.decode("utf-8", "replace")
-        without_proof, _, proof_part = client_final.rpartition(",p=")
-        attrs = _scram_attrs(without_proof)
-        expected_binding = base64.b64encode(self._gs2_header.encode()).decode()
-        if attrs.get("r") != self._nonce or attrs.get("c") != expected_binding:
-            raise ProtocolViolation("SCRAM nonce or channel binding mismatch")
-        if self.password is None:
-            raise _auth_failed(self.user, "password")
-        try:
-            proof = base64.b64decode(proof_part, validate=True)
-        except ValueError as exc:
-            raise ProtocolViolation("malformed SCRAM proof") from exc
-        stored_key, server_key = _scram_keys(self.password, self.salt, SCRAM_ITERATIONS)
-        auth_message = ",".join(
-            (self._client_first_bare, self._server_first, without_proof)
-        ).encode()
-        signature = hmac.new(stored_key, auth_message, hashlib.sha256).digest()
-        if len(proof) != len(signature):
-            raise _auth_failed(self.user, "password")
-        client_key = bytes(a ^ b for a, b in zip(proof, signature, strict=True))
-        if not hmac.compare_digest(hashlib.sha256(client_key).digest(), stored_key):
-            raise _auth_failed(self.user, "password")
-        verifier = hmac.new(server_key, auth_message, hashlib.sha256).digest()
-        return m.authentication_sasl_final(b"v=" + base64.b64encode(verifier))
+        for_scramp, own_bare = _without_scram_user(client_first)
+        self._server.set_client_first(for_scramp)
+        if own_bare is not None:
+            # The client signs its own bare message, so the proof is checked against that.
+            self._server.client_first_bare = own_bare
+        return m.authentication_sasl_continue(self._server.get_server_first().encode())
 
 
 class PasswordCapture(Authenticator):

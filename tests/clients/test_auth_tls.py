@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import socket
+import struct
 from collections.abc import Iterator
 
 import asyncpg
@@ -10,6 +12,7 @@ import psycopg
 import pytest
 
 from tests.conftest import ServerProcess, start_server
+from tests.test_bad_input import error_fields, parse_backend, startup_packet, typed
 
 
 def _dsn(srv: ServerProcess, password: str, **extra: str) -> str:
@@ -20,10 +23,13 @@ def _dsn(srv: ServerProcess, password: str, **extra: str) -> str:
 
 @pytest.fixture(scope="module", params=["scram", "md5", "password"])
 def auth_server(request, tmp_path_factory) -> Iterator[ServerProcess]:
-    args = ["--database", ":memory:", "--users", "alice:secret"]
+    # bob's and carol's passwords: one SASLprep changes (no-break space), one it rejects.
+    users = "alice:secret,bob:x\u00a0y,carol:key\U0001f511"
+    args = ["--database", ":memory:", "--users", users]
     if request.param != "scram":
         args += ["--auth-method", request.param]
     srv = start_server(tmp_path_factory.mktemp(f"auth-{request.param}"), *args)
+    srv.auth_method = request.param  # type: ignore[attr-defined]
     yield srv
     srv.stop()
 
@@ -50,6 +56,52 @@ def test_asyncpg_right_and_wrong_password(auth_server) -> None:
         assert info.value.sqlstate == "28P01"
 
     asyncio.run(main())
+
+
+def test_non_ascii_passwords(auth_server) -> None:
+    """libpq and asyncpg hash SASLprep(password) for SCRAM, or the raw password when SASLprep
+    rejects it (emoji); md5 and cleartext send it raw. Each works as in PostgreSQL."""
+    base = f"host={auth_server.host} port={auth_server.port} dbname=hatidata sslmode=disable"
+    for user, password in (("bob", "x\u00a0y"), ("carol", "key\U0001f511")):
+        with psycopg.connect(base, user=user, password=password) as conn:
+            assert conn.execute("SELECT current_user").fetchone() == (user,)
+
+    async def main() -> None:
+        kw = {"host": auth_server.host, "port": auth_server.port, "database": "hatidata",
+              "ssl": False}  # fmt: skip
+        for user, password in (("bob", "x\u00a0y"), ("carol", "key\U0001f511")):
+            conn = await asyncpg.connect(user=user, password=password, **kw)
+            assert await conn.fetchval("SELECT current_user") == user
+            await conn.close()
+
+    asyncio.run(main())
+
+
+def test_malformed_password_message_costs_only_that_connection(auth_server) -> None:
+    """A broken SCRAM message (or unterminated md5/cleartext password): FATAL 08P01, as in
+    PostgreSQL, for that client alone; the next login works."""
+    scram = auth_server.auth_method == "scram"
+    with socket.create_connection((auth_server.host, auth_server.port), timeout=10) as sock:
+        sock.sendall(startup_packet({"user": "alice", "database": "hatidata"}))
+        [(tag, request)] = parse_backend(sock.recv(65536))
+        assert tag == b"R"
+        if scram:
+            assert request == b"\x00\x00\x00\x0aSCRAM-SHA-256\x00\x00"
+            first = b"n,,n=,r="  # an empty nonce
+            body = b"SCRAM-SHA-256\x00" + struct.pack("!i", len(first)) + first
+        else:
+            body = b"no terminating NUL"
+        sock.sendall(typed(b"p", body))
+        data = b""
+        while chunk := sock.recv(65536):  # the server answers, then closes
+            data += chunk
+    [(tag, fields)] = parse_backend(data)
+    error = error_fields(fields)
+    assert tag == b"E" and (error["S"], error["C"]) == ("FATAL", "08P01")
+    if scram:
+        assert error["M"] == "malformed SCRAM message"
+    with psycopg.connect(_dsn(auth_server, "secret", sslmode="disable")) as conn:
+        assert conn.execute("SELECT 1").fetchone() == (1,)
 
 
 @pytest.fixture(scope="module")

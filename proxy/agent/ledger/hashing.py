@@ -28,6 +28,11 @@ Hashes (lower-case hex SHA-256):
 
 Any edit of a stored step changes its content_hash or chain_hash; deleting a step
 breaks the next step's `prev_hash` link and the step_index sequence.
+
+Why not the `rfc8785` package (0.1.4): its `dumps` gives these same bytes for strings,
+keys, floats and nesting, but refuses integers beyond ±(2**53 - 1) that clients log and
+stored hashes cover: `canonical_bytes(2**60)` is `b"1152921504606846976"` (the test
+vector's), `rfc8785.dumps(2**60)` raises IntegerDomainError.
 """
 
 from __future__ import annotations
