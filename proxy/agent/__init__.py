@@ -1,12 +1,60 @@
 """The agent-native layer: memory, state, chain-of-thought ledger, triggers, branches.
 
-One implementation (`AgentLayer` and the functions in `base.REGISTRY`), reached over
-SQL (`proxy.execution.sql_bridge`), MCP (`proxy.mcp`) and REST.
+One implementation (`AgentLayer` and the functions in `REGISTRY`), reached over
+SQL (`proxy.execution.sql_bridge`), MCP (`proxy.api.mcp`) and REST.
 """
+
+from __future__ import annotations
+
+import importlib
 
 from proxy.agent.layer import AgentLayer
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
-from proxy.core.registry import REGISTRY
+from proxy.core.registry import REGISTRY, AgentFunction, Registry
 
-__all__ = ["REGISTRY", "AgentError", "AgentLayer", "Identity"]
+# Importing a service registers its agent functions. Their groups are listed (in the
+# README table and the MCP tool list) in this order.
+SERVICES = (
+    "proxy.agent.memory.service",
+    "proxy.agent.state",
+    "proxy.agent.ledger.service",
+    "proxy.agent.triggers.service",
+    "proxy.agent.branches.service",
+)
+GROUPS = tuple(name.split(".")[2] for name in SERVICES)  # memory, state, ledger, ...
+
+
+def load_functions() -> Registry:
+    """REGISTRY with every agent function registered (for callers that start no layer)."""
+    for name in SERVICES:
+        importlib.import_module(name)
+    return REGISTRY
+
+
+def group_of(fn: AgentFunction) -> str:
+    """The package that declares fn: proxy.agent.memory.functions -> memory."""
+    parts = fn.handler.__module__.split(".")
+    return parts[2] if parts[:2] == ["proxy", "agent"] and len(parts) > 2 else parts[-1]
+
+
+def in_order(registry: Registry) -> list[AgentFunction]:
+    """Functions by group (GROUPS, then others), each group in declaration order."""
+
+    def rank(fn: AgentFunction) -> int:
+        group = group_of(fn)
+        return GROUPS.index(group) if group in GROUPS else len(GROUPS)
+
+    return sorted(registry, key=rank)  # stable: registration order within a group
+
+
+__all__ = [
+    "GROUPS",
+    "REGISTRY",
+    "AgentError",
+    "AgentLayer",
+    "Identity",
+    "group_of",
+    "in_order",
+    "load_functions",
+]

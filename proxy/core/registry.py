@@ -10,12 +10,13 @@ list of row dicts keyed by the declared column names (JSON columns take any JSON
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
+from transpiler.agent_calls import set_agent_functions
 
 if TYPE_CHECKING:
     # The running agent layer a handler gets (proxy.agent.layer.AgentLayer): core does not
@@ -100,12 +101,20 @@ class AgentFunction:
 @dataclass
 class Registry:
     functions: dict[str, AgentFunction] = field(default_factory=dict)
+    # Told the set of names after every change (REGISTRY: the transpiler, see below).
+    on_change: Callable[[frozenset[str]], None] | None = None
 
     def __contains__(self, name: str) -> bool:
         return name.lower() in self.functions
 
+    def __iter__(self) -> Iterator[AgentFunction]:
+        return iter(list(self.functions.values()))
+
     def get(self, name: str) -> AgentFunction:
         return self.functions[name.lower()]
+
+    def names(self) -> frozenset[str]:
+        return frozenset(self.functions)
 
     def add(self, fn: AgentFunction) -> None:
         if fn.name in self.functions:
@@ -114,9 +123,21 @@ class Registry:
             if p.type not in PARAM_TYPES:
                 raise ValueError(f"{fn.name}.{p.name}: unknown parameter type {p.type}")
         self.functions[fn.name] = fn
+        self._changed()
+
+    def remove(self, name: str) -> None:
+        """Unregister a function (tests that declare one of their own)."""
+        del self.functions[name.lower()]
+        self._changed()
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change(self.names())
 
 
-REGISTRY = Registry()
+# The transpiler is a lower layer and cannot look names up here, so the registry tells
+# it which names are agent table functions (transpiler/agent_calls.py).
+REGISTRY = Registry(on_change=set_agent_functions)
 
 
 def agent_function(
