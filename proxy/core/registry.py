@@ -8,8 +8,9 @@ REST API call the same handler. A handler gets the running `AgentLayer`, the cal
 list of row dicts keyed by the declared column names (JSON columns take any JSON value).
 
 Everything else is derived from the declaration: the transpiler's set of agent function
-names (pushed to it by `REGISTRY`) and the MCP tools with their JSON schemas
-(`proxy.api.mcp.tools`, for functions declared with `mcp=McpTool(...)`).
+names (pushed to it by `REGISTRY`), the MCP tools with their JSON schemas
+(`proxy.api.mcp.tools`, for functions declared with `mcp=McpTool(...)`) and the README's
+table of agent functions (`proxy.agent.docs`).
 """
 
 from __future__ import annotations
