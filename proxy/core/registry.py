@@ -216,14 +216,16 @@ def agent_function(
     scope: str,
     writes: bool = False,
     mcp: McpTool | None = None,
+    registry: Registry | None = None,
 ) -> Callable[[Handler], Handler]:
     """Register `handler(layer, who, **kwargs) -> rows` under `name` (lower case).
 
-    The handler's docstring (its first paragraph) is the function's doc.
+    The handler's docstring (its first paragraph) is the function's doc. registry:
+    REGISTRY unless given (a test may declare into a Registry of its own).
     """
 
     def register(handler: Handler) -> Handler:
-        REGISTRY.add(
+        (REGISTRY if registry is None else registry).add(
             AgentFunction(
                 name=name.lower(),
                 params=tuple(params),
