@@ -24,7 +24,18 @@ from proxy.core.errors import AgentError
 from proxy.core.registry import Registry
 from proxy.wire.errors import PgError
 
-__all__ = ["TOOLS", "Backend", "Json", "Tool", "ToolError", "build_tools", "call_tool", "run_tool"]
+__all__ = [
+    "TOOLS",
+    "Backend",
+    "Json",
+    "Tool",
+    "ToolError",
+    "build_tools",
+    "call_tool",
+    "run_tool",
+    "tool_definitions",
+    "validate",
+]
 
 
 class Json:
@@ -61,6 +72,7 @@ def build_tools(registry: Registry) -> dict[str, Tool]:
     return tools
 
 
+# Built once, at import: the server's tool list is fixed from its start.
 TOOLS: dict[str, Tool] = build_tools(load_functions())
 
 
