@@ -36,7 +36,10 @@ from sqlglot.dialects.dialect import Dialect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from transpiler import cache_clear, transpile  # noqa: E402
+from transpiler import cache_clear, set_agent_functions, transpile  # noqa: E402
+
+# The server tells the transpiler its agent functions; here, the one the corpus calls.
+set_agent_functions({"search_memory"})
 
 # (category, SQL). "plain" statements need nothing beyond sqlglot's own translation.
 CORPUS: list[tuple[str, str]] = [

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from proxy.agent import docs
 from proxy.core import config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -12,6 +13,11 @@ README = (ROOT / "README.md").read_text()
 
 def test_configuration_table_matches_settings() -> None:
     assert config.markdown_table() in README
+
+
+def test_agent_function_table_is_rendered_from_the_declarations() -> None:
+    # Regenerate with `python -m proxy.agent.docs` after changing a declaration.
+    assert docs.readme_table(README) == docs.markdown_table()
 
 
 def test_readme_commands_exist() -> None:

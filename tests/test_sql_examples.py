@@ -17,8 +17,11 @@ import duckdb
 import duckdb_extensions
 import pytest
 
+from proxy.agent.all_functions import load_functions
 from proxy.db import catalog
 from transpiler import Statement, TranspileError, transpile
+
+load_functions()  # the agent examples need the server's agent function names
 
 ROOT = Path(__file__).resolve().parent.parent / "sql_examples"
 FIXTURE = (ROOT / "fixture.sql").read_text()

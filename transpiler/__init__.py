@@ -3,6 +3,7 @@
 Pure: no I/O, no DuckDB connection, no model. See `transpile` and `Statement`.
 """
 
+from transpiler.agent_calls import agent_functions, set_agent_functions
 from transpiler.column_hints import ColumnHints
 from transpiler.core import cache_clear, transpile
 from transpiler.errors import TranspileError
@@ -27,8 +28,10 @@ __all__ = [
     "TransactionCommand",
     "TranspileError",
     "UtilityCommand",
+    "agent_functions",
     "cache_clear",
     "explicit_param_casts",
     "infer_param_types",
+    "set_agent_functions",
     "transpile",
 ]

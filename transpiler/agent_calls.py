@@ -12,6 +12,7 @@ renumbered; `Statement.duckdb_params` says which client parameters DuckDB gets.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,54 +21,25 @@ from sqlglot import exp
 from transpiler.errors import TranspileError
 from transpiler.treeutil import nodes as tree_nodes
 
-# The names the server's agent layer registers (a test keeps the two lists equal).
-AGENT_FUNCTIONS = frozenset(
-    {
-        # memory
-        "store_memory",
-        "search_memory",
-        "get_memory",
-        "list_memories",
-        "delete_memory",
-        "memory_embedding_stats",
-        "reembed_memory",
-        "expire_memories",
-        "evict_memories",
-        "decay_memories",
-        "grant_memory_access",
-        "revoke_memory_access",
-        # agent state
-        "get_agent_state",
-        "set_agent_state",
-        "delete_agent_state",
-        "list_agent_state",
-        # chain-of-thought ledger
-        "log_reasoning_step",
-        "ingest_traces",
-        "replay_decision",
-        "verify_chain",
-        "get_session_history",
-        "export_session",
-        "record_approval",
-        "list_approvals",
-        # semantic triggers
-        "register_trigger",
-        "update_trigger",
-        "list_triggers",
-        "delete_trigger",
-        "test_trigger",
-        "trigger_fires",
-        "agent_inbox",
-        "reembed_trigger",
-        # branches
-        "branch_create",
-        "branch_query",
-        "branch_merge",
-        "branch_discard",
-        "branch_list",
-        "expire_branches",
-    }
-)
+# The agent function names. The transpiler is pure and must not import the server's
+# registry (proxy.core.registry.REGISTRY), so the registry hands its names down here
+# whenever it changes (set_agent_functions). transpile() reads the set once per call
+# and makes it part of its cache key: a result computed with another set is never
+# served, even if the set changes while statements are being transpiled.
+_names: frozenset[str] = frozenset()
+
+
+def set_agent_functions(names: Iterable[str]) -> None:
+    """The names that are agent table functions from now on (lower case)."""
+    global _names
+    _names = frozenset(n.lower() for n in names)
+
+
+def agent_functions() -> frozenset[str]:
+    """The current set of agent function names."""
+    return _names
+
+
 RELATION_PREFIX = "__hati_agent_"
 
 
@@ -87,22 +59,25 @@ class AgentCall:
     relation: str  # the name the server registers the rows under
 
 
-def has_agent_call(words: set[str]) -> bool:
-    return not AGENT_FUNCTIONS.isdisjoint(words)
+def has_agent_call(words: set[str], names: frozenset[str] | None = None) -> bool:
+    return not (_names if names is None else names).isdisjoint(words)
 
 
 def extract(
-    tree: exp.Expr, offset: int = 0
+    tree: exp.Expr, offset: int = 0, names: frozenset[str] | None = None
 ) -> tuple[exp.Expr, tuple[AgentCall, ...], tuple[int, ...] | None]:
     """Lift agent calls out of FROM / JOIN. Returns (tree, calls, duckdb_params).
 
-    duckdb_params is None when the statement has no agent call, else the client
-    parameter numbers DuckDB receives, in its new $1..$k order.
+    names: the agent function names (default: the current set). duckdb_params is None
+    when the statement has no agent call, else the client parameter numbers DuckDB
+    receives, in its new $1..$k order.
     """
+    if names is None:
+        names = _names
     calls: list[AgentCall] = []
     for table in [n for n in tree_nodes(tree) if isinstance(n, exp.Table)]:
         fn = table.this
-        if not isinstance(fn, exp.Anonymous) or fn.name.lower() not in AGENT_FUNCTIONS:
+        if not isinstance(fn, exp.Anonymous) or fn.name.lower() not in names:
             continue
         name = fn.name.lower()
         relation = f"{RELATION_PREFIX}{len(calls)}"
@@ -111,16 +86,16 @@ def extract(
         alias = table.args.get("alias") or exp.TableAlias(this=exp.to_identifier(name))
         table.replace(exp.Table(this=exp.to_identifier(relation), alias=alias))
     nodes = tree_nodes(tree)  # taken after the lifts, shared by the check and _renumber
-    _check_no_scalar_use(nodes, offset)
+    _check_no_scalar_use(nodes, offset, names)
     if not calls:
         return tree, (), None
     return tree, tuple(calls), _renumber(nodes)
 
 
-def _check_no_scalar_use(nodes: list[exp.Expr], offset: int) -> None:
+def _check_no_scalar_use(nodes: list[exp.Expr], offset: int, names: frozenset[str]) -> None:
     """An agent function outside FROM (e.g. `SELECT store_memory('x')`) is an error."""
     for call in nodes:
-        if isinstance(call, exp.Anonymous) and call.name.lower() in AGENT_FUNCTIONS:
+        if isinstance(call, exp.Anonymous) and call.name.lower() in names:
             raise TranspileError(
                 "0A000",
                 f"{call.name}() is a table function: use it in FROM, e.g. "

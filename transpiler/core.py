@@ -76,7 +76,10 @@ def transpile(
     (vector columns, embedding columns; see column_hints), part of the cache key; None
     decides by column names alone. Raises TranspileError.
     """
-    return _transpile_cached(sql, dialect.lower(), vector_dims, hints)
+    # The agent function names are part of the key (see agent_calls.set_agent_functions).
+    return _transpile_cached(
+        sql, dialect.lower(), vector_dims, hints, agent_calls.agent_functions()
+    )
 
 
 def cache_clear() -> None:
@@ -85,7 +88,7 @@ def cache_clear() -> None:
 
 @lru_cache(maxsize=CACHE_SIZE)
 def _transpile_cached(
-    sql: str, dialect: str, vector_dims: int, hints: ColumnHints | None
+    sql: str, dialect: str, vector_dims: int, hints: ColumnHints | None, agent: frozenset[str]
 ) -> tuple[Statement, ...]:
     if dialect not in ("postgres", "snowflake"):
         raise TranspileError("22023", f"unknown SQL dialect {dialect!r}: use postgres or snowflake")
@@ -96,7 +99,8 @@ def _transpile_cached(
     except TokenError as err:
         return _untokenizable(sql, err)
     return tuple(
-        _catalog_after(_statement(sql, chunk, reader, vector_dims, hints)) for chunk in chunks
+        _catalog_after(_statement(sql, chunk, reader, vector_dims, hints, agent))
+        for chunk in chunks
     )
 
 
@@ -129,13 +133,13 @@ _EXPLAIN = re.compile(
 
 
 def _explain(
-    chunk: Chunk, reader: Dialect, dims: int, hints: ColumnHints | None
+    chunk: Chunk, reader: Dialect, dims: int, hints: ColumnHints | None, agent: frozenset[str]
 ) -> Statement | None:
     """EXPLAIN [ANALYZE] <query>: transpile the query, keep the EXPLAIN prefix as written."""
     match = _EXPLAIN.match(chunk.text)
     if match is None:
         return None
-    inner = _transpile_cached(chunk.text[match.end() :], reader_name(reader), dims, hints)
+    inner = _transpile_cached(chunk.text[match.end() :], reader_name(reader), dims, hints, agent)
     if len(inner) != 1:
         return None
     st = inner[0]
@@ -153,11 +157,16 @@ def _explain(
 
 
 def _statement(
-    sql: str, chunk: Chunk, reader: Dialect, dims: int, hints: ColumnHints | None
+    sql: str,
+    chunk: Chunk,
+    reader: Dialect,
+    dims: int,
+    hints: ColumnHints | None,
+    agent: frozenset[str],
 ) -> Statement:
     tokens = chunk.tokens
     if tokens[0].text.upper() == "EXPLAIN":
-        explained = _explain(chunk, reader, dims, hints)
+        explained = _explain(chunk, reader, dims, hints, agent)
         if explained is not None:
             return explained
     session = parse_session(tokens, chunk.text)
@@ -171,7 +180,7 @@ def _statement(
             external_access=outside,
         )
     kind, tag = classify(tokens)
-    triggers = scan(tokens)
+    triggers = scan(tokens, agent)
     if tokens[0].text.upper() in _NATIVE and not triggers.hati:
         return _pass_through(chunk, kind, tag, triggers)
     if triggers.snowflake and reader is POSTGRES:
@@ -187,7 +196,7 @@ def _statement(
     calls: tuple[AgentCall, ...] = ()
     duckdb_params = None
     if triggers.agent:
-        tree, calls, duckdb_params = agent_calls.extract(tree, chunk.start)
+        tree, calls, duckdb_params = agent_calls.extract(tree, chunk.start, agent)
     # serial / identity columns: sequences created first, in the same DuckDB call
     prelude = serial_columns.rewrite(tree) if _declares_serial(tokens, tag) else ""
     tree = rewrite.apply(tree, triggers, dims, chunk.start, hints)

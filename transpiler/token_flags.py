@@ -3,7 +3,8 @@
 Most statements need no rewrite beyond sqlglot's own translation; the flags let
 `rewrite.apply`, agent-call extraction, result-column naming and the external-access
 tree walk be skipped, which keeps the uncached path near plain sqlglot cost. The pass
-is one dict lookup per token (every word list below folded into `_WORD_FLAGS`). It
+is one dict lookup per token (every word list below folded into one table per set of
+agent function names, `_word_table`). It
 also fixes one token: `FLOAT[` (DuckDB's 4-byte float array, the vector column type)
 must not become Postgres' DOUBLE.
 """
@@ -12,11 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from sqlglot.tokens import Token, TokenType
 
-from transpiler import external_access
-from transpiler.agent_calls import AGENT_FUNCTIONS
+from transpiler import agent_calls, external_access
 from transpiler.pgcompat import MISSING_PG_FUNCTIONS
 
 HATI_WORDS = frozenset(
@@ -104,12 +105,13 @@ def _chain_flag(word: str) -> int:
     return 0
 
 
-def _word_flags(text: str) -> int:
-    """All flags of one token text, by the definitions (any text, any script)."""
+def _word_flags(text: str, agent: frozenset[str]) -> int:
+    """All flags of one token text, by the definitions (any text, any script); `agent`:
+    the agent function names."""
     word = text.upper()
     low = text.lower()
     flags = _chain_flag(word)
-    if low in AGENT_FUNCTIONS:
+    if low in agent:
         flags |= AGENT
     if low in external_access.OUTSIDE_FUNCTIONS:
         flags |= OUTSIDE
@@ -120,18 +122,17 @@ def _word_flags(text: str) -> int:
     return flags
 
 
-def _build_word_flags() -> dict[str, int]:
+@lru_cache(maxsize=8)
+def _word_table(agent: frozenset[str]) -> dict[str, int]:
     # Keyed by upper case: for ASCII text, upper/lower round-trip, so one lookup of
     # text.upper() answers the lower-case lists too. Non-ASCII text takes _word_flags.
+    # One table per set of agent names (in practice one: the server's, fixed at start).
     words = (
         HATI_WORDS | VECTOR_WORDS | PG_WORDS | SNOWFLAKE_WORDS | EXPANSION_WORDS
-        | {w.upper() for w in MISSING_PG_FUNCTIONS | AGENT_FUNCTIONS}
+        | {w.upper() for w in MISSING_PG_FUNCTIONS | agent}
         | {w.upper() for w in external_access.OUTSIDE_FUNCTIONS | external_access.FILE_EXTENSIONS}
     )  # fmt: skip
-    return {w: f for w in words if w.isascii() and (f := _word_flags(w))}
-
-
-_WORD_FLAGS = _build_word_flags()
+    return {w: f for w in words if w.isascii() and (f := _word_flags(w, agent))}
 
 
 @dataclass(slots=True)
@@ -144,7 +145,7 @@ class Triggers:
     max_param: int = 0
     pg_functions: bool = False
     flatten: bool = False
-    # A word of agent_calls.AGENT_FUNCTIONS: lift agent calls out of the tree.
+    # An agent function's name (agent_calls.agent_functions()): lift agent calls out.
     agent: bool = False
     # What external_access.of_tree needs its tree walk for (a file-like string or
     # name, an outside function's name, `.ext` after a dot); see its _worth_walking.
@@ -165,18 +166,22 @@ _VARCHAR = TokenType.VARCHAR
 _SPECIAL = frozenset({_DOT, _PARAMETER, _DOUBLE, _COLON, _VARCHAR})
 
 
-def scan(tokens: Sequence[Token]) -> Triggers:
+def scan(tokens: Sequence[Token], agent: frozenset[str] | None = None) -> Triggers:
+    """The flags of a statement's tokens; `agent`: the agent function names (default:
+    the current set, agent_calls.agent_functions())."""
+    if agent is None:
+        agent = agent_calls.agent_functions()
     found = Triggers()
     flags = 0
     outside = False
-    get = _WORD_FLAGS.get
+    get = _word_table(agent).get
     prev_type: TokenType | None = None
     for i, token in enumerate(tokens):
         tt = token.token_type
         text = token.text
         word = text.upper()
         ascii_text = text.isascii()
-        cls = get(word, 0) if ascii_text else _word_flags(text)
+        cls = get(word, 0) if ascii_text else _word_flags(text, agent)
         if cls:
             if tt is _OBJECT_IDENTIFIER and not cls & HATI:
                 cls = (cls & ~_CHAIN) | (cls & VECTOR) | PG  # a reg* / oid type word

@@ -27,7 +27,7 @@ import duckdb
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.names import INTERNAL_SCHEMA
-from proxy.core.registry import Param, agent_function
+from proxy.core.registry import McpTool, Param, agent_function
 
 if TYPE_CHECKING:
     from proxy.agent.context import AgentContext
@@ -218,9 +218,10 @@ async def _retry_conflicts(op, attempts: int = 5):
 
 @agent_function(
     "get_agent_state",
-    params=[Param("key", "VARCHAR")],
+    params=[Param("key", "VARCHAR", description="State key")],
     columns=[*_STATE_COLUMNS, ("found", "BOOLEAN")],
     scope=READ,
+    mcp=McpTool(("key",), "Read one of this agent's state values."),
 )
 async def get_agent_state(layer: AgentContext, who: Identity, *, key: str) -> list[dict[str, Any]]:
     """Read one state value of the calling agent (value NULL, found false when unset)."""
@@ -229,10 +230,14 @@ async def get_agent_state(layer: AgentContext, who: Identity, *, key: str) -> li
 
 @agent_function(
     "set_agent_state",
-    params=[Param("key", "VARCHAR"), Param("value", "JSON")],
+    params=[
+        Param("key", "VARCHAR", description="State key"),
+        Param("value", "JSON", description="The value (any JSON type)"),
+    ],
     columns=_STATE_COLUMNS,
     scope=WRITE,
     writes=True,
+    mcp=McpTool(("key", "value"), "Set one of this agent's state values (any JSON value)."),
 )
 async def set_agent_state(
     layer: AgentContext, who: Identity, *, key: str, value: Any
@@ -243,7 +248,7 @@ async def set_agent_state(
 
 @agent_function(
     "delete_agent_state",
-    params=[Param("key", "VARCHAR")],
+    params=[Param("key", "VARCHAR", description="State key")],
     columns=[("key", "VARCHAR"), ("deleted", "BOOLEAN")],
     scope=WRITE,
     writes=True,
@@ -257,7 +262,10 @@ async def delete_agent_state(
 
 @agent_function(
     "list_agent_state",
-    params=[Param("prefix", "VARCHAR", None), Param("limit", "BIGINT", 1000)],
+    params=[
+        Param("prefix", "VARCHAR", None, "Only keys starting with this"),
+        Param("limit", "BIGINT", 1000, "Most keys to return", minimum=1),
+    ],
     columns=_STATE_COLUMNS,
     scope=READ,
 )

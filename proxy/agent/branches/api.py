@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from proxy.agent.branches.merge import STRATEGIES
+from proxy.agent.branches.service import STATUSES
 from proxy.agent.branches.store import _COLUMNS
 from proxy.core.identity import Identity
-from proxy.core.registry import Param, agent_function
+from proxy.core.registry import McpTool, Param, agent_function
 
 if TYPE_CHECKING:
     from proxy.agent.context import AgentContext
@@ -18,10 +20,10 @@ if TYPE_CHECKING:
 @agent_function(
     "branch_create",
     params=[
-        Param("name", "VARCHAR", ""),
-        Param("description", "VARCHAR", ""),
-        Param("ttl_seconds", "BIGINT", 3600),
-        Param("tables", "JSON", None),  # tables of main to copy now (snapshot at creation)
+        Param("name", "VARCHAR", "", "Branch name"),
+        Param("description", "VARCHAR", "", "What it is for"),
+        Param("ttl_seconds", "BIGINT", 3600, "Expire after this many seconds", minimum=1),
+        Param("tables", "JSON", None, "Tables of main to copy now", json_shape="array"),
     ],
     columns=[
         ("branch_id", "VARCHAR"),
@@ -34,6 +36,10 @@ if TYPE_CHECKING:
     ],
     scope="branch:create",
     writes=True,
+    mcp=McpTool(
+        ("name", "description", "ttl_seconds"),
+        "Create an isolated copy-on-write branch of the data (views over main until written).",
+    ),
 )
 async def branch_create(
     layer: AgentContext, who: Identity, name: str, description: str, ttl_seconds: int, tables: Any
@@ -44,10 +50,19 @@ async def branch_create(
 
 @agent_function(
     "branch_query",
-    params=[Param("branch_id", "VARCHAR"), Param("sql", "VARCHAR")],
+    params=[
+        Param("branch_id", "VARCHAR", description="Branch id"),
+        Param(
+            "sql",
+            "VARCHAR",
+            description="SQL to run (Postgres, DuckDB or Snowflake dialect)",
+            nonempty=True,
+        ),
+    ],
     columns=[("row", "JSON")],
     scope="branch:query",
     writes=True,
+    mcp=McpTool(("branch_id", "sql"), "Run SQL inside a branch."),
 )
 async def branch_query(
     layer: AgentContext, who: Identity, branch_id: str, sql: str
@@ -58,7 +73,10 @@ async def branch_query(
 
 @agent_function(
     "branch_merge",
-    params=[Param("branch_id", "VARCHAR"), Param("strategy", "VARCHAR", "branch_wins")],
+    params=[
+        Param("branch_id", "VARCHAR", description="Branch id"),
+        Param("strategy", "VARCHAR", "branch_wins", "branch_wins or main_wins", enum=STRATEGIES),
+    ],
     columns=[
         ("branch_id", "VARCHAR"),
         ("status", "VARCHAR"),
@@ -68,6 +86,7 @@ async def branch_query(
     ],
     scope="branch:merge",
     writes=True,
+    mcp=McpTool(("branch_id", "strategy"), "Merge a branch's changes into main."),
 )
 async def branch_merge(
     layer: AgentContext, who: Identity, branch_id: str, strategy: str
@@ -78,10 +97,11 @@ async def branch_merge(
 
 @agent_function(
     "branch_discard",
-    params=[Param("branch_id", "VARCHAR")],
+    params=[Param("branch_id", "VARCHAR", description="Branch id")],
     columns=[("branch_id", "VARCHAR"), ("status", "VARCHAR"), ("discarded_at", "TIMESTAMPTZ")],
     scope="branch:discard",
     writes=True,
+    mcp=McpTool(("branch_id",), "Drop a branch and its data."),
 )
 async def branch_discard(
     layer: AgentContext, who: Identity, branch_id: str
@@ -92,9 +112,10 @@ async def branch_discard(
 
 @agent_function(
     "branch_list",
-    params=[Param("status", "VARCHAR", "")],
+    params=[Param("status", "VARCHAR", "", "Filter by status: " + ", ".join(STATUSES))],
     columns=_COLUMNS,
     scope="branch:read",
+    mcp=McpTool(("status",), "List branches."),
 )
 async def branch_list(layer: AgentContext, who: Identity, status: str) -> list[dict[str, Any]]:
     """The caller's branches, optionally only those with one status."""

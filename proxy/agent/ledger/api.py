@@ -14,17 +14,18 @@ from typing import TYPE_CHECKING, Any
 
 from proxy.agent.ledger import approvals as ledger_approvals
 from proxy.agent.ledger import inputs as check
-from proxy.agent.ledger.inputs import ALL_TYPES, Trace
+from proxy.agent.ledger.inputs import ALL_TYPES, STEP_TYPES, TRACE_TYPES, Trace
 from proxy.agent.ledger.schema import EXPORT_FORMAT, READ, WRITE, is_admin
 from proxy.agent.ledger.verify import approval_document, iso, step_document
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
-from proxy.core.registry import Param, agent_function
+from proxy.core.registry import McpTool, Param, agent_function
 
 if TYPE_CHECKING:
     from proxy.agent.context import AgentContext
 
 MAX_SESSIONS = 1000
+ALL_STEP_TYPES = STEP_TYPES + TRACE_TYPES  # what log_reasoning_step accepts (ALL_TYPES)
 MAX_APPROVALS = 10_000
 
 _APPEND_COLUMNS = [
@@ -50,16 +51,29 @@ _APPROVAL_COLUMNS = [
 @agent_function(
     "log_reasoning_step",
     params=[
-        Param("session_id", "VARCHAR"),
-        Param("content", "VARCHAR"),
-        Param("step_type", "VARCHAR", "observation"),
-        Param("metadata", "JSON", None),
-        Param("importance", "DOUBLE", 0.5),
-        Param("parent_trace_id", "UUID", None),
+        Param("session_id", "VARCHAR", description="Reasoning session id"),
+        Param("content", "VARCHAR", description="The step's text", nonempty=True),
+        Param("step_type", "VARCHAR", "observation", "Kind of step", enum=ALL_STEP_TYPES),
+        Param("metadata", "JSON", None, "Key-value metadata", json_shape="object"),
+        Param("importance", "DOUBLE", 0.5, "Importance 0.0-1.0", minimum=0, maximum=1),
+        Param("parent_trace_id", "UUID", None, "The step this one follows from"),
     ],
     columns=[*_APPEND_COLUMNS, ("timestamp", "TIMESTAMPTZ")],
     scope=WRITE,
     writes=True,
+    mcp=McpTool(
+        (
+            "session_id",
+            # MCP offers the public tool's step types (COMPAT-HATIDATA.md), not trace types.
+            Param("step_type", "VARCHAR", "observation", "Kind of step", enum=STEP_TYPES),
+            "content",
+            "metadata",
+            "importance",
+        ),
+        "Append a step to a reasoning session's hash-chained ledger. Step types: "
+        + ", ".join(STEP_TYPES)
+        + ".",
+    ),
 )
 async def log_reasoning_step(
     layer: AgentContext,
@@ -94,7 +108,9 @@ async def log_reasoning_step(
 
 @agent_function(
     "ingest_traces",
-    params=[Param("traces", "JSON")],
+    params=[
+        Param("traces", "JSON", description="The traces, as REST ingests them", json_shape="array")
+    ],
     columns=[*_APPEND_COLUMNS, ("status", "VARCHAR")],
     scope=WRITE,
     writes=True,
@@ -127,12 +143,16 @@ _REPLAY_COLUMNS = [
 @agent_function(
     "replay_decision",
     params=[
-        Param("session_id", "VARCHAR"),
-        Param("verify_chain", "BOOLEAN", False),
-        Param("agent_id", "VARCHAR", None),
+        Param("session_id", "VARCHAR", description="Session to replay"),
+        Param("verify_chain", "BOOLEAN", False, "Verify the SHA-256 hash chain"),
+        Param("agent_id", "VARCHAR", None, "Another agent's session (needs cot:admin)"),
     ],
     columns=_REPLAY_COLUMNS,
     scope=READ,
+    mcp=McpTool(
+        ("session_id", "verify_chain"),
+        "All steps of a reasoning session in order, optionally with the hash chain verified.",
+    ),
 )
 async def replay_decision(
     layer: AgentContext, who: Identity, *, session_id: str, verify_chain: Any, agent_id: Any
@@ -163,7 +183,10 @@ _VERIFY_COLUMNS = [
 
 @agent_function(
     "verify_chain",
-    params=[Param("session_id", "VARCHAR"), Param("agent_id", "VARCHAR", None)],
+    params=[
+        Param("session_id", "VARCHAR", description="Session to verify"),
+        Param("agent_id", "VARCHAR", None, "Another agent's session (needs cot:admin)"),
+    ],
     columns=_VERIFY_COLUMNS,
     scope=READ,
 )
@@ -178,9 +201,9 @@ async def verify_chain(
 @agent_function(
     "get_session_history",
     params=[
-        Param("limit", "BIGINT", 50),
-        Param("agent_id", "VARCHAR", None),
-        Param("since", "TIMESTAMPTZ", None),
+        Param("limit", "BIGINT", 50, "Most sessions to return", minimum=1),
+        Param("agent_id", "VARCHAR", None, "Only this agent's sessions"),
+        Param("since", "TIMESTAMPTZ", None, "Only sessions active since this ISO 8601 timestamp"),
     ],
     columns=[
         ("session_id", "VARCHAR"),
@@ -191,6 +214,7 @@ async def verify_chain(
         ("ended_at", "TIMESTAMPTZ"),
     ],
     scope=READ,
+    mcp=McpTool(("limit", "agent_id", "since"), "Recent reasoning sessions with step counts."),
 )
 async def get_session_history(
     layer: AgentContext, who: Identity, *, limit: Any, agent_id: Any, since: Any
@@ -205,7 +229,10 @@ async def get_session_history(
 
 @agent_function(
     "export_session",
-    params=[Param("session_id", "VARCHAR"), Param("agent_id", "VARCHAR", None)],
+    params=[
+        Param("session_id", "VARCHAR", description="Session to export"),
+        Param("agent_id", "VARCHAR", None, "Another agent's session (needs cot:admin)"),
+    ],
     columns=[("session_id", "VARCHAR"), ("agent_id", "VARCHAR"), ("document", "JSON")],
     scope=READ,
 )
@@ -248,11 +275,11 @@ async def export_session(
 @agent_function(
     "record_approval",
     params=[
-        Param("session_id", "VARCHAR"),
-        Param("decision", "VARCHAR"),
-        Param("trace_id", "UUID", None),
-        Param("reason", "VARCHAR", None),
-        Param("agent_id", "VARCHAR", None),
+        Param("session_id", "VARCHAR", description="The session decided on"),
+        Param("decision", "VARCHAR", description="The decision", enum=("approve", "reject")),
+        Param("trace_id", "UUID", None, "One step of the session, when the decision is on it"),
+        Param("reason", "VARCHAR", None, "Why"),
+        Param("agent_id", "VARCHAR", None, "Another agent's session (needs cot:admin)"),
     ],
     columns=_APPROVAL_COLUMNS,
     scope=WRITE,
@@ -280,9 +307,9 @@ async def record_approval(
 @agent_function(
     "list_approvals",
     params=[
-        Param("session_id", "VARCHAR", None),
-        Param("agent_id", "VARCHAR", None),
-        Param("limit", "BIGINT", 100),
+        Param("session_id", "VARCHAR", None, "Only this session's approvals"),
+        Param("agent_id", "VARCHAR", None, "Another agent's approvals (needs cot:admin)"),
+        Param("limit", "BIGINT", 100, "Most approvals to return", minimum=1),
     ],
     columns=_APPROVAL_COLUMNS,
     scope=READ,

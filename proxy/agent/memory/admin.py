@@ -92,10 +92,10 @@ async def memory_embedding_stats(layer: AgentContext, who: Identity) -> list[dic
 @agent_function(
     "reembed_memory",
     params=[
-        Param("memory_id", "UUID", None),
-        Param("memory_ids", "JSON", None),
-        Param("all_failed", "BOOLEAN", False),
-        Param("wait", "BOOLEAN", False),
+        Param("memory_id", "UUID", None, "One memory to embed again"),
+        Param("memory_ids", "JSON", None, "Up to 1000 memory UUIDs", json_shape="array"),
+        Param("all_failed", "BOOLEAN", False, "Also every memory whose embedding failed"),
+        Param("wait", "BOOLEAN", False, "Return once the embeddings are done"),
     ],
     columns=[("memory_id", "UUID"), ("status", "VARCHAR")],
     scope="memory:write",
@@ -169,7 +169,7 @@ async def reembed_memory(
 
 @agent_function(
     "expire_memories",
-    params=[Param("dry_run", "BOOLEAN", False)],
+    params=[Param("dry_run", "BOOLEAN", False, "Only count, delete nothing")],
     columns=[("expired", "BIGINT"), ("dry_run", "BOOLEAN")],
     scope="memory:write",
     writes=True,
@@ -195,10 +195,19 @@ async def expire_memories(
 @agent_function(
     "evict_memories",
     params=[
-        Param("max_age_days", "DOUBLE", 30.0),
-        Param("min_importance", "DOUBLE", 0.3),
-        Param("max_per_agent", "BIGINT", None),
-        Param("dry_run", "BOOLEAN", False),
+        Param(
+            "max_age_days", "DOUBLE", 30.0, "Age in days past which unimportant ones go", minimum=0
+        ),
+        Param(
+            "min_importance",
+            "DOUBLE",
+            0.3,
+            "Old memories less important than this go",
+            minimum=0,
+            maximum=1,
+        ),
+        Param("max_per_agent", "BIGINT", None, "Keep at most this many memories", minimum=0),
+        Param("dry_run", "BOOLEAN", False, "Only count, delete nothing"),
     ],
     columns=[
         ("evicted", "BIGINT"),
@@ -219,8 +228,9 @@ async def evict_memories(
     max_per_agent: Any = None,
     dry_run: Any = False,
 ) -> list[dict[str, Any]]:
-    """Evict per the brief: (older than max_age_days AND importance < min_importance)
-    OR confidence < 0.1 OR beyond max_per_agent (lowest importance, then oldest, first)."""
+    """Delete the caller's memories older than max_age_days AND less important than
+    min_importance, those with confidence < 0.1, and those beyond max_per_agent (lowest
+    importance, then oldest, first); counts by reason."""
     mem = _mem(layer)
     if max_age_days is None or float(max_age_days) < 0:
         raise AgentError.invalid("max_age_days must be a number >= 0")
@@ -272,7 +282,10 @@ async def evict_memories(
 
 @agent_function(
     "decay_memories",
-    params=[Param("rate", "DOUBLE", 0.1), Param("dry_run", "BOOLEAN", False)],
+    params=[
+        Param("rate", "DOUBLE", 0.1, "Fraction of confidence lost", minimum=0, maximum=1),
+        Param("dry_run", "BOOLEAN", False, "Only count, change nothing"),
+    ],
     columns=[("decayed", "BIGINT"), ("rate", "DOUBLE"), ("dry_run", "BOOLEAN")],
     scope="memory:write",
     writes=True,
@@ -280,8 +293,8 @@ async def evict_memories(
 async def decay_memories(
     layer: AgentContext, who: Identity, *, rate: Any = 0.1, dry_run: Any = False
 ) -> list[dict[str, Any]]:
-    """Confidence decay per the brief: memories not accessed for 7+ days get
-    confidence * (1 - rate), never below 0.1; those already at 0.1 are skipped."""
+    """Lower the confidence of the caller's memories not accessed for 7+ days to
+    confidence * (1 - rate), never below 0.1 (those already at 0.1 are skipped)."""
     mem = _mem(layer)
     r = memory_search.check_importance(rate, "rate")
     await mem.access.flush()
@@ -310,7 +323,7 @@ async def decay_memories(
 
 @agent_function(
     "grant_memory_access",
-    params=[Param("grantee_agent", "VARCHAR")],
+    params=[Param("grantee_agent", "VARCHAR", description="The agent that may read them")],
     columns=[
         ("owner_agent_id", "VARCHAR"),
         ("grantee_agent_id", "VARCHAR"),
@@ -341,7 +354,7 @@ async def grant_memory_access(
 
 @agent_function(
     "revoke_memory_access",
-    params=[Param("grantee_agent", "VARCHAR")],
+    params=[Param("grantee_agent", "VARCHAR", description="The agent that loses access")],
     columns=[
         ("owner_agent_id", "VARCHAR"),
         ("grantee_agent_id", "VARCHAR"),

@@ -33,7 +33,7 @@ from proxy.agent.memory.service import (
 )
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
-from proxy.core.registry import Param, agent_function
+from proxy.core.registry import McpTool, Param, agent_function
 
 if TYPE_CHECKING:
     import duckdb
@@ -118,19 +118,28 @@ def _expiry(expires_at: Any, ttl_seconds: Any) -> dt.datetime | None:
 @agent_function(
     "store_memory",
     params=[
-        Param("content", "VARCHAR"),
-        Param("memory_type", "VARCHAR", "fact"),
-        Param("metadata", "JSON", None),
-        Param("importance", "DOUBLE", 0.5),
-        Param("session_id", "VARCHAR", None),
-        Param("supersedes", "UUID", None),
-        Param("expires_at", "TIMESTAMPTZ", None),
-        Param("ttl_seconds", "BIGINT", None),
-        Param("wait", "BOOLEAN", False),
+        Param("content", "VARCHAR", description="The memory text", nonempty=True),
+        Param(
+            "memory_type",
+            "VARCHAR",
+            "fact",
+            "fact, observation, instruction, preference or episode",
+        ),
+        Param("metadata", "JSON", None, "Key-value metadata", json_shape="object"),
+        Param("importance", "DOUBLE", 0.5, "Importance 0.0-1.0", minimum=0, maximum=1),
+        Param("session_id", "VARCHAR", None, "The session the memory belongs to"),
+        Param("supersedes", "UUID", None, "A memory this one replaces (it stops showing up)"),
+        Param("expires_at", "TIMESTAMPTZ", None, "Forget the memory after this time"),
+        Param("ttl_seconds", "BIGINT", None, "Forget the memory after this many seconds"),
+        Param("wait", "BOOLEAN", False, "Return only once the memory is searchable"),
     ],
     columns=STORE_COLUMNS,
     scope="memory:write",
     writes=True,
+    mcp=McpTool(
+        ("content", "memory_type", "metadata", "importance"),
+        "Store a memory in this agent's long-term memory; returns its memory_id.",
+    ),
 )
 async def store_memory(
     layer: AgentContext,
@@ -276,17 +285,27 @@ async def store_memory(
 @agent_function(
     "search_memory",
     params=[
-        Param("query", "VARCHAR"),
-        Param("top_k", "BIGINT", 10),
-        Param("memory_type", "VARCHAR", None),
-        Param("min_importance", "DOUBLE", None),
-        Param("session_id", "VARCHAR", None),
-        Param("metadata", "JSON", None),
-        Param("include_superseded", "BOOLEAN", False),
-        Param("include_shared", "BOOLEAN", False),
+        Param("query", "VARCHAR", description="What to look for", nonempty=True),
+        Param("top_k", "BIGINT", 10, "Most results to return", minimum=1),
+        Param("memory_type", "VARCHAR", None, "Only memories of this type"),
+        Param("min_importance", "DOUBLE", None, "Only memories at least this important"),
+        Param("session_id", "VARCHAR", None, "Only memories of this session"),
+        Param(
+            "metadata",
+            "JSON",
+            None,
+            "Only memories whose metadata has these key-value pairs",
+            json_shape="object",
+        ),
+        Param("include_superseded", "BOOLEAN", False, "Also memories another one replaced"),
+        Param("include_shared", "BOOLEAN", False, "Also memories other agents granted access to"),
     ],
     columns=SEARCH_COLUMNS,
     scope="memory:read",
+    mcp=McpTool(
+        ("query", "top_k", "memory_type", "min_importance"),
+        "Find this agent's memories by meaning and keywords, best first.",
+    ),
 )
 async def search_memory(layer: AgentContext, who: Identity, **kwargs: Any) -> list[dict[str, Any]]:
     """Search memories by meaning and keywords, ranked by the hybrid score."""
@@ -312,7 +331,7 @@ async def _fetch_one(mem: Memory, who: Identity, memory_id: str, *, own: bool) -
 
 @agent_function(
     "get_memory",
-    params=[Param("memory_id", "UUID")],
+    params=[Param("memory_id", "UUID", description="The memory's UUID")],
     columns=MEMORY_COLUMNS,
     scope="memory:read",
 )
@@ -328,13 +347,19 @@ async def get_memory(layer: AgentContext, who: Identity, *, memory_id: Any) -> l
 @agent_function(
     "list_memories",
     params=[
-        Param("memory_type", "VARCHAR", None),
-        Param("embedding_status", "VARCHAR", None),
-        Param("session_id", "VARCHAR", None),
-        Param("limit", "BIGINT", 50),
-        Param("offset", "BIGINT", 0),
-        Param("include_superseded", "BOOLEAN", False),
-        Param("include_shared", "BOOLEAN", False),
+        Param("memory_type", "VARCHAR", None, "Only memories of this type"),
+        Param(
+            "embedding_status",
+            "VARCHAR",
+            None,
+            "Only memories in this embedding state",
+            enum=("pending", "embedded", "failed"),
+        ),
+        Param("session_id", "VARCHAR", None, "Only memories of this session"),
+        Param("limit", "BIGINT", 50, "Most memories to return (at most 100)", minimum=1),
+        Param("offset", "BIGINT", 0, "Skip this many of the newest first", minimum=0),
+        Param("include_superseded", "BOOLEAN", False, "Also memories another one replaced"),
+        Param("include_shared", "BOOLEAN", False, "Also memories other agents granted access to"),
     ],
     columns=MEMORY_COLUMNS,
     scope="memory:read",
@@ -419,10 +444,11 @@ async def _delete(mem: Memory, where: str, params: list[Any]) -> list[int]:
 
 @agent_function(
     "delete_memory",
-    params=[Param("memory_id", "UUID")],
+    params=[Param("memory_id", "UUID", description="The memory's UUID")],
     columns=[("deleted", "BOOLEAN"), ("memory_id", "UUID")],
     scope="memory:write",
     writes=True,
+    mcp=McpTool(("memory_id",), "Delete one of this agent's memories."),
 )
 async def delete_memory(
     layer: AgentContext, who: Identity, *, memory_id: Any

@@ -15,13 +15,17 @@ import duckdb
 import numpy as np
 
 from proxy.agent.triggers.args import (
+    ACTIONS,
     DEFAULT_ACTION,
     DEFAULT_COOLDOWN_SECS,
     DEFAULT_LIFECYCLE_COOLDOWN_SECS,
     DEFAULT_THRESHOLD,
+    EVENT_SOURCES,
     LIFECYCLE,
+    LIFECYCLE_EVENTS,
     MAX_CONCEPT_CHARS,
     MAX_NAME_CHARS,
+    SCOPES,
     _actions_arg,
     _check_actions,
     _config_arg,
@@ -49,7 +53,7 @@ from proxy.agent.triggers.store import (
 )
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
-from proxy.core.registry import Param, agent_function
+from proxy.core.registry import McpTool, Param, agent_function
 
 if TYPE_CHECKING:
     from proxy.agent.context import AgentContext
@@ -80,25 +84,64 @@ TRIGGER_COLUMNS = (
     ("event_type", "VARCHAR"),
 )
 
+_ACTION_TYPE = "What a match does: " + ", ".join(ACTIONS) + " (several: comma-separated)"
+_ACTION_CONFIG = "Action settings (e.g. webhook url)"
+_SCOPE = "agent: the owner's writes; org: the whole organisation's (needs trigger:org)"
+
 
 @agent_function(
     "register_trigger",
     params=[
-        Param("name", "VARCHAR"),
-        Param("concept", "VARCHAR", None),  # required for semantic triggers
-        Param("threshold", "DOUBLE", None),  # 0.7 for semantic triggers
-        Param("action_type", "VARCHAR", None),
-        Param("action_config", "JSON", None),
-        Param("actions", "JSON", None),
-        Param("cooldown_secs", "BIGINT", None),  # 300 semantic, 0 branch lifecycle
-        Param("enabled", "BOOLEAN", True),
-        Param("scope", "VARCHAR", "agent"),
-        Param("event_source", "VARCHAR", "semantic"),
-        Param("event_type", "VARCHAR", None),  # the branch lifecycle event
+        Param("name", "VARCHAR", description="Trigger name"),
+        Param("concept", "VARCHAR", None, "The concept to watch for (semantic triggers)"),
+        Param(
+            "threshold",
+            "DOUBLE",
+            None,
+            "Cosine similarity needed to fire (0.7); a lifecycle event's count, bytes or seconds",
+        ),
+        Param("action_type", "VARCHAR", None, _ACTION_TYPE),
+        Param("action_config", "JSON", None, _ACTION_CONFIG, json_shape="object"),
+        Param("actions", "JSON", None, "Actions as a JSON array of names", json_shape="array"),
+        Param(
+            "cooldown_secs",
+            "BIGINT",
+            None,
+            "Seconds before it fires again (300 semantic, 0 lifecycle)",
+            minimum=0,
+        ),
+        Param("enabled", "BOOLEAN", True, "Whether it fires"),
+        Param("scope", "VARCHAR", "agent", _SCOPE, enum=SCOPES),
+        Param("event_source", "VARCHAR", "semantic", "What it watches", enum=EVENT_SOURCES),
+        Param(
+            "event_type",
+            "VARCHAR",
+            None,
+            "The branch lifecycle event (event_source branch_lifecycle)",
+            enum=LIFECYCLE_EVENTS,
+        ),
     ],
     columns=TRIGGER_COLUMNS,
     scope="trigger:write",
     writes=True,
+    # The public tool registers semantic triggers only: a concept, a similarity, one action.
+    mcp=McpTool(
+        (
+            "name",
+            Param("concept", "VARCHAR", description="The concept to watch for", nonempty=True),
+            Param(
+                "threshold",
+                "DOUBLE",
+                DEFAULT_THRESHOLD,
+                "Cosine similarity needed to fire",
+                minimum=0,
+                maximum=1,
+            ),
+            Param("action_type", "VARCHAR", DEFAULT_ACTION, "What a match does", enum=ACTIONS),
+            "action_config",
+        ),
+        "Watch for content that matches a concept; actions: " + ", ".join(ACTIONS) + ".",
+    ),
 )
 async def register_trigger(
     layer: AgentContext,
@@ -165,17 +208,17 @@ async def register_trigger(
 @agent_function(
     "update_trigger",
     params=[
-        Param("trigger_id", "UUID"),
-        Param("name", "VARCHAR", None),
-        Param("concept", "VARCHAR", None),
-        Param("threshold", "DOUBLE", None),
-        Param("actions", "JSON", None),
-        Param("action_type", "VARCHAR", None),
-        Param("action_config", "JSON", None),
-        Param("cooldown_secs", "BIGINT", None),
-        Param("enabled", "BOOLEAN", None),
-        Param("scope", "VARCHAR", None),
-        Param("reembed", "BOOLEAN", False),
+        Param("trigger_id", "UUID", description="Trigger id"),
+        Param("name", "VARCHAR", None, "New name"),
+        Param("concept", "VARCHAR", None, "New concept (embedded again)"),
+        Param("threshold", "DOUBLE", None, "New threshold"),
+        Param("actions", "JSON", None, "New actions, a JSON array of names", json_shape="array"),
+        Param("action_type", "VARCHAR", None, _ACTION_TYPE),
+        Param("action_config", "JSON", None, _ACTION_CONFIG, json_shape="object"),
+        Param("cooldown_secs", "BIGINT", None, "New cooldown in seconds", minimum=0),
+        Param("enabled", "BOOLEAN", None, "Turn it on or off"),
+        Param("scope", "VARCHAR", None, _SCOPE, enum=SCOPES),
+        Param("reembed", "BOOLEAN", False, "Embed the concept again with the current model"),
     ],
     columns=TRIGGER_COLUMNS,
     scope="trigger:write",
@@ -263,7 +306,7 @@ async def update_trigger(
 
 @agent_function(
     "reembed_trigger",
-    params=[Param("trigger_id", "UUID")],
+    params=[Param("trigger_id", "UUID", description="Trigger id")],
     columns=[
         ("trigger_id", "UUID"),
         ("status", "VARCHAR"),
@@ -293,9 +336,10 @@ async def reembed_trigger(layer: AgentContext, who: Identity, *, trigger_id: Any
 
 @agent_function(
     "list_triggers",
-    params=[Param("status", "VARCHAR", None)],
+    params=[Param("status", "VARCHAR", None, "active, inactive or all (default all)")],
     columns=TRIGGER_COLUMNS,
     scope="trigger:read",
+    mcp=McpTool(("status",), "List semantic triggers."),
 )
 async def list_triggers(layer: AgentContext, who: Identity, *, status: Any) -> list[dict[str, Any]]:
     """The caller's triggers: status 'active', 'inactive' or 'all' (default)."""
@@ -315,10 +359,11 @@ async def list_triggers(layer: AgentContext, who: Identity, *, status: Any) -> l
 
 @agent_function(
     "delete_trigger",
-    params=[Param("trigger_id", "UUID")],
+    params=[Param("trigger_id", "UUID", description="Trigger id")],
     columns=[("trigger_id", "UUID"), ("status", "VARCHAR"), ("deleted", "BOOLEAN")],
     scope="trigger:write",
     writes=True,
+    mcp=McpTool(("trigger_id",), "Delete a semantic trigger (its fire history stays)."),
 )
 async def delete_trigger(layer: AgentContext, who: Identity, *, trigger_id: Any):
     """Delete a trigger (its fire history stays)."""
@@ -340,9 +385,9 @@ async def delete_trigger(layer: AgentContext, who: Identity, *, trigger_id: Any)
 @agent_function(
     "test_trigger",
     params=[
-        Param("trigger_id", "UUID"),
-        Param("content", "VARCHAR", None),
-        Param("text", "VARCHAR", None),
+        Param("trigger_id", "UUID", description="Trigger id"),
+        Param("content", "VARCHAR", None, "Content to test", nonempty=True),
+        Param("text", "VARCHAR", None, "Another name of content (REST)"),
     ],
     columns=[
         ("trigger_id", "UUID"),
@@ -356,6 +401,13 @@ async def delete_trigger(layer: AgentContext, who: Identity, *, trigger_id: Any)
         ("model_dimensions", "BIGINT"),
     ],
     scope="trigger:read",
+    mcp=McpTool(
+        (
+            "trigger_id",
+            Param("content", "VARCHAR", description="Content to test", nonempty=True),
+        ),
+        "Would this content fire the trigger? No side effects.",
+    ),
 )
 async def test_trigger(
     layer: AgentContext, who: Identity, *, trigger_id: Any, content: Any, text: Any
@@ -423,9 +475,9 @@ FIRE_COLUMNS = (
 @agent_function(
     "trigger_fires",
     params=[
-        Param("trigger_id", "UUID", None),
-        Param("limit", "BIGINT", 100),
-        Param("since", "TIMESTAMPTZ", None),
+        Param("trigger_id", "UUID", None, "Only this trigger's fires"),
+        Param("limit", "BIGINT", 100, "Most fires to return", minimum=1),
+        Param("since", "TIMESTAMPTZ", None, "Only fires at or after this time"),
     ],
     columns=FIRE_COLUMNS,
     scope="trigger:read",

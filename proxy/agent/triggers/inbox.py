@@ -37,9 +37,9 @@ INBOX_COLUMNS = (
 @agent_function(
     "agent_inbox",
     params=[
-        Param("unread_only", "BOOLEAN", False),
-        Param("mark_read", "BOOLEAN", False),
-        Param("limit", "BIGINT", 100),
+        Param("unread_only", "BOOLEAN", False, "Only notifications not read yet"),
+        Param("mark_read", "BOOLEAN", False, "Mark the returned notifications read"),
+        Param("limit", "BIGINT", 100, "Most notifications to return", minimum=1),
     ],
     columns=INBOX_COLUMNS,
     scope="trigger:read",

@@ -4,7 +4,8 @@ Both transports use it: stdio (`proxy.api.mcp.stdio`, `hatiproxy mcp`) and strea
 HTTP (`proxy.api.mcp.http`, inside the server). The package runs the protocol
 (initialize, tools/list, tools/call, ping, notifications, error envelopes); our two
 handlers only list the tools and hand calls to `mcp_tools.run_tool`, which validates
-arguments itself (the package does not) and turns every failure into an error result.
+arguments against the generated schemas itself (the package does not) and turns every
+failure into an error result.
 """
 
 from __future__ import annotations

@@ -2,16 +2,19 @@
 
 Written once against `Backend.sql`, so they behave the same in-process (HTTP) and over
 the wire (stdio). The catalog queries read information_schema / duckdb_tables() and
-drop the agent layer's internal schema, which no caller can read anyway.
+drop the agent layer's internal schema, which no caller can read anyway. They are
+declared at the end (`SQL_TOOLS`) in the structure agent tools are built into
+(`schema.Tool`: name, scope, description, described `Param`s).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from proxy.api.mcp.schema import Tool
 from proxy.core.errors import AgentError
 from proxy.core.names import INTERNAL_SCHEMA
+from proxy.core.registry import Param
 
 if TYPE_CHECKING:
     from proxy.api.mcp.tools import Backend
@@ -128,11 +131,48 @@ async def _usage_stats(backend: Backend, args: dict[str, Any]) -> list[dict[str,
     return out
 
 
-SQL_TOOLS: dict[str, Callable[[Backend, dict[str, Any]], Awaitable[Any]]] = {
-    "query": _query,
-    "read_query": _read_query,
-    "list_schemas": _list_schemas,
-    "list_tables": _list_tables,
-    "describe_table": _describe_table,
-    "get_usage_stats": _usage_stats,
-}
+_SQL = Param(
+    "sql",
+    "VARCHAR",
+    description="SQL to run (Postgres, DuckDB or Snowflake dialect)",
+    nonempty=True,
+)
+SQL_TOOLS: tuple[Tool, ...] = (
+    Tool(
+        "query",
+        "Run SQL and return the rows as a JSON array of objects. "
+        "Writes need the query:write scope.",
+        "query:read",
+        (_SQL,),
+        _query,
+    ),
+    Tool(
+        "read_query",
+        "Run read-only SQL (SELECT, SHOW, EXPLAIN); anything that would write is refused.",
+        "query:read",
+        (Param("sql", "VARCHAR", description="A read-only SQL query", nonempty=True),),
+        _read_query,
+    ),
+    Tool("list_schemas", "List the schemas in the database.", "query:read", (), _list_schemas),
+    Tool(
+        "list_tables",
+        "List tables and views, optionally of one schema.",
+        "query:read",
+        (Param("schema", "VARCHAR", None, "Only this schema (default: all)"),),
+        _list_tables,
+    ),
+    Tool(
+        "describe_table",
+        "Columns of a table: name, type, nullability.",
+        "query:read",
+        (Param("table_name", "VARCHAR", description="Table name, optionally schema.table"),),
+        _describe_table,
+    ),
+    Tool(
+        "get_usage_stats",
+        "Estimated row counts and column counts of all tables.",
+        "query:read",
+        (),
+        _usage_stats,
+    ),
+)

@@ -71,13 +71,10 @@ def check_read_only(sql: str) -> None:
 
     Mirrors execute_sql: only SELECT / SHOW / EXPLAIN, and no agent function that writes.
     """
-    from proxy.agent import state  # noqa: F401 (registry)
-    from proxy.agent.branches import service as branches  # noqa: F401 (registry)
-    from proxy.agent.ledger import service as ledger  # noqa: F401 (registry)
-    from proxy.agent.memory import service as memory  # noqa: F401 (registry)
-    from proxy.agent.triggers import service as triggers  # noqa: F401 (registry)
-    from proxy.core.registry import REGISTRY
+    from proxy.agent.all_functions import load_functions
     from transpiler import TranspileError, transpile
+
+    registry = load_functions()  # also tells the transpiler every agent function name
 
     try:
         statements = transpile(sql)
@@ -92,7 +89,7 @@ def check_read_only(sql: str) -> None:
                 http_status=403,
             )
         for call in st.agent_calls:
-            if call.name not in REGISTRY or REGISTRY.get(call.name).writes:
+            if call.name not in registry or registry.get(call.name).writes:
                 raise AgentError(
                     "read_only",
                     f"{call.name}() writes data and cannot run in a read-only statement",
