@@ -20,7 +20,7 @@ from proxy.api.mcp.targets import LayerBackend
 from proxy.api.mcp.tools import TOOLS, build_tools, run_tool
 from proxy.core.identity import Identity
 from proxy.core.registry import REGISTRY, McpTool, Param, Registry, agent_function
-from proxy.execution.sql_bridge import execute_sql
+from proxy.execution.executor import execute_sql
 from transpiler import agent_functions, transpile
 
 NAME = "echo_words"
