@@ -16,7 +16,7 @@ from agent_support import open_layer, run, who
 from proxy.agent.all_functions import load_functions
 from proxy.agent.docs import markdown_table
 from proxy.api.mcp.schema import ToolError
-from proxy.api.mcp.targets import LayerBackend
+from proxy.api.mcp.targets import LayerTarget
 from proxy.api.mcp.tools import TOOLS, build_tools, run_tool
 from proxy.core.identity import Identity
 from proxy.core.registry import REGISTRY, McpTool, Param, Registry, agent_function
@@ -90,7 +90,7 @@ def test_callable_from_sql_in_process(registered: None, tmp_path: Path) -> None:
 
             # And as an MCP tool on the same layer (tools built from the live registry).
             tools = build_tools(REGISTRY)
-            out = await run_tool(LayerBackend(layer, who()), NAME, {"text": "x y"}, tools)
+            out = await run_tool(LayerTarget(layer, who()), NAME, {"text": "x y"}, tools)
             assert not out.get("isError"), out
             words = json.loads(out["content"][0]["text"])
             assert [r["word"] for r in words] == ["x", "y", "x", "y"]
@@ -154,11 +154,11 @@ def test_mcp_tool_schema_and_validation() -> None:
         async def sql(self, sql: str, *, read_only: bool = False) -> list[dict[str, Any]]:
             raise AssertionError("no SQL expected")
 
-    backend = Recorder()
-    out = asyncio.run(run_tool(backend, NAME, {"text": "a"}, tools))
+    target = Recorder()
+    out = asyncio.run(run_tool(target, NAME, {"text": "a"}, tools))
     assert json.loads(out["content"][0]["text"]) == [{"n": 0, "word": "a"}]
-    assert backend.calls == [(NAME, {"text": "a", "times": 2})]
-    bad = asyncio.run(run_tool(backend, NAME, {"text": "a", "times": 0}, tools))
+    assert target.calls == [(NAME, {"text": "a", "times": 2})]
+    bad = asyncio.run(run_tool(target, NAME, {"text": "a", "times": 0}, tools))
     assert bad["isError"] and "times" in bad["structuredContent"]["error"]
 
 

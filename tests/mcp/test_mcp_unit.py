@@ -15,7 +15,7 @@ from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 
 
-class FakeBackend:
+class FakeTarget:
     """Records agent calls; answers with canned rows."""
 
     def __init__(self, rows: list[dict[str, Any]] | None = None, scopes: set[str] | None = None):
@@ -38,8 +38,8 @@ class FakeBackend:
         return self.rows
 
 
-def run(backend: FakeBackend, name: str, args: Any) -> dict[str, Any]:
-    return asyncio.run(run_tool(backend, name, args))
+def run(target: FakeTarget, name: str, args: Any) -> dict[str, Any]:
+    return asyncio.run(run_tool(target, name, args))
 
 
 def test_definitions_match_compat() -> None:
@@ -76,32 +76,32 @@ def test_validate_defaults_and_types() -> None:
 
 
 def test_agent_mapping_and_shapes() -> None:
-    backend = FakeBackend([{"memory_id": "m1", "deduplicated": False}])
-    out = run(backend, "store_memory", {"content": "hello", "metadata": {"a": 1}})
+    target = FakeTarget([{"memory_id": "m1", "deduplicated": False}])
+    out = run(target, "store_memory", {"content": "hello", "metadata": {"a": 1}})
     assert json.loads(out["content"][0]["text"])["memory_id"] == "m1"
-    fn, kwargs = backend.calls[0]
+    fn, kwargs = target.calls[0]
     assert fn == "store_memory" and kwargs["content"] == "hello" and kwargs["importance"] == 0.5
     assert isinstance(kwargs["metadata"], Json) and kwargs["metadata"].value == {"a": 1}
 
-    backend = FakeBackend([])
-    state = json.loads(run(backend, "get_agent_state", {"key": "k"})["content"][0]["text"])
+    target = FakeTarget([])
+    state = json.loads(run(target, "get_agent_state", {"key": "k"})["content"][0]["text"])
     assert state == {"key": "k", "value": None}
 
-    backend = FakeBackend([{"trace_id": "t", "step_index": 0, "chain_valid": True}])
+    target = FakeTarget([{"trace_id": "t", "step_index": 0, "chain_valid": True}])
     replay = json.loads(
-        run(backend, "replay_decision", {"session_id": "s", "verify_chain": True})["content"][0][
+        run(target, "replay_decision", {"session_id": "s", "verify_chain": True})["content"][0][
             "text"
         ]
     )
     assert replay["step_count"] == 1 and replay["chain_valid"] is True
 
-    backend = FakeBackend([{"trigger_id": "t", "deleted": True}])
-    deleted = json.loads(run(backend, "delete_trigger", {"trigger_id": "t"})["content"][0]["text"])
+    target = FakeTarget([{"trigger_id": "t", "deleted": True}])
+    deleted = json.loads(run(target, "delete_trigger", {"trigger_id": "t"})["content"][0]["text"])
     assert deleted["deleted"] is True and deleted["trigger_id"] == "t"
 
 
 def test_errors_are_results() -> None:
-    class Failing(FakeBackend):
+    class Failing(FakeTarget):
         async def agent(self, function: str, kwargs: dict[str, Any]) -> list[dict[str, Any]]:
             raise AgentError.not_found("memory m9 not found")
 
@@ -113,15 +113,15 @@ def test_errors_are_results() -> None:
         "sqlstate": "42704",
     }
     assert "42704" in out["content"][0]["text"]
-    assert run(FakeBackend(), "nope", {})["isError"] is True
+    assert run(FakeTarget(), "nope", {})["isError"] is True
 
 
 def test_scopes_refuse_in_process() -> None:
-    backend = FakeBackend(scopes={"memory:read"})
-    out = run(backend, "store_memory", {"content": "x"})
+    target = FakeTarget(scopes={"memory:read"})
+    out = run(target, "store_memory", {"content": "x"})
     assert out["isError"] and out["structuredContent"]["code"] == "forbidden"
-    assert not backend.calls
-    assert not run(backend, "search_memory", {"query": "x"}).get("isError")
+    assert not target.calls
+    assert not run(target, "search_memory", {"query": "x"}).get("isError")
 
 
 class StaticAccess:

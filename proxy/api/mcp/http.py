@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from proxy.access.service import AccessControl, AuthError, TooManyFailures
 from proxy.api.http.asgi_host import AsgiListener, guarded
 from proxy.api.mcp.server import build_server
-from proxy.api.mcp.targets import LayerBackend
+from proxy.api.mcp.targets import LayerTarget
 from proxy.api.mcp.tools import TOOLS
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
@@ -138,10 +138,10 @@ def _replay(raw: bytes, receive: Any) -> Any:
 
 
 def build_app(layer: AgentLayer, access: AccessControl, host: str = "127.0.0.1") -> AuthLayer:
-    def backend_for(ctx: Any) -> LayerBackend:
-        return LayerBackend(layer, ctx.request.scope[IDENTITY_KEY])
+    def target_for(ctx: Any) -> LayerTarget:
+        return LayerTarget(layer, ctx.request.scope[IDENTITY_KEY])
 
-    server = build_server(backend_for)
+    server = build_server(target_for)
     # host: the package turns on DNS-rebinding protection (Host/Origin checks) on loopback.
     app = server.streamable_http_app(
         stateless_http=True, json_response=True, host=host, max_request_body_size=MAX_BODY

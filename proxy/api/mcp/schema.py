@@ -20,7 +20,7 @@ from jsonschema.exceptions import ValidationError, best_match
 from proxy.core.registry import Param
 
 if TYPE_CHECKING:
-    from proxy.api.mcp.tools import Backend
+    from proxy.api.mcp.tools import Target
 
 # JSON Schema of each parameter type (JSON: by Param.json_shape, else any JSON value).
 _TYPES: dict[str, dict[str, Any]] = {
@@ -75,7 +75,7 @@ def input_schema(params: tuple[Param, ...]) -> dict[str, Any]:
 
 
 # A SQL tool's implementation; agent tools run the agent function of their name.
-Run = Callable[["Backend", dict[str, Any]], Awaitable[Any]]
+Run = Callable[["Target", dict[str, Any]], Awaitable[Any]]
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 
 from proxy import __version__
-from proxy.api.mcp.tools import Backend, run_tool, tool_definitions
+from proxy.api.mcp.tools import Target, run_tool, tool_definitions
 
 INSTRUCTIONS = (
     "hatiproxy: a Postgres-compatible SQL engine (DuckDB) with agent memory, agent state, "
@@ -26,15 +26,15 @@ INSTRUCTIONS = (
 )
 
 
-def build_server(backend_for: Callable[[Any], Backend]) -> Server:
-    """backend_for(ctx) -> the Backend a call runs on (stdio: one; HTTP: per caller)."""
+def build_server(target_for: Callable[[Any], Target]) -> Server:
+    """target_for(ctx) -> the Target a call runs on (stdio: one; HTTP: per caller)."""
     tools = [types.Tool.model_validate(d) for d in tool_definitions()]
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        result = await run_tool(backend_for(ctx), params.name, params.arguments)
+        result = await run_tool(target_for(ctx), params.name, params.arguments)
         return types.CallToolResult.model_validate(result)
 
     return Server(

@@ -1,6 +1,6 @@
 """The six SQL tools of MCP: query, read_query and the catalog look-ups.
 
-Written once against `Backend.sql`, so they behave the same in-process (HTTP) and over
+Written once against `Target.sql`, so they behave the same in-process (HTTP) and over
 the wire (stdio). The catalog queries read information_schema / duckdb_tables() and
 drop the agent layer's internal schema, which no caller can read anyway. They are
 declared at the end (`SQL_TOOLS`) in the structure agent tools are built into
@@ -17,7 +17,7 @@ from proxy.core.names import INTERNAL_SCHEMA
 from proxy.core.registry import Param
 
 if TYPE_CHECKING:
-    from proxy.api.mcp.tools import Backend
+    from proxy.api.mcp.tools import Target
 
 HIDDEN_SCHEMAS = frozenset({"information_schema", "pg_catalog", INTERNAL_SCHEMA})
 
@@ -27,17 +27,17 @@ def literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-async def _query(backend: Backend, args: dict[str, Any]) -> list[dict[str, Any]]:
+async def _query(target: Target, args: dict[str, Any]) -> list[dict[str, Any]]:
     # "query runs anything the identity may run": without query:write it runs read-only.
-    return await backend.sql(args["sql"], read_only=not backend.may_write_sql())
+    return await target.sql(args["sql"], read_only=not target.may_write_sql())
 
 
-async def _read_query(backend: Backend, args: dict[str, Any]) -> list[dict[str, Any]]:
-    return await backend.sql(args["sql"], read_only=True)
+async def _read_query(target: Target, args: dict[str, Any]) -> list[dict[str, Any]]:
+    return await target.sql(args["sql"], read_only=True)
 
 
-async def _list_schemas(backend: Backend, args: dict[str, Any]) -> list[str]:
-    rows = await backend.sql(
+async def _list_schemas(target: Target, args: dict[str, Any]) -> list[str]:
+    rows = await target.sql(
         "SELECT DISTINCT schema_name FROM information_schema.schemata ORDER BY 1", read_only=True
     )
     return [r["schema_name"] for r in rows if r["schema_name"] != INTERNAL_SCHEMA]
@@ -48,12 +48,12 @@ def _schemas(name: str) -> set[str]:
     return {"main", "public"} if name in ("main", "public") else {name}
 
 
-async def _list_tables(backend: Backend, args: dict[str, Any]) -> list[dict[str, Any]]:
+async def _list_tables(target: Target, args: dict[str, Any]) -> list[dict[str, Any]]:
     wanted = _schemas(args["schema"]) if args.get("schema") else None
     where = ""
     if wanted:
         where = f"WHERE table_schema IN ({', '.join(literal(s) for s in sorted(wanted))})"
-    rows = await backend.sql(
+    rows = await target.sql(
         "SELECT DISTINCT table_schema, table_name, table_type FROM information_schema.tables "
         f"{where} ORDER BY table_schema, table_name",
         read_only=True,
@@ -61,14 +61,14 @@ async def _list_tables(backend: Backend, args: dict[str, Any]) -> list[dict[str,
     return [r for r in rows if r["table_schema"] not in HIDDEN_SCHEMAS]
 
 
-async def _describe_table(backend: Backend, args: dict[str, Any]) -> list[dict[str, Any]]:
+async def _describe_table(target: Target, args: dict[str, Any]) -> list[dict[str, Any]]:
     name: str = args["table_name"]
     schema, _, table = name.rpartition(".")
     where = f"table_name = {literal(table.strip(chr(34)))}"
     if schema:
         in_list = ", ".join(literal(s) for s in sorted(_schemas(schema.strip(chr(34)))))
         where += f" AND table_schema IN ({in_list})"
-    rows = await backend.sql(
+    rows = await target.sql(
         "SELECT table_schema, column_name, data_type, is_nullable, column_default "
         f"FROM information_schema.columns WHERE {where} "
         "ORDER BY table_schema IN ('public', 'main') DESC, table_schema, ordinal_position",
@@ -76,7 +76,7 @@ async def _describe_table(backend: Backend, args: dict[str, Any]) -> list[dict[s
     )
     rows = [r for r in rows if r["table_schema"] not in HIDDEN_SCHEMAS]
     if not rows:
-        return await _describe_unlisted(backend, name, schema, table)
+        return await _describe_unlisted(target, name, schema, table)
     first = rows[0]["table_schema"]  # a name found in several schemas: public (main) first
     return [
         {k: r[k] for k in ("column_name", "data_type", "is_nullable", "column_default")}
@@ -87,12 +87,12 @@ async def _describe_table(backend: Backend, args: dict[str, Any]) -> list[dict[s
 
 
 async def _describe_unlisted(
-    backend: Backend, name: str, schema: str, table: str
+    target: Target, name: str, schema: str, table: str
 ) -> list[dict[str, Any]]:
     """Relations the catalog does not list (main._hatidata_* views) but SQL can read."""
     ident = ".".join('"' + p.strip('"').replace('"', '""') + '"' for p in (schema, table) if p)
     try:
-        rows = await backend.sql(
+        rows = await target.sql(
             f'SELECT column_name, column_type, "null", "default" FROM (DESCRIBE {ident})',
             read_only=True,
         )
@@ -112,8 +112,8 @@ async def _describe_unlisted(
     ]
 
 
-async def _usage_stats(backend: Backend, args: dict[str, Any]) -> list[dict[str, Any]]:
-    rows = await backend.sql(
+async def _usage_stats(target: Target, args: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = await target.sql(
         "SELECT database_name, schema_name AS table_schema, table_name, "
         "estimated_size AS estimated_rows, column_count, index_count FROM duckdb_tables() "
         "WHERE NOT internal AND NOT temporary "

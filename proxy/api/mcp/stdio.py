@@ -42,14 +42,14 @@ def add_mcp_command(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from proxy.api.mcp.targets import WireBackend
+    from proxy.api.mcp.targets import WireTarget
 
     logging.basicConfig(  # stdout carries JSON-RPC: logs go to stderr
         stream=sys.stderr,
         level=str(args.log_level).upper(),
         format="[hatiproxy-mcp] %(levelname)s %(message)s",
     )
-    backend = WireBackend(
+    target = WireTarget(
         host=args.host,
         port=args.port,
         database=args.database,
@@ -59,11 +59,11 @@ def run(args: argparse.Namespace) -> int:
     )
     log.info("serving MCP on stdio for %s:%s as agent %s", args.host, args.port, args.agent_id)
     with contextlib.suppress(KeyboardInterrupt):
-        anyio.run(serve_stdio, backend)
+        anyio.run(serve_stdio, target)
     return 0
 
 
-async def serve_stdio(backend: Any) -> None:
+async def serve_stdio(target: Any) -> None:
     import mcp_types as types
     from mcp.server.stdio import stdio_server
     from mcp.shared.message import SessionMessage
@@ -71,9 +71,9 @@ async def serve_stdio(backend: Any) -> None:
 
     from proxy.api.mcp.server import build_server
 
-    server = build_server(lambda ctx: backend)
+    server = build_server(lambda ctx: target)
     try:
-        await backend.connect()  # fail early in the log; calls reconnect later anyway
+        await target.connect()  # fail early in the log; calls reconnect later anyway
     except Exception as exc:
         log.warning("cannot reach hatiproxy yet (%s); tool calls will retry", exc)
     async with stdio_server() as (read_stream, write_stream):
@@ -104,6 +104,6 @@ async def serve_stdio(backend: Any) -> None:
             tg.start_soon(relay)
             await server.run(receive, write_stream, server.create_initialization_options())
             tg.cancel_scope.cancel()
-    close = getattr(backend, "close", None)
+    close = getattr(target, "close", None)
     if close is not None:
         await close()

@@ -1,10 +1,10 @@
 """Where MCP tools run: in the server process, or over the wire to a running hatiproxy.
 
-`LayerBackend` (MCP over HTTP, inside the server): agent tools call the agent layer's
+`LayerTarget` (MCP over HTTP, inside the server): agent tools call the agent layer's
 registered functions as the caller's `Identity`; SQL tools run through
 `proxy.execution.executor.execute_sql`, the same path as wire SQL.
 
-`WireBackend` (`hatiproxy mcp` over stdio): one psycopg 3 connection carrying the
+`WireTarget` (`hatiproxy mcp` over stdio): one psycopg 3 connection carrying the
 agent identity in its startup options (`-c hatidata_agent_id=...`), exactly like the
 public HatiData clients; agent tools become `SELECT * FROM fn("arg" := $1, ...)` and
 the server checks identity and scopes. SQL tools are plain queries.
@@ -30,7 +30,7 @@ log = logging.getLogger("hatiproxy.mcp")
 READ_KINDS = frozenset({"select", "show", "explain"})
 
 
-class LayerBackend:
+class LayerTarget:
     def __init__(self, layer: AgentLayer, who: Identity) -> None:
         self.layer = layer
         self.who = who
@@ -103,7 +103,7 @@ def _option(value: str) -> str:
     return value.replace("\\", "\\\\").replace(" ", "\\ ")
 
 
-class WireBackend:
+class WireTarget:
     """A psycopg 3 connection to hatiproxy; calls are serialised on it."""
 
     def __init__(

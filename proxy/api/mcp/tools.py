@@ -3,7 +3,7 @@
 Names, argument names, defaults and result shapes follow the public HatiData MCP
 server (see ../shared/COMPAT-HATIDATA.md), so its client configs work unchanged.
 Transports (stdio: `proxy.api.mcp.stdio`, HTTP: `proxy.api.mcp.http`) only move JSON-RPC;
-`call_tool` does the work through a `Backend` (`proxy.api.mcp.targets`): in-process
+`call_tool` does the work through a `Target` (`proxy.api.mcp.targets`): in-process
 on the agent layer, or over the Postgres wire to a running hatiproxy.
 
 The tool list is generated (`build_tools`): the SQL tools (`proxy.api.mcp.sql`) and
@@ -26,7 +26,7 @@ from proxy.wire.errors import PgError
 
 __all__ = [
     "TOOLS",
-    "Backend",
+    "Target",
     "Json",
     "Tool",
     "ToolError",
@@ -39,8 +39,8 @@ __all__ = [
 
 
 class Json:
-    """A JSON-typed agent argument: the in-process backend passes the value, the wire
-    backend sends JSON text (a bare string must arrive as '"text"', not as text)."""
+    """A JSON-typed agent argument: the in-process target passes the value, the wire
+    target sends JSON text (a bare string must arrive as '"text"', not as text)."""
 
     __slots__ = ("value",)
 
@@ -48,7 +48,7 @@ class Json:
         self.value = value
 
 
-class Backend(Protocol):
+class Target(Protocol):
     """Where tools run. Scope checks happen here (the wire server checks its own)."""
 
     def require(self, scope: str) -> None: ...
@@ -88,7 +88,7 @@ def validate(tool: Tool, arguments: Any) -> dict[str, Any]:
 # ---------------------------------------------------------------- dispatch
 
 
-async def _agent(backend: Backend, tool: Tool, args: dict[str, Any]) -> list[dict[str, Any]]:
+async def _agent(target: Target, tool: Tool, args: dict[str, Any]) -> list[dict[str, Any]]:
     # Every tool argument is passed on under its own name; nulls are dropped except
     # where the parameter takes any JSON value (set_agent_state(value=null) is a value).
     types = {p.name: p for p in tool.params}
@@ -97,7 +97,7 @@ async def _agent(backend: Backend, tool: Tool, args: dict[str, Any]) -> list[dic
         for name, value in args.items()
         if value is not None or (types[name].type == "JSON" and types[name].json_shape is None)
     }
-    return await backend.agent(tool.name, kwargs)
+    return await target.agent(tool.name, kwargs)
 
 
 def _one(rows: list[dict[str, Any]], what: str) -> dict[str, Any]:
@@ -107,18 +107,18 @@ def _one(rows: list[dict[str, Any]], what: str) -> dict[str, Any]:
 
 
 async def call_tool(
-    backend: Backend, name: str, arguments: Any, tools: dict[str, Tool] | None = None
+    target: Target, name: str, arguments: Any, tools: dict[str, Tool] | None = None
 ) -> dict[str, Any] | list[Any]:
     """Run one tool call; returns the COMPAT result shape, raises on failure."""
     tool = (TOOLS if tools is None else tools).get(name)
     if tool is None:
         raise ToolError(f"unknown tool {name!r}", code="unknown_tool")
     args = tool.validate(arguments)
-    backend.require(tool.scope)
+    target.require(tool.scope)
     if tool.run is not None:
-        return await tool.run(backend, args)
+        return await tool.run(target, args)
     if name == "replay_decision":  # each step row carries chain_valid when verified
-        steps = await _agent(backend, tool, args)
+        steps = await _agent(target, tool, args)
         valid = steps[0].get("chain_valid") if steps and args["verify_chain"] else None
         return {
             "session_id": args["session_id"],
@@ -126,7 +126,7 @@ async def call_tool(
             "step_count": len(steps),
             "chain_valid": valid,
         }
-    rows = await _agent(backend, tool, args)
+    rows = await _agent(target, tool, args)
     return _SHAPES.get(name, lambda a, r: r)(args, rows)
 
 
@@ -218,11 +218,11 @@ def _is_psycopg(exc: BaseException) -> bool:
 
 
 async def run_tool(
-    backend: Backend, name: str, arguments: Any, tools: dict[str, Tool] | None = None
+    target: Target, name: str, arguments: Any, tools: dict[str, Tool] | None = None
 ) -> dict[str, Any]:
     """call_tool wrapped as an MCP CallToolResult dict; every failure is an error result."""
     try:
-        return ok_result(await call_tool(backend, name, arguments, tools))
+        return ok_result(await call_tool(target, name, arguments, tools))
     except Exception as exc:  # an error result, whatever broke: the client must get an answer
         if not isinstance(exc, AgentError | ToolError | PgError) and not _is_psycopg(exc):
             import logging
