@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from proxy.agent.branches.store import _COLUMNS
+from proxy.agent.branches.store import COLUMNS
 from proxy.core.identity import Identity
 from proxy.core.registry import Param, agent_function
 
@@ -91,7 +91,7 @@ async def branch_discard(layer: AgentLayer, who: Identity, branch_id: str) -> li
 @agent_function(
     "branch_list",
     params=[Param("status", "VARCHAR", "")],
-    columns=_COLUMNS,
+    columns=COLUMNS,
     scope="branch:read",
 )
 async def branch_list(layer: AgentLayer, who: Identity, status: str) -> list[dict[str, Any]]:
