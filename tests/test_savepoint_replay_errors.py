@@ -30,7 +30,7 @@ class Runner:
         self.cursor = cur
         self.settings = SessionSettings({"user": "tester"})
         self.txn_status = "I"
-        self._implicit = False
+        self.implicit = False
         self.write = OpenWrite()
         self.during_call: Callable[[], None] | None = None
 

@@ -124,19 +124,19 @@ async def _transaction(runner: Runner, session: Session, cmd: TransactionCommand
             session.send_notice("there is already a transaction in progress", "25001", "WARNING")
             return "BEGIN"
         savepoints.begin(runner, session)  # before DuckDB's BEGIN (the commit clock)
-        if runner._implicit:  # BEGIN inside an implicit block makes it explicit
-            runner._implicit = False
+        if runner.implicit:  # BEGIN inside an implicit block makes it explicit
+            runner.implicit = False
             runner.txn_status = "T"
         else:
             await runner.call(runner.cursor.begin)
             runner.txn_status = "T"
         return "BEGIN"
     if action in ("commit", "rollback"):
-        if runner.txn_status == "I" and not runner._implicit:
+        if runner.txn_status == "I" and not runner.implicit:
             session.send_notice("there is no transaction in progress", "25P01", "WARNING")
             return "COMMIT" if action == "commit" else "ROLLBACK"
         failed = runner.txn_status == "E"
-        runner._implicit = False
+        runner.implicit = False
         committed = False
         try:
             if action == "commit" and not failed:

@@ -104,7 +104,7 @@ async def _declare(runner: Runner, session: Session, portal: Portal) -> None:
     name = _ident(match["name"])
     opts = match["opts"].upper().split()
     hold = (match["hold"] or "").upper() == "WITH"
-    if not hold and runner.txn_status == "I" and not runner._implicit:
+    if not hold and runner.txn_status == "I" and not runner.implicit:
         raise PgError("25P01", "DECLARE CURSOR can only be used in transaction blocks")
     cursors = _cursors(session)
     if name in cursors.by_name:
@@ -135,7 +135,7 @@ async def _declare(runner: Runner, session: Session, portal: Portal) -> None:
     cursors.by_name[name] = DeclaredCursor(
         name, table, columns, total, hold, scroll="NO" not in opts, binary="BINARY" in opts
     )
-    if runner.txn_status != "I" or runner._implicit:
+    if runner.txn_status != "I" or runner.implicit:
         cursors.in_txn.add(name)
     session.out(m.command_complete("DECLARE CURSOR"))
 

@@ -90,7 +90,9 @@ class Runner:
         self.cursor = engine.cursor()
         self.settings = settings
         self.txn_status = "I"
-        self._implicit = False
+        # In an implicit block: a DuckDB transaction the client did not BEGIN (a Query of
+        # several statements, or extended-protocol DML until Sync); BEGIN makes it explicit.
+        self.implicit = False
         self._owner: Portal | None = None
         self.running = False  # a call is in DuckDB (read by the watchdog's thread)
         self.started = 0.0
@@ -169,16 +171,16 @@ class Runner:
 
     def _settle_writes(self) -> None:
         """No transaction open any more: the write committed or rolled back."""
-        if self.txn_status == "I" and not self._implicit:
+        if self.txn_status == "I" and not self.implicit:
             self.write.end()
 
     async def begin_implicit(self) -> None:
         await self.call(self.cursor.begin)
-        self._implicit = True
+        self.implicit = True
 
     async def end_implicit(self) -> None:
-        if self._implicit:
-            self._implicit = False
+        if self.implicit:
+            self.implicit = False
             try:
                 await self.call(self.cursor.commit)
             finally:
@@ -187,8 +189,8 @@ class Runner:
     async def statement_failed(self) -> None:
         """After an error: an implicit block rolls back, an explicit one becomes failed."""
         self._release_owner_silently()
-        if self._implicit:
-            self._implicit = False
+        if self.implicit:
+            self.implicit = False
             await self._rollback_quietly()
             self._settle_writes()
         elif self.txn_status == "T":
@@ -199,7 +201,7 @@ class Runner:
             await self.call(self.cursor.rollback)
 
     async def sync(self) -> None:
-        if self._implicit:
+        if self.implicit:
             await self.end_implicit()
 
     def _release_owner_silently(self) -> None:
@@ -371,7 +373,7 @@ class Runner:
         implicit_dml = (
             st.kind in DML_KINDS
             and self.txn_status == "I"
-            and not self._implicit
+            and not self.implicit
             and session.in_extended_block
         )
         returns_rows = st.kind in ROW_KINDS or (st.kind in DML_KINDS and _has_returning(st.sql))
@@ -421,7 +423,7 @@ class Runner:
         if implicit_dml:
             # Set before running: if the DML fails, statement_failed must roll back the
             # transaction begun in start(), or DuckDB stays in an aborted transaction.
-            self._implicit = True
+            self.implicit = True
         cols, portal.count, head = await self.call(start, sql=sql)
         if writes and self.txn_status == "T":
             effect = savepoints.side_effect(st, bool(relations), needs_fts, branch is not None)

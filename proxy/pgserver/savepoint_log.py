@@ -105,7 +105,7 @@ def note_statement(session: Session, st: Statement) -> None:
     runner = session.runner
     if runner.txn_status == "I":
         runner.write.begin()
-        if runner._implicit:  # several statements in one Query: they can ROLLBACK TO too
+        if runner.implicit:  # several statements in one Query: they can ROLLBACK TO too
             state.writes += 1
         return
     state.writes += 1

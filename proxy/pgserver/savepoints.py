@@ -49,7 +49,7 @@ def begin(runner: Runner, session: Session) -> None:
     """BEGIN of an explicit block, before DuckDB's: a fresh log, and the commit clock."""
     state = state_of(session)
     state.clear()
-    if runner._implicit:  # BEGIN inside an implicit block: DuckDB's began earlier
+    if runner.implicit:  # BEGIN inside an implicit block: DuckDB's began earlier
         if runner.write.open:
             state.sticky = "statements before its BEGIN (in the same batch) wrote"
     else:
@@ -76,7 +76,7 @@ def _find(state: SavepointState, name: str | None) -> int:
 
 async def run(runner: Runner, session: Session, cmd: TransactionCommand) -> str:
     state = state_of(session)
-    in_block = runner.txn_status != "I" or runner._implicit
+    in_block = runner.txn_status != "I" or runner.implicit
     if cmd.action == "savepoint":
         if not in_block:
             raise PgError("25P01", "SAVEPOINT can only be used in transaction blocks")
@@ -93,7 +93,7 @@ async def run(runner: Runner, session: Session, cmd: TransactionCommand) -> str:
     # ROLLBACK TO: the savepoint itself stays, later ones go.
     mark = state.marks[i]
     if runner.txn_status == "E" or state.writes > mark.writes:
-        if runner._implicit:
+        if runner.implicit:
             await _restart_implicit(runner, state)
         else:
             await _undo(runner, session, state, mark)
