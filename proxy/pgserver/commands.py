@@ -111,7 +111,7 @@ async def _end_transaction(runner: Runner, session: Session, committed: bool = F
     runner.txn_status = "I"
     column_hints.transaction_ended(runner)
     savepoints.reset(session)
-    await cursors.end_transaction(runner, session, committed)
+    await cursors.end_transaction(runner, session.sql_cursors, committed)
     await _apply(runner, session, runner.settings.end_transaction())
 
 
@@ -169,7 +169,7 @@ async def _utility(runner: Runner, session: Session, cmd: UtilityCommand) -> str
     if name.startswith("close"):
         from proxy.pgserver import cursors
 
-        return await cursors.close(runner, session, name.removeprefix("close").strip())
+        return await cursors.close(runner, session.sql_cursors, name.removeprefix("close").strip())
     if name.startswith("unlisten"):
         return "UNLISTEN"
     if name.startswith("listen"):

@@ -286,7 +286,7 @@ class Runner:
         if st.command is not None:
             cols = commands.describe(st)
         elif cursors.is_cursor_statement(st):
-            cols = cursors.describe(session, st)
+            cols = cursors.describe(session.sql_cursors, st)
         elif st.kind in ROW_KINDS or (st.kind in DML_KINDS and _has_returning(st.sql)):
             if st.kind in ROW_KINDS:
                 # Running a query is side-effect free; its result then feeds Execute.

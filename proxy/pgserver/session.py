@@ -82,6 +82,7 @@ class Session:
         self.portals: dict[str, Portal] = {}
         self.skip_until_sync = False
         self.activity = Activity()  # pg_stat_activity's view of this session
+        self.sql_cursors = cursors.CursorSet()  # DECLARE ... CURSOR (proxy/pgserver/cursors.py)
 
     # --- dialect ---------------------------------------------------------------
 
@@ -285,7 +286,7 @@ class Session:
         portal = self.portals.get(msg.name)
         if portal is None:
             # A DECLAREd cursor is a portal too (psycopg describes its server cursors).
-            declared = cursors.lookup(self, msg.name)
+            declared = self.sql_cursors.by_name.get(msg.name)
             if declared is None:
                 raise PgError("34000", f'portal "{msg.name}" does not exist')
             self.out(row_description(declared.columns, (1,) if declared.binary else ()))
