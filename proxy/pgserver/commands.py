@@ -110,7 +110,7 @@ async def _end_transaction(runner: Runner, session: Session, committed: bool = F
 
     runner.txn_status = "I"
     column_hints.transaction_ended(runner)
-    savepoints.reset(session)
+    savepoints.reset(session.savepoints)
     await cursors.end_transaction(runner, session.sql_cursors, committed)
     await _apply(runner, session, runner.settings.end_transaction())
 
@@ -123,7 +123,7 @@ async def _transaction(runner: Runner, session: Session, cmd: TransactionCommand
         if runner.txn_status != "I":
             session.send_notice("there is already a transaction in progress", "25001", "WARNING")
             return "BEGIN"
-        savepoints.begin(runner, session)  # before DuckDB's BEGIN (the commit clock)
+        savepoints.begin(runner, session.savepoints)  # before DuckDB's BEGIN (the commit clock)
         if runner.implicit:  # BEGIN inside an implicit block makes it explicit
             runner.implicit = False
             runner.txn_status = "T"
@@ -140,7 +140,7 @@ async def _transaction(runner: Runner, session: Session, cmd: TransactionCommand
         committed = False
         try:
             if action == "commit" and not failed:
-                savepoints.before_commit(runner, session)
+                savepoints.before_commit(runner, session.savepoints)
                 await runner.call(runner.cursor.commit)
                 committed = True
             else:
@@ -148,7 +148,7 @@ async def _transaction(runner: Runner, session: Session, cmd: TransactionCommand
         finally:
             await _end_transaction(runner, session, committed)
         return "ROLLBACK" if failed or action == "rollback" else "COMMIT"
-    return await savepoints.run(runner, session, cmd)
+    return await savepoints.run(runner, session.savepoints, cmd)
 
 
 async def _utility(runner: Runner, session: Session, cmd: UtilityCommand) -> str:

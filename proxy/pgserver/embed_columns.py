@@ -193,7 +193,7 @@ async def run_call(runner: Runner, portal: Portal, session: Session, describe: b
     if runner.txn_status == "I":
         runner.write.begin()
     else:
-        savepoints.note_unrecorded(session, "hatiproxy_embed_column()")
+        savepoints.note_unrecorded(session.savepoints, "hatiproxy_embed_column()")
     count = await runner.call(
         embed_column, runner.cursor, table, column, semantic.dims, semantic.embedder
     )

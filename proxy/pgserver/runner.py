@@ -328,7 +328,7 @@ class Runner:
                 "25P02",
                 "current transaction is aborted, commands ignored until end of transaction block",
             )
-        savepoints.note_statement(session, st)
+        savepoints.note_statement(session.savepoints, self, st)
         if cursors.is_cursor_statement(st):  # DECLARE / FETCH / MOVE
             await cursors.execute(self, session, portal, describe)
             return
@@ -427,7 +427,7 @@ class Runner:
         cols, portal.count, head = await self.call(start, sql=sql)
         if writes and self.txn_status == "T":
             effect = savepoints.side_effect(st, bool(relations), needs_fts, branch is not None)
-            savepoints.record(session, st, sql, params, effect)
+            savepoints.record(session.savepoints, session.settings.values, st, sql, params, effect)
         portal.columns = cols if st.kind == "explain" else postgres_names(st, cols)
         portal.executed = True
         if head is not None:

@@ -19,6 +19,7 @@ from proxy.execution.sql_bridge import check_guarded
 from proxy.pgserver import cursors
 from proxy.pgserver.results import row_description
 from proxy.pgserver.runner import Portal, Runner
+from proxy.pgserver.savepoint_log import SavepointState
 from proxy.pgserver.settings import SessionSettings
 from proxy.wire import messages as m
 from proxy.wire.errors import FatalError, PgError, ProtocolViolation
@@ -83,6 +84,7 @@ class Session:
         self.skip_until_sync = False
         self.activity = Activity()  # pg_stat_activity's view of this session
         self.sql_cursors = cursors.CursorSet()  # DECLARE ... CURSOR (proxy/pgserver/cursors.py)
+        self.savepoints = SavepointState()  # the open block's savepoints and write log
 
     # --- dialect ---------------------------------------------------------------
 
