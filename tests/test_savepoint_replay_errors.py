@@ -43,7 +43,7 @@ class Runner:
             self.during_call()
         return out
 
-    async def _take_cursor(self) -> None:
+    async def take_cursor(self) -> None:
         pass
 
 

@@ -76,7 +76,7 @@ async def run(runner: Runner, session: Session, portal: Portal) -> bool:
         runner.settings.values.get("search_path", "")
     ):
         return False  # a branch copies tables on write: its own rules apply (as before)
-    await runner._take_cursor()
+    await runner.take_cursor()
     in_block = runner.txn_status != "I" or runner.implicit
     cur = runner.cursor
     try:

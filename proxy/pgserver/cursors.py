@@ -99,7 +99,7 @@ async def _declare(runner: Runner, session: Session, portal: Portal) -> None:
     if name in cursors.by_name:
         raise PgError("42P03", f'cursor "{name}" already exists')
     hints = column_hints.for_session(runner, match["query"])  # built for the DECLARE
-    inner = session._transpile(match["query"], hints)
+    inner = session.transpile_sql(match["query"], hints)
     if len(inner) != 1 or inner[0].kind != "select" or inner[0].bind_texts:
         raise PgError("42601", "DECLARE CURSOR needs a single SELECT or VALUES query")
     query = inner[0].sql
@@ -119,7 +119,7 @@ async def _declare(runner: Runner, session: Session, portal: Portal) -> None:
         columns = tuple(Column(c[0], c[1]) for c in cols[1:])  # without __hati_rn
         return columns, int(total[0]) if total else 0
 
-    await runner._take_cursor()
+    await runner.take_cursor()
     columns, total = await runner.call(materialise, sql=query)
     cursors.by_name[name] = DeclaredCursor(
         name, table, columns, total, hold, scroll="NO" not in opts, binary="BINARY" in opts
@@ -270,7 +270,7 @@ async def _move_protocol_portal(
     before = target.rows_sent
     if not target.done:
         limit = 0 if n >= _ALL else n
-        await runner._execute_duckdb(target, sink, limit, describe=False)  # type: ignore[arg-type]
+        await runner.execute_duckdb(target, sink, limit, describe=False)  # type: ignore[arg-type]
     count = target.rows_sent - before
     if verb == "FETCH":
         cols = target.columns or ()
@@ -298,7 +298,7 @@ async def _send_rows(
     if needs_cast(c.columns):
         sql = lossless_sql(sql, c.columns)
     encoders = encoders_for(c.columns, tuple(formats), runner.settings.values.get("TimeZone"))
-    await runner._take_cursor()
+    await runner.take_cursor()
     await runner.call(runner.cursor.execute, sql, sql=sql)
     while True:
         data, n = await runner.call(fetch_batch, runner.cursor, encoders, 2000)

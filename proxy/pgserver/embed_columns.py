@@ -188,8 +188,8 @@ async def run_call(runner: Runner, portal: Portal, session: Session, describe: b
     table, column = parse_call(st.sql)
     semantic = runner.engine.semantic
     if semantic.embedder is None:
-        raise semantic._unavailable()
-    await runner._take_cursor()
+        raise semantic.unavailable()
+    await runner.take_cursor()
     if runner.txn_status == "I":
         runner.write.begin()
     else:

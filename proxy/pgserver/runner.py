@@ -207,7 +207,7 @@ class Runner:
     def _release_owner_silently(self) -> None:
         self._owner = None
 
-    async def _take_cursor(self) -> None:
+    async def take_cursor(self) -> None:
         """Drain a suspended portal's pending rows into memory before reusing the cursor."""
         owner = self._owner
         if owner is not None and owner.executed and not owner.done and not owner.drained:
@@ -222,7 +222,7 @@ class Runner:
     # --- parameters -----------------------------------------------------------------
 
     async def infer_param_oids(self, st: Statement, oids: list[int]) -> list[int]:
-        await self._take_cursor()  # inference queries run on the session's cursor
+        await self.take_cursor()  # inference queries run on the session's cursor
         return await self.param_types.infer(st, oids, self.call, self.cursor)
 
     def decode_params(
@@ -250,7 +250,7 @@ class Runner:
             return explain.columns(st.sql)
         if st.kind not in ROW_KINDS and not (st.kind in DML_KINDS and _has_returning(st.sql)):
             return None
-        await self._take_cursor()
+        await self.take_cursor()
         # Typed stand-ins, not NULLs: DuckDB types `SELECT $1` by the bound value, and the
         # described types must be the ones Execute later sends.
         nulls = [placeholder_value(o) for o in param_oids][: st.param_count]
@@ -347,7 +347,7 @@ class Runner:
             return
         if st.alter_types is not None and await alter_rebuild.run(self, session, portal):
             return  # ALTER COLUMN TYPE that DuckDB cannot do in place: a table rebuild
-        await self._execute_duckdb(portal, session, max_rows, describe)
+        await self.execute_duckdb(portal, session, max_rows, describe)
 
     async def _start(self, portal: Portal, session: Session) -> None:
         """Run the portal's statement on DuckDB (once); rows stay pending on the cursor."""
@@ -357,7 +357,7 @@ class Runner:
         assert st is not None
         semantic = self.engine.semantic
         semantic.check(st)
-        await self._take_cursor()
+        await self.take_cursor()
         relations = []
         if st.agent_calls:
             layer = self.engine.agent
@@ -440,7 +440,7 @@ class Runner:
         if st.kind == "ddl":
             self.param_types.invalidate()
 
-    async def _execute_duckdb(
+    async def execute_duckdb(
         self, portal: Portal, session: Session, max_rows: int, describe: bool
     ) -> None:
         st = portal.statement

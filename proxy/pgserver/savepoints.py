@@ -119,7 +119,7 @@ async def _undo(runner: Runner, state: SavepointState, mark: Mark) -> None:
     if why:
         raise _refused(why)
     records = state.records[: mark.count]
-    await runner._take_cursor()  # a suspended portal's rows, read before the rollback
+    await runner.take_cursor()  # a suspended portal's rows, read before the rollback
     before = CLOCK.finished
     try:
         why = await runner.call(restore, runner.cursor, records)

@@ -93,7 +93,7 @@ class Session:
         value = self.settings.values.get("hatidata.dialect", "postgres") or "postgres"
         return value.lower()
 
-    def _transpile(self, sql: str, hints: ColumnHints | None) -> tuple[Statement, ...]:
+    def transpile_sql(self, sql: str, hints: ColumnHints | None) -> tuple[Statement, ...]:
         """hints: catalog facts for semantic SQL, UPDATEs and INSERTs (column_hints.ready)."""
         check_guarded(sql)
         try:
@@ -191,7 +191,7 @@ class Session:
         self.activity.running(sql)
         try:
             hints = await column_hints.ready(self.runner, sql)
-            statements = self._transpile(sql, hints)
+            statements = self.transpile_sql(sql, hints)
             if not statements:
                 self.out(m.empty_query_response())
             implicit = len(statements) > 1 and self.runner.txn_status == "I"
@@ -225,7 +225,7 @@ class Session:
         if msg.name and msg.name in self.prepared:
             raise PgError("42P05", f'prepared statement "{msg.name}" already exists')
         hints = await column_hints.ready(self.runner, msg.sql)
-        statements = self._transpile(msg.sql, hints)
+        statements = self.transpile_sql(msg.sql, hints)
         if len(statements) > 1:
             raise PgError("42601", "cannot insert multiple commands into a prepared statement")
         st = statements[0] if statements else None
