@@ -1,4 +1,4 @@
-"""proxy/db/column_hints.py (catalog -> ColumnHints, cached until the catalog changes) and
+"""proxy/semantic/column_hints.py (catalog -> ColumnHints, cached until the catalog changes) and
 proxy/db/semantic_errors.py (DuckDB type errors of semantic SQL in the user's terms)."""
 
 from __future__ import annotations
@@ -105,11 +105,12 @@ def test_cache_builds_once_and_rebuilds_after_a_catalog_change() -> None:
 
 
 class FakeRunner:
-    """What column_hints uses of proxy.pgserver.runner.Runner: engine and txn_status."""
+    """What column_hints uses of proxy.pgserver.runner.Runner: engine, txn_status, implicit."""
 
     def __init__(self, engine: FakeEngine) -> None:
         self.engine = engine
         self.txn_status = "T"
+        self.implicit = False
 
 
 def test_sessions_rebuild_on_a_worker_thread_never_on_the_loop() -> None:

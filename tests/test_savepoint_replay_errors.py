@@ -19,7 +19,7 @@ from proxy.db.commit_clock import CLOCK, OpenWrite
 from proxy.db.duckdb_errors import map_duckdb_error
 from proxy.db.settings import SessionSettings
 from proxy.pgserver import savepoints
-from proxy.pgserver.savepoint_log import state_of
+from proxy.pgserver.savepoint_log import SavepointState
 from proxy.wire.errors import PgError
 from transpiler import transpile
 from transpiler.model import TransactionCommand
@@ -30,7 +30,7 @@ class Runner:
         self.cursor = cur
         self.settings = SessionSettings({"user": "tester"})
         self.txn_status = "I"
-        self._implicit = False
+        self.implicit = False
         self.write = OpenWrite()
         self.during_call: Callable[[], None] | None = None
 
@@ -43,7 +43,7 @@ class Runner:
             self.during_call()
         return out
 
-    async def _take_cursor(self) -> None:
+    async def take_cursor(self) -> None:
         pass
 
 
@@ -51,6 +51,7 @@ class Session:
     def __init__(self, runner: Runner) -> None:
         self.runner = runner
         self.settings = runner.settings
+        self.savepoints = SavepointState()
 
 
 def _block(sql_before: str) -> tuple[Runner, Session]:
@@ -59,13 +60,13 @@ def _block(sql_before: str) -> tuple[Runner, Session]:
     con.execute("CREATE TABLE t (id INT PRIMARY KEY)")
     runner = Runner(con.cursor())
     session = Session(runner)
-    savepoints.begin(runner, session)
+    savepoints.begin(runner, session.savepoints)
     runner.cursor.begin()
     runner.txn_status = "T"
     (st,) = transpile(sql_before)
-    savepoints.note_statement(session, st)  # type: ignore[arg-type]
+    savepoints.note_statement(session.savepoints, runner, st)  # type: ignore[arg-type]
     runner.cursor.execute(st.sql)
-    savepoints.record(session, st, st.sql, None, None)  # type: ignore[arg-type]
+    savepoints.record(session.savepoints, session.settings.values, st, st.sql, None, None)
     asyncio.run(_cmd(runner, session, "savepoint"))
     with pytest.raises(duckdb.ConstraintException):
         runner.cursor.execute("INSERT INTO t VALUES (1)")
@@ -75,13 +76,13 @@ def _block(sql_before: str) -> tuple[Runner, Session]:
 
 async def _cmd(runner: Runner, session: Session, action: str) -> str:
     cmd = TransactionCommand(action, "", "a")  # type: ignore[arg-type]
-    return await savepoints.run(runner, session, cmd)  # type: ignore[arg-type]
+    return await savepoints.run(runner, session.savepoints, cmd)  # type: ignore[arg-type]
 
 
 def test_a_statement_that_fails_on_replay_fails_the_block() -> None:
     runner, session = _block("INSERT INTO t VALUES (1)")
     # What was recorded can no longer run (a stand-in for any replay error).
-    state_of(session).records[0].sql = "INSERT INTO t_gone VALUES (1)"  # type: ignore[arg-type]
+    session.savepoints.records[0].sql = "INSERT INTO t_gone VALUES (1)"
     with pytest.raises(PgError) as exc:
         asyncio.run(_cmd(runner, session, "rollback_to"))
     assert exc.value.sqlstate == "40001"

@@ -140,7 +140,7 @@ def test_read_only_admin_key_keeps_files_but_not_writes() -> None:
 
 
 def test_session_settings_list_matches_the_server() -> None:
-    """The transpiler's list of Postgres settings is the one proxy/pgserver/settings.py answers."""
+    """The transpiler's list of Postgres settings is the one proxy/db/settings.py answers."""
     assert {name.lower() for name in settings.DEFAULTS} == PG_SESSION_SETTINGS
 
 

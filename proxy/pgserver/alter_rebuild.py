@@ -76,8 +76,8 @@ async def run(runner: Runner, session: Session, portal: Portal) -> bool:
         runner.settings.values.get("search_path", "")
     ):
         return False  # a branch copies tables on write: its own rules apply (as before)
-    await runner._take_cursor()
-    in_block = runner.txn_status != "I" or runner._implicit
+    await runner.take_cursor()
+    in_block = runner.txn_status != "I" or runner.implicit
     cur = runner.cursor
     try:
         done = await runner.call(_rebuild, cur, request, in_block)

@@ -110,8 +110,8 @@ async def _end_transaction(runner: Runner, session: Session, committed: bool = F
 
     runner.txn_status = "I"
     column_hints.transaction_ended(runner)
-    savepoints.reset(session)
-    await cursors.end_transaction(runner, session, committed)
+    savepoints.reset(session.savepoints)
+    await cursors.end_transaction(runner, session.sql_cursors, committed)
     await _apply(runner, session, runner.settings.end_transaction())
 
 
@@ -123,24 +123,24 @@ async def _transaction(runner: Runner, session: Session, cmd: TransactionCommand
         if runner.txn_status != "I":
             session.send_notice("there is already a transaction in progress", "25001", "WARNING")
             return "BEGIN"
-        savepoints.begin(runner, session)  # before DuckDB's BEGIN (the commit clock)
-        if runner._implicit:  # BEGIN inside an implicit block makes it explicit
-            runner._implicit = False
+        savepoints.begin(runner, session.savepoints)  # before DuckDB's BEGIN (the commit clock)
+        if runner.implicit:  # BEGIN inside an implicit block makes it explicit
+            runner.implicit = False
             runner.txn_status = "T"
         else:
             await runner.call(runner.cursor.begin)
             runner.txn_status = "T"
         return "BEGIN"
     if action in ("commit", "rollback"):
-        if runner.txn_status == "I" and not runner._implicit:
+        if runner.txn_status == "I" and not runner.implicit:
             session.send_notice("there is no transaction in progress", "25P01", "WARNING")
             return "COMMIT" if action == "commit" else "ROLLBACK"
         failed = runner.txn_status == "E"
-        runner._implicit = False
+        runner.implicit = False
         committed = False
         try:
             if action == "commit" and not failed:
-                savepoints.before_commit(runner, session)
+                savepoints.before_commit(runner, session.savepoints)
                 await runner.call(runner.cursor.commit)
                 committed = True
             else:
@@ -148,7 +148,7 @@ async def _transaction(runner: Runner, session: Session, cmd: TransactionCommand
         finally:
             await _end_transaction(runner, session, committed)
         return "ROLLBACK" if failed or action == "rollback" else "COMMIT"
-    return await savepoints.run(runner, session, cmd)
+    return await savepoints.run(runner, session.savepoints, cmd)
 
 
 async def _utility(runner: Runner, session: Session, cmd: UtilityCommand) -> str:
@@ -169,7 +169,7 @@ async def _utility(runner: Runner, session: Session, cmd: UtilityCommand) -> str
     if name.startswith("close"):
         from proxy.pgserver import cursors
 
-        return await cursors.close(runner, session, name.removeprefix("close").strip())
+        return await cursors.close(runner, session.sql_cursors, name.removeprefix("close").strip())
     if name.startswith("unlisten"):
         return "UNLISTEN"
     if name.startswith("listen"):

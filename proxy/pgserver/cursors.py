@@ -67,29 +67,18 @@ class DeclaredCursor:
 
 @dataclass
 class CursorSet:
-    """A session's declared cursors; `in_txn` are those declared in the open transaction."""
+    """A session's declared cursors (Session.sql_cursors); `in_txn` are those declared in
+    the open transaction."""
 
     by_name: dict[str, DeclaredCursor] = field(default_factory=dict)
     in_txn: set[str] = field(default_factory=set)
 
-
-def _cursors(session: Session) -> CursorSet:
-    found = getattr(session, "sql_cursors", None)
-    if found is None:
-        found = CursorSet()
-        session.sql_cursors = found  # type: ignore[attr-defined]
-    return found
-
-
-def _get(session: Session, name: str) -> DeclaredCursor:
-    cur = _cursors(session).by_name.get(name)
-    if cur is None:
-        raise PgError("34000", f'cursor "{name}" does not exist')
-    return cur
-
-
-def lookup(session: Session, name: str) -> DeclaredCursor | None:
-    return _cursors(session).by_name.get(name)
+    def named(self, name: str) -> DeclaredCursor:
+        """The open cursor `name`, or 34000 (as Postgres)."""
+        cur = self.by_name.get(name)
+        if cur is None:
+            raise PgError("34000", f'cursor "{name}" does not exist')
+        return cur
 
 
 # --- DECLARE -------------------------------------------------------------------------
@@ -104,13 +93,13 @@ async def _declare(runner: Runner, session: Session, portal: Portal) -> None:
     name = _ident(match["name"])
     opts = match["opts"].upper().split()
     hold = (match["hold"] or "").upper() == "WITH"
-    if not hold and runner.txn_status == "I" and not runner._implicit:
+    if not hold and runner.txn_status == "I" and not runner.implicit:
         raise PgError("25P01", "DECLARE CURSOR can only be used in transaction blocks")
-    cursors = _cursors(session)
+    cursors = session.sql_cursors
     if name in cursors.by_name:
         raise PgError("42P03", f'cursor "{name}" already exists')
     hints = column_hints.for_session(runner, match["query"])  # built for the DECLARE
-    inner = session._transpile(match["query"], hints)
+    inner = session.transpile_sql(match["query"], hints)
     if len(inner) != 1 or inner[0].kind != "select" or inner[0].bind_texts:
         raise PgError("42601", "DECLARE CURSOR needs a single SELECT or VALUES query")
     query = inner[0].sql
@@ -130,12 +119,12 @@ async def _declare(runner: Runner, session: Session, portal: Portal) -> None:
         columns = tuple(Column(c[0], c[1]) for c in cols[1:])  # without __hati_rn
         return columns, int(total[0]) if total else 0
 
-    await runner._take_cursor()
+    await runner.take_cursor()
     columns, total = await runner.call(materialise, sql=query)
     cursors.by_name[name] = DeclaredCursor(
         name, table, columns, total, hold, scroll="NO" not in opts, binary="BINARY" in opts
     )
-    if runner.txn_status != "I" or runner._implicit:
+    if runner.txn_status != "I" or runner.implicit:
         cursors.in_txn.add(name)
     session.out(m.command_complete("DECLARE CURSOR"))
 
@@ -213,10 +202,10 @@ async def _move(runner: Runner, session: Session, portal: Portal, describe: bool
     name = _ident(match["name"])
     how, n = _parse_direction(match["dir"])
     target = session.portals.get(name)
-    if name not in _cursors(session).by_name and target is not None:
+    if name not in session.sql_cursors.by_name and target is not None:
         await _move_protocol_portal(runner, session, portal, target, verb, how, n, describe)
         return
-    c = _get(session, name)
+    c = session.sql_cursors.named(name)
     backward = how == "backward" or (how in ("absolute", "relative") and n < 0)
     if backward and not c.scroll and not (how == "relative" and n == 0):
         raise PgError(
@@ -281,7 +270,7 @@ async def _move_protocol_portal(
     before = target.rows_sent
     if not target.done:
         limit = 0 if n >= _ALL else n
-        await runner._execute_duckdb(target, sink, limit, describe=False)  # type: ignore[arg-type]
+        await runner.execute_duckdb(target, sink, limit, describe=False)  # type: ignore[arg-type]
     count = target.rows_sent - before
     if verb == "FETCH":
         cols = target.columns or ()
@@ -309,7 +298,7 @@ async def _send_rows(
     if needs_cast(c.columns):
         sql = lossless_sql(sql, c.columns)
     encoders = encoders_for(c.columns, tuple(formats), runner.settings.values.get("TimeZone"))
-    await runner._take_cursor()
+    await runner.take_cursor()
     await runner.call(runner.cursor.execute, sql, sql=sql)
     while True:
         data, n = await runner.call(fetch_batch, runner.cursor, encoders, 2000)
@@ -332,19 +321,18 @@ async def execute(runner: Runner, session: Session, portal: Portal, describe: bo
         await _move(runner, session, portal, describe)
 
 
-def describe(session: Session, st: Statement) -> tuple[Column, ...] | None:
+def describe(cursors: CursorSet, st: Statement) -> tuple[Column, ...] | None:
     """Result columns of a cursor statement: FETCH returns its cursor's rows."""
     if st.tag != "FETCH":
         return None
     match = _MOVEMENT.match(st.sql)
     if match is None:
         return None
-    c = lookup(session, _ident(match["name"]))
+    c = cursors.by_name.get(_ident(match["name"]))
     return c.columns if c is not None else None
 
 
-async def _drop(runner: Runner, names: list[str], session: Session) -> None:
-    cursors = _cursors(session)
+async def _drop(runner: Runner, cursors: CursorSet, names: list[str]) -> None:
     for name in names:
         c = cursors.by_name.pop(name, None)
         cursors.in_txn.discard(name)
@@ -353,23 +341,21 @@ async def _drop(runner: Runner, names: list[str], session: Session) -> None:
             await runner.call(runner.cursor.execute, sql, sql=sql)
 
 
-async def close(runner: Runner, session: Session, target: str) -> str:
+async def close(runner: Runner, cursors: CursorSet, target: str) -> str:
     """CLOSE name | CLOSE ALL; `target` is the statement after CLOSE, as the parser gives it."""
-    cursors = _cursors(session)
     if target == "all":
-        await _drop(runner, list(cursors.by_name), session)
+        await _drop(runner, cursors, list(cursors.by_name))
         return "CLOSE CURSOR ALL"
     name = target
     if name not in cursors.by_name:
         raise PgError("34000", f'cursor "{name}" does not exist')
-    await _drop(runner, [name], session)
+    await _drop(runner, cursors, [name])
     return "CLOSE CURSOR"
 
 
-async def end_transaction(runner: Runner, session: Session, committed: bool) -> None:
+async def end_transaction(runner: Runner, cursors: CursorSet, committed: bool) -> None:
     """Called after COMMIT / ROLLBACK: cursors without HOLD end with the transaction, and
     a rollback also takes the cursors declared in it (their TEMP tables are gone)."""
-    cursors = _cursors(session)
     gone = [
         name
         for name, c in cursors.by_name.items()

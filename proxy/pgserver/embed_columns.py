@@ -25,12 +25,12 @@ async def run_call(runner: Runner, portal: Portal, session: Session, describe: b
     table, column = parse_call(st.sql)
     semantic = runner.semantic
     if semantic.embedder is None:
-        raise semantic._unavailable()
-    await runner._take_cursor()
+        raise semantic.unavailable()
+    await runner.take_cursor()
     if runner.txn_status == "I":
         runner.write.begin()
     else:
-        savepoints.note_unrecorded(session, "hatiproxy_embed_column()")
+        savepoints.note_unrecorded(session.savepoints, "hatiproxy_embed_column()")
     count = await runner.call(
         embed_column, runner.cursor, table, column, semantic.dims, semantic.embedder
     )

@@ -100,7 +100,9 @@ class Runner:
         self.cursor = engine.cursor()
         self.settings = settings
         self.txn_status = "I"
-        self._implicit = False
+        # In an implicit block: a DuckDB transaction the client did not BEGIN (a Query of
+        # several statements, or extended-protocol DML until Sync); BEGIN makes it explicit.
+        self.implicit = False
         self._owner: Portal | None = None
         self.running = False  # a call is in DuckDB (read by the watchdog's thread)
         self.started = 0.0
@@ -179,16 +181,16 @@ class Runner:
 
     def _settle_writes(self) -> None:
         """No transaction open any more: the write committed or rolled back."""
-        if self.txn_status == "I" and not self._implicit:
+        if self.txn_status == "I" and not self.implicit:
             self.write.end()
 
     async def begin_implicit(self) -> None:
         await self.call(self.cursor.begin)
-        self._implicit = True
+        self.implicit = True
 
     async def end_implicit(self) -> None:
-        if self._implicit:
-            self._implicit = False
+        if self.implicit:
+            self.implicit = False
             try:
                 await self.call(self.cursor.commit)
             finally:
@@ -197,8 +199,8 @@ class Runner:
     async def statement_failed(self) -> None:
         """After an error: an implicit block rolls back, an explicit one becomes failed."""
         self._release_owner_silently()
-        if self._implicit:
-            self._implicit = False
+        if self.implicit:
+            self.implicit = False
             await self._rollback_quietly()
             self._settle_writes()
         elif self.txn_status == "T":
@@ -209,13 +211,13 @@ class Runner:
             await self.call(self.cursor.rollback)
 
     async def sync(self) -> None:
-        if self._implicit:
+        if self.implicit:
             await self.end_implicit()
 
     def _release_owner_silently(self) -> None:
         self._owner = None
 
-    async def _take_cursor(self) -> None:
+    async def take_cursor(self) -> None:
         """Drain a suspended portal's pending rows into memory before reusing the cursor."""
         owner = self._owner
         if owner is not None and owner.executed and not owner.done and not owner.drained:
@@ -230,7 +232,7 @@ class Runner:
     # --- parameters -----------------------------------------------------------------
 
     async def infer_param_oids(self, st: Statement, oids: list[int]) -> list[int]:
-        await self._take_cursor()  # inference queries run on the session's cursor
+        await self.take_cursor()  # inference queries run on the session's cursor
         return await self.param_types.infer(st, oids, self.call, self.cursor)
 
     def decode_params(
@@ -258,7 +260,7 @@ class Runner:
             return explain.columns(st.sql)
         if st.kind not in ROW_KINDS and not (st.kind in DML_KINDS and _has_returning(st.sql)):
             return None
-        await self._take_cursor()
+        await self.take_cursor()
         # Typed stand-ins, not NULLs: DuckDB types `SELECT $1` by the bound value, and the
         # described types must be the ones Execute later sends.
         nulls = [placeholder_value(o) for o in param_oids][: st.param_count]
@@ -294,7 +296,7 @@ class Runner:
         if st.command is not None:
             cols = commands.describe(st)
         elif cursors.is_cursor_statement(st):
-            cols = cursors.describe(session, st)
+            cols = cursors.describe(session.sql_cursors, st)
         elif st.kind in ROW_KINDS or (st.kind in DML_KINDS and _has_returning(st.sql)):
             if st.kind in ROW_KINDS:
                 # Running a query is side-effect free; its result then feeds Execute.
@@ -336,7 +338,7 @@ class Runner:
                 "25P02",
                 "current transaction is aborted, commands ignored until end of transaction block",
             )
-        savepoints.note_statement(session, st)
+        savepoints.note_statement(session.savepoints, self, st)
         if cursors.is_cursor_statement(st):  # DECLARE / FETCH / MOVE
             await cursors.execute(self, session, portal, describe)
             return
@@ -355,7 +357,7 @@ class Runner:
             return
         if st.alter_types is not None and await alter_rebuild.run(self, session, portal):
             return  # ALTER COLUMN TYPE that DuckDB cannot do in place: a table rebuild
-        await self._execute_duckdb(portal, session, max_rows, describe)
+        await self.execute_duckdb(portal, session, max_rows, describe)
 
     async def _start(self, portal: Portal, session: Session) -> None:
         """Run the portal's statement on DuckDB (once); rows stay pending on the cursor."""
@@ -365,7 +367,7 @@ class Runner:
         assert st is not None
         semantic = self.semantic
         semantic.check(st)
-        await self._take_cursor()
+        await self.take_cursor()
         relations = []
         if st.agent_calls:
             layer = self.agent
@@ -381,7 +383,7 @@ class Runner:
         implicit_dml = (
             st.kind in DML_KINDS
             and self.txn_status == "I"
-            and not self._implicit
+            and not self.implicit
             and session.in_extended_block
         )
         returns_rows = st.kind in ROW_KINDS or (st.kind in DML_KINDS and _has_returning(st.sql))
@@ -431,11 +433,11 @@ class Runner:
         if implicit_dml:
             # Set before running: if the DML fails, statement_failed must roll back the
             # transaction begun in start(), or DuckDB stays in an aborted transaction.
-            self._implicit = True
+            self.implicit = True
         cols, portal.count, head = await self.call(start, sql=sql)
         if writes and self.txn_status == "T":
             effect = savepoints.side_effect(st, bool(relations), needs_fts, branch is not None)
-            savepoints.record(session, st, sql, params, effect)
+            savepoints.record(session.savepoints, session.settings.values, st, sql, params, effect)
         portal.columns = cols if st.kind == "explain" else postgres_names(st, cols)
         portal.executed = True
         if head is not None:
@@ -448,7 +450,7 @@ class Runner:
         if st.kind == "ddl":
             self.param_types.invalidate()
 
-    async def _execute_duckdb(
+    async def execute_duckdb(
         self, portal: Portal, session: Session, max_rows: int, describe: bool
     ) -> None:
         st = portal.statement

@@ -18,7 +18,7 @@ from proxy.db.commit_clock import READ_KINDS
 from proxy.pgserver import cursors
 
 if TYPE_CHECKING:
-    from proxy.pgserver.session import Session
+    from proxy.pgserver.runner import Runner
     from transpiler import Statement
 
 MAX_BYTES = 4 * 1024 * 1024  # recorded SQL + parameters per session
@@ -43,6 +43,8 @@ class Mark:
 
 @dataclass
 class SavepointState:
+    """A session's savepoints and write log for its open transaction (Session.savepoints)."""
+
     writes: int = 0  # statements that may have changed data (since BEGIN, in a block)
     names: list[str] = field(default_factory=list)
     marks: list[Mark] = field(default_factory=list)
@@ -78,24 +80,14 @@ class SavepointState:
         self.pending = None
 
 
-def state_of(session: Session) -> SavepointState:
-    found = getattr(session, "savepoints", None)
-    if found is None:
-        found = SavepointState()
-        session.savepoints = found  # type: ignore[attr-defined]
-    return found
-
-
-def note_statement(session: Session, st: Statement) -> None:
+def note_statement(state: SavepointState, runner: Runner, st: Statement) -> None:
     """Before a statement runs: count possible writes; outside a block they commit on
     their own (or with the implicit block), which the commit clock must know."""
     if st.kind in READ_KINDS or st.command is not None:
         return
-    state = state_of(session)
-    runner = session.runner
     if runner.txn_status == "I":
         runner.write.begin()
-        if runner._implicit:  # several statements in one Query: they can ROLLBACK TO too
+        if runner.implicit:  # several statements in one Query: they can ROLLBACK TO too
             state.writes += 1
         return
     state.writes += 1
@@ -108,10 +100,15 @@ def note_statement(session: Session, st: Statement) -> None:
 
 
 def record(
-    session: Session, st: Statement, sql: str, params: list[Any] | None, effect: str | None
+    state: SavepointState,
+    settings: dict[str, str],
+    st: Statement,
+    sql: str,
+    params: list[Any] | None,
+    effect: str | None,
 ) -> None:
-    """After a statement that may write ran in an explicit block (runner._start)."""
-    state = state_of(session)
+    """After a statement that may write ran in an explicit block (runner._start);
+    `settings`: the session's setting values it ran with."""
     if state.pending is st:
         state.pending = None
         state.undoable.pop()  # note_statement's entry for this very statement
@@ -122,10 +119,9 @@ def record(
     state.count += 1
     if state.overflow:
         return
-    values = session.settings.values
     if state.settings is None:
-        state.settings = dict(values)
-    elif values != state.settings:
+        state.settings = dict(settings)
+    elif settings != state.settings:
         state.settings_changed = True
     size = len(sql) + _size(params)
     if state.size + size > MAX_BYTES:
@@ -148,9 +144,8 @@ def side_effect(st: Statement, agent: bool, fts: bool, branch: bool) -> str | No
     return "a write in an agent branch" if branch else None
 
 
-def note_unrecorded(session: Session, what: str) -> None:
+def note_unrecorded(state: SavepointState, what: str) -> None:
     """A change in the block that cannot be recorded (hatiproxy_embed_column)."""
-    state = state_of(session)
     state.writes += 1
     state.undoable.append(what)
 

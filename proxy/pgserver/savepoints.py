@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from proxy.db.commit_clock import CLOCK
-from proxy.pgserver.savepoint_log import MAX_BYTES, Mark, SavepointState, state_of
+from proxy.pgserver.savepoint_log import MAX_BYTES, Mark, SavepointState
 from proxy.pgserver.savepoint_log import READ_KINDS as READ_KINDS  # the runner's hooks
 from proxy.pgserver.savepoint_log import note_statement as note_statement
 from proxy.pgserver.savepoint_log import note_unrecorded as note_unrecorded
@@ -38,32 +38,30 @@ from transpiler.model import TransactionCommand
 
 if TYPE_CHECKING:
     from proxy.pgserver.runner import Runner
-    from proxy.pgserver.session import Session
 
 _CANNOT = "ROLLBACK TO SAVEPOINT cannot undo changes made after the savepoint"
 _ROLL_BACK = "Roll back the whole transaction."
 
 
-def begin(runner: Runner, session: Session) -> None:
+def begin(runner: Runner, state: SavepointState) -> None:
     """BEGIN of an explicit block, before DuckDB's: a fresh log, and the commit clock."""
-    state = state_of(session)
     state.clear()
-    if runner._implicit:  # BEGIN inside an implicit block: DuckDB's began earlier
+    if runner.implicit:  # BEGIN inside an implicit block: DuckDB's began earlier
         if runner.write.open:
             state.sticky = "statements before its BEGIN (in the same batch) wrote"
     else:
         state.clock = CLOCK.finished
 
 
-def before_commit(runner: Runner, session: Session) -> None:
+def before_commit(runner: Runner, state: SavepointState) -> None:
     """COMMIT of an explicit block: its writes land now, which others' replays must know."""
-    if state_of(session).writes:
+    if state.writes:
         runner.write.begin()
 
 
-def reset(session: Session) -> None:
+def reset(state: SavepointState) -> None:
     """The transaction ended: forget its savepoints and writes."""
-    state_of(session).clear()
+    state.clear()
 
 
 def _find(state: SavepointState, name: str | None) -> int:
@@ -73,9 +71,8 @@ def _find(state: SavepointState, name: str | None) -> int:
     raise PgError("3B001", f'savepoint "{name}" does not exist')
 
 
-async def run(runner: Runner, session: Session, cmd: TransactionCommand) -> str:
-    state = state_of(session)
-    in_block = runner.txn_status != "I" or runner._implicit
+async def run(runner: Runner, state: SavepointState, cmd: TransactionCommand) -> str:
+    in_block = runner.txn_status != "I" or runner.implicit
     if cmd.action == "savepoint":
         if not in_block:
             raise PgError("25P01", "SAVEPOINT can only be used in transaction blocks")
@@ -92,10 +89,10 @@ async def run(runner: Runner, session: Session, cmd: TransactionCommand) -> str:
     # ROLLBACK TO: the savepoint itself stays, later ones go.
     mark = state.marks[i]
     if runner.txn_status == "E" or state.writes > mark.writes:
-        if runner._implicit:
+        if runner.implicit:
             await _restart_implicit(runner, state)
         else:
-            await _undo(runner, session, state, mark)
+            await _undo(runner, state, mark)
     del state.names[i + 1 :], state.marks[i + 1 :]
     return "ROLLBACK"
 
@@ -109,7 +106,7 @@ async def _restart_implicit(runner: Runner, state: SavepointState) -> None:
     await runner.call(runner.cursor.begin)
 
 
-async def _undo(runner: Runner, session: Session, state: SavepointState, mark: Mark) -> None:
+async def _undo(runner: Runner, state: SavepointState, mark: Mark) -> None:
     if state.dead:
         raise PgError(
             "25P02",
@@ -121,7 +118,7 @@ async def _undo(runner: Runner, session: Session, state: SavepointState, mark: M
     if why:
         raise _refused(why)
     records = state.records[: mark.count]
-    await runner._take_cursor()  # a suspended portal's rows, read before the rollback
+    await runner.take_cursor()  # a suspended portal's rows, read before the rollback
     before = CLOCK.finished
     try:
         why = await runner.call(restore, runner.cursor, records)

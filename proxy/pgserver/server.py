@@ -240,7 +240,7 @@ class Connection:
     async def _release(self, runner: Runner) -> None:
         self.server.engine.watchdog.forget(runner)
         try:
-            if runner.txn_status != "I" or runner._implicit:
+            if runner.txn_status != "I" or runner.implicit:
                 await runner.call(runner.cursor.rollback)
         except PgError:
             pass

@@ -19,6 +19,7 @@ from proxy.execution.sql_bridge import check_guarded
 from proxy.pgserver import cursors
 from proxy.pgserver.results import row_description
 from proxy.pgserver.runner import Portal, Runner
+from proxy.pgserver.savepoint_log import SavepointState
 from proxy.semantic import column_hints
 from proxy.wire import messages as m
 from proxy.wire.errors import FatalError, PgError, ProtocolViolation
@@ -82,6 +83,8 @@ class Session:
         self.portals: dict[str, Portal] = {}
         self.skip_until_sync = False
         self.activity = Activity()  # pg_stat_activity's view of this session
+        self.sql_cursors = cursors.CursorSet()  # DECLARE ... CURSOR (proxy/pgserver/cursors.py)
+        self.savepoints = SavepointState()  # the open block's savepoints and write log
 
     # --- dialect ---------------------------------------------------------------
 
@@ -90,7 +93,7 @@ class Session:
         value = self.settings.values.get("hatidata.dialect", "postgres") or "postgres"
         return value.lower()
 
-    def _transpile(self, sql: str, hints: ColumnHints | None) -> tuple[Statement, ...]:
+    def transpile_sql(self, sql: str, hints: ColumnHints | None) -> tuple[Statement, ...]:
         """hints: catalog facts for semantic SQL, UPDATEs and INSERTs (column_hints.ready)."""
         check_guarded(sql)
         try:
@@ -188,7 +191,7 @@ class Session:
         self.activity.running(sql)
         try:
             hints = await column_hints.ready(self.runner, sql)
-            statements = self._transpile(sql, hints)
+            statements = self.transpile_sql(sql, hints)
             if not statements:
                 self.out(m.empty_query_response())
             implicit = len(statements) > 1 and self.runner.txn_status == "I"
@@ -222,7 +225,7 @@ class Session:
         if msg.name and msg.name in self.prepared:
             raise PgError("42P05", f'prepared statement "{msg.name}" already exists')
         hints = await column_hints.ready(self.runner, msg.sql)
-        statements = self._transpile(msg.sql, hints)
+        statements = self.transpile_sql(msg.sql, hints)
         if len(statements) > 1:
             raise PgError("42601", "cannot insert multiple commands into a prepared statement")
         st = statements[0] if statements else None
@@ -285,7 +288,7 @@ class Session:
         portal = self.portals.get(msg.name)
         if portal is None:
             # A DECLAREd cursor is a portal too (psycopg describes its server cursors).
-            declared = cursors.lookup(self, msg.name)
+            declared = self.sql_cursors.by_name.get(msg.name)
             if declared is None:
                 raise PgError("34000", f'portal "{msg.name}" does not exist')
             self.out(row_description(declared.columns, (1,) if declared.binary else ()))

@@ -93,7 +93,7 @@ class HintsCache:
     def settle(self, runner: Any) -> None:
         """If `runner` ran DDL in a transaction that has ended since, rebuild: other
         sessions may have rebuilt the hints before its commit."""
-        ended = runner.txn_status == "I" and not getattr(runner, "_implicit", False)
+        ended = runner.txn_status == "I" and not runner.implicit
         if ended and id(runner) in self._recheck:
             self._recheck.discard(id(runner))
             self.invalidate()

@@ -87,7 +87,8 @@ class SemanticEngine:
         if self.embedder is not None:  # write the cache entries still pending
             await asyncio.to_thread(self.embedder.close)
 
-    def _unavailable(self) -> PgError:
+    def unavailable(self) -> PgError:
+        """The error for semantic SQL while no embedding model is loaded."""
         return PgError(
             "58000",
             f"semantic SQL needs an embedding model: {self.error or 'none is loaded'}",
@@ -96,12 +97,12 @@ class SemanticEngine:
 
     def check(self, st: Statement) -> None:
         if st.markers and self.embedder is None:
-            raise self._unavailable()
+            raise self.unavailable()
 
     async def vectors(self, st: Statement) -> list[Any]:
         """The statement's text-marker vectors, in `bind_sql` parameter order."""
         if self.embedder is None:
-            raise self._unavailable()
+            raise self.unavailable()
         vecs = await self.worker.embed_now(list(st.bind_texts), "query")
         return list(vecs)
 

@@ -38,6 +38,7 @@ __all__ = [
     "oid_for_duckdb_type_name",
     "lossless_cast",
     "column_kind",
+    "base_kinds",
 ]
 
 Encoder = Callable[[object], bytes]
@@ -141,6 +142,11 @@ def split_array(duckdb_type: str) -> tuple[str, int, list[int | None]]:
         sizes.insert(0, int(inner) if inner.isdigit() else None)
         t = t[:start].strip()
     return t, len(sizes), sizes
+
+
+def base_kinds() -> list[tuple[str, str]]:
+    """(DuckDB base type name, PG scalar kind) pairs that column_kind maps, sorted by name."""
+    return sorted(_BASE_KIND.items())
 
 
 @lru_cache(maxsize=1024)

@@ -17,7 +17,7 @@ import pytest
 
 from proxy.agent.layer import AgentLayer
 from proxy.agent.triggers import webhooks
-from proxy.agent.triggers.args import _check_actions
+from proxy.agent.triggers.args import check_actions
 from proxy.agent.triggers.webhook_guard import WebhookGuard, WebhookRefused, parse_ip
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
@@ -91,9 +91,9 @@ async def register_webhook(layer: AgentLayer, url: str, name: str = "hook") -> d
 
 
 def refused(url: str, settings: Any) -> str:
-    """The AgentError message _check_actions gives for url under these settings."""
+    """The AgentError message check_actions gives for url under these settings."""
     with pytest.raises(AgentError) as err:
-        _check_actions(["webhook"], {"url": url}, settings)
+        check_actions(["webhook"], {"url": url}, settings)
     assert err.value.code == "invalid_argument"
     return err.value.message
 
@@ -152,9 +152,9 @@ def test_own_ports_are_refused_under_the_server_config(tmp_path: Path) -> None:
                 "http://192.168.1.20/hook",
                 "https://hooks.example.com/x",
             ]:
-                _check_actions(["webhook"], {"url": url}, settings)
+                check_actions(["webhook"], {"url": url}, settings)
             # Without the server's config only the port-independent rules hold.
-            _check_actions(["webhook"], {"url": f"http://127.0.0.1:{rest}/v1/keys"})
+            check_actions(["webhook"], {"url": f"http://127.0.0.1:{rest}/v1/keys"})
             assert "link-local" in refused("http://169.254.169.254/", None)
 
     run(go())
@@ -174,7 +174,7 @@ def test_the_allow_list_lets_listed_hosts_through(tmp_path: Path) -> None:
                 "http://[fe80::1]/hook",
                 f"http://localhost:{rest}/v1/keys",
             ]:
-                _check_actions(["webhook"], {"url": url}, settings)
+                check_actions(["webhook"], {"url": url}, settings)
             assert "link-local" in refused("http://169.254.1.1/", settings)
             assert "own port" in refused(f"http://127.0.0.1:{rest}/v1/keys", settings)
             assert "metadata" in refused("http://instance-data/", settings)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from proxy.agent.branches.merge import STRATEGIES
 from proxy.agent.branches.service import STATUSES
-from proxy.agent.branches.store import _COLUMNS
+from proxy.agent.branches.store import COLUMNS
 from proxy.core.identity import Identity
 from proxy.core.registry import McpTool, Param, agent_function
 
@@ -113,7 +113,7 @@ async def branch_discard(
 @agent_function(
     "branch_list",
     params=[Param("status", "VARCHAR", "", "Filter by status: " + ", ".join(STATUSES))],
-    columns=_COLUMNS,
+    columns=COLUMNS,
     scope="branch:read",
     mcp=McpTool(("status",), "List branches."),
 )

@@ -14,7 +14,7 @@ from proxy.core.errors import AgentError
 _ID = re.compile(r"^[0-9a-f]{32}$")
 
 
-def _normalise_id(branch_id: Any) -> str:
+def normalise_id(branch_id: Any) -> str:
     """Accept the 32-hex id, its UUID form or the schema name; anything else is not found."""
     if not isinstance(branch_id, str) or not branch_id.strip():
         raise AgentError.invalid("branch_id must be a non-empty string")
@@ -28,7 +28,7 @@ def _normalise_id(branch_id: Any) -> str:
     return text
 
 
-def _tables_arg(tables: Any) -> list[str]:
+def tables_arg(tables: Any) -> list[str]:
     """branch_create's `tables`: names of main's tables to copy now (JSON list or text)."""
     if tables is None or tables == "":
         return []

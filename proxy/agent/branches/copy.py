@@ -28,15 +28,15 @@ T = TypeVar("T")
 # Scratch name of a copy being built by earlier versions (build + rename); leftovers of an
 # interrupted copy are still skipped by merge, diff and storage. Copies are now built under
 # their final name: DuckDB loses track of a foreign key when its table is renamed.
-_TMP_PREFIX = "__hati_cow_"
+TMP_PREFIX = "__hati_cow_"
 
 
-def _q(name: str) -> str:
+def quote_ident(name: str) -> str:
     """Quote an identifier for DuckDB."""
     return '"' + name.replace('"', '""') + '"'
 
 
-def _base_tables(cur: duckdb.DuckDBPyConnection, schema: str) -> dict[str, str]:
+def base_tables(cur: duckdb.DuckDBPyConnection, schema: str) -> dict[str, str]:
     """lower(name) -> name of the base tables of `schema` in the current database."""
     rows = cur.execute(
         "SELECT table_name FROM duckdb_tables() WHERE schema_name = ? "
@@ -46,11 +46,11 @@ def _base_tables(cur: duckdb.DuckDBPyConnection, schema: str) -> dict[str, str]:
     return {name.lower(): name for (name,) in rows}
 
 
-def _branchable(cur: duckdb.DuckDBPyConnection) -> dict[str, str]:
+def branchable(cur: duckdb.DuckDBPyConnection) -> dict[str, str]:
     """main's base tables a branch mirrors (never the agent layer's own tables)."""
     return {
         low: name
-        for low, name in _base_tables(cur, "main").items()
+        for low, name in base_tables(cur, "main").items()
         if not low.startswith("_hatidata")
     }
 
@@ -63,14 +63,14 @@ def _constraints(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> lis
     ).fetchall()
 
 
-def _primary_key(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> list[str]:
+def primary_key_columns(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> list[str]:
     for kind, cols in _constraints(cur, schema, table):
         if kind == "PRIMARY KEY":
             return list(cols)
     return []
 
 
-def _columns(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> list[str]:
+def column_names(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> list[str]:
     rows = cur.execute(
         "SELECT column_name FROM duckdb_columns() WHERE schema_name = ? AND table_name = ? "
         "AND database_name = system.main.current_database() ORDER BY column_index",
@@ -82,7 +82,7 @@ def _columns(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> list[st
 def insertable(
     cur: duckdb.DuckDBPyConnection, schema: str, table: str, generated: set[str]
 ) -> list[str]:
-    return [c for c in _columns(cur, schema, table) if c.lower() not in generated]
+    return [c for c in column_names(cur, schema, table) if c.lower() not in generated]
 
 
 def _in_transaction(cur: duckdb.DuckDBPyConnection) -> bool:
@@ -110,7 +110,7 @@ def transaction(cur: duckdb.DuckDBPyConnection, fn: Callable[[], T]) -> T:
     return out
 
 
-def _copy_table(
+def copy_table(
     cur: duckdb.DuckDBPyConnection,
     src_schema: str,
     src: str,
@@ -120,20 +120,28 @@ def _copy_table(
     move_sequences: bool = False,
 ) -> str:
     """Create dst_schema.dst with src's structure and rows; returns what was kept."""
-    target = f"{_q(dst_schema)}.{_q(dst)}"
-    source = f"{_q(src_schema)}.{_q(src)}"
+    target = f"{quote_ident(dst_schema)}.{quote_ident(dst)}"
+    source = f"{quote_ident(src_schema)}.{quote_ident(src)}"
     ddl = table_ddl(cur, src_schema, src, dst_schema, dst, move_sequences=move_sequences)
     if ddl is None:  # not DuckDB's usual text: keep the column types and the primary key
         cur.execute(f"CREATE TABLE {target} AS SELECT * FROM {source} LIMIT 0")
-        pk = _primary_key(cur, src_schema, src)
+        pk = primary_key_columns(cur, src_schema, src)
         if pk:
-            cur.execute(f"ALTER TABLE {target} ADD PRIMARY KEY ({', '.join(_q(c) for c in pk)})")
+            cur.execute(
+                f"ALTER TABLE {target} ADD PRIMARY KEY ({', '.join(quote_ident(c) for c in pk)})"
+            )
         cur.execute(f"INSERT INTO {target} SELECT * FROM {source}")
         return "column types and primary key only (DDL not understood)"
     cur.execute(ddl.sql)
     cols = insertable(cur, src_schema, src, ddl.generated)
     own_fks = self_keys(foreign_keys(cur, dst_schema), dst)
-    fill(cur, target, cols, f"SELECT {', '.join(_q(c) for c in cols)} FROM {source}", own_fks)
+    fill(
+        cur,
+        target,
+        cols,
+        f"SELECT {', '.join(quote_ident(c) for c in cols)} FROM {source}",
+        own_fks,
+    )
     for sql in index_sql(cur, src_schema, src, dst_schema, dst):  # after the rows: faster
         cur.execute(sql)
     if ddl.unenforced:
@@ -146,8 +154,8 @@ def copy_group(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> list[
     main linked to it by foreign keys that is still a view in the branch (referenced tables
     first). Returns (table, kept) per copy; [] when all are copies already. Call it inside a
     transaction (see atomic)."""
-    main_tables = _branchable(cur)
-    mine = _base_tables(cur, schema)
+    main_tables = branchable(cur)
+    mine = base_tables(cur, schema)
     fks = [
         fk for fk in foreign_keys(cur, "main")
         if fk.child in main_tables and fk.parent in main_tables
@@ -158,6 +166,6 @@ def copy_group(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> list[
         if low in mine or low not in main_tables:
             continue
         name = main_tables[low]
-        cur.execute(f"DROP VIEW IF EXISTS {_q(schema)}.{_q(name)}")
-        out.append((name, _copy_table(cur, "main", name, schema, name)))
+        cur.execute(f"DROP VIEW IF EXISTS {quote_ident(schema)}.{quote_ident(name)}")
+        out.append((name, copy_table(cur, "main", name, schema, name)))
     return out

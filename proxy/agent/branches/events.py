@@ -38,7 +38,7 @@ import duckdb
 from proxy.agent.branches.store import TABLE as BRANCHES
 from proxy.agent.triggers.actions import public, record_fire
 from proxy.agent.triggers.args import LIFECYCLE, MEASURED_EVENTS
-from proxy.agent.triggers.store import _FIRES, _T, _json, _now
+from proxy.agent.triggers.store import FIRES, TRIGGERS, parsed_json, utc_now
 
 if TYPE_CHECKING:
     from proxy.agent.context import AgentContext
@@ -109,7 +109,7 @@ def _candidates(
     cur: duckdb.DuckDBPyConnection, branch: BranchRef, event: str
 ) -> list[tuple[str, float]]:
     rows = cur.execute(
-        f"SELECT id, threshold FROM {_T} WHERE org_id = ? AND enabled AND event_source = ? "
+        f"SELECT id, threshold FROM {TRIGGERS} WHERE org_id = ? AND enabled AND event_source = ? "
         "AND event_type = ? AND (scope = 'org' OR agent_id = ?) ORDER BY created_at",
         [branch.org_id, LIFECYCLE, event, branch.agent_id],
     ).fetchall()
@@ -126,18 +126,18 @@ async def fire(
 ) -> int:
     """Record one fire of `trigger_id` and perform its actions (1), or nothing (0) when it
     is disabled, cooling down, or already fired for this branch since `since`."""
-    now, fire_id = _now(), str(uuid.uuid4())
+    now, fire_id = utc_now(), str(uuid.uuid4())
 
     def record(cur: duckdb.DuckDBPyConnection) -> dict[str, Any] | None:
         sql = (
-            f"UPDATE {_T} SET fire_count = fire_count + 1, last_fired_at = ? WHERE id = ? "
+            f"UPDATE {TRIGGERS} SET fire_count = fire_count + 1, last_fired_at = ? WHERE id = ? "
             "AND enabled AND (last_fired_at IS NULL OR last_fired_at + to_seconds(cooldown_secs) "
             "<= ?)"
         )
         params: list[Any] = [now, trigger_id, now]
         if since is not None:
             sql += (
-                f" AND NOT EXISTS (SELECT 1 FROM {_FIRES} WHERE trigger_id = ? "
+                f" AND NOT EXISTS (SELECT 1 FROM {FIRES} WHERE trigger_id = ? "
                 "AND source_id = ? AND fired_at >= ?)"
             )
             params += [trigger_id, branch.branch_id, since]
@@ -147,7 +147,7 @@ async def fire(
         if row is None:
             return None
         name, owner, threshold, actions, config = row
-        actions, config = _json(actions), _json(config) or {}
+        actions, config = parsed_json(actions), parsed_json(config) or {}
         text = _text(event, branch, value, threshold)
         info = {
             "fire_id": fire_id,
@@ -191,12 +191,12 @@ async def fire(
 
 async def sweep_idle(layer: AgentContext, org_id: str | None, agent_id: str | None) -> int:
     """Fire idle_timeout triggers for active branches idle long enough (all, or one agent's)."""
-    now = _now()
+    now = utc_now()
 
     def load(cur: duckdb.DuckDBPyConnection) -> list[tuple]:
         sql = (
             f"SELECT t.id, t.threshold, b.org_id, b.agent_id, b.branch_id, b.name, "
-            f"coalesce(b.last_activity_at, b.created_at) FROM {_T} t JOIN {BRANCHES} b "
+            f"coalesce(b.last_activity_at, b.created_at) FROM {TRIGGERS} t JOIN {BRANCHES} b "
             "ON b.org_id = t.org_id AND (t.scope = 'org' OR t.agent_id = b.agent_id) "
             "WHERE t.enabled AND t.event_source = ? AND t.event_type = 'idle_timeout' "
             "AND b.status = 'active' AND b.expires_at > ?"

@@ -42,13 +42,13 @@ import duckdb
 
 from proxy.agent.branches import seq as branch_seq
 from proxy.agent.branches.copy import (
-    _TMP_PREFIX,
-    _base_tables,
-    _columns,
-    _copy_table,
-    _primary_key,
-    _q,
+    TMP_PREFIX,
+    base_tables,
+    column_names,
+    copy_table,
     insertable,
+    primary_key_columns,
+    quote_ident,
 )
 from proxy.agent.branches.ddl import index_sql, table_ddl
 from proxy.agent.branches.fk import (
@@ -59,7 +59,7 @@ from proxy.agent.branches.fk import (
     self_keys,
     topo_order,
 )
-from proxy.agent.branches.sql import _db_error
+from proxy.agent.branches.sql import db_error
 from proxy.core.errors import AgentError
 
 STRATEGIES = ("branch_wins", "main_wins")
@@ -85,10 +85,10 @@ def _save(cur: duckdb.DuckDBPyConnection, table: str, touched: bool) -> _Rebuild
     ddl = table_ddl(cur, "main", table, "main", table)
     if ddl is None:
         raise AgentError.conflict(f"{table}: cannot read main's definition to rebuild it")
-    rows = cur.execute(f"SELECT count(*) FROM main.{_q(table)}").fetchone()[0]
+    rows = cur.execute(f"SELECT count(*) FROM main.{quote_ident(table)}").fetchone()[0]
     saved = _Rebuild(ddl.sql, ddl.generated, int(rows))
     saved.indexes = index_sql(cur, "main", table, "main", table)
-    target = f"main.{_q(table)}"
+    target = f"main.{quote_ident(table)}"
     (comment,) = cur.execute(
         "SELECT comment FROM duckdb_tables() WHERE schema_name = 'main' AND table_name = ? "
         "AND database_name = system.main.current_database()",
@@ -102,21 +102,23 @@ def _save(cur: duckdb.DuckDBPyConnection, table: str, touched: bool) -> _Rebuild
         "AND comment IS NOT NULL",
         [table],
     ).fetchall():
-        saved.comments.append(f"COMMENT ON COLUMN {target}.{_q(column)} IS {_literal(text)}")
+        saved.comments.append(
+            f"COMMENT ON COLUMN {target}.{quote_ident(column)} IS {_literal(text)}"
+        )
     if not touched:
-        saved.stage = _q("__hati_keep_" + uuid.uuid4().hex)
+        saved.stage = quote_ident("__hati_keep_" + uuid.uuid4().hex)
         cur.execute(f"CREATE TEMP TABLE {saved.stage} AS SELECT * FROM {target}")
     return saved
 
 
-def _merge_tables(cur: duckdb.DuckDBPyConnection, schema: str, strategy: str) -> list[dict]:
+def merge_tables(cur: duckdb.DuckDBPyConnection, schema: str, strategy: str) -> list[dict]:
     """Apply `strategy` for every base table of the branch (see the module docstring)."""
-    main_tables = _base_tables(cur, "main")
+    main_tables = base_tables(cur, "main")
     mine = {
         low: name
-        for low, name in _base_tables(cur, schema).items()
+        for low, name in base_tables(cur, schema).items()
         # an interrupted copy's leftover, or a snapshot (branch_stats): not data
-        if not low.startswith(_TMP_PREFIX) and not low.startswith("_hatidata")
+        if not low.startswith(TMP_PREFIX) and not low.startswith("_hatidata")
     }
     created = {low for low in mine if low not in main_tables}
     touched = set(mine) - created
@@ -130,7 +132,7 @@ def _merge_tables(cur: duckdb.DuckDBPyConnection, schema: str, strategy: str) ->
     saved = {low: _save(cur, main_tables[low], low in touched) for low in order if low in rebuild}
     for low in reversed(order):  # referencing tables first
         if low in rebuild:
-            cur.execute(f"DROP TABLE main.{_q(main_tables[low])}")
+            cur.execute(f"DROP TABLE main.{quote_ident(main_tables[low])}")
     report: list[dict] = []
     for low in order:
         table = mine.get(low) or main_tables[low]
@@ -138,7 +140,7 @@ def _merge_tables(cur: duckdb.DuckDBPyConnection, schema: str, strategy: str) ->
             entry = _merge_one(cur, schema, strategy, table, low, main_tables, saved, main_fks)
             entry.update(_sequences(cur, main_tables.get(low, table)))
         except duckdb.Error as exc:
-            err = _db_error(exc)
+            err = db_error(exc)
             raise AgentError(err.code, f"merging {table}: {err.message}", sqlstate=err.sqlstate,
                              http_status=err.http_status, hint=err.hint) from None  # fmt: skip
         report.append(entry)
@@ -163,13 +165,13 @@ def _merge_one(
     saved: dict[str, _Rebuild],
     main_fks: list[ForeignKey],
 ) -> dict[str, Any]:
-    src = f"{_q(schema)}.{_q(table)}"
+    src = f"{quote_ident(schema)}.{quote_ident(table)}"
     if low not in main_tables:
-        kept = _copy_table(cur, schema, table, "main", table, move_sequences=True)
-        n = cur.execute(f"SELECT count(*) FROM main.{_q(table)}").fetchone()[0]
+        kept = copy_table(cur, schema, table, "main", table, move_sequences=True)
+        n = cur.execute(f"SELECT count(*) FROM main.{quote_ident(table)}").fetchone()[0]
         return {"table": table, "action": "created", "rows_inserted": n, "kept": kept}
     main_name = main_tables[low]
-    dst = f"main.{_q(main_name)}"
+    dst = f"main.{quote_ident(main_name)}"
     own_fks = self_keys(main_fks, main_name)
     if low in saved:
         item = saved[low]
@@ -194,12 +196,12 @@ def _merge_one(
         n = fill(cur, dst, cols, f"SELECT {_list(cols)} FROM {src}", own_fks)
         return {"table": main_name, "action": "replaced", "rows_deleted": int(deleted),
                 "rows_inserted": n}  # fmt: skip
-    pk = _primary_key(cur, "main", main_name)
+    pk = primary_key_columns(cur, "main", main_name)
     if pk:
-        if any(p.lower() not in {c.lower() for c in _columns(cur, schema, table)} for p in pk):
+        if any(p.lower() not in {c.lower() for c in column_names(cur, schema, table)} for p in pk):
             raise AgentError.conflict(f"{table}: the branch lacks main's primary key columns")
-        match = " AND ".join(f"m.{_q(p)} = b.{_q(p)}" for p in pk)
-        sel = ", ".join(f"b.{_q(c)}" for c in cols)
+        match = " AND ".join(f"m.{quote_ident(p)} = b.{quote_ident(p)}" for p in pk)
+        sel = ", ".join(f"b.{quote_ident(c)}" for c in cols)
         source = f"SELECT {sel} FROM {src} b WHERE NOT EXISTS (SELECT 1 FROM {dst} m WHERE {match})"
     else:
         source = f"SELECT {_list(cols)} FROM {src} EXCEPT SELECT {_list(cols)} FROM {dst}"
@@ -209,7 +211,7 @@ def _merge_one(
 
 
 def _list(cols: list[str]) -> str:
-    return ", ".join(_q(c) for c in cols)
+    return ", ".join(quote_ident(c) for c in cols)
 
 
 def _generated(cur: duckdb.DuckDBPyConnection, table: str) -> set[str]:
@@ -221,7 +223,7 @@ def _common(
     cur: duckdb.DuckDBPyConnection, schema: str, table: str, main_name: str, generated: set[str]
 ) -> list[str]:
     """main's writable columns that the branch's table also has."""
-    branch_cols = {c.lower() for c in _columns(cur, schema, table)}
+    branch_cols = {c.lower() for c in column_names(cur, schema, table)}
     common = [c for c in insertable(cur, "main", main_name, generated) if c.lower() in branch_cols]
     if not common:
         raise AgentError.conflict(f"{table}: the branch and main share no column")

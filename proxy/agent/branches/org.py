@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from proxy.agent.branches import stats as branch_stats
-from proxy.agent.branches.args import _normalise_id
-from proxy.agent.branches.store import AUDIT, TABLE, _copied_list
+from proxy.agent.branches.args import normalise_id
+from proxy.agent.branches.store import AUDIT, TABLE, copied_list
 from proxy.core.errors import AgentError
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def _json(raw: Any) -> Any:
 def _doc(row: tuple) -> dict[str, Any]:
     """A branch as REST shows it (the SDK reads `id`)."""
     r = dict(zip(_NAMES, row, strict=True))
-    copied = _copied_list(r["tables_copied"])
+    copied = copied_list(r["tables_copied"])
     approval = None
     if r["approval_decision"] is not None:
         approval = {
@@ -103,7 +103,7 @@ async def owner(
     layer: AgentContext, org_id: str, branch_id: Any, agent_id: str | None = None
 ) -> tuple[str, str]:
     """(branch id, owning agent) of a branch of the org; not_found otherwise."""
-    bid = _normalise_id(branch_id)
+    bid = normalise_id(branch_id)
     where, params = _scope(org_id, agent_id)
     row = await layer.db.run(
         lambda cur: cur.execute(
@@ -146,7 +146,7 @@ def _load_active(cur: duckdb.DuckDBPyConnection, org_id: str, branch_id: str) ->
         raise AgentError.conflict(
             f"branch {branch_id} is {r['status']}: its tables are gone, there is nothing to compare"
         )
-    r["tables_copied"] = _copied_list(r["tables_copied"])
+    r["tables_copied"] = copied_list(r["tables_copied"])
     return r
 
 
@@ -218,7 +218,7 @@ async def cost(layer: AgentContext, org_id: str, branch_id: str) -> dict[str, An
             "branch_id": branch_id,
             "status": r["status"],
             "tables": size["tables"],
-            "tables_copied": len(_copied_list(r["tables_copied"])),
+            "tables_copied": len(copied_list(r["tables_copied"])),
             "rows": size["rows"],
             "data_bytes": size["data_bytes"],
             "snapshot_bytes": size["snapshot_bytes"],

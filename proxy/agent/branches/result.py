@@ -16,7 +16,7 @@ from proxy.core.errors import AgentError
 MAX_ROWS = 10_000
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
     """A DuckDB value as a JSON-safe Python value."""
     if value is None or isinstance(value, bool | int | str):
         return value
@@ -33,13 +33,13 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, bytes | bytearray | memoryview):
         return "\\x" + bytes(value).hex()
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple | set):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     return str(value)
 
 
-def _result(cur: duckdb.DuckDBPyConnection, st: Any, tree: exp.Expr | None) -> list[dict]:
+def result_rows(cur: duckdb.DuckDBPyConnection, st: Any, tree: exp.Expr | None) -> list[dict]:
     returning = tree is not None and tree.args.get("returning") is not None
     desc = cur.description
     if st.kind in ("select", "explain") or returning:
@@ -59,7 +59,7 @@ def _result(cur: duckdb.DuckDBPyConnection, st: Any, tree: exp.Expr | None) -> l
             raise AgentError.invalid(
                 f"branch_query returns at most {MAX_ROWS} rows", hint="add a LIMIT"
             )
-        return [{"row": {k: _jsonable(v) for k, v in zip(names, r, strict=True)}} for r in fetched]
+        return [{"row": {k: jsonable(v) for k, v in zip(names, r, strict=True)}} for r in fetched]
     out: dict[str, Any] = {"command": st.tag}
     if desc is not None and len(desc) == 1 and desc[0][0] == "Count":
         row = cur.fetchone()

@@ -74,12 +74,18 @@ from proxy.agent.branches import approval as branch_approval
 from proxy.agent.branches import events as branch_events
 from proxy.agent.branches import stats as branch_stats
 from proxy.agent.branches import wire as branch_wire
-from proxy.agent.branches.args import _normalise_id, _tables_arg
-from proxy.agent.branches.copy import _branchable, _q, transaction
-from proxy.agent.branches.merge import STRATEGIES, _merge_tables
-from proxy.agent.branches.result import _result
-from proxy.agent.branches.sql import SCHEMA_PREFIX, _check_text, _db_error, _plan, _vet
-from proxy.agent.branches.store import _SELECT, TABLE, _record_copies, _row, audit
+from proxy.agent.branches.args import normalise_id, tables_arg
+from proxy.agent.branches.copy import branchable, quote_ident, transaction
+from proxy.agent.branches.merge import STRATEGIES, merge_tables
+from proxy.agent.branches.result import result_rows
+from proxy.agent.branches.sql import (
+    SCHEMA_PREFIX,
+    check_text,
+    db_error,
+    plan_statement,
+    vet_statements,
+)
+from proxy.agent.branches.store import SELECT_COLUMNS, TABLE, audit, branch_row, record_copies
 from proxy.agent.branches.store import install as _install
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
@@ -154,12 +160,13 @@ class Branches:
         self, cur: duckdb.DuckDBPyConnection, who: Identity, branch_id: str
     ) -> dict[str, Any]:
         row = cur.execute(
-            f"SELECT {_SELECT} FROM {TABLE} WHERE branch_id = ? AND org_id = ? AND agent_id = ?",
+            f"SELECT {SELECT_COLUMNS} FROM {TABLE} "
+            "WHERE branch_id = ? AND org_id = ? AND agent_id = ?",
             [branch_id, who.org_id, who.agent_id],
         ).fetchone()
         if row is None:
             raise AgentError.not_found(f"branch {branch_id} does not exist")
-        return _row(row)
+        return branch_row(row)
 
     def _active(self, cur: duckdb.DuckDBPyConnection, who: Identity, branch_id: str) -> dict:
         """The caller's branch, if it can still be used; expires it when overdue."""
@@ -175,7 +182,7 @@ class Branches:
 
     @staticmethod
     def _end(cur: duckdb.DuckDBPyConnection, branch_id: str, schema: str, status: str) -> None:
-        cur.execute(f"DROP SCHEMA IF EXISTS {_q(schema)} CASCADE")
+        cur.execute(f"DROP SCHEMA IF EXISTS {quote_ident(schema)} CASCADE")
         cur.execute(
             f"UPDATE {TABLE} SET status = ?, ended_at = ? WHERE branch_id = ?",
             [status, _now(), branch_id],
@@ -198,7 +205,7 @@ class Branches:
             raise AgentError.invalid(f"ttl_seconds must be > 0 and <= {MAX_TTL_SECONDS}")
         if name is not None and not isinstance(name, str):
             raise AgentError.invalid("name must be a string")
-        wanted = _tables_arg(tables)
+        wanted = tables_arg(tables)
         limits = who.limits  # a key's allowed_schemas / allowed_tables
         denied = [t for t in wanted if limits is not None and not limits.allows("main", t)]
         if denied:
@@ -210,18 +217,17 @@ class Branches:
         expires = now + dt.timedelta(seconds=float(ttl_seconds))
 
         def work(cur: duckdb.DuckDBPyConnection) -> int:
-            known = _branchable(cur)
+            known = branchable(cur)
             unknown = [t for t in wanted if t.lower() not in known]
             if unknown:
                 raise AgentError.invalid(
                     f"table {unknown[0]!r} is not a table of main", hint="tables: names in main"
                 )
             tables = sorted(known.values())
-            cur.execute(f"CREATE SCHEMA {_q(schema)}")
+            cur.execute(f"CREATE SCHEMA {quote_ident(schema)}")
             for table in tables:
-                cur.execute(
-                    f"CREATE VIEW {_q(schema)}.{_q(table)} AS SELECT * FROM main.{_q(table)}"
-                )
+                target = f"{quote_ident(schema)}.{quote_ident(table)}"
+                cur.execute(f"CREATE VIEW {target} AS SELECT * FROM main.{quote_ident(table)}")
             copied = [
                 c for t in wanted for c in branch_wire.copy_into(cur, schema, known[t.lower()])
             ]
@@ -249,7 +255,7 @@ class Branches:
         }
 
     async def query(self, who: Identity, branch_id: Any, sql: Any) -> list[dict[str, Any]]:
-        bid = _normalise_id(branch_id)
+        bid = normalise_id(branch_id)
         if not isinstance(sql, str) or not sql.strip():
             raise AgentError.invalid("sql must be a non-empty string")
         try:
@@ -260,14 +266,14 @@ class Branches:
             ) from None
         if not statements:
             raise AgentError.invalid("sql holds no statement")
-        prepared = _vet(statements)
+        prepared = vet_statements(statements)
         sql_policy.check_agent_sql(statements, who)  # the key's SQL rules hold in branches too
 
         def work(cur: duckdb.DuckDBPyConnection) -> tuple[list[dict[str, Any]], dict, int]:
             started = time.monotonic()
             branch = self._active(cur, who, bid)
             schema = branch["schema_name"]
-            _check_text(statements, schema)
+            check_text(statements, schema)
             before = cur.execute("SELECT current_setting('search_path')").fetchone()[0]
             cur.execute(f"SET search_path = '{schema},main'")  # schema: branch_<hex> only
             try:
@@ -331,22 +337,22 @@ class Branches:
         for st, tree in prepared:
             if tree is not None:
                 names = {c["table"].lower() for c in copied + new}
-                plan = _plan(cur, schema, tree, strict=True, copied=names)
+                plan = plan_statement(cur, schema, tree, strict=True, copied=names)
                 for table in plan.copy:
                     try:
                         new.extend(branch_wire.copy_into(cur, schema, table))
                     except duckdb.Error as exc:
-                        raise _db_error(exc) from None
+                        raise db_error(exc) from None
             try:
                 cur.execute(st.sql)
-                rows = _result(cur, st, tree)
+                rows = result_rows(cur, st, tree)
             except duckdb.Error as exc:
-                raise _db_error(exc, st.sql) from None
-        _record_copies(cur, schema, copied, new)
+                raise db_error(exc, st.sql) from None
+        record_copies(cur, schema, copied, new)
         return rows
 
     async def merge(self, who: Identity, branch_id: Any, strategy: Any) -> dict[str, Any]:
-        bid = _normalise_id(branch_id)
+        bid = normalise_id(branch_id)
         if strategy not in STRATEGIES:
             raise AgentError.invalid(
                 f"unknown merge strategy {strategy!r}", hint="use branch_wins or main_wins"
@@ -362,11 +368,11 @@ class Branches:
                 branch = self._active(cur, who, bid)
                 schema = branch["schema_name"]
                 try:
-                    report = _merge_tables(cur, schema, strategy)
+                    report = merge_tables(cur, schema, strategy)
                 except duckdb.Error as exc:
-                    raise _db_error(exc) from None
+                    raise db_error(exc) from None
                 merged_at = _now()
-                cur.execute(f"DROP SCHEMA {_q(schema)} CASCADE")
+                cur.execute(f"DROP SCHEMA {quote_ident(schema)} CASCADE")
                 cur.execute(
                     f"UPDATE {TABLE} SET status = 'merged', merged_at = ?, ended_at = ?, "
                     "strategy = ?, merge_report = ? WHERE branch_id = ?",
@@ -391,7 +397,7 @@ class Branches:
         return out
 
     async def discard(self, who: Identity, branch_id: Any) -> dict[str, Any]:
-        bid = _normalise_id(branch_id)
+        bid = normalise_id(branch_id)
 
         def work(cur: duckdb.DuckDBPyConnection) -> dict[str, Any]:
             def inner() -> dict[str, Any]:
@@ -419,12 +425,14 @@ class Branches:
         await self.expire(who)  # so an overdue branch is listed as expired, not active
 
         def work(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-            sql = f"SELECT {_SELECT} FROM {TABLE} WHERE org_id = ? AND agent_id = ?"
+            sql = f"SELECT {SELECT_COLUMNS} FROM {TABLE} WHERE org_id = ? AND agent_id = ?"
             args: list[Any] = [who.org_id, who.agent_id]
             if status is not None:
                 sql += " AND status = ?"
                 args.append(status)
-            return [_row(r) for r in cur.execute(sql + " ORDER BY created_at", args).fetchall()]
+            return [
+                branch_row(r) for r in cur.execute(sql + " ORDER BY created_at", args).fetchall()
+            ]
 
         return await self.layer.db.run(work)
 

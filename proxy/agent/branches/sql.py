@@ -15,19 +15,19 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
-from proxy.agent.branches.copy import _base_tables, _branchable
+from proxy.agent.branches.copy import base_tables, branchable
 from proxy.core.errors import AgentError
 from proxy.core.names import INTERNAL_SCHEMA
 
 SCHEMA_PREFIX = "branch_"
-_WRITE_WORDS = frozenset(
+WRITE_WORDS = frozenset(
     {"INSERT", "UPDATE", "DELETE", "MERGE", "ALTER", "TRUNCATE", "CREATE", "DROP", "COPY"}
 )
 # Statement kinds (transpiler) allowed inside branch_query.
 _QUERY_KINDS = frozenset({"select", "insert", "update", "delete", "merge", "ddl", "explain"})
 
 
-def _db_error(exc: Exception, sql: str | None = None) -> AgentError:
+def db_error(exc: Exception, sql: str | None = None) -> AgentError:
     """A DuckDB failure inside a branch as an AgentError with the Postgres SQLSTATE."""
     from proxy.db.duckdb_errors import map_duckdb_error
 
@@ -39,12 +39,12 @@ def _db_error(exc: Exception, sql: str | None = None) -> AgentError:
     return AgentError(code, pg.message, sqlstate=pg.sqlstate, http_status=status, hint=pg.detail)
 
 
-def _refused(message: str) -> AgentError:
+def refused(message: str) -> AgentError:
     return AgentError("not_supported", message, sqlstate="0A000", http_status=422)
 
 
 @dataclass
-class _Plan:
+class CopyPlan:
     """What a statement needs before it runs: tables to copy from main into the branch."""
 
     copy: list[str] = field(default_factory=list)  # main table names
@@ -105,7 +105,7 @@ def _is_temporary(tree: exp.Expr) -> bool:
     return False
 
 
-def _parse(sql: str) -> exp.Expr | None:
+def parse_statement(sql: str) -> exp.Expr | None:
     """The DuckDB statement as a sqlglot tree; None when sqlglot cannot represent it."""
     try:
         tree = sqlglot.parse_one(sql, read="duckdb")
@@ -114,7 +114,7 @@ def _parse(sql: str) -> exp.Expr | None:
     return None if isinstance(tree, exp.Command) else tree
 
 
-def _first_word(sql: str) -> str:
+def first_word(sql: str) -> str:
     stripped = re.sub(r"^(\s|--[^\n]*\n|/\*.*?\*/)+", "", sql, flags=re.S)
     return (stripped.split(None, 1) or [""])[0].upper().rstrip("(;")
 
@@ -122,7 +122,7 @@ def _first_word(sql: str) -> str:
 _FOREIGN = re.compile(rf"{INTERNAL_SCHEMA}|{SCHEMA_PREFIX}[0-9a-f]{{32}}", re.I)
 
 
-def _check_text(statements: Any, schema: str) -> None:
+def check_text(statements: Any, schema: str) -> None:
     """Belt and braces over the tree checks: also catches names inside strings (query(),
     query_table()) and statements sqlglot cannot parse."""
     for st in statements:
@@ -131,37 +131,37 @@ def _check_text(statements: Any, schema: str) -> None:
                 raise AgentError.not_found(f"schema {match.group(0)!r} does not exist")
 
 
-def _plan(
+def plan_statement(
     cur: duckdb.DuckDBPyConnection,
     schema: str,
     tree: exp.Expr,
     *,
     strict: bool,
     copied: set[str],
-) -> _Plan:
+) -> CopyPlan:
     """Check a statement against the branch rules and list the tables to copy first.
 
     strict (branch_query): writes must stay inside the branch, no reads of other branches or
     the internal schema, no TEMP objects. Not strict (wire helper): only the copy-on-write and
     the drop/rename guards, since the wire session chose its own search_path.
     """
-    plan = _Plan()
+    plan = CopyPlan()
     own = schema.lower()
     written, dropped, renames = _targets(tree)
     if strict:
         if _is_temporary(tree):
-            raise _refused("TEMP objects are not allowed inside a branch")
+            raise refused("TEMP objects are not allowed inside a branch")
         for table in tree.find_all(exp.Table):
             db = (table.db or "").lower()
             if db == INTERNAL_SCHEMA or (db.startswith(SCHEMA_PREFIX) and db != own):
                 raise AgentError.not_found(f"schema {table.db!r} does not exist")
-    branch_tables = _base_tables(cur, schema)
-    main_tables = _branchable(cur)
+    branch_tables = base_tables(cur, schema)
+    main_tables = branchable(cur)
 
     def in_branch(table: exp.Table) -> bool:
         catalog, db, _ = _name(table)
         if catalog is not None and strict:
-            raise _refused("three-part names are not allowed inside a branch")
+            raise refused("three-part names are not allowed inside a branch")
         if db is None:
             return True
         if db.lower() == own:
@@ -177,7 +177,7 @@ def _plan(
             continue
         low = table.name.lower()
         if low in main_tables or low in copied:
-            raise _refused(
+            raise refused(
                 f"cannot drop {table.name} inside a branch: it is a table of main "
                 "(discard the branch, or merge and drop it in main)"
             )
@@ -186,7 +186,7 @@ def _plan(
             continue
         low = table.name.lower()
         if renames and (low in main_tables or low in copied):
-            raise _refused(f"cannot rename {table.name} inside a branch: it is a table of main")
+            raise refused(f"cannot rename {table.name} inside a branch: it is a table of main")
         if low in branch_tables:
             continue  # already a real table of the branch
         if low in main_tables and copy and main_tables[low] not in plan.copy:
@@ -195,7 +195,7 @@ def _plan(
     return plan
 
 
-def _vet(statements: Any) -> list[tuple[Any, exp.Expr | None]]:
+def vet_statements(statements: Any) -> list[tuple[Any, exp.Expr | None]]:
     """branch_query's transpiled statements, each with its sqlglot tree (None for EXPLAIN,
     or a SELECT sqlglot cannot represent); raises for statements not allowed in a branch."""
     prepared: list[tuple[Any, exp.Expr | None]] = []
@@ -204,19 +204,19 @@ def _vet(statements: Any) -> list[tuple[Any, exp.Expr | None]]:
             try:  # report a syntax error as one, not as "not allowed"
                 duckdb.extract_statements(st.sql)
             except duckdb.ParserException as exc:
-                raise _db_error(exc, st.sql) from None
-            raise _refused(f"{st.tag} is not allowed inside branch_query")
+                raise db_error(exc, st.sql) from None
+            raise refused(f"{st.tag} is not allowed inside branch_query")
         if st.agent_calls:
-            raise _refused("agent functions cannot be called inside branch_query")
+            raise refused("agent functions cannot be called inside branch_query")
         if st.bind_texts:
-            raise _refused("semantic search functions are not supported inside branch_query")
+            raise refused("semantic search functions are not supported inside branch_query")
         if st.kind == "explain":
             if re.match(r"\s*EXPLAIN\s+ANALY[SZ]E", st.sql, re.I):
-                raise _refused("EXPLAIN ANALYZE is not allowed inside branch_query")
+                raise refused("EXPLAIN ANALYZE is not allowed inside branch_query")
             prepared.append((st, None))
             continue
-        tree = _parse(st.sql)
+        tree = parse_statement(st.sql)
         if tree is None and st.kind != "select":
-            raise _refused(f"cannot tell which tables this {st.tag} writes")
+            raise refused(f"cannot tell which tables this {st.tag} writes")
         prepared.append((st, tree))
     return prepared

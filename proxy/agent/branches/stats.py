@@ -29,8 +29,14 @@ from typing import Any
 
 import duckdb
 
-from proxy.agent.branches.copy import _TMP_PREFIX, _base_tables, _columns, _primary_key, _q
-from proxy.agent.branches.result import _jsonable
+from proxy.agent.branches.copy import (
+    TMP_PREFIX,
+    base_tables,
+    column_names,
+    primary_key_columns,
+    quote_ident,
+)
+from proxy.agent.branches.result import jsonable
 
 SNAPSHOT_PREFIX = "_hatidata_base_"
 MAX_CONFLICT_KEYS = 100  # keys listed per table; the count is always exact
@@ -39,12 +45,13 @@ _H = "__hati_h"
 
 def snapshot(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> dict[str, Any]:
     """Fingerprint the branch's fresh copy of `table` (= main at copy time)."""
-    columns = _columns(cur, schema, table)
-    key = _primary_key(cur, schema, table)
-    keys = "".join(f"{_q(k)}, " for k in key)
+    columns = column_names(cur, schema, table)
+    key = primary_key_columns(cur, schema, table)
+    keys = "".join(f"{quote_ident(k)}, " for k in key)
     cur.execute(
-        f"CREATE OR REPLACE TABLE {_q(schema)}.{_q(SNAPSHOT_PREFIX + table)} AS "
-        f"SELECT {keys}{_hash(columns, set(columns))} AS {_H} FROM {_q(schema)}.{_q(table)}"
+        f"CREATE OR REPLACE TABLE {quote_ident(schema)}.{quote_ident(SNAPSHOT_PREFIX + table)} AS "
+        f"SELECT {keys}{_hash(columns, set(columns))} AS {_H} "
+        f"FROM {quote_ident(schema)}.{quote_ident(table)}"
     )
     return {"columns": columns, "key": key}
 
@@ -52,24 +59,27 @@ def snapshot(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> dict[st
 def _hash(columns: list[str], present: set[str]) -> str:
     # A column missing now (dropped, renamed) hashes as NULL: such rows count as changed.
     low = {c.lower() for c in present}
-    parts = [_q(c) if c.lower() in low else "NULL" for c in columns]
+    parts = [quote_ident(c) if c.lower() in low else "NULL" for c in columns]
     return f"hash(row({', '.join(parts)}))"
 
 
 def _side(cur: duckdb.DuckDBPyConnection, schema: str, table: str, snap: dict) -> str:
     """SELECT of (key..., h) over schema.table, hashing the snapshot's columns."""
-    keys = "".join(f"{_q(k)}, " for k in snap["key"])
-    present = set(_columns(cur, schema, table))
-    return f"SELECT {keys}{_hash(snap['columns'], present)} AS h FROM {_q(schema)}.{_q(table)}"
+    keys = "".join(f"{quote_ident(k)}, " for k in snap["key"])
+    present = set(column_names(cur, schema, table))
+    source = f"{quote_ident(schema)}.{quote_ident(table)}"
+    return f"SELECT {keys}{_hash(snap['columns'], present)} AS h FROM {source}"
 
 
 def _base(schema: str, table: str, snap: dict) -> str:
-    keys = "".join(f"{_q(k)}, " for k in snap["key"])
-    return f"SELECT {keys}{_H} AS h FROM {_q(schema)}.{_q(SNAPSHOT_PREFIX + table)}"
+    keys = "".join(f"{quote_ident(k)}, " for k in snap["key"])
+    return (
+        f"SELECT {keys}{_H} AS h FROM {quote_ident(schema)}.{quote_ident(SNAPSHOT_PREFIX + table)}"
+    )
 
 
 def _on(a: str, b: str, key: list[str]) -> str:
-    return " AND ".join(f"{a}.{_q(k)} = {b}.{_q(k)}" for k in key)
+    return " AND ".join(f"{a}.{quote_ident(k)} = {b}.{quote_ident(k)}" for k in key)
 
 
 def _changes(cur: duckdb.DuckDBPyConnection, side: str, base: str, key: list[str]) -> dict:
@@ -92,8 +102,8 @@ def _own_tables(cur: duckdb.DuckDBPyConnection, schema: str) -> dict[str, str]:
     """The branch's real tables (copies and tables created in it), not scratch or snapshots."""
     return {
         low: name
-        for low, name in _base_tables(cur, schema).items()
-        if not low.startswith(_TMP_PREFIX) and not low.startswith("_hatidata")
+        for low, name in base_tables(cur, schema).items()
+        if not low.startswith(TMP_PREFIX) and not low.startswith("_hatidata")
     }
 
 
@@ -104,12 +114,14 @@ def _snapshots(branch: dict[str, Any]) -> dict[str, dict]:
 def diff(cur: duckdb.DuckDBPyConnection, branch: dict[str, Any]) -> list[dict[str, Any]]:
     """Per table of the branch: rows changed in the branch and in main since the copy."""
     schema = branch["schema_name"]
-    main = _base_tables(cur, "main")
+    main = base_tables(cur, "main")
     copied = {c["table"].lower() for c in branch["tables_copied"]}
     snaps = _snapshots(branch)
     out = []
     for low, table in sorted(_own_tables(cur, schema).items()):
-        rows = cur.execute(f"SELECT count(*) FROM {_q(schema)}.{_q(table)}").fetchone()[0]
+        rows = cur.execute(
+            f"SELECT count(*) FROM {quote_ident(schema)}.{quote_ident(table)}"
+        ).fetchone()[0]
         entry: dict[str, Any] = {
             "table": table,
             "origin": "copied" if low in copied else "created",
@@ -122,7 +134,7 @@ def diff(cur: duckdb.DuckDBPyConnection, branch: dict[str, Any]) -> list[dict[st
         }
         if low in main:
             entry["rows_in_main"] = cur.execute(
-                f"SELECT count(*) FROM main.{_q(main[low])}"
+                f"SELECT count(*) FROM main.{quote_ident(main[low])}"
             ).fetchone()[0]
         snap = snaps.get(low)
         if entry["origin"] == "copied":
@@ -145,7 +157,7 @@ def diff(cur: duckdb.DuckDBPyConnection, branch: dict[str, Any]) -> list[dict[st
 def conflicts(cur: duckdb.DuckDBPyConnection, branch: dict[str, Any]) -> list[dict[str, Any]]:
     """Per table: keys changed on both sides since the copy, to different results."""
     schema = branch["schema_name"]
-    main = _base_tables(cur, "main")
+    main = base_tables(cur, "main")
     copied = {c["table"].lower() for c in branch["tables_copied"]}
     snaps = _snapshots(branch)
     out = []
@@ -179,8 +191,8 @@ def conflicts(cur: duckdb.DuckDBPyConnection, branch: dict[str, Any]) -> list[di
 def _keyed_conflicts(
     cur: duckdb.DuckDBPyConnection, table: str, key: list[str], b: str, m: str, base: str
 ) -> dict[str, Any]:
-    cols = ", ".join(_q(k) for k in key)
-    keyed = ", ".join(f"k.{_q(k)}" for k in key)
+    cols = ", ".join(quote_ident(k) for k in key)
+    keyed = ", ".join(f"k.{quote_ident(k)}" for k in key)
     res = cur.execute(
         f"WITH b AS ({b}), m AS ({m}), o AS ({base}), "
         f"k AS (SELECT {cols} FROM b UNION SELECT {cols} FROM m UNION SELECT {cols} FROM o) "
@@ -202,7 +214,7 @@ def _keyed_conflicts(
             if no_main
             else "changed_on_both_sides"
         )
-        found.append({"key": {k: _jsonable(v) for k, v in zip(key, values, strict=True)},
+        found.append({"key": {k: jsonable(v) for k, v in zip(key, values, strict=True)},
                       "kind": kind})  # fmt: skip
     return _entry(table, key, res[0][-1] if res else 0, found)
 
@@ -234,7 +246,7 @@ _DECIMAL = re.compile(r"^DECIMAL\((\d+),\s*\d+\)$")
 
 
 def _size_expr(column: str, data_type: str) -> str:
-    col = _q(column)
+    col = quote_ident(column)
     width = _WIDTHS.get(data_type)
     array = _ARRAY.match(data_type)
     if width is None and array and array.group(1) in _WIDTHS:
@@ -260,15 +272,17 @@ def table_size(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> tuple
         [schema, table],
     ).fetchall()
     sizes = " + ".join(_size_expr(c, t) for c, t in types) or "0"
-    rows, size = cur.execute(f"SELECT count(*), {sizes} FROM {_q(schema)}.{_q(table)}").fetchone()
+    rows, size = cur.execute(
+        f"SELECT count(*), {sizes} FROM {quote_ident(schema)}.{quote_ident(table)}"
+    ).fetchone()
     return int(rows), int(size or 0)
 
 
 def storage(cur: duckdb.DuckDBPyConnection, schema: str) -> dict[str, int]:
     """Rows and logical bytes a branch holds: its own tables, and its snapshots."""
     out = {"tables": 0, "rows": 0, "data_bytes": 0, "snapshot_bytes": 0}
-    for low, table in _base_tables(cur, schema).items():
-        if low.startswith(_TMP_PREFIX):
+    for low, table in base_tables(cur, schema).items():
+        if low.startswith(TMP_PREFIX):
             continue
         rows, size = table_size(cur, schema, table)
         if low.startswith(SNAPSHOT_PREFIX):

@@ -24,7 +24,7 @@ _ADDED = (
     ("approval_session_id", "VARCHAR"),
 )
 
-_COLUMNS = (
+COLUMNS = (
     ("branch_id", "VARCHAR"),
     ("name", "VARCHAR"),
     ("description", "VARCHAR"),
@@ -41,7 +41,7 @@ _COLUMNS = (
     ("approval_by", "VARCHAR"),
     ("approval_at", "TIMESTAMPTZ"),
 )
-_SELECT = ", ".join(name for name, _ in _COLUMNS)
+SELECT_COLUMNS = ", ".join(name for name, _ in COLUMNS)
 
 
 def install(cur: duckdb.DuckDBPyConnection) -> None:
@@ -99,13 +99,13 @@ def audit(
     )  # fmt: skip
 
 
-def _row(row: tuple) -> dict[str, Any]:
-    out = dict(zip([n for n, _ in _COLUMNS], row, strict=True))
-    out["tables_copied"] = _copied_list(out["tables_copied"])
+def branch_row(row: tuple) -> dict[str, Any]:
+    out = dict(zip([n for n, _ in COLUMNS], row, strict=True))
+    out["tables_copied"] = copied_list(out["tables_copied"])
     return out
 
 
-def _record_copies(
+def record_copies(
     cur: duckdb.DuckDBPyConnection, schema: str, current: list[dict], new: list[dict]
 ) -> None:
     if not new:
@@ -116,7 +116,7 @@ def _record_copies(
     )
 
 
-def _copied_list(raw: Any) -> list[dict]:
+def copied_list(raw: Any) -> list[dict]:
     if raw is None:
         return []
     value = json.loads(raw) if isinstance(raw, str) else raw

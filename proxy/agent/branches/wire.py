@@ -12,9 +12,15 @@ from typing import Any
 import duckdb
 
 from proxy.agent.branches.copy import atomic, copy_group
-from proxy.agent.branches.sql import _WRITE_WORDS, _first_word, _parse, _plan, _refused
+from proxy.agent.branches.sql import (
+    WRITE_WORDS,
+    first_word,
+    parse_statement,
+    plan_statement,
+    refused,
+)
 from proxy.agent.branches.stats import snapshot
-from proxy.agent.branches.store import TABLE, _copied_list, _record_copies
+from proxy.agent.branches.store import TABLE, copied_list, record_copies
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 
@@ -66,21 +72,21 @@ def prepare_write(
         raise AgentError.not_found(f"branch {bid} does not exist")
     if status != "active" or expires_at <= dt.datetime.now(dt.UTC):
         raise AgentError.conflict(f"branch {bid} is {status}: it can no longer be used")
-    tree = _parse(statement_sql)
+    tree = parse_statement(statement_sql)
     if tree is None:
-        if _first_word(statement_sql) in _WRITE_WORDS:
-            raise _refused("cannot tell which tables this statement writes in a branch")
+        if first_word(statement_sql) in WRITE_WORDS:
+            raise refused("cannot tell which tables this statement writes in a branch")
         return []
-    copied = _copied_list(raw_copied)
+    copied = copied_list(raw_copied)
     names = {c["table"].lower() for c in copied}
     schema = schema_name.lower()
-    plan = _plan(cur, schema, tree, strict=False, copied=names)
+    plan = plan_statement(cur, schema, tree, strict=False, copied=names)
     if not plan.copy:
         return []
 
     def work() -> list[dict[str, Any]]:  # copies and their record: all or nothing
         new = [entry for table in plan.copy for entry in copy_into(cur, schema, table)]
-        _record_copies(cur, schema, copied, new)
+        record_copies(cur, schema, copied, new)
         return new
 
     return [c["table"] for c in atomic(cur, work)]

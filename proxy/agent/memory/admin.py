@@ -13,10 +13,10 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from proxy.agent.memory import search as memory_search
-from proxy.agent.memory.args import now, parse_uuid
+from proxy.agent.memory.args import now, parse_uuid, text_arg
 from proxy.agent.memory.rows import refresh_index
 from proxy.agent.memory.schema import COL, RETURNING_ROWS, T_GRANT, T_MEM
-from proxy.agent.memory.service import _Job
+from proxy.agent.memory.service import EmbedJob
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.registry import Param, agent_function
@@ -28,11 +28,10 @@ if TYPE_CHECKING:
 
 from proxy.agent.memory.functions import (
     Deleted,
-    _delete,
-    _mem,
-    _text,
     apply_delete,
+    delete_memories,
     delete_where,
+    memory_of,
 )
 
 
@@ -54,7 +53,7 @@ from proxy.agent.memory.functions import (
 )
 async def memory_embedding_stats(layer: AgentContext, who: Identity) -> list[dict[str, Any]]:
     """Embedding status counts of the caller's memories, by model."""
-    mem = _mem(layer)
+    mem = memory_of(layer)
 
     def q(cur: duckdb.DuckDBPyConnection) -> tuple[tuple, list[tuple]]:
         where = "org_id = ? AND agent_id = ?"
@@ -111,7 +110,7 @@ async def reembed_memory(
     wait: Any = False,
 ) -> list[dict[str, Any]]:
     """Queue memories for embedding again: one id, a JSON list of ids, or all failed ones."""
-    mem = _mem(layer)
+    mem = memory_of(layer)
     if mem.embedder is None:
         raise AgentError.unavailable("no embedding model is loaded; memories stay 'pending'")
     ids: list[str] = []
@@ -148,7 +147,7 @@ async def reembed_memory(
     found = {r[0] for r in rows}
     if memory_id is not None and memory_ids is None and not all_failed and not found:
         raise AgentError.not_found(f"memory {ids[0]} not found")
-    jobs = [_Job(r[0], r[1], who.org_id, who.agent_id, r[2]) for r in rows]
+    jobs = [EmbedJob(r[0], r[1], who.org_id, who.agent_id, r[2]) for r in rows]
     status = {j.memory_id: "queued" for j in jobs}
     if wait and jobs:
         fresh = [j for j in jobs if j.memory_id not in mem._queued]
@@ -178,7 +177,7 @@ async def expire_memories(
     layer: AgentContext, who: Identity, *, dry_run: Any = False
 ) -> list[dict[str, Any]]:
     """Delete the caller's memories whose expires_at has passed (they are already hidden)."""
-    mem = _mem(layer)
+    mem = memory_of(layer)
     where = "org_id = ? AND agent_id = ? AND expires_at <= now()"
     params = [who.org_id, who.agent_id]
     if dry_run:
@@ -188,7 +187,7 @@ async def expire_memories(
             ).fetchone()[0]
         )
     else:
-        n = len(await _delete(mem, where, params))
+        n = len(await delete_memories(mem, where, params))
     return [{"expired": n, "dry_run": bool(dry_run)}]
 
 
@@ -231,7 +230,7 @@ async def evict_memories(
     """Delete the caller's memories older than max_age_days AND less important than
     min_importance, those with confidence < 0.1, and those beyond max_per_agent (lowest
     importance, then oldest, first); counts by reason."""
-    mem = _mem(layer)
+    mem = memory_of(layer)
     if max_age_days is None or float(max_age_days) < 0:
         raise AgentError.invalid("max_age_days must be a number >= 0")
     min_imp = memory_search.check_importance(min_importance, "min_importance") or 0.0
@@ -295,7 +294,7 @@ async def decay_memories(
 ) -> list[dict[str, Any]]:
     """Lower the confidence of the caller's memories not accessed for 7+ days to
     confidence * (1 - rate), never below 0.1 (those already at 0.1 are skipped)."""
-    mem = _mem(layer)
+    mem = memory_of(layer)
     r = memory_search.check_importance(rate, "rate")
     await mem.access.flush()
     where = (
@@ -336,8 +335,8 @@ async def grant_memory_access(
     layer: AgentContext, who: Identity, *, grantee_agent: Any
 ) -> list[dict[str, Any]]:
     """Let another agent of the org read (get, list, search with include_shared) my memories."""
-    mem = _mem(layer)
-    grantee = _text(grantee_agent, "grantee_agent", required=True, limit=1000)
+    mem = memory_of(layer)
+    grantee = text_arg(grantee_agent, "grantee_agent", required=True, limit=1000)
     if grantee == who.agent_id:
         raise AgentError.invalid("an agent always reads its own memories")
 
@@ -367,8 +366,8 @@ async def revoke_memory_access(
     layer: AgentContext, who: Identity, *, grantee_agent: Any
 ) -> list[dict[str, Any]]:
     """Withdraw a grant; revoked is false when there was none."""
-    mem = _mem(layer)
-    grantee = _text(grantee_agent, "grantee_agent", required=True, limit=1000)
+    mem = memory_of(layer)
+    grantee = text_arg(grantee_agent, "grantee_agent", required=True, limit=1000)
 
     def tx(cur: duckdb.DuckDBPyConnection) -> int:
         return len(

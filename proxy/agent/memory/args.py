@@ -29,6 +29,19 @@ def parse_uuid(value: Any, name: str = "memory_id") -> str:
         raise AgentError.invalid(f"{name} must be a UUID, got {str(value)[:80]!r}") from None
 
 
+def text_arg(value: Any, name: str, *, required: bool = False, limit: int | None = None) -> Any:
+    """Optional text (blank is None), or an AgentError: not text, required and blank, too long."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if required:
+            raise AgentError.invalid(f"{name} is required and must not be empty")
+        return None
+    if not isinstance(value, str):
+        raise AgentError.invalid(f"{name} must be text, got {type(value).__name__}")
+    if limit is not None and len(value) > limit:
+        raise AgentError.invalid(f"{name} is longer than {limit} characters")
+    return value
+
+
 def parse_metadata(value: Any, name: str = "metadata") -> dict[str, Any] | None:
     """A JSON object (or JSON text of one); None stays None."""
     if value is None:

@@ -13,7 +13,7 @@ import uuid
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from proxy.agent.memory import search as memory_search
-from proxy.agent.memory.args import content_hash, now, parse_metadata, parse_uuid
+from proxy.agent.memory.args import content_hash, now, parse_metadata, parse_uuid, text_arg
 from proxy.agent.memory.rows import refresh_index
 from proxy.agent.memory.schema import (
     MEMORY_COLUMNS,
@@ -27,8 +27,8 @@ from proxy.agent.memory.service import (
     MAX_CONTENT_BYTES,
     MAX_METADATA_BYTES,
     MAX_TYPE_CHARS,
+    EmbedJob,
     Memory,
-    _Job,
     memory_row,
 )
 from proxy.core.errors import AgentError
@@ -74,22 +74,10 @@ SEARCH_COLUMNS = (
 )
 
 
-def _mem(layer: AgentContext) -> Memory:
+def memory_of(layer: AgentContext) -> Memory:
     mem: Memory = layer.memory
     mem.check_enabled()
     return mem
-
-
-def _text(value: Any, name: str, *, required: bool = False, limit: int | None = None) -> Any:
-    if value is None or (isinstance(value, str) and not value.strip()):
-        if required:
-            raise AgentError.invalid(f"{name} is required and must not be empty")
-        return None
-    if not isinstance(value, str):
-        raise AgentError.invalid(f"{name} must be text, got {type(value).__name__}")
-    if limit is not None and len(value) > limit:
-        raise AgentError.invalid(f"{name} is longer than {limit} characters")
-    return value
 
 
 def _expiry(expires_at: Any, ttl_seconds: Any) -> dt.datetime | None:
@@ -156,15 +144,15 @@ async def store_memory(
     wait: Any = False,
 ) -> list[dict[str, Any]]:
     """Store a memory; it is embedded in the background (wait := true waits for it)."""
-    mem = _mem(layer)
-    content = _text(content, "content", required=True)
+    mem = memory_of(layer)
+    content = text_arg(content, "content", required=True)
     size = len(content.encode("utf-8"))
     if size > MAX_CONTENT_BYTES:
         raise AgentError.invalid(
             f"content is {size} bytes; a memory holds at most {MAX_CONTENT_BYTES} bytes",
             hint="split the text into several memories",
         )
-    memory_type = _text(
+    memory_type = text_arg(
         "fact" if memory_type is None else memory_type,
         "memory_type",
         required=True,
@@ -175,7 +163,7 @@ async def store_memory(
     meta_text = json.dumps(meta if meta is not None else {}, ensure_ascii=False)
     if len(meta_text.encode("utf-8")) > MAX_METADATA_BYTES:
         raise AgentError.invalid(f"metadata is larger than {MAX_METADATA_BYTES} bytes")
-    session_id = _text(session_id, "session_id", limit=1000)
+    session_id = text_arg(session_id, "session_id", limit=1000)
     old_id = parse_uuid(supersedes, "supersedes") if supersedes is not None else None
     expiry = _expiry(expires_at, ttl_seconds)
     digest = content_hash(content)
@@ -253,7 +241,7 @@ async def store_memory(
         if not info["deduplicated"]:
             mem.index.note_unembedded(who.org_id, who.agent_id, info["seq"])
     mid = info["memory_id"]
-    job = _Job(mid, info["seq"], who.org_id, who.agent_id, content)
+    job = EmbedJob(mid, info["seq"], who.org_id, who.agent_id, content)
     if not info["deduplicated"] and mem.embedder is not None:
         if wait:
             mem._queued.add(mid)
@@ -309,7 +297,7 @@ async def store_memory(
 )
 async def search_memory(layer: AgentContext, who: Identity, **kwargs: Any) -> list[dict[str, Any]]:
     """Search memories by meaning and keywords, ranked by the hybrid score."""
-    return await memory_search.search(_mem(layer), who, **kwargs)
+    return await memory_search.search(memory_of(layer), who, **kwargs)
 
 
 async def _fetch_one(mem: Memory, who: Identity, memory_id: str, *, own: bool) -> tuple:
@@ -337,7 +325,7 @@ async def _fetch_one(mem: Memory, who: Identity, memory_id: str, *, own: bool) -
 )
 async def get_memory(layer: AgentContext, who: Identity, *, memory_id: Any) -> list[dict[str, Any]]:
     """One memory by id (own or granted; superseded ones too)."""
-    mem = _mem(layer)
+    mem = memory_of(layer)
     mid = parse_uuid(memory_id)
     row = await _fetch_one(mem, who, mid, own=False)
     mem.access.touch([mid])
@@ -377,7 +365,7 @@ async def list_memories(
     include_shared: Any = False,
 ) -> list[dict[str, Any]]:
     """The newest memories first; limit is capped at 100."""
-    mem = _mem(layer)
+    mem = memory_of(layer)
     if embedding_status not in (None, "pending", "embedded", "failed"):
         raise AgentError.invalid("embedding_status must be 'pending', 'embedded' or 'failed'")
     limit = 50 if limit is None else int(limit)
@@ -435,7 +423,7 @@ def apply_delete(mem: Memory, deleted: Deleted) -> None:
     refresh_index(mem.index, deleted.unlinked)
 
 
-async def _delete(mem: Memory, where: str, params: list[Any]) -> list[int]:
+async def delete_memories(mem: Memory, where: str, params: list[Any]) -> list[int]:
     async with mem.write_lock:
         deleted = await mem.layer.db.transaction(lambda cur: delete_where(cur, where, params))
         apply_delete(mem, deleted)
@@ -454,9 +442,9 @@ async def delete_memory(
     layer: AgentContext, who: Identity, *, memory_id: Any
 ) -> list[dict[str, Any]]:
     """Delete one of the caller's memories and its vector (unknown id: not_found)."""
-    mem = _mem(layer)
+    mem = memory_of(layer)
     mid = parse_uuid(memory_id)
-    seqs = await _delete(
+    seqs = await delete_memories(
         mem, "memory_id = ? AND org_id = ? AND agent_id = ?", [mid, who.org_id, who.agent_id]
     )
     if not seqs:

@@ -304,7 +304,7 @@ def nearest(
         return Hits(i64, f32, none, none, f64, f64, f64, none)
     if len(parts) == 1:
         return parts[0]
-    merged = Hits(*(np.concatenate([p[i] for p in parts]) for i in range(len(Hits._fields))))
+    merged = Hits(*(np.concatenate([p[i] for p in parts]) for i in range(len(parts[0]))))
     order = np.argsort(-merged.sims, kind="stable")[:k]
     return Hits(*(field[order] for field in merged))
 

@@ -81,7 +81,7 @@ def memory_row(row: tuple[Any, ...], pending_access: dict[str, list[Any]]) -> di
 
 
 @dataclass
-class _Job:
+class EmbedJob:
     """One memory waiting to be embedded."""
 
     memory_id: str
@@ -104,7 +104,7 @@ class Memory:
         self.stop_timeout = 15.0  # how long stop() lets the batch being embedded finish
         self.index = VectorIndex(layer.dims)
         self.write_lock = asyncio.Lock()
-        self._queue: asyncio.Queue[_Job | None] = asyncio.Queue()
+        self._queue: asyncio.Queue[EmbedJob | None] = asyncio.Queue()
         self._queued: set[str] = set()  # memory ids in the queue or being embedded
         self._waiters: dict[str, list[asyncio.Future[str]]] = {}
         self._retry_handles: set[asyncio.TimerHandle] = set()
@@ -155,7 +155,7 @@ class Memory:
             )
         )
 
-    def _load(self, cur: duckdb.DuckDBPyConnection) -> list[_Job]:
+    def _load(self, cur: duckdb.DuckDBPyConnection) -> list[EmbedJob]:
         """Start-up: vectors of the current model into RAM; everything else re-queued."""
         model = self.model_name
         cur.begin()
@@ -206,7 +206,7 @@ class Memory:
             f"SELECT memory_id::VARCHAR, seq, org_id, agent_id, content FROM {T_MEM}"
             " WHERE embedding_status = 'pending' ORDER BY seq"
         ).fetchall()
-        return [_Job(*r) for r in rows]
+        return [EmbedJob(*r) for r in rows]
 
     async def stop(self) -> None:
         self._stopping = True
@@ -250,7 +250,7 @@ class Memory:
 
     # ---- embedding pipeline -------------------------------------------------------
 
-    def _enqueue(self, job: _Job) -> None:
+    def _enqueue(self, job: EmbedJob) -> None:
         if job.memory_id in self._queued or self._stopping:
             return
         self._queued.add(job.memory_id)
@@ -280,7 +280,7 @@ class Memory:
             if stop or self._stopping:
                 return
 
-    async def embed_jobs(self, jobs: list[_Job], *, urgent: bool) -> None:
+    async def embed_jobs(self, jobs: list[EmbedJob], *, urgent: bool) -> None:
         """Embed and store vectors; failures are retried or marked 'failed'."""
         worker = self.layer.semantic.worker
         texts = [j.content for j in jobs]
@@ -299,7 +299,7 @@ class Memory:
             return
         await self._store_vectors(jobs, vecs)
 
-    async def _store_vectors(self, jobs: list[_Job], vecs: np.ndarray) -> None:
+    async def _store_vectors(self, jobs: list[EmbedJob], vecs: np.ndarray) -> None:
         import pyarrow as pa
 
         model = self.model_name
@@ -352,7 +352,7 @@ class Memory:
             if j.memory_id in live:
                 self._notify_triggers(j, vec)
 
-    async def _embedding_failed(self, jobs: list[_Job], exc: Exception, locked: bool = False):
+    async def _embedding_failed(self, jobs: list[EmbedJob], exc: Exception, locked: bool = False):
         error = f"{type(exc).__name__}: {exc}"[:500]
         give_up = [j for j in jobs if j.attempt + 1 > len(self.retry_delays) or self._stopping]
         retry = [j for j in jobs if j not in give_up]
@@ -401,7 +401,7 @@ class Memory:
             self._queued.discard(j.memory_id)
             self._resolve(j.memory_id, "failed")
 
-    def _schedule_retry(self, job: _Job, delay: float) -> None:
+    def _schedule_retry(self, job: EmbedJob, delay: float) -> None:
         handles: list[asyncio.TimerHandle] = []
 
         def again() -> None:
@@ -429,7 +429,7 @@ class Memory:
         except TimeoutError:
             return "pending"
 
-    def _notify_triggers(self, job: _Job, vec: np.ndarray) -> None:
+    def _notify_triggers(self, job: EmbedJob, vec: np.ndarray) -> None:
         """Hand a newly embedded memory to the semantic triggers (never blocks, never raises)."""
         notify = getattr(getattr(self.layer, "triggers", None), "notify", None)
         if notify is None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import duckdb
 
-from proxy.agent.triggers.store import _EVENTS, _FIRES, _FLAGS, _INBOX
+from proxy.agent.triggers.store import EVENTS, FIRES, FLAGS, INBOX
 
 
 def record_fire(
@@ -36,7 +36,7 @@ def record_fire(
     now = fire["fired_at_ts"]
     webhook = "webhook" in actions
     cur.execute(
-        f"INSERT INTO {_FIRES} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO {FIRES} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [fire["fire_id"], fire["trigger_id"], fire["trigger_name"], fire["org_id"],
          fire["agent_id"], fire["source"], fire["source_id"], fire["source_agent_id"],
          fire["similarity"], fire["threshold"], fire["input_text"], ",".join(actions),
@@ -46,13 +46,13 @@ def record_fire(
     payload = json.dumps(public(fire), default=str)
     if "write_event" in actions:
         cur.execute(
-            f"INSERT INTO {_EVENTS} VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO {EVENTS} VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [str(uuid.uuid4()), fire["org_id"], fire["agent_id"], fire["trigger_id"],
              fire["fire_id"], event_type, payload, now],
         )  # fmt: skip
     if "flag_for_review" in actions:
         cur.execute(
-            f"INSERT INTO {_FLAGS} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?)",
+            f"INSERT INTO {FLAGS} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?)",
             [str(uuid.uuid4()), fire["org_id"], fire["agent_id"], fire["trigger_id"],
              fire["trigger_name"], fire["fire_id"], fire["source"], fire["source_id"],
              fire["source_agent_id"], fire["similarity"], fire["input_text"], now],
@@ -60,7 +60,7 @@ def record_fire(
     if "agent_notify" in actions:
         recipient = config.get("agent_id") or fire["agent_id"]
         cur.execute(
-            f"INSERT INTO {_INBOX} VALUES "
+            f"INSERT INTO {INBOX} VALUES "
             "(?, ?, ?, 'trigger_fired', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
             [str(uuid.uuid4()), fire["org_id"], recipient, fire["trigger_id"],
              fire["trigger_name"], fire["fire_id"], fire["agent_id"], fire["source"],

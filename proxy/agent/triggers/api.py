@@ -26,30 +26,30 @@ from proxy.agent.triggers.args import (
     MAX_CONCEPT_CHARS,
     MAX_NAME_CHARS,
     SCOPES,
-    _actions_arg,
-    _check_actions,
-    _config_arg,
-    _cooldown_arg,
-    _event_type_arg,
-    _lifecycle_threshold_arg,
-    _scope_arg,
-    _source_arg,
-    _text_arg,
-    _threshold_arg,
-    _trigger_id_arg,
-    _with_default_webhook,
+    actions_arg,
+    check_actions,
+    config_arg,
+    cooldown_arg,
+    event_type_arg,
+    lifecycle_threshold_arg,
+    scope_arg,
+    source_arg,
+    text_arg,
+    threshold_arg,
+    trigger_id_arg,
+    with_default_webhook,
 )
-from proxy.agent.triggers.evaluate import _unit
+from proxy.agent.triggers.evaluate import unit_rows
 from proxy.agent.triggers.service import Triggers
 from proxy.agent.triggers.store import (
-    _FIRES,
-    _T,
-    _json,
-    _name_taken,
-    _now,
-    _select_triggers,
-    _trigger_row,
-    _uuids_as_text,
+    FIRES,
+    TRIGGERS,
+    name_taken,
+    parsed_json,
+    select_triggers,
+    trigger_row,
+    utc_now,
+    uuids_as_text,
 )
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
@@ -160,36 +160,36 @@ async def register_trigger(
     event_type: Any,
 ) -> list[dict[str, Any]]:
     """Register a trigger: a semantic concept (embedded once, now) or a branch lifecycle event."""
-    name = _text_arg("name", name, MAX_NAME_CHARS)
-    source = _source_arg(event_source)
+    name = text_arg("name", name, MAX_NAME_CHARS)
+    source = source_arg(event_source)
     event: str | None = None
     if source == LIFECYCLE:  # no concept to embed: the event type is what it watches
-        event = _event_type_arg(event_type, concept)
-        concept, threshold = event, _lifecycle_threshold_arg(event, threshold)
+        event = event_type_arg(event_type, concept)
+        concept, threshold = event, lifecycle_threshold_arg(event, threshold)
         default_cooldown = DEFAULT_LIFECYCLE_COOLDOWN_SECS
     else:
         if event_type is not None:
             raise AgentError.invalid("event_type is for event_source 'branch_lifecycle' only")
-        concept = _text_arg("concept", concept, MAX_CONCEPT_CHARS)
-        threshold = _threshold_arg(DEFAULT_THRESHOLD if threshold is None else threshold)
+        concept = text_arg("concept", concept, MAX_CONCEPT_CHARS)
+        threshold = threshold_arg(DEFAULT_THRESHOLD if threshold is None else threshold)
         default_cooldown = DEFAULT_COOLDOWN_SECS
-    action_list = _actions_arg(actions, action_type) or [DEFAULT_ACTION]
-    config = _with_default_webhook(action_list, _config_arg(action_config) or {}, layer.config)
-    _check_actions(action_list, config, layer.config)
-    cooldown = _cooldown_arg(default_cooldown if cooldown_secs is None else cooldown_secs)
-    scope = _scope_arg(scope, who)
+    action_list = actions_arg(actions, action_type) or [DEFAULT_ACTION]
+    config = with_default_webhook(action_list, config_arg(action_config) or {}, layer.config)
+    check_actions(action_list, config, layer.config)
+    cooldown = cooldown_arg(default_cooldown if cooldown_secs is None else cooldown_secs)
+    scope = scope_arg(scope, who)
     if enabled is not None and not isinstance(enabled, bool):
         raise AgentError.invalid("enabled must be true or false")
     triggers: Triggers = layer.triggers
     vector = None if event is not None else await triggers.embed_concept(concept)
     model = None if vector is None else layer.semantic.model_name
-    tid, now = str(uuid.uuid4()), _now()
+    tid, now = str(uuid.uuid4()), utc_now()
 
     def insert(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-        if _name_taken(cur, who, name, None):
+        if name_taken(cur, who, name, None):
             raise AgentError.conflict(f"you already have a trigger named {name!r}")
         cur.execute(
-            f"INSERT INTO {_T} (id, org_id, agent_id, name, concept, concept_embedding, "
+            f"INSERT INTO {TRIGGERS} (id, org_id, agent_id, name, concept, concept_embedding, "
             "embedding_model, embedding_dimensions, threshold, actions, action_config, "
             "cooldown_secs, enabled, scope, event_source, event_type, fire_count, last_fired_at, "
             "created_at, updated_at) "
@@ -198,11 +198,11 @@ async def register_trigger(
              None if vector is None else len(vector), threshold, json.dumps(action_list),
              json.dumps(config), cooldown, enabled is not False, scope, source, event, now, now],
         )  # fmt: skip
-        return _select_triggers(cur, who, "id = ?", [tid])
+        return select_triggers(cur, who, "id = ?", [tid])
 
     rows = await layer.db.transaction(insert)
     triggers._invalidate(who.org_id)
-    return [_trigger_row(r) for r in rows]
+    return [trigger_row(r) for r in rows]
 
 
 @agent_function(
@@ -251,33 +251,33 @@ async def update_trigger(
         )
     changes: dict[str, Any] = {}
     if name is not None:
-        changes["name"] = _text_arg("name", name, MAX_NAME_CHARS)
+        changes["name"] = text_arg("name", name, MAX_NAME_CHARS)
     if concept is not None:
-        changes["concept"] = _text_arg("concept", concept, MAX_CONCEPT_CHARS)
+        changes["concept"] = text_arg("concept", concept, MAX_CONCEPT_CHARS)
     if threshold is not None:
         changes["threshold"] = (
-            _lifecycle_threshold_arg(current["event_type"], threshold)
+            lifecycle_threshold_arg(current["event_type"], threshold)
             if lifecycle
-            else _threshold_arg(threshold)
+            else threshold_arg(threshold)
         )
-    new_actions = _actions_arg(actions, action_type)
-    new_config = _config_arg(action_config)
-    final_actions = new_actions or _json(current["actions"])
-    final_config = new_config if new_config is not None else (_json(current["action_config"]))
-    filled = _with_default_webhook(final_actions, final_config or {}, layer.config)
-    _check_actions(final_actions, filled, layer.config)
+    new_actions = actions_arg(actions, action_type)
+    new_config = config_arg(action_config)
+    final_actions = new_actions or parsed_json(current["actions"])
+    final_config = new_config if new_config is not None else (parsed_json(current["action_config"]))
+    filled = with_default_webhook(final_actions, final_config or {}, layer.config)
+    check_actions(final_actions, filled, layer.config)
     if new_actions is not None:
         changes["actions"] = json.dumps(new_actions)
     if new_config is not None or filled != (final_config or {}):
         changes["action_config"] = json.dumps(filled)
     if cooldown_secs is not None:
-        changes["cooldown_secs"] = _cooldown_arg(cooldown_secs)
+        changes["cooldown_secs"] = cooldown_arg(cooldown_secs)
     if enabled is not None:
         if not isinstance(enabled, bool):
             raise AgentError.invalid("enabled must be true or false")
         changes["enabled"] = enabled
     if scope is not None:
-        changes["scope"] = _scope_arg(scope, who)
+        changes["scope"] = scope_arg(scope, who)
     if "concept" in changes or reembed:
         changes["concept_embedding"] = await triggers.embed_concept(
             changes.get("concept", current["concept"])
@@ -285,23 +285,23 @@ async def update_trigger(
         changes["embedding_model"] = layer.semantic.model_name
         changes["embedding_dimensions"] = layer.dims
     tid = str(current["id"])
-    changes["updated_at"] = _now()
+    changes["updated_at"] = utc_now()
 
     def save(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-        if "name" in changes and _name_taken(cur, who, changes["name"], tid):
+        if "name" in changes and name_taken(cur, who, changes["name"], tid):
             raise AgentError.conflict(f"you already have a trigger named {changes['name']!r}")
         sets = ", ".join(f"{k} = ?" for k in changes)
         cur.execute(
-            f"UPDATE {_T} SET {sets} WHERE id = ? AND org_id = ? AND agent_id = ?",
+            f"UPDATE {TRIGGERS} SET {sets} WHERE id = ? AND org_id = ? AND agent_id = ?",
             [*changes.values(), tid, who.org_id, who.agent_id],
         )
-        return _select_triggers(cur, who, "id = ?", [tid])
+        return select_triggers(cur, who, "id = ?", [tid])
 
     rows = await layer.db.transaction(save)
     triggers._invalidate(who.org_id)
     if not rows:
         raise AgentError.not_found(f"trigger {tid} not found")
-    return [_trigger_row(r) for r in rows]
+    return [trigger_row(r) for r in rows]
 
 
 @agent_function(
@@ -353,8 +353,8 @@ async def list_triggers(layer: AgentContext, who: Identity, *, status: Any) -> l
     }.get(wanted)
     if where is None:
         raise AgentError.invalid(f"status must be 'active', 'inactive' or 'all', got {status!r}")
-    rows = await layer.db.run(lambda cur: _select_triggers(cur, who, where))
-    return [_trigger_row(r) for r in rows]
+    rows = await layer.db.run(lambda cur: select_triggers(cur, who, where))
+    return [trigger_row(r) for r in rows]
 
 
 @agent_function(
@@ -367,11 +367,11 @@ async def list_triggers(layer: AgentContext, who: Identity, *, status: Any) -> l
 )
 async def delete_trigger(layer: AgentContext, who: Identity, *, trigger_id: Any):
     """Delete a trigger (its fire history stays)."""
-    tid = _trigger_id_arg(trigger_id)
+    tid = trigger_id_arg(trigger_id)
 
     def delete(cur: duckdb.DuckDBPyConnection) -> bool:
         row = cur.execute(
-            f"DELETE FROM {_T} WHERE id = ? AND org_id = ? AND agent_id = ? RETURNING id",
+            f"DELETE FROM {TRIGGERS} WHERE id = ? AND org_id = ? AND agent_id = ? RETURNING id",
             [tid, who.org_id, who.agent_id],
         ).fetchone()
         return row is not None
@@ -413,15 +413,15 @@ async def test_trigger(
     layer: AgentContext, who: Identity, *, trigger_id: Any, content: Any, text: Any
 ):
     """Cosine similarity of sample text to the trigger's concept; records nothing."""
-    sample = _text_arg("content", content if content is not None else text, 10 * 1024 * 1024)
+    sample = text_arg("content", content if content is not None else text, 10 * 1024 * 1024)
     triggers: Triggers = layer.triggers
     triggers._require_model()
-    tid = _trigger_id_arg(trigger_id)
+    tid = trigger_id_arg(trigger_id)
 
     def load(cur: duckdb.DuckDBPyConnection) -> tuple | None:
         return cur.execute(
             f"SELECT name, threshold, concept_embedding, embedding_model, embedding_dimensions, "
-            f"concept, event_source FROM {_T} WHERE id = ? AND org_id = ? AND agent_id = ?",
+            f"concept, event_source FROM {TRIGGERS} WHERE id = ? AND org_id = ? AND agent_id = ?",
             [tid, who.org_id, who.agent_id],
         ).fetchone()
 
@@ -435,7 +435,7 @@ async def test_trigger(
         # Embedded by another model: compare like with like, without storing anything.
         concept = np.asarray(await triggers.embed_concept(row[5]), dtype=np.float32)
     else:
-        concept = _unit(np.asarray(concept_vec, dtype=np.float32))
+        concept = unit_rows(np.asarray(concept_vec, dtype=np.float32))
     score = float(concept @ await triggers.embed_text(sample))
     matched = score >= threshold
     return [
@@ -505,7 +505,7 @@ async def trigger_fires(
 
     def load(cur: duckdb.DuckDBPyConnection) -> list[tuple]:
         return cur.execute(
-            f"SELECT {cols} FROM {_FIRES} WHERE {where} ORDER BY fired_at DESC LIMIT ?",
+            f"SELECT {cols} FROM {FIRES} WHERE {where} ORDER BY fired_at DESC LIMIT ?",
             [*params, min(limit, 10_000)],
         ).fetchall()
 
@@ -513,6 +513,6 @@ async def trigger_fires(
     out = []
     for r in rows:
         row = dict(zip((c for c, _ in FIRE_COLUMNS), r, strict=True))
-        row["details"] = _json(row["details"])
-        out.append(_uuids_as_text(row))
+        row["details"] = parsed_json(row["details"])
+        out.append(uuids_as_text(row))
     return out

@@ -43,7 +43,7 @@ MAX_NAME_CHARS = 200
 MAX_CONCEPT_CHARS = 4000
 
 
-def _text_arg(name: str, value: Any, limit: int) -> str:
+def text_arg(name: str, value: Any, limit: int) -> str:
     if not isinstance(value, str) or not value.strip():
         raise AgentError.invalid(f"{name} must be a non-empty string")
     value = value.strip()
@@ -52,7 +52,7 @@ def _text_arg(name: str, value: Any, limit: int) -> str:
     return value
 
 
-def _threshold_arg(value: Any) -> float:
+def threshold_arg(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
         raise AgentError.invalid(f"threshold must be a number between 0 and 1, got {value!r}")
     if not 0.0 <= float(value) <= 1.0:
@@ -60,7 +60,7 @@ def _threshold_arg(value: Any) -> float:
     return float(value)
 
 
-def _cooldown_arg(value: Any) -> int:
+def cooldown_arg(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
         raise AgentError.invalid(f"cooldown_secs must be a whole number, got {value!r}")
     if not 0 <= value <= 10**9:
@@ -68,7 +68,7 @@ def _cooldown_arg(value: Any) -> int:
     return int(value)
 
 
-def _actions_arg(actions: Any, action_type: Any) -> list[str] | None:
+def actions_arg(actions: Any, action_type: Any) -> list[str] | None:
     """`actions` (REST: a list) and/or `action_type` (MCP: one name, or comma-separated)."""
     names: list[str] = []
     for given, label in ((actions, "actions"), (action_type, "action_type")):
@@ -98,7 +98,7 @@ def _actions_arg(actions: Any, action_type: Any) -> list[str] | None:
     return list(dict.fromkeys(names))
 
 
-def _config_arg(value: Any) -> dict[str, Any] | None:
+def config_arg(value: Any) -> dict[str, Any] | None:
     if value is None:
         return None
     if isinstance(value, str | bytes):
@@ -114,12 +114,12 @@ def _config_arg(value: Any) -> dict[str, Any] | None:
 WEBHOOK_SETTING = "trigger_webhook_url (HATIDATA_TRIGGER_WEBHOOK_URL)"
 
 
-def _with_default_webhook(
+def with_default_webhook(
     actions: list[str], config: dict[str, Any], settings: Config | None
 ) -> dict[str, Any]:
     """A webhook action without a URL gets the server's trigger_webhook_url.
 
-    The URL is stored on the trigger (checked like any other by `_check_actions`), so a
+    The URL is stored on the trigger (checked like any other by `check_actions`), so a
     trigger keeps its destination when the setting changes later."""
     if "webhook" not in actions or config.get("url", config.get("webhook_url")):
         return config
@@ -136,7 +136,7 @@ def _with_default_webhook(
     return {**config, "url": default}
 
 
-def _check_actions(
+def check_actions(
     actions: list[str], config: dict[str, Any], settings: Config | None = None
 ) -> None:
     """The actions must be performable with this config (webhook URL, notify target).
@@ -157,7 +157,7 @@ def _check_actions(
         raise AgentError.invalid("action_config.agent_id must be a non-empty string")
 
 
-def _scope_arg(value: Any, who: Identity) -> str:
+def scope_arg(value: Any, who: Identity) -> str:
     scope = (value or "agent").strip().lower() if isinstance(value, str | None) else value
     if scope not in SCOPES:
         raise AgentError.invalid(f"scope must be 'agent' or 'org', got {value!r}")
@@ -166,14 +166,14 @@ def _scope_arg(value: Any, who: Identity) -> str:
     return scope
 
 
-def _trigger_id_arg(value: Any) -> str:
+def trigger_id_arg(value: Any) -> str:
     try:
         return str(uuid.UUID(str(value)))
     except (ValueError, TypeError):
         raise AgentError.invalid(f"trigger_id must be a UUID, got {value!r:.60}") from None
 
 
-def _source_arg(value: Any) -> str:
+def source_arg(value: Any) -> str:
     source = (value or "semantic").strip().lower() if isinstance(value, str | None) else value
     if source not in EVENT_SOURCES:
         raise AgentError.invalid(
@@ -182,7 +182,7 @@ def _source_arg(value: Any) -> str:
     return source
 
 
-def _event_type_arg(event_type: Any, concept: Any) -> str:
+def event_type_arg(event_type: Any, concept: Any) -> str:
     """The lifecycle event: `event_type`, or `concept` naming one (the plain create form)."""
     given = event_type if event_type is not None else concept
     name = given.strip().lower() if isinstance(given, str) else given
@@ -194,7 +194,7 @@ def _event_type_arg(event_type: Any, concept: Any) -> str:
     return name
 
 
-def _lifecycle_threshold_arg(event: str, value: Any) -> float:
+def lifecycle_threshold_arg(event: str, value: Any) -> float:
     """count / bytes / seconds for the measured events; ignored (0 if absent) for the others."""
     if value is None:
         if event in MEASURED_EVENTS:

@@ -22,7 +22,7 @@ import numpy as np
 
 from proxy.agent.triggers import webhooks
 from proxy.agent.triggers.actions import record_fire
-from proxy.agent.triggers.store import _DELIVERIES, _FIRES, _T, _json, _now
+from proxy.agent.triggers.store import DELIVERIES, FIRES, TRIGGERS, parsed_json, utc_now
 from proxy.agent.triggers.webhook_guard import WebhookGuard
 from proxy.core.identity import Identity
 
@@ -41,7 +41,7 @@ def _clip(text: str) -> str:
 
 
 @dataclass(frozen=True)
-class _Note:
+class Note:
     org_id: str
     agent_id: str
     source: str
@@ -51,7 +51,7 @@ class _Note:
 
 
 @dataclass
-class _OrgTriggers:
+class OrgTriggers:
     """Enabled, embedded triggers of one org: ids, owners, scopes, and the unit-norm matrix."""
 
     ids: list[str]
@@ -65,7 +65,7 @@ class _OrgTriggers:
         return self.org_wide | np.array([o == agent_id for o in self.owners], dtype=bool)
 
 
-def _unit(rows: np.ndarray) -> np.ndarray:
+def unit_rows(rows: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(rows, axis=-1, keepdims=True)
     return rows / np.where(norms == 0, 1.0, norms)
 
@@ -74,10 +74,10 @@ class TriggerEvaluator:
     layer: AgentContext
     webhook_backoff_secs: float
     stats: dict[str, int]
-    _cache: dict[str, _OrgTriggers]
+    _cache: dict[str, OrgTriggers]
     _generation: dict[str, int]
     _last_fired: dict[str, float]
-    _queue: asyncio.Queue[_Note | None] | None
+    _queue: asyncio.Queue[Note | None] | None
     _loop: asyncio.AbstractEventLoop | None
     _loop_thread: int | None
     _task: asyncio.Task[None] | None
@@ -109,7 +109,7 @@ class TriggerEvaluator:
             self.stats["dropped"] += 1
             log.warning("trigger queue full (%d): dropped %s %s", QUEUE_LIMIT, source, source_id)
             return
-        note = _Note(who.org_id, who.agent_id, source, str(source_id), text, vector)
+        note = Note(who.org_id, who.agent_id, source, str(source_id), text, vector)
         if threading.get_ident() == self._loop_thread:
             self._queue.put_nowait(note)
         else:
@@ -121,7 +121,7 @@ class TriggerEvaluator:
         queue = self._queue
         while True:
             first = await queue.get()
-            batch: list[_Note] = []
+            batch: list[Note] = []
             stopping = first is None
             if first is not None:
                 batch.append(first)
@@ -142,9 +142,9 @@ class TriggerEvaluator:
             if stopping:
                 return
 
-    async def _evaluate(self, batch: list[_Note]) -> None:
+    async def _evaluate(self, batch: list[Note]) -> None:
         dims = self.layer.dims
-        work: list[tuple[_Note, _OrgTriggers, np.ndarray]] = []
+        work: list[tuple[Note, OrgTriggers, np.ndarray]] = []
         for note in batch:
             org = await self._org(note.org_id)
             if org is None:
@@ -167,7 +167,7 @@ class TriggerEvaluator:
             vectors = dict(zip(missing, embedded, strict=True))
         for i, (note, org, watching) in enumerate(work):
             vec = vectors.get(i, note.vector)
-            vec = _unit(np.asarray(vec, dtype=np.float32))
+            vec = unit_rows(np.asarray(vec, dtype=np.float32))
             sims = org.matrix @ vec
             self.stats["evaluated"] += 1
             hits = np.nonzero(watching & (sims >= org.thresholds))[0]
@@ -179,7 +179,7 @@ class TriggerEvaluator:
                     continue
                 await self._fire(trigger_id, note, float(sims[k]))
 
-    async def _org(self, org_id: str) -> _OrgTriggers | None:
+    async def _org(self, org_id: str) -> OrgTriggers | None:
         cached = self._cache.get(org_id)
         if cached is not None:
             return cached
@@ -189,7 +189,7 @@ class TriggerEvaluator:
         def load(cur: duckdb.DuckDBPyConnection) -> list[tuple]:
             return cur.execute(
                 f"SELECT id, agent_id, scope, threshold, cooldown_secs, last_fired_at, "
-                f"concept_embedding FROM {_T} WHERE org_id = ? AND enabled "
+                f"concept_embedding FROM {TRIGGERS} WHERE org_id = ? AND enabled "
                 "AND event_source = 'semantic' "
                 "AND concept_embedding IS NOT NULL AND embedding_model = ? "
                 "AND embedding_dimensions = ? ORDER BY created_at",
@@ -202,13 +202,13 @@ class TriggerEvaluator:
                 fired = r[5].timestamp()
                 self._last_fired[str(r[0])] = max(self._last_fired.get(str(r[0]), 0.0), fired)
         dims = self.layer.dims
-        org = _OrgTriggers(
+        org = OrgTriggers(
             ids=[str(r[0]) for r in rows],
             owners=[r[1] for r in rows],
             org_wide=np.array([r[2] == "org" for r in rows], dtype=bool),
             thresholds=np.array([r[3] for r in rows], dtype=np.float64),
             cooldowns=np.array([r[4] for r in rows], dtype=np.float64),
-            matrix=_unit(np.array([r[6] for r in rows], dtype=np.float32).reshape(-1, dims)),
+            matrix=unit_rows(np.array([r[6] for r in rows], dtype=np.float32).reshape(-1, dims)),
         )
         if self._generation.get(org_id, 0) == generation:  # unchanged while loading
             self._cache[org_id] = org
@@ -220,14 +220,14 @@ class TriggerEvaluator:
 
     # ---- firing
 
-    async def _fire(self, trigger_id: str, note: _Note, similarity: float) -> None:
+    async def _fire(self, trigger_id: str, note: Note, similarity: float) -> None:
         fire_id = str(uuid.uuid4())
-        now = _now()
+        now = utc_now()
         text = _clip(note.text)
 
         def record(cur: duckdb.DuckDBPyConnection) -> dict[str, Any] | None:
             row = cur.execute(
-                f"UPDATE {_T} SET fire_count = fire_count + 1, last_fired_at = ? "
+                f"UPDATE {TRIGGERS} SET fire_count = fire_count + 1, last_fired_at = ? "
                 "WHERE id = ? AND enabled RETURNING name, agent_id, threshold, actions, "
                 "action_config, concept",
                 [now, trigger_id],
@@ -235,7 +235,7 @@ class TriggerEvaluator:
             if row is None:  # deleted or disabled since the matrix was cached
                 return None
             name, owner, threshold, actions, config, concept = row
-            actions, config = _json(actions), _json(config)
+            actions, config = parsed_json(actions), parsed_json(config)
             fire = {
                 "fire_id": fire_id,
                 "trigger_id": trigger_id,
@@ -293,7 +293,7 @@ class TriggerEvaluator:
             self.stats["webhook_attempts"] += 1
             await self.layer.db.run(
                 lambda cur: cur.execute(
-                    f"INSERT INTO {_DELIVERIES} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    f"INSERT INTO {DELIVERIES} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [
                         str(uuid.uuid4()),
                         fire["org_id"],
@@ -306,7 +306,7 @@ class TriggerEvaluator:
                         a.status_code,
                         a.error,
                         a.duration_ms,
-                        _now(),
+                        utc_now(),
                     ],
                 )  # fmt: skip
             )
@@ -342,11 +342,13 @@ class TriggerEvaluator:
         }
 
         def finish(cur: duckdb.DuckDBPyConnection) -> None:
-            old = cur.execute(f"SELECT details FROM {_FIRES} WHERE id = ?", [fire["fire_id"]])
+            old = cur.execute(f"SELECT details FROM {FIRES} WHERE id = ?", [fire["fire_id"]])
             row = old.fetchone()
-            merged = {**(_json(row[0]) or {}), "webhook": details["webhook"]} if row else details
+            merged = (
+                {**(parsed_json(row[0]) or {}), "webhook": details["webhook"]} if row else details
+            )
             cur.execute(
-                f"UPDATE {_FIRES} SET status = ?, details = ? WHERE id = ?",
+                f"UPDATE {FIRES} SET status = ?, details = ? WHERE id = ?",
                 ["delivered" if ok else "failed", json.dumps(merged), fire["fire_id"]],
             )
 

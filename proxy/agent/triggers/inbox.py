@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from proxy.agent.triggers.store import _INBOX, _json, _now, _uuids_as_text
+from proxy.agent.triggers.store import INBOX, parsed_json, utc_now, uuids_as_text
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.registry import Param, agent_function
@@ -51,11 +51,11 @@ async def agent_inbox(
     if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
         raise AgentError.invalid(f"limit must be a positive integer, got {limit!r}")
     cols = [c for c, _ in INBOX_COLUMNS if c != "read"]
-    now = _now()
+    now = utc_now()
 
     def load(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
         rows = cur.execute(
-            f"SELECT {', '.join(cols)} FROM {_INBOX} WHERE org_id = ? AND agent_id = ? "
+            f"SELECT {', '.join(cols)} FROM {INBOX} WHERE org_id = ? AND agent_id = ? "
             f"{'AND read_at IS NULL' if unread_only else ''} ORDER BY created_at DESC LIMIT ?",
             [who.org_id, who.agent_id, min(limit, 10_000)],
         ).fetchall()
@@ -64,7 +64,7 @@ async def agent_inbox(
         if mark_read and unread:
             # Bookkeeping only (like access counts): the caller's own inbox rows.
             cur.execute(
-                f"UPDATE {_INBOX} SET read_at = ? WHERE org_id = ? AND agent_id = ? "
+                f"UPDATE {INBOX} SET read_at = ? WHERE org_id = ? AND agent_id = ? "
                 "AND read_at IS NULL AND list_contains(?, CAST(id AS VARCHAR))",
                 [now, who.org_id, who.agent_id, unread],
             )
@@ -74,6 +74,6 @@ async def agent_inbox(
 
     rows = await layer.db.transaction(load)
     for r in rows:
-        r["payload"] = _json(r["payload"])
+        r["payload"] = parsed_json(r["payload"])
         r["read"] = r["read_at"] is not None
-    return [_uuids_as_text(r) for r in rows]
+    return [uuids_as_text(r) for r in rows]

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from proxy.agent.triggers.args import _trigger_id_arg
-from proxy.agent.triggers.store import _FIRES, _T, _TRIGGER_FIELDS, _json, _trigger_row
+from proxy.agent.triggers.args import trigger_id_arg
+from proxy.agent.triggers.store import FIRES, TRIGGER_FIELDS, TRIGGERS, parsed_json, trigger_row
 from proxy.core.errors import AgentError
 
 if TYPE_CHECKING:
@@ -40,24 +40,24 @@ async def list_triggers(
 
     def q(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
         cur.execute(
-            f"SELECT {_TRIGGER_FIELDS} FROM {_T} WHERE {where} ORDER BY created_at, name, id",
+            f"SELECT {TRIGGER_FIELDS} FROM {TRIGGERS} WHERE {where} ORDER BY created_at, name, id",
             params,
         )
         names = [d[0] for d in cur.description]
         return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
 
-    return [_trigger_row(r) for r in await layer.db.run(q)]
+    return [trigger_row(r) for r in await layer.db.run(q)]
 
 
 async def owner(
     layer: AgentContext, org_id: str, trigger_id: Any, agent_id: str | None = None
 ) -> tuple[str, str]:
     """(trigger id, owning agent) of a trigger in the org; not_found otherwise."""
-    tid = _trigger_id_arg(trigger_id)
+    tid = trigger_id_arg(trigger_id)
     where, params = _scope(org_id, agent_id)
     row = await layer.db.run(
         lambda cur: cur.execute(
-            f"SELECT agent_id FROM {_T} WHERE id = ? AND {where}", [tid, *params]
+            f"SELECT agent_id FROM {TRIGGERS} WHERE id = ? AND {where}", [tid, *params]
         ).fetchone()
     )
     if row is None:
@@ -69,10 +69,10 @@ async def action_config(layer: AgentContext, trigger_id: str) -> dict[str, Any]:
     """A trigger's stored action_config, unredacted (to change one key of it)."""
     row = await layer.db.run(
         lambda cur: cur.execute(
-            f"SELECT action_config FROM {_T} WHERE id = ?", [trigger_id]
+            f"SELECT action_config FROM {TRIGGERS} WHERE id = ?", [trigger_id]
         ).fetchone()
     )
-    return dict(_json(row[0]) or {}) if row is not None else {}
+    return dict(parsed_json(row[0]) or {}) if row is not None else {}
 
 
 async def fires(
@@ -85,7 +85,7 @@ async def fires(
 
     def q(cur: duckdb.DuckDBPyConnection) -> list[tuple]:
         return cur.execute(
-            f"SELECT {FIRE_FIELDS} FROM {_FIRES} WHERE org_id = ? AND trigger_id = ?"
+            f"SELECT {FIRE_FIELDS} FROM {FIRES} WHERE org_id = ? AND trigger_id = ?"
             " ORDER BY fired_at DESC LIMIT ?",
             [org_id, trigger_id, min(limit, 10_000)],
         ).fetchall()
@@ -94,6 +94,6 @@ async def fires(
     for r in await layer.db.run(q):
         row = dict(zip(names, r, strict=True))
         row["id"], row["trigger_id"] = str(row["id"]), str(row["trigger_id"])
-        row["details"] = _json(row["details"])
+        row["details"] = parsed_json(row["details"])
         out.append(row)
     return out

@@ -37,9 +37,9 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 import numpy as np
 
-from proxy.agent.triggers.args import _trigger_id_arg
-from proxy.agent.triggers.evaluate import TriggerEvaluator, _Note, _OrgTriggers, _unit
-from proxy.agent.triggers.store import _T, _select_triggers
+from proxy.agent.triggers.args import trigger_id_arg
+from proxy.agent.triggers.evaluate import Note, OrgTriggers, TriggerEvaluator, unit_rows
+from proxy.agent.triggers.store import TRIGGERS, select_triggers
 from proxy.agent.triggers.store import install as _install
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
@@ -58,10 +58,10 @@ class Triggers(TriggerEvaluator):
 
     def __init__(self, layer: AgentContext) -> None:
         self.layer = layer
-        self._cache: dict[str, _OrgTriggers] = {}
+        self._cache: dict[str, OrgTriggers] = {}
         self._generation: dict[str, int] = {}
         self._last_fired: dict[str, float] = {}  # trigger id -> epoch seconds (cooldown)
-        self._queue: asyncio.Queue[_Note | None] | None = None
+        self._queue: asyncio.Queue[Note | None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
         self._task: asyncio.Task[None] | None = None
@@ -132,12 +132,12 @@ class Triggers(TriggerEvaluator):
     async def embed_concept(self, concept: str) -> list[float]:
         self._require_model()
         vecs = await self.layer.semantic.worker.embed_now([concept], "query")
-        return [float(x) for x in _unit(np.asarray(vecs[0], dtype=np.float32))]
+        return [float(x) for x in unit_rows(np.asarray(vecs[0], dtype=np.float32))]
 
     async def embed_text(self, text: str) -> np.ndarray:
         self._require_model()
         vecs = await self.layer.semantic.worker.embed_now([text], "passage")
-        return _unit(np.asarray(vecs[0], dtype=np.float32))
+        return unit_rows(np.asarray(vecs[0], dtype=np.float32))
 
     async def _reembed_stale(self) -> None:
         """Concepts embedded by another model (or not at all) are embedded with this one."""
@@ -146,7 +146,7 @@ class Triggers(TriggerEvaluator):
         model, dims = self.layer.semantic.model_name, self.layer.dims
         rows = await self.layer.db.run(
             lambda cur: cur.execute(
-                f"SELECT id, concept FROM {_T} WHERE event_source = 'semantic' AND ("
+                f"SELECT id, concept FROM {TRIGGERS} WHERE event_source = 'semantic' AND ("
                 "concept_embedding IS NULL OR embedding_model IS DISTINCT FROM ? "
                 "OR embedding_dimensions IS DISTINCT FROM ?)",
                 [model, dims],
@@ -154,12 +154,12 @@ class Triggers(TriggerEvaluator):
         )
         if not rows:
             return
-        vecs = _unit(await self.layer.semantic.worker.embed_now([r[1] for r in rows], "query"))
+        vecs = unit_rows(await self.layer.semantic.worker.embed_now([r[1] for r in rows], "query"))
 
         def save(cur: duckdb.DuckDBPyConnection) -> None:
             for (tid, _), vec in zip(rows, vecs, strict=True):
                 cur.execute(
-                    f"UPDATE {_T} SET concept_embedding = ?, embedding_model = ?, "
+                    f"UPDATE {TRIGGERS} SET concept_embedding = ?, embedding_model = ?, "
                     "embedding_dimensions = ? WHERE id = ?",
                     [vec.tolist(), model, dims, tid],
                 )
@@ -171,8 +171,8 @@ class Triggers(TriggerEvaluator):
     # ---- owned rows
 
     async def owned(self, who: Identity, trigger_id: Any) -> dict[str, Any]:
-        tid = _trigger_id_arg(trigger_id)
-        rows = await self.layer.db.run(lambda cur: _select_triggers(cur, who, "id = ?", [tid]))
+        tid = trigger_id_arg(trigger_id)
+        rows = await self.layer.db.run(lambda cur: select_triggers(cur, who, "id = ?", [tid]))
         if not rows:
             raise AgentError.not_found(f"trigger {tid} not found")
         return rows[0]

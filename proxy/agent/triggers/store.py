@@ -14,14 +14,14 @@ from proxy.core.identity import Identity
 from proxy.core.names import INTERNAL_SCHEMA
 
 S = INTERNAL_SCHEMA
-_T = f"{S}.triggers"
-_FIRES = f"{S}.trigger_fires"
-_EVENTS = f"{S}.trigger_events"
-_FLAGS = f"{S}.trigger_review_flags"
-_INBOX = f"{S}.agent_inbox"
-_DELIVERIES = f"{S}.webhook_deliveries"
+TRIGGERS = f"{S}.triggers"
+FIRES = f"{S}.trigger_fires"
+EVENTS = f"{S}.trigger_events"
+FLAGS = f"{S}.trigger_review_flags"
+INBOX = f"{S}.agent_inbox"
+DELIVERIES = f"{S}.webhook_deliveries"
 
-_TRIGGER_FIELDS = (
+TRIGGER_FIELDS = (
     "id, org_id, agent_id, name, concept, threshold, actions, action_config, cooldown_secs, "
     "enabled, scope, fire_count, last_fired_at, created_at, updated_at, embedding_model, "
     "embedding_dimensions, event_source, event_type"
@@ -29,18 +29,18 @@ _TRIGGER_FIELDS = (
 _SECRET_HEADER = re.compile(r"auth|token|key|secret|cookie|signature", re.IGNORECASE)
 
 
-def _now() -> dt.datetime:
+def utc_now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
-def _json(value: Any) -> Any:
+def parsed_json(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str | bytes) else value
 
 
 def install(cur: duckdb.DuckDBPyConnection, dims: int) -> None:
     """Create the trigger tables and identity views (idempotent)."""
     cur.execute(
-        f"""CREATE TABLE IF NOT EXISTS {_T} (
+        f"""CREATE TABLE IF NOT EXISTS {TRIGGERS} (
             id UUID NOT NULL, org_id VARCHAR NOT NULL, agent_id VARCHAR NOT NULL,
             name VARCHAR NOT NULL, concept VARCHAR NOT NULL,
             concept_embedding FLOAT[{dims}], embedding_model VARCHAR,
@@ -52,7 +52,7 @@ def install(cur: duckdb.DuckDBPyConnection, dims: int) -> None:
     )
     # Branch lifecycle triggers (proxy.agent.branches.events) name their event here; added
     # after the first release, hence ALTER for databases created before.
-    cur.execute(f"ALTER TABLE {_T} ADD COLUMN IF NOT EXISTS event_type VARCHAR")
+    cur.execute(f"ALTER TABLE {TRIGGERS} ADD COLUMN IF NOT EXISTS event_type VARCHAR")
     # A model with other dimensions since last run: the old vectors are meaningless;
     # the concepts are re-embedded in start().
     row = cur.execute(
@@ -61,10 +61,10 @@ def install(cur: duckdb.DuckDBPyConnection, dims: int) -> None:
         [S],
     ).fetchone()
     if row is not None and row[0] != f"FLOAT[{dims}]":
-        cur.execute(f"ALTER TABLE {_T} DROP COLUMN concept_embedding")
-        cur.execute(f"ALTER TABLE {_T} ADD COLUMN concept_embedding FLOAT[{dims}]")
+        cur.execute(f"ALTER TABLE {TRIGGERS} DROP COLUMN concept_embedding")
+        cur.execute(f"ALTER TABLE {TRIGGERS} ADD COLUMN concept_embedding FLOAT[{dims}]")
     cur.execute(
-        f"""CREATE TABLE IF NOT EXISTS {_FIRES} (
+        f"""CREATE TABLE IF NOT EXISTS {FIRES} (
             id UUID NOT NULL, trigger_id UUID NOT NULL, trigger_name VARCHAR,
             org_id VARCHAR NOT NULL, agent_id VARCHAR NOT NULL, source VARCHAR,
             source_id VARCHAR, source_agent_id VARCHAR, similarity DOUBLE,
@@ -72,20 +72,20 @@ def install(cur: duckdb.DuckDBPyConnection, dims: int) -> None:
             status VARCHAR NOT NULL, details JSON, fired_at TIMESTAMPTZ NOT NULL)"""
     )
     cur.execute(
-        f"""CREATE TABLE IF NOT EXISTS {_EVENTS} (
+        f"""CREATE TABLE IF NOT EXISTS {EVENTS} (
             id UUID NOT NULL, org_id VARCHAR NOT NULL, agent_id VARCHAR NOT NULL,
             trigger_id UUID, fire_id UUID, event_type VARCHAR NOT NULL, payload JSON,
             created_at TIMESTAMPTZ NOT NULL)"""
     )
     cur.execute(
-        f"""CREATE TABLE IF NOT EXISTS {_FLAGS} (
+        f"""CREATE TABLE IF NOT EXISTS {FLAGS} (
             id UUID NOT NULL, org_id VARCHAR NOT NULL, agent_id VARCHAR NOT NULL,
             trigger_id UUID, trigger_name VARCHAR, fire_id UUID, source VARCHAR,
             source_id VARCHAR, source_agent_id VARCHAR, similarity DOUBLE,
             input_text VARCHAR, status VARCHAR NOT NULL, created_at TIMESTAMPTZ NOT NULL)"""
     )
     cur.execute(
-        f"""CREATE TABLE IF NOT EXISTS {_INBOX} (
+        f"""CREATE TABLE IF NOT EXISTS {INBOX} (
             id UUID NOT NULL, org_id VARCHAR NOT NULL, agent_id VARCHAR NOT NULL,
             kind VARCHAR NOT NULL, trigger_id UUID, trigger_name VARCHAR, fire_id UUID,
             from_agent_id VARCHAR, source VARCHAR, source_id VARCHAR, similarity DOUBLE,
@@ -93,7 +93,7 @@ def install(cur: duckdb.DuckDBPyConnection, dims: int) -> None:
             read_at TIMESTAMPTZ)"""
     )
     cur.execute(
-        f"""CREATE TABLE IF NOT EXISTS {_DELIVERIES} (
+        f"""CREATE TABLE IF NOT EXISTS {DELIVERIES} (
             id UUID NOT NULL, org_id VARCHAR NOT NULL, agent_id VARCHAR NOT NULL,
             trigger_id UUID, fire_id UUID, url VARCHAR, attempt INTEGER, ok BOOLEAN,
             status_code INTEGER, error VARCHAR, duration_ms DOUBLE,
@@ -101,12 +101,12 @@ def install(cur: duckdb.DuckDBPyConnection, dims: int) -> None:
     )
     who = "org_id = getvariable('hatidata_org_id') AND agent_id = getvariable('hatidata_agent_id')"
     views = {
-        "_hatidata_triggers": f"SELECT {_TRIGGER_FIELDS} FROM {_T}",
-        "_hatidata_trigger_fires": f"SELECT * FROM {_FIRES}",
-        "_hatidata_trigger_events": f"SELECT * FROM {_EVENTS}",
-        "_hatidata_trigger_review_flags": f"SELECT * FROM {_FLAGS}",
-        "_hatidata_agent_inbox": f"SELECT * FROM {_INBOX}",
-        "_hatidata_webhook_deliveries": f"SELECT * FROM {_DELIVERIES}",
+        "_hatidata_triggers": f"SELECT {TRIGGER_FIELDS} FROM {TRIGGERS}",
+        "_hatidata_trigger_fires": f"SELECT * FROM {FIRES}",
+        "_hatidata_trigger_events": f"SELECT * FROM {EVENTS}",
+        "_hatidata_trigger_review_flags": f"SELECT * FROM {FLAGS}",
+        "_hatidata_agent_inbox": f"SELECT * FROM {INBOX}",
+        "_hatidata_webhook_deliveries": f"SELECT * FROM {DELIVERIES}",
     }
     for view, select in views.items():
         cur.execute(f"CREATE OR REPLACE VIEW main.{view} AS {select} WHERE {who}")
@@ -123,11 +123,11 @@ def _redacted(config: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _select_triggers(
+def select_triggers(
     cur: duckdb.DuckDBPyConnection, who: Identity, where: str = "TRUE", params: list | None = None
 ) -> list[dict[str, Any]]:
     cur.execute(
-        f"SELECT {_TRIGGER_FIELDS} FROM {_T} WHERE org_id = ? AND agent_id = ? AND ({where}) "
+        f"SELECT {TRIGGER_FIELDS} FROM {TRIGGERS} WHERE org_id = ? AND agent_id = ? AND ({where}) "
         "ORDER BY created_at, name",
         [who.org_id, who.agent_id, *(params or [])],
     )
@@ -135,8 +135,8 @@ def _select_triggers(
     return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
 
 
-def _trigger_row(r: dict[str, Any]) -> dict[str, Any]:
-    actions = _json(r["actions"])
+def trigger_row(r: dict[str, Any]) -> dict[str, Any]:
+    actions = parsed_json(r["actions"])
     return {
         "trigger_id": str(r["id"]),
         "id": str(r["id"]),
@@ -147,7 +147,7 @@ def _trigger_row(r: dict[str, Any]) -> dict[str, Any]:
         "threshold": r["threshold"],
         "actions": actions,
         "action_type": actions[0] if actions else None,
-        "action_config": _redacted(_json(r["action_config"]) or {}),
+        "action_config": _redacted(parsed_json(r["action_config"]) or {}),
         "cooldown_secs": r["cooldown_secs"],
         "enabled": r["enabled"],
         "status": "active" if r["enabled"] else "inactive",
@@ -163,14 +163,14 @@ def _trigger_row(r: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _uuids_as_text(row: dict[str, Any]) -> dict[str, Any]:
+def uuids_as_text(row: dict[str, Any]) -> dict[str, Any]:
     # The same values whichever way a row leaves (SQL, MCP JSON, REST).
     return {k: str(v) if isinstance(v, uuid.UUID) else v for k, v in row.items()}
 
 
-def _name_taken(cur: duckdb.DuckDBPyConnection, who: Identity, name: str, but: str | None) -> bool:
+def name_taken(cur: duckdb.DuckDBPyConnection, who: Identity, name: str, but: str | None) -> bool:
     row = cur.execute(
-        f"SELECT 1 FROM {_T} WHERE org_id = ? AND agent_id = ? AND name = ? "
+        f"SELECT 1 FROM {TRIGGERS} WHERE org_id = ? AND agent_id = ? AND name = ? "
         "AND id IS DISTINCT FROM ?",
         [who.org_id, who.agent_id, name, but],
     ).fetchone()

@@ -24,7 +24,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from proxy.agent.branches import approval as branch_approval
 from proxy.agent.branches import org as branch_org
 from proxy.api.rest.auth import Caller, caller, layer_of
-from proxy.api.rest.cot import AgentQuery, SessionId, _session, require_reviewer, reviewer_identity
+from proxy.api.rest.cot import (
+    AgentQuery,
+    SessionId,
+    require_reviewer,
+    reviewer_identity,
+    session_owner,
+)
 from proxy.api.rest.errors import ErrorBody
 
 router = APIRouter(
@@ -80,7 +86,7 @@ async def merge_approval(
 ):
     require_reviewer(who)
     layer = layer_of(request)
-    identity, agent = await _session(request, who, session_id, agent_id)
+    identity, agent = await session_owner(request, who, session_id, agent_id)
     bid, _ = await branch_org.owner(layer, who.org_id, body.branch_id, who.bound_agent)
     await branch_approval.ensure_open(layer, who.org_id, bid)
     identity = await reviewer_identity(request, who, identity)

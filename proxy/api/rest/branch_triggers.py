@@ -19,7 +19,7 @@ from proxy.agent.triggers import org as trigger_org
 from proxy.agent.triggers.args import LIFECYCLE
 from proxy.api.rest.auth import Caller, caller, layer_of
 from proxy.api.rest.errors import ErrorBody
-from proxy.api.rest.triggers import _CONFIG_DOC, Action, EventType, Trigger, register
+from proxy.api.rest.triggers import CONFIG_DOC, Action, EventType, Trigger, register
 
 router = APIRouter(
     prefix="/v1/organizations/{org_id}/triggers",
@@ -46,7 +46,7 @@ class LifecycleCreate(BaseModel):
     cooldown_secs: int | None = Field(None, ge=0, le=10**9, description="Default 0")
     enabled: bool = True
     webhook_url: str | None = Field(None, description="Where the webhook action POSTs")
-    action_config: dict[str, Any] | None = Field(None, description=_CONFIG_DOC)
+    action_config: dict[str, Any] | None = Field(None, description=CONFIG_DOC)
 
 
 @router.get(

@@ -192,7 +192,7 @@ def _ledger_identity(who: Caller, agent_id: str | None) -> Identity:
     )
 
 
-async def _session(
+async def session_owner(
     request: Request, who: Caller, session_id: str, agent_id: str | None
 ) -> tuple[Identity, str]:
     """(ledger identity, owning agent) of a session; 404 unknown, 409 ambiguous."""
@@ -317,7 +317,7 @@ async def sessions(
 )
 async def replay(session_id: SessionId, request: Request, who: Who, agent_id: AgentQuery = None):
     who.require("cot:read")
-    identity, agent = await _session(request, who, session_id, agent_id)
+    identity, agent = await session_owner(request, who, session_id, agent_id)
     layer = layer_of(request)
     rows = await layer.call(
         "replay_decision", identity, session_id=session_id, verify_chain=True, agent_id=agent
@@ -340,7 +340,7 @@ async def replay(session_id: SessionId, request: Request, who: Who, agent_id: Ag
 )
 async def verify(session_id: SessionId, request: Request, who: Who, agent_id: AgentQuery = None):
     who.require("cot:read")
-    identity, agent = await _session(request, who, session_id, agent_id)
+    identity, agent = await session_owner(request, who, session_id, agent_id)
     rows = await layer_of(request).call(
         "verify_chain", identity, session_id=session_id, agent_id=agent
     )
@@ -361,7 +361,7 @@ def _filename(session_id: str) -> str:
 )
 async def export(session_id: SessionId, request: Request, who: Who, agent_id: AgentQuery = None):
     who.require("cot:read")
-    identity, agent = await _session(request, who, session_id, agent_id)
+    identity, agent = await session_owner(request, who, session_id, agent_id)
     rows = await layer_of(request).call(
         "export_session", identity, session_id=session_id, agent_id=agent
     )
@@ -395,7 +395,7 @@ async def reviewer_identity(request: Request, who: Caller, identity: Identity) -
 )
 async def approve(body: ApprovalBody, request: Request, who: Who):
     require_reviewer(who)
-    identity, agent = await _session(request, who, body.session_id, body.agent_id)
+    identity, agent = await session_owner(request, who, body.session_id, body.agent_id)
     identity = await reviewer_identity(request, who, identity)
     rows = await layer_of(request).call(
         "record_approval",

@@ -52,7 +52,7 @@ _THRESHOLD_DOC = (
     "(ignored for the other events)"
 )
 
-_CONFIG_DOC = (
+CONFIG_DOC = (
     "Action settings: url, headers, secret (HMAC signing), timeout_secs, max_attempts for "
     "the webhook; agent_id for agent_notify"
 )
@@ -76,7 +76,7 @@ class TriggerCreate(BaseModel):
     event_type: EventType | None = Field(None, description="The branch_lifecycle event")
     enabled: bool = True
     webhook_url: str | None = Field(None, description="Where the webhook action POSTs")
-    action_config: dict[str, Any] | None = Field(None, description=_CONFIG_DOC)
+    action_config: dict[str, Any] | None = Field(None, description=CONFIG_DOC)
 
 
 class TriggerUpdate(BaseModel):
@@ -88,7 +88,7 @@ class TriggerUpdate(BaseModel):
     cooldown_secs: int | None = Field(None, ge=0, le=10**9)
     enabled: bool | None = None
     webhook_url: str | None = None
-    action_config: dict[str, Any] | None = Field(None, description=_CONFIG_DOC)
+    action_config: dict[str, Any] | None = Field(None, description=CONFIG_DOC)
 
 
 class Trigger(BaseModel):

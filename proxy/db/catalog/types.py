@@ -225,4 +225,4 @@ def _row(
 
 def duck_kind_rows() -> list[str]:
     """VALUES rows (DuckDB base type name, PG scalar kind) as the wire layer maps them."""
-    return [f"({_sql_str(k)}, {_sql_str(v)})" for k, v in sorted(wire_types._BASE_KIND.items())]
+    return [f"({_sql_str(k)}, {_sql_str(v)})" for k, v in wire_types.base_kinds()]
