@@ -12,15 +12,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
 from proxy.core.registry import Param
-
-if TYPE_CHECKING:
-    from proxy.api.mcp.tools import Target
 
 # JSON Schema of each parameter type (JSON: by Param.json_shape, else any JSON value).
 _TYPES: dict[str, dict[str, Any]] = {
@@ -34,6 +31,18 @@ _TYPES: dict[str, dict[str, Any]] = {
     "JSON": {},
 }
 _NONEMPTY = r"\S"  # a string with more than whitespace in it
+
+
+class Target(Protocol):
+    """Where tools run. Scope checks happen here (the wire server checks its own)."""
+
+    def require(self, scope: str) -> None: ...
+
+    def may_write_sql(self) -> bool: ...
+
+    async def agent(self, function: str, kwargs: dict[str, Any]) -> list[dict[str, Any]]: ...
+
+    async def sql(self, sql: str, *, read_only: bool = False) -> list[dict[str, Any]]: ...
 
 
 class ToolError(Exception):

@@ -9,15 +9,12 @@ declared at the end (`SQL_TOOLS`) in the structure agent tools are built into
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from proxy.api.mcp.schema import Tool
+from proxy.api.mcp.schema import Target, Tool
 from proxy.core.errors import AgentError
 from proxy.core.names import INTERNAL_SCHEMA
 from proxy.core.registry import Param
-
-if TYPE_CHECKING:
-    from proxy.api.mcp.tools import Target
 
 HIDDEN_SCHEMAS = frozenset({"information_schema", "pg_catalog", INTERNAL_SCHEMA})
 

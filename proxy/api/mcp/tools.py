@@ -15,10 +15,10 @@ function's name, scope and declared parameters. Schemas and argument checks:
 from __future__ import annotations
 
 import json
-from typing import Any, Protocol
+from typing import Any
 
 from proxy.agent.all_functions import in_order, load_functions
-from proxy.api.mcp.schema import Tool, ToolError
+from proxy.api.mcp.schema import Target, Tool, ToolError
 from proxy.api.mcp.sql import SQL_TOOLS
 from proxy.core.errors import AgentError
 from proxy.core.registry import Registry
@@ -46,18 +46,6 @@ class Json:
 
     def __init__(self, value: Any) -> None:
         self.value = value
-
-
-class Target(Protocol):
-    """Where tools run. Scope checks happen here (the wire server checks its own)."""
-
-    def require(self, scope: str) -> None: ...
-
-    def may_write_sql(self) -> bool: ...
-
-    async def agent(self, function: str, kwargs: dict[str, Any]) -> list[dict[str, Any]]: ...
-
-    async def sql(self, sql: str, *, read_only: bool = False) -> list[dict[str, Any]]: ...
 
 
 # ---------------------------------------------------------------- definitions
