@@ -246,7 +246,7 @@ def duckdb_search_path(pg_value: str) -> str:
         if not name or name == "$user" or name == "pg_catalog":
             continue
         out.append("main" if name == "public" else name)
-    from proxy.db.catalog.names import PG_SCHEMA
+    from proxy.core.names import PG_SCHEMA
 
     return ",".join([*out, PG_SCHEMA]) if out else f"main,{PG_SCHEMA}"
 

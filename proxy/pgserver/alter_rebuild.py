@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from proxy.db.catalog.names import PG_SCHEMA
+from proxy.core.names import PG_SCHEMA
 from proxy.execution import sql_bridge
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError
@@ -36,8 +36,8 @@ from transpiler import table_ddl
 from transpiler.alter_type import AlterColumnTypes, quote
 
 if TYPE_CHECKING:
-    from proxy.pgserver.runner import Portal, Runner
-    from proxy.pgserver.session import Session
+    from proxy.pgserver.contexts import ClientSession, StatementRunner
+    from proxy.pgserver.portal import Portal
 
 _FK_HINT = (
     "DuckDB cannot change this column's type in place, and a table linked by a FOREIGN KEY "
@@ -65,7 +65,7 @@ class _Table:
         return f"{quote(self.database)}.{quote(self.schema)}.{quote(name or self.name)}"
 
 
-async def run(runner: Runner, session: Session, portal: Portal) -> bool:
+async def run(runner: StatementRunner, session: ClientSession, portal: Portal) -> bool:
     """Run the portal's ALTER COLUMN TYPE by a rebuild when DuckDB cannot do it in place;
     False when it can (or the table or a column is not found): the caller runs the
     statement as before."""

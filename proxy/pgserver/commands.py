@@ -1,4 +1,4 @@
-"""Session commands the proxy answers itself: SET, RESET, SHOW, transactions, utilities."""
+"""ClientSession commands the proxy answers itself: SET, RESET, SHOW, transactions, utilities."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from transpiler.model import (
 
 if TYPE_CHECKING:
     from proxy.db.settings import SetResult
-    from proxy.pgserver.runner import Portal, Runner
-    from proxy.pgserver.session import Session
+    from proxy.pgserver.contexts import ClientSession, StatementRunner
+    from proxy.pgserver.portal import Portal
 
 
 def describe(st: Statement) -> tuple[Column, ...] | None:
@@ -42,7 +42,9 @@ def _show_column(name: str) -> str:
     return canonical(name).lower() if "." not in name else name
 
 
-async def run(runner: Runner, session: Session, portal: Portal, describe_rows: bool) -> None:
+async def run(
+    runner: StatementRunner, session: ClientSession, portal: Portal, describe_rows: bool
+) -> None:
     st = portal.statement
     assert st is not None
     cmd = st.command
@@ -79,7 +81,7 @@ async def run(runner: Runner, session: Session, portal: Portal, describe_rows: b
     session.out(m.command_complete(tag))
 
 
-def _show(runner: Runner, cmd: ShowCommand) -> list[tuple[str, ...]]:
+def _show(runner: StatementRunner, cmd: ShowCommand) -> list[tuple[str, ...]]:
     if cmd.name == "all":
         return [(k, v, "") for k, v in runner.settings.show_all()]
     name = cmd.name
@@ -88,7 +90,7 @@ def _show(runner: Runner, cmd: ShowCommand) -> list[tuple[str, ...]]:
     return [(runner.settings.get(name),)]
 
 
-async def _apply(runner: Runner, session: Session, results: list[SetResult]) -> None:
+async def _apply(runner: StatementRunner, session: ClientSession, results: list[SetResult]) -> None:
     for result in results:
         if result.duckdb_sql:
             sql = result.duckdb_sql
@@ -105,7 +107,9 @@ async def _apply(runner: Runner, session: Session, results: list[SetResult]) -> 
             session.out(m.parameter_status(*result.report))
 
 
-async def _end_transaction(runner: Runner, session: Session, committed: bool = False) -> None:
+async def _end_transaction(
+    runner: StatementRunner, session: ClientSession, committed: bool = False
+) -> None:
     from proxy.pgserver import cursors, savepoints
 
     runner.txn_status = "I"
@@ -115,7 +119,9 @@ async def _end_transaction(runner: Runner, session: Session, committed: bool = F
     await _apply(runner, session, runner.settings.end_transaction())
 
 
-async def _transaction(runner: Runner, session: Session, cmd: TransactionCommand) -> str:
+async def _transaction(
+    runner: StatementRunner, session: ClientSession, cmd: TransactionCommand
+) -> str:
     action = cmd.action
     from proxy.pgserver import savepoints
 
@@ -151,7 +157,7 @@ async def _transaction(runner: Runner, session: Session, cmd: TransactionCommand
     return await savepoints.run(runner, session.savepoints, cmd)
 
 
-async def _utility(runner: Runner, session: Session, cmd: UtilityCommand) -> str:
+async def _utility(runner: StatementRunner, session: ClientSession, cmd: UtilityCommand) -> str:
     name = cmd.name
     if name == "discard all":
         if runner.txn_status != "I":

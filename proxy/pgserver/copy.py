@@ -23,8 +23,8 @@ from proxy.wire.errors import PgError
 from proxy.wire.types import param_decoder, pg_type_for, result_encoder
 
 if TYPE_CHECKING:
-    from proxy.pgserver.runner import Portal, Runner
-    from proxy.pgserver.session import Session
+    from proxy.pgserver.contexts import ClientSession, StatementRunner
+    from proxy.pgserver.portal import Portal
 
 _TOKEN = re.compile(r"\s*(?:'((?:[^']|'')*)'|E'((?:[^'\\]|\\.|'')*)'|([(),*])|([^\s(),']+))")
 BINARY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00"
@@ -144,7 +144,7 @@ def parse_copy(sql: str) -> CopyTarget | None:
     return CopyTarget(None, [], query.sql(dialect="duckdb"), from_stdin, options)
 
 
-async def run_copy(runner: Runner, session: Session, portal: Portal) -> None:
+async def run_copy(runner: StatementRunner, session: ClientSession, portal: Portal) -> None:
     st = portal.statement
     assert st is not None
     target = parse_copy(st.sql)
@@ -179,7 +179,7 @@ def _csv_field(value: str, opts: CopyOptions) -> str:
     return value
 
 
-async def _copy_out(runner: Runner, session: Session, target: CopyTarget) -> None:
+async def _copy_out(runner: StatementRunner, session: ClientSession, target: CopyTarget) -> None:
     opts = target.options
     if opts.format == "binary":
         raise PgError("0A000", "COPY TO STDOUT in binary format is not supported; use text or csv")
@@ -231,7 +231,7 @@ async def _copy_out(runner: Runner, session: Session, target: CopyTarget) -> Non
 # --- COPY FROM STDIN -----------------------------------------------------------
 
 
-async def _target_columns(runner: Runner, target: CopyTarget) -> list[Column]:
+async def _target_columns(runner: StatementRunner, target: CopyTarget) -> list[Column]:
     assert target.table is not None
     sql = f"DESCRIBE {target.table}"
     rows = await runner.call(lambda: runner.cursor.execute(sql).fetchall(), sql=sql)
@@ -438,7 +438,7 @@ def _csv_null_positions(raw: str, opts: CopyOptions) -> set[int]:
     return out
 
 
-async def _copy_in(runner: Runner, session: Session, target: CopyTarget) -> None:
+async def _copy_in(runner: StatementRunner, session: ClientSession, target: CopyTarget) -> None:
     if target.table is None:
         raise PgError("42601", "COPY FROM STDIN needs a table, not a query")
     columns = await _target_columns(runner, target)

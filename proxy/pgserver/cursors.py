@@ -24,8 +24,8 @@ from proxy.wire.errors import PgError
 from transpiler import Statement
 
 if TYPE_CHECKING:
-    from proxy.pgserver.runner import Portal, Runner
-    from proxy.pgserver.session import Session
+    from proxy.pgserver.contexts import ClientSession, StatementRunner
+    from proxy.pgserver.portal import Portal
 
 CURSOR_TAGS = frozenset({"DECLARE", "FETCH", "MOVE"})
 _ALL = 1 << 62  # FETCH ALL: more rows than any table has
@@ -67,7 +67,7 @@ class DeclaredCursor:
 
 @dataclass
 class CursorSet:
-    """A session's declared cursors (Session.sql_cursors); `in_txn` are those declared in
+    """A session's declared cursors (ClientSession.sql_cursors); `in_txn` are those declared in
     the open transaction."""
 
     by_name: dict[str, DeclaredCursor] = field(default_factory=dict)
@@ -84,7 +84,7 @@ class CursorSet:
 # --- DECLARE -------------------------------------------------------------------------
 
 
-async def _declare(runner: Runner, session: Session, portal: Portal) -> None:
+async def _declare(runner: StatementRunner, session: ClientSession, portal: Portal) -> None:
     st = portal.statement
     assert st is not None
     match = _DECLARE.match(st.sql)
@@ -192,7 +192,9 @@ def _plan(c: DeclaredCursor, how: str, n: int) -> tuple[list[int], int]:
     return [target], target
 
 
-async def _move(runner: Runner, session: Session, portal: Portal, describe: bool) -> None:
+async def _move(
+    runner: StatementRunner, session: ClientSession, portal: Portal, describe: bool
+) -> None:
     st = portal.statement
     assert st is not None
     match = _MOVEMENT.match(st.sql)
@@ -234,7 +236,7 @@ class _RowSink:
     the DataRow bytes (FETCH forwards them, MOVE drops them) and swallows the
     extended-protocol framing (PortalSuspended, CommandComplete)."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: ClientSession) -> None:
         self._session = session
         self.rows: list[bytes] = []
 
@@ -250,8 +252,8 @@ class _RowSink:
 
 
 async def _move_protocol_portal(
-    runner: Runner,
-    session: Session,
+    runner: StatementRunner,
+    session: ClientSession,
     portal: Portal,
     target: Portal,
     verb: str,
@@ -283,8 +285,8 @@ async def _move_protocol_portal(
 
 
 async def _send_rows(
-    runner: Runner,
-    session: Session,
+    runner: StatementRunner,
+    session: ClientSession,
     c: DeclaredCursor,
     rows: list[int],
     formats: tuple[int, ...],
@@ -312,7 +314,9 @@ async def _send_rows(
 # --- entry points used by the runner, the session and commands ------------------------
 
 
-async def execute(runner: Runner, session: Session, portal: Portal, describe: bool) -> None:
+async def execute(
+    runner: StatementRunner, session: ClientSession, portal: Portal, describe: bool
+) -> None:
     st = portal.statement
     assert st is not None
     if st.tag == "DECLARE":
@@ -332,7 +336,7 @@ def describe(cursors: CursorSet, st: Statement) -> tuple[Column, ...] | None:
     return c.columns if c is not None else None
 
 
-async def _drop(runner: Runner, cursors: CursorSet, names: list[str]) -> None:
+async def _drop(runner: StatementRunner, cursors: CursorSet, names: list[str]) -> None:
     for name in names:
         c = cursors.by_name.pop(name, None)
         cursors.in_txn.discard(name)
@@ -341,7 +345,7 @@ async def _drop(runner: Runner, cursors: CursorSet, names: list[str]) -> None:
             await runner.call(runner.cursor.execute, sql, sql=sql)
 
 
-async def close(runner: Runner, cursors: CursorSet, target: str) -> str:
+async def close(runner: StatementRunner, cursors: CursorSet, target: str) -> str:
     """CLOSE name | CLOSE ALL; `target` is the statement after CLOSE, as the parser gives it."""
     if target == "all":
         await _drop(runner, cursors, list(cursors.by_name))
@@ -353,7 +357,7 @@ async def close(runner: Runner, cursors: CursorSet, target: str) -> str:
     return "CLOSE CURSOR"
 
 
-async def end_transaction(runner: Runner, cursors: CursorSet, committed: bool) -> None:
+async def end_transaction(runner: StatementRunner, cursors: CursorSet, committed: bool) -> None:
     """Called after COMMIT / ROLLBACK: cursors without HOLD end with the transaction, and
     a rollback also takes the cursors declared in it (their TEMP tables are gone)."""
     gone = [

@@ -8,11 +8,13 @@ from typing import TYPE_CHECKING
 from proxy.semantic.embedded_columns import embed_column, parse_call
 
 if TYPE_CHECKING:
-    from proxy.pgserver.runner import Portal, Runner
-    from proxy.pgserver.session import Session
+    from proxy.pgserver.contexts import ClientSession, StatementRunner
+    from proxy.pgserver.portal import Portal
 
 
-async def run_call(runner: Runner, portal: Portal, session: Session, describe: bool) -> None:
+async def run_call(
+    runner: StatementRunner, portal: Portal, session: ClientSession, describe: bool
+) -> None:
     """A `SELECT hatiproxy_embed_column('table', 'column')` statement on the wire: fill
     the vectors on the session's cursor and answer with the count as one row."""
     from proxy.pgserver import savepoints

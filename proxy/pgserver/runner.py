@@ -12,7 +12,6 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -26,6 +25,7 @@ from proxy.db.settings import SessionSettings
 from proxy.execution import sql_bridge
 from proxy.pgserver import alter_rebuild, commands, cursors, embed_columns, explain, savepoints
 from proxy.pgserver.params import ParamTypes, decode_params, placeholder_value
+from proxy.pgserver.portal import Portal
 from proxy.pgserver.result_shape import (
     LOSSLESS_SQL,
     command_tag,
@@ -52,7 +52,7 @@ from transpiler import Statement
 
 if TYPE_CHECKING:
     from proxy.agent.layer import AgentLayer
-    from proxy.pgserver.session import Prepared, Session
+    from proxy.pgserver.contexts import ClientSession
     from proxy.semantic.engine import SemanticEngine
 
 log = logging.getLogger("hatiproxy.runner")
@@ -62,24 +62,6 @@ DML_KINDS = frozenset({"insert", "update", "delete", "merge"})
 # Rows fetched together with the statement's execution (one worker hop for short results);
 # small enough that encoding them on the event loop costs next to nothing.
 PREFETCH_ROWS = 64
-
-
-@dataclass
-class Portal:
-    statement: Statement | None
-    params: list[Any]
-    result_formats: tuple[int, ...]
-    sql: str = ""
-    prepared: Prepared | None = None
-    columns: tuple[Column, ...] | None = None
-    executed: bool = False  # DuckDB ran it; rows are pending in `buffered`, then the cursor
-    buffered: list[tuple] | None = None  # rows fetched ahead, sent before the cursor's rest
-    drained: bool = False  # the cursor holds no more rows for this portal
-    done: bool = False
-    rows_sent: int = 0
-    count: int | None = None  # DML row count reported in the tag
-    local_rows: list[tuple[str, ...]] | None = field(default=None, repr=False)
-    busy_s: float = 0.0  # time spent running it so far (Describe may start it, Execute resumes)
 
 
 def _has_returning(sql: str) -> bool:
@@ -284,11 +266,11 @@ class Runner:
                 return None  # statements DESCRIBE cannot wrap: describe them at execution
             raise
 
-    async def describe_portal(self, portal: Portal, session: Session) -> None:
+    async def describe_portal(self, portal: Portal, session: ClientSession) -> None:
         # Describe runs a row query (Execute then streams it): its time and errors count.
         await timed_statement(self.observer, portal, self._describe_portal(portal, session))
 
-    async def _describe_portal(self, portal: Portal, session: Session) -> None:
+    async def _describe_portal(self, portal: Portal, session: ClientSession) -> None:
         st = portal.statement
         if st is None:
             session.out(m.no_data())
@@ -315,7 +297,7 @@ class Runner:
     # --- execute ----------------------------------------------------------------------
 
     async def execute(
-        self, portal: Portal, session: Session, *, max_rows: int, describe: bool
+        self, portal: Portal, session: ClientSession, *, max_rows: int, describe: bool
     ) -> None:
         work = self._execute(portal, session, max_rows, describe)
         try:
@@ -325,7 +307,7 @@ class Runner:
                 self._settle_writes()  # an autocommit write, or a block's COMMIT
 
     async def _execute(
-        self, portal: Portal, session: Session, max_rows: int, describe: bool
+        self, portal: Portal, session: ClientSession, max_rows: int, describe: bool
     ) -> None:
         st = portal.statement
         assert st is not None
@@ -359,7 +341,7 @@ class Runner:
             return  # ALTER COLUMN TYPE that DuckDB cannot do in place: a table rebuild
         await self.execute_duckdb(portal, session, max_rows, describe)
 
-    async def _start(self, portal: Portal, session: Session) -> None:
+    async def _start(self, portal: Portal, session: ClientSession) -> None:
         """Run the portal's statement on DuckDB (once); rows stay pending on the cursor."""
         if portal.executed:
             return
@@ -451,7 +433,7 @@ class Runner:
             self.param_types.invalidate()
 
     async def execute_duckdb(
-        self, portal: Portal, session: Session, max_rows: int, describe: bool
+        self, portal: Portal, session: ClientSession, max_rows: int, describe: bool
     ) -> None:
         st = portal.statement
         assert st is not None

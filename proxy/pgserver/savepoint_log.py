@@ -18,7 +18,7 @@ from proxy.db.commit_clock import READ_KINDS
 from proxy.pgserver import cursors
 
 if TYPE_CHECKING:
-    from proxy.pgserver.runner import Runner
+    from proxy.pgserver.contexts import StatementRunner
     from transpiler import Statement
 
 MAX_BYTES = 4 * 1024 * 1024  # recorded SQL + parameters per session
@@ -43,7 +43,7 @@ class Mark:
 
 @dataclass
 class SavepointState:
-    """A session's savepoints and write log for its open transaction (Session.savepoints)."""
+    """A session's savepoints and write log for its open transaction (ClientSession.savepoints)."""
 
     writes: int = 0  # statements that may have changed data (since BEGIN, in a block)
     names: list[str] = field(default_factory=list)
@@ -80,7 +80,7 @@ class SavepointState:
         self.pending = None
 
 
-def note_statement(state: SavepointState, runner: Runner, st: Statement) -> None:
+def note_statement(state: SavepointState, runner: StatementRunner, st: Statement) -> None:
     """Before a statement runs: count possible writes; outside a block they commit on
     their own (or with the implicit block), which the commit clock must know."""
     if st.kind in READ_KINDS or st.command is not None:

@@ -37,13 +37,13 @@ from proxy.wire.errors import PgError
 from transpiler.model import TransactionCommand
 
 if TYPE_CHECKING:
-    from proxy.pgserver.runner import Runner
+    from proxy.pgserver.contexts import StatementRunner
 
 _CANNOT = "ROLLBACK TO SAVEPOINT cannot undo changes made after the savepoint"
 _ROLL_BACK = "Roll back the whole transaction."
 
 
-def begin(runner: Runner, state: SavepointState) -> None:
+def begin(runner: StatementRunner, state: SavepointState) -> None:
     """BEGIN of an explicit block, before DuckDB's: a fresh log, and the commit clock."""
     state.clear()
     if runner.implicit:  # BEGIN inside an implicit block: DuckDB's began earlier
@@ -53,7 +53,7 @@ def begin(runner: Runner, state: SavepointState) -> None:
         state.clock = CLOCK.finished
 
 
-def before_commit(runner: Runner, state: SavepointState) -> None:
+def before_commit(runner: StatementRunner, state: SavepointState) -> None:
     """COMMIT of an explicit block: its writes land now, which others' replays must know."""
     if state.writes:
         runner.write.begin()
@@ -71,7 +71,7 @@ def _find(state: SavepointState, name: str | None) -> int:
     raise PgError("3B001", f'savepoint "{name}" does not exist')
 
 
-async def run(runner: Runner, state: SavepointState, cmd: TransactionCommand) -> str:
+async def run(runner: StatementRunner, state: SavepointState, cmd: TransactionCommand) -> str:
     in_block = runner.txn_status != "I" or runner.implicit
     if cmd.action == "savepoint":
         if not in_block:
@@ -97,7 +97,7 @@ async def run(runner: Runner, state: SavepointState, cmd: TransactionCommand) ->
     return "ROLLBACK"
 
 
-async def _restart_implicit(runner: Runner, state: SavepointState) -> None:
+async def _restart_implicit(runner: StatementRunner, state: SavepointState) -> None:
     """An implicit block (several statements in one Query) records nothing: only a
     block that wrote nothing at all can restart."""
     if state.writes:
@@ -106,7 +106,7 @@ async def _restart_implicit(runner: Runner, state: SavepointState) -> None:
     await runner.call(runner.cursor.begin)
 
 
-async def _undo(runner: Runner, state: SavepointState, mark: Mark) -> None:
+async def _undo(runner: StatementRunner, state: SavepointState, mark: Mark) -> None:
     if state.dead:
         raise PgError(
             "25P02",
@@ -149,7 +149,7 @@ async def _undo(runner: Runner, state: SavepointState, mark: Mark) -> None:
     runner.txn_status = "T"
 
 
-def _refusal(runner: Runner, state: SavepointState, mark: Mark) -> str | None:
+def _refusal(runner: StatementRunner, state: SavepointState, mark: Mark) -> str | None:
     """Why the writes before `mark` cannot be replayed (None: they can, or there are
     none), from what is known without asking DuckDB."""
     if state.sticky:

@@ -17,8 +17,9 @@ from proxy.db.backends import Activity
 from proxy.db.settings import SessionSettings
 from proxy.execution.sql_bridge import check_guarded
 from proxy.pgserver import cursors
+from proxy.pgserver.portal import Portal, Prepared
 from proxy.pgserver.results import row_description
-from proxy.pgserver.runner import Portal, Runner
+from proxy.pgserver.runner import Runner
 from proxy.pgserver.savepoint_log import SavepointState
 from proxy.semantic import column_hints
 from proxy.wire import messages as m
@@ -36,15 +37,6 @@ def internal_error(exc: BaseException) -> PgError:
 
 
 Receive = Callable[[], Awaitable["m.FrontendMessage"]]
-
-
-@dataclass
-class Prepared:
-    sql: str
-    statement: Statement | None  # None: empty query
-    param_oids: list[int]
-    columns: tuple | None = None  # cached result columns from Describe
-    described: bool = False
 
 
 @dataclass

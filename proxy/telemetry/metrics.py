@@ -48,7 +48,7 @@ class QueryObserver(Protocol):
     def observe_query(self, outcome: str, seconds: float) -> None: ...
 
 
-class _Portal(Protocol):  # proxy.pgserver.runner.Portal, as far as timing needs it
+class _Portal(Protocol):  # proxy.pgserver.portal.Portal, as far as timing needs it
     busy_s: float
     executed: bool
     done: bool

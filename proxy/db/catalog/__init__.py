@@ -4,7 +4,7 @@
 See install.py for where the objects live and why.
 """
 
+from proxy.core.names import CATALOG_DB, INFO_SCHEMA, PG_SCHEMA
 from proxy.db.catalog.install import install, prepare_cursor
-from proxy.db.catalog.names import CATALOG_DB, INFO_SCHEMA, PG_SCHEMA
 
 __all__ = ["CATALOG_DB", "INFO_SCHEMA", "PG_SCHEMA", "install", "prepare_cursor"]

@@ -33,9 +33,9 @@ from importlib import resources
 
 import duckdb
 
+from proxy.core.names import CATALOG_DB, INFO_SCHEMA, PG_SCHEMA
 from proxy.db import backend_functions
 from proxy.db.backends import Backends
-from proxy.db.catalog.names import CATALOG_DB, INFO_SCHEMA, PG_SCHEMA
 from proxy.db.catalog.types import duck_kind_rows, pg_type_rows
 
 SQL_FILES = (

@@ -1,0 +1,68 @@
+"""What a statement handler (COPY, cursors, commands, savepoints, table rebuilds, embedded
+columns) gets from the connection, as protocols.
+
+The Runner (runner.py) and the Session (session.py) call the handlers; typing the
+handlers against these protocols instead of those classes keeps the imports one way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from proxy.agent.layer import AgentLayer
+    from proxy.db.commit_clock import OpenWrite
+    from proxy.db.settings import SessionSettings
+    from proxy.pgserver.params import ParamTypes
+    from proxy.pgserver.portal import Portal, Prepared
+    from proxy.semantic.engine import SemanticEngine
+    from proxy.wire import messages as m
+    from transpiler import ColumnHints, Statement
+
+
+class StatementRunner(Protocol):
+    """The connection's Runner: its DuckDB cursor, transaction state and settings."""
+
+    cursor: duckdb.DuckDBPyConnection
+    settings: SessionSettings
+    txn_status: str  # "I" idle, "T" in a block, "E" failed block (ReadyForQuery's letter)
+    implicit: bool  # several statements of one Query run as one implicit block
+    write: OpenWrite
+    param_types: ParamTypes
+    semantic: SemanticEngine
+    agent: AgentLayer | None
+
+    async def call(self, fn: Callable[..., Any], *args: Any, sql: str | None = None) -> Any: ...
+
+    async def take_cursor(self) -> None: ...
+
+    async def execute_duckdb(
+        self, portal: Portal, session: Any, max_rows: int, describe: bool
+    ) -> None: ...
+
+
+class ClientSession(Protocol):
+    """The connection's Session: output to the client, its portals and statements."""
+
+    runner: StatementRunner
+    portals: dict[str, Portal]
+    prepared: dict[str, Prepared]
+    sql_cursors: Any  # cursors.CursorSet (cursors.py is itself a handler)
+    savepoints: Any  # savepoint_log.SavepointState
+
+    # The connection's output and input (proxy/pgserver/server.py's Connection).
+    out: Callable[[bytes], None]
+    flush: Callable[[], Awaitable[None]]
+    flush_if_large: Callable[[], Awaitable[None]]
+    receive: Callable[[], Awaitable[m.FrontendMessage]]
+
+    def send_notice(
+        self, message: str, sqlstate: str = "00000", severity: str = "NOTICE"
+    ) -> None: ...
+
+    def discard_all(self) -> None: ...
+
+    def transpile_sql(self, sql: str, hints: ColumnHints | None) -> tuple[Statement, ...]: ...

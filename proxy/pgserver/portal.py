@@ -1,0 +1,37 @@
+"""What the wire's extended protocol keeps between messages: prepared statements and
+portals (a statement bound to its parameters, possibly part-way through its rows)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from proxy.pgserver.results import Column
+from transpiler import Statement
+
+
+@dataclass
+class Prepared:
+    sql: str
+    statement: Statement | None  # None: empty query
+    param_oids: list[int]
+    columns: tuple | None = None  # cached result columns from Describe
+    described: bool = False
+
+
+@dataclass
+class Portal:
+    statement: Statement | None
+    params: list[Any]
+    result_formats: tuple[int, ...]
+    sql: str = ""
+    prepared: Prepared | None = None
+    columns: tuple[Column, ...] | None = None
+    executed: bool = False  # DuckDB ran it; rows are pending in `buffered`, then the cursor
+    buffered: list[tuple] | None = None  # rows fetched ahead, sent before the cursor's rest
+    drained: bool = False  # the cursor holds no more rows for this portal
+    done: bool = False
+    rows_sent: int = 0
+    count: int | None = None  # DML row count reported in the tag
+    local_rows: list[tuple[str, ...]] | None = field(default=None, repr=False)
+    busy_s: float = 0.0  # time spent running it so far (Describe may start it, Execute resumes)
