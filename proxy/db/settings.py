@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from proxy import __version__
+from proxy.core.sqltext import quote_literal
 from proxy.wire.errors import PgError
 
 SERVER_VERSION = f"15.6 (hatiproxy {__version__})"
@@ -192,7 +193,7 @@ class SessionSettings:
             key = "TimeZone"
         if key not in DEFAULTS and not _is_custom(key):
             # Not a Postgres setting we emulate: hand it to DuckDB (threads, memory_limit...).
-            return SetResult(duckdb_sql=f"SET {key} = {_quote(value)}")
+            return SetResult(duckdb_sql=f"SET {key} = {quote_literal(value)}")
         value = _normalise(key, value)
         if local:
             self._local_restore.setdefault(key, self.values.get(key))
@@ -232,9 +233,11 @@ class SessionSettings:
     def _effects(self, key: str, value: str) -> SetResult:
         report = (key, value) if key in REPORTED else None
         if key == "TimeZone":
-            return SetResult(report, f"SET TimeZone = {_quote(value)}")
+            return SetResult(report, f"SET TimeZone = {quote_literal(value)}")
         if key == "search_path":
-            return SetResult(report, f"SET search_path = {_quote(duckdb_search_path(value))}")
+            return SetResult(
+                report, f"SET search_path = {quote_literal(duckdb_search_path(value))}"
+            )
         return SetResult(report)
 
 
@@ -249,7 +252,3 @@ def duckdb_search_path(pg_value: str) -> str:
     from proxy.core.names import PG_SCHEMA
 
     return ",".join([*out, PG_SCHEMA]) if out else f"main,{PG_SCHEMA}"
-
-
-def _quote(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"

@@ -32,6 +32,7 @@ from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.names import INTERNAL_SCHEMA
 from proxy.core.registry import AgentFunction
+from proxy.core.sqltext import quote_literal
 from proxy.wire.errors import PgError
 from transpiler import Statement
 
@@ -81,8 +82,8 @@ def identity_for(layer: AgentLayer, user: str, settings: dict[str, str], startup
 def identity_sql(who: Identity) -> list[str]:
     """Statements that give a session's DuckDB connection its identity variables."""
     return [
-        f"SET VARIABLE hatidata_org_id = {_quote(who.org_id)}",
-        f"SET VARIABLE hatidata_agent_id = {_quote(who.agent_id)}",
+        f"SET VARIABLE hatidata_org_id = {quote_literal(who.org_id)}",
+        f"SET VARIABLE hatidata_agent_id = {quote_literal(who.agent_id)}",
     ]
 
 
@@ -342,7 +343,3 @@ def _arrow(fn: AgentFunction, rows: list[dict[str, Any]]) -> pa.Table:
         for name, typ in fn.columns
     }
     return pa.table(columns, schema=schema)
-
-
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"

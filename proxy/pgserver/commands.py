@@ -110,12 +110,12 @@ async def _apply(runner: StatementRunner, session: ClientSession, results: list[
 async def _end_transaction(
     runner: StatementRunner, session: ClientSession, committed: bool = False
 ) -> None:
-    from proxy.pgserver import cursors, savepoints
+    from proxy.pgserver import savepoints, sql_cursors
 
     runner.txn_status = "I"
     column_hints.transaction_ended(runner)
     savepoints.reset(session.savepoints)
-    await cursors.end_transaction(runner, session.sql_cursors, committed)
+    await sql_cursors.end_transaction(runner, session.sql_cursors, committed)
     await _apply(runner, session, runner.settings.end_transaction())
 
 
@@ -173,9 +173,11 @@ async def _utility(runner: StatementRunner, session: ClientSession, cmd: Utility
             session.prepared.pop(target.strip('"'), None)
         return "DEALLOCATE ALL" if target == "all" else "DEALLOCATE"
     if name.startswith("close"):
-        from proxy.pgserver import cursors
+        from proxy.pgserver import sql_cursors
 
-        return await cursors.close(runner, session.sql_cursors, name.removeprefix("close").strip())
+        return await sql_cursors.close(
+            runner, session.sql_cursors, name.removeprefix("close").strip()
+        )
     if name.startswith("unlisten"):
         return "UNLISTEN"
     if name.startswith("listen"):

@@ -23,7 +23,14 @@ from proxy.db.duckdb_errors import map_duckdb_error
 from proxy.db.engine import Engine
 from proxy.db.settings import SessionSettings
 from proxy.execution import sql_bridge
-from proxy.pgserver import alter_rebuild, commands, cursors, embed_columns, explain, savepoints
+from proxy.pgserver import (
+    alter_rebuild,
+    commands,
+    embed_columns,
+    explain,
+    savepoints,
+    sql_cursors,
+)
 from proxy.pgserver.params import ParamTypes, decode_params, placeholder_value
 from proxy.pgserver.portal import Portal
 from proxy.pgserver.result_shape import (
@@ -236,7 +243,7 @@ class Runner:
             return None
         if st.command is not None:
             return commands.describe(st)
-        if cursors.is_cursor_statement(st):
+        if sql_cursors.is_cursor_statement(st):
             return None  # described per portal: the cursor may not exist yet
         if st.kind == "explain":
             return explain.columns(st.sql)
@@ -277,8 +284,8 @@ class Runner:
             return
         if st.command is not None:
             cols = commands.describe(st)
-        elif cursors.is_cursor_statement(st):
-            cols = cursors.describe(session.sql_cursors, st)
+        elif sql_cursors.is_cursor_statement(st):
+            cols = sql_cursors.describe(session.sql_cursors, st)
         elif st.kind in ROW_KINDS or (st.kind in DML_KINDS and _has_returning(st.sql)):
             if st.kind in ROW_KINDS:
                 # Running a query is side-effect free; its result then feeds Execute.
@@ -321,8 +328,8 @@ class Runner:
                 "current transaction is aborted, commands ignored until end of transaction block",
             )
         savepoints.note_statement(session.savepoints, self, st)
-        if cursors.is_cursor_statement(st):  # DECLARE / FETCH / MOVE
-            await cursors.execute(self, session, portal, describe)
+        if sql_cursors.is_cursor_statement(st):  # DECLARE / FETCH / MOVE
+            await sql_cursors.execute(self, session, portal, describe)
             return
         if st.command is not None:
             await commands.run(self, session, portal, describe)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from proxy.db.commit_clock import READ_KINDS
-from proxy.pgserver import cursors
+from proxy.pgserver import sql_cursors
 
 if TYPE_CHECKING:
     from proxy.pgserver.contexts import StatementRunner
@@ -95,7 +95,7 @@ def note_statement(state: SavepointState, runner: StatementRunner, st: Statement
     # other path (COPY, a table rebuild, ...) still blocks a replay from before it.
     state.undoable.append(st.tag or st.kind.upper())
     state.pending = st
-    if cursors.is_cursor_statement(st):
+    if sql_cursors.is_cursor_statement(st):
         state.sticky = state.sticky or "a cursor (DECLARE / FETCH / MOVE) was used in it"
 
 

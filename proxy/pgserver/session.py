@@ -16,7 +16,7 @@ from proxy.access import sql_policy
 from proxy.db.backends import Activity
 from proxy.db.settings import SessionSettings
 from proxy.execution.sql_bridge import check_guarded
-from proxy.pgserver import cursors
+from proxy.pgserver import sql_cursors
 from proxy.pgserver.portal import Portal, Prepared
 from proxy.pgserver.results import row_description
 from proxy.pgserver.runner import Runner
@@ -75,7 +75,9 @@ class Session:
         self.portals: dict[str, Portal] = {}
         self.skip_until_sync = False
         self.activity = Activity()  # pg_stat_activity's view of this session
-        self.sql_cursors = cursors.CursorSet()  # DECLARE ... CURSOR (proxy/pgserver/cursors.py)
+        self.sql_cursors = (
+            sql_cursors.CursorSet()
+        )  # DECLARE ... CURSOR (proxy/pgserver/sql_cursors.py)
         self.savepoints = SavepointState()  # the open block's savepoints and write log
 
     # --- dialect ---------------------------------------------------------------

@@ -18,6 +18,7 @@ import duckdb
 import sqlglot
 from sqlglot import exp
 
+from proxy.core.sqltext import quote_ident
 from proxy.db.commit_clock import CLOCK
 from proxy.wire.errors import PgError
 
@@ -32,10 +33,6 @@ _CALL = re.compile(r"^\s*SELECT\s+(?:main\.)?hatiproxy_embed_column\s*\(", re.IG
 
 def is_embed_column_call(sql: str) -> bool:
     return bool(_CALL.match(sql))
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def parse_call(sql: str) -> tuple[str, str]:
@@ -86,11 +83,11 @@ def _embed_column(
     if types[column] != "VARCHAR":
         raise PgError("42804", f'column "{column}" is {types[column]}, not text')
     vec = vector_column(column)
-    t, v = _quote(table), _quote(vec)
+    t, v = quote_ident(table), quote_ident(vec)
     if vec not in types:
         cur.execute(f"ALTER TABLE {t} ADD COLUMN {v} FLOAT[{dims}]")
     filled = fill(cur, table, column, embedder)
-    index = _quote(f"{table}_{vec}_hnsw")
+    index = quote_ident(f"{table}_{vec}_hnsw")
     cur.execute(
         f"CREATE INDEX IF NOT EXISTS {index} ON {t} USING HNSW ({v}) WITH (metric = 'cosine')"
     )
@@ -113,7 +110,7 @@ def fill(cur: duckdb.DuckDBPyConnection, table: str, column: str, embedder: Any)
     """
     import pyarrow as pa
 
-    t, c, v = _quote(table), _quote(column), _quote(vector_column(column))
+    t, c, v = quote_ident(table), quote_ident(column), quote_ident(vector_column(column))
     total = 0
     while True:
         rows = cur.execute(

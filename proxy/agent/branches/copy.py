@@ -23,17 +23,13 @@ import duckdb
 
 from proxy.agent.branches.ddl import index_sql, table_ddl
 from proxy.agent.branches.fk import component, fill, foreign_keys, self_keys, topo_order
+from proxy.core.sqltext import quote_ident
 
 T = TypeVar("T")
 # Scratch name of a copy being built by earlier versions (build + rename); leftovers of an
 # interrupted copy are still skipped by merge, diff and storage. Copies are now built under
 # their final name: DuckDB loses track of a foreign key when its table is renamed.
 TMP_PREFIX = "__hati_cow_"
-
-
-def quote_ident(name: str) -> str:
-    """Quote an identifier for DuckDB."""
-    return '"' + name.replace('"', '""') + '"'
 
 
 def base_tables(cur: duckdb.DuckDBPyConnection, schema: str) -> dict[str, str]:

@@ -17,16 +17,13 @@ import duckdb
 
 from proxy.agent.branches.fk import foreign_keys, of_table
 from proxy.agent.branches.seq import requalify
+from proxy.core.sqltext import quote_ident
 
 _IDENT = re.compile(r'"(?:[^"]|"")*"|[^".(\s]+')
 _FOREIGN = re.compile(r"FOREIGN\s+KEY\b", re.I)
 _TABLE_CONSTRAINT = re.compile(r"(PRIMARY\s+KEY|UNIQUE|CHECK|CONSTRAINT|FOREIGN\s+KEY)\b", re.I)
 _GENERATED = re.compile(r"\bGENERATED\s+ALWAYS\s+AS\b", re.I)
 _OPEN, _CLOSE = "([{", ")]}"
-
-
-def _q(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def _skip_name(text: str, pos: int) -> int | None:
@@ -70,7 +67,9 @@ def index_sql(
         table_end = _skip_name(sql, name_end + 4)
         if table_end is None or not sql.startswith("(", table_end):
             continue
-        out.append(f"{sql[: name_end + 4]}{_q(dst_schema)}.{_q(dst)}{sql[table_end:]}")
+        out.append(
+            f"{sql[: name_end + 4]}{quote_ident(dst_schema)}.{quote_ident(dst)}{sql[table_end:]}"
+        )
     return out
 
 
@@ -78,7 +77,11 @@ def _retarget(ddl: str, schema: str, table: str) -> str | None:
     """DuckDB's `CREATE TABLE [s.]t(...)` text re-targeted to `"schema"."table"`; None if the
     text does not have the expected shape."""
     pos = _name_end(ddl)
-    return None if pos is None else f"CREATE TABLE {_q(schema)}.{_q(table)}{ddl[pos:]}"
+    return (
+        None
+        if pos is None
+        else f"CREATE TABLE {quote_ident(schema)}.{quote_ident(table)}{ddl[pos:]}"
+    )
 
 
 def split_items(body: str) -> list[str]:
@@ -175,8 +178,10 @@ def table_ddl(
         if not own and not has_key(cur, dst_schema, target, fk.ref_columns):
             out.unenforced.append(f"({', '.join(fk.columns)}) -> {fk.ref_table}")
             continue
-        cols = ", ".join(_q(c) for c in fk.columns)
-        refs = ", ".join(_q(c) for c in fk.ref_columns)
-        items.append(f"FOREIGN KEY ({cols}) REFERENCES {_q(dst_schema)}.{_q(target)}({refs})")
-    out.sql = f"CREATE TABLE {_q(dst_schema)}.{_q(dst)}({', '.join(items)})"
+        cols = ", ".join(quote_ident(c) for c in fk.columns)
+        refs = ", ".join(quote_ident(c) for c in fk.ref_columns)
+        items.append(
+            f"FOREIGN KEY ({cols}) REFERENCES {quote_ident(dst_schema)}.{quote_ident(target)}({refs})"
+        )
+    out.sql = f"CREATE TABLE {quote_ident(dst_schema)}.{quote_ident(dst)}({', '.join(items)})"
     return out

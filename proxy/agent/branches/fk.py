@@ -21,9 +21,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-
-def _q(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
+from proxy.core.sqltext import quote_ident
 
 
 @dataclass(frozen=True)
@@ -126,20 +124,21 @@ def fill(
     NULL or already in `target` (DuckDB checks against the table before the statement). Rows
     that never become ready are inserted last as they are, so DuckDB reports the violation.
     """
-    cols = ", ".join(_q(c) for c in columns)
+    cols = ", ".join(quote_ident(c) for c in columns)
     if not self_fks:
         sql = f"INSERT INTO {target} ({cols}) SELECT {cols} FROM ({source})"
         return int(cur.execute(sql).fetchone()[0])
-    pending = _q("__hati_fill_" + uuid.uuid4().hex)
+    pending = quote_ident("__hati_fill_" + uuid.uuid4().hex)
     cur.execute(
         f"CREATE TEMP TABLE {pending} AS SELECT false AS __hati_ready, {cols} FROM ({source})"
     )
     ready = " AND ".join(
         "("
-        + " OR ".join(f"p.{_q(c)} IS NULL" for c in fk.columns)
+        + " OR ".join(f"p.{quote_ident(c)} IS NULL" for c in fk.columns)
         + f" OR EXISTS (SELECT 1 FROM {target} t WHERE "
         + " AND ".join(
-            f"t.{_q(r)} = p.{_q(c)}" for c, r in zip(fk.columns, fk.ref_columns, strict=True)
+            f"t.{quote_ident(r)} = p.{quote_ident(c)}"
+            for c, r in zip(fk.columns, fk.ref_columns, strict=True)
         )
         + "))"
         for fk in self_fks

@@ -24,16 +24,14 @@ from typing import Any
 
 import duckdb
 
+from proxy.core.sqltext import quote_ident
+
 # nextval('name') / currval('name') in DuckDB's rendering of a default expression.
 SEQ_CALL = re.compile(r"\b(nextval|currval)\(\s*'((?:[^']|'')*)'\s*\)", re.I)
 _PART = re.compile(r'"((?:[^"]|"")*)"|([^."]+)')
 _INTEGER_TYPES = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
                   "UINTEGER", "UBIGINT", "UHUGEINT"}  # fmt: skip
 MAX_ADVANCE = 10_000_000  # values drawn to move a sequence (about 0.3 s); beyond: reported
-
-
-def _q(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def _parts(text: str) -> list[str]:
@@ -75,7 +73,7 @@ def resolve(cur: duckdb.DuckDBPyConnection, table_schema: str, text: str) -> tup
 
 
 def _literal(schema: str, name: str) -> str:
-    return (_q(schema) + "." + _q(name)).replace("'", "''")
+    return (quote_ident(schema) + "." + quote_ident(name)).replace("'", "''")
 
 
 def requalify(
@@ -108,7 +106,7 @@ def ensure(cur: duckdb.DuckDBPyConnection, src_schema: str, name: str, dst_schem
     seq, start, inc, low, high, cycle, last = row
     nxt = start if last is None else last + inc
     cur.execute(
-        f"CREATE SEQUENCE {_q(dst_schema)}.{_q(seq)} START WITH {nxt} INCREMENT BY {inc} "
+        f"CREATE SEQUENCE {quote_ident(dst_schema)}.{quote_ident(seq)} START WITH {nxt} INCREMENT BY {inc} "
         f"MINVALUE {low} MAXVALUE {high}{' CYCLE' if cycle else ''}"
     )
     return seq
@@ -141,7 +139,9 @@ def _extreme(
     cur: duckdb.DuckDBPyConnection, schema: str, table: str, column: str, inc: int
 ) -> int | None:
     agg = "max" if inc > 0 else "min"
-    return cur.execute(f"SELECT {agg}({_q(column)}) FROM {_q(schema)}.{_q(table)}").fetchone()[0]
+    return cur.execute(
+        f"SELECT {agg}({quote_ident(column)}) FROM {quote_ident(schema)}.{quote_ident(table)}"
+    ).fetchone()[0]
 
 
 def _advance_one(

@@ -75,7 +75,7 @@ from proxy.agent.branches import events as branch_events
 from proxy.agent.branches import stats as branch_stats
 from proxy.agent.branches import wire as branch_wire
 from proxy.agent.branches.args import normalise_id, tables_arg
-from proxy.agent.branches.copy import branchable, quote_ident, transaction
+from proxy.agent.branches.copy import branchable, transaction
 from proxy.agent.branches.merge import STRATEGIES, merge_tables
 from proxy.agent.branches.result import result_rows
 from proxy.agent.branches.sql import (
@@ -89,6 +89,7 @@ from proxy.agent.branches.store import SELECT_COLUMNS, TABLE, audit, branch_row,
 from proxy.agent.branches.store import install as _install
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
+from proxy.core.sqltext import quote_ident
 from transpiler import TranspileError, transpile
 
 if TYPE_CHECKING:
