@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from proxy.agent import docs
@@ -34,3 +35,12 @@ def test_every_setting_has_env_and_flag() -> None:
     assert cfg.port == 6000
     assert cfg.effective_auth_method == "scram-sha-256"
     assert cfg.user_passwords == {"a": "b"}
+
+
+def test_readme_names_exactly_the_sql_tools_of_mcp() -> None:
+    """The MCP section lists the SQL tools by name; the agent tools come from the table."""
+    from proxy.api.mcp.sql import SQL_TOOLS
+
+    section = README.split("### MCP", 1)[1].split("\n## ", 1)[0]
+    listed = section.split("the SQL tools", 1)[1].split("and every agent function", 1)[0]
+    assert set(re.findall(r"`(\w+)`", listed)) == {t.name for t in SQL_TOOLS}
