@@ -19,6 +19,7 @@ import pytest
 
 from proxy.agent.all_functions import load_functions
 from proxy.db import catalog
+from proxy.embedding.registry import GENERIC_MATCH_THRESHOLD
 from transpiler import Statement, TranspileError, transpile
 
 load_functions()  # the agent examples need the server's agent function names
@@ -95,6 +96,12 @@ def connect() -> duckdb.DuckDBPyConnection:
     con.create_function(
         "__HATI_EMBED__", fake_embed, ["VARCHAR"], f"FLOAT[{DIMS}]", side_effects=False
     )
+    # semantic_match's default threshold: the stand-in embedding is no model the registry
+    # knows, so the server would use the generic one.
+    con.create_function(
+        "__HATI_DEFAULT_THRESHOLD__", lambda: GENERIC_MATCH_THRESHOLD, [], "DOUBLE",
+        side_effects=False,
+    )  # fmt: skip
     # One statement at a time: the fts PRAGMA binds before earlier CREATEs would run.
     for part in FIXTURE.split(";\n"):
         if part.strip() and not all(x.startswith("--") for x in part.strip().splitlines()):

@@ -9,7 +9,8 @@
 - `INSERT INTO t (cols) VALUES ($1, ...)`; without a column list the table's column
   order from `table_columns(schema, table)`;
 - `UPDATE t SET c = $n`;
-- `LIMIT $n` / `OFFSET $n` -> BIGINT; `__HATI_EMBED__($n)` -> VARCHAR (a search text).
+- `LIMIT $n` / `OFFSET $n` -> BIGINT; `__HATI_EMBED__($n)` -> VARCHAR (a search text);
+  `__HATI_THRESHOLD__($n)` -> DOUBLE (a semantic_match threshold).
 
 Callbacks: `column_type(schema, table, column) -> type | None` and
 `table_columns(schema, table) -> [(name, type), ...] | None`. Unknown parameters are
@@ -112,6 +113,8 @@ def _infer(param: exp.Expr, scope: _Scope, table_columns: TableColumns | None) -
         return "BIGINT"
     if isinstance(parent, exp.Anonymous) and parent.name.upper() == "__HATI_EMBED__":
         return "VARCHAR"
+    if isinstance(parent, exp.Anonymous) and parent.name.upper() == "__HATI_THRESHOLD__":
+        return "DOUBLE"
     if isinstance(parent, exp.EQ) and isinstance(parent.parent, exp.Update):
         return _other_column_type(parent, param, scope)
     if isinstance(parent, _COMPARE):

@@ -1,7 +1,12 @@
 """semantic_match / vector_match / semantic_rank -> DuckDB array functions + markers.
 
-- `semantic_match(v, q [, threshold])` -> `array_cosine_similarity(v', q') >= threshold`
-  (default 0.7); `vector_match` is the same function.
+- `semantic_match(v, q [, threshold])` -> `array_cosine_similarity(v', q') >= threshold`;
+  `vector_match` is the same function. The threshold is a cosine similarity: a number
+  outside [-1, 1] is refused here (22023); any other expression ($n, a column) becomes
+  `__HATI_THRESHOLD__(expr)`, which the server checks at run time. Without a threshold
+  the comparison is with `__HATI_DEFAULT_THRESHOLD__()`: the default depends on the
+  embedding model, which only the server knows (proxy/semantic/engine.py registers
+  both functions), so the transpiled SQL, and the transpile cache, stay model-free.
 - `semantic_rank(v, q)` -> `array_cosine_similarity(v', q')`; in ORDER BY, `semantic_rank
   (...) DESC` (directly or through a select-list alias) becomes
   `array_cosine_distance(v', q')` ascending, the shape DuckDB's HNSW index scan uses.
@@ -39,9 +44,12 @@ from transpiler.literals import string_value
 from transpiler.semantic_args import TEXT, column_kind, is_vector_name, kind_of
 from transpiler.treeutil import attached, clone
 
-__all__ = ["DEFAULT_THRESHOLD", "is_vector_name", "rewrite"]
+__all__ = ["CHECK_THRESHOLD", "DEFAULT_THRESHOLD", "is_vector_name", "rewrite"]
 
-DEFAULT_THRESHOLD = "0.7"
+# DuckDB functions the server registers: the model's default threshold, and the range
+# check of a threshold only known at run time.
+DEFAULT_THRESHOLD = "__HATI_DEFAULT_THRESHOLD__"
+CHECK_THRESHOLD = "__HATI_THRESHOLD__"
 _MATCH = {"SEMANTIC_MATCH", "VECTOR_MATCH"}
 _RANK = "SEMANTIC_RANK"
 _EMBED = "__HATI_EMBED__"
@@ -198,9 +206,7 @@ def _rank(node: exp.Anonymous, plan: _Plan, hints: ColumnHints | None) -> None:
 def _match(node: exp.Anonymous, hints: ColumnHints | None) -> exp.Expr:
     usage = f"{node.name.lower()}(column, 'search text' [, threshold])"
     args = _args(node, 2, 3, usage)
-    threshold = args[2] if len(args) == 3 else exp.Literal.number(DEFAULT_THRESHOLD)
-    if string_value(threshold) is not None:
-        raise _error(node, "42883", f"{usage}: threshold must be a number, not {args[2].sql()}")
+    threshold = _threshold(node, args[2] if len(args) == 3 else None, usage)
     similarity = _compare(
         "array_cosine_similarity",
         _side(node, args[0], usage, True, hints, search=False),
@@ -210,6 +216,43 @@ def _match(node: exp.Anonymous, hints: ColumnHints | None) -> exp.Expr:
     if not isinstance(node.parent, _BARE_PARENTS):
         result = exp.Paren(this=result)
     return result
+
+
+def _threshold(node: exp.Anonymous, arg: exp.Expr | None, usage: str) -> exp.Expr:
+    """The threshold to compare with: a number in [-1, 1] as written, the model's default
+    when there is none, else the expression wrapped in the server's run-time range check."""
+    if arg is None:
+        return exp.Anonymous(this=DEFAULT_THRESHOLD, expressions=[])
+    if string_value(arg) is not None:
+        raise _error(node, "42883", f"{usage}: threshold must be a number, not {arg.sql()}")
+    if isinstance(arg, exp.Null):
+        return arg
+    value = _number(arg)
+    if value is None:
+        return exp.Anonymous(this=CHECK_THRESHOLD, expressions=[arg])
+    if not -1.0 <= value <= 1.0:  # NaN too
+        raise _error(
+            node,
+            "22023",
+            f"{node.name.lower()}: threshold must be between -1 and 1 (a cosine similarity), "
+            f"not {arg.sql()}",
+        )
+    return arg
+
+
+def _number(node: exp.Expr) -> float | None:
+    """The value of a numeric constant (`0.5`, `-1`, `+.3`), else None."""
+    sign = 1.0
+    while isinstance(node, (exp.Neg, exp.Paren)):
+        if isinstance(node, exp.Neg):
+            sign = -sign
+        node = node.this
+    if isinstance(node, exp.Literal) and not node.is_string:
+        try:
+            return sign * float(node.this)
+        except ValueError:
+            return None
+    return None
 
 
 def _embed_call(node: exp.Anonymous, hints: ColumnHints | None) -> exp.Expr:

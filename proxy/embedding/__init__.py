@@ -17,7 +17,7 @@ from .hash_embedder import HashEmbedder
 from .loader import open_provider, provider_summary, resolve_model_dir
 from .manage import ensure_default_model, import_dir, list_models, pull, verify
 from .provider import EmbeddingProvider, Mode
-from .registry import KNOWN_MODELS, default_model_name, model_cache_dir
+from .registry import KNOWN_MODELS, default_model_name, match_threshold, model_cache_dir
 from .worker import EmbeddingWorker
 
 
@@ -52,6 +52,7 @@ __all__ = [
     "ensure_default_model",
     "import_dir",
     "list_models",
+    "match_threshold",
     "model_cache_dir",
     "open_provider",
     "provider_summary",

@@ -5,6 +5,12 @@ in one batch through the cache and bound as FLOAT[dims] parameters. Column and
 parameter markers become calls of the vectorised DuckDB UDF `__HATI_EMBED__`,
 which embeds each distinct value of a chunk once. BM25 `hatidata_context` needs
 a DuckDB fts index; `ensure_fts_indexes` builds or refreshes it before the query.
+
+semantic_match's threshold is model-dependent, so the transpiler leaves it to two
+DuckDB functions registered here: `__HATI_DEFAULT_THRESHOLD__()` is the loaded
+model's default (the registry's per-model value; constant, so DuckDB folds it) and
+`__HATI_THRESHOLD__(x)` passes a threshold known only at run time (`$n`, a column)
+after checking it is a cosine similarity in [-1, 1] (22023 otherwise).
 """
 
 from __future__ import annotations
@@ -20,8 +26,11 @@ from typing import Any
 import duckdb
 
 from proxy.core.config import Config
+from proxy.db.duckdb_errors import UdfError
+from proxy.embedding.registry import match_threshold
 from proxy.wire.errors import PgError
 from transpiler import Statement
+from transpiler.semantic import CHECK_THRESHOLD, DEFAULT_THRESHOLD
 
 log = logging.getLogger("hatiproxy.semantic")
 
@@ -47,6 +56,8 @@ class SemanticEngine:
         self.worker: Any = None
         self.error: str | None = None
         self.dims = 384
+        # semantic_match(col, 'text') without a threshold (see the module docstring)
+        self.match_threshold = match_threshold(None)
         self._fts_rows: dict[str, int] = {}
         self._fts_lock = threading.Lock()
         try:
@@ -70,7 +81,12 @@ class SemanticEngine:
         self.embedder = CachedEmbedder(provider, db.cursor())
         self.worker = EmbeddingWorker(self.embedder)
         self.dims = provider.dimensions
-        log.info("embedding model: %s", provider_summary(provider))
+        self.match_threshold = match_threshold(provider.model_name)
+        log.info(
+            "embedding model: %s; semantic_match default threshold %s",
+            provider_summary(provider),
+            self.match_threshold,
+        )
         self._register_udf(db)
 
     @property
@@ -132,6 +148,14 @@ class SemanticEngine:
             type="arrow",
             side_effects=False,
         )
+        default = self.match_threshold
+        db.create_function(
+            DEFAULT_THRESHOLD, lambda: default, [], sqltypes.DOUBLE, side_effects=False
+        )
+        db.create_function(
+            CHECK_THRESHOLD, _checked_threshold, [sqltypes.DOUBLE], sqltypes.DOUBLE,
+            side_effects=False,
+        )  # fmt: skip
 
     def ensure_fts_indexes(self, cursor: duckdb.DuckDBPyConnection, sql: str) -> None:
         """Build (or rebuild when the row count changed) the fts index hatidata_context uses.
@@ -162,3 +186,15 @@ class SemanticEngine:
                 cols = ", ".join("'" + c.replace("'", "''") + "'" for c in text_cols)
                 cursor.execute(f"PRAGMA create_fts_index('{table}', 'id', {cols}, overwrite=1)")
                 self._fts_rows[table] = count
+
+
+def _checked_threshold(value: float) -> float:
+    """A semantic_match threshold given at run time; NULL never gets here (NULL in, NULL
+    out). The transpiler refuses a number out of range with the same message."""
+    if not -1.0 <= value <= 1.0:  # NaN too
+        raise UdfError(
+            "22023",
+            f"semantic_match: threshold must be between -1 and 1 (a cosine similarity), "
+            f"not {value:g}",
+        )
+    return value

@@ -89,9 +89,9 @@ CASES = [
     ),
     (
         "SELECT * FROM docs d JOIN hatidata_rag_context('kb', 'embedding', 'refund', 2) r ON r.id = d.id WHERE semantic_match(d.embedding, 'x')",
-        "SELECT * FROM docs AS d JOIN (SELECT *, ARRAY_COSINE_SIMILARITY(embedding, __HATI_EMBED__('refund')) AS similarity FROM kb ORDER BY ARRAY_COSINE_DISTANCE(embedding, __HATI_EMBED__('refund')) LIMIT 2) AS r ON r.id = d.id WHERE ARRAY_COSINE_SIMILARITY(d.embedding, __HATI_EMBED__('x')) >= 0.7",
+        "SELECT * FROM docs AS d JOIN (SELECT *, ARRAY_COSINE_SIMILARITY(embedding, __HATI_EMBED__('refund')) AS similarity FROM kb ORDER BY ARRAY_COSINE_DISTANCE(embedding, __HATI_EMBED__('refund')) LIMIT 2) AS r ON r.id = d.id WHERE ARRAY_COSINE_SIMILARITY(d.embedding, __HATI_EMBED__('x')) >= __HATI_DEFAULT_THRESHOLD__()",
         [("text", "refund", "query"), ("text", "refund", "query"), ("text", "x", "query")],
-        "SELECT * FROM docs AS d JOIN (SELECT *, ARRAY_COSINE_SIMILARITY(embedding, CAST($7 AS FLOAT[3])) AS similarity FROM kb ORDER BY ARRAY_COSINE_DISTANCE(embedding, CAST($7 AS FLOAT[3])) LIMIT 2) AS r ON r.id = d.id WHERE ARRAY_COSINE_SIMILARITY(d.embedding, CAST($8 AS FLOAT[3])) >= 0.7",
+        "SELECT * FROM docs AS d JOIN (SELECT *, ARRAY_COSINE_SIMILARITY(embedding, CAST($7 AS FLOAT[3])) AS similarity FROM kb ORDER BY ARRAY_COSINE_DISTANCE(embedding, CAST($7 AS FLOAT[3])) LIMIT 2) AS r ON r.id = d.id WHERE ARRAY_COSINE_SIMILARITY(d.embedding, CAST($8 AS FLOAT[3])) >= __HATI_DEFAULT_THRESHOLD__()",
         [],
     ),
 ]

@@ -66,6 +66,8 @@ def test_duckdb_runs_output_with_hostile_text(text: str) -> None:
         vector_dims=3,
     )
     con = duckdb.connect()
+    # what the server registers: the model's default threshold (no threshold written)
+    con.create_function("__HATI_DEFAULT_THRESHOLD__", lambda: 0.7, [], "DOUBLE")
     con.execute("CREATE TABLE d (embedding FLOAT[3])")
     con.execute("INSERT INTO d VALUES ([1, 0, 0])")
     rows = con.execute(stmt.bind_sql(1), [[1.0, 0.0, 0.0]]).fetchall()

@@ -6,7 +6,7 @@ import duckdb
 import duckdb_extensions
 import pytest
 
-from transpiler import Marker, TranspileError, transpile
+from transpiler import Marker, TranspileError, infer_param_types, transpile
 
 
 def one(sql: str, **kw):
@@ -18,7 +18,7 @@ def test_match_default_threshold_and_markers() -> None:
     stmt = one("SELECT * FROM docs WHERE semantic_match(embedding, 'refund')")
     assert stmt.sql == (
         "SELECT * FROM docs WHERE "
-        "ARRAY_COSINE_SIMILARITY(embedding, __HATI_EMBED__('refund')) >= 0.7"
+        "ARRAY_COSINE_SIMILARITY(embedding, __HATI_EMBED__('refund')) >= __HATI_DEFAULT_THRESHOLD__()"
     )
     assert stmt.markers == (Marker("text", "refund", "query"),)
 
@@ -44,7 +44,7 @@ def test_join_vector_embeds_the_text_side() -> None:
     )
     assert stmt.sql == (
         "SELECT * FROM tickets AS t LEFT JOIN kb AS k ON "
-        "ARRAY_COSINE_SIMILARITY(k.embedding, __HATI_EMBED__(t.subject)) >= 0.7"
+        "ARRAY_COSINE_SIMILARITY(k.embedding, __HATI_EMBED__(t.subject)) >= __HATI_DEFAULT_THRESHOLD__()"
     )
     assert stmt.markers == (Marker("column", "t.subject", "passage"),)
 
@@ -73,9 +73,9 @@ def test_bind_sql_numbers_distinct_texts_in_order() -> None:
     bound = stmt.bind_sql(2)
     assert bound == (
         "SELECT ARRAY_COSINE_SIMILARITY(embedding, CAST($2 AS FLOAT[4])) FROM d WHERE "
-        "ARRAY_COSINE_SIMILARITY(embedding, CAST($3 AS FLOAT[4])) >= 0.7 OR "
-        "ARRAY_COSINE_SIMILARITY(embedding, CAST($2 AS FLOAT[4])) >= 0.7 OR "
-        "ARRAY_COSINE_SIMILARITY(embedding, __HATI_EMBED__($1)) >= 0.7"
+        "ARRAY_COSINE_SIMILARITY(embedding, CAST($3 AS FLOAT[4])) >= __HATI_DEFAULT_THRESHOLD__() OR "
+        "ARRAY_COSINE_SIMILARITY(embedding, CAST($2 AS FLOAT[4])) >= __HATI_DEFAULT_THRESHOLD__() OR "
+        "ARRAY_COSINE_SIMILARITY(embedding, __HATI_EMBED__($1)) >= __HATI_DEFAULT_THRESHOLD__()"
     )
     assert stmt.bind_sql(2) is bound  # cached per first_param
     assert "__HATI_EMBED__('b')" in stmt.sql  # the statement itself is unchanged
@@ -89,7 +89,7 @@ def test_user_written_marker_is_recognised() -> None:
 def test_in_window_and_not_parenthesised() -> None:
     stmt = one("SELECT NOT semantic_match(embedding, 'x') FROM t")
     assert stmt.sql == (
-        "SELECT NOT (ARRAY_COSINE_SIMILARITY(embedding, __HATI_EMBED__('x')) >= 0.7) FROM t"
+        "SELECT NOT (ARRAY_COSINE_SIMILARITY(embedding, __HATI_EMBED__('x')) >= __HATI_DEFAULT_THRESHOLD__()) FROM t"
     )
 
 
@@ -100,6 +100,10 @@ def test_in_window_and_not_parenthesised() -> None:
         ("SELECT 1 FROM t WHERE semantic_rank(e, 'a', 'b')", "42883", 23, "expected 2"),
         ("SELECT semantic_match(e, NULL) FROM t", "42883", 8, "search argument"),
         ("SELECT semantic_match(e, 'x', 'high') FROM t", "42883", 8, "threshold"),
+        ("SELECT semantic_match(e, 'x', 1.5) FROM t", "22023", 8, "between -1 and 1"),
+        ("SELECT 1 FROM t WHERE semantic_match(e, 'x', -2)", "22023", 23, "not -2"),
+        ("SELECT vector_match(e, 'x', 1.0001) FROM t", "22023", 8, "vector_match: threshold"),
+        ("SELECT semantic_match(e, 'x', -(-(3))) FROM t", "22023", 8, "(a cosine similarity)"),
         ("SELECT semantic_match(e, 'x' FROM t", "42601", None, "syntax error"),
         ("SELECT * FROM t WHERE x IN hatidata_context('t', 'q', 3)", "0A000", 28, "FROM"),
         ("SELECT hatidata_context('t', 'q', 3)", "0A000", 8, "only be used in FROM"),
@@ -112,6 +116,29 @@ def test_errors(sql: str, sqlstate: str, position: int | None, words: str) -> No
     assert words in info.value.message
     if position is not None:
         assert info.value.position == position
+
+
+@pytest.mark.parametrize(
+    ("threshold", "compared_with"),
+    [
+        ("1", "1"),
+        ("-1.0", "-1.0"),
+        ("0.25", "0.25"),
+        ("NULL", "NULL"),
+        # known only at run time: the server checks the range
+        ("$1", "__HATI_THRESHOLD__($1)"),
+        ("t.min_score", "__HATI_THRESHOLD__(t.min_score)"),
+        ("0.2 + 0.1", "__HATI_THRESHOLD__(0.2 + 0.1)"),
+    ],
+)
+def test_threshold_forms(threshold: str, compared_with: str) -> None:
+    stmt = one(f"SELECT 1 FROM t WHERE semantic_match(e, 'x', {threshold})")
+    assert stmt.sql.endswith(f">= {compared_with}")
+
+
+def test_threshold_parameter_is_a_double() -> None:
+    stmt = one("SELECT 1 FROM t WHERE semantic_match(e, 'x', $1)")
+    assert infer_param_types(stmt, lambda schema, table, column: None) == {1: "DOUBLE"}
 
 
 def test_second_statement_error_position_is_absolute() -> None:

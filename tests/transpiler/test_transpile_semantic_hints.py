@@ -76,7 +76,10 @@ def test_join_vector_resolves_each_side() -> None:
     stmt = one(
         "SELECT t.id FROM tickets t JOIN_VECTOR items i ON semantic_match(i.features, t.subject)"
     )
-    assert "ARRAY_COSINE_SIMILARITY(i.features, __HATI_EMBED__(t.subject)) >= 0.7" in stmt.sql
+    assert (
+        "ARRAY_COSINE_SIMILARITY(i.features, __HATI_EMBED__(t.subject)) >= __HATI_DEFAULT_THRESHOLD__()"
+        in stmt.sql
+    )
     # Unqualified, in exactly one of the joined tables: resolved too.
     stmt = one("SELECT 1 FROM tickets t JOIN items i ON semantic_match(features, subject)")
     assert "ARRAY_COSINE_SIMILARITY(features, __HATI_EMBED__(subject))" in stmt.sql

@@ -78,7 +78,7 @@ def test_issue_example_exact_output() -> None:
         "SELECT q FROM qs WHERE ARRAY_COSINE_SIMILARITY(__HATI_EMBED__(qe), __HATI_EMBED__('z'))"
     )
     assert stmt.sql == (
-        f"SELECT ARRAY_COSINE_SIMILARITY(embedding, __HATI_EMBED__(({inner} >= 0.7))) FROM t"
+        f"SELECT ARRAY_COSINE_SIMILARITY(embedding, __HATI_EMBED__(({inner} >= __HATI_DEFAULT_THRESHOLD__()))) FROM t"
     )
     assert [m.kind for m in stmt.markers] == ["column", "column", "text"]
     assert stmt.bind_texts == ("z",)
