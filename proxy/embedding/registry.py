@@ -137,10 +137,11 @@ KNOWN_MODELS: dict[str, ModelSpec] = {
             aliases=("minilm", "all-MiniLM-L6-v2"),
             # Measured on the README's eight support tickets (tests/embedding/
             # test_match_threshold.py): for 'customer wants a refund' the four refund
-            # tickets score 0.443-0.546 and the others at most 0.220 (the credit-card
-            # update), so 0.7, or 0.5, matched none or some. 0.33 is the middle of that
-            # gap; over eleven queries x eight tickets (88 pairs) any threshold from 0.30
-            # to 0.36 misjudges 3 to 5 pairs, fewest errors of any, and 0.33 sits inside.
+            # tickets score 0.443-0.546 and the other four at most 0.220 (the credit-card
+            # update), so 0.7 and 0.5 missed some or all of them. 0.33 is the middle of
+            # that gap. Over eleven queries x the eight tickets (88 pairs) the model
+            # confuses a few pairs whatever the threshold: from 0.28 to 0.39 it misjudges
+            # 3 to 5 of them (5 at 0.33), below or above that more.
             match_threshold=0.33,
         ),
     )
