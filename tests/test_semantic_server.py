@@ -104,6 +104,59 @@ def test_hatidata_context_bm25(sem_server: ServerProcess) -> None:
         assert rows == [(9,)]  # the index was refreshed for the new row
 
 
+def test_default_threshold_is_the_models(sem_server: ServerProcess) -> None:
+    """Without a threshold: all-MiniLM-L6-v2's calibrated 0.33 (registry), not 0.7."""
+    assert "semantic_match default threshold 0.33" in sem_server.log()
+    with connect(sem_server) as c:
+        c.execute("CREATE TABLE thr (id INT PRIMARY KEY, content TEXT)")
+        c.cursor().executemany("INSERT INTO thr VALUES (%s, %s)", DOCS)
+        query = "customer wants a refund"
+        scores = dict(c.execute("SELECT id, semantic_rank(content, %s) FROM thr", [query]))
+        assert max(scores.values()) < 0.7  # the old default found nothing
+        for sql in (
+            "SELECT id FROM thr WHERE semantic_match(content, %s) ORDER BY id",
+            "SELECT id FROM thr WHERE vector_match(content, %s) ORDER BY id",
+        ):
+            found = [r[0] for r in c.execute(sql, [query])]
+            assert found == [1, 3] == sorted(i for i, s in scores.items() if s >= 0.33)
+        joined = c.execute(
+            "SELECT t.id FROM (SELECT %s AS q) s JOIN_VECTOR thr t "
+            "ON semantic_match(t.content, s.q) ORDER BY t.id",
+            [query],
+        ).fetchall()
+        assert joined == [(1,), (3,)]
+
+
+@pytest.mark.parametrize(
+    ("threshold", "params", "shown"),
+    [
+        ("1.5", None, "not 1.5"),
+        ("-2", None, "not -2"),
+        ("%s", [1.5], "not 1.5"),  # a parameter: checked when the statement runs
+        ("%s", [-2.0], "not -2"),
+        ("%s", [float("nan")], "not nan"),
+    ],
+)
+def test_threshold_out_of_range_is_22023(
+    sem_server: ServerProcess, threshold: str, params: list | None, shown: str
+) -> None:
+    with connect(sem_server) as c:
+        c.execute("CREATE TABLE IF NOT EXISTS rng (id INT PRIMARY KEY, content TEXT)")
+        c.execute("INSERT INTO rng VALUES (1, 'refund please') ON CONFLICT DO NOTHING")
+        with pytest.raises(psycopg.Error) as info:
+            c.execute(f"SELECT id FROM rng WHERE semantic_match(content, 'x', {threshold})", params)
+        assert info.value.sqlstate == "22023"
+        message = info.value.diag.message_primary or ""
+        assert "threshold must be between -1 and 1 (a cosine similarity)" in message
+        assert message.endswith(shown)
+        # the ends of the range are valid, and the session goes on
+        for ok in (-1.0, 1.0):
+            c.execute("SELECT id FROM rng WHERE semantic_match(content, 'x', %s)", [ok])
+        assert c.execute(
+            "SELECT id FROM rng WHERE semantic_match(content, 'refund please', -1)"
+        ).fetchall() == [(1,)]
+
+
 def test_no_model_gives_58000_and_plain_sql_works(tmp_path: Path) -> None:
     srv = start_server(tmp_path, "--database", ":memory:", "--embedding-model", "no-such-model")
     try:
