@@ -104,3 +104,31 @@ def test_minilm_default_is_on_the_plateau_of_fewest_errors(scores) -> None:
     assert min(errors.values()) == 3
     plateau = [t for t, n in errors.items() if n <= 5]
     assert min(plateau) == 0.28 and max(plateau) == 0.39
+
+
+def test_the_engine_registers_the_default_and_the_range_check(tmp_path, monkeypatch) -> None:
+    """The hash test provider is no model the registry knows: the generic default."""
+    import duckdb
+
+    from proxy.core import config
+    from proxy.db.duckdb_errors import map_duckdb_error
+    from proxy.semantic.engine import SemanticEngine
+
+    env = {"HATIDATA_DATA_DIR": str(tmp_path), "HATIDATA_EMBEDDING_PROVIDER": "hash"}
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    db = duckdb.connect()
+    engine = SemanticEngine(config.load(None, env), db)
+    assert engine.embedder is not None and engine.match_threshold == GENERIC_MATCH_THRESHOLD
+    cur = db.cursor()
+    assert cur.execute("SELECT __HATI_DEFAULT_THRESHOLD__()").fetchone() == (0.7,)
+    assert cur.execute("SELECT __HATI_THRESHOLD__(-1), __HATI_THRESHOLD__(NULL)").fetchone() == (
+        -1.0,
+        None,
+    )
+    with pytest.raises(duckdb.Error) as info:
+        cur.execute("SELECT __HATI_THRESHOLD__($1)", [1.5])
+    error = map_duckdb_error(info.value)
+    assert error.sqlstate == "22023"
+    assert str(error.message).endswith("between -1 and 1 (a cosine similarity), not 1.5")
+    engine.embedder.close()
