@@ -182,11 +182,16 @@ class Connection:
         self._out.append(data)
         self._out_size += len(data)
 
-    async def flush(self) -> None:
+    def push(self) -> None:
+        """Hand what is queued to the socket now, without waiting for it to drain: also
+        from inside a statement that holds this thread (progress NOTICEs)."""
         if self._out:
             self._output.write(b"".join(self._out))
             self._out.clear()
             self._out_size = 0
+
+    async def flush(self) -> None:
+        self.push()
         await self.writer.drain()
 
     async def flush_if_large(self) -> None:
@@ -336,7 +341,14 @@ class Connection:
             server.engine.watchdog.watch(runner, sock.fileno())
         identity = SessionIdentity(user, params.get("database", user), pid, secret, dict(params))
         session = Session(
-            runner, identity, settings, self.out, self.flush, self.flush_if_large, self.receive
+            runner,
+            identity,
+            settings,
+            self.out,
+            self.flush,
+            self.flush_if_large,
+            self.receive,
+            self.push,
         )
         who = identity_for(server.agent, user, settings.values, identity.startup)
         if principal is not None:  # an API key: its org, agent binding and scopes
