@@ -14,6 +14,7 @@ import contextvars
 import logging
 import os
 import re
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -131,9 +132,15 @@ class Engine:
             "SELECT index_name, sql FROM duckdb_indexes() WHERE sql ILIKE '%USING HNSW%'"
         ).fetchall()
         for name, sql in rows:
+            log.info("rebuilding HNSW index %s after an unclean shutdown", name)
+            started = time.monotonic()
             self.db.execute(f'DROP INDEX "{name}"')
             self.db.execute(sql)
-            log.warning("rebuilt HNSW index %s after an unclean shutdown", name)
+            log.warning(
+                "rebuilt HNSW index %s after an unclean shutdown (%.1f s)",
+                name,
+                time.monotonic() - started,
+            )
 
     def _install_catalog(self) -> None:
         from proxy.db.catalog import install
