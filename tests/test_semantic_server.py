@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import signal
 import time
 from pathlib import Path
@@ -182,6 +183,9 @@ def test_hnsw_index_survives_restart_and_crash(tmp_path: Path) -> None:
     srv = start_server(tmp_path)
     try:
         assert "rebuilt HNSW index" in srv.log() or _wait_log(srv, "rebuilt HNSW index")
+        log = srv.log()  # the wait is reported before it starts, its length after it ends
+        assert "INFO hatiproxy.engine: rebuilding HNSW index docs_content_embedding_hnsw" in log
+        assert re.search(r"rebuilt HNSW index docs_content_embedding_hnsw .*\(\d+\.\d s\)", log)
         with connect(srv) as c:
             indexes = c.execute(
                 "SELECT count(*) FROM duckdb_indexes() WHERE sql ILIKE '%USING HNSW%'"

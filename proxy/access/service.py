@@ -228,12 +228,17 @@ class AccessControl:
         """(identity, the API key's principal or None) of an HTTP request on `interface`."""
         scheme, _, secret = (headers.get("authorization") or "").strip().partition(" ")
         if secret.strip():
-            self.check_banned(client_host)
+            try:
+                self.check_banned(client_host)
+            except TooManyFailures as exc:
+                _log_failure(interface, client_host, str(exc))
+                raise
         try:
             return await self._resolve(headers, client_host, interface)
         except TooManyFailures:
             raise
-        except AuthError:
+        except AuthError as exc:
+            _log_failure(interface, client_host, str(exc))
             if secret.strip():
                 await self.penalise(client_host)
             raise
@@ -257,3 +262,8 @@ class AccessControl:
             if hmac.compare_digest(password.encode("utf-8"), secret.encode("utf-8")):
                 return Identity(self.config.org_id, user, user), None
         raise AuthError("invalid API key")
+
+
+def _log_failure(interface: str, client_host: str | None, reason: str) -> None:
+    """One WARNING per refused REST / MCP request: where from and why; never the key."""
+    log.warning("failed %s authentication from %s: %s", interface, client_host or "unknown", reason)

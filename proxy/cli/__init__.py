@@ -46,7 +46,13 @@ def _serve(args: argparse.Namespace) -> int:
         await server.close()
         server.engine.close()
 
-    run_event_loop(main(), cfg.event_loop)
+    from proxy.db.engine import DatabaseInUse
+
+    try:
+        run_event_loop(main(), cfg.event_loop)
+    except DatabaseInUse as exc:  # a second server on the same files: one line, no traceback
+        print(f"hatiproxy: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

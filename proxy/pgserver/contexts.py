@@ -57,6 +57,7 @@ class ClientSession(Protocol):
     out: Callable[[bytes], None]
     flush: Callable[[], Awaitable[None]]
     flush_if_large: Callable[[], Awaitable[None]]
+    push: Callable[[], None]  # queued output to the socket now, from the connection's thread
     receive: Callable[[], Awaitable[m.FrontendMessage]]
 
     def send_notice(

@@ -3,9 +3,12 @@ proxy/semantic/embedded_columns.py)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import threading
 from typing import TYPE_CHECKING
 
-from proxy.semantic.embedded_columns import embed_column, parse_call
+from proxy.semantic.embedded_columns import Report, embed_column, parse_call
 
 if TYPE_CHECKING:
     from proxy.pgserver.contexts import ClientSession, StatementRunner
@@ -34,7 +37,13 @@ async def run_call(
     else:
         savepoints.note_unrecorded(session.savepoints, "hatiproxy_embed_column()")
     count = await runner.call(
-        embed_column, runner.cursor, table, column, semantic.dims, semantic.embedder
+        embed_column,
+        runner.cursor,
+        table,
+        column,
+        semantic.dims,
+        semantic.embedder,
+        _notices(session),
     )
     runner.param_types.invalidate()
     cols = (Column("hatiproxy_embed_column", "BIGINT"),)
@@ -43,3 +52,28 @@ async def run_call(
     enc = encoders_for(cols, tuple(portal.result_formats))
     session.out(encode_data_rows([(count,)], enc))
     session.out(m.command_complete("SELECT 1"))
+
+
+def _notices(session: ClientSession) -> Report:
+    """Progress lines as NOTICEs the client sees while the statement still runs.
+
+    The work runs inside `runner.call`: on a wire client's own thread that is this very
+    thread, its event loop held until the call returns, so each NOTICE is queued and pushed
+    to the socket at once. Were the work on another thread, the NOTICE goes to this
+    connection's loop instead (the output buffer belongs to it).
+    """
+    loop = asyncio.get_running_loop()
+    home = threading.get_ident()
+
+    def send(message: str) -> None:
+        session.send_notice(message)
+        session.push()
+
+    def report(message: str) -> None:
+        if threading.get_ident() == home:
+            send(message)
+        else:
+            with contextlib.suppress(RuntimeError):  # the connection's loop has closed
+                loop.call_soon_threadsafe(send, message)
+
+    return report

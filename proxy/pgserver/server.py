@@ -182,11 +182,16 @@ class Connection:
         self._out.append(data)
         self._out_size += len(data)
 
-    async def flush(self) -> None:
+    def push(self) -> None:
+        """Hand what is queued to the socket now, without waiting for it to drain: also
+        from inside a statement that holds this thread (progress NOTICEs)."""
         if self._out:
             self._output.write(b"".join(self._out))
             self._out.clear()
             self._out_size = 0
+
+    async def flush(self) -> None:
+        self.push()
         await self.writer.drain()
 
     async def flush_if_large(self) -> None:
@@ -336,13 +341,21 @@ class Connection:
             server.engine.watchdog.watch(runner, sock.fileno())
         identity = SessionIdentity(user, params.get("database", user), pid, secret, dict(params))
         session = Session(
-            runner, identity, settings, self.out, self.flush, self.flush_if_large, self.receive
+            runner,
+            identity,
+            settings,
+            self.out,
+            self.flush,
+            self.flush_if_large,
+            self.receive,
+            self.push,
         )
         who = identity_for(server.agent, user, settings.values, identity.startup)
         if principal is not None:  # an API key: its org, agent binding and scopes
             try:
                 who = principal.identity(who.agent_id if who.agent_id != user else None, user)
             except AgentError as exc:
+                _log_failed_login(user, _peer_host(self.writer), exc.message)
                 raise FatalError("28000", exc.message) from None
         await runner.set_identity(who)
         superuser = is_superuser(who)
@@ -383,30 +396,44 @@ class Connection:
     async def _login(self, user: str, deadline: float) -> Principal | None:
         """Trust, a configured user's password, or an API key as the password."""
         access = self.server.access
+        source = _peer_host(self.writer)
         if access.trust:
-            if not access.trust_allowed(_peer_host(self.writer)):
+            if not access.trust_allowed(source):
+                _log_failed_login(user, source, "trust login from a non-loopback client")
                 raise FatalError(
                     "28000",
                     "passwordless (trust) login is allowed only from loopback clients",
                     hint="Create an API key (hatiproxy keys create) or configure users.",
                 )
             return None
-        source = _peer_host(self.writer)
         try:
             access.check_banned(source)
         except TooManyFailures as exc:
+            _log_failed_login(user, source, str(exc))
             raise FatalError("28000", str(exc)) from None
         try:
             if user in access.passwords:
                 method = self.server.auth_method
-                await self._exchange(auth.METHODS[method](user, access.passwords[user]), deadline)
+                try:
+                    await self._exchange(
+                        auth.METHODS[method](user, access.passwords[user]), deadline
+                    )
+                except FatalError as exc:
+                    if exc.sqlstate == "28P01":
+                        _log_failed_login(user, source, f"wrong password ({method})")
+                    raise
                 return None
             # An API key as the password: cleartext, since only the key's hash is stored.
             password = auth.PasswordCapture(user, None)
             await self._exchange(password, deadline)
             try:
                 return await on_main(access.authenticate(password.given))
-            except AuthError:
+            except AuthError as exc:
+                _log_failed_login(
+                    user,
+                    source,
+                    f"not a configured user, and the password is no valid API key ({exc})",
+                )
                 raise FatalError(
                     "28P01",
                     f'password authentication failed for user "{user}"',
@@ -432,6 +459,11 @@ class Connection:
             if done:
                 return
             await self.flush()
+
+
+def _log_failed_login(user: str, source: str, reason: str) -> None:
+    """One WARNING per refused login: who, from where and why; never the password."""
+    log.warning("failed login on the wire: user %r from %s: %s", user, source, reason)
 
 
 def _peer_host(writer: asyncio.StreamWriter) -> str:

@@ -62,6 +62,7 @@ class Session:
         flush: Callable[[], Awaitable[None]],
         flush_if_large: Callable[[], Awaitable[None]],
         receive: Receive,
+        push: Callable[[], None],
     ) -> None:
         self.runner = runner
         self.identity = identity
@@ -70,6 +71,7 @@ class Session:
         self.flush = flush
         self.flush_if_large = flush_if_large
         self.receive = receive
+        self.push = push
         self.in_extended_block = False
         self.prepared: dict[str, Prepared] = {}
         self.portals: dict[str, Portal] = {}

@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -55,20 +57,97 @@ def vector_column(column: str) -> str:
     return f"{column}_embedding"
 
 
+Report = Callable[[str], None]  # where progress lines go besides the log (a wire NOTICE)
+
+FILL_CHUNK = 1000  # rows read and written back per round
+EMBED_STEP = 250  # texts per embedder call within a round (a progress step)
+PROGRESS_INTERVAL_S = 2.0  # report at least this often while the work goes on...
+PROGRESS_STEP = 0.1  # ...and at every further 10% of a fill of more than FILL_CHUNK rows
+
+
+class FillProgress:
+    """Progress of one long fill, as lines like `embedded 2000 of 5000 rows of docs.content
+    (40%, 3.1 s)`: logged at INFO and handed to `report`.
+
+    A fill of more than one chunk reports every PROGRESS_STEP of its rows; any fill that
+    runs for PROGRESS_INTERVAL_S reports at least that often; short fills say nothing.
+    Called on the thread doing the work.
+    """
+
+    def __init__(
+        self,
+        table: str,
+        column: str,
+        report: Report | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.table, self.column = table, column
+        self.report = report
+        self.clock = clock
+        self.started = self.last_at = clock()
+        self.total = 0
+        self.done = 0
+        self.last_done = 0
+        self.reported = False  # said anything yet: then the end is reported too
+
+    def start(self, total: int) -> None:
+        self.total = total
+
+    def advance(self, rows: int) -> None:
+        self.done += rows
+        now = self.clock()
+        big = self.total > FILL_CHUNK
+        if now - self.last_at >= PROGRESS_INTERVAL_S or (
+            big and self.done - self.last_done >= PROGRESS_STEP * self.total
+        ):
+            self._rows(now)
+
+    def finish(self) -> None:
+        if self.reported and self.done != self.last_done:
+            self._rows(self.clock())
+
+    def say(self, message: str) -> None:
+        """A step of the work (an index build), reported like the row counts."""
+        self.reported = True
+        log.info("%s", message)
+        if self.report is not None:
+            self.report(message)
+
+    def _rows(self, now: float) -> None:
+        total = max(self.total, self.done)  # rows added meanwhile are embedded too
+        percent = 100 * self.done // total if total else 100
+        self.last_at, self.last_done = now, self.done
+        self.say(
+            f"embedded {self.done} of {total} rows of {self.table}.{self.column} "
+            f"({percent}%, {now - self.started:.1f} s)"
+        )
+
+
 def embed_column(
-    cur: duckdb.DuckDBPyConnection, table: str, column: str, dims: int, embedder: Any
+    cur: duckdb.DuckDBPyConnection,
+    table: str,
+    column: str,
+    dims: int,
+    embedder: Any,
+    report: Report | None = None,
 ) -> int:
     """Set up the vector column and index and fill it; returns rows embedded.
 
     Each step commits on its own and is idempotent, so a failed call can simply be
     repeated. (One transaction around ADD COLUMN + UPDATE + CREATE INDEX makes a
-    later UPDATE of the table segfault in DuckDB 1.5.5 — reproduced.)
+    later UPDATE of the table segfault in DuckDB 1.5.5 — reproduced.) A long fill and
+    the index build report their progress (FillProgress) to the log and to `report`.
     """
-    return _embed_column(cur, table, column, dims, embedder)
+    return _embed_column(cur, table, column, dims, embedder, report)
 
 
 def _embed_column(
-    cur: duckdb.DuckDBPyConnection, table: str, column: str, dims: int, embedder: Any
+    cur: duckdb.DuckDBPyConnection,
+    table: str,
+    column: str,
+    dims: int,
+    embedder: Any,
+    report: Report | None,
 ) -> int:
     cols = cur.execute(
         "SELECT column_name, data_type FROM information_schema.columns "
@@ -86,11 +165,9 @@ def _embed_column(
     t, v = quote_ident(table), quote_ident(vec)
     if vec not in types:
         cur.execute(f"ALTER TABLE {t} ADD COLUMN {v} FLOAT[{dims}]")
-    filled = fill(cur, table, column, embedder)
-    index = quote_ident(f"{table}_{vec}_hnsw")
-    cur.execute(
-        f"CREATE INDEX IF NOT EXISTS {index} ON {t} USING HNSW ({v}) WITH (metric = 'cosine')"
-    )
+    progress = FillProgress(table, column, report)
+    filled = fill(cur, table, column, embedder, progress)
+    _create_index(cur, table, vec, progress)
     cur.execute(
         f"CREATE TABLE IF NOT EXISTS {REGISTRY} (table_name VARCHAR, column_name VARCHAR, "
         "vector_column VARCHAR, PRIMARY KEY (table_name, column_name))"
@@ -99,10 +176,35 @@ def _embed_column(
     return filled
 
 
-FILL_CHUNK = 1000
+def _create_index(
+    cur: duckdb.DuckDBPyConnection, table: str, vec: str, progress: FillProgress
+) -> None:
+    """The HNSW index (cosine) on the vector column; a build over many rows is reported."""
+    name = f"{table}_{vec}_hnsw"
+    t, v = quote_ident(table), quote_ident(vec)
+    sql = f"CREATE INDEX IF NOT EXISTS {quote_ident(name)} ON {t} USING HNSW ({v}) "
+    sql += "WITH (metric = 'cosine')"
+    exists = cur.execute(
+        "SELECT count(*) FROM duckdb_indexes() WHERE schema_name = 'main' AND index_name = ?",
+        [name],
+    ).fetchone()[0]
+    rows = 0 if exists else cur.execute(f"SELECT count({v}) FROM {t}").fetchone()[0]
+    if not (rows > FILL_CHUNK or (rows and progress.reported)):
+        cur.execute(sql)
+        return
+    progress.say(f"building HNSW index {name} on {table}.{vec} ({rows} rows)")
+    started = time.monotonic()
+    cur.execute(sql)
+    progress.say(f"built HNSW index {name} in {time.monotonic() - started:.1f} s")
 
 
-def fill(cur: duckdb.DuckDBPyConnection, table: str, column: str, embedder: Any) -> int:
+def fill(
+    cur: duckdb.DuckDBPyConnection,
+    table: str,
+    column: str,
+    embedder: Any,
+    progress: FillProgress | None = None,
+) -> int:
     """Embed rows whose vector is missing (new rows, or text set after the vector).
 
     Vectors are computed here and joined in by rowid: an UPDATE that calls the Python
@@ -111,14 +213,21 @@ def fill(cur: duckdb.DuckDBPyConnection, table: str, column: str, embedder: Any)
     import pyarrow as pa
 
     t, c, v = quote_ident(table), quote_ident(column), quote_ident(vector_column(column))
+    missing = f"{v} IS NULL AND {c} IS NOT NULL"
+    progress = progress or FillProgress(table, column)
     total = 0
     while True:
         rows = cur.execute(
-            f"SELECT rowid, {c} FROM {t} WHERE {v} IS NULL AND {c} IS NOT NULL LIMIT {FILL_CHUNK}"
+            f"SELECT rowid, {c} FROM {t} WHERE {missing} LIMIT {FILL_CHUNK}"
         ).fetchall()
         if not rows:
+            progress.finish()
             return total
-        vecs = embedder.embed_batch([r[1] for r in rows], mode="passage")
+        if total == 0:  # the rows to do: counted only when there are more than one round's
+            more = len(rows) == FILL_CHUNK
+            count = f"SELECT count(*) FROM {t} WHERE {missing}"
+            progress.start(cur.execute(count).fetchone()[0] if more else len(rows))
+        vecs = _embed(embedder, [r[1] for r in rows], progress)
         dims = vecs.shape[1]
         src = pa.table(
             {
@@ -135,6 +244,17 @@ def fill(cur: duckdb.DuckDBPyConnection, table: str, column: str, embedder: Any)
         finally:
             cur.unregister("__hati_fill_src")
         total += len(rows)
+
+
+def _embed(embedder: Any, texts: list[str], progress: FillProgress) -> Any:
+    import numpy as np
+
+    parts = []
+    for i in range(0, len(texts), EMBED_STEP):
+        step = texts[i : i + EMBED_STEP]
+        parts.append(embedder.embed_batch(step, mode="passage"))
+        progress.advance(len(step))
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 def registered(cur: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:

@@ -75,3 +75,25 @@ def test_add_model_commands_hooks_into_a_parent_parser(tmp_path, tiny_model_dir,
     args = parser.parse_args(["model", "--model-dir", str(tmp_path / "m"), "verify"])
     assert run(args) == 0
     assert "ok   tiny2" in capsys.readouterr().out
+
+
+def test_model_commands_take_data_dir_like_serve(tmp_path, tiny_model_dir):
+    """`--data-dir` after the sub-command as well as before it; models in <data dir>/models."""
+    data = tmp_path / "data"
+    env = {"HATIDATA_MODEL_DIR": "", "HATIDATA_DATA_DIR": str(tmp_path / "elsewhere")}
+    out = cli("list", "--data-dir", str(data), env=env)
+    assert out.returncode == 0, out.stderr
+    assert f"model directory: {data / 'models'}" in out.stdout
+    imported = cli(
+        "import", str(tiny_model_dir), "--name", "tiny3", "--data-dir", str(data), env=env
+    )
+    assert imported.returncode == 0, imported.stderr
+    assert (data / "models" / "tiny3").is_dir()
+    for args in (("list", "--data-dir", str(data)), ("--data-dir", str(data), "list")):
+        out = cli(*args, env=env)
+        assert out.returncode == 0, out.stderr
+        assert "tiny3" in out.stdout and "installed" in out.stdout
+    # without the flag: $HATIDATA_DATA_DIR, as for `serve`
+    out = cli("list", env=env)
+    assert f"model directory: {tmp_path / 'elsewhere' / 'models'}" in out.stdout
+    assert "tiny3" not in out.stdout

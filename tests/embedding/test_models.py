@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
+import re
 import shutil
 import time
 from pathlib import Path
@@ -277,14 +279,28 @@ def test_verify_detects_tampering(tiny_model_dir, tmp_path):
         verify(cache, "absent")
 
 
-def test_ensure_default_model_offline_and_cached(minilm_package_dir, tmp_path):
+def test_ensure_default_model_offline_and_cached(minilm_package_dir, tmp_path, caplog):
     cache = tmp_path / "models"
     t0 = time.perf_counter()
-    path = ensure_default_model(cache)
+    with caplog.at_level(logging.INFO, logger="hatiproxy.embedding"):
+        path = ensure_default_model(cache)
     first = time.perf_counter() - t0
     assert path == cache / "all-minilm-l6-v2"
+    # a first start says what it waits for: which step, how long so far
+    said = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
+    assert said[0].startswith(f"no embedding model in {cache} yet: converting all-minilm-l6-v2")
+    steps = [m for m in said if m.startswith("converting all-minilm-l6-v2 to ONNX: ")]
+    assert [m.split(": ", 1)[1].split(" ")[0] for m in steps] == [
+        "reading", "building", "writing", "recording"
+    ]  # fmt: skip
+    assert all(re.search(r"\(\d+\.\d s\)$", m) for m in steps)
+    done = rf"converted all-minilm-l6-v2 to ONNX in {re.escape(str(path))} \(\d+\.\d s\)"
+    assert re.fullmatch(done, said[-1])
+    caplog.clear()
     t0 = time.perf_counter()
-    assert ensure_default_model(cache) == path
+    with caplog.at_level(logging.INFO, logger="hatiproxy.embedding"):
+        assert ensure_default_model(cache) == path
+    assert not caplog.records  # installed: nothing to convert, nothing to say
     assert time.perf_counter() - t0 < 0.05 < first  # cached: no second conversion
     assert default_model_name(cache) == "all-minilm-l6-v2"
     assert [r.ok for r in verify(cache)] == [True]

@@ -274,3 +274,31 @@ def test_memory_bad_input(srv: ServerProcess) -> None:
         agent.call("store_memory", {"content": "x", "metadata": "{"})
     )
     assert agent.data("search_memory", {"query": "nothing stored here"}) == []
+
+
+@pytest.mark.parametrize("content_type", [None, "text/plain", "application/x-www-form-urlencoded"])
+def test_missing_or_wrong_content_type_is_a_json_rpc_error(
+    srv: ServerProcess, content_type: str | None
+) -> None:
+    import http.client
+    import json
+
+    conn = http.client.HTTPConnection(srv.host, srv.mcp_port, timeout=30)
+    try:
+        headers = {"Accept": "*/*"} | ({"Content-Type": content_type} if content_type else {})
+        conn.request("POST", "/mcp", body=json.dumps(rpc("tools/list")).encode(), headers=headers)
+        resp = conn.getresponse()
+        status, ctype, raw = resp.status, resp.getheader("content-type"), resp.read()
+    finally:
+        conn.close()
+    assert status == 400
+    assert ctype == "application/json"
+    body = json.loads(raw)
+    assert body["jsonrpc"] == "2.0" and body["id"] is None
+    assert body["error"]["code"] == -32600
+    message = body["error"]["message"]
+    assert message.startswith("Content-Type must be application/json")
+    assert (repr(content_type) if content_type else "none was sent") in message
+    # the right type still works on the same server
+    status, _, ok = http_post(srv.mcp_url, rpc("tools/list"), {"Content-Type": "application/json"})
+    assert status == 200 and "result" in ok

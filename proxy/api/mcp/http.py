@@ -81,6 +81,9 @@ class AuthLayer:
             body = _rpc_error(None, -32003, exc.message, {"code": exc.code})
             return await _respond(send, exc.http_status, body)
         if scope["method"] == "POST":
+            refusal = _content_type_refusal(headers.get("content-type"))
+            if refusal is not None:
+                return await _respond(send, 400, refusal)
             raw = b""
             more = True
             while more:
@@ -121,6 +124,23 @@ class AuthLayer:
             error = _rpc_error(message.get("id"), -32003, exc.message, {"code": exc.code})
             return 403, error
         return None
+
+
+def _content_type_refusal(content_type: str | None) -> bytes | None:
+    """A JSON-RPC error for a POST that is not `application/json`, else None.
+
+    The transport's own check (the same rule: the value starts with application/json)
+    answers in plain text; an MCP client expects JSON-RPC."""
+    if content_type is not None and content_type.strip().lower().startswith("application/json"):
+        return None
+    got = f"got {content_type.strip()!r}" if content_type else "none was sent"
+    return _rpc_error(
+        None,
+        -32600,
+        f"Content-Type must be application/json ({got}): MCP over HTTP takes "
+        "JSON-RPC messages in the request body",
+        {"code": "unsupported_content_type"},
+    )
 
 
 def _replay(raw: bytes, receive: Any) -> Any:
