@@ -135,6 +135,10 @@ def test_catalog_tools(srv: ServerProcess) -> None:
     assert any(t["table_name"] == "cat_t" for t in agent.data("list_tables", {"schema": "main"}))
     cols = agent.data("describe_table", {"table_name": "cat_t"})
     assert [(c["column_name"], c["is_nullable"]) for c in cols] == [("k", "NO"), ("v", "YES")]
+    agent.data("query", {"sql": "CREATE TABLE IF NOT EXISTS cat_v (id INT, e vector(3))"})
+    typed = {c["column_name"]: c["data_type"] for c in agent.data("describe_table", {
+        "table_name": "cat_v"})}  # fmt: skip
+    assert typed == {"id": "integer", "e": "vector"}  # pgvector's type, by name
     assert "does not exist" in error_text(agent.call("describe_table", {"table_name": "nope"}))
     # readable by name though not listed (like Postgres' system catalogs)
     state_cols = agent.data("describe_table", {"table_name": "_hatidata_agent_state"})
