@@ -11,7 +11,9 @@ from dataclasses import dataclass
 from proxy.access.service import AccessControl
 from proxy.agent.layer import AgentLayer
 from proxy.core.config import Config
+from proxy.db.catalog import functions as catalog_functions
 from proxy.db.engine import Engine
+from proxy.execution import sql_bridge
 from proxy.semantic.engine import SemanticEngine
 from proxy.telemetry.metrics import Metrics
 
@@ -31,6 +33,9 @@ class Services:
         engine = engine or Engine(config)
         semantic = SemanticEngine(config, engine.db)
         agent = AgentLayer(engine, semantic)
+        # pg_proc lists the agent functions with their signatures (psql \df)
+        decls = sql_bridge.catalog_declarations(agent.registry)
+        agent.db.run_sync(lambda cur: catalog_functions.declare(cur, decls))
         metrics = Metrics()
         metrics.watch_embedder(semantic.embedder)
         return cls(config, engine, semantic, agent, AccessControl(agent), metrics)

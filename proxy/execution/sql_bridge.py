@@ -21,7 +21,7 @@ import datetime as dt
 import json
 import re
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -33,6 +33,7 @@ from proxy.core.identity import Identity
 from proxy.core.names import INTERNAL_SCHEMA
 from proxy.core.registry import AgentFunction
 from proxy.core.sqltext import quote_literal
+from proxy.db.catalog.functions import FunctionDecl
 from proxy.wire.errors import PgError
 from transpiler import Statement
 
@@ -72,6 +73,30 @@ _PARAM_OIDS = {
     "UUID": 2950,
     "FLOAT[]": 1021,
 }
+
+
+def catalog_declarations(functions: Iterable[AgentFunction]) -> list[FunctionDecl]:
+    """The agent functions as pg_proc lists them (\\df): table functions of their declared
+    parameters (defaults as SQL literals) and result columns, with their docs."""
+    return [
+        FunctionDecl(
+            fn.name,
+            [(p.name, p.type, None if p.required else _sql_literal(p.default)) for p in fn.params],
+            columns=fn.columns,
+            description=fn.doc,
+        )
+        for fn in functions
+    ]
+
+
+def _sql_literal(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    return quote_literal(value if isinstance(value, str) else json.dumps(value))
 
 
 def identity_for(layer: AgentLayer, user: str, settings: dict[str, str], startup: dict[str, str]):

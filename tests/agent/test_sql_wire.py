@@ -213,3 +213,76 @@ def test_branch_over_the_wire_copy_on_write_and_merge(srv: ServerProcess) -> Non
             conn.execute("UPDATE wire_accounts SET balance = 0")
         conn.execute("RESET search_path")
         assert conn.execute("SELECT sum(balance) FROM wire_accounts").fetchone() == (35,)
+
+
+def test_branches_and_triggers_by_name(srv: ServerProcess) -> None:
+    """A branch or trigger is named by its id or by its name, in every function taking one."""
+    with connect(srv, "namer") as conn, connect(srv, "other-namer") as other:
+        conn.execute("CREATE TABLE named_accounts (id INT PRIMARY KEY, balance INT)")
+        conn.execute("INSERT INTO named_accounts VALUES (1, 10)")
+        (first,) = conn.execute("SELECT branch_id FROM branch_create('what-if')").fetchone()
+        conn.execute(
+            "SELECT * FROM branch_query('what-if', 'UPDATE named_accounts SET balance = 15')"
+        )
+        rows = conn.execute(
+            "SELECT row FROM branch_query(%s, 'SELECT balance FROM named_accounts')", ("what-if",)
+        ).fetchall()
+        assert rows == [({"balance": 15},)]
+        # Another agent's branch of that name does not exist for it.
+        with pytest.raises(psycopg.Error) as err:
+            other.execute("SELECT * FROM branch_query('what-if', 'SELECT 1')")
+        assert err.value.sqlstate == "42704"
+        assert conn.execute("SELECT branch_id, status FROM branch_merge('what-if')").fetchone() == (
+            first,
+            "merged",
+        )
+        # The name used again: the one active branch of that name is meant, not the merged one.
+        (second,) = conn.execute("SELECT branch_id FROM branch_create('what-if')").fetchone()
+        assert conn.execute("SELECT branch_id FROM branch_discard('what-if')").fetchone() == (
+            second,
+        )
+        # Now none of them is active: which one is meant cannot be told.
+        with pytest.raises(psycopg.Error) as err:
+            conn.execute("SELECT * FROM branch_query('what-if', 'SELECT 1')")
+        assert err.value.sqlstate == "22023"
+        assert first in str(err.value) and second in str(err.value)
+        # Two active branches of one name: the same, and each still answers to its id.
+        twins = [conn.execute("SELECT branch_id FROM branch_create('twin')").fetchone()[0]]
+        twins.append(conn.execute("SELECT branch_id FROM branch_create('twin')").fetchone()[0])
+        with pytest.raises(psycopg.Error) as err:
+            conn.execute("SELECT * FROM branch_discard('twin')")
+        assert err.value.sqlstate == "22023" and all(t in str(err.value) for t in twins)
+        for t in twins:
+            assert conn.execute("SELECT status FROM branch_discard(%s)", (t,)).fetchone() == (
+                "discarded",
+            )
+        with pytest.raises(psycopg.Error) as err:
+            conn.execute("SELECT * FROM branch_query('no-such-branch', 'SELECT 1')")
+        assert err.value.sqlstate == "42704"
+
+        # Triggers: every function taking a trigger_id takes its name too.
+        (tid,) = conn.execute(
+            "SELECT trigger_id FROM register_trigger('refunds', concept := 'refund request')"
+        ).fetchone()
+        row = conn.execute(
+            "SELECT trigger_id::text, would_fire FROM test_trigger('refunds', content := 'refund request')"
+        ).fetchone()
+        assert row == (str(tid), True)
+        row = conn.execute(
+            "SELECT trigger_id::text, enabled FROM update_trigger('refunds', enabled := false)"
+        ).fetchone()
+        assert row == (str(tid), False)
+        assert conn.execute("SELECT status FROM reembed_trigger('refunds')").fetchone() == (
+            "reembedded",
+        )
+        assert conn.execute("SELECT count(*) FROM trigger_fires('refunds')").fetchone() == (0,)
+        with pytest.raises(psycopg.Error) as err:
+            other.execute("SELECT * FROM delete_trigger('refunds')")
+        assert err.value.sqlstate == "42704"
+        row = conn.execute(
+            "SELECT trigger_id::text, deleted FROM delete_trigger('refunds')"
+        ).fetchone()
+        assert row == (str(tid), True)
+        with pytest.raises(psycopg.Error) as err:
+            conn.execute("SELECT * FROM delete_trigger('refunds')")
+        assert err.value.sqlstate == "42704"

@@ -160,8 +160,10 @@ def test_invalid_arguments_are_clear_and_write_nothing(tmp_path: Path) -> None:
                 call(layer, "update_trigger", who(), trigger_id=tid, action_type="webhook"),
             )
             await expect_error("invalid_argument", call(layer, "list_triggers", who(), status="x"))
+            # "nope" is no id: a name, and no trigger has it.
+            await expect_error("not_found", call(layer, "delete_trigger", who(), trigger_id="nope"))
             await expect_error(
-                "invalid_argument", call(layer, "delete_trigger", who(), trigger_id="nope")
+                "invalid_argument", call(layer, "delete_trigger", who(), trigger_id="")
             )
             await expect_error(
                 "invalid_argument", call(layer, "test_trigger", who(), trigger_id=tid)

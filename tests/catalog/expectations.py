@@ -9,7 +9,8 @@ from collections.abc import Callable
 
 Check = Callable[[list[str], list[tuple]], None]
 
-# items as psql \d shows it in PostgreSQL 15.
+# items as psql \d shows it in PostgreSQL 15 (emb: FLOAT[384], what pgvector's vector(384)
+# becomes, shown as pgvector shows it).
 ITEMS_COLUMNS = [
     ("id", "integer"),
     ("name", "text"),
@@ -17,7 +18,7 @@ ITEMS_COLUMNS = [
     ("tags", "character varying(20)"),
     ("score", "double precision"),
     ("created", "timestamp with time zone"),
-    ("emb", "real[]"),
+    ("emb", "vector(384)"),
 ]
 
 
@@ -73,7 +74,7 @@ def _jdbc_columns(cols: list[str], rows: list[tuple]) -> None:
         ("tags", 1043, False, 24),
         ("score", 701, False, -1),
         ("created", 1184, False, -1),
-        ("emb", 1021, False, -1),
+        ("emb", 16400, False, 384),  # pgvector's vector, typmod = dimensions
     ]
 
 
@@ -136,7 +137,7 @@ CHECKS: dict[str, Check] = {
                 ("tags", "varchar"),
                 ("score", "float8"),
                 ("created", "timestamptz"),
-                ("emb", "_float4"),
+                ("emb", "vector"),
             ]
         ],
     )(c, [x for x in r if x[4] == "items"]),

@@ -7,7 +7,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from proxy.db.catalog import install, prepare_cursor
+from proxy.db.catalog import functions, install, prepare_cursor
 from proxy.wire.types import pg_type_for
 from transpiler.pgcompat import MISSING_PG_FUNCTIONS
 
@@ -81,7 +81,7 @@ TYPES = {
     "INTERVAL": "interval",
     "UUID": "uuid",
     "JSON": "json",
-    "FLOAT[384]": "real[]",
+    "FLOAT[384]": "vector(384)",  # what pgvector's vector(384) becomes
     "FLOAT[]": "real[]",
     "INTEGER[]": "integer[]",
     "VARCHAR[]": "text[]",
@@ -103,7 +103,10 @@ def test_column_types_agree_with_the_wire_layer(cur: duckdb.DuckDBPyConnection) 
     real_types = [str(d[1]) for d in cur.execute("SELECT * FROM typed").description]
     for (name, oid, shown, typname), duck in zip(rows, real_types, strict=True):
         wire = pg_type_for(duck)
-        assert (oid, typname) == (wire.oid, wire.name), f"{name} {duck}"
+        if duck == "FLOAT[384]":  # the catalog says vector; its values travel as float4[]
+            assert (oid, typname, wire.oid) == (16400, "vector", 1021), f"{name} {duck}"
+        else:
+            assert (oid, typname) == (wire.oid, wire.name), f"{name} {duck}"
         assert shown == TYPES[list(TYPES)[int(name[1:])]], duck
 
 
@@ -180,3 +183,111 @@ def test_roles_and_settings(cur: duckdb.DuckDBPyConnection) -> None:
     ).fetchone()[1:] == (None, True)
     words = cur.execute("SELECT word, catcode FROM pg_get_keywords() WHERE word = 'select'")
     assert words.fetchall() == [("select", "R")]
+
+
+def test_vector_columns_are_pgvector_vectors(cur: duckdb.DuckDBPyConnection) -> None:
+    """FLOAT[n] (what vector(n) becomes) is pgvector's vector(n) in the catalog; other arrays
+    stay arrays."""
+    cur.execute(
+        "CREATE TABLE emb (id INTEGER, v FLOAT[384], small FLOAT[3], plain FLOAT[], d DOUBLE[3])"
+    )
+    rows = cur.execute(
+        "SELECT attname, format_type(atttypid, atttypmod), atttypid, atttypmod, attndims "
+        "FROM pg_attribute WHERE attrelid = __hati_regclass('emb') ORDER BY attnum"
+    ).fetchall()
+    assert rows == [
+        ("id", "integer", 23, -1, 0),
+        ("v", "vector(384)", 16400, 384, 0),
+        ("small", "vector(3)", 16400, 3, 0),
+        ("plain", "real[]", 1021, -1, 1),
+        ("d", "double precision[]", 1022, -1, 1),
+    ]
+    info = cur.execute(
+        "SELECT column_name, data_type, udt_schema, udt_name FROM __hati_catalog.info.columns "
+        "WHERE table_name = 'emb' ORDER BY ordinal_position"
+    ).fetchall()
+    assert info == [
+        ("id", "integer", "pg_catalog", "int4"),
+        ("v", "USER-DEFINED", "public", "vector"),  # as PostgreSQL reports pgvector's type
+        ("small", "USER-DEFINED", "public", "vector"),
+        ("plain", "ARRAY", "pg_catalog", "_float4"),
+        ("d", "ARRAY", "pg_catalog", "_float8"),
+    ]
+    assert cur.execute(
+        "SELECT typname, typnamespace, typcategory, typarray, format_type(oid, -1) "
+        "FROM pg_type WHERE oid = 16400"
+    ).fetchone() == ("vector", 2200, "U", 16405, "vector")
+    assert cur.execute("SELECT format_type(16405, 3)").fetchone() == ("vector(3)[]",)
+
+
+def test_internal_relations_are_not_listed(cur: duckdb.DuckDBPyConnection) -> None:
+    """The server's own relations in main (and their indexes) are read by name, not listed."""
+    cur.execute("CREATE TABLE _hatidata_cache (k VARCHAR PRIMARY KEY, v INTEGER)")
+    cur.execute("CREATE INDEX _hatidata_cache_v ON _hatidata_cache (v)")
+    cur.execute("CREATE VIEW _hatidata_mine AS SELECT 1 AS one")
+    cur.execute("CREATE SEQUENCE __hati_seq")
+    cur.execute("CREATE TABLE mine (k VARCHAR PRIMARY KEY)")
+    listed = {r[0] for r in cur.execute("SELECT relname FROM pg_class").fetchall()}
+    assert {"mine", "mine_pkey"} <= listed
+    assert not {"_hatidata_cache", "_hatidata_cache_pkey", "_hatidata_cache_v", "_hatidata_mine",
+                "__hati_seq"} & listed  # fmt: skip
+    assert not [n for n in listed if n.startswith("__hati")]  # nor the catalog's own helpers
+    assert cur.execute("SELECT indexname FROM pg_indexes").fetchall() == [("mine_pkey",)]
+    assert cur.execute("SELECT * FROM _hatidata_mine").fetchall() == [(1,)]  # still readable
+
+
+def test_declared_functions_are_in_pg_proc(cur: duckdb.DuckDBPyConnection) -> None:
+    """hatiproxy's own functions: the semantic ones from the start, others when declared."""
+
+    def shown(name: str) -> list[tuple]:
+        return cur.execute(
+            "SELECT n.nspname, p.proname, pg_get_function_result(p.oid), "
+            "pg_get_function_arguments(p.oid), p.proretset, p.pronargs, p.pronargdefaults "
+            "FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+            "WHERE p.proname = ? ORDER BY p.oid",
+            [name],
+        ).fetchall()
+
+    assert shown("semantic_match") == [
+        ("public", "semantic_match", "boolean",
+         "col anyelement, search_text text, threshold double precision DEFAULT 0.7", False, 3, 1)
+    ]  # fmt: skip
+    assert shown("hatiproxy_embed_column") == [
+        ("public", "hatiproxy_embed_column", "bigint", "table_name text, column_name text",
+         False, 2, 0)
+    ]  # fmt: skip
+    assert shown("hatidata_context")[0][2:4] == (
+        "SETOF record", "table_name text, search_text text, k integer DEFAULT 5")  # fmt: skip
+    functions.declare(
+        cur,
+        [
+            functions.FunctionDecl(
+                "recall",
+                [("query", "VARCHAR", None), ("top_k", "BIGINT", "10"), ("kind", "VARCHAR", "''"),
+                 ("since", "TIMESTAMPTZ", "NULL"), ("v", "FLOAT[]", "NULL")],
+                columns=[("id", "UUID"), ("score", "DOUBLE"), ("meta", "JSON")],
+                description="Find things",
+            )
+        ],
+    )  # fmt: skip
+    assert shown("recall") == [
+        ("public", "recall", "TABLE(id uuid, score double precision, meta json)",
+         "query text, top_k bigint DEFAULT 10, kind text DEFAULT ''::text, since timestamp with "
+         "time zone DEFAULT NULL::timestamp with time zone, v real[] DEFAULT NULL::real[]",
+         True, 5, 4)
+    ]  # fmt: skip
+    row = cur.execute(
+        "SELECT proargtypes, proallargtypes, proargmodes, proargnames, prorettype, "
+        "obj_description(oid, 'pg_proc') FROM pg_proc WHERE proname = 'recall'"
+    ).fetchone()
+    assert row == (
+        [25, 20, 25, 1184, 1021], [25, 20, 25, 1184, 1021, 2950, 701, 114],
+        ["i", "i", "i", "i", "i", "t", "t", "t"],
+        ["query", "top_k", "kind", "since", "v", "id", "score", "meta"], 2249, "Find things",
+    )  # fmt: skip
+    functions.declare(cur, [functions.FunctionDecl("recall", [], columns=[("n", "BIGINT")])])
+    assert shown("recall") == [("public", "recall", "TABLE(n bigint)", "", True, 0, 0)]
+    # one oid each, none shared with DuckDB's functions (whose overloads share theirs)
+    ours = cur.execute("SELECT oid FROM pg_proc WHERE prolang = 12").fetchall()
+    others = cur.execute("SELECT oid FROM pg_proc WHERE prolang <> 12").fetchall()
+    assert len(ours) == len(set(ours)) >= 7 and not set(ours) & set(others)

@@ -69,7 +69,7 @@ PSQL_CASES: dict[str, Callable[[str], None]] = {
     r"\d items": expect_lines(
         'Table "public.items"', "id | integer | | not null |", "price | numeric(10,2) |",
         "score | double precision |", "created | timestamp with time zone | | |",
-        "emb | real[] |", '"items_pkey" PRIMARY KEY, btree (id)', '"items_name_idx" btree (name)',
+        "emb | vector(384) |", '"items_pkey" PRIMARY KEY, btree (id)', '"items_name_idx" btree (name)',
     ),
     r"\d+ items": expect_lines('Table "public.items"', "id | integer | | not null | | plain",
                                "Access method: heap"),
@@ -116,7 +116,7 @@ def test_unqualified_catalog_queries_reach_the_layer(srv: ServerProcess) -> None
         assert cols == [
             ("id", "integer"), ("name", "text"), ("price", "numeric(10,2)"),
             ("score", "double precision"), ("created", "timestamp with time zone"),
-            ("emb", "real[]"),
+            ("emb", "vector(384)"),  # FLOAT[384]: what pgvector's vector(384) becomes
         ]  # fmt: skip
         assert conn.execute("SELECT current_schema(), current_database()").fetchone() == (
             "public",
@@ -151,7 +151,7 @@ def _jdbc(srv: ServerProcess, tmp: Path) -> None:
             if ln.startswith("getColumns\tTABLE_CAT")]  # fmt: skip
     assert [(c["COLUMN_NAME"], c["DATA_TYPE"], c["TYPE_NAME"]) for c in cols] == [
         ("id", "4", "int4"), ("name", "12", "text"), ("price", "2", "numeric"),
-        ("score", "8", "float8"), ("created", "93", "timestamptz"), ("emb", "2003", "_float4"),
+        ("score", "8", "float8"), ("created", "93", "timestamptz"), ("emb", "1111", "vector"),
     ]  # fmt: skip
     # Postgres folds the driver's unquoted aliases (AS TABLE_SCHEM) to lower case
     lower = [ln.lower() for ln in lines]
@@ -177,7 +177,8 @@ def _inspect(srv: ServerProcess, driver: str) -> None:
         assert isinstance(cols["price"]["type"], sa.Numeric)
         assert (cols["price"]["type"].precision, cols["price"]["type"].scale) == (10, 2)
         assert isinstance(cols["created"]["type"], sa.DateTime) and cols["created"]["type"].timezone
-        assert isinstance(cols["emb"]["type"], sa.ARRAY)
+        # pgvector's vector: SQLAlchemy knows it only with pgvector-python (as on PostgreSQL)
+        assert isinstance(cols["emb"]["type"], sa.types.NullType)
         assert insp.get_pk_constraint("items")["constrained_columns"] == ["id"]
         assert insp.has_table("items") and not insp.has_table("nope")
         assert [i["name"] for i in insp.get_indexes("items")] == ["items_name_idx"]

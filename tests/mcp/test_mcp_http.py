@@ -135,6 +135,10 @@ def test_catalog_tools(srv: ServerProcess) -> None:
     assert any(t["table_name"] == "cat_t" for t in agent.data("list_tables", {"schema": "main"}))
     cols = agent.data("describe_table", {"table_name": "cat_t"})
     assert [(c["column_name"], c["is_nullable"]) for c in cols] == [("k", "NO"), ("v", "YES")]
+    agent.data("query", {"sql": "CREATE TABLE IF NOT EXISTS cat_v (id INT, e vector(3))"})
+    typed = {c["column_name"]: c["data_type"] for c in agent.data("describe_table", {
+        "table_name": "cat_v"})}  # fmt: skip
+    assert typed == {"id": "integer", "e": "vector"}  # pgvector's type, by name
     assert "does not exist" in error_text(agent.call("describe_table", {"table_name": "nope"}))
     # readable by name though not listed (like Postgres' system catalogs)
     state_cols = agent.data("describe_table", {"table_name": "_hatidata_agent_state"})
@@ -247,6 +251,40 @@ def test_branches(srv: ServerProcess) -> None:
     scratch = agent.data("branch_create", {"name": "scratch"})["branch_id"]
     dropped = agent.data("branch_discard", {"branch_id": scratch})
     assert dropped["discarded"] is True and dropped["branch_id"] == scratch
+
+
+def test_branches_and_triggers_by_name(srv: ServerProcess) -> None:
+    """Tools taking a branch_id or trigger_id take the name too (the same functions as SQL)."""
+    agent = HttpAgent(srv, "h-names")
+    tools = {t["name"]: t for t in agent.send({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})[
+        2]["result"]["tools"]}  # fmt: skip
+    for tool, arg in [("branch_query", "branch_id"), ("delete_trigger", "trigger_id")]:
+        described = tools[tool]["inputSchema"]["properties"][arg]
+        assert described["type"] == "string" and "name" in described["description"], described
+    agent.data("query", {"sql": "CREATE TABLE bn_items (id INTEGER)"})
+    bid = agent.data("branch_create", {"name": "what-if"})["branch_id"]
+    agent.data("branch_query", {"branch_id": "what-if", "sql": "INSERT INTO bn_items VALUES (7)"})
+    rows = agent.data("branch_query", {"branch_id": "what-if", "sql": "SELECT id FROM bn_items"})
+    assert rows == [{"id": 7}]
+    other = HttpAgent(srv, "h-names-2").call(
+        "branch_query", {"branch_id": "what-if", "sql": "SELECT 1"}
+    )
+    assert other["structuredContent"]["code"] == "not_found"
+    twin = agent.data("branch_create", {"name": "what-if"})["branch_id"]
+    ambiguous = agent.call("branch_merge", {"branch_id": "what-if"})
+    assert ambiguous["structuredContent"]["code"] == "invalid_argument"
+    assert bid in error_text(ambiguous) and twin in error_text(ambiguous)
+    assert agent.data("branch_discard", {"branch_id": twin})["branch_id"] == twin
+    merged = agent.data("branch_merge", {"branch_id": "what-if"})
+    assert merged["branch_id"] == bid and merged["status"] == "merged"
+
+    made = agent.data("register_trigger", {"name": "churn-watch", "concept": "cancel my plan"})
+    tested = agent.data("test_trigger", {"trigger_id": "churn-watch", "content": "cancel my plan"})
+    assert tested["trigger_id"] == made["trigger_id"] and tested["matched"] is True
+    deleted = agent.data("delete_trigger", {"trigger_id": "churn-watch"})
+    assert deleted["trigger_id"] == made["trigger_id"] and deleted["deleted"] is True
+    gone = agent.call("delete_trigger", {"trigger_id": "churn-watch"})
+    assert gone["structuredContent"]["code"] == "not_found"
 
 
 def test_official_mcp_client_over_http(srv: ServerProcess) -> None:

@@ -102,6 +102,12 @@ def test_branch_over_stdio(srv: ServerProcess) -> None:
         assert rows == [{"id": 5}]
         assert agent.data("read_query", {"sql": "SELECT count(*) AS n FROM sb_items"}) == [{"n": 0}]
         assert agent.data("branch_discard", {"branch_id": bid})["discarded"] is True
+        # By name, too (stdio runs the SQL functions over the wire).
+        named = agent.data("branch_create", {"name": "stdio-named"})["branch_id"]
+        rows = agent.data("branch_query", {"branch_id": "stdio-named", "sql": "SELECT 1 AS one"})
+        assert rows == [{"one": 1}]
+        dropped = agent.data("branch_discard", {"branch_id": "stdio-named"})
+        assert dropped["branch_id"] == named and dropped["discarded"] is True
 
 
 def test_password_from_environment(tmp_path_factory: pytest.TempPathFactory) -> None:

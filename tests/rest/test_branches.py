@@ -100,7 +100,9 @@ def test_isolation_and_scopes(ks: KeyedServer) -> None:
     assert ks.request("GET", path, key="bot2").status_code == 404
     assert ks.request("DELETE", path, key="bot2").status_code == 404
     assert b["id"] not in {x["id"] for x in ks.request("GET", BASE, key="bot2").json()}
-    assert ks.request("GET", f"{BASE}/not-a-branch", key="admin").status_code == 422
+    # A path segment that is no id is a name; no branch has this one.
+    assert ks.request("GET", f"{BASE}/not-a-branch", key="admin").status_code == 404
+    assert ks.request("GET", f"{BASE}/{'x' * 1001}", key="admin").status_code == 422
     assert ks.request("GET", f"{BASE}/{uuid.uuid4().hex}/cost", key="admin").status_code == 404
     # Scopes: the analyst reads, never writes; no key, 401.
     assert ks.request("GET", path, key="analyst").status_code == 200
@@ -288,3 +290,33 @@ def test_analytics(ks: KeyedServer) -> None:
     assert ks.request("GET", "/v1/organizations/org2/branches/analytics", key="admin").status_code \
         == 404  # fmt: skip
     assert json.dumps(a)  # plain JSON figures
+
+
+def test_branches_by_name(ks: KeyedServer) -> None:
+    """Paths (and the merge approval body) take a branch's name where they take its id."""
+    b = create(ks, name="rest-what-if", tables=["notes"])
+    named = f"{BASE}/rest-what-if"
+    got = ks.request("GET", named, key="bot").json()
+    assert got["id"] == b["id"] and got["name"] == "rest-what-if"
+    bquery(ks, "rest-what-if", "INSERT INTO notes VALUES ('c')")  # SQL takes the name too
+    assert ks.request("GET", f"{named}/diff", key="admin").json()["rows_added"] == 1
+    assert ks.request("GET", f"{named}/cost", key="admin").json()["branch_id"] == b["id"]
+    assert ks.request("GET", f"{named}/conflicts", key="admin").json()["branch_id"] == b["id"]
+    # Not the other agent's, nor the other org's.
+    assert ks.request("GET", named, key="bot2").status_code == 404
+    foreign = "/v1/organizations/org2/branches/rest-what-if"
+    assert ks.request("GET", foreign, key="other").status_code == 404
+    # Another agent's active branch of the same name: the org key cannot tell which is meant.
+    twin = create(ks, name="rest-what-if", agent_id="bot2")
+    r = ks.request("GET", named, key="admin")
+    assert r.status_code == 422 and r.json()["error"] == "invalid_argument", r.text
+    assert b["id"] in r.json()["message"] and twin["id"] in r.json()["message"]
+    # Each agent's key sees only its own.
+    assert ks.request("GET", named, key="bot2").json()["id"] == twin["id"]
+    r = ks.request("DELETE", named, key="bot2")
+    assert r.status_code == 200 and r.json()["id"] == twin["id"], r.text
+    # One active branch of the name again: the org key's merge picks it.
+    r = ks.request("POST", f"{named}/merge", key="admin", json={})
+    assert r.status_code == 200 and r.json()["id"] == b["id"], r.text
+    with wire(ks, "admin") as con:
+        assert con.execute("SELECT count(*) FROM notes WHERE msg = 'c'").fetchone() == (1,)

@@ -148,7 +148,9 @@ def test_update(ks: KeyedServer) -> None:
     assert ks.request("PUT", f"{BASE}/{t['id']}", key="analyst", json={}).status_code == 403
     path = f"/v1/organizations/org2/triggers/{t['id']}"
     assert ks.request("PUT", path, key="other", json={"enabled": True}).status_code == 404
-    assert ks.request("PUT", f"{BASE}/nope", key="admin", json={}).status_code == 422
+    # "nope" is no id: a name, and no trigger has it.
+    assert ks.request("PUT", f"{BASE}/nope", key="admin", json={}).status_code == 404
+    assert ks.request("PUT", f"{BASE}/{'x' * 1001}", key="admin", json={}).status_code == 422
     assert ks.request("PUT", f"{BASE}/{uuid.uuid4()}", key="admin", json={}).status_code == 404
 
 
@@ -308,3 +310,28 @@ def test_default_webhook_url(tmp_path) -> None:
         assert r.status_code == 422 and "trigger_webhook_url" in r.json()["message"], r.text
     finally:
         ks.server.stop()
+
+
+def test_triggers_by_name(ks: KeyedServer) -> None:
+    """{trigger_id} in a path is the trigger's id or its name."""
+    t = create(ks, name="by-name", concept="refund request")
+    path = f"{BASE}/by-name"
+    r = ks.request("PUT", path, key="admin", json={"cooldown_secs": 7})
+    assert r.status_code == 200 and r.json()["id"] == t["id"] and r.json()["cooldown_secs"] == 7
+    r = ks.request("POST", f"{path}/test", key="admin", json={"text": "refund request"})
+    assert r.status_code == 200 and r.json()["trigger_id"] == t["id"], r.text
+    assert ks.request("GET", f"{path}/fires", key="auditor").json() == []
+    r = ks.request("POST", f"{path}/re-embed-concept", key="admin")
+    assert r.status_code == 200 and r.json()["trigger_id"] == t["id"], r.text
+    assert ks.request("PUT", path, key="bot", json={"enabled": True}).status_code == 404
+    # The agent "bot" has a trigger of the same name: its key reaches its own, the org key
+    # (which sees both) is told the name is ambiguous, with both ids.
+    mine = create(ks, key="bot", name="by-name", concept="refund request")
+    assert ks.request("PUT", path, key="bot", json={"cooldown_secs": 9}).json()["id"] == mine["id"]
+    r = ks.request("DELETE", path, key="admin")
+    assert r.status_code == 422 and r.json()["error"] == "invalid_argument", r.text
+    assert t["id"] in r.json()["message"] and mine["id"] in r.json()["message"]
+    assert ks.request("DELETE", path, key="bot").json()["trigger_id"] == mine["id"]
+    r = ks.request("DELETE", path, key="admin")
+    assert r.status_code == 200 and r.json()["trigger_id"] == t["id"], r.text
+    assert ks.request("DELETE", path, key="admin").status_code == 404

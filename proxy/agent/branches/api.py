@@ -16,6 +16,9 @@ from proxy.core.registry import McpTool, Param, agent_function
 if TYPE_CHECKING:
     from proxy.agent.context import AgentContext
 
+# A name picks its one active branch (or its only one); see proxy.agent.branches.args.resolve.
+_BRANCH = "The branch's id or its name"
+
 
 @agent_function(
     "branch_create",
@@ -51,7 +54,7 @@ async def branch_create(
 @agent_function(
     "branch_query",
     params=[
-        Param("branch_id", "VARCHAR", description="Branch id"),
+        Param("branch_id", "VARCHAR", description=_BRANCH),
         Param(
             "sql",
             "VARCHAR",
@@ -74,7 +77,7 @@ async def branch_query(
 @agent_function(
     "branch_merge",
     params=[
-        Param("branch_id", "VARCHAR", description="Branch id"),
+        Param("branch_id", "VARCHAR", description=_BRANCH),
         Param("strategy", "VARCHAR", "branch_wins", "branch_wins or main_wins", enum=STRATEGIES),
     ],
     columns=[
@@ -97,7 +100,7 @@ async def branch_merge(
 
 @agent_function(
     "branch_discard",
-    params=[Param("branch_id", "VARCHAR", description="Branch id")],
+    params=[Param("branch_id", "VARCHAR", description=_BRANCH)],
     columns=[("branch_id", "VARCHAR"), ("status", "VARCHAR"), ("discarded_at", "TIMESTAMPTZ")],
     scope="branch:discard",
     writes=True,

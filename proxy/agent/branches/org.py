@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from proxy.agent.branches import stats as branch_stats
-from proxy.agent.branches.args import normalise_id
+from proxy.agent.branches.args import resolve
 from proxy.agent.branches.store import AUDIT, TABLE, copied_list
 from proxy.core.errors import AgentError
 
@@ -102,17 +102,19 @@ async def list_branches(
 async def owner(
     layer: AgentContext, org_id: str, branch_id: Any, agent_id: str | None = None
 ) -> tuple[str, str]:
-    """(branch id, owning agent) of a branch of the org; not_found otherwise."""
-    bid = normalise_id(branch_id)
+    """(branch id, owning agent) of a branch of the org, named by id or name (see
+    args.resolve; a name shared by several agents' branches is ambiguous); not_found
+    otherwise."""
     where, params = _scope(org_id, agent_id)
-    row = await layer.db.run(
-        lambda cur: cur.execute(
-            f"SELECT agent_id FROM {TABLE} WHERE branch_id = ? AND {where}", [bid, *params]
+
+    def work(cur: duckdb.DuckDBPyConnection) -> tuple[str, str]:
+        bid = resolve(cur, branch_id, where, params)
+        (agent,) = cur.execute(
+            f"SELECT agent_id FROM {TABLE} WHERE branch_id = ?", [bid]
         ).fetchone()
-    )
-    if row is None:
-        raise AgentError.not_found(f"branch {branch_id} does not exist")
-    return bid, row[0]
+        return bid, agent
+
+    return await layer.db.run(work)
 
 
 async def get(layer: AgentContext, org_id: str, branch_id: str) -> dict[str, Any]:

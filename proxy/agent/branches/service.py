@@ -39,6 +39,10 @@ See `proxy.agent.branches.merge`: in ONE transaction the branch's base tables ar
 to main as the strategy (`branch_wins` or `main_wins`) says, then the branch schema is
 dropped and the status becomes `merged`.
 
+A branch is named by its id (32 hex digits, the UUID form or the schema name) or by its
+name (`proxy.agent.branches.args.resolve`: a name picks its one active branch, or its only
+branch; several are an invalid argument listing their ids).
+
 Lifecycle: active -> merged | discarded | expired. Only active branches can be queried, merged
 or discarded (otherwise: conflict, SQLSTATE 55000). `ttl_seconds` (> 0) sets `expires_at`;
 `expire_branches()` expires the caller's overdue branches at once, and a background task
@@ -74,7 +78,7 @@ from proxy.agent.branches import approval as branch_approval
 from proxy.agent.branches import events as branch_events
 from proxy.agent.branches import stats as branch_stats
 from proxy.agent.branches import wire as branch_wire
-from proxy.agent.branches.args import normalise_id, tables_arg
+from proxy.agent.branches.args import resolve, tables_arg
 from proxy.agent.branches.copy import branchable, transaction
 from proxy.agent.branches.merge import STRATEGIES, merge_tables
 from proxy.agent.branches.result import result_rows
@@ -156,6 +160,14 @@ class Branches:
         return self._locks.setdefault(branch_id, asyncio.Lock())
 
     # -- shared pieces --
+
+    async def _resolve(self, who: Identity, branch: Any) -> str:
+        """The id of the caller's branch `branch` names (its id or its name)."""
+        return await self.layer.db.run(
+            lambda cur: resolve(
+                cur, branch, "org_id = ? AND agent_id = ?", [who.org_id, who.agent_id]
+            )
+        )
 
     def _load(
         self, cur: duckdb.DuckDBPyConnection, who: Identity, branch_id: str
@@ -256,7 +268,7 @@ class Branches:
         }
 
     async def query(self, who: Identity, branch_id: Any, sql: Any) -> list[dict[str, Any]]:
-        bid = normalise_id(branch_id)
+        bid = await self._resolve(who, branch_id)
         if not isinstance(sql, str) or not sql.strip():
             raise AgentError.invalid("sql must be a non-empty string")
         try:
@@ -353,7 +365,7 @@ class Branches:
         return rows
 
     async def merge(self, who: Identity, branch_id: Any, strategy: Any) -> dict[str, Any]:
-        bid = normalise_id(branch_id)
+        bid = await self._resolve(who, branch_id)
         if strategy not in STRATEGIES:
             raise AgentError.invalid(
                 f"unknown merge strategy {strategy!r}", hint="use branch_wins or main_wins"
@@ -398,7 +410,7 @@ class Branches:
         return out
 
     async def discard(self, who: Identity, branch_id: Any) -> dict[str, Any]:
-        bid = normalise_id(branch_id)
+        bid = await self._resolve(who, branch_id)
 
         def work(cur: duckdb.DuckDBPyConnection) -> dict[str, Any]:
             def inner() -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """The trigger agent functions: register, update, re-embed, list, delete, test, fires, inbox.
 
 Rows come from `proxy.agent.triggers.store`, argument checks from `proxy.agent.triggers.args`;
-every function is scoped to the caller's own triggers (not found otherwise).
+every function is scoped to the caller's own triggers (not found otherwise), and names a
+trigger by its id or by its name (unique per agent; `store.resolve`).
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ from proxy.agent.triggers.args import (
     source_arg,
     text_arg,
     threshold_arg,
-    trigger_id_arg,
     with_default_webhook,
 )
 from proxy.agent.triggers.evaluate import unit_rows
@@ -45,7 +45,9 @@ from proxy.agent.triggers.store import (
     FIRES,
     TRIGGERS,
     name_taken,
+    own,
     parsed_json,
+    resolve,
     select_triggers,
     trigger_row,
     utc_now,
@@ -86,6 +88,7 @@ TRIGGER_COLUMNS = (
 
 _ACTION_TYPE = "What a match does: " + ", ".join(ACTIONS) + " (several: comma-separated)"
 _ACTION_CONFIG = "Action settings (e.g. webhook url)"
+_TRIGGER = "The trigger's id or its name"
 _SCOPE = "agent: the owner's writes; org: the whole organisation's (needs trigger:org)"
 
 
@@ -208,7 +211,7 @@ async def register_trigger(
 @agent_function(
     "update_trigger",
     params=[
-        Param("trigger_id", "UUID", description="Trigger id"),
+        Param("trigger_id", "VARCHAR", description=_TRIGGER),
         Param("name", "VARCHAR", None, "New name"),
         Param("concept", "VARCHAR", None, "New concept (embedded again)"),
         Param("threshold", "DOUBLE", None, "New threshold"),
@@ -306,7 +309,7 @@ async def update_trigger(
 
 @agent_function(
     "reembed_trigger",
-    params=[Param("trigger_id", "UUID", description="Trigger id")],
+    params=[Param("trigger_id", "VARCHAR", description=_TRIGGER)],
     columns=[
         ("trigger_id", "UUID"),
         ("status", "VARCHAR"),
@@ -359,7 +362,7 @@ async def list_triggers(layer: AgentContext, who: Identity, *, status: Any) -> l
 
 @agent_function(
     "delete_trigger",
-    params=[Param("trigger_id", "UUID", description="Trigger id")],
+    params=[Param("trigger_id", "VARCHAR", description=_TRIGGER)],
     columns=[("trigger_id", "UUID"), ("status", "VARCHAR"), ("deleted", "BOOLEAN")],
     scope="trigger:write",
     writes=True,
@@ -367,17 +370,18 @@ async def list_triggers(layer: AgentContext, who: Identity, *, status: Any) -> l
 )
 async def delete_trigger(layer: AgentContext, who: Identity, *, trigger_id: Any):
     """Delete a trigger (its fire history stays)."""
-    tid = trigger_id_arg(trigger_id)
 
-    def delete(cur: duckdb.DuckDBPyConnection) -> bool:
+    def delete(cur: duckdb.DuckDBPyConnection) -> str | None:
+        tid = resolve(cur, trigger_id, *own(who))
         row = cur.execute(
             f"DELETE FROM {TRIGGERS} WHERE id = ? AND org_id = ? AND agent_id = ? RETURNING id",
             [tid, who.org_id, who.agent_id],
         ).fetchone()
-        return row is not None
+        return None if row is None else tid
 
-    if not await layer.db.run(delete):
-        raise AgentError.not_found(f"trigger {tid} not found")
+    tid = await layer.db.run(delete)
+    if tid is None:
+        raise AgentError.not_found(f"trigger {trigger_id!r} not found")
     layer.triggers._invalidate(who.org_id)
     return [{"trigger_id": tid, "status": "deleted", "deleted": True}]
 
@@ -385,7 +389,7 @@ async def delete_trigger(layer: AgentContext, who: Identity, *, trigger_id: Any)
 @agent_function(
     "test_trigger",
     params=[
-        Param("trigger_id", "UUID", description="Trigger id"),
+        Param("trigger_id", "VARCHAR", description=_TRIGGER),
         Param("content", "VARCHAR", None, "Content to test", nonempty=True),
         Param("text", "VARCHAR", None, "Another name of content (REST)"),
     ],
@@ -416,18 +420,18 @@ async def test_trigger(
     sample = text_arg("content", content if content is not None else text, 10 * 1024 * 1024)
     triggers: Triggers = layer.triggers
     triggers._require_model()
-    tid = trigger_id_arg(trigger_id)
 
-    def load(cur: duckdb.DuckDBPyConnection) -> tuple | None:
-        return cur.execute(
+    def load(cur: duckdb.DuckDBPyConnection) -> tuple[str, tuple | None]:
+        tid = resolve(cur, trigger_id, *own(who))
+        return tid, cur.execute(
             f"SELECT name, threshold, concept_embedding, embedding_model, embedding_dimensions, "
             f"concept, event_source FROM {TRIGGERS} WHERE id = ? AND org_id = ? AND agent_id = ?",
             [tid, who.org_id, who.agent_id],
         ).fetchone()
 
-    row = await layer.db.run(load)
+    tid, row = await layer.db.run(load)
     if row is None:
-        raise AgentError.not_found(f"trigger {tid} not found")
+        raise AgentError.not_found(f"trigger {trigger_id!r} not found")
     if row[6] == LIFECYCLE:
         raise AgentError.invalid("a branch lifecycle trigger fires on branch events, not text")
     name, threshold, concept_vec, model, dims = row[:5]
@@ -475,7 +479,7 @@ FIRE_COLUMNS = (
 @agent_function(
     "trigger_fires",
     params=[
-        Param("trigger_id", "UUID", None, "Only this trigger's fires"),
+        Param("trigger_id", "VARCHAR", None, "Only this trigger's fires (its id or name)"),
         Param("limit", "BIGINT", 100, "Most fires to return", minimum=1),
         Param("since", "TIMESTAMPTZ", None, "Only fires at or after this time"),
     ],

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import uuid
 from typing import TYPE_CHECKING, Any
 
 from proxy.agent.triggers import webhooks
@@ -164,13 +163,6 @@ def scope_arg(value: Any, who: Identity) -> str:
     if scope == "org" and who.scopes is not None and "trigger:org" not in who.scopes:
         raise AgentError.forbidden("an org-wide trigger needs the trigger:org scope")
     return scope
-
-
-def trigger_id_arg(value: Any) -> str:
-    try:
-        return str(uuid.UUID(str(value)))
-    except (ValueError, TypeError):
-        raise AgentError.invalid(f"trigger_id must be a UUID, got {value!r:.60}") from None
 
 
 def source_arg(value: Any) -> str:

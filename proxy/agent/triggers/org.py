@@ -11,8 +11,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from proxy.agent.triggers.args import trigger_id_arg
-from proxy.agent.triggers.store import FIRES, TRIGGER_FIELDS, TRIGGERS, parsed_json, trigger_row
+from proxy.agent.triggers.store import (
+    FIRES,
+    TRIGGER_FIELDS,
+    TRIGGERS,
+    parsed_json,
+    resolve,
+    trigger_row,
+)
 from proxy.core.errors import AgentError
 
 if TYPE_CHECKING:
@@ -52,17 +58,16 @@ async def list_triggers(
 async def owner(
     layer: AgentContext, org_id: str, trigger_id: Any, agent_id: str | None = None
 ) -> tuple[str, str]:
-    """(trigger id, owning agent) of a trigger in the org; not_found otherwise."""
-    tid = trigger_id_arg(trigger_id)
+    """(trigger id, owning agent) of a trigger in the org, named by its id or its name (a
+    name several agents use is ambiguous, see store.resolve); not_found otherwise."""
     where, params = _scope(org_id, agent_id)
-    row = await layer.db.run(
-        lambda cur: cur.execute(
-            f"SELECT agent_id FROM {TRIGGERS} WHERE id = ? AND {where}", [tid, *params]
-        ).fetchone()
-    )
-    if row is None:
-        raise AgentError.not_found(f"trigger {tid} not found")
-    return tid, row[0]
+
+    def work(cur: duckdb.DuckDBPyConnection) -> tuple[str, str]:
+        tid = resolve(cur, trigger_id, where, params)
+        (agent,) = cur.execute(f"SELECT agent_id FROM {TRIGGERS} WHERE id = ?", [tid]).fetchone()
+        return tid, agent
+
+    return await layer.db.run(work)
 
 
 async def action_config(layer: AgentContext, trigger_id: str) -> dict[str, Any]:

@@ -37,9 +37,8 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 import numpy as np
 
-from proxy.agent.triggers.args import trigger_id_arg
 from proxy.agent.triggers.evaluate import Note, OrgTriggers, TriggerEvaluator, unit_rows
-from proxy.agent.triggers.store import TRIGGERS, select_triggers
+from proxy.agent.triggers.store import TRIGGERS, own, resolve, select_triggers
 from proxy.agent.triggers.store import install as _install
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
@@ -171,8 +170,13 @@ class Triggers(TriggerEvaluator):
     # ---- owned rows
 
     async def owned(self, who: Identity, trigger_id: Any) -> dict[str, Any]:
-        tid = trigger_id_arg(trigger_id)
-        rows = await self.layer.db.run(lambda cur: select_triggers(cur, who, "id = ?", [tid]))
+        """The caller's trigger named by `trigger_id` (its id or its name)."""
+
+        def load(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+            tid = resolve(cur, trigger_id, *own(who))
+            return select_triggers(cur, who, "id = ?", [tid])
+
+        rows = await self.layer.db.run(load)
         if not rows:
-            raise AgentError.not_found(f"trigger {tid} not found")
+            raise AgentError.not_found(f"trigger {trigger_id!r} not found")
         return rows[0]

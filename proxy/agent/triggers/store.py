@@ -10,6 +10,7 @@ from typing import Any
 
 import duckdb
 
+from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.names import INTERNAL_SCHEMA
 
@@ -123,6 +124,11 @@ def _redacted(config: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def own(who: Identity) -> tuple[str, list[Any]]:
+    """The scope of resolve() for the caller's own triggers."""
+    return "org_id = ? AND agent_id = ?", [who.org_id, who.agent_id]
+
+
 def select_triggers(
     cur: duckdb.DuckDBPyConnection, who: Identity, where: str = "TRUE", params: list | None = None
 ) -> list[dict[str, Any]]:
@@ -166,6 +172,43 @@ def trigger_row(r: dict[str, Any]) -> dict[str, Any]:
 def uuids_as_text(row: dict[str, Any]) -> dict[str, Any]:
     # The same values whichever way a row leaves (SQL, MCP JSON, REST).
     return {k: str(v) if isinstance(v, uuid.UUID) else v for k, v in row.items()}
+
+
+def resolve(cur: duckdb.DuckDBPyConnection, trigger: Any, scope: str, params: list[Any]) -> str:
+    """The id (UUID text) of the trigger `trigger` names, among the triggers `scope` (SQL
+    over the triggers table, with `params`) selects: its id or its name.
+
+    A name is unique per agent (name_taken), not across an organisation: a name several of
+    the org's agents use is an invalid argument listing the triggers' ids. None found: not
+    found."""
+    if isinstance(trigger, uuid.UUID):
+        trigger = str(trigger)
+    if not isinstance(trigger, str) or not trigger.strip():
+        raise AgentError.invalid("trigger_id must be a trigger id or name")
+    text = trigger.strip()
+    try:
+        tid: str | None = str(uuid.UUID(text))
+    except ValueError:
+        tid = None
+    if tid is not None:
+        found = cur.execute(
+            f"SELECT 1 FROM {TRIGGERS} WHERE id = ? AND {scope}", [tid, *params]
+        ).fetchone()
+        if found is not None:
+            return tid
+    rows = cur.execute(
+        f"SELECT id, agent_id FROM {TRIGGERS} WHERE name = ? AND {scope} ORDER BY created_at, id",
+        [text, *params],
+    ).fetchall()
+    if len(rows) == 1:
+        return str(rows[0][0])
+    if not rows:
+        raise AgentError.not_found(f"trigger {trigger!r} not found")
+    ids = ", ".join(f"{r[0]} (agent {r[1]})" for r in rows)
+    raise AgentError.invalid(
+        f"trigger name {text!r} is ambiguous: {len(rows)} triggers have it ({ids})",
+        hint="pass the trigger_id of the one you mean",
+    )
 
 
 def name_taken(cur: duckdb.DuckDBPyConnection, who: Identity, name: str, but: str | None) -> bool:

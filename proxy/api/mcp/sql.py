@@ -66,7 +66,9 @@ async def _describe_table(target: Target, args: dict[str, Any]) -> list[dict[str
         in_list = ", ".join(literal(s) for s in sorted(_schemas(schema.strip(chr(34)))))
         where += f" AND table_schema IN ({in_list})"
     rows = await target.sql(
-        "SELECT table_schema, column_name, data_type, is_nullable, column_default "
+        # a USER-DEFINED type by its name: pgvector's vector (a FLOAT[n] column)
+        "SELECT table_schema, column_name, CASE WHEN data_type = 'USER-DEFINED' THEN udt_name "
+        "ELSE data_type END AS data_type, is_nullable, column_default "
         f"FROM information_schema.columns WHERE {where} "
         "ORDER BY table_schema IN ('public', 'main') DESC, table_schema, ordinal_position",
         read_only=True,

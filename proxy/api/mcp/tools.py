@@ -138,8 +138,11 @@ def _test(args: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _flag(flag: str, id_arg: str):
     def shape(args: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
+        # The id the row names (the argument may have been a name): the argument only
+        # when the row has none.
         row = rows[0] if rows else {}
-        return {**row, flag: bool(row.get(flag, bool(rows))), id_arg: args[id_arg]}
+        ident = row.get(id_arg) or args[id_arg]
+        return {**row, flag: bool(row.get(flag, bool(rows))), id_arg: str(ident)}
 
     return shape
 

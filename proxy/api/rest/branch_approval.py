@@ -44,7 +44,9 @@ StepRef = Annotated[str, Field(min_length=1, max_length=100)]
 
 class MergeApprovalBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    branch_id: str = Field(min_length=1, max_length=200, description="32 hex digits or UUID")
+    branch_id: str = Field(
+        min_length=1, max_length=1000, description="The branch's id (32 hex digits or UUID) or name"
+    )
     decision: Literal["approve", "reject"]
     reason: str | None = Field(None, max_length=4000)
     cot_step_references: list[StepRef] = Field(default_factory=list, max_length=50)

@@ -11,8 +11,11 @@ Decisions:
 - `tables` on create are copied into the branch at once (a snapshot of main taken now);
   every other table of main stays visible through the branch and is copied on its first
   write. An unknown table is 422.
-- Branch ids are 32 hex digits (`id`); the UUID form is accepted in paths too; a path id
-  of another shape is 422, an unknown or foreign one 404.
+- Branch ids are 32 hex digits (`id`); the UUID form is accepted in paths too, and so is
+  the branch's name (it picks the name's one active branch, or its only one; a name that
+  fits several branches of the caller's scope is 422 listing their ids). An unknown or
+  foreign one is 404. A branch named "analytics" is reached by id for GET: that path is
+  the org's figures.
 - diff / conflicts compare against the fingerprint of main kept when each table was
   copied (proxy.agent.branches.stats): rows are matched by primary key, so tables without
   one have null `changed` counts and no per-key conflicts. Both need an active branch
@@ -50,9 +53,14 @@ router = APIRouter(
 )
 STRICT = ConfigDict(strict=True)
 Who = Annotated[Caller, Depends(caller)]
-# 32 hex digits, or the same as a UUID; anything else is 422 (like malformed memory ids).
+# The branch's id (32 hex digits, or the same as a UUID) or its name.
 BranchId = Annotated[
-    str, Path(pattern=r"^[0-9a-fA-F-]{32,36}$", description="32 hex digits, or UUID form")
+    str,
+    Path(
+        min_length=1,
+        max_length=1000,
+        description="The branch's id (32 hex digits, or UUID form) or its name",
+    ),
 ]
 Status = Literal[
     "active", "merged", "discarded", "expired"

@@ -13,16 +13,17 @@ checks as SQL and MCP). `webhook_url` is a shorthand for action_config.url; a we
 action without one posts to the server's `trigger_webhook_url` (stored on the trigger),
 and is 422 when that is not set either.
 Re-embedding a concept is synchronous: the answer's status is 'reembedded'.
+A path's {trigger_id} is the trigger's id or its name; an org key naming a trigger whose
+name several of the org's agents use gets 422 listing their ids.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import uuid
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from proxy.agent.triggers import org as trigger_org
@@ -42,6 +43,10 @@ router = APIRouter(
 # Request bodies take JSON types as they are (no 0 -> false, no 1 -> "1").
 STRICT = ConfigDict(strict=True)
 Who = Annotated[Caller, Depends(caller)]
+# A trigger's id (UUID) or its name (unique per agent).
+TriggerRef = Annotated[
+    str, Path(min_length=1, max_length=1000, description="The trigger's id (UUID) or its name")
+]
 Action = Literal["webhook", "agent_notify", "flag_for_review", "write_event"]
 EventType = Literal[
     "branch_created", "query_count_exceeded", "storage_exceeded", "idle_timeout", "merge_requested"
@@ -163,11 +168,10 @@ def _config(body: Any, base: dict[str, Any] | None) -> Any:
     return {**(body.action_config or base or {}), "url": body.webhook_url}
 
 
-async def _as_owner(who: Caller, request: Request, trigger_id: uuid.UUID) -> tuple[str, Identity]:
-    """The trigger id and the identity of its owner (404: unknown, other org / agent)."""
-    tid, agent = await trigger_org.owner(
-        layer_of(request), who.org_id, str(trigger_id), who.bound_agent
-    )
+async def _as_owner(who: Caller, request: Request, trigger_id: str) -> tuple[str, Identity]:
+    """The trigger id and the identity of its owner (404: unknown, other org / agent; 422: a
+    name several of the org's agents use, for an org key)."""
+    tid, agent = await trigger_org.owner(layer_of(request), who.org_id, trigger_id, who.bound_agent)
     return tid, who.as_agent(agent)
 
 
@@ -222,7 +226,7 @@ async def register(request: Request, who: Caller, body: Any) -> dict[str, Any]:
 
 @router.put("/{trigger_id}", response_model=Trigger, summary="Update a trigger (trigger:write)")
 async def update_trigger(
-    org_id: str, trigger_id: uuid.UUID, body: TriggerUpdate, request: Request, who: Who
+    org_id: str, trigger_id: TriggerRef, body: TriggerUpdate, request: Request, who: Who
 ):
     who.org(org_id)
     who.require("trigger:write")
@@ -245,7 +249,7 @@ async def update_trigger(
 
 
 @router.delete("/{trigger_id}", response_model=Deleted, summary="Delete a trigger (trigger:write)")
-async def delete_trigger(org_id: str, trigger_id: uuid.UUID, request: Request, who: Who):
+async def delete_trigger(org_id: str, trigger_id: TriggerRef, request: Request, who: Who):
     who.org(org_id)
     who.require("trigger:write")
     tid, owner = await _as_owner(who, request, trigger_id)
@@ -259,7 +263,7 @@ async def delete_trigger(org_id: str, trigger_id: uuid.UUID, request: Request, w
     summary="Similarity of sample text to the concept; records nothing (trigger:read)",
 )
 async def test_trigger(
-    org_id: str, trigger_id: uuid.UUID, body: TestBody, request: Request, who: Who
+    org_id: str, trigger_id: TriggerRef, body: TestBody, request: Request, who: Who
 ):
     who.org(org_id)
     who.require("trigger:read")
@@ -275,7 +279,7 @@ async def test_trigger(
 )
 async def trigger_fires(
     org_id: str,
-    trigger_id: uuid.UUID,
+    trigger_id: TriggerRef,
     request: Request,
     who: Who,
     limit: Annotated[int, Query(ge=1, le=10_000)] = 100,
@@ -291,7 +295,7 @@ async def trigger_fires(
     response_model=Reembedded,
     summary="Embed the concept again with the current model, now (trigger:write)",
 )
-async def reembed_concept(org_id: str, trigger_id: uuid.UUID, request: Request, who: Who):
+async def reembed_concept(org_id: str, trigger_id: TriggerRef, request: Request, who: Who):
     who.org(org_id)
     who.require("trigger:write")
     tid, owner = await _as_owner(who, request, trigger_id)

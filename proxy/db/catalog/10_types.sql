@@ -21,6 +21,24 @@ INSERT INTO __hati_catalog.pg.pg_type (oid, typname, typlen, typbyval, typtype, 
     typalign, typstorage, typcollation)
 VALUES {{pg_type_rows}};
 
+-- pgvector's types (the extension is built in: pg_extension in 40_system.sql), in public as
+-- CREATE EXTENSION vector puts them. `vector(n)` creates a DuckDB FLOAT[n] column (a fixed
+-- size array of float; `real[n]` does too), so the catalog shows every FLOAT[n] column as
+-- vector(n): atttypid 16400, atttypmod n, as pgvector keeps it. Its values still travel as
+-- float4[] (proxy.wire.types): the catalog describes the column, not the wire format.
+INSERT INTO __hati_catalog.pg.pg_type (oid, typname, typlen, typbyval, typtype, typcategory,
+    typispreferred, typdelim, typelem, typarray, typinput, typoutput, typreceive, typsend,
+    typalign, typstorage, typcollation, typnamespace, typmodin, typmodout)
+VALUES (16400, 'vector', -1, FALSE, 'b', 'U', FALSE, ',', 0, 16405, 'vector_in', 'vector_out',
+        'vector_recv', 'vector_send', 'i', 'e', 0, 2200, 'vector_typmod_in', NULL),
+       (16405, '_vector', -1, FALSE, 'b', 'A', FALSE, ',', 16400, 0, 'array_in', 'array_out',
+        'array_recv', 'array_send', 'i', 'x', 0, 2200, 'array_typmod_in', 'array_typmod_out');
+
+-- n of a DuckDB FLOAT[n] column type (a pgvector vector(n)), else NULL.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_vector_dims(dt) AS
+    CASE WHEN regexp_full_match(dt, 'FLOAT\[\d+\]')
+         THEN CAST(regexp_extract(dt, '\[(\d+)\]', 1) AS INTEGER) END;
+
 -- DuckDB base type name (upper case, no parameters) -> Postgres scalar type name.
 CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_duck_kind (duck_name VARCHAR, kind VARCHAR);
 INSERT INTO __hati_catalog.pg.__hati_duck_kind VALUES {{duck_kind_rows}};
@@ -43,7 +61,8 @@ LATERAL (SELECT 0::BIGINT AS rngcollation, 0::BIGINT AS rngsubopc,
                 '-'::VARCHAR AS rngcanonical, '-'::VARCHAR AS rngsubdiff);
 
 -- One DuckDB column type string -> (atttypid, atttypmod, attndims), mapped exactly like
--- proxy.wire.types.pg_type_for: arrays of a scalar kind -> _kind, STRUCT/MAP/ENUM... -> text.
+-- proxy.wire.types.pg_type_for (arrays of a scalar kind -> _kind, STRUCT/MAP/ENUM... -> text),
+-- but for FLOAT[n]: vector(n), see above.
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_type_parts(dt) AS
     regexp_extract(dt, '^(.*?)\s*((?:\[\d*\])*)$', ['base', 'dims']);
 
@@ -53,20 +72,22 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_type_kind(dt) AS (
         __hati_catalog.pg.__hati_type_parts(dt).base, '\(.*$', '', 's')))
 );
 
-CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_type_oid(dt) AS (
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_type_oid(dt) AS coalesce(
+    CASE WHEN __hati_catalog.pg.__hati_vector_dims(dt) IS NOT NULL THEN 16400 END, (
     WITH __h_p AS (SELECT coalesce(__hati_catalog.pg.__hati_type_kind(dt), 'duck') AS kind,
                       __hati_catalog.pg.__hati_type_parts(dt).dims <> '' AS is_array)
     SELECT CASE WHEN __h_p.kind = 'duck' THEN 25
                 WHEN __h_p.is_array THEN __h_t.typarray ELSE __h_t.oid END
     FROM __h_p LEFT JOIN __hati_catalog.pg.pg_type __h_t ON __h_t.typname = __h_p.kind
-);
+));
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_type_mod(dt) AS
     CASE WHEN upper(dt) SIMILAR TO '(DECIMAL|NUMERIC)\(\d+,\s*\d+\).*'
          THEN ((CAST(regexp_extract(dt, '\((\d+)', 1) AS INTEGER) << 16)
                | CAST(regexp_extract(dt, ',\s*(\d+)\)', 1) AS INTEGER)) + 4
-         ELSE -1 END;
+         ELSE coalesce(__hati_catalog.pg.__hati_vector_dims(dt), -1) END;
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_type_ndims(dt) AS
-    CASE WHEN coalesce(__hati_catalog.pg.__hati_type_kind(dt), 'duck') = 'duck' THEN 0
+    CASE WHEN coalesce(__hati_catalog.pg.__hati_type_kind(dt), 'duck') = 'duck'
+              OR __hati_catalog.pg.__hati_vector_dims(dt) IS NOT NULL THEN 0
          ELSE length(regexp_extract_all(__hati_catalog.pg.__hati_type_parts(dt).dims, '\[')) END;

@@ -1,8 +1,22 @@
 -- Relations (tables, views, sequences, indexes) and their columns.
 
+-- The server's own relations in the user's schema (agent identity views, the embedding
+-- cache, embedded-column registry: `_hatidata_*`; `__hati*` helpers) are system
+-- relations: readable by name, never listed (like Postgres' catalogs), and neither are
+-- their indexes. (Everything in hatidata_internal is left out with its schema: __hati_ns.)
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_internal_rel(schema_name, rel_name) AS
+    schema_name = 'main' AND (rel_name LIKE '\_hatidata\_%' ESCAPE '\'
+                              OR rel_name LIKE '\_\_hati%' ESCAPE '\');
+
+-- HNSW indexes (DuckDB's vss extension) and their metric: {{hnsw_info}} reads
+-- pragma_hnsw_index_info() when vss is loaded, else it is empty (install.py).
+CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_hnsw AS {{hnsw_info}};
+
 -- Indexes: DuckDB's CREATE INDEX ones plus one per PRIMARY KEY / UNIQUE constraint
 -- (DuckDB keeps those internal). Synthetic OIDs: 2^30 + table_oid*1024 + 2*i (index),
 -- +1 (constraint); they stay below 2^31 so int4-reading clients are safe.
+-- amname: hnsw for DuckDB's HNSW indexes (pgvector's access method of that name, the
+-- metric as pgvector's operator class: opclass), btree for the others (DuckDB's ART).
 CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_index_list AS
 WITH created0 AS (
     SELECT i.index_oid::BIGINT AS indexrelid, i.table_oid::BIGINT AS indrelid,
@@ -12,9 +26,19 @@ WITH created0 AS (
                regexp_extract_all(i.expressions,
                    '''(?:[^'']|'''')*''|"(?:[^"]|"")*"|[^,\[\] ][^,\]]*'),
                e -> CASE WHEN e LIKE '''%''' THEN replace(e[2:-2], '''''', '''')
-                         ELSE trim(e) END) AS elements
+                         ELSE trim(e) END) AS elements,
+           CASE WHEN regexp_matches(i.sql, '\sUSING\s+HNSW\s', 'i') THEN 'hnsw' ELSE 'btree' END
+               AS amname,
+           CASE WHEN regexp_matches(i.sql, '\sUSING\s+HNSW\s', 'i') THEN
+               CASE (SELECT min(h.metric) FROM __hati_catalog.pg.__hati_hnsw h
+                     WHERE h.database_name = i.database_name AND h.schema_name = i.schema_name
+                       AND h.index_name = i.index_name)
+                    WHEN 'cosine' THEN 'vector_cosine_ops' WHEN 'ip' THEN 'vector_ip_ops'
+                    ELSE 'vector_l2_ops' END
+           END AS opclass
     FROM duckdb_indexes() i
-    WHERE i.database_name = {{duck_db}} OR i.database_name = 'temp'
+    WHERE (i.database_name = {{duck_db}} OR i.database_name = 'temp')
+      AND NOT __hati_catalog.pg.__hati_internal_rel(i.schema_name, i.table_name)
 ), created AS (
     SELECT * REPLACE (list_transform(elements, e -> CASE WHEN regexp_full_match(e, '"(?:[^"]|"")*"')
         THEN replace(e[2:-2], '""', '"') ELSE e END) AS elements)
@@ -28,10 +52,11 @@ WITH created0 AS (
            c.constraint_type = 'PRIMARY KEY',
            (1073741824 + c.table_oid * 1024 + 2 * c.constraint_index + 1)::BIGINT,
            CASE WHEN c.constraint_type = 'PRIMARY KEY' THEN 'p' ELSE 'u' END,
-           c.constraint_column_names
+           c.constraint_column_names, 'btree', NULL
     FROM duckdb_constraints() c
     WHERE c.constraint_type IN ('PRIMARY KEY', 'UNIQUE')
       AND (c.database_name = {{duck_db}} OR c.database_name = 'temp')
+      AND NOT __hati_catalog.pg.__hati_internal_rel(c.schema_name, c.table_name)
 )
 SELECT * FROM created UNION ALL SELECT * FROM fromcon;
 
@@ -66,35 +91,36 @@ SELECT t.table_oid::BIGINT AS oid, t.table_name AS relname, n.oid AS relnamespac
            'CHECK\(\(length\((?:"(?:[^"]|"")*"|[^()"\s]+)\) <= \d+\)\)')) AS relchecks,
        (t.index_count > 0 OR t.has_primary_key) AS relhasindex,
        t.estimated_size AS reltuples, t.temporary, t.comment, NULL::VARCHAR AS viewdef,
-       n.nspname
+       n.nspname, 2::BIGINT AS relam
 FROM duckdb_tables() t
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = t.database_name AND n.duck_schema = t.schema_name
 WHERE NOT (t.database_name = '__hati_catalog' AND t.table_name LIKE '\_\_hati%' ESCAPE '\')
-  -- the server's own relations (agent layer, embedding cache) are system relations:
-  -- readable by name, not listed, like Postgres' catalogs
-  AND NOT (t.schema_name = 'main' AND t.table_name LIKE '\_hatidata\_%' ESCAPE '\')
+  AND NOT __hati_catalog.pg.__hati_internal_rel(t.schema_name, t.table_name)
 UNION ALL
 SELECT v.view_oid, v.view_name, n.oid, 'v', v.column_count, 0, FALSE, 0, v.temporary, v.comment,
-       v.sql, n.nspname
+       v.sql, n.nspname, 0
 FROM duckdb_views() v
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = v.database_name AND n.duck_schema = v.schema_name
 WHERE (NOT v.internal OR v.database_name = '__hati_catalog')
-  AND NOT (v.schema_name = 'main' AND v.view_name LIKE '\_hatidata\_%' ESCAPE '\')
+  -- this package's own helper views (__hati_ns, __hati_rel, ...) are not pg_catalog's
+  AND NOT (v.database_name = '__hati_catalog' AND v.view_name LIKE '\_\_hati%' ESCAPE '\')
+  AND NOT __hati_catalog.pg.__hati_internal_rel(v.schema_name, v.view_name)
 UNION ALL
 SELECT s.sequence_oid, s.sequence_name, n.oid, 'S', 3, 0, FALSE, 1, s.temporary, s.comment,
-       NULL, n.nspname
+       NULL, n.nspname, 0
 FROM duckdb_sequences() s
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = s.database_name AND n.duck_schema = s.schema_name
+WHERE NOT __hati_catalog.pg.__hati_internal_rel(s.schema_name, s.sequence_name)
 UNION ALL
 SELECT i.indexrelid, i.index_name, n.oid, 'i', len(i.elements), 0, FALSE, 0,
-       FALSE, NULL, NULL, n.nspname
+       FALSE, NULL, NULL, n.nspname, CASE i.amname WHEN 'hnsw' THEN 16410 ELSE 403 END
 FROM __hati_catalog.pg.__hati_index_list i
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = i.database_name AND n.duck_schema = i.schema_name;
 
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_class AS
 SELECT r.oid, r.relname, r.relnamespace, 0::BIGINT AS reltype, 0::BIGINT AS reloftype,
        10::BIGINT AS relowner,
-       CASE r.relkind WHEN 'r' THEN 2 WHEN 'i' THEN 403 ELSE 0 END::BIGINT AS relam,
+       r.relam,
        r.oid AS relfilenode, 0::BIGINT AS reltablespace, 0::INTEGER AS relpages,
        CAST(r.reltuples AS REAL) AS reltuples, 0::INTEGER AS relallvisible,
        0::BIGINT AS reltoastrelid, r.relhasindex, FALSE AS relisshared,
@@ -164,10 +190,10 @@ LEFT JOIN (SELECT table_oid, attnum, min(n) AS n FROM __hati_catalog.pg.__hati_v
            GROUP BY table_oid, attnum) vl
   ON vl.table_oid = c.table_oid AND vl.attnum = c.column_index AND c.data_type = 'VARCHAR'
 UNION ALL
--- index columns (psql \d on an index, SQLAlchemy get_indexes)
+-- index columns (psql \d on an index, SQLAlchemy get_indexes), typmod as the table's column
 SELECT i.indexrelid, coalesce(a.column_name, i.element),
        coalesce(__hati_catalog.pg.__hati_type_oid(a.data_type), 25), -1, -1, i.k::SMALLINT, 0,
-       -1, -1, FALSE, 'i', 'p', '', FALSE, FALSE, FALSE, '', '', FALSE, TRUE, 0, 0,
+       -1, coalesce(__hati_catalog.pg.__hati_type_mod(a.data_type), -1), FALSE, 'i', 'p', '', FALSE, FALSE, FALSE, '', '', FALSE, TRUE, 0, 0,
        NULL, NULL, NULL, NULL, a.data_type, NULL, NULL
 FROM (SELECT indexrelid, indrelid, unnest(elements) AS element, unnest(attnums) AS attnum,
              generate_subscripts(elements, 1) AS k

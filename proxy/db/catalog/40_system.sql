@@ -43,10 +43,12 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.pg_encoding_to_char(enc) AS
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_char_to_encoding(name) AS
     CASE upper(name) WHEN 'UTF8' THEN 6 WHEN 'SQL_ASCII' THEN 0 WHEN 'LATIN1' THEN 8 ELSE -1 END;
 
+-- hnsw: pgvector's access method, for DuckDB's HNSW indexes (30_relations.sql).
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_am AS SELECT * FROM (VALUES
     (2::BIGINT, 'heap', 'heap_tableam_handler', 't'),
     (403, 'btree', 'bthandler', 'i'),
-    (405, 'hash', 'hashhandler', 'i')
+    (405, 'hash', 'hashhandler', 'i'),
+    (16410, 'hnsw', 'hnswhandler', 'i')
 ) v(oid, amname, amhandler, amtype);
 
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_tablespace AS SELECT * FROM (VALUES

@@ -4,6 +4,7 @@
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_format_base(name, typmod) AS
     CASE WHEN name = 'numeric' AND typmod >= 4
              THEN 'numeric(' || ((typmod - 4) >> 16) || ',' || ((typmod - 4) & 65535) || ')'
+         WHEN name = 'vector' AND typmod >= 0 THEN 'vector(' || typmod || ')'
          WHEN name IN ('varchar', 'bpchar') AND typmod >= 4
              THEN (SELECT __h_s.sql_name FROM __hati_catalog.pg.__hati_sql_name __h_s
                    WHERE __h_s.typname = name) || '(' || (typmod - 4) || ')'
@@ -19,20 +20,104 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.format_type(type_oid, typmod) AS
         LEFT JOIN __hati_catalog.pg.pg_type __h_e ON __h_e.oid = __h_t.typelem
         WHERE __h_t.oid = type_oid), '???') END;
 
+-- hatiproxy's own SQL functions, which DuckDB does not know as functions (the transpiler
+-- and the server answer them): semantic SQL and hatiproxy_embed_column
+-- (85_server_functions.sql) and the agent functions (proxy.db.catalog.functions, from the
+-- registry). As declared: types are DuckDB type names ('ANY': anyelement), a default is
+-- a SQL literal; result_names NULL: a scalar function of result_types[1].
+CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_function_decl (
+    name VARCHAR, arg_names VARCHAR[], arg_types VARCHAR[], arg_defaults VARCHAR[],
+    result_names VARCHAR[], result_types VARCHAR[], returns_set BOOLEAN, description VARCHAR);
+
+-- Each declared argument and result column with its Postgres type (oid, spelling).
+CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_function_parts AS
+WITH d AS (
+    SELECT row_number() OVER (ORDER BY name, len(arg_names), arg_types) AS k, *
+    FROM __hati_catalog.pg.__hati_function_decl
+), parts AS (
+    SELECT k, 'i' AS mode, unnest(arg_names) AS pname, unnest(arg_types) AS ptype,
+           unnest(arg_defaults) AS pdefault, generate_subscripts(arg_names, 1) AS pos
+    FROM d
+    UNION ALL
+    SELECT k, 't', unnest(result_names), unnest(result_types), NULL,
+           generate_subscripts(result_names, 1)
+    FROM d WHERE result_names IS NOT NULL
+), typed AS (
+    SELECT *, CASE WHEN ptype = 'ANY' THEN 2283
+                   ELSE __hati_catalog.pg.__hati_type_oid(ptype) END::BIGINT AS typoid
+    FROM parts
+)
+SELECT *, __hati_catalog.pg.format_type(typoid, __hati_catalog.pg.__hati_type_mod(ptype)) AS shown
+FROM typed;
+
+-- As pg_proc lists them: 1.75 * 2^30 + k, far from DuckDB's function oids. Defaults as
+-- Postgres prints them: DEFAULT 5, DEFAULT ''::text, DEFAULT NULL::json.
+CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_function_view AS
+WITH d AS (
+    SELECT row_number() OVER (ORDER BY name, len(arg_names), arg_types) AS k, *
+    FROM __hati_catalog.pg.__hati_function_decl
+), ins AS (
+    SELECT k, list(typoid ORDER BY pos) AS types, list(pname ORDER BY pos) AS names,
+           count(pdefault) AS ndefaults,
+           string_agg(pname || ' ' || shown
+                      || CASE WHEN pdefault IS NULL THEN ''
+                              WHEN pdefault = 'NULL' OR pdefault LIKE '''%'
+                                  THEN ' DEFAULT ' || pdefault || '::' || shown
+                              ELSE ' DEFAULT ' || pdefault END, ', ' ORDER BY pos) AS text
+    FROM __hati_catalog.pg.__hati_function_parts WHERE mode = 'i' GROUP BY k
+), outs AS (
+    SELECT k, list(typoid ORDER BY pos) AS types, list(pname ORDER BY pos) AS names,
+           string_agg(pname || ' ' || shown, ', ' ORDER BY pos) AS text
+    FROM __hati_catalog.pg.__hati_function_parts WHERE mode = 't' GROUP BY k
+)
+SELECT (1879048192 + d.k)::BIGINT AS oid, d.name AS proname, d.returns_set AS proretset,
+       CASE WHEN d.returns_set THEN 2249
+            ELSE __hati_catalog.pg.__hati_type_oid(d.result_types[1]) END::BIGINT AS prorettype,
+       len(d.arg_names)::SMALLINT AS pronargs,
+       coalesce(ins.ndefaults, 0)::SMALLINT AS pronargdefaults,
+       coalesce(ins.types, []::BIGINT[]) AS proargtypes,
+       CASE WHEN outs.k IS NOT NULL THEN coalesce(ins.types, []::BIGINT[]) || outs.types
+       END AS proallargtypes,
+       CASE WHEN outs.k IS NOT NULL
+            THEN list_transform(coalesce(ins.types, []::BIGINT[]), t -> 'i')
+                 || list_transform(outs.types, t -> 't') END AS proargmodes,
+       coalesce(ins.names, []::VARCHAR[]) || coalesce(outs.names, []::VARCHAR[]) AS proargnames,
+       CASE WHEN outs.k IS NOT NULL THEN 'TABLE(' || outs.text || ')'
+            WHEN d.returns_set THEN 'SETOF record'
+            ELSE __hati_catalog.pg.format_type(
+                     __hati_catalog.pg.__hati_type_oid(d.result_types[1]),
+                     __hati_catalog.pg.__hati_type_mod(d.result_types[1])) END AS result_text,
+       coalesce(ins.text, '') AS arguments_text, d.description
+FROM d LEFT JOIN ins ON ins.k = d.k LEFT JOIN outs ON outs.k = d.k;
+
+-- __hati_function_view computed once per change of the declarations (refresh() in
+-- proxy/db/catalog/functions.py): pg_proc is read often, declared functions change at start.
+CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_functions AS
+SELECT * FROM __hati_catalog.pg.__hati_function_view;
+
 -- Expressions are stored as DuckDB SQL text already: pg_get_expr is the identity.
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_expr(expr, relid) AS expr::VARCHAR,
     (expr, relid, pretty) AS expr::VARCHAR;
 
+-- An index as Postgres prints it; an HNSW index names its operator class, as pgvector's
+-- (which have no default) always do: USING hnsw (embedding vector_cosine_ops).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_indexdef(is_unique, index_name, nspname,
+                                                         table_name, amname, elements, opclass) AS
+    'CREATE ' || CASE WHEN is_unique THEN 'UNIQUE ' ELSE '' END || 'INDEX '
+    || index_name || ' ON ' || nspname || '.' || table_name || ' USING ' || amname || ' ('
+    || array_to_string(CASE WHEN opclass IS NULL THEN elements
+                            ELSE list_transform(elements, e -> e || ' ' || opclass) END, ', ')
+    || ')';
+
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_indexdef(index_oid) AS (
-    SELECT 'CREATE ' || CASE WHEN __h_i.is_unique THEN 'UNIQUE ' ELSE '' END || 'INDEX '
-           || __h_i.index_name || ' ON ' || __h_i.nspname || '.' || __h_i.table_name
-           || ' USING btree (' || array_to_string(__h_i.elements, ', ') || ')'
+    SELECT __hati_catalog.pg.__hati_indexdef(__h_i.is_unique, __h_i.index_name, __h_i.nspname,
+               __h_i.table_name, __h_i.amname, __h_i.elements, __h_i.opclass)
     FROM __hati_catalog.pg.__hati_index __h_i WHERE __h_i.indexrelid = index_oid),
     (index_oid, colno, pretty) AS (
-    SELECT CASE WHEN colno = 0 THEN
-                'CREATE ' || CASE WHEN __h_i.is_unique THEN 'UNIQUE ' ELSE '' END || 'INDEX '
-                || __h_i.index_name || ' ON ' || __h_i.nspname || '.' || __h_i.table_name
-                || ' USING btree (' || array_to_string(__h_i.elements, ', ') || ')'
+    SELECT CASE WHEN colno = 0
+                THEN __hati_catalog.pg.__hati_indexdef(__h_i.is_unique, __h_i.index_name,
+                         __h_i.nspname, __h_i.table_name, __h_i.amname, __h_i.elements,
+                         __h_i.opclass)
            ELSE __h_i.elements[colno] END
     FROM __hati_catalog.pg.__hati_index __h_i WHERE __h_i.indexrelid = index_oid);
 
@@ -67,18 +152,22 @@ SELECT c.table_oid::BIGINT, __hati_catalog.pg.__hati_regclass('pg_class'),
        c.column_index::SMALLINT, c.comment
 FROM duckdb_columns() c
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = c.database_name AND n.duck_schema = c.schema_name
-WHERE c.comment IS NOT NULL AND c.comment <> '';
+WHERE c.comment IS NOT NULL AND c.comment <> ''
+UNION ALL
+-- what hatiproxy's own functions do (\df+)
+SELECT h.oid, __hati_catalog.pg.__hati_regclass('pg_proc'), 0, h.description
+FROM __hati_catalog.pg.__hati_functions h WHERE h.description IS NOT NULL;
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.obj_description(obj_oid) AS (
     SELECT min(__h_d.description) FROM __hati_catalog.pg.pg_description __h_d
     WHERE __h_d.objoid = obj_oid AND __h_d.objsubid = 0),
-    (obj_oid, catalog_name) AS (
+    (obj_oid, catalog_relation) AS (
     SELECT min(__h_d.description) FROM __hati_catalog.pg.pg_description __h_d
     WHERE __h_d.objoid = obj_oid AND __h_d.objsubid = 0);
 CREATE OR REPLACE MACRO __hati_catalog.pg.col_description(rel_oid, col) AS (
     SELECT min(__h_d.description) FROM __hati_catalog.pg.pg_description __h_d
     WHERE __h_d.objoid = rel_oid AND __h_d.objsubid = col);
-CREATE OR REPLACE MACRO __hati_catalog.pg.shobj_description(obj_oid, catalog_name) AS
+CREATE OR REPLACE MACRO __hati_catalog.pg.shobj_description(obj_oid, catalog_relation) AS
     NULL::VARCHAR;
 
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_proc AS
@@ -95,19 +184,32 @@ SELECT f.function_oid::BIGINT AS oid, f.function_name AS proname, n.oid AS prona
        NULL::BIGINT[] AS proallargtypes, NULL::VARCHAR[] AS proargmodes,
        f.parameters AS proargnames, NULL::VARCHAR AS proargdefaults,
        NULL::BIGINT[] AS protrftypes, f.macro_definition AS prosrc, NULL::VARCHAR AS probin,
-       NULL::VARCHAR AS prosqlbody, NULL::VARCHAR[] AS proconfig, NULL::VARCHAR[] AS proacl
+       NULL::VARCHAR AS prosqlbody, NULL::VARCHAR[] AS proconfig, NULL::VARCHAR[] AS proacl,
+       CASE WHEN f.function_type = 'table_macro' THEN 'SETOF record' ELSE 'anyelement' END
+           AS __hati_result,
+       array_to_string(list_transform(f.parameters, a -> a || ' anyelement'), ', ')
+           AS __hati_arguments
 FROM duckdb_functions() f
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = f.database_name AND n.duck_schema = f.schema_name
-WHERE f.database_name <> '__hati_catalog' OR f.function_name NOT LIKE '\_\_hati%' ESCAPE '\';
+WHERE f.database_name <> '__hati_catalog' OR f.function_name NOT LIKE '\_\_hati%' ESCAPE '\'
+UNION ALL
+-- hatiproxy's own functions, in public (where CREATE EXTENSION would put them)
+SELECT h.oid, h.proname, 2200, 10, 12, 1, CASE WHEN h.proretset THEN 1000 ELSE 0 END, 0, '-',
+       'f', FALSE, FALSE, FALSE, h.proretset, 'v', 'u', h.pronargs, h.pronargdefaults,
+       h.prorettype, h.proargtypes, h.proallargtypes, h.proargmodes, h.proargnames, NULL, NULL,
+       h.proname, NULL, NULL, NULL, NULL, h.result_text, h.arguments_text
+FROM __hati_catalog.pg.__hati_functions h;
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_function_result(fn_oid) AS (
-    SELECT CASE WHEN __h_p.proretset THEN 'SETOF record' ELSE 'anyelement' END
-    FROM __hati_catalog.pg.pg_proc __h_p WHERE __h_p.oid = fn_oid LIMIT 1);
+    SELECT __h_p.__hati_result FROM __hati_catalog.pg.pg_proc __h_p WHERE __h_p.oid = fn_oid
+    LIMIT 1);
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_function_arguments(fn_oid) AS (
-    SELECT array_to_string(list_transform(__h_p.proargnames, a -> a || ' anyelement'), ', ')
-    FROM __hati_catalog.pg.pg_proc __h_p WHERE __h_p.oid = fn_oid LIMIT 1);
+    SELECT __h_p.__hati_arguments FROM __hati_catalog.pg.pg_proc __h_p WHERE __h_p.oid = fn_oid
+    LIMIT 1);
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_function_identity_arguments(fn_oid) AS
     __hati_catalog.pg.pg_get_function_arguments(fn_oid);
+-- No function here has a SQL-standard body (prosqlbody): \df+ shows prosrc.
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_function_sqlbody(fn_oid) AS NULL::VARCHAR;
 
 -- The sequence a serial / identity column draws from (transpiler/serial_columns.py), read
 -- off its nextval default; tbl may be schema-qualified ('public' is DuckDB's main).

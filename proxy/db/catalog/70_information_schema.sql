@@ -31,7 +31,10 @@ SELECT {{database_name}} AS table_catalog, r.nspname AS table_schema, r.relname 
        a.attname AS column_name, a.attnum::INTEGER AS ordinal_position,
        a.__hati_default AS column_default,
        CASE WHEN a.attnotnull THEN 'NO' ELSE 'YES' END AS is_nullable,
+       -- as Postgres: a type outside pg_catalog (pgvector's vector) is USER-DEFINED, named
+       -- by udt_schema / udt_name
        CASE WHEN t.typcategory = 'A' THEN 'ARRAY'
+            WHEN t.typnamespace <> 11 THEN 'USER-DEFINED'
             ELSE regexp_replace(__hati_catalog.pg.format_type(a.atttypid, -1), '\(.*$', '')
        END AS data_type,
        CASE WHEN a.atttypid IN (1043, 1042) AND a.atttypmod >= 4 THEN a.atttypmod - 4
@@ -58,7 +61,8 @@ SELECT {{database_name}} AS table_catalog, r.nspname AS table_schema, r.relname 
        NULL::VARCHAR AS collation_schema, NULL::VARCHAR AS collation_name,
        NULL::VARCHAR AS domain_catalog, NULL::VARCHAR AS domain_schema,
        NULL::VARCHAR AS domain_name, {{database_name}} AS udt_catalog,
-       'pg_catalog' AS udt_schema, t.typname AS udt_name,
+       CASE WHEN t.typnamespace = 2200 THEN 'public' ELSE 'pg_catalog' END AS udt_schema,
+       t.typname AS udt_name,
        NULL::VARCHAR AS scope_catalog, NULL::VARCHAR AS scope_schema,
        NULL::VARCHAR AS scope_name, NULL::INTEGER AS maximum_cardinality,
        a.attnum::VARCHAR AS dtd_identifier, 'NO' AS is_self_referencing,

@@ -36,6 +36,7 @@ import duckdb
 from proxy.core.names import CATALOG_DB, INFO_SCHEMA, PG_SCHEMA
 from proxy.db import backend_functions
 from proxy.db.backends import Backends
+from proxy.db.catalog import functions
 from proxy.db.catalog.types import duck_kind_rows, pg_type_rows
 
 SQL_FILES = (
@@ -48,6 +49,7 @@ SQL_FILES = (
     "60_views.sql",
     "70_information_schema.sql",
     "80_hati_functions.sql",
+    "85_server_functions.sql",
 )
 # Settings Postgres has that the session layer does not track (constants here).
 EXTRA_SETTINGS = {
@@ -114,6 +116,7 @@ def install(
         ),
         "pg_type_rows": ", ".join(pg_type_rows()),
         "duck_kind_rows": ", ".join(duck_kind_rows()),
+        "hnsw_info": _hnsw_info(conn),
     }
     conn.execute(f"ATTACH IF NOT EXISTS ':memory:' AS {CATALOG_DB}")
     conn.execute(f"CREATE SCHEMA IF NOT EXISTS {PG_SCHEMA}")
@@ -124,7 +127,25 @@ def install(
             conn.execute(render(pkg.joinpath(name).read_text(encoding="utf-8"), params))
         except duckdb.Error as exc:  # name the file: the DuckDB message alone is not enough
             raise RuntimeError(f"catalog {name}: {exc}") from exc
+    functions.refresh(conn)
     prepare_cursor(conn)
+
+
+def _hnsw_info(conn: duckdb.DuckDBPyConnection) -> str:
+    """The HNSW indexes (database, schema, index, metric): from DuckDB's vss extension when it
+    is loaded (the server loads it before installing the catalog), else none."""
+    loaded = conn.execute(
+        "SELECT count(*) FROM duckdb_functions() WHERE function_name = 'pragma_hnsw_index_info'"
+    ).fetchone()[0]
+    if loaded:
+        return (
+            "SELECT catalog_name AS database_name, schema_name, index_name, metric "
+            "FROM pragma_hnsw_index_info()"
+        )
+    return (
+        "SELECT NULL::VARCHAR AS database_name, NULL::VARCHAR AS schema_name, "
+        "NULL::VARCHAR AS index_name, NULL::VARCHAR AS metric WHERE FALSE"
+    )
 
 
 def settings() -> dict[str, str]:
