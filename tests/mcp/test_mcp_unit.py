@@ -152,7 +152,8 @@ def test_http_scope_check_is_403_before_the_tool_runs() -> None:
         async def send(message: dict) -> None:
             sent.append(message)
 
-        scope = {"type": "http", "method": "POST", "headers": [], "client": ("127.0.0.1", 1)}
+        headers = [(b"content-type", b"application/json")]
+        scope = {"type": "http", "method": "POST", "headers": headers, "client": ("127.0.0.1", 1)}
         await app(scope, receive, send)
         if not sent:
             return 0, {}
