@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import uuid
 from collections.abc import Iterator
@@ -123,7 +124,68 @@ def test_password_from_environment(tmp_path_factory: pytest.TempPathFactory) -> 
         finally:
             del os.environ["HATIDATA_API_KEY"]
         with StdioAgent(keyed, "s-k2", "--password", "wrong") as agent:
-            agent.initialize()
-            assert "password" in error_text(agent.call("query", {"sql": "SELECT 1"})).lower()
+            error = agent.initialize()["error"]  # refused at initialize, not at every call
+            assert "password authentication failed" in error["message"], error
+            assert "--api-key" in error["message"]
+            assert "error" in agent.request(rpc("tools/list"))
     finally:
         keyed.stop()
+
+
+def test_api_key_by_flag_config_file_or_refused_at_initialize(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """With API keys on, the key comes from --api-key or --config; a wrong one fails
+    initialize with the server's message (the MCP client shows it)."""
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+    from mcp.shared.exceptions import MCPError
+
+    from tests.rest.rest_support import KeySpec, keyed_server
+
+    tmp = tmp_path_factory.mktemp("mcp_stdio_api_keys")
+    keyed = keyed_server(tmp, {"bot": KeySpec("agent", agent_id="bot")})
+    secret = keyed.secrets["bot"]
+    srv = keyed.server
+    config = tmp / "mcp.toml"
+    config.write_text(f'host = "{srv.host}"\nport = {srv.port}\napi_key = "{secret}"\n')
+    env = {k: v for k, v in os.environ.items() if k != "HATIDATA_API_KEY"}
+
+    def params(*extra: str) -> StdioServerParameters:
+        return StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "proxy", "mcp", "--agent-id", "bot", *extra],
+            cwd=str(ROOT),
+            env=env,
+        )
+
+    by_flag = params("--host", srv.host, "--port", str(srv.port), "--api-key", secret)
+    wrong = params("--config", str(config), "--api-key", "hd_live_not_a_real_key")
+    missing = params("--host", srv.host, "--port", str(srv.port))
+
+    async def works(p: StdioServerParameters) -> None:
+        async with Client(p) as client:
+            result = await client.call_tool("query", {"sql": "SELECT 41 + 1 AS n"})
+            assert not result.is_error, result
+            assert result.content[0].text == '[{"n": 42}]'
+
+    async def refused(p: StdioServerParameters, words: str) -> None:
+        with pytest.raises(BaseException) as info:  # noqa: PT011 (an ExceptionGroup, maybe)
+            async with Client(p):
+                pass
+        errors = [info.value]
+        while isinstance(errors[-1], BaseExceptionGroup):
+            errors.append(errors[-1].exceptions[0])
+        assert isinstance(errors[-1], MCPError), info.value
+        assert words in str(errors[-1]) and "refused the login" in str(errors[-1])
+
+    async def scenario() -> None:
+        await works(by_flag)
+        await works(params("--config", str(config)))
+        await refused(wrong, "password authentication failed")
+        await refused(missing, "no password supplied")
+
+    try:
+        anyio.run(scenario)
+    finally:
+        srv.stop()
