@@ -365,9 +365,14 @@ class Runner:
             # The agent layer's asyncio state lives on the server's main loop.
             relations = await on_main(sql_bridge.prepare(layer, self.who, st, portal.params))
         params = sql_bridge.duckdb_params(st, portal.params)
+        first_vector = sql_bridge.first_marker_param(st)
+        shown: tuple[explain.Bound, ...] = ()
         if st.bind_texts:
-            params += await semantic.vectors(st)
-        sql = st.bind_sql(sql_bridge.first_marker_param(st))
+            vectors = await semantic.vectors(st)
+            params += vectors
+            if st.kind == "explain":  # the plan shows each vector by its text
+                shown = explain.bound_vectors(st.bind_texts, vectors, first_vector, st.vector_dims)
+        sql = st.bind_sql(first_vector)
         cur = self.cursor
         implicit_dml = (
             st.kind in DML_KINDS
@@ -404,7 +409,7 @@ class Runner:
             run_sql = cast[0] if cast else sql
             cur.execute(run_sql, params) if params else cur.execute(run_sql)
             if st.kind == "explain":
-                return explain.columns(sql), None, explain.plan_rows(cur, sql)
+                return explain.columns(sql), None, explain.plan_rows(cur, sql, shown)
             if cast:
                 return cast[1], None, cur.fetchmany(PREFETCH_ROWS)
             cols = columns_of(cur.description)
