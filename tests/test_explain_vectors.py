@@ -106,3 +106,43 @@ def test_explain_analyze_and_json(srv: ServerProcess) -> None:
             "SELECT id FROM tickets ORDER BY semantic_rank(embedding, 'refund') DESC LIMIT 5"
         ).fetchall()
     assert len(rows) == 5
+
+
+def test_boxes_stay_whole_beside_other_boxes() -> None:
+    """Without a server: DuckDB's own plan with a bound vector in a box that has another
+    box beside it; dropped lines must not cut into the neighbour."""
+    import random
+
+    import duckdb
+
+    from proxy.pgserver import explain
+
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT i AS id, i::VARCHAR AS label FROM range(100) r(i)")
+    con.execute(
+        "CREATE TABLE u AS SELECT i AS id, i::VARCHAR AS name, "
+        "list_transform(range(384), x -> (x + i)::FLOAT)::FLOAT[384] AS e FROM range(100) r(i)"
+    )
+    vector = [random.uniform(-1, 1) for _ in range(384)]
+    bound = explain.bound_vectors(["refund"], [vector], 1, 384)
+    # the vector lands in u's SEQ_SCAN filters, with t's SEQ_SCAN box beside it
+    sql = (
+        "EXPLAIN SELECT t.id, u.name FROM t JOIN u ON t.id = u.id "
+        "WHERE array_cosine_similarity(u.e, CAST($1 AS FLOAT[384])) > 0.2 "
+        "AND t.label LIKE '%x%' AND u.id > 3 AND t.id < 50"
+    )
+    con.execute(sql, [vector])
+    raw = con.fetchall()[0][1]
+    con.execute(sql, [vector])
+    lines = [r[0] for r in explain.plan_rows(con, sql, bound)]
+    assert has_label("\n".join(lines), "embed('refund')::vector(384)")
+    assert not FLOAT.findall("\n".join(lines))
+    assert len(lines) < len(raw.split("\n")) - 100
+    assert any("││" in line and "contains(label, 'x')" in line for line in lines), lines
+    boxes = explain._boxes(lines)
+    assert len(boxes) == sum(line.count("┌") for line in lines) > 3
+    for left, right, inner in boxes:
+        for j in inner:
+            assert lines[j][left] == "│" and lines[j][right] in "│├┤", lines[j]
+        below = lines[inner[-1] + 1]
+        assert below[left] == "└" and below[right] == "┘", below
