@@ -177,7 +177,9 @@ def test_api_key_by_flag_config_file_or_refused_at_initialize(
         while isinstance(errors[-1], BaseExceptionGroup):
             errors.append(errors[-1].exceptions[0])
         assert isinstance(errors[-1], MCPError), info.value
-        assert words in str(errors[-1]) and "refused the login" in str(errors[-1])
+        message = str(errors[-1])
+        assert words in message and "refused the login" in message, message
+        assert "connection to server" not in message  # the reason, not libpq's preamble
 
     async def scenario() -> None:
         await works(by_flag)

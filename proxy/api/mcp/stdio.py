@@ -139,7 +139,7 @@ def login_refused(target: Any, exc: Exception) -> str | None:
     text = str(exc)
     if "fe_sendauth" not in text and "FATAL:" not in text:
         return None  # refused connection, timeout, unknown host: not an answer
-    reason = text.split("failed: ", 1)[-1].replace("FATAL:", "").strip()
+    reason = text.rsplit("failed: ", 1)[-1].replace("FATAL:", "").strip()
     reason = " ".join(reason.split())
     where = f"{target.params['host']}:{target.params['port']}"
     hint = ""
