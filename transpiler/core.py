@@ -24,6 +24,7 @@ from transpiler import (
     catalog_compat,
     colnames,
     external_access,
+    multi_object,
     rewrite,
     serial_columns,
 )
@@ -203,6 +204,16 @@ def _statement(
     text, markers, bind_texts = render(tree)
     text = prelude + text
     alter_types = alter_type.extract(tree) if tag == "ALTER TABLE" else None
+    atomic, warnings, view_sql = False, (), None
+    if tag.startswith("DROP ") or tag == "TRUNCATE TABLE":
+        split_up = multi_object.split(tree)
+        if split_up is not None:
+            parts, warnings = split_up
+            text = "; ".join(render(part)[0] for part in parts)
+            atomic = len(parts) > 1
+    elif tag == "ALTER TABLE":
+        view = multi_object.view_form(tree)
+        view_sql = render(view)[0] if view is not None else None
     return Statement(
         sql=text,
         kind=kind,
@@ -216,6 +227,9 @@ def _statement(
         duckdb_params=duckdb_params,
         external_access=external_access.of_tree(tree, tokens, triggers.outside),
         alter_types=alter_types,
+        atomic=atomic,
+        warnings=warnings,
+        view_sql=view_sql,
         _tree=tree if bind_texts else None,
     )
 

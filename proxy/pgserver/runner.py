@@ -71,6 +71,33 @@ DML_KINDS = frozenset({"insert", "update", "delete", "merge"})
 PREFETCH_ROWS = 64
 
 
+_VIEW_ONLY = "Can only modify view with ALTER VIEW statement"
+
+
+def _run_ddl(cur: Any, st: Statement, sql: str, own_transaction: bool) -> str:
+    """Run a statement of several DuckDB statements (in a transaction of its own when
+    none is open: all or nothing), or an ALTER TABLE that DuckDB wants as ALTER VIEW
+    because its target is a view. Returns the SQL that ran."""
+    if own_transaction:
+        cur.begin()
+    try:
+        try:
+            cur.execute(sql)
+        except duckdb.CatalogException as err:
+            if st.view_sql is None or _VIEW_ONLY not in str(err):
+                raise
+            sql = st.view_sql
+            cur.execute(sql)
+        if own_transaction:
+            cur.commit()
+    except BaseException:
+        if own_transaction:
+            with contextlib.suppress(duckdb.Error):
+                cur.rollback()
+        raise
+    return sql
+
+
 def _has_returning(sql: str) -> bool:
     return " returning " in sql.lower().replace("\n", " ")
 
@@ -389,6 +416,10 @@ class Runner:
         if writes and self.txn_status == "I":
             self.write.begin()
 
+        # Several DuckDB statements outside a transaction: run them in one of their own.
+        own_transaction = st.atomic and self.txn_status == "I" and not self.implicit
+        ran = [sql]  # the SQL that ran (ALTER TABLE on a view runs ALTER VIEW)
+
         def start() -> tuple[tuple[Column, ...] | None, int | None, list[tuple] | None]:
             for statement in setting_vars:
                 cur.execute(statement)
@@ -402,7 +433,10 @@ class Runner:
                 sql_bridge.branch_copy_on_write(self.agent, cur, branch, sql, self.who)
             cast = LOSSLESS_SQL.get(sql) if st.kind == "select" else None
             run_sql = cast[0] if cast else sql
-            cur.execute(run_sql, params) if params else cur.execute(run_sql)
+            if st.atomic or st.view_sql is not None:
+                ran[0] = _run_ddl(cur, st, run_sql, own_transaction)
+            else:
+                cur.execute(run_sql, params) if params else cur.execute(run_sql)
             if st.kind == "explain":
                 return explain.columns(sql), None, explain.plan_rows(cur, sql)
             if cast:
@@ -426,7 +460,11 @@ class Runner:
         cols, portal.count, head = await self.call(start, sql=sql)
         if writes and self.txn_status == "T":
             effect = savepoints.side_effect(st, bool(relations), needs_fts, branch is not None)
-            savepoints.record(session.savepoints, session.settings.values, st, sql, params, effect)
+            savepoints.record(
+                session.savepoints, session.settings.values, st, ran[0], params, effect
+            )
+        for warning in st.warnings:
+            session.send_notice(warning, "01000", "WARNING")
         portal.columns = cols if st.kind == "explain" else postgres_names(st, cols)
         portal.executed = True
         if head is not None:
