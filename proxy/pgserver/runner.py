@@ -66,6 +66,9 @@ log = logging.getLogger("hatiproxy.runner")
 
 ROW_KINDS = frozenset({"select", "show", "explain", "other"})
 DML_KINDS = frozenset({"insert", "update", "delete", "merge"})
+# Statements PostgreSQL answers with a command tag alone, where DuckDB returns a row
+# (VACUUM's `Success`): pgbench -i, for one, wants no rows from `vacuum analyze t`.
+NO_ROW_TAGS = frozenset({"VACUUM", "ANALYZE", "CHECKPOINT"})
 # Rows fetched together with the statement's execution (one worker hop for short results);
 # small enough that encoding them on the event loop costs next to nothing.
 PREFETCH_ROWS = 64
@@ -96,6 +99,12 @@ def _run_ddl(cur: Any, st: Statement, sql: str, own_transaction: bool) -> str:
                 cur.rollback()
         raise
     return sql
+
+
+def _returns_rows(st: Statement) -> bool:
+    if st.kind in DML_KINDS:
+        return _has_returning(st.sql)
+    return st.kind in ROW_KINDS and not (st.kind == "other" and st.tag in NO_ROW_TAGS)
 
 
 def _has_returning(sql: str) -> bool:
@@ -274,7 +283,7 @@ class Runner:
             return None  # described per portal: the cursor may not exist yet
         if st.kind == "explain":
             return explain.columns(st.sql)
-        if st.kind not in ROW_KINDS and not (st.kind in DML_KINDS and _has_returning(st.sql)):
+        if not _returns_rows(st):
             return None
         await self.take_cursor()
         # Typed stand-ins, not NULLs: DuckDB types `SELECT $1` by the bound value, and the
@@ -313,7 +322,7 @@ class Runner:
             cols = commands.describe(st)
         elif sql_cursors.is_cursor_statement(st):
             cols = sql_cursors.describe(session.sql_cursors, st)
-        elif st.kind in ROW_KINDS or (st.kind in DML_KINDS and _has_returning(st.sql)):
+        elif _returns_rows(st):
             if st.kind in ROW_KINDS:
                 # Running a query is side-effect free; its result then feeds Execute.
                 await self._start(portal, session)
@@ -402,7 +411,7 @@ class Runner:
             and not self.implicit
             and session.in_extended_block
         )
-        returns_rows = st.kind in ROW_KINDS or (st.kind in DML_KINDS and _has_returning(st.sql))
+        returns_rows = _returns_rows(st)
         needs_fts = "fts_main_" in sql
         branch = (
             sql_bridge.branch_schema(self.settings.values.get("search_path", ""))

@@ -47,3 +47,9 @@ SELECT z FROM d_multi_vren2
 ALTER TABLE d_multi_t2 RENAME TO d_multi_t2b
 -- @query renamed_table_reads
 SELECT count(*) FROM d_multi_t2b
+-- @query vacuum_no_rows
+VACUUM d_multi_keep
+-- @query analyze_no_rows
+ANALYZE d_multi_keep
+-- @query vacuum_analyze_no_rows
+VACUUM ANALYZE d_multi_keep
