@@ -141,7 +141,7 @@ def _explain(
     if match is None:
         return None
     inner = _transpile_cached(chunk.text[match.end() :], reader_name(reader), dims, hints, agent)
-    if len(inner) != 1:
+    if len(inner) != 1 or inner[0].atomic:  # EXPLAIN of several DuckDB statements: no
         return None
     st = inner[0]
     prefix = match.group(0)
@@ -152,6 +152,8 @@ def _explain(
         tag="EXPLAIN",
         command=None,
         alter_types=None,  # EXPLAIN ALTER TABLE: nothing is rebuilt
+        view_sql=None,
+        warnings=(),
         _prefix=prefix,
         _bound={},
     )

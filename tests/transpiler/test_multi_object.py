@@ -59,3 +59,8 @@ def test_split_sql_runs_on_duckdb() -> None:
 def test_view_form(text: str, view_sql: str | None) -> None:
     (st,) = transpile(text)
     assert st.view_sql == view_sql
+
+
+def test_explain_of_several_objects_is_not_split() -> None:
+    (st,) = transpile("EXPLAIN DROP TABLE a, b")
+    assert (st.sql, st.atomic) == ("EXPLAIN DROP TABLE a, b", False)
