@@ -24,6 +24,7 @@ from transpiler import (
     catalog_compat,
     colnames,
     external_access,
+    multi_object,
     rewrite,
     serial_columns,
 )
@@ -140,7 +141,7 @@ def _explain(
     if match is None:
         return None
     inner = _transpile_cached(chunk.text[match.end() :], reader_name(reader), dims, hints, agent)
-    if len(inner) != 1:
+    if len(inner) != 1 or inner[0].atomic:  # EXPLAIN of several DuckDB statements: no
         return None
     st = inner[0]
     prefix = match.group(0)
@@ -151,6 +152,8 @@ def _explain(
         tag="EXPLAIN",
         command=None,
         alter_types=None,  # EXPLAIN ALTER TABLE: nothing is rebuilt
+        view_sql=None,
+        warnings=(),
         _prefix=prefix,
         _bound={},
     )
@@ -203,6 +206,16 @@ def _statement(
     text, markers, bind_texts = render(tree)
     text = prelude + text
     alter_types = alter_type.extract(tree) if tag == "ALTER TABLE" else None
+    atomic, warnings, view_sql = False, (), None
+    if tag.startswith("DROP ") or tag == "TRUNCATE TABLE":
+        split_up = multi_object.split(tree)
+        if split_up is not None:
+            parts, warnings = split_up
+            text = "; ".join(render(part)[0] for part in parts)
+            atomic = len(parts) > 1
+    elif tag == "ALTER TABLE":
+        view = multi_object.view_form(tree)
+        view_sql = render(view)[0] if view is not None else None
     return Statement(
         sql=text,
         kind=kind,
@@ -216,6 +229,9 @@ def _statement(
         duckdb_params=duckdb_params,
         external_access=external_access.of_tree(tree, tokens, triggers.outside),
         alter_types=alter_types,
+        atomic=atomic,
+        warnings=warnings,
+        view_sql=view_sql,
         _tree=tree if bind_texts else None,
     )
 

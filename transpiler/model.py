@@ -111,6 +111,13 @@ class Statement:
     # ALTER TABLE ... ALTER COLUMN ... TYPE: the request, for a table rebuild when DuckDB
     # cannot change the type in place (see alter_type.py, proxy/pgserver/alter_rebuild.py).
     alter_types: AlterColumnTypes | None = None
+    # `sql` holds several DuckDB statements (DROP a, b; TRUNCATE a, b): the server runs
+    # them in one transaction, all or nothing (see multi_object.py).
+    atomic: bool = False
+    # WARNING notices the server sends when the statement runs (behaviour that differs).
+    warnings: tuple[str, ...] = ()
+    # ALTER TABLE ... RENAME TO: the ALTER VIEW form, run instead when the target is a view.
+    view_sql: str | None = None
     # Private: the DuckDB tree, kept to regenerate SQL for bind_sql. Never mutated.
     _tree: exp.Expr | None = field(default=None, repr=False, compare=False)
     _bound: dict[int, str] = field(default_factory=dict, repr=False, compare=False)

@@ -9,6 +9,7 @@
 - `pg_catalog.f(...)` -> `f(...)`; functions DuckDB lacks -> `__hati_<name>(...)`
   (MISSING_PG_FUNCTIONS; the catalog layer defines these macros);
 - `a OPERATOR(pg_catalog.~) b` -> regex / LIKE / comparison;
+- `x = ANY('{a,b}')` (an untyped array literal) -> `x IN ('a', 'b')`: see any_array;
 - `COLLATE pg_catalog.default` / "C" / "POSIX" -> dropped;
 - `varchar(n)` columns of CREATE TABLE and casts to varchar(n): see varchar_length.
 """
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from transpiler import varchar_length
+from transpiler import any_array, varchar_length
 from transpiler.treeutil import attached
 
 MISSING_PG_FUNCTIONS = frozenset(
@@ -89,6 +90,8 @@ def rewrite(nodes: list[exp.Expr]) -> None:
             _dot(node)
         elif isinstance(node, exp.Collate):  # a Func subclass in sqlglot: test it first
             _collate(node)
+        elif isinstance(node, exp.Any):
+            any_array.rewrite(node)
         elif isinstance(node, (exp.CurrentUser, exp.SessionUser)):
             node.replace(_login_user())
         elif isinstance(node, exp.Func):

@@ -35,6 +35,7 @@ _HATI_LOWER = tuple(w.lower() for w in HATI_WORDS)
 VECTOR_WORDS = frozenset({"VECTOR", "<=>", "<->", "<#>"})
 PG_WORDS = frozenset(
     {
+        "ANY",  # x = ANY('{a,b}'): see any_array
         "PUBLIC",
         "PG_CATALOG",
         "OPERATOR",

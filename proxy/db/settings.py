@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from proxy import __version__
 from proxy.core.sqltext import quote_literal
+from proxy.db.pg_gucs import PG15_SETTINGS
 from proxy.wire.errors import PgError
 
 SERVER_VERSION = f"15.6 (hatiproxy {__version__})"
@@ -88,10 +89,80 @@ READ_ONLY = {
     "in_hot_standby",
 }
 
-_CANONICAL = {name.lower(): name for name in DEFAULTS}
+_CANONICAL = {name.lower(): name for name in PG15_SETTINGS} | {n.lower(): n for n in DEFAULTS}
+# PostgreSQL settings hatiproxy accepts without emulating them: SET stores the value and
+# SHOW prints it. A value other than PostgreSQL's default gets a WARNING when the setting
+# changes what a session sees (groups below), unless hatiproxy already behaves that way
+# whatever the value (no row security, no function bodies to check, one table access
+# method, no tablespaces, no xml type).
+_SESSION_CONTEXTS = ("user", "superuser")
+_BEHAVIOUR_GROUPS = frozenset(
+    {"Client Connection Defaults", "Version and Platform Compatibility", "Error Handling"}
+)
+_NO_EFFECT = frozenset(
+    {
+        "check_function_bodies",
+        "transaction_deferrable",
+        "default_transaction_deferrable",
+        "row_security",
+        "synchronize_seqscans",
+        "default_tablespace",
+        "temp_tablespaces",
+        "xmloption",
+        "xmlbinary",
+        "default_toast_compression",
+        "gin_pending_list_limit",
+        "vacuum_freeze_min_age",
+        "vacuum_freeze_table_age",
+        "vacuum_multixact_freeze_min_age",
+        "vacuum_multixact_freeze_table_age",
+        "vacuum_failsafe_age",
+        "vacuum_multixact_failsafe_age",
+        "session_replication_role",
+        "idle_session_timeout",
+        "lo_compat_privileges",
+        "exit_on_error",
+        "restart_after_crash",
+        "data_sync_retry",
+        "recovery_init_sync_method",
+    }
+)
+_BOOL_WORDS = {"on": "on", "true": "on", "yes": "on", "1": "on"} | {
+    "off": "off",
+    "false": "off",
+    "no": "off",
+    "0": "off",
+}
 _UTF8_NAMES = {"utf8", "utf-8", "unicode"}
 _DURATION = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*(us|ms|s|min|h|d)?\s*$", re.IGNORECASE)
 _UNIT_MS = {"us": 0.001, "ms": 1, "s": 1000, "min": 60_000, "h": 3_600_000, "d": 86_400_000}
+
+
+def _not_settable(name: str, context: str) -> PgError:
+    if context == "postmaster":
+        why = "cannot be changed without restarting the server"
+    elif context in ("backend", "superuser-backend"):
+        why = "cannot be set after connection start"
+    elif context == "internal":
+        why = "cannot be changed"
+    else:
+        why = "cannot be changed now"
+    return PgError("55P02", f'parameter "{name}" {why}')
+
+
+def _accepted_only(key: str, value: str) -> tuple[str, str | None]:
+    """Validate a value for a PostgreSQL setting hatiproxy does not emulate: the form
+    SHOW prints, and the WARNING to send when hatiproxy behaves differently."""
+    _context, group, default = PG15_SETTINGS[key]
+    if default in ("on", "off"):
+        flag = _BOOL_WORDS.get(value.strip().lower())
+        if flag is None:
+            raise PgError("22023", f'parameter "{key}" requires a Boolean value')
+        value = flag
+    differs = value.lower() != default.lower()
+    if differs and group in _BEHAVIOUR_GROUPS and key not in _NO_EFFECT:
+        return value, f'setting "{key}" is accepted but has no effect in hatiproxy'
+    return value, None
 
 
 def canonical(name: str) -> str:
@@ -157,6 +228,7 @@ class SetResult:
 
     report: tuple[str, str] | None = None
     duckdb_sql: str | None = None
+    warning: str | None = None  # a WARNING notice: accepted, but hatiproxy differs
 
 
 class SessionSettings:
@@ -171,6 +243,8 @@ class SessionSettings:
         key = canonical(name)
         if key in self.values:
             return self.values[key]
+        if key in PG15_SETTINGS:
+            return PG15_SETTINGS[key][2]
         if _is_custom(key):
             # Postgres: unset custom placeholders error, except through current_setting(x, true).
             raise PgError("42704", f'unrecognized configuration parameter "{name}"')
@@ -191,14 +265,53 @@ class SessionSettings:
             value = self._startup.get(key, DEFAULTS.get(key, ""))
         if key == "timezone":
             key = "TimeZone"
+        if key == "transaction_characteristics":
+            return self._characteristics(value or "", local)
+        warning = None
         if key not in DEFAULTS and not _is_custom(key):
-            # Not a Postgres setting we emulate: hand it to DuckDB (threads, memory_limit...).
-            return SetResult(duckdb_sql=f"SET {key} = {quote_literal(value)}")
-        value = _normalise(key, value)
+            pg = PG15_SETTINGS.get(key)
+            if pg is None:
+                # Not a Postgres setting: hand it to DuckDB (threads, memory_limit...).
+                return SetResult(duckdb_sql=f"SET {key} = {quote_literal(value)}")
+            if pg[0] not in _SESSION_CONTEXTS:
+                raise _not_settable(key, pg[0])
+            value, warning = _accepted_only(key, value)
+        else:
+            value = _normalise(key, value)
         if local:
             self._local_restore.setdefault(key, self.values.get(key))
         self.values[key] = value
-        return self._effects(key, value)
+        result = self._effects(key, value)
+        result.warning = warning
+        return result
+
+    def _characteristics(self, options: str, local: bool) -> SetResult:
+        """`SET TRANSACTION ...` (local) / `SET SESSION CHARACTERISTICS AS TRANSACTION ...`:
+        isolation level, READ ONLY / READ WRITE, [NOT] DEFERRABLE. DuckDB runs every
+        transaction with snapshot isolation, whatever is asked."""
+        prefix = "" if local else "default_"
+        words = options.split()
+        report = None  # default_transaction_read_only is reported (ParameterStatus)
+        i = 0
+        while i < len(words):
+            if words[i : i + 2] == ["isolation", "level"]:
+                level = words[i + 2 : i + 4]
+                n = 2 if level and level[0] in ("read", "repeatable") else 1
+                self.set(prefix + "transaction_isolation", " ".join(level[:n]), local=local)
+                i += 2 + n
+            elif words[i] == "read" and words[i + 1 : i + 2] in (["only"], ["write"]):
+                flag = "on" if words[i + 1] == "only" else "off"
+                report = self.set(prefix + "transaction_read_only", flag, local=local).report
+                i += 2
+            elif words[i] == "not" and words[i + 1 : i + 2] == ["deferrable"]:
+                self.set(prefix + "transaction_deferrable", "off", local=local)
+                i += 2
+            elif words[i] == "deferrable":
+                self.set(prefix + "transaction_deferrable", "on", local=local)
+                i += 1
+            else:
+                raise PgError("42601", f'syntax error at or near "{words[i]}"')
+        return SetResult(report)
 
     def reset(self, name: str | None) -> list[SetResult]:
         if name is None:
@@ -211,7 +324,7 @@ class SessionSettings:
                 del self.values[key]
             return results
         key = canonical(name)
-        if key not in DEFAULTS and not _is_custom(key):
+        if key not in DEFAULTS and not _is_custom(key) and key not in PG15_SETTINGS:
             return [SetResult(duckdb_sql=f"RESET {key}")]
         if key not in self._startup:
             self.values.pop(key, None)

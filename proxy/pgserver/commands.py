@@ -51,8 +51,11 @@ async def run(
     match cmd:
         case SetCommand():
             if runner.txn_status == "I" and cmd.local:
+                what = (
+                    "SET TRANSACTION" if cmd.name == "transaction_characteristics" else "SET LOCAL"
+                )
                 session.send_notice(
-                    "SET LOCAL can only be used in transaction blocks", "25P01", "WARNING"
+                    f"{what} can only be used in transaction blocks", "25P01", "WARNING"
                 )
                 tag = "SET"
             else:
@@ -105,6 +108,8 @@ async def _apply(runner: StatementRunner, session: ClientSession, results: list[
                 raise
         if result.report:
             session.out(m.parameter_status(*result.report))
+        if result.warning:
+            session.send_notice(result.warning, "01000", "WARNING")
 
 
 async def _end_transaction(

@@ -66,9 +66,45 @@ log = logging.getLogger("hatiproxy.runner")
 
 ROW_KINDS = frozenset({"select", "show", "explain", "other"})
 DML_KINDS = frozenset({"insert", "update", "delete", "merge"})
+# Statements PostgreSQL answers with a command tag alone, where DuckDB returns a row
+# (VACUUM's `Success`): pgbench -i, for one, wants no rows from `vacuum analyze t`.
+NO_ROW_TAGS = frozenset({"VACUUM", "ANALYZE", "CHECKPOINT"})
 # Rows fetched together with the statement's execution (one worker hop for short results);
 # small enough that encoding them on the event loop costs next to nothing.
 PREFETCH_ROWS = 64
+
+
+_VIEW_ONLY = "Can only modify view with ALTER VIEW statement"
+
+
+def _run_ddl(cur: Any, st: Statement, sql: str, own_transaction: bool) -> str:
+    """Run a statement of several DuckDB statements (in a transaction of its own when
+    none is open: all or nothing), or an ALTER TABLE that DuckDB wants as ALTER VIEW
+    because its target is a view. Returns the SQL that ran."""
+    if own_transaction:
+        cur.begin()
+    try:
+        try:
+            cur.execute(sql)
+        except duckdb.CatalogException as err:
+            if st.view_sql is None or _VIEW_ONLY not in str(err):
+                raise
+            sql = st.view_sql
+            cur.execute(sql)
+        if own_transaction:
+            cur.commit()
+    except BaseException:
+        if own_transaction:
+            with contextlib.suppress(duckdb.Error):
+                cur.rollback()
+        raise
+    return sql
+
+
+def _returns_rows(st: Statement) -> bool:
+    if st.kind in DML_KINDS:
+        return _has_returning(st.sql)
+    return st.kind in ROW_KINDS and not (st.kind == "other" and st.tag in NO_ROW_TAGS)
 
 
 def _has_returning(sql: str) -> bool:
@@ -247,7 +283,7 @@ class Runner:
             return None  # described per portal: the cursor may not exist yet
         if st.kind == "explain":
             return explain.columns(st.sql)
-        if st.kind not in ROW_KINDS and not (st.kind in DML_KINDS and _has_returning(st.sql)):
+        if not _returns_rows(st):
             return None
         await self.take_cursor()
         # Typed stand-ins, not NULLs: DuckDB types `SELECT $1` by the bound value, and the
@@ -286,7 +322,7 @@ class Runner:
             cols = commands.describe(st)
         elif sql_cursors.is_cursor_statement(st):
             cols = sql_cursors.describe(session.sql_cursors, st)
-        elif st.kind in ROW_KINDS or (st.kind in DML_KINDS and _has_returning(st.sql)):
+        elif _returns_rows(st):
             if st.kind in ROW_KINDS:
                 # Running a query is side-effect free; its result then feeds Execute.
                 await self._start(portal, session)
@@ -380,7 +416,7 @@ class Runner:
             and not self.implicit
             and session.in_extended_block
         )
-        returns_rows = st.kind in ROW_KINDS or (st.kind in DML_KINDS and _has_returning(st.sql))
+        returns_rows = _returns_rows(st)
         needs_fts = "fts_main_" in sql
         branch = (
             sql_bridge.branch_schema(self.settings.values.get("search_path", ""))
@@ -393,6 +429,10 @@ class Runner:
         writes = statement_may_write(st, sql, needs_fts)
         if writes and self.txn_status == "I":
             self.write.begin()
+
+        # Several DuckDB statements outside a transaction: run them in one of their own.
+        own_transaction = st.atomic and self.txn_status == "I" and not self.implicit
+        ran = [sql]  # the SQL that ran (ALTER TABLE on a view runs ALTER VIEW)
 
         def start() -> tuple[tuple[Column, ...] | None, int | None, list[tuple] | None]:
             for statement in setting_vars:
@@ -407,7 +447,10 @@ class Runner:
                 sql_bridge.branch_copy_on_write(self.agent, cur, branch, sql, self.who)
             cast = LOSSLESS_SQL.get(sql) if st.kind == "select" else None
             run_sql = cast[0] if cast else sql
-            cur.execute(run_sql, params) if params else cur.execute(run_sql)
+            if st.atomic or st.view_sql is not None:
+                ran[0] = _run_ddl(cur, st, run_sql, own_transaction)
+            else:
+                cur.execute(run_sql, params) if params else cur.execute(run_sql)
             if st.kind == "explain":
                 return explain.columns(sql), None, explain.plan_rows(cur, sql, shown)
             if cast:
@@ -431,7 +474,11 @@ class Runner:
         cols, portal.count, head = await self.call(start, sql=sql)
         if writes and self.txn_status == "T":
             effect = savepoints.side_effect(st, bool(relations), needs_fts, branch is not None)
-            savepoints.record(session.savepoints, session.settings.values, st, sql, params, effect)
+            savepoints.record(
+                session.savepoints, session.settings.values, st, ran[0], params, effect
+            )
+        for warning in st.warnings:
+            session.send_notice(warning, "01000", "WARNING")
         portal.columns = cols if st.kind == "explain" else postgres_names(st, cols)
         portal.executed = True
         if head is not None:

@@ -1,0 +1,71 @@
+"""Statements over several objects DuckDB takes one at a time, and ALTER TABLE on views.
+
+- `DROP TABLE|VIEW|SEQUENCE|INDEX|SCHEMA a, b [CASCADE]`: DuckDB drops one object per
+  statement, so each object gets its own DROP;
+- `TRUNCATE [TABLE] [ONLY] a, b [RESTART|CONTINUE IDENTITY] [CASCADE|RESTRICT]`: one
+  `TRUNCATE` per table. DuckDB cannot restart a sequence, so RESTART IDENTITY leaves
+  the serial columns' sequences where they are and says so in a WARNING.
+
+The statements of one such request run in one transaction (`Statement.atomic`): all or
+nothing, as in PostgreSQL.
+
+`ALTER TABLE v RENAME TO w` is valid in PostgreSQL when v is a view; DuckDB wants
+`ALTER VIEW`. The transpiler does not know the relation's kind, so it hands the server
+the ALTER VIEW form to run instead when DuckDB says the target is a view
+(`Statement.view_sql`).
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+_DROP_KINDS = frozenset({"TABLE", "VIEW", "SEQUENCE", "INDEX", "SCHEMA", "MACRO", "TYPE"})
+
+RESTART_IDENTITY_WARNING = (
+    "TRUNCATE ... RESTART IDENTITY: the rows are removed, but sequences are not restarted "
+    "(DuckDB cannot restart a sequence); serial columns continue from their current value"
+)
+
+
+def split(tree: exp.Expr) -> tuple[list[exp.Expr], tuple[str, ...]] | None:
+    """One statement per object and the warnings to send, or None when `tree` is not a
+    DROP or TRUNCATE that needs splitting (TRUNCATE with options is always rebuilt)."""
+    if isinstance(tree, exp.Drop):
+        tables = tree.args.get("tables") or []
+        kind = (tree.args.get("kind") or "").upper()
+        if len(tables) < 2 or kind not in _DROP_KINDS:
+            return None
+        parts = []
+        for table in tables:
+            single = tree.copy()
+            single.set("tables", [table.copy()])
+            parts.append(single)
+        return parts, ()
+    if isinstance(tree, exp.TruncateTable):
+        tables = tree.expressions
+        identity = (tree.text("identity") or "").upper()
+        option = tree.text("option")
+        if tree.args.get("is_database") or not tables:
+            return None
+        if len(tables) < 2 and not identity and not option and not tables[0].args.get("only"):
+            return None
+        parts = []
+        for table in tables:
+            single = table.copy()
+            single.set("only", None)
+            parts.append(exp.TruncateTable(expressions=[single]))
+        warnings = (RESTART_IDENTITY_WARNING,) if identity == "RESTART" else ()
+        return parts, warnings
+    return None
+
+
+def view_form(tree: exp.Expr) -> exp.Expr | None:
+    """`ALTER VIEW v RENAME TO w` for `ALTER TABLE v RENAME TO w`, else None."""
+    if not isinstance(tree, exp.Alter) or (tree.args.get("kind") or "").upper() != "TABLE":
+        return None
+    actions = tree.args.get("actions") or []
+    if len(actions) != 1 or not isinstance(actions[0], exp.AlterRename):
+        return None
+    view = tree.copy()
+    view.set("kind", "VIEW")
+    return view
