@@ -23,6 +23,7 @@ from transpiler import (
     alter_type,
     catalog_compat,
     colnames,
+    create_index,
     external_access,
     rewrite,
     serial_columns,
@@ -185,6 +186,8 @@ def _statement(
         return _pass_through(chunk, kind, tag, triggers)
     if triggers.snowflake and reader is POSTGRES:
         reader = SNOWFLAKE
+    if tag == "CREATE INDEX":
+        create_index.check_tokens(tokens)
     tree = _parse(sql, chunk, reader, triggers)
     if tree is None or isinstance(tree, exp.Command):
         if triggers.hati:
@@ -199,6 +202,9 @@ def _statement(
         tree, calls, duckdb_params = agent_calls.extract(tree, chunk.start, agent)
     # serial / identity columns: sequences created first, in the same DuckDB call
     prelude = serial_columns.rewrite(tree) if _declares_serial(tokens, tag) else ""
+    notices: tuple[str, ...] = ()
+    if tag == "CREATE INDEX":
+        tree, notices = create_index.rewrite(tree)
     tree = rewrite.apply(tree, triggers, dims, chunk.start, hints)
     text, markers, bind_texts = render(tree)
     text = prelude + text
@@ -216,6 +222,7 @@ def _statement(
         duckdb_params=duckdb_params,
         external_access=external_access.of_tree(tree, tokens, triggers.outside),
         alter_types=alter_types,
+        notices=notices,
         _tree=tree if bind_texts else None,
     )
 

@@ -111,6 +111,9 @@ class Statement:
     # ALTER TABLE ... ALTER COLUMN ... TYPE: the request, for a table rebuild when DuckDB
     # cannot change the type in place (see alter_type.py, proxy/pgserver/alter_rebuild.py).
     alter_types: AlterColumnTypes | None = None
+    # NOTICEs the server sends when it runs the statement, e.g. that a PostgreSQL index
+    # kind DuckDB lacks was not created (see create_index.py).
+    notices: tuple[str, ...] = ()
     # Private: the DuckDB tree, kept to regenerate SQL for bind_sql. Never mutated.
     _tree: exp.Expr | None = field(default=None, repr=False, compare=False)
     _bound: dict[int, str] = field(default_factory=dict, repr=False, compare=False)

@@ -346,6 +346,9 @@ class Runner:
             return
         if st.alter_types is not None and await alter_rebuild.run(self, session, portal):
             return  # ALTER COLUMN TYPE that DuckDB cannot do in place: a table rebuild
+        if st.notices and not portal.executed:
+            for text in st.notices:  # e.g. an index kind DuckDB lacks was not created
+                session.send_notice(text)
         await self.execute_duckdb(portal, session, max_rows, describe)
 
     async def _start(self, portal: Portal, session: ClientSession) -> None:
