@@ -101,7 +101,7 @@ def rewrite(tree: exp.Expr) -> tuple[exp.Expr, tuple[str, ...]]:
             "queries run without it",
         )
     if method not in _ART and method not in ("hnsw", "ivfflat"):
-        raise TranspileError("0A000", f'index access method "{method}" is not supported')
+        raise TranspileError("42704", f'access method "{method}" does not exist')
     where = params.args.get("where")
     if where is not None:
         if unique:

@@ -103,7 +103,6 @@ def test_ivfflat_is_hnsw_with_a_notice() -> None:
         ("CREATE INDEX v ON items USING hnsw (e) WITH (foo = 1)", '"foo"'),
         ("CREATE UNIQUE INDEX v ON items USING hnsw (e vector_l2_ops)", "unique"),
         ("CREATE INDEX v ON items USING hnsw (a, b)", "multicolumn"),
-        ("CREATE INDEX v ON t USING zombodb (a)", '"zombodb"'),
     ],
 )
 def test_refused_with_0a000(pg: str, message: str) -> None:
@@ -192,4 +191,13 @@ def test_duckdb_native_hnsw_is_kept() -> None:
     )
     assert st.sql == (
         "CREATE INDEX v ON items USING HNSW(embedding) WITH (metric='cosine', ef_search=40)"
+    )
+
+
+def test_unknown_access_method_does_not_exist() -> None:
+    with pytest.raises(TranspileError) as err:
+        one("CREATE INDEX v ON t USING zombodb (a)")
+    assert (err.value.sqlstate, err.value.message) == (
+        "42704",
+        'access method "zombodb" does not exist',
     )
