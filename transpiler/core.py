@@ -203,8 +203,9 @@ def _statement(
     # serial / identity columns: sequences created first, in the same DuckDB call
     prelude = serial_columns.rewrite(tree) if _declares_serial(tokens, tag) else ""
     notices: tuple[str, ...] = ()
+    index_name = None
     if tag == "CREATE INDEX":
-        tree, notices = create_index.rewrite(tree)
+        tree, notices, index_name = create_index.rewrite(tree)
     tree = rewrite.apply(tree, triggers, dims, chunk.start, hints)
     text, markers, bind_texts = render(tree)
     text = prelude + text
@@ -223,6 +224,7 @@ def _statement(
         external_access=external_access.of_tree(tree, tokens, triggers.outside),
         alter_types=alter_types,
         notices=notices,
+        index_name=index_name,
         _tree=tree if bind_texts else None,
     )
 

@@ -19,10 +19,12 @@ HNSW (the vss extension, for `ORDER BY <distance> LIMIT k`). PostgreSQL's forms 
   so); it serves the same queries. A UNIQUE partial index would enforce uniqueness over
   all rows instead of some, so it is refused (0A000), as is `NULLS NOT DISTINCT`.
 - No index name: PostgreSQL's rule, `<table>_<column>[_<column>...]_idx`, expression
-  columns named by their function or `expr`, cut to 63 bytes. (PostgreSQL appends a
-  number when that name is taken; here DuckDB then reports that the index exists.)
+  columns named by their function or `expr`, cut to 63 bytes. When that name is taken
+  PostgreSQL tries `..._idx1`, `..._idx2`, ...: the statement carries an `IndexName` and
+  the server, which sees the catalog, picks the first free one (`index_name`).
 
-`rewrite` is pure: it edits the tree in place and returns the NOTICE texts.
+`rewrite` is pure: it edits the tree in place and returns the NOTICE texts and the
+generated name.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from sqlglot import exp
 from sqlglot.tokens import Token
 
 from transpiler.errors import TranspileError
+from transpiler.model import IndexName
 
 # Index methods that become DuckDB's ART index.
 _ART = frozenset({"btree", "hash", "art"})
@@ -74,9 +77,18 @@ def check_tokens(tokens: list[Token]) -> None:
             )
 
 
-def rewrite(tree: exp.Expr) -> tuple[exp.Expr, tuple[str, ...]]:
-    """The DuckDB form of a CREATE INDEX tree and the NOTICEs to send; other trees are
-    returned as they are. Raises TranspileError (0A000) for what would change meaning."""
+def rewrite(tree: exp.Expr) -> tuple[exp.Expr, tuple[str, ...], IndexName | None]:
+    """The DuckDB form of a CREATE INDEX tree, the NOTICEs to send and the name chosen for
+    an unnamed index; other trees are returned as they are. Raises TranspileError (0A000)
+    for what would change meaning."""
+    new, notices = _rewrite(tree)
+    if not (isinstance(new, exp.Create) and isinstance(new.this, exp.Index)):
+        return new, notices, None
+    auto = new.this.meta.get("auto_name")
+    return new, notices, auto
+
+
+def _rewrite(tree: exp.Expr) -> tuple[exp.Expr, tuple[str, ...]]:
     if not isinstance(tree, exp.Create) or (tree.args.get("kind") or "").upper() != "INDEX":
         return tree, ()
     index = tree.this
@@ -89,7 +101,11 @@ def rewrite(tree: exp.Expr) -> tuple[exp.Expr, tuple[str, ...]]:
     method = using.name.lower() if using is not None else "btree"
     columns = [c for c in params.args.get("columns") or []]
     if index.this is None:
-        index.set("this", exp.to_identifier(_pg_name(table, columns), quoted=True))
+        addition = _addition(columns)
+        chosen = index_name(_ident(table.this), addition)
+        index.set("this", exp.to_identifier(chosen, quoted=True))
+        schema = _ident(table.args["db"]) if table.args.get("db") else None
+        index.meta["auto_name"] = IndexName(schema, _ident(table.this), addition, chosen)
     name = index.this.name
     tree.set("concurrently", False)
     params.set("include", None)
@@ -208,12 +224,15 @@ def _vector_index(
     return notices
 
 
-def _pg_name(table: exp.Table, columns: list[exp.Expr]) -> str:
-    """PostgreSQL's name for an unnamed index: table, column names, "idx", each part cut
-    so the whole fits in NAMEDATALEN - 1 bytes."""
+def index_name(table: str, columns: str, number: int = 0) -> str:
+    """PostgreSQL's name for an unnamed index: table, column names, "idx" (then "idx1",
+    "idx2", ... when taken), each part cut so the whole fits in NAMEDATALEN - 1 bytes."""
+    return _object_name(table, columns, f"idx{number}" if number else "idx")
+
+
+def _addition(columns: list[exp.Expr]) -> str:
     addition = "_".join(_column_name(c) for c in columns)
-    addition = addition.encode()[: _NAMEDATALEN - 1].decode(errors="ignore")
-    return _object_name(_ident(table.this), addition, "idx")
+    return addition.encode()[: _NAMEDATALEN - 1].decode(errors="ignore")
 
 
 def _column_name(column: exp.Expr) -> str:

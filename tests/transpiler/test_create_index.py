@@ -8,7 +8,7 @@ import duckdb
 import pytest
 
 from transpiler import TranspileError, transpile
-from transpiler.create_index import _object_name
+from transpiler.create_index import _object_name, index_name
 
 
 def one(text: str):
@@ -201,3 +201,12 @@ def test_unknown_access_method_does_not_exist() -> None:
         "42704",
         'access method "zombodb" does not exist',
     )
+
+
+def test_numbered_names_are_cut_with_their_number() -> None:
+    # ChooseRelationName: the label becomes "idx1", "idx2", ... and the cut is redone
+    assert index_name("t", "a", 1) == "t_a_idx1"
+    assert index_name("t", "c" * 80, 12) == "t_" + "c" * 55 + "_idx12"
+    st = one("CREATE INDEX ON s.T (a, b)")
+    assert st.index_name is not None
+    assert (st.index_name.schema, st.index_name.table, st.index_name.columns) == ("s", "t", "a_b")

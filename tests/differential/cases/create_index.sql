@@ -16,6 +16,14 @@ CREATE INDEX d_cidx_ref_doc ON d_cidx USING btree ((metadata_ ->> 'ref_doc_id'))
 CREATE INDEX ON d_cidx (n)
 -- @query unnamed_index_name
 SELECT indexname FROM pg_indexes WHERE tablename = 'd_cidx' AND indexname = 'd_cidx_n_idx'
+-- @query unnamed_index_name_taken
+CREATE INDEX ON d_cidx (n); CREATE INDEX ON d_cidx (n)
+-- @query unnamed_index_names_numbered
+SELECT indexname FROM pg_indexes WHERE tablename = 'd_cidx' AND indexname LIKE 'd_cidx_n_idx%' ORDER BY 1
+-- @query unnamed_index_name_of_a_table
+CREATE TABLE d_cidx_code_idx (x int); CREATE INDEX ON d_cidx (code)
+-- @query unnamed_index_name_of_a_table_numbered
+SELECT indexname FROM pg_indexes WHERE tablename = 'd_cidx' AND indexname LIKE 'd_cidx_code_idx%' ORDER BY 1
 -- @query unnamed_expression_index
 CREATE INDEX ON d_cidx (lower(name))
 -- @query unnamed_expression_index_name

@@ -85,6 +85,3 @@ CREATE UNIQUE INDEX d_kd_idx_a_pos ON d_kd_idx (a) WHERE a > 0
 -- @query unique_nulls_not_distinct
 CREATE UNIQUE INDEX d_kd_idx_b_nnd ON d_kd_idx (b) NULLS NOT DISTINCT
 -- @reason DuckDB unique indexes treat NULLs as distinct: 0A000
--- @query unnamed_index_name_taken
-CREATE INDEX ON d_kd_idx (id); CREATE INDEX ON d_kd_idx (id)
--- @reason PG names the second index d_kd_idx_id_idx1; hatiproxy generates the base name only, so DuckDB reports it exists
