@@ -210,3 +210,30 @@ def test_numbered_names_are_cut_with_their_number() -> None:
     st = one("CREATE INDEX ON s.T (a, b)")
     assert st.index_name is not None
     assert (st.index_name.schema, st.index_name.table, st.index_name.columns) == ("s", "t", "a_b")
+
+
+@pytest.mark.parametrize(
+    ("pg", "sqlstate", "message"),
+    [
+        (
+            "CREATE INDEX ON t (tags)",
+            "0A000",
+            "DuckDB indexes cannot hold values of type INTEGER[]",
+        ),
+        ("CREATE INDEX ON t (span)", "0A000", "DuckDB indexes cannot hold values of type INTERVAL"),
+        ("CREATE INDEX ON t ((a + random()))", "42P17", "side effects"),
+        ("CREATE INDEX ON t (nosuch)", "42703", "nosuch"),
+    ],
+)
+def test_what_duckdb_refuses_maps_to_postgres_errors(
+    db, pg: str, sqlstate: str, message: str
+) -> None:
+    from proxy.db.duckdb_errors import map_duckdb_error
+
+    db.execute("ALTER TABLE t ADD COLUMN tags INT[]")
+    db.execute("ALTER TABLE t ADD COLUMN span INTERVAL")
+    duck = one(pg).sql
+    with pytest.raises(duckdb.Error) as err:
+        db.execute(duck)
+    mapped = map_duckdb_error(err.value, duck)
+    assert mapped.sqlstate == sqlstate and message in mapped.message
