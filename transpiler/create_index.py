@@ -105,10 +105,12 @@ def _rewrite(tree: exp.Expr) -> tuple[exp.Expr, tuple[str, ...]]:
         chosen = index_name(_ident(table.this), addition)
         index.set("this", exp.to_identifier(chosen, quoted=True))
         schema = _ident(table.args["db"]) if table.args.get("db") else None
+        schema = "main" if schema == "public" else schema  # as pgcompat maps it
         index.meta["auto_name"] = IndexName(schema, _ident(table.this), addition, chosen)
     name = index.this.name
     tree.set("concurrently", False)
-    params.set("include", None)
+    params.set("include", None)  # covering columns and tablespaces: storage only
+    params.set("tablespace", None)
     notices: list[str] = []
     if method in _SKIPPED:
         return _nothing(

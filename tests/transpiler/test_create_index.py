@@ -29,6 +29,11 @@ def one(text: str):
         ("CREATE INDEX CONCURRENTLY i ON t (a)", "CREATE INDEX i ON t(a)"),
         ("CREATE INDEX IF NOT EXISTS i ON t (a)", "CREATE INDEX IF NOT EXISTS i ON t(a)"),
         ("CREATE INDEX i ON t (a) INCLUDE (b, c)", "CREATE INDEX i ON t(a)"),
+        ("CREATE INDEX i ON t (a) TABLESPACE pg_default", "CREATE INDEX i ON t(a)"),
+        (
+            'CREATE INDEX "i" ON "public"."t" USING btree ("a" int4_ops)',
+            'CREATE INDEX "i" ON "main"."t"("a")',
+        ),
         ("CREATE INDEX i ON t (a) WITH (fillfactor = 70)", "CREATE INDEX i ON t(a)"),
         ("CREATE INDEX i ON t (lower(name))", "CREATE INDEX i ON t(LOWER(name))"),
         ("CREATE INDEX i ON s.t (a DESC NULLS LAST)", "CREATE INDEX i ON s.t(a DESC)"),
@@ -210,6 +215,8 @@ def test_numbered_names_are_cut_with_their_number() -> None:
     st = one("CREATE INDEX ON s.T (a, b)")
     assert st.index_name is not None
     assert (st.index_name.schema, st.index_name.table, st.index_name.columns) == ("s", "t", "a_b")
+    public = one("CREATE INDEX ON public.t (a)").index_name
+    assert public is not None and public.schema == "main"
 
 
 @pytest.mark.parametrize(

@@ -20,6 +20,10 @@ SELECT indexname FROM pg_indexes WHERE tablename = 'd_cidx' AND indexname = 'd_c
 CREATE INDEX ON d_cidx (n); CREATE INDEX ON d_cidx (n)
 -- @query unnamed_index_names_numbered
 SELECT indexname FROM pg_indexes WHERE tablename = 'd_cidx' AND indexname LIKE 'd_cidx_n_idx%' ORDER BY 1
+-- @query unnamed_index_name_taken_public_schema
+CREATE INDEX ON public.d_cidx (n)
+-- @query unnamed_index_name_taken_public_schema_numbered
+SELECT indexname FROM pg_indexes WHERE tablename = 'd_cidx' AND indexname = 'd_cidx_n_idx3'
 -- @query unnamed_index_name_of_a_table
 CREATE TABLE d_cidx_code_idx (x int); CREATE INDEX ON d_cidx (code)
 -- @query unnamed_index_name_of_a_table_numbered
