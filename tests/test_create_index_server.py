@@ -82,3 +82,16 @@ def test_gin_index_is_a_notice_and_refusals_are_0a000(server: ServerProcess) -> 
             c.execute("CREATE INDEX ON items_x USING hnsw (embedding vector_l1_ops)")
         with pytest.raises(psycopg.errors.FeatureNotSupported, match="partial unique"):
             c.execute("CREATE UNIQUE INDEX docs_u ON docs (id) WHERE id > 0")
+
+
+def test_pgvector_hnsw_index_serves_semantic_rank(server: ServerProcess) -> None:
+    with psycopg.connect(server.dsn, autocommit=True) as c:
+        c.execute("CREATE TABLE sem_vecs (id int, embedding vector(384))")
+        c.execute(
+            "INSERT INTO sem_vecs SELECT i, list_transform(range(384), x -> random())::FLOAT[384] "
+            "FROM range(100) t(i)"
+        )
+        c.execute("CREATE INDEX ON sem_vecs USING hnsw (embedding vector_cosine_ops)")
+        query = "SELECT id FROM sem_vecs ORDER BY semantic_rank(embedding, 'anything') DESC LIMIT 5"
+        assert "HNSW_INDEX_SCAN" in _plan(c, query)
+        assert len(c.execute(query).fetchall()) == 5
