@@ -112,6 +112,8 @@ def _rewrite(tree: exp.Expr) -> tuple[exp.Expr, tuple[str, ...]]:
     params.set("include", None)  # covering columns and tablespaces: storage only
     params.set("tablespace", None)
     notices: list[str] = []
+    if unique and method not in ("btree", "art"):  # as PostgreSQL: only btree is unique
+        raise TranspileError("0A000", f'access method "{method}" does not support unique indexes')
     if method in _SKIPPED:
         return _nothing(
             tree,

@@ -108,6 +108,7 @@ def test_ivfflat_is_hnsw_with_a_notice() -> None:
         ("CREATE INDEX v ON items USING hnsw (e) WITH (foo = 1)", '"foo"'),
         ("CREATE UNIQUE INDEX v ON items USING hnsw (e vector_l2_ops)", "unique"),
         ("CREATE INDEX v ON items USING hnsw (a, b)", "multicolumn"),
+        ("CREATE UNIQUE INDEX g ON t USING gin (doc)", '"gin" does not support unique'),
     ],
 )
 def test_refused_with_0a000(pg: str, message: str) -> None:

@@ -74,5 +74,9 @@ SELECT id, name, code, n FROM d_cidx ORDER BY id
 DROP INDEX d_cidx_name_like
 -- @query drop_index_if_exists_gin
 DROP INDEX IF EXISTS d_cidx_meta_gin
+-- @query unique_hash_index error
+CREATE UNIQUE INDEX d_cidx_hash_u ON d_cidx USING hash (id)
+-- @query unique_gin_index error
+CREATE UNIQUE INDEX d_cidx_gin_u ON d_cidx USING gin (metadata_)
 -- @query unknown_access_method error
 CREATE INDEX d_cidx_bad ON d_cidx USING nosuchmethod (n)
