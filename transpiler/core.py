@@ -23,6 +23,7 @@ from transpiler import (
     alter_type,
     catalog_compat,
     colnames,
+    create_index,
     external_access,
     multi_object,
     rewrite,
@@ -188,6 +189,8 @@ def _statement(
         return _pass_through(chunk, kind, tag, triggers)
     if triggers.snowflake and reader is POSTGRES:
         reader = SNOWFLAKE
+    if tag == "CREATE INDEX":
+        create_index.check_tokens(tokens)
     tree = _parse(sql, chunk, reader, triggers)
     if tree is None or isinstance(tree, exp.Command):
         if triggers.hati:
@@ -202,6 +205,10 @@ def _statement(
         tree, calls, duckdb_params = agent_calls.extract(tree, chunk.start, agent)
     # serial / identity columns: sequences created first, in the same DuckDB call
     prelude = serial_columns.rewrite(tree) if _declares_serial(tokens, tag) else ""
+    notices: tuple[str, ...] = ()
+    index_name = None
+    if tag == "CREATE INDEX":
+        tree, notices, index_name = create_index.rewrite(tree)
     tree = rewrite.apply(tree, triggers, dims, chunk.start, hints)
     text, markers, bind_texts = render(tree)
     text = prelude + text
@@ -232,6 +239,8 @@ def _statement(
         atomic=atomic,
         warnings=warnings,
         view_sql=view_sql,
+        notices=notices,
+        index_name=index_name,
         _tree=tree if bind_texts else None,
     )
 

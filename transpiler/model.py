@@ -74,6 +74,18 @@ class UtilityCommand:
     name: str
 
 
+@dataclass(frozen=True, slots=True)
+class IndexName:
+    """The name hatiproxy chose for an unnamed `CREATE INDEX ON table (...)`, and what
+    PostgreSQL's rule builds it from, so the server can number it when the name is taken
+    (`t_a_idx`, then `t_a_idx1`, ...; see create_index.index_name)."""
+
+    schema: str | None
+    table: str
+    columns: str
+    chosen: str
+
+
 Command = SetCommand | ResetCommand | ShowCommand | TransactionCommand | UtilityCommand
 
 
@@ -118,6 +130,11 @@ class Statement:
     warnings: tuple[str, ...] = ()
     # ALTER TABLE ... RENAME TO: the ALTER VIEW form, run instead when the target is a view.
     view_sql: str | None = None
+    # NOTICEs the server sends when it runs the statement, e.g. that a PostgreSQL index
+    # kind DuckDB lacks was not created (see create_index.py).
+    notices: tuple[str, ...] = ()
+    # CREATE INDEX without a name: the name chosen, numbered by the server if taken.
+    index_name: IndexName | None = None
     # Private: the DuckDB tree, kept to regenerate SQL for bind_sql. Never mutated.
     _tree: exp.Expr | None = field(default=None, repr=False, compare=False)
     _bound: dict[int, str] = field(default_factory=dict, repr=False, compare=False)

@@ -46,6 +46,10 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     ("BinderException", r"Cannot change the type of a column that has a CHECK", "0A000"),
     # INSERT with more values than columns (or a column list of another length)
     ("BinderException", r"columns but \d+ values were supplied|name/value mismatch", "42601"),
+    # CREATE INDEX over what DuckDB cannot index: a JSON (extension) function, a function
+    # with side effects (PostgreSQL: functions in an index must be IMMUTABLE)
+    ("BinderException", r"^Cannot use .* in this context", "0A000"),
+    ("BinderException", r"^Index keys cannot contain expressions with side effects", "42P17"),
     ("BinderException", r"", "42000"),
     ("ParserException", r"", "42601"),
     ("SyntaxException", r"", "42601"),
@@ -73,6 +77,7 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     ("SerializationException", r"", "40001"),
     ("DependencyException", r"", "2BP01"),
     ("TypeMismatchException", r"", "42804"),
+    ("InvalidTypeException", r"Invalid type for index key", "0A000"),
     ("SequenceException", r"", "2200H"),
 )
 _COMPILED = tuple((cls, re.compile(rx), state) for cls, rx, state in _RULES)
@@ -86,6 +91,7 @@ _ALTER_TYPE_HINT = (
     "DuckDB cannot change the type of a column with a CHECK constraint (a varchar(n) length "
     "is kept as one): create a new table with the new type and copy the rows over"
 )
+_INDEX_KEY = re.compile(r"^Invalid Type \[(.*)\]: Invalid type for index key")
 _PREFIX = re.compile(r"^[A-Za-z ]+ Error: ")
 _UDF_ERROR = re.compile(
     r"^Python exception occurred while executing the UDF: UdfError: ([0-9A-Z]{5}): (.*)$"
@@ -148,6 +154,8 @@ def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
     elif sqlstate == "23514" and (length := _LENGTH_CHECK.match(message)) is not None:
         sqlstate = "22001"
         message = f"value too long for type character varying({length[1]})"
+    elif sqlstate == "0A000" and (key := _INDEX_KEY.match(message)) is not None:
+        message = f"DuckDB indexes cannot hold values of type {key[1]}"
     hint = _ALTER_TYPE_HINT if sqlstate == "0A000" and "CHECK constraint" in message else None
     if sqlstate == "42883":  # in semantic SQL: in the user's terms
         semantic = semantic_type_error(message, _position(lines, sql))

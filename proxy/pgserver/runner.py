@@ -28,6 +28,7 @@ from proxy.pgserver import (
     commands,
     embed_columns,
     explain,
+    index_names,
     savepoints,
     sql_cursors,
 )
@@ -382,6 +383,12 @@ class Runner:
             return
         if st.alter_types is not None and await alter_rebuild.run(self, session, portal):
             return  # ALTER COLUMN TYPE that DuckDB cannot do in place: a table rebuild
+        if st.index_name is not None and not portal.executed:
+            # CREATE INDEX ON t (...): PostgreSQL numbers the generated name when taken
+            st = portal.statement = await index_names.choose(self, st)
+        if st.notices and not portal.executed:
+            for text in st.notices:  # e.g. an index kind DuckDB lacks was not created
+                session.send_notice(text)
         await self.execute_duckdb(portal, session, max_rows, describe)
 
     async def _start(self, portal: Portal, session: ClientSession) -> None:
