@@ -288,9 +288,16 @@ def _scalar_parsers(zone: str | None) -> dict[str, StrParser]:
 _ARR_WS = " \t\n\r\v\f"
 
 
-def parse_array(s: str, elem: StrParser, tname: str) -> list:
-    """PG array literal '{1,"a b",NULL,{2,3}}' (optionally '[1:2]={...}') -> nested lists."""
+def parse_array(s: str, elem: StrParser, tname: str, brackets: bool = False) -> list:
+    """PG array literal '{1,"a b",NULL,{2,3}}' (optionally '[1:2]={...}') -> nested lists.
+
+    With `brackets` (float arrays), pgvector's text form '[1,2.5,-3e0]' is accepted too:
+    clients bind embeddings that way (vector columns are FLOAT[n] here, described as
+    float4[]), and '[' without a following '=' cannot begin a PostgreSQL array literal.
+    """
     t = s.strip(_ARR_WS)
+    if brackets and t.startswith("[") and "=" not in t:
+        return _parse_bracket_list(t, s, elem, tname)
     if t.startswith("["):
         eq = t.find("=")
         if eq < 0 or not re.fullmatch(r"(\[\s*-?\d+\s*(:\s*-?\d+\s*)?\])+\s*", t[:eq]):
@@ -383,7 +390,26 @@ def parse_array(s: str, elem: StrParser, tname: str) -> list:
     return result
 
 
+def _parse_bracket_list(t: str, s: str, elem: StrParser, tname: str) -> list:
+    """pgvector's '[1, 2.5, -3e0]': one flat list of elements, no NULLs, no quoting."""
+    if not t.endswith("]"):
+        raise _syntax(tname, s)
+    inner = t[1:-1].strip(_ARR_WS)
+    if not inner:
+        return []
+    out = []
+    for part in inner.split(","):
+        raw = part.strip(_ARR_WS)
+        if not raw or any(c in raw for c in '[]{}"\\'):
+            raise _syntax(tname, s)
+        out.append(elem(raw))
+    return out
+
+
 # ------------------------------------------------------------------ factory
+
+# Array element types whose arrays also take pgvector's '[...]' text (vector is FLOAT[n]).
+_VECTOR_ELEMS = frozenset({"float4", "float8"})
 
 
 @functools.lru_cache(maxsize=512)  # pure; Bind calls it per parameter of every execution
@@ -394,7 +420,8 @@ def text_decoder(oid: int, zone: str | None = None) -> Decoder:
         ekind = ELEM_OF_ARRAY[oid]
         ep = parsers.get(ekind, _identity)
         tname = (BY_OID[oid].name[1:]) + "[]"
-        return lambda b: parse_array(_utf8(b), ep, tname)
+        brackets = ekind in _VECTOR_ELEMS
+        return lambda b: parse_array(_utf8(b), ep, tname, brackets)
     t = BY_OID.get(oid)
     p = parsers.get(t.name) if t else None
     if p is None:

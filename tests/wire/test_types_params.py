@@ -208,6 +208,49 @@ def test_text_inputs_postgres_accepts() -> None:
     assert dec(0, 0)(b"anything") == "anything"
 
 
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (b"[1,2,3]", [1.0, 2.0, 3.0]),
+        (b"[1.0, 0.0, 0.5]", [1.0, 0.0, 0.5]),
+        (b"  [ -0.21 ,1e-3, 2E2 ,+4.5e+1 ]\n", [-0.21, 1e-3, 200.0, 45.0]),
+        (b"[.5]", [0.5]),
+        (b"[]", []),
+        (b"{1,2,3}", [1.0, 2.0, 3.0]),
+        (b"[1:3]={1,2,3}", [1.0, 2.0, 3.0]),
+        (b"[0:0]={7}", [7.0]),
+    ],
+)
+def test_float_arrays_take_pgvector_text(text: bytes, expected: list) -> None:
+    # langchain-postgres and psycopg bind embeddings as pgvector text '[...]'.
+    assert param_decoder(1022, 0)(text) == expected
+    got = param_decoder(1021, 0)(text)
+    assert got == [struct.unpack(">f", struct.pack(">f", v))[0] for v in expected]
+
+
+@pytest.mark.parametrize(
+    "oid, text, needle",
+    [
+        (1021, b"[1,2", "float4[]"),
+        (1021, b"[1,,2]", "float4[]"),
+        (1021, b"[1,2,]", "float4[]"),
+        (1021, b"[[1,2],[3,4]]", "float4[]"),
+        (1021, b'["1",2]', "float4[]"),
+        (1021, b"[1,NULL]", "real"),
+        (1021, b"[1,abc]", 'real: "abc"'),
+        (1022, b"[1 2]", "double precision"),
+        (1021, b"[1,2]x", "float4[]"),
+        (1007, b"[1,2,3]", "int4[]"),  # only float arrays (vectors) take the bracket form
+        (1009, b"[a,b]", "text[]"),
+    ],
+)
+def test_pgvector_text_errors(oid: int, text: bytes, needle: str) -> None:
+    with pytest.raises(ParamDecodeError) as ei:
+        param_decoder(oid, 0)(text)
+    assert ei.value.sqlstate == "22P02"
+    assert needle in str(ei.value)
+
+
 def test_type_name_mapping() -> None:
     assert pg_type_for("DECIMAL(10,2)").typmod == ((10 << 16) | 2) + 4
     assert pg_type_for("STRUCT(a INTEGER)").oid == 25
