@@ -3,6 +3,8 @@
 - type `vector(n)` -> `FLOAT[n]`; unsized `vector` -> `FLOAT[vector_dims]` (DuckDB's
   array functions and HNSW need a fixed size);
 - `'[1,2,3]'::vector` -> `CAST('[1,2,3]' AS FLOAT[3])` (size counted from the literal);
+  `$1::vector` -> `CAST($1 AS FLOAT[])` (the bound value's length), except as an operand
+  of a distance operator, where it is FLOAT[vector_dims];
 - operators (parsed by transpiler.dialects, rendered by its generator): `<=>` ->
   array_cosine_distance, `<->` -> array_distance, `<#>` -> array_negative_inner_product;
   a bare '[..]' string or a `$n` operand is cast to FLOAT[n] / FLOAT[vector_dims].
@@ -39,6 +41,17 @@ def float_array(size: int) -> exp.DataType:
     )
 
 
+def float_list() -> exp.DataType:
+    return exp.DataType(
+        this=exp.DType.ARRAY, expressions=[exp.DataType(this=exp.DType.FLOAT)], nested=True
+    )
+
+
+def _in_distance(node: exp.Expr) -> bool:
+    """An operand of a distance operator (DuckDB's array functions need a fixed size)."""
+    return isinstance(node.parent, (CosineDistance, NegInnerProduct, exp.Distance))
+
+
 def _vector_size(dtype: exp.DataType) -> int | None:
     params = dtype.expressions
     if params and isinstance(params[0].this, exp.Literal):
@@ -72,6 +85,11 @@ def rewrite(nodes: list[exp.Expr], dims: int) -> None:
         operand = cast.this
         if size is None and isinstance(operand, exp.Literal) and operand.is_string:
             size = vector_literal_size(operand.this)
+        if size is None and isinstance(operand, exp.Parameter) and not _in_distance(cast):
+            # '$1::vector' takes whatever length the bound value has, as in pgvector;
+            # DuckDB casts the list to the column's FLOAT[n] on INSERT / UPDATE.
+            cast.set("to", float_list())
+            continue
         cast.set("to", float_array(size or dims))
     for node in nodes:
         if _is_vector_type(node) and attached(node):

@@ -44,6 +44,30 @@ def test_vector_literal_cast_sized_from_literal() -> None:
     assert sql("SELECT '[1,2,3]'::vector") == "SELECT CAST('[1,2,3]' AS REAL[3])"
 
 
+def test_vector_literal_casts_sized_or_explicit() -> None:
+    assert sql("SELECT CAST('[1,2,3]' AS vector(3))") == "SELECT CAST('[1,2,3]' AS REAL[3])"
+    assert sql("SELECT CAST(' [1.0, 0.0, -5e-1] ' AS vector)") == (
+        "SELECT CAST(' [1.0, 0.0, -5e-1] ' AS REAL[3])"
+    )
+
+
+def test_unsized_vector_cast_of_parameter_takes_bound_length() -> None:
+    # pgvector's '$1::vector' has no size: a list DuckDB casts to the column's FLOAT[n].
+    assert sql("INSERT INTO t VALUES ($1, $2::vector)") == (
+        "INSERT INTO t VALUES ($1, CAST($2 AS REAL[]))"
+    )
+    assert sql("UPDATE t SET e = CAST($1 AS vector) WHERE id = $2") == (
+        "UPDATE t SET e = CAST($1 AS REAL[]) WHERE id = $2"
+    )
+    assert (
+        sql("INSERT INTO t VALUES ($1::vector(3))") == "INSERT INTO t VALUES (CAST($1 AS REAL[3]))"
+    )
+    # Distance functions need a fixed size: the operand keeps FLOAT[vector_dims].
+    assert sql("SELECT e <-> $1::vector FROM t", dims=8) == (
+        "SELECT ARRAY_DISTANCE(e, CAST($1 AS REAL[8])) FROM t"
+    )
+
+
 def test_duckdb_float_array_type_is_kept_four_byte() -> None:
     assert sql("CREATE TABLE t (e FLOAT[3], p float)") == "CREATE TABLE t (e REAL[3], p DOUBLE)"
     assert sql("SELECT [1, 2]::FLOAT[2]") == "SELECT CAST([1, 2] AS REAL[2])"
