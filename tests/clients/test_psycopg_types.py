@@ -105,6 +105,46 @@ def test_float_vector_column_arrives_as_list_of_floats(conn, binary, table_name)
     conn.execute(f"DROP TABLE {table_name}")
 
 
+# pgvector's text form, as langchain-postgres and pgvector-python bind embeddings.
+PGVECTOR_TEXT = [
+    ("[1,2,3]", [1.0, 2.0, 3.0]),
+    ("[1.0, 0.0, 0.5]", [1.0, 0.0, 0.5]),
+    (" [-0.25,1e-1, 2E2 ] ", [-0.25, 0.1, 200.0]),
+]
+
+
+@pytest.mark.parametrize("prepare", [False, True], ids=["unprepared", "prepared"])
+@pytest.mark.parametrize("column", ["vector(3)", "FLOAT[3]"])
+def test_pgvector_text_parameters_into_vector_column(conn, prepare, column, table_name) -> None:
+    conn.execute(f"CREATE TABLE {table_name} (id int, e {column})")
+    n = 0
+    for placeholder in ("%s", "%s::vector", "%s::vector(3)", "CAST(%s AS vector)"):
+        for text, _ in PGVECTOR_TEXT:
+            n += 1
+            conn.execute(
+                f"INSERT INTO {table_name} VALUES (%s, {placeholder})", (n, text), prepare=prepare
+            )
+    got = conn.execute(f"SELECT e FROM {table_name} ORDER BY id").fetchall()
+    assert [r[0] for r in got] == [v for _, v in PGVECTOR_TEXT] * 4  # float4 text: shortest
+    # The same text as a literal, in the simple query protocol, stores the same values.
+    conn.execute(
+        f"INSERT INTO {table_name} VALUES (100, '[1.0, 0.0, 0.5]'), "
+        f"(101, '[1,2,3]'::vector), (102, CAST('[1,2,3]' AS vector(3)))"
+    )
+    assert conn.execute(
+        f"SELECT count(*) FROM {table_name} a JOIN {table_name} b ON a.e = b.e "
+        "WHERE a.id >= 100 AND b.id < 100"
+    ).fetchone() == (4 + 4 + 4,)  # row 100 matches 4 rows; 101 and 102 match 4 each
+    # Updates and filters bind the text form too; a bad element is 22P02, as in PostgreSQL.
+    conn.execute(f"UPDATE {table_name} SET e = %s WHERE e = %s::vector", ("[9,9,9]", "[1,2,3]"))
+    assert conn.execute(
+        f"SELECT count(*) FROM {table_name} WHERE e = %s", ("[9, 9, 9]",)
+    ).fetchone() == (6,)
+    with pytest.raises(psycopg.errors.InvalidTextRepresentation):
+        conn.execute(f"INSERT INTO {table_name} VALUES (0, %s)", ("[1,x,3]",))
+    conn.execute(f"DROP TABLE {table_name}")
+
+
 @pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
 def test_json_parameters(conn, binary) -> None:
     cur = conn.cursor(binary=binary)
