@@ -62,6 +62,9 @@ def test_unsized_vector_cast_of_parameter_takes_bound_length() -> None:
     assert (
         sql("INSERT INTO t VALUES ($1::vector(3))") == "INSERT INTO t VALUES (CAST($1 AS REAL[3]))"
     )
+    assert sql("INSERT INTO t VALUES ($1::text::vector)") == (
+        "INSERT INTO t VALUES (CAST(CAST($1 AS TEXT) AS REAL[]))"
+    )
     # Distance functions need a fixed size: the operand keeps FLOAT[vector_dims].
     assert sql("SELECT e <-> $1::vector FROM t", dims=8) == (
         "SELECT ARRAY_DISTANCE(e, CAST($1 AS REAL[8])) FROM t"
