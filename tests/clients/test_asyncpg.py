@@ -77,6 +77,37 @@ def test_json_and_vectors(server, table_name) -> None:
     run(server, body)
 
 
+@pytest.mark.parametrize("column", ["vector(3)", "FLOAT[3]"], ids=["vector", "float_array"])
+def test_vector_parameters(server, column, table_name) -> None:
+    """asyncpg encodes by the described type (float4[], binary): lists go in as they are;
+    pgvector's text '[...]' goes in through a text parameter cast to vector."""
+
+    async def body(conn: asyncpg.Connection) -> None:
+        await conn.execute(f"CREATE TABLE {table_name} (id int, e {column})")
+        ins = f"INSERT INTO {table_name} VALUES ($1, {{}})"
+        for n, placeholder in enumerate(
+            ("$2", "$2::vector", "$2::vector(3)", "CAST($2 AS vector)")
+        ):
+            stmt = await conn.prepare(ins.format(placeholder))
+            assert [t.name for t in stmt.get_parameters()][1] == "float4[]"
+            await stmt.fetch(n, [1.0, 0.0, 0.5])
+        for n, text in enumerate(("[1.0, 0.0, 0.5]", " [1,0,5e-1] ", "[1, -0, .5]"), start=10):
+            await conn.execute(ins.format("$2::text::vector"), n, text)
+        await conn.execute(f"INSERT INTO {table_name} VALUES (20, '[1.0, 0.0, 0.5]'::vector)")
+        rows = await conn.fetch(f"SELECT id, e FROM {table_name} ORDER BY id")
+        assert [r["id"] for r in rows] == [0, 1, 2, 3, 10, 11, 12, 20]
+        assert all(r["e"] == [1.0, 0.0, 0.5] for r in rows)
+        got = await conn.fetchval(
+            f"SELECT count(*) FROM {table_name} WHERE e = $1::vector", [1.0, 0.0, 0.5]
+        )
+        assert got == 8
+        with pytest.raises(asyncpg.InvalidTextRepresentationError):
+            await conn.execute(ins.format("$2::text::vector"), 99, "[1,x,3]")
+        await conn.execute(f"DROP TABLE {table_name}")
+
+    run(server, body)
+
+
 def test_inferred_parameters_and_prepared_reuse(server, table_name) -> None:
     async def body(conn: asyncpg.Connection) -> None:
         await conn.execute(
