@@ -3,8 +3,9 @@
 - type `vector(n)` -> `FLOAT[n]`; unsized `vector` -> `FLOAT[vector_dims]` (DuckDB's
   array functions and HNSW need a fixed size);
 - `'[1,2,3]'::vector` -> `CAST('[1,2,3]' AS FLOAT[3])` (size counted from the literal);
-  `$1::vector` (or `$1::text::vector`) -> `CAST($1 AS FLOAT[])` (the bound value's
-  length), except as an operand of a distance operator, where it is FLOAT[vector_dims];
+  `$1::vector` (or `$1::text::vector`) as a value stored or compared -> `CAST($1 AS
+  FLOAT[])` (the bound value's length); as a function argument or a distance operand it
+  is FLOAT[vector_dims];
 - operators (parsed by transpiler.dialects, rendered by its generator): `<=>` ->
   array_cosine_distance, `<->` -> array_distance, `<#>` -> array_negative_inner_product;
   a bare '[..]' string or a `$n` operand is cast to FLOAT[n] / FLOAT[vector_dims].
@@ -54,9 +55,14 @@ def _is_parameter(node: exp.Expr) -> bool:
     return isinstance(node, exp.Parameter)
 
 
-def _in_distance(node: exp.Expr) -> bool:
-    """An operand of a distance operator (DuckDB's array functions need a fixed size)."""
-    return isinstance(node.parent, (CosineDistance, NegInnerProduct, exp.Distance))
+# Where `$1::vector` may stay a list of any length: a VALUES row, SET e = ..., e = ...,
+# a projection. Function arguments and distance operands (DuckDB's array functions need
+# a fixed size) keep FLOAT[vector_dims].
+_LIST_PARENTS = (exp.Tuple, exp.EQ, exp.NEQ, exp.Alias, exp.Select)
+
+
+def _stored_as_is(cast: exp.Cast) -> bool:
+    return isinstance(cast.parent, _LIST_PARENTS)
 
 
 def _vector_size(dtype: exp.DataType) -> int | None:
@@ -92,7 +98,7 @@ def rewrite(nodes: list[exp.Expr], dims: int) -> None:
         operand = cast.this
         if size is None and isinstance(operand, exp.Literal) and operand.is_string:
             size = vector_literal_size(operand.this)
-        if size is None and _is_parameter(operand) and not _in_distance(cast):
+        if size is None and _is_parameter(operand) and _stored_as_is(cast):
             # '$1::vector' takes whatever length the bound value has, as in pgvector;
             # DuckDB casts the list to the column's FLOAT[n] on INSERT / UPDATE.
             cast.set("to", float_list())

@@ -52,7 +52,8 @@ def test_vector_literal_casts_sized_or_explicit() -> None:
 
 
 def test_unsized_vector_cast_of_parameter_takes_bound_length() -> None:
-    # pgvector's '$1::vector' has no size: a list DuckDB casts to the column's FLOAT[n].
+    # pgvector's '$1::vector' has no size: stored or compared, a list DuckDB casts to the
+    # column's FLOAT[n].
     assert sql("INSERT INTO t VALUES ($1, $2::vector)") == (
         "INSERT INTO t VALUES ($1, CAST($2 AS REAL[]))"
     )
@@ -65,7 +66,13 @@ def test_unsized_vector_cast_of_parameter_takes_bound_length() -> None:
     assert sql("INSERT INTO t VALUES ($1::text::vector)") == (
         "INSERT INTO t VALUES (CAST(CAST($1 AS TEXT) AS REAL[]))"
     )
-    # Distance functions need a fixed size: the operand keeps FLOAT[vector_dims].
+    assert sql("SELECT array_cosine_similarity(e, $1::vector) FROM t", dims=8) == (
+        "SELECT ARRAY_COSINE_SIMILARITY(e, CAST($1 AS REAL[8])) FROM t"
+    )
+    assert sql(
+        "SELECT * FROM t ORDER BY semantic_rank(embedding, $1::vector) DESC LIMIT 3", dims=8
+    ) == ("SELECT * FROM t ORDER BY ARRAY_COSINE_DISTANCE(embedding, CAST($1 AS REAL[8])) LIMIT 3")
+    # Function arguments and distance operands need a fixed size: FLOAT[vector_dims].
     assert sql("SELECT e <-> $1::vector FROM t", dims=8) == (
         "SELECT ARRAY_DISTANCE(e, CAST($1 AS REAL[8])) FROM t"
     )
