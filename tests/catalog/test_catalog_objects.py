@@ -291,3 +291,21 @@ def test_declared_functions_are_in_pg_proc(cur: duckdb.DuckDBPyConnection) -> No
     ours = cur.execute("SELECT oid FROM pg_proc WHERE prolang = 12").fetchall()
     others = cur.execute("SELECT oid FROM pg_proc WHERE prolang <> 12").fetchall()
     assert len(ours) == len(set(ours)) >= 7 and not set(ours) & set(others)
+
+
+def test_system_catalogs_have_tableoid_and_postgres_oids(cur: duckdb.DuckDBPyConnection) -> None:
+    # PostgreSQL's `tableoid` system column: the catalog's own OID, which pg_class lists.
+    assert cur.execute(
+        "SELECT DISTINCT x.tableoid FROM pg_extension x JOIN pg_namespace n "
+        "ON n.oid = x.extnamespace"
+    ).fetchall() == [(3079,)]
+    for name, oid in [("pg_class", 1259), ("pg_type", 1247), ("pg_namespace", 2615),
+                      ("pg_proc", 1255), ("pg_am", 2601), ("pg_attribute", 1249)]:  # fmt: skip
+        assert cur.execute(f"SELECT DISTINCT tableoid FROM {name}").fetchall() == [(oid,)]
+        assert cur.execute(
+            "SELECT oid, relkind, relnamespace FROM pg_class WHERE relname = ?", [name]
+        ).fetchall() == [(oid, "r", 11)]
+    # the wrapped views' bases are helpers, never listed
+    assert cur.execute(
+        "SELECT count(*) FROM pg_class WHERE relname LIKE '\\_\\_hati%' ESCAPE '\\'"
+    ).fetchall() == [(0,)]

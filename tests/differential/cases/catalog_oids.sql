@@ -1,0 +1,5 @@
+-- The system catalogs' own OIDs: pg_class lists them, each has the tableoid system column.
+-- @query catalog_tableoid
+SELECT (SELECT DISTINCT tableoid FROM pg_extension) AS ext, (SELECT DISTINCT tableoid FROM pg_namespace) AS nsp, (SELECT DISTINCT tableoid FROM pg_class) AS cls, (SELECT DISTINCT tableoid FROM pg_type) AS typ, (SELECT DISTINCT tableoid FROM pg_proc) AS proc
+-- @query catalogs_in_pg_class
+SELECT relname, oid::bigint, relkind FROM pg_class WHERE relname IN ('pg_class', 'pg_type', 'pg_namespace', 'pg_extension', 'pg_proc', 'pg_am', 'pg_attribute', 'pg_constraint', 'pg_description', 'pg_depend') AND relnamespace = 11 ORDER BY relname
