@@ -309,3 +309,13 @@ def test_system_catalogs_have_tableoid_and_postgres_oids(cur: duckdb.DuckDBPyCon
     assert cur.execute(
         "SELECT count(*) FROM pg_class WHERE relname LIKE '\\_\\_hati%' ESCAPE '\\'"
     ).fetchall() == [(0,)]
+
+
+def test_acldefault_is_the_owners_default_privileges(cur: duckdb.DuckDBPyConnection) -> None:
+    assert cur.execute(
+        "SELECT n.nspname, acldefault('n', n.nspowner) FROM pg_namespace n "
+        "WHERE n.nspname = 'public'"
+    ).fetchall() == [("public", ["hatidata=UC/hatidata"])]
+    assert cur.execute("SELECT acldefault('r', 10), acldefault('c', 10)").fetchall() == [
+        (["hatidata=arwdDxt/hatidata"], [])
+    ]

@@ -272,3 +272,23 @@ SELECT keyword_name AS word,
        CASE WHEN keyword_category <> 'reserved' THEN 'can be bare label'
             ELSE 'requires AS' END AS baredesc
 FROM duckdb_keywords();
+
+-- acldefault(kind, owner): the privileges an object of that kind has while its ACL is NULL
+-- (aclitem[] as text, as PostgreSQL 15 prints them); pg_dump compares an object's ACL with it.
+CREATE OR REPLACE MACRO __hati_catalog.pg.acldefault(kind, owner_oid) AS (
+    SELECT CASE kind
+        WHEN 'c' THEN []::VARCHAR[]
+        WHEN 'r' THEN [__h_o.o || '=arwdDxt/' || __h_o.o]
+        WHEN 's' THEN [__h_o.o || '=rwU/' || __h_o.o]
+        WHEN 'd' THEN ['=Tc/' || __h_o.o, __h_o.o || '=CTc/' || __h_o.o]
+        WHEN 'f' THEN ['=X/' || __h_o.o, __h_o.o || '=X/' || __h_o.o]
+        WHEN 'l' THEN ['=U/' || __h_o.o, __h_o.o || '=U/' || __h_o.o]
+        WHEN 'L' THEN [__h_o.o || '=rw/' || __h_o.o]
+        WHEN 'n' THEN [__h_o.o || '=UC/' || __h_o.o]
+        WHEN 't' THEN [__h_o.o || '=C/' || __h_o.o]
+        WHEN 'F' THEN [__h_o.o || '=U/' || __h_o.o]
+        WHEN 'S' THEN [__h_o.o || '=U/' || __h_o.o]
+        WHEN 'T' THEN ['=U/' || __h_o.o, __h_o.o || '=U/' || __h_o.o]
+        WHEN 'p' THEN []::VARCHAR[]
+        ELSE error('unrecognized object type abbreviation: ' || kind) END
+    FROM (SELECT __hati_catalog.pg.pg_get_userbyid(owner_oid) AS o) __h_o);
