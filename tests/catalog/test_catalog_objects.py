@@ -333,3 +333,17 @@ def test_pg_dump_catalogs_exist_empty_and_proargtypes_is_an_oidvector(
     assert cur.execute("SELECT proargtypes FROM pg_proc WHERE proname = 'two_args'").fetchall() == [
         ("2283 2283",)
     ]
+
+
+def test_pg_options_to_table_takes_an_outer_column(cur: duckdb.DuckDBPyConnection) -> None:
+    # DuckDB's table macros cannot take an outer query's column; the transpiler makes the
+    # call a derived table, as pg_dump's correlated subqueries need.
+    from transpiler import transpile
+
+    (st,) = transpile(
+        "SELECT x, array_to_string(ARRAY(SELECT quote_ident(option_name) || ' ' || "
+        "quote_literal(option_value) FROM pg_catalog.pg_options_to_table(o) "
+        "ORDER BY option_name), ', ') FROM (VALUES (1, ARRAY['b=2', 'a=x=1']), (2, NULL)) v(x, o) "
+        "ORDER BY x"
+    )
+    assert cur.execute(st.sql).fetchall() == [(1, "a 'x=1', b '2'"), (2, "")]
