@@ -67,7 +67,8 @@ class TransactionCommand:
 @dataclass(frozen=True, slots=True)
 class UtilityCommand:
     """Statements the server acknowledges itself: DISCARD ALL, CLOSE ALL, LISTEN x,
-    UNLISTEN *, DEALLOCATE [ALL|name], CREATE EXTENSION name. `name` is the normalised
+    UNLISTEN *, DEALLOCATE [ALL|name], CREATE EXTENSION name, LOCK TABLE names (as
+    written: "lock public.t, \"T\""). `name` is the normalised
     statement, lower case, e.g. "discard all", "close all", "unlisten *", "listen chan",
     "deallocate all", "deallocate stmt1", "create extension vector"."""
 

@@ -16,6 +16,9 @@
 
 from __future__ import annotations
 
+from functools import cache
+
+import sqlglot
 from sqlglot import exp
 
 from transpiler import any_array, varchar_length
@@ -163,7 +166,41 @@ def _schema_part(ident: exp.Identifier | None) -> None:
         ident.set("this", "main")
 
 
+# Set-returning catalog functions as derived tables: DuckDB's table macros cannot take a
+# column of the outer query (`FROM pg_options_to_table(fdwoptions)` in a correlated
+# subquery), a derived table can. `{0}` is the argument.
+_SRF_AS_SUBQUERY = {
+    # options ('name=value' items) as (option_name, option_value); value after the first '='
+    "pg_options_to_table": (
+        "SELECT CASE WHEN strpos(__hati_opt, '=') > 0 THEN substr(__hati_opt, 1, strpos(__hati_opt, '=') - 1) ELSE __hati_opt END"
+        " AS option_name,"
+        " CASE WHEN strpos(__hati_opt, '=') > 0 THEN substr(__hati_opt, strpos(__hati_opt, '=') + 1) END AS option_value"
+        " FROM (SELECT unnest(CAST({0} AS VARCHAR[])) AS __hati_opt) AS __hati_opts"
+    ),
+}
+
+
+@cache
+def _srf_template(template: str) -> exp.Expr:
+    return sqlglot.parse_one(template.format("__hati_arg"), read="duckdb")
+
+
+def _srf_query(template: str) -> exp.Expr:
+    return _srf_template(template).copy()
+
+
 def _table(node: exp.Table) -> None:
+    fn = node.this
+    if isinstance(fn, exp.Anonymous) and len(fn.expressions) == 1:
+        template = _SRF_AS_SUBQUERY.get(fn.name.lower())
+        if template is not None:
+            query = _srf_query(template)
+            for col in query.find_all(exp.Column):
+                if col.name == "__hati_arg":
+                    col.replace(fn.expressions[0].copy())
+            alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(fn.name))
+            node.replace(exp.Subquery(this=query, alias=alias))
+            return
     catalog = node.args.get("catalog")
     if catalog is not None and catalog.name.lower() not in _KEEP_CATALOGS:
         node.set("catalog", None)

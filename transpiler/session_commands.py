@@ -1,5 +1,5 @@
 """Session-level statements the server answers itself: SET, RESET, SHOW, transaction
-control and utilities (DISCARD, CLOSE, LISTEN, UNLISTEN, DEALLOCATE).
+control and utilities (DISCARD, CLOSE, LISTEN, UNLISTEN, DEALLOCATE, LOCK).
 
 Parsed from tokens by hand: sqlglot turns most of these into opaque Commands, and
 they are the hottest statements of a pooled driver (asyncpg's reset query).
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from sqlglot.tokens import Token, TokenType
 
+from transpiler.dialects import POSTGRES, tokenize
 from transpiler.model import (
     Command,
     ResetCommand,
@@ -37,6 +38,7 @@ SESSION_WORDS = frozenset(
         "LISTEN",
         "UNLISTEN",
         "DEALLOCATE",
+        "LOCK",
     }
 )
 _TX_NOISE = {"WORK", "TRANSACTION"}
@@ -80,6 +82,8 @@ def parse_session(tokens: list[Token], text: str) -> SessionParse | None:
         )
     if head in ("DISCARD", "CLOSE", "LISTEN", "UNLISTEN", "DEALLOCATE"):
         return _utility(tokens, words, text)
+    if head == "LOCK":
+        return _lock(tokens, words, text)
     return _transaction(tokens, words, text)
 
 
@@ -182,6 +186,33 @@ def _utility(tokens: list[Token], words: list[str], text: str) -> SessionParse:
     return SessionParse("utility", tag, UtilityCommand(name), text)
 
 
+def _lock(tokens: list[Token], words: list[str], text: str) -> SessionParse:
+    """`LOCK [TABLE] [ONLY] name [*] [, ...] [IN mode MODE] [NOWAIT]`: UtilityCommand
+    "lock <name>, <name>", each name as written (quoted parts keep their quotes), for the
+    server to check the tables exist."""
+    if len(tokens) == 2 and tokens[1].token_type is TokenType.STRING:
+        # LOCK is a "command" token: the tokenizer hands back the rest as one string.
+        tokens = [tokens[0], *tokenize(POSTGRES, tokens[1].text)]
+        words = [t.text.upper() for t in tokens]
+    i = 1
+    while i < len(words) and words[i] in ("TABLE", "ONLY"):
+        i += 1
+    names: list[str] = []
+    current = ""
+    for token, word in zip(tokens[i:], words[i:], strict=True):
+        if word in ("IN", "NOWAIT"):
+            break
+        if token.token_type is TokenType.COMMA:
+            names.append(current)
+            current = ""
+        elif token.token_type is TokenType.IDENTIFIER:
+            current += '"' + token.text.replace('"', '""') + '"'
+        elif token.token_type is not TokenType.STAR:
+            current += token.text
+    names.append(current)
+    return SessionParse("utility", "LOCK TABLE", UtilityCommand("lock " + ", ".join(names)), text)
+
+
 def _create_extension(tokens: list[Token], text: str) -> SessionParse:
     """`CREATE EXTENSION [IF NOT EXISTS] name [WITH] [SCHEMA s] [VERSION v] [CASCADE]`: the
     server says whether it has that extension built in (UtilityCommand "create extension
@@ -205,6 +236,10 @@ def _transaction(tokens: list[Token], words: list[str], text: str) -> SessionPar
             return None
         cmd = TransactionCommand("begin", _options(tokens[2:]))
         return SessionParse("begin", "START TRANSACTION", cmd, "BEGIN TRANSACTION")
+    if len(tokens) == 2 and tokens[1].token_type is TokenType.STRING:
+        # LOCK is a "command" token: the tokenizer hands back the rest as one string.
+        tokens = [tokens[0], *tokenize(POSTGRES, tokens[1].text)]
+        words = [t.text.upper() for t in tokens]
     i = 1
     while i < len(words) and words[i] in _TX_NOISE:
         i += 1

@@ -191,7 +191,30 @@ async def _utility(runner: StatementRunner, session: ClientSession, cmd: Utility
         return name.upper()
     if name.startswith("create extension"):
         return _create_extension(name.removeprefix("create extension").strip())
+    if name.startswith("lock "):
+        return await _lock(runner, name.removeprefix("lock ").split(", "))
     raise PgError("0A000", f"{name.upper()} is not supported")
+
+
+async def _lock(runner: StatementRunner, tables: list[str]) -> str:
+    """LOCK TABLE: DuckDB has no table locks; a transaction's reads already see one snapshot
+    (what pg_dump's ACCESS SHARE locks are for) and conflicting writes fail at commit. So
+    it checks what PostgreSQL checks (a transaction block, the tables exist) and locks
+    nothing."""
+    if runner.txn_status == "I" and not runner.implicit:
+        raise PgError("25P01", "LOCK TABLE can only be used in transaction blocks")
+    sql = "SELECT __hati_catalog.pg.to_regclass(?)"
+
+    def missing() -> str | None:
+        for table in tables:
+            if runner.cursor.execute(sql, [table]).fetchone()[0] is None:
+                return table
+        return None
+
+    absent = await runner.call(missing, sql=sql)
+    if absent is not None:
+        raise PgError("42P01", f'relation "{absent}" does not exist')
+    return "LOCK TABLE"
 
 
 # Extensions whose SQL hatiproxy provides itself (listed in pg_catalog.pg_extension).

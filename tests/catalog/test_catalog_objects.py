@@ -281,7 +281,7 @@ def test_declared_functions_are_in_pg_proc(cur: duckdb.DuckDBPyConnection) -> No
         "obj_description(oid, 'pg_proc') FROM pg_proc WHERE proname = 'recall'"
     ).fetchone()
     assert row == (
-        [25, 20, 25, 1184, 1021], [25, 20, 25, 1184, 1021, 2950, 701, 114],
+        "25 20 25 1184 1021", [25, 20, 25, 1184, 1021, 2950, 701, 114],
         ["i", "i", "i", "i", "i", "t", "t", "t"],
         ["query", "top_k", "kind", "since", "v", "id", "score", "meta"], 2249, "Find things",
     )  # fmt: skip
@@ -291,3 +291,59 @@ def test_declared_functions_are_in_pg_proc(cur: duckdb.DuckDBPyConnection) -> No
     ours = cur.execute("SELECT oid FROM pg_proc WHERE prolang = 12").fetchall()
     others = cur.execute("SELECT oid FROM pg_proc WHERE prolang <> 12").fetchall()
     assert len(ours) == len(set(ours)) >= 7 and not set(ours) & set(others)
+
+
+def test_system_catalogs_have_tableoid_and_postgres_oids(cur: duckdb.DuckDBPyConnection) -> None:
+    # PostgreSQL's `tableoid` system column: the catalog's own OID, which pg_class lists.
+    assert cur.execute(
+        "SELECT DISTINCT x.tableoid FROM pg_extension x JOIN pg_namespace n "
+        "ON n.oid = x.extnamespace"
+    ).fetchall() == [(3079,)]
+    for name, oid in [("pg_class", 1259), ("pg_type", 1247), ("pg_namespace", 2615),
+                      ("pg_proc", 1255), ("pg_am", 2601), ("pg_attribute", 1249)]:  # fmt: skip
+        assert cur.execute(f"SELECT DISTINCT tableoid FROM {name}").fetchall() == [(oid,)]
+        assert cur.execute(
+            "SELECT oid, relkind, relnamespace FROM pg_class WHERE relname = ?", [name]
+        ).fetchall() == [(oid, "r", 11)]
+    # the wrapped views' bases are helpers, never listed
+    assert cur.execute(
+        "SELECT count(*) FROM pg_class WHERE relname LIKE '\\_\\_hati%' ESCAPE '\\'"
+    ).fetchall() == [(0,)]
+
+
+def test_acldefault_is_the_owners_default_privileges(cur: duckdb.DuckDBPyConnection) -> None:
+    assert cur.execute(
+        "SELECT n.nspname, acldefault('n', n.nspowner) FROM pg_namespace n "
+        "WHERE n.nspname = 'public'"
+    ).fetchall() == [("public", ["hatidata=UC/hatidata"])]
+    assert cur.execute("SELECT acldefault('r', 10), acldefault('c', 10)").fetchall() == [
+        (["hatidata=arwdDxt/hatidata"], [])
+    ]
+
+
+def test_pg_dump_catalogs_exist_empty_and_proargtypes_is_an_oidvector(
+    cur: duckdb.DuckDBPyConnection,
+) -> None:
+    for name in ("pg_init_privs", "pg_transform", "pg_default_acl", "pg_aggregate",
+                 "pg_opfamily", "pg_ts_config", "pg_subscription", "pg_seclabel",
+                 "pg_largeobject_metadata", "pg_db_role_setting"):  # fmt: skip
+        assert cur.execute(f"SELECT count(*), count(tableoid) FROM {name}").fetchall() == [(0, 0)]
+    # oidvector's text form: space-separated, as pg_dump and pgjdbc split it
+    cur.execute("CREATE MACRO two_args(a, b) AS a + b")
+    assert cur.execute("SELECT proargtypes FROM pg_proc WHERE proname = 'two_args'").fetchall() == [
+        ("2283 2283",)
+    ]
+
+
+def test_pg_options_to_table_takes_an_outer_column(cur: duckdb.DuckDBPyConnection) -> None:
+    # DuckDB's table macros cannot take an outer query's column; the transpiler makes the
+    # call a derived table, as pg_dump's correlated subqueries need.
+    from transpiler import transpile
+
+    (st,) = transpile(
+        "SELECT x, array_to_string(ARRAY(SELECT quote_ident(option_name) || ' ' || "
+        "quote_literal(option_value) FROM pg_catalog.pg_options_to_table(o) "
+        "ORDER BY option_name), ', ') FROM (VALUES (1, ARRAY['b=2', 'a=x=1']), (2, NULL)) v(x, o) "
+        "ORDER BY x"
+    )
+    assert cur.execute(st.sql).fetchall() == [(1, "a 'x=1', b '2'"), (2, "")]

@@ -106,6 +106,9 @@ def test_transactions(sql: str, kind: str, tag: str, command: TransactionCommand
             "CREATE EXTENSION",
             "create extension uuid-ossp",
         ),
+        ("LOCK TABLE public.items IN ACCESS SHARE MODE", "LOCK TABLE", "lock public.items"),
+        ('lock only "Foo", b.c * nowait', "LOCK TABLE", 'lock "Foo", b.c'),
+        ("LOCK items", "LOCK TABLE", "lock items"),
     ],
 )
 def test_utilities(sql: str, tag: str, name: str) -> None:

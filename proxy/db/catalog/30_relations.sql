@@ -85,7 +85,7 @@ JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = x.database_name AND n.duck_sch
 -- relchecks leaves out varchar(n) lengths (see __hati_length_limit below), counted in
 -- DuckDB's DDL text: a second duckdb_constraints() scan would cost every pg_class query more.
 CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_rel AS
-SELECT t.table_oid::BIGINT AS oid, t.table_name AS relname, n.oid AS relnamespace,
+SELECT coalesce(co.oid, t.table_oid)::BIGINT AS oid, t.table_name AS relname, n.oid AS relnamespace,
        'r' AS relkind, t.column_count AS relnatts,
        t.check_constraint_count - len(regexp_extract_all(t.sql,
            'CHECK\(\(length\((?:"(?:[^"]|"")*"|[^()"\s]+)\) <= \d+\)\)')) AS relchecks,
@@ -94,13 +94,20 @@ SELECT t.table_oid::BIGINT AS oid, t.table_name AS relname, n.oid AS relnamespac
        n.nspname, 2::BIGINT AS relam
 FROM duckdb_tables() t
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = t.database_name AND n.duck_schema = t.schema_name
+-- a system catalog has PostgreSQL's OID (install.py CATALOG_OIDS): 'pg_class'::regclass = 1259
+LEFT JOIN __hati_catalog.pg.__hati_catalog_oid co
+  ON t.database_name = '__hati_catalog' AND t.schema_name = 'pg' AND co.relname = t.table_name
 WHERE NOT (t.database_name = '__hati_catalog' AND t.table_name LIKE '\_\_hati%' ESCAPE '\')
   AND NOT __hati_catalog.pg.__hati_internal_rel(t.schema_name, t.table_name)
 UNION ALL
-SELECT v.view_oid, v.view_name, n.oid, 'v', v.column_count, 0, FALSE, 0, v.temporary, v.comment,
+SELECT coalesce(co.oid, v.view_oid), v.view_name, n.oid,
+       CASE WHEN co.oid IS NULL THEN 'v' ELSE 'r' END,  -- a catalog is a table in PostgreSQL
+       v.column_count, 0, FALSE, 0, v.temporary, v.comment,
        v.sql, n.nspname, 0
 FROM duckdb_views() v
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = v.database_name AND n.duck_schema = v.schema_name
+LEFT JOIN __hati_catalog.pg.__hati_catalog_oid co
+  ON v.database_name = '__hati_catalog' AND v.schema_name = 'pg' AND co.relname = v.view_name
 WHERE (NOT v.internal OR v.database_name = '__hati_catalog')
   -- this package's own helper views (__hati_ns, __hati_rel, ...) are not pg_catalog's
   AND NOT (v.database_name = '__hati_catalog' AND v.view_name LIKE '\_\_hati%' ESCAPE '\')

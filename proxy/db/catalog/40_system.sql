@@ -163,3 +163,55 @@ CREATE OR REPLACE TABLE __hati_catalog.pg.pg_locks
 -- is proxy/db/backend_functions.py; the variable identifies the calling session).
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_stat_activity AS
 SELECT unnest(__hati_backend_activity(getvariable('__hati_backend')), recursive := true);
+-- More empty catalogs pg_dump reads (columns as in PostgreSQL 15).
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_init_privs
+    (objoid BIGINT, classoid BIGINT, objsubid INTEGER, privtype VARCHAR, initprivs VARCHAR[]);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_transform
+    (oid BIGINT, trftype BIGINT, trflang BIGINT, trffromsql BIGINT, trftosql BIGINT);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_default_acl
+    (oid BIGINT, defaclrole BIGINT, defaclnamespace BIGINT, defaclobjtype VARCHAR,
+     defaclacl VARCHAR[]);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_aggregate
+    (aggfnoid BIGINT, aggkind VARCHAR, aggnumdirectargs SMALLINT, aggtransfn BIGINT,
+     aggfinalfn BIGINT, aggcombinefn BIGINT, aggserialfn BIGINT, aggdeserialfn BIGINT,
+     aggmtransfn BIGINT, aggminvtransfn BIGINT, aggmfinalfn BIGINT, aggfinalextra BOOLEAN,
+     aggmfinalextra BOOLEAN, aggfinalmodify VARCHAR, aggmfinalmodify VARCHAR,
+     aggsortop BIGINT, aggtranstype BIGINT, aggtransspace INTEGER, aggmtranstype BIGINT,
+     aggmtransspace INTEGER, agginitval VARCHAR, aggminitval VARCHAR);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_opfamily
+    (oid BIGINT, opfmethod BIGINT, opfname VARCHAR, opfnamespace BIGINT, opfowner BIGINT);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_amop
+    (oid BIGINT, amopfamily BIGINT, amoplefttype BIGINT, amoprighttype BIGINT,
+     amopstrategy SMALLINT, amoppurpose VARCHAR, amopopr BIGINT, amopmethod BIGINT,
+     amopsortfamily BIGINT);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_amproc
+    (oid BIGINT, amprocfamily BIGINT, amproclefttype BIGINT, amprocrighttype BIGINT,
+     amprocnum SMALLINT, amproc BIGINT);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_ts_config
+    (oid BIGINT, cfgname VARCHAR, cfgnamespace BIGINT, cfgowner BIGINT, cfgparser BIGINT);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_ts_config_map
+    (mapcfg BIGINT, maptokentype INTEGER, mapseqno INTEGER, mapdict BIGINT);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_ts_dict
+    (oid BIGINT, dictname VARCHAR, dictnamespace BIGINT, dictowner BIGINT,
+     dicttemplate BIGINT, dictinitoption VARCHAR);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_ts_parser
+    (oid BIGINT, prsname VARCHAR, prsnamespace BIGINT, prsstart BIGINT, prstoken BIGINT,
+     prsend BIGINT, prsheadline BIGINT, prslextype BIGINT);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_ts_template
+    (oid BIGINT, tmplname VARCHAR, tmplnamespace BIGINT, tmplinit BIGINT, tmpllexize BIGINT);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_subscription
+    (oid BIGINT, subdbid BIGINT, subskiplsn VARCHAR, subname VARCHAR, subowner BIGINT,
+     subenabled BOOLEAN, subbinary BOOLEAN, substream BOOLEAN, subtwophasestate VARCHAR,
+     subdisableonerr BOOLEAN, subconninfo VARCHAR, subslotname VARCHAR,
+     subsynccommit VARCHAR, subpublications VARCHAR[]);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_seclabel
+    (objoid BIGINT, classoid BIGINT, objsubid INTEGER, provider VARCHAR, label VARCHAR);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_shdepend
+    (dbid BIGINT, classid BIGINT, objid BIGINT, objsubid INTEGER, refclassid BIGINT,
+     refobjid BIGINT, deptype VARCHAR);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_largeobject_metadata
+    (oid BIGINT, lomowner BIGINT, lomacl VARCHAR[]);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_db_role_setting
+    (setdatabase BIGINT, setrole BIGINT, setconfig VARCHAR[]);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_user_mapping
+    (oid BIGINT, umuser BIGINT, umserver BIGINT, umoptions VARCHAR[]);

@@ -180,7 +180,9 @@ SELECT f.function_oid::BIGINT AS oid, f.function_name AS proname, n.oid AS prona
        f.function_type = 'table_macro' AS proretset, 'v' AS provolatile, 'u' AS proparallel,
        len(f.parameters)::SMALLINT AS pronargs, 0::SMALLINT AS pronargdefaults,
        CASE WHEN f.function_type = 'table_macro' THEN 2249 ELSE 2283 END::BIGINT AS prorettype,
-       list_transform(f.parameters, p -> 2283::BIGINT) AS proargtypes,
+       -- oidvector: PostgreSQL's text form is the oids separated by spaces ('25 20'), which
+       -- pg_dump and pgjdbc split; an array's '{25,20}' they cannot read.
+       array_to_string(list_transform(f.parameters, p -> '2283'), ' ') AS proargtypes,
        NULL::BIGINT[] AS proallargtypes, NULL::VARCHAR[] AS proargmodes,
        f.parameters AS proargnames, NULL::VARCHAR AS proargdefaults,
        NULL::BIGINT[] AS protrftypes, f.macro_definition AS prosrc, NULL::VARCHAR AS probin,
@@ -196,7 +198,7 @@ UNION ALL
 -- hatiproxy's own functions, in public (where CREATE EXTENSION would put them)
 SELECT h.oid, h.proname, 2200, 10, 12, 1, CASE WHEN h.proretset THEN 1000 ELSE 0 END, 0, '-',
        'f', FALSE, FALSE, FALSE, h.proretset, 'v', 'u', h.pronargs, h.pronargdefaults,
-       h.prorettype, h.proargtypes, h.proallargtypes, h.proargmodes, h.proargnames, NULL, NULL,
+       h.prorettype, array_to_string(h.proargtypes, ' '), h.proallargtypes, h.proargmodes, h.proargnames, NULL, NULL,
        h.proname, NULL, NULL, NULL, NULL, h.result_text, h.arguments_text
 FROM __hati_catalog.pg.__hati_functions h;
 
@@ -272,3 +274,23 @@ SELECT keyword_name AS word,
        CASE WHEN keyword_category <> 'reserved' THEN 'can be bare label'
             ELSE 'requires AS' END AS baredesc
 FROM duckdb_keywords();
+
+-- acldefault(kind, owner): the privileges an object of that kind has while its ACL is NULL
+-- (aclitem[] as text, as PostgreSQL 15 prints them); pg_dump compares an object's ACL with it.
+CREATE OR REPLACE MACRO __hati_catalog.pg.acldefault(kind, owner_oid) AS (
+    SELECT CASE kind
+        WHEN 'c' THEN []::VARCHAR[]
+        WHEN 'r' THEN [__h_o.o || '=arwdDxt/' || __h_o.o]
+        WHEN 's' THEN [__h_o.o || '=rwU/' || __h_o.o]
+        WHEN 'd' THEN ['=Tc/' || __h_o.o, __h_o.o || '=CTc/' || __h_o.o]
+        WHEN 'f' THEN ['=X/' || __h_o.o, __h_o.o || '=X/' || __h_o.o]
+        WHEN 'l' THEN ['=U/' || __h_o.o, __h_o.o || '=U/' || __h_o.o]
+        WHEN 'L' THEN [__h_o.o || '=rw/' || __h_o.o]
+        WHEN 'n' THEN [__h_o.o || '=UC/' || __h_o.o]
+        WHEN 't' THEN [__h_o.o || '=C/' || __h_o.o]
+        WHEN 'F' THEN [__h_o.o || '=U/' || __h_o.o]
+        WHEN 'S' THEN [__h_o.o || '=U/' || __h_o.o]
+        WHEN 'T' THEN ['=U/' || __h_o.o, __h_o.o || '=U/' || __h_o.o]
+        WHEN 'p' THEN []::VARCHAR[]
+        ELSE error('unrecognized object type abbreviation: ' || kind) END
+    FROM (SELECT __hati_catalog.pg.pg_get_userbyid(owner_oid) AS o) __h_o);

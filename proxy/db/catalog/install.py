@@ -51,6 +51,32 @@ SQL_FILES = (
     "80_hati_functions.sql",
     "85_server_functions.sql",
 )
+# PostgreSQL 15's system catalogs and their own OIDs (pg_class.oid of the catalog table):
+# a catalog here of one of these names is listed in pg_class with that OID, and has
+# PostgreSQL's `tableoid` system column holding it (pg_dump reads x.tableoid, x.oid of
+# every catalog it scans, and joins pg_depend / pg_description on classid = tableoid).
+CATALOG_OIDS = {
+    "pg_aggregate": 2600, "pg_am": 2601, "pg_amop": 2602, "pg_amproc": 2603,
+    "pg_attrdef": 2604, "pg_attribute": 1249, "pg_auth_members": 1261, "pg_authid": 1260,
+    "pg_cast": 2605, "pg_class": 1259, "pg_collation": 3456, "pg_constraint": 2606,
+    "pg_conversion": 2607, "pg_database": 1262, "pg_db_role_setting": 2964,
+    "pg_default_acl": 826, "pg_depend": 2608, "pg_description": 2609, "pg_enum": 3501,
+    "pg_event_trigger": 3466, "pg_extension": 3079, "pg_foreign_data_wrapper": 2328,
+    "pg_foreign_server": 1417, "pg_foreign_table": 3118, "pg_index": 2610,
+    "pg_inherits": 2611, "pg_init_privs": 3394, "pg_language": 2612,
+    "pg_largeobject": 2613, "pg_largeobject_metadata": 2995, "pg_namespace": 2615,
+    "pg_opclass": 2616, "pg_operator": 2617, "pg_opfamily": 2753, "pg_parameter_acl": 6243,
+    "pg_partitioned_table": 3350, "pg_policy": 3256, "pg_proc": 1255,
+    "pg_publication": 6104, "pg_publication_namespace": 6237, "pg_publication_rel": 6106,
+    "pg_range": 3541, "pg_replication_origin": 6000, "pg_rewrite": 2618,
+    "pg_seclabel": 3596, "pg_sequence": 2224, "pg_shdepend": 1214,
+    "pg_shdescription": 2396, "pg_shseclabel": 3592, "pg_statistic": 2619,
+    "pg_statistic_ext": 3381, "pg_statistic_ext_data": 3429, "pg_subscription": 6100,
+    "pg_subscription_rel": 6102, "pg_tablespace": 1213, "pg_transform": 3576,
+    "pg_trigger": 2620, "pg_ts_config": 3602, "pg_ts_config_map": 3603,
+    "pg_ts_dict": 3600, "pg_ts_parser": 3601, "pg_ts_template": 3764, "pg_type": 1247,
+    "pg_user_mapping": 1418,
+}  # fmt: skip
 # Settings Postgres has that the session layer does not track (constants here).
 EXTRA_SETTINGS = {
     "max_index_keys": "32",
@@ -121,14 +147,60 @@ def install(
     conn.execute(f"ATTACH IF NOT EXISTS ':memory:' AS {CATALOG_DB}")
     conn.execute(f"CREATE SCHEMA IF NOT EXISTS {PG_SCHEMA}")
     conn.execute(f"CREATE SCHEMA IF NOT EXISTS {INFO_SCHEMA}")
+    _install_catalog_oids(conn)
     pkg = resources.files("proxy.db.catalog")
     for name in SQL_FILES:
         try:
             conn.execute(render(pkg.joinpath(name).read_text(encoding="utf-8"), params))
         except duckdb.Error as exc:  # name the file: the DuckDB message alone is not enough
             raise RuntimeError(f"catalog {name}: {exc}") from exc
+    _add_tableoid(conn)
     functions.refresh(conn)
     prepare_cursor(conn)
+
+
+def _install_catalog_oids(conn: duckdb.DuckDBPyConnection) -> None:
+    """``__hati_catalog_oid``: PostgreSQL's OID of each system catalog, by name (pg_class
+    lists a catalog of these names with it; 30_relations.sql)."""
+    conn.execute(
+        f"CREATE OR REPLACE TABLE {PG_SCHEMA}.__hati_catalog_oid (relname VARCHAR, oid BIGINT)"
+    )
+    conn.executemany(
+        f"INSERT INTO {PG_SCHEMA}.__hati_catalog_oid VALUES (?, ?)", list(CATALOG_OIDS.items())
+    )
+
+
+def _add_tableoid(conn: duckdb.DuckDBPyConnection) -> None:
+    """Give every catalog PostgreSQL has PostgreSQL's ``tableoid`` system column.
+
+    A table gets a column whose default is its OID. A view ``pg_x`` is renamed
+    ``__hati_base_pg_x`` (hidden, like every ``__hati`` helper) and ``pg_x`` becomes
+    ``SELECT *, oid AS tableoid`` over it: DuckDB binds view names when a query runs, so
+    views and macros reading ``pg_x`` see the new one.
+    """
+    rows = conn.execute(
+        "SELECT table_name, table_type FROM information_schema.tables "
+        f"WHERE table_catalog = '{CATALOG_DB}' AND table_schema = 'pg'"
+    ).fetchall()
+    for name, kind in rows:
+        oid = CATALOG_OIDS.get(name)
+        if oid is None:
+            continue
+        if kind == "VIEW":
+            base = f"{PG_SCHEMA}.{_ident('__hati_base_' + name)}"
+            conn.execute(f"DROP VIEW IF EXISTS {base}")
+            conn.execute(
+                f"ALTER VIEW {PG_SCHEMA}.{_ident(name)} RENAME TO {_ident('__hati_base_' + name)}"
+            )
+            conn.execute(
+                f"CREATE VIEW {PG_SCHEMA}.{_ident(name)} AS "
+                f"SELECT *, {oid}::BIGINT AS tableoid FROM {base}"
+            )
+        else:
+            conn.execute(
+                f"ALTER TABLE {PG_SCHEMA}.{_ident(name)} "
+                f"ADD COLUMN IF NOT EXISTS tableoid BIGINT DEFAULT {oid}"
+            )
 
 
 def _hnsw_info(conn: duckdb.DuckDBPyConnection) -> str:
