@@ -340,3 +340,21 @@ def test_missing_or_wrong_content_type_is_a_json_rpc_error(
     # the right type still works on the same server
     status, _, ok = http_post(srv.mcp_url, rpc("tools/list"), {"Content-Type": "application/json"})
     assert status == 200 and "result" in ok
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"[" * 100_000,  # deeper than Python's parser stack
+        b'{"a":' * 100_000 + b"1" + b"}" * 100_000,  # complete, valid JSON, too deep
+        b"[" * 500 + b"]" * 500,  # parses; the transport refuses it
+    ],
+    ids=["100k-open-brackets", "100k-objects", "500-arrays"],
+)
+def test_deeply_nested_body_is_a_json_rpc_error_not_a_500(srv: ServerProcess, body: bytes) -> None:
+    status, headers, answer = http_post(srv.mcp_url, body)
+    assert status == 400, (status, answer)
+    assert headers["content-type"].startswith("application/json")
+    assert answer["jsonrpc"] == "2.0" and answer["error"]["code"] in (-32700, -32600), answer
+    # The server is still serving.
+    assert http_post(srv.mcp_url, rpc("tools/list"))[0] == 200

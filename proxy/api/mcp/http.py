@@ -110,6 +110,15 @@ class AuthLayer:
             message = json.loads(raw)
         except (ValueError, UnicodeDecodeError):
             return None  # the transport answers -32700
+        except RecursionError:
+            # Nested deeper than the parser's stack (e.g. 100,000 `[`): a client error,
+            # answered as REST answers it (400), not a 500 from the crashed pre-check.
+            return 400, _rpc_error(
+                None,
+                -32700,
+                "Parse error: the JSON body is nested too deeply",
+                {"code": "too_deep"},
+            )
         if isinstance(message, list):
             return 400, _rpc_error(None, -32600, "JSON-RPC batches are not supported by MCP")
         if not isinstance(message, dict) or message.get("method") != "tools/call":
