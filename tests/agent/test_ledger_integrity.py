@@ -202,7 +202,7 @@ def test_tampering_is_detected_at_the_first_broken_step(
     run(go())
 
 
-def test_forging_a_step_and_its_hashes_still_breaks_the_next_link(tmp_path: Path) -> None:
+def test_forging_a_step_and_its_hashes_is_caught_by_the_org_chain_and_the_next_link(tmp_path: Path) -> None:
     async def go() -> None:
         async with open_layer(tmp_path) as layer:
             await steps(layer, n=4)
@@ -235,7 +235,11 @@ def test_forging_a_step_and_its_hashes_still_breaks_the_next_link(tmp_path: Path
                 [json.dumps("forged"), forged["content_hash"], forged["chain_hash"], 1],
             )
             check = await verify(layer)
-            assert check["chain_valid"] is False and check["first_broken_step"] == 2
-            assert check["invalid_hashes"][0]["field"] == "prev_hash"
+            # The forged step itself no longer matches what the organisation chain
+            # recorded for it, and the next step's link to it is still broken.
+            assert check["chain_valid"] is False and check["first_broken_step"] == 1
+            problems = {(p["step_index"], p["field"]) for p in check["invalid_hashes"]}
+            assert problems == {(1, "org_chain"), (2, "prev_hash")}, check
+            assert "seq 1" in check["reason"]
 
     run(go())

@@ -1,7 +1,8 @@
 """Appending to the ledger: one transaction that numbers, hashes and stores steps.
 
-Runs on a worker thread inside `PooledDB.transaction`, with the sessions' locks held
-by `Ledger.append`, so the head read here is the head the new steps link to.
+Runs on a worker thread inside `PooledDB.transaction`, with the sessions' locks and the
+organisation's lock held by `Ledger.append`, so the heads read here (the sessions' and
+the organisation chain's, `orgchain.py`) are the heads the new steps link to.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 import duckdb
 
+from proxy.agent.ledger import orgchain
 from proxy.agent.ledger.hashing import GENESIS_HASH, canonical_json, chain_hash
 from proxy.agent.ledger.inputs import Trace
 from proxy.agent.ledger.schema import SESSIONS, STEP_COLUMNS, TRACES
@@ -21,7 +23,8 @@ from proxy.core.identity import Identity
 
 def append_tx(
     cur: duckdb.DuckDBPyConnection, who: Identity, traces: list[Trace]
-) -> list[dict[str, Any]]:
+) -> tuple[list[dict[str, Any]], tuple[int, str] | None]:
+    """(one row per trace, the organisation chain's new head or None if nothing new)."""
     org = who.org_id
     ids = [t.trace_id for t in traces]
     stored = {
@@ -133,8 +136,10 @@ def append_tx(
             }
         )
         out.append(_result(t, index, link, "ingested"))
+    org_head = None
     if new:
         _insert_steps(cur, new)
+        org_head = orgchain.extend(cur, org, new, now)
     for (agent, session), head in heads.items():
         if head is None or not head.get("dirty"):
             continue
@@ -156,7 +161,7 @@ def append_tx(
                 now,
             ],
         )
-    return out
+    return out, org_head
 
 
 def _insert_steps(cur: duckdb.DuckDBPyConnection, rows: list[dict[str, Any]]) -> None:

@@ -29,6 +29,14 @@ Hashes (lower-case hex SHA-256):
 Any edit of a stored step changes its content_hash or chain_hash; deleting a step
 breaks the next step's `prev_hash` link and the step_index sequence.
 
+- `org_hash = sha256(canonical_json(entry))`, the organisation chain (`orgchain.py`):
+  one entry per appended step, in commit order, `entry` the object `{"agent_id",
+  "org_id", "prev_org_hash", "seq", "session_id", "step_hash", "step_index",
+  "trace_id"}`, `seq` numbering the organisation's steps from 0, `step_hash` the step's
+  chain_hash, `prev_org_hash` the entry before's org_hash (`GENESIS_HASH` at seq 0).
+  Deleting a whole session, or a session's last steps, leaves entries naming steps that
+  are gone.
+
 Why not the `rfc8785` package (0.1.4): its `dumps` gives these same bytes for strings,
 keys, floats and nesting, but refuses integers beyond ±(2**53 - 1) that clients log and
 stored hashes cover: `canonical_bytes(2**60)` is `b"1152921504606846976"` (the test
@@ -122,6 +130,30 @@ def chain_hash(
         "trace_id": trace_id,
     }
     return sha256_hex(canonical_bytes(link))
+
+
+def org_hash(
+    *,
+    org_id: str,
+    seq: int,
+    agent_id: str,
+    session_id: str,
+    step_index: int,
+    trace_id: str,
+    step_hash: str,
+    prev_org_hash: str,
+) -> str:
+    entry = {
+        "agent_id": agent_id,
+        "org_id": org_id,
+        "prev_org_hash": prev_org_hash,
+        "seq": seq,
+        "session_id": session_id,
+        "step_hash": step_hash,
+        "step_index": step_index,
+        "trace_id": trace_id,
+    }
+    return sha256_hex(canonical_bytes(entry))
 
 
 def _encode(value: Any, out: list[str]) -> None:

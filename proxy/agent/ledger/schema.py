@@ -8,6 +8,8 @@ from proxy.core.names import INTERNAL_SCHEMA
 TRACES = f"{INTERNAL_SCHEMA}.cot_traces"
 SESSIONS = f"{INTERNAL_SCHEMA}.cot_sessions"
 APPROVALS = f"{INTERNAL_SCHEMA}.cot_approvals"
+ORG_CHAIN = f"{INTERNAL_SCHEMA}.cot_org_chain"  # one entry per step, per organisation
+ORG_HEADS = f"{INTERNAL_SCHEMA}.cot_org_heads"  # the organisation chain's length and head
 ADMIN_SCOPE = "cot:admin"
 READ = "cot:read"
 WRITE = "cot:write"

@@ -8,6 +8,9 @@ Tables (in `hatidata_internal`; wire SQL cannot name that schema, see sql_bridge
   past the per-session lock could not fork a chain.
 - `cot_sessions`: the head of each chain (total_steps, head_hash, first/last timestamp).
   It allocates step numbers and lets verify notice deleted *last* steps.
+- `cot_org_chain`, `cot_org_heads`: the organisation chain (`orgchain.py`), one entry
+  per step of every session of the organisation, written in the same transaction as the
+  step, so a whole deleted session or its deleted last steps are still named.
 - `cot_approvals`: immutable approve / reject records.
 
 Read-only, identity-filtered views in main: `_hatidata_cot_traces`,
@@ -33,7 +36,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import inspect
-import json
 import logging
 import weakref
 from typing import TYPE_CHECKING, Any
@@ -41,17 +43,19 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from proxy.agent.ledger import append as ledger_append
+from proxy.agent.ledger import orgchain
 from proxy.agent.ledger.hashing import canonical_json
 from proxy.agent.ledger.inputs import Trace
 from proxy.agent.ledger.inputs import name as _name
 from proxy.agent.ledger.schema import (
     APPROVALS,
+    ORG_CHAIN,
     SESSIONS,
     STEP_COLUMNS,
     TRACES,
     is_admin,
 )
-from proxy.agent.ledger.verify import verify_steps
+from proxy.agent.ledger.verify import check_org, decode_step, verify_steps
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 
@@ -69,9 +73,18 @@ class Ledger:
             weakref.WeakValueDictionary()
         )
         self._tasks: set[asyncio.Task[Any]] = set()
+        # Appends of one organisation extend one chain: one at a time (orgchain.py).
+        self._org_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+        # The organisation heads this server last wrote or read at start: a rewrite of
+        # the chain's tail and head while it runs is caught against these.
+        self.org_heads: dict[str, tuple[int, str]] = {}
+        self._upgrade = False
 
     def install(self, cur: duckdb.DuckDBPyConnection) -> None:
         """Create the tables and the identity-filtered views (idempotent)."""
+        self._upgrade = orgchain.install(cur)
         cur.execute(
             f"""CREATE TABLE IF NOT EXISTS {TRACES} (
                 trace_id UUID NOT NULL,
@@ -136,7 +149,15 @@ class Ledger:
         )
 
     async def start(self) -> None:
-        pass
+        if self._upgrade:  # steps written before the organisation chain existed
+            self.org_heads = await self.layer.db.transaction(
+                lambda cur: orgchain.backfill(
+                    cur, lambda rows, head: verify_steps([decode_step(r) for r in rows], head)
+                )
+            )
+            self._upgrade = False
+        else:
+            self.org_heads = await self.layer.db.run(orgchain.read_heads)
 
     async def stop(self) -> None:
         if self._tasks:
@@ -151,14 +172,17 @@ class Ledger:
             return []
         keys = sorted({(who.org_id, t.agent_id, t.session_id) for t in traces})
         locks = [self._lock(k) for k in keys]  # strong refs while we hold them
+        locks.append(self._org_lock(who.org_id))  # always last: no lock-order cycle
         for lock in locks:  # sorted order: two multi-session ingests cannot deadlock
             await lock.acquire()
         try:
-            rows = await self._retry(
+            rows, org_head = await self._retry(
                 lambda: self.layer.db.transaction(
                     lambda cur: ledger_append.append_tx(cur, who, traces)
                 )
             )
+            if org_head is not None:
+                self.org_heads[who.org_id] = org_head
         finally:
             for lock in reversed(locks):
                 lock.release()
@@ -174,16 +198,29 @@ class Ledger:
             self._locks[key] = lock
         return lock
 
+    def _org_lock(self, org: str) -> asyncio.Lock:
+        lock = self._org_locks.get(org)
+        if lock is None:
+            lock = asyncio.Lock()
+            self._org_locks[org] = lock
+        return lock
+
     @staticmethod
-    async def _retry(op, attempts: int = 5):
-        # Writers of other sessions can still collide inside DuckDB's optimistic
-        # concurrency; the whole transaction is recomputed, so a retry is safe.
+    async def _retry(op, attempts: int = 8):
+        # Other writers of the database can still collide inside DuckDB's optimistic
+        # concurrency (a write-write conflict aborts one transaction; two inserts of one
+        # organisation chain seq violate its key): the whole transaction is recomputed
+        # from what is committed then, so a retry is safe.
         for i in range(attempts):
             try:
                 return await op()
-            except duckdb.TransactionException:
+            except (duckdb.TransactionException, duckdb.ConstraintException) as exc:
                 if i == attempts - 1:
-                    raise AgentError.conflict("the ledger was busy; try again") from None
+                    log.warning("ledger append failed %d times: %s", attempts, exc)
+                    raise AgentError.conflict(
+                        "the ledger was busy; try again",
+                        hint="if this persists, verify_ledger() reports a damaged ledger",
+                    ) from None
                 await asyncio.sleep(0.005 * (i + 1))
 
     def _notify(self, who: Identity, trace_id: str, content: Any) -> None:
@@ -220,11 +257,14 @@ class Ledger:
             candidates = []  # search the org, the caller's own agent first
 
         def find(cur: duckdb.DuckDBPyConnection) -> list[str]:
+            # The organisation chain too: a session deleted from the other two is found
+            # there, and verify reports it deleted instead of unknown.
             sql = (
                 f"SELECT agent_id FROM {SESSIONS} WHERE org_id = ? AND session_id = ? "
-                f"UNION SELECT agent_id FROM {TRACES} WHERE org_id = ? AND session_id = ?"
+                f"UNION SELECT agent_id FROM {TRACES} WHERE org_id = ? AND session_id = ? "
+                f"UNION SELECT agent_id FROM {ORG_CHAIN} WHERE org_id = ? AND session_id = ?"
             )
-            return sorted({r[0] for r in cur.execute(sql, [who.org_id, session_id] * 2).fetchall()})
+            return sorted({r[0] for r in cur.execute(sql, [who.org_id, session_id] * 3).fetchall()})
 
         agents = await self.layer.db.run(find)
         if candidates:
@@ -243,8 +283,9 @@ class Ledger:
 
     async def load(
         self, who: Identity, agent_id: str, session_id: str
-    ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-        """A session's stored steps (step_index order) and its head record."""
+    ) -> tuple[list[dict[str, Any]], dict[str, Any] | None, list[dict[str, Any]]]:
+        """A session's stored steps (step_index order), its head record and its
+        organisation chain entries, read in one transaction (one snapshot)."""
 
         def read(cur: duckdb.DuckDBPyConnection):
             steps = cur.execute(
@@ -259,10 +300,10 @@ class Ledger:
                 "WHERE org_id = ? AND agent_id = ? AND session_id = ?",
                 [who.org_id, agent_id, session_id],
             ).fetchone()
-            return rows, head
+            return rows, head, orgchain.session_entries(cur, who.org_id, agent_id, session_id)
 
-        rows, head = await self.layer.db.run(read)
-        steps = [_decode_step(r) for r in rows]
+        rows, head, entries = await self.layer.db.transaction(read)
+        steps = [decode_step(r) for r in rows]
         head_doc = (
             None
             if head is None
@@ -273,12 +314,15 @@ class Ledger:
                 "ended_at": head[3],
             }
         )
-        return steps, head_doc
+        return steps, head_doc, entries
 
     async def verify(self, who: Identity, session_id: Any, agent_id: Any = None):
+        """The session's own chain, then the organisation chain's record of it."""
         agent = await self.resolve(who, session_id, agent_id)
-        steps, head = await self.load(who, agent, session_id)
-        return agent, steps, head, verify_steps(steps, head)
+        steps, head, entries = await self.load(who, agent, session_id)
+        result = verify_steps(steps, head)
+        check_org(result, steps, entries)
+        return agent, steps, head, result
 
     async def sessions(
         self, who: Identity, limit: int, agent_id: str | None, since: dt.datetime | None
@@ -304,7 +348,7 @@ class Ledger:
             args.append(limit)
             heads = cur.execute(sql, args).fetchall()
             if not heads:
-                return heads, []
+                return heads, [], []
             keys = [f"{a}\x00{s}" for a, s, *_ in heads]
             steps = cur.execute(
                 f"SELECT {STEP_COLUMNS} FROM {TRACES} WHERE org_id = ? "
@@ -313,16 +357,21 @@ class Ledger:
                 [who.org_id, keys],
             )
             names = [d[0] for d in steps.description]
-            return heads, [dict(zip(names, r, strict=True)) for r in steps.fetchall()]
+            rows = [dict(zip(names, r, strict=True)) for r in steps.fetchall()]
+            return heads, rows, orgchain.entries_of(cur, who.org_id, keys)
 
-        heads, rows = await self.layer.db.run(read)
+        heads, rows, entries = await self.layer.db.transaction(read)
+        recorded: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for e in entries:
+            recorded.setdefault((e["agent_id"], e["session_id"]), []).append(e)
         by_session: dict[tuple[str, str], list[dict[str, Any]]] = {}
         for r in rows:
-            by_session.setdefault((r["agent_id"], r["session_id"]), []).append(_decode_step(r))
+            by_session.setdefault((r["agent_id"], r["session_id"]), []).append(decode_step(r))
         out = []
         for agent, session, total, head_hash, started, ended in heads:
             steps = by_session.get((agent, session), [])
             check = verify_steps(steps, {"total_steps": total, "head_hash": head_hash})
+            check_org(check, steps, recorded.get((agent, session), []))
             out.append(
                 {
                     "session_id": session,
@@ -334,24 +383,3 @@ class Ledger:
                 }
             )
         return out
-
-
-def _decode_step(r: dict[str, Any]) -> dict[str, Any]:
-    r = dict(r)
-    r["trace_id"] = str(r["trace_id"])
-    r["parent_trace_id"] = None if r["parent_trace_id"] is None else str(r["parent_trace_id"])
-    r["content"] = _json(r["content"])
-    r["metadata"] = None if r["metadata"] is None else _json(r["metadata"])
-    r["timestamp"] = _utc(r["timestamp"])
-    return r
-
-
-def _json(text: Any) -> Any:
-    try:
-        return json.loads(text)
-    except (TypeError, ValueError):
-        return text  # an edited row that no longer parses: verify will flag it
-
-
-def _utc(value: dt.datetime) -> dt.datetime:
-    return value.astimezone(dt.UTC) if value.tzinfo else value.replace(tzinfo=dt.UTC)

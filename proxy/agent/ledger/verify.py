@@ -1,7 +1,9 @@
 """Chain verification and the JSON documents of the ledger (pure functions, no I/O).
 
 `verify_steps` walks a session's stored steps in step_index order and names the first
-broken one. The `*_document` helpers turn the rows of the registered SQL functions into
+broken one; `check_org` then compares them with what the organisation chain recorded
+for the session (`orgchain.py`): a deleted session, missing last steps, a step edited
+with every hash recomputed, or steps the ledger never appended. The `*_document` helpers turn the rows of the registered SQL functions into
 the documents the MCP tools and the REST API return (seed 001 shapes):
 
 - `replay_document(rows)`  -> `{session_id, agent_id, steps, step_count, total_steps,
@@ -17,10 +19,12 @@ the documents the MCP tools and the REST API return (seed 001 shapes):
 from __future__ import annotations
 
 import datetime as dt
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from proxy.agent.ledger.hashing import GENESIS_HASH, chain_hash, content_hash
+from proxy.agent.ledger.orgchain import entry_hash
 
 
 @dataclass
@@ -35,7 +39,9 @@ class Verification:
     bad_steps: set[int] = field(default_factory=set)
 
     def fail(self, step: int, trace_id: str | None, what: str, problem: str) -> None:
-        if self.chain_valid:
+        # The earliest broken step is the one named, whichever check found it first.
+        first = self.first_broken_step
+        if self.chain_valid or (first is not None and step < first):
             self.chain_valid = False
             self.first_broken_step = step
             self.first_broken_trace_id = trace_id
@@ -118,6 +124,88 @@ def verify_steps(steps: list[dict[str, Any]], head: dict[str, Any] | None) -> Ve
         last = expected_index - 1
         out.fail(last, None, "chain_hash", f"step {last}: the session's head hash differs")
     return out
+
+
+def check_org(out: Verification, steps: list[dict[str, Any]], entries: list[dict[str, Any]]):
+    """Add to `out` where a session's stored steps differ from its organisation chain
+    entries (`orgchain.session_entries`): every recorded step must be stored as recorded
+    (same trace, same chain_hash) and every stored step must be recorded."""
+    if not entries:
+        if steps:
+            first = min(steps, key=lambda s: s["step_index"])
+            out.fail(
+                first["step_index"],
+                first["trace_id"],
+                "org_chain",
+                f"the session is not in the organisation chain: its {len(steps)} stored "
+                "step(s) were not appended by the ledger",
+            )
+        return
+    if not steps:
+        seqs = sorted(e["seq"] for e in entries)
+        out.fail(
+            0,
+            None,
+            "session",
+            f"the session was deleted: the organisation chain recorded {len(entries)} "
+            f"step(s) (seq {seqs[0]} to {seqs[-1]}), none is stored",
+        )
+        return
+    stored = {s["step_index"]: s for s in steps}
+    recorded: set[int] = set()
+    for e in entries:
+        index, seq = e["step_index"], e["seq"]
+        recorded.add(index)
+        if entry_hash(e) != e["org_hash"]:
+            out.fail(
+                index,
+                e["trace_id"],
+                "org_chain",
+                f"step {index}: its organisation chain entry (seq {seq}) was altered",
+            )
+        s = stored.get(index)
+        if s is None:
+            out.fail(
+                index,
+                e["trace_id"],
+                "org_chain",
+                f"step {index} is missing (the organisation chain recorded it at seq {seq})",
+            )
+        elif s["trace_id"] != e["trace_id"] or s["chain_hash"] != e["step_hash"]:
+            out.fail(
+                index,
+                s["trace_id"],
+                "org_chain",
+                f"step {index} is not the step the organisation chain recorded at seq {seq}",
+            )
+    for index, s in sorted(stored.items()):
+        if index not in recorded:
+            out.fail(
+                index,
+                s["trace_id"],
+                "org_chain",
+                f"step {index} is not in the organisation chain (not appended by the ledger)",
+            )
+
+
+def decode_step(r: dict[str, Any]) -> dict[str, Any]:
+    """A stored step row as verify reads it: JSON parsed, ids as text, timestamps UTC."""
+    r = dict(r)
+    r["trace_id"] = str(r["trace_id"])
+    r["parent_trace_id"] = None if r["parent_trace_id"] is None else str(r["parent_trace_id"])
+    r["content"] = _json(r["content"])
+    r["metadata"] = None if r["metadata"] is None else _json(r["metadata"])
+    ts = r["timestamp"]
+    if isinstance(ts, dt.datetime):
+        r["timestamp"] = ts.astimezone(dt.UTC) if ts.tzinfo else ts.replace(tzinfo=dt.UTC)
+    return r
+
+
+def _json(text: Any) -> Any:
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        return text  # an edited row that no longer parses: verify will flag it
 
 
 def _chain(s: dict[str, Any]) -> str | None:
