@@ -42,6 +42,9 @@ COMPAT_TOOLS: dict[str, set[str]] = {
     "branch_discard": {"branch_id"},
     "branch_list": set(),
 }
+# hatiproxy's own tools, beyond the public server's.
+OWN_TOOLS: dict[str, set[str]] = {"verify_ledger": set()}
+ALL_TOOLS = {**COMPAT_TOOLS, **OWN_TOOLS}
 
 _ids = count(1)
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 from mcp_support import (
-    COMPAT_TOOLS,
+    ALL_TOOLS,
     HttpAgent,
     error_text,
     http_post,
@@ -58,15 +58,15 @@ def test_no_accept_header_counts_as_any(srv: ServerProcess) -> None:
     req.add_header("Content-Type", "application/json")
     with urllib.request.urlopen(req, timeout=30) as resp:
         assert resp.status == 200
-        assert len(json.loads(resp.read())["result"]["tools"]) == 23
+        assert len(json.loads(resp.read())["result"]["tools"]) == len(ALL_TOOLS)
 
 
-def test_tools_list_has_the_23_compat_tools(srv: ServerProcess) -> None:
+def test_tools_list_has_the_compat_tools_and_our_own(srv: ServerProcess) -> None:
     status, _, body = http_post(srv.mcp_url, rpc("tools/list"))
     assert status == 200
     tools = {t["name"]: t for t in body["result"]["tools"]}
-    assert set(tools) == set(COMPAT_TOOLS)
-    for name, required in COMPAT_TOOLS.items():
+    assert set(tools) == set(ALL_TOOLS)
+    for name, required in ALL_TOOLS.items():
         schema = tools[name]["inputSchema"]
         assert schema["type"] == "object"
         assert set(schema.get("required", [])) == required, name
@@ -293,7 +293,7 @@ def test_official_mcp_client_over_http(srv: ServerProcess) -> None:
 
     async def scenario() -> None:
         async with Client(srv.mcp_url) as client:  # initialize, then calls, as SDKs do
-            assert len((await client.list_tools()).tools) == 23
+            assert len((await client.list_tools()).tools) == len(ALL_TOOLS)
             result = await client.call_tool("query", {"sql": "SELECT 3 AS x"})
             assert not result.is_error and result.content[0].text == '[{"x": 3}]'
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import anyio
 import pytest
-from mcp_support import COMPAT_TOOLS, StdioAgent, error_text, rpc, start_mcp_server
+from mcp_support import ALL_TOOLS, StdioAgent, error_text, rpc, start_mcp_server
 
 from tests.conftest import ROOT, ServerProcess
 
@@ -26,7 +26,7 @@ def test_line_protocol(srv: ServerProcess) -> None:
         init = agent.initialize()["result"]
         assert init["serverInfo"]["name"] == "hatiproxy" and "tools" in init["capabilities"]
         tools = agent.request(rpc("tools/list"))["result"]["tools"]
-        assert {t["name"] for t in tools} == set(COMPAT_TOOLS)
+        assert {t["name"] for t in tools} == set(ALL_TOOLS)
         assert agent.data("query", {"sql": "SELECT 'hi' AS greeting"}) == [{"greeting": "hi"}]
         agent.write_line("{this is not json")
         answer = agent.read()
@@ -83,7 +83,7 @@ def test_official_mcp_client(srv: ServerProcess) -> None:
     async def scenario() -> None:
         async with Client(params) as client:
             tools = await client.list_tools()
-            assert len(tools.tools) == 23
+            assert len(tools.tools) == len(ALL_TOOLS)
             result = await client.call_tool("query", {"sql": "SELECT 7 AS seven"})
             assert not result.is_error
             assert result.content[0].text == '[{"seven": 7}]'

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 import pytest
-from mcp_support import COMPAT_TOOLS
+from mcp_support import ALL_TOOLS
 
 from proxy.api.mcp.http import AuthLayer
 from proxy.api.mcp.tools import TOOLS, Json, ToolError, run_tool, tool_definitions, validate
@@ -44,8 +44,8 @@ def run(target: FakeTarget, name: str, args: Any) -> dict[str, Any]:
 
 def test_definitions_match_compat() -> None:
     defs = {d["name"]: d for d in tool_definitions()}
-    assert set(defs) == set(COMPAT_TOOLS) and len(defs) == 23
-    for name, required in COMPAT_TOOLS.items():
+    assert set(defs) == set(ALL_TOOLS) and len(defs) == 24
+    for name, required in ALL_TOOLS.items():
         assert set(defs[name]["inputSchema"].get("required", [])) == required
         assert defs[name]["description"]
     steps = defs["log_reasoning_step"]["inputSchema"]["properties"]["step_type"]

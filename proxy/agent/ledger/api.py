@@ -13,6 +13,7 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 from proxy.agent.ledger import approvals as ledger_approvals
+from proxy.agent.ledger import audit
 from proxy.agent.ledger import inputs as check
 from proxy.agent.ledger.inputs import ALL_TYPES, STEP_TYPES, TRACE_TYPES, Trace
 from proxy.agent.ledger.schema import EXPORT_FORMAT, READ, WRITE, is_admin
@@ -196,6 +197,22 @@ async def verify_chain(
     """Recompute every hash of a session; names the first broken step."""
     agent, _, _, result = await layer.ledger.verify(who, session_id, agent_id)
     return [{"session_id": session_id, "agent_id": agent, **result.as_dict()}]
+
+
+@agent_function(
+    "verify_ledger",
+    params=[],
+    columns=audit.COLUMNS,
+    scope=READ,
+    mcp=McpTool(
+        (),
+        "Verify the whole reasoning ledger: the organisation chain and every session. "
+        "Reports deleted sessions, missing last steps, edited or forged steps.",
+    ),
+)
+async def verify_ledger(layer: AgentContext, who: Identity) -> list[dict[str, Any]]:
+    """Check the organisation chain and every session: one row per problem, then a summary row."""
+    return await audit.verify_ledger(layer.ledger, who)
 
 
 @agent_function(

@@ -11,6 +11,7 @@ the documents the MCP tools and the REST API return (seed 001 shapes):
 - `verify_document(row)`   -> `{session_id, chain_valid, total_traces, invalid_hashes,
   first_broken_step, first_broken_trace_id, reason}`;
 - `ingest_document(rows)`  -> `{ingested, skipped, trace_ids}`;
+- `ledger_document(rows)`  -> `{ledger_valid, summary, problems}` (`verify_ledger`);
 - `approval_document(row)` -> `{id, decision, session_id, agent_id, trace_id, reason,
   reviewed_by, created_at}`;
 - `export_session` already returns the whole document in its `document` column.
@@ -279,6 +280,20 @@ def verify_document(row: dict[str, Any]) -> dict[str, Any]:
         "first_broken_step": row.get("first_broken_step"),
         "first_broken_trace_id": _str(row.get("first_broken_trace_id")),
         "reason": row.get("reason"),
+    }
+
+
+def ledger_document(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Rows of `verify_ledger` -> `{ledger_valid, summary, problems}` (MCP and REST)."""
+    last = rows[-1]
+    totals = ("sessions_checked", "steps_checked", "org_chain_length", "org_head_hash")
+    problem = ("kind", "session_id", "agent_id", "step_index", "seq", "trace_id", "reason")
+    return {
+        "ledger_valid": last["ledger_valid"],
+        "summary": {"reason": last["reason"], **{k: last[k] for k in totals}},
+        "problems": [
+            {k: _str(r[k]) if k == "trace_id" else r[k] for k in problem} for r in rows[:-1]
+        ],
     }
 
 

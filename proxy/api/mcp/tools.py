@@ -1,7 +1,8 @@
-"""The 23 MCP tools: names, input schemas, and one dispatcher for every transport.
+"""The 24 MCP tools: names, input schemas, and one dispatcher for every transport.
 
 Names, argument names, defaults and result shapes follow the public HatiData MCP
-server (see ../shared/COMPAT-HATIDATA.md), so its client configs work unchanged.
+server (see ../shared/COMPAT-HATIDATA.md), so its client configs work unchanged; one
+tool is hatiproxy's own (`verify_ledger`).
 Transports (stdio: `proxy.api.mcp.stdio`, HTTP: `proxy.api.mcp.http`) only move JSON-RPC;
 `call_tool` does the work through a `Target` (`proxy.api.mcp.targets`): in-process
 on the agent layer, or over the Postgres wire to a running hatiproxy.
@@ -18,6 +19,7 @@ import json
 from typing import Any
 
 from proxy.agent.all_functions import in_order, load_functions
+from proxy.agent.ledger.verify import ledger_document
 from proxy.api.mcp.schema import Target, Tool, ToolError
 from proxy.api.mcp.sql import SQL_TOOLS
 from proxy.core.errors import AgentError
@@ -160,6 +162,7 @@ _SHAPES = {
     "set_agent_state": lambda a, r: {**(r[0] if r else {}), "key": a["key"], "status": "ok"},
     "delete_memory": _flag("deleted", "memory_id"),
     "log_reasoning_step": lambda a, r: {**_one(r, "step"), "session_id": a["session_id"]},
+    "verify_ledger": lambda a, r: ledger_document(r),
     "register_trigger": lambda a, r: _one(r, "trigger"),
     "delete_trigger": _flag("deleted", "trigger_id"),
     "test_trigger": _test,

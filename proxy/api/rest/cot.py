@@ -33,8 +33,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from proxy.access.scopes import SCOPES
 from proxy.agent.ledger import inputs as ledger_input
 from proxy.agent.ledger.hashing import accepted_content_hashes
-from proxy.agent.ledger.schema import ADMIN_SCOPE, SESSIONS, TRACES
-from proxy.agent.ledger.verify import approval_document, ingest_document, step_document
+from proxy.agent.ledger.schema import ADMIN_SCOPE, ORG_CHAIN, SESSIONS, TRACES
+from proxy.agent.ledger.verify import (
+    approval_document,
+    ingest_document,
+    ledger_document,
+    step_document,
+)
 from proxy.api.rest.auth import Caller, access_of, caller, layer_of
 from proxy.api.rest.errors import ErrorBody
 from proxy.core.errors import AgentError
@@ -150,6 +155,33 @@ class Verified(BaseModel):
     reason: str | None = None
 
 
+class LedgerProblem(BaseModel):
+    kind: str = Field(
+        description="What broke: content_hash, chain_hash, prev_hash, "
+        "step_index, session, org_chain or org_head"
+    )
+    session_id: str | None
+    agent_id: str | None
+    step_index: int | None
+    seq: int | None = Field(description="The organisation chain entry, when one is involved")
+    trace_id: str | None
+    reason: str
+
+
+class LedgerSummary(BaseModel):
+    reason: str
+    sessions_checked: int
+    steps_checked: int
+    org_chain_length: int
+    org_head_hash: str = Field(description="Keep it elsewhere to compare with later")
+
+
+class LedgerVerified(BaseModel):
+    ledger_valid: bool
+    summary: LedgerSummary
+    problems: list[LedgerProblem]
+
+
 class ExportDocument(BaseModel):
     model_config = ConfigDict(extra="allow")
     format: str
@@ -200,11 +232,12 @@ async def session_owner(
         agent_id = who.as_agent(agent_id).agent_id  # 403 when naming another agent
 
     def find(cur) -> list[str]:
-        sql = (
+        sql = (  # the organisation chain too: a deleted session is reported, not unknown
             f"SELECT agent_id FROM {SESSIONS} WHERE org_id = ? AND session_id = ? "
-            f"UNION SELECT agent_id FROM {TRACES} WHERE org_id = ? AND session_id = ?"
+            f"UNION SELECT agent_id FROM {TRACES} WHERE org_id = ? AND session_id = ? "
+            f"UNION SELECT agent_id FROM {ORG_CHAIN} WHERE org_id = ? AND session_id = ?"
         )
-        return sorted({r[0] for r in cur.execute(sql, [who.org_id, session_id] * 2).fetchall()})
+        return sorted({r[0] for r in cur.execute(sql, [who.org_id, session_id] * 3).fetchall()})
 
     agents = await layer_of(request).db.run(find)
     missing = AgentError.not_found(f"no reasoning session {session_id!r}")
@@ -346,6 +379,20 @@ async def verify(session_id: SessionId, request: Request, who: Who, agent_id: Ag
     )
     row = rows[0]
     return {**row, "agent_id": agent, "invalid_hashes": row["invalid_hashes"] or []}
+
+
+@router.get(
+    "/verify",
+    response_model=LedgerVerified,
+    summary="Verify the whole ledger: the organisation chain and every session (cot:read)",
+    description="One problem per break (a deleted session, missing last steps, an edited or "
+    "forged step, a damaged organisation chain). Agent keys see their own agent's sessions; "
+    "org keys every agent's.",
+)
+async def verify_whole_ledger(request: Request, who: Who):
+    who.require("cot:read")
+    rows = await layer_of(request).call("verify_ledger", _ledger_identity(who, None))
+    return ledger_document(rows)
 
 
 def _filename(session_id: str) -> str:
