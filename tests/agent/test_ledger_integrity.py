@@ -202,7 +202,9 @@ def test_tampering_is_detected_at_the_first_broken_step(
     run(go())
 
 
-def test_forging_a_step_and_its_hashes_is_caught_by_the_org_chain_and_the_next_link(tmp_path: Path) -> None:
+def test_forging_a_step_and_its_hashes_is_caught_by_the_org_chain_and_the_next_link(
+    tmp_path: Path,
+) -> None:
     async def go() -> None:
         async with open_layer(tmp_path) as layer:
             await steps(layer, n=4)

@@ -198,7 +198,7 @@ async def verify_ledger(ledger: Ledger, who: Identity) -> list[dict[str, Any]]:
         else f"{len(problems)} problem(s) in {len(broken)} of {len(sessions)} session(s)"
         + (
             " and in the organisation chain"
-            if any(p["kind"].startswith("org_") for p in problems)
+            if any(p["session_id"] is None for p in problems)
             else ""
         )
     )
