@@ -53,13 +53,20 @@ ENTRY_COLUMNS = (
 )
 
 
-def install(cur: duckdb.DuckDBPyConnection) -> bool:
-    """Create the tables; True when the chain table is new (a ledger from before it)."""
+def exists(cur: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the chain table exists (not: a ledger from before it, to chain at start)."""
     schema, table = ORG_CHAIN.split(".")
-    existed = cur.execute(
+    found = cur.execute(
         "SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? AND table_name = ?",
         [schema, table],
     ).fetchone()[0]
+    return bool(found)
+
+
+def create(cur: duckdb.DuckDBPyConnection) -> None:
+    """Create the tables (idempotent). For an upgrade, in the transaction that chains the
+    existing steps: a start that dies halfway leaves no table, and the next start chains
+    them again, instead of finding a chain that misses them all."""
     cur.execute(
         f"""CREATE TABLE IF NOT EXISTS {ORG_CHAIN} (
             org_id VARCHAR NOT NULL,
@@ -83,7 +90,6 @@ def install(cur: duckdb.DuckDBPyConnection) -> bool:
             updated_at TIMESTAMPTZ NOT NULL
         )"""
     )
-    return not existed
 
 
 def read_head(cur: duckdb.DuckDBPyConnection, org: str) -> tuple[int, str] | None:
@@ -243,8 +249,8 @@ def entry_hash(e: dict[str, Any]) -> str:
 def backfill(cur: duckdb.DuckDBPyConnection, verify: Any) -> dict[str, tuple[int, str]]:
     """Chain the steps of a ledger written before the organisation chain existed.
 
-    Runs once, at the start after the upgrade that created the table (in one
-    transaction). Each session is verified first (`verify(steps, head)`); a session that
+    Runs once, at the first start of a server with the organisation chain, in the
+    transaction that creates its tables. Each session is verified first (`verify(steps, head)`); a session that
     does not verify is still chained as stored, so it keeps being reported by its own
     chain, and is logged now. Steps are chained in the order they were committed
     (created_at, then session and step). Returns the organisations' new heads."""

@@ -84,7 +84,9 @@ class Ledger:
 
     def install(self, cur: duckdb.DuckDBPyConnection) -> None:
         """Create the tables and the identity-filtered views (idempotent)."""
-        self._upgrade = orgchain.install(cur)
+        self._upgrade = not orgchain.exists(cur)
+        if not self._upgrade:
+            orgchain.create(cur)  # a dropped head table comes back empty: verify says so
         cur.execute(
             f"""CREATE TABLE IF NOT EXISTS {TRACES} (
                 trace_id UUID NOT NULL,
@@ -150,11 +152,14 @@ class Ledger:
 
     async def start(self) -> None:
         if self._upgrade:  # steps written before the organisation chain existed
-            self.org_heads = await self.layer.db.transaction(
-                lambda cur: orgchain.backfill(
+
+            def upgrade(cur: duckdb.DuckDBPyConnection) -> dict[str, tuple[int, str]]:
+                orgchain.create(cur)
+                return orgchain.backfill(
                     cur, lambda rows, head: verify_steps([decode_step(r) for r in rows], head)
                 )
-            )
+
+            self.org_heads = await self.layer.db.transaction(upgrade)
             self._upgrade = False
         else:
             self.org_heads = await self.layer.db.run(orgchain.read_heads)
