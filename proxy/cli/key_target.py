@@ -138,6 +138,8 @@ class DatabaseTarget:
     """The database opened directly (no server runs on it), as the server opens it."""
 
     def __init__(self, config: Config) -> None:
+        import duckdb
+
         from proxy.db.engine import DatabaseInUse
         from proxy.execution.services import Services
 
@@ -151,6 +153,8 @@ class DatabaseTarget:
                 f"{exc} No admin channel file ({admin_channel.path_in(config.data_dir)}) "
                 "says how to reach it: stop it, or manage keys over REST with an admin key."
             ) from None
+        except (OSError, duckdb.Error) as exc:
+            raise KeysError(f"cannot open database {self.database}: {exc}") from None
         self.loop = asyncio.new_event_loop()
 
     def _run(self, coro: Any) -> Any:
@@ -198,10 +202,16 @@ class DatabaseTarget:
 
 def _server(config: Config, explicit_database: bool) -> ServerTarget | None:
     """The server running on config's data directory, or None (a stale file is removed)."""
-    channel = admin_channel.read(config.data_dir)
+    path = admin_channel.path_in(config.data_dir)
+    try:
+        channel = admin_channel.read(config.data_dir)
+    except PermissionError:
+        raise KeysError(
+            f"cannot read the admin channel file {path}: it belongs to the OS user running "
+            "the server; run `hatiproxy keys` as that user"
+        ) from None
     if channel is None:
         return None
-    path = admin_channel.path_in(config.data_dir)
     info = None
     if admin_channel.pid_alive(channel.pid):
         try:

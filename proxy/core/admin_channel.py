@@ -51,19 +51,25 @@ def write(data_dir: str | Path, channel: Channel) -> Path:
 
 
 def read(data_dir: str | Path) -> Channel | None:
-    """The channel file of data_dir, or None when there is none (or it is unreadable)."""
+    """The channel file of data_dir, or None when there is none or it is garbled;
+    PermissionError when it belongs to another OS user."""
     try:
         data = json.loads(path_in(data_dir).read_text())
         return Channel(int(data["pid"]), data["url"], data["token"], data["database"], data["wire"])
     except FileNotFoundError:
         return None
+    except PermissionError:
+        raise  # another OS user's server: the caller says so
     except (OSError, ValueError, KeyError, TypeError):
-        return None
+        return None  # half-written or foreign: as good as none
 
 
 def remove(data_dir: str | Path, token: str) -> None:
     """Remove the channel file if it is still this server's (another may have replaced it)."""
-    found = read(data_dir)
+    try:
+        found = read(data_dir)
+    except PermissionError:
+        return
     if found is not None and secrets.compare_digest(found.token, token):
         path_in(data_dir).unlink(missing_ok=True)
 
