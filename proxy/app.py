@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from pathlib import Path
 
 from proxy.api.http.asgi_host import AsgiListener
 from proxy.api.mcp import http as mcp_http
+from proxy.api.rest import admin as rest_admin
 from proxy.api.rest import app as rest_app
+from proxy.core import admin_channel
 from proxy.core.config import Config
 from proxy.db.engine import Engine
 from proxy.execution.services import Services
@@ -33,6 +36,8 @@ class App:
         self.wire = Server(self.services)
         self.mcp: AsgiListener | None = None  # MCP over HTTP, while it runs
         self.rest: AsgiListener | None = None  # the REST control plane, while it runs
+        self.admin: AsgiListener | None = None  # the local admin channel (hatiproxy keys)
+        self.channel: admin_channel.Channel | None = None
         self._filler: asyncio.Task[None] | None = None
 
     @property
@@ -52,12 +57,30 @@ class App:
         self.mcp = await mcp_http.start(self.services)  # None when mcp_port = 0
         self.rest = await rest_app.start(self.services)
         await self.wire.start()
+        await self._open_admin_channel()
+
+    async def _open_admin_channel(self) -> None:
+        """The local admin channel (`hatiproxy keys` while the server runs): a loopback
+        listener and, once everything answers, its file in the data directory."""
+        wire = f"{self.config.host}:{self.wire.port}"
+        self.admin, channel = await rest_admin.start_admin(self.services, wire)
+        try:
+            Path(self.config.data_dir).mkdir(parents=True, exist_ok=True)
+            path = admin_channel.write(self.config.data_dir, channel)
+        except OSError as exc:
+            log.warning("no local admin channel (hatiproxy keys needs the REST API): %s", exc)
+            return
+        self.channel = channel
+        log.info("local admin channel for `hatiproxy keys`: %s (owner only)", path)
 
     async def serve_forever(self) -> None:
         await self.wire.serve_forever()
 
     async def close(self) -> None:
-        for http in (self.rest, self.mcp):
+        if self.channel is not None:  # first: a CLI must not find a server that is stopping
+            admin_channel.remove(self.config.data_dir, self.channel.token)
+            self.channel = None
+        for http in (self.admin, self.rest, self.mcp):
             if http is not None:
                 await http.stop()  # before the agent layer they call into stops
         await self.wire.close()

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any, Protocol
 
+from proxy.access import agent_rule
 from proxy.access import keys as k
 from proxy.access.throttle import AuthThrottle, Banned
 from proxy.access.usage import KeyMeter, UsageTracker
@@ -31,8 +32,6 @@ from proxy.core.identity import Identity
 from proxy.db.pool import PooledDB
 
 log = logging.getLogger("hatiproxy.access")
-AGENT_HEADER = "x-hatidata-agent-id"
-DEFAULT_HTTP_AGENT = "mcp-agent"
 
 
 class AuthError(Exception):
@@ -166,9 +165,37 @@ class AccessControl:
                 del self._cache[hashed]
 
     async def create_key(self, org_id: str, **kw: Any) -> tuple[k.ApiKey, str]:
+        was_trust = self.trust
         result = await self.layer.db.transaction(lambda cur: k.create_key(cur, org_id, **kw))
         self._any_keys = True
+        if was_trust and not self.trust:
+            log.warning(
+                "trust mode ended: API key %s (%s, org %s) is the first key, so keyless "
+                "clients are now refused on every interface (psql without a password, MCP "
+                "and REST without 'Authorization: ApiKey <key>'). Give clients a key: as the "
+                "password over the wire, in that header over HTTP, `hatiproxy mcp --api-key`; "
+                "create more with `hatiproxy keys create` (it reaches this server through "
+                "its local admin channel) or POST /v1/organizations/%s/api-keys",
+                result[0].key_prefix,
+                result[0].role,
+                org_id,
+                org_id,
+            )
         return result
+
+    def trust_summary(self) -> str:
+        """What a keyless caller may do in trust mode, for the start-up log."""
+        where = "any address" if self.config.allow_remote_trust else "loopback clients only"
+        return (
+            f"TRUST MODE (development only; {where}): no password or API key is asked on "
+            "any interface. A keyless caller is a server superuser: it reads and changes "
+            "every table, and the memories, state, ledger and triggers of every agent of "
+            f"organisation {self.config.org_id!r}. Its identity is self-declared: it is the "
+            "agent it names (hatidata_agent_id over SQL, X-HatiData-Agent-Id over HTTP, "
+            f"agent_id over REST), else {self.config.default_agent!r}. Creating the first API "
+            "key ends trust mode: `hatiproxy keys create --role admin --data-dir "
+            f"{self.config.data_dir}`"
+        )
 
     async def list_keys(self, org_id: str | None) -> list[k.ApiKey]:
         return [
@@ -248,19 +275,17 @@ class AccessControl:
     ) -> tuple[Identity, k.Principal | None]:
         scheme, _, secret = (headers.get("authorization") or "").strip().partition(" ")
         secret = secret.strip()
-        agent_header = (headers.get(AGENT_HEADER) or "").strip() or None
+        agent = agent_rule.named(headers.get(agent_rule.AGENT_HEADER))
         if not secret or scheme.lower() not in ("apikey", "bearer"):
             if self.trust_allowed(client_host):
-                return Identity(self.config.org_id, agent_header or DEFAULT_HTTP_AGENT, ""), None
+                return agent_rule.identity(self.config, None, agent), None
             raise AuthError("missing credentials: send 'Authorization: ApiKey <key>'")
         if k.looks_like_key(secret):
             principal = await self.authenticate(secret, interface)
-            if principal.agent_id is None:
-                return principal.identity(agent_header or DEFAULT_HTTP_AGENT), principal
-            return principal.identity(agent_header), principal
-        for user, password in self.passwords.items():
-            if hmac.compare_digest(password.encode("utf-8"), secret.encode("utf-8")):
-                return Identity(self.config.org_id, user, user), None
+            return agent_rule.identity(self.config, principal, agent), principal
+        for user in self.passwords:
+            if self.user_password_ok(user, secret):
+                return agent_rule.identity(self.config, None, agent, user, True), None
         raise AuthError("invalid API key")
 
 

@@ -1,8 +1,10 @@
-"""`hatiproxy keys create | list | revoke | rotate`: API keys on the database file.
+"""`hatiproxy keys create | list | revoke | rotate`: API keys of a server's database.
 
-The CLI opens the DuckDB file itself, so it works while the server is stopped (for
-the first admin key, say). A running server holds the file's lock; then the same
-operations are available over REST with an admin key, and the error says so.
+While a server runs on the data directory, the CLI acts through it (its local admin
+channel, proxy/cli/key_target.py), so a new key works at once; otherwise it opens the
+database file itself. It never creates a data directory or a database, and it says on
+stderr which database it acted on and how. Secrets are printed once, as `raw_key` in
+--json output (the REST routes' field), alone on stdout otherwise.
 """
 
 from __future__ import annotations
@@ -10,54 +12,33 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
-import duckdb
-
-from proxy.access import keys
 from proxy.access.scopes import ROLES
+from proxy.cli.key_target import KeysError, KeySpec, find_target
 from proxy.core import config
-from proxy.core.errors import AgentError
 
 
-def _connect(cfg: config.Config) -> duckdb.DuckDBPyConnection:
-    if cfg.database_path == ":memory:":
-        raise ValueError("keys need a database file; ':memory:' keeps nothing")
-    Path(cfg.database_path).parent.mkdir(parents=True, exist_ok=True)
-    try:
-        return duckdb.connect(cfg.database_path)
-    except duckdb.IOException as exc:
-        if "lock" in str(exc).lower():
-            raise ValueError(
-                f"{cfg.database_path} is in use by a running hatiproxy server. Stop it, or "
-                "manage keys over REST with an admin key: POST /v1/organizations/<org>/api-keys "
-                "(or agent-keys), DELETE .../api-keys/<id>, POST .../api-keys/<id>/rotate"
-            ) from None
-        raise
-
-
-def _print_key(key: keys.ApiKey, as_json: bool, secret: str | None = None) -> None:
-    data: dict[str, Any] = key.as_dict()
+def _print_key(data: dict[str, Any], as_json: bool, secret: str | None = None) -> None:
     if secret is not None:
-        data = {"key": secret, **data}
+        data = {"raw_key": secret, **data}
     if as_json:
         print(json.dumps(data))
         return
     if secret is not None:
         print(secret)
         print("  (shown once: hatiproxy stores only its SHA-256)", file=sys.stderr)
-    agent = f" agent={key.agent_id}" if key.agent_id else ""
-    expires = f" expires={data['expires_at']}" if key.expires_at else ""
+    agent = f" agent={data['agent_id']}" if data.get("agent_id") else ""
+    expires = f" expires={data['expires_at']}" if data.get("expires_at") else ""
     limits = "".join(
         f"\n  {name}={','.join(data[name])}"
         for name in ("allowed_schemas", "allowed_tables")
-        if data[name] is not None
+        if data.get(name) is not None
     )
     print(
-        f"  id={key.key_id} org={key.org_id}{agent} role={key.role} status={key.status()} "
-        f"prefix={key.key_prefix}{expires}\n  scopes={','.join(sorted(key.scopes))}{limits}",
+        f"  id={data['key_id']} org={data['org_id']}{agent} role={data['role']} "
+        f"status={data['status']} prefix={data['key_prefix']}{expires}\n"
+        f"  scopes={','.join(sorted(data['scopes']))}{limits}",
         file=sys.stderr if secret is not None else sys.stdout,
     )
 
@@ -69,45 +50,52 @@ def _names(value: str | None) -> list[str] | None:
     return [n.strip() for n in value.split(",") if n.strip()]
 
 
+_DONE = {
+    "create": "key created",
+    "list": "keys listed",
+    "revoke": "key revoked",
+    "rotate": "key rotated",
+}
+
+
 def _run(args: argparse.Namespace) -> int:
     cfg = config.load(args)
-    con = _connect(cfg)
     try:
-        keys.ensure_schema(con)
-        org = args.org or cfg.org_id
+        target = find_target(cfg)
+    except KeysError as exc:
+        print(f"hatiproxy keys: {exc}", file=sys.stderr)
+        return 1
+    try:
+        org = args.org or target.default_org
         if args.keys_command == "create":
-            expires = None
-            if args.expires_in_days:
-                expires = datetime.now(UTC) + timedelta(days=args.expires_in_days)
-            key, secret = keys.create_key(
-                con,
-                org,
+            spec = KeySpec(
                 role=args.role,
-                agent_id=args.agent,
-                name=args.name or "",
-                scopes=args.scopes,
-                expires_at=expires,
+                agent=args.agent,
+                name=args.name,
+                scopes=_names(args.scopes),
+                expires_in_days=args.expires_in_days,
                 allowed_schemas=_names(args.allowed_schemas),
                 allowed_tables=_names(args.allowed_tables),
             )
-            _print_key(key, args.json, secret)
+            data, secret = target.create(org, spec)
+            _print_key(data, args.json, secret)
         elif args.keys_command == "list":
-            found = keys.list_keys(con, None if args.all_orgs else org)
+            found = target.list(None if args.all_orgs else org)
             if args.json:
-                print(json.dumps([k.as_dict() for k in found]))
+                print(json.dumps(found))
             for key in [] if args.json else found:
                 _print_key(key, False)
         elif args.keys_command == "revoke":
-            _print_key(keys.revoke_key(con, args.key_id), args.json)
+            _print_key(target.revoke(args.key_id), args.json)
         elif args.keys_command == "rotate":
-            grace = timedelta(hours=args.grace_hours)
-            new, secret, _old = keys.rotate_key(con, args.key_id, None, grace)
-            _print_key(new, args.json, secret)
-    except AgentError as exc:
-        print(f"hatiproxy keys: {exc.message}", file=sys.stderr)
+            data, secret = target.rotate(args.key_id, args.grace_hours)
+            _print_key(data, args.json, secret)
+    except KeysError as exc:
+        print(f"hatiproxy keys: {exc} ({target.where})", file=sys.stderr)
         return 1
     finally:
-        con.close()
+        target.close()
+    print(f"hatiproxy keys: {_DONE[args.keys_command]} in {target.where}", file=sys.stderr)
     return 0
 
 
@@ -151,6 +139,10 @@ def add_keys_command(sub: Any) -> None:
     rotate = keys_sub.add_parser("rotate", help="new secret, same grants; old one ends")
     rotate.add_argument("key_id")
     rotate.add_argument(
-        "--grace-hours", dest="grace_hours", type=float, default=0.0, help="old key keeps working"
+        "--grace-hours",
+        dest="grace_hours",
+        type=int,
+        default=0,
+        help="whole hours the old key keeps working (0: revoked now)",
     )
     common(rotate)

@@ -121,6 +121,12 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("model_dir", "", "Model cache directory; empty = <data_dir>/models."),
     Setting("org_id", "local", "Organisation id of connections that carry no API key."),
+    Setting(
+        "default_agent",
+        "default",
+        "Agent of callers that carry no agent key and name no agent (the same on SQL, MCP "
+        "and REST; see 'Who is the agent?').",
+    ),
     Setting("memory_enabled", True, "Enable the agent memory subsystem.", _bool),
     Setting("memory_max_results", 100, "Largest top_k a memory search may return.", int),
     Setting(
@@ -219,6 +225,7 @@ class Config:
     embedding_flush_interval_ms: int = 1000
     model_dir: str = ""
     org_id: str = "local"
+    default_agent: str = "default"
     memory_enabled: bool = True
     memory_max_results: int = 100
     memory_score_weights: str = "0.5,0.25,0.1,0.1,0.05"

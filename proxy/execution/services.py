@@ -7,15 +7,28 @@ wire server, and the wire server never imports them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from proxy.access.service import AccessControl
 from proxy.agent.layer import AgentLayer
 from proxy.core.config import Config
 from proxy.db.catalog import functions as catalog_functions
 from proxy.db.engine import Engine
+from proxy.db.pool import PooledDB
 from proxy.execution import sql_bridge
 from proxy.semantic.engine import SemanticEngine
 from proxy.telemetry.metrics import Metrics
+
+
+@dataclass
+class _KeysOnly:
+    """What AccessControl needs of the agent layer, without the agent layer."""
+
+    config: Config
+    db: PooledDB
+
+    def add_service(self, service: Any) -> None:
+        self.db.run_sync(service.install)
 
 
 @dataclass
@@ -39,6 +52,18 @@ class Services:
         metrics = Metrics()
         metrics.watch_embedder(semantic.embedder)
         return cls(config, engine, semantic, agent, AccessControl(agent), metrics)
+
+    @staticmethod
+    def open_keys(config: Config) -> tuple[Engine, AccessControl]:
+        """The server's key store on its own, opened as `build` opens it: for `hatiproxy
+        keys` while no server runs. Close with `close_keys`."""
+        engine = Engine(config)
+        return engine, AccessControl(_KeysOnly(config, PooledDB(engine, size=1)))
+
+    @staticmethod
+    def close_keys(engine: Engine, access: AccessControl) -> None:
+        access.layer.db.close()
+        engine.close()
 
     async def scrape_metrics(self) -> bytes:
         """The server's metrics in Prometheus text format (serve with metrics.CONTENT_TYPE)."""

@@ -8,9 +8,9 @@ declares (JSON / UUID / TIMESTAMPTZ columns keep their types), so the results
 compose with the rest of SQL. `describe` registers empty relations of the same
 shape, so a statement can be described without running anything.
 
-Identity: `hatidata_agent_id` from the startup options (psycopg2's `-c`) or the
-startup packet (asyncpg), else the user name; fixed for the connection's life. It
-is mirrored into the DuckDB variables `hatidata_org_id` / `hatidata_agent_id` that
+Identity: decided at login by proxy/access/agent_rule.py (`hatidata_agent_id` from the
+startup options or packet, else the user's name for a password login, else the server's
+default agent); fixed for the connection's life. It is mirrored into the DuckDB variables `hatidata_org_id` / `hatidata_agent_id` that
 the `main._hatidata_*` views filter on. Wire SQL may not name the internal schema or
 set those variables: that is how one agent is kept out of another's rows.
 """
@@ -97,11 +97,6 @@ def _sql_literal(value: Any) -> str:
     if isinstance(value, int | float):
         return repr(value)
     return quote_literal(value if isinstance(value, str) else json.dumps(value))
-
-
-def identity_for(layer: AgentLayer, user: str, settings: dict[str, str], startup: dict[str, str]):
-    agent = settings.get("hatidata_agent_id") or startup.get("hatidata_agent_id") or user
-    return Identity(layer.org_id, agent, user)
 
 
 def identity_sql(who: Identity) -> list[str]:

@@ -21,6 +21,8 @@ import ssl
 import time
 from typing import TYPE_CHECKING
 
+from proxy.access import agent_rule
+from proxy.access.agent_rule import AGENT_SETTING
 from proxy.access.keys import Principal
 from proxy.access.service import AuthError, TooManyFailures
 from proxy.core.errors import AgentError
@@ -29,7 +31,6 @@ from proxy.db import backend_functions
 from proxy.db.backends import Backend, Backends, is_superuser
 from proxy.db.connection_threads import ConnectionThreads, on_main
 from proxy.db.settings import REPORTED, SessionSettings
-from proxy.execution.sql_bridge import identity_for
 from proxy.pgserver.client_input import ClientGone, WireReader
 from proxy.pgserver.runner import Runner
 from proxy.pgserver.session import Session, SessionIdentity
@@ -81,11 +82,7 @@ class Server:
             auth = f"API keys (cleartext password; use TLS), users: {self.auth_method}"
         log.info("listening for Postgres clients on %s (auth: %s)", addrs, auth)
         if self.access.trust:
-            log.warning(
-                "TRUST MODE: no passwords or API keys required on any interface (%s). "
-                "For development only: create a key with `hatiproxy keys create` to end it.",
-                "remote trust is ON" if self.config.allow_remote_trust else "loopback only",
-            )
+            log.warning("%s", self.access.trust_summary())
 
     @property
     def port(self) -> int:
@@ -350,13 +347,14 @@ class Connection:
             self.receive,
             self.push,
         )
-        who = identity_for(server.agent, user, settings.values, identity.startup)
-        if principal is not None:  # an API key: its org, agent binding and scopes
-            try:
-                who = principal.identity(who.agent_id if who.agent_id != user else None, user)
-            except AgentError as exc:
-                _log_failed_login(user, _peer_host(self.writer), exc.message)
-                raise FatalError("28000", exc.message) from None
+        access = server.access
+        named = settings.values.get(AGENT_SETTING) or identity.startup.get(AGENT_SETTING)
+        password_user = principal is None and not access.trust and user in access.passwords
+        try:  # one rule on every interface (proxy/access/agent_rule.py)
+            who = agent_rule.identity(access.config, principal, named, user, password_user)
+        except AgentError as exc:  # an agent key naming another agent
+            _log_failed_login(user, _peer_host(self.writer), exc.message)
+            raise FatalError("28000", exc.message) from None
         await runner.set_identity(who)
         superuser = is_superuser(who)
         # Read-only, as in Postgres: what the login is, never what the client asked for.

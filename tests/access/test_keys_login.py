@@ -1,33 +1,17 @@
-"""API keys end to end: `hatiproxy keys` on the file, then the same key on the wire and MCP."""
+"""API keys end to end: `hatiproxy keys` against the running server (its local admin
+channel), then the same keys on the wire and MCP at once."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import psycopg
 import pytest
 import requests
 
-from tests.conftest import ROOT, start_server
-
-
-def keys_cli(data_dir: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "proxy", "keys", *args, "--data-dir", str(data_dir)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-
-
-def create(data_dir: Path, *args: str) -> dict:
-    out = keys_cli(data_dir, "create", "--json", *args)
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout)
+from tests.access.keys_cli_support import create, keys_cli, wait_for_channel
+from tests.conftest import start_server
 
 
 def login(port: int, password: str | None, user: str = "someone", **kw: str):
@@ -52,7 +36,9 @@ def mcp_call(url: str, key: str | None, tool: str, args: dict, agent: str | None
 @pytest.fixture(scope="module")
 def keyed(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("keys")
-    data = tmp / "data"
+    server = start_server(tmp, "--embedding-provider", "hash")  # trust mode: no keys yet
+    data = server.data_dir
+    wait_for_channel(data)
     made = {
         "admin": create(data, "--role", "admin"),
         "bot": create(data, "--role", "agent", "--agent", "bot"),
@@ -65,19 +51,28 @@ def keyed(tmp_path_factory):
     rotated = keys_cli(data, "rotate", made["old"]["id"], "--json")
     assert rotated.returncode == 0, rotated.stderr
     made["new"] = json.loads(rotated.stdout)
-    server = start_server(tmp, "--embedding-provider", "hash")
-    yield server, {name: info["key"] for name, info in made.items()}, made
+    yield server, {name: info["raw_key"] for name, info in made.items()}, made
     server.stop()
 
 
-def test_cli_lists_keys_without_secrets(tmp_path: Path) -> None:
-    made = create(tmp_path, "--role", "auditor", "--name", "audit-bot")
-    assert made["key"].startswith("hd_live_") and made["role"] == "auditor"
-    listing = keys_cli(tmp_path, "list", "--json")
-    assert listing.returncode == 0
-    assert made["key"] not in listing.stdout and made["key_prefix"] in listing.stdout
-    bad = keys_cli(tmp_path, "create", "--role", "boss")
-    assert bad.returncode == 1 and "unknown role" in bad.stderr
+def test_cli_lists_keys_without_secrets(keyed) -> None:
+    server, _, made = keyed
+    listing = keys_cli(server.data_dir, "list", "--json")
+    assert listing.returncode == 0, listing.stderr
+    listed = {k["key_id"]: k for k in json.loads(listing.stdout)}
+    assert made["admin"]["key_id"] in listed and made["org2"]["key_id"] not in listed
+    assert all(m["raw_key"] not in listing.stdout for m in made.values())
+    assert listed[made["gone"]["key_id"]]["status"] == "revoked"
+    assert listed[made["old"]["key_id"]]["status"] == "revoked"  # rotated without grace
+    assert made["admin"]["key_prefix"] in listing.stdout
+    every = json.loads(keys_cli(server.data_dir, "list", "--json", "--all-orgs").stdout)
+    assert made["org2"]["key_id"] in {k["key_id"] for k in every}
+    # It says which database it acted on, and how.
+    assert f"in database {server.data_dir / 'hatiproxy.duckdb'} via the server on" in (
+        listing.stderr
+    )
+    bad = keys_cli(server.data_dir, "create", "--role", "boss")
+    assert bad.returncode == 1 and "role" in bad.stderr and "Traceback" not in bad.stderr
 
 
 def test_trust_ends_once_keys_exist(keyed) -> None:
@@ -86,7 +81,11 @@ def test_trust_ends_once_keys_exist(keyed) -> None:
         login(server.port, None)
     with pytest.raises(psycopg.OperationalError, match="28P01|authentication failed"):
         login(server.port, secrets["admin"][:-1] + "x")
-    assert "TRUST MODE" not in server.log()
+    # The server started in trust mode and said what a keyless caller may do; the first
+    # key ended it, and the log says so.
+    log = server.log()
+    assert "TRUST MODE (development only" in log and "keyless caller" in log
+    assert "trust mode ended" in log and "keyless clients are now refused" in log
 
 
 def test_agent_key_binds_the_session(keyed) -> None:
@@ -139,3 +138,55 @@ def test_mcp_http_uses_the_same_keys(keyed) -> None:
     found = mcp_call(server.mcp_url, secrets["org2"], "search_memory", {"query": "secret plan"})
     text = found.json()["result"]["content"][0]["text"]
     assert "secret plan" not in text
+
+
+def test_wrong_data_dir_is_an_error_and_creates_nothing(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere"
+    for args in (("create", "--role", "admin"), ("list",)):
+        out = keys_cli(missing, *args)
+        assert out.returncode == 1 and "Traceback" not in out.stderr
+        assert f"data directory {missing} does not exist" in out.stderr
+        assert "--data-dir" in out.stderr
+    assert not missing.exists()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    out = keys_cli(empty, "create", "--role", "admin")
+    assert out.returncode == 1
+    assert f"database {empty / 'hatiproxy.duckdb'} does not exist" in out.stderr
+    assert list(empty.iterdir()) == []
+
+
+def test_admin_channel_is_the_owners_and_a_stale_one_is_detected(tmp_path: Path) -> None:
+    server = start_server(tmp_path, "--embedding-provider", "hash")
+    try:
+        channel = wait_for_channel(server.data_dir)
+        path = server.data_dir / "hatiproxy-admin.json"
+        assert path.stat().st_mode & 0o777 == 0o600
+        assert channel.url.startswith("http://127.0.0.1:") and channel.pid == server.proc.pid
+        url = channel.url + "/v1/admin/server"
+        assert requests.get(url, timeout=10).status_code == 401
+        wrong = {"Authorization": "Bearer " + channel.token[:-1] + "x"}
+        assert requests.get(url, headers=wrong, timeout=10).status_code == 401
+        info = requests.get(url, headers={"Authorization": f"Bearer {channel.token}"}, timeout=10)
+        assert info.json()["database"] == str(server.data_dir / "hatiproxy.duckdb")
+        # The public REST port has no admin routes, whoever asks.
+        public = requests.get(f"{server.rest_url}/v1/admin/server", timeout=10)
+        assert public.status_code in (401, 404)
+    finally:
+        server.proc.kill()  # as a crash would: the channel file stays behind
+        server.proc.wait(10)
+    assert path.exists()
+    made = keys_cli(server.data_dir, "create", "--json", "--role", "admin", "--agent", "ops")
+    assert made.returncode == 0, made.stderr
+    assert "stale admin channel file" in made.stderr and "opened directly" in made.stderr
+    assert not path.exists()
+    key = json.loads(made.stdout)["raw_key"]
+    again = start_server(tmp_path, "--embedding-provider", "hash")
+    try:
+        with login(again.port, key) as conn:
+            assert conn.execute("SELECT getvariable('hatidata_agent_id')").fetchone() == ("ops",)
+        wait_for_channel(again.data_dir)
+        listing = keys_cli(again.data_dir, "list")
+        assert listing.returncode == 0 and "via the server on" in listing.stderr
+    finally:
+        again.stop()

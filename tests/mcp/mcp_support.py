@@ -122,9 +122,11 @@ class HttpAgent:
 class StdioAgent:
     """`python -m proxy mcp` driven line by line over its stdin / stdout."""
 
-    def __init__(self, server: ServerProcess, agent_id: str, *extra: str) -> None:
+    def __init__(self, server: ServerProcess, agent_id: str | None, *extra: str) -> None:
         cmd = [sys.executable, "-m", "proxy", "mcp", "--port", str(server.port)]
-        cmd += ["--host", server.host, "--agent-id", agent_id, *extra]
+        cmd += ["--host", server.host, *extra]
+        if agent_id is not None:  # None: the server's rule decides (key's or default agent)
+            cmd += ["--agent-id", agent_id]
         self.proc = subprocess.Popen(
             cmd,
             cwd=ROOT,

@@ -157,14 +157,17 @@ def test_auth_with_users_configured(keyed: ServerProcess) -> None:
     assert status == 401
     status, _, body = http_post(keyed.mcp_url, call, {"Authorization": "ApiKey sekrit-1"})
     assert status == 200 and result_data(body["result"]) == [{"one": 1}]
-    # The key decides who the agent is, not a header.
-    agent = HttpAgent(keyed, "someone-else", Authorization="ApiKey sekrit-1")
-    key = f"k{uuid.uuid4().hex[:8]}"
-    agent.data("set_agent_state", {"key": key, "value": 1})
-    rows = agent.data(
-        "query", {"sql": f"SELECT agent_id FROM _hatidata_agent_state WHERE key = '{key}'"}
-    )
-    assert rows == [{"agent_id": "u1"}]
+
+    # A configured user is the agent of its user name, unless it names one (the same rule
+    # as over the wire: proxy/access/agent_rule.py); only agent keys are bound.
+    def agent_of(agent: HttpAgent) -> str:
+        key = f"k{uuid.uuid4().hex[:8]}"
+        agent.data("set_agent_state", {"key": key, "value": 1})
+        sql = f"SELECT agent_id FROM _hatidata_agent_state WHERE key = '{key}'"
+        return agent.data("query", {"sql": sql})[0]["agent_id"]
+
+    assert agent_of(HttpAgent(keyed, None, Authorization="ApiKey sekrit-1")) == "u1"
+    assert agent_of(HttpAgent(keyed, "helper", Authorization="ApiKey sekrit-1")) == "helper"
 
 
 # ---------------------------------------------------------------- agent tools

@@ -222,3 +222,13 @@ def test_no_escalation(ks):
     assert r.status_code == 403
     r = ks.request("DELETE", f"{BASE}/agent-keys/{reader['id']}", key="limited")
     assert r.status_code == 200 and rest(ks, reader["raw_key"]).status_code == 401
+
+
+def test_agent_key_body_takes_agent_id_for_agent_name(ks):
+    """Responses and every other route call the agent `agent_id`; create accepts it too."""
+    body = {"agent_id": "alias-bot"}
+    r = ks.request("POST", f"{BASE}/agent-keys", key="admin", json=body)
+    assert r.status_code == 201, r.text
+    made = r.json()
+    assert made["agent_id"] == made["agent_name"] == "alias-bot"
+    assert made["raw_key"].startswith("hd_agent_")

@@ -3,21 +3,18 @@ finding a runaway query from another session and stopping it, as in PostgreSQL 1
 
 from __future__ import annotations
 
-import json
 import os
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
 
-from tests.conftest import ROOT, ServerProcess, psql_command, start_server
+from tests.access.keys_cli_support import create, wait_for_channel
+from tests.conftest import ServerProcess, psql_command, start_server
 
 # Billions of rows: runs until it is interrupted (statement_timeout is the safety net).
 SLOW = "SELECT count(*) FROM range(1000000000000) t(a) WHERE a % 7 = 3"
@@ -245,22 +242,13 @@ def test_signalling_oneself(server: ServerProcess) -> None:
 # --- API keys: superusers and not ---------------------------------------------------------
 
 
-def create_key(data_dir: Path, role: str) -> str:
-    out = subprocess.run(
-        [sys.executable, "-m", "proxy", "keys", "create", "--json", "--role", role,
-         "--data-dir", str(data_dir)],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout)["key"]
-
-
 @pytest.fixture(scope="module")
 def keyed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerProcess, dict]]:
     """A server where `root` is a configured (super)user and two analyst keys log in."""
     tmp = tmp_path_factory.mktemp("activity_keys")
-    keys = {"ro": create_key(tmp / "data", "analyst"), "ro2": create_key(tmp / "data", "analyst")}
     srv = start_server(tmp, "--users", "root:rootpw", "--embedding-provider", "hash")
+    wait_for_channel(srv.data_dir)  # `hatiproxy keys` reaches the running server through it
+    keys = {name: create(srv.data_dir, "--role", "analyst")["raw_key"] for name in ("ro", "ro2")}
     yield srv, keys
     srv.stop()
 

@@ -39,7 +39,10 @@ def add_mcp_command(sub: Any) -> None:
     )
     p.add_argument("--host", help="hatiproxy host (default: localhost)")
     p.add_argument("--port", type=int, help="hatiproxy port (default: 5439)")
-    p.add_argument("--agent-id", help="agent identity (default: mcp-agent)")
+    p.add_argument(
+        "--agent-id",
+        help="agent identity (default: the API key's agent, else the server's default_agent)",
+    )
     p.add_argument("--database", help="database name (default: hatidata)")
     p.add_argument("--user", help="user name (default: agent)")
     p.add_argument(
@@ -60,7 +63,7 @@ def add_mcp_command(sub: Any) -> None:
 MCP_SETTINGS: dict[str, Any] = {
     "host": "localhost",
     "port": 5439,
-    "agent_id": "mcp-agent",
+    "agent_id": "",
     "database": "hatidata",
     "user": "agent",
     "api_key": "",
@@ -124,7 +127,10 @@ def run(args: argparse.Namespace) -> int:
         agent_id=cfg["agent_id"],
     )
     log.info(
-        "serving MCP on stdio for %s:%s as agent %s", cfg["host"], cfg["port"], cfg["agent_id"]
+        "serving MCP on stdio for %s:%s as agent %s",
+        cfg["host"],
+        cfg["port"],
+        cfg["agent_id"] or "(the key's, or the server's default)",
     )
     with contextlib.suppress(KeyboardInterrupt):
         anyio.run(serve_stdio, target)

@@ -114,17 +114,19 @@ class WireTarget:
         database: str = "hatidata",
         user: str = "agent",
         password: str = "",
-        agent_id: str = "mcp-agent",
+        agent_id: str = "",
         framework: str = "mcp",
     ) -> None:
-        self.agent_id = agent_id
+        self.agent_id = agent_id  # "": the server decides (the key's, or its default agent)
+        options = f"-c hatidata_framework={_option(framework)}"
+        if agent_id:
+            options = f"-c hatidata_agent_id={_option(agent_id)} {options}"
         self.params: dict[str, Any] = {
             "host": host,
             "port": port,
             "dbname": database,
             "user": user,
-            "options": f"-c hatidata_agent_id={_option(agent_id)} "
-            f"-c hatidata_framework={_option(framework)}",
+            "options": options,
             "application_name": f"hatidata-agent/{framework}",
             "autocommit": True,
             "connect_timeout": 10,

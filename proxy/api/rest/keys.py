@@ -27,7 +27,7 @@ import datetime as dt
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Request
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field
 
 from proxy.access import keys as k
 from proxy.access.scopes import ALIASES, SCOPES, parse_scopes
@@ -76,7 +76,13 @@ class _Limits(BaseModel):
 
 class AgentKeyCreate(_Limits):
     model_config = STRICT
-    agent_name: str = Field(min_length=1, max_length=256, description="The agent the key is for")
+    agent_name: str = Field(
+        min_length=1,
+        max_length=256,
+        # `agent_id` too: the name responses (and every other route) use for the agent.
+        validation_alias=AliasChoices("agent_name", "agent_id"),
+        description="The agent the key is for (also accepted as agent_id)",
+    )
     framework: str | None = Field(None, max_length=100, description="e.g. langchain, custom")
     description: str | None = Field(None, max_length=1000)
     expires_in_days: Days | None = None

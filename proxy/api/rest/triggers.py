@@ -2,7 +2,8 @@
 
 A trigger created with an org-level key (hd_live_) is an organisation trigger
 (scope 'org': it watches every agent of the org), owned by the caller's HTTP agent
-identity (the X-HatiData-Agent-Id header, default 'mcp-agent'), which receives
+identity (proxy/access/agent_rule.py: the X-HatiData-Agent-Id header, else the
+server's default agent), which receives
 agent_notify messages unless action_config.agent_id names another recipient. An agent
 key (hd_agent_) creates triggers of scope 'agent' that watch its own agent only (an
 org-wide trigger would copy other agents' content into its fire log). Org keys see
