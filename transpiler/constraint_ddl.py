@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from transpiler.dialects import generator
+from transpiler.varchar_length import declared_length
 
 # PostgreSQL's pg_constraint action codes
 _ACTIONS = {
@@ -55,6 +56,7 @@ class AddedConstraint:
     columns: tuple[str, ...] = ()
     check_sql: str | None = None  # CHECK: the expression as DuckDB SQL
     foreign_key: ForeignKeySpec | None = None
+    length: bool = False  # a varchar(n) length CHECK: the column's type, not a constraint
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +70,13 @@ class ConstraintDdl:
     adds: tuple[AddedConstraint, ...] = ()
     drops: tuple[tuple[str, bool], ...] = ()  # (name, IF EXISTS)
     create: bool = False
+    # ADD COLUMN clauses as DuckDB takes them (no constraints), and the SET NOT NULLs
+    # that follow: run first, then `adds` (DuckDB: "Adding columns with constraints not
+    # yet supported").
+    before: tuple[str, ...] = ()
+    # CREATE TABLE: its CHECK and UNIQUE constraints in order, as (kind "c" / "u", name or
+    # None): DuckDB forgets the names, the server keeps them.
+    named: tuple[tuple[str, str | None], ...] = ()
 
 
 def quote(name: str) -> str:
@@ -90,8 +99,23 @@ def extract(tree: exp.Expr) -> ConstraintDdl | None:
         return None
     adds: list[AddedConstraint] = []
     drops: list[tuple[str, bool]] = []
+    before: list[str] = []
+    constrained = False
+    target = _sql(table)
     for action in tree.args.get("actions") or []:
-        if isinstance(action, exp.AddConstraint):
+        if isinstance(action, exp.ColumnDef):
+            column = _added_column(action, target)
+            if column is None:
+                return None
+            sql, not_null, added = column
+            before.append(sql)
+            if not_null:
+                before.append(
+                    f"ALTER TABLE {target} ALTER COLUMN {quote(action.name)} SET NOT NULL"
+                )
+            adds.extend(added)
+            constrained = constrained or not_null or bool(added)
+        elif isinstance(action, exp.AddConstraint):
             for node in action.expressions:
                 added = _added(node)
                 if added is None:
@@ -104,7 +128,7 @@ def extract(tree: exp.Expr) -> ConstraintDdl | None:
             drops.append((target.name, bool(action.args.get("exists"))))
         else:
             return None
-    if not adds and not drops:
+    if not adds and not drops and not constrained:
         return None
     return ConstraintDdl(
         table=table.name,
@@ -112,7 +136,50 @@ def extract(tree: exp.Expr) -> ConstraintDdl | None:
         if_exists=bool(tree.args.get("exists")),
         adds=tuple(adds),
         drops=tuple(drops),
+        before=tuple(before),
     )
+
+
+def _added_column(
+    node: exp.ColumnDef, target: str
+) -> tuple[str, bool, list[AddedConstraint]] | None:
+    """`ADD COLUMN` split into the DuckDB clause (type, DEFAULT), whether it is NOT NULL,
+    and its constraints (a varchar(n) length is a CHECK, as in CREATE TABLE)."""
+    if node.args.get("exists"):
+        return None  # ADD COLUMN IF NOT EXISTS: DuckDB's own handling
+    column = node.copy()
+    name = node.name
+    not_null = False
+    added: list[AddedConstraint] = []
+    kept = []
+    for constraint in column.args.get("constraints") or []:
+        kind = constraint.args.get("kind")
+        cname = constraint.name or None
+        if isinstance(kind, exp.NotNullColumnConstraint) and not kind.args.get("allow_null"):
+            not_null = True
+        elif isinstance(kind, exp.NotNullColumnConstraint):
+            continue  # NULL: the default
+        elif isinstance(kind, exp.PrimaryKeyColumnConstraint):
+            added.append(AddedConstraint("p", cname, (name,)))
+            not_null = True
+        elif isinstance(kind, exp.UniqueColumnConstraint):
+            added.append(AddedConstraint("u", cname, (name,)))
+        elif isinstance(kind, exp.CheckColumnConstraint) and isinstance(kind.this, exp.Expr):
+            added.append(AddedConstraint("c", cname, (name,), check_sql=_sql(kind.this)))
+        elif isinstance(kind, exp.Reference):
+            spec = _reference((name,), kind, cname)
+            added.append(AddedConstraint("f", cname, (name,), foreign_key=spec))
+        elif isinstance(kind, exp.DefaultColumnConstraint | exp.CollateColumnConstraint):
+            kept.append(constraint)
+        else:
+            return None
+    length = declared_length(column.args.get("kind"))
+    if length is not None:
+        column.set("kind", exp.DataType.build("VARCHAR"))
+        check = f"length({quote(name)}) <= {length}"
+        added.insert(0, AddedConstraint("c", None, (name,), check_sql=check, length=True))
+    column.set("constraints", kept)
+    return f"ALTER TABLE {target} ADD COLUMN {_sql(column)}", not_null, added
 
 
 def take_foreign_keys(tree: exp.Expr) -> ConstraintDdl | None:
@@ -141,7 +208,8 @@ def take_foreign_keys(tree: exp.Expr) -> ConstraintDdl | None:
                     return None  # a form not understood: DuckDB says what it thinks
                 found.append(spec)
                 element.pop()
-    if not found:
+    named = _named(schema)
+    if not found and not any(name for _, name in named):
         return None
     table = schema.this
     return ConstraintDdl(
@@ -149,7 +217,37 @@ def take_foreign_keys(tree: exp.Expr) -> ConstraintDdl | None:
         schema=table.db or None,
         adds=tuple(AddedConstraint("f", f.name, f.columns, foreign_key=f) for f in found),
         create=True,
+        named=named,
     )
+
+
+def _named(schema: exp.Schema) -> tuple[tuple[str, str | None], ...]:
+    """The CHECK and UNIQUE constraints of a CREATE TABLE in DuckDB's order (declaration
+    order, a column's own with the column), each with its name or None."""
+    out: list[tuple[str, str | None]] = []
+    for element in schema.expressions:
+        if isinstance(element, exp.ColumnDef):
+            for constraint in element.args.get("constraints") or []:
+                kind = _kind(constraint.args.get("kind"))
+                if kind:
+                    out.append((kind, constraint.name or None))
+        elif isinstance(element, exp.Constraint):
+            kinds = [_kind(e) for e in element.expressions]
+            if len(kinds) == 1 and kinds[0]:
+                out.append((kinds[0], element.name or None))
+        else:
+            kind = _kind(element)
+            if kind:
+                out.append((kind, None))
+    return tuple(out)
+
+
+def _kind(node: exp.Expr | None) -> str | None:
+    if isinstance(node, exp.CheckColumnConstraint):
+        return "c"
+    if isinstance(node, exp.UniqueColumnConstraint):
+        return "u"
+    return None
 
 
 def _sql(node: exp.Expr) -> str:

@@ -78,17 +78,22 @@ def _run(
     try:
         if request.create:
             cur.execute(sql)
-        table = alter_rebuild._resolve(cur, _Target(request.table, request.schema))
+        target = _Target(request.table, request.schema)
+        table = alter_rebuild._resolve(cur, target)
         if table is None:
             if request.if_exists:
                 notices.append(f'relation "{request.table}" does not exist, skipping')
             else:
                 raise PgError("42P01", f'relation "{request.table}" does not exist')
         else:
+            for sql in request.before:  # ADD COLUMN, SET NOT NULL
+                alter_around_indexes(cur, sql)
             for name, if_exists in request.drops:
-                _drop(cur, table, name, if_exists, notices)
-            for added in request.adds:
-                _add(cur, table, added, notices)
+                _drop(cur, alter_rebuild._resolve(cur, target), name, if_exists, notices)
+            for added in request.adds:  # (each step may have rebuilt the table)
+                _add(cur, alter_rebuild._resolve(cur, target), added, notices)
+            if request.named:
+                _name_created(cur, table, request.named)
         if not in_block:
             cur.commit()
     except BaseException:
@@ -122,6 +127,11 @@ def _add(cur: Any, table: Any, added: AddedConstraint, notices: list[str]) -> No
             raise _exists(name, table)
         cols = ", ".join(quote(c) for c in columns)
         cur.execute(f"CREATE UNIQUE INDEX {quote(name)} ON {final} ({cols})")
+        cur.execute(  # pg_constraint lists it (expression NULL: the index of that name)
+            f"INSERT INTO {REGISTRY} (schema_name, table_name, conname, contype, columns) "
+            "VALUES (?, ?, ?, 'u', ?)",
+            [table.schema, table.name, name, list(columns)],
+        )
     elif added.kind == "c":
         name = added.name or default_name(table.name, columns[:1], "check")
         if _taken(cur, table, name):
@@ -135,7 +145,7 @@ def _add(cur: Any, table: Any, added: AddedConstraint, notices: list[str]) -> No
                 f'check constraint "{name}" of relation "{table.name}" is violated by some row',
             ) from None
         for kind, text, cols, _ in alter_rebuild._constraints(cur, new_oid):
-            if kind == "CHECK" and text not in before:
+            if kind == "CHECK" and text not in before and not added.length:
                 cur.execute(
                     f"INSERT INTO {REGISTRY} (schema_name, table_name, conname, contype, "
                     "columns, expression) VALUES (?, ?, ?, 'c', ?, ?)",
@@ -144,6 +154,24 @@ def _add(cur: Any, table: Any, added: AddedConstraint, notices: list[str]) -> No
     else:
         assert added.foreign_key is not None
         foreign_keys.add(cur, table, added.foreign_key, columns, notices)
+
+
+def _name_created(cur: Any, table: Any, named: tuple[tuple[str, str | None], ...]) -> None:
+    """Keep the declared names of a new table's CHECK and UNIQUE constraints, matched to
+    DuckDB's in order (kind by kind); nothing when the counts differ."""
+    rows = alter_rebuild._constraints(cur, table.oid)
+    for kind, duck_kind in (("c", "CHECK"), ("u", "UNIQUE")):
+        declared = [name for k, name in named if k == kind]
+        duck = [(text, cols) for k, text, cols, _ in rows if k == duck_kind]
+        if len(declared) != len(duck):
+            continue
+        for name, (text, cols) in zip(declared, duck, strict=True):
+            if name:
+                cur.execute(
+                    f"INSERT INTO {REGISTRY} (schema_name, table_name, conname, contype, "
+                    "columns, expression) VALUES (?, ?, ?, ?, ?, ?)",
+                    [table.schema, table.name, name, kind, list(cols), text],
+                )
 
 
 def _columns(cur: Any, table: Any, names: tuple[str, ...]) -> tuple[str, ...]:
@@ -198,8 +226,10 @@ def _drop(cur: Any, table: Any, name: str, if_exists: bool, notices: list[str]) 
             f"DELETE FROM {REGISTRY} WHERE schema_name = ? AND table_name = ? AND conname = ?",
             [table.schema, table.name, name],
         )
-        if registered[0] == "c" and registered[1]:
+        if registered[0] in ("c", "u") and registered[1]:
             _rebuild(cur, table, drop=frozenset({registered[1]}))
+        elif registered[0] == "u" and _index(cur, table, name):
+            cur.execute(f"DROP INDEX {quote(table.schema)}.{quote(name)}")
         return
     if _index(cur, table, name):
         cur.execute(f"DROP INDEX {quote(table.schema)}.{quote(name)}")

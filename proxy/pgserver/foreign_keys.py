@@ -92,10 +92,11 @@ def touched(fks: list[ForeignKey], sql: str) -> bool:
     return any(fk.table.lower() in low or fk.ref_table.lower() in low for fk in fks)
 
 
-def after_write(cur: Any, sql: str, deferred_too: bool) -> None:
-    """Carry out ON DELETE actions and check the immediate foreign keys (`deferred_too`:
-    all of them, outside a transaction block) of the tables the statement may have
-    written (named in `sql`); 23503 on a violation."""
+def after_write(cur: Any, sql: str, kind: str, deferred_too: bool) -> None:
+    """After a DELETE, carry out the ON DELETE actions; then check the immediate foreign
+    keys (`deferred_too`: all of them, outside a transaction block) of the tables the
+    statement may have written (named in `sql`); 23503 on a violation. (An INSERT or
+    UPDATE that leaves a child without its parent is an error, never an action.)"""
     fks = load(cur)
     low = sql.lower()
     written = {
@@ -107,7 +108,7 @@ def after_write(cur: Any, sql: str, deferred_too: bool) -> None:
     if not written:
         return
     done: set[str] = set()
-    todo = sorted(written)
+    todo = sorted(written) if kind == "delete" else []
     while todo:  # actions, followed on to the children they changed
         parent = todo.pop()
         done.add(parent)

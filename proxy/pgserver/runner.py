@@ -482,7 +482,7 @@ class Runner:
             try:
                 out = run()
                 if fk_check:
-                    foreign_keys.after_write(cur, sql, not explicit_block)
+                    foreign_keys.after_write(cur, sql, st.kind, not explicit_block)
                 if own_fk_txn:
                     cur.commit()
             except BaseException:
