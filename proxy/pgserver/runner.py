@@ -531,8 +531,11 @@ class Runner:
         cols, portal.count, head = await self.call(start, sql=sql)
         if writes and self.txn_status == "T":
             effect = savepoints.side_effect(st, bool(relations), needs_fts, branch is not None)
+            rows = portal.count
+            if rows is None and head is not None and (len(head) < PREFETCH_ROWS or fk_check):
+                rows = len(head)  # INSERT ... RETURNING: every row fetched already
             savepoints.record(
-                session.savepoints, session.settings.values, st, ran[0], params, effect
+                session.savepoints, session.settings.values, st, ran[0], params, effect, rows
             )
         for warning in st.warnings:
             session.send_notice(warning, "01000", "WARNING")

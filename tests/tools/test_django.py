@@ -109,6 +109,15 @@ with transaction.atomic():
         pass
 print("outer", Author.objects.filter(name="Outer").exists())
 print("inner", Author.objects.filter(name="Inner").exists())
+with transaction.atomic():  # the inner block fails in the database (23505)
+    Author.objects.create(name="Outer2")
+    try:
+        with transaction.atomic():
+            Book.objects.create(author=bob, title="Three", pages=1)
+    except IntegrityError:
+        pass
+    Book.objects.create(author=bob, title="Four", pages=4)
+print("outer2", Author.objects.filter(name="Outer2").exists(), Book.objects.filter(title="Four").exists())
 """
 
 
@@ -204,6 +213,7 @@ def test_orm_cascade_violations_and_nested_atomic(project: Project) -> None:
     assert (lines["check"], lines["unique"], lines["fk"]) == ("23514", "23505", "23503")
     assert lines["outer"] == "True", "the outer block's row was lost with the inner one"
     assert lines["inner"] == "False"
+    assert lines["outer2"] == "True True"  # ROLLBACK TO after an error, serial keys drawn
 
 
 def test_flush(project: Project) -> None:
