@@ -27,6 +27,7 @@ from proxy.pgserver import (
     alter_rebuild,
     commands,
     constraint_ddl,
+    ddl_statements,
     embed_columns,
     explain,
     foreign_keys,
@@ -75,49 +76,6 @@ NO_ROW_TAGS = frozenset({"VACUUM", "ANALYZE", "CHECKPOINT"})
 # Rows fetched together with the statement's execution (one worker hop for short results);
 # small enough that encoding them on the event loop costs next to nothing.
 PREFETCH_ROWS = 64
-
-
-_VIEW_ONLY = "Can only modify view with ALTER VIEW statement"
-
-
-def _run_ddl(cur: Any, st: Statement, sql: str, own_transaction: bool) -> str:
-    """Run a statement of several DuckDB statements (in a transaction of its own when
-    none is open: all or nothing), or an ALTER TABLE that DuckDB wants as ALTER VIEW
-    because its target is a view. Returns the SQL that ran."""
-    if own_transaction:
-        cur.begin()
-    try:
-        try:
-            cur.execute(sql)
-        except duckdb.CatalogException as err:
-            if st.view_sql is None or _VIEW_ONLY not in str(err):
-                raise
-            sql = st.view_sql
-            cur.execute(sql)
-        if own_transaction:
-            cur.commit()
-    except BaseException:
-        if own_transaction:
-            with contextlib.suppress(duckdb.Error):
-                cur.rollback()
-        raise
-    return sql
-
-
-def _alter_table(cur: Any, sql: str, own_transaction: bool) -> None:
-    """An ALTER TABLE, run around the table's indexes (constraint_ddl.alter_around_indexes),
-    all or nothing."""
-    if own_transaction:
-        cur.begin()
-    try:
-        constraint_ddl.alter_around_indexes(cur, sql)
-        if own_transaction:
-            cur.commit()
-    except BaseException:
-        if own_transaction:
-            with contextlib.suppress(duckdb.Error):
-                cur.rollback()
-        raise
 
 
 def _returns_rows(st: Statement) -> bool:
@@ -500,9 +458,11 @@ class Runner:
             cast = LOSSLESS_SQL.get(sql) if st.kind == "select" else None
             run_sql = cast[0] if cast else sql
             if st.atomic or st.view_sql is not None:
-                ran[0] = _run_ddl(cur, st, run_sql, own_transaction)
+                ran[0] = ddl_statements.run_ddl(cur, st, run_sql, own_transaction)
             elif st.tag == "ALTER TABLE" and not params:
-                _alter_table(cur, run_sql, self.txn_status == "I" and not self.implicit)
+                ddl_statements.alter_table(
+                    cur, run_sql, self.txn_status == "I" and not self.implicit
+                )
             else:
                 cur.execute(run_sql, params) if params else cur.execute(run_sql)
             if st.kind == "explain":
