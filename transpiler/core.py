@@ -23,6 +23,7 @@ from transpiler import (
     alter_type,
     catalog_compat,
     colnames,
+    constraint_ddl,
     create_index,
     external_access,
     multi_object,
@@ -153,6 +154,7 @@ def _explain(
         tag="EXPLAIN",
         command=None,
         alter_types=None,  # EXPLAIN ALTER TABLE: nothing is rebuilt
+        constraints=None,
         view_sql=None,
         warnings=(),
         _prefix=prefix,
@@ -210,6 +212,11 @@ def _statement(
     if tag == "CREATE INDEX":
         tree, notices, index_name = create_index.rewrite(tree)
     tree = rewrite.apply(tree, triggers, dims, chunk.start, hints)
+    constraints = None
+    if tag == "CREATE TABLE":  # its FOREIGN KEYs are the server's (constraint_ddl.py)
+        constraints = constraint_ddl.take_foreign_keys(tree)
+    elif tag == "ALTER TABLE":
+        constraints = constraint_ddl.extract(tree)
     text, markers, bind_texts = render(tree)
     text = prelude + text
     alter_types = alter_type.extract(tree) if tag == "ALTER TABLE" else None
@@ -236,6 +243,7 @@ def _statement(
         duckdb_params=duckdb_params,
         external_access=external_access.of_tree(tree, tokens, triggers.outside),
         alter_types=alter_types,
+        constraints=constraints,
         atomic=atomic,
         warnings=warnings,
         view_sql=view_sql,

@@ -10,6 +10,7 @@ if TYPE_CHECKING:
 
     from transpiler.agent_calls import AgentCall
     from transpiler.alter_type import AlterColumnTypes
+    from transpiler.constraint_ddl import ConstraintDdl
 
 MarkerKind = Literal["text", "column", "param"]
 MarkerRole = Literal["query", "passage"]
@@ -124,6 +125,9 @@ class Statement:
     # ALTER TABLE ... ALTER COLUMN ... TYPE: the request, for a table rebuild when DuckDB
     # cannot change the type in place (see alter_type.py, proxy/pgserver/alter_rebuild.py).
     alter_types: AlterColumnTypes | None = None
+    # ALTER TABLE ADD / DROP CONSTRAINT, or a CREATE TABLE's FOREIGN KEYs (taken out of
+    # `sql`): carried out by the server (constraint_ddl.py, proxy/pgserver/constraint_ddl.py).
+    constraints: ConstraintDdl | None = None
     # `sql` holds several DuckDB statements (DROP a, b; TRUNCATE a, b): the server runs
     # them in one transaction, all or nothing (see multi_object.py).
     atomic: bool = False

@@ -10,6 +10,7 @@
   (MISSING_PG_FUNCTIONS; the catalog layer defines these macros);
 - `a OPERATOR(pg_catalog.~) b` -> regex / LIKE / comparison;
 - `x = ANY('{a,b}')` (an untyped array literal) -> `x IN ('a', 'b')`: see any_array;
+- `unnest(a, b) [WITH ORDINALITY]` in FROM: see unnest_zip;
 - `COLLATE pg_catalog.default` / "C" / "POSIX" -> dropped;
 - `varchar(n)` columns of CREATE TABLE and casts to varchar(n): see varchar_length.
 """
@@ -21,7 +22,7 @@ from functools import cache
 import sqlglot
 from sqlglot import exp
 
-from transpiler import any_array, varchar_length
+from transpiler import any_array, unnest_zip, varchar_length
 from transpiler.treeutil import attached
 
 MISSING_PG_FUNCTIONS = frozenset(
@@ -95,6 +96,8 @@ def rewrite(nodes: list[exp.Expr]) -> None:
             _collate(node)
         elif isinstance(node, exp.Any):
             any_array.rewrite(node)
+        elif isinstance(node, exp.Unnest) and len(node.expressions) > 1:
+            unnest_zip.rewrite(node)
         elif isinstance(node, (exp.CurrentUser, exp.SessionUser)):
             node.replace(_login_user())
         elif isinstance(node, exp.Func):

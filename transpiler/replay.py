@@ -47,8 +47,9 @@ class Catalog(Protocol):
         """The defining SQL of a view of that name (any schema when None), else None."""
         ...
 
-    def defaults(self, schema: str | None, table: str) -> Sequence[str]:
-        """The column default expressions of that table (any schema when None)."""
+    def defaults(self, schema: str | None, table: str) -> Sequence[tuple[str, str]]:
+        """(column, default expression) of that table's columns with a default (any
+        schema when None)."""
         ...
 
 
@@ -127,10 +128,15 @@ class _Checker:
         if reason:
             return reason
         target = tree.this if not isinstance(tree, exp.Delete) else None
+        given: set[str] = set()  # an INSERT's listed columns: their defaults never run
         if isinstance(target, exp.Schema):
+            if isinstance(tree, exp.Insert):
+                given = {c.name.lower() for c in target.expressions}
             target = target.this
         if isinstance(target, exp.Table) and target.name:
-            for default in self.catalog.defaults(target.db or None, target.name):
+            for column, default in self.catalog.defaults(target.db or None, target.name):
+                if column.lower() in given:
+                    continue
                 why = self.nested(f"default:{target.db}.{target.name}:{default}", default)
                 if why:
                     return f"the column default {default} of table {target.name}: {why}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from proxy.pgserver import foreign_keys
 from proxy.pgserver.results import Column, row_description
 from proxy.semantic import column_hints
 from proxy.wire import messages as m
@@ -152,7 +153,7 @@ async def _transaction(
         try:
             if action == "commit" and not failed:
                 savepoints.before_commit(runner, session.savepoints)
-                await runner.call(runner.cursor.commit)
+                await runner.call(foreign_keys.commit, runner.cursor)
                 committed = True
             else:
                 await runner.call(runner.cursor.rollback)

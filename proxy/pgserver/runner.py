@@ -26,8 +26,11 @@ from proxy.execution import sql_bridge
 from proxy.pgserver import (
     alter_rebuild,
     commands,
+    constraint_ddl,
+    ddl_statements,
     embed_columns,
     explain,
+    foreign_keys,
     index_names,
     savepoints,
     sql_cursors,
@@ -73,33 +76,6 @@ NO_ROW_TAGS = frozenset({"VACUUM", "ANALYZE", "CHECKPOINT"})
 # Rows fetched together with the statement's execution (one worker hop for short results);
 # small enough that encoding them on the event loop costs next to nothing.
 PREFETCH_ROWS = 64
-
-
-_VIEW_ONLY = "Can only modify view with ALTER VIEW statement"
-
-
-def _run_ddl(cur: Any, st: Statement, sql: str, own_transaction: bool) -> str:
-    """Run a statement of several DuckDB statements (in a transaction of its own when
-    none is open: all or nothing), or an ALTER TABLE that DuckDB wants as ALTER VIEW
-    because its target is a view. Returns the SQL that ran."""
-    if own_transaction:
-        cur.begin()
-    try:
-        try:
-            cur.execute(sql)
-        except duckdb.CatalogException as err:
-            if st.view_sql is None or _VIEW_ONLY not in str(err):
-                raise
-            sql = st.view_sql
-            cur.execute(sql)
-        if own_transaction:
-            cur.commit()
-    except BaseException:
-        if own_transaction:
-            with contextlib.suppress(duckdb.Error):
-                cur.rollback()
-        raise
-    return sql
 
 
 def _returns_rows(st: Statement) -> bool:
@@ -383,6 +359,9 @@ class Runner:
             return
         if st.alter_types is not None and await alter_rebuild.run(self, session, portal):
             return  # ALTER COLUMN TYPE that DuckDB cannot do in place: a table rebuild
+        if st.constraints is not None:  # ADD / DROP CONSTRAINT, a CREATE TABLE's FOREIGN KEYs
+            await constraint_ddl.run(self, session, portal)
+            return
         if st.index_name is not None and not portal.executed:
             # CREATE INDEX ON t (...): PostgreSQL numbers the generated name when taken
             st = portal.statement = await index_names.choose(self, st)
@@ -440,6 +419,11 @@ class Runner:
         # Several DuckDB statements outside a transaction: run them in one of their own.
         own_transaction = st.atomic and self.txn_status == "I" and not self.implicit
         ran = [sql]  # the SQL that ran (ALTER TABLE on a view runs ALTER VIEW)
+        # Foreign keys the server enforces (foreign_keys.py): checked after the write, in
+        # a transaction of the statement's own when none is open, so a violation undoes it.
+        fk_check = st.kind in DML_KINDS
+        own_fk_txn = False
+        explicit_block = self.txn_status != "I" and not self.implicit
 
         def start() -> tuple[tuple[Column, ...] | None, int | None, list[tuple] | None]:
             for statement in setting_vars:
@@ -448,6 +432,25 @@ class Runner:
                 sql_bridge.register(cur, relations)
             if implicit_dml:
                 cur.begin()
+            nonlocal fk_check, own_fk_txn
+            fk_check = fk_check and foreign_keys.touched(foreign_keys.load(cur), sql)
+            if fk_check and self.txn_status == "I" and not self.implicit and not implicit_dml:
+                cur.begin()
+                own_fk_txn = True
+            try:
+                out = run()
+                if fk_check:
+                    foreign_keys.after_write(cur, sql, st.kind, not explicit_block)
+                if own_fk_txn:
+                    cur.commit()
+            except BaseException:
+                if own_fk_txn:
+                    with contextlib.suppress(duckdb.Error):
+                        cur.rollback()
+                raise
+            return out
+
+        def run() -> tuple[tuple[Column, ...] | None, int | None, list[tuple] | None]:
             if needs_fts:
                 semantic.ensure_fts_indexes(cur, sql)
             if branch is not None:
@@ -455,7 +458,11 @@ class Runner:
             cast = LOSSLESS_SQL.get(sql) if st.kind == "select" else None
             run_sql = cast[0] if cast else sql
             if st.atomic or st.view_sql is not None:
-                ran[0] = _run_ddl(cur, st, run_sql, own_transaction)
+                ran[0] = ddl_statements.run_ddl(cur, st, run_sql, own_transaction)
+            elif st.tag == "ALTER TABLE" and not params:
+                ddl_statements.alter_table(
+                    cur, run_sql, self.txn_status == "I" and not self.implicit
+                )
             else:
                 cur.execute(run_sql, params) if params else cur.execute(run_sql)
             if st.kind == "explain":
@@ -469,7 +476,10 @@ class Runner:
                     LOSSLESS_SQL[sql] = (wrapped, cols)
                     cur.execute(wrapped, params) if params else cur.execute(wrapped)
                 # Fetch the first rows in this same hop: a short result then needs no
-                # second trip to a worker thread when Execute sends it.
+                # second trip to a worker thread when Execute sends it. (All of them when
+                # foreign keys are checked next: the checks reuse the cursor.)
+                if fk_check and cols:
+                    return cols, None, cur.fetchall()
                 return cols, None, cur.fetchmany(PREFETCH_ROWS) if cols else None
             row = cur.fetchone() if cols and cols[0].name == "Count" else None
             return None, (int(row[0]) if row and row[0] is not None else None), None
@@ -481,8 +491,11 @@ class Runner:
         cols, portal.count, head = await self.call(start, sql=sql)
         if writes and self.txn_status == "T":
             effect = savepoints.side_effect(st, bool(relations), needs_fts, branch is not None)
+            rows = portal.count
+            if rows is None and head is not None and (len(head) < PREFETCH_ROWS or fk_check):
+                rows = len(head)  # INSERT ... RETURNING: every row fetched already
             savepoints.record(
-                session.savepoints, session.settings.values, st, ran[0], params, effect
+                session.savepoints, session.settings.values, st, ran[0], params, effect, rows
             )
         for warning in st.warnings:
             session.send_notice(warning, "01000", "WARNING")
@@ -490,7 +503,7 @@ class Runner:
         portal.executed = True
         if head is not None:
             portal.buffered = head
-            portal.drained = len(head) < PREFETCH_ROWS
+            portal.drained = len(head) < PREFETCH_ROWS or fk_check
         if portal.columns is not None:
             self._owner = portal
         else:

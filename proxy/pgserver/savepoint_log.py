@@ -30,6 +30,8 @@ class Record:
     params: list[Any] | None
     size: int
     safe: bool = False  # found replay-safe once; the catalog it depends on cannot change
+    rows: int | None = None  # rows an INSERT wrote (None: unknown)
+    pinned: bool = False  # its serial values made explicit (savepoint_replay.pin_serials)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +108,7 @@ def record(
     sql: str,
     params: list[Any] | None,
     effect: str | None,
+    rows: int | None = None,
 ) -> None:
     """After a statement that may write ran in an explicit block (runner._start);
     `settings`: the session's setting values it ran with."""
@@ -129,7 +132,7 @@ def record(
         state.records.clear()
         state.size = 0
         return
-    state.records.append(Record(sql, params, size))
+    state.records.append(Record(sql, params, size, rows=rows if st.kind == "insert" else None))
     state.size += size
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from transpiler import replay_pin
 from transpiler.replay import FunctionInfo, replay_refusal
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ class DuckDBCatalog:
         self.cur = cur
         self._functions: dict[str, FunctionInfo] | None = None
         self._views: list[tuple[str, str, str]] | None = None
-        self._defaults: dict[tuple[str | None, str], list[str]] = {}
+        self._defaults: dict[tuple[str | None, str], list[tuple[str, str]]] = {}
 
     def function(self, name: str) -> FunctionInfo | None:
         if self._functions is None:
@@ -68,18 +69,18 @@ class DuckDBCatalog:
         found = [sql for s, v, sql in self._views if v == low and sch in (None, s)]
         return "\n;\n".join(found) if found else None
 
-    def defaults(self, schema: str | None, table: str) -> Sequence[str]:
+    def defaults(self, schema: str | None, table: str) -> Sequence[tuple[str, str]]:
         key = (schema.lower() if schema else None, table.lower())
         if key not in self._defaults:
             sql = (
-                "SELECT column_default FROM duckdb_columns()"
+                "SELECT column_name, column_default FROM duckdb_columns()"
                 " WHERE column_default IS NOT NULL AND lower(table_name) = ?"
             )
             args = [key[1]]
             if key[0] is not None:
                 sql += " AND lower(schema_name) = ?"
                 args.append(key[0])
-            self._defaults[key] = [r[0] for r in self.cur.execute(sql, args).fetchall()]
+            self._defaults[key] = [(r[0], r[1]) for r in self.cur.execute(sql, args).fetchall()]
         return self._defaults[key]
 
 
@@ -109,3 +110,56 @@ def restore(cur: duckdb.DuckDBPyConnection, records: Sequence[Record]) -> str | 
 def _excerpt(sql: str) -> str:
     flat = " ".join(sql.split())
     return flat if len(flat) <= _EXCERPT else flat[: _EXCERPT - 3] + "..."
+
+
+# DuckDB numbers a transaction's own new rows from here (MAX_ROW_ID), in insertion order.
+_LOCAL_ROWIDS = 36028797018960000
+
+
+def pin_serials(cur: duckdb.DuckDBPyConnection, records: Sequence[Record]) -> None:
+    """At SAVEPOINT: give the transaction's recorded INSERTs the serial ids their rows
+    got, so a replay after ROLLBACK TO draws none (replay_pin.py). A table is pinned only
+    when its new rows in this transaction, in insertion order, are exactly the rows the
+    recorded INSERTs wrote (nothing deleted, no UPDATE that moved a row)."""
+    by_table: dict[tuple[str | None, str], list[tuple[Record, replay_pin.InsertShape]]] = {}
+    for rec in records:
+        if rec.rows is None:
+            continue
+        found = replay_pin.shape(rec.sql)
+        if found is not None:
+            key = (found.schema.lower() if found.schema else None, found.table.lower())
+            by_table.setdefault(key, []).append((rec, found))
+    catalog = DuckDBCatalog(cur)
+    for (schema, table), inserts in by_table.items():
+        if all(rec.pinned for rec, _ in inserts):
+            continue
+        serial = [c for c, d in catalog.defaults(schema, table) if d.startswith("nextval(")]
+        if not serial:
+            continue
+        where = "lower(table_name) = ?" + (" AND lower(schema_name) = ?" if schema else "")
+        args = [table] + ([schema] if schema else [])
+        names = cur.execute(
+            f"SELECT schema_name, table_name FROM duckdb_tables() WHERE {where}", args
+        ).fetchall()
+        if len(names) != 1:
+            continue  # gone, or several schemas hold the name: not pinned
+        qualified = (
+            '"' + names[0][0].replace('"', '""') + '"."' + names[0][1].replace('"', '""') + '"'
+        )
+        cols = ", ".join('"' + c.replace('"', '""') + '"' for c in serial)
+        local = cur.execute(
+            f"SELECT {cols} FROM {qualified} WHERE rowid >= {_LOCAL_ROWIDS} ORDER BY rowid"
+        ).fetchall()
+        if sum(rec.rows or 0 for rec, _ in inserts) != len(local):
+            continue
+        at = 0
+        for rec, found in inserts:
+            rows = local[at : at + (rec.rows or 0)]
+            at += rec.rows or 0
+            missing = [c for c in serial if c.lower() not in found.columns]
+            if rec.pinned or not missing or found.rows != len(rows):
+                continue
+            index = [serial.index(c) for c in missing]
+            pinned = replay_pin.pin(rec.sql, missing, [tuple(r[i] for i in index) for r in rows])
+            if pinned is not None:
+                rec.sql, rec.pinned, rec.safe = pinned, True, False

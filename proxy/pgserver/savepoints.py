@@ -32,7 +32,7 @@ from proxy.pgserver.savepoint_log import note_statement as note_statement
 from proxy.pgserver.savepoint_log import note_unrecorded as note_unrecorded
 from proxy.pgserver.savepoint_log import record as record
 from proxy.pgserver.savepoint_log import side_effect as side_effect
-from proxy.pgserver.savepoint_replay import restore
+from proxy.pgserver.savepoint_replay import pin_serials, restore
 from proxy.wire.errors import PgError
 from transpiler.model import TransactionCommand
 
@@ -78,6 +78,13 @@ async def run(runner: StatementRunner, state: SavepointState, cmd: TransactionCo
             raise PgError("25P01", "SAVEPOINT can only be used in transaction blocks")
         state.names.append(cmd.savepoint or "")
         state.marks.append(state.mark())
+        if (
+            runner.txn_status == "T"
+            and not state.overflow
+            and any(r.rows and not r.pinned for r in state.records)
+        ):  # the serial ids its INSERTs drew, for an exact replay (replay_pin.py)
+            await runner.take_cursor()
+            await runner.call(pin_serials, runner.cursor, state.records)
         return "SAVEPOINT"
     if not in_block:
         word = "RELEASE SAVEPOINT" if cmd.action == "release" else "ROLLBACK TO SAVEPOINT"

@@ -240,15 +240,40 @@ def test_a_volatile_function_before_the_savepoint_refuses_the_replay(
     assert _rows(server.dsn, table) == []
 
 
-def test_a_sequence_default_before_the_savepoint_refuses_the_replay(server, table_name) -> None:
-    """Sequences are not transactional: replayed inserts would get new ids."""
+def test_serial_ids_drawn_before_the_savepoint_are_kept_by_the_replay(server, table_name) -> None:
+    """Sequences are not transactional, so a replayed INSERT would draw new ids: the
+    server writes the ids the rows got into the recorded INSERTs at SAVEPOINT."""
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        conn.execute(f"CREATE TABLE {table_name} (id serial PRIMARY KEY, v text)")
+        conn.execute("BEGIN")
+        first = conn.execute(
+            f"INSERT INTO {table_name} (v) VALUES ('a'), ('b') RETURNING id"
+        ).fetchall()
+        third = conn.execute(
+            f"INSERT INTO {table_name} (v) VALUES (%s) RETURNING id", ["c"]
+        ).fetchone()
+        conn.execute("SAVEPOINT a")
+        conn.execute(f"INSERT INTO {table_name} (v) VALUES ('d')")
+        with pytest.raises(errors.UniqueViolation):
+            conn.execute(f"INSERT INTO {table_name} VALUES (%s, 'x')", [third[0]])
+        conn.execute("ROLLBACK TO SAVEPOINT a")
+        last = conn.execute(f"INSERT INTO {table_name} (v) VALUES ('e') RETURNING id").fetchone()
+        conn.execute("COMMIT")
+        ids = [r[0] for r in first] + [third[0], last[0]]
+        got = conn.execute(f"SELECT id, v FROM {table_name} ORDER BY id").fetchall()
+        assert got == list(zip(ids, "abce", strict=True))
+        conn.execute(f"DROP TABLE {table_name}")
+
+
+def test_a_sequence_default_in_insert_select_refuses_the_replay(server, table_name) -> None:
+    """Only INSERT ... VALUES gets its ids pinned: an INSERT ... SELECT still refuses."""
     with psycopg.connect(server.dsn, autocommit=True) as conn:
         conn.execute(f"CREATE SEQUENCE {table_name}_seq")
         conn.execute(
             f"CREATE TABLE {table_name} (id int DEFAULT nextval('{table_name}_seq'), v text)"
         )
         conn.execute("BEGIN")
-        conn.execute(f"INSERT INTO {table_name} (v) VALUES ('a')")
+        conn.execute(f"INSERT INTO {table_name} (v) SELECT 'a'")
         conn.execute("SAVEPOINT a")
         conn.execute(f"INSERT INTO {table_name} (v) VALUES ('b')")
         with pytest.raises(errors.FeatureNotSupported) as exc:

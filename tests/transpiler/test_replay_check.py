@@ -23,7 +23,7 @@ class KnowsEverything:
     def view(self, schema: str | None, name: str) -> None:
         return None
 
-    def defaults(self, schema: str | None, table: str) -> tuple[str, ...]:
+    def defaults(self, schema: str | None, table: str) -> tuple[tuple[str, str], ...]:
         return ()
 
 
@@ -116,6 +116,7 @@ def test_catalog_views_macros_and_column_defaults_are_checked() -> None:
     assert why("INSERT INTO w VALUES (plus1(1), 'a')") is None
     assert why("INSERT INTO w SELECT range, 'r' FROM rows_of(3)") is None
     assert "nextval" in (why("INSERT INTO seq_t (b) VALUES ('a')") or "")
+    assert why("INSERT INTO seq_t (id, b) VALUES (7, 'a')") is None  # its default never runs
     assert "current_timestamp" in (why("INSERT INTO ts_t (a) VALUES (1)") or "")
     assert "view v_rand" in (why("INSERT INTO w SELECT r::INT, 'x' FROM v_rand") or "")
     assert "noisy()" in (why("INSERT INTO w VALUES (noisy(1), 'a')") or "")

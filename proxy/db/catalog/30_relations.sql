@@ -47,7 +47,11 @@ WITH created0 AS (
     SELECT (1073741824 + c.table_oid * 1024 + 2 * c.constraint_index)::BIGINT,
            c.table_oid::BIGINT,
            CASE WHEN c.constraint_type = 'PRIMARY KEY' THEN c.table_name || '_pkey'
-                ELSE c.constraint_name END,
+                ELSE coalesce((SELECT min(r.conname)
+                               FROM {{duck_db_ident}}.main.__hati_constraints r
+                               WHERE r.contype = 'u' AND r.schema_name = c.schema_name
+                                 AND r.table_name = c.table_name
+                                 AND r.expression = c.constraint_text), c.constraint_name) END,
            c.database_name, c.schema_name, c.table_name, TRUE,
            c.constraint_type = 'PRIMARY KEY',
            (1073741824 + c.table_oid * 1024 + 2 * c.constraint_index + 1)::BIGINT,
@@ -254,7 +258,13 @@ WITH con AS (
 )
 SELECT idxoid + 1 AS oid,
        CASE WHEN constraint_type = 'PRIMARY KEY' THEN table_name || '_pkey'
-            ELSE constraint_name END AS conname,
+            -- a CHECK's name as declared: kept by the server (proxy/pgserver/constraint_ddl.py)
+            ELSE coalesce((SELECT min(r.conname) FROM {{duck_db_ident}}.main.__hati_constraints r
+                           WHERE r.contype IN ('c', 'u') AND r.schema_name = con.schema_name
+                             AND r.table_name = con.table_name
+                             AND r.expression = con.constraint_text
+                             AND con.constraint_type IN ('CHECK', 'UNIQUE')),
+                          constraint_name) END AS conname,
        nsoid AS connamespace,
        CASE constraint_type WHEN 'PRIMARY KEY' THEN 'p' WHEN 'UNIQUE' THEN 'u'
             WHEN 'FOREIGN KEY' THEN 'f' ELSE 'c' END AS contype,
@@ -286,4 +296,53 @@ SELECT idxoid + 1 AS oid,
                || ') REFERENCES ' || referenced_table || '('
                || array_to_string(referenced_column_names, ', ') || ')'
            ELSE 'CHECK (' || expression || ')' END AS __hati_def
-FROM con;
+FROM con
+UNION ALL
+-- FOREIGN KEYs the server keeps and enforces (proxy/pgserver/foreign_keys.py). OIDs after
+-- the table's DuckDB constraints: 2^30 + table_oid*1024 + 2*(256 + n) + 1.
+SELECT (1073741824 + t.table_oid * 1024
+        + 2 * (256 + row_number() OVER (PARTITION BY t.table_oid ORDER BY r.conname)) + 1)::BIGINT,
+       r.conname, n.oid, 'f', r."deferrable", r.deferred, TRUE,
+       t.table_oid::BIGINT, 0::BIGINT, 0::BIGINT, 0::BIGINT, p.table_oid::BIGINT,
+       r.on_update, r.on_delete, 's', TRUE, 0::INTEGER, TRUE,
+       (SELECT list(col.column_index::SMALLINT ORDER BY k.pos)
+        FROM (SELECT unnest(r.columns) AS name, generate_subscripts(r.columns, 1) AS pos) k
+        JOIN duckdb_columns() col ON col.table_oid = t.table_oid AND col.column_name = k.name),
+       (SELECT list(col.column_index::SMALLINT ORDER BY k.pos)
+        FROM (SELECT unnest(r.ref_columns) AS name, generate_subscripts(r.ref_columns, 1) AS pos) k
+        JOIN duckdb_columns() col ON col.table_oid = p.table_oid AND col.column_name = k.name),
+       NULL::BIGINT[], NULL::BIGINT[], NULL::BIGINT[], NULL::BIGINT[], NULL::BIGINT[], NULL,
+       'FOREIGN KEY (' || array_to_string(r.columns, ', ') || ') REFERENCES '
+           || r.ref_table || '(' || array_to_string(r.ref_columns, ', ') || ')'
+           || CASE r.on_update WHEN 'c' THEN ' ON UPDATE CASCADE' WHEN 'n' THEN ' ON UPDATE SET NULL'
+                  WHEN 'd' THEN ' ON UPDATE SET DEFAULT' WHEN 'r' THEN ' ON UPDATE RESTRICT' ELSE '' END
+           || CASE r.on_delete WHEN 'c' THEN ' ON DELETE CASCADE' WHEN 'n' THEN ' ON DELETE SET NULL'
+                  WHEN 'd' THEN ' ON DELETE SET DEFAULT' WHEN 'r' THEN ' ON DELETE RESTRICT' ELSE '' END
+           || CASE WHEN r.deferred THEN ' DEFERRABLE INITIALLY DEFERRED'
+                   WHEN r."deferrable" THEN ' DEFERRABLE' ELSE '' END
+FROM {{duck_db_ident}}.main.__hati_constraints r
+JOIN duckdb_tables() t
+  ON t.database_name = {{duck_db}} AND t.schema_name = r.schema_name AND t.table_name = r.table_name
+JOIN duckdb_tables() p
+  ON p.database_name = {{duck_db}} AND p.schema_name = r.ref_schema AND p.table_name = r.ref_table
+JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = t.database_name AND n.duck_schema = t.schema_name
+WHERE r.contype = 'f'
+UNION ALL
+-- UNIQUE constraints added by ALTER TABLE: a unique index of the constraint's name.
+SELECT (1073741824 + t.table_oid * 1024
+        + 2 * (384 + row_number() OVER (PARTITION BY t.table_oid ORDER BY r.conname)) + 1)::BIGINT,
+       r.conname, n.oid, 'u', FALSE, FALSE, TRUE,
+       t.table_oid::BIGINT, 0::BIGINT, i.index_oid::BIGINT, 0::BIGINT, 0::BIGINT,
+       ' ', ' ', ' ', TRUE, 0::INTEGER, TRUE,
+       (SELECT list(col.column_index::SMALLINT ORDER BY k.pos)
+        FROM (SELECT unnest(r.columns) AS name, generate_subscripts(r.columns, 1) AS pos) k
+        JOIN duckdb_columns() col ON col.table_oid = t.table_oid AND col.column_name = k.name),
+       NULL::SMALLINT[],
+       NULL::BIGINT[], NULL::BIGINT[], NULL::BIGINT[], NULL::BIGINT[], NULL::BIGINT[], NULL,
+       'UNIQUE (' || array_to_string(r.columns, ', ') || ')'
+FROM {{duck_db_ident}}.main.__hati_constraints r
+JOIN duckdb_tables() t
+  ON t.database_name = {{duck_db}} AND t.schema_name = r.schema_name AND t.table_name = r.table_name
+JOIN duckdb_indexes() i ON i.table_oid = t.table_oid AND i.index_name = r.conname
+JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = t.database_name AND n.duck_schema = t.schema_name
+WHERE r.contype = 'u' AND r.expression IS NULL;

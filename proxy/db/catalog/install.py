@@ -133,6 +133,7 @@ def install(
     )
     params = {
         "duck_db": _lit(duck_db),
+        "duck_db_ident": _ident(duck_db),
         "database_name": _lit(database_name),
         "owner": _lit(owner),
         "role_rows": ", ".join(f"({oid}, {_lit(r)})" for r, oid in role_oids.items()),
@@ -144,6 +145,15 @@ def install(
         "duck_kind_rows": ", ".join(duck_kind_rows()),
         "hnsw_info": _hnsw_info(conn),
     }
+    # The server's registry of the constraints DuckDB does not keep (foreign keys, the
+    # names of CHECKs: proxy/pgserver/foreign_keys.py), with the user's tables.
+    conn.execute(
+        f"CREATE TABLE IF NOT EXISTS {_ident(duck_db)}.main.__hati_constraints ("
+        "schema_name VARCHAR, table_name VARCHAR, conname VARCHAR, contype VARCHAR, "
+        "columns VARCHAR[], ref_schema VARCHAR, ref_table VARCHAR, ref_columns VARCHAR[], "
+        'on_delete VARCHAR, on_update VARCHAR, "deferrable" BOOLEAN, deferred BOOLEAN, '
+        "expression VARCHAR)"
+    )
     conn.execute(f"ATTACH IF NOT EXISTS ':memory:' AS {CATALOG_DB}")
     conn.execute(f"CREATE SCHEMA IF NOT EXISTS {PG_SCHEMA}")
     conn.execute(f"CREATE SCHEMA IF NOT EXISTS {INFO_SCHEMA}")

@@ -1,0 +1,371 @@
+"""ALTER TABLE ... ADD / DROP CONSTRAINT and a CREATE TABLE's FOREIGN KEYs, carried out
+by the server where DuckDB 1.5 refuses them (the request: transpiler/constraint_ddl.py).
+
+- PRIMARY KEY: DuckDB's own `ADD PRIMARY KEY` (a rebuild when the table has an index).
+- UNIQUE: a unique index of the constraint's name (DuckDB enforces it; DROP CONSTRAINT
+  drops it; pg_index lists it as PostgreSQL lists a constraint's index).
+- CHECK: a table rebuild with the CHECK added (DuckDB enforces it); its name is kept in
+  the server's registry `main.__hati_constraints`, which pg_constraint reads.
+- FOREIGN KEY: the registry alone (DuckDB never sees it); existing rows are checked as
+  PostgreSQL does, and proxy/pgserver/foreign_keys.py enforces it on writes.
+- DROP CONSTRAINT: the registry's row, the index, or a rebuild without the CHECK, UNIQUE
+  or PRIMARY KEY. The rebuild keeps the table's name throughout (rows stashed in a temp
+  table, the table re-created, rows copied back), with its indexes and comments.
+
+Everything runs in one transaction (the client's when one is open): a violation leaves
+the table as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+
+from proxy.pgserver import alter_rebuild, foreign_keys
+from proxy.wire import messages as m
+from proxy.wire.errors import PgError
+from transpiler import table_ddl
+from transpiler.constraint_ddl import (
+    AddedConstraint,
+    ConstraintDdl,
+    alter_target,
+    default_name,
+    quote,
+)
+
+if TYPE_CHECKING:
+    from proxy.pgserver.contexts import ClientSession, StatementRunner
+    from proxy.pgserver.portal import Portal
+
+REGISTRY = foreign_keys.REGISTRY
+_STASH = "__hati_rebuild_stash"
+
+
+@dataclass(frozen=True, slots=True)
+class _Target:  # what alter_rebuild._resolve reads
+    table: str
+    schema: str | None
+    catalog: str | None = None
+
+
+async def run(runner: StatementRunner, session: ClientSession, portal: Portal) -> None:
+    st = portal.statement
+    assert st is not None and st.constraints is not None
+    request = st.constraints
+    await runner.take_cursor()
+    in_block = runner.txn_status != "I" or runner.implicit
+    notices: list[str] = []
+    await runner.call(_run, runner.cursor, st.sql, request, in_block, notices)
+    for text in notices:
+        session.send_notice(text)
+    foreign_keys.changed()
+    runner.param_types.invalidate()
+    session.out(m.command_complete(st.tag))
+
+
+def _run(
+    cur: duckdb.DuckDBPyConnection,
+    sql: str,
+    request: ConstraintDdl,
+    in_block: bool,
+    notices: list[str],
+) -> None:
+    if not in_block:
+        cur.begin()
+    try:
+        if request.create:
+            cur.execute(sql)
+        target = _Target(request.table, request.schema)
+        table = alter_rebuild._resolve(cur, target)
+        if table is None:
+            if request.if_exists:
+                notices.append(f'relation "{request.table}" does not exist, skipping')
+            else:
+                raise PgError("42P01", f'relation "{request.table}" does not exist')
+        else:
+            for sql in request.before:  # ADD COLUMN, SET NOT NULL
+                alter_around_indexes(cur, sql)
+            for name, if_exists in request.drops:
+                _drop(cur, alter_rebuild._resolve(cur, target), name, if_exists, notices)
+            for added in request.adds:  # (each step may have rebuilt the table)
+                _add(cur, alter_rebuild._resolve(cur, target), added, notices)
+            if request.named:
+                _name_created(cur, table, request.named)
+        if not in_block:
+            cur.commit()
+    except BaseException:
+        if not in_block:
+            with contextlib.suppress(duckdb.Error):
+                cur.rollback()
+        raise
+
+
+# --- ADD -----------------------------------------------------------------------------
+
+
+def _add(cur: Any, table: Any, added: AddedConstraint, notices: list[str]) -> None:
+    columns = _columns(cur, table, added.columns)
+    final = table.qualified()
+    if added.kind == "p":
+        if any(k == "PRIMARY KEY" for k, *_ in alter_rebuild._constraints(cur, table.oid)):
+            raise PgError(
+                "42P16", f'multiple primary keys for table "{table.name}" are not allowed'
+            )
+        if _taken(cur, table, added.name):
+            raise _exists(added.name, table)
+        cols = ", ".join(quote(c) for c in columns)
+        try:
+            cur.execute(f"ALTER TABLE {final} ADD PRIMARY KEY ({cols})")
+        except duckdb.DependencyException:  # the table has an index: rebuild it
+            _rebuild(cur, table, add=(f"PRIMARY KEY({cols})",))
+    elif added.kind == "u":
+        name = added.name or default_name(table.name, columns, "key")
+        if _taken(cur, table, name):
+            raise _exists(name, table)
+        cols = ", ".join(quote(c) for c in columns)
+        cur.execute(f"CREATE UNIQUE INDEX {quote(name)} ON {final} ({cols})")
+        cur.execute(  # pg_constraint lists it (expression NULL: the index of that name)
+            f"INSERT INTO {REGISTRY} (schema_name, table_name, conname, contype, columns) "
+            "VALUES (?, ?, ?, 'u', ?)",
+            [table.schema, table.name, name, list(columns)],
+        )
+    elif added.kind == "c":
+        name = added.name or default_name(table.name, columns[:1], "check")
+        if _taken(cur, table, name):
+            raise _exists(name, table)
+        before = {t for k, t, *_ in alter_rebuild._constraints(cur, table.oid) if k == "CHECK"}
+        try:
+            new_oid = _rebuild(cur, table, add=(f"CHECK({added.check_sql})",))
+        except duckdb.ConstraintException:
+            raise PgError(
+                "23514",
+                f'check constraint "{name}" of relation "{table.name}" is violated by some row',
+            ) from None
+        for kind, text, cols, _ in alter_rebuild._constraints(cur, new_oid):
+            if kind == "CHECK" and text not in before and not added.length:
+                cur.execute(
+                    f"INSERT INTO {REGISTRY} (schema_name, table_name, conname, contype, "
+                    "columns, expression) VALUES (?, ?, ?, 'c', ?, ?)",
+                    [table.schema, table.name, name, list(cols), text],
+                )
+    else:
+        assert added.foreign_key is not None
+        foreign_keys.add(cur, table, added.foreign_key, columns, notices)
+
+
+def _name_created(cur: Any, table: Any, named: tuple[tuple[str, str | None], ...]) -> None:
+    """Keep the declared names of a new table's CHECK and UNIQUE constraints, matched to
+    DuckDB's in order (kind by kind); nothing when the counts differ."""
+    rows = alter_rebuild._constraints(cur, table.oid)
+    for kind, duck_kind in (("c", "CHECK"), ("u", "UNIQUE")):
+        declared = [name for k, name in named if k == kind]
+        duck = [(text, cols) for k, text, cols, _ in rows if k == duck_kind]
+        if len(declared) != len(duck):
+            continue
+        for name, (text, cols) in zip(declared, duck, strict=True):
+            if name:
+                cur.execute(
+                    f"INSERT INTO {REGISTRY} (schema_name, table_name, conname, contype, "
+                    "columns, expression) VALUES (?, ?, ?, ?, ?, ?)",
+                    [table.schema, table.name, name, kind, list(cols), text],
+                )
+
+
+def _columns(cur: Any, table: Any, names: tuple[str, ...]) -> tuple[str, ...]:
+    """The table's own spelling of each named column; 42703 for a missing one."""
+    rows = cur.execute(
+        "SELECT column_name FROM duckdb_columns() WHERE table_oid = ?", [table.oid]
+    ).fetchall()
+    by_lower = {r[0].lower(): r[0] for r in rows}
+    out = []
+    for name in names:
+        found = by_lower.get(name.lower())
+        if found is None:
+            raise PgError("42703", f'column "{name}" named in key does not exist')
+        out.append(found)
+    return tuple(out)
+
+
+def _taken(cur: Any, table: Any, name: str | None) -> bool:
+    if name is None:
+        return False
+    return bool(_index(cur, table, name) or _registered(cur, table, name))
+
+
+def _exists(name: str | None, table: Any) -> PgError:
+    return PgError("42710", f'constraint "{name}" for relation "{table.name}" already exists')
+
+
+def _index(cur: Any, table: Any, name: str) -> str | None:
+    row = cur.execute(
+        "SELECT index_name FROM duckdb_indexes() WHERE table_oid = ? AND index_name = ?",
+        [table.oid, name],
+    ).fetchone()
+    return row[0] if row else None
+
+
+def _registered(cur: Any, table: Any, name: str) -> tuple[str, str | None] | None:
+    row = cur.execute(
+        f"SELECT contype, expression FROM {REGISTRY} WHERE schema_name = ? AND table_name = ? "
+        "AND conname = ?",
+        [table.schema, table.name, name],
+    ).fetchone()
+    return (row[0], row[1]) if row else None
+
+
+# --- DROP ----------------------------------------------------------------------------
+
+
+def _drop(cur: Any, table: Any, name: str, if_exists: bool, notices: list[str]) -> None:
+    registered = _registered(cur, table, name)
+    if registered is not None:
+        cur.execute(
+            f"DELETE FROM {REGISTRY} WHERE schema_name = ? AND table_name = ? AND conname = ?",
+            [table.schema, table.name, name],
+        )
+        if registered[0] in ("c", "u") and registered[1]:
+            _rebuild(cur, table, drop=frozenset({registered[1]}))
+        elif registered[0] == "u" and _index(cur, table, name):
+            cur.execute(f"DROP INDEX {quote(table.schema)}.{quote(name)}")
+        return
+    if _index(cur, table, name):
+        cur.execute(f"DROP INDEX {quote(table.schema)}.{quote(name)}")
+        return
+    # DuckDB's own PRIMARY KEY / UNIQUE / CHECK, by the name pg_constraint shows
+    for kind, text, cols, limit in alter_rebuild._constraints(cur, table.oid):
+        if kind not in ("PRIMARY KEY", "UNIQUE", "CHECK") or limit is not None:
+            continue
+        shown = (
+            f"{table.name}_pkey"
+            if kind == "PRIMARY KEY"
+            else default_name(table.name, cols if kind == "UNIQUE" else cols[:1],
+                              "key" if kind == "UNIQUE" else "check")
+        )  # fmt: skip
+        duck_name = cur.execute(
+            "SELECT constraint_name FROM duckdb_constraints() WHERE table_oid = ? "
+            "AND constraint_text = ?",
+            [table.oid, text],
+        ).fetchone()
+        if name in (shown, duck_name[0] if duck_name else None):
+            _rebuild(cur, table, drop=frozenset({text}))
+            return
+    if if_exists:
+        notices.append(f'constraint "{name}" of relation "{table.name}" does not exist, skipping')
+        return
+    raise PgError("42704", f'constraint "{name}" of relation "{table.name}" does not exist')
+
+
+# --- the rebuild ---------------------------------------------------------------------
+
+
+def _rebuild(
+    cur: Any,
+    table: Any,
+    add: tuple[str, ...] = (),
+    drop: frozenset[str] = frozenset(),
+    then: str | None = None,
+) -> int:
+    """Re-create the table with constraints added or dropped (`drop`: DuckDB constraint
+    texts); its rows, indexes and comments kept; `then`: an ALTER TABLE run before the
+    indexes come back. The new oid."""
+    ddl = table_ddl.parse(table.sql or "")
+    if ddl is None:
+        raise PgError(
+            "0A000",
+            f'cannot change the constraints of table "{table.name}": its definition is not '
+            "in a form the server can re-create",
+        )
+    texts = set(drop) | {f"CHECK(({e}))" for e in drop} | {f"CHECK({e})" for e in drop}
+    present = set(ddl.constraints)
+    inline = [t for t in drop if t not in present and t.startswith(("PRIMARY KEY", "UNIQUE"))]
+    if inline:  # a column's own `PRIMARY KEY` / `UNIQUE`: DuckDB writes them on the column
+        ddl = _without_inline(ddl, inline)
+    final = table.qualified()
+    indexes = cur.execute(
+        "SELECT sql FROM duckdb_indexes() WHERE table_oid = ? ORDER BY index_oid", [table.oid]
+    ).fetchall()
+    comments = cur.execute(
+        "SELECT column_name, comment FROM duckdb_columns() WHERE table_oid = ? "
+        "AND comment IS NOT NULL",
+        [table.oid],
+    ).fetchall()
+    copied = [quote(c.name) for c in ddl.columns if not c.generated]
+    cur.execute(f"CREATE OR REPLACE TEMP TABLE {_STASH} AS SELECT {', '.join(copied)} FROM {final}")
+    cur.execute(f"DROP TABLE {final}")
+    name_sql = quote(table.name) if table.temporary else final
+    cur.execute(table_ddl.render(ddl, name_sql, {}, frozenset(texts), add))
+    cur.execute(f"INSERT INTO {final} ({', '.join(copied)}) SELECT * FROM {_STASH}")
+    cur.execute(f"DROP TABLE temp.main.{_STASH}")
+    if then is not None:
+        cur.execute(then)
+    if table.comment is not None:
+        cur.execute(f"COMMENT ON TABLE {final} IS {_literal(table.comment)}")
+    for column, comment in comments:
+        with contextlib.suppress(duckdb.BinderException, duckdb.CatalogException):
+            cur.execute(f"COMMENT ON COLUMN {final}.{quote(column)} IS {_literal(comment)}")
+    for (sql,) in indexes:
+        on = table_ddl.index_on(sql or "", final)
+        if on is None:
+            continue
+        try:
+            cur.execute(on)
+        except duckdb.BinderException:
+            if then is None:
+                raise  # (only an ALTER can take an index's column away)
+    row = cur.execute(
+        "SELECT table_oid FROM duckdb_tables() WHERE database_name = ? AND schema_name = ? "
+        "AND table_name = ?",
+        [table.database, table.schema, table.name],
+    ).fetchone()
+    return int(row[0])
+
+
+def _without_inline(ddl: table_ddl.TableDdl, texts: list[str]) -> table_ddl.TableDdl:
+    """The columns' own PRIMARY KEY / UNIQUE words taken out for `texts` (DuckDB's
+    `PRIMARY KEY(col)` / `UNIQUE(col)` of a single column)."""
+    columns = []
+    for column in ddl.columns:
+        rest = column.rest
+        for text in texts:
+            word = "PRIMARY KEY" if text.startswith("PRIMARY KEY") else "UNIQUE"
+            inner = text[len(word) :].strip()
+            if inner.strip("()").strip('"').lower() == column.name.lower():
+                rest = rest.replace(word, "").strip()
+        columns.append(
+            table_ddl.ColumnDdl(
+                column.name, column.name_sql, column.type_sql, rest, column.generated
+            )
+        )
+    return table_ddl.TableDdl(ddl.temporary, tuple(columns), ddl.constraints)
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+# --- ALTER TABLE on a table with indexes ------------------------------------------------
+
+
+def alter_around_indexes(cur: Any, sql: str) -> None:
+    """An ALTER TABLE. DuckDB 1.5 refuses most (DROP COLUMN, SET / DROP NOT NULL, ...) on
+    a table with an index, where PostgreSQL runs them, and a refusal aborts the open
+    transaction; nor can an index be dropped and made again under its name in one
+    transaction. So the table is rebuilt without its indexes, the ALTER run, and the
+    indexes created again (in the caller's transaction). Those on a column the ALTER
+    dropped go, as in PostgreSQL."""
+    target = alter_target(sql)
+    table = None
+    if target is not None:
+        table = alter_rebuild._resolve(cur, _Target(target[1], target[0]))
+    if (
+        table is None
+        or not cur.execute(
+            "SELECT count(*) FROM duckdb_indexes() WHERE table_oid = ?", [table.oid]
+        ).fetchone()[0]
+    ):
+        cur.execute(sql)
+        return
+    _rebuild(cur, table, then=sql)

@@ -1,0 +1,267 @@
+"""FOREIGN KEYs kept and enforced by the server, as PostgreSQL does.
+
+DuckDB 1.5 refuses `ON DELETE CASCADE / SET NULL / SET DEFAULT` and `DEFERRABLE`, cannot
+add a foreign key to an existing table, and checks a DELETE of a parent row against the
+children deleted earlier in the same transaction (an ORM's cascade, children first,
+fails). So foreign keys never reach DuckDB (transpiler/constraint_ddl.py takes them out of
+CREATE TABLE); they live in the registry table `main.__hati_constraints` (contype 'f'),
+which pg_constraint and information_schema read.
+
+After each write whose SQL names a table of a foreign key (child or parent), in the same
+transaction: a parent's ON DELETE CASCADE / SET NULL / SET DEFAULT is carried out on the
+children left without a parent (followed on to their own children), then every
+immediate foreign key of those tables is checked; a child without its parent is 23503 and
+the statement fails (the caller rolls it back). DEFERRABLE INITIALLY DEFERRED keys are
+checked at COMMIT. ON UPDATE actions other than NO ACTION / RESTRICT are not carried out:
+an UPDATE of a referenced key fails with 23503 instead (a NOTICE says so when declared).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from proxy.wire.errors import PgError
+from transpiler.constraint_ddl import ForeignKeySpec, default_name, quote
+
+REGISTRY = "main.__hati_constraints"
+_ACTION_WORDS = {"c": "CASCADE", "n": "SET NULL", "d": "SET DEFAULT", "r": "RESTRICT"}
+
+_generation = itertools.count(1)
+_current = 1
+_cache: dict[int, tuple[int, list[ForeignKey]]] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class ForeignKey:
+    schema: str
+    table: str
+    name: str
+    columns: tuple[str, ...]
+    ref_schema: str
+    ref_table: str
+    ref_columns: tuple[str, ...]
+    on_delete: str
+    deferred: bool
+
+    def child(self) -> str:
+        return f"{quote(self.schema)}.{quote(self.table)}"
+
+    def parent(self) -> str:
+        return f"{quote(self.ref_schema)}.{quote(self.ref_table)}"
+
+
+def changed() -> None:
+    """The registry changed (constraint DDL ran): connections read it again."""
+    global _current
+    _current = next(_generation) + 1
+
+
+def forget(cur: Any) -> None:
+    _cache.pop(id(cur), None)
+
+
+def load(cur: Any) -> list[ForeignKey]:
+    """The foreign keys this connection sees (read again after constraint DDL)."""
+    hit = _cache.get(id(cur))
+    if hit is not None and hit[0] == _current:
+        return hit[1]
+    rows = cur.execute(
+        f"SELECT schema_name, table_name, conname, columns, ref_schema, ref_table, "
+        f"ref_columns, on_delete, deferred FROM {REGISTRY} r WHERE contype = 'f' "
+        "AND EXISTS (SELECT 1 FROM duckdb_tables() t WHERE t.schema_name = r.schema_name "
+        "AND t.table_name = r.table_name "
+        "AND t.database_name = system.main.current_database())"
+    ).fetchall()
+    fks = [
+        ForeignKey(s, t, n, tuple(c), rs, rt, tuple(rc), d or "a", bool(df))
+        for s, t, n, c, rs, rt, rc, d, df in rows
+    ]
+    _cache[id(cur)] = (_current, fks)
+    return fks
+
+
+def touched(fks: list[ForeignKey], sql: str) -> bool:
+    """Does the statement's SQL name a table of any foreign key? (A cheap test: a name
+    that only appears in a string costs a needless check, never a missed one.)"""
+    if not fks:
+        return False
+    low = sql.lower()
+    return any(fk.table.lower() in low or fk.ref_table.lower() in low for fk in fks)
+
+
+def after_write(cur: Any, sql: str, kind: str, deferred_too: bool) -> None:
+    """After a DELETE, carry out the ON DELETE actions; then check the immediate foreign
+    keys (`deferred_too`: all of them, outside a transaction block) of the tables the
+    statement may have written (named in `sql`); 23503 on a violation. (An INSERT or
+    UPDATE that leaves a child without its parent is an error, never an action.)"""
+    fks = load(cur)
+    low = sql.lower()
+    written = {
+        t.lower()
+        for fk in fks
+        for t in (fk.table, fk.ref_table)
+        if re.search(r'(?<![\w$])"?' + re.escape(t.lower()) + r'"?(?![\w$])', low)
+    }
+    if not written:
+        return
+    done: set[str] = set()
+    todo = sorted(written) if kind == "delete" else []
+    while todo:  # actions, followed on to the children they changed
+        parent = todo.pop()
+        done.add(parent)
+        for fk in fks:
+            if fk.ref_table.lower() != parent or fk.on_delete not in ("c", "n", "d"):
+                continue
+            orphan = _orphan_condition(fk, "c")
+            target = f"{fk.child()} AS c"
+            if fk.on_delete == "c":
+                n = cur.execute(f"DELETE FROM {target} WHERE {orphan}").fetchone()[0]
+            else:
+                value = "NULL" if fk.on_delete == "n" else "DEFAULT"
+                sets = ", ".join(f"{quote(col)} = {value}" for col in fk.columns)
+                n = cur.execute(f"UPDATE {target} SET {sets} WHERE {orphan}").fetchone()[0]
+            if n and fk.table.lower() not in done:
+                todo.append(fk.table.lower())
+            written.add(fk.table.lower())
+    for fk in fks:
+        if fk.deferred and not deferred_too:
+            continue
+        if fk.table.lower() in written or fk.ref_table.lower() in written:
+            _check(cur, fk, child_written=fk.table.lower() in written)
+
+
+def check_deferred(cur: Any) -> None:
+    """Before COMMIT: the deferred foreign keys hold."""
+    for fk in load(cur):
+        if fk.deferred:
+            _check(cur, fk, child_written=True)
+
+
+def commit(cur: Any) -> None:
+    """COMMIT, after the deferred foreign keys are checked (a violation rolls back)."""
+    try:
+        check_deferred(cur)
+    except PgError:
+        cur.rollback()
+        raise
+    cur.commit()
+
+
+def _orphan_condition(fk: ForeignKey, alias: str) -> str:
+    present = " AND ".join(f"{alias}.{quote(c)} IS NOT NULL" for c in fk.columns)
+    match = " AND ".join(
+        f"p.{quote(r)} = {alias}.{quote(c)}"
+        for c, r in zip(fk.columns, fk.ref_columns, strict=True)
+    )
+    return f"{present} AND NOT EXISTS (SELECT 1 FROM {fk.parent()} AS p WHERE {match})"
+
+
+def _check(cur: Any, fk: ForeignKey, child_written: bool) -> None:
+    cols = ", ".join(f"c.{quote(c)}::VARCHAR" for c in fk.columns)
+    row = cur.execute(
+        f"SELECT {cols} FROM {fk.child()} AS c WHERE {_orphan_condition(fk, 'c')} LIMIT 1"
+    ).fetchone()
+    if row is None:
+        return
+    values = ", ".join("null" if v is None else str(v) for v in row)
+    if child_written:
+        raise PgError(
+            "23503",
+            f'insert or update on table "{fk.table}" violates foreign key constraint "{fk.name}"',
+            detail=f"Key ({', '.join(fk.columns)})=({values}) is not present in table "
+            f'"{fk.ref_table}".',
+        )
+    raise PgError(
+        "23503",
+        f'update or delete on table "{fk.ref_table}" violates foreign key constraint '
+        f'"{fk.name}" on table "{fk.table}"',
+        detail=f"Key ({', '.join(fk.ref_columns)})=({values}) is still referenced from table "
+        f'"{fk.table}".',
+    )
+
+
+def add(
+    cur: Any, table: Any, spec: ForeignKeySpec, columns: tuple[str, ...], notices: list[str]
+) -> None:
+    """Register a foreign key of `table` (alter_rebuild._Table), after PostgreSQL's checks:
+    the referenced table and a unique key on its columns exist, existing rows comply."""
+    ref_schema = spec.ref_schema or table.schema
+    ref = cur.execute(
+        "SELECT table_oid, table_name, schema_name FROM duckdb_tables() WHERE "
+        "database_name = ? AND lower(schema_name) = lower(?) AND lower(table_name) = lower(?)",
+        [table.database, ref_schema, spec.ref_table],
+    ).fetchone()
+    if ref is None:
+        raise PgError("42P01", f'relation "{spec.ref_table}" does not exist')
+    ref_oid, ref_table, ref_schema = ref
+    keys = _unique_keys(cur, ref_oid)
+    ref_columns = spec.ref_columns
+    if not ref_columns:
+        primary = [k for kind, k in keys if kind == "p"]
+        if not primary:
+            raise PgError("42830", f'there is no primary key for referenced table "{ref_table}"')
+        ref_columns = primary[0]
+    by_lower = {
+        r[0].lower(): r[0]
+        for r in cur.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE table_oid = ?", [ref_oid]
+        ).fetchall()
+    }
+    missing = [c for c in ref_columns if c.lower() not in by_lower]
+    if missing:
+        raise PgError(
+            "42703", f'column "{missing[0]}" referenced in foreign key constraint does not exist'
+        )
+    ref_columns = tuple(by_lower[c.lower()] for c in ref_columns)
+    if len(ref_columns) != len(columns):
+        raise PgError(
+            "42830", "number of referencing and referenced columns for foreign key disagree"
+        )
+    if not any({c.lower() for c in k} == {c.lower() for c in ref_columns} for _, k in keys):
+        raise PgError(
+            "42830",
+            f'there is no unique constraint matching given keys for referenced table "{ref_table}"',
+        )
+    name = spec.name or default_name(table.name, columns, "fkey")
+    exists = cur.execute(
+        f"SELECT 1 FROM {REGISTRY} WHERE schema_name = ? AND table_name = ? AND conname = ?",
+        [table.schema, table.name, name],
+    ).fetchone()
+    if exists:
+        raise PgError("42710", f'constraint "{name}" for relation "{table.name}" already exists')
+    cur.execute(
+        f"INSERT INTO {REGISTRY} VALUES (?, ?, ?, 'f', ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+        [table.schema, table.name, name, list(columns), ref_schema, ref_table,
+         list(ref_columns), spec.on_delete, spec.on_update, spec.deferrable, spec.deferred],
+    )  # fmt: skip
+    if spec.on_update not in ("a", "r"):
+        notices.append(
+            f'foreign key "{name}": ON UPDATE {_ACTION_WORDS[spec.on_update]} is not carried '
+            "out by hatiproxy; an UPDATE of a referenced key fails instead (23503)"
+        )
+    fk = ForeignKey(
+        table.schema, table.name, name, columns, ref_schema, ref_table, ref_columns,
+        spec.on_delete, spec.deferred,
+    )  # fmt: skip
+    if not spec.deferred:
+        _check(cur, fk, child_written=True)
+
+
+def _unique_keys(cur: Any, oid: int) -> list[tuple[str, tuple[str, ...]]]:
+    """The table's PRIMARY KEY ('p') and UNIQUE keys ('u': constraints, unique indexes)."""
+    out: list[tuple[str, tuple[str, ...]]] = []
+    for kind, cols in cur.execute(
+        "SELECT constraint_type, constraint_column_names FROM duckdb_constraints() "
+        "WHERE table_oid = ? AND constraint_type IN ('PRIMARY KEY', 'UNIQUE')",
+        [oid],
+    ).fetchall():
+        out.append(("p" if kind == "PRIMARY KEY" else "u", tuple(cols)))
+    for (expressions,) in cur.execute(
+        "SELECT expressions FROM duckdb_indexes() WHERE table_oid = ? AND is_unique", [oid]
+    ).fetchall():
+        names = [e.strip().strip('"') for e in (expressions or "").strip("[]").split(",")]
+        out.append(("u", tuple(names)))
+    return out

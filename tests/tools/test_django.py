@@ -1,0 +1,222 @@
+"""Django 5.2 (psycopg 3) against a real hatiproxy: a small project made in a temp dir,
+driven by `manage.py` and an ORM script run in the tool's own venv (.ci/tools/django.txt).
+
+Steps run in order on one server: migrate (twice: the second applies nothing),
+createsuperuser, check, inspectdb, a migration that adds and removes a field and a
+constraint, the ORM (cascade delete, constraint violations, nested atomic), flush.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ServerProcess, start_server
+from tests.tools.conftest import tool_program
+
+SETTINGS = """
+SECRET_KEY = "test-only"
+DEBUG = False
+USE_TZ = True
+INSTALLED_APPS = [
+    "django.contrib.contenttypes", "django.contrib.auth", "django.contrib.admin",
+    "django.contrib.sessions", "django.contrib.messages", "shop",
+]
+MIDDLEWARE = [
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+]
+TEMPLATES = [{
+    "BACKEND": "django.template.backends.django.DjangoTemplates", "APP_DIRS": True,
+    "OPTIONS": {"context_processors": [
+        "django.template.context_processors.request",
+        "django.contrib.auth.context_processors.auth",
+        "django.contrib.messages.context_processors.messages",
+    ]},
+}]
+ROOT_URLCONF = "urls"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+DATABASES = {"default": {
+    "ENGINE": "django.db.backends.postgresql", "HOST": "127.0.0.1", "PORT": "%(port)d",
+    "NAME": "hatidata", "USER": "tester", "PASSWORD": "",
+}}
+"""
+
+MODELS = """
+from django.db import models
+
+
+class Author(models.Model):
+    name = models.CharField(max_length=100, db_index=True)  # + a varchar_pattern_ops index
+    born = models.DateTimeField(auto_now_add=True)
+
+
+class Book(models.Model):
+    author = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="books")
+    title = models.CharField(max_length=200)
+    pages = models.IntegerField(default=1)
+    %(extra)s
+
+    class Meta:
+        unique_together = [("author", "title")]
+        constraints = [%(constraints)s]
+        indexes = [models.Index(fields=["title", "pages"], name="book_title_pages")]
+"""
+CHECK = 'models.CheckConstraint(condition=models.Q(pages__gt=0), name="book_pages_positive")'
+EXTRA_CHECK = 'models.CheckConstraint(condition=models.Q(isbn__gt=""), name="book_isbn_set")'
+
+ORM = """
+import os, sys
+sys.path.insert(0, os.getcwd())
+os.environ["DJANGO_SETTINGS_MODULE"] = "settings"
+import django
+django.setup()
+from django.db import IntegrityError, transaction
+from shop.models import Author, Book
+
+ann = Author.objects.create(name="Ann")
+bob = Author.objects.create(name="Bob")
+Book.objects.create(author=ann, title="One", pages=10)
+Book.objects.create(author=ann, title="Two", pages=20)
+Book.objects.create(author=bob, title="Three", pages=30)
+ann.delete()  # Django deletes the books first, then the author, in one transaction
+print("books", sorted(Book.objects.values_list("title", flat=True)))
+print("authors", sorted(Author.objects.values_list("name", flat=True)))
+for label, kwargs in [
+    ("check", dict(author=bob, title="Bad", pages=0)),
+    ("unique", dict(author=bob, title="Three", pages=1)),
+    ("fk", dict(author_id=999999, title="Orphan", pages=1)),
+]:
+    try:
+        with transaction.atomic():
+            Book.objects.create(**kwargs)
+        print(label, "accepted")
+    except IntegrityError as exc:
+        print(label, exc.__cause__.sqlstate)
+with transaction.atomic():
+    Author.objects.create(name="Outer")
+    try:
+        with transaction.atomic():
+            Author.objects.create(name="Inner")
+            raise RuntimeError("the inner block fails")
+    except RuntimeError:
+        pass
+print("outer", Author.objects.filter(name="Outer").exists())
+print("inner", Author.objects.filter(name="Inner").exists())
+with transaction.atomic():  # the inner block fails in the database (23505)
+    Author.objects.create(name="Outer2")
+    try:
+        with transaction.atomic():
+            Book.objects.create(author=bob, title="Three", pages=1)
+    except IntegrityError:
+        pass
+    Book.objects.create(author=bob, title="Four", pages=4)
+print("outer2", Author.objects.filter(name="Outer2").exists(), Book.objects.filter(title="Four").exists())
+"""
+
+
+class Project:
+    def __init__(self, root: Path, server: ServerProcess) -> None:
+        self.root = root
+        self.server = server
+        self.python = tool_program("django", "python")
+
+    def write_models(self, extra: str = "", constraints: str = CHECK) -> None:
+        text = MODELS % {"extra": extra, "constraints": constraints}
+        (self.root / "shop" / "models.py").write_text(textwrap.dedent(text))
+
+    def run(self, *args: str, script: str | None = None) -> str:
+        command = [str(self.python), *(["-c", script] if script else ["manage.py", *args])]
+        env = {**os.environ, "DJANGO_SUPERUSER_PASSWORD": "secret-pw"}
+        env.pop("DJANGO_SETTINGS_MODULE", None)
+        out = subprocess.run(
+            command, cwd=self.root, capture_output=True, text=True, timeout=300, env=env
+        )
+        if out.returncode != 0:
+            log = self.server.log()[-3000:]
+            raise AssertionError(
+                f"{' '.join(args) or 'script'} failed ({out.returncode}):\n{out.stdout[-3000:]}"
+                f"\n{out.stderr[-5000:]}\n--- server log ---\n{log}"
+            )
+        return out.stdout
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
+    tmp = tmp_path_factory.mktemp("django")
+    server = start_server(tmp / "server", "--database", ":memory:")
+    root = tmp / "site"
+    (root / "shop" / "migrations").mkdir(parents=True)
+    (root / "shop" / "__init__.py").write_text("")
+    (root / "shop" / "migrations" / "__init__.py").write_text("")
+    (root / "urls.py").write_text("urlpatterns = []\n")
+    (root / "settings.py").write_text(textwrap.dedent(SETTINGS % {"port": server.port}))
+    (root / "manage.py").write_text(
+        "import os, sys\nsys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\n"
+        "os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'settings')\n"
+        "from django.core.management import execute_from_command_line\n"
+        "execute_from_command_line(sys.argv)\n"
+    )
+    site = Project(root, server)
+    site.write_models()
+    site.run("makemigrations", "shop")
+    try:
+        yield site
+    finally:
+        server.stop()
+
+
+def test_migrate_then_migrate_again_is_a_no_op(project: Project) -> None:
+    out = project.run("migrate", "--noinput")
+    for step in ("contenttypes.0001_initial", "auth.0012", "admin.0003", "sessions.0001",
+                 "shop.0001_initial"):  # fmt: skip
+        assert f"Applying {step}" in out and "OK" in out
+    assert "No migrations to apply." in project.run("migrate", "--noinput")
+
+
+def test_createsuperuser_and_check(project: Project) -> None:
+    project.run("createsuperuser", "--noinput", "--username", "admin", "--email", "a@example.com")
+    assert "no issues" in project.run("check", "--database", "default")
+
+
+def test_inspectdb_names_every_table(project: Project) -> None:
+    out = project.run("inspectdb")
+    compile(out, "inspectdb", "exec")  # valid Python
+    assert "Unable to inspect" not in out, out
+    for table in ("auth_user", "auth_permission", "django_content_type", "django_admin_log",
+                  "django_session", "shop_author", "shop_book"):  # fmt: skip
+        assert f"db_table = '{table}'" in out
+
+
+def test_migration_adds_and_removes_a_field_and_a_constraint(project: Project) -> None:
+    project.write_models(
+        'isbn = models.CharField(max_length=20, default="x")', f"{CHECK}, {EXTRA_CHECK}"
+    )
+    project.run("makemigrations", "shop", "--name", "add_isbn")
+    assert "Applying shop.0002_add_isbn... OK" in project.run("migrate", "shop")
+    project.write_models()
+    project.run("makemigrations", "shop", "--name", "drop_isbn")
+    assert "Applying shop.0003_drop_isbn... OK" in project.run("migrate", "shop")
+    assert "No changes detected" in project.run("makemigrations", "shop", "--check", "--dry-run")
+
+
+def test_orm_cascade_violations_and_nested_atomic(project: Project) -> None:
+    lines = dict(line.split(" ", 1) for line in project.run(script=ORM).splitlines())
+    assert lines["books"] == "['Three']"  # Ann's books went with her
+    assert lines["authors"] == "['Bob']"
+    assert (lines["check"], lines["unique"], lines["fk"]) == ("23514", "23505", "23503")
+    assert lines["outer"] == "True", "the outer block's row was lost with the inner one"
+    assert lines["inner"] == "False"
+    assert lines["outer2"] == "True True"  # ROLLBACK TO after an error, serial keys drawn
+
+
+def test_flush(project: Project) -> None:
+    project.run("flush", "--noinput")
+    out = project.run(script=ORM.split("ann = ")[0] + "print(Author.objects.count())")
+    assert out.strip() == "0"
