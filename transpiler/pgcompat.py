@@ -21,7 +21,7 @@ from functools import cache
 import sqlglot
 from sqlglot import exp
 
-from transpiler import any_array, varchar_length
+from transpiler import any_array, unnest_zip, varchar_length
 from transpiler.treeutil import attached
 
 MISSING_PG_FUNCTIONS = frozenset(
@@ -95,6 +95,8 @@ def rewrite(nodes: list[exp.Expr]) -> None:
             _collate(node)
         elif isinstance(node, exp.Any):
             any_array.rewrite(node)
+        elif isinstance(node, exp.Unnest):
+            unnest_zip.rewrite(node)
         elif isinstance(node, (exp.CurrentUser, exp.SessionUser)):
             node.replace(_login_user())
         elif isinstance(node, exp.Func):

@@ -36,6 +36,7 @@ VECTOR_WORDS = frozenset({"VECTOR", "<=>", "<->", "<#>"})
 PG_WORDS = frozenset(
     {
         "ANY",  # x = ANY('{a,b}'): see any_array
+        "UNNEST",  # FROM unnest(a, b): see unnest_zip
         "PUBLIC",
         "PG_CATALOG",
         "OPERATOR",
