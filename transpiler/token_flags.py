@@ -81,6 +81,7 @@ SNOWFLAKE_WORDS = frozenset(
 _NAME_TYPES = frozenset({TokenType.VAR, TokenType.IDENTIFIER, TokenType.R_PAREN})
 _NAMES = frozenset({TokenType.VAR, TokenType.IDENTIFIER})
 _QUOTED = external_access.STRING_TOKENS | {TokenType.IDENTIFIER}
+_STRINGS = external_access.STRING_TOKENS
 # DuckDB's star expansions COLUMNS(...) / UNPACK(...) (see colnames._is_expansion).
 EXPANSION_WORDS = frozenset({"COLUMNS", "UNPACK"})
 _OUTSIDE_PREFIXES = tuple(p.upper() for p in external_access.PRAGMA_PREFIXES)
@@ -205,6 +206,8 @@ def scan(tokens: Sequence[Token], agent: frozenset[str] | None = None) -> Trigge
                 outside = True  # `d . csv`
         if tt in _SPECIAL:
             flags |= _special(tokens, i, tt, word, prev_type, found)
+        elif text[:1] == "{" and tt in _STRINGS:
+            flags |= PG  # '{a,b}'::text[]: PostgreSQL array text (pgcompat._array_literal)
         prev_type = tt
     found.hati = bool(flags & HATI)
     found.vector = bool(flags & VECTOR)

@@ -17,3 +17,7 @@ INSERT INTO d_uz (n, label) SELECT * FROM unnest(ARRAY[7, 8, 9], ARRAY['x', 'y',
 SELECT n, label FROM d_uz ORDER BY id
 -- @query single_unnest_from
 SELECT * FROM unnest(ARRAY[3, 1])
+-- @query array_text_casts_client_side_binding
+SELECT * FROM unnest(( E'{bob,"c\\"y",NULL}')::varchar(100)[], ('{"2026-11-26 11:24:18.179886+00:00"}'::timestamptz[])::timestamp with time zone[], ('{1,2}'::int2[])::integer[])
+-- @query array_text_cast_quoted
+SELECT ('{"a b","c,d",NULL}')::text[], '{}'::int[]
