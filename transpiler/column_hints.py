@@ -4,7 +4,7 @@ a column reference reads.
 A pure transpiler cannot see column types, so by default it tells a stored vector from
 text by the column's name (semantic.py). The server knows better and passes a
 `ColumnHints`: per table, each column's kind (VECTOR for FLOAT[n] / FLOAT[] arrays, TEXT,
-OTHER), for text columns set up with `hatiproxy_embed_column` their embedding column,
+JSON, OTHER), for text columns set up with `hatiproxy_embed_column` their embedding column,
 and the table's columns in declared order (for INSERTs without a column list, see
 insert_columns). A hint is used only when the reference's table is known for sure (see
 `table_of`); otherwise the name rule applies, exactly as without hints.
@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 
 from sqlglot import exp
 
-VECTOR, TEXT, OTHER = "vector", "text", "other"
+VECTOR, TEXT, JSON, OTHER = "vector", "text", "json", "other"
 
 
 class ColumnHints:

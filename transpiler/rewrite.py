@@ -13,6 +13,7 @@ from transpiler import (
     embedded_writes,
     group_by_key,
     insert_columns,
+    jsonb_ops,
     pgcompat,
     pgvector,
     semantic,
@@ -58,5 +59,6 @@ def apply(
     if triggers.flatten:
         snowflake.rewrite(nodes)
     if triggers.pg:
+        jsonb_ops.rewrite(nodes, hints)
         pgcompat.rewrite(nodes)
     return tree

@@ -31,7 +31,7 @@ from typing import Any
 
 from proxy.semantic.embedded_columns import REGISTRY, is_embed_column_call
 from transpiler import ColumnHints, Statement
-from transpiler.column_hints import OTHER, TEXT, VECTOR
+from transpiler.column_hints import JSON, OTHER, TEXT, VECTOR
 
 log = logging.getLogger("hatiproxy.column_hints")
 
@@ -144,7 +144,15 @@ def build(
     copies: dict[str, dict[str, list[str]]] = {}  # table -> schema -> its columns, in order
     for schema, table, column, dtype in rows:
         t, c = table.lower(), column.lower()
-        kind = VECTOR if _VECTOR_TYPE.match(dtype) else TEXT if dtype == "VARCHAR" else OTHER
+        kind = (
+            VECTOR
+            if _VECTOR_TYPE.match(dtype)
+            else TEXT
+            if dtype == "VARCHAR"
+            else JSON
+            if dtype == "JSON"
+            else OTHER
+        )
         kinds.setdefault(t, {}).setdefault(c, set()).add(kind)
         copies.setdefault(t, {}).setdefault(schema, []).append(column)
     columns = {
@@ -201,14 +209,18 @@ def cache_of(engine: Any) -> HintsCache:
 def wanted(sql: str) -> bool:
     """Can transpiling `sql` depend on hints? Semantic calls, UPDATE (SET of an embedded
     text column clears its vector: transpiler/embedded_writes.py), INSERT (fewer
-    values than columns: transpiler/insert_columns.py) and GROUP BY (a primary key
-    groups its table's other columns: transpiler/group_by_key.py)."""
+    values than columns: transpiler/insert_columns.py), GROUP BY (a primary key
+    groups its table's other columns: transpiler/group_by_key.py) and JSON operators
+    (`@>` on a JSON column: transpiler/jsonb_ops.py)."""
     # Substring tests on the lower-cased text: ~0.2 us a statement (a regex takes ~10x).
     low = sql.lower()
     return (
         "update" in low
         or "insert" in low
         or "group" in low
+        or "json" in low  # jsonb operators on JSON columns: transpiler/jsonb_ops.py
+        or "@>" in low
+        or "<@" in low
         or "semantic_" in low
         or "vector_match" in low
         or "__hati_embed__" in low

@@ -24,7 +24,7 @@ settings.configure(
             "PASSWORD": "x",
         }
     },
-    INSTALLED_APPS=[],
+    INSTALLED_APPS=["__main__"],  # this script is the app: reverse relations resolve
     USE_TZ=True,
     DEFAULT_AUTO_FIELD="django.db.models.BigAutoField",
 )
@@ -40,7 +40,8 @@ class Author(models.Model):
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        app_label = "orm"
+        app_label = "__main__"
+        db_table = "orm_author"
 
 
 class Book(models.Model):
@@ -48,30 +49,40 @@ class Book(models.Model):
     author = models.ForeignKey(Author, on_delete=models.DO_NOTHING, db_constraint=False)
 
     class Meta:
-        app_label = "orm"
+        app_label = "__main__"
+        db_table = "orm_book"
 
 
 def main() -> dict:
     out: dict = {}
+    with connection.cursor() as cur:
+        cur.execute("DROP TABLE IF EXISTS orm_book")
+        cur.execute("DROP TABLE IF EXISTS orm_author")
     with connection.schema_editor() as editor:
         editor.create_model(Author)
         editor.create_model(Book)
-    ann = Author.objects.create(name="ann", data={"tags": ["a", "b"], "age": 31, "nested": {"x": 1}})
+    ann = Author.objects.create(
+        name="ann", data={"tags": ["a", "b"], "age": 31, "nested": {"x": 1}}
+    )
     out["created_id"] = ann.pk
     made = Author.objects.bulk_create(
         [Author(name="bob", data={"tags": ["b"], "age": 40}), Author(name="cy", data={})]
     )
     out["bulk_ids"] = [a.pk for a in made]
     Book.objects.bulk_create(
-        [Book(title="t1", author=ann), Book(title="t2", author=ann), Book(title="t3", author=made[0])]
+        [
+            Book(title="t1", author=ann),
+            Book(title="t2", author=ann),
+            Book(title="t3", author=made[0]),
+        ]
     )
     fresh = Author.objects.get(pk=ann.pk)
     out["roundtrip"] = fresh.data
     out["roundtrip_type"] = type(fresh.data).__name__
-    out["contains"] = sorted(
-        a.name for a in Author.objects.filter(data__contains={"tags": ["b"]})
-    )
-    out["contains_nested"] = [a.name for a in Author.objects.filter(data__contains={"nested": {"x": 1}})]
+    out["contains"] = sorted(a.name for a in Author.objects.filter(data__contains={"tags": ["b"]}))
+    out["contains_nested"] = [
+        a.name for a in Author.objects.filter(data__contains={"nested": {"x": 1}})
+    ]
     out["has_key"] = sorted(a.name for a in Author.objects.filter(data__has_key="age"))
     out["key_value"] = [a.name for a in Author.objects.filter(data__age=40)]
     out["key_gt"] = [a.name for a in Author.objects.filter(data__age__gt=35)]
