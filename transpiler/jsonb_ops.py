@@ -7,7 +7,8 @@
                              (when an operand is JSON)
     jsonb_build_object / json_build_object -> json_object(k::VARCHAR, v, ...)
     jsonb_build_array / json_build_array   -> json_array(...)
-    jsonb_agg / json_agg                   -> json_group_array
+    jsonb_agg / json_agg                   -> to_json(list(...))
+    a -> k, a ->> k                        -> json_extract[_string](a, '$.k')
     jsonb_typeof / json_typeof             -> __hati_jsonb_typeof
     to_jsonb -> to_json; jsonb_array_length -> json_array_length
     jsonb_array_elements(j) / _text(j)     -> unnest(...) (select list or FROM)
@@ -21,6 +22,7 @@ one). The macros live in proxy/db/catalog/55_jsonb.sql.
 
 from __future__ import annotations
 
+import sqlglot
 from sqlglot import exp
 
 from transpiler.any_array import parse_array_literal
@@ -47,10 +49,8 @@ _JSON_VALUED = frozenset(
 )  # fmt: skip
 _SIMPLE_RENAMES = {
     "to_jsonb": "to_json",
-    "jsonb_array_length": "json_array_length",
     "jsonb_typeof": "__hati_jsonb_typeof",
     "json_typeof": "__hati_jsonb_typeof",
-    "jsonb_agg": "json_group_array",
     "jsonb_build_array": "json_array",
     "json_build_array": "json_array",
 }
@@ -59,7 +59,12 @@ _ELEMENTS = frozenset({"jsonb_array_elements", "json_array_elements"})
 _ELEMENTS_TEXT = frozenset({"jsonb_array_elements_text", "json_array_elements_text"})
 _KEYS_OF = frozenset({"jsonb_object_keys", "json_object_keys"})
 _ALL_FUNCTIONS = (
-    frozenset(_SIMPLE_RENAMES) | _OBJECT_BUILDERS | _ELEMENTS | _ELEMENTS_TEXT | _KEYS_OF
+    frozenset(_SIMPLE_RENAMES)
+    | _OBJECT_BUILDERS
+    | _ELEMENTS
+    | _ELEMENTS_TEXT
+    | _KEYS_OF
+    | {"jsonb_agg", "jsonb_array_length"}
 )
 
 
@@ -133,13 +138,51 @@ def rewrite(nodes: list[exp.Expr], hints: ColumnHints | None) -> None:
         elif isinstance(node, exp.Anonymous) and node.name.lower() in _ALL_FUNCTIONS:
             _function(node)
         elif isinstance(node, exp.JSONArrayAgg):
-            node.replace(_call("json_group_array", node.this))
+            node.replace(_call("to_json", _call("list", node.this)))
+        elif isinstance(node, (exp.JSONExtract, exp.JSONExtractScalar)):
+            _arrow(node)
+        elif isinstance(node, exp.Lambda):
+            _lambda_arrow(node)
+
+
+def _lambda_arrow(node: exp.Lambda) -> None:
+    """PostgreSQL has no lambdas: `f(doc -> 'k')`, which sqlglot reads as a lambda inside
+    a call's arguments, is `doc -> 'k'`."""
+    params, body = node.expressions, node.this
+    if len(params) != 1 or not isinstance(body, exp.Literal):
+        return
+    column = exp.column(params[0].name, quoted=params[0].args.get("quoted"))
+    if body.is_string:
+        key = body.name.replace("~", "~0").replace("/", "~1")
+        path = exp.Literal.string("/" + key)
+    elif body.name.isdigit():
+        path = exp.Literal.string(f"$[{body.name}]")
+    else:
+        return
+    node.replace(_call("json_extract", column, path))
+
+
+def _arrow(node: exp.JSONExtract | exp.JSONExtractScalar) -> None:
+    """`a -> 'k'` as json_extract(a, '$.k'): DuckDB reads `x -> y` inside a function's
+    arguments as a lambda (jsonb_typeof(doc -> 'age'))."""
+    path = node.expression
+    if not isinstance(path, exp.JSONPath):
+        return
+    rendered = sqlglot.parse_one(path.sql(dialect="duckdb"), read="duckdb")
+    if not isinstance(rendered, exp.Literal):
+        return
+    name = "json_extract" if isinstance(node, exp.JSONExtract) else "json_extract_string"
+    node.replace(_call(name, node.this, rendered))
 
 
 def _function(node: exp.Anonymous) -> None:
     name = node.name.lower()
     args = list(node.expressions)
-    if name in _SIMPLE_RENAMES:
+    if name == "jsonb_array_length":  # integer, as in PostgreSQL (DuckDB: UBIGINT)
+        node.replace(exp.cast(_call("json_array_length", *args), exp.DataType.build("INT")))
+    elif name == "jsonb_agg" and len(args) == 1:
+        node.replace(_call("to_json", _call("list", args[0])))  # list(): ORDER BY works
+    elif name in _SIMPLE_RENAMES:
         node.replace(_call(_SIMPLE_RENAMES[name], *args))
     elif name in _OBJECT_BUILDERS:
         pairs = [

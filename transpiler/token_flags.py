@@ -40,6 +40,7 @@ PG_WORDS = frozenset(
         # jsonb operators and functions: see jsonb_ops
         "JSON",
         "JSONB",
+        "->",
         "@>",
         "<@",
         "?",

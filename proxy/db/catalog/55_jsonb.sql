@@ -8,19 +8,19 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_json_list(j) AS
 
 -- j ? k: a top-level key of an object, or a string element of an array.
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_jsonb_exists(j, k) AS
-    CASE json_type(j)
+    CASE WHEN j IS NULL OR k IS NULL THEN NULL ELSE CASE json_type(j)
         WHEN 'OBJECT' THEN list_contains(json_keys(j), k)
         WHEN 'ARRAY' THEN list_contains(
             list_transform(list_filter(CAST(j AS JSON[]), e -> json_type(e) = 'VARCHAR'),
                            e -> json_extract_string(e, '$')), k)
         WHEN 'VARCHAR' THEN json_extract_string(j, '$') = k
-        ELSE false END;
+        ELSE false END END;
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_jsonb_exists_any(j, ks) AS
-    len(list_filter(ks, k -> __hati_catalog.pg.__hati_jsonb_exists(j, k))) > 0;
+    CASE WHEN j IS NULL THEN NULL ELSE len(list_filter(ks, k -> __hati_catalog.pg.__hati_jsonb_exists(j, k))) > 0 END;
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_jsonb_exists_all(j, ks) AS
-    len(list_filter(ks, k -> NOT __hati_catalog.pg.__hati_jsonb_exists(j, k))) = 0;
+    CASE WHEN j IS NULL THEN NULL ELSE len(list_filter(ks, k -> NOT __hati_catalog.pg.__hati_jsonb_exists(j, k))) = 0 END;
 
 -- a || b: objects merge at the top level (b wins); anything else concatenates as arrays.
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_jsonb_concat(a, b) AS
