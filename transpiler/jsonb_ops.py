@@ -13,6 +13,8 @@
     to_jsonb -> to_json; jsonb_array_length -> json_array_length
     jsonb_array_elements(j) / _text(j)     -> unnest(...) (select list or FROM)
     jsonb_object_keys(j)                   -> unnest(json_keys(j))
+    jsonb_path_match(j, 'path'::jsonpath, vars) -> __hati_jsonb_path_match (the
+        `$.key OP $var` comparisons langchain-postgres filters send)
 
 `@>`, `<@`, `||` and `-` also mean array containment, concatenation and subtraction:
 they are rewritten only when an operand is JSON for sure (a cast to json / jsonb, a JSON
@@ -52,6 +54,7 @@ _SIMPLE_RENAMES = {
     "jsonb_typeof": "__hati_jsonb_typeof",
     "json_typeof": "__hati_jsonb_typeof",
     "jsonb_build_array": "json_array",
+    "jsonb_path_match": "__hati_jsonb_path_match",
     "json_build_array": "json_array",
 }
 _OBJECT_BUILDERS = frozenset({"jsonb_build_object", "json_build_object"})
@@ -143,6 +146,16 @@ def rewrite(nodes: list[exp.Expr], hints: ColumnHints | None) -> None:
             _arrow(node)
         elif isinstance(node, exp.Lambda):
             _lambda_arrow(node)
+        elif isinstance(node, exp.Cast) and _is_jsonpath(node.args.get("to")):
+            node.replace(exp.cast(node.this, exp.DataType.build("VARCHAR")))
+
+
+def _is_jsonpath(to: exp.Expr | None) -> bool:
+    """CAST(x AS jsonpath): DuckDB has no jsonpath type; the text is the path."""
+    if not isinstance(to, exp.DataType) or to.this is not exp.DataType.Type.USERDEFINED:
+        return False
+    kind = to.args.get("kind")
+    return kind is not None and kind.name.lower() == "jsonpath"
 
 
 def _lambda_arrow(node: exp.Lambda) -> None:

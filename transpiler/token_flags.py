@@ -64,6 +64,7 @@ PG_WORDS = frozenset(
         "JSONB_ARRAY_ELEMENTS_TEXT",
         "JSON_OBJECT_KEYS",
         "JSONB_OBJECT_KEYS",
+        "JSONB_PATH_MATCH",
         "PUBLIC",
         "PG_CATALOG",
         "OPERATOR",

@@ -50,3 +50,36 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_jsonb_typeof(j) AS
         WHEN 'OBJECT' THEN 'object' WHEN 'ARRAY' THEN 'array' WHEN 'VARCHAR' THEN 'string'
         WHEN 'BOOLEAN' THEN 'boolean' WHEN 'NULL' THEN 'null'
         ELSE CASE WHEN j IS NULL THEN NULL ELSE 'number' END END;
+
+-- jsonb_path_match(j, path, vars) for the comparisons langchain-postgres filters send:
+-- `$.key OP $var` with OP one of == != <> < <= > >=. Numbers compare as numbers, strings
+-- as strings; a missing key or values of different kinds do not match (NULL), as in
+-- PostgreSQL's jsonpath. Any other path is an error (22023).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_json_cmp(a, b, op) AS
+    CASE WHEN a IS NULL OR b IS NULL THEN NULL
+         WHEN json_type(a) IN ('UBIGINT', 'BIGINT', 'DOUBLE') AND json_type(b) IN ('UBIGINT', 'BIGINT', 'DOUBLE') THEN
+             CASE op WHEN '==' THEN CAST(a AS DOUBLE) = CAST(b AS DOUBLE)
+                     WHEN '!=' THEN CAST(a AS DOUBLE) <> CAST(b AS DOUBLE)
+                     WHEN '<>' THEN CAST(a AS DOUBLE) <> CAST(b AS DOUBLE)
+                     WHEN '<' THEN CAST(a AS DOUBLE) < CAST(b AS DOUBLE)
+                     WHEN '<=' THEN CAST(a AS DOUBLE) <= CAST(b AS DOUBLE)
+                     WHEN '>' THEN CAST(a AS DOUBLE) > CAST(b AS DOUBLE)
+                     WHEN '>=' THEN CAST(a AS DOUBLE) >= CAST(b AS DOUBLE) END
+         WHEN json_type(a) = json_type(b) AND json_type(a) IN ('VARCHAR', 'BOOLEAN') THEN
+             CASE op WHEN '==' THEN json_extract_string(a, '$') = json_extract_string(b, '$')
+                     WHEN '!=' THEN json_extract_string(a, '$') <> json_extract_string(b, '$')
+                     WHEN '<>' THEN json_extract_string(a, '$') <> json_extract_string(b, '$')
+                     WHEN '<' THEN json_extract_string(a, '$') < json_extract_string(b, '$')
+                     WHEN '<=' THEN json_extract_string(a, '$') <= json_extract_string(b, '$')
+                     WHEN '>' THEN json_extract_string(a, '$') > json_extract_string(b, '$')
+                     WHEN '>=' THEN json_extract_string(a, '$') >= json_extract_string(b, '$') END
+         WHEN json_type(a) = 'NULL' AND json_type(b) = 'NULL' THEN op = '=='
+         ELSE NULL END;
+
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_jsonb_path_match(j, path, vars) AS
+    CASE WHEN NOT regexp_matches(path, '^\s*\$\.[A-Za-z_][A-Za-z0-9_]*\s*(==|!=|<>|<=|>=|<|>)\s*\$[A-Za-z_][A-Za-z0-9_]*\s*$')
+             THEN error('jsonb_path_match: only `$.key OP $variable` paths are supported, not ' || path)
+         ELSE __hati_catalog.pg.__hati_json_cmp(
+             json_extract(j, '$.' || regexp_extract(path, '^\s*\$\.([A-Za-z_][A-Za-z0-9_]*)', 1)),
+             json_extract(vars, '$.' || regexp_extract(path, '\$([A-Za-z_][A-Za-z0-9_]*)\s*$', 1)),
+             regexp_extract(path, '(==|!=|<>|<=|>=|<|>)', 1)) END;

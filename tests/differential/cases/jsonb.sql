@@ -54,3 +54,11 @@ SELECT to_jsonb(42), to_jsonb('text'::text)
 SELECT jsonb_array_length(doc -> 'tags') FROM d_jb WHERE id = 1
 -- @query null_doc
 SELECT doc, doc -> 'a', doc ? 'a' FROM d_jb WHERE id = 4
+-- @query path_match_eq
+SELECT id FROM d_jb WHERE jsonb_path_match(doc, '$.name == $value'::jsonpath, '{"value": "bob"}'::jsonb)
+-- @query path_match_gte
+SELECT id FROM d_jb WHERE jsonb_path_match(doc, CAST('$.age >= $value' AS JSONPATH), CAST('{"value": 35}' AS JSONB)) ORDER BY id
+-- @query path_match_ne
+SELECT id FROM d_jb WHERE jsonb_path_match(doc, '$.name != $value', '{"value": "bob"}') ORDER BY id
+-- @query path_match_kinds_differ
+SELECT id FROM d_jb WHERE jsonb_path_match(doc, '$.age == $value', '{"value": "31"}')
