@@ -69,6 +69,16 @@ _NOT_ALIAS = {
     "then",
     "else",
     "end",
+    "returning",  # INSERT ... SELECT * FROM unnest(...) RETURNING ...
+    "having",
+    "offset",
+    "fetch",
+    "window",
+    "natural",
+    "full",
+    "except",
+    "intersect",
+    "for",
 }
 
 

@@ -4,7 +4,7 @@ a column reference reads.
 A pure transpiler cannot see column types, so by default it tells a stored vector from
 text by the column's name (semantic.py). The server knows better and passes a
 `ColumnHints`: per table, each column's kind (VECTOR for FLOAT[n] / FLOAT[] arrays, TEXT,
-OTHER), for text columns set up with `hatiproxy_embed_column` their embedding column,
+JSON, OTHER), for text columns set up with `hatiproxy_embed_column` their embedding column,
 and the table's columns in declared order (for INSERTs without a column list, see
 insert_columns). A hint is used only when the reference's table is known for sure (see
 `table_of`); otherwise the name rule applies, exactly as without hints.
@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 
 from sqlglot import exp
 
-VECTOR, TEXT, OTHER = "vector", "text", "other"
+VECTOR, TEXT, JSON, OTHER = "vector", "text", "json", "other"
 
 
 class ColumnHints:
@@ -27,13 +27,14 @@ class ColumnHints:
     (the server passes the same object until the catalog changes).
     """
 
-    __slots__ = ("_columns", "_embedded", "_order", "_key", "_hash")
+    __slots__ = ("_columns", "_embedded", "_order", "_keys", "_key", "_hash")
 
     def __init__(
         self,
         columns: Mapping[str, Mapping[str, str]],
         embedded: Mapping[str, Mapping[str, str]] | None = None,
         order: Mapping[str, Sequence[str]] | None = None,
+        primary_keys: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
         self._columns = {
             t.lower(): {c.lower(): kind for c, kind in cols.items()} for t, cols in columns.items()
@@ -43,10 +44,14 @@ class ColumnHints:
             for t, cols in (embedded or {}).items()
         }
         self._order = {t.lower(): tuple(cols) for t, cols in (order or {}).items()}
+        self._keys = {
+            t.lower(): tuple(c.lower() for c in cols) for t, cols in (primary_keys or {}).items()
+        }
         self._key = (
             tuple(sorted((t, tuple(sorted(c.items()))) for t, c in self._columns.items())),
             tuple(sorted((t, tuple(sorted(c.items()))) for t, c in self._embedded.items())),
             tuple(sorted(self._order.items())),
+            tuple(sorted(self._keys.items())),
         )
         self._hash = hash(self._key)
 
@@ -61,19 +66,31 @@ class ColumnHints:
         return self._hash == other._hash and self._key == other._key
 
     def __repr__(self) -> str:
-        return f"ColumnHints({self._columns!r}, {self._embedded!r}, {self._order!r})"
+        return (
+            f"ColumnHints({self._columns!r}, {self._embedded!r}, {self._order!r}, {self._keys!r})"
+        )
 
     def columns(self, table: str) -> Mapping[str, str] | None:
         """{column: kind} of `table` (lower-case), None when it is not known."""
         return self._columns.get(table)
 
     def without_order(self) -> ColumnHints:
-        """These hints without column positions."""
-        return ColumnHints(self._columns, self._embedded) if self._order else self
+        """These hints without column positions and primary keys."""
+        if not (self._order or self._keys):
+            return self
+        return ColumnHints(self._columns, self._embedded)  # keys may have changed too
 
     def column_order(self, table: str) -> tuple[str, ...] | None:
         """The column names of `table` (lower-case) as declared, None when not known."""
         return self._order.get(table)
+
+    def primary_key(self, table: str) -> tuple[str, ...] | None:
+        """The primary key columns of `table` (lower-case), None when it has none known."""
+        return self._keys.get(table)
+
+    @property
+    def has_primary_keys(self) -> bool:
+        return bool(self._keys)
 
     def embedded_columns(self, table: str) -> Mapping[str, str]:
         """{text column: embedding column} registered for `table` (lower-case)."""

@@ -26,6 +26,7 @@ from transpiler import (
     constraint_ddl,
     create_index,
     external_access,
+    json_types,
     multi_object,
     rewrite,
     serial_columns,
@@ -201,6 +202,9 @@ def _statement(
             )
         return _pass_through(chunk, kind, tag, triggers)
     column_names = colnames.names(tree, triggers.expansion) if kind == "select" else None
+    json_outputs = None
+    if kind == "select" and "json" in chunk.text.lower():
+        json_outputs = json_types.outputs(tree)
     calls: tuple[AgentCall, ...] = ()
     duckdb_params = None
     if triggers.agent:
@@ -239,6 +243,7 @@ def _statement(
         bind_texts=bind_texts,
         vector_dims=dims,
         column_names=column_names,
+        json_outputs=json_outputs,
         agent_calls=calls,
         duckdb_params=duckdb_params,
         external_access=external_access.of_tree(tree, tokens, triggers.outside),

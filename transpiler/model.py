@@ -114,6 +114,8 @@ class Statement:
     vector_dims: int = 384
     # Postgres names of the result columns where DuckDB's differ (see colnames.py).
     column_names: tuple[str | None, ...] | None = None
+    # Result columns PostgreSQL types json, not jsonb (see json_types.py); None: none.
+    json_outputs: tuple[bool, ...] | None = None
     # Agent table functions lifted out of FROM (see agent_calls.py), and then the client
     # parameter numbers DuckDB gets, in order ($n used only by agent calls drop out).
     agent_calls: tuple[AgentCall, ...] = ()

@@ -107,6 +107,8 @@ class _Scope:
 
 def _infer(param: exp.Expr, scope: _Scope, table_columns: TableColumns | None) -> str | None:
     parent = param.parent
+    while isinstance(parent, exp.Paren) and isinstance(parent.parent, exp.Cast):
+        parent = parent.parent  # ($1)::int[], as Django writes casts
     if isinstance(parent, exp.Cast):
         return parent.args["to"].sql(dialect=DUCKDB)
     if isinstance(parent, (exp.Limit, exp.Offset)):

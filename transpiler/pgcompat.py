@@ -23,6 +23,7 @@ import sqlglot
 from sqlglot import exp
 
 from transpiler import any_array, unnest_zip, varchar_length
+from transpiler.literals import string_value
 from transpiler.treeutil import attached
 
 MISSING_PG_FUNCTIONS = frozenset(
@@ -128,6 +129,8 @@ def _float_precision(node: exp.DataType) -> None:
 
 
 def _typed_cast(node: exp.Cast, to: exp.DataType) -> None:
+    if to.this is exp.DataType.Type.ARRAY:
+        _array_literal(node)
     if varchar_length.cast(node, to):
         return
     value = node.this
@@ -144,6 +147,25 @@ def _typed_cast(node: exp.Cast, to: exp.DataType) -> None:
         # Postgres numeric has no fixed scale; DuckDB's bare DECIMAL is (18,3) and would
         # round the bound value. The parameter binds as a Decimal of its own precision.
         node.replace(value)
+
+
+def _array_literal(node: exp.Cast) -> None:
+    """`'{a,"b c",NULL}'::text[]`: PostgreSQL's array text becomes a DuckDB list of its
+    elements (as strings, cast by the CAST around them), which DuckDB cannot read from
+    PG's text. psycopg's client-side binding writes list parameters so (Django)."""
+    value = node.this
+    while isinstance(value, exp.Paren):
+        value = value.this
+    text = string_value(value)
+    if text is None or not text.lstrip().startswith("{"):
+        return
+    items = any_array.parse_array_literal(text)
+    if items is None:
+        return
+    node.set(
+        "this",
+        exp.Array(expressions=[exp.Null() if i is None else exp.Literal.string(i) for i in items]),
+    )
 
 
 def _cast(node: exp.Cast) -> None:

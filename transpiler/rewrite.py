@@ -9,7 +9,16 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from transpiler import embedded_writes, insert_columns, pgcompat, pgvector, semantic, snowflake
+from transpiler import (
+    embedded_writes,
+    group_by_key,
+    insert_columns,
+    jsonb_ops,
+    pgcompat,
+    pgvector,
+    semantic,
+    snowflake,
+)
 from transpiler.column_hints import ColumnHints
 from transpiler.token_flags import Triggers
 from transpiler.treeutil import nodes as tree_nodes
@@ -33,6 +42,8 @@ def apply(
         embedded_writes.rewrite(tree, hints)
         if isinstance(tree, exp.Insert):
             insert_columns.rewrite(tree, hints)
+    if hints is not None and hints.has_primary_keys and tree.find(exp.Group) is not None:
+        group_by_key.rewrite(tree, hints)
     if not (triggers.hati or triggers.vector or triggers.flatten or triggers.pg):
         return tree
     nodes = tree_nodes(tree)
@@ -48,5 +59,6 @@ def apply(
     if triggers.flatten:
         snowflake.rewrite(nodes)
     if triggers.pg:
+        jsonb_ops.rewrite(nodes, hints)
         pgcompat.rewrite(nodes)
     return tree

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from transpiler.column_hints import OTHER, TEXT, VECTOR, ColumnHints, table_of
+from transpiler.column_hints import TEXT, VECTOR, ColumnHints, table_of
 from transpiler.dialects import HatiEmbed
 from transpiler.literals import string_value
 
@@ -90,7 +90,7 @@ def kind_of(node: exp.Expr, hints: ColumnHints | None) -> str | None:
         return TEXT
     if isinstance(node, exp.Column):
         kind = column_kind(node, hints)[0]
-        return None if kind == OTHER else kind
+        return kind if kind in (VECTOR, TEXT) else None
     if isinstance(node, (exp.Cast, exp.TryCast)):
         target = node.to.this
         if target in _TEXT_TYPES:

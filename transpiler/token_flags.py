@@ -36,7 +36,35 @@ VECTOR_WORDS = frozenset({"VECTOR", "<=>", "<->", "<#>"})
 PG_WORDS = frozenset(
     {
         "ANY",  # x = ANY('{a,b}'): see any_array
-        "UNNEST",  # unnest(a, b): see unnest_zip
+        "UNNEST",  # FROM unnest(a, b): see unnest_zip
+        # jsonb operators and functions: see jsonb_ops
+        "JSON",
+        "JSONB",
+        "->",
+        "@>",
+        "<@",
+        "?",
+        "?|",
+        "?&",
+        "#>",
+        "#>>",
+        "TO_JSONB",
+        "JSON_AGG",
+        "JSONB_AGG",
+        "JSON_BUILD_OBJECT",
+        "JSONB_BUILD_OBJECT",
+        "JSON_BUILD_ARRAY",
+        "JSONB_BUILD_ARRAY",
+        "JSON_TYPEOF",
+        "JSONB_TYPEOF",
+        "JSONB_ARRAY_LENGTH",
+        "JSON_ARRAY_ELEMENTS",
+        "JSONB_ARRAY_ELEMENTS",
+        "JSON_ARRAY_ELEMENTS_TEXT",
+        "JSONB_ARRAY_ELEMENTS_TEXT",
+        "JSON_OBJECT_KEYS",
+        "JSONB_OBJECT_KEYS",
+        "JSONB_PATH_MATCH",
         "PUBLIC",
         "PG_CATALOG",
         "OPERATOR",
@@ -81,6 +109,7 @@ SNOWFLAKE_WORDS = frozenset(
 _NAME_TYPES = frozenset({TokenType.VAR, TokenType.IDENTIFIER, TokenType.R_PAREN})
 _NAMES = frozenset({TokenType.VAR, TokenType.IDENTIFIER})
 _QUOTED = external_access.STRING_TOKENS | {TokenType.IDENTIFIER}
+_STRINGS = external_access.STRING_TOKENS
 # DuckDB's star expansions COLUMNS(...) / UNPACK(...) (see colnames._is_expansion).
 EXPANSION_WORDS = frozenset({"COLUMNS", "UNPACK"})
 _OUTSIDE_PREFIXES = tuple(p.upper() for p in external_access.PRAGMA_PREFIXES)
@@ -205,6 +234,8 @@ def scan(tokens: Sequence[Token], agent: frozenset[str] | None = None) -> Trigge
                 outside = True  # `d . csv`
         if tt in _SPECIAL:
             flags |= _special(tokens, i, tt, word, prev_type, found)
+        elif text[:1] == "{" and tt in _STRINGS:
+            flags |= PG  # '{a,b}'::text[]: PostgreSQL array text (pgcompat._array_literal)
         prev_type = tt
     found.hati = bool(flags & HATI)
     found.vector = bool(flags & VECTOR)

@@ -19,12 +19,14 @@ def rewrite(node: exp.Unnest) -> None:
     alias = node.args.get("alias")
     names = [c.name for c in alias.columns] if isinstance(alias, exp.TableAlias) else []
     offset = node.args.get("offset")
-    names += [f"unnest{i}" for i in range(len(names) + 1, len(arrays) + 1)]
+    # Unnamed columns are all `unnest`, as in PostgreSQL (DuckDB suffixes the repeats).
+    named = bool(names)
+    names += ["unnest"] * (len(arrays) - len(names))
     columns: list[exp.Expr] = [
         exp.alias_(exp.Unnest(expressions=[a.copy()]), names[i], quoted=True)
         for i, a in enumerate(arrays)
     ]
-    out_names = names[: len(arrays)]
+    out_names = names[: len(arrays)] if named else []
     if offset is not None and offset is not False:
         ordinal = offset.name if isinstance(offset, exp.Identifier) else "ordinality"
         longest = exp.Greatest(
@@ -39,7 +41,8 @@ def rewrite(node: exp.Unnest) -> None:
             ],
         )
         columns.append(exp.alias_(exp.Unnest(expressions=[steps]), ordinal, quoted=True))
-        out_names.append(ordinal)
+        if named:
+            out_names.append(ordinal)
     table_name = alias.name if isinstance(alias, exp.TableAlias) and alias.name else "unnest"
     subquery = exp.Subquery(
         this=exp.Select(expressions=columns),

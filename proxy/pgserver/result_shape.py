@@ -34,13 +34,32 @@ def lossless_sql(sql: str, cols: tuple[Column, ...]) -> str:
 _OID_TYPES = {"BIGINT": "OID", "BIGINT[]": "OID[]"}
 
 
+_JSONB = {"JSON": "JSONB", "JSON[]": "JSONB[]"}
+
+
+def _jsonb(st: Statement, cols: tuple[Column, ...]) -> tuple[Column, ...]:
+    """DuckDB's JSON columns as jsonb, except those PostgreSQL types json."""
+    json = st.json_outputs
+    if json is not None and len(json) != len(cols):
+        json = None
+    return tuple(
+        c
+        if c.duckdb_type not in _JSONB or (json is not None and json[i])
+        else Column(c.name, _JSONB[c.duckdb_type])
+        for i, c in enumerate(cols)
+    )
+
+
 def postgres_names(st: Statement, cols: tuple[Column, ...] | None) -> tuple[Column, ...] | None:
-    """Rename result columns as Postgres names them (count, ?column?, ...)."""
+    """Rename result columns as Postgres names them (count, ?column?, ...), and type
+    JSON columns jsonb where PostgreSQL would."""
     if cols is not None and "typeinfo_tree" in st.sql:
         # asyncpg's type introspection: Postgres answers oid / oid[] columns, the only
         # kinds asyncpg decodes before introspecting; an int8[] column would make it
         # introspect int8[] with this same query, forever. Catalog oids are < 2^31.
         cols = tuple(Column(c.name, _OID_TYPES.get(c.duckdb_type, c.duckdb_type)) for c in cols)
+    if cols is not None and any(c.duckdb_type in _JSONB for c in cols):
+        cols = _jsonb(st, cols)
     names = st.column_names
     if not names or cols is None or len(names) != len(cols):
         return cols

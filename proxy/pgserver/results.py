@@ -84,7 +84,11 @@ def fetch_batch(
 
 
 def describe_returning(cur: duckdb.DuckDBPyConnection, sql: str) -> tuple[Column, ...] | None:
-    """Result columns of DML ... RETURNING without running it: PREPARE gives the types."""
+    """Result columns of DML ... RETURNING without running it: PREPARE gives the types.
+
+    DuckDB leaves a prepared statement's result types unknown when binding must wait for
+    execution (a `DEFAULT current_timestamp` column, say); then the RETURNING list is
+    described as a SELECT over the statement's relations, which gives the same types."""
     import sqlglot
 
     cur.execute("PREPARE __hati_describe AS " + sql)
@@ -97,6 +101,8 @@ def describe_returning(cur: duckdb.DuckDBPyConnection, sql: str) -> tuple[Column
     types = list(row[0]) if row and row[0] else []
     tree = sqlglot.parse_one(sql, read="duckdb")
     returning = tree.args.get("returning")
+    if not types:
+        return _returning_as_select(cur, tree)
     names: list[str] = []
     if returning is not None:
         for e in returning.expressions:
@@ -111,3 +117,27 @@ def describe_returning(cur: duckdb.DuckDBPyConnection, sql: str) -> tuple[Column
         desc = cur.execute(f"DESCRIBE {table.sql(dialect='duckdb')}").fetchall()
         names = [r[0] for r in desc][: len(types)]
     return tuple(Column(n, t) for n, t in zip(names, types, strict=False))
+
+
+def _returning_as_select(cur: duckdb.DuckDBPyConnection, tree: object) -> tuple[Column, ...] | None:
+    """DESCRIBE SELECT <RETURNING list> FROM <target> [, FROM / USING relations]."""
+    from sqlglot import exp
+
+    assert isinstance(tree, exp.Expr)
+    returning = tree.args.get("returning")
+    target = tree.this
+    if isinstance(target, exp.Schema):  # INSERT INTO t (a, b): the table, not its columns
+        target = target.this
+    if returning is None or not isinstance(target, exp.Table):
+        return None
+    select = exp.select(*(e.copy() for e in returning.expressions)).from_(target.copy())
+    extra = [tree.args.get("from_")] if isinstance(tree, exp.Update) else []
+    extra += list(tree.args.get("using") or ()) if isinstance(tree, exp.Delete) else []
+    for rel in extra:
+        if rel is not None:
+            source = rel.this if isinstance(rel, exp.From) else rel
+            select = select.join(source.copy(), join_type="cross")
+    for join in tree.args.get("joins") or ():
+        select.append("joins", join.copy())
+    desc = cur.execute("DESCRIBE " + select.sql(dialect="duckdb")).fetchall()
+    return tuple(Column(r[0], r[1]) for r in desc)

@@ -4,8 +4,8 @@ One `ColumnHints` per engine, built from `duckdb_columns()` (vector, text and ot
 columns of every table and view of the database) and the `_hatidata_embedded_columns`
 registry, then kept until the catalog changes, so a statement costs no DuckDB round
 trip: `for_sql` is a substring test and a version check. Only statements that call a
-semantic function, UPDATE or INSERT get hints; every other statement's cache key stays
-the same.
+semantic function, UPDATE, INSERT or GROUP BY get hints; every other statement's
+cache key stays the same.
 
 The hints go stale when:
 - DDL or `hatiproxy_embed_column` has run: `catalog_changed` (called through
@@ -31,7 +31,7 @@ from typing import Any
 
 from proxy.semantic.embedded_columns import REGISTRY, is_embed_column_call
 from transpiler import ColumnHints, Statement
-from transpiler.column_hints import OTHER, TEXT, VECTOR
+from transpiler.column_hints import JSON, OTHER, TEXT, VECTOR
 
 log = logging.getLogger("hatiproxy.column_hints")
 
@@ -41,6 +41,13 @@ _COLUMNS_SQL = (
     "WHERE NOT internal AND database_name NOT IN ('system', 'temp') "
     "AND schema_name NOT IN ('pg_catalog', 'information_schema') "
     "ORDER BY schema_name, table_name, column_index"
+)
+
+
+_KEYS_SQL = (
+    "SELECT schema_name, table_name, constraint_column_names FROM duckdb_constraints() "
+    "WHERE constraint_type = 'PRIMARY KEY' AND database_name NOT IN ('system', 'temp') "
+    "AND schema_name NOT IN ('pg_catalog', 'information_schema')"
 )
 
 
@@ -112,6 +119,7 @@ class HintsCache:
             if self._cursor is None:
                 self._cursor = self._engine.cursor()
             rows = self._cursor.execute(_COLUMNS_SQL).fetchall()
+            keys = self._cursor.execute(_KEYS_SQL).fetchall()
             registered: list[tuple[str, str, str]] = []
             if any(r[1] == REGISTRY for r in rows):
                 registered = self._cursor.execute(
@@ -120,11 +128,13 @@ class HintsCache:
         except Exception as exc:  # hints are an optimisation: without them, the name rule
             log.warning("column hints unavailable: %s", exc)
             return None
-        return build(rows, registered)
+        return build(rows, registered, keys)
 
 
 def build(
-    rows: Iterable[tuple[str, str, str, str]], registered: Iterable[tuple[str, str, str]]
+    rows: Iterable[tuple[str, str, str, str]],
+    registered: Iterable[tuple[str, str, str]],
+    keys: Iterable[tuple[str, str, Sequence[str]]] = (),
 ) -> ColumnHints:
     """ColumnHints from (schema, table, column, data type) rows, each table's in declared
     order, and the registry's (table, text column, embedding column) rows. A table name
@@ -134,7 +144,15 @@ def build(
     copies: dict[str, dict[str, list[str]]] = {}  # table -> schema -> its columns, in order
     for schema, table, column, dtype in rows:
         t, c = table.lower(), column.lower()
-        kind = VECTOR if _VECTOR_TYPE.match(dtype) else TEXT if dtype == "VARCHAR" else OTHER
+        kind = (
+            VECTOR
+            if _VECTOR_TYPE.match(dtype)
+            else TEXT
+            if dtype == "VARCHAR"
+            else JSON
+            if dtype == "JSON"
+            else OTHER
+        )
         kinds.setdefault(t, {}).setdefault(c, set()).add(kind)
         copies.setdefault(t, {}).setdefault(schema, []).append(column)
     columns = {
@@ -154,7 +172,17 @@ def build(
         lists = {tuple(c.lower() for c in cols) for cols in schemas.values()}
         if len(lists) == 1:
             order[t] = next(iter(schemas.values()))
-    return ColumnHints(columns, embedded, order)
+    # Primary keys (GROUP BY a key may select the table's other columns): a table name
+    # found in several schemas keeps its key only if every copy has the same one.
+    per_table: dict[str, list[tuple[str, ...]]] = {}
+    for _schema, table, cols in keys:
+        per_table.setdefault(table.lower(), []).append(tuple(c.lower() for c in cols))
+    primary = {
+        t: ks[0]
+        for t, ks in per_table.items()
+        if len(set(ks)) == 1 and len(ks) == len(copies.get(t, {}))
+    }
+    return ColumnHints(columns, embedded, order, primary)
 
 
 def _embeds_column(sql: str) -> bool:
@@ -180,13 +208,19 @@ def cache_of(engine: Any) -> HintsCache:
 
 def wanted(sql: str) -> bool:
     """Can transpiling `sql` depend on hints? Semantic calls, UPDATE (SET of an embedded
-    text column clears its vector: transpiler/embedded_writes.py) and INSERT (fewer
-    values than columns: transpiler/insert_columns.py)."""
+    text column clears its vector: transpiler/embedded_writes.py), INSERT (fewer
+    values than columns: transpiler/insert_columns.py), GROUP BY (a primary key
+    groups its table's other columns: transpiler/group_by_key.py) and JSON operators
+    (`@>` on a JSON column: transpiler/jsonb_ops.py)."""
     # Substring tests on the lower-cased text: ~0.2 us a statement (a regex takes ~10x).
     low = sql.lower()
     return (
         "update" in low
         or "insert" in low
+        or "group" in low
+        or "json" in low  # jsonb operators on JSON columns: transpiler/jsonb_ops.py
+        or "@>" in low
+        or "<@" in low
         or "semantic_" in low
         or "vector_match" in low
         or "__hati_embed__" in low

@@ -276,7 +276,7 @@ def text_formatter(kind: str, zone: str | None = None) -> Fmt:
 
 def text_encoder(kind: str, zone: str | None = None) -> Callable[[object], bytes]:
     """Value -> PG text bytes.  Hot kinds get a direct function without a str hop."""
-    if kind in ("text", "varchar", "json", "bpchar", "name"):
+    if kind in ("text", "varchar", "json", "jsonb", "bpchar", "name"):
         return lambda v: v.encode() if type(v) is str else str(v).encode()  # type: ignore
     if kind in ("int2", "int4", "int8"):
         return lambda v: b"%d" % v  # type: ignore[operator]

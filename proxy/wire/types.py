@@ -107,6 +107,9 @@ _BASE_KIND: dict[str, str] = {
     "INTERVAL": "interval",
     "UUID": "uuid",
     "JSON": "json",
+    # Not a DuckDB type: the server names JSON result columns PostgreSQL types jsonb so
+    # (DuckDB has one JSON type; see transpiler/json_types.py).
+    "JSONB": "jsonb",
     "NULL": "text",
 }
 # Everything else (STRUCT, MAP, UNION, ENUM, BIT, unknown) -> 'duck': PG text of DuckDB text.

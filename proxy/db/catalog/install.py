@@ -46,6 +46,7 @@ SQL_FILES = (
     "40_system.sql",
     "45_reg.sql",
     "50_functions.sql",
+    "55_jsonb.sql",
     "60_views.sql",
     "70_information_schema.sql",
     "80_hati_functions.sql",

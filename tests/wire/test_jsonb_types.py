@@ -1,0 +1,44 @@
+"""jsonb on the wire: JSON columns and jsonb expressions are jsonb (OID 3802), text and
+binary (version byte 1); expressions PostgreSQL types json stay json (114)."""
+
+from __future__ import annotations
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from tests.conftest import ServerProcess
+
+JSONB, JSON = 3802, 114
+
+
+def test_jsonb_column_and_expression_types(server: ServerProcess) -> None:
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        conn.execute("DROP TABLE IF EXISTS wj_docs")
+        conn.execute("CREATE TABLE wj_docs (id int PRIMARY KEY, doc jsonb)")
+        conn.execute("INSERT INTO wj_docs VALUES (1, %s)", [Jsonb({"a": [1, 2], "b": "x"})])
+        sql = (
+            "SELECT doc, doc -> 'a', jsonb_build_object('k', id), '{\"z\": 1}'::json, "
+            "json_build_object('k', id), doc ->> 'b' FROM wj_docs"
+        )
+        for binary in (False, True):
+            cur = conn.cursor(binary=binary)
+            cur.execute(sql)
+            assert [d.type_code for d in cur.description] == [JSONB, JSONB, JSONB, JSON, JSON, 25]
+            row = cur.fetchone()
+            assert row == ({"a": [1, 2], "b": "x"}, [1, 2], {"k": 1}, {"z": 1}, {"k": 1}, "x")
+        # a bound jsonb parameter in a containment test, prepared (extended protocol)
+        got = conn.execute(
+            "SELECT id FROM wj_docs WHERE doc @> %s", [Jsonb({"a": [2]})], prepare=True
+        ).fetchall()
+        assert got == [(1,)]
+        # the raw binary value carries jsonb's version byte
+        conn.adapters.register_loader("jsonb", _RawLoader)
+        raw = conn.cursor(binary=True).execute("SELECT doc FROM wj_docs").fetchone()[0]
+        assert raw[:1] == b"\x01" and b'"b"' in raw
+
+
+class _RawLoader(psycopg.adapt.Loader):
+    format = psycopg.pq.Format.BINARY
+
+    def load(self, data: bytes) -> bytes:
+        return bytes(data)
