@@ -174,8 +174,10 @@ async def _utility(runner: StatementRunner, session: ClientSession, cmd: Utility
         target = name.removeprefix("deallocate").strip().removeprefix("prepare").strip()
         if target in ("all", ""):
             session.prepared.clear()
+            session.sql_prepared.clear()
         else:
             session.prepared.pop(target.strip('"'), None)
+            session.sql_prepared.pop(target.strip('"'), None)
         return "DEALLOCATE ALL" if target == "all" else "DEALLOCATE"
     if name.startswith("close"):
         from proxy.pgserver import sql_cursors
@@ -222,6 +224,7 @@ BUILT_IN_EXTENSIONS = {
     "plpgsql": "installed in every database",
     "vector": "pgvector's vector type, distance operators and indexes",
     "uuid-ossp": "uuid_generate_v4()",
+    "hatiproxy": "the agent functions (memories, state, triggers, branches, semantic SQL)",
 }
 
 

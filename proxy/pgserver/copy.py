@@ -134,6 +134,10 @@ def parse_copy(sql: str) -> CopyTarget | None:
     target = tree.this
     options = parse_options(sql[match.end() :])
     from_stdin = bool(tree.args.get("kind"))
+    for table_node in target.find_all(exp.Table) if not isinstance(target, exp.Subquery) else ():
+        db = table_node.args.get("db")
+        if isinstance(db, exp.Identifier) and db.name.lower() == "public":
+            db.set("this", "main")  # PostgreSQL's public is DuckDB's main, as elsewhere
     if isinstance(target, exp.Schema):
         table = target.this.sql(dialect="duckdb")
         columns = [c.sql(dialect="duckdb") for c in target.expressions]

@@ -223,12 +223,13 @@ SELECT indexrelid, indrelid, len(attnums)::SMALLINT AS indnatts,
        FALSE AS indnullsnotdistinct, is_primary AS indisprimary, FALSE AS indisexclusion,
        TRUE AS indimmediate, FALSE AS indisclustered, TRUE AS indisvalid,
        FALSE AS indcheckxmin, TRUE AS indisready, TRUE AS indislive,
-       FALSE AS indisreplident, attnums AS indkey,
-       list_transform(attnums, a -> 0::BIGINT) AS indcollation,
-       list_transform(attnums, a -> 0::BIGINT) AS indclass,
-       -- int2vector goes over the wire as text '0 0'; SQLAlchemy reads indoption
-       -- directly and splits it on spaces (indkey/indclass it only unnests: lists).
-       array_to_string(list_transform(attnums, a -> '0'), ' ') AS indoption,
+       -- int2vector as USMALLINT[], oidvector as UINTEGER[] (proxy/wire/vectors.py): lists
+       -- here (unnest, ANY, generate_subscripts), PostgreSQL's '1 3' text on the wire,
+       -- which pg_dump parses and SQLAlchemy splits (indoption).
+       FALSE AS indisreplident, attnums::USMALLINT[] AS indkey,
+       list_transform(attnums, a -> 0)::UINTEGER[] AS indcollation,
+       list_transform(attnums, a -> 0)::UINTEGER[] AS indclass,
+       list_transform(attnums, a -> 0)::USMALLINT[] AS indoption,
        CASE WHEN list_contains(attnums, 0)
             THEN array_to_string(list_filter(elements, (e, k) -> attnums[k] = 0), ', ')
        END AS indexprs,

@@ -95,6 +95,16 @@ FROM d LEFT JOIN ins ON ins.k = d.k LEFT JOIN outs ON outs.k = d.k;
 CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_functions AS
 SELECT * FROM __hati_catalog.pg.__hati_function_view;
 
+-- Dependencies: the built-in extensions' members (deptype 'e'), so that pg_dump, which
+-- leaves out extensions made at initdb, leaves out their types and functions as well:
+-- pgvector's types belong to vector, hatiproxy's own functions to hatiproxy.
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_depend AS
+SELECT * FROM (VALUES (1247::BIGINT, 16400::BIGINT, 0, 3079::BIGINT, 13578::BIGINT, 0, 'e'),
+                      (1247, 16405, 0, 3079, 13578, 0, 'e'))
+    v(classid, objid, objsubid, refclassid, refobjid, refobjsubid, deptype)
+UNION ALL
+SELECT 1255, h.oid, 0, 3079, 13580, 0, 'e' FROM __hati_catalog.pg.__hati_functions h;
+
 -- Expressions are stored as DuckDB SQL text already: pg_get_expr is the identity.
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_expr(expr, relid) AS expr::VARCHAR,
     (expr, relid, pretty) AS expr::VARCHAR;
@@ -180,9 +190,9 @@ SELECT f.function_oid::BIGINT AS oid, f.function_name AS proname, n.oid AS prona
        f.function_type = 'table_macro' AS proretset, 'v' AS provolatile, 'u' AS proparallel,
        len(f.parameters)::SMALLINT AS pronargs, 0::SMALLINT AS pronargdefaults,
        CASE WHEN f.function_type = 'table_macro' THEN 2249 ELSE 2283 END::BIGINT AS prorettype,
-       -- oidvector: PostgreSQL's text form is the oids separated by spaces ('25 20'), which
-       -- pg_dump and pgjdbc split; an array's '{25,20}' they cannot read.
-       array_to_string(list_transform(f.parameters, p -> '2283'), ' ') AS proargtypes,
+       -- oidvector (UINTEGER[], proxy/wire/vectors.py): on the wire the oids separated by
+       -- spaces ('25 20'), which pg_dump and pgjdbc split; an array's '{25,20}' they cannot.
+       list_transform(f.parameters, p -> 2283)::UINTEGER[] AS proargtypes,
        NULL::BIGINT[] AS proallargtypes, NULL::VARCHAR[] AS proargmodes,
        f.parameters AS proargnames, NULL::VARCHAR AS proargdefaults,
        NULL::BIGINT[] AS protrftypes, f.macro_definition AS prosrc, NULL::VARCHAR AS probin,
@@ -198,7 +208,7 @@ UNION ALL
 -- hatiproxy's own functions, in public (where CREATE EXTENSION would put them)
 SELECT h.oid, h.proname, 2200, 10, 12, 1, CASE WHEN h.proretset THEN 1000 ELSE 0 END, 0, '-',
        'f', FALSE, FALSE, FALSE, h.proretset, 'v', 'u', h.pronargs, h.pronargdefaults,
-       h.prorettype, array_to_string(h.proargtypes, ' '), h.proallargtypes, h.proargmodes, h.proargnames, NULL, NULL,
+       h.prorettype, h.proargtypes::UINTEGER[], h.proallargtypes, h.proargmodes, h.proargnames, NULL, NULL,
        h.proname, NULL, NULL, NULL, NULL, h.result_text, h.arguments_text
 FROM __hati_catalog.pg.__hati_functions h;
 
