@@ -103,7 +103,10 @@ UNION ALL
 SELECT coalesce(co.oid, v.view_oid), v.view_name, n.oid,
        CASE WHEN co.oid IS NULL THEN 'v' ELSE 'r' END,  -- a catalog is a table in PostgreSQL
        v.column_count, 0, FALSE, 0, v.temporary, v.comment,
-       v.sql, n.nspname, 0
+       -- pg_get_viewdef: the query, without DuckDB's CREATE VIEW ... AS (pg_dump, \d+)
+       coalesce(nullif(regexp_extract(v.sql,
+           '(?is)^\s*CREATE\s.*?\bVIEW\s.*?\sAS\s+((SELECT|WITH|VALUES|FROM|TABLE|\().*)$', 1),
+           ''), v.sql), n.nspname, 0
 FROM duckdb_views() v
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = v.database_name AND n.duck_schema = v.schema_name
 LEFT JOIN __hati_catalog.pg.__hati_catalog_oid co
@@ -120,7 +123,7 @@ JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = s.database_name AND n.duck_sch
 WHERE NOT __hati_catalog.pg.__hati_internal_rel(s.schema_name, s.sequence_name)
 UNION ALL
 SELECT i.indexrelid, i.index_name, n.oid, 'i', len(i.elements), 0, FALSE, 0,
-       FALSE, NULL, NULL, n.nspname, CASE i.amname WHEN 'hnsw' THEN 16410 ELSE 403 END
+       FALSE, NULL, NULL, n.nspname, CASE i.amname WHEN 'hnsw' THEN 13581 ELSE 403 END
 FROM __hati_catalog.pg.__hati_index_list i
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = i.database_name AND n.duck_schema = i.schema_name;
 
@@ -180,7 +183,12 @@ SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
        __hati_catalog.pg.__hati_type_ndims(c.data_type)::INTEGER AS attndims,
        -1::INTEGER AS attcacheoff,
        coalesce(vl.n + 4, __hati_catalog.pg.__hati_type_mod(c.data_type))::INTEGER AS atttypmod,
-       FALSE AS attbyval, 'i' AS attalign, 'p' AS attstorage, '' AS attcompression,
+       FALSE AS attbyval, 'i' AS attalign,
+       -- the type's own storage: pg_dump writes SET STORAGE for any other
+       coalesce((SELECT t.typstorage FROM __hati_catalog.pg.pg_type t
+                 WHERE t.oid = CASE WHEN vl.n IS NOT NULL THEN 1043
+                                    ELSE __hati_catalog.pg.__hati_type_oid(c.data_type) END),
+                'p') AS attstorage, '' AS attcompression,
        NOT c.is_nullable AS attnotnull, c.column_default IS NOT NULL AS atthasdef,
        FALSE AS atthasmissing, '' AS attidentity, '' AS attgenerated,
        FALSE AS attisdropped, TRUE AS attislocal, 0::INTEGER AS attinhcount,

@@ -48,7 +48,7 @@ CREATE OR REPLACE TABLE __hati_catalog.pg.pg_am AS SELECT * FROM (VALUES
     (2::BIGINT, 'heap', 'heap_tableam_handler', 't'),
     (403, 'btree', 'bthandler', 'i'),
     (405, 'hash', 'hashhandler', 'i'),
-    (16410, 'hnsw', 'hnswhandler', 'i')
+    (13581, 'hnsw', 'hnswhandler', 'i')  -- pgvector's (built in: pg_depend)
 ) v(oid, amname, amhandler, amtype);
 
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_tablespace AS SELECT * FROM (VALUES
@@ -118,9 +118,6 @@ CREATE OR REPLACE TABLE __hati_catalog.pg.pg_trigger
      tgconstrindid BIGINT, tgconstraint BIGINT, tgdeferrable BOOLEAN,
      tginitdeferred BOOLEAN, tgnargs SMALLINT, tgattr SMALLINT[], tgargs BLOB,
      tgqual VARCHAR, tgoldtable VARCHAR, tgnewtable VARCHAR);
-CREATE OR REPLACE TABLE __hati_catalog.pg.pg_rewrite
-    (oid BIGINT, rulename VARCHAR, ev_class BIGINT, ev_type VARCHAR, ev_enabled VARCHAR,
-     is_instead BOOLEAN, ev_qual VARCHAR, ev_action VARCHAR);
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_opclass
     (oid BIGINT, opcmethod BIGINT, opcname VARCHAR, opcnamespace BIGINT, opcowner BIGINT,
      opcfamily BIGINT, opcintype BIGINT, opcdefault BOOLEAN, opckeytype BIGINT);
@@ -206,6 +203,8 @@ CREATE OR REPLACE TABLE __hati_catalog.pg.pg_subscription
      subsynccommit VARCHAR, subpublications VARCHAR[]);
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_seclabel
     (objoid BIGINT, classoid BIGINT, objsubid INTEGER, provider VARCHAR, label VARCHAR);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_shseclabel
+    (objoid BIGINT, classoid BIGINT, provider VARCHAR, label VARCHAR);
 -- pg_dump reads security labels from this view (none: no label providers here)
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_seclabels AS
 SELECT objoid, classoid, objsubid, NULL::VARCHAR AS objtype, NULL::BIGINT AS objnamespace,
