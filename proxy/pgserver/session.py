@@ -228,8 +228,11 @@ class Session:
     async def _parse(self, msg: m.Parse) -> None:
         if msg.name and msg.name in self.prepared:
             raise PgError("42P05", f'prepared statement "{msg.name}" already exists')
-        hints = await column_hints.ready(self.runner, msg.sql)
-        statements = self.transpile_sql(msg.sql, hints)
+        sql = msg.sql
+        if sql_prepared.maybe_prepared(sql):
+            sql = sql_prepared.extended_text(self.sql_prepared, sql)
+        hints = await column_hints.ready(self.runner, sql)
+        statements = self.transpile_sql(sql, hints)
         if len(statements) > 1:
             raise PgError("42601", "cannot insert multiple commands into a prepared statement")
         st = statements[0] if statements else None

@@ -45,3 +45,15 @@ def execute_text(store: SqlPrepared, sql: str) -> str | None:
             detail=f"Expected {wanted} parameters but got {len(args)}.",
         )
     return bind_text(body, types, args)
+
+
+def extended_text(store: SqlPrepared, sql: str) -> str:
+    """What a Parse of PREPARE / EXECUTE runs: EXECUTE's bound statement; a PREPARE is
+    refused (it is kept when it runs, which Parse does not do)."""
+    if parse_prepare(sql) is not None:
+        raise PgError(
+            "0A000",
+            "PREPARE through the extended query protocol is not supported",
+            hint="Send PREPARE as a simple query, or Parse the statement itself.",
+        )
+    return execute_text(store, sql) or sql

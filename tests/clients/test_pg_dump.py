@@ -6,7 +6,8 @@ newlines, NULLs), a view, a sequence that has been drawn from, indexes (unique, 
 column), a macro and comments. `pg_dump -Fp` and `-Fc` complete; the plain dump replayed
 by `psql -v ON_ERROR_STOP=1 -f` and the custom dump by `pg_restore --exit-on-error` into
 empty servers both finish without error, and the restored relations, rows, sequence
-positions, defaults, indexes, comments and the macro match the source. hatiproxy's own
+positions, defaults, indexes, comments and the macro match the source; restored into a
+real PostgreSQL 15 (pg_restore --no-owner) the dump gives the same rows. hatiproxy's own
 objects (its agent functions, pgvector's types, the hnsw access method: built-in
 extensions) are left out of the dump, as pg_dump leaves out what initdb made.
 """
@@ -189,3 +190,63 @@ def test_custom_dump_restores_with_pg_restore_into_a_fresh_server(
     assert "error" not in restored.stderr.lower(), restored.stderr
     assert _state(target) == _state(source)
     assert _after_restore_inserts(target) == [(4, 7)]
+
+
+def test_custom_dump_restores_into_postgres_15(source, tmp_path: Path) -> None:
+    """The dump is PostgreSQL's: pg_restore loads it into a real PostgreSQL 15 (roles
+    differ there, so --no-owner, as users restore across servers) with the same rows."""
+    from tests.differential.pgcluster import start_pg
+
+    archive = tmp_path / "dump.fc"
+    out = _run(_tool("pg_dump"), "-Fc", *_where(source), "-f", str(archive), "hatidata")
+    assert out.returncode == 0, out.stderr
+    pg = start_pg()
+    try:
+        restored = _run(
+            _tool("pg_restore"), "--no-owner", "--exit-on-error", "-h", "127.0.0.1",
+            "-p", str(pg.port), "-U", "postgres", "-d", "postgres", str(archive), text=True,
+        )  # fmt: skip
+        assert restored.returncode == 0, restored.stderr
+        with psycopg.connect(pg.dsn, autocommit=True) as conn:
+            got = {
+                "items": conn.execute("SELECT id, name, price, stock FROM items ORDER BY id"),
+                "notes": conn.execute("SELECT id, body, items_id FROM notes ORDER BY id"),
+                "cheap": conn.execute("SELECT * FROM cheap ORDER BY id"),
+                "counter": conn.execute("SELECT last_value, is_called FROM counter_seq"),
+                "macro": conn.execute("SELECT add_one(41)"),
+            }
+            got = {k: cur.fetchall() for k, cur in got.items()}
+    finally:
+        pg.stop()
+    want = _state(source)
+    assert got == {k: want[k] for k in got}
+
+
+def test_sql_prepare_and_execute_as_pg_dump_sends_them(source) -> None:
+    script = (
+        "PREPARE by_id(pg_catalog.int4) AS SELECT name FROM items WHERE id = $1;\n"
+        "EXECUTE by_id('2');\n"
+        "EXECUTE by_id(1 + 2);\n"
+        "PREPARE by_id(int) AS SELECT 1;\n"
+        "EXECUTE by_id(1, 2);\n"
+        "DEALLOCATE by_id;\n"
+        "EXECUTE by_id(2);\n"
+    )
+    out = _run(_tool("psql"), *_where(source), "hatidata", "-At", input=script, text=True)
+    assert out.stdout.split("\n")[:3] == ["PREPARE", "book", "it's"], out.stdout
+    errors = [line for line in out.stderr.splitlines() if "ERROR" in line]
+    assert errors == [
+        'ERROR:  prepared statement "by_id" already exists',
+        'ERROR:  wrong number of parameters for prepared statement "by_id"',
+        'ERROR:  prepared statement "by_id" does not exist',
+    ], out.stderr
+    # EXECUTE through Parse/Bind runs the statement a simple-query PREPARE kept; a PREPARE
+    # through Parse is refused with a hint (it would only be kept once executed)
+    with _conn(source) as conn:
+        psycopg.ClientCursor(conn).execute(
+            "PREPARE by_name(text) AS SELECT id FROM items WHERE name = $1"
+        )
+        assert conn.execute("EXECUTE by_name('pen')").fetchall() == [(1,)]
+        assert conn.execute("EXECUTE by_name(%s)", ["book"]).fetchall() == [(2,)]
+        with pytest.raises(psycopg.errors.FeatureNotSupported):
+            conn.execute("PREPARE other(int) AS SELECT $1", prepare=True)
