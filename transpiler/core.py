@@ -25,6 +25,7 @@ from transpiler import (
     colnames,
     constraint_ddl,
     create_index,
+    dump_ddl,
     external_access,
     json_types,
     multi_object,
@@ -37,7 +38,7 @@ from transpiler.column_hints import ColumnHints
 from transpiler.dialects import POSTGRES, SNOWFLAKE, parser
 from transpiler.errors import TranspileError
 from transpiler.markers import render
-from transpiler.model import Statement
+from transpiler.model import Statement, UtilityCommand
 from transpiler.session_commands import parse_session
 from transpiler.splitter import Chunk, split
 from transpiler.token_flags import Triggers, scan, uses_hati_text
@@ -187,6 +188,26 @@ def _statement(
             external_access=outside,
         )
     kind, tag = classify(tokens)
+    if kind == "ddl" and tokens[0].text.upper() == "ALTER":
+        owner = dump_ddl.owner_to(chunk.text)
+        if owner is not None:  # one owner of everything here: acknowledged
+            return Statement(
+                sql=chunk.text,
+                kind="utility",
+                tag=f"ALTER {owner[0]}",
+                command=UtilityCommand(f"alter {owner[0].lower()} owner to {owner[1]}"),
+            )
+        if tag == "ALTER SEQUENCE" and (owned := dump_ddl.owned_by(chunk.text)) is not None:
+            return Statement(
+                sql=owned,
+                kind=kind,
+                tag=tag,
+                external_access=external_access.of_tokens(chunk.tokens),
+            )
+    if tag == "CREATE FUNCTION" and (macro := dump_ddl.sql_function_macro(chunk.text)):
+        return Statement(
+            sql=macro, kind=kind, tag=tag, external_access=external_access.of_tokens(tokens)
+        )
     triggers = scan(tokens, agent)
     if tokens[0].text.upper() in _NATIVE and not triggers.hati:
         return _pass_through(chunk, kind, tag, triggers)
@@ -215,6 +236,8 @@ def _statement(
     index_name = None
     if tag == "CREATE INDEX":
         tree, notices, index_name = create_index.rewrite(tree)
+    if tag == "CREATE SEQUENCE":
+        dump_ddl.sequence_options(tree)
     tree = rewrite.apply(tree, triggers, dims, chunk.start, hints)
     constraints = None
     if tag == "CREATE TABLE":  # its FOREIGN KEYs are the server's (constraint_ddl.py)

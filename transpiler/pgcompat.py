@@ -168,6 +168,9 @@ def _array_literal(node: exp.Cast) -> None:
     )
 
 
+_SEQUENCE_FUNCTIONS = frozenset({"nextval", "currval", "setval"})
+
+
 def _cast(node: exp.Cast) -> None:
     to = node.args.get("to")
     if not isinstance(to, exp.ObjectIdentifier):  # (a DataType subclass: test it first)
@@ -182,6 +185,21 @@ def _cast(node: exp.Cast) -> None:
     texty = isinstance(operand, exp.Parameter) or (
         isinstance(operand, exp.Literal) and operand.is_string
     )
+    parent = node.parent
+    if (
+        kind == "regclass"
+        and isinstance(operand, exp.Literal)
+        and operand.is_string
+        and isinstance(parent, exp.Anonymous)
+        and parent.name.lower() in _SEQUENCE_FUNCTIONS
+    ):
+        # nextval('s'::regclass), PostgreSQL's form of a serial default (pg_dump writes
+        # it): DuckDB's sequence functions take the name, and keep it in a default.
+        name = operand.name
+        if name.lower().startswith("public."):
+            name = "main." + name[7:]
+        node.replace(exp.Literal.string(name))
+        return
     name = f"__hati_{kind}" if texty else f"__hati_{kind}_name"
     node.replace(exp.Anonymous(this=name, expressions=[operand]))
 

@@ -175,8 +175,10 @@ async def _utility(runner: StatementRunner, session: ClientSession, cmd: Utility
         target = name.removeprefix("deallocate").strip().removeprefix("prepare").strip()
         if target in ("all", ""):
             session.prepared.clear()
+            session.sql_prepared.clear()
         else:
             session.prepared.pop(target.strip('"'), None)
+            session.sql_prepared.pop(target.strip('"'), None)
         return "DEALLOCATE ALL" if target == "all" else "DEALLOCATE"
     if name.startswith("close"):
         from proxy.pgserver import sql_cursors
@@ -190,6 +192,9 @@ async def _utility(runner: StatementRunner, session: ClientSession, cmd: Utility
         return "LISTEN"
     if name.startswith("discard"):
         return name.upper()
+    if name.startswith("alter ") and " owner to " in name:
+        # hatiproxy has one owner of everything (role oid 10): nothing changes hands
+        return name.split(" owner to ")[0].upper()
     if name.startswith("create extension"):
         return _create_extension(name.removeprefix("create extension").strip())
     if name.startswith("lock "):
@@ -223,6 +228,7 @@ BUILT_IN_EXTENSIONS = {
     "plpgsql": "installed in every database",
     "vector": "pgvector's vector type, distance operators and indexes",
     "uuid-ossp": "uuid_generate_v4()",
+    "hatiproxy": "the agent functions (memories, state, triggers, branches, semantic SQL)",
 }
 
 

@@ -50,6 +50,7 @@ class ClientSession(Protocol):
     runner: StatementRunner
     portals: dict[str, Portal]
     prepared: dict[str, Prepared]
+    sql_prepared: dict[str, tuple[list[str], str]]  # SQL PREPARE (sql_prepared.py)
     sql_cursors: Any  # cursors.CursorSet (cursors.py is itself a handler)
     savepoints: Any  # savepoint_log.SavepointState
 

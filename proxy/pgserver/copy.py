@@ -134,6 +134,10 @@ def parse_copy(sql: str) -> CopyTarget | None:
     target = tree.this
     options = parse_options(sql[match.end() :])
     from_stdin = bool(tree.args.get("kind"))
+    for table_node in target.find_all(exp.Table) if not isinstance(target, exp.Subquery) else ():
+        db = table_node.args.get("db")
+        if isinstance(db, exp.Identifier) and db.name.lower() == "public":
+            db.set("this", "main")  # PostgreSQL's public is DuckDB's main, as elsewhere
     if isinstance(target, exp.Schema):
         table = target.this.sql(dialect="duckdb")
         columns = [c.sql(dialect="duckdb") for c in target.expressions]
@@ -283,6 +287,7 @@ class _Spool:
         self.pending = b""
         self.skip_header = opts.header
         self.binary_started = False
+        self.ended = False  # a `\.` line was read
         self.rows = 0
         self.decoders = (
             [param_decoder(pg_type_for(c.duckdb_type).oid, 1) for c in columns]
@@ -320,7 +325,8 @@ class _Spool:
                 escapechar=None if opts.escape in (None, opts.quote) else opts.escape,
             )
             for raw, row in zip(text_lines, reader, strict=True):
-                if raw == "\\.":
+                if self.ended or raw == "\\.":
+                    self.ended = True  # the end-of-data marker: what follows is ignored
                     continue
                 if self.skip_header:
                     self.skip_header = False
@@ -329,7 +335,10 @@ class _Spool:
                 self._write_row([None if i in nulls else v for i, v in enumerate(row)])
             return
         for line in text_lines:
-            if line == "\\.":
+            if self.ended or line == "\\.":
+                # the end-of-data marker (pg_restore sends the dump's): the rest is ignored,
+                # as PostgreSQL does
+                self.ended = True
                 continue
             if self.skip_header:
                 self.skip_header = False

@@ -16,7 +16,7 @@ from proxy.access import sql_policy
 from proxy.db.backends import Activity
 from proxy.db.settings import SessionSettings
 from proxy.execution.sql_bridge import check_guarded
-from proxy.pgserver import sql_cursors
+from proxy.pgserver import sql_cursors, sql_prepared
 from proxy.pgserver.portal import Portal, Prepared
 from proxy.pgserver.results import row_description
 from proxy.pgserver.runner import Runner
@@ -74,6 +74,7 @@ class Session:
         self.push = push
         self.in_extended_block = False
         self.prepared: dict[str, Prepared] = {}
+        self.sql_prepared: sql_prepared.SqlPrepared = {}  # SQL PREPARE (sql_prepared.py)
         self.portals: dict[str, Portal] = {}
         self.skip_until_sync = False
         self.activity = Activity()  # pg_stat_activity's view of this session
@@ -186,9 +187,16 @@ class Session:
     async def _simple_query(self, sql: str) -> None:
         self.activity.running(sql)
         try:
-            hints = await column_hints.ready(self.runner, sql)
-            statements = self.transpile_sql(sql, hints)
-            if not statements:
+            answered = False
+            if sql_prepared.maybe_prepared(sql):
+                answered = sql_prepared.prepare(self.sql_prepared, sql)
+                if answered:
+                    self.out(m.command_complete("PREPARE"))
+                else:
+                    sql = sql_prepared.execute_text(self.sql_prepared, sql) or sql
+            hints = None if answered else await column_hints.ready(self.runner, sql)
+            statements = () if answered else self.transpile_sql(sql, hints)
+            if not statements and not answered:
                 self.out(m.empty_query_response())
             implicit = len(statements) > 1 and self.runner.txn_status == "I"
             for st in statements:
@@ -220,8 +228,11 @@ class Session:
     async def _parse(self, msg: m.Parse) -> None:
         if msg.name and msg.name in self.prepared:
             raise PgError("42P05", f'prepared statement "{msg.name}" already exists')
-        hints = await column_hints.ready(self.runner, msg.sql)
-        statements = self.transpile_sql(msg.sql, hints)
+        sql = msg.sql
+        if sql_prepared.maybe_prepared(sql):
+            sql = sql_prepared.extended_text(self.sql_prepared, sql)
+        hints = await column_hints.ready(self.runner, sql)
+        statements = self.transpile_sql(sql, hints)
         if len(statements) > 1:
             raise PgError("42601", "cannot insert multiple commands into a prepared statement")
         st = statements[0] if statements else None
@@ -330,6 +341,7 @@ class Session:
 
     def discard_all(self) -> None:
         self.prepared.clear()
+        self.sql_prepared.clear()
         for portal in self.portals.values():
             self.runner.close_portal(portal)
         self.portals.clear()

@@ -67,6 +67,9 @@ SCALARS: dict[str, tuple[int, int, int]] = {
     "uuid": (2950, 16, 2951),
     "jsonb": (3802, -1, 3807),
     "oid": (26, 4, 1028),
+    # catalog vectors (pg_index.indkey, pg_proc.proargtypes): wire/vectors.py
+    "int2vector": (22, -1, 1006),
+    "oidvector": (30, -1, 1013),
 }
 
 BY_NAME: dict[str, PgType] = {n: PgType(o, n, ln) for n, (o, ln, _a) in SCALARS.items()}

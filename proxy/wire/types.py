@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
-from proxy.wire import textcodec
+from proxy.wire import textcodec, vectors
 from proxy.wire.oids import (
     ARRAY_OF,
     BY_NAME,
@@ -26,6 +26,7 @@ from proxy.wire.oids import (
     PgType,
     numeric_typmod,
 )
+from proxy.wire.vectors import VECTOR_KIND
 
 __all__ = [
     "PgType",
@@ -42,6 +43,7 @@ __all__ = [
 ]
 
 Encoder = Callable[[object], bytes]
+VECTOR_VALUES = frozenset(VECTOR_KIND.values())
 
 # DuckDB base type name (upper case, no parameters) -> PG scalar kind.
 _BASE_KIND: dict[str, str] = {
@@ -160,6 +162,8 @@ def column_kind(duckdb_type: str) -> tuple[str, int, int]:
     mt = _PARAMS.match(up)
     name, args = (mt[1].strip(), mt[2]) if mt else (up, None)
     kind = _BASE_KIND.get(name, "duck")
+    if depth == 1 and name in VECTOR_KIND:
+        return VECTOR_KIND[name], 0, -1  # catalog int2vector / oidvector (wire/vectors.py)
     typmod = -1
     if kind == "numeric" and name in ("DECIMAL", "NUMERIC"):
         p, s = 18, 3  # DuckDB's default DECIMAL width
@@ -213,6 +217,8 @@ def result_encoder(duckdb_type: str, fmt: int, tz: str | None = None) -> Encoder
     ``tz`` is the session TimeZone: it only affects TIMESTAMPTZ text (binary is UTC).
     """
     kind, depth, typmod = column_kind(duckdb_type)
+    if kind in VECTOR_VALUES:
+        return vectors.text_encoder() if fmt == 0 else vectors.binary_encoder(kind)
     if fmt == 0:
         if depth:
             return textcodec.array_text_encoder(kind, tz)

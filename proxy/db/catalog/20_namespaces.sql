@@ -14,7 +14,11 @@ UNION ALL SELECT '__hati_catalog', 'pg', 11, 'pg_catalog'
 UNION ALL SELECT '__hati_catalog', 'info', 13000, 'information_schema';
 
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_namespace AS
-SELECT oid, nspname, 10::BIGINT AS nspowner, NULL::VARCHAR[] AS nspacl
+SELECT oid, nspname, 10::BIGINT AS nspowner,
+       -- public's ACL as PostgreSQL 15 creates it (owner=UC, PUBLIC=U), which pg_dump
+       -- takes as public's initial privileges: nothing to GRANT or REVOKE
+       CASE WHEN oid = 2200 THEN [{{owner}} || '=UC/' || {{owner}}, '=U/' || {{owner}}]
+       END::VARCHAR[] AS nspacl
 FROM __hati_catalog.pg.__hati_ns
 UNION ALL SELECT 99, 'pg_toast', 10, NULL;
 

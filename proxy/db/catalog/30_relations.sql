@@ -107,7 +107,10 @@ UNION ALL
 SELECT coalesce(co.oid, v.view_oid), v.view_name, n.oid,
        CASE WHEN co.oid IS NULL THEN 'v' ELSE 'r' END,  -- a catalog is a table in PostgreSQL
        v.column_count, 0, FALSE, 0, v.temporary, v.comment,
-       v.sql, n.nspname, 0
+       -- pg_get_viewdef: the query, without DuckDB's CREATE VIEW ... AS (pg_dump, \d+)
+       coalesce(nullif(regexp_extract(v.sql,
+           '(?is)^\s*CREATE\s.*?\bVIEW\s.*?\sAS\s+((SELECT|WITH|VALUES|FROM|TABLE|\().*)$', 1),
+           ''), v.sql), n.nspname, 0
 FROM duckdb_views() v
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = v.database_name AND n.duck_schema = v.schema_name
 LEFT JOIN __hati_catalog.pg.__hati_catalog_oid co
@@ -124,7 +127,7 @@ JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = s.database_name AND n.duck_sch
 WHERE NOT __hati_catalog.pg.__hati_internal_rel(s.schema_name, s.sequence_name)
 UNION ALL
 SELECT i.indexrelid, i.index_name, n.oid, 'i', len(i.elements), 0, FALSE, 0,
-       FALSE, NULL, NULL, n.nspname, CASE i.amname WHEN 'hnsw' THEN 16410 ELSE 403 END
+       FALSE, NULL, NULL, n.nspname, CASE i.amname WHEN 'hnsw' THEN 13581 ELSE 403 END
 FROM __hati_catalog.pg.__hati_index_list i
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = i.database_name AND n.duck_schema = i.schema_name;
 
@@ -184,7 +187,12 @@ SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
        __hati_catalog.pg.__hati_type_ndims(c.data_type)::INTEGER AS attndims,
        -1::INTEGER AS attcacheoff,
        coalesce(vl.n + 4, __hati_catalog.pg.__hati_type_mod(c.data_type))::INTEGER AS atttypmod,
-       FALSE AS attbyval, 'i' AS attalign, 'p' AS attstorage, '' AS attcompression,
+       FALSE AS attbyval, 'i' AS attalign,
+       -- the type's own storage: pg_dump writes SET STORAGE for any other
+       coalesce((SELECT t.typstorage FROM __hati_catalog.pg.pg_type t
+                 WHERE t.oid = CASE WHEN vl.n IS NOT NULL THEN 1043
+                                    ELSE __hati_catalog.pg.__hati_type_oid(c.data_type) END),
+                'p') AS attstorage, '' AS attcompression,
        NOT c.is_nullable AS attnotnull, c.column_default IS NOT NULL AS atthasdef,
        FALSE AS atthasmissing, '' AS attidentity, '' AS attgenerated,
        FALSE AS attisdropped, TRUE AS attislocal, 0::INTEGER AS attinhcount,
@@ -227,12 +235,13 @@ SELECT indexrelid, indrelid, len(attnums)::SMALLINT AS indnatts,
        FALSE AS indnullsnotdistinct, is_primary AS indisprimary, FALSE AS indisexclusion,
        TRUE AS indimmediate, FALSE AS indisclustered, TRUE AS indisvalid,
        FALSE AS indcheckxmin, TRUE AS indisready, TRUE AS indislive,
-       FALSE AS indisreplident, attnums AS indkey,
-       list_transform(attnums, a -> 0::BIGINT) AS indcollation,
-       list_transform(attnums, a -> 0::BIGINT) AS indclass,
-       -- int2vector goes over the wire as text '0 0'; SQLAlchemy reads indoption
-       -- directly and splits it on spaces (indkey/indclass it only unnests: lists).
-       array_to_string(list_transform(attnums, a -> '0'), ' ') AS indoption,
+       -- int2vector as USMALLINT[], oidvector as UINTEGER[] (proxy/wire/vectors.py): lists
+       -- here (unnest, ANY, generate_subscripts), PostgreSQL's '1 3' text on the wire,
+       -- which pg_dump parses and SQLAlchemy splits (indoption).
+       FALSE AS indisreplident, attnums::USMALLINT[] AS indkey,
+       list_transform(attnums, a -> 0)::UINTEGER[] AS indcollation,
+       list_transform(attnums, a -> 0)::UINTEGER[] AS indclass,
+       list_transform(attnums, a -> 0)::USMALLINT[] AS indoption,
        CASE WHEN list_contains(attnums, 0)
             THEN array_to_string(list_filter(elements, (e, k) -> attnums[k] = 0), ', ')
        END AS indexprs,

@@ -48,7 +48,7 @@ CREATE OR REPLACE TABLE __hati_catalog.pg.pg_am AS SELECT * FROM (VALUES
     (2::BIGINT, 'heap', 'heap_tableam_handler', 't'),
     (403, 'btree', 'bthandler', 'i'),
     (405, 'hash', 'hashhandler', 'i'),
-    (16410, 'hnsw', 'hnswhandler', 'i')
+    (13581, 'hnsw', 'hnswhandler', 'i')  -- pgvector's (built in: pg_depend)
 ) v(oid, amname, amhandler, amtype);
 
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_tablespace AS SELECT * FROM (VALUES
@@ -72,12 +72,15 @@ LATERAL (SELECT 10::BIGINT AS lanowner, v.oid > 14 AS lanispl, 0::BIGINT AS lanp
                 0::BIGINT AS laninline, 0::BIGINT AS lanvalidator, NULL::VARCHAR[] AS lanacl);
 
 -- The extensions built in (proxy/pgserver/commands.py BUILT_IN_EXTENSIONS): CREATE EXTENSION of
--- these succeeds, and tools that look them up here find them.
+-- these succeeds, and tools that look them up here find them. Their OIDs are below 16384
+-- (FirstNormalObjectId), as plpgsql's: objects made at initdb, which pg_dump leaves out,
+-- with their members (pg_depend deptype 'e', 50_functions.sql).
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_extension AS SELECT * FROM (VALUES
     (13577::BIGINT, 'plpgsql', 10::BIGINT, 11::BIGINT, FALSE, '1.0',
      NULL::BIGINT[], NULL::VARCHAR[]),
-    (16390::BIGINT, 'vector', 10::BIGINT, 2200::BIGINT, TRUE, '0.8.0', NULL, NULL),
-    (16391::BIGINT, 'uuid-ossp', 10::BIGINT, 2200::BIGINT, TRUE, '1.1', NULL, NULL)
+    (13578::BIGINT, 'vector', 10::BIGINT, 2200::BIGINT, TRUE, '0.8.0', NULL, NULL),
+    (13579::BIGINT, 'uuid-ossp', 10::BIGINT, 2200::BIGINT, TRUE, '1.1', NULL, NULL),
+    (13580::BIGINT, 'hatiproxy', 10::BIGINT, 2200::BIGINT, FALSE, '0.1', NULL, NULL)
 ) v(oid, extname, extowner, extnamespace, extrelocatable, extversion, extconfig, extcondition);
 
 -- Settings clients read in catalog queries: the session layer's defaults
@@ -115,15 +118,9 @@ CREATE OR REPLACE TABLE __hati_catalog.pg.pg_trigger
      tgconstrindid BIGINT, tgconstraint BIGINT, tgdeferrable BOOLEAN,
      tginitdeferred BOOLEAN, tgnargs SMALLINT, tgattr SMALLINT[], tgargs BLOB,
      tgqual VARCHAR, tgoldtable VARCHAR, tgnewtable VARCHAR);
-CREATE OR REPLACE TABLE __hati_catalog.pg.pg_rewrite
-    (oid BIGINT, rulename VARCHAR, ev_class BIGINT, ev_type VARCHAR, ev_enabled VARCHAR,
-     is_instead BOOLEAN, ev_qual VARCHAR, ev_action VARCHAR);
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_opclass
     (oid BIGINT, opcmethod BIGINT, opcname VARCHAR, opcnamespace BIGINT, opcowner BIGINT,
      opcfamily BIGINT, opcintype BIGINT, opcdefault BOOLEAN, opckeytype BIGINT);
-CREATE OR REPLACE TABLE __hati_catalog.pg.pg_depend
-    (classid BIGINT, objid BIGINT, objsubid INTEGER, refclassid BIGINT, refobjid BIGINT,
-     refobjsubid INTEGER, deptype VARCHAR);
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_shdescription
     (objoid BIGINT, classoid BIGINT, description VARCHAR);
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_enum
@@ -206,6 +203,13 @@ CREATE OR REPLACE TABLE __hati_catalog.pg.pg_subscription
      subsynccommit VARCHAR, subpublications VARCHAR[]);
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_seclabel
     (objoid BIGINT, classoid BIGINT, objsubid INTEGER, provider VARCHAR, label VARCHAR);
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_shseclabel
+    (objoid BIGINT, classoid BIGINT, provider VARCHAR, label VARCHAR);
+-- pg_dump reads security labels from this view (none: no label providers here)
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_seclabels AS
+SELECT objoid, classoid, objsubid, NULL::VARCHAR AS objtype, NULL::BIGINT AS objnamespace,
+       NULL::VARCHAR AS objname, provider, label
+FROM __hati_catalog.pg.pg_seclabel;
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_shdepend
     (dbid BIGINT, classid BIGINT, objid BIGINT, objsubid INTEGER, refclassid BIGINT,
      refobjid BIGINT, deptype VARCHAR);

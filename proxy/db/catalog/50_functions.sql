@@ -95,6 +95,57 @@ FROM d LEFT JOIN ins ON ins.k = d.k LEFT JOIN outs ON outs.k = d.k;
 CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_functions AS
 SELECT * FROM __hati_catalog.pg.__hati_function_view;
 
+-- A view's ON SELECT rule (_RETURN), as PostgreSQL keeps one per view; pg_dump sorts a view
+-- after what its rule depends on (pg_depend below).
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_rewrite AS
+SELECT (1342177280 + r.oid)::BIGINT AS oid, '_RETURN' AS rulename, r.oid AS ev_class,
+       '1' AS ev_type, 'O' AS ev_enabled, TRUE AS is_instead, NULL::VARCHAR AS ev_qual,
+       NULL::VARCHAR AS ev_action
+FROM __hati_catalog.pg.__hati_rel r WHERE r.relkind = 'v' AND r.relnamespace <> 11;
+
+-- Dependencies: the built-in extensions' members (deptype 'e'), so that pg_dump, which
+-- leaves out extensions made at initdb, leaves out their types and functions as well:
+-- pgvector's types belong to vector, hatiproxy's own functions to hatiproxy.
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_depend AS
+SELECT * FROM (VALUES (1247::BIGINT, 16400::BIGINT, 0, 3079::BIGINT, 13578::BIGINT, 0, 'e'),
+                      (1247, 16405, 0, 3079, 13578, 0, 'e'),
+                      (2601, 13581, 0, 3079, 13578, 0, 'e'))
+    v(classid, objid, objsubid, refclassid, refobjid, refobjsubid, deptype)
+UNION ALL
+SELECT 1255, h.oid, 0, 3079, 13580, 0, 'e' FROM __hati_catalog.pg.__hati_functions h
+UNION ALL
+-- A column default drawing from a sequence depends on it ('n'); a serial column's sequence
+-- (<table>_<column>_seq, transpiler/serial_columns.py) is owned by the column ('a'), so
+-- pg_dump creates the table, then the sequence OWNED BY the column, then the default.
+SELECT * FROM (
+    SELECT unnest([
+        {'classid': 2604::BIGINT,
+         'objid': (1610612736 + d.table_oid * 1024 + d.column_index)::BIGINT,
+         'objsubid': 0, 'refclassid': 1259::BIGINT, 'refobjid': s.sequence_oid::BIGINT,
+         'refobjsubid': 0, 'deptype': 'n'},
+        {'classid': 1259, 'objid': s.sequence_oid, 'objsubid': 0, 'refclassid': 1259,
+         'refobjid': d.table_oid, 'refobjsubid': d.column_index,
+         'deptype': CASE WHEN lower(s.sequence_name)
+                              = lower(d.table_name || '_' || d.column_name || '_seq')
+                         THEN 'a' END}], recursive := true)
+    FROM duckdb_columns() d
+    JOIN duckdb_sequences() s
+      ON s.database_name = d.database_name
+     AND s.sequence_name = regexp_extract(d.column_default,
+             '^nextval\(''(?:"?[^''".]+"?\.)?"?([^''".]+)"?''', 1)
+     AND (s.schema_name = d.schema_name OR NOT contains(d.column_default, '.'))
+    WHERE d.column_default LIKE 'nextval(%'
+) WHERE deptype IS NOT NULL
+UNION ALL
+-- A view's rule depends on the relations its query reads (DuckDB's parse of the query).
+SELECT 2618, (1342177280 + v.oid)::BIGINT, 0, 1259, t.oid, 0, 'n'
+FROM (SELECT oid, relnamespace, unnest(regexp_extract_all(json_serialize_sql(viewdef),
+                                          '"table_name":"([^"]*)"', 1)) AS ref
+      FROM __hati_catalog.pg.__hati_rel WHERE relkind = 'v' AND relnamespace <> 11) v
+JOIN __hati_catalog.pg.__hati_rel t
+  ON t.relname = v.ref AND t.relkind IN ('r', 'v', 'm') AND t.relnamespace <> 11
+     AND t.oid <> v.oid;
+
 -- Expressions are stored as DuckDB SQL text already: pg_get_expr is the identity.
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_expr(expr, relid) AS expr::VARCHAR,
     (expr, relid, pretty) AS expr::VARCHAR;
@@ -154,6 +205,9 @@ FROM duckdb_columns() c
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = c.database_name AND n.duck_schema = c.schema_name
 WHERE c.comment IS NOT NULL AND c.comment <> ''
 UNION ALL
+-- PostgreSQL's comment on public (pg_dump leaves this default out of dumps)
+SELECT 2200, 2615, 0, 'standard public schema'
+UNION ALL
 -- what hatiproxy's own functions do (\df+)
 SELECT h.oid, __hati_catalog.pg.__hati_regclass('pg_proc'), 0, h.description
 FROM __hati_catalog.pg.__hati_functions h WHERE h.description IS NOT NULL;
@@ -180,12 +234,16 @@ SELECT f.function_oid::BIGINT AS oid, f.function_name AS proname, n.oid AS prona
        f.function_type = 'table_macro' AS proretset, 'v' AS provolatile, 'u' AS proparallel,
        len(f.parameters)::SMALLINT AS pronargs, 0::SMALLINT AS pronargdefaults,
        CASE WHEN f.function_type = 'table_macro' THEN 2249 ELSE 2283 END::BIGINT AS prorettype,
-       -- oidvector: PostgreSQL's text form is the oids separated by spaces ('25 20'), which
-       -- pg_dump and pgjdbc split; an array's '{25,20}' they cannot read.
-       array_to_string(list_transform(f.parameters, p -> '2283'), ' ') AS proargtypes,
+       -- oidvector (UINTEGER[], proxy/wire/vectors.py): on the wire the oids separated by
+       -- spaces ('25 20'), which pg_dump and pgjdbc split; an array's '{25,20}' they cannot.
+       list_transform(f.parameters, p -> 2283)::UINTEGER[] AS proargtypes,
        NULL::BIGINT[] AS proallargtypes, NULL::VARCHAR[] AS proargmodes,
        f.parameters AS proargnames, NULL::VARCHAR AS proargdefaults,
-       NULL::BIGINT[] AS protrftypes, f.macro_definition AS prosrc, NULL::VARCHAR AS probin,
+       NULL::BIGINT[] AS protrftypes,
+       -- a LANGUAGE sql body: a scalar macro's expression is SELECTed (pg_dump writes it
+       -- back as CREATE FUNCTION ... AS $$SELECT ...$$, which becomes a macro again)
+       CASE WHEN f.function_type = 'macro' THEN 'SELECT ' || f.macro_definition
+            ELSE f.macro_definition END AS prosrc, NULL::VARCHAR AS probin,
        NULL::VARCHAR AS prosqlbody, NULL::VARCHAR[] AS proconfig, NULL::VARCHAR[] AS proacl,
        CASE WHEN f.function_type = 'table_macro' THEN 'SETOF record' ELSE 'anyelement' END
            AS __hati_result,
@@ -198,7 +256,7 @@ UNION ALL
 -- hatiproxy's own functions, in public (where CREATE EXTENSION would put them)
 SELECT h.oid, h.proname, 2200, 10, 12, 1, CASE WHEN h.proretset THEN 1000 ELSE 0 END, 0, '-',
        'f', FALSE, FALSE, FALSE, h.proretset, 'v', 'u', h.pronargs, h.pronargdefaults,
-       h.prorettype, array_to_string(h.proargtypes, ' '), h.proallargtypes, h.proargmodes, h.proargnames, NULL, NULL,
+       h.prorettype, h.proargtypes::UINTEGER[], h.proallargtypes, h.proargmodes, h.proargnames, NULL, NULL,
        h.proname, NULL, NULL, NULL, NULL, h.result_text, h.arguments_text
 FROM __hati_catalog.pg.__hati_functions h;
 
@@ -294,3 +352,29 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.acldefault(kind, owner_oid) AS (
         WHEN 'p' THEN []::VARCHAR[]
         ELSE error('unrecognized object type abbreviation: ' || kind) END
     FROM (SELECT __hati_catalog.pg.pg_get_userbyid(owner_oid) AS o) __h_o);
+
+-- setval(seq, value [, is_called]): DuckDB cannot set a sequence, so it is moved forward by
+-- drawing values until nextval gives what PostgreSQL's would (pg_dump's restores call it
+-- on fresh sequences). Moving a sequence back is refused.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_setval(seq, v, called) AS (
+    WITH __h_s AS (
+        SELECT coalesce(last_value + increment_by, start_value) AS nxt, increment_by AS inc
+        FROM duckdb_sequences()
+        WHERE sequence_name = replace(string_split(seq, '.')[-1], '"', '')
+          AND (NOT contains(seq, '.')
+               OR schema_name = CASE replace(string_split(seq, '.')[1], '"', '')
+                                    WHEN 'public' THEN 'main'
+                                    ELSE replace(string_split(seq, '.')[1], '"', '') END)
+        ORDER BY schema_name <> 'main' LIMIT 1),
+    __h_n AS (SELECT ((v - nxt) // inc + CASE WHEN called THEN 1 ELSE 0 END)::BIGINT AS draws
+              FROM __h_s)
+    SELECT CASE
+        WHEN draws IS NULL THEN error('relation "' || seq || '" does not exist')
+        WHEN draws < 0 THEN error('setval: hatiproxy cannot move sequence "' || seq
+                                  || '" back to ' || v || ' (DuckDB sequences only move forward)')
+        ELSE (SELECT v::BIGINT + 0 * count(nextval(regexp_replace(seq, '^public\.', 'main.')))
+              FROM range((SELECT draws FROM __h_n))) END
+    FROM __h_n RIGHT JOIN (SELECT 1) ON TRUE);
+CREATE OR REPLACE MACRO __hati_catalog.pg.setval(seq, v) AS
+    __hati_catalog.pg.__hati_setval(seq, v, TRUE),
+    (seq, v, called) AS __hati_catalog.pg.__hati_setval(seq, v, called);
