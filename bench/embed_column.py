@@ -50,12 +50,13 @@ from embedding import PlainLoop  # noqa: E402  (bench/embedding.py)
 
 from proxy.embedding import ensure_default_model, model_cache_dir  # noqa: E402
 
-WORDS = (
+VOCAB = (
     "customer billing invoice refund charge account login password reset error server "
     "database query index vector search semantic model latency throughput cache request "
     "payment card bank transfer delivery order package warehouse ticket support agent "
     "dispute policy contract supplier quarterly revenue forecast meeting schedule report"
-).split()
+)
+WORDS = VOCAB.split()
 DONE = re.compile(r"embedded (\d+) of \d+ rows of docs\.content \(100%, ([\d.]+) s\)")
 
 
@@ -225,7 +226,9 @@ def main() -> int:
     done = [x for x in done if x]
     fill_s = float(done[-1][2]) if done else result["seconds"]
     rate = result["rows"] / fill_s
-    print(f"\nraw model, batch 32: {raw:.1f} texts/s (before {raw_before:.1f}, after {raw_after:.1f})")
+    print(
+        f"\nraw model, batch 32: {raw:.1f} texts/s (before {raw_before:.1f}, after {raw_after:.1f})"
+    )
     print(
         f"embed_column {int(result['rows'])} rows: call {result['seconds']:.1f} s, fill "
         f"{fill_s:.1f} s = {rate:.1f} texts/s = {rate / raw:.2f}x raw (target >= 0.8x)"
