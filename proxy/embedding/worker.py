@@ -6,16 +6,19 @@ since the oldest one arrived. `embed_now()` is for a query's own markers: one im
 batch, never held back by the flush interval. `bulk` is for long work on a thread of its
 own (column fills): a plain `embed_batch`, called one model pass at a time.
 
-Queries come first. They run on their own thread, never queued behind a background batch,
-and background and bulk passes wait to start while a query's texts are being embedded
-(at most `BULK_YIELD_S`, so bulk work is slowed, never stopped). A bulk pass already
-running is not cut short: it is one forward pass (32 texts), and the query's own model
-call runs beside it. Measured in bench/embed_column.py (query latency during a fill).
+Queries come first. They run on their own thread, never queued behind a background batch.
+Background and bulk passes run on one thread of lower CPU priority (nice +`BULK_NICE`:
+Linux applies nice per thread, and within the server's own share of the machine), so a
+query's model call and its DuckDB work get the CPU ahead of a fill; and they wait to
+start while a query's texts are being embedded (at most `BULK_YIELD_S`: bulk work is
+slowed, never stopped). Without this a fresh semantic query took 6-7x its idle time
+during a column fill on a busy machine (bench/embed_column.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import threading
 from collections.abc import Sequence
@@ -50,8 +53,19 @@ class _Request:
     future: asyncio.Future[np.ndarray]
 
 
+_BULK_THREAD = "hati-embed-bulk"
 _STOP = None  # queue sentinel: stop after everything queued before it
 BULK_YIELD_S = 2.0  # longest a background or bulk pass waits for queries to finish
+BULK_NICE = 10  # added to the bulk thread's nice value (weight ~1/10 of a normal thread)
+
+
+def _lower_priority() -> None:
+    """Initializer of the bulk thread: it alone gets the higher nice value."""
+    tid = threading.get_native_id()
+    with contextlib.suppress(AttributeError, OSError):  # not Linux, or not allowed: as is
+        os.setpriority(
+            os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + BULK_NICE)
+        )
 
 
 class QueryFirst:
@@ -79,12 +93,13 @@ class QueryFirst:
 
 class BulkEmbedder:
     """The provider as long bulk work should call it (any thread): each call waits for
-    the queries in progress first, so call it one model pass (<= batch_size texts) at a
-    time."""
+    the queries in progress, then runs on the worker's low-priority bulk thread; call it
+    one model pass (<= batch_size texts) at a time."""
 
     def __init__(self, provider: EmbeddingProvider, gate: QueryFirst) -> None:
         self.provider = provider
         self._gate = gate
+        self.executor: ThreadPoolExecutor | None = None  # the worker's, while it runs
 
     @property
     def dimensions(self) -> int:
@@ -92,7 +107,14 @@ class BulkEmbedder:
 
     def embed_batch(self, texts: Sequence[str], *, mode: Mode = "passage") -> np.ndarray:
         self._gate.wait_turn()
-        return self.provider.embed_batch(texts, mode=mode)
+        executor = self.executor
+        if executor is None or threading.current_thread().name.startswith(_BULK_THREAD):
+            return self.provider.embed_batch(texts, mode=mode)
+        try:
+            job = executor.submit(self.provider.embed_batch, texts, mode=mode)
+        except RuntimeError:  # the worker is shutting down: finish on this thread
+            return self.provider.embed_batch(texts, mode=mode)
+        return job.result()
 
 
 class EmbeddingWorker:
@@ -124,7 +146,10 @@ class EmbeddingWorker:
         if self.running:
             return
         self._executor = ThreadPoolExecutor(self._threads, thread_name_prefix="hati-embed")
-        self._bulk_executor = ThreadPoolExecutor(1, thread_name_prefix="hati-embed-bulk")
+        self._bulk_executor = ThreadPoolExecutor(
+            1, thread_name_prefix=_BULK_THREAD, initializer=_lower_priority
+        )
+        self.bulk.executor = self._bulk_executor
         self._queue = asyncio.Queue()
         self._task = asyncio.create_task(self._loop(), name="hatiproxy-embedding-worker")
 
@@ -137,6 +162,7 @@ class EmbeddingWorker:
         self._queue.put_nowait(_STOP)  # queued after every earlier request: they all run
         await task
         assert self._executor is not None and self._bulk_executor is not None
+        self.bulk.executor = None
         self._executor.shutdown(wait=True)
         self._bulk_executor.shutdown(wait=True)
         self._executor = self._bulk_executor = None
