@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from pathlib import Path
 
 from proxy.api.http.asgi_host import AsgiListener
@@ -39,6 +40,9 @@ class App:
         self.admin: AsgiListener | None = None  # the local admin channel (hatiproxy keys)
         self.channel: admin_channel.Channel | None = None
         self._filler: asyncio.Task[None] | None = None
+        # Set when shutdown begins (by the signal thread, or close()): background Python
+        # work such as the column filler checks it between model passes.
+        self.stopping = threading.Event()
 
     @property
     def port(self) -> int:
@@ -51,7 +55,7 @@ class App:
         if semantic.embedder is not None:
             interval = self.config.embedding_flush_interval_ms / 1000
             self._filler = asyncio.create_task(
-                embedded_columns.filler(self.engine, semantic.embedder, interval)
+                embedded_columns.filler(self.engine, semantic.bulk, interval, self.stopping.is_set)
             )
         # HTTP first: once the wire port answers, /mcp and /v1 answer too.
         self.mcp = await mcp_http.start(self.services)  # None when mcp_port = 0
@@ -77,6 +81,9 @@ class App:
         await self.wire.serve_forever()
 
     async def close(self) -> None:
+        """Stop everything, each part bounded: statements (a column fill included) are
+        interrupted, what they committed stays, pending cache entries are written."""
+        self.stopping.set()
         if self.channel is not None:  # first: a CLI must not find a server that is stopping
             admin_channel.remove(self.config.data_dir, self.channel.token)
             self.channel = None
@@ -88,6 +95,19 @@ class App:
             self._filler.cancel()
         await self.agent.stop()  # flushes access counts, finishes queued embeddings
         await self.services.semantic.stop()
+
+    def abandoned(self) -> str:
+        """What exiting right now would leave undone (the log line of a forced exit)."""
+        parts = []
+        running = [b for b in self.engine.backends.all() if b.activity.now[0] == "active"]
+        if running:
+            queries = "; ".join(b.activity.now[1][:60] for b in running[:3])
+            parts.append(f"{len(running)} running statement(s), rolled back ({queries})")
+        embedder = self.services.semantic.embedder
+        pending = embedder.pending if embedder is not None else 0
+        if pending:
+            parts.append(f"{pending} embedding cache entries not written (recomputed on use)")
+        return ", ".join(parts) or "nothing"
 
     async def scrape_metrics(self) -> bytes:
         return await self.services.scrape_metrics()

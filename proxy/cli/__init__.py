@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import faulthandler
 import logging
 import signal
 import sys
@@ -24,9 +25,18 @@ def _serve(args: argparse.Namespace) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     log = logging.getLogger("hatiproxy")
+    # `kill -USR1 <pid>` prints every thread's Python stack to the log (stderr): what a
+    # busy or stuck server is doing, without a profiler.
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
+
+    from proxy.cli.signals import SignalWatch
+
+    signals = SignalWatch()
+    signals.start()
 
     async def main() -> None:
         server = App(cfg)
+        signals.describe = server.abandoned
         log.info(
             "hatiproxy %s: database %s (extensions: %s; event loop: %s)",
             __version__,
@@ -34,17 +44,27 @@ def _serve(args: argparse.Namespace) -> int:
             ", ".join(server.engine.extensions) or "none",
             cfg.event_loop,
         )
-        await server.start()
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        serve = asyncio.create_task(server.serve_forever())
-        await stop.wait()
-        log.info("shutting down")
-        serve.cancel()
-        await server.close()
-        server.engine.close()
+
+        def stop_soon() -> None:  # in the signal handler, on this (the main) thread
+            server.stopping.set()  # long Python work (column fills) checks it between steps
+            loop.call_soon_threadsafe(stop.set)
+
+        signals.on_stop = stop_soon
+        if signals.requested.is_set():  # a signal came while the server was being built
+            stop_soon()
+        try:
+            await server.start()
+            serve = asyncio.create_task(server.serve_forever())
+            await stop.wait()
+            log.info("shutting down")
+            serve.cancel()
+        finally:
+            await server.close()
+            # off the main thread: a second signal is handled while this checkpoints
+            await asyncio.to_thread(server.engine.close)
+        log.info("stopped")
 
     from proxy.db.engine import DatabaseInUse
 
@@ -53,6 +73,8 @@ def _serve(args: argparse.Namespace) -> int:
     except DatabaseInUse as exc:  # a second server on the same files: one line, no traceback
         print(f"hatiproxy: {exc}", file=sys.stderr)
         return 1
+    finally:
+        signals.stop()
     return 0
 
 

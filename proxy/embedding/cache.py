@@ -12,10 +12,15 @@ a background thread (an insert and its commit cost ~10 ms, more than the model c
 short query). The writer gathers entries for up to `write_delay` seconds (or
 `write_batch` entries) so a stream of fresh search texts costs one commit per interval,
 not one each: per-text commits took 2-4 ms off the p50 of the next searches and caused
-100-200 ms p99 spikes (bench/memory.py, 100k memories). Until written, entries are
-served from memory; `flush` / `close` write what is pending at once (the server closes
-the cache at shutdown). A crash can lose the last interval's entries, which only means
-embedding those texts again. Lookups go by a
+100-200 ms p99 spikes (bench/memory.py, 100k memories). Every gathered entry goes in one
+INSERT over an Arrow table: passing the vectors as Python lists made DuckDB convert each
+float while holding the GIL (~1 ms an entry; 3,000 entries held every other thread of
+the server for up to 1.4 s), so under a column fill the writer fell minutes behind and
+stalled queries (bench/embed_column.py). Until written, entries are served from
+memory; `flush` / `close` write what is pending at once (the server closes the cache at
+shutdown). A crash can lose the last interval's entries, which only means embedding
+those texts again. When the writer runs dry it checkpoints the database once its WAL
+has grown past `CHECKPOINT_WAL_BYTES`, so the WAL stays small after bulk work. Lookups go by a
 single-column primary key (`key` = 'model|mode|sha256'; the hash is hex, so it parses), which DuckDB answers
 from its index instead of scanning the table.
 """
@@ -31,6 +36,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Protocol
 
 import duckdb
@@ -47,8 +53,12 @@ DEFAULT_LRU_SIZE = 10_000
 _INDEXED_LOOKUPS = 8
 WRITE_DELAY_S = 0.5  # longest a computed vector waits for its table write
 WRITE_BATCH = 512  # ... unless this many are waiting
+# When the writer runs dry and the database's WAL is bigger than this, it checkpoints.
+CHECKPOINT_WAL_BYTES = 4 << 20
+_SRC = "__hati_cache_rows"  # the Arrow table of one write, registered on the writer's cursor
 
 log = logging.getLogger("hatiproxy.embedding.cache")
+_Entry = tuple[str, str, str, np.ndarray, float]  # model, mode, text hash, vector, computed at
 
 # Caches whose writer thread runs. At exit each writes what is pending: a daemon thread
 # still inside DuckDB while the interpreter finalizes aborts the process.
@@ -68,6 +78,9 @@ class EmbeddingObserver(Protocol):
     def observe_cache(self, hits: int, misses: int) -> None: ...
 
     def observe_model_call(self, texts: int, seconds: float) -> None: ...
+
+    def observe_cache_commit(self, entries: int, lag_s: float) -> None:
+        """`entries` reached the table; the oldest had waited `lag_s` since its model call."""
 
 
 def text_key(text: str) -> str:
@@ -96,8 +109,9 @@ class CachedEmbedder:
         self._db_lock = threading.Lock()  # lookups share self._con
         # The writer thread's own cursor: a write in progress never holds up a lookup.
         self._write_con = con.cursor() if con is not None else None
-        # Written behind: key -> (model, mode, text hash, vector) not in the table yet.
-        self._pending: dict[str, tuple[str, str, str, np.ndarray]] = {}
+        # Written behind: key -> (model, mode, text hash, vector, monotonic time computed),
+        # not in the table yet.
+        self._pending: dict[str, _Entry] = {}
         self._pending_changed = threading.Condition(self._lock)
         self._writer: threading.Thread | None = None
         self._closing = False
@@ -105,6 +119,10 @@ class CachedEmbedder:
         self._write_batch = max(1, write_batch)
         self._flushers = 0  # callers of flush() waiting: write without the delay
         self.writes = 0  # batches written to the table
+        self.committed = 0  # entries written to the table
+        self.checkpoints = 0  # CHECKPOINTs run by the writer when it ran dry
+        self._wal: Path | None = None  # the database's WAL file (None: in memory / unknown)
+        self._wal_known = False
         self.hits = 0  # LRU hits
         self.db_hits = 0  # found in the table (or its pending writes) after an LRU miss
         self.misses = 0  # texts sent to the model
@@ -256,10 +274,11 @@ class CachedEmbedder:
     def _write_behind(
         self, model_id: str, mode: str, prefix: str, fresh: dict[str, np.ndarray]
     ) -> None:
+        now = time.monotonic()
         with self._lock:
             was_idle = not self._pending
             for k, vec in fresh.items():
-                self._pending[f"{prefix}|{k}"] = (model_id, mode, k, vec)
+                self._pending[f"{prefix}|{k}"] = (model_id, mode, k, vec, now)
                 self._added.add(hash(f"{prefix}|{k}"))
             if self._writer is None and not self._closing:
                 self._writer = threading.Thread(
@@ -287,6 +306,11 @@ class CachedEmbedder:
             try:
                 self._db_put(batch)
                 self.writes += 1
+                self.committed += len(batch)
+                observer = self.observer
+                if observer is not None:
+                    oldest = min(row[4] for row in batch.values())
+                    observer.observe_cache_commit(len(batch), time.monotonic() - oldest)
             except Exception as exc:  # a cache: losing an entry costs one model call later
                 log.warning("embedding cache: %d vectors not stored: %s", len(batch), exc)
             with self._lock:
@@ -294,24 +318,68 @@ class CachedEmbedder:
                     if self._pending.get(key) is row:
                         del self._pending[key]
                 self._pending_changed.notify_all()
+                dry = not self._pending and not self._closing
+            if dry:
+                self._maybe_checkpoint()
 
-    def _db_put(self, batch: dict[str, tuple[str, str, str, np.ndarray]]) -> None:
-        """On the writer thread only, which alone uses _write_con."""
+    def _db_put(self, batch: dict[str, _Entry]) -> None:
+        """On the writer thread only, which alone uses _write_con: one INSERT of an Arrow
+        table built from the vectors' buffers (no Python float per element)."""
+        import pyarrow as pa
+
         rows = list(batch.values())
-        params = [
-            list(batch),
-            [r[0] for r in rows],
-            [r[1] for r in rows],
-            [r[2] for r in rows],
-            [r[3].tolist() for r in rows],
-        ]
-        with CLOCK.writing():  # a commit that savepoint replays must know of
-            self._write_con.execute(  # type: ignore[union-attr]
-                f"INSERT OR REPLACE INTO {TABLE} (key, model, mode, text_sha256, vec)"
-                " SELECT unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::VARCHAR[]),"
-                " unnest(?::VARCHAR[]), unnest(?::FLOAT[][])",
-                params,
-            )
+        vecs = [r[3] for r in rows]
+        offsets = np.zeros(len(vecs) + 1, dtype=np.int32)
+        np.cumsum([len(v) for v in vecs], out=offsets[1:])
+        src = pa.table(
+            {
+                "key": pa.array(list(batch), pa.string()),
+                "model": pa.array([r[0] for r in rows], pa.string()),
+                "mode": pa.array([r[1] for r in rows], pa.string()),
+                "text_sha256": pa.array([r[2] for r in rows], pa.string()),
+                "vec": pa.ListArray.from_arrays(
+                    pa.array(offsets), pa.array(np.concatenate(vecs).astype(np.float32))
+                ),
+            }
+        )
+        con = self._write_con
+        assert con is not None
+        con.register(_SRC, src)
+        try:
+            with CLOCK.writing():  # a commit that savepoint replays must know of
+                con.execute(
+                    f"INSERT OR REPLACE INTO {TABLE} (key, model, mode, text_sha256, vec)"
+                    f" SELECT key, model, mode, text_sha256, vec FROM {_SRC}"
+                )
+        finally:
+            con.unregister(_SRC)
+
+    def _maybe_checkpoint(self) -> None:
+        """The writer ran dry: checkpoint the database if its WAL has grown (bulk work
+        such as a column fill leaves megabytes; DuckDB's own threshold is 16 MiB)."""
+        con = self._write_con
+        assert con is not None
+        try:
+            if not self._wal_known:
+                self._wal_known = True
+                row = con.execute(
+                    "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+                ).fetchone()
+                if row and row[0] and row[0] != ":memory:":
+                    self._wal = Path(row[0] + ".wal")
+            if self._wal is None or not self._wal.exists():
+                return
+            if self._wal.stat().st_size < CHECKPOINT_WAL_BYTES:
+                return
+            con.execute("CHECKPOINT")
+            self.checkpoints += 1
+        except (OSError, duckdb.Error) as exc:  # busy or closing: the next dry spell retries
+            log.debug("embedding cache: checkpoint skipped: %s", exc)
+
+    @property
+    def pending(self) -> int:
+        """Entries computed but not yet in the table."""
+        return len(self._pending)
 
     def flush(self) -> None:
         """Return once every vector computed so far is in the table."""

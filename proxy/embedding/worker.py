@@ -1,16 +1,26 @@
 """EmbeddingWorker: batches background embedding requests; runs the model off the event loop.
 
-`submit()` is for background work (filling embedding columns): requests queue up and are
-embedded together once `batch_size` texts are waiting or `flush_interval_ms` has passed
+`submit()` is for background work (agent memories, trigger checks): requests queue up and
+are embedded together once `batch_size` texts are waiting or `flush_interval_ms` has passed
 since the oldest one arrived. `embed_now()` is for a query's own markers: one immediate
-batch, never held back by the flush interval. Both run the model on a dedicated thread
-pool, so the event loop never blocks and ORT's thread count stays what was configured.
+batch, never held back by the flush interval. `bulk` is for long work on a thread of its
+own (column fills): a plain `embed_batch`, called one model pass at a time.
+
+Queries come first. They run on their own thread, never queued behind a background batch.
+Background and bulk passes run on one thread of lower CPU priority (nice +`BULK_NICE`:
+Linux applies nice per thread, and within the server's own share of the machine), so a
+query's model call and its DuckDB work get the CPU ahead of a fill; and they wait to
+start while a query's texts are being embedded (at most `BULK_YIELD_S`: bulk work is
+slowed, never stopped). Without this a fresh semantic query took 6-7x its idle time
+during a column fill on a busy machine (bench/embed_column.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -43,7 +53,68 @@ class _Request:
     future: asyncio.Future[np.ndarray]
 
 
+_BULK_THREAD = "hati-embed-bulk"
 _STOP = None  # queue sentinel: stop after everything queued before it
+BULK_YIELD_S = 2.0  # longest a background or bulk pass waits for queries to finish
+BULK_NICE = 10  # added to the bulk thread's nice value (weight ~1/10 of a normal thread)
+
+
+def _lower_priority() -> None:
+    """Initializer of the bulk thread: it alone gets the higher nice value."""
+    tid = threading.get_native_id()
+    with contextlib.suppress(AttributeError, OSError):  # not Linux, or not allowed: as is
+        os.setpriority(
+            os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + BULK_NICE)
+        )
+
+
+class QueryFirst:
+    """Counts query embeddings in progress; bulk passes wait for none to be running.
+    Thread-safe: queries enter on event loops, bulk passes wait on worker threads."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._queries = 0
+
+    def enter(self) -> None:
+        with self._cond:
+            self._queries += 1
+
+    def leave(self) -> None:
+        with self._cond:
+            self._queries -= 1
+            if not self._queries:
+                self._cond.notify_all()
+
+    def wait_turn(self, limit_s: float = BULK_YIELD_S) -> None:
+        with self._cond:
+            self._cond.wait_for(lambda: not self._queries, limit_s)
+
+
+class BulkEmbedder:
+    """The provider as long bulk work should call it (any thread): each call waits for
+    the queries in progress, then runs on the worker's low-priority bulk thread; call it
+    one model pass (<= batch_size texts) at a time."""
+
+    def __init__(self, provider: EmbeddingProvider, gate: QueryFirst) -> None:
+        self.provider = provider
+        self._gate = gate
+        self.executor: ThreadPoolExecutor | None = None  # the worker's, while it runs
+
+    @property
+    def dimensions(self) -> int:
+        return self.provider.dimensions
+
+    def embed_batch(self, texts: Sequence[str], *, mode: Mode = "passage") -> np.ndarray:
+        self._gate.wait_turn()
+        executor = self.executor
+        if executor is None or threading.current_thread().name.startswith(_BULK_THREAD):
+            return self.provider.embed_batch(texts, mode=mode)
+        try:
+            job = executor.submit(self.provider.embed_batch, texts, mode=mode)
+        except RuntimeError:  # the worker is shutting down: finish on this thread
+            return self.provider.embed_batch(texts, mode=mode)
+        return job.result()
 
 
 class EmbeddingWorker:
@@ -59,7 +130,10 @@ class EmbeddingWorker:
         self.batch_size = batch_size or _env_int(ENV_BATCH_SIZE, 32)
         self.flush_interval = (flush_interval_ms or _env_int(ENV_FLUSH_MS, 1000)) / 1000.0
         self._threads = max(1, threads)
-        self._executor: ThreadPoolExecutor | None = None
+        self._executor: ThreadPoolExecutor | None = None  # query embeddings
+        self._bulk_executor: ThreadPoolExecutor | None = None  # background batches
+        self.gate = QueryFirst()
+        self.bulk = BulkEmbedder(provider, self.gate)
         self._queue: asyncio.Queue[_Request | None] | None = None
         self._task: asyncio.Task[None] | None = None
         self.batches_run = 0  # model calls made by the background loop
@@ -72,6 +146,10 @@ class EmbeddingWorker:
         if self.running:
             return
         self._executor = ThreadPoolExecutor(self._threads, thread_name_prefix="hati-embed")
+        self._bulk_executor = ThreadPoolExecutor(
+            1, thread_name_prefix=_BULK_THREAD, initializer=_lower_priority
+        )
+        self.bulk.executor = self._bulk_executor
         self._queue = asyncio.Queue()
         self._task = asyncio.create_task(self._loop(), name="hatiproxy-embedding-worker")
 
@@ -83,9 +161,11 @@ class EmbeddingWorker:
         assert self._queue is not None
         self._queue.put_nowait(_STOP)  # queued after every earlier request: they all run
         await task
-        assert self._executor is not None
+        assert self._executor is not None and self._bulk_executor is not None
+        self.bulk.executor = None
         self._executor.shutdown(wait=True)
-        self._executor = None
+        self._bulk_executor.shutdown(wait=True)
+        self._executor = self._bulk_executor = None
 
     async def __aenter__(self) -> EmbeddingWorker:
         await self.start()
@@ -112,9 +192,13 @@ class EmbeddingWorker:
         if self._executor is None:
             raise RuntimeError("EmbeddingWorker is not running; call start() first")
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            self._executor, lambda: self.provider.embed_batch(list(texts), mode=mode)
-        )
+        self.gate.enter()  # from now until the vectors are back, bulk passes hold off
+        try:
+            return await loop.run_in_executor(
+                self._executor, lambda: self.provider.embed_batch(list(texts), mode=mode)
+            )
+        finally:
+            self.gate.leave()
 
     async def _loop(self) -> None:
         assert self._queue is not None
@@ -144,7 +228,7 @@ class EmbeddingWorker:
 
     async def _run_batch(self, batch: list[_Request]) -> None:
         """Embed all requests of one flush: one model call per mode present."""
-        assert self._executor is not None
+        assert self._bulk_executor is not None
         loop = asyncio.get_running_loop()
         for mode in ("query", "passage"):
             reqs = [r for r in batch if r.mode == mode and not r.future.done()]
@@ -153,8 +237,8 @@ class EmbeddingWorker:
             texts = [t for r in reqs for t in r.texts]
             try:
                 vecs = await loop.run_in_executor(
-                    self._executor,
-                    lambda texts=texts, mode=mode: self.provider.embed_batch(texts, mode=mode),
+                    self._bulk_executor,
+                    lambda texts=texts, mode=mode: self.bulk.embed_batch(texts, mode=mode),
                 )
             except Exception as e:  # the model failed: every waiting caller gets the error
                 for r in reqs:

@@ -42,8 +42,9 @@ async def run_call(
         table,
         column,
         semantic.dims,
-        semantic.embedder,
+        semantic.bulk,  # waits for query embeddings: a fill never starves queries
         _notices(session),
+        runner.interrupted,  # cancel, statement_timeout, client gone, shutdown
     )
     runner.param_types.invalidate()
     cols = (Column("hatiproxy_embed_column", "BIGINT"),)

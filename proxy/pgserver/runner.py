@@ -163,6 +163,11 @@ class Runner:
             self._interrupt_reason = reason
             self.cursor.interrupt()
 
+    def interrupted(self) -> bool:
+        """Has the running call been interrupted? Python work inside a call (a column
+        fill's model passes) asks between steps: cursor.interrupt() reaches only DuckDB."""
+        return self._interrupt_reason is not None
+
     def _setting_variables(self) -> list[str]:
         """SET/RESET VARIABLE statements that mirror the session settings into DuckDB.
 

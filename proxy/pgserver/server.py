@@ -48,6 +48,9 @@ log = logging.getLogger("hatiproxy.server")
 
 OUTPUT_HIGH_WATER = 256 * 1024  # flush queued rows to the socket past this many bytes
 STARTUP_TIMEOUT_S = 60.0
+# At shutdown, how long running statements get to end after their interrupt (the whole
+# shutdown must fit in proxy/cli/signals.py SHUTDOWN_LIMIT_S).
+CLOSE_WAIT_S = 5.0
 ADMIN_TERMINATION = FatalError("57P01", "terminating connection due to administrator command")
 
 
@@ -114,7 +117,7 @@ class Server:
             self._listener.close()
         for backend in self.backends.all():
             backend.runner.interrupt("shutdown")  # a thread inside DuckDB sees no cancel
-        await self.threads.stop()
+        await self.threads.stop(CLOSE_WAIT_S)
         self._closed.set()
 
     async def _serve_socket(self, sock: socket.socket) -> None:

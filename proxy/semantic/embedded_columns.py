@@ -58,9 +58,14 @@ def vector_column(column: str) -> str:
 
 
 Report = Callable[[str], None]  # where progress lines go besides the log (a wire NOTICE)
+# Asked between model passes: has the work been interrupted (cancel, statement timeout,
+# client gone, server shutdown)? A model pass is Python and ONNX, not DuckDB, so
+# cursor.interrupt() alone cannot stop it.
+Stop = Callable[[], bool]
 
 FILL_CHUNK = 1000  # rows read and written back per round
-EMBED_STEP = 250  # texts per embedder call within a round (a progress step)
+EMBED_STEP = 250  # texts per progress step
+EMBED_PASS = 32  # texts per embedder call: one forward pass, then the stop check
 PROGRESS_INTERVAL_S = 2.0  # report at least this often while the work goes on...
 PROGRESS_STEP = 0.1  # ...and at every further 10% of a fill of more than FILL_CHUNK rows
 
@@ -130,6 +135,7 @@ def embed_column(
     dims: int,
     embedder: Any,
     report: Report | None = None,
+    stop: Stop | None = None,
 ) -> int:
     """Set up the vector column and index and fill it; returns rows embedded.
 
@@ -137,8 +143,10 @@ def embed_column(
     repeated. (One transaction around ADD COLUMN + UPDATE + CREATE INDEX makes a
     later UPDATE of the table segfault in DuckDB 1.5.5 — reproduced.) A long fill and
     the index build report their progress (FillProgress) to the log and to `report`.
+    When `stop()` turns true the fill writes the vectors it has and raises
+    duckdb.InterruptException (57014), within one model pass.
     """
-    return _embed_column(cur, table, column, dims, embedder, report)
+    return _embed_column(cur, table, column, dims, embedder, report, stop)
 
 
 def _embed_column(
@@ -148,6 +156,7 @@ def _embed_column(
     dims: int,
     embedder: Any,
     report: Report | None,
+    stop: Stop | None,
 ) -> int:
     cols = cur.execute(
         "SELECT column_name, data_type FROM information_schema.columns "
@@ -166,14 +175,27 @@ def _embed_column(
     if vec not in types:
         cur.execute(f"ALTER TABLE {t} ADD COLUMN {v} FLOAT[{dims}]")
     progress = FillProgress(table, column, report)
-    filled = fill(cur, table, column, embedder, progress)
+    filled = fill(cur, table, column, embedder, progress, stop)
+    _check(stop)
     _create_index(cur, table, vec, progress)
     cur.execute(
         f"CREATE TABLE IF NOT EXISTS {REGISTRY} (table_name VARCHAR, column_name VARCHAR, "
         "vector_column VARCHAR, PRIMARY KEY (table_name, column_name))"
     )
     cur.execute(f"INSERT OR IGNORE INTO {REGISTRY} VALUES (?, ?, ?)", [table, column, vec])
+    if filled >= FILL_CHUNK:
+        _checkpoint(cur)
     return filled
+
+
+def _checkpoint(cur: duckdb.DuckDBPyConnection) -> None:
+    """A big fill leaves megabytes of vectors in the WAL: fold them into the database file
+    now, on a connection of its own (the caller may be inside a transaction)."""
+    try:
+        with cur.cursor() as other:
+            other.execute("CHECKPOINT")
+    except duckdb.Error as exc:  # DuckDB checkpoints by itself later; nothing is lost
+        log.debug("checkpoint after a fill skipped: %s", exc)
 
 
 def _create_index(
@@ -204,14 +226,15 @@ def fill(
     column: str,
     embedder: Any,
     progress: FillProgress | None = None,
+    stop: Stop | None = None,
 ) -> int:
     """Embed rows whose vector is missing (new rows, or text set after the vector).
 
     Vectors are computed here and joined in by rowid: an UPDATE that calls the Python
-    UDF on an HNSW-indexed table crashes DuckDB 1.5.5 (segfault, reproduced).
+    UDF on an HNSW-indexed table crashes DuckDB 1.5.5 (segfault, reproduced). Each round
+    of FILL_CHUNK rows commits; interrupted (`stop()`), the rows embedded so far in the
+    round are written first, then duckdb.InterruptException is raised.
     """
-    import pyarrow as pa
-
     t, c, v = quote_ident(table), quote_ident(column), quote_ident(vector_column(column))
     missing = f"{v} IS NULL AND {c} IS NOT NULL"
     progress = progress or FillProgress(table, column)
@@ -227,34 +250,66 @@ def fill(
             more = len(rows) == FILL_CHUNK
             count = f"SELECT count(*) FROM {t} WHERE {missing}"
             progress.start(cur.execute(count).fetchone()[0] if more else len(rows))
-        vecs = _embed(embedder, [r[1] for r in rows], progress)
-        dims = vecs.shape[1]
-        src = pa.table(
-            {
-                "rid": pa.array([r[0] for r in rows], type=pa.int64()),
-                "v": pa.FixedSizeListArray.from_arrays(pa.array(vecs.reshape(-1)), dims),
-            }
-        )
-        cur.register("__hati_fill_src", src)
-        try:
-            with CLOCK.writing():  # commits on its own (the filler's autocommit cursor)
-                cur.execute(
-                    f"UPDATE {t} SET {v} = s.v FROM __hati_fill_src s WHERE {t}.rowid = s.rid"
-                )
-        finally:
-            cur.unregister("__hati_fill_src")
-        total += len(rows)
+        done, vecs = _embed(embedder, [r[1] for r in rows], progress, stop)
+        if done:
+            _write(cur, t, v, [rows[i][0] for i in done], vecs)
+        total += len(done)
+        if len(done) < len(rows):
+            log.info(
+                "embedding %s.%s interrupted after %d rows (those are stored)",
+                table,
+                column,
+                total,
+            )
+            _check(lambda: True)
 
 
-def _embed(embedder: Any, texts: list[str], progress: FillProgress) -> Any:
+def _write(cur: duckdb.DuckDBPyConnection, t: str, v: str, rowids: list[int], vecs: Any) -> None:
+    """Join the vectors in by rowid, in one UPDATE over an Arrow table."""
+    import pyarrow as pa
+
+    src = pa.table(
+        {
+            "rid": pa.array(rowids, type=pa.int64()),
+            "v": pa.FixedSizeListArray.from_arrays(pa.array(vecs.reshape(-1)), vecs.shape[1]),
+        }
+    )
+    cur.register("__hati_fill_src", src)
+    try:
+        with CLOCK.writing():  # commits on its own (the filler's autocommit cursor)
+            cur.execute(f"UPDATE {t} SET {v} = s.v FROM __hati_fill_src s WHERE {t}.rowid = s.rid")
+    finally:
+        cur.unregister("__hati_fill_src")
+
+
+def _check(stop: Stop | None) -> None:
+    if stop is not None and stop():
+        raise duckdb.InterruptException("INTERRUPT Error: Interrupted!")
+
+
+def _embed(
+    embedder: Any, texts: list[str], progress: FillProgress, stop: Stop | None
+) -> tuple[list[int], Any]:
+    """Vectors of the texts, one model pass at a time, shortest texts first (each pass
+    pads to its longest text); returns the indexes embedded (all but those left when
+    `stop()` turned true) and their vectors, in that order."""
     import numpy as np
 
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
     parts = []
-    for i in range(0, len(texts), EMBED_STEP):
-        step = texts[i : i + EMBED_STEP]
-        parts.append(embedder.embed_batch(step, mode="passage"))
-        progress.advance(len(step))
-    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+    done = counted = 0
+    for start in range(0, len(order), EMBED_PASS):
+        if stop is not None and stop():
+            break
+        batch = order[start : start + EMBED_PASS]
+        parts.append(embedder.embed_batch([texts[i] for i in batch], mode="passage"))
+        done += len(batch)
+        if done - counted >= EMBED_STEP or done == len(order):
+            progress.advance(done - counted)
+            counted = done
+    if not parts:
+        return [], None
+    return order[:done], np.concatenate(parts)
 
 
 def registered(cur: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
@@ -267,8 +322,11 @@ def registered(cur: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
     return [(r[0], r[1]) for r in rows]
 
 
-async def filler(engine: Engine, embedder: Any, interval_s: float) -> None:
-    """Background task: keep every registered column's vectors filled."""
+async def filler(
+    engine: Engine, embedder: Any, interval_s: float, stop: Stop | None = None
+) -> None:
+    """Background task: keep every registered column's vectors filled; `stop()` (the
+    server shutting down) ends a fill within one model pass."""
     cur = await engine.run_uncounted(engine.cursor)
     try:
         while True:
@@ -276,15 +334,17 @@ async def filler(engine: Engine, embedder: Any, interval_s: float) -> None:
             try:
                 # Uncounted: fill() counts its UPDATEs itself, so the reads of every
                 # round do not refuse savepoint replays (commit_clock.py).
-                await engine.run_uncounted(_fill_all, cur, embedder)
+                await engine.run_uncounted(_fill_all, cur, embedder, stop)
+            except duckdb.InterruptException:
+                return  # shutting down
             except Exception as exc:  # a dropped table etc.: log, try next round
                 log.warning("embedding filler: %s", exc)
     finally:
         cur.close()
 
 
-def _fill_all(cur: duckdb.DuckDBPyConnection, embedder: Any) -> None:
+def _fill_all(cur: duckdb.DuckDBPyConnection, embedder: Any, stop: Stop | None) -> None:
     for table, column in registered(cur):
-        n = fill(cur, table, column, embedder)
+        n = fill(cur, table, column, embedder, stop=stop)
         if n:
             log.info("embedded %d new rows of %s.%s", n, table, column)

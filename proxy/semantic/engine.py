@@ -90,6 +90,12 @@ class SemanticEngine:
         self._register_udf(db)
 
     @property
+    def bulk(self) -> Any:
+        """The embedder long work (column fills) calls, one model pass at a time: it waits
+        for query embeddings in progress (worker.py), so fills never starve queries."""
+        return self.worker.bulk if self.worker is not None else self.embedder
+
+    @property
     def model_name(self) -> str | None:
         return self.embedder.model_name if self.embedder is not None else None
 

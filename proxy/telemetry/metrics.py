@@ -38,6 +38,7 @@ HTTP_INTERFACES = ("rest", "mcp")
 CANCELED = "57014"  # query_canceled: CancelRequest, statement timeout, client gone
 # DuckDB answers many statements in well under a millisecond: start the buckets low.
 QUERY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
+LAG_BUCKETS = (0.1, 0.25, 0.5, 0.75, 1, 1.5, 2.5, 5, 10, 30, 60, 120)
 EMBED_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
 
 
@@ -165,6 +166,24 @@ class Metrics:
             registry=reg,
         )
         self.cache_hit_ratio.set_function(self._hit_ratio)
+        self.cache_committed = Counter(
+            "hatiproxy_embedding_cache_committed_total",
+            "Embedding cache entries written to its table (the writer thread commits them "
+            "behind the model calls).",
+            registry=reg,
+        )
+        self.cache_commit_lag = Histogram(
+            "hatiproxy_embedding_cache_commit_lag_seconds",
+            "Per cache commit: how long its oldest entry waited between its model call and "
+            "the commit (the writer gathers for up to 0.5 s).",
+            buckets=LAG_BUCKETS,
+            registry=reg,
+        )
+        self.cache_pending = Gauge(
+            "hatiproxy_embedding_cache_pending",
+            "Embedding cache entries computed but not yet written to its table.",
+            registry=reg,
+        )
         self.memories = Gauge(
             "hatiproxy_agent_memories",
             "Agent memories stored (all orgs, retired ones included), by embedding status.",
@@ -187,6 +206,7 @@ class Metrics:
         """Hook a CachedEmbedder (None: semantic SQL is off, nothing to watch)."""
         if embedder is not None:
             embedder.observer = self
+            self.cache_pending.set_function(lambda: embedder.pending)
 
     # --- observers (hot paths) ---------------------------------------------------------
 
@@ -214,6 +234,10 @@ class Metrics:
         self.embedding_batches.inc()
         self.embedding_texts.inc(texts)
         self.embedding_batch_duration.observe(seconds)
+
+    def observe_cache_commit(self, entries: int, lag_s: float) -> None:
+        self.cache_committed.inc(entries)
+        self.cache_commit_lag.observe(lag_s)
 
     def observe_http(self, interface: str, status: int | str) -> None:
         """Count one answered HTTP request; interface is "rest" or "mcp"."""

@@ -181,6 +181,12 @@ class GatedConnection:
             assert self.gate.wait(30), "the test never opened the gate"
         return self.con.execute(sql, params) if params is not None else self.con.execute(sql)
 
+    def register(self, name: str, data: object) -> None:  # the writer's Arrow rows
+        self.con.register(name, data)
+
+    def unregister(self, name: str) -> None:
+        self.con.unregister(name)
+
     def begin(self) -> None:
         self.con.begin()
 
