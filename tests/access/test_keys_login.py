@@ -190,3 +190,21 @@ def test_admin_channel_is_the_owners_and_a_stale_one_is_detected(tmp_path: Path)
         assert listing.returncode == 0 and "via the server on" in listing.stderr
     finally:
         again.stop()
+
+
+def test_first_key_over_rest_ends_trust_mode_and_says_so(tmp_path: Path) -> None:
+    server = start_server(tmp_path, "--embedding-provider", "hash", "--database", ":memory:")
+    try:
+        base = f"{server.rest_url}/v1/organizations/local"
+        made = requests.post(f"{base}/api-keys", json={"role": "admin"}, timeout=30)
+        assert made.status_code == 201, made.text
+        key = made.json()["raw_key"]
+        log = server.log()
+        assert "trust mode ended" in log and made.json()["key_prefix"] in log
+        assert requests.get(f"{base}/api-keys", timeout=30).status_code == 401
+        with pytest.raises(psycopg.OperationalError, match="password"):
+            login(server.port, None)
+        headers = {"Authorization": f"ApiKey {key}"}
+        assert requests.get(f"{base}/api-keys", headers=headers, timeout=30).status_code == 200
+    finally:
+        server.stop()
