@@ -283,3 +283,22 @@ def test_tampering_is_detected_after_restart(tmp_path):
         assert [s["chain_valid"] for s in listed if s["session_id"] == sid] == [False]
     finally:
         ks.server.stop()
+
+
+def test_whole_ledger_verify_is_confined_like_the_sessions(ks):
+    mine, theirs = session_id(), session_id()
+    for key, sid, agent in (("bot", mine, "bot"), ("admin", theirs, "someone-else")):
+        body = {"traces": [trace(sid, agent, {"i": i}) for i in range(2)]}
+        assert ks.request("POST", "/v1/cot/ingest", key=key, json=body).ok
+    whole = ks.request("GET", "/v1/cot/verify", key="admin").json()
+    assert whole["ledger_valid"] is True and whole["problems"] == [], whole
+    everyone = whole["summary"]["sessions_checked"]
+    assert everyone >= 2 and whole["summary"]["org_chain_length"] >= 4
+    assert len(whole["summary"]["org_head_hash"]) == 64
+    own = ks.request("GET", "/v1/cot/verify", key="bot").json()
+    assert own["ledger_valid"] is True and own["summary"]["sessions_checked"] < everyone
+    # The organisation chain is the key's organisation's; org2 has none.
+    other = ks.request("GET", "/v1/cot/verify", key="other_org").json()
+    assert other["summary"]["org_chain_length"] == 0
+    assert other["summary"]["sessions_checked"] == 0 and other["ledger_valid"] is True
+    assert ks.request("GET", "/v1/cot/verify").status_code == 401

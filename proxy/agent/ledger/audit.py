@@ -19,6 +19,7 @@ and breaks of the organisation chain without the other agents' names.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -91,7 +92,8 @@ def check_org_chain(
                     **where,
                 )
             )
-        if orgchain.entry_hash(e) != e["org_hash"]:
+        e["intact"] = orgchain.entry_hash(e) == e["org_hash"]  # check_org reuses it
+        if not e["intact"]:
             out.append(
                 _problem("org_chain", f"organisation chain seq {seq}: entry altered", **where)
             )
@@ -158,6 +160,18 @@ async def verify_ledger(ledger: Ledger, who: Identity) -> list[dict[str, Any]]:
     steps, heads, entries, stored_head = await ledger.layer.db.transaction(
         lambda cur: _read(cur, org, agent)
     )
+    # Hashing a large ledger takes seconds: off the event loop the other interfaces run on.
+    return await asyncio.to_thread(_check, agent, known, steps, heads, entries, stored_head)
+
+
+def _check(
+    agent: str | None,
+    known: tuple[int, str] | None,
+    steps: list[dict[str, Any]],
+    heads: list[tuple],
+    entries: list[dict[str, Any]],
+    stored_head: tuple[int, str] | None,
+) -> list[dict[str, Any]]:
     problems, length, head_hash = check_org_chain(entries, stored_head, known)
     if agent is not None:  # other agents' names stay hidden
         for p in problems:

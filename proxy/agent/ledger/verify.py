@@ -157,7 +157,8 @@ def check_org(out: Verification, steps: list[dict[str, Any]], entries: list[dict
     for e in entries:
         index, seq = e["step_index"], e["seq"]
         recorded.add(index)
-        if entry_hash(e) != e["org_hash"]:
+        intact = e["intact"] if "intact" in e else entry_hash(e) == e["org_hash"]
+        if not intact:
             out.fail(
                 index,
                 e["trace_id"],
