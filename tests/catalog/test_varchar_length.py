@@ -185,9 +185,12 @@ def test_result_columns_carry_no_typmod(srv: ServerProcess) -> None:
 def test_alter_table_limits(srv: ServerProcess) -> None:
     with psycopg.connect(srv.dsn, autocommit=True) as conn:
         conn.execute("CREATE TABLE vlen_alter (id int, name varchar(4))")
-        # ADD COLUMN works, but DuckDB 1.5 takes no constraint there: the length is lost
+        # ADD COLUMN keeps the length (DuckDB takes no constraint there: the server adds
+        # the column, then the CHECK by a rebuild; proxy/pgserver/constraint_ddl.py)
         conn.execute("ALTER TABLE vlen_alter ADD COLUMN extra varchar(5)")
-        conn.execute("INSERT INTO vlen_alter VALUES (1, 'abcd', 'longer than five')")
+        with pytest.raises(psycopg.errors.StringDataRightTruncation):
+            conn.execute("INSERT INTO vlen_alter VALUES (1, 'abcd', 'longer than five')")
+        conn.execute("INSERT INTO vlen_alter VALUES (1, 'abcd', 'five!')")
         # RENAME keeps the length (DuckDB rewrites the constraint)
         conn.execute("ALTER TABLE vlen_alter RENAME COLUMN name TO label")
         rows = conn.execute(
@@ -197,7 +200,7 @@ def test_alter_table_limits(srv: ServerProcess) -> None:
         assert rows == [
             ("id", "integer"),
             ("label", "character varying(4)"),
-            ("extra", "text"),
+            ("extra", "character varying(5)"),
         ]
         with pytest.raises(psycopg.errors.StringDataRightTruncation):
             conn.execute("INSERT INTO vlen_alter VALUES (2, 'abcde', NULL)")
