@@ -21,6 +21,7 @@ from proxy.agent.ledger import append as ledger_append
 from proxy.agent.ledger.hashing import GENESIS_HASH, chain_hash, content_hash
 from proxy.agent.ledger.inputs import Trace
 from proxy.agent.ledger.verify import ledger_document
+from proxy.core.errors import AgentError
 
 S = "hatidata_internal"
 
@@ -333,5 +334,22 @@ def test_concurrent_appends_keep_one_chain_even_past_the_org_lock(tmp_path: Path
             assert doc["summary"]["org_chain_length"] == doc["summary"]["steps_checked"] == 160
             seqs = await sql(layer, f"SELECT seq FROM {S}.cot_org_chain ORDER BY seq")
             assert [s[0] for s in seqs] == list(range(160))
+
+    run(go())
+
+
+def test_an_append_that_keeps_conflicting_is_a_conflict_error(tmp_path: Path) -> None:
+    async def go() -> None:
+        async with open_layer(tmp_path) as layer:
+            tries = []
+
+            async def clash() -> None:
+                tries.append(1)
+                raise duckdb.TransactionException("TransactionContext Error: Conflict on update!")
+
+            with pytest.raises(AgentError) as err:
+                await layer.ledger._retry(clash, attempts=3)
+            assert len(tries) == 3 and err.value.code == "conflict"
+            assert err.value.sqlstate == "55000" and "verify_ledger" in err.value.hint
 
     run(go())

@@ -222,10 +222,9 @@ class Ledger:
             except (duckdb.TransactionException, duckdb.ConstraintException) as exc:
                 if i == attempts - 1:
                     log.warning("ledger append failed %d times: %s", attempts, exc)
-                    raise AgentError.conflict(
-                        "the ledger was busy; try again",
-                        hint="if this persists, verify_ledger() reports a damaged ledger",
-                    ) from None
+                    busy = AgentError.conflict("the ledger was busy; try again")
+                    busy.hint = "if this persists, verify_ledger() reports a damaged ledger"
+                    raise busy from None
                 await asyncio.sleep(0.005 * (i + 1))
 
     def _notify(self, who: Identity, trace_id: str, content: Any) -> None:
