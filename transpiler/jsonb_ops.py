@@ -11,7 +11,7 @@
     jsonb_build_object / json_build_object -> json_object(k::VARCHAR, v, ...)
     jsonb_build_array / json_build_array   -> json_array(...)
     jsonb_agg / json_agg                   -> to_json(list(...))
-    a -> k, a ->> k                        -> json_extract[_string](a, '$.k')
+    a -> k, a ->> k inside a call's arguments -> json_extract[_string](a, '$.k')
     jsonb_typeof / json_typeof             -> __hati_jsonb_typeof
     to_jsonb -> to_json; jsonb_array_length -> json_array_length
     jsonb_array_elements(j) / _text(j)     -> unnest(...) (select list or FROM)
@@ -196,9 +196,21 @@ def _lambda_arrow(node: exp.Lambda) -> None:
     node.replace(_call("json_extract", column, path))
 
 
+def _in_call(node: exp.Expr) -> bool:
+    """Whether `node` is inside a function call's arguments (in its own query)."""
+    parent = node.parent
+    while parent is not None and not isinstance(parent, (exp.Query, exp.Subquery)):
+        if isinstance(parent, exp.Func) and not isinstance(parent, (exp.Binary, exp.Cast)):
+            return True
+        parent = parent.parent
+    return False
+
+
 def _arrow(node: exp.JSONExtract | exp.JSONExtractScalar) -> None:
-    """`a -> 'k'` as json_extract(a, '$.k'): DuckDB reads `x -> y` inside a function's
-    arguments as a lambda (jsonb_typeof(doc -> 'age'))."""
+    """`a -> 'k'` inside a call's arguments as json_extract(a, '$.k'): DuckDB reads
+    `x -> y` there as a lambda (jsonb_typeof(doc -> 'age'))."""
+    if not _in_call(node):
+        return
     path = node.expression
     if not isinstance(path, exp.JSONPath):
         return
