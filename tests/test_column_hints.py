@@ -64,7 +64,7 @@ def test_build_kinds_registry_and_schema_agreement() -> None:
         "content": "text",
         "content_embedding": "vector",
     }
-    assert hints.columns("items") == {"d": "vector", "meta": "other"}
+    assert hints.columns("items") == {"d": "vector", "meta": "json"}  # jsonb operators
     assert hints.embedding_column("docs", "content") == "content_embedding"
     assert hints.embedding_column("notes", "body") is None
     assert hints.columns("gone") is None
@@ -230,3 +230,18 @@ def test_only_statements_that_can_use_hints_get_them() -> None:
         "SELECT 1 FROM a JOIN_VECTOR b ON VECTOR_MATCH(b.e, a.s)",
     ):
         assert isinstance(column_hints.for_sql(engine, sql), ColumnHints), sql
+
+
+def test_build_primary_keys_only_where_every_copy_agrees() -> None:
+    rows = [
+        ("main", "a", "id", "INTEGER"),
+        ("main", "b", "id", "INTEGER"),
+        ("br", "b", "id", "INTEGER"),
+        ("main", "c", "x", "INTEGER"),
+        ("br", "c", "x", "INTEGER"),
+    ]
+    keys = [("main", "a", ["ID"]), ("main", "b", ["id"]), ("br", "b", ["id"]), ("main", "c", ["x"])]
+    hints = column_hints.build(rows, [], keys)
+    assert hints.primary_key("a") == ("id",)
+    assert hints.primary_key("b") == ("id",)
+    assert hints.primary_key("c") is None  # br.c has no key: a query may mean either

@@ -117,7 +117,7 @@ def table_of(column: exp.Column, hints: ColumnHints) -> str | None:
     node = column.parent
     while node is not None:
         if isinstance(node, _SCOPES):
-            sources = _sources(node)
+            sources = scope_sources(node)
             if qualifier:
                 for alias, table in sources:
                     if alias == qualifier:
@@ -145,7 +145,7 @@ def _unqualified(
     return having[0] if len(having) == 1 else None
 
 
-def _sources(scope: exp.Expr) -> list[tuple[str, str | None]]:
+def scope_sources(scope: exp.Expr) -> list[tuple[str, str | None]]:
     """(alias, table name or None) for each relation the scope reads, lower-case."""
     items: list[exp.Expr] = []
     if isinstance(scope, exp.Select):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from transpiler.column_hints import ColumnHints, _sources
+from transpiler.column_hints import ColumnHints, scope_sources
 
 _STOP = (exp.AggFunc, exp.Window, exp.Subquery, exp.Select)
 
@@ -30,7 +30,7 @@ def rewrite(tree: exp.Expr, hints: ColumnHints) -> None:
 
 def _select(select: exp.Select, hints: ColumnHints) -> None:
     group = select.args["group"]
-    sources = _sources(select)
+    sources = scope_sources(select)
     aliases = {alias for alias, _ in sources}
     if len(aliases) != len(sources):
         return  # a name used twice: PostgreSQL refuses it anyway

@@ -5,10 +5,13 @@
     a #> path, a #>> path -> json_extract[_string](a, '/p/a/t/h')  (a JSON pointer)
     a || b, a - k         -> __hati_jsonb_concat(a, b), __hati_jsonb_delete(a, k)
                              (when an operand is JSON)
+    a = b, a < b, ...     -> __hati_json_cmp(a, b, op) (both JSON): numbers compare as
+                             numbers, strings as strings; values of different kinds
+                             give NULL (PostgreSQL orders them by kind)
     jsonb_build_object / json_build_object -> json_object(k::VARCHAR, v, ...)
     jsonb_build_array / json_build_array   -> json_array(...)
     jsonb_agg / json_agg                   -> to_json(list(...))
-    a -> k, a ->> k                        -> json_extract[_string](a, '$.k')
+    a -> k, a ->> k inside a call's arguments -> json_extract[_string](a, '$.k')
     jsonb_typeof / json_typeof             -> __hati_jsonb_typeof
     to_jsonb -> to_json; jsonb_array_length -> json_array_length
     jsonb_array_elements(j) / _text(j)     -> unnest(...) (select list or FROM)
@@ -49,6 +52,15 @@ _JSON_VALUED = frozenset(
         "__hati_jsonb_delete",
     }
 )  # fmt: skip
+# jsonb comparisons: numbers as numbers (DuckDB compares JSON as text: '100' < '35').
+_COMPARISONS: dict[type, str] = {
+    exp.EQ: "==",
+    exp.NEQ: "!=",
+    exp.GT: ">",
+    exp.GTE: ">=",
+    exp.LT: "<",
+    exp.LTE: "<=",
+}
 _SIMPLE_RENAMES = {
     "to_jsonb": "to_json",
     "jsonb_typeof": "__hati_jsonb_typeof",
@@ -132,6 +144,15 @@ def rewrite(nodes: list[exp.Expr], hints: ColumnHints | None) -> None:
             node.replace(_call("json_extract", node.this, _pointer(node.expression)))
         elif isinstance(node, exp.JSONBExtractScalar):
             node.replace(_call("json_extract_string", node.this, _pointer(node.expression)))
+        elif type(node) in _COMPARISONS and _json_pair(node.this, node.expression, hints):
+            node.replace(
+                _call(
+                    "__hati_json_cmp",
+                    exp.cast(node.this, exp.DataType.build("JSON")),
+                    exp.cast(node.expression, exp.DataType.build("JSON")),
+                    exp.Literal.string(_COMPARISONS[type(node)]),
+                )
+            )
         elif isinstance(node, exp.DPipe) and (
             is_json(node.this, hints) or is_json(node.expression, hints)
         ):
@@ -175,9 +196,21 @@ def _lambda_arrow(node: exp.Lambda) -> None:
     node.replace(_call("json_extract", column, path))
 
 
+def _in_call(node: exp.Expr) -> bool:
+    """Whether `node` is inside a function call's arguments (in its own query)."""
+    parent = node.parent
+    while parent is not None and not isinstance(parent, (exp.Query, exp.Subquery)):
+        if isinstance(parent, exp.Func) and not isinstance(parent, (exp.Binary, exp.Cast)):
+            return True
+        parent = parent.parent
+    return False
+
+
 def _arrow(node: exp.JSONExtract | exp.JSONExtractScalar) -> None:
-    """`a -> 'k'` as json_extract(a, '$.k'): DuckDB reads `x -> y` inside a function's
-    arguments as a lambda (jsonb_typeof(doc -> 'age'))."""
+    """`a -> 'k'` inside a call's arguments as json_extract(a, '$.k'): DuckDB reads
+    `x -> y` there as a lambda (jsonb_typeof(doc -> 'age'))."""
+    if not _in_call(node):
+        return
     path = node.expression
     if not isinstance(path, exp.JSONPath):
         return

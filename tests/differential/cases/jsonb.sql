@@ -62,3 +62,11 @@ SELECT id FROM d_jb WHERE jsonb_path_match(doc, CAST('$.age >= $value' AS JSONPA
 SELECT id FROM d_jb WHERE jsonb_path_match(doc, '$.name != $value', '{"value": "bob"}') ORDER BY id
 -- @query path_match_kinds_differ
 SELECT id FROM d_jb WHERE jsonb_path_match(doc, '$.age == $value', '{"value": "31"}')
+-- @query django_key_exact
+SELECT id FROM d_jb WHERE (doc -> 'age') = '40'::jsonb
+-- @query django_key_gt_numeric
+SELECT id FROM d_jb WHERE (doc -> 'age') > '100'::jsonb OR (doc -> 'age') > '35'::jsonb ORDER BY id
+-- @query key_lt_numeric_not_text
+SELECT id FROM d_jb WHERE (doc -> 'age') < '100'::jsonb ORDER BY id
+-- @query key_string_eq
+SELECT id FROM d_jb WHERE doc -> 'name' = '"ann"'::jsonb
