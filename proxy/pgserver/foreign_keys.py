@@ -74,6 +74,10 @@ def load(cur: Any) -> list[ForeignKey]:
         f"ref_columns, on_delete, deferred, \"deferrable\" FROM {REGISTRY} r WHERE contype = 'f' "
         "AND EXISTS (SELECT 1 FROM duckdb_tables() t WHERE t.schema_name = r.schema_name "
         "AND t.table_name = r.table_name "
+        "AND t.database_name = system.main.current_database()) "
+        # a key whose parent was dropped (or renamed) goes with it
+        "AND EXISTS (SELECT 1 FROM duckdb_tables() t WHERE t.schema_name = r.ref_schema "
+        "AND t.table_name = r.ref_table "
         "AND t.database_name = system.main.current_database())"
     ).fetchall()
     fks = [
@@ -126,6 +130,25 @@ def set_mode(cur: Any, names: list[str] | None, deferred: bool) -> None:
 
 def end_transaction(cur: Any) -> None:
     _modes.pop(id(cur), None)
+
+
+_GONE = (
+    "EXISTS (SELECT 1 FROM duckdb_tables() t WHERE t.schema_name = {schema} "
+    "AND t.table_name = {table} AND t.database_name = system.main.current_database())"
+)
+
+
+def forget_dropped(cur: Any) -> None:
+    """After DROP TABLE / DROP SCHEMA / ALTER TABLE RENAME: the registry's rows of tables
+    that are gone go too (a new table of the same name starts without them)."""
+    cur.execute(
+        f"DELETE FROM {REGISTRY} WHERE NOT "
+        + _GONE.format(schema="schema_name", table="table_name")
+        + " OR (contype = 'f' AND NOT "
+        + _GONE.format(schema="ref_schema", table="ref_table")
+        + ")"
+    )
+    changed()
 
 
 def touched(fks: list[ForeignKey], sql: str) -> bool:

@@ -510,6 +510,10 @@ class Runner:
             portal.done = True
         if st.kind == "ddl":
             self.param_types.invalidate()
+            if st.tag in ("DROP TABLE", "DROP SCHEMA") or (
+                st.tag == "ALTER TABLE" and " RENAME " in sql.upper()
+            ):  # the server's foreign keys of tables gone go with them
+                await self.call(foreign_keys.forget_dropped, cur)
 
     async def execute_duckdb(
         self, portal: Portal, session: ClientSession, max_rows: int, describe: bool
