@@ -421,7 +421,7 @@ class Runner:
         ran = [sql]  # the SQL that ran (ALTER TABLE on a view runs ALTER VIEW)
         # Foreign keys the server enforces (foreign_keys.py): checked after the write, in
         # a transaction of the statement's own when none is open, so a violation undoes it.
-        fk_check = st.kind in DML_KINDS
+        fk_check = st.kind in DML_KINDS and branch is None  # (a branch: its own copies)
         own_fk_txn = False
         explicit_block = self.txn_status != "I" and not self.implicit
 
