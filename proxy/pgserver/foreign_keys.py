@@ -62,6 +62,7 @@ def changed() -> None:
 
 def forget(cur: Any) -> None:
     _cache.pop(id(cur), None)
+    _checks.pop(id(cur), None)
 
 
 def load(cur: Any) -> list[ForeignKey]:
@@ -85,7 +86,33 @@ def load(cur: Any) -> list[ForeignKey]:
         for s, t, n, c, rs, rt, rc, d, df, da in rows
     ]
     _cache[id(cur)] = (_current, fks)
+    _checks[id(cur)] = {
+        (table.lower(), text): name
+        for table, text, name in cur.execute(
+            "SELECT c.table_name, c.constraint_text, coalesce((SELECT min(r.conname) FROM "
+            f"{REGISTRY} r WHERE r.contype = 'c' AND r.schema_name = c.schema_name AND "
+            "r.table_name = c.table_name AND r.expression = c.constraint_text), "
+            "c.constraint_name) FROM duckdb_constraints() c WHERE c.constraint_type = 'CHECK' "
+            "AND c.database_name = system.main.current_database()"
+        ).fetchall()
+    }
     return fks
+
+
+_checks: dict[int, dict[tuple[str, str], str]] = {}
+_CHECK_FAILED = re.compile(r"^CHECK constraint failed on table (.+) with expression (CHECK\(.*\))$")
+
+
+def name_check_violation(cur: Any, err: PgError) -> None:
+    """DuckDB's 23514 message (the table and the expression) made PostgreSQL's, naming
+    the constraint, from the names this connection read last (load)."""
+    found = _CHECK_FAILED.match(err.message)
+    if found is None:
+        return
+    table, text = found.groups()
+    name = _checks.get(id(cur), {}).get((table.lower(), text))
+    if name is not None:
+        err.message = f'new row for relation "{table}" violates check constraint "{name}"'
 
 
 # SET CONSTRAINTS of the open transaction, per connection: constraint name (None: ALL)

@@ -151,6 +151,8 @@ class Runner:
                 ) from None
             if err.sqlstate == "57014" and self._interrupt_reason == "timeout":
                 err.message = "canceling statement due to statement timeout"
+            if err.sqlstate == "23514":  # name the CHECK, as PostgreSQL does
+                foreign_keys.name_check_violation(self.cursor, err)
             raise err from None
         finally:
             self.running = False
@@ -510,6 +512,7 @@ class Runner:
             portal.done = True
         if st.kind == "ddl":
             self.param_types.invalidate()
+            foreign_keys.changed()  # constraint names and keys are read again
             if st.tag in ("DROP TABLE", "DROP SCHEMA") or (
                 st.tag == "ALTER TABLE" and " RENAME " in sql.upper()
             ):  # the server's foreign keys of tables gone go with them
