@@ -77,6 +77,10 @@ class ConstraintDdl:
     # CREATE TABLE: its CHECK and UNIQUE constraints in order, as (kind "c" / "u", name or
     # None): DuckDB forgets the names, the server keeps them.
     named: tuple[tuple[str, str | None], ...] = ()
+    # CREATE TABLE: the DuckDB statement with its FOREIGN KEYs, for the paths that run SQL
+    # without the wire server's registry (MCP / REST executor, agent branches):
+    # Statement.native().
+    native_sql: str | None = None
 
 
 def quote(name: str) -> str:

@@ -241,7 +241,10 @@ def _statement(
     tree = rewrite.apply(tree, triggers, dims, chunk.start, hints)
     constraints = None
     if tag == "CREATE TABLE":  # its FOREIGN KEYs are the server's (constraint_ddl.py)
+        native = render(tree)[0] if _declares_foreign_key(tokens) else None
         constraints = constraint_ddl.take_foreign_keys(tree)
+        if constraints is not None and native is not None:
+            constraints = replace(constraints, native_sql=prelude + native)
     elif tag == "ALTER TABLE":
         constraints = constraint_ddl.extract(tree)
     text, markers, bind_texts = render(tree)
@@ -279,6 +282,10 @@ def _statement(
         index_name=index_name,
         _tree=tree if bind_texts else None,
     )
+
+
+def _declares_foreign_key(tokens: list[Token]) -> bool:
+    return any(t.text.upper() == "REFERENCES" for t in tokens)
 
 
 _SERIAL_TOKENS = frozenset({TokenType.SERIAL, TokenType.BIGSERIAL, TokenType.SMALLSERIAL})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
@@ -147,6 +147,15 @@ class Statement:
     _bound: dict[int, str] = field(default_factory=dict, repr=False, compare=False)
     # Text kept in front of the rendered tree, e.g. "EXPLAIN " for EXPLAIN <query>.
     _prefix: str = field(default="", repr=False, compare=False)
+
+    def native(self) -> Statement:
+        """This statement as DuckDB alone runs it, for paths without the wire server's
+        foreign-key registry: a CREATE TABLE keeps its FOREIGN KEYs as DuckDB's own
+        (DuckDB refuses actions and DEFERRABLE there); others unchanged."""
+        ddl = self.constraints
+        if ddl is None or not ddl.create or ddl.native_sql is None:
+            return self
+        return replace(self, sql=ddl.native_sql, constraints=None)
 
     def bind_sql(self, first_param: int) -> str:
         """The SQL with each text marker replaced by `CAST($k AS FLOAT[dims])`.

@@ -69,6 +69,16 @@ def parse_session(tokens: list[Token], text: str) -> SessionParse | None:
             return None
         return _create_extension(tokens, text)
     words = [t.text.upper() for t in tokens]
+    if head == "SET" and words[1:2] == ["CONSTRAINTS"]:
+        # SET CONSTRAINTS {ALL | name [, ...]} {IMMEDIATE | DEFERRED}: the server's
+        # foreign keys (proxy/pgserver/foreign_keys.py); "set constraints a, b deferred"
+        names = ", ".join(
+            t.text.strip('"') for t in tokens[2:-1] if t.token_type is not TokenType.COMMA
+        )
+        command = UtilityCommand(
+            f"set constraints {names.lower() if names.upper() == 'ALL' else names} {words[-1].lower()}"
+        )
+        return SessionParse("utility", "SET CONSTRAINTS", command, text)
     if head == "SET":
         return SessionParse("set", "SET", _parse_set(tokens, words), text)
     if head == "RESET":

@@ -43,7 +43,8 @@ async def execute_sql(
     """
     check_guarded(sql)
     try:
-        statements = transpile(sql)
+        # no wire session here: a CREATE TABLE's foreign keys stay DuckDB's own
+        statements = tuple(st.native() for st in transpile(sql))
     except TranspileError as exc:
         raise PgError(exc.sqlstate, exc.message, position=exc.position) from exc
     for st in statements:

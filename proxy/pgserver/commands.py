@@ -121,6 +121,7 @@ async def _end_transaction(
     runner.txn_status = "I"
     column_hints.transaction_ended(runner)
     savepoints.reset(session.savepoints)
+    foreign_keys.end_transaction(runner.cursor)
     await sql_cursors.end_transaction(runner, session.sql_cursors, committed)
     await _apply(runner, session, runner.settings.end_transaction())
 
@@ -199,6 +200,22 @@ async def _utility(runner: StatementRunner, session: ClientSession, cmd: Utility
         return _create_extension(name.removeprefix("create extension").strip())
     if name.startswith("lock "):
         return await _lock(runner, name.removeprefix("lock ").split(", "))
+    if name.startswith("set constraints "):
+        names, _, mode = name.removeprefix("set constraints ").rpartition(" ")
+        if mode not in ("immediate", "deferred") or not names:
+            raise PgError("42601", f"syntax error in {name.upper()}")
+        if runner.txn_status == "I" and not runner.implicit:
+            session.send_notice(
+                "SET CONSTRAINTS can only be used in transaction blocks", "25P01", "WARNING"
+            )
+            return "SET CONSTRAINTS"
+        await runner.call(
+            foreign_keys.set_mode,
+            runner.cursor,
+            None if names == "all" else names.split(", "),
+            mode == "deferred",
+        )
+        return "SET CONSTRAINTS"
     raise PgError("0A000", f"{name.upper()} is not supported")
 
 

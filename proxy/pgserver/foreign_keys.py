@@ -45,6 +45,7 @@ class ForeignKey:
     ref_columns: tuple[str, ...]
     on_delete: str
     deferred: bool
+    deferrable: bool = False
 
     def child(self) -> str:
         return f"{quote(self.schema)}.{quote(self.table)}"
@@ -61,6 +62,7 @@ def changed() -> None:
 
 def forget(cur: Any) -> None:
     _cache.pop(id(cur), None)
+    _checks.pop(id(cur), None)
 
 
 def load(cur: Any) -> list[ForeignKey]:
@@ -70,17 +72,110 @@ def load(cur: Any) -> list[ForeignKey]:
         return hit[1]
     rows = cur.execute(
         f"SELECT schema_name, table_name, conname, columns, ref_schema, ref_table, "
-        f"ref_columns, on_delete, deferred FROM {REGISTRY} r WHERE contype = 'f' "
+        f"ref_columns, on_delete, deferred, \"deferrable\" FROM {REGISTRY} r WHERE contype = 'f' "
         "AND EXISTS (SELECT 1 FROM duckdb_tables() t WHERE t.schema_name = r.schema_name "
         "AND t.table_name = r.table_name "
+        "AND t.database_name = system.main.current_database()) "
+        # a key whose parent was dropped (or renamed) goes with it
+        "AND EXISTS (SELECT 1 FROM duckdb_tables() t WHERE t.schema_name = r.ref_schema "
+        "AND t.table_name = r.ref_table "
         "AND t.database_name = system.main.current_database())"
     ).fetchall()
     fks = [
-        ForeignKey(s, t, n, tuple(c), rs, rt, tuple(rc), d or "a", bool(df))
-        for s, t, n, c, rs, rt, rc, d, df in rows
+        ForeignKey(s, t, n, tuple(c), rs, rt, tuple(rc), d or "a", bool(df), bool(da))
+        for s, t, n, c, rs, rt, rc, d, df, da in rows
     ]
     _cache[id(cur)] = (_current, fks)
+    _checks[id(cur)] = {
+        (table.lower(), text): name
+        for table, text, name in cur.execute(
+            "SELECT c.table_name, c.constraint_text, coalesce((SELECT min(r.conname) FROM "
+            f"{REGISTRY} r WHERE r.contype = 'c' AND r.schema_name = c.schema_name AND "
+            "r.table_name = c.table_name AND r.expression = c.constraint_text), "
+            "c.constraint_name) FROM duckdb_constraints() c WHERE c.constraint_type = 'CHECK' "
+            "AND c.database_name = system.main.current_database()"
+        ).fetchall()
+    }
     return fks
+
+
+_checks: dict[int, dict[tuple[str, str], str]] = {}
+_CHECK_FAILED = re.compile(r"^CHECK constraint failed on table (.+) with expression (CHECK\(.*\))$")
+
+
+def name_check_violation(cur: Any, err: PgError) -> None:
+    """DuckDB's 23514 message (the table and the expression) made PostgreSQL's, naming
+    the constraint, from the names this connection read last (load)."""
+    found = _CHECK_FAILED.match(err.message)
+    if found is None:
+        return
+    table, text = found.groups()
+    name = _checks.get(id(cur), {}).get((table.lower(), text))
+    if name is not None:
+        err.message = f'new row for relation "{table}" violates check constraint "{name}"'
+
+
+# SET CONSTRAINTS of the open transaction, per connection: constraint name (None: ALL)
+# -> deferred?
+_modes: dict[int, dict[str | None, bool]] = {}
+
+
+def _deferred(cur: Any, fk: ForeignKey) -> bool:
+    """Is the key checked at COMMIT now? Its declaration, unless SET CONSTRAINTS said
+    otherwise (only DEFERRABLE keys can be deferred)."""
+    if not fk.deferrable:
+        return False
+    modes = _modes.get(id(cur))
+    if not modes:
+        return fk.deferred
+    return modes.get(fk.name, modes.get(None, fk.deferred))
+
+
+def set_mode(cur: Any, names: list[str] | None, deferred: bool) -> None:
+    """SET CONSTRAINTS {ALL | names} {IMMEDIATE | DEFERRED} in a transaction block; a key
+    made IMMEDIATE is checked at once, as in PostgreSQL."""
+    fks = load(cur)
+    if names is not None:
+        known = {fk.name for fk in fks}
+        for name in names:
+            if name not in known:
+                raise PgError("42704", f'constraint "{name}" does not exist')
+        for fk in fks:
+            if fk.name in names and not fk.deferrable:
+                raise PgError("55000", f'constraint "{fk.name}" is not deferrable')
+    modes = _modes.setdefault(id(cur), {})
+    if names is None:
+        modes.clear()
+        modes[None] = deferred
+    else:
+        modes.update(dict.fromkeys(names, deferred))
+    if not deferred:
+        for fk in fks:
+            if fk.deferrable and (names is None or fk.name in names):
+                _check(cur, fk, child_written=True)
+
+
+def end_transaction(cur: Any) -> None:
+    _modes.pop(id(cur), None)
+
+
+_GONE = (
+    "EXISTS (SELECT 1 FROM duckdb_tables() t WHERE t.schema_name = {schema} "
+    "AND t.table_name = {table} AND t.database_name = system.main.current_database())"
+)
+
+
+def forget_dropped(cur: Any) -> None:
+    """After DROP TABLE / DROP SCHEMA / ALTER TABLE RENAME: the registry's rows of tables
+    that are gone go too (a new table of the same name starts without them)."""
+    cur.execute(
+        f"DELETE FROM {REGISTRY} WHERE NOT "
+        + _GONE.format(schema="schema_name", table="table_name")
+        + " OR (contype = 'f' AND NOT "
+        + _GONE.format(schema="ref_schema", table="ref_table")
+        + ")"
+    )
+    changed()
 
 
 def touched(fks: list[ForeignKey], sql: str) -> bool:
@@ -127,7 +222,7 @@ def after_write(cur: Any, sql: str, kind: str, deferred_too: bool) -> None:
                 todo.append(fk.table.lower())
             written.add(fk.table.lower())
     for fk in fks:
-        if fk.deferred and not deferred_too:
+        if not deferred_too and _deferred(cur, fk):
             continue
         if fk.table.lower() in written or fk.ref_table.lower() in written:
             _check(cur, fk, child_written=fk.table.lower() in written)
@@ -136,7 +231,7 @@ def after_write(cur: Any, sql: str, kind: str, deferred_too: bool) -> None:
 def check_deferred(cur: Any) -> None:
     """Before COMMIT: the deferred foreign keys hold."""
     for fk in load(cur):
-        if fk.deferred:
+        if fk.deferrable:  # (the others were checked after each write)
             _check(cur, fk, child_written=True)
 
 

@@ -152,6 +152,8 @@ class Runner:
                 ) from None
             if err.sqlstate == "57014" and self._interrupt_reason == "timeout":
                 err.message = "canceling statement due to statement timeout"
+            if err.sqlstate == "23514":  # name the CHECK, as PostgreSQL does
+                foreign_keys.name_check_violation(self.cursor, err)
             raise err from None
         finally:
             self.running = False
@@ -427,7 +429,7 @@ class Runner:
         ran = [sql]  # the SQL that ran (ALTER TABLE on a view runs ALTER VIEW)
         # Foreign keys the server enforces (foreign_keys.py): checked after the write, in
         # a transaction of the statement's own when none is open, so a violation undoes it.
-        fk_check = st.kind in DML_KINDS
+        fk_check = st.kind in DML_KINDS and branch is None  # (a branch: its own copies)
         own_fk_txn = False
         explicit_block = self.txn_status != "I" and not self.implicit
 
@@ -523,6 +525,11 @@ class Runner:
             portal.done = True
         if st.kind == "ddl":
             self.param_types.invalidate()
+            foreign_keys.changed()  # constraint names and keys are read again
+            if st.tag in ("DROP TABLE", "DROP SCHEMA") or (
+                st.tag == "ALTER TABLE" and " RENAME " in sql.upper()
+            ):  # the server's foreign keys of tables gone go with them
+                await self.call(foreign_keys.forget_dropped, cur)
 
     async def execute_duckdb(
         self, portal: Portal, session: ClientSession, max_rows: int, describe: bool

@@ -43,11 +43,12 @@ def base_tables(cur: duckdb.DuckDBPyConnection, schema: str) -> dict[str, str]:
 
 
 def branchable(cur: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    """main's base tables a branch mirrors (never the agent layer's own tables)."""
+    """main's base tables a branch mirrors (never the agent layer's own tables, nor the
+    server's `__hati*` ones such as its constraint registry)."""
     return {
         low: name
         for low, name in base_tables(cur, "main").items()
-        if not low.startswith("_hatidata")
+        if not low.startswith(("_hatidata", "__hati"))
     }
 
 

@@ -272,7 +272,8 @@ class Branches:
         if not isinstance(sql, str) or not sql.strip():
             raise AgentError.invalid("sql must be a non-empty string")
         try:
-            statements = transpile(sql, vector_dims=self.layer.dims)
+            # branches keep DuckDB's own foreign keys (branches/fk.py copies them)
+            statements = tuple(st.native() for st in transpile(sql, vector_dims=self.layer.dims))
         except TranspileError as err:
             raise AgentError(
                 "invalid_sql", err.message, sqlstate=err.sqlstate, http_status=422

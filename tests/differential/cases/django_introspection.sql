@@ -22,6 +22,10 @@ ALTER TABLE d_dj_book DROP CONSTRAINT d_dj_book_author_id_title_uniq
 ALTER TABLE d_dj_book DROP CONSTRAINT d_dj_book_author_id_fk_d_dj_author_id
 -- @query add_field_not_null_varchar
 ALTER TABLE d_dj_book ADD COLUMN isbn varchar(20) DEFAULT 'x' NOT NULL
+-- @query add_field_keeps_its_length
+SELECT format_type(atttypid, atttypmod), attnotnull FROM pg_attribute WHERE attrelid = 'd_dj_book'::regclass AND attname = 'isbn'
+-- @query add_field_length_enforced error
+INSERT INTO d_dj_book VALUES (9, 1, 't', 1, '123456789012345678901')
 -- @query drop_not_null_on_indexed_table
 ALTER TABLE d_dj_book ALTER COLUMN isbn DROP NOT NULL
 -- @query drop_column_on_indexed_table
