@@ -51,8 +51,15 @@ def split_top_level(text: str) -> list[str]:
     return items
 
 
+def _one_statement(sql: str) -> bool:
+    """No `;` outside quotes except a trailing one (several statements go to DuckDB)."""
+    return ";" not in _QUOTED.sub("", sql).rstrip().rstrip(";")
+
+
 def parse_prepare(sql: str) -> tuple[str, list[str], str] | None:
     """(name, declared types, statement text) of a PREPARE, else None."""
+    if not _one_statement(sql):
+        return None
     m = _PREPARE.match(sql)
     if m is None:
         return None
@@ -61,6 +68,8 @@ def parse_prepare(sql: str) -> tuple[str, list[str], str] | None:
 
 def parse_execute(sql: str) -> tuple[str, list[str]] | None:
     """(name, argument expressions) of an EXECUTE, else None."""
+    if not _one_statement(sql):
+        return None
     m = _EXECUTE.match(sql)
     if m is None:
         return None

@@ -54,7 +54,7 @@ from proxy.pgserver.results import (
     fetch_batch,
     row_description,
 )
-from proxy.pgserver.sequence_select import sequence_sql
+from proxy.pgserver.sequence_select import execute_reading_sequences
 from proxy.semantic.embedded_columns import is_embed_column_call
 from proxy.telemetry.metrics import QueryObserver, timed_statement
 from proxy.wire import messages as m
@@ -472,14 +472,7 @@ class Runner:
                     cur, run_sql, self.txn_status == "I" and not self.implicit
                 )
             else:
-                try:
-                    cur.execute(run_sql, params) if params else cur.execute(run_sql)
-                except duckdb.CatalogException as err:
-                    # a sequence read as a relation (sequence_select.py)
-                    seq_sql = sequence_sql(cur, run_sql, err) if st.kind == "select" else None
-                    if seq_sql is None:
-                        raise
-                    cur.execute(seq_sql, params) if params else cur.execute(seq_sql)
+                execute_reading_sequences(cur, run_sql, params, st.kind == "select")
             if st.kind == "explain":
                 return explain.columns(sql), None, explain.plan_rows(cur, sql, shown)
             if cast:

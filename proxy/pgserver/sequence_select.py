@@ -47,3 +47,15 @@ def sequence_sql(cur: Any, sql: str, err: duckdb.CatalogException) -> str | None
     )
     alias = '"' + name.replace('"', '""') + '"'
     return sql[: found.start(2)] + f"{relation} AS {alias}" + sql[found.end(2) :]
+
+
+def execute_reading_sequences(cur: Any, sql: str, params: list, is_select: bool) -> None:
+    """cur.execute(sql, params); a SELECT that reads a sequence as a relation is run again
+    with the sequence's row (DuckDB reports the sequence as a missing table first)."""
+    try:
+        cur.execute(sql, params) if params else cur.execute(sql)
+    except duckdb.CatalogException as err:
+        seq_sql = sequence_sql(cur, sql, err) if is_select else None
+        if seq_sql is None:
+            raise
+        cur.execute(seq_sql, params) if params else cur.execute(seq_sql)

@@ -67,9 +67,6 @@ SCALARS: dict[str, tuple[int, int, int]] = {
     "uuid": (2950, 16, 2951),
     "jsonb": (3802, -1, 3807),
     "oid": (26, 4, 1028),
-    # catalog vectors (pg_index.indkey, pg_proc.proargtypes): wire/vectors.py
-    "int2vector": (22, -1, 1006),
-    "oidvector": (30, -1, 1013),
 }
 
 BY_NAME: dict[str, PgType] = {n: PgType(o, n, ln) for n, (o, ln, _a) in SCALARS.items()}
@@ -79,6 +76,11 @@ ARRAY_OF: dict[str, PgType] = {n: PgType(a, "_" + n, -1) for n, (_o, _l, a) in S
 ELEM_OF_ARRAY: dict[int, str] = {t.oid: n for n, t in ARRAY_OF.items()}
 for _t in ARRAY_OF.values():
     BY_OID[_t.oid] = _t
+
+# Catalog vectors (pg_index.indkey, pg_proc.proargtypes; wire/vectors.py): result columns
+# only, never parameters, so they have no decoders (not in BY_OID).
+BY_NAME["int2vector"] = PgType(22, "int2vector", -1)
+BY_NAME["oidvector"] = PgType(30, "oidvector", -1)
 
 TEXT = BY_NAME["text"]
 

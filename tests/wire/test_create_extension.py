@@ -1,4 +1,4 @@
-"""CREATE EXTENSION: the built-in ones (vector, uuid-ossp, plpgsql) succeed and are listed in
+"""CREATE EXTENSION: the built-in ones (vector, uuid-ossp, plpgsql, hatiproxy) succeed and are listed in
 pg_extension, as LangChain's and LlamaIndex's pgvector stores expect on start; any other
 fails with 0A000 and a hint naming what is built in."""
 
@@ -17,7 +17,10 @@ def test_built_in_extensions_are_created_and_listed(server, table_name: str) -> 
         ):
             assert conn.execute(sql).statusmessage == "CREATE EXTENSION"
         names = conn.execute("SELECT extname FROM pg_extension ORDER BY extname").fetchall()
-        assert names == [("plpgsql",), ("uuid-ossp",), ("vector",)]
+        # hatiproxy: the agent functions' extension (so pg_dump leaves them out)
+        assert names == [("hatiproxy",), ("plpgsql",), ("uuid-ossp",), ("vector",)]
+        # made at "initdb", as plpgsql is: pg_dump dumps none of them
+        assert conn.execute("SELECT max(oid) < 16384 FROM pg_extension").fetchone() == (True,)
         conn.execute(
             f"CREATE TABLE {table_name} (id uuid DEFAULT uuid_generate_v4() PRIMARY KEY, "
             "embedding vector(3))"

@@ -101,7 +101,7 @@ CREATE OR REPLACE VIEW __hati_catalog.pg.pg_rewrite AS
 SELECT (1342177280 + r.oid)::BIGINT AS oid, '_RETURN' AS rulename, r.oid AS ev_class,
        '1' AS ev_type, 'O' AS ev_enabled, TRUE AS is_instead, NULL::VARCHAR AS ev_qual,
        NULL::VARCHAR AS ev_action
-FROM __hati_catalog.pg.__hati_rel r WHERE r.relkind = 'v' AND r.relnamespace <> 11;
+FROM __hati_catalog.pg.__hati_rel r WHERE r.relkind = 'v' AND r.relnamespace NOT IN (11, 13000);
 
 -- Dependencies: the built-in extensions' members (deptype 'e'), so that pg_dump, which
 -- leaves out extensions made at initdb, leaves out their types and functions as well:
@@ -137,13 +137,20 @@ SELECT * FROM (
     WHERE d.column_default LIKE 'nextval(%'
 ) WHERE deptype IS NOT NULL
 UNION ALL
--- A view's rule depends on the relations its query reads (DuckDB's parse of the query).
+-- A view's rule is part of the view ('i'), and depends on the relations its query reads
+-- ('n', from DuckDB's parse of the query): pg_dump orders views so, dbt finds a view's
+-- dependencies so.
+SELECT 2618, (1342177280 + r.oid)::BIGINT, 0, 1259, r.oid, 0, 'i'
+FROM __hati_catalog.pg.__hati_rel r
+WHERE r.relkind = 'v' AND r.relnamespace NOT IN (11, 13000)
+UNION ALL
 SELECT 2618, (1342177280 + v.oid)::BIGINT, 0, 1259, t.oid, 0, 'n'
 FROM (SELECT oid, relnamespace, unnest(regexp_extract_all(json_serialize_sql(viewdef),
                                           '"table_name":"([^"]*)"', 1)) AS ref
-      FROM __hati_catalog.pg.__hati_rel WHERE relkind = 'v' AND relnamespace <> 11) v
+      FROM __hati_catalog.pg.__hati_rel
+      WHERE relkind = 'v' AND relnamespace NOT IN (11, 13000)) v
 JOIN __hati_catalog.pg.__hati_rel t
-  ON t.relname = v.ref AND t.relkind IN ('r', 'v', 'm') AND t.relnamespace <> 11
+  ON t.relname = v.ref AND t.relkind IN ('r', 'v', 'm') AND t.relnamespace NOT IN (11, 13000)
      AND t.oid <> v.oid;
 
 -- Expressions are stored as DuckDB SQL text already: pg_get_expr is the identity.
