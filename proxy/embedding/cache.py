@@ -55,6 +55,7 @@ WRITE_DELAY_S = 0.5  # longest a computed vector waits for its table write
 WRITE_BATCH = 512  # ... unless this many are waiting
 # When the writer runs dry and the database's WAL is bigger than this, it checkpoints.
 CHECKPOINT_WAL_BYTES = 4 << 20
+CHECKPOINT_RETRY_S = 5.0
 _SRC = "__hati_cache_rows"  # the Arrow table of one write, registered on the writer's cursor
 
 log = logging.getLogger("hatiproxy.embedding.cache")
@@ -123,6 +124,7 @@ class CachedEmbedder:
         self.checkpoints = 0  # CHECKPOINTs run by the writer when it ran dry
         self._wal: Path | None = None  # the database's WAL file (None: in memory / unknown)
         self._wal_known = False
+        self._checkpoint_failed = False
         self.hits = 0  # LRU hits
         self.db_hits = 0  # found in the table (or its pending writes) after an LRU miss
         self.misses = 0  # texts sent to the model
@@ -291,11 +293,21 @@ class CachedEmbedder:
 
     def _write_loop(self) -> None:
         while True:
+            retry = False
             with self._lock:
                 while not self._pending and not self._closing:
-                    self._pending_changed.wait()
-                if not self._pending:
+                    if self._checkpoint_failed:  # try again after a while, while idle
+                        if not self._pending_changed.wait(CHECKPOINT_RETRY_S):
+                            retry = True
+                            break
+                    else:
+                        self._pending_changed.wait()
+                if not self._pending and not retry:
                     return  # closing, and everything is written
+            if retry:
+                self._maybe_checkpoint()
+                continue
+            with self._lock:
                 deadline = time.monotonic() + self._write_delay
                 while not self._closing and not self._flushers:
                     left = deadline - time.monotonic()
@@ -373,8 +385,10 @@ class CachedEmbedder:
                 return
             con.execute("CHECKPOINT")
             self.checkpoints += 1
-        except (OSError, duckdb.Error) as exc:  # busy or closing: the next dry spell retries
-            log.debug("embedding cache: checkpoint skipped: %s", exc)
+            self._checkpoint_failed = False
+        except (OSError, duckdb.Error) as exc:  # busy: retried in CHECKPOINT_RETRY_S
+            self._checkpoint_failed = True
+            log.info("embedding cache: checkpoint failed, will retry: %s", exc)
 
     @property
     def pending(self) -> int:

@@ -163,9 +163,11 @@ class EmbeddingWorker:
         await task
         assert self._executor is not None and self._bulk_executor is not None
         self.bulk.executor = None
-        self._executor.shutdown(wait=True)
-        self._bulk_executor.shutdown(wait=True)
+        executors = (self._executor, self._bulk_executor)
         self._executor = self._bulk_executor = None
+        # waits for a model pass in progress: off the event loop, which must stay free
+        # (the server's signal handlers run on it)
+        await asyncio.to_thread(lambda: [e.shutdown(wait=True) for e in executors])
 
     async def __aenter__(self) -> EmbeddingWorker:
         await self.start()

@@ -294,3 +294,47 @@ def test_new_texts_skip_the_table_lookup_stored_ones_do_not(tmp_path: Path):
     again.embed("alpha", mode="passage")  # another mode is another key: new, not looked up
     assert CountingLookups.lookups == 2
     again.close()
+
+
+class Commits:
+    """An observer that records the writer's commits (entries, lag of the oldest)."""
+
+    def __init__(self) -> None:
+        self.commits: list[tuple[int, float]] = []
+
+    def observe_cache(self, hits: int, misses: int) -> None:
+        pass
+
+    def observe_model_call(self, texts: int, seconds: float) -> None:
+        pass
+
+    def observe_cache_commit(self, entries: int, lag_s: float) -> None:
+        self.commits.append((entries, lag_s))
+
+
+def test_bulk_entries_commit_within_the_delay_and_the_wal_is_checkpointed(tmp_path: Path):
+    """Thousands of fresh vectors (a column fill) reach the table in Arrow batches within
+    about the write delay of being computed, and once the writer runs dry the WAL they
+    left is folded into the database file."""
+    path = tmp_path / "cache.duckdb"
+    con = duckdb.connect(str(path))
+    c = CachedEmbedder(HashEmbedder(384), con.cursor(), write_delay=0.2)
+    seen = Commits()
+    c.observer = seen
+    started = time.monotonic()
+    for step in range(0, 6000, 250):
+        c.embed_batch([f"row {i}" for i in range(step, step + 250)])
+    deadline = time.monotonic() + 30
+    while c.committed < 6000 or c.checkpoints < 1:
+        assert time.monotonic() < deadline, (c.committed, c.checkpoints, seen.commits)
+        time.sleep(0.05)
+    took = time.monotonic() - started
+    assert sum(n for n, _ in seen.commits) == 6000 and c.pending == 0
+    assert max(lag for _, lag in seen.commits) < 0.2 + 2.0, (took, seen.commits)
+    wal = Path(str(path) + ".wal")
+    assert not wal.exists() or wal.stat().st_size < 1 << 20  # 6000 x 384 floats: ~9 MB
+    assert con.execute(f"SELECT count(*) FROM {CACHE_TABLE}").fetchone() == (6000,)
+    c.clear_memory()
+    assert np.array_equal(c.embed("row 5999"), HashEmbedder(384).embed("row 5999"))
+    assert c.db_hits == 1
+    c.close()
