@@ -23,15 +23,17 @@ from proxy.core.errors import AgentError
 
 
 def _connect(cfg: config.Config) -> duckdb.DuckDBPyConnection:
-    if cfg.database_path == ":memory:":
+    """The agent database, where keys live (proxy/db/agent_db.py)."""
+    path = cfg.agent_database_path
+    if path == ":memory:":
         raise ValueError("keys need a database file; ':memory:' keeps nothing")
-    Path(cfg.database_path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     try:
-        return duckdb.connect(cfg.database_path)
+        return duckdb.connect(path)
     except duckdb.IOException as exc:
         if "lock" in str(exc).lower():
             raise ValueError(
-                f"{cfg.database_path} is in use by a running hatiproxy server. Stop it, or "
+                f"{path} is in use by a running hatiproxy server. Stop it, or "
                 "manage keys over REST with an admin key: POST /v1/organizations/<org>/api-keys "
                 "(or agent-keys), DELETE .../api-keys/<id>, POST .../api-keys/<id>/rotate"
             ) from None

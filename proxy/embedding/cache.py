@@ -36,8 +36,6 @@ from typing import Protocol
 import duckdb
 import numpy as np
 
-from proxy.db.commit_clock import CLOCK
-
 from .provider import EmbeddingProvider, Mode, check_mode
 
 TABLE = "_hatidata_embedding_cache"
@@ -305,13 +303,14 @@ class CachedEmbedder:
             [r[2] for r in rows],
             [r[3].tolist() for r in rows],
         ]
-        with CLOCK.writing():  # a commit that savepoint replays must know of
-            self._write_con.execute(  # type: ignore[union-attr]
-                f"INSERT OR REPLACE INTO {TABLE} (key, model, mode, text_sha256, vec)"
-                " SELECT unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::VARCHAR[]),"
-                " unnest(?::VARCHAR[]), unnest(?::FLOAT[][])",
-                params,
-            )
+        # The server keeps this table in the agent database (not counted on the commit
+        # clock: no client transaction replays around it, and no client SQL can read it).
+        self._write_con.execute(  # type: ignore[union-attr]
+            f"INSERT OR REPLACE INTO {TABLE} (key, model, mode, text_sha256, vec)"
+            " SELECT unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::VARCHAR[]),"
+            " unnest(?::VARCHAR[]), unnest(?::FLOAT[][])",
+            params,
+        )
 
     def flush(self) -> None:
         """Return once every vector computed so far is in the table."""
