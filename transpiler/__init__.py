@@ -3,7 +3,12 @@
 Pure: no I/O, no DuckDB connection, no model. See `transpile` and `Statement`.
 """
 
-from transpiler.agent_calls import agent_functions, set_agent_functions
+from transpiler.agent_calls import (
+    agent_functions,
+    agent_relations,
+    set_agent_functions,
+    set_agent_relations,
+)
 from transpiler.column_hints import ColumnHints
 from transpiler.core import cache_clear, transpile
 from transpiler.errors import TranspileError
@@ -29,9 +34,11 @@ __all__ = [
     "TranspileError",
     "UtilityCommand",
     "agent_functions",
+    "agent_relations",
     "cache_clear",
     "explicit_param_casts",
     "infer_param_types",
     "set_agent_functions",
+    "set_agent_relations",
     "transpile",
 ]

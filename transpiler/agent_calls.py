@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlglot import exp
+from sqlglot.tokens import Token, TokenType
 
 from transpiler.errors import TranspileError
 from transpiler.treeutil import nodes as tree_nodes
@@ -38,6 +39,37 @@ def set_agent_functions(names: Iterable[str]) -> None:
 def agent_functions() -> frozenset[str]:
     """The current set of agent function names."""
     return _names
+
+
+# The names of the agent relations (`_hatidata_agent_memory`, ...): a connection's own
+# agent rows, which the server registers for a statement that names one
+# (proxy/core/relations.py). Handed down like the function names, part of the cache key.
+_relations: frozenset[str] = frozenset()
+
+
+def set_agent_relations(names: Iterable[str]) -> None:
+    """The names that are agent relations from now on (lower case)."""
+    global _relations
+    _relations = frozenset(n.lower() for n in names)
+
+
+def agent_relations() -> frozenset[str]:
+    """The current set of agent relation names."""
+    return _relations
+
+
+_NAME_TOKENS = frozenset({TokenType.VAR, TokenType.IDENTIFIER})
+
+
+def relations_named(tokens: Iterable[Token], names: frozenset[str]) -> tuple[str, ...]:
+    """The agent relations a statement's tokens name (as names, quoted or not; never
+    inside a string constant), sorted."""
+    if not names:
+        return ()
+    found = {
+        low for t in tokens if t.token_type in _NAME_TOKENS and (low := t.text.lower()) in names
+    }
+    return tuple(sorted(found))
 
 
 RELATION_PREFIX = "__hati_agent_"
@@ -130,6 +162,8 @@ def _constant(name: str, e: exp.Expr, offset: int) -> Arg:
         n = _param_number(e)
         if n is not None:
             return Arg(param=n)
+    if isinstance(e, exp.RawString):  # $$text$$ / $tag$text$tag$: a string constant
+        return Arg(value=e.this)
     if isinstance(e, exp.Literal):
         if e.is_string:
             return Arg(value=e.this)

@@ -83,7 +83,12 @@ def transpile(
     """
     # The agent function names are part of the key (see agent_calls.set_agent_functions).
     return _transpile_cached(
-        sql, dialect.lower(), vector_dims, hints, agent_calls.agent_functions()
+        sql,
+        dialect.lower(),
+        vector_dims,
+        hints,
+        agent_calls.agent_functions(),
+        agent_calls.agent_relations(),
     )
 
 
@@ -93,7 +98,12 @@ def cache_clear() -> None:
 
 @lru_cache(maxsize=CACHE_SIZE)
 def _transpile_cached(
-    sql: str, dialect: str, vector_dims: int, hints: ColumnHints | None, agent: frozenset[str]
+    sql: str,
+    dialect: str,
+    vector_dims: int,
+    hints: ColumnHints | None,
+    agent: frozenset[str],
+    relations: frozenset[str] = frozenset(),
 ) -> tuple[Statement, ...]:
     if dialect not in ("postgres", "snowflake"):
         raise TranspileError("22023", f"unknown SQL dialect {dialect!r}: use postgres or snowflake")
@@ -104,9 +114,18 @@ def _transpile_cached(
     except TokenError as err:
         return _untokenizable(sql, err)
     return tuple(
-        _catalog_after(_statement(sql, chunk, reader, vector_dims, hints, agent))
+        _with_relations(
+            _catalog_after(_statement(sql, chunk, reader, vector_dims, hints, agent)),
+            chunk,
+            relations,
+        )
         for chunk in chunks
     )
+
+
+def _with_relations(st: Statement, chunk: Chunk, relations: frozenset[str]) -> Statement:
+    named = agent_calls.relations_named(chunk.tokens, relations)
+    return replace(st, agent_relations=named) if named else st
 
 
 def _catalog_after(st: Statement) -> Statement:

@@ -120,6 +120,9 @@ class Statement:
     # parameter numbers DuckDB gets, in order ($n used only by agent calls drop out).
     agent_calls: tuple[AgentCall, ...] = ()
     duckdb_params: tuple[int, ...] | None = None
+    # The agent relations (`_hatidata_agent_memory`, ...) the statement names: the server
+    # registers the caller's rows under these names for it (see agent_calls.py).
+    agent_relations: tuple[str, ...] = ()
     # What reaches outside the database (server files, URLs, extensions, DuckDB-wide
     # settings), named for error messages, e.g. ("read_csv()", "COPY TO a file"); see
     # external_access.py. Empty for statements that stay inside.

@@ -8,7 +8,7 @@ with both null is not limited at all. `public` and DuckDB's `main` are one schem
 Always allowed, so clients can connect and agents keep working: the catalog
 (pg_catalog, information_schema, the pg_* relations they read unqualified), table
 functions that stay inside the database (range(), duckdb_tables(), ...), the agent
-table functions and the identity-filtered `main._hatidata_*` views. Refused for a
+table functions and the caller's own `_hatidata_*` relations. Refused for a
 limited key: table functions that run SQL text (query(), query_table()), statements
 whose tables cannot be determined, USE, ATTACH and three-part names (other than the
 catalog's). An unqualified name must be allowed in every schema of the session's
@@ -29,7 +29,7 @@ from transpiler.relations import Relation, relations_of
 
 CATALOG_SCHEMAS = frozenset({"pg_catalog", "information_schema"})
 CATALOG_DATABASES = frozenset({"__hati_catalog", "system"})
-AGENT_VIEW_PREFIX = "_hatidata_"  # main._hatidata_*: filtered by the caller's identity
+AGENT_VIEW_PREFIX = "_hatidata_"  # _hatidata_*: the caller's own rows (core/relations.py)
 BRANCH_PREFIX = "branch_"
 _VIEW = re.compile(r"CREATE\s+OR\s+REPLACE\s+(?:VIEW|TABLE)\s+__hati_catalog\.pg\.(\w+)", re.I)
 # Statements that change how later names resolve, or add databases to resolve them in.

@@ -24,7 +24,8 @@ class AgentContext(Protocol):
     config: Config
     engine: Engine
     semantic: SemanticEngine
-    db: PooledDB
+    db: PooledDB  # the agent database
+    users_db: PooledDB  # the users' database (branch schemas)
     registry: Registry
     memory: Any
     state: Any

@@ -1,9 +1,10 @@
 """The running agent layer: database access, the embedding engine, and the services.
 
 `AgentLayer` is created once per server next to the Engine. Its services (memory,
-state, ledger, triggers, branches) each own their tables in `hatidata_internal` and
-register their operations in `proxy.core.registry.REGISTRY`. All DuckDB work goes
-through `PooledDB.run` (proxy.db.pool), which lends a pooled cursor on the engine's worker threads,
+state, ledger, triggers, branches) each own their tables in `hatidata_internal` of the
+agent database (proxy/db/agent_db.py, never reachable by client SQL) and register their
+operations in `proxy.core.registry.REGISTRY`. All DuckDB work goes through
+`PooledDB.run` (proxy.db.pool), which lends a pooled cursor on the engine's worker threads,
 so agent operations never block the event loop and never touch a client session's
 cursor (or its transaction): an agent write commits on its own, at once.
 """
@@ -19,8 +20,8 @@ from proxy.agent.ledger import service as ledger
 from proxy.agent.memory import service as memory
 from proxy.agent.triggers import service as triggers
 from proxy.core.identity import Identity
-from proxy.core.names import INTERNAL_SCHEMA
 from proxy.core.registry import REGISTRY
+from proxy.core.relations import RELATIONS
 from proxy.db.pool import PooledDB
 
 if TYPE_CHECKING:
@@ -31,14 +32,24 @@ log = logging.getLogger("hatiproxy.agent")
 T = TypeVar("T")
 
 
+def _relation_columns(cur: Any) -> dict[str, list[tuple[str, str]]]:
+    out = {}
+    for rel in RELATIONS:
+        cur.execute(f"SELECT * FROM ({rel.select}) LIMIT 0", {"org_id": "", "agent_id": ""})
+        out[rel.name] = [(d[0], str(d[1])) for d in cur.description]
+    return out
+
+
 class AgentLayer:
     def __init__(self, engine: Engine, semantic: SemanticEngine) -> None:
         self.engine = engine
         self.config = engine.config
         self.semantic = semantic  # .embedder (None without a model), .worker, .dims
-        self.db = PooledDB(engine)
+        # The agent database; writes there never concern a wire session's savepoints.
+        self.db = PooledDB(engine, db=engine.agent_db.db, counted=False)
+        # The users' database, for what works on users' tables (branch schemas, pg_proc).
+        self.users_db = PooledDB(engine)
         self.registry = REGISTRY
-        self.db.run_sync(lambda cur: cur.execute(f"CREATE SCHEMA IF NOT EXISTS {INTERNAL_SCHEMA}"))
         # Order matters: triggers first, so memory and ledger can notify them.
         self.triggers = triggers.Triggers(self)
         self.memory = memory.Memory(self)
@@ -54,6 +65,10 @@ class AgentLayer:
         ]
         for service in self._services:
             self.db.run_sync(service.install)
+        # The `_hatidata_*` relations' columns, as their SELECTs give them (core/relations.py).
+        self.relation_columns: dict[str, list[tuple[str, str]]] = self.db.run_sync(
+            _relation_columns
+        )
 
     @property
     def dims(self) -> int:
@@ -82,6 +97,7 @@ class AgentLayer:
             except Exception:  # one failing service must not stop the others flushing
                 log.exception("stopping %s failed", type(service).__name__)
         self.db.close()
+        self.users_db.close()
 
     async def call(
         self, name: str, who: Identity, args: list[Any] | None = None, /, **kwargs: Any

@@ -28,12 +28,12 @@ from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.names import INTERNAL_SCHEMA
 from proxy.core.registry import McpTool, Param, agent_function
+from proxy.core.relations import agent_relation
 
 if TYPE_CHECKING:
     from proxy.agent.context import AgentContext
 
 TABLE = f"{INTERNAL_SCHEMA}.agent_state"
-VIEW = "main._hatidata_agent_state"
 MAX_KEY_CHARS = 256
 MAX_VALUE_BYTES = 1 << 20
 MAX_LIST = 10_000
@@ -45,6 +45,14 @@ _STATE_COLUMNS = (
     ("value", "JSON"),
     ("version", "BIGINT"),
     ("updated_at", "TIMESTAMPTZ"),
+)
+
+
+agent_relation(
+    "_hatidata_agent_state",
+    "SELECT agent_id, key, value, version, created_at, updated_at FROM "
+    f"{TABLE} WHERE org_id = $org_id AND agent_id = $agent_id",
+    "The caller's state keys and values",
 )
 
 
@@ -65,7 +73,7 @@ class State:
         return lock
 
     def install(self, cur: duckdb.DuckDBPyConnection) -> None:
-        """Create the table and the identity-filtered view (idempotent)."""
+        """Create the table (idempotent)."""
         cur.execute(
             f"""CREATE TABLE IF NOT EXISTS {TABLE} (
                 org_id VARCHAR NOT NULL,
@@ -77,13 +85,6 @@ class State:
                 updated_at TIMESTAMPTZ NOT NULL,
                 PRIMARY KEY (org_id, agent_id, key)
             )"""
-        )
-        cur.execute(
-            f"""CREATE OR REPLACE VIEW {VIEW} AS
-                SELECT agent_id, key, value, version, created_at, updated_at
-                FROM {TABLE}
-                WHERE org_id = getvariable('hatidata_org_id')
-                  AND agent_id = getvariable('hatidata_agent_id')"""
         )
 
     async def start(self) -> None:

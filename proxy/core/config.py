@@ -258,6 +258,16 @@ class Config:
         return str(Path(self.data_dir) / "hatiproxy.duckdb")
 
     @property
+    def agent_database_path(self) -> str:
+        """The agent layer's own database file, beside the users' (`x.duckdb` ->
+        `x.agent.duckdb`); `:memory:` with an in-memory users' database."""
+        users = self.database_path
+        if users == ":memory:":
+            return users
+        path = Path(users)
+        return str(path.with_name(path.stem + ".agent.duckdb"))
+
+    @property
     def user_passwords(self) -> dict[str, str]:
         out: dict[str, str] = {}
         for item in filter(None, (p.strip() for p in self.users.split(","))):

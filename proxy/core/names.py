@@ -1,6 +1,7 @@
 """Names every layer agrees on."""
 
-INTERNAL_SCHEMA = "hatidata_internal"  # the real tables; main holds identity-filtered views
+# The agent layer's tables, in its own database (proxy/db/agent_db.py), never the users'.
+INTERNAL_SCHEMA = "hatidata_internal"
 
 # Where the pg_catalog / information_schema stand-ins live (proxy/db/catalog/install.py).
 CATALOG_DB = "__hati_catalog"

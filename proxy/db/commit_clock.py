@@ -7,10 +7,14 @@ its commit with `begin()` before and `end()` after:
 
 - wire sessions: an autocommit write, an implicit block's commit, the COMMIT of an
   explicit block that wrote (proxy/pgserver/runner.py, proxy/pgserver/savepoints.py);
-- main-loop DuckDB work (agent layer, MCP, REST): `Engine.run` counts all of it; the
-  agent layer's cursors (`CountingCursor`) and the MCP/REST SQL path count only work
-  that may write, so reads there never make a replay refuse;
-- the embedding cache's writer thread and the embedded-column filler.
+- main-loop DuckDB work (MCP, REST): `Engine.run` counts all of it; the agent layer's
+  cursors on the users' database (`CountingCursor`: branches, pg_proc) and the MCP/REST
+  SQL path count only work that may write, so reads there never make a replay refuse;
+- the embedded-column filler.
+
+Writes to the agent database (proxy/db/agent_db.py: memories, ledger, keys, the
+embedding cache, ...) are not counted: no client transaction reads that database, so
+they cannot change what a replay sees.
 
 A transaction reads `finished` before its BEGIN. Later, `begun == that value` proves
 that no write was in flight then and none has started since: nothing can have

@@ -1,5 +1,7 @@
-"""Pooled DuckDB cursors for the server's own work (agent layer, keys, usage).
+"""Pooled DuckDB cursors for the server's own work.
 
+Two pools: one on the agent database (agent layer, keys, usage: proxy/db/agent_db.py),
+and one on the users' database for the agent work that touches users' tables (branches).
 Every call runs on the engine's worker threads, so it never blocks the event loop and
 never touches a client session's cursor (or its transaction): a write commits on its
 own, at once.
@@ -21,15 +23,26 @@ T = TypeVar("T")
 
 
 class PooledDB:
-    """Pooled DuckDB cursors on the shared database, used on the engine's worker threads."""
+    """Pooled DuckDB cursors on one of the server's databases, used on the engine's worker
+    threads. `db`: the database (default: the users'); `counted`: whether writes count on
+    the commit clock (they must on the users' database, where wire sessions replay
+    savepoints; the agent database is no concern of a client's transaction)."""
 
-    def __init__(self, engine: Engine, size: int = 4) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        size: int = 4,
+        *,
+        db: duckdb.DuckDBPyConnection | None = None,
+        counted: bool = True,
+    ) -> None:
         self.engine = engine
+        self.counted = counted
         self._pool: queue.SimpleQueue[duckdb.DuckDBPyConnection] = queue.SimpleQueue()
         self._size = size
         self._closed = False
         for _ in range(size):
-            self._pool.put(engine.db.cursor())
+            self._pool.put((engine.db if db is None else db).cursor())
 
     def _borrow(self) -> duckdb.DuckDBPyConnection:
         # Poll rather than block forever: after close() no cursor comes back.
@@ -42,6 +55,11 @@ class PooledDB:
 
     def _with_cursor(self, fn: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
         cur = self._borrow()
+        if not self.counted:
+            try:
+                return fn(cur)
+            finally:
+                self._pool.put(cur)
         # Counts on the commit clock from its first write on: reads never make a wire
         # session's ROLLBACK TO SAVEPOINT refuse its replay (proxy/db/commit_clock.py).
         counting = CountingCursor(cur)

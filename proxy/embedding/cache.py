@@ -42,8 +42,6 @@ from typing import Protocol
 import duckdb
 import numpy as np
 
-from proxy.db.commit_clock import CLOCK
-
 from .provider import EmbeddingProvider, Mode, check_mode
 
 TABLE = "_hatidata_embedding_cache"
@@ -358,11 +356,12 @@ class CachedEmbedder:
         assert con is not None
         con.register(_SRC, src)
         try:
-            with CLOCK.writing():  # a commit that savepoint replays must know of
-                con.execute(
-                    f"INSERT OR REPLACE INTO {TABLE} (key, model, mode, text_sha256, vec)"
-                    f" SELECT key, model, mode, text_sha256, vec FROM {_SRC}"
-                )
+            # The table is in the agent database: not counted on the commit clock (no client
+            # transaction replays around it, and no client SQL can read it).
+            con.execute(
+                f"INSERT OR REPLACE INTO {TABLE} (key, model, mode, text_sha256, vec)"
+                f" SELECT key, model, mode, text_sha256, vec FROM {_SRC}"
+            )
         finally:
             con.unregister(_SRC)
 

@@ -1,8 +1,8 @@
 """The in-process SQL executor that MCP and REST use: the same path as wire SQL.
 
-A statement is transpiled, checked against the caller's policy, its agent functions and
-semantic markers resolved, and run on a fresh DuckDB connection carrying the identity's
-variables; each statement commits on its own.
+A statement is transpiled, checked against the caller's policy, its agent functions,
+agent relations and semantic markers resolved, and run on a fresh DuckDB connection;
+each statement commits on its own.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from proxy.core.identity import Identity
 from proxy.db.commit_clock import statement_may_write
 from proxy.db.duckdb_errors import map_duckdb_error
 from proxy.execution.sql_bridge import (
-    check_guarded,
     first_marker_param,
-    identity_sql,
     prepare,
     register,
+    relation_rows,
+    unregister,
 )
 from proxy.wire.errors import PgError
 from transpiler import TranspileError, transpile
@@ -37,11 +37,10 @@ async def execute_sql(
 ) -> tuple[list[str], list[tuple]]:
     """Run SQL in-process as `who` (MCP over HTTP, REST): the last statement's result.
 
-    The same path as the wire: transpiled, agent functions and semantic markers
-    resolved, on a fresh DuckDB connection carrying the identity's variables. Each
+    The same path as the wire: transpiled, agent functions, agent relations and
+    semantic markers resolved, on a fresh DuckDB connection. Each
     statement commits on its own. read_only refuses anything but reads (25006).
     """
-    check_guarded(sql)
     try:
         # no wire session here: a CREATE TABLE's foreign keys stay DuckDB's own
         statements = tuple(st.native() for st in transpile(sql))
@@ -57,24 +56,29 @@ async def execute_sql(
     # statement that may write does (runner.py's rule).
     cur = await engine.run_uncounted(engine.cursor)
     try:
-        await engine.run_uncounted(lambda: [cur.execute(s) for s in identity_sql(who)])
         result: tuple[list[str], list[tuple]] = ([], [])
         for st in statements:
             if st.command is not None:
                 raise PgError("0A000", f"{st.tag} needs a wire connection; it is refused here")
             relations = await prepare(layer, who, st, [], read_only=read_only)
+            shown = list(st.agent_relations)
+            if shown:  # the caller's own rows, for this statement only
+                relations += await relation_rows(layer, who, shown)
             semantic.check(st)
             params: list[Any] = await semantic.vectors(st) if st.bind_texts else []
             text = st.bind_sql(first_marker_param(st))
 
-            def run(text: str = text, params: list[Any] = params, relations=relations):
+            def run(text: str = text, params: list[Any] = params, relations=relations, shown=shown):
                 register(cur, relations)
                 if "fts_main_" in text:
                     semantic.ensure_fts_indexes(cur, text)
                 cur.execute(text, params) if params else cur.execute(text)
                 if cur.description is None:
-                    return [], []
-                return [d[0] for d in cur.description], cur.fetchall()
+                    out: tuple[list[str], list[tuple]] = ([], [])
+                else:
+                    out = [d[0] for d in cur.description], cur.fetchall()
+                unregister(cur, shown)
+                return out
 
             writes = statement_may_write(st, text, "fts_main_" in text)
             try:

@@ -44,11 +44,12 @@ class Services:
     def build(cls, config: Config, engine: Engine | None = None) -> Services:
         """Open (or adopt) the database and build the layers above it, in order."""
         engine = engine or Engine(config)
-        semantic = SemanticEngine(config, engine.db)
+        # Semantic SQL's functions on the users' database, its cache in the agent's.
+        semantic = SemanticEngine(config, engine.db, engine.agent_db.db)
         agent = AgentLayer(engine, semantic)
         # pg_proc lists the agent functions with their signatures (psql \df)
         decls = sql_bridge.catalog_declarations(agent.registry)
-        agent.db.run_sync(lambda cur: catalog_functions.declare(cur, decls))
+        agent.users_db.run_sync(lambda cur: catalog_functions.declare(cur, decls))
         metrics = Metrics()
         metrics.watch_embedder(semantic.embedder)
         return cls(config, engine, semantic, agent, AccessControl(agent), metrics)
@@ -58,7 +59,8 @@ class Services:
         """The server's key store on its own, opened as `build` opens it: for `hatiproxy
         keys` while no server runs. Close with `close_keys`."""
         engine = Engine(config)
-        return engine, AccessControl(_KeysOnly(config, PooledDB(engine, size=1)))
+        keys_db = PooledDB(engine, size=1, db=engine.agent_db.db, counted=False)  # as AgentLayer.db
+        return engine, AccessControl(_KeysOnly(config, keys_db))
 
     @staticmethod
     def close_keys(engine: Engine, access: AccessControl) -> None:

@@ -1,4 +1,4 @@
-"""SQL over the wire for the agent layer: agent table functions and identity views.
+"""SQL over the wire for the agent layer: agent table functions and agent relations.
 
 The transpiler lifts each agent call out of FROM (`transpiler/agent_calls.py`) and
 leaves a relation name in its place. Before DuckDB runs the statement, `prepare`
@@ -8,30 +8,33 @@ declares (JSON / UUID / TIMESTAMPTZ columns keep their types), so the results
 compose with the rest of SQL. `describe` registers empty relations of the same
 shape, so a statement can be described without running anything.
 
+Agent relations (`_hatidata_agent_memory`, ...; proxy/core/relations.py): the
+transpiler reports which ones a statement names; `relation_rows` reads the caller's
+rows of each from the agent database and `register` puts them on the session's cursor
+under that name for the statement (a TEMP view, which hides any table of that name).
+Nothing a client can name holds agent data, so nothing needs guarding by text: the
+agent database is never attached to the one client SQL runs on (proxy/db/agent_db.py).
+
 Identity: decided at login by proxy/access/agent_rule.py (`hatidata_agent_id` from the
 startup options or packet, else the user's name for a password login, else the server's
-default agent); fixed for the connection's life. It is mirrored into the DuckDB variables `hatidata_org_id` / `hatidata_agent_id` that
-the `main._hatidata_*` views filter on. Wire SQL may not name the internal schema or
-set those variables: that is how one agent is kept out of another's rows.
+default agent); fixed for the connection's life.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
-import re
 import uuid
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import duckdb
-from sqlglot.dialects.postgres import Postgres
-from sqlglot.tokens import TokenType
 
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
-from proxy.core.names import INTERNAL_SCHEMA
 from proxy.core.registry import AgentFunction
+from proxy.core.relations import RELATIONS
 from proxy.core.sqltext import quote_literal
 from proxy.db.catalog.functions import FunctionDecl
 from proxy.wire.errors import PgError
@@ -42,25 +45,10 @@ if TYPE_CHECKING:
 
     from proxy.agent.layer import AgentLayer
 
-_GUARDED = re.compile(
-    rf"\b{INTERNAL_SCHEMA}\b|\bset\s+(?:global\s+|session\s+)?variable\s+\"?hatidata_"
-    r"|\breset\s+variable\s+\"?hatidata_",
-    re.IGNORECASE,
-)
+# A relation to register: its name, its rows (Arrow; None: empty, for Describe) and
+# its columns with their DuckDB types.
+Relation = tuple[str, Any, Sequence[tuple[str, str]]]
 
-_LITERALS = frozenset(
-    {
-        TokenType.STRING,
-        TokenType.NATIONAL_STRING,
-        TokenType.RAW_STRING,
-        TokenType.HEREDOC_STRING,
-        TokenType.BIT_STRING,
-        TokenType.BYTE_STRING,
-        TokenType.HEX_STRING,
-        TokenType.UNICODE_STRING,
-        TokenType.NUMBER,
-    }
-)
 
 # Parameter OIDs announced for $n used as agent-function arguments.
 _PARAM_OIDS = {
@@ -99,57 +87,6 @@ def _sql_literal(value: Any) -> str:
     return quote_literal(value if isinstance(value, str) else json.dumps(value))
 
 
-def identity_sql(who: Identity) -> list[str]:
-    """Statements that give a session's DuckDB connection its identity variables."""
-    return [
-        f"SET VARIABLE hatidata_org_id = {quote_literal(who.org_id)}",
-        f"SET VARIABLE hatidata_agent_id = {quote_literal(who.agent_id)}",
-    ]
-
-
-def _words(sql: str) -> list[str]:
-    """Keywords and names of SQL, lower case, without comments and literals. A command
-    token (RESET, SHOW, CALL, ...) keeps the rest of its statement as raw text: read too."""
-    out: list[str] = []
-    tokens = Postgres().tokenize(sql)
-    for i, t in enumerate(tokens):
-        if t.token_type in _LITERALS:
-            if i and tokens[i - 1].token_type in Postgres.Tokenizer.COMMANDS:
-                out += _words(t.text)
-            continue
-        out.append(t.text.lower())
-    return out
-
-
-def _steps_around(sql: str) -> bool:
-    """Whether SQL names the internal schema or sets / resets a hatidata_* variable, as
-    DuckDB will read it: through comments (`SET/**/VARIABLE`) and quoted names."""
-    if _GUARDED.search(sql):
-        return True
-    try:
-        words = _words(sql)
-    except Exception:
-        return True  # unreadable here: refuse rather than guess
-    if INTERNAL_SCHEMA in words:
-        return True
-    for i, word in enumerate(words):
-        if word in ("set", "reset"):
-            rest = [w for w in words[i + 1 : i + 4] if w not in ("global", "session", "local")]
-            if rest[:1] == ["variable"] and rest[1:2] and rest[1].startswith("hatidata_"):
-                return True
-    return False
-
-
-def check_guarded(sql: str) -> None:
-    """Refuse wire SQL that would step around the identity views."""
-    if "hatidata" in sql.lower() and _steps_around(sql):
-        raise PgError(
-            "42501",
-            f"permission denied: the schema {INTERNAL_SCHEMA} and the hatidata_* identity "
-            "variables are managed by hatiproxy",
-            hint="read agent data through the main._hatidata_* views or the agent functions, "
-            "e.g. SELECT * FROM search_memory('...')",
-        )
 
 
 def param_oids(st: Statement) -> dict[int, int]:
@@ -188,7 +125,7 @@ async def prepare(
     params: Sequence[Any],
     *,
     read_only: bool = False,
-) -> list[tuple[str, pa.Table, AgentFunction]]:
+) -> list[Relation]:
     """Run the statement's agent calls; the relations to register before DuckDB runs."""
     out = []
     for call in st.agent_calls:
@@ -205,25 +142,62 @@ async def prepare(
             rows = await fn.run(layer, who, converted)
         except AgentError as exc:
             raise to_pg_error(exc) from None
-        out.append((call.relation, _arrow(fn, rows), fn))
+        out.append((call.relation, _arrow(fn, rows), fn.columns))
     return out
 
 
-def empty_relations(st: Statement) -> list[tuple[str, pa.Table, AgentFunction]]:
-    return [(c.relation, _arrow(_function(c.name), []), _function(c.name)) for c in st.agent_calls]
+def empty_relations(st: Statement) -> list[Relation]:
+    out: list[Relation] = []
+    for c in st.agent_calls:
+        fn = _function(c.name)
+        out.append((c.relation, _arrow(fn, []), fn.columns))
+    return out
 
 
-def register(cur: duckdb.DuckDBPyConnection, relations: list[tuple[str, Any, Any]]) -> None:
-    """On the worker thread: make each result visible to this cursor's SQL under its name."""
-    for name, table, fn in relations:
-        casts = [
-            f'CAST("{col}" AS {typ}) AS "{col}"' if typ in ("JSON", "UUID") else f'"{col}"'
-            for col, typ in fn.columns
+async def relation_rows(layer: AgentLayer, who: Identity, names: Sequence[str]) -> list[Relation]:
+    """The caller's rows of each agent relation the statement names, from the agent
+    database (one worker hop for all of them)."""
+    params = {"org_id": who.org_id, "agent_id": who.agent_id}
+
+    def read(cur: duckdb.DuckDBPyConnection) -> list[Relation]:
+        return [
+            (
+                name,
+                cur.execute(RELATIONS.get(name).select, params).fetch_arrow_table(),
+                layer.relation_columns[name],
+            )
+            for name in names
         ]
+
+    return await layer.db.run(read)
+
+
+def empty_agent_relations(layer: AgentLayer | None, names: Sequence[str]) -> list[Relation]:
+    """Empty relations of the same shape, to describe a statement without reading rows."""
+    if layer is None:
+        return []
+    return [(name, None, layer.relation_columns[name]) for name in names]
+
+
+def register(cur: duckdb.DuckDBPyConnection, relations: Sequence[Relation]) -> None:
+    """On the worker thread: make each result visible to this cursor's SQL under its name,
+    with its declared column types (Arrow keeps neither JSON nor UUID)."""
+    for name, table, columns in relations:
+        if table is None:
+            cols = ", ".join(f'CAST(NULL AS {typ}) AS "{col}"' for col, typ in columns)
+            cur.execute(f'CREATE OR REPLACE TEMP VIEW "{name}" AS SELECT {cols} LIMIT 0')
+            continue
+        cols = ", ".join(f'CAST("{col}" AS {typ}) AS "{col}"' for col, typ in columns)
         cur.register(name + "_rows", table)
-        cur.execute(
-            f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT {', '.join(casts)} FROM {name}_rows"
-        )
+        cur.execute(f'CREATE OR REPLACE TEMP VIEW "{name}" AS SELECT {cols} FROM "{name}_rows"')
+
+
+def unregister(cur: duckdb.DuckDBPyConnection, names: Iterable[str]) -> None:
+    """On the worker thread: the relations of an earlier statement are gone."""
+    for name in names:
+        cur.execute(f'DROP VIEW IF EXISTS temp.main."{name}"')
+        with contextlib.suppress(duckdb.Error):
+            cur.unregister(name + "_rows")
 
 
 def branch_schema(search_path: str) -> str | None:

@@ -151,6 +151,7 @@ def parse_copy(sql: str) -> CopyTarget | None:
 async def run_copy(runner: StatementRunner, session: ClientSession, portal: Portal) -> None:
     st = portal.statement
     assert st is not None
+    await runner.show_agent_relations(st)  # COPY (SELECT ... FROM _hatidata_x) TO ...
     target = parse_copy(st.sql)
     if target is None:  # server-side file COPY: DuckDB does it
         count = await runner.call(lambda: runner.cursor.execute(st.sql).fetchone(), sql=st.sql)

@@ -117,16 +117,31 @@ class Runner:
         self.observer: QueryObserver | None = None  # set by the connection (metrics)
         # A write outside an explicit block, counted on the commit clock until it settles.
         self.write = OpenWrite()
+        # Agent relations registered on the cursor for the last statement (dropped when
+        # the next one runs: a pending result still reads them until then).
+        self._shown: set[str] = set()
+
+    async def show_agent_relations(self, st: Statement) -> None:
+        """The caller's rows of the agent relations `st` names, on the cursor (statements
+        that do not go through _start: COPY)."""
+        relations: list[sql_bridge.Relation] = []
+        if st.agent_relations and self.agent is not None and self.who is not None:
+            relations = await sql_bridge.relation_rows(self.agent, self.who, st.agent_relations)
+        if relations or self._shown:
+            await self.call(self._show_relations, relations)
+
+    def _show_relations(self, relations: list[sql_bridge.Relation]) -> None:
+        """On the worker thread: this statement's agent relations, and no stale ones."""
+        wanted = {name for name, _, _ in relations}
+        stale = self._shown - wanted
+        if stale:
+            sql_bridge.unregister(self.cursor, stale)
+        sql_bridge.register(self.cursor, relations)
+        self._shown = wanted
 
     async def set_identity(self, who: Identity) -> None:
-        """Fix the connection's agent identity; the main._hatidata_* views filter on it."""
+        """Fix the connection's agent identity: whose rows its agent relations show."""
         self.who = who
-
-        def apply() -> None:
-            for statement in sql_bridge.identity_sql(who):
-                self.cursor.execute(statement)
-
-        await self.call(apply)
 
     # --- worker-thread calls ------------------------------------------------------
 
@@ -243,6 +258,11 @@ class Runner:
 
     async def infer_param_oids(self, st: Statement, oids: list[int]) -> list[int]:
         await self.take_cursor()  # inference queries run on the session's cursor
+        if st.agent_calls or st.agent_relations:
+            # Empty relations of the right shape: the query's columns type its $n.
+            empty = sql_bridge.empty_relations(st) if st.agent_calls else []
+            empty += sql_bridge.empty_agent_relations(self.agent, st.agent_relations)
+            await self.call(self._show_relations, empty)
         return await self.param_types.infer(st, oids, self.call, self.cursor)
 
     def decode_params(
@@ -278,10 +298,11 @@ class Runner:
         nulls = sql_bridge.duckdb_params(st, nulls) + [None] * len(st.bind_texts)
         sql = st.bind_sql(sql_bridge.first_marker_param(st))
         relations = sql_bridge.empty_relations(st) if st.agent_calls else []
+        relations += sql_bridge.empty_agent_relations(self.agent, st.agent_relations)
 
         def describe() -> tuple[Column, ...] | None:
-            if relations:
-                sql_bridge.register(self.cursor, relations)
+            if relations or self._shown:
+                self._show_relations(relations)
             if st.kind in DML_KINDS:
                 return describe_returning(self.cursor, sql)
             self.cursor.execute("DESCRIBE " + sql, nulls)
@@ -394,6 +415,11 @@ class Runner:
                 raise PgError("0A000", "agent functions are not available on this connection")
             # The agent layer's asyncio state lives on the server's main loop.
             relations = await on_main(sql_bridge.prepare(layer, self.who, st, portal.params))
+        if st.agent_relations:
+            if self.agent is None or self.who is None:
+                raise PgError("0A000", "agent relations are not available on this connection")
+            # The caller's own rows, read from the agent database for this statement.
+            relations += await sql_bridge.relation_rows(self.agent, self.who, st.agent_relations)
         params = sql_bridge.duckdb_params(st, portal.params)
         first_vector = sql_bridge.first_marker_param(st)
         shown: tuple[explain.Bound, ...] = ()
@@ -436,8 +462,8 @@ class Runner:
         def start() -> tuple[tuple[Column, ...] | None, int | None, list[tuple] | None]:
             for statement in setting_vars:
                 cur.execute(statement)
-            if relations:
-                sql_bridge.register(cur, relations)
+            if relations or self._shown:
+                self._show_relations(relations)
             if implicit_dml:
                 cur.begin()
             nonlocal fk_check, own_fk_txn

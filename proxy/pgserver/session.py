@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from proxy.access import sql_policy
 from proxy.db.backends import Activity
 from proxy.db.settings import SessionSettings
-from proxy.execution.sql_bridge import check_guarded
 from proxy.pgserver import sql_cursors, sql_prepared
 from proxy.pgserver.portal import Portal, Prepared
 from proxy.pgserver.results import row_description
@@ -92,7 +91,6 @@ class Session:
 
     def transpile_sql(self, sql: str, hints: ColumnHints | None) -> tuple[Statement, ...]:
         """hints: catalog facts for semantic SQL, UPDATEs and INSERTs (column_hints.ready)."""
-        check_guarded(sql)
         try:
             statements = transpile(sql, dialect=self.dialect, hints=hints)
         except TranspileError as exc:

@@ -51,7 +51,14 @@ def model_dir_for(config: Config) -> Path:
 class SemanticEngine:
     """Owns the embedder, its cache and worker; None-safe when no model is installed."""
 
-    def __init__(self, config: Config, db: duckdb.DuckDBPyConnection) -> None:
+    def __init__(
+        self,
+        config: Config,
+        db: duckdb.DuckDBPyConnection,
+        cache_db: duckdb.DuckDBPyConnection | None = None,
+    ) -> None:
+        """db: the users' database (its SQL functions); cache_db: where the embedding cache
+        lives (the agent database, out of clients' reach; default db)."""
         self.embedder: Any = None
         self.worker: Any = None
         self.error: str | None = None
@@ -78,7 +85,7 @@ class SemanticEngine:
             log.warning("semantic SQL disabled: %s. %s", exc, FIX_HINT)
             self._register_udf(db)
             return
-        self.embedder = CachedEmbedder(provider, db.cursor())
+        self.embedder = CachedEmbedder(provider, (cache_db or db).cursor())
         self.worker = EmbeddingWorker(self.embedder)
         self.dims = provider.dimensions
         self.match_threshold = match_threshold(provider.model_name)

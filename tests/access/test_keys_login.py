@@ -107,7 +107,10 @@ def test_revoked_and_rotated_keys(keyed) -> None:
             login(server.port, secrets[name])
     with login(server.port, secrets["new"]) as conn:
         assert conn.execute("SELECT 1").fetchone() == (1,)
-        assert conn.execute("SELECT getvariable('hatidata_agent_id')").fetchone() == ("rotor",)
+        # The rotated key still acts as its agent.
+        conn.execute("SELECT * FROM set_agent_state('rotated', 'true')")
+        who = conn.execute("SELECT agent_id FROM _hatidata_agent_state").fetchone()
+        assert who == ("rotor",)
 
 
 def test_org_key_sees_only_its_org(keyed) -> None:

@@ -200,7 +200,7 @@ def test_rest_keys_carry_limits_without_widening(ks) -> None:
 def test_cli_flags_and_migration_of_an_old_database(tmp_path: Path) -> None:
     data = tmp_path / "data"
     data.mkdir()
-    db = data / "hatiproxy.duckdb"
+    db = data / "hatiproxy.agent.duckdb"  # keys live in the agent database
     # A key table as it was before allowed_schemas / allowed_tables existed.
     con = duckdb.connect(str(db))
     for sql in keys.SCHEMA_SQL[:4]:

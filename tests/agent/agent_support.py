@@ -55,7 +55,7 @@ async def open_layer(
         cfg = config.load(None, env)
         config.export_embedding_env(cfg)
         engine = Engine(cfg)
-        layer = AgentLayer(engine, SemanticEngine(cfg, engine.db))
+        layer = AgentLayer(engine, SemanticEngine(cfg, engine.db, engine.agent_db.db))
         await layer.semantic.start()
         await layer.start()
         try:

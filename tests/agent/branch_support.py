@@ -15,13 +15,14 @@ from proxy.agent.layer import AgentLayer
 
 
 async def sql(layer: AgentLayer, text: str) -> list[tuple]:
-    """Run SQL directly on main (as the product's own tables would be written)."""
+    """Run SQL directly: on main (as the product's own tables would be written), or on
+    the agent database when it names hatidata_internal (the branch metadata)."""
 
     def work(cur: duckdb.DuckDBPyConnection) -> list[tuple]:
         cur.execute(text)
         return cur.fetchall() if cur.description else []
 
-    return await layer.db.run(work)
+    return await layer.branches.db.run(work)
 
 
 async def rows(layer: AgentLayer, table: str, order: str = "1") -> list[tuple]:

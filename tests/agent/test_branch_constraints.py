@@ -57,7 +57,7 @@ async def main_error(layer: AgentLayer, text: str) -> str:
             cur.rollback()
         return "00000"
 
-    return await layer.db.run(work)
+    return await layer.users_db.run(work)
 
 
 async def branch_error(layer: AgentLayer, bid: str, text: str) -> str:
@@ -362,7 +362,7 @@ def test_wire_session_copies_the_group_atomically(tmp_path: Path) -> None:
                 finally:
                     cur.execute("RESET search_path")
 
-            assert await layer.db.run(wire) == ["customers", "orders", "order_lines"]
+            assert await layer.users_db.run(wire) == ["customers", "orders", "order_lines"]
             assert len(await rows(layer, "orders")) == 2
 
     run(main())

@@ -239,7 +239,7 @@ def test_prepare_write_sync_for_wire_sessions(tmp_path: Path) -> None:
                     cur.execute("RESET search_path")
                 return done
 
-            done = await layer.db.run(wire)
+            done = await layer.users_db.run(wire)
             assert done == [[], ["accounts"], [], ["events"], [], []]
             assert len(await rows(layer, "accounts")) == 3  # main unchanged
             got = await bq(layer, b["branch_id"], "SELECT id, owner FROM accounts ORDER BY id")
@@ -248,7 +248,7 @@ def test_prepare_write_sync_for_wire_sessions(tmp_path: Path) -> None:
             assert {c["table"] for c in listed["tables_copied"]} == {"accounts", "events"}
             await layer.call("branch_discard", who(), [b["branch_id"]])
             with pytest.raises(AgentError) as err:
-                await layer.db.run(
+                await layer.users_db.run(
                     lambda cur: layer.branches.prepare_write_sync(cur, schema, "DELETE FROM x")
                 )
             assert err.value.code == "conflict"

@@ -189,14 +189,14 @@ def test_another_agents_or_orgs_session_is_not_found(tmp_path: Path) -> None:
             mine = await layer.call("log_reasoning_step", b, session_id="sess-1", content="b")
             assert mine[0]["step_index"] == 0
             assert (await verify(layer))["total_traces"] == 3
-            # Plain SELECT over the identity views shows only the caller's rows.
+            # Plain SELECT over the agent relations shows only the caller's rows.
             _, rows = await execute_sql(
                 layer, b, "SELECT agent_id, content FROM main._hatidata_cot_traces"
             )
             assert rows == [("agent-b", '"b"')]
             with pytest.raises(PgError) as perr:
                 await execute_sql(layer, b, "SELECT * FROM hatidata_internal.cot_traces")
-            assert perr.value.sqlstate == "42501"
+            assert perr.value.sqlstate == "42P01"  # in the agent database: not nameable
 
     run(go())
 

@@ -58,17 +58,16 @@ def test_isolation_between_agents_and_orgs_and_grants(tmp_path: Path) -> None:
 
 
 async def _view_ids(layer: AgentLayer, org: str, agent: str) -> list[str]:
-    def q(cur: Any) -> list[str]:
-        cur.execute(f"SET VARIABLE hatidata_org_id = '{org}'")
-        cur.execute(f"SET VARIABLE hatidata_agent_id = '{agent}'")
-        try:
-            rows = cur.execute("SELECT memory_id::VARCHAR FROM main._hatidata_agent_memory")
-            return [r[0] for r in rows.fetchall()]
-        finally:
-            cur.execute("RESET VARIABLE hatidata_org_id")
-            cur.execute("RESET VARIABLE hatidata_agent_id")
+    """What `SELECT ... FROM _hatidata_agent_memory` shows that identity (the SQL path)."""
+    from proxy.core.identity import Identity
+    from proxy.execution.executor import execute_sql
 
-    return await layer.db.run(q)
+    _, rows = await execute_sql(
+        layer,
+        Identity(org, agent, agent),
+        "SELECT memory_id::VARCHAR FROM main._hatidata_agent_memory",
+    )
+    return [r[0] for r in rows]
 
 
 def test_search_filters_and_top_k_cap(tmp_path: Path) -> None:

@@ -156,13 +156,9 @@ def test_psycopg2_like_hatidata_agent(srv: ServerProcess) -> None:
 @pytest.mark.parametrize(
     ("sql", "sqlstate"),
     [
-        ("SELECT * FROM hatidata_internal.agent_state", "42501"),
-        ("SET VARIABLE hatidata_agent_id = 'someone-else'", "42501"),
-        # The same through comments and quotes, as DuckDB's parser reads it.
-        ("SET/**/VARIABLE hatidata_agent_id = 'someone-else'", "42501"),
-        ("SET -- a note\n VARIABLE \"hatidata_org_id\" = 'other-org'", "42501"),
-        ("RESET/* x */VARIABLE hatidata_agent_id", "42501"),
-        ('SELECT * FROM "hatidata_internal"/**/.agent_state', "42501"),
+        # Agent data is in another database: the internal schema does not exist here.
+        ("SELECT * FROM hatidata_internal.agent_state", "42P01"),
+        ('SELECT * FROM "hatidata_internal"/**/.agent_state', "42P01"),
         ("SELECT * FROM get_agent_state()", "22023"),  # missing argument
         ("SELECT * FROM get_agent_state('k', no_such := 1)", "22023"),
         ("SELECT get_agent_state('k')", "0A000"),  # a table function used as a scalar
@@ -179,6 +175,16 @@ def test_bad_calls_get_a_sqlstate_and_the_connection_survives(
             conn.execute(sql)
         assert err.value.sqlstate == sqlstate, err.value
         assert conn.execute("SELECT 1").fetchone() == (1,)
+
+
+def test_identity_variables_no_longer_steer_anything(srv: ServerProcess) -> None:
+    """The old views filtered on DuckDB variables; setting them now changes nothing."""
+    with connect(srv, "var-owner") as conn:
+        conn.execute("SELECT * FROM set_agent_state('secret', '42')")
+    with connect(srv, "var-thief") as conn:
+        conn.execute("SET VARIABLE hatidata_agent_id = 'var-owner'")
+        assert conn.execute("SELECT key FROM _hatidata_agent_state").fetchall() == []
+        assert conn.execute("SELECT found FROM get_agent_state('secret')").fetchone() == (False,)
 
 
 def test_agent_writes_are_not_part_of_the_session_transaction(srv: ServerProcess) -> None:

@@ -176,6 +176,6 @@ def test_sql_functions_and_the_identity_view(tmp_path: Path) -> None:
             assert rows == [("a", "mood", '{"ok": 1}')]
             with pytest.raises(PgError) as err:
                 await execute_sql(layer, a, "SELECT * FROM hatidata_internal.agent_state")
-            assert err.value.sqlstate == "42501"
+            assert err.value.sqlstate == "42P01"  # in the agent database: not nameable
 
     run(go())

@@ -211,15 +211,14 @@ def test_isolation_between_orgs_and_agents(tmp_path: Path) -> None:
             reader = Identity("local", "agent-c", scopes=frozenset({"trigger:read"}))
             await expect_error("forbidden", register(layer, reader))
 
-            # The identity views show each agent only its own rows.
-            def view(ident: Identity) -> list[str]:
-                with layer.engine.db.cursor() as cur:  # a fresh connection, like a session's
-                    cur.execute(f"SET VARIABLE hatidata_org_id = '{ident.org_id}'")
-                    cur.execute(f"SET VARIABLE hatidata_agent_id = '{ident.agent_id}'")
-                    names = cur.execute("SELECT name FROM main._hatidata_triggers ORDER BY name")
-                    return [r[0] for r in names.fetchall()]
+            # The agent relations show each agent only its own rows (the SQL path).
+            from proxy.execution.executor import execute_sql
 
-            assert view(a) == ["mine"] and view(b) == ["org-wide", "theirs"]
+            async def view(ident: Identity) -> list[str]:
+                sql = "SELECT name FROM main._hatidata_triggers ORDER BY name"
+                return [r[0] for r in (await execute_sql(layer, ident, sql))[1]]
+
+            assert await view(a) == ["mine"] and await view(b) == ["org-wide", "theirs"]
 
     run(go())
 

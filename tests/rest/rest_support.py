@@ -31,9 +31,10 @@ class KeySpec:
 
 
 def create_keys(data_dir: Path, specs: dict[str, KeySpec]) -> dict[str, str]:
-    """name -> secret, for keys created in <data_dir>/hatiproxy.duckdb."""
+    """name -> secret, for keys created in <data_dir>/hatiproxy.agent.duckdb (the agent
+    database, beside the users' hatiproxy.duckdb)."""
     data_dir.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect(str(data_dir / "hatiproxy.duckdb"))
+    con = duckdb.connect(str(data_dir / "hatiproxy.agent.duckdb"))
     try:
         keys.ensure_schema(con)
         out = {}

@@ -261,7 +261,7 @@ def test_tampering_is_detected_after_restart(tmp_path):
         assert ks.request("POST", "/v1/cot/ingest", key="admin", json={"traces": batch}).ok
     finally:
         ks.server.stop()
-    con = duckdb.connect(str(tmp_path / "data" / "hatiproxy.duckdb"))
+    con = duckdb.connect(str(tmp_path / "data" / "hatiproxy.agent.duckdb"))
     con.execute(
         "UPDATE hatidata_internal.cot_traces SET content = '{\"step\":99}' "
         "WHERE session_id = ? AND step_index = 1",

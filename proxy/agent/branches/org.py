@@ -96,7 +96,7 @@ async def list_branches(
     where, params = _scope(org_id, agent_id)
     if status is not None:
         where, params = where + " AND status = ?", [*params, status]
-    return [_doc(r) for r in await layer.db.run(lambda cur: _select(cur, where, params))]
+    return [_doc(r) for r in await layer.branches.db.run(lambda cur: _select(cur, where, params))]
 
 
 async def owner(
@@ -114,7 +114,7 @@ async def owner(
         ).fetchone()
         return bid, agent
 
-    return await layer.db.run(work)
+    return await layer.branches.db.run(work)
 
 
 async def get(layer: AgentContext, org_id: str, branch_id: str) -> dict[str, Any]:
@@ -136,7 +136,7 @@ async def get(layer: AgentContext, org_id: str, branch_id: str) -> dict[str, Any
         ]
         return doc
 
-    return await layer.db.run(work)
+    return await layer.branches.db.run(work)
 
 
 def _load_active(cur: duckdb.DuckDBPyConnection, org_id: str, branch_id: str) -> dict[str, Any]:
@@ -175,7 +175,7 @@ async def diff(layer: AgentContext, org_id: str, branch_id: str) -> dict[str, An
         }
 
     # One transaction: every count is taken from the same state of the database.
-    return await layer.db.transaction(work)
+    return await layer.branches.db.transaction(work)
 
 
 async def conflicts(layer: AgentContext, org_id: str, branch_id: str) -> dict[str, Any]:
@@ -192,7 +192,7 @@ async def conflicts(layer: AgentContext, org_id: str, branch_id: str) -> dict[st
             "tables": tables,
         }
 
-    return await layer.db.transaction(work)
+    return await layer.branches.db.transaction(work)
 
 
 def _seconds(later: dt.datetime, earlier: dt.datetime | None) -> float | None:
@@ -236,7 +236,7 @@ async def cost(layer: AgentContext, org_id: str, branch_id: str) -> dict[str, An
             "estimated_cost_usd": None,
         }
 
-    return await layer.db.transaction(work)
+    return await layer.branches.db.transaction(work)
 
 
 async def analytics(layer: AgentContext, org_id: str, agent_id: str | None) -> dict[str, Any]:
@@ -288,4 +288,4 @@ async def analytics(layer: AgentContext, org_id: str, agent_id: str | None) -> d
             "active_storage_bytes": storage,
         }
 
-    return await layer.db.transaction(work)
+    return await layer.branches.db.transaction(work)

@@ -80,6 +80,7 @@ from proxy.agent.branches import stats as branch_stats
 from proxy.agent.branches import wire as branch_wire
 from proxy.agent.branches.args import resolve, tables_arg
 from proxy.agent.branches.copy import branchable, transaction
+from proxy.agent.branches.dbs import BranchDB
 from proxy.agent.branches.merge import STRATEGIES, merge_tables
 from proxy.agent.branches.result import result_rows
 from proxy.agent.branches.sql import (
@@ -126,6 +127,8 @@ def _ref(who: Identity, branch: dict[str, Any]) -> branch_events.BranchRef:
 class Branches:
     def __init__(self, layer: AgentContext) -> None:
         self.layer = layer
+        # Branch schemas in the users' database, their metadata in the agent's (dbs.py).
+        self.db = BranchDB(layer.users_db, layer.db)
         self.expiry_interval = EXPIRY_INTERVAL_S
         self._task: asyncio.Task[None] | None = None
         self._locks: dict[str, asyncio.Lock] = {}
@@ -163,7 +166,7 @@ class Branches:
 
     async def _resolve(self, who: Identity, branch: Any) -> str:
         """The id of the caller's branch `branch` names (its id or its name)."""
-        return await self.layer.db.run(
+        return await self.db.run(
             lambda cur: resolve(
                 cur, branch, "org_id = ? AND agent_id = ?", [who.org_id, who.agent_id]
             )
@@ -254,7 +257,7 @@ class Branches:
             audit(cur, branch_id, "created", _actor(who), {"tables_copied": wanted})
             return len(tables)
 
-        count = await self.layer.db.transaction(work)
+        count = await self.db.transaction(work)
         ref = branch_events.BranchRef(who.org_id, who.agent_id, branch_id, name)
         await branch_events.emit(self.layer, ref, "branch_created")
         return {
@@ -299,7 +302,7 @@ class Branches:
                     cur.execute("RESET search_path")
 
         async with self._lock(bid):
-            rows, branch, count = await self.layer.db.run(work)
+            rows, branch, count = await self.db.run(work)
         ref, since = _ref(who, branch), branch["created_at"]
         await branch_events.emit(self.layer, ref, "query_count_exceeded", count, since=since)
         await branch_events.emit(
@@ -336,7 +339,7 @@ class Branches:
             size = branch_stats.storage(cur, row[0])
             return float(size["data_bytes"] + size["snapshot_bytes"])
 
-        return await self.layer.db.run(work)
+        return await self.db.run(work)
 
     def _run_statements(
         self,
@@ -358,7 +361,7 @@ class Branches:
                     except duckdb.Error as exc:
                         raise db_error(exc) from None
             try:
-                cur.execute(st.sql)
+                cur.on_users(st.sql)  # the client's SQL: never routed by its text
                 rows = result_rows(cur, st, tree)
             except duckdb.Error as exc:
                 raise db_error(exc, st.sql) from None
@@ -404,9 +407,9 @@ class Branches:
             return transaction(cur, inner)
 
         async with self._lock(bid):
-            branch = await self.layer.db.run(lambda cur: self._active(cur, who, bid))
+            branch = await self.db.run(lambda cur: self._active(cur, who, bid))
             await branch_events.emit(self.layer, _ref(who, branch), "merge_requested")
-            out = await self.layer.db.run(work)
+            out = await self.db.run(work)
         self._locks.pop(bid, None)
         return out
 
@@ -425,7 +428,7 @@ class Branches:
             return transaction(cur, inner)
 
         async with self._lock(bid):
-            out = await self.layer.db.run(work)
+            out = await self.db.run(work)
         self._locks.pop(bid, None)
         return out
 
@@ -448,7 +451,7 @@ class Branches:
                 branch_row(r) for r in cur.execute(sql + " ORDER BY created_at", args).fetchall()
             ]
 
-        return await self.layer.db.run(work)
+        return await self.db.run(work)
 
     async def expire(self, who: Identity | None) -> list[dict[str, Any]]:
         """Expire overdue active branches: the caller's, or everybody's (who=None)."""
@@ -474,7 +477,7 @@ class Branches:
                 )
             return out
 
-        out = await self.layer.db.run(work)
+        out = await self.db.run(work)
         for row in out:
             self._locks.pop(row["branch_id"], None)
         # The same sweep reports branches idle too long (idle_timeout lifecycle triggers).
@@ -500,4 +503,6 @@ class Branches:
         who: Identity | None = None,
     ) -> list[str]:
         """Copy-on-write for a wire session writing in a branch: see branch_wire.prepare_write."""
-        return branch_wire.prepare_write(cur, schema_name, statement_sql, who)
+        return self.db.with_session_cursor(
+            cur, lambda both: branch_wire.prepare_write(both, schema_name, statement_sql, who)
+        )

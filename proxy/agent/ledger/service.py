@@ -58,11 +58,25 @@ from proxy.agent.ledger.schema import (
 from proxy.agent.ledger.verify import check_org, decode_step, verify_steps
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
+from proxy.core.relations import agent_relation
 
 if TYPE_CHECKING:
     from proxy.agent.context import AgentContext
 
 log = logging.getLogger("hatiproxy.agent.ledger")
+
+_MINE = "WHERE org_id = $org_id AND agent_id = $agent_id"
+agent_relation(
+    "_hatidata_cot_traces", f"SELECT * FROM {TRACES} {_MINE}", "The caller's reasoning steps"
+)
+agent_relation(
+    "_hatidata_cot_sessions", f"SELECT * FROM {SESSIONS} {_MINE}", "The caller's reasoning sessions"
+)
+agent_relation(
+    "_hatidata_cot_approvals",
+    f"SELECT * FROM {APPROVALS} {_MINE}",
+    "Approvals and rejections of the caller's sessions",
+)
 
 
 class Ledger:
@@ -134,20 +148,6 @@ class Ledger:
                 reviewed_by VARCHAR NOT NULL,
                 created_at TIMESTAMPTZ NOT NULL
             )"""
-        )
-        mine = (
-            "WHERE org_id = getvariable('hatidata_org_id') "
-            "AND agent_id = getvariable('hatidata_agent_id')"
-        )
-        cur.execute(
-            f"CREATE OR REPLACE VIEW main._hatidata_cot_traces AS SELECT * FROM {TRACES} {mine}"
-        )
-        cur.execute(
-            f"CREATE OR REPLACE VIEW main._hatidata_cot_sessions AS SELECT * FROM {SESSIONS} {mine}"
-        )
-        cur.execute(
-            f"CREATE OR REPLACE VIEW main._hatidata_cot_approvals AS "
-            f"SELECT * FROM {APPROVALS} {mine}"
         )
 
     async def start(self) -> None:

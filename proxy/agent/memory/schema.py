@@ -1,4 +1,4 @@
-"""Agent memory's tables, sequence and view: names, columns, and the idempotent DDL.
+"""Agent memory's tables, sequence and SQL relation: names, columns, and the idempotent DDL.
 
 See memory.py for what each table holds and how the write path uses them.
 """
@@ -9,6 +9,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from proxy.core.names import INTERNAL_SCHEMA
+from proxy.core.relations import agent_relation
 
 if TYPE_CHECKING:
     import duckdb
@@ -19,7 +20,6 @@ T_MEM = f"{INTERNAL_SCHEMA}.agent_memory"
 T_VEC = f"{INTERNAL_SCHEMA}.agent_memory_vectors"
 T_GRANT = f"{INTERNAL_SCHEMA}.agent_memory_grants"
 SEQ = f"{INTERNAL_SCHEMA}.agent_memory_seq"
-VIEW = "main._hatidata_agent_memory"
 
 # Columns of a memory as get_memory / list_memories return it (name, DuckDB type).
 MEMORY_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -45,6 +45,15 @@ MEMORY_COLUMNS: tuple[tuple[str, str], ...] = (
     ("confidence", "DOUBLE"),
     ("content_hash", "VARCHAR"),
 )
+# The caller's memories and those granted to it, in SQL (proxy/core/relations.py).
+agent_relation(
+    "_hatidata_agent_memory",
+    f"SELECT {', '.join(n for n, _ in MEMORY_COLUMNS)} FROM {T_MEM}"
+    " WHERE org_id = $org_id AND (agent_id = $agent_id OR agent_id IN ("
+    f" SELECT owner_agent_id FROM {T_GRANT} WHERE org_id = $org_id"
+    " AND grantee_agent_id = $agent_id))",
+    "The caller's memories, and those other agents granted it",
+)
 SELECT_COLUMNS = ", ".join(
     f"{n}::VARCHAR AS {n}" if t in ("UUID", "JSON") else n for n, t in MEMORY_COLUMNS
 )
@@ -55,7 +64,7 @@ RETURNING_ROWS = f"RETURNING seq, {SELECT_COLUMNS}"
 
 
 def install(cur: duckdb.DuckDBPyConnection, dims: int) -> None:
-    """Create the tables, sequence and view (idempotent); migrate vector dimensions."""
+    """Create the tables and sequence (idempotent); migrate vector dimensions."""
     cur.execute(f"CREATE SEQUENCE IF NOT EXISTS {SEQ}")
     cur.execute(
         f"CREATE TABLE IF NOT EXISTS {T_MEM} ("
@@ -94,12 +103,4 @@ def install(cur: duckdb.DuckDBPyConnection, dims: int) -> None:
         " org_id VARCHAR NOT NULL, owner_agent_id VARCHAR NOT NULL,"
         " grantee_agent_id VARCHAR NOT NULL, created_at TIMESTAMPTZ NOT NULL,"
         " PRIMARY KEY (org_id, owner_agent_id, grantee_agent_id))"
-    )
-    cols = ", ".join(n for n, _ in MEMORY_COLUMNS)
-    cur.execute(
-        f"CREATE OR REPLACE VIEW {VIEW} AS SELECT {cols} FROM {T_MEM}"
-        " WHERE org_id = getvariable('hatidata_org_id') AND ("
-        " agent_id = getvariable('hatidata_agent_id') OR agent_id IN ("
-        f" SELECT owner_agent_id FROM {T_GRANT} WHERE org_id = getvariable('hatidata_org_id')"
-        " AND grantee_agent_id = getvariable('hatidata_agent_id')))"
     )

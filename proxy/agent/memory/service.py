@@ -10,8 +10,8 @@ Tables (schema `hatidata_internal`, created idempotently at start):
   ever inserted and deleted (never updated). Searched through `memory_index` (see
   there for why not an HNSW index).
 - `agent_memory_grants`: read access an agent gave another agent of its org.
-- View `main._hatidata_agent_memory`: the caller's rows (and rows granted to it),
-  filtered on the `hatidata_org_id` / `hatidata_agent_id` variables the SQL bridge sets.
+- Relation `_hatidata_agent_memory` (memory/schema.py, core/relations.py): the caller's
+  rows (and rows granted to it), produced for each statement that names it.
 
 Write path: `store` validates, deduplicates by SHA-256 of the content per (org, agent)
 among live memories, inserts (and retires a superseded memory) in one transaction and

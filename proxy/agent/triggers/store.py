@@ -13,6 +13,7 @@ import duckdb
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.names import INTERNAL_SCHEMA
+from proxy.core.relations import agent_relation
 
 S = INTERNAL_SCHEMA
 TRIGGERS = f"{S}.triggers"
@@ -27,6 +28,16 @@ TRIGGER_FIELDS = (
     "enabled, scope, fire_count, last_fired_at, created_at, updated_at, embedding_model, "
     "embedding_dimensions, event_source, event_type"
 )
+# The caller's rows of each trigger table, in SQL (proxy/core/relations.py).
+for _name, _select, _doc in (
+    ("_hatidata_triggers", f"SELECT {TRIGGER_FIELDS} FROM {TRIGGERS}", "The caller's triggers"),
+    ("_hatidata_trigger_fires", f"SELECT * FROM {FIRES}", "Fires of the caller's triggers"),
+    ("_hatidata_trigger_events", f"SELECT * FROM {EVENTS}", "The caller's trigger events"),
+    ("_hatidata_trigger_review_flags", f"SELECT * FROM {FLAGS}", "Fires flagged for review"),
+    ("_hatidata_agent_inbox", f"SELECT * FROM {INBOX}", "The caller's inbox"),
+    ("_hatidata_webhook_deliveries", f"SELECT * FROM {DELIVERIES}", "Webhook delivery attempts"),
+):
+    agent_relation(_name, f"{_select} WHERE org_id = $org_id AND agent_id = $agent_id", _doc)
 _SECRET_HEADER = re.compile(r"auth|token|key|secret|cookie|signature", re.IGNORECASE)
 
 
@@ -100,17 +111,6 @@ def install(cur: duckdb.DuckDBPyConnection, dims: int) -> None:
             status_code INTEGER, error VARCHAR, duration_ms DOUBLE,
             attempted_at TIMESTAMPTZ NOT NULL)"""
     )
-    who = "org_id = getvariable('hatidata_org_id') AND agent_id = getvariable('hatidata_agent_id')"
-    views = {
-        "_hatidata_triggers": f"SELECT {TRIGGER_FIELDS} FROM {TRIGGERS}",
-        "_hatidata_trigger_fires": f"SELECT * FROM {FIRES}",
-        "_hatidata_trigger_events": f"SELECT * FROM {EVENTS}",
-        "_hatidata_trigger_review_flags": f"SELECT * FROM {FLAGS}",
-        "_hatidata_agent_inbox": f"SELECT * FROM {INBOX}",
-        "_hatidata_webhook_deliveries": f"SELECT * FROM {DELIVERIES}",
-    }
-    for view, select in views.items():
-        cur.execute(f"CREATE OR REPLACE VIEW main.{view} AS {select} WHERE {who}")
 
 
 def _redacted(config: dict[str, Any]) -> dict[str, Any]:

@@ -88,7 +88,7 @@ async def _describe_table(target: Target, args: dict[str, Any]) -> list[dict[str
 async def _describe_unlisted(
     target: Target, name: str, schema: str, table: str
 ) -> list[dict[str, Any]]:
-    """Relations the catalog does not list (main._hatidata_* views) but SQL can read."""
+    """Relations the catalog does not list (the _hatidata_* agent relations) but SQL can read."""
     ident = ".".join('"' + p.strip('"').replace('"', '""') + '"' for p in (schema, table) if p)
     try:
         rows = await target.sql(

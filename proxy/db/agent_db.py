@@ -1,0 +1,41 @@
+"""The agent layer's own DuckDB database: memories, vectors, state, ledger, triggers,
+branch metadata, keys, usage and the embedding cache.
+
+Why a database of its own: client SQL runs on the users' database, and anything in a
+database a client statement runs on can be named by it, literally or computed
+(`query_table('hati' || 'data_internal.t')`, a view, a macro, EXECUTE ...). No text
+check can close that. This database is opened with its own `duckdb.connect` and never
+attached to the users' one (DuckDB also refuses to ATTACH a file another database of
+the process has open), so no client statement can reach it at all: only the agent
+layer's pooled cursors (proxy/db/pool.py) read and write it, and a connection sees its
+own agent rows only as relations the server registers for its statement
+(proxy/execution/sql_bridge.py).
+
+The file sits beside the users' (`<stem>.agent.duckdb`, Config.agent_database_path),
+`:memory:` when the users' database is. It opens like the users' one: the same
+extensions, the clean-shutdown marker, HNSW rebuild after an unclean stop, a checkpoint
+at close. The schema keeps its old name, `hatidata_internal`, so the services' SQL is the
+same as when it lived in the users' file.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+from proxy.core.config import Config
+from proxy.core.names import INTERNAL_SCHEMA
+from proxy.db.opening import OpenedFile
+
+
+class AgentDatabase:
+    def __init__(self, config: Config) -> None:
+        self.file = OpenedFile(config, config.agent_database_path)
+        self.db = self.file.db
+        self.path = self.file.path
+        self.db.execute(f"CREATE SCHEMA IF NOT EXISTS {INTERNAL_SCHEMA}")
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        return self.db.cursor()
+
+    def close(self) -> None:
+        self.file.close()
