@@ -52,7 +52,9 @@ DEFAULT_LRU_SIZE = 10_000
 # Up to this many keys are looked up one by one through the primary-key index; a bigger
 # batch (the background worker's) reads them in one scan.
 _INDEXED_LOOKUPS = 8
-WRITE_DELAY_S = 0.5  # longest a computed vector waits for its table write
+# Longest a computed vector waits before its table write starts: with the insert itself an
+# entry is committed about half a second after its model call (the README's promise).
+WRITE_DELAY_S = 0.25
 WRITE_BATCH = 512  # ... unless this many are waiting
 # When the writer has been idle a while and the database's WAL is bigger than this, it
 # checkpoints.
