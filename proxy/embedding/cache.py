@@ -19,8 +19,9 @@ the server for up to 1.4 s), so under a column fill the writer fell minutes behi
 stalled queries (bench/embed_column.py). Until written, entries are served from
 memory; `flush` / `close` write what is pending at once (the server closes the cache at
 shutdown). A crash can lose the last interval's entries, which only means embedding
-those texts again. When the writer runs dry it checkpoints the database once its WAL
-has grown past `CHECKPOINT_WAL_BYTES`, so the WAL stays small after bulk work. Lookups go by a
+those texts again. Once the writer has been idle for `CHECKPOINT_IDLE_S` it checkpoints
+the database if its WAL has grown past `CHECKPOINT_WAL_BYTES`, so the WAL stays small
+after bulk work. Lookups go by a
 single-column primary key (`key` = 'model|mode|sha256'; the hash is hex, so it parses), which DuckDB answers
 from its index instead of scanning the table.
 """
@@ -49,11 +50,14 @@ DEFAULT_LRU_SIZE = 10_000
 # Up to this many keys are looked up one by one through the primary-key index; a bigger
 # batch (the background worker's) reads them in one scan.
 _INDEXED_LOOKUPS = 8
-WRITE_DELAY_S = 0.5  # longest a computed vector waits for its table write
+# Longest a computed vector waits before its table write starts: with the insert itself an
+# entry is committed about half a second after its model call (the README's promise).
+WRITE_DELAY_S = 0.25
 WRITE_BATCH = 512  # ... unless this many are waiting
-# When the writer runs dry and the database's WAL is bigger than this, it checkpoints.
+# When the writer has been idle a while and the database's WAL is bigger than this, it
+# checkpoints.
 CHECKPOINT_WAL_BYTES = 4 << 20
-CHECKPOINT_RETRY_S = 5.0
+CHECKPOINT_IDLE_S = 2.0  # ... once it has been idle this long
 _SRC = "__hati_cache_rows"  # the Arrow table of one write, registered on the writer's cursor
 
 log = logging.getLogger("hatiproxy.embedding.cache")
@@ -119,10 +123,10 @@ class CachedEmbedder:
         self._flushers = 0  # callers of flush() waiting: write without the delay
         self.writes = 0  # batches written to the table
         self.committed = 0  # entries written to the table
-        self.checkpoints = 0  # CHECKPOINTs run by the writer when it ran dry
+        self.checkpoints = 0  # CHECKPOINTs run by the writer once idle
         self._wal: Path | None = None  # the database's WAL file (None: in memory / unknown)
         self._wal_known = False
-        self._checkpoint_failed = False
+        self._checkpoint_due = False  # written since the last check of the WAL
         self.hits = 0  # LRU hits
         self.db_hits = 0  # found in the table (or its pending writes) after an LRU miss
         self.misses = 0  # texts sent to the model
@@ -294,8 +298,8 @@ class CachedEmbedder:
             retry = False
             with self._lock:
                 while not self._pending and not self._closing:
-                    if self._checkpoint_failed:  # try again after a while, while idle
-                        if not self._pending_changed.wait(CHECKPOINT_RETRY_S):
+                    if self._checkpoint_due:  # once nothing came for a while: checkpoint
+                        if not self._pending_changed.wait(CHECKPOINT_IDLE_S):
                             retry = True
                             break
                     else:
@@ -328,9 +332,7 @@ class CachedEmbedder:
                     if self._pending.get(key) is row:
                         del self._pending[key]
                 self._pending_changed.notify_all()
-                dry = not self._pending and not self._closing
-            if dry:
-                self._maybe_checkpoint()
+            self._checkpoint_due = True  # checked once the writer has been idle a while
 
     def _db_put(self, batch: dict[str, _Entry]) -> None:
         """On the writer thread only, which alone uses _write_con: one INSERT of an Arrow
@@ -366,10 +368,12 @@ class CachedEmbedder:
             con.unregister(_SRC)
 
     def _maybe_checkpoint(self) -> None:
-        """The writer ran dry: checkpoint the database if its WAL has grown (bulk work
-        such as a column fill leaves megabytes; DuckDB's own threshold is 16 MiB)."""
+        """The writer has been idle CHECKPOINT_IDLE_S: checkpoint the database if its WAL
+        has grown (a column fill leaves megabytes; DuckDB's own threshold is 16 MiB). Not
+        while entries keep coming: a checkpoint competes with the work producing them."""
         con = self._write_con
         assert con is not None
+        self._checkpoint_due = False
         try:
             if not self._wal_known:
                 self._wal_known = True
@@ -384,9 +388,8 @@ class CachedEmbedder:
                 return
             con.execute("CHECKPOINT")
             self.checkpoints += 1
-            self._checkpoint_failed = False
-        except (OSError, duckdb.Error) as exc:  # busy: retried in CHECKPOINT_RETRY_S
-            self._checkpoint_failed = True
+        except (OSError, duckdb.Error) as exc:  # busy: tried again after the next idle wait
+            self._checkpoint_due = True
             log.info("embedding cache: checkpoint failed, will retry: %s", exc)
 
     @property

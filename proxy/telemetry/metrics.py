@@ -175,7 +175,7 @@ class Metrics:
         self.cache_commit_lag = Histogram(
             "hatiproxy_embedding_cache_commit_lag_seconds",
             "Per cache commit: how long its oldest entry waited between its model call and "
-            "the commit (the writer gathers for up to 0.5 s).",
+            "the commit (the writer gathers for up to 0.25 s).",
             buckets=LAG_BUCKETS,
             registry=reg,
         )
