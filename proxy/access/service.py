@@ -24,6 +24,7 @@ from datetime import timedelta
 from typing import Any, Protocol
 
 from proxy.access import keys as k
+from proxy.access import ownership, stored_sql
 from proxy.access.throttle import AuthThrottle, Banned
 from proxy.access.usage import KeyMeter, UsageTracker
 from proxy.core.config import Config
@@ -81,6 +82,8 @@ class AccessControl:
         layer.add_service(self.usage)  # flushed with the layer's other counters, and at stop
         layer.db.run_sync(k.ensure_schema)
         layer.db.run_sync(lambda cur: k.ensure_org(cur, self.config.org_id))
+        self.owners = ownership.install(layer.db)  # who owns which table, view, macro, ...
+        layer.db.run_sync(stored_sql.refresh)  # views and macros keys may reach through
         self._any_keys = layer.db.run_sync(k.has_keys)
 
     # -- mode -------------------------------------------------------------------------
