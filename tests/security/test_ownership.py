@@ -18,6 +18,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+import requests
 
 from tests.conftest import start_server
 from tests.rest.rest_support import KeyedServer, KeySpec, create_keys
@@ -26,6 +27,7 @@ SPECS = {
     "alice": KeySpec("agent", org_id="orga", agent_id="alice"),
     "bob": KeySpec("agent", org_id="orgb", agent_id="bob"),
     "adm": KeySpec("admin", org_id="orgb"),
+    "adma": KeySpec("admin", org_id="orga"),
     "narrow": KeySpec("agent", org_id="orga", agent_id="nar", allowed_tables=["public.ok"]),
 }
 ARGS = ("--users", "root:rootpw", "--embedding-provider", "hash")
@@ -255,6 +257,47 @@ def test_ddl_cannot_be_smuggled_in_prepared_statements_or_query(ks: KeyedServer)
     with connect(ks, "alice") as alice:
         assert alice.execute("SELECT count(*) FROM prep").fetchone() == (0,)
         alice.execute("DROP TABLE prep")
+
+
+def test_rotating_a_key_keeps_what_it_owns(ks: KeyedServer) -> None:
+    with connect(ks, "alice") as alice:
+        alice.execute("CREATE TABLE rot (a INT)")
+    listed = requests.get(
+        f"{ks.server.rest_url}/v1/organizations/orga/agent-keys",
+        headers={"Authorization": f"ApiKey {ks.secrets['adma']}"},
+        timeout=30,
+    )
+    key_id = next(k["key_id"] for k in listed.json() if k["agent_id"] == "alice")
+    rotated = requests.post(
+        f"{ks.server.rest_url}/v1/organizations/orga/agent-keys/{key_id}/rotate",
+        headers={"Authorization": f"ApiKey {ks.secrets['adma']}"},
+        timeout=30,
+    )
+    assert rotated.status_code == 200, rotated.text
+    ks.secrets["alice"] = rotated.json()["new_key"]
+    with connect(ks, "adma") as adma:  # an organisation key is another login
+        refused(adma, "DROP TABLE rot", "must be owner of table rot")
+    with connect(ks, "alice") as alice:
+        alice.execute("DROP TABLE rot")
+
+
+def test_ownership_holds_over_mcp_too(ks: KeyedServer) -> None:
+    with connect(ks, "alice") as alice:
+        alice.execute("CREATE TABLE over_mcp (a INT)")
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
+    body["params"] = {"name": "query", "arguments": {"sql": "DROP TABLE over_mcp"}}
+    for who, ok in (("bob", False), ("alice", True)):
+        r = requests.post(
+            ks.server.mcp_url,
+            json=body,
+            headers={"Authorization": f"ApiKey {ks.secrets[who]}"},
+            timeout=30,
+        )
+        result = r.json()["result"]
+        text = result["content"][0]["text"]
+        assert bool(result.get("isError")) is not ok, text
+        if not ok:
+            assert "must be owner of table over_mcp" in text
 
 
 # --- views and macros reach no more than the login using them ------------------------------
