@@ -212,6 +212,13 @@ def after(cur: duckdb.DuckDBPyConnection, st: Statement, changes: list) -> None:
     store().apply(changes)
     if changes_definitions(st):
         stored_sql.refresh(cur)
+        stored_sql.dirty = True  # until the transaction is known to be kept
+
+
+def after_rollback(cur: duckdb.DuckDBPyConnection) -> None:
+    """A ROLLBACK may restore views or macros a DDL dropped: read them again."""
+    if stored_sql.dirty:
+        stored_sql.refresh(cur)
 
 
 def needs_guard(st: Statement) -> bool:

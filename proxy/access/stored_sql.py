@@ -44,6 +44,9 @@ class Definitions:
 
 _lock = threading.Lock()
 _current = Definitions({})
+# Set when a DDL re-read the definitions inside a transaction: a ROLLBACK may bring back
+# what it dropped, so the definitions are read again then (see proxy/pgserver/runner.py).
+dirty = False
 
 
 def current() -> Definitions:
@@ -52,7 +55,8 @@ def current() -> Definitions:
 
 def refresh(cur: duckdb.DuckDBPyConnection) -> None:
     """Read every user view and macro of the client-facing database (a worker thread)."""
-    global _current
+    global _current, dirty
+    dirty = False
     db = cur.execute("SELECT system.main.current_database()").fetchone()[0]
     rows = cur.execute(
         "SELECT 'view', lower(view_name), sql FROM duckdb_views() "

@@ -376,6 +376,8 @@ class Runner:
         await self._dispatch(portal, session, max_rows, describe)
         if changes is not None and (changes or ownership.changes_definitions(st)):
             await self.call(ownership.after, self.cursor, st, changes)
+        elif st.kind in ("rollback", "savepoint") and ownership.stored_sql.dirty:
+            await self.call(ownership.after_rollback, self.cursor)
 
     async def _dispatch(
         self, portal: Portal, session: ClientSession, max_rows: int, describe: bool

@@ -331,6 +331,13 @@ def test_views_and_macros_reach_no_more_than_their_reader(ks: KeyedServer, tmp_p
         refused(con, "SELECT * FROM ok", "permission denied for relation secret (through view ok)")
     with connect(ks, "root") as root:  # a superuser reads it as before
         assert root.execute("SELECT * FROM people_of()").fetchone() == ("ann",)
+        with root.transaction():  # a DROP rolled back leaves the view, and its check
+            root.execute("DROP VIEW people2")
+            raise psycopg.Rollback()
+    alice = connect(ks, "alice")
+    with alice, pytest.raises(psycopg.errors.InsufficientPrivilege, match="through view"):
+        alice.execute("SELECT * FROM people2")
+    with connect(ks, "root") as root:
         # Dropping the view ends the refusal: definitions are re-read after DDL.
         root.execute("DROP VIEW people2")
         root.execute("CREATE VIEW people2 AS SELECT 'nobody' AS name")
