@@ -152,8 +152,7 @@ def _check_relations(st: Statement, who: Identity, search_path: str | None) -> N
 def _check_stored(st: Statement, who: Identity, search_path: str | None) -> None:
     """The same checks on what the statement's views and macros resolve to: a view over
     read_csv(), or over a table outside the key's limits, reaches no more than the key."""
-    words = frozenset(text.lower() for text, kind, _ in _tokens(st.sql) if kind != "operator")
-    for d in stored_sql.through(words):
+    for d in stored_sql.through(_words(st.sql)):
         through = f" (through {d.kind} {d.name})"
         if not who.server_files:
             what = _outside_text(d.query)
@@ -168,6 +167,12 @@ def _check_stored(st: Statement, who: Identity, search_path: str | None) -> None
             bad = who.limits.refusal(d.query, "select", "SELECT", frozenset(), search_path)
             if bad is not None:
                 raise PgError("42501", f"permission denied for {bad}{through}", hint=_LIMITS_HINT)
+
+
+@lru_cache(maxsize=4096)
+def _words(sql: str) -> frozenset[str]:
+    """The names and keywords of `sql`, lower case: which views or macros it may use."""
+    return frozenset(text.lower() for text, kind, _ in _tokens(sql) if kind != "operator")
 
 
 @lru_cache(maxsize=2048)

@@ -98,11 +98,11 @@ def through(words: frozenset[str], limit: int = 32) -> list[Definition]:
     """The definitions a statement with these (lower-case) words reaches, recursively:
     views and macros it names, those their definitions name, and so on."""
     defs = _current.by_name
-    if not defs or words.isdisjoint(defs):
+    todo = [w for w in words if w in defs]  # the statement's few words, not every name
+    if not todo:
         return []
     out: list[Definition] = []
     seen: set[str] = set()
-    todo = [w for w in words if w in defs]
     while todo and len(seen) < limit:
         name = todo.pop()
         if name in seen:
