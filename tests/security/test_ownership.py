@@ -88,6 +88,8 @@ FORGERIES = (
     "INSERT INTO pg_catalog.pg_type (oid, typname) VALUES (1, 'forged')",
     "DROP VIEW _hatidata_agent_memory",
     "CREATE OR REPLACE VIEW _hatidata_agent_memory AS SELECT 'FORGED' AS content",
+    "UPDATE _hatidata_embedding_cache SET model = 'forged'",
+    "CREATE TABLE hatidata_internal.forged (a INT)",
 )
 
 
