@@ -112,13 +112,14 @@ def test_read_only_allows_reads(sql: str) -> None:
         "CREATE SECRET (TYPE s3)",
     ],
 )
-def test_outside_access_is_for_admins(sql: str) -> None:
-    for who in (ANALYST, AGENT):
+def test_outside_access_is_for_superusers(sql: str) -> None:
+    """Server files are shared by every organisation: an organisation's admin key is
+    refused like any other key; only keyless logins (trust, configured users) pass."""
+    for who in (ANALYST, AGENT, ADMIN):
         exc = refused(sql, who)
         assert exc is not None and exc.sqlstate == "42501", (sql, who.role)
-        assert exc.message.endswith("reads or writes server files; only admin keys may")
-        assert exc.hint
-    assert refused(sql, ADMIN) is None
+        assert exc.message.endswith("reads or writes server files; only superusers may")
+        assert exc.hint and "superuser" in exc.hint
     assert refused(sql, TRUST) is None
     assert sql_policy.check(transpile(sql)[0], None) is None
 
@@ -133,9 +134,9 @@ def test_duckdb_tokens_back_up_the_transpiler() -> None:
         sql_policy.check(hidden, AGENT)
 
 
-def test_read_only_admin_key_keeps_files_but_not_writes() -> None:
+def test_read_only_admin_key_has_neither_files_nor_writes() -> None:
     who = Identity("o", "a", scopes=ROLES["analyst"], role="admin")
-    assert refused("SELECT * FROM read_csv('x')", who) is None
+    assert refused("SELECT * FROM read_csv('x')", who).sqlstate == "42501"
     assert refused("INSERT INTO t VALUES (1)", who).sqlstate == "25006"
 
 
@@ -155,7 +156,7 @@ SPECS = {
 
 @pytest.fixture(scope="module")
 def keyed(tmp_path_factory):
-    server = keyed_server(tmp_path_factory.mktemp("policy"), SPECS)
+    server = keyed_server(tmp_path_factory.mktemp("policy"), SPECS, "--users", "root:rootpw")
     csv = server.server.data_dir / "people.csv"
     csv.write_text("id,name\n1,ann\n")
     with connect(server, "admin") as conn:
@@ -217,9 +218,9 @@ def test_read_only_key_is_read_only_over_mcp_too(keyed) -> None:
     assert r.json()["result"]["isError"] and "read-only" in text
 
 
-def test_wire_server_files_are_for_admins(keyed) -> None:
+def test_wire_server_files_are_for_superusers(keyed) -> None:
     server, csv = keyed
-    for key in ("ro", "bot"):
+    for key in ("ro", "bot", "admin"):
         with connect(server, key) as conn:
             for sql in (
                 f"SELECT * FROM read_csv('{csv}')",
@@ -228,10 +229,13 @@ def test_wire_server_files_are_for_admins(keyed) -> None:
                 "SET threads = 1",
                 "SELECT * FROM query('SELECT 1')",
             ):
-                with pytest.raises(psycopg.errors.InsufficientPrivilege, match="only admin keys"):
+                with pytest.raises(psycopg.errors.InsufficientPrivilege, match="only superusers"):
                     conn.execute(sql)
             assert conn.execute("SELECT 1").fetchone() == (1,)
-    with connect(server, "admin") as conn:
+    with psycopg.connect(
+        host="127.0.0.1", port=server.server.port, user="root", password="rootpw",
+        dbname="hatidata", autocommit=True,
+    ) as conn:  # fmt: skip
         assert conn.execute(f"SELECT name FROM read_csv('{csv}')").fetchall() == [("ann",)]
 
 

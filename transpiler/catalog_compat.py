@@ -8,7 +8,8 @@ other SQL pays one substring test. (The semantic rewrites are tree transforms; t
 stay textual because sqlglot cannot parse several of the inputs, e.g. `::oid[]`.)
 
 R1 (before parsing) `pg_catalog.<name>` -> `<name>` for tables, column qualifiers and
-   types as well as functions: `FROM pg_catalog.pg_class c` -> `FROM pg_class c`.
+   types as well as functions: `FROM pg_catalog.pg_class c` -> `FROM pg_class c`; but
+   the target of CREATE / ALTER / DROP / COMMENT ON -> `__hati_catalog.pg.<name>`.
 R3 (before) `x::oid[]` -> `x::bigint[]`: sqlglot cannot parse `oid[]`.
 R4 (before) a set-returning function in FROM with a bare alias gets that alias as its
    column name too, as in Postgres: `FROM generate_series(0, n) s` -> `... s(s)`.
@@ -41,7 +42,21 @@ def _outside_quotes(sql: str, fn: Callable[[str], str]) -> str:
     return "".join(out)
 
 
+# The object a DDL statement creates / changes, when written pg_catalog.x: it names the
+# stand-in itself (__hati_catalog.pg.x), so the server refuses it as a catalog change
+# (proxy/access/system_objects.py) instead of creating x in the user's schema.
+_DDL_TARGET = re.compile(
+    r"^(\s*(?:CREATE\s+(?:OR\s+REPLACE\s+)?(?:TEMP(?:ORARY)?\s+)?"
+    r"(?:VIEW|TABLE|MACRO|FUNCTION|SEQUENCE|TYPE)(?:\s+IF\s+NOT\s+EXISTS)?"
+    r"|ALTER\s+(?:TABLE|VIEW|SEQUENCE|INDEX|FUNCTION|TYPE)(?:\s+IF\s+EXISTS)?"
+    r"|DROP\s+(?:TABLE|VIEW|MACRO|FUNCTION|SEQUENCE|INDEX|TYPE)(?:\s+IF\s+EXISTS)?"
+    r"|COMMENT\s+ON\s+\w+)\s+)pg_catalog\s*\.\s*",
+    re.IGNORECASE,
+)
+
+
 def r1_strip_pg_catalog(sql: str) -> str:
+    sql = _DDL_TARGET.sub(r"\1__hati_catalog.pg.", sql, count=1)
     return _outside_quotes(sql, lambda s: _PG_CATALOG.sub("", s))
 
 

@@ -290,11 +290,19 @@ def _statement_words(tokens: Sequence[Token]) -> list[str]:
         return ["INSTALL"]
     if head == "UPDATE" and words[1:2] == ["EXTENSIONS"]:
         return ["UPDATE EXTENSIONS"]
-    if head in ("CREATE", "DROP") and "SECRET" in words:
+    if head in ("CREATE", "DROP") and _secret(words[1:]):
         return [f"{head} SECRET"]
     if head == "COPY":
         return _copy(tokens)
     return []
+
+
+def _secret(words: list[str]) -> bool:
+    """CREATE [OR REPLACE] [PERSISTENT | TEMP[ORARY]] SECRET: the object kind, not a table
+    that happens to be called secret."""
+    rest = words[2:] if words[:2] == ["OR", "REPLACE"] else words
+    rest = rest[1:] if rest[:1] in (["PERSISTENT"], ["TEMP"], ["TEMPORARY"]) else rest
+    return rest[:1] == ["SECRET"]
 
 
 def _copy(tokens: Sequence[Token]) -> list[str]:

@@ -70,7 +70,7 @@ MISSING_PG_FUNCTIONS = frozenset(
         "uuid_generate_v4",  # the uuid-ossp extension's (built in: proxy/pgserver/commands.py)
     }
 )
-_KEEP_CATALOGS = {"system", "temp"}
+_KEEP_CATALOGS = {"system", "temp", "__hati_catalog"}  # the last: catalog_compat R1
 # Bare words that mean the login user in Postgres (sqlglot parses them as columns).
 LOGIN_USER_WORDS = frozenset({"current_role", "user"})
 _DROP_COLLATIONS = {"default", "c", "posix", "ucs_basic"}

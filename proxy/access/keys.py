@@ -149,6 +149,7 @@ class Principal:
             key_id=self.key_id,
             limits=self.limits,
             meter=self.meter,
+            key_agent=self.agent_id,
         )
 
 

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any, Protocol
 
-from proxy.access import agent_rule
+from proxy.access import agent_rule, ownership, stored_sql
 from proxy.access import keys as k
 from proxy.access.throttle import AuthThrottle, Banned
 from proxy.access.usage import KeyMeter, UsageTracker
@@ -80,6 +80,8 @@ class AccessControl:
         layer.add_service(self.usage)  # flushed with the layer's other counters, and at stop
         layer.db.run_sync(k.ensure_schema)
         layer.db.run_sync(lambda cur: k.ensure_org(cur, self.config.org_id))
+        self.owners = ownership.install(layer.db)  # who owns which table, view, macro, ...
+        layer.db.run_sync(stored_sql.refresh)  # views and macros keys may reach through
         self._any_keys = layer.db.run_sync(k.has_keys)
 
     # -- mode -------------------------------------------------------------------------

@@ -6,7 +6,7 @@
   CREATE TEMP TABLE is refused too, unlike Postgres: a later INSERT / DROP cannot tell a
   temp table from a shared one with the same name (DuckDB resolves temp first), so
   allowing temp objects would mean allowing writes by name; use a CTE or subquery.
-- Only admins and keyless (trust / configured) users reach outside the database: any
+- Only server superusers (keyless: trust / configured users) reach outside the database: any
   `Statement.external_access` entry is SQLSTATE 42501. As a second line, the SQL is
   also tokenized by DuckDB itself, so a call the transpiler's tokenizer read differently
   (a string, a comment) is still found.
@@ -26,13 +26,16 @@ import re
 from functools import lru_cache
 
 import duckdb
+import sqlglot
+from sqlglot.errors import SqlglotError
 
+from proxy.access import stored_sql
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.registry import REGISTRY
 from proxy.wire.errors import PgError
 from transpiler import ResetCommand, SetCommand, Statement, TranspileError, transpile
-from transpiler.external_access import outside_function
+from transpiler.external_access import of_tokens, outside_function
 
 # Kinds that never change data (SET / RESET of DuckDB options are settings, not data).
 _READ_KINDS = frozenset(
@@ -59,7 +62,8 @@ _READ_ONLY_HINT = "this API key is read-only: it lacks the query:write scope"
 _LIMITS_HINT = "this API key may use only its allowed_schemas / allowed_tables"
 _FILES_HINT = (
     "send data from the client with COPY ... FROM STDIN or INSERT; "
-    "server files, extensions and DuckDB-wide settings need an admin key"
+    "server files, extensions and DuckDB-wide settings are for the server's superusers "
+    "(a configured user or trust login), not for API keys"
 )
 
 
@@ -101,12 +105,14 @@ def check(st: Statement, who: Identity | None, search_path: str | None = None) -
         return
     if who.limits is not None:
         _check_relations(st, who, search_path)
+    if not who.superuser and st.command is None:
+        _check_stored(st, who, search_path)
     if not who.server_files:
         what = outside(st)
         if what is not None:
             raise PgError(
                 "42501",
-                f"permission denied: {what} reads or writes server files; only admin keys may",
+                f"permission denied: {what} reads or writes server files; only superusers may",
                 hint=_FILES_HINT,
             )
     if who.sql_read_only:
@@ -141,6 +147,45 @@ def _check_relations(st: Statement, who: Identity, search_path: str | None) -> N
     bad = who.limits.refusal(sql, st.kind, st.tag, skip, search_path)
     if bad is not None:
         raise PgError("42501", f"permission denied for {bad}", hint=_LIMITS_HINT)
+
+
+def _check_stored(st: Statement, who: Identity, search_path: str | None) -> None:
+    """The same checks on what the statement's views and macros resolve to: a view over
+    read_csv(), or over a table outside the key's limits, reaches no more than the key."""
+    for d in stored_sql.through(_words(st.sql)):
+        through = f" (through {d.kind} {d.name})"
+        if not who.server_files:
+            what = _outside_text(d.query)
+            if what is not None:
+                raise PgError(
+                    "42501",
+                    f"permission denied: {what}{through} reads or writes server files; "
+                    "only superusers may",
+                    hint=_FILES_HINT,
+                )
+        if who.limits is not None:
+            bad = who.limits.refusal(d.query, "select", "SELECT", frozenset(), search_path)
+            if bad is not None:
+                raise PgError("42501", f"permission denied for {bad}{through}", hint=_LIMITS_HINT)
+
+
+@lru_cache(maxsize=4096)
+def _words(sql: str) -> frozenset[str]:
+    """The names and keywords of `sql`, lower case: which views or macros it may use."""
+    return frozenset(text.lower() for text, kind, _ in _tokens(sql) if kind != "operator")
+
+
+@lru_cache(maxsize=2048)
+def _outside_text(sql: str) -> str | None:
+    """What in stored DuckDB SQL reaches outside the database (calls, file-named tables)."""
+    for name in _calls(sql):
+        if outside_function(name):
+            return f"{name.lower()}()"
+    try:
+        found = of_tokens(sqlglot.tokenize(sql, read="duckdb"))
+    except SqlglotError:
+        return "SQL that cannot be checked"
+    return found[0] if found else None
 
 
 def _transpile_quietly(sql: str) -> tuple[Statement, ...] | None:

@@ -37,6 +37,18 @@ class Identity:
     limits: RelationLimits | None = None
     # Counts the key's queries and agent calls (proxy.access.usage); None: not counted.
     meter: Meter | None = field(default=None, compare=False, repr=False)
+    # The agent an API key is bound to (hd_agent_ keys); None for organisation keys, whose
+    # agent_id the client chooses. With org_id it names the login objects belong to.
+    key_agent: str | None = None
+
+    @property
+    def login(self) -> tuple[str, str, str]:
+        """Who owns what this identity creates: ("user", "", name) for a server superuser,
+        ("key", org, bound agent or "") for an API key. Never what a client types for a
+        key (the PG user name, an unbound agent id), and the same after a key rotation."""
+        if self.superuser:
+            return ("user", "", self.user)
+        return ("key", self.org_id, self.key_agent or "")
 
     def require(self, scope: str) -> None:
         if self.scopes is not None and scope not in self.scopes:
@@ -48,6 +60,14 @@ class Identity:
         return self.scopes is not None and "query:write" not in self.scopes
 
     @property
+    def superuser(self) -> bool:
+        """A server superuser: a login without an API key (trust mode, a configured user).
+        Every API key, an organisation's admin key included, is an ordinary login."""
+        return self.role is None
+
+    @property
     def server_files(self) -> bool:
-        """May SQL read or write files on the server (read_csv, COPY TO, ATTACH)? Admins only."""
-        return self.role is None or self.role == "admin"
+        """May SQL read or write files on the server (read_csv, COPY TO, ATTACH, INSTALL,
+        DuckDB-wide SET)? Server superusers only: an organisation's admin key may not, since
+        the server's files and settings are shared by every organisation."""
+        return self.superuser

@@ -66,8 +66,9 @@ class Activity:
 
 
 def is_superuser(who: Identity) -> bool:
-    """Trust logins, configured users and admin API keys are superusers; other keys not."""
-    return who.role is None or who.role == "admin"
+    """Trust logins and configured users are superusers; API keys (admin keys too) are not:
+    an organisation's admin must not see or end another organisation's sessions."""
+    return who.superuser
 
 
 @dataclass(eq=False)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from proxy.access import sql_policy
+from proxy.access import ownership, sql_policy
 from proxy.core.identity import Identity
 from proxy.db.commit_clock import statement_may_write
 from proxy.db.duckdb_errors import map_duckdb_error
@@ -68,11 +68,17 @@ async def execute_sql(
             params: list[Any] = await semantic.vectors(st) if st.bind_texts else []
             text = st.bind_sql(first_marker_param(st))
 
-            def run(text: str = text, params: list[Any] = params, relations=relations, shown=shown):
+            def run(
+                text: str = text, params: list[Any] = params, relations=relations, shown=shown, st=st
+            ):
                 register(cur, relations)
+                # Owners and system objects, as on the wire (proxy/access/ownership.py).
+                changes = ownership.guard(cur, st, who, None) if ownership.needs_guard(st) else []
                 if "fts_main_" in text:
                     semantic.ensure_fts_indexes(cur, text)
                 cur.execute(text, params) if params else cur.execute(text)
+                if ownership.needs_guard(st):
+                    ownership.after(cur, st, changes)
                 if cur.description is None:
                     out: tuple[list[str], list[tuple]] = ([], [])
                 else:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from proxy.access import ownership
 from proxy.core.identity import Identity
 from proxy.db.commit_clock import OpenWrite, statement_may_write
 from proxy.db.connection_threads import on_main
@@ -370,6 +371,24 @@ class Runner:
                 "current transaction is aborted, commands ignored until end of transaction block",
             )
         savepoints.note_statement(session.savepoints, self, st)
+        changes = None
+        if self.who is not None and not portal.executed and ownership.needs_guard(st):
+            # Owners and system objects (proxy/access/ownership.py), on this connection's
+            # cursor: it sees the objects as the statement will, its own temp ones too.
+            await self.take_cursor()
+            path = self.settings.values.get("search_path")
+            changes = await self.call(ownership.guard, self.cursor, st, self.who, path)
+        await self._dispatch(portal, session, max_rows, describe)
+        if changes is not None and (changes or ownership.changes_definitions(st)):
+            await self.call(ownership.after, self.cursor, st, changes)
+        elif st.kind in ("rollback", "savepoint") and ownership.stored_sql.dirty:
+            await self.call(ownership.after_rollback, self.cursor)
+
+    async def _dispatch(
+        self, portal: Portal, session: ClientSession, max_rows: int, describe: bool
+    ) -> None:
+        st = portal.statement
+        assert st is not None
         if sql_cursors.is_cursor_statement(st):  # DECLARE / FETCH / MOVE
             await sql_cursors.execute(self, session, portal, describe)
             return

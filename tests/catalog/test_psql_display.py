@@ -91,20 +91,21 @@ def test_describe_index(srv: ServerProcess) -> None:
 
 
 def test_list_indexes(srv: ServerProcess) -> None:
+    # Owner: the login that created the table (tester, a trust login); see ownership.py
     out = psql(srv, r"\di")
     has_lines(
         out,
-        "public | docs_body_idx | index | hatidata | docs",
-        "public | docs_emb_idx | index | hatidata | docs",
-        "public | docs_pkey | index | hatidata | docs",
-        "public | notes_content_embedding_hnsw | index | hatidata | notes",
-        "public | pts_p_idx | index | hatidata | pts",
+        "public | docs_body_idx | index | tester | docs",
+        "public | docs_emb_idx | index | tester | docs",
+        "public | docs_pkey | index | tester | docs",
+        "public | notes_content_embedding_hnsw | index | tester | notes",
+        "public | pts_p_idx | index | tester | pts",
         "(5 rows)",
     )
     no_internal_names(out)
     has_lines(
         psql(srv, r"\di+ docs_emb_idx"),
-        "public | docs_emb_idx | index | hatidata | docs | permanent | hnsw | 0 bytes |",
+        "public | docs_emb_idx | index | tester | docs | permanent | hnsw | 0 bytes |",
     )
 
 
@@ -112,14 +113,14 @@ def test_list_tables_views_schemas_hide_the_servers_own(srv: ServerProcess) -> N
     tables = psql(srv, r"\dt")
     has_lines(
         tables,
-        "public | docs | table | hatidata",
-        "public | notes | table | hatidata",
-        "public | pts | table | hatidata",
+        "public | docs | table | tester",
+        "public | notes | table | tester",
+        "public | pts | table | tester",
         "(3 rows)",
     )
     no_internal_names(tables)
     views = psql(srv, r"\dv")
-    has_lines(views, "public | docs_v | view | hatidata", "(1 row)")
+    has_lines(views, "public | docs_v | view | tester", "(1 row)")
     no_internal_names(views)
     schemas = psql(srv, r"\dn")
     has_lines(schemas, "public | hatidata")

@@ -9,7 +9,7 @@ organisation's path (never revealing that it exists); `Caller.require(scope)` 40
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from fastapi import Request
@@ -47,8 +47,7 @@ class Caller:
             return self.principal.identity(agent_id)
         if not agent_id:
             return self.identity
-        i = self.identity
-        return Identity(i.org_id, agent_id, i.user, i.scopes, i.role, i.key_id)
+        return replace(self.identity, agent_id=agent_id)
 
 
 def layer_of(request: Request) -> AgentLayer:

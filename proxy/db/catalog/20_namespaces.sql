@@ -13,13 +13,20 @@ WHERE (database_name = {{duck_db}} AND schema_name <> 'hatidata_internal')
 UNION ALL SELECT '__hati_catalog', 'pg', 11, 'pg_catalog'
 UNION ALL SELECT '__hati_catalog', 'info', 13000, 'information_schema';
 
+-- Who owns what (proxy/access/ownership.py fills it): class is relation, sequence, index,
+-- function, schema or type; nspname as clients see it (public for main); no row: oid 10.
+CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_owners
+    (class VARCHAR, nspname VARCHAR, name VARCHAR, owner_oid BIGINT);
+
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_namespace AS
-SELECT oid, nspname, 10::BIGINT AS nspowner,
+SELECT ns.oid, ns.nspname, coalesce(ow.owner_oid, 10)::BIGINT AS nspowner,
        -- public's ACL as PostgreSQL 15 creates it (owner=UC, PUBLIC=U), which pg_dump
        -- takes as public's initial privileges: nothing to GRANT or REVOKE
-       CASE WHEN oid = 2200 THEN [{{owner}} || '=UC/' || {{owner}}, '=U/' || {{owner}}]
+       CASE WHEN ns.oid = 2200 THEN [{{owner}} || '=UC/' || {{owner}}, '=U/' || {{owner}}]
        END::VARCHAR[] AS nspacl
-FROM __hati_catalog.pg.__hati_ns
+FROM __hati_catalog.pg.__hati_ns ns
+LEFT JOIN __hati_catalog.pg.__hati_owners ow
+  ON ow.class = 'schema' AND ow.name = lower(ns.nspname) AND ns.duck_db <> '__hati_catalog'
 UNION ALL SELECT 99, 'pg_toast', 10, NULL;
 
 -- public first, like the default search_path "$user", public; pg_catalog is implicit.

@@ -95,7 +95,7 @@ SELECT coalesce(co.oid, t.table_oid)::BIGINT AS oid, t.table_name AS relname, n.
            'CHECK\(\(length\((?:"(?:[^"]|"")*"|[^()"\s]+)\) <= \d+\)\)')) AS relchecks,
        (t.index_count > 0 OR t.has_primary_key) AS relhasindex,
        t.estimated_size AS reltuples, t.temporary, t.comment, NULL::VARCHAR AS viewdef,
-       n.nspname, 2::BIGINT AS relam
+       n.nspname, 2::BIGINT AS relam, NULL::VARCHAR AS ownerrel
 FROM duckdb_tables() t
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = t.database_name AND n.duck_schema = t.schema_name
 -- a system catalog has PostgreSQL's OID (install.py CATALOG_OIDS): 'pg_class'::regclass = 1259
@@ -110,7 +110,7 @@ SELECT coalesce(co.oid, v.view_oid), v.view_name, n.oid,
        -- pg_get_viewdef: the query, without DuckDB's CREATE VIEW ... AS (pg_dump, \d+)
        coalesce(nullif(regexp_extract(v.sql,
            '(?is)^\s*CREATE\s.*?\bVIEW\s.*?\sAS\s+((SELECT|WITH|VALUES|FROM|TABLE|\().*)$', 1),
-           ''), v.sql), n.nspname, 0
+           ''), v.sql), n.nspname, 0, NULL
 FROM duckdb_views() v
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = v.database_name AND n.duck_schema = v.schema_name
 LEFT JOIN __hati_catalog.pg.__hati_catalog_oid co
@@ -121,19 +121,20 @@ WHERE (NOT v.internal OR v.database_name = '__hati_catalog')
   AND NOT __hati_catalog.pg.__hati_internal_rel(v.schema_name, v.view_name)
 UNION ALL
 SELECT s.sequence_oid, s.sequence_name, n.oid, 'S', 3, 0, FALSE, 1, s.temporary, s.comment,
-       NULL, n.nspname, 0
+       NULL, n.nspname, 0, NULL
 FROM duckdb_sequences() s
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = s.database_name AND n.duck_schema = s.schema_name
 WHERE NOT __hati_catalog.pg.__hati_internal_rel(s.schema_name, s.sequence_name)
 UNION ALL
 SELECT i.indexrelid, i.index_name, n.oid, 'i', len(i.elements), 0, FALSE, 0,
-       FALSE, NULL, NULL, n.nspname, CASE i.amname WHEN 'hnsw' THEN 13581 ELSE 403 END
+       FALSE, NULL, NULL, n.nspname, CASE i.amname WHEN 'hnsw' THEN 13581 ELSE 403 END,
+       i.table_name  -- an index is owned by its table's owner, as in PostgreSQL
 FROM __hati_catalog.pg.__hati_index_list i
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = i.database_name AND n.duck_schema = i.schema_name;
 
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_class AS
 SELECT r.oid, r.relname, r.relnamespace, 0::BIGINT AS reltype, 0::BIGINT AS reloftype,
-       10::BIGINT AS relowner,
+       coalesce(ow.owner_oid, 10)::BIGINT AS relowner,
        r.relam,
        r.oid AS relfilenode, 0::BIGINT AS reltablespace, 0::INTEGER AS relpages,
        CAST(r.reltuples AS REAL) AS reltuples, 0::INTEGER AS relallvisible,
@@ -145,7 +146,10 @@ SELECT r.oid, r.relname, r.relnamespace, 0::BIGINT AS reltype, 0::BIGINT AS relo
        'd' AS relreplident, FALSE AS relispartition, 0::BIGINT AS relrewrite,
        0::BIGINT AS relfrozenxid, 0::BIGINT AS relminmxid, NULL::VARCHAR[] AS relacl,
        NULL::VARCHAR[] AS reloptions, NULL::VARCHAR AS relpartbound
-FROM __hati_catalog.pg.__hati_rel r;
+FROM __hati_catalog.pg.__hati_rel r
+LEFT JOIN __hati_catalog.pg.__hati_owners ow
+  ON ow.nspname = r.nspname AND ow.name = lower(coalesce(r.ownerrel, r.relname))
+ AND ow.class = CASE r.relkind WHEN 'S' THEN 'sequence' ELSE 'relation' END;
 
 -- varchar(n): the transpiler creates such a column as VARCHAR CHECK (length(col) <= n)
 -- (transpiler/varchar_length.py); DuckDB keeps, copies and enforces that constraint, and

@@ -9,11 +9,14 @@ SELECT 16384::BIGINT AS oid, {{database_name}} AS datname, 10::BIGINT AS datdba,
        'C.UTF-8' AS datctype, NULL::VARCHAR AS daticulocale, NULL::VARCHAR AS datcollversion,
        NULL::VARCHAR[] AS datacl;
 
-CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_roles (oid BIGINT, rolname VARCHAR);
-INSERT INTO __hati_catalog.pg.__hati_roles VALUES {{role_rows}};
+-- rolsuper: configured users are superusers; API-key logins (added by
+-- proxy/access/ownership.py as they create objects: agent@org, org) are not.
+CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_roles
+    (oid BIGINT, rolname VARCHAR, rolsuper BOOLEAN DEFAULT TRUE);
+INSERT INTO __hati_catalog.pg.__hati_roles (oid, rolname) VALUES {{role_rows}};
 
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_roles AS
-SELECT rolname, TRUE AS rolsuper, TRUE AS rolinherit, TRUE AS rolcreaterole,
+SELECT rolname, rolsuper, TRUE AS rolinherit, rolsuper AS rolcreaterole,
        TRUE AS rolcreatedb, TRUE AS rolcanlogin, FALSE AS rolreplication,
        -1::INTEGER AS rolconnlimit, '********' AS rolpassword,
        NULL::TIMESTAMPTZ AS rolvaliduntil, FALSE AS rolbypassrls,
@@ -33,6 +36,11 @@ FROM __hati_catalog.pg.pg_roles;
 
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_auth_members
     (oid BIGINT, roleid BIGINT, member BIGINT, grantor BIGINT, admin_option BOOLEAN);
+
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_owner_name(cls, nsp, obj) AS (
+    SELECT min(__h_r.rolname) FROM __hati_catalog.pg.__hati_owners __h_o
+    JOIN __hati_catalog.pg.__hati_roles __h_r ON __h_r.oid = __h_o.owner_oid
+    WHERE __h_o.class = cls AND __h_o.nspname = nsp AND __h_o.name = lower(obj));
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_userbyid(role_oid) AS coalesce(
     (SELECT __h_r.rolname FROM __hati_catalog.pg.__hati_roles __h_r WHERE __h_r.oid = role_oid),

@@ -233,7 +233,8 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.shobj_description(obj_oid, catalog_rel
 
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_proc AS
 SELECT f.function_oid::BIGINT AS oid, f.function_name AS proname, n.oid AS pronamespace,
-       10::BIGINT AS proowner, 14::BIGINT AS prolang, 100::REAL AS procost,
+       coalesce(ow.owner_oid, 10)::BIGINT AS proowner, 14::BIGINT AS prolang,
+       100::REAL AS procost,
        CASE WHEN f.function_type = 'table_macro' THEN 1000 ELSE 0 END::REAL AS prorows,
        0::BIGINT AS provariadic, '-' AS prosupport,
        CASE WHEN f.function_type = 'aggregate' THEN 'a' ELSE 'f' END AS prokind,
@@ -258,6 +259,9 @@ SELECT f.function_oid::BIGINT AS oid, f.function_name AS proname, n.oid AS prona
            AS __hati_arguments
 FROM duckdb_functions() f
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = f.database_name AND n.duck_schema = f.schema_name
+LEFT JOIN __hati_catalog.pg.__hati_owners ow
+  ON ow.class = 'function' AND ow.nspname = n.nspname AND ow.name = lower(f.function_name)
+ AND f.database_name <> '__hati_catalog'
 WHERE f.database_name <> '__hati_catalog' OR f.function_name NOT LIKE '\_\_hati%' ESCAPE '\'
 UNION ALL
 -- hatiproxy's own functions, in public (where CREATE EXTENSION would put them)

@@ -1,13 +1,17 @@
 -- Postgres' convenience views, with `public` in place of DuckDB's `main`.
 
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_tables AS
-SELECT r.nspname AS schemaname, r.relname AS tablename, {{owner}} AS tableowner,
+SELECT r.nspname AS schemaname, r.relname AS tablename,
+       coalesce(__hati_catalog.pg.__hati_owner_name('relation', r.nspname, r.relname),
+                {{owner}}) AS tableowner,
        NULL::VARCHAR AS tablespace, r.relhasindex AS hasindexes, FALSE AS hasrules,
        FALSE AS hastriggers, FALSE AS rowsecurity
 FROM __hati_catalog.pg.__hati_rel r WHERE r.relkind = 'r';
 
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_views AS
-SELECT r.nspname AS schemaname, r.relname AS viewname, {{owner}} AS viewowner,
+SELECT r.nspname AS schemaname, r.relname AS viewname,
+       coalesce(__hati_catalog.pg.__hati_owner_name('relation', r.nspname, r.relname),
+                {{owner}}) AS viewowner,
        r.viewdef AS definition
 FROM __hati_catalog.pg.__hati_rel r WHERE r.relkind = 'v';
 

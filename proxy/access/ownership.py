@@ -1,0 +1,325 @@
+"""Object owners, as in PostgreSQL: what a login creates belongs to it.
+
+A table, view, macro (function), sequence, index, schema or type created over any
+interface belongs to the login that created it (`Identity.login`: a server superuser's
+user name, or an API key's organisation and bound agent, never a name the client
+types). Only its owner or a server superuser may ALTER, RENAME, DROP, COMMENT ON or
+CREATE OR REPLACE it, and CREATE INDEX needs the table's owner: 42501 `must be owner of
+table t` otherwise (PostgreSQL's wording per kind). Objects without a record (made
+before ownership was tracked, or by the server itself) belong to the bootstrap
+superuser. Renames carry the owner; CREATE OR REPLACE keeps it.
+
+Records live in `hatidata_internal.object_owners`, written through the server's pooled
+cursors like the keys (proxy/access/keys.py), with an in-memory copy for the checks.
+`guard(cur, st, who, search_path)` runs on the session's DuckDB cursor (worker thread)
+before a DDL statement, resolving each target to the object DuckDB would take (temp
+first, then the search path); it returns what to record once the statement succeeded.
+"""
+
+from __future__ import annotations
+
+import logging
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import duckdb
+
+from proxy.access import stored_sql, system_objects
+from proxy.access.table_limits import search_schemas
+from proxy.core.identity import Identity
+from proxy.core.names import INTERNAL_SCHEMA, PG_SCHEMA
+from proxy.db.pool import PooledDB
+from proxy.wire.errors import PgError
+from transpiler import Statement
+from transpiler.ddl_targets import Target, targets
+
+log = logging.getLogger("hatiproxy.access")
+TABLE = f"{INTERNAL_SCHEMA}.object_owners"
+CATALOG_OWNERS = f"{PG_SCHEMA}.__hati_owners"  # what pg_class & co. read (20_namespaces.sql)
+CATALOG_ROLES = f"{PG_SCHEMA}.__hati_roles"
+SCHEMA_SQL = (
+    f"CREATE SCHEMA IF NOT EXISTS {INTERNAL_SCHEMA}",
+    f"CREATE TABLE IF NOT EXISTS {TABLE} (class VARCHAR NOT NULL, schema_name VARCHAR NOT NULL,"
+    " name VARCHAR NOT NULL, owner_kind VARCHAR NOT NULL, owner_org VARCHAR NOT NULL,"
+    " owner_name VARCHAR NOT NULL, created_at TIMESTAMPTZ NOT NULL DEFAULT now(),"
+    " PRIMARY KEY (class, schema_name, name))",
+)
+Login = tuple[str, str, str]  # Identity.login
+Key = tuple[str, str, str]  # (class, schema, name); class: relation, sequence, index, ...
+# Tables and views share one name space in DuckDB (as relations do in PostgreSQL).
+_CLASS = {"table": "relation", "view": "relation", "relation": "relation"}
+_CHECKED = ("replace", "drop", "alter", "rename", "comment")
+_EXISTS = {
+    "relation": "SELECT 'table' FROM duckdb_tables() WHERE database_name = $1 AND "
+    "schema_name = $2 AND lower(table_name) = $3 UNION ALL SELECT 'view' FROM duckdb_views() "
+    "WHERE database_name = $1 AND schema_name = $2 AND lower(view_name) = $3 AND NOT internal",
+    "sequence": "SELECT 'sequence' FROM duckdb_sequences() WHERE database_name = $1 AND "
+    "schema_name = $2 AND lower(sequence_name) = $3",
+    "index": "SELECT 'index' FROM duckdb_indexes() WHERE database_name = $1 AND "
+    "schema_name = $2 AND lower(index_name) = $3",
+    "function": "SELECT 'function' FROM duckdb_functions() WHERE database_name = $1 AND "
+    "schema_name = $2 AND lower(function_name) = $3 AND function_type IN ('macro', "
+    "'table_macro') LIMIT 1",
+    "type": "SELECT 'type' FROM duckdb_types() WHERE database_name = $1 AND "
+    "schema_name = $2 AND lower(type_name) = $3 AND NOT internal LIMIT 1",
+    "schema": "SELECT 'schema' FROM duckdb_schemas() WHERE database_name = $1 AND "
+    "lower(schema_name) = $3 AND $2 = ''",
+}
+_HINT = "only the owner of an object or a server superuser may change or drop it"
+
+
+def login_name(login: Login) -> str:
+    """How a login is shown (pg_roles, psql's Owner column): a user name, agent@org for a
+    key bound to an agent, org for an organisation key."""
+    kind, org, name = login
+    if kind == "user":
+        return name or "hatidata"
+    return f"{name}@{org}" if name else org
+
+
+class OwnerStore:
+    """Who owns what: the records, in memory, persisted through the pooled cursors."""
+
+    def __init__(self, db: PooledDB | None) -> None:
+        self.db = db
+        self.owners: dict[Key, Login] = {}
+        if db is not None:
+            db.run_sync(self._load)
+
+    def _load(self, cur: duckdb.DuckDBPyConnection) -> None:
+        for sql in SCHEMA_SQL:
+            cur.execute(sql)
+        rows = cur.execute(
+            f"SELECT class, schema_name, name, owner_kind, owner_org, owner_name FROM {TABLE}"
+        ).fetchall()
+        self.owners = {(r[0], r[1], r[2]): (r[3], r[4], r[5]) for r in rows}
+        for key, login in self.owners.items():
+            _show(cur, key, login)
+
+    def owner(self, key: Key) -> Login | None:
+        return self.owners.get(key)
+
+    def apply(self, changes: list[Callable[[OwnerStore], None]]) -> None:
+        for change in changes:
+            change(self)
+
+    def set(self, key: Key, login: Login) -> None:
+        self.owners[key] = login
+
+        def write(cur: duckdb.DuckDBPyConnection) -> None:
+            cur.execute(
+                f"INSERT OR REPLACE INTO {TABLE} (class, schema_name, name, owner_kind,"
+                " owner_org, owner_name) VALUES (?, ?, ?, ?, ?, ?)",
+                [*key, *login],
+            )
+            _show(cur, key, login)
+
+        self._write(write)
+
+    def drop(self, key: Key) -> None:
+        if self.owners.pop(key, None) is not None:
+
+            def write(cur: duckdb.DuckDBPyConnection) -> None:
+                where = "class = ? AND schema_name = ? AND name = ?"
+                cur.execute(f"DELETE FROM {TABLE} WHERE {where}", list(key))
+                _show(cur, key, None)
+
+            self._write(write)
+        if key[0] == "schema":  # DROP SCHEMA ... CASCADE: what was in it went with it
+            for inner in [k for k in self.owners if k[0] != "schema" and k[1] == key[2]]:
+                self.drop(inner)
+
+    def _write(self, fn: Callable[[duckdb.DuckDBPyConnection], None]) -> None:
+        if self.db is None:
+            return
+        try:
+            self.db.run_sync(fn)
+        except duckdb.Error as exc:  # the in-memory copy holds until the next start
+            log.error("could not record an object owner: %s", exc)
+
+
+def role_oid(name: str) -> int:
+    """A login's role OID in pg_roles: stable across restarts, above PostgreSQL's range
+    for bootstrap objects and configured users (16384 + n)."""
+    return 1_000_000 + zlib.crc32(name.encode("utf-8")) % 1_000_000_000
+
+
+def _show(cur: duckdb.DuckDBPyConnection, key: Key, login: Login | None) -> None:
+    """Mirror one record into the catalog (pg_class.relowner, psql's Owner column)."""
+    cls, schema, name = key
+    nspname = "public" if schema == "main" else schema
+    cur.execute(
+        f"DELETE FROM {CATALOG_OWNERS} WHERE class = ? AND nspname = ? AND name = ?",
+        [cls, nspname if cls != "schema" else "", name],
+    )
+    if login is None:
+        return
+    shown = login_name(login)
+    known = cur.execute(f"SELECT oid FROM {CATALOG_ROLES} WHERE rolname = ?", [shown]).fetchone()
+    if known is None:
+        oid = role_oid(shown)
+        cur.execute(
+            f"INSERT INTO {CATALOG_ROLES} (oid, rolname, rolsuper) VALUES (?, ?, ?)",
+            [oid, shown, login[0] == "user"],
+        )
+    else:
+        oid = known[0]
+    cur.execute(
+        f"INSERT INTO {CATALOG_OWNERS} VALUES (?, ?, ?, ?)",
+        [cls, nspname if cls != "schema" else "", name, oid],
+    )
+
+
+_store: OwnerStore | None = None
+
+
+def install(db: PooledDB | None) -> OwnerStore:
+    """Load the records (at start, with the access layer)."""
+    global _store
+    _store = OwnerStore(db)
+    if db is not None:
+        for repair in db.run_sync(system_objects.shadows):
+            log.warning(
+                "an object in public hides the pg_catalog object of the same name from "
+                "every client (clients such as psql then list nothing); a superuser "
+                "repairs it with: %s",
+                repair,
+            )
+    return _store
+
+
+def store() -> OwnerStore:
+    global _store
+    if _store is None:
+        _store = OwnerStore(None)
+    return _store
+
+
+@dataclass(frozen=True)
+class Found:
+    schema: str
+    kind: str  # table, view, sequence, ...
+
+
+def changes_definitions(st: Statement) -> bool:
+    """Whether `st` may create, replace or drop a view or macro (stored_sql is re-read)."""
+    return st.kind == "ddl" and any(w in st.tag for w in ("VIEW", "MACRO", "FUNCTION", "SCHEMA"))
+
+
+def after(cur: duckdb.DuckDBPyConnection, st: Statement, changes: list) -> None:
+    """Once `st` succeeded: record its owners, re-read views and macros it changed."""
+    store().apply(changes)
+    if changes_definitions(st):
+        stored_sql.refresh(cur)
+        stored_sql.dirty = True  # until the transaction is known to be kept
+
+
+def after_rollback(cur: duckdb.DuckDBPyConnection) -> None:
+    """A ROLLBACK may restore views or macros a DDL dropped: read them again."""
+    if stored_sql.dirty:
+        stored_sql.refresh(cur)
+
+
+def needs_guard(st: Statement) -> bool:
+    """Whether `st` may create or change an object, or write into a system relation."""
+    if st.kind == "ddl" or st.tag == "COMMENT":
+        return True
+    if st.kind in ("insert", "update", "delete", "merge", "copy"):
+        low = st.sql.lower()
+        return any(h in low for h in system_objects.WRITE_HINTS)
+    return False
+
+
+def guard(
+    cur: duckdb.DuckDBPyConnection, st: Statement, who: Identity, search_path: str | None
+) -> list[Callable[[OwnerStore], None]]:
+    """Refuse what `who` may not change (PgError 42501); else the record changes to apply
+    once the statement succeeded."""
+    found = targets(st.sql)
+    if found is None:
+        if who.superuser:
+            return []
+        raise PgError(
+            "42501",
+            f"permission denied: the objects {st.tag or 'this statement'} changes cannot be "
+            "determined",
+            hint="write the statement in a form PostgreSQL or DuckDB documents",
+        )
+    if not found:
+        return []
+    user_db = system_objects.user_database(cur)
+    system_objects.check(cur, found, who, user_db)
+    owners = store()
+    changes: list[Callable[[OwnerStore], None]] = []
+    for t in found:
+        if t.temporary or t.catalog not in ("", user_db) or t.action == "write":
+            continue
+        cls = _CLASS.get(t.kind, t.kind)
+        if t.kind == "index" and t.on_table is not None and t.action in ("create", "replace"):
+            table = Target("alter", "relation", *t.on_table)
+            where = _resolve(cur, table, user_db, search_path)
+            if where is not None:
+                _require(
+                    owners, ("relation", where.schema, table.name), where.kind, table.name, who
+                )
+            schema = where.schema if where is not None else _create_schema(t, search_path)
+            key = ("index", schema, t.name)
+            changes.append(lambda s, key=key, login=who.login: s.set(key, login))
+            continue
+        where = _resolve(cur, t, user_db, search_path)
+        if where == Found("", "temp"):
+            continue  # the session's own temporary object
+        if t.action == "create":
+            if where is None or not t.if_exists:
+                key = (cls, _create_schema(t, search_path), t.name)
+                changes.append(lambda s, key=key, login=who.login: s.set(key, login))
+            continue
+        if where is None:
+            if t.action == "replace":
+                key = (cls, _create_schema(t, search_path), t.name)
+                changes.append(lambda s, key=key, login=who.login: s.set(key, login))
+            continue  # DuckDB reports the missing object itself
+        key = (cls, where.schema, t.name)
+        _require(owners, key, where.kind, t.name, who)
+        if t.action == "drop":
+            changes.append(lambda s, key=key: s.drop(key))
+        elif t.action == "rename" and t.new_name:
+            owner = owners.owner(key)
+            new_key = (cls, where.schema, t.new_name)
+            if owner is not None:
+                changes.append(lambda s, a=key, b=new_key, o=owner: (s.drop(a), s.set(b, o)))
+    return changes
+
+
+def _require(owners: OwnerStore, key: Key, kind: str, name: str, who: Identity) -> None:
+    if who.superuser:
+        return
+    if owners.owner(key) != who.login:  # no record: the bootstrap superuser's
+        raise PgError("42501", f"must be owner of {kind} {name}", hint=_HINT)
+
+
+def _create_schema(t: Target, search_path: str | None) -> str:
+    if t.kind == "schema":
+        return ""
+    return t.schema or search_schemas(search_path)[0]
+
+
+def _resolve(
+    cur: duckdb.DuckDBPyConnection, t: Target, user_db: str, search_path: str | None
+) -> Found | None:
+    """Where DuckDB finds `t`: Found("", "temp") for a temporary object, None if nowhere."""
+    cls = _CLASS.get(t.kind, t.kind)
+    sql = _EXISTS[cls]
+    if cls == "schema":
+        rows = cur.execute(sql, [user_db, "", t.name]).fetchall()
+        return Found("", "schema") if rows else None
+    if t.schema:
+        candidates = [(t.catalog or user_db, t.schema)]
+    else:
+        candidates = [("temp", "main")] + [(user_db, s) for s in search_schemas(search_path)]
+    for database, schema in candidates:
+        rows = cur.execute(sql, [database, schema, t.name]).fetchall()
+        if rows:
+            return Found("", "temp") if database == "temp" else Found(schema, rows[0][0])
+    return None

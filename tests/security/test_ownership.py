@@ -1,0 +1,399 @@
+"""Ownership and system objects over the wire, as PostgreSQL users expect.
+
+Two agent keys of two organisations (alice@orga, bob@orgb), an admin key of orgb and a
+configured superuser (root): what a login creates is its own; another login's ALTER,
+RENAME, DROP, COMMENT ON and CREATE OR REPLACE are 42501 `must be owner of <kind> <name>`;
+pg_catalog / information_schema cannot be changed by anyone (a forged pg_namespace once
+emptied psql's \\dt for every client and survived a restart); only superusers reach
+server files.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+import requests
+
+from tests.conftest import start_server
+from tests.rest.rest_support import KeyedServer, KeySpec, create_keys
+
+SPECS = {
+    "alice": KeySpec("agent", org_id="orga", agent_id="alice"),
+    "bob": KeySpec("agent", org_id="orgb", agent_id="bob"),
+    "adm": KeySpec("admin", org_id="orgb"),
+    "adma": KeySpec("admin", org_id="orga"),
+    "narrow": KeySpec("agent", org_id="orga", agent_id="nar", allowed_tables=["public.ok"]),
+}
+ARGS = ("--users", "root:rootpw", "--embedding-provider", "hash")
+
+
+@pytest.fixture(scope="module")
+def ks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KeyedServer]:
+    tmp = tmp_path_factory.mktemp("ownership")
+    secrets = create_keys(tmp / "data", SPECS)
+    server = KeyedServer(start_server(tmp, *ARGS), secrets)
+    server.tmp = tmp  # type: ignore[attr-defined]
+    yield server
+    server.server.stop()
+
+
+def connect(ks: KeyedServer, who: str) -> psycopg.Connection:
+    password = "rootpw" if who == "root" else ks.secrets[who]
+    user = "root" if who == "root" else "root"  # a key's login is not the name it types
+    return psycopg.connect(
+        host="127.0.0.1", port=ks.server.port, user=user if who == "root" else "postgres",
+        password=password, dbname="hatidata", autocommit=True,
+    )  # fmt: skip
+
+
+def refused(con: psycopg.Connection, sql: str, message: str) -> None:
+    with pytest.raises(psycopg.errors.InsufficientPrivilege) as info:
+        con.execute(sql)
+    assert info.value.diag.message_primary == message, (sql, str(info.value))
+
+
+def restart(ks: KeyedServer) -> None:
+    ks.server.stop()
+    ks.server = start_server(ks.tmp, *ARGS)  # type: ignore[attr-defined]
+
+
+def psql(ks: KeyedServer, who: str, command: str, check: bool = True) -> str:
+    psql_bin = shutil.which("psql") or "/usr/lib/postgresql/15/bin/psql"
+    password = "rootpw" if who == "root" else ks.secrets[who]
+    user = "root" if who == "root" else "someone"
+    out = subprocess.run(
+        [psql_bin, "-X", "-h", "127.0.0.1", "-p", str(ks.server.port), "-U", user,
+         "-d", "hatidata", "-v", "ON_ERROR_STOP=1", "-c", command],
+        capture_output=True, text=True, timeout=60, env={**os.environ, "PGPASSWORD": password},
+    )  # fmt: skip
+    assert out.returncode == 0 or not check, out.stderr
+    return out.stdout
+
+
+# --- system schemas ----------------------------------------------------------------------
+
+FORGERIES = (
+    "CREATE OR REPLACE VIEW pg_catalog.pg_namespace AS SELECT 1 AS oid",
+    "CREATE VIEW pg_namespace AS SELECT 1 AS oid",
+    "CREATE OR REPLACE MACRO pg_catalog.format_type(a, b) AS 'forged'",
+    "CREATE TABLE information_schema.forged (a INT)",
+    "ALTER TABLE information_schema.tables RENAME TO gone",
+    "DROP VIEW pg_catalog.pg_class",
+    "INSERT INTO pg_catalog.pg_type (oid, typname) VALUES (1, 'forged')",
+    "DROP VIEW _hatidata_agent_memory",
+    "CREATE OR REPLACE VIEW _hatidata_agent_memory AS SELECT 'FORGED' AS content",
+    "UPDATE _hatidata_embedding_cache SET model = 'forged'",
+    "CREATE TABLE hatidata_internal.forged (a INT)",
+)
+
+
+def test_nobody_forges_the_catalog_and_psql_survives_a_restart(ks: KeyedServer) -> None:
+    with connect(ks, "root") as root:
+        root.execute("CREATE TABLE visible (a INT)")
+    for who in ("alice", "adm"):
+        with connect(ks, who) as con:
+            refused(con, FORGERIES[0], "permission denied for schema pg_catalog")
+            refused(con, FORGERIES[3], "permission denied for schema information_schema")
+            refused(con, FORGERIES[5], "must be owner of table pg_class")
+            refused(con, FORGERIES[6], "permission denied for table pg_type")
+            refused(con, FORGERIES[7], "must be owner of view _hatidata_agent_memory")
+            for sql in FORGERIES:
+                with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                    con.execute(sql)
+    with connect(ks, "root") as root:  # PostgreSQL refuses superusers too (no
+        # allow_system_table_mods): a forged catalog would hide it from every client
+        refused(root, FORGERIES[0], 'permission denied: "pg_namespace" is a system catalog')
+        refused(root, FORGERIES[1], 'permission denied to create "pg_catalog.pg_namespace"')
+        for sql in FORGERIES[:7]:
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                root.execute(sql)
+    restart(ks)
+    for who in ("root", "bob"):
+        assert "visible" in psql(ks, who, r"\dt")
+    with connect(ks, "root") as root:
+        views = root.execute(
+            "SELECT view_name FROM duckdb_views() WHERE schema_name = 'main' "
+            "AND view_name IN ('pg_namespace', 'format_type')"
+        ).fetchall()
+        assert views == []
+
+
+# --- owners ------------------------------------------------------------------------------
+
+# kind, create, then (statement, message) pairs another login is refused
+OBJECTS = {
+    "table": (
+        "CREATE TABLE o_t (a INT)",
+        [
+            ("ALTER TABLE o_t ADD COLUMN b INT", "must be owner of table o_t"),
+            ("ALTER TABLE o_t RENAME TO o_t2", "must be owner of table o_t"),
+            ("COMMENT ON TABLE o_t IS 'mine'", "must be owner of table o_t"),
+            ("CREATE OR REPLACE TABLE o_t (x INT)", "must be owner of table o_t"),
+            ("CREATE INDEX o_t_idx ON o_t (a)", "must be owner of table o_t"),
+            ("DROP TABLE o_t", "must be owner of table o_t"),
+        ],
+        "DROP TABLE o_t",
+    ),
+    "view": (
+        "CREATE VIEW o_v AS SELECT 1 AS a",
+        [
+            ("CREATE OR REPLACE VIEW o_v AS SELECT 'FORGED' AS a", "must be owner of view o_v"),
+            ("ALTER VIEW o_v RENAME TO o_v2", "must be owner of view o_v"),
+            ("DROP VIEW o_v", "must be owner of view o_v"),
+        ],
+        "DROP VIEW o_v",
+    ),
+    "macro": (
+        "CREATE MACRO o_m(x) AS x + 1",
+        [
+            ("CREATE OR REPLACE MACRO o_m(x) AS 42", "must be owner of function o_m"),
+            ("CREATE OR REPLACE FUNCTION o_m(x) AS 42", "must be owner of function o_m"),
+            ("DROP MACRO o_m", "must be owner of function o_m"),
+            ("DROP FUNCTION o_m", "must be owner of function o_m"),
+        ],
+        "DROP MACRO o_m",
+    ),
+    "sequence": (
+        "CREATE SEQUENCE o_s",
+        [("DROP SEQUENCE o_s", "must be owner of sequence o_s")],
+        "DROP SEQUENCE o_s",
+    ),
+    "schema": (
+        "CREATE SCHEMA o_sch",
+        [("DROP SCHEMA o_sch CASCADE", "must be owner of schema o_sch")],
+        "DROP SCHEMA o_sch",
+    ),
+    "type": (
+        "CREATE TYPE o_ty AS ENUM ('a', 'b')",
+        [("DROP TYPE o_ty", "must be owner of type o_ty")],
+        "DROP TYPE o_ty",
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", list(OBJECTS))
+@pytest.mark.parametrize("owner", ["alice", "root"])
+def test_only_the_owner_or_a_superuser_changes_an_object(
+    ks: KeyedServer, kind: str, owner: str
+) -> None:
+    create, attempts, drop = OBJECTS[kind]
+    others = [w for w in ("alice", "bob", "adm") if w != owner]
+    with connect(ks, owner) as con:
+        con.execute(create)
+    try:
+        for who in others:
+            with connect(ks, who) as con:
+                for sql, message in attempts:
+                    refused(con, sql, message)
+        with connect(ks, "bob") as con:  # still there, unchanged
+            assert con.execute(f"SELECT count(*) FROM ({_probe(kind)})").fetchone() == (1,)
+    finally:
+        with connect(ks, owner) as con:
+            con.execute(drop)  # the owner (or the superuser) may
+
+
+def _probe(kind: str) -> str:
+    return {
+        "table": "SELECT * FROM duckdb_tables() WHERE table_name = 'o_t'",
+        "view": "SELECT * FROM o_v WHERE a = 1",
+        "macro": "SELECT o_m(1) AS r WHERE o_m(1) = 2",
+        "sequence": "SELECT * FROM duckdb_sequences() WHERE sequence_name = 'o_s'",
+        "schema": "SELECT * FROM duckdb_schemas() WHERE schema_name = 'o_sch'",
+        "type": "SELECT * FROM duckdb_types() WHERE type_name = 'o_ty'",
+    }[kind]
+
+
+def test_owner_changes_its_own_and_a_superuser_changes_anything(ks: KeyedServer) -> None:
+    with connect(ks, "alice") as alice:
+        alice.execute("CREATE TABLE mine (a INT)")
+        alice.execute("ALTER TABLE mine ADD COLUMN b INT")
+        alice.execute("COMMENT ON TABLE mine IS 'alice''s'")
+        alice.execute("ALTER TABLE mine RENAME TO mine2")  # renames carry the owner
+        alice.execute("CREATE INDEX mine_a ON mine2 (a)")
+    with connect(ks, "bob") as bob:
+        refused(bob, "DROP TABLE mine2", "must be owner of table mine2")
+        refused(bob, "DROP INDEX mine_a", "must be owner of index mine_a")
+        bob.execute("CREATE TABLE bobs (a INT)")
+        # Every object of a multi-object DROP is checked before any is dropped.
+        refused(bob, "DROP TABLE bobs, mine2", "must be owner of table mine2")
+        assert bob.execute("SELECT count(*) FROM bobs").fetchone() == (0,)
+        bob.execute("DROP TABLE bobs")
+    with connect(ks, "root") as root:
+        root.execute("ALTER TABLE mine2 ADD COLUMN c INT")
+        owner = "SELECT pg_get_userbyid(relowner) FROM pg_class WHERE relname = 'mine2'"
+        assert root.execute(owner).fetchone() == ("alice@orga",)
+    # psql shows the owner: the key's organisation and agent, not the name it logged in as
+    assert "alice@orga" in psql(ks, "bob", r"\dt mine2")
+    restart(ks)  # owners persist
+    with connect(ks, "bob") as bob:
+        refused(bob, "DROP TABLE mine2", "must be owner of table mine2")
+    with connect(ks, "alice") as alice:
+        alice.execute("DROP TABLE mine2")
+
+
+def test_objects_from_before_belong_to_the_superuser(ks: KeyedServer) -> None:
+    with connect(ks, "root") as root:
+        root.execute("CREATE TABLE shared (a INT)")
+    for who in ("alice", "adm"):
+        with connect(ks, who) as con:
+            refused(con, "DROP TABLE shared", "must be owner of table shared")
+            con.execute("INSERT INTO shared VALUES (1)")  # rows are not ownership
+
+
+def test_ddl_cannot_be_smuggled_in_prepared_statements_or_query(ks: KeyedServer) -> None:
+    with connect(ks, "alice") as alice:
+        alice.execute("CREATE TABLE prep (a INT)")
+    with connect(ks, "bob") as bob:
+        # As in PostgreSQL, only queries and DML can be prepared.
+        with pytest.raises(psycopg.errors.SyntaxError):
+            bob.execute("PREPARE d AS DROP TABLE prep")
+        # query() runs SQL text DuckDB refuses to be DDL; keys may not call it at all.
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            bob.execute("SELECT * FROM query('DROP TABLE prep')")
+    with connect(ks, "alice") as alice:
+        assert alice.execute("SELECT count(*) FROM prep").fetchone() == (0,)
+        alice.execute("DROP TABLE prep")
+
+
+def test_rotating_a_key_keeps_what_it_owns(ks: KeyedServer) -> None:
+    with connect(ks, "alice") as alice:
+        alice.execute("CREATE TABLE rot (a INT)")
+    listed = requests.get(
+        f"{ks.server.rest_url}/v1/organizations/orga/agent-keys",
+        headers={"Authorization": f"ApiKey {ks.secrets['adma']}"},
+        timeout=30,
+    )
+    key_id = next(k["key_id"] for k in listed.json() if k["agent_id"] == "alice")
+    rotated = requests.post(
+        f"{ks.server.rest_url}/v1/organizations/orga/agent-keys/{key_id}/rotate",
+        headers={"Authorization": f"ApiKey {ks.secrets['adma']}"},
+        timeout=30,
+    )
+    assert rotated.status_code == 200, rotated.text
+    ks.secrets["alice"] = rotated.json()["new_key"]
+    with connect(ks, "adma") as adma:  # an organisation key is another login
+        refused(adma, "DROP TABLE rot", "must be owner of table rot")
+    with connect(ks, "alice") as alice:
+        alice.execute("DROP TABLE rot")
+
+
+def test_ownership_holds_over_mcp_too(ks: KeyedServer) -> None:
+    with connect(ks, "alice") as alice:
+        alice.execute("CREATE TABLE over_mcp (a INT)")
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
+    body["params"] = {"name": "query", "arguments": {"sql": "DROP TABLE over_mcp"}}
+    for who, ok in (("bob", False), ("alice", True)):
+        r = requests.post(
+            ks.server.mcp_url,
+            json=body,
+            headers={"Authorization": f"ApiKey {ks.secrets[who]}"},
+            timeout=30,
+        )
+        result = r.json()["result"]
+        text = result["content"][0]["text"]
+        assert bool(result.get("isError")) is not ok, text
+        if not ok:
+            assert "must be owner of table over_mcp" in text
+
+
+# --- views and macros reach no more than the login using them ------------------------------
+
+
+def test_views_and_macros_reach_no_more_than_their_reader(ks: KeyedServer, tmp_path: Path) -> None:
+    csv = tmp_path / "people.csv"
+    csv.write_text("name\nann\n")
+    with connect(ks, "root") as root:
+        root.execute(f"CREATE VIEW people AS SELECT * FROM read_csv('{csv}')")
+        root.execute(f"CREATE MACRO people_of() AS TABLE SELECT * FROM read_csv('{csv}')")
+        root.execute("CREATE MACRO n_people() AS (SELECT count(*) FROM people)")
+        root.execute("CREATE VIEW people2 AS SELECT * FROM people")  # two levels down
+        root.execute("CREATE TABLE secret (code TEXT)")
+        root.execute("CREATE TABLE ok_base (id INT)")
+        root.execute("CREATE VIEW ok AS SELECT s.code FROM secret s")  # named as allowed
+        assert root.execute("SELECT name FROM people2").fetchone() == ("ann",)
+    for who in ("alice", "adm"):
+        with connect(ks, who) as con:
+            for sql, through in (
+                ("SELECT * FROM people", "view people"),
+                ("SELECT * FROM people_of()", "macro people_of"),
+                ("SELECT n_people()", "view people"),
+                ("SELECT * FROM people2", "view people"),
+            ):
+                with pytest.raises(psycopg.errors.InsufficientPrivilege) as info:
+                    con.execute(sql)
+                message = info.value.diag.message_primary
+                assert "read_csv()" in message and through in message, (sql, message)
+    with connect(ks, "narrow") as con:
+        refused(con, "SELECT * FROM ok", "permission denied for relation secret (through view ok)")
+    with connect(ks, "root") as root:  # a superuser reads it as before
+        assert root.execute("SELECT * FROM people_of()").fetchone() == ("ann",)
+        with root.transaction():  # a DROP rolled back leaves the view, and its check
+            root.execute("DROP VIEW people2")
+            raise psycopg.Rollback()
+    alice = connect(ks, "alice")
+    with alice, pytest.raises(psycopg.errors.InsufficientPrivilege, match="through view"):
+        alice.execute("SELECT * FROM people2")
+    with connect(ks, "root") as root:
+        # Dropping the view ends the refusal: definitions are re-read after DDL.
+        root.execute("DROP VIEW people2")
+        root.execute("CREATE VIEW people2 AS SELECT 'nobody' AS name")
+    with connect(ks, "alice") as alice:
+        assert alice.execute("SELECT name FROM people2").fetchone() == ("nobody",)
+
+
+# --- server files ------------------------------------------------------------------------
+
+
+def test_an_admin_key_reads_no_server_files(ks: KeyedServer, tmp_path: Path) -> None:
+    csv = tmp_path / "f.csv"
+    csv.write_text("a\n1\n")
+    with connect(ks, "adm") as adm:
+        for sql in (
+            f"SELECT * FROM read_csv('{csv}')",
+            f"SELECT * FROM read_blob('{csv}')",
+            f"COPY (SELECT 1) TO '{tmp_path / 'out.csv'}'",
+            f"ATTACH '{tmp_path / 'x.db'}' AS x",
+            "INSTALL httpfs",
+            "SET threads = 1",
+        ):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege, match="only superusers"):
+                adm.execute(sql)
+    assert not (tmp_path / "out.csv").exists()
+    with connect(ks, "root") as root:
+        assert root.execute(f"SELECT a FROM read_csv('{csv}')").fetchone() == (1,)
+
+
+def test_a_catalog_forged_before_the_fix_is_named_at_start_and_can_be_dropped(
+    tmp_path: Path,
+) -> None:
+    """A database file where an earlier version let a forged public.pg_namespace in: the
+    start-up log names it with the repair, and a superuser's DROP removes it."""
+    import duckdb
+
+    (tmp_path / "data").mkdir()
+    con = duckdb.connect(str(tmp_path / "data" / "hatiproxy.duckdb"))
+    con.execute("CREATE VIEW pg_namespace AS SELECT 1 AS oid")
+    con.execute("CREATE TABLE kept (a INT)")
+    con.close()
+    server = start_server(tmp_path, *ARGS)
+    ks = KeyedServer(server, {})
+    try:
+        assert "DROP VIEW public.pg_namespace" in server.log()
+        assert "kept" not in psql(ks, "root", r"\dt", check=False)  # what the forgery did
+        with connect(ks, "root") as root:
+            root.execute("DROP VIEW public.pg_namespace")
+            # the catalog's own pg_namespace cannot be dropped in its place
+            refused(
+                root,
+                "DROP VIEW pg_namespace",
+                'permission denied: "pg_namespace" is a system catalog',
+            )
+        assert "kept" in psql(ks, "root", r"\dt")
+    finally:
+        server.stop()
