@@ -137,13 +137,10 @@ SELECT * FROM (
     WHERE d.column_default LIKE 'nextval(%'
 ) WHERE deptype IS NOT NULL
 UNION ALL
--- A view's rule is part of the view ('i'), and depends on the relations its query reads
--- ('n', from DuckDB's parse of the query): pg_dump orders views so, dbt finds a view's
--- dependencies so.
-SELECT 2618, (1342177280 + r.oid)::BIGINT, 0, 1259, r.oid, 0, 'i'
-FROM __hati_catalog.pg.__hati_rel r
-WHERE r.relkind = 'v' AND r.relnamespace NOT IN (11, 13000)
-UNION ALL
+-- A view's rule depends on the relations its query reads ('n', from DuckDB's parse of the
+-- query): pg_dump orders views after them. PostgreSQL's 'i' row (rule -> its view) is left
+-- out on purpose: with it, dbt learns that DROP ... CASCADE of a view drops the views
+-- reading it, which DuckDB does not do, and dbt's rename dance then collides.
 SELECT 2618, (1342177280 + v.oid)::BIGINT, 0, 1259, t.oid, 0, 'n'
 FROM (SELECT oid, relnamespace, unnest(regexp_extract_all(json_serialize_sql(viewdef),
                                           '"table_name":"([^"]*)"', 1)) AS ref
