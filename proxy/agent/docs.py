@@ -75,7 +75,7 @@ def _range(low: float | None, high: float | None) -> str:
 
 
 def _scope(fn: AgentFunction) -> str:
-    out = f"`{fn.scope}`"
+    out = f"`{fn.scope}`" if fn.scope else "any caller"
     if fn.writes:
         out += ", writes"
     if fn.mcp is not None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from proxy.agent import state
+from proxy.agent import state, whoami  # noqa: F401 (whoami: its declaration)
 from proxy.agent.branches import service as branches
 from proxy.agent.ledger import service as ledger
 from proxy.agent.memory import service as memory

@@ -51,7 +51,8 @@ class Identity:
         return ("key", self.org_id, self.key_agent or "")
 
     def require(self, scope: str) -> None:
-        if self.scopes is not None and scope not in self.scopes:
+        """Refuse unless this identity has `scope` (an empty scope: anyone may)."""
+        if scope and self.scopes is not None and scope not in self.scopes:
             raise AgentError.forbidden(f"this identity lacks the {scope} scope")
 
     @property

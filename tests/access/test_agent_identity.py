@@ -57,7 +57,7 @@ def trust(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 
 
 def test_keyless_callers_are_one_default_agent_everywhere(trust: ServerProcess) -> None:
-    rows = sql(trust, "SELECT getvariable('hatidata_agent_id')")
+    rows = sql(trust, "SELECT agent_id FROM whoami()")
     assert rows == [("default",)]  # not the user name `me`
     sql(trust, "SELECT * FROM store_memory('the walrus ledger is blue', wait := true)")
     # MCP over HTTP, no key, no header: the same agent.
@@ -104,7 +104,7 @@ def keyed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerProc
 def test_with_a_key_the_keys_agent_everywhere(keyed) -> None:  # noqa: ANN001
     srv, keys = keyed
     sql(srv, "SELECT * FROM store_memory('heron accounts', wait := true)", keys["bot"])
-    assert sql(srv, "SELECT getvariable('hatidata_agent_id')", keys["bot"]) == [("key-bot",)]
+    assert sql(srv, "SELECT agent_id FROM whoami()", keys["bot"]) == [("key-bot",)]
     by_key = HttpAgent(srv, Authorization=f"ApiKey {keys['bot']}")
     assert [h["content"] for h in by_key.data("search_memory", {"query": "heron"})] == [
         "heron accounts"
@@ -115,7 +115,7 @@ def test_with_a_key_the_keys_agent_everywhere(keyed) -> None:  # noqa: ANN001
         assert [h["content"] for h in hits] == ["heron accounts"]
     assert found(rest(srv, MEMORY + "/search", keys["bot"], query="heron"), "heron") == {"key-bot"}
     # An organisation key that names no agent is the default agent, on every interface.
-    assert sql(srv, "SELECT getvariable('hatidata_agent_id')", keys["org"]) == [("default",)]
+    assert sql(srv, "SELECT agent_id FROM whoami()", keys["org"]) == [("default",)]
     sql(srv, "SELECT * FROM store_memory('crane budget', wait := true)", keys["org"])
     by_org = HttpAgent(srv, Authorization=f"ApiKey {keys['org']}")
     assert [h["content"] for h in by_org.data("search_memory", {"query": "crane"})] == [

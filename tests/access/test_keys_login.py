@@ -187,7 +187,7 @@ def test_admin_channel_is_the_owners_and_a_stale_one_is_detected(tmp_path: Path)
     again = start_server(tmp_path, "--embedding-provider", "hash")
     try:
         with login(again.port, key) as conn:
-            assert conn.execute("SELECT getvariable('hatidata_agent_id')").fetchone() == ("ops",)
+            assert conn.execute("SELECT agent_id FROM whoami()").fetchone() == ("ops",)
         wait_for_channel(again.data_dir)
         listing = keys_cli(again.data_dir, "list")
         assert listing.returncode == 0 and "via the server on" in listing.stderr

@@ -1,4 +1,4 @@
-"""The official `mcp` package's low-level Server, wired to the 24 tools.
+"""The official `mcp` package's low-level Server, wired to the 25 tools.
 
 Both transports use it: stdio (`proxy.api.mcp.stdio`, `hatiproxy mcp`) and streamable
 HTTP (`proxy.api.mcp.http`, inside the server). The package runs the protocol

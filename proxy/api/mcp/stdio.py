@@ -35,7 +35,7 @@ def add_mcp_command(sub: Any) -> None:
     p = sub.add_parser(
         "mcp",
         help="serve MCP over stdio, backed by a running hatiproxy",
-        description="MCP server over stdio (24 tools) for a running hatiproxy server.",
+        description="MCP server over stdio (25 tools) for a running hatiproxy server.",
     )
     p.add_argument("--host", help="hatiproxy host (default: localhost)")
     p.add_argument("--port", type=int, help="hatiproxy port (default: 5439)")
