@@ -105,6 +105,10 @@ def test_with_a_key_the_keys_agent_everywhere(keyed) -> None:  # noqa: ANN001
     srv, keys = keyed
     sql(srv, "SELECT * FROM store_memory('heron accounts', wait := true)", keys["bot"])
     assert sql(srv, "SELECT agent_id FROM whoami()", keys["bot"]) == [("key-bot",)]
+    # whoami says the same over REST and MCP
+    assert rest(srv, "/v1/whoami", keys["bot"])["agent_id"] == "key-bot"
+    me = HttpAgent(srv, Authorization=f"ApiKey {keys['bot']}").data("whoami", {})
+    assert (me[0] if isinstance(me, list) else me)["agent_id"] == "key-bot"
     by_key = HttpAgent(srv, Authorization=f"ApiKey {keys['bot']}")
     assert [h["content"] for h in by_key.data("search_memory", {"query": "heron"})] == [
         "heron accounts"

@@ -1,4 +1,4 @@
-"""REST: GET /health (no auth) and GET /metrics (Prometheus text)."""
+"""REST: GET /health (no auth), GET /metrics (Prometheus text), GET /whoami."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
 from proxy import __version__
-from proxy.api.rest.auth import Caller, caller
+from proxy.api.rest.auth import Caller, caller, layer_of
 from proxy.telemetry.metrics import CONTENT_TYPE
 
 router = APIRouter()
@@ -34,3 +34,11 @@ async def metrics(request: Request, who: Annotated[Caller, Depends(caller)]) -> 
     who.require("query_audit:read")
     body = await request.app.state.services.scrape_metrics()
     return Response(body, media_type=CONTENT_TYPE)
+
+
+@router.get("/v1/whoami", summary="Who this caller is: organisation, agent, login, key role")
+async def whoami(request: Request, who: Annotated[Caller, Depends(caller)]) -> dict:
+    """The same row as SQL's `whoami()` and the MCP tool: the agent this caller acts as
+    when it names none (the `X-HatiData-Agent-Id` header names one)."""
+    rows = await layer_of(request).call("whoami", who.identity)
+    return rows[0]
