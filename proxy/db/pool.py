@@ -20,6 +20,7 @@ from proxy.db.commit_clock import CountingCursor
 from proxy.db.engine import Engine
 
 T = TypeVar("T")
+C = TypeVar("C")  # a cursor
 
 
 class PooledDB:
@@ -69,27 +70,13 @@ class PooledDB:
             counting.settle()
             self._pool.put(cur)
 
-    @staticmethod
-    def _in_transaction(fn: Callable[[duckdb.DuckDBPyConnection], T]):
-        def run(cur: duckdb.DuckDBPyConnection) -> T:
-            cur.begin()
-            try:
-                out = fn(cur)
-            except BaseException:
-                cur.rollback()
-                raise
-            cur.commit()
-            return out
-
-        return run
-
     async def run(self, fn: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
         """Run fn(cursor) on a worker thread, in autocommit mode (each statement commits)."""
         return await self.engine.run_uncounted(self._with_cursor, fn)
 
     async def transaction(self, fn: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
         """Run fn(cursor) on a worker thread inside one transaction: all of it or nothing."""
-        return await self.engine.run_uncounted(self._with_cursor, self._in_transaction(fn))
+        return await self.engine.run_uncounted(self._with_cursor, in_transaction(fn))
 
     def run_sync(self, fn: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
         """For start-up and shutdown code that is already off the event loop."""
@@ -103,3 +90,20 @@ class PooledDB:
                 self._pool.get(timeout=timeout).close()
             except queue.Empty:
                 break
+
+
+def in_transaction(fn: Callable[[C], T]) -> Callable[[C], T]:
+    """fn(cursor) inside one transaction of that cursor (anything with begin / commit /
+    rollback): all of it or nothing."""
+
+    def run(cur: C) -> T:
+        cur.begin()  # type: ignore[attr-defined]
+        try:
+            out = fn(cur)
+        except BaseException:
+            cur.rollback()  # type: ignore[attr-defined]
+            raise
+        cur.commit()  # type: ignore[attr-defined]
+        return out
+
+    return run

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -122,24 +123,32 @@ def _rebuild(
     plan = _plan(cur, request)
     if not isinstance(plan, _Plan):
         return plan
-    if not in_block:
-        cur.begin()
-    try:
+    with own_transaction(cur, in_block):
         _apply(cur, plan, request.others)
-        if not in_block:
-            cur.commit()
-    except BaseException:
-        if not in_block:
-            with contextlib.suppress(duckdb.Error):
-                cur.rollback()
-        raise
     return True
+
+
+@contextlib.contextmanager
+def own_transaction(cur: duckdb.DuckDBPyConnection, in_block: bool) -> Iterator[None]:
+    """A multi-step DDL emulation is all or nothing: inside the client's transaction block
+    it joins it; outside, it is a transaction of its own."""
+    if in_block:
+        yield
+        return
+    cur.begin()
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(duckdb.Error):
+            cur.rollback()
+        raise
+    cur.commit()
 
 
 def _plan(cur: duckdb.DuckDBPyConnection, request: AlterColumnTypes) -> _Plan | bool | str:
     """Read the catalog and decide: in place (False), skipped, refused (PgError), or how
     to rebuild."""
-    table = _resolve(cur, request)
+    table = resolve_table(cur, request)
     single = len(request.changes) == 1 and not request.others
     if table is None and single:
         return False  # DuckDB says what is wrong (or IF EXISTS skips)
@@ -159,7 +168,7 @@ def _plan(cur: duckdb.DuckDBPyConnection, request: AlterColumnTypes) -> _Plan | 
                 "42703", f'column "{change.column}" of relation "{table.name}" does not exist'
             )
     changed = {change.column.lower() for change in request.changes}
-    constraints = _constraints(cur, table.oid)
+    constraints = table_constraints(cur, table.oid)
     indexes = cur.execute(
         "SELECT index_name, sql FROM duckdb_indexes() WHERE table_oid = ? ORDER BY index_oid",
         [table.oid],
@@ -258,7 +267,7 @@ def _unfaithful(table: _Table, why: str) -> PgError:
     )
 
 
-def _resolve(cur: duckdb.DuckDBPyConnection, request: AlterColumnTypes) -> _Table | None:
+def resolve_table(cur: duckdb.DuckDBPyConnection, request: AlterColumnTypes) -> _Table | None:
     """The table DuckDB would alter: as qualified, else the first on the search_path
     (temporary tables first)."""
     rows = cur.execute(
@@ -301,7 +310,7 @@ def _search_path(path: str, current: str) -> list[tuple[str, str]]:
     return out or [(current, "main")]
 
 
-def _constraints(
+def table_constraints(
     cur: duckdb.DuckDBPyConnection, oid: int
 ) -> list[tuple[str, str, tuple[str, ...], int | None]]:
     """(type, text, column names, varchar(n) length when it is such a CHECK)."""
@@ -361,7 +370,7 @@ def _check_same(cur: duckdb.DuckDBPyConnection, plan: _Plan, new_oid: int) -> No
             if not (limit is not None and cols[0].lower() in changed)
         )
 
-    new_constraints = _constraints(cur, new_oid)
+    new_constraints = table_constraints(cur, new_oid)
     new_lengths = {
         cols[0]: limit
         for _, _, cols, limit in new_constraints

@@ -45,7 +45,7 @@ _STASH = "__hati_rebuild_stash"
 
 
 @dataclass(frozen=True, slots=True)
-class _Target:  # what alter_rebuild._resolve reads
+class _Target:  # what alter_rebuild.resolve_table reads
     table: str
     schema: str | None
     catalog: str | None = None
@@ -73,13 +73,11 @@ def _run(
     in_block: bool,
     notices: list[str],
 ) -> None:
-    if not in_block:
-        cur.begin()
-    try:
+    with alter_rebuild.own_transaction(cur, in_block):
         if request.create:
             cur.execute(sql)
         target = _Target(request.table, request.schema)
-        table = alter_rebuild._resolve(cur, target)
+        table = alter_rebuild.resolve_table(cur, target)
         if table is None:
             if request.if_exists:
                 notices.append(f'relation "{request.table}" does not exist, skipping')
@@ -89,18 +87,11 @@ def _run(
             for sql in request.before:  # ADD COLUMN, SET NOT NULL
                 alter_around_indexes(cur, sql)
             for name, if_exists in request.drops:
-                _drop(cur, alter_rebuild._resolve(cur, target), name, if_exists, notices)
+                _drop(cur, alter_rebuild.resolve_table(cur, target), name, if_exists, notices)
             for added in request.adds:  # (each step may have rebuilt the table)
-                _add(cur, alter_rebuild._resolve(cur, target), added, notices)
+                _add(cur, alter_rebuild.resolve_table(cur, target), added, notices)
             if request.named:
                 _name_created(cur, table, request.named)
-        if not in_block:
-            cur.commit()
-    except BaseException:
-        if not in_block:
-            with contextlib.suppress(duckdb.Error):
-                cur.rollback()
-        raise
 
 
 # --- ADD -----------------------------------------------------------------------------
@@ -110,7 +101,7 @@ def _add(cur: Any, table: Any, added: AddedConstraint, notices: list[str]) -> No
     columns = _columns(cur, table, added.columns)
     final = table.qualified()
     if added.kind == "p":
-        if any(k == "PRIMARY KEY" for k, *_ in alter_rebuild._constraints(cur, table.oid)):
+        if any(k == "PRIMARY KEY" for k, *_ in alter_rebuild.table_constraints(cur, table.oid)):
             raise PgError(
                 "42P16", f'multiple primary keys for table "{table.name}" are not allowed'
             )
@@ -136,7 +127,7 @@ def _add(cur: Any, table: Any, added: AddedConstraint, notices: list[str]) -> No
         name = added.name or default_name(table.name, columns[:1], "check")
         if _taken(cur, table, name):
             raise _exists(name, table)
-        before = {t for k, t, *_ in alter_rebuild._constraints(cur, table.oid) if k == "CHECK"}
+        before = {t for k, t, *_ in alter_rebuild.table_constraints(cur, table.oid) if k == "CHECK"}
         try:
             new_oid = _rebuild(cur, table, add=(f"CHECK({added.check_sql})",))
         except duckdb.ConstraintException:
@@ -144,7 +135,7 @@ def _add(cur: Any, table: Any, added: AddedConstraint, notices: list[str]) -> No
                 "23514",
                 f'check constraint "{name}" of relation "{table.name}" is violated by some row',
             ) from None
-        for kind, text, cols, _ in alter_rebuild._constraints(cur, new_oid):
+        for kind, text, cols, _ in alter_rebuild.table_constraints(cur, new_oid):
             if kind == "CHECK" and text not in before and not added.length:
                 cur.execute(
                     f"INSERT INTO {REGISTRY} (schema_name, table_name, conname, contype, "
@@ -159,7 +150,7 @@ def _add(cur: Any, table: Any, added: AddedConstraint, notices: list[str]) -> No
 def _name_created(cur: Any, table: Any, named: tuple[tuple[str, str | None], ...]) -> None:
     """Keep the declared names of a new table's CHECK and UNIQUE constraints, matched to
     DuckDB's in order (kind by kind); nothing when the counts differ."""
-    rows = alter_rebuild._constraints(cur, table.oid)
+    rows = alter_rebuild.table_constraints(cur, table.oid)
     for kind, duck_kind in (("c", "CHECK"), ("u", "UNIQUE")):
         declared = [name for k, name in named if k == kind]
         duck = [(text, cols) for k, text, cols, _ in rows if k == duck_kind]
@@ -235,7 +226,7 @@ def _drop(cur: Any, table: Any, name: str, if_exists: bool, notices: list[str]) 
         cur.execute(f"DROP INDEX {quote(table.schema)}.{quote(name)}")
         return
     # DuckDB's own PRIMARY KEY / UNIQUE / CHECK, by the name pg_constraint shows
-    for kind, text, cols, limit in alter_rebuild._constraints(cur, table.oid):
+    for kind, text, cols, limit in alter_rebuild.table_constraints(cur, table.oid):
         if kind not in ("PRIMARY KEY", "UNIQUE", "CHECK") or limit is not None:
             continue
         shown = (
@@ -359,7 +350,7 @@ def alter_around_indexes(cur: Any, sql: str) -> None:
     target = alter_target(sql)
     table = None
     if target is not None:
-        table = alter_rebuild._resolve(cur, _Target(target[1], target[0]))
+        table = alter_rebuild.resolve_table(cur, _Target(target[1], target[0]))
     if (
         table is None
         or not cur.execute(

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import duckdb
 
 from proxy.core.names import INTERNAL_SCHEMA
+from proxy.db.pool import in_transaction
 
 if TYPE_CHECKING:
     from proxy.db.pool import PooledDB
@@ -92,25 +93,11 @@ class BranchDB:
         # Always users' pool first, then the agent's: no two callers wait on each other.
         return self.users.run_sync(lambda u: self.agent.run_sync(lambda a: fn(BranchCursor(u, a))))
 
-    @staticmethod
-    def _in_transaction(fn: Callable[[BranchCursor], T]) -> Callable[[BranchCursor], T]:
-        def run(cur: BranchCursor) -> T:
-            cur.begin()
-            try:
-                out = fn(cur)
-            except BaseException:
-                cur.rollback()
-                raise
-            cur.commit()
-            return out
-
-        return run
-
     async def run(self, fn: Callable[[Any], T]) -> T:
         return await self.engine.run_uncounted(self._with_cursor, fn)
 
     async def transaction(self, fn: Callable[[Any], T]) -> T:
-        return await self.engine.run_uncounted(self._with_cursor, self._in_transaction(fn))
+        return await self.engine.run_uncounted(self._with_cursor, in_transaction(fn))
 
     def run_sync(self, fn: Callable[[Any], T]) -> T:
         return self._with_cursor(fn)
