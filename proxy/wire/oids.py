@@ -82,3 +82,10 @@ TEXT = BY_NAME["text"]
 
 def numeric_typmod(precision: int, scale: int) -> int:
     return ((precision << 16) | scale) + 4
+
+
+# pgvector's vector (pg_type row in proxy/db/catalog/10_types.sql): DuckDB FLOAT[n]
+# results travel as it, as they would from PostgreSQL with pgvector.
+VECTOR_OID = 16400
+VECTOR_ARRAY_OID = 16405
+VECTOR = PgType(VECTOR_OID, "vector", -1)

@@ -15,17 +15,20 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
-from proxy.wire import textcodec
+from proxy.wire import textcodec, vector
 from proxy.wire.oids import (
     ARRAY_OF,
     BY_NAME,
     BY_OID,
     ELEM_OF_ARRAY,
     TEXT,
+    VECTOR,
+    VECTOR_OID,
     ParamDecodeError,
     PgType,
     numeric_typmod,
 )
+from proxy.wire.vector import vector_dims
 
 __all__ = [
     "PgType",
@@ -180,7 +183,13 @@ def column_kind(duckdb_type: str) -> tuple[str, int, int]:
 
 @lru_cache(maxsize=1024)
 def pg_type_for(duckdb_type: str) -> PgType:
-    """The RowDescription type of a DuckDB result column."""
+    """The RowDescription type of a DuckDB result column.
+
+    FLOAT[n] is pgvector's vector(n) (typmod n), as PostgreSQL with pgvector describes it.
+    """
+    dims = vector_dims(duckdb_type)
+    if dims is not None:
+        return PgType(VECTOR.oid, VECTOR.name, VECTOR.typlen, dims)
     kind, depth, typmod = column_kind(duckdb_type)
     if kind == "duck":
         return TEXT
@@ -211,7 +220,10 @@ def result_encoder(duckdb_type: str, fmt: int, tz: str | None = None) -> Encoder
     """Encoder of one non-None value of a DuckDB column into PG text (0) / binary (1).
 
     ``tz`` is the session TimeZone: it only affects TIMESTAMPTZ text (binary is UTC).
+    FLOAT[n] goes out as pgvector's vector (see pg_type_for).
     """
+    if vector_dims(duckdb_type) is not None:
+        return vector.vector_send if fmt else vector.vector_out
     kind, depth, typmod = column_kind(duckdb_type)
     if fmt == 0:
         if depth:
@@ -283,6 +295,8 @@ def param_decoder(oid: int, fmt: int, tz: str | None = None) -> Callable[[bytes]
         from proxy.wire.textparse import text_decoder
 
         return text_decoder(oid, tz)
+    if oid == VECTOR_OID:
+        return vector.vector_recv
     from proxy.wire import bincodec
 
     return bincodec.binary_decoder(oid)
