@@ -67,6 +67,7 @@ SCALARS: dict[str, tuple[int, int, int]] = {
     "uuid": (2950, 16, 2951),
     "jsonb": (3802, -1, 3807),
     "oid": (26, 4, 1028),
+    "char": (18, 1, 1002),  # PostgreSQL's one-byte "char" (pg_type.typtype); asyncpg reads bytes
 }
 
 BY_NAME: dict[str, PgType] = {n: PgType(o, n, ln) for n, (o, ln, _a) in SCALARS.items()}

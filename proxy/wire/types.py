@@ -67,6 +67,7 @@ _BASE_KIND: dict[str, str] = {
     "INT8": "int8",
     "LONG": "int8",
     "OID": "oid",  # not a DuckDB type: the server presents catalog oid columns with it
+    "PG_CHAR": "char",  # not a DuckDB type either: catalog "char" columns, where needed
     "UBIGINT": "numeric",
     "HUGEINT": "numeric",
     "INT128": "numeric",
