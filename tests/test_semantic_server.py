@@ -68,9 +68,11 @@ def test_embed_column_index_and_background_fill(sem_server: ServerProcess) -> No
             "LIMIT 3"
         ).fetchall()
         assert {r[0] for r in top} == {1, 3, 5}
-        # The vector arrives as float4[] in binary: 384 floats.
+        # The vector arrives as pgvector's vector; in binary, vector_send: dim, 0, 384 floats.
         vec = c.cursor(binary=True).execute("SELECT content_embedding FROM kb WHERE id = 1")
-        assert len(vec.fetchone()[0]) == 384
+        assert vec.description[0].type_code == 16400
+        raw = vec.fetchone()[0]
+        assert raw[:4] == b"\x01\x80\x00\x00" and len(raw) == 4 + 4 * 384
 
 
 def test_hnsw_index_serves_top_k(sem_server: ServerProcess) -> None:

@@ -160,10 +160,13 @@ def _insert_column_type(
 
 
 _EXPLICIT = re.compile(
-    r"\$(\d+)\s*::\s*(?:pg_catalog\s*\.\s*)?(oid\s*\[\s*\]|numeric\b|decimal\b)(?!\s*[(\[])",
+    r"(?:\$(\d+)\s*::|\bCAST\s*\(\s*\$(\d+)\s+AS)\s*(?:pg_catalog\s*\.\s*|public\s*\.\s*)?"
+    r"(oid\s*\[\s*\]|numeric\b|decimal\b|vector\b)(?!\s*[(\[])",
     re.IGNORECASE,
 )
-_EXPLICIT_TYPES = {"numeric": "NUMERIC", "decimal": "NUMERIC"}
+# pgvector's `$1::vector` becomes FLOAT[] (no size) for DuckDB; the driver is still told
+# the parameter is a vector, as PostgreSQL with pgvector tells it.
+_EXPLICIT_TYPES = {"numeric": "NUMERIC", "decimal": "NUMERIC", "vector": "VECTOR"}
 
 
 def explicit_param_casts(sql: str) -> dict[int, str]:
@@ -172,12 +175,14 @@ def explicit_param_casts(sql: str) -> dict[int, str]:
     The DuckDB SQL casts `oid[]` to BIGINT[] and drops a bare numeric cast (DuckDB's
     DECIMAL would round), but a driver must still be told the Postgres type: asyncpg
     introspects an int8[] parameter forever, and sends a Decimal only for numeric.
-    Returns {n: "OID[]" | "NUMERIC"}.
+    Returns {n: "OID[]" | "NUMERIC" | "VECTOR"}.
     """
     if "$" not in sql:
         return {}
     out = {}
     for match in _EXPLICIT.finditer(sql):
-        kind = re.sub(r"\s", "", match.group(2).lower())
-        out[int(match.group(1))] = "OID[]" if kind == "oid[]" else _EXPLICIT_TYPES[kind]
+        kind = re.sub(r"\s", "", match.group(3).lower())
+        out[int(match.group(1) or match.group(2))] = (
+            "OID[]" if kind == "oid[]" else _EXPLICIT_TYPES[kind]
+        )
     return out

@@ -28,7 +28,7 @@ from transpiler import ColumnHints, Statement, TranspileError, explicit_param_ca
 log = logging.getLogger("hatiproxy.session")
 
 
-_EXPLICIT_OIDS = {"OID[]": 1028, "NUMERIC": 1700}
+_EXPLICIT_OIDS = {"OID[]": 1028, "NUMERIC": 1700, "VECTOR": 16400}
 
 
 def internal_error(exc: BaseException) -> PgError:

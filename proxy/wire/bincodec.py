@@ -386,6 +386,7 @@ SCALAR_DEC: dict[str, Decoder] = {
     "bpchar": _utf8("character"),
     "name": _utf8("name"),
     "unknown": _utf8("unknown"),
+    "char": _utf8('"char"'),
     "json": _json_recv,
     "jsonb": _jsonb_recv,
     "bytea": bytes,  # type: ignore[dict-item]

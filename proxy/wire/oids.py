@@ -67,6 +67,7 @@ SCALARS: dict[str, tuple[int, int, int]] = {
     "uuid": (2950, 16, 2951),
     "jsonb": (3802, -1, 3807),
     "oid": (26, 4, 1028),
+    "char": (18, 1, 1002),  # PostgreSQL's one-byte "char" (pg_type.typtype); asyncpg reads bytes
 }
 
 BY_NAME: dict[str, PgType] = {n: PgType(o, n, ln) for n, (o, ln, _a) in SCALARS.items()}
@@ -77,7 +78,7 @@ ELEM_OF_ARRAY: dict[int, str] = {t.oid: n for n, t in ARRAY_OF.items()}
 for _t in ARRAY_OF.values():
     BY_OID[_t.oid] = _t
 
-# Catalog vectors (pg_index.indkey, pg_proc.proargtypes; wire/vectors.py): result columns
+# Catalog vectors (pg_index.indkey, pg_proc.proargtypes; wire/oidvectors.py): result columns
 # only, never parameters, so they have no decoders (not in BY_OID).
 BY_NAME["int2vector"] = PgType(22, "int2vector", -1)
 BY_NAME["oidvector"] = PgType(30, "oidvector", -1)
@@ -87,3 +88,10 @@ TEXT = BY_NAME["text"]
 
 def numeric_typmod(precision: int, scale: int) -> int:
     return ((precision << 16) | scale) + 4
+
+
+# pgvector's vector (pg_type row in proxy/db/catalog/10_types.sql): DuckDB FLOAT[n]
+# results travel as it, as they would from PostgreSQL with pgvector.
+VECTOR_OID = 16400
+VECTOR_ARRAY_OID = 16405
+VECTOR = PgType(VECTOR_OID, "vector", -1)

@@ -15,18 +15,21 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
-from proxy.wire import textcodec, vectors
+from proxy.wire import oidvectors, textcodec, vector
 from proxy.wire.oids import (
     ARRAY_OF,
     BY_NAME,
     BY_OID,
     ELEM_OF_ARRAY,
     TEXT,
+    VECTOR,
+    VECTOR_OID,
     ParamDecodeError,
     PgType,
     numeric_typmod,
 )
-from proxy.wire.vectors import VECTOR_KIND
+from proxy.wire.oidvectors import VECTOR_KIND
+from proxy.wire.vector import vector_dims
 
 __all__ = [
     "PgType",
@@ -66,6 +69,7 @@ _BASE_KIND: dict[str, str] = {
     "INT8": "int8",
     "LONG": "int8",
     "OID": "oid",  # not a DuckDB type: the server presents catalog oid columns with it
+    "PG_CHAR": "char",  # not a DuckDB type either: catalog "char" columns, where needed
     "UBIGINT": "numeric",
     "HUGEINT": "numeric",
     "INT128": "numeric",
@@ -163,7 +167,7 @@ def column_kind(duckdb_type: str) -> tuple[str, int, int]:
     name, args = (mt[1].strip(), mt[2]) if mt else (up, None)
     kind = _BASE_KIND.get(name, "duck")
     if depth == 1 and name in VECTOR_KIND:
-        return VECTOR_KIND[name], 0, -1  # catalog int2vector / oidvector (wire/vectors.py)
+        return VECTOR_KIND[name], 0, -1  # catalog int2vector / oidvector (wire/oidvectors.py)
     typmod = -1
     if kind == "numeric" and name in ("DECIMAL", "NUMERIC"):
         p, s = 18, 3  # DuckDB's default DECIMAL width
@@ -184,7 +188,13 @@ def column_kind(duckdb_type: str) -> tuple[str, int, int]:
 
 @lru_cache(maxsize=1024)
 def pg_type_for(duckdb_type: str) -> PgType:
-    """The RowDescription type of a DuckDB result column."""
+    """The RowDescription type of a DuckDB result column.
+
+    FLOAT[n] is pgvector's vector(n) (typmod n), as PostgreSQL with pgvector describes it.
+    """
+    dims = vector_dims(duckdb_type)
+    if dims is not None:
+        return PgType(VECTOR.oid, VECTOR.name, VECTOR.typlen, dims)
     kind, depth, typmod = column_kind(duckdb_type)
     if kind == "duck":
         return TEXT
@@ -215,10 +225,13 @@ def result_encoder(duckdb_type: str, fmt: int, tz: str | None = None) -> Encoder
     """Encoder of one non-None value of a DuckDB column into PG text (0) / binary (1).
 
     ``tz`` is the session TimeZone: it only affects TIMESTAMPTZ text (binary is UTC).
+    FLOAT[n] goes out as pgvector's vector (see pg_type_for).
     """
+    if vector_dims(duckdb_type) is not None:
+        return vector.vector_send if fmt else vector.vector_out
     kind, depth, typmod = column_kind(duckdb_type)
     if kind in VECTOR_VALUES:
-        return vectors.text_encoder() if fmt == 0 else vectors.binary_encoder(kind)
+        return oidvectors.text_encoder() if fmt == 0 else oidvectors.binary_encoder(kind)
     if fmt == 0:
         if depth:
             return textcodec.array_text_encoder(kind, tz)
@@ -289,6 +302,8 @@ def param_decoder(oid: int, fmt: int, tz: str | None = None) -> Callable[[bytes]
         from proxy.wire.textparse import text_decoder
 
         return text_decoder(oid, tz)
+    if oid == VECTOR_OID:
+        return vector.vector_recv
     from proxy.wire import bincodec
 
     return bincodec.binary_decoder(oid)

@@ -120,7 +120,9 @@ def test_get_context_is_bm25_over_the_table(agent: HatiDataAgent) -> None:
 
 def test_get_rag_context_nearest_vectors(agent: HatiDataAgent) -> None:
     (row,) = agent.query("SELECT __HATI_EMBED__('rain and sunshine forecast') AS v")
-    vector = row["v"]
+    # a vector arrives as pgvector's text '[...]' (psycopg2 has no vector adapter of its own)
+    assert row["v"].startswith("[") and row["v"].endswith("]")
+    vector = json.loads(row["v"])
     assert len(vector) == 384
     rows = agent.get_rag_context("kb", "embedding", vector, top_k=2)
     assert [r["id"] for r in rows][0] == 2  # the weather ticket

@@ -92,17 +92,43 @@ def test_literal_types(conn, binary) -> None:
     assert oids[13] in (114, 3802) and oids[15] == 1007 and oids[17] == 16
 
 
+VECTOR_OID = 16400  # pgvector's vector in our pg_type
+
+
 @pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
-def test_float_vector_column_arrives_as_list_of_floats(conn, binary, table_name) -> None:
-    conn.execute(f"CREATE TABLE {table_name} (id int, emb FLOAT[3])")
-    conn.execute(f"INSERT INTO {table_name} VALUES (1, [0.5, -1.25, 3.0])")
+def test_float_vector_column_arrives_as_pgvector_vector(conn, binary, table_name) -> None:
+    """FLOAT[n] (vector(n)) columns are pgvector's vector, as PostgreSQL with pgvector
+    sends them: without an adapter psycopg gives the text '[...]' (binary: the raw
+    vector_send bytes); with pgvector.psycopg.register_vector, numpy float32 arrays."""
+    import numpy as np
+    from pgvector.psycopg import register_vector
+
+    conn.execute(f"CREATE TABLE {table_name} (id int, emb FLOAT[3], l FLOAT[])")
+    conn.execute(f"INSERT INTO {table_name} VALUES (1, [0.5, -1.25, 3.0], [0.5, 2])")
     cur = conn.cursor(binary=binary)
-    cur.execute(f"SELECT emb FROM {table_name}")
-    assert cur.description[0].type_code == 1021  # float4[]
-    got = cur.fetchone()[0]
-    assert got == [0.5, -1.25, 3.0]
-    assert all(type(x) is float for x in got)
+    cur.execute(f"SELECT emb, l FROM {table_name}")
+    assert [d.type_code for d in cur.description] == [VECTOR_OID, 1021]  # a list stays float4[]
+    emb, lst = cur.fetchone()
+    if binary:  # vector_send: int16 dim, int16 unused, float4s, big-endian
+        assert emb == b"\x00\x03\x00\x00" + np.array([0.5, -1.25, 3.0], ">f4").tobytes()
+    else:
+        assert emb == "[0.5,-1.25,3]"
+    assert lst == [0.5, 2.0]
+    register_vector(conn)
+    cur = conn.cursor(binary=binary)
+    got = cur.execute(f"SELECT emb FROM {table_name}").fetchone()[0]
+    assert isinstance(got, np.ndarray) and got.dtype == np.float32
+    assert got.tolist() == [0.5, -1.25, 3.0]
+    # register_vector binds numpy arrays as vector (binary vector_send): they round-trip.
+    vec = np.array([1e-8, -3.4e38, 0.1], dtype=np.float32)
+    cur.execute(f"INSERT INTO {table_name} (id, emb) VALUES (2, %s)", (vec,))
+    back = cur.execute(f"SELECT emb FROM {table_name} WHERE emb = %s", (vec,)).fetchone()[0]
+    assert back.tobytes() == vec.tobytes()
     conn.execute(f"DROP TABLE {table_name}")
+
+
+def _vector_text(values: list[float]) -> str:
+    return "[" + ",".join(f"{v:g}" for v in values) + "]"
 
 
 # pgvector's text form, as langchain-postgres and pgvector-python bind embeddings.
@@ -125,7 +151,8 @@ def test_pgvector_text_parameters_into_vector_column(conn, prepare, column, tabl
                 f"INSERT INTO {table_name} VALUES (%s, {placeholder})", (n, text), prepare=prepare
             )
     got = conn.execute(f"SELECT e FROM {table_name} ORDER BY id").fetchall()
-    assert [r[0] for r in got] == [v for _, v in PGVECTOR_TEXT] * 4  # float4 text: shortest
+    # vector columns come back in pgvector's text form, each float4 at its shortest
+    assert [r[0] for r in got] == [_vector_text(v) for _, v in PGVECTOR_TEXT] * 4
     # The same text as a literal, in the simple query protocol, stores the same values.
     conn.execute(
         f"INSERT INTO {table_name} VALUES (100, '[1.0, 0.0, 0.5]'), "
@@ -205,4 +232,4 @@ def test_binary_int4_then_float4_arrays_of_same_length(conn) -> None:
     """Binary int4[] and float4[] of equal length must not share a packing layout."""
     cur = conn.cursor(binary=True)
     assert cur.execute("SELECT [1, 2, 3]::INTEGER[]").fetchone()[0] == [1, 2, 3]
-    assert cur.execute("SELECT [0.5, 1.5, 2.5]::FLOAT[3]").fetchone()[0] == [0.5, 1.5, 2.5]
+    assert cur.execute("SELECT [0.5, 1.5, 2.5]::FLOAT[]").fetchone()[0] == [0.5, 1.5, 2.5]

@@ -6,6 +6,7 @@ import datetime as dt
 import struct
 from decimal import Decimal
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -92,11 +93,24 @@ def test_2d_int_array_roundtrip(v: list) -> None:
 
 
 @given(st.lists(st.floats(width=32, allow_nan=False), min_size=1, max_size=400))
-def test_float4_vector_roundtrip(v: list) -> None:
-    dtype = f"FLOAT[{len(v)}]"
-    assert pg_type_for(dtype).oid == 1021
+def test_float4_list_roundtrip(v: list) -> None:
+    assert pg_type_for("FLOAT[]").oid == 1021  # a variable-length list stays float4[]
     for fmt in (0, 1):
-        assert param_decoder(1021, fmt)(result_encoder(dtype, fmt)(tuple(v))) == v
+        assert param_decoder(1021, fmt)(result_encoder("FLOAT[]", fmt)(tuple(v))) == v
+
+
+@given(
+    st.lists(st.floats(width=32, allow_nan=False, allow_infinity=False), min_size=1, max_size=400)
+)
+def test_float4_vector_roundtrip(v: list) -> None:
+    """FLOAT[n] is pgvector's vector: its text and vector_send output read back (a binary
+    vector parameter decodes to the text DuckDB casts) as the same float4 values."""
+    dtype = f"FLOAT[{len(v)}]"
+    assert (pg_type_for(dtype).oid, pg_type_for(dtype).typmod) == (16400, len(v))
+    text = result_encoder(dtype, 0)(v).decode()  # shortest digits that read back as float4
+    assert np.array(text[1:-1].split(","), dtype=np.float32).tolist() == v
+    back = param_decoder(16400, 1)(result_encoder(dtype, 1)(v))
+    assert [float(x) for x in back[1:-1].split(",")] == v  # type: ignore[index]
 
 
 @given(st.binary())

@@ -116,7 +116,7 @@ CASES: list[tuple[str, str | None]] = [
     ("ARRAY[1,2]::int8[]", "[1,2]::BIGINT[]"),
     ("ARRAY[1,2]::int2[]", "[1,2]::SMALLINT[]"),
     ("ARRAY[[1,2],[3,4]]::int4[]", "[[1,2],[3,4]]::INTEGER[][]"),
-    ("ARRAY[0.1,1.5,-2e10]::float4[]", "[0.1,1.5,-2e10]::FLOAT[3]"),
+    ("ARRAY[0.1,1.5,-2e10]::float4[]", "[0.1,1.5,-2e10]::FLOAT[]"),
     ("ARRAY[0.1,NULL,'NaN']::float8[]", "[0.1::DOUBLE,NULL,'NaN'::DOUBLE]"),
     (
         "ARRAY['a b','','NULL','null','x\"y','a\\b','{',',','é',NULL]::text[]",

@@ -24,8 +24,9 @@ VALUES {{pg_type_rows}};
 -- pgvector's types (the extension is built in: pg_extension in 40_system.sql), in public as
 -- CREATE EXTENSION vector puts them. `vector(n)` creates a DuckDB FLOAT[n] column (a fixed
 -- size array of float; `real[n]` does too), so the catalog shows every FLOAT[n] column as
--- vector(n): atttypid 16400, atttypmod n, as pgvector keeps it. Its values still travel as
--- float4[] (proxy.wire.types): the catalog describes the column, not the wire format.
+-- vector(n): atttypid 16400, atttypmod n, as pgvector keeps it. Its values travel as vector
+-- too (proxy.wire.vector: text '[1,2]', binary vector_send), so pgvector's client adapters
+-- (register_vector for psycopg / asyncpg, SQLAlchemy's Vector) read them.
 INSERT INTO __hati_catalog.pg.pg_type (oid, typname, typlen, typbyval, typtype, typcategory,
     typispreferred, typdelim, typelem, typarray, typinput, typoutput, typreceive, typsend,
     typalign, typstorage, typcollation, typnamespace, typmodin, typmodout)

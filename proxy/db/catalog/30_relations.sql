@@ -239,7 +239,7 @@ SELECT indexrelid, indrelid, len(attnums)::SMALLINT AS indnatts,
        FALSE AS indnullsnotdistinct, is_primary AS indisprimary, FALSE AS indisexclusion,
        TRUE AS indimmediate, FALSE AS indisclustered, TRUE AS indisvalid,
        FALSE AS indcheckxmin, TRUE AS indisready, TRUE AS indislive,
-       -- int2vector as USMALLINT[], oidvector as UINTEGER[] (proxy/wire/vectors.py): lists
+       -- int2vector as USMALLINT[], oidvector as UINTEGER[] (proxy/wire/oidvectors.py): lists
        -- here (unnest, ANY, generate_subscripts), PostgreSQL's '1 3' text on the wire,
        -- which pg_dump parses and SQLAlchemy splits (indoption).
        FALSE AS indisreplident, attnums::USMALLINT[] AS indkey,

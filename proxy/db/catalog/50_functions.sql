@@ -239,7 +239,7 @@ SELECT f.function_oid::BIGINT AS oid, f.function_name AS proname, n.oid AS prona
        f.function_type = 'table_macro' AS proretset, 'v' AS provolatile, 'u' AS proparallel,
        len(f.parameters)::SMALLINT AS pronargs, 0::SMALLINT AS pronargdefaults,
        CASE WHEN f.function_type = 'table_macro' THEN 2249 ELSE 2283 END::BIGINT AS prorettype,
-       -- oidvector (UINTEGER[], proxy/wire/vectors.py): on the wire the oids separated by
+       -- oidvector (UINTEGER[], proxy/wire/oidvectors.py): on the wire the oids separated by
        -- spaces ('25 20'), which pg_dump and pgjdbc split; an array's '{25,20}' they cannot.
        list_transform(f.parameters, p -> 2283)::UINTEGER[] AS proargtypes,
        NULL::BIGINT[] AS proallargtypes, NULL::VARCHAR[] AS proargmodes,
