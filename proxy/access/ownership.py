@@ -81,11 +81,14 @@ def login_name(login: Login) -> str:
 class OwnerStore:
     """Who owns what: the records, in memory, persisted through the pooled cursors."""
 
-    def __init__(self, db: PooledDB | None) -> None:
-        self.db = db
+    def __init__(self, db: PooledDB | None, catalog: PooledDB | None = None) -> None:
+        self.db = db  # the records: the agent database, out of client SQL's reach
+        self.catalog = catalog  # the users' database, whose pg catalog shows the owners
         self.owners: dict[Key, Login] = {}
         if db is not None:
             db.run_sync(self._load)
+        if catalog is not None:
+            catalog.run_sync(self._show_all)
 
     def _load(self, cur: duckdb.DuckDBPyConnection) -> None:
         for sql in SCHEMA_SQL:
@@ -94,6 +97,8 @@ class OwnerStore:
             f"SELECT class, schema_name, name, owner_kind, owner_org, owner_name FROM {TABLE}"
         ).fetchall()
         self.owners = {(r[0], r[1], r[2]): (r[3], r[4], r[5]) for r in rows}
+
+    def _show_all(self, cur: duckdb.DuckDBPyConnection) -> None:
         for key, login in self.owners.items():
             _show(cur, key, login)
 
@@ -113,9 +118,8 @@ class OwnerStore:
                 " owner_org, owner_name) VALUES (?, ?, ?, ?, ?, ?)",
                 [*key, *login],
             )
-            _show(cur, key, login)
 
-        self._write(write)
+        self._write(write, lambda cur: _show(cur, key, login))
 
     def drop(self, key: Key) -> None:
         if self.owners.pop(key, None) is not None:
@@ -123,18 +127,22 @@ class OwnerStore:
             def write(cur: duckdb.DuckDBPyConnection) -> None:
                 where = "class = ? AND schema_name = ? AND name = ?"
                 cur.execute(f"DELETE FROM {TABLE} WHERE {where}", list(key))
-                _show(cur, key, None)
 
-            self._write(write)
+            self._write(write, lambda cur: _show(cur, key, None))
         if key[0] == "schema":  # DROP SCHEMA ... CASCADE: what was in it went with it
             for inner in [k for k in self.owners if k[0] != "schema" and k[1] == key[2]]:
                 self.drop(inner)
 
-    def _write(self, fn: Callable[[duckdb.DuckDBPyConnection], None]) -> None:
-        if self.db is None:
-            return
+    def _write(
+        self,
+        record: Callable[[duckdb.DuckDBPyConnection], None],
+        show: Callable[[duckdb.DuckDBPyConnection], None],
+    ) -> None:
         try:
-            self.db.run_sync(fn)
+            if self.db is not None:
+                self.db.run_sync(record)
+            if self.catalog is not None:
+                self.catalog.run_sync(show)
         except duckdb.Error as exc:  # the in-memory copy holds until the next start
             log.error("could not record an object owner: %s", exc)
 
@@ -174,12 +182,13 @@ def _show(cur: duckdb.DuckDBPyConnection, key: Key, login: Login | None) -> None
 _store: OwnerStore | None = None
 
 
-def install(db: PooledDB | None) -> OwnerStore:
-    """Load the records (at start, with the access layer)."""
+def install(db: PooledDB | None, catalog: PooledDB | None = None) -> OwnerStore:
+    """Load the records (at start, with the access layer): `db` holds them, `catalog` is
+    the users' database whose objects they describe."""
     global _store
-    _store = OwnerStore(db)
-    if db is not None:
-        for repair in db.run_sync(system_objects.shadows):
+    _store = OwnerStore(db, catalog)
+    if catalog is not None:
+        for repair in catalog.run_sync(system_objects.shadows):
             log.warning(
                 "an object in public hides the pg_catalog object of the same name from "
                 "every client (clients such as psql then list nothing); a superuser "

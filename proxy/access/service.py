@@ -62,7 +62,8 @@ class ServiceHost(Protocol):
     """Where keys live and whose start/stop the usage counters join (the AgentLayer)."""
 
     config: Config
-    db: PooledDB
+    db: PooledDB  # the agent database: keys, usage, object owners
+    users_db: PooledDB  # the users' database: the objects owners own, its catalog
 
     def add_service(self, service: Any) -> None: ...
 
@@ -80,8 +81,10 @@ class AccessControl:
         layer.add_service(self.usage)  # flushed with the layer's other counters, and at stop
         layer.db.run_sync(k.ensure_schema)
         layer.db.run_sync(lambda cur: k.ensure_org(cur, self.config.org_id))
-        self.owners = ownership.install(layer.db)  # who owns which table, view, macro, ...
-        layer.db.run_sync(stored_sql.refresh)  # views and macros keys may reach through
+        # Who owns which table, view, macro, ... (records where no client SQL reaches them;
+        # the objects and the catalog that shows their owners are the users').
+        self.owners = ownership.install(layer.db, layer.users_db)
+        layer.users_db.run_sync(stored_sql.refresh)  # views and macros keys may reach through
         self._any_keys = layer.db.run_sync(k.has_keys)
 
     # -- mode -------------------------------------------------------------------------

@@ -26,6 +26,7 @@ class _KeysOnly:
 
     config: Config
     db: PooledDB
+    users_db: PooledDB
 
     def add_service(self, service: Any) -> None:
         self.db.run_sync(service.install)
@@ -60,11 +61,12 @@ class Services:
         keys` while no server runs. Close with `close_keys`."""
         engine = Engine(config)
         keys_db = PooledDB(engine, size=1, db=engine.agent_db.db, counted=False)  # as AgentLayer.db
-        return engine, AccessControl(_KeysOnly(config, keys_db))
+        return engine, AccessControl(_KeysOnly(config, keys_db, PooledDB(engine, size=1)))
 
     @staticmethod
     def close_keys(engine: Engine, access: AccessControl) -> None:
         access.layer.db.close()
+        access.layer.users_db.close()
         engine.close()
 
     async def scrape_metrics(self) -> bytes:

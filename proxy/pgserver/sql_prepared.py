@@ -10,6 +10,9 @@ from transpiler.sql_prepare import bind_text, max_param, parse_execute, parse_pr
 # name -> (declared types, statement text)
 SqlPrepared = dict[str, tuple[list[str], str]]
 
+# What PostgreSQL's grammar lets PREPARE hold (PreparableStmt): queries and DML, no DDL.
+_PREPARABLE = ("SELECT", "INSERT", "UPDATE", "DELETE", "MERGE", "VALUES", "WITH", "TABLE", "(")
+
 
 def maybe_prepared(sql: str) -> bool:
     head = sql.lstrip()[:7].upper()
@@ -22,6 +25,12 @@ def prepare(store: SqlPrepared, sql: str) -> bool:
     if parsed is None:
         return False
     name, types, body = parsed
+    head = body.lstrip()
+    word = head[:1] if head.startswith("(") else head.split(None, 1)[0].upper() if head else ""
+    if word not in _PREPARABLE:
+        raise PgError(
+            "42601", f'syntax error at or near "{head.split(None, 1)[0] if head else ""}"'
+        )
     if name in store:
         raise PgError("42P05", f'prepared statement "{name}" already exists')
     store[name] = (types, body)
