@@ -149,9 +149,14 @@ def test_sigint_mid_fill_stops_within_10_s(filling: tuple[ServerProcess, Fill]) 
     try:
         filled = con.execute("SELECT count(content_embedding) FROM docs").fetchone()[0]
         total = con.execute("SELECT count(*) FROM docs").fetchone()[0]
-        cached = con.execute("SELECT count(*) FROM _hatidata_embedding_cache").fetchone()[0]
     finally:
         con.close()
+    # The embedding cache is in the agent database beside it.
+    agent = duckdb.connect(str(srv.data_dir / "hatiproxy.agent.duckdb"), read_only=True)
+    try:
+        cached = agent.execute("SELECT count(*) FROM _hatidata_embedding_cache").fetchone()[0]
+    finally:
+        agent.close()
     assert total == ROWS and 0 < filled < ROWS, (filled, embedded)
     assert f"embedding docs.content interrupted after {filled} rows" in log
     assert cached >= filled  # every vector the fill stored reached the cache table too

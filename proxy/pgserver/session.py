@@ -187,7 +187,9 @@ class Session:
         try:
             answered = False
             if sql_prepared.maybe_prepared(sql):
-                answered = sql_prepared.prepare(self.sql_prepared, sql)
+                answered = sql_prepared.prepare(
+                    self.sql_prepared, sql, lambda body: self.transpile_sql(body, None)
+                )
                 if answered:
                     self.out(m.command_complete("PREPARE"))
                 else:

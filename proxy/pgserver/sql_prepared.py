@@ -4,6 +4,8 @@ arguments (transpiler/sql_prepare.py) and run as any other statement."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from proxy.wire.errors import PgError
 from transpiler.sql_prepare import bind_text, max_param, parse_execute, parse_prepare
 
@@ -19,8 +21,10 @@ def maybe_prepared(sql: str) -> bool:
     return head in ("PREPARE", "EXECUTE")
 
 
-def prepare(store: SqlPrepared, sql: str) -> bool:
-    """Keep a PREPARE's statement; False when `sql` is no PREPARE this module reads."""
+def prepare(store: SqlPrepared, sql: str, check: Callable[[str], object]) -> bool:
+    """Keep a PREPARE's statement; False when `sql` is no PREPARE this module reads.
+    `check(statement)` reads it first as the session would run it (the caller's policy:
+    what a key may not run it may not prepare either)."""
     parsed = parse_prepare(sql)
     if parsed is None:
         return False
@@ -31,6 +35,7 @@ def prepare(store: SqlPrepared, sql: str) -> bool:
         raise PgError(
             "42601", f'syntax error at or near "{head.split(None, 1)[0] if head else ""}"'
         )
+    check(body)
     if name in store:
         raise PgError("42P05", f'prepared statement "{name}" already exists')
     store[name] = (types, body)

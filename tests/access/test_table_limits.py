@@ -201,6 +201,7 @@ def test_cli_flags_and_migration_of_an_old_database(tmp_path: Path) -> None:
     data = tmp_path / "data"
     data.mkdir()
     db = data / "hatiproxy.agent.duckdb"  # keys live in the agent database
+    duckdb.connect(str(data / "hatiproxy.duckdb")).close()  # beside the users' file
     # A key table as it was before allowed_schemas / allowed_tables existed.
     con = duckdb.connect(str(db))
     for sql in keys.SCHEMA_SQL[:4]:

@@ -283,7 +283,7 @@ def test_an_upgraded_ledger_is_chained_at_start_without_false_tampering(
 
     run(before())
     # The ledger as an older server left it: no organisation chain; one session edited.
-    con = duckdb.connect(db)
+    con = duckdb.connect(db.removesuffix(".duckdb") + ".agent.duckdb")  # the ledger's file
     con.execute(f"DROP TABLE {S}.cot_org_chain")
     con.execute(f"DROP TABLE {S}.cot_org_heads")
     con.execute(

@@ -137,7 +137,7 @@ def test_agent_file_is_beside_the_users_file(trust: ServerProcess) -> None:
     with wire(trust, "alice") as conn:
         # The owner reads her own rows through the per-statement relations, typed as before.
         cur = conn.execute("SELECT memory_id, content, metadata FROM _hatidata_agent_memory")
-        assert [d.type_code for d in cur.description] == [2950, 25, 114]  # uuid, text, json
+        assert [d.type_code for d in cur.description] == [2950, 25, 3802]  # uuid, text, jsonb
         assert SECRET in repr(cur.fetchall())
         assert SECRET_STATE in attempt(conn, "SELECT value FROM main._hatidata_agent_state")
         assert SECRET_STEP in attempt(conn, 'SELECT content FROM "_hatidata_cot_traces"')

@@ -37,4 +37,6 @@ def test_alias_columns_name_the_zipped_columns() -> None:
 
 def test_one_argument_and_ordinality_are_left_alone() -> None:
     assert _sql("SELECT * FROM unnest(ARRAY[1, 2])") == "SELECT * FROM UNNEST([1, 2])"
-    assert "(SELECT UNNEST(" not in _sql("SELECT * FROM unnest(ARRAY[1], ARRAY[2]) WITH ORDINALITY")
+    # several arrays WITH ORDINALITY zip too, with the ordinal column (Django's inspectdb)
+    zipped = _sql("SELECT * FROM unnest(ARRAY[1], ARRAY[2]) WITH ORDINALITY AS t(a, b, n)")
+    assert "(SELECT UNNEST(" in zipped and "RANGE(" in zipped.upper()
