@@ -3,82 +3,26 @@ users' file (schema hatidata_internal, main._hatidata_* views, the embedding cac
 main) is moved into the agent database at start, and nothing is lost, also when the
 move stopped half way.
 
-The old data directory is made by the old code itself: commit a5bd59d (the last
-commit with the old layout) is exported with `git archive` and run as a server.
+The old data directory was made by the old code itself (commit a5bd59d, the last with
+the old layout, run as a server by tests/agent/fixtures/make_old_layout.py) and is kept
+in tests/agent/fixtures, so the test needs no git history.
 """
 
 from __future__ import annotations
 
-import os
+import json
 import shutil
-import socket
-import subprocess
-import sys
 import tarfile
-import time
 from collections.abc import Iterator
-from io import BytesIO
 from pathlib import Path
 
 import duckdb
 import psycopg
 import pytest
 
-from tests.conftest import ROOT, free_port, start_server
+from tests.conftest import start_server
 
-OLD_COMMIT = "a5bd59d"
-
-
-def _old_tree(dest: Path) -> Path:
-    try:
-        archive = subprocess.run(
-            ["git", "archive", "--format=tar", OLD_COMMIT],
-            cwd=ROOT,
-            capture_output=True,
-            check=True,
-            timeout=120,
-        ).stdout
-    except (OSError, subprocess.CalledProcessError) as exc:
-        pytest.fail(
-            f"this test needs git and the repository history down to {OLD_COMMIT} "
-            f"(a full clone, not a shallow one): {exc}"
-        )
-    with tarfile.open(fileobj=BytesIO(archive)) as tar:
-        tar.extractall(dest, filter="data")
-    return dest
-
-
-def _old(tree: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "HATIDATA_EMBEDDING_PROVIDER": "hash", "PYTHONUNBUFFERED": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "proxy", *args],
-        cwd=tree,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=300,
-    )
-
-
-def _serve_old(tree: Path, data: Path, log: Path) -> tuple[subprocess.Popen, int]:
-    port = free_port()
-    env = {**os.environ, "HATIDATA_EMBEDDING_PROVIDER": "hash", "PYTHONUNBUFFERED": "1"}
-    cmd = [sys.executable, "-m", "proxy", "serve", "--port", str(port), "--data-dir", str(data),
-           "--mcp-port", "0", "--rest-port", "0"]  # fmt: skip
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=out, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"the old server exited: {log.read_text()}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return proc, port
-        except OSError:
-            time.sleep(0.2)
-    proc.kill()
-    pytest.fail(f"the old server did not start: {log.read_text()}")
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 def _connect(port: int, key: str) -> psycopg.Connection:
@@ -87,49 +31,42 @@ def _connect(port: int, key: str) -> psycopg.Connection:
     )
 
 
-def _read_back(conn: psycopg.Connection) -> dict[str, list]:
-    return {
-        "memory": conn.execute(
-            "SELECT content FROM _hatidata_agent_memory ORDER BY created_at"
-        ).fetchall(),
-        "state": conn.execute("SELECT key, value FROM _hatidata_agent_state").fetchall(),
-        "steps": conn.execute(
-            "SELECT step_index, content FROM _hatidata_cot_traces ORDER BY step_index"
-        ).fetchall(),
-        "triggers": conn.execute("SELECT name FROM _hatidata_triggers").fetchall(),
-        "chain": conn.execute("SELECT chain_valid FROM verify_chain('s-old')").fetchall(),
-        "search": sorted(conn.execute("SELECT content FROM search_memory('mangoes')").fetchall()),
-        "users": conn.execute("SELECT * FROM user_table").fetchall(),
-    }
+def read_back(conn: psycopg.Connection) -> dict[str, list]:
+    """What a client reads of the agent data (as JSON types: lists, not tuples)."""
+    return json.loads(
+        json.dumps(
+            {
+                "memory": conn.execute(
+                    "SELECT content FROM _hatidata_agent_memory ORDER BY created_at"
+                ).fetchall(),
+                "state": conn.execute("SELECT key, value FROM _hatidata_agent_state").fetchall(),
+                "steps": conn.execute(
+                    "SELECT step_index, content FROM _hatidata_cot_traces ORDER BY step_index"
+                ).fetchall(),
+                "triggers": conn.execute("SELECT name FROM _hatidata_triggers").fetchall(),
+                "chain": conn.execute("SELECT chain_valid FROM verify_chain('s-old')").fetchall(),
+                "search": sorted(
+                    conn.execute("SELECT content FROM search_memory('mangoes')").fetchall()
+                ),
+                "users": conn.execute("SELECT * FROM user_table").fetchall(),
+            }
+        )
+    )
 
 
 @pytest.fixture(scope="module")
 def old_data(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str, dict]]:
-    """A data directory written by the old server: a key, memories, state, ledger,
-    a trigger and a user table; and what the old server read back."""
+    """A data directory written by the old server (tests/agent/fixtures/make_old_layout.py
+    made it from commit a5bd59d): a key, memories, state, ledger, a trigger and a user
+    table; and what the old server read back."""
     base = tmp_path_factory.mktemp("old")
-    tree = _old_tree(base / "tree")
+    with tarfile.open(FIXTURES / "old_layout_a5bd59d.tar.gz") as tar:
+        tar.extractall(base, filter="data")
+    made = json.loads((FIXTURES / "old_layout_a5bd59d.json").read_text())
     data = base / "data"
-    key = _old(tree, "keys", "create", "--role", "agent", "--agent", "agent-a",
-               "--data-dir", str(data)).stdout.split()[0]  # fmt: skip
-    proc, port = _serve_old(tree, data, base / "old.log")
-    try:
-        with _connect(port, key) as conn:
-            conn.execute("SELECT * FROM store_memory('agent a remembers mangoes')")
-            conn.execute("SELECT * FROM store_memory('and the old kiwi orchard')")
-            conn.execute("SELECT * FROM set_agent_state('fruit', '\"mango\"')")
-            conn.execute("SELECT * FROM log_reasoning_step('s-old', 'looked at fruit')")
-            conn.execute("SELECT * FROM log_reasoning_step('s-old', 'chose mango')")
-            conn.execute("SELECT * FROM register_trigger('fruit-watch', 'tropical fruit')")
-            conn.execute("CREATE TABLE user_table (id INT, v TEXT)")
-            conn.execute("INSERT INTO user_table VALUES (1, 'kept')")
-            before = _read_back(conn)
-    finally:
-        proc.terminate()
-        proc.wait(30)
     assert (data / "hatiproxy.duckdb").exists()
     assert not (data / "hatiproxy.agent.duckdb").exists()
-    yield data, key, before
+    yield data, made["key"], made["before"]
 
 
 def _check_users_file(data: Path) -> None:
@@ -156,7 +93,7 @@ def test_the_new_server_moves_everything_and_reads_it_back(old_data, tmp_path: P
     srv = _start_new(tmp_path, data)
     try:
         with _connect(srv.port, key) as conn:  # the key moved too: it still logs in
-            assert _read_back(conn) == before
+            assert read_back(conn) == before
             # The moved sequence continues: a new memory gets a fresh seq, search finds all.
             conn.execute("SELECT * FROM store_memory('a new memory after the move')")
             assert len(conn.execute("SELECT 1 FROM _hatidata_agent_memory").fetchall()) == 3
@@ -170,7 +107,7 @@ def test_the_new_server_moves_everything_and_reads_it_back(old_data, tmp_path: P
     srv = start_server(tmp_path, "--embedding-provider", "hash")
     try:
         with _connect(srv.port, key) as conn:
-            assert _read_back(conn)["memory"][:2] == before["memory"]
+            assert read_back(conn)["memory"][:2] == before["memory"]
     finally:
         srv.stop()
     assert "moved" not in srv.log()
@@ -193,7 +130,7 @@ def test_a_move_stopped_after_the_copy_loses_and_doubles_nothing(old_data, tmp_p
     srv = start_server(tmp_path, "--embedding-provider", "hash")
     try:
         with _connect(srv.port, key) as conn:
-            assert _read_back(conn) == before  # each row once
+            assert read_back(conn) == before  # each row once
     finally:
         srv.stop()
     assert "agent data was moved before" in srv.log()
