@@ -47,3 +47,4 @@ def test_langchain_pgvector(tmp_path: Path) -> None:
     assert out["filter_gte"] == ["a cat purrs", "dogs bark loudly"]
     assert out["filter_in"] == ["dogs bark loudly"]
     assert out["after_delete"] == ["a cat purrs", "the cat sat"]
+    assert out["left_after_delete_collection"] == 0  # ON DELETE CASCADE carried out

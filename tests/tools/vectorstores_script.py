@@ -19,19 +19,6 @@ def langchain() -> dict:
     from langchain_core.embeddings import DeterministicFakeEmbedding
     from langchain_postgres import PGVector
 
-    # The store's own CREATE TABLE declares `FOREIGN KEY ... ON DELETE CASCADE`, which
-    # waits for foreign key actions; these are its tables without that action.
-    with psycopg.connect(f"host=127.0.0.1 port={PORT} user=x dbname=hatidata") as conn:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-        conn.execute(
-            "CREATE TABLE langchain_pg_collection (uuid UUID NOT NULL, name VARCHAR NOT NULL,"
-            " cmetadata JSON, PRIMARY KEY (uuid), UNIQUE (name))"
-        )
-        conn.execute(
-            "CREATE TABLE langchain_pg_embedding (id VARCHAR NOT NULL, collection_id UUID,"
-            " embedding VECTOR, document VARCHAR, cmetadata JSONB, PRIMARY KEY (id),"
-            " FOREIGN KEY (collection_id) REFERENCES langchain_pg_collection (uuid))"
-        )
     out: dict = {}
     store = PGVector(
         embeddings=DeterministicFakeEmbedding(size=384),
@@ -53,6 +40,13 @@ def langchain() -> dict:
     out["filter_in"] = [d.page_content for d in found]
     store.delete(ids=["b"])
     out["after_delete"] = sorted(d.page_content for d in store.similarity_search("x", k=3))
+    # The store's own tables declare `FOREIGN KEY ... ON DELETE CASCADE`: dropping the
+    # collection takes its embeddings with it.
+    store.delete_collection()
+    with psycopg.connect(f"host=127.0.0.1 port={PORT} user=x dbname=hatidata") as conn:
+        out["left_after_delete_collection"] = conn.execute(
+            "SELECT count(*) FROM langchain_pg_embedding"
+        ).fetchone()[0]
     return out
 
 
