@@ -111,6 +111,17 @@ def figure(node: exp.Expr) -> str | None:
     return UNKNOWN
 
 
+def head_select(tree: exp.Expr) -> exp.Select | None:
+    """The SELECT whose list names a query's result columns: the first branch of a set
+    operation, through parentheses; None for anything else (VALUES, DML...)."""
+    select = tree
+    while isinstance(select, exp.SetOperation):
+        select = select.this
+    if isinstance(select, exp.Subquery):
+        select = select.unnest()
+    return select if isinstance(select, exp.Select) else None
+
+
 def names(tree: exp.Expr, expansion_words: bool = True) -> tuple[str | None, ...] | None:
     """Postgres names for the result columns of a query, by position.
 
@@ -118,12 +129,8 @@ def names(tree: exp.Expr, expansion_words: bool = True) -> tuple[str | None, ...
     None overall when the select list has an expansion (`*`) or nothing to rename.
     The SQL itself is not changed: the server renames columns in RowDescription.
     """
-    select = tree
-    while isinstance(select, exp.SetOperation):
-        select = select.this
-    if isinstance(select, exp.Subquery):
-        select = select.unnest()
-    if not isinstance(select, exp.Select):
+    select = head_select(tree)
+    if select is None:
         return None
     out: list[str | None] = []
     for proj in select.expressions:

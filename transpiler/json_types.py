@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from transpiler.colnames import head_select
+
 _JSON_FUNCTIONS = frozenset(
     {
         "json_build_object",
@@ -35,12 +37,8 @@ _JSON_NODES = (exp.JSONArrayAgg, exp.JSONObject, exp.JSONObjectAgg, exp.JSONArra
 def outputs(tree: exp.Expr) -> tuple[bool, ...] | None:
     """Per result column of a query, whether PostgreSQL types it `json`; None when no
     column is (or the select list expands a star)."""
-    select = tree
-    while isinstance(select, exp.SetOperation):
-        select = select.this
-    if isinstance(select, exp.Subquery):
-        select = select.unnest()
-    if not isinstance(select, exp.Select):
+    select = head_select(tree)
+    if select is None:
         return None
     out = []
     for proj in select.expressions:

@@ -14,10 +14,12 @@ finds the marker and only drops what is left.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import logging
 import time
+from collections.abc import Iterator
 
 import duckdb
 
@@ -51,22 +53,39 @@ def _old_views(users: duckdb.DuckDBPyConnection) -> list[str]:
     ]
 
 
-def _has_old_schema(users: duckdb.DuckDBPyConnection) -> bool:
-    row = users.execute(
-        "SELECT count(*) FROM duckdb_schemas() WHERE database_name = current_database() "
-        "AND schema_name = ?",
+@contextlib.contextmanager
+def _transaction(conn: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A cursor in a transaction of its own: committed when the block ends, rolled back
+    if it raises."""
+    cur = conn.cursor()
+    try:
+        cur.begin()
+        yield cur
+        cur.commit()
+    except BaseException:
+        cur.rollback()
+        raise
+    finally:
+        cur.close()
+
+
+def _any(conn: duckdb.DuckDBPyConnection, catalog: str, where: str = "") -> bool:
+    """Whether `catalog` (a duckdb_* table function) has a row for the internal schema
+    in the connection's own database."""
+    row = conn.execute(
+        f"SELECT count(*) FROM {catalog}() WHERE database_name = current_database() "
+        f"AND schema_name = ? {where}",
         [INTERNAL_SCHEMA],
     ).fetchone()
     return bool(row and row[0])
+
+
+def _has_old_schema(users: duckdb.DuckDBPyConnection) -> bool:
+    return _any(users, "duckdb_schemas")
 
 
 def _moved_before(agent: duckdb.DuckDBPyConnection) -> bool:
-    row = agent.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
-        "AND schema_name = ? AND table_name = 'moved_from_users_db'",
-        [INTERNAL_SCHEMA],
-    ).fetchone()
-    return bool(row and row[0])
+    return _any(agent, "duckdb_tables", "AND table_name = 'moved_from_users_db'")
 
 
 def move_agent_data(users: duckdb.DuckDBPyConnection, agent: duckdb.DuckDBPyConnection) -> None:
@@ -101,9 +120,7 @@ def _copy(
         [INTERNAL_SCHEMA],
     ).fetchall()
     moved: dict[str, int] = {}
-    cur = agent.cursor()
-    try:
-        cur.begin()
+    with _transaction(agent) as cur:
         cur.execute(f"CREATE SCHEMA IF NOT EXISTS {INTERNAL_SCHEMA}")
         for name, start, inc, low, high, cycle, last in sequences:
             nxt = start if last is None else last + inc  # continue after its last value
@@ -129,12 +146,6 @@ def _copy(
         cur.execute(
             f"INSERT INTO {MARKER} VALUES (?, ?)", [dt.datetime.now(dt.UTC), json.dumps(moved)]
         )
-        cur.commit()
-    except BaseException:
-        cur.rollback()
-        raise
-    finally:
-        cur.close()
     agent.execute("CHECKPOINT")
     for table, count in moved.items():
         log.info("moved %s (%d rows) to the agent database", table, count)
@@ -147,20 +158,12 @@ def _copy(
 
 
 def _drop_old(users: duckdb.DuckDBPyConnection, views: list[str], cache: bool) -> None:
-    cur = users.cursor()
-    try:
-        cur.begin()
+    with _transaction(users) as cur:
         for view in views:
             cur.execute(f"DROP VIEW IF EXISTS main.{quote_ident(view)}")
         if cache:
             cur.execute(f"DROP TABLE IF EXISTS main.{CACHE_TABLE}")
         cur.execute(f"DROP SCHEMA IF EXISTS {INTERNAL_SCHEMA} CASCADE")
-        cur.commit()
-    except BaseException:
-        cur.rollback()
-        raise
-    finally:
-        cur.close()
     users.execute("CHECKPOINT")
     log.warning(
         "removed the old agent schema %s, %d views and the embedding cache from the users' "
