@@ -82,15 +82,14 @@ from proxy.agent.branches.args import resolve, tables_arg
 from proxy.agent.branches.copy import branchable, transaction
 from proxy.agent.branches.dbs import BranchDB
 from proxy.agent.branches.merge import STRATEGIES, merge_tables
-from proxy.agent.branches.result import result_rows
+from proxy.agent.branches.run import run_statements
 from proxy.agent.branches.sql import (
     SCHEMA_PREFIX,
     check_text,
     db_error,
-    plan_statement,
     vet_statements,
 )
-from proxy.agent.branches.store import SELECT_COLUMNS, TABLE, audit, branch_row, record_copies
+from proxy.agent.branches.store import SELECT_COLUMNS, TABLE, audit, branch_row
 from proxy.agent.branches.store import install as _install
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
@@ -318,7 +317,7 @@ class Branches:
         started: float,
     ) -> tuple[list[dict[str, Any]], dict, int]:
         """Run the statements, then count the query (in the same transaction)."""
-        rows = self._run_statements(cur, branch, prepared)
+        rows = run_statements(cur, branch, prepared)
         (count,) = cur.execute(
             f"UPDATE {TABLE} SET query_count = coalesce(query_count, 0) + 1, "
             "query_ms = coalesce(query_ms, 0) + ?, last_activity_at = ? WHERE branch_id = ? "
@@ -340,33 +339,6 @@ class Branches:
             return float(size["data_bytes"] + size["snapshot_bytes"])
 
         return await self.db.run(work)
-
-    def _run_statements(
-        self,
-        cur: duckdb.DuckDBPyConnection,
-        branch: dict[str, Any],
-        prepared: list[tuple[Any, exp.Expr | None]],
-    ) -> list[dict[str, Any]]:
-        schema = branch["schema_name"]
-        copied: list[dict] = list(branch["tables_copied"])
-        new: list[dict] = []
-        rows: list[dict[str, Any]] = []
-        for st, tree in prepared:
-            if tree is not None:
-                names = {c["table"].lower() for c in copied + new}
-                plan = plan_statement(cur, schema, tree, strict=True, copied=names)
-                for table in plan.copy:
-                    try:
-                        new.extend(branch_wire.copy_into(cur, schema, table))
-                    except duckdb.Error as exc:
-                        raise db_error(exc) from None
-            try:
-                cur.on_users(st.sql)  # the client's SQL: never routed by its text
-                rows = result_rows(cur, st, tree)
-            except duckdb.Error as exc:
-                raise db_error(exc, st.sql) from None
-        record_copies(cur, schema, copied, new)
-        return rows
 
     async def merge(self, who: Identity, branch_id: Any, strategy: Any) -> dict[str, Any]:
         bid = await self._resolve(who, branch_id)
