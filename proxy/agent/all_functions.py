@@ -11,6 +11,7 @@ from proxy.core.registry import REGISTRY, AgentFunction, Registry
 SERVICES = (
     "proxy.agent.memory",
     "proxy.agent.state",
+    "proxy.agent.graph",
     "proxy.agent.ledger",
     "proxy.agent.triggers",
     "proxy.agent.branches",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from proxy.agent import state, whoami  # noqa: F401 (whoami: its declaration)
+from proxy.agent import graph, state, whoami  # noqa: F401 (whoami: its declaration)
 from proxy.agent.branches import service as branches
 from proxy.agent.ledger import service as ledger
 from proxy.agent.memory import service as memory
@@ -54,12 +54,14 @@ class AgentLayer:
         self.triggers = triggers.Triggers(self)
         self.memory = memory.Memory(self)
         self.state = state.State(self)
+        self.graph = graph.Graph(self)
         self.ledger = ledger.Ledger(self)
         self.branches = branches.Branches(self)
         self._services: list[Any] = [
             self.triggers,
             self.memory,
             self.state,
+            self.graph,
             self.ledger,
             self.branches,
         ]

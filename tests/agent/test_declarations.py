@@ -15,7 +15,7 @@ from agent_support import open_layer, run, who
 
 from proxy.agent.all_functions import load_functions
 from proxy.agent.docs import markdown_table
-from proxy.api.mcp.schema import ToolError
+from proxy.api.http.schema import ToolError
 from proxy.api.mcp.targets import LayerTarget
 from proxy.api.mcp.tools import TOOLS, build_tools, run_tool
 from proxy.core.identity import Identity

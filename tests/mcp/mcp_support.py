@@ -43,7 +43,13 @@ COMPAT_TOOLS: dict[str, set[str]] = {
     "branch_list": set(),
 }
 # hatiproxy's own tools, beyond the public server's.
-OWN_TOOLS: dict[str, set[str]] = {"verify_ledger": set(), "whoami": set()}
+OWN_TOOLS: dict[str, set[str]] = {
+    "verify_ledger": set(),
+    "whoami": set(),
+    "kg_add": {"entity_id", "entity_type"},
+    "kg_query": {"entity_id"},
+    "kg_delete": {"entity_id"},
+}
 ALL_TOOLS = {**COMPAT_TOOLS, **OWN_TOOLS}
 
 _ids = count(1)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from proxy.api.mcp.schema import Target, Tool
+from proxy.api.http.schema import Target, Tool
 from proxy.core.errors import AgentError
 from proxy.core.names import INTERNAL_SCHEMA
 from proxy.core.registry import Param

@@ -10,7 +10,7 @@ on the agent layer, or over the Postgres wire to a running hatiproxy.
 The tool list is generated (`build_tools`): the SQL tools (`proxy.api.mcp.sql`) and
 every agent function declared with `mcp=McpTool(...)` (`proxy.agent.*`), a tool of the
 function's name, scope and declared parameters. Schemas and argument checks:
-`proxy.api.mcp.schema`. Only the result shapes of the public tools are written here.
+`proxy.api.http.schema`. Only the result shapes of the public tools are written here.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 
 from proxy.agent.all_functions import in_order, load_functions
 from proxy.agent.ledger.verify import ledger_document
-from proxy.api.mcp.schema import Target, Tool, ToolError
+from proxy.api.http.schema import Target, Tool, ToolError
 from proxy.api.mcp.sql import SQL_TOOLS
 from proxy.core.errors import AgentError
 from proxy.core.registry import Registry

@@ -15,6 +15,7 @@ from proxy.api.rest import (
     branches,
     cot,
     errors,
+    functions,
     key_usage,
     keys,
     memory,
@@ -49,7 +50,7 @@ def create_app(services: Services) -> FastAPI:
     errors.install(app)
     # branch_triggers before triggers: its fixed path segment must win over {trigger_id}.
     routers = (ops, memory, branch_triggers, triggers, branches, cot, branch_approval, keys)
-    for module in (*routers, key_usage, transpile):
+    for module in (*routers, key_usage, transpile, functions):
         app.include_router(module.router)
     return app
 

@@ -1,7 +1,8 @@
-"""MCP tools as data: a `Tool` is a name, a scope, a description and `Param`s.
+"""Tools as data: a `Tool` is a name, a scope, a description and `Param`s.
 
-Agent tools come from the registry's declarations (`proxy.core.registry`), the SQL tools
-from `proxy.api.mcp.sql`; both are this one structure. A tool's JSON input schema is
+MCP's agent tools come from the registry's declarations (`proxy.core.registry`), its SQL
+tools from `proxy.api.mcp.sql`; REST's function route (`proxy.api.rest.functions`)
+checks its arguments with the same structure. A tool's JSON input schema is
 generated from its params, and `Tool.validate` checks call arguments against exactly
 that schema with `jsonschema`, so what clients are told and what is enforced cannot
 differ. Validation errors become `ToolError`s that name the argument.
