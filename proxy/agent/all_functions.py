@@ -12,6 +12,7 @@ SERVICES = (
     "proxy.agent.memory",
     "proxy.agent.state",
     "proxy.agent.graph",
+    "proxy.agent.sessions",
     "proxy.agent.ledger",
     "proxy.agent.triggers",
     "proxy.agent.branches",

@@ -1,6 +1,6 @@
 """What an agent service gets from the running layer, as a protocol.
 
-The services (memory, state, graph, ledger, triggers, branches) are built by
+The services (memory, state, graph, sessions, ledger, triggers, branches) are built by
 `proxy.agent.layer.AgentLayer` and get it back as their context; typing them against this
 protocol keeps them from importing the layer that imports them. Sibling services are
 typed loosely: a service reaches another only through the context, never by import
@@ -30,6 +30,7 @@ class AgentContext(Protocol):
     memory: Any
     state: Any
     graph: Any
+    sessions: Any
     ledger: Any
     triggers: Any
     branches: Any

@@ -18,6 +18,7 @@ from proxy.agent import graph, state, whoami  # noqa: F401 (whoami: its declarat
 from proxy.agent.branches import service as branches
 from proxy.agent.ledger import service as ledger
 from proxy.agent.memory import service as memory
+from proxy.agent.sessions import service as sessions
 from proxy.agent.triggers import service as triggers
 from proxy.core.identity import Identity
 from proxy.core.registry import REGISTRY
@@ -55,6 +56,7 @@ class AgentLayer:
         self.memory = memory.Memory(self)
         self.state = state.State(self)
         self.graph = graph.Graph(self)
+        self.sessions = sessions.Sessions(self)
         self.ledger = ledger.Ledger(self)
         self.branches = branches.Branches(self)
         self._services: list[Any] = [
@@ -62,6 +64,7 @@ class AgentLayer:
             self.memory,
             self.state,
             self.graph,
+            self.sessions,
             self.ledger,
             self.branches,
         ]

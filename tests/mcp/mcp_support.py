@@ -49,6 +49,13 @@ OWN_TOOLS: dict[str, set[str]] = {
     "kg_add": {"entity_id", "entity_type"},
     "kg_query": {"entity_id"},
     "kg_delete": {"entity_id"},
+    "create_session": {"app_name", "user_id"},
+    "get_session": {"session_id"},
+    "list_sessions": set(),
+    "delete_session": {"session_id"},
+    "append_event": {"session_id", "author"},
+    "session_events": {"session_id"},
+    "working_memory": {"session_id"},
 }
 ALL_TOOLS = {**COMPAT_TOOLS, **OWN_TOOLS}
 

@@ -1,0 +1,7 @@
+"""Conversation sessions, events, scoped state and working memory; importing the package
+registers its functions."""
+
+from proxy.agent.sessions import (
+    functions,  # noqa: F401 (registers its agent functions)
+    service,  # noqa: F401
+)

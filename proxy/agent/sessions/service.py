@@ -1,0 +1,459 @@
+"""Conversation sessions: the source of truth for what was said (seed 002).
+
+A session (session_id, app_name, user_id, state, created/updated) belongs to the
+(org, agent) that created it and holds its ordered events (event_id, invocation_id,
+author, branch, message JSON with role and parts, actions JSON, metadata, timestamp).
+
+State is scoped by key prefix: a key without prefix belongs to the session (stored in
+its row); `user:` keys are shared by that user's sessions of the app, `app:` keys by
+every session of the app (both in `session_scoped_state`); `temp:` keys live only for
+the invocation that set them (`session_temp_state`, cleared by `end_invocation` or when
+an event of another invocation is appended). An event's `actions.state_delta` object is
+applied to the state with the event, in the same transaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import uuid
+import weakref
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+
+from proxy.core.errors import AgentError
+from proxy.core.identity import Identity
+from proxy.core.names import INTERNAL_SCHEMA
+from proxy.core.relations import agent_relation
+
+if TYPE_CHECKING:
+    from proxy.agent.context import AgentContext
+
+SESSIONS = f"{INTERNAL_SCHEMA}.sessions"
+EVENTS = f"{INTERNAL_SCHEMA}.session_events"
+SCOPED = f"{INTERNAL_SCHEMA}.session_scoped_state"
+TEMP = f"{INTERNAL_SCHEMA}.session_temp_state"
+PREFIXES = ("app:", "user:", "temp:")
+MAX_NAME = 256
+MAX_JSON_BYTES = 1 << 20
+MAX_PAGE = 1000
+
+agent_relation(
+    "_hatidata_sessions",
+    "SELECT agent_id, session_id, app_name, user_id, state, created_at, updated_at "
+    f"FROM {SESSIONS} WHERE org_id = $org_id AND agent_id = $agent_id",
+    "The caller's conversation sessions",
+)
+agent_relation(
+    "_hatidata_session_events",
+    "SELECT agent_id, session_id, seq, event_id, invocation_id, author, branch, message, "
+    f"actions, metadata, timestamp FROM {EVENTS} WHERE org_id = $org_id AND agent_id = $agent_id",
+    "The events of the caller's sessions, in order (seq)",
+)
+
+EVENT_COLUMNS = (
+    "session_id",
+    "seq",
+    "event_id",
+    "invocation_id",
+    "author",
+    "branch",
+    "message",
+    "actions",
+    "metadata",
+    "timestamp",
+)
+
+
+class Sessions:
+    def __init__(self, layer: AgentContext) -> None:
+        self.layer = layer
+        # One writer per session at a time: event order and state deltas stay serial.
+        self._locks: weakref.WeakValueDictionary[tuple[str, str, str], asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+
+    def _lock(self, who: Identity, session_id: str) -> asyncio.Lock:
+        ident = (who.org_id, who.agent_id, session_id)
+        lock = self._locks.get(ident)
+        if lock is None:
+            lock = self._locks[ident] = asyncio.Lock()
+        return lock
+
+    def install(self, cur: duckdb.DuckDBPyConnection) -> None:
+        cur.execute(
+            f"""CREATE TABLE IF NOT EXISTS {SESSIONS} (
+                org_id VARCHAR NOT NULL, agent_id VARCHAR NOT NULL,
+                session_id VARCHAR NOT NULL, app_name VARCHAR NOT NULL,
+                user_id VARCHAR NOT NULL, state JSON NOT NULL,
+                created_at TIMESTAMPTZ NOT NULL, updated_at TIMESTAMPTZ NOT NULL,
+                PRIMARY KEY (org_id, agent_id, session_id))"""
+        )
+        cur.execute(
+            f"""CREATE TABLE IF NOT EXISTS {EVENTS} (
+                org_id VARCHAR NOT NULL, agent_id VARCHAR NOT NULL,
+                session_id VARCHAR NOT NULL, seq BIGINT NOT NULL,
+                event_id VARCHAR NOT NULL, invocation_id VARCHAR, author VARCHAR NOT NULL,
+                branch VARCHAR, message JSON, actions JSON, metadata JSON,
+                timestamp TIMESTAMPTZ NOT NULL,
+                PRIMARY KEY (org_id, agent_id, session_id, seq))"""
+        )
+        cur.execute(
+            f"""CREATE TABLE IF NOT EXISTS {SCOPED} (
+                org_id VARCHAR NOT NULL, agent_id VARCHAR NOT NULL,
+                app_name VARCHAR NOT NULL, user_id VARCHAR NOT NULL,  -- '' for app: keys
+                key VARCHAR NOT NULL, value JSON,
+                PRIMARY KEY (org_id, agent_id, app_name, user_id, key))"""
+        )
+        cur.execute(
+            f"""CREATE TABLE IF NOT EXISTS {TEMP} (
+                org_id VARCHAR NOT NULL, agent_id VARCHAR NOT NULL,
+                session_id VARCHAR NOT NULL, invocation_id VARCHAR NOT NULL,
+                key VARCHAR NOT NULL, value JSON,
+                PRIMARY KEY (org_id, agent_id, session_id, key))"""
+        )
+
+    async def start(self) -> None:
+        pass
+
+    async def stop(self) -> None:
+        pass
+
+    async def _run(self, who: Identity, session_id: str, work: Any) -> Any:
+        """Run `work(cur)` in one agent-database transaction, serial per session."""
+
+        def txn(cur: duckdb.DuckDBPyConnection) -> Any:
+            cur.begin()
+            try:
+                out = work(cur)
+                cur.commit()
+                return out
+            except BaseException:
+                cur.rollback()
+                raise
+
+        async with self._lock(who, session_id):
+            return await self.layer.db.run(txn)
+
+    # -- sessions -----------------------------------------------------------------------
+
+    async def create(
+        self, who: Identity, app_name: Any, user_id: Any, session_id: Any, state: Any
+    ) -> dict[str, Any]:
+        app_name, user_id = name("app_name", app_name), name("user_id", user_id)
+        session_id = name("session_id", session_id) if session_id else str(uuid.uuid4())
+        initial = json_object("state", state)
+        now = dt.datetime.now(dt.UTC)
+
+        def work(cur: duckdb.DuckDBPyConnection) -> None:
+            if _session(cur, who, session_id, required=False) is not None:
+                raise AgentError.conflict(f"session {session_id!r} already exists")
+            plain = {k: v for k, v in initial.items() if not k.startswith(PREFIXES)}
+            cur.execute(
+                f"INSERT INTO {SESSIONS} VALUES (?, ?, ?, ?, ?, ?::JSON, ?, ?)",
+                [who.org_id, who.agent_id, session_id, app_name, user_id, dump(plain), now, now],
+            )
+            session = {"session_id": session_id, "app_name": app_name, "user_id": user_id}
+            apply_delta(cur, who, session, None, {k: initial[k] for k in initial if k not in plain})
+
+        await self._run(who, session_id, work)
+        return await self.get(who, session_id)
+
+    async def get(self, who: Identity, session_id: Any) -> dict[str, Any]:
+        session_id = name("session_id", session_id)
+
+        def read(cur: duckdb.DuckDBPyConnection) -> dict[str, Any]:
+            s = _session(cur, who, session_id)
+            (count,) = cur.execute(
+                f"SELECT count(*) FROM {EVENTS} WHERE org_id = ? AND agent_id = ? "
+                "AND session_id = ?",
+                [who.org_id, who.agent_id, session_id],
+            ).fetchone()
+            return {**s, "state": merged_state(cur, who, s), "event_count": count}
+
+        return await self.layer.db.run(read)
+
+    async def list(
+        self, who: Identity, app_name: Any, user_id: Any, page_size: Any, after: Any
+    ) -> list[dict[str, Any]]:
+        if not isinstance(page_size, int) or not 0 < page_size <= MAX_PAGE:
+            raise AgentError.invalid(f"page_size must be between 1 and {MAX_PAGE}")
+        sql = (
+            f"SELECT session_id, app_name, user_id, created_at, updated_at FROM {SESSIONS} "
+            "WHERE org_id = ? AND agent_id = ?"
+        )
+        args: list[Any] = [who.org_id, who.agent_id]
+        for col, value in (("app_name", app_name), ("user_id", user_id)):
+            if value is not None:
+                sql += f" AND {col} = ?"
+                args.append(name(col, value))
+        if after is not None:  # keyset paging: the last session_id of the previous page
+            sql += " AND session_id > ?"
+            args.append(name("after", after))
+        sql += " ORDER BY session_id LIMIT ?"
+        args.append(page_size)
+
+        def read(cur: duckdb.DuckDBPyConnection) -> list[tuple]:
+            return cur.execute(sql, args).fetchall()
+
+        cols = ("session_id", "app_name", "user_id", "created_at", "updated_at")
+        return [dict(zip(cols, r, strict=True)) for r in await self.layer.db.run(read)]
+
+    async def delete(self, who: Identity, session_id: Any) -> dict[str, Any]:
+        session_id = name("session_id", session_id)
+
+        def work(cur: duckdb.DuckDBPyConnection) -> tuple[bool, int]:
+            key = [who.org_id, who.agent_id, session_id]
+            where = "WHERE org_id = ? AND agent_id = ? AND session_id = ?"
+            events = len(cur.execute(f"DELETE FROM {EVENTS} {where} RETURNING 1", key).fetchall())
+            cur.execute(f"DELETE FROM {TEMP} {where}", key)
+            gone = cur.execute(f"DELETE FROM {SESSIONS} {where} RETURNING 1", key).fetchall()
+            return bool(gone), events
+
+        deleted, events = await self._run(who, session_id, work)
+        return {"session_id": session_id, "deleted": deleted, "events_deleted": events}
+
+    # -- events -------------------------------------------------------------------------
+
+    async def append(self, who: Identity, session_id: Any, event: dict[str, Any]) -> dict:
+        session_id = name("session_id", session_id)
+        author = name("author", event.get("author"))
+        message = json_value("message", event.get("message"))
+        actions = json_object("actions", event.get("actions"))
+        metadata = json_object("metadata", event.get("metadata"))
+        delta = json_object("actions.state_delta", actions.get("state_delta"))
+        invocation = event.get("invocation_id")
+        invocation = name("invocation_id", invocation) if invocation else None
+        branch = event.get("branch")
+        branch = name("branch", branch) if branch else None
+        event_id = event.get("event_id")
+        event_id = name("event_id", event_id) if event_id else str(uuid.uuid4())
+        now = dt.datetime.now(dt.UTC)
+
+        def work(cur: duckdb.DuckDBPyConnection) -> dict[str, Any]:
+            s = _session(cur, who, session_id)
+            key = [who.org_id, who.agent_id, session_id]
+            if invocation is not None:  # a new invocation: the last one's temp: keys end
+                cur.execute(
+                    f"DELETE FROM {TEMP} WHERE org_id = ? AND agent_id = ? AND session_id = ? "
+                    "AND invocation_id <> ?",
+                    [*key, invocation],
+                )
+            (seq,) = cur.execute(
+                f"SELECT coalesce(max(seq), 0) + 1 FROM {EVENTS} "
+                "WHERE org_id = ? AND agent_id = ? AND session_id = ?",
+                key,
+            ).fetchone()
+            row = [*key, seq, event_id, invocation, author, branch]
+            row += [dump(message), dump(actions), dump(metadata), now]
+            cur.execute(
+                f"INSERT INTO {EVENTS} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?::JSON, ?::JSON, "
+                "?::JSON, ?)",
+                row,
+            )
+            apply_delta(cur, who, s, invocation, delta)
+            cur.execute(
+                f"UPDATE {SESSIONS} SET updated_at = ? WHERE org_id = ? AND agent_id = ? "
+                "AND session_id = ?",
+                [now, *key],
+            )
+            return {"session_id": session_id, "seq": seq, "event_id": event_id, "timestamp": now}
+
+        return await self._run(who, session_id, work)
+
+    async def events(
+        self, who: Identity, session_id: Any, last_n: Any, after: Any
+    ) -> list[dict[str, Any]]:
+        session_id = name("session_id", session_id)
+        if last_n is not None and (not isinstance(last_n, int) or last_n < 0):
+            raise AgentError.invalid("last_n must be a non-negative integer")
+
+        def read(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+            _session(cur, who, session_id)
+            return session_events(cur, who, session_id, last_n, after)
+
+        return await self.layer.db.run(read)
+
+    # -- state --------------------------------------------------------------------------
+
+    async def set_state(
+        self, who: Identity, session_id: Any, key: Any, value: Any, invocation_id: Any
+    ) -> dict[str, Any]:
+        session_id, key = name("session_id", session_id), name("key", key)
+        if key.startswith("temp:") and not invocation_id:
+            raise AgentError.invalid("a temp: key needs the invocation_id it belongs to")
+        invocation = name("invocation_id", invocation_id) if invocation_id else None
+
+        def work(cur: duckdb.DuckDBPyConnection) -> None:
+            apply_delta(cur, who, _session(cur, who, session_id), invocation, {key: value})
+
+        await self._run(who, session_id, work)
+        return {"key": key, "value": value, "scope": scope_of(key)}
+
+    async def end_invocation(
+        self, who: Identity, session_id: Any, invocation_id: Any
+    ) -> dict[str, Any]:
+        session_id = name("session_id", session_id)
+        invocation = name("invocation_id", invocation_id)
+
+        def work(cur: duckdb.DuckDBPyConnection) -> int:
+            _session(cur, who, session_id)
+            return len(
+                cur.execute(
+                    f"DELETE FROM {TEMP} WHERE org_id = ? AND agent_id = ? AND session_id = ? "
+                    "AND invocation_id = ? RETURNING 1",
+                    [who.org_id, who.agent_id, session_id, invocation],
+                ).fetchall()
+            )
+
+        cleared = await self._run(who, session_id, work)
+        return {"session_id": session_id, "invocation_id": invocation, "temp_keys_cleared": cleared}
+
+
+# -- helpers (run on a cursor inside the caller's transaction) -----------------------------
+
+
+def _session(
+    cur: duckdb.DuckDBPyConnection, who: Identity, session_id: str, required: bool = True
+) -> dict[str, Any] | None:
+    row = cur.execute(
+        f"SELECT session_id, app_name, user_id, state, created_at, updated_at FROM {SESSIONS} "
+        "WHERE org_id = ? AND agent_id = ? AND session_id = ?",
+        [who.org_id, who.agent_id, session_id],
+    ).fetchone()
+    if row is None:
+        if required:
+            raise AgentError.not_found(f"no session {session_id!r}")
+        return None
+    cols = ("session_id", "app_name", "user_id", "state", "created_at", "updated_at")
+    out = dict(zip(cols, row, strict=True))
+    out["state"] = json.loads(out["state"])
+    return out
+
+
+def scope_of(key: str) -> str:
+    for prefix in PREFIXES:
+        if key.startswith(prefix):
+            return prefix[:-1]
+    return "session"
+
+
+def apply_delta(
+    cur: duckdb.DuckDBPyConnection,
+    who: Identity,
+    session: dict[str, Any],
+    invocation: str | None,
+    delta: dict[str, Any],
+) -> None:
+    """Write each key of `delta` to its scope; a JSON null value deletes the key."""
+    owner = [who.org_id, who.agent_id]
+    plain: dict[str, Any] = {}
+    for key, value in delta.items():
+        name("state key", key)
+        scope = scope_of(key)
+        if scope == "session":
+            plain[key] = value
+            continue
+        if scope == "temp":
+            if invocation is None:
+                raise AgentError.invalid(f"{key}: a temp: key needs an invocation_id")
+            table, where = TEMP, [session["session_id"]]
+            cols = "session_id = ?"
+            ins = f"INSERT OR REPLACE INTO {TEMP} VALUES (?, ?, ?, ?, ?, ?::JSON)"
+            args = [*owner, session["session_id"], invocation, key, dump(value)]
+        else:
+            user = session["user_id"] if scope == "user" else ""
+            table, where = SCOPED, [session["app_name"], user]
+            cols = "app_name = ? AND user_id = ?"
+            ins = f"INSERT OR REPLACE INTO {SCOPED} VALUES (?, ?, ?, ?, ?, ?::JSON)"
+            args = [*owner, session["app_name"], user, key, dump(value)]
+        if value is None:
+            cur.execute(
+                f"DELETE FROM {table} WHERE org_id = ? AND agent_id = ? AND {cols} AND key = ?",
+                [*owner, *where, key],
+            )
+        else:
+            cur.execute(ins, args)
+    if plain:
+        state = {**session["state"], **plain}
+        state = {k: v for k, v in state.items() if v is not None}
+        session["state"] = state
+        cur.execute(
+            f"UPDATE {SESSIONS} SET state = ?::JSON WHERE org_id = ? AND agent_id = ? "
+            "AND session_id = ?",
+            [dump(state), *owner, session["session_id"]],
+        )
+
+
+def merged_state(cur: duckdb.DuckDBPyConnection, who: Identity, s: dict[str, Any]) -> dict:
+    """The state a session sees: its own keys, its user's and app's, the live temp: keys."""
+    out = dict(s["state"])
+    rows = cur.execute(
+        f"SELECT key, value FROM {SCOPED} WHERE org_id = ? AND agent_id = ? AND app_name = ? "
+        "AND user_id IN ('', ?) "
+        f"UNION ALL SELECT key, value FROM {TEMP} WHERE org_id = ? AND agent_id = ? "
+        "AND session_id = ?",
+        [who.org_id, who.agent_id, s["app_name"], s["user_id"]]
+        + [who.org_id, who.agent_id, s["session_id"]],
+    ).fetchall()
+    for key, value in rows:
+        out[key] = json.loads(value)
+    return dict(sorted(out.items()))
+
+
+def session_events(
+    cur: duckdb.DuckDBPyConnection,
+    who: Identity,
+    session_id: str,
+    last_n: int | None = None,
+    after: Any = None,
+) -> list[dict[str, Any]]:
+    sql = f"SELECT {', '.join(EVENT_COLUMNS)} FROM {EVENTS} "
+    sql += "WHERE org_id = ? AND agent_id = ? AND session_id = ?"
+    args: list[Any] = [who.org_id, who.agent_id, session_id]
+    if after is not None:
+        sql += " AND timestamp > ?"
+        args.append(after)
+    if last_n is not None:
+        sql = f"SELECT * FROM ({sql} ORDER BY seq DESC LIMIT ?) ORDER BY seq"
+        args.append(last_n)
+    else:
+        sql += " ORDER BY seq"
+    out = []
+    for row in cur.execute(sql, args).fetchall():
+        e = dict(zip(EVENT_COLUMNS, row, strict=True))
+        for col in ("message", "actions", "metadata"):
+            e[col] = json.loads(e[col]) if e[col] is not None else None
+        out.append(e)
+    return out
+
+
+def name(what: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise AgentError.invalid(f"{what} must be a non-empty string")
+    if len(value) > MAX_NAME:
+        raise AgentError.invalid(f"{what} is {len(value)} characters; the limit is {MAX_NAME}")
+    return value
+
+
+def json_value(what: str, value: Any) -> Any:
+    if len(dump(value).encode()) > MAX_JSON_BYTES:
+        raise AgentError.invalid(f"{what} is over {MAX_JSON_BYTES} bytes of JSON")
+    return value
+
+
+def json_object(what: str, value: Any) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise AgentError.invalid(f"{what} must be a JSON object")
+    return json_value(what, value)
+
+
+def dump(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise AgentError.invalid(f"not JSON: {exc}") from None

@@ -1,0 +1,179 @@
+"""Conversation sessions (proxy/agent/sessions): ordered events, scoped state (session,
+user:, app:, temp:), working memory; over SQL, MCP and REST."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+import requests
+
+from tests.conftest import ServerProcess, start_server
+from tests.mcp.mcp_support import HttpAgent
+
+
+@pytest.fixture(scope="module")
+def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    tmp = tmp_path_factory.mktemp("sessions")
+    s = start_server(tmp)  # the default model: token_window counts with its tokenizer
+    yield s
+    s.stop()
+
+
+def sql(srv: ServerProcess, query: str, *params: Any, agent: str = "helper") -> list[tuple]:
+    with psycopg.connect(srv.dsn, options=f"-c hatidata_agent_id={agent}", autocommit=True) as c:
+        return c.execute(query, params or None).fetchall()
+
+
+def rest(srv: ServerProcess, fn: str, agent: str = "helper", **args: Any) -> requests.Response:
+    return requests.post(
+        f"{srv.rest_url}/v1/functions/{fn}",
+        json=args,
+        headers={"X-HatiData-Agent-Id": agent},
+        timeout=30,
+    )
+
+
+def state(srv: ServerProcess, sid: str, agent: str = "helper") -> dict[str, Any]:
+    r = rest(srv, "get_session", agent, session_id=sid)
+    assert r.status_code == 200, r.text
+    return r.json()["rows"][0]["state"]
+
+
+def say(srv: ServerProcess, sid: str, author: str, text: str, **extra: Any) -> dict[str, Any]:
+    msg = {
+        "role": "user" if author == "user" else "agent",
+        "parts": [{"type": "text", "text": text}],
+    }
+    r = rest(srv, "append_event", session_id=sid, author=author, message=msg, **extra)
+    assert r.status_code == 200, r.text
+    return r.json()["rows"][0]
+
+
+def test_events_keep_their_order_and_compose_with_sql(srv: ServerProcess) -> None:
+    sql(srv, "SELECT * FROM create_session('shop', 'u1', session_id := 's-order')")
+    for i in range(5):
+        say(srv, "s-order", "user" if i % 2 == 0 else "helper", f"turn {i}")
+    rows = sql(
+        srv,
+        "SELECT seq, author, message->'parts'->0->>'text' FROM session_events('s-order') "
+        "WHERE author = 'user' ORDER BY seq",
+    )
+    assert rows == [(1, "user", "turn 0"), (3, "user", "turn 2"), (5, "user", "turn 4")]
+    last = sql(srv, "SELECT seq FROM session_events('s-order', last_n := 2)")
+    assert last == [(4,), (5,)]
+    assert sql(srv, "SELECT event_count FROM get_session('s-order')") == [(5,)]
+    # The relations are plain SQL for an analyst.
+    assert sql(
+        srv, "SELECT count(*) FROM _hatidata_session_events WHERE session_id = 's-order'"
+    ) == [(5,)]
+
+
+def test_state_scopes(srv: ServerProcess) -> None:
+    rest(
+        srv,
+        "create_session",
+        app_name="bank",
+        user_id="ann",
+        session_id="a1",
+        state={"step": 1, "app:version": "2.0"},
+    )
+    rest(srv, "create_session", app_name="bank", user_id="ann", session_id="a2")
+    rest(srv, "create_session", app_name="bank", user_id="bob", session_id="b1")
+    rest(srv, "create_session", app_name="other", user_id="ann", session_id="o1")
+    say(
+        srv,
+        "a1",
+        "user",
+        "I prefer French",
+        invocation_id="inv-1",
+        actions={"state_delta": {"user:lang": "fr", "temp:draft": "x", "step": 2}},
+    )
+    assert state(srv, "a1") == {
+        "app:version": "2.0",
+        "step": 2,
+        "temp:draft": "x",
+        "user:lang": "fr",
+    }
+    # user: keys reach the same user's other sessions of the app, not another user's.
+    assert state(srv, "a2") == {"app:version": "2.0", "user:lang": "fr"}
+    assert state(srv, "b1") == {"app:version": "2.0"}
+    assert state(srv, "o1") == {}  # another app
+    # temp: keys end with their invocation: a new invocation's event clears them...
+    say(srv, "a1", "helper", "Bien sûr", invocation_id="inv-2")
+    assert "temp:draft" not in state(srv, "a1")
+    # ... and so does end_invocation.
+    rest(
+        srv,
+        "set_session_state",
+        session_id="a1",
+        key="temp:scratch",
+        value=[1],
+        invocation_id="inv-2",
+    )
+    assert state(srv, "a1")["temp:scratch"] == [1]
+    r = rest(srv, "end_invocation", session_id="a1", invocation_id="inv-2")
+    assert r.json()["rows"][0]["temp_keys_cleared"] == 1
+    assert "temp:scratch" not in state(srv, "a1")
+    # JSON null deletes a key; a temp: key without its invocation is refused.
+    rest(srv, "set_session_state", session_id="a1", key="user:lang", value=None)
+    assert "user:lang" not in state(srv, "a2")
+    r = rest(srv, "set_session_state", session_id="a1", key="temp:x", value=1)
+    assert r.status_code == 422 and "invocation_id" in r.json()["message"]
+
+
+def test_working_memory_strategies(srv: ServerProcess) -> None:
+    sql(srv, "SELECT * FROM create_session('wm', 'u', session_id := 'wm1')")
+    texts = [f"message number {i} " + "word " * (i * 5) for i in range(10)]
+    for t in texts:
+        say(srv, "wm1", "user", t)
+    seqs = lambda rows: [r[0] for r in rows]  # noqa: E731
+    assert seqs(sql(srv, "SELECT seq FROM working_memory('wm1', strategy := 'all')")) == list(
+        range(1, 11)
+    )
+    assert seqs(sql(srv, "SELECT seq FROM working_memory('wm1', max_messages := 3)")) == [8, 9, 10]
+    rows = sql(
+        srv, "SELECT seq, tokens FROM working_memory('wm1', 'token_window', max_tokens := 120)"
+    )
+    assert rows and rows[-1][0] == 10  # the newest events, with no gap
+    assert seqs(rows) == list(range(rows[0][0], 11))
+    used = sum(t for _, t in rows)
+    assert used <= 120
+    # One more event would not have fitted.
+    first = rows[0][0]
+    more = sql(srv, f"SELECT tokens FROM working_memory('wm1', 'token_window', {used + 1000})")
+    assert first == 1 or sum(t for (t,) in more[-(len(rows) + 1) :]) > 120
+    with pytest.raises(psycopg.errors.InvalidParameterValue, match="strategy"):
+        sql(srv, "SELECT * FROM working_memory('wm1', strategy := 'everything')")
+
+
+def test_isolation_paging_delete_and_mcp(srv: ServerProcess) -> None:
+    for i in range(5):
+        sql(srv, f"SELECT * FROM create_session('page', 'p', session_id := 'pg{i}')")
+    first = rest(srv, "list_sessions", app_name="page", page_size=2).json()["rows"]
+    nxt = rest(srv, "list_sessions", app_name="page", page_size=2, after=first[-1]["session_id"])
+    ids = [r["session_id"] for r in first + nxt.json()["rows"]]
+    assert ids == ["pg0", "pg1", "pg2", "pg3"]
+    # Another agent sees none of it.
+    assert sql(srv, "SELECT count(*) FROM list_sessions()", agent="intruder") == [(0,)]
+    with pytest.raises(psycopg.errors.UndefinedObject):
+        sql(srv, "SELECT * FROM session_events('pg0')", agent="intruder")
+    # MCP sees the same sessions as SQL for the same agent.
+    agent = HttpAgent(srv, "helper")
+    agent.data("append_event", {"session_id": "pg0", "author": "user", "message": "hi"})
+    events = agent.data("session_events", {"session_id": "pg0"})
+    assert [e["message"] for e in events] == ["hi"]
+    gone = sql(srv, "SELECT deleted, events_deleted FROM delete_session('pg0')")
+    assert gone == [(True, 1)]
+    r = rest(srv, "get_session", session_id="pg0")
+    assert r.status_code == 404, r.text
+
+
+def test_duplicate_session_is_a_conflict(srv: ServerProcess) -> None:
+    sql(srv, "SELECT * FROM create_session('dup', 'u', session_id := 'd1')")
+    r = rest(srv, "create_session", app_name="dup", user_id="u", session_id="d1")
+    assert r.status_code == 409, r.text
+    assert json.loads(r.text)["error"] == "conflict"
