@@ -177,3 +177,54 @@ def test_duplicate_session_is_a_conflict(srv: ServerProcess) -> None:
     r = rest(srv, "create_session", app_name="dup", user_id="u", session_id="d1")
     assert r.status_code == 409, r.text
     assert json.loads(r.text)["error"] == "conflict"
+
+
+def _until_embedded(srv: ServerProcess, n: int) -> None:
+    """Appends return before their vectors exist; wait for the pump (bounded)."""
+    import time
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        r = rest(srv, "search_sessions", query="x", app_name="search", mode="vector", top_k=100)
+        rows = r.json()["rows"]
+        if len(rows) >= n:
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"fewer than {n} events embedded after 60 s")
+
+
+def test_search_finds_keyword_and_meaning_and_a_rebuild_gives_the_same(
+    srv: ServerProcess,
+) -> None:
+    talk = {
+        "trip": ["I want to book a flight to Lisbon in May", "Window seat please"],
+        "bank": ["My card was charged twice for one order", "Refund the duplicate charge"],
+        "code": ["The build fails with error ZX-4471 on arm64", "Pin the compiler version"],
+    }
+    for sid, lines in talk.items():
+        rest(srv, "create_session", app_name="search", user_id="sam", session_id=f"q-{sid}")
+        for line in lines:
+            say(srv, f"q-{sid}", "user", line)
+    _until_embedded(srv, 6)
+
+    def top(query: str, mode: str = "hybrid") -> list[tuple[str, int]]:
+        r = rest(srv, "search_sessions", query=query, app_name="search", mode=mode, top_k=3)
+        assert r.status_code == 200, r.text
+        return [(h["session_id"], h["seq"]) for h in r.json()["rows"]]
+
+    # Meaning: no shared word with "money back for a double payment".
+    assert top("money back for a double payment")[0][0] == "q-bank"
+    # An exact rare token the model knows nothing about: the keyword side finds it.
+    assert top("ZX-4471")[0] == ("q-code", 1)
+    assert top("ZX-4471", "keyword")[0] == ("q-code", 1)
+    before = {q: top(q) for q in ("flight to Lisbon", "compiler", "duplicate charge")}
+    assert before["flight to Lisbon"][0] == ("q-trip", 1)
+
+    rebuilt = rest(srv, "rebuild_session_index", app_name="search").json()["rows"][0]
+    assert rebuilt == {"events_indexed": 6, "events_embedded": 6}
+    assert {q: top(q) for q in before} == before
+    # Scoped to the caller's agent and the app / user asked for.
+    r = rest(srv, "search_sessions", "intruder", query="flight to Lisbon")
+    assert r.json()["rows"] == []
+    r = rest(srv, "search_sessions", query="flight to Lisbon", app_name="search", user_id="zed")
+    assert r.json()["rows"] == []

@@ -56,6 +56,7 @@ OWN_TOOLS: dict[str, set[str]] = {
     "append_event": {"session_id", "author"},
     "session_events": {"session_id"},
     "working_memory": {"session_id"},
+    "search_sessions": {"query"},
 }
 ALL_TOOLS = {**COMPAT_TOOLS, **OWN_TOOLS}
 

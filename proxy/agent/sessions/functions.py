@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from proxy.agent.sessions import window
+from proxy.agent.sessions import search, window
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.registry import McpTool, Param, agent_function
@@ -274,3 +274,61 @@ def _counter(layer: AgentContext) -> Callable[[str], int]:
 
 
 _COUNTERS: dict[int, Callable[[str], int]] = {}  # one per loaded model
+
+
+@agent_function(
+    "search_sessions",
+    params=[
+        Param(
+            "query", "VARCHAR", description="What to look for in past conversations", nonempty=True
+        ),
+        Param("app_name", "VARCHAR", None, "Only this app's sessions"),
+        Param("user_id", "VARCHAR", None, "Only this user's sessions"),
+        Param("top_k", "BIGINT", 10, "How many events", minimum=1, maximum=search.MAX_TOP_K),
+        Param("mode", "VARCHAR", "hybrid", "hybrid, vector or keyword", enum=search.MODES),
+    ],
+    columns=[
+        ("session_id", "VARCHAR"),
+        ("seq", "BIGINT"),
+        ("event_id", "VARCHAR"),
+        ("author", "VARCHAR"),
+        ("timestamp", "TIMESTAMPTZ"),
+        ("text", "VARCHAR"),
+        ("score", "DOUBLE"),
+        ("semantic", "DOUBLE"),
+        ("keyword", "DOUBLE"),
+    ],
+    scope=READ,
+    mcp=McpTool(("query", "app_name", "user_id", "top_k", "mode")),
+)
+async def search_sessions(
+    layer: AgentContext,
+    who: Identity,
+    *,
+    query: str,
+    app_name: Any,
+    user_id: Any,
+    top_k: int,
+    mode: str,
+) -> list[dict[str, Any]]:
+    """Search the events of past sessions: vector and keyword candidates fused by
+    reciprocal rank (score), with each side's own score."""
+    return await layer.sessions.index.search(who, query, app_name, user_id, top_k, mode)
+
+
+@agent_function(
+    "rebuild_session_index",
+    params=[
+        Param("app_name", "VARCHAR", None, "Only this app's sessions"),
+        Param("user_id", "VARCHAR", None, "Only this user's sessions"),
+    ],
+    columns=[("events_indexed", "BIGINT"), ("events_embedded", "BIGINT")],
+    scope=WRITE,
+    writes=True,
+)
+async def rebuild_session_index(
+    layer: AgentContext, who: Identity, *, app_name: Any, user_id: Any
+) -> list[dict[str, Any]]:
+    """Derive the search index again from the sessions (after corruption or a model
+    change); searches give the same results as before."""
+    return [await layer.sessions.index.rebuild(who, app_name, user_id)]

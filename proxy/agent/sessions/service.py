@@ -23,18 +23,15 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from proxy.agent.sessions import search
+from proxy.agent.sessions.tables import EVENTS, SCOPED, SESSIONS, TEMP
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
-from proxy.core.names import INTERNAL_SCHEMA
 from proxy.core.relations import agent_relation
 
 if TYPE_CHECKING:
     from proxy.agent.context import AgentContext
 
-SESSIONS = f"{INTERNAL_SCHEMA}.sessions"
-EVENTS = f"{INTERNAL_SCHEMA}.session_events"
-SCOPED = f"{INTERNAL_SCHEMA}.session_scoped_state"
-TEMP = f"{INTERNAL_SCHEMA}.session_temp_state"
 PREFIXES = ("app:", "user:", "temp:")
 MAX_NAME = 256
 MAX_JSON_BYTES = 1 << 20
@@ -70,6 +67,7 @@ EVENT_COLUMNS = (
 class Sessions:
     def __init__(self, layer: AgentContext) -> None:
         self.layer = layer
+        self.index = search.EventIndex(layer)
         # One writer per session at a time: event order and state deltas stay serial.
         self._locks: weakref.WeakValueDictionary[tuple[str, str, str], asyncio.Lock] = (
             weakref.WeakValueDictionary()
@@ -114,12 +112,13 @@ class Sessions:
                 key VARCHAR NOT NULL, value JSON,
                 PRIMARY KEY (org_id, agent_id, session_id, key))"""
         )
+        search.install(cur, self.layer.dims)
 
     async def start(self) -> None:
-        pass
+        await self.index.start()
 
     async def stop(self) -> None:
-        pass
+        await self.index.stop()
 
     async def _run(self, who: Identity, session_id: str, work: Any) -> Any:
         """Run `work(cur)` in one agent-database transaction, serial per session."""
@@ -209,6 +208,7 @@ class Sessions:
             where = "WHERE org_id = ? AND agent_id = ? AND session_id = ?"
             events = len(cur.execute(f"DELETE FROM {EVENTS} {where} RETURNING 1", key).fetchall())
             cur.execute(f"DELETE FROM {TEMP} {where}", key)
+            search.drop_session(cur, who, session_id)
             gone = cur.execute(f"DELETE FROM {SESSIONS} {where} RETURNING 1", key).fetchall()
             return bool(gone), events
 
@@ -254,6 +254,19 @@ class Sessions:
                 row,
             )
             apply_delta(cur, who, s, invocation, delta)
+            search.index_event(
+                cur,
+                who,
+                s,
+                {
+                    "seq": seq,
+                    "event_id": event_id,
+                    "author": author,
+                    "timestamp": now,
+                    "message": message,
+                    "actions": actions,
+                },
+            )
             cur.execute(
                 f"UPDATE {SESSIONS} SET updated_at = ? WHERE org_id = ? AND agent_id = ? "
                 "AND session_id = ?",
@@ -261,7 +274,9 @@ class Sessions:
             )
             return {"session_id": session_id, "seq": seq, "event_id": event_id, "timestamp": now}
 
-        return await self._run(who, session_id, work)
+        out = await self._run(who, session_id, work)
+        self.index.poke()
+        return out
 
     async def events(
         self, who: Identity, session_id: Any, last_n: Any, after: Any
