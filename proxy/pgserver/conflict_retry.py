@@ -9,7 +9,10 @@ is usually a few milliseconds from committing); only then does 40001 reach the c
 
 A statement inside a block (BEGIN, or several statements of one Query) is never run
 again here: its transaction saw other statements, and the client retries it whole, as
-with PostgreSQL's REPEATABLE READ.
+with PostgreSQL's REPEATABLE READ. Its 40001 is held back until some write has finished
+since the statement began (the commit clock moved), for at most HOLD_ERROR seconds: a
+client that retries at once (pgbench --max-tries) would otherwise collide again with the
+same open transaction, over and over.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import random
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
+from proxy.db.commit_clock import CLOCK
 from proxy.wire.errors import PgError
 
 log = logging.getLogger("hatiproxy.runner")
@@ -33,6 +37,8 @@ SERIALIZATION_FAILURE = "40001"
 MAX_TRIES = 60
 FIRST_DELAY = 0.001
 MAX_DELAY = 0.05
+HOLD_ERROR = 0.05
+POLL = 0.001
 
 
 def backoff(attempt: int) -> float:
@@ -51,9 +57,12 @@ async def run(
     failed try left open) and run it again, at most MAX_TRIES times in all."""
     tries = 1
     while True:
+        finished = CLOCK.finished
         try:
             return await attempt()
         except PgError as err:
+            if err.sqlstate == SERIALIZATION_FAILURE and not retry:
+                await _until_a_write_finishes(finished)
             if not retry or err.sqlstate != SERIALIZATION_FAILURE or tries >= MAX_TRIES:
                 if retry and tries > 1:
                     log.info("write conflict: gave up after %d tries: %.200s", tries, sql)
@@ -62,3 +71,12 @@ async def run(
                 await undo()
             await asyncio.sleep(backoff(tries))
             tries += 1
+
+
+async def _until_a_write_finishes(finished: int) -> None:
+    """Wait (briefly) until a write finished after the clock read `finished`: likely the
+    transaction this one collided with."""
+    waited = 0.0
+    while CLOCK.finished == finished and waited < HOLD_ERROR:
+        await asyncio.sleep(POLL)
+        waited += POLL
