@@ -68,6 +68,8 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     ("InvalidInputException", r"", "22023"),
     ("InterruptException", r"", "57014"),
     ("TransactionException", r"aborted", "25P02"),
+    # a COMMIT that finds another transaction committed the same key first
+    ("TransactionException", r"^Failed to commit: PRIMARY KEY or UNIQUE", "23505"),
     ("TransactionException", r"[Cc]onflict", "40001"),
     ("TransactionException", r"", "25000"),
     ("NotImplementedException", r"", "0A000"),
@@ -97,6 +99,11 @@ _UDF_ERROR = re.compile(
     r"^Python exception occurred while executing the UDF: UdfError: ([0-9A-Z]{5}): (.*)$"
 )
 _LINE = re.compile(r"^LINE (\d+): (.*)$")
+# DuckDB's write-write conflicts ("Conflict on update!", "Conflict on tuple deletion!",
+# "Catalog write-write conflict on alter with ..."): a row or object another open or
+# newer transaction changed. PostgreSQL's REPEATABLE READ says it this way (40001).
+_SERIALIZE = "could not serialize access due to concurrent update"
+_SERIALIZE_HINT = "The transaction might succeed if retried: ROLLBACK and run it again."
 
 
 class UdfError(Exception):
@@ -157,6 +164,9 @@ def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
     elif sqlstate == "0A000" and (key := _INDEX_KEY.match(message)) is not None:
         message = f"DuckDB indexes cannot hold values of type {key[1]}"
     hint = _ALTER_TYPE_HINT if sqlstate == "0A000" and "CHECK constraint" in message else None
+    if sqlstate == "40001" and "TransactionException" in names:
+        detail_lines.insert(0, f"DuckDB: {message}")
+        message, hint = _SERIALIZE, _SERIALIZE_HINT
     if sqlstate == "42883":  # in semantic SQL: in the user's terms
         semantic = semantic_type_error(message, _position(lines, sql))
         if semantic is not None:

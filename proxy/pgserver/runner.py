@@ -27,6 +27,7 @@ from proxy.execution import sql_bridge
 from proxy.pgserver import (
     alter_rebuild,
     commands,
+    conflict_retry,
     constraint_ddl,
     ddl_statements,
     embed_columns,
@@ -537,11 +538,19 @@ class Runner:
             row = cur.fetchone() if cols and cols[0].name == "Count" else None
             return None, (int(row[0]) if row and row[0] is not None else None), None
 
+        # Outside any block the client sees, a write-write conflict is run again
+        # (conflict_retry.py); the extended protocol's own DML block is begun anew.
+        retry = self.txn_status == "I" and (implicit_dml or not self.implicit)
         if implicit_dml:
             # Set before running: if the DML fails, statement_failed must roll back the
             # transaction begun in start(), or DuckDB stays in an aborted transaction.
             self.implicit = True
-        cols, portal.count, head = await self.call(start, sql=sql)
+        cols, portal.count, head = await conflict_retry.run(
+            lambda: self.call(start, sql=sql),
+            retry=retry,
+            undo=self._rollback_quietly if implicit_dml else None,
+            sql=sql,
+        )
         if writes and self.txn_status == "T":
             effect = savepoints.side_effect(st, bool(relations), needs_fts, branch is not None)
             rows = portal.count
