@@ -176,6 +176,14 @@ SETTINGS: tuple[Setting, ...] = (
         "trigger when it is created; the webhook_allowed_hosts rules apply to it too).",
     ),
     Setting(
+        "summary_llm_url",
+        "",
+        "OpenAI-compatible API base (e.g. http://127.0.0.1:11434/v1) that summarises "
+        "sessions; empty = a local extractive summary by the embedding model.",
+    ),
+    Setting("summary_llm_model", "", "The model summary_llm_url is asked for."),
+    Setting("summary_llm_api_key", "", "Bearer token for summary_llm_url (if it wants one)."),
+    Setting(
         "webhook_allowed_hosts",
         "",
         "Comma-separated hosts/addresses webhooks may reach even though they are link-local, "
@@ -237,6 +245,9 @@ class Config:
     auth_failure_limit: int = 5
     auth_ban_seconds: int = 300
     trigger_webhook_url: str = ""
+    summary_llm_url: str = ""
+    summary_llm_model: str = ""
+    summary_llm_api_key: str = ""
     webhook_allowed_hosts: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 

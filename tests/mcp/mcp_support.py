@@ -57,6 +57,7 @@ OWN_TOOLS: dict[str, set[str]] = {
     "session_events": {"session_id"},
     "working_memory": {"session_id"},
     "search_sessions": {"query"},
+    "compact_session": {"session_id"},
 }
 ALL_TOOLS = {**COMPAT_TOOLS, **OWN_TOOLS}
 

@@ -120,7 +120,7 @@ class Sessions:
     async def stop(self) -> None:
         await self.index.stop()
 
-    async def _run(self, who: Identity, session_id: str, work: Any) -> Any:
+    async def transaction(self, who: Identity, session_id: str, work: Any) -> Any:
         """Run `work(cur)` in one agent-database transaction, serial per session."""
 
         def txn(cur: duckdb.DuckDBPyConnection) -> Any:
@@ -157,7 +157,7 @@ class Sessions:
             session = {"session_id": session_id, "app_name": app_name, "user_id": user_id}
             apply_delta(cur, who, session, None, {k: initial[k] for k in initial if k not in plain})
 
-        await self._run(who, session_id, work)
+        await self.transaction(who, session_id, work)
         return await self.get(who, session_id)
 
     async def get(self, who: Identity, session_id: Any) -> dict[str, Any]:
@@ -212,7 +212,7 @@ class Sessions:
             gone = cur.execute(f"DELETE FROM {SESSIONS} {where} RETURNING 1", key).fetchall()
             return bool(gone), events
 
-        deleted, events = await self._run(who, session_id, work)
+        deleted, events = await self.transaction(who, session_id, work)
         return {"session_id": session_id, "deleted": deleted, "events_deleted": events}
 
     # -- events -------------------------------------------------------------------------
@@ -274,7 +274,7 @@ class Sessions:
             )
             return {"session_id": session_id, "seq": seq, "event_id": event_id, "timestamp": now}
 
-        out = await self._run(who, session_id, work)
+        out = await self.transaction(who, session_id, work)
         self.index.poke()
         return out
 
@@ -304,7 +304,7 @@ class Sessions:
         def work(cur: duckdb.DuckDBPyConnection) -> None:
             apply_delta(cur, who, _session(cur, who, session_id), invocation, {key: value})
 
-        await self._run(who, session_id, work)
+        await self.transaction(who, session_id, work)
         return {"key": key, "value": value, "scope": scope_of(key)}
 
     async def end_invocation(
@@ -323,7 +323,7 @@ class Sessions:
                 ).fetchall()
             )
 
-        cleared = await self._run(who, session_id, work)
+        cleared = await self.transaction(who, session_id, work)
         return {"session_id": session_id, "invocation_id": invocation, "temp_keys_cleared": cleared}
 
 
