@@ -81,6 +81,12 @@ def test_compaction_offline_keeps_recent_events_and_stores_a_summary_memory(
     assert events[-1]["message"]["parts"][0]["text"] == LINES[-1][1]
     again = call(offline, "compact_session", session_id="long", threshold=5, keep_recent=4)[0]
     assert again["summarized"] == 1  # only the summary event itself is older than 4
+    # summary_buffer: the latest summary, then the most recent events.
+    window = call(
+        offline, "working_memory", session_id="long", strategy="summary_buffer", max_messages=2
+    )
+    assert window[0]["author"] == "system" and "compacted_events" in window[0]["metadata"]
+    assert [e["seq"] for e in window[1:]] == [11, 12]
 
 
 class _Completions(BaseHTTPRequestHandler):
