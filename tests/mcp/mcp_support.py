@@ -58,6 +58,8 @@ OWN_TOOLS: dict[str, set[str]] = {
     "working_memory": {"session_id"},
     "search_sessions": {"query"},
     "compact_session": {"session_id"},
+    "save_artifact": {"session_id", "name", "data_base64"},
+    "load_artifact": {"session_id", "name"},
 }
 ALL_TOOLS = {**COMPAT_TOOLS, **OWN_TOOLS}
 
