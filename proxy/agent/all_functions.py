@@ -16,6 +16,7 @@ SERVICES = (
     "proxy.agent.ledger",
     "proxy.agent.triggers",
     "proxy.agent.branches",
+    "proxy.agent.maintenance",
     "proxy.agent.whoami",
 )
 GROUPS = tuple(name.split(".")[2] for name in SERVICES)  # memory, state, ledger, ...

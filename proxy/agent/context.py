@@ -31,6 +31,7 @@ class AgentContext(Protocol):
     state: Any
     graph: Any
     sessions: Any
+    maintenance: Any
     ledger: Any
     triggers: Any
     branches: Any

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from proxy.agent import graph, state, whoami  # noqa: F401 (whoami: its declaration)
+from proxy.agent import graph, maintenance, state, whoami  # noqa: F401 (whoami: its declaration)
 from proxy.agent.branches import service as branches
 from proxy.agent.ledger import service as ledger
 from proxy.agent.memory import service as memory
@@ -59,6 +59,7 @@ class AgentLayer:
         self.sessions = sessions.Sessions(self)
         self.ledger = ledger.Ledger(self)
         self.branches = branches.Branches(self)
+        self.maintenance = maintenance.Maintenance(self)
         self._services: list[Any] = [
             self.triggers,
             self.memory,
@@ -67,6 +68,7 @@ class AgentLayer:
             self.sessions,
             self.ledger,
             self.branches,
+            self.maintenance,
         ]
         for service in self._services:
             self.db.run_sync(service.install)

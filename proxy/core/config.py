@@ -176,6 +176,29 @@ SETTINGS: tuple[Setting, ...] = (
         "trigger when it is created; the webhook_allowed_hosts rules apply to it too).",
     ),
     Setting(
+        "maintenance_enabled", True, "Run memory consolidation and eviction on schedule.", _bool
+    ),
+    Setting(
+        "consolidation_cron",
+        "0 */6 * * *",
+        "When (cron, UTC) memories not accessed for 7 days lose confidence.",
+    ),
+    Setting("eviction_cron", "0 3 * * *", "When (cron, UTC) memories are evicted."),
+    Setting(
+        "eviction_max_per_agent",
+        0,
+        "Scheduled eviction keeps at most this many memories per agent (0 = no cap).",
+        int,
+    ),
+    Setting(
+        "summary_llm_url",
+        "",
+        "OpenAI-compatible API base (e.g. http://127.0.0.1:11434/v1) that summarises "
+        "sessions; empty = a local extractive summary by the embedding model.",
+    ),
+    Setting("summary_llm_model", "", "The model summary_llm_url is asked for."),
+    Setting("summary_llm_api_key", "", "Bearer token for summary_llm_url (if it wants one)."),
+    Setting(
         "webhook_allowed_hosts",
         "",
         "Comma-separated hosts/addresses webhooks may reach even though they are link-local, "
@@ -237,6 +260,13 @@ class Config:
     auth_failure_limit: int = 5
     auth_ban_seconds: int = 300
     trigger_webhook_url: str = ""
+    maintenance_enabled: bool = True
+    consolidation_cron: str = "0 */6 * * *"
+    eviction_cron: str = "0 3 * * *"
+    eviction_max_per_agent: int = 0
+    summary_llm_url: str = ""
+    summary_llm_model: str = ""
+    summary_llm_api_key: str = ""
     webhook_allowed_hosts: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 

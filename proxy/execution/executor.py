@@ -69,7 +69,11 @@ async def execute_sql(
             text = st.bind_sql(first_marker_param(st))
 
             def run(
-                text: str = text, params: list[Any] = params, relations=relations, shown=shown, st=st
+                text: str = text,
+                params: list[Any] = params,
+                relations=relations,
+                shown=shown,
+                st=st,
             ):
                 register(cur, relations)
                 # Owners and system objects, as on the wire (proxy/access/ownership.py).

@@ -87,8 +87,6 @@ def _sql_literal(value: Any) -> str:
     return quote_literal(value if isinstance(value, str) else json.dumps(value))
 
 
-
-
 def param_oids(st: Statement) -> dict[int, int]:
     """OIDs of the client parameters that agent-function arguments use."""
     from proxy.core.registry import REGISTRY

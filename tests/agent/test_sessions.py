@@ -228,3 +228,37 @@ def test_search_finds_keyword_and_meaning_and_a_rebuild_gives_the_same(
     assert r.json()["rows"] == []
     r = rest(srv, "search_sessions", query="flight to Lisbon", app_name="search", user_id="zed")
     assert r.json()["rows"] == []
+
+
+def test_artifacts_keep_their_bytes_and_versions(srv: ServerProcess) -> None:
+    import base64
+
+    sql(srv, "SELECT * FROM create_session('files', 'u', session_id := 'art')")
+    pdf = bytes(range(256)) * 3
+    one = rest(
+        srv,
+        "save_artifact",
+        session_id="art",
+        name="r.pdf",
+        mime_type="application/pdf",
+        data_base64=base64.b64encode(pdf).decode(),
+    ).json()["rows"][0]
+    assert one["version"] == 1 and one["size"] == 768
+    sql(
+        srv,
+        "SELECT * FROM save_artifact('art', 'r.pdf', %s, 'application/pdf')",
+        base64.b64encode(b"v2").decode(),
+    )
+    latest = rest(srv, "load_artifact", session_id="art", name="r.pdf").json()["rows"][0]
+    assert latest["version"] == 2 and base64.b64decode(latest["data_base64"]) == b"v2"
+    first = rest(srv, "load_artifact", session_id="art", name="r.pdf", version=1).json()["rows"][0]
+    assert base64.b64decode(first["data_base64"]) == pdf and first["mime_type"] == "application/pdf"
+    assert sql(srv, "SELECT name, version FROM list_artifacts('art')") == [
+        ("r.pdf", 1),
+        ("r.pdf", 2),
+    ]
+    r = rest(srv, "save_artifact", session_id="art", name="x", data_base64="not base64!")
+    assert r.status_code == 422 and "base64" in r.json()["message"]
+    assert rest(srv, "load_artifact", "intruder", session_id="art", name="r.pdf").status_code == 404
+    sql(srv, "SELECT * FROM delete_session('art')")
+    assert rest(srv, "load_artifact", session_id="art", name="r.pdf").status_code == 404

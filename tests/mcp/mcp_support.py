@@ -57,6 +57,9 @@ OWN_TOOLS: dict[str, set[str]] = {
     "session_events": {"session_id"},
     "working_memory": {"session_id"},
     "search_sessions": {"query"},
+    "compact_session": {"session_id"},
+    "save_artifact": {"session_id", "name", "data_base64"},
+    "load_artifact": {"session_id", "name"},
 }
 ALL_TOOLS = {**COMPAT_TOOLS, **OWN_TOOLS}
 

@@ -2,6 +2,7 @@
 registers its functions."""
 
 from proxy.agent.sessions import (
+    artifacts,  # noqa: F401 (registers its agent functions)
     functions,  # noqa: F401 (registers its agent functions)
     service,  # noqa: F401
 )

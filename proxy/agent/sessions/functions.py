@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from proxy.agent.sessions import search, window
+from proxy.agent.sessions import search, upkeep, window
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.registry import McpTool, Param, agent_function
@@ -226,10 +226,16 @@ async def end_invocation(
             "strategy",
             "VARCHAR",
             "buffer_window",
-            "all, buffer_window or token_window",
+            "all, buffer_window, token_window or summary_buffer",
             enum=window.STRATEGIES,
         ),
-        Param("max_messages", "BIGINT", 20, "buffer_window: how many recent events", minimum=0),
+        Param(
+            "max_messages",
+            "BIGINT",
+            20,
+            "buffer_window, summary_buffer: how many recent events",
+            minimum=0,
+        ),
         Param("max_tokens", "BIGINT", 4000, "token_window: the token budget", minimum=0),
     ],
     columns=[*_EVENT, ("tokens", "BIGINT")],
@@ -332,3 +338,48 @@ async def rebuild_session_index(
     """Derive the search index again from the sessions (after corruption or a model
     change); searches give the same results as before."""
     return [await layer.sessions.index.rebuild(who, app_name, user_id)]
+
+
+@agent_function(
+    "compact_session",
+    params=[
+        _SID,
+        Param("threshold", "BIGINT", 50, "Compact only from this many events", minimum=1),
+        Param("keep_recent", "BIGINT", 10, "Recent events kept verbatim", minimum=0),
+    ],
+    columns=[
+        ("session_id", "VARCHAR"),
+        ("compacted", "BOOLEAN"),
+        ("summarized", "BIGINT"),
+        ("kept", "BIGINT"),
+        ("memory_id", "VARCHAR"),
+        ("method", "VARCHAR"),
+    ],
+    scope=WRITE,
+    writes=True,
+    mcp=McpTool(("session_id", "threshold", "keep_recent")),
+)
+async def compact_session(
+    layer: AgentContext, who: Identity, *, session_id: str, threshold: int, keep_recent: int
+) -> list[dict[str, Any]]:
+    """Summarise a long session's older events into a memory (importance 0.9) and one
+    system event; the recent events stay verbatim. `method` says what summarised."""
+    return [await upkeep.compact(layer, who, session_id, threshold, keep_recent)]
+
+
+@agent_function(
+    "repair_session",
+    params=[_SID],
+    columns=[
+        ("session_id", "VARCHAR"),
+        ("repaired", "BOOLEAN"),
+        ("fixes", "BIGINT"),
+        ("stats", "JSON"),
+    ],
+    scope=WRITE,
+    writes=True,
+)
+async def repair_session(layer: AgentContext, who: Identity, *, session_id: str) -> list[dict]:
+    """Check and repair a session in seven phases (empty ids, duplicates, same-role
+    merges, orphans, ordering, oversized, write-back); running it again changes nothing."""
+    return [await upkeep.repair(layer, who, session_id)]

@@ -78,6 +78,13 @@ def index_event(
     )
 
 
+def drop_event(cur: duckdb.DuckDBPyConnection, who: Identity, session_id: str, seq: int) -> None:
+    cur.execute(
+        f"DELETE FROM {INDEX} WHERE org_id = ? AND agent_id = ? AND session_id = ? AND seq = ?",
+        [who.org_id, who.agent_id, session_id, seq],
+    )
+
+
 def drop_session(cur: duckdb.DuckDBPyConnection, who: Identity, session_id: str) -> None:
     cur.execute(
         f"DELETE FROM {INDEX} WHERE org_id = ? AND agent_id = ? AND session_id = ?",

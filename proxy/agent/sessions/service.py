@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from proxy.agent.sessions import search
-from proxy.agent.sessions.tables import EVENTS, SCOPED, SESSIONS, TEMP
+from proxy.agent.sessions import artifacts, search
+from proxy.agent.sessions.checks import dump, json_object, json_value, name
+from proxy.agent.sessions.tables import ARTIFACTS, EVENTS, SCOPED, SESSIONS, TEMP
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.relations import agent_relation
@@ -33,8 +34,6 @@ if TYPE_CHECKING:
     from proxy.agent.context import AgentContext
 
 PREFIXES = ("app:", "user:", "temp:")
-MAX_NAME = 256
-MAX_JSON_BYTES = 1 << 20
 MAX_PAGE = 1000
 
 agent_relation(
@@ -113,6 +112,7 @@ class Sessions:
                 PRIMARY KEY (org_id, agent_id, session_id, key))"""
         )
         search.install(cur, self.layer.dims)
+        artifacts.install(cur)
 
     async def start(self) -> None:
         await self.index.start()
@@ -120,7 +120,7 @@ class Sessions:
     async def stop(self) -> None:
         await self.index.stop()
 
-    async def _run(self, who: Identity, session_id: str, work: Any) -> Any:
+    async def transaction(self, who: Identity, session_id: str, work: Any) -> Any:
         """Run `work(cur)` in one agent-database transaction, serial per session."""
 
         def txn(cur: duckdb.DuckDBPyConnection) -> Any:
@@ -157,8 +157,12 @@ class Sessions:
             session = {"session_id": session_id, "app_name": app_name, "user_id": user_id}
             apply_delta(cur, who, session, None, {k: initial[k] for k in initial if k not in plain})
 
-        await self._run(who, session_id, work)
+        await self.transaction(who, session_id, work)
         return await self.get(who, session_id)
+
+    def check(self, cur: duckdb.DuckDBPyConnection, who: Identity, session_id: str) -> None:
+        """The session exists for this caller (else not_found), inside a transaction."""
+        _session(cur, who, session_id)
 
     async def get(self, who: Identity, session_id: Any) -> dict[str, Any]:
         session_id = name("session_id", session_id)
@@ -208,11 +212,12 @@ class Sessions:
             where = "WHERE org_id = ? AND agent_id = ? AND session_id = ?"
             events = len(cur.execute(f"DELETE FROM {EVENTS} {where} RETURNING 1", key).fetchall())
             cur.execute(f"DELETE FROM {TEMP} {where}", key)
+            cur.execute(f"DELETE FROM {ARTIFACTS} {where}", key)
             search.drop_session(cur, who, session_id)
             gone = cur.execute(f"DELETE FROM {SESSIONS} {where} RETURNING 1", key).fetchall()
             return bool(gone), events
 
-        deleted, events = await self._run(who, session_id, work)
+        deleted, events = await self.transaction(who, session_id, work)
         return {"session_id": session_id, "deleted": deleted, "events_deleted": events}
 
     # -- events -------------------------------------------------------------------------
@@ -274,7 +279,7 @@ class Sessions:
             )
             return {"session_id": session_id, "seq": seq, "event_id": event_id, "timestamp": now}
 
-        out = await self._run(who, session_id, work)
+        out = await self.transaction(who, session_id, work)
         self.index.poke()
         return out
 
@@ -304,7 +309,7 @@ class Sessions:
         def work(cur: duckdb.DuckDBPyConnection) -> None:
             apply_delta(cur, who, _session(cur, who, session_id), invocation, {key: value})
 
-        await self._run(who, session_id, work)
+        await self.transaction(who, session_id, work)
         return {"key": key, "value": value, "scope": scope_of(key)}
 
     async def end_invocation(
@@ -323,7 +328,7 @@ class Sessions:
                 ).fetchall()
             )
 
-        cleared = await self._run(who, session_id, work)
+        cleared = await self.transaction(who, session_id, work)
         return {"session_id": session_id, "invocation_id": invocation, "temp_keys_cleared": cleared}
 
 
@@ -443,32 +448,3 @@ def session_events(
             e[col] = json.loads(e[col]) if e[col] is not None else None
         out.append(e)
     return out
-
-
-def name(what: str, value: Any) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise AgentError.invalid(f"{what} must be a non-empty string")
-    if len(value) > MAX_NAME:
-        raise AgentError.invalid(f"{what} is {len(value)} characters; the limit is {MAX_NAME}")
-    return value
-
-
-def json_value(what: str, value: Any) -> Any:
-    if len(dump(value).encode()) > MAX_JSON_BYTES:
-        raise AgentError.invalid(f"{what} is over {MAX_JSON_BYTES} bytes of JSON")
-    return value
-
-
-def json_object(what: str, value: Any) -> dict[str, Any]:
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise AgentError.invalid(f"{what} must be a JSON object")
-    return json_value(what, value)
-
-
-def dump(value: Any) -> str:
-    try:
-        return json.dumps(value, ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise AgentError.invalid(f"not JSON: {exc}") from None

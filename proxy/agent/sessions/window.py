@@ -2,7 +2,9 @@
 
 Pure functions over event dicts (in session order). Strategies (seed 002):
 `all`, `buffer_window` (the last `max_messages`), `token_window` (the newest events
-whose text fits in `max_tokens`, counted by a tokenizer function).
+whose text fits in `max_tokens`, counted by a tokenizer function), `summary_buffer`
+(the latest compaction summary, then the last `max_messages` other events). Choosing
+never writes: `compact_session` after a turn is what replaces old events by a summary.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-STRATEGIES = ("all", "buffer_window", "token_window")
+STRATEGIES = ("all", "buffer_window", "token_window", "summary_buffer")
 
 
 def event_text(event: dict[str, Any]) -> str:
@@ -53,4 +55,13 @@ def select(
             used += cost
             kept.append({**event, "tokens": cost})
         return kept[::-1]
+    if strategy == "summary_buffer":
+        summaries = [e for e in events if is_summary(e)]
+        rest = [e for e in events if not is_summary(e)]
+        return summaries[-1:] + (rest[-max_messages:] if max_messages else [])
     raise ValueError(f"unknown strategy {strategy!r}")
+
+
+def is_summary(event: dict[str, Any]) -> bool:
+    """A compaction's summary event (proxy/agent/sessions/upkeep.py)."""
+    return event.get("author") == "system" and "compacted_events" in (event.get("metadata") or {})
