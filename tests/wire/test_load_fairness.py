@@ -134,3 +134,34 @@ def test_every_connection_progresses_under_mixed_load(tmp_path: Path) -> None:
     assert min(done) >= median / 4, f"unfair shares: {sorted(done)}"
     # No connection waited for most of the run while the others were served.
     assert max(gaps) < seconds + 3, f"a connection waited {max(gaps):.1f} s: {sorted(gaps)}"
+
+
+def test_stores_committed_together_still_deduplicate(small_server) -> None:  # noqa: ANN001
+    """Concurrent stores share a transaction (group commit): the same content stored at
+    once from several connections is still one memory, stored once."""
+
+    async def store_all() -> list[tuple[str, str, bool]]:
+        conns = [
+            await asyncpg.connect(host=small_server.host, port=small_server.port, user="dedup")
+            for _ in range(3)
+        ]
+
+        async def stores(i: int, c: asyncpg.Connection) -> list[tuple[str, str, bool]]:
+            out = []
+            for n in range(6):  # the connections store at once, each one after another
+                text = "the same fact" if n % 2 == 0 else f"fact {n} of connection {i}"
+                row = await c.fetchrow("SELECT memory_id, deduplicated FROM store_memory($1)", text)
+                out.append((text, row["memory_id"], row["deduplicated"]))
+            await c.close()
+            return out
+
+        per_conn = await asyncio.gather(*(stores(i, c) for i, c in enumerate(conns)))
+        return [r for rows in per_conn for r in rows]
+
+    rows = asyncio.run(store_all())
+    same = [(mid, dedup) for text, mid, dedup in rows if text == "the same fact"]
+    assert len({mid for mid, _ in same}) == 1
+    assert sorted(dedup for _, dedup in same) == [False] + [True] * (len(same) - 1)
+    others = [(mid, dedup) for text, mid, dedup in rows if text != "the same fact"]
+    assert len({mid for mid, _ in others}) == len(others) == 9
+    assert not any(dedup for _, dedup in others)
