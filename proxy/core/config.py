@@ -80,7 +80,13 @@ SETTINGS: tuple[Setting, ...] = (
         "Generate (once) and use a self-signed development certificate in <data_dir>/tls.",
         _bool,
     ),
-    Setting("max_connections", 100, "Concurrent client connections; more get SQLSTATE 53300.", int),
+    Setting(
+        "max_connections",
+        100,
+        "Concurrent client connections; more get SQLSTATE 53300 (`sorry, too many clients"
+        " already`), also when logins race.",
+        int,
+    ),
     Setting(
         "statement_timeout_ms",
         0,

@@ -31,6 +31,7 @@ from proxy.db import backend_functions
 from proxy.db.backends import Backend, Backends, is_superuser
 from proxy.db.connection_threads import ConnectionThreads, on_main
 from proxy.db.settings import REPORTED, SessionSettings
+from proxy.pgserver.admission import ConnectionSlots
 from proxy.pgserver.client_input import ClientGone, WireReader
 from proxy.pgserver.runner import Runner
 from proxy.pgserver.session import Session, SessionIdentity
@@ -73,6 +74,7 @@ class Server:
         self._accepting: asyncio.Task[None] | None = None
         self._closed = asyncio.Event()
         self.threads = ConnectionThreads()
+        self.slots = ConnectionSlots(config.max_connections)  # admission.py
 
     async def start(self) -> None:
         self._listener = listen_socket(self.config.host, self.config.port, backlog=511)
@@ -134,13 +136,15 @@ class Server:
         )
         reader, writer = await opened
         self.metrics.connection_opened()
+        conn = Connection(self, reader, writer)
         try:
-            await Connection(self, reader, writer).run()
+            await conn.run()
         except asyncio.CancelledError:
             pass
         except Exception:
             log.exception("connection handler crashed")
         finally:
+            self.slots.give(conn.has_slot)  # its session and cursor are released by now
             self.metrics.connection_closed()
             writer.close()
             with contextlib.suppress(Exception):
@@ -174,6 +178,7 @@ class Connection:
         self._loop: asyncio.AbstractEventLoop | None = None  # this connection's thread's
         self._task: asyncio.Task | None = None
         self._ending = False  # a FATAL was sent, or the connection is closing
+        self.has_slot = False  # holds one of the server's max_connections slots
         reader.on_eof = self._client_gone
 
     # --- output --------------------------------------------------------------------
@@ -327,8 +332,9 @@ class Connection:
         user = params.get("user", "")
         if not user:
             raise FatalError("28000", "no PostgreSQL user name specified in startup packet")
-        if len(server.backends) >= server.config.max_connections:
+        if not server.slots.take(user):  # as PostgreSQL: refused at once, never queued
             raise FatalError("53300", "sorry, too many clients already")
+        self.has_slot = True
         principal = await self._login(user, deadline)
         pid, secret = server.new_backend_id()
         settings = SessionSettings(startup_settings(params, user))

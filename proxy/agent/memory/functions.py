@@ -185,6 +185,13 @@ async def store_memory(
             f" AND {LIVE} ORDER BY seq LIMIT 1",
             [who.org_id, who.agent_id, digest],
         ).fetchone()
+        # Every check before the first write: the group commit (write_batch.py) lets an
+        # AgentError fail only its own store when nothing of it was written.
+        target = dup[0] if dup is not None else new_id
+        if old_id is not None and old_id != target:
+            status, by, _ = old
+            if status == "superseded" and by not in (None, target):
+                raise AgentError.conflict(f"memory {old_id} is already superseded by {by}")
         if dup is not None:
             info = dict(
                 memory_id=dup[0],
@@ -225,9 +232,6 @@ async def store_memory(
                 deduplicated=False,
             )
         if old_id is not None and old_id != info["memory_id"]:
-            status, by, _ = old
-            if status == "superseded" and by not in (None, info["memory_id"]):
-                raise AgentError.conflict(f"memory {old_id} is already superseded by {by}")
             info["retired"] = cur.execute(
                 f"UPDATE {T_MEM} SET conflict_status = 'superseded', superseded_by_id = ?,"
                 f" updated_at = ? WHERE memory_id = ? {RETURNING_ROWS}",
@@ -235,11 +239,12 @@ async def store_memory(
             ).fetchall()
         return info
 
-    async with mem.write_lock:
-        info = await layer.db.transaction(tx)
+    def indexed(info: dict[str, Any]) -> None:  # under the write lock, in commit order
         refresh_index(mem.index, info.pop("retired", ()))
         if not info["deduplicated"]:
             mem.index.note_unembedded(who.org_id, who.agent_id, info["seq"])
+
+    info = await mem.stores.run(tx, indexed)
     mid = info["memory_id"]
     job = EmbedJob(mid, info["seq"], who.org_id, who.agent_id, content)
     if not info["deduplicated"] and mem.embedder is not None:

@@ -45,6 +45,7 @@ from proxy.agent.memory.args import parse_weights
 from proxy.agent.memory.index import Attrs, VectorIndex
 from proxy.agent.memory.rows import index_attrs, refresh_index
 from proxy.agent.memory.schema import MEMORY_COLUMNS, RETURNING_ROWS, SELECT_COLUMNS, T_MEM, T_VEC
+from proxy.agent.memory.write_batch import WriteBatcher
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 
@@ -104,6 +105,8 @@ class Memory:
         self.stop_timeout = 15.0  # how long stop() lets the batch being embedded finish
         self.index = VectorIndex(layer.dims)
         self.write_lock = asyncio.Lock()
+        # store_memory's transactions, group-committed under write_lock (write_batch.py)
+        self.stores = WriteBatcher(layer.db, self.write_lock)
         self._queue: asyncio.Queue[EmbedJob | None] = asyncio.Queue()
         self._queued: set[str] = set()  # memory ids in the queue or being embedded
         self._waiters: dict[str, list[asyncio.Future[str]]] = {}
