@@ -11,6 +11,7 @@ Reader changes (tokenizer/parser tables only, no parser methods overridden):
 
 from __future__ import annotations
 
+import re
 import threading
 
 from sqlglot import exp
@@ -18,6 +19,7 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.dialects.duckdb import DuckDB
 from sqlglot.dialects.postgres import Postgres
 from sqlglot.dialects.snowflake import Snowflake
+from sqlglot.errors import TokenError
 from sqlglot.generators.duckdb import DuckDBGenerator
 from sqlglot.helper import name_sequence
 from sqlglot.parser import Parser
@@ -238,12 +240,33 @@ class _Workers(threading.local):
 _WORKERS = _Workers()
 
 
+class _NoDollarQuotes(HatiPostgres.Tokenizer):
+    """Postgres text that holds no dollar quote. sqlglot 30.30 fails on `$1 ... ''` (an
+    empty string after a parameter: it reads `$1` as the start of a dollar-quoted
+    string); text without a `$tag$` opener has none, and this tokenizer reads none."""
+
+    HEREDOC_STRINGS: list[str] = []
+    SINGLE_TOKENS = {**HatiPostgres.Tokenizer.SINGLE_TOKENS, "$": TokenType.PARAMETER}
+
+
+# A dollar quote's opener: $$ or $tag$ (a tag never starts with a digit).
+_DOLLAR_QUOTE = re.compile(r"\$(?:[^\W\d]\w*)?\$")
+
+
 def tokenize(dialect: Dialect, sql: str) -> list[Token]:
     """`dialect.tokenize(sql)` with this thread's tokenizer for `dialect`."""
     tokenizer = _WORKERS.tokenizers.get(id(dialect))
     if tokenizer is None:
         tokenizer = _WORKERS.tokenizers[id(dialect)] = dialect.tokenizer()
-    return tokenizer.tokenize(sql)
+    try:
+        return tokenizer.tokenize(sql)
+    except TokenError:
+        if not isinstance(dialect, HatiPostgres) or "$" not in sql or _DOLLAR_QUOTE.search(sql):
+            raise
+        plain = _WORKERS.tokenizers.get(id(_NoDollarQuotes))
+        if plain is None:
+            plain = _WORKERS.tokenizers[id(_NoDollarQuotes)] = _NoDollarQuotes(dialect=dialect)
+        return plain.tokenize(sql)
 
 
 def generator(bind: tuple[int, int] | None = None) -> HatiDuckDBGenerator:

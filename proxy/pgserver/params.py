@@ -124,6 +124,11 @@ _PLACEHOLDERS: dict[int, Any] = {
     701: 0.0,
     1700: __import__("decimal").Decimal("0.1"),
     17: b"",
+    # Text: DuckDB types a NULL `$1` as INTEGER, which Execute would then contradict.
+    19: "",
+    25: "",
+    1042: "",
+    1043: "",
     2950: __import__("uuid").UUID(int=0),
 }
 
