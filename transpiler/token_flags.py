@@ -37,6 +37,20 @@ PG_WORDS = frozenset(
     {
         "ANY",  # x = ANY('{a,b}'): see any_array
         "UNNEST",  # FROM unnest(a, b): see unnest_zip
+        # set-returning functions in FROM (pgcompat._SRF_AS_SUBQUERY)
+        "PG_OPTIONS_TO_TABLE",
+        "PG_PARTITION_ANCESTORS",
+        # int2vector / oidvector subscripts (vector_subscript.VECTOR_COLUMNS)
+        "INDKEY",
+        "INDCLASS",
+        "INDCOLLATION",
+        "INDOPTION",
+        "PROARGTYPES",
+        "TGATTR",
+        "PARTATTRS",
+        "PARTCLASS",
+        "PARTCOLLATION",
+        "STXKEYS",
         # jsonb operators and functions: see jsonb_ops
         "JSON",
         "JSONB",

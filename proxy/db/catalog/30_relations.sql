@@ -132,6 +132,22 @@ SELECT i.indexrelid, i.index_name, n.oid, 'i', len(i.elements), 0, FALSE, 0,
 FROM __hati_catalog.pg.__hati_index_list i
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = i.database_name AND n.duck_schema = i.schema_name;
 
+-- Tables on either side of a FOREIGN KEY (DuckDB's or the server's): PostgreSQL carries
+-- foreign keys out with triggers, so relhastriggers is true on both, and psql's and
+-- pgcli's \d show "Foreign-key constraints" / "Referenced by" only when it is.
+CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_fk_rel AS
+SELECT database_name AS duck_db, schema_name AS duck_schema, table_name
+FROM duckdb_constraints() WHERE constraint_type = 'FOREIGN KEY'
+UNION
+SELECT database_name, schema_name, referenced_table
+FROM duckdb_constraints() WHERE constraint_type = 'FOREIGN KEY'
+UNION
+SELECT {{duck_db}}, schema_name, table_name FROM {{duck_db_ident}}.main.__hati_constraints
+WHERE contype = 'f'
+UNION
+SELECT {{duck_db}}, ref_schema, ref_table FROM {{duck_db_ident}}.main.__hati_constraints
+WHERE contype = 'f';
+
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_class AS
 SELECT r.oid, r.relname, r.relnamespace, 0::BIGINT AS reltype, 0::BIGINT AS reloftype,
        coalesce(ow.owner_oid, 10)::BIGINT AS relowner,
@@ -141,7 +157,13 @@ SELECT r.oid, r.relname, r.relnamespace, 0::BIGINT AS reltype, 0::BIGINT AS relo
        0::BIGINT AS reltoastrelid, r.relhasindex, FALSE AS relisshared,
        CASE WHEN r.temporary THEN 't' ELSE 'p' END AS relpersistence, r.relkind,
        r.relnatts::SMALLINT AS relnatts, r.relchecks::SMALLINT AS relchecks,
-       FALSE AS relhasrules, FALSE AS relhastriggers, FALSE AS relhassubclass,
+       FALSE AS relhasrules,
+       (r.relkind = 'r' AND EXISTS (
+           SELECT 1 FROM __hati_catalog.pg.__hati_fk_rel f
+           JOIN __hati_catalog.pg.__hati_ns fn
+             ON fn.duck_db = f.duck_db AND fn.duck_schema = f.duck_schema
+           WHERE fn.oid = r.relnamespace AND f.table_name = r.relname)) AS relhastriggers,
+       FALSE AS relhassubclass,
        FALSE AS relrowsecurity, FALSE AS relforcerowsecurity, TRUE AS relispopulated,
        'd' AS relreplident, FALSE AS relispartition, 0::BIGINT AS relrewrite,
        0::BIGINT AS relfrozenxid, 0::BIGINT AS relminmxid, NULL::VARCHAR[] AS relacl,
@@ -326,6 +348,9 @@ SELECT (1073741824 + t.table_oid * 1024
         JOIN duckdb_columns() col ON col.table_oid = p.table_oid AND col.column_name = k.name),
        NULL::BIGINT[], NULL::BIGINT[], NULL::BIGINT[], NULL::BIGINT[], NULL::BIGINT[], NULL,
        'FOREIGN KEY (' || array_to_string(r.columns, ', ') || ') REFERENCES '
+           -- qualified outside the default schema, as pg_get_constraintdef does when the
+           -- table is not on the search path
+           || CASE WHEN r.ref_schema <> 'main' THEN r.ref_schema || '.' ELSE '' END
            || r.ref_table || '(' || array_to_string(r.ref_columns, ', ') || ')'
            || CASE r.on_update WHEN 'c' THEN ' ON UPDATE CASCADE' WHEN 'n' THEN ' ON UPDATE SET NULL'
                   WHEN 'd' THEN ' ON UPDATE SET DEFAULT' WHEN 'r' THEN ' ON UPDATE RESTRICT' ELSE '' END
