@@ -6,7 +6,7 @@
   Compared with another reg* value (`p.prorettype::regtype != 'trigger'::regtype`), a
   column operand stays an oid, as both sides are in PostgreSQL; `x::regtype[]` maps
   each element;
-- `::oid` -> `::BIGINT` (DuckDB's pg_catalog oids are BIGINT);
+- `::oid` -> `::BIGINT` (DuckDB's pg_catalog oids are BIGINT); `::name` -> `::VARCHAR`;
 - schema `public` -> `main`; three-part `db.schema.t` -> `schema.t` (the database part
   names the server's single database; `system` and `temp` are kept);
 - `pg_catalog.f(...)` -> `f(...)`; functions DuckDB lacks -> `__hati_<name>(...)`
@@ -90,7 +90,10 @@ def rewrite(nodes: list[exp.Expr]) -> None:
         if isinstance(node, exp.Cast):
             _cast(node)
         elif isinstance(node, exp.DataType):
-            _float_precision(node)
+            if node.this is exp.DataType.Type.NAME:  # PostgreSQL's identifier type
+                node.replace(_simple_type(exp.DType.VARCHAR))
+            else:
+                _float_precision(node)
         elif isinstance(node, exp.Table):
             _table(node)
         elif isinstance(node, exp.Column):

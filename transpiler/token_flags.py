@@ -208,7 +208,8 @@ _DOT, _PARAMETER, _DOUBLE, _COLON = (
 )
 _OBJECT_IDENTIFIER, _IDENTIFIER = TokenType.OBJECT_IDENTIFIER, TokenType.IDENTIFIER
 _VARCHAR = TokenType.VARCHAR
-_SPECIAL = frozenset({_DOT, _PARAMETER, _DOUBLE, _COLON, _VARCHAR})
+_DCOLON = TokenType.DCOLON
+_SPECIAL = frozenset({_DOT, _PARAMETER, _DOUBLE, _COLON, _VARCHAR, _DCOLON})
 
 
 def scan(tokens: Sequence[Token], agent: frozenset[str] | None = None) -> Triggers:
@@ -292,6 +293,9 @@ def _special(
     elif tt is _VARCHAR:
         if i + 1 < n and tokens[i + 1].token_type is TokenType.L_PAREN:
             return PG  # varchar(n): a length check in CREATE TABLE, truncating casts
+    elif tt is _DCOLON:
+        if i + 1 < n and tokens[i + 1].token_type is TokenType.NAME:
+            return PG  # ::name (psqlODBC's catalog queries): pgcompat makes it VARCHAR
     elif prev in _NAME_TYPES and i + 1 < n and tokens[i + 1].token_type in _NAMES:
         return SNOWFLAKE  # `col:path` semi-structured access (tt is COLON)
     return 0
