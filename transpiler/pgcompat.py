@@ -15,6 +15,8 @@
 - `x = ANY('{a,b}')` (an untyped array literal) -> `x IN ('a', 'b')`: see any_array;
 - `unnest(a, b) [WITH ORDINALITY]` in FROM: see unnest_zip;
 - `i.indkey[n]` (int2vector / oidvector subscripts start at 0): see vector_subscript;
+- a subquery's empty select list (`EXISTS (SELECT FROM t)`) -> `SELECT 1`;
+- `x = ANY(array_column)` -> `list_contains(array_column, x)`: see any_array;
 - `COLLATE pg_catalog.default` / "C" / "POSIX" -> dropped;
 - `varchar(n)` columns of CREATE TABLE and casts to varchar(n): see varchar_length.
 """
@@ -106,6 +108,9 @@ def rewrite(nodes: list[exp.Expr]) -> None:
             any_array.rewrite(node)
         elif isinstance(node, exp.Bracket):
             vector_subscript.rewrite(node)
+        elif isinstance(node, exp.Select) and not node.expressions and node.parent is not None:
+            # `EXISTS (SELECT FROM t ...)`: PostgreSQL allows no columns; DuckDB does not
+            node.set("expressions", [exp.Literal.number(1)])
         elif isinstance(node, exp.Unnest) and len(node.expressions) > 1:
             unnest_zip.rewrite(node)
         elif isinstance(node, (exp.CurrentUser, exp.SessionUser)):
@@ -191,6 +196,8 @@ def _reg_array(node: exp.Cast, to: exp.DataType) -> bool:
     kind = element.name.lower()
     operand = node.this
     text = string_value(operand)
+    if text is not None and text.startswith("[") and text.endswith("]"):
+        text = "{" + text[1:-1] + "}"  # catalog_compat R5 rewrote '{a,b}' before parsing
     items = any_array.parse_array_literal(text) if text is not None else None
     if items is not None:  # '{int4,text}'::regtype[]: the oids
         node.replace(

@@ -209,7 +209,8 @@ _DOT, _PARAMETER, _DOUBLE, _COLON = (
 _OBJECT_IDENTIFIER, _IDENTIFIER = TokenType.OBJECT_IDENTIFIER, TokenType.IDENTIFIER
 _VARCHAR = TokenType.VARCHAR
 _DCOLON = TokenType.DCOLON
-_SPECIAL = frozenset({_DOT, _PARAMETER, _DOUBLE, _COLON, _VARCHAR, _DCOLON})
+_SELECT = TokenType.SELECT
+_SPECIAL = frozenset({_DOT, _PARAMETER, _DOUBLE, _COLON, _VARCHAR, _DCOLON, _SELECT})
 
 
 def scan(tokens: Sequence[Token], agent: frozenset[str] | None = None) -> Triggers:
@@ -293,6 +294,10 @@ def _special(
     elif tt is _VARCHAR:
         if i + 1 < n and tokens[i + 1].token_type is TokenType.L_PAREN:
             return PG  # varchar(n): a length check in CREATE TABLE, truncating casts
+    elif tt is _SELECT:
+        if i + 1 < n and tokens[i + 1].token_type is TokenType.FROM:
+            return PG  # EXISTS (SELECT FROM t ...): an empty select list (pgcompat)
+        return 0
     elif tt is _DCOLON:
         if i + 1 < n and tokens[i + 1].token_type is TokenType.NAME:
             return PG  # ::name (psqlODBC's catalog queries): pgcompat makes it VARCHAR

@@ -110,6 +110,12 @@ CREATE OR REPLACE TABLE __hati_catalog.pg.pg_inherits
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_policy
     (oid BIGINT, polname VARCHAR, polrelid BIGINT, polcmd VARCHAR, polpermissive BOOLEAN,
      polroles BIGINT[], polqual VARCHAR, polwithcheck VARCHAR);
+-- pg_policies: no row-level security policies (drizzle-kit reads it on push / pull).
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_policies AS
+SELECT NULL::VARCHAR AS schemaname, NULL::VARCHAR AS tablename, polname AS policyname,
+       CASE WHEN polpermissive THEN 'PERMISSIVE' ELSE 'RESTRICTIVE' END AS permissive,
+       NULL::VARCHAR[] AS roles, polcmd AS cmd, polqual AS qual, polwithcheck AS with_check
+FROM __hati_catalog.pg.pg_policy;
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_statistic_ext
     (oid BIGINT, stxrelid BIGINT, stxname VARCHAR, stxnamespace BIGINT, stxowner BIGINT,
      stxstattarget INTEGER, stxkeys SMALLINT[], stxkind VARCHAR[], stxexprs VARCHAR);
