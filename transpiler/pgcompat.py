@@ -113,6 +113,8 @@ def rewrite(nodes: list[exp.Expr]) -> None:
             node.set("expressions", [exp.Literal.number(1)])
         elif isinstance(node, exp.Unnest) and len(node.expressions) > 1:
             unnest_zip.rewrite(node)
+        elif isinstance(node, exp.Anonymous) and node.name.lower() == "generate_subscripts":
+            vector_subscript.rewrite_subscripts(node)
         elif isinstance(node, (exp.CurrentUser, exp.SessionUser)):
             node.replace(_login_user())
         elif isinstance(node, exp.Func):
@@ -199,15 +201,14 @@ def _reg_array(node: exp.Cast, to: exp.DataType) -> bool:
     if text is not None and text.startswith("[") and text.endswith("]"):
         text = "{" + text[1:-1] + "}"  # catalog_compat R5 rewrote '{a,b}' before parsing
     items = any_array.parse_array_literal(text) if text is not None else None
-    if items is not None:  # '{int4,text}'::regtype[]: the oids
-        node.replace(
-            exp.Array(
-                expressions=[
-                    exp.Null() if i is None else _reg_call(kind, exp.Literal.string(i), True)
-                    for i in items
-                ]
-            )
-        )
+    if items is not None:  # '{int4,text}'::regtype[]: the oids; their names as text
+        parent = node.parent
+        as_text = isinstance(parent, exp.Cast) and parent.args["to"].is_type("text[]", "varchar[]")
+        values: list[exp.Expr] = []
+        for item in items:
+            value = exp.Null() if item is None else _reg_call(kind, exp.Literal.string(item), True)
+            values.append(_reg_call(kind, value, False) if as_text and item else value)
+        node.replace(exp.Array(expressions=values))
         return True
     # Element by element in a subquery: the *_name macros read pg_type in subqueries,
     # which DuckDB refuses inside a list_transform lambda.
@@ -299,8 +300,8 @@ _SRF_AS_SUBQUERY = {
         " CASE WHEN strpos(__hati_opt, '=') > 0 THEN substr(__hati_opt, strpos(__hati_opt, '=') + 1) END AS option_value"
         " FROM (SELECT unnest(CAST({0} AS VARCHAR[])) AS __hati_opt) AS __hati_opts"
     ),
-    # no partitions: a relation's only ancestor is itself (psql's \d foreign keys)
-    "pg_partition_ancestors": "SELECT __hati_catalog.pg.__hati_regclass({0}) AS relid",
+    # no partitions here, and PostgreSQL lists none for a table that is not one
+    "pg_partition_ancestors": "SELECT TRY_CAST({0} AS BIGINT) AS relid WHERE FALSE",
 }
 
 

@@ -4,7 +4,8 @@
 and statistics() ask `i.indkey[ia.attnum - 1]`); the catalog here holds these columns as
 DuckDB lists, whose subscripts start at 1. A subscript of one of these columns, by name,
 gets 1 added; slices and other arrays (int2[] such as `pg_constraint.conkey`, 1-based in
-PostgreSQL too) are left as written.
+PostgreSQL too) are left as written. Likewise `generate_subscripts(col, 1)` counts
+from 0 for these columns (drizzle-kit's `generate_subscripts(i.indkey, 1) + 1`).
 """
 
 from __future__ import annotations
@@ -43,3 +44,13 @@ def rewrite(node: exp.Bracket) -> None:
             "expressions",
             [exp.Add(this=exp.paren(index, copy=False), expression=exp.Literal.number(1))],
         )
+
+
+def rewrite_subscripts(node: exp.Anonymous) -> None:
+    """`generate_subscripts(col, 1)` -> `(generate_subscripts(col, 1) - 1)` for these."""
+    if node.name.lower() != "generate_subscripts" or not node.expressions:
+        return
+    column = node.expressions[0]
+    if not isinstance(column, exp.Column) or column.name.lower() not in VECTOR_COLUMNS:
+        return
+    node.replace(exp.paren(exp.Sub(this=node.copy(), expression=exp.Literal.number(1))))

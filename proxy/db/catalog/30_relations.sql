@@ -198,8 +198,14 @@ WHERE k.n IS NOT NULL;
 -- A column default as Postgres shows it: DuckDB keeps a serial column's default as
 -- nextval('t_id_seq'); Postgres says nextval('t_id_seq'::regclass) (SQLAlchemy and
 -- pg_dump read it so).
+-- DuckDB's text of a default as PostgreSQL prints it: nextval('s'::regclass), and the
+-- boolean constants DuckDB keeps as CAST('t' AS BOOLEAN) as true / false (drizzle-kit
+-- compares them with its schema's defaults).
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_default(expr) AS
-    regexp_replace(expr, '^nextval\(''([^'']*)''\)$', 'nextval(''\1''::regclass)');
+    CASE expr WHEN 'CAST(''t'' AS BOOLEAN)' THEN 'true'
+              WHEN 'CAST(''f'' AS BOOLEAN)' THEN 'false'
+              ELSE regexp_replace(expr, '^nextval\(''([^'']*)''\)$', 'nextval(''\1''::regclass)')
+    END;
 
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_attribute AS
 SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
@@ -266,13 +272,23 @@ SELECT indexrelid, indrelid, len(attnums)::SMALLINT AS indnatts,
        -- which pg_dump parses and SQLAlchemy splits (indoption).
        FALSE AS indisreplident, attnums::USMALLINT[] AS indkey,
        list_transform(attnums, a -> 0)::UINTEGER[] AS indcollation,
-       list_transform(attnums, a -> 0)::UINTEGER[] AS indclass,
+       -- each key column's default operator class (pg_opclass: 2^28 + the type's oid)
+       coalesce(cl.classes, list_transform(attnums, a -> 0))::UINTEGER[] AS indclass,
        list_transform(attnums, a -> 0)::USMALLINT[] AS indoption,
        CASE WHEN list_contains(attnums, 0)
             THEN array_to_string(list_filter(elements, (e, k) -> attnums[k] = 0), ', ')
        END AS indexprs,
        NULL::VARCHAR AS indpred
-FROM __hati_catalog.pg.__hati_index;
+FROM __hati_catalog.pg.__hati_index
+LEFT JOIN (SELECT k.indexrelid,
+                  list(268435456 + coalesce(__hati_catalog.pg.__hati_type_oid(c.data_type), 25)
+                       ORDER BY k.pos) AS classes
+           FROM (SELECT indexrelid, indrelid, unnest(attnums) AS attnum,
+                        generate_subscripts(attnums, 1) AS pos
+                 FROM __hati_catalog.pg.__hati_index) k
+           LEFT JOIN duckdb_columns() c
+             ON c.table_oid = k.indrelid AND c.column_index = k.attnum
+           GROUP BY k.indexrelid) cl USING (indexrelid);
 
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_constraint AS
 WITH con AS (

@@ -132,9 +132,15 @@ CREATE OR REPLACE TABLE __hati_catalog.pg.pg_trigger
      tgconstrindid BIGINT, tgconstraint BIGINT, tgdeferrable BOOLEAN,
      tginitdeferred BOOLEAN, tgnargs SMALLINT, tgattr SMALLINT[], tgargs BLOB,
      tgqual VARCHAR, tgoldtable VARCHAR, tgnewtable VARCHAR);
-CREATE OR REPLACE TABLE __hati_catalog.pg.pg_opclass
-    (oid BIGINT, opcmethod BIGINT, opcname VARCHAR, opcnamespace BIGINT, opcowner BIGINT,
-     opcfamily BIGINT, opcintype BIGINT, opcdefault BOOLEAN, opckeytype BIGINT);
+-- One default btree operator class per type, `<type>_ops` as PostgreSQL names most of
+-- them; pg_index.indclass points at its column's (drizzle-kit joins them on push).
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_opclass AS
+SELECT (268435456 + t.oid)::BIGINT AS oid, 403::BIGINT AS opcmethod,
+       t.typname || '_ops' AS opcname, 11::BIGINT AS opcnamespace, 10::BIGINT AS opcowner,
+       (268435456 + t.oid)::BIGINT AS opcfamily, t.oid::BIGINT AS opcintype,
+       TRUE AS opcdefault, 0::BIGINT AS opckeytype
+FROM __hati_catalog.pg.pg_type t
+WHERE t.typcategory <> 'A';
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_shdescription
     (objoid BIGINT, classoid BIGINT, description VARCHAR);
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_enum

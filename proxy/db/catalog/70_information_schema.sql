@@ -69,7 +69,7 @@ SELECT {{database_name}} AS table_catalog, r.nspname AS table_schema, r.relname 
        'NO' AS is_identity, NULL::VARCHAR AS identity_generation,
        NULL::VARCHAR AS identity_start, NULL::VARCHAR AS identity_increment,
        NULL::VARCHAR AS identity_maximum, NULL::VARCHAR AS identity_minimum,
-       NULL::VARCHAR AS identity_cycle, 'NEVER' AS is_generated,
+       'NO' AS identity_cycle, 'NEVER' AS is_generated,
        NULL::VARCHAR AS generation_expression,
        CASE WHEN r.relkind = 'r' THEN 'YES' ELSE 'NO' END AS is_updatable
 FROM __hati_catalog.pg.pg_attribute a
