@@ -23,12 +23,24 @@ def test_drizzle_push_and_queries(server: ServerProcess) -> None:
             ["npm", "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, check=True, timeout=300
         )
     url = f"postgres://x@{server.host}:{server.port}/hatidata"
-    push = subprocess.run(
-        ["npx", "drizzle-kit", "push", "--force", "--config", "drizzle/drizzle.config.js"],
-        cwd=NODE_DIR, env={**os.environ, "DRIZZLE_URL": url},
-        capture_output=True, text=True, timeout=180,
-    )  # fmt: skip
-    assert push.returncode == 0 and "Changes applied" in push.stdout, push.stdout + push.stderr
+
+    def push() -> str:
+        r = subprocess.run(
+            ["npx", "drizzle-kit", "push", "--force", "--verbose",
+             "--config", "drizzle/drizzle.config.js"],
+            cwd=NODE_DIR, env={**os.environ, "DRIZZLE_URL": url},
+            capture_output=True, text=True, timeout=180,
+        )  # fmt: skip
+        assert r.returncode == 0, r.stdout + r.stderr
+        return r.stdout
+
+    first = push()
+    assert 'CREATE TABLE "dz_authors"' in first and "Changes applied" in first, first
+    # Pushed again, drizzle-kit reads the tables, keys and indexes back from the catalog
+    # and creates nothing. (It re-sets `DEFAULT now()`: DuckDB keeps it as CURRENT_TIMESTAMP.)
+    again = push()
+    assert "CREATE" not in again and "ADD CONSTRAINT" not in again, again
+    assert "DROP" not in again and 'ALTER COLUMN "active"' not in again, again
     described = psql_command(server, "\\d dz_books")
     assert "dz_books_title_idx" in described and "dz_books_author_id_dz_authors_id_fk" in described
     r = subprocess.run(
