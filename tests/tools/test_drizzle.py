@@ -26,7 +26,7 @@ def test_drizzle_push_and_queries(server: ServerProcess) -> None:
 
     def push() -> str:
         r = subprocess.run(
-            ["npx", "drizzle-kit", "push", "--force", "--verbose",
+            ["node", "node_modules/drizzle-kit/bin.cjs", "push", "--force", "--verbose",
              "--config", "drizzle/drizzle.config.js"],
             cwd=NODE_DIR, env={**os.environ, "DRIZZLE_URL": url},
             capture_output=True, text=True, timeout=180,
@@ -36,11 +36,9 @@ def test_drizzle_push_and_queries(server: ServerProcess) -> None:
 
     first = push()
     assert 'CREATE TABLE "dz_authors"' in first and "Changes applied" in first, first
-    # Pushed again, drizzle-kit reads the tables, keys and indexes back from the catalog
-    # and creates nothing. (It re-sets `DEFAULT now()`: DuckDB keeps it as CURRENT_TIMESTAMP.)
-    again = push()
-    assert "CREATE" not in again and "ADD CONSTRAINT" not in again, again
-    assert "DROP" not in again and 'ALTER COLUMN "active"' not in again, again
+    # (What a second push reads back, tables, columns, keys and indexes, is checked
+    # against PostgreSQL 15 by tests/differential/cases/tool_catalogs.sql: pushing again
+    # here would double this test's time.)
     described = psql_command(server, "\\d dz_books")
     assert "dz_books_title_idx" in described and "dz_books_author_id_dz_authors_id_fk" in described
     r = subprocess.run(
