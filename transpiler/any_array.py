@@ -10,6 +10,10 @@ literal's elements become string constants compared with `x`, which DuckDB casts
   column, constant or parameter (evaluating it twice changes nothing);
 - `'{}'` -> FALSE.
 
+`x = ANY(t.col)` over an array column becomes `list_contains(t.col, x)`: DuckDB plans
+ANY over a list as a subquery, which it cannot put in a LEFT JOIN's ON (drizzle-kit's
+`LEFT JOIN pg_attribute att ON att.attnum = ANY (con.conkey)`).
+
 Elements follow PostgreSQL's array input syntax: separated by commas, optionally
 double-quoted with backslash escapes, unquoted `NULL` is NULL. A nested (multi-
 dimensional) literal or one this does not read is left as written.
@@ -76,6 +80,15 @@ def rewrite(node: exp.Any) -> None:
         inner = inner.this
     text = string_value(inner)
     comparison = node.parent
+    if (
+        text is None
+        and isinstance(inner, exp.Column)
+        and isinstance(comparison, exp.EQ)
+        and comparison.expression is node
+    ):
+        call = exp.Anonymous(this="list_contains", expressions=[inner, comparison.this])
+        comparison.replace(call)
+        return
     if text is None or not isinstance(comparison, _COMPARISONS):
         return
     if comparison.expression is not node:

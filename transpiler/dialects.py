@@ -1,7 +1,7 @@
 """sqlglot dialects: Postgres and Snowflake readers that know pgvector operators and
 JOIN_VECTOR, and a DuckDB writer that renders the hatiproxy-only expression nodes.
 
-Reader changes (tokenizer/parser tables only, no parser methods overridden):
+Reader changes (tokenizer/parser tables, and one parser method for `::regtype[]`):
 - `<=>` is pgvector cosine distance, not MySQL's null-safe equality;
 - `<#>` (negative inner product) gets its own token (an otherwise unused token type);
 - `<->` is already sqlglot's `exp.Distance`;
@@ -94,6 +94,16 @@ class HatiPostgres(Postgres):
     class Parser(Postgres.Parser):
         EQUALITY = _no_nullsafe(Postgres.Parser.EQUALITY)
         FACTOR = _vector_factor(Postgres.Parser.FACTOR)
+
+        def _parse_types(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            # `x::regtype[]` (pgcli's function list): sqlglot reads the reg* type and
+            # then fails on `[]`; it is an array of that object identifier type.
+            this = super()._parse_types(*args, **kwargs)
+            if isinstance(this, exp.ObjectIdentifier) and self._match_pair(
+                TokenType.L_BRACKET, TokenType.R_BRACKET
+            ):
+                return exp.DataType(this=exp.DType.ARRAY, expressions=[this], nested=True)
+            return this
 
 
 class HatiSnowflake(Snowflake):

@@ -9,6 +9,9 @@
 - `INSERT INTO t (cols) VALUES ($1, ...)`; without a column list the table's column
   order from `table_columns(schema, table)`;
 - `UPDATE t SET c = $n`;
+- `col op ANY($n)` -> an array of the column's type (VARCHAR[] when the other side is
+  not a column): psycopg sends a list of strings with OID 0 (pgcli's
+  `c.relkind = ANY(%s)`), and DuckDB cannot bind ANY over a text value;
 - `LIMIT $n` / `OFFSET $n` -> BIGINT; `__HATI_EMBED__($n)` -> VARCHAR (a search text);
   `__HATI_THRESHOLD__($n)` -> DOUBLE (a semantic_match threshold).
 
@@ -117,6 +120,8 @@ def _infer(param: exp.Expr, scope: _Scope, table_columns: TableColumns | None) -
         return "VARCHAR"
     if isinstance(parent, exp.Anonymous) and parent.name.upper() == "__HATI_THRESHOLD__":
         return "DOUBLE"
+    if isinstance(parent, exp.Paren) and isinstance(parent.parent, exp.Any):
+        return _any_array_type(parent.parent, scope)
     if isinstance(parent, exp.EQ) and isinstance(parent.parent, exp.Update):
         return _other_column_type(parent, param, scope)
     if isinstance(parent, _COMPARE):
@@ -128,6 +133,17 @@ def _infer(param: exp.Expr, scope: _Scope, table_columns: TableColumns | None) -
     if isinstance(parent, exp.Tuple) and isinstance(parent.parent, exp.Values):
         return _insert_column_type(param, parent, scope, table_columns)
     return None
+
+
+def _any_array_type(node: exp.Any, scope: _Scope) -> str | None:
+    comparison = node.parent
+    if not isinstance(comparison, _COMPARE) or comparison.expression is not node:
+        return None
+    other = comparison.this
+    element = scope.type_of(other) if isinstance(other, exp.Column) else None
+    if element is None or element.endswith("]"):
+        element = "VARCHAR"
+    return f"{element}[]"
 
 
 def _other_column_type(node: exp.Expr, param: exp.Expr, scope: _Scope) -> str | None:

@@ -3,7 +3,10 @@
 - `x::regclass` (and other reg* types): a text/`$n` operand -> `__hati_regclass(x)`
   (the oid, BIGINT); any other operand (an oid column) -> `__hati_regclass_name(x)`
   (the name, VARCHAR). Same pattern for regtype, regproc, regnamespace, ...
-- `::oid` -> `::BIGINT` (DuckDB's pg_catalog oids are BIGINT);
+  Compared with another reg* value (`p.prorettype::regtype != 'trigger'::regtype`), a
+  column operand stays an oid, as both sides are in PostgreSQL; `x::regtype[]` maps
+  each element;
+- `::oid` -> `::BIGINT` (DuckDB's pg_catalog oids are BIGINT); `::name` -> `::VARCHAR`;
 - schema `public` -> `main`; three-part `db.schema.t` -> `schema.t` (the database part
   names the server's single database; `system` and `temp` are kept);
 - `pg_catalog.f(...)` -> `f(...)`; functions DuckDB lacks -> `__hati_<name>(...)`
@@ -11,6 +14,9 @@
 - `a OPERATOR(pg_catalog.~) b` -> regex / LIKE / comparison;
 - `x = ANY('{a,b}')` (an untyped array literal) -> `x IN ('a', 'b')`: see any_array;
 - `unnest(a, b) [WITH ORDINALITY]` in FROM: see unnest_zip;
+- `i.indkey[n]` (int2vector / oidvector subscripts start at 0): see vector_subscript;
+- a subquery's empty select list (`EXISTS (SELECT FROM t)`) -> `SELECT 1`;
+- `x = ANY(array_column)` -> `list_contains(array_column, x)`: see any_array;
 - `COLLATE pg_catalog.default` / "C" / "POSIX" -> dropped;
 - `varchar(n)` columns of CREATE TABLE and casts to varchar(n): see varchar_length.
 """
@@ -22,7 +28,7 @@ from functools import cache
 import sqlglot
 from sqlglot import exp
 
-from transpiler import any_array, unnest_zip, varchar_length
+from transpiler import any_array, unnest_zip, varchar_length, vector_subscript
 from transpiler.literals import string_value
 from transpiler.treeutil import attached
 
@@ -86,7 +92,10 @@ def rewrite(nodes: list[exp.Expr]) -> None:
         if isinstance(node, exp.Cast):
             _cast(node)
         elif isinstance(node, exp.DataType):
-            _float_precision(node)
+            if node.this is exp.DataType.Type.NAME:  # PostgreSQL's identifier type
+                node.replace(_simple_type(exp.DType.VARCHAR))
+            else:
+                _float_precision(node)
         elif isinstance(node, exp.Table):
             _table(node)
         elif isinstance(node, exp.Column):
@@ -97,8 +106,15 @@ def rewrite(nodes: list[exp.Expr]) -> None:
             _collate(node)
         elif isinstance(node, exp.Any):
             any_array.rewrite(node)
+        elif isinstance(node, exp.Bracket):
+            vector_subscript.rewrite(node)
+        elif isinstance(node, exp.Select) and not node.expressions and node.parent is not None:
+            # `EXISTS (SELECT FROM t ...)`: PostgreSQL allows no columns; DuckDB does not
+            node.set("expressions", [exp.Literal.number(1)])
         elif isinstance(node, exp.Unnest) and len(node.expressions) > 1:
             unnest_zip.rewrite(node)
+        elif isinstance(node, exp.Anonymous) and node.name.lower() == "generate_subscripts":
+            vector_subscript.rewrite_subscripts(node)
         elif isinstance(node, (exp.CurrentUser, exp.SessionUser)):
             node.replace(_login_user())
         elif isinstance(node, exp.Func):
@@ -129,6 +145,8 @@ def _float_precision(node: exp.DataType) -> None:
 
 
 def _typed_cast(node: exp.Cast, to: exp.DataType) -> None:
+    if _reg_array(node, to):
+        return
     if to.this is exp.DataType.Type.ARRAY:
         _array_literal(node)
     if varchar_length.cast(node, to):
@@ -169,6 +187,64 @@ def _array_literal(node: exp.Cast) -> None:
 
 
 _SEQUENCE_FUNCTIONS = frozenset({"nextval", "currval", "setval"})
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)
+
+
+def _reg_array(node: exp.Cast, to: exp.DataType) -> bool:
+    """`x::regtype[]` (an array of oids or of names): each element as `x::regtype`."""
+    element = to.expressions[0] if to.this is exp.DataType.Type.ARRAY and to.expressions else None
+    if not isinstance(element, exp.ObjectIdentifier):
+        return False
+    kind = element.name.lower()
+    operand = node.this
+    text = string_value(operand)
+    if text is not None and text.startswith("[") and text.endswith("]"):
+        text = "{" + text[1:-1] + "}"  # catalog_compat R5 rewrote '{a,b}' before parsing
+    items = any_array.parse_array_literal(text) if text is not None else None
+    if items is not None:  # '{int4,text}'::regtype[]: the oids; their names as text
+        parent = node.parent
+        as_text = isinstance(parent, exp.Cast) and parent.args["to"].is_type("text[]", "varchar[]")
+        values: list[exp.Expr] = []
+        for item in items:
+            value = exp.Null() if item is None else _reg_call(kind, exp.Literal.string(item), True)
+            values.append(_reg_call(kind, value, False) if as_text and item else value)
+        node.replace(exp.Array(expressions=values))
+        return True
+    # Element by element in a subquery: the *_name macros read pg_type in subqueries,
+    # which DuckDB refuses inside a list_transform lambda.
+    query = sqlglot.parse_one(_REG_ARRAY.format(fn=f"__hati_{kind}_name"), read="duckdb")
+    for col in query.find_all(exp.Column):
+        if col.name == "__hati_arg":
+            col.replace(operand.copy())
+    node.replace(query)
+    return True
+
+
+_REG_ARRAY = (
+    "CASE WHEN __hati_arg IS NULL THEN NULL ELSE coalesce((SELECT list({fn}(__h_u.e) "
+    "ORDER BY __h_u.i) FROM (SELECT unnest(__hati_arg) AS e, "
+    "generate_subscripts(__hati_arg, 1) AS i) AS __h_u), CAST([] AS VARCHAR[])) END"
+)
+
+
+def _reg_call(kind: str, operand: exp.Expr, texty: bool) -> exp.Expr:
+    if kind == "oid":
+        return exp.cast(operand, _simple_type(exp.DType.BIGINT))
+    name = f"__hati_{kind}" if texty else f"__hati_{kind}_name"
+    return exp.Anonymous(this=name, expressions=[operand])
+
+
+def _is_reg_oid(node: exp.Expr) -> bool:
+    """A reg* value as an oid: `'name'::regtype` (rewritten already or not)."""
+    if isinstance(node, exp.Anonymous):
+        name = node.name.lower()
+        return name.startswith("__hati_reg") and not name.endswith("_name")
+    if isinstance(node, exp.Cast) and isinstance(node.args.get("to"), exp.ObjectIdentifier):
+        operand = node.this
+        return isinstance(operand, exp.Parameter) or (
+            isinstance(operand, exp.Literal) and operand.is_string
+        )
+    return False
 
 
 def _cast(node: exp.Cast) -> None:
@@ -200,8 +276,12 @@ def _cast(node: exp.Cast) -> None:
             name = "main." + name[7:]
         node.replace(exp.Literal.string(name))
         return
-    name = f"__hati_{kind}" if texty else f"__hati_{kind}_name"
-    node.replace(exp.Anonymous(this=name, expressions=[operand]))
+    if not texty and isinstance(parent, _COMPARISONS):
+        other = parent.expression if parent.this is node else parent.this
+        if _is_reg_oid(other):  # oid against oid, as PostgreSQL compares them
+            node.replace(exp.cast(operand, _simple_type(exp.DType.BIGINT)))
+            return
+    node.replace(_reg_call(kind, operand, texty))
 
 
 def _schema_part(ident: exp.Identifier | None) -> None:
@@ -220,6 +300,8 @@ _SRF_AS_SUBQUERY = {
         " CASE WHEN strpos(__hati_opt, '=') > 0 THEN substr(__hati_opt, strpos(__hati_opt, '=') + 1) END AS option_value"
         " FROM (SELECT unnest(CAST({0} AS VARCHAR[])) AS __hati_opt) AS __hati_opts"
     ),
+    # no partitions here, and PostgreSQL lists none for a table that is not one
+    "pg_partition_ancestors": "SELECT TRY_CAST({0} AS BIGINT) AS relid WHERE FALSE",
 }
 
 
@@ -241,6 +323,10 @@ def _table(node: exp.Table) -> None:
             for col in query.find_all(exp.Column):
                 if col.name == "__hati_arg":
                     col.replace(fn.expressions[0].copy())
+            if node.args.get("ordinality"):  # WITH ORDINALITY: the row's number after
+                query = exp.select("*", "row_number() OVER () AS ordinality").from_(
+                    exp.Subquery(this=query, alias=exp.TableAlias(this="__hati_srf"))
+                )
             alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(fn.name))
             node.replace(exp.Subquery(this=query, alias=alias))
             return

@@ -37,6 +37,20 @@ PG_WORDS = frozenset(
     {
         "ANY",  # x = ANY('{a,b}'): see any_array
         "UNNEST",  # FROM unnest(a, b): see unnest_zip
+        # set-returning functions in FROM (pgcompat._SRF_AS_SUBQUERY)
+        "PG_OPTIONS_TO_TABLE",
+        "PG_PARTITION_ANCESTORS",
+        # int2vector / oidvector subscripts (vector_subscript.VECTOR_COLUMNS)
+        "INDKEY",
+        "INDCLASS",
+        "INDCOLLATION",
+        "INDOPTION",
+        "PROARGTYPES",
+        "TGATTR",
+        "PARTATTRS",
+        "PARTCLASS",
+        "PARTCOLLATION",
+        "STXKEYS",
         # jsonb operators and functions: see jsonb_ops
         "JSON",
         "JSONB",
@@ -194,7 +208,9 @@ _DOT, _PARAMETER, _DOUBLE, _COLON = (
 )
 _OBJECT_IDENTIFIER, _IDENTIFIER = TokenType.OBJECT_IDENTIFIER, TokenType.IDENTIFIER
 _VARCHAR = TokenType.VARCHAR
-_SPECIAL = frozenset({_DOT, _PARAMETER, _DOUBLE, _COLON, _VARCHAR})
+_DCOLON = TokenType.DCOLON
+_SELECT = TokenType.SELECT
+_SPECIAL = frozenset({_DOT, _PARAMETER, _DOUBLE, _COLON, _VARCHAR, _DCOLON, _SELECT})
 
 
 def scan(tokens: Sequence[Token], agent: frozenset[str] | None = None) -> Triggers:
@@ -278,6 +294,13 @@ def _special(
     elif tt is _VARCHAR:
         if i + 1 < n and tokens[i + 1].token_type is TokenType.L_PAREN:
             return PG  # varchar(n): a length check in CREATE TABLE, truncating casts
+    elif tt is _SELECT:
+        if i + 1 < n and tokens[i + 1].token_type is TokenType.FROM:
+            return PG  # EXISTS (SELECT FROM t ...): an empty select list (pgcompat)
+        return 0
+    elif tt is _DCOLON:
+        if i + 1 < n and tokens[i + 1].token_type is TokenType.NAME:
+            return PG  # ::name (psqlODBC's catalog queries): pgcompat makes it VARCHAR
     elif prev in _NAME_TYPES and i + 1 < n and tokens[i + 1].token_type in _NAMES:
         return SNOWFLAKE  # `col:path` semi-structured access (tt is COLON)
     return 0

@@ -132,6 +132,22 @@ SELECT i.indexrelid, i.index_name, n.oid, 'i', len(i.elements), 0, FALSE, 0,
 FROM __hati_catalog.pg.__hati_index_list i
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = i.database_name AND n.duck_schema = i.schema_name;
 
+-- Tables on either side of a FOREIGN KEY (DuckDB's or the server's): PostgreSQL carries
+-- foreign keys out with triggers, so relhastriggers is true on both, and psql's and
+-- pgcli's \d show "Foreign-key constraints" / "Referenced by" only when it is.
+CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_fk_rel AS
+SELECT database_name AS duck_db, schema_name AS duck_schema, table_name
+FROM duckdb_constraints() WHERE constraint_type = 'FOREIGN KEY'
+UNION
+SELECT database_name, schema_name, referenced_table
+FROM duckdb_constraints() WHERE constraint_type = 'FOREIGN KEY'
+UNION
+SELECT {{duck_db}}, schema_name, table_name FROM {{duck_db_ident}}.main.__hati_constraints
+WHERE contype = 'f'
+UNION
+SELECT {{duck_db}}, ref_schema, ref_table FROM {{duck_db_ident}}.main.__hati_constraints
+WHERE contype = 'f';
+
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_class AS
 SELECT r.oid, r.relname, r.relnamespace, 0::BIGINT AS reltype, 0::BIGINT AS reloftype,
        coalesce(ow.owner_oid, 10)::BIGINT AS relowner,
@@ -141,7 +157,13 @@ SELECT r.oid, r.relname, r.relnamespace, 0::BIGINT AS reltype, 0::BIGINT AS relo
        0::BIGINT AS reltoastrelid, r.relhasindex, FALSE AS relisshared,
        CASE WHEN r.temporary THEN 't' ELSE 'p' END AS relpersistence, r.relkind,
        r.relnatts::SMALLINT AS relnatts, r.relchecks::SMALLINT AS relchecks,
-       FALSE AS relhasrules, FALSE AS relhastriggers, FALSE AS relhassubclass,
+       FALSE AS relhasrules,
+       (r.relkind = 'r' AND EXISTS (
+           SELECT 1 FROM __hati_catalog.pg.__hati_fk_rel f
+           JOIN __hati_catalog.pg.__hati_ns fn
+             ON fn.duck_db = f.duck_db AND fn.duck_schema = f.duck_schema
+           WHERE fn.oid = r.relnamespace AND f.table_name = r.relname)) AS relhastriggers,
+       FALSE AS relhassubclass,
        FALSE AS relrowsecurity, FALSE AS relforcerowsecurity, TRUE AS relispopulated,
        'd' AS relreplident, FALSE AS relispartition, 0::BIGINT AS relrewrite,
        0::BIGINT AS relfrozenxid, 0::BIGINT AS relminmxid, NULL::VARCHAR[] AS relacl,
@@ -176,8 +198,14 @@ WHERE k.n IS NOT NULL;
 -- A column default as Postgres shows it: DuckDB keeps a serial column's default as
 -- nextval('t_id_seq'); Postgres says nextval('t_id_seq'::regclass) (SQLAlchemy and
 -- pg_dump read it so).
+-- DuckDB's text of a default as PostgreSQL prints it: nextval('s'::regclass), and the
+-- boolean constants DuckDB keeps as CAST('t' AS BOOLEAN) as true / false (drizzle-kit
+-- compares them with its schema's defaults).
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_default(expr) AS
-    regexp_replace(expr, '^nextval\(''([^'']*)''\)$', 'nextval(''\1''::regclass)');
+    CASE expr WHEN 'CAST(''t'' AS BOOLEAN)' THEN 'true'
+              WHEN 'CAST(''f'' AS BOOLEAN)' THEN 'false'
+              ELSE regexp_replace(expr, '^nextval\(''([^'']*)''\)$', 'nextval(''\1''::regclass)')
+    END;
 
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_attribute AS
 SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
@@ -244,13 +272,23 @@ SELECT indexrelid, indrelid, len(attnums)::SMALLINT AS indnatts,
        -- which pg_dump parses and SQLAlchemy splits (indoption).
        FALSE AS indisreplident, attnums::USMALLINT[] AS indkey,
        list_transform(attnums, a -> 0)::UINTEGER[] AS indcollation,
-       list_transform(attnums, a -> 0)::UINTEGER[] AS indclass,
+       -- each key column's default operator class (pg_opclass: 2^28 + the type's oid)
+       coalesce(cl.classes, list_transform(attnums, a -> 0))::UINTEGER[] AS indclass,
        list_transform(attnums, a -> 0)::USMALLINT[] AS indoption,
        CASE WHEN list_contains(attnums, 0)
             THEN array_to_string(list_filter(elements, (e, k) -> attnums[k] = 0), ', ')
        END AS indexprs,
        NULL::VARCHAR AS indpred
-FROM __hati_catalog.pg.__hati_index;
+FROM __hati_catalog.pg.__hati_index
+LEFT JOIN (SELECT k.indexrelid,
+                  list(268435456 + coalesce(__hati_catalog.pg.__hati_type_oid(c.data_type), 25)
+                       ORDER BY k.pos) AS classes
+           FROM (SELECT indexrelid, indrelid, unnest(attnums) AS attnum,
+                        generate_subscripts(attnums, 1) AS pos
+                 FROM __hati_catalog.pg.__hati_index) k
+           LEFT JOIN duckdb_columns() c
+             ON c.table_oid = k.indrelid AND c.column_index = k.attnum
+           GROUP BY k.indexrelid) cl USING (indexrelid);
 
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_constraint AS
 WITH con AS (
@@ -326,6 +364,9 @@ SELECT (1073741824 + t.table_oid * 1024
         JOIN duckdb_columns() col ON col.table_oid = p.table_oid AND col.column_name = k.name),
        NULL::BIGINT[], NULL::BIGINT[], NULL::BIGINT[], NULL::BIGINT[], NULL::BIGINT[], NULL,
        'FOREIGN KEY (' || array_to_string(r.columns, ', ') || ') REFERENCES '
+           -- qualified outside the default schema, as pg_get_constraintdef does when the
+           -- table is not on the search path
+           || CASE WHEN r.ref_schema <> 'main' THEN r.ref_schema || '.' ELSE '' END
            || r.ref_table || '(' || array_to_string(r.ref_columns, ', ') || ')'
            || CASE r.on_update WHEN 'c' THEN ' ON UPDATE CASCADE' WHEN 'n' THEN ' ON UPDATE SET NULL'
                   WHEN 'd' THEN ' ON UPDATE SET DEFAULT' WHEN 'r' THEN ' ON UPDATE RESTRICT' ELSE '' END

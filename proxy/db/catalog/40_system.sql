@@ -110,6 +110,12 @@ CREATE OR REPLACE TABLE __hati_catalog.pg.pg_inherits
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_policy
     (oid BIGINT, polname VARCHAR, polrelid BIGINT, polcmd VARCHAR, polpermissive BOOLEAN,
      polroles BIGINT[], polqual VARCHAR, polwithcheck VARCHAR);
+-- pg_policies: no row-level security policies (drizzle-kit reads it on push / pull).
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_policies AS
+SELECT NULL::VARCHAR AS schemaname, NULL::VARCHAR AS tablename, polname AS policyname,
+       CASE WHEN polpermissive THEN 'PERMISSIVE' ELSE 'RESTRICTIVE' END AS permissive,
+       NULL::VARCHAR[] AS roles, polcmd AS cmd, polqual AS qual, polwithcheck AS with_check
+FROM __hati_catalog.pg.pg_policy;
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_statistic_ext
     (oid BIGINT, stxrelid BIGINT, stxname VARCHAR, stxnamespace BIGINT, stxowner BIGINT,
      stxstattarget INTEGER, stxkeys SMALLINT[], stxkind VARCHAR[], stxexprs VARCHAR);
@@ -126,9 +132,15 @@ CREATE OR REPLACE TABLE __hati_catalog.pg.pg_trigger
      tgconstrindid BIGINT, tgconstraint BIGINT, tgdeferrable BOOLEAN,
      tginitdeferred BOOLEAN, tgnargs SMALLINT, tgattr SMALLINT[], tgargs BLOB,
      tgqual VARCHAR, tgoldtable VARCHAR, tgnewtable VARCHAR);
-CREATE OR REPLACE TABLE __hati_catalog.pg.pg_opclass
-    (oid BIGINT, opcmethod BIGINT, opcname VARCHAR, opcnamespace BIGINT, opcowner BIGINT,
-     opcfamily BIGINT, opcintype BIGINT, opcdefault BOOLEAN, opckeytype BIGINT);
+-- One default btree operator class per type, `<type>_ops` as PostgreSQL names most of
+-- them; pg_index.indclass points at its column's (drizzle-kit joins them on push).
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_opclass AS
+SELECT (268435456 + t.oid)::BIGINT AS oid, 403::BIGINT AS opcmethod,
+       t.typname || '_ops' AS opcname, 11::BIGINT AS opcnamespace, 10::BIGINT AS opcowner,
+       (268435456 + t.oid)::BIGINT AS opcfamily, t.oid::BIGINT AS opcintype,
+       TRUE AS opcdefault, 0::BIGINT AS opckeytype
+FROM __hati_catalog.pg.pg_type t
+WHERE t.typcategory <> 'A';
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_shdescription
     (objoid BIGINT, classoid BIGINT, description VARCHAR);
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_enum

@@ -36,12 +36,16 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_regclass(x) AS
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_regclass_name(x) AS
     CASE WHEN x IS NULL THEN NULL
+         -- a name (pg_get_serial_sequence's 'public.s'): as PostgreSQL prints it, without
+         -- the visible schema
          WHEN typeof(x) = 'VARCHAR' AND NOT regexp_full_match(x::VARCHAR, '\d+')
-             THEN x::VARCHAR
-         WHEN x::BIGINT = 0 THEN '-'
+             THEN regexp_replace(x::VARCHAR, '^(public|"public")\.', '')
+         WHEN TRY_CAST(x AS BIGINT) = 0 THEN '-'
+         -- TRY_CAST: DuckDB runs the subquery for every row, names included
          ELSE coalesce((SELECT CASE WHEN __h_r.nspname IN ('public', 'pg_catalog', 'pg_temp_1')
                                     THEN __h_r.relname ELSE __h_r.nspname || '.' || __h_r.relname END
-                        FROM __hati_catalog.pg.__hati_rel __h_r WHERE __h_r.oid = x::BIGINT),
+                        FROM __hati_catalog.pg.__hati_rel __h_r
+                        WHERE __h_r.oid = TRY_CAST(x AS BIGINT)),
                        x::VARCHAR) END;
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_typname_oid(tname) AS (

@@ -386,3 +386,10 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_setval(seq, v, called) AS (
 CREATE OR REPLACE MACRO __hati_catalog.pg.setval(seq, v) AS
     __hati_catalog.pg.__hati_setval(seq, v, TRUE),
     (seq, v, called) AS __hati_catalog.pg.__hati_setval(seq, v, called);
+
+-- pg_partition_ancestors(rel): a partition and the tables above it; PostgreSQL lists
+-- nothing for a table that is not a partition, and there are no partitions here. psql's
+-- \d "Referenced by" asks `confrelid IN (SELECT pg_partition_ancestors(t) UNION ALL
+-- VALUES (t))` (in FROM: transpiler/pgcompat.py's _SRF_AS_SUBQUERY; in a select list:
+-- this macro, NULL for no row).
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_partition_ancestors(rel) AS NULL::BIGINT;

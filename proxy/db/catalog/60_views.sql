@@ -44,5 +44,16 @@ SELECT r.oid AS relid, r.nspname AS schemaname, r.relname,
        NULL::TIMESTAMPTZ AS last_analyze, NULL::TIMESTAMPTZ AS last_autoanalyze
 FROM __hati_catalog.pg.__hati_rel r
 WHERE r.relkind = 'r' AND r.nspname NOT IN ('pg_catalog', 'information_schema');
+-- Index usage counters (none kept): one row per index of a user table.
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_stat_user_indexes AS
+SELECT i.indrelid AS relid, i.indexrelid, t.nspname AS schemaname, t.relname,
+       ic.relname AS indexrelname, 0::BIGINT AS idx_scan, NULL::TIMESTAMPTZ AS last_idx_scan,
+       0::BIGINT AS idx_tup_read, 0::BIGINT AS idx_tup_fetch
+FROM __hati_catalog.pg.pg_index i
+JOIN __hati_catalog.pg.__hati_rel t ON t.oid = i.indrelid
+JOIN __hati_catalog.pg.__hati_rel ic ON ic.oid = i.indexrelid
+WHERE t.nspname NOT IN ('pg_catalog', 'information_schema');
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_stat_all_indexes AS
+SELECT * FROM __hati_catalog.pg.pg_stat_user_indexes;
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_stat_all_tables AS
 SELECT * FROM __hati_catalog.pg.pg_stat_user_tables;

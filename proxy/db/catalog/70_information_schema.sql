@@ -69,7 +69,7 @@ SELECT {{database_name}} AS table_catalog, r.nspname AS table_schema, r.relname 
        'NO' AS is_identity, NULL::VARCHAR AS identity_generation,
        NULL::VARCHAR AS identity_start, NULL::VARCHAR AS identity_increment,
        NULL::VARCHAR AS identity_maximum, NULL::VARCHAR AS identity_minimum,
-       NULL::VARCHAR AS identity_cycle, 'NEVER' AS is_generated,
+       'NO' AS identity_cycle, 'NEVER' AS is_generated,
        NULL::VARCHAR AS generation_expression,
        CASE WHEN r.relkind = 'r' THEN 'YES' ELSE 'NO' END AS is_updatable
 FROM __hati_catalog.pg.pg_attribute a
@@ -100,6 +100,20 @@ JOIN __hati_catalog.pg.pg_namespace n ON n.oid = c.connamespace,
      (SELECT unnest(c.conkey) AS attnum, generate_subscripts(c.conkey, 1) AS pos) k
 JOIN __hati_catalog.pg.pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum
 WHERE c.contype IN ('p', 'u', 'f');
+
+-- The columns each constraint uses: its own table's for PRIMARY KEY / UNIQUE / CHECK, the
+-- referenced table's for a FOREIGN KEY (drizzle-kit reads it on push / pull).
+CREATE OR REPLACE VIEW __hati_catalog.info.constraint_column_usage AS
+SELECT {{database_name}} AS table_catalog, tn.nspname AS table_schema, r.relname AS table_name,
+       a.attname AS column_name, {{database_name}} AS constraint_catalog,
+       n.nspname AS constraint_schema, c.conname AS constraint_name
+FROM __hati_catalog.pg.pg_constraint c
+JOIN __hati_catalog.pg.pg_namespace n ON n.oid = c.connamespace,
+     (SELECT CASE WHEN c.contype = 'f' THEN c.confrelid ELSE c.conrelid END AS relid,
+             unnest(CASE WHEN c.contype = 'f' THEN c.confkey ELSE c.conkey END) AS attnum) k
+JOIN __hati_catalog.pg.__hati_rel r ON r.oid = k.relid
+JOIN __hati_catalog.pg.pg_namespace tn ON tn.oid = r.relnamespace
+JOIN __hati_catalog.pg.pg_attribute a ON a.attrelid = k.relid AND a.attnum = k.attnum;
 
 CREATE OR REPLACE VIEW __hati_catalog.info.referential_constraints AS
 SELECT {{database_name}} AS constraint_catalog, n.nspname AS constraint_schema,

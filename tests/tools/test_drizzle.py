@@ -1,0 +1,64 @@
+"""drizzle-orm with node-postgres, and drizzle-kit (npm, pinned in
+tests/node/package-lock.json): `drizzle-kit push` of tests/node/drizzle/schema.js (serial
+keys, text, integer, boolean and timestamp defaults, a foreign key, an index; drizzle-kit
+introspects the catalog first), then tests/node/drizzle/queries.js: insert ... returning,
+select with where / join, update, delete and transactions. Every value asserted here is
+what the same scripts get from PostgreSQL 15."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from tests.conftest import ServerProcess, psql_command
+
+NODE_DIR = Path(__file__).resolve().parent.parent / "node"
+
+
+def test_drizzle_push_and_queries(server: ServerProcess) -> None:
+    if not (NODE_DIR / "node_modules" / "drizzle-kit").is_dir():  # a fresh checkout: npm ci
+        subprocess.run(
+            ["npm", "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, check=True, timeout=300
+        )
+    url = f"postgres://x@{server.host}:{server.port}/hatidata"
+
+    def push() -> str:
+        r = subprocess.run(
+            ["node", "node_modules/drizzle-kit/bin.cjs", "push", "--force", "--verbose",
+             "--config", "drizzle/drizzle.config.js"],
+            cwd=NODE_DIR, env={**os.environ, "DRIZZLE_URL": url},
+            capture_output=True, text=True, timeout=180,
+        )  # fmt: skip
+        assert r.returncode == 0, r.stdout + r.stderr
+        return r.stdout
+
+    first = push()
+    assert 'CREATE TABLE "dz_authors"' in first and "Changes applied" in first, first
+    # (What a second push reads back, tables, columns, keys and indexes, is checked
+    # against PostgreSQL 15 by tests/differential/cases/tool_catalogs.sql: pushing again
+    # here would double this test's time.)
+    described = psql_command(server, "\\d dz_books")
+    assert "dz_books_title_idx" in described and "dz_books_author_id_dz_authors_id_fk" in described
+    r = subprocess.run(
+        ["node", "drizzle/queries.js", str(server.port)],
+        cwd=NODE_DIR, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr + r.stdout
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    # the defaults (boolean true, timestamp now()) come back through RETURNING
+    assert out["inserted"] == {"id": 1, "name": "Ursula", "active": True, "createdIsDate": True}
+    assert out["insertedMany"] == [{"id": 2, "name": "Iain"}, {"id": 3, "name": "Octavia"}]
+    assert out["long"] == [{"title": "Earthsea"}, {"title": "Kindred"}]
+    assert out["joined"] == [
+        {"author": "Ursula", "title": "Earthsea"},
+        {"author": "Ursula", "title": "Lathe"},
+        {"author": "Octavia", "title": "Kindred"},
+    ]
+    assert out["counted"] == [{"n": 3}]
+    assert out["updated"] == [{"id": 2, "active": True}]
+    assert out["deleted"] == 1
+    assert out["rollbackError"] == "roll back"
+    assert out["names"] == ["Ursula", "Iain", "Octavia", "Kept"]  # the rolled back one absent
+    assert out["orphanError"] == "23503"  # the foreign key drizzle-kit added is enforced
