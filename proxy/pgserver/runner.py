@@ -33,6 +33,7 @@ from proxy.pgserver import (
     explain,
     foreign_keys,
     index_names,
+    owner_outcome,
     savepoints,
     sql_cursors,
 )
@@ -217,9 +218,12 @@ class Runner:
     async def end_implicit(self) -> None:
         if self.implicit:
             self.implicit = False
+            committed = False
             try:
                 await self.call(self.cursor.commit)
+                committed = True
             finally:
+                owner_outcome.block_ended(self, committed)
                 self._settle_writes()
 
     async def statement_failed(self) -> None:
@@ -227,6 +231,7 @@ class Runner:
         self._release_owner_silently()
         if self.implicit:
             self.implicit = False
+            owner_outcome.block_ended(self, committed=False)
             await self._rollback_quietly()
             self._settle_writes()
         elif self.txn_status == "T":
@@ -377,10 +382,18 @@ class Runner:
             # cursor: it sees the objects as the statement will, its own temp ones too.
             await self.take_cursor()
             path = self.settings.values.get("search_path")
-            changes = await self.call(ownership.guard, self.cursor, st, self.who, path)
-        await self._dispatch(portal, session, max_rows, describe)
+            owners = owner_outcome.pending(self)  # with this block's uncommitted changes
+            changes = await self.call(ownership.guard, self.cursor, st, self.who, path, owners)
+        failed = self.txn_status == "E"
+        try:
+            await self._dispatch(portal, session, max_rows, describe)
+        except BaseException:
+            owner_outcome.block_ended(self, committed=False)  # a COMMIT that failed
+            raise
+        owner_outcome.after(self, session, st, failed)
         if changes is not None and (changes or ownership.changes_definitions(st)):
-            await self.call(ownership.after, self.cursor, st, changes)
+            record = owner_outcome.recorder(self, session)
+            await self.call(ownership.after, self.cursor, st, changes, record)
         elif st.kind in ("rollback", "savepoint") and ownership.stored_sql.dirty:
             await self.call(ownership.after_rollback, self.cursor)
 
