@@ -23,7 +23,7 @@ from proxy.db.connection_threads import on_main
 from proxy.db.duckdb_errors import map_duckdb_error
 from proxy.db.engine import Engine
 from proxy.db.settings import SessionSettings
-from proxy.execution import sql_bridge
+from proxy.execution import relation_cache, sql_bridge
 from proxy.pgserver import (
     alter_rebuild,
     commands,
@@ -121,7 +121,7 @@ class Runner:
         self.write = OpenWrite()
         # Agent relations registered on the cursor for the last statement (dropped when
         # the next one runs: a pending result still reads them until then).
-        self._shown: set[str] = set()
+        self._shown = relation_cache.ShownRelations()
 
     async def show_agent_relations(self, st: Statement) -> None:
         """The caller's rows of the agent relations `st` names, on the cursor (statements
@@ -132,14 +132,18 @@ class Runner:
         if relations or self._shown:
             await self.call(self._show_relations, relations)
 
-    def _show_relations(self, relations: list[sql_bridge.Relation]) -> None:
-        """On the worker thread: this statement's agent relations, and no stale ones."""
-        wanted = {name for name, _, _ in relations}
-        stale = self._shown - wanted
-        if stale:
-            sql_bridge.unregister(self.cursor, stale)
-        sql_bridge.register(self.cursor, relations)
-        self._shown = wanted
+    def _show_relations(self, relations: list[sql_bridge.Relation], query: bool = False) -> None:
+        """On the worker thread: this statement's agent relations, and no stale ones
+        (`query`: a plain query, which cannot drop them; proxy/execution/relation_cache.py)."""
+        settled = query and self.txn_status == "I" and not self.implicit
+        self._shown.show(
+            self.cursor,
+            relations,
+            settled,
+            sql_bridge.register,
+            sql_bridge.unregister,
+            sql_bridge.fill,
+        )
 
     async def set_identity(self, who: Identity) -> None:
         """Fix the connection's agent identity: whose rows its agent relations show."""
@@ -268,7 +272,7 @@ class Runner:
             # Empty relations of the right shape: the query's columns type its $n.
             empty = sql_bridge.empty_relations(st) if st.agent_calls else []
             empty += sql_bridge.empty_agent_relations(self.agent, st.agent_relations)
-            await self.call(self._show_relations, empty)
+            await self.call(self._show_relations, empty, True)
         return await self.param_types.infer(st, oids, self.call, self.cursor)
 
     def decode_params(
@@ -308,7 +312,7 @@ class Runner:
 
         def describe() -> tuple[Column, ...] | None:
             if relations or self._shown:
-                self._show_relations(relations)
+                self._show_relations(relations, True)
             if st.kind in DML_KINDS:
                 return describe_returning(self.cursor, sql)
             self.cursor.execute("DESCRIBE " + sql, nulls)
@@ -495,7 +499,7 @@ class Runner:
             for statement in setting_vars:
                 cur.execute(statement)
             if relations or self._shown:
-                self._show_relations(relations)
+                self._show_relations(relations, st.kind == "select" and not implicit_dml)
             if implicit_dml:
                 cur.begin()
             nonlocal fk_check, own_fk_txn
