@@ -112,7 +112,9 @@ class ShownRelations:
         for relation in relations:
             name, table, columns = relation
             rows = _EMPTY if table is None else table
-            before = self.rows.get(name) if name in self.settled else None
+            # Only an agent relation's rows are kept (an agent call's are new each time).
+            kept = name in self.settled and name.startswith("_hatidata_")
+            before = self.rows.get(name) if kept else None
             if before is not None and (rows is before or rows is _EMPTY):
                 pass  # in place already (an empty one only gives the shape)
             elif before is not None and before is not _EMPTY:

@@ -194,7 +194,12 @@ def register(cur: duckdb.DuckDBPyConnection, relations: Sequence[Relation]) -> N
             cols = ", ".join(f'CAST(NULL AS {typ}) AS "{col}"' for col, typ in columns)
             cur.execute(f'CREATE OR REPLACE TEMP VIEW "{name}" AS SELECT {cols} LIMIT 0')
             continue
-        fill(cur, name, table, columns)
+        if not name.startswith("_hatidata_"):  # an agent call's result, read once
+            cols = ", ".join(f'CAST("{col}" AS {typ}) AS "{col}"' for col, typ in columns)
+            cur.register(name + "_rows", table)
+            cur.execute(f'CREATE OR REPLACE TEMP VIEW "{name}" AS SELECT {cols} FROM "{name}_rows"')
+            continue
+        fill(cur, name, table, columns)  # an agent relation's rows, often read again
         cur.execute(f'CREATE OR REPLACE TEMP VIEW "{name}" AS SELECT * FROM "{name}_rows"')
 
 
@@ -218,7 +223,10 @@ def unregister(cur: duckdb.DuckDBPyConnection, names: Iterable[str]) -> None:
     for name in names:
         cur.execute(f'DROP VIEW IF EXISTS temp.main."{name}"')
         with contextlib.suppress(duckdb.Error):
-            cur.execute(f'DROP TABLE IF EXISTS temp.main."{name}_rows"')
+            if name.startswith("_hatidata_"):
+                cur.execute(f'DROP TABLE IF EXISTS temp.main."{name}_rows"')
+            else:
+                cur.unregister(name + "_rows")
 
 
 def branch_schema(search_path: str) -> str | None:

@@ -11,7 +11,6 @@ from transpiler.model import TransactionCommand
 
 if TYPE_CHECKING:
     from proxy.pgserver.contexts import StatementRunner
-    from proxy.pgserver.session import ClientSession
     from transpiler import Statement
 
 
@@ -22,16 +21,17 @@ def pending(runner: StatementRunner) -> PendingOwners:
     return owners
 
 
-def recorder(runner: StatementRunner, session: ClientSession):  # noqa: ANN201
-    """What ownership.after calls with a succeeded statement's changes."""
+def recorder(runner: StatementRunner, writes: int):  # noqa: ANN201
+    """What ownership.after calls with a succeeded statement's changes; `writes`: the
+    block's write count (the session's SavepointState.writes)."""
     owners = pending(runner)
     in_block = runner.txn_status != "I" or runner.implicit
-    writes = session.savepoints.writes
     return lambda changes: owners.record(changes, in_block, writes)
 
 
-def after(runner: StatementRunner, session: ClientSession, st: Statement, failed: bool) -> None:
-    """After `st` ran without error; `failed`: the block had failed before it."""
+def after(runner: StatementRunner, st: Statement, failed: bool, writes: int) -> None:
+    """After `st` ran without error; `failed`: the block had failed before it; `writes`:
+    the block's write count now (a ROLLBACK TO set it back to its savepoint's)."""
     cmd = st.command
     if not isinstance(cmd, TransactionCommand):
         return
@@ -44,7 +44,7 @@ def after(runner: StatementRunner, session: ClientSession, st: Statement, failed
     elif cmd.action == "begin":  # an implicit block made explicit: the count restarts
         owners.renumber()
     elif cmd.action == "rollback_to":
-        owners.rolled_back_to(session.savepoints.writes)
+        owners.rolled_back_to(writes)
 
 
 def block_ended(runner: StatementRunner, committed: bool) -> None:

@@ -394,9 +394,9 @@ class Runner:
         except BaseException:
             owner_outcome.block_ended(self, committed=False)  # a COMMIT that failed
             raise
-        owner_outcome.after(self, session, st, failed)
+        owner_outcome.after(self, st, failed, session.savepoints.writes)
         if changes is not None and (changes or ownership.changes_definitions(st)):
-            record = owner_outcome.recorder(self, session)
+            record = owner_outcome.recorder(self, session.savepoints.writes)
             await self.call(ownership.after, self.cursor, st, changes, record)
         elif st.kind in ("rollback", "savepoint") and ownership.stored_sql.dirty:
             await self.call(ownership.after_rollback, self.cursor)
