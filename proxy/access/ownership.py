@@ -22,6 +22,7 @@ import logging
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 import duckdb
 
@@ -66,6 +67,15 @@ _EXISTS = {
     "schema": "SELECT 'schema' FROM duckdb_schemas() WHERE database_name = $1 AND "
     "lower(schema_name) = $3 AND $2 = ''",
 }
+
+
+class Owners(Protocol):
+    """Who owns what, as a check sees it: the records, or a session's view with its
+    uncommitted changes (proxy/access/owner_txn.py)."""
+
+    def owner(self, key: Key) -> Login | None: ...
+
+
 _HINT = "only the owner of an object or a server superuser may change or drop it"
 
 
@@ -216,9 +226,18 @@ def changes_definitions(st: Statement) -> bool:
     return st.kind == "ddl" and any(w in st.tag for w in ("VIEW", "MACRO", "FUNCTION", "SCHEMA"))
 
 
-def after(cur: duckdb.DuckDBPyConnection, st: Statement, changes: list) -> None:
-    """Once `st` succeeded: record its owners, re-read views and macros it changed."""
-    store().apply(changes)
+def after(
+    cur: duckdb.DuckDBPyConnection,
+    st: Statement,
+    changes: list,
+    record: Callable[[list], None] | None = None,
+) -> None:
+    """Once `st` succeeded: record its owners (`record`: a session's, which keeps them
+    pending in a transaction block), re-read views and macros it changed."""
+    if record is None:
+        store().apply(changes)
+    else:
+        record(changes)
     if changes_definitions(st):
         stored_sql.refresh(cur)
         stored_sql.dirty = True  # until the transaction is known to be kept
@@ -241,10 +260,15 @@ def needs_guard(st: Statement) -> bool:
 
 
 def guard(
-    cur: duckdb.DuckDBPyConnection, st: Statement, who: Identity, search_path: str | None
+    cur: duckdb.DuckDBPyConnection,
+    st: Statement,
+    who: Identity,
+    search_path: str | None,
+    owners: Owners | None = None,
 ) -> list[Callable[[OwnerStore], None]]:
     """Refuse what `who` may not change (PgError 42501); else the record changes to apply
-    once the statement succeeded."""
+    once the statement succeeded. `owners`: the session's view (its block's pending
+    changes), the records by default."""
     found = targets(st.sql)
     if found is None:
         if who.superuser:
@@ -259,10 +283,15 @@ def guard(
         return []
     user_db = system_objects.user_database(cur)
     system_objects.check(cur, found, who, user_db)
-    owners = store()
+    if owners is None:
+        owners = store()
     changes: list[Callable[[OwnerStore], None]] = []
     for t in found:
-        if t.temporary or t.catalog not in ("", user_db) or t.action == "write":
+        if t.temporary or t.catalog not in ("", user_db):
+            continue
+        if t.action == "write":
+            if st.tag == "TRUNCATE TABLE":  # PostgreSQL's TRUNCATE privilege: the owner's
+                _require_truncate(cur, owners, t, who, user_db, search_path)
             continue
         cls = _CLASS.get(t.kind, t.kind)
         if t.kind == "index" and t.on_table is not None and t.action in ("create", "replace"):
@@ -301,7 +330,26 @@ def guard(
     return changes
 
 
-def _require(owners: OwnerStore, key: Key, kind: str, name: str, who: Identity) -> None:
+def _require_truncate(
+    cur: duckdb.DuckDBPyConnection,
+    owners: Owners,
+    t: Target,
+    who: Identity,
+    user_db: str,
+    search_path: str | None,
+) -> None:
+    where = _resolve(cur, t, user_db, search_path)
+    if who.superuser or where is None or where == Found("", "temp"):
+        return  # DuckDB reports a missing table itself
+    if owners.owner(("relation", where.schema, t.name)) != who.login:
+        raise PgError(
+            "42501",
+            f"permission denied for table {t.name}",
+            hint="only the owner of a table or a server superuser may truncate it",
+        )
+
+
+def _require(owners: Owners, key: Key, kind: str, name: str, who: Identity) -> None:
     if who.superuser:
         return
     if owners.owner(key) != who.login:  # no record: the bootstrap superuser's

@@ -16,6 +16,7 @@ from typing import TypeVar
 import duckdb
 
 from proxy.core.errors import AgentError
+from proxy.db.change_clock import clock_for
 from proxy.db.commit_clock import CountingCursor
 from proxy.db.engine import Engine
 
@@ -42,8 +43,10 @@ class PooledDB:
         self._pool: queue.SimpleQueue[duckdb.DuckDBPyConnection] = queue.SimpleQueue()
         self._size = size
         self._closed = False
+        target = engine.db if db is None else db
+        self.changes = clock_for(target)  # moved by every call that may write
         for _ in range(size):
-            self._pool.put((engine.db if db is None else db).cursor())
+            self._pool.put(target.cursor())
 
     def _borrow(self) -> duckdb.DuckDBPyConnection:
         # Poll rather than block forever: after close() no cursor comes back.
@@ -55,6 +58,13 @@ class PooledDB:
         raise AgentError.unavailable("the server is shutting down")
 
     def _with_cursor(self, fn: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
+        self.changes.begin()
+        try:
+            return self._on_cursor(fn)
+        finally:
+            self.changes.end()
+
+    def _on_cursor(self, fn: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
         cur = self._borrow()
         if not self.counted:
             try:
@@ -73,6 +83,10 @@ class PooledDB:
     async def run(self, fn: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
         """Run fn(cursor) on a worker thread, in autocommit mode (each statement commits)."""
         return await self.engine.run_uncounted(self._with_cursor, fn)
+
+    async def read(self, fn: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
+        """Like run, for fn that only reads: the change clock stays where it is."""
+        return await self.engine.run_uncounted(self._on_cursor, fn)
 
     async def transaction(self, fn: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
         """Run fn(cursor) on a worker thread inside one transaction: all of it or nothing."""

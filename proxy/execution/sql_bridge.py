@@ -37,6 +37,7 @@ from proxy.core.registry import AgentFunction
 from proxy.core.relations import RELATIONS
 from proxy.core.sqltext import quote_literal
 from proxy.db.catalog.functions import FunctionDecl
+from proxy.execution import relation_cache
 from proxy.wire.errors import PgError
 from transpiler import Statement
 
@@ -156,18 +157,26 @@ async def relation_rows(layer: AgentLayer, who: Identity, names: Sequence[str]) 
     """The caller's rows of each agent relation the statement names, from the agent
     database (one worker hop for all of them)."""
     params = {"org_id": who.org_id, "agent_id": who.agent_id}
+    clock = layer.db.changes
+    columns = layer.relation_columns
+    cache = relation_cache.CACHE
+    hits = [cache.cached(clock, (id(clock), who.org_id, who.agent_id, n)) for n in names]
+    if all(rows is not None for rows in hits):  # no worker hop for unchanged rows
+        return [(n, rows, columns[n]) for n, rows in zip(names, hits, strict=True)]
 
     def read(cur: duckdb.DuckDBPyConnection) -> list[Relation]:
-        return [
-            (
-                name,
-                cur.execute(RELATIONS.get(name).select, params).fetch_arrow_table(),
-                layer.relation_columns[name],
+        out: list[Relation] = []
+        for name in names:
+            select = RELATIONS.get(name).select
+            rows = relation_cache.CACHE.rows(
+                clock,
+                (id(clock), who.org_id, who.agent_id, name),
+                lambda select=select: cur.execute(select, params).to_arrow_table(),
             )
-            for name in names
-        ]
+            out.append((name, rows, layer.relation_columns[name]))
+        return out
 
-    return await layer.db.run(read)
+    return await layer.db.read(read)
 
 
 def empty_agent_relations(layer: AgentLayer | None, names: Sequence[str]) -> list[Relation]:
@@ -185,9 +194,28 @@ def register(cur: duckdb.DuckDBPyConnection, relations: Sequence[Relation]) -> N
             cols = ", ".join(f'CAST(NULL AS {typ}) AS "{col}"' for col, typ in columns)
             cur.execute(f'CREATE OR REPLACE TEMP VIEW "{name}" AS SELECT {cols} LIMIT 0')
             continue
-        cols = ", ".join(f'CAST("{col}" AS {typ}) AS "{col}"' for col, typ in columns)
-        cur.register(name + "_rows", table)
-        cur.execute(f'CREATE OR REPLACE TEMP VIEW "{name}" AS SELECT {cols} FROM "{name}_rows"')
+        if not name.startswith("_hatidata_"):  # an agent call's result, read once
+            cols = ", ".join(f'CAST("{col}" AS {typ}) AS "{col}"' for col, typ in columns)
+            cur.register(name + "_rows", table)
+            cur.execute(f'CREATE OR REPLACE TEMP VIEW "{name}" AS SELECT {cols} FROM "{name}_rows"')
+            continue
+        fill(cur, name, table, columns)  # an agent relation's rows, often read again
+        cur.execute(f'CREATE OR REPLACE TEMP VIEW "{name}" AS SELECT * FROM "{name}_rows"')
+
+
+def fill(
+    cur: duckdb.DuckDBPyConnection, name: str, table: Any, columns: Sequence[tuple[str, str]]
+) -> None:
+    """The rows, typed, in the cursor's temp table `<name>_rows` (the view reads it): a
+    native table, so queries over it run as over any table (an Arrow scan with casts
+    cost a multiple of that on every read)."""
+    cols = ", ".join(f'CAST("{col}" AS {typ}) AS "{col}"' for col, typ in columns)
+    arrow = f"{name}_arrow"
+    cur.register(arrow, table)
+    try:
+        cur.execute(f'CREATE OR REPLACE TEMP TABLE "{name}_rows" AS SELECT {cols} FROM "{arrow}"')
+    finally:
+        cur.unregister(arrow)
 
 
 def unregister(cur: duckdb.DuckDBPyConnection, names: Iterable[str]) -> None:
@@ -195,7 +223,10 @@ def unregister(cur: duckdb.DuckDBPyConnection, names: Iterable[str]) -> None:
     for name in names:
         cur.execute(f'DROP VIEW IF EXISTS temp.main."{name}"')
         with contextlib.suppress(duckdb.Error):
-            cur.unregister(name + "_rows")
+            if name.startswith("_hatidata_"):
+                cur.execute(f'DROP TABLE IF EXISTS temp.main."{name}_rows"')
+            else:
+                cur.unregister(name + "_rows")
 
 
 def branch_schema(search_path: str) -> str | None:

@@ -23,7 +23,7 @@ from proxy.db.connection_threads import on_main
 from proxy.db.duckdb_errors import map_duckdb_error
 from proxy.db.engine import Engine
 from proxy.db.settings import SessionSettings
-from proxy.execution import sql_bridge
+from proxy.execution import relation_cache, sql_bridge
 from proxy.pgserver import (
     alter_rebuild,
     commands,
@@ -34,6 +34,7 @@ from proxy.pgserver import (
     explain,
     foreign_keys,
     index_names,
+    owner_outcome,
     savepoints,
     sql_cursors,
 )
@@ -121,7 +122,7 @@ class Runner:
         self.write = OpenWrite()
         # Agent relations registered on the cursor for the last statement (dropped when
         # the next one runs: a pending result still reads them until then).
-        self._shown: set[str] = set()
+        self._shown = relation_cache.ShownRelations()
 
     async def show_agent_relations(self, st: Statement) -> None:
         """The caller's rows of the agent relations `st` names, on the cursor (statements
@@ -132,14 +133,18 @@ class Runner:
         if relations or self._shown:
             await self.call(self._show_relations, relations)
 
-    def _show_relations(self, relations: list[sql_bridge.Relation]) -> None:
-        """On the worker thread: this statement's agent relations, and no stale ones."""
-        wanted = {name for name, _, _ in relations}
-        stale = self._shown - wanted
-        if stale:
-            sql_bridge.unregister(self.cursor, stale)
-        sql_bridge.register(self.cursor, relations)
-        self._shown = wanted
+    def _show_relations(self, relations: list[sql_bridge.Relation], query: bool = False) -> None:
+        """On the worker thread: this statement's agent relations, and no stale ones
+        (`query`: a plain query, which cannot drop them; proxy/execution/relation_cache.py)."""
+        settled = query and self.txn_status == "I" and not self.implicit
+        self._shown.show(
+            self.cursor,
+            relations,
+            settled,
+            sql_bridge.register,
+            sql_bridge.unregister,
+            sql_bridge.fill,
+        )
 
     async def set_identity(self, who: Identity) -> None:
         """Fix the connection's agent identity: whose rows its agent relations show."""
@@ -218,9 +223,12 @@ class Runner:
     async def end_implicit(self) -> None:
         if self.implicit:
             self.implicit = False
+            committed = False
             try:
                 await self.call(self.cursor.commit)
+                committed = True
             finally:
+                owner_outcome.block_ended(self, committed)
                 self._settle_writes()
 
     async def statement_failed(self) -> None:
@@ -228,6 +236,7 @@ class Runner:
         self._release_owner_silently()
         if self.implicit:
             self.implicit = False
+            owner_outcome.block_ended(self, committed=False)
             await self._rollback_quietly()
             self._settle_writes()
         elif self.txn_status == "T":
@@ -264,7 +273,7 @@ class Runner:
             # Empty relations of the right shape: the query's columns type its $n.
             empty = sql_bridge.empty_relations(st) if st.agent_calls else []
             empty += sql_bridge.empty_agent_relations(self.agent, st.agent_relations)
-            await self.call(self._show_relations, empty)
+            await self.call(self._show_relations, empty, True)
         return await self.param_types.infer(st, oids, self.call, self.cursor)
 
     def decode_params(
@@ -304,7 +313,7 @@ class Runner:
 
         def describe() -> tuple[Column, ...] | None:
             if relations or self._shown:
-                self._show_relations(relations)
+                self._show_relations(relations, True)
             if st.kind in DML_KINDS:
                 return describe_returning(self.cursor, sql)
             self.cursor.execute("DESCRIBE " + sql, nulls)
@@ -378,10 +387,18 @@ class Runner:
             # cursor: it sees the objects as the statement will, its own temp ones too.
             await self.take_cursor()
             path = self.settings.values.get("search_path")
-            changes = await self.call(ownership.guard, self.cursor, st, self.who, path)
-        await self._dispatch(portal, session, max_rows, describe)
+            owners = owner_outcome.pending(self)  # with this block's uncommitted changes
+            changes = await self.call(ownership.guard, self.cursor, st, self.who, path, owners)
+        failed = self.txn_status == "E"
+        try:
+            await self._dispatch(portal, session, max_rows, describe)
+        except BaseException:
+            owner_outcome.block_ended(self, committed=False)  # a COMMIT that failed
+            raise
+        owner_outcome.after(self, st, failed, session.savepoints.writes)
         if changes is not None and (changes or ownership.changes_definitions(st)):
-            await self.call(ownership.after, self.cursor, st, changes)
+            record = owner_outcome.recorder(self, session.savepoints.writes)
+            await self.call(ownership.after, self.cursor, st, changes, record)
         elif st.kind in ("rollback", "savepoint") and ownership.stored_sql.dirty:
             await self.call(ownership.after_rollback, self.cursor)
 
@@ -483,7 +500,7 @@ class Runner:
             for statement in setting_vars:
                 cur.execute(statement)
             if relations or self._shown:
-                self._show_relations(relations)
+                self._show_relations(relations, st.kind == "select" and not implicit_dml)
             if implicit_dml:
                 cur.begin()
             nonlocal fk_check, own_fk_txn

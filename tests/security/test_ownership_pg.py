@@ -40,6 +40,8 @@ REFUSED = [
     "COMMENT ON TABLE o_t IS 'x'",
     "CREATE INDEX o_t_idx ON o_t (a)",
     "DROP TABLE o_t",
+    "TRUNCATE o_t",
+    "TRUNCATE TABLE public.o_t",
     "CREATE OR REPLACE VIEW o_v AS SELECT 2 AS a",
     "ALTER VIEW o_v RENAME TO w",
     "DROP VIEW o_v",

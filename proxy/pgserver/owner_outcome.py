@@ -1,0 +1,56 @@
+"""The runner's hooks that make owner records follow the transaction's outcome
+(proxy/access/owner_txn.py): a DDL's owners pending in a block, applied at COMMIT,
+dropped at ROLLBACK, a failed block's end, or ROLLBACK TO a savepoint set before it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from proxy.access.owner_txn import PendingOwners
+from transpiler.model import TransactionCommand
+
+if TYPE_CHECKING:
+    from proxy.pgserver.contexts import StatementRunner
+    from transpiler import Statement
+
+
+def pending(runner: StatementRunner) -> PendingOwners:
+    owners = getattr(runner, "_pending_owners", None)
+    if owners is None:
+        owners = runner._pending_owners = PendingOwners()  # type: ignore[attr-defined]
+    return owners
+
+
+def recorder(runner: StatementRunner, writes: int):  # noqa: ANN201
+    """What ownership.after calls with a succeeded statement's changes; `writes`: the
+    block's write count (the session's SavepointState.writes)."""
+    owners = pending(runner)
+    in_block = runner.txn_status != "I" or runner.implicit
+    return lambda changes: owners.record(changes, in_block, writes)
+
+
+def after(runner: StatementRunner, st: Statement, failed: bool, writes: int) -> None:
+    """After `st` ran without error; `failed`: the block had failed before it; `writes`:
+    the block's write count now (a ROLLBACK TO set it back to its savepoint's)."""
+    cmd = st.command
+    if not isinstance(cmd, TransactionCommand):
+        return
+    owners = pending(runner)
+    if cmd.action == "commit" and not failed:
+        if runner.txn_status == "I" and not runner.implicit:
+            owners.commit()
+    elif cmd.action in ("commit", "rollback"):
+        owners.discard()
+    elif cmd.action == "begin":  # an implicit block made explicit: the count restarts
+        owners.renumber()
+    elif cmd.action == "rollback_to":
+        owners.rolled_back_to(writes)
+
+
+def block_ended(runner: StatementRunner, committed: bool) -> None:
+    """An implicit block committed, or a block rolled back on an error (or a COMMIT
+    that failed)."""
+    if runner.txn_status != "I" or runner.implicit:
+        return
+    owners = pending(runner)
+    owners.commit() if committed else owners.discard()

@@ -1,0 +1,87 @@
+"""The `_hatidata_*` relations are cached per caller (proxy/execution/relation_cache.py);
+what the agent layer writes must still show in the very next statement, on any
+connection and through any interface, and a session's own transaction or DDL never
+leaves it with a missing or stale relation."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+import requests
+
+from tests.conftest import ServerProcess, start_server
+
+COUNT = "SELECT count(*) FROM _hatidata_agent_memory"
+
+
+@pytest.fixture(scope="module")
+def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    server = start_server(tmp_path_factory.mktemp("relcache"), "--embedding-provider", "hash")
+    yield server
+    server.stop()
+
+
+def connect(srv: ServerProcess, agent: str) -> psycopg.Connection:
+    return psycopg.connect(
+        host="127.0.0.1", port=srv.port, user="postgres", dbname="hatidata", autocommit=True,
+        options=f"-c hatidata_agent_id={agent}",
+    )  # fmt: skip
+
+
+def count(con: psycopg.Connection) -> int:
+    return con.execute(COUNT).fetchone()[0]
+
+
+def test_every_agent_write_shows_in_the_next_statement(srv: ServerProcess) -> None:
+    with connect(srv, "rc") as reader, connect(srv, "rc") as writer, connect(srv, "rc2") as other:
+        for _ in range(3):  # cached now
+            assert count(reader) == 0
+        assert count(other) == 0
+        writer.execute("SELECT * FROM store_memory('first')")
+        assert count(reader) == 1
+        other.execute("SELECT * FROM store_memory('not rc''s')")
+        assert count(reader) == 1 and count(other) == 1  # per caller
+        url = f"http://127.0.0.1:{srv.rest_port}/v1/organizations/local/agent-memory"
+        body = {"agent_id": "rc", "memory_type": "semantic", "content": "over REST"}
+        assert requests.post(url, json=body, timeout=30).status_code in (200, 201)
+        assert count(reader) == 2  # written by another interface
+        (memory_id,) = reader.execute(
+            "SELECT memory_id FROM _hatidata_agent_memory WHERE content = 'first'"
+        ).fetchone()
+        writer.execute("SELECT * FROM delete_memory(%s)", [str(memory_id)])
+        assert count(reader) == 1
+        assert [r[0] for r in reader.execute("SELECT content FROM _hatidata_agent_memory")] == [
+            "over REST"
+        ]
+        state = "SELECT value::VARCHAR FROM _hatidata_agent_state WHERE key = 'k'"
+        writer.execute("SELECT * FROM set_agent_state('k', '1')")
+        assert reader.execute(state).fetchone() == ("1",)
+        writer.execute("SELECT * FROM set_agent_state('k', '2')")
+        assert reader.execute(state).fetchone() == ("2",)
+
+
+def test_a_rolled_back_block_or_a_dropped_view_leaves_the_relation_working(
+    srv: ServerProcess,
+) -> None:
+    with connect(srv, "rb") as con, connect(srv, "rb") as writer:
+        writer.execute("SELECT * FROM store_memory('one')")
+        assert count(con) == 1
+        con.execute("BEGIN")
+        assert count(con) == 1
+        writer.execute("SELECT * FROM store_memory('two')")
+        assert count(con) == 2  # the agent database is not the block's snapshot
+        con.execute("ROLLBACK")
+        assert count(con) == 2
+        assert count(con) == 2
+        con.execute("BEGIN")
+        con.execute("CREATE TEMP TABLE rb_t AS SELECT * FROM _hatidata_agent_memory")
+        con.execute("ROLLBACK")
+        assert count(con) == 2
+        # trust mode's superuser may drop its own session's view: the next statement
+        # shows the relation again
+        con.execute("DROP VIEW IF EXISTS temp.main._hatidata_agent_memory")
+        assert count(con) == 2
+        assert con.execute("SELECT 1").fetchone() == (1,)  # not named: taken away
+        assert count(con) == 2
