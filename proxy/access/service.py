@@ -19,8 +19,11 @@ import dataclasses
 import hmac
 import ipaddress
 import logging
+import shutil
+import sys
 from collections.abc import Mapping
 from datetime import timedelta
+from pathlib import Path
 from typing import Any, Protocol
 
 from proxy.access import agent_rule, ownership, stored_sql
@@ -179,11 +182,12 @@ class AccessControl:
                 "clients are now refused on every interface (psql without a password, MCP "
                 "and REST without 'Authorization: ApiKey <key>'). Give clients a key: as the "
                 "password over the wire, in that header over HTTP, `hatiproxy mcp --api-key`; "
-                "create more with `hatiproxy keys create` (it reaches this server through "
+                "create more with `%s keys create` (it reaches this server through "
                 "its local admin channel) or POST /v1/organizations/%s/api-keys",
                 result[0].key_prefix,
                 result[0].role,
                 org_id,
+                cli_program(),
                 org_id,
             )
         return result
@@ -198,7 +202,7 @@ class AccessControl:
             f"organisation {self.config.org_id!r}. Its identity is self-declared: it is the "
             "agent it names (hatidata_agent_id over SQL, X-HatiData-Agent-Id over HTTP, "
             f"agent_id over REST), else {self.config.default_agent!r}. Creating the first API "
-            "key ends trust mode: `hatiproxy keys create --role admin --data-dir "
+            f"key ends trust mode: `{cli_program()} keys create --role admin --data-dir "
             f"{self.config.data_dir}`"
         )
 
@@ -297,3 +301,16 @@ class AccessControl:
 def _log_failure(interface: str, client_host: str | None, reason: str) -> None:
     """One WARNING per refused REST / MCP request: where from and why; never the key."""
     log.warning("failed %s authentication from %s: %s", interface, client_host or "unknown", reason)
+
+
+def cli_program() -> str:
+    """The `hatiproxy` command as a shell reaches it, for hints in the log: `hatiproxy` when
+    the PATH finds this installation's, else its full path (after `.ci/install` it is
+    `.venv/bin/hatiproxy`, which a newcomer's PATH does not hold)."""
+    beside = Path(sys.executable).parent / "hatiproxy"
+    if not beside.exists():
+        return "hatiproxy"
+    found = shutil.which("hatiproxy")
+    if found and Path(found).resolve() == beside.resolve():
+        return "hatiproxy"
+    return str(beside)

@@ -32,6 +32,9 @@ BGE_QUERY_PREFIX = "Represent this sentence for searching relevant passages: "
 # semantic_match's threshold when the SQL names none, for models the registry does not
 # know (imported ones, the hash test provider) and when no model is loaded.
 GENERIC_MATCH_THRESHOLD = 0.7
+# register_trigger's threshold when none is given, for the same models (the value
+# triggers always had).
+GENERIC_TRIGGER_THRESHOLD = 0.7
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,9 @@ class ModelSpec:
     # semantic_match(col, 'text') without a threshold: cosine similarity at or above this
     # counts as a match. Each model spreads its scores differently, so it is per model.
     match_threshold: float = GENERIC_MATCH_THRESHOLD
+    # register_trigger without a threshold: a concept (embedded as a query) against each
+    # written text (as a passage) fires at or above this. Also per model.
+    trigger_threshold: float = GENERIC_TRIGGER_THRESHOLD
 
     def url(self, base_url: str, f: RemoteFile) -> str:
         return f"{base_url.rstrip('/')}/{self.repo}/resolve/{self.revision}/{f.remote_path}"
@@ -143,6 +149,11 @@ KNOWN_MODELS: dict[str, ModelSpec] = {
             # confuses a few pairs whatever the threshold: from 0.28 to 0.39 it misjudges
             # 3 to 5 of them (5 at 0.33), below or above that more.
             match_threshold=0.33,
+            # Measured on 5 trigger concepts x 32 texts an agent might write (4 that should
+            # fire per concept, the other concepts' and 12 neutral ones that should not:
+            # tests/embedding/test_trigger_threshold.py): 0.39 misjudges 6 of the 160
+            # pairs, fewest of any threshold (0.37-0.42: 6-8); 0.7 fired on none of the 20.
+            trigger_threshold=0.39,
         ),
     )
 }
@@ -155,6 +166,14 @@ def match_threshold(model_name: str | None) -> float:
         return GENERIC_MATCH_THRESHOLD
     spec = find_spec(model_name.split("+", 1)[0])
     return spec.match_threshold if spec is not None else GENERIC_MATCH_THRESHOLD
+
+
+def trigger_threshold(model_name: str | None) -> float:
+    """register_trigger's default threshold for the model of this name (int8 copy alike)."""
+    if not model_name:
+        return GENERIC_TRIGGER_THRESHOLD
+    spec = find_spec(model_name.split("+", 1)[0])
+    return spec.trigger_threshold if spec is not None else GENERIC_TRIGGER_THRESHOLD
 
 
 def find_spec(name: str, registry: dict[str, ModelSpec] | None = None) -> ModelSpec | None:

@@ -22,6 +22,7 @@ from sqlglot import exp
 
 from proxy.core.sqltext import quote_ident
 from proxy.db.commit_clock import CLOCK
+from proxy.db.low_priority import run_low_priority
 from proxy.wire.errors import PgError
 
 if TYPE_CHECKING:
@@ -192,8 +193,8 @@ def _checkpoint(cur: duckdb.DuckDBPyConnection) -> None:
     """A big fill leaves megabytes of vectors in the WAL: fold them into the database file
     now, on a connection of its own (the caller may be inside a transaction)."""
     try:
-        with cur.cursor() as other:
-            other.execute("CHECKPOINT")
+        with cur.cursor() as other:  # writing the index out is CPU too: behind queries
+            run_low_priority(lambda: other.execute("CHECKPOINT"), "hati-checkpoint")
     except duckdb.Error as exc:  # DuckDB checkpoints by itself later; nothing is lost
         log.debug("checkpoint after a fill skipped: %s", exc)
 
@@ -216,7 +217,9 @@ def _create_index(
         return
     progress.say(f"building HNSW index {name} on {table}.{vec} ({rows} rows)")
     started = time.monotonic()
-    cur.execute(sql)
+    # Seconds of pure CPU (proxy/db/low_priority.py): at the lowest priority, so queries
+    # running meanwhile keep their latency.
+    run_low_priority(lambda: cur.execute(sql), "hati-hnsw-build")
     progress.say(f"built HNSW index {name} in {time.monotonic() - started:.1f} s")
 
 

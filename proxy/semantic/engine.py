@@ -27,7 +27,7 @@ import duckdb
 
 from proxy.core.config import Config
 from proxy.db.duckdb_errors import UdfError
-from proxy.embedding.registry import match_threshold
+from proxy.embedding.registry import match_threshold, trigger_threshold
 from proxy.wire.errors import PgError
 from transpiler import Statement
 from transpiler.semantic import CHECK_THRESHOLD, DEFAULT_THRESHOLD
@@ -65,6 +65,8 @@ class SemanticEngine:
         self.dims = 384
         # semantic_match(col, 'text') without a threshold (see the module docstring)
         self.match_threshold = match_threshold(None)
+        # register_trigger without a threshold (per model too: registry.py)
+        self.trigger_threshold = trigger_threshold(None)
         self._fts_rows: dict[str, int] = {}
         self._fts_lock = threading.Lock()
         try:
@@ -89,10 +91,12 @@ class SemanticEngine:
         self.worker = EmbeddingWorker(self.embedder)
         self.dims = provider.dimensions
         self.match_threshold = match_threshold(provider.model_name)
+        self.trigger_threshold = trigger_threshold(provider.model_name)
         log.info(
-            "embedding model: %s; semantic_match default threshold %s",
+            "embedding model: %s; semantic_match default threshold %s, register_trigger %s",
             provider_summary(provider),
             self.match_threshold,
+            self.trigger_threshold,
         )
         self._register_udf(db)
 

@@ -20,7 +20,6 @@ from proxy.agent.triggers.args import (
     DEFAULT_ACTION,
     DEFAULT_COOLDOWN_SECS,
     DEFAULT_LIFECYCLE_COOLDOWN_SECS,
-    DEFAULT_THRESHOLD,
     EVENT_SOURCES,
     LIFECYCLE,
     LIFECYCLE_EVENTS,
@@ -101,7 +100,8 @@ _SCOPE = "agent: the owner's writes; org: the whole organisation's (needs trigge
             "threshold",
             "DOUBLE",
             None,
-            "Cosine similarity needed to fire (0.7); a lifecycle event's count, bytes or seconds",
+            "Cosine similarity needed to fire (default: the model's, 0.39 for all-MiniLM-L6-v2); "
+            "a lifecycle event's count, bytes or seconds",
         ),
         Param("action_type", "VARCHAR", None, _ACTION_TYPE),
         Param("action_config", "JSON", None, _ACTION_CONFIG, json_shape="object"),
@@ -135,8 +135,9 @@ _SCOPE = "agent: the owner's writes; org: the whole organisation's (needs trigge
             Param(
                 "threshold",
                 "DOUBLE",
-                DEFAULT_THRESHOLD,
-                "Cosine similarity needed to fire",
+                None,
+                "Cosine similarity needed to fire (default: the model's, 0.39 for "
+                "all-MiniLM-L6-v2)",
                 minimum=0,
                 maximum=1,
             ),
@@ -174,7 +175,9 @@ async def register_trigger(
         if event_type is not None:
             raise AgentError.invalid("event_type is for event_source 'branch_lifecycle' only")
         concept = text_arg("concept", concept, MAX_CONCEPT_CHARS)
-        threshold = threshold_arg(DEFAULT_THRESHOLD if threshold is None else threshold)
+        # no threshold: the model's default (registry.py; its scores spread per model)
+        default = layer.semantic.trigger_threshold
+        threshold = threshold_arg(default if threshold is None else threshold)
         default_cooldown = DEFAULT_COOLDOWN_SECS
     action_list = actions_arg(actions, action_type) or [DEFAULT_ACTION]
     config = with_default_webhook(action_list, config_arg(action_config) or {}, layer.config)

@@ -34,7 +34,6 @@ MEASURED_EVENTS = {
 }
 MAX_LIFECYCLE_THRESHOLD = 1e15
 DEFAULT_ACTION = "flag_for_review"
-DEFAULT_THRESHOLD = 0.7
 DEFAULT_COOLDOWN_SECS = 300
 # A lifecycle event happens once per branch (or once per idle spell): no cooldown unless asked.
 DEFAULT_LIFECYCLE_COOLDOWN_SECS = 0
