@@ -7,6 +7,24 @@ from proxy.pgserver.results import Column
 from proxy.wire.types import lossless_cast
 from transpiler import Statement
 
+ROW_KINDS = frozenset({"select", "show", "explain", "other"})
+DML_KINDS = frozenset({"insert", "update", "delete", "merge"})
+# Statements PostgreSQL answers with a command tag alone, where DuckDB returns a row
+# (VACUUM's `Success`): pgbench -i, for one, wants no rows from `vacuum analyze t`.
+NO_ROW_TAGS = frozenset({"VACUUM", "ANALYZE", "CHECKPOINT"})
+
+
+def returns_rows(st: Statement) -> bool:
+    """Whether `st` answers rows (a RowDescription), as PostgreSQL does."""
+    if st.kind in DML_KINDS:
+        return _has_returning(st.sql)
+    return st.kind in ROW_KINDS and not (st.kind == "other" and st.tag in NO_ROW_TAGS)
+
+
+def _has_returning(sql: str) -> bool:
+    return " returning " in sql.lower().replace("\n", " ")
+
+
 # SELECT text -> (SQL that casts lossy columns to VARCHAR, the original column types).
 LOSSLESS_SQL: dict[str, tuple[str, tuple[Column, ...]]] = {}
 
