@@ -76,13 +76,6 @@ def postgres_names(st: Statement, cols: tuple[Column, ...] | None) -> tuple[Colu
         # kinds asyncpg decodes before introspecting; an int8[] column would make it
         # introspect int8[] with this same query, forever. Catalog oids are < 2^31.
         cols = tuple(Column(c.name, _OID_TYPES.get(c.duckdb_type, c.duckdb_type)) for c in cols)
-    if cols is not None and "t.typtype" in st.sql and "typeinfo_tree" not in st.sql:
-        # asyncpg's type-by-name lookup (set_type_codec, pgvector's register_vector) tests
-        # `kind` (pg_type.typtype, a "char") against bytes: send it as "char", as Postgres.
-        cols = tuple(
-            Column(c.name, "PG_CHAR") if c.name == "kind" and c.duckdb_type == "VARCHAR" else c
-            for c in cols
-        )
     if cols is not None and any(c.duckdb_type in _JSONB for c in cols):
         cols = _jsonb(st, cols)
     names = st.column_names
