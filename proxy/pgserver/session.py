@@ -354,9 +354,11 @@ class Session:
         self.activity.running(portal.sql)
         started = time.monotonic()
         name = self._prepared_name(portal)
-        logged = not portal.executed and statement_log.selects(
+        # Logged at its first Execute (Describe may have run it already).
+        logged = not portal.logged and statement_log.selects(
             self.settings.values.get("log_statement", "none"), (portal.statement,)
         )
+        portal.logged = True
         if logged:
             statement_log.statement(self.log_who(), portal.sql, name)
         await self.runner.execute(portal, self, max_rows=max(msg.max_rows, 0), describe=False)

@@ -112,6 +112,7 @@ def test_superuser_set_and_duration_log(ks: KeyedServer) -> None:
         con.execute("SET log_min_duration_statement = 0")
         assert con.execute("SHOW log_min_duration_statement").fetchone() == ("0",)
         simple(con, "SELECT 4242 AS logged_x5")
+        con.execute("SELECT %s::int AS logged_x7", (7,))
         with pytest.raises(psycopg.errors.InvalidParameterValue):
             con.execute("SET log_statement = 'loud'")
         con.execute("SET log_statement = 'none'")
@@ -119,6 +120,7 @@ def test_superuser_set_and_duration_log(ks: KeyedServer) -> None:
         assert con.execute("SHOW log_min_duration_statement").fetchone() == ("1min",)
         simple(con, "SELECT 4343 AS unlogged_x5")
     assert log_lines(ks, "LOG:  statement: SELECT 4242 AS logged_x5")
+    assert log_lines(ks, "LOG:  execute <unnamed>: SELECT $1::int AS logged_x7")
     durations = log_lines(ks, "LOG:  duration: ")
     assert any(re.search(r"LOG:  duration: \d+\.\d{3} ms$", line) for line in durations)
     assert not log_lines(ks, "unlogged_x5", timeout=0.5)
