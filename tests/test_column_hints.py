@@ -79,6 +79,10 @@ def test_build_kinds_registry_and_schema_agreement() -> None:
         [],
     )
     assert same.column_order("t") == ("a", "b")
+    # Vector sizes, where every copy agrees (a distance parameter takes the column's).
+    assert hints.vector_size("docs", "content_embedding") == 384
+    assert hints.vector_size("items", "d") == 3
+    assert hints.vector_size("items", "features") is None  # FLOAT[] and VARCHAR copies
 
 
 def test_cache_builds_once_and_rebuilds_after_a_catalog_change() -> None:

@@ -6,7 +6,8 @@ text by the column's name (semantic.py). The server knows better and passes a
 `ColumnHints`: per table, each column's kind (VECTOR for FLOAT[n] / FLOAT[] arrays, TEXT,
 JSON, OTHER), for text columns set up with `hatiproxy_embed_column` their embedding column,
 and the table's columns in declared order (for INSERTs without a column list, see
-insert_columns). A hint is used only when the reference's table is known for sure (see
+insert_columns), and the sizes of FLOAT[n] columns (a distance operand bound as a parameter
+takes its column's size, see pgvector.py). A hint is used only when the reference's table is known for sure (see
 `table_of`); otherwise the name rule applies, exactly as without hints.
 """
 
@@ -27,7 +28,7 @@ class ColumnHints:
     (the server passes the same object until the catalog changes).
     """
 
-    __slots__ = ("_columns", "_embedded", "_order", "_keys", "_key", "_hash")
+    __slots__ = ("_columns", "_embedded", "_order", "_keys", "_sizes", "_key", "_hash")
 
     def __init__(
         self,
@@ -35,6 +36,7 @@ class ColumnHints:
         embedded: Mapping[str, Mapping[str, str]] | None = None,
         order: Mapping[str, Sequence[str]] | None = None,
         primary_keys: Mapping[str, Sequence[str]] | None = None,
+        vector_sizes: Mapping[str, Mapping[str, int]] | None = None,
     ) -> None:
         self._columns = {
             t.lower(): {c.lower(): kind for c, kind in cols.items()} for t, cols in columns.items()
@@ -47,9 +49,14 @@ class ColumnHints:
         self._keys = {
             t.lower(): tuple(c.lower() for c in cols) for t, cols in (primary_keys or {}).items()
         }
+        self._sizes = {
+            t.lower(): {c.lower(): n for c, n in cols.items()}
+            for t, cols in (vector_sizes or {}).items()
+        }
         self._key = (
             tuple(sorted((t, tuple(sorted(c.items()))) for t, c in self._columns.items())),
             tuple(sorted((t, tuple(sorted(c.items()))) for t, c in self._embedded.items())),
+            tuple(sorted((t, tuple(sorted(c.items()))) for t, c in self._sizes.items())),
             tuple(sorted(self._order.items())),
             tuple(sorted(self._keys.items())),
         )
@@ -78,7 +85,8 @@ class ColumnHints:
         """These hints without column positions and primary keys."""
         if not (self._order or self._keys):
             return self
-        return ColumnHints(self._columns, self._embedded)  # keys may have changed too
+        # keys may have changed too
+        return ColumnHints(self._columns, self._embedded, vector_sizes=self._sizes)
 
     def column_order(self, table: str) -> tuple[str, ...] | None:
         """The column names of `table` (lower-case) as declared, None when not known."""
@@ -91,6 +99,11 @@ class ColumnHints:
     @property
     def has_primary_keys(self) -> bool:
         return bool(self._keys)
+
+    def vector_size(self, table: str, column: str) -> int | None:
+        """n of a FLOAT[n] column `column` of `table` (lower-case), None when not known."""
+        found = self._sizes.get(table)
+        return found.get(column) if found else None
 
     def embedded_columns(self, table: str) -> Mapping[str, str]:
         """{text column: embedding column} registered for `table` (lower-case)."""

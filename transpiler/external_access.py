@@ -137,7 +137,7 @@ PG_SESSION_SETTINGS: frozenset[str] = frozenset(
         "lc_messages", "lc_monetary", "lc_numeric", "lc_time", "bytea_output",
         "client_min_messages", "synchronous_commit", "max_connections", "block_size",
         "jit", "row_security", "escape_string_warning", "backslash_quote", "geqo",
-        "work_mem",
+        "work_mem", "log_statement", "log_min_duration_statement",
     }
 )  # fmt: skip
 # SET forms the transpiler turns into commands the server handles itself.

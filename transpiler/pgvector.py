@@ -8,13 +8,16 @@
   is FLOAT[vector_dims];
 - operators (parsed by transpiler.dialects, rendered by its generator): `<=>` ->
   array_cosine_distance, `<->` -> array_distance, `<#>` -> array_negative_inner_product;
-  a bare '[..]' string or a `$n` operand is cast to FLOAT[n] / FLOAT[vector_dims].
+  a bare '[..]' string or a `$n` operand is cast to FLOAT[n] / FLOAT[vector_dims]; a `$n`
+  operand beside a column whose size the column hints know (FLOAT[3], vector(3)) is cast
+  to that size instead.
 """
 
 from __future__ import annotations
 
 from sqlglot import exp
 
+from transpiler.column_hints import ColumnHints, table_of
 from transpiler.dialects import CosineDistance, NegInnerProduct
 from transpiler.treeutil import attached
 
@@ -86,7 +89,29 @@ def _as_vector(operand: exp.Expr, dims: int) -> exp.Expr:
     return operand
 
 
-def rewrite(nodes: list[exp.Expr], dims: int) -> None:
+def _column_size(node: exp.Expr, hints: ColumnHints | None) -> int | None:
+    """n of the FLOAT[n] column `node` reads, when the hints know it for sure."""
+    if hints is None or not isinstance(node, exp.Column):
+        return None
+    table = table_of(node, hints)
+    return hints.vector_size(table, node.name.lower()) if table is not None else None
+
+
+def _operand_dims(node: exp.Expr, other: exp.Expr, dims: int, hints: ColumnHints | None) -> int:
+    """The size a parameter operand of a distance takes: its column neighbour's, else the
+    model's."""
+    if _is_parameter(node):
+        return _column_size(other, hints) or dims
+    return dims
+
+
+def _resize_parameter(node: exp.Expr, size: int) -> None:
+    """`CAST($n AS FLOAT[d])` (a `$n::vector` operand) -> FLOAT[size]."""
+    if isinstance(node, exp.Cast) and _is_parameter(node.this):
+        node.set("to", float_array(size))
+
+
+def rewrite(nodes: list[exp.Expr], dims: int, hints: ColumnHints | None = None) -> None:
     """Rewrite pgvector types and operands among `nodes` (a tree snapshot) in place."""
     for cast in nodes:
         if not isinstance(cast, exp.Cast):
@@ -108,5 +133,12 @@ def rewrite(nodes: list[exp.Expr], dims: int) -> None:
         if _is_vector_type(node) and attached(node):
             node.replace(float_array(_vector_size(node) or dims))
         elif isinstance(node, (CosineDistance, NegInnerProduct, exp.Distance)):
-            node.set("this", _as_vector(node.this, dims))
-            node.set("expression", _as_vector(node.expression, dims))
+            left, right = node.this, node.expression
+            left_dims = _operand_dims(left, right, dims, hints)
+            right_dims = _operand_dims(right, left, dims, hints)
+            if left_dims != dims:
+                _resize_parameter(left, left_dims)
+            if right_dims != dims:
+                _resize_parameter(right, right_dims)
+            node.set("this", _as_vector(left, left_dims))
+            node.set("expression", _as_vector(right, right_dims))

@@ -55,7 +55,7 @@ def apply(
         if triggers.vector or triggers.flatten or triggers.pg:
             nodes = tree_nodes(tree)
     if triggers.vector:
-        pgvector.rewrite(nodes, dims)
+        pgvector.rewrite(nodes, dims, hints)
     if triggers.flatten:
         snowflake.rewrite(nodes)
     if triggers.pg:

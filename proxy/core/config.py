@@ -102,6 +102,19 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("duckdb_memory_limit", "", "DuckDB memory_limit, e.g. '4GB' (empty = default)."),
     Setting("log_level", "INFO", "Logging level: DEBUG, INFO, WARNING, ERROR."),
     Setting(
+        "log_statement",
+        "none",
+        "Statements logged as they run, as PostgreSQL's log_statement: none, ddl, mod "
+        "(ddl and data changes) or all; superusers may SET it per session.",
+    ),
+    Setting(
+        "log_min_duration_statement",
+        -1,
+        "Log each statement that runs at least this many milliseconds, with its duration "
+        "(-1 = off, 0 = all), as PostgreSQL's log_min_duration_statement.",
+        int,
+    ),
+    Setting(
         "embedding_provider",
         "onnx",
         "onnx (a local model) or hash (deterministic test vectors; never a silent fallback).",
@@ -216,6 +229,9 @@ SETTINGS: tuple[Setting, ...] = (
 # here: the embedding package pulls in onnxruntime).
 EMBEDDING_PRECISIONS = ("fp32", "int8")
 
+# PostgreSQL's log_statement values, each logging more than the one before.
+LOG_STATEMENT_LEVELS = ("none", "ddl", "mod", "all")
+
 # Settings the embedding package reads from the environment itself.
 EMBEDDING_ENV = (
     "embedding_provider",
@@ -246,6 +262,8 @@ class Config:
     duckdb_threads: int = 0
     duckdb_memory_limit: str = ""
     log_level: str = "INFO"
+    log_statement: str = "none"
+    log_min_duration_statement: int = -1
     embedding_provider: str = "onnx"
     embedding_model: str = ""
     embedding_threads: int = 1
@@ -286,6 +304,18 @@ class Config:
                 "(--embedding-precision / HATIDATA_EMBEDDING_PRECISION)"
             )
         object.__setattr__(self, "embedding_precision", precision)
+        level = str(self.log_statement).strip().lower()
+        if level not in LOG_STATEMENT_LEVELS:
+            raise ValueError(
+                f"log_statement must be none, ddl, mod or all, not {self.log_statement!r} "
+                "(--log-statement / HATIDATA_LOG_STATEMENT)"
+            )
+        object.__setattr__(self, "log_statement", level)
+        if int(self.log_min_duration_statement) < -1:
+            raise ValueError(
+                "log_min_duration_statement must be -1 (off) or a number of milliseconds "
+                "(--log-min-duration-statement / HATIDATA_LOG_MIN_DURATION_STATEMENT)"
+            )
 
     @property
     def database_path(self) -> str:

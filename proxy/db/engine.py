@@ -70,7 +70,16 @@ class Engine:
     def _install_catalog(self) -> None:
         from proxy.db.catalog import install
         from proxy.db.catalog.install import search_path
+        from proxy.db.settings import server_defaults
 
+        # The configured statement log settings: sessions start with them, SHOW and
+        # pg_settings print them.
+        server_defaults(
+            {
+                "log_statement": self.config.log_statement,
+                "log_min_duration_statement": str(self.config.log_min_duration_statement),
+            }
+        )
         install(self.db, users=list(self.config.user_passwords), backends=self.backends)
         self._search_path = search_path(self.db)
 

@@ -15,7 +15,7 @@ from functools import lru_cache
 from proxy import __version__
 from proxy.core.sqltext import quote_literal
 from proxy.db.pg_gucs import PG15_SETTINGS
-from proxy.wire.errors import PgError
+from proxy.wire.errors import FatalError, PgError
 
 SERVER_VERSION = f"15.6 (hatiproxy {__version__})"
 SERVER_VERSION_NUM = "150006"
@@ -76,6 +76,10 @@ DEFAULTS: dict[str, str] = {
     "backslash_quote": "safe_encoding",
     "geqo": "on",
     "work_mem": "4MB",
+    # The server's statement log (proxy/pgserver/statement_log.py); server_defaults()
+    # puts the configured values here.
+    "log_statement": "none",
+    "log_min_duration_statement": "-1",
 }
 
 READ_ONLY = {
@@ -165,6 +169,22 @@ def _accepted_only(key: str, value: str) -> tuple[str, str | None]:
     return value, None
 
 
+def server_defaults(values: dict[str, str]) -> None:
+    """Server-wide values of settings (hatiproxy serve's configuration), before the catalog
+    is installed: sessions start with them, RESET returns to them, SHOW and pg_settings
+    print them."""
+    for key, value in values.items():
+        DEFAULTS[key] = _normalise(key, value)
+
+
+def superuser_only_at_startup(values: dict[str, str]) -> None:
+    """A non-superuser's startup packet may not set superuser settings (FATAL 42501)."""
+    for key, value in values.items():
+        pg = PG15_SETTINGS.get(key)
+        if pg is not None and pg[0] == "superuser" and value != DEFAULTS.get(key, pg[2]):
+            raise FatalError("42501", f'permission denied to set parameter "{key}"')
+
+
 def canonical(name: str) -> str:
     name = name.strip().strip('"')
     return _CANONICAL.get(name.lower(), name.lower())
@@ -187,6 +207,24 @@ def format_duration_ms(ms: int) -> str:
         if ms % size == 0:
             return f"{ms // size}{unit}"
     return f"{ms}ms"
+
+
+def _duration_or_off(name: str, value: str) -> str:
+    """A duration in milliseconds, or -1 (off), as SHOW prints it."""
+    match = _DURATION.match(value)
+    ms = float(match.group(1)) * _UNIT_MS[(match.group(2) or "ms").lower()] if match else None
+    if ms is None or ms < -1 or (ms < 0 and ms != -1):
+        raise PgError(
+            "22023",
+            f'invalid value for parameter "{name}": "{value}"',
+            hint="Give milliseconds (or a unit: 250ms, 2s, 1min), or -1 to turn it off.",
+        )
+    return "-1" if ms == -1 else format_duration_ms(int(ms))
+
+
+def duration_setting_ms(value: str) -> int:
+    """A value _duration_or_off() stored, in milliseconds; -1 = off."""
+    return -1 if value.strip() == "-1" else parse_duration_ms(value)
 
 
 def _is_custom(name: str) -> bool:
@@ -215,6 +253,17 @@ def _normalise(name: str, value: str) -> str:
         return f"ISO, {order}"
     if name == "statement_timeout":
         return format_duration_ms(parse_duration_ms(value))
+    if name == "log_statement":
+        level = value.strip().lower()
+        if level not in ("none", "ddl", "mod", "all"):
+            raise PgError(
+                "22023",
+                f'invalid value for parameter "log_statement": "{value}"',
+                hint="Available values: none, ddl, mod, all.",
+            )
+        return level
+    if name == "log_min_duration_statement":
+        return _duration_or_off(name, value)
     if name == "IntervalStyle" and value.lower() != "postgres":
         raise PgError("0A000", f'IntervalStyle "{value}" is not supported')
     if name in ("transaction_isolation", "default_transaction_isolation"):
@@ -267,9 +316,11 @@ class SessionSettings:
             key = "TimeZone"
         if key == "transaction_characteristics":
             return self._characteristics(value or "", local)
+        pg = PG15_SETTINGS.get(key)
+        if pg is not None and pg[0] == "superuser" and self.values.get("is_superuser") == "off":
+            raise PgError("42501", f'permission denied to set parameter "{key}"')
         warning = None
         if key not in DEFAULTS and not _is_custom(key):
-            pg = PG15_SETTINGS.get(key)
             if pg is None:
                 # Not a Postgres setting: hand it to DuckDB (threads, memory_limit...).
                 return SetResult(duckdb_sql=f"SET {key} = {quote_literal(value)}")

@@ -34,4 +34,5 @@ class Portal:
     rows_sent: int = 0
     count: int | None = None  # DML row count reported in the tag
     local_rows: list[tuple[str, ...]] | None = field(default=None, repr=False)
+    logged: bool = False  # its first Execute was seen by log_statement (statement_log.py)
     busy_s: float = 0.0  # time spent running it so far (Describe may start it, Execute resumes)

@@ -7,6 +7,24 @@ from proxy.pgserver.results import Column
 from proxy.wire.types import lossless_cast
 from transpiler import Statement
 
+ROW_KINDS = frozenset({"select", "show", "explain", "other"})
+DML_KINDS = frozenset({"insert", "update", "delete", "merge"})
+# Statements PostgreSQL answers with a command tag alone, where DuckDB returns a row
+# (VACUUM's `Success`): pgbench -i, for one, wants no rows from `vacuum analyze t`.
+NO_ROW_TAGS = frozenset({"VACUUM", "ANALYZE", "CHECKPOINT"})
+
+
+def returns_rows(st: Statement) -> bool:
+    """Whether `st` answers rows (a RowDescription), as PostgreSQL does."""
+    if st.kind in DML_KINDS:
+        return _has_returning(st.sql)
+    return st.kind in ROW_KINDS and not (st.kind == "other" and st.tag in NO_ROW_TAGS)
+
+
+def _has_returning(sql: str) -> bool:
+    return " returning " in sql.lower().replace("\n", " ")
+
+
 # SELECT text -> (SQL that casts lossy columns to VARCHAR, the original column types).
 LOSSLESS_SQL: dict[str, tuple[str, tuple[Column, ...]]] = {}
 
@@ -58,13 +76,6 @@ def postgres_names(st: Statement, cols: tuple[Column, ...] | None) -> tuple[Colu
         # kinds asyncpg decodes before introspecting; an int8[] column would make it
         # introspect int8[] with this same query, forever. Catalog oids are < 2^31.
         cols = tuple(Column(c.name, _OID_TYPES.get(c.duckdb_type, c.duckdb_type)) for c in cols)
-    if cols is not None and "t.typtype" in st.sql and "typeinfo_tree" not in st.sql:
-        # asyncpg's type-by-name lookup (set_type_codec, pgvector's register_vector) tests
-        # `kind` (pg_type.typtype, a "char") against bytes: send it as "char", as Postgres.
-        cols = tuple(
-            Column(c.name, "PG_CHAR") if c.name == "kind" and c.duckdb_type == "VARCHAR" else c
-            for c in cols
-        )
     if cols is not None and any(c.duckdb_type in _JSONB for c in cols):
         cols = _jsonb(st, cols)
     names = st.column_names

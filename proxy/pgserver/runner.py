@@ -16,53 +16,56 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from proxy.access import ownership
 from proxy.core.identity import Identity
 from proxy.db.commit_clock import OpenWrite, statement_may_write
-from proxy.db.connection_threads import on_main
 from proxy.db.duckdb_errors import map_duckdb_error
 from proxy.db.engine import Engine
 from proxy.db.settings import SessionSettings
-from proxy.execution import relation_cache, sql_bridge
+from proxy.execution import sql_bridge
 from proxy.pgserver import (
+    agent_relations,
     alter_rebuild,
     commands,
     conflict_retry,
     constraint_ddl,
     ddl_statements,
+    describe_sql,
     embed_columns,
     explain,
+    fk_checks,
     foreign_keys,
     index_names,
+    owner_guard,
     owner_outcome,
     savepoints,
     sql_cursors,
 )
-from proxy.pgserver.params import ParamTypes, decode_params, placeholder_value
+from proxy.pgserver.params import ParamTypes, decode_params
 from proxy.pgserver.portal import Portal
 from proxy.pgserver.result_shape import (
+    DML_KINDS,
     LOSSLESS_SQL,
+    ROW_KINDS,
     command_tag,
     lossless_sql,
     needs_cast,
     postgres_names,
+    returns_rows,
 )
 from proxy.pgserver.results import (
-    BATCH_ROWS,
     Column,
     check_formats,
     columns_of,
-    describe_returning,
     encoders_for,
-    fetch_batch,
     row_description,
 )
+from proxy.pgserver.row_stream import send_rows
 from proxy.pgserver.sequence_select import execute_reading_sequences
+from proxy.pgserver.setting_mirror import SettingMirror
 from proxy.semantic.embedded_columns import is_embed_column_call
 from proxy.telemetry.metrics import QueryObserver, timed_statement
 from proxy.wire import messages as m
 from proxy.wire.errors import FatalError, PgError
-from proxy.wire.types import encode_data_rows
 from transpiler import Statement
 
 if TYPE_CHECKING:
@@ -72,24 +75,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("hatiproxy.runner")
 
-ROW_KINDS = frozenset({"select", "show", "explain", "other"})
-DML_KINDS = frozenset({"insert", "update", "delete", "merge"})
-# Statements PostgreSQL answers with a command tag alone, where DuckDB returns a row
-# (VACUUM's `Success`): pgbench -i, for one, wants no rows from `vacuum analyze t`.
-NO_ROW_TAGS = frozenset({"VACUUM", "ANALYZE", "CHECKPOINT"})
 # Rows fetched together with the statement's execution (one worker hop for short results);
 # small enough that encoding them on the event loop costs next to nothing.
 PREFETCH_ROWS = 64
-
-
-def _returns_rows(st: Statement) -> bool:
-    if st.kind in DML_KINDS:
-        return _has_returning(st.sql)
-    return st.kind in ROW_KINDS and not (st.kind == "other" and st.tag in NO_ROW_TAGS)
-
-
-def _has_returning(sql: str) -> bool:
-    return " returning " in sql.lower().replace("\n", " ")
 
 
 class Runner:
@@ -115,36 +103,25 @@ class Runner:
         self.deadline: float | None = None
         self._interrupt_reason: str | None = None
         self.param_types = ParamTypes(engine)
-        self._synced: dict[str, str] = {}  # settings mirrored as DuckDB variables
+        self.mirror = SettingMirror()  # settings mirrored as DuckDB variables
         self.who: Identity | None = None  # the agent identity, fixed at connect
         self.observer: QueryObserver | None = None  # set by the connection (metrics)
         # A write outside an explicit block, counted on the commit clock until it settles.
         self.write = OpenWrite()
-        # Agent relations registered on the cursor for the last statement (dropped when
-        # the next one runs: a pending result still reads them until then).
-        self._shown = relation_cache.ShownRelations()
+        # Agent relations registered on the cursor for the last statement.
+        self.shown = agent_relations.ShownRelations(self.cursor)
+
+    def settled(self, query: bool = True) -> bool:
+        """Whether agent relations registered now stay in place: a plain query outside a
+        transaction block (proxy/execution/relation_cache.py)."""
+        return query and self.txn_status == "I" and not self.implicit
 
     async def show_agent_relations(self, st: Statement) -> None:
         """The caller's rows of the agent relations `st` names, on the cursor (statements
         that do not go through _start: COPY)."""
-        relations: list[sql_bridge.Relation] = []
-        if st.agent_relations and self.agent is not None and self.who is not None:
-            relations = await sql_bridge.relation_rows(self.agent, self.who, st.agent_relations)
-        if relations or self._shown:
-            await self.call(self._show_relations, relations)
-
-    def _show_relations(self, relations: list[sql_bridge.Relation], query: bool = False) -> None:
-        """On the worker thread: this statement's agent relations, and no stale ones
-        (`query`: a plain query, which cannot drop them; proxy/execution/relation_cache.py)."""
-        settled = query and self.txn_status == "I" and not self.implicit
-        self._shown.show(
-            self.cursor,
-            relations,
-            settled,
-            sql_bridge.register,
-            sql_bridge.unregister,
-            sql_bridge.fill,
-        )
+        relations = await agent_relations.named_rows(self.agent, self.who, st)
+        if self.shown.needed(relations):
+            await self.call(self.shown.show, relations)
 
     async def set_identity(self, who: Identity) -> None:
         """Fix the connection's agent identity: whose rows its agent relations show."""
@@ -191,23 +168,6 @@ class Runner:
         """Has the running call been interrupted? Python work inside a call (a column
         fill's model passes) asks between steps: cursor.interrupt() reaches only DuckDB."""
         return self._interrupt_reason is not None
-
-    def _setting_variables(self) -> list[str]:
-        """SET/RESET VARIABLE statements that mirror the session settings into DuckDB.
-
-        current_setting('x') reads getvariable('pg:x'); only statements that call it pay
-        for the sync, and only settings changed since the last sync are sent.
-        """
-        values = {k.lower(): v for k, v in self.settings.values.items()}
-        out = []
-        for key, value in values.items():
-            if self._synced.get(key) != value:
-                name = ("pg:" + key).replace('"', '""')
-                out.append(f"SET VARIABLE \"{name}\" = '{value.replace(chr(39), chr(39) * 2)}'")
-        for key in set(self._synced) - set(values):
-            out.append(f'RESET VARIABLE "{("pg:" + key).replace(chr(34), chr(34) * 2)}"')
-        self._synced = values
-        return out
 
     # --- transactions ---------------------------------------------------------------
 
@@ -271,9 +231,9 @@ class Runner:
         await self.take_cursor()  # inference queries run on the session's cursor
         if st.agent_calls or st.agent_relations:
             # Empty relations of the right shape: the query's columns type its $n.
-            empty = sql_bridge.empty_relations(st) if st.agent_calls else []
-            empty += sql_bridge.empty_agent_relations(self.agent, st.agent_relations)
-            await self.call(self._show_relations, empty, True)
+            await self.call(
+                self.shown.show, agent_relations.empty_for(self.agent, st), self.settled()
+            )
         return await self.param_types.infer(st, oids, self.call, self.cursor)
 
     def decode_params(
@@ -299,32 +259,10 @@ class Runner:
             return None  # described per portal: the cursor may not exist yet
         if st.kind == "explain":
             return explain.columns(st.sql)
-        if not _returns_rows(st):
+        if not returns_rows(st):
             return None
         await self.take_cursor()
-        # Typed stand-ins, not NULLs: DuckDB types `SELECT $1` by the bound value, and the
-        # described types must be the ones Execute later sends.
-        nulls = [placeholder_value(o) for o in param_oids][: st.param_count]
-        nulls += [None] * (st.param_count - len(nulls))
-        nulls = sql_bridge.duckdb_params(st, nulls) + [None] * len(st.bind_texts)
-        sql = st.bind_sql(sql_bridge.first_marker_param(st))
-        relations = sql_bridge.empty_relations(st) if st.agent_calls else []
-        relations += sql_bridge.empty_agent_relations(self.agent, st.agent_relations)
-
-        def describe() -> tuple[Column, ...] | None:
-            if relations or self._shown:
-                self._show_relations(relations, True)
-            if st.kind in DML_KINDS:
-                return describe_returning(self.cursor, sql)
-            self.cursor.execute("DESCRIBE " + sql, nulls)
-            return tuple(Column(r[0], r[1]) for r in self.cursor.fetchall())
-
-        try:
-            return postgres_names(st, await self.call(describe, sql=sql))
-        except PgError:
-            if st.kind in ("other", "explain", "show"):
-                return None  # statements DESCRIBE cannot wrap: describe them at execution
-            raise
+        return await describe_sql.describe(self, self.shown, st, param_oids)
 
     async def describe_portal(self, portal: Portal, session: ClientSession) -> None:
         # Describe runs a row query (Execute then streams it): its time and errors count.
@@ -339,7 +277,7 @@ class Runner:
             cols = commands.describe(st)
         elif sql_cursors.is_cursor_statement(st):
             cols = sql_cursors.describe(session.sql_cursors, st)
-        elif _returns_rows(st):
+        elif returns_rows(st):
             if st.kind in ROW_KINDS:
                 # Running a query is side-effect free; its result then feeds Execute.
                 await self._start(portal, session)
@@ -381,26 +319,13 @@ class Runner:
                 "current transaction is aborted, commands ignored until end of transaction block",
             )
         savepoints.note_statement(session.savepoints, self, st)
-        changes = None
-        if self.who is not None and not portal.executed and ownership.needs_guard(st):
-            # Owners and system objects (proxy/access/ownership.py), on this connection's
-            # cursor: it sees the objects as the statement will, its own temp ones too.
-            await self.take_cursor()
-            path = self.settings.values.get("search_path")
-            owners = owner_outcome.pending(self)  # with this block's uncommitted changes
-            changes = await self.call(ownership.guard, self.cursor, st, self.who, path, owners)
-        failed = self.txn_status == "E"
-        try:
-            await self._dispatch(portal, session, max_rows, describe)
-        except BaseException:
-            owner_outcome.block_ended(self, committed=False)  # a COMMIT that failed
-            raise
-        owner_outcome.after(self, st, failed, session.savepoints.writes)
-        if changes is not None and (changes or ownership.changes_definitions(st)):
-            record = owner_outcome.recorder(self, session.savepoints.writes)
-            await self.call(ownership.after, self.cursor, st, changes, record)
-        elif st.kind in ("rollback", "savepoint") and ownership.stored_sql.dirty:
-            await self.call(ownership.after_rollback, self.cursor)
+        await owner_guard.guarded(
+            self,
+            self.who,
+            portal,
+            session.savepoints,
+            lambda: self._dispatch(portal, session, max_rows, describe),
+        )
 
     async def _dispatch(
         self, portal: Portal, session: ClientSession, max_rows: int, describe: bool
@@ -445,18 +370,7 @@ class Runner:
         semantic = self.semantic
         semantic.check(st)
         await self.take_cursor()
-        relations = []
-        if st.agent_calls:
-            layer = self.agent
-            if layer is None or self.who is None:
-                raise PgError("0A000", "agent functions are not available on this connection")
-            # The agent layer's asyncio state lives on the server's main loop.
-            relations = await on_main(sql_bridge.prepare(layer, self.who, st, portal.params))
-        if st.agent_relations:
-            if self.agent is None or self.who is None:
-                raise PgError("0A000", "agent relations are not available on this connection")
-            # The caller's own rows, read from the agent database for this statement.
-            relations += await sql_bridge.relation_rows(self.agent, self.who, st.agent_relations)
+        relations = await agent_relations.for_statement(self.agent, self.who, st, portal.params)
         params = sql_bridge.duckdb_params(st, portal.params)
         first_vector = sql_bridge.first_marker_param(st)
         shown: tuple[explain.Bound, ...] = ()
@@ -473,14 +387,16 @@ class Runner:
             and not self.implicit
             and session.in_extended_block
         )
-        returns_rows = _returns_rows(st)
+        has_rows = returns_rows(st)
         needs_fts = "fts_main_" in sql
         branch = (
             sql_bridge.branch_schema(self.settings.values.get("search_path", ""))
             if self.agent is not None and st.kind not in ROW_KINDS
             else None
         )
-        setting_vars = self._setting_variables() if "GETVARIABLE('pg:" in sql else []
+        setting_vars = (
+            self.mirror.statements(self.settings.values) if "GETVARIABLE('pg:" in sql else []
+        )
         # May it write? Then it counts on the commit clock when it commits on its own, and
         # an explicit block records it for ROLLBACK TO SAVEPOINT (savepoints.py).
         writes = statement_may_write(st, sql, needs_fts)
@@ -490,36 +406,23 @@ class Runner:
         # Several DuckDB statements outside a transaction: run them in one of their own.
         own_transaction = st.atomic and self.txn_status == "I" and not self.implicit
         ran = [sql]  # the SQL that ran (ALTER TABLE on a view runs ALTER VIEW)
-        # Foreign keys the server enforces (foreign_keys.py): checked after the write, in
-        # a transaction of the statement's own when none is open, so a violation undoes it.
-        fk_check = st.kind in DML_KINDS and branch is None  # (a branch: its own copies)
-        own_fk_txn = False
-        explicit_block = self.txn_status != "I" and not self.implicit
+        # Foreign keys the server enforces, checked after the write (fk_checks.py).
+        fk = fk_checks.WriteCheck(
+            st,
+            sql,
+            enabled=st.kind in DML_KINDS and branch is None,
+            autocommit=self.txn_status == "I" and not self.implicit and not implicit_dml,
+            in_block=self.txn_status != "I" and not self.implicit,
+        )
 
         def start() -> tuple[tuple[Column, ...] | None, int | None, list[tuple] | None]:
             for statement in setting_vars:
                 cur.execute(statement)
-            if relations or self._shown:
-                self._show_relations(relations, st.kind == "select" and not implicit_dml)
+            if self.shown.needed(relations):
+                self.shown.show(relations, self.settled(st.kind == "select" and not implicit_dml))
             if implicit_dml:
                 cur.begin()
-            nonlocal fk_check, own_fk_txn
-            fk_check = fk_check and foreign_keys.touched(foreign_keys.load(cur), sql)
-            if fk_check and self.txn_status == "I" and not self.implicit and not implicit_dml:
-                cur.begin()
-                own_fk_txn = True
-            try:
-                out = run()
-                if fk_check:
-                    foreign_keys.after_write(cur, sql, st.kind, not explicit_block)
-                if own_fk_txn:
-                    cur.commit()
-            except BaseException:
-                if own_fk_txn:
-                    with contextlib.suppress(duckdb.Error):
-                        cur.rollback()
-                raise
-            return out
+            return fk.run(cur, run)
 
         def run() -> tuple[tuple[Column, ...] | None, int | None, list[tuple] | None]:
             if needs_fts:
@@ -541,7 +444,7 @@ class Runner:
             if cast:
                 return cast[1], None, cur.fetchmany(PREFETCH_ROWS)
             cols = columns_of(cur.description)
-            if returns_rows:
+            if has_rows:
                 if st.kind == "select" and cols and needs_cast(cols):
                     wrapped = lossless_sql(sql, cols)
                     LOSSLESS_SQL[sql] = (wrapped, cols)
@@ -549,7 +452,7 @@ class Runner:
                 # Fetch the first rows in this same hop: a short result then needs no
                 # second trip to a worker thread when Execute sends it. (All of them when
                 # foreign keys are checked next: the checks reuse the cursor.)
-                if fk_check and cols:
+                if fk.active and cols:
                     return cols, None, cur.fetchall()
                 return cols, None, cur.fetchmany(PREFETCH_ROWS) if cols else None
             row = cur.fetchone() if cols and cols[0].name == "Count" else None
@@ -571,7 +474,7 @@ class Runner:
         if writes and self.txn_status == "T":
             effect = savepoints.side_effect(st, bool(relations), needs_fts, branch is not None)
             rows = portal.count
-            if rows is None and head is not None and (len(head) < PREFETCH_ROWS or fk_check):
+            if rows is None and head is not None and (len(head) < PREFETCH_ROWS or fk.active):
                 rows = len(head)  # INSERT ... RETURNING: every row fetched already
             savepoints.record(
                 session.savepoints, session.settings.values, st, ran[0], params, effect, rows
@@ -582,18 +485,14 @@ class Runner:
         portal.executed = True
         if head is not None:
             portal.buffered = head
-            portal.drained = len(head) < PREFETCH_ROWS or fk_check
+            portal.drained = len(head) < PREFETCH_ROWS or fk.active
         if portal.columns is not None:
             self._owner = portal
         else:
             portal.done = True
         if st.kind == "ddl":
             self.param_types.invalidate()
-            foreign_keys.changed()  # constraint names and keys are read again
-            if st.tag in ("DROP TABLE", "DROP SCHEMA") or (
-                st.tag == "ALTER TABLE" and " RENAME " in sql.upper()
-            ):  # the server's foreign keys of tables gone go with them
-                await self.call(foreign_keys.forget_dropped, cur)
+            await fk_checks.after_ddl(self.call, cur, st, sql)
 
     async def execute_duckdb(
         self, portal: Portal, session: ClientSession, max_rows: int, describe: bool
@@ -614,32 +513,8 @@ class Runner:
         encoders = encoders_for(
             cols, tuple(portal.result_formats), self.settings.values.get("TimeZone")
         )
-        sent_before = portal.rows_sent
-        while max_rows == 0 or portal.rows_sent - sent_before < max_rows:
-            want = (
-                BATCH_ROWS
-                if max_rows == 0
-                else min(BATCH_ROWS, max_rows - (portal.rows_sent - sent_before))
-            )
-            if portal.buffered:
-                chunk, portal.buffered = portal.buffered[:want], portal.buffered[want:]
-                session.out(encode_data_rows(chunk, encoders))
-                portal.rows_sent += len(chunk)
-                await session.flush_if_large()
-                continue
-            if portal.drained:
-                break
-            data, n = await self.call(fetch_batch, self.cursor, encoders, want)
-            if n:
-                session.out(data)
-                portal.rows_sent += n
-                await session.flush_if_large()
-            if n < want:
-                portal.drained = True
-                break
-        else:
-            session.out(m.portal_suspended())
-            return
+        if await send_rows(self, portal, session, encoders, max_rows):
+            return  # suspended
         portal.done = True
         if self._owner is portal:
             self._owner = None

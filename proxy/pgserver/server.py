@@ -30,7 +30,7 @@ from proxy.core.net import listen_socket
 from proxy.db import backend_functions
 from proxy.db.backends import Backend, Backends, is_superuser
 from proxy.db.connection_threads import ConnectionThreads, on_main
-from proxy.db.settings import REPORTED, SessionSettings
+from proxy.db.settings import REPORTED, SessionSettings, superuser_only_at_startup
 from proxy.pgserver.admission import ConnectionSlots
 from proxy.pgserver.client_input import ClientGone, WireReader
 from proxy.pgserver.runner import Runner
@@ -345,7 +345,12 @@ class Connection:
         sock = self.writer.get_extra_info("socket")
         if sock is not None:
             server.engine.watchdog.watch(runner, sock.fileno())
-        identity = SessionIdentity(user, params.get("database", user), pid, secret, dict(params))
+        peer = self.writer.get_extra_info("peername")
+        tcp = isinstance(peer, tuple) and len(peer) >= 2
+        remote = f"{peer[0]}:{peer[1]}" if tcp else "local"
+        identity = SessionIdentity(
+            user, params.get("database", user), pid, secret, dict(params), remote
+        )
         session = Session(
             runner,
             identity,
@@ -368,10 +373,10 @@ class Connection:
         superuser = is_superuser(who)
         # Read-only, as in Postgres: what the login is, never what the client asked for.
         settings.values["is_superuser"] = "on" if superuser else "off"
+        if not superuser:  # -c log_statement=... in the startup packet, as Postgres
+            superuser_only_at_startup(settings.values)
         token = f"{pid}:{secrets.token_hex(16)}"
         await runner.call(runner.cursor.execute, backend_functions.token_sql(token))
-        peer = self.writer.get_extra_info("peername")
-        tcp = isinstance(peer, tuple) and len(peer) >= 2
         server.backends.add(
             Backend(
                 pid,

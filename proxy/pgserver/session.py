@@ -9,13 +9,14 @@ queues backend messages with `out`; the server shell owns the socket.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from proxy.access import sql_policy
 from proxy.db.backends import Activity
 from proxy.db.settings import SessionSettings
-from proxy.pgserver import sql_cursors, sql_prepared
+from proxy.pgserver import sql_cursors, sql_prepared, statement_log
 from proxy.pgserver.portal import Portal, Prepared
 from proxy.pgserver.results import row_description
 from proxy.pgserver.runner import Runner
@@ -45,6 +46,7 @@ class SessionIdentity:
     process_id: int
     secret_key: int
     startup: dict[str, str] = field(default_factory=dict)
+    remote: str = "local"  # the client's address:port, for the statement log
 
     @property
     def agent_id(self) -> str | None:
@@ -81,6 +83,21 @@ class Session:
             sql_cursors.CursorSet()
         )  # DECLARE ... CURSOR (proxy/pgserver/sql_cursors.py)
         self.savepoints = SavepointState()  # the open block's savepoints and write log
+        self.statement_sql: str | None = None  # the SQL a failure is logged with
+
+    def log_who(self) -> statement_log.Who:
+        """This session, as the statement log names it."""
+        who = self.runner.who
+        return statement_log.Who(
+            self.identity.process_id,
+            self.identity.user,
+            who.agent_id if who is not None else None,
+            self.settings.values.get("application_name", ""),
+            self.identity.remote,
+        )
+
+    def _log_failure(self, exc: PgError) -> None:
+        statement_log.failed(self.log_who(), exc, self.statement_sql)
 
     # --- dialect ---------------------------------------------------------------
 
@@ -140,11 +157,13 @@ class Session:
         except (ProtocolViolation, FatalError):  # these end the connection
             raise
         except PgError as exc:
+            self._log_failure(exc)
             self.send_error(exc)
             self.skip_until_sync = True
             await self.runner.statement_failed()
         except Exception as exc:  # a bug must cost one statement, not the connection
             log.exception("internal error")
+            self._log_failure(internal_error(exc))
             self.send_error(internal_error(exc))
             self.skip_until_sync = True
             await self.runner.statement_failed()
@@ -164,6 +183,8 @@ class Session:
             return
         if tag not in ("Q", "F", "S") and self.skip_until_sync:
             return
+        self.statement_sql = None
+        self._log_failure(error)
         self.send_error(error)
         await self.runner.statement_failed()
         if tag == "S":
@@ -184,6 +205,12 @@ class Session:
 
     async def _simple_query(self, sql: str) -> None:
         self.activity.running(sql)
+        self.statement_sql = sql
+        started = time.monotonic()
+        level = self.settings.values.get("log_statement", "none")
+        logged = level == "all"  # logged before it is parsed, as PostgreSQL does
+        if logged:
+            statement_log.statement(self.log_who(), sql)
         try:
             answered = False
             if sql_prepared.maybe_prepared(sql):
@@ -196,6 +223,9 @@ class Session:
                     sql = sql_prepared.execute_text(self.sql_prepared, sql) or sql
             hints = None if answered else await column_hints.ready(self.runner, sql)
             statements = () if answered else self.transpile_sql(sql, hints)
+            if not logged and statement_log.selects(level, statements):
+                logged = True
+                statement_log.statement(self.log_who(), sql)
             if not statements and not answered:
                 self.out(m.empty_query_response())
             implicit = len(statements) > 1 and self.runner.txn_status == "I"
@@ -212,12 +242,16 @@ class Session:
         except (ProtocolViolation, FatalError):  # these end the connection
             raise
         except PgError as exc:
+            self._log_failure(exc)
             self.send_error(exc)
             await self.runner.statement_failed()
         except Exception as exc:  # a bug must cost one statement, not the connection
             log.exception("internal error")
+            self._log_failure(internal_error(exc))
             self.send_error(internal_error(exc))
             await self.runner.statement_failed()
+        else:
+            self._log_duration(started, sql, None, logged)
         self.portals.pop("", None)
         self.prepared.pop("", None)
         self._ready()
@@ -228,7 +262,7 @@ class Session:
     async def _parse(self, msg: m.Parse) -> None:
         if msg.name and msg.name in self.prepared:
             raise PgError("42P05", f'prepared statement "{msg.name}" already exists')
-        sql = msg.sql
+        sql = self.statement_sql = msg.sql
         if sql_prepared.maybe_prepared(sql):
             sql = sql_prepared.extended_text(self.sql_prepared, sql)
         hints = await column_hints.ready(self.runner, sql)
@@ -255,7 +289,9 @@ class Session:
         return prepared
 
     async def _bind(self, msg: m.Bind) -> None:
+        self.statement_sql = None
         prepared = self._get_prepared(msg.statement)
+        self.statement_sql = prepared.sql
         if msg.portal and msg.portal in self.portals:
             raise PgError("42P03", f'cursor "{msg.portal}" already exists')
         n = len(prepared.param_oids)
@@ -279,8 +315,10 @@ class Session:
         self.out(m.bind_complete())
 
     async def _describe(self, msg: m.Describe) -> None:
+        self.statement_sql = None
         if msg.kind == "S":
             prepared = self._get_prepared(msg.name)
+            self.statement_sql = prepared.sql
             self.out(m.parameter_description(prepared.param_oids))
             if not prepared.described:
                 prepared.columns = await self.runner.describe_statement(
@@ -293,6 +331,8 @@ class Session:
                 self.out(m.no_data())
             return
         portal = self.portals.get(msg.name)
+        if portal is not None:
+            self.statement_sql = portal.sql
         if portal is None:
             # A DECLAREd cursor is a portal too (psycopg describes its server cursors).
             declared = self.sql_cursors.by_name.get(msg.name)
@@ -304,13 +344,35 @@ class Session:
 
     async def _execute(self, msg: m.Execute) -> None:
         portal = self.portals.get(msg.portal)
+        self.statement_sql = None
         if portal is None:
             raise PgError("34000", f'portal "{msg.portal}" does not exist')
+        self.statement_sql = portal.sql
         if portal.statement is None:
             self.out(m.empty_query_response())
             return
         self.activity.running(portal.sql)
+        started = time.monotonic()
+        name = self._prepared_name(portal)
+        # Logged at its first Execute (Describe may have run it already).
+        logged = not portal.logged and statement_log.selects(
+            self.settings.values.get("log_statement", "none"), (portal.statement,)
+        )
+        portal.logged = True
+        if logged:
+            statement_log.statement(self.log_who(), portal.sql, name)
         await self.runner.execute(portal, self, max_rows=max(msg.max_rows, 0), describe=False)
+        self._log_duration(started, portal.sql, name, logged)
+
+    def _prepared_name(self, portal: Portal) -> str:
+        """The name of the prepared statement a portal runs ('' unnamed), for the log."""
+        return next((k for k, v in self.prepared.items() if v is portal.prepared), "")
+
+    def _log_duration(self, started: float, sql: str, portal: str | None, logged: bool) -> None:
+        setting = self.settings.values.get("log_min_duration_statement", "-1")
+        if setting != "-1":
+            ms = (time.monotonic() - started) * 1000
+            statement_log.slow(self.log_who(), setting, ms, sql, portal, logged)
 
     def _close(self, msg: m.Close) -> None:
         if msg.kind == "S":
@@ -326,6 +388,7 @@ class Session:
         try:
             await self.runner.sync()
         except PgError as exc:
+            self._log_failure(exc)
             self.send_error(exc)
         self.portals.pop("", None)
         self._ready()

@@ -35,7 +35,7 @@ from transpiler.column_hints import JSON, OTHER, TEXT, VECTOR
 
 log = logging.getLogger("hatiproxy.column_hints")
 
-_VECTOR_TYPE = re.compile(r"^(?:FLOAT|DOUBLE)\[\d*\]$")
+_VECTOR_TYPE = re.compile(r"^(?:FLOAT|DOUBLE)\[(\d*)\]$")
 _COLUMNS_SQL = (
     "SELECT schema_name, table_name, column_name, data_type FROM duckdb_columns() "
     "WHERE NOT internal AND database_name NOT IN ('system', 'temp') "
@@ -141,6 +141,7 @@ def build(
     found in several schemas keeps only what all of them agree on (a query may mean any
     of them)."""
     kinds: dict[str, dict[str, set[str]]] = {}
+    sizes: dict[str, dict[str, set[int | None]]] = {}  # FLOAT[n] columns' n
     copies: dict[str, dict[str, list[str]]] = {}  # table -> schema -> its columns, in order
     for schema, table, column, dtype in rows:
         t, c = table.lower(), column.lower()
@@ -154,6 +155,10 @@ def build(
             else OTHER
         )
         kinds.setdefault(t, {}).setdefault(c, set()).add(kind)
+        vector = _VECTOR_TYPE.match(dtype)
+        if vector:
+            size = int(vector[1]) if vector[1] else None
+            sizes.setdefault(t, {}).setdefault(c, set()).add(size)
         copies.setdefault(t, {}).setdefault(schema, []).append(column)
     columns = {
         t: {c: next(iter(k)) for c, k in cols.items() if len(k) == 1} for t, cols in kinds.items()
@@ -182,7 +187,12 @@ def build(
         for t, ks in per_table.items()
         if len(set(ks)) == 1 and len(ks) == len(copies.get(t, {}))
     }
-    return ColumnHints(columns, embedded, order, primary)
+    # A vector column's size, when every copy of its table declares the same one.
+    vector_sizes = {
+        t: {c: n for c, ns in cols.items() if len(ns) == 1 and (n := next(iter(ns))) is not None}
+        for t, cols in sizes.items()
+    }
+    return ColumnHints(columns, embedded, order, primary, vector_sizes)
 
 
 def _embeds_column(sql: str) -> bool:
@@ -210,8 +220,9 @@ def wanted(sql: str) -> bool:
     """Can transpiling `sql` depend on hints? Semantic calls, UPDATE (SET of an embedded
     text column clears its vector: transpiler/embedded_writes.py), INSERT (fewer
     values than columns: transpiler/insert_columns.py), GROUP BY (a primary key
-    groups its table's other columns: transpiler/group_by_key.py) and JSON operators
-    (`@>` on a JSON column: transpiler/jsonb_ops.py)."""
+    groups its table's other columns: transpiler/group_by_key.py), JSON operators
+    (`@>` on a JSON column: transpiler/jsonb_ops.py) and pgvector distances (a parameter
+    takes its column's size: transpiler/pgvector.py)."""
     # Substring tests on the lower-cased text: ~0.2 us a statement (a regex takes ~10x).
     low = sql.lower()
     return (
@@ -224,6 +235,9 @@ def wanted(sql: str) -> bool:
         or "semantic_" in low
         or "vector_match" in low
         or "__hati_embed__" in low
+        or "<->" in low
+        or "<=>" in low
+        or "<#>" in low
     )
 
 

@@ -124,6 +124,7 @@ _SCALAR_ENC: dict[str, Encoder] = {
     "varchar": _text_send,
     "bpchar": _text_send,
     "name": _text_send,
+    "char": lambda v: _text_send(v) or b"\x00",  # one byte, as char_send: '' is the zero byte
     "json": _text_send,
     "jsonb": lambda v: b"\x01" + _text_send(v),
     "bytea": bytes,  # type: ignore[dict-item]

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from proxy.wire import oidvectors, textcodec, vector
+from proxy.wire.char_type import is_pg_char
 from proxy.wire.oids import (
     ARRAY_OF,
     BY_NAME,
@@ -162,6 +163,8 @@ def base_kinds() -> list[tuple[str, str]]:
 def column_kind(duckdb_type: str) -> tuple[str, int, int]:
     """(scalar kind, array depth, numeric typmod or -1) for a DuckDB type string."""
     base, depth, _sizes = split_array(duckdb_type)
+    if is_pg_char(base):  # catalog "char" columns (char_type.py)
+        return "char", depth, -1
     up = base.upper().strip('"')
     mt = _PARAMS.match(up)
     name, args = (mt[1].strip(), mt[2]) if mt else (up, None)

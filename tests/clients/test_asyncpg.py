@@ -324,3 +324,21 @@ def test_parameter_next_to_table_function_column_needs_a_cast(server) -> None:
             await conn.fetch("SELECT i FROM range(5) t(i) WHERE i >= $1", 3)
 
     run(server, body)
+
+
+def test_catalog_char_columns_are_bytes(server) -> None:
+    """pg_type.typtype and other "char" catalog columns arrive as bytes, as from
+    PostgreSQL (asyncpg's own introspection compares them with b'b', b'c', b'd')."""
+
+    async def body(conn: asyncpg.Connection) -> tuple:
+        kind = await conn.fetchval("SELECT t.typtype AS k FROM pg_type t WHERE typname = 'int4'")
+        kinds = await conn.fetchval(
+            "SELECT array_agg(DISTINCT relkind) FROM pg_class WHERE relname = 'pg_type'"
+        )
+        # A codec set by name goes through asyncpg's type lookup (typtype as "kind").
+        await conn.set_type_codec(
+            "int4", encoder=str, decoder=lambda v: f"<{v}>", schema="pg_catalog", format="text"
+        )
+        return kind, kinds, await conn.fetchval("SELECT 42::int4")
+
+    assert run(server, body) == (b"b", [b"r"], "<42>")

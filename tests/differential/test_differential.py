@@ -133,3 +133,36 @@ def test_case_parser(tmp_path: Path) -> None:
         ("q2", "SELECT 1/0", True),
     ]
     assert cf.queries[1].reason == "why"
+
+
+# Catalog columns that are "char" in PostgreSQL (OID 18; "char"[] 1002) reach the client
+# typed so, through aliases and subqueries too: asyncpg compares pg_type.typtype to bytes.
+CHAR_COLUMN_QUERIES = [
+    "SELECT typtype FROM pg_type LIMIT 1",
+    "SELECT relkind FROM pg_class LIMIT 1",
+    "SELECT c.relkind AS k FROM pg_class c LIMIT 1",
+    "SELECT s.k FROM (SELECT relkind AS k FROM pg_class) s LIMIT 1",
+    "SELECT t.typtype AS kind, t.typcategory, t.typdelim, t.typalign, t.typstorage "
+    "FROM pg_type t WHERE t.typname = 'int4'",
+    "SELECT relpersistence, relreplident FROM pg_class WHERE relname = 'pg_type'",
+    "SELECT a.attalign, a.attstorage, a.attidentity, a.attgenerated FROM pg_attribute a "
+    "JOIN pg_class c ON c.oid = a.attrelid WHERE c.relname = 'pg_type' AND a.attnum = 1",
+    "SELECT prokind, provolatile, proparallel FROM pg_proc LIMIT 1",
+    "SELECT contype, confupdtype, confdeltype, confmatchtype FROM pg_constraint LIMIT 1",
+    "SELECT deptype FROM pg_depend LIMIT 1",
+    "SELECT array_agg(relkind) AS kinds FROM pg_class",
+]
+
+
+@pytest.mark.parametrize("sql", CHAR_COLUMN_QUERIES)
+def test_catalog_char_columns_typed_as_postgres(sides: Sides, sql: str) -> None:
+    types = {}
+    for side, conn in (("PostgreSQL", sides.pg), ("hatiproxy", sides.hati)):
+        with conn.cursor() as cur:
+            cur.execute(sql)  # type: ignore[arg-type]
+            types[side] = [(d.name, d.type_code) for d in cur.description or ()]
+    assert types["hatiproxy"] == types["PostgreSQL"], sql
+    if "int4" in sql:  # the same values, in text and in binary
+        expected = run(sides.pg, sql, binary=True).rows
+        assert run(sides.hati, sql).rows == run(sides.pg, sql).rows
+        assert run(sides.hati, sql, binary=True).rows == expected

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from transpiler import transpile
+from transpiler import ColumnHints, transpile
 from transpiler.pgvector import vector_literal_size
 
 
@@ -89,3 +89,22 @@ def test_duckdb_float_array_type_is_kept_four_byte() -> None:
 )
 def test_vector_literal_size(text: str, size: int | None) -> None:
     assert vector_literal_size(text) == size
+
+
+def test_distance_parameter_takes_the_column_size_from_hints() -> None:
+    hints = ColumnHints({"items": {"e": "vector"}}, vector_sizes={"items": {"e": 3}})
+
+    def out(text: str) -> str:
+        return transpile(text, hints=hints)[0].sql
+
+    assert out("SELECT id FROM items ORDER BY e <-> $1 LIMIT 3") == (
+        "SELECT id FROM items ORDER BY ARRAY_DISTANCE(e, CAST($1 AS REAL[3])) LIMIT 3"
+    )
+    assert "ARRAY_COSINE_DISTANCE(e, CAST($1 AS REAL[3]))" in out(
+        "SELECT id FROM items ORDER BY e <=> $1::vector"
+    )
+    assert "ARRAY_NEGATIVE_INNER_PRODUCT(CAST($1 AS REAL[3]), i.e)" in out(
+        "SELECT id FROM items AS i ORDER BY $1 <#> i.e"
+    )
+    # A column the hints do not know: the model's size, as before.
+    assert "CAST($1 AS REAL[384])" in out("SELECT id FROM other ORDER BY e <-> $1")

@@ -36,7 +36,7 @@ import duckdb
 from proxy.core.names import CATALOG_DB, INFO_SCHEMA, PG_SCHEMA
 from proxy.db import backend_functions
 from proxy.db.backends import Backends
-from proxy.db.catalog import functions
+from proxy.db.catalog import char_columns, functions
 from proxy.db.catalog.types import duck_kind_rows, pg_type_rows
 
 SQL_FILES = (
@@ -159,6 +159,7 @@ def install(
     conn.execute(f"CREATE SCHEMA IF NOT EXISTS {PG_SCHEMA}")
     conn.execute(f"CREATE SCHEMA IF NOT EXISTS {INFO_SCHEMA}")
     _install_catalog_oids(conn)
+    char_columns.create_type(conn)
     pkg = resources.files("proxy.db.catalog")
     for name in SQL_FILES:
         try:
@@ -199,15 +200,18 @@ def _add_tableoid(conn: duckdb.DuckDBPyConnection) -> None:
             continue
         if kind == "VIEW":
             base = f"{PG_SCHEMA}.{_ident('__hati_base_' + name)}"
+            char_casts = char_columns.replace_clause(conn, name)  # "char" columns
             conn.execute(f"DROP VIEW IF EXISTS {base}")
             conn.execute(
                 f"ALTER VIEW {PG_SCHEMA}.{_ident(name)} RENAME TO {_ident('__hati_base_' + name)}"
             )
             conn.execute(
-                f"CREATE VIEW {PG_SCHEMA}.{_ident(name)} AS "
-                f"SELECT *, {oid}::BIGINT AS tableoid FROM {base}"
+                f"CREATE VIEW {PG_SCHEMA}.{_ident(name)} AS SELECT *"
+                f"{char_casts}, {oid}::BIGINT AS tableoid "
+                f"FROM {base}"
             )
         else:
+            char_columns.alter_table(conn, name)
             conn.execute(
                 f"ALTER TABLE {PG_SCHEMA}.{_ident(name)} "
                 f"ADD COLUMN IF NOT EXISTS tableoid BIGINT DEFAULT {oid}"
