@@ -1,0 +1,238 @@
+"""Conversation sessions: evidence recall of session search, append and search latency,
+index rebuild against the raw model, each with its baseline in the same run.
+
+    python bench/sessions.py [--users 40] [--turns 60] [--events 20000] [--rebuild 2000]
+
+The agent layer runs in process (the same code the server runs, without the wire), on
+a fresh database with the default model (all-MiniLM-L6-v2).
+
+1. recall@10: `--users` users, each with sessions of `--turns` filler turns and five
+   planted facts (where they live, their pet, an allergy, their employer, a locker
+   code such as QX-7731) in random sessions. Per user five questions: four paraphrased
+   with no word of the fact ("Which town is home for me these days?") and the bare code.
+   Searched by user, top 10, mode vector, keyword and hybrid: the share of questions
+   whose fact is found. Hybrid should beat both (the paraphrases need the model, the
+   codes need the words).
+2. append_event p50 (in process) against a plain DuckDB INSERT of the same row.
+3. search top-10 p50 at `--events` events (rows with synthetic unit vectors inserted
+   directly into the index), each with a fresh query text (its model call included).
+4. rebuild_session_index of `--rebuild` real events: events/s against the raw model's
+   texts/s at batch 32 (bench/embed_column.py's plain onnxruntime loop), same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import duckdb
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from embed_column import raw_rate  # noqa: E402
+from memory import close_layer, open_layer, pct  # noqa: E402
+
+from proxy.agent.sessions.tables import INDEX  # noqa: E402
+from proxy.core.identity import Identity  # noqa: E402
+from proxy.embedding import ensure_default_model, model_cache_dir  # noqa: E402
+
+WHO = Identity("local", "bench-sessions")
+CITIES = ["Porto", "Tallinn", "Kraków", "Valparaíso", "Nagoya", "Winnipeg", "Accra", "Bergen"]
+PETS = ["Biscuit", "Marmalade", "Pixel", "Juniper", "Waffles", "Noodle", "Pepper", "Comet"]
+FOODS = ["peanuts", "shellfish", "sesame", "gluten", "soy", "kiwi", "mustard", "lupin"]
+FIRMS = ["Nordwind Logistics", "Helix Biotech", "Quarry & Sons", "Bluefin Analytics"]
+FACTS = (
+    ("I relocated to {city} last month.", "Which town is home for me these days?"),
+    ("My dog is called {pet}.", "What name did I give my puppy?"),
+    ("I cannot eat {food}, they make me sick.", "Which ingredient am I allergic to?"),
+    ("I work for {firm} as an engineer.", "Who is my employer?"),
+    ("My locker code is {code}.", "{code}"),
+)
+FILLER = [
+    "Can you move the meeting to Thursday afternoon?",
+    "The weather looks rainy for the whole week.",
+    "Please summarise the quarterly report in three bullet points.",
+    "I live for the weekends, honestly.",
+    "The company picnic was fun this year.",
+    "What is the name of that song from the advert?",
+    "Remind me to call the plumber tomorrow.",
+    "Which train gets me to the airport fastest?",
+    "My name is on the list for the conference.",
+    "Home office setup: which monitor arm do you recommend?",
+    "Translate 'good morning' into Portuguese.",
+    "Order more printer paper for the office.",
+    "How long should I boil an egg?",
+    "Book a table for four on Saturday.",
+    "Is the code review done yet?",
+]
+
+
+def code(rng: random.Random) -> str:
+    return f"{rng.choice('QXZJK')}{rng.choice('QXZJK')}-{rng.randint(1000, 9999)}"
+
+
+def filler(rng: random.Random) -> str:
+    """Small talk, a third of it with codes of other things (tickets, parcels, rooms)."""
+    if rng.random() < 0.33:
+        thing = rng.choice(["ticket", "parcel tracking number", "room", "invoice", "flight"])
+        return f"The {thing} is {code(rng)}, please note it."
+    return rng.choice(FILLER)
+
+
+def unit(rng: np.random.Generator, n: int, dims: int) -> np.ndarray:
+    v = rng.standard_normal((n, dims)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+async def bench_recall(layer, users: int, turns: int, rng: random.Random) -> None:
+    answers: list[tuple[str, str, str, str]] = []  # (user, question, session:seq, kind)
+    for u in range(users):
+        user = f"user{u}"
+        values = {
+            "city": rng.choice(CITIES),
+            "pet": rng.choice(PETS),
+            "food": rng.choice(FOODS),
+            "firm": rng.choice(FIRMS),
+            "code": code(rng),
+        }
+        sessions = [f"{user}-s{i}" for i in range(3)]
+        for sid in sessions:
+            await layer.call("create_session", WHO, app_name="bench", user_id=user, session_id=sid)
+        plan = {rng.randrange(turns * len(sessions)): f for f in FACTS}
+        while len(plan) < len(FACTS):  # two facts drew one slot: draw again
+            plan[rng.randrange(turns * len(sessions))] = FACTS[len(plan)]
+        for slot in range(turns * len(sessions)):
+            sid = sessions[slot % len(sessions)]
+            fact = plan.get(slot)
+            text = fact[0].format(**values) if fact else filler(rng)
+            msg = {"role": "user", "parts": [{"type": "text", "text": text}]}
+            row = (await layer.call("append_event", WHO, session_id=sid, author="user",
+                                    message=msg))[0]  # fmt: skip
+            if fact:
+                kind = "code" if fact is FACTS[-1] else "paraphrase"
+                answers.append((user, fact[1].format(**values), f"{sid}:{row['seq']}", kind))
+    while await layer.sessions.index.embed_pending(256):
+        pass
+    print(f"recall@10 over {len(answers)} questions ({users} users x 5), "
+          f"{users * turns * 3} events:")  # fmt: skip
+    kinds = ("paraphrase", "code")
+    for mode in ("vector", "keyword", "hybrid"):
+        found = {k: 0 for k in kinds}
+        totals = {k: 0 for k in kinds}
+        for user, question, where, kind in answers:
+            hits = await layer.call("search_sessions", WHO, query=question, app_name="bench",
+                                    user_id=user, top_k=10, mode=mode)  # fmt: skip
+            totals[kind] += 1
+            found[kind] += any(f"{h['session_id']}:{h['seq']}" == where for h in hits)
+        total = sum(found.values()) / len(answers)
+        parts = ", ".join(f"{k} {found[k] / totals[k]:.2f}" for k in kinds)
+        print(f"  {mode:8s} {total:.3f}  ({parts})")
+
+
+async def bench_append(layer, n: int) -> None:
+    await layer.call("create_session", WHO, app_name="lat", user_id="u", session_id="lat")
+    msg = {"role": "user", "parts": [{"type": "text", "text": "a short turn of a chat"}]}
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        await layer.call("append_event", WHO, session_id="lat", author="user", message=msg)
+        times.append((time.perf_counter() - t0) * 1000)
+    con = duckdb.connect()
+    con.execute("CREATE TABLE e (s VARCHAR, seq BIGINT, m JSON, PRIMARY KEY (s, seq))")
+    base = []
+    for i in range(n):
+        t0 = time.perf_counter()
+        con.execute("INSERT INTO e VALUES ('lat', ?, ?::JSON)", [i, '{"role": "user"}'])
+        base.append((time.perf_counter() - t0) * 1000)
+    print(f"append_event p50 {statistics.median(times):.2f} ms, p99 {pct(times, 99):.2f} ms "
+          f"(in process; plain DuckDB INSERT p50 {statistics.median(base):.3f} ms)")  # fmt: skip
+
+
+async def bench_search(layer, events: int, queries: int) -> None:
+    rng = np.random.default_rng(7)
+    dims = layer.dims
+    vecs = unit(rng, events, dims)
+    texts = [FILLER[i % len(FILLER)] + f" ({i})" for i in range(events)]
+
+    def load(cur: duckdb.DuckDBPyConnection) -> None:
+        import pyarrow as pa
+
+        n = len(texts)
+        table = pa.table({
+            "session_id": [f"big-{i // 100}" for i in range(n)],
+            "seq": list(range(n)),
+            "text": texts,
+            "embedding": pa.FixedSizeListArray.from_arrays(pa.array(vecs.ravel()), dims),
+        })  # fmt: skip
+        cur.register("_big", table)
+        cur.execute(
+            f"INSERT INTO {INDEX} SELECT 'local', 'bench-sessions', session_id, seq, "
+            "session_id || ':' || seq, 'big', 'u', 'user', now(), text, lower(text), "
+            f"embedding::FLOAT[{dims}] FROM _big"
+        )
+        cur.unregister("_big")
+
+    await layer.db.run(load)
+    times = []
+    for i in range(queries):
+        t0 = time.perf_counter()
+        await layer.call("search_sessions", WHO, query=f"reschedule the meeting {i}",
+                         app_name="big", top_k=10)  # fmt: skip
+        times.append((time.perf_counter() - t0) * 1000)
+    print(f"search_sessions top-10 at {events} events: p50 {statistics.median(times):.1f} ms, "
+          f"p99 {pct(times, 99):.1f} ms (hybrid, fresh query texts)")  # fmt: skip
+
+
+async def bench_rebuild(layer, n: int, raw: float) -> None:
+    await layer.call("create_session", WHO, app_name="rb", user_id="u", session_id="rb")
+    rng = random.Random(3)
+    for i in range(n):
+        text = f"{rng.choice(FILLER)} {rng.choice(CITIES)} {i}"
+        msg = {"role": "user", "parts": [{"type": "text", "text": text}]}
+        await layer.call("append_event", WHO, session_id="rb", author="user", message=msg)
+    while await layer.sessions.index.embed_pending(256):
+        pass
+    t0 = time.perf_counter()
+    out = (await layer.call("rebuild_session_index", WHO, app_name="rb"))[0]
+    took = time.perf_counter() - t0
+    rate = out["events_embedded"] / took
+    print(f"rebuild of {out['events_indexed']} events: {took:.1f} s = {rate:.1f} events/s = "
+          f"{rate / raw:.2f}x the raw model's {raw:.1f} texts/s (target >= 0.8x)")  # fmt: skip
+
+
+async def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--users", type=int, default=40)
+    ap.add_argument("--turns", type=int, default=100)
+    ap.add_argument("--appends", type=int, default=500)
+    ap.add_argument("--events", type=int, default=20000)
+    ap.add_argument("--queries", type=int, default=50)
+    ap.add_argument("--rebuild", type=int, default=2000)
+    args = ap.parse_args()
+    import os
+
+    model_dir = ensure_default_model(model_cache_dir())
+    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    with tempfile.TemporaryDirectory() as d:
+        engine, layer = await open_layer(Path(d), "onnx")
+        try:
+            await bench_recall(layer, args.users, args.turns, random.Random(11))
+            await bench_append(layer, args.appends)
+            await bench_search(layer, args.events, args.queries)
+            sample = [f"{random.choice(FILLER)} {i}" for i in range(640)]
+            raw = raw_rate(model_dir, sample)
+            await bench_rebuild(layer, args.rebuild, raw)
+        finally:
+            await close_layer(engine, layer)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
