@@ -75,13 +75,25 @@ FILLER = [
 ]
 
 
+def code(rng: random.Random) -> str:
+    return f"{rng.choice('QXZJK')}{rng.choice('QXZJK')}-{rng.randint(1000, 9999)}"
+
+
+def filler(rng: random.Random) -> str:
+    """Small talk, a third of it with codes of other things (tickets, parcels, rooms)."""
+    if rng.random() < 0.33:
+        thing = rng.choice(["ticket", "parcel tracking number", "room", "invoice", "flight"])
+        return f"The {thing} is {code(rng)}, please note it."
+    return rng.choice(FILLER)
+
+
 def unit(rng: np.random.Generator, n: int, dims: int) -> np.ndarray:
     v = rng.standard_normal((n, dims)).astype(np.float32)
     return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
 async def bench_recall(layer, users: int, turns: int, rng: random.Random) -> None:
-    answers: list[tuple[str, str, str]] = []  # (user, question, session:seq of the fact)
+    answers: list[tuple[str, str, str, str]] = []  # (user, question, session:seq, kind)
     for u in range(users):
         user = f"user{u}"
         values = {
@@ -89,7 +101,7 @@ async def bench_recall(layer, users: int, turns: int, rng: random.Random) -> Non
             "pet": rng.choice(PETS),
             "food": rng.choice(FOODS),
             "firm": rng.choice(FIRMS),
-            "code": f"{rng.choice('QXZJK')}{rng.choice('QXZJK')}-{rng.randint(1000, 9999)}",
+            "code": code(rng),
         }
         sessions = [f"{user}-s{i}" for i in range(3)]
         for sid in sessions:
@@ -100,12 +112,13 @@ async def bench_recall(layer, users: int, turns: int, rng: random.Random) -> Non
         for slot in range(turns * len(sessions)):
             sid = sessions[slot % len(sessions)]
             fact = plan.get(slot)
-            text = fact[0].format(**values) if fact else rng.choice(FILLER)
+            text = fact[0].format(**values) if fact else filler(rng)
             msg = {"role": "user", "parts": [{"type": "text", "text": text}]}
             row = (await layer.call("append_event", WHO, session_id=sid, author="user",
                                     message=msg))[0]  # fmt: skip
             if fact:
-                answers.append((user, fact[1].format(**values), f"{sid}:{row['seq']}"))
+                kind = "code" if fact is FACTS[-1] else "paraphrase"
+                answers.append((user, fact[1].format(**values), f"{sid}:{row['seq']}", kind))
     while await layer.sessions.index.embed_pending(256):
         pass
     print(f"recall@10 over {len(answers)} questions ({users} users x 5), "
@@ -114,8 +127,7 @@ async def bench_recall(layer, users: int, turns: int, rng: random.Random) -> Non
     for mode in ("vector", "keyword", "hybrid"):
         found = {k: 0 for k in kinds}
         totals = {k: 0 for k in kinds}
-        for i, (user, question, where) in enumerate(answers):
-            kind = "code" if i % 5 == 4 else "paraphrase"
+        for user, question, where, kind in answers:
             hits = await layer.call("search_sessions", WHO, query=question, app_name="bench",
                                     user_id=user, top_k=10, mode=mode)  # fmt: skip
             totals[kind] += 1
@@ -199,7 +211,7 @@ async def bench_rebuild(layer, n: int, raw: float) -> None:
 async def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--users", type=int, default=40)
-    ap.add_argument("--turns", type=int, default=60)
+    ap.add_argument("--turns", type=int, default=100)
     ap.add_argument("--appends", type=int, default=500)
     ap.add_argument("--events", type=int, default=20000)
     ap.add_argument("--queries", type=int, default=50)

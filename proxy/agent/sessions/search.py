@@ -35,11 +35,76 @@ if TYPE_CHECKING:
 log = logging.getLogger("hatiproxy.agent.sessions")
 
 MODES = ("hybrid", "vector", "keyword")
-RRF_K = 60
+KEYWORD_WEIGHT = 0.5  # score = semantic + KEYWORD_WEIGHT * keyword
 POOL = 50
 BATCH = 32
 MAX_TOP_K = 100
 _WORD = re.compile(r"\w{2,}", re.UNICODE)
+# Words too common to say what a question is about (the keyword side ignores them).
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "how",
+        "i",
+        "if",
+        "in",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "our",
+        "she",
+        "so",
+        "that",
+        "the",
+        "their",
+        "them",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+    ]
+)
 
 
 def install(cur: duckdb.DuckDBPyConnection, dims: int) -> None:
@@ -99,6 +164,8 @@ class EventIndex:
         self.layer = layer
         self._wake = asyncio.Event()
         self._task: asyncio.Task | None = None
+        # One filler at a time (the pump, a rebuild): two would update the same rows.
+        self._filling = asyncio.Lock()
 
     def poke(self) -> None:
         self._wake.set()
@@ -139,22 +206,13 @@ class EventIndex:
                 [*args, limit],
             ).fetchall()
 
-        rows = await self.layer.db.run(pending)
-        if not rows:
-            return 0
-        vecs = await self.layer.semantic.worker.submit([r[4] or " " for r in rows], "passage")
-        vecs = np.asarray(vecs, dtype=np.float32)
-        dims = self.layer.dims
-
-        def store(cur: duckdb.DuckDBPyConnection) -> None:
-            for (org, agent, sid, seq, _), vec in zip(rows, vecs, strict=True):
-                cur.execute(
-                    f"UPDATE {INDEX} SET embedding = ?::FLOAT[{dims}] WHERE org_id = ? "
-                    "AND agent_id = ? AND session_id = ? AND seq = ?",
-                    [vec.tolist(), org, agent, sid, seq],
-                )
-
-        await self.layer.db.run(store)
+        async with self._filling:
+            rows = await self.layer.db.run(pending)
+            if not rows:
+                return 0
+            texts = [r[4] or " " for r in rows]
+            vecs = np.asarray(await self.layer.semantic.worker.submit(texts, "passage"))
+            await self.layer.db.run(lambda cur: _store(cur, rows, vecs, self.layer.dims))
         return len(rows)
 
     async def search(
@@ -183,43 +241,50 @@ class EventIndex:
             if self.layer.semantic.worker is None:
                 raise AgentError.unavailable("vector search needs an embedding model")
             qvec = np.asarray(await self.layer.semantic.worker.embed_now([query], "query"))[0]
-        terms = sorted(set(_WORD.findall(query.lower()))) if mode != "vector" else []
+        words = set(_WORD.findall(query.lower())) - STOPWORDS
+        terms = sorted(words) if mode != "vector" else []
         pool = max(POOL, top_k * 5)
         dims = self.layer.dims
 
         def run(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-            ranked: dict[tuple[str, int], dict[str, float]] = {}
+            keys: set[tuple[str, int]] = set()
             if qvec is not None:
-                rows = cur.execute(
-                    f"SELECT session_id, seq, array_cosine_similarity(embedding, "
-                    f"?::FLOAT[{dims}]) AS s FROM {INDEX} WHERE {scope} AND embedding "
-                    "IS NOT NULL ORDER BY s DESC, session_id, seq LIMIT ?",
-                    [qvec.tolist(), *args, pool],
-                ).fetchall()
-                for rank, (sid, seq, s) in enumerate(rows, 1):
-                    ranked[(sid, seq)] = {"semantic": float(s), "rv": rank}
+                keys.update(
+                    (sid, seq)
+                    for sid, seq in cur.execute(
+                        f"SELECT session_id, seq FROM {INDEX} WHERE {scope} AND embedding IS "
+                        f"NOT NULL ORDER BY array_cosine_similarity(embedding, ?::FLOAT[{dims}]) "
+                        "DESC, session_id, seq LIMIT ?",
+                        [*args, qvec.tolist(), pool],
+                    ).fetchall()
+                )
+            idf: list[float] = []
             if terms:
-                for rank, (sid, seq, s) in enumerate(_keyword(cur, scope, args, terms, pool), 1):
-                    ranked.setdefault((sid, seq), {}).update({"keyword": s, "rk": rank})
-            scored = sorted(
-                ranked.items(),
-                key=lambda kv: (-_fused(kv[1]), kv[0]),
-            )[:top_k]
-            if not scored:
+                found, idf = _keyword(cur, scope, args, terms, pool)
+                keys.update(found)
+            if not keys:
                 return []
-            keys = [list(k) for k, _ in scored]
-            info = {
-                (r[0], r[1]): r[2:]
-                for r in cur.execute(
-                    f"SELECT session_id, seq, event_id, author, timestamp, text FROM {INDEX} "
-                    f"WHERE {scope} AND concat(session_id, chr(0), seq) IN "
-                    "(SELECT unnest(?::VARCHAR[]))",
-                    [*args, [f"{s}\x00{q}" for s, q in keys]],
-                ).fetchall()
-            }
+            # Both parts, exactly, for every candidate either side drew.
+            sem = (
+                f"array_cosine_similarity(embedding, ?::FLOAT[{dims}])"
+                if qvec is not None
+                else "NULL"
+            )
+            rows = cur.execute(
+                f"SELECT session_id, seq, event_id, author, timestamp, text, lower_text, {sem} "
+                f"FROM {INDEX} WHERE {scope} AND concat(session_id, chr(0), seq) IN "
+                "(SELECT unnest(?::VARCHAR[]))",
+                ([qvec.tolist()] if qvec is not None else [])
+                + [*args, [f"{s}\x00{q}" for s, q in keys]],
+            ).fetchall()
+            weight = sum(idf) or 1.0
             out = []
-            for (sid, seq), parts in scored:
-                event_id, author, ts, text = info[(sid, seq)]
+            for sid, seq, event_id, author, ts, text, lower, semantic in rows:
+                keyword = (
+                    sum(w for t, w in zip(terms, idf, strict=True) if t in lower) / weight
+                    if terms
+                    else None
+                )
                 out.append(
                     {
                         "session_id": sid,
@@ -228,12 +293,13 @@ class EventIndex:
                         "author": author,
                         "timestamp": ts,
                         "text": text,
-                        "score": _fused(parts),
-                        "semantic": parts.get("semantic"),
-                        "keyword": parts.get("keyword"),
+                        "score": (semantic or 0.0) + KEYWORD_WEIGHT * (keyword or 0.0),
+                        "semantic": semantic,
+                        "keyword": keyword,
                     }
                 )
-            return out
+            out.sort(key=lambda r: (-r["score"], r["session_id"], r["seq"]))
+            return out[:top_k]
 
         return await self.layer.db.run(run)
 
@@ -294,14 +360,37 @@ class EventIndex:
         return {"events_indexed": count, "events_embedded": await self.layer.db.run(embedded)}
 
 
-def _fused(parts: dict[str, float]) -> float:
-    return sum(1.0 / (RRF_K + parts[r]) for r in ("rv", "rk") if r in parts)
+def _store(cur: duckdb.DuckDBPyConnection, rows: list[tuple], vecs: np.ndarray, dims: int) -> None:
+    """The vectors of `rows` (org, agent, session, seq, text), in one UPDATE."""
+    import pyarrow as pa
+
+    table = pa.table(
+        {
+            "org_id": [r[0] for r in rows],
+            "agent_id": [r[1] for r in rows],
+            "session_id": [r[2] for r in rows],
+            "seq": pa.array([r[3] for r in rows], pa.int64()),
+            "embedding": pa.FixedSizeListArray.from_arrays(
+                pa.array(vecs.astype(np.float32).ravel()), dims
+            ),
+        }
+    )
+    cur.register("_hati_session_vecs", table)
+    try:
+        cur.execute(
+            f"UPDATE {INDEX} i SET embedding = v.embedding::FLOAT[{dims}] "
+            "FROM _hati_session_vecs v WHERE i.org_id = v.org_id AND i.agent_id = v.agent_id "
+            "AND i.session_id = v.session_id AND i.seq = v.seq"
+        )
+    finally:
+        cur.unregister("_hati_session_vecs")
 
 
 def _keyword(
     cur: duckdb.DuckDBPyConnection, scope: str, args: list[Any], terms: list[str], pool: int
-) -> list[tuple[str, int, float]]:
-    """The events richest in the query's rare terms: idf weight matched / idf weight asked."""
+) -> tuple[list[tuple[str, int]], list[float]]:
+    """The `pool` events richest in the query's rare terms (idf weight matched), and each
+    term's idf over the events in scope."""
     has = [f"contains(lower_text, ${i + 1})" for i in range(len(terms))]
     counts = cur.execute(
         f"SELECT count(*), {', '.join(f'count(*) FILTER (WHERE {h})' for h in has)} "
@@ -310,15 +399,13 @@ def _keyword(
     ).fetchone()
     total, dfs = counts[0], counts[1:]
     idf = [math.log(1 + (total - df + 0.5) / (df + 0.5)) for df in dfs]
-    weight = sum(idf) or 1.0
     score = " + ".join(f"({h})::INT * {w!r}" for h, w in zip(has, idf, strict=True))
     rows = cur.execute(
-        f"SELECT session_id, seq, ({score}) / {weight!r} AS s FROM {INDEX} "
-        f"WHERE {_numbered(scope, len(terms))} AND ({' OR '.join(has)}) "
-        f"ORDER BY s DESC, session_id, seq LIMIT {int(pool)}",
+        f"SELECT session_id, seq FROM {INDEX} WHERE {_numbered(scope, len(terms))} "
+        f"AND ({' OR '.join(has)}) ORDER BY {score} DESC, session_id, seq LIMIT {int(pool)}",
         [*terms, *args],
     ).fetchall()
-    return [(sid, seq, float(s)) for sid, seq, s in rows]
+    return [(sid, seq) for sid, seq in rows], idf
 
 
 def _numbered(scope: str, after: int) -> str:
