@@ -52,9 +52,11 @@ def plan_for(duckdb_type: str, fmt: int, tz: str | None) -> Plan | None:
         if typmod < 4:
             return None  # HUGEINT, BIGNUM, UBIGINT: not a DECIMAL
         precision, scale = (typmod - 4) >> 16, (typmod - 4) & 0xFFFF
-        # text: Arrow prints fixed notation up to scale 6; binary: the scaled digits fit
-        # an int64 once padded to whole base-10000 groups.
-        if (fmt == 0 and scale > 6) or (fmt == 1 and precision + (-scale % 4) > 18):
+        # text: the unscaled int64 (precision <= 18), else Arrow's cast, fixed notation up
+        # to scale 6; binary: the scaled digits fit an int64 once padded to whole groups.
+        if (fmt == 0 and scale > 6 and precision > 18) or (
+            fmt == 1 and precision + (-scale % 4) > 18
+        ):
             return None
     utc = T.resolve_zone(tz) is T.UTC
     if kind == "timestamptz" and fmt == 0 and not utc:
@@ -80,19 +82,6 @@ def fixed_cells(items: np.ndarray, validity: pa.Array | None) -> pa.Array:
     return out
 
 
-def ragged_cells(matrix: np.ndarray, lengths: np.ndarray, col: pa.Array) -> pa.Array:
-    """Rows of a byte matrix cut to `lengths` as a binary array (NULL as in `col`)."""
-    n = len(lengths)
-    keep = np.arange(matrix.shape[1])[None, :] < lengths[:, None]
-    data = pa.py_buffer(matrix[keep].tobytes())
-    offsets = np.zeros(n + 1, dtype=np.int32)
-    np.cumsum(lengths, out=offsets[1:])
-    out = pa.Array.from_buffers(pa.binary(), n, [None, pa.py_buffer(offsets.tobytes()), data])
-    if col.null_count:
-        out = pc.if_else(col.is_valid(), out, pa.scalar(None, pa.binary()))
-    return out
-
-
 def _per_value(col: pa.Array, raw: np.ndarray, fmt_one: object) -> pa.Array:
     valid = col.is_valid().to_numpy(zero_copy_only=False)
     vals = [fmt_one(int(r)).encode() if ok else None for r, ok in zip(raw, valid, strict=True)]  # type: ignore[operator]
@@ -113,31 +102,74 @@ def _pg_us(raw: np.ndarray) -> np.ndarray:
     return us
 
 
-def _numeric_binary(col: pa.Array, scale: int) -> pa.Array:
-    """PG numeric_send of DECIMAL(p<=15ish, s) values: base-10000 digit groups, weight,
-    sign and display scale, trailing and leading zero groups dropped."""
-    n = len(col)
+def _unscaled(col: pa.Array) -> np.ndarray:
+    """A DECIMAL column's unscaled values (they fit an int64: precision <= 18)."""
     if not pa.types.is_decimal128(col.type):
         col = pc.cast(col, pa.decimal128(col.type.precision, col.type.scale))  # type: ignore[attr-defined]
-    raw = np.frombuffer(col.buffers()[1], dtype="<i8")[2 * col.offset : 2 * (col.offset + n) : 2]
+    n = len(col)
+    return np.frombuffer(col.buffers()[1], dtype="<i8")[2 * col.offset : 2 * (col.offset + n) : 2]
+
+
+def _numeric_text(col: pa.Array, scale: int) -> pa.Array:
+    """'-12.50' from unscaled -1250 and scale 2: the whole part by Arrow's integer cast,
+    the fraction as fixed-width digits from numpy (Arrow's decimal cast is slower)."""
+    if col.type.precision > 18:  # type: ignore[attr-defined]
+        return pc.cast(pc.cast(col, pa.string()), pa.binary())
+    raw = _unscaled(col)
+    mag = np.abs(raw)
+    whole, frac = np.divmod(mag, 10**scale)
+    dotted = np.empty((len(raw), scale + 1), dtype=np.uint8)
+    dotted[:, 0] = ord(".")
+    for k in range(scale, 0, -1):
+        frac, dotted[:, k] = np.divmod(frac, 10)
+    dotted[:, 1:] += ord("0")
+    parts = [
+        pc.cast(pa.array(whole), pa.string()),
+        fixed_cells(dotted.view(f"S{scale + 1}").ravel(), None),
+    ]
+    if (raw < 0).any():
+        parts.insert(0, pc.if_else(pa.array(raw < 0), b"-", b""))
+    text = pc.binary_join_element_wise(*(pc.cast(p, pa.binary()) for p in parts), b"")
+    if col.null_count:
+        text = pc.if_else(col.is_valid(), text, pa.scalar(None, pa.binary()))
+    return text
+
+
+def _numeric_binary(col: pa.Array, scale: int) -> pa.Array:
+    """PG numeric_send of DECIMAL(p, s) values (p + padding <= 18): base-10000 digit
+    groups, weight, sign and display scale, leading and trailing zero groups dropped."""
+    n = len(col)
+    raw = _unscaled(col)
     pad = -scale % 4
     frac_groups = (scale + pad) // 4
-    a = np.abs(raw) * (10**pad)
-    ng = 5
-    groups = np.stack([(a // 10000**k) % 10000 for k in range(ng)], axis=1)  # low first
+    ng = 5  # 18 digits at most: five base-10000 groups, most significant first
+    groups = np.empty((n, ng), dtype=np.int64)
+    q = np.abs(raw) * (10**pad)
+    for k in range(ng - 1, -1, -1):
+        q, groups[:, k] = np.divmod(q, 10000)
     nz = groups != 0
     anynz = nz.any(axis=1)
-    low = np.argmax(nz, axis=1)
-    high = ng - 1 - np.argmax(nz[:, ::-1], axis=1)
-    ndigits = np.where(anynz, high - low + 1, 0)
-    weight = np.where(anynz, high - frac_groups, 0)
+    lead = np.argmax(nz, axis=1)
+    trail = ng - 1 - np.argmax(nz[:, ::-1], axis=1)
+    ndigits = np.where(anynz, trail - lead + 1, 0)
     head = np.zeros(n, dtype=[("n", ">i2"), ("w", ">i2"), ("s", ">u2"), ("d", ">u2")])
-    head["n"], head["w"], head["d"] = ndigits, weight, scale
+    head["n"], head["d"] = ndigits, scale
+    head["w"] = np.where(anynz, ng - 1 - lead - frac_groups, 0)
     head["s"] = np.where(raw < 0, NUMERIC_NEG, NUMERIC_POS)
-    idx = np.clip(high[:, None] - np.arange(ng)[None, :], 0, ng - 1)
-    digits = np.take_along_axis(groups, idx, axis=1).astype(">u2")
-    matrix = np.concatenate([head.view(np.uint8).reshape(n, 8), digits.view(np.uint8)], axis=1)
-    return ragged_cells(matrix, 8 + 2 * ndigits, col)
+    matrix = np.concatenate(
+        [head.view(np.uint8).reshape(n, 8), groups.astype(">u2").view(np.uint8)], axis=1
+    )
+    pos = np.arange(8 + 2 * ng)[None, :]
+    start = (8 + 2 * lead)[:, None]
+    keep = (pos < 8) | ((pos >= start) & (pos < start + 2 * ndigits[:, None]))
+    lengths = 8 + 2 * ndigits
+    offsets = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    data = pa.py_buffer(matrix[keep].tobytes())
+    out = pa.Array.from_buffers(pa.binary(), n, [None, pa.py_buffer(offsets.tobytes()), data])
+    if col.null_count:
+        out = pc.if_else(col.is_valid(), out, pa.scalar(None, pa.binary()))
+    return out
 
 
 _FRACTION_ZEROS = r"\.?0+$"
@@ -177,6 +209,8 @@ def cells(col: pa.Array, plan: Plan) -> pa.Array:
             return pc.cast(col, pa.binary())
         if kind == "bool":
             return pc.if_else(col, b"t", b"f")
+        if kind == "numeric" and plan.scale and pa.types.is_decimal(col.type):
+            return _numeric_text(col, plan.scale)
         if kind in ("int2", "int4", "int8", "numeric"):
             return pc.cast(pc.cast(col, pa.string()), pa.binary())
         return _text_temporal(col, plan)
