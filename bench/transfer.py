@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
 import threading
@@ -169,12 +170,19 @@ def main() -> int:
     os.chmod(tmp, 0o755)
     os.chmod(csv_path, 0o644)
     proc, port = start_hatiproxy(tmp)
+    old: subprocess.Popen | None = None
     pg: PgCluster | None = None
     try:
         pg = start_pg()
         hati_dsn = f"host=127.0.0.1 port={port} user=bench dbname=hatidata"
         load(hati_dsn, csv_path, rows)
         load(pg.dsn, csv_path, rows)
+        old_dsn = None
+        if args.before is not None:
+            (tmp / "before").mkdir()
+            old, old_port = start_hatiproxy(tmp / "before", args.before)
+            old_dsn = f"host=127.0.0.1 port={old_port} user=bench dbname=hatidata"
+            load(old_dsn, csv_path, rows)
         t0 = time.perf_counter()
         cur = local.execute(SELECT)
         n = 0
@@ -197,7 +205,17 @@ def main() -> int:
                 f"  {kind:<22} {hati:>12,.0f} {theirs:>14,.0f} {hati / theirs:>6.2f}x"
                 f"  {rss.base / 1024:.0f} MB, peak +{(rss.peak - rss.base) / 1024:.0f} MB"
             )
+            if old_dsn is not None:
+                try:
+                    before = f"{timed(run, old_dsn, rows):>12,.0f}"
+                    ratio = f"{float(before.replace(',', '')) / theirs:>6.2f}x"
+                except psycopg.Error as exc:
+                    before, ratio = f"{'error':>12}", str(exc).splitlines()[0][:40]
+                print(f"  {'  before (' + kind + ')':<22} {before} {theirs:>14,.0f} {ratio}")
     finally:
+        if old is not None:
+            old.terminate()
+            old.wait(10)
         proc.terminate()
         proc.wait(10)
         if pg is not None:
