@@ -158,6 +158,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument(
+        "--before",
+        type=Path,
+        help="another hatiproxy source tree (say `git archive main`) measured in the same run",
+    )
+    ap.add_argument(
         "--only", default=",".join(KINDS), help="comma-separated subset of " + ",".join(KINDS)
     )
     args = ap.parse_args()
