@@ -75,14 +75,14 @@ class Result:
 # --- servers -------------------------------------------------------------------------------
 
 
-def start_hatiproxy(tmp: Path) -> tuple[subprocess.Popen, int]:
+def start_hatiproxy(tmp: Path, root: Path = ROOT) -> tuple[subprocess.Popen, int]:
     port = _free_port()
     log = open(tmp / "hatiproxy.log", "wb")  # noqa: SIM115 - lives as long as the server
     proc = subprocess.Popen(
         [sys.executable, "-m", "proxy", "serve", "--port", str(port), "--mcp-port", "0",
          "--rest-port", "0", "--database", ":memory:",
          "--data-dir", str(tmp / "data"), "--log-level", "WARNING"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        cwd=root, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING
 import sqlglot
 from sqlglot import exp
 
-from proxy.pgserver.results import Column, columns_of
+from proxy.pgserver.copy_out import copy_out
+from proxy.pgserver.results import Column
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError
-from proxy.wire.types import param_decoder, pg_type_for, result_encoder
+from proxy.wire.types import param_decoder, pg_type_for
 
 if TYPE_CHECKING:
     from proxy.pgserver.contexts import ClientSession, StatementRunner
@@ -160,77 +161,9 @@ async def run_copy(runner: StatementRunner, session: ClientSession, portal: Port
     if target.from_stdin:
         await _copy_in(runner, session, target)
     else:
-        await _copy_out(runner, session, target)
-
-
-# --- COPY TO STDOUT ------------------------------------------------------------
-
-
-def _text_escape(value: str) -> str:
-    return (
-        value.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
-    )
-
-
-def _csv_field(value: str, opts: CopyOptions) -> str:
-    """A CSV value quoted as Postgres does: a value equal to the NULL string (e.g. the
-    empty string) is quoted so that it reads back as a value, not as NULL."""
-    q = opts.quote
-    if value == opts.null_string or any(c in value for c in (opts.sep, q, "\n", "\r")):
-        esc = opts.escape or q
-        if esc != q:
-            value = value.replace(esc, esc + esc)
-        return q + value.replace(q, esc + q) + q
-    return value
-
-
-async def _copy_out(runner: StatementRunner, session: ClientSession, target: CopyTarget) -> None:
-    opts = target.options
-    if opts.format == "binary":
-        raise PgError("0A000", "COPY TO STDOUT in binary format is not supported; use text or csv")
-    cols = ", ".join(target.columns) or "*"
-    query = target.query or f"SELECT {cols} FROM {target.table}"
-    cur = runner.cursor
-    await runner.call(cur.execute, query, sql=query)
-    columns = columns_of(cur.description) or ()
-    tz = runner.settings.values.get("TimeZone")
-    encoders = [result_encoder(c.duckdb_type, 0, tz) for c in columns]
-    session.out(m.copy_out_response(False, len(columns)))
-    sep, null = opts.sep, opts.null_string
-
-    def batch() -> tuple[bytes, int]:
-        # One CopyData message per row, as Postgres sends them: clients such as
-        # psycopg's Copy.rows() parse each message as exactly one row.
-        rows = cur.fetchmany(5000)
-        out: list[bytes] = []
-        if opts.format == "csv":
-            for row in rows:
-                line = sep.join(
-                    null if v is None else _csv_field(enc(v).decode(), opts)
-                    for v, enc in zip(row, encoders, strict=True)
-                )
-                out.append(m.copy_data((line + "\n").encode()))
-        else:
-            for row in rows:
-                line = sep.join(
-                    null if v is None else _text_escape(enc(v).decode())
-                    for v, enc in zip(row, encoders, strict=True)
-                )
-                out.append(m.copy_data((line + "\n").encode()))
-        return b"".join(out), len(rows)
-
-    total = 0
-    if opts.header and opts.format == "csv":
-        session.out(m.copy_data((sep.join(c.name for c in columns) + "\n").encode()))
-    while True:
-        data, n = await runner.call(batch)
-        if not n:
-            break
-        total += n
-        session.out(data)
-        await session.flush_if_large()
-    session.out(m.copy_done())
-    session.out(m.command_complete(f"COPY {total}"))
+        cols = ", ".join(target.columns) or "*"
+        query = target.query or f"SELECT {cols} FROM {target.table}"
+        await copy_out(runner, session, query, target.options)
 
 
 # --- COPY FROM STDIN -----------------------------------------------------------

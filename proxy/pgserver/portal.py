@@ -29,6 +29,7 @@ class Portal:
     columns: tuple[Column, ...] | None = None
     executed: bool = False  # DuckDB ran it; rows are pending in `buffered`, then the cursor
     buffered: list[tuple] | None = None  # rows fetched ahead, sent before the cursor's rest
+    arrow: Any = None  # arrow_results.ArrowResult: the rest of the rows, as Arrow batches
     drained: bool = False  # the cursor holds no more rows for this portal
     done: bool = False
     rows_sent: int = 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from proxy.pgserver import arrow_results
 from proxy.pgserver.results import BATCH_ROWS, fetch_batch
 from proxy.wire import messages as m
 from proxy.wire.types import encode_data_rows
@@ -39,12 +40,18 @@ async def send_rows(
             continue
         if portal.drained:
             return False
-        data, n = await runner.call(fetch_batch, runner.cursor, encoders, want)
+        stream = portal.arrow  # a result read through Arrow (arrow_results.py)
+        if stream is not None:
+            if max_rows == 0:
+                want = arrow_results.BATCH_ROWS
+            data, n = await runner.call(stream.encode_next, want)
+        else:
+            data, n = await runner.call(fetch_batch, runner.cursor, encoders, want)
         if n:
             session.out(data)
             portal.rows_sent += n
             await session.flush_if_large()
-        if n < want:
+        if stream.exhausted if stream is not None else n < want:
             portal.drained = True
             return False
     session.out(m.portal_suspended())

@@ -25,6 +25,7 @@ from proxy.execution import sql_bridge
 from proxy.pgserver import (
     agent_relations,
     alter_rebuild,
+    arrow_results,
     commands,
     conflict_retry,
     constraint_ddl,
@@ -217,6 +218,10 @@ class Runner:
         """Drain a suspended portal's pending rows into memory before reusing the cursor."""
         owner = self._owner
         if owner is not None and owner.executed and not owner.done and not owner.drained:
+            if owner.arrow is not None:
+                await self.call(owner.arrow.drain)
+                self._owner = None
+                return
             owner.buffered = (owner.buffered or []) + await self.call(self.cursor.fetchall)
             owner.drained = True
         self._owner = None
@@ -405,6 +410,7 @@ class Runner:
 
         # Several DuckDB statements outside a transaction: run them in one of their own.
         own_transaction = st.atomic and self.txn_status == "I" and not self.implicit
+        arrow: list[arrow_results.ArrowResult | None] = []  # set when read through Arrow
         ran = [sql]  # the SQL that ran (ALTER TABLE on a view runs ALTER VIEW)
         # Foreign keys the server enforces, checked after the write (fk_checks.py).
         fk = fk_checks.WriteCheck(
@@ -454,6 +460,12 @@ class Runner:
                 # foreign keys are checked next: the checks reuse the cursor.)
                 if fk.active and cols:
                     return cols, None, cur.fetchall()
+                if st.kind == "select" and cols and not needs_cast(cols):
+                    plan = self._arrow_plan(portal, postgres_names(st, cols))
+                    if plan is not None:
+                        head, stream = arrow_results.start(cur, plan)
+                        arrow.append(stream)
+                        return cols, None, [] if head is None else head
                 return cols, None, cur.fetchmany(PREFETCH_ROWS) if cols else None
             row = cur.fetchone() if cols and cols[0].name == "Count" else None
             return None, (int(row[0]) if row and row[0] is not None else None), None
@@ -486,6 +498,9 @@ class Runner:
         if head is not None:
             portal.buffered = head
             portal.drained = len(head) < PREFETCH_ROWS or fk.active
+        if arrow:  # read through Arrow: the whole result in `head`, or the stream
+            portal.arrow = arrow[0]
+            portal.drained = arrow[0] is None
         if portal.columns is not None:
             self._owner = portal
         else:
@@ -493,6 +508,14 @@ class Runner:
         if st.kind == "ddl":
             self.param_types.invalidate()
             await fk_checks.after_ddl(self.call, cur, st, sql)
+
+    def _arrow_plan(
+        self, portal: Portal, cols: tuple[Column, ...] | None
+    ) -> list[arrow_results.Plan] | None:
+        formats = portal.result_formats
+        if not cols or (len(formats) > 1 and len(formats) != len(cols)):
+            return None
+        return arrow_results.plans(cols, formats, self.settings.values.get("TimeZone"))
 
     async def execute_duckdb(
         self, portal: Portal, session: ClientSession, max_rows: int, describe: bool

@@ -1,0 +1,144 @@
+"""COPY ... TO STDOUT in text, CSV and binary format: one CopyData message a row, as
+PostgreSQL sends them (clients such as psycopg's Copy.rows() parse each message as one
+row). Columns with vectorised encoders go from DuckDB's Arrow batches through
+`wire.arrow_rows.copy_rows`; others through the per-value encoders."""
+
+from __future__ import annotations
+
+import struct
+from typing import TYPE_CHECKING, Protocol
+
+from proxy.pgserver import arrow_results
+from proxy.pgserver.results import columns_of
+from proxy.wire import messages as m
+from proxy.wire.arrow_rows import BINARY_SIGNATURE, copy_rows
+from proxy.wire.types import result_encoder
+
+if TYPE_CHECKING:
+    from proxy.pgserver.contexts import ClientSession, StatementRunner
+
+
+class CopyOptions(Protocol):  # copy.CopyOptions (copy.py imports this module)
+    format: str
+    header: bool
+    quote: str
+    escape: str | None
+
+    @property
+    def sep(self) -> str: ...
+
+    @property
+    def null_string(self) -> str: ...
+
+
+# --- COPY TO STDOUT ------------------------------------------------------------
+
+
+_TEXT_ESCAPES = {"\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r"}
+_TEXT_ESCAPES |= {"\t": "\\t", "\v": "\\v"}
+
+
+def _text_escape(value: str, sep: str = "\t") -> str:
+    """COPY text escapes, as PostgreSQL's CopyAttributeOutText writes them."""
+    out = "".join(_TEXT_ESCAPES.get(ch, ch) for ch in value)
+    if sep not in _TEXT_ESCAPES:
+        out = out.replace(sep, "\\" + sep)
+    return out
+
+
+def _csv_field(value: str, opts: CopyOptions) -> str:
+    """A CSV value quoted as Postgres does: a value equal to the NULL string (e.g. the
+    empty string) is quoted so that it reads back as a value, not as NULL."""
+    q = opts.quote
+    if value == opts.null_string or any(c in value for c in (opts.sep, q, "\n", "\r")):
+        esc = opts.escape or q
+        if esc != q:
+            value = value.replace(esc, esc + esc)
+        return q + value.replace(q, esc + q) + q
+    return value
+
+
+async def copy_out(
+    runner: StatementRunner, session: ClientSession, query: str, opts: CopyOptions
+) -> None:
+    cur = runner.cursor
+    await runner.call(cur.execute, query, sql=query)
+    columns = columns_of(cur.description) or ()
+    tz = runner.settings.values.get("TimeZone")
+    binary = opts.format == "binary"
+    session.out(m.copy_out_response(binary, len(columns)))
+    sep, null = opts.sep, opts.null_string
+    if opts.header and opts.format == "csv":
+        session.out(m.copy_data((sep.join(c.name for c in columns) + "\n").encode()))
+    plan = arrow_results.plans(columns, (1 if binary else 0,), tz)
+    if plan is not None:
+        # DuckDB's Arrow batches, framed a column at a time (wire/arrow_rows.py)
+        reader = await runner.call(cur.to_arrow_reader, arrow_results.BATCH_ROWS)
+        first = [True]
+
+        def batch() -> tuple[bytes, int]:
+            try:
+                rb = reader.read_next_batch()
+            except StopIteration:
+                return b"", 0
+            data = copy_rows(rb, plan, opts.format, sep, null, opts.quote, opts.escape, first[0])
+            first[0] = first[0] and not rb.num_rows
+            return data, rb.num_rows or -1
+    else:
+        encoders = [result_encoder(c.duckdb_type, 1 if binary else 0, tz) for c in columns]
+        first_rows = [True]
+
+        def batch() -> tuple[bytes, int]:
+            rows = cur.fetchmany(5000)
+            return _rows_out(rows, encoders, opts, first_rows), len(rows)
+
+    total = 0
+    while True:
+        data, n = await runner.call(batch)
+        if n == -1:  # an empty Arrow batch: not the end
+            continue
+        if not n:
+            break
+        total += n
+        session.out(data)
+        await session.flush_if_large()
+    if binary:  # the trailer; with no rows, the header goes in front of it (as PostgreSQL)
+        head = b"" if total else BINARY_SIGNATURE
+        session.out(m.copy_data(head + b"\xff\xff"))
+    session.out(m.copy_done())
+    session.out(m.command_complete(f"COPY {total}"))
+
+
+def _rows_out(rows: list[tuple], encoders: list, opts: CopyOptions, first: list[bool]) -> bytes:
+    """CopyData messages, one a row (clients such as psycopg's Copy.rows() parse each
+    message as exactly one row), by the per-value encoders."""
+    out: list[bytes] = []
+    sep, null = opts.sep, opts.null_string
+    if opts.format == "binary":
+        for row in rows:
+            cells = [struct.pack(">h", len(row))]
+            for v, enc in zip(row, encoders, strict=True):
+                if v is None:
+                    cells.append(b"\xff\xff\xff\xff")
+                else:
+                    b = enc(v)
+                    cells.append(struct.pack(">i", len(b)) + b)
+            if first[0]:
+                cells.insert(0, BINARY_SIGNATURE)
+                first[0] = False
+            out.append(m.copy_data(b"".join(cells)))
+    elif opts.format == "csv":
+        for row in rows:
+            line = sep.join(
+                null if v is None else _csv_field(enc(v).decode(), opts)
+                for v, enc in zip(row, encoders, strict=True)
+            )
+            out.append(m.copy_data((line + "\n").encode()))
+    else:
+        for row in rows:
+            line = sep.join(
+                null if v is None else _text_escape(enc(v).decode(), sep)
+                for v, enc in zip(row, encoders, strict=True)
+            )
+            out.append(m.copy_data((line + "\n").encode()))
+    return b"".join(out)

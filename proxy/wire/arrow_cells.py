@@ -1,0 +1,239 @@
+"""One Arrow column -> the PostgreSQL text or binary form of each of its cells, vectorised.
+
+`cells(column, plan)` returns a binary Arrow array (NULL where the value is NULL) holding
+exactly the bytes the per-value encoders of `textcodec` / `bincodec` produce, computed a
+column at a time with pyarrow.compute and numpy. Only the kinds `plan_for` accepts take
+this path; values a vectorised form cannot render exactly (dates outside years 1..9999,
+infinities) fall back to the per-value formatters of `temporal` for that column.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from proxy.wire import temporal as T
+from proxy.wire.bincodec import NUMERIC_NEG, NUMERIC_POS
+from proxy.wire.types import column_kind
+from proxy.wire.vector import vector_dims
+
+UNIX_TO_PG_US = T.UNIX_TO_PG_DAYS * T.US_PER_DAY
+DATE_MIN, DATE_MAX = -719162, 2932896  # 0001-01-01, 9999-12-31 as days since 1970
+TS_MIN, TS_MAX = DATE_MIN * T.US_PER_DAY, (DATE_MAX + 1) * T.US_PER_DAY - 1
+DUCK_INF32, DUCK_INF64 = 2**31 - 1, 2**63 - 1  # DuckDB's infinity (-x is -infinity)
+
+TEXT_KINDS = frozenset({"int2", "int4", "int8", "bool", "text", "json", "jsonb", "numeric"})
+TEXT_KINDS |= {"date", "timestamp", "timestamptz"}
+BINARY_KINDS = TEXT_KINDS | {"float4", "float8"}
+STRING_KINDS = frozenset({"text", "json", "jsonb"})  # cells that may hold any character
+_NUMPY_INT = {"int2": ">i2", "int4": ">i4", "int8": ">i8", "float4": ">f4", "float8": ">f8"}
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    kind: str
+    fmt: int  # 0 text, 1 binary
+    scale: int  # DECIMAL scale (numeric only)
+    utc: bool  # the session TimeZone is UTC (timestamptz text)
+
+
+def plan_for(duckdb_type: str, fmt: int, tz: str | None) -> Plan | None:
+    """How a column is encoded a column at a time, or None: it needs the per-value path."""
+    if vector_dims(duckdb_type) is not None:
+        return None
+    kind, depth, typmod = column_kind(duckdb_type)
+    if depth or kind not in (BINARY_KINDS if fmt else TEXT_KINDS):
+        return None
+    scale = 0
+    if kind == "numeric":
+        if typmod < 4:
+            return None  # HUGEINT, BIGNUM, UBIGINT: not a DECIMAL
+        precision, scale = (typmod - 4) >> 16, (typmod - 4) & 0xFFFF
+        # text: the unscaled int64 (precision <= 18), else Arrow's cast, fixed notation up
+        # to scale 6; binary: the scaled digits fit an int64 once padded to whole groups.
+        if (fmt == 0 and scale > 6 and precision > 18) or (
+            fmt == 1 and precision + (-scale % 4) > 18
+        ):
+            return None
+    utc = T.resolve_zone(tz) is T.UTC
+    if kind == "timestamptz" and fmt == 0 and not utc:
+        return None
+    return Plan(kind, fmt, scale, utc)
+
+
+def _ints(col: pa.Array, width: str) -> np.ndarray:
+    """The raw integers of a fixed-width column (NULL slots hold anything)."""
+    return np.frombuffer(col.buffers()[1], dtype=width)[col.offset : col.offset + len(col)].copy()
+
+
+def fixed_cells(items: np.ndarray, validity: pa.Array | None) -> pa.Array:
+    """Equal-width byte strings (a numpy array of big-endian numbers or a structured row)
+    as a binary array, NULL where `validity` is false."""
+    n = len(items)
+    width = items.dtype.itemsize
+    data = pa.py_buffer(np.ascontiguousarray(items).view(np.uint8).tobytes())
+    offsets = pa.py_buffer((np.arange(n + 1, dtype=np.int32) * width).tobytes())
+    out = pa.Array.from_buffers(pa.binary(), n, [None, offsets, data])
+    if validity is not None and validity.null_count:
+        out = pc.if_else(validity.is_valid(), out, pa.scalar(None, pa.binary()))
+    return out
+
+
+def _per_value(col: pa.Array, raw: np.ndarray, fmt_one: object) -> pa.Array:
+    valid = col.is_valid().to_numpy(zero_copy_only=False)
+    vals = [fmt_one(int(r)).encode() if ok else None for r, ok in zip(raw, valid, strict=True)]  # type: ignore[operator]
+    return pa.array(vals, pa.binary())
+
+
+def _pg_days(raw: np.ndarray) -> np.ndarray:
+    days = raw.astype(np.int64) - T.UNIX_TO_PG_DAYS
+    days[raw == DUCK_INF32] = T.DATE_NOEND
+    days[raw == -DUCK_INF32] = T.DATE_NOBEGIN
+    return days
+
+
+def _pg_us(raw: np.ndarray) -> np.ndarray:
+    us = raw - UNIX_TO_PG_US
+    us[raw == DUCK_INF64] = T.TS_NOEND
+    us[raw == -DUCK_INF64] = T.TS_NOBEGIN
+    return us
+
+
+def _unscaled(col: pa.Array) -> np.ndarray:
+    """A DECIMAL column's unscaled values (they fit an int64: precision <= 18)."""
+    if not pa.types.is_decimal128(col.type):
+        col = pc.cast(col, pa.decimal128(col.type.precision, col.type.scale))  # type: ignore[attr-defined]
+    n = len(col)
+    return np.frombuffer(col.buffers()[1], dtype="<i8")[2 * col.offset : 2 * (col.offset + n) : 2]
+
+
+def _numeric_text(col: pa.Array, scale: int) -> pa.Array:
+    """'-12.50' from unscaled -1250 and scale 2: the whole part by Arrow's integer cast,
+    the fraction as fixed-width digits from numpy (Arrow's decimal cast is slower)."""
+    if col.type.precision > 18:  # type: ignore[attr-defined]
+        return pc.cast(pc.cast(col, pa.string()), pa.binary())
+    raw = _unscaled(col)
+    mag = np.abs(raw)
+    whole, frac = np.divmod(mag, 10**scale)
+    dotted = np.empty((len(raw), scale + 1), dtype=np.uint8)
+    dotted[:, 0] = ord(".")
+    for k in range(scale, 0, -1):
+        frac, dotted[:, k] = np.divmod(frac, 10)
+    dotted[:, 1:] += ord("0")
+    parts = [
+        pc.cast(pa.array(whole), pa.string()),
+        fixed_cells(dotted.view(f"S{scale + 1}").ravel(), None),
+    ]
+    if (raw < 0).any():
+        parts.insert(0, pc.if_else(pa.array(raw < 0), b"-", b""))
+    text = pc.binary_join_element_wise(*(pc.cast(p, pa.binary()) for p in parts), b"")
+    if col.null_count:
+        text = pc.if_else(col.is_valid(), text, pa.scalar(None, pa.binary()))
+    return text
+
+
+def _numeric_binary(col: pa.Array, scale: int) -> pa.Array:
+    """PG numeric_send of DECIMAL(p, s) values (p + padding <= 18): base-10000 digit
+    groups, weight, sign and display scale, leading and trailing zero groups dropped."""
+    n = len(col)
+    raw = _unscaled(col)
+    pad = -scale % 4
+    frac_groups = (scale + pad) // 4
+    ng = 5  # 18 digits at most: five base-10000 groups, most significant first
+    groups = np.empty((n, ng), dtype=np.int64)
+    q = np.abs(raw) * (10**pad)
+    for k in range(ng - 1, -1, -1):
+        q, groups[:, k] = np.divmod(q, 10000)
+    nz = groups != 0
+    anynz = nz.any(axis=1)
+    lead = np.argmax(nz, axis=1)
+    trail = ng - 1 - np.argmax(nz[:, ::-1], axis=1)
+    ndigits = np.where(anynz, trail - lead + 1, 0)
+    head = np.zeros(n, dtype=[("n", ">i2"), ("w", ">i2"), ("s", ">u2"), ("d", ">u2")])
+    head["n"], head["d"] = ndigits, scale
+    head["w"] = np.where(anynz, ng - 1 - lead - frac_groups, 0)
+    head["s"] = np.where(raw < 0, NUMERIC_NEG, NUMERIC_POS)
+    matrix = np.concatenate(
+        [head.view(np.uint8).reshape(n, 8), groups.astype(">u2").view(np.uint8)], axis=1
+    )
+    pos = np.arange(8 + 2 * ng)[None, :]
+    start = (8 + 2 * lead)[:, None]
+    keep = (pos < 8) | ((pos >= start) & (pos < start + 2 * ndigits[:, None]))
+    lengths = 8 + 2 * ndigits
+    offsets = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    data = pa.py_buffer(matrix[keep].tobytes())
+    out = pa.Array.from_buffers(pa.binary(), n, [None, pa.py_buffer(offsets.tobytes()), data])
+    if col.null_count:
+        out = pc.if_else(col.is_valid(), out, pa.scalar(None, pa.binary()))
+    return out
+
+
+_FRACTION_ZEROS = r"\.?0+$"
+
+
+def _text_temporal(col: pa.Array, plan: Plan) -> pa.Array:
+    if plan.kind == "date":
+        raw = _ints(col, "<i4")
+        valid = raw[col.is_valid().to_numpy(zero_copy_only=False)]
+        if valid.size and (valid.min() < DATE_MIN or valid.max() > DATE_MAX):
+            return _per_value(col, _pg_days(raw), T.format_pg_date)
+        return pc.cast(pc.cast(col, pa.string()), pa.binary())
+    if col.type.unit != "us":  # type: ignore[attr-defined]
+        col = pc.cast(col, pa.timestamp("us", col.type.tz))  # type: ignore[attr-defined]
+    raw = _ints(col, "<i8")
+    valid = raw[col.is_valid().to_numpy(zero_copy_only=False)]
+    tz = plan.kind == "timestamptz"
+    if valid.size and (valid.min() < TS_MIN or valid.max() > TS_MAX):
+        fmt_one = (lambda us: T.format_pg_timestamp(us, 0)) if tz else T.format_pg_timestamp
+        return _per_value(col, _pg_us(raw), fmt_one)
+    naive = pa.Array.from_buffers(pa.timestamp("us"), len(col), col.buffers(), offset=col.offset)
+    text = pc.replace_substring_regex(pc.cast(naive, pa.string()), _FRACTION_ZEROS, "")
+    if tz:
+        text = pc.binary_join_element_wise(text, "+00", "")
+    return pc.cast(text, pa.binary())
+
+
+def cells(col: pa.Array, plan: Plan) -> pa.Array:
+    """The column's cells as PostgreSQL sends them (binary array, NULL for NULL)."""
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks()
+    kind = plan.kind
+    if pa.types.is_null(col.type):
+        return pa.nulls(len(col), pa.binary())
+    if plan.fmt == 0:
+        if kind in STRING_KINDS:
+            return pc.cast(col, pa.binary())
+        if kind == "bool":
+            return pc.if_else(col, b"t", b"f")
+        if kind == "numeric" and plan.scale and pa.types.is_decimal(col.type):
+            return _numeric_text(col, plan.scale)
+        if kind in ("int2", "int4", "int8", "numeric"):
+            return pc.cast(pc.cast(col, pa.string()), pa.binary())
+        return _text_temporal(col, plan)
+    if kind in ("text", "json"):
+        return pc.cast(col, pa.binary())
+    if kind == "jsonb":
+        return pc.binary_join_element_wise(b"\x01", pc.cast(col, pa.binary()), b"")
+    if kind == "bool":
+        return pc.if_else(col, b"\x01", b"\x00")
+    if kind in _NUMPY_INT:
+        target = {"int2": pa.int16(), "int4": pa.int32(), "int8": pa.int64()}.get(kind)
+        if target is not None and col.type != target:
+            col = pc.cast(col, target)
+        elif kind == "float4" and col.type != pa.float32():
+            col = pc.cast(col, pa.float32())
+        elif kind == "float8" and col.type != pa.float64():
+            col = pc.cast(col, pa.float64())
+        little = _NUMPY_INT[kind].replace(">", "<")
+        return fixed_cells(_ints(col, little).astype(_NUMPY_INT[kind]), col)
+    if kind == "numeric":
+        return _numeric_binary(col, plan.scale)
+    if kind == "date":
+        return fixed_cells(_pg_days(_ints(col, "<i4")).astype(">i4"), col)
+    if col.type.unit != "us":  # type: ignore[attr-defined]
+        col = pc.cast(col, pa.timestamp("us", col.type.tz))  # type: ignore[attr-defined]
+    return fixed_cells(_pg_us(_ints(col, "<i8")).astype(">i8"), col)
