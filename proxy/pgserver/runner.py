@@ -433,7 +433,13 @@ class Runner:
             if layer is None or self.who is None:
                 raise PgError("0A000", "agent functions are not available on this connection")
             # The agent layer's asyncio state lives on the server's main loop.
-            relations = await on_main(sql_bridge.prepare(layer, self.who, st, portal.params))
+            queries = None
+            if sql_bridge.arg_queries(st):  # subquery arguments: their rows, on our cursor
+                path = self.settings.values.get("search_path")
+                queries = await self.call(sql_bridge.query_rows, self.cursor, self.who, st, path)
+            relations = await on_main(
+                sql_bridge.prepare(layer, self.who, st, portal.params, queries=queries)
+            )
         if st.agent_relations:
             if self.agent is None or self.who is None:
                 raise PgError("0A000", "agent relations are not available on this connection")

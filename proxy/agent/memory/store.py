@@ -403,7 +403,13 @@ def batch_items(contents: Any, metadata: Any, defaults: dict[str, Any]) -> list[
         try:
             items.append(check_item(**fields))
         except AgentError as exc:
-            raise AgentError(exc.code, f"input {n + 1}: {exc.message}", exc.hint) from None
+            raise AgentError(
+                exc.code,
+                f"input {n + 1}: {exc.message}",
+                sqlstate=exc.sqlstate,
+                http_status=exc.http_status,
+                hint=exc.hint,
+            ) from None
     return items
 
 

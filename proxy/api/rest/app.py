@@ -18,6 +18,7 @@ from proxy.api.rest import (
     key_usage,
     keys,
     memory,
+    memory_batch,
     ops,
     transpile,
     triggers,
@@ -51,6 +52,7 @@ def create_app(services: Services) -> FastAPI:
     routers = (ops, memory, branch_triggers, triggers, branches, cot, branch_approval, keys)
     for module in (*routers, key_usage, transpile):
         app.include_router(module.router)
+    app.include_router(memory_batch.router)
     return app
 
 
