@@ -43,7 +43,11 @@ COMPAT_TOOLS: dict[str, set[str]] = {
     "branch_list": set(),
 }
 # hatiproxy's own tools, beyond the public server's.
-OWN_TOOLS: dict[str, set[str]] = {"verify_ledger": set(), "whoami": set()}
+OWN_TOOLS: dict[str, set[str]] = {
+    "verify_ledger": set(),
+    "whoami": set(),
+    "store_memories": {"contents"},
+}
 ALL_TOOLS = {**COMPAT_TOOLS, **OWN_TOOLS}
 
 _ids = count(1)
