@@ -22,7 +22,10 @@ from proxy.api.rest.errors import ErrorBody
 router = APIRouter(
     prefix="/v1/organizations/{org_id}/agent-memory",
     tags=["agent memory"],
-    responses={400: {"model": ErrorBody, "description": "The body is not valid JSON"}},
+    responses={
+        400: {"model": ErrorBody, "description": "The body is not valid JSON"},
+        409: {"model": ErrorBody, "description": "A superseded memory is already superseded"},
+    },
 )
 STRICT = ConfigDict(strict=True)
 Who = Annotated[Caller, Depends(caller)]
