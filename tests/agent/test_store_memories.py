@@ -69,6 +69,8 @@ def test_dedup_supersede_and_triggers_in_process(tmp_path: Path) -> None:
             with pytest.raises(AgentError) as err:
                 await layer.call("store_memories", who(), contents=["fine", {"content": " "}])
             assert err.value.sqlstate == "22023" and "input 2" in err.value.message
+            with pytest.raises(AgentError, match="too large"):
+                await layer.call("store_memories", who(), contents=["a"], ttl_seconds=10**15)
             with pytest.raises(AgentError, match="unknown field"):
                 await layer.call("store_memories", who(), contents=[{"text": "a"}])
             assert await count_rows(layer) == before

@@ -92,7 +92,10 @@ def _expiry(expires_at: Any, ttl_seconds: Any) -> dt.datetime | None:
     if ttl_seconds is not None:
         if int(ttl_seconds) <= 0:
             raise AgentError.invalid(f"ttl_seconds must be positive, got {ttl_seconds}")
-        return now() + dt.timedelta(seconds=int(ttl_seconds))
+        try:
+            return now() + dt.timedelta(seconds=int(ttl_seconds))
+        except OverflowError:
+            raise AgentError.invalid(f"ttl_seconds {ttl_seconds} is too large") from None
     if expires_at is None:
         return None
     if isinstance(expires_at, str):
