@@ -5,7 +5,8 @@ in DuckDB. Each call in a FROM clause is lifted out of the tree and replaced by 
 relation name `__hati_agent_<i>` (aliased as written, else as the function); the
 server runs the call and registers its rows under that name before DuckDB runs the
 rest of the statement, so the results compose with WHERE, JOIN, ORDER BY and the
-rest of SQL. Arguments must be constants or `$n` parameters. Parameters used only
+rest of SQL. Arguments must be constants, `$n` parameters or a subquery (its rows, for
+functions that take many inputs, e.g. store_memories). Parameters used only
 by agent calls disappear from the SQL DuckDB sees, so the remaining ones are
 renumbered; `Statement.duckdb_params` says which client parameters DuckDB gets.
 """
@@ -77,10 +78,12 @@ RELATION_PREFIX = "__hati_agent_"
 
 @dataclass(frozen=True, slots=True)
 class Arg:
-    """A constant (`value`) or a client parameter (`param` = n of `$n`)."""
+    """A constant (`value`), a client parameter (`param` = n of `$n`) or a subquery
+    (`query`, its SQL text: the server runs it first and passes its rows as dicts)."""
 
     value: Any = None
     param: int | None = None
+    query: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +161,12 @@ def _arguments(
 def _constant(name: str, e: exp.Expr, offset: int) -> Arg:
     while isinstance(e, (exp.Cast, exp.Paren)):  # '{"a":1}'::json, ($1)
         e = e.this
+    if isinstance(e, exp.Subquery) and isinstance(e.this, exp.Query):
+        if any(isinstance(n, exp.Parameter | exp.Placeholder) for n in tree_nodes(e)):
+            raise TranspileError(
+                "0A000", f"a subquery argument of {name}() cannot use $n parameters", offset + 1
+            )
+        return Arg(query=e.this.sql(dialect="postgres"))
     if isinstance(e, exp.Parameter | exp.Placeholder):
         n = _param_number(e)
         if n is not None:

@@ -64,7 +64,10 @@ _NATIVE = frozenset(
         "UNPIVOT",
     }
 )
-CACHE_SIZE = 4096
+CACHE_SIZE = 4096  # statements (sql text -> result) kept, least recently used evicted
+# Longer texts are transpiled every time (bulk INSERTs rarely repeat): with the entry
+# count this bounds the cache's memory (~4096 x (16 KiB of key + its result)).
+MAX_CACHED_CHARS = 16_384
 
 
 def transpile(
@@ -82,7 +85,8 @@ def transpile(
     decides by column names alone. Raises TranspileError.
     """
     # The agent function names are part of the key (see agent_calls.set_agent_functions).
-    return _transpile_cached(
+    run = _transpile_cached if len(sql) <= MAX_CACHED_CHARS else _transpile_cached.__wrapped__
+    return run(
         sql,
         dialect.lower(),
         vector_dims,
@@ -94,6 +98,12 @@ def transpile(
 
 def cache_clear() -> None:
     _transpile_cached.cache_clear()
+
+
+def cache_info() -> tuple[int, int]:
+    """(entries now, most entries): the transpile cache's size and bound."""
+    info = _transpile_cached.cache_info()
+    return info.currsize, info.maxsize or 0
 
 
 @lru_cache(maxsize=CACHE_SIZE)

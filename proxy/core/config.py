@@ -139,6 +139,12 @@ SETTINGS: tuple[Setting, ...] = (
         int,
     ),
     Setting("model_dir", "", "Model cache directory; empty = <data_dir>/models."),
+    Setting(
+        "embedding_cache_entries",
+        10_000,
+        "Embeddings kept in RAM (LRU, ~1.6 KB each at 384 dims); the table keeps them all.",
+        int,
+    ),
     Setting("org_id", "local", "Organisation id of connections that carry no API key."),
     Setting(
         "default_agent",
@@ -271,6 +277,7 @@ class Config:
     embedding_batch_size: int = 32
     embedding_flush_interval_ms: int = 1000
     model_dir: str = ""
+    embedding_cache_entries: int = 10_000
     org_id: str = "local"
     default_agent: str = "default"
     memory_enabled: bool = True

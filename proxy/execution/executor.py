@@ -16,8 +16,10 @@ from proxy.core.identity import Identity
 from proxy.db.commit_clock import statement_may_write
 from proxy.db.duckdb_errors import map_duckdb_error
 from proxy.execution.sql_bridge import (
+    arg_queries,
     first_marker_param,
     prepare,
+    query_rows,
     register,
     relation_rows,
     unregister,
@@ -60,7 +62,10 @@ async def execute_sql(
         for st in statements:
             if st.command is not None:
                 raise PgError("0A000", f"{st.tag} needs a wire connection; it is refused here")
-            relations = await prepare(layer, who, st, [], read_only=read_only)
+            queries = None
+            if arg_queries(st):  # subquery arguments: their rows, on this cursor
+                queries = await engine.run_uncounted(query_rows, cur, who, st, None)
+            relations = await prepare(layer, who, st, [], read_only=read_only, queries=queries)
             shown = list(st.agent_relations)
             if shown:  # the caller's own rows, for this statement only
                 relations += await relation_rows(layer, who, shown)

@@ -31,15 +31,17 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from proxy.access import sql_policy
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.registry import AgentFunction
 from proxy.core.relations import RELATIONS
 from proxy.core.sqltext import quote_literal
 from proxy.db.catalog.functions import FunctionDecl
+from proxy.db.duckdb_errors import map_duckdb_error
 from proxy.execution import relation_cache
 from proxy.wire.errors import PgError
-from transpiler import Statement
+from transpiler import Statement, TranspileError, transpile
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -124,8 +126,10 @@ async def prepare(
     params: Sequence[Any],
     *,
     read_only: bool = False,
+    queries: dict[str, list[dict[str, Any]]] | None = None,
 ) -> list[Relation]:
-    """Run the statement's agent calls; the relations to register before DuckDB runs."""
+    """Run the statement's agent calls; the relations to register before DuckDB runs.
+    queries: the rows of subquery arguments (`query_rows`)."""
     out = []
     for call in st.agent_calls:
         fn = _function(call.name)
@@ -133,8 +137,8 @@ async def prepare(
             raise PgError(
                 "25006", f"{call.name}() writes data and cannot run in a read-only statement"
             )
-        args = [_arg_value(a, params) for a in call.args]
-        kwargs = {k: _arg_value(a, params) for k, a in call.kwargs}
+        args = [_arg_value(a, params, queries) for a in call.args]
+        kwargs = {k: _arg_value(a, params, queries) for k, a in call.kwargs}
         try:
             bound = fn.bind(args, kwargs)
             converted = {p.name: convert_arg(fn, p.name, p.type, bound[p.name]) for p in fn.params}
@@ -142,6 +146,40 @@ async def prepare(
         except AgentError as exc:
             raise to_pg_error(exc) from None
         out.append((call.relation, _arrow(fn, rows), fn.columns))
+    return out
+
+
+def arg_queries(st: Statement) -> list[str]:
+    """The subquery arguments of the statement's agent calls (SQL text), once each."""
+    found = [a.query for c in st.agent_calls for a in (*c.args, *(v for _, v in c.kwargs))]
+    return list(dict.fromkeys(q for q in found if q is not None))
+
+
+def query_rows(
+    cur: duckdb.DuckDBPyConnection, who: Identity | None, st: Statement, search_path: str | None
+) -> dict[str, list[dict[str, Any]]]:
+    """On the worker thread, with the statement's cursor: run each subquery argument as
+    a statement of its own (transpiled and checked against the caller's limits as any
+    statement is); its rows as dicts by column name."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for text in arg_queries(st):
+        try:
+            statements = transpile(text)
+        except TranspileError as exc:
+            raise PgError(exc.sqlstate, exc.message) from exc
+        sub = statements[0] if len(statements) == 1 else None
+        if sub is None or sub.kind != "select" or sub.agent_calls or sub.bind_texts:
+            raise PgError(
+                "0A000",
+                "a subquery argument must be a plain SELECT (no agent or semantic functions)",
+            )
+        sql_policy.check(sub, who, search_path)
+        try:
+            result = cur.execute(sub.sql)
+            names = [d[0] for d in result.description or ()]
+            out[text] = [dict(zip(names, row, strict=True)) for row in result.fetchall()]
+        except duckdb.Error as exc:
+            raise map_duckdb_error(exc, sub.sql) from None
     return out
 
 
@@ -259,7 +297,13 @@ def _function(name: str) -> AgentFunction:
     return REGISTRY.get(name)
 
 
-def _arg_value(arg: Any, params: Sequence[Any]) -> Any:
+def _arg_value(
+    arg: Any, params: Sequence[Any], queries: dict[str, list[dict[str, Any]]] | None = None
+) -> Any:
+    if arg.query is not None:
+        if queries is None or arg.query not in queries:
+            raise PgError("0A000", "a subquery argument is not available here")
+        return queries[arg.query]
     if arg.param is None:
         return arg.value
     if arg.param - 1 >= len(params):

@@ -64,15 +64,20 @@ async def named_rows(
 
 
 async def for_statement(
-    layer: AgentLayer | None, who: Identity | None, st: Statement, params: Sequence[Any]
+    layer: AgentLayer | None,
+    who: Identity | None,
+    st: Statement,
+    params: Sequence[Any],
+    queries: Any = None,
 ) -> list[sql_bridge.Relation]:
     """Everything `st` reads of the agent layer: its agent functions' results (called on
-    the main loop, where the agent layer's asyncio state lives) and its agent relations."""
+    the main loop, where the agent layer's asyncio state lives) and its agent relations.
+    `queries`: the rows of its subquery arguments, read on the session's cursor."""
     relations: list[sql_bridge.Relation] = []
     if st.agent_calls:
         if layer is None or who is None:
             raise PgError("0A000", "agent functions are not available on this connection")
-        relations = await on_main(sql_bridge.prepare(layer, who, st, params))
+        relations = await on_main(sql_bridge.prepare(layer, who, st, params, queries=queries))
     if st.agent_relations:
         if layer is None or who is None:
             raise PgError("0A000", "agent relations are not available on this connection")

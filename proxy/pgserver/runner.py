@@ -375,7 +375,14 @@ class Runner:
         semantic = self.semantic
         semantic.check(st)
         await self.take_cursor()
-        relations = await agent_relations.for_statement(self.agent, self.who, st, portal.params)
+        queries = None
+        if st.agent_calls and self.who is not None and sql_bridge.arg_queries(st):
+            # Subquery arguments (store_memories((SELECT ...))): their rows, on our cursor.
+            path = self.settings.values.get("search_path")
+            queries = await self.call(sql_bridge.query_rows, self.cursor, self.who, st, path)
+        relations = await agent_relations.for_statement(
+            self.agent, self.who, st, portal.params, queries
+        )
         params = sql_bridge.duckdb_params(st, portal.params)
         first_vector = sql_bridge.first_marker_param(st)
         shown: tuple[explain.Bound, ...] = ()

@@ -87,7 +87,10 @@ class SemanticEngine:
             log.warning("semantic SQL disabled: %s. %s", exc, FIX_HINT)
             self._register_udf(db)
             return
-        self.embedder = CachedEmbedder(provider, (cache_db or db).cursor())
+        entries = int(getattr(config, "embedding_cache_entries", 10_000))
+        self.embedder = CachedEmbedder(
+            provider, (cache_db or db).cursor(), lru_size=max(0, entries)
+        )
         self.worker = EmbeddingWorker(self.embedder)
         self.dims = provider.dimensions
         self.match_threshold = match_threshold(provider.model_name)

@@ -60,6 +60,7 @@ OWN_TOOLS: dict[str, set[str]] = {
     "compact_session": {"session_id"},
     "save_artifact": {"session_id", "name", "data_base64"},
     "load_artifact": {"session_id", "name"},
+    "store_memories": {"contents"},
 }
 ALL_TOOLS = {**COMPAT_TOOLS, **OWN_TOOLS}
 

@@ -56,6 +56,7 @@ just after a refresh; search checks its filters again on the row it returns.)
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -63,7 +64,15 @@ import numpy as np
 
 _TOMB = -1
 _NONE = -1  # code of a NULL memory_type / session_id
-_UNKNOWN = -2  # code of a value no row has: matches nothing
+
+
+def value_code(value: str | None) -> int:
+    """A memory_type / session_id as a non-negative 63-bit hash: filters compare ints, and
+    no table of every value ever seen grows with use (a collision: odds 2**-63)."""
+    if value is None:
+        return _NONE
+    digest = hashlib.blake2b(value.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "little") >> 1
 
 
 @dataclass
@@ -113,7 +122,7 @@ class _Cols:
     """Per-row attribute arrays, parallel to the vector matrix."""
 
     FIELDS = (("imp", np.float64), ("exp", np.float64), ("live", np.bool_))
-    FIELDS += (("mtype", np.int32), ("sess", np.int32))
+    FIELDS += (("mtype", np.int64), ("sess", np.int64))
     FIELDS += (("created", np.float64), ("conf", np.float64))
     FIELDS += (("ids", object), ("texts", object), ("rows", object))
 
@@ -194,9 +203,8 @@ class _State(NamedTuple):
 class AgentVectors:
     """One agent's vectors: rows keyed by the memory's `seq`."""
 
-    def __init__(self, dims: int, codes: dict[str, int] | None = None) -> None:
+    def __init__(self, dims: int) -> None:
         self.dims = dims
-        self.codes = codes if codes is not None else {}
         self._state = self._alloc(16, np.zeros(dims, dtype=np.float32))
         self._pos: dict[int, int] = {}
 
@@ -212,11 +220,6 @@ class AgentVectors:
 
     def __len__(self) -> int:
         return len(self._pos)
-
-    def _code(self, value: str | None) -> int:
-        if value is None:
-            return _NONE
-        return self.codes.setdefault(value, len(self.codes))
 
     def add(self, seq: int, vec: np.ndarray, attrs: Attrs | None = None) -> None:
         if attrs is None:
@@ -234,8 +237,8 @@ class AgentVectors:
         cols.imp[n] = attrs.importance
         cols.exp[n] = attrs.expires_at.timestamp() if attrs.expires_at is not None else np.inf
         cols.live[n] = attrs.live
-        cols.mtype[n] = self._code(attrs.memory_type)
-        cols.sess[n] = self._code(attrs.session_id)
+        cols.mtype[n] = value_code(attrs.memory_type)
+        cols.sess[n] = value_code(attrs.session_id)
         cols.ids[n] = attrs.memory_id
         cols.created[n] = attrs.created_at
         cols.conf[n] = attrs.confidence
@@ -291,9 +294,9 @@ class AgentVectors:
             valid &= cols.live[:n]
         valid &= cols.exp[:n] > where.now
         if where.memory_type is not None:
-            valid &= cols.mtype[:n] == self.codes.get(where.memory_type, _UNKNOWN)
+            valid &= cols.mtype[:n] == value_code(where.memory_type)
         if where.session_id is not None:
-            valid &= cols.sess[:n] == self.codes.get(where.session_id, _UNKNOWN)
+            valid &= cols.sess[:n] == value_code(where.session_id)
         if where.min_importance is not None:
             valid &= cols.imp[:n] >= where.min_importance
         return valid
@@ -389,7 +392,6 @@ class VectorIndex:
         self.dims = dims
         self._agents: dict[tuple[str, str], AgentVectors] = {}
         self._owner: dict[int, tuple[str, str]] = {}  # seq -> agent key, for removal
-        self._codes: dict[str, int] = {}  # memory_type / session_id -> small int
         # Seqs of memories stored without a vector yet (pending or failed): only these
         # need the keyword scan when a search has a query vector.
         self._unembedded: dict[tuple[str, str], set[int]] = {}
@@ -411,7 +413,7 @@ class VectorIndex:
         key = (org_id, agent_id)
         a = self._agents.get(key)
         if a is None:
-            a = self._agents[key] = AgentVectors(self.dims, self._codes)
+            a = self._agents[key] = AgentVectors(self.dims)
         norm = float(np.linalg.norm(vec))
         a.add(seq, (vec / norm if norm > 0 else vec).astype(np.float32, copy=False), attrs)
         self._owner[seq] = key
@@ -459,6 +461,5 @@ class VectorIndex:
     def clear(self) -> None:
         self._agents.clear()
         self._owner.clear()
-        self._codes.clear()
         self._unembedded.clear()
         self._unembedded_owner.clear()

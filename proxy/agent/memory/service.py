@@ -414,6 +414,28 @@ class Memory:
         handles.append(asyncio.get_running_loop().call_later(delay, again))
         self._retry_handles.add(handles[0])
 
+    async def embed_now(self, jobs: list[EmbedJob]) -> None:
+        """Embed jobs right away (`wait := true`), a model batch at a time; two batches in
+        flight, so one's vectors are written while the model embeds the next."""
+        worker = self.layer.semantic.worker
+        size = max(1, worker.batch_size if worker is not None else 32)
+        chunks = [jobs[i : i + size] for i in range(0, len(jobs), size)]
+        gate = asyncio.Semaphore(2)
+
+        async def one(chunk: list[EmbedJob]) -> None:
+            async with gate:
+                await self.embed_jobs(chunk, urgent=True)
+
+        await asyncio.gather(*(one(c) for c in chunks))
+
+    async def wait_all(
+        self, waiters: dict[str, asyncio.Future[str]], timeout: float = WAIT_TIMEOUT
+    ) -> dict[str, str]:
+        """Each waiter's outcome; 'pending' for those not done within `timeout`."""
+        if waiters:
+            await asyncio.wait([asyncio.shield(f) for f in waiters.values()], timeout=timeout)
+        return {mid: f.result() if f.done() else "pending" for mid, f in waiters.items()}
+
     def _resolve(self, memory_id: str, status: str) -> None:
         for f in self._waiters.pop(memory_id, []):
             if not f.done():

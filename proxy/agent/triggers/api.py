@@ -386,6 +386,7 @@ async def delete_trigger(layer: AgentContext, who: Identity, *, trigger_id: Any)
     if tid is None:
         raise AgentError.not_found(f"trigger {trigger_id!r} not found")
     layer.triggers._invalidate(who.org_id)
+    layer.triggers._last_fired.pop(str(tid), None)  # cooldowns: only of triggers that exist
     return [{"trigger_id": tid, "status": "deleted", "deleted": True}]
 
 

@@ -19,6 +19,7 @@ from proxy.api.rest import (
     key_usage,
     keys,
     memory,
+    memory_batch,
     ops,
     transpile,
     triggers,
@@ -52,6 +53,7 @@ def create_app(services: Services) -> FastAPI:
     routers = (ops, memory, branch_triggers, triggers, branches, cot, branch_approval, keys)
     for module in (*routers, key_usage, transpile, functions):
         app.include_router(module.router)
+    app.include_router(memory_batch.router)
     return app
 
 

@@ -1,0 +1,197 @@
+"""Server memory under a steady mixed workload: is RSS flat once the workload is steady?
+
+    python bench/rss.py [--minutes 10] [--clients 4] [--provider onnx|hash] [--sample 5]
+
+A real `hatiproxy serve` subprocess (own fresh data directory, one admin API key, rate
+limit off) runs, for `--minutes`, `--clients` wire clients (psycopg) and one REST
+client, each in a loop of:
+- SQL reads and writes: INSERT a row, point SELECT, an aggregate, UPDATE, DELETE of the
+  row inserted (the table stays the same size); half the statements carry literals
+  that differ every time (new SQL text for the transpile cache), half are $n prepared;
+- store_memory + search_memory + delete_memory over SQL (the memories stay as many);
+- REST: POST a memory, search, DELETE it.
+So the stored data is held steady: every row and memory inserted is deleted again.
+
+The server's RSS (/proc/<pid>/status VmRSS) is sampled every `--sample` seconds and
+printed each minute; at the end: RSS at minute 1, at minute 5 (or the middle of a
+shorter run) and at the end, the growth from minute 5 to the end in %, and the
+operations done. The issue's target: under 10 % between minute 5 and minute 30.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import psycopg
+import requests
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.conftest import start_server  # noqa: E402
+from tests.rest.rest_support import KeySpec, create_keys  # noqa: E402
+
+BASE = "/v1/organizations/local/agent-memory"
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+class Counter:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.ops: dict[str, int] = {}
+        self.errors: list[str] = []
+
+    def add(self, kind: str, n: int = 1) -> None:
+        with self.lock:
+            self.ops[kind] = self.ops.get(kind, 0) + n
+
+    def error(self, text: str) -> None:
+        with self.lock:
+            if len(self.errors) < 20:
+                self.errors.append(text)
+
+
+def sql_client(dsn: str, secret: str, n: int, stop: threading.Event, count: Counter) -> None:
+    with psycopg.connect(dsn, password=secret, autocommit=True) as con:
+        i = 0
+        while not stop.is_set():
+            i += 1
+            key = (n + 1) * 10_000_000 + i
+            try:
+                if i % 2:  # literal text: a new statement text every time
+                    con.execute(f"INSERT INTO items VALUES ({key}, 'item {key}', {i % 100})")
+                    con.execute(f"SELECT name FROM items WHERE id = {key}").fetchall()
+                    con.execute(f"UPDATE items SET qty = qty + 1 WHERE id = {key}")
+                    con.execute(f"DELETE FROM items WHERE id = {key}")
+                else:
+                    con.execute("INSERT INTO items VALUES (%s, %s, %s)", (key, f"item {key}", 1))
+                    con.execute("SELECT name FROM items WHERE id = %s", (key,)).fetchall()
+                    con.execute("UPDATE items SET qty = qty + 1 WHERE id = %s", (key,))
+                    con.execute("DELETE FROM items WHERE id = %s", (key,))
+                con.execute("SELECT count(*), sum(qty) FROM items WHERE qty > %s", (i % 50,))
+                count.add("sql", 5)
+                if i % 4 == 0:
+                    mid = con.execute(
+                        "SELECT memory_id FROM store_memory(%s)",
+                        (f"client {n} notes item {i}: the team discussed topic {i % 40}",),
+                    ).fetchone()[0]
+                    con.execute(
+                        "SELECT memory_id FROM search_memory(%s, top_k := 5)",
+                        (f"what about topic {i % 40}",),
+                    ).fetchall()
+                    con.execute("SELECT * FROM delete_memory(%s)", (str(mid),)).fetchall()
+                    count.add("memory", 3)
+            except Exception as exc:  # keep going; report at the end
+                count.error(f"sql {type(exc).__name__}: {exc}"[:200])
+
+
+def rest_client(url: str, secret: str, stop: threading.Event, count: Counter) -> None:
+    s = requests.Session()
+    s.headers["Authorization"] = f"ApiKey {secret}"
+    i = 0
+    while not stop.is_set():
+        i += 1
+        try:
+            r = s.post(
+                url + BASE,
+                json={"agent_id": "rest-agent", "memory_type": "fact", "content": f"rest {i}"},
+                timeout=30,
+            )
+            r.raise_for_status()
+            s.get(
+                url + BASE + "/search",
+                params={"agent_id": "rest-agent", "query": f"rest {i}"},
+                timeout=30,
+            ).raise_for_status()
+            s.delete(url + BASE + "/" + r.json()["id"], timeout=30).raise_for_status()
+            count.add("rest", 3)
+        except Exception as exc:
+            count.error(f"rest {type(exc).__name__}: {exc}"[:200])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--minutes", type=float, default=10)
+    ap.add_argument("--clients", type=int, default=4)
+    ap.add_argument("--provider", default="onnx", help="embedding provider (hash: no model)")
+    ap.add_argument("--sample", type=float, default=5, help="seconds between RSS samples")
+    a = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="hati-rss-"))
+    secret = create_keys(tmp / "data", {"admin": KeySpec("admin")})["admin"]
+    srv = start_server(
+        tmp,
+        "--embedding-provider",
+        a.provider,
+        "--rate-limit-per-minute",
+        "0",
+        env={"HATIDATA_MAX_CONNECTIONS": "1000"},
+    )
+    pid = srv.proc.pid
+    try:
+        with psycopg.connect(srv.dsn, password=secret, autocommit=True) as con:
+            con.execute("CREATE TABLE items (id BIGINT PRIMARY KEY, name TEXT, qty INT)")
+            con.execute("INSERT INTO items SELECT i, 'seed ' || i, i % 100 FROM range(1000) t(i)")
+        stop = threading.Event()
+        count = Counter()
+        threads = [
+            threading.Thread(target=sql_client, args=(srv.dsn, secret, n, stop, count), daemon=True)
+            for n in range(a.clients)
+        ]
+        threads.append(
+            threading.Thread(
+                target=rest_client, args=(srv.rest_url, secret, stop, count), daemon=True
+            )
+        )
+        t0 = time.monotonic()
+        for t in threads:
+            t.start()
+        samples: list[tuple[float, int]] = [(0.0, rss_kib(pid))]
+        print(f"server pid {pid}, RSS at start {samples[0][1] / 1024:.0f} MiB", flush=True)
+        end = a.minutes * 60
+        next_print = 60.0
+        while (el := time.monotonic() - t0) < end:
+            time.sleep(min(a.sample, max(0.1, end - el)))
+            el = time.monotonic() - t0
+            samples.append((el, rss_kib(pid)))
+            if el >= next_print:
+                print(
+                    f"minute {el / 60:5.1f}: RSS {samples[-1][1] / 1024:7.1f} MiB  ops {count.ops}",
+                    flush=True,
+                )
+                next_print += 60
+        stop.set()
+        for t in threads:
+            t.join(timeout=60)
+
+        def at(sec: float) -> int:
+            return min(samples, key=lambda s: abs(s[0] - sec))[1]
+
+        mark = 300.0 if end >= 600 else end / 2
+        first, mid, last = at(60), at(mark), samples[-1][1]
+        growth = (last - mid) / mid * 100
+        print(
+            f"RSS minute 1 {first / 1024:.1f} MiB, minute {mark / 60:.1f} {mid / 1024:.1f} MiB,"
+            f" end ({samples[-1][0] / 60:.1f} min) {last / 1024:.1f} MiB;"
+            f" growth minute {mark / 60:.1f} -> end {growth:+.1f} %"
+            f" (target < 10 %); from minute 1 {(last - first) / first * 100:+.1f} %"
+        )
+        print(f"operations {count.ops}; errors {len(count.errors)}")
+        for e in count.errors[:5]:
+            print("  ", e)
+    finally:
+        srv.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""Structures that grow with use stay within their documented bounds (docs/memory.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from proxy.agent.memory.index import Attrs, RowFilter, VectorIndex
+from proxy.embedding.cache import CachedEmbedder
+from proxy.embedding.hash_embedder import HashEmbedder
+from transpiler import core as transpile_core
+from transpiler import transpile
+
+
+def test_transpile_cache_never_exceeds_its_size_nor_keeps_long_statements() -> None:
+    transpile_core.cache_clear()
+    for i in range(transpile_core.CACHE_SIZE + 100):
+        transpile(f"SELECT {i} AS n")  # a new text each time, as literals make them
+    size, bound = transpile_core.cache_info()
+    assert bound == transpile_core.CACHE_SIZE and size == bound
+    transpile_core.cache_clear()
+    values = ", ".join(f"({i}, 'row {i}')" for i in range(2000))
+    long_sql = f"INSERT INTO t VALUES {values}"
+    assert len(long_sql) > transpile_core.MAX_CACHED_CHARS
+    assert transpile(long_sql)[0].sql.startswith("INSERT INTO t")
+    assert transpile_core.cache_info()[0] == 0  # transpiled, not kept
+
+
+def test_embedding_lru_keeps_at_most_its_size() -> None:
+    emb = CachedEmbedder(HashEmbedder(8), None, lru_size=5)
+    try:
+        for i in range(40):
+            emb.embed_batch([f"text {i}", f"other {i}"])
+        assert len(emb._lru) == 5
+    finally:
+        emb.close()
+
+
+def test_vector_index_keeps_nothing_of_deleted_memories() -> None:
+    """Insert and delete with a new session each time (a steady workload): nothing of
+    the deleted memories, not even their session ids, stays in the index."""
+    index = VectorIndex(8)
+    rng = np.random.default_rng(1)
+    for seq in range(2000):
+        index.note_unembedded("org", "agent", seq)
+        attrs = Attrs(memory_id=f"m{seq}", session_id=f"session-{seq}", memory_type="fact")
+        index.add("org", "agent", seq, rng.standard_normal(8).astype(np.float32), attrs)
+        if seq >= 10:
+            index.remove(seq - 10)
+    assert len(index) == 10
+    assert sum(len(s) for s in index._unembedded.values()) == 0
+    assert not index._unembedded_owner
+    agent = index.agent("org", "agent")
+    assert agent is not None and len(agent) == 10
+    # Row arrays are compacted: capacity stays a small multiple of the live rows.
+    assert len(agent._state.seqs) <= 64
+    # The session filter still finds exactly the one memory of a session.
+    where = RowFilter(0.0, session_id="session-1995")
+    mask = agent._mask(agent._state, where)
+    assert int(mask.sum()) == 1
