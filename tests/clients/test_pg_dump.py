@@ -134,9 +134,9 @@ def test_catalog_vectors_go_out_as_int2vector_and_oidvector_text(source) -> None
         "WHERE i.indexrelid = 'items_name_price_idx'::regclass AND p.proname = 'add_one'",
         text=True,
     )  # fmt: skip
-    # PostgreSQL's text forms (space separated); still a list to index, measure and search.
-    # (PostgreSQL's int2vector subscripts start at 0; here they start at 1 as arrays do.)
-    assert out.stdout == "2 3|2283|2|2|t\n", out.stderr
+    # PostgreSQL's text forms (space separated); still a list to index, measure and search,
+    # and subscripts from 0 as PostgreSQL's int2vector (indkey[1] is the second column).
+    assert out.stdout == "2 3|2283|3|2|t\n", out.stderr
 
 
 def test_plain_dump_leaves_out_built_in_objects(source, tmp_path: Path) -> None:
