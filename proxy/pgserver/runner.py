@@ -111,6 +111,7 @@ class Runner:
         self.write = OpenWrite()
         # Agent relations registered on the cursor for the last statement.
         self.shown = agent_relations.ShownRelations(self.cursor)
+        self.sizes = arrow_results.ResultSizes()  # short results read without Arrow
 
     def settled(self, query: bool = True) -> bool:
         """Whether agent relations registered now stay in place: a plain query outside a
@@ -469,8 +470,13 @@ class Runner:
                     return cols, None, cur.fetchall()
                 if st.kind == "select" and cols and not needs_cast(cols):
                     plan = self._arrow_plan(portal, postgres_names(st, cols))
+                    if plan is not None and self.sizes.short(run_sql):
+                        head = cur.fetchmany(PREFETCH_ROWS)  # see arrow_results.ResultSizes
+                        self.sizes.seen(run_sql, len(head))
+                        return cols, None, head
                     if plan is not None:
                         head, stream = arrow_results.start(cur, plan)
+                        self.sizes.seen(run_sql, None if head is None else len(head))
                         arrow.append(stream)
                         return cols, None, [] if head is None else head
                 return cols, None, cur.fetchmany(PREFETCH_ROWS) if cols else None
