@@ -8,6 +8,7 @@ constraint, the ORM (cascade delete, constraint violations, nested atomic), flus
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import textwrap
@@ -57,10 +58,17 @@ class Author(models.Model):
     born = models.DateTimeField(auto_now_add=True)
 
 
+class Tag(models.Model):
+    label = models.CharField(max_length=50, unique=True)
+
+
 class Book(models.Model):
     author = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="books")
     title = models.CharField(max_length=200)
     pages = models.IntegerField(default=1)
+    tags = models.ManyToManyField(Tag, related_name="books")
+    meta = models.JSONField(default=dict)
+    added = models.DateTimeField(auto_now_add=True)
     %(extra)s
 
     class Meta:
@@ -118,6 +126,60 @@ with transaction.atomic():  # the inner block fails in the database (23505)
         pass
     Book.objects.create(author=bob, title="Four", pages=4)
 print("outer2", Author.objects.filter(name="Outer2").exists(), Book.objects.filter(title="Four").exists())
+"""
+
+
+RELATIONS = """
+import json, os, sys
+sys.path.insert(0, os.getcwd())
+os.environ["DJANGO_SETTINGS_MODULE"] = "settings"
+import django
+django.setup()
+from django.db import connection, transaction
+from django.db.models import Prefetch
+from shop.models import Author, Book, Tag
+
+out = {}
+cy = Author.objects.create(name="Cy")
+red, blue, green = (Tag.objects.create(label=x) for x in ("red", "blue", "green"))
+b1 = Book.objects.create(author=cy, title="M1", pages=5, meta={"lang": "en", "n": [1, 2]})
+b2 = Book.objects.create(author=cy, title="M2", pages=6, meta={"lang": "fr"})
+b1.tags.add(red, blue)
+b2.tags.add(blue, green)
+b2.tags.remove(green)
+blue.books.add(Book.objects.create(author=cy, title="M3", pages=7))
+out["by_tag"] = sorted(Book.objects.filter(tags__label="blue").values_list("title", flat=True))
+out["red_books"] = list(red.books.values_list("title", flat=True))
+out["tags_of_m2"] = sorted(b2.tags.values_list("label", flat=True))
+out["meta"] = Book.objects.get(pk=b1.pk).meta
+out["meta_lang"] = sorted(Book.objects.filter(meta__lang="fr").values_list("title", flat=True))
+out["added_set"] = all(b.added is not None for b in Book.objects.filter(author=cy))
+out["added_tz"] = str(Book.objects.get(pk=b1.pk).added.tzinfo)
+with connection.execute_wrapper(lambda run, sql, *a: (out.setdefault("sql", []).append(sql), run(sql, *a))[1]):
+    books = list(Book.objects.filter(author=cy).order_by("title").prefetch_related("tags"))
+    pref = {b.title: sorted(t.label for t in b.tags.all()) for b in books}
+out["prefetch"] = pref
+out["prefetch_queries"] = len(out.pop("sql"))
+authors = Author.objects.filter(name="Cy").prefetch_related(
+    Prefetch("books", queryset=Book.objects.order_by("-pages"))
+)
+out["prefetch_fk"] = [b.title for b in authors[0].books.all()]
+b1.tags.clear()
+out["cleared"] = b1.tags.count()
+# select_for_update: PostgreSQL locks the rows; the server accepts the clause and runs
+# the SELECT (DuckDB has no row locks: optimistic concurrency instead)
+with transaction.atomic():
+    locked = {
+        "plain": list(Book.objects.select_for_update().filter(title="M1").values_list("pages", flat=True)),
+        "nowait": Book.objects.select_for_update(nowait=True).get(title="M2").pages,
+        "skip_locked": Book.objects.select_for_update(skip_locked=True).filter(author=cy).count(),
+        "of": [b.title for b in Book.objects.select_related("author").select_for_update(of=("self",)).filter(author=cy).order_by("title")],
+        "no_key": Book.objects.select_for_update(no_key=True).get(title="M3").pages,
+    }
+    Book.objects.filter(title="M1").update(pages=50)
+out["locked"] = locked
+out["after_update"] = Book.objects.get(title="M1").pages
+print(json.dumps(out))
 """
 
 
@@ -214,6 +276,24 @@ def test_orm_cascade_violations_and_nested_atomic(project: Project) -> None:
     assert lines["outer"] == "True", "the outer block's row was lost with the inner one"
     assert lines["inner"] == "False"
     assert lines["outer2"] == "True True"  # ROLLBACK TO after an error, serial keys drawn
+
+
+def test_orm_many_to_many_json_prefetch_select_for_update(project: Project) -> None:
+    out = json.loads(project.run(script=RELATIONS).strip().splitlines()[-1])
+    assert out["by_tag"] == ["M1", "M2", "M3"]  # a join through shop_book_tags
+    assert out["red_books"] == ["M1"]
+    assert out["tags_of_m2"] == ["blue"]  # green was removed
+    assert out["meta"] == {"lang": "en", "n": [1, 2]}
+    assert out["meta_lang"] == ["M2"]
+    assert out["added_set"] and out["added_tz"] == "UTC"  # auto_now_add, timestamptz
+    assert out["prefetch"] == {"M1": ["blue", "red"], "M2": ["blue"], "M3": ["blue"]}
+    assert out["prefetch_queries"] == 2  # the books, then every tag in one IN (...) query
+    assert out["prefetch_fk"] == ["M3", "M2", "M1"]
+    assert out["cleared"] == 0
+    assert out["locked"] == {
+        "plain": [5], "nowait": 6, "skip_locked": 3, "of": ["M1", "M2", "M3"], "no_key": 7
+    }  # fmt: skip
+    assert out["after_update"] == 50
 
 
 def test_flush(project: Project) -> None:
