@@ -366,5 +366,25 @@ def test_psycopg2_migrate_and_orm(tmp_path: Path) -> None:
         assert out["prefetch"] == {"M1": ["blue", "red"], "M2": ["blue"], "M3": ["blue"]}
         assert out["meta"] == {"lang": "en", "n": [1, 2]} and out["meta_lang"] == ["M2"]
         assert out["locked"]["nowait"] == 6 and out["after_update"] == 50
+        # loaddata, then Django's sequence reset: setval(pg_get_serial_sequence(...),
+        # max(id)) with a computed sequence name; new rows continue after the loaded ids
+        fixture = [
+            {"model": "shop.author", "pk": 100, "fields": {"name": "Loaded", "born": "2020-01-02T03:04:05Z"}},
+            {"model": "shop.tag", "pk": 100, "fields": {"label": "loaded"}},
+            {"model": "shop.book", "pk": 100, "fields": {
+                "author": 100, "title": "L", "pages": 3, "meta": {"k": [1]}, "tags": [100],
+                "added": "2020-01-02T03:04:05Z"}},
+        ]  # fmt: skip
+        (site.root / "fixture.json").write_text(json.dumps(fixture))
+        assert "Installed 3 object(s)" in site.run("loaddata", "fixture.json")
+        new = site.run(
+            script=RELATIONS.split("out = {}")[0]
+            + """
+b = Book.objects.get(pk=100)
+print(json.dumps([b.meta, [t.label for t in b.tags.all()], b.author.name,
+                  Author.objects.create(name="After").pk, Tag.objects.create(label="after").pk]))
+"""
+        )
+        assert json.loads(new) == [{"k": [1]}, ["loaded"], "Loaded", 101, 101]
     finally:
         site.server.stop()
