@@ -118,6 +118,12 @@ def _json_pair(a: exp.Expr, b: exp.Expr, hints: ColumnHints | None) -> bool:
     )
 
 
+def _assignment(node: exp.Expr) -> bool:
+    """`col = value` of UPDATE ... SET or ON CONFLICT DO UPDATE SET: an EQ node in sqlglot,
+    but an assignment, not a comparison."""
+    return isinstance(node.parent, (exp.Update, exp.OnConflict)) and node.arg_key == "expressions"
+
+
 def _pointer(path: exp.Expr) -> exp.Expr:
     text = string_value(path)
     items = parse_array_literal(text) if text is not None else None
@@ -144,7 +150,11 @@ def rewrite(nodes: list[exp.Expr], hints: ColumnHints | None) -> None:
             node.replace(_call("json_extract", node.this, _pointer(node.expression)))
         elif isinstance(node, exp.JSONBExtractScalar):
             node.replace(_call("json_extract_string", node.this, _pointer(node.expression)))
-        elif type(node) in _COMPARISONS and _json_pair(node.this, node.expression, hints):
+        elif (
+            type(node) in _COMPARISONS
+            and not _assignment(node)
+            and _json_pair(node.this, node.expression, hints)
+        ):
             node.replace(
                 _call(
                     "__hati_json_cmp",

@@ -10,6 +10,8 @@ from typing import Any
 
 import duckdb
 
+from proxy.pgserver.setval_select import run_setval_rows
+
 _MISSING = re.compile(r'Table with name "?([^"!\s]+)"? does not exist')
 _IDENT = r'(?:"(?:[^"]|"")+"|[A-Za-z_]\w*)'
 
@@ -52,6 +54,8 @@ def sequence_sql(cur: Any, sql: str, err: duckdb.CatalogException) -> str | None
 def execute_reading_sequences(cur: Any, sql: str, params: list, is_select: bool) -> None:
     """cur.execute(sql, params); a SELECT that reads a sequence as a relation is run again
     with the sequence's row (DuckDB reports the sequence as a missing table first)."""
+    if is_select and "setval" in sql.lower() and run_setval_rows(cur, sql, params):
+        return  # before DuckDB's error, which would abort an open transaction
     try:
         cur.execute(sql, params) if params else cur.execute(sql)
     except duckdb.CatalogException as err:

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from proxy.pgserver.result_shape import lossless_sql, needs_cast
+from proxy.pgserver.result_shape import lossless_sql, needs_cast, postgres_names
 from proxy.pgserver.results import Column, check_formats, encoders_for, fetch_batch, row_description
 from proxy.semantic import column_hints
 from proxy.wire import messages as m
@@ -121,6 +121,9 @@ async def _declare(runner: StatementRunner, session: ClientSession, portal: Port
 
     await runner.take_cursor()
     columns, total = await runner.call(materialise, sql=query)
+    # Named as PostgreSQL names them, and jsonb where it would be (a TEMP table's
+    # DESCRIBE says JSON): Django's server-side cursors decode jsonb themselves.
+    columns = postgres_names(inner[0], columns) or columns
     cursors.by_name[name] = DeclaredCursor(
         name, table, columns, total, hold, scroll="NO" not in opts, binary="BINARY" in opts
     )

@@ -8,6 +8,7 @@ constraint, the ORM (cascade delete, constraint violations, nested atomic), flus
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import textwrap
@@ -57,10 +58,17 @@ class Author(models.Model):
     born = models.DateTimeField(auto_now_add=True)
 
 
+class Tag(models.Model):
+    label = models.CharField(max_length=50, unique=True)
+
+
 class Book(models.Model):
     author = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="books")
     title = models.CharField(max_length=200)
     pages = models.IntegerField(default=1)
+    tags = models.ManyToManyField(Tag, related_name="books")
+    meta = models.JSONField(default=dict)
+    added = models.DateTimeField(auto_now_add=True)
     %(extra)s
 
     class Meta:
@@ -98,7 +106,8 @@ for label, kwargs in [
             Book.objects.create(**kwargs)
         print(label, "accepted")
     except IntegrityError as exc:
-        print(label, exc.__cause__.sqlstate)
+        cause = exc.__cause__  # psycopg 3: sqlstate; psycopg2: pgcode
+        print(label, getattr(cause, "sqlstate", None) or cause.pgcode)
 with transaction.atomic():
     Author.objects.create(name="Outer")
     try:
@@ -121,11 +130,72 @@ print("outer2", Author.objects.filter(name="Outer2").exists(), Book.objects.filt
 """
 
 
+RELATIONS = """
+import json, os, sys
+sys.path.insert(0, os.getcwd())
+os.environ["DJANGO_SETTINGS_MODULE"] = "settings"
+import django
+django.setup()
+from django.db import connection, transaction
+from django.db.models import Prefetch
+from shop.models import Author, Book, Tag
+
+out = {}
+cy = Author.objects.create(name="Cy")
+red, blue, green = (Tag.objects.create(label=x) for x in ("red", "blue", "green"))
+b1 = Book.objects.create(author=cy, title="M1", pages=5, meta={"lang": "en", "n": [1, 2]})
+b2 = Book.objects.create(author=cy, title="M2", pages=6, meta={"lang": "fr"})
+b1.tags.add(red, blue)
+b2.tags.add(blue, green)
+b2.tags.remove(green)
+blue.books.add(Book.objects.create(author=cy, title="M3", pages=7))
+out["by_tag"] = sorted(Book.objects.filter(tags__label="blue").values_list("title", flat=True))
+out["red_books"] = list(red.books.values_list("title", flat=True))
+out["tags_of_m2"] = sorted(b2.tags.values_list("label", flat=True))
+out["meta"] = Book.objects.get(pk=b1.pk).meta
+out["meta_lang"] = sorted(Book.objects.filter(meta__lang="fr").values_list("title", flat=True))
+out["added_set"] = all(b.added is not None for b in Book.objects.filter(author=cy))
+out["added_tz"] = str(Book.objects.get(pk=b1.pk).added.tzinfo)
+with connection.execute_wrapper(lambda run, sql, *a: (out.setdefault("sql", []).append(sql), run(sql, *a))[1]):
+    books = list(Book.objects.filter(author=cy).order_by("title").prefetch_related("tags"))
+    pref = {b.title: sorted(t.label for t in b.tags.all()) for b in books}
+out["prefetch"] = pref
+out["prefetch_queries"] = len(out.pop("sql"))
+authors = Author.objects.filter(name="Cy").prefetch_related(
+    Prefetch("books", queryset=Book.objects.order_by("-pages"))
+)
+out["prefetch_fk"] = [b.title for b in authors[0].books.all()]
+b1.tags.clear()
+out["cleared"] = b1.tags.count()
+# select_for_update: PostgreSQL locks the rows; the server accepts the clause and runs
+# the SELECT (DuckDB has no row locks: optimistic concurrency instead)
+with transaction.atomic():
+    locked = {
+        "plain": list(Book.objects.select_for_update().filter(title="M1").values_list("pages", flat=True)),
+        "nowait": Book.objects.select_for_update(nowait=True).get(title="M2").pages,
+        "skip_locked": Book.objects.select_for_update(skip_locked=True).filter(author=cy).count(),
+        "of": [b.title for b in Book.objects.select_related("author").select_for_update(of=("self",)).filter(author=cy).order_by("title")],
+        "no_key": Book.objects.select_for_update(no_key=True).get(title="M3").pages,
+    }
+    Book.objects.filter(title="M1").update(pages=50)
+out["locked"] = locked
+other = connection.copy()  # a second session, autocommit
+with transaction.atomic():
+    Book.objects.select_for_update().get(title="M2")
+    with other.cursor() as c2:  # PostgreSQL: 55P03, the row is locked by the block above
+        c2.execute("SELECT pages FROM shop_book WHERE title = %s FOR UPDATE NOWAIT", ["M2"])
+        out["nowait_other"] = c2.fetchone()[0]
+other.close()
+out["after_update"] = Book.objects.get(title="M1").pages
+print(json.dumps(out))
+"""
+
+
 class Project:
-    def __init__(self, root: Path, server: ServerProcess) -> None:
+    def __init__(self, root: Path, server: ServerProcess, tool: str = "django") -> None:
         self.root = root
         self.server = server
-        self.python = tool_program("django", "python")
+        self.python = tool_program(tool, "python")
 
     def write_models(self, extra: str = "", constraints: str = CHECK) -> None:
         text = MODELS % {"extra": extra, "constraints": constraints}
@@ -147,9 +217,8 @@ class Project:
         return out.stdout
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
-    tmp = tmp_path_factory.mktemp("django")
+def make_project(tmp: Path, tool: str) -> Project:
+    """A Django project in `tmp` on a fresh server, run with `tool`'s venv."""
     server = start_server(tmp / "server", "--database", ":memory:")
     root = tmp / "site"
     (root / "shop" / "migrations").mkdir(parents=True)
@@ -163,13 +232,23 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
         "from django.core.management import execute_from_command_line\n"
         "execute_from_command_line(sys.argv)\n"
     )
-    site = Project(root, server)
+    site = Project(root, server, tool)
     site.write_models()
-    site.run("makemigrations", "shop")
+    try:
+        site.run("makemigrations", "shop")
+    except BaseException:
+        server.stop()
+        raise
+    return site
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
+    site = make_project(tmp_path_factory.mktemp("django"), "django")
     try:
         yield site
     finally:
-        server.stop()
+        site.server.stop()
 
 
 def test_migrate_then_migrate_again_is_a_no_op(project: Project) -> None:
@@ -216,7 +295,96 @@ def test_orm_cascade_violations_and_nested_atomic(project: Project) -> None:
     assert lines["outer2"] == "True True"  # ROLLBACK TO after an error, serial keys drawn
 
 
-def test_flush(project: Project) -> None:
+def test_orm_many_to_many_json_prefetch_select_for_update(project: Project) -> None:
+    out = json.loads(project.run(script=RELATIONS).strip().splitlines()[-1])
+    assert out["by_tag"] == ["M1", "M2", "M3"]  # a join through shop_book_tags
+    assert out["red_books"] == ["M1"]
+    assert out["tags_of_m2"] == ["blue"]  # green was removed
+    assert out["meta"] == {"lang": "en", "n": [1, 2]}
+    assert out["meta_lang"] == ["M2"]
+    assert out["added_set"] and out["added_tz"] == "UTC"  # auto_now_add, timestamptz
+    assert out["prefetch"] == {"M1": ["blue", "red"], "M2": ["blue"], "M3": ["blue"]}
+    assert out["prefetch_queries"] == 2  # the books, then every tag in one IN (...) query
+    assert out["prefetch_fk"] == ["M3", "M2", "M1"]
+    assert out["cleared"] == 0
+    assert out["locked"] == {
+        "plain": [5], "nowait": 6, "skip_locked": 3, "of": ["M1", "M2", "M3"], "no_key": 7
+    }  # fmt: skip
+    assert out["after_update"] == 50
+    # No row locks (DuckDB): another session's FOR UPDATE NOWAIT neither waits nor fails
+    assert out["nowait_other"] == 6
+
+
+COUNTS = """
+print(json.dumps({
+    "counts": [m.objects.count() for m in (Author, Book, Tag, Book.tags.through, User)],
+    "m1": list(Book.objects.filter(title="M1").values("pages", "meta", "author__name")),
+    "m2_tags": [sorted(b.tags.values_list("label", flat=True)) for b in Book.objects.filter(title="M2")],
+    "ids": [m.objects.order_by("-pk").values_list("pk", flat=True).first() for m in (Author, Book)],
+}))
+"""
+
+
+def test_dumpdata_then_flush(project: Project) -> None:
+    # dumpdata reads through a server-side cursor (DECLARE ... CURSOR WITH HOLD): jsonb
+    # columns must come back as jsonb there too. loaddata of the dump does not work yet:
+    # Django's sequence reset `SELECT setval(pg_get_serial_sequence(...), max(id), ...)`
+    # passes a computed sequence name (docs/compatibility.md).
+    head = RELATIONS.split("out = {}")[0] + "from django.contrib.auth.models import User\n"
+    before = json.loads(project.run(script=head + COUNTS))
+    assert before["counts"] == [4, 5, 3, 2, 1]  # authors, books, tags, book-tag links, users
+    project.run("dumpdata", "shop", "auth.user", "--indent", "1", "--output", "dump.json")
+    dump = json.loads((project.root / "dump.json").read_text())
+    models = [row["model"] for row in dump]
+    assert [models.count(m) for m in ("shop.author", "shop.book", "shop.tag", "auth.user")] == [
+        4, 5, 3, 1
+    ]  # fmt: skip
+    m2 = next(
+        r["fields"] for r in dump if r["model"] == "shop.book" and r["fields"]["title"] == "M2"
+    )
+    assert m2["meta"] == {"lang": "fr"} and len(m2["tags"]) == 1  # JSON and M2M serialised
     project.run("flush", "--noinput")
-    out = project.run(script=ORM.split("ann = ")[0] + "print(Author.objects.count())")
-    assert out.strip() == "0"
+    assert json.loads(project.run(script=head + COUNTS))["counts"] == [0, 0, 0, 0, 0]
+
+
+def test_psycopg2_migrate_and_orm(tmp_path: Path) -> None:
+    """The same project on psycopg2 (.ci/tools/django-psycopg2.txt: psycopg 3 absent, so
+    Django's postgresql backend uses psycopg2), migrated into a fresh server."""
+    site = make_project(tmp_path, "django-psycopg2")
+    try:
+        out = site.run("migrate", "--noinput")
+        assert "Applying shop.0001_initial... OK" in out and "Applying auth.0012" in out
+        head = ORM.split("ann = ")[0]
+        driver = site.run(script=head + "from django.db import connection\nprint("
+                          "connection.ensure_connection() or type(connection.connection).__module__)")  # fmt: skip
+        assert driver.strip() == "psycopg2.extensions"
+        lines = dict(line.split(" ", 1) for line in site.run(script=ORM).splitlines())
+        assert lines["books"] == "['Three']" and lines["authors"] == "['Bob']"
+        assert (lines["check"], lines["unique"], lines["fk"]) == ("23514", "23505", "23503")
+        assert (lines["outer"], lines["inner"], lines["outer2"]) == ("True", "False", "True True")
+        out = json.loads(site.run(script=RELATIONS).strip().splitlines()[-1])
+        assert out["prefetch"] == {"M1": ["blue", "red"], "M2": ["blue"], "M3": ["blue"]}
+        assert out["meta"] == {"lang": "en", "n": [1, 2]} and out["meta_lang"] == ["M2"]
+        assert out["locked"]["nowait"] == 6 and out["after_update"] == 50
+        # loaddata, then Django's sequence reset: setval(pg_get_serial_sequence(...),
+        # max(id)) with a computed sequence name; new rows continue after the loaded ids
+        fixture = [
+            {"model": "shop.author", "pk": 100, "fields": {"name": "Loaded", "born": "2020-01-02T03:04:05Z"}},
+            {"model": "shop.tag", "pk": 100, "fields": {"label": "loaded"}},
+            {"model": "shop.book", "pk": 100, "fields": {
+                "author": 100, "title": "L", "pages": 3, "meta": {"k": [1]}, "tags": [100],
+                "added": "2020-01-02T03:04:05Z"}},
+        ]  # fmt: skip
+        (site.root / "fixture.json").write_text(json.dumps(fixture))
+        assert "Installed 3 object(s)" in site.run("loaddata", "fixture.json")
+        new = site.run(
+            script=RELATIONS.split("out = {}")[0]
+            + """
+b = Book.objects.get(pk=100)
+print(json.dumps([b.meta, [t.label for t in b.tags.all()], b.author.name,
+                  Author.objects.create(name="After").pk, Tag.objects.create(label="after").pk]))
+"""
+        )
+        assert json.loads(new) == [{"k": [1]}, ["loaded"], "Loaded", 101, 101]
+    finally:
+        site.server.stop()

@@ -74,6 +74,13 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_json_cmp(a, b, op) AS
                      WHEN '>' THEN json_extract_string(a, '$') > json_extract_string(b, '$')
                      WHEN '>=' THEN json_extract_string(a, '$') >= json_extract_string(b, '$') END
          WHEN json_type(a) = 'NULL' AND json_type(b) = 'NULL' THEN op = '=='
+         -- Objects and arrays: (in)equality of the minified text, key order counting
+         -- (PostgreSQL sorts jsonb keys), and no ordering
+         WHEN json_type(a) = json_type(b) AND json_type(a) IN ('OBJECT', 'ARRAY') THEN
+             CASE op WHEN '==' THEN json(a) = json(b)
+                     WHEN '!=' THEN json(a) <> json(b)
+                     WHEN '<>' THEN json(a) <> json(b) END
+         WHEN json_type(a) <> json_type(b) AND op IN ('==', '!=', '<>') THEN op <> '=='
          ELSE NULL END;
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_jsonb_path_match(j, path, vars) AS

@@ -70,3 +70,13 @@ SELECT id FROM d_jb WHERE (doc -> 'age') > '100'::jsonb OR (doc -> 'age') > '35'
 SELECT id FROM d_jb WHERE (doc -> 'age') < '100'::jsonb ORDER BY id
 -- @query key_string_eq
 SELECT id FROM d_jb WHERE doc -> 'name' = '"ann"'::jsonb
+-- @query update_set_jsonb
+UPDATE d_jb SET doc = '{"name": "dee", "age": 5}'::jsonb WHERE id = 4 RETURNING id, doc
+-- @query update_set_jsonb_where_jsonb
+UPDATE d_jb SET doc = '{}' WHERE doc = '{"name": "dee", "age": 5}'::jsonb RETURNING id, doc
+-- @query upsert_set_jsonb
+INSERT INTO d_jb VALUES (4, '{"k": 1}') ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc RETURNING id, doc
+-- @query after_updates
+SELECT id, doc FROM d_jb WHERE id = 4
+-- @query object_eq_ne
+SELECT id, doc = '{"name": "bob", "age": 40, "tags": ["b"]}'::jsonb, doc <> '["x", "y", 3]'::jsonb, doc = '5'::jsonb FROM d_jb ORDER BY id
