@@ -27,7 +27,8 @@ def test_install_is_idempotent_and_leaves_the_user_database_alone(tmp_path: Path
     conn.execute("CREATE TABLE t (a INTEGER PRIMARY KEY); INSERT INTO t VALUES (1)")
     install(conn)
     install(conn)  # every server start runs it again
-    assert conn.execute("SELECT relname FROM pg_class WHERE relnamespace = 2200").fetchall() == [
+    rels = "SELECT relname FROM pg_class WHERE relnamespace = 2200 ORDER BY relname"
+    assert conn.execute(rels).fetchall() == [
         ("t",),
         ("t_pkey",),
     ]
