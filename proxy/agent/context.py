@@ -9,6 +9,9 @@ typed loosely: a service reaches another only through the context, never by impo
 
 from __future__ import annotations
 
+import asyncio
+import weakref
+from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -47,3 +50,20 @@ class AgentContext(Protocol):
     async def call(
         self, name: str, who: Identity, args: list[Any] | None = None, /, **kwargs: Any
     ) -> list[dict[str, Any]]: ...
+
+
+class KeyedLocks:
+    """One asyncio lock per key (an agent's key, graph or session): writers of one key
+    take turns, as DuckDB would abort all but one of concurrent transactions on the same
+    rows. A lock lives while someone holds or waits for it."""
+
+    def __init__(self) -> None:
+        self._locks: weakref.WeakValueDictionary[Hashable, asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+
+    def __call__(self, key: Hashable) -> asyncio.Lock:
+        lock = self._locks.get(key)
+        if lock is None:
+            lock = self._locks[key] = asyncio.Lock()
+        return lock

@@ -21,11 +21,11 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
-import weakref
 from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from proxy.agent.context import KeyedLocks
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.names import INTERNAL_SCHEMA
@@ -67,18 +67,10 @@ def inverse(relation: str) -> str:
 class Graph:
     def __init__(self, layer: AgentContext) -> None:
         self.layer = layer
-        # One writer per agent graph at a time: DuckDB would abort all but one of
-        # concurrent transactions touching the same rows.
-        self._locks: weakref.WeakValueDictionary[tuple[str, str], asyncio.Lock] = (
-            weakref.WeakValueDictionary()
-        )
+        self._locks = KeyedLocks()  # one writer per agent graph at a time
 
     def _lock(self, who: Identity) -> asyncio.Lock:
-        ident = (who.org_id, who.agent_id)
-        lock = self._locks.get(ident)
-        if lock is None:
-            lock = self._locks[ident] = asyncio.Lock()
-        return lock
+        return self._locks((who.org_id, who.agent_id))
 
     def install(self, cur: duckdb.DuckDBPyConnection) -> None:
         """Create the tables (idempotent)."""
@@ -125,54 +117,48 @@ class Graph:
         owner = [who.org_id, who.agent_id]
 
         def write(cur: duckdb.DuckDBPyConnection) -> int:
-            cur.begin()
-            try:
-                cur.execute(
-                    f"""INSERT INTO {ENTITIES} AS e VALUES (?, ?, ?, ?, ?::JSON, ?, ?)
-                        ON CONFLICT (org_id, agent_id, entity_id) DO UPDATE SET
-                            entity_type = excluded.entity_type,
-                            attributes = excluded.attributes,
-                            updated_at = excluded.updated_at""",
-                    [*owner, entity_id, entity_type, attrs, now, now],
-                )
-                targets = sorted({t for _, t in edges})
-                if targets:
-                    known = {
-                        r[0]
-                        for r in cur.execute(
-                            f"SELECT entity_id FROM {ENTITIES} WHERE org_id = ? AND agent_id = ? "
-                            "AND entity_id IN (SELECT unnest(?::VARCHAR[]))",
-                            [*owner, targets],
+            cur.execute(
+                f"""INSERT INTO {ENTITIES} AS e VALUES (?, ?, ?, ?, ?::JSON, ?, ?)
+                    ON CONFLICT (org_id, agent_id, entity_id) DO UPDATE SET
+                        entity_type = excluded.entity_type,
+                        attributes = excluded.attributes,
+                        updated_at = excluded.updated_at""",
+                [*owner, entity_id, entity_type, attrs, now, now],
+            )
+            targets = sorted({t for _, t in edges})
+            if targets:
+                known = {
+                    r[0]
+                    for r in cur.execute(
+                        f"SELECT entity_id FROM {ENTITIES} WHERE org_id = ? AND agent_id = ? "
+                        "AND entity_id IN (SELECT unnest(?::VARCHAR[]))",
+                        [*owner, targets],
+                    ).fetchall()
+                }
+                missing = [t for t in targets if t not in known]
+                if missing:
+                    raise AgentError.invalid(
+                        "relation target(s) not found: " + ", ".join(missing[:10]),
+                        hint="add each target entity with kg_add first",
+                    )
+            added = 0
+            for relation, target in edges:
+                for src, rel, dst in (
+                    (entity_id, relation, target),
+                    (target, inverse(relation), entity_id),
+                ):
+                    added += len(
+                        cur.execute(
+                            f"INSERT INTO {RELATIONS} VALUES (?, ?, ?, ?, ?, "
+                            f"nextval('{INTERNAL_SCHEMA}.kg_relation_seq'), ?) "
+                            "ON CONFLICT DO NOTHING RETURNING 1",
+                            [*owner, src, rel, dst, now],
                         ).fetchall()
-                    }
-                    missing = [t for t in targets if t not in known]
-                    if missing:
-                        raise AgentError.invalid(
-                            "relation target(s) not found: " + ", ".join(missing[:10]),
-                            hint="add each target entity with kg_add first",
-                        )
-                added = 0
-                for relation, target in edges:
-                    for src, rel, dst in (
-                        (entity_id, relation, target),
-                        (target, inverse(relation), entity_id),
-                    ):
-                        added += len(
-                            cur.execute(
-                                f"INSERT INTO {RELATIONS} VALUES (?, ?, ?, ?, ?, "
-                                f"nextval('{INTERNAL_SCHEMA}.kg_relation_seq'), ?) "
-                                "ON CONFLICT DO NOTHING RETURNING 1",
-                                [*owner, src, rel, dst, now],
-                            ).fetchall()
-                        )
-                cur.commit()
-                return added
-            except BaseException:
-                cur.rollback()
-                raise
+                    )
+            return added
 
         async with self._lock(who):
-            added = await self.layer.db.run(write)
+            added = await self.layer.db.transaction(write)
         return {"entity_id": entity_id, "stored": True, "relations_added": added}
 
     async def query(self, who: Identity, entity_id: Any, depth: Any) -> list[dict[str, Any]]:
@@ -228,26 +214,20 @@ class Graph:
         owner = [who.org_id, who.agent_id]
 
         def remove(cur: duckdb.DuckDBPyConnection) -> tuple[bool, int]:
-            cur.begin()
-            try:
-                gone = cur.execute(
-                    f"DELETE FROM {RELATIONS} WHERE org_id = ? AND agent_id = ? "
-                    "AND (source_id = ? OR target_id = ?) RETURNING 1",
-                    [*owner, entity_id, entity_id],
-                ).fetchall()
-                deleted = cur.execute(
-                    f"DELETE FROM {ENTITIES} WHERE org_id = ? AND agent_id = ? "
-                    "AND entity_id = ? RETURNING 1",
-                    [*owner, entity_id],
-                ).fetchall()
-                cur.commit()
-                return bool(deleted), len(gone)
-            except BaseException:
-                cur.rollback()
-                raise
+            gone = cur.execute(
+                f"DELETE FROM {RELATIONS} WHERE org_id = ? AND agent_id = ? "
+                "AND (source_id = ? OR target_id = ?) RETURNING 1",
+                [*owner, entity_id, entity_id],
+            ).fetchall()
+            deleted = cur.execute(
+                f"DELETE FROM {ENTITIES} WHERE org_id = ? AND agent_id = ? "
+                "AND entity_id = ? RETURNING 1",
+                [*owner, entity_id],
+            ).fetchall()
+            return bool(deleted), len(gone)
 
         async with self._lock(who):
-            deleted, relations = await self.layer.db.run(remove)
+            deleted, relations = await self.layer.db.transaction(remove)
         return {"entity_id": entity_id, "deleted": deleted, "relations_deleted": relations}
 
 

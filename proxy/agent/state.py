@@ -19,11 +19,11 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
-import weakref
 from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from proxy.agent.context import KeyedLocks
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.names import INTERNAL_SCHEMA
@@ -59,18 +59,10 @@ agent_relation(
 class State:
     def __init__(self, layer: AgentContext) -> None:
         self.layer = layer
-        # Writers of one key take turns here: DuckDB would abort all but one of
-        # concurrent transactions touching the same row.
-        self._locks: weakref.WeakValueDictionary[tuple[str, str, str], asyncio.Lock] = (
-            weakref.WeakValueDictionary()
-        )
+        self._locks = KeyedLocks()  # writers of one key take turns
 
     def _lock(self, who: Identity, key: str) -> asyncio.Lock:
-        ident = (who.org_id, who.agent_id, key)
-        lock = self._locks.get(ident)
-        if lock is None:
-            lock = self._locks[ident] = asyncio.Lock()
-        return lock
+        return self._locks((who.org_id, who.agent_id, key))
 
     def install(self, cur: duckdb.DuckDBPyConnection) -> None:
         """Create the table (idempotent)."""

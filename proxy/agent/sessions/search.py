@@ -315,33 +315,27 @@ class EventIndex:
                 args.append(value)
 
         def derive(cur: duckdb.DuckDBPyConnection) -> int:
-            cur.begin()
-            try:
-                cur.execute(
-                    f"DELETE FROM {INDEX} i USING {SESSIONS} s WHERE i.org_id = s.org_id AND "
-                    f"i.agent_id = s.agent_id AND i.session_id = s.session_id AND {scope}",
-                    args,
-                )
-                rows = cur.execute(
-                    f"SELECT s.session_id, s.app_name, s.user_id, e.seq, e.event_id, e.author, "
-                    f"e.timestamp, e.message, e.actions FROM {EVENTS} e JOIN {SESSIONS} s "
-                    "ON e.org_id = s.org_id AND e.agent_id = s.agent_id "
-                    f"AND e.session_id = s.session_id WHERE {scope}",
-                    args,
-                ).fetchall()
-                for sid, app, user, seq, eid, author, ts, msg, actions in rows:
-                    event = {"seq": seq, "event_id": eid, "author": author, "timestamp": ts}
-                    event["message"] = json.loads(msg) if msg is not None else None
-                    event["actions"] = json.loads(actions) if actions is not None else None
-                    session = {"session_id": sid, "app_name": app, "user_id": user}
-                    index_event(cur, who, session, event)
-                cur.commit()
-                return len(rows)
-            except BaseException:
-                cur.rollback()
-                raise
+            cur.execute(
+                f"DELETE FROM {INDEX} i USING {SESSIONS} s WHERE i.org_id = s.org_id AND "
+                f"i.agent_id = s.agent_id AND i.session_id = s.session_id AND {scope}",
+                args,
+            )
+            rows = cur.execute(
+                f"SELECT s.session_id, s.app_name, s.user_id, e.seq, e.event_id, e.author, "
+                f"e.timestamp, e.message, e.actions FROM {EVENTS} e JOIN {SESSIONS} s "
+                "ON e.org_id = s.org_id AND e.agent_id = s.agent_id "
+                f"AND e.session_id = s.session_id WHERE {scope}",
+                args,
+            ).fetchall()
+            for sid, app, user, seq, eid, author, ts, msg, actions in rows:
+                event = {"seq": seq, "event_id": eid, "author": author, "timestamp": ts}
+                event["message"] = json.loads(msg) if msg is not None else None
+                event["actions"] = json.loads(actions) if actions is not None else None
+                session = {"session_id": sid, "app_name": app, "user_id": user}
+                index_event(cur, who, session, event)
+            return len(rows)
 
-        count = await self.layer.db.run(derive)
+        count = await self.layer.db.transaction(derive)
         log.info("session index rebuild: %d events of %s/%s", count, who.org_id, who.agent_id)
         done = 0
         if self.layer.semantic.worker is not None:

@@ -18,11 +18,11 @@ import asyncio
 import datetime as dt
 import json
 import uuid
-import weakref
 from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from proxy.agent.context import KeyedLocks
 from proxy.agent.sessions import artifacts, search
 from proxy.agent.sessions.checks import dump, json_object, json_value, name
 from proxy.agent.sessions.tables import ARTIFACTS, EVENTS, SCOPED, SESSIONS, TEMP
@@ -68,16 +68,10 @@ class Sessions:
         self.layer = layer
         self.index = search.EventIndex(layer)
         # One writer per session at a time: event order and state deltas stay serial.
-        self._locks: weakref.WeakValueDictionary[tuple[str, str, str], asyncio.Lock] = (
-            weakref.WeakValueDictionary()
-        )
+        self._locks = KeyedLocks()
 
     def _lock(self, who: Identity, session_id: str) -> asyncio.Lock:
-        ident = (who.org_id, who.agent_id, session_id)
-        lock = self._locks.get(ident)
-        if lock is None:
-            lock = self._locks[ident] = asyncio.Lock()
-        return lock
+        return self._locks((who.org_id, who.agent_id, session_id))
 
     def install(self, cur: duckdb.DuckDBPyConnection) -> None:
         cur.execute(
@@ -123,18 +117,8 @@ class Sessions:
     async def transaction(self, who: Identity, session_id: str, work: Any) -> Any:
         """Run `work(cur)` in one agent-database transaction, serial per session."""
 
-        def txn(cur: duckdb.DuckDBPyConnection) -> Any:
-            cur.begin()
-            try:
-                out = work(cur)
-                cur.commit()
-                return out
-            except BaseException:
-                cur.rollback()
-                raise
-
         async with self._lock(who, session_id):
-            return await self.layer.db.run(txn)
+            return await self.layer.db.transaction(work)
 
     # -- sessions -----------------------------------------------------------------------
 
