@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
+import struct
 import subprocess
 import sys
 import time
@@ -16,10 +18,31 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def free_ports(n: int) -> list[int]:
+    """n distinct free ports: all are held open together, so none is handed out twice."""
+    with contextlib.ExitStack() as stack:
+        socks = [stack.enter_context(socket.socket()) for _ in range(n)]
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return free_ports(1)[0]
+
+
+_SSL_REQUEST = struct.pack("!ii", 8, 80877103)
+
+
+def _speaks_postgres(port: int) -> bool | None:
+    """True when a PostgreSQL server answers on port, False when something else does,
+    None when nothing listens yet (an SSLRequest is answered 'S' or 'N')."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=2) as s:
+            s.sendall(_SSL_REQUEST)
+            return s.recv(1) in (b"N", b"S")
+    except OSError:
+        return None
 
 
 @dataclass
@@ -76,10 +99,28 @@ def psql_command(srv: ServerProcess, command: str) -> str:
 
 
 def start_server(tmp: Path, *args: str, env: dict[str, str] | None = None) -> ServerProcess:
-    port = free_port()
-    # Every test server gets its own MCP HTTP port, so servers never collide on 5440.
-    mcp_port = 0 if "--mcp-port" in args else free_port()
-    rest_port = 0 if "--rest-port" in args else free_port()
+    # A port picked free can be taken by another process before the server binds it
+    # (CI saw an HTTP server answer on the SQL port): start again on fresh ports.
+    for attempt in range(3):
+        try:
+            return _start_server(tmp, args, env)
+        except _PortTaken:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+class _PortTaken(RuntimeError):
+    pass
+
+
+def _start_server(tmp: Path, args: tuple[str, ...], env: dict[str, str] | None) -> ServerProcess:
+    port, mcp_port, rest_port = free_ports(3)
+    # Every test server gets its own MCP and REST ports, so servers never collide.
+    if "--mcp-port" in args:
+        mcp_port = 0
+    if "--rest-port" in args:
+        rest_port = 0
     data_dir = tmp / "data"
     data_dir.mkdir(parents=True, exist_ok=True)
     log_path = tmp / "server.log"
@@ -98,12 +139,17 @@ def start_server(tmp: Path, *args: str, env: dict[str, str] | None = None) -> Se
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"server exited with {proc.returncode}:\n{server.log()}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return server
-        except OSError:
-            time.sleep(0.1)
+            log_text = server.log()
+            if "address already in use" in log_text.lower():
+                raise _PortTaken(log_text)
+            raise RuntimeError(f"server exited with {proc.returncode}:\n{log_text}")
+        answer = _speaks_postgres(port)
+        if answer:
+            return server
+        if answer is False:
+            server.stop()
+            raise _PortTaken(f"port {port} is answered by another process")
+        time.sleep(0.1)
     server.stop()
     raise RuntimeError(f"server did not start listening:\n{server.log()}")
 

@@ -18,13 +18,13 @@ from trigger_support import (
     call,
     expect_error,
     fires,
-    free_port,
     notify_and_drain,
     register,
     rows,
 )
 
 from proxy.core.identity import Identity
+from tests.conftest import free_port
 
 # --- actions --------------------------------------------------------------------------
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import http.server
 import json
-import socket
 import threading
 import time
 from typing import Any
@@ -80,9 +79,3 @@ class Receiver:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]

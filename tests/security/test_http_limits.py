@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -18,6 +17,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from proxy.api.http.limits import BodyLimit, CallerKey, RateLimit
+from tests.conftest import free_port
 
 LIMIT = 1024
 
@@ -60,12 +60,6 @@ def make_app() -> Starlette:
     app = Starlette(routes=routes)
     app.mount("/early", respond_then_read)
     return app
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @contextlib.contextmanager

@@ -22,6 +22,7 @@ from proxy.agent.triggers.webhook_guard import WebhookGuard, WebhookRefused, par
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from tests.agent.agent_support import open_layer, run, who
+from tests.conftest import free_port, free_ports
 
 METADATA_URLS = [
     "http://169.254.169.254/latest/meta-data/iam/security-credentials/",
@@ -72,12 +73,6 @@ def receiver() -> Iterator[Receiver]:
     r.close()
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 async def call(layer: AgentLayer, fn: str, ident: Identity, /, **kwargs: Any) -> list[dict]:
     return await layer.registry.get(fn).call(layer, ident, [], kwargs)
 
@@ -126,8 +121,7 @@ def test_registration_refuses_metadata_and_link_local(tmp_path: Path) -> None:
 
 
 def test_own_ports_are_refused_under_the_server_config(tmp_path: Path) -> None:
-    wire, mcp, rest = free_port(), free_port(), free_port()
-    other = free_port()
+    wire, mcp, rest, other = free_ports(4)
 
     async def go() -> None:
         async with open_layer(tmp_path, port=wire, mcp_port=mcp, rest_port=rest) as layer:
@@ -390,7 +384,7 @@ def test_https_is_pinned_and_still_verifies_the_name(
 
 
 def test_layer_registration_uses_the_server_config(tmp_path: Path) -> None:
-    mcp, rest = free_port(), free_port()
+    mcp, rest = free_ports(2)
 
     async def go() -> None:
         async with open_layer(tmp_path, mcp_port=mcp, rest_port=rest) as layer:
