@@ -40,7 +40,8 @@ import psycopg
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "differential"))
-from pgcluster import PGBIN, PgCluster, _as_postgres, _free_port, start_pg  # noqa: E402
+from hatiserver import start_hatiproxy  # noqa: E402
+from pgcluster import PGBIN, PgCluster, _as_postgres, start_pg  # noqa: E402
 
 ROWS = 100_000
 SETUP = (
@@ -109,29 +110,6 @@ def pct(xs: list[float], p: float) -> float:
 
 
 # --- servers -------------------------------------------------------------------------------
-
-
-def start_hatiproxy(tmp: Path, max_conns: int, extra: list[str]) -> tuple[subprocess.Popen, int]:
-    port = _free_port()
-    log = open(tmp / "hatiproxy.log", "wb")  # noqa: SIM115 - lives as long as the server
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "proxy", "serve", "--port", str(port), "--mcp-port", "0",
-         "--rest-port", "0", "--database", str(tmp / "load.duckdb"),
-         "--data-dir", str(tmp / "data"), "--log-level", "WARNING",
-         "--max-connections", str(max_conns), *extra],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError((tmp / "hatiproxy.log").read_text())
-        try:
-            psycopg.connect(f"host=127.0.0.1 port={port} user=bench dbname=hatidata").close()
-            return proc, port
-        except psycopg.OperationalError:
-            time.sleep(0.2)
-    proc.kill()
-    raise RuntimeError("hatiproxy did not start")
 
 
 def pg_allow(cluster: PgCluster, max_conns: int) -> None:
@@ -304,7 +282,10 @@ def main() -> int:
     started = time.perf_counter()
     tmp = Path(tempfile.mkdtemp(prefix="hati-load-"))
     max_conns = max(counts) + 20
-    proc, port = start_hatiproxy(tmp, max_conns, args.server_arg)
+    proc, port = start_hatiproxy(
+        tmp, "--max-connections", str(max_conns), *args.server_arg,
+        database=str(tmp / "load.duckdb"),
+    )  # fmt: skip
     kinds = ("point", "insert", "search", "store")
     results: dict[str, dict[str, float]] = {}
     try:

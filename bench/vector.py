@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -36,8 +35,7 @@ import numpy as np
 import psycopg
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "differential"))
-from pgcluster import _free_port  # noqa: E402
+from hatiserver import start_hatiproxy  # noqa: E402
 
 DIMS = 384
 TOP_SQL = "SELECT id FROM items ORDER BY array_cosine_distance(embedding, ?::FLOAT[{d}]) LIMIT 10"
@@ -136,30 +134,9 @@ def bench_size(n: int, queries: int, efs: list[int], tmp: Path) -> None:
 # --- end to end over the wire ---------------------------------------------------------------
 
 
-def start_server(tmp: Path) -> tuple[subprocess.Popen, str]:
-    port = _free_port()
-    log = open(tmp / "server.log", "wb")  # noqa: SIM115 - lives as long as the server
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "proxy", "serve", "--port", str(port), "--mcp-port", "0",
-         "--rest-port", "0", "--data-dir", str(tmp / "data"), "--log-level", "WARNING"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    dsn = f"host=127.0.0.1 port={port} user=bench dbname=hatidata"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError((tmp / "server.log").read_text())
-        try:
-            psycopg.connect(dsn).close()
-            return proc, dsn
-        except psycopg.OperationalError:
-            time.sleep(0.3)
-    proc.kill()
-    raise RuntimeError("hatiproxy did not start")
-
-
 def bench_wire(rows: int, queries: int, tmp: Path) -> None:
-    proc, dsn = start_server(tmp)
+    proc, port = start_hatiproxy(tmp, database=None, timeout=120)
+    dsn = f"host=127.0.0.1 port={port} user=bench dbname=hatidata"
     try:
         with psycopg.connect(dsn, autocommit=True) as conn:
             conn.execute(

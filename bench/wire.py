@@ -19,7 +19,6 @@ import argparse
 import asyncio
 import os
 import random
-import subprocess
 import sys
 import threading
 import time
@@ -34,7 +33,8 @@ import psycopg
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "differential"))
 sys.path.insert(0, str(ROOT / "bench"))
-from pgcluster import PgCluster, _free_port, start_pg  # noqa: E402
+from hatiserver import start_hatiproxy  # noqa: E402, F401 - also for point_ab, pgbench, transfer
+from pgcluster import PgCluster, start_pg  # noqa: E402
 from wire_floors import inprocess_qps, loopback_rtt_us  # noqa: E402
 
 ROWS = 100_000
@@ -73,28 +73,6 @@ class Result:
 
 
 # --- servers -------------------------------------------------------------------------------
-
-
-def start_hatiproxy(tmp: Path, root: Path = ROOT) -> tuple[subprocess.Popen, int]:
-    port = _free_port()
-    log = open(tmp / "hatiproxy.log", "wb")  # noqa: SIM115 - lives as long as the server
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "proxy", "serve", "--port", str(port), "--mcp-port", "0",
-         "--rest-port", "0", "--database", ":memory:",
-         "--data-dir", str(tmp / "data"), "--log-level", "WARNING"],
-        cwd=root, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError((tmp / "hatiproxy.log").read_text())
-        try:
-            psycopg.connect(f"host=127.0.0.1 port={port} user=bench dbname=hatidata").close()
-            return proc, port
-        except psycopg.OperationalError:
-            time.sleep(0.2)
-    proc.kill()
-    raise RuntimeError("hatiproxy did not start")
 
 
 def rss_kb(pid: int) -> int:

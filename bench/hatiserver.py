@@ -1,0 +1,59 @@
+"""Start a hatiproxy server process for a benchmark and wait until it answers SQL.
+
+One place for what every benchmark needs: a free port, no MCP/REST listeners unless
+asked, warnings-only logging into tmp/hatiproxy.log, and a clear error with the log when
+the server exits or does not come up.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psycopg
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_hatiproxy(
+    tmp: Path,
+    *args: str,
+    root: Path = ROOT,
+    database: str | None = ":memory:",
+    timeout: float = 90,
+) -> tuple[subprocess.Popen, int]:
+    """A running server of the tree at root (this one by default) and its SQL port.
+
+    database None keeps the server's default file in tmp/data; args are passed to serve.
+    """
+    tmp.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    cmd = [
+        sys.executable, "-m", "proxy", "serve", "--port", str(port), "--mcp-port", "0",
+        "--rest-port", "0", "--data-dir", str(tmp / "data"), "--log-level", "WARNING",
+    ]  # fmt: skip
+    if database is not None:
+        cmd += ["--database", database]
+    log_path = tmp / "hatiproxy.log"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([*cmd, *args], cwd=root, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"hatiproxy exited with {proc.returncode}:\n{log_path.read_text()}")
+        try:
+            psycopg.connect(f"host=127.0.0.1 port={port} user=bench dbname=hatidata").close()
+            return proc, port
+        except psycopg.OperationalError:
+            time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError(f"hatiproxy did not start in {timeout:.0f} s; see {log_path}")
