@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from proxy.agent.context import KeyedLocks
+from proxy.agent.names import name
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.names import INTERNAL_SCHEMA
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
 ENTITIES = f"{INTERNAL_SCHEMA}.kg_entities"
 RELATIONS = f"{INTERNAL_SCHEMA}.kg_relations"
 INVERSE = "inverse:"
-MAX_ID_CHARS = 256
 MAX_RELATIONS = 1000  # per kg_add call
 MAX_DEPTH = 10
 MAX_ATTRIBUTE_BYTES = 1 << 20
@@ -109,8 +109,8 @@ class Graph:
     async def add(
         self, who: Identity, entity_id: Any, entity_type: Any, attributes: Any, relations: Any
     ) -> dict[str, Any]:
-        entity_id = _check_id("entity_id", entity_id)
-        entity_type = _check_id("entity_type", entity_type)
+        entity_id = name("entity_id", entity_id)
+        entity_type = name("entity_type", entity_type)
         attrs = _attributes(attributes)
         edges = _relations(entity_id, relations)
         now = dt.datetime.now(dt.UTC)
@@ -162,7 +162,7 @@ class Graph:
         return {"entity_id": entity_id, "stored": True, "relations_added": added}
 
     async def query(self, who: Identity, entity_id: Any, depth: Any) -> list[dict[str, Any]]:
-        entity_id = _check_id("entity_id", entity_id)
+        entity_id = name("entity_id", entity_id)
         if not isinstance(depth, int) or isinstance(depth, bool) or not 0 <= depth <= MAX_DEPTH:
             raise AgentError.invalid(f"depth must be between 0 and {MAX_DEPTH}, got {depth!r}")
         owner = [who.org_id, who.agent_id]
@@ -210,7 +210,7 @@ class Graph:
         return await self.layer.db.run(walk)
 
     async def delete(self, who: Identity, entity_id: Any) -> dict[str, Any]:
-        entity_id = _check_id("entity_id", entity_id)
+        entity_id = name("entity_id", entity_id)
         owner = [who.org_id, who.agent_id]
 
         def remove(cur: duckdb.DuckDBPyConnection) -> tuple[bool, int]:
@@ -229,14 +229,6 @@ class Graph:
         async with self._lock(who):
             deleted, relations = await self.layer.db.transaction(remove)
         return {"entity_id": entity_id, "deleted": deleted, "relations_deleted": relations}
-
-
-def _check_id(what: str, value: Any) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise AgentError.invalid(f"{what} must be a non-empty string")
-    if len(value) > MAX_ID_CHARS:
-        raise AgentError.invalid(f"{what} is {len(value)} characters; the limit is {MAX_ID_CHARS}")
-    return value
 
 
 def _attributes(value: Any) -> str:
@@ -264,8 +256,8 @@ def _relations(source: str, value: Any) -> list[tuple[str, str]]:
             raise AgentError.invalid(
                 f'relations[{i}] must be an object with "type" and "target", got {item!r:.80}'
             )
-        relation = _check_id(f"relations[{i}].type", item.get("type"))
-        target = _check_id(f"relations[{i}].target", item.get("target"))
+        relation = name(f"relations[{i}].type", item.get("type"))
+        target = name(f"relations[{i}].target", item.get("target"))
         if target == source:
             raise AgentError.invalid(f"relations[{i}]: an entity cannot relate to itself")
         out.append((relation, target))

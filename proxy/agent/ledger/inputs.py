@@ -18,13 +18,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from proxy.agent.ledger.hashing import accepted_content_hashes, canonical_bytes, sha256_hex
+from proxy.agent.names import name
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 
 MAX_TRACES = 1000
 MAX_CONTENT_BYTES = 1 << 20  # canonical JSON of one step's content
 MAX_BATCH_BYTES = 64 << 20
-MAX_NAME = 256
 
 # MCP log_reasoning_step step types (COMPAT-HATIDATA.md) and REST trace types (seed 001).
 STEP_TYPES = (
@@ -155,14 +155,6 @@ def content_digest(where: str, content: Any) -> tuple[str, int]:
             f"{where}.content is {len(data)} bytes of JSON; the limit is {MAX_CONTENT_BYTES}"
         )
     return sha256_hex(data), len(data)
-
-
-def name(what: str, value: Any) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise AgentError.invalid(f"{what} must be a non-empty string")
-    if len(value) > MAX_NAME:
-        raise AgentError.invalid(f"{what} is longer than {MAX_NAME} characters")
-    return value
 
 
 def kind(what: str, value: Any, allowed: frozenset[str] | tuple[str, ...]) -> str:

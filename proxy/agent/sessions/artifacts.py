@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from proxy.agent.sessions.checks import name
+from proxy.agent.names import name as checked
 from proxy.agent.sessions.tables import ARTIFACTS
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
@@ -75,7 +75,11 @@ async def save_artifact(
     mime_type: str,
 ) -> list[dict[str, Any]]:  # fmt: skip
     """Save a session artifact as its next version."""
-    sid, art, mime = _name("session_id", session_id), _name("name", name), _name("mime", mime_type)
+    sid, art, mime = (
+        checked("session_id", session_id),
+        checked("name", name),
+        checked("mime", mime_type),
+    )
     data = _decode(data_base64)
     now = dt.datetime.now(dt.UTC)
     digest = hashlib.sha256(data).hexdigest()
@@ -115,7 +119,7 @@ async def load_artifact(
     layer: AgentContext, who: Identity, *, session_id: str, name: str, version: Any
 ) -> list[dict[str, Any]]:
     """A session artifact's bytes (base64) and metadata; the latest version by default."""
-    sid, art = _name("session_id", session_id), _name("name", name)
+    sid, art = checked("session_id", session_id), checked("name", name)
     sql = (
         f"SELECT {', '.join(c for c, _ in _META)}, data FROM {ARTIFACTS} WHERE org_id = ? "
         "AND agent_id = ? AND session_id = ? AND name = ?"
@@ -141,7 +145,7 @@ async def load_artifact(
 )
 async def list_artifacts(layer: AgentContext, who: Identity, *, session_id: str) -> list[dict]:
     """A session's artifacts, every version, by name then version."""
-    sid = _name("session_id", session_id)
+    sid = checked("session_id", session_id)
     rows = await layer.db.run(
         lambda cur: cur.execute(
             f"SELECT {', '.join(c for c, _ in _META)} FROM {ARTIFACTS} WHERE org_id = ? "
@@ -150,7 +154,3 @@ async def list_artifacts(layer: AgentContext, who: Identity, *, session_id: str)
         ).fetchall()
     )
     return [dict(zip([c for c, _ in _META], r, strict=True)) for r in rows]
-
-
-def _name(what: str, value: Any) -> str:
-    return name(what, value)

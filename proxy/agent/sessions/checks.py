@@ -5,18 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from proxy.agent.names import name  # noqa: F401 - the session functions' name check
 from proxy.core.errors import AgentError
 
-MAX_NAME = 256
 MAX_JSON_BYTES = 1 << 20
-
-
-def name(what: str, value: Any) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise AgentError.invalid(f"{what} must be a non-empty string")
-    if len(value) > MAX_NAME:
-        raise AgentError.invalid(f"{what} is {len(value)} characters; the limit is {MAX_NAME}")
-    return value
 
 
 def json_value(what: str, value: Any) -> Any:

@@ -40,6 +40,7 @@ from proxy.agent.ledger.verify import (
     ledger_document,
     step_document,
 )
+from proxy.agent.names import MAX_NAME
 from proxy.api.rest.auth import Caller, access_of, caller, layer_of
 from proxy.api.rest.errors import ErrorBody
 from proxy.core.errors import AgentError
@@ -52,10 +53,10 @@ router = APIRouter(
 )
 Who = Annotated[Caller, Depends(caller)]
 TraceType = Literal[tuple(ledger_input.TRACE_TYPES + ledger_input.STEP_TYPES)]  # type: ignore[valid-type]
-SessionId = Annotated[str, Path(min_length=1, max_length=ledger_input.MAX_NAME)]
+SessionId = Annotated[str, Path(min_length=1, max_length=MAX_NAME)]
 AgentQuery = Annotated[
     str | None,
-    Query(max_length=ledger_input.MAX_NAME, description="Which agent's session (org keys)"),
+    Query(max_length=MAX_NAME, description="Which agent's session (org keys)"),
 ]
 _HEX64 = r"^[0-9a-fA-F]{64}$"
 
@@ -63,8 +64,8 @@ _HEX64 = r"^[0-9a-fA-F]{64}$"
 class TraceIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     trace_id: uuid.UUID
-    session_id: str = Field(min_length=1, max_length=ledger_input.MAX_NAME)
-    agent_id: str = Field(min_length=1, max_length=ledger_input.MAX_NAME)
+    session_id: str = Field(min_length=1, max_length=MAX_NAME)
+    agent_id: str = Field(min_length=1, max_length=MAX_NAME)
     timestamp: str = Field(
         json_schema_extra={"format": "date-time"}, description="ISO 8601; no zone means UTC"
     )
@@ -194,8 +195,8 @@ class ExportDocument(BaseModel):
 
 class ApprovalBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    session_id: str = Field(min_length=1, max_length=ledger_input.MAX_NAME)
-    agent_id: str = Field(min_length=1, max_length=ledger_input.MAX_NAME)
+    session_id: str = Field(min_length=1, max_length=MAX_NAME)
+    agent_id: str = Field(min_length=1, max_length=MAX_NAME)
     decision: Literal["approve", "reject"]
     trace_id: uuid.UUID | None = None
     reason: str | None = Field(None, max_length=10_000)
