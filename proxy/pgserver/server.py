@@ -1,4 +1,4 @@
-"""The asyncio shell around the sans-I/O protocol: sockets, TLS, startup, auth.
+"""The asyncio shell around the sans-I/O protocol: sockets, TLS, startup (login: login.py).
 
 The main loop accepts clients; each gets a thread and event loop of its own
 (`proxy.db.connection_threads`) running a Connection: the transport feeds its bytes
@@ -23,22 +23,20 @@ from typing import TYPE_CHECKING
 
 from proxy.access import agent_rule
 from proxy.access.agent_rule import AGENT_SETTING
-from proxy.access.keys import Principal
-from proxy.access.service import AuthError, TooManyFailures
 from proxy.core.errors import AgentError
 from proxy.core.net import listen_socket
 from proxy.db import backend_functions
 from proxy.db.backends import Backend, Backends, is_superuser
-from proxy.db.connection_threads import ConnectionThreads, on_main
+from proxy.db.connection_threads import ConnectionThreads
 from proxy.db.settings import REPORTED, SessionSettings, superuser_only_at_startup
 from proxy.pgserver.admission import ConnectionSlots
 from proxy.pgserver.client_input import ClientGone, WireReader
+from proxy.pgserver.login import log_failed_login, login, peer_host
 from proxy.pgserver.runner import Runner
 from proxy.pgserver.session import Session, SessionIdentity
 from proxy.pgserver.socket_output import SocketOutput
 from proxy.pgserver.startup_options import startup_settings
 from proxy.pgserver.tls import server_context
-from proxy.wire import auth
 from proxy.wire import messages as m
 from proxy.wire.errors import FatalError, PgError, ProtocolViolation
 
@@ -335,7 +333,7 @@ class Connection:
         if not server.slots.take(user):  # as PostgreSQL: refused at once, never queued
             raise FatalError("53300", "sorry, too many clients already")
         self.has_slot = True
-        principal = await self._login(user, deadline)
+        principal = await login(self, server.access, server.auth_method, user, deadline)
         pid, secret = server.new_backend_id()
         settings = SessionSettings(startup_settings(params, user))
         runner = await server.engine.run(
@@ -367,7 +365,7 @@ class Connection:
         try:  # one rule on every interface (proxy/access/agent_rule.py)
             who = agent_rule.identity(access.config, principal, named, user, password_user)
         except AgentError as exc:  # an agent key naming another agent
-            _log_failed_login(user, _peer_host(self.writer), exc.message)
+            log_failed_login(user, peer_host(self.writer), exc.message)
             raise FatalError("28000", exc.message) from None
         await runner.set_identity(who)
         superuser = is_superuser(who)
@@ -404,85 +402,6 @@ class Connection:
         self.out(m.ready_for_query("I"))
         await self.flush()
         return session
-
-    async def _login(self, user: str, deadline: float) -> Principal | None:
-        """Trust, a configured user's password, or an API key as the password."""
-        access = self.server.access
-        source = _peer_host(self.writer)
-        if access.trust:
-            if not access.trust_allowed(source):
-                _log_failed_login(user, source, "trust login from a non-loopback client")
-                raise FatalError(
-                    "28000",
-                    "passwordless (trust) login is allowed only from loopback clients",
-                    hint="Create an API key (hatiproxy keys create) or configure users.",
-                )
-            return None
-        try:
-            access.check_banned(source)
-        except TooManyFailures as exc:
-            _log_failed_login(user, source, str(exc))
-            raise FatalError("28000", str(exc)) from None
-        try:
-            if user in access.passwords:
-                method = self.server.auth_method
-                try:
-                    await self._exchange(
-                        auth.METHODS[method](user, access.passwords[user]), deadline
-                    )
-                except FatalError as exc:
-                    if exc.sqlstate == "28P01":
-                        _log_failed_login(user, source, f"wrong password ({method})")
-                    raise
-                return None
-            # An API key as the password: cleartext, since only the key's hash is stored.
-            password = auth.PasswordCapture(user, None)
-            await self._exchange(password, deadline)
-            try:
-                return await on_main(access.authenticate(password.given))
-            except AuthError as exc:
-                _log_failed_login(
-                    user,
-                    source,
-                    f"not a configured user, and the password is no valid API key ({exc})",
-                )
-                raise FatalError(
-                    "28P01",
-                    f'password authentication failed for user "{user}"',
-                    hint="Use an API key (hd_live_... / hd_agent_...) or a configured user's "
-                    "password.",
-                ) from None
-        except FatalError as exc:
-            if exc.sqlstate == "28P01":
-                await on_main(access.penalise(source))
-            raise
-
-    async def _exchange(self, authenticator: auth.Authenticator, deadline: float) -> None:
-        self.out(authenticator.start())
-        await self.flush()
-        while True:
-            async with asyncio.timeout_at(deadline):
-                msg = await self.receive()
-            if not isinstance(msg, m.PasswordData):
-                raise ProtocolViolation("expected a password response")
-            reply, done = authenticator.step(msg.data)
-            if reply:
-                self.out(reply)
-            if done:
-                return
-            await self.flush()
-
-
-def _log_failed_login(user: str, source: str, reason: str) -> None:
-    """One WARNING per refused login: who, from where and why; never the password."""
-    log.warning("failed login on the wire: user %r from %s: %s", user, source, reason)
-
-
-def _peer_host(writer: asyncio.StreamWriter) -> str:
-    peer = writer.get_extra_info("peername")
-    if not peer:  # unix socket: local by definition
-        return "localhost"
-    return str(peer[0]) if isinstance(peer, tuple) else str(peer)
 
 
 async def _apply_startup_settings(
