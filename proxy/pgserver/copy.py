@@ -17,11 +17,13 @@ from typing import TYPE_CHECKING
 import sqlglot
 from sqlglot import exp
 
+from proxy.pgserver.copy_in_values import binary_json, binary_value_text, text_converter
 from proxy.pgserver.copy_out import copy_out
 from proxy.pgserver.results import Column
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError
 from proxy.wire.types import param_decoder, pg_type_for
+from transpiler import json_types
 
 if TYPE_CHECKING:
     from proxy.pgserver.contexts import ClientSession, StatementRunner
@@ -119,6 +121,7 @@ class CopyTarget:
     query: str | None
     from_stdin: bool
     options: CopyOptions
+    json_outputs: tuple[bool, ...] | None = None  # of the query: which columns are json
 
 
 def parse_copy(sql: str) -> CopyTarget | None:
@@ -146,7 +149,8 @@ def parse_copy(sql: str) -> CopyTarget | None:
     if isinstance(target, exp.Table):
         return CopyTarget(target.sql(dialect="duckdb"), [], None, from_stdin, options)
     query = target.this if isinstance(target, exp.Subquery) else target
-    return CopyTarget(None, [], query.sql(dialect="duckdb"), from_stdin, options)
+    sql_text = query.sql(dialect="duckdb")
+    return CopyTarget(None, [], sql_text, from_stdin, options, json_types.outputs(query))
 
 
 async def run_copy(runner: StatementRunner, session: ClientSession, portal: Portal) -> None:
@@ -163,7 +167,7 @@ async def run_copy(runner: StatementRunner, session: ClientSession, portal: Port
     else:
         cols = ", ".join(target.columns) or "*"
         query = target.query or f"SELECT {cols} FROM {target.table}"
-        await copy_out(runner, session, query, target.options)
+        await copy_out(runner, session, query, target.options, target.json_outputs)
 
 
 # --- COPY FROM STDIN -----------------------------------------------------------
@@ -224,10 +228,16 @@ class _Spool:
         self.ended = False  # a `\.` line was read
         self.rows = 0
         self.decoders = (
-            [param_decoder(pg_type_for(c.duckdb_type).oid, 1) for c in columns]
+            [
+                binary_json
+                if c.duckdb_type.upper() == "JSON"
+                else param_decoder(pg_type_for(c.duckdb_type).oid, 1)
+                for c in columns
+            ]
             if opts.format == "binary"
             else []
         )
+        self.converters = [text_converter(c.duckdb_type) for c in columns]
 
     def feed(self, data: bytes) -> None:
         if self.opts.format == "binary":
@@ -266,7 +276,9 @@ class _Spool:
                     self.skip_header = False
                     continue
                 nulls = _csv_null_positions(raw, opts)
-                self._write_row([None if i in nulls else v for i, v in enumerate(row)])
+                self._write_row(
+                    [None if i in nulls else self._convert(i, v) for i, v in enumerate(row)]
+                )
             return
         for line in text_lines:
             if self.ended or line == "\\.":
@@ -278,7 +290,16 @@ class _Spool:
                 self.skip_header = False
                 continue
             fields = line.split(opts.sep)
-            self._write_row([None if f == opts.null_string else _unescape_text(f) for f in fields])
+            self._write_row(
+                [
+                    None if f == opts.null_string else self._convert(i, _unescape_text(f))
+                    for i, f in enumerate(fields)
+                ]
+            )
+
+    def _convert(self, i: int, value: str) -> str:
+        convert = self.converters[i] if i < len(self.converters) else None
+        return value if convert is None else convert(value)
 
     def _write_row(self, values: list[str | None]) -> None:
         if len(values) != len(self.columns):
@@ -327,19 +348,11 @@ class _Spool:
                 break
             pos = p
             values = [
-                None if f is None else _binary_to_text(self.decoders[i](f))
+                None if f is None else binary_value_text(self.decoders[i](f))
                 for i, f in enumerate(fields)
             ]
             self._write_row(values)
         self.pending = buf[pos:]
-
-
-def _binary_to_text(value: object) -> str:
-    if isinstance(value, bytes):
-        return "\\x" + value.hex()
-    if isinstance(value, list):
-        return "[" + ", ".join("NULL" if v is None else str(v) for v in value) + "]"
-    return str(value)
 
 
 def _csv_records(buf: bytes, opts: CopyOptions) -> tuple[list[bytes], bytes]:

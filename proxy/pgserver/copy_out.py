@@ -9,6 +9,7 @@ import struct
 from typing import TYPE_CHECKING, Protocol
 
 from proxy.pgserver import arrow_results
+from proxy.pgserver.result_shape import as_jsonb
 from proxy.pgserver.results import columns_of
 from proxy.wire import messages as m
 from proxy.wire.arrow_rows import BINARY_SIGNATURE, copy_rows
@@ -59,11 +60,17 @@ def _csv_field(value: str, opts: CopyOptions) -> str:
 
 
 async def copy_out(
-    runner: StatementRunner, session: ClientSession, query: str, opts: CopyOptions
+    runner: StatementRunner,
+    session: ClientSession,
+    query: str,
+    opts: CopyOptions,
+    json_outputs: tuple[bool, ...] | None = None,
 ) -> None:
+    """json_outputs: which columns PostgreSQL types json; other JSON columns are jsonb, as
+    in query results (binary jsonb values carry their version byte)."""
     cur = runner.cursor
     await runner.call(cur.execute, query, sql=query)
-    columns = columns_of(cur.description) or ()
+    columns = as_jsonb(columns_of(cur.description) or (), json_outputs)
     tz = runner.settings.values.get("TimeZone")
     binary = opts.format == "binary"
     session.out(m.copy_out_response(binary, len(columns)))

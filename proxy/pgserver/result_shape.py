@@ -56,8 +56,11 @@ _JSONB = {"JSON": "JSONB", "JSON[]": "JSONB[]"}
 
 
 def _jsonb(st: Statement, cols: tuple[Column, ...]) -> tuple[Column, ...]:
-    """DuckDB's JSON columns as jsonb, except those PostgreSQL types json."""
-    json = st.json_outputs
+    return as_jsonb(cols, st.json_outputs)
+
+
+def as_jsonb(cols: tuple[Column, ...], json: tuple[bool, ...] | None) -> tuple[Column, ...]:
+    """DuckDB's JSON columns as jsonb, except those PostgreSQL types json (json[i])."""
     if json is not None and len(json) != len(cols):
         json = None
     return tuple(

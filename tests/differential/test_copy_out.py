@@ -24,7 +24,7 @@ from tests.conftest import ServerProcess, start_server  # noqa: E402
 
 SETUP = [
     "CREATE TABLE copy_t (i integer, b bigint, s smallint, d numeric(15,2), d4 numeric(12,6),"
-    " t text, v varchar(20), f boolean, dt date, ts timestamp, tz timestamptz, j json,"
+    " t text, v varchar(20), f boolean, dt date, ts timestamp, tz timestamptz, j jsonb,"
     " x double precision, r real)",
     "INSERT INTO copy_t VALUES"
     " (1, -9223372036854775807, -32768, -0.05, 0.000001, E'tab\\there', 'new\\nline', true,"
