@@ -70,6 +70,13 @@ CACHE_SIZE = 4096  # statements (sql text -> result) kept, least recently used e
 MAX_CACHED_CHARS = 16_384
 
 
+# Roles and privileges: refused with what hatiproxy does instead (not a syntax error).
+_PRIVILEGE_TAGS = frozenset(
+    {"GRANT", "REVOKE"}
+    | {f"{verb} {obj}" for verb in ("CREATE", "ALTER", "DROP") for obj in ("ROLE", "USER", "GROUP")}
+)
+
+
 def transpile(
     sql: str,
     *,
@@ -217,6 +224,15 @@ def _statement(
             external_access=outside,
         )
     kind, tag = classify(tokens)
+    if tag in _PRIVILEGE_TAGS or tag.startswith("ALTER DEFAULT"):
+        what = "ALTER DEFAULT PRIVILEGES" if tag.startswith("ALTER DEFAULT") else tag
+        raise TranspileError(
+            "0A000",
+            f"{what} is not supported: hatiproxy has no roles or per-object privileges. A "
+            "table, view or sequence belongs to the login that created it; only its owner "
+            "or a superuser may alter or drop it. Logins are API keys and configured users.",
+            chunk.start + 1,
+        )
     if kind == "ddl" and tokens[0].text.upper() == "ALTER":
         owner = dump_ddl.owner_to(chunk.text)
         if owner is not None:  # one owner of everything here: acknowledged
