@@ -10,17 +10,11 @@ compared as text and binary rows.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import psycopg
 import pytest
-from pgcluster import start_pg
-
-if (_root := str(Path(__file__).resolve().parents[2])) not in sys.path:
-    sys.path.append(_root)
-from tests.conftest import ServerProcess, start_server  # noqa: E402
+from sides import pg_and_hatiproxy
 
 SETUP = [
     "CREATE TABLE copy_t (i integer, b bigint, s smallint, d numeric(15,2), d4 numeric(12,6),"
@@ -67,20 +61,8 @@ QUERIES = [
 
 @pytest.fixture(scope="module")
 def sides(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    pg = start_pg()
-    srv: ServerProcess | None = None
-    try:
-        srv = start_server(tmp_path_factory.mktemp("copyout"), "--database", ":memory:")
-        dsns = (pg.dsn, srv.dsn.replace("user=tester", "user=postgres"))
-        for dsn in dsns:
-            with psycopg.connect(dsn, autocommit=True) as conn:
-                for stmt in SETUP:
-                    conn.execute(stmt)  # type: ignore[arg-type]
+    with pg_and_hatiproxy(tmp_path_factory.mktemp("copyout"), SETUP) as dsns:
         yield dsns
-    finally:
-        if srv is not None:
-            srv.stop()
-        pg.stop()
 
 
 def _copy(dsn: str, sql: str) -> bytes:

@@ -9,17 +9,11 @@ on hatiproxy, and copying that out again must give the same bytes: what pg_dump,
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import psycopg
 import pytest
-from pgcluster import start_pg
-
-if (_root := str(Path(__file__).resolve().parents[2])) not in sys.path:
-    sys.path.append(_root)
-from tests.conftest import ServerProcess, start_server  # noqa: E402
+from sides import pg_and_hatiproxy
 
 COLUMNS = {
     "i2": "smallint",
@@ -67,20 +61,9 @@ def _create(name: str) -> str:
 
 @pytest.fixture(scope="module")
 def sides(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    pg = start_pg()
-    srv: ServerProcess | None = None
-    try:
-        srv = start_server(tmp_path_factory.mktemp("copytypes"), "--database", ":memory:")
-        dsns = (pg.dsn, srv.dsn.replace("user=tester", "user=postgres"))
-        for dsn in dsns:
-            with psycopg.connect(dsn, autocommit=True) as conn:
-                conn.execute(_create("ct"))  # type: ignore[arg-type]
-                conn.execute(f"INSERT INTO ct VALUES {', '.join(ROWS)}")  # type: ignore[arg-type]
+    setup = [_create("ct"), f"INSERT INTO ct VALUES {', '.join(ROWS)}"]
+    with pg_and_hatiproxy(tmp_path_factory.mktemp("copytypes"), setup) as dsns:
         yield dsns
-    finally:
-        if srv is not None:
-            srv.stop()
-        pg.stop()
 
 
 def _connect(dsn: str) -> psycopg.Connection:

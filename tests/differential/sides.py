@@ -1,0 +1,35 @@
+"""Both sides of a differential test: PostgreSQL 15 and hatiproxy, set up alike."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+from pgcluster import start_pg
+
+if (_root := str(Path(__file__).resolve().parents[2])) not in sys.path:
+    sys.path.append(_root)
+from tests.conftest import ServerProcess, start_server  # noqa: E402
+
+
+@contextlib.contextmanager
+def pg_and_hatiproxy(tmp: Path, setup: list[str]) -> Iterator[tuple[str, str]]:
+    """A PostgreSQL 15 cluster and an in-memory hatiproxy server, each after the same
+    setup statements: their DSNs, both as user postgres."""
+    pg = start_pg()
+    srv: ServerProcess | None = None
+    try:
+        srv = start_server(tmp, "--database", ":memory:")
+        dsns = (pg.dsn, srv.dsn.replace("user=tester", "user=postgres"))
+        for dsn in dsns:
+            with psycopg.connect(dsn, autocommit=True) as conn:
+                for stmt in setup:
+                    conn.execute(stmt)  # type: ignore[arg-type]
+        yield dsns
+    finally:
+        if srv is not None:
+            srv.stop()
+        pg.stop()
