@@ -73,7 +73,9 @@ class ServerProcess:
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
 
-    def stop(self) -> None:
+    def stop(self) -> bool:
+        """SIGTERM, then SIGKILL after 10 s; whether it exited by itself (shutdown after any
+        workload is promised to take under 10 s)."""
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -81,6 +83,8 @@ class ServerProcess:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(5)
+                return False
+        return True
 
 
 def psql_command(srv: ServerProcess, command: str) -> str:

@@ -110,20 +110,19 @@ class OpenedFile:
                 Path(self.path + CLEAN_MARKER).unlink(missing_ok=True)
 
     def _checkpoint(self) -> None:
-        """The last checkpoint. A transaction some session left open (found after a
-        keys/MCP/REST session, then Ctrl-C: `Cannot CHECKPOINT: there are other write
-        transactions active` and a traceback) is rolled back, as shutdown promises: FORCE
-        CHECKPOINT aborts it. Should that fail too, the WAL is replayed at the next start."""
+        """The last checkpoint. When a transaction is still open on another cursor
+        (`Cannot CHECKPOINT: there are other write transactions active`), nothing it did
+        was committed, so nothing acknowledged depends on it: the database closes without
+        a checkpoint and the next start replays the WAL. (FORCE CHECKPOINT would abort
+        that transaction, but can wait for it without end: shutdown must end in 10 s.)"""
         try:
             self.db.execute("CHECKPOINT")
-            return
-        except duckdb.TransactionException as exc:
-            log.warning("%s at shutdown: %s; rolling them back", self.path, exc)
-        try:
-            self.db.execute("FORCE CHECKPOINT")
         except duckdb.Error as exc:
-            log.warning("%s: no checkpoint at shutdown (%s); the next start replays the WAL",
-                        self.path, exc)  # fmt: skip
+            log.warning(
+                "%s: no checkpoint at shutdown (%s); the next start replays the WAL",
+                self.path,
+                str(exc).splitlines()[0],
+            )
 
 
 def rebuild_hnsw_indexes(db: duckdb.DuckDBPyConnection) -> None:

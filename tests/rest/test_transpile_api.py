@@ -48,7 +48,9 @@ def ks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KeyedServer]:
             )  # column marker: embedded by the server per row
         yield server
     finally:
-        server.server.stop()
+        # After a module of REST, wire and key work: Ctrl-C/SIGTERM ends it within 10 s
+        # (an open agent-database transaction once made the last checkpoint wait forever).
+        assert server.server.stop(), "the server needed SIGKILL:\n" + server.server.log()[-3000:]
 
 
 def wire(ks: KeyedServer, key: str = "admin"):
