@@ -36,6 +36,11 @@ def attached(node: exp.Expr) -> bool:
         return False
     value = parent.args.get(node.arg_key)
     if isinstance(value, list):
+        # Its recorded position first: a scan per node is quadratic in a long list
+        # (32,767 bind parameters in one ARRAY[...]).
+        i = node.index
+        if i is not None and i < len(value) and value[i] is node:
+            return True
         return any(v is node for v in value)
     return value is node
 
