@@ -8,8 +8,9 @@ result in the same hop.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from proxy.db.commit_clock import statement_may_write
 from proxy.execution import sql_bridge
@@ -31,9 +32,10 @@ if TYPE_CHECKING:
 
     from proxy.agent.layer import AgentLayer
     from proxy.core.identity import Identity
+    from proxy.db.settings import SessionSettings
     from proxy.pgserver.contexts import ClientSession
     from proxy.pgserver.portal import Portal
-    from proxy.pgserver.runner import Runner
+    from proxy.pgserver.setting_mirror import SettingMirror
     from proxy.semantic.engine import SemanticEngine
     from transpiler import Statement
 
@@ -68,7 +70,22 @@ class StartPlan:
     arrow: list[arrow_results.ArrowResult | None] = field(default_factory=list)
 
 
-async def plan(runner: Runner, portal: Portal, session: ClientSession) -> StartPlan:
+class Planner(Protocol):
+    """What `plan` reads of the connection's Runner (runner.py)."""
+
+    cursor: duckdb.DuckDBPyConnection
+    settings: SessionSettings
+    txn_status: str
+    implicit: bool
+    semantic: SemanticEngine
+    agent: AgentLayer | None
+    who: Identity | None
+    mirror: SettingMirror
+
+    async def call(self, fn: Callable[..., Any], *args: Any, sql: str | None = None) -> Any: ...
+
+
+async def plan(runner: Planner, portal: Portal, session: ClientSession) -> StartPlan:
     """What the statement reads of the agent layer, its SQL and parameters, and how
     its transaction goes."""
     st = portal.statement
