@@ -1,12 +1,15 @@
 """Issue 21's isolation work, A/B: the tree before it (commit a5bd59d) against this one.
 
     python bench/isolation_ab.py [--rounds 5] [--n 200] [--memories 1000] [--base a5bd59d]
+        [--chunk 25]
 
 Both servers run in this one run (trust mode, hash embeddings, no MCP/REST): the old
 tree is checked out with `git worktree add` into a temp dir and started with this
 project's venv (compatible). Each server gets the same data: a 10,000-row table with a
-primary key, 1,000 stored memories of the default agent and a plain copy of them. Rounds
-alternate old/new; in each, per kind, `--n` statements on one psycopg connection:
+primary key, 1,000 stored memories of the default agent and a plain copy of them. In
+each round, per kind, `--n` statements on one psycopg connection to each server, in
+turns of `--chunk` statements that alternate between the servers (which one goes first
+alternates by round), so a shared machine's changing load weighs on both alike:
 
 - point: SELECT by primary key;
 - search: search_memory(<a fresh query text>, 10) over the 1,000 memories;
@@ -127,29 +130,50 @@ def load(server: Server, memories: int) -> None:
         assert n == memories, n
 
 
-def p50(con: psycopg.Connection, n: int, make: Callable[[int], tuple[str, list]]) -> float:
+Make = Callable[[int], tuple[str, list]]
+
+
+def timed(con: psycopg.Connection, n: int, make: Make) -> list[float]:
     times = []
     for i in range(n):
         sql, params = make(i)
         t0 = time.perf_counter()
         con.execute(sql, params).fetchall()
         times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1000
+    return times
 
 
-def round_of(server: Server, n: int, rng: random.Random) -> dict[str, float]:
+def statements(rng: random.Random) -> dict[str, Make]:
     filt = "SELECT memory_id, content FROM {} WHERE importance >= 0.9"
-    with server.connect() as con:
-        return {
-            "point": p50(con, n, lambda i: ("SELECT v FROM pt WHERE id = %s", [rng.randrange(10000)])),
-            "search": p50(
-                con, n, lambda i: ("SELECT memory_id FROM search_memory(%s, 10)", [text(rng, 5)])
-            ),
-            "rel_count": p50(con, n, lambda i: ("SELECT count(*) FROM _hatidata_agent_memory", [])),
-            "rel_filter": p50(con, n, lambda i: (filt.format("_hatidata_agent_memory"), [])),
-            "plain_count": p50(con, n, lambda i: ("SELECT count(*) FROM mem_copy", [])),
-            "plain_filter": p50(con, n, lambda i: (filt.format("mem_copy"), [])),
-        }  # fmt: skip
+    return {
+        "point": lambda i: ("SELECT v FROM pt WHERE id = %s", [rng.randrange(10000)]),
+        "search": lambda i: ("SELECT memory_id FROM search_memory(%s, 10)", [text(rng, 5)]),
+        "rel_count": lambda i: ("SELECT count(*) FROM _hatidata_agent_memory", []),
+        "rel_filter": lambda i: (filt.format("_hatidata_agent_memory"), []),
+        "plain_count": lambda i: ("SELECT count(*) FROM mem_copy", []),
+        "plain_filter": lambda i: (filt.format("mem_copy"), []),
+    }  # fmt: skip
+
+
+def round_of(
+    servers: dict[str, Server], n: int, rng: random.Random, order: tuple[str, str], chunk: int
+) -> dict[str, dict[str, float]]:
+    """Per kind, `n` statements on each server, in chunks of `chunk` that alternate
+    between them: a shared machine's load then weighs on both alike."""
+    cons = {name: servers[name].connect() for name in order}
+    try:
+        out: dict[str, dict[str, float]] = {name: {} for name in order}
+        for kind, make in statements(rng).items():
+            times: dict[str, list[float]] = {name: [] for name in order}
+            for start in range(0, n, chunk):
+                for name in order:
+                    times[name] += timed(cons[name], min(chunk, n - start), make)
+            for name in order:
+                out[name][kind] = statistics.median(times[name]) * 1000
+        return out
+    finally:
+        for con in cons.values():
+            con.close()
 
 
 def main() -> None:
@@ -158,6 +182,7 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--memories", type=int, default=1000)
     ap.add_argument("--base", default="a5bd59d")
+    ap.add_argument("--chunk", type=int, default=25, help="statements per turn of each server")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="isolation_ab_") as tmpdir:
         tmp = Path(tmpdir)
@@ -178,8 +203,9 @@ def main() -> None:
             results: dict[str, list[dict[str, float]]] = {"old": [], "new": []}
             for r in range(args.rounds):
                 order = ("old", "new") if r % 2 == 0 else ("new", "old")
+                got = round_of(servers, args.n, rng, order, args.chunk)
                 for name in order:
-                    results[name].append(round_of(servers[name], args.n, rng))
+                    results[name].append(got[name])
                 print(f"round {r + 1}/{args.rounds} done", flush=True)
         finally:
             for server in servers.values():

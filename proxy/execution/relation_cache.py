@@ -12,7 +12,9 @@ caller sees:
 - `ShownRelations`: what a session's cursor has registered. The same rows are not
   registered again while the registration is known to be in place: made outside a
   transaction block (a block's rollback would undo it) by a plain query (a DDL could
-  drop or replace the temp view). Anything else registers in full, as before.
+  drop or replace the temp view). Anything else registers in full, as before. An agent
+  call's result (new rows each statement) keeps its typed view the same way when the
+  columns are the same: only its rows are registered anew.
 """
 
 from __future__ import annotations
@@ -87,6 +89,7 @@ class ShownRelations:
     def __init__(self) -> None:
         self.rows: dict[str, Any] = {}  # name -> the Arrow rows registered (_EMPTY)
         self.settled: set[str] = set()  # registrations known to be in place
+        self.columns: dict[str, Sequence[tuple[str, str]]] = {}  # name -> its view's columns
 
     def __bool__(self) -> bool:
         return bool(self.rows)
@@ -99,9 +102,11 @@ class ShownRelations:
         register: Callable[[duckdb.DuckDBPyConnection, Sequence[Relation]], None],
         unregister: Callable[[duckdb.DuckDBPyConnection, set[str]], None],
         fill: Callable[[duckdb.DuckDBPyConnection, str, Any, Sequence[tuple[str, str]]], None],
+        replace: Callable[[duckdb.DuckDBPyConnection, str, Any], None] | None = None,
     ) -> None:
         """On the worker thread: this statement's relations, and no stale ones.
-        `settled`: whether what is registered now stays (outside a block, a query)."""
+        `settled`: whether what is registered now stays (outside a block, a query).
+        `replace`: registers an agent call's new rows under its view in place."""
         wanted = {name for name, _, _ in relations}
         stale = set(self.rows) - wanted
         if stale:
@@ -109,19 +114,32 @@ class ShownRelations:
             for name in stale:
                 del self.rows[name]
                 self.settled.discard(name)
+                self.columns.pop(name, None)
         for relation in relations:
             name, table, columns = relation
             rows = _EMPTY if table is None else table
-            # Only an agent relation's rows are kept (an agent call's are new each time).
-            kept = name in self.settled and name.startswith("_hatidata_")
-            before = self.rows.get(name) if kept else None
-            if before is not None and (rows is before or rows is _EMPTY):
+            # An agent relation's rows may be the same again; an agent call's are new each
+            # time, but its view stays when its columns do.
+            in_place = name in self.settled
+            agent_relation = name.startswith("_hatidata_")
+            before = self.rows.get(name) if in_place else None
+            if agent_relation and before is not None and (rows is before or rows is _EMPTY):
                 pass  # in place already (an empty one only gives the shape)
-            elif before is not None and before is not _EMPTY:
+            elif agent_relation and before is not None and before is not _EMPTY:
                 fill(cur, name, table, columns)  # the view reads its table by name
-                self.rows[name] = rows
+            elif (
+                replace is not None
+                and not agent_relation
+                and before is not None
+                and before is not _EMPTY
+                and rows is not _EMPTY
+                and self.columns.get(name) == columns
+            ):
+                replace(cur, name, table)  # the view reads `<name>_rows` by name
             else:
                 register(cur, [relation])
+                self.columns[name] = columns
+            if not (agent_relation and before is not None and rows is _EMPTY):
                 self.rows[name] = rows
             if settled:
                 self.settled.add(name)

@@ -241,6 +241,12 @@ def register(cur: duckdb.DuckDBPyConnection, relations: Sequence[Relation]) -> N
         cur.execute(f'CREATE OR REPLACE TEMP VIEW "{name}" AS SELECT * FROM "{name}_rows"')
 
 
+def replace_rows(cur: duckdb.DuckDBPyConnection, name: str, table: Any) -> None:
+    """On the worker thread: an agent call's new rows under the typed view `register`
+    made for the same columns (the view reads `<name>_rows` by name)."""
+    cur.register(name + "_rows", table)
+
+
 def fill(
     cur: duckdb.DuckDBPyConnection, name: str, table: Any, columns: Sequence[tuple[str, str]]
 ) -> None:

@@ -40,6 +40,7 @@ class ShownRelations:
             sql_bridge.register,
             sql_bridge.unregister,
             sql_bridge.fill,
+            sql_bridge.replace_rows,
         )
 
     def needed(self, relations: Sequence[sql_bridge.Relation]) -> bool:

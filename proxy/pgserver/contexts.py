@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     import duckdb
 
+    from proxy.access.owner_txn import PendingOwners
     from proxy.agent.layer import AgentLayer
     from proxy.db.commit_clock import OpenWrite
     from proxy.db.settings import SessionSettings
@@ -34,6 +35,8 @@ class StatementRunner(Protocol):
     param_types: ParamTypes
     semantic: SemanticEngine
     agent: AgentLayer | None
+    # Owner records of this connection's open block, applied at COMMIT (owner_outcome.py).
+    pending_owners: PendingOwners
 
     async def call(self, fn: Callable[..., Any], *args: Any, sql: str | None = None) -> Any: ...
 

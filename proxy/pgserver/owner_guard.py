@@ -33,7 +33,7 @@ async def guarded(
         # own temp ones too.
         await runner.take_cursor()
         path = runner.settings.values.get("search_path")
-        owners = owner_outcome.pending(runner)  # with this block's uncommitted changes
+        owners = runner.pending_owners  # with this block's uncommitted changes
         changes = await runner.call(ownership.guard, runner.cursor, st, who, path, owners)
     failed = runner.txn_status == "E"
     try:

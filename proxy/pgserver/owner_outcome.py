@@ -4,27 +4,21 @@ dropped at ROLLBACK, a failed block's end, or ROLLBACK TO a savepoint set before
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from proxy.access.owner_txn import PendingOwners
 from transpiler.model import TransactionCommand
 
 if TYPE_CHECKING:
+    from proxy.access.owner_txn import Change
     from proxy.pgserver.contexts import StatementRunner
     from transpiler import Statement
 
 
-def pending(runner: StatementRunner) -> PendingOwners:
-    owners = getattr(runner, "_pending_owners", None)
-    if owners is None:
-        owners = runner._pending_owners = PendingOwners()  # type: ignore[attr-defined]
-    return owners
-
-
-def recorder(runner: StatementRunner, writes: int):  # noqa: ANN201
+def recorder(runner: StatementRunner, writes: int) -> Callable[[list[Change]], None]:
     """What ownership.after calls with a succeeded statement's changes; `writes`: the
     block's write count (the session's SavepointState.writes)."""
-    owners = pending(runner)
+    owners = runner.pending_owners
     in_block = runner.txn_status != "I" or runner.implicit
     return lambda changes: owners.record(changes, in_block, writes)
 
@@ -35,7 +29,7 @@ def after(runner: StatementRunner, st: Statement, failed: bool, writes: int) -> 
     cmd = st.command
     if not isinstance(cmd, TransactionCommand):
         return
-    owners = pending(runner)
+    owners = runner.pending_owners
     if cmd.action == "commit" and not failed:
         if runner.txn_status == "I" and not runner.implicit:
             owners.commit()
@@ -52,5 +46,5 @@ def block_ended(runner: StatementRunner, committed: bool) -> None:
     that failed)."""
     if runner.txn_status != "I" or runner.implicit:
         return
-    owners = pending(runner)
+    owners = runner.pending_owners
     owners.commit() if committed else owners.discard()

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from proxy.access.owner_txn import PendingOwners
 from proxy.core.identity import Identity
-from proxy.db.commit_clock import OpenWrite, statement_may_write
+from proxy.db.commit_clock import OpenWrite
 from proxy.db.duckdb_errors import map_duckdb_error
 from proxy.db.engine import Engine
 from proxy.db.settings import SessionSettings
-from proxy.execution import sql_bridge
 from proxy.pgserver import (
     agent_relations,
     alter_rebuild,
@@ -29,7 +29,6 @@ from proxy.pgserver import (
     commands,
     conflict_retry,
     constraint_ddl,
-    ddl_statements,
     describe_sql,
     embed_columns,
     explain,
@@ -40,29 +39,25 @@ from proxy.pgserver import (
     owner_outcome,
     savepoints,
     sql_cursors,
+    statement_start,
 )
 from proxy.pgserver.params import ParamTypes, decode_params
 from proxy.pgserver.portal import Portal
 from proxy.pgserver.result_shape import (
-    DML_KINDS,
-    LOSSLESS_SQL,
     ROW_KINDS,
     command_tag,
-    lossless_sql,
-    needs_cast,
     postgres_names,
     returns_rows,
 )
 from proxy.pgserver.results import (
     Column,
     check_formats,
-    columns_of,
     encoders_for,
     row_description,
 )
 from proxy.pgserver.row_stream import send_rows
-from proxy.pgserver.sequence_select import execute_reading_sequences
 from proxy.pgserver.setting_mirror import SettingMirror
+from proxy.pgserver.statement_start import PREFETCH_ROWS
 from proxy.semantic.embedded_columns import is_embed_column_call
 from proxy.telemetry.metrics import QueryObserver, timed_statement
 from proxy.wire import messages as m
@@ -75,10 +70,6 @@ if TYPE_CHECKING:
     from proxy.semantic.engine import SemanticEngine
 
 log = logging.getLogger("hatiproxy.runner")
-
-# Rows fetched together with the statement's execution (one worker hop for short results);
-# small enough that encoding them on the event loop costs next to nothing.
-PREFETCH_ROWS = 64
 
 
 class Runner:
@@ -112,6 +103,8 @@ class Runner:
         # Agent relations registered on the cursor for the last statement.
         self.shown = agent_relations.ShownRelations(self.cursor)
         self.sizes = arrow_results.ResultSizes()  # short results read without Arrow
+        # Owner records of DDL in the open block, applied at COMMIT (owner_outcome.py).
+        self.pending_owners = PendingOwners()
 
     def settled(self, query: bool = True) -> bool:
         """Whether agent relations registered now stay in place: a plain query outside a
@@ -373,162 +366,103 @@ class Runner:
             return
         st = portal.statement
         assert st is not None
-        semantic = self.semantic
-        semantic.check(st)
+        self.semantic.check(st)
         await self.take_cursor()
-        queries = None
-        if st.agent_calls and self.who is not None and sql_bridge.arg_queries(st):
-            # Subquery arguments (store_memories((SELECT ...))): their rows, on our cursor.
-            path = self.settings.values.get("search_path")
-            queries = await self.call(sql_bridge.query_rows, self.cursor, self.who, st, path)
-        relations = await agent_relations.for_statement(
-            self.agent, self.who, st, portal.params, queries
-        )
-        params = sql_bridge.duckdb_params(st, portal.params)
-        first_vector = sql_bridge.first_marker_param(st)
-        shown: tuple[explain.Bound, ...] = ()
-        if st.bind_texts:
-            vectors = await semantic.vectors(st)
-            params += vectors
-            if st.kind == "explain":  # the plan shows each vector by its text
-                shown = explain.bound_vectors(st.bind_texts, vectors, first_vector, st.vector_dims)
-        sql = st.bind_sql(first_vector)
-        cur = self.cursor
-        implicit_dml = (
-            st.kind in DML_KINDS
-            and self.txn_status == "I"
-            and not self.implicit
-            and session.in_extended_block
-        )
-        has_rows = returns_rows(st)
-        needs_fts = "fts_main_" in sql
-        branch = (
-            sql_bridge.branch_schema(self.settings.values.get("search_path", ""))
-            if self.agent is not None and st.kind not in ROW_KINDS
-            else None
-        )
-        setting_vars = (
-            self.mirror.statements(self.settings.values) if "GETVARIABLE('pg:" in sql else []
-        )
-        # May it write? Then it counts on the commit clock when it commits on its own, and
-        # an explicit block records it for ROLLBACK TO SAVEPOINT (savepoints.py).
-        writes = statement_may_write(st, sql, needs_fts)
-        if writes and self.txn_status == "I":
+        plan = await statement_start.plan(self, portal, session)
+        if plan.writes and self.txn_status == "I":
             self.write.begin()
+        cols, portal.count, head = await self._run_plan(plan, portal)
+        if plan.writes and self.txn_status == "T":
+            self._record_write(plan, portal, session, head)
+        for warning in st.warnings:
+            session.send_notice(warning, "01000", "WARNING")
+        self._keep_result(plan, portal, cols, head)
+        if st.kind == "ddl":
+            self.param_types.invalidate()
+            await fk_checks.after_ddl(self.call, self.cursor, st, plan.sql)
 
-        # Several DuckDB statements outside a transaction: run them in one of their own.
-        own_transaction = st.atomic and self.txn_status == "I" and not self.implicit
-        arrow: list[arrow_results.ArrowResult | None] = []  # set when read through Arrow
-        ran = [sql]  # the SQL that ran (ALTER TABLE on a view runs ALTER VIEW)
-        # Foreign keys the server enforces, checked after the write (fk_checks.py).
-        fk = fk_checks.WriteCheck(
-            st,
-            sql,
-            enabled=st.kind in DML_KINDS and branch is None,
-            autocommit=self.txn_status == "I" and not self.implicit and not implicit_dml,
-            in_block=self.txn_status != "I" and not self.implicit,
-        )
+    async def _run_plan(
+        self, plan: statement_start.StartPlan, portal: Portal
+    ) -> statement_start.Outcome:
+        """Run the plan on the worker thread: settings and agent relations in place
+        first, a write-write conflict outside any block the client sees run again."""
+        st, cur = plan.st, self.cursor
+        tz = self.settings.values.get("TimeZone")
 
-        def start() -> tuple[tuple[Column, ...] | None, int | None, list[tuple] | None]:
-            for statement in setting_vars:
+        def start() -> statement_start.Outcome:
+            for statement in plan.setting_vars:
                 cur.execute(statement)
-            if self.shown.needed(relations):
-                self.shown.show(relations, self.settled(st.kind == "select" and not implicit_dml))
-            if implicit_dml:
+            if self.shown.needed(plan.relations):
+                query = st.kind == "select" and not plan.implicit_dml
+                self.shown.show(plan.relations, self.settled(query))
+            if plan.implicit_dml:
                 cur.begin()
-            return fk.run(cur, run)
+            return plan.fk.run(cur, run)
 
-        def run() -> tuple[tuple[Column, ...] | None, int | None, list[tuple] | None]:
-            if needs_fts:
-                semantic.ensure_fts_indexes(cur, sql)
-            if branch is not None:
-                sql_bridge.branch_copy_on_write(self.agent, cur, branch, sql, self.who)
-            cast = LOSSLESS_SQL.get(sql) if st.kind == "select" else None
-            run_sql = cast[0] if cast else sql
-            if st.atomic or st.view_sql is not None:
-                ran[0] = ddl_statements.run_ddl(cur, st, run_sql, own_transaction)
-            elif st.tag == "ALTER TABLE" and not params:
-                ddl_statements.alter_table(
-                    cur, run_sql, self.txn_status == "I" and not self.implicit
-                )
-            else:
-                execute_reading_sequences(cur, run_sql, params, st.kind == "select")
-            if st.kind == "explain":
-                return explain.columns(sql), None, explain.plan_rows(cur, sql, shown)
-            if cast:
-                return cast[1], None, cur.fetchmany(PREFETCH_ROWS)
-            cols = columns_of(cur.description)
-            if has_rows:
-                if st.kind == "select" and cols and needs_cast(cols):
-                    wrapped = lossless_sql(sql, cols)
-                    LOSSLESS_SQL[sql] = (wrapped, cols)
-                    cur.execute(wrapped, params) if params else cur.execute(wrapped)
-                # Fetch the first rows in this same hop: a short result then needs no
-                # second trip to a worker thread when Execute sends it. (All of them when
-                # foreign keys are checked next: the checks reuse the cursor.)
-                if fk.active and cols:
-                    return cols, None, cur.fetchall()
-                if st.kind == "select" and cols and not needs_cast(cols):
-                    plan = self._arrow_plan(portal, postgres_names(st, cols))
-                    if plan is not None and self.sizes.short(run_sql):
-                        head = cur.fetchmany(PREFETCH_ROWS)  # see arrow_results.ResultSizes
-                        self.sizes.seen(run_sql, len(head))
-                        return cols, None, head
-                    if plan is not None:
-                        head, stream = arrow_results.start(cur, plan)
-                        self.sizes.seen(run_sql, None if head is None else len(head))
-                        arrow.append(stream)
-                        return cols, None, [] if head is None else head
-                return cols, None, cur.fetchmany(PREFETCH_ROWS) if cols else None
-            row = cur.fetchone() if cols and cols[0].name == "Count" else None
-            return None, (int(row[0]) if row and row[0] is not None else None), None
+        def run() -> statement_start.Outcome:
+            return statement_start.execute(
+                plan, cur, portal, self.semantic, self.agent, self.who, self.sizes, tz
+            )
 
         # Outside any block the client sees, a write-write conflict is run again
         # (conflict_retry.py); the extended protocol's own DML block is begun anew.
-        retry = self.txn_status == "I" and (implicit_dml or not self.implicit)
-        if implicit_dml:
+        retry = self.txn_status == "I" and (plan.implicit_dml or not self.implicit)
+        if plan.implicit_dml:
             # Set before running: if the DML fails, statement_failed must roll back the
             # transaction begun in start(), or DuckDB stays in an aborted transaction.
             self.implicit = True
-        cols, portal.count, head = await conflict_retry.run(
-            lambda: self.call(start, sql=sql),
+        return await conflict_retry.run(
+            lambda: self.call(start, sql=plan.sql),
             retry=retry,
-            undo=self._rollback_quietly if implicit_dml else None,
-            sql=sql,
+            undo=self._rollback_quietly if plan.implicit_dml else None,
+            sql=plan.sql,
         )
-        if writes and self.txn_status == "T":
-            effect = savepoints.side_effect(st, bool(relations), needs_fts, branch is not None)
-            rows = portal.count
-            if rows is None and head is not None and (len(head) < PREFETCH_ROWS or fk.active):
-                rows = len(head)  # INSERT ... RETURNING: every row fetched already
-            savepoints.record(
-                session.savepoints, session.settings.values, st, ran[0], params, effect, rows
-            )
-        for warning in st.warnings:
-            session.send_notice(warning, "01000", "WARNING")
+
+    def _record_write(
+        self,
+        plan: statement_start.StartPlan,
+        portal: Portal,
+        session: ClientSession,
+        head: list[tuple] | None,
+    ) -> None:
+        """A write in an explicit block, logged for ROLLBACK TO SAVEPOINT (savepoints.py)."""
+        effect = savepoints.side_effect(
+            plan.st, bool(plan.relations), plan.needs_fts, plan.branch is not None
+        )
+        rows = portal.count
+        if rows is None and head is not None and (len(head) < PREFETCH_ROWS or plan.fk.active):
+            rows = len(head)  # INSERT ... RETURNING: every row fetched already
+        savepoints.record(
+            session.savepoints,
+            session.settings.values,
+            plan.st,
+            plan.ran[0],
+            plan.params,
+            effect,
+            rows,
+        )
+
+    def _keep_result(
+        self,
+        plan: statement_start.StartPlan,
+        portal: Portal,
+        cols: tuple[Column, ...] | None,
+        head: list[tuple] | None,
+    ) -> None:
+        """The portal holds the result: its columns, first rows, or Arrow stream."""
+        st = plan.st
         portal.columns = cols if st.kind == "explain" else postgres_names(st, cols)
         portal.executed = True
         if head is not None:
             portal.buffered = head
-            portal.drained = len(head) < PREFETCH_ROWS or fk.active
-        if arrow:  # read through Arrow: the whole result in `head`, or the stream
-            portal.arrow = arrow[0]
-            portal.drained = arrow[0] is None
+            portal.drained = len(head) < PREFETCH_ROWS or plan.fk.active
+        if plan.arrow:  # read through Arrow: the whole result in `head`, or the stream
+            portal.arrow = plan.arrow[0]
+            portal.drained = plan.arrow[0] is None
         if portal.columns is not None:
             self._owner = portal
         else:
             portal.done = True
-        if st.kind == "ddl":
-            self.param_types.invalidate()
-            await fk_checks.after_ddl(self.call, cur, st, sql)
-
-    def _arrow_plan(
-        self, portal: Portal, cols: tuple[Column, ...] | None
-    ) -> list[arrow_results.Plan] | None:
-        formats = portal.result_formats
-        if not cols or (len(formats) > 1 and len(formats) != len(cols)):
-            return None
-        return arrow_results.plans(cols, formats, self.settings.values.get("TimeZone"))
 
     async def execute_duckdb(
         self, portal: Portal, session: ClientSession, max_rows: int, describe: bool

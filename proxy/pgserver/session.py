@@ -353,16 +353,24 @@ class Session:
             return
         self.activity.running(portal.sql)
         started = time.monotonic()
-        name = self._prepared_name(portal)
+        # The prepared statement's name, looked up only when a log line may name it.
+        name = (
+            self._prepared_name(portal)
+            if self.settings.values.get("log_min_duration_statement", "-1") != "-1"
+            or self.settings.values.get("log_statement", "none") != "none"
+            else None
+        )
         # Logged at its first Execute (Describe may have run it already).
         logged = not portal.logged and statement_log.selects(
             self.settings.values.get("log_statement", "none"), (portal.statement,)
         )
         portal.logged = True
         if logged:
-            statement_log.statement(self.log_who(), portal.sql, name)
+            statement_log.statement(self.log_who(), portal.sql, name or "")
         await self.runner.execute(portal, self, max_rows=max(msg.max_rows, 0), describe=False)
-        self._log_duration(started, portal.sql, name, logged)
+        if name is None and self.settings.values.get("log_min_duration_statement", "-1") != "-1":
+            name = self._prepared_name(portal)  # the statement itself turned the log on
+        self._log_duration(started, portal.sql, name or "", logged)
 
     def _prepared_name(self, portal: Portal) -> str:
         """The name of the prepared statement a portal runs ('' unnamed), for the log."""

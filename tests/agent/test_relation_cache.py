@@ -85,3 +85,26 @@ def test_a_rolled_back_block_or_a_dropped_view_leaves_the_relation_working(
         assert count(con) == 2
         assert con.execute("SELECT 1").fetchone() == (1,)  # not named: taken away
         assert count(con) == 2
+
+
+def test_agent_call_results_are_each_calls_own_on_a_reused_view(srv: ServerProcess) -> None:
+    """An agent call's typed view stays registered between statements (only its rows
+    are replaced): every call must still return its own rows, after a call with other
+    columns in the same place, a rolled-back block, or a dropped view."""
+    search = "SELECT content FROM search_memory(%s, 1)"
+    with connect(srv, "ac") as con:
+        for text in ("apples are red", "the sea is blue", "grass is green"):
+            con.execute("SELECT * FROM store_memory(%s, wait := true)", [text])
+        for _ in range(2):
+            assert con.execute(search, ["apples are red"]).fetchone() == ("apples are red",)
+            assert con.execute(search, ["the sea is blue"]).fetchone() == ("the sea is blue",)
+        con.execute("SELECT * FROM set_agent_state('k', '7')")
+        state = "SELECT value::VARCHAR FROM get_agent_state('k')"
+        assert con.execute(state).fetchone() == ("7",)  # other columns, same place
+        assert con.execute(search, ["grass is green"]).fetchone() == ("grass is green",)
+        con.execute("BEGIN")
+        assert con.execute(search, ["apples are red"]).fetchone() == ("apples are red",)
+        con.execute("ROLLBACK")
+        assert con.execute(search, ["the sea is blue"]).fetchone() == ("the sea is blue",)
+        con.execute("DROP VIEW IF EXISTS temp.main.__hati_agent_0")
+        assert con.execute(search, ["grass is green"]).fetchone() == ("grass is green",)

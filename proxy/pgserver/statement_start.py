@@ -1,0 +1,231 @@
+"""One statement's run on DuckDB, in the steps the Runner's `_start` takes (runner.py).
+
+`plan` decides, before the statement runs, its SQL and parameters, the agent relations
+it reads, whether it writes and how its transaction goes (a `StartPlan`); `execute`
+runs it on the session's cursor on the worker thread and reads the first rows of its
+result in the same hop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from proxy.db.commit_clock import statement_may_write
+from proxy.execution import sql_bridge
+from proxy.pgserver import agent_relations, arrow_results, ddl_statements, explain, fk_checks
+from proxy.pgserver.result_shape import (
+    DML_KINDS,
+    LOSSLESS_SQL,
+    ROW_KINDS,
+    lossless_sql,
+    needs_cast,
+    postgres_names,
+    returns_rows,
+)
+from proxy.pgserver.results import Column, columns_of
+from proxy.pgserver.sequence_select import execute_reading_sequences
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from proxy.agent.layer import AgentLayer
+    from proxy.core.identity import Identity
+    from proxy.db.settings import SessionSettings
+    from proxy.pgserver.contexts import ClientSession
+    from proxy.pgserver.portal import Portal
+    from proxy.pgserver.setting_mirror import SettingMirror
+    from proxy.semantic.engine import SemanticEngine
+    from transpiler import Statement
+
+# Rows fetched together with the statement's execution (one worker hop for short results);
+# small enough that encoding them on the event loop costs next to nothing.
+PREFETCH_ROWS = 64
+
+# What a run gives back: the result's columns (None: no rows), the affected row count
+# (DML without RETURNING), and the first rows fetched.
+Outcome = tuple[tuple[Column, ...] | None, int | None, list[tuple] | None]
+
+
+@dataclass
+class StartPlan:
+    """One statement, as decided before it runs on DuckDB."""
+
+    st: Statement
+    sql: str  # with the vector markers bound
+    params: list[Any]
+    relations: list[sql_bridge.Relation]  # agent relations and agent calls' results it reads
+    shown: tuple[explain.Bound, ...]  # EXPLAIN: the bound vectors, shown by their text
+    has_rows: bool  # returns rows (a query, RETURNING)
+    implicit_dml: bool  # extended-protocol DML outside a block: a block of its own until Sync
+    needs_fts: bool
+    branch: str | None  # the branch schema a write outside a query works in
+    setting_vars: list[str]  # statements that mirror settings as DuckDB variables first
+    writes: bool  # may write: counted on the commit clock, recorded for savepoints
+    own_transaction: bool  # several DuckDB statements outside a block: run as one
+    outside_block: bool  # no block of the client's, nor an implicit one, was open
+    fk: fk_checks.WriteCheck
+    ran: list[str]  # [the SQL that ran] (ALTER TABLE on a view runs ALTER VIEW)
+    arrow: list[arrow_results.ArrowResult | None] = field(default_factory=list)
+
+
+class Planner(Protocol):
+    """What `plan` reads of the connection's Runner (runner.py)."""
+
+    cursor: duckdb.DuckDBPyConnection
+    settings: SessionSettings
+    txn_status: str
+    implicit: bool
+    semantic: SemanticEngine
+    agent: AgentLayer | None
+    who: Identity | None
+    mirror: SettingMirror
+
+    async def call(self, fn: Callable[..., Any], *args: Any, sql: str | None = None) -> Any: ...
+
+
+async def plan(runner: Planner, portal: Portal, session: ClientSession) -> StartPlan:
+    """What the statement reads of the agent layer, its SQL and parameters, and how
+    its transaction goes."""
+    st = portal.statement
+    assert st is not None
+    values = runner.settings.values
+    queries = None
+    if st.agent_calls and runner.who is not None and sql_bridge.arg_queries(st):
+        # Subquery arguments (store_memories((SELECT ...))): their rows, on our cursor.
+        path = values.get("search_path")
+        queries = await runner.call(sql_bridge.query_rows, runner.cursor, runner.who, st, path)
+    relations = await agent_relations.for_statement(
+        runner.agent, runner.who, st, portal.params, queries
+    )
+    params = sql_bridge.duckdb_params(st, portal.params)
+    first_vector = sql_bridge.first_marker_param(st)
+    shown: tuple[explain.Bound, ...] = ()
+    if st.bind_texts:
+        vectors = await runner.semantic.vectors(st)
+        params += vectors
+        if st.kind == "explain":  # the plan shows each vector by its text
+            shown = explain.bound_vectors(st.bind_texts, vectors, first_vector, st.vector_dims)
+    sql = st.bind_sql(first_vector)
+    outside_block = runner.txn_status == "I" and not runner.implicit
+    implicit_dml = st.kind in DML_KINDS and outside_block and session.in_extended_block
+    needs_fts = "fts_main_" in sql
+    branch = (
+        sql_bridge.branch_schema(values.get("search_path", ""))
+        if runner.agent is not None and st.kind not in ROW_KINDS
+        else None
+    )
+    return StartPlan(
+        st=st,
+        sql=sql,
+        params=params,
+        relations=relations,
+        shown=shown,
+        has_rows=returns_rows(st),
+        implicit_dml=implicit_dml,
+        needs_fts=needs_fts,
+        branch=branch,
+        setting_vars=(runner.mirror.statements(values) if "GETVARIABLE('pg:" in sql else []),
+        # May it write? Then it counts on the commit clock when it commits on its
+        # own, and an explicit block records it for ROLLBACK TO SAVEPOINT.
+        writes=statement_may_write(st, sql, needs_fts),
+        # Several DuckDB statements outside a transaction: one of their own.
+        own_transaction=st.atomic and outside_block,
+        outside_block=outside_block,
+        # Foreign keys the server enforces, checked after the write (fk_checks.py).
+        fk=fk_checks.WriteCheck(
+            st,
+            sql,
+            enabled=st.kind in DML_KINDS and branch is None,
+            autocommit=outside_block and not implicit_dml,
+            in_block=runner.txn_status != "I" and not runner.implicit,
+        ),
+        ran=[sql],
+    )
+
+
+def execute(
+    plan: StartPlan,
+    cur: duckdb.DuckDBPyConnection,
+    portal: Portal,
+    semantic: SemanticEngine,
+    agent: AgentLayer | None,
+    who: Identity | None,
+    sizes: arrow_results.ResultSizes,
+    tz: str | None,
+) -> Outcome:
+    """On the worker thread: run the plan's SQL; the first rows in the same hop."""
+    st, sql, params = plan.st, plan.sql, plan.params
+    if plan.needs_fts:
+        semantic.ensure_fts_indexes(cur, sql)
+    if plan.branch is not None:
+        sql_bridge.branch_copy_on_write(agent, cur, plan.branch, sql, who)
+    is_select = st.kind == "select"
+    cast = LOSSLESS_SQL.get(sql) if is_select else None
+    run_sql = cast[0] if cast else sql
+    if st.atomic or st.view_sql is not None:
+        plan.ran[0] = ddl_statements.run_ddl(cur, st, run_sql, plan.own_transaction)
+    elif st.tag == "ALTER TABLE" and not params:
+        ddl_statements.alter_table(cur, run_sql, plan.outside_block)
+    else:
+        execute_reading_sequences(cur, run_sql, params, is_select)
+    if st.kind == "explain":
+        return explain.columns(sql), None, explain.plan_rows(cur, sql, plan.shown)
+    if cast:
+        return cast[1], None, cur.fetchmany(PREFETCH_ROWS)
+    cols = columns_of(cur.description)
+    return _read(plan, cur, portal, cols, run_sql, sizes, tz)
+
+
+def _read(
+    plan: StartPlan,
+    cur: duckdb.DuckDBPyConnection,
+    portal: Portal,
+    cols: tuple[Column, ...] | None,
+    run_sql: str,
+    sizes: arrow_results.ResultSizes,
+    tz: str | None,
+) -> Outcome:
+    """The result of the statement that just ran: its first rows, or its row count."""
+    st, params = plan.st, plan.params
+    if not plan.has_rows:
+        row = cur.fetchone() if cols and cols[0].name == "Count" else None
+        return None, (int(row[0]) if row and row[0] is not None else None), None
+    if not cols:
+        return cols, None, None
+    is_select = st.kind == "select"
+    cast = is_select and needs_cast(cols)
+    if cast:
+        wrapped = lossless_sql(plan.sql, cols)
+        LOSSLESS_SQL[plan.sql] = (wrapped, cols)
+        cur.execute(wrapped, params) if params else cur.execute(wrapped)
+    # Fetch the first rows in this same hop: a short result then needs no second trip
+    # to a worker thread when Execute sends it. (All of them when foreign keys are
+    # checked next: the checks reuse the cursor.)
+    if plan.fk.active:
+        return cols, None, cur.fetchall()
+    if not is_select or cast:
+        return cols, None, cur.fetchmany(PREFETCH_ROWS)
+    if sizes.short(run_sql):
+        # Short last time (see arrow_results.ResultSizes): fetchmany, no Arrow plan needed.
+        head = cur.fetchmany(PREFETCH_ROWS)
+        sizes.seen(run_sql, len(head))
+        return cols, None, head
+    plan_cells = arrow_plan(portal, postgres_names(st, cols), tz)
+    if plan_cells is None:
+        return cols, None, cur.fetchmany(PREFETCH_ROWS)
+    head, stream = arrow_results.start(cur, plan_cells)
+    sizes.seen(run_sql, None if head is None else len(head))
+    plan.arrow.append(stream)
+    return cols, None, [] if head is None else head
+
+
+def arrow_plan(
+    portal: Portal, cols: tuple[Column, ...] | None, tz: str | None
+) -> list[arrow_results.Plan] | None:
+    """How the result's columns are read through Arrow (None: they are not)."""
+    formats = portal.result_formats
+    if not cols or (len(formats) > 1 and len(formats) != len(cols)):
+        return None
+    return arrow_results.plans(cols, formats, tz)
