@@ -62,6 +62,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from proxy.agent.retrieval.bm25 import Bm25
+
 _TOMB = -1
 _NONE = -1  # code of a NULL memory_type / session_id
 
@@ -89,6 +91,7 @@ class Attrs:
     confidence: float = 1.0
     content: str | None = None  # None when longer than TEXT_IN_RAM
     row: tuple[Any, ...] | None = None  # the whole SELECT_COLUMNS row, when content is kept
+    words: str | None = None  # the whole content, for the keyword index (not kept)
 
 
 TEXT_IN_RAM = 2000  # longer contents are read from the table when scored
@@ -207,6 +210,8 @@ class AgentVectors:
         self.dims = dims
         self._state = self._alloc(16, np.zeros(dims, dtype=np.float32))
         self._pos: dict[int, int] = {}
+        # BM25 over the same rows (keyed by row position): search's keyword pool.
+        self.words = Bm25()
 
     def _alloc(self, cap: int, center: np.ndarray) -> _State:
         return _State(
@@ -246,6 +251,9 @@ class AgentVectors:
         cols.rows[n] = attrs.row
         seqs[n] = seq
         self._pos[seq] = n
+        text = attrs.words if attrs.words is not None else attrs.content
+        if text:
+            self.words.add(n, text)
         self._state = st._replace(n=n + 1)
 
     def remove(self, seq: int) -> bool:
@@ -253,6 +261,7 @@ class AgentVectors:
         if row is None:
             return False
         self._state.seqs[row] = _TOMB
+        self.words.remove(row)
         return True
 
     def refresh(self, seq: int, attrs: Attrs) -> None:
@@ -282,6 +291,7 @@ class AgentVectors:
         st = st._replace(cols=old.cols.copy_rows(rows, len(st.seqs)), n=m)
         if keep is not None:
             self._pos = {int(s): i for i, s in enumerate(st.seqs[:m])}
+            self.words.remap({int(old): new for new, old in enumerate(keep)})
         self._state = st
         return st
 
@@ -336,6 +346,32 @@ class AgentVectors:
             c.conf[pos],
             c.rows[pos],
         )
+
+    def keyword_hits(
+        self,
+        tokens: list[str],
+        k: int,
+        query: np.ndarray | None,
+        allowed: np.ndarray | None = None,
+        where: RowFilter | None = None,
+    ) -> Hits:
+        """The k rows with the best BM25 score for `tokens` among those passing `where` and
+        `allowed`, best first, with their cosine similarity to `query` (0 without one)."""
+        st = self._state
+        valid = self._mask(st, where)
+        if allowed is not None:
+            valid &= np.isin(st.seqs[: st.n], allowed)
+        pos, _ = self.words.top(tokens, k, valid)
+        if query is not None and len(pos):
+            q = np.ascontiguousarray(query, dtype=np.float32)
+            sims = dot(st.vecs[pos], q)
+        else:
+            sims = np.zeros(len(pos), dtype=np.float32)
+        c = st.cols
+        return Hits(
+            st.seqs[pos], sims, c.ids[pos], c.texts[pos], c.created[pos], c.imp[pos],
+            c.conf[pos], c.rows[pos],
+        )  # fmt: skip
 
     def _nearest(
         self,
