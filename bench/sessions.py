@@ -55,7 +55,11 @@ FACTS = (
     ("I cannot eat {food}, they make me sick.", "Which ingredient am I allergic to?"),
     ("I work for {firm} as an engineer.", "Who is my employer?"),
     ("My locker code is {code}.", "{code}"),
+    # Rare word shared, meaning not: the answer talks of a name, the question (and the
+    # filler's dentist small talk) of appointments; only the name ties them.
+    ("{doc} said the crown can wait until spring.", "When is my dentist appointment with {doc}?"),
 )
+DOCTORS = ["Quillfeather", "Vantongeren", "Okonkwo-Reyes", "Thistlewood", "Abernathy-Vance"]
 FILLER = [
     "Can you move the meeting to Thursday afternoon?",
     "The weather looks rainy for the whole week.",
@@ -72,6 +76,10 @@ FILLER = [
     "How long should I boil an egg?",
     "Book a table for four on Saturday.",
     "Is the code review done yet?",
+    "I need to book a dentist appointment soon.",
+    "My dentist appointment is next Tuesday morning.",
+    "Can you move my dentist appointment to the afternoon?",
+    "Remind me about the dentist appointment on Friday.",
 ]
 
 
@@ -102,6 +110,7 @@ async def bench_recall(layer, users: int, turns: int, rng: random.Random) -> Non
             "food": rng.choice(FOODS),
             "firm": rng.choice(FIRMS),
             "code": code(rng),
+            "doc": f"Dr {rng.choice(DOCTORS)}{u}",
         }
         sessions = [f"{user}-s{i}" for i in range(3)]
         for sid in sessions:
@@ -117,13 +126,13 @@ async def bench_recall(layer, users: int, turns: int, rng: random.Random) -> Non
             row = (await layer.call("append_event", WHO, session_id=sid, author="user",
                                     message=msg))[0]  # fmt: skip
             if fact:
-                kind = "code" if fact is FACTS[-1] else "paraphrase"
+                kind = {FACTS[-2][0]: "code", FACTS[-1][0]: "rare word"}.get(fact[0], "paraphrase")
                 answers.append((user, fact[1].format(**values), f"{sid}:{row['seq']}", kind))
     while await layer.sessions.index.embed_pending(256):
         pass
-    print(f"recall@10 over {len(answers)} questions ({users} users x 5), "
+    print(f"recall@10 over {len(answers)} questions ({users} users x 6), "
           f"{users * turns * 3} events:")  # fmt: skip
-    kinds = ("paraphrase", "code")
+    kinds = ("paraphrase", "code", "rare word")
     for mode in ("vector", "keyword", "hybrid"):
         found = {k: 0 for k in kinds}
         totals = {k: 0 for k in kinds}
@@ -156,6 +165,9 @@ async def bench_append(layer, n: int) -> None:
           f"(in process; plain DuckDB INSERT p50 {statistics.median(base):.3f} ms)")  # fmt: skip
 
 
+BIG = Identity("local", "bench-sessions-big")  # its own agent: loaded on first search
+
+
 async def bench_search(layer, events: int, queries: int) -> None:
     rng = np.random.default_rng(7)
     dims = layer.dims
@@ -174,17 +186,20 @@ async def bench_search(layer, events: int, queries: int) -> None:
         })  # fmt: skip
         cur.register("_big", table)
         cur.execute(
-            f"INSERT INTO {INDEX} SELECT 'local', 'bench-sessions', session_id, seq, "
+            f"INSERT INTO {INDEX} SELECT 'local', 'bench-sessions-big', session_id, seq, "
             "session_id || ':' || seq, 'big', 'u', 'user', now(), text, lower(text), "
             f"embedding::FLOAT[{dims}] FROM _big"
         )
         cur.unregister("_big")
 
     await layer.db.run(load)
+    t0 = time.perf_counter()
+    await layer.call("search_sessions", BIG, query="warm up", app_name="big", top_k=10)
+    print(f"first search (loads {events} events into RAM): {time.perf_counter() - t0:.1f} s")
     times = []
     for i in range(queries):
         t0 = time.perf_counter()
-        await layer.call("search_sessions", WHO, query=f"reschedule the meeting {i}",
+        await layer.call("search_sessions", BIG, query=f"reschedule the meeting {i}",
                          app_name="big", top_k=10)  # fmt: skip
         times.append((time.perf_counter() - t0) * 1000)
     print(f"search_sessions top-10 at {events} events: p50 {statistics.median(times):.1f} ms, "
@@ -200,8 +215,13 @@ async def bench_rebuild(layer, n: int, raw: float) -> None:
         await layer.call("append_event", WHO, session_id="rb", author="user", message=msg)
     while await layer.sessions.index.embed_pending(256):
         pass
+
+    def progress(done: int, total: int) -> None:
+        if done == total or done % 4096 < 512:
+            print(f"  rebuild: {done}/{total} embedded", flush=True)
+
     t0 = time.perf_counter()
-    out = (await layer.call("rebuild_session_index", WHO, app_name="rb"))[0]
+    out = await layer.sessions.index.rebuild(WHO, "rb", None, progress=progress)
     took = time.perf_counter() - t0
     rate = out["events_embedded"] / took
     print(f"rebuild of {out['events_indexed']} events: {took:.1f} s = {rate:.1f} events/s = "
