@@ -236,6 +236,7 @@ async def main() -> None:
     ap.add_argument("--events", type=int, default=20000)
     ap.add_argument("--queries", type=int, default=50)
     ap.add_argument("--rebuild", type=int, default=2000)
+    ap.add_argument("--parts", default="recall,append,search,rebuild", help="which to run")
     args = ap.parse_args()
     import os
 
@@ -244,12 +245,17 @@ async def main() -> None:
     with tempfile.TemporaryDirectory() as d:
         engine, layer = await open_layer(Path(d), "onnx")
         try:
-            await bench_recall(layer, args.users, args.turns, random.Random(11))
-            await bench_append(layer, args.appends)
-            await bench_search(layer, args.events, args.queries)
-            sample = [f"{random.choice(FILLER)} {i}" for i in range(640)]
-            raw = raw_rate(model_dir, sample)
-            await bench_rebuild(layer, args.rebuild, raw)
+            parts = set(args.parts.split(","))
+            if "recall" in parts:
+                await bench_recall(layer, args.users, args.turns, random.Random(11))
+            if "append" in parts:
+                await bench_append(layer, args.appends)
+            if "search" in parts:
+                await bench_search(layer, args.events, args.queries)
+            if "rebuild" in parts:
+                sample = [f"{random.choice(FILLER)} {i}" for i in range(640)]
+                raw = raw_rate(model_dir, sample)
+                await bench_rebuild(layer, args.rebuild, raw)
         finally:
             await close_layer(engine, layer)
 

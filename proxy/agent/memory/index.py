@@ -63,6 +63,14 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from proxy.agent.retrieval.bm25 import Bm25
+from proxy.agent.retrieval.vectors import (
+    _POPCOUNT,
+    APPROX_MIN_ROWS,
+    dot,
+    hamming,  # noqa: F401  (re-exported: tests check it here)
+    shortlist,
+    sign_codes,
+)
 
 _TOMB = -1
 _NONE = -1  # code of a NULL memory_type / session_id
@@ -145,53 +153,20 @@ class _Cols:
         return out
 
 
-APPROX_MIN_ROWS = 20_000  # below this the exact scan costs about a millisecond
-MIN_CANDIDATES = 1_000
-CANDIDATES_PER_RESULT = 40
-_POPCOUNT = getattr(np, "bitwise_count", None)  # numpy >= 2; without it search is exact
-
-
-def dot(mat: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """mat @ q on one thread (numpy's SIMD loop, not BLAS): see the module docstring."""
-    if hasattr(np, "vecdot"):  # numpy >= 2
-        return np.vecdot(mat, q)
-    return np.einsum("ij,j->i", mat, q)
-
-
-def candidates(k: int) -> int:
-    """How many rows the sign-code stage keeps for exact ranking when k are asked for."""
-    return max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * k)
-
-
-def sign_codes(vecs: np.ndarray, center: np.ndarray) -> np.ndarray:
-    """(words, rows) uint64: bit i of a row's code is set where vec[i] > center[i]."""
-    words = (vecs.shape[1] + 63) // 64
-    out = np.zeros((words, len(vecs)), dtype=np.uint64)
-    for start in range(0, len(vecs), 16384):  # bounded temporaries
-        part = vecs[start : start + 16384]
-        bits = np.packbits(part > center, axis=1)
-        packed = np.zeros((len(part), words * 8), dtype=np.uint8)
-        packed[:, : bits.shape[1]] = bits
-        out[:, start : start + len(part)] = packed.view(np.uint64).T
-    return out
-
-
-def hamming(codes: np.ndarray, n: int, qcode: np.ndarray) -> np.ndarray:
-    """Bits differing between each of the first n codes and the query's code."""
-    assert _POPCOUNT is not None
-    acc = np.zeros(n, dtype=np.uint16)
-    tmp = np.empty(n, dtype=np.uint64)
-    for w in range(codes.shape[0]):
-        np.bitwise_xor(codes[w, :n], qcode[w], out=tmp)
-        acc += _POPCOUNT(tmp)
-    return acc
-
-
 def _top(sims: np.ndarray, k: int) -> np.ndarray:
     """Positions of the k largest values, best first (ties in position order)."""
     m = len(sims)
     idx = np.argpartition(sims, m - k)[m - k :] if k < m else np.arange(m)
     return idx[np.argsort(-sims[idx], kind="stable")]
+
+
+MIN_CANDIDATES = 1_000
+CANDIDATES_PER_RESULT = 40
+
+
+def candidates(k: int) -> int:
+    """How many rows the sign-code stage keeps for exact ranking when k are asked for."""
+    return max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * k)
 
 
 class _State(NamedTuple):
@@ -412,13 +387,7 @@ class AgentVectors:
     def _shortlist(self, st: _State, q: np.ndarray, valid: np.ndarray, c: int) -> np.ndarray:
         """Rows passing `valid` whose sign codes are nearest the query's: the c closest
         and every row tied with the last of them."""
-        qcode = sign_codes(q[None, :], st.center)[:, 0]
-        dist = hamming(st.codes, st.n, qcode)
-        far = self.dims + 1  # beyond any real distance
-        np.copyto(dist, far, where=~valid)
-        upto = np.cumsum(np.bincount(dist, minlength=far + 1)[:far])
-        cut = min(int(np.searchsorted(upto, c)), self.dims)
-        return np.flatnonzero(dist <= cut)
+        return shortlist(st.codes, st.n, st.center, q, valid, c)
 
 
 class VectorIndex:

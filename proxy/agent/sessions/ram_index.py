@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from proxy.agent.retrieval.bm25 import Bm25
+from proxy.agent.retrieval.vectors import sign_codes
 
 _local = threading.local()
 
@@ -64,6 +65,10 @@ class AgentEvents:
     pos: dict[tuple[str, int], int] = field(default_factory=dict)
     codes: dict[str, int] = field(default_factory=dict)  # app / user name -> code
     words: Bm25 = field(default_factory=Bm25)
+    # 1-bit sign codes of the vectors against `center` (the mean vector when the arrays
+    # were last regrown): the shortlist stage of a search above APPROX_MIN_ROWS.
+    signs: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.uint64))
+    center: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
 
     def __post_init__(self) -> None:
         self._grow(16)
@@ -78,8 +83,19 @@ class AgentEvents:
                 out[: self.n] = a[: self.n]
             return out
 
-        self.vecs = bigger(self.vecs, (cap, self.dims), np.float32)
-        self.has_vec = bigger(self.has_vec, (cap,), bool)
+        vecs = bigger(self.vecs, (cap, self.dims), np.float32)
+        has_vec = bigger(self.has_vec, (cap,), bool)
+        live = has_vec[: self.n]
+        center = (
+            vecs[: self.n].mean(axis=0, where=live[:, None]).astype(np.float32)
+            if live.any()
+            else np.zeros(self.dims, np.float32)
+        )
+        signs = np.zeros(((self.dims + 63) // 64, cap), np.uint64)
+        signs[:, : self.n] = sign_codes(vecs[: self.n], center)
+        # Readers snapshot (vecs, has_vec, signs, center): the codes' center travels along.
+        self.signs, self.center = signs, center
+        self.vecs, self.has_vec = vecs, has_vec
         self.alive = bigger(self.alive, (cap,), bool)
         self.app = bigger(self.app, (cap,), np.int64)
         self.user = bigger(self.user, (cap,), np.int64)
@@ -103,8 +119,7 @@ class AgentEvents:
         self.user[i] = self.codes.setdefault(user, len(self.codes))
         self.meta.append((key[0], key[1], event_id, author, ts, text))
         if vec is not None:
-            self.vecs[i] = vec
-            self.has_vec[i] = True
+            self._vector(i, vec)
         self.words.add(i, text)
         self.pos[key] = i
         self.alive[i] = True
@@ -123,8 +138,12 @@ class AgentEvents:
     def set_vector(self, key: tuple[str, int], vec: np.ndarray) -> None:
         i = self.pos.get(key)
         if i is not None:
-            self.vecs[i] = vec
-            self.has_vec[i] = True
+            self._vector(i, vec)
+
+    def _vector(self, i: int, vec: np.ndarray) -> None:
+        self.vecs[i] = vec
+        self.signs[:, i] = sign_codes(self.vecs[i : i + 1], self.center)[:, 0]
+        self.has_vec[i] = True
 
     def mask(self, app: str | None, user: str | None) -> np.ndarray:
         m = self.alive[: self.n].copy()
@@ -208,6 +227,8 @@ def load(cur: Any, index_table: str, org: str, agent: str, dims: int) -> AgentEv
     mat = flat.reshape(-1, dims)[:n] if len(flat) >= n * dims else np.zeros((n, dims), np.float32)
     norms = np.linalg.norm(mat, axis=1, keepdims=True)
     mat = mat / np.where(norms > 0, norms, 1.0)
+    if valid.any():
+        out.center = mat[valid].mean(axis=0).astype(np.float32)
     for i in range(n):
         out.add(
             (cols["session_id"][i], cols["seq"][i]),
@@ -217,6 +238,9 @@ def load(cur: Any, index_table: str, org: str, agent: str, dims: int) -> AgentEv
             cols["author"][i],
             cols["timestamp"][i],
             cols["text"][i],
-            mat[i] if valid[i] else None,
         )
+    # The vectors in bulk (rows 0..n-1 in load order), codes against the loaded mean.
+    out.vecs[:n][valid] = mat[valid]
+    out.has_vec[:n] = valid
+    out.signs[:, :n] = sign_codes(out.vecs[:n], out.center)
     return out

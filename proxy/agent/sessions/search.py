@@ -31,8 +31,8 @@ import duckdb
 import numpy as np
 
 from proxy.agent.retrieval.bm25 import terms as bm25_terms
+from proxy.agent.retrieval.vectors import _POPCOUNT, APPROX_MIN_ROWS, dot, shortlist
 from proxy.agent.sessions import ram_index
-from proxy.agent.sessions.ram_index import dot
 from proxy.agent.sessions.tables import EVENTS, INDEX, SESSIONS
 from proxy.agent.sessions.window import event_text
 from proxy.core.errors import AgentError
@@ -238,12 +238,15 @@ class EventIndex:
         agent = await self._agent(who)
         # A snapshot: rows past n, or arrays regrown meanwhile, are not this search's.
         n, vecs, has_vec = agent.n, agent.vecs, agent.has_vec
+        signs, center = agent.signs, agent.center
         mask = agent.mask(app_name, user_id)
         kw_rows, kw_scores = agent.words.top(words, pool, mask) if words else _NONE
         vec_rows, sims = _NONE
         if qvec is not None:
             # The product releases the GIL: off the loop, beside other work.
-            vec_rows, sims = await asyncio.to_thread(_nearest, vecs, has_vec, mask, n, qvec, pool)
+            vec_rows, sims = await asyncio.to_thread(
+                _nearest, vecs, has_vec, mask, n, qvec, pool, (signs, center)
+            )
         return _fuse(agent, vecs, has_vec, qvec, vec_rows, sims, kw_rows, kw_scores, top_k)
 
     async def rebuild(
@@ -384,23 +387,36 @@ _NONE = (np.zeros(0, np.int64), np.zeros(0, np.float64))
 
 
 def _nearest(
-    vecs: np.ndarray, has_vec: np.ndarray, mask: np.ndarray, n: int, q: np.ndarray, k: int
+    vecs: np.ndarray,
+    has_vec: np.ndarray,
+    mask: np.ndarray,
+    n: int,
+    q: np.ndarray,
+    k: int,
+    coded: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The k rows (of the first n passing `mask`, with a vector) nearest q, best first."""
+    """The k rows (of the first n passing `mask`, with a vector) nearest q, best first.
+    From APPROX_MIN_ROWS rows on, a sign-code shortlist (max(1000, 40 k) rows) is ranked
+    by exact cosine, as memory search does (scores exact, membership approximate)."""
     ok = mask[:n] & has_vec[:n]
     live = int(np.count_nonzero(ok))
     if not live:
         return _NONE
-    if live * 2 < n:  # few pass: gather them first
+    c = max(1000, 40 * k)
+    if coded is not None and _POPCOUNT is not None and n >= APPROX_MIN_ROWS and live > c:
+        rows = shortlist(coded[0], n, coded[1], q, ok, c)
+        sims = dot(vecs[rows], q)
+    elif live * 2 < n:  # few pass: gather them first
         rows = np.flatnonzero(ok)
         sims = dot(vecs[rows], q)
     else:
         sims = dot(vecs[:n], q)
         sims[~ok] = -np.inf
         rows = None
-    k = min(k, live)
+    k = min(k, len(sims))
     top = np.argpartition(-sims, k - 1)[:k] if k < len(sims) else np.arange(len(sims))
     top = top[np.lexsort((top, -sims[top]))]
+    top = top[np.isfinite(sims[top])]
     return (top if rows is None else rows[top]), sims[top].astype(np.float64)
 
 
