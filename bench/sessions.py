@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from embed_column import raw_rate  # noqa: E402
 from memory import close_layer, open_layer, pct  # noqa: E402
 
-from proxy.agent.sessions.tables import INDEX  # noqa: E402
+from proxy.agent.sessions.tables import EVENTS, INDEX  # noqa: E402
 from proxy.core.identity import Identity  # noqa: E402
 from proxy.embedding import ensure_default_model, model_cache_dir  # noqa: E402
 
@@ -207,14 +207,21 @@ async def bench_search(layer, events: int, queries: int) -> None:
 
 
 async def bench_rebuild(layer, n: int, raw: float) -> None:
+    """`n` events written straight into the events table (appending them one by one is
+    bench_append's subject), then the scope's index rebuilt from them."""
     await layer.call("create_session", WHO, app_name="rb", user_id="u", session_id="rb")
-    rng = random.Random(3)
-    for i in range(n):
-        text = f"{rng.choice(FILLER)} {rng.choice(CITIES)} {i}"
-        msg = {"role": "user", "parts": [{"type": "text", "text": text}]}
-        await layer.call("append_event", WHO, session_id="rb", author="user", message=msg)
-    while await layer.sessions.index.embed_pending(256):
-        pass
+    filler = [f"{f} {c}" for f in FILLER for c in CITIES]
+
+    def load(cur: duckdb.DuckDBPyConnection) -> None:
+        cur.execute(
+            f"INSERT INTO {EVENTS} SELECT 'local', 'bench-sessions', 'rb', i, 'rb-' || i, NULL, "
+            "'user', NULL, json_object('role', 'user', 'parts', [json_object('type', 'text', "
+            "'text', ($1::VARCHAR[])[1 + (hash(i) % len($1))::BIGINT] || ' ' || i)]), "
+            "'{}'::JSON, '{}'::JSON, now() FROM range(1, $2 + 1) t(i)",
+            [filler, n],
+        )
+
+    await layer.db.run(load)
 
     def progress(done: int, total: int) -> None:
         if done == total or done % 4096 < 512:
