@@ -76,11 +76,16 @@ FILLER = [
     "How long should I boil an egg?",
     "Book a table for four on Saturday.",
     "Is the code review done yet?",
-    "I need to book a dentist appointment soon.",
-    "My dentist appointment is next Tuesday morning.",
-    "Can you move my dentist appointment to the afternoon?",
-    "Remind me about the dentist appointment on Friday.",
 ]
+# Appointment small talk close in meaning to the rare-word questions, each turn different
+# (a day and a time): near-duplicates, as real conversations repeat themselves.
+DENTIST = [
+    "I need to book a dentist appointment for {day} at {hour}.",
+    "My dentist appointment is on {day} at {hour}.",
+    "Can you move my dentist appointment to {day} at {hour}?",
+    "Remind me about the dentist appointment on {day} at {hour}.",
+]
+DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
 
 
 def code(rng: random.Random) -> str:
@@ -89,6 +94,9 @@ def code(rng: random.Random) -> str:
 
 def filler(rng: random.Random) -> str:
     """Small talk, a third of it with codes of other things (tickets, parcels, rooms)."""
+    if rng.random() < 0.2:
+        hour = f"{rng.randint(8, 17)}:{rng.choice(['00', '15', '30', '45'])}"
+        return rng.choice(DENTIST).format(day=rng.choice(DAYS), hour=hour)
     if rng.random() < 0.33:
         thing = rng.choice(["ticket", "parcel tracking number", "room", "invoice", "flight"])
         return f"The {thing} is {code(rng)}, please note it."
@@ -100,8 +108,11 @@ def unit(rng: np.random.Generator, n: int, dims: int) -> np.ndarray:
     return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
-async def bench_recall(layer, users: int, turns: int, rng: random.Random) -> None:
+async def bench_recall(layer, users: int, turns: int, rng: random.Random) -> dict:
+    """Session search recall; returns the conversation for the memory recall check."""
     answers: list[tuple[str, str, str, str]] = []  # (user, question, session:seq, kind)
+    said: dict[str, list[str]] = {}  # user -> texts in order
+    fact_text: dict[str, str] = {}  # session:seq -> the fact's text
     for u in range(users):
         user = f"user{u}"
         values = {
@@ -122,10 +133,12 @@ async def bench_recall(layer, users: int, turns: int, rng: random.Random) -> Non
             sid = sessions[slot % len(sessions)]
             fact = plan.get(slot)
             text = fact[0].format(**values) if fact else filler(rng)
+            said.setdefault(user, []).append(text)
             msg = {"role": "user", "parts": [{"type": "text", "text": text}]}
             row = (await layer.call("append_event", WHO, session_id=sid, author="user",
                                     message=msg))[0]  # fmt: skip
             if fact:
+                fact_text[f"{sid}:{row['seq']}"] = text
                 kind = {FACTS[-2][0]: "code", FACTS[-1][0]: "rare word"}.get(fact[0], "paraphrase")
                 answers.append((user, fact[1].format(**values), f"{sid}:{row['seq']}", kind))
     while await layer.sessions.index.embed_pending(256):
@@ -144,6 +157,50 @@ async def bench_recall(layer, users: int, turns: int, rng: random.Random) -> Non
         total = sum(found.values()) / len(answers)
         parts = ", ".join(f"{k} {found[k] / totals[k]:.2f}" for k in kinds)
         print(f"  {mode:8s} {total:.3f}  ({parts})")
+    return {"answers": answers, "said": said, "fact_text": fact_text}
+
+
+async def bench_memory_recall(layer, convo: dict) -> None:
+    """The same conversation stored as memories (one agent per user, every turn a
+    memory): recall@10 of the cosine top 10 (the index alone), the BM25 top 10 (the
+    keyword index alone) and search_memory (both pools, the documented score)."""
+    from memory_search_helpers import keyword_top, vector_top
+
+    where: dict[tuple[str, str], str] = {}  # (user, text) -> memory id
+    for user, texts in convo["said"].items():
+        who = Identity("local", f"mem-{user}")
+        for text in texts:
+            out = (await layer.call("store_memory", who, [text]))[0]
+            where[(user, text)] = out["memory_id"]
+    while sum(s.get("pending", 0) for s in [await pending(layer, u) for u in convo["said"]]):
+        await asyncio.sleep(0.05)
+    kinds = ("paraphrase", "code", "rare word")
+    res = {m: {k: [0, 0] for k in kinds} for m in ("vector", "keyword", "hybrid")}
+    for user, question, ref, kind in convo["answers"]:
+        who = Identity("local", f"mem-{user}")
+        fact = convo["fact_text"][ref]
+        want = where[(user, fact)]
+        got = {
+            "vector": await vector_top(layer, who, question, 10),
+            "keyword": keyword_top(layer, who, question, 10),
+            "hybrid": [
+                h["memory_id"] for h in await layer.call("search_memory", who, [question], top_k=10)
+            ],
+        }
+        for mode, ids in got.items():
+            res[mode][kind][0] += want in ids
+            res[mode][kind][1] += 1
+    print(f"memory search recall@10 over {len(convo['answers'])} questions:")
+    for mode, per in res.items():
+        total = sum(v[0] for v in per.values()) / max(1, sum(v[1] for v in per.values()))
+        parts = ", ".join(f"{k} {v[0] / max(1, v[1]):.2f}" for k, v in per.items())
+        print(f"  {mode:8s} {total:.3f}  ({parts})")
+
+
+async def pending(layer, user: str) -> dict:
+    who = Identity("local", f"mem-{user}")
+    s = (await layer.call("memory_embedding_stats", who))[0]
+    return {"pending": s["total_pending"]}
 
 
 async def bench_append(layer, n: int) -> None:
@@ -254,7 +311,8 @@ async def main() -> None:
         try:
             parts = set(args.parts.split(","))
             if "recall" in parts:
-                await bench_recall(layer, args.users, args.turns, random.Random(11))
+                convo = await bench_recall(layer, args.users, args.turns, random.Random(11))
+                await bench_memory_recall(layer, convo)
             if "append" in parts:
                 await bench_append(layer, args.appends)
             if "search" in parts:
