@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from agent_support import open_layer, run, who
 from memory_support import OTHER_ORG, A, B, store
 
@@ -93,3 +94,49 @@ def test_event_rare_words_found_and_scoped_and_rebuild_same(tmp_path: Path) -> N
                 assert got == before[w], w
 
     run(go())
+
+
+def test_bm25_matches_the_formula_after_adds_removes_and_renumbering() -> None:
+    import math
+    import random
+
+    from proxy.agent.retrieval.bm25 import K1, B, Bm25, terms
+
+    rng = random.Random(3)
+    vocab = [f"w{i}" for i in range(30)]
+    docs = {i: " ".join(rng.choice(vocab) for _ in range(rng.randint(1, 12))) for i in range(80)}
+    index = Bm25()
+    for d, text in docs.items():
+        index.add(d, text)
+    for d in range(0, 80, 7):  # removed, and one re-added with new words
+        index.remove(d)
+        del docs[d]
+    index.add(3, "w1 w1 w2 fresh")
+    docs[3] = "w1 w1 w2 fresh"
+    new_of = {d: i for i, d in enumerate(sorted(docs))}
+    index.remap(new_of)
+    docs = {new_of[d]: t for d, t in docs.items()}
+
+    def reference(query: list[str]) -> dict[int, float]:
+        n = len(docs)
+        lens = {d: len(terms(t)) for d, t in docs.items()}
+        avg = sum(lens.values()) / n
+        out: dict[int, float] = {}
+        for q in dict.fromkeys(query):
+            df = sum(q in terms(t) for t in docs.values())
+            idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+            for d, t in docs.items():
+                tf = terms(t).count(q)
+                if tf:
+                    norm = tf * (K1 + 1) / (tf + K1 * (1 - B + B * lens[d] / avg))
+                    out[d] = out.get(d, 0.0) + idf * norm
+        return out
+
+    for query in (["w1"], ["w1", "w2", "fresh"], ["w5", "w9", "nothing"]):
+        want = reference(query)
+        got_docs, got = index.scores(query)
+        assert dict(zip(got_docs.tolist(), got.tolist(), strict=True)) == pytest.approx(want)
+        top_docs, _ = index.top(query, 5)
+        best = sorted(want, key=lambda d: (-want[d], d))[:5]
+        # The best five by score (equal scores may come in either order: float sums).
+        assert [want[d] for d in top_docs.tolist()] == pytest.approx([want[d] for d in best])
