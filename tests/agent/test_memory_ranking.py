@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import time
 from pathlib import Path
 from typing import Any
 
@@ -41,13 +42,18 @@ QUERIES = [
 
 
 async def _reference(layer: AgentLayer, query: str, top_k: int) -> list[tuple[str, float]]:
-    """The ranking of the 50 nearest memories, each read and scored: what search did
-    before it bounded scores (the index is exact below 20k rows)."""
+    """The ranking of the 50 nearest memories and the 50 best by BM25 (the index's pool), each read and
+    scored: what search did before it bounded scores (the index is exact below 20k rows)."""
     qvec = layer.semantic.embedder.embed_batch([query], mode="query")[0]
     qvec = qvec / np.linalg.norm(qvec)
     vecs = await sql(layer, f"SELECT memory_id::VARCHAR, embedding FROM {T_VEC}")
     sims = {mid: float(np.dot(qvec, np.asarray(v) / np.linalg.norm(v))) for mid, v in vecs}
     nearest = sorted(sims, key=lambda m: -sims[m])[:50]
+    # And the keyword pool: the 50 best by the agent's BM25 index (search's candidates).
+    agent = layer.memory.index.agent(A.org_id, A.agent_id)
+    assert agent is not None
+    pool = agent.keyword_hits(ms.keywords(query), 50, qvec, None, RowFilter(now=time.time()))
+    nearest = list({*nearest, *pool.ids.tolist()})
     rows = await sql(
         layer,
         f"SELECT {SELECT_COLUMNS} FROM {T_MEM} WHERE memory_id::VARCHAR IN "

@@ -62,6 +62,16 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from proxy.agent.retrieval.bm25 import Bm25
+from proxy.agent.retrieval.vectors import (
+    _POPCOUNT,
+    APPROX_MIN_ROWS,
+    dot,
+    hamming,  # noqa: F401  (re-exported: tests check it here)
+    shortlist,
+    sign_codes,
+)
+
 _TOMB = -1
 _NONE = -1  # code of a NULL memory_type / session_id
 
@@ -89,6 +99,7 @@ class Attrs:
     confidence: float = 1.0
     content: str | None = None  # None when longer than TEXT_IN_RAM
     row: tuple[Any, ...] | None = None  # the whole SELECT_COLUMNS row, when content is kept
+    words: str | None = None  # the whole content, for the keyword index (not kept)
 
 
 TEXT_IN_RAM = 2000  # longer contents are read from the table when scored
@@ -142,53 +153,20 @@ class _Cols:
         return out
 
 
-APPROX_MIN_ROWS = 20_000  # below this the exact scan costs about a millisecond
-MIN_CANDIDATES = 1_000
-CANDIDATES_PER_RESULT = 40
-_POPCOUNT = getattr(np, "bitwise_count", None)  # numpy >= 2; without it search is exact
-
-
-def dot(mat: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """mat @ q on one thread (numpy's SIMD loop, not BLAS): see the module docstring."""
-    if hasattr(np, "vecdot"):  # numpy >= 2
-        return np.vecdot(mat, q)
-    return np.einsum("ij,j->i", mat, q)
-
-
-def candidates(k: int) -> int:
-    """How many rows the sign-code stage keeps for exact ranking when k are asked for."""
-    return max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * k)
-
-
-def sign_codes(vecs: np.ndarray, center: np.ndarray) -> np.ndarray:
-    """(words, rows) uint64: bit i of a row's code is set where vec[i] > center[i]."""
-    words = (vecs.shape[1] + 63) // 64
-    out = np.zeros((words, len(vecs)), dtype=np.uint64)
-    for start in range(0, len(vecs), 16384):  # bounded temporaries
-        part = vecs[start : start + 16384]
-        bits = np.packbits(part > center, axis=1)
-        packed = np.zeros((len(part), words * 8), dtype=np.uint8)
-        packed[:, : bits.shape[1]] = bits
-        out[:, start : start + len(part)] = packed.view(np.uint64).T
-    return out
-
-
-def hamming(codes: np.ndarray, n: int, qcode: np.ndarray) -> np.ndarray:
-    """Bits differing between each of the first n codes and the query's code."""
-    assert _POPCOUNT is not None
-    acc = np.zeros(n, dtype=np.uint16)
-    tmp = np.empty(n, dtype=np.uint64)
-    for w in range(codes.shape[0]):
-        np.bitwise_xor(codes[w, :n], qcode[w], out=tmp)
-        acc += _POPCOUNT(tmp)
-    return acc
-
-
 def _top(sims: np.ndarray, k: int) -> np.ndarray:
     """Positions of the k largest values, best first (ties in position order)."""
     m = len(sims)
     idx = np.argpartition(sims, m - k)[m - k :] if k < m else np.arange(m)
     return idx[np.argsort(-sims[idx], kind="stable")]
+
+
+MIN_CANDIDATES = 1_000
+CANDIDATES_PER_RESULT = 40
+
+
+def candidates(k: int) -> int:
+    """How many rows the sign-code stage keeps for exact ranking when k are asked for."""
+    return max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * k)
 
 
 class _State(NamedTuple):
@@ -207,6 +185,8 @@ class AgentVectors:
         self.dims = dims
         self._state = self._alloc(16, np.zeros(dims, dtype=np.float32))
         self._pos: dict[int, int] = {}
+        # BM25 over the same rows (keyed by row position): search's keyword pool.
+        self.words = Bm25()
 
     def _alloc(self, cap: int, center: np.ndarray) -> _State:
         return _State(
@@ -246,6 +226,9 @@ class AgentVectors:
         cols.rows[n] = attrs.row
         seqs[n] = seq
         self._pos[seq] = n
+        text = attrs.words if attrs.words is not None else attrs.content
+        if text:
+            self.words.add(n, text)
         self._state = st._replace(n=n + 1)
 
     def remove(self, seq: int) -> bool:
@@ -253,6 +236,7 @@ class AgentVectors:
         if row is None:
             return False
         self._state.seqs[row] = _TOMB
+        self.words.remove(row)
         return True
 
     def refresh(self, seq: int, attrs: Attrs) -> None:
@@ -282,6 +266,7 @@ class AgentVectors:
         st = st._replace(cols=old.cols.copy_rows(rows, len(st.seqs)), n=m)
         if keep is not None:
             self._pos = {int(s): i for i, s in enumerate(st.seqs[:m])}
+            self.words.remap({int(old): new for new, old in enumerate(keep)})
         self._state = st
         return st
 
@@ -337,6 +322,32 @@ class AgentVectors:
             c.rows[pos],
         )
 
+    def keyword_hits(
+        self,
+        tokens: list[str],
+        k: int,
+        query: np.ndarray | None,
+        allowed: np.ndarray | None = None,
+        where: RowFilter | None = None,
+    ) -> Hits:
+        """The k rows with the best BM25 score for `tokens` among those passing `where` and
+        `allowed`, best first, with their cosine similarity to `query` (0 without one)."""
+        st = self._state
+        valid = self._mask(st, where)
+        if allowed is not None:
+            valid &= np.isin(st.seqs[: st.n], allowed)
+        pos, _ = self.words.top(tokens, k, valid)
+        if query is not None and len(pos):
+            q = np.ascontiguousarray(query, dtype=np.float32)
+            sims = dot(st.vecs[pos], q)
+        else:
+            sims = np.zeros(len(pos), dtype=np.float32)
+        c = st.cols
+        return Hits(
+            st.seqs[pos], sims, c.ids[pos], c.texts[pos], c.created[pos], c.imp[pos],
+            c.conf[pos], c.rows[pos],
+        )  # fmt: skip
+
     def _nearest(
         self,
         st: _State,
@@ -376,13 +387,7 @@ class AgentVectors:
     def _shortlist(self, st: _State, q: np.ndarray, valid: np.ndarray, c: int) -> np.ndarray:
         """Rows passing `valid` whose sign codes are nearest the query's: the c closest
         and every row tied with the last of them."""
-        qcode = sign_codes(q[None, :], st.center)[:, 0]
-        dist = hamming(st.codes, st.n, qcode)
-        far = self.dims + 1  # beyond any real distance
-        np.copyto(dist, far, where=~valid)
-        upto = np.cumsum(np.bincount(dist, minlength=far + 1)[:far])
-        cut = min(int(np.searchsorted(upto, c)), self.dims)
-        return np.flatnonzero(dist <= cut)
+        return shortlist(st.codes, st.n, st.center, q, valid, c)
 
 
 class VectorIndex:

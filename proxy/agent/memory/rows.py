@@ -56,6 +56,7 @@ def index_attrs(row: tuple[Any, ...]) -> Attrs:
         confidence=row[COL["confidence"]],
         content=content if kept else None,
         row=_compact(row) if kept else None,
+        words=None if kept else content,
     )
 
 

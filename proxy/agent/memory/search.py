@@ -20,7 +20,9 @@ its `similarity_score` is the keyword score (the brief's "heuristic relevance").
 Candidates: with a query vector, the nearest neighbours from the agent's in-RAM index
 (`memory_index`: exact up to 20k vectors, above that a sign-code shortlist ranked by
 exact cosine), oversampled (5 x top_k, at least 50), among the memories that pass the
-filters: the index holds the filter columns (live / not expired, memory_type,
+filters, and as many again from the agent's BM25 keyword index (`retrieval.bm25`, kept
+beside the vectors) with their exact cosine, so a memory holding the query's rare words
+is a candidate however far its vector is (the score formula above is unchanged): the index holds the filter columns (live / not expired, memory_type,
 session_id, importance) beside each vector, so this needs no table scan; a metadata
 filter is evaluated in SQL first (the index does not hold metadata). The candidates are
 read by primary key in one `IN (...)` query and the filters checked again on the rows
@@ -255,6 +257,12 @@ async def search(
                 if len(found) >= top_k or len(hits.seqs) < c or allowed is not None:
                     break
                 c *= 10
+            if tokens:  # the keyword pool: exact word hits the cosine cut-off left out
+                hits = keyword_nearest(agents, tokens, want, qvec, allowed, where)
+                for key, value in read_best(
+                    cur, hits, tokens, mem.weights, at, top_k, filters
+                ).items():
+                    found.setdefault(key, value)
         if tokens and (qvec is None or unembedded):
             hit = " + ".join(["contains(lower(content), ?)::INT"] * len(tokens))
             extra = "" if qvec is None else " AND NOT has_embedding"
@@ -307,6 +315,25 @@ def nearest(
     merged = Hits(*(np.concatenate([p[i] for p in parts]) for i in range(len(parts[0]))))
     order = np.argsort(-merged.sims, kind="stable")[:k]
     return Hits(*(field[order] for field in merged))
+
+
+def keyword_nearest(
+    agents: list[Any],
+    tokens: list[str],
+    k: int,
+    qvec: np.ndarray | None,
+    allowed: np.ndarray | None,
+    where: RowFilter | None,
+) -> Hits:
+    """The BM25 top k over one or more agents' indexes (merged by BM25 rank, then
+    similarity), each with its exact cosine similarity to the query."""
+    parts = [a.keyword_hits(tokens, k, qvec, allowed, where) for a in agents]
+    if len(parts) == 1:
+        return parts[0]
+    if not parts:
+        return nearest([], np.zeros(0, np.float32), 0, None)
+    merged = Hits(*(np.concatenate([p[i] for p in parts]) for i in range(len(parts[0]))))
+    return merged  # every part's top k: read_best keeps those that can make the top_k
 
 
 def read_best(

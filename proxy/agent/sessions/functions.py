@@ -318,7 +318,7 @@ async def search_sessions(
     mode: str,
 ) -> list[dict[str, Any]]:
     """Search the events of past sessions: vector and keyword candidates fused by
-    reciprocal rank (score), with each side's own score."""
+    interleaved rank (score), with each side's own score."""
     return await layer.sessions.index.search(who, query, app_name, user_id, top_k, mode)
 
 

@@ -5,11 +5,18 @@ vector (NULL until the embedding pump fills it). The sessions are the source of 
 `rebuild` drops a scope's index rows and derives them again from the events, so a
 corrupt index, a model change or a format change is repaired by one call.
 
-A search draws candidates from both sides and fuses them, so an exact keyword hit is
-never lost to a cosine cut-off: the vector side's top POOL by cosine similarity, the
-keyword side's top POOL by the share of the query's idf weight whose terms the event
-contains, fused by reciprocal rank (score = sum of 1 / (RRF_K + rank) over the sides
-that found it). `mode` 'vector' or 'keyword' uses one side.
+A search draws candidates from both sides, from the RAM mirror of the index
+(`ram_index`: a float32 matrix and an incremental BM25 index per agent, app and user
+scopes as masks): the vector side's top POOL (max(50, 5 x top_k)) by cosine similarity
+and the keyword side's top POOL by BM25 (`retrieval.bm25`). Hybrid interleaves the two
+ranked lists: an event's place is its better rank on either side, ties broken by its
+rank on the other side (an event both sides drew comes before one only one side drew).
+So the hybrid top k holds each side's top k/2 whatever the other side says: an exact
+keyword hit is never lost to a cosine cut-off, nor a paraphrase to a keyword match.
+`score` = 1/best + 1/(best x other) (ranks from 1; the second term only when both sides
+drew it): it orders results exactly as above. `semantic` is the cosine similarity,
+`keyword` the BM25 score (None when that side did not draw the event). `mode` 'vector'
+or 'keyword' uses one side.
 """
 
 from __future__ import annotations
@@ -17,13 +24,15 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import math
-import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import duckdb
 import numpy as np
 
+from proxy.agent.retrieval.bm25 import terms as bm25_terms
+from proxy.agent.retrieval.vectors import _POPCOUNT, APPROX_MIN_ROWS, dot, shortlist
+from proxy.agent.sessions import ram_index
 from proxy.agent.sessions.tables import EVENTS, INDEX, SESSIONS
 from proxy.agent.sessions.window import event_text
 from proxy.core.errors import AgentError
@@ -35,76 +44,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("hatiproxy.agent.sessions")
 
 MODES = ("hybrid", "vector", "keyword")
-KEYWORD_WEIGHT = 0.5  # score = semantic + KEYWORD_WEIGHT * keyword
 POOL = 50
 BATCH = 32
 MAX_TOP_K = 100
-_WORD = re.compile(r"\w{2,}", re.UNICODE)
-# Words too common to say what a question is about (the keyword side ignores them).
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "how",
-        "i",
-        "if",
-        "in",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "our",
-        "she",
-        "so",
-        "that",
-        "the",
-        "their",
-        "them",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-    ]
-)
 
 
 def install(cur: duckdb.DuckDBPyConnection, dims: int) -> None:
@@ -125,6 +67,11 @@ def index_event(
 ) -> None:
     """Add one event's row (no vector yet), in the append's transaction."""
     text = event_text(event)
+    ram_index.note(
+        ("add", who.org_id, who.agent_id, session["session_id"], event["seq"])
+        + (event["event_id"], session["app_name"], session["user_id"], event["author"])
+        + (event["timestamp"], text)
+    )
     cur.execute(
         f"INSERT OR REPLACE INTO {INDEX} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
         [
@@ -144,6 +91,7 @@ def index_event(
 
 
 def drop_event(cur: duckdb.DuckDBPyConnection, who: Identity, session_id: str, seq: int) -> None:
+    ram_index.note(("drop", who.org_id, who.agent_id, session_id, seq))
     cur.execute(
         f"DELETE FROM {INDEX} WHERE org_id = ? AND agent_id = ? AND session_id = ? AND seq = ?",
         [who.org_id, who.agent_id, session_id, seq],
@@ -151,6 +99,7 @@ def drop_event(cur: duckdb.DuckDBPyConnection, who: Identity, session_id: str, s
 
 
 def drop_session(cur: duckdb.DuckDBPyConnection, who: Identity, session_id: str) -> None:
+    ram_index.note(("drop_session", who.org_id, who.agent_id, session_id))
     cur.execute(
         f"DELETE FROM {INDEX} WHERE org_id = ? AND agent_id = ? AND session_id = ?",
         [who.org_id, who.agent_id, session_id],
@@ -166,6 +115,8 @@ class EventIndex:
         self._task: asyncio.Task | None = None
         # One filler at a time (the pump, a rebuild): two would update the same rows.
         self._filling = asyncio.Lock()
+        self.matrix = ram_index.EventMatrix(layer.dims)
+        self._loading = asyncio.Lock()
 
     def poke(self) -> None:
         self._wake.set()
@@ -213,7 +164,53 @@ class EventIndex:
             texts = [r[4] or " " for r in rows]
             vecs = np.asarray(await self.layer.semantic.worker.submit(texts, "passage"))
             await self.layer.db.run(lambda cur: _store(cur, rows, vecs, self.layer.dims))
+            self.matrix.vectors(rows, vecs)
         return len(rows)
+
+    async def _embed_scope(
+        self,
+        who: Identity,
+        scope: str,
+        args: list[Any],
+        count: int,
+        progress: Callable[[int, int], None] | None,
+    ) -> None:
+        """Embed every index row of a rebuilt scope: read once, embedded in chunks."""
+
+        def texts(cur: duckdb.DuckDBPyConnection) -> list[tuple]:
+            return cur.execute(
+                f"SELECT i.org_id, i.agent_id, i.session_id, i.seq, i.text FROM {INDEX} i "
+                f"JOIN {SESSIONS} s ON i.org_id = s.org_id AND i.agent_id = s.agent_id "
+                f"AND i.session_id = s.session_id WHERE {scope} AND i.embedding IS NULL",
+                args,
+            ).fetchall()
+
+        rows = await self.layer.db.read(texts)
+        await _embed_chunks(self.layer, rows, progress)
+
+    def committed(self, entries: list[tuple]) -> None:
+        """A session transaction committed these index writes: the RAM mirror follows."""
+        self.matrix.apply(entries)
+
+    async def _agent(self, who: Identity) -> ram_index.AgentEvents:
+        """The agent's RAM index, loaded from the table on first use."""
+        key = (who.org_id, who.agent_id)
+        found = self.matrix.get(*key)
+        if found is not None:
+            return found
+        async with self._loading:
+            found = self.matrix.get(*key)
+            if found is not None:
+                return found
+            for _ in range(3):  # a write committed during the load: load again
+                before = self.matrix.writes.get(key, 0)
+                found = await self.layer.db.read(
+                    lambda cur: ram_index.load(cur, INDEX, *key, self.layer.dims)
+                )
+                if self.matrix.writes.get(key, 0) == before:
+                    break
+            self.matrix.agents[key] = found
+            return found
 
     async def search(
         self,
@@ -230,81 +227,34 @@ class EventIndex:
             raise AgentError.invalid(f"mode must be one of {', '.join(MODES)}")
         if not isinstance(top_k, int) or not 0 < top_k <= MAX_TOP_K:
             raise AgentError.invalid(f"top_k must be between 1 and {MAX_TOP_K}")
-        scope = "org_id = ? AND agent_id = ?"
-        args: list[Any] = [who.org_id, who.agent_id]
-        for col, value in (("app_name", app_name), ("user_id", user_id)):
-            if value is not None:
-                scope += f" AND {col} = ?"
-                args.append(value)
         qvec = None
         if mode != "keyword":
             if self.layer.semantic.worker is None:
                 raise AgentError.unavailable("vector search needs an embedding model")
             qvec = np.asarray(await self.layer.semantic.worker.embed_now([query], "query"))[0]
-        words = set(_WORD.findall(query.lower())) - STOPWORDS
-        terms = sorted(words) if mode != "vector" else []
+            qvec = (qvec / (np.linalg.norm(qvec) or 1.0)).astype(np.float32)
+        words = bm25_terms(query) if mode != "vector" else []
         pool = max(POOL, top_k * 5)
-        dims = self.layer.dims
-
-        def run(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-            keys: set[tuple[str, int]] = set()
-            if qvec is not None:
-                keys.update(
-                    (sid, seq)
-                    for sid, seq in cur.execute(
-                        f"SELECT session_id, seq FROM {INDEX} WHERE {scope} AND embedding IS "
-                        f"NOT NULL ORDER BY array_cosine_similarity(embedding, ?::FLOAT[{dims}]) "
-                        "DESC, session_id, seq LIMIT ?",
-                        [*args, qvec.tolist(), pool],
-                    ).fetchall()
-                )
-            idf: list[float] = []
-            if terms:
-                found, idf = _keyword(cur, scope, args, terms, pool)
-                keys.update(found)
-            if not keys:
-                return []
-            # Both parts, exactly, for every candidate either side drew.
-            sem = (
-                f"array_cosine_similarity(embedding, ?::FLOAT[{dims}])"
-                if qvec is not None
-                else "NULL"
+        agent = await self._agent(who)
+        # A snapshot: rows past n, or arrays regrown meanwhile, are not this search's.
+        n, vecs, has_vec = agent.n, agent.vecs, agent.has_vec
+        signs, center = agent.signs, agent.center
+        mask = agent.mask(app_name, user_id)
+        kw_rows, kw_scores = agent.words.top(words, pool, mask) if words else _NONE
+        vec_rows, sims = _NONE
+        if qvec is not None:
+            # The product releases the GIL: off the loop, beside other work.
+            vec_rows, sims = await asyncio.to_thread(
+                _nearest, vecs, has_vec, mask, n, qvec, pool, (signs, center)
             )
-            rows = cur.execute(
-                f"SELECT session_id, seq, event_id, author, timestamp, text, lower_text, {sem} "
-                f"FROM {INDEX} WHERE {scope} AND concat(session_id, chr(0), seq) IN "
-                "(SELECT unnest(?::VARCHAR[]))",
-                ([qvec.tolist()] if qvec is not None else [])
-                + [*args, [f"{s}\x00{q}" for s, q in keys]],
-            ).fetchall()
-            weight = sum(idf) or 1.0
-            out = []
-            for sid, seq, event_id, author, ts, text, lower, semantic in rows:
-                keyword = (
-                    sum(w for t, w in zip(terms, idf, strict=True) if t in lower) / weight
-                    if terms
-                    else None
-                )
-                out.append(
-                    {
-                        "session_id": sid,
-                        "seq": seq,
-                        "event_id": event_id,
-                        "author": author,
-                        "timestamp": ts,
-                        "text": text,
-                        "score": (semantic or 0.0) + KEYWORD_WEIGHT * (keyword or 0.0),
-                        "semantic": semantic,
-                        "keyword": keyword,
-                    }
-                )
-            out.sort(key=lambda r: (-r["score"], r["session_id"], r["seq"]))
-            return out[:top_k]
-
-        return await self.layer.db.run(run)
+        return _fuse(agent, vecs, has_vec, qvec, vec_rows, sims, kw_rows, kw_scores, top_k)
 
     async def rebuild(
-        self, who: Identity, app_name: str | None, user_id: str | None
+        self,
+        who: Identity,
+        app_name: str | None,
+        user_id: str | None,
+        progress: Callable[[int, int], None] | None = None,
     ) -> dict[str, Any]:
         """Derive the scope's index rows from the sessions again, vectors included."""
         scope = "s.org_id = ? AND s.agent_id = ?"
@@ -327,21 +277,22 @@ class EventIndex:
                 f"AND e.session_id = s.session_id WHERE {scope}",
                 args,
             ).fetchall()
+            batch = []
             for sid, app, user, seq, eid, author, ts, msg, actions in rows:
-                event = {"seq": seq, "event_id": eid, "author": author, "timestamp": ts}
-                event["message"] = json.loads(msg) if msg is not None else None
+                event = {"message": json.loads(msg) if msg is not None else None}
                 event["actions"] = json.loads(actions) if actions is not None else None
-                session = {"session_id": sid, "app_name": app, "user_id": user}
-                index_event(cur, who, session, event)
+                text = event_text(event)
+                batch.append((sid, seq, eid, app, user, author, ts, text))
+            _insert_rows(cur, who, batch)
             return len(rows)
 
-        count = await self.layer.db.transaction(derive)
-        log.info("session index rebuild: %d events of %s/%s", count, who.org_id, who.agent_id)
-        done = 0
-        if self.layer.semantic.worker is not None:
-            while n := await self.embed_pending(BATCH * 8, who):
-                done += n
-                log.info("session index rebuild: embedded %d vectors (%d events)", done, count)
+        async with self._filling:  # the pump waits: one writer of the vectors
+            count = await self.layer.db.transaction(derive)
+            self.matrix.forget(who.org_id, who.agent_id)  # reloaded by the next search
+            log.info("session index rebuild: %d events of %s/%s", count, who.org_id, who.agent_id)
+            if self.layer.semantic.worker is not None:
+                await self._embed_scope(who, scope, args, count, progress)
+            self.matrix.forget(who.org_id, who.agent_id)
 
         def embedded(cur: duckdb.DuckDBPyConnection) -> int:
             return cur.execute(
@@ -352,6 +303,61 @@ class EventIndex:
             ).fetchone()[0]
 
         return {"events_indexed": count, "events_embedded": await self.layer.db.run(embedded)}
+
+
+def _insert_rows(cur: duckdb.DuckDBPyConnection, who: Identity, batch: list[tuple]) -> None:
+    """Index rows (session, seq, event id, app, user, author, timestamp, text), no
+    vectors, in one INSERT (a rebuild's whole scope)."""
+    import pyarrow as pa
+
+    if not batch:
+        return
+    names = ("session_id", "seq", "event_id", "app_name", "user_id", "author", "ts", "text")
+    table = pa.table({n: [r[i] for r in batch] for i, n in enumerate(names)})
+    cur.register("_hati_session_rows", table)
+    try:
+        cur.execute(
+            f"INSERT OR REPLACE INTO {INDEX} SELECT ?, ?, session_id, seq, event_id, app_name, "
+            "user_id, author, ts, text, lower(text), NULL FROM _hati_session_rows",
+            [who.org_id, who.agent_id],
+        )
+    finally:
+        cur.unregister("_hati_session_rows")
+
+
+REBUILD_CHUNK = 512
+
+
+async def _embed_chunks(
+    layer: AgentContext,
+    rows: list[tuple],
+    progress: Callable[[int, int], None] | None,
+) -> None:
+    """Embed rows (org, agent, session, seq, text) and store their vectors, chunk by
+    chunk, each chunk's UPDATE running while the model embeds the next one."""
+    worker, dims = layer.semantic.worker, layer.dims
+    rows.sort(key=lambda r: len(r[4] or ""))  # similar lengths: less padding per batch
+    storing: asyncio.Future | None = None
+    done = 0
+    try:
+        for start in range(0, len(rows), REBUILD_CHUNK):
+            chunk = rows[start : start + REBUILD_CHUNK]
+            # At normal priority (embed_now), not on the niced background thread: a
+            # rebuild is work someone asked for and waits on; on a busy machine the
+            # background thread got a third of the model's rate (measured 0.35x).
+            vecs = np.asarray(await worker.embed_now([r[4] or " " for r in chunk], "passage"))
+            if storing is not None:
+                await storing
+            storing = asyncio.ensure_future(
+                layer.db.run(lambda cur, c=chunk, v=vecs: _store(cur, c, v, dims))
+            )
+            done += len(chunk)
+            log.info("session index rebuild: embedded %d of %d", done, len(rows))
+            if progress is not None:
+                progress(done, len(rows))
+    finally:
+        if storing is not None:
+            await storing
 
 
 def _store(cur: duckdb.DuckDBPyConnection, rows: list[tuple], vecs: np.ndarray, dims: int) -> None:
@@ -380,32 +386,84 @@ def _store(cur: duckdb.DuckDBPyConnection, rows: list[tuple], vecs: np.ndarray, 
         cur.unregister("_hati_session_vecs")
 
 
-def _keyword(
-    cur: duckdb.DuckDBPyConnection, scope: str, args: list[Any], terms: list[str], pool: int
-) -> tuple[list[tuple[str, int]], list[float]]:
-    """The `pool` events richest in the query's rare terms (idf weight matched), and each
-    term's idf over the events in scope."""
-    has = [f"contains(lower_text, ${i + 1})" for i in range(len(terms))]
-    counts = cur.execute(
-        f"SELECT count(*), {', '.join(f'count(*) FILTER (WHERE {h})' for h in has)} "
-        f"FROM {INDEX} WHERE {_numbered(scope, len(terms))}",
-        [*terms, *args],
-    ).fetchone()
-    total, dfs = counts[0], counts[1:]
-    idf = [math.log(1 + (total - df + 0.5) / (df + 0.5)) for df in dfs]
-    score = " + ".join(f"({h})::INT * {w!r}" for h, w in zip(has, idf, strict=True))
-    rows = cur.execute(
-        f"SELECT session_id, seq FROM {INDEX} WHERE {_numbered(scope, len(terms))} "
-        f"AND ({' OR '.join(has)}) ORDER BY {score} DESC, session_id, seq LIMIT {int(pool)}",
-        [*terms, *args],
-    ).fetchall()
-    return [(sid, seq) for sid, seq in rows], idf
+_NONE = (np.zeros(0, np.int64), np.zeros(0, np.float64))
 
 
-def _numbered(scope: str, after: int) -> str:
-    """`scope`'s ? placeholders as $n, numbered after the terms' $1..$after."""
-    parts = scope.split("?")
-    out = parts[0]
-    for i, part in enumerate(parts[1:], after + 1):
-        out += f"${i}" + part
+def _nearest(
+    vecs: np.ndarray,
+    has_vec: np.ndarray,
+    mask: np.ndarray,
+    n: int,
+    q: np.ndarray,
+    k: int,
+    coded: tuple[np.ndarray, np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The k rows (of the first n passing `mask`, with a vector) nearest q, best first.
+    From APPROX_MIN_ROWS rows on, a sign-code shortlist (max(1000, 40 k) rows) is ranked
+    by exact cosine, as memory search does (scores exact, membership approximate)."""
+    ok = mask[:n] & has_vec[:n]
+    live = int(np.count_nonzero(ok))
+    if not live:
+        return _NONE
+    c = max(1000, 40 * k)
+    if coded is not None and _POPCOUNT is not None and n >= APPROX_MIN_ROWS and live > c:
+        rows = shortlist(coded[0], n, coded[1], q, ok, c)
+        sims = dot(vecs[rows], q)
+    elif live * 2 < n:  # few pass: gather them first
+        rows = np.flatnonzero(ok)
+        sims = dot(vecs[rows], q)
+    else:
+        sims = dot(vecs[:n], q)
+        sims[~ok] = -np.inf
+        rows = None
+    k = min(k, len(sims))
+    top = np.argpartition(-sims, k - 1)[:k] if k < len(sims) else np.arange(len(sims))
+    top = top[np.lexsort((top, -sims[top]))]
+    top = top[np.isfinite(sims[top])]
+    return (top if rows is None else rows[top]), sims[top].astype(np.float64)
+
+
+def _fuse(
+    agent: ram_index.AgentEvents,
+    vecs: np.ndarray,
+    has_vec: np.ndarray,
+    qvec: np.ndarray | None,
+    vec_rows: np.ndarray,
+    sims: np.ndarray,
+    kw_rows: np.ndarray,
+    kw_scores: np.ndarray,
+    top_k: int,
+) -> list[dict[str, Any]]:
+    """Interleave the two ranked lists (see the module docstring): an event's place is
+    its better rank on either side, then its rank on the other side."""
+    vrank = {int(r): i + 1 for i, r in enumerate(vec_rows)}
+    krank = {int(r): i + 1 for i, r in enumerate(kw_rows)}
+    bm25 = dict(zip(kw_rows.tolist(), kw_scores.tolist(), strict=True))
+    cos = dict(zip(vec_rows.tolist(), sims.tolist(), strict=True))
+    far = float("inf")
+    keyed = []
+    for r in vrank.keys() | krank.keys():
+        a, b = sorted((vrank.get(r, far), krank.get(r, far)))
+        keyed.append((a, b, agent.meta[r][0], agent.meta[r][1], r))
+    keyed.sort()
+    out = []
+    for best, other, _, _, r in keyed[:top_k]:
+        sid, seq, event_id, author, ts, text = agent.meta[r]
+        semantic = cos.get(r)
+        if semantic is None and qvec is not None and has_vec[r]:
+            semantic = float(np.dot(vecs[r], qvec))
+        keyword = bm25.get(r)
+        out.append(
+            {
+                "session_id": sid,
+                "seq": seq,
+                "event_id": event_id,
+                "author": author,
+                "timestamp": ts,
+                "text": text,
+                "score": 1 / best + (1 / (best * other) if other != far else 0.0),
+                "semantic": semantic,
+                "keyword": keyword,
+            }
+        )
     return out

@@ -117,8 +117,14 @@ class Sessions:
     async def transaction(self, who: Identity, session_id: str, work: Any) -> Any:
         """Run `work(cur)` in one agent-database transaction, serial per session."""
 
+        def journaled(cur: duckdb.DuckDBPyConnection) -> tuple[Any, list[tuple]]:
+            with search.ram_index.journal() as entries:
+                return work(cur), entries
+
         async with self._lock(who, session_id):
-            return await self.layer.db.transaction(work)
+            out, entries = await self.layer.db.transaction(journaled)
+        self.index.committed(entries)  # the search index's RAM mirror follows the commit
+        return out
 
     # -- sessions -----------------------------------------------------------------------
 

@@ -1,0 +1,1 @@
+"""Retrieval building blocks shared by memory and session search (pure, in RAM)."""
