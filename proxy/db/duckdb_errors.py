@@ -138,6 +138,9 @@ def _position(lines: list[str], sql: str | None) -> int | None:
     return None
 
 
+_DUCKLAKE_COMMIT = "Failed to commit: Failed to commit DuckLake transaction"
+
+
 def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
     """Translate a DuckDB exception; `sql` is the text DuckDB ran (for the position)."""
     text = str(exc)
@@ -149,8 +152,11 @@ def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
     if "InvalidInputException" in names and (udf := _UDF_ERROR.match(message)) is not None:
         return PgError(udf[1], udf[2])
     sqlstate = "XX000"
+    # DuckLake says why its commit failed on the lines after the first ("Transaction
+    # conflict - ..."): a conflict there is a serialization failure (40001) too.
+    matched = text if message.startswith(_DUCKLAKE_COMMIT) else message
     for cls, rx, state in _COMPILED:
-        if cls in names and rx.search(message):
+        if cls in names and rx.search(matched):
             sqlstate = state
             break
     else:

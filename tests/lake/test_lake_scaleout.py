@@ -1,0 +1,144 @@
+"""Several hatiproxy processes over one DuckLake (PostgreSQL 15 catalog, shared data
+path): what one commits the next statement on another sees, conflicting writes from two
+proxies end in one commit and one 40001, a proxy killed with -9 loses nothing it
+acknowledged, and what DuckLake cannot store is refused with 0A000."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from tests.conftest import ServerProcess, start_server
+from tests.differential.pgcluster import PgCluster, start_pg
+
+
+@pytest.fixture(scope="module")
+def lake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[PgCluster, Path]]:
+    pg = start_pg()
+    try:
+        yield pg, tmp_path_factory.mktemp("lake-data")
+    finally:
+        pg.stop()
+
+
+def _proxy(tmp: Path, lake: tuple[PgCluster, Path], *, env: bool = False) -> ServerProcess:
+    pg, data = lake
+    settings = {"HATIDATA_LAKE_CATALOG": f"postgres:{pg.dsn}", "HATIDATA_LAKE_DATA": str(data)}
+    args = ("--embedding-provider", "hash", "--mcp-port", "0", "--rest-port", "0")
+    if env:  # the same settings from the environment
+        return start_server(tmp, *args, env=settings)
+    return start_server(
+        tmp, *args, "--lake-catalog", settings["HATIDATA_LAKE_CATALOG"],
+        "--lake-data", settings["HATIDATA_LAKE_DATA"],
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def proxies(
+    lake: tuple[PgCluster, Path], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[list[ServerProcess]]:
+    started: list[ServerProcess] = []
+    try:
+        started.append(_proxy(tmp_path_factory.mktemp("p1"), lake))
+        started.append(_proxy(tmp_path_factory.mktemp("p2"), lake, env=True))
+        yield started
+    finally:
+        for p in started:
+            p.stop()
+
+
+def _connect(p: ServerProcess) -> psycopg.Connection:
+    return psycopg.connect(p.dsn, autocommit=True)
+
+
+def test_ddl_and_writes_on_one_proxy_are_seen_by_the_next_statement_on_another(
+    proxies: list[ServerProcess],
+) -> None:
+    a, b = proxies
+    with _connect(a) as ca, _connect(b) as cb:
+        ca.execute("CREATE TABLE shared_t (id INTEGER, v TEXT)")
+        ca.execute("INSERT INTO shared_t VALUES (1, 'one'), (2, 'two')")
+        assert cb.execute("SELECT id, v FROM shared_t ORDER BY id").fetchall() == [
+            (1, "one"),
+            (2, "two"),
+        ]
+        cb.execute("UPDATE shared_t SET v = 'TWO' WHERE id = 2")
+        cb.execute("ALTER TABLE shared_t ADD COLUMN w INTEGER")
+        assert ca.execute("SELECT v, w FROM shared_t WHERE id = 2").fetchone() == ("TWO", None)
+        # the catalog emulation lists the lake's tables on every proxy
+        for c in (ca, cb):
+            assert c.execute(
+                "SELECT table_schema, table_name FROM information_schema.tables "
+                "WHERE table_name = 'shared_t'"
+            ).fetchall() == [("public", "shared_t")]
+            assert c.execute(
+                "SELECT relkind FROM pg_catalog.pg_class WHERE relname = 'shared_t'"
+            ).fetchone() == ("r",)
+        cb.execute("DROP TABLE shared_t")
+        with pytest.raises(psycopg.errors.UndefinedTable):
+            ca.execute("SELECT * FROM shared_t")
+
+
+def test_conflicting_writes_from_two_proxies_one_commits_the_other_gets_40001(
+    proxies: list[ServerProcess],
+) -> None:
+    a, b = proxies
+    with _connect(a) as ca, _connect(b) as cb:
+        ca.execute("CREATE TABLE account (id INTEGER, balance INTEGER)")
+        ca.execute("INSERT INTO account VALUES (1, 100)")
+        ca.execute("BEGIN")
+        cb.execute("BEGIN")
+        ca.execute("UPDATE account SET balance = balance + 10 WHERE id = 1")
+        cb.execute("UPDATE account SET balance = balance + 20 WHERE id = 1")
+        ca.execute("COMMIT")
+        with pytest.raises(psycopg.errors.SerializationFailure) as err:
+            cb.execute("COMMIT")
+        assert err.value.sqlstate == "40001"
+        cb.rollback()
+        # the first write stands, the second was not silently applied on top or instead
+        assert cb.execute("SELECT balance FROM account").fetchone() == (110,)
+        assert ca.execute("SELECT balance FROM account").fetchone() == (110,)
+
+
+def test_statements_ducklake_cannot_store_get_0A000_with_the_reason(
+    proxies: list[ServerProcess],
+) -> None:
+    a = proxies[0]
+    with _connect(a) as c:
+        c.execute("CREATE TABLE plain (id INTEGER)")
+        for sql, words in [
+            ("CREATE TABLE pk (id INTEGER PRIMARY KEY)", "PRIMARY KEY/UNIQUE"),
+            ("CREATE TABLE uq (id INTEGER UNIQUE)", "PRIMARY KEY/UNIQUE"),
+            ("CREATE INDEX plain_id ON plain (id)", "indexes"),
+            ("CREATE SEQUENCE seq1", "sequences"),
+        ]:
+            with pytest.raises(psycopg.errors.FeatureNotSupported) as err:
+                c.execute(sql)
+            assert err.value.sqlstate == "0A000", sql
+            assert "DuckLake" in str(err.value) and words in str(err.value), str(err.value)
+
+
+def test_a_proxy_killed_with_9_loses_nothing_it_acknowledged(
+    lake: tuple[PgCluster, Path], proxies: list[ServerProcess], tmp_path: Path
+) -> None:
+    victim = _proxy(tmp_path / "victim", lake)
+    try:
+        with _connect(victim) as c:
+            c.execute("CREATE TABLE acked (id INTEGER)")
+            for i in range(20):
+                c.execute("INSERT INTO acked VALUES (%s)", (i,))
+            with c.transaction():
+                c.execute("INSERT INTO acked SELECT range + 100 FROM range(50)")
+        victim.proc.send_signal(signal.SIGKILL)
+        victim.proc.wait(10)
+    finally:
+        victim.stop()
+    with _connect(proxies[1]) as c:
+        assert c.execute("SELECT count(*), sum(id) FROM acked").fetchone() == (
+            70,
+            sum(range(20)) + sum(range(100, 150)),
+        )
