@@ -84,3 +84,46 @@ def detach_lake(conn: duckdb.DuckDBPyConnection, local: str) -> None:
         conn.execute(f"DETACH {LAKE_DB}")
     except duckdb.Error as exc:
         log.warning("detaching the DuckLake at shutdown: %s", exc)
+
+
+# What DuckLake cannot store (tried with DuckLake 1.5.5's extension), and what to do
+# instead; DuckDB says these as NotImplementedException (0A000 in duckdb_errors.py).
+_LAKE_HINTS = (
+    (
+        "PRIMARY KEY/UNIQUE constraints are not supported in DuckLake",
+        "a DuckLake keeps no PRIMARY KEY or UNIQUE constraint: declare the column NOT NULL "
+        "without it, and keep keys unique in the application",
+    ),
+    (
+        "CHECK constraints are not supported in DuckLake",
+        "a DuckLake keeps no CHECK constraint, and hatiproxy keeps a varchar(n) length as "
+        "one: declare the column text or varchar without a length",
+    ),
+    (
+        "DuckLake does not support sequences",
+        "a DuckLake has no sequences, so no serial, bigserial or GENERATED ... AS IDENTITY "
+        "columns: give ids from the application (e.g. a uuid)",
+    ),
+    (
+        "DuckLake does not support indexes",
+        "a DuckLake has no indexes: queries scan (DuckLake prunes data files by their "
+        "min/max statistics)",
+    ),
+    (
+        "DuckLake does not support user-defined types",
+        "a DuckLake has no CREATE TYPE: use the base type (an ENUM as text)",
+    ),
+    (
+        "Failed to convert DuckDB type to DuckLake",
+        "a DuckLake stores no fixed-size arrays (FLOAT[n], vector(n)): use a list "
+        "(FLOAT[] / real[])",
+    ),
+)
+
+
+def lake_hint(message: str) -> str | None:
+    """The hint for an error DuckLake raised because it cannot store what was asked."""
+    for words, hint in _LAKE_HINTS:
+        if message.startswith(words) or words in message:
+            return hint
+    return None

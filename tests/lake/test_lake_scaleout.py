@@ -110,16 +110,24 @@ def test_statements_ducklake_cannot_store_get_0A000_with_the_reason(
     a = proxies[0]
     with _connect(a) as c:
         c.execute("CREATE TABLE plain (id INTEGER)")
-        for sql, words in [
-            ("CREATE TABLE pk (id INTEGER PRIMARY KEY)", "PRIMARY KEY/UNIQUE"),
-            ("CREATE TABLE uq (id INTEGER UNIQUE)", "PRIMARY KEY/UNIQUE"),
-            ("CREATE INDEX plain_id ON plain (id)", "indexes"),
-            ("CREATE SEQUENCE seq1", "sequences"),
+        for sql, words, hint in [
+            ("CREATE TABLE pk (id INTEGER PRIMARY KEY)", "PRIMARY KEY/UNIQUE", "NOT NULL"),
+            ("CREATE TABLE uq (id INTEGER UNIQUE)", "PRIMARY KEY/UNIQUE", "NOT NULL"),
+            ("CREATE INDEX plain_id ON plain (id)", "indexes", "no indexes"),
+            ("CREATE SEQUENCE seq1", "sequences", "serial"),
+            ("CREATE TABLE ser (id serial)", "sequences", "serial"),
+            ("CREATE TABLE vc (name varchar(20))", "CHECK", "without a length"),
+            ("CREATE TABLE vec (v FLOAT[4])", "DuckLake", "FLOAT[]"),
         ]:
             with pytest.raises(psycopg.errors.FeatureNotSupported) as err:
                 c.execute(sql)
             assert err.value.sqlstate == "0A000", sql
             assert "DuckLake" in str(err.value) and words in str(err.value), str(err.value)
+            assert hint in (err.value.diag.message_hint or ""), sql
+        # what a DuckLake can store instead works
+        c.execute("CREATE TABLE ok_t (id INTEGER NOT NULL, name varchar, v FLOAT[])")
+        c.execute("INSERT INTO ok_t VALUES (1, 'a', [1.0, 2.0])")
+        assert c.execute("SELECT id, name FROM ok_t").fetchall() == [(1, "a")]
 
 
 def test_a_proxy_killed_with_9_loses_nothing_it_acknowledged(
