@@ -40,7 +40,7 @@ def _serve(args: argparse.Namespace) -> int:
         log.info(
             "hatiproxy %s: database %s (extensions: %s; event loop: %s)",
             __version__,
-            cfg.database_path,
+            server.engine.description,
             ", ".join(server.engine.extensions) or "none",
             cfg.event_loop,
         )

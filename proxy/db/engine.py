@@ -24,7 +24,7 @@ from proxy.db.agent_move import move_agent_data
 from proxy.db.backends import Backends
 from proxy.db.commit_clock import CLOCK
 from proxy.db.connection_threads import on_connection_thread
-from proxy.db.lake import attach_lake, detach_lake
+from proxy.db.lake import attach_lake, detach_lake, redact
 from proxy.db.opening import EXTENSIONS, DatabaseInUse, OpenedFile
 from proxy.db.watchdog import Watchdog
 
@@ -71,6 +71,12 @@ class Engine:
                 self.users.close()
                 raise
         self.lake = self._local_db is not None
+        # what the start-up line names as the users' database (no catalog password)
+        self.description = (
+            f"DuckLake {redact(config.lake_catalog)} (local file {config.database_path})"
+            if self.lake
+            else config.database_path
+        )
         self._install_catalog()
         # For DuckDB work started on the main loop (agent layer, MCP and REST requests;
         # wire clients run theirs on their own threads): one slow call must never queue

@@ -17,6 +17,7 @@ proxy/db/duckdb_errors.py), never a silent lost update.
 from __future__ import annotations
 
 import logging
+import re
 
 import duckdb
 
@@ -28,6 +29,15 @@ LAKE_EXTENSIONS = ("ducklake", "postgres")
 
 class LakeUnavailable(Exception):
     """The DuckLake catalog or its extensions could not be opened: the server cannot start."""
+
+
+_PASSWORD = re.compile(r"""(password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s"']+)""", re.IGNORECASE)
+_URI_PASSWORD = re.compile(r"(://[^:/@\s]+:)[^@\s]+@")
+
+
+def redact(catalog: str) -> str:
+    """The catalog string without its password, for logs and error messages."""
+    return _URI_PASSWORD.sub(r"\1***@", _PASSWORD.sub(r"\1***", catalog))
 
 
 def _lit(s: str) -> str:
@@ -65,14 +75,16 @@ def attach_lake(conn: duckdb.DuckDBPyConnection, catalog: str, data_path: str) -
         conn.execute(f"ATTACH {_lit('ducklake:' + catalog)} AS {LAKE_DB}{options}")
     except duckdb.Error as exc:
         raise LakeUnavailable(
-            f"cannot open the DuckLake catalog {catalog!r}"
+            f"cannot open the DuckLake catalog {redact(catalog)!r}"
             + (f" with data path {data_path!r}" if data_path else "")
-            + f": {exc}. Check --lake-catalog (e.g. 'postgres:dbname=lake host=db.internal "
+            + f": {redact(' '.join(str(exc).split()))}. Check --lake-catalog (e.g. 'postgres:dbname=lake host=db.internal "
             "user=hati') and that the PostgreSQL server accepts this proxy; every proxy of "
             "one lake needs the same catalog and a --lake-data path they all reach."
         ) from None
     conn.execute(f"USE {LAKE_DB}")
-    log.info("users' database is the DuckLake %s (data %s)", catalog, data_path or "(stored)")
+    log.info(
+        "users' database is the DuckLake %s (data %s)", redact(catalog), data_path or "(stored)"
+    )
     return local
 
 

@@ -6,13 +6,15 @@ acknowledged, and what DuckLake cannot store is refused with 0A000."""
 from __future__ import annotations
 
 import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
 
-from tests.conftest import ServerProcess, start_server
+from tests.conftest import ROOT, ServerProcess, free_port, start_server
 from tests.differential.pgcluster import PgCluster, start_pg
 
 
@@ -148,3 +150,20 @@ def test_a_proxy_killed_with_9_loses_nothing_it_acknowledged(
             70,
             sum(range(20)) + sum(range(100, 150)),
         )
+
+
+def test_an_unreachable_catalog_stops_the_start_in_one_line_without_the_password(
+    tmp_path: Path,
+) -> None:
+    catalog = f"postgres:host=127.0.0.1 port={free_port()} dbname=lake password=s3cret"
+    out = subprocess.run(
+        [sys.executable, "-m", "proxy", "serve", "--data-dir", str(tmp_path),
+         "--port", str(free_port()), "--mcp-port", "0", "--rest-port", "0",
+         "--embedding-provider", "hash", "--lake-catalog", catalog,
+         "--lake-data", str(tmp_path / "lake")],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 1, out.stderr
+    last = out.stderr.strip().splitlines()[-1]
+    assert last.startswith("hatiproxy: cannot open the DuckLake catalog"), out.stderr
+    assert "password=***" in last and "s3cret" not in out.stderr + out.stdout
