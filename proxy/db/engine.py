@@ -99,7 +99,14 @@ class Engine:
                 "log_min_duration_statement": str(self.config.log_min_duration_statement),
             }
         )
-        install(self.db, users=list(self.config.user_passwords), backends=self.backends)
+        for attempt in range(3):
+            try:
+                install(self.db, users=list(self.config.user_passwords), backends=self.backends)
+                break
+            except duckdb.TransactionException:
+                # proxies started at once create the lake's shared registry table together
+                if not self.lake or attempt == 2:
+                    raise
         self._search_path = search_path(self.db)
 
     def cursor(self) -> duckdb.DuckDBPyConnection:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 
 import duckdb
 
@@ -72,7 +73,7 @@ def attach_lake(conn: duckdb.DuckDBPyConnection, catalog: str, data_path: str) -
     local = conn.execute("SELECT system.main.current_database()").fetchone()[0]
     options = f" (DATA_PATH {_lit(data_path)})" if data_path else ""
     try:
-        conn.execute(f"ATTACH {_lit('ducklake:' + catalog)} AS {LAKE_DB}{options}")
+        _attach(conn, f"ATTACH {_lit('ducklake:' + catalog)} AS {LAKE_DB}{options}")
     except duckdb.Error as exc:
         raise LakeUnavailable(
             f"cannot open the DuckLake catalog {redact(catalog)!r}"
@@ -86,6 +87,21 @@ def attach_lake(conn: duckdb.DuckDBPyConnection, catalog: str, data_path: str) -
         "users' database is the DuckLake %s (data %s)", redact(catalog), data_path or "(stored)"
     )
     return local
+
+
+def _attach(conn: duckdb.DuckDBPyConnection, sql: str) -> None:
+    """Proxies started at once on a new catalog race to create DuckLake's tables in it
+    (the loser sees `duplicate key ... pg_type_typname_nsp_index`): wait, then attach
+    the lake the winner created."""
+    for attempt in range(5):
+        try:
+            conn.execute(sql)
+            return
+        except duckdb.Error as exc:
+            if "Failed to initialize DuckLake" not in str(exc) or attempt == 4:
+                raise
+            log.info("DuckLake catalog being created by another proxy; attaching again")
+            time.sleep(0.5 * (attempt + 1))
 
 
 def detach_lake(conn: duckdb.DuckDBPyConnection, local: str) -> None:

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import psycopg
@@ -43,10 +44,21 @@ def _proxy(tmp: Path, lake: tuple[PgCluster, Path], *, env: bool = False) -> Ser
 def proxies(
     lake: tuple[PgCluster, Path], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[list[ServerProcess]]:
+    # started at once on a new catalog: they race to create DuckLake's tables in it
     started: list[ServerProcess] = []
+    with ThreadPoolExecutor(2) as pool:
+        futures = [
+            pool.submit(_proxy, tmp_path_factory.mktemp("p1"), lake),
+            pool.submit(_proxy, tmp_path_factory.mktemp("p2"), lake, env=True),
+        ]
+        for f in futures:
+            try:
+                started.append(f.result())
+            except Exception:
+                for p in started:
+                    p.stop()
+                raise
     try:
-        started.append(_proxy(tmp_path_factory.mktemp("p1"), lake))
-        started.append(_proxy(tmp_path_factory.mktemp("p2"), lake, env=True))
         yield started
     finally:
         for p in started:
