@@ -40,7 +40,7 @@ def _serve(args: argparse.Namespace) -> int:
         log.info(
             "hatiproxy %s: database %s (extensions: %s; event loop: %s)",
             __version__,
-            cfg.database_path,
+            server.engine.description,
             ", ".join(server.engine.extensions) or "none",
             cfg.event_loop,
         )
@@ -67,10 +67,14 @@ def _serve(args: argparse.Namespace) -> int:
         log.info("stopped")
 
     from proxy.db.engine import DatabaseInUse
+    from proxy.db.lake import LakeUnavailable
 
     try:
         run_event_loop(main(), cfg.event_loop)
-    except DatabaseInUse as exc:  # a second server on the same files: one line, no traceback
+    except (
+        DatabaseInUse,
+        LakeUnavailable,
+    ) as exc:  # a second server on the same files: one line, no traceback
         print(f"hatiproxy: {exc}", file=sys.stderr)
         return 1
     finally:

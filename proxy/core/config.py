@@ -56,6 +56,19 @@ SETTINGS: tuple[Setting, ...] = (
         "DuckDB database file; empty = <data_dir>/hatiproxy.duckdb; ':memory:' for no file.",
     ),
     Setting(
+        "lake_catalog",
+        "",
+        "DuckLake catalog, e.g. 'postgres:dbname=lake host=db user=hati': the users' tables "
+        "become a DuckLake shared by every proxy started with the same catalog (empty = the "
+        "local DuckDB file). See docs/deployment.md.",
+    ),
+    Setting(
+        "lake_data",
+        "",
+        "DuckLake data path (a directory every proxy of the lake reaches); needed when the "
+        "catalog is created, optional after (the catalog remembers it).",
+    ),
+    Setting(
         "users",
         "",
         "Users and passwords as 'user:password,user2:password2'. Empty = no passwords.",
@@ -256,6 +269,8 @@ class Config:
     port: int = 5439
     data_dir: str = "~/.local/share/hatiproxy"
     database: str = ""
+    lake_catalog: str = ""
+    lake_data: str = ""
     users: str = ""
     auth_method: str = ""
     allow_remote_trust: bool = False

@@ -11,6 +11,7 @@ import re
 
 import duckdb
 
+from proxy.db.lake import lake_hint
 from proxy.db.semantic_errors import semantic_type_error
 from proxy.wire.errors import PgError
 
@@ -65,6 +66,7 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     ("InvalidInputException", r"[Dd]ivision by zero", "22012"),
     ("InvalidInputException", r"More than one row returned by a subquery", "21000"),
     ("InvalidInputException", r"Values were not provided|parameter", "08P01"),
+    ("InvalidInputException", r"^Failed to convert DuckDB type to DuckLake", "0A000"),
     ("InvalidInputException", r"", "22023"),
     ("InterruptException", r"", "57014"),
     ("TransactionException", r"aborted", "25P02"),
@@ -138,6 +140,9 @@ def _position(lines: list[str], sql: str | None) -> int | None:
     return None
 
 
+_DUCKLAKE_COMMIT = "Failed to commit: Failed to commit DuckLake transaction"
+
+
 def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
     """Translate a DuckDB exception; `sql` is the text DuckDB ran (for the position)."""
     text = str(exc)
@@ -149,8 +154,11 @@ def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
     if "InvalidInputException" in names and (udf := _UDF_ERROR.match(message)) is not None:
         return PgError(udf[1], udf[2])
     sqlstate = "XX000"
+    # DuckLake says why its commit failed on the lines after the first ("Transaction
+    # conflict - ..."): a conflict there is a serialization failure (40001) too.
+    matched = text if message.startswith(_DUCKLAKE_COMMIT) else message
     for cls, rx, state in _COMPILED:
-        if cls in names and rx.search(message):
+        if cls in names and rx.search(matched):
             sqlstate = state
             break
     else:
@@ -163,7 +171,9 @@ def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
         message = f"value too long for type character varying({length[1]})"
     elif sqlstate == "0A000" and (key := _INDEX_KEY.match(message)) is not None:
         message = f"DuckDB indexes cannot hold values of type {key[1]}"
-    hint = _ALTER_TYPE_HINT if sqlstate == "0A000" and "CHECK constraint" in message else None
+    hint = None
+    if sqlstate == "0A000":
+        hint = lake_hint(message) or (_ALTER_TYPE_HINT if "CHECK constraint" in message else None)
     if sqlstate == "40001" and "TransactionException" in names:
         detail_lines.insert(0, f"DuckDB: {message}")
         message, hint = _SERIALIZE, _SERIALIZE_HINT

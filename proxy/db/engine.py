@@ -24,6 +24,7 @@ from proxy.db.agent_move import move_agent_data
 from proxy.db.backends import Backends
 from proxy.db.commit_clock import CLOCK
 from proxy.db.connection_threads import on_connection_thread
+from proxy.db.lake import attach_lake, detach_lake, redact
 from proxy.db.opening import EXTENSIONS, DatabaseInUse, OpenedFile
 from proxy.db.watchdog import Watchdog
 
@@ -58,6 +59,24 @@ class Engine:
         # A data directory of the previous layout keeps agent data in the users' file
         # (before the catalog install, which changes what current_database() names).
         move_agent_data(self.db, self.agent_db.db)
+        # With a DuckLake catalog the users' tables live in the lake, shared by every proxy
+        # of it: it becomes the default database before the catalog emulation is installed
+        # (which reads and names current_database()).
+        self._local_db: str | None = None
+        if config.lake_catalog:
+            try:
+                self._local_db = attach_lake(self.db, config.lake_catalog, config.lake_data)
+            except BaseException:
+                self.agent_db.close()
+                self.users.close()
+                raise
+        self.lake = self._local_db is not None
+        # what the start-up line names as the users' database (no catalog password)
+        self.description = (
+            f"DuckLake {redact(config.lake_catalog)} (local file {config.database_path})"
+            if self.lake
+            else config.database_path
+        )
         self._install_catalog()
         # For DuckDB work started on the main loop (agent layer, MCP and REST requests;
         # wire clients run theirs on their own threads): one slow call must never queue
@@ -80,7 +99,14 @@ class Engine:
                 "log_min_duration_statement": str(self.config.log_min_duration_statement),
             }
         )
-        install(self.db, users=list(self.config.user_passwords), backends=self.backends)
+        for attempt in range(3):
+            try:
+                install(self.db, users=list(self.config.user_passwords), backends=self.backends)
+                break
+            except duckdb.TransactionException:
+                # proxies started at once create the lake's shared registry table together
+                if not self.lake or attempt == 2:
+                    raise
         self._search_path = search_path(self.db)
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
@@ -115,4 +141,6 @@ class Engine:
         try:
             self.agent_db.close()
         finally:
+            if self._local_db is not None:
+                detach_lake(self.db, self._local_db)
             self.users.close()

@@ -1,0 +1,157 @@
+"""The users' database as a DuckLake: table metadata in a catalog database (PostgreSQL),
+data files on a shared path, so several hatiproxy processes serve the same tables.
+
+With `lake_catalog` set, the engine ATTACHes `ducklake:<lake_catalog>` and makes it the
+default database (`USE`): unqualified names, `current_database()` and the pg_catalog
+emulation (keyed on `current_database()`, proxy/db/catalog/install.py) then all name the
+lake, and every DuckDB connection of the process sees it. The server's local file stays
+open beside it (the agent database is still local: it is not shared yet).
+
+Every statement outside an explicit transaction is a DuckLake transaction of its own: it
+reads the latest snapshot the catalog has, so what another proxy committed is seen by the
+next statement; two transactions changing the same rows conflict at commit and the
+later one fails (TransactionException "... conflict ...", SQLSTATE 40001 in
+proxy/db/duckdb_errors.py), never a silent lost update.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+
+import duckdb
+
+log = logging.getLogger("hatiproxy.engine")
+
+LAKE_DB = "lake"  # the attached DuckLake's name inside DuckDB (clients see `hatidata`)
+LAKE_EXTENSIONS = ("ducklake", "postgres")
+
+
+class LakeUnavailable(Exception):
+    """The DuckLake catalog or its extensions could not be opened: the server cannot start."""
+
+
+_PASSWORD = re.compile(r"""(password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s"']+)""", re.IGNORECASE)
+_URI_PASSWORD = re.compile(r"(://[^:/@\s]+:)[^@\s]+@")
+
+
+def redact(catalog: str) -> str:
+    """The catalog string without its password, for logs and error messages."""
+    return _URI_PASSWORD.sub(r"\1***@", _PASSWORD.sub(r"\1***", catalog))
+
+
+def _lit(s: str) -> str:
+    return "'" + s.replace("'", "''") + "'"
+
+
+def load_lake_extensions(conn: duckdb.DuckDBPyConnection) -> None:
+    """ducklake and postgres from their PyPI wheels (no download at run time)."""
+    try:
+        import duckdb_extensions
+    except ImportError as exc:
+        raise LakeUnavailable(
+            "lake_catalog needs the duckdb_extensions package: pip install "
+            "duckdb-extension-ducklake==1.5.5 duckdb-extension-postgres==1.5.5"
+        ) from exc
+    for name in LAKE_EXTENSIONS:
+        try:
+            duckdb_extensions.import_extension(name)
+            conn.execute(f"LOAD {name}")
+        except Exception as exc:
+            raise LakeUnavailable(
+                f"lake_catalog needs the DuckDB extension {name}: pip install "
+                f"duckdb-extension-{name}==1.5.5 ({exc})"
+            ) from exc
+
+
+def attach_lake(conn: duckdb.DuckDBPyConnection, catalog: str, data_path: str) -> str:
+    """ATTACH the DuckLake and make it the default database of `conn` (and so of the
+    cursors made from it, which get `<lake>.main` first on their search_path).
+    Returns the name of the database that was the default before (the local file)."""
+    load_lake_extensions(conn)
+    local = conn.execute("SELECT system.main.current_database()").fetchone()[0]
+    options = f" (DATA_PATH {_lit(data_path)})" if data_path else ""
+    try:
+        _attach(conn, f"ATTACH {_lit('ducklake:' + catalog)} AS {LAKE_DB}{options}")
+    except duckdb.Error as exc:
+        raise LakeUnavailable(
+            f"cannot open the DuckLake catalog {redact(catalog)!r}"
+            + (f" with data path {data_path!r}" if data_path else "")
+            + f": {redact(' '.join(str(exc).split()))}. Check --lake-catalog (e.g. 'postgres:dbname=lake host=db.internal "
+            "user=hati') and that the PostgreSQL server accepts this proxy; every proxy of "
+            "one lake needs the same catalog and a --lake-data path they all reach."
+        ) from None
+    conn.execute(f"USE {LAKE_DB}")
+    log.info(
+        "users' database is the DuckLake %s (data %s)", redact(catalog), data_path or "(stored)"
+    )
+    return local
+
+
+def _attach(conn: duckdb.DuckDBPyConnection, sql: str) -> None:
+    """Proxies started at once on a new catalog race to create DuckLake's tables in it
+    (the loser sees `duplicate key ... pg_type_typname_nsp_index`): wait, then attach
+    the lake the winner created."""
+    for attempt in range(5):
+        try:
+            conn.execute(sql)
+            return
+        except duckdb.Error as exc:
+            if "Failed to initialize DuckLake" not in str(exc) or attempt == 4:
+                raise
+            log.info("DuckLake catalog being created by another proxy; attaching again")
+            time.sleep(0.5 * (attempt + 1))
+
+
+def detach_lake(conn: duckdb.DuckDBPyConnection, local: str) -> None:
+    """Back to the local file as default, then DETACH: the local file's shutdown
+    checkpoint must not run DuckLake maintenance on the shared catalog."""
+    try:
+        conn.execute(f'USE "{local}"')
+        conn.execute(f"DETACH {LAKE_DB}")
+    except duckdb.Error as exc:
+        log.warning("detaching the DuckLake at shutdown: %s", exc)
+
+
+# What DuckLake cannot store (tried with DuckLake 1.5.5's extension), and what to do
+# instead; DuckDB says these as NotImplementedException (0A000 in duckdb_errors.py).
+_LAKE_HINTS = (
+    (
+        "PRIMARY KEY/UNIQUE constraints are not supported in DuckLake",
+        "a DuckLake keeps no PRIMARY KEY or UNIQUE constraint: declare the column NOT NULL "
+        "without it, and keep keys unique in the application",
+    ),
+    (
+        "CHECK constraints are not supported in DuckLake",
+        "a DuckLake keeps no CHECK constraint, and hatiproxy keeps a varchar(n) length as "
+        "one: declare the column text or varchar without a length",
+    ),
+    (
+        "DuckLake does not support sequences",
+        "a DuckLake has no sequences, so no serial, bigserial or GENERATED ... AS IDENTITY "
+        "columns: give ids from the application (e.g. a uuid)",
+    ),
+    (
+        "DuckLake does not support indexes",
+        "a DuckLake has no indexes: queries scan (DuckLake prunes data files by their "
+        "min/max statistics)",
+    ),
+    (
+        "DuckLake does not support user-defined types",
+        "a DuckLake has no CREATE TYPE: use the base type (an ENUM as text)",
+    ),
+    (
+        "Failed to convert DuckDB type to DuckLake",
+        "a DuckLake stores no fixed-size arrays (FLOAT[n], vector(n)): use a list "
+        "(FLOAT[] / real[])",
+    ),
+)
+
+
+def lake_hint(message: str) -> str | None:
+    """The hint for an error DuckLake raised because it cannot store what was asked."""
+    for words, hint in _LAKE_HINTS:
+        if message.startswith(words) or words in message:
+            return hint
+    return None

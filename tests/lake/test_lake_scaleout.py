@@ -1,0 +1,181 @@
+"""Several hatiproxy processes over one DuckLake (PostgreSQL 15 catalog, shared data
+path): what one commits the next statement on another sees, conflicting writes from two
+proxies end in one commit and one 40001, a proxy killed with -9 loses nothing it
+acknowledged, and what DuckLake cannot store is refused with 0A000."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from tests.conftest import ROOT, ServerProcess, free_port, start_server
+from tests.differential.pgcluster import PgCluster, start_pg
+
+
+@pytest.fixture(scope="module")
+def lake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[PgCluster, Path]]:
+    pg = start_pg()
+    try:
+        yield pg, tmp_path_factory.mktemp("lake-data")
+    finally:
+        pg.stop()
+
+
+def _proxy(tmp: Path, lake: tuple[PgCluster, Path], *, env: bool = False) -> ServerProcess:
+    pg, data = lake
+    settings = {"HATIDATA_LAKE_CATALOG": f"postgres:{pg.dsn}", "HATIDATA_LAKE_DATA": str(data)}
+    args = ("--embedding-provider", "hash", "--mcp-port", "0", "--rest-port", "0")
+    if env:  # the same settings from the environment
+        return start_server(tmp, *args, env=settings)
+    return start_server(
+        tmp, *args, "--lake-catalog", settings["HATIDATA_LAKE_CATALOG"],
+        "--lake-data", settings["HATIDATA_LAKE_DATA"],
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def proxies(
+    lake: tuple[PgCluster, Path], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[list[ServerProcess]]:
+    # started at once on a new catalog: they race to create DuckLake's tables in it
+    started: list[ServerProcess] = []
+    with ThreadPoolExecutor(2) as pool:
+        futures = [
+            pool.submit(_proxy, tmp_path_factory.mktemp("p1"), lake),
+            pool.submit(_proxy, tmp_path_factory.mktemp("p2"), lake, env=True),
+        ]
+        for f in futures:
+            try:
+                started.append(f.result())
+            except Exception:
+                for p in started:
+                    p.stop()
+                raise
+    try:
+        yield started
+    finally:
+        for p in started:
+            p.stop()
+
+
+def _connect(p: ServerProcess) -> psycopg.Connection:
+    return psycopg.connect(p.dsn, autocommit=True)
+
+
+def test_ddl_and_writes_on_one_proxy_are_seen_by_the_next_statement_on_another(
+    proxies: list[ServerProcess],
+) -> None:
+    a, b = proxies
+    with _connect(a) as ca, _connect(b) as cb:
+        ca.execute("CREATE TABLE shared_t (id INTEGER, v TEXT)")
+        ca.execute("INSERT INTO shared_t VALUES (1, 'one'), (2, 'two')")
+        assert cb.execute("SELECT id, v FROM shared_t ORDER BY id").fetchall() == [
+            (1, "one"),
+            (2, "two"),
+        ]
+        cb.execute("UPDATE shared_t SET v = 'TWO' WHERE id = 2")
+        cb.execute("ALTER TABLE shared_t ADD COLUMN w INTEGER")
+        assert ca.execute("SELECT v, w FROM shared_t WHERE id = 2").fetchone() == ("TWO", None)
+        # the catalog emulation lists the lake's tables on every proxy
+        for c in (ca, cb):
+            assert c.execute(
+                "SELECT table_schema, table_name FROM information_schema.tables "
+                "WHERE table_name = 'shared_t'"
+            ).fetchall() == [("public", "shared_t")]
+            assert c.execute(
+                "SELECT relkind FROM pg_catalog.pg_class WHERE relname = 'shared_t'"
+            ).fetchone() == ("r",)
+        cb.execute("DROP TABLE shared_t")
+        with pytest.raises(psycopg.errors.UndefinedTable):
+            ca.execute("SELECT * FROM shared_t")
+
+
+def test_conflicting_writes_from_two_proxies_one_commits_the_other_gets_40001(
+    proxies: list[ServerProcess],
+) -> None:
+    a, b = proxies
+    with _connect(a) as ca, _connect(b) as cb:
+        ca.execute("CREATE TABLE account (id INTEGER, balance INTEGER)")
+        ca.execute("INSERT INTO account VALUES (1, 100)")
+        ca.execute("BEGIN")
+        cb.execute("BEGIN")
+        ca.execute("UPDATE account SET balance = balance + 10 WHERE id = 1")
+        cb.execute("UPDATE account SET balance = balance + 20 WHERE id = 1")
+        ca.execute("COMMIT")
+        with pytest.raises(psycopg.errors.SerializationFailure) as err:
+            cb.execute("COMMIT")
+        assert err.value.sqlstate == "40001"
+        cb.rollback()
+        # the first write stands, the second was not silently applied on top or instead
+        assert cb.execute("SELECT balance FROM account").fetchone() == (110,)
+        assert ca.execute("SELECT balance FROM account").fetchone() == (110,)
+
+
+def test_statements_ducklake_cannot_store_get_0A000_with_the_reason(
+    proxies: list[ServerProcess],
+) -> None:
+    a = proxies[0]
+    with _connect(a) as c:
+        c.execute("CREATE TABLE plain (id INTEGER)")
+        for sql, words, hint in [
+            ("CREATE TABLE pk (id INTEGER PRIMARY KEY)", "PRIMARY KEY/UNIQUE", "NOT NULL"),
+            ("CREATE TABLE uq (id INTEGER UNIQUE)", "PRIMARY KEY/UNIQUE", "NOT NULL"),
+            ("CREATE INDEX plain_id ON plain (id)", "indexes", "no indexes"),
+            ("CREATE SEQUENCE seq1", "sequences", "serial"),
+            ("CREATE TABLE ser (id serial)", "sequences", "serial"),
+            ("CREATE TABLE vc (name varchar(20))", "CHECK", "without a length"),
+            ("CREATE TABLE vec (v FLOAT[4])", "DuckLake", "FLOAT[]"),
+        ]:
+            with pytest.raises(psycopg.errors.FeatureNotSupported) as err:
+                c.execute(sql)
+            assert err.value.sqlstate == "0A000", sql
+            assert "DuckLake" in str(err.value) and words in str(err.value), str(err.value)
+            assert hint in (err.value.diag.message_hint or ""), sql
+        # what a DuckLake can store instead works
+        c.execute("CREATE TABLE ok_t (id INTEGER NOT NULL, name varchar, v FLOAT[])")
+        c.execute("INSERT INTO ok_t VALUES (1, 'a', [1.0, 2.0])")
+        assert c.execute("SELECT id, name FROM ok_t").fetchall() == [(1, "a")]
+
+
+def test_a_proxy_killed_with_9_loses_nothing_it_acknowledged(
+    proxies: list[ServerProcess],
+) -> None:
+    # last in this module: it kills the first proxy; the second reads what it acknowledged
+    victim, survivor = proxies
+    with _connect(victim) as c:
+        c.execute("CREATE TABLE acked (id INTEGER)")
+        for i in range(20):
+            c.execute("INSERT INTO acked VALUES (%s)", (i,))
+        with c.transaction():
+            c.execute("INSERT INTO acked SELECT range + 100 FROM range(50)")
+        victim.proc.send_signal(signal.SIGKILL)
+        victim.proc.wait(10)
+    with _connect(survivor) as c:
+        assert c.execute("SELECT count(*), sum(id) FROM acked").fetchone() == (
+            70,
+            sum(range(20)) + sum(range(100, 150)),
+        )
+
+
+def test_an_unreachable_catalog_stops_the_start_in_one_line_without_the_password(
+    tmp_path: Path,
+) -> None:
+    catalog = f"postgres:host=127.0.0.1 port={free_port()} dbname=lake password=s3cret"
+    out = subprocess.run(
+        [sys.executable, "-m", "proxy", "serve", "--data-dir", str(tmp_path),
+         "--port", str(free_port()), "--mcp-port", "0", "--rest-port", "0",
+         "--embedding-provider", "hash", "--lake-catalog", catalog,
+         "--lake-data", str(tmp_path / "lake")],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 1, out.stderr
+    last = out.stderr.strip().splitlines()[-1]
+    assert last.startswith("hatiproxy: cannot open the DuckLake catalog"), out.stderr
+    assert "password=***" in last and "s3cret" not in out.stderr + out.stdout
