@@ -5,7 +5,7 @@ unusable); docs/memory.md ("Corrections") states the rule and its thresholds.
 
 - Facts: the user's messages (assistant and system ones are skipped), split into
   sentences and at ", and I/my/we/our ..." clauses; questions and texts of fewer than
-  MIN_WORDS words are no facts. A leading cue ("Actually,", "No,", "Correction:") and a
+  MIN_WORDS words are no facts. A leading cue ("Actually,", "No,", "Yes,", "Correction:") and a
   trailing ", not X" are dropped from the stored text.
 - Subject and value: a fact splits at its first copula (is/are/was/were) after a
   content word, else at its first preposition after the first word: "My preferred IDE
@@ -30,6 +30,10 @@ CUES = (
     "correction",
     "update",
     "no",
+    "yes",
+    "yeah",
+    "right",
+    "indeed",
     "oh",
     "well",
     "sorry",
