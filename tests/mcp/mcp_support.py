@@ -61,6 +61,7 @@ OWN_TOOLS: dict[str, set[str]] = {
     "save_artifact": {"session_id", "name", "data_base64"},
     "load_artifact": {"session_id", "name"},
     "store_memories": {"contents"},
+    "process_memories": {"messages"},
 }
 ALL_TOOLS = {**COMPAT_TOOLS, **OWN_TOOLS}
 

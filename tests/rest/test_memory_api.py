@@ -290,3 +290,22 @@ def test_public_client_round_trip(ks: KeyedServer) -> None:
     assert hits[0]["entry"]["id"] == m["id"] and isinstance(hits[0]["score"], float)
     assert cp.embedding_stats()["total"] >= 1
     assert cp.delete_memory(m["id"]) == {"memory_id": m["id"], "status": "deleted"}
+
+
+def test_process_memories_is_scoped_by_the_key(ks: KeyedServer) -> None:
+    """process_memories (corrections) needs memory:write and acts as the key's agent."""
+    url = "/v1/functions/process_memories"
+    r = ks.request("POST", url, key="analyst", json={"messages": "I live in Paris."})
+    assert r.status_code == 403, r.text
+    first = ks.request("POST", url, key="bot", json={"messages": "I live in Paris."})
+    assert first.status_code == 200 and first.json()["rows"][0]["event"] == "ADD"
+    fix = ks.request("POST", url, key="bot", json={"messages": "I moved to Berlin."})
+    row = fix.json()["rows"][0]
+    assert row["event"] == "UPDATE" and row["superseded_id"] == first.json()["rows"][0]["memory_id"]
+    # The same turn for another org's agent is new there: nothing of bot's is touched.
+    other = ks.request("POST", url, key="other", json={"messages": "I moved to Berlin."})
+    assert other.status_code == 200 and other.json()["rows"][0]["event"] == "ADD"
+    got = ks.request(
+        "POST", "/v1/functions/get_memory", key="bot", json={"memory_id": row["memory_id"]}
+    )
+    assert got.json()["rows"][0]["conflict_status"] == "none"

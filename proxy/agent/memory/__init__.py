@@ -3,5 +3,6 @@
 from proxy.agent.memory import (
     admin,  # noqa: F401 (registers its agent functions)
     functions,  # noqa: F401 (registers its agent functions)
+    process,  # noqa: F401 (registers process_memories)
     service,  # noqa: F401
 )

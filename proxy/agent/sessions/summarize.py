@@ -12,14 +12,12 @@ sentences (method `lead`).
 from __future__ import annotations
 
 import asyncio
-import json
 import re
-import urllib.request
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from proxy.core.errors import AgentError
+from proxy.core import llm
 
 if TYPE_CHECKING:
     from proxy.agent.context import AgentContext
@@ -56,21 +54,5 @@ async def summarize(layer: AgentContext, text: str) -> tuple[str, str]:
 
 
 def _complete(config: Any, text: str) -> str:
-    body = {
-        "model": config.summary_llm_model,
-        "messages": [{"role": "system", "content": PROMPT}, {"role": "user", "content": text}],
-        "temperature": 0,
-    }
-    headers = {"Content-Type": "application/json"}
-    if config.summary_llm_api_key:
-        headers["Authorization"] = f"Bearer {config.summary_llm_api_key}"
-    url = config.summary_llm_url.rstrip("/") + "/chat/completions"
-    request = urllib.request.Request(url, json.dumps(body).encode(), headers, method="POST")
-    try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as resp:
-            answer = json.loads(resp.read())
-        return str(answer["choices"][0]["message"]["content"]).strip()
-    except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:
-        raise AgentError.unavailable(
-            f"the summary endpoint {url} failed: {exc}",
-        ) from None
+    prompt = [{"role": "system", "content": PROMPT}, {"role": "user", "content": text}]
+    return llm.complete(config, prompt, TIMEOUT_S)
