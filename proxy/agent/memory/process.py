@@ -143,7 +143,9 @@ async def candidates(mem: Memory, who: Identity, fact: str) -> tuple[list[Known]
     return [Known(r[0], r[1], float(r[2]), F.split(r[1])) for r in rows], sims
 
 
-async def decide_local(mem: Memory, fact: str, known: list[Known], sims: dict[str, float]):
+async def decide_local(
+    mem: Memory, fact: str, known: list[Known], sims: dict[str, float]
+) -> Decision:
     """The local rule (module doc) for one fact."""
     sp = F.split(fact)
     for k in known:
