@@ -6,18 +6,22 @@ index rebuild against the raw model, each with its baseline in the same run.
 The agent layer runs in process (the same code the server runs, without the wire), on
 a fresh database with the default model (all-MiniLM-L6-v2).
 
-1. recall@10: `--users` users, each with sessions of `--turns` filler turns and five
+1. recall@10: `--users` users, each with sessions of `--turns` filler turns and six
    planted facts (where they live, their pet, an allergy, their employer, a locker
-   code such as QX-7731) in random sessions. Per user five questions: four paraphrased
-   with no word of the fact ("Which town is home for me these days?") and the bare code.
-   Searched by user, top 10, mode vector, keyword and hybrid: the share of questions
-   whose fact is found. Hybrid should beat both (the paraphrases need the model, the
-   codes need the words).
+   code such as QX-7731, and what a made-up "Dr Quillfeather3" said) in random
+   sessions. Per user six questions: four paraphrased with no word of the fact ("Which
+   town is home for me these days?"), the bare code, and "When is my dentist
+   appointment with Dr Quillfeather3?", whose answer shares only the name while a fifth
+   of the filler is dentist-appointment small talk (each turn with its own day and
+   hour) closer in meaning. Searched by user, top 10, mode vector, keyword and hybrid:
+   the share of questions whose fact is found. Then the same turns stored as memories
+   (one agent per user): the cosine top 10, the BM25 top 10 and search_memory.
 2. append_event p50 (in process) against a plain DuckDB INSERT of the same row.
 3. search top-10 p50 at `--events` events (rows with synthetic unit vectors inserted
    directly into the index), each with a fresh query text (its model call included).
-4. rebuild_session_index of `--rebuild` real events: events/s against the raw model's
-   texts/s at batch 32 (bench/embed_column.py's plain onnxruntime loop), same run.
+4. rebuild of `--rebuild` events (written straight into the events table): events/s
+   against the raw model's texts/s at batch 32 (bench/embed_column.py's plain
+   onnxruntime loop), same run, with progress. `--parts` picks what runs.
 """
 
 from __future__ import annotations
