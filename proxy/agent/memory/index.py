@@ -64,8 +64,8 @@ import numpy as np
 
 from proxy.agent.retrieval.bm25 import Bm25
 from proxy.agent.retrieval.vectors import (
-    _POPCOUNT,
     APPROX_MIN_ROWS,
+    POPCOUNT,
     dot,
     hamming,  # noqa: F401  (re-exported: tests check it here)
     shortlist,
@@ -373,7 +373,7 @@ class AgentVectors:
             return empty
         rows: np.ndarray | None = None
         c = candidates(k)
-        if not exact and _POPCOUNT is not None and n >= APPROX_MIN_ROWS and live > c:
+        if not exact and POPCOUNT is not None and n >= APPROX_MIN_ROWS and live > c:
             rows = self._shortlist(st, q, valid, c)
             sims = dot(st.vecs[rows], q)
         elif live == n:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 APPROX_MIN_ROWS = 20_000  # below this the exact scan costs about a millisecond
-_POPCOUNT = getattr(np, "bitwise_count", None)  # numpy >= 2; without it search is exact
+POPCOUNT = getattr(np, "bitwise_count", None)  # numpy >= 2; without it search is exact
 
 
 def dot(mat: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -35,12 +35,12 @@ def sign_codes(vecs: np.ndarray, center: np.ndarray) -> np.ndarray:
 
 def hamming(codes: np.ndarray, n: int, qcode: np.ndarray) -> np.ndarray:
     """Bits differing between each of the first n codes and the query's code."""
-    assert _POPCOUNT is not None
+    assert POPCOUNT is not None
     acc = np.zeros(n, dtype=np.uint16)
     tmp = np.empty(n, dtype=np.uint64)
     for w in range(codes.shape[0]):
         np.bitwise_xor(codes[w, :n], qcode[w], out=tmp)
-        acc += _POPCOUNT(tmp)
+        acc += POPCOUNT(tmp)
     return acc
 
 

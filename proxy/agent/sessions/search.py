@@ -31,7 +31,7 @@ import duckdb
 import numpy as np
 
 from proxy.agent.retrieval.bm25 import terms as bm25_terms
-from proxy.agent.retrieval.vectors import _POPCOUNT, APPROX_MIN_ROWS, dot, shortlist
+from proxy.agent.retrieval.vectors import APPROX_MIN_ROWS, POPCOUNT, dot, shortlist
 from proxy.agent.sessions import ram_index
 from proxy.agent.sessions.tables import EVENTS, INDEX, SESSIONS
 from proxy.agent.sessions.window import event_text
@@ -406,7 +406,7 @@ def _nearest(
     if not live:
         return _NONE
     c = max(1000, 40 * k)
-    if coded is not None and _POPCOUNT is not None and n >= APPROX_MIN_ROWS and live > c:
+    if coded is not None and POPCOUNT is not None and n >= APPROX_MIN_ROWS and live > c:
         rows = shortlist(coded[0], n, coded[1], q, ok, c)
         sims = dot(vecs[rows], q)
     elif live * 2 < n:  # few pass: gather them first
