@@ -57,3 +57,31 @@ def test_vector_index_keeps_nothing_of_deleted_memories() -> None:
     where = RowFilter(0.0, session_id="session-1995")
     mask = agent._mask(agent._state, where)
     assert int(mask.sum()) == 1
+
+
+def test_embedding_cache_table_keeps_at_most_its_row_bound() -> None:
+    """Every stored memory is a new text: the persistent cache table must not keep them all
+    (it grew the agent file and the process for good under bench/rss.py)."""
+    import duckdb
+
+    con = duckdb.connect(":memory:")
+    emb = CachedEmbedder(HashEmbedder(8), con.cursor(), lru_size=5, table_rows=1_000)
+    try:
+        for start in range(0, 3_000, 300):
+            emb.embed_batch([f"text {i}" for i in range(start, start + 300)])
+            emb.flush()
+        rows = con.execute("SELECT count(*) FROM _hatidata_embedding_cache").fetchone()
+        # bound + one trim interval (512 here) + the last write (300)
+        assert rows is not None and 1_000 <= rows[0] <= 1_000 + 512 + 300, rows
+        assert emb.trimmed > 0
+        # The newest texts are still served from the table, and an evicted one is embedded again.
+        emb.clear_memory()
+        before = emb.db_hits
+        emb.embed("text 2999")
+        assert emb.db_hits == before + 1
+        misses = emb.misses
+        emb.embed("text 0")
+        assert emb.misses == misses + 1
+        assert len(emb._added) <= 512 + 300  # key hashes reloaded at each trim, not kept growing
+    finally:
+        emb.close()

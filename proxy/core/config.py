@@ -155,7 +155,13 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "embedding_cache_entries",
         10_000,
-        "Embeddings kept in RAM (LRU, ~1.6 KB each at 384 dims); the table keeps them all.",
+        "Embeddings kept in RAM (LRU, ~1.6 KB each at 384 dims).",
+        int,
+    ),
+    Setting(
+        "embedding_cache_table_rows",
+        200_000,
+        "Rows the embedding cache table keeps (oldest written deleted beyond it; 0 = all).",
         int,
     ),
     Setting("org_id", "local", "Organisation id of connections that carry no API key."),
@@ -293,6 +299,7 @@ class Config:
     embedding_flush_interval_ms: int = 1000
     model_dir: str = ""
     embedding_cache_entries: int = 10_000
+    embedding_cache_table_rows: int = 200_000
     org_id: str = "local"
     default_agent: str = "default"
     memory_enabled: bool = True

@@ -58,6 +58,11 @@ WRITE_BATCH = 512  # ... unless this many are waiting
 # checkpoints.
 CHECKPOINT_WAL_BYTES = 4 << 20
 CHECKPOINT_IDLE_S = 2.0  # ... once it has been idle this long
+# Rows the table keeps (setting embedding_cache_table_rows): beyond it the oldest written
+# are deleted, checked after every tenth of the bound has been written (at least 512), so
+# a stream of fresh texts (every stored memory) no longer grows the file and DuckDB's
+# buffer pool for good. 0 = no bound.
+DEFAULT_TABLE_ROWS = 200_000
 _SRC = "__hati_cache_rows"  # the Arrow table of one write, registered on the writer's cursor
 
 log = logging.getLogger("hatiproxy.embedding.cache")
@@ -101,6 +106,7 @@ class CachedEmbedder:
         lru_size: int = DEFAULT_LRU_SIZE,
         write_delay: float = WRITE_DELAY_S,
         write_batch: int = WRITE_BATCH,
+        table_rows: int = DEFAULT_TABLE_ROWS,
     ) -> None:
         self.provider = provider
         self._con = con
@@ -124,6 +130,9 @@ class CachedEmbedder:
         self.writes = 0  # batches written to the table
         self.committed = 0  # entries written to the table
         self.checkpoints = 0  # CHECKPOINTs run by the writer once idle
+        self._table_rows = max(0, table_rows)
+        self._written_since_trim = 0
+        self.trimmed = 0  # rows deleted from the table to keep it within _table_rows
         self._wal: Path | None = None  # the database's WAL file (None: in memory / unknown)
         self._wal_known = False
         self._checkpoint_due = False  # written since the last check of the WAL
@@ -332,6 +341,9 @@ class CachedEmbedder:
                     if self._pending.get(key) is row:
                         del self._pending[key]
                 self._pending_changed.notify_all()
+            self._written_since_trim += len(batch)
+            if self._table_rows and self._written_since_trim >= max(512, self._table_rows // 10):
+                self._trim()
             self._checkpoint_due = True  # checked once the writer has been idle a while
 
     def _db_put(self, batch: dict[str, _Entry]) -> None:
@@ -366,6 +378,30 @@ class CachedEmbedder:
             )
         finally:
             con.unregister(_SRC)
+
+    def _trim(self) -> None:
+        """On the writer thread: delete the oldest-written rows beyond the bound and reload
+        the key hashes (so neither the table nor `_added` grows with use)."""
+        con = self._write_con
+        assert con is not None
+        self._written_since_trim = 0
+        try:
+            before = con.execute(f"SELECT count(*) FROM {TABLE}").fetchone()
+            excess = int(before[0]) - self._table_rows if before else 0
+            if excess > 0:
+                con.execute(
+                    f"DELETE FROM {TABLE} WHERE key IN (SELECT key FROM {TABLE}"
+                    " ORDER BY created_at, key LIMIT ?)",
+                    [excess],
+                )
+                self.trimmed += excess
+            keys = con.execute(f"SELECT key FROM {TABLE}").fetchall()
+            stored = np.unique(np.fromiter((hash(k) for (k,) in keys), np.int64, len(keys)))
+            with self._lock:
+                self._stored = stored
+                self._added = {hash(k) for k in self._pending}
+        except duckdb.Error as exc:  # tried again after the next writes
+            log.warning("embedding cache: trimming the table failed: %s", exc)
 
     def _maybe_checkpoint(self) -> None:
         """The writer has been idle CHECKPOINT_IDLE_S: checkpoint the database if its WAL

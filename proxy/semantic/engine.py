@@ -89,7 +89,10 @@ class SemanticEngine:
             return
         entries = int(getattr(config, "embedding_cache_entries", 10_000))
         self.embedder = CachedEmbedder(
-            provider, (cache_db or db).cursor(), lru_size=max(0, entries)
+            provider,
+            (cache_db or db).cursor(),
+            lru_size=max(0, entries),
+            table_rows=int(getattr(config, "embedding_cache_table_rows", 200_000)),
         )
         self.worker = EmbeddingWorker(self.embedder)
         self.dims = provider.dimensions
