@@ -452,7 +452,8 @@ class Runner:
                     cur, run_sql, self.txn_status == "I" and not self.implicit
                 )
             else:
-                execute_reading_sequences(cur, run_sql, params, st.kind == "select")
+                in_block = self.txn_status != "I" or self.implicit
+                execute_reading_sequences(cur, run_sql, params, st.kind == "select", in_block)
             if st.kind == "explain":
                 return explain.columns(sql), None, explain.plan_rows(cur, sql, shown)
             if cast:
