@@ -30,6 +30,7 @@ from transpiler import (
     json_types,
     multi_object,
     rewrite,
+    sequence_restart,
     serial_columns,
 )
 from transpiler.agent_calls import AgentCall
@@ -242,6 +243,8 @@ def _statement(
                 tag=f"ALTER {owner[0]}",
                 command=UtilityCommand(f"alter {owner[0].lower()} owner to {owner[1]}"),
             )
+        if tag == "ALTER SEQUENCE" and (restart := sequence_restart.restart_sql(chunk.text)):
+            return Statement(sql=restart, kind=kind, tag=tag)
         if tag == "ALTER SEQUENCE" and (owned := dump_ddl.owned_by(chunk.text)) is not None:
             return Statement(
                 sql=owned,
@@ -295,13 +298,13 @@ def _statement(
     text, markers, bind_texts = render(tree)
     text = prelude + text
     alter_types = alter_type.extract(tree) if tag == "ALTER TABLE" else None
-    atomic, warnings, view_sql = False, (), None
+    atomic, view_sql, restart = False, None, ()
     if tag.startswith("DROP ") or tag == "TRUNCATE TABLE":
         split_up = multi_object.split(tree)
         if split_up is not None:
-            parts, warnings = split_up
+            parts, restart = split_up
             text = "; ".join(render(part)[0] for part in parts)
-            atomic = len(parts) > 1
+            atomic = len(parts) > 1 or bool(restart)
     elif tag == "ALTER TABLE":
         view = multi_object.view_form(tree)
         view_sql = render(view)[0] if view is not None else None
@@ -321,8 +324,8 @@ def _statement(
         alter_types=alter_types,
         constraints=constraints,
         atomic=atomic,
-        warnings=warnings,
         view_sql=view_sql,
+        restart_identity=restart,
         notices=notices,
         index_name=index_name,
         _tree=tree if bind_texts else None,

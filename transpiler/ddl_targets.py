@@ -74,9 +74,27 @@ def _parts(table: exp.Expr | None) -> tuple[str, str, str]:
     return table.catalog.lower(), table.db.lower(), table.name.lower()
 
 
+def _setval_target(tree: exp.Select) -> list[Target]:
+    """`SELECT setval('s', ...)`, the form of `ALTER SEQUENCE s RESTART` (sequence_restart.py):
+    it alters the sequence it names."""
+    call = tree.expressions[0] if len(tree.expressions) == 1 else None
+    if not (isinstance(call, exp.Anonymous) and call.name.lower() == "setval"):
+        return []
+    name = call.expressions[0] if call.expressions else None
+    if not (isinstance(name, exp.Literal) and name.is_string):
+        return []
+    try:
+        table = exp.to_table(name.this, dialect="postgres")
+    except SqlglotError:
+        return []
+    return [Target("alter", "sequence", *_parts(table))]
+
+
 def _from_tree(tree: exp.Expr) -> list[Target] | None:
     if isinstance(tree, exp.Command):
         return _command(tree)
+    if isinstance(tree, exp.Select) and tree.args.get("from_") is None:
+        return _setval_target(tree)
     if isinstance(tree, _DML):
         return [Target("write", "relation", *_parts(tree.this))]
     if isinstance(tree, exp.Copy):

@@ -138,6 +138,9 @@ class Statement:
     atomic: bool = False
     # WARNING notices the server sends when the statement runs (behaviour that differs).
     warnings: tuple[str, ...] = ()
+    # TRUNCATE ... RESTART IDENTITY: the (schema, table)s whose sequences the server
+    # makes again after the TRUNCATE (multi_object.py, proxy/pgserver/sequence_restart.py).
+    restart_identity: tuple[tuple[str | None, str], ...] = ()
     # ALTER TABLE ... RENAME TO: the ALTER VIEW form, run instead when the target is a view.
     view_sql: str | None = None
     # NOTICEs the server sends when it runs the statement, e.g. that a PostgreSQL index

@@ -3,8 +3,8 @@
 - `DROP TABLE|VIEW|SEQUENCE|INDEX|SCHEMA a, b [CASCADE]`: DuckDB drops one object per
   statement, so each object gets its own DROP;
 - `TRUNCATE [TABLE] [ONLY] a, b [RESTART|CONTINUE IDENTITY] [CASCADE|RESTRICT]`: one
-  `TRUNCATE` per table. DuckDB cannot restart a sequence, so RESTART IDENTITY leaves
-  the serial columns' sequences where they are and says so in a WARNING.
+  `TRUNCATE` per table. DuckDB cannot restart a sequence: RESTART IDENTITY names the
+  tables whose sequences the server makes again (proxy/pgserver/sequence_restart.py).
 
 The statements of one such request run in one transaction (`Statement.atomic`): all or
 nothing, as in PostgreSQL.
@@ -21,15 +21,13 @@ from sqlglot import exp
 
 _DROP_KINDS = frozenset({"TABLE", "VIEW", "SEQUENCE", "INDEX", "SCHEMA", "MACRO", "TYPE"})
 
-RESTART_IDENTITY_WARNING = (
-    "TRUNCATE ... RESTART IDENTITY: the rows are removed, but sequences are not restarted "
-    "(DuckDB cannot restart a sequence); serial columns continue from their current value"
-)
+Restart = tuple[tuple[str | None, str], ...]
 
 
-def split(tree: exp.Expr) -> tuple[list[exp.Expr], tuple[str, ...]] | None:
-    """One statement per object and the warnings to send, or None when `tree` is not a
-    DROP or TRUNCATE that needs splitting (TRUNCATE with options is always rebuilt)."""
+def split(tree: exp.Expr) -> tuple[list[exp.Expr], Restart] | None:
+    """One statement per object and the (schema, table)s whose sequences restart
+    (TRUNCATE ... RESTART IDENTITY), or None when `tree` is not a DROP or TRUNCATE that
+    needs splitting (TRUNCATE with options is always rebuilt)."""
     if isinstance(tree, exp.Drop):
         tables = tree.args.get("tables") or []
         kind = (tree.args.get("kind") or "").upper()
@@ -54,8 +52,10 @@ def split(tree: exp.Expr) -> tuple[list[exp.Expr], tuple[str, ...]] | None:
             single = table.copy()
             single.set("only", None)
             parts.append(exp.TruncateTable(expressions=[single]))
-        warnings = (RESTART_IDENTITY_WARNING,) if identity == "RESTART" else ()
-        return parts, warnings
+        restart: Restart = ()
+        if identity == "RESTART":
+            restart = tuple((t.text("db") or None, t.name) for t in tables)
+        return parts, restart
     return None
 
 

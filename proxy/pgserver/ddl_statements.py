@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from proxy.pgserver import alter_rebuild, constraint_ddl
+from proxy.pgserver import alter_rebuild, constraint_ddl, sequence_restart
 
 if TYPE_CHECKING:
     from transpiler import Statement
@@ -27,6 +27,8 @@ def run_ddl(cur: Any, st: Statement, sql: str, own_transaction: bool) -> str:
                 raise
             sql = st.view_sql
             cur.execute(sql)
+        if st.restart_identity:  # TRUNCATE ... RESTART IDENTITY
+            sequence_restart.restart_identity(cur, list(st.restart_identity))
     return sql
 
 

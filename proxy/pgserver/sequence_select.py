@@ -51,10 +51,13 @@ def sequence_sql(cur: Any, sql: str, err: duckdb.CatalogException) -> str | None
     return sql[: found.start(2)] + f"{relation} AS {alias}" + sql[found.end(2) :]
 
 
-def execute_reading_sequences(cur: Any, sql: str, params: list, is_select: bool) -> None:
+def execute_reading_sequences(
+    cur: Any, sql: str, params: list, is_select: bool, in_block: bool = True
+) -> None:
     """cur.execute(sql, params); a SELECT that reads a sequence as a relation is run again
-    with the sequence's row (DuckDB reports the sequence as a missing table first)."""
-    if is_select and "setval" in sql.lower() and run_setval_rows(cur, sql, params):
+    with the sequence's row (DuckDB reports the sequence as a missing table first).
+    `in_block`: a transaction is open (a setval that remakes a sequence joins it)."""
+    if "setval" in sql.lower() and run_setval_rows(cur, sql, params, in_block):
         return  # before DuckDB's error, which would abort an open transaction
     try:
         cur.execute(sql, params) if params else cur.execute(sql)

@@ -3,7 +3,9 @@ sequence only when its name is a constant, so a setval whose name (or value) is 
 per row, as Django's sequence reset after loaddata sends
 (`setval(pg_get_serial_sequence('"t"', 'id'), coalesce(max("id"), 1), max("id") IS NOT
 null) FROM "t"`), fails. The arguments are read first with the same FROM / WHERE, then
-setval runs once per row on constants, in one SELECT that answers what PostgreSQL would."""
+setval runs once per row on constants, in one SELECT that answers what PostgreSQL would.
+Constant names take the same path: a setval that moves a sequence back needs the
+sequence made again first (sequence_restart.py), which no SQL macro can do."""
 
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ from typing import Any
 
 import sqlglot
 from sqlglot import exp
+
+from proxy.pgserver import alter_rebuild, sequence_restart
 
 
 def _literal(value: Any) -> exp.Expr:
@@ -23,7 +27,7 @@ def _literal(value: Any) -> exp.Expr:
     return exp.Literal.string(str(value))
 
 
-def run_setval_rows(cur: Any, sql: str, params: list) -> bool:
+def run_setval_rows(cur: Any, sql: str, params: list, in_block: bool = True) -> bool:
     """Run `sql` argument-first if it is a SELECT whose only output is a setval call on a
     computed sequence name; False (nothing run) otherwise."""
     try:
@@ -40,8 +44,6 @@ def run_setval_rows(cur: Any, sql: str, params: list) -> bool:
         n.name.lower() == "setval" for a in call.expressions for n in a.find_all(exp.Anonymous)
     ):
         return False
-    if isinstance(call.expressions[0], exp.Literal):
-        return False  # a constant name: the setval macro does it in one statement
     args = tree.copy()
     args.set("expressions", [a.copy() for a in call.expressions])
     text = args.sql(dialect="duckdb")
@@ -54,5 +56,19 @@ def run_setval_rows(cur: Any, sql: str, params: list) -> bool:
         for row in rows
     ]
     final = " UNION ALL ".join(parts) or f'SELECT CAST(NULL AS BIGINT) AS "{name}" WHERE false'
-    cur.execute(final)
+    with alter_rebuild.own_transaction(cur, in_block):
+        for row in rows:  # a sequence moved back is made again first (sequence_restart.py)
+            if row[0] is not None and row[1] is not None:
+                called = True if len(row) < 3 else row[2]
+                if called is not None:
+                    back = sequence_restart.needs_recreate(cur, str(row[0]), int(row[1]), called)
+                    if back is not None:
+                        sequence_restart.recreate(cur, *back)
+        values = cur.execute(final).fetchall()
+    # the answer read again from constants: a commit of our own ends the result above
+    answer = " UNION ALL ".join(
+        exp.select(exp.alias_(exp.cast(_literal(v[0]), "BIGINT"), name)).sql(dialect="duckdb")
+        for v in values
+    )
+    cur.execute(answer or final)
     return True

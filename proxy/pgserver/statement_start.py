@@ -169,7 +169,7 @@ def execute(
     elif st.tag == "ALTER TABLE" and not params:
         ddl_statements.alter_table(cur, run_sql, plan.outside_block)
     else:
-        execute_reading_sequences(cur, run_sql, params, is_select)
+        execute_reading_sequences(cur, run_sql, params, is_select, not plan.outside_block)
     if st.kind == "explain":
         return explain.columns(sql), None, explain.plan_rows(cur, sql, plan.shown)
     if cast:

@@ -31,7 +31,7 @@ from typing import Any
 
 from proxy.semantic.embedded_columns import REGISTRY, is_embed_column_call
 from transpiler import ColumnHints, Statement
-from transpiler.column_hints import JSON, OTHER, TEXT, VECTOR
+from transpiler.column_hints import DATE, JSON, OTHER, TEXT, VECTOR
 
 log = logging.getLogger("hatiproxy.column_hints")
 
@@ -152,6 +152,8 @@ def build(
             if dtype == "VARCHAR"
             else JSON
             if dtype == "JSON"
+            else DATE
+            if dtype == "DATE"
             else OTHER
         )
         kinds.setdefault(t, {}).setdefault(c, set()).add(kind)
@@ -221,7 +223,8 @@ def wanted(sql: str) -> bool:
     text column clears its vector: transpiler/embedded_writes.py), INSERT (fewer
     values than columns: transpiler/insert_columns.py), GROUP BY (a primary key
     groups its table's other columns: transpiler/group_by_key.py), JSON operators
-    (`@>` on a JSON column: transpiler/jsonb_ops.py) and pgvector distances (a parameter
+    (`@>` on a JSON column: transpiler/jsonb_ops.py), date - date (transpiler/date_arith.py)
+    and pgvector distances (a parameter
     takes its column's size: transpiler/pgvector.py)."""
     # Substring tests on the lower-cased text: ~0.2 us a statement (a regex takes ~10x).
     low = sql.lower()
@@ -230,6 +233,7 @@ def wanted(sql: str) -> bool:
         or "insert" in low
         or "group" in low
         or "json" in low  # jsonb operators on JSON columns: transpiler/jsonb_ops.py
+        or "-" in low  # date - date is an integer: transpiler/date_arith.py
         or "@>" in low
         or "<@" in low
         or "semantic_" in low

@@ -325,11 +325,12 @@ print(json.dumps({
 """
 
 
-def test_dumpdata_then_flush(project: Project) -> None:
+def test_dumpdata_flush_loaddata_round_trip(project: Project) -> None:
     # dumpdata reads through a server-side cursor (DECLARE ... CURSOR WITH HOLD): jsonb
-    # columns must come back as jsonb there too. loaddata of the dump does not work yet:
-    # Django's sequence reset `SELECT setval(pg_get_serial_sequence(...), max(id), ...)`
-    # passes a computed sequence name (docs/compatibility.md).
+    # columns must come back as jsonb there too. flush sends TRUNCATE ... RESTART
+    # IDENTITY: serial keys start again at 1, as in PostgreSQL (the sequences are made
+    # again, proxy/pgserver/sequence_restart.py); loaddata's sequence reset then moves
+    # them to the loaded rows' max(id).
     head = RELATIONS.split("out = {}")[0] + "from django.contrib.auth.models import User\n"
     before = json.loads(project.run(script=head + COUNTS))
     assert before["counts"] == [4, 5, 3, 2, 1]  # authors, books, tags, book-tag links, users
@@ -345,6 +346,21 @@ def test_dumpdata_then_flush(project: Project) -> None:
     assert m2["meta"] == {"lang": "fr"} and len(m2["tags"]) == 1  # JSON and M2M serialised
     project.run("flush", "--noinput")
     assert json.loads(project.run(script=head + COUNTS))["counts"] == [0, 0, 0, 0, 0]
+    new = (
+        head
+        + 'print(json.dumps([Author.objects.create(name="N").pk, Tag.objects.create(label="n").pk]))'
+    )
+    assert json.loads(project.run(script=new)) == [1, 1]  # RESTART IDENTITY
+    project.run("flush", "--noinput")
+    assert "Installed 13 object(s)" in project.run("loaddata", "dump.json")
+    after = json.loads(project.run(script=head + COUNTS))
+    assert after == before
+    author_max, book_max = before["ids"]
+    made = head + (
+        'print(json.dumps([Author.objects.create(name="M").pk, '
+        'Book.objects.create(author=Author.objects.get(name="M"), title="T", pages=1).pk]))'
+    )
+    assert json.loads(project.run(script=made)) == [author_max + 1, book_max + 1]
 
 
 def test_psycopg2_migrate_and_orm(tmp_path: Path) -> None:

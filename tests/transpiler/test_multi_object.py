@@ -7,7 +7,6 @@ import duckdb
 import pytest
 
 from transpiler import transpile
-from transpiler.multi_object import RESTART_IDENTITY_WARNING
 
 
 @pytest.mark.parametrize(
@@ -32,10 +31,11 @@ def test_split(text: str, expected: str, atomic: bool) -> None:
     assert (st.sql, st.atomic, st.warnings) == (expected, atomic, ())
 
 
-def test_restart_identity_warns() -> None:
-    (st,) = transpile("TRUNCATE TABLE a, b RESTART IDENTITY")
-    assert st.sql == "TRUNCATE TABLE a; TRUNCATE TABLE b"
-    assert st.warnings == (RESTART_IDENTITY_WARNING,)
+def test_restart_identity_names_the_tables() -> None:
+    (st,) = transpile("TRUNCATE TABLE a, s.b RESTART IDENTITY")
+    assert st.sql == "TRUNCATE TABLE a; TRUNCATE TABLE s.b"
+    assert (st.atomic, st.warnings) == (True, ())
+    assert st.restart_identity == ((None, "a"), ("s", "b"))
 
 
 def test_split_sql_runs_on_duckdb() -> None:

@@ -2,7 +2,7 @@
 -- {{pg_type_rows}} and {{duck_kind_rows}} come from proxy/db/catalog/types.py, which
 -- reads the wire layer's OID table: RowDescription and pg_type always agree.
 
-CREATE OR REPLACE TABLE __hati_catalog.pg.pg_type (
+CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_pg_type_static (
     oid BIGINT, typname VARCHAR, typlen SMALLINT, typbyval BOOLEAN, typtype VARCHAR,
     typcategory VARCHAR, typispreferred BOOLEAN, typdelim VARCHAR, typelem BIGINT,
     typarray BIGINT, typinput VARCHAR, typoutput VARCHAR, typreceive VARCHAR,
@@ -16,7 +16,7 @@ CREATE OR REPLACE TABLE __hati_catalog.pg.pg_type (
     typdefaultbin VARCHAR DEFAULT NULL, typdefault VARCHAR DEFAULT NULL,
     typacl VARCHAR[] DEFAULT NULL
 );
-INSERT INTO __hati_catalog.pg.pg_type (oid, typname, typlen, typbyval, typtype, typcategory,
+INSERT INTO __hati_catalog.pg.__hati_pg_type_static (oid, typname, typlen, typbyval, typtype, typcategory,
     typispreferred, typdelim, typelem, typarray, typinput, typoutput, typreceive, typsend,
     typalign, typstorage, typcollation)
 VALUES {{pg_type_rows}};
@@ -27,13 +27,27 @@ VALUES {{pg_type_rows}};
 -- vector(n): atttypid 16400, atttypmod n, as pgvector keeps it. Its values travel as vector
 -- too (proxy.wire.vector: text '[1,2]', binary vector_send), so pgvector's client adapters
 -- (register_vector for psycopg / asyncpg, SQLAlchemy's Vector) read them.
-INSERT INTO __hati_catalog.pg.pg_type (oid, typname, typlen, typbyval, typtype, typcategory,
+INSERT INTO __hati_catalog.pg.__hati_pg_type_static (oid, typname, typlen, typbyval, typtype, typcategory,
     typispreferred, typdelim, typelem, typarray, typinput, typoutput, typreceive, typsend,
     typalign, typstorage, typcollation, typnamespace, typmodin, typmodout)
 VALUES (16400, 'vector', -1, FALSE, 'b', 'U', FALSE, ',', 0, 16405, 'vector_in', 'vector_out',
         'vector_recv', 'vector_send', 'i', 'e', 0, 2200, 'vector_typmod_in', NULL),
        (16405, '_vector', -1, FALSE, 'b', 'A', FALSE, ',', 16400, 0, 'array_in', 'array_out',
         'array_recv', 'array_send', 'i', 'x', 0, 2200, 'array_typmod_in', 'array_typmod_out');
+
+-- pg_type: the built-in rows above, and each user ENUM type (CREATE TYPE ... AS ENUM) with
+-- typtype 'e', as PostgreSQL shows it (psql \dT, SQLAlchemy's enum reflection); its labels
+-- are in pg_enum (40_system.sql).
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_type AS
+SELECT * FROM __hati_catalog.pg.__hati_pg_type_static
+UNION ALL
+SELECT type_oid::BIGINT, type_name, 4::SMALLINT, TRUE, 'e', 'E', FALSE, ',', 0::BIGINT,
+       0::BIGINT, 'enum_in', 'enum_out', 'enum_recv', 'enum_send', 'i', 'p', 0::BIGINT,
+       CASE WHEN schema_name = 'main' THEN 2200 ELSE schema_oid END::BIGINT, 10::BIGINT,
+       TRUE, 0::BIGINT, NULL, NULL, NULL, NULL, FALSE, 0::BIGINT, -1, 0, NULL, NULL,
+       NULL::VARCHAR[]
+FROM duckdb_types()
+WHERE logical_type = 'ENUM' AND NOT internal AND database_name = {{duck_db}};
 
 -- n of a DuckDB FLOAT[n] column type (a pgvector vector(n)), else NULL.
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_vector_dims(dt) AS

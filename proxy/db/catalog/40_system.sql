@@ -143,8 +143,13 @@ FROM __hati_catalog.pg.pg_type t
 WHERE t.typcategory <> 'A';
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_shdescription
     (objoid BIGINT, classoid BIGINT, description VARCHAR);
-CREATE OR REPLACE TABLE __hati_catalog.pg.pg_enum
-    (oid BIGINT, enumtypid BIGINT, enumsortorder REAL, enumlabel VARCHAR);
+-- The labels of user ENUM types (pg_type rows with typtype 'e', 10_types.sql), in order.
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_enum AS
+SELECT (type_oid * 65536 + i)::BIGINT AS oid, type_oid::BIGINT AS enumtypid,
+       i::REAL AS enumsortorder, labels[i] AS enumlabel
+FROM (SELECT type_oid, labels, generate_subscripts(labels, 1) AS i
+      FROM duckdb_types()
+      WHERE logical_type = 'ENUM' AND NOT internal AND database_name = {{duck_db}});
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_partitioned_table
     (partrelid BIGINT, partstrat VARCHAR, partnatts SMALLINT, partdefid BIGINT,
      partattrs SMALLINT[], partclass BIGINT[], partcollation BIGINT[], partexprs VARCHAR);

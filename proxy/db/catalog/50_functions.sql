@@ -363,7 +363,8 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.acldefault(kind, owner_oid) AS (
 
 -- setval(seq, value [, is_called]): DuckDB cannot set a sequence, so it is moved forward by
 -- drawing values until nextval gives what PostgreSQL's would (pg_dump's restores call it
--- on fresh sequences). Moving a sequence back is refused.
+-- on fresh sequences). Moving a sequence back needs the sequence made again, which the
+-- server does first (proxy/pgserver/sequence_restart.py); here it is refused.
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_setval(seq, v, called) AS (
     WITH __h_s AS (
         SELECT coalesce(last_value + increment_by, start_value) AS nxt, increment_by AS inc
@@ -383,6 +384,15 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_setval(seq, v, called) AS (
         ELSE (SELECT v::BIGINT + 0 * count(nextval(regexp_replace(seq, '^public\.', 'main.')))
               FROM range((SELECT draws FROM __h_n))) END
     FROM __h_n RIGHT JOIN (SELECT 1) ON TRUE);
+-- The start value of a sequence named as setval takes it (ALTER SEQUENCE ... RESTART).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_sequence_start(seq) AS (
+    SELECT start_value FROM duckdb_sequences()
+    WHERE sequence_name = replace(string_split(seq, '.')[-1], '"', '')
+      AND (NOT contains(seq, '.')
+           OR schema_name = CASE replace(string_split(seq, '.')[1], '"', '')
+                                WHEN 'public' THEN 'main'
+                                ELSE replace(string_split(seq, '.')[1], '"', '') END)
+    ORDER BY schema_name <> 'main' LIMIT 1);
 CREATE OR REPLACE MACRO __hati_catalog.pg.setval(seq, v) AS
     __hati_catalog.pg.__hati_setval(seq, v, TRUE),
     (seq, v, called) AS __hati_catalog.pg.__hati_setval(seq, v, called);

@@ -1,0 +1,142 @@
+"""Moving a sequence back: `setval` to a lower value, `ALTER SEQUENCE ... RESTART`,
+`TRUNCATE ... RESTART IDENTITY` (Django's `flush`, then `loaddata`'s sequence reset).
+
+A DuckDB sequence only moves forward (nextval), and DuckDB has no ALTER SEQUENCE RESTART.
+So a sequence that must go back is made again: the column defaults that draw from it
+are dropped, the sequence dropped and created with the same options (start, increment,
+bounds, cycle), the defaults set again; then it is moved forward to the value wanted by
+drawing (the `setval` macro, proxy/db/catalog/50_functions.sql). All of it runs in the
+caller's transaction, or in one of its own: all or nothing, as in PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from proxy.core.sqltext import quote_ident
+from proxy.pgserver.constraint_ddl import alter_around_indexes
+
+_NEXTVAL = re.compile(r"nextval\('((?:[^']|'')+)'", re.IGNORECASE)
+
+
+def _unquote(part: str) -> str:
+    part = part.strip()
+    if part.startswith('"') and part.endswith('"'):
+        return part[1:-1].replace('""', '"')
+    return part
+
+
+def split_name(qualified: str) -> tuple[str | None, str]:
+    """(schema or None, name) of a sequence name as setval / nextval take it."""
+    parts = re.findall(r'"(?:[^"]|"")*"|[^.]+', qualified)
+    names = [_unquote(p) for p in parts]
+    schema = names[-2] if len(names) > 1 else None
+    return ("main" if schema == "public" else schema), names[-1]
+
+
+def find_sequence(cur: Any, qualified: str) -> tuple[str, str] | None:
+    """(schema, name) of the DuckDB sequence a PostgreSQL sequence name means, or None."""
+    schema, name = split_name(qualified)
+    row = cur.execute(
+        "SELECT schema_name, sequence_name FROM duckdb_sequences() WHERE sequence_name = ? "
+        "AND (? IS NULL OR schema_name = ?) AND database_name <> 'temp' "
+        "ORDER BY schema_name <> 'main' LIMIT 1",
+        [name, schema, schema],
+    ).fetchone()
+    return (row[0], row[1]) if row else None
+
+
+def next_value(cur: Any, schema: str, name: str) -> tuple[int, int]:
+    """(the value nextval would give now, increment)."""
+    row = cur.execute(
+        "SELECT coalesce(last_value + increment_by, start_value), increment_by "
+        "FROM duckdb_sequences() WHERE schema_name = ? AND sequence_name = ?",
+        [schema, name],
+    ).fetchone()
+    return int(row[0]), int(row[1])
+
+
+def needs_recreate(cur: Any, qualified: str, value: int, called: bool) -> tuple[str, str] | None:
+    """The sequence, when `setval(qualified, value, called)` moves it back; else None."""
+    found = find_sequence(cur, qualified)
+    if found is None:
+        return None
+    nxt, inc = next_value(cur, *found)
+    wanted = value + inc if called else value
+    behind = wanted < nxt if inc > 0 else wanted > nxt
+    return found if behind else None
+
+
+def _dependents(cur: Any, schema: str, name: str) -> list[tuple[str, str, str, str]]:
+    """(schema, table, column, default) of every column whose default draws from it."""
+    rows = cur.execute(
+        "SELECT schema_name, table_name, column_name, column_default FROM duckdb_columns() "
+        "WHERE column_default ILIKE '%nextval(%' AND database_name <> 'temp'"
+    ).fetchall()
+    out = []
+    for t_schema, table, column, default in rows:
+        for m in _NEXTVAL.finditer(default):
+            d_schema, d_name = split_name(m[1].replace("''", "'"))
+            same_schema = d_schema == schema or (d_schema is None and schema in (t_schema, "main"))
+            if d_name == name and same_schema:
+                out.append((t_schema, table, column, default))
+                break
+    return out
+
+
+def recreate(cur: Any, schema: str, name: str) -> None:
+    """Make the sequence again, fresh (its next value is its start), keeping its options
+    and the column defaults that draw from it. In the caller's transaction."""
+    opts = cur.execute(
+        "SELECT start_value, increment_by, min_value, max_value, cycle FROM duckdb_sequences() "
+        "WHERE schema_name = ? AND sequence_name = ?",
+        [schema, name],
+    ).fetchone()
+    start, inc, low, high, cycle = opts
+    seq = f"{quote_ident(schema)}.{quote_ident(name)}"
+    deps = _dependents(cur, schema, name)
+    for t_schema, table, column, _ in deps:
+        alter_around_indexes(
+            cur,
+            f"ALTER TABLE {quote_ident(t_schema)}.{quote_ident(table)} "
+            f"ALTER COLUMN {quote_ident(column)} DROP DEFAULT",
+        )
+    cur.execute(f"DROP SEQUENCE {seq}")
+    cur.execute(
+        f"CREATE SEQUENCE {seq} INCREMENT BY {inc} MINVALUE {low} MAXVALUE {high} "
+        f"START WITH {start} {'CYCLE' if cycle else 'NO CYCLE'}"
+    )
+    for t_schema, table, column, default in deps:
+        alter_around_indexes(
+            cur,
+            f"ALTER TABLE {quote_ident(t_schema)}.{quote_ident(table)} "
+            f"ALTER COLUMN {quote_ident(column)} SET DEFAULT {default}",
+        )
+
+
+def table_sequences(cur: Any, schema: str | None, table: str) -> list[tuple[str, str]]:
+    """The sequences the table's column defaults draw from (its serial / identity columns)."""
+    rows = cur.execute(
+        "SELECT schema_name, column_default FROM duckdb_columns() WHERE table_name = ? "
+        "AND (? IS NULL OR schema_name = ?) AND column_default ILIKE '%nextval(%' "
+        "AND database_name <> 'temp'",
+        [table, schema, schema],
+    ).fetchall()
+    out: list[tuple[str, str]] = []
+    for t_schema, default in rows:
+        for m in _NEXTVAL.finditer(default):
+            d_schema, d_name = split_name(m[1].replace("''", "'"))
+            found = find_sequence(
+                cur, f"{quote_ident(d_schema or t_schema)}.{quote_ident(d_name)}"
+            ) or find_sequence(cur, quote_ident(d_name))
+            if found is not None and found not in out:
+                out.append(found)
+    return out
+
+
+def restart_identity(cur: Any, tables: list[tuple[str | None, str]]) -> None:
+    """`TRUNCATE ... RESTART IDENTITY`: the sequences of these tables start again."""
+    for schema, table in tables:
+        for seq_schema, seq_name in table_sequences(cur, schema, table):
+            recreate(cur, seq_schema, seq_name)

@@ -1,0 +1,19 @@
+-- date - date is an integer (days) in PostgreSQL, so it adds to a date again;
+-- date +/- integer is a date.
+-- @setup
+CREATE TABLE d_date_arith (id int PRIMARY KEY, d date, e date, n int);
+INSERT INTO d_date_arith VALUES (1, '2020-01-01', '2020-03-01', 3), (2, '2024-02-28', '2024-03-01', -2), (3, NULL, '2020-01-01', 1);
+-- @query date_minus_date
+SELECT id, e - d AS days FROM d_date_arith ORDER BY id
+-- @query date_plus_date_difference
+SELECT id, d + (e - d) AS back_to_e FROM d_date_arith ORDER BY id
+-- @query date_plus_minus_integer_column
+SELECT id, d + n, d - n, n + d FROM d_date_arith ORDER BY id
+-- @query literal_dates
+SELECT DATE '2020-03-01' - DATE '2020-01-01', DATE '2020-01-01' + 5, DATE '2020-01-01' - 3
+-- @query difference_in_where
+SELECT id FROM d_date_arith WHERE e - d > 30 ORDER BY id
+-- @query difference_max
+SELECT max(e - d), min(e - d) FROM d_date_arith
+-- @query qualified_columns
+SELECT t.e - t.d FROM d_date_arith t WHERE t.id = 1
