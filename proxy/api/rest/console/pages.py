@@ -39,6 +39,7 @@ def render(request: Request, name: str, who: Caller | None, status: int = 200, *
         trust=who is not None and who.principal is None,
         csrf=csrf_token(request),
         page=name.removesuffix(".html"),
+        status=status,
         **ctx,
     )
     return HTMLResponse(html, status_code=status, headers={"Cache-Control": "no-store"})
@@ -57,9 +58,7 @@ async def _page(request: Request, name: str, build) -> Response:
     try:
         ctx = await build(who)
     except AgentError as exc:
-        return render(
-            request, "error.html", who, exc.http_status, error=exc, status=exc.http_status
-        )
+        return render(request, "error.html", who, exc.http_status, error=exc)
     if isinstance(ctx, Response):
         return ctx
     return render(request, name, who, **ctx)
@@ -67,7 +66,7 @@ async def _page(request: Request, name: str, build) -> Response:
 
 def _bad_csrf(request: Request, who: Caller | None) -> Response:
     error = AgentError.forbidden("the form's CSRF token does not match this sign-in")
-    return render(request, "error.html", who, 403, error=error, status=403)
+    return render(request, "error.html", who, 403, error=error)
 
 
 @router.get("/signin")
