@@ -230,6 +230,8 @@ def test_post_without_matching_csrf_token_is_403(ks):
         assert r.status_code == 403 and "CSRF" in r.text
         page = jar.get(ks.url + "/console/keys").text
     assert ">x<" not in page  # no key was created
+    r = requests.post(ks.url + "/console/signin", data={"api_key": "hd_live_wrong"})
+    assert "That key was not accepted" in r.text and "<h1>Sign in</h1>" in r.text
 
 
 def test_server_page_shows_metrics(ks, driver, shots):

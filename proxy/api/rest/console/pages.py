@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from proxy.access.service import AuthError
 from proxy.api.rest import cot, keys, memory
 from proxy.api.rest.auth import Caller, layer_of
 from proxy.api.rest.console.session import (
@@ -53,8 +54,8 @@ def _signin(message: str | None = None) -> Response:
 async def _page(request: Request, name: str, build) -> Response:
     """Resolve the caller, run `build(who)` -> context; AgentError -> its status page."""
     who = await console_caller(request)
-    if who is None:
-        return _signin()
+    if who is None:  # a cookie the server no longer accepts says so on the sign-in page
+        return _signin("expired" if COOKIE in request.cookies else None)
     try:
         ctx = await build(who)
     except AgentError as exc:
@@ -71,14 +72,12 @@ def _bad_csrf(request: Request, who: Caller | None) -> Response:
 
 @router.get("/signin")
 async def signin_form(request: Request, expired: int = 0):
-    trust = await access_of_trust(request)
+    trust = await trust_mode(request)
     return render(request, "signin.html", None, expired=bool(expired), trust_available=trust)
 
 
-async def access_of_trust(request: Request) -> bool:
+async def trust_mode(request: Request) -> bool:
     """Would this request be admitted without a key (trust mode)?"""
-    from proxy.access.service import AuthError
-
     host = request.client.host if request.client else None
     try:
         await request.app.state.services.access.resolve({}, host)
