@@ -18,11 +18,10 @@ from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
-from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.conftest import start_server
-from tests.rest.rest_support import KeyedServer, KeySpec, keyed_server
+from tests.rest.rest_support import KeyedServer, KeySpec, create_keys
 
 KEYS = {"admin": KeySpec("admin"), "bot": KeySpec("agent", agent_id="bot")}
 ARGS = ("--embedding-provider", "hash")
@@ -46,6 +45,7 @@ def browser() -> webdriver.Chrome:
 
 
 def seed(ks: KeyedServer) -> None:
+    """Memories of two agents and a 3-step session of bot, keyless (trust mode)."""
     memories = [
         ("bot", "the blue whale is the largest animal", 0.9),
         ("bot", "whale songs travel far under water", 0.3),
@@ -56,7 +56,7 @@ def seed(ks: KeyedServer) -> None:
         r = ks.request(
             "POST",
             "/v1/organizations/local/agent-memory",
-            key="admin",
+            key=None,
             json={**body, "importance": importance},
         )
         assert r.ok, r.text
@@ -71,28 +71,11 @@ def seed(ks: KeyedServer) -> None:
         }
         for i in range(3)
     ]
-    r = ks.request("POST", "/v1/cot/ingest", key="admin", json={"traces": traces})
+    r = ks.request("POST", "/v1/cot/ingest", json={"traces": traces})
     assert r.ok, r.text
 
 
-@pytest.fixture(scope="module")
-def ks(tmp_path_factory) -> Iterator[KeyedServer]:
-    tmp = tmp_path_factory.mktemp("console")
-    ks = keyed_server(tmp, KEYS)
-    try:
-        seed(ks)
-    finally:
-        ks.server.stop()
-    con = duckdb.connect(str(tmp / "data" / "hatiproxy.agent.duckdb"))
-    con.execute(
-        "UPDATE hatidata_internal.cot_traces SET content = '{\"step\":99}' "
-        "WHERE session_id = ? AND step_index = 1",
-        [SESSION],
-    )
-    con.close()
-    ks.server = start_server(tmp, *ARGS)
-    yield ks
-    ks.server.stop()
+TRUST: dict[str, str] = {}  # what the console said while the server had no keys
 
 
 @pytest.fixture(scope="module")
@@ -105,6 +88,36 @@ def driver() -> Iterator[webdriver.Chrome]:
 @pytest.fixture(scope="module")
 def shots(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("console-screenshots")
+
+
+@pytest.fixture(scope="module")
+def ks(tmp_path_factory, driver, shots) -> Iterator[KeyedServer]:
+    """One server started twice: first keyless (trust mode: seeded, console looked at),
+    then, after step 1 of the session was edited in the file and keys were created,
+    with keys."""
+    tmp = tmp_path_factory.mktemp("console")
+    trusting = KeyedServer(start_server(tmp, *ARGS))
+    try:
+        seed(trusting)
+        driver.get(trusting.url + "/console/signin")
+        TRUST["signin"] = text(driver, "trust-mode")
+        click_through(driver, driver.find_element(By.CSS_SELECTOR, "form button[type=submit]"))
+        TRUST["memories"] = text(driver, "trust-mode")
+        TRUST["count"] = text(driver, "count")
+        shot(driver, shots, "trust-mode")
+    finally:
+        trusting.server.stop()
+    con = duckdb.connect(str(tmp / "data" / "hatiproxy.agent.duckdb"))
+    con.execute(
+        "UPDATE hatidata_internal.cot_traces SET content = '{\"step\":99}' "
+        "WHERE session_id = ? AND step_index = 1",
+        [SESSION],
+    )
+    con.close()
+    secrets = create_keys(tmp / "data", KEYS)
+    ks = KeyedServer(start_server(tmp, *ARGS), secrets)
+    yield ks
+    ks.server.stop()
 
 
 def shot(driver: webdriver.Chrome, shots: Path, name: str) -> None:
@@ -120,11 +133,21 @@ def sign_in(driver: webdriver.Chrome, ks: KeyedServer, key: str) -> None:
     click_through(driver, driver.find_element(By.CSS_SELECTOR, "form button[type=submit]"))
 
 
+def _gone(page: WebElement) -> bool:
+    """The old page's root element left the document (chromium reports it as stale, or,
+    mid-navigation, as a node that no longer belongs to the document)."""
+    try:
+        page.is_enabled()
+    except WebDriverException:
+        return True
+    return False
+
+
 def click_through(driver: webdriver.Chrome, element: WebElement) -> None:
     """Click a link or button and wait until the next page replaced this one."""
     page = driver.find_element(By.TAG_NAME, "html")
     element.click()
-    WebDriverWait(driver, 10).until(EC.staleness_of(page))
+    WebDriverWait(driver, 10).until(lambda _: _gone(page))
 
 
 def text(driver: webdriver.Chrome, element_id: str) -> str:
@@ -135,6 +158,12 @@ def text(driver: webdriver.Chrome, element_id: str) -> str:
 
 def result_texts(driver: webdriver.Chrome) -> list[str]:
     return [a.text for a in driver.find_elements(By.CSS_SELECTOR, "#results tbody a")]
+
+
+def test_trust_mode_is_said_plainly(ks):
+    assert TRUST["signin"].startswith("Trust mode:")
+    assert TRUST["memories"].startswith("Trust mode:") and "unrestricted admin" in TRUST["memories"]
+    assert TRUST["count"] == "3 memories, newest first"
 
 
 def test_agent_key_sees_only_its_agent_and_gets_403_on_keys(ks, driver, shots):
@@ -149,7 +178,7 @@ def test_agent_key_sees_only_its_agent_and_gets_403_on_keys(ks, driver, shots):
     box.send_keys("whale")
     page = driver.find_element(By.TAG_NAME, "html")
     box.submit()
-    WebDriverWait(driver, 10).until(EC.staleness_of(page))
+    WebDriverWait(driver, 10).until(lambda _: _gone(page))
     assert text(driver, "count") == "2 results for “whale”"
     assert set(result_texts(driver)) == {
         "the blue whale is the largest animal",

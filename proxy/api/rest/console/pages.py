@@ -11,7 +11,6 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from proxy.access.service import AuthError
 from proxy.api.rest import cot, keys, memory
 from proxy.api.rest.auth import Caller, layer_of
 from proxy.api.rest.console.session import (
@@ -79,11 +78,7 @@ async def signin_form(request: Request, expired: int = 0):
 async def trust_mode(request: Request) -> bool:
     """Would this request be admitted without a key (trust mode)?"""
     host = request.client.host if request.client else None
-    try:
-        await request.app.state.services.access.resolve({}, host)
-    except (AuthError, AgentError):
-        return False
-    return True
+    return request.app.state.services.access.trust_allowed(host)
 
 
 @router.post("/signin")
