@@ -82,7 +82,7 @@ TRUST: dict[str, str] = {}  # what the console said while the server had no keys
 def driver() -> Iterator[webdriver.Chrome]:
     d = browser()
     yield d
-    d.quit()
+    d.quit()  # (ks has quit it already: a second quit does nothing)
 
 
 @pytest.fixture(scope="module")
@@ -117,6 +117,9 @@ def ks(tmp_path_factory, driver, shots) -> Iterator[KeyedServer]:
     secrets = create_keys(tmp / "data", KEYS)
     ks = KeyedServer(start_server(tmp, *ARGS), secrets)
     yield ks
+    # The browser's keep-alive connections would hold the server's graceful shutdown
+    # (up to 10 s): close them first.
+    driver.quit()
     ks.server.stop()
 
 
