@@ -24,6 +24,7 @@ from proxy.api.rest import (
     transpile,
     triggers,
 )
+from proxy.api.rest.console import pages as console_pages
 
 if TYPE_CHECKING:
     from proxy.execution.services import Services
@@ -54,6 +55,8 @@ def create_app(services: Services) -> FastAPI:
     for module in (*routers, key_usage, transpile, functions):
         app.include_router(module.router)
     app.include_router(memory_batch.router)
+    app.include_router(console_pages.router)
+    app.mount("/console/static", console_pages.static, name="console-static")
     return app
 
 

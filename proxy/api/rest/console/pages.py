@@ -1,0 +1,304 @@
+"""Console routes: each page calls the REST handler a /v1 client would reach."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from proxy.api.rest import cot, keys, memory
+from proxy.api.rest.auth import Caller, layer_of
+from proxy.api.rest.console.session import (
+    COOKIE,
+    TRUST,
+    console_caller,
+    csrf_ok,
+    csrf_token,
+    form,
+)
+from proxy.core.errors import AgentError
+
+router = APIRouter(prefix="/console", include_in_schema=False)
+static = StaticFiles(packages=[("proxy.api.rest.console", "static")])
+env = Environment(
+    loader=PackageLoader("proxy.api.rest.console", "templates"),
+    autoescape=select_autoescape(["html"]),
+)
+SEARCH_TOP_K = 20
+STARTED = time.monotonic()  # imported as the server starts: statements/s is since then
+
+
+def render(request: Request, name: str, who: Caller | None, status: int = 200, **ctx: Any):
+    html = env.get_template(name).render(
+        who=who,
+        trust=who is not None and who.principal is None,
+        csrf=csrf_token(request),
+        page=name.removesuffix(".html"),
+        status=status,
+        **ctx,
+    )
+    return HTMLResponse(html, status_code=status, headers={"Cache-Control": "no-store"})
+
+
+def _signin(message: str | None = None) -> Response:
+    target = "/console/signin" + ("?expired=1" if message else "")
+    return RedirectResponse(target, status_code=303)
+
+
+async def _page(request: Request, name: str, build) -> Response:
+    """Resolve the caller, run `build(who)` -> context; AgentError -> its status page."""
+    who = await console_caller(request)
+    if who is None:  # a cookie the server no longer accepts says so on the sign-in page
+        return _signin("expired" if COOKIE in request.cookies else None)
+    try:
+        ctx = await build(who)
+    except AgentError as exc:
+        return render(request, "error.html", who, exc.http_status, error=exc)
+    if isinstance(ctx, Response):
+        return ctx
+    return render(request, name, who, **ctx)
+
+
+def _bad_csrf(request: Request, who: Caller | None) -> Response:
+    error = AgentError.forbidden("the form's CSRF token does not match this sign-in")
+    return render(request, "error.html", who, 403, error=error)
+
+
+@router.get("/signin")
+async def signin_form(request: Request, expired: int = 0):
+    trust = await trust_mode(request)
+    return render(request, "signin.html", None, expired=bool(expired), trust_available=trust)
+
+
+async def trust_mode(request: Request) -> bool:
+    """Would this request be admitted without a key (trust mode)?"""
+    host = request.client.host if request.client else None
+    return request.app.state.services.access.trust_allowed(host)
+
+
+@router.post("/signin")
+async def signin(request: Request):
+    fields = await form(request)
+    key = fields.get("api_key", "").strip()
+    response = RedirectResponse("/console/memories", status_code=303)
+    response.set_cookie(COOKIE, key or TRUST, httponly=True, samesite="strict", path="/console")
+    return response
+
+
+@router.post("/signout")
+async def signout(request: Request):
+    response = RedirectResponse("/console/signin", status_code=303)
+    response.delete_cookie(COOKIE, path="/console")
+    return response
+
+
+@router.get("")
+async def home():
+    return RedirectResponse("/console/memories", status_code=303)
+
+
+# --- memories --------------------------------------------------------------------------
+
+
+def _filters(request: Request) -> dict[str, str]:
+    q = request.query_params
+    return {k: q.get(k, "").strip() for k in ("q", "agent", "type", "min_importance")}
+
+
+def _keep(row: dict[str, Any], f: dict[str, str]) -> bool:
+    if f["type"] and row["memory_type"] != f["type"]:
+        return False
+    if f["min_importance"]:
+        try:
+            return float(row["importance"]) >= float(f["min_importance"])
+        except ValueError:
+            raise AgentError.invalid("importance must be a number between 0 and 1") from None
+    return True
+
+
+@router.get("/memories")
+async def memories(request: Request):
+    f = _filters(request)
+
+    async def build(who: Caller):
+        agent = f["agent"] or None
+        if f["q"]:
+            hits = await memory.search_memories(
+                who.org_id, request, who, query=f["q"], agent_id=agent, top_k=SEARCH_TOP_K
+            )
+            hits = [h for h in hits if _keep(h["entry"], f)]
+            return {"f": f, "hits": hits, "rows": None}
+        rows = await memory.list_memories(
+            who.org_id,
+            request,
+            who,
+            agent_id=agent,
+            memory_type=f["type"] or None,
+            limit=100,
+            embedding_model=None,
+            embedding_status=None,
+        )
+        return {"f": f, "hits": None, "rows": [r for r in rows if _keep(r, f)]}
+
+    return await _page(request, "memories.html", build)
+
+
+async def _chain(request: Request, who: Caller, memory_id: str) -> list[dict[str, Any]]:
+    """The memory, then each memory that superseded the one before (newest last)."""
+    identity = await memory._owner_identity(who, request, memory_id)
+    seen: list[dict[str, Any]] = []
+    current: str | None = memory_id
+    while current and len(seen) < 50 and current not in {r["memory_id"] for r in seen}:
+        rows = await layer_of(request).call("get_memory", identity, memory_id=current)
+        if not rows:
+            break
+        row = {**rows[0], "memory_id": str(rows[0]["memory_id"])}
+        seen.append(row)
+        nxt = row.get("superseded_by_id")
+        current = str(nxt) if nxt else None
+    return seen
+
+
+@router.get("/memories/{memory_id:uuid}")
+async def memory_detail(request: Request, memory_id: uuid.UUID, confirm: int = 0):
+    async def build(who: Caller):
+        who.require("memory:read")
+        return {"chain": await _chain(request, who, str(memory_id)), "confirm": bool(confirm)}
+
+    return await _page(request, "memory.html", build)
+
+
+@router.post("/memories/{memory_id:uuid}/delete")
+async def memory_delete(request: Request, memory_id: uuid.UUID):
+    fields = await form(request)
+    who = await console_caller(request)
+    if who is None:
+        return _signin()
+    if not csrf_ok(request, fields):
+        return _bad_csrf(request, who)
+
+    async def build(who: Caller):
+        await memory.delete_memory(who.org_id, memory_id, request, who)
+        return RedirectResponse("/console/memories?deleted=1", status_code=303)
+
+    return await _page(request, "memories.html", build)
+
+
+# --- reasoning sessions ----------------------------------------------------------------
+
+
+@router.get("/sessions")
+async def sessions(request: Request):
+    async def build(who: Caller):
+        rows = await cot.sessions(request, who, agent_id=None, limit=200)
+        return {"sessions": rows}
+
+    return await _page(request, "sessions.html", build)
+
+
+@router.get("/sessions/{session_id}")
+async def replay(request: Request, session_id: str, agent: str | None = None):
+    async def build(who: Caller):
+        doc = await cot.replay(session_id, request, who, agent_id=agent)
+        check = await cot.verify(session_id, request, who, agent_id=doc["agent_id"])
+        return {"replay": doc, "check": check}
+
+    return await _page(request, "replay.html", build)
+
+
+# --- keys (admins) ---------------------------------------------------------------------
+
+
+async def _key_lists(request: Request, who: Caller) -> dict[str, Any]:
+    org_keys = await keys.list_org_keys(who.org_id, request, who)
+    agent_keys = await keys.list_agent_keys(who.org_id, request, who)
+    return {
+        "org_keys": org_keys,
+        "agent_keys": agent_keys,
+        "roles": ("analyst", "auditor", "admin"),
+    }
+
+
+@router.get("/keys")
+async def key_page(request: Request):
+    async def build(who: Caller):
+        return {**await _key_lists(request, who), "created": None}
+
+    return await _page(request, "keys.html", build)
+
+
+@router.post("/keys")
+async def key_create(request: Request):
+    fields = await form(request)
+    who = await console_caller(request)
+    if who is None:
+        return _signin()
+    if not csrf_ok(request, fields):
+        return _bad_csrf(request, who)
+
+    async def build(who: Caller):
+        body = keys.OrgKeyCreate(
+            name=fields.get("name") or None, role=fields.get("role", "analyst")
+        )
+        created = await keys.create_org_key(who.org_id, body, request, who)
+        return {**await _key_lists(request, who), "created": created}
+
+    return await _page(request, "keys.html", build)
+
+
+@router.post("/keys/{key_id}/revoke")
+async def key_revoke(request: Request, key_id: str):
+    fields = await form(request)
+    who = await console_caller(request)
+    if who is None:
+        return _signin()
+    if not csrf_ok(request, fields):
+        return _bad_csrf(request, who)
+
+    async def build(who: Caller):
+        if fields.get("agent_key"):
+            await keys.revoke_agent_key(who.org_id, key_id, request, who)
+        else:
+            await keys.revoke_org_key(who.org_id, key_id, request, who)
+        return RedirectResponse("/console/keys", status_code=303)
+
+    return await _page(request, "keys.html", build)
+
+
+# --- server ----------------------------------------------------------------------------
+
+
+def _sample(registry: Any, name: str, labels: dict[str, str] | None = None) -> float:
+    return registry.get_sample_value(name, labels or {}) or 0.0
+
+
+@router.get("/server")
+async def server(request: Request):
+    async def build(who: Caller):
+        who.require("query_audit:read")  # the scope of /metrics
+        services = request.app.state.services
+        reg = services.metrics.registry
+        statements = sum(
+            s.value
+            for metric in reg.collect()
+            if metric.name == "hatiproxy_queries"
+            for s in metric.samples
+            if s.name == "hatiproxy_queries_total"
+        )
+        elapsed = time.monotonic() - STARTED
+        stats = await memory.embedding_stats(who.org_id, request, who)
+        return {
+            "connections": int(_sample(reg, "hatiproxy_connections")),
+            "statements": int(statements),
+            "rate": statements / elapsed if elapsed > 0 else 0.0,
+            "cache_ratio": _sample(reg, "hatiproxy_embedding_cache_hit_ratio"),
+            "cache_pending": int(_sample(reg, "hatiproxy_embedding_cache_pending")),
+            "stats": stats,
+        }
+
+    return await _page(request, "server.html", build)
