@@ -173,7 +173,7 @@ class BulkEmbedder:
             self._gate.wait_turn()
             # Interruptible only while the work thrown away stays under BULK_WASTE of the
             # bulk time: on a loaded machine a pass outlasts the gap between queries, and
-            # ending every one cut a 5,000-row fill to 0.3x the raw model.
+            # ending every one cut a 5,000-row fill to 0.46x the raw model.
             budget = self.wasted_s <= BULK_WASTE * self.busy_s
             started = time.perf_counter()
             try:
