@@ -194,8 +194,14 @@ class CachedEmbedder:
             self.observer.observe_cache(lru_hits + len(waiting), 0)
         if owned:
             self._compute(model_id, mode, prefix, owned, {k: texts[todo[k][0]] for k in owned})
-        for k, fut in {**owned, **waiting}.items():
-            out[todo[k]] = fut.result()  # re-raises the model's error for every caller
+        for k, fut in owned.items():
+            out[todo[k]] = fut.result()  # re-raises the model's error
+        for k, fut in waiting.items():
+            try:
+                out[todo[k]] = fut.result()
+            except Exception:  # noqa: BLE001 - its owner's pass may have been ended by a
+                # query (worker.py's bulk passes): embed it here; a real error recurs
+                out[todo[k]] = self.embed_batch([texts[todo[k][0]]], mode=mode)[0]
         return out
 
     def _compute(

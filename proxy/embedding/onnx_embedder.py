@@ -6,7 +6,9 @@ threads; the tokenizer is configured once in the constructor and never mutated a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal, cast
 
@@ -24,6 +26,21 @@ PRECISIONS: tuple[Precision, ...] = ("fp32", "int8")
 DEFAULT_MAX_BATCH = 32
 # padded tokens per forward pass: ~32 short texts, ~9 of 100 tokens, 4 of 256
 DEFAULT_MAX_BATCH_TOKENS = 1024
+
+
+_RUN = threading.local()  # .options: the RunOptions this thread's model passes run with
+
+
+@contextmanager
+def run_options(options: ort.RunOptions | None) -> Iterator[None]:
+    """Model passes on this thread run with `options` (its `terminate` flag, set from
+    another thread, ends a pass in progress with an error: worker.py's bulk passes)."""
+    before = getattr(_RUN, "options", None)
+    _RUN.options = options
+    try:
+        yield
+    finally:
+        _RUN.options = before
 
 
 def session_options(threads: int) -> ort.SessionOptions:
@@ -184,7 +201,7 @@ class OnnxEmbedder:
         feeds = {"input_ids": ids, "attention_mask": mask}
         if self._has_token_types:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = self.session.run([self._output], feeds)[0]
+        hidden = self.session.run([self._output], feeds, getattr(_RUN, "options", None))[0]
         if hidden.ndim == 2:  # graph already pooled
             pooled = hidden
         elif self.config.pooling == "cls":

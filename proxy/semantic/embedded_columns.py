@@ -66,7 +66,9 @@ Stop = Callable[[], bool]
 
 FILL_CHUNK = 1000  # rows read and written back per round
 EMBED_STEP = 250  # texts per progress step
-EMBED_PASS = 32  # texts per embedder call: one forward pass, then the stop check
+# texts per embedder call: one forward pass, then the stop check. A query ends the pass in
+# progress (worker.py), which is then run again: short passes waste less.
+EMBED_PASS = 16
 PROGRESS_INTERVAL_S = 2.0  # report at least this often while the work goes on...
 PROGRESS_STEP = 0.1  # ...and at every further 10% of a fill of more than FILL_CHUNK rows
 

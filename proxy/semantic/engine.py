@@ -159,7 +159,10 @@ class SemanticEngine:
             distinct = list(dict.fromkeys(t for t in texts if t is not None))
             by_text = {}
             if distinct:
-                vecs = self.embedder.embed_batch(distinct, mode="passage")
+                # a query's own model call: bulk passes (column fills) give way meanwhile
+                # (this path, parameters and columns, is the common one for clients)
+                with self.worker.gate.query():
+                    vecs = self.embedder.embed_batch(distinct, mode="passage")
                 by_text = dict(zip(distinct, vecs, strict=True))
             return pa.array([None if t is None else by_text[t] for t in texts], type=out_type)
 

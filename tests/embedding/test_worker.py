@@ -136,3 +136,39 @@ def test_env_defaults(monkeypatch):
     monkeypatch.setenv("HATIDATA_EMBEDDING_BATCH_SIZE", "lots")
     with pytest.raises(ValueError, match="HATIDATA_EMBEDDING_BATCH_SIZE"):
         EmbeddingWorker(HashEmbedder(8))
+
+
+def test_a_query_ends_the_bulk_pass_in_progress_which_then_runs_again(tiny_model_dir):
+    """A column fill's model pass is ended (onnxruntime's terminate flag) when a query
+    starts embedding, and run again after it: the fill still gets every right vector."""
+    from proxy.embedding.onnx_embedder import OnnxEmbedder
+
+    model = OnnxEmbedder(tiny_model_dir)
+    texts = [f"row {i} about billing and refunds" for i in range(8)]
+    expected = model.embed_batch(texts)
+
+    class QueryArrives:
+        """The model, with a query starting during the first pass (on another thread)."""
+
+        def __init__(self, gate):
+            self.gate, self.calls, self.dimensions = gate, 0, model.dimensions
+
+        def embed_batch(self, batch, *, mode="passage"):
+            self.calls += 1
+            if self.calls == 1:
+                self.gate.enter()  # the query's embedding starts now...
+                threading.Timer(0.2, self.gate.leave).start()  # ...and ends soon
+            return model.embed_batch(batch, mode=mode)
+
+    async def main():
+        w = EmbeddingWorker(model)
+        async with w:
+            w.bulk.provider = fake = QueryArrives(w.gate)
+            t0 = time.monotonic()
+            got = await asyncio.to_thread(w.bulk.embed_batch, texts)
+            return fake, w.bulk.restarts, got, time.monotonic() - t0
+
+    fake, restarts, got, took = run(main())
+    assert restarts == 1 and fake.calls == 2  # ended once, then run to its end
+    assert took >= 0.15  # the second run waited for the query to finish
+    np.testing.assert_allclose(got, expected, atol=1e-6)
