@@ -237,7 +237,7 @@ async def embedding_stats(org_id: str, request: Request, who: Who):
     return await memory_org.embedding_stats(layer_of(request), who.org_id, who.bound_agent)
 
 
-async def _owner_identity(who: Caller, request: Request, memory_id: str):
+async def owner_identity(who: Caller, request: Request, memory_id: str):
     """Act as the agent owning the memory (404 for unknown, foreign-org, other agent's)."""
     agent = await memory_org.owner(layer_of(request), who.org_id, memory_id, who.bound_agent)
     return who.as_agent(agent)
@@ -250,7 +250,7 @@ async def delete_memory(org_id: str, memory_id: uuid.UUID, request: Request, who
     who.org(org_id)
     who.require("memory:write")
     mid = str(memory_id)
-    identity = await _owner_identity(who, request, mid)
+    identity = await owner_identity(who, request, mid)
     await layer_of(request).call("delete_memory", identity, memory_id=mid)
     return {"memory_id": mid, "status": "deleted"}
 
@@ -285,6 +285,6 @@ async def reembed(org_id: str, memory_id: uuid.UUID, request: Request, who: Who)
     who.org(org_id)
     who.require("memory:write")
     mid = str(memory_id)
-    identity = await _owner_identity(who, request, mid)
+    identity = await owner_identity(who, request, mid)
     await layer_of(request).call("reembed_memory", identity, memory_id=mid)
     return {"memory_id": mid, "status": "queued"}

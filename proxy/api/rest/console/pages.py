@@ -150,7 +150,7 @@ async def memories(request: Request):
 
 async def _chain(request: Request, who: Caller, memory_id: str) -> list[dict[str, Any]]:
     """The memory, then each memory that superseded the one before (newest last)."""
-    identity = await memory._owner_identity(who, request, memory_id)
+    identity = await memory.owner_identity(who, request, memory_id)
     seen: list[dict[str, Any]] = []
     current: str | None = memory_id
     while current and len(seen) < 50 and current not in {r["memory_id"] for r in seen}:
