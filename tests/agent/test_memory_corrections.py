@@ -6,9 +6,7 @@ local OpenAI-compatible server, and its fallback to the local rule on a garbage 
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +14,7 @@ import psycopg
 import pytest
 import requests
 
+from tests.agent.llm_support import FakeLlm
 from tests.conftest import ServerProcess, start_server
 
 
@@ -154,50 +153,35 @@ def test_mcp_tool(srv: ServerProcess) -> None:
     assert [m["content"] for m in found] == ["I now work at Microsoft."]
 
 
-class _Llm(BaseHTTPRequestHandler):
-    answers: list[str] = []
-    seen: list[dict[str, Any]] = []
-
-    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).seen.append(body)
-        answer = {"choices": [{"message": {"role": "assistant", "content": self.answers.pop(0)}}]}
-        data = json.dumps(answer).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 def test_the_llm_decides_and_a_garbage_answer_falls_back(tmp_path: Path) -> None:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Llm)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-    s = start_server(
-        tmp_path, "--embedding-provider", "hash", "--summary-llm-url", url,
-        "--summary-llm-model", "tiny-judge",
-    )  # fmt: skip
-    try:
-        _Llm.answers[:] = [
+    llm = FakeLlm(
+        [
             '{"facts": [{"fact": "User lives in Paris.", "event": "ADD", "id": null}]}',
             '```json\n{"facts": [{"fact": "User lives in Berlin.", "event": "UPDATE",'
             ' "id": "m1"}]}\n```',
             "Sure! The user moved.",
             '{"facts": [{"fact": "x", "event": "UPDATE", "id": "m99"}]}',
         ]
+    )
+    with llm.serving():
+        _llm_decides(llm, tmp_path)
+
+
+def _llm_decides(llm: FakeLlm, tmp_path: Path) -> None:
+    s = start_server(
+        tmp_path, "--embedding-provider", "hash", "--summary-llm-url", llm.url,
+        "--summary-llm-model", "tiny-judge",
+    )  # fmt: skip
+    try:
         add = call(s, "judge", "process_memories", messages="I live in Paris.")
         assert [(e["event"], e["content"], e["method"]) for e in add] == [
             ("ADD", "User lives in Paris.", "llm:tiny-judge")
         ]
         upd = call(s, "judge", "process_memories", messages="Actually I moved to Berlin.")
         assert upd[0]["event"] == "UPDATE" and upd[0]["superseded_id"] == add[0]["memory_id"]
-        sent = json.loads(_Llm.seen[-1]["messages"][-1]["content"])
+        sent = json.loads(llm.seen[-1]["body"]["messages"][-1]["content"])
         assert sent["existing_memories"] == [{"id": "m1", "content": "User lives in Paris."}]
-        assert _Llm.seen[-1]["model"] == "tiny-judge"
+        assert llm.seen[-1]["body"]["model"] == "tiny-judge"
         # Garbage: the local rule decides, and the result says so.
         (g,) = call(s, "judge", "process_memories", messages="I work at Google.")
         assert g["event"] == "ADD" and g["method"] == "local"
@@ -209,4 +193,3 @@ def test_the_llm_decides_and_a_garbage_answer_falls_back(tmp_path: Path) -> None
         assert current == {"User lives in Berlin.", "I now work at Microsoft."}
     finally:
         s.stop()
-        httpd.shutdown()

@@ -3,10 +3,7 @@ endpoint) and the seven-phase repair, idempotent, on a real server."""
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +12,7 @@ import psycopg
 import pytest
 import requests
 
+from tests.agent.llm_support import FakeLlm
 from tests.conftest import ServerProcess, start_server
 
 
@@ -89,41 +87,15 @@ def test_compaction_offline_keeps_recent_events_and_stores_a_summary_memory(
     assert [e["seq"] for e in window[1:]] == [11, 12]
 
 
-class _Completions(BaseHTTPRequestHandler):
-    seen: list[dict[str, Any]] = []
-
-    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).seen.append(
-            {"path": self.path, "auth": self.headers.get("Authorization"), "body": body}
-        )
-        answer = {
-            "choices": [
-                {
-                    "message": {
-                        "role": "assistant",
-                        "content": "User lives in Porto; likes veggie food.",
-                    }
-                }
-            ]
-        }
-        data = json.dumps(answer).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 def test_compaction_with_an_openai_compatible_endpoint(tmp_path: Path) -> None:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Completions)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    llm = FakeLlm(["User lives in Porto; likes veggie food."])
+    with llm.serving():
+        _compaction_by_llm(llm, tmp_path)
+
+
+def _compaction_by_llm(llm: FakeLlm, tmp_path: Path) -> None:
     srv = start_server(
-        tmp_path, "--embedding-provider", "hash", "--summary-llm-url", url,
+        tmp_path, "--embedding-provider", "hash", "--summary-llm-url", llm.url,
         "--summary-llm-model", "tiny-summarizer", env={"HATIDATA_SUMMARY_LLM_API_KEY": "s3cret"},
     )  # fmt: skip
     try:
@@ -132,13 +104,12 @@ def test_compaction_with_an_openai_compatible_endpoint(tmp_path: Path) -> None:
         assert out["method"] == "llm:tiny-summarizer" and out["summarized"] == 10
         first = call(srv, "session_events", session_id="llm")[0]
         assert first["message"]["parts"][0]["text"] == "User lives in Porto; likes veggie food."
-        req = _Completions.seen[-1]
+        req = llm.seen[-1]
         assert req["path"] == "/v1/chat/completions" and req["auth"] == "Bearer s3cret"
         assert req["body"]["model"] == "tiny-summarizer"
         assert "Ines starts school" in req["body"]["messages"][-1]["content"]
     finally:
         srv.stop()
-        httpd.shutdown()
 
 
 def test_repair_fixes_a_corrupted_session_and_a_second_run_changes_nothing(
