@@ -5,12 +5,13 @@ scoping still holds. Hash embedder: its cosine ranks are arbitrary, which is the
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import numpy as np
 import pytest
 from agent_support import open_layer, run, who
-from memory_support import OTHER_ORG, A, B, store
+from memory_support import OTHER_ORG, A, B, sql, store
 
 RARE = [f"zq{i}vex" for i in range(12)]
 
@@ -28,6 +29,7 @@ def test_memory_rare_words_found_outside_the_cosine_pool(tmp_path: Path) -> None
             await store(layer, B, f"the parcel {RARE[0]} belongs to agent b", wait=True)
             await store(layer, OTHER_ORG, f"the parcel {RARE[0]} of another org", wait=True)
             await store(layer, A, "last one", wait=True)
+            await _all_embedded(layer)  # stores without wait are embedded in the background
             agent = layer.memory.index.agent(A.org_id, A.agent_id)
             outside = 0
             for w in RARE:
@@ -45,6 +47,20 @@ def test_memory_rare_words_found_outside_the_cosine_pool(tmp_path: Path) -> None
                 assert hits == [] or all(RARE[5] not in h["content"] for h in hits)
 
     run(go())
+
+
+async def _all_embedded(layer: object, timeout: float = 60) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        pending = await sql(
+            layer,  # type: ignore[arg-type]
+            "SELECT count(*) FROM hatidata_internal.agent_memory"
+            " WHERE embedding_status = 'pending'",
+        )
+        if pending[0][0] == 0:
+            return
+        assert asyncio.get_running_loop().time() < deadline, f"{pending[0][0]} still pending"
+        await asyncio.sleep(0.05)
 
 
 def test_event_rare_words_found_and_scoped_and_rebuild_same(tmp_path: Path) -> None:
