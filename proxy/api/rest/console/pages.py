@@ -69,6 +69,17 @@ def _bad_csrf(request: Request, who: Caller | None) -> Response:
     return render(request, "error.html", who, 403, error=error)
 
 
+async def _checked_form(request: Request) -> tuple[dict[str, str], Response | None]:
+    """A POST's fields, or the response that refuses it (not signed in, bad CSRF token)."""
+    fields = await form(request)
+    who = await console_caller(request)
+    if who is None:
+        return fields, _signin()
+    if not csrf_ok(request, fields):
+        return fields, _bad_csrf(request, who)
+    return fields, None
+
+
 @router.get("/signin")
 async def signin_form(request: Request, expired: int = 0):
     trust = await trust_mode(request)
@@ -175,12 +186,9 @@ async def memory_detail(request: Request, memory_id: uuid.UUID, confirm: int = 0
 
 @router.post("/memories/{memory_id:uuid}/delete")
 async def memory_delete(request: Request, memory_id: uuid.UUID):
-    fields = await form(request)
-    who = await console_caller(request)
-    if who is None:
-        return _signin()
-    if not csrf_ok(request, fields):
-        return _bad_csrf(request, who)
+    fields, refused = await _checked_form(request)
+    if refused is not None:
+        return refused
 
     async def build(who: Caller):
         await memory.delete_memory(who.org_id, memory_id, request, who)
@@ -234,12 +242,9 @@ async def key_page(request: Request):
 
 @router.post("/keys")
 async def key_create(request: Request):
-    fields = await form(request)
-    who = await console_caller(request)
-    if who is None:
-        return _signin()
-    if not csrf_ok(request, fields):
-        return _bad_csrf(request, who)
+    fields, refused = await _checked_form(request)
+    if refused is not None:
+        return refused
 
     async def build(who: Caller):
         body = keys.OrgKeyCreate(
@@ -253,12 +258,9 @@ async def key_create(request: Request):
 
 @router.post("/keys/{key_id}/revoke")
 async def key_revoke(request: Request, key_id: str):
-    fields = await form(request)
-    who = await console_caller(request)
-    if who is None:
-        return _signin()
-    if not csrf_ok(request, fields):
-        return _bad_csrf(request, who)
+    fields, refused = await _checked_form(request)
+    if refused is not None:
+        return refused
 
     async def build(who: Caller):
         if fields.get("agent_key"):
