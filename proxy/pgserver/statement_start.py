@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from proxy.db.catalog import snapshot as catalog_snapshot
 from proxy.db.commit_clock import statement_may_write
 from proxy.execution import sql_bridge
 from proxy.pgserver import agent_relations, arrow_results, ddl_statements, explain, fk_checks
@@ -159,6 +160,8 @@ def execute(
     st, sql, params = plan.st, plan.sql, plan.params
     if plan.needs_fts:
         semantic.ensure_fts_indexes(cur, sql)
+    # pg_class & co. are read from a snapshot of this connection, made current first
+    catalog_snapshot.refresh(cur, sql, autocommit=plan.outside_block and not plan.implicit_dml)
     if plan.branch is not None:
         sql_bridge.branch_copy_on_write(agent, cur, plan.branch, sql, who)
     is_select = st.kind == "select"
