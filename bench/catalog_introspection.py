@@ -6,6 +6,9 @@ made on a fresh server; then, per table, the queries Django's inspectdb sends
 (get_table_description, get_relations, get_constraints: two queries, get_sequences) are
 timed, and `SELECT count(*)` of pg_constraint / pg_attribute / pg_class.
 
+With --inspectdb, Django's `inspectdb` (the .venv-tools/django venv of .ci/tools/django.txt)
+is timed too, over the whole schema.
+
 With --baseline DIR (a checkout of another tree, e.g. `git archive main | tar -x -C DIR`)
 the same run is made against a server of that tree first, and the ratio is printed.
 
@@ -15,7 +18,9 @@ Run: python bench/catalog_introspection.py [--tables N] [--rounds N] [--baseline
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -114,7 +119,34 @@ def make_schema(conn: psycopg.Connection, tables: int) -> None:
         conn.execute(f"CREATE INDEX t{i}_created ON t{i} (created)")
 
 
-def measure(root: Path, tables: int, rounds: int) -> dict[str, float]:
+DJANGO_SETTINGS = """
+SECRET_KEY = "bench"
+USE_TZ = True
+DATABASES = {"default": {"ENGINE": "django.db.backends.postgresql", "HOST": "127.0.0.1",
+             "PORT": "%d", "NAME": "hatidata", "USER": "bench"}}
+"""
+
+
+def inspectdb(port: int, tmp: Path) -> float:
+    """Seconds for Django's `inspectdb` of every table."""
+    (tmp / "bench_settings.py").write_text(DJANGO_SETTINGS % port)
+    python = ROOT / ".venv-tools" / "django" / "bin" / "python"
+    env = {**os.environ, "PYTHONPATH": str(tmp), "DJANGO_SETTINGS_MODULE": "bench_settings"}
+    start = time.perf_counter()
+    out = subprocess.run(
+        [str(python), "-m", "django", "inspectdb"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    ).stdout
+    took = time.perf_counter() - start
+    assert "class T0(" in out, out[-2000:]
+    return took
+
+
+def measure(root: Path, tables: int, rounds: int, django: bool) -> dict[str, float]:
     """Median over rounds of the seconds per query (per table for the per-table ones)."""
     with tempfile.TemporaryDirectory() as tmp:
         proc, port = start_hatiproxy(Path(tmp), root=root)
@@ -133,6 +165,8 @@ def measure(root: Path, tables: int, rounds: int) -> dict[str, float]:
                         start = time.perf_counter()
                         conn.execute(f"SELECT count(*) FROM {cat}").fetchall()
                         times[cat].append(time.perf_counter() - start)
+                    if django:
+                        times.setdefault("inspectdb", []).append(inspectdb(port, Path(tmp)))
         finally:
             proc.terminate()
             proc.wait(30)
@@ -144,10 +178,13 @@ def main() -> None:
     ap.add_argument("--tables", type=int, default=15)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--baseline", type=Path, help="tree to compare with (run first)")
+    ap.add_argument("--inspectdb", action="store_true", help="time Django's inspectdb too")
     args = ap.parse_args()
-    base = measure(args.baseline, args.tables, args.rounds) if args.baseline else None
-    this = measure(ROOT, args.tables, args.rounds)
-    print(f"{args.tables} tables, median of {args.rounds} rounds, ms per query")
+    base = (
+        measure(args.baseline, args.tables, args.rounds, args.inspectdb) if args.baseline else None
+    )
+    this = measure(ROOT, args.tables, args.rounds, args.inspectdb)
+    print(f"{args.tables} tables, median of {args.rounds} rounds, ms per query (inspectdb: all)")
     head = f"{'query':<14}{'this':>10}"
     print(head + (f"{'baseline':>10}{'ratio':>8}" if base else ""))
     for key, value in this.items():
