@@ -50,7 +50,8 @@ SNAPSHOT_VIEWS = (
     "pg_class", "pg_attribute", "pg_attrdef", "pg_index", "pg_constraint", "pg_depend",
     "pg_description",
 )  # fmt: skip
-# Catalog macros that read a snapshot view unqualified (50_functions.sql): a statement
+# Catalog macros that read a snapshot view unqualified (50_functions.sql), and the reg*
+# ones below: a statement
 # calling one needs that view current.
 MACRO_VIEWS = {
     "pg_table_is_visible": "pg_class",
@@ -62,6 +63,9 @@ STATE_TABLE = "__hati_snapshot"
 HIDDEN_TEMP_TABLES = (*SNAPSHOT_VIEWS, STATE_TABLE)
 
 _NAMED = re.compile(r"\b(" + "|".join((*SNAPSHOT_VIEWS, *MACRO_VIEWS)) + r")\b", re.IGNORECASE)
+# The reg* macros (45_reg.sql: __hati_regclass, __hati_regclass_name, to_regclass, ...) and
+# the macros calling them read pg_class unqualified too.
+_READS_PG_CLASS = re.compile(r"regclass|relname_oid|pg_get_viewdef", re.IGNORECASE)
 _HIDDEN = ", ".join(f"'{n}'" for n in HIDDEN_TEMP_TABLES)
 
 # Everything the snapshot views read, hashed. sum(hash(...)) is order-free; a table's
@@ -96,7 +100,10 @@ SELECT hash(
 def names_in(sql: str) -> list[str]:
     """The snapshot views a DuckDB statement's text names (a mention in a string or a
     comment only costs a fingerprint)."""
-    return sorted({MACRO_VIEWS.get(m, m) for m in (n.lower() for n in _NAMED.findall(sql))})
+    found = {MACRO_VIEWS.get(m, m) for m in (n.lower() for n in _NAMED.findall(sql))}
+    if _READS_PG_CLASS.search(sql):
+        found.add("pg_class")
+    return sorted(found)
 
 
 # Per DuckDB connection (temp tables are per connection): view -> the commit clock's
