@@ -8,6 +8,7 @@ from __future__ import annotations
 import struct
 from typing import TYPE_CHECKING, Protocol
 
+from proxy.db.catalog import snapshot as catalog_snapshot
 from proxy.pgserver import arrow_results
 from proxy.pgserver.result_shape import as_jsonb
 from proxy.pgserver.results import columns_of
@@ -69,7 +70,12 @@ async def copy_out(
     """json_outputs: which columns PostgreSQL types json; other JSON columns are jsonb, as
     in query results (binary jsonb values carry their version byte)."""
     cur = runner.cursor
-    await runner.call(cur.execute, query, sql=query)
+
+    def run() -> None:
+        catalog_snapshot.refresh(cur, query, autocommit=False)  # COPY (SELECT ... pg_class)
+        cur.execute(query)
+
+    await runner.call(run, sql=query)
     columns = as_jsonb(columns_of(cur.description) or (), json_outputs)
     tz = runner.settings.values.get("TimeZone")
     binary = opts.format == "binary"
