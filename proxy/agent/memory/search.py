@@ -21,8 +21,10 @@ Candidates: with a query vector, the nearest neighbours from the agent's in-RAM 
 (`memory_index`: exact up to 20k vectors, above that a sign-code shortlist ranked by
 exact cosine), oversampled (5 x top_k, at least 50), among the memories that pass the
 filters, and as many again from the agent's BM25 keyword index (`retrieval.bm25`, kept
-beside the vectors) with their exact cosine, so a memory holding the query's rare words
-is a candidate however far its vector is (the score formula above is unchanged): the index holds the filter columns (live / not expired, memory_type,
+beside the vectors) over the query's rare words (held by at most that many memories),
+with their exact cosine, so a memory holding the query's rare words is a candidate
+however far its vector is (the score formula above is unchanged; rows the cosine pool
+took already, or whose best case cannot reach its k-th score, are not scored again): the index holds the filter columns (live / not expired, memory_type,
 session_id, importance) beside each vector, so this needs no table scan; a metadata
 filter is evaluated in SQL first (the index does not hold metadata). The candidates are
 read by primary key in one `IN (...)` query and the filters checked again on the rows
