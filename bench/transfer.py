@@ -185,7 +185,7 @@ def main() -> int:
         old_dsn = None
         if args.before is not None:
             (tmp / "before").mkdir()
-            old, old_port = start_hatiproxy(tmp / "before", args.before)
+            old, old_port = start_hatiproxy(tmp / "before", root=args.before)
             old_dsn = f"host=127.0.0.1 port={old_port} user=bench dbname=hatidata"
             load(old_dsn, csv_path, rows)
         t0 = time.perf_counter()
