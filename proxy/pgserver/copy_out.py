@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from proxy.db.catalog import snapshot as catalog_snapshot
 from proxy.pgserver import arrow_results
+from proxy.pgserver.prefetch import Prefetch
 from proxy.pgserver.result_shape import as_jsonb
 from proxy.pgserver.results import columns_of
 from proxy.wire import messages as m
@@ -106,15 +107,20 @@ async def copy_out(
             return _rows_out(rows, encoders, opts, first_rows), len(rows)
 
     total = 0
-    while True:
-        data, n = await runner.call(batch)
-        if n == -1:  # an empty Arrow batch: not the end
-            continue
-        if not n:
-            break
-        total += n
-        session.out(data)
-        await session.flush_if_large()
+    steps = Prefetch(runner, batch)
+    try:
+        while True:
+            data, n = await steps.next()
+            if n == -1:  # an empty Arrow batch: not the end
+                continue
+            if not n:
+                break
+            steps.ahead()  # the next batch is encoded while this one goes out
+            total += n
+            session.out(data)
+            await session.flush_if_large()
+    finally:
+        steps.close()
     if binary:  # the trailer; with no rows, the header goes in front of it (as PostgreSQL)
         head = b"" if total else BINARY_SIGNATURE
         session.out(m.copy_data(head + b"\xff\xff"))
