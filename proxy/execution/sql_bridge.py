@@ -38,6 +38,7 @@ from proxy.core.registry import AgentFunction
 from proxy.core.relations import RELATIONS
 from proxy.core.sqltext import quote_literal
 from proxy.db.catalog.functions import FunctionDecl
+from proxy.db.connection_threads import on_main
 from proxy.db.duckdb_errors import map_duckdb_error
 from proxy.execution import relation_cache
 from proxy.wire.errors import PgError
@@ -142,7 +143,10 @@ async def prepare(
         try:
             bound = fn.bind(args, kwargs)
             converted = {p.name: convert_arg(fn, p.name, p.type, bound[p.name]) for p in fn.params}
-            rows = await fn.run(layer, who, converted)
+            # Only the call itself runs on the main loop (where the agent layer's asyncio
+            # state lives); its rows become Arrow on the caller's thread, so a busy main
+            # loop serving every connection's agent calls does not convert them too.
+            rows = await on_main(fn.run(layer, who, converted))
         except AgentError as exc:
             raise to_pg_error(exc) from None
         out.append((call.relation, _arrow(fn, rows), fn.columns))

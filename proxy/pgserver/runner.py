@@ -149,6 +149,10 @@ class Runner:
             if err.sqlstate == "23514":  # name the CHECK, as PostgreSQL does
                 foreign_keys.name_check_violation(self.cursor, err)
             raise err from None
+        except PgError as err:  # mapped inside fn already (a subquery argument's rows)
+            if err.sqlstate == "57014" and self._interrupt_reason == "timeout":
+                err.message = "canceling statement due to statement timeout"
+            raise
         finally:
             self.running = False
             self.deadline = None

@@ -98,7 +98,12 @@ async def plan(runner: Planner, portal: Portal, session: ClientSession) -> Start
         path = values.get("search_path")
         queries = await runner.call(sql_bridge.query_rows, runner.cursor, runner.who, st, path)
     relations = await agent_relations.for_statement(
-        runner.agent, runner.who, st, portal.params, queries
+        runner.agent,
+        runner.who,
+        st,
+        portal.params,
+        queries,
+        runner.settings.statement_timeout_ms,
     )
     params = sql_bridge.duckdb_params(st, portal.params)
     first_vector = sql_bridge.first_marker_param(st)
