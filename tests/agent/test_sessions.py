@@ -262,3 +262,36 @@ def test_artifacts_keep_their_bytes_and_versions(srv: ServerProcess) -> None:
     assert rest(srv, "load_artifact", "intruder", session_id="art", name="r.pdf").status_code == 404
     sql(srv, "SELECT * FROM delete_session('art')")
     assert rest(srv, "load_artifact", session_id="art", name="r.pdf").status_code == 404
+
+
+def test_append_events_in_one_call_as_append_event_does_each(srv: ServerProcess) -> None:
+    sql(srv, "SELECT * FROM create_session('bulk', 'b1', session_id := 's-bulk')")
+    say(srv, "s-bulk", "user", "first, alone")
+    events = [
+        {"author": "user", "message": {"role": "user", "parts": [{"type": "text", "text": "a"}]}},
+        {"author": "helper", "message": "b", "actions": {"state_delta": {"mood": "ok"}}},
+        {"author": "user", "message": "c", "actions": {"state_delta": {"user:lang": "en"}}},
+    ]
+    rows = sql(
+        srv,
+        "SELECT seq, event_id IS NOT NULL FROM append_events('s-bulk', %s::JSON) ORDER BY seq",
+        json.dumps(events),
+    )
+    assert rows == [(2, True), (3, True), (4, True)]  # after the single one, in order
+    assert state(srv, "s-bulk") == {"mood": "ok", "user:lang": "en"}
+    # REST and MCP take the same call; seqs go on.
+    r = rest(srv, "append_events", session_id="s-bulk", events=[{"author": "user", "message": "d"}])
+    assert r.status_code == 200, r.text
+    assert [row["seq"] for row in r.json()["rows"]] == [5]
+    mcp = HttpAgent(srv, "helper").data(
+        "append_events", {"session_id": "s-bulk", "events": [{"author": "u", "message": "e"}]}
+    )
+    assert [row["seq"] for row in mcp] == [6]
+    # One bad event: none is written, and the error names what is wrong.
+    bad = rest(
+        srv, "append_events", session_id="s-bulk", events=[{"author": "user"}, {"message": "x"}]
+    )
+    assert bad.status_code == 422, bad.text
+    assert "author" in bad.text
+    texts = sql(srv, "SELECT message::VARCHAR FROM session_events('s-bulk') ORDER BY seq")
+    assert len(texts) == 6

@@ -54,6 +54,7 @@ OWN_TOOLS: dict[str, set[str]] = {
     "list_sessions": set(),
     "delete_session": {"session_id"},
     "append_event": {"session_id", "author"},
+    "append_events": {"session_id", "events"},
     "session_events": {"session_id"},
     "working_memory": {"session_id"},
     "search_sessions": {"query"},

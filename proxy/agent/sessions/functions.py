@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -155,6 +156,49 @@ async def append_event(
 ) -> list[dict[str, Any]]:
     """Append an event to a session (in order); its actions.state_delta updates the state."""
     return [await layer.sessions.append(who, session_id, event)]
+
+
+MAX_EVENTS = 10_000  # events one append_events call takes
+
+
+@agent_function(
+    "append_events",
+    params=[
+        _SID,
+        Param(
+            "events",
+            "JSON",
+            description="The events in order: objects with author, message, actions, ...",
+            json_shape="array",
+        ),
+    ],
+    columns=[
+        ("session_id", "VARCHAR"),
+        ("seq", "BIGINT"),
+        ("event_id", "VARCHAR"),
+        ("timestamp", "TIMESTAMPTZ"),
+    ],
+    scope=WRITE,
+    writes=True,
+    mcp=McpTool(("session_id", "events")),
+)
+async def append_events(
+    layer: AgentContext, who: Identity, *, session_id: str, events: Any
+) -> list[dict[str, Any]]:
+    """Append many events in one transaction, as append_event does each: all or none."""
+    if isinstance(events, str):
+        try:
+            events = json.loads(events)
+        except json.JSONDecodeError:
+            raise AgentError.invalid("events must be a JSON array") from None
+    if not isinstance(events, list):
+        raise AgentError.invalid("events must be an array of event objects")
+    if len(events) > MAX_EVENTS:
+        raise AgentError.invalid(
+            f"{len(events)} events in one call; append_events takes at most {MAX_EVENTS}",
+            hint="split them into several calls",
+        )
+    return await layer.sessions.append_many(who, session_id, events)
 
 
 @agent_function(

@@ -213,61 +213,36 @@ class Sessions:
     # -- events -------------------------------------------------------------------------
 
     async def append(self, who: Identity, session_id: Any, event: dict[str, Any]) -> dict:
-        session_id = name("session_id", session_id)
-        author = name("author", event.get("author"))
-        message = json_value("message", event.get("message"))
-        actions = json_object("actions", event.get("actions"))
-        metadata = json_object("metadata", event.get("metadata"))
-        delta = json_object("actions.state_delta", actions.get("state_delta"))
-        invocation = event.get("invocation_id")
-        invocation = name("invocation_id", invocation) if invocation else None
-        branch = event.get("branch")
-        branch = name("branch", branch) if branch else None
-        event_id = event.get("event_id")
-        event_id = name("event_id", event_id) if event_id else str(uuid.uuid4())
-        now = dt.datetime.now(dt.UTC)
+        return (await self.append_many(who, session_id, [event]))[0]
 
-        def work(cur: duckdb.DuckDBPyConnection) -> dict[str, Any]:
+    async def append_many(
+        self, who: Identity, session_id: Any, events: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        """Append events in order in ONE transaction (one commit): all or none. Every
+        event is checked before anything is written."""
+        session_id = name("session_id", session_id)
+        now = dt.datetime.now(dt.UTC)
+        checked = [_checked_event(e) for e in events]
+
+        def work(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
             s = _session(cur, who, session_id)
             key = [who.org_id, who.agent_id, session_id]
-            if invocation is not None:  # a new invocation: the last one's temp: keys end
-                cur.execute(
-                    f"DELETE FROM {TEMP} WHERE org_id = ? AND agent_id = ? AND session_id = ? "
-                    "AND invocation_id <> ?",
-                    [*key, invocation],
-                )
             (seq,) = cur.execute(
-                f"SELECT coalesce(max(seq), 0) + 1 FROM {EVENTS} "
+                f"SELECT coalesce(max(seq), 0) FROM {EVENTS} "
                 "WHERE org_id = ? AND agent_id = ? AND session_id = ?",
                 key,
             ).fetchone()
-            row = [*key, seq, event_id, invocation, author, branch]
-            row += [dump(message), dump(actions), dump(metadata), now]
-            cur.execute(
-                f"INSERT INTO {EVENTS} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?::JSON, ?::JSON, "
-                "?::JSON, ?)",
-                row,
-            )
-            apply_delta(cur, who, s, invocation, delta)
-            search.index_event(
-                cur,
-                who,
-                s,
-                {
-                    "seq": seq,
-                    "event_id": event_id,
-                    "author": author,
-                    "timestamp": now,
-                    "message": message,
-                    "actions": actions,
-                },
-            )
-            cur.execute(
-                f"UPDATE {SESSIONS} SET updated_at = ? WHERE org_id = ? AND agent_id = ? "
-                "AND session_id = ?",
-                [now, *key],
-            )
-            return {"session_id": session_id, "seq": seq, "event_id": event_id, "timestamp": now}
+            out = []
+            for e in checked:
+                seq += 1
+                out.append(_write_event(cur, who, s, key, seq, e, now))
+            if out:
+                cur.execute(
+                    f"UPDATE {SESSIONS} SET updated_at = ? WHERE org_id = ? AND agent_id = ? "
+                    "AND session_id = ?",
+                    [now, *key],
+                )
+            return out
 
         out = await self.transaction(who, session_id, work)
         self.index.poke()
@@ -320,6 +295,65 @@ class Sessions:
 
         cleared = await self.transaction(who, session_id, work)
         return {"session_id": session_id, "invocation_id": invocation, "temp_keys_cleared": cleared}
+
+
+def _checked_event(event: dict[str, Any]) -> dict[str, Any]:
+    """One event's fields, checked (AgentError 22023 when one is wrong)."""
+    if not isinstance(event, dict):
+        raise AgentError.invalid("an event must be an object with author, message, ...")
+    actions = json_object("actions", event.get("actions"))
+    invocation = event.get("invocation_id")
+    branch = event.get("branch")
+    event_id = event.get("event_id")
+    return {
+        "author": name("author", event.get("author")),
+        "message": json_value("message", event.get("message")),
+        "actions": actions,
+        "metadata": json_object("metadata", event.get("metadata")),
+        "delta": json_object("actions.state_delta", actions.get("state_delta")),
+        "invocation": name("invocation_id", invocation) if invocation else None,
+        "branch": name("branch", branch) if branch else None,
+        "event_id": name("event_id", event_id) if event_id else str(uuid.uuid4()),
+    }
+
+
+def _write_event(
+    cur: duckdb.DuckDBPyConnection,
+    who: Identity,
+    s: dict[str, Any] | None,
+    key: list[str],
+    seq: int,
+    e: dict[str, Any],
+    now: dt.datetime,
+) -> dict[str, Any]:
+    """Insert one checked event at `seq`, apply its state delta and index it."""
+    if e["invocation"] is not None:  # a new invocation: the last one's temp: keys end
+        cur.execute(
+            f"DELETE FROM {TEMP} WHERE org_id = ? AND agent_id = ? AND session_id = ? "
+            "AND invocation_id <> ?",
+            [*key, e["invocation"]],
+        )
+    row = [*key, seq, e["event_id"], e["invocation"], e["author"], e["branch"]]
+    row += [dump(e["message"]), dump(e["actions"]), dump(e["metadata"]), now]
+    cur.execute(
+        f"INSERT INTO {EVENTS} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?::JSON, ?::JSON, ?::JSON, ?)",
+        row,
+    )
+    apply_delta(cur, who, s, e["invocation"], e["delta"])
+    search.index_event(
+        cur,
+        who,
+        s,
+        {
+            "seq": seq,
+            "event_id": e["event_id"],
+            "author": e["author"],
+            "timestamp": now,
+            "message": e["message"],
+            "actions": e["actions"],
+        },
+    )
+    return {"session_id": key[2], "seq": seq, "event_id": e["event_id"], "timestamp": now}
 
 
 # -- helpers (run on a cursor inside the caller's transaction) -----------------------------
