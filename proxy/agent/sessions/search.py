@@ -219,7 +219,7 @@ class EventIndex:
         agent = await self._agent(who)
         # A snapshot: rows past n, or arrays regrown meanwhile, are not this search's.
         n, vecs, has_vec = agent.n, agent.vecs, agent.has_vec
-        signs, center = agent.signs, agent.center
+        signs, center, meta = agent.signs, agent.center, agent.meta
         mask = agent.mask(app_name, user_id)
         kw_rows, kw_scores = agent.words.top(words, pool, mask) if words else _NONE
         vec_rows, sims = _NONE
@@ -228,7 +228,7 @@ class EventIndex:
             vec_rows, sims = await asyncio.to_thread(
                 _nearest, vecs, has_vec, mask, n, qvec, pool, (signs, center)
             )
-        return _fuse(agent, vecs, has_vec, qvec, vec_rows, sims, kw_rows, kw_scores, top_k)
+        return _fuse(meta, vecs, has_vec, qvec, vec_rows, sims, kw_rows, kw_scores, top_k)
 
     async def rebuild(
         self,
@@ -309,7 +309,7 @@ def _nearest(
 
 
 def _fuse(
-    agent: ram_index.AgentEvents,
+    meta: list[tuple | None],
     vecs: np.ndarray,
     has_vec: np.ndarray,
     qvec: np.ndarray | None,
@@ -328,12 +328,15 @@ def _fuse(
     far = float("inf")
     keyed = []
     for r in vrank.keys() | krank.keys():
+        m = meta[r]
+        if m is None:  # deleted while this search ran
+            continue
         a, b = sorted((vrank.get(r, far), krank.get(r, far)))
-        keyed.append((a, b, agent.meta[r][0], agent.meta[r][1], r))
+        keyed.append((a, b, m[0], m[1], r))
     keyed.sort()
     out = []
     for best, other, _, _, r in keyed[:top_k]:
-        sid, seq, event_id, author, ts, text = agent.meta[r]
+        sid, seq, event_id, author, ts, text = meta[r]  # type: ignore[misc]
         semantic = cos.get(r)
         if semantic is None and qvec is not None and has_vec[r]:
             semantic = float(np.dot(vecs[r], qvec))
