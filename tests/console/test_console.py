@@ -26,6 +26,12 @@ from tests.rest.rest_support import KeyedServer, KeySpec, create_keys
 KEYS = {"admin": KeySpec("admin"), "bot": KeySpec("agent", agent_id="bot")}
 ARGS = ("--embedding-provider", "hash")
 SESSION = f"console-{uuid.uuid4().hex[:8]}"
+TRIGGER = {
+    "name": "whales",
+    "concept": "the blue whale is the largest animal",
+    "threshold": 0.9,
+    "actions": ["write_event"],
+}
 INSTALL = "install it with: apt-get install -y chromium chromium-driver"
 
 
@@ -45,7 +51,10 @@ def browser() -> webdriver.Chrome:
 
 
 def seed(ks: KeyedServer) -> None:
-    """Memories of two agents and a 3-step session of bot, keyless (trust mode)."""
+    """An org trigger, memories of two agents and a 3-step session of bot, keyless
+    (trust mode)."""
+    r = ks.request("POST", "/v1/organizations/local/triggers", key=None, json=TRIGGER)
+    assert r.ok, r.text
     memories = [
         ("bot", "the blue whale is the largest animal", 0.9),
         ("bot", "whale songs travel far under water", 0.3),
@@ -273,3 +282,37 @@ def test_server_page_shows_metrics(ks, driver, shots):
     assert int(text(driver, "queue")) >= 0
     assert text(driver, "cache").endswith("%")
     shot(driver, shots, "server")
+
+
+def test_trigger_test_form_and_recent_fires(ks, driver, shots):
+    sign_in(driver, ks, "admin")
+    click_through(driver, driver.find_element(By.LINK_TEXT, "Triggers"))
+    assert text(driver, "count") == "1 trigger"
+    click_through(driver, driver.find_element(By.LINK_TEXT, "whales"))
+    assert text(driver, "concept") == TRIGGER["concept"]
+    for sample, verdict in ((TRIGGER["concept"], "would fire"), ("tax forms", "would not fire")):
+        box = driver.find_element(By.ID, "test-text")
+        box.clear()
+        box.send_keys(sample)
+        click_through(driver, driver.find_element(By.ID, "run-test"))
+        result = text(driver, "test-result")
+        assert result.endswith(f"threshold 0.9: {verdict}."), result
+    assert result.startswith("Similarity ") and " < threshold" in result
+    shot(driver, shots, "trigger-test")
+    # bot's memory equal to the concept fired the org trigger once (embedding is async).
+    url = f"/v1/organizations/local/triggers/{TRIGGER['name']}/fires"
+    WebDriverWait(driver, 10, 0.1).until(lambda _: ks.request("GET", url, key="admin").json())
+    driver.refresh()
+    assert text(driver, "fires-count") == "1 recent fire"
+    fire = driver.find_element(By.CSS_SELECTOR, "#fires tbody tr").text
+    assert "1.000" in fire and TRIGGER["concept"] in fire
+
+
+def test_agent_key_sees_no_org_trigger(ks, driver, shots):
+    sign_in(driver, ks, "bot")
+    driver.get(ks.url + "/console/triggers")
+    assert text(driver, "count") == "0 triggers"
+    driver.get(ks.url + "/console/triggers/whales")
+    assert text(driver, "status") == "404 Not found"
+    assert TRIGGER["concept"] not in driver.page_source
+    shot(driver, shots, "trigger-404-agent")

@@ -25,6 +25,7 @@ from proxy.api.rest import (
     triggers,
 )
 from proxy.api.rest.console import pages as console_pages
+from proxy.api.rest.console import triggers_pages as console_triggers
 
 if TYPE_CHECKING:
     from proxy.execution.services import Services
@@ -56,6 +57,7 @@ def create_app(services: Services) -> FastAPI:
         app.include_router(module.router)
     app.include_router(memory_batch.router)
     app.include_router(console_pages.router)
+    app.include_router(console_triggers.router)
     app.mount("/console/static", console_pages.static, name="console-static")
     return app
 

@@ -50,7 +50,7 @@ def _signin(message: str | None = None) -> Response:
     return RedirectResponse(target, status_code=303)
 
 
-async def _page(request: Request, name: str, build) -> Response:
+async def show_page(request: Request, name: str, build) -> Response:
     """Resolve the caller, run `build(who)` -> context; AgentError -> its status page."""
     who = await console_caller(request)
     if who is None:  # a cookie the server no longer accepts says so on the sign-in page
@@ -69,7 +69,7 @@ def _bad_csrf(request: Request, who: Caller | None) -> Response:
     return render(request, "error.html", who, 403, error=error)
 
 
-async def _checked_form(request: Request) -> tuple[dict[str, str], Response | None]:
+async def checked_form(request: Request) -> tuple[dict[str, str], Response | None]:
     """A POST's fields, or the response that refuses it (not signed in, bad CSRF token)."""
     fields = await form(request)
     who = await console_caller(request)
@@ -156,7 +156,7 @@ async def memories(request: Request):
         )
         return {"f": f, "hits": None, "rows": [r for r in rows if _keep(r, f)]}
 
-    return await _page(request, "memories.html", build)
+    return await show_page(request, "memories.html", build)
 
 
 async def _chain(request: Request, who: Caller, memory_id: str) -> list[dict[str, Any]]:
@@ -181,12 +181,12 @@ async def memory_detail(request: Request, memory_id: uuid.UUID, confirm: int = 0
         who.require("memory:read")
         return {"chain": await _chain(request, who, str(memory_id)), "confirm": bool(confirm)}
 
-    return await _page(request, "memory.html", build)
+    return await show_page(request, "memory.html", build)
 
 
 @router.post("/memories/{memory_id:uuid}/delete")
 async def memory_delete(request: Request, memory_id: uuid.UUID):
-    fields, refused = await _checked_form(request)
+    fields, refused = await checked_form(request)
     if refused is not None:
         return refused
 
@@ -194,7 +194,7 @@ async def memory_delete(request: Request, memory_id: uuid.UUID):
         await memory.delete_memory(who.org_id, memory_id, request, who)
         return RedirectResponse("/console/memories?deleted=1", status_code=303)
 
-    return await _page(request, "memories.html", build)
+    return await show_page(request, "memories.html", build)
 
 
 # --- reasoning sessions ----------------------------------------------------------------
@@ -206,7 +206,7 @@ async def sessions(request: Request):
         rows = await cot.sessions(request, who, agent_id=None, limit=200)
         return {"sessions": rows}
 
-    return await _page(request, "sessions.html", build)
+    return await show_page(request, "sessions.html", build)
 
 
 @router.get("/sessions/{session_id}")
@@ -216,7 +216,7 @@ async def replay(request: Request, session_id: str, agent: str | None = None):
         check = await cot.verify(session_id, request, who, agent_id=doc["agent_id"])
         return {"replay": doc, "check": check}
 
-    return await _page(request, "replay.html", build)
+    return await show_page(request, "replay.html", build)
 
 
 # --- keys (admins) ---------------------------------------------------------------------
@@ -237,12 +237,12 @@ async def key_page(request: Request):
     async def build(who: Caller):
         return {**await _key_lists(request, who), "created": None}
 
-    return await _page(request, "keys.html", build)
+    return await show_page(request, "keys.html", build)
 
 
 @router.post("/keys")
 async def key_create(request: Request):
-    fields, refused = await _checked_form(request)
+    fields, refused = await checked_form(request)
     if refused is not None:
         return refused
 
@@ -253,12 +253,12 @@ async def key_create(request: Request):
         created = await keys.create_org_key(who.org_id, body, request, who)
         return {**await _key_lists(request, who), "created": created}
 
-    return await _page(request, "keys.html", build)
+    return await show_page(request, "keys.html", build)
 
 
 @router.post("/keys/{key_id}/revoke")
 async def key_revoke(request: Request, key_id: str):
-    fields, refused = await _checked_form(request)
+    fields, refused = await checked_form(request)
     if refused is not None:
         return refused
 
@@ -269,7 +269,7 @@ async def key_revoke(request: Request, key_id: str):
             await keys.revoke_org_key(who.org_id, key_id, request, who)
         return RedirectResponse("/console/keys", status_code=303)
 
-    return await _page(request, "keys.html", build)
+    return await show_page(request, "keys.html", build)
 
 
 # --- server ----------------------------------------------------------------------------
@@ -303,4 +303,4 @@ async def server(request: Request):
             "stats": stats,
         }
 
-    return await _page(request, "server.html", build)
+    return await show_page(request, "server.html", build)
