@@ -316,3 +316,37 @@ def test_agent_key_sees_no_org_trigger(ks, driver, shots):
     assert text(driver, "status") == "404 Not found"
     assert TRIGGER["concept"] not in driver.page_source
     shot(driver, shots, "trigger-404-agent")
+
+
+def test_admin_rotates_key_and_sees_its_usage_agent_key_gets_403(ks, driver, shots):
+    sign_in(driver, ks, "admin")
+    driver.get(ks.url + "/console/keys")
+    driver.find_element(By.ID, "key-name").send_keys("to-rotate")
+    click_through(driver, driver.find_element(By.ID, "create-key"))
+    old = text(driver, "new-secret")
+    for _ in range(2):
+        r = requests.get(ks.url + "/v1/whoami", headers={"Authorization": f"ApiKey {old}"})
+        assert r.status_code == 200, r.text
+    row = "//table[@id='org-keys']//tr[td='to-rotate']"
+    click_through(driver, driver.find_element(By.XPATH, row + "//a[text()='Usage']"))
+    usage_url = driver.current_url
+    assert text(driver, "usage-rest") == "2" and text(driver, "usage-status") == "active"
+    shot(driver, shots, "key-usage")
+    driver.get(ks.url + "/console/keys")
+    click_through(driver, driver.find_element(By.XPATH, row + "//button[text()='Rotate']"))
+    new = text(driver, "rotated-secret")
+    assert new.startswith("hd_live_") and new != old
+    shot(driver, shots, "key-rotated")
+    statuses = [
+        tr.find_elements(By.TAG_NAME, "td")[3].text for tr in driver.find_elements(By.XPATH, row)
+    ]
+    assert sorted(statuses) == ["active", "revoked"]
+    for secret, status in ((old, 401), (new, 200)):
+        r = requests.get(ks.url + "/v1/whoami", headers={"Authorization": f"ApiKey {secret}"})
+        assert r.status_code == status, r.text
+    driver.refresh()  # a reload (GET /console/keys) never shows the secret again
+    assert new not in driver.page_source
+    sign_in(driver, ks, "bot")
+    driver.get(usage_url)
+    assert text(driver, "status") == "403 Forbidden"
+    assert "usage-rest" not in driver.page_source

@@ -222,7 +222,7 @@ async def replay(request: Request, session_id: str, agent: str | None = None):
 # --- keys (admins) ---------------------------------------------------------------------
 
 
-async def _key_lists(request: Request, who: Caller) -> dict[str, Any]:
+async def key_lists(request: Request, who: Caller) -> dict[str, Any]:
     org_keys = await keys.list_org_keys(who.org_id, request, who)
     agent_keys = await keys.list_agent_keys(who.org_id, request, who)
     return {
@@ -235,7 +235,7 @@ async def _key_lists(request: Request, who: Caller) -> dict[str, Any]:
 @router.get("/keys")
 async def key_page(request: Request):
     async def build(who: Caller):
-        return {**await _key_lists(request, who), "created": None}
+        return {**await key_lists(request, who), "created": None}
 
     return await show_page(request, "keys.html", build)
 
@@ -251,7 +251,7 @@ async def key_create(request: Request):
             name=fields.get("name") or None, role=fields.get("role", "analyst")
         )
         created = await keys.create_org_key(who.org_id, body, request, who)
-        return {**await _key_lists(request, who), "created": created}
+        return {**await key_lists(request, who), "created": created}
 
     return await show_page(request, "keys.html", build)
 
