@@ -18,12 +18,16 @@ from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from tests.conftest import start_server
 from tests.rest.rest_support import KeyedServer, KeySpec, create_keys
 
-KEYS = {"admin": KeySpec("admin"), "bot": KeySpec("agent", agent_id="bot")}
+KEYS = {
+    "admin": KeySpec("admin"),
+    "analyst": KeySpec("analyst"),
+    "bot": KeySpec("agent", agent_id="bot"),
+}
 ARGS = ("--embedding-provider", "hash")
 SESSION = f"console-{uuid.uuid4().hex[:8]}"
 TRIGGER = {
@@ -350,3 +354,37 @@ def test_admin_rotates_key_and_sees_its_usage_agent_key_gets_403(ks, driver, sho
     driver.get(usage_url)
     assert text(driver, "status") == "403 Forbidden"
     assert "usage-rest" not in driver.page_source
+
+
+def test_memory_filters_by_embedding_and_time_and_reembeds_with_confirmation(ks, driver, shots):
+    listing = "/v1/organizations/local/agent-memory?embedding_status=embedded"
+    WebDriverWait(driver, 10, 0.1).until(
+        lambda _: len(ks.request("GET", listing, key="admin").json()) == 2
+    )
+    sign_in(driver, ks, "admin")
+    Select(driver.find_element(By.NAME, "status")).select_by_visible_text("failed")
+    click_through(driver, driver.find_element(By.CSS_SELECTOR, "form[role=search] button"))
+    assert (
+        "status=failed" in driver.current_url
+        and text(driver, "count") == "0 memories, newest first"
+    )
+    for query, count in (("status=embedded", 2), ("since=2099-01-01", 0), ("until=2000-01-01", 0)):
+        driver.get(ks.url + "/console/memories?" + query)
+        assert text(driver, "count") == f"{count} memories, newest first", query
+    driver.get(ks.url + "/console/memories?since=2000-01-01&until=2099-12-31&status=embedded")
+    assert len(result_texts(driver)) == 2
+    shot(driver, shots, "memories-filtered")
+    click_through(driver, driver.find_element(By.LINK_TEXT, TRIGGER["concept"]))
+    assert text(driver, "embedding-status").startswith("embedded")
+    page = driver.current_url
+    click_through(driver, driver.find_element(By.ID, "reembed"))
+    shot(driver, shots, "memory-reembed-confirm")
+    confirm_url = driver.current_url
+    click_through(driver, driver.find_element(By.ID, "confirm-reembed"))
+    assert driver.current_url.startswith(page) and "queued=1" in driver.current_url
+    assert text(driver, "reembed-queued").startswith("Queued")
+    # An analyst (memory:read only) sees the page but re-embedding is refused.
+    sign_in(driver, ks, "analyst")
+    driver.get(confirm_url)
+    click_through(driver, driver.find_element(By.ID, "confirm-reembed"))
+    assert text(driver, "status") == "403 Forbidden"

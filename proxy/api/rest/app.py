@@ -25,6 +25,7 @@ from proxy.api.rest import (
     triggers,
 )
 from proxy.api.rest.console import keys_pages as console_keys
+from proxy.api.rest.console import memories_pages as console_memories
 from proxy.api.rest.console import pages as console_pages
 from proxy.api.rest.console import triggers_pages as console_triggers
 
@@ -60,6 +61,7 @@ def create_app(services: Services) -> FastAPI:
     app.include_router(console_pages.router)
     app.include_router(console_triggers.router)
     app.include_router(console_keys.router)
+    app.include_router(console_memories.router)
     app.mount("/console/static", console_pages.static, name="console-static")
     return app
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 import uuid
 from typing import Any
@@ -116,13 +117,31 @@ async def home():
 # --- memories --------------------------------------------------------------------------
 
 
+FILTERS = ("q", "agent", "type", "min_importance", "status", "since", "until")
+STATUSES = ("pending", "embedded", "failed")
+
+
 def _filters(request: Request) -> dict[str, str]:
     q = request.query_params
-    return {k: q.get(k, "").strip() for k in ("q", "agent", "type", "min_importance")}
+    return {k: q.get(k, "").strip() for k in FILTERS}
+
+
+def _day(value: str, name: str) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(value) if value else None
+    except ValueError:
+        raise AgentError.invalid(f"{name} must be a date such as 2026-11-26") from None
 
 
 def _keep(row: dict[str, Any], f: dict[str, str]) -> bool:
+    """Filters the REST call does not apply itself (importance, days; status for search)."""
     if f["type"] and row["memory_type"] != f["type"]:
+        return False
+    if f["status"] and row.get("embedding_status") != f["status"]:
+        return False
+    created = row["created_at"].date() if row.get("created_at") else None
+    since, until = _day(f["since"], "From"), _day(f["until"], "To")
+    if created and ((since and created < since) or (until and created > until)):
         return False
     if f["min_importance"]:
         try:
@@ -138,12 +157,14 @@ async def memories(request: Request):
 
     async def build(who: Caller):
         agent = f["agent"] or None
+        if f["status"] and f["status"] not in STATUSES:
+            raise AgentError.invalid(f"embedding status must be one of {', '.join(STATUSES)}")
         if f["q"]:
             hits = await memory.search_memories(
                 who.org_id, request, who, query=f["q"], agent_id=agent, top_k=SEARCH_TOP_K
             )
             hits = [h for h in hits if _keep(h["entry"], f)]
-            return {"f": f, "hits": hits, "rows": None}
+            return {"f": f, "hits": hits, "rows": None, "statuses": STATUSES}
         rows = await memory.list_memories(
             who.org_id,
             request,
@@ -152,9 +173,10 @@ async def memories(request: Request):
             memory_type=f["type"] or None,
             limit=100,
             embedding_model=None,
-            embedding_status=None,
+            embedding_status=f["status"] or None,
         )
-        return {"f": f, "hits": None, "rows": [r for r in rows if _keep(r, f)]}
+        kept = [r for r in rows if _keep(r, f)]
+        return {"f": f, "hits": None, "rows": kept, "statuses": STATUSES}
 
     return await show_page(request, "memories.html", build)
 
@@ -176,10 +198,13 @@ async def _chain(request: Request, who: Caller, memory_id: str) -> list[dict[str
 
 
 @router.get("/memories/{memory_id:uuid}")
-async def memory_detail(request: Request, memory_id: uuid.UUID, confirm: int = 0):
+async def memory_detail(
+    request: Request, memory_id: uuid.UUID, confirm: int = 0, reembed: int = 0, queued: int = 0
+):
     async def build(who: Caller):
         who.require("memory:read")
-        return {"chain": await _chain(request, who, str(memory_id)), "confirm": bool(confirm)}
+        chain = await _chain(request, who, str(memory_id))
+        return {"chain": chain, "confirm": bool(confirm), "reembed": reembed, "queued": queued}
 
     return await show_page(request, "memory.html", build)
 
