@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
+import psycopg
 import pytest
 import requests
 from selenium import webdriver
@@ -86,6 +87,9 @@ def seed(ks: KeyedServer) -> None:
     ]
     r = ks.request("POST", "/v1/cot/ingest", json={"traces": traces})
     assert r.ok, r.text
+    with psycopg.connect(ks.server.dsn, autocommit=True) as con:
+        con.execute("CREATE TABLE acct (id INT PRIMARY KEY, bal INT)")
+        con.execute("INSERT INTO acct VALUES (1, 10), (2, 20)")
 
 
 TRUST: dict[str, str] = {}  # what the console said while the server had no keys
@@ -388,3 +392,38 @@ def test_memory_filters_by_embedding_and_time_and_reembeds_with_confirmation(ks,
     driver.get(confirm_url)
     click_through(driver, driver.find_element(By.ID, "confirm-reembed"))
     assert text(driver, "status") == "403 Forbidden"
+
+
+BRANCHES = "/v1/organizations/local/branches"
+
+
+def test_branch_diff_then_merge_with_confirmation_agent_sees_only_its_own(ks, driver, shots):
+    made = {}
+    for agent in ("bot", "carol"):
+        body = {"agent_id": agent, "tables": ["acct"], "name": f"{agent}-whatif"}
+        r = ks.request("POST", BRANCHES, key="admin", json=body)
+        assert r.ok, r.text
+        made[agent] = r.json()["id"]
+    dsn = f"host=127.0.0.1 port={ks.server.port} user=bot dbname=hatidata"
+    with psycopg.connect(dsn, password=ks.secrets["bot"], autocommit=True) as con:
+        sql = "INSERT INTO acct VALUES (3, 30)"
+        con.execute("SELECT * FROM branch_query(%s, %s)", [made["bot"], sql]).fetchall()
+    sign_in(driver, ks, "bot")
+    click_through(driver, driver.find_element(By.LINK_TEXT, "Branches"))
+    assert text(driver, "count") == "1 branch"
+    assert "carol-whatif" not in driver.page_source
+    click_through(driver, driver.find_element(By.LINK_TEXT, "bot-whatif"))
+    assert text(driver, "diff-summary") == "1 added, 0 removed, 0 changed in the branch"
+    assert text(driver, "conflicts") == "No conflicts with main"
+    click_through(driver, driver.find_element(By.ID, "merge"))
+    shot(driver, shots, "branch-merge-confirm")
+    click_through(driver, driver.find_element(By.ID, "confirm-merge"))
+    assert text(driver, "branch-status") == "merged"
+    assert "merged" in text(driver, "audit")
+    shot(driver, shots, "branch-merged")
+    driver.get(f"{ks.url}/console/branches/{made['carol']}")
+    assert text(driver, "status") == "404 Not found" and "carol-whatif" not in driver.page_source
+    sign_in(driver, ks, "admin")
+    driver.get(f"{ks.url}/console/branches/{made['carol']}?confirm=discard")
+    click_through(driver, driver.find_element(By.ID, "confirm-discard"))
+    assert text(driver, "branch-status") == "discarded"
