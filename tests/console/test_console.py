@@ -277,6 +277,16 @@ def test_post_without_matching_csrf_token_is_403(ks):
         assert r.ok and "Memories" in r.text
         r = jar.post(ks.url + "/console/keys", data={"csrf": "forged", "name": "x"})
         assert r.status_code == 403 and "CSRF" in r.text
+        some = uuid.uuid4()
+        for action in (
+            "keys/k/rotate",
+            "triggers/whales/test",
+            f"memories/{some}/re-embed",
+            "branches/b/merge",
+            "branches/b/discard",
+        ):
+            r = jar.post(f"{ks.url}/console/{action}", data={"csrf": "forged", "text": "x"})
+            assert r.status_code == 403 and "CSRF" in r.text, action
         page = jar.get(ks.url + "/console/keys").text
     assert ">x<" not in page  # no key was created
     r = requests.post(ks.url + "/console/signin", data={"api_key": "hd_live_wrong"})
