@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
+import psycopg
 import pytest
 import requests
 from selenium import webdriver
@@ -18,14 +19,24 @@ from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from tests.conftest import start_server
 from tests.rest.rest_support import KeyedServer, KeySpec, create_keys
 
-KEYS = {"admin": KeySpec("admin"), "bot": KeySpec("agent", agent_id="bot")}
+KEYS = {
+    "admin": KeySpec("admin"),
+    "analyst": KeySpec("analyst"),
+    "bot": KeySpec("agent", agent_id="bot"),
+}
 ARGS = ("--embedding-provider", "hash")
 SESSION = f"console-{uuid.uuid4().hex[:8]}"
+TRIGGER = {
+    "name": "whales",
+    "concept": "the blue whale is the largest animal",
+    "threshold": 0.9,
+    "actions": ["write_event"],
+}
 INSTALL = "install it with: apt-get install -y chromium chromium-driver"
 
 
@@ -45,7 +56,10 @@ def browser() -> webdriver.Chrome:
 
 
 def seed(ks: KeyedServer) -> None:
-    """Memories of two agents and a 3-step session of bot, keyless (trust mode)."""
+    """An org trigger, memories of two agents and a 3-step session of bot, keyless
+    (trust mode)."""
+    r = ks.request("POST", "/v1/organizations/local/triggers", key=None, json=TRIGGER)
+    assert r.ok, r.text
     memories = [
         ("bot", "the blue whale is the largest animal", 0.9),
         ("bot", "whale songs travel far under water", 0.3),
@@ -73,6 +87,9 @@ def seed(ks: KeyedServer) -> None:
     ]
     r = ks.request("POST", "/v1/cot/ingest", json={"traces": traces})
     assert r.ok, r.text
+    with psycopg.connect(ks.server.dsn, autocommit=True) as con:
+        con.execute("CREATE TABLE acct (id INT PRIMARY KEY, bal INT)")
+        con.execute("INSERT INTO acct VALUES (1, 10), (2, 20)")
 
 
 TRUST: dict[str, str] = {}  # what the console said while the server had no keys
@@ -260,6 +277,16 @@ def test_post_without_matching_csrf_token_is_403(ks):
         assert r.ok and "Memories" in r.text
         r = jar.post(ks.url + "/console/keys", data={"csrf": "forged", "name": "x"})
         assert r.status_code == 403 and "CSRF" in r.text
+        some = uuid.uuid4()
+        for action in (
+            "keys/k/rotate",
+            "triggers/whales/test",
+            f"memories/{some}/re-embed",
+            "branches/b/merge",
+            "branches/b/discard",
+        ):
+            r = jar.post(f"{ks.url}/console/{action}", data={"csrf": "forged", "text": "x"})
+            assert r.status_code == 403 and "CSRF" in r.text, action
         page = jar.get(ks.url + "/console/keys").text
     assert ">x<" not in page  # no key was created
     r = requests.post(ks.url + "/console/signin", data={"api_key": "hd_live_wrong"})
@@ -273,3 +300,140 @@ def test_server_page_shows_metrics(ks, driver, shots):
     assert int(text(driver, "queue")) >= 0
     assert text(driver, "cache").endswith("%")
     shot(driver, shots, "server")
+
+
+def test_trigger_test_form_and_recent_fires(ks, driver, shots):
+    sign_in(driver, ks, "admin")
+    click_through(driver, driver.find_element(By.LINK_TEXT, "Triggers"))
+    assert text(driver, "count") == "1 trigger"
+    click_through(driver, driver.find_element(By.LINK_TEXT, "whales"))
+    assert text(driver, "concept") == TRIGGER["concept"]
+    for sample, verdict in ((TRIGGER["concept"], "would fire"), ("tax forms", "would not fire")):
+        box = driver.find_element(By.ID, "test-text")
+        box.clear()
+        box.send_keys(sample)
+        click_through(driver, driver.find_element(By.ID, "run-test"))
+        result = text(driver, "test-result")
+        assert result.endswith(f"threshold 0.9: {verdict}."), result
+    assert result.startswith("Similarity ") and " < threshold" in result
+    shot(driver, shots, "trigger-test")
+    # bot's memory equal to the concept fired the org trigger once (embedding is async).
+    url = f"/v1/organizations/local/triggers/{TRIGGER['name']}/fires"
+    WebDriverWait(driver, 10, 0.1).until(lambda _: ks.request("GET", url, key="admin").json())
+    driver.refresh()
+    assert text(driver, "fires-count") == "1 recent fire"
+    fire = driver.find_element(By.CSS_SELECTOR, "#fires tbody tr").text
+    assert "1.000" in fire and TRIGGER["concept"] in fire
+
+
+def test_agent_key_sees_no_org_trigger(ks, driver, shots):
+    sign_in(driver, ks, "bot")
+    driver.get(ks.url + "/console/triggers")
+    assert text(driver, "count") == "0 triggers"
+    driver.get(ks.url + "/console/triggers/whales")
+    assert text(driver, "status") == "404 Not found"
+    assert TRIGGER["concept"] not in driver.page_source
+    shot(driver, shots, "trigger-404-agent")
+
+
+def test_admin_rotates_key_and_sees_its_usage_agent_key_gets_403(ks, driver, shots):
+    sign_in(driver, ks, "admin")
+    driver.get(ks.url + "/console/keys")
+    driver.find_element(By.ID, "key-name").send_keys("to-rotate")
+    click_through(driver, driver.find_element(By.ID, "create-key"))
+    old = text(driver, "new-secret")
+    for _ in range(2):
+        r = requests.get(ks.url + "/v1/whoami", headers={"Authorization": f"ApiKey {old}"})
+        assert r.status_code == 200, r.text
+    row = "//table[@id='org-keys']//tr[td='to-rotate']"
+    click_through(driver, driver.find_element(By.XPATH, row + "//a[text()='Usage']"))
+    usage_url = driver.current_url
+    assert text(driver, "usage-rest") == "2" and text(driver, "usage-status") == "active"
+    shot(driver, shots, "key-usage")
+    driver.get(ks.url + "/console/keys")
+    click_through(driver, driver.find_element(By.XPATH, row + "//button[text()='Rotate']"))
+    new = text(driver, "rotated-secret")
+    assert new.startswith("hd_live_") and new != old
+    shot(driver, shots, "key-rotated")
+    statuses = [
+        tr.find_elements(By.TAG_NAME, "td")[3].text for tr in driver.find_elements(By.XPATH, row)
+    ]
+    assert sorted(statuses) == ["active", "revoked"]
+    for secret, status in ((old, 401), (new, 200)):
+        r = requests.get(ks.url + "/v1/whoami", headers={"Authorization": f"ApiKey {secret}"})
+        assert r.status_code == status, r.text
+    driver.refresh()  # a reload (GET /console/keys) never shows the secret again
+    assert new not in driver.page_source
+    sign_in(driver, ks, "bot")
+    driver.get(usage_url)
+    assert text(driver, "status") == "403 Forbidden"
+    assert "usage-rest" not in driver.page_source
+
+
+def test_memory_filters_by_embedding_and_time_and_reembeds_with_confirmation(ks, driver, shots):
+    listing = "/v1/organizations/local/agent-memory?embedding_status=embedded"
+    WebDriverWait(driver, 10, 0.1).until(
+        lambda _: len(ks.request("GET", listing, key="admin").json()) == 2
+    )
+    sign_in(driver, ks, "admin")
+    Select(driver.find_element(By.NAME, "status")).select_by_visible_text("failed")
+    click_through(driver, driver.find_element(By.CSS_SELECTOR, "form[role=search] button"))
+    assert (
+        "status=failed" in driver.current_url
+        and text(driver, "count") == "0 memories, newest first"
+    )
+    for query, count in (("status=embedded", 2), ("since=2099-01-01", 0), ("until=2000-01-01", 0)):
+        driver.get(ks.url + "/console/memories?" + query)
+        assert text(driver, "count") == f"{count} memories, newest first", query
+    driver.get(ks.url + "/console/memories?since=2000-01-01&until=2099-12-31&status=embedded")
+    assert len(result_texts(driver)) == 2
+    shot(driver, shots, "memories-filtered")
+    click_through(driver, driver.find_element(By.LINK_TEXT, TRIGGER["concept"]))
+    assert text(driver, "embedding-status").startswith("embedded")
+    page = driver.current_url
+    click_through(driver, driver.find_element(By.ID, "reembed"))
+    shot(driver, shots, "memory-reembed-confirm")
+    confirm_url = driver.current_url
+    click_through(driver, driver.find_element(By.ID, "confirm-reembed"))
+    assert driver.current_url.startswith(page) and "queued=1" in driver.current_url
+    assert text(driver, "reembed-queued").startswith("Queued")
+    # An analyst (memory:read only) sees the page but re-embedding is refused.
+    sign_in(driver, ks, "analyst")
+    driver.get(confirm_url)
+    click_through(driver, driver.find_element(By.ID, "confirm-reembed"))
+    assert text(driver, "status") == "403 Forbidden"
+
+
+BRANCHES = "/v1/organizations/local/branches"
+
+
+def test_branch_diff_then_merge_with_confirmation_agent_sees_only_its_own(ks, driver, shots):
+    made = {}
+    for agent in ("bot", "carol"):
+        body = {"agent_id": agent, "tables": ["acct"], "name": f"{agent}-whatif"}
+        r = ks.request("POST", BRANCHES, key="admin", json=body)
+        assert r.ok, r.text
+        made[agent] = r.json()["id"]
+    dsn = f"host=127.0.0.1 port={ks.server.port} user=bot dbname=hatidata"
+    with psycopg.connect(dsn, password=ks.secrets["bot"], autocommit=True) as con:
+        sql = "INSERT INTO acct VALUES (3, 30)"
+        con.execute("SELECT * FROM branch_query(%s, %s)", [made["bot"], sql]).fetchall()
+    sign_in(driver, ks, "bot")
+    click_through(driver, driver.find_element(By.LINK_TEXT, "Branches"))
+    assert text(driver, "count") == "1 branch"
+    assert "carol-whatif" not in driver.page_source
+    click_through(driver, driver.find_element(By.LINK_TEXT, "bot-whatif"))
+    assert text(driver, "diff-summary") == "1 added, 0 removed, 0 changed in the branch"
+    assert text(driver, "conflicts") == "No conflicts with main"
+    click_through(driver, driver.find_element(By.ID, "merge"))
+    shot(driver, shots, "branch-merge-confirm")
+    click_through(driver, driver.find_element(By.ID, "confirm-merge"))
+    assert text(driver, "branch-status") == "merged"
+    assert "merged" in text(driver, "audit")
+    shot(driver, shots, "branch-merged")
+    driver.get(f"{ks.url}/console/branches/{made['carol']}")
+    assert text(driver, "status") == "404 Not found" and "carol-whatif" not in driver.page_source
+    sign_in(driver, ks, "admin")
+    driver.get(f"{ks.url}/console/branches/{made['carol']}?confirm=discard")
+    click_through(driver, driver.find_element(By.ID, "confirm-discard"))
+    assert text(driver, "branch-status") == "discarded"

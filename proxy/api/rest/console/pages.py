@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 import uuid
 from typing import Any
@@ -50,7 +51,7 @@ def _signin(message: str | None = None) -> Response:
     return RedirectResponse(target, status_code=303)
 
 
-async def _page(request: Request, name: str, build) -> Response:
+async def show_page(request: Request, name: str, build) -> Response:
     """Resolve the caller, run `build(who)` -> context; AgentError -> its status page."""
     who = await console_caller(request)
     if who is None:  # a cookie the server no longer accepts says so on the sign-in page
@@ -69,7 +70,7 @@ def _bad_csrf(request: Request, who: Caller | None) -> Response:
     return render(request, "error.html", who, 403, error=error)
 
 
-async def _checked_form(request: Request) -> tuple[dict[str, str], Response | None]:
+async def checked_form(request: Request) -> tuple[dict[str, str], Response | None]:
     """A POST's fields, or the response that refuses it (not signed in, bad CSRF token)."""
     fields = await form(request)
     who = await console_caller(request)
@@ -116,13 +117,31 @@ async def home():
 # --- memories --------------------------------------------------------------------------
 
 
+FILTERS = ("q", "agent", "type", "min_importance", "status", "since", "until")
+STATUSES = ("pending", "embedded", "failed")
+
+
 def _filters(request: Request) -> dict[str, str]:
     q = request.query_params
-    return {k: q.get(k, "").strip() for k in ("q", "agent", "type", "min_importance")}
+    return {k: q.get(k, "").strip() for k in FILTERS}
+
+
+def _day(value: str, name: str) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(value) if value else None
+    except ValueError:
+        raise AgentError.invalid(f"{name} must be a date such as 2026-11-26") from None
 
 
 def _keep(row: dict[str, Any], f: dict[str, str]) -> bool:
+    """Filters the REST call does not apply itself (importance, days; status for search)."""
     if f["type"] and row["memory_type"] != f["type"]:
+        return False
+    if f["status"] and row.get("embedding_status") != f["status"]:
+        return False
+    created = row["created_at"].date() if row.get("created_at") else None
+    since, until = _day(f["since"], "From"), _day(f["until"], "To")
+    if created and ((since and created < since) or (until and created > until)):
         return False
     if f["min_importance"]:
         try:
@@ -138,12 +157,14 @@ async def memories(request: Request):
 
     async def build(who: Caller):
         agent = f["agent"] or None
+        if f["status"] and f["status"] not in STATUSES:
+            raise AgentError.invalid(f"embedding status must be one of {', '.join(STATUSES)}")
         if f["q"]:
             hits = await memory.search_memories(
                 who.org_id, request, who, query=f["q"], agent_id=agent, top_k=SEARCH_TOP_K
             )
             hits = [h for h in hits if _keep(h["entry"], f)]
-            return {"f": f, "hits": hits, "rows": None}
+            return {"f": f, "hits": hits, "rows": None, "statuses": STATUSES}
         rows = await memory.list_memories(
             who.org_id,
             request,
@@ -152,11 +173,12 @@ async def memories(request: Request):
             memory_type=f["type"] or None,
             limit=100,
             embedding_model=None,
-            embedding_status=None,
+            embedding_status=f["status"] or None,
         )
-        return {"f": f, "hits": None, "rows": [r for r in rows if _keep(r, f)]}
+        kept = [r for r in rows if _keep(r, f)]
+        return {"f": f, "hits": None, "rows": kept, "statuses": STATUSES}
 
-    return await _page(request, "memories.html", build)
+    return await show_page(request, "memories.html", build)
 
 
 async def _chain(request: Request, who: Caller, memory_id: str) -> list[dict[str, Any]]:
@@ -176,17 +198,20 @@ async def _chain(request: Request, who: Caller, memory_id: str) -> list[dict[str
 
 
 @router.get("/memories/{memory_id:uuid}")
-async def memory_detail(request: Request, memory_id: uuid.UUID, confirm: int = 0):
+async def memory_detail(
+    request: Request, memory_id: uuid.UUID, confirm: int = 0, reembed: int = 0, queued: int = 0
+):
     async def build(who: Caller):
         who.require("memory:read")
-        return {"chain": await _chain(request, who, str(memory_id)), "confirm": bool(confirm)}
+        chain = await _chain(request, who, str(memory_id))
+        return {"chain": chain, "confirm": bool(confirm), "reembed": reembed, "queued": queued}
 
-    return await _page(request, "memory.html", build)
+    return await show_page(request, "memory.html", build)
 
 
 @router.post("/memories/{memory_id:uuid}/delete")
 async def memory_delete(request: Request, memory_id: uuid.UUID):
-    fields, refused = await _checked_form(request)
+    fields, refused = await checked_form(request)
     if refused is not None:
         return refused
 
@@ -194,7 +219,7 @@ async def memory_delete(request: Request, memory_id: uuid.UUID):
         await memory.delete_memory(who.org_id, memory_id, request, who)
         return RedirectResponse("/console/memories?deleted=1", status_code=303)
 
-    return await _page(request, "memories.html", build)
+    return await show_page(request, "memories.html", build)
 
 
 # --- reasoning sessions ----------------------------------------------------------------
@@ -206,7 +231,7 @@ async def sessions(request: Request):
         rows = await cot.sessions(request, who, agent_id=None, limit=200)
         return {"sessions": rows}
 
-    return await _page(request, "sessions.html", build)
+    return await show_page(request, "sessions.html", build)
 
 
 @router.get("/sessions/{session_id}")
@@ -216,13 +241,13 @@ async def replay(request: Request, session_id: str, agent: str | None = None):
         check = await cot.verify(session_id, request, who, agent_id=doc["agent_id"])
         return {"replay": doc, "check": check}
 
-    return await _page(request, "replay.html", build)
+    return await show_page(request, "replay.html", build)
 
 
 # --- keys (admins) ---------------------------------------------------------------------
 
 
-async def _key_lists(request: Request, who: Caller) -> dict[str, Any]:
+async def key_lists(request: Request, who: Caller) -> dict[str, Any]:
     org_keys = await keys.list_org_keys(who.org_id, request, who)
     agent_keys = await keys.list_agent_keys(who.org_id, request, who)
     return {
@@ -235,14 +260,14 @@ async def _key_lists(request: Request, who: Caller) -> dict[str, Any]:
 @router.get("/keys")
 async def key_page(request: Request):
     async def build(who: Caller):
-        return {**await _key_lists(request, who), "created": None}
+        return {**await key_lists(request, who), "created": None}
 
-    return await _page(request, "keys.html", build)
+    return await show_page(request, "keys.html", build)
 
 
 @router.post("/keys")
 async def key_create(request: Request):
-    fields, refused = await _checked_form(request)
+    fields, refused = await checked_form(request)
     if refused is not None:
         return refused
 
@@ -251,14 +276,14 @@ async def key_create(request: Request):
             name=fields.get("name") or None, role=fields.get("role", "analyst")
         )
         created = await keys.create_org_key(who.org_id, body, request, who)
-        return {**await _key_lists(request, who), "created": created}
+        return {**await key_lists(request, who), "created": created}
 
-    return await _page(request, "keys.html", build)
+    return await show_page(request, "keys.html", build)
 
 
 @router.post("/keys/{key_id}/revoke")
 async def key_revoke(request: Request, key_id: str):
-    fields, refused = await _checked_form(request)
+    fields, refused = await checked_form(request)
     if refused is not None:
         return refused
 
@@ -269,7 +294,7 @@ async def key_revoke(request: Request, key_id: str):
             await keys.revoke_org_key(who.org_id, key_id, request, who)
         return RedirectResponse("/console/keys", status_code=303)
 
-    return await _page(request, "keys.html", build)
+    return await show_page(request, "keys.html", build)
 
 
 # --- server ----------------------------------------------------------------------------
@@ -303,4 +328,4 @@ async def server(request: Request):
             "stats": stats,
         }
 
-    return await _page(request, "server.html", build)
+    return await show_page(request, "server.html", build)

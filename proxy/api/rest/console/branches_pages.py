@@ -1,0 +1,67 @@
+"""Console pages for branches: the list, one branch's diff, conflicts and audit trail,
+merge or discard after a confirmation (the /v1 branch route functions and scopes)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse
+
+from proxy.api.rest import branches
+from proxy.api.rest.auth import Caller
+from proxy.api.rest.console.pages import checked_form, show_page
+
+router = APIRouter(prefix="/console", include_in_schema=False)
+STRATEGIES = ("branch_wins", "main_wins")
+
+
+@router.get("/branches")
+async def branch_list(request: Request):
+    async def build(who: Caller):
+        return {"branches": await branches.list_branches(who.org_id, request, who)}
+
+    return await show_page(request, "branches.html", build)
+
+
+@router.get("/branches/{branch_id}")
+async def branch_detail(
+    request: Request, branch_id: str, confirm: Literal["", "merge", "discard"] = ""
+):
+    async def build(who: Caller):
+        b = await branches.get_branch(who.org_id, branch_id, request, who)
+        ctx = {"b": b, "confirm": confirm, "strategies": STRATEGIES, "diff": None, "conf": None}
+        if b["status"] == "active":  # diff and conflicts compare a live branch with main
+            ctx["diff"] = await branches.branch_diff(who.org_id, branch_id, request, who)
+            ctx["conf"] = await branches.branch_conflicts(who.org_id, branch_id, request, who)
+        return ctx
+
+    return await show_page(request, "branch.html", build)
+
+
+@router.post("/branches/{branch_id}/merge")
+async def branch_merge(request: Request, branch_id: str):
+    fields, refused = await checked_form(request)
+    if refused is not None:
+        return refused
+    strategy = fields.get("strategy", "branch_wins")
+
+    async def build(who: Caller):
+        body = branches.MergeBody(strategy=strategy if strategy in STRATEGIES else "branch_wins")
+        done = await branches.merge_branch(who.org_id, branch_id, request, who, body)
+        return RedirectResponse(f"/console/branches/{done['id']}", status_code=303)
+
+    return await show_page(request, "branch.html", build)
+
+
+@router.post("/branches/{branch_id}/discard")
+async def branch_discard(request: Request, branch_id: str):
+    fields, refused = await checked_form(request)
+    if refused is not None:
+        return refused
+
+    async def build(who: Caller):
+        done = await branches.discard_branch(who.org_id, branch_id, request, who)
+        return RedirectResponse(f"/console/branches/{done['id']}", status_code=303)
+
+    return await show_page(request, "branch.html", build)

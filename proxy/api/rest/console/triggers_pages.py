@@ -1,0 +1,70 @@
+"""Console pages for semantic triggers: the list, one trigger's test form and its fires.
+
+Each page calls the /v1 trigger route functions, so an agent key sees only its own
+triggers (another's is a 404 page) and fires need query_audit:read as on /v1.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+
+from proxy.api.rest import triggers
+from proxy.api.rest.auth import Caller
+from proxy.api.rest.console.pages import checked_form, show_page
+from proxy.core.errors import AgentError
+
+router = APIRouter(prefix="/console", include_in_schema=False)
+FIRES_SHOWN = 20
+
+
+async def _detail(request: Request, who: Caller, trigger_id: str) -> dict[str, Any]:
+    """The trigger (404 when this key may not see it) and its recent fires, or why not."""
+    listed = await triggers.list_triggers(who.org_id, request, who)
+    found = [t for t in listed if trigger_id in (str(t["id"]), t["name"])]
+    if not found:
+        raise AgentError.not_found(f"trigger {trigger_id!r} not found")
+    trigger = found[0]
+    fires, fires_error = [], None
+    try:
+        fires = await triggers.trigger_fires(
+            who.org_id, str(trigger["id"]), request, who, limit=FIRES_SHOWN
+        )
+    except AgentError as exc:  # e.g. an agent key without query_audit:read
+        fires_error = exc.message
+    return {"t": trigger, "fires": fires, "fires_error": fires_error, "tested": None, "text": ""}
+
+
+@router.get("/triggers")
+async def trigger_list(request: Request):
+    async def build(who: Caller):
+        return {"triggers": await triggers.list_triggers(who.org_id, request, who)}
+
+    return await show_page(request, "triggers.html", build)
+
+
+@router.get("/triggers/{trigger_id}")
+async def trigger_detail(request: Request, trigger_id: str):
+    async def build(who: Caller):
+        return await _detail(request, who, trigger_id)
+
+    return await show_page(request, "trigger.html", build)
+
+
+@router.post("/triggers/{trigger_id}/test")
+async def trigger_test(request: Request, trigger_id: str):
+    fields, refused = await checked_form(request)
+    if refused is not None:
+        return refused
+    text = fields.get("text", "")
+
+    async def build(who: Caller):
+        ctx = await _detail(request, who, trigger_id)
+        if not text.strip():
+            raise AgentError.invalid("give a text to test against the trigger's concept")
+        body = triggers.TestBody(text=text)
+        tested = await triggers.test_trigger(who.org_id, str(ctx["t"]["id"]), body, request, who)
+        return {**ctx, "tested": tested, "text": text}
+
+    return await show_page(request, "trigger.html", build)
