@@ -32,11 +32,10 @@ def known(enum_text: str) -> bool:
 
 def replace(entries: dict[str, tuple[int, str] | None]) -> None:
     """The whole table, as read from duckdb_types() (None: ambiguous labels)."""
-    global _version
+    global _by_text, _version
     with _lock:
         if entries != _by_text:
-            _by_text.clear()
-            _by_text.update(entries)
+            _by_text = dict(entries)  # swapped whole: readers take no lock
             _version += 1
 
 
