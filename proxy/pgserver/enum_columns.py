@@ -34,6 +34,6 @@ def learn(cur: duckdb.DuckDBPyConnection, types: Sequence[str]) -> None:
     for oid, name, labels in rows:
         text = enum_oids.enum_text(list(labels))
         entries[text] = None if text in entries else (int(oid), str(name))
-    for t in wanted:
-        entries.setdefault(t, None)  # not (yet) visible: text, without asking each time
+    # A type not visible here (created in the session's open transaction) is not noted:
+    # asked again at its next result, so after COMMIT it shows.
     enum_oids.replace(entries)
