@@ -17,7 +17,7 @@ def test_enum_columns_described_and_read_as_text(server: ServerProcess) -> None:
     with psycopg.connect(server.dsn, autocommit=True) as conn:
         conn.execute("CREATE TYPE e_feel AS ENUM ('low', 'it''s ok', 'high')")
         conn.execute("CREATE TABLE e_feel_t (id int, f e_feel, fs e_feel[])")
-        conn.execute("INSERT INTO e_feel_t VALUES (1, 'high', ARRAY['low', 'it''s ok']::e_feel[])")
+        conn.execute("INSERT INTO e_feel_t VALUES (1, %s, %s)", ["high", ["low", "it's ok"]])
         oid, array_oid = conn.execute(
             "SELECT oid, typarray FROM pg_type WHERE typname = 'e_feel'"
         ).fetchone()
@@ -37,10 +37,11 @@ def test_enum_columns_described_and_read_as_text(server: ServerProcess) -> None:
 
     async def with_asyncpg() -> list[asyncpg.Record]:
         conn = await asyncpg.connect(server.url("postgresql"))
-        try:
-            return await conn.fetch("SELECT f, fs FROM e_feel_t")
+        try:  # parameters for enum and enum[] columns: labels, a list of labels
+            await conn.execute("INSERT INTO e_feel_t VALUES (2, $1, $2)", "low", ["high"])
+            return await conn.fetch("SELECT f, fs FROM e_feel_t ORDER BY id")
         finally:
             await conn.close()
 
     rows = asyncio.run(with_asyncpg())
-    assert [tuple(r) for r in rows] == [("high", ["low", "it's ok"])]
+    assert [tuple(r) for r in rows] == [("high", ["low", "it's ok"]), ("low", ["high"])]

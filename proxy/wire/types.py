@@ -267,8 +267,10 @@ def encode_data_rows(rows: list[tuple], encoders: list[Encoder]) -> bytes:
 
 
 def oid_for_duckdb_type_name(name: str) -> int:
-    """PG OID for a DuckDB type name (ParameterDescription of inferred parameter types)."""
-    return pg_type_for(name).oid
+    """PG OID for a DuckDB type name (ParameterDescription of inferred parameter types).
+    An enum parameter is described as text (text[]): drivers then send labels the server
+    decodes, where an enum oid would get asyncpg's binary array of an unknown oid."""
+    return _pg_type_for(name).oid
 
 
 _DUCK_FOR_KIND: dict[str, str | None] = {
