@@ -10,6 +10,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from transpiler import (
+    array_text,
     date_arith,
     embedded_writes,
     group_by_key,
@@ -41,6 +42,7 @@ def apply(
     insert_columns)."""
     if hints is not None and isinstance(tree, (exp.Update, exp.Insert)):
         embedded_writes.rewrite(tree, hints)
+        array_text.rewrite(tree, hints)
         if isinstance(tree, exp.Insert):
             insert_columns.rewrite(tree, hints)
     if hints is not None and hints.has_primary_keys and tree.find(exp.Group) is not None:

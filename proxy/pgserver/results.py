@@ -12,6 +12,7 @@ from functools import lru_cache
 
 import duckdb
 
+from proxy.wire import enum_oids
 from proxy.wire import messages as m
 from proxy.wire.types import encode_data_rows, pg_type_for, result_encoder
 
@@ -47,7 +48,9 @@ def check_formats(formats: Sequence[int], ncols: int) -> None:
 
 
 @lru_cache(maxsize=1024)
-def _row_description(columns: tuple[Column, ...], formats: tuple[int, ...]) -> bytes:
+def _row_description(
+    columns: tuple[Column, ...], formats: tuple[int, ...], _enums: int = 0
+) -> bytes:  # _enums: enum_oids.version(), so a learnt enum type shows
     fields = []
     for i, col in enumerate(columns):
         t = pg_type_for(col.duckdb_type)
@@ -58,7 +61,7 @@ def _row_description(columns: tuple[Column, ...], formats: tuple[int, ...]) -> b
 
 
 def row_description(columns: tuple[Column, ...], formats: Sequence[int] = ()) -> bytes:
-    return _row_description(columns, tuple(formats))
+    return _row_description(columns, tuple(formats), enum_oids.version())
 
 
 @lru_cache(maxsize=1024)

@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 from proxy.db.catalog import snapshot as catalog_snapshot
 from proxy.db.commit_clock import statement_may_write
 from proxy.execution import sql_bridge
-from proxy.pgserver import agent_relations, arrow_results, ddl_statements, explain, fk_checks
+from proxy.pgserver import (
+    agent_relations,
+    arrow_results,
+    ddl_statements,
+    enum_columns,
+    explain,
+    fk_checks,
+)
 from proxy.pgserver.result_shape import (
     DML_KINDS,
     LOSSLESS_SQL,
@@ -183,6 +190,8 @@ def execute(
     if cast:
         return cast[1], None, cur.fetchmany(PREFETCH_ROWS)
     cols = columns_of(cur.description)
+    if cols and any(c.duckdb_type.startswith("ENUM(") for c in cols):
+        enum_columns.learn(cur, [c.duckdb_type for c in cols])
     return _read(plan, cur, portal, cols, run_sql, sizes, tz)
 
 

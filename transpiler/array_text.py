@@ -1,0 +1,78 @@
+"""PostgreSQL array text written where an array column takes it: `INSERT INTO t (a)
+VALUES ('{1,2}')`, `UPDATE t SET a = '{3}'`, `ON CONFLICT ... DO UPDATE SET a = '{3}'`.
+
+PostgreSQL types the untyped literal by its target column and reads its array text;
+DuckDB casts the VARCHAR and refuses ("can't be cast to INTEGER[]"). With catalog hints
+saying the column is an array (ARRAY or VECTOR kind), the literal becomes a list of its
+elements as strings, which DuckDB's INSERT / UPDATE casts to the column's type (as
+`'{1,2}'::int[]` does, pgcompat._array_literal). Text, JSON and other columns, and
+text that is not a one-dimensional array literal, are left as written.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from transpiler import any_array
+from transpiler.column_hints import ARRAY, VECTOR, ColumnHints
+
+_ARRAYS = (ARRAY, VECTOR)
+
+
+def rewrite(tree: exp.Insert | exp.Update, hints: ColumnHints) -> None:
+    if isinstance(tree, exp.Update):
+        target = tree.this
+        if isinstance(target, exp.Table):
+            _assignments(tree.expressions, hints.columns(target.name.lower()))
+        return
+    target = tree.this
+    names: list[str] | None = None
+    if isinstance(target, exp.Schema):
+        names = [c.name.lower() for c in target.expressions]
+        target = target.this
+    if not isinstance(target, exp.Table):
+        return
+    table = target.name.lower()
+    kinds = hints.columns(table)
+    if not kinds:
+        return
+    if names is None:
+        order = hints.column_order(table)
+        names = [c.lower() for c in order] if order is not None else None
+    values = tree.expression
+    if names is not None and isinstance(values, exp.Values):
+        for row in values.expressions:
+            items = row.expressions if isinstance(row, exp.Tuple) else [row]
+            for name, item in zip(names, items, strict=False):
+                if kinds.get(name) in _ARRAYS:
+                    _convert(item)
+    conflict = tree.args.get("conflict")
+    if isinstance(conflict, exp.OnConflict):
+        _assignments(conflict.expressions or [], kinds)
+
+
+def _assignments(sets: list[exp.Expr], kinds: dict[str, str] | None) -> None:
+    if not kinds:
+        return
+    for item in sets:
+        if (
+            isinstance(item, exp.EQ)
+            and isinstance(item.this, exp.Column)
+            and kinds.get(item.this.name.lower()) in _ARRAYS
+        ):
+            _convert(item.expression)
+
+
+def _convert(value: exp.Expr) -> None:
+    """Replace the string literal `value` holding array text by the list of its elements."""
+    if not (isinstance(value, exp.Literal) and value.is_string):
+        return
+    text = value.name
+    if not text.lstrip().startswith("{"):
+        return
+    items = any_array.parse_array_literal(text)
+    if items is None:
+        return
+    value.replace(
+        exp.Array(expressions=[exp.Null() if i is None else exp.Literal.string(i) for i in items])
+    )
