@@ -43,13 +43,18 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=300)
     ap.add_argument("--port", type=int, help="an already running server")
     ap.add_argument("--kinds", default=",".join(KINDS))
+    ap.add_argument("--root", type=Path, help="serve this tree (say, main) instead of this one")
     args = ap.parse_args()
     proc = None
     with tempfile.TemporaryDirectory() as d:
         if args.port:
             port = args.port
         else:
-            proc, port = start_hatiproxy(Path(d), database=str(Path(d) / "bench.duckdb"))
+            proc, port = start_hatiproxy(
+                Path(d),
+                database=str(Path(d) / "bench.duckdb"),
+                **({"root": args.root} if args.root else {}),
+            )
         try:
             with psycopg.connect(
                 f"host=127.0.0.1 port={port} user=bench dbname=hatidata", autocommit=True
