@@ -44,6 +44,7 @@ def main() -> int:
     ap.add_argument("--port", type=int, help="an already running server")
     ap.add_argument("--kinds", default=",".join(KINDS))
     ap.add_argument("--root", type=Path, help="serve this tree (say, main) instead of this one")
+    ap.add_argument("--server-arg", action="append", default=[], help="extra `serve` argument")
     args = ap.parse_args()
     proc = None
     with tempfile.TemporaryDirectory() as d:
@@ -52,6 +53,7 @@ def main() -> int:
         else:
             proc, port = start_hatiproxy(
                 Path(d),
+                *args.server_arg,
                 database=str(Path(d) / "bench.duckdb"),
                 **({"root": args.root} if args.root else {}),
             )
