@@ -111,6 +111,29 @@ def test_prepared_and_returning_match_postgres(sides: tuple[str, str]) -> None:
         assert hati == pg, sql
 
 
+def test_describe_statement_matches_postgres(sides: tuple[str, str]) -> None:
+    """Parse + Describe (statement), as pgJDBC and node-postgres send it: the same oids."""
+    found = []
+    for dsn in sides:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            pgconn = conn.pgconn
+            sql = b"SELECT a.name, b.note, a.id * 2 FROM ro_a a JOIN ro_b b ON a.id = b.a_id"
+            assert pgconn.prepare(b"ro_stmt", sql).status == psycopg.pq.ExecStatus.COMMAND_OK
+            res = pgconn.describe_prepared(b"ro_stmt")
+            pairs = [(res.ftable(i), res.ftablecol(i)) for i in range(res.nfields)]
+            names = []
+            for oid, num in pairs:
+                row = conn.execute(
+                    "SELECT c.relname, a.attname FROM pg_class c JOIN pg_attribute a"
+                    " ON a.attrelid = c.oid WHERE c.oid = %s AND a.attnum = %s",
+                    (oid, num),
+                ).fetchone()
+                names.append(row)
+            found.append(names)
+    pg, hati = found
+    assert hati == pg == [("ro_a", "name"), ("ro_b", "note"), None]
+
+
 def test_temp_table_and_recreated_table(sides: tuple[str, str]) -> None:
     """A temp table's own oid; a table dropped and made again: its new oid, at once."""
     found = []
