@@ -8,15 +8,19 @@ written each column reads; this module maps that to the oids pg_class / pg_attri
 report (DuckDB's table_oid and column_index: proxy/db/catalog/30_relations.sql).
 
 Cost: the catalog is read once per relation and per catalog change (DDL bumps
-`catalog_changed`), a statement's answer is kept per connection by its SQL text; a repeated
-statement (a prepared point SELECT) pays a dict lookup and a tuple comparison.
+`catalog_changed`, and so does the end of a block that ran DDL, as in column_hints: other
+sessions may have read the old relation before its COMMIT); a statement's answer is kept
+per connection by its SQL text, so a repeated statement (a prepared point SELECT) pays a
+dict lookup and a tuple comparison.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Sequence
 from dataclasses import replace
+from typing import Protocol
 
 import duckdb
 
@@ -24,6 +28,12 @@ from proxy.db.catalog.snapshot import SNAPSHOT_VIEWS
 from proxy.pgserver.results import Column
 from transpiler import Statement
 from transpiler.column_origins import ColumnOrigin, Relation, column_origins
+
+
+class _BlockState(Protocol):
+    txn_status: str
+    implicit: bool
+
 
 log = logging.getLogger("hatiproxy.column_origins")
 
@@ -53,7 +63,20 @@ class OriginMap:
         self._gen = -1
         self._relations: dict[Relation, Found] = {}
         self._statements: dict[str, Pairs | None] = {}
+        self._ddl_in_block = False
         self._last: dict[str, tuple[tuple[Column, ...], tuple[Column, ...]]] = {}
+
+    def note(self, runner: _BlockState, statements: Sequence[Statement]) -> None:
+        """Each batch a session transpiles: DDL in a block others may have resolved
+        before its COMMIT (or after its ROLLBACK) is read anew when the block has ended."""
+        ended = runner.txn_status == "I" and not runner.implicit
+        if ended and self._ddl_in_block:
+            self._ddl_in_block = False
+            catalog_changed()
+        if not (runner.txn_status == "I" and len(statements) == 1):
+            self._ddl_in_block |= any(st.kind == "ddl" for st in statements)
+        if self._ddl_in_block and any(st.kind in ("commit", "rollback") for st in statements):
+            catalog_changed()  # now too: others' next statements need not wait for ours
 
     def prepare(self, cur: duckdb.DuckDBPyConnection, st: Statement) -> Pairs | None:
         """The statement's pairs; reads the catalog on `cur`, so call it while the

@@ -162,3 +162,22 @@ def test_oid_stable_across_connections(sides: tuple[str, str]) -> None:
                 assert res is not None
                 seen.add((res.ftable(0), res.ftablecol(0)))
     assert len(seen) == 1 and next(iter(seen))[0] != 0
+
+
+def test_table_remade_in_another_sessions_block(sides: tuple[str, str]) -> None:
+    """A table dropped and made again inside another session's block: after its COMMIT,
+    this session's next statement names the new table (it had read the old one)."""
+    _pg, hati = sides
+    with (
+        psycopg.connect(hati, autocommit=True) as reader,
+        psycopg.connect(hati) as writer,
+    ):
+        reader.execute("CREATE TABLE ro_blk (k integer, w text)")
+        before = _origins(reader, reader.execute("SELECT w FROM ro_blk"))
+        writer.execute("DROP TABLE ro_blk")
+        writer.execute("CREATE TABLE ro_blk (w text, k integer)")
+        assert _origins(reader, reader.execute("SELECT w FROM ro_blk")) == before
+        writer.commit()
+        after = _origins(reader, reader.execute("SELECT w FROM ro_blk"))
+        reader.execute("DROP TABLE ro_blk")
+    assert before == after == [("public", "ro_blk", "w")]
