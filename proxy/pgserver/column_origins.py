@@ -27,7 +27,7 @@ import duckdb
 from proxy.db.catalog.snapshot import SNAPSHOT_VIEWS
 from proxy.pgserver.results import Column
 from transpiler import Statement
-from transpiler.column_origins import ColumnOrigin, Relation, column_origins
+from transpiler.column_origins import ColumnOrigin, Relation
 
 
 class _BlockState(Protocol):
@@ -81,7 +81,7 @@ class OriginMap:
     def prepare(self, cur: duckdb.DuckDBPyConnection, st: Statement) -> Pairs | None:
         """The statement's pairs; reads the catalog on `cur`, so call it while the
         cursor holds no pending result (on the worker thread)."""
-        if st.kind not in _ROW_KINDS:
+        if st.column_origins is None or st.kind not in _ROW_KINDS:
             return None
         if self._gen != _generation:
             self._gen = _generation
@@ -90,7 +90,7 @@ class OriginMap:
             self._last.clear()
         if st.sql in self._statements:
             return self._statements[st.sql]
-        origins = column_origins(st.sql)
+        origins = st.column_origins
         pairs = None if origins is None else self._resolve(cur, origins)
         if len(self._statements) >= _MAX_STATEMENTS:
             self._statements.clear()
