@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlglot import exp
+from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.scope import Scope, build_scope
 
 
@@ -52,8 +53,11 @@ def column_origins(tree: exp.Expr) -> Origins | None:
     simple = _simple_sources(tree)
     if simple is not None:  # a FROM list of plain tables (the usual case): no scope walk
         return _select(simple, tree)
-    scope = build_scope(tree)
-    return None if scope is None else _select(_of_scope(scope), tree)
+    try:
+        scope = build_scope(tree)
+        return None if scope is None else _select(_of_scope(scope), tree)
+    except SqlglotError:  # what sqlglot's scopes cannot model (two unnamed table functions)
+        return None
 
 
 # What a SELECT reads, by folded alias, in FROM order: tables, or the scopes of derived
