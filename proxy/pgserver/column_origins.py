@@ -25,6 +25,7 @@ from typing import Protocol
 import duckdb
 
 from proxy.db.catalog.snapshot import SNAPSHOT_VIEWS
+from proxy.pgserver.alter_rebuild import _search_path as search_path_order
 from proxy.pgserver.results import Column
 from transpiler import Statement
 from transpiler.column_origins import ColumnOrigin, Relation
@@ -61,6 +62,7 @@ class OriginMap:
 
     def __init__(self) -> None:
         self._gen = -1
+        self._path: str | None = None
         self._relations: dict[Relation, Found] = {}
         self._statements: dict[str, Pairs | None] = {}
         self._ddl_in_block = False
@@ -78,13 +80,16 @@ class OriginMap:
         if self._ddl_in_block and any(st.kind in ("commit", "rollback") for st in statements):
             catalog_changed()  # now too: others' next statements need not wait for ours
 
-    def prepare(self, cur: duckdb.DuckDBPyConnection, st: Statement) -> Pairs | None:
+    def prepare(
+        self, cur: duckdb.DuckDBPyConnection, st: Statement, path: str | None
+    ) -> Pairs | None:
         """The statement's pairs; reads the catalog on `cur`, so call it while the
-        cursor holds no pending result (on the worker thread)."""
+        cursor holds no pending result (on the worker thread). path: the session's
+        search_path (unqualified names resolve along it)."""
         if st.column_origins is None or st.kind not in _ROW_KINDS:
             return None
-        if self._gen != _generation:
-            self._gen = _generation
+        if self._gen != _generation or path != self._path:
+            self._gen, self._path = _generation, path
             self._relations.clear()
             self._statements.clear()
             self._last.clear()
@@ -156,34 +161,43 @@ class OriginMap:
             f"WHERE lower(table_name) IN ({marks})",
             names,
         ).fetchall()
+        current, path = cur.execute(
+            "SELECT system.main.current_database(), current_setting('search_path')"
+        ).fetchone() or ("", "")
+        order = search_path_order(path, current)
         by_rel: dict[tuple[str, str, str], tuple[int, dict[str, int]]] = {}
         for db, schema, table, oid, col, index in rows:
-            entry = by_rel.setdefault((db, schema.lower(), table.lower()), (int(oid), {}))
+            entry = by_rel.setdefault((db.lower(), schema.lower(), table.lower()), (int(oid), {}))
             entry[1][col.lower()] = int(index)
         for rel in missing:
-            self._relations[rel] = _pick(rel, by_rel)
+            self._relations[rel] = _pick(rel, by_rel, current, order)
 
 
-def _pick(rel: Relation, by_rel: dict[tuple[str, str, str], tuple[int, dict[str, int]]]) -> Found:
-    """The relation a name means, as DuckDB resolves it: a temp table first."""
+def _pick(
+    rel: Relation,
+    by_rel: dict[tuple[str, str, str], tuple[int, dict[str, int]]],
+    current: str,
+    order: list[tuple[str, str]],
+) -> Found:
+    """The relation a name means, as DuckDB resolves it (alter_rebuild.resolve_table):
+    as qualified, else a temp table, else the first on the search_path."""
     name = rel.name.lower()
     schema = (rel.schema or "").lower()
     if schema in _NOT_USERS or name.startswith("_hatidata_"):
         return None  # the catalog's own relations and agent relations: left at 0
-    schema = "main" if schema in ("", "public") else schema
-    if rel.catalog is None and schema == "main" and name not in SNAPSHOT_VIEWS:
-        found = by_rel.get(("temp", "main", name))
+    if schema == "public":
+        schema = "main"
+    if rel.catalog is not None:
+        keys = [(rel.catalog, schema or "main")]
+    elif schema:
+        keys = [(current, schema), (schema, "main")]
+    else:
+        keys = [] if name in SNAPSHOT_VIEWS else [("temp", "main")]
+        keys += order
+    for db, sch in keys:
+        if db.lower() in _NOT_DATABASES and db != "temp":
+            continue
+        found = by_rel.get((db.lower(), sch.lower(), name))
         if found is not None:
             return found[0], found[1], len(found[1])
-    keys = [
-        k
-        for k in by_rel
-        if k[1] == schema
-        and k[2] == name
-        and k[0] not in _NOT_DATABASES
-        and (rel.catalog is None or k[0] == rel.catalog)
-    ]
-    if len(keys) != 1:
-        return None
-    oid, columns = by_rel[keys[0]]
-    return oid, columns, len(columns)
+    return None

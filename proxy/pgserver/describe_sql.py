@@ -43,7 +43,8 @@ async def describe(
             cur.execute("DESCRIBE " + sql, nulls)
             cols = tuple(Column(r[0], r[1]) for r in cur.fetchall())
         # the cursor is free again: the table oids / attnums Execute will send too
-        return runner.origins.apply(st, cols, runner.origins.prepare(cur, st))
+        pairs = runner.origins.prepare(cur, st, runner.settings.values.get("search_path"))
+        return runner.origins.apply(st, cols, pairs)
 
     try:
         return postgres_names(st, await runner.call(run, sql=sql))

@@ -406,7 +406,7 @@ class Runner:
             return plan.fk.run(cur, run)
 
         def run() -> statement_start.Outcome:
-            pairs = self.origins.prepare(cur, st)  # RowDescription's table oids, first
+            pairs = self.origins.prepare(cur, st, self.settings.values.get("search_path"))
             cols, count, head = statement_start.execute(
                 plan, cur, portal, self.semantic, self.agent, self.who, self.sizes, tz
             )

@@ -181,3 +181,20 @@ def test_table_remade_in_another_sessions_block(sides: tuple[str, str]) -> None:
         after = _origins(reader, reader.execute("SELECT w FROM ro_blk"))
         reader.execute("DROP TABLE ro_blk")
     assert before == after == [("public", "ro_blk", "w")]
+
+
+def test_search_path_decides_the_table(sides: tuple[str, str]) -> None:
+    """An unqualified name is the table the search_path finds first, before and after
+    SET search_path in the same session."""
+    found = []
+    for dsn in sides:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute("CREATE SCHEMA IF NOT EXISTS ro_p")
+            conn.execute("CREATE TABLE IF NOT EXISTS ro_p.ro_a (z integer, name text)")
+            sql = "SELECT name FROM ro_a"
+            before = _origins(conn, conn.execute(sql))
+            conn.execute("SET search_path = ro_p, public")
+            after = _origins(conn, conn.execute(sql))
+            found.append((before, after))
+    pg, hati = found
+    assert hati == pg == ([("public", "ro_a", "name")], [("ro_p", "ro_a", "name")])
