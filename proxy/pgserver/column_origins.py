@@ -25,8 +25,8 @@ from typing import Protocol
 import duckdb
 
 from proxy.db.catalog.snapshot import SNAPSHOT_VIEWS
-from proxy.pgserver.alter_rebuild import _search_path as search_path_order
 from proxy.pgserver.results import Column
+from proxy.pgserver.search_path import search_path_order
 from transpiler import Statement
 from transpiler.column_origins import ColumnOrigin, Relation
 
