@@ -13,6 +13,7 @@ from typing import Any
 
 import duckdb
 
+from proxy.pgserver import column_origins
 from proxy.semantic import column_hints
 from proxy.wire import enum_oids
 from proxy.wire.errors import PgError
@@ -36,6 +37,7 @@ class ParamTypes:
             self._columns.clear()
         column_hints.catalog_changed(self._engine)
         enum_oids.clear()  # a type dropped or made again: RowDescription reads anew
+        column_origins.catalog_changed()  # a table dropped or made again: its oid too
 
     def _table_columns(
         self, cursor: Any, schema: str | None, table: str

@@ -23,6 +23,9 @@ BATCH_ROWS = 2000  # rows fetched and encoded per worker-thread hop
 class Column:
     name: str
     duckdb_type: str
+    # the pg_class oid and attnum a plain column reference reads (column_origins.py)
+    table_oid: int = 0
+    attnum: int = 0
 
 
 def columns_of(description: Sequence[tuple] | None) -> tuple[Column, ...] | None:
@@ -55,7 +58,15 @@ def _row_description(
     for i, col in enumerate(columns):
         t = pg_type_for(col.duckdb_type)
         fields.append(
-            m.FieldDescription(col.name, t.oid, t.typlen, t.typmod, result_format(formats, i))
+            m.FieldDescription(
+                col.name,
+                t.oid,
+                t.typlen,
+                t.typmod,
+                result_format(formats, i),
+                col.table_oid,
+                col.attnum,
+            )
         )
     return m.row_description(fields)
 
