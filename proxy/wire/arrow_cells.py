@@ -166,11 +166,9 @@ def _numeric_binary(col: pa.Array, scale: int) -> pa.Array:
     # so each cell is one contiguous span of its row
     start = 2 * lead
     rows = np.arange(n)
-    head_bytes = head.view(np.uint8).reshape(n, 8)
-    for lz in range(ng + 1):
-        at = lead == lz
-        if at.any():
-            matrix[at, 2 * lz : 2 * lz + 8] = head_bytes[at]
+    # one scatter of every row's 8 header bytes to its own offset (not a mask per offset)
+    at = (rows * width + start)[:, None] + np.arange(8)[None, :]
+    matrix.reshape(-1)[at.ravel()] = head.view(np.uint8)
     bounds = np.empty((n, 3), dtype=np.int32)  # [row start, cell start, cell end]
     bounds[:, 0] = rows * width
     bounds[:, 1] = bounds[:, 0] + start
