@@ -461,3 +461,22 @@ def test_inbox_shows_own_notifications_and_acknowledges(ks, driver, shots):
     assert text(driver, "inbox-count") == "1 notification, 0 unread"
     assert ks.request("GET", INBOX, key="bot", params={"unread_only": "true"}).json() == []
     shot(driver, shots, "inbox-read")
+
+
+def test_replay_shows_approvals_and_exports_the_chain(ks, driver, shots):
+    approval = {"session_id": SESSION, "agent_id": "bot", "decision": "reject", "reason": "edited"}
+    r = ks.request("POST", "/v1/cot/approvals", key="admin", json=approval)
+    assert r.ok, r.text
+    sign_in(driver, ks, "bot")
+    driver.get(f"{ks.url}/console/sessions/{SESSION}")
+    assert text(driver, "approvals-count") == "1 approval"
+    row = driver.find_element(By.CSS_SELECTOR, "#approvals tbody tr").text
+    assert "reject" in row and "session" in row
+    shot(driver, shots, "replay-approvals")
+    href = driver.find_element(By.ID, "export").get_attribute("href")
+    cookies = {c["name"]: c["value"] for c in driver.get_cookies()}
+    got = requests.get(href, cookies=cookies, timeout=30)
+    assert got.ok and "attachment" in got.headers["content-disposition"]
+    doc = got.json()
+    assert doc["approvals"][0]["decision"] == "reject"
+    assert len(doc["steps"]) == 3 and doc["verification"]["chain_valid"] is False
