@@ -437,3 +437,46 @@ def test_branch_diff_then_merge_with_confirmation_agent_sees_only_its_own(ks, dr
     driver.get(f"{ks.url}/console/branches/{made['carol']}?confirm=discard")
     click_through(driver, driver.find_element(By.ID, "confirm-discard"))
     assert text(driver, "branch-status") == "discarded"
+
+
+INBOX = "/v1/organizations/local/inbox"
+
+
+def test_inbox_shows_own_notifications_and_acknowledges(ks, driver, shots):
+    notify = {**TRIGGER, "name": "bot-notes", "concept": "krill", "actions": ["agent_notify"]}
+    r = ks.request("POST", "/v1/organizations/local/triggers", key="bot", json=notify)
+    assert r.ok, r.text
+    body = {"agent_id": "bot", "memory_type": "fact", "content": "krill", "importance": 0.5}
+    r = ks.request("POST", "/v1/organizations/local/agent-memory", key="bot", json=body)
+    assert r.ok, r.text
+    WebDriverWait(driver, 10, 0.1).until(lambda _: ks.request("GET", INBOX, key="bot").json())
+    assert ks.request("GET", INBOX, key="admin").json() == []  # another agent's inbox
+    sign_in(driver, ks, "bot")
+    click_through(driver, driver.find_element(By.LINK_TEXT, "Triggers"))
+    assert text(driver, "inbox-count") == "1 notification, 1 unread"
+    row = driver.find_element(By.CSS_SELECTOR, "#inbox-list tbody tr.unread").text
+    assert "bot-notes" in row and "krill" in driver.page_source
+    shot(driver, shots, "inbox-unread")
+    click_through(driver, driver.find_element(By.ID, "inbox-ack"))
+    assert text(driver, "inbox-count") == "1 notification, 0 unread"
+    assert ks.request("GET", INBOX, key="bot", params={"unread_only": "true"}).json() == []
+    shot(driver, shots, "inbox-read")
+
+
+def test_replay_shows_approvals_and_exports_the_chain(ks, driver, shots):
+    approval = {"session_id": SESSION, "agent_id": "bot", "decision": "reject", "reason": "edited"}
+    r = ks.request("POST", "/v1/cot/approvals", key="admin", json=approval)
+    assert r.ok, r.text
+    sign_in(driver, ks, "bot")
+    driver.get(f"{ks.url}/console/sessions/{SESSION}")
+    assert text(driver, "approvals-count") == "1 approval"
+    row = driver.find_element(By.CSS_SELECTOR, "#approvals tbody tr").text
+    assert "reject" in row and "session" in row
+    shot(driver, shots, "replay-approvals")
+    href = driver.find_element(By.ID, "export").get_attribute("href")
+    cookies = {c["name"]: c["value"] for c in driver.get_cookies()}
+    got = requests.get(href, cookies=cookies, timeout=30)
+    assert got.ok and "attachment" in got.headers["content-disposition"]
+    doc = got.json()
+    assert doc["approvals"][0]["decision"] == "reject"
+    assert len(doc["steps"]) == 3 and doc["verification"]["chain_valid"] is False

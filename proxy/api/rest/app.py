@@ -16,6 +16,7 @@ from proxy.api.rest import (
     cot,
     errors,
     functions,
+    inbox,
     key_usage,
     keys,
     memory,
@@ -56,7 +57,7 @@ def create_app(services: Services) -> FastAPI:
     errors.install(app)
     # branch_triggers before triggers: its fixed path segment must win over {trigger_id}.
     routers = (ops, memory, branch_triggers, triggers, branches, cot, branch_approval, keys)
-    for module in (*routers, key_usage, transpile, functions):
+    for module in (*routers, inbox, key_usage, transpile, functions):
         app.include_router(module.router)
     app.include_router(memory_batch.router)
     app.include_router(console_pages.router)

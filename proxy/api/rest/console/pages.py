@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import time
 import uuid
 from typing import Any
@@ -239,7 +240,19 @@ async def replay(request: Request, session_id: str, agent: str | None = None):
     async def build(who: Caller):
         doc = await cot.replay(session_id, request, who, agent_id=agent)
         check = await cot.verify(session_id, request, who, agent_id=doc["agent_id"])
-        return {"replay": doc, "check": check}
+        exported = await cot.export(session_id, request, who, agent_id=doc["agent_id"])
+        approvals = json.loads(exported.body)["approvals"]
+        return {"replay": doc, "check": check, "approvals": approvals}
+
+    return await show_page(request, "replay.html", build)
+
+
+@router.get("/sessions/{session_id}/export")
+async def replay_export(request: Request, session_id: str, agent: str | None = None):
+    """The /v1 export download (steps, hash chain, approvals) for the signed-in key."""
+
+    async def build(who: Caller):
+        return await cot.export(session_id, request, who, agent_id=agent)
 
     return await show_page(request, "replay.html", build)
 

@@ -9,14 +9,16 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse
 
-from proxy.api.rest import triggers
+from proxy.api.rest import inbox, triggers
 from proxy.api.rest.auth import Caller
 from proxy.api.rest.console.pages import checked_form, show_page
 from proxy.core.errors import AgentError
 
 router = APIRouter(prefix="/console", include_in_schema=False)
 FIRES_SHOWN = 20
+INBOX_SHOWN = 50
 
 
 async def _detail(request: Request, who: Caller, trigger_id: str) -> dict[str, Any]:
@@ -39,7 +41,25 @@ async def _detail(request: Request, who: Caller, trigger_id: str) -> dict[str, A
 @router.get("/triggers")
 async def trigger_list(request: Request):
     async def build(who: Caller):
-        return {"triggers": await triggers.list_triggers(who.org_id, request, who)}
+        listed = await triggers.list_triggers(who.org_id, request, who)
+        notes = await inbox.read_inbox(
+            request, who, unread_only=False, mark_read=False, limit=INBOX_SHOWN
+        )
+        return {"triggers": listed, "inbox": notes, "unread": sum(not n["read"] for n in notes)}
+
+    return await show_page(request, "triggers.html", build)
+
+
+@router.post("/inbox/read")
+async def inbox_acknowledge(request: Request):
+    """Mark the signed-in agent's unread notifications read (the /v1 inbox/read route)."""
+    fields, refused = await checked_form(request)
+    if refused is not None:
+        return refused
+
+    async def build(who: Caller):
+        await inbox.read_inbox(request, who, unread_only=True, mark_read=True, limit=10_000)
+        return RedirectResponse("/console/triggers#inbox", status_code=303)
 
     return await show_page(request, "triggers.html", build)
 
