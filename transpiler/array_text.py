@@ -1,5 +1,6 @@
 """PostgreSQL array text written where an array column takes it: `INSERT INTO t (a)
-VALUES ('{1,2}')`, `UPDATE t SET a = '{3}'`, `ON CONFLICT ... DO UPDATE SET a = '{3}'`.
+VALUES ('{1,2}')`, `INSERT INTO t (a) SELECT '{1,2}'`, `UPDATE t SET a = '{3}'`,
+`ON CONFLICT ... DO UPDATE SET a = '{3}'`.
 
 PostgreSQL types the untyped literal by its target column and reads its array text;
 DuckDB casts the VARCHAR and refuses ("can't be cast to INTEGER[]"). With catalog hints
@@ -46,6 +47,12 @@ def rewrite(tree: exp.Insert | exp.Update, hints: ColumnHints) -> None:
             for name, item in zip(names, items, strict=False):
                 if kinds.get(name) in _ARRAYS:
                     _convert(item)
+    elif names is not None and isinstance(values, exp.Select):
+        # INSERT INTO t (a) SELECT '{1,2}': the select list's constants take the columns'
+        # types too (an alias keeps its name: the literal under it is replaced)
+        for name, item in zip(names, values.expressions, strict=False):
+            if kinds.get(name) in _ARRAYS:
+                _convert(item.this if isinstance(item, exp.Alias) else item)
     conflict = tree.args.get("conflict")
     if isinstance(conflict, exp.OnConflict):
         _assignments(conflict.expressions or [], kinds)
