@@ -12,10 +12,12 @@ text that is not a one-dimensional array literal, are left as written.
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
 
 from transpiler import any_array
-from transpiler.column_hints import ARRAY, VECTOR, ColumnHints
+from transpiler.column_hints import ARRAY, VECTOR, ColumnHints, table_of
 
 _ARRAYS = (ARRAY, VECTOR)
 
@@ -83,3 +85,36 @@ def _convert(value: exp.Expr) -> None:
     value.replace(
         exp.Array(expressions=[exp.Null() if i is None else exp.Literal.string(i) for i in items])
     )
+
+
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.ArrayContainsAll, exp.ArrayContainedBy, exp.ArrayOverlaps)
+_SIMPLE = re.compile(r"[A-Za-z0-9_.+-]+\Z")
+
+
+def rewrite_comparisons(nodes: list[exp.Expr], hints: ColumnHints) -> None:
+    """`ints = '{1,2}'`, `ints @> '{1}'`, `ints && '{1,2}'`, `'{1}' <@ ints`: the array
+    text becomes DuckDB's list text (`'[1, 2]'`), which DuckDB casts to the column's type
+    as a string constant compared with it. Only elements that need no quoting in either
+    form are converted; other text is left as written."""
+    for node in nodes:
+        if not isinstance(node, _COMPARISONS):
+            continue
+        for col, lit in ((node.this, node.expression), (node.expression, node.this)):
+            if (
+                isinstance(col, exp.Column)
+                and isinstance(lit, exp.Literal)
+                and lit.is_string
+                and lit.name.lstrip().startswith("{")
+                and _is_array_column(col, hints)
+            ):
+                items = any_array.parse_array_literal(lit.name)
+                if items is not None and all(i is None or _SIMPLE.match(i) for i in items):
+                    text = ", ".join("NULL" if i is None else i for i in items)
+                    lit.replace(exp.Literal.string(f"[{text}]"))
+                break
+
+
+def _is_array_column(col: exp.Column, hints: ColumnHints) -> bool:
+    table = table_of(col, hints)
+    kinds = hints.columns(table) if table is not None else None
+    return kinds is not None and kinds.get(col.name.lower()) in _ARRAYS

@@ -67,6 +67,8 @@ def apply(
     if triggers.flatten:
         snowflake.rewrite(nodes)
     if triggers.pg:
+        if hints is not None:  # ints = '{1,2}' ('{' text sets the pg trigger)
+            array_text.rewrite_comparisons(nodes, hints)
         jsonb_ops.rewrite(nodes, hints)
         pgcompat.rewrite(nodes)
     return tree

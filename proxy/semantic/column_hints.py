@@ -242,6 +242,7 @@ def wanted(sql: str) -> bool:
         or "::text" in low  # array::text in PostgreSQL's form: transpiler/array_output.py
         or "as text" in low
         or "as varchar" in low
+        or "'{" in low  # ints = '{1,2}': transpiler/array_text.py
         or "semantic_" in low
         or "vector_match" in low
         or "__hati_embed__" in low

@@ -8,3 +8,7 @@ INSERT INTO d_arrsel (id, a, b, j, t) SELECT 1, '{1,2}', '{x,"y z",NULL}', '{"k"
 INSERT INTO d_arrsel SELECT 2, '{}' AS a, '{q}' AS b, '[1]', '{x}'
 -- @query read_back
 SELECT id, a, b, j, t, a[1] AS a1 FROM d_arrsel ORDER BY id
+-- @query compare_array_text
+SELECT id FROM d_arrsel WHERE a = '{1,2}' ORDER BY id
+-- @query contains_overlaps_array_text
+SELECT id, a @> '{1}' AS c, a && '{2,3}' AS o, '{2}' <@ a AS cb, a <> '{}' AS ne, b @> '{x}' AS bc FROM d_arrsel ORDER BY id
