@@ -1,5 +1,6 @@
 """PostgreSQL array text written where an array column takes it: `INSERT INTO t (a)
-VALUES ('{1,2}')`, `UPDATE t SET a = '{3}'`, `ON CONFLICT ... DO UPDATE SET a = '{3}'`.
+VALUES ('{1,2}')`, `INSERT INTO t (a) SELECT '{1,2}'`, `UPDATE t SET a = '{3}'`,
+`ON CONFLICT ... DO UPDATE SET a = '{3}'`.
 
 PostgreSQL types the untyped literal by its target column and reads its array text;
 DuckDB casts the VARCHAR and refuses ("can't be cast to INTEGER[]"). With catalog hints
@@ -11,10 +12,12 @@ text that is not a one-dimensional array literal, are left as written.
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
 
 from transpiler import any_array
-from transpiler.column_hints import ARRAY, VECTOR, ColumnHints
+from transpiler.column_hints import ARRAY, VECTOR, ColumnHints, table_of
 
 _ARRAYS = (ARRAY, VECTOR)
 
@@ -46,6 +49,12 @@ def rewrite(tree: exp.Insert | exp.Update, hints: ColumnHints) -> None:
             for name, item in zip(names, items, strict=False):
                 if kinds.get(name) in _ARRAYS:
                     _convert(item)
+    elif names is not None and isinstance(values, exp.Select):
+        # INSERT INTO t (a) SELECT '{1,2}': the select list's constants take the columns'
+        # types too (an alias keeps its name: the literal under it is replaced)
+        for name, item in zip(names, values.expressions, strict=False):
+            if kinds.get(name) in _ARRAYS:
+                _convert(item.this if isinstance(item, exp.Alias) else item)
     conflict = tree.args.get("conflict")
     if isinstance(conflict, exp.OnConflict):
         _assignments(conflict.expressions or [], kinds)
@@ -76,3 +85,36 @@ def _convert(value: exp.Expr) -> None:
     value.replace(
         exp.Array(expressions=[exp.Null() if i is None else exp.Literal.string(i) for i in items])
     )
+
+
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.ArrayContainsAll, exp.ArrayContainedBy, exp.ArrayOverlaps)
+_SIMPLE = re.compile(r"[A-Za-z0-9_.+-]+\Z")
+
+
+def rewrite_comparisons(nodes: list[exp.Expr], hints: ColumnHints) -> None:
+    """`ints = '{1,2}'`, `ints @> '{1}'`, `ints && '{1,2}'`, `'{1}' <@ ints`: the array
+    text becomes DuckDB's list text (`'[1, 2]'`), which DuckDB casts to the column's type
+    as a string constant compared with it. Only elements that need no quoting in either
+    form are converted; other text is left as written."""
+    for node in nodes:
+        if not isinstance(node, _COMPARISONS):
+            continue
+        for col, lit in ((node.this, node.expression), (node.expression, node.this)):
+            if (
+                isinstance(col, exp.Column)
+                and isinstance(lit, exp.Literal)
+                and lit.is_string
+                and lit.name.lstrip().startswith("{")
+                and _is_array_column(col, hints)
+            ):
+                items = any_array.parse_array_literal(lit.name)
+                if items is not None and all(i is None or _SIMPLE.match(i) for i in items):
+                    text = ", ".join("NULL" if i is None else i for i in items)
+                    lit.replace(exp.Literal.string(f"[{text}]"))
+                break
+
+
+def _is_array_column(col: exp.Column, hints: ColumnHints) -> bool:
+    table = table_of(col, hints)
+    kinds = hints.columns(table) if table is not None else None
+    return kinds is not None and kinds.get(col.name.lower()) in _ARRAYS
