@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import psycopg
 import pytest
-from pgcluster import start_pg
+from sides import pg_beside
 
 from tests.conftest import ServerProcess
 
@@ -48,16 +48,8 @@ QUERIES = [
 @pytest.fixture(scope="module")
 def sides(server: ServerProcess) -> Iterator[tuple[str, str]]:
     """PostgreSQL 15 and the session's shared server (names here are this module's)."""
-    pg = start_pg()
-    try:
-        dsns = (pg.dsn, server.dsn.replace("user=tester", "user=postgres"))
-        for dsn in dsns:
-            with psycopg.connect(dsn, autocommit=True) as conn:
-                for stmt in SETUP:
-                    conn.execute(stmt)  # type: ignore[arg-type]
+    with pg_beside(server, SETUP) as dsns:
         yield dsns
-    finally:
-        pg.stop()
 
 
 def _origins(conn: psycopg.Connection, cur: psycopg.Cursor) -> list[tuple[str, str, str] | None]:
