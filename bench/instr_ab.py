@@ -15,17 +15,17 @@ all threads) per kind and new/old. Needs Debian's valgrind.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import psycopg
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import isolation_ab  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 KINDS: dict[str, tuple[str, bool]] = {
@@ -37,38 +37,15 @@ KINDS: dict[str, tuple[str, bool]] = {
 }
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+class Server(isolation_ab.Server):
+    """A server under callgrind, instrumentation off until switched on."""
 
-
-class Server:
     def __init__(self, tree: Path, tmp: Path) -> None:
-        self.port = free_port()
         self.out = tmp / "cg"
-        data = tmp / "data"
-        data.mkdir(parents=True)
-        cmd = [
-            "valgrind", "--tool=callgrind", "--instr-atstart=no",
-            f"--callgrind-out-file={self.out}", sys.executable, "-m", "proxy", "serve",
-            "--port", str(self.port), "--data-dir", str(data), "--embedding-provider",
-            "hash", "--mcp-port", "0", "--rest-port", "0",
-        ]  # fmt: skip
-        self.log = tmp / "server.log"
-        env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(tree)}
-        with open(self.log, "wb") as out:
-            self.proc = subprocess.Popen(cmd, cwd=tree, stdout=out, stderr=out, env=env)
-        deadline = time.monotonic() + 600
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server in {tree} exited:\n{self.log.read_text()[-3000:]}")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
-                return
-            except OSError:
-                time.sleep(1)
-        raise RuntimeError(f"server in {tree} did not start under valgrind")
+        tmp.mkdir(parents=True, exist_ok=True)
+        prefix = ("valgrind", "--tool=callgrind", "--instr-atstart=no",
+                  f"--callgrind-out-file={self.out}")  # fmt: skip
+        super().__init__(tree, tmp, prefix, start_s=600)
 
     def control(self, *args: str) -> None:
         subprocess.run(
@@ -110,9 +87,7 @@ def run_kind(con: psycopg.Connection, kind: str, n: int) -> None:
 def measure(tree: Path, tmp: Path, n: int) -> dict[str, float]:
     srv = Server(tree, tmp)
     try:
-        with psycopg.connect(
-            host="127.0.0.1", port=srv.port, user="postgres", dbname="hatidata", autocommit=True
-        ) as con:
+        with srv.connect() as con:
             con.execute("CREATE TABLE pt (id INTEGER PRIMARY KEY, v VARCHAR)")
             con.execute("INSERT INTO pt SELECT i, 'v' || i FROM range(10000) t(i)")
             for kind in KINDS:  # warm-up: caches, prepared statements, imports
