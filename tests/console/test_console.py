@@ -480,3 +480,52 @@ def test_replay_shows_approvals_and_exports_the_chain(ks, driver, shots):
     doc = got.json()
     assert doc["approvals"][0]["decision"] == "reject"
     assert len(doc["steps"]) == 3 and doc["verification"]["chain_valid"] is False
+
+
+def test_admin_records_session_and_merge_decisions_agent_key_sees_no_form(ks, driver, shots):
+    r = ks.request("POST", BRANCHES, key="admin", json={"agent_id": "bot", "tables": ["acct"],
+                   "name": "bot-review"})  # fmt: skip
+    assert r.ok, r.text
+    branch = r.json()["id"]
+    sign_in(driver, ks, "bot")  # an agent key: no decision forms (the routes need admin)
+    driver.get(f"{ks.url}/console/sessions/{SESSION}")
+    before = int(text(driver, "approvals-count").split()[0])
+    assert not driver.find_elements(By.ID, "approve-form")
+    driver.get(f"{ks.url}/console/branches/{branch}")
+    assert not driver.find_elements(By.ID, "approval-form")
+    driver.get(f"{ks.url}/console/branches/{branch}?confirm=discard")  # lends a CSRF token
+    csrf = driver.find_element(By.NAME, "csrf").get_attribute("value")
+    post = """const f = document.createElement('form'); f.method = 'post'; f.action = arguments[0];
+        for (const [k, v] of Object.entries(arguments[1])) { const i = document.createElement('input');
+        i.name = k; i.value = v; f.appendChild(i); } document.body.appendChild(f); f.submit();"""
+    page = driver.find_element(By.TAG_NAME, "html")
+    fields = {"csrf": csrf, "agent": "bot", "decision": "approve"}
+    driver.execute_script(post, f"/console/sessions/{SESSION}/approve", fields)
+    WebDriverWait(driver, 10).until(lambda _: _gone(page))
+    assert text(driver, "status").startswith("403")  # the forged POST is refused
+
+    sign_in(driver, ks, "admin")
+    driver.get(f"{ks.url}/console/sessions/{SESSION}?agent=bot")
+    driver.find_element(By.CSS_SELECTOR, "#approve-form input[value=approve]").click()
+    driver.find_element(By.CSS_SELECTOR, "#approve-form input[name=reason]").send_keys("checked")
+    click_through(driver, driver.find_element(By.ID, "record-approval"))
+    assert int(text(driver, "approvals-count").split()[0]) == before + 1
+    rows = driver.find_element(By.ID, "approvals").get_attribute("textContent")  # reason:
+    assert "approve" in rows and "checked" in rows  # a wide column, hidden at phone width
+
+    driver.get(f"{ks.url}/console/branches/{branch}")
+    form = driver.find_element(By.ID, "approval-form")
+    form.find_element(By.NAME, "session_id").send_keys(SESSION)
+    form.find_element(By.CSS_SELECTOR, "input[value=reject]").click()
+    form.find_element(By.NAME, "reason").send_keys("numbers unchecked")
+    click_through(driver, driver.find_element(By.ID, "record-merge-decision"))
+    assert text(driver, "approval").startswith("reject by ")
+    assert "numbers unchecked" in text(driver, "approval")
+    shot(driver, shots, "branch-merge-rejected")
+    click_through(driver, driver.find_element(By.ID, "merge"))
+    click_through(driver, driver.find_element(By.ID, "confirm-merge"))
+    assert text(driver, "status").startswith("409"), driver.page_source[-2000:]
+    assert "rejected" in driver.page_source
+    # the decision is in the reasoning session's ledger too
+    driver.get(f"{ks.url}/console/sessions/{SESSION}?agent=bot")
+    assert int(text(driver, "approvals-count").split()[0]) == before + 2

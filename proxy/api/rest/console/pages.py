@@ -6,12 +6,14 @@ import datetime as dt
 import json
 import time
 import uuid
-from typing import Any
+from typing import Any, Literal, TypeVar
+from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, PackageLoader, select_autoescape
+from pydantic import BaseModel, ValidationError
 
 from proxy.api.rest import cot, keys, memory
 from proxy.api.rest.auth import Caller, layer_of
@@ -32,6 +34,7 @@ env = Environment(
     autoescape=select_autoescape(["html"]),
 )
 SEARCH_TOP_K = 20
+B = TypeVar("B", bound=BaseModel)
 STARTED = time.monotonic()  # imported as the server starts: statements/s is since then
 
 
@@ -242,9 +245,58 @@ async def replay(request: Request, session_id: str, agent: str | None = None):
         check = await cot.verify(session_id, request, who, agent_id=doc["agent_id"])
         exported = await cot.export(session_id, request, who, agent_id=doc["agent_id"])
         approvals = json.loads(exported.body)["approvals"]
-        return {"replay": doc, "check": check, "approvals": approvals}
+        return {
+            "replay": doc,
+            "check": check,
+            "approvals": approvals,
+            "reviewer": may_review(who),
+        }
 
     return await show_page(request, "replay.html", build)
+
+
+@router.post("/sessions/{session_id}/approve")
+async def replay_approve(request: Request, session_id: str):
+    """Record an approve / reject of the session (the /v1 approvals route: admin keys)."""
+    fields, refused = await checked_form(request)
+    if refused is not None:
+        return refused
+
+    async def build(who: Caller):
+        body = form_body(
+            cot.ApprovalBody,
+            session_id=session_id,
+            agent_id=fields.get("agent", ""),
+            decision=decision_of(fields),
+            reason=fields.get("reason") or None,
+        )
+        await cot.approve(body, request, who)
+        target = f"/console/sessions/{quote(session_id)}?agent={quote(body.agent_id)}"
+        return RedirectResponse(target + "#approvals", status_code=303)
+
+    return await show_page(request, "replay.html", build)
+
+
+def form_body(model: type[B], **values: Any) -> B:
+    """A /v1 request body from form fields; what it refuses is a 400 page, not a 500."""
+    try:
+        return model(**values)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise AgentError.invalid(f"{where}: {first['msg']}") from None
+
+
+def decision_of(fields: dict[str, str]) -> Literal["approve", "reject"]:
+    decision = fields.get("decision", "")
+    if decision == "approve" or decision == "reject":
+        return decision
+    raise AgentError.invalid("the decision must be approve or reject")
+
+
+def may_review(who: Caller) -> bool:
+    """Approvals need an admin key (or trust mode); others do not see the forms."""
+    return who.principal is None or who.principal.role == "admin"
 
 
 @router.get("/sessions/{session_id}/export")
