@@ -10,7 +10,7 @@ from fastapi.responses import RedirectResponse
 
 from proxy.api.rest import branch_approval, branches
 from proxy.api.rest.auth import Caller
-from proxy.api.rest.console.pages import checked_form, decision_of, form_body, may_review, show_page
+from proxy.api.rest.console.pages import decision_of, form_body, form_page, may_review, show_page
 from proxy.core.errors import AgentError
 
 router = APIRouter(prefix="/console", include_in_schema=False)
@@ -43,41 +43,30 @@ async def branch_detail(
 
 @router.post("/branches/{branch_id}/merge")
 async def branch_merge(request: Request, branch_id: str):
-    fields, refused = await checked_form(request)
-    if refused is not None:
-        return refused
-    strategy = fields.get("strategy", "branch_wins")
-
-    async def build(who: Caller):
+    async def build(who: Caller, fields: dict[str, str]):
+        strategy = fields.get("strategy", "branch_wins")
         body = branches.MergeBody(strategy=strategy if strategy in STRATEGIES else "branch_wins")
         done = await branches.merge_branch(who.org_id, branch_id, request, who, body)
         return RedirectResponse(f"/console/branches/{done['id']}", status_code=303)
 
-    return await show_page(request, "branch.html", build)
+    return await form_page(request, "branch.html", build)
 
 
 @router.post("/branches/{branch_id}/discard")
 async def branch_discard(request: Request, branch_id: str):
-    fields, refused = await checked_form(request)
-    if refused is not None:
-        return refused
-
-    async def build(who: Caller):
+    async def build(who: Caller, fields: dict[str, str]):
         done = await branches.discard_branch(who.org_id, branch_id, request, who)
         return RedirectResponse(f"/console/branches/{done['id']}", status_code=303)
 
-    return await show_page(request, "branch.html", build)
+    return await form_page(request, "branch.html", build)
 
 
 @router.post("/branches/{branch_id}/approval")
 async def branch_approve(request: Request, branch_id: str):
     """Approve or reject the branch's merge from a reasoning session (the /v1
     merge-approval route: admin keys; the decision goes to that session's ledger too)."""
-    fields, refused = await checked_form(request)
-    if refused is not None:
-        return refused
 
-    async def build(who: Caller):
+    async def build(who: Caller, fields: dict[str, str]):
         body = form_body(
             branch_approval.MergeApprovalBody,
             branch_id=branch_id,
@@ -92,4 +81,4 @@ async def branch_approve(request: Request, branch_id: str):
         )
         return RedirectResponse(f"/console/branches/{done['branch_id']}", status_code=303)
 
-    return await show_page(request, "branch.html", build)
+    return await form_page(request, "branch.html", build)

@@ -6,18 +6,14 @@ from fastapi import APIRouter, Request
 
 from proxy.api.rest import key_usage, keys
 from proxy.api.rest.auth import Caller
-from proxy.api.rest.console.pages import checked_form, key_lists, show_page
+from proxy.api.rest.console.pages import form_page, key_lists, show_page
 
 router = APIRouter(prefix="/console", include_in_schema=False)
 
 
 @router.post("/keys/{key_id}/rotate")
 async def key_rotate(request: Request, key_id: str):
-    fields, refused = await checked_form(request)
-    if refused is not None:
-        return refused
-
-    async def build(who: Caller):
+    async def build(who: Caller, fields: dict[str, str]):
         if fields.get("agent_key"):
             rotated = await keys.rotate_agent_key(who.org_id, key_id, request, who)
         else:
@@ -25,7 +21,7 @@ async def key_rotate(request: Request, key_id: str):
         # Listed after the rotation, so the old key already shows as revoked.
         return {**await key_lists(request, who), "created": None, "rotated": rotated}
 
-    return await show_page(request, "keys.html", build)
+    return await form_page(request, "keys.html", build)
 
 
 @router.get("/keys/{key_id}/usage")

@@ -69,6 +69,15 @@ async def show_page(request: Request, name: str, build) -> Response:
     return render(request, name, who, **ctx)
 
 
+async def form_page(request: Request, name: str, act) -> Response:
+    """A form's POST: refused (not signed in, CSRF token not this sign-in's), else
+    `act(who, fields)` -> context or response, as `show_page` builds a page."""
+    fields, refused = await checked_form(request)
+    if refused is not None:
+        return refused
+    return await show_page(request, name, lambda who: act(who, fields))
+
+
 def _bad_csrf(request: Request, who: Caller | None) -> Response:
     error = AgentError.forbidden("the form's CSRF token does not match this sign-in")
     return render(request, "error.html", who, 403, error=error)
@@ -215,15 +224,11 @@ async def memory_detail(
 
 @router.post("/memories/{memory_id:uuid}/delete")
 async def memory_delete(request: Request, memory_id: uuid.UUID):
-    fields, refused = await checked_form(request)
-    if refused is not None:
-        return refused
-
-    async def build(who: Caller):
+    async def build(who: Caller, fields: dict[str, str]):
         await memory.delete_memory(who.org_id, memory_id, request, who)
         return RedirectResponse("/console/memories?deleted=1", status_code=303)
 
-    return await show_page(request, "memories.html", build)
+    return await form_page(request, "memories.html", build)
 
 
 # --- reasoning sessions ----------------------------------------------------------------
@@ -258,11 +263,8 @@ async def replay(request: Request, session_id: str, agent: str | None = None):
 @router.post("/sessions/{session_id}/approve")
 async def replay_approve(request: Request, session_id: str):
     """Record an approve / reject of the session (the /v1 approvals route: admin keys)."""
-    fields, refused = await checked_form(request)
-    if refused is not None:
-        return refused
 
-    async def build(who: Caller):
+    async def build(who: Caller, fields: dict[str, str]):
         body = form_body(
             cot.ApprovalBody,
             session_id=session_id,
@@ -274,7 +276,7 @@ async def replay_approve(request: Request, session_id: str):
         target = f"/console/sessions/{quote(session_id)}?agent={quote(body.agent_id)}"
         return RedirectResponse(target + "#approvals", status_code=303)
 
-    return await show_page(request, "replay.html", build)
+    return await form_page(request, "replay.html", build)
 
 
 def form_body(model: type[B], **values: Any) -> B:
@@ -332,34 +334,26 @@ async def key_page(request: Request):
 
 @router.post("/keys")
 async def key_create(request: Request):
-    fields, refused = await checked_form(request)
-    if refused is not None:
-        return refused
-
-    async def build(who: Caller):
+    async def build(who: Caller, fields: dict[str, str]):
         body = keys.OrgKeyCreate(
             name=fields.get("name") or None, role=fields.get("role", "analyst")
         )
         created = await keys.create_org_key(who.org_id, body, request, who)
         return {**await key_lists(request, who), "created": created}
 
-    return await show_page(request, "keys.html", build)
+    return await form_page(request, "keys.html", build)
 
 
 @router.post("/keys/{key_id}/revoke")
 async def key_revoke(request: Request, key_id: str):
-    fields, refused = await checked_form(request)
-    if refused is not None:
-        return refused
-
-    async def build(who: Caller):
+    async def build(who: Caller, fields: dict[str, str]):
         if fields.get("agent_key"):
             await keys.revoke_agent_key(who.org_id, key_id, request, who)
         else:
             await keys.revoke_org_key(who.org_id, key_id, request, who)
         return RedirectResponse("/console/keys", status_code=303)
 
-    return await show_page(request, "keys.html", build)
+    return await form_page(request, "keys.html", build)
 
 
 # --- server ----------------------------------------------------------------------------

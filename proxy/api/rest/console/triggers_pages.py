@@ -13,7 +13,7 @@ from fastapi.responses import RedirectResponse
 
 from proxy.api.rest import inbox, triggers
 from proxy.api.rest.auth import Caller
-from proxy.api.rest.console.pages import checked_form, show_page
+from proxy.api.rest.console.pages import form_page, show_page
 from proxy.core.errors import AgentError
 
 router = APIRouter(prefix="/console", include_in_schema=False)
@@ -53,15 +53,12 @@ async def trigger_list(request: Request):
 @router.post("/inbox/read")
 async def inbox_acknowledge(request: Request):
     """Mark the signed-in agent's unread notifications read (the /v1 inbox/read route)."""
-    fields, refused = await checked_form(request)
-    if refused is not None:
-        return refused
 
-    async def build(who: Caller):
+    async def build(who: Caller, fields: dict[str, str]):
         await inbox.read_inbox(request, who, unread_only=True, mark_read=True, limit=10_000)
         return RedirectResponse("/console/triggers#inbox", status_code=303)
 
-    return await show_page(request, "triggers.html", build)
+    return await form_page(request, "triggers.html", build)
 
 
 @router.get("/triggers/{trigger_id}")
@@ -74,12 +71,8 @@ async def trigger_detail(request: Request, trigger_id: str):
 
 @router.post("/triggers/{trigger_id}/test")
 async def trigger_test(request: Request, trigger_id: str):
-    fields, refused = await checked_form(request)
-    if refused is not None:
-        return refused
-    text = fields.get("text", "")
-
-    async def build(who: Caller):
+    async def build(who: Caller, fields: dict[str, str]):
+        text = fields.get("text", "")
         ctx = await _detail(request, who, trigger_id)
         if not text.strip():
             raise AgentError.invalid("give a text to test against the trigger's concept")
@@ -87,4 +80,4 @@ async def trigger_test(request: Request, trigger_id: str):
         tested = await triggers.test_trigger(who.org_id, str(ctx["t"]["id"]), body, request, who)
         return {**ctx, "tested": tested, "text": text}
 
-    return await show_page(request, "trigger.html", build)
+    return await form_page(request, "trigger.html", build)
