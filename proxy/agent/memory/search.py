@@ -444,6 +444,11 @@ def row_score(
     return hybrid_score(weights, sim, kw, parts, at), kw
 
 
+def recency_score(created_at: dt.datetime, at: dt.datetime) -> float:
+    """0.5 ** (age / 1 week): the recency part of the hybrid score."""
+    return 0.5 ** (max((at - created_at).total_seconds(), 0.0) / WEEK)
+
+
 def hybrid_score(
     weights: tuple[float, float, float, float, float],
     sim: float | None,
@@ -452,8 +457,7 @@ def hybrid_score(
     at: dt.datetime,
 ) -> float:
     w_sem, w_kw, w_rec, w_imp, w_conf = weights
-    age = max((at - row["created_at"]).total_seconds(), 0.0)
-    recency = 0.5 ** (age / WEEK)
+    recency = recency_score(row["created_at"], at)
     rest = (
         w_kw * kw
         + w_rec * recency

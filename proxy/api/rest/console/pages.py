@@ -15,6 +15,7 @@ from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, PackageLoader, select_autoescape
 from pydantic import BaseModel, ValidationError
 
+from proxy.agent.memory.search import recency_score
 from proxy.api.rest import cot, keys, memory
 from proxy.api.rest.auth import Caller, layer_of
 from proxy.api.rest.console.session import (
@@ -164,6 +165,10 @@ def _keep(row: dict[str, Any], f: dict[str, str]) -> bool:
     return True
 
 
+def _aware(t: dt.datetime) -> dt.datetime:
+    return t if t.tzinfo is not None else t.replace(tzinfo=dt.UTC)
+
+
 @router.get("/memories")
 async def memories(request: Request):
     f = _filters(request)
@@ -177,6 +182,9 @@ async def memories(request: Request):
                 who.org_id, request, who, query=f["q"], agent_id=agent, top_k=SEARCH_TOP_K
             )
             hits = [h for h in hits if _keep(h["entry"], f)]
+            at = dt.datetime.now(dt.UTC)
+            for h in hits:  # the score's recency part, as search computed it
+                h["recency"] = recency_score(_aware(h["entry"]["created_at"]), at)
             return {"f": f, "hits": hits, "rows": None, "statuses": STATUSES}
         rows = await memory.list_memories(
             who.org_id,
