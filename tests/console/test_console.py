@@ -1,183 +1,29 @@
 """The web console (/console) in a real headless chromium against a real keyed server
 holding memories of two agents and a reasoning session whose step 1 was edited in the
-database file (the server stopped, the row changed, the server restarted)."""
+database file (the server stopped, the row changed, the server restarted); the server,
+browser and helpers are in conftest.py and console_support.py."""
 
 from __future__ import annotations
 
-import shutil
 import uuid
-from collections.abc import Iterator
-from pathlib import Path
 
-import duckdb
 import psycopg
-import pytest
 import requests
-from selenium import webdriver
-from selenium.common.exceptions import WebDriverException
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from tests.conftest import start_server
-from tests.rest.rest_support import KeyedServer, KeySpec, create_keys
-
-KEYS = {
-    "admin": KeySpec("admin"),
-    "analyst": KeySpec("analyst"),
-    "bot": KeySpec("agent", agent_id="bot"),
-}
-ARGS = ("--embedding-provider", "hash")
-SESSION = f"console-{uuid.uuid4().hex[:8]}"
-TRIGGER = {
-    "name": "whales",
-    "concept": "the blue whale is the largest animal",
-    "threshold": 0.9,
-    "actions": ["write_event"],
-}
-INSTALL = "install it with: apt-get install -y chromium chromium-driver"
-
-
-def browser() -> webdriver.Chrome:
-    chromium = shutil.which("chromium")
-    driver = shutil.which("chromedriver")
-    if chromium is None or driver is None:
-        pytest.fail(f"the console tests need Debian's chromium and chromedriver; {INSTALL}")
-    opts = Options()
-    opts.binary_location = chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=412,915"):
-        opts.add_argument(arg)  # 412 px: a phone's width
-    try:
-        return webdriver.Chrome(service=Service(driver), options=opts)
-    except WebDriverException as exc:
-        pytest.fail(f"chromium did not start ({exc.msg}); {INSTALL}")
-
-
-def seed(ks: KeyedServer) -> None:
-    """An org trigger, memories of two agents and a 3-step session of bot, keyless
-    (trust mode)."""
-    r = ks.request("POST", "/v1/organizations/local/triggers", key=None, json=TRIGGER)
-    assert r.ok, r.text
-    memories = [
-        ("bot", "the blue whale is the largest animal", 0.9),
-        ("bot", "whale songs travel far under water", 0.3),
-        ("carol", "carol's private whale notes", 0.8),
-    ]
-    for agent, content, importance in memories:
-        body = {"agent_id": agent, "memory_type": "fact", "content": content}
-        r = ks.request(
-            "POST",
-            "/v1/organizations/local/agent-memory",
-            key=None,
-            json={**body, "importance": importance},
-        )
-        assert r.ok, r.text
-    traces = [
-        {
-            "trace_id": str(uuid.uuid4()),
-            "session_id": SESSION,
-            "agent_id": "bot",
-            "trace_type": "thought",
-            "content": {"step": i},
-            "timestamp": f"2026-11-26T10:00:0{i}Z",
-        }
-        for i in range(3)
-    ]
-    r = ks.request("POST", "/v1/cot/ingest", json={"traces": traces})
-    assert r.ok, r.text
-    with psycopg.connect(ks.server.dsn, autocommit=True) as con:
-        con.execute("CREATE TABLE acct (id INT PRIMARY KEY, bal INT)")
-        con.execute("INSERT INTO acct VALUES (1, 10), (2, 20)")
-
-
-TRUST: dict[str, str] = {}  # what the console said while the server had no keys
-
-
-@pytest.fixture(scope="module")
-def driver() -> Iterator[webdriver.Chrome]:
-    d = browser()
-    yield d
-    d.quit()  # (ks has quit it already: a second quit does nothing)
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("console-screenshots")
-
-
-@pytest.fixture(scope="module")
-def ks(tmp_path_factory, driver, shots) -> Iterator[KeyedServer]:
-    """One server started twice: first keyless (trust mode: seeded, console looked at),
-    then, after step 1 of the session was edited in the file and keys were created,
-    with keys."""
-    tmp = tmp_path_factory.mktemp("console")
-    trusting = KeyedServer(start_server(tmp, *ARGS))
-    try:
-        seed(trusting)
-        driver.get(trusting.url + "/console/signin")
-        TRUST["signin"] = text(driver, "trust-mode")
-        click_through(driver, driver.find_element(By.CSS_SELECTOR, "form button[type=submit]"))
-        TRUST["memories"] = text(driver, "trust-mode")
-        TRUST["count"] = text(driver, "count")
-        shot(driver, shots, "trust-mode")
-    finally:
-        trusting.server.stop()
-    con = duckdb.connect(str(tmp / "data" / "hatiproxy.agent.duckdb"))
-    con.execute(
-        "UPDATE hatidata_internal.cot_traces SET content = '{\"step\":99}' "
-        "WHERE session_id = ? AND step_index = 1",
-        [SESSION],
-    )
-    con.close()
-    secrets = create_keys(tmp / "data", KEYS)
-    ks = KeyedServer(start_server(tmp, *ARGS), secrets)
-    yield ks
-    # The browser's keep-alive connections would hold the server's graceful shutdown
-    # (up to 10 s): close them first.
-    driver.quit()
-    ks.server.stop()
-
-
-def shot(driver: webdriver.Chrome, shots: Path, name: str) -> None:
-    path = shots / f"{name}.png"
-    driver.save_screenshot(str(path))
-    print(f"screenshot: {path}")
-
-
-def sign_in(driver: webdriver.Chrome, ks: KeyedServer, key: str) -> None:
-    driver.delete_all_cookies()
-    driver.get(ks.url + "/console/signin")
-    driver.find_element(By.ID, "api_key").send_keys(ks.secrets[key])
-    click_through(driver, driver.find_element(By.CSS_SELECTOR, "form button[type=submit]"))
-
-
-def _gone(page: WebElement) -> bool:
-    """The old page's root element left the document (chromium reports it as stale, or,
-    mid-navigation, as a node that no longer belongs to the document)."""
-    try:
-        page.is_enabled()
-    except WebDriverException:
-        return True
-    return False
-
-
-def click_through(driver: webdriver.Chrome, element: WebElement) -> None:
-    """Click a link or button and wait until the next page replaced this one."""
-    page = driver.find_element(By.TAG_NAME, "html")
-    element.click()
-    WebDriverWait(driver, 10).until(lambda _: _gone(page))
-
-
-def text(driver: webdriver.Chrome, element_id: str) -> str:
-    found = driver.find_elements(By.ID, element_id)
-    assert found, f"no #{element_id} on {driver.current_url}:\n{driver.page_source[-3000:]}"
-    return found[0].text
-
-
-def result_texts(driver: webdriver.Chrome) -> list[str]:
-    return [a.text for a in driver.find_elements(By.CSS_SELECTOR, "#results tbody a")]
+from tests.console.console_support import (
+    SESSION,
+    TRIGGER,
+    TRUST,
+    click_through,
+    create_key,
+    gone,
+    result_texts,
+    shot,
+    sign_in,
+    text,
+)
 
 
 def test_trust_mode_is_said_plainly(ks):
@@ -198,7 +44,7 @@ def test_agent_key_sees_only_its_agent_and_gets_403_on_keys(ks, driver, shots):
     box.send_keys("whale")
     page = driver.find_element(By.TAG_NAME, "html")
     box.submit()
-    WebDriverWait(driver, 10).until(lambda _: _gone(page))
+    WebDriverWait(driver, 10).until(lambda _: gone(page))
     assert text(driver, "count") == "2 results for “whale”"
     assert set(result_texts(driver)) == {
         "the blue whale is the largest animal",
@@ -258,10 +104,7 @@ def test_replay_highlights_first_broken_step(ks, driver, shots):
 
 def test_admin_creates_key_secret_shown_once_then_revokes(ks, driver, shots):
     sign_in(driver, ks, "admin")
-    driver.get(ks.url + "/console/keys")
-    driver.find_element(By.ID, "key-name").send_keys("console-made")
-    click_through(driver, driver.find_element(By.ID, "create-key"))
-    secret = text(driver, "new-secret")
+    secret = create_key(driver, ks, "console-made")
     assert secret.startswith("hd_live_")
     shot(driver, shots, "keys-created")
     # The secret works, and the page never shows it again.
@@ -345,10 +188,7 @@ def test_agent_key_sees_no_org_trigger(ks, driver, shots):
 
 def test_admin_rotates_key_and_sees_its_usage_agent_key_gets_403(ks, driver, shots):
     sign_in(driver, ks, "admin")
-    driver.get(ks.url + "/console/keys")
-    driver.find_element(By.ID, "key-name").send_keys("to-rotate")
-    click_through(driver, driver.find_element(By.ID, "create-key"))
-    old = text(driver, "new-secret")
+    old = create_key(driver, ks, "to-rotate")
     for _ in range(2):
         r = requests.get(ks.url + "/v1/whoami", headers={"Authorization": f"ApiKey {old}"})
         assert r.status_code == 200, r.text
@@ -508,7 +348,7 @@ def test_admin_records_session_and_merge_decisions_agent_key_sees_no_form(ks, dr
     page = driver.find_element(By.TAG_NAME, "html")
     fields = {"csrf": csrf, "agent": "bot", "decision": "approve"}
     driver.execute_script(post, f"/console/sessions/{SESSION}/approve", fields)
-    WebDriverWait(driver, 10).until(lambda _: _gone(page))
+    WebDriverWait(driver, 10).until(lambda _: gone(page))
     assert text(driver, "status").startswith("403")  # the forged POST is refused
 
     sign_in(driver, ks, "admin")
