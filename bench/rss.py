@@ -126,7 +126,12 @@ def main() -> None:
     ap.add_argument("--clients", type=int, default=4)
     ap.add_argument("--provider", default="onnx", help="embedding provider (hash: no model)")
     ap.add_argument("--sample", type=float, default=5, help="seconds between RSS samples")
+    ap.add_argument(
+        "--env", action="append", default=[], metavar="NAME=VALUE", help="server environment"
+    )
+    ap.add_argument("--mark", type=float, default=None, help="minute growth is measured from")
     a = ap.parse_args()
+    extra_env = dict(e.split("=", 1) for e in a.env)
     tmp = Path(tempfile.mkdtemp(prefix="hati-rss-"))
     secret = create_keys(tmp / "data", {"admin": KeySpec("admin")})["admin"]
     srv = start_server(
@@ -135,7 +140,7 @@ def main() -> None:
         a.provider,
         "--rate-limit-per-minute",
         "0",
-        env={"HATIDATA_MAX_CONNECTIONS": "1000"},
+        env={"HATIDATA_MAX_CONNECTIONS": "1000", **extra_env},
     )
     pid = srv.proc.pid
     try:
@@ -157,6 +162,7 @@ def main() -> None:
         for t in threads:
             t.start()
         samples: list[tuple[float, int]] = [(0.0, rss_kib(pid))]
+        ops_at: list[tuple[float, int]] = [(0.0, 0)]  # (seconds, operations done)
         print(f"server pid {pid}, RSS at start {samples[0][1] / 1024:.0f} MiB", flush=True)
         end = a.minutes * 60
         next_print = 60.0
@@ -164,6 +170,7 @@ def main() -> None:
             time.sleep(min(a.sample, max(0.1, end - el)))
             el = time.monotonic() - t0
             samples.append((el, rss_kib(pid)))
+            ops_at.append((el, sum(count.ops.values())))
             if el >= next_print:
                 print(
                     f"minute {el / 60:5.1f}: RSS {samples[-1][1] / 1024:7.1f} MiB  ops {count.ops}",
@@ -177,8 +184,10 @@ def main() -> None:
         def at(sec: float) -> int:
             return min(samples, key=lambda s: abs(s[0] - sec))[1]
 
-        mark = 300.0 if end >= 600 else end / 2
+        mark = a.mark * 60 if a.mark is not None else 300.0 if end >= 600 else end / 2
         first, mid, last = at(60), at(mark), samples[-1][1]
+        ops_mid = min(ops_at, key=lambda s: abs(s[0] - mark))[1]
+        ops_done = ops_at[-1][1] - ops_mid
         growth = (last - mid) / mid * 100
         print(
             f"RSS minute 1 {first / 1024:.1f} MiB, minute {mark / 60:.1f} {mid / 1024:.1f} MiB,"
@@ -186,6 +195,11 @@ def main() -> None:
             f" growth minute {mark / 60:.1f} -> end {growth:+.1f} %"
             f" (target < 10 %); from minute 1 {(last - first) / first * 100:+.1f} %"
         )
+        if ops_done:
+            print(
+                f"growth per 100k operations after minute {mark / 60:.1f}:"
+                f" {(last - mid) / 1024 / ops_done * 1e5:.1f} MiB ({ops_done} operations)"
+            )
         print(f"operations {count.ops}; errors {len(count.errors)}")
         for e in count.errors[:5]:
             print("  ", e)

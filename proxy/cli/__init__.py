@@ -16,6 +16,9 @@ from proxy.core import config
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from proxy.core.native_memory import tune_malloc
+
+    malloc_settings = tune_malloc()  # before DuckDB, ONNX and numpy start threads
     from proxy.app import App
 
     cfg = config.load(args)
@@ -25,6 +28,7 @@ def _serve(args: argparse.Namespace) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     log = logging.getLogger("hatiproxy")
+    log.debug("glibc malloc settings: %s", malloc_settings or "unchanged")
     # `kill -USR1 <pid>` prints every thread's Python stack to the log (stderr): what a
     # busy or stuck server is doing, without a profiler.
     faulthandler.register(signal.SIGUSR1, all_threads=True)
