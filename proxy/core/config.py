@@ -164,8 +164,9 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting(
         "embedding_cache_table_rows",
-        200_000,
-        "Rows the embedding cache table keeps (oldest written deleted beyond it; 0 = all).",
+        20_000,
+        "Rows the embedding cache table keeps (the oldest-written half dropped beyond it;"
+        " 0 = all).",
         int,
     ),
     Setting("org_id", "local", "Organisation id of connections that carry no API key."),
@@ -303,7 +304,7 @@ class Config:
     embedding_flush_interval_ms: int = 1000
     model_dir: str = ""
     embedding_cache_entries: int = 10_000
-    embedding_cache_table_rows: int = 200_000
+    embedding_cache_table_rows: int = 20_000
     org_id: str = "local"
     default_agent: str = "default"
     memory_enabled: bool = True

@@ -23,7 +23,8 @@ those texts again. Once the writer has been idle for `CHECKPOINT_IDLE_S` it chec
 the database if its WAL has grown past `CHECKPOINT_WAL_BYTES`, so the WAL stays small
 after bulk work. Lookups go by a
 single-column primary key (`key` = 'model|mode|sha256'; the hash is hex, so it parses), which DuckDB answers
-from its index instead of scanning the table.
+from its index instead of scanning the table. The table is two generation tables under a
+view (cache_table.py), so its row bound also bounds its memory.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from typing import Protocol
 import duckdb
 import numpy as np
 
+from .cache_table import CacheTables
 from .provider import EmbeddingProvider, Mode, check_mode
 
 TABLE = "_hatidata_embedding_cache"
@@ -58,11 +60,11 @@ WRITE_BATCH = 512  # ... unless this many are waiting
 # checkpoints.
 CHECKPOINT_WAL_BYTES = 4 << 20
 CHECKPOINT_IDLE_S = 2.0  # ... once it has been idle this long
-# Rows the table keeps (setting embedding_cache_table_rows): beyond it the oldest written
-# are deleted, checked after every tenth of the bound has been written (at least 512), so
-# a stream of fresh texts (every stored memory) no longer grows the file and DuckDB's
-# buffer pool for good. 0 = no bound.
-DEFAULT_TABLE_ROWS = 200_000
+# Rows the table keeps (setting embedding_cache_table_rows), in two generations of half
+# each (cache_table.py: deleted rows would keep their memory), so a stream of fresh texts
+# (every stored memory) does not grow the file and DuckDB's buffer pool: ~1.35 KB of
+# buffer pool and up to ~2.9 KB of file per row at 384 dims. 0 = no bound.
+DEFAULT_TABLE_ROWS = 20_000
 _SRC = "__hati_cache_rows"  # the Arrow table of one write, registered on the writer's cursor
 
 log = logging.getLogger("hatiproxy.embedding.cache")
@@ -131,8 +133,7 @@ class CachedEmbedder:
         self.committed = 0  # entries written to the table
         self.checkpoints = 0  # CHECKPOINTs run by the writer once idle
         self._table_rows = max(0, table_rows)
-        self._written_since_trim = 0
-        self.trimmed = 0  # rows deleted from the table to keep it within _table_rows
+        self.trimmed = 0  # rows dropped (with their generation) to keep within _table_rows
         self._wal: Path | None = None  # the database's WAL file (None: in memory / unknown)
         self._wal_known = False
         self._checkpoint_due = False  # written since the last check of the WAL
@@ -146,10 +147,10 @@ class CachedEmbedder:
         # process); a false "maybe" costs one lookup, never a wrong vector.
         self._stored = np.zeros(0, dtype=np.int64)
         self._added: set[int] = set()
+        self._tables: CacheTables | None = None
         if con is not None:
-            _install(con)
-            keys = con.execute(f"SELECT key FROM {TABLE}").fetchall()
-            self._stored = np.unique(np.fromiter((hash(k) for (k,) in keys), np.int64, len(keys)))
+            self._tables = CacheTables(con, TABLE)
+            self._stored = _hashes(self._tables.keys(con))
 
     @property
     def model_name(self) -> str:
@@ -268,20 +269,26 @@ class CachedEmbedder:
 
     def _db_get(self, prefix: str, keys: list[str]) -> dict[str, np.ndarray]:
         full = [f"{prefix}|{k}" for k in keys]
-        with self._db_lock:
-            con = self._con
-            assert con is not None
-            if len(full) <= _INDEXED_LOOKUPS:
-                rows = []
-                for key in full:  # each one an index lookup
+        rows: list[tuple[str, list[float] | None]] = []
+        with self._db_lock:  # also keeps `rotate` from dropping a table being read
+            con, tables = self._con, self._tables
+            assert con is not None and tables is not None
+            for table in reversed(tables.tables):  # newest first
+                if rows:
+                    seen = {r[0] for r in rows}
+                    full = [k for k in full if k not in seen]
+                if not full:
+                    break
+                if len(full) <= _INDEXED_LOOKUPS:
+                    for key in full:  # each one an index lookup
+                        rows += con.execute(
+                            f"SELECT key, vec FROM {table} WHERE key = ?", [key]
+                        ).fetchall()
+                else:
                     rows += con.execute(
-                        f"SELECT key, vec FROM {TABLE} WHERE key = ?", [key]
+                        f"SELECT key, vec FROM {table} WHERE key IN (SELECT unnest(?::VARCHAR[]))",
+                        [full],
                     ).fetchall()
-            else:
-                rows = con.execute(
-                    f"SELECT key, vec FROM {TABLE} WHERE key IN (SELECT unnest(?::VARCHAR[]))",
-                    [full],
-                ).fetchall()
         dims = self.dimensions
         cut = len(prefix) + 1
         return {
@@ -342,14 +349,16 @@ class CachedEmbedder:
                     observer.observe_cache_commit(len(batch), time.monotonic() - oldest)
             except Exception as exc:  # a cache: losing an entry costs one model call later
                 log.warning("embedding cache: %d vectors not stored: %s", len(batch), exc)
+            tables = self._tables
+            if tables is not None and self._table_rows:  # before flush() waiters see it done
+                tables.newest_rows += len(batch)
+                if tables.newest_rows >= max(1, self._table_rows // 2):
+                    self._rotate()
             with self._lock:
                 for key, row in batch.items():
                     if self._pending.get(key) is row:
                         del self._pending[key]
                 self._pending_changed.notify_all()
-            self._written_since_trim += len(batch)
-            if self._table_rows and self._written_since_trim >= max(512, self._table_rows // 10):
-                self._trim()
             self._checkpoint_due = True  # checked once the writer has been idle a while
 
     def _db_put(self, batch: dict[str, _Entry]) -> None:
@@ -372,42 +381,34 @@ class CachedEmbedder:
                 ),
             }
         )
-        con = self._write_con
-        assert con is not None
+        con, tables = self._write_con, self._tables
+        assert con is not None and tables is not None
         con.register(_SRC, src)
         try:
             # The table is in the agent database: not counted on the commit clock (no client
             # transaction replays around it, and no client SQL can read it).
             con.execute(
-                f"INSERT OR REPLACE INTO {TABLE} (key, model, mode, text_sha256, vec)"
+                f"INSERT OR REPLACE INTO {tables.newest} (key, model, mode, text_sha256, vec)"
                 f" SELECT key, model, mode, text_sha256, vec FROM {_SRC}"
             )
         finally:
             con.unregister(_SRC)
 
-    def _trim(self) -> None:
-        """On the writer thread: delete the oldest-written rows beyond the bound and reload
-        the key hashes (so neither the table nor `_added` grows with use)."""
-        con = self._write_con
-        assert con is not None
-        self._written_since_trim = 0
+    def _rotate(self) -> None:
+        """On the writer thread: start a new table generation, drop the oldest (its rows'
+        storage and buffer-pool memory go with it) and reload the key hashes, so neither
+        the tables nor `_added` grow with use."""
+        con, tables = self._write_con, self._tables
+        assert con is not None and tables is not None
         try:
-            before = con.execute(f"SELECT count(*) FROM {TABLE}").fetchone()
-            excess = int(before[0]) - self._table_rows if before else 0
-            if excess > 0:
-                con.execute(
-                    f"DELETE FROM {TABLE} WHERE key IN (SELECT key FROM {TABLE}"
-                    " ORDER BY created_at, key LIMIT ?)",
-                    [excess],
-                )
-                self.trimmed += excess
-            keys = con.execute(f"SELECT key FROM {TABLE}").fetchall()
-            stored = np.unique(np.fromiter((hash(k) for (k,) in keys), np.int64, len(keys)))
+            with self._db_lock:  # no lookup reads a table while it is dropped
+                self.trimmed += tables.rotate(con)
+                stored = _hashes(tables.keys(con))
             with self._lock:
                 self._stored = stored
                 self._added = {hash(k) for k in self._pending}
-        except duckdb.Error as exc:  # tried again after the next writes
-            log.warning("embedding cache: trimming the table failed: %s", exc)
+        except duckdb.Error as exc:  # tried again after the next write
+            log.warning("embedding cache: starting a new table generation failed: %s", exc)
 
     def _maybe_checkpoint(self) -> None:
         """The writer has been idle CHECKPOINT_IDLE_S: checkpoint the database if its WAL
@@ -465,31 +466,6 @@ class CachedEmbedder:
             self._lru.clear()
 
 
-def _install(con: duckdb.DuckDBPyConnection) -> None:
-    """The table, with its single-column key; a table of the earlier layout (a three-column
-    primary key, answered only by scans) is converted once."""
-    cols = {
-        r[0]
-        for r in con.execute(
-            "SELECT column_name FROM duckdb_columns() WHERE table_name = ? "
-            "AND schema_name = 'main' AND database_name = current_database()",
-            [TABLE],
-        ).fetchall()
-    }
-    create = (
-        "CREATE TABLE {} (key VARCHAR PRIMARY KEY, model VARCHAR NOT NULL,"
-        " mode VARCHAR NOT NULL, text_sha256 VARCHAR NOT NULL, vec FLOAT[] NOT NULL,"
-        " created_at TIMESTAMP DEFAULT current_timestamp)"
-    )
-    if not cols:
-        con.execute(create.format(TABLE))
-    elif "key" not in cols:
-        con.begin()
-        con.execute(create.format(TABLE + "_v2"))
-        con.execute(
-            f"INSERT INTO {TABLE}_v2 SELECT model || '|' || mode || '|' || text_sha256,"
-            f" model, mode, text_sha256, vec, created_at FROM {TABLE}"
-        )
-        con.execute(f"DROP TABLE {TABLE}")
-        con.execute(f"ALTER TABLE {TABLE}_v2 RENAME TO {TABLE}")
-        con.commit()
+def _hashes(keys: list[str]) -> np.ndarray:
+    """Sorted hashes of the table's keys (the "maybe stored" filter)."""
+    return np.unique(np.fromiter((hash(k) for k in keys), np.int64, len(keys)))

@@ -92,7 +92,7 @@ class SemanticEngine:
             provider,
             (cache_db or db).cursor(),
             lru_size=max(0, entries),
-            table_rows=int(getattr(config, "embedding_cache_table_rows", 200_000)),
+            table_rows=int(getattr(config, "embedding_cache_table_rows", 20_000)),
         )
         self.worker = EmbeddingWorker(self.embedder)
         self.dims = provider.dimensions
