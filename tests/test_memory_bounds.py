@@ -99,3 +99,29 @@ def test_embedding_cache_table_keeps_at_most_its_row_bound() -> None:
         assert len(emb._added) <= 500 + 300  # key hashes reloaded at each rotation
     finally:
         emb.close()
+
+
+def test_malloc_settings_apply_unless_the_operator_set_them() -> None:
+    """The server fixes glibc's mmap threshold and bounds its arenas at start (docs/memory.md);
+    an operator's own MALLOC_* setting is left alone."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]  # `-c` imports from the working directory
+    code = "from proxy.core.native_memory import tune_malloc; print(sorted(tune_malloc()))"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MALLOC_", "GLIBC_TUN"))}
+    own = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, check=True
+    )
+    assert own.stdout.strip() == "['arena_max', 'mmap_threshold']", own
+    given = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=root,
+        env={**env, "MALLOC_ARENA_MAX": "8"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert given.stdout.strip() == "['mmap_threshold']", given

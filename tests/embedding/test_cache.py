@@ -236,6 +236,37 @@ def test_table_of_the_earlier_layout_is_converted(tmp_path: Path):
     c.close()
 
 
+def test_table_of_the_single_table_layout_is_kept_and_survives_reopening(tmp_path: Path):
+    """A cache table of the layout before generations keeps its vectors (it becomes the
+    oldest generation), and both generations are read after a restart."""
+    db = str(tmp_path / "single.duckdb")
+    con = duckdb.connect(db)
+    con.execute(
+        f"CREATE TABLE {CACHE_TABLE} (key VARCHAR PRIMARY KEY, model VARCHAR NOT NULL,"
+        " mode VARCHAR NOT NULL, text_sha256 VARCHAR NOT NULL, vec FLOAT[] NOT NULL,"
+        " created_at TIMESTAMP DEFAULT current_timestamp)"
+    )
+    old = HashEmbedder(8).embed("kept")
+    model = Counting().model_id
+    con.execute(
+        f"INSERT INTO {CACHE_TABLE} (key, model, mode, text_sha256, vec) VALUES (?, ?, 'query', ?, ?)",
+        [f"{model}|query|{text_key('kept')}", model, text_key("kept"), old.tolist()],
+    )
+    c = CachedEmbedder(Counting(), con.cursor(), table_rows=4)
+    c.embed_batch(["a", "b"])  # the newest generation holds half the bound: a new one starts
+    c.flush()
+    c.close()
+    con.close()
+    con = duckdb.connect(db)
+    p = Counting()
+    c = CachedEmbedder(p, con.cursor(), table_rows=4)
+    assert np.array_equal(c.embed("kept", mode="query"), old)
+    c.embed("a")
+    assert p.seen == [] and c.db_hits == 2  # both from the table, none from the model
+    assert con.execute(f"SELECT count(*) FROM {CACHE_TABLE}").fetchone() == (3,)
+    c.close()
+
+
 def test_fresh_texts_share_one_table_write():
     """Entries computed within the write delay are written together (one commit for a
     stream of fresh search texts, not one each); flush() writes them without waiting."""
