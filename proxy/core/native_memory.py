@@ -13,7 +13,7 @@ blocks and Arrow/numpy buffers on many threads:
   objects, and once freed leaves a hole the heap can never give back. Setting the
   threshold explicitly turns the dynamic rise off: chunks of at least `MMAP_THRESHOLD`
   are mapped and unmapped on their own, so freeing one returns it to the OS.
-  Measured (bench/rss.py, 4 minutes): heap free space 4-5 MiB instead of 25-36 MiB.
+  Measured (bench/rss.py, 30 minutes): heap free space 1-2 MiB, flat, instead of 37-48 MiB.
 - Arenas: glibc gives a thread that meets contention a new arena, up to 8 per core,
   each with its own heap that fragments on its own and keeps its free memory. The
   server's threads (one per wire connection, DuckDB's, the model's) do little in
