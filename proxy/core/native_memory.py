@@ -20,6 +20,10 @@ blocks and Arrow/numpy buffers on many threads:
   malloc; `ARENAS_PER_CORE` per core (at least `MIN_ARENAS`) bounds how many heaps hold
   free memory.
 
+Cost: a mapping per large chunk means more page faults (+35 % minor faults in an
+in-process DuckDB mix of point reads, joins and sorts); its CPU time stayed within the
+noise (4.45 s vs 4.19 s mean of 3 runs each, load average 20-40).
+
 An operator's own MALLOC_ARENA_MAX / MALLOC_MMAP_THRESHOLD_ / GLIBC_TUNABLES
 setting wins: nothing is changed for a setting given in the environment. Not glibc (musl,
 macOS): nothing to do.
