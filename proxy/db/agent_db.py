@@ -16,6 +16,10 @@ The file sits beside the users' (`<stem>.agent.duckdb`, Config.agent_database_pa
 extensions, the clean-shutdown marker, HNSW rebuild after an unclean stop, a checkpoint
 at close. The schema keeps its old name, `hatidata_internal`, so the services' SQL is the
 same as when it lived in the users' file.
+
+With `lake_catalog` set, the agent layer's shared store (proxy/db/agent_lake.py) is
+attached to this instance, and only to it: what is shared (memories, for now) is copied
+between it and the local tables by the owning service.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import duckdb
 
 from proxy.core.config import Config
 from proxy.core.names import INTERNAL_SCHEMA
+from proxy.db.agent_lake import attach_agent_lake, detach_agent_lake
 from proxy.db.opening import OpenedFile
 
 
@@ -33,9 +38,18 @@ class AgentDatabase:
         self.db = self.file.db
         self.path = self.file.path
         self.db.execute(f"CREATE SCHEMA IF NOT EXISTS {INTERNAL_SCHEMA}")
+        self.shared = bool(config.lake_catalog)  # whether the agent lake is attached
+        if self.shared:
+            try:
+                attach_agent_lake(self.db, config.lake_catalog, config.lake_data)
+            except BaseException:
+                self.file.close()
+                raise
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         return self.db.cursor()
 
     def close(self) -> None:
+        if self.shared:  # the local checkpoint must not run lake maintenance
+            detach_agent_lake(self.db)
         self.file.close()

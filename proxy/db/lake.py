@@ -42,7 +42,7 @@ def redact(catalog: str) -> str:
     return _URI_PASSWORD.sub(r"\1***@", _PASSWORD.sub(r"\1***", catalog))
 
 
-def _lit(s: str) -> str:
+def lit(s: str) -> str:
     return "'" + s.replace("'", "''") + "'"
 
 
@@ -80,10 +80,10 @@ def attach_lake(conn: duckdb.DuckDBPyConnection, catalog: str, data_path: str) -
     # HATIDATA_LAKE_INLINE_ROWS: DuckLake's own default (10) back, for bench/scaleout.py.
     inline = int(os.environ.get("HATIDATA_LAKE_INLINE_ROWS", "0"))
     options = f" (DATA_INLINING_ROW_LIMIT {inline}" + (
-        f", DATA_PATH {_lit(data_path)})" if data_path else ")"
+        f", DATA_PATH {lit(data_path)})" if data_path else ")"
     )
     try:
-        _attach(conn, f"ATTACH {_lit('ducklake:' + catalog)} AS {LAKE_DB}{options}")
+        attach_with_retry(conn, f"ATTACH {lit('ducklake:' + catalog)} AS {LAKE_DB}{options}")
     except duckdb.Error as exc:
         raise LakeUnavailable(
             f"cannot open the DuckLake catalog {redact(catalog)!r}"
@@ -99,7 +99,7 @@ def attach_lake(conn: duckdb.DuckDBPyConnection, catalog: str, data_path: str) -
     return local
 
 
-def _attach(conn: duckdb.DuckDBPyConnection, sql: str) -> None:
+def attach_with_retry(conn: duckdb.DuckDBPyConnection, sql: str) -> None:
     """Proxies started at once on a new catalog race to create DuckLake's tables in it
     (the loser sees `duplicate key ... pg_type_typname_nsp_index`): wait, then attach
     the lake the winner created."""
