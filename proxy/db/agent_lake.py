@@ -96,14 +96,20 @@ def mirror_table(
             if name not in skip:
                 kept.setdefault(name, (_lake_type(data_type), nullable))
     ddl = ", ".join(f'"{n}" {t}' + ("" if null else " NOT NULL") for n, (t, null) in kept.items())
-    for attempt in range(3):  # proxies starting at once create it together
+    create(cur, f"CREATE TABLE IF NOT EXISTS {lake_table(sources[0][0])} ({ddl})")
+    return list(kept)
+
+
+def create(cur: duckdb.DuckDBPyConnection, sql: str) -> None:
+    """Idempotent DDL in the agent lake: proxies starting at once run it together, and
+    all but one lose at commit (TransactionException); run again, it then does nothing."""
+    for attempt in range(3):
         try:
-            cur.execute(f"CREATE TABLE IF NOT EXISTS {lake_table(sources[0][0])} ({ddl})")
-            break
+            cur.execute(sql)
+            return
         except duckdb.TransactionException:
             if attempt == 2:
                 raise
-    return list(kept)
 
 
 def current_snapshot(cur: duckdb.DuckDBPyConnection) -> int:

@@ -19,7 +19,9 @@ from __future__ import annotations
 import logging
 import os
 import re
+import threading
 import time
+from typing import Any
 
 import duckdb
 
@@ -27,6 +29,9 @@ log = logging.getLogger("hatiproxy.engine")
 
 LAKE_DB = "lake"  # the attached DuckLake's name inside DuckDB (clients see `hatidata`)
 LAKE_EXTENSIONS = ("ducklake", "postgres")
+# import_extension INSTALLs through DuckDB's default connection: the agent lake is
+# attached on a thread of its own (proxy/db/agent_db.py) while the users' lake attaches.
+_LOADING = threading.Lock()
 
 
 class LakeUnavailable(Exception):
@@ -55,6 +60,11 @@ def load_lake_extensions(conn: duckdb.DuckDBPyConnection) -> None:
             "lake_catalog needs the duckdb_extensions package: pip install "
             "duckdb-extension-ducklake==1.5.5 duckdb-extension-postgres==1.5.5"
         ) from exc
+    with _LOADING:
+        _load(duckdb_extensions, conn)
+
+
+def _load(duckdb_extensions: Any, conn: duckdb.DuckDBPyConnection) -> None:
     for name in LAKE_EXTENSIONS:
         try:
             duckdb_extensions.import_extension(name)

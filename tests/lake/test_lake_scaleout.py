@@ -183,6 +183,41 @@ def test_a_memory_stored_through_one_proxy_is_found_through_another_within_a_sec
     print(f"cross-proxy memory visible after {seen * 1000:.0f} ms")
 
 
+def test_agent_state_is_one_store_for_all_proxies_and_concurrent_sets_lose_nothing(
+    proxies: list[ServerProcess],
+) -> None:
+    a, b = proxies
+    get = "SELECT value->>'step', version FROM get_agent_state('plan')"
+    with _connect(a) as ca, _connect(b) as cb:
+        ca.execute("SELECT * FROM set_agent_state('plan', '{\"step\": 1}'::JSON)")
+        assert cb.execute(get).fetchone() == ("1", 1)
+        # the SQL relation reads the same rows
+        assert cb.execute(
+            "SELECT key, version FROM _hatidata_agent_state WHERE key = 'plan'"
+        ).fetchall() == [("plan", 1)]
+
+    # two sets through each proxy at once: each gets its own version, none is lost
+    def sets(p: ServerProcess, tag: str) -> list[int]:
+        with _connect(p) as c:
+            return [
+                c.execute(
+                    "SELECT version FROM set_agent_state('plan', %s::JSON)", (f'"{tag}{i}"',)
+                ).fetchone()[0]
+                for i in range(2)
+            ]
+
+    with ThreadPoolExecutor(2) as pool:
+        versions = [
+            v for f in [pool.submit(sets, a, "a"), pool.submit(sets, b, "b")] for v in f.result()
+        ]
+    assert sorted(versions) == [2, 3, 4, 5]
+    with _connect(b) as cb:
+        assert cb.execute(get).fetchone()[1] == 5
+        assert cb.execute("SELECT deleted FROM delete_agent_state('plan')").fetchone() == (True,)
+    with _connect(a) as ca:
+        assert ca.execute("SELECT found FROM get_agent_state('plan')").fetchone() == (False,)
+
+
 def test_client_sql_cannot_name_the_agent_lake_on_any_proxy(
     proxies: list[ServerProcess],
 ) -> None:
