@@ -12,6 +12,14 @@ Table `hatidata_internal.agent_state`, read over the wire through the view
 - `list_agent_state(prefix, limit)` -> the agent's keys in key order.
 
 Keys are non-empty, at most 256 characters; a value's JSON text is at most 1 MiB.
+
+With `lake_catalog` set the rows live in the agent lake (proxy/db/agent_lake.py), in a
+table derived from the local one (no PRIMARY KEY: a DuckLake has none), so every proxy
+reads and writes the same state. A write there is one lake transaction that first
+updates the one row of `agent_state_clock`: two proxies writing at once (even the first
+insert of one key, which alone would not conflict) then conflict at commit, and the
+loser runs again on the winner's row (version + 1), never a lost update or a second row
+for one key. Reads take the highest version of a key all the same.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
+import random
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -29,11 +38,16 @@ from proxy.core.identity import Identity
 from proxy.core.names import INTERNAL_SCHEMA
 from proxy.core.registry import McpTool, Param, agent_function
 from proxy.core.relations import agent_relation
+from proxy.db.agent_lake import create, lake_table, mirror_table
 
 if TYPE_CHECKING:
     from proxy.agent.context import AgentContext
 
 TABLE = f"{INTERNAL_SCHEMA}.agent_state"
+# A table macro over where the rows are (the local table, or the agent lake's): reads and
+# the SQL relation name it, so they need not know which.
+ROWS = f"{INTERNAL_SCHEMA}.agent_state_rows()"
+CLOCK = f"{INTERNAL_SCHEMA}.agent_state_clock"  # agent lake only: serialises writes
 MAX_KEY_CHARS = 256
 MAX_VALUE_BYTES = 1 << 20
 MAX_LIST = 10_000
@@ -51,7 +65,7 @@ _STATE_COLUMNS = (
 agent_relation(
     "_hatidata_agent_state",
     "SELECT agent_id, key, value, version, created_at, updated_at FROM "
-    f"{TABLE} WHERE org_id = $org_id AND agent_id = $agent_id",
+    f"{ROWS} WHERE org_id = $org_id AND agent_id = $agent_id",
     "The caller's state keys and values",
 )
 
@@ -60,6 +74,8 @@ class State:
     def __init__(self, layer: AgentContext) -> None:
         self.layer = layer
         self._locks = KeyedLocks()  # writers of one key take turns
+        self.shared = bool(getattr(layer.config, "lake_catalog", ""))
+        self.table = lake_table(TABLE) if self.shared else TABLE
 
     def _lock(self, who: Identity, key: str) -> asyncio.Lock:
         return self._locks((who.org_id, who.agent_id, key))
@@ -78,6 +94,19 @@ class State:
                 PRIMARY KEY (org_id, agent_id, key)
             )"""
         )
+        if self.shared:
+            mirror_table(cur, [(TABLE, ())])
+            create(cur, f"CREATE TABLE IF NOT EXISTS {lake_table(CLOCK)} (n BIGINT NOT NULL)")
+            # two proxies starting at once may add two rows: writes update them all
+            create(
+                cur,
+                f"INSERT INTO {lake_table(CLOCK)} SELECT 0"
+                f" WHERE NOT EXISTS (SELECT 1 FROM {lake_table(CLOCK)})",
+            )
+        cur.execute(
+            f"CREATE OR REPLACE MACRO {ROWS.removesuffix('()')}() AS TABLE "
+            f"SELECT * FROM {self.table}"
+        )
 
     async def start(self) -> None:
         pass
@@ -92,8 +121,9 @@ class State:
 
         def read(cur: duckdb.DuckDBPyConnection) -> tuple | None:
             return cur.execute(
-                f"SELECT value, version, updated_at FROM {TABLE} "
-                "WHERE org_id = ? AND agent_id = ? AND key = ?",
+                f"SELECT value, version, updated_at FROM {ROWS} "
+                "WHERE org_id = ? AND agent_id = ? AND key = ? "
+                "ORDER BY version DESC, updated_at DESC LIMIT 1",
                 [who.org_id, who.agent_id, key],
             ).fetchone()
 
@@ -127,8 +157,10 @@ class State:
                 [who.org_id, who.agent_id, key, text, now, now],
             ).fetchone()
 
+        if self.shared:
+            upsert = self._shared_write(who, key, text, now)  # noqa: F811
         async with self._lock(who, key):
-            row = await _retry_conflicts(lambda: self.layer.db.run(upsert))
+            row = await _retry_conflicts(lambda: self.layer.db.run(upsert), self.shared)
         return {"key": key, "value": json.loads(text), "version": row[0], "updated_at": row[1]}
 
     async def delete(self, who: Identity, key: str) -> dict[str, Any]:
@@ -141,9 +173,46 @@ class State:
             ).fetchall()
             return bool(rows)
 
+        if self.shared:
+            shared = self._shared_write(who, key, None, dt.datetime.now(dt.UTC))
+
+            def remove(cur: duckdb.DuckDBPyConnection) -> bool:  # noqa: F811
+                return shared(cur)[0] is not None
+
         async with self._lock(who, key):
-            deleted = await _retry_conflicts(lambda: self.layer.db.run(remove))
+            deleted = await _retry_conflicts(lambda: self.layer.db.run(remove), self.shared)
         return {"key": key, "deleted": deleted}
+
+    def _shared_write(self, who: Identity, key: str, text: str | None, now: dt.datetime):
+        """A set (text) or delete (None) of one key in the agent lake, as one lake
+        transaction after the clock row's update (see the module's doc). Returns
+        (version, updated_at): the new version, or for a delete the old one (None: no key)."""
+        where = "WHERE org_id = ? AND agent_id = ? AND key = ?"
+        ids = [who.org_id, who.agent_id, key]
+
+        def write(cur: duckdb.DuckDBPyConnection) -> tuple[Any, Any]:
+            cur.begin()
+            try:
+                cur.execute(f"UPDATE {lake_table(CLOCK)} SET n = n + 1")
+                old, created = cur.execute(
+                    f"SELECT max(version), min(created_at) FROM {self.table} {where}", ids
+                ).fetchone()
+                cur.execute(f"DELETE FROM {self.table} {where}", ids)
+                out: tuple[Any, Any] = (old, None)
+                if text is not None:
+                    out = ((old or 0) + 1, now)
+                    cur.execute(
+                        f"INSERT INTO {self.table} (org_id, agent_id, key, value, version,"
+                        " created_at, updated_at) VALUES (?, ?, ?, ?::JSON, ?, ?, ?)",
+                        [*ids, text, out[0], created or now, now],
+                    )
+                cur.commit()
+            except BaseException:
+                cur.rollback()
+                raise
+            return out
+
+        return write
 
     async def list(self, who: Identity, prefix: str | None, limit: int) -> list[dict[str, Any]]:
         if not isinstance(limit, int) or isinstance(limit, bool) or not 0 < limit <= MAX_LIST:
@@ -152,13 +221,13 @@ class State:
             raise AgentError.invalid("prefix must be a string")
 
         def read(cur: duckdb.DuckDBPyConnection) -> list[tuple]:
-            sql = f"SELECT key, value, version, updated_at FROM {TABLE} "
+            sql = f"SELECT DISTINCT ON (key) key, value, version, updated_at FROM {ROWS} "
             sql += "WHERE org_id = ? AND agent_id = ?"
             args: list[Any] = [who.org_id, who.agent_id]
             if prefix:
                 sql += " AND starts_with(key, ?)"
                 args.append(prefix)
-            sql += " ORDER BY key LIMIT ?"
+            sql += " ORDER BY key, version DESC LIMIT ?"
             args.append(limit)
             return cur.execute(sql, args).fetchall()
 
@@ -194,8 +263,11 @@ def _value_text(value: Any) -> str:
     return text
 
 
-async def _retry_conflicts(op, attempts: int = 5):
-    """DuckDB's optimistic concurrency: two writers of one key -> retry the loser."""
+async def _retry_conflicts(op, shared: bool = False):
+    """DuckDB's optimistic concurrency: two writers of one key -> retry the loser. In the
+    agent lake the loser is another proxy's write of ~100 ms or more: wait longer, with
+    jitter, so two proxies do not collide again in step."""
+    attempts = 12 if shared else 5
     for i in range(attempts):
         try:
             return await op()
@@ -203,7 +275,8 @@ async def _retry_conflicts(op, attempts: int = 5):
             # A concurrent first insert of the same key loses with a constraint error.
             if i == attempts - 1:
                 raise AgentError.conflict("the key was written concurrently; try again") from None
-            await asyncio.sleep(0.005 * (i + 1))
+            pause = 0.05 * (i + 1) * (0.5 + random.random()) if shared else 0.005 * (i + 1)
+            await asyncio.sleep(pause)
 
 
 # -- registered functions ------------------------------------------------------------

@@ -78,6 +78,14 @@ class Engine:
             else config.database_path
         )
         self._install_catalog()
+        try:
+            self.agent_db.wait_shared()  # the agent lake, attached meanwhile (agent_db.py)
+        except BaseException:
+            self.agent_db.close()
+            if self._local_db is not None:
+                detach_lake(self.db, self._local_db)
+            self.users.close()
+            raise
         # For DuckDB work started on the main loop (agent layer, MCP and REST requests;
         # wire clients run theirs on their own threads): one slow call must never queue
         # another behind it.

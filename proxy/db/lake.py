@@ -19,7 +19,9 @@ from __future__ import annotations
 import logging
 import os
 import re
+import threading
 import time
+from typing import Any
 
 import duckdb
 
@@ -27,6 +29,9 @@ log = logging.getLogger("hatiproxy.engine")
 
 LAKE_DB = "lake"  # the attached DuckLake's name inside DuckDB (clients see `hatidata`)
 LAKE_EXTENSIONS = ("ducklake", "postgres")
+# import_extension INSTALLs through DuckDB's default connection: the agent lake is
+# attached on a thread of its own (proxy/db/agent_db.py) while the users' lake attaches.
+_LOADING = threading.Lock()
 
 
 class LakeUnavailable(Exception):
@@ -42,7 +47,7 @@ def redact(catalog: str) -> str:
     return _URI_PASSWORD.sub(r"\1***@", _PASSWORD.sub(r"\1***", catalog))
 
 
-def _lit(s: str) -> str:
+def lit(s: str) -> str:
     return "'" + s.replace("'", "''") + "'"
 
 
@@ -55,6 +60,11 @@ def load_lake_extensions(conn: duckdb.DuckDBPyConnection) -> None:
             "lake_catalog needs the duckdb_extensions package: pip install "
             "duckdb-extension-ducklake==1.5.5 duckdb-extension-postgres==1.5.5"
         ) from exc
+    with _LOADING:
+        _load(duckdb_extensions, conn)
+
+
+def _load(duckdb_extensions: Any, conn: duckdb.DuckDBPyConnection) -> None:
     for name in LAKE_EXTENSIONS:
         try:
             duckdb_extensions.import_extension(name)
@@ -80,10 +90,10 @@ def attach_lake(conn: duckdb.DuckDBPyConnection, catalog: str, data_path: str) -
     # HATIDATA_LAKE_INLINE_ROWS: DuckLake's own default (10) back, for bench/scaleout.py.
     inline = int(os.environ.get("HATIDATA_LAKE_INLINE_ROWS", "0"))
     options = f" (DATA_INLINING_ROW_LIMIT {inline}" + (
-        f", DATA_PATH {_lit(data_path)})" if data_path else ")"
+        f", DATA_PATH {lit(data_path)})" if data_path else ")"
     )
     try:
-        _attach(conn, f"ATTACH {_lit('ducklake:' + catalog)} AS {LAKE_DB}{options}")
+        attach_with_retry(conn, f"ATTACH {lit('ducklake:' + catalog)} AS {LAKE_DB}{options}")
     except duckdb.Error as exc:
         raise LakeUnavailable(
             f"cannot open the DuckLake catalog {redact(catalog)!r}"
@@ -99,7 +109,7 @@ def attach_lake(conn: duckdb.DuckDBPyConnection, catalog: str, data_path: str) -
     return local
 
 
-def _attach(conn: duckdb.DuckDBPyConnection, sql: str) -> None:
+def attach_with_retry(conn: duckdb.DuckDBPyConnection, sql: str) -> None:
     """Proxies started at once on a new catalog race to create DuckLake's tables in it
     (the loser sees `duplicate key ... pg_type_typname_nsp_index`): wait, then attach
     the lake the winner created."""

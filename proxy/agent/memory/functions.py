@@ -180,6 +180,7 @@ async def list_memories(
 
 class Deleted(NamedTuple):
     seqs: list[int]  # of the memories deleted
+    ids: list[str]  # the same memories' ids
     unlinked: list[tuple[Any, ...]]  # RETURNING_ROWS of retired memories that lost a pointer
 
 
@@ -190,7 +191,7 @@ def delete_where(cur: duckdb.DuckDBPyConnection, where: str, params: list[Any]) 
         f"SELECT memory_id::VARCHAR, seq FROM {T_MEM} WHERE {where}", params
     ).fetchall()
     if not rows:
-        return Deleted([], [])
+        return Deleted([], [], [])
     ids = [r[0] for r in rows]
     cur.execute(f"DELETE FROM {T_VEC} WHERE memory_id IN (SELECT unnest(?::UUID[]))", [ids])
     cur.execute(f"DELETE FROM {T_MEM} WHERE memory_id IN (SELECT unnest(?::UUID[]))", [ids])
@@ -200,7 +201,7 @@ def delete_where(cur: duckdb.DuckDBPyConnection, where: str, params: list[Any]) 
         f" WHERE superseded_by_id IN (SELECT unnest(?::UUID[])) {RETURNING_ROWS}",
         [ids],
     ).fetchall()
-    return Deleted([r[1] for r in rows], unlinked)
+    return Deleted([r[1] for r in rows], ids, unlinked)
 
 
 def apply_delete(mem: Memory, deleted: Deleted) -> None:
@@ -208,6 +209,8 @@ def apply_delete(mem: Memory, deleted: Deleted) -> None:
     for s in deleted.seqs:
         mem.index.remove(s)
     refresh_index(mem.index, deleted.unlinked)
+    if mem.shared is not None:
+        mem.shared.deleted(deleted.ids)
 
 
 async def delete_memories(mem: Memory, where: str, params: list[Any]) -> list[int]:

@@ -83,6 +83,7 @@ def install(cur: duckdb.DuckDBPyConnection, dims: int) -> None:
     )
     row = cur.execute(
         "SELECT data_type FROM information_schema.columns WHERE table_schema = ?"
+        " AND table_catalog = current_database()"  # not the shared copy (agent_lake.py)
         " AND table_name = 'agent_memory_vectors' AND column_name = 'embedding'",
         [INTERNAL_SCHEMA],
     ).fetchone()

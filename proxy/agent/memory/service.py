@@ -45,6 +45,7 @@ from proxy.agent.memory.args import parse_weights
 from proxy.agent.memory.index import Attrs, VectorIndex
 from proxy.agent.memory.rows import index_attrs, refresh_index
 from proxy.agent.memory.schema import MEMORY_COLUMNS, RETURNING_ROWS, SELECT_COLUMNS, T_MEM, T_VEC
+from proxy.agent.memory.shared import SharedMemories
 from proxy.agent.memory.write_batch import WriteBatcher
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
@@ -121,12 +122,20 @@ class Memory:
         )
         self._stopping = False
         self._stop_event = asyncio.Event()
+        # With a DuckLake catalog: memories shared with the other proxies (shared.py).
+        self.shared = (
+            SharedMemories(layer.db, self.index, self.write_lock, lambda: self.model_name)
+            if self.enabled and getattr(self.config, "lake_catalog", "")
+            else None
+        )
 
     # ---- schema -------------------------------------------------------------------
 
     def install(self, cur: duckdb.DuckDBPyConnection) -> None:
         """Create the tables, sequence and view (idempotent); migrate vector dimensions."""
         memory_schema.install(cur, self.layer.dims)
+        if self.shared is not None:
+            self.shared.install(cur)
 
     # ---- lifecycle ----------------------------------------------------------------
 
@@ -151,6 +160,8 @@ class Memory:
             if jobs:
                 log.info("memory: %d pending embeddings queued", len(jobs))
             self._tasks.append(asyncio.create_task(self._pump(), name="hatiproxy-memory-embed"))
+        if self.shared is not None:
+            await self.shared.start()
         self._tasks.append(
             asyncio.create_task(
                 self.access.run(self.flush_interval, self._stop_event),
@@ -232,6 +243,8 @@ class Memory:
                 if not f.done():
                     f.set_result("pending")
         self._waiters.clear()
+        if self.shared is not None:
+            await self.shared.stop()
         if self.enabled:
             await self.access.flush()
 
@@ -350,6 +363,8 @@ class Memory:
                 self._queued.discard(j.memory_id)
                 if j.memory_id in live:  # deleted meanwhile: nothing to index
                     self.index.add(j.org_id, j.agent_id, j.seq, vec, live[j.memory_id])
+            if self.shared is not None:
+                self.shared.stored(list(live))
         for j, vec in zip(jobs, vecs, strict=True):
             self._resolve(j.memory_id, "embedded" if j.memory_id in live else "deleted")
             if j.memory_id in live:

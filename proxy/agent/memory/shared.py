@@ -1,0 +1,272 @@
+"""Memories shared by every proxy of one DuckLake (`lake_catalog` set; issue 25).
+
+The agent lake (proxy/db/agent_lake.py) holds the shared copy of each embedded memory
+with its vector, one row each, in a table derived from the local memory and vector tables
+(no `seq`, the vector as `FLOAT[]`).
+Each proxy keeps working on its local agent tables (the memory service's SQL, its
+RETURNING-based index upkeep and its group commit stay as they are: DuckLake refuses
+RETURNING) and:
+
+- publishes: once a memory's vector is committed locally (it is searchable here), its
+  row and vector go to the lake (one lake transaction per batch); a deleted memory is deleted
+  there. A background task batches what is queued, so a store never waits on the
+  catalog (a lake commit costs ~100 ms). What a crash left unpublished is published at
+  the next start (local embedded memories missing from the lake).
+- catches up: every `POLL_SECS` it reads the lake's latest snapshot id, and when it
+  moved, only the rows changed since the snapshot it last applied
+  (`ducklake_table_changes`): new memories of other proxies are inserted into the local
+  tables (vectors cast back to `FLOAT[dims]`) and added to the in-RAM index, deleted
+  ones removed, and the snapshot id is stored in the same local transaction (exactly
+  once, across restarts). A proxy's first catch-up reads the lake's tables at one
+  snapshot.
+
+Not shared yet (docs/deployment.md): later updates of a memory row (retired by a newer
+fact, confidence decay, access counts, re-embedding), content deduplication across
+proxies (each proxy dedups against what it has applied, so two proxies storing the same
+text within one poll interval keep both), grants.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from proxy.agent.memory.rows import index_attrs
+from proxy.agent.memory.schema import SELECT_COLUMNS, T_MEM, T_VEC
+from proxy.core.names import INTERNAL_SCHEMA
+from proxy.db.agent_lake import changes, current_snapshot, lake_table, mirror_table
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from proxy.agent.memory.index import VectorIndex
+    from proxy.db.pool import PooledDB
+
+log = logging.getLogger("hatiproxy.agent.memory")
+
+POLL_SECS = 0.25
+RETRY_SECS = 2.0  # after a failed publish (catalog unreachable, a commit conflict)
+T_FEED = f"{INTERNAL_SCHEMA}.agent_memory_lake_feed"  # local: the last snapshot applied
+_IDS = "(SELECT unnest(?::UUID[]))"
+
+
+class SharedMemories:
+    def __init__(
+        self, db: PooledDB, index: VectorIndex, write_lock: asyncio.Lock, model: Any
+    ) -> None:
+        self.db = db
+        self.index = index
+        self.write_lock = write_lock
+        self.model = model  # () -> the model name: vectors of another model are not taken
+        self.cols: list[str] = []  # the shared table's: the memory's, then `embedding`
+        self.mem_cols: list[str] = []  # those of the local memory table
+        self._outbox: asyncio.Queue[tuple[str, list[str]]] = asyncio.Queue()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._stop = asyncio.Event()
+        self.applied = 0  # memories taken from other proxies (for logs and tests)
+
+    def install(self, cur: duckdb.DuckDBPyConnection) -> None:
+        """The shared tables, derived from the local ones, and the local feed position."""
+        self.cols = mirror_table(cur, [(T_MEM, ("seq",)), (T_VEC, ())])
+        self.mem_cols = [c for c in self.cols if c != "embedding"]
+        cur.execute(f"CREATE TABLE IF NOT EXISTS {T_FEED} (snapshot_id BIGINT NOT NULL)")
+
+    # ---- publishing ---------------------------------------------------------------
+
+    def stored(self, memory_ids: list[str]) -> None:
+        """Memories whose vectors were committed locally: to the lake, soon."""
+        if memory_ids:
+            self._outbox.put_nowait(("put", memory_ids))
+
+    def deleted(self, memory_ids: list[str]) -> None:
+        if memory_ids:
+            self._outbox.put_nowait(("del", memory_ids))
+
+    def _publish(self, cur: duckdb.DuckDBPyConnection, put: list[str], gone: list[str]) -> None:
+        """One lake transaction: new memories in, deleted ones out."""
+        lm = lake_table(T_MEM)
+        cur.begin()
+        try:
+            if gone:
+                cur.execute(f"DELETE FROM {lm} WHERE memory_id IN {_IDS}", [gone])
+            if put:
+                # No lake scan for ids already there (it grows with the table): only a
+                # re-embedded memory comes twice, and readers take one row per id.
+                picked = ", ".join(f"m.{c}" for c in self.mem_cols)
+                cur.execute(
+                    f"INSERT INTO {lm} ({', '.join(self.mem_cols)}, embedding)"
+                    f" SELECT {picked}, v.embedding::FLOAT[] FROM {T_MEM} m"
+                    f" JOIN {T_VEC} v USING (memory_id)"
+                    f" WHERE m.has_embedding AND m.memory_id IN {_IDS}",
+                    [put],
+                )
+            cur.commit()
+        except BaseException:
+            cur.rollback()
+            raise
+
+    async def _publisher(self) -> None:
+        while True:
+            kind, ids = await self._outbox.get()
+            batch = [(kind, ids)]
+            while not self._outbox.empty():
+                batch.append(self._outbox.get_nowait())
+            put = [i for k, ids in batch if k == "put" for i in ids]
+            gone = [i for k, ids in batch if k == "del" for i in ids]
+            try:
+                await self.db.run(functools.partial(self._publish, put=put, gone=gone))
+            except Exception as exc:  # retried: a later start publishes what is left
+                log.warning("publishing %d memories to the agent lake failed: %s", len(put), exc)
+                if self._stop.is_set():
+                    return
+                await asyncio.sleep(RETRY_SECS)
+                self.stored(put)
+                self.deleted(gone)
+            if self._stop.is_set() and self._outbox.empty():
+                return
+
+    # ---- catching up --------------------------------------------------------------
+
+    def _apply(self, cur: duckdb.DuckDBPyConnection) -> tuple[list[tuple[Any, ...]], list[int]]:
+        """Apply what the lake has beyond the snapshot last applied (in one local
+        transaction). Returns the new rows for the index and the seqs deleted. The lake
+        is read once (a change-feed read costs 100-900 ms on a loaded machine); the
+        rest works on those rows, registered on the cursor."""
+        snap = current_snapshot(cur)
+        row = cur.execute(f"SELECT max(snapshot_id) FROM {T_FEED}").fetchone()
+        last = row[0] if row else None
+        if last is not None and snap <= last:
+            return [], []
+        cols = ", ".join(self.cols)
+        if last is None:  # first catch-up: the shared table as of one snapshot
+            src = f"SELECT 'insert' AS change_type, {cols} FROM {lake_table(T_MEM)}"
+            src += f" AT (VERSION => {snap})"
+        else:
+            src = changes(T_MEM, cols, last + 1, snap)
+        feed = cur.execute(
+            f"SELECT * FROM ({src}) WHERE change_type IN ('insert', 'delete')"
+        ).to_arrow_table()
+        kinds = zip(feed["change_type"].to_pylist(), feed["memory_id"].to_pylist(), strict=True)
+        seen: dict[str, set[str]] = {"insert": set(), "delete": set()}
+        for kind, mid in kinds:
+            seen[kind].add(mid)
+        gone = sorted(seen["delete"])
+        new = sorted(seen["insert"] - seen["delete"])
+        cur.register("_hati_lake_feed", feed)  # memory_id arrives as text
+        cur.begin()
+        try:
+            if new:  # those not here yet (our own come back too), of our model
+                new = [
+                    r[0]
+                    for r in cur.execute(
+                        "SELECT DISTINCT memory_id FROM _hati_lake_feed WHERE change_type ="
+                        " 'insert' AND memory_id IN (SELECT unnest(?::VARCHAR[]))"
+                        " AND embedding_model IS NOT DISTINCT FROM ?"
+                        f" AND memory_id::UUID NOT IN (SELECT memory_id FROM {T_MEM})",
+                        [new, self.model()],
+                    ).fetchall()
+                ]
+            if new:  # DISTINCT ON: a memory published twice (re-embedded) is one memory
+                picked = "SELECT DISTINCT ON (memory_id) * FROM _hati_lake_feed WHERE"
+                picked += " change_type = 'insert' AND memory_id IN (SELECT unnest(?::VARCHAR[]))"
+                mcols = ", ".join(self.mem_cols)
+                cur.execute(f"INSERT INTO {T_MEM} ({mcols}) SELECT {mcols} FROM ({picked})", [new])
+                cur.execute(
+                    f"INSERT INTO {T_VEC} (memory_id, embedding) SELECT memory_id,"
+                    f" embedding::FLOAT[{self.index.dims}] FROM ({picked})",
+                    [new],
+                )
+            dropped: list[int] = []
+            if gone:
+                dropped = [
+                    r[0]
+                    for r in cur.execute(
+                        f"SELECT seq FROM {T_MEM} WHERE memory_id IN {_IDS}", [gone]
+                    ).fetchall()
+                ]
+                cur.execute(f"DELETE FROM {T_VEC} WHERE memory_id IN {_IDS}", [gone])
+                cur.execute(f"DELETE FROM {T_MEM} WHERE memory_id IN {_IDS}", [gone])
+            cur.execute(f"DELETE FROM {T_FEED}")
+            cur.execute(f"INSERT INTO {T_FEED} VALUES (?)", [snap])
+            cur.commit()
+        except BaseException:
+            cur.rollback()
+            raise
+        finally:
+            cur.unregister("_hati_lake_feed")
+        rows = []
+        if new:
+            rows = cur.execute(
+                f"SELECT m.org_id, m.agent_id, m.seq, v.embedding, {SELECT_COLUMNS}"
+                f" FROM {T_MEM} m JOIN {T_VEC} v USING (memory_id) WHERE memory_id IN {_IDS}",
+                [new],
+            ).fetchall()
+        return rows, dropped
+
+    async def catch_up(self) -> int:
+        """Take what other proxies published since the last call: memories added."""
+        async with self.write_lock:
+            rows, dropped = await self.db.run(self._apply)
+            for seq in dropped:
+                self.index.remove(seq)
+            for org, agent, seq, vec, *row in rows:
+                self.index.add(
+                    org, agent, seq, np.asarray(vec, np.float32), index_attrs(tuple(row))
+                )
+        self.applied += len(rows)
+        if rows or dropped:
+            log.debug("agent lake: %d memories in, %d out", len(rows), len(dropped))
+        return len(rows)
+
+    async def _poller(self) -> None:
+        while not self._stop.is_set():
+            started = time.monotonic()
+            try:
+                await self.catch_up()
+            except Exception as exc:
+                log.warning("catching up with the agent lake failed: %s", exc)
+            wait = max(0.0, POLL_SECS - (time.monotonic() - started))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), wait)
+
+    # ---- lifecycle ----------------------------------------------------------------
+
+    def _unpublished(self, cur: duckdb.DuckDBPyConnection) -> list[str]:
+        return [
+            r[0]
+            for r in cur.execute(
+                f"SELECT memory_id::VARCHAR FROM {T_MEM} WHERE has_embedding"
+                f" AND memory_id NOT IN (SELECT memory_id FROM {lake_table(T_MEM)})"
+            ).fetchall()
+        ]
+
+    async def start(self) -> None:
+        """Catch up, publish what an earlier run left unpublished, then keep both going."""
+        self._stop = asyncio.Event()
+        added = await self.catch_up()
+        left = await self.db.run(self._unpublished)
+        self.stored(left)
+        log.info("agent lake: %d memories from other proxies, %d to publish", added, len(left))
+        self._tasks = [
+            asyncio.create_task(self._poller(), name="hatiproxy-memory-lake-poll"),
+            asyncio.create_task(self._publisher(), name="hatiproxy-memory-lake-publish"),
+        ]
+
+    async def stop(self, timeout: float = 5.0) -> None:
+        """Stop polling; publish what is queued (up to `timeout`)."""
+        self._stop.set()
+        poller, publisher = self._tasks or (None, None)
+        if poller is not None:
+            await poller
+        if publisher is not None:
+            if self._outbox.empty():
+                publisher.cancel()
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(publisher, timeout)
+        self._tasks = []
