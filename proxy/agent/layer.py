@@ -106,6 +106,11 @@ class AgentLayer:
         self.db.close()
         self.users_db.close()
 
+    async def before_call(self, fn: Any, who: Identity) -> None:
+        """Memory functions see the caller's journaled stores (memory/journal.py)."""
+        if fn.scope and fn.scope.startswith("memory:") and fn.name != "store_memory":
+            await self.memory.journal.settled(who.org_id, who.agent_id)
+
     async def call(
         self, name: str, who: Identity, args: list[Any] | None = None, /, **kwargs: Any
     ) -> list[dict[str, Any]]:

@@ -142,6 +142,9 @@ class AgentFunction:
     ) -> list[dict[str, Any]]:
         """Check the scope, run the handler on bound arguments, count the call for the key."""
         who.require(self.scope)
+        before = getattr(layer, "before_call", None)
+        if before is not None:  # e.g. memory reads wait for journaled stores
+            await before(self, who)
         rows = await self.handler(layer, who, **kwargs)
         if who.meter is not None:
             who.meter.agent_call(self.name)

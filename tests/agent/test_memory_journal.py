@@ -1,0 +1,115 @@
+"""store_memory without wait is acknowledged from an fsynced journal (memory/journal.py).
+
+What a user relies on: an acknowledged store survives kill -9 and is found after the
+restart; a store is seen at once by the same caller's memory reads; the same text stored
+twice quickly is one memory; a trigger fires once per stored memory; a journal left by a
+crash (an entry already applied, a torn last line) replays exactly once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+from pathlib import Path
+
+import psycopg
+from agent_support import open_layer, run, who
+from memory_support import count_rows, sql
+from trigger_support import fires, register
+
+from proxy.core.identity import Identity
+from tests.conftest import start_server
+
+
+async def all_embedded(layer: object) -> None:
+    deadline = asyncio.get_running_loop().time() + 30
+    q = "SELECT count(*) FROM hatidata_internal.agent_memory WHERE embedding_status = 'pending'"
+    while (await sql(layer, q))[0][0]:  # type: ignore[arg-type]
+        assert asyncio.get_running_loop().time() < deadline, "memories still pending"
+        await asyncio.sleep(0.02)
+
+
+def test_acknowledged_stores_survive_kill_9(tmp_path: Path) -> None:
+    srv = start_server(tmp_path, "--embedding-provider", "hash")
+    words = ["alpha", "beta", "gamma"] * 10
+    texts = [f"journaled {w}{n} fact{n}x" for n, w in enumerate(words)]
+    try:
+        with psycopg.connect(srv.dsn, autocommit=True) as con:
+            ids = [
+                con.execute("SELECT memory_id::VARCHAR FROM store_memory(%s)", (t,)).fetchone()[0]
+                for t in texts
+            ]
+        os.kill(srv.proc.pid, signal.SIGKILL)  # right after the last acknowledgement
+        srv.proc.wait(10)
+    finally:
+        srv.stop()
+
+    async def check() -> None:
+        # The same files, opened again (in process: a second server start costs ~7 s).
+        db = str(tmp_path / "data" / "hatiproxy.duckdb")
+        async with open_layer(tmp_path, database=db) as layer:
+            got = await sql(
+                layer,
+                "SELECT memory_id::VARCHAR, content, org_id, agent_id"
+                " FROM hatidata_internal.agent_memory",
+            )
+            assert {r[0]: r[1] for r in got if r[0] in ids} == dict(zip(ids, texts, strict=True))
+            await all_embedded(layer)  # queued again at start: searchable
+            owner = Identity(got[0][2], got[0][3])
+            hit = await layer.call("search_memory", owner, [texts[7], 1])
+            assert hit[0]["memory_id"] == ids[7]
+
+    run(check())
+
+
+def test_read_your_writes_dedup_and_one_trigger_fire(tmp_path: Path) -> None:
+    async def go() -> None:
+        async with open_layer(tmp_path, database=str(tmp_path / "users.duckdb")) as layer:
+            assert layer.memory.journal.path is not None  # the fast path is on
+            trig = await register(layer, name="refunds", concept="refund request", cooldown_secs=0)
+            first = (await layer.call("store_memory", who(), ["refund request"]))[0]
+            again = (await layer.call("store_memory", who(), ["refund request"]))[0]
+            assert (first["deduplicated"], again["deduplicated"]) == (False, True)
+            assert again["memory_id"] == first["memory_id"]
+            assert first["embedding_status"] == "pending"
+            got = await layer.call("get_memory", who(), memory_id=first["memory_id"])
+            assert got[0]["content"] == "refund request"
+            # Once applied, the same text again is answered from the table: same id.
+            third = (await layer.call("store_memory", who(), ["refund request"]))[0]
+            assert (third["memory_id"], third["deduplicated"]) == (first["memory_id"], True)
+            await all_embedded(layer)
+            await layer.triggers.drain()
+            assert len(await fires(layer, trig["trigger_id"])) == 1
+            other = (await layer.call("store_memory", who("agent-b"), ["refund request"]))[0]
+            assert other["deduplicated"] is False and other["memory_id"] != first["memory_id"]
+            await layer.call("get_memory", who("agent-b"), memory_id=other["memory_id"])
+            assert await count_rows(layer) == 2  # direct SQL: once a read has waited
+
+    run(go())
+
+
+def test_replay_skips_applied_entries_and_a_torn_line(tmp_path: Path) -> None:
+    db = str(tmp_path / "users.duckdb")
+
+    async def store() -> tuple[str, str]:
+        async with open_layer(tmp_path, database=db) as layer:
+            row = (await layer.call("store_memory", who(), ["kept once"]))[0]
+            return row["memory_id"], layer.memory.journal.path
+
+    mid, path = run(store())
+    assert Path(path).read_bytes() == b""  # stop() applied everything and emptied it
+    entry = [mid, "local", "agent-a", None, "fact", "kept once", "{}", 0.5]
+    entry += ["2026-01-01T00:00:00+00:00"] * 2 + ["h", None]
+    new = [*entry]
+    new[0], new[5], new[10] = "00000000-0000-4000-8000-000000000001", "replayed", "h2"
+    lines = [json.dumps(entry), json.dumps(new), json.dumps(new)[:20]]
+    Path(path).write_text("\n".join(lines))
+
+    async def check() -> None:
+        async with open_layer(tmp_path, database=db) as layer:
+            rows = await layer.call("list_memories", who())
+            assert sorted(r["content"] for r in rows) == ["kept once", "replayed"]
+
+    run(check())
