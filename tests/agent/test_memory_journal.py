@@ -3,7 +3,8 @@
 What a user relies on: an acknowledged store survives kill -9 and is found after the
 restart; a store is seen at once by the same caller's memory reads; the same text stored
 twice quickly is one memory; a trigger fires once per stored memory; a journal left by a
-crash (an entry already applied, a torn last line) replays exactly once.
+crash (an entry already applied, a torn last line) replays exactly once. Stop applies
+everything and leaves the journal empty.
 """
 
 from __future__ import annotations
@@ -46,6 +47,16 @@ def test_acknowledged_stores_survive_kill_9(tmp_path: Path) -> None:
     finally:
         srv.stop()
 
+    # A crash may also leave an entry already applied, and a torn last line (never
+    # acknowledged): replay skips both and applies the rest once.
+    journal = tmp_path / "data" / "hatiproxy.agent.duckdb.memjournal"
+    entry = [ids[0], "local", "x", None, "fact", texts[0], "{}", 0.5]
+    entry += ["2026-01-01T00:00:00+00:00"] * 2 + ["h", None]
+    new = [*entry]
+    new[0], new[5], new[10] = "00000000-0000-4000-8000-000000000001", "replayed", "h2"
+    with open(journal, "a") as f:
+        f.write("\n".join([json.dumps(entry), json.dumps(new), json.dumps(new)[:20]]))
+
     async def check() -> None:
         # The same files, opened again (in process: a second server start costs ~7 s).
         db = str(tmp_path / "data" / "hatiproxy.duckdb")
@@ -56,6 +67,7 @@ def test_acknowledged_stores_survive_kill_9(tmp_path: Path) -> None:
                 " FROM hatidata_internal.agent_memory",
             )
             assert {r[0]: r[1] for r in got if r[0] in ids} == dict(zip(ids, texts, strict=True))
+            assert sorted(r[1] for r in got) == sorted([*texts, "replayed"])
             await all_embedded(layer)  # queued again at start: searchable
             owner = Identity(got[0][2], got[0][3])
             hit = await layer.call("search_memory", owner, [texts[7], 1])
@@ -86,30 +98,8 @@ def test_read_your_writes_dedup_and_one_trigger_fire(tmp_path: Path) -> None:
             assert other["deduplicated"] is False and other["memory_id"] != first["memory_id"]
             await layer.call("get_memory", who("agent-b"), memory_id=other["memory_id"])
             assert await count_rows(layer) == 2  # direct SQL: once a read has waited
+            await layer.call("store_memory", who(), ["left for stop"])
+            journal = Path(layer.memory.journal.path)
+        assert journal.read_bytes() == b""  # stop() applied everything
 
     run(go())
-
-
-def test_replay_skips_applied_entries_and_a_torn_line(tmp_path: Path) -> None:
-    db = str(tmp_path / "users.duckdb")
-
-    async def store() -> tuple[str, str]:
-        async with open_layer(tmp_path, database=db) as layer:
-            row = (await layer.call("store_memory", who(), ["kept once"]))[0]
-            return row["memory_id"], layer.memory.journal.path
-
-    mid, path = run(store())
-    assert Path(path).read_bytes() == b""  # stop() applied everything and emptied it
-    entry = [mid, "local", "agent-a", None, "fact", "kept once", "{}", 0.5]
-    entry += ["2026-01-01T00:00:00+00:00"] * 2 + ["h", None]
-    new = [*entry]
-    new[0], new[5], new[10] = "00000000-0000-4000-8000-000000000001", "replayed", "h2"
-    lines = [json.dumps(entry), json.dumps(new), json.dumps(new)[:20]]
-    Path(path).write_text("\n".join(lines))
-
-    async def check() -> None:
-        async with open_layer(tmp_path, database=db) as layer:
-            rows = await layer.call("list_memories", who())
-            assert sorted(r["content"] for r in rows) == ["kept once", "replayed"]
-
-    run(check())
