@@ -111,6 +111,11 @@ class AgentLayer:
         if fn.scope and fn.scope.startswith("memory:") and fn.name != "store_memory":
             await self.memory.journal.settled(who.org_id, who.agent_id)
 
+    async def before_relations(self, who: Identity, names: Any) -> None:
+        """The memory relation shows the caller's journaled stores too."""
+        if any(n.startswith("_hatidata_agent_memory") for n in names):
+            await self.memory.journal.settled(who.org_id, who.agent_id)
+
     async def call(
         self, name: str, who: Identity, args: list[Any] | None = None, /, **kwargs: Any
     ) -> list[dict[str, Any]]:

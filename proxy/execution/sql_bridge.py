@@ -194,6 +194,9 @@ def empty_relations(st: Statement) -> list[Relation]:
 async def relation_rows(layer: AgentLayer, who: Identity, names: Sequence[str]) -> list[Relation]:
     """The caller's rows of each agent relation the statement names, from the agent
     database (one worker hop for all of them)."""
+    before = getattr(layer, "before_relations", None)
+    if before is not None:  # e.g. the memory relation waits for journaled stores
+        await before(who, names)
     params = {"org_id": who.org_id, "agent_id": who.agent_id}
     clock = layer.db.changes
     columns = layer.relation_columns

@@ -42,6 +42,19 @@ def test_acknowledged_stores_survive_kill_9(tmp_path: Path) -> None:
                 con.execute("SELECT memory_id::VARCHAR FROM store_memory(%s)", (t,)).fetchone()[0]
                 for t in texts
             ]
+            # The same connection reads its stores at once, in SQL too.
+            seen = con.execute(
+                "SELECT count(*) FROM _hatidata_agent_memory WHERE content = %s", (texts[-1],)
+            ).fetchone()
+            assert seen == (1,)
+            more = [f"after the read {n}" for n in range(10)]
+            for t in more:
+                ids.append(
+                    con.execute("SELECT memory_id::VARCHAR FROM store_memory(%s)", (t,)).fetchone()[
+                        0
+                    ]
+                )
+            texts += more
         os.kill(srv.proc.pid, signal.SIGKILL)  # right after the last acknowledgement
         srv.proc.wait(10)
     finally:

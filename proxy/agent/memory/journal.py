@@ -14,9 +14,10 @@ ever reached the table are kept in RAM (a superset of the live ones; a hash foun
 takes the transaction path, which answers from the table), and a text still waiting in
 the journal returns the first one's id with deduplicated = true.
 
-Read-your-writes: every memory function but store_memory first waits until the caller's
-journal entries written before the call are applied (AgentLayer.before_call). Direct SQL
-reads of the memory relation may lag by that apply delay (a few ms).
+Read-your-writes: every memory function but store_memory, and every statement reading
+the `_hatidata_agent_memory` relation, first waits until the caller's journal entries
+written before it are applied (AgentLayer.before_call, before_relations). What reads
+another agent's memories (a grant) may see them a few ms late.
 """
 
 from __future__ import annotations
@@ -145,6 +146,7 @@ class Journal:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
+        self.enabled = True  # False: every store takes the transaction path (benchmarks)
 
     # ---- lifecycle ----------------------------------------------------------------
 
@@ -173,6 +175,8 @@ class Journal:
                     cur.rollback()
                     raise
                 log.info("memory journal: %d of %d entries replayed", applied, len(rows))
+        self._pending.clear()
+        self._agents.clear()
         self._known = {
             hash(tuple(r))
             for r in cur.execute(
@@ -220,7 +224,7 @@ class Journal:
     ) -> tuple[Row, bool] | None:
         """Acknowledge a store through the log: (row, deduplicated), or None when it must
         take the transaction path (no log, or a hash the table may hold)."""
-        if self._fd is None or self._stopping:
+        if self._fd is None or self._stopping or not self.enabled:
             return None
         ag = self._agents.get((org, agent))
         if ag is not None and digest in ag.by_digest:
