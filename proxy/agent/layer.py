@@ -109,7 +109,8 @@ class AgentLayer:
     async def before_call(self, fn: Any, who: Identity) -> None:
         """Memory functions see the caller's journaled stores (memory/journal.py)."""
         if fn.scope and fn.scope.startswith("memory:") and fn.name != "store_memory":
-            await self.memory.journal.settled(who.org_id, who.agent_id)
+            writing = bool(fn.writes)  # a delete must not meet applied entries in the log
+            await self.memory.journal.settled(who.org_id, who.agent_id, writing=writing)
 
     async def before_relations(self, who: Identity, names: Any) -> None:
         """The memory relation shows the caller's journaled stores too."""

@@ -92,6 +92,7 @@ class Entry:
 
     row: Row
     pos: int  # this agent's count of journal entries when it was written
+    data: bytes  # its line in the log
 
     @property
     def key(self) -> tuple[str, str]:
@@ -146,6 +147,9 @@ class Journal:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
+        # The log still holds entries already applied (truncated only when none waits):
+        # a delete must not run then, or a replay after a crash would bring them back.
+        self._dirty = False
         self.enabled = True  # False: every store takes the transaction path (benchmarks)
 
     # ---- lifecycle ----------------------------------------------------------------
@@ -249,15 +253,43 @@ class Journal:
         if ag is None:
             ag = self._agents[(org, agent)] = AgentLog()
         ag.appended += 1
-        entry = Entry(row, ag.appended)
+        entry = Entry(row, ag.appended, data)
         ag.by_digest[digest] = entry
         self._known.add(hash((org, agent, digest)))
         self._pending.append(entry)
         self._wake.set()
         return row, False
 
-    async def settled(self, org: str, agent: str) -> None:
-        """Return once this agent's entries written so far are in the table."""
+    async def settled(self, org: str, agent: str, *, writing: bool = False) -> None:
+        """Return once this agent's entries written so far are in the table; `writing`
+        (a delete may follow): also once the log holds no applied entry."""
+        await self._settled(org, agent)
+        if writing and self._dirty:
+            self._compact()
+
+    def _compact(self) -> None:
+        """Rewrite the log with only the entries still waiting (atomically: rename)."""
+        if self._fd is None or self.path is None:
+            return
+        data = b"".join(e.data for e in self._pending)
+        tmp = self.path + ".tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+            os.replace(tmp, self.path)
+            dir_fd = os.open(os.path.dirname(self.path) or ".", os.O_RDONLY)
+            try:
+                os.fsync(dir_fd)
+            finally:
+                os.close(dir_fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(self._fd)
+        self._fd, self._size, self._dirty = fd, len(data), False
+
+    async def _settled(self, org: str, agent: str) -> None:
         ag = self._agents.get((org, agent))
         if ag is None or ag.applied >= ag.appended:
             return
@@ -322,5 +354,8 @@ class Journal:
             # Everything in the log is in the table (committed): start it afresh.
             os.ftruncate(self._fd, 0)
             os.lseek(self._fd, 0, os.SEEK_SET)
-            self._size = 0
+            os.fdatasync(self._fd)
+            self._size, self._dirty = 0, False
+        else:
+            self._dirty = True
         mem.queue_embeddings([(row[0], seq, row[1], row[2], row[5]) for row, seq in done])
