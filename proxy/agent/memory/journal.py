@@ -37,8 +37,6 @@ from proxy.core.errors import AgentError
 if TYPE_CHECKING:
     import duckdb
 
-    from proxy.agent.memory.service import Memory
-
 log = logging.getLogger("hatiproxy.agent.memory")
 
 APPLY_MAX = 256  # journal entries per apply transaction
@@ -136,7 +134,8 @@ def _apply_tx(cur: duckdb.DuckDBPyConnection, rows: list[Row]) -> list[tuple[Row
 
 
 class Journal:
-    def __init__(self, mem: Memory, path: str | None) -> None:
+    def __init__(self, mem: Any, path: str | None) -> None:
+        # mem: the Memory service (service.py; not imported: it imports this module)
         self.mem = mem
         self.path = path  # None: an in-memory database, no journal (every store is slow)
         self._fd: int | None = None
@@ -150,6 +149,9 @@ class Journal:
         # The log still holds entries already applied (truncated only when none waits):
         # a delete must not run then, or a replay after a crash would bring them back.
         self._dirty = False
+        self._appended_all = 0  # entries written since start, all agents
+        self._applied_all = 0
+        self._all_waiters: list[tuple[int, asyncio.Future[None]]] = []
         self.enabled = True  # False: every store takes the transaction path (benchmarks)
 
     # ---- lifecycle ----------------------------------------------------------------
@@ -181,6 +183,7 @@ class Journal:
                 log.info("memory journal: %d of %d entries replayed", applied, len(rows))
         self._pending.clear()
         self._agents.clear()
+        self._applied_all = self._appended_all
         self._known = {
             hash(tuple(r))
             for r in cur.execute(
@@ -257,6 +260,7 @@ class Journal:
         ag.by_digest[digest] = entry
         self._known.add(hash((org, agent, digest)))
         self._pending.append(entry)
+        self._appended_all += 1
         self._wake.set()
         return row, False
 
@@ -289,12 +293,24 @@ class Journal:
         os.close(self._fd)
         self._fd, self._size, self._dirty = fd, len(data), False
 
+    async def settled_all(self) -> None:
+        """Return once every agent's entries written so far are in the table (reads
+        across an organisation: REST's memory routes)."""
+        if self._applied_all >= self._appended_all:
+            return
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._all_waiters.append((self._appended_all, fut))
+        await self._wait(fut)
+
     async def _settled(self, org: str, agent: str) -> None:
         ag = self._agents.get((org, agent))
         if ag is None or ag.applied >= ag.appended:
             return
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         ag.waiters.append((ag.appended, fut))
+        await self._wait(fut)
+
+    async def _wait(self, fut: asyncio.Future[None]) -> None:
         try:
             await asyncio.wait_for(asyncio.shield(fut), SETTLE_TIMEOUT)
         except TimeoutError:
@@ -335,6 +351,15 @@ class Journal:
 
         done = await mem.stores.run(lambda cur: _apply_tx(cur, rows), indexed)
         del self._pending[: len(batch)]
+        self._applied_all += len(batch)
+        still_all = []
+        for target, fut in self._all_waiters:
+            if target <= self._applied_all:
+                if not fut.done():
+                    fut.set_result(None)
+            else:
+                still_all.append((target, fut))
+        self._all_waiters = still_all
         for e in batch:
             ag = self._agents[e.key]
             ag.applied = max(ag.applied, e.pos)
