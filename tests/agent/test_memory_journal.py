@@ -111,6 +111,14 @@ def test_read_your_writes_dedup_and_one_trigger_fire(tmp_path: Path) -> None:
             assert other["deduplicated"] is False and other["memory_id"] != first["memory_id"]
             await layer.call("get_memory", who("agent-b"), memory_id=other["memory_id"])
             assert await count_rows(layer) == 2  # direct SQL: once a read has waited
+            # A delete never leaves the deleted memory in the log (a replay would bring it
+            # back): the log is rewritten first when it still holds applied entries, as
+            # after a round that left other stores waiting.
+            layer.memory.journal._dirty = True
+            await layer.call("store_memory", who("agent-b"), ["waiting meanwhile"])
+            await layer.call("delete_memory", who(), memory_id=first["memory_id"])
+            log_bytes = Path(layer.memory.journal.path).read_bytes()
+            assert first["memory_id"].encode() not in log_bytes
             await layer.call("store_memory", who(), ["left for stop"])
             journal = Path(layer.memory.journal.path)
         assert journal.read_bytes() == b""  # stop() applied everything
