@@ -74,12 +74,15 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, tree: Path, tmp: Path) -> None:
+    def __init__(
+        self, tree: Path, tmp: Path, prefix: tuple[str, ...] = (), start_s: float = 90
+    ) -> None:
+        """`prefix`: a command the server runs under (e.g. valgrind)."""
         self.port = free_port()
         data = tmp / "data"
         data.mkdir(parents=True)
         cmd = [
-            sys.executable, "-m", "proxy", "serve", "--port", str(self.port),
+            *prefix, sys.executable, "-m", "proxy", "serve", "--port", str(self.port),
             "--data-dir", str(data), "--embedding-provider", "hash",
             "--mcp-port", "0", "--rest-port", "0",
         ]  # fmt: skip
@@ -87,7 +90,7 @@ class Server:
         env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(tree)}
         with open(self.log, "wb") as out:
             self.proc = subprocess.Popen(cmd, cwd=tree, stdout=out, stderr=out, env=env)
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + start_s
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server in {tree} exited:\n{self.log.read_text()[-3000:]}")

@@ -22,5 +22,7 @@ async def vector_top(layer, who: Identity, question: str, k: int) -> list[str]:
 
 def keyword_top(layer, who: Identity, question: str, k: int) -> list[str]:
     agent = layer.memory.index.agent(who.org_id, who.agent_id)
-    hits = agent.keyword_hits(keywords(question), k, None, None, RowFilter(now=time.time()))
+    hits = agent.keyword_hits(
+        keywords(question), k, None, None, RowFilter(now=time.time()), rare_only=False
+    )
     return hits.ids.tolist()

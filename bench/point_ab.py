@@ -77,7 +77,7 @@ def main() -> int:
             dsns = {}
             for name, root in (("this tree", ROOT), (f"base {args.base}", base_root)):
                 (tmp / name).mkdir()
-                proc, port = start_hatiproxy(tmp / name, root)
+                proc, port = start_hatiproxy(tmp / name, root=root)
                 procs.append(proc)
                 dsns[name] = f"host=127.0.0.1 port={port} user=bench dbname=hatidata"
                 load_table(dsns[name])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
 import random
 import subprocess
 import sys
@@ -28,7 +29,9 @@ from pgcluster import _free_port, start_pg  # noqa: E402
 POINT = "SELECT id, v FROM scale_kv WHERE id = %s"
 
 
-def start_proxy(tmp: Path, *args: str) -> tuple[subprocess.Popen, int]:
+def start_proxy(
+    tmp: Path, *args: str, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen, int]:
     port = _free_port()
     tmp.mkdir(parents=True, exist_ok=True)
     log = open(tmp / "hatiproxy.log", "wb")  # noqa: SIM115 - lives as long as the server
@@ -36,7 +39,7 @@ def start_proxy(tmp: Path, *args: str) -> tuple[subprocess.Popen, int]:
         [sys.executable, "-m", "proxy", "serve", "--port", str(port), "--mcp-port", "0",
          "--rest-port", "0", "--data-dir", str(tmp / "data"), "--log-level", "WARNING",
          "--embedding-provider", "hash", *args],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})},
     )  # fmt: skip
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
@@ -101,15 +104,26 @@ def main() -> None:
         results["1 proxy, local file"] = measure([port], a.clients, a.seconds, a.rows)
         proc.terminate()
         proc.wait(30)
-        lake = ("--lake-catalog", f"postgres:{pg.dsn}", "--lake-data", str(tmp / "lake"))
-        ports = []
-        for i in range(2):
-            proc, port = start_proxy(tmp / f"lake{i}", *lake)
-            procs.append(proc)
-            ports.append(port)
-        load(ports[0], a.rows)
-        results["1 proxy, DuckLake"] = measure(ports[:1], a.clients, a.seconds, a.rows)
-        results["2 proxies, DuckLake"] = measure(ports, a.clients, a.seconds, a.rows)
+        # DuckLake's default data inlining (10 rows) against hatiproxy's (none): each
+        # read of an inlining table also queries its inlined rows in the catalog
+        for inline, label in (("10", " (inlining 10)"), ("0", "")):
+            # a lake (catalog database) of its own each: DuckLake keeps the setting per lake
+            with psycopg.connect(pg.dsn, autocommit=True) as c:
+                c.execute(f"CREATE DATABASE lake{inline}")
+            catalog = f"postgres:{pg.dsn} dbname=lake{inline}"
+            lake = ("--lake-catalog", catalog, "--lake-data", str(tmp / f"lake{inline}"))
+            ports = []
+            for i in range(2):
+                env = {"HATIDATA_LAKE_INLINE_ROWS": inline}
+                proc, port = start_proxy(tmp / f"lake{inline}-{i}", *lake, env=env)
+                procs.append(proc)
+                ports.append(port)
+            load(ports[0], a.rows)
+            results[f"1 proxy, DuckLake{label}"] = measure(ports[:1], a.clients, a.seconds, a.rows)
+            results[f"2 proxies, DuckLake{label}"] = measure(ports, a.clients, a.seconds, a.rows)
+            for proc in procs[-2:]:
+                proc.terminate()
+                proc.wait(30)
     finally:
         for proc in procs:
             if proc.poll() is None:
@@ -119,9 +133,10 @@ def main() -> None:
     base = results["1 proxy, local file"]
     print(f"point SELECT QPS, {a.clients} client processes, {a.seconds:g} s, {a.rows} rows")
     for name, qps in results.items():
-        print(f"  {name:24s} {qps:9.0f} QPS   x{qps / base:.2f} of 1 proxy on a local file")
-    one_lake = results["1 proxy, DuckLake"]
-    print(f"  2 proxies / 1 proxy on the lake: x{results['2 proxies, DuckLake'] / one_lake:.2f}")
+        print(f"  {name:38s} {qps:9.0f} QPS   x{qps / base:.2f} of 1 proxy on a local file")
+    for label in (" (inlining 10)", ""):
+        one, two = results[f"1 proxy, DuckLake{label}"], results[f"2 proxies, DuckLake{label}"]
+        print(f"  2 proxies / 1 proxy on the lake{label}: x{two / one:.2f}")
 
 
 if __name__ == "__main__":

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
 import os
+import shutil
 import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -102,6 +106,19 @@ def psql_command(srv: ServerProcess, command: str) -> str:
     return out.stdout
 
 
+@functools.cache
+def shared_model_dir() -> str:
+    """The default model converted once per test process: a server started on a fresh
+    data dir would otherwise convert it again (2-10 s) for every test module. Tests of
+    the conversion itself pass their own HATIDATA_MODEL_DIR."""
+    from proxy.embedding.manage import ensure_default_model
+
+    path = tempfile.mkdtemp(prefix="hati-test-models-")
+    atexit.register(shutil.rmtree, path, True)
+    ensure_default_model(Path(path))
+    return path
+
+
 def start_server(tmp: Path, *args: str, env: dict[str, str] | None = None) -> ServerProcess:
     # A port picked free can be taken by another process before the server binds it
     # (CI saw an HTTP server answer on the SQL port): start again on fresh ports.
@@ -136,11 +153,16 @@ def _start_server(tmp: Path, args: tuple[str, ...], env: dict[str, str] | None) 
         cmd += ["--mcp-port", str(mcp_port)]
     if rest_port:
         cmd += ["--rest-port", str(rest_port)]
-    full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
+    full_env = {
+        **os.environ,
+        "PYTHONUNBUFFERED": "1",
+        "HATIDATA_MODEL_DIR": os.environ.get("HATIDATA_MODEL_DIR") or shared_model_dir(),
+        **(env or {}),
+    }
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=full_env)
     server = ServerProcess("127.0.0.1", port, proc, log_path, data_dir, mcp_port, rest_port)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120  # two test workers on a loaded 2-core machine
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             log_text = server.log()

@@ -23,6 +23,7 @@ from transpiler import (
     alter_type,
     catalog_compat,
     colnames,
+    column_origins,
     constraint_ddl,
     create_index,
     dump_ddl,
@@ -45,6 +46,7 @@ from transpiler.splitter import Chunk, split
 from transpiler.token_flags import Triggers, scan, uses_hati_text
 
 # Statements passed through as written (sqlglot would mangle or reject them).
+_RETURNING_KINDS = frozenset({"insert", "update", "delete"})
 _NATIVE = frozenset(
     {
         "PRAGMA",
@@ -271,6 +273,9 @@ def _statement(
             )
         return _pass_through(chunk, kind, tag, triggers)
     column_names = colnames.names(tree, triggers.expansion) if kind == "select" else None
+    origins = None
+    if kind == "select" or (kind in _RETURNING_KINDS and tree.args.get("returning")):
+        origins = column_origins.column_origins(tree)  # before rewrites: names as written
     json_outputs = None
     if kind == "select" and "json" in chunk.text.lower():
         json_outputs = json_types.outputs(tree)
@@ -317,6 +322,7 @@ def _statement(
         bind_texts=bind_texts,
         vector_dims=dims,
         column_names=column_names,
+        column_origins=origins,
         json_outputs=json_outputs,
         agent_calls=calls,
         duckdb_params=duckdb_params,

@@ -10,6 +10,7 @@ if TYPE_CHECKING:
 
     from transpiler.agent_calls import AgentCall
     from transpiler.alter_type import AlterColumnTypes
+    from transpiler.column_origins import Origins
     from transpiler.constraint_ddl import ConstraintDdl
 
 MarkerKind = Literal["text", "column", "param"]
@@ -148,6 +149,9 @@ class Statement:
     notices: tuple[str, ...] = ()
     # CREATE INDEX without a name: the name chosen, numbered by the server if taken.
     index_name: IndexName | None = None
+    # Which relation (as written) each result column plainly reads, for RowDescription's
+    # table oid / attnum (see column_origins.py); None: none known.
+    column_origins: Origins | None = None
     # Private: the DuckDB tree, kept to regenerate SQL for bind_sql. Never mutated.
     _tree: exp.Expr | None = field(default=None, repr=False, compare=False)
     _bound: dict[int, str] = field(default_factory=dict, repr=False, compare=False)

@@ -28,7 +28,14 @@ from functools import cache
 import sqlglot
 from sqlglot import exp
 
-from transpiler import any_array, unnest_zip, varchar_length, vector_subscript
+from transpiler import (
+    any_array,
+    array_dims,
+    like_escape,
+    unnest_zip,
+    varchar_length,
+    vector_subscript,
+)
 from transpiler.literals import string_value
 from transpiler.treeutil import attached
 
@@ -115,6 +122,12 @@ def rewrite(nodes: list[exp.Expr]) -> None:
             unnest_zip.rewrite(node)
         elif isinstance(node, exp.Anonymous) and node.name.lower() == "generate_subscripts":
             vector_subscript.rewrite_subscripts(node)
+        elif isinstance(node, exp.Anonymous) and node.name.lower() in array_dims.NAMES:
+            array_dims.rewrite_call(node)
+        elif isinstance(node, exp.ArraySize):
+            array_dims.rewrite_length(node)
+        elif isinstance(node, like_escape.LIKES):
+            like_escape.rewrite(node)
         elif isinstance(node, (exp.CurrentUser, exp.SessionUser)):
             node.replace(_login_user())
         elif isinstance(node, exp.Func):
@@ -420,6 +433,8 @@ def _operator(node: exp.Operator) -> None:
     else:
         return
     node.replace(exp.Not(this=exp.paren(result)) if negate else result)
+    if isinstance(result, like_escape.LIKES):  # `~~` is LIKE, with its escape
+        like_escape.rewrite(result)
 
 
 def _collate(node: exp.Collate) -> None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from sqlglot import exp
 
 from transpiler import (
+    array_output,
+    array_text,
     date_arith,
     embedded_writes,
     group_by_key,
@@ -41,10 +43,13 @@ def apply(
     insert_columns)."""
     if hints is not None and isinstance(tree, (exp.Update, exp.Insert)):
         embedded_writes.rewrite(tree, hints)
+        array_text.rewrite(tree, hints)
         if isinstance(tree, exp.Insert):
             insert_columns.rewrite(tree, hints)
     if hints is not None and hints.has_primary_keys and tree.find(exp.Group) is not None:
         group_by_key.rewrite(tree, hints)
+    if tree.find(exp.Cast) is not None:  # array::text in PostgreSQL's form
+        array_output.rewrite(tree, hints)
     if tree.find(exp.Sub) is not None:  # date - date is an integer
         date_arith.rewrite(tree, hints)
     if not (triggers.hati or triggers.vector or triggers.flatten or triggers.pg):
@@ -62,6 +67,8 @@ def apply(
     if triggers.flatten:
         snowflake.rewrite(nodes)
     if triggers.pg:
+        if hints is not None:  # ints = '{1,2}' ('{' text sets the pg trigger)
+            array_text.rewrite_comparisons(nodes, hints)
         jsonb_ops.rewrite(nodes, hints)
         pgcompat.rewrite(nodes)
     return tree

@@ -36,6 +36,19 @@ VECTOR_WORDS = frozenset({"VECTOR", "<=>", "<->", "<#>"})
 PG_WORDS = frozenset(
     {
         "ANY",  # x = ANY('{a,b}'): see any_array
+        # LIKE's default backslash escape: see like_escape
+        "LIKE",
+        "ILIKE",
+        "~~",
+        "~~*",
+        "!~~",
+        "!~~*",
+        # array size functions: see array_dims
+        "CARDINALITY",
+        "ARRAY_LENGTH",
+        "ARRAY_UPPER",
+        "ARRAY_LOWER",
+        "ARRAY_NDIMS",
         "UNNEST",  # FROM unnest(a, b): see unnest_zip
         # set-returning functions in FROM (pgcompat._SRF_AS_SUBQUERY)
         "PG_OPTIONS_TO_TABLE",

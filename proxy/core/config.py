@@ -103,7 +103,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "statement_timeout_ms",
         0,
-        "Default statement_timeout in milliseconds (0 = none); sessions may SET their own.",
+        "Default statement_timeout in milliseconds (0 = none); sessions may SET their own."
+        " It also bounds a statement's agent function calls (`store_memory`,"
+        " `search_memory`, ...) while they wait on the server's queues: 57014 `canceling"
+        " statement due to statement timeout` (a write already queued may still commit;"
+        " `store_memory` deduplicates a retry).",
         int,
     ),
     Setting(

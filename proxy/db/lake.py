@@ -17,6 +17,7 @@ proxy/db/duckdb_errors.py), never a silent lost update.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import time
 
@@ -71,7 +72,16 @@ def attach_lake(conn: duckdb.DuckDBPyConnection, catalog: str, data_path: str) -
     Returns the name of the database that was the default before (the local file)."""
     load_lake_extensions(conn)
     local = conn.execute("SELECT system.main.current_database()").fetchone()[0]
-    options = f" (DATA_PATH {_lit(data_path)})" if data_path else ""
+    # No data inlining: with it each statement reading a table also asks the catalog for
+    # the table's schema version and inlined rows, 6 PostgreSQL queries per point SELECT
+    # instead of 4 (counted with pg_debug_show_queries, DuckLake 1.5.5; in-process ~17 ms
+    # -> ~10 ms). Small inserts then write small Parquet files: compact them with
+    # ducklake_merge_adjacent_files.
+    # HATIDATA_LAKE_INLINE_ROWS: DuckLake's own default (10) back, for bench/scaleout.py.
+    inline = int(os.environ.get("HATIDATA_LAKE_INLINE_ROWS", "0"))
+    options = f" (DATA_INLINING_ROW_LIMIT {inline}" + (
+        f", DATA_PATH {_lit(data_path)})" if data_path else ")"
+    )
     try:
         _attach(conn, f"ATTACH {_lit('ducklake:' + catalog)} AS {LAKE_DB}{options}")
     except duckdb.Error as exc:

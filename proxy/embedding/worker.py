@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from .now_batches import NowBatches
 from .onnx_embedder import run_options
 from .provider import EmbeddingProvider, Mode, check_mode
 
@@ -205,6 +206,10 @@ class EmbeddingWorker:
         self.flush_interval = (flush_interval_ms or _env_int(ENV_FLUSH_MS, 1000)) / 1000.0
         self._threads = max(1, threads)
         self._executor: ThreadPoolExecutor | None = None  # query embeddings
+        # Immediate requests arriving together share a model pass (now_batches.py).
+        self.now = NowBatches(
+            lambda texts, mode: self.provider.embed_batch(texts, mode=mode), self._threads
+        )
         self._bulk_executor: ThreadPoolExecutor | None = None  # background batches
         self.gate = QueryFirst()
         self.bulk = BulkEmbedder(provider, self.gate)
@@ -263,15 +268,13 @@ class EmbeddingWorker:
         return await future
 
     async def embed_now(self, texts: Sequence[str], mode: Mode = "query") -> np.ndarray:
-        """A statement's own markers: one batch, right away, on the worker's threads."""
+        """A statement's own markers: one batch, right away, on the worker's threads
+        (with the other immediate requests waiting then, if a pass is running)."""
         check_mode(mode)
         if self._executor is None:
             raise RuntimeError("EmbeddingWorker is not running; call start() first")
-        loop = asyncio.get_running_loop()
         with self.gate.query():  # until the vectors are back, bulk passes hold off
-            return await loop.run_in_executor(
-                self._executor, lambda: self.provider.embed_batch(list(texts), mode=mode)
-            )
+            return await asyncio.wrap_future(self.now.submit(self._executor, list(texts), mode))
 
     async def _loop(self) -> None:
         assert self._queue is not None

@@ -102,7 +102,8 @@ class ShownRelations:
         register: Callable[[duckdb.DuckDBPyConnection, Sequence[Relation]], None],
         unregister: Callable[[duckdb.DuckDBPyConnection, set[str]], None],
         fill: Callable[[duckdb.DuckDBPyConnection, str, Any, Sequence[tuple[str, str]]], None],
-        replace: Callable[[duckdb.DuckDBPyConnection, str, Any], None] | None = None,
+        replace: Callable[[duckdb.DuckDBPyConnection, str, Any, Sequence[tuple[str, str]]], None]
+        | None = None,
     ) -> None:
         """On the worker thread: this statement's relations, and no stale ones.
         `settled`: whether what is registered now stays (outside a block, a query).
@@ -135,7 +136,7 @@ class ShownRelations:
                 and rows is not _EMPTY
                 and self.columns.get(name) == columns
             ):
-                replace(cur, name, table)  # the view reads `<name>_rows` by name
+                replace(cur, name, table, columns)
             else:
                 register(cur, [relation])
                 self.columns[name] = columns

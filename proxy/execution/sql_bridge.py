@@ -38,8 +38,9 @@ from proxy.core.registry import AgentFunction
 from proxy.core.relations import RELATIONS
 from proxy.core.sqltext import quote_literal
 from proxy.db.catalog.functions import FunctionDecl
+from proxy.db.connection_threads import on_main
 from proxy.db.duckdb_errors import map_duckdb_error
-from proxy.execution import relation_cache
+from proxy.execution import inline_rows, relation_cache
 from proxy.wire.errors import PgError
 from transpiler import Statement, TranspileError, transpile
 
@@ -142,7 +143,10 @@ async def prepare(
         try:
             bound = fn.bind(args, kwargs)
             converted = {p.name: convert_arg(fn, p.name, p.type, bound[p.name]) for p in fn.params}
-            rows = await fn.run(layer, who, converted)
+            # Only the call itself runs on the main loop (where the agent layer's asyncio
+            # state lives); its rows become Arrow on the caller's thread, so a busy main
+            # loop serving every connection's agent calls does not convert them too.
+            rows = await on_main(fn.run(layer, who, converted))
         except AgentError as exc:
             raise to_pg_error(exc) from None
         out.append((call.relation, _arrow(fn, rows), fn.columns))
@@ -236,6 +240,8 @@ def register(cur: duckdb.DuckDBPyConnection, relations: Sequence[Relation]) -> N
             cur.execute(f'CREATE OR REPLACE TEMP VIEW "{name}" AS SELECT {cols} LIMIT 0')
             continue
         if not name.startswith("_hatidata_"):  # an agent call's result, read once
+            if inline_rows.show(cur, name, table, columns):
+                continue  # a few rows: literals bind faster than an Arrow scan
             cols = ", ".join(f'CAST("{col}" AS {typ}) AS "{col}"' for col, typ in columns)
             cur.register(name + "_rows", table)
             cur.execute(f'CREATE OR REPLACE TEMP VIEW "{name}" AS SELECT {cols} FROM "{name}_rows"')
@@ -244,10 +250,15 @@ def register(cur: duckdb.DuckDBPyConnection, relations: Sequence[Relation]) -> N
         cur.execute(f'CREATE OR REPLACE TEMP VIEW "{name}" AS SELECT * FROM "{name}_rows"')
 
 
-def replace_rows(cur: duckdb.DuckDBPyConnection, name: str, table: Any) -> None:
-    """On the worker thread: an agent call's new rows under the typed view `register`
-    made for the same columns (the view reads `<name>_rows` by name)."""
-    cur.register(name + "_rows", table)
+def replace_rows(
+    cur: duckdb.DuckDBPyConnection, name: str, table: Any, columns: Sequence[tuple[str, str]]
+) -> None:
+    """On the worker thread: an agent call's new rows under its name. A few rows become
+    a view over literals (inline_rows.py); more are registered under the typed view
+    `register` made for the same columns (which reads `<name>_rows` by name)."""
+    if inline_rows.show(cur, name, table, columns):
+        return
+    register(cur, [(name, table, columns)])
 
 
 def fill(

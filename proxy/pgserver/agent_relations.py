@@ -7,12 +7,16 @@ then it is replaced or dropped. The rows come from `execution/sql_bridge.py`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+import asyncio
+import logging
+from collections.abc import Coroutine, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from proxy.db.connection_threads import on_main
 from proxy.execution import relation_cache, sql_bridge
 from proxy.wire.errors import PgError
+
+log = logging.getLogger("hatiproxy.runner")
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     import duckdb
@@ -70,17 +74,44 @@ async def for_statement(
     st: Statement,
     params: Sequence[Any],
     queries: Any = None,
+    timeout_ms: int = 0,
 ) -> list[sql_bridge.Relation]:
     """Everything `st` reads of the agent layer: its agent functions' results (called on
     the main loop, where the agent layer's asyncio state lives) and its agent relations.
-    `queries`: the rows of its subquery arguments, read on the session's cursor."""
+    `queries`: the rows of its subquery arguments, read on the session's cursor.
+    `timeout_ms`: the session's statement_timeout (0: none), which bounds the agent calls'
+    wait as it bounds DuckDB work (`within_timeout`)."""
     relations: list[sql_bridge.Relation] = []
     if st.agent_calls:
         if layer is None or who is None:
             raise PgError("0A000", "agent functions are not available on this connection")
-        relations = await on_main(sql_bridge.prepare(layer, who, st, params, queries=queries))
+        # the calls themselves run on the main loop (sql_bridge.prepare)
+        relations = await within_timeout(
+            timeout_ms, sql_bridge.prepare(layer, who, st, params, queries=queries)
+        )
     if st.agent_relations:
         if layer is None or who is None:
             raise PgError("0A000", "agent relations are not available on this connection")
         relations += await sql_bridge.relation_rows(layer, who, st.agent_relations)
     return relations
+
+
+async def within_timeout(timeout_ms: int, work: Coroutine[Any, Any, T]) -> T:
+    """`work` (a statement's agent calls), ended with 57014 as PostgreSQL's statement
+    timeout ends a statement. Why: the agent calls wait on the main loop and its queues
+    (the memory write batch, the embedding model), outside the watchdog that interrupts
+    DuckDB work; under load a store_memory waited for seconds whatever the session's
+    statement_timeout said. A write already queued may still commit after the timeout
+    (store_memory deduplicates a retry of the same content)."""
+    if not timeout_ms:
+        return await work
+    try:
+        return await asyncio.wait_for(work, timeout_ms / 1000)
+    except TimeoutError:
+        log.warning("agent function calls exceeded statement_timeout (%d ms)", timeout_ms)
+        raise PgError(
+            "57014",
+            "canceling statement due to statement timeout",
+            hint="the agent function calls waited too long; the server is busy: retry,"
+            " or raise statement_timeout",
+        ) from None

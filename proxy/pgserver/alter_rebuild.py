@@ -21,7 +21,6 @@ rebuild would not reproduce. Inside an agent branch the statement runs as before
 from __future__ import annotations
 
 import contextlib
-import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ import duckdb
 
 from proxy.core.names import PG_SCHEMA
 from proxy.execution import sql_bridge
+from proxy.pgserver.search_path import search_path_order
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError
 from transpiler import table_ddl
@@ -49,7 +49,6 @@ _REBUILD_HINT = (
     "DuckDB cannot change this column's type in place: create a new table with the new type "
     "and copy the rows over"
 )
-_SEARCH_PATH_ENTRY = re.compile(r'"((?:[^"]|"")*)"|([^.",]+)')
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,28 +285,12 @@ def resolve_table(cur: duckdb.DuckDBPyConnection, request: AlterColumnTypes) -> 
     elif request.schema is not None:
         order = [(current, request.schema), (request.schema, "main")]
     else:
-        order = [("temp", "main")] + _search_path(path, current)
+        order = [("temp", "main")] + search_path_order(path, current)
     for database, schema in order:
         for row in rows:
             if (row[0].lower(), row[1].lower()) == (database.lower(), schema.lower()):
                 return _Table(*row)
     return None
-
-
-def _search_path(path: str, current: str) -> list[tuple[str, str]]:
-    """DuckDB's search_path setting ('"db".main,pg' / 'main,sales') as (database, schema)."""
-    out = []
-    for entry in (path or "").split(","):
-        parts = [
-            (q.replace('""', '"') if q else bare.strip())
-            for q, bare in _SEARCH_PATH_ENTRY.findall(entry.strip())
-        ]
-        parts = [p for p in parts if p]
-        if len(parts) == 1:
-            out.append((current, parts[0]))
-        elif len(parts) == 2:
-            out.append((parts[0], parts[1]))
-    return out or [(current, "main")]
 
 
 def table_constraints(

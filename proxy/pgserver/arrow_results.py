@@ -4,9 +4,9 @@ A SELECT whose every column has a vectorised encoder (`wire.arrow_cells.plan_for
 through `to_arrow_reader` instead of `fetchmany`: DuckDB builds the batches in C++, and
 `wire.arrow_rows` turns each into DataRow bytes without Python per row. A result of at
 most `SMALL_ROWS` rows is turned into tuples at once and sent by the per-value encoders,
-which cost less than the vectorised path's fixed overhead for a row or two. Only one
-batch is held per step, and the connection waits for its socket between steps
-(`flush_if_large`), so memory stays bounded however long the result.
+which cost less than the vectorised path's fixed overhead for a row or two. One batch
+is sent while the next is encoded (`prefetch.py`), and the connection waits for its
+socket between steps (`flush_if_large`), so memory stays bounded however long the result.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from proxy.db.catalog import snapshot as catalog_snapshot
 from proxy.pgserver import foreign_keys
 from proxy.pgserver.results import Column, row_description
 from proxy.semantic import column_hints
@@ -229,6 +230,7 @@ async def _lock(runner: StatementRunner, tables: list[str]) -> str:
     sql = "SELECT __hati_catalog.pg.to_regclass(?)"
 
     def missing() -> str | None:
+        catalog_snapshot.refresh(runner.cursor, sql, autocommit=False)  # to_regclass reads it
         for table in tables:
             if runner.cursor.execute(sql, [table]).fetchone()[0] is None:
                 return table

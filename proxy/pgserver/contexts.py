@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from proxy.agent.layer import AgentLayer
     from proxy.db.commit_clock import OpenWrite
     from proxy.db.settings import SessionSettings
+    from proxy.pgserver.column_origins import OriginMap
     from proxy.pgserver.params import ParamTypes
     from proxy.pgserver.portal import Portal, Prepared
     from proxy.semantic.engine import SemanticEngine
@@ -33,6 +34,7 @@ class StatementRunner(Protocol):
     implicit: bool  # several statements of one Query run as one implicit block
     write: OpenWrite
     param_types: ParamTypes
+    origins: OriginMap  # RowDescription's table oid / attnum per statement
     semantic: SemanticEngine
     agent: AgentLayer | None
     # Owner records of this connection's open block, applied at COMMIT (owner_outcome.py).

@@ -8,7 +8,9 @@ from __future__ import annotations
 import struct
 from typing import TYPE_CHECKING, Protocol
 
+from proxy.db.catalog import snapshot as catalog_snapshot
 from proxy.pgserver import arrow_results
+from proxy.pgserver.prefetch import Prefetch
 from proxy.pgserver.result_shape import as_jsonb
 from proxy.pgserver.results import columns_of
 from proxy.wire import messages as m
@@ -69,7 +71,12 @@ async def copy_out(
     """json_outputs: which columns PostgreSQL types json; other JSON columns are jsonb, as
     in query results (binary jsonb values carry their version byte)."""
     cur = runner.cursor
-    await runner.call(cur.execute, query, sql=query)
+
+    def run() -> None:
+        catalog_snapshot.refresh(cur, query, autocommit=False)  # COPY (SELECT ... pg_class)
+        cur.execute(query)
+
+    await runner.call(run, sql=query)
     columns = as_jsonb(columns_of(cur.description) or (), json_outputs)
     tz = runner.settings.values.get("TimeZone")
     binary = opts.format == "binary"
@@ -100,15 +107,20 @@ async def copy_out(
             return _rows_out(rows, encoders, opts, first_rows), len(rows)
 
     total = 0
-    while True:
-        data, n = await runner.call(batch)
-        if n == -1:  # an empty Arrow batch: not the end
-            continue
-        if not n:
-            break
-        total += n
-        session.out(data)
-        await session.flush_if_large()
+    steps = Prefetch(runner, batch)
+    try:
+        while True:
+            data, n = await steps.next()
+            if n == -1:  # an empty Arrow batch: not the end
+                continue
+            if not n:
+                break
+            steps.ahead()  # the next batch is encoded while this one goes out
+            total += n
+            session.out(data)
+            await session.flush_if_large()
+    finally:
+        steps.close()
     if binary:  # the trailer; with no rows, the header goes in front of it (as PostgreSQL)
         head = b"" if total else BINARY_SIGNATURE
         session.out(m.copy_data(head + b"\xff\xff"))

@@ -38,9 +38,13 @@ async def describe(
         if shown.needed(relations):
             shown.show(relations, runner.settled())
         if st.kind in DML_KINDS:
-            return describe_returning(cur, sql)
-        cur.execute("DESCRIBE " + sql, nulls)
-        return tuple(Column(r[0], r[1]) for r in cur.fetchall())
+            cols = describe_returning(cur, sql)
+        else:
+            cur.execute("DESCRIBE " + sql, nulls)
+            cols = tuple(Column(r[0], r[1]) for r in cur.fetchall())
+        # the cursor is free again: the table oids / attnums Execute will send too
+        pairs = runner.origins.prepare(cur, st, runner.settings.values.get("search_path"))
+        return runner.origins.apply(st, cols, pairs)
 
     try:
         return postgres_names(st, await runner.call(run, sql=sql))

@@ -13,7 +13,9 @@ from typing import Any
 
 import duckdb
 
+from proxy.pgserver import column_origins
 from proxy.semantic import column_hints
+from proxy.wire import enum_oids
 from proxy.wire.errors import PgError
 from proxy.wire.types import ParamDecodeError, oid_for_duckdb_type_name, param_decoder
 from transpiler import Statement
@@ -34,6 +36,8 @@ class ParamTypes:
         with self._lock:
             self._columns.clear()
         column_hints.catalog_changed(self._engine)
+        enum_oids.clear()  # a type dropped or made again: RowDescription reads anew
+        column_origins.catalog_changed()  # a table dropped or made again: its oid too
 
     def _table_columns(
         self, cursor: Any, schema: str | None, table: str

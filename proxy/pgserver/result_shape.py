@@ -3,6 +3,8 @@ the Python conversion would bend, Postgres column names, and CommandComplete tag
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from proxy.pgserver.results import Column
 from proxy.wire.types import lossless_cast
 from transpiler import Statement
@@ -66,7 +68,7 @@ def as_jsonb(cols: tuple[Column, ...], json: tuple[bool, ...] | None) -> tuple[C
     return tuple(
         c
         if c.duckdb_type not in _JSONB or (json is not None and json[i])
-        else Column(c.name, _JSONB[c.duckdb_type])
+        else replace(c, duckdb_type=_JSONB[c.duckdb_type])
         for i, c in enumerate(cols)
     )
 
@@ -78,15 +80,15 @@ def postgres_names(st: Statement, cols: tuple[Column, ...] | None) -> tuple[Colu
         # asyncpg's type introspection: Postgres answers oid / oid[] columns, the only
         # kinds asyncpg decodes before introspecting; an int8[] column would make it
         # introspect int8[] with this same query, forever. Catalog oids are < 2^31.
-        cols = tuple(Column(c.name, _OID_TYPES.get(c.duckdb_type, c.duckdb_type)) for c in cols)
+        cols = tuple(
+            replace(c, duckdb_type=_OID_TYPES.get(c.duckdb_type, c.duckdb_type)) for c in cols
+        )
     if cols is not None and any(c.duckdb_type in _JSONB for c in cols):
         cols = _jsonb(st, cols)
     names = st.column_names
     if not names or cols is None or len(names) != len(cols):
         return cols
-    return tuple(
-        c if n is None else Column(n, c.duckdb_type) for c, n in zip(cols, names, strict=True)
-    )
+    return tuple(c if n is None else replace(c, name=n) for c, n in zip(cols, names, strict=True))
 
 
 def command_tag(st: Statement, count: int) -> str:

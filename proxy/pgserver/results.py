@@ -12,6 +12,7 @@ from functools import lru_cache
 
 import duckdb
 
+from proxy.wire import enum_oids
 from proxy.wire import messages as m
 from proxy.wire.types import encode_data_rows, pg_type_for, result_encoder
 
@@ -22,6 +23,9 @@ BATCH_ROWS = 2000  # rows fetched and encoded per worker-thread hop
 class Column:
     name: str
     duckdb_type: str
+    # the pg_class oid and attnum a plain column reference reads (column_origins.py)
+    table_oid: int = 0
+    attnum: int = 0
 
 
 def columns_of(description: Sequence[tuple] | None) -> tuple[Column, ...] | None:
@@ -47,18 +51,28 @@ def check_formats(formats: Sequence[int], ncols: int) -> None:
 
 
 @lru_cache(maxsize=1024)
-def _row_description(columns: tuple[Column, ...], formats: tuple[int, ...]) -> bytes:
+def _row_description(
+    columns: tuple[Column, ...], formats: tuple[int, ...], _enums: int = 0
+) -> bytes:  # _enums: enum_oids.version(), so a learnt enum type shows
     fields = []
     for i, col in enumerate(columns):
         t = pg_type_for(col.duckdb_type)
         fields.append(
-            m.FieldDescription(col.name, t.oid, t.typlen, t.typmod, result_format(formats, i))
+            m.FieldDescription(
+                col.name,
+                t.oid,
+                t.typlen,
+                t.typmod,
+                result_format(formats, i),
+                col.table_oid,
+                col.attnum,
+            )
         )
     return m.row_description(fields)
 
 
 def row_description(columns: tuple[Column, ...], formats: Sequence[int] = ()) -> bytes:
-    return _row_description(columns, tuple(formats))
+    return _row_description(columns, tuple(formats), enum_oids.version())
 
 
 @lru_cache(maxsize=1024)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from proxy.pgserver import arrow_results
+from proxy.pgserver.prefetch import Prefetch
 from proxy.pgserver.results import BATCH_ROWS, fetch_batch
 from proxy.wire import messages as m
 from proxy.wire.types import encode_data_rows
@@ -41,9 +42,10 @@ async def send_rows(
         if portal.drained:
             return False
         stream = portal.arrow  # a result read through Arrow (arrow_results.py)
+        if stream is not None and max_rows == 0:
+            await _send_rest(runner, portal, session, stream)
+            return False
         if stream is not None:
-            if max_rows == 0:
-                want = arrow_results.BATCH_ROWS
             data, n = await runner.call(stream.encode_next, want)
         else:
             data, n = await runner.call(fetch_batch, runner.cursor, encoders, want)
@@ -56,3 +58,27 @@ async def send_rows(
             return False
     session.out(m.portal_suspended())
     return True
+
+
+async def _send_rest(
+    runner: StatementRunner,
+    portal: Portal,
+    session: ClientSession,
+    stream: arrow_results.ArrowResult,
+) -> None:
+    """Every remaining row of an Arrow result, the next batch encoded while one goes out."""
+    steps = Prefetch(runner, lambda: stream.encode_next(arrow_results.BATCH_ROWS))
+    try:
+        while True:
+            data, n = await steps.next()
+            if not stream.exhausted:
+                steps.ahead()
+            if n:
+                session.out(data)
+                portal.rows_sent += n
+                await session.flush_if_large()
+            if stream.exhausted:
+                portal.drained = True
+                return
+    finally:
+        steps.close()

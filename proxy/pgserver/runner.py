@@ -41,6 +41,7 @@ from proxy.pgserver import (
     sql_cursors,
     statement_start,
 )
+from proxy.pgserver.column_origins import OriginMap
 from proxy.pgserver.params import ParamTypes, decode_params
 from proxy.pgserver.portal import Portal
 from proxy.pgserver.result_shape import (
@@ -95,6 +96,7 @@ class Runner:
         self.deadline: float | None = None
         self._interrupt_reason: str | None = None
         self.param_types = ParamTypes(engine)
+        self.origins = OriginMap()
         self.mirror = SettingMirror()  # settings mirrored as DuckDB variables
         self.who: Identity | None = None  # the agent identity, fixed at connect
         self.observer: QueryObserver | None = None  # set by the connection (metrics)
@@ -149,6 +151,10 @@ class Runner:
             if err.sqlstate == "23514":  # name the CHECK, as PostgreSQL does
                 foreign_keys.name_check_violation(self.cursor, err)
             raise err from None
+        except PgError as err:  # mapped inside fn already (a subquery argument's rows)
+            if err.sqlstate == "57014" and self._interrupt_reason == "timeout":
+                err.message = "canceling statement due to statement timeout"
+            raise
         finally:
             self.running = False
             self.deadline = None
@@ -400,9 +406,11 @@ class Runner:
             return plan.fk.run(cur, run)
 
         def run() -> statement_start.Outcome:
-            return statement_start.execute(
+            pairs = self.origins.prepare(cur, st, self.settings.values.get("search_path"))
+            cols, count, head = statement_start.execute(
                 plan, cur, portal, self.semantic, self.agent, self.who, self.sizes, tz
             )
+            return self.origins.apply(st, cols, pairs), count, head
 
         # Outside any block the client sees, a write-write conflict is run again
         # (conflict_retry.py); the extended protocol's own DML block is begun anew.

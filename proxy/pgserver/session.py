@@ -113,6 +113,7 @@ class Session:
         except TranspileError as exc:
             raise PgError(exc.sqlstate, exc.message, position=exc.position) from exc
         column_hints.note(self.runner, statements)
+        self.runner.origins.note(self.runner, statements)
         # Read-only keys, server files, allowed tables; `who` is set at login.
         sql_policy.check_all(statements, self.runner.who, self.settings.values.get("search_path"))
         return statements

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from proxy.db.catalog import snapshot as catalog_snapshot
 from proxy.pgserver.result_shape import lossless_sql, needs_cast, postgres_names
 from proxy.pgserver.results import Column, check_formats, encoders_for, fetch_batch, row_description
 from proxy.semantic import column_hints
@@ -113,6 +114,7 @@ async def _declare(runner: StatementRunner, session: ClientSession, portal: Port
             f"CREATE TEMP TABLE {table} AS "
             f"SELECT row_number() OVER () AS __hati_rn, * FROM ({query}) AS __hati_q"
         )
+        catalog_snapshot.refresh(cur, create, autocommit=False)  # a cursor over pg_class & co.
         cur.execute(create, params) if params else cur.execute(create)
         total = cur.execute(f"SELECT count(*) FROM {table}").fetchone()
         cols = cur.execute(f"DESCRIBE {table}").fetchall()

@@ -12,9 +12,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from proxy.db.catalog import snapshot as catalog_snapshot
 from proxy.db.commit_clock import statement_may_write
 from proxy.execution import sql_bridge
-from proxy.pgserver import agent_relations, arrow_results, ddl_statements, explain, fk_checks
+from proxy.pgserver import (
+    agent_relations,
+    arrow_results,
+    ddl_statements,
+    enum_columns,
+    explain,
+    fk_checks,
+)
 from proxy.pgserver.result_shape import (
     DML_KINDS,
     LOSSLESS_SQL,
@@ -97,7 +105,12 @@ async def plan(runner: Planner, portal: Portal, session: ClientSession) -> Start
         path = values.get("search_path")
         queries = await runner.call(sql_bridge.query_rows, runner.cursor, runner.who, st, path)
     relations = await agent_relations.for_statement(
-        runner.agent, runner.who, st, portal.params, queries
+        runner.agent,
+        runner.who,
+        st,
+        portal.params,
+        queries,
+        runner.settings.statement_timeout_ms,
     )
     params = sql_bridge.duckdb_params(st, portal.params)
     first_vector = sql_bridge.first_marker_param(st)
@@ -159,6 +172,8 @@ def execute(
     st, sql, params = plan.st, plan.sql, plan.params
     if plan.needs_fts:
         semantic.ensure_fts_indexes(cur, sql)
+    # pg_class & co. are read from a snapshot of this connection, made current first
+    catalog_snapshot.refresh(cur, sql, autocommit=plan.outside_block and not plan.implicit_dml)
     if plan.branch is not None:
         sql_bridge.branch_copy_on_write(agent, cur, plan.branch, sql, who)
     is_select = st.kind == "select"
@@ -175,6 +190,8 @@ def execute(
     if cast:
         return cast[1], None, cur.fetchmany(PREFETCH_ROWS)
     cols = columns_of(cur.description)
+    if cols and any(c.duckdb_type.startswith("ENUM(") for c in cols):
+        enum_columns.learn(cur, [c.duckdb_type for c in cols])
     return _read(plan, cur, portal, cols, run_sql, sizes, tz)
 
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from proxy.semantic.embedded_columns import REGISTRY, is_embed_column_call
 from transpiler import ColumnHints, Statement
-from transpiler.column_hints import DATE, JSON, OTHER, TEXT, VECTOR
+from transpiler.column_hints import ARRAY, DATE, JSON, OTHER, TEXT, VECTOR
 
 log = logging.getLogger("hatiproxy.column_hints")
 
@@ -154,6 +154,8 @@ def build(
             if dtype == "JSON"
             else DATE
             if dtype == "DATE"
+            else ARRAY
+            if dtype.endswith("]")
             else OTHER
         )
         kinds.setdefault(t, {}).setdefault(c, set()).add(kind)
@@ -223,7 +225,8 @@ def wanted(sql: str) -> bool:
     text column clears its vector: transpiler/embedded_writes.py), INSERT (fewer
     values than columns: transpiler/insert_columns.py), GROUP BY (a primary key
     groups its table's other columns: transpiler/group_by_key.py), JSON operators
-    (`@>` on a JSON column: transpiler/jsonb_ops.py), date - date (transpiler/date_arith.py)
+    (`@>` on a JSON column: transpiler/jsonb_ops.py), array::text
+    (transpiler/array_output.py), date - date (transpiler/date_arith.py)
     and pgvector distances (a parameter
     takes its column's size: transpiler/pgvector.py)."""
     # Substring tests on the lower-cased text: ~0.2 us a statement (a regex takes ~10x).
@@ -236,6 +239,10 @@ def wanted(sql: str) -> bool:
         or "-" in low  # date - date is an integer: transpiler/date_arith.py
         or "@>" in low
         or "<@" in low
+        or "::text" in low  # array::text in PostgreSQL's form: transpiler/array_output.py
+        or "as text" in low
+        or "as varchar" in low
+        or "'{" in low  # ints = '{1,2}': transpiler/array_text.py
         or "semantic_" in low
         or "vector_match" in low
         or "__hati_embed__" in low

@@ -143,30 +143,40 @@ def _numeric_binary(col: pa.Array, scale: int) -> pa.Array:
     pad = -scale % 4
     frac_groups = (scale + pad) // 4
     ng = 5  # 18 digits at most: five base-10000 groups, most significant first
-    groups = np.empty((n, ng), dtype=np.int64)
     q = np.abs(raw) * (10**pad)
+    width = 8 + 2 * ng  # a row: room for the header, then the groups
+    matrix = np.zeros((n, width), dtype=np.uint8)
+    groups = matrix[:, 8:].view(">u2")  # (n, ng) big-endian words inside the matrix
+    lead = np.full(n, ng, dtype=np.int64)  # leading zero groups (ng for zero)
+    trailing = np.zeros(n, dtype=np.int64)  # trailing zero groups
+    zero_tail = np.ones(n, dtype=bool)
     for k in range(ng - 1, -1, -1):
-        q, groups[:, k] = np.divmod(q, 10000)
-    nz = groups != 0
-    anynz = nz.any(axis=1)
-    lead = np.argmax(nz, axis=1)
-    trail = ng - 1 - np.argmax(nz[:, ::-1], axis=1)
-    ndigits = np.where(anynz, trail - lead + 1, 0)
-    head = np.zeros(n, dtype=[("n", ">i2"), ("w", ">i2"), ("s", ">u2"), ("d", ">u2")])
+        q, g = np.divmod(q, 10000)
+        groups[:, k] = g
+        nonzero = g != 0
+        lead[nonzero] = k
+        zero_tail &= ~nonzero
+        trailing += zero_tail
+    ndigits = np.maximum(ng - lead - trailing, 0)
+    head = np.empty(n, dtype=[("n", ">i2"), ("w", ">i2"), ("s", ">u2"), ("d", ">u2")])
     head["n"], head["d"] = ndigits, scale
-    head["w"] = np.where(anynz, ng - 1 - lead - frac_groups, 0)
+    head["w"] = np.where(ndigits > 0, ng - 1 - lead - frac_groups, 0)
     head["s"] = np.where(raw < 0, NUMERIC_NEG, NUMERIC_POS)
-    matrix = np.concatenate(
-        [head.view(np.uint8).reshape(n, 8), groups.astype(">u2").view(np.uint8)], axis=1
-    )
-    pos = np.arange(8 + 2 * ng)[None, :]
-    start = (8 + 2 * lead)[:, None]
-    keep = (pos < 8) | ((pos >= start) & (pos < start + 2 * ndigits[:, None]))
-    lengths = 8 + 2 * ndigits
-    offsets = np.zeros(n + 1, dtype=np.int32)
-    np.cumsum(lengths, out=offsets[1:])
-    data = pa.py_buffer(matrix[keep].tobytes())
-    out = pa.Array.from_buffers(pa.binary(), n, [None, pa.py_buffer(offsets.tobytes()), data])
+    # the header goes just before the first kept group, over the dropped leading zeros,
+    # so each cell is one contiguous span of its row
+    start = 2 * lead
+    rows = np.arange(n)
+    # one scatter of every row's 8 header bytes to its own offset (not a mask per offset)
+    at = (rows * width + start)[:, None] + np.arange(8)[None, :]
+    matrix.reshape(-1)[at.ravel()] = head.view(np.uint8)
+    bounds = np.empty((n, 3), dtype=np.int32)  # [row start, cell start, cell end]
+    bounds[:, 0] = rows * width
+    bounds[:, 1] = bounds[:, 0] + start
+    bounds[:, 2] = bounds[:, 1] + 8 + 2 * ndigits
+    offsets = np.append(bounds.ravel(), n * width).astype(np.int32)
+    buffers = [None, pa.py_buffer(offsets), pa.py_buffer(matrix)]
+    spans = pa.Array.from_buffers(pa.binary(), 3 * n, buffers)
+    out = spans.take(pa.array(3 * rows + 1, pa.int32()))
     if col.null_count:
         out = pc.if_else(col.is_valid(), out, pa.scalar(None, pa.binary()))
     return out

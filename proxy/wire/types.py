@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
-from proxy.wire import oidvectors, textcodec, vector
+from proxy.wire import enum_oids, oidvectors, textcodec, vector
 from proxy.wire.char_type import is_pg_char
 from proxy.wire.oids import (
     ARRAY_OF,
@@ -169,6 +169,8 @@ def column_kind(duckdb_type: str) -> tuple[str, int, int]:
     mt = _PARAMS.match(up)
     name, args = (mt[1].strip(), mt[2]) if mt else (up, None)
     kind = _BASE_KIND.get(name, "duck")
+    if name == "ENUM" and depth:
+        kind = "text"  # an enum array's labels go out as a PG text array, '{a,b}'
     if depth == 1 and name in VECTOR_KIND:
         return VECTOR_KIND[name], 0, -1  # catalog int2vector / oidvector (wire/oidvectors.py)
     typmod = -1
@@ -189,8 +191,18 @@ def column_kind(duckdb_type: str) -> tuple[str, int, int]:
     return kind, depth, typmod
 
 
-@lru_cache(maxsize=1024)
 def pg_type_for(duckdb_type: str) -> PgType:
+    """The RowDescription type of a DuckDB result column (a user enum: its own oid, when
+    proxy.wire.enum_oids knows it)."""
+    if duckdb_type.startswith("ENUM("):
+        found = enum_oids.pg_type(duckdb_type)
+        if found is not None:
+            return found
+    return _pg_type_for(duckdb_type)
+
+
+@lru_cache(maxsize=1024)
+def _pg_type_for(duckdb_type: str) -> PgType:
     """The RowDescription type of a DuckDB result column.
 
     FLOAT[n] is pgvector's vector(n) (typmod n), as PostgreSQL with pgvector describes it.
@@ -255,8 +267,10 @@ def encode_data_rows(rows: list[tuple], encoders: list[Encoder]) -> bytes:
 
 
 def oid_for_duckdb_type_name(name: str) -> int:
-    """PG OID for a DuckDB type name (ParameterDescription of inferred parameter types)."""
-    return pg_type_for(name).oid
+    """PG OID for a DuckDB type name (ParameterDescription of inferred parameter types).
+    An enum parameter is described as text (text[]): drivers then send labels the server
+    decodes, where an enum oid would get asyncpg's binary array of an unknown oid."""
+    return _pg_type_for(name).oid
 
 
 _DUCK_FOR_KIND: dict[str, str | None] = {

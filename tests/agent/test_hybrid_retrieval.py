@@ -108,6 +108,17 @@ def test_event_rare_words_found_and_scoped_and_rebuild_same(tmp_path: Path) -> N
             for w in RARE:
                 got = await top(me, f"{w} planning meeting", app_name="app", user_id="u1")
                 assert got == before[w], w
+            # Deleting a session wipes its events from the RAM mirror at once (no text
+            # left), and a compaction of the dead slots keeps every other answer.
+            mirror = await layer.sessions.index._agent(me)
+            await layer.call("delete_session", me, session_id="s-u2")
+            assert not any(m and m[0] == "s-u2" for m in mirror.meta)
+            assert await top(me, RARE[0], "keyword", app_name="app", user_id="u2") == []
+            slots = mirror.n
+            await layer.call("delete_session", me, session_id="s-u1")
+            assert mirror.n < slots and all(m[0] == "x" for m in mirror.meta), mirror.n
+            for mode in ("keyword", "vector", "hybrid"):
+                assert await top(me, f"parcel {RARE[0]}", mode) == [("x", 1)], mode
 
     run(go())
 

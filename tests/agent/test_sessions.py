@@ -230,6 +230,27 @@ def test_search_finds_keyword_and_meaning_and_a_rebuild_gives_the_same(
     assert r.json()["rows"] == []
 
 
+def test_a_deleted_session_is_gone_from_search_at_once(srv: ServerProcess) -> None:
+    import time
+
+    rest(srv, "create_session", app_name="gone", user_id="u", session_id="g1")
+    say(srv, "g1", "user", "the velociraptor invoice VX-9921 is overdue")
+
+    def hits(mode: str) -> list[dict[str, Any]]:
+        r = rest(srv, "search_sessions", query="velociraptor VX-9921", app_name="gone", mode=mode)
+        assert r.status_code == 200, r.text
+        return r.json()["rows"]
+
+    deadline = time.monotonic() + 60
+    while not hits("vector"):  # embedded by the pump after the append returned
+        assert time.monotonic() < deadline, "the event was never embedded"
+        time.sleep(0.1)
+    assert [h["session_id"] for h in hits("keyword")] == ["g1"]
+    assert sql(srv, "SELECT deleted FROM delete_session('g1')") == [(True,)]
+    for mode in ("keyword", "vector", "hybrid"):
+        assert hits(mode) == [], mode
+
+
 def test_artifacts_keep_their_bytes_and_versions(srv: ServerProcess) -> None:
     import base64
 

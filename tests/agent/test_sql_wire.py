@@ -292,3 +292,34 @@ def test_branches_and_triggers_by_name(srv: ServerProcess) -> None:
         with pytest.raises(psycopg.Error) as err:
             conn.execute("SELECT * FROM delete_trigger('refunds')")
         assert err.value.sqlstate == "42704"
+
+
+def test_small_and_large_agent_results_alternate_on_one_connection(srv: ServerProcess) -> None:
+    """A few result rows are shown to DuckDB as literals, many as Arrow
+    (proxy/execution/inline_rows.py): values, NULLs and types are the same either way,
+    and each statement sees its own call's rows, never the previous one's."""
+    awkward = 'it\'s a \\back\\slash, "quotes", ünïcødé; -- not a comment'
+    with connect(srv, "wire-inline") as conn:
+        for i in range(20):
+            value = json.dumps(f"{awkward} {i}")
+            conn.execute("SELECT * FROM set_agent_state(%s, %s)", (f"k{i:02d}", value))
+        for _ in range(2):  # small, large, small again: each replaces the last
+            few = conn.execute(
+                "SELECT key, value, version FROM list_agent_state(prefix := 'k0') ORDER BY key"
+            ).fetchall()
+            assert few == [(f"k0{i}", f"{awkward} {i}", 1) for i in range(10)]
+            many = conn.execute(
+                "SELECT key, value FROM list_agent_state(prefix := 'k') ORDER BY key"
+            ).fetchall()
+            assert many == [(f"k{i:02d}", f"{awkward} {i}") for i in range(20)]
+            one = conn.execute(
+                "SELECT org_id, key_id, superuser, pg_typeof(superuser)::TEXT FROM whoami()"
+            ).fetchone()
+            assert one[1] is None and one[2] in (True, False) and one[3] == "boolean"
+            none = conn.execute("SELECT key FROM list_agent_state(prefix := 'zz')").fetchall()
+            assert none == []
+        row = conn.execute(
+            "SELECT memory_id, pg_typeof(memory_id)::TEXT FROM store_memory(%s)", (awkward,)
+        ).fetchone()
+        again = conn.execute("SELECT memory_id FROM store_memory(%s)", (awkward,)).fetchone()
+        assert again[0] == row[0]  # deduplicated: the same memory, not a stale row

@@ -60,6 +60,9 @@ def test_jdbc_metadata_calls_run(server, classes, table_name) -> None:
     meta = run_client(classes, url, table_name)
     for call in ("getSchemas", "getTables", "getColumns"):
         assert not meta[call].startswith("ERROR"), (call, meta[call])
+    # label:getTableName:getBaseColumnName:isNullable, as pgJDBC gets them from PostgreSQL 15:
+    # read from pg_class / pg_attribute by RowDescription's table oid and attnum
+    assert meta["resultSetMetaData"] == f"id:{table_name}:id:0,who:{table_name}:name:1,next:::2"
 
 
 def test_jdbc_autosave_always_keeps_the_transaction_after_errors(

@@ -19,17 +19,25 @@ from tests.conftest import ServerProcess, start_server  # noqa: E402
 def pg_and_hatiproxy(tmp: Path, setup: list[str]) -> Iterator[tuple[str, str]]:
     """A PostgreSQL 15 cluster and an in-memory hatiproxy server, each after the same
     setup statements: their DSNs, both as user postgres."""
-    pg = start_pg()
-    srv: ServerProcess | None = None
+    srv = start_server(tmp, "--database", ":memory:")
     try:
-        srv = start_server(tmp, "--database", ":memory:")
-        dsns = (pg.dsn, srv.dsn.replace("user=tester", "user=postgres"))
+        with pg_beside(srv, setup) as dsns:
+            yield dsns
+    finally:
+        srv.stop()
+
+
+@contextlib.contextmanager
+def pg_beside(server: ServerProcess, setup: list[str]) -> Iterator[tuple[str, str]]:
+    """A PostgreSQL 15 cluster beside a running hatiproxy server, both after the same
+    setup statements: their DSNs, both as user postgres."""
+    pg = start_pg()
+    try:
+        dsns = (pg.dsn, server.dsn.replace("user=tester", "user=postgres"))
         for dsn in dsns:
             with psycopg.connect(dsn, autocommit=True) as conn:
                 for stmt in setup:
                     conn.execute(stmt)  # type: ignore[arg-type]
         yield dsns
     finally:
-        if srv is not None:
-            srv.stop()
         pg.stop()

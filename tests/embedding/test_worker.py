@@ -172,3 +172,60 @@ def test_a_query_ends_the_bulk_pass_in_progress_which_then_runs_again(tiny_model
     assert restarts == 1 and fake.calls == 2  # ended once, then run to its end
     assert took >= 0.15  # the second run waited for the query to finish
     np.testing.assert_allclose(got, expected, atol=1e-6)
+
+
+def test_immediate_requests_arriving_together_share_one_model_pass():
+    """Searches from many connections each embed their query at once: those arriving
+    while a pass runs go together in the next one (any thread, any event loop), and
+    each caller gets exactly its own vectors."""
+    p = Slow(delay=0.3)
+    plain = HashEmbedder(8)
+
+    async def main():
+        async with EmbeddingWorker(p) as w:
+            first = asyncio.create_task(w.embed_now(["first"], "query"))
+            await asyncio.sleep(0.1)  # the first pass is running now
+            # one more from another thread's own event loop, as a client connection's
+            other: list[np.ndarray] = []
+            t = threading.Thread(
+                target=lambda: other.append(asyncio.run(w.embed_now(["x", "y"], "query")))
+            )
+            t.start()
+            rest = await asyncio.gather(*(w.embed_now([f"q{i}"], "query") for i in range(5)))
+            await asyncio.to_thread(t.join)
+            return await first, rest, other[0], w.now.passes
+
+    t0 = time.monotonic()
+    first, rest, other, passes = run(main())
+    took = time.monotonic() - t0
+    assert np.allclose(first, plain.embed_batch(["first"], mode="query"))
+    for i, vec in enumerate(rest):
+        assert np.allclose(vec, plain.embed_batch([f"q{i}"], mode="query"))
+    assert np.allclose(other, plain.embed_batch(["x", "y"], mode="query"))
+    assert passes == 2, p.batches  # not 7 passes one after another
+    assert sorted(p.batches[1][0]) == sorted(["x", "y"] + [f"q{i}" for i in range(5)])
+    assert took < 1.5  # two 0.3 s passes, not seven
+
+
+def test_a_failing_text_fails_only_its_own_caller_in_a_shared_pass():
+    class Picky(Slow):
+        def embed_batch(self, texts, *, mode="passage"):
+            if "bad" in texts:
+                raise ValueError("cannot embed 'bad'")
+            return super().embed_batch(texts, mode=mode)
+
+    async def main():
+        p = Picky(delay=0.2)
+        async with EmbeddingWorker(p) as w:
+            first = asyncio.create_task(w.embed_now(["first"], "query"))
+            await asyncio.sleep(0.05)
+            return await asyncio.gather(
+                first,
+                w.embed_now(["good"], "query"),
+                w.embed_now(["bad"], "query"),
+                return_exceptions=True,
+            )
+
+    first, good, bad = run(main())
+    assert first.shape == (1, 8) and good.shape == (1, 8)
+    assert isinstance(bad, ValueError) and "cannot embed 'bad'" in str(bad)

@@ -149,6 +149,21 @@ public class JdbcClient {
             }
             return String.join(",", out);
         });
+        // ResultSetMetaData reads pg_attribute by RowDescription's table oid and attnum
+        report("resultSetMetaData", () -> {
+            List<String> out = new ArrayList<>();
+            try (Statement st = conn.createStatement();
+                 ResultSet rs = st.executeQuery(
+                     "SELECT id, name AS who, id + 1 AS next FROM " + table)) {
+                ResultSetMetaData rm = rs.getMetaData();
+                org.postgresql.PGResultSetMetaData pm = (org.postgresql.PGResultSetMetaData) rm;
+                for (int i = 1; i <= rm.getColumnCount(); i++) {
+                    out.add(rm.getColumnLabel(i) + ":" + rm.getTableName(i) + ":"
+                        + pm.getBaseColumnName(i) + ":" + rm.isNullable(i));
+                }
+            }
+            return String.join(",", out);
+        });
         report("getPrimaryKeys", () -> {
             List<String> out = new ArrayList<>();
             try (ResultSet rs = md.getPrimaryKeys(null, "public", table)) {

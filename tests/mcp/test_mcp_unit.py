@@ -44,7 +44,7 @@ def run(target: FakeTarget, name: str, args: Any) -> dict[str, Any]:
 
 def test_definitions_match_compat() -> None:
     defs = {d["name"]: d for d in tool_definitions()}
-    assert set(defs) == set(ALL_TOOLS) and len(defs) == 41
+    assert set(defs) == set(ALL_TOOLS) and len(defs) == 42
     for name, required in ALL_TOOLS.items():
         assert set(defs[name]["inputSchema"].get("required", [])) == required
         assert defs[name]["description"]

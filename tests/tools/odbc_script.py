@@ -40,6 +40,10 @@ def main(port: int) -> None:
     cur.execute("SELECT id, name, balance, joined, active, ratio FROM odbc_owner")
     selected = [[type(v).__name__, str(v)] for v in cur.fetchone()]
     out: dict = {"selected": selected}
+    # nullability as psqlODBC reads it: pg_attribute by RowDescription's table oid / attnum
+    out["description"] = [[d[0], d[6]] for d in cur.description]
+    cur.execute("SELECT o.name AS who, o.id + 1 AS next FROM odbc_owner o")
+    out["aliased"] = [[d[0], d[6]] for d in cur.description]
     out["tables"] = [r[:4] for r in rows(cur.tables(table="odbc_%", tableType="TABLE"))]
     out["columns"] = [[r.column_name, r.type_name, r.nullable] for r in cur.columns("odbc_owner")]
     out["primaryKeys"] = [[r[2], r[3], r[4], r[5]] for r in rows(cur.primaryKeys("odbc_owner"))]

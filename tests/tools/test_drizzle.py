@@ -10,11 +10,24 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
-from tests.conftest import ServerProcess, psql_command
+import pytest
+
+from tests.conftest import ServerProcess, psql_command, start_server
 
 NODE_DIR = Path(__file__).resolve().parent.parent / "node"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """A database of its own: `drizzle-kit push` makes the schema equal to drizzle's and
+    asks before dropping anything else it finds (other modules' tables and sequences in
+    the shared server, whichever modules ran there first)."""
+    srv = start_server(tmp_path_factory.mktemp("drizzle"), "--database", ":memory:")
+    yield srv
+    srv.stop()
 
 
 def test_drizzle_push_and_queries(server: ServerProcess) -> None:

@@ -34,6 +34,13 @@ def test_psqlodbc_through_pyodbc(server: ServerProcess) -> None:
         ["int", "1"], ["str", "Ada"], ["Decimal", "12.50"],
         ["datetime", "2024-01-02 03:04:05"], ["str", "1"], ["float", "0.25"],
     ]  # fmt: skip
+    # cursor.description's null_ok: psqlODBC asks pg_attribute by RowDescription's table
+    # oid and attnum, through an alias too; an expression is nullable
+    assert out["description"] == [
+        ["id", False], ["name", False], ["balance", True],
+        ["joined", True], ["active", True], ["ratio", True],
+    ]  # fmt: skip
+    assert out["aliased"] == [["who", False], ["next", True]]
     assert out["tables"] == [
         ["hatidata", "public", "odbc_owner", "TABLE"],
         ["hatidata", "public", "odbc_pet", "TABLE"],

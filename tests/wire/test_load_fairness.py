@@ -9,6 +9,7 @@ bench/load.py measures the latencies.
 from __future__ import annotations
 
 import asyncio
+import json
 import statistics
 import time
 from pathlib import Path
@@ -165,3 +166,24 @@ def test_stores_committed_together_still_deduplicate(small_server) -> None:  # n
     others = [(mid, dedup) for text, mid, dedup in rows if text != "the same fact"]
     assert len({mid for mid, _ in others}) == len(others) == 9
     assert not any(dedup for _, dedup in others)
+
+
+def test_statement_timeout_bounds_a_waiting_agent_call_with_57014(small_server) -> None:  # noqa: ANN001
+    """An agent call waits on the server's queues (memory writes, the model), not in
+    DuckDB: statement_timeout still ends it, with PostgreSQL's error, and the session
+    goes on."""
+    with psycopg.connect(small_server.dsn, autocommit=True) as conn:
+        conn.execute("SET statement_timeout = 200")
+        t0 = time.monotonic()
+        with pytest.raises(psycopg.errors.QueryCanceled) as err:
+            conn.execute(
+                "SELECT count(*) FROM store_memories(%s, wait := true)",
+                (json.dumps([f"timeout fact {i}" for i in range(5000)]),),
+            )
+        took = time.monotonic() - t0
+        assert err.value.sqlstate == "57014"
+        assert "canceling statement due to statement timeout" in str(err.value)
+        assert took < 5, f"the timeout ended the call after {took:.1f} s"
+        conn.execute("SET statement_timeout = 0")
+        assert conn.execute("SELECT 1").fetchone() == (1,)
+    assert "exceeded statement_timeout (200 ms)" in small_server.log()

@@ -329,14 +329,25 @@ class AgentVectors:
         query: np.ndarray | None,
         allowed: np.ndarray | None = None,
         where: RowFilter | None = None,
+        rare_only: bool = True,
     ) -> Hits:
         """The k rows with the best BM25 score for `tokens` among those passing `where` and
-        `allowed`, best first, with their cosine similarity to `query` (0 without one)."""
+        `allowed`, best first, with their cosine similarity to `query` (0 without one).
+
+        With `rare_only` (search's keyword pool) only the rare tokens count: those held by
+        at most k memories of the agent. A token held by more cannot bring all its holders
+        into a pool of k anyway, and the pool is for the exact words the cosine cut-off
+        left out; a query of common words only then costs next to nothing here."""
+        words = self.words
+        if rare_only:
+            tokens = [t for t in tokens if 0 < words.df(t) <= k]
         st = self._state
-        valid = self._mask(st, where)
-        if allowed is not None:
-            valid &= np.isin(st.seqs[: st.n], allowed)
-        pos, _ = self.words.top(tokens, k, valid)
+        pos = np.zeros(0, dtype=np.int64)
+        if tokens:
+            valid = self._mask(st, where)
+            if allowed is not None:
+                valid &= np.isin(st.seqs[: st.n], allowed)
+            pos, _ = words.top(tokens, k, valid)
         if query is not None and len(pos):
             q = np.ascontiguousarray(query, dtype=np.float32)
             sims = dot(st.vecs[pos], q)

@@ -21,8 +21,10 @@ Candidates: with a query vector, the nearest neighbours from the agent's in-RAM 
 (`memory_index`: exact up to 20k vectors, above that a sign-code shortlist ranked by
 exact cosine), oversampled (5 x top_k, at least 50), among the memories that pass the
 filters, and as many again from the agent's BM25 keyword index (`retrieval.bm25`, kept
-beside the vectors) with their exact cosine, so a memory holding the query's rare words
-is a candidate however far its vector is (the score formula above is unchanged): the index holds the filter columns (live / not expired, memory_type,
+beside the vectors) over the query's rare words (held by at most that many memories),
+with their exact cosine, so a memory holding the query's rare words is a candidate
+however far its vector is (the score formula above is unchanged; rows the cosine pool
+took already, or whose best case cannot reach its k-th score, are not scored again): the index holds the filter columns (live / not expired, memory_type,
 session_id, importance) beside each vector, so this needs no table scan; a metadata
 filter is evaluated in SQL first (the index does not hold metadata). The candidates are
 read by primary key in one `IN (...)` query and the filters checked again on the rows
@@ -42,6 +44,7 @@ import datetime as dt
 import json
 import re
 import time
+from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -251,18 +254,20 @@ async def search(
                 ).fetchnumpy()["seq"]
                 allowed = np.asarray(allowed, dtype=np.int64)
             c = want
+            best: list[float] = []  # exact scores of the rows in `found`: the bar to beat
             while True:
                 hits = nearest(agents, qvec, c, allowed, where)
-                found.update(read_best(cur, hits, tokens, mem.weights, at, top_k, filters))
+                found.update(
+                    read_best(cur, hits, tokens, mem.weights, at, top_k, filters, found, best)
+                )
                 if len(found) >= top_k or len(hits.seqs) < c or allowed is not None:
                     break
                 c *= 10
             if tokens:  # the keyword pool: exact word hits the cosine cut-off left out
                 hits = keyword_nearest(agents, tokens, want, qvec, allowed, where)
-                for key, value in read_best(
-                    cur, hits, tokens, mem.weights, at, top_k, filters
-                ).items():
-                    found.setdefault(key, value)
+                found.update(
+                    read_best(cur, hits, tokens, mem.weights, at, top_k, filters, found, best)
+                )
         if tokens and (qvec is None or unembedded):
             hit = " + ".join(["contains(lower(content), ?)::INT"] * len(tokens))
             extra = "" if qvec is None else " AND NOT has_embedding"
@@ -344,8 +349,13 @@ def read_best(
     at: dt.datetime,
     top_k: int,
     filters: Filters,
+    found: Container[str] = (),
+    best: list[float] | None = None,
 ) -> dict[str, tuple[tuple[Any, ...], float]]:
     """The rows of `hits` that can make the top_k, re-checked against the filters.
+
+    `found`: rows taken already (by an earlier call), left out; `best`: their exact
+    scores, which raise the bar from the start (appended to with the rows taken here).
 
     The index's copies of the scoring columns bound each hit's hybrid score first (exact,
     except a keyword score of a content too long to keep in RAM: 0..1), and only hits
@@ -355,14 +365,21 @@ def read_best(
     the filters again (a row changed by a concurrent write may be half way through its
     refresh); a row that fails lowers the bar, and the next hits are taken.
     """
-    kws = np.array([np.nan if t is None else keyword_score(tokens, t) for t in hits.texts])
+    best = [] if best is None else best  # exact scores of the rows read and accepted
+    unread = np.fromiter((i not in found for i in hits.ids), dtype=bool, count=len(hits.ids))
+    # Keyword scores (a regex pass over each text) only where the best case, a keyword
+    # score of 1, reaches the bar the rows already taken set.
+    kws = np.full(len(hits.ids), np.nan)
+    if len(best) >= top_k:
+        unread &= score_bounds(weights, hits, kws, at.timestamp())[1] >= _kth(best, top_k)
+    for i in np.flatnonzero(unread).tolist():
+        text = hits.texts[i]
+        kws[i] = np.nan if text is None else keyword_score(tokens, text)
     lo, hi = score_bounds(weights, hits, kws, at.timestamp())
-    unread = np.ones(len(hits.seqs), dtype=bool)
-    best: list[float] = []  # exact scores of the rows read and accepted
     out: dict[str, tuple[tuple[Any, ...], float]] = {}
     while unread.any():
         possible = np.concatenate([np.asarray(best), lo[unread]])
-        bar = np.partition(possible, -top_k)[-top_k] if len(possible) >= top_k else -np.inf
+        bar = _kth(possible, top_k)
         take = np.flatnonzero(unread & (hi >= bar))
         if not len(take):
             break
@@ -382,6 +399,11 @@ def read_best(
                 out[r[0]] = (r, sim)
                 best.append(row_score(weights, tokens, r, sim, at)[0])
     return out
+
+
+def _kth(scores: Any, k: int) -> float:
+    """The k-th highest of `scores` (-inf when fewer)."""
+    return float(np.partition(np.asarray(scores), -k)[-k]) if len(scores) >= k else -np.inf
 
 
 _BOUND_SLACK = 1e-6  # float vs datetime arithmetic of the same score
@@ -422,6 +444,11 @@ def row_score(
     return hybrid_score(weights, sim, kw, parts, at), kw
 
 
+def recency_score(created_at: dt.datetime, at: dt.datetime) -> float:
+    """0.5 ** (age / 1 week): the recency part of the hybrid score."""
+    return 0.5 ** (max((at - created_at).total_seconds(), 0.0) / WEEK)
+
+
 def hybrid_score(
     weights: tuple[float, float, float, float, float],
     sim: float | None,
@@ -430,8 +457,7 @@ def hybrid_score(
     at: dt.datetime,
 ) -> float:
     w_sem, w_kw, w_rec, w_imp, w_conf = weights
-    age = max((at - row["created_at"]).total_seconds(), 0.0)
-    recency = 0.5 ** (age / WEEK)
+    recency = recency_score(row["created_at"], at)
     rest = (
         w_kw * kw
         + w_rec * recency

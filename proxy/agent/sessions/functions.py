@@ -39,6 +39,13 @@ _EVENT = (
     ("timestamp", "TIMESTAMPTZ"),
 )
 _SID = Param("session_id", "VARCHAR", description="The session's id")
+# What append_event and append_events return for each event appended.
+_APPENDED = [
+    ("session_id", "VARCHAR"),
+    ("seq", "BIGINT"),
+    ("event_id", "VARCHAR"),
+    ("timestamp", "TIMESTAMPTZ"),
+]
 
 
 @agent_function(
@@ -141,12 +148,7 @@ async def delete_session(layer: AgentContext, who: Identity, *, session_id: str)
         Param("metadata", "JSON", None, "Anything else", json_shape="object"),
         Param("event_id", "VARCHAR", None, "Its id (a new UUID when not given)"),
     ],
-    columns=[
-        ("session_id", "VARCHAR"),
-        ("seq", "BIGINT"),
-        ("event_id", "VARCHAR"),
-        ("timestamp", "TIMESTAMPTZ"),
-    ],
+    columns=_APPENDED,
     scope=WRITE,
     writes=True,
     mcp=McpTool(("session_id", "author", "message", "actions", "invocation_id", "metadata")),
@@ -172,12 +174,7 @@ MAX_EVENTS = 10_000  # events one append_events call takes
             json_shape="array",
         ),
     ],
-    columns=[
-        ("session_id", "VARCHAR"),
-        ("seq", "BIGINT"),
-        ("event_id", "VARCHAR"),
-        ("timestamp", "TIMESTAMPTZ"),
-    ],
+    columns=_APPENDED,
     scope=WRITE,
     writes=True,
     mcp=McpTool(("session_id", "events")),

@@ -14,6 +14,9 @@ transaction applies that journal here once it has committed (nothing of a rolled
 transaction arrives); stored vectors arrive from the embedding pump after their UPDATE.
 App and user scoping are masks over per-row codes, so another app's or user's events
 are never candidates; another agent's events live in another `AgentEvents`.
+A removed event (a deleted session, a compaction or repair) is wiped from RAM when its
+transaction commits: text, vector and BM25 terms; its slot is reclaimed once a quarter
+of the slots are dead (new arrays, rows renumbered, searches in flight keep theirs).
 """
 
 from __future__ import annotations
@@ -61,8 +64,11 @@ class AgentEvents:
     alive: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
     app: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     user: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-    meta: list[tuple] = field(default_factory=list)  # (sid, seq, event_id, author, ts, text)
+    # (sid, seq, event_id, author, ts, text), None once removed
+    meta: list[tuple | None] = field(default_factory=list)
     pos: dict[tuple[str, int], int] = field(default_factory=dict)
+    by_session: dict[str, set[int]] = field(default_factory=dict)  # session -> live seqs
+    dead: int = 0  # removed rows still holding a slot
     codes: dict[str, int] = field(default_factory=dict)  # app / user name -> code
     words: Bm25 = field(default_factory=Bm25)
     # 1-bit sign codes of the vectors against `center` (the mean vector when the arrays
@@ -122,18 +128,64 @@ class AgentEvents:
             self._vector(i, vec)
         self.words.add(i, text)
         self.pos[key] = i
+        self.by_session.setdefault(key[0], set()).add(key[1])
         self.alive[i] = True
         self.n = i + 1
 
     def remove(self, key: tuple[str, int]) -> None:
+        """The row is gone at once: its text, vector and terms are wiped (a deleted
+        conversation must not linger in RAM), its slot reclaimed by `compact`."""
         i = self.pos.pop(key, None)
-        if i is not None:
-            self.alive[i] = False
-            self.words.remove(i)
+        if i is None:
+            return
+        self.alive[i] = False
+        self.words.remove(i)
+        self.meta[i] = None
+        self.has_vec[i] = False
+        self.vecs[i] = 0.0
+        self.dead += 1
+        seqs = self.by_session.get(key[0])
+        if seqs is not None:
+            seqs.discard(key[1])
+            if not seqs:
+                del self.by_session[key[0]]
 
     def drop_session(self, session_id: str) -> None:
-        for key in [k for k in self.pos if k[0] == session_id]:
-            self.remove(key)
+        for seq in list(self.by_session.get(session_id, ())):
+            self.remove((session_id, seq))
+
+    def tidy(self) -> None:
+        """Compact once a quarter of the slots are dead: O(n) work amortized."""
+        if self.dead * 4 > self.n:
+            self.compact()
+
+    def compact(self) -> None:
+        """Drop the dead rows' slots: new arrays (searches in flight keep their snapshot
+        of the old ones), rows renumbered, app and user codes of only the live rows."""
+        keep = np.flatnonzero(self.alive[: self.n])
+        old_codes = {c: name for name, c in self.codes.items()}
+        app = [old_codes[c] for c in self.app[keep].tolist()]
+        user = [old_codes[c] for c in self.user[keep].tolist()]
+        vecs, has_vec = self.vecs[keep], self.has_vec[keep]
+        meta = [self.meta[i] for i in keep.tolist()]
+        self.words.remap({int(old): new for new, old in enumerate(keep.tolist())})
+        self.n, self.dead, self.codes = 0, 0, {}
+        self.vecs = np.zeros((0, self.dims), np.float32)
+        self.has_vec = np.zeros(0, bool)
+        self._grow(max(16, 2 * len(keep)))
+        n = len(keep)
+        self.vecs[:n], self.has_vec[:n], self.alive[:n] = vecs, has_vec, True
+        self.app[:n] = [self.codes.setdefault(a, len(self.codes)) for a in app]
+        self.user[:n] = [self.codes.setdefault(u, len(self.codes)) for u in user]
+        self.meta, self.n = meta, n
+        self.pos = {(m[0], m[1]): i for i, m in enumerate(meta)}
+        live = has_vec
+        self.center = (
+            vecs.mean(axis=0, where=live[:, None]).astype(np.float32)
+            if live.any()
+            else np.zeros(self.dims, np.float32)
+        )
+        self.signs[:, :n] = sign_codes(self.vecs[:n], self.center)
 
     def set_vector(self, key: tuple[str, int], vec: np.ndarray) -> None:
         i = self.pos.get(key)
@@ -184,6 +236,10 @@ class EventMatrix:
                 a.remove((entry[3], entry[4]))
             elif kind == "drop_session":
                 a.drop_session(entry[3])
+        for org, agent in {e[1:3] for e in entries}:
+            a = self.agents.get((org, agent))
+            if a is not None:
+                a.tidy()
 
     def vectors(self, rows: list[tuple], vecs: np.ndarray) -> None:
         """Stored vectors of rows (org, agent, session, seq, ...)."""

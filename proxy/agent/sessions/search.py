@@ -2,8 +2,9 @@
 
 `session_index` holds, per event, its text (lower-cased for keyword matching) and its
 vector (NULL until the embedding pump fills it). The sessions are the source of truth:
-`rebuild` drops a scope's index rows and derives them again from the events, so a
-corrupt index, a model change or a format change is repaired by one call.
+`rebuild` derives a scope's index rows again from the events and swaps them in
+(sessions/rebuild.py), so a corrupt index, a model change or a format change is
+repaired by one call.
 
 A search draws candidates from both sides, from the RAM mirror of the index
 (`ram_index`: a float32 matrix and an incremental BM25 index per agent, app and user
@@ -22,7 +23,6 @@ or 'keyword' uses one side.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -33,7 +33,8 @@ import numpy as np
 from proxy.agent.retrieval.bm25 import terms as bm25_terms
 from proxy.agent.retrieval.vectors import APPROX_MIN_ROWS, POPCOUNT, dot, shortlist
 from proxy.agent.sessions import ram_index
-from proxy.agent.sessions.tables import EVENTS, INDEX, SESSIONS
+from proxy.agent.sessions import rebuild as rebuilder
+from proxy.agent.sessions.tables import INDEX
 from proxy.agent.sessions.window import event_text
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
@@ -60,6 +61,7 @@ def install(cur: duckdb.DuckDBPyConnection, dims: int) -> None:
             embedding FLOAT[{dims}],
             PRIMARY KEY (org_id, agent_id, session_id, seq))"""
     )
+    rebuilder.install(cur, dims)
 
 
 def index_event(
@@ -72,8 +74,14 @@ def index_event(
         + (event["event_id"], session["app_name"], session["user_id"], event["author"])
         + (event["timestamp"], text)
     )
+    # DELETE then INSERT, not INSERT OR REPLACE: DuckDB's conflict check cost ~4 ms more
+    # per row than both statements (most of append_event's time; bench/agent_calls.py).
     cur.execute(
-        f"INSERT OR REPLACE INTO {INDEX} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+        f"DELETE FROM {INDEX} WHERE org_id = ? AND agent_id = ? AND session_id = ? AND seq = ?",
+        [who.org_id, who.agent_id, session["session_id"], event["seq"]],
+    )
+    cur.execute(
+        f"INSERT INTO {INDEX} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
         [
             who.org_id,
             who.agent_id,
@@ -167,27 +175,6 @@ class EventIndex:
             self.matrix.vectors(rows, vecs)
         return len(rows)
 
-    async def _embed_scope(
-        self,
-        who: Identity,
-        scope: str,
-        args: list[Any],
-        count: int,
-        progress: Callable[[int, int], None] | None,
-    ) -> None:
-        """Embed every index row of a rebuilt scope: read once, embedded in chunks."""
-
-        def texts(cur: duckdb.DuckDBPyConnection) -> list[tuple]:
-            return cur.execute(
-                f"SELECT i.org_id, i.agent_id, i.session_id, i.seq, i.text FROM {INDEX} i "
-                f"JOIN {SESSIONS} s ON i.org_id = s.org_id AND i.agent_id = s.agent_id "
-                f"AND i.session_id = s.session_id WHERE {scope} AND i.embedding IS NULL",
-                args,
-            ).fetchall()
-
-        rows = await self.layer.db.read(texts)
-        await _embed_chunks(self.layer, rows, progress)
-
     def committed(self, entries: list[tuple]) -> None:
         """A session transaction committed these index writes: the RAM mirror follows."""
         self.matrix.apply(entries)
@@ -238,7 +225,7 @@ class EventIndex:
         agent = await self._agent(who)
         # A snapshot: rows past n, or arrays regrown meanwhile, are not this search's.
         n, vecs, has_vec = agent.n, agent.vecs, agent.has_vec
-        signs, center = agent.signs, agent.center
+        signs, center, meta = agent.signs, agent.center, agent.meta
         mask = agent.mask(app_name, user_id)
         kw_rows, kw_scores = agent.words.top(words, pool, mask) if words else _NONE
         vec_rows, sims = _NONE
@@ -247,7 +234,7 @@ class EventIndex:
             vec_rows, sims = await asyncio.to_thread(
                 _nearest, vecs, has_vec, mask, n, qvec, pool, (signs, center)
             )
-        return _fuse(agent, vecs, has_vec, qvec, vec_rows, sims, kw_rows, kw_scores, top_k)
+        return _fuse(meta, vecs, has_vec, qvec, vec_rows, sims, kw_rows, kw_scores, top_k)
 
     async def rebuild(
         self,
@@ -256,108 +243,12 @@ class EventIndex:
         user_id: str | None,
         progress: Callable[[int, int], None] | None = None,
     ) -> dict[str, Any]:
-        """Derive the scope's index rows from the sessions again, vectors included."""
-        scope = "s.org_id = ? AND s.agent_id = ?"
-        args: list[Any] = [who.org_id, who.agent_id]
-        for col, value in (("app_name", app_name), ("user_id", user_id)):
-            if value is not None:
-                scope += f" AND s.{col} = ?"
-                args.append(value)
-
-        def derive(cur: duckdb.DuckDBPyConnection) -> int:
-            cur.execute(
-                f"DELETE FROM {INDEX} i USING {SESSIONS} s WHERE i.org_id = s.org_id AND "
-                f"i.agent_id = s.agent_id AND i.session_id = s.session_id AND {scope}",
-                args,
-            )
-            rows = cur.execute(
-                f"SELECT s.session_id, s.app_name, s.user_id, e.seq, e.event_id, e.author, "
-                f"e.timestamp, e.message, e.actions FROM {EVENTS} e JOIN {SESSIONS} s "
-                "ON e.org_id = s.org_id AND e.agent_id = s.agent_id "
-                f"AND e.session_id = s.session_id WHERE {scope}",
-                args,
-            ).fetchall()
-            batch = []
-            for sid, app, user, seq, eid, author, ts, msg, actions in rows:
-                event = {"message": json.loads(msg) if msg is not None else None}
-                event["actions"] = json.loads(actions) if actions is not None else None
-                text = event_text(event)
-                batch.append((sid, seq, eid, app, user, author, ts, text))
-            _insert_rows(cur, who, batch)
-            return len(rows)
-
+        """Derive the scope's index rows from the sessions again, vectors included
+        (sessions/rebuild.py); the RAM mirror is reloaded by the next search."""
         async with self._filling:  # the pump waits: one writer of the vectors
-            count = await self.layer.db.transaction(derive)
-            self.matrix.forget(who.org_id, who.agent_id)  # reloaded by the next search
-            log.info("session index rebuild: %d events of %s/%s", count, who.org_id, who.agent_id)
-            if self.layer.semantic.worker is not None:
-                await self._embed_scope(who, scope, args, count, progress)
+            out = await rebuilder.rebuild(self.layer, who, app_name, user_id, progress)
             self.matrix.forget(who.org_id, who.agent_id)
-
-        def embedded(cur: duckdb.DuckDBPyConnection) -> int:
-            return cur.execute(
-                f"SELECT count(i.embedding) FROM {INDEX} i JOIN {SESSIONS} s ON "
-                "i.org_id = s.org_id AND i.agent_id = s.agent_id AND i.session_id = s.session_id "
-                f"WHERE {scope}",
-                args,
-            ).fetchone()[0]
-
-        return {"events_indexed": count, "events_embedded": await self.layer.db.run(embedded)}
-
-
-def _insert_rows(cur: duckdb.DuckDBPyConnection, who: Identity, batch: list[tuple]) -> None:
-    """Index rows (session, seq, event id, app, user, author, timestamp, text), no
-    vectors, in one INSERT (a rebuild's whole scope)."""
-    import pyarrow as pa
-
-    if not batch:
-        return
-    names = ("session_id", "seq", "event_id", "app_name", "user_id", "author", "ts", "text")
-    table = pa.table({n: [r[i] for r in batch] for i, n in enumerate(names)})
-    cur.register("_hati_session_rows", table)
-    try:
-        cur.execute(
-            f"INSERT OR REPLACE INTO {INDEX} SELECT ?, ?, session_id, seq, event_id, app_name, "
-            "user_id, author, ts, text, lower(text), NULL FROM _hati_session_rows",
-            [who.org_id, who.agent_id],
-        )
-    finally:
-        cur.unregister("_hati_session_rows")
-
-
-REBUILD_CHUNK = 512
-
-
-async def _embed_chunks(
-    layer: AgentContext,
-    rows: list[tuple],
-    progress: Callable[[int, int], None] | None,
-) -> None:
-    """Embed rows (org, agent, session, seq, text) and store their vectors, chunk by
-    chunk, each chunk's UPDATE running while the model embeds the next one."""
-    worker, dims = layer.semantic.worker, layer.dims
-    rows.sort(key=lambda r: len(r[4] or ""))  # similar lengths: less padding per batch
-    storing: asyncio.Future | None = None
-    done = 0
-    try:
-        for start in range(0, len(rows), REBUILD_CHUNK):
-            chunk = rows[start : start + REBUILD_CHUNK]
-            # At normal priority (embed_now), not on the niced background thread: a
-            # rebuild is work someone asked for and waits on; on a busy machine the
-            # background thread got a third of the model's rate (measured 0.35x).
-            vecs = np.asarray(await worker.embed_now([r[4] or " " for r in chunk], "passage"))
-            if storing is not None:
-                await storing
-            storing = asyncio.ensure_future(
-                layer.db.run(lambda cur, c=chunk, v=vecs: _store(cur, c, v, dims))
-            )
-            done += len(chunk)
-            log.info("session index rebuild: embedded %d of %d", done, len(rows))
-            if progress is not None:
-                progress(done, len(rows))
-    finally:
-        if storing is not None:
-            await storing
+        return out
 
 
 def _store(cur: duckdb.DuckDBPyConnection, rows: list[tuple], vecs: np.ndarray, dims: int) -> None:
@@ -424,7 +315,7 @@ def _nearest(
 
 
 def _fuse(
-    agent: ram_index.AgentEvents,
+    meta: list[tuple | None],
     vecs: np.ndarray,
     has_vec: np.ndarray,
     qvec: np.ndarray | None,
@@ -443,12 +334,15 @@ def _fuse(
     far = float("inf")
     keyed = []
     for r in vrank.keys() | krank.keys():
+        m = meta[r]
+        if m is None:  # deleted while this search ran
+            continue
         a, b = sorted((vrank.get(r, far), krank.get(r, far)))
-        keyed.append((a, b, agent.meta[r][0], agent.meta[r][1], r))
+        keyed.append((a, b, m[0], m[1], r))
     keyed.sort()
     out = []
     for best, other, _, _, r in keyed[:top_k]:
-        sid, seq, event_id, author, ts, text = agent.meta[r]
+        sid, seq, event_id, author, ts, text = meta[r]  # type: ignore[misc]
         semantic = cos.get(r)
         if semantic is None and qvec is not None and has_vec[r]:
             semantic = float(np.dot(vecs[r], qvec))

@@ -16,6 +16,7 @@ from proxy.api.rest import (
     cot,
     errors,
     functions,
+    inbox,
     key_usage,
     keys,
     memory,
@@ -24,7 +25,11 @@ from proxy.api.rest import (
     transpile,
     triggers,
 )
+from proxy.api.rest.console import branches_pages as console_branches
+from proxy.api.rest.console import keys_pages as console_keys
+from proxy.api.rest.console import memories_pages as console_memories
 from proxy.api.rest.console import pages as console_pages
+from proxy.api.rest.console import triggers_pages as console_triggers
 
 if TYPE_CHECKING:
     from proxy.execution.services import Services
@@ -52,10 +57,14 @@ def create_app(services: Services) -> FastAPI:
     errors.install(app)
     # branch_triggers before triggers: its fixed path segment must win over {trigger_id}.
     routers = (ops, memory, branch_triggers, triggers, branches, cot, branch_approval, keys)
-    for module in (*routers, key_usage, transpile, functions):
+    for module in (*routers, inbox, key_usage, transpile, functions):
         app.include_router(module.router)
     app.include_router(memory_batch.router)
     app.include_router(console_pages.router)
+    app.include_router(console_triggers.router)
+    app.include_router(console_keys.router)
+    app.include_router(console_memories.router)
+    app.include_router(console_branches.router)
     app.mount("/console/static", console_pages.static, name="console-static")
     return app
 

@@ -42,12 +42,38 @@ CREATE OR REPLACE VIEW __hati_catalog.pg.pg_type AS
 SELECT * FROM __hati_catalog.pg.__hati_pg_type_static
 UNION ALL
 SELECT type_oid::BIGINT, type_name, 4::SMALLINT, TRUE, 'e', 'E', FALSE, ',', 0::BIGINT,
-       0::BIGINT, 'enum_in', 'enum_out', 'enum_recv', 'enum_send', 'i', 'p', 0::BIGINT,
+       (536870912 + type_oid)::BIGINT, 'enum_in', 'enum_out', 'enum_recv', 'enum_send', 'i',
+       'p', 0::BIGINT,
        CASE WHEN schema_name = 'main' THEN 2200 ELSE schema_oid END::BIGINT, 10::BIGINT,
        TRUE, 0::BIGINT, NULL, NULL, NULL, NULL, FALSE, 0::BIGINT, -1, 0, NULL, NULL,
        NULL::VARCHAR[]
 FROM duckdb_types()
+WHERE logical_type = 'ENUM' AND NOT internal AND database_name = {{duck_db}}
+UNION ALL
+-- each enum's array type (_mood), oid 2^29 + the enum's oid (DuckDB has no array types of
+-- its own; its small catalog oids leave that range free)
+SELECT (536870912 + type_oid)::BIGINT, '_' || type_name, -1::SMALLINT, FALSE, 'b', 'A',
+       FALSE, ',', type_oid::BIGINT, 0::BIGINT, 'array_in', 'array_out', 'array_recv',
+       'array_send', 'i', 'x', 0::BIGINT,
+       CASE WHEN schema_name = 'main' THEN 2200 ELSE schema_oid END::BIGINT, 10::BIGINT,
+       TRUE, 0::BIGINT, 'array_subscript_handler', NULL, NULL, 'array_typanalyze', FALSE,
+       0::BIGINT, -1, 0, NULL, NULL, NULL::VARCHAR[]
+FROM duckdb_types()
 WHERE logical_type = 'ENUM' AND NOT internal AND database_name = {{duck_db}};
+
+-- The oid of the user ENUM type a column type string names (DuckDB's column types say
+-- ENUM('a', 'b'), without the type's name): the one enum with exactly those labels, in
+-- order (its array type for ENUM(...)[]). Two enums with the same labels cannot be told
+-- apart: NULL then, and the column shows as text, as before.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_enum_oid(dt) AS
+    CASE WHEN dt LIKE '%)[]' THEN 536870912 ELSE 0 END + (
+    SELECT CASE WHEN count(*) = 1 THEN min(type_oid) END
+    FROM duckdb_types()
+    WHERE logical_type = 'ENUM' AND NOT internal AND database_name = {{duck_db}}
+      AND 'ENUM(' || array_to_string(list_transform(labels,
+              l -> '''' || replace(l, '''', '''''') || ''''), ', ') || ')'
+          = regexp_replace(dt, '\[\]$', '')
+);
 
 -- n of a DuckDB FLOAT[n] column type (a pgvector vector(n)), else NULL.
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_vector_dims(dt) AS
@@ -88,7 +114,8 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_type_kind(dt) AS (
 );
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_type_oid(dt) AS coalesce(
-    CASE WHEN __hati_catalog.pg.__hati_vector_dims(dt) IS NOT NULL THEN 16400 END, (
+    CASE WHEN __hati_catalog.pg.__hati_vector_dims(dt) IS NOT NULL THEN 16400 END,
+    CASE WHEN dt LIKE 'ENUM(%' THEN __hati_catalog.pg.__hati_enum_oid(dt) END, (
     WITH __h_p AS (SELECT coalesce(__hati_catalog.pg.__hati_type_kind(dt), 'duck') AS kind,
                       __hati_catalog.pg.__hati_type_parts(dt).dims <> '' AS is_array)
     SELECT CASE WHEN __h_p.kind = 'duck' THEN 25

@@ -103,6 +103,8 @@ LEFT JOIN __hati_catalog.pg.__hati_catalog_oid co
   ON t.database_name = '__hati_catalog' AND t.schema_name = 'pg' AND co.relname = t.table_name
 WHERE NOT (t.database_name = '__hati_catalog' AND t.table_name LIKE '\_\_hati%' ESCAPE '\')
   AND NOT __hati_catalog.pg.__hati_internal_rel(t.schema_name, t.table_name)
+  -- this connection's catalog snapshots (snapshot.py) are not its temp tables
+  AND NOT (t.database_name = 'temp' AND t.table_name IN ({{snapshot_names}}))
 UNION ALL
 SELECT coalesce(co.oid, v.view_oid), v.view_name, n.oid,
        CASE WHEN co.oid IS NULL THEN 'v' ELSE 'r' END,  -- a catalog is a table in PostgreSQL
@@ -240,6 +242,7 @@ JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = c.database_name AND n.duck_sch
 LEFT JOIN (SELECT table_oid, attnum, min(n) AS n FROM __hati_catalog.pg.__hati_varchar_len
            GROUP BY table_oid, attnum) vl
   ON vl.table_oid = c.table_oid AND vl.attnum = c.column_index AND c.data_type = 'VARCHAR'
+WHERE NOT (c.database_name = 'temp' AND c.table_name IN ({{snapshot_names}}))
 UNION ALL
 -- index columns (psql \d on an index, SQLAlchemy get_indexes), typmod as the table's column
 SELECT i.indexrelid, coalesce(a.column_name, i.element),

@@ -18,7 +18,11 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_relname_oid(qname) AS (
                __hati_catalog.pg.__hati_ident(CASE WHEN qname LIKE '%.%' AND NOT qname LIKE '"%"'
                     THEN regexp_extract(qname, '^.*?\.(.*)$', 1) ELSE qname END) AS rel
     )
-    SELECT __h_r.oid FROM __hati_catalog.pg.__hati_rel __h_r, __h_parts __h_p
+    -- pg_class unqualified: the connection's snapshot (proxy/db/catalog/snapshot.py)
+    SELECT __h_r.oid
+    FROM (SELECT __h_c.oid, __h_c.relname, __h_n.nspname FROM pg_class __h_c
+          JOIN __hati_catalog.pg.__hati_ns __h_n ON __h_n.oid = __h_c.relnamespace) __h_r,
+         __h_parts __h_p
     WHERE __h_r.relname = __h_p.rel
       AND (__h_r.nspname = __h_p.nsp OR (__h_p.nsp = 'main' AND __h_r.nspname = 'public')
            OR (__h_p.nsp IS NULL AND __h_r.nspname IN ('pg_temp_1', 'pg_catalog', 'public')))
@@ -44,7 +48,9 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_regclass_name(x) AS
          -- TRY_CAST: DuckDB runs the subquery for every row, names included
          ELSE coalesce((SELECT CASE WHEN __h_r.nspname IN ('public', 'pg_catalog', 'pg_temp_1')
                                     THEN __h_r.relname ELSE __h_r.nspname || '.' || __h_r.relname END
-                        FROM __hati_catalog.pg.__hati_rel __h_r
+                        FROM (SELECT __h_c.oid, __h_c.relname, __h_n.nspname
+                              FROM pg_class __h_c JOIN __hati_catalog.pg.__hati_ns __h_n
+                                ON __h_n.oid = __h_c.relnamespace) __h_r
                         WHERE __h_r.oid = TRY_CAST(x AS BIGINT)),
                        x::VARCHAR) END;
 

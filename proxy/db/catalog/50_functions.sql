@@ -189,9 +189,13 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_viewdef(view_ref) AS (
     WHERE __h_r.relkind = 'v' AND __h_r.oid = __hati_catalog.pg.__hati_regclass(view_ref));
 
 -- Visible = reachable through the search path: pg_catalog, public and the temp schema.
+-- pg_table_is_visible, col_description and obj_description read pg_class / pg_description
+-- unqualified: the connection's catalog snapshot when it has one (snapshot.py makes it
+-- current before a statement calling them), else the view.
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_table_is_visible(rel_oid) AS coalesce((
-    SELECT __h_r.relnamespace = 2200 OR __h_r.relnamespace = 11 OR __h_r.nspname = 'pg_temp_1'
-    FROM __hati_catalog.pg.__hati_rel __h_r WHERE __h_r.oid = rel_oid), FALSE);
+    SELECT __h_r.relnamespace IN (2200, 11) OR __h_r.relnamespace IN (
+        SELECT __h_n.oid FROM __hati_catalog.pg.__hati_ns __h_n WHERE __h_n.nspname = 'pg_temp_1')
+    FROM pg_class __h_r WHERE __h_r.oid = rel_oid), FALSE);
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_type_is_visible(type_oid) AS TRUE;
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_function_is_visible(fn_oid) AS TRUE;
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_collation_is_visible(coll_oid) AS TRUE;
@@ -217,13 +221,13 @@ SELECT h.oid, __hati_catalog.pg.__hati_regclass('pg_proc'), 0, h.description
 FROM __hati_catalog.pg.__hati_functions h WHERE h.description IS NOT NULL;
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.obj_description(obj_oid) AS (
-    SELECT min(__h_d.description) FROM __hati_catalog.pg.pg_description __h_d
+    SELECT min(__h_d.description) FROM pg_description __h_d
     WHERE __h_d.objoid = obj_oid AND __h_d.objsubid = 0),
     (obj_oid, catalog_relation) AS (
-    SELECT min(__h_d.description) FROM __hati_catalog.pg.pg_description __h_d
+    SELECT min(__h_d.description) FROM pg_description __h_d
     WHERE __h_d.objoid = obj_oid AND __h_d.objsubid = 0);
 CREATE OR REPLACE MACRO __hati_catalog.pg.col_description(rel_oid, col) AS (
-    SELECT min(__h_d.description) FROM __hati_catalog.pg.pg_description __h_d
+    SELECT min(__h_d.description) FROM pg_description __h_d
     WHERE __h_d.objoid = rel_oid AND __h_d.objsubid = col);
 CREATE OR REPLACE MACRO __hati_catalog.pg.shobj_description(obj_oid, catalog_relation) AS
     NULL::VARCHAR;

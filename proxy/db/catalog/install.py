@@ -36,7 +36,7 @@ import duckdb
 from proxy.core.names import CATALOG_DB, INFO_SCHEMA, PG_SCHEMA
 from proxy.db import backend_functions
 from proxy.db.backends import Backends
-from proxy.db.catalog import char_columns, functions
+from proxy.db.catalog import char_columns, functions, snapshot
 from proxy.db.catalog.types import duck_kind_rows, pg_type_rows
 
 SQL_FILES = (
@@ -145,6 +145,7 @@ def install(
         "pg_type_rows": ", ".join(pg_type_rows()),
         "duck_kind_rows": ", ".join(duck_kind_rows()),
         "hnsw_info": _hnsw_info(conn),
+        "snapshot_names": ", ".join(_lit(n) for n in snapshot.HIDDEN_TEMP_TABLES),
     }
     # The server's registry of the constraints DuckDB does not keep (foreign keys, the
     # names of CHECKs: proxy/pgserver/foreign_keys.py), with the user's tables.
@@ -160,6 +161,9 @@ def install(
     conn.execute(f"CREATE SCHEMA IF NOT EXISTS {INFO_SCHEMA}")
     _install_catalog_oids(conn)
     char_columns.create_type(conn)
+    # Unqualified names in macros (pg_table_is_visible's pg_class) are checked when the
+    # macro is made: against ours, as they are found when called (snapshot.py).
+    prepare_cursor(conn)
     pkg = resources.files("proxy.db.catalog")
     for name in SQL_FILES:
         try:

@@ -17,3 +17,9 @@ SELECT id FROM d_date_arith WHERE e - d > 30 ORDER BY id
 SELECT max(e - d), min(e - d) FROM d_date_arith
 -- @query qualified_columns
 SELECT t.e - t.d FROM d_date_arith t WHERE t.id = 1
+-- @query difference_through_cte_is_integer
+WITH x AS (SELECT id, d, e FROM d_date_arith) SELECT id, e - d AS days, pg_typeof(e - d)::text FROM x ORDER BY id
+-- @query difference_through_subquery_is_integer
+SELECT s.id, s.e - s.d, pg_typeof(s.e - s.d)::text, s.d + (s.e - s.d) FROM (SELECT id, d, e FROM d_date_arith) s ORDER BY s.id
+-- @query difference_of_computed_dates_in_cte
+WITH x AS (SELECT DATE '2020-03-01' AS e, CAST('2020-01-01' AS date) AS d) SELECT e - d, pg_typeof(e - d)::text FROM x

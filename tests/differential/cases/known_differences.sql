@@ -56,9 +56,6 @@ SELECT date_trunc('month', day) FROM d_kd WHERE id = 2
 -- @query generate_series_alias_is_column
 SELECT sum(g) FROM generate_series(1, 100) AS g
 -- @reason PG: a function alias names its single column; DuckDB binds g to the row STRUCT (42883)
--- @query cardinality_of_array
-SELECT cardinality(ARRAY[1, 2, 3])
--- @reason PG cardinality() works on arrays (3); DuckDB's only accepts MAPs (error)
 -- @query octet_length_text
 SELECT octet_length('héllo')
 -- @reason PG octet_length(text) = 6; DuckDB has no octet_length(VARCHAR) (42883): strlen() would do

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 import time
 import uuid
-from typing import Any
+from typing import Any, Literal, TypeVar
+from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, PackageLoader, select_autoescape
+from pydantic import BaseModel, ValidationError
 
+from proxy.agent.memory.search import recency_score
 from proxy.api.rest import cot, keys, memory
 from proxy.api.rest.auth import Caller, layer_of
 from proxy.api.rest.console.session import (
@@ -30,6 +35,7 @@ env = Environment(
     autoescape=select_autoescape(["html"]),
 )
 SEARCH_TOP_K = 20
+B = TypeVar("B", bound=BaseModel)
 STARTED = time.monotonic()  # imported as the server starts: statements/s is since then
 
 
@@ -50,7 +56,7 @@ def _signin(message: str | None = None) -> Response:
     return RedirectResponse(target, status_code=303)
 
 
-async def _page(request: Request, name: str, build) -> Response:
+async def show_page(request: Request, name: str, build) -> Response:
     """Resolve the caller, run `build(who)` -> context; AgentError -> its status page."""
     who = await console_caller(request)
     if who is None:  # a cookie the server no longer accepts says so on the sign-in page
@@ -64,12 +70,21 @@ async def _page(request: Request, name: str, build) -> Response:
     return render(request, name, who, **ctx)
 
 
+async def form_page(request: Request, name: str, act) -> Response:
+    """A form's POST: refused (not signed in, CSRF token not this sign-in's), else
+    `act(who, fields)` -> context or response, as `show_page` builds a page."""
+    fields, refused = await checked_form(request)
+    if refused is not None:
+        return refused
+    return await show_page(request, name, lambda who: act(who, fields))
+
+
 def _bad_csrf(request: Request, who: Caller | None) -> Response:
     error = AgentError.forbidden("the form's CSRF token does not match this sign-in")
     return render(request, "error.html", who, 403, error=error)
 
 
-async def _checked_form(request: Request) -> tuple[dict[str, str], Response | None]:
+async def checked_form(request: Request) -> tuple[dict[str, str], Response | None]:
     """A POST's fields, or the response that refuses it (not signed in, bad CSRF token)."""
     fields = await form(request)
     who = await console_caller(request)
@@ -116,13 +131,31 @@ async def home():
 # --- memories --------------------------------------------------------------------------
 
 
+FILTERS = ("q", "agent", "type", "min_importance", "status", "since", "until")
+STATUSES = ("pending", "embedded", "failed")
+
+
 def _filters(request: Request) -> dict[str, str]:
     q = request.query_params
-    return {k: q.get(k, "").strip() for k in ("q", "agent", "type", "min_importance")}
+    return {k: q.get(k, "").strip() for k in FILTERS}
+
+
+def _day(value: str, name: str) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(value) if value else None
+    except ValueError:
+        raise AgentError.invalid(f"{name} must be a date such as 2026-11-26") from None
 
 
 def _keep(row: dict[str, Any], f: dict[str, str]) -> bool:
+    """Filters the REST call does not apply itself (importance, days; status for search)."""
     if f["type"] and row["memory_type"] != f["type"]:
+        return False
+    if f["status"] and row.get("embedding_status") != f["status"]:
+        return False
+    created = row["created_at"].date() if row.get("created_at") else None
+    since, until = _day(f["since"], "From"), _day(f["until"], "To")
+    if created and ((since and created < since) or (until and created > until)):
         return False
     if f["min_importance"]:
         try:
@@ -132,18 +165,27 @@ def _keep(row: dict[str, Any], f: dict[str, str]) -> bool:
     return True
 
 
+def _aware(t: dt.datetime) -> dt.datetime:
+    return t if t.tzinfo is not None else t.replace(tzinfo=dt.UTC)
+
+
 @router.get("/memories")
 async def memories(request: Request):
     f = _filters(request)
 
     async def build(who: Caller):
         agent = f["agent"] or None
+        if f["status"] and f["status"] not in STATUSES:
+            raise AgentError.invalid(f"embedding status must be one of {', '.join(STATUSES)}")
         if f["q"]:
             hits = await memory.search_memories(
                 who.org_id, request, who, query=f["q"], agent_id=agent, top_k=SEARCH_TOP_K
             )
             hits = [h for h in hits if _keep(h["entry"], f)]
-            return {"f": f, "hits": hits, "rows": None}
+            at = dt.datetime.now(dt.UTC)
+            for h in hits:  # the score's recency part, as search computed it
+                h["recency"] = recency_score(_aware(h["entry"]["created_at"]), at)
+            return {"f": f, "hits": hits, "rows": None, "statuses": STATUSES}
         rows = await memory.list_memories(
             who.org_id,
             request,
@@ -152,11 +194,12 @@ async def memories(request: Request):
             memory_type=f["type"] or None,
             limit=100,
             embedding_model=None,
-            embedding_status=None,
+            embedding_status=f["status"] or None,
         )
-        return {"f": f, "hits": None, "rows": [r for r in rows if _keep(r, f)]}
+        kept = [r for r in rows if _keep(r, f)]
+        return {"f": f, "hits": None, "rows": kept, "statuses": STATUSES}
 
-    return await _page(request, "memories.html", build)
+    return await show_page(request, "memories.html", build)
 
 
 async def _chain(request: Request, who: Caller, memory_id: str) -> list[dict[str, Any]]:
@@ -176,25 +219,24 @@ async def _chain(request: Request, who: Caller, memory_id: str) -> list[dict[str
 
 
 @router.get("/memories/{memory_id:uuid}")
-async def memory_detail(request: Request, memory_id: uuid.UUID, confirm: int = 0):
+async def memory_detail(
+    request: Request, memory_id: uuid.UUID, confirm: int = 0, reembed: int = 0, queued: int = 0
+):
     async def build(who: Caller):
         who.require("memory:read")
-        return {"chain": await _chain(request, who, str(memory_id)), "confirm": bool(confirm)}
+        chain = await _chain(request, who, str(memory_id))
+        return {"chain": chain, "confirm": bool(confirm), "reembed": reembed, "queued": queued}
 
-    return await _page(request, "memory.html", build)
+    return await show_page(request, "memory.html", build)
 
 
 @router.post("/memories/{memory_id:uuid}/delete")
 async def memory_delete(request: Request, memory_id: uuid.UUID):
-    fields, refused = await _checked_form(request)
-    if refused is not None:
-        return refused
-
-    async def build(who: Caller):
+    async def build(who: Caller, fields: dict[str, str]):
         await memory.delete_memory(who.org_id, memory_id, request, who)
         return RedirectResponse("/console/memories?deleted=1", status_code=303)
 
-    return await _page(request, "memories.html", build)
+    return await form_page(request, "memories.html", build)
 
 
 # --- reasoning sessions ----------------------------------------------------------------
@@ -206,7 +248,7 @@ async def sessions(request: Request):
         rows = await cot.sessions(request, who, agent_id=None, limit=200)
         return {"sessions": rows}
 
-    return await _page(request, "sessions.html", build)
+    return await show_page(request, "sessions.html", build)
 
 
 @router.get("/sessions/{session_id}")
@@ -214,15 +256,73 @@ async def replay(request: Request, session_id: str, agent: str | None = None):
     async def build(who: Caller):
         doc = await cot.replay(session_id, request, who, agent_id=agent)
         check = await cot.verify(session_id, request, who, agent_id=doc["agent_id"])
-        return {"replay": doc, "check": check}
+        exported = await cot.export(session_id, request, who, agent_id=doc["agent_id"])
+        approvals = json.loads(exported.body)["approvals"]
+        return {
+            "replay": doc,
+            "check": check,
+            "approvals": approvals,
+            "reviewer": may_review(who),
+        }
 
-    return await _page(request, "replay.html", build)
+    return await show_page(request, "replay.html", build)
+
+
+@router.post("/sessions/{session_id}/approve")
+async def replay_approve(request: Request, session_id: str):
+    """Record an approve / reject of the session (the /v1 approvals route: admin keys)."""
+
+    async def build(who: Caller, fields: dict[str, str]):
+        body = form_body(
+            cot.ApprovalBody,
+            session_id=session_id,
+            agent_id=fields.get("agent", ""),
+            decision=decision_of(fields),
+            reason=fields.get("reason") or None,
+        )
+        await cot.approve(body, request, who)
+        target = f"/console/sessions/{quote(session_id)}?agent={quote(body.agent_id)}"
+        return RedirectResponse(target + "#approvals", status_code=303)
+
+    return await form_page(request, "replay.html", build)
+
+
+def form_body(model: type[B], **values: Any) -> B:
+    """A /v1 request body from form fields; what it refuses is a 400 page, not a 500."""
+    try:
+        return model(**values)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise AgentError.invalid(f"{where}: {first['msg']}") from None
+
+
+def decision_of(fields: dict[str, str]) -> Literal["approve", "reject"]:
+    decision = fields.get("decision", "")
+    if decision == "approve" or decision == "reject":
+        return decision
+    raise AgentError.invalid("the decision must be approve or reject")
+
+
+def may_review(who: Caller) -> bool:
+    """Approvals need an admin key (or trust mode); others do not see the forms."""
+    return who.principal is None or who.principal.role == "admin"
+
+
+@router.get("/sessions/{session_id}/export")
+async def replay_export(request: Request, session_id: str, agent: str | None = None):
+    """The /v1 export download (steps, hash chain, approvals) for the signed-in key."""
+
+    async def build(who: Caller):
+        return await cot.export(session_id, request, who, agent_id=agent)
+
+    return await show_page(request, "replay.html", build)
 
 
 # --- keys (admins) ---------------------------------------------------------------------
 
 
-async def _key_lists(request: Request, who: Caller) -> dict[str, Any]:
+async def key_lists(request: Request, who: Caller) -> dict[str, Any]:
     org_keys = await keys.list_org_keys(who.org_id, request, who)
     agent_keys = await keys.list_agent_keys(who.org_id, request, who)
     return {
@@ -235,41 +335,33 @@ async def _key_lists(request: Request, who: Caller) -> dict[str, Any]:
 @router.get("/keys")
 async def key_page(request: Request):
     async def build(who: Caller):
-        return {**await _key_lists(request, who), "created": None}
+        return {**await key_lists(request, who), "created": None}
 
-    return await _page(request, "keys.html", build)
+    return await show_page(request, "keys.html", build)
 
 
 @router.post("/keys")
 async def key_create(request: Request):
-    fields, refused = await _checked_form(request)
-    if refused is not None:
-        return refused
-
-    async def build(who: Caller):
+    async def build(who: Caller, fields: dict[str, str]):
         body = keys.OrgKeyCreate(
             name=fields.get("name") or None, role=fields.get("role", "analyst")
         )
         created = await keys.create_org_key(who.org_id, body, request, who)
-        return {**await _key_lists(request, who), "created": created}
+        return {**await key_lists(request, who), "created": created}
 
-    return await _page(request, "keys.html", build)
+    return await form_page(request, "keys.html", build)
 
 
 @router.post("/keys/{key_id}/revoke")
 async def key_revoke(request: Request, key_id: str):
-    fields, refused = await _checked_form(request)
-    if refused is not None:
-        return refused
-
-    async def build(who: Caller):
+    async def build(who: Caller, fields: dict[str, str]):
         if fields.get("agent_key"):
             await keys.revoke_agent_key(who.org_id, key_id, request, who)
         else:
             await keys.revoke_org_key(who.org_id, key_id, request, who)
         return RedirectResponse("/console/keys", status_code=303)
 
-    return await _page(request, "keys.html", build)
+    return await form_page(request, "keys.html", build)
 
 
 # --- server ----------------------------------------------------------------------------
@@ -303,4 +395,4 @@ async def server(request: Request):
             "stats": stats,
         }
 
-    return await _page(request, "server.html", build)
+    return await show_page(request, "server.html", build)

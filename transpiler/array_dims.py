@@ -1,0 +1,49 @@
+"""PostgreSQL's array size functions over DuckDB lists (one-dimensional arrays).
+
+DuckDB's `cardinality` is for MAPs only, it has no `array_upper` / `array_lower` /
+`array_ndims`, and its `array_length` of an empty list is 0 where PostgreSQL's is NULL
+(an empty array has no dimensions). Dimension arguments other than the constant 1 are
+left to DuckDB (which knows no dimensions beyond the outer list).
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+NAMES = frozenset({"cardinality", "array_upper", "array_lower", "array_ndims"})
+
+
+def _len(arr: exp.Expr) -> exp.Expr:
+    return exp.Anonymous(this="len", expressions=[arr])
+
+
+def _when_nonempty(arr: exp.Expr, value: exp.Expr) -> exp.Expr:
+    cond = exp.GT(this=_len(arr), expression=exp.Literal.number(0))
+    return exp.Case(ifs=[exp.If(this=cond, true=value)])
+
+
+def _first_dim(arg: exp.Expr | None) -> bool:
+    return isinstance(arg, exp.Literal) and not arg.is_string and arg.this == "1"
+
+
+def rewrite_length(node: exp.ArraySize) -> None:
+    """array_length(a, 1): NULL for an empty array, as in PostgreSQL."""
+    if _first_dim(node.expression):
+        node.replace(exp.Nullif(this=_len(node.this.copy()), expression=exp.Literal.number(0)))
+
+
+def rewrite_call(node: exp.Anonymous) -> None:
+    """cardinality(a) / array_upper(a, 1) / array_lower(a, 1) / array_ndims(a)."""
+    name = node.name.lower()
+    args = list(node.expressions)
+    if not args:
+        return
+    arr = args[0].copy()
+    if name == "cardinality" and len(args) == 1:
+        node.replace(_len(arr))  # 0 for '{}', NULL for NULL
+    elif name == "array_upper" and len(args) == 2 and _first_dim(args[1]):
+        node.replace(exp.Nullif(this=_len(arr), expression=exp.Literal.number(0)))
+    else:
+        lower = name == "array_lower" and len(args) == 2 and _first_dim(args[1])
+        if lower or (name == "array_ndims" and len(args) == 1):
+            node.replace(_when_nonempty(arr, exp.Literal.number(1)))  # 1-D: both are 1
