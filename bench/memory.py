@@ -400,7 +400,7 @@ async def bench_ingest(layer: AgentLayer, n: int, singles: int) -> None:
     bg_rate = n / (time.perf_counter() - t0)
     raw_after = raw_model_rate(layer, min(n, 640))
     raw = (raw_before + raw_after) / 2
-    journal = layer.memory.journal
+    journal = layer.journal
     lat: dict[bool, list[float]] = {}
     for journaled in (False, True):  # the transaction path first: the baseline
         journal.enabled = journaled

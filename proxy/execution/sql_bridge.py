@@ -146,7 +146,10 @@ async def prepare(
             # Only the call itself runs on the main loop (where the agent layer's asyncio
             # state lives); its rows become Arrow on the caller's thread, so a busy main
             # loop serving every connection's agent calls does not convert them too.
-            rows = await on_main(fn.run(layer, who, converted))
+            # A journaled write is acknowledged here, on the connection's own thread.
+            rows = fn.run_fast(layer, who, converted)
+            if rows is None:
+                rows = await on_main(fn.run(layer, who, converted, fast=False))
         except AgentError as exc:
             raise to_pg_error(exc) from None
         out.append((call.relation, _arrow(fn, rows), fn.columns))

@@ -1,7 +1,8 @@
-"""store_memory without wait is acknowledged from an fsynced journal (memory/journal.py).
+"""store_memory without wait and append_event are acknowledged from an fsynced journal
+(proxy/agent/journal.py).
 
-What a user relies on: an acknowledged store survives kill -9 and is found after the
-restart; a store is seen at once by the same caller's memory reads; the same text stored
+What a user relies on: an acknowledged store or event survives kill -9 and is found after
+the restart (events in order, with the seqs they were acknowledged with); a store is seen at once by the same caller's memory reads; the same text stored
 twice quickly is one memory; a trigger fires once per stored memory; a journal left by a
 crash (an entry already applied, a torn last line) replays exactly once. Stop applies
 everything and leaves the journal empty.
@@ -55,6 +56,25 @@ def test_acknowledged_stores_survive_kill_9(tmp_path: Path) -> None:
                     ]
                 )
             texts += more
+            # append_event: acknowledged from the journal too; seqs run on across the
+            # transaction path (an event with a state_delta) and the journal's.
+            con.execute("SELECT * FROM create_session('app', 'u', session_id := 'js')")
+            seqs = []
+            for n in range(12):
+                actions = json.dumps({"state_delta": {"turn": n}}) if n == 5 else None
+                seqs.append(
+                    con.execute(
+                        "SELECT seq FROM append_event('js', 'user', %s, actions := %s)",
+                        (json.dumps({"role": "user", "parts": [{"text": f"turn {n}"}]}), actions),
+                    ).fetchone()[0]
+                )
+            assert seqs == list(range(1, 13))
+            seen = con.execute(
+                "SELECT max(seq) FROM _hatidata_session_events WHERE session_id = 'js'"
+            ).fetchone()
+            assert seen == (12,)  # read at once by the same caller
+            for n in range(12, 20):
+                con.execute("SELECT seq FROM append_event('js', 'user', %s)", (f'"turn {n}"',))
         os.kill(srv.proc.pid, signal.SIGKILL)  # right after the last acknowledgement
         srv.proc.wait(10)
     finally:
@@ -62,13 +82,14 @@ def test_acknowledged_stores_survive_kill_9(tmp_path: Path) -> None:
 
     # A crash may also leave an entry already applied, and a torn last line (never
     # acknowledged): replay skips both and applies the rest once.
-    journal = tmp_path / "data" / "hatiproxy.agent.duckdb.memjournal"
+    journal = tmp_path / "data" / "hatiproxy.agent.duckdb.journal"
     entry = [ids[0], "local", "x", None, "fact", texts[0], "{}", 0.5]
     entry += ["2026-01-01T00:00:00+00:00"] * 2 + ["h", None]
     new = [*entry]
     new[0], new[5], new[10] = "00000000-0000-4000-8000-000000000001", "replayed", "h2"
     with open(journal, "a") as f:
-        f.write("\n".join([json.dumps(entry), json.dumps(new), json.dumps(new)[:20]]))
+        lines = [json.dumps(["memory", r]) for r in (entry, new, new)]
+        f.write("\n".join([lines[0], lines[1], lines[2][:30]]))
 
     async def check() -> None:
         # The same files, opened again (in process: a second server start costs ~7 s).
@@ -85,6 +106,11 @@ def test_acknowledged_stores_survive_kill_9(tmp_path: Path) -> None:
             owner = Identity(got[0][2], got[0][3])
             hit = await layer.call("search_memory", owner, [texts[7], 1])
             assert hit[0]["memory_id"] == ids[7]
+            events = await layer.call("session_events", owner, session_id="js")
+            assert [e["seq"] for e in events] == list(range(1, 21))
+            assert events[-1]["message"] == "turn 19"
+            state = (await layer.call("get_session", owner, session_id="js"))[0]["state"]
+            assert state["turn"] == 5
 
     run(check())
 
@@ -92,7 +118,7 @@ def test_acknowledged_stores_survive_kill_9(tmp_path: Path) -> None:
 def test_read_your_writes_dedup_and_one_trigger_fire(tmp_path: Path) -> None:
     async def go() -> None:
         async with open_layer(tmp_path, database=str(tmp_path / "users.duckdb")) as layer:
-            assert layer.memory.journal.path is not None  # the fast path is on
+            assert layer.journal.path is not None  # the fast path is on
             trig = await register(layer, name="refunds", concept="refund request", cooldown_secs=0)
             first = (await layer.call("store_memory", who(), ["refund request"]))[0]
             again = (await layer.call("store_memory", who(), ["refund request"]))[0]
@@ -105,6 +131,12 @@ def test_read_your_writes_dedup_and_one_trigger_fire(tmp_path: Path) -> None:
             third = (await layer.call("store_memory", who(), ["refund request"]))[0]
             assert (third["memory_id"], third["deduplicated"]) == (first["memory_id"], True)
             await all_embedded(layer)
+            # The trigger hears of a memory just after its embedding is written.
+            deadline = asyncio.get_running_loop().time() + 30
+            while not await fires(layer, trig["trigger_id"]):
+                assert asyncio.get_running_loop().time() < deadline, "the trigger never fired"
+                await layer.triggers.drain()
+                await asyncio.sleep(0.02)
             await layer.triggers.drain()
             assert len(await fires(layer, trig["trigger_id"])) == 1
             other = (await layer.call("store_memory", who("agent-b"), ["refund request"]))[0]
@@ -114,13 +146,13 @@ def test_read_your_writes_dedup_and_one_trigger_fire(tmp_path: Path) -> None:
             # A delete never leaves the deleted memory in the log (a replay would bring it
             # back): the log is rewritten first when it still holds applied entries, as
             # after a round that left other stores waiting.
-            layer.memory.journal._dirty = True
+            layer.journal._dirty = True
             await layer.call("store_memory", who("agent-b"), ["waiting meanwhile"])
             await layer.call("delete_memory", who(), memory_id=first["memory_id"])
-            log_bytes = Path(layer.memory.journal.path).read_bytes()
+            log_bytes = Path(layer.journal.path).read_bytes()
             assert first["memory_id"].encode() not in log_bytes
             await layer.call("store_memory", who(), ["left for stop"])
-            journal = Path(layer.memory.journal.path)
+            journal = Path(layer.journal.path)
         assert journal.read_bytes() == b""  # stop() applied everything
 
     run(go())

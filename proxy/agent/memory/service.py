@@ -43,7 +43,7 @@ from proxy.agent.memory import schema as memory_schema
 from proxy.agent.memory.access import AccessTracker
 from proxy.agent.memory.args import parse_weights
 from proxy.agent.memory.index import Attrs, VectorIndex
-from proxy.agent.memory.journal import Journal
+from proxy.agent.memory.journal import MemoryKind
 from proxy.agent.memory.rows import index_attrs, refresh_index
 from proxy.agent.memory.schema import MEMORY_COLUMNS, RETURNING_ROWS, SELECT_COLUMNS, T_MEM, T_VEC
 from proxy.agent.memory.write_batch import WriteBatcher
@@ -108,8 +108,8 @@ class Memory:
         self.write_lock = asyncio.Lock()
         # store_memory's transactions, group-committed under write_lock (write_batch.py)
         self.stores = WriteBatcher(layer.db, self.write_lock)
-        # store_memory's fast path: acknowledged once in an fsynced log (journal.py)
-        self.journal = Journal(self, _journal_path(layer))
+        # store_memory's fast path: acknowledged once in the agent journal (journal.py)
+        self.journal = MemoryKind(self, layer.journal)
         self._queue: asyncio.Queue[EmbedJob | None] = asyncio.Queue()
         self._queued: set[str] = set()  # memory ids in the queue or being embedded
         self._waiters: dict[str, list[asyncio.Future[str]]] = {}
@@ -147,9 +147,8 @@ class Memory:
             return
         self._stopping = False
         self._stop_event = asyncio.Event()
-        # Before the load below, which queues the replayed memories' embeddings.
-        await self.layer.db.run(self.journal.replay)
-        self.journal.start()
+        # The layer replayed the journal first: the load below queues its embeddings.
+        await self.layer.db.run(self.journal.load)
         if self.embedder is not None:
             jobs = await self.layer.db.run(self._load)
             for job in jobs:
@@ -218,7 +217,6 @@ class Memory:
         return [EmbedJob(*r) for r in rows]
 
     async def stop(self) -> None:
-        await self.journal.stop()  # every acknowledged store into the table first
         self._stopping = True
         self._stop_event.set()
         for h in self._retry_handles:
@@ -482,15 +480,6 @@ class Memory:
             log.exception("trigger notification for memory %s failed", job.memory_id)
 
     # ---- access tracking ----------------------------------------------------------
-
-
-def _journal_path(layer: AgentContext) -> str | None:
-    """The journal beside the agent database; None for an in-memory one."""
-    agent_db = getattr(layer.engine, "agent_db", None)
-    path = getattr(agent_db, "path", None)
-    if agent_db is None or not path or getattr(agent_db.file, "in_memory", True):
-        return None
-    return str(path) + ".memjournal"
 
 
 def _log_task_error(task: asyncio.Future[Any]) -> None:

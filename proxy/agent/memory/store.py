@@ -260,7 +260,7 @@ async def store_items(
 ) -> list[dict[str, Any]]:
     """Store checked items (one transaction); one result row per item, in order."""
     mem = memory_of(layer)
-    await mem.journal.settled(who.org_id, who.agent_id)  # this agent's earlier stores first
+    await layer.journal.settled(who.org_id, who.agent_id)  # this agent's earlier stores first
     at = now()
 
     def indexed(result: tuple[list[dict[str, Any]], list[tuple[Any, ...]]]) -> None:
@@ -317,6 +317,36 @@ async def store_items(
     ]
 
 
+def store_memory_fast(
+    layer: AgentContext, who: Identity, *, wait: Any = False, **fields: Any
+) -> list[dict[str, Any]] | None:
+    """Without `wait` or `supersedes`: acknowledged once the memory is in the fsynced agent
+    journal (journal.py), on the caller's thread; None: the transaction path."""
+    if wait or fields.get("supersedes") is not None:
+        return None
+    mem = memory_of(layer)
+    item = check_item(**fields)
+    got = mem.journal.try_append(
+        who.org_id, who.agent_id, item.digest, lambda mid: _row(who, item, mid, now())
+    )
+    if got is None:
+        return None
+    row, dedup = got
+    return [
+        {
+            "memory_id": row[0],
+            "status": "stored",
+            "deduplicated": dedup,
+            "has_embedding": False,
+            "embedding_status": "pending",
+            "embedding_model": None,
+            "content_hash": item.digest,
+            "superseded_id": None,
+            "created_at": row[8],
+        }
+    ]
+
+
 @agent_function(
     "store_memory",
     params=[
@@ -342,34 +372,13 @@ async def store_items(
         ("content", "memory_type", "metadata", "importance"),
         "Store a memory in this agent's long-term memory; returns its memory_id.",
     ),
+    fast=store_memory_fast,
 )
 async def store_memory(
     layer: AgentContext, who: Identity, *, wait: Any = False, **fields: Any
 ) -> list[dict[str, Any]]:
     """Store a memory; it is embedded in the background (wait := true waits for it)."""
-    mem = memory_of(layer)
-    item = check_item(**fields)
-    if not wait and item.supersedes is None:
-        # Acknowledged once in the fsynced journal, applied right after (journal.py).
-        got = mem.journal.try_append(
-            who.org_id, who.agent_id, item.digest, lambda mid: _row(who, item, mid, now())
-        )
-        if got is not None:
-            row, dedup = got
-            return [
-                {
-                    "memory_id": row[0],
-                    "status": "stored",
-                    "deduplicated": dedup,
-                    "has_embedding": False,
-                    "embedding_status": "pending",
-                    "embedding_model": None,
-                    "content_hash": item.digest,
-                    "superseded_id": None,
-                    "created_at": row[8],
-                }
-            ]
-    return await store_items(layer, who, [item], bool(wait))
+    return await store_items(layer, who, [check_item(**fields)], bool(wait))
 
 
 def batch_items(contents: Any, metadata: Any, defaults: dict[str, Any]) -> list[Item]:
