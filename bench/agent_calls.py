@@ -13,6 +13,16 @@ file, 0.24 ms in memory; the WAL fsync itself is 0.08 ms), ~2 ms in the INSERT, 
 in the dedup SELECT, ~1 ms in the later vector write (its own transaction, under the same
 write lock); the rest is waiting and thread hand-offs. So an acknowledgement that waits
 for a DuckDB commit cannot reach 2 ms here.
+
+With the agent journal (proxy/agent/journal.py; stages timed with perf_counter_ns on the
+server, 2026-11-27, load 30-45 on 2 cores): the journaled store's ~11 ms were the
+fdatasync on the main loop (2-7 ms on this disk under load, 0.1-0.2 ms when it is quiet),
+the hop to the main loop and back behind the apply rounds and the embedding pump running
+there, and GIL waits after every blocking call while one-row apply transactions (one per
+store) ran beside it. Now the line is written on the connection's thread, fsynced by the
+journal's flusher thread while the statement's DuckDB work runs (the reply waits for it),
+and applied in batches: a store costs what whoami() costs plus whatever of the fsync the
+DuckDB work does not hide.
 """
 
 from __future__ import annotations

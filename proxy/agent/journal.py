@@ -32,6 +32,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from proxy.core import durability
 from proxy.core.errors import AgentError
 
 if TYPE_CHECKING:
@@ -93,10 +94,14 @@ class Journal:
         self.kinds: dict[str, Kind] = {}
         self.enabled = True  # False: every write takes the transaction path (benchmarks)
         self._mu = threading.Lock()  # the state below, taken from any thread
+        self._cv = threading.Condition(self._mu)  # the flusher and those waiting for it
         self._sync = threading.Lock()  # one fdatasync (or log rewrite) at a time
         self._fd: int | None = None
         self._written = 0  # writes since start (tickets)
         self._synced = 0  # tickets known durable
+        self._failed = 0  # tickets whose fdatasync failed
+        self._flusher: threading.Thread | None = None
+        self._closing = False
         self._pending: list[Entry] = []
         self._keys: dict[Key, KeyLog] = {}
         self._applied_all = 0
@@ -163,8 +168,13 @@ class Journal:
         return applied
 
     def start(self) -> None:
-        self._stopping = False
+        self._stopping = self._closing = False
         self._loop = asyncio.get_running_loop()
+        if self._fd is not None:
+            self._flusher = threading.Thread(
+                target=self._flush_loop, name="hatiproxy-journal-sync", daemon=True
+            )
+            self._flusher.start()
         self._task = asyncio.create_task(self._apply_loop(), name="hatiproxy-agent-journal")
 
     async def stop(self) -> None:
@@ -180,6 +190,12 @@ class Journal:
             except Exception:
                 log.exception("agent journal task failed")
             self._task = None
+        with self._cv:
+            self._closing = True
+            self._cv.notify_all()
+        if self._flusher is not None:
+            await asyncio.to_thread(self._flusher.join, 30)
+            self._flusher = None
         with self._sync, self._mu:
             if self._fd is not None:
                 os.close(self._fd)
@@ -218,30 +234,57 @@ class Journal:
             kl.appended += 1
             entry = Entry(kind, key, row, kl.appended, data, self._written)
             self._pending.append(entry)
+            self._cv.notify()  # the flusher
         loop = self._loop
         if loop is not None:
             loop.call_soon_threadsafe(self._wake.set)
         return entry
 
     def durable(self, entry: Entry) -> None:
-        """Return once the entry is fsynced; callers at the same time share one fdatasync.
+        """Return once the entry is fsynced, or, while a client statement runs, before its
+        reply is sent (core/durability.py: the fsync overlaps the statement's work).
         Raises AgentError when the log cannot be synced (the entry is applied anyway)."""
-        with self._sync:
-            if self._synced >= entry.ticket:
-                return
-            with self._mu:
-                fd, upto = self._fd, self._written
-            try:
-                if fd is None:
-                    raise OSError("agent journal closed")
-                os.fdatasync(fd)
-            except OSError:
-                log.exception("agent journal fdatasync failed")
-                raise AgentError.unavailable(
-                    "the write could not be made durable (see the server log)",
-                    hint="it may still be applied: read before writing it again",
-                ) from None
-            self._synced = max(self._synced, upto)
+        durability.wait_or_defer(lambda: self._wait_synced(entry.ticket))
+
+    def _wait_synced(self, ticket: int) -> None:
+        with self._cv:
+            while self._synced < ticket:
+                if self._failed >= ticket or self._flusher is None:
+                    raise AgentError.unavailable(
+                        "the write could not be made durable (see the server log)",
+                        hint="it may still be applied: read before writing it again",
+                    )
+                if not self._cv.wait(SETTLE_TIMEOUT):
+                    raise AgentError.unavailable("the journal's fsync did not finish in time")
+
+    def _flush_loop(self) -> None:
+        """The flusher thread: one fdatasync for everything written since the last one
+        (group commit)."""
+        while True:
+            with self._cv:
+                while max(self._synced, self._failed) >= self._written and not self._closing:
+                    self._cv.wait()
+                if max(self._synced, self._failed) >= self._written:
+                    return  # closing, nothing left to sync
+            with self._sync:  # _clean must not swap the file meanwhile
+                with self._mu:
+                    fd, upto = self._fd, self._written
+                try:
+                    if fd is None:
+                        raise OSError("agent journal closed")
+                    os.fdatasync(fd)
+                    ok = True
+                except OSError:
+                    log.exception("agent journal fdatasync failed")
+                    ok = False
+            with self._cv:
+                if ok:
+                    self._synced = max(self._synced, upto)
+                else:
+                    self._failed = max(self._failed, upto)
+                self._cv.notify_all()
+                if not ok and self._closing:
+                    return
 
     # ---- waiting for entries (main loop) ------------------------------------------------
 
@@ -313,6 +356,7 @@ class Journal:
                 os.close(fd)
                 self._fd, self._dirty = new, False
                 self._synced = self._written
+                self._cv.notify_all()
 
     # ---- applying (main loop) -----------------------------------------------------------
 

@@ -46,9 +46,10 @@ class EventKind:
 
     name = "event"
 
-    def __init__(self, sessions: Any, journal: Journal) -> None:
+    def __init__(self, sessions: Any, journal: Journal, write_event: Any) -> None:
         self.sessions = sessions
         self.journal = journal
+        self.write_event = write_event  # service.write_event (service imports this module)
         self._mu = threading.Lock()
         self._tails: dict[SessionKey, Tail] = {}
         journal.register(self)
@@ -138,7 +139,7 @@ class EventKind:
             ).fetchone()
             if there == (1, 0):
                 fresh.append(r)
-        _write(cur, fresh)
+        _write(cur, fresh, self.write_event)
         return len(fresh)
 
     async def apply(self, rows: list[tuple[Any, ...]]) -> None:
@@ -146,7 +147,7 @@ class EventKind:
 
         def work(cur: duckdb.DuckDBPyConnection) -> list[tuple]:
             with search.ram_index.journal() as entries:
-                _write(cur, events)
+                _write(cur, events, self.write_event)
             return entries
 
         entries = await self.sessions.layer.db.transaction(work)
@@ -157,11 +158,9 @@ class EventKind:
         pass
 
 
-def _write(cur: duckdb.DuckDBPyConnection, events: list[dict[str, Any]]) -> None:
+def _write(cur: duckdb.DuckDBPyConnection, events: list[dict[str, Any]], write_event: Any) -> None:
     """Write journaled events in order (each as the transaction path writes one without
     a state delta), then each session's updated_at."""
-    from proxy.agent.sessions.service import write_event  # service imports this module
-
     last: dict[tuple[str, str, str], dt.datetime] = {}
     for r in events:
         who = Identity(r["org"], r["agent"])

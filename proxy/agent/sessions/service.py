@@ -71,7 +71,7 @@ class Sessions:
         # One writer per session at a time: event order and state deltas stay serial.
         self._locks = KeyedLocks()
         # append_event's fast path: acknowledged once in the agent journal (journal.py)
-        self.journal = EventKind(self, layer.journal)
+        self.journal = EventKind(self, layer.journal, write_event)
 
     def _lock(self, who: Identity, session_id: str) -> asyncio.Lock:
         return self._locks((who.org_id, who.agent_id, session_id))
