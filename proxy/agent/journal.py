@@ -102,6 +102,7 @@ class Journal:
         self._failed = 0  # tickets whose fdatasync failed
         self._flusher: threading.Thread | None = None
         self._closing = False
+        self.syncs = 0  # fdatasyncs of appended lines (tests and benchmarks)
         self._pending: list[Entry] = []
         self._keys: dict[Key, KeyLog] = {}
         self._applied_all = 0
@@ -273,6 +274,7 @@ class Journal:
                     if fd is None:
                         raise OSError("agent journal closed")
                     os.fdatasync(fd)
+                    self.syncs += 1
                     ok = True
                 except OSError:
                     log.exception("agent journal fdatasync failed")
