@@ -100,6 +100,10 @@ class Journal:
         self._written = 0  # writes since start (tickets)
         self._synced = 0  # tickets known durable
         self._failed = 0  # tickets whose fdatasync failed
+        # Set when an fdatasync fails: the tickets synced before. The kernel may have
+        # dropped the lines it held, so a later success proves nothing for later tickets;
+        # no more appends (every write takes the transaction path).
+        self._safe_upto: int | None = None
         self._flusher: threading.Thread | None = None
         self._closing = False
         self.syncs = 0  # fdatasyncs of appended lines (tests and benchmarks)
@@ -121,7 +125,9 @@ class Journal:
 
     @property
     def active(self) -> bool:
-        return self._fd is not None and self.enabled and not self._stopping
+        return (
+            self._fd is not None and self.enabled and not self._stopping and self._safe_upto is None
+        )
 
     # ---- lifecycle ----------------------------------------------------------------
 
@@ -249,8 +255,10 @@ class Journal:
 
     def _wait_synced(self, ticket: int) -> None:
         with self._cv:
-            while self._synced < ticket:
-                if self._failed >= ticket or self._flusher is None:
+            while self._synced < ticket or self._safe_upto is not None:
+                if self._safe_upto is not None and ticket <= self._safe_upto:
+                    return
+                if self._safe_upto is not None or self._flusher is None:
                     raise AgentError.unavailable(
                         "the write could not be made durable (see the server log)",
                         hint="it may still be applied: read before writing it again",
@@ -284,6 +292,8 @@ class Journal:
                     self._synced = max(self._synced, upto)
                 else:
                     self._failed = max(self._failed, upto)
+                    if self._safe_upto is None:
+                        self._safe_upto = self._synced
                 self._cv.notify_all()
                 if not ok and self._closing:
                     return
