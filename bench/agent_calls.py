@@ -3,9 +3,11 @@ SELECT over the same wire in the same run (the floor an agent call can reach).
 
     PYTHONPATH=. .venv/bin/python bench/agent_calls.py [--n 300]
 
-Prints p50 / p99 per kind and the ratio to the point SELECT's p50. Targets (issues 23,
-24): store_memory without wait and append_event under 2 ms p50. `--root DIR` serves
-another tree (say, an export of main) for a before/after in one run.
+Prints p50 / p99 per kind and the ratio to the point SELECT's p50 (the kinds run in
+turn, one call each, so all meet the same load), and the disk's write + fdatasync p50.
+`--base DIR` serves a second tree (say, an export of main) in the same turns: before
+and after from one run; `--root DIR` serves another tree instead of this one. Targets
+(issues 23, 24): store_memory without wait and append_event under 2 ms p50.
 
 Where a store's time went (py-spy on the server, 2026-11-27): per store on the DuckDB
 worker ~3 ms in DuckDB's COMMIT of the agent database file (in-process: 3.3 ms on a
@@ -13,12 +15,23 @@ file, 0.24 ms in memory; the WAL fsync itself is 0.08 ms), ~2 ms in the INSERT, 
 in the dedup SELECT, ~1 ms in the later vector write (its own transaction, under the same
 write lock); the rest is waiting and thread hand-offs. So an acknowledgement that waits
 for a DuckDB commit cannot reach 2 ms here.
+
+With the agent journal (proxy/agent/journal.py; stages timed with perf_counter_ns on the
+server, 2026-11-27, load 30-45 on 2 cores): the journaled store's ~11 ms were the
+fdatasync on the main loop (2-7 ms on this disk under load, 0.1-0.2 ms when it is quiet),
+the hop to the main loop and back behind the apply rounds and the embedding pump running
+there, and GIL waits after every blocking call while one-row apply transactions (one per
+store) ran beside it. Now the line is written on the connection's thread, fsynced by the
+journal's flusher thread while the statement's DuckDB work runs (the reply waits for it),
+and applied in batches: a store costs what whoami() costs plus whatever of the fsync the
+DuckDB work does not hide.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import statistics
 import sys
 import tempfile
@@ -46,54 +59,87 @@ def pct(xs: list[float], p: float) -> float:
     return s[min(len(s) - 1, int(p * len(s)))]
 
 
+def setup(conn: psycopg.Connection) -> None:
+    conn.execute("CREATE TABLE IF NOT EXISTS bench_point (k INT PRIMARY KEY, v TEXT)")
+    conn.execute(
+        "INSERT INTO bench_point SELECT i, 'v' || i FROM range(100) t(i) ON CONFLICT DO NOTHING"
+    )
+    with contextlib.suppress(psycopg.Error):  # kept from an earlier run (--port)
+        conn.execute("SELECT * FROM create_session('bench', 'u', 'bench-session')")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=300)
     ap.add_argument("--port", type=int, help="an already running server")
     ap.add_argument("--kinds", default=",".join(KINDS))
     ap.add_argument("--root", type=Path, help="serve this tree (say, main) instead of this one")
+    ap.add_argument(
+        "--base", type=Path, help="also serve this tree (say, an export of main), same turns"
+    )
     ap.add_argument("--server-arg", action="append", default=[], help="extra `serve` argument")
     args = ap.parse_args()
-    proc = None
-    with tempfile.TemporaryDirectory() as d:
+    procs = []
+    kinds = args.kinds.split(",")
+    with tempfile.TemporaryDirectory() as d, contextlib.ExitStack() as stack:
+        ports = {}
         if args.port:
-            port = args.port
-        else:
-            proc, port = start_hatiproxy(
-                Path(d),
+            ports["server"] = args.port
+        trees = {} if args.port else {"this": args.root}
+        if args.base:
+            trees["base"] = args.base
+        for name, root in trees.items():
+            proc, ports[name] = start_hatiproxy(
+                Path(d) / name,
                 *args.server_arg,
-                database=str(Path(d) / "bench.duckdb"),
-                **({"root": args.root} if args.root else {}),
+                database=str(Path(d) / f"{name}.duckdb"),
+                **({"root": root} if root else {}),
             )
+            procs.append(proc)
         try:
-            with psycopg.connect(
-                f"host=127.0.0.1 port={port} user=bench dbname=hatidata", autocommit=True
-            ) as conn:
-                conn.execute("CREATE TABLE IF NOT EXISTS bench_point (k INT PRIMARY KEY, v TEXT)")
-                conn.execute(
-                    "INSERT INTO bench_point SELECT i, 'v' || i FROM range(100) t(i)"
-                    " ON CONFLICT DO NOTHING"
+            conns = {}
+            for name, port in ports.items():
+                conns[name] = stack.enter_context(
+                    psycopg.connect(
+                        f"host=127.0.0.1 port={port} user=bench dbname=hatidata", autocommit=True
+                    )
                 )
-                with contextlib.suppress(psycopg.Error):  # kept from an earlier run (--port)
-                    conn.execute("SELECT * FROM create_session('bench', 'u', 'bench-session')")
-                base = None
-                for kind in args.kinds.split(","):
+                setup(conns[name])
+                for kind in kinds:
                     sql, params = KINDS[kind]
                     for i in range(20):  # warm up
-                        conn.execute(sql, params(i)).fetchall()
-                    times = []
-                    for i in range(args.n):
-                        t0 = time.perf_counter()
-                        conn.execute(sql, params(i + 1000)).fetchall()
-                        times.append(time.perf_counter() - t0)
-                    p50 = statistics.median(times) * 1e3
-                    base = base or p50
-                    print(
-                        f"{kind:14s} p50 {p50:6.2f} ms  p99 {pct(times, 0.99) * 1e3:6.2f} ms"
-                        f"  x{p50 / base:5.1f} of point select"
-                    )
+                        conns[name].execute(sql, params(i)).fetchall()
+            # Round robin, one call of each kind (and server) in turn: on a shared machine
+            # whose load swings within seconds, every kind meets the same load. The disk's
+            # cost of one durable append (write + fdatasync), the floor of an
+            # acknowledgement that waits for one, is measured in the same turns.
+            times: dict[tuple[str, str], list[float]] = {}
+            fd = os.open(Path(d) / "fsync.probe", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+            try:
+                for i in range(args.n):
+                    for name, conn in conns.items():
+                        for kind in kinds:
+                            sql, params = KINDS[kind]
+                            t0 = time.perf_counter()
+                            conn.execute(sql, params(i + 1000)).fetchall()
+                            times.setdefault((name, kind), []).append(time.perf_counter() - t0)
+                    t0 = time.perf_counter()
+                    os.write(fd, b"x" * 200 + b"\n")
+                    os.fdatasync(fd)
+                    times.setdefault(("disk", "fdatasync"), []).append(time.perf_counter() - t0)
+            finally:
+                os.close(fd)
+            base: dict[str, float] = {}
+            for (name, kind), ts in times.items():
+                p50 = statistics.median(ts) * 1e3
+                ref = base.setdefault(name, p50) if name != "disk" else next(iter(base.values()))
+                label = f"{name}: {kind}" if len(conns) > 1 or name == "disk" else kind
+                print(
+                    f"{label:22s} p50 {p50:6.2f} ms  p99 {pct(ts, 0.99) * 1e3:7.2f} ms"
+                    f"  x{p50 / ref:5.1f} of {kinds[0]}"
+                )
         finally:
-            if proc is not None:
+            for proc in procs:
                 proc.kill()
                 proc.wait()
     return 0

@@ -30,6 +30,7 @@ class AgentContext(Protocol):
     db: PooledDB  # the agent database
     users_db: PooledDB  # the users' database (branch schemas)
     registry: Registry
+    journal: Any  # proxy/agent/journal.py
     memory: Any
     state: Any
     graph: Any

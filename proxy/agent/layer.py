@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from proxy.agent import graph, maintenance, state, whoami  # noqa: F401 (whoami: its declaration)
 from proxy.agent.branches import service as branches
+from proxy.agent.journal import Journal
 from proxy.agent.ledger import service as ledger
 from proxy.agent.memory import service as memory
 from proxy.agent.sessions import service as sessions
@@ -51,6 +52,9 @@ class AgentLayer:
         # The users' database, for what works on users' tables (branch schemas, pg_proc).
         self.users_db = PooledDB(engine)
         self.registry = REGISTRY
+        # Fast acknowledgements of store_memory / append_event (journal.py); each service
+        # registers its kind.
+        self.journal = Journal(_journal_path(engine))
         # Order matters: triggers first, so memory and ledger can notify them.
         self.triggers = triggers.Triggers(self)
         self.memory = memory.Memory(self)
@@ -94,10 +98,16 @@ class AgentLayer:
         self._services.append(service)
 
     async def start(self) -> None:
+        await self.db.run(self.journal.replay)  # before anything reads the tables
+        self.journal.start()
         for service in self._services:
             await service.start()
 
     async def stop(self) -> None:
+        try:
+            await self.journal.stop()  # every acknowledged write into its table first
+        except Exception:
+            log.exception("stopping the agent journal failed")
         for service in reversed(self._services):
             try:
                 await service.stop()
@@ -106,8 +116,29 @@ class AgentLayer:
         self.db.close()
         self.users_db.close()
 
+    async def before_call(self, fn: Any, who: Identity) -> None:
+        """Memory and session functions see the caller's journaled writes (journal.py);
+        the journaled functions themselves keep their order on their own."""
+        if fn.scope and fn.scope.startswith("memory:") and fn.fast is None:
+            writing = bool(fn.writes)  # a delete must not meet applied entries in the log
+            await self.journal.settled(who.org_id, who.agent_id, writing=writing)
+
+    async def before_relations(self, who: Identity, names: Any) -> None:
+        """The memory and session relations show the caller's journaled writes too."""
+        if any(n.startswith(("_hatidata_agent_memory", "_hatidata_session")) for n in names):
+            await self.journal.settled(who.org_id, who.agent_id)
+
     async def call(
         self, name: str, who: Identity, args: list[Any] | None = None, /, **kwargs: Any
     ) -> list[dict[str, Any]]:
         """Run a registered agent function by name (MCP and REST come in here)."""
         return await self.registry.get(name).call(self, who, list(args or []), kwargs)
+
+
+def _journal_path(engine: Engine) -> str | None:
+    """The journal beside the agent database; None for an in-memory one."""
+    agent_db = getattr(engine, "agent_db", None)
+    path = getattr(agent_db, "path", None)
+    if agent_db is None or not path or getattr(agent_db.file, "in_memory", True):
+        return None
+    return str(path) + ".journal"

@@ -15,6 +15,7 @@ table of agent functions (`proxy.agent.docs`).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -74,6 +75,9 @@ class McpTool:
 
 
 Handler = Callable[..., Awaitable[list[dict[str, Any]]]]
+# A synchronous, thread-safe way to answer a call from any thread (the agent journal's
+# acknowledgements): rows, or None when the handler must run.
+Fast = Callable[..., list[dict[str, Any]] | None]
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,7 @@ class AgentFunction:
     writes: bool = False  # refused for read-only identities and in read_query
     doc: str = ""  # one paragraph: what the function does
     mcp: McpTool | None = None  # None: not an MCP tool
+    fast: Fast | None = None  # tried first, on the caller's thread (see Fast)
 
     def tool_params(self) -> tuple[Param, ...]:
         """The MCP tool's parameters (see McpTool); () when it is not a tool."""
@@ -138,12 +143,33 @@ class AgentFunction:
         return await self.run(layer, who, self.bind(args, kwargs))
 
     async def run(
-        self, layer: AgentLayer, who: Identity, kwargs: dict[str, Any]
+        self, layer: AgentLayer, who: Identity, kwargs: dict[str, Any], *, fast: bool = True
     ) -> list[dict[str, Any]]:
-        """Check the scope, run the handler on bound arguments, count the call for the key."""
+        """Check the scope, run the handler on bound arguments, count the call for the key.
+        `fast`: try the fast path first (off the event loop: it may wait for an fsync)."""
         who.require(self.scope)
-        rows = await self.handler(layer, who, **kwargs)
+        before = getattr(layer, "before_call", None)
+        if before is not None:  # e.g. memory reads wait for journaled stores
+            await before(self, who)
+        rows = None
+        if fast and self.fast is not None:
+            rows = await asyncio.to_thread(self.fast, layer, who, **kwargs)
+        if rows is None:
+            rows = await self.handler(layer, who, **kwargs)
         if who.meter is not None:
+            who.meter.agent_call(self.name)
+        return rows
+
+    def run_fast(
+        self, layer: AgentLayer, who: Identity, kwargs: dict[str, Any]
+    ) -> list[dict[str, Any]] | None:
+        """The fast path on the caller's own thread (a client connection's): rows, or None
+        when the call must go to `run` on the main loop (with fast=False)."""
+        if self.fast is None:
+            return None
+        who.require(self.scope)
+        rows = self.fast(layer, who, **kwargs)
+        if rows is not None and who.meter is not None:
             who.meter.agent_call(self.name)
         return rows
 
@@ -220,6 +246,7 @@ def agent_function(
     writes: bool = False,
     mcp: McpTool | None = None,
     registry: Registry | None = None,
+    fast: Fast | None = None,
 ) -> Callable[[Handler], Handler]:
     """Register `handler(layer, who, **kwargs) -> rows` under `name` (lower case).
 
@@ -238,6 +265,7 @@ def agent_function(
                 writes=writes,
                 doc=first_paragraph(handler.__doc__),
                 mcp=mcp,
+                fast=fast,
             )
         )
         return handler

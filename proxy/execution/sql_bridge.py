@@ -146,7 +146,10 @@ async def prepare(
             # Only the call itself runs on the main loop (where the agent layer's asyncio
             # state lives); its rows become Arrow on the caller's thread, so a busy main
             # loop serving every connection's agent calls does not convert them too.
-            rows = await on_main(fn.run(layer, who, converted))
+            # A journaled write is acknowledged here, on the connection's own thread.
+            rows = fn.run_fast(layer, who, converted)
+            if rows is None:
+                rows = await on_main(fn.run(layer, who, converted, fast=False))
         except AgentError as exc:
             raise to_pg_error(exc) from None
         out.append((call.relation, _arrow(fn, rows), fn.columns))
@@ -198,6 +201,9 @@ def empty_relations(st: Statement) -> list[Relation]:
 async def relation_rows(layer: AgentLayer, who: Identity, names: Sequence[str]) -> list[Relation]:
     """The caller's rows of each agent relation the statement names, from the agent
     database (one worker hop for all of them)."""
+    before = getattr(layer, "before_relations", None)
+    if before is not None:  # e.g. the memory relation waits for journaled stores
+        await before(who, names)
     params = {"org_id": who.org_id, "agent_id": who.agent_id}
     clock = layer.db.changes
     columns = layer.relation_columns

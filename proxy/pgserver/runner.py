@@ -17,11 +17,14 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from proxy.access.owner_txn import PendingOwners
+from proxy.core import durability
+from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.db.commit_clock import OpenWrite
 from proxy.db.duckdb_errors import map_duckdb_error
 from proxy.db.engine import Engine
 from proxy.db.settings import SessionSettings
+from proxy.execution.sql_bridge import to_pg_error
 from proxy.pgserver import (
     agent_relations,
     alter_rebuild,
@@ -374,10 +377,16 @@ class Runner:
         assert st is not None
         self.semantic.check(st)
         await self.take_cursor()
-        plan = await statement_start.plan(self, portal, session)
-        if plan.writes and self.txn_status == "I":
-            self.write.begin()
-        cols, portal.count, head = await self._run_plan(plan, portal)
+        # A journaled agent write's fsync overlaps the statement's DuckDB work; it is
+        # waited for before anything is answered (core/durability.py).
+        try:
+            with durability.deferred():
+                plan = await statement_start.plan(self, portal, session)
+                if plan.writes and self.txn_status == "I":
+                    self.write.begin()
+                cols, portal.count, head = await self._run_plan(plan, portal)
+        except AgentError as exc:  # the write could not be made durable
+            raise to_pg_error(exc) from None
         if plan.writes and self.txn_status == "T":
             self._record_write(plan, portal, session, head)
         for warning in st.warnings:

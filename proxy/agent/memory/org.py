@@ -74,6 +74,7 @@ async def list_memories(
             [*params, min(limit, MAX_LIST)],
         ).fetchall()
 
+    await layer.journal.settled_all()  # stores acknowledged so far
     return [memory_row(r, mem.access.pending) for r in await layer.db.run(q)]
 
 
@@ -90,6 +91,7 @@ async def get_memory(
             [memory_id, *params],
         ).fetchone()
 
+    await layer.journal.settled_all()  # stores acknowledged so far
     row = await layer.db.run(q)
     if row is None:
         raise AgentError.not_found(f"memory {memory_id} not found")
@@ -112,6 +114,7 @@ async def owners(
             [memory_ids, *params],
         ).fetchall()
 
+    await layer.journal.settled_all()  # stores acknowledged so far
     return dict(await layer.db.run(q))
 
 
@@ -128,6 +131,7 @@ async def owner(
 async def agents_with_memories(layer: AgentContext, org_id: str) -> list[str]:
     """Every agent of the org that has at least one memory."""
     _memory(layer)
+    await layer.journal.settled_all()  # stores acknowledged so far
     rows = await layer.db.run(
         lambda cur: cur.execute(
             f"SELECT DISTINCT agent_id FROM {T_MEM} WHERE org_id = ? ORDER BY 1", [org_id]
@@ -159,6 +163,7 @@ async def embedding_stats(
         ).fetchall()
         return totals, models
 
+    await layer.journal.settled_all()  # stores acknowledged so far
     totals, models = await layer.db.run(q)
     current = mem.model_name
     return {

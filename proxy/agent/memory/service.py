@@ -43,6 +43,7 @@ from proxy.agent.memory import schema as memory_schema
 from proxy.agent.memory.access import AccessTracker
 from proxy.agent.memory.args import parse_weights
 from proxy.agent.memory.index import Attrs, VectorIndex
+from proxy.agent.memory.journal import MemoryKind
 from proxy.agent.memory.rows import index_attrs, refresh_index
 from proxy.agent.memory.schema import MEMORY_COLUMNS, RETURNING_ROWS, SELECT_COLUMNS, T_MEM, T_VEC
 from proxy.agent.memory.shared import SharedMemories
@@ -108,6 +109,8 @@ class Memory:
         self.write_lock = asyncio.Lock()
         # store_memory's transactions, group-committed under write_lock (write_batch.py)
         self.stores = WriteBatcher(layer.db, self.write_lock)
+        # store_memory's fast path: acknowledged once in the agent journal (journal.py)
+        self.journal = MemoryKind(self, layer.journal)
         self._queue: asyncio.Queue[EmbedJob | None] = asyncio.Queue()
         self._queued: set[str] = set()  # memory ids in the queue or being embedded
         self._waiters: dict[str, list[asyncio.Future[str]]] = {}
@@ -153,6 +156,8 @@ class Memory:
             return
         self._stopping = False
         self._stop_event = asyncio.Event()
+        # The layer replayed the journal first: the load below queues its embeddings.
+        await self.layer.db.run(self.journal.load)
         if self.embedder is not None:
             jobs = await self.layer.db.run(self._load)
             for job in jobs:
@@ -265,6 +270,12 @@ class Memory:
             )
 
     # ---- embedding pipeline -------------------------------------------------------
+
+    def queue_embeddings(self, rows: list[tuple[str, int, str, str, str]]) -> None:
+        """Queue new memories (memory_id, seq, org, agent, content) for the pump."""
+        if self.embedder is not None:
+            for r in rows:
+                self._enqueue(EmbedJob(*r))
 
     def _enqueue(self, job: EmbedJob) -> None:
         if job.memory_id in self._queued or self._stopping:

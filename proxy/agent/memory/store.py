@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from proxy.agent.memory import search as memory_search
 from proxy.agent.memory.args import content_hash, now, parse_metadata, parse_uuid, text_arg
+from proxy.agent.memory.journal import Row, insert_rows
 from proxy.agent.memory.rows import refresh_index
 from proxy.agent.memory.schema import RETURNING_ROWS, T_MEM
 from proxy.agent.memory.service import (
@@ -227,64 +228,31 @@ def _store_tx(
     return infos, retired
 
 
-_INSERT = (
-    f"INSERT INTO {T_MEM} (memory_id, org_id, agent_id, session_id, memory_type, content,"
-    " metadata, importance, created_at, updated_at, content_hash, expires_at)"
-)
-
-
 def _insert(
     cur: duckdb.DuckDBPyConnection,
     who: Identity,
     fresh: list[tuple[Item, dict[str, Any]]],
     at: dt.datetime,
 ) -> list[int]:
-    """Insert the new memories; their seqs in order. Many go in one statement."""
-    rows = [
-        (
-            info["memory_id"],
-            who.org_id,
-            who.agent_id,
-            it.session_id,
-            it.memory_type,
-            it.content,
-            it.meta_text,
-            it.importance,
-            at,
-            at,
-            it.digest,
-            it.expires_at,
-        )
-        for it, info in fresh
-    ]
-    if len(rows) <= 1:
-        return [
-            cur.execute(
-                f"{_INSERT} VALUES (?, ?, ?, ?, ?, ?, ?::JSON, ?, ?, ?, ?, ?) RETURNING seq", row
-            ).fetchone()[0]
-            for row in rows
-        ]
-    import pyarrow as pa
+    """Insert the new memories; their seqs in order."""
+    return insert_rows(cur, [_row(who, it, info["memory_id"], at) for it, info in fresh])
 
-    names = ("id", "org", "agent", "sess", "typ", "content", "meta", "imp", "ca", "ua", "h", "exp")
-    types = (pa.string(),) * 7 + (pa.float64(),) + (pa.timestamp("us", tz="UTC"),) * 2
-    types += (pa.string(), pa.timestamp("us", tz="UTC"))
-    table = pa.table(
-        {
-            n: pa.array([r[i] for r in rows], t)
-            for i, (n, t) in enumerate(zip(names, types, strict=True))
-        }
+
+def _row(who: Identity, it: Item, memory_id: str, at: dt.datetime) -> Row:
+    return (
+        memory_id,
+        who.org_id,
+        who.agent_id,
+        it.session_id,
+        it.memory_type,
+        it.content,
+        it.meta_text,
+        it.importance,
+        at,
+        at,
+        it.digest,
+        it.expires_at,
     )
-    cur.register("_hati_new_memories", table)
-    try:
-        got = cur.execute(
-            f"{_INSERT} SELECT id::UUID, org, agent, sess, typ, content, meta::JSON, imp, ca, ua,"
-            " h, exp FROM _hati_new_memories RETURNING memory_id::VARCHAR, seq"
-        ).fetchall()
-    finally:
-        cur.unregister("_hati_new_memories")
-    by_id = dict(got)
-    return [by_id[r[0]] for r in rows]
 
 
 async def store_items(
@@ -292,6 +260,7 @@ async def store_items(
 ) -> list[dict[str, Any]]:
     """Store checked items (one transaction); one result row per item, in order."""
     mem = memory_of(layer)
+    await layer.journal.settled(who.org_id, who.agent_id)  # this agent's earlier stores first
     at = now()
 
     def indexed(result: tuple[list[dict[str, Any]], list[tuple[Any, ...]]]) -> None:
@@ -302,6 +271,9 @@ async def store_items(
             if not info["deduplicated"]:
                 mem.index.note_unembedded(who.org_id, who.agent_id, info["seq"])
 
+    # Before the transaction: a store of the same text meanwhile then waits for it.
+    for it in items:
+        mem.journal.note_stored(who.org_id, who.agent_id, it.digest)
     # Stores waiting together share one transaction and commit (write_batch.py).
     infos, _ = await mem.stores.run(lambda cur: _store_tx(cur, who, items, at), indexed)
     waiters: dict[str, Any] = {}
@@ -345,6 +317,36 @@ async def store_items(
     ]
 
 
+def store_memory_fast(
+    layer: AgentContext, who: Identity, *, wait: Any = False, **fields: Any
+) -> list[dict[str, Any]] | None:
+    """Without `wait` or `supersedes`: acknowledged once the memory is in the fsynced agent
+    journal (journal.py), on the caller's thread; None: the transaction path."""
+    if wait or fields.get("supersedes") is not None:
+        return None
+    mem = memory_of(layer)
+    item = check_item(**fields)
+    got = mem.journal.try_append(
+        who.org_id, who.agent_id, item.digest, lambda mid: _row(who, item, mid, now())
+    )
+    if got is None:
+        return None
+    row, dedup = got
+    return [
+        {
+            "memory_id": row[0],
+            "status": "stored",
+            "deduplicated": dedup,
+            "has_embedding": False,
+            "embedding_status": "pending",
+            "embedding_model": None,
+            "content_hash": item.digest,
+            "superseded_id": None,
+            "created_at": row[8],
+        }
+    ]
+
+
 @agent_function(
     "store_memory",
     params=[
@@ -370,12 +372,12 @@ async def store_items(
         ("content", "memory_type", "metadata", "importance"),
         "Store a memory in this agent's long-term memory; returns its memory_id.",
     ),
+    fast=store_memory_fast,
 )
 async def store_memory(
     layer: AgentContext, who: Identity, *, wait: Any = False, **fields: Any
 ) -> list[dict[str, Any]]:
     """Store a memory; it is embedded in the background (wait := true waits for it)."""
-    memory_of(layer)
     return await store_items(layer, who, [check_item(**fields)], bool(wait))
 
 

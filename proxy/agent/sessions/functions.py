@@ -152,6 +152,9 @@ async def delete_session(layer: AgentContext, who: Identity, *, session_id: str)
     scope=WRITE,
     writes=True,
     mcp=McpTool(("session_id", "author", "message", "actions", "invocation_id", "metadata")),
+    fast=lambda layer, who, *, session_id, **event: layer.sessions.append_fast(
+        who, session_id, event
+    ),
 )
 async def append_event(
     layer: AgentContext, who: Identity, *, session_id: str, **event: Any

@@ -25,6 +25,7 @@ import duckdb
 from proxy.agent.context import KeyedLocks
 from proxy.agent.sessions import artifacts, search
 from proxy.agent.sessions.checks import dump, json_object, json_value, name
+from proxy.agent.sessions.journal import EventKind
 from proxy.agent.sessions.tables import ARTIFACTS, EVENTS, SCOPED, SESSIONS, TEMP
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
@@ -69,6 +70,8 @@ class Sessions:
         self.index = search.EventIndex(layer)
         # One writer per session at a time: event order and state deltas stay serial.
         self._locks = KeyedLocks()
+        # append_event's fast path: acknowledged once in the agent journal (journal.py)
+        self.journal = EventKind(self, layer.journal, write_event)
 
     def _lock(self, who: Identity, session_id: str) -> asyncio.Lock:
         return self._locks((who.org_id, who.agent_id, session_id))
@@ -115,16 +118,31 @@ class Sessions:
         await self.index.stop()
 
     async def transaction(self, who: Identity, session_id: str, work: Any) -> Any:
-        """Run `work(cur)` in one agent-database transaction, serial per session."""
+        """Run `work(cur)` in one agent-database transaction, serial per session, after
+        the agent's journaled appends (work may `learn` the session's last seq)."""
 
         def journaled(cur: duckdb.DuckDBPyConnection) -> tuple[Any, list[tuple]]:
             with search.ram_index.journal() as entries:
                 return work(cur), entries
 
-        async with self._lock(who, session_id):
-            out, entries = await self.layer.db.transaction(journaled)
+        key = (who.org_id, who.agent_id, session_id)
+        self.journal.hold(key)  # appends to this session now wait for it
+        committed = False
+        try:
+            await self.layer.journal.settled(who.org_id, who.agent_id)
+            async with self._lock(who, session_id):
+                out, entries = await self.layer.db.transaction(journaled)
+            committed = True
+        finally:
+            self.journal.release(key, committed)
         self.index.committed(entries)  # the search index's RAM mirror follows the commit
         return out
+
+    def append_fast(self, who: Identity, session_id: Any, event: dict[str, Any]) -> list | None:
+        """append_event through the agent journal (any thread); None: the transaction path."""
+        session_id = name("session_id", session_id)
+        got = self.journal.try_append(who, session_id, _checked_event(event))
+        return None if got is None else [got]
 
     # -- sessions -----------------------------------------------------------------------
 
@@ -146,6 +164,7 @@ class Sessions:
             )
             session = {"session_id": session_id, "app_name": app_name, "user_id": user_id}
             apply_delta(cur, who, session, None, {k: initial[k] for k in initial if k not in plain})
+            self.journal.learn((who.org_id, who.agent_id, session_id), 0, app_name, user_id)
 
         await self.transaction(who, session_id, work)
         return await self.get(who, session_id)
@@ -235,13 +254,15 @@ class Sessions:
             out = []
             for e in checked:
                 seq += 1
-                out.append(_write_event(cur, who, s, key, seq, e, now))
+                out.append(write_event(cur, who, s, key, seq, e, now))
             if out:
                 cur.execute(
                     f"UPDATE {SESSIONS} SET updated_at = ? WHERE org_id = ? AND agent_id = ? "
                     "AND session_id = ?",
                     [now, *key],
                 )
+            assert s is not None
+            self.journal.learn(tuple(key), seq, s["app_name"], s["user_id"])
             return out
 
         out = await self.transaction(who, session_id, work)
@@ -317,7 +338,7 @@ def _checked_event(event: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _write_event(
+def write_event(
     cur: duckdb.DuckDBPyConnection,
     who: Identity,
     s: dict[str, Any] | None,

@@ -1,0 +1,177 @@
+"""store_memory's kind of the agent journal (proxy/agent/journal.py): a store without
+`wait` is acknowledged once its memory is in the fsynced log, and applied to the table
+in the next apply round.
+
+Only the simple case goes through it (one memory, no `supersedes`, no `wait`); the rest
+takes the transaction path (store.py) after this agent's journal entries are applied, so
+the order of writes holds. Deduplication stays exact: each agent's content hashes that
+ever reached the table, or are on their way there by the transaction path, are kept in
+RAM (a superset of the live ones; a hash found there takes the transaction path, which
+answers from the table), and a text still waiting in the journal returns the first one's
+id with deduplicated = true. What reads another agent's memories (a grant) may see them
+a few ms late.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from proxy.agent.journal import Entry, Journal
+from proxy.agent.memory.schema import T_MEM
+
+if TYPE_CHECKING:
+    import duckdb
+
+INSERT = (
+    f"INSERT INTO {T_MEM} (memory_id, org_id, agent_id, session_id, memory_type, content,"
+    " metadata, importance, created_at, updated_at, content_hash, expires_at)"
+)
+# One row of INSERT's columns: (id, org, agent, session, type, content, metadata JSON text,
+# importance, created_at, updated_at, content_hash, expires_at).
+Row = tuple[Any, ...]
+
+
+def insert_rows(cur: duckdb.DuckDBPyConnection, rows: list[Row]) -> list[int]:
+    """Insert memory rows; their seqs in order. Many go in one statement."""
+    if len(rows) <= 1:
+        return [
+            cur.execute(
+                f"{INSERT} VALUES (?, ?, ?, ?, ?, ?, ?::JSON, ?, ?, ?, ?, ?) RETURNING seq", row
+            ).fetchone()[0]
+            for row in rows
+        ]
+    import pyarrow as pa
+
+    names = ("id", "org", "agent", "sess", "typ", "content", "meta", "imp", "ca", "ua", "h", "exp")
+    types = (pa.string(),) * 7 + (pa.float64(),) + (pa.timestamp("us", tz="UTC"),) * 2
+    types += (pa.string(), pa.timestamp("us", tz="UTC"))
+    table = pa.table(
+        {
+            n: pa.array([r[i] for r in rows], t)
+            for i, (n, t) in enumerate(zip(names, types, strict=True))
+        }
+    )
+    cur.register("_hati_new_memories", table)
+    try:
+        got = cur.execute(
+            f"{INSERT} SELECT id::UUID, org, agent, sess, typ, content, meta::JSON, imp, ca, ua,"
+            " h, exp FROM _hati_new_memories RETURNING memory_id::VARCHAR, seq"
+        ).fetchall()
+    finally:
+        cur.unregister("_hati_new_memories")
+    by_id = dict(got)
+    return [by_id[r[0]] for r in rows]
+
+
+def _encode(row: Row) -> list[Any]:
+    r = list(row)
+    for i in (8, 9, 11):
+        r[i] = r[i].isoformat() if r[i] is not None else None
+    return r
+
+
+def _decode(data: list[Any]) -> Row:
+    r = list(data)
+    for i in (8, 9, 11):
+        r[i] = dt.datetime.fromisoformat(r[i]) if r[i] is not None else None
+    return tuple(r)
+
+
+def _apply_tx(cur: duckdb.DuckDBPyConnection, rows: list[Row]) -> list[tuple[Row, int]]:
+    """Insert the rows not yet in the table (a replay may find some there); (row, seq)."""
+    ids = [r[0] for r in rows]
+    there = {
+        r[0]
+        for r in cur.execute(
+            f"SELECT memory_id::VARCHAR FROM {T_MEM} WHERE memory_id IN (SELECT unnest(?::UUID[]))",
+            [ids],
+        ).fetchall()
+    }
+    fresh = [r for r in rows if r[0] not in there]
+    return list(zip(fresh, insert_rows(cur, fresh), strict=True))
+
+
+class MemoryKind:
+    """The journaled stores of one Memory service (service.py; not imported: it imports
+    this module)."""
+
+    name = "memory"
+
+    def __init__(self, mem: Any, journal: Journal) -> None:
+        self.mem = mem
+        self.journal = journal
+        self._mu = threading.Lock()  # the two below, from any thread
+        # (org, agent, content_hash) -> its entry, while it waits in the log
+        self._waiting: dict[tuple[str, str, str], Entry] = {}
+        self._known: set[int] = set()  # hash((org, agent, content_hash)) maybe in the table
+        journal.register(self)
+
+    def encode(self, row: Row) -> list[Any]:
+        return _encode(row)
+
+    def decode(self, data: list[Any]) -> Row:
+        return _decode(data)
+
+    def replay(self, cur: duckdb.DuckDBPyConnection, rows: list[Row]) -> int:
+        return len(_apply_tx(cur, rows))
+
+    def load(self, cur: duckdb.DuckDBPyConnection) -> None:
+        """At start, after the replay: the hashes the table holds."""
+        known = {
+            hash(tuple(r))
+            for r in cur.execute(
+                f"SELECT DISTINCT org_id, agent_id, content_hash FROM {T_MEM}"
+            ).fetchall()
+        }
+        with self._mu:
+            self._known = known
+            self._waiting.clear()
+
+    def note_stored(self, org: str, agent: str, digest: str) -> None:
+        """A memory with this hash is going to the table by the transaction path (noted
+        before its transaction: a fast store of the same text meanwhile goes there too)."""
+        with self._mu:
+            self._known.add(hash((org, agent, digest)))
+
+    def try_append(
+        self, org: str, agent: str, digest: str, make_row: Any
+    ) -> tuple[Row, bool] | None:
+        """Acknowledge a store through the log (any thread; returns once it is durable):
+        (row, deduplicated), or None when it must take the transaction path (no log, or a
+        hash the table may hold)."""
+        if not self.journal.active:
+            return None
+        with self._mu:
+            entry = self._waiting.get((org, agent, digest))
+            dedup = entry is not None
+            if entry is None:
+                if hash((org, agent, digest)) in self._known:
+                    return None
+                entry = self.journal.write(self.name, (org, agent), make_row(str(uuid.uuid4())))
+                if entry is None:
+                    return None
+                self._waiting[(org, agent, digest)] = entry
+                self._known.add(hash((org, agent, digest)))
+        self.journal.durable(entry)  # a deduplicated answer waits for the first's sync too
+        return entry.row, dedup
+
+    async def apply(self, rows: list[Row]) -> None:
+        mem = self.mem
+
+        def indexed(done: list[tuple[Row, int]]) -> None:  # under the write lock
+            for row, seq in done:
+                mem.index.note_unembedded(row[1], row[2], seq)
+
+        done = await mem.stores.run(lambda cur: _apply_tx(cur, rows), indexed)
+        mem.queue_embeddings([(row[0], seq, row[1], row[2], row[5]) for row, seq in done])
+
+    def applied(self, rows: list[Row]) -> None:
+        with self._mu:
+            for row in rows:
+                key = (row[1], row[2], row[10])
+                entry = self._waiting.get(key)
+                if entry is not None and entry.row is row:
+                    del self._waiting[key]

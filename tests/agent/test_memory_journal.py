@@ -1,0 +1,216 @@
+"""store_memory without wait and append_event are acknowledged from an fsynced journal
+(proxy/agent/journal.py).
+
+What a user relies on: an acknowledged store or event survives kill -9 and is found after
+the restart (events in order, with the seqs they were acknowledged with); a store is seen at once by the same caller's memory reads; the same text stored
+twice quickly is one memory; a trigger fires once per stored memory; a journal left by a
+crash (an entry already applied, a torn last line) replays exactly once. Stop applies
+everything and leaves the journal empty.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+from pathlib import Path
+
+import psycopg
+from agent_support import open_layer, run, who
+from memory_support import count_rows, sql
+from trigger_support import fires, register
+
+from proxy.core.identity import Identity
+from tests.conftest import start_server
+
+
+async def all_embedded(layer: object) -> None:
+    deadline = asyncio.get_running_loop().time() + 30
+    q = "SELECT count(*) FROM hatidata_internal.agent_memory WHERE embedding_status = 'pending'"
+    while (await sql(layer, q))[0][0]:  # type: ignore[arg-type]
+        assert asyncio.get_running_loop().time() < deadline, "memories still pending"
+        await asyncio.sleep(0.02)
+
+
+def test_acknowledged_stores_survive_kill_9(tmp_path: Path) -> None:
+    srv = start_server(tmp_path, "--embedding-provider", "hash")
+    words = ["alpha", "beta", "gamma"] * 10
+    texts = [f"journaled {w}{n} fact{n}x" for n, w in enumerate(words)]
+    try:
+        with psycopg.connect(srv.dsn, autocommit=True) as con:
+            ids = [
+                con.execute("SELECT memory_id::VARCHAR FROM store_memory(%s)", (t,)).fetchone()[0]
+                for t in texts
+            ]
+            # The same connection reads its stores at once, in SQL too.
+            seen = con.execute(
+                "SELECT count(*) FROM _hatidata_agent_memory WHERE content = %s", (texts[-1],)
+            ).fetchone()
+            assert seen == (1,)
+            more = [f"after the read {n}" for n in range(10)]
+            for t in more:
+                ids.append(
+                    con.execute("SELECT memory_id::VARCHAR FROM store_memory(%s)", (t,)).fetchone()[
+                        0
+                    ]
+                )
+            texts += more
+            # append_event: acknowledged from the journal too; seqs run on across the
+            # transaction path (an event with a state_delta) and the journal's.
+            con.execute("SELECT * FROM create_session('app', 'u', session_id := 'js')")
+            seqs = []
+            for n in range(12):
+                actions = json.dumps({"state_delta": {"turn": n}}) if n == 5 else None
+                seqs.append(
+                    con.execute(
+                        "SELECT seq FROM append_event('js', 'user', %s, actions := %s)",
+                        (json.dumps({"role": "user", "parts": [{"text": f"turn {n}"}]}), actions),
+                    ).fetchone()[0]
+                )
+            assert seqs == list(range(1, 13))
+            seen = con.execute(
+                "SELECT max(seq) FROM _hatidata_session_events WHERE session_id = 'js'"
+            ).fetchone()
+            assert seen == (12,)  # read at once by the same caller
+            for n in range(12, 20):
+                con.execute("SELECT seq FROM append_event('js', 'user', %s)", (f'"turn {n}"',))
+        os.kill(srv.proc.pid, signal.SIGKILL)  # right after the last acknowledgement
+        srv.proc.wait(10)
+    finally:
+        srv.stop()
+
+    # A crash may also leave an entry already applied, and a torn last line (never
+    # acknowledged): replay skips both and applies the rest once.
+    journal = tmp_path / "data" / "hatiproxy.agent.duckdb.journal"
+    entry = [ids[0], "local", "x", None, "fact", texts[0], "{}", 0.5]
+    entry += ["2026-01-01T00:00:00+00:00"] * 2 + ["h", None]
+    new = [*entry]
+    new[0], new[5], new[10] = "00000000-0000-4000-8000-000000000001", "replayed", "h2"
+    with open(journal, "a") as f:
+        lines = [json.dumps(["memory", r]) for r in (entry, new, new)]
+        f.write("\n".join([lines[0], lines[1], lines[2][:30]]))
+
+    async def check() -> None:
+        # The same files, opened again (in process: a second server start costs ~7 s).
+        db = str(tmp_path / "data" / "hatiproxy.duckdb")
+        async with open_layer(tmp_path, database=db) as layer:
+            got = await sql(
+                layer,
+                "SELECT memory_id::VARCHAR, content, org_id, agent_id"
+                " FROM hatidata_internal.agent_memory",
+            )
+            assert {r[0]: r[1] for r in got if r[0] in ids} == dict(zip(ids, texts, strict=True))
+            assert sorted(r[1] for r in got) == sorted([*texts, "replayed"])
+            await all_embedded(layer)  # queued again at start: searchable
+            owner = Identity(got[0][2], got[0][3])
+            hit = await layer.call("search_memory", owner, [texts[7], 1])
+            assert hit[0]["memory_id"] == ids[7]
+            events = await layer.call("session_events", owner, session_id="js")
+            assert [e["seq"] for e in events] == list(range(1, 21))
+            assert events[-1]["message"] == "turn 19"
+            state = (await layer.call("get_session", owner, session_id="js"))[0]["state"]
+            assert state["turn"] == 5
+
+    run(check())
+
+
+def test_read_your_writes_dedup_and_one_trigger_fire(tmp_path: Path) -> None:
+    async def go() -> None:
+        async with open_layer(tmp_path, database=str(tmp_path / "users.duckdb")) as layer:
+            assert layer.journal.path is not None  # the fast path is on
+            trig = await register(layer, name="refunds", concept="refund request", cooldown_secs=0)
+            first = (await layer.call("store_memory", who(), ["refund request"]))[0]
+            again = (await layer.call("store_memory", who(), ["refund request"]))[0]
+            assert (first["deduplicated"], again["deduplicated"]) == (False, True)
+            assert again["memory_id"] == first["memory_id"]
+            assert first["embedding_status"] == "pending"
+            got = await layer.call("get_memory", who(), memory_id=first["memory_id"])
+            assert got[0]["content"] == "refund request"
+            # Once applied, the same text again is answered from the table: same id.
+            third = (await layer.call("store_memory", who(), ["refund request"]))[0]
+            assert (third["memory_id"], third["deduplicated"]) == (first["memory_id"], True)
+            await all_embedded(layer)
+            # The trigger hears of a memory just after its embedding is written.
+            deadline = asyncio.get_running_loop().time() + 30
+            while not await fires(layer, trig["trigger_id"]):
+                assert asyncio.get_running_loop().time() < deadline, "the trigger never fired"
+                await layer.triggers.drain()
+                await asyncio.sleep(0.02)
+            await layer.triggers.drain()
+            assert len(await fires(layer, trig["trigger_id"])) == 1
+            other = (await layer.call("store_memory", who("agent-b"), ["refund request"]))[0]
+            assert other["deduplicated"] is False and other["memory_id"] != first["memory_id"]
+            await layer.call("get_memory", who("agent-b"), memory_id=other["memory_id"])
+            assert await count_rows(layer) == 2  # direct SQL: once a read has waited
+            # A delete never leaves the deleted memory in the log (a replay would bring it
+            # back): the log is rewritten first when it still holds applied entries, as
+            # after a round that left other stores waiting.
+            layer.journal._dirty = True
+            await layer.call("store_memory", who("agent-b"), ["waiting meanwhile"])
+            await layer.call("delete_memory", who(), memory_id=first["memory_id"])
+            log_bytes = Path(layer.journal.path).read_bytes()
+            assert first["memory_id"].encode() not in log_bytes
+            await layer.call("store_memory", who(), ["left for stop"])
+            journal = Path(layer.journal.path)
+        assert journal.read_bytes() == b""  # stop() applied everything
+
+    run(go())
+
+
+class Lines:
+    """A journal kind that only records what it was asked to apply."""
+
+    name = "lines"
+
+    def __init__(self) -> None:
+        self.rows: list[tuple] = []
+
+    def encode(self, row: tuple) -> list:
+        return list(row)
+
+    def decode(self, data: list) -> tuple:
+        return tuple(data)
+
+    def replay(self, cur: object, rows: list[tuple]) -> int:
+        self.rows += rows
+        return len(rows)
+
+    async def apply(self, rows: list[tuple]) -> None:
+        self.rows += rows
+
+    def applied(self, rows: list[tuple]) -> None:
+        pass
+
+
+def test_concurrent_appends_share_fsyncs_and_all_are_applied(tmp_path: Path) -> None:
+    """Group commit: writers acknowledged at the same moment share one fdatasync, each
+    acknowledged only once its line is synced; every line is applied, in each writer's
+    order, and the log is left empty."""
+    from proxy.agent.journal import Journal
+
+    async def go() -> None:
+        journal = Journal(str(tmp_path / "j.journal"))
+        kind = Lines()
+        journal.register(kind)
+        journal.replay(None)  # type: ignore[arg-type]  # no log yet: nothing to read
+        journal.start()
+
+        def writer(w: int) -> None:
+            for n in range(25):
+                entry = journal.write("lines", ("org", f"w{w}"), (w, n))
+                assert entry is not None
+                journal.durable(entry)
+                assert journal._synced >= entry.ticket  # acknowledged only once synced
+
+        await asyncio.gather(*(asyncio.to_thread(writer, w) for w in range(8)))
+        assert journal.syncs < 200  # 200 acknowledgements, fewer fsyncs
+        for w in range(8):
+            await journal.settled("org", f"w{w}")
+        await journal.stop()
+        assert sorted(kind.rows) == [(w, n) for w in range(8) for n in range(25)]
+        for w in range(8):
+            assert [r for r in kind.rows if r[0] == w] == [(w, n) for n in range(25)]
+        assert (tmp_path / "j.journal").read_bytes() == b""
+
+    run(go())
