@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from proxy.wire import temporal as T
-from proxy.wire.bincodec import NUMERIC_NEG, NUMERIC_POS
+from proxy.wire.arrow_numeric import numeric_binary, unscaled
 from proxy.wire.types import column_kind
 from proxy.wire.vector import vector_dims
 
@@ -102,20 +102,12 @@ def _pg_us(raw: np.ndarray) -> np.ndarray:
     return us
 
 
-def _unscaled(col: pa.Array) -> np.ndarray:
-    """A DECIMAL column's unscaled values (they fit an int64: precision <= 18)."""
-    if not pa.types.is_decimal128(col.type):
-        col = pc.cast(col, pa.decimal128(col.type.precision, col.type.scale))  # type: ignore[attr-defined]
-    n = len(col)
-    return np.frombuffer(col.buffers()[1], dtype="<i8")[2 * col.offset : 2 * (col.offset + n) : 2]
-
-
 def _numeric_text(col: pa.Array, scale: int) -> pa.Array:
     """'-12.50' from unscaled -1250 and scale 2: the whole part by Arrow's integer cast,
     the fraction as fixed-width digits from numpy (Arrow's decimal cast is slower)."""
     if col.type.precision > 18:  # type: ignore[attr-defined]
         return pc.cast(pc.cast(col, pa.string()), pa.binary())
-    raw = _unscaled(col)
+    raw = unscaled(col)
     mag = np.abs(raw)
     whole, frac = np.divmod(mag, 10**scale)
     dotted = np.empty((len(raw), scale + 1), dtype=np.uint8)
@@ -133,53 +125,6 @@ def _numeric_text(col: pa.Array, scale: int) -> pa.Array:
     if col.null_count:
         text = pc.if_else(col.is_valid(), text, pa.scalar(None, pa.binary()))
     return text
-
-
-def _numeric_binary(col: pa.Array, scale: int) -> pa.Array:
-    """PG numeric_send of DECIMAL(p, s) values (p + padding <= 18): base-10000 digit
-    groups, weight, sign and display scale, leading and trailing zero groups dropped."""
-    n = len(col)
-    raw = _unscaled(col)
-    pad = -scale % 4
-    frac_groups = (scale + pad) // 4
-    ng = 5  # 18 digits at most: five base-10000 groups, most significant first
-    q = np.abs(raw) * (10**pad)
-    width = 8 + 2 * ng  # a row: room for the header, then the groups
-    matrix = np.zeros((n, width), dtype=np.uint8)
-    groups = matrix[:, 8:].view(">u2")  # (n, ng) big-endian words inside the matrix
-    lead = np.full(n, ng, dtype=np.int64)  # leading zero groups (ng for zero)
-    trailing = np.zeros(n, dtype=np.int64)  # trailing zero groups
-    zero_tail = np.ones(n, dtype=bool)
-    for k in range(ng - 1, -1, -1):
-        q, g = np.divmod(q, 10000)
-        groups[:, k] = g
-        nonzero = g != 0
-        lead[nonzero] = k
-        zero_tail &= ~nonzero
-        trailing += zero_tail
-    ndigits = np.maximum(ng - lead - trailing, 0)
-    head = np.empty(n, dtype=[("n", ">i2"), ("w", ">i2"), ("s", ">u2"), ("d", ">u2")])
-    head["n"], head["d"] = ndigits, scale
-    head["w"] = np.where(ndigits > 0, ng - 1 - lead - frac_groups, 0)
-    head["s"] = np.where(raw < 0, NUMERIC_NEG, NUMERIC_POS)
-    # the header goes just before the first kept group, over the dropped leading zeros,
-    # so each cell is one contiguous span of its row
-    start = 2 * lead
-    rows = np.arange(n)
-    # one scatter of every row's 8 header bytes to its own offset (not a mask per offset)
-    at = (rows * width + start)[:, None] + np.arange(8)[None, :]
-    matrix.reshape(-1)[at.ravel()] = head.view(np.uint8)
-    bounds = np.empty((n, 3), dtype=np.int32)  # [row start, cell start, cell end]
-    bounds[:, 0] = rows * width
-    bounds[:, 1] = bounds[:, 0] + start
-    bounds[:, 2] = bounds[:, 1] + 8 + 2 * ndigits
-    offsets = np.append(bounds.ravel(), n * width).astype(np.int32)
-    buffers = [None, pa.py_buffer(offsets), pa.py_buffer(matrix)]
-    spans = pa.Array.from_buffers(pa.binary(), 3 * n, buffers)
-    out = spans.take(pa.array(3 * rows + 1, pa.int32()))
-    if col.null_count:
-        out = pc.if_else(col.is_valid(), out, pa.scalar(None, pa.binary()))
-    return out
 
 
 _FRACTION_ZEROS = r"\.?0+$"
@@ -241,7 +186,7 @@ def cells(col: pa.Array, plan: Plan) -> pa.Array:
         little = _NUMPY_INT[kind].replace(">", "<")
         return fixed_cells(_ints(col, little).astype(_NUMPY_INT[kind]), col)
     if kind == "numeric":
-        return _numeric_binary(col, plan.scale)
+        return numeric_binary(col, plan.scale)
     if kind == "date":
         return fixed_cells(_pg_days(_ints(col, "<i4")).astype(">i4"), col)
     if col.type.unit != "us":  # type: ignore[attr-defined]

@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from proxy.wire.arrow_cells import STRING_KINDS, Plan, cells
+from proxy.wire.arrow_cells import STRING_KINDS, Plan, cells, fixed_cells
 
 BINARY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + b"\x00" * 8  # signature, flags, no extension
 
@@ -132,15 +132,14 @@ def _csv_quote(c: pa.Array, sep: str, null: str, quote: str, escape: str | None)
 
 def _holds_any(c: pa.Array, chars: str) -> bool:
     """Whether any byte of `chars` occurs in the column's data (NULL slots included: a
-    false yes only costs the exact pass)."""
+    false yes only costs the exact pass). One memchr-speed search per byte."""
     c = _binary(c)
     offsets = np.frombuffer(c.buffers()[1], dtype=np.int32)[c.offset : c.offset + len(c) + 1]
     data = c.buffers()[2]
     if data is None or offsets[0] == offsets[-1]:
         return False
-    table = np.zeros(256, dtype=bool)
-    table[list(chars.encode())] = True
-    return bool(table[np.frombuffer(data, np.uint8)[offsets[0] : offsets[-1]]].any())
+    raw = data.slice(int(offsets[0]), int(offsets[-1] - offsets[0])).to_pybytes()
+    return any(bytes([b]) in raw for b in set(chars.encode()))
 
 
 def _holds_null_string(c: pa.Array, null: str) -> bool:
@@ -158,25 +157,19 @@ def _any_of(*chars: str) -> str:
 
 
 def _delimited(columns: Sequence[pa.Array], sep: bytes, null: bytes) -> bytes:
-    """CopyData messages of text or CSV lines: cells joined by `sep`, `null` for NULL."""
-    n, k = len(columns[0]), len(columns)
-    record = np.zeros(n, dtype=[("t", "S1"), ("size", ">i4")])
-    size = np.full(n, 4 + (k - 1) * len(sep) + 1, dtype=np.int64)
-    order = np.empty((n, 2 * k + 1), dtype=np.int32)
-    order[:, 0] = np.arange(n, dtype=np.int32)
-    order[:, 2:-1:2], order[:, -1] = n, n + 1  # the separators, the newline
-    rows = np.arange(n, dtype=np.int32)
-    for j, c in enumerate(columns):
-        lengths = _lengths(c)
-        order[:, 2 * j + 1] = n + 3 + j * n + rows
-        valid = _valid(c)
-        if valid is not None:
-            lengths[~valid] = len(null)
-            order[~valid, 2 * j + 1] = n + 2
-        size += lengths
-    record["t"], record["size"] = b"d", size
-    consts = pa.array([sep, b"\n", null], pa.binary())
-    return _laid_out([_pieces(record, [0, 5]), consts, *columns], order)
+    """CopyData messages of text or CSV lines: cells joined by `sep`, `null` for NULL.
+    Arrow joins each row's cells in one pass (the line), then puts every line between
+    its message header and newline in a second; both cost less than laying out the
+    2k + 1 pieces of a row by `take`."""
+    lines = pc.binary_join_element_wise(
+        *columns, sep, options=pc.JoinOptions(null_handling="replace", null_replacement=null)
+    )
+    head = np.empty(len(lines), dtype=[("t", "S1"), ("size", ">i4")])
+    head["t"], head["size"] = b"d", _lengths(lines) + 5  # size word, line, newline
+    framed = pc.binary_join_element_wise(fixed_cells(head, None), lines, b"\n", b"")
+    offsets = np.frombuffer(framed.buffers()[1], dtype=np.int32)
+    start, end = int(offsets[framed.offset]), int(offsets[framed.offset + len(framed)])
+    return framed.buffers()[2].slice(start, end - start).to_pybytes()
 
 
 def copy_rows(

@@ -48,6 +48,7 @@ FORMATS = [
     "(FORMAT binary)",
     "(FORMAT csv, NULL 'NULL', DELIMITER ';')",
     "(DELIMITER '|', NULL '')",
+    "(FORMAT csv, QUOTE '*', ESCAPE '\\', NULL 'a;b|c')",
 ]
 # Floats go by the per-value path; the rest by Arrow when every column has an encoder.
 QUERIES = [
