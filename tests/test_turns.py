@@ -37,7 +37,7 @@ def _wait_queued(turns: Turns, n: int) -> None:
 
 
 def test_waiting_connections_are_served_in_arrival_order() -> None:
-    turns = Turns(slots=1, long_s=5.0)
+    turns = Turns(1, long_s=5.0)
     log: list[str] = []
     first = _start(turns, "a", log, 0.2)
     while not log:
@@ -54,7 +54,7 @@ def test_waiting_connections_are_served_in_arrival_order() -> None:
 
 
 def test_a_long_turn_does_not_keep_a_short_statement_waiting() -> None:
-    turns = Turns(slots=1, long_s=0.05)
+    turns = Turns(1, long_s=0.05)
     log: list[str] = []
     long = _start(turns, "long", log, 0.8)  # a long analytic query, say
     while not log:
@@ -69,7 +69,7 @@ def test_a_long_turn_does_not_keep_a_short_statement_waiting() -> None:
 
 
 def test_a_cancelled_waiter_gives_its_place_on() -> None:
-    turns = Turns(slots=1, long_s=5.0)
+    turns = Turns(1, long_s=5.0)
     holder = Turn()
 
     async def run() -> bool:

@@ -25,18 +25,14 @@ import threading
 import time
 from collections import deque
 
-ENV_SLOTS = "HATIDATA_STATEMENT_SLOTS"
 LONG_S = 0.05  # a turn held this long no longer keeps waiting connections out
 
 
-def default_slots() -> int:
-    raw = os.environ.get(ENV_SLOTS)
-    if raw:
-        value = int(raw)
-        if value < 0:
-            raise ValueError(f"{ENV_SLOTS} must be 0 (no limit) or positive, not {raw!r}")
-        return value
-    return max(2, os.cpu_count() or 2)
+def default_slots(configured: int = 0) -> int:
+    """`running_connections` as configured; 0: one per CPU core, at least 2."""
+    if configured < 0:
+        raise ValueError(f"running_connections must be 0 or positive, not {configured}")
+    return configured or max(2, os.cpu_count() or 2)
 
 
 class Turn:
@@ -66,7 +62,7 @@ def _wake(future: asyncio.Future[None]) -> None:
 
 class Turns:
     def __init__(self, slots: int, long_s: float = LONG_S) -> None:
-        self.slots = slots  # 0: no limit (every take returns at once)
+        self.slots = slots  # set once by the server at start (`running_connections`)
         self.long_s = long_s
         self._lock = threading.Lock()
         self._counted: set[Turn] = set()
@@ -79,7 +75,7 @@ class Turns:
         if turn.held:
             return
         with self._lock:
-            if self.slots == 0 or (len(self._counted) < self.slots and not self._queue):
+            if len(self._counted) < self.slots and not self._queue:
                 self._grant(turn)
                 return
             waiter = _Waiter(turn, asyncio.get_running_loop())
