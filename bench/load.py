@@ -14,7 +14,10 @@ N asyncpg connections (each of `--conns`) each loop over a mix of statement kind
 for `--seconds`. Per kind: statements, p50 / p99 / max latency, errors (by SQLSTATE), and
 the p99/p50 ratio (target <= 10). Per connection: the longest gap between two completed
 statements (from the start of the run); a connection whose longest gap is over 1 s is
-counted as starved (target: none). PostgreSQL runs the plain-SQL kinds (point, insert)
+counted as starved (target: none). Each connection runs every kind once before the clock
+starts (a pool's connections are warm: a fresh connection's first statement reads the
+catalog), and that warm-up is reported apart. A connection runs its kinds in turn, so its
+gaps are bounded by its slowest kind: store and search pace every connection. PostgreSQL runs the plain-SQL kinds (point, insert)
 with the same clients in the same run, for reference.
 
 Then, on an idle server, one connection: `store_memory` without wait, p50 / p99 of
@@ -98,6 +101,7 @@ class Stats:
     lat: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     errors: Counter[str] = field(default_factory=Counter)
     gaps: list[float] = field(default_factory=list)  # per connection: longest gap (s)
+    first: list[float] = field(default_factory=list)  # warm-up statements (fresh connections)
 
 
 def sentence(rng: random.Random, n: int = 8) -> str:
@@ -148,6 +152,31 @@ def setup(dsn: str, agent: bool) -> None:
 # --- the load ----------------------------------------------------------------------------------
 
 
+async def call(
+    conn: asyncpg.Connection, kind: str, i: int, n: int, rng: random.Random, stats: Stats
+) -> bool:
+    """One statement of `kind`; False when the connection is lost."""
+    if kind == "point":
+        args: tuple = (rng.randint(1, ROWS),)
+    elif kind == "insert":
+        args = (i, n, sentence(rng, 4))
+    elif kind == "search":
+        args = (sentence(rng, 3),)
+    else:
+        args = (f"conn {i} n {n}: {sentence(rng)}",)
+    try:
+        if kind == "insert":
+            await conn.execute(SQL[kind], *args)
+        else:
+            await conn.fetch(SQL[kind], *args)
+    except asyncpg.PostgresError as exc:
+        stats.errors[f"{kind} {exc.sqlstate}"] += 1
+    except (OSError, asyncpg.InterfaceError) as exc:
+        stats.errors[f"{kind} {type(exc).__name__}"] += 1
+        return False
+    return True
+
+
 async def run_load(
     port: int, user: str, db: str, conns: int, seconds: float, kinds: tuple[str, ...]
 ) -> tuple[Stats, float]:
@@ -162,6 +191,8 @@ async def run_load(
 
     connections = await asyncio.gather(*(connect() for _ in range(conns)))
     go = asyncio.Event()
+    all_warm = asyncio.Event()
+    warm: list[int] = []
     start = end = 0.0
 
     async def worker(i: int, conn: asyncpg.Connection) -> None:
@@ -169,30 +200,23 @@ async def run_load(
         order = list(kinds)
         rng.shuffle(order)
         n = 0
+        # Warm-up, before the clock: each kind once, as on a pool's connections in use
+        # (a fresh connection's first statement reads the catalog; reported apart).
+        for kind in order:
+            t0 = time.perf_counter()
+            await call(conn, kind, i, -1, rng, stats)
+            stats.first.append(time.perf_counter() - t0)
+        warm.append(i)
+        if len(warm) == len(connections):
+            all_warm.set()
         await go.wait()
         last = start
         longest = 0.0
         while True:
             kind = order[n % len(order)]
             n += 1
-            if kind == "point":
-                args: tuple = (rng.randint(1, ROWS),)
-            elif kind == "insert":
-                args = (i, n, sentence(rng, 4))
-            elif kind == "search":
-                args = (sentence(rng, 3),)
-            else:
-                args = (f"conn {i} n {n}: {sentence(rng)}",)
             t0 = time.perf_counter()
-            try:
-                if kind == "insert":
-                    await conn.execute(SQL[kind], *args)
-                else:
-                    await conn.fetch(SQL[kind], *args)
-            except asyncpg.PostgresError as exc:
-                stats.errors[f"{kind} {exc.sqlstate}"] += 1
-            except (OSError, asyncpg.InterfaceError) as exc:
-                stats.errors[f"{kind} {type(exc).__name__}"] += 1
+            if not await call(conn, kind, i, n, rng, stats):
                 break
             t1 = time.perf_counter()
             stats.lat[kind].append(t1 - t0)
@@ -203,7 +227,7 @@ async def run_load(
         stats.gaps.append(longest)
 
     tasks = [asyncio.create_task(worker(i, c)) for i, c in enumerate(connections)]
-    await asyncio.sleep(0.2)
+    await all_warm.wait()
     start = time.perf_counter()
     end = start + seconds
     go.set()
@@ -232,6 +256,11 @@ def report(label: str, stats: Stats, elapsed: float, kinds: tuple[str, ...]) -> 
         f"  longest gap per connection: median {pct(gaps, 0.5) * 1e3:.0f} ms, "
         f"worst {gaps[-1] * 1e3 if gaps else 0:.0f} ms; starved (> {STARVED_S:.0f} s): "
         f"{starved} of {len(gaps)}"
+    )
+    first = stats.first
+    print(
+        f"  warm-up (each kind once per fresh connection, before the clock): "
+        f"p50 {pct(first, 0.5) * 1e3:.0f} ms, max {max(first, default=0) * 1e3:.0f} ms"
     )
     errors = ", ".join(f"{k}: {v}" for k, v in sorted(stats.errors.items())) or "none"
     print(f"  errors: {errors}")

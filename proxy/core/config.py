@@ -101,6 +101,14 @@ SETTINGS: tuple[Setting, ...] = (
         int,
     ),
     Setting(
+        "running_connections",
+        0,
+        "Client connections that run at once (0 = one per CPU core, at least 2); the"
+        " others wait their turn in arrival order, and one running over 50 ms stops"
+        " keeping them out (fair service under load, no GIL scramble).",
+        int,
+    ),
+    Setting(
         "statement_timeout_ms",
         0,
         "Default statement_timeout in milliseconds (0 = none); sessions may SET their own."
@@ -289,6 +297,7 @@ class Config:
     tls_key: str = ""
     tls_self_signed: bool = False
     max_connections: int = 100
+    running_connections: int = 0
     statement_timeout_ms: int = 0
     event_loop: str = "uvloop"
     duckdb_threads: int = 0

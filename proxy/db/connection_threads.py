@@ -19,6 +19,8 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
+from proxy.db.turns import TURNS, give_thread_turn
+
 log = logging.getLogger("hatiproxy.connections")
 T = TypeVar("T")
 
@@ -34,7 +36,14 @@ async def on_main(coro: Coroutine[Any, Any, T]) -> T:
     main = getattr(_local, "main", None)
     if main is None:
         return await coro
-    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, main))
+    # The main loop does the work: this connection's turn goes to another meanwhile and
+    # comes back first in line (db/turns.py).
+    turn = give_thread_turn()
+    try:
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, main))
+    finally:
+        if turn is not None:
+            await TURNS.take(turn, first=True)
 
 
 def _new_loop_like(main: asyncio.AbstractEventLoop) -> asyncio.AbstractEventLoop:
@@ -95,6 +104,7 @@ class ConnectionThreads:
             with contextlib.suppress(Exception):
                 loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
+            give_thread_turn()  # a connection that ended inside a statement
             sock.close()  # idempotent; covers a socket whose transport never took it
             _local.main = None
 

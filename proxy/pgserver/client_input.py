@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+from proxy.db.turns import TURNS, give_thread_turn, turn_of_thread
 from proxy.wire import messages as m
 
 # Stop reading from a client while this much decoded-but-unprocessed input is queued
@@ -78,9 +79,12 @@ class WireReader(asyncio.StreamReader):
                     self._paused = False
                     if self._transport is not None:
                         self._transport.resume_reading()
+                # This connection runs only in its turn, FIFO among all (db/turns.py).
+                await TURNS.take(turn_of_thread())
                 return msg
             if self._gone:
                 raise ClientGone
+            give_thread_turn()  # waiting for the client: others run meanwhile
             self._waiter = self._loop.create_future()
             try:
                 await self._waiter

@@ -29,6 +29,7 @@ from proxy.db import backend_functions
 from proxy.db.backends import Backend, Backends, is_superuser
 from proxy.db.connection_threads import ConnectionThreads
 from proxy.db.settings import REPORTED, SessionSettings, superuser_only_at_startup
+from proxy.db.turns import TURNS, default_slots
 from proxy.pgserver.admission import ConnectionSlots
 from proxy.pgserver.client_input import ClientGone, WireReader
 from proxy.pgserver.login import log_failed_login, login, peer_host
@@ -73,6 +74,7 @@ class Server:
         self._closed = asyncio.Event()
         self.threads = ConnectionThreads()
         self.slots = ConnectionSlots(config.max_connections)  # admission.py
+        TURNS.slots = default_slots(config.running_connections)  # db/turns.py
 
     async def start(self) -> None:
         self._listener = listen_socket(self.config.host, self.config.port, backlog=511)

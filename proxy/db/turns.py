@@ -1,0 +1,162 @@
+"""Turns: at most a few client connections run at once, served first come, first served.
+
+Why: every client connection has a thread of its own (connection_threads.py), and with
+50-200 of them runnable they all contend for the GIL, which is not fair: whichever thread
+the OS wakes first takes it, so under load some connections were served again and again
+while others waited seconds (bench/load.py at 50 connections: point SELECT p99 25x its
+p50, every connection with a gap of over 1 s). A connection now takes a turn when a
+message of the client is ready and gives it back when it waits for the client again (or
+for the main loop: `connection_threads.on_main`); the waiting connections sleep on their
+own event loop, in FIFO order, instead of spinning on the GIL.
+
+A turn held longer than `long_s` (a long analytic query, a slow client reading its
+result, a COPY) stops counting as soon as someone waits: long work never blocks short
+statements for more than `long_s`, it only stops being one of the `slots` runners.
+A connection back from the main loop goes to the head of the queue: its statement is
+already under way, and finishing it first keeps its latency bounded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import threading
+import time
+from collections import deque
+
+LONG_S = 0.05  # a turn held this long no longer keeps waiting connections out
+
+
+def default_slots(configured: int = 0) -> int:
+    """`running_connections` as configured; 0: one per CPU core, at least 2."""
+    if configured < 0:
+        raise ValueError(f"running_connections must be 0 or positive, not {configured}")
+    return configured or max(2, os.cpu_count() or 2)
+
+
+class Turn:
+    """One connection's place: held (`counted` while it keeps others out) or not."""
+
+    __slots__ = ("held", "counted", "since")
+
+    def __init__(self) -> None:
+        self.held = False
+        self.counted = False
+        self.since = 0.0
+
+
+class _Waiter:
+    __slots__ = ("turn", "loop", "future")
+
+    def __init__(self, turn: Turn, loop: asyncio.AbstractEventLoop) -> None:
+        self.turn = turn
+        self.loop = loop
+        self.future: asyncio.Future[None] = loop.create_future()
+
+
+def _wake(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+class Turns:
+    def __init__(self, slots: int, long_s: float = LONG_S) -> None:
+        self.slots = slots  # set once by the server at start (`running_connections`)
+        self.long_s = long_s
+        self._lock = threading.Lock()
+        self._counted: set[Turn] = set()
+        self._queue: deque[_Waiter] = deque()
+        self.waits = 0  # takes that had to wait (for tests and benchmarks)
+        self.demoted = 0  # turns that stopped counting because they ran long
+
+    async def take(self, turn: Turn, *, first: bool = False) -> None:
+        """Hold `turn` (no-op when held); waits in FIFO order (`first`: at the head)."""
+        if turn.held:
+            return
+        with self._lock:
+            if len(self._counted) < self.slots and not self._queue:
+                self._grant(turn)
+                return
+            waiter = _Waiter(turn, asyncio.get_running_loop())
+            if first:
+                self._queue.appendleft(waiter)
+            else:
+                self._queue.append(waiter)
+            self.waits += 1
+        try:
+            while True:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(waiter.future), self.long_s)
+                    return
+                self._demote_long()
+        except BaseException:
+            with self._lock:
+                if turn.held:  # granted as it was cancelled: hand it on
+                    self._release(turn)
+                else:
+                    with contextlib.suppress(ValueError):
+                        self._queue.remove(waiter)
+            raise
+
+    def give(self, turn: Turn) -> None:
+        if not turn.held:
+            return
+        with self._lock:
+            self._release(turn)
+
+    # --- under self._lock ------------------------------------------------------------
+
+    def _grant(self, turn: Turn) -> None:
+        turn.held = turn.counted = True
+        turn.since = time.monotonic()
+        self._counted.add(turn)
+
+    def _release(self, turn: Turn) -> None:
+        turn.held = False
+        if turn.counted:
+            turn.counted = False
+            self._counted.discard(turn)
+        self._admit()
+
+    def _admit(self) -> None:
+        while self._queue and len(self._counted) < self.slots:
+            waiter = self._queue.popleft()
+            if waiter.future.cancelled():
+                continue
+            self._grant(waiter.turn)
+            try:
+                waiter.loop.call_soon_threadsafe(_wake, waiter.future)
+            except RuntimeError:  # its loop has closed: the connection is gone
+                self._release(waiter.turn)
+                return
+
+    def _demote_long(self) -> None:
+        with self._lock:
+            bar = time.monotonic() - self.long_s
+            for turn in [t for t in self._counted if t.since < bar]:
+                turn.counted = False
+                self._counted.discard(turn)
+                self.demoted += 1
+            self._admit()
+
+
+TURNS = Turns(default_slots())
+_local = threading.local()
+
+
+def turn_of_thread() -> Turn:
+    """This connection thread's turn (one connection per thread)."""
+    turn = getattr(_local, "turn", None)
+    if turn is None:
+        turn = _local.turn = Turn()
+    return turn
+
+
+def give_thread_turn() -> Turn | None:
+    """Give back this thread's turn if it holds one; returns it (to take again), or None."""
+    turn = getattr(_local, "turn", None)
+    if turn is None or not turn.held:
+        return None
+    TURNS.give(turn)
+    return turn
