@@ -234,10 +234,28 @@ def execute(
         return explain.columns(sql), None, explain.plan_rows(cur, sql, plan.shown)
     if cast:
         return cast[1], None, cur.fetchmany(PREFETCH_ROWS)
-    cols = columns_of(cur.description)
-    if cols and any(c.duckdb_type.startswith("ENUM(") for c in cols):
-        enum_columns.learn(cur, [c.duckdb_type for c in cols])
+    cols, has_enum = _columns(run_sql, cur.description)
+    if has_enum:
+        enum_columns.learn(cur, [c.duckdb_type for c in cols or ()])
     return _read(plan, cur, portal, cols, run_sql, sizes, tz)
+
+
+# SQL text -> (DuckDB's description of its last result, its columns, has an ENUM column).
+# A repeated statement whose description is unchanged reuses the same columns (the same
+# object: column_origins.apply and the RowDescription cache then match at once).
+_DESCRIBED: dict[str, tuple[Any, tuple[Column, ...] | None, bool]] = {}
+
+
+def _columns(sql: str, description: Any) -> tuple[tuple[Column, ...] | None, bool]:
+    seen = _DESCRIBED.get(sql)
+    if seen is not None and seen[0] == description:
+        return seen[1], seen[2]
+    cols = columns_of(description)
+    has_enum = bool(cols) and any(c.duckdb_type.startswith("ENUM(") for c in cols or ())
+    if len(_DESCRIBED) >= _MAX_FACTS:
+        _DESCRIBED.clear()
+    _DESCRIBED[sql] = (description, cols, has_enum)
+    return cols, has_enum
 
 
 def _read(
