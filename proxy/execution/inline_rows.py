@@ -32,6 +32,15 @@ def _literal(value: Any) -> str | None:
     """A SQL literal for one cell (cast to its column's type by the view); None: none."""
     if value is None:
         return "NULL"
+    kind = type(value)
+    if kind is str:  # the common cells first, by exact type (search results: ~100 a call)
+        return None if "\x00" in value else "'" + value.replace("'", "''") + "'"
+    if kind is int:
+        return str(value)
+    if kind is float and math.isfinite(value):
+        return repr(value)
+    if value is None:
+        return "NULL"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -55,14 +64,16 @@ def view_sql(name: str, table: pa.Table, columns: Sequence[tuple[str, str]]) -> 
         return None
     rows = []
     size = 0
+    separators = 2 * (len(names) - 1)
     for row in table.to_pylist():
         cells = [_literal(row[col]) for col in names]
-        if any(c is None for c in cells):
+        if None in cells:
             return None
-        size += sum(len(c) for c in cells)  # type: ignore[arg-type]
+        text = ", ".join(cells)  # type: ignore[arg-type]
+        size += len(text) - separators  # the cells' own length
         if size > MAX_CHARS:
             return None
-        rows.append("(" + ", ".join(cells) + ")")  # type: ignore[arg-type]
+        rows.append("(" + text + ")")
     cols = ", ".join(f'CAST(c{i} AS {typ}) AS "{col}"' for i, (col, typ) in enumerate(columns))
     if not rows:
         nulls = ", ".join(f'CAST(NULL AS {typ}) AS "{col}"' for col, typ in columns)

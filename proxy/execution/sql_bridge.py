@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import json
 import uuid
 from collections.abc import Iterable, Sequence
@@ -390,9 +391,18 @@ _TYPE_WORDS = {
 
 
 def _arrow_type(typ: str) -> pa.DataType:
+    simple = _arrow_types()
+    if typ in simple:
+        return simple[typ]
+    raise ValueError(f"agent result column type {typ} has no Arrow mapping")
+
+
+@functools.cache
+def _arrow_types() -> dict[str, pa.DataType]:
+    """Built once: per column of every agent call's result it cost more than the cells."""
     import pyarrow as pa
 
-    simple = {
+    return {
         "VARCHAR": pa.string(),
         "JSON": pa.string(),
         "UUID": pa.string(),
@@ -406,9 +416,6 @@ def _arrow_type(typ: str) -> pa.DataType:
         "FLOAT[]": pa.list_(pa.float32()),
         "VARCHAR[]": pa.list_(pa.string()),
     }
-    if typ in simple:
-        return simple[typ]
-    raise ValueError(f"agent result column type {typ} has no Arrow mapping")
 
 
 def _cell(typ: str, value: Any) -> Any:

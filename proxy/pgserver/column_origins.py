@@ -110,7 +110,7 @@ class OriginMap:
         if cols is None or pairs is None or len(pairs) != len(cols):
             return cols
         last = self._last.get(st.sql)
-        if last is not None and last[0] == cols:
+        if last is not None and (last[0] is cols or last[0] == cols):
             return last[1]
         out = tuple(
             c if oid == 0 else replace(c, table_oid=oid, attnum=num)

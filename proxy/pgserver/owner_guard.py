@@ -27,6 +27,15 @@ async def guarded(
     records follow the transaction's outcome (proxy/pgserver/owner_outcome.py)."""
     st = portal.statement
     assert st is not None
+    if portal.executed and st.command is None:
+        # Ran already (its Describe, or an Execute before a row limit): nothing to check
+        # before it, and no owner record or transaction command after it.
+        try:
+            await work()
+        except BaseException:
+            owner_outcome.block_ended(runner, committed=False)
+            raise
+        return
     changes = None
     if who is not None and not portal.executed and ownership.needs_guard(st):
         # On this connection's cursor: it sees the objects as the statement will, its

@@ -412,7 +412,8 @@ class Runner:
                 self.shown.show(plan.relations, self.settled(query))
             if plan.implicit_dml:
                 cur.begin()
-            return plan.fk.run(cur, run)
+            # No key to check (not DML, or in a branch): the statement alone.
+            return plan.fk.run(cur, run) if plan.fk.enabled else run()
 
         def run() -> statement_start.Outcome:
             pairs = self.origins.prepare(cur, st, self.settings.values.get("search_path"))

@@ -29,6 +29,8 @@ from transpiler import ColumnHints, Statement, TranspileError, explicit_param_ca
 log = logging.getLogger("hatiproxy.session")
 
 
+# An extended-protocol step: Session._parse, _bind, _describe, _execute, _close_step.
+_Step = Callable[["Session", m.FrontendMessage], Awaitable[None]]
 _EXPLICIT_OIDS = {"OID[]": 1028, "NUMERIC": 1700, "VECTOR": 16400}
 
 
@@ -122,6 +124,40 @@ class Session:
 
     async def handle(self, msg: m.FrontendMessage) -> bool:
         """Handle one message; False when the client asked to terminate."""
+        step = _EXTENDED_STEPS.get(type(msg))
+        if step is None:
+            if type(msg) is m.Sync:  # the other message of every extended-protocol run
+                self.in_extended_block = True
+                await self._sync()
+                return True
+            return await self._handle_other(msg)
+        # Parse, Bind, Describe, Execute, Close: found by type in one lookup (the chain
+        # below costs a prepared statement's four messages a visible share of its time).
+        self.in_extended_block = True
+        if self.skip_until_sync:
+            return True
+        return await self._run_step(step, msg)
+
+    async def _run_step(self, step: _Step, msg: m.FrontendMessage) -> bool:
+        try:
+            await step(self, msg)
+        except (ProtocolViolation, FatalError):  # these end the connection
+            raise
+        except PgError as exc:
+            await self._step_failed(exc)
+        except Exception as exc:  # a bug must cost one statement, not the connection
+            log.exception("internal error")
+            await self._step_failed(internal_error(exc))
+        return True
+
+    async def _step_failed(self, error: PgError) -> None:
+        """An extended-protocol step failed: the error, then skip to the next Sync."""
+        self._log_failure(error)
+        self.send_error(error)
+        self.skip_until_sync = True
+        await self.runner.statement_failed()
+
+    async def _handle_other(self, msg: m.FrontendMessage) -> bool:
         if isinstance(msg, m.Terminate):
             return False
         if isinstance(msg, (m.Malformed, m.FunctionCall)):
@@ -141,34 +177,10 @@ class Session:
             return True  # stray copy messages after a failed COPY are ignored, as in Postgres
         if self.skip_until_sync:
             return True
-        try:
-            match msg:
-                case m.Parse():
-                    await self._parse(msg)
-                case m.Bind():
-                    await self._bind(msg)
-                case m.Describe():
-                    await self._describe(msg)
-                case m.Execute():
-                    await self._execute(msg)
-                case m.Close():
-                    self._close(msg)
-                case _:  # PasswordData after login: Postgres knows no 'p' message then
-                    raise ProtocolViolation(f"invalid frontend message type {ord('p')}")
-        except (ProtocolViolation, FatalError):  # these end the connection
-            raise
-        except PgError as exc:
-            self._log_failure(exc)
-            self.send_error(exc)
-            self.skip_until_sync = True
-            await self.runner.statement_failed()
-        except Exception as exc:  # a bug must cost one statement, not the connection
-            log.exception("internal error")
-            self._log_failure(internal_error(exc))
-            self.send_error(internal_error(exc))
-            self.skip_until_sync = True
-            await self.runner.statement_failed()
-        return True
+        step = next((f for t, f in _EXTENDED_STEPS.items() if isinstance(msg, t)), None)
+        if step is None:  # PasswordData after login: Postgres knows no 'p' message then
+            raise ProtocolViolation(f"invalid frontend message type {ord('p')}")
+        return await self._run_step(step, msg)
 
     async def _reject(self, msg: m.Malformed | m.FunctionCall) -> None:
         """A framed message Postgres answers with an ERROR: bad content, or fastpath calls.
@@ -354,24 +366,28 @@ class Session:
             return
         self.activity.running(portal.sql)
         started = time.monotonic()
+        values = self.settings.values
+        level = values.get("log_statement", "none")
         # The prepared statement's name, looked up only when a log line may name it.
         name = (
             self._prepared_name(portal)
-            if self.settings.values.get("log_min_duration_statement", "-1") != "-1"
-            or self.settings.values.get("log_statement", "none") != "none"
+            if level != "none" or values.get("log_min_duration_statement", "-1") != "-1"
             else None
         )
         # Logged at its first Execute (Describe may have run it already).
-        logged = not portal.logged and statement_log.selects(
-            self.settings.values.get("log_statement", "none"), (portal.statement,)
+        logged = (
+            level != "none"
+            and not portal.logged
+            and statement_log.selects(level, (portal.statement,))
         )
         portal.logged = True
         if logged:
             statement_log.statement(self.log_who(), portal.sql, name or "")
         await self.runner.execute(portal, self, max_rows=max(msg.max_rows, 0), describe=False)
-        if name is None and self.settings.values.get("log_min_duration_statement", "-1") != "-1":
-            name = self._prepared_name(portal)  # the statement itself turned the log on
-        self._log_duration(started, portal.sql, name or "", logged)
+        if self.settings.values.get("log_min_duration_statement", "-1") != "-1":
+            if name is None:
+                name = self._prepared_name(portal)  # the statement itself turned the log on
+            self._log_duration(started, portal.sql, name, logged)
 
     def _prepared_name(self, portal: Portal) -> str:
         """The name of the prepared statement a portal runs ('' unnamed), for the log."""
@@ -382,6 +398,9 @@ class Session:
         if setting != "-1":
             ms = (time.monotonic() - started) * 1000
             statement_log.slow(self.log_who(), setting, ms, sql, portal, logged)
+
+    async def _close_step(self, msg: m.Close) -> None:
+        self._close(msg)
 
     def _close(self, msg: m.Close) -> None:
         if msg.kind == "S":
@@ -420,3 +439,13 @@ class Session:
 
     def close(self) -> None:
         self.discard_all()
+
+
+# The extended-protocol steps `Session.handle` finds by the message's exact type.
+_EXTENDED_STEPS: dict[type, _Step] = {
+    m.Parse: Session._parse,
+    m.Bind: Session._bind,
+    m.Describe: Session._describe,
+    m.Execute: Session._execute,
+    m.Close: Session._close_step,
+}

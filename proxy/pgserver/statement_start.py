@@ -93,37 +93,84 @@ class Planner(Protocol):
     async def call(self, fn: Callable[..., Any], *args: Any, sql: str | None = None) -> Any: ...
 
 
+@dataclass(frozen=True, slots=True)
+class _Facts:
+    """What `plan` derives from the statement alone (not from the session or the call)."""
+
+    sql: str  # with the vector markers bound
+    first_vector: int
+    needs_fts: bool
+    reads_settings: bool  # mirrors settings as DuckDB variables first
+    writes: bool
+    has_rows: bool
+    dml: bool
+
+
+# Statement -> its facts, by id (a Statement's hash covers every field); the entry keeps
+# the statement, so an id is never reused while cached. Bounded like the transpile cache
+# the statements come from; a repeated (prepared) statement then pays one dict lookup.
+_FACTS: dict[int, tuple[Statement, _Facts]] = {}
+_MAX_FACTS = 4096
+
+
+def _facts(st: Statement) -> _Facts:
+    entry = _FACTS.get(id(st))
+    if entry is not None and entry[0] is st:
+        return entry[1]
+    first_vector = sql_bridge.first_marker_param(st)
+    sql = st.bind_sql(first_vector)
+    needs_fts = "fts_main_" in sql
+    facts = _Facts(
+        sql=sql,
+        first_vector=first_vector,
+        needs_fts=needs_fts,
+        reads_settings="GETVARIABLE('pg:" in sql,
+        # May it write? Then it counts on the commit clock when it commits on its
+        # own, and an explicit block records it for ROLLBACK TO SAVEPOINT.
+        writes=statement_may_write(st, sql, needs_fts),
+        has_rows=returns_rows(st),
+        dml=st.kind in DML_KINDS,
+    )
+    if len(_FACTS) >= _MAX_FACTS:
+        _FACTS.clear()
+    _FACTS[id(st)] = (st, facts)
+    return facts
+
+
 async def plan(runner: Planner, portal: Portal, session: ClientSession) -> StartPlan:
     """What the statement reads of the agent layer, its SQL and parameters, and how
     its transaction goes."""
     st = portal.statement
     assert st is not None
     values = runner.settings.values
-    queries = None
-    if st.agent_calls and runner.who is not None and sql_bridge.arg_queries(st):
-        # Subquery arguments (store_memories((SELECT ...))): their rows, on our cursor.
-        path = values.get("search_path")
-        queries = await runner.call(sql_bridge.query_rows, runner.cursor, runner.who, st, path)
-    relations = await agent_relations.for_statement(
-        runner.agent,
-        runner.who,
-        st,
-        portal.params,
-        queries,
-        runner.settings.statement_timeout_ms,
-    )
+    facts = _facts(st)
+    relations: list[sql_bridge.Relation] = []
+    if st.agent_calls or st.agent_relations:  # nothing of the agent layer otherwise
+        queries = None
+        if st.agent_calls and runner.who is not None and sql_bridge.arg_queries(st):
+            # Subquery arguments (store_memories((SELECT ...))): their rows, on our cursor.
+            path = values.get("search_path")
+            queries = await runner.call(sql_bridge.query_rows, runner.cursor, runner.who, st, path)
+        relations = await agent_relations.for_statement(
+            runner.agent,
+            runner.who,
+            st,
+            portal.params,
+            queries,
+            runner.settings.statement_timeout_ms,
+        )
     params = sql_bridge.duckdb_params(st, portal.params)
-    first_vector = sql_bridge.first_marker_param(st)
     shown: tuple[explain.Bound, ...] = ()
     if st.bind_texts:
         vectors = await runner.semantic.vectors(st)
         params += vectors
         if st.kind == "explain":  # the plan shows each vector by its text
-            shown = explain.bound_vectors(st.bind_texts, vectors, first_vector, st.vector_dims)
-    sql = st.bind_sql(first_vector)
+            shown = explain.bound_vectors(
+                st.bind_texts, vectors, facts.first_vector, st.vector_dims
+            )
+    sql = facts.sql
     outside_block = runner.txn_status == "I" and not runner.implicit
-    implicit_dml = st.kind in DML_KINDS and outside_block and session.in_extended_block
-    needs_fts = "fts_main_" in sql
+    implicit_dml = facts.dml and outside_block and session.in_extended_block
     branch = (
         sql_bridge.branch_schema(values.get("search_path", ""))
         if runner.agent is not None and st.kind not in ROW_KINDS
@@ -135,14 +182,12 @@ async def plan(runner: Planner, portal: Portal, session: ClientSession) -> Start
         params=params,
         relations=relations,
         shown=shown,
-        has_rows=returns_rows(st),
+        has_rows=facts.has_rows,
         implicit_dml=implicit_dml,
-        needs_fts=needs_fts,
+        needs_fts=facts.needs_fts,
         branch=branch,
-        setting_vars=(runner.mirror.statements(values) if "GETVARIABLE('pg:" in sql else []),
-        # May it write? Then it counts on the commit clock when it commits on its
-        # own, and an explicit block records it for ROLLBACK TO SAVEPOINT.
-        writes=statement_may_write(st, sql, needs_fts),
+        setting_vars=runner.mirror.statements(values) if facts.reads_settings else [],
+        writes=facts.writes,
         # Several DuckDB statements outside a transaction: one of their own.
         own_transaction=st.atomic and outside_block,
         outside_block=outside_block,
@@ -150,7 +195,7 @@ async def plan(runner: Planner, portal: Portal, session: ClientSession) -> Start
         fk=fk_checks.WriteCheck(
             st,
             sql,
-            enabled=st.kind in DML_KINDS and branch is None,
+            enabled=facts.dml and branch is None,
             autocommit=outside_block and not implicit_dml,
             in_block=runner.txn_status != "I" and not runner.implicit,
         ),
@@ -189,10 +234,28 @@ def execute(
         return explain.columns(sql), None, explain.plan_rows(cur, sql, plan.shown)
     if cast:
         return cast[1], None, cur.fetchmany(PREFETCH_ROWS)
-    cols = columns_of(cur.description)
-    if cols and any(c.duckdb_type.startswith("ENUM(") for c in cols):
-        enum_columns.learn(cur, [c.duckdb_type for c in cols])
+    cols, has_enum = _columns(run_sql, cur.description)
+    if has_enum:
+        enum_columns.learn(cur, [c.duckdb_type for c in cols or ()])
     return _read(plan, cur, portal, cols, run_sql, sizes, tz)
+
+
+# SQL text -> (DuckDB's description of its last result, its columns, has an ENUM column).
+# A repeated statement whose description is unchanged reuses the same columns (the same
+# object: column_origins.apply and the RowDescription cache then match at once).
+_DESCRIBED: dict[str, tuple[Any, tuple[Column, ...] | None, bool]] = {}
+
+
+def _columns(sql: str, description: Any) -> tuple[tuple[Column, ...] | None, bool]:
+    seen = _DESCRIBED.get(sql)
+    if seen is not None and seen[0] == description:
+        return seen[1], seen[2]
+    cols = columns_of(description)
+    has_enum = bool(cols) and any(c.duckdb_type.startswith("ENUM(") for c in cols or ())
+    if len(_DESCRIBED) >= _MAX_FACTS:
+        _DESCRIBED.clear()
+    _DESCRIBED[sql] = (description, cols, has_enum)
+    return cols, has_enum
 
 
 def _read(

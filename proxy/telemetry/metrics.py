@@ -196,8 +196,9 @@ class Metrics:
             ["interface", "status"],
             registry=reg,
         )
-        for outcome in QUERY_OUTCOMES:  # export zeros: rate() needs the series to exist
-            self.queries.labels(outcome)
+        # export zeros: rate() needs the series to exist; kept, as labels() per statement
+        # (a lock and a key build) was a visible part of a point query's Python time
+        self._query_counts = {o: self.queries.labels(o) for o in QUERY_OUTCOMES}
         self._lock = threading.Lock()
         self._hits = 0
         self._misses = 0
@@ -218,7 +219,8 @@ class Metrics:
         self.connections.dec()
 
     def observe_query(self, outcome: str, seconds: float) -> None:
-        self.queries.labels(outcome).inc()
+        counter = self._query_counts.get(outcome)
+        (counter or self.queries.labels(outcome)).inc()
         self.query_duration.observe(seconds)
 
     def observe_cache(self, hits: int, misses: int) -> None:

@@ -8,10 +8,32 @@ can send is testable directly.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from proxy.wire.errors import PgError, ProtocolViolation, invalid_utf8
+from proxy.wire.frontend_messages import (
+    Bind,
+    CancelRequest,
+    Close,
+    CopyData,
+    CopyDone,
+    CopyFail,
+    Describe,
+    Execute,
+    Flush,
+    FrontendMessage,
+    FunctionCall,
+    GSSENCRequest,
+    Malformed,
+    Parse,
+    PasswordData,
+    Query,
+    SSLRequest,
+    StartupMessage,
+    Sync,
+    Terminate,
+)
 
 PROTOCOL_V3 = 196608  # 3.0
 SSL_REQUEST_CODE = 80877103
@@ -31,148 +53,9 @@ _KNOWN_TAGS = frozenset(b"QPBDECSHXdcfpF")
 
 _I32 = struct.Struct("!i")
 _I16 = struct.Struct("!h")
+_U16 = struct.Struct("!H")
 _H_I = struct.Struct("!ci")
-
-
-# --- frontend messages -------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class SSLRequest:
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class GSSENCRequest:
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class CancelRequest:
-    process_id: int
-    secret_key: int
-
-
-@dataclass(frozen=True, slots=True)
-class StartupMessage:
-    protocol: int
-    params: dict[str, str]
-
-
-@dataclass(frozen=True, slots=True)
-class Query:
-    sql: str
-
-
-@dataclass(frozen=True, slots=True)
-class Parse:
-    name: str
-    sql: str
-    param_oids: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Bind:
-    portal: str
-    statement: str
-    param_formats: tuple[int, ...]
-    params: tuple[bytes | None, ...]
-    result_formats: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Describe:
-    kind: str  # "S" statement or "P" portal
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
-class Execute:
-    portal: str
-    max_rows: int
-
-
-@dataclass(frozen=True, slots=True)
-class Close:
-    kind: str
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
-class Sync:
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class Flush:
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class Terminate:
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class CopyData:
-    data: bytes
-
-
-@dataclass(frozen=True, slots=True)
-class CopyDone:
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class CopyFail:
-    message: str
-
-
-@dataclass(frozen=True, slots=True)
-class FunctionCall:
-    """'F': the fastpath function call (libpq's lo_* functions use it)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Malformed:
-    """A correctly framed message whose content is invalid (bad UTF-8, short fields).
-
-    Framing is intact, so, as in Postgres, this is an ERROR for the session to report
-    (the connection goes on), not a protocol violation.
-    """
-
-    tag: str
-    error: PgError
-
-
-@dataclass(frozen=True, slots=True)
-class PasswordData:
-    """'p' message: its meaning (password, SASL initial/continue) depends on the auth step."""
-
-    data: bytes
-
-
-FrontendMessage = (
-    SSLRequest
-    | GSSENCRequest
-    | CancelRequest
-    | StartupMessage
-    | Query
-    | Parse
-    | Bind
-    | Describe
-    | Execute
-    | Close
-    | Sync
-    | Flush
-    | Terminate
-    | CopyData
-    | CopyDone
-    | CopyFail
-    | PasswordData
-    | FunctionCall
-    | Malformed
-)
+_SYNC = Sync()  # frozen and empty: one serves every Sync
 
 
 def _content_error(message: str, sqlstate: str = "08P01") -> PgError:
@@ -299,7 +182,78 @@ def _decode_kind_name(r: _Reader, cls: type[Describe] | type[Close]) -> Describe
     return cls(kind, r.cstring())
 
 
+def _fast_bind(body: bytes) -> Bind | None:
+    """Bind without the checked reader's call per field, or None when anything is
+    unusual: the checked path then decodes it, its errors included."""
+    try:
+        end = body.index(0)
+        portal = body[:end].decode()
+        start = end + 1
+        end = body.index(0, start)
+        statement = body[start:end].decode()
+        pos = end + 1
+        (count,) = _U16.unpack_from(body, pos)
+        formats = struct.unpack_from(f"!{count}h", body, pos + 2)
+        pos += 2 + 2 * count
+        (count,) = _U16.unpack_from(body, pos)
+        pos += 2
+        params: list[bytes | None] = []
+        for _ in range(count):
+            (n,) = _I32.unpack_from(body, pos)
+            pos += 4
+            if n == -1:
+                params.append(None)
+                continue
+            if n < 0 or pos + n > len(body):
+                return None
+            params.append(body[pos : pos + n])
+            pos += n
+        (count,) = _U16.unpack_from(body, pos)
+        results = struct.unpack_from(f"!{count}h", body, pos + 2)
+        pos += 2 + 2 * count
+    except (ValueError, struct.error):  # UnicodeDecodeError is a ValueError
+        return None
+    if pos != len(body):
+        return None
+    for f in formats + results:
+        if f != 0 and f != 1:
+            return None
+    return Bind(portal, statement, formats, tuple(params), results)
+
+
+def _fast_execute(body: bytes) -> Execute | None:
+    end = body.find(b"\x00")
+    if end < 0 or len(body) != end + 5:
+        return None
+    try:
+        name = body[:end].decode()
+    except UnicodeDecodeError:
+        return None
+    return Execute(name, _I32.unpack_from(body, end + 1)[0])
+
+
+def _fast_describe(body: bytes) -> Describe | None:
+    if body[:1] not in (b"S", b"P") or body.find(b"\x00", 1) != len(body) - 1:
+        return None
+    try:
+        return Describe(chr(body[0]), body[1:-1].decode())
+    except UnicodeDecodeError:
+        return None
+
+
+# A prepared statement's run, decoded without the checked reader when well formed.
+_FAST: dict[bytes, Callable[[bytes], FrontendMessage | None]] = {
+    b"B": _fast_bind,
+    b"E": _fast_execute,
+    b"D": _fast_describe,
+    b"S": lambda body: None if body else _SYNC,
+}
+
+
 def _decode_regular(tag: bytes, body: bytes) -> FrontendMessage:
+    fast = _FAST.get(tag)
+    if fast is not None and (msg := fast(body)) is not None:
+        return msg
     try:
         return _decode_fields(tag, _Reader(body))
     except ProtocolViolation:

@@ -34,6 +34,7 @@ time to whatever snapshot the connection last built (the statement does not name
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import weakref
@@ -97,13 +98,22 @@ SELECT hash(
 """
 
 
-def names_in(sql: str) -> list[str]:
+def names_in(sql: str) -> tuple[str, ...]:
     """The snapshot views a DuckDB statement's text names (a mention in a string or a
-    comment only costs a fingerprint)."""
+    comment only costs a fingerprint). Cached by text (short texts: the cache's memory
+    stays bounded): every statement asks, and two regex scans per statement were a
+    visible part of a repeated point query's time."""
+    return _names_cached(sql) if len(sql) <= 16384 else _names_in(sql)
+
+
+def _names_in(sql: str) -> tuple[str, ...]:
     found = {MACRO_VIEWS.get(m, m) for m in (n.lower() for n in _NAMED.findall(sql))}
     if _READS_PG_CLASS.search(sql):
         found.add("pg_class")
-    return sorted(found)
+    return tuple(sorted(found))
+
+
+_names_cached = functools.lru_cache(maxsize=2048)(_names_in)
 
 
 # Per DuckDB connection (temp tables are per connection): view -> the commit clock's
@@ -151,7 +161,7 @@ def refresh(cur: duckdb.DuckDBPyConnection, sql: str, *, autocommit: bool) -> No
         seen.update(dict.fromkeys(names, count))
 
 
-def _refresh(cur: duckdb.DuckDBPyConnection, names: list[str]) -> None:
+def _refresh(cur: duckdb.DuckDBPyConnection, names: tuple[str, ...]) -> None:
     cur.execute(f"CREATE TEMP TABLE IF NOT EXISTS {STATE_TABLE} (name VARCHAR, fp UBIGINT)")
     fp = cur.execute(FINGERPRINT_SQL).fetchone()[0]
     have = dict(cur.execute(f"SELECT name, fp FROM temp.main.{STATE_TABLE}").fetchall())
