@@ -82,6 +82,13 @@ def attach_lake(conn: duckdb.DuckDBPyConnection, catalog: str, data_path: str) -
     options = f" (DATA_INLINING_ROW_LIMIT {inline}" + (
         f", DATA_PATH {_lit(data_path)})" if data_path else ")"
     )
+    # The catalog's connection pool (postgres extension) sends `SELECT 1` to PostgreSQL
+    # each time it hands out a pooled connection: ~2 extra round trips per statement.
+    # Off for the pool the lake's ATTACH creates (the setting is read at attach, then
+    # reset so that a client's own postgres ATTACH keeps the default). A connection the
+    # catalog server dropped then fails one statement instead of being replaced first.
+    health = os.environ.get("HATIDATA_LAKE_PG_HEALTH_CHECK", "")
+    conn.execute(f"SET pg_pool_health_check_query = {_lit(health)}")
     try:
         _attach(conn, f"ATTACH {_lit('ducklake:' + catalog)} AS {LAKE_DB}{options}")
     except duckdb.Error as exc:
@@ -92,6 +99,8 @@ def attach_lake(conn: duckdb.DuckDBPyConnection, catalog: str, data_path: str) -
             "user=hati') and that the PostgreSQL server accepts this proxy; every proxy of "
             "one lake needs the same catalog and a --lake-data path they all reach."
         ) from None
+    finally:
+        conn.execute("RESET pg_pool_health_check_query")
     conn.execute(f"USE {LAKE_DB}")
     log.info(
         "users' database is the DuckLake %s (data %s)", redact(catalog), data_path or "(stored)"
