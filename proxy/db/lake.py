@@ -89,6 +89,13 @@ def attach_lake(conn: duckdb.DuckDBPyConnection, catalog: str, data_path: str) -
     # catalog server dropped then fails one statement instead of being replaced first.
     health = os.environ.get("HATIDATA_LAKE_PG_HEALTH_CHECK", "")
     conn.execute(f"SET pg_pool_health_check_query = {_lit(health)}")
+    # The pool keeps at most this many idle connections (default 4); a statement that
+    # finds none idle opens a new one (a PostgreSQL backend: fork, login, setup), and
+    # the surplus is closed on release. With 4 clients on one proxy the default pool
+    # opened a new catalog connection every ~3 statements (PG log_connections); idle
+    # ones are closed after pg_pool_idle_timeout_millis (60 s).
+    pool = int(os.environ.get("HATIDATA_LAKE_PG_POOL", "32"))
+    conn.execute(f"SET pg_pool_max_connections = {pool}")
     try:
         _attach(conn, f"ATTACH {_lit('ducklake:' + catalog)} AS {LAKE_DB}{options}")
     except duckdb.Error as exc:
@@ -101,6 +108,7 @@ def attach_lake(conn: duckdb.DuckDBPyConnection, catalog: str, data_path: str) -
         ) from None
     finally:
         conn.execute("RESET pg_pool_health_check_query")
+        conn.execute("RESET pg_pool_max_connections")
     conn.execute(f"USE {LAKE_DB}")
     log.info(
         "users' database is the DuckLake %s (data %s)", redact(catalog), data_path or "(stored)"
