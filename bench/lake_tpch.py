@@ -27,10 +27,13 @@ import duckdb
 import psycopg
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "tests" / "differential"))
 from hatiserver import start_hatiproxy  # noqa: E402
 from pgcluster import start_pg  # noqa: E402
+
+from proxy.db.lake import DEFAULT_COMPRESSION  # noqa: E402
 
 TABLES = ("nation", "region", "part", "supplier", "partsupp", "customer", "orders", "lineitem")
 
@@ -60,8 +63,9 @@ def generate(path: Path, sf: float) -> list[str]:
         conn.close()
 
 
-def copy_to_lake(local: Path, catalog: str, data: Path) -> None:
-    """The same tables into a new DuckLake, attached as hatiproxy attaches it."""
+def copy_to_lake(local: Path, catalog: str, data: Path, codec: str) -> None:
+    """The same tables into a new DuckLake, attached as hatiproxy attaches it, its Parquet
+    files written with the codec hatiproxy gives a new lake (or --codec)."""
     conn = duckdb.connect()
     try:
         for name in ("ducklake", "postgres"):
@@ -70,6 +74,7 @@ def copy_to_lake(local: Path, catalog: str, data: Path) -> None:
         conn.execute(
             f"ATTACH 'ducklake:{catalog}' AS lake (DATA_INLINING_ROW_LIMIT 0, DATA_PATH '{data}')"
         )
+        conn.execute(f"CALL lake.set_option('parquet_compression', '{codec}')")
         t = time.perf_counter()
         for table in TABLES:
             conn.execute(f"CREATE TABLE lake.main.{table} AS SELECT * FROM src.main.{table}")
@@ -89,17 +94,29 @@ def main() -> None:
     ap.add_argument("--sf", type=float, default=1)
     ap.add_argument("--reps", type=int, default=2)
     ap.add_argument("--queries", default="", help="comma-separated query numbers (all 22)")
+    ap.add_argument("--codec", default=DEFAULT_COMPRESSION, help="the lake's Parquet codec")
+    ap.add_argument("--data", default="", help="a DuckDB file dbgen already filled (kept)")
     a = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="hati-lake-tpch-"))
     pg = start_pg()
     procs: list[subprocess.Popen] = []
     try:
         local = tmp / "tpch.duckdb"
-        queries = generate(local, a.sf)
+        if a.data:  # reuse: dbgen at sf=1 takes minutes on a loaded machine
+            shutil.copy(a.data, local)
+            with duckdb.connect(str(local)) as conn:
+                _load(conn, "tpch")
+                queries = [
+                    q for (q,) in conn.execute(
+                        "SELECT query FROM tpch_queries() ORDER BY query_nr"
+                    ).fetchall()
+                ]  # fmt: skip
+        else:
+            queries = generate(local, a.sf)
         with psycopg.connect(pg.dsn, autocommit=True) as c:
             c.execute("CREATE DATABASE lake")
         catalog = f"postgres:{pg.dsn} dbname=lake"
-        copy_to_lake(local, catalog, tmp / "lake")
+        copy_to_lake(local, catalog, tmp / "lake", a.codec)
         proc, file_port = start_hatiproxy(tmp / "file", database=str(local))
         procs.append(proc)
         lake_args = ("--lake-catalog", catalog, "--lake-data", str(tmp / "lake"))
@@ -125,7 +142,7 @@ def main() -> None:
         pg.stop()
         shutil.rmtree(tmp, ignore_errors=True)
     print(
-        f"TPC-H sf={a.sf:g} through hatiproxy, best of {a.reps}; load average "
+        f"TPC-H sf={a.sf:g} through hatiproxy, best of {a.reps}, lake codec {a.codec}; load "
         f"{load_before:.1f} -> {load_after:.1f} (2 cores)"
     )
     print(f"  {'query':>5} {'file s':>8} {'lake s':>8} {'lake/file':>9}")
