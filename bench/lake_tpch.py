@@ -142,7 +142,7 @@ def main() -> None:
         pg.stop()
         shutil.rmtree(tmp, ignore_errors=True)
     print(
-        f"TPC-H sf={a.sf:g} through hatiproxy, best of {a.reps}, lake codec {a.codec}; load "
+        f"TPC-H sf={a.sf:g} through hatiproxy, best of {a.reps}, lake codec {a.codec}; load average "
         f"{load_before:.1f} -> {load_after:.1f} (2 cores)"
     )
     print(f"  {'query':>5} {'file s':>8} {'lake s':>8} {'lake/file':>9}")
