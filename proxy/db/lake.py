@@ -27,7 +27,7 @@ log = logging.getLogger("hatiproxy.engine")
 
 LAKE_DB = "lake"  # the attached DuckLake's name inside DuckDB (clients see `hatidata`)
 LAKE_EXTENSIONS = ("ducklake", "postgres")
-DEFAULT_COMPRESSION = "lz4"  # of the lake's Parquet files, unless the catalog names one
+DEFAULT_COMPRESSION = "uncompressed"  # the lake's Parquet files, unless the catalog names one
 
 
 class LakeUnavailable(Exception):
@@ -119,11 +119,12 @@ def attach_lake(conn: duckdb.DuckDBPyConnection, catalog: str, data_path: str) -
 
 
 def _default_compression(conn: duckdb.DuckDBPyConnection) -> None:
-    """Parquet files the lake writes from now on use a fast-to-decode compression unless
-    the catalog already names one (an operator's choice, stored in the lake, is kept).
-    DuckDB's default (snappy) made the TPC-H queries on the lake ~2.1x their time on a
-    local file; LZ4 / uncompressed files cut that (bench/lake_tpch.py, issue 25). The
-    option lives in the catalog and is no snapshot; files already written keep theirs."""
+    """Parquet files the lake writes from now on are uncompressed unless the catalog
+    already names a codec (an operator's choice, stored in the lake, is kept). Through
+    hatiproxy the 22 TPC-H queries (sf 1) took 2.03x the local file's time with DuckDB's
+    default (snappy) files, 1.74x with LZ4 and 1.48x uncompressed (bench/lake_tpch.py,
+    issue 25), at the price of larger files. The option lives in the catalog and is no
+    snapshot; files already written keep theirs."""
     codec = os.environ.get("HATIDATA_LAKE_PARQUET_COMPRESSION", DEFAULT_COMPRESSION)
     stored = conn.execute(
         "SELECT value FROM ducklake_options(?) WHERE option_name = 'parquet_compression'",
