@@ -32,6 +32,7 @@ LAKE_EXTENSIONS = ("ducklake", "postgres")
 # import_extension INSTALLs through DuckDB's default connection: the agent lake is
 # attached on a thread of its own (proxy/db/agent_db.py) while the users' lake attaches.
 _LOADING = threading.Lock()
+DEFAULT_COMPRESSION = "uncompressed"  # the lake's Parquet files, unless the catalog names one
 
 
 class LakeUnavailable(Exception):
@@ -92,6 +93,20 @@ def attach_lake(conn: duckdb.DuckDBPyConnection, catalog: str, data_path: str) -
     options = f" (DATA_INLINING_ROW_LIMIT {inline}" + (
         f", DATA_PATH {lit(data_path)})" if data_path else ")"
     )
+    # The catalog's connection pool (postgres extension) sends `SELECT 1` to PostgreSQL
+    # each time it hands out a pooled connection: ~2 extra round trips per statement.
+    # Off for the pool the lake's ATTACH creates (the setting is read at attach, then
+    # reset so that a client's own postgres ATTACH keeps the default). A connection the
+    # catalog server dropped then fails one statement instead of being replaced first.
+    health = os.environ.get("HATIDATA_LAKE_PG_HEALTH_CHECK", "")
+    conn.execute(f"SET pg_pool_health_check_query = {lit(health)}")
+    # The pool keeps at most this many idle connections (default 4); a statement that
+    # finds none idle opens a new one (a PostgreSQL backend: fork, login, setup), and
+    # the surplus is closed on release. With 4 clients on one proxy the default pool
+    # opened a new catalog connection every ~3 statements (PG log_connections); idle
+    # ones are closed after pg_pool_idle_timeout_millis (60 s).
+    pool = int(os.environ.get("HATIDATA_LAKE_PG_POOL", "32"))
+    conn.execute(f"SET pg_pool_max_connections = {pool}")
     try:
         attach_with_retry(conn, f"ATTACH {lit('ducklake:' + catalog)} AS {LAKE_DB}{options}")
     except duckdb.Error as exc:
@@ -102,11 +117,35 @@ def attach_lake(conn: duckdb.DuckDBPyConnection, catalog: str, data_path: str) -
             "user=hati') and that the PostgreSQL server accepts this proxy; every proxy of "
             "one lake needs the same catalog and a --lake-data path they all reach."
         ) from None
+    finally:
+        conn.execute("RESET pg_pool_health_check_query")
+        conn.execute("RESET pg_pool_max_connections")
+    _default_compression(conn)
     conn.execute(f"USE {LAKE_DB}")
     log.info(
         "users' database is the DuckLake %s (data %s)", redact(catalog), data_path or "(stored)"
     )
     return local
+
+
+def _default_compression(conn: duckdb.DuckDBPyConnection) -> None:
+    """Parquet files the lake writes from now on are uncompressed unless the catalog
+    already names a codec (an operator's choice, stored in the lake, is kept). Through
+    hatiproxy the 22 TPC-H queries (sf 1) took 2.03x the local file's time with DuckDB's
+    default (snappy) files, 1.74x with LZ4 and 1.48x uncompressed (bench/lake_tpch.py,
+    issue 25), at the price of larger files. The option lives in the catalog and is no
+    snapshot; files already written keep theirs."""
+    codec = os.environ.get("HATIDATA_LAKE_PARQUET_COMPRESSION", DEFAULT_COMPRESSION)
+    stored = conn.execute(
+        "SELECT value FROM ducklake_options(?) WHERE option_name = 'parquet_compression'",
+        [LAKE_DB],
+    ).fetchall()
+    if stored or not codec:
+        return
+    try:
+        conn.execute(f"CALL {LAKE_DB}.set_option('parquet_compression', {lit(codec)})")
+    except duckdb.Error as exc:  # e.g. a proxy started at the same moment set it first
+        log.info("DuckLake parquet_compression not set (%s); files keep the lake's", exc)
 
 
 def attach_with_retry(conn: duckdb.DuckDBPyConnection, sql: str) -> None:
