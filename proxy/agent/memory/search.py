@@ -54,6 +54,7 @@ from proxy.agent.memory.args import now, parse_metadata
 from proxy.agent.memory.index import Hits, RowFilter
 from proxy.agent.memory.schema import COL, SELECT_COLUMNS, T_GRANT, T_MEM
 from proxy.agent.memory.service import LIVE, memory_row
+from proxy.agent.retrieval.fuse import interleave
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 
@@ -243,8 +244,9 @@ async def search(
 
     at = now()
 
-    def run(cur: duckdb.DuckDBPyConnection) -> list[tuple[tuple[Any, ...], float | None]]:
-        found: dict[str, tuple[tuple[Any, ...], float | None]] = {}
+    def run(cur: duckdb.DuckDBPyConnection) -> tuple[dict[str, Candidate], list[str]]:
+        found: dict[str, Candidate] = {}
+        keyword_side: list[str] = []  # BM25 best first
         if qvec is not None:
             allowed = None
             if filters.metadata:  # the index does not hold metadata: ask the table
@@ -253,8 +255,14 @@ async def search(
                     filters.params,
                 ).fetchnumpy()["seq"]
                 allowed = np.asarray(allowed, dtype=np.int64)
-            c = want
             best: list[float] = []  # exact scores of the rows in `found`: the bar to beat
+            if tokens:  # the keyword side: its top_k, every one a candidate of the other
+                hits = keyword_nearest(agents, tokens, want, qvec, allowed, where)
+                for r, sim in read_in_order(cur, hits, filters, at, top_k):
+                    found[r[0]] = (r, sim)
+                    keyword_side.append(r[0])
+                    best.append(row_score(mem.weights, tokens, r, sim, at)[0])
+            c = want
             while True:
                 hits = nearest(agents, qvec, c, allowed, where)
                 found.update(
@@ -263,11 +271,6 @@ async def search(
                 if len(found) >= top_k or len(hits.seqs) < c or allowed is not None:
                     break
                 c *= 10
-            if tokens:  # the keyword pool: exact word hits the cosine cut-off left out
-                hits = keyword_nearest(agents, tokens, want, qvec, allowed, where)
-                found.update(
-                    read_best(cur, hits, tokens, mem.weights, at, top_k, filters, found, best)
-                )
         if tokens and (qvec is None or unembedded):
             hit = " + ".join(["contains(lower(content), ?)::INT"] * len(tokens))
             extra = "" if qvec is None else " AND NOT has_embedding"
@@ -278,27 +281,66 @@ async def search(
             ).fetchall()
             for r in rows:
                 found.setdefault(str(r[0]), (r, None))
-        return list(found.values())
+        return found, keyword_side
 
-    candidates = await mem.layer.db.run(run)
-    # Scored from the raw rows; only the top_k become result dicts.
-    scored = []
-    for row, sim in candidates:
+    found, keyword_side = await mem.layer.db.run(run)
+    # The weighted side: every candidate by the weighted score, from the raw rows.
+    scored: dict[str, tuple[float, float, float | None, tuple[Any, ...]]] = {}
+    for mid, (row, sim) in found.items():
         score, kw = row_score(mem.weights, tokens, row, sim, at)
         if sim is None and kw <= 0:
             continue
-        scored.append((score, kw, sim, row))
-    scored.sort(key=lambda x: (-x[0], -x[3][_CREATED].timestamp()))
+        scored[mid] = (score, kw, sim, row)
+
+    def by_weight(mid: str) -> tuple[float, float, str]:
+        s = scored[mid]
+        return (-s[0], -s[3][_CREATED].timestamp(), mid)
+
+    weighted_side = sorted(scored, key=by_weight)[:top_k]
     result = []
-    for score, kw, sim, row in scored[:top_k]:
+    for p in interleave(weighted_side, keyword_side, by_weight)[:top_k]:
+        weighted, kw, sim, row = scored[p.key]
         out = memory_row(row, mem.access.pending)
         out["keyword_score"] = kw
-        out["score"] = score
+        out["score"] = p.score
+        out["weighted_score"] = weighted
         out["similarity_score"] = sim if sim is not None else kw
         out["score_kind"] = "hybrid" if sim is not None else "keyword"
         result.append(out)
     mem.access.touch([r["memory_id"] for r in result])
     return result
+
+
+Candidate = tuple[tuple[Any, ...], float | None]  # a SELECT_COLUMNS row, its cosine
+
+
+def read_in_order(
+    cur: duckdb.DuckDBPyConnection, hits: Hits, filters: Filters, at: dt.datetime, limit: int
+) -> list[tuple[tuple[Any, ...], float]]:
+    """The first `limit` rows of `hits` (in their order) that pass the filters, checked
+    again on the rows (as `read_best` does): the index's copies, or the table's rows for
+    contents too long to keep."""
+    out: list[tuple[tuple[Any, ...], float]] = []
+    for start in range(0, len(hits.ids), limit):
+        part = slice(start, start + limit)
+        rows = {r[0]: r for r in hits.rows[part] if r is not None}
+        missing = [i for i, r in zip(hits.ids[part], hits.rows[part], strict=True) if r is None]
+        if missing:
+            rows.update(
+                (r[0], r)
+                for r in cur.execute(
+                    f"SELECT {SELECT_COLUMNS} FROM {T_MEM}"
+                    f" WHERE memory_id IN ({', '.join('?' * len(missing))})",
+                    missing,
+                ).fetchall()
+            )
+        for mid, sim in zip(hits.ids[part].tolist(), hits.sims[part].tolist(), strict=True):
+            r = rows.get(mid)
+            if r is not None and filters.accepts(r, at):
+                out.append((r, sim))
+                if len(out) == limit:
+                    return out
+    return out
 
 
 def nearest(
@@ -317,9 +359,18 @@ def nearest(
         return Hits(i64, f32, none, none, f64, f64, f64, none)
     if len(parts) == 1:
         return parts[0]
-    merged = Hits(*(np.concatenate([p[i] for p in parts]) for i in range(len(parts[0]))))
+    merged = _concat(parts)
     order = np.argsort(-merged.sims, kind="stable")[:k]
-    return Hits(*(field[order] for field in merged))
+    return Hits(*(f[order] if f is not None else None for f in merged))
+
+
+def _concat(parts: list[Hits]) -> Hits:
+    return Hits(
+        *(
+            np.concatenate([p[i] for p in parts]) if parts[0][i] is not None else None
+            for i in range(len(parts[0]))
+        )
+    )
 
 
 def keyword_nearest(
@@ -330,15 +381,18 @@ def keyword_nearest(
     allowed: np.ndarray | None,
     where: RowFilter | None,
 ) -> Hits:
-    """The BM25 top k over one or more agents' indexes (merged by BM25 rank, then
-    similarity), each with its exact cosine similarity to the query."""
-    parts = [a.keyword_hits(tokens, k, qvec, allowed, where) for a in agents]
+    """The BM25 top k over one or more agents' indexes (merged by BM25 score, each
+    agent's index having its own statistics), each with its exact cosine similarity to
+    the query."""
+    parts = [a.keyword_hits(tokens, k, qvec, allowed, where, rare_only=False) for a in agents]
     if len(parts) == 1:
         return parts[0]
     if not parts:
         return nearest([], np.zeros(0, np.float32), 0, None)
-    merged = Hits(*(np.concatenate([p[i] for p in parts]) for i in range(len(parts[0]))))
-    return merged  # every part's top k: read_best keeps those that can make the top_k
+    merged = _concat(parts)
+    assert merged.bm25 is not None
+    order = np.argsort(-merged.bm25, kind="stable")[:k]
+    return Hits(*(f[order] for f in merged))  # type: ignore[index]
 
 
 def read_best(
