@@ -246,9 +246,9 @@ async def search(
             if tokens:  # the keyword side: its top_k, every one a candidate of the other
                 hits = keyword_nearest(agents, tokens, want, qvec, allowed, where)
                 for r, sim in read_in_order(cur, hits, filters, at, top_k):
-                    found[r[0]] = (r, sim)
+                    found[r[0]] = scored(mem.weights, tokens, r, sim, at)
                     keyword_side.append(r[0])
-                    best.append(row_score(mem.weights, tokens, r, sim, at)[0])
+                    best.append(found[r[0]][2])
             c = want
             while True:
                 hits = nearest(agents, qvec, c, allowed, where)
@@ -267,26 +267,26 @@ async def search(
                 [*filters.params, *tokens, *tokens, max(want, 200)],
             ).fetchall()
             for r in rows:
-                found.setdefault(str(r[0]), (r, None))
+                if str(r[0]) not in found:
+                    found[str(r[0])] = scored(mem.weights, tokens, r, None, at)
         return found, keyword_side
 
     found, keyword_side = await mem.layer.db.run(run)
     # The weighted side: every candidate by the weighted score, from the raw rows.
-    scored: dict[str, tuple[float, float, float | None, tuple[Any, ...]]] = {}
-    for mid, (row, sim) in found.items():
-        score, kw = row_score(mem.weights, tokens, row, sim, at)
+    pool: dict[str, tuple[float, float, float | None, tuple[Any, ...]]] = {}
+    for mid, (row, sim, score, kw) in found.items():
         if sim is None and kw <= 0:
             continue
-        scored[mid] = (score, kw, sim, row)
+        pool[mid] = (score, kw, sim, row)
 
     def by_weight(mid: str) -> tuple[float, float, str]:
-        s = scored[mid]
+        s = pool[mid]
         return (-s[0], -s[3][_CREATED].timestamp(), mid)
 
-    weighted_side = sorted(scored, key=by_weight)[:top_k]
+    weighted_side = sorted(pool, key=by_weight)[:top_k]
     result = []
     for p in interleave(weighted_side, keyword_side, by_weight)[:top_k]:
-        weighted, kw, sim, row = scored[p.key]
+        weighted, kw, sim, row = pool[p.key]
         out = memory_row(row, mem.access.pending)
         out["keyword_score"] = kw
         out["score"] = p.score
@@ -298,7 +298,18 @@ async def search(
     return result
 
 
-Candidate = tuple[tuple[Any, ...], float | None]  # a SELECT_COLUMNS row, its cosine
+# A SELECT_COLUMNS row, its cosine (None: no vector), weighted score, keyword score.
+Candidate = tuple[tuple[Any, ...], float | None, float, float]
+
+
+def scored(
+    weights: tuple[float, float, float, float, float],
+    tokens: list[str],
+    row: tuple[Any, ...],
+    sim: float | None,
+    at: dt.datetime,
+) -> Candidate:
+    return (row, sim, *row_score(weights, tokens, row, sim, at))
 
 
 def read_in_order(
@@ -392,7 +403,7 @@ def read_best(
     filters: Filters,
     found: Container[str] = (),
     best: list[float] | None = None,
-) -> dict[str, tuple[tuple[Any, ...], float]]:
+) -> dict[str, Candidate]:
     """The rows of `hits` that can make the top_k, re-checked against the filters.
 
     `found`: rows taken already (by an earlier call), left out; `best`: their exact
@@ -417,7 +428,7 @@ def read_best(
         text = hits.texts[i]
         kws[i] = np.nan if text is None else keyword_score(tokens, text)
     lo, hi = score_bounds(weights, hits, kws, at.timestamp())
-    out: dict[str, tuple[tuple[Any, ...], float]] = {}
+    out: dict[str, Candidate] = {}
     while unread.any():
         possible = np.concatenate([np.asarray(best), lo[unread]])
         bar = _kth(possible, top_k)
@@ -436,7 +447,6 @@ def read_best(
             ).fetchall()
         for r in rows:
             if filters.accepts(r, at):
-                sim = by_id[r[0]]
-                out[r[0]] = (r, sim)
-                best.append(row_score(weights, tokens, r, sim, at)[0])
+                out[r[0]] = scored(weights, tokens, r, by_id[r[0]], at)
+                best.append(out[r[0]][2])
     return out
