@@ -48,7 +48,10 @@ log = logging.getLogger("hatiproxy.agent.sessions")
 
 MODES = ("hybrid", "vector", "keyword")
 POOL = 50
-BATCH = 32
+# Rows per round of the embedding pump: up to this many are taken as they are (no wait for
+# more), so a lone append is embedded at once; a bulk append is taken in rounds this big
+# (the model worker batches them), each round's SELECT and UPDATE costing once per round.
+BATCH = 256
 MAX_TOP_K = 100
 
 
