@@ -21,7 +21,8 @@ a fresh database with the default model (all-MiniLM-L6-v2).
    directly into the index), each with a fresh query text (its model call included).
 4. rebuild of `--rebuild` events (written straight into the events table): events/s
    against the raw model's texts/s at batch 32 (bench/embed_column.py's plain
-   onnxruntime loop), same run, with progress. `--parts` picks what runs.
+   onnxruntime loop), same run, with progress. `--parts` picks what runs (`memrecall`:
+   only the memory half of 1., the conversation stored as memories, no sessions).
 """
 
 from __future__ import annotations
@@ -112,8 +113,11 @@ def unit(rng: np.random.Generator, n: int, dims: int) -> np.ndarray:
     return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
-async def bench_recall(layer, users: int, turns: int, rng: random.Random) -> dict:
-    """Session search recall; returns the conversation for the memory recall check."""
+async def bench_recall(
+    layer, users: int, turns: int, rng: random.Random, sessions_too: bool = True
+) -> dict:
+    """Session search recall; returns the conversation for the memory recall check
+    (only that, without sessions, when not `sessions_too`: part `memrecall`)."""
     answers: list[tuple[str, str, str, str]] = []  # (user, question, session:seq, kind)
     said: dict[str, list[str]] = {}  # user -> texts in order
     fact_text: dict[str, str] = {}  # session:seq -> the fact's text
@@ -128,7 +132,7 @@ async def bench_recall(layer, users: int, turns: int, rng: random.Random) -> dic
             "doc": f"Dr {rng.choice(DOCTORS)}{u}",
         }
         sessions = [f"{user}-s{i}" for i in range(3)]
-        for sid in sessions:
+        for sid in sessions if sessions_too else ():
             await layer.call("create_session", WHO, app_name="bench", user_id=user, session_id=sid)
         plan = {rng.randrange(turns * len(sessions)): f for f in FACTS}
         while len(plan) < len(FACTS):  # two facts drew one slot: draw again
@@ -139,12 +143,16 @@ async def bench_recall(layer, users: int, turns: int, rng: random.Random) -> dic
             text = fact[0].format(**values) if fact else filler(rng)
             said.setdefault(user, []).append(text)
             msg = {"role": "user", "parts": [{"type": "text", "text": text}]}
-            row = (await layer.call("append_event", WHO, session_id=sid, author="user",
-                                    message=msg))[0]  # fmt: skip
+            row = {"seq": slot}
+            if sessions_too:
+                row = (await layer.call("append_event", WHO, session_id=sid, author="user",
+                                        message=msg))[0]  # fmt: skip
             if fact:
                 fact_text[f"{sid}:{row['seq']}"] = text
                 kind = {FACTS[-2][0]: "code", FACTS[-1][0]: "rare word"}.get(fact[0], "paraphrase")
                 answers.append((user, fact[1].format(**values), f"{sid}:{row['seq']}", kind))
+    if not sessions_too:
+        return {"answers": answers, "said": said, "fact_text": fact_text}
     while await layer.sessions.index.embed_pending(256):
         pass
     print(f"recall@10 over {len(answers)} questions ({users} users x 6), "
@@ -167,7 +175,7 @@ async def bench_recall(layer, users: int, turns: int, rng: random.Random) -> dic
 async def bench_memory_recall(layer, convo: dict) -> None:
     """The same conversation stored as memories (one agent per user, every turn a
     memory): recall@10 of the cosine top 10 (the index alone), the BM25 top 10 (the
-    keyword index alone) and search_memory (both pools, the documented score)."""
+    keyword index alone) and search_memory (the two rankings fused)."""
     from memory_search_helpers import keyword_top, vector_top
 
     where: dict[tuple[str, str], str] = {}  # (user, text) -> memory id
@@ -357,8 +365,9 @@ async def main() -> None:
         engine, layer = await open_layer(Path(d), "onnx")
         try:
             parts = set(args.parts.split(","))
-            if "recall" in parts:
-                convo = await bench_recall(layer, args.users, args.turns, random.Random(11))
+            if "recall" in parts or "memrecall" in parts:
+                rng = random.Random(11)
+                convo = await bench_recall(layer, args.users, args.turns, rng, "recall" in parts)
                 await bench_memory_recall(layer, convo)
             if "append" in parts:
                 await bench_append(layer, args.appends)

@@ -1,6 +1,7 @@
 """search_memory reads from the table only the rows that can make its top k, and ranks
 exactly as scoring every candidate would (bounds from the index's copies of the scoring
-columns: created_at, importance, confidence, content when short)."""
+columns: created_at, importance, confidence, content when short), then interleaves that
+weighted ranking with the BM25 ranking (retrieval.fuse)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from proxy.agent.layer import AgentLayer
 from proxy.agent.memory import search as ms
 from proxy.agent.memory.index import TEXT_IN_RAM, RowFilter
 from proxy.agent.memory.schema import SELECT_COLUMNS, T_MEM, T_VEC
+from proxy.agent.retrieval.fuse import interleave
 
 WORDS = [
     "invoice",
@@ -41,33 +43,40 @@ QUERIES = [
 ]
 
 
-async def _reference(layer: AgentLayer, query: str, top_k: int) -> list[tuple[str, float]]:
-    """The ranking of the 50 nearest memories and the 50 best by BM25 (the index's pool), each read and
-    scored: what search did before it bounded scores (the index is exact below 20k rows)."""
+async def _reference(layer: AgentLayer, query: str, top_k: int) -> list[tuple[str, float, float]]:
+    """(memory id, score, weighted score) of search's results, the slow way: the 50
+    nearest memories and the BM25 top_k (the keyword side), every one read and scored by
+    the weighted score (what search did before it bounded scores; the index is exact
+    below 20k rows), the weighted top_k interleaved with the keyword side."""
     qvec = layer.semantic.embedder.embed_batch([query], mode="query")[0]
     qvec = qvec / np.linalg.norm(qvec)
     vecs = await sql(layer, f"SELECT memory_id::VARCHAR, embedding FROM {T_VEC}")
     sims = {mid: float(np.dot(qvec, np.asarray(v) / np.linalg.norm(v))) for mid, v in vecs}
     nearest = sorted(sims, key=lambda m: -sims[m])[:50]
-    # And the keyword pool: the 50 best by the agent's BM25 index (search's candidates).
     agent = layer.memory.index.agent(A.org_id, A.agent_id)
     assert agent is not None
-    pool = agent.keyword_hits(ms.keywords(query), 50, qvec, None, RowFilter(now=time.time()))
-    nearest = list({*nearest, *pool.ids.tolist()})
+    tokens = ms.keywords(query)
+    pool = agent.keyword_hits(tokens, 50, qvec, None, RowFilter(now=time.time()), rare_only=False)
+    keyword_side = pool.ids.tolist()[:top_k]
+    candidates = list({*nearest, *keyword_side})
     rows = await sql(
         layer,
         f"SELECT {SELECT_COLUMNS} FROM {T_MEM} WHERE memory_id::VARCHAR IN "
-        f"({', '.join('?' * len(nearest))})",
-        nearest,
+        f"({', '.join('?' * len(candidates))})",
+        candidates,
     )
     at = dt.datetime.now(dt.UTC)
-    tokens = ms.keywords(query)
-    created = ms._CREATED
-    scored = sorted(
-        ((ms.row_score(layer.memory.weights, tokens, r, sims[str(r[0])], at)[0], r) for r in rows),
-        key=lambda x: (-x[0], -x[1][created].timestamp()),
-    )
-    return [(str(r[0]), s) for s, r in scored[:top_k]]
+    weighted = {
+        str(r[0]): (ms.row_score(layer.memory.weights, tokens, r, sims[str(r[0])], at)[0], r)
+        for r in rows
+    }
+
+    def key(m: str) -> tuple:
+        return (-weighted[m][0], -weighted[m][1][ms._CREATED].timestamp(), m)
+
+    weighted_side = sorted(weighted, key=key)[:top_k]
+    placed = interleave(weighted_side, keyword_side, key)[:top_k]
+    return [(p.key, p.score, weighted[p.key][0]) for p in placed]
 
 
 async def _fill(layer: AgentLayer, rng: random.Random) -> None:
@@ -104,8 +113,9 @@ def test_bounded_reads_rank_exactly_like_scoring_every_candidate(tmp_path: Path)
                     got = await layer.call("search_memory", A, [query], top_k=top_k)
                     want = await _reference(layer, query, top_k)
                     assert [g["memory_id"] for g in got] == [w[0] for w in want], query
-                    for g, (_, score) in zip(got, want, strict=True):
-                        assert abs(g["score"] - score) < 1e-6
+                    for g, (_, score, weighted) in zip(got, want, strict=True):
+                        assert g["score"] == score
+                        assert abs(g["weighted_score"] - weighted) < 1e-6
             await _reads_fewer_rows_than_it_ranks(layer)
 
     run(fill())

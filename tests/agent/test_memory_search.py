@@ -118,8 +118,12 @@ def test_score_weights_from_config(tmp_path: Path) -> None:
         async with open_layer(tmp_path, memory_score_weights="1,0,0,0,0") as layer:
             await store(layer, A, "alpha", wait=True)
             await store(layer, A, "beta gamma", wait=True)
-            for h in await layer.call("search_memory", A, ["alpha"]):
-                assert h["score"] == pytest.approx(max(h["similarity_score"], 0.0))
+            hits = await layer.call("search_memory", A, ["alpha"])
+            for h in hits:  # the weighted score is the cosine alone
+                assert h["weighted_score"] == pytest.approx(max(h["similarity_score"], 0.0))
+            # First on both sides (weighted and BM25): 1; second on the weighted side only.
+            assert [h["content"] for h in hits] == ["alpha", "beta gamma"]
+            assert [h["score"] for h in hits] == [1.0, 0.25]
 
     run(go())
 

@@ -74,10 +74,11 @@ def test_admin_filters_and_deletes_with_confirmation(ks, driver, shots):
     # each hit's score parts (wide columns: read as text the layout may hide at phone width)
     ths = driver.find_elements(By.CSS_SELECTOR, "#results thead th")
     head = [th.get_attribute("textContent") for th in ths]
-    assert {"Semantic", "Keyword", "Recency", "Importance", "Confidence"} <= set(head)
+    assert {"Weighted", "Semantic", "Keyword", "Recency", "Importance", "Confidence"} <= set(head)
     cells = driver.find_elements(By.CSS_SELECTOR, "#results tbody tr:first-child td")
     parts = [c.get_attribute("textContent") for c in cells]
     assert 0.99 < float(parts[head.index("Recency")]) <= 1.0  # stored minutes ago
+    assert 0 < float(parts[head.index("Weighted")]) <= 1.0
     click_through(driver, driver.find_element(By.LINK_TEXT, "carol's private whale notes"))
     assert text(driver, "content") == "carol's private whale notes"
     assert "no memory has replaced this one" in text(driver, "chain")

@@ -153,6 +153,9 @@ def test_search_finds_the_embedded_memory(ks: KeyedServer) -> None:
     assert set(hits[0]["entry"]) >= SEED_FIELDS
     scores = [h["score"] for h in hits]
     assert scores == sorted(scores, reverse=True) and all(0 <= s <= 1 for s in scores)
+    assert hits[0]["score"] == 1.0  # first by the weighted score and by BM25
+    assert all(0 <= h["weighted_score"] <= 1 for h in hits)
+    assert hits[0]["weighted_score"] == max(h["weighted_score"] for h in hits)
     assert len(hits) <= 5
 
 

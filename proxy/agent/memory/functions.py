@@ -46,6 +46,7 @@ SEARCH_COLUMNS = (
     ("similarity_score", "DOUBLE"),
     ("keyword_score", "DOUBLE"),
     ("score", "DOUBLE"),
+    ("weighted_score", "DOUBLE"),
     ("score_kind", "VARCHAR"),
     ("created_at", "TIMESTAMPTZ"),
     ("conflict_status", "VARCHAR"),
@@ -83,7 +84,7 @@ SEARCH_COLUMNS = (
     ),
 )
 async def search_memory(layer: AgentContext, who: Identity, **kwargs: Any) -> list[dict[str, Any]]:
-    """Search memories by meaning and keywords, ranked by the hybrid score."""
+    """Search memories by meaning and keywords: weighted and keyword ranks fused (score)."""
     return await memory_search.search(memory_of(layer), who, **kwargs)
 
 

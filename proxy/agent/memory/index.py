@@ -116,6 +116,7 @@ class Hits(NamedTuple):
     importance: np.ndarray
     confidence: np.ndarray
     rows: np.ndarray  # whole SELECT_COLUMNS rows or None (object)
+    bm25: np.ndarray | None = None  # BM25 scores (keyword_hits only)
 
 
 @dataclass
@@ -342,12 +343,12 @@ class AgentVectors:
         if rare_only:
             tokens = [t for t in tokens if 0 < words.df(t) <= k]
         st = self._state
-        pos = np.zeros(0, dtype=np.int64)
+        pos, bm25 = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
         if tokens:
             valid = self._mask(st, where)
             if allowed is not None:
                 valid &= np.isin(st.seqs[: st.n], allowed)
-            pos, _ = words.top(tokens, k, valid)
+            pos, bm25 = words.top(tokens, k, valid)
         if query is not None and len(pos):
             q = np.ascontiguousarray(query, dtype=np.float32)
             sims = dot(st.vecs[pos], q)
@@ -356,7 +357,7 @@ class AgentVectors:
         c = st.cols
         return Hits(
             st.seqs[pos], sims, c.ids[pos], c.texts[pos], c.created[pos], c.imp[pos],
-            c.conf[pos], c.rows[pos],
+            c.conf[pos], c.rows[pos], bm25,
         )  # fmt: skip
 
     def _nearest(

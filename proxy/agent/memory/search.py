@@ -1,48 +1,58 @@
-"""Memory search: nearest neighbours, filters, and the hybrid score.
+"""Memory search: two rankings, fused; nearest neighbours; filters; the weighted score.
 
-Hybrid score of a memory for a query (weights from `memory_score_weights`, default
-0.5, 0.25, 0.1, 0.1, 0.05 as in the product brief):
+Results are the weighted side and the keyword side interleaved (`retrieval.fuse`, as
+session search does): each memory is placed by its better rank on either side, then by
+its rank on the other, then by its weighted score. So the top k holds each side's top
+k/2: a memory holding the query's rare words is found however far its vector is, and a
+paraphrase however few words it shares. `score` is the fused score, (1/best +
+1/(best x other)) / 2 in (0, 1] (1: first on both sides), which orders the results.
 
-    score = w_sem * max(cosine, 0) + w_kw * keyword + w_rec * recency
-          + w_imp * importance + w_conf * confidence
+- The keyword side: the agent's BM25 index (`retrieval.bm25`, kept beside its vectors
+  in `memory_index`) over the query's keywords, best first, its top_k (rows passing the
+  filters).
+- The weighted side: the candidates (the cosine neighbours, the keyword side, the
+  memories without a vector that hold a keyword) ranked by `weighted_score` (weights
+  from `memory_score_weights`, default 0.5, 0.25, 0.1, 0.1, 0.05 as in the product
+  brief), its top_k:
 
-- cosine: query vector (query mode) vs the memory's vector;
-- keyword: share of the query's keywords (lower case, stop words dropped) that occur
-  in the content as words (a content word starting with the keyword counts too);
-- recency: 0.5 ** (age / 1 week), age from created_at;
-- importance and confidence: the stored values (0..1).
+    weighted_score = w_sem * max(cosine, 0) + w_kw * keyword + w_rec * recency
+                   + w_imp * importance + w_conf * confidence
+
+  - cosine: query vector (query mode) vs the memory's vector;
+  - keyword (`keyword_score`): share of the query's keywords (lower case, stop words
+    dropped) that occur in the content as words (a content word starting with the
+    keyword counts too);
+  - recency: 0.5 ** (age / 1 week), age from created_at;
+  - importance and confidence: the stored values (0..1).
 
 A memory without a usable vector (no model loaded, embedding pending or failed) is
 scored without the semantic term, and the remaining weights are rescaled to sum to the
 same total, so it competes fairly; its `score_kind` is 'keyword' (else 'hybrid') and
-its `similarity_score` is the keyword score (the brief's "heuristic relevance").
+its `similarity_score` is the keyword score (the brief's "heuristic relevance"). It is
+not in the BM25 index (that sits beside the vectors), so only the weighted side has it;
+without a model every candidate is such a memory and the order is the weighted order.
 
-Candidates: with a query vector, the nearest neighbours from the agent's in-RAM index
-(`memory_index`: exact up to 20k vectors, above that a sign-code shortlist ranked by
-exact cosine), oversampled (5 x top_k, at least 50), among the memories that pass the
-filters, and as many again from the agent's BM25 keyword index (`retrieval.bm25`, kept
-beside the vectors) over the query's rare words (held by at most that many memories),
-with their exact cosine, so a memory holding the query's rare words is a candidate
-however far its vector is (the score formula above is unchanged; rows the cosine pool
-took already, or whose best case cannot reach its k-th score, are not scored again): the index holds the filter columns (live / not expired, memory_type,
-session_id, importance) beside each vector, so this needs no table scan; a metadata
-filter is evaluated in SQL first (the index does not hold metadata). The candidates are
-read by primary key in one `IN (...)` query and the filters checked again on the rows
-in Python (`Filters.accepts`: the index may lag a supersede by a moment); if that
-leaves too few, the sample grows tenfold until the whole agent is covered. Memories
-without a vector are found by keyword (SQL `contains` on the lower-cased content); with
-a query vector that scan runs only when the agent has such memories (the index tracks
-them). Without a model every candidate comes from the keyword search. Then all
-candidates are scored from the raw rows, and only the best `top_k` become result dicts.
-Retired (superseded) memories are hidden unless `include_superseded`; expired ones
-always are.
+Candidates of the weighted side: with a query vector, the nearest neighbours from the
+agent's in-RAM index (`memory_index`: exact up to 20k vectors, above that a sign-code
+shortlist ranked by exact cosine), oversampled (5 x top_k, at least 50), among the
+memories that pass the filters; of those only the rows that can still make the weighted
+top_k are scored exactly (`read_best`). The index holds the filter columns (live / not
+expired, memory_type, session_id, importance) beside each vector, so this needs no
+table scan; a metadata filter is evaluated in SQL first (the index does not hold
+metadata). Rows come from the index's copies (or by primary key in one `IN (...)` query
+for contents too long to keep) and the filters are checked again on the rows in Python
+(`Filters.accepts`: the index may lag a supersede by a moment); if that leaves too few,
+the sample grows tenfold until the whole agent is covered. Memories without a vector
+are found by keyword (SQL `contains` on the lower-cased content); with a query vector
+that scan runs only when the agent has such memories (the index tracks them). Only the
+top_k become result dicts. Retired (superseded) memories are hidden unless
+`include_superseded`; expired ones always are.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
-import re
 import time
 from collections.abc import Container
 from dataclasses import dataclass, field
@@ -53,7 +63,17 @@ import numpy as np
 from proxy.agent.memory.args import now, parse_metadata
 from proxy.agent.memory.index import Hits, RowFilter
 from proxy.agent.memory.schema import COL, SELECT_COLUMNS, T_GRANT, T_MEM
+from proxy.agent.memory.search_score import (  # noqa: F401  (recency_score: re-exported)
+    _CREATED,
+    _kth,
+    keyword_score,
+    keywords,
+    recency_score,
+    row_score,
+    score_bounds,
+)
 from proxy.agent.memory.service import LIVE, memory_row
+from proxy.agent.retrieval.fuse import interleave
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 
@@ -61,38 +81,6 @@ if TYPE_CHECKING:
     import duckdb
 
     from proxy.agent.memory.service import Memory
-
-WEEK = 7 * 24 * 3600.0
-
-
-_CONTENT, _CREATED = COL["content"], COL["created_at"]
-_SCORE_COLUMNS = {c: COL[c] for c in ("created_at", "importance", "confidence")}
-
-
-_STOP_WORDS = (
-    "a an and are as at be but by for from has have he her his i in is it its me my of on or"
-    " our she so that the their them then there these they this to was we were what when"
-    " where which who why will with you your do does did how about into than"
-)
-_STOP = frozenset(_STOP_WORDS.split())
-_WORD = re.compile(r"\w+")
-
-
-def keywords(text: str) -> list[str]:
-    words = [w for w in _WORD.findall(text.lower()) if len(w) > 1]
-    kept = [w for w in words if w not in _STOP]
-    return list(dict.fromkeys(kept or words))
-
-
-def keyword_score(tokens: list[str], content: str) -> float:
-    if not tokens:
-        return 0.0
-    words = set(_WORD.findall(content.lower()))
-    hits = 0
-    for t in tokens:
-        if t in words or (len(t) >= 3 and any(w.startswith(t) for w in words)):
-            hits += 1
-    return hits / len(tokens)
 
 
 @dataclass
@@ -243,8 +231,9 @@ async def search(
 
     at = now()
 
-    def run(cur: duckdb.DuckDBPyConnection) -> list[tuple[tuple[Any, ...], float | None]]:
-        found: dict[str, tuple[tuple[Any, ...], float | None]] = {}
+    def run(cur: duckdb.DuckDBPyConnection) -> tuple[dict[str, Candidate], list[str]]:
+        found: dict[str, Candidate] = {}
+        keyword_side: list[str] = []  # BM25 best first
         if qvec is not None:
             allowed = None
             if filters.metadata:  # the index does not hold metadata: ask the table
@@ -253,8 +242,14 @@ async def search(
                     filters.params,
                 ).fetchnumpy()["seq"]
                 allowed = np.asarray(allowed, dtype=np.int64)
-            c = want
             best: list[float] = []  # exact scores of the rows in `found`: the bar to beat
+            if tokens:  # the keyword side: its top_k, every one a candidate of the other
+                hits = keyword_nearest(agents, tokens, want, qvec, allowed, where)
+                for r, sim in read_in_order(cur, hits, filters, at, top_k):
+                    found[r[0]] = scored(mem.weights, tokens, r, sim, at)
+                    keyword_side.append(r[0])
+                    best.append(found[r[0]][2])
+            c = want
             while True:
                 hits = nearest(agents, qvec, c, allowed, where)
                 found.update(
@@ -263,11 +258,6 @@ async def search(
                 if len(found) >= top_k or len(hits.seqs) < c or allowed is not None:
                     break
                 c *= 10
-            if tokens:  # the keyword pool: exact word hits the cosine cut-off left out
-                hits = keyword_nearest(agents, tokens, want, qvec, allowed, where)
-                found.update(
-                    read_best(cur, hits, tokens, mem.weights, at, top_k, filters, found, best)
-                )
         if tokens and (qvec is None or unembedded):
             hit = " + ".join(["contains(lower(content), ?)::INT"] * len(tokens))
             extra = "" if qvec is None else " AND NOT has_embedding"
@@ -277,28 +267,78 @@ async def search(
                 [*filters.params, *tokens, *tokens, max(want, 200)],
             ).fetchall()
             for r in rows:
-                found.setdefault(str(r[0]), (r, None))
-        return list(found.values())
+                if str(r[0]) not in found:
+                    found[str(r[0])] = scored(mem.weights, tokens, r, None, at)
+        return found, keyword_side
 
-    candidates = await mem.layer.db.run(run)
-    # Scored from the raw rows; only the top_k become result dicts.
-    scored = []
-    for row, sim in candidates:
-        score, kw = row_score(mem.weights, tokens, row, sim, at)
+    found, keyword_side = await mem.layer.db.run(run)
+    # The weighted side: every candidate by the weighted score, from the raw rows.
+    pool: dict[str, tuple[float, float, float | None, tuple[Any, ...]]] = {}
+    for mid, (row, sim, score, kw) in found.items():
         if sim is None and kw <= 0:
             continue
-        scored.append((score, kw, sim, row))
-    scored.sort(key=lambda x: (-x[0], -x[3][_CREATED].timestamp()))
+        pool[mid] = (score, kw, sim, row)
+
+    def by_weight(mid: str) -> tuple[float, float, str]:
+        s = pool[mid]
+        return (-s[0], -s[3][_CREATED].timestamp(), mid)
+
+    weighted_side = sorted(pool, key=by_weight)[:top_k]
     result = []
-    for score, kw, sim, row in scored[:top_k]:
+    for p in interleave(weighted_side, keyword_side, by_weight)[:top_k]:
+        weighted, kw, sim, row = pool[p.key]
         out = memory_row(row, mem.access.pending)
         out["keyword_score"] = kw
-        out["score"] = score
+        out["score"] = p.score
+        out["weighted_score"] = weighted
         out["similarity_score"] = sim if sim is not None else kw
         out["score_kind"] = "hybrid" if sim is not None else "keyword"
         result.append(out)
     mem.access.touch([r["memory_id"] for r in result])
     return result
+
+
+# A SELECT_COLUMNS row, its cosine (None: no vector), weighted score, keyword score.
+Candidate = tuple[tuple[Any, ...], float | None, float, float]
+
+
+def scored(
+    weights: tuple[float, float, float, float, float],
+    tokens: list[str],
+    row: tuple[Any, ...],
+    sim: float | None,
+    at: dt.datetime,
+) -> Candidate:
+    return (row, sim, *row_score(weights, tokens, row, sim, at))
+
+
+def read_in_order(
+    cur: duckdb.DuckDBPyConnection, hits: Hits, filters: Filters, at: dt.datetime, limit: int
+) -> list[tuple[tuple[Any, ...], float]]:
+    """The first `limit` rows of `hits` (in their order) that pass the filters, checked
+    again on the rows (as `read_best` does): the index's copies, or the table's rows for
+    contents too long to keep."""
+    out: list[tuple[tuple[Any, ...], float]] = []
+    for start in range(0, len(hits.ids), limit):
+        part = slice(start, start + limit)
+        rows = {r[0]: r for r in hits.rows[part] if r is not None}
+        missing = [i for i, r in zip(hits.ids[part], hits.rows[part], strict=True) if r is None]
+        if missing:
+            rows.update(
+                (r[0], r)
+                for r in cur.execute(
+                    f"SELECT {SELECT_COLUMNS} FROM {T_MEM}"
+                    f" WHERE memory_id IN ({', '.join('?' * len(missing))})",
+                    missing,
+                ).fetchall()
+            )
+        for mid, sim in zip(hits.ids[part].tolist(), hits.sims[part].tolist(), strict=True):
+            r = rows.get(mid)
+            if r is not None and filters.accepts(r, at):
+                out.append((r, sim))
+                if len(out) == limit:
+                    return out
+    return out
 
 
 def nearest(
@@ -317,9 +357,18 @@ def nearest(
         return Hits(i64, f32, none, none, f64, f64, f64, none)
     if len(parts) == 1:
         return parts[0]
-    merged = Hits(*(np.concatenate([p[i] for p in parts]) for i in range(len(parts[0]))))
+    merged = _concat(parts)
     order = np.argsort(-merged.sims, kind="stable")[:k]
-    return Hits(*(field[order] for field in merged))
+    return Hits(*(f[order] if f is not None else None for f in merged))
+
+
+def _concat(parts: list[Hits]) -> Hits:
+    return Hits(
+        *(
+            np.concatenate([p[i] for p in parts]) if parts[0][i] is not None else None
+            for i in range(len(parts[0]))
+        )
+    )
 
 
 def keyword_nearest(
@@ -330,15 +379,18 @@ def keyword_nearest(
     allowed: np.ndarray | None,
     where: RowFilter | None,
 ) -> Hits:
-    """The BM25 top k over one or more agents' indexes (merged by BM25 rank, then
-    similarity), each with its exact cosine similarity to the query."""
-    parts = [a.keyword_hits(tokens, k, qvec, allowed, where) for a in agents]
+    """The BM25 top k over one or more agents' indexes (merged by BM25 score, each
+    agent's index having its own statistics), each with its exact cosine similarity to
+    the query."""
+    parts = [a.keyword_hits(tokens, k, qvec, allowed, where, rare_only=False) for a in agents]
     if len(parts) == 1:
         return parts[0]
     if not parts:
         return nearest([], np.zeros(0, np.float32), 0, None)
-    merged = Hits(*(np.concatenate([p[i] for p in parts]) for i in range(len(parts[0]))))
-    return merged  # every part's top k: read_best keeps those that can make the top_k
+    merged = _concat(parts)
+    assert merged.bm25 is not None
+    order = np.argsort(-merged.bm25, kind="stable")[:k]
+    return Hits(*(f[order] for f in merged))  # type: ignore[index]
 
 
 def read_best(
@@ -351,7 +403,7 @@ def read_best(
     filters: Filters,
     found: Container[str] = (),
     best: list[float] | None = None,
-) -> dict[str, tuple[tuple[Any, ...], float]]:
+) -> dict[str, Candidate]:
     """The rows of `hits` that can make the top_k, re-checked against the filters.
 
     `found`: rows taken already (by an earlier call), left out; `best`: their exact
@@ -376,7 +428,7 @@ def read_best(
         text = hits.texts[i]
         kws[i] = np.nan if text is None else keyword_score(tokens, text)
     lo, hi = score_bounds(weights, hits, kws, at.timestamp())
-    out: dict[str, tuple[tuple[Any, ...], float]] = {}
+    out: dict[str, Candidate] = {}
     while unread.any():
         possible = np.concatenate([np.asarray(best), lo[unread]])
         bar = _kth(possible, top_k)
@@ -395,77 +447,6 @@ def read_best(
             ).fetchall()
         for r in rows:
             if filters.accepts(r, at):
-                sim = by_id[r[0]]
-                out[r[0]] = (r, sim)
-                best.append(row_score(weights, tokens, r, sim, at)[0])
+                out[r[0]] = scored(weights, tokens, r, by_id[r[0]], at)
+                best.append(out[r[0]][2])
     return out
-
-
-def _kth(scores: Any, k: int) -> float:
-    """The k-th highest of `scores` (-inf when fewer)."""
-    return float(np.partition(np.asarray(scores), -k)[-k]) if len(scores) >= k else -np.inf
-
-
-_BOUND_SLACK = 1e-6  # float vs datetime arithmetic of the same score
-
-
-def score_bounds(
-    weights: tuple[float, float, float, float, float],
-    hits: Hits,
-    kws: np.ndarray,
-    at_epoch: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Lowest and highest hybrid score of each hit (`hybrid_score`, vectorised); a NaN
-    keyword score is unknown."""
-    w_sem, w_kw, w_rec, w_imp, w_conf = weights
-    age = np.maximum(at_epoch - hits.created, 0.0)
-    base = (
-        w_sem * np.maximum(hits.sims.astype(np.float64), 0.0)
-        + w_rec * 0.5 ** (age / WEEK)
-        + w_imp * hits.importance
-        + w_conf * hits.confidence
-    )
-    known = ~np.isnan(kws)
-    lo = base + w_kw * np.where(known, kws, 0.0) - _BOUND_SLACK
-    hi = base + w_kw * np.where(known, kws, 1.0) + _BOUND_SLACK
-    return lo, hi
-
-
-def row_score(
-    weights: tuple[float, float, float, float, float],
-    tokens: list[str],
-    row: tuple[Any, ...],
-    sim: float | None,
-    at: dt.datetime,
-) -> tuple[float, float]:
-    """A SELECT_COLUMNS row's hybrid score and keyword score."""
-    kw = keyword_score(tokens, row[_CONTENT])
-    parts = {c: row[i] for c, i in _SCORE_COLUMNS.items()}
-    return hybrid_score(weights, sim, kw, parts, at), kw
-
-
-def recency_score(created_at: dt.datetime, at: dt.datetime) -> float:
-    """0.5 ** (age / 1 week): the recency part of the hybrid score."""
-    return 0.5 ** (max((at - created_at).total_seconds(), 0.0) / WEEK)
-
-
-def hybrid_score(
-    weights: tuple[float, float, float, float, float],
-    sim: float | None,
-    kw: float,
-    row: dict[str, Any],
-    at: dt.datetime,
-) -> float:
-    w_sem, w_kw, w_rec, w_imp, w_conf = weights
-    recency = recency_score(row["created_at"], at)
-    rest = (
-        w_kw * kw
-        + w_rec * recency
-        + w_imp * float(row["importance"])
-        + w_conf * float(row["confidence"])
-    )
-    if sim is not None:
-        return w_sem * max(float(sim), 0.0) + rest
-    others = w_kw + w_rec + w_imp + w_conf
-    total = others + w_sem
-    return rest * (total / others) if others > 0 else 0.0

@@ -10,12 +10,13 @@ A search draws candidates from both sides, from the RAM mirror of the index
 (`ram_index`: a float32 matrix and an incremental BM25 index per agent, app and user
 scopes as masks): the vector side's top POOL (max(50, 5 x top_k)) by cosine similarity
 and the keyword side's top POOL by BM25 (`retrieval.bm25`). Hybrid interleaves the two
-ranked lists: an event's place is its better rank on either side, ties broken by its
-rank on the other side (an event both sides drew comes before one only one side drew).
-So the hybrid top k holds each side's top k/2 whatever the other side says: an exact
-keyword hit is never lost to a cosine cut-off, nor a paraphrase to a keyword match.
-`score` = 1/best + 1/(best x other) (ranks from 1; the second term only when both sides
-drew it): it orders results exactly as above. `semantic` is the cosine similarity,
+ranked lists with `retrieval.fuse.interleave` (memory search uses the same): an event's
+place is its better rank on either side, then its rank on the other side (an event both
+sides drew comes before one only one side drew), then session id and seq. So the hybrid
+top k holds each side's top k/2 whatever the other side says: an exact keyword hit is
+never lost to a cosine cut-off, nor a paraphrase to a keyword match. `score` =
+(1/best + 1/(best x other)) / 2 (ranks from 1; the second term only when both sides drew
+it), in (0, 1]: it orders results exactly as above. `semantic` is the cosine similarity,
 `keyword` the BM25 score (None when that side did not draw the event). `mode` 'vector'
 or 'keyword' uses one side.
 """
@@ -31,6 +32,7 @@ import duckdb
 import numpy as np
 
 from proxy.agent.retrieval.bm25 import terms as bm25_terms
+from proxy.agent.retrieval.fuse import interleave
 from proxy.agent.retrieval.vectors import APPROX_MIN_ROWS, POPCOUNT, dot, shortlist
 from proxy.agent.sessions import ram_index
 from proxy.agent.sessions import rebuild as rebuilder
@@ -46,7 +48,10 @@ log = logging.getLogger("hatiproxy.agent.sessions")
 
 MODES = ("hybrid", "vector", "keyword")
 POOL = 50
-BATCH = 32
+# Rows per round of the embedding pump: up to this many are taken as they are (no wait for
+# more), so a lone append is embedded at once; a bulk append is taken in rounds this big
+# (the model worker batches them), each round's SELECT and UPDATE costing once per round.
+BATCH = 256
 MAX_TOP_K = 100
 
 
@@ -325,28 +330,23 @@ def _fuse(
     kw_scores: np.ndarray,
     top_k: int,
 ) -> list[dict[str, Any]]:
-    """Interleave the two ranked lists (see the module docstring): an event's place is
-    its better rank on either side, then its rank on the other side."""
-    vrank = {int(r): i + 1 for i, r in enumerate(vec_rows)}
-    krank = {int(r): i + 1 for i, r in enumerate(kw_rows)}
+    """The two ranked lists interleaved (`retrieval.fuse`), ties by session and seq."""
     bm25 = dict(zip(kw_rows.tolist(), kw_scores.tolist(), strict=True))
     cos = dict(zip(vec_rows.tolist(), sims.tolist(), strict=True))
-    far = float("inf")
-    keyed = []
-    for r in vrank.keys() | krank.keys():
+
+    def tie(r: int) -> tuple:
         m = meta[r]
-        if m is None:  # deleted while this search ran
-            continue
-        a, b = sorted((vrank.get(r, far), krank.get(r, far)))
-        keyed.append((a, b, m[0], m[1], r))
-    keyed.sort()
+        return (m[0], m[1], r) if m is not None else ("", 0, r)
+
     out = []
-    for best, other, _, _, r in keyed[:top_k]:
+    for p in interleave(vec_rows.tolist(), kw_rows.tolist(), tie):
+        r = p.key
+        if meta[r] is None:  # deleted while this search ran
+            continue
         sid, seq, event_id, author, ts, text = meta[r]  # type: ignore[misc]
         semantic = cos.get(r)
         if semantic is None and qvec is not None and has_vec[r]:
             semantic = float(np.dot(vecs[r], qvec))
-        keyword = bm25.get(r)
         out.append(
             {
                 "session_id": sid,
@@ -355,9 +355,11 @@ def _fuse(
                 "author": author,
                 "timestamp": ts,
                 "text": text,
-                "score": 1 / best + (1 / (best * other) if other != far else 0.0),
+                "score": p.score,
                 "semantic": semantic,
-                "keyword": keyword,
+                "keyword": bm25.get(r),
             }
         )
+        if len(out) == top_k:
+            break
     return out

@@ -10,10 +10,12 @@ Decisions: `limit` above 100 is capped at 100 (the seed: "capped at 100"), below
 422; `top_k` above 50 is 422 (the seed: "max 50"); a malformed memory id is 422 in a
 body and 404 in a path: `{memory_id:uuid}` path parameters match only UUIDs, so
 `DELETE .../search` is 405 (Allow: GET) instead of a failed UUID. Search `score` is
-the hybrid ranking score (0..1; cosine similarity, keyword overlap, recency,
-importance, confidence); `similarity_score` is the cosine similarity, or the keyword
-overlap when `score_kind` is 'keyword' (memory not embedded yet: the seed's
-token-overlap fallback).
+the fused ranking score (0..1] of search_memory (its weighted ranking and its BM25
+ranking interleaved: proxy/agent/memory/search.py); `weighted_score` the weighted
+score (0..1; cosine similarity, keyword overlap, recency, importance, confidence);
+`similarity_score` is the cosine similarity, or the keyword overlap when `score_kind`
+is 'keyword' (memory not embedded yet: the seed's token-overlap fallback). An
+org-wide search merges each agent's results by score, then weighted score.
 """
 
 from __future__ import annotations
@@ -79,7 +81,13 @@ class MemoryCreated(Memory):
 
 class SearchHit(BaseModel):
     entry: Memory
-    score: float = Field(description="Hybrid ranking score, 0..1; results sorted by it")
+    score: float = Field(
+        description="Fused rank score, 0..1: the weighted and the keyword (BM25) rankings"
+        " interleaved; results sorted by it"
+    )
+    weighted_score: float = Field(
+        description="Weighted score, 0..1: cosine, keyword overlap, recency, importance, confidence"
+    )
     similarity_score: float
     keyword_score: float
     score_kind: Literal["hybrid", "keyword"]
@@ -210,14 +218,15 @@ async def search_memories(
     one = _scope_agent(who, agent_id)
     agents = [one] if one else await memory_org.agents_with_memories(layer, who.org_id)
     hits: list[dict[str, Any]] = []
-    for agent in agents:  # each agent's best top_k, merged by the same score
+    for agent in agents:  # each agent's best top_k, merged by the same scores
         hits += await layer.call("search_memory", who.as_agent(agent), query=query, top_k=top_k)
-    hits.sort(key=lambda r: (-r["score"], -r["created_at"].timestamp()))
+    hits.sort(key=lambda r: (-r["score"], -r["weighted_score"], -r["created_at"].timestamp()))
     dims = _dims(request)
     return [
         {
             "entry": _entry(h, dims),
             "score": h["score"],
+            "weighted_score": h["weighted_score"],
             "similarity_score": h["similarity_score"],
             "keyword_score": h["keyword_score"],
             "score_kind": h["score_kind"],

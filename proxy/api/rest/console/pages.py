@@ -183,7 +183,7 @@ async def memories(request: Request):
             )
             hits = [h for h in hits if _keep(h["entry"], f)]
             at = dt.datetime.now(dt.UTC)
-            for h in hits:  # the score's recency part, as search computed it
+            for h in hits:  # the weighted score's recency part, as search computed it
                 h["recency"] = recency_score(_aware(h["entry"]["created_at"]), at)
             return {"f": f, "hits": hits, "rows": None, "statuses": STATUSES}
         rows = await memory.list_memories(
