@@ -64,10 +64,9 @@ from proxy.agent.memory.args import now, parse_metadata
 from proxy.agent.memory.index import Hits, RowFilter
 from proxy.agent.memory.schema import COL, SELECT_COLUMNS, T_GRANT, T_MEM
 from proxy.agent.memory.search_score import (  # noqa: F401  (recency_score: re-exported)
-    _CREATED,
-    _kth,
     keyword_score,
     keywords,
+    kth_highest,
     recency_score,
     row_score,
     score_bounds,
@@ -298,6 +297,8 @@ async def search(
     return result
 
 
+_CREATED = COL["created_at"]
+
 # A SELECT_COLUMNS row, its cosine (None: no vector), weighted score, keyword score.
 Candidate = tuple[tuple[Any, ...], float | None, float, float]
 
@@ -423,7 +424,7 @@ def read_best(
     # score of 1, reaches the bar the rows already taken set.
     kws = np.full(len(hits.ids), np.nan)
     if len(best) >= top_k:
-        unread &= score_bounds(weights, hits, kws, at.timestamp())[1] >= _kth(best, top_k)
+        unread &= score_bounds(weights, hits, kws, at.timestamp())[1] >= kth_highest(best, top_k)
     for i in np.flatnonzero(unread).tolist():
         text = hits.texts[i]
         kws[i] = np.nan if text is None else keyword_score(tokens, text)
@@ -431,7 +432,7 @@ def read_best(
     out: dict[str, Candidate] = {}
     while unread.any():
         possible = np.concatenate([np.asarray(best), lo[unread]])
-        bar = _kth(possible, top_k)
+        bar = kth_highest(possible, top_k)
         take = np.flatnonzero(unread & (hi >= bar))
         if not len(take):
             break

@@ -43,7 +43,7 @@ def keyword_score(tokens: list[str], content: str) -> float:
     return hits / len(tokens)
 
 
-def _kth(scores: Any, k: int) -> float:
+def kth_highest(scores: Any, k: int) -> float:
     """The k-th highest of `scores` (-inf when fewer)."""
     return float(np.partition(np.asarray(scores), -k)[-k]) if len(scores) >= k else -np.inf
 
