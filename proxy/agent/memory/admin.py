@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from proxy.agent.memory import search as memory_search
 from proxy.agent.memory.args import now, parse_uuid, text_arg
+from proxy.agent.memory.embed_pump import EmbedJob
 from proxy.agent.memory.rows import refresh_index
 from proxy.agent.memory.schema import COL, RETURNING_ROWS, T_GRANT, T_MEM
-from proxy.agent.memory.service import EmbedJob
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.registry import Param, agent_function

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from proxy.agent.memory import search as memory_search
 from proxy.agent.memory.args import content_hash, now, parse_metadata, parse_uuid, text_arg
+from proxy.agent.memory.embed_pump import WAIT_TIMEOUT, EmbedJob
 from proxy.agent.memory.journal import Row, insert_rows
 from proxy.agent.memory.rows import refresh_index
 from proxy.agent.memory.schema import RETURNING_ROWS, T_MEM
@@ -27,8 +28,6 @@ from proxy.agent.memory.service import (
     MAX_CONTENT_BYTES,
     MAX_METADATA_BYTES,
     MAX_TYPE_CHARS,
-    WAIT_TIMEOUT,
-    EmbedJob,
     Memory,
 )
 from proxy.core.errors import AgentError
