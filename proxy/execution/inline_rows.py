@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -94,3 +95,86 @@ def show(
         return False
     cur.execute(sql)
     return True
+
+
+_WITH = re.compile(r"WITH\s+(RECURSIVE\s+)?", re.IGNORECASE)
+
+
+class Cells:
+    """An agent call's few scalar rows as Python cells, for `with_rows` (no Arrow table:
+    building one and reading it back cost ~0.3 ms of a one-row call)."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self, rows: list[list[Any]]) -> None:
+        self.rows = rows
+
+
+def fits(columns: Sequence[tuple[str, str]], count: int) -> bool:
+    """Whether an agent call's result can go into the statement as parameters."""
+    return count <= MAX_ROWS and all(typ in _SCALAR for _, typ in columns)
+
+
+def can_prefix(sql: str) -> bool:
+    """Whether `with_rows` can put CTEs in front of this statement."""
+    text = sql.lstrip()
+    return text[:6].upper() == "SELECT" or _WITH.match(text) is not None
+
+
+def _cte(name: str, count: int, columns: Sequence[tuple[str, str]], at: int) -> str:
+    """`name AS (...)` over parameters $at.. (`count` rows' cells, row by row)."""
+    quoted = ['"' + col.replace('"', '""') + '"' for col, _ in columns]
+    typed = list(zip(columns, quoted, strict=True))
+    if not count:
+        nulls = ", ".join(f"CAST(NULL AS {typ}) AS {q}" for (_, typ), q in typed)
+        return f"{name} AS (SELECT {nulls} LIMIT 0)"
+    if count == 1:
+        cells = (f"CAST(${at + i} AS {typ}) AS {q}" for i, ((_, typ), q) in enumerate(typed))
+        return f"{name} AS (SELECT {', '.join(cells)})"
+    width = len(columns)
+    values = (
+        "("
+        + ", ".join(f"CAST(${at + r * width + i} AS {typ})" for i, (_, typ) in enumerate(columns))
+        + ")"
+        for r in range(count)
+    )
+    return f"{name} AS (SELECT * FROM (VALUES {', '.join(values)}) v({', '.join(quoted)}))"
+
+
+def with_rows(
+    sql: str, params: list[Any], relations: Sequence[Any], calls: set[str]
+) -> tuple[str, list[Any], list[Any]]:
+    """A SELECT's agent calls (relation names `calls`) with a few scalar rows become CTEs
+    of the statement itself, their cells parameters after the statement's own; the
+    relations left to register. Every `Cells` relation goes in (`can_prefix(sql)` holds).
+    Why: registering them costs a DDL statement (the view) before the query, and
+    DuckDB's next query after a DDL costs several times more: a store_memory or
+    append_event over the wire paid ~3 ms there against a point SELECT's ~0.7 ms
+    (bench/agent_calls.py)."""
+    text = sql.lstrip()
+    head = _WITH.match(text)
+    ctes: list[str] = []
+    rest: list[Any] = []
+    out = list(params)
+    for relation in relations:
+        name, table, columns = relation
+        if isinstance(table, Cells):
+            rows = table.rows
+        elif (
+            name in calls
+            and table is not None
+            and fits(columns, table.num_rows)
+            and table.column_names == [col for col, _ in columns]
+        ):
+            rows = [[row[col] for col, _ in columns] for row in table.to_pylist()]
+        else:
+            rest.append(relation)
+            continue
+        ctes.append(_cte(name, len(rows), columns, len(out) + 1))
+        for row in rows:
+            out += row
+    if not ctes:
+        return sql, params, rest
+    if head is not None:
+        return text[: head.end()] + ", ".join(ctes) + ", " + text[head.end() :], out, rest
+    return "WITH " + ", ".join(ctes) + " " + text, out, rest

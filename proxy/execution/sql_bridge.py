@@ -129,9 +129,11 @@ async def prepare(
     *,
     read_only: bool = False,
     queries: dict[str, list[dict[str, Any]]] | None = None,
+    cells: bool = False,
 ) -> list[Relation]:
     """Run the statement's agent calls; the relations to register before DuckDB runs.
-    queries: the rows of subquery arguments (`query_rows`)."""
+    queries: the rows of subquery arguments (`query_rows`). cells: a few scalar rows
+    stay Python cells (`inline_rows.Cells`, for `inline_rows.with_rows`)."""
     out = []
     for call in st.agent_calls:
         fn = _function(call.name)
@@ -148,12 +150,19 @@ async def prepare(
             # state lives); its rows become Arrow on the caller's thread, so a busy main
             # loop serving every connection's agent calls does not convert them too.
             # A journaled write is acknowledged here, on the connection's own thread.
+
             rows = fn.run_fast(layer, who, converted)
             if rows is None:
                 rows = await on_main(fn.run(layer, who, converted, fast=False))
         except AgentError as exc:
             raise to_pg_error(exc) from None
-        out.append((call.relation, _arrow(fn, rows), fn.columns))
+        if cells and inline_rows.fits(fn.columns, len(rows)):
+            table: Any = inline_rows.Cells(
+                [[_cell(typ, r.get(name)) for name, typ in fn.columns] for r in rows]
+            )
+        else:
+            table = _arrow(fn, rows)
+        out.append((call.relation, table, fn.columns))
     return out
 
 

@@ -75,6 +75,7 @@ async def for_statement(
     params: Sequence[Any],
     queries: Any = None,
     timeout_ms: int = 0,
+    cells: bool = False,
 ) -> list[sql_bridge.Relation]:
     """Everything `st` reads of the agent layer: its agent functions' results (called on
     the main loop, where the agent layer's asyncio state lives) and its agent relations.
@@ -87,7 +88,7 @@ async def for_statement(
             raise PgError("0A000", "agent functions are not available on this connection")
         # the calls themselves run on the main loop (sql_bridge.prepare)
         relations = await within_timeout(
-            timeout_ms, sql_bridge.prepare(layer, who, st, params, queries=queries)
+            timeout_ms, sql_bridge.prepare(layer, who, st, params, queries=queries, cells=cells)
         )
     if st.agent_relations:
         if layer is None or who is None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from proxy.db.catalog import snapshot as catalog_snapshot
 from proxy.db.commit_clock import statement_may_write
-from proxy.execution import sql_bridge
+from proxy.execution import inline_rows, sql_bridge
 from proxy.pgserver import (
     agent_relations,
     arrow_results,
@@ -145,6 +145,8 @@ async def plan(runner: Planner, portal: Portal, session: ClientSession) -> Start
     values = runner.settings.values
     facts = _facts(st)
     relations: list[sql_bridge.Relation] = []
+    # An agent call's few rows go into the statement itself (no view to make first).
+    inline = st.kind == "select" and not st.atomic and inline_rows.can_prefix(facts.sql)
     if st.agent_calls or st.agent_relations:  # nothing of the agent layer otherwise
         queries = None
         if st.agent_calls and runner.who is not None and sql_bridge.arg_queries(st):
@@ -158,6 +160,7 @@ async def plan(runner: Planner, portal: Portal, session: ClientSession) -> Start
             portal.params,
             queries,
             runner.settings.statement_timeout_ms,
+            cells=inline,
         )
     params = sql_bridge.duckdb_params(st, portal.params)
     shown: tuple[explain.Bound, ...] = ()
@@ -169,6 +172,9 @@ async def plan(runner: Planner, portal: Portal, session: ClientSession) -> Start
                 st.bind_texts, vectors, facts.first_vector, st.vector_dims
             )
     sql = facts.sql
+    if relations and st.agent_calls and inline:
+        calls = {c.relation for c in st.agent_calls}
+        sql, params, relations = inline_rows.with_rows(sql, params, relations, calls)
     outside_block = runner.txn_status == "I" and not runner.implicit
     implicit_dml = facts.dml and outside_block and session.in_extended_block
     branch = (
