@@ -68,6 +68,28 @@ def test_results_compose_with_sql(srv: ServerProcess) -> None:
         assert joined == [("b1", True)]
 
 
+def test_call_rows_inside_statements_with_their_own_parameters_and_ctes(
+    srv: ServerProcess,
+) -> None:
+    """A few result rows go into the statement itself (inline_rows.with_rows): after the
+    statement's own parameters, beside its own WITH, typed as declared, twice in one
+    statement, and no rows at all."""
+    with connect(srv, "wire-inline") as conn:
+        conn.execute("SELECT * FROM set_agent_state('k1', '{\"n\": 1}')")
+        row = conn.execute(
+            "WITH w AS (SELECT %s::INT AS x) SELECT g.value, g.found, w.x, %s::TEXT AS y"
+            " FROM get_agent_state(%s) g, w",
+            (7, "why", "k1"),
+        ).fetchone()
+        assert row == ({"n": 1}, True, 7, "why")
+        got = conn.execute(
+            "SELECT a.key, b.found FROM get_agent_state('k1') a, get_agent_state('nope') b"
+        ).fetchone()
+        assert got == ("k1", False)
+        none = conn.execute("SELECT count(*) FROM list_agent_state(prefix := 'zz')").fetchone()
+        assert none == (0,)
+
+
 def test_identity_isolates_agents_and_the_views_follow_it(srv: ServerProcess) -> None:
     with connect(srv, "iso-a") as a, connect(srv, "iso-b") as b:
         a.execute("SELECT * FROM set_agent_state('secret', '42')")
