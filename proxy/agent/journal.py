@@ -1,18 +1,20 @@
-"""The agent journal: a write acknowledged once it is in an fsynced append log beside the
-agent database, and applied to its table a moment later (store_memory without `wait`,
+"""The agent journal: a write acknowledged once it is in an fsynced log beside the agent
+database, and applied to its table a moment later (store_memory without `wait`,
 append_event; each a `Kind`).
 
-Why: a DuckDB insert + commit of the agent database costs ~5-10 ms a write, appending
-and fsyncing one JSON line well under a millisecond on a quiet disk. The append runs on
+Why: a DuckDB insert + commit of the agent database costs ~5-10 ms a write, writing and
+fsyncing one JSON record well under a millisecond on a quiet disk. The write runs on
 the caller's own thread (a client connection's, not the server's main loop), so a busy
 main loop does not delay the acknowledgement; callers that append at the same time share
 one fdatasync (group commit: whoever syncs takes everything written so far).
 
-Nothing acknowledged is lost: the log is replayed at start (each kind skips rows its
-table already holds; a torn last line, from a crash in the middle of a write, was never
-acknowledged and is ignored), and it is emptied only when every entry in it is in the
-table. A write that could make a replay wrong (a delete: the replay would bring the row
-back) first rewrites a log still holding applied entries (`settled(writing=True)`).
+Nothing acknowledged is lost: the log (journal_log.py: preallocated segments overwritten
+in place, records with a CRC) is replayed at start (each kind skips rows its table already
+holds; a torn record, from a crash in the middle of a write, was never acknowledged and
+ends the replay), and a segment is recycled only once every entry in it is in its table.
+A write that could make a replay wrong (a delete: the replay would bring the row back)
+first records, synced, that every entry applied so far is not to be replayed
+(`settled(writing=True)`, the watermark).
 
 Applying: entries are applied in log order, in batches (one transaction per kind run),
 after at most APPLY_DELAY, or at once when someone waits for them. Read-your-writes:
@@ -32,6 +34,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from proxy.agent import journal_log
 from proxy.core import durability
 from proxy.core.errors import AgentError
 
@@ -77,7 +80,7 @@ class Entry:
     key: Key
     row: Row
     pos: int  # this key's count of entries when it was written
-    data: bytes  # its line in the log
+    data: bytes  # its record's payload in the log
     ticket: int  # the journal's count of writes when it was written
 
 
@@ -96,7 +99,7 @@ class Journal:
         self._mu = threading.Lock()  # the state below, taken from any thread
         self._cv = threading.Condition(self._mu)  # the flusher and those waiting for it
         self._sync = threading.Lock()  # one fdatasync (or log rewrite) at a time
-        self._fd: int | None = None
+        self._files: journal_log.Files | None = None  # None: no log, or not trusted
         self._written = 0  # writes since start (tickets)
         self._synced = 0  # tickets known durable
         self._failed = 0  # tickets whose fdatasync failed
@@ -105,15 +108,15 @@ class Journal:
         # no more appends (every write takes the transaction path).
         self._safe_upto: int | None = None
         self._flusher: threading.Thread | None = None
+        self._upkeeper: threading.Thread | None = None  # spare segments, recycling
+        self._upkeep = threading.Event()
         self._closing = False
         self.syncs = 0  # fdatasyncs of appended lines (tests and benchmarks)
         self._pending: list[Entry] = []
         self._keys: dict[Key, KeyLog] = {}
         self._applied_all = 0
         self._all_waiters: list[tuple[int, asyncio.Future[None]]] = []
-        # The log may still hold applied entries (a delete must not run then, or a replay
-        # after a crash would bring them back); cleared by a rewrite or a synced truncate.
-        self._dirty = False
+        self._wm = threading.Lock()  # one watermark write at a time
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake = asyncio.Event()
         self._urgent = asyncio.Event()
@@ -126,62 +129,75 @@ class Journal:
     @property
     def active(self) -> bool:
         return (
-            self._fd is not None and self.enabled and not self._stopping and self._safe_upto is None
+            self._files is not None
+            and self.enabled
+            and not self._stopping
+            and self._safe_upto is None
         )
 
     # ---- lifecycle ----------------------------------------------------------------
 
     def replay(self, cur: duckdb.DuckDBPyConnection) -> int:
-        """Start-up (before anything is served): apply what the log holds, then open it
-        empty for appending. The number of entries applied."""
+        """Start-up (before anything is served): apply what the log holds, then start a
+        new segment. The number of entries applied."""
         applied = 0
-        if self.path is not None and os.path.exists(self.path):
+        if self.path is None:
+            return 0
+        files = journal_log.Files(self.path)
+        records, top = files.recover()
+        lines = [p for _, p in records]
+        legacy = os.path.exists(self.path)  # a one-file JSON-lines log of an older version
+        if legacy:
             with open(self.path, "rb") as f:
-                lines = f.read().split(b"\n")
-            runs: list[tuple[Kind, list[Row]]] = []
-            for n, line in enumerate(lines):
-                if not line.strip():
-                    continue
-                try:
-                    name, data = json.loads(line)
-                    kind = self.kinds[name]
-                    row = kind.decode(data)
-                except (ValueError, TypeError, IndexError, KeyError):
-                    # Only the last line can be torn (a crash mid-write, never acknowledged).
-                    log.warning("agent journal %s: line %d unreadable, ignored", self.path, n + 1)
-                    continue
-                if runs and runs[-1][0] is kind:
-                    runs[-1][1].append(row)
-                else:
-                    runs.append((kind, [row]))
-            if runs:
-                cur.begin()
-                try:
-                    applied = sum(kind.replay(cur, rows) for kind, rows in runs)
-                    cur.commit()
-                except BaseException:
-                    cur.rollback()
-                    raise
-                total = sum(len(r) for _, r in runs)
-                log.info("agent journal: %d of %d entries replayed", applied, total)
+                lines = f.read().split(b"\n") + lines
+        runs: list[tuple[Kind, list[Row]]] = []
+        for n, line in enumerate(lines):
+            if not line.strip():
+                continue
+            try:
+                name, data = json.loads(line)
+                kind = self.kinds[name]
+                row = kind.decode(data)
+            except (ValueError, TypeError, IndexError, KeyError):
+                # Only the last line of an older log can be torn (never acknowledged).
+                log.warning("agent journal %s: entry %d unreadable, ignored", self.path, n + 1)
+                continue
+            if runs and runs[-1][0] is kind:
+                runs[-1][1].append(row)
+            else:
+                runs.append((kind, [row]))
+        if runs:
+            cur.begin()
+            try:
+                applied = sum(kind.replay(cur, rows) for kind, rows in runs)
+                cur.commit()
+            except BaseException:
+                cur.rollback()
+                raise
+            total = sum(len(r) for _, r in runs)
+            log.info("agent journal: %d of %d entries replayed", applied, total)
+        files.open()
+        if legacy:
+            os.unlink(self.path)
         with self._mu:
             self._pending.clear()
             self._keys.clear()
-            self._applied_all = self._written
-        if self.path is not None:
-            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-            self._fd = os.open(self.path, flags, 0o600)
-            os.fsync(self._fd)
+            self._written = self._synced = self._applied_all = top  # LSNs go on
+            self._files = files
         return applied
 
     def start(self) -> None:
         self._stopping = self._closing = False
         self._loop = asyncio.get_running_loop()
-        if self._fd is not None:
+        if self._files is not None:
             self._flusher = threading.Thread(
                 target=self._flush_loop, name="hatiproxy-journal-sync", daemon=True
             )
             self._flusher.start()
+            self._upkeeper = threading.Thread(
+                target=self._upkeep_loop, name="hatiproxy-journal-upkeep", daemon=True
+            )
+            self._upkeeper.start()
         self._task = asyncio.create_task(self._apply_loop(), name="hatiproxy-agent-journal")
 
     async def stop(self) -> None:
@@ -200,40 +216,42 @@ class Journal:
         with self._cv:
             self._closing = True
             self._cv.notify_all()
-        if self._flusher is not None:
-            await asyncio.to_thread(self._flusher.join, 30)
-            self._flusher = None
+        self._upkeep.set()
+        for thread in (self._flusher, self._upkeeper):
+            if thread is not None:
+                await asyncio.to_thread(thread.join, 30)
+        self._flusher = self._upkeeper = None
+        if not self._pending:  # all applied: the next start has nothing to replay
+            with contextlib.suppress(OSError):
+                await asyncio.to_thread(self._mark_applied)
         with self._sync, self._mu:
-            if self._fd is not None:
-                os.close(self._fd)
-                self._fd = None
+            if self._files is not None:
+                self._files.close()
+                self._files = None
 
     # ---- appending (any thread) -------------------------------------------------------
 
     def write(self, kind: str, key: Key, row: Row) -> Entry | None:
         """Append a line (not yet durable: `durable(entry)`); None when the journal is off
         or the write failed (the caller takes the transaction path)."""
-        data = (
-            json.dumps(
-                [kind, self.kinds[kind].encode(row)], ensure_ascii=False, separators=(",", ":")
-            )
-            + "\n"
+        data = json.dumps(
+            [kind, self.kinds[kind].encode(row)], ensure_ascii=False, separators=(",", ":")
         ).encode("utf-8")
         with self._mu:
             if not self.active:
                 return None
-            fd = self._fd
-            assert fd is not None
+            files = self._files
+            assert files is not None
             try:
-                size = os.fstat(fd).st_size
-                os.write(fd, data)
+                if not files.append(self._written + 1, data):
+                    self._upkeep.set()  # the segment is full: a spare is on its way
+                    return None
             except OSError:
                 log.exception("agent journal write failed")
-                try:  # cut a partial line off, so the next entry starts clean
-                    os.ftruncate(fd, size)
-                except OSError:
-                    self._fd = None  # can't trust the log's end: stop using it
+                self._files = None  # can't trust the log's end: stop using it
                 return None
+            if files.wants_spare():
+                self._upkeep.set()
             self._written += 1
             kl = self._keys.get(key)
             if kl is None:
@@ -275,13 +293,18 @@ class Journal:
                     self._cv.wait()
                 if max(self._synced, self._failed) >= self._written:
                     return  # closing, nothing left to sync
-            with self._sync:  # _clean must not swap the file meanwhile
+            with self._sync:
                 with self._mu:
-                    fd, upto = self._fd, self._written
+                    files, upto = self._files, self._written
+                    if files is not None:
+                        retiring, current = files.retiring, files.current
+                        files.retiring = []
                 try:
-                    if fd is None:
+                    if files is None:
                         raise OSError("agent journal closed")
-                    os.fdatasync(fd)
+                    files.sync(retiring, current)
+                    with self._mu:
+                        files.full += retiring
                     self.syncs += 1
                     ok = True
                 except OSError:
@@ -312,8 +335,9 @@ class Journal:
         if fut is not None:
             self._urgent.set()
             await self._wait(fut)
-        if writing and self._dirty:
-            await asyncio.to_thread(self._clean)
+        files = self._files
+        if writing and files is not None and self._applied_all > files.watermark:
+            await asyncio.to_thread(self._mark_applied)
 
     async def settled_all(self) -> None:
         """Return once every entry written so far is in its table (reads across an
@@ -335,40 +359,45 @@ class Journal:
                 hint="retry shortly",
             ) from None
 
-    def _clean(self) -> None:
-        """Make the log hold only entries still waiting: a synced truncation when none
-        waits, else a rewrite with only them (atomically: rename)."""
-        with self._sync:
+    def _mark_applied(self) -> None:
+        """Record (synced) that the entries applied so far are never to be replayed."""
+        with self._wm:
+            files, upto = self._files, self._applied_all
+            if files is not None:
+                files.set_watermark(upto)
+
+    def _upkeep_loop(self) -> None:
+        """The upkeep thread: recycle or remove full segments whose entries are all
+        applied; have a spare segment ready before the current one is full."""
+        while True:
+            self._upkeep.wait()
+            self._upkeep.clear()
             with self._mu:
-                fd, data = self._fd, b"".join(e.data for e in self._pending)
-                if fd is None or self.path is None:
+                files = self._files
+                if files is None or self._closing:
                     return
-                if not data:
-                    os.ftruncate(fd, 0)
-            if not data:
-                os.fdatasync(fd)
-                self._dirty = False
-                return
-            tmp = self.path + ".tmp"
-            new = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
-            with self._mu:  # no write lands in the old log between copy and swap
-                data = b"".join(e.data for e in self._pending)
-                try:
-                    os.write(new, data)
-                    os.fsync(new)
-                    os.replace(tmp, self.path)
-                    dir_fd = os.open(os.path.dirname(self.path) or ".", os.O_RDONLY)
-                    try:
-                        os.fsync(dir_fd)
-                    finally:
-                        os.close(dir_fd)
-                except BaseException:
-                    os.close(new)
-                    raise
-                os.close(fd)
-                self._fd, self._dirty = new, False
-                self._synced = self._written
-                self._cv.notify_all()
+                done = [s for s in files.full if s.last_lsn <= self._applied_all]
+                files.full = [s for s in files.full if s not in done]
+                # A full-size one is kept to become the next spare (the first is small).
+                for seg in done:
+                    if files.recyclable is None and seg.size >= journal_log.SEGMENT_BYTES:
+                        files.recyclable = seg
+                done = [s for s in done if s is not files.recyclable]
+                number = files.current.number + 1 if files.current is not None else 0
+                reuse = files.recyclable
+                want = files.spare is None and files.wants_spare()
+                if want:
+                    files.recyclable = None
+            try:
+                for seg in done:
+                    os.unlink(seg.path)
+                spare = files.make_spare(number, reuse) if want else None
+            except OSError:
+                log.exception("agent journal: preparing a segment failed")
+                continue
+            if spare is not None:
+                with self._mu:
+                    files.spare = spare
 
     # ---- applying (main loop) -----------------------------------------------------------
 
@@ -419,12 +448,8 @@ class Journal:
                 kl.waiters = _release(kl.waiters, kl.applied, done)
                 if kl.applied >= kl.appended and not kl.waiters:
                     del self._keys[e.key]
-            emptied = not self._pending and self._fd is not None
-            if emptied:
-                # Everything in the log is in the tables (committed): start it afresh. Not
-                # synced here (the next append's fdatasync or a delete's _clean does).
-                os.ftruncate(self._fd, 0)  # type: ignore[arg-type]
-            self._dirty = True
+            if self._files is not None and self._files.full:
+                self._upkeep.set()  # a full segment may now be recycled
         for kind, rows in runs:
             kind.applied(rows)
         for fut in done:

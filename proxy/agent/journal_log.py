@@ -189,6 +189,7 @@ class Files:
                 return False
             seg = self.current
             assert seg is not None
+            data = record(seg.number, lsn, payload)  # the CRC covers the segment's number
             if seg.used + len(data) + HEADER.size > seg.size:
                 return False
         written = os.pwrite(seg.fd, data, seg.used)

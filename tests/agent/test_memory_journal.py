@@ -4,8 +4,9 @@
 What a user relies on: an acknowledged store or event survives kill -9 and is found after
 the restart (events in order, with the seqs they were acknowledged with); a store is seen at once by the same caller's memory reads; the same text stored
 twice quickly is one memory; a trigger fires once per stored memory; a journal left by a
-crash (an entry already applied, a torn last line) replays exactly once. Stop applies
-everything and leaves the journal empty.
+crash (an entry already applied, a torn record, a segment full of stale records) replays
+exactly once, stores acknowledged while others were mid-stream included; a deleted memory
+never comes back; stop applies everything and leaves nothing to replay.
 """
 
 from __future__ import annotations
@@ -14,13 +15,16 @@ import asyncio
 import json
 import os
 import signal
+import threading
 from pathlib import Path
 
+import duckdb
 import psycopg
 from agent_support import open_layer, run, who
 from memory_support import count_rows, sql
 from trigger_support import fires, register
 
+from proxy.agent import journal_log
 from proxy.core.identity import Identity
 from tests.conftest import start_server
 
@@ -75,21 +79,70 @@ def test_acknowledged_stores_survive_kill_9(tmp_path: Path) -> None:
             assert seen == (12,)  # read at once by the same caller
             for n in range(12, 20):
                 con.execute("SELECT seq FROM append_event('js', 'user', %s)", (f'"turn {n}"',))
-        os.kill(srv.proc.pid, signal.SIGKILL)  # right after the last acknowledgement
+        # kill -9 while three connections are storing: every store acknowledged before
+        # it is found after the restart.
+        acked: list[tuple[str, str]] = []
+        running = threading.Event()
+
+        def store(w: int) -> None:
+            with psycopg.connect(srv.dsn, autocommit=True) as c:
+                running.set()
+                for n in range(1000):
+                    text = f"mid-stream {w} {n}"
+                    try:
+                        got = c.execute("SELECT memory_id::VARCHAR FROM store_memory(%s)", (text,))
+                        acked.append((got.fetchone()[0], text))
+                    except psycopg.Error:
+                        return  # the server is gone
+
+        writers = [threading.Thread(target=store, args=(w,)) for w in range(3)]
+        for t in writers:
+            t.start()
+        running.wait(30)
+        while len(acked) < 60 and any(t.is_alive() for t in writers):
+            threading.Event().wait(0.005)
+        os.kill(srv.proc.pid, signal.SIGKILL)
         srv.proc.wait(10)
+        for t in writers:
+            t.join(30)
+        assert len(acked) >= 60
+        ids += [i for i, _ in acked]
+        texts += [t for _, t in acked]
     finally:
         srv.stop()
 
-    # A crash may also leave an entry already applied, and a torn last line (never
-    # acknowledged): replay skips both and applies the rest once.
-    journal = tmp_path / "data" / "hatiproxy.agent.duckdb.journal"
+    # A crash may also leave an entry already applied and a torn record (never
+    # acknowledged); replay applies the others once, and nothing after the torn one.
+    data = tmp_path / "data"
     entry = [ids[0], "local", "x", None, "fact", texts[0], "{}", 0.5]
     entry += ["2026-01-01T00:00:00+00:00"] * 2 + ["h", None]
     new = [*entry]
     new[0], new[5], new[10] = "00000000-0000-4000-8000-000000000001", "replayed", "h2"
-    with open(journal, "a") as f:
-        lines = [json.dumps(["memory", r]) for r in (entry, new, new)]
-        f.write("\n".join([lines[0], lines[1], lines[2][:30]]))
+    late = [*new]
+    late[0], late[5], late[10] = "00000000-0000-4000-8000-000000000002", "never acked", "h3"
+    segments = sorted(data.glob("hatiproxy.agent.duckdb.journal.*[0-9]"))
+    last = max(
+        segments, key=lambda p: len(journal_log.read_segment(int(p.suffix[1:]), p.read_bytes())[0])
+    )
+    number = int(last.suffix[1:])
+    records, _ = journal_log.read_segment(number, last.read_bytes())
+    assert records, "the journal holds the acknowledged entries"
+    end = sum(journal_log.HEADER.size + len(p) for _, p in records)
+    top = records[-1][0]
+    blobs = [json.dumps(["memory", r]).encode() for r in (entry, new, new, late)]
+    torn = journal_log.record(number, top + 3, blobs[2])
+    tail = journal_log.record(number, top + 1, blobs[0]) + journal_log.record(
+        number, top + 2, blobs[1]
+    )
+    tail += torn[: len(torn) // 2] + bytes(len(torn) - len(torn) // 2)
+    tail += journal_log.record(number, top + 4, blobs[3])
+    with open(last, "r+b") as f:
+        f.seek(end)
+        f.write(tail)
+    # An older version's one-file log, left by a crash: replayed too (an upgrade).
+    legacy = [*new]
+    legacy[0], legacy[5], legacy[10] = "00000000-0000-4000-8000-000000000003", "legacy", "h4"
+    (data / "hatiproxy.agent.duckdb.journal").write_text(json.dumps(["memory", legacy]) + "\n")
 
     async def check() -> None:
         # The same files, opened again (in process: a second server start costs ~7 s).
@@ -101,7 +154,7 @@ def test_acknowledged_stores_survive_kill_9(tmp_path: Path) -> None:
                 " FROM hatidata_internal.agent_memory",
             )
             assert {r[0]: r[1] for r in got if r[0] in ids} == dict(zip(ids, texts, strict=True))
-            assert sorted(r[1] for r in got) == sorted([*texts, "replayed"])
+            assert sorted(r[1] for r in got) == sorted([*texts, "replayed", "legacy"])
             await all_embedded(layer)  # queued again at start: searchable
             owner = Identity(got[0][2], got[0][3])
             hit = await layer.call("search_memory", owner, [texts[7], 1])
@@ -143,17 +196,16 @@ def test_read_your_writes_dedup_and_one_trigger_fire(tmp_path: Path) -> None:
             assert other["deduplicated"] is False and other["memory_id"] != first["memory_id"]
             await layer.call("get_memory", who("agent-b"), memory_id=other["memory_id"])
             assert await count_rows(layer) == 2  # direct SQL: once a read has waited
-            # A delete never leaves the deleted memory in the log (a replay would bring it
-            # back): the log is rewritten first when it still holds applied entries, as
-            # after a round that left other stores waiting.
-            layer.journal._dirty = True
+            # A delete never leaves the deleted memory to a replay after a crash (it would
+            # bring it back): what is applied is marked so first (the watermark).
             await layer.call("store_memory", who("agent-b"), ["waiting meanwhile"])
             await layer.call("delete_memory", who(), memory_id=first["memory_id"])
-            log_bytes = Path(layer.journal.path).read_bytes()
-            assert first["memory_id"].encode() not in log_bytes
+            journal = layer.journal.path
+            assert journal is not None
+            left, _ = journal_log.Files(journal).recover()
+            assert not [p for _, p in left if first["memory_id"].encode() in p]
             await layer.call("store_memory", who(), ["left for stop"])
-            journal = Path(layer.journal.path)
-        assert journal.read_bytes() == b""  # stop() applied everything
+        assert journal_log.Files(journal).recover()[0] == []  # stop() applied everything
 
     run(go())
 
@@ -211,6 +263,80 @@ def test_concurrent_appends_share_fsyncs_and_all_are_applied(tmp_path: Path) -> 
         assert sorted(kind.rows) == [(w, n) for w in range(8) for n in range(25)]
         for w in range(8):
             assert [r for r in kind.rows if r[0] == w] == [(w, n) for n in range(25)]
-        assert (tmp_path / "j.journal").read_bytes() == b""
+        assert journal_log.Files(str(tmp_path / "j.journal")).recover()[0] == []
 
     run(go())
+
+
+def test_segments_rotate_and_a_crash_copy_replays_every_acknowledged_entry_once(
+    tmp_path: Path, monkeypatch: object
+) -> None:
+    """Small segments: the log moves on to prepared spares and recycles applied ones; the
+    files as a crash mid-stream would leave them (copied while writers run, a torn record
+    at the end) replay every acknowledged entry not yet applied exactly once, in order,
+    and nothing after the torn record."""
+    import shutil
+
+    from proxy.agent.journal import Journal
+
+    monkeypatch.setattr(journal_log, "SEGMENT_BYTES", 32 << 10)  # type: ignore[attr-defined]
+    monkeypatch.setattr(journal_log, "FIRST_SEGMENT_BYTES", 8 << 10)  # type: ignore[attr-defined]
+    live, crash = tmp_path / "live", tmp_path / "crash"
+    live.mkdir()
+    acked: list[tuple] = []
+    at_crash: dict[str, list[tuple]] = {}
+
+    async def go() -> None:
+        journal = Journal(str(live / "j.journal"))
+        kind = Lines()
+        journal.register(kind)
+        journal.replay(None)  # type: ignore[arg-type]
+        journal.start()
+
+        def writer(w: int) -> None:
+            for n in range(300):
+                row = (w, n, "x" * 60)
+                entry = journal.write("lines", ("org", f"w{w}"), row)
+                while entry is None:  # the segment is full and the spare not ready yet
+                    threading.Event().wait(0.001)
+                    entry = journal.write("lines", ("org", f"w{w}"), row)
+                journal.durable(entry)
+                acked.append(row)
+
+        def crash_copy() -> None:
+            while len(acked) < 600:
+                threading.Event().wait(0.001)
+            with journal._sync, journal._mu:  # no write, sync or apply meanwhile
+                at_crash["acked"] = list(acked)
+                at_crash["applied"] = list(kind.rows)
+                shutil.copytree(live, crash)
+
+        await asyncio.gather(
+            *(asyncio.to_thread(writer, w) for w in range(3)), asyncio.to_thread(crash_copy)
+        )
+        assert len(list(live.glob("j.journal.*[0-9]"))) <= 4, "applied segments are recycled"
+        assert len(list(crash.glob("j.journal.*[0-9]"))) <= 4
+        await journal.stop()
+
+    run(go())
+    # A torn record after the last valid one: ignored.
+    last = max(crash.glob("j.journal.*[0-9]"), key=lambda p: int(p.suffix[1:]))
+    number = int(last.suffix[1:])
+    records, _ = journal_log.read_segment(number, last.read_bytes())
+    end = sum(journal_log.HEADER.size + len(p) for _, p in records)
+    top = records[-1][0] if records else 10**9
+    torn = journal_log.record(number, top + 1, b'["lines",[9,9,"torn"]]')
+    with open(last, "r+b") as f:
+        f.seek(end)
+        f.write(torn[:-5])
+    again = Journal(str(crash / "j.journal"))
+    kind = Lines()
+    again.register(kind)
+    again.replay(duckdb.connect())
+    got = [tuple(r) for r in kind.rows]
+    assert len(got) == len(set(got)) and (9, 9, "torn") not in got
+    lost = set(at_crash["acked"]) - set(at_crash["applied"]) - set(got)
+    assert not lost, f"{len(lost)} acknowledged entries neither applied nor replayed"
+    for w in range(3):
+        mine = [r for r in got if r[0] == w]
+        assert mine == sorted(mine)
