@@ -56,7 +56,7 @@ def _dsn(port: int) -> str:
 class Proxies:
     """N hatiproxy processes started by one shell in a session of its own."""
 
-    def __init__(self, tmp: Path, n: int, args: list[str]) -> None:
+    def __init__(self, tmp: Path, n: int, args: list[str], env: dict[str, str]) -> None:
         tmp.mkdir(parents=True, exist_ok=True)
         self.ports = [_free_port() for _ in range(n)]
         cmds = []
@@ -68,7 +68,10 @@ class Proxies:
             cmds.append(f"{shlex.join(cmd)} >{log} 2>&1 &")
         # started at once: proxies on a new catalog race to create the lake (lake.py)
         self.shell = subprocess.Popen(
-            ["sh", "-c", " ".join(cmds) + " wait"], cwd=ROOT, start_new_session=True
+            ["sh", "-c", " ".join(cmds) + " wait"],
+            cwd=ROOT,
+            start_new_session=True,
+            env={**os.environ, **env},
         )
         self.logs = [tmp / f"hatiproxy{i}.log" for i in range(n)]
         deadline = time.monotonic() + 300  # a loaded shared machine
@@ -219,7 +222,9 @@ def measure(
         # the server sides' CPU over the measured window (between warm-up and the end)
         time.sleep(max(0.0, start_at + a.warmup - time.time()))
         p0, s0, (g0, q0), t0 = proxies.cpu(), proxies.switches(), pg_cpu(pg_data), time.time()
-        time.sleep(a.seconds)
+        # ends before the clients do: a connection's thread that exited takes its count
+        # of context switches with it (its CPU time stays in the process's)
+        time.sleep(max(0.5, a.seconds - 0.5))
         p1, s1, (g1, q1), t1 = proxies.cpu(), proxies.switches(), pg_cpu(pg_data), time.time()
         out = pending.get()
     qps = sum(q for q, _ in out)
@@ -246,6 +251,9 @@ def main() -> None:
     ap.add_argument("--workloads", default="point,mixed")
     ap.add_argument("--serve-args", default="", help="extra `serve` flags for every proxy")
     ap.add_argument("--lake-serve-args", default="", help="extra `serve` flags, lake proxies")
+    ap.add_argument(
+        "--inline-rows", default="", help="DuckLake data inlining row limit (hatiproxy: 0)"
+    )
     ap.add_argument("--socket", action="store_true", help="catalog over PG's unix socket")
     a = ap.parse_args()
     counts = [int(n) for n in a.proxies.split(",")]
@@ -261,7 +269,7 @@ def main() -> None:
     started = os.getloadavg()[0]
     try:
         for label, n, lake in configs:
-            args = list(extra)
+            args, env = list(extra), {}
             if lake:
                 with psycopg.connect(pg.dsn, autocommit=True) as c:
                     c.execute(f"CREATE DATABASE {lake}")
@@ -269,7 +277,9 @@ def main() -> None:
                 catalog = f"postgres:{host} port={pg.port} user=postgres dbname={lake}"
                 args += ["--lake-catalog", catalog, "--lake-data", str(tmp / lake)]
                 args += shlex.split(a.lake_serve_args)
-            proxies = Proxies(tmp / (lake or "file"), n, args)
+                if a.inline_rows:
+                    env["HATIDATA_LAKE_INLINE_ROWS"] = a.inline_rows
+            proxies = Proxies(tmp / (lake or "file"), n, args, env)
             try:
                 load(proxies.ports[0], a.rows)
                 for w in workloads:
@@ -294,7 +304,8 @@ def report(
     print(
         f"QPS, {a.clients} client processes, {a.warmup:g} s warm-up + {a.seconds:g} s each, "
         f"{a.rows} rows, serve {a.serve_args or '(defaults)'}"
-        f"{' + ' + a.lake_serve_args if a.lake_serve_args else ''}; catalog over "
+        f"{' + ' + a.lake_serve_args if a.lake_serve_args else ''}"
+        f"{f'; lake inlining {a.inline_rows} rows' if a.inline_rows else ''}; catalog over "
         f"{'unix socket' if a.socket else 'TCP'}; load average {min(loads):.1f}-"
         f"{max(loads):.1f} on {os.cpu_count()} cores"
     )
