@@ -30,6 +30,7 @@ import os
 import random
 import resource
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -290,6 +291,7 @@ def main() -> None:
                 proxies.stop()
     finally:
         pg.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
     report(a, results, counts, workloads, started)
 
 
