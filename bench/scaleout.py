@@ -2,14 +2,24 @@
 1, 2 and 4 proxy processes over one DuckLake (PostgreSQL 15 catalog, shared data path),
 same run. Target (issue 25): 2 lake proxies give >= 1.6x one lake proxy's throughput.
 
+Each configuration gets a lake of its own (a new catalog database and data path) with
+the same data, so no configuration reads the files and snapshots an earlier one wrote.
 Clients are processes (not threads: the client side must not be GIL-bound either),
-spread round-robin over the proxies; each loops for the measured seconds on either a
-prepared point SELECT ("point") or a mix ("mixed": 70% point SELECT, 20% one-row INSERT,
-10% a 100-row range aggregate). Prints QPS per configuration, its ratio to the local
-file, the scaling ratios between lake configurations, and the load average.
+spread round-robin over the proxies; each runs the workload unmeasured for --warmup
+seconds, then loops for --seconds on either a prepared point SELECT ("point") or a mix
+("mixed": 70% point SELECT, 20% one-row INSERT, 10% a 100-row range aggregate).
 
-    .venv/bin/python bench/scaleout.py [--clients 4] [--seconds 10] [--rows 10000]
-        [--proxies 1,2,4] [--inlining]
+The proxies of one configuration share one scheduling session (the kernel's autogroup:
+on a machine shared with other work each session gets a share of the CPU), so 4 proxies
+get the same share of a loaded machine as 1, as PostgreSQL (its own session) does in
+every configuration. Those sessions get the bench's own niceness (`nice -n 5 python
+bench/scaleout.py`): with autogroup a process's nice only ranks it within its session,
+so the sessions the bench starts are given the same value. The CPU time each side used in the measured window (clients,
+proxies, PostgreSQL, from /proc and getrusage) is printed per statement: when the sum
+reaches the cores the run had, no number of proxies can go faster on this machine.
+
+    .venv/bin/python bench/scaleout.py [--clients 4] [--seconds 10] [--warmup 3]
+        [--rows 10000] [--proxies 1,2,4] [--serve-args '--duckdb-threads 1']
 """
 
 from __future__ import annotations
@@ -18,11 +28,14 @@ import argparse
 import multiprocessing
 import os
 import random
+import resource
+import shlex
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import psycopg
@@ -32,35 +45,125 @@ sys.path.insert(0, str(ROOT / "tests" / "differential"))
 from pgcluster import _free_port, start_pg  # noqa: E402
 
 POINT = "SELECT id, v FROM scale_kv WHERE id = %s"
-
-
-def start_proxy(
-    tmp: Path, *args: str, env: dict[str, str] | None = None
-) -> tuple[subprocess.Popen, int]:
-    port = _free_port()
-    tmp.mkdir(parents=True, exist_ok=True)
-    log = open(tmp / "hatiproxy.log", "wb")  # noqa: SIM115 - lives as long as the server
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "proxy", "serve", "--port", str(port), "--mcp-port", "0",
-         "--rest-port", "0", "--data-dir", str(tmp / "data"), "--log-level", "WARNING",
-         "--embedding-provider", "hash", *args],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})},
-    )  # fmt: skip
-    deadline = time.monotonic() + 300  # a loaded shared machine
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError((tmp / "hatiproxy.log").read_text())
-        try:
-            psycopg.connect(_dsn(port)).close()
-            return proc, port
-        except psycopg.OperationalError:
-            time.sleep(0.2)
-    proc.kill()
-    raise RuntimeError("hatiproxy did not start")
+RANGE = "SELECT count(*), sum(id) FROM scale_kv WHERE id BETWEEN %s AND %s + 100"
+INSERT = "INSERT INTO scale_log VALUES (%s, %s)"
+TICK = os.sysconf("SC_CLK_TCK")
 
 
 def _dsn(port: int) -> str:
     return f"host=127.0.0.1 port={port} user=bench dbname=hatidata"
+
+
+class Proxies:
+    """N hatiproxy processes started by one shell in a session of its own."""
+
+    def __init__(self, tmp: Path, n: int, args: list[str], env: dict[str, str]) -> None:
+        tmp.mkdir(parents=True, exist_ok=True)
+        self.ports = [_free_port() for _ in range(n)]
+        cmds = []
+        for i, port in enumerate(self.ports):
+            cmd = [sys.executable, "-m", "proxy", "serve", "--port", str(port),
+                   "--mcp-port", "0", "--rest-port", "0", "--data-dir", str(tmp / f"data{i}"),
+                   "--log-level", "WARNING", "--embedding-provider", "hash", *args]  # fmt: skip
+            log = shlex.quote(str(tmp / f"hatiproxy{i}.log"))
+            cmds.append(f"{shlex.join(cmd)} >{log} 2>&1 &")
+        # started at once: proxies on a new catalog race to create the lake (lake.py)
+        self.shell = subprocess.Popen(
+            ["sh", "-c", " ".join(cmds) + " wait"],
+            cwd=ROOT,
+            start_new_session=True,
+            env={**os.environ, **env},
+        )
+        self.logs = [tmp / f"hatiproxy{i}.log" for i in range(n)]
+        deadline = time.monotonic() + 300  # a loaded shared machine
+        for port, log in zip(self.ports, self.logs, strict=True):
+            while True:
+                if self.shell.poll() is not None or time.monotonic() > deadline:
+                    self.stop()
+                    raise RuntimeError(f"hatiproxy did not start:\n{log.read_text()}")
+                try:
+                    psycopg.connect(_dsn(port)).close()
+                    break
+                except psycopg.OperationalError:
+                    time.sleep(0.2)
+        self.pids = _children(self.shell.pid)
+        same_niceness(self.shell.pid)
+
+    def cpu(self) -> float:
+        return sum(_cpu(p) for p in self.pids)
+
+    def switches(self) -> int:
+        return sum(_switches(p) for p in self.pids)
+
+    def stop(self) -> None:
+        if self.shell.poll() is None:
+            os.killpg(self.shell.pid, signal.SIGTERM)
+            try:
+                self.shell.wait(60)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.shell.pid, signal.SIGKILL)
+
+
+def same_niceness(pid: int) -> None:
+    """The session of pid (its autogroup) gets this process's nice value."""
+    try:
+        Path(f"/proc/{pid}/autogroup").write_text(str(os.nice(0)))
+    except OSError as exc:  # no autogroup, or not allowed (a negative value needs root)
+        print(f"  (session niceness not set: {exc})", flush=True)
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                stat = Path(f"/proc/{d}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(d))
+    return out
+
+
+def _cpu(pid: int) -> float:
+    """user + system seconds of a process (all its threads)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def _switches(pid: int) -> int:
+    """Context switches of all threads of a process: each one a thread that went to sleep
+    waiting (a round trip, a lock, a handoff to another thread) or was preempted."""
+    total = 0
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0
+    for tid in tasks:
+        try:
+            status = Path(f"/proc/{pid}/task/{tid}/status").read_text()
+        except OSError:
+            continue
+        total += sum(
+            int(line.split()[1]) for line in status.splitlines() if "ctxt_switches" in line
+        )
+    return total
+
+
+def pg_pids(pg_data: str) -> list[int]:
+    """The postmaster and its live children (backends that exited are not counted: the
+    pools keep theirs for the run)."""
+    master = int(Path(pg_data, "postmaster.pid").read_text().split()[0])
+    return [master, *_children(master)]
+
+
+def pg_cpu(pg_data: str) -> tuple[float, int]:
+    """The PostgreSQL server's CPU seconds and context switches."""
+    pids = pg_pids(pg_data)
+    return sum(_cpu(p) for p in pids), sum(_switches(p) for p in pids)
 
 
 def load(port: int, rows: int) -> None:
@@ -72,116 +175,159 @@ def load(port: int, rows: int) -> None:
         c.execute("CREATE TABLE scale_log (client INTEGER, n INTEGER)")
 
 
-RANGE = "SELECT count(*), sum(id) FROM scale_kv WHERE id BETWEEN %s AND %s + 100"
-INSERT = "INSERT INTO scale_log VALUES (%s, %s)"
-
-
-def client(args: tuple[int, float, int, float, str, int]) -> float:
-    """This client's statements per second over its own window (a client that came up
-    after start_at, on a loaded machine, still runs the full window)."""
-    port, seconds, rows, start_at, workload, seed = args
+def client(args: tuple[int, float, float, int, float, str, int]) -> tuple[float, float]:
+    """(statements per second, CPU seconds of this client) over its measured window."""
+    port, warmup, seconds, rows, start_at, workload, seed = args
     rnd = random.Random(seed)
     with psycopg.connect(_dsn(port), autocommit=True) as c:
-        c.execute(POINT, (1,), prepare=True).fetchall()  # warm: prepared, plan cached
+        c.execute(POINT, (1,), prepare=True).fetchall()
         while time.time() < start_at:
             time.sleep(0.01)
+        done = 0
+
+        def run_until(end: float) -> None:
+            nonlocal done
+            while time.time() < end:
+                r = rnd.random() if workload == "mixed" else 0.0
+                if r < 0.7:
+                    c.execute(POINT, (rnd.randrange(rows),), prepare=True).fetchall()
+                elif r < 0.9:
+                    c.execute(INSERT, (seed, done), prepare=True)
+                else:
+                    x = rnd.randrange(rows)
+                    c.execute(RANGE, (x, x), prepare=True).fetchall()
+                done += 1
+
+        run_until(start_at + warmup)  # plans cached, pools filled, caches warm
+        done = 0
+        ru = resource.getrusage(resource.RUSAGE_SELF)
         begun = time.time()
-        done, end = 0, begun + seconds
-        while time.time() < end:
-            r = rnd.random() if workload == "mixed" else 0.0
-            if r < 0.7:
-                c.execute(POINT, (rnd.randrange(rows),), prepare=True).fetchall()
-            elif r < 0.9:
-                c.execute(INSERT, (seed, done), prepare=True)
-            else:
-                x = rnd.randrange(rows)
-                c.execute(RANGE, (x, x), prepare=True).fetchall()
-            done += 1
-    return done / (time.time() - begun)
+        run_until(begun + seconds)
+        elapsed = time.time() - begun
+        ru2 = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = ru2.ru_utime + ru2.ru_stime - ru.ru_utime - ru.ru_stime
+    return done / elapsed, cpu
 
 
-def measure(ports: list[int], clients: int, seconds: float, rows: int, workload: str) -> float:
+def measure(
+    proxies: Proxies, pg_data: str, a: argparse.Namespace, workload: str
+) -> dict[str, float]:
+    ports = proxies.ports
     start_at = time.time() + 5.0  # spawning clients takes seconds on a loaded machine
-    jobs = [(ports[i % len(ports)], seconds, rows, start_at, workload, i) for i in range(clients)]
-    with multiprocessing.get_context("spawn").Pool(clients) as pool:
-        return sum(pool.map(client, jobs))
+    jobs = [
+        (ports[i % len(ports)], a.warmup, a.seconds, a.rows, start_at, workload, i)
+        for i in range(a.clients)
+    ]
+    with multiprocessing.get_context("spawn").Pool(a.clients) as pool:
+        pending = pool.map_async(client, jobs)
+        # the server sides' CPU over the measured window (between warm-up and the end)
+        time.sleep(max(0.0, start_at + a.warmup - time.time()))
+        p0, s0, (g0, q0), t0 = proxies.cpu(), proxies.switches(), pg_cpu(pg_data), time.time()
+        # ends before the clients do: a connection's thread that exited takes its count
+        # of context switches with it (its CPU time stays in the process's)
+        time.sleep(max(0.5, a.seconds - 0.5))
+        p1, s1, (g1, q1), t1 = proxies.cpu(), proxies.switches(), pg_cpu(pg_data), time.time()
+        out = pending.get()
+    qps = sum(q for q, _ in out)
+    n = qps * (t1 - t0)
+    return {
+        "qps": qps,
+        "client_ms": sum(c for _, c in out) / (qps * a.seconds) * 1000,
+        "proxy_ms": (p1 - p0) / n * 1000,
+        "pg_ms": (g1 - g0) / n * 1000,
+        "proxy_sw": (s1 - s0) / n,
+        "pg_sw": (q1 - q0) / n,
+        "busy": (sum(c for _, c in out) + p1 - p0 + g1 - g0) / (t1 - t0),
+        "load": os.getloadavg()[0],
+    }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--clients", type=int, default=4)
     ap.add_argument("--seconds", type=float, default=10)
+    ap.add_argument("--warmup", type=float, default=3)
     ap.add_argument("--rows", type=int, default=10_000)
     ap.add_argument("--proxies", default="1,2,4", help="lake proxy counts to measure")
+    ap.add_argument("--workloads", default="point,mixed")
+    ap.add_argument("--serve-args", default="", help="extra `serve` flags for every proxy")
+    ap.add_argument("--lake-serve-args", default="", help="extra `serve` flags, lake proxies")
     ap.add_argument(
-        "--inlining", action="store_true", help="also 1 lake proxy with DuckLake's inlining (10)"
+        "--inline-rows", default="", help="DuckLake data inlining row limit (hatiproxy: 0)"
     )
+    ap.add_argument("--socket", action="store_true", help="catalog over PG's unix socket")
     a = ap.parse_args()
     counts = [int(n) for n in a.proxies.split(",")]
+    workloads = a.workloads.split(",")
+    extra = shlex.split(a.serve_args)
     tmp = Path(tempfile.mkdtemp(prefix="hati-scaleout-"))
     pg = start_pg()
-    procs: list[subprocess.Popen] = []
-    results: dict[tuple[str, str], float] = {}
-    loads: list[float] = [os.getloadavg()[0]]
-    workloads = ("point", "mixed")
-
-    def run_all(label: str, ports: list[int]) -> None:
-        for w in workloads:
-            load(ports[0], a.rows)
-            results[(label, w)] = measure(ports, a.clients, a.seconds, a.rows, w)
-            loads.append(os.getloadavg()[0])
-
+    same_niceness(pg_pids(pg.data)[0])
+    results: dict[tuple[str, str], dict[str, float]] = {}
+    configs = [("1 proxy, local file", 1, None)] + [
+        (f"{n} prox{'y' if n == 1 else 'ies'}, DuckLake", n, f"lake{n}") for n in counts
+    ]
+    started = os.getloadavg()[0]
     try:
-        proc, port = start_proxy(tmp / "file")
-        procs.append(proc)
-        run_all("1 proxy, local file", [port])
-        proc.terminate()
-        proc.wait(30)
-        lakes = [("0", "")] + ([("10", " (inlining 10)")] if a.inlining else [])
-        for inline, label in lakes:
-            # a lake (catalog database) of its own each: DuckLake keeps the setting per lake
-            with psycopg.connect(pg.dsn, autocommit=True) as c:
-                c.execute(f"CREATE DATABASE lake{inline}")
-            catalog = f"postgres:{pg.dsn} dbname=lake{inline}"
-            lake = ("--lake-catalog", catalog, "--lake-data", str(tmp / f"lake{inline}"))
-            env = {"HATIDATA_LAKE_INLINE_ROWS": inline}
-            n_proxies = max(counts) if inline != "10" else 1
-            with ThreadPoolExecutor(n_proxies) as pool:  # started at once (they may race)
-                futures = [
-                    pool.submit(start_proxy, tmp / f"lake{inline}-{i}", *lake, env=env)
-                    for i in range(n_proxies)
-                ]
-                started = [f.result() for f in futures]
-            procs.extend(p for p, _ in started)
-            ports = [port for _, port in started]
-            for n in counts if inline == "0" else [1]:
-                run_all(f"{n} prox{'y' if n == 1 else 'ies'}, DuckLake{label}", ports[:n])
-            for proc in procs[-len(ports) :]:
-                proc.terminate()
-                proc.wait(30)
+        for label, n, lake in configs:
+            args, env = list(extra), {}
+            if lake:
+                with psycopg.connect(pg.dsn, autocommit=True) as c:
+                    c.execute(f"CREATE DATABASE {lake}")
+                host = f"host={pg.base}" if a.socket else "host=127.0.0.1"
+                catalog = f"postgres:{host} port={pg.port} user=postgres dbname={lake}"
+                args += ["--lake-catalog", catalog, "--lake-data", str(tmp / lake)]
+                args += shlex.split(a.lake_serve_args)
+                if a.inline_rows:
+                    env["HATIDATA_LAKE_INLINE_ROWS"] = a.inline_rows
+            proxies = Proxies(tmp / (lake or "file"), n, args, env)
+            try:
+                load(proxies.ports[0], a.rows)
+                for w in workloads:
+                    results[(label, w)] = m = measure(proxies, pg.data, a, w)
+                    print(f"  {label:24s} {w:5s} {m['qps']:7.0f} QPS  load {m['load']:.1f}",
+                          flush=True)  # fmt: skip
+            finally:
+                proxies.stop()
     finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.terminate()
-                proc.wait(30)
         pg.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+    report(a, results, counts, workloads, started)
+
+
+def report(
+    a: argparse.Namespace,
+    results: dict[tuple[str, str], dict[str, float]],
+    counts: list[int],
+    workloads: list[str],
+    started: float,
+) -> None:
+    loads = [started] + [m["load"] for m in results.values()]
     print(
-        f"QPS, {a.clients} client processes, {a.seconds:g} s each, {a.rows} rows; load average "
-        f"{min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} cores"
+        f"QPS, {a.clients} client processes, {a.warmup:g} s warm-up + {a.seconds:g} s each, "
+        f"{a.rows} rows, serve {a.serve_args or '(defaults)'}"
+        f"{' + ' + a.lake_serve_args if a.lake_serve_args else ''}"
+        f"{f'; lake inlining {a.inline_rows} rows' if a.inline_rows else ''}; catalog over "
+        f"{'unix socket' if a.socket else 'TCP'}; load average {min(loads):.1f}-"
+        f"{max(loads):.1f} on {os.cpu_count()} cores"
     )
     for w in workloads:
-        base = results[("1 proxy, local file", w)]
-        print(f" {w}:")
-        for (name, wl), qps in results.items():
-            if wl == w:
-                print(f"  {name:34s} {qps:8.0f} QPS   x{qps / base:.2f} of the local file")
-        one = results.get(("1 proxy, DuckLake", w))
-        for n in counts:
-            more = results.get((f"{n} proxies, DuckLake", w))
-            if one and more and n > 1:
-                print(
-                    f"  {n} lake proxies / 1 lake proxy: x{more / one:.2f}   (target for 2: >= 1.6)"
-                )
+        base = results[("1 proxy, local file", w)]["qps"]
+        one = results.get(("1 proxy, DuckLake", w), {}).get("qps")
+        print(f" {w}:{'':27s}    QPS  /file /1lake   CPU ms per statement: client proxy PG"
+              "   cores busy   switches/statement: proxy PG")  # fmt: skip
+        for (name, wl), m in results.items():
+            if wl != w:
+                continue
+            vs_one = f"{m['qps'] / one:6.2f}" if one and "DuckLake" in name else "      "
+            print(
+                f"  {name:30s} {m['qps']:7.0f} {m['qps'] / base:5.2f} {vs_one}"
+                f"   {m['client_ms']:23.2f} {m['proxy_ms']:5.2f} {m['pg_ms']:5.2f}"
+                f"   {m['busy']:5.2f}   {m['proxy_sw']:28.1f} {m['pg_sw']:5.1f}"
+            )
+        two = results.get(("2 proxies, DuckLake", w), {}).get("qps")
+        if one and two:
+            print(f"  2 lake proxies / 1 lake proxy: x{two / one:.2f}   (target >= 1.6)")
 
 
 if __name__ == "__main__":

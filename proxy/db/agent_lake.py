@@ -21,7 +21,14 @@ import re
 import duckdb
 
 from proxy.core.names import INTERNAL_SCHEMA
-from proxy.db.lake import LakeUnavailable, attach_with_retry, lit, load_lake_extensions, redact
+from proxy.db.lake import (
+    LakeUnavailable,
+    attach_with_retry,
+    catalog_pool,
+    lit,
+    load_lake_extensions,
+    redact,
+)
 
 log = logging.getLogger("hatiproxy.engine")
 
@@ -38,7 +45,10 @@ def attach_agent_lake(conn: duckdb.DuckDBPyConnection, catalog: str, data_path: 
     if data_path:
         options += f", DATA_PATH {lit(data_path.rstrip('/') + '/_hatidata_agent')}"
     try:
-        attach_with_retry(conn, f"ATTACH {lit('ducklake:' + catalog)} AS {AGENT_LAKE} ({options})")
+        with catalog_pool(conn):
+            attach_with_retry(
+                conn, f"ATTACH {lit('ducklake:' + catalog)} AS {AGENT_LAKE} ({options})"
+            )
         for attempt in range(3):  # proxies starting at once create the schema together
             try:
                 conn.execute(f"CREATE SCHEMA IF NOT EXISTS {AGENT_LAKE}.{INTERNAL_SCHEMA}")

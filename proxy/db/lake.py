@@ -16,11 +16,13 @@ proxy/db/duckdb_errors.py), never a silent lost update.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import duckdb
@@ -88,16 +90,39 @@ def attach_lake(conn: duckdb.DuckDBPyConnection, catalog: str, data_path: str) -
     # instead of 4 (counted with pg_debug_show_queries, DuckLake 1.5.5; in-process ~17 ms
     # -> ~10 ms). Small inserts then write small Parquet files: compact them with
     # ducklake_merge_adjacent_files.
-    # HATIDATA_LAKE_INLINE_ROWS: DuckLake's own default (10) back, for bench/scaleout.py.
+    # HATIDATA_LAKE_INLINE_ROWS=10 gives DuckLake's own default back.
     inline = int(os.environ.get("HATIDATA_LAKE_INLINE_ROWS", "0"))
     options = f" (DATA_INLINING_ROW_LIMIT {inline}" + (
         f", DATA_PATH {lit(data_path)})" if data_path else ")"
     )
-    # The catalog's connection pool (postgres extension) sends `SELECT 1` to PostgreSQL
-    # each time it hands out a pooled connection: ~2 extra round trips per statement.
-    # Off for the pool the lake's ATTACH creates (the setting is read at attach, then
-    # reset so that a client's own postgres ATTACH keeps the default). A connection the
-    # catalog server dropped then fails one statement instead of being replaced first.
+    try:
+        with catalog_pool(conn):
+            attach_with_retry(conn, f"ATTACH {lit('ducklake:' + catalog)} AS {LAKE_DB}{options}")
+    except duckdb.Error as exc:
+        raise LakeUnavailable(
+            f"cannot open the DuckLake catalog {redact(catalog)!r}"
+            + (f" with data path {data_path!r}" if data_path else "")
+            + f": {redact(' '.join(str(exc).split()))}. Check --lake-catalog (e.g. 'postgres:dbname=lake host=db.internal "
+            "user=hati') and that the PostgreSQL server accepts this proxy; every proxy of "
+            "one lake needs the same catalog and a --lake-data path they all reach."
+        ) from None
+    _default_compression(conn)
+    conn.execute(f"USE {LAKE_DB}")
+    log.info(
+        "users' database is the DuckLake %s (data %s)", redact(catalog), data_path or "(stored)"
+    )
+    return local
+
+
+@contextlib.contextmanager
+def catalog_pool(conn: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """The postgres extension's pool settings for the catalog pool a DuckLake ATTACH inside
+    this block creates (the users' lake and the agent lake alike). The settings are read
+    at attach and then reset, so that a client's own postgres ATTACH keeps the defaults."""
+    # The pool sends `SELECT 1` to PostgreSQL each time it hands out a pooled connection:
+    # ~2 extra round trips per statement (and an idle proxy's agent-lake poller sent ~8 a
+    # second). Off: a connection the catalog server dropped then fails one statement
+    # instead of being replaced first.
     health = os.environ.get("HATIDATA_LAKE_PG_HEALTH_CHECK", "")
     conn.execute(f"SET pg_pool_health_check_query = {lit(health)}")
     # The pool keeps at most this many idle connections (default 4); a statement that
@@ -108,24 +133,10 @@ def attach_lake(conn: duckdb.DuckDBPyConnection, catalog: str, data_path: str) -
     pool = int(os.environ.get("HATIDATA_LAKE_PG_POOL", "32"))
     conn.execute(f"SET pg_pool_max_connections = {pool}")
     try:
-        attach_with_retry(conn, f"ATTACH {lit('ducklake:' + catalog)} AS {LAKE_DB}{options}")
-    except duckdb.Error as exc:
-        raise LakeUnavailable(
-            f"cannot open the DuckLake catalog {redact(catalog)!r}"
-            + (f" with data path {data_path!r}" if data_path else "")
-            + f": {redact(' '.join(str(exc).split()))}. Check --lake-catalog (e.g. 'postgres:dbname=lake host=db.internal "
-            "user=hati') and that the PostgreSQL server accepts this proxy; every proxy of "
-            "one lake needs the same catalog and a --lake-data path they all reach."
-        ) from None
+        yield
     finally:
         conn.execute("RESET pg_pool_health_check_query")
         conn.execute("RESET pg_pool_max_connections")
-    _default_compression(conn)
-    conn.execute(f"USE {LAKE_DB}")
-    log.info(
-        "users' database is the DuckLake %s (data %s)", redact(catalog), data_path or "(stored)"
-    )
-    return local
 
 
 def _default_compression(conn: duckdb.DuckDBPyConnection) -> None:

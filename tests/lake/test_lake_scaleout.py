@@ -253,6 +253,34 @@ def test_the_lake_writes_uncompressed_parquet_files(
     assert codecs == [("UNCOMPRESSED",)], codecs
 
 
+def test_proxies_send_the_catalog_no_pool_health_checks(
+    proxies: list[ServerProcess], lake: tuple[PgCluster, Path]
+) -> None:
+    # the postgres extension's pool would send `SELECT 1` before each use of a catalog
+    # connection: both lakes' pools (users' tables and the agent layer's) are set without
+    pg, _ = lake
+    log = Path(pg.base, "log")
+    with psycopg.connect(pg.dsn, autocommit=True) as admin:
+        admin.execute("ALTER SYSTEM SET log_statement = 'all'")
+        admin.execute("SELECT pg_reload_conf()")
+    try:
+        start = log.stat().st_size
+        with _connect(proxies[0]) as c:
+            c.execute("CREATE TABLE IF NOT EXISTS health_t AS SELECT 1 AS id")
+            deadline = time.monotonic() + 1.0  # agent-lake pollers run 4 times a second
+            while time.monotonic() < deadline:
+                assert c.execute("SELECT id FROM health_t WHERE id = 1").fetchall() == [(1,)]
+        with log.open() as f:
+            f.seek(start)
+            statements = [line for line in f if "statement:" in line]
+    finally:
+        with psycopg.connect(pg.dsn, autocommit=True) as admin:
+            admin.execute("ALTER SYSTEM RESET log_statement")
+            admin.execute("SELECT pg_reload_conf()")
+    assert any("ducklake_snapshot" in s for s in statements), statements[:5]
+    assert not [s for s in statements if s.rstrip().endswith("statement: SELECT 1")]
+
+
 def test_a_proxy_killed_with_9_loses_nothing_it_acknowledged(
     proxies: list[ServerProcess],
 ) -> None:
