@@ -19,6 +19,7 @@ Which tables are shared is process-wide (one agent layer per server process).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 
@@ -73,7 +74,8 @@ def share(cur: duckdb.DuckDBPyConnection, tables: list[str]) -> None:
                 cur.commit()
                 break
             except duckdb.TransactionException:
-                cur.rollback()
+                with contextlib.suppress(duckdb.Error):  # a failed COMMIT ended it already
+                    cur.rollback()
                 if attempt == 4:
                     raise
     for t, cols in local.items():

@@ -205,23 +205,8 @@ def test_the_lake_writes_uncompressed_parquet_files(
     assert codecs == [("UNCOMPRESSED",)], codecs
 
 
-def test_a_proxy_killed_with_9_loses_nothing_it_acknowledged(
-    proxies: list[ServerProcess], lake: LakeCluster
-) -> None:
-    # an extra proxy is the victim (the three are shared); another reads what it acknowledged
-    victim = lake.start_proxy()
-    with _connect(victim) as c:
-        c.execute("CREATE TABLE acked (id INTEGER)")
-        for i in range(20):
-            c.execute("INSERT INTO acked VALUES (%s)", (i,))
-        with c.transaction():
-            c.execute("INSERT INTO acked SELECT range + 100 FROM range(50)")
-        lake.kill(victim)
-    with _connect(proxies[0]) as c:
-        assert c.execute("SELECT count(*), sum(id) FROM acked").fetchone() == (
-            70,
-            sum(range(20)) + sum(range(100, 150)),
-        )
+# A proxy killed with -9 loses nothing it acknowledged: test_lake_ledger.py (one extra
+# proxy for users' rows and ledger steps).
 
 
 def test_an_unreachable_catalog_stops_the_start_in_one_line_without_the_password(
