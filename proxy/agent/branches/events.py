@@ -39,6 +39,7 @@ from proxy.agent.branches.store import TABLE as BRANCHES
 from proxy.agent.triggers.actions import public, record_fire
 from proxy.agent.triggers.args import LIFECYCLE, MEASURED_EVENTS
 from proxy.agent.triggers.store import FIRES, TRIGGERS, parsed_json, utc_now
+from proxy.db.agent_lake_views import target
 
 if TYPE_CHECKING:
     from proxy.agent.context import AgentContext
@@ -129,23 +130,29 @@ async def fire(
     now, fire_id = utc_now(), str(uuid.uuid4())
 
     def record(cur: duckdb.DuckDBPyConnection) -> dict[str, Any] | None:
+        # SELECT, then UPDATE in the same transaction (no RETURNING: with a DuckLake
+        # catalog the triggers live in the agent lake, triggers/shared.py); a concurrent
+        # fire of the same trigger conflicts on the UPDATE and is run again.
         sql = (
-            f"UPDATE {TRIGGERS} SET fire_count = fire_count + 1, last_fired_at = ? WHERE id = ? "
-            "AND enabled AND (last_fired_at IS NULL OR last_fired_at + to_seconds(cooldown_secs) "
-            "<= ?)"
+            f"SELECT name, agent_id, threshold, actions, action_config FROM {TRIGGERS} "
+            "WHERE id = ? AND enabled AND (last_fired_at IS NULL OR "
+            "last_fired_at + to_seconds(cooldown_secs) <= ?)"
         )
-        params: list[Any] = [now, trigger_id, now]
+        params: list[Any] = [trigger_id, now]
         if since is not None:
             sql += (
                 f" AND NOT EXISTS (SELECT 1 FROM {FIRES} WHERE trigger_id = ? "
                 "AND source_id = ? AND fired_at >= ?)"
             )
             params += [trigger_id, branch.branch_id, since]
-        row = cur.execute(
-            sql + " RETURNING name, agent_id, threshold, actions, action_config", params
-        ).fetchone()
+        row = cur.execute(sql, params).fetchone()
         if row is None:
             return None
+        cur.execute(
+            f"UPDATE {target(TRIGGERS)} SET fire_count = fire_count + 1, last_fired_at = ? "
+            "WHERE id = ?",
+            [now, trigger_id],
+        )
         name, owner, threshold, actions, config = row
         actions, config = parsed_json(actions), parsed_json(config) or {}
         text = _text(event, branch, value, threshold)

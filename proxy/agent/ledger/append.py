@@ -16,9 +16,11 @@ import duckdb
 from proxy.agent.ledger import orgchain
 from proxy.agent.ledger.hashing import GENESIS_HASH, canonical_json, chain_hash
 from proxy.agent.ledger.inputs import Trace
-from proxy.agent.ledger.schema import SESSIONS, STEP_COLUMNS, TRACES
+from proxy.agent.ledger.schema import CLOCK, SESSIONS, STEP_COLUMNS, TRACES
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
+from proxy.db.agent_lake import lake_table
+from proxy.db.agent_lake_views import is_shared, target
 
 
 def append_tx(
@@ -26,6 +28,12 @@ def append_tx(
 ) -> tuple[list[dict[str, Any]], tuple[int, str] | None]:
     """(one row per trace, the organisation chain's new head or None if nothing new)."""
     org = who.org_id
+    if is_shared(TRACES):
+        # Every append of every proxy updates this one row first: two appends in flight
+        # conflict at commit (40001; Ledger._retry runs the later one again on the new
+        # heads), even two first appends of one session or organisation, whose INSERTs
+        # alone would not conflict in a DuckLake (no keys).
+        cur.execute(f"UPDATE {lake_table(CLOCK)} SET n = n + 1")
     ids = [t.trace_id for t in traces]
     stored = {
         str(r[0]): r
@@ -147,7 +155,7 @@ def append_tx(
         # UPDATE or INSERT, not an upsert (ON CONFLICT costs several times more in DuckDB).
         if head.get("stored"):
             cur.execute(
-                f"UPDATE {SESSIONS} SET total_steps = ?, head_hash = ?, started_at = ?, "
+                f"UPDATE {target(SESSIONS)} SET total_steps = ?, head_hash = ?, started_at = ?, "
                 "ended_at = ?, updated_at = ? WHERE org_id = ? AND agent_id = ? AND session_id = ?",
                 [
                     head["total_steps"], head["head_hash"], head["started_at"],
@@ -156,7 +164,7 @@ def append_tx(
             )  # fmt: skip
         else:
             cur.execute(
-                f"INSERT INTO {SESSIONS} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO {target(SESSIONS)} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     org, agent, session, head["total_steps"], head["head_hash"],
                     head["started_at"], head["ended_at"], head["created_at"], now,
@@ -172,7 +180,7 @@ def _insert_steps(cur: duckdb.DuckDBPyConnection, rows: list[dict[str, Any]]) ->
         one = "(?::UUID, ?, ?, ?, ?, ?, ?::JSON, ?::JSON, ?, ?, ?::UUID, ?, ?, ?, ?)"
         names = [c.strip() for c in STEP_COLUMNS.split(",")]
         cur.execute(
-            f"INSERT INTO {TRACES} ({STEP_COLUMNS}) VALUES {', '.join([one] * len(rows))}",
+            f"INSERT INTO {target(TRACES)} ({STEP_COLUMNS}) VALUES {', '.join([one] * len(rows))}",
             [r[c] for r in rows for c in names],
         )
         return
@@ -193,7 +201,7 @@ def _insert_steps(cur: duckdb.DuckDBPyConnection, rows: list[dict[str, Any]]) ->
     cur.register(name, pa.table(columns))
     try:
         cur.execute(
-            f"""INSERT INTO {TRACES} ({STEP_COLUMNS})
+            f"""INSERT INTO {target(TRACES)} ({STEP_COLUMNS})
                 SELECT trace_id::UUID, org_id, agent_id, session_id, step_index, step_type,
                        content::JSON, metadata::JSON, importance, timestamp,
                        parent_trace_id::UUID, content_hash, prev_hash, chain_hash, created_at

@@ -16,6 +16,7 @@ import duckdb
 from proxy.agent.ledger.schema import APPROVALS, TRACES, is_admin
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
+from proxy.db.agent_lake_views import target
 
 if TYPE_CHECKING:
     from proxy.agent.ledger.service import Ledger
@@ -63,7 +64,7 @@ async def record(
                     f"trace {trace_id} is not a step of session {session_id!r}"
                 )
         cur.execute(
-            f"INSERT INTO {APPROVALS} ({_APPROVAL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO {target(APPROVALS)} ({_APPROVAL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [record[c.strip()] for c in _APPROVAL_COLUMNS.split(",")],
         )
 

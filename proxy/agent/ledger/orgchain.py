@@ -37,6 +37,7 @@ import duckdb
 
 from proxy.agent.ledger.hashing import GENESIS_HASH, org_hash
 from proxy.agent.ledger.schema import ORG_CHAIN, ORG_HEADS, SESSIONS, STEP_COLUMNS, TRACES
+from proxy.db.agent_lake_views import target
 
 log = logging.getLogger("hatiproxy.agent.ledger")
 
@@ -144,12 +145,14 @@ def extend(
         # Two writers of one organisation conflict on this row (or its key): one aborts.
         if head is not None:
             cur.execute(
-                f"UPDATE {ORG_HEADS} SET entries = ?, head_hash = ?, updated_at = ? "
+                f"UPDATE {target(ORG_HEADS)} SET entries = ?, head_hash = ?, updated_at = ? "
                 "WHERE org_id = ?",
                 [seq, prev, now, org],
             )
         else:
-            cur.execute(f"INSERT INTO {ORG_HEADS} VALUES (?, ?, ?, ?)", [org, seq, prev, now])
+            cur.execute(
+                f"INSERT INTO {target(ORG_HEADS)} VALUES (?, ?, ?, ?)", [org, seq, prev, now]
+            )
     return seq, prev
 
 
@@ -167,7 +170,7 @@ def _insert(
             args += [org, e["seq"], e["agent_id"], e["session_id"], e["step_index"]]
             args += [e["trace_id"], e["step_hash"], e["prev_org_hash"], e["org_hash"], now]
         cur.execute(
-            f"INSERT INTO {ORG_CHAIN} (org_id, {', '.join(cols)}, created_at) VALUES {values}",
+            f"INSERT INTO {target(ORG_CHAIN)} (org_id, {', '.join(cols)}, created_at) VALUES {values}",
             args,
         )
         return
@@ -183,7 +186,7 @@ def _insert(
     cur.register(name, pa.table(columns))
     try:
         cur.execute(
-            f"""INSERT INTO {ORG_CHAIN}
+            f"""INSERT INTO {target(ORG_CHAIN)}
                 SELECT ?, seq, agent_id, session_id, step_index, trace_id::UUID, step_hash,
                        prev_org_hash, org_hash, ?
                 FROM {name} ORDER BY seq""",

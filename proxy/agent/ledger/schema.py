@@ -10,6 +10,10 @@ SESSIONS = f"{INTERNAL_SCHEMA}.cot_sessions"
 APPROVALS = f"{INTERNAL_SCHEMA}.cot_approvals"
 ORG_CHAIN = f"{INTERNAL_SCHEMA}.cot_org_chain"  # one entry per step, per organisation
 ORG_HEADS = f"{INTERNAL_SCHEMA}.cot_org_heads"  # the organisation chain's length and head
+# With a DuckLake catalog these live in the agent lake (proxy/db/agent_lake_views.py), and
+# every append first updates the one row of CLOCK (lake only): see service.py.
+TABLES = [TRACES, SESSIONS, APPROVALS, ORG_CHAIN, ORG_HEADS]
+CLOCK = f"{INTERNAL_SCHEMA}.cot_ledger_clock"
 ADMIN_SCOPE = "cot:admin"
 READ = "cot:read"
 WRITE = "cot:write"

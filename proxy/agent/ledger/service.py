@@ -29,6 +29,15 @@ transaction: all or nothing. Steps of a session are appended in input order. A
 trace_id already stored with the same session, agent, type, timestamp, parent and
 content is an idempotent retry (status 'duplicate', not appended again); the same
 trace_id with anything different is a conflict (55000 / 409).
+
+With `lake_catalog` set the five tables live in the agent lake, one ledger for every
+proxy (proxy/db/agent_lake_views.py: reads keep the local names, writes go to the lake).
+A DuckLake has no keys, so what keeps one chain is a conflict: each append's transaction
+first updates the one row of `cot_ledger_clock`, then reads the heads and writes the
+steps, the session head and the organisation chain; two appends in flight on any proxies
+conflict at commit (40001) and the later one is run again on the heads the first wrote
+(`_retry`, jittered, many attempts: a lake transaction takes ~100 ms or more). Appends
+from all proxies are so serialised, as they are per organisation within one process.
 """
 
 from __future__ import annotations
@@ -37,6 +46,7 @@ import asyncio
 import datetime as dt
 import inspect
 import logging
+import random
 import weakref
 from typing import TYPE_CHECKING, Any
 
@@ -49,9 +59,11 @@ from proxy.agent.ledger.inputs import Trace
 from proxy.agent.ledger.inputs import name as _name
 from proxy.agent.ledger.schema import (
     APPROVALS,
+    CLOCK,
     ORG_CHAIN,
     SESSIONS,
     STEP_COLUMNS,
+    TABLES,
     TRACES,
     is_admin,
 )
@@ -59,6 +71,8 @@ from proxy.agent.ledger.verify import check_org, decode_step, verify_steps
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.relations import agent_relation
+from proxy.db.agent_lake import create, lake_table
+from proxy.db.agent_lake_views import share, unshare
 
 if TYPE_CHECKING:
     from proxy.agent.context import AgentContext
@@ -95,10 +109,14 @@ class Ledger:
         # the chain's tail and head while it runs is caught against these.
         self.org_heads: dict[str, tuple[int, str]] = {}
         self._upgrade = False
+        self.shared = bool(getattr(layer.config, "lake_catalog", ""))
+        self.conflicts = 0  # appends run again after a conflict (40001 in the lake)
+        self.appends = 0
 
     def install(self, cur: duckdb.DuckDBPyConnection) -> None:
         """Create the tables and the identity-filtered views (idempotent)."""
-        self._upgrade = not orgchain.exists(cur)
+        unshare(cur, TABLES)
+        self._upgrade = not self.shared and not orgchain.exists(cur)
         if not self._upgrade:
             orgchain.create(cur)  # a dropped head table comes back empty: verify says so
         cur.execute(
@@ -149,6 +167,15 @@ class Ledger:
                 created_at TIMESTAMPTZ NOT NULL
             )"""
         )
+        if self.shared:
+            share(cur, TABLES)
+            create(cur, f"CREATE TABLE IF NOT EXISTS {lake_table(CLOCK)} (n BIGINT NOT NULL)")
+            # two proxies starting at once may add two rows: appends update them all
+            create(
+                cur,
+                f"INSERT INTO {lake_table(CLOCK)} SELECT 0"
+                f" WHERE NOT EXISTS (SELECT 1 FROM {lake_table(CLOCK)})",
+            )
 
     async def start(self) -> None:
         if self._upgrade:  # steps written before the organisation chain existed
@@ -165,6 +192,10 @@ class Ledger:
             self.org_heads = await self.layer.db.run(orgchain.read_heads)
 
     async def stop(self) -> None:
+        if self.shared and self.appends:  # how contended the shared chain heads were
+            log.info(
+                "ledger: %d appends, %d run again after a conflict", self.appends, self.conflicts
+            )
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
@@ -184,8 +215,10 @@ class Ledger:
             rows, org_head = await self._retry(
                 lambda: self.layer.db.transaction(
                     lambda cur: ledger_append.append_tx(cur, who, traces)
-                )
+                ),
+                attempts=40 if self.shared else 8,
             )
+            self.appends += 1
             if org_head is not None:
                 self.org_heads[who.org_id] = org_head
         finally:
@@ -210,8 +243,7 @@ class Ledger:
             self._org_locks[org] = lock
         return lock
 
-    @staticmethod
-    async def _retry(op, attempts: int = 8):
+    async def _retry(self, op, attempts: int = 8):
         # Other writers of the database can still collide inside DuckDB's optimistic
         # concurrency (a write-write conflict aborts one transaction; two inserts of one
         # organisation chain seq violate its key): the whole transaction is recomputed
@@ -225,7 +257,11 @@ class Ledger:
                     busy = AgentError.conflict("the ledger was busy; try again")
                     busy.hint = "if this persists, verify_ledger() reports a damaged ledger"
                     raise busy from None
-                await asyncio.sleep(0.005 * (i + 1))
+                self.conflicts += 1
+                if self.shared:  # another proxy's append of ~100 ms: do not collide in step
+                    await asyncio.sleep(min(0.02 * (i + 1), 0.3) * (0.5 + random.random()))
+                else:
+                    await asyncio.sleep(0.005 * (i + 1))
 
     def _notify(self, who: Identity, trace_id: str, content: Any) -> None:
         """Hand a new step to the triggers service; never block or fail the append."""

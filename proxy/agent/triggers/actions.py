@@ -17,6 +17,7 @@ from typing import Any
 import duckdb
 
 from proxy.agent.triggers.store import EVENTS, FIRES, FLAGS, INBOX
+from proxy.db.agent_lake_views import target
 
 
 def record_fire(
@@ -36,7 +37,7 @@ def record_fire(
     now = fire["fired_at_ts"]
     webhook = "webhook" in actions
     cur.execute(
-        f"INSERT INTO {FIRES} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO {target(FIRES)} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [fire["fire_id"], fire["trigger_id"], fire["trigger_name"], fire["org_id"],
          fire["agent_id"], fire["source"], fire["source_id"], fire["source_agent_id"],
          fire["similarity"], fire["threshold"], fire["input_text"], ",".join(actions),
@@ -46,13 +47,13 @@ def record_fire(
     payload = json.dumps(public(fire), default=str)
     if "write_event" in actions:
         cur.execute(
-            f"INSERT INTO {EVENTS} VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO {target(EVENTS)} VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [str(uuid.uuid4()), fire["org_id"], fire["agent_id"], fire["trigger_id"],
              fire["fire_id"], event_type, payload, now],
         )  # fmt: skip
     if "flag_for_review" in actions:
         cur.execute(
-            f"INSERT INTO {FLAGS} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?)",
+            f"INSERT INTO {target(FLAGS)} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?)",
             [str(uuid.uuid4()), fire["org_id"], fire["agent_id"], fire["trigger_id"],
              fire["trigger_name"], fire["fire_id"], fire["source"], fire["source_id"],
              fire["source_agent_id"], fire["similarity"], fire["input_text"], now],
@@ -60,7 +61,7 @@ def record_fire(
     if "agent_notify" in actions:
         recipient = config.get("agent_id") or fire["agent_id"]
         cur.execute(
-            f"INSERT INTO {INBOX} VALUES "
+            f"INSERT INTO {target(INBOX)} VALUES "
             "(?, ?, ?, 'trigger_fired', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
             [str(uuid.uuid4()), fire["org_id"], recipient, fire["trigger_id"],
              fire["trigger_name"], fire["fire_id"], fire["agent_id"], fire["source"],

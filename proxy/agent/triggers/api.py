@@ -53,6 +53,7 @@ from proxy.agent.triggers.store import (
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.registry import McpTool, Param, agent_function
+from proxy.db.agent_lake_views import target
 
 if TYPE_CHECKING:
     from proxy.agent.context import AgentContext
@@ -193,7 +194,7 @@ async def register_trigger(
         if name_taken(cur, who, name, None):
             raise AgentError.conflict(f"you already have a trigger named {name!r}")
         cur.execute(
-            f"INSERT INTO {TRIGGERS} (id, org_id, agent_id, name, concept, concept_embedding, "
+            f"INSERT INTO {target(TRIGGERS)} (id, org_id, agent_id, name, concept, concept_embedding, "
             "embedding_model, embedding_dimensions, threshold, actions, action_config, "
             "cooldown_secs, enabled, scope, event_source, event_type, fire_count, last_fired_at, "
             "created_at, updated_at) "
@@ -296,7 +297,7 @@ async def update_trigger(
             raise AgentError.conflict(f"you already have a trigger named {changes['name']!r}")
         sets = ", ".join(f"{k} = ?" for k in changes)
         cur.execute(
-            f"UPDATE {TRIGGERS} SET {sets} WHERE id = ? AND org_id = ? AND agent_id = ?",
+            f"UPDATE {target(TRIGGERS)} SET {sets} WHERE id = ? AND org_id = ? AND agent_id = ?",
             [*changes.values(), tid, who.org_id, who.agent_id],
         )
         return select_triggers(cur, who, "id = ?", [tid])
@@ -374,13 +375,15 @@ async def delete_trigger(layer: AgentContext, who: Identity, *, trigger_id: Any)
 
     def delete(cur: duckdb.DuckDBPyConnection) -> str | None:
         tid = resolve(cur, trigger_id, *own(who))
-        row = cur.execute(
-            f"DELETE FROM {TRIGGERS} WHERE id = ? AND org_id = ? AND agent_id = ? RETURNING id",
-            [tid, who.org_id, who.agent_id],
-        ).fetchone()
-        return None if row is None else tid
+        # no RETURNING: a DuckLake refuses it (the triggers may live in the agent lake)
+        where = "WHERE id = ? AND org_id = ? AND agent_id = ?"
+        ids = [tid, who.org_id, who.agent_id]
+        if cur.execute(f"SELECT 1 FROM {TRIGGERS} {where}", ids).fetchone() is None:
+            return None
+        cur.execute(f"DELETE FROM {target(TRIGGERS)} {where}", ids)
+        return tid
 
-    tid = await layer.db.run(delete)
+    tid = await layer.db.transaction(delete)
     if tid is None:
         raise AgentError.not_found(f"trigger {trigger_id!r} not found")
     layer.triggers._invalidate(who.org_id)

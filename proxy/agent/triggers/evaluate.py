@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import random
 import threading
 import time
 import uuid
@@ -20,11 +21,12 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 import numpy as np
 
-from proxy.agent.triggers import webhooks
+from proxy.agent.triggers import shared, webhooks
 from proxy.agent.triggers.actions import record_fire
 from proxy.agent.triggers.store import DELIVERIES, FIRES, TRIGGERS, parsed_json, utc_now
 from proxy.agent.triggers.webhook_guard import WebhookGuard
 from proxy.core.identity import Identity
+from proxy.db.agent_lake_views import target
 
 if TYPE_CHECKING:
     from proxy.agent.context import AgentContext
@@ -72,6 +74,7 @@ def unit_rows(rows: np.ndarray) -> np.ndarray:
 
 class TriggerEvaluator:
     layer: AgentContext
+    shared: bool
     webhook_backoff_secs: float
     stats: dict[str, int]
     _cache: dict[str, OrgTriggers]
@@ -210,7 +213,9 @@ class TriggerEvaluator:
             cooldowns=np.array([r[4] for r in rows], dtype=np.float64),
             matrix=unit_rows(np.array([r[6] for r in rows], dtype=np.float32).reshape(-1, dims)),
         )
-        if self._generation.get(org_id, 0) == generation:  # unchanged while loading
+        # Shared through the lake, another proxy may change them at any time: read them
+        # for every batch (one lake query) rather than cache.
+        if self._generation.get(org_id, 0) == generation and not self.shared:
             self._cache[org_id] = org
         return org
 
@@ -226,12 +231,10 @@ class TriggerEvaluator:
         text = _clip(note.text)
 
         def record(cur: duckdb.DuckDBPyConnection) -> dict[str, Any] | None:
-            row = cur.execute(
-                f"UPDATE {TRIGGERS} SET fire_count = fire_count + 1, last_fired_at = ? "
-                "WHERE id = ? AND enabled RETURNING name, agent_id, threshold, actions, "
-                "action_config, concept",
-                [now, trigger_id],
-            ).fetchone()
+            if self.shared:  # claimed in the lake: once across proxies (shared.py)
+                row = shared.claim(cur, trigger_id, note.source, note.source_id, now)
+            else:
+                row = shared.claim_unshared(cur, trigger_id, now)
             if row is None:  # deleted or disabled since the matrix was cached
                 return None
             name, owner, threshold, actions, config, concept = row
@@ -276,14 +279,17 @@ class TriggerEvaluator:
 
     async def _transaction(self, fn: Any) -> Any:
         # The evaluator and an update_trigger can touch the same row at once: retry the
-        # (rare) write-write conflict instead of losing the fire.
-        for attempt in range(3):
+        # (rare) write-write conflict instead of losing the fire. In the lake another
+        # proxy's fire of the same trigger conflicts too (40001): the retry then skips.
+        attempts = 12 if self.shared else 3
+        for attempt in range(attempts):
             try:
                 return await self.layer.db.transaction(fn)
             except duckdb.TransactionException:
-                if attempt == 2:
+                if attempt == attempts - 1:
                     raise
-                await asyncio.sleep(0.05 * (attempt + 1))
+                self.stats["conflicts"] = self.stats.get("conflicts", 0) + 1
+                await asyncio.sleep(0.05 * (attempt + 1) * (0.5 + random.random()))
 
     async def _webhook(self, fire: dict[str, Any], config: dict[str, Any]) -> None:
         cfg = webhooks.parse_config(config)
@@ -293,7 +299,7 @@ class TriggerEvaluator:
             self.stats["webhook_attempts"] += 1
             await self.layer.db.run(
                 lambda cur: cur.execute(
-                    f"INSERT INTO {DELIVERIES} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    f"INSERT INTO {target(DELIVERIES)} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [
                         str(uuid.uuid4()),
                         fire["org_id"],
@@ -348,7 +354,7 @@ class TriggerEvaluator:
                 {**(parsed_json(row[0]) or {}), "webhook": details["webhook"]} if row else details
             )
             cur.execute(
-                f"UPDATE {FIRES} SET status = ?, details = ? WHERE id = ?",
+                f"UPDATE {target(FIRES)} SET status = ?, details = ? WHERE id = ?",
                 ["delivered" if ok else "failed", json.dumps(merged), fire["fire_id"]],
             )
 

@@ -10,6 +10,7 @@ from proxy.agent.triggers.store import INBOX, parsed_json, utc_now, uuids_as_tex
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.registry import Param, agent_function
+from proxy.db.agent_lake_views import target
 
 if TYPE_CHECKING:
     from proxy.agent.context import AgentContext
@@ -64,7 +65,7 @@ async def agent_inbox(
         if mark_read and unread:
             # Bookkeeping only (like access counts): the caller's own inbox rows.
             cur.execute(
-                f"UPDATE {INBOX} SET read_at = ? WHERE org_id = ? AND agent_id = ? "
+                f"UPDATE {target(INBOX)} SET read_at = ? WHERE org_id = ? AND agent_id = ? "
                 "AND read_at IS NULL AND list_contains(?, CAST(id AS VARCHAR))",
                 [now, who.org_id, who.agent_id, unread],
             )

@@ -42,6 +42,7 @@ from proxy.agent.triggers.store import TRIGGERS, own, resolve, select_triggers
 from proxy.agent.triggers.store import install as _install
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
+from proxy.db.agent_lake_views import target
 
 if TYPE_CHECKING:
     from proxy.agent.context import AgentContext
@@ -57,6 +58,9 @@ class Triggers(TriggerEvaluator):
 
     def __init__(self, layer: AgentContext) -> None:
         self.layer = layer
+        # With a DuckLake catalog: one set of triggers, fires and inboxes for every proxy
+        # (shared.py: a fire is claimed in a lake transaction, so it happens once).
+        self.shared = bool(getattr(layer.config, "lake_catalog", ""))
         self._cache: dict[str, OrgTriggers] = {}
         self._generation: dict[str, int] = {}
         self._last_fired: dict[str, float] = {}  # trigger id -> epoch seconds (cooldown)
@@ -80,7 +84,7 @@ class Triggers(TriggerEvaluator):
 
     def install(self, cur: duckdb.DuckDBPyConnection) -> None:
         """Create this service's tables and identity views (idempotent)."""
-        _install(cur, self.layer.dims)
+        _install(cur, self.layer.dims, self.shared)
 
     # ---- lifecycle
 
@@ -158,7 +162,7 @@ class Triggers(TriggerEvaluator):
         def save(cur: duckdb.DuckDBPyConnection) -> None:
             for (tid, _), vec in zip(rows, vecs, strict=True):
                 cur.execute(
-                    f"UPDATE {TRIGGERS} SET concept_embedding = ?, embedding_model = ?, "
+                    f"UPDATE {target(TRIGGERS)} SET concept_embedding = ?, embedding_model = ?, "
                     "embedding_dimensions = ? WHERE id = ?",
                     [vec.tolist(), model, dims, tid],
                 )

@@ -14,6 +14,7 @@ from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.names import INTERNAL_SCHEMA
 from proxy.core.relations import agent_relation
+from proxy.db.agent_lake_views import share, unshare
 
 S = INTERNAL_SCHEMA
 TRIGGERS = f"{S}.triggers"
@@ -22,6 +23,8 @@ EVENTS = f"{S}.trigger_events"
 FLAGS = f"{S}.trigger_review_flags"
 INBOX = f"{S}.agent_inbox"
 DELIVERIES = f"{S}.webhook_deliveries"
+# With a DuckLake catalog all of them live in the agent lake (triggers/shared.py).
+TABLES = [TRIGGERS, FIRES, EVENTS, FLAGS, INBOX, DELIVERIES]
 
 TRIGGER_FIELDS = (
     "id, org_id, agent_id, name, concept, threshold, actions, action_config, cooldown_secs, "
@@ -49,8 +52,10 @@ def parsed_json(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str | bytes) else value
 
 
-def install(cur: duckdb.DuckDBPyConnection, dims: int) -> None:
-    """Create the trigger tables and identity views (idempotent)."""
+def install(cur: duckdb.DuckDBPyConnection, dims: int, shared: bool = False) -> None:
+    """Create the trigger tables and identity views (idempotent); `shared`: in the agent
+    lake, read through local views (proxy/db/agent_lake_views.py)."""
+    unshare(cur, TABLES)
     cur.execute(
         f"""CREATE TABLE IF NOT EXISTS {TRIGGERS} (
             id UUID NOT NULL, org_id VARCHAR NOT NULL, agent_id VARCHAR NOT NULL,
@@ -111,6 +116,8 @@ def install(cur: duckdb.DuckDBPyConnection, dims: int) -> None:
             status_code INTEGER, error VARCHAR, duration_ms DOUBLE,
             attempted_at TIMESTAMPTZ NOT NULL)"""
     )
+    if shared:
+        share(cur, TABLES)
 
 
 def _redacted(config: dict[str, Any]) -> dict[str, Any]:
