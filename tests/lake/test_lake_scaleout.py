@@ -1,15 +1,13 @@
 """Several hatiproxy processes over one DuckLake (PostgreSQL 15 catalog, shared data
-path): what one commits the next statement on another sees, conflicting writes from two
+path; the cluster is tests/lake/conftest.py's `lake`): what one commits the next statement on another sees, conflicting writes from two
 proxies end in one commit and one 40001, a proxy killed with -9 loses nothing it
 acknowledged, and what DuckLake cannot store is refused with 0A000."""
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -17,54 +15,8 @@ import duckdb
 import psycopg
 import pytest
 
-from tests.conftest import ROOT, ServerProcess, free_port, start_server
-from tests.differential.pgcluster import PgCluster, start_pg
-
-
-@pytest.fixture(scope="module")
-def lake(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[PgCluster, Path]]:
-    pg = start_pg()
-    try:
-        yield pg, tmp_path_factory.mktemp("lake-data")
-    finally:
-        pg.stop()
-
-
-def _proxy(tmp: Path, lake: tuple[PgCluster, Path], *, env: bool = False) -> ServerProcess:
-    pg, data = lake
-    settings = {"HATIDATA_LAKE_CATALOG": f"postgres:{pg.dsn}", "HATIDATA_LAKE_DATA": str(data)}
-    args = ("--embedding-provider", "hash", "--mcp-port", "0", "--rest-port", "0")
-    if env:  # the same settings from the environment
-        return start_server(tmp, *args, env=settings)
-    return start_server(
-        tmp, *args, "--lake-catalog", settings["HATIDATA_LAKE_CATALOG"],
-        "--lake-data", settings["HATIDATA_LAKE_DATA"],
-    )  # fmt: skip
-
-
-@pytest.fixture(scope="module")
-def proxies(
-    lake: tuple[PgCluster, Path], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[list[ServerProcess]]:
-    # started at once on a new catalog: they race to create DuckLake's tables in it
-    started: list[ServerProcess] = []
-    with ThreadPoolExecutor(2) as pool:
-        futures = [
-            pool.submit(_proxy, tmp_path_factory.mktemp("p1"), lake),
-            pool.submit(_proxy, tmp_path_factory.mktemp("p2"), lake, env=True),
-        ]
-        for f in futures:
-            try:
-                started.append(f.result())
-            except Exception:
-                for p in started:
-                    p.stop()
-                raise
-    try:
-        yield started
-    finally:
-        for p in started:
-            p.stop()
+from tests.conftest import ROOT, ServerProcess, free_port
+from tests.lake.conftest import LakeCluster
 
 
 def _connect(p: ServerProcess) -> psycopg.Connection:
@@ -74,7 +26,7 @@ def _connect(p: ServerProcess) -> psycopg.Connection:
 def test_ddl_and_writes_on_one_proxy_are_seen_by_the_next_statement_on_another(
     proxies: list[ServerProcess],
 ) -> None:
-    a, b = proxies
+    a, b, *_ = proxies
     with _connect(a) as ca, _connect(b) as cb:
         ca.execute("CREATE TABLE shared_t (id INTEGER, v TEXT)")
         ca.execute("INSERT INTO shared_t VALUES (1, 'one'), (2, 'two')")
@@ -102,7 +54,7 @@ def test_ddl_and_writes_on_one_proxy_are_seen_by_the_next_statement_on_another(
 def test_conflicting_writes_from_two_proxies_one_commits_the_other_gets_40001(
     proxies: list[ServerProcess],
 ) -> None:
-    a, b = proxies
+    a, b, *_ = proxies
     with _connect(a) as ca, _connect(b) as cb:
         ca.execute("CREATE TABLE account (id INTEGER, balance INTEGER)")
         ca.execute("INSERT INTO account VALUES (1, 100)")
@@ -159,7 +111,7 @@ def _search(c: psycopg.Connection, text: str) -> list[str]:
 def test_a_memory_stored_through_one_proxy_is_found_through_another_within_a_second(
     proxies: list[ServerProcess],
 ) -> None:
-    a, b = proxies
+    a, b, *_ = proxies
     text = "the lake proxies share the quarterly roadmap memory"
     with _connect(a) as ca, _connect(b) as cb:
         (mid,) = ca.execute(
@@ -187,7 +139,7 @@ def test_a_memory_stored_through_one_proxy_is_found_through_another_within_a_sec
 def test_agent_state_is_one_store_for_all_proxies_and_concurrent_sets_lose_nothing(
     proxies: list[ServerProcess],
 ) -> None:
-    a, b = proxies
+    a, b, *_ = proxies
     get = "SELECT value->>'step', version FROM get_agent_state('plan')"
     with _connect(a) as ca, _connect(b) as cb:
         ca.execute("SELECT * FROM set_agent_state('plan', '{\"step\": 1}'::JSON)")
@@ -234,11 +186,11 @@ def test_client_sql_cannot_name_the_agent_lake_on_any_proxy(
 
 
 def test_the_lake_writes_uncompressed_parquet_files(
-    proxies: list[ServerProcess], lake: tuple[PgCluster, Path]
+    proxies: list[ServerProcess], lake: LakeCluster
 ) -> None:
     # with DuckDB's default codec (snappy) TPC-H took 2x its time on a local file,
     # uncompressed 1.5x: the proxy sets the lake's parquet_compression once
-    _, data = lake
+    data = lake.data
     with _connect(proxies[1]) as c:
         c.execute(
             "CREATE TABLE codec_t AS SELECT range AS id, 'row ' || range AS v FROM range(5000)"
@@ -254,19 +206,18 @@ def test_the_lake_writes_uncompressed_parquet_files(
 
 
 def test_a_proxy_killed_with_9_loses_nothing_it_acknowledged(
-    proxies: list[ServerProcess],
+    proxies: list[ServerProcess], lake: LakeCluster
 ) -> None:
-    # last in this module: it kills the first proxy; the second reads what it acknowledged
-    victim, survivor = proxies
+    # an extra proxy is the victim (the three are shared); another reads what it acknowledged
+    victim = lake.start_proxy()
     with _connect(victim) as c:
         c.execute("CREATE TABLE acked (id INTEGER)")
         for i in range(20):
             c.execute("INSERT INTO acked VALUES (%s)", (i,))
         with c.transaction():
             c.execute("INSERT INTO acked SELECT range + 100 FROM range(50)")
-        victim.proc.send_signal(signal.SIGKILL)
-        victim.proc.wait(10)
-    with _connect(survivor) as c:
+        lake.kill(victim)
+    with _connect(proxies[0]) as c:
         assert c.execute("SELECT count(*), sum(id) FROM acked").fetchone() == (
             70,
             sum(range(20)) + sum(range(100, 150)),
