@@ -119,12 +119,14 @@ def shared_model_dir() -> str:
     return path
 
 
-def start_server(tmp: Path, *args: str, env: dict[str, str] | None = None) -> ServerProcess:
+def start_server(
+    tmp: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 120
+) -> ServerProcess:
     # A port picked free can be taken by another process before the server binds it
     # (CI saw an HTTP server answer on the SQL port): start again on fresh ports.
     for attempt in range(3):
         try:
-            return _start_server(tmp, args, env)
+            return _start_server(tmp, args, env, timeout)
         except _PortTaken:
             if attempt == 2:
                 raise
@@ -135,7 +137,9 @@ class _PortTaken(RuntimeError):
     pass
 
 
-def _start_server(tmp: Path, args: tuple[str, ...], env: dict[str, str] | None) -> ServerProcess:
+def _start_server(
+    tmp: Path, args: tuple[str, ...], env: dict[str, str] | None, timeout: float = 120
+) -> ServerProcess:
     port, mcp_port, rest_port = free_ports(3)
     # Every test server gets its own MCP and REST ports, so servers never collide.
     if "--mcp-port" in args:
@@ -162,7 +166,7 @@ def _start_server(tmp: Path, args: tuple[str, ...], env: dict[str, str] | None) 
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=full_env)
     server = ServerProcess("127.0.0.1", port, proc, log_path, data_dir, mcp_port, rest_port)
-    deadline = time.monotonic() + 120  # two test workers on a loaded 2-core machine
+    deadline = time.monotonic() + timeout  # two test workers on a loaded 2-core machine
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             log_text = server.log()

@@ -33,6 +33,9 @@ from tests.conftest import ServerProcess, start_server
 from tests.differential.pgcluster import PgCluster, start_pg
 
 PROXIES = 3
+# seconds a proxy may take to listen: three start at once (and race to create the lake's
+# catalog tables) on a shared 2-core machine
+START_TIMEOUT = 300
 
 
 @dataclass
@@ -64,10 +67,9 @@ class LakeCluster:
         args = ("--embedding-provider", "hash", "--mcp-port", "0", "--rest-port", "0")
         settings = {"HATIDATA_LAKE_CATALOG": self.catalog, "HATIDATA_LAKE_DATA": str(self.data)}
         if env:
-            return start_server(tmp, *args, env=settings)
-        return start_server(
-            tmp, *args, "--lake-catalog", self.catalog, "--lake-data", str(self.data)
-        )
+            return start_server(tmp, *args, env=settings, timeout=START_TIMEOUT)
+        lake = ("--lake-catalog", self.catalog, "--lake-data", str(self.data))
+        return start_server(tmp, *args, *lake, timeout=START_TIMEOUT)
 
     def stop(self) -> None:
         for p in self.proxies + self.extra:
