@@ -69,6 +69,8 @@ class SharedKeys:
         self._snap: int | None = None  # the lake snapshot last looked at (in memory)
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._pending: set[str] = set()  # key ids whose publishing failed
+        self._pending_meta: set[tuple[str, str | None]] = set()  # (org, agent or None)
         self._applying = asyncio.Lock()  # the poller and a key write's catch-up take turns
         self.applied = 0  # key rows taken from other proxies (for logs and tests)
 
@@ -99,8 +101,18 @@ class SharedKeys:
         orgs: list[str] | None = None,
         agents: list[tuple[str, str]] | None = None,
     ) -> None:
-        """Copy these local rows to the lake (retried on commit conflicts)."""
-        await self.db.run(lambda cur: self.publish_sync(cur, key_ids, orgs or [], agents or []))
+        """Copy these local rows to the lake (retried on commit conflicts). When the lake
+        cannot take them (catalog unreachable), the local write stands and the poller
+        publishes them again every round until it can."""
+        try:
+            await self.db.run(lambda cur: self.publish_sync(cur, key_ids, orgs or [], agents or []))
+        except Exception as exc:
+            log.warning(
+                "publishing %d API keys to the agent lake failed (retried): %s", len(key_ids), exc
+            )
+            self._pending.update(key_ids)
+            self._pending_meta.update((o, None) for o in orgs or [])
+            self._pending_meta.update(agents or [])
 
     def publish_sync(
         self,
@@ -296,6 +308,11 @@ class SharedKeys:
     async def _poller(self) -> None:
         while not self._stop.is_set():
             started = time.monotonic()
+            if self._pending or self._pending_meta:
+                ids, meta = sorted(self._pending), sorted(self._pending_meta, key=str)
+                self._pending, self._pending_meta = set(), set()
+                orgs = [o for o, a in meta if a is None]
+                await self.publish(ids, orgs, [(o, a) for o, a in meta if a is not None])
             try:
                 await self.catch_up()
             except Exception as exc:
