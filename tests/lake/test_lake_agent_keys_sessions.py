@@ -11,6 +11,7 @@ import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
+import psycopg
 import requests
 
 from tests.conftest import ServerProcess
@@ -82,3 +83,33 @@ def test_keys_created_on_two_proxies_at_once_are_both_kept(
         return {k["name"] for k in r.json() if k["name"].startswith(f"both-{tag}")}
 
     _until(lambda: names() == {f"both-{tag}-0", f"both-{tag}-1"}, "both keys listed on C")
+
+
+def test_a_memory_superseded_through_one_proxy_is_retired_on_another(
+    proxies: list[ServerProcess],
+) -> None:
+    a, b, _ = proxies
+    tag = uuid.uuid4().hex[:8]
+    old_text, new_text = f"the {tag} office is in Lisbon", f"the {tag} office moved to Porto"
+    with (
+        psycopg.connect(a.dsn, autocommit=True) as ca,
+        psycopg.connect(b.dsn, autocommit=True) as cb,
+    ):
+        store = "SELECT memory_id::VARCHAR FROM store_memory(%s, wait := true"
+        (old,) = ca.execute(store + ")", (old_text,)).fetchone()
+        get = "SELECT conflict_status, superseded_by_id::VARCHAR FROM get_memory(%s)"
+
+        def on_b() -> tuple | None:
+            try:
+                return cb.execute(get, (old,)).fetchone()
+            except psycopg.Error:  # not applied on B yet
+                return None
+
+        _until(lambda: on_b() == ("none", None), "the memory on B")
+        (new,) = ca.execute(store + ", supersedes := %s)", (new_text, old)).fetchone()
+        took = _until(lambda: on_b() == ("superseded", new), "the supersede on B")
+        # B's search index follows: the retired memory is no longer found there
+        found = [r[0] for r in cb.execute(
+            "SELECT content FROM search_memory(%s, top_k := 5)", (f"{tag} office",)
+        ).fetchall()]  # fmt: skip
+        assert old_text not in found, (found, took)
