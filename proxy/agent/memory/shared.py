@@ -20,8 +20,13 @@ RETURNING) and:
   once, across restarts). A proxy's first catch-up reads the lake's tables at one
   snapshot.
 
-Not shared yet (docs/deployment.md): later updates of a memory row (retired by a newer
-fact, confidence decay, access counts, re-embedding), content deduplication across
+- later changes: every UPDATE of a memory row here (rows.refresh_index: retired by a
+  newer fact, decay, access counts) queues the memory again; its lake row is replaced
+  (delete and insert in one transaction), and a proxy that holds the memory copies the
+  `MUTABLE` columns over its own row and index. The last publish wins; a memory with a
+  change still unsent here keeps the local row.
+
+Not shared yet (docs/deployment.md): re-embedding, content deduplication across
 proxies (each proxy dedups against what it has applied, so two proxies storing the same
 text within one poll interval keep both), grants.
 """
