@@ -54,7 +54,7 @@ SCHEMA_SQL = (
     f"ALTER TABLE {T_KEYS} ADD COLUMN IF NOT EXISTS allowed_tables VARCHAR[]",
 )
 
-_KEY_COLUMNS = (
+KEY_COLUMNS = (
     "key_id::VARCHAR, org_id, agent_id, name, role, scopes, key_prefix, created_at, expires_at,"
     " revoked_at, last_used_at, rotated_to::VARCHAR, allowed_schemas, allowed_tables"
 )
@@ -170,7 +170,7 @@ def _new_secret(agent_id: str | None) -> str:
     return prefix + "".join(secrets.choice(_ALPHABET) for _ in range(_SECRET_LEN))
 
 
-def _row_to_key(row: tuple) -> ApiKey:
+def row_to_key(row: tuple) -> ApiKey:
     return ApiKey(
         key_id=row[0],
         org_id=row[1],
@@ -291,18 +291,18 @@ def get_key(cur: duckdb.DuckDBPyConnection, key_id: str, org_id: str | None = No
         uuid.UUID(str(key_id))
     except ValueError:
         raise AgentError.not_found(f"API key {key_id!r} not found") from None
-    row = cur.execute(f"SELECT {_KEY_COLUMNS} FROM {T_KEYS} WHERE key_id = ?", [key_id]).fetchone()
+    row = cur.execute(f"SELECT {KEY_COLUMNS} FROM {T_KEYS} WHERE key_id = ?", [key_id]).fetchone()
     if row is None or (org_id is not None and row[1] != org_id):
         raise AgentError.not_found(f"API key {key_id!r} not found")
-    return _row_to_key(row)
+    return row_to_key(row)
 
 
 def list_keys(cur: duckdb.DuckDBPyConnection, org_id: str | None = None) -> list[ApiKey]:
     where, args = ("WHERE org_id = ?", [org_id]) if org_id is not None else ("", [])
     rows = cur.execute(
-        f"SELECT {_KEY_COLUMNS} FROM {T_KEYS} {where} ORDER BY created_at, key_id", args
+        f"SELECT {KEY_COLUMNS} FROM {T_KEYS} {where} ORDER BY created_at, key_id", args
     ).fetchall()
-    return [_row_to_key(r) for r in rows]
+    return [row_to_key(r) for r in rows]
 
 
 def revoke_key(cur: duckdb.DuckDBPyConnection, key_id: str, org_id: str | None = None) -> ApiKey:
@@ -357,11 +357,11 @@ def lookup(cur: duckdb.DuckDBPyConnection, secret: str) -> ApiKey | None:
         return None
     wanted = digest(secret)
     row = cur.execute(
-        f"SELECT {_KEY_COLUMNS}, key_hash FROM {T_KEYS} WHERE key_hash = ?", [wanted]
+        f"SELECT {KEY_COLUMNS}, key_hash FROM {T_KEYS} WHERE key_hash = ?", [wanted]
     ).fetchone()
     if row is None or not hmac.compare_digest(row[-1], wanted):
         return None
-    return _row_to_key(row[:-1])
+    return row_to_key(row[:-1])
 
 
 def principal_of(key: ApiKey, meter: Meter | None = None) -> Principal:

@@ -7,7 +7,9 @@ The wire server, MCP over HTTP and the REST API all ask `AccessControl`:
 - `authenticate(secret)` turns an API key into a `Principal`, or raises AuthError.
   Keys are cached by digest after the first lookup; revocation and rotation through
   this object drop the cache entry, and nothing else can change keys while the
-  server holds the database file.
+  server holds the database file, except, with `lake_catalog`, other proxies of the
+  lake: their key writes reach this one through shared_keys.py, which drops the
+  changed keys from the cache too.
 - `identity_from_header(...)` is the HTTP form: `Authorization: ApiKey KEY` or
   `Bearer KEY` (a configured user's password also works, as that user).
 """
@@ -28,6 +30,7 @@ from typing import Any, Protocol
 
 from proxy.access import agent_rule, ownership, stored_sql
 from proxy.access import keys as k
+from proxy.access.shared_keys import SharedKeys
 from proxy.access.throttle import AuthThrottle, Banned
 from proxy.access.usage import KeyMeter, UsageTracker
 from proxy.core.config import Config
@@ -89,6 +92,36 @@ class AccessControl:
         self.owners = ownership.install(layer.db, layer.users_db)
         layer.users_db.run_sync(stored_sql.refresh)  # views and macros keys may reach through
         self._any_keys = layer.db.run_sync(k.has_keys)
+        # With a DuckLake catalog: keys shared with the other proxies (shared_keys.py).
+        self.shared: SharedKeys | None = None
+        if getattr(self.config, "lake_catalog", ""):
+            self.shared = SharedKeys(layer.db, self._changed_elsewhere)
+            layer.add_service(self.shared)
+
+    def _changed_elsewhere(self, key_ids: list[str]) -> None:
+        for key_id in key_ids:
+            self.forget(key_id)
+        self._any_keys = True
+
+    async def _publish(
+        self, key_ids: list[str], org: str | None = None, agent: str | None = None
+    ) -> None:
+        """A key write made here, to the other proxies of the lake before we answer."""
+        if self.shared is not None:
+            agents = [(org, agent)] if org and agent else []
+            await self.shared.publish(key_ids, [org] if org else [], agents)
+
+    async def _synced(self) -> None:
+        """Before managing keys: what other proxies of the lake wrote, applied here (one
+        catalog query when nothing changed), so a key made elsewhere can be revoked here."""
+        if self.shared is not None:
+            await self.shared.catch_up()
+
+    async def published(self, key_ids: list[str], org: str, agent: str | None = None) -> None:
+        """For callers that change a key's or an agent's row themselves (REST renames)."""
+        for key_id in key_ids:
+            self.forget(key_id)
+        await self._publish(key_ids, org, agent)
 
     # -- mode -------------------------------------------------------------------------
     @property
@@ -146,6 +179,8 @@ class AccessControl:
         key = self._cache.get(hashed)
         if key is None:
             key = await self.layer.db.run(lambda cur: k.lookup(cur, secret))
+            if key is None and self.shared is not None:  # created on another proxy
+                key = await self.shared.lookup(secret)
             if key is not None:
                 self._cache[hashed] = key
         return key
@@ -176,6 +211,7 @@ class AccessControl:
         was_trust = self.trust
         result = await self.layer.db.transaction(lambda cur: k.create_key(cur, org_id, **kw))
         self._any_keys = True
+        await self._publish([result[0].key_id], org_id, result[0].agent_id)
         if was_trust and not self.trust:
             log.warning(
                 "trust mode ended: API key %s (%s, org %s) is the first key, so keyless "
@@ -207,12 +243,14 @@ class AccessControl:
         )
 
     async def list_keys(self, org_id: str | None) -> list[k.ApiKey]:
+        await self._synced()
         return [
             self._fresh(key)
             for key in await self.layer.db.run(lambda cur: k.list_keys(cur, org_id))
         ]
 
     async def get_key(self, key_id: str, org_id: str | None) -> k.ApiKey:
+        await self._synced()
         return self._fresh(await self.layer.db.run(lambda cur: k.get_key(cur, key_id, org_id)))
 
     def _fresh(self, key: k.ApiKey) -> k.ApiKey:
@@ -223,8 +261,10 @@ class AccessControl:
         return dataclasses.replace(key, last_used_at=seen)
 
     async def revoke_key(self, key_id: str, org_id: str | None) -> k.ApiKey:
+        await self._synced()
         key = await self.layer.db.transaction(lambda cur: k.revoke_key(cur, key_id, org_id))
         self.forget(key_id)
+        await self._publish([key_id])
         return key
 
     async def set_limits(
@@ -232,16 +272,20 @@ class AccessControl:
     ) -> None:
         """New allowed_schemas / allowed_tables; they apply from the key's next login or
         request (open wire sessions keep the limits they logged in with)."""
+        await self._synced()
         await self.layer.db.transaction(lambda cur: k.set_limits(cur, key_id, schemas, tables))
         self.forget(key_id)
+        await self._publish([key_id])
 
     async def rotate_key(
         self, key_id: str, org_id: str | None, grace: timedelta = timedelta(0)
     ) -> tuple[k.ApiKey, str, k.ApiKey]:
+        await self._synced()
         result = await self.layer.db.transaction(
             lambda cur: k.rotate_key(cur, key_id, org_id, grace)
         )
         self.forget(key_id)
+        await self._publish([result[0].key_id, key_id])
         return result
 
     # -- passwords of configured users ----------------------------------------------------

@@ -64,7 +64,11 @@ class LakeCluster:
 
     def _start(self, *, env: bool = False) -> ServerProcess:
         tmp = self.tmp.mktemp("proxy")
-        args = ("--embedding-provider", "hash", "--mcp-port", "0", "--rest-port", "0")
+        args = ("--embedding-provider", "hash", "--mcp-port", "0")
+        # API keys are shared by the lake's proxies: a key a test creates would end trust
+        # mode on all of them. Explicit trust keeps keyless logins for the other modules
+        # (keys are still checked when REST clients present one: p.rest_url).
+        args += ("--auth-method", "trust")
         settings = {"HATIDATA_LAKE_CATALOG": self.catalog, "HATIDATA_LAKE_DATA": str(self.data)}
         if env:
             return start_server(tmp, *args, env=settings, timeout=START_TIMEOUT)

@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -413,6 +414,9 @@ class VectorIndex:
         # need the keyword scan when a search has a query vector.
         self._unembedded: dict[tuple[str, str], set[int]] = {}
         self._unembedded_owner: dict[int, tuple[str, str]] = {}
+        # Told the memory ids of rows changed here (rows.refresh_index): with a DuckLake,
+        # shared.py publishes them to the other proxies.
+        self.on_refresh: Callable[[list[str]], None] | None = None
 
     def agent(self, org_id: str, agent_id: str) -> AgentVectors | None:
         return self._agents.get((org_id, agent_id))

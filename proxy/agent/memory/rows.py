@@ -62,5 +62,10 @@ def index_attrs(row: tuple[Any, ...]) -> Attrs:
 
 def refresh_index(index: VectorIndex, returned: Iterable[tuple[Any, ...]]) -> None:
     """Rows an UPDATE returned (`RETURNING_ROWS`: seq, then the row): the index follows."""
+    ids = []
     for seq, *row in returned:
-        index.refresh(seq, index_attrs(tuple(row)))
+        attrs = index_attrs(tuple(row))
+        index.refresh(seq, attrs)
+        ids.append(str(attrs.memory_id))
+    if ids and index.on_refresh is not None:
+        index.on_refresh(ids)

@@ -20,8 +20,13 @@ RETURNING) and:
   once, across restarts). A proxy's first catch-up reads the lake's tables at one
   snapshot.
 
-Not shared yet (docs/deployment.md): later updates of a memory row (retired by a newer
-fact, confidence decay, access counts, re-embedding), content deduplication across
+- later changes: every UPDATE of a memory row here (rows.refresh_index: retired by a
+  newer fact, decay, access counts) queues the memory again; its lake row is replaced
+  (delete and insert in one transaction), and a proxy that holds the memory copies the
+  `MUTABLE` columns over its own row and index. The last publish wins; a memory with a
+  change still unsent here keeps the local row.
+
+Not shared yet (docs/deployment.md): re-embedding, content deduplication across
 proxies (each proxy dedups against what it has applied, so two proxies storing the same
 text within one poll interval keep both), grants.
 """
@@ -29,6 +34,7 @@ text within one poll interval keep both), grants.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import functools
 import logging
@@ -38,7 +44,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from proxy.agent.memory.rows import index_attrs
-from proxy.agent.memory.schema import SELECT_COLUMNS, T_MEM, T_VEC
+from proxy.agent.memory.schema import (
+    MEMORY_COLUMNS,
+    RETURNING_ROWS,
+    SELECT_COLUMNS,
+    T_MEM,
+    T_VEC,
+)
 from proxy.core.names import INTERNAL_SCHEMA
 from proxy.db.agent_lake import changes, current_snapshot, lake_table, mirror_table
 
@@ -54,6 +66,19 @@ POLL_SECS = 0.25
 RETRY_SECS = 2.0  # after a failed publish (catalog unreachable, a commit conflict)
 T_FEED = f"{INTERNAL_SCHEMA}.agent_memory_lake_feed"  # local: the last snapshot applied
 _IDS = "(SELECT unnest(?::UUID[]))"
+# What a memory's later changes touch (retired by a newer fact, decay, access counts,
+# importance): copied over a proxy's local row when another proxy published them.
+MUTABLE = (
+    "metadata",
+    "importance",
+    "access_count",
+    "last_accessed",
+    "updated_at",
+    "conflict_status",
+    "superseded_by_id",
+    "expires_at",
+    "confidence",
+)
 
 
 class SharedMemories:
@@ -70,6 +95,10 @@ class SharedMemories:
         self._tasks: list[asyncio.Task[None]] = []
         self._stop = asyncio.Event()
         self.applied = 0  # memories taken from other proxies (for logs and tests)
+        # Memory ids with a change queued or being published: an older copy of them
+        # coming back from the lake meanwhile is not applied over the newer local row.
+        self._unsent: collections.Counter[str] = collections.Counter()
+        index.on_refresh = self.updated  # every UPDATE of a memory row (rows.py)
 
     def install(self, cur: duckdb.DuckDBPyConnection) -> None:
         """The shared tables, derived from the local ones, and the local feed position."""
@@ -88,9 +117,20 @@ class SharedMemories:
         if memory_ids:
             self._outbox.put_nowait(("del", memory_ids))
 
-    def _publish(self, cur: duckdb.DuckDBPyConnection, put: list[str], gone: list[str]) -> None:
-        """One lake transaction: new memories in, deleted ones out."""
+    def updated(self, memory_ids: list[str]) -> None:
+        """Rows changed here after their insert (retired, decayed, accessed): their new
+        copies replace the lake's (the last proxy to publish a memory's row wins)."""
+        if memory_ids:
+            self._unsent.update(memory_ids)
+            self._outbox.put_nowait(("upd", memory_ids))
+
+    def _publish(
+        self, cur: duckdb.DuckDBPyConnection, put: list[str], gone: list[str], upd: list[str]
+    ) -> None:
+        """One lake transaction: new memories in, deleted ones out, changed ones replaced."""
         lm = lake_table(T_MEM)
+        put = put + upd
+        gone = gone + upd
         cur.begin()
         try:
             if gone:
@@ -119,8 +159,9 @@ class SharedMemories:
                 batch.append(self._outbox.get_nowait())
             put = [i for k, ids in batch if k == "put" for i in ids]
             gone = [i for k, ids in batch if k == "del" for i in ids]
+            upd = sorted({i for k, ids in batch if k == "upd" for i in ids})
             try:
-                await self.db.run(functools.partial(self._publish, put=put, gone=gone))
+                await self.db.run(functools.partial(self._publish, put=put, gone=gone, upd=upd))
             except Exception as exc:  # retried: a later start publishes what is left
                 log.warning("publishing %d memories to the agent lake failed: %s", len(put), exc)
                 if self._stop.is_set():
@@ -128,39 +169,59 @@ class SharedMemories:
                 await asyncio.sleep(RETRY_SECS)
                 self.stored(put)
                 self.deleted(gone)
+                if upd:
+                    self._outbox.put_nowait(("upd", upd))
+                continue
+            for k, ids in batch:
+                if k == "upd":
+                    self._unsent.subtract(ids)
+            self._unsent = +self._unsent  # drop the zeros
             if self._stop.is_set() and self._outbox.empty():
                 return
 
     # ---- catching up --------------------------------------------------------------
 
-    def _apply(self, cur: duckdb.DuckDBPyConnection) -> tuple[list[tuple[Any, ...]], list[int]]:
+    def _apply(
+        self, cur: duckdb.DuckDBPyConnection
+    ) -> tuple[list[tuple[Any, ...]], list[int], list[tuple[Any, ...]]]:
         """Apply what the lake has beyond the snapshot last applied (in one local
-        transaction). Returns the new rows for the index and the seqs deleted. The lake
+        transaction). Returns the new rows for the index, the seqs deleted and the rows
+        other proxies changed (RETURNING_ROWS). The lake
         is read once (a change-feed read costs 100-900 ms on a loaded machine); the
         rest works on those rows, registered on the cursor."""
         snap = current_snapshot(cur)
         row = cur.execute(f"SELECT max(snapshot_id) FROM {T_FEED}").fetchone()
         last = row[0] if row else None
         if last is not None and snap <= last:
-            return [], []
+            return [], [], []
         cols = ", ".join(self.cols)
         if last is None:  # first catch-up: the shared table as of one snapshot
-            src = f"SELECT 'insert' AS change_type, {cols} FROM {lake_table(T_MEM)}"
-            src += f" AT (VERSION => {snap})"
+            src = f"SELECT 'insert' AS change_type, {snap} AS snapshot_id, {cols}"
+            src += f" FROM {lake_table(T_MEM)} AT (VERSION => {snap})"
         else:
-            src = changes(T_MEM, cols, last + 1, snap)
+            src = changes(T_MEM, f"snapshot_id, {cols}", last + 1, snap)
         feed = cur.execute(
             f"SELECT * FROM ({src}) WHERE change_type IN ('insert', 'delete')"
         ).to_arrow_table()
-        kinds = zip(feed["change_type"].to_pylist(), feed["memory_id"].to_pylist(), strict=True)
-        seen: dict[str, set[str]] = {"insert": set(), "delete": set()}
-        for kind, mid in kinds:
-            seen[kind].add(mid)
-        gone = sorted(seen["delete"])
-        new = sorted(seen["insert"] - seen["delete"])
+        # A changed memory comes as a delete and an insert in one snapshot: it is gone
+        # only when its last delete is later than its last insert.
+        last_in: dict[str, int] = {}
+        last_out: dict[str, int] = {}
+        for kind, at, mid in zip(
+            feed["change_type"].to_pylist(),
+            feed["snapshot_id"].to_pylist(),
+            feed["memory_id"].to_pylist(),
+            strict=True,
+        ):
+            seen = last_in if kind == "insert" else last_out
+            seen[mid] = max(seen.get(mid, at), at)
+        gone = sorted(m for m, at in last_out.items() if last_in.get(m, -1) < at)
+        present = sorted(set(last_in) - set(gone))
+        new = present
         cur.register("_hati_lake_feed", feed)  # memory_id arrives as text
         cur.begin()
         try:
+            changed = [m for m in present if not self._unsent.get(m)]
             if new:  # those not here yet (our own come back too), of our model
                 new = [
                     r[0]
@@ -182,6 +243,24 @@ class SharedMemories:
                     f" embedding::FLOAT[{self.index.dims}] FROM ({picked})",
                     [new],
                 )
+            updated: list[tuple[Any, ...]] = []
+            changed = sorted(set(changed) - set(new))
+            if changed:  # rows here already: take the later changes of another proxy
+                types = dict(MEMORY_COLUMNS)  # the feed has UUID and JSON as text
+                sets = ", ".join(f"{c} = f.{c}::{types[c]}" for c in MUTABLE)
+                differs = " OR ".join(
+                    f"m.{c}::VARCHAR IS DISTINCT FROM f.{c}::VARCHAR" for c in MUTABLE
+                )
+                latest = (
+                    "SELECT DISTINCT ON (memory_id) * FROM _hati_lake_feed WHERE change_type ="
+                    " 'insert' AND memory_id IN (SELECT unnest(?::VARCHAR[]))"
+                    " ORDER BY memory_id, snapshot_id DESC"
+                )
+                updated = cur.execute(
+                    f"UPDATE {T_MEM} m SET {sets} FROM ({latest}) f"
+                    f" WHERE m.memory_id = f.memory_id::UUID AND ({differs}) {RETURNING_ROWS}",
+                    [changed],
+                ).fetchall()
             dropped: list[int] = []
             if gone:
                 dropped = [
@@ -207,21 +286,28 @@ class SharedMemories:
                 f" FROM {T_MEM} m JOIN {T_VEC} v USING (memory_id) WHERE memory_id IN {_IDS}",
                 [new],
             ).fetchall()
-        return rows, dropped
+        return rows, dropped, updated
 
     async def catch_up(self) -> int:
         """Take what other proxies published since the last call: memories added."""
         async with self.write_lock:
-            rows, dropped = await self.db.run(self._apply)
+            rows, dropped, updated = await self.db.run(self._apply)
             for seq in dropped:
                 self.index.remove(seq)
+            for seq, *row in updated:  # not refresh_index: that would publish them again
+                self.index.refresh(seq, index_attrs(tuple(row)))
             for org, agent, seq, vec, *row in rows:
                 self.index.add(
                     org, agent, seq, np.asarray(vec, np.float32), index_attrs(tuple(row))
                 )
         self.applied += len(rows)
-        if rows or dropped:
-            log.debug("agent lake: %d memories in, %d out", len(rows), len(dropped))
+        if rows or dropped or updated:
+            log.debug(
+                "agent lake: %d memories in, %d out, %d changed",
+                len(rows),
+                len(dropped),
+                len(updated),
+            )
         return len(rows)
 
     async def _poller(self) -> None:

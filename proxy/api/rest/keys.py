@@ -294,6 +294,7 @@ async def _set_agent(
             [*(v for _, v in sets), org_id, agent],
         )
     )
+    await access_of(request).published([], org_id, agent)  # to the lake's other proxies
 
 
 @router.get(
@@ -340,6 +341,7 @@ async def update_agent_key(
                 f"UPDATE {k.T_KEYS} SET name = ? WHERE key_id = ?", [body.name, key.key_id]
             )
         )
+        await access_of(request).published([key.key_id], key.org_id)
     given = body.model_fields_set & {"allowed_schemas", "allowed_tables"}
     if given:  # a field left out keeps its value; null lifts that part of the limit
         schemas = body.allowed_schemas if "allowed_schemas" in given else key.allowed_schemas
