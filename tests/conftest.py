@@ -211,3 +211,26 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if skipped and exitstatus == 0:
         reporter.write_line(f"{len(skipped)} test(s) skipped: this suite does not skip", red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+# --- scheduling --------------------------------------------------------------------------
+
+# Modules that share one expensive session fixture run on one xdist worker: with
+# `--dist loadfile` each module of tests/lake/ could land on another worker, and each
+# worker would start its own PostgreSQL catalog and three proxies.
+_SHARED_SCOPES = ("tests/lake/",)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    from xdist.scheduler import LoadFileScheduling
+
+    class _LoadFileSharing(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            for prefix in _SHARED_SCOPES:
+                if nodeid.startswith(prefix):
+                    return prefix
+            return super()._split_scope(nodeid)
+
+    if config.getvalue("dist") != "loadfile":
+        return None
+    return _LoadFileSharing(config, log)  # type: ignore[arg-type]
