@@ -455,12 +455,34 @@ def _cell(typ: str, value: Any) -> Any:
     return value
 
 
+_AS_IS = frozenset({"BIGINT", "INTEGER", "DOUBLE", "FLOAT", "BOOLEAN", "TIMESTAMP"})
+_AS_IS |= {"FLOAT[]", "VARCHAR[]"}  # cells `_cell` passes through unchanged
+_LAYOUTS: dict[int, tuple[AgentFunction, pa.Schema, list[tuple[str, str, pa.DataType]]]] = {}
+
+
+def _layout(fn: AgentFunction) -> tuple[pa.Schema, list[tuple[str, str, pa.DataType]]]:
+    """The Arrow schema of fn's result, built once per function (per call it cost about
+    as much as a search's 10 rows of cells)."""
+    got = _LAYOUTS.get(id(fn))
+    if got is None or got[0] is not fn:
+        import pyarrow as pa
+
+        fields = [(name, typ, _arrow_type(typ)) for name, typ in fn.columns]
+        got = _LAYOUTS[id(fn)] = (fn, pa.schema([(n, t) for n, _, t in fields]), fields)
+    return got[1], got[2]
+
+
 def _arrow(fn: AgentFunction, rows: list[dict[str, Any]]) -> pa.Table:
     import pyarrow as pa
 
-    schema = pa.schema([(name, _arrow_type(typ)) for name, typ in fn.columns])
+    schema, fields = _layout(fn)
     columns = {
-        name: pa.array([_cell(typ, r.get(name)) for r in rows], type=schema.field(name).type)
-        for name, typ in fn.columns
+        name: pa.array(
+            [r.get(name) for r in rows]
+            if typ in _AS_IS
+            else [_cell(typ, r.get(name)) for r in rows],
+            type=arrow_type,
+        )
+        for name, typ, arrow_type in fields
     }
     return pa.table(columns, schema=schema)
