@@ -90,6 +90,9 @@ class ShownRelations:
         self.rows: dict[str, Any] = {}  # name -> the Arrow rows registered (_EMPTY)
         self.settled: set[str] = set()  # registrations known to be in place
         self.columns: dict[str, Sequence[tuple[str, str]]] = {}  # name -> its view's columns
+        # Agent calls whose view reads registered Arrow rows (`<name>_rows`): new rows
+        # need only be registered under that name, the view stays.
+        self.arrow: set[str] = set()
 
     def __bool__(self) -> bool:
         return bool(self.rows)
@@ -102,12 +105,15 @@ class ShownRelations:
         register: Callable[[duckdb.DuckDBPyConnection, Sequence[Relation]], None],
         unregister: Callable[[duckdb.DuckDBPyConnection, set[str]], None],
         fill: Callable[[duckdb.DuckDBPyConnection, str, Any, Sequence[tuple[str, str]]], None],
-        replace: Callable[[duckdb.DuckDBPyConnection, str, Any, Sequence[tuple[str, str]]], None]
+        replace: Callable[
+            [duckdb.DuckDBPyConnection, str, Any, Sequence[tuple[str, str]], bool], bool
+        ]
         | None = None,
     ) -> None:
         """On the worker thread: this statement's relations, and no stale ones.
         `settled`: whether what is registered now stays (outside a block, a query).
-        `replace`: registers an agent call's new rows under its view in place."""
+        `replace`: registers an agent call's new rows under its view in place; told
+        whether that view reads registered Arrow rows, says whether it does now."""
         wanted = {name for name, _, _ in relations}
         stale = set(self.rows) - wanted
         if stale:
@@ -116,6 +122,7 @@ class ShownRelations:
                 del self.rows[name]
                 self.settled.discard(name)
                 self.columns.pop(name, None)
+                self.arrow.discard(name)
         for relation in relations:
             name, table, columns = relation
             rows = _EMPTY if table is None else table
@@ -136,10 +143,14 @@ class ShownRelations:
                 and rows is not _EMPTY
                 and self.columns.get(name) == columns
             ):
-                replace(cur, name, table, columns)
+                if replace(cur, name, table, columns, name in self.arrow):
+                    self.arrow.add(name)
+                else:
+                    self.arrow.discard(name)
             else:
                 register(cur, [relation])
                 self.columns[name] = columns
+                self.arrow.discard(name)  # which form `register` chose is not known here
             if not (agent_relation and before is not None and rows is _EMPTY):
                 self.rows[name] = rows
             if settled:

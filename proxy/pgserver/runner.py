@@ -17,14 +17,11 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from proxy.access.owner_txn import PendingOwners
-from proxy.core import durability
-from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.db.commit_clock import OpenWrite
 from proxy.db.duckdb_errors import map_duckdb_error
 from proxy.db.engine import Engine
 from proxy.db.settings import SessionSettings
-from proxy.execution.sql_bridge import to_pg_error
 from proxy.pgserver import (
     agent_relations,
     alter_rebuild,
@@ -40,6 +37,7 @@ from proxy.pgserver import (
     index_names,
     owner_guard,
     owner_outcome,
+    portal_outcome,
     savepoints,
     sql_cursors,
     statement_start,
@@ -50,7 +48,6 @@ from proxy.pgserver.portal import Portal
 from proxy.pgserver.result_shape import (
     ROW_KINDS,
     command_tag,
-    postgres_names,
     returns_rows,
 )
 from proxy.pgserver.results import (
@@ -61,7 +58,6 @@ from proxy.pgserver.results import (
 )
 from proxy.pgserver.row_stream import send_rows
 from proxy.pgserver.setting_mirror import SettingMirror
-from proxy.pgserver.statement_start import PREFETCH_ROWS
 from proxy.semantic.embedded_columns import is_embed_column_call
 from proxy.telemetry.metrics import QueryObserver, timed_statement
 from proxy.wire import messages as m
@@ -377,26 +373,18 @@ class Runner:
         assert st is not None
         self.semantic.check(st)
         await self.take_cursor()
-        # A journaled agent write's fsync overlaps the statement's DuckDB work; it is
-        # waited for before anything is answered (core/durability.py).
-        try:
-            with durability.deferred():
-                plan = await statement_start.plan(self, portal, session)
-                if plan.writes and self.txn_status == "I":
-                    self.write.begin()
-                cols, portal.count, head = await self._run_plan(plan, portal)
-        except AgentError as exc:  # the write could not be made durable
-            raise to_pg_error(exc) from None
+        plan, cols, head = await portal_outcome.run_durably(self, portal, session)
         if plan.writes and self.txn_status == "T":
-            self._record_write(plan, portal, session, head)
+            portal_outcome.record_write(plan, portal, session, head)
         for warning in st.warnings:
             session.send_notice(warning, "01000", "WARNING")
-        self._keep_result(plan, portal, cols, head)
+        if portal_outcome.keep_result(plan, portal, cols, head):
+            self._owner = portal
         if st.kind == "ddl":
             self.param_types.invalidate()
             await fk_checks.after_ddl(self.call, self.cursor, st, plan.sql)
 
-    async def _run_plan(
+    async def run_plan(
         self, plan: statement_start.StartPlan, portal: Portal
     ) -> statement_start.Outcome:
         """Run the plan on the worker thread: settings and agent relations in place
@@ -435,52 +423,6 @@ class Runner:
             undo=self._rollback_quietly if plan.implicit_dml else None,
             sql=plan.sql,
         )
-
-    def _record_write(
-        self,
-        plan: statement_start.StartPlan,
-        portal: Portal,
-        session: ClientSession,
-        head: list[tuple] | None,
-    ) -> None:
-        """A write in an explicit block, logged for ROLLBACK TO SAVEPOINT (savepoints.py)."""
-        effect = savepoints.side_effect(
-            plan.st, bool(plan.relations), plan.needs_fts, plan.branch is not None
-        )
-        rows = portal.count
-        if rows is None and head is not None and (len(head) < PREFETCH_ROWS or plan.fk.active):
-            rows = len(head)  # INSERT ... RETURNING: every row fetched already
-        savepoints.record(
-            session.savepoints,
-            session.settings.values,
-            plan.st,
-            plan.ran[0],
-            plan.params,
-            effect,
-            rows,
-        )
-
-    def _keep_result(
-        self,
-        plan: statement_start.StartPlan,
-        portal: Portal,
-        cols: tuple[Column, ...] | None,
-        head: list[tuple] | None,
-    ) -> None:
-        """The portal holds the result: its columns, first rows, or Arrow stream."""
-        st = plan.st
-        portal.columns = cols if st.kind == "explain" else postgres_names(st, cols)
-        portal.executed = True
-        if head is not None:
-            portal.buffered = head
-            portal.drained = len(head) < PREFETCH_ROWS or plan.fk.active
-        if plan.arrow:  # read through Arrow: the whole result in `head`, or the stream
-            portal.arrow = plan.arrow[0]
-            portal.drained = plan.arrow[0] is None
-        if portal.columns is not None:
-            self._owner = portal
-        else:
-            portal.done = True
 
     async def execute_duckdb(
         self, portal: Portal, session: ClientSession, max_rows: int, describe: bool

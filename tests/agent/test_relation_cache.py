@@ -108,3 +108,32 @@ def test_agent_call_results_are_each_calls_own_on_a_reused_view(srv: ServerProce
         assert con.execute(search, ["the sea is blue"]).fetchone() == ("the sea is blue",)
         con.execute("DROP VIEW IF EXISTS temp.main.__hati_agent_0")
         assert con.execute(search, ["grass is green"]).fetchone() == ("grass is green",)
+
+
+def test_agent_call_results_stay_right_as_their_row_count_changes(srv: ServerProcess) -> None:
+    """A call of many rows keeps its view reading registered Arrow rows and later calls
+    only register their rows anew (sql_bridge.replace_rows): each call, of 1, 0 or 5 rows,
+    still returns exactly its own rows, also after the view or its rows were dropped."""
+    search = "SELECT content FROM search_memory(%s, %s, memory_type := %s) ORDER BY content"
+    with connect(srv, "rows") as con:
+        texts = [f"fruit number {i} is ripe" for i in range(6)]
+        for text in texts:
+            con.execute(
+                "SELECT * FROM store_memory(%s, memory_type := 'fact', wait := true)", [text]
+            )
+
+        def got(query: str, k: int, kind: str = "fact") -> list[str]:
+            return [r[0] for r in con.execute(search, [query, k, kind])]
+
+        for _ in range(2):
+            assert len(set(got("fruit ripe", 5)) & set(texts)) == 5
+            assert got(texts[2], 1) == [texts[2]]
+            assert got("fruit ripe", 5, "none") == []
+            assert got(texts[4], 1) == [texts[4]]
+        assert len(got("fruit ripe", 5)) == 5
+        con.execute("DROP VIEW IF EXISTS temp.main.__hati_agent_0")
+        assert got(texts[3], 1) == [texts[3]]
+        assert len(got("fruit ripe", 5)) == 5
+        con.execute("DROP VIEW IF EXISTS temp.main.__hati_agent_0_rows")
+        assert len(got("fruit ripe", 5)) == 5
+        assert got(texts[5], 1) == [texts[5]]
