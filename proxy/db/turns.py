@@ -36,14 +36,20 @@ def default_slots(configured: int = 0) -> int:
 
 
 class Turn:
-    """One connection's place: held (`counted` while it keeps others out) or not."""
+    """One connection's place: held (`counted` while it keeps others out) or not.
 
-    __slots__ = ("held", "counted", "since")
+    `asked`: when the connection, with a client message ready, asked for this turn (None
+    once read by `asked_since`): its statement's clock starts there, as PostgreSQL's
+    statement_timeout counts from the statement's receipt, the wait for a turn included.
+    """
+
+    __slots__ = ("held", "counted", "since", "asked")
 
     def __init__(self) -> None:
         self.held = False
         self.counted = False
         self.since = 0.0
+        self.asked: float | None = None
 
 
 class _Waiter:
@@ -74,6 +80,8 @@ class Turns:
         """Hold `turn` (no-op when held); waits in FIFO order (`first`: at the head)."""
         if turn.held:
             return
+        if not first:  # a new client message (first: a statement back from the main loop)
+            turn.asked = time.monotonic()
         with self._lock:
             if len(self._counted) < self.slots and not self._queue:
                 self._grant(turn)
@@ -151,6 +159,18 @@ def turn_of_thread() -> Turn:
     if turn is None:
         turn = _local.turn = Turn()
     return turn
+
+
+def asked_since() -> float:
+    """When this thread's statement arrived: the time its connection asked for the turn
+    it holds, read once (later statements of the same turn start when they are read);
+    now when it asked none."""
+    turn = getattr(_local, "turn", None)
+    asked = None if turn is None else turn.asked
+    if asked is None:
+        return time.monotonic()
+    turn.asked = None
+    return asked
 
 
 def give_thread_turn() -> Turn | None:
