@@ -5,15 +5,15 @@ Why: every client connection has a thread of its own (connection_threads.py), an
 the OS wakes first takes it, so under load some connections were served again and again
 while others waited seconds (bench/load.py at 50 connections: point SELECT p99 25x its
 p50, every connection with a gap of over 1 s). A connection now takes a turn when a
-message of the client is ready and gives it back when it waits for the client again (or
-for the main loop: `connection_threads.on_main`); the waiting connections sleep on their
-own event loop, in FIFO order, instead of spinning on the GIL.
+message of the client is ready and gives it back when it waits for the client again; the
+waiting connections sleep on their own event loop, in FIFO order, instead of spinning on
+the GIL.
 
 A turn held longer than `long_s` (a long analytic query, a slow client reading its
 result, a COPY) stops counting as soon as someone waits: long work never blocks short
 statements for more than `long_s`, it only stops being one of the `slots` runners.
-A connection back from the main loop goes to the head of the queue: its statement is
-already under way, and finishing it first keeps its latency bounded.
+A connection whose statement runs on the main loop meanwhile (agent functions:
+`connection_threads.on_main`) keeps its turn: that work is its statement's.
 """
 
 from __future__ import annotations
@@ -76,21 +76,17 @@ class Turns:
         self.waits = 0  # takes that had to wait (for tests and benchmarks)
         self.demoted = 0  # turns that stopped counting because they ran long
 
-    async def take(self, turn: Turn, *, first: bool = False) -> None:
-        """Hold `turn` (no-op when held); waits in FIFO order (`first`: at the head)."""
+    async def take(self, turn: Turn) -> None:
+        """Hold `turn` (no-op when held); waits in FIFO order."""
         if turn.held:
             return
-        if not first:  # a new client message (first: a statement back from the main loop)
-            turn.asked = time.monotonic()
+        turn.asked = time.monotonic()
         with self._lock:
             if len(self._counted) < self.slots and not self._queue:
                 self._grant(turn)
                 return
             waiter = _Waiter(turn, asyncio.get_running_loop())
-            if first:
-                self._queue.appendleft(waiter)
-            else:
-                self._queue.append(waiter)
+            self._queue.append(waiter)
             self.waits += 1
         try:
             while True:
