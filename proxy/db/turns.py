@@ -71,8 +71,13 @@ class Turns:
         self.slots = slots  # set once by the server at start (`running_connections`)
         self.long_s = long_s
         self._lock = threading.Lock()
+        self._queue_filled = threading.Condition(self._lock)
         self._counted: set[Turn] = set()
         self._queue: deque[_Waiter] = deque()
+        # One thread looks for turns held long while anyone waits. Why not the waiters
+        # themselves: at 200 connections some 200 waiting threads each woke every long_s
+        # to look, 4,000 wake-ups (GIL and event-loop rounds) a second of a 2-core CPU.
+        self._watcher: threading.Thread | None = None
         self.waits = 0  # takes that had to wait (for tests and benchmarks)
         self.demoted = 0  # turns that stopped counting because they ran long
 
@@ -86,14 +91,17 @@ class Turns:
                 self._grant(turn)
                 return
             waiter = _Waiter(turn, asyncio.get_running_loop())
+            if not self._queue:
+                self._queue_filled.notify()
             self._queue.append(waiter)
             self.waits += 1
+            if self._watcher is None:
+                self._watcher = threading.Thread(
+                    target=self._watch, name="hatiproxy-turns", daemon=True
+                )
+                self._watcher.start()
         try:
-            while True:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(asyncio.shield(waiter.future), self.long_s)
-                    return
-                self._demote_long()
+            await waiter.future
         except BaseException:
             with self._lock:
                 if turn.held:  # granted as it was cancelled: hand it on
@@ -135,14 +143,19 @@ class Turns:
                 self._release(waiter.turn)
                 return
 
-    def _demote_long(self) -> None:
+    def _watch(self) -> None:
+        """The watcher thread: every long_s while anyone waits, demote long turns."""
         with self._lock:
-            bar = time.monotonic() - self.long_s
-            for turn in [t for t in self._counted if t.since < bar]:
-                turn.counted = False
-                self._counted.discard(turn)
-                self.demoted += 1
-            self._admit()
+            while True:
+                while not self._queue:
+                    self._queue_filled.wait()
+                self._queue_filled.wait(self.long_s)
+                bar = time.monotonic() - self.long_s
+                for turn in [t for t in self._counted if t.since < bar]:
+                    turn.counted = False
+                    self._counted.discard(turn)
+                    self.demoted += 1
+                self._admit()
 
 
 TURNS = Turns(default_slots())
