@@ -14,7 +14,9 @@ N asyncpg connections (each of `--conns`) each loop over a mix of statement kind
 for `--seconds`. Per kind: statements, p50 / p99 / max latency, errors (by SQLSTATE), and
 the p99/p50 ratio (target <= 10). Per connection: the longest gap between two completed
 statements (from the start of the run); a connection whose longest gap is over 1 s is
-counted as starved (target: none). Each connection runs every kind once before the clock
+counted as starved (target: none). Per run, the CPU the server (all its threads, or
+PostgreSQL's backends) and this client spent a statement: statements/s at saturation is
+about the cores over their sum (bench/load_cost.py: the server's CPU by kind). Each connection runs every kind once before the clock
 starts (a pool's connections are warm: a fresh connection's first statement reads the
 catalog), and that warm-up is reported apart. A connection runs its kinds in turn, so its
 gaps are bounded by its slowest kind: store and search pace every connection. PostgreSQL runs the plain-SQL kinds (point, insert)
