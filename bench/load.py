@@ -14,7 +14,9 @@ N asyncpg connections (each of `--conns`) each loop over a mix of statement kind
 for `--seconds`. Per kind: statements, p50 / p99 / max latency, errors (by SQLSTATE), and
 the p99/p50 ratio (target <= 10). Per connection: the longest gap between two completed
 statements (from the start of the run); a connection whose longest gap is over 1 s is
-counted as starved (target: none). Each connection runs every kind once before the clock
+counted as starved (target: none). Per run, the CPU the server (all its threads, or
+PostgreSQL's backends) and this client spent a statement: statements/s at saturation is
+about the cores over their sum (bench/load_cost.py: the server's CPU by kind). Each connection runs every kind once before the clock
 starts (a pool's connections are warm: a fresh connection's first statement reads the
 catalog), and that warm-up is reported apart. A connection runs its kinds in turn, so its
 gaps are bounded by its slowest kind: store and search pace every connection. PostgreSQL runs the plain-SQL kinds (point, insert)
@@ -30,6 +32,7 @@ import argparse
 import asyncio
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -178,8 +181,11 @@ async def call(
 
 
 async def run_load(
-    port: int, user: str, db: str, conns: int, seconds: float, kinds: tuple[str, ...]
-) -> tuple[Stats, float]:
+    port: int, user: str, db: str, conns: int, seconds: float, kinds: tuple[str, ...], pid: int
+) -> tuple[Stats, float, tuple[float, float]]:
+    """Returns the stats, the measured seconds and the CPU seconds the server (`pid`) and
+    this client spent meanwhile: statements/s at saturation is about the machine's cores
+    over the two per statement."""
     stats = Stats()
     gate = asyncio.Semaphore(20)  # connect a few at a time, as a pool warming up would
 
@@ -228,18 +234,56 @@ async def run_load(
 
     tasks = [asyncio.create_task(worker(i, c)) for i, c in enumerate(connections)]
     await all_warm.wait()
+    cpu0 = proc_cpu(pid), own_cpu()
     start = time.perf_counter()
     end = start + seconds
     go.set()
     await asyncio.gather(*tasks)
     elapsed = time.perf_counter() - start
+    cpu = proc_cpu(pid) - cpu0[0], own_cpu() - cpu0[1]
     await asyncio.gather(*(c.close() for c in connections), return_exceptions=True)
-    return stats, elapsed
+    return stats, elapsed, cpu
 
 
-def report(label: str, stats: Stats, elapsed: float, kinds: tuple[str, ...]) -> dict[str, float]:
+def proc_cpu(pid: int) -> float:
+    """User + system CPU seconds of process `pid` and its children (PostgreSQL's
+    backends), all threads, from Linux /proc."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        if stat.parent.name == str(pid) or fields[1] == str(pid):
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def pg_pid(cluster: PgCluster) -> int:
+    """The postmaster's pid, parent of the backends."""
+    return int(Path(cluster.data, "postmaster.pid").read_text().split()[0])
+
+
+def own_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def report(
+    label: str,
+    stats: Stats,
+    elapsed: float,
+    kinds: tuple[str, ...],
+    cpu: tuple[float, float] | None = None,
+) -> dict[str, float]:
     total = sum(len(v) for v in stats.lat.values())
     print(f"\n{label}: {total:,} statements in {elapsed:.1f} s ({total / elapsed:,.0f}/s)")
+    if cpu is not None and total:
+        print(
+            f"  CPU per statement: server {cpu[0] / total * 1e3:.1f} ms "
+            f"({cpu[0] / elapsed:.2f} cores), client {cpu[1] / total * 1e3:.1f} ms "
+            f"({cpu[1] / elapsed:.2f} cores)"
+        )
     print(f"  {'kind':<8}{'count':>8}{'p50 ms':>10}{'p99 ms':>10}{'max ms':>10}{'p99/p50':>9}")
     ratios = {}
     for kind in kinds:
@@ -321,10 +365,12 @@ def main() -> int:
         setup(f"host=127.0.0.1 port={port} user=bench dbname=hatidata", agent=True)
         asyncio.run(single_store(port, args.single))
         for n in counts:
-            stats, elapsed = asyncio.run(
-                run_load(port, "bench", "hatidata", n, args.seconds, kinds)
+            stats, elapsed, cpu = asyncio.run(
+                run_load(port, "bench", "hatidata", n, args.seconds, kinds, proc.pid)
             )
-            results[f"hatiproxy/{n}"] = report(f"hatiproxy, {n} connections", stats, elapsed, kinds)
+            results[f"hatiproxy/{n}"] = report(
+                f"hatiproxy, {n} connections", stats, elapsed, kinds, cpu
+            )
             print(f"  load average now: {os.getloadavg()[0]:.2f}")
     finally:
         proc.terminate()
@@ -338,11 +384,11 @@ def main() -> int:
             pg_allow(pg, max_conns)
             setup(pg.dsn, agent=False)
             for n in counts:
-                stats, elapsed = asyncio.run(
-                    run_load(pg.port, "postgres", "postgres", n, args.seconds, PLAIN)
+                stats, elapsed, cpu = asyncio.run(
+                    run_load(pg.port, "postgres", "postgres", n, args.seconds, PLAIN, pg_pid(pg))
                 )
                 results[f"pg/{n}"] = report(
-                    f"PostgreSQL 15, {n} connections (plain SQL kinds)", stats, elapsed, PLAIN
+                    f"PostgreSQL 15, {n} connections (plain SQL kinds)", stats, elapsed, PLAIN, cpu
                 )
         finally:
             pg.stop()

@@ -1,6 +1,5 @@
 """Turns (proxy/db/turns.py): connections waiting to run are served first come, first
-served, a turn held long stops keeping others out, and a statement coming back from the
-main loop goes first. Each connection is a thread with its own event loop, as in the
+served, and a turn held long stops keeping others out. Each connection is a thread with its own event loop, as in the
 server (db/connection_threads.py)."""
 
 from __future__ import annotations
@@ -12,10 +11,10 @@ import time
 from proxy.db.turns import Turn, Turns
 
 
-def _connection(turns: Turns, name: str, log: list[str], hold_s: float, **kw: bool) -> None:
+def _connection(turns: Turns, name: str, log: list[str], hold_s: float) -> None:
     async def run() -> None:
         turn = Turn()
-        await turns.take(turn, **kw)
+        await turns.take(turn)
         log.append(name)
         await asyncio.sleep(hold_s)
         turns.give(turn)
@@ -23,8 +22,8 @@ def _connection(turns: Turns, name: str, log: list[str], hold_s: float, **kw: bo
     asyncio.run(run())
 
 
-def _start(turns: Turns, name: str, log: list[str], hold_s: float, **kw: bool) -> threading.Thread:
-    t = threading.Thread(target=_connection, args=(turns, name, log, hold_s), kwargs=kw)
+def _start(turns: Turns, name: str, log: list[str], hold_s: float) -> threading.Thread:
+    t = threading.Thread(target=_connection, args=(turns, name, log, hold_s))
     t.start()
     return t
 
@@ -46,11 +45,9 @@ def test_waiting_connections_are_served_in_arrival_order() -> None:
     for i, name in enumerate("bcde", start=1):
         later.append(_start(turns, name, log, 0.01))
         _wait_queued(turns, i)  # each arrives after the one before
-    resumed = _start(turns, "back", log, 0.01, first=True)  # back from the main loop
-    _wait_queued(turns, 5)
-    for t in (first, *later, resumed):
+    for t in (first, *later):
         t.join(10)
-    assert log == ["a", "back", "b", "c", "d", "e"]
+    assert log == ["a", "b", "c", "d", "e"]
 
 
 def test_a_long_turn_does_not_keep_a_short_statement_waiting() -> None:

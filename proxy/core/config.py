@@ -112,7 +112,9 @@ SETTINGS: tuple[Setting, ...] = (
         "statement_timeout_ms",
         0,
         "Default statement_timeout in milliseconds (0 = none); sessions may SET their own."
-        " It also bounds a statement's agent function calls (`store_memory`,"
+        " As in PostgreSQL it counts from the statement's arrival, the wait for a turn"
+        " (`--running-connections`) included: a statement whose time ran out while it"
+        " waited fails with 57014 without running. It also bounds a statement's agent function calls (`store_memory`,"
         " `search_memory`, ...) while they wait on the server's queues: 57014 `canceling"
         " statement due to statement timeout` (a write already queued may still commit;"
         " `store_memory` deduplicates a retry).",

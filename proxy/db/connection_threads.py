@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
-from proxy.db.turns import TURNS, give_thread_turn
+from proxy.db.turns import give_thread_turn
 
 log = logging.getLogger("hatiproxy.connections")
 T = TypeVar("T")
@@ -32,18 +32,20 @@ def on_connection_thread() -> bool:
 
 
 async def on_main(coro: Coroutine[Any, Any, T]) -> T:
-    """Await `coro` on the server's main loop (it is simply awaited when already there)."""
+    """Await `coro` on the server's main loop (it is simply awaited when already there).
+
+    The connection keeps its turn meanwhile (db/turns.py): the main loop's work is its
+    statement's (a search_memory's ranking, a store_memory's write), and giving the turn
+    away let the next connections start while that work waited for the CPU, so under
+    load searches took 2-3x the other kinds and paced every connection (bench/load.py at
+    50 connections: search p50 1.37 s against 0.55 s for a point SELECT; keeping the
+    turn, 0.72 s against 0.56 s, and 1.2 s longest gap per connection against 2.3 s).
+    A turn held long (a call waiting for the model, `wait := true`) stops counting once
+    another connection waits, as any long turn does."""
     main = getattr(_local, "main", None)
     if main is None:
         return await coro
-    # The main loop does the work: this connection's turn goes to another meanwhile and
-    # comes back first in line (db/turns.py).
-    turn = give_thread_turn()
-    try:
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, main))
-    finally:
-        if turn is not None:
-            await TURNS.take(turn, first=True)
+    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, main))
 
 
 def _new_loop_like(main: asyncio.AbstractEventLoop) -> asyncio.AbstractEventLoop:

@@ -5,15 +5,15 @@ Why: every client connection has a thread of its own (connection_threads.py), an
 the OS wakes first takes it, so under load some connections were served again and again
 while others waited seconds (bench/load.py at 50 connections: point SELECT p99 25x its
 p50, every connection with a gap of over 1 s). A connection now takes a turn when a
-message of the client is ready and gives it back when it waits for the client again (or
-for the main loop: `connection_threads.on_main`); the waiting connections sleep on their
-own event loop, in FIFO order, instead of spinning on the GIL.
+message of the client is ready and gives it back when it waits for the client again; the
+waiting connections sleep on their own event loop, in FIFO order, instead of spinning on
+the GIL.
 
 A turn held longer than `long_s` (a long analytic query, a slow client reading its
 result, a COPY) stops counting as soon as someone waits: long work never blocks short
 statements for more than `long_s`, it only stops being one of the `slots` runners.
-A connection back from the main loop goes to the head of the queue: its statement is
-already under way, and finishing it first keeps its latency bounded.
+A connection whose statement runs on the main loop meanwhile (agent functions:
+`connection_threads.on_main`) keeps its turn: that work is its statement's.
 """
 
 from __future__ import annotations
@@ -36,14 +36,20 @@ def default_slots(configured: int = 0) -> int:
 
 
 class Turn:
-    """One connection's place: held (`counted` while it keeps others out) or not."""
+    """One connection's place: held (`counted` while it keeps others out) or not.
 
-    __slots__ = ("held", "counted", "since")
+    `asked`: when the connection, with a client message ready, asked for this turn (None
+    once read by `asked_since`): its statement's clock starts there, as PostgreSQL's
+    statement_timeout counts from the statement's receipt, the wait for a turn included.
+    """
+
+    __slots__ = ("held", "counted", "since", "asked")
 
     def __init__(self) -> None:
         self.held = False
         self.counted = False
         self.since = 0.0
+        self.asked: float | None = None
 
 
 class _Waiter:
@@ -65,31 +71,37 @@ class Turns:
         self.slots = slots  # set once by the server at start (`running_connections`)
         self.long_s = long_s
         self._lock = threading.Lock()
+        self._queue_filled = threading.Condition(self._lock)
         self._counted: set[Turn] = set()
         self._queue: deque[_Waiter] = deque()
+        # One thread looks for turns held long while anyone waits. Why not the waiters
+        # themselves: at 200 connections some 200 waiting threads each woke every long_s
+        # to look, 4,000 wake-ups (GIL and event-loop rounds) a second of a 2-core CPU.
+        self._watcher: threading.Thread | None = None
         self.waits = 0  # takes that had to wait (for tests and benchmarks)
         self.demoted = 0  # turns that stopped counting because they ran long
 
-    async def take(self, turn: Turn, *, first: bool = False) -> None:
-        """Hold `turn` (no-op when held); waits in FIFO order (`first`: at the head)."""
+    async def take(self, turn: Turn) -> None:
+        """Hold `turn` (no-op when held); waits in FIFO order."""
         if turn.held:
             return
+        turn.asked = time.monotonic()
         with self._lock:
             if len(self._counted) < self.slots and not self._queue:
                 self._grant(turn)
                 return
             waiter = _Waiter(turn, asyncio.get_running_loop())
-            if first:
-                self._queue.appendleft(waiter)
-            else:
-                self._queue.append(waiter)
+            if not self._queue:
+                self._queue_filled.notify()
+            self._queue.append(waiter)
             self.waits += 1
+            if self._watcher is None:
+                self._watcher = threading.Thread(
+                    target=self._watch, name="hatiproxy-turns", daemon=True
+                )
+                self._watcher.start()
         try:
-            while True:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(asyncio.shield(waiter.future), self.long_s)
-                    return
-                self._demote_long()
+            await waiter.future
         except BaseException:
             with self._lock:
                 if turn.held:  # granted as it was cancelled: hand it on
@@ -131,14 +143,19 @@ class Turns:
                 self._release(waiter.turn)
                 return
 
-    def _demote_long(self) -> None:
+    def _watch(self) -> None:
+        """The watcher thread: every long_s while anyone waits, demote long turns."""
         with self._lock:
-            bar = time.monotonic() - self.long_s
-            for turn in [t for t in self._counted if t.since < bar]:
-                turn.counted = False
-                self._counted.discard(turn)
-                self.demoted += 1
-            self._admit()
+            while True:
+                while not self._queue:
+                    self._queue_filled.wait()
+                self._queue_filled.wait(self.long_s)
+                bar = time.monotonic() - self.long_s
+                for turn in [t for t in self._counted if t.since < bar]:
+                    turn.counted = False
+                    self._counted.discard(turn)
+                    self.demoted += 1
+                self._admit()
 
 
 TURNS = Turns(default_slots())
@@ -151,6 +168,18 @@ def turn_of_thread() -> Turn:
     if turn is None:
         turn = _local.turn = Turn()
     return turn
+
+
+def asked_since() -> float:
+    """When this thread's statement arrived: the time its connection asked for the turn
+    it holds, read once (later statements of the same turn start when they are read);
+    now when it asked none."""
+    turn = getattr(_local, "turn", None)
+    asked = None if turn is None else turn.asked
+    if asked is None:
+        return time.monotonic()
+    turn.asked = None
+    return asked
 
 
 def give_thread_turn() -> Turn | None:

@@ -22,6 +22,7 @@ from proxy.db.commit_clock import OpenWrite
 from proxy.db.duckdb_errors import map_duckdb_error
 from proxy.db.engine import Engine
 from proxy.db.settings import SessionSettings
+from proxy.db.turns import asked_since
 from proxy.pgserver import (
     agent_relations,
     alter_rebuild,
@@ -58,6 +59,7 @@ from proxy.pgserver.results import (
 )
 from proxy.pgserver.row_stream import send_rows
 from proxy.pgserver.setting_mirror import SettingMirror
+from proxy.pgserver.statement_clock import statement_timed_out
 from proxy.semantic.embedded_columns import is_embed_column_call
 from proxy.telemetry.metrics import QueryObserver, timed_statement
 from proxy.wire import messages as m
@@ -93,6 +95,9 @@ class Runner:
         self.running = False  # a call is in DuckDB (read by the watchdog's thread)
         self.started = 0.0
         self.deadline: float | None = None
+        # When the running statement arrived (its wait for a turn included): its
+        # statement_timeout counts from there, as PostgreSQL's does. None between them.
+        self.since: float | None = None
         self._interrupt_reason: str | None = None
         self.param_types = ParamTypes(engine)
         self.origins = OriginMap()
@@ -134,7 +139,10 @@ class Runner:
         self._interrupt_reason = None
         self.started = time.monotonic()
         if timeout_ms:
-            self.deadline = self.started + timeout_ms / 1000
+            since = self.started if self.since is None else self.since
+            self.deadline = since + timeout_ms / 1000
+            if self.deadline <= self.started:
+                raise statement_timed_out()
             self.engine.watchdog.deadline_set(self.deadline)
         self.running = True
         try:
@@ -301,10 +309,12 @@ class Runner:
     async def execute(
         self, portal: Portal, session: ClientSession, *, max_rows: int, describe: bool
     ) -> None:
+        self.since = asked_since()  # db/turns.py: from the statement's arrival
         work = self._execute(portal, session, max_rows, describe)
         try:
             await timed_statement(self.observer, portal, work, execute=True)
         finally:
+            self.since = None
             if self.write.open:
                 self._settle_writes()  # an autocommit write, or a block's COMMIT
 

@@ -34,6 +34,7 @@ from proxy.pgserver.result_shape import (
 )
 from proxy.pgserver.results import Column, columns_of
 from proxy.pgserver.sequence_select import execute_reading_sequences
+from proxy.pgserver.statement_clock import remaining_ms
 
 if TYPE_CHECKING:
     import duckdb
@@ -89,6 +90,7 @@ class Planner(Protocol):
     agent: AgentLayer | None
     who: Identity | None
     mirror: SettingMirror
+    since: float | None  # when the statement arrived (statement_clock.py)
 
     async def call(self, fn: Callable[..., Any], *args: Any, sql: str | None = None) -> Any: ...
 
@@ -159,7 +161,7 @@ async def plan(runner: Planner, portal: Portal, session: ClientSession) -> Start
             st,
             portal.params,
             queries,
-            runner.settings.statement_timeout_ms,
+            remaining_ms(runner.since, runner.settings.statement_timeout_ms),
             cells=inline,
         )
     params = sql_bridge.duckdb_params(st, portal.params)
