@@ -37,7 +37,8 @@ def _spans(matrix: np.ndarray, keep: np.ndarray, lengths: np.ndarray, col: pa.Ar
         lengths = np.where(valid, lengths, 0)
     offsets = np.zeros(n + 1, dtype=np.int32)
     np.cumsum(lengths, out=offsets[1:])
-    data = pa.py_buffer(matrix[keep])
+    # np.compress over the flat matrix: several times faster than 2-D boolean indexing
+    data = pa.py_buffer(np.compress(keep.ravel(), matrix.ravel()))
     out = pa.Array.from_buffers(pa.binary(), n, [None, pa.py_buffer(offsets), data])
     if col.null_count:
         out = pc.if_else(col.is_valid(), out, pa.scalar(None, pa.binary()))
