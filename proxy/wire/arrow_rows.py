@@ -63,19 +63,17 @@ def _run(parts: list[np.ndarray]) -> pa.Array:
     return fixed_cells(np.ascontiguousarray(matrix).view(f"S{matrix.shape[1]}").ravel(), None)
 
 
-def _joined(pieces: Sequence[pa.Array]) -> bytes:
-    """Each row's pieces end to end (NULL pieces add nothing), rows end to end: one pass
+def _joined(pieces: Sequence[pa.Array], null: bytes = b"") -> bytes:
+    """Each row's pieces end to end (NULL pieces give `null`), rows end to end: one pass
     of Arrow's element-wise join over the batch."""
     if len(pieces) == 1:
         out = pieces[0]
     else:
-        out = pc.binary_join_element_wise(*pieces, b"", options=_JOIN_NULL_EMPTY)
+        options = pc.JoinOptions(null_handling="replace", null_replacement=null)
+        out = pc.binary_join_element_wise(*pieces, b"", options=options)
     offsets = np.frombuffer(out.buffers()[1], dtype=np.int32)
     start, end = int(offsets[out.offset]), int(offsets[out.offset + len(out)])
     return out.buffers()[2].slice(start, end - start).to_pybytes()
-
-
-_JOIN_NULL_EMPTY = pc.JoinOptions(null_handling="replace", null_replacement=b"")
 
 
 def _length_prefixed(tag: bytes, columns: Sequence[pa.Array], lead: bytes = b"") -> bytes:
@@ -187,19 +185,37 @@ def _any_of(*chars: str) -> str:
 
 
 def _delimited(columns: Sequence[pa.Array], sep: bytes, null: bytes) -> bytes:
-    """CopyData messages of text or CSV lines: cells joined by `sep`, `null` for NULL.
-    Arrow joins each row's cells in one pass (the line), then puts every line between
-    its message header and newline in a second; both cost less than laying out the
-    2k + 1 pieces of a row by `take`."""
-    lines = pc.binary_join_element_wise(
-        *columns, sep, options=pc.JoinOptions(null_handling="replace", null_replacement=null)
-    )
-    head = np.empty(len(lines), dtype=[("t", "S1"), ("size", ">i4")])
-    head["t"], head["size"] = b"d", _lengths(lines) + 5  # size word, line, newline
-    framed = pc.binary_join_element_wise(fixed_cells(head, None), lines, b"\n", b"")
-    offsets = np.frombuffer(framed.buffers()[1], dtype=np.int32)
-    start, end = int(offsets[framed.offset]), int(offsets[framed.offset + len(framed)])
-    return framed.buffers()[2].slice(start, end - start).to_pybytes()
+    """CopyData messages of text or CSV lines: cells joined by `sep`, `null` for NULL,
+    each line in a message of its own. The message header, separators, newline and
+    same-width cells between them are fixed-width pieces a row; one element-wise join
+    (NULL cells replaced by `null`) lays out the batch."""
+    n, k = len(columns[0]), len(columns)
+    size = np.full(n, 4 + len(sep) * (k - 1) + 1, dtype=np.int64)  # size word, seps, \n
+    widths = []
+    for c in columns:
+        lengths = _lengths(c)
+        valid = _valid(c)
+        if valid is not None:
+            lengths = np.where(valid, lengths, len(null))
+        size += lengths
+        widths.append(lengths)
+    head = np.empty(n, dtype=[("t", "S1"), ("size", ">i4")])
+    head["t"], head["size"] = b"d", size
+    sep_bytes = np.broadcast_to(np.frombuffer(sep, dtype=np.uint8), (n, len(sep)))
+    run: list[np.ndarray] = [head.view(np.uint8).reshape(n, 5)]
+    pieces: list[pa.Array] = []
+    for j, (c, lengths) in enumerate(zip(columns, widths, strict=True)):
+        if j:
+            run.append(sep_bytes)
+        fixed = _fixed_matrix(c, lengths)
+        if fixed is not None:
+            run.append(fixed)
+        else:
+            pieces += [_run(run), c] if run else [c]
+            run = []
+    run.append(np.full((n, 1), ord("\n"), dtype=np.uint8))
+    pieces.append(_run(run))
+    return _joined(pieces, null)
 
 
 def copy_rows(
