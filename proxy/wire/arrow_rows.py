@@ -185,37 +185,19 @@ def _any_of(*chars: str) -> str:
 
 
 def _delimited(columns: Sequence[pa.Array], sep: bytes, null: bytes) -> bytes:
-    """CopyData messages of text or CSV lines: cells joined by `sep`, `null` for NULL,
-    each line in a message of its own. The message header, separators, newline and
-    same-width cells between them are fixed-width pieces a row; one element-wise join
-    (NULL cells replaced by `null`) lays out the batch."""
-    n, k = len(columns[0]), len(columns)
-    size = np.full(n, 4 + len(sep) * (k - 1) + 1, dtype=np.int64)  # size word, seps, \n
-    widths = []
-    for c in columns:
-        lengths = _lengths(c)
-        valid = _valid(c)
-        if valid is not None:
-            lengths = np.where(valid, lengths, len(null))
-        size += lengths
-        widths.append(lengths)
-    head = np.empty(n, dtype=[("t", "S1"), ("size", ">i4")])
-    head["t"], head["size"] = b"d", size
-    sep_bytes = np.broadcast_to(np.frombuffer(sep, dtype=np.uint8), (n, len(sep)))
-    run: list[np.ndarray] = [head.view(np.uint8).reshape(n, 5)]
-    pieces: list[pa.Array] = []
-    for j, (c, lengths) in enumerate(zip(columns, widths, strict=True)):
-        if j:
-            run.append(sep_bytes)
-        fixed = _fixed_matrix(c, lengths)
-        if fixed is not None:
-            run.append(fixed)
-        else:
-            pieces += [_run(run), c] if run else [c]
-            run = []
-    run.append(np.full((n, 1), ord("\n"), dtype=np.uint8))
-    pieces.append(_run(run))
-    return _joined(pieces, null)
+    """CopyData messages of text or CSV lines: cells joined by `sep`, `null` for NULL.
+    Arrow joins each row's cells in one pass (the line), then puts every line between
+    its message header and newline in a second; both cost less than laying out the
+    2k + 1 pieces of a row by `take` or by one join of them all (measured)."""
+    lines = pc.binary_join_element_wise(
+        *columns, sep, options=pc.JoinOptions(null_handling="replace", null_replacement=null)
+    )
+    head = np.empty(len(lines), dtype=[("t", "S1"), ("size", ">i4")])
+    head["t"], head["size"] = b"d", _lengths(lines) + 5  # size word, line, newline
+    framed = pc.binary_join_element_wise(fixed_cells(head, None), lines, b"\n", b"")
+    offsets = np.frombuffer(framed.buffers()[1], dtype=np.int32)
+    start, end = int(offsets[framed.offset]), int(offsets[framed.offset + len(framed)])
+    return framed.buffers()[2].slice(start, end - start).to_pybytes()
 
 
 def copy_rows(
