@@ -80,7 +80,9 @@ def parse_options(text: str) -> CopyOptions:
             i += 1
         if i >= len(words):
             raise PgError("42601", "COPY option is missing its value")
-        return words[i].lstrip("'")
+        word = words[i]
+        # a string token carries one "'" marker (_tokens): QUOTE '''' gives "'"
+        return word[1:] if word.startswith("'") else word
 
     while i < len(words):
         word = words[i].lower()
@@ -111,6 +113,9 @@ def parse_options(text: str) -> CopyOptions:
         i += 1
     if opts.format not in ("text", "csv", "binary"):
         raise PgError("22023", f'COPY format "{opts.format}" not recognized')
+    for name, given in (("quote", opts.quote), ("escape", opts.escape)):
+        if opts.format == "csv" and given is not None and len(given.encode()) != 1:
+            raise PgError("0A000", f"COPY {name} must be a single one-byte character")
     return opts
 
 

@@ -20,6 +20,22 @@ _GROUPS = 5  # base-10000 groups: an int64 of 18 digits (plus padding) fits in f
 _GROUP_FLOORS = 10 ** np.arange(0, 4 * _GROUPS, 4, dtype=np.int64)  # 1, 10**4 .. 10**16
 
 
+def _keep_table() -> np.ndarray:
+    """Bytes of the fixed-width row kept for each (leading zero groups, trailing zero
+    groups): the 8 header bytes and the groups between them, row lead * _GROUPS + trail."""
+    cols = np.arange(8 + 2 * _GROUPS)
+    return np.array(
+        [
+            (cols < 8) | ((cols >= 8 + 2 * lead) & (cols < 8 + 2 * (_GROUPS - trail)))
+            for lead in range(_GROUPS + 1)
+            for trail in range(_GROUPS)
+        ]
+    )
+
+
+_KEEP = _keep_table()
+
+
 def unscaled(col: pa.Array) -> np.ndarray:
     """A DECIMAL column's unscaled values (they fit an int64: precision <= 18)."""
     if not pa.types.is_decimal128(col.type):
@@ -37,7 +53,8 @@ def _spans(matrix: np.ndarray, keep: np.ndarray, lengths: np.ndarray, col: pa.Ar
         lengths = np.where(valid, lengths, 0)
     offsets = np.zeros(n + 1, dtype=np.int32)
     np.cumsum(lengths, out=offsets[1:])
-    data = pa.py_buffer(matrix[keep])
+    # np.compress over the flat matrix: several times faster than 2-D boolean indexing
+    data = pa.py_buffer(np.compress(keep.ravel(), matrix.ravel()))
     out = pa.Array.from_buffers(pa.binary(), n, [None, pa.py_buffer(offsets), data])
     if col.null_count:
         out = pc.if_else(col.is_valid(), out, pa.scalar(None, pa.binary()))
@@ -73,8 +90,5 @@ def numeric_binary(col: pa.Array, scale: int) -> pa.Array:
     head[:, 1] = np.where(ndigits > 0, _GROUPS - 1 - lead - frac_groups, 0)
     head[:, 2] = np.where(raw < 0, NUMERIC_NEG, NUMERIC_POS)
     head[:, 3] = scale
-    cols = np.arange(8 + 2 * _GROUPS, dtype=np.int8)[None, :]
-    first = (8 + 2 * lead).astype(np.int8)[:, None]
-    end = (8 + 2 * (_GROUPS - trailing)).astype(np.int8)[:, None]
-    keep = (cols < 8) | ((cols >= first) & (cols < end))
+    keep = _KEEP[lead * _GROUPS + trailing]  # one gather instead of five mask passes
     return _spans(matrix, keep, 8 + 2 * ndigits, col)

@@ -49,6 +49,7 @@ FORMATS = [
     "(FORMAT csv, NULL 'NULL', DELIMITER ';')",
     "(DELIMITER '|', NULL '')",
     "(FORMAT csv, QUOTE '*', ESCAPE '\\', NULL 'a;b|c')",
+    "(FORMAT csv, QUOTE '''')",  # the quote is "'", doubled inside its string literal
 ]
 # Floats go by the per-value path; the rest by Arrow when every column has an encoder.
 QUERIES = [
@@ -112,3 +113,14 @@ def test_server_side_cursor_pages_through_a_large_result(sides: tuple[str, str])
                     got.append(page)
             pages.append(got)
     assert pages[1] == pages[0]
+
+
+@pytest.mark.parametrize("option", ["QUOTE ''", "QUOTE 'ab'", "ESCAPE ''"])
+def test_copy_csv_quote_and_escape_must_be_one_byte(sides: tuple[str, str], option: str) -> None:
+    errors = []
+    for dsn in sides:
+        with psycopg.connect(dsn, autocommit=True) as conn, conn.cursor() as cur:
+            with pytest.raises(psycopg.Error) as info:
+                cur.execute(f"COPY (SELECT 1) TO STDOUT (FORMAT csv, {option})")  # type: ignore[arg-type]
+            errors.append((info.value.sqlstate, str(info.value).splitlines()[0]))
+    assert errors[1] == errors[0]
