@@ -207,3 +207,28 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if skipped and exitstatus == 0:
         reporter.write_line(f"{len(skipped)} test(s) skipped: this suite does not skip", red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+# --- long modules first ------------------------------------------------------------------
+
+# With --dist loadfile each worker takes whole modules in collection order, so a long
+# module handed out last decides when the run ends while the other worker idles. These
+# (the longest in the `--durations` lists of CI runs) go first; small modules fill the end.
+LONG_FIRST = (
+    "tests/tools/",
+    "tests/lake/",
+    "tests/rest/test_openapi.py",
+    "tests/test_embed_background.py",
+    "tests/test_bad_input.py",
+    "tests/clients/test_hatidata_sdk.py",
+    "tests/agent/test_ledger_tamper_server.py",
+    "tests/rest/test_triggers_api.py",
+    "tests/test_second_server.py",
+    "tests/test_semantic_server.py",
+    "tests/wire/test_event_loop.py",
+    "tests/wire/test_connection_threads.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: not item.nodeid.startswith(LONG_FIRST))  # stable sort
