@@ -234,3 +234,28 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | 
     if config.getvalue("dist") != "loadfile":
         return None
     return _LoadFileSharing(config, log)  # type: ignore[arg-type]
+
+
+# --- long modules first ------------------------------------------------------------------
+
+# With --dist loadfile each worker takes whole modules in collection order, so a long
+# module handed out last decides when the run ends while the other worker idles. These
+# (the longest in the `--durations` lists of CI runs) go first; small modules fill the end.
+LONG_FIRST = (
+    "tests/tools/",
+    "tests/lake/",
+    "tests/rest/test_openapi.py",
+    "tests/test_embed_background.py",
+    "tests/test_bad_input.py",
+    "tests/clients/test_hatidata_sdk.py",
+    "tests/agent/test_ledger_tamper_server.py",
+    "tests/rest/test_triggers_api.py",
+    "tests/test_second_server.py",
+    "tests/test_semantic_server.py",
+    "tests/wire/test_event_loop.py",
+    "tests/wire/test_connection_threads.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: not item.nodeid.startswith(LONG_FIRST))  # stable sort

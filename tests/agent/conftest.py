@@ -8,15 +8,14 @@ from pathlib import Path
 import pytest
 from trigger_support import Receiver
 
+from tests.conftest import shared_model_dir
+
 
 @pytest.fixture(scope="session")
-def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The offline default model (all-MiniLM-L6-v2) converted once for the whole run."""
-    from proxy.embedding.manage import ensure_default_model
-
-    cache = tmp_path_factory.mktemp("agent-models")
-    ensure_default_model(cache)
-    return cache
+def model_dir() -> Path:
+    """The offline default model (all-MiniLM-L6-v2): the copy every test server of this
+    process uses, converted once (a conversion of its own would cost 2-10 s more)."""
+    return Path(shared_model_dir())
 
 
 @pytest.fixture

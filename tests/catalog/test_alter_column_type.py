@@ -6,20 +6,17 @@ length is a CHECK; a new varchar(n) needs one): the table is rebuilt in one tran
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import psycopg
 import pytest
 
-from tests.conftest import ServerProcess, start_server
+from tests.conftest import ServerProcess
 from tests.conftest import psql_command as psql
 
 
 @pytest.fixture(scope="module")
-def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    server = start_server(tmp_path_factory.mktemp("alter_type"), "--database", ":memory:")
-    yield server
-    server.stop()
+def srv(server: ServerProcess) -> ServerProcess:
+    """The session's shared server: every table here is named at_* (no collisions)."""
+    return server
 
 
 def _types(conn: psycopg.Connection, table: str) -> list[tuple[str, str]]:

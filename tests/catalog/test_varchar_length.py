@@ -10,14 +10,13 @@ getColumns (atttypid / atttypmod -> TYPE_NAME / COLUMN_SIZE), SQLAlchemy inspect
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
 import sqlalchemy as sa
 
-from tests.conftest import ServerProcess, start_server
+from tests.conftest import ServerProcess
 from tests.conftest import psql_command as psql
 
 JAR = Path("/usr/share/java/postgresql.jar")
@@ -31,12 +30,11 @@ DDL = (
 
 
 @pytest.fixture(scope="module")
-def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    server = start_server(tmp_path_factory.mktemp("vlen"), "--database", ":memory:")
+def srv(server: ServerProcess) -> ServerProcess:
+    """The session's shared server: every table here is named vlen_* (no collisions)."""
     with psycopg.connect(server.dsn, autocommit=True) as conn:
         conn.execute(DDL)
-    yield server
-    server.stop()
+    return server
 
 
 def test_pg_attribute_and_format_type(srv: ServerProcess) -> None:

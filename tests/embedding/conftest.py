@@ -12,6 +12,7 @@ import pytest
 from embedding_support import FIXTURES, FileServer, make_tiny_checkpoint
 
 from proxy.embedding.registry import KNOWN_MODELS, OFFLINE_MODEL, package_model_dir
+from tests.conftest import shared_model_dir
 
 
 @pytest.fixture(scope="session")
@@ -36,11 +37,12 @@ def minilm_package_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
-def minilm_dir(minilm_package_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def minilm_dir(minilm_package_dir: Path) -> Path:
+    """MiniLM as `ensure_default_model` converts it: the copy the test servers of this
+    process use (tests that change a model work on a copy of it)."""
     from proxy.embedding.manage import ensure_default_model
 
-    cache = tmp_path_factory.mktemp("models")
-    return ensure_default_model(cache)
+    return ensure_default_model(Path(shared_model_dir()))
 
 
 @pytest.fixture(scope="session")
