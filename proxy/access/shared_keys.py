@@ -28,8 +28,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import random
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +35,9 @@ import duckdb
 
 from proxy.access import keys as k
 from proxy.core.names import INTERNAL_SCHEMA
+from proxy.core.periodic import run_every
 from proxy.db.agent_lake import AGENT_LAKE, create, current_snapshot, lake_table, mirror_table
+from proxy.db.conflicts import again_on_conflict
 from proxy.db.lake import lit
 
 if TYPE_CHECKING:
@@ -121,14 +121,10 @@ class SharedKeys:
         orgs: list[str],
         agents: list[tuple[str, str]],
     ) -> None:
-        for attempt in range(RETRIES):
-            try:
-                self._publish(cur, key_ids, orgs, agents)
-                return
-            except duckdb.TransactionException:  # another proxy's key write committed first
-                if attempt == RETRIES - 1:
-                    raise
-                time.sleep(random.uniform(0.01, 0.05) * (attempt + 1))
+        # another proxy's key write committed first: run ours again on top of it
+        again_on_conflict(
+            lambda: self._publish(cur, key_ids, orgs, agents), attempts=RETRIES, step=0.03
+        )
 
     def _publish(
         self,
@@ -305,21 +301,13 @@ class SharedKeys:
             log.debug("agent lake: %d API keys changed", len(ids))
         return ids
 
-    async def _poller(self) -> None:
-        while not self._stop.is_set():
-            started = time.monotonic()
-            if self._pending or self._pending_meta:
-                ids, meta = sorted(self._pending), sorted(self._pending_meta, key=str)
-                self._pending, self._pending_meta = set(), set()
-                orgs = [o for o, a in meta if a is None]
-                await self.publish(ids, orgs, [(o, a) for o, a in meta if a is not None])
-            try:
-                await self.catch_up()
-            except Exception as exc:
-                log.warning("catching up with the agent lake's API keys failed: %s", exc)
-            wait = max(0.0, POLL_SECS - (time.monotonic() - started))
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stop.wait(), wait)
+    async def _round(self) -> None:
+        if self._pending or self._pending_meta:
+            ids, meta = sorted(self._pending), sorted(self._pending_meta, key=str)
+            self._pending, self._pending_meta = set(), set()
+            orgs = [o for o, a in meta if a is None]
+            await self.publish(ids, orgs, [(o, a) for o, a in meta if a is not None])
+        await self.catch_up()
 
     # ---- lifecycle ----------------------------------------------------------------
 
@@ -342,7 +330,12 @@ class SharedKeys:
         if left:
             await self.publish(left)
         log.info("agent lake: API keys shared (%d published from this proxy)", len(left))
-        self._task = asyncio.create_task(self._poller(), name="hatiproxy-keys-lake-poll")
+        self._task = asyncio.create_task(
+            run_every(
+                POLL_SECS, self._round, self._stop, "catching up with the agent lake's API keys"
+            ),
+            name="hatiproxy-keys-lake-poll",
+        )
 
     async def stop(self) -> None:
         self._stop.set()

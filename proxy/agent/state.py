@@ -27,7 +27,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
-import random
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -39,6 +38,7 @@ from proxy.core.names import INTERNAL_SCHEMA
 from proxy.core.registry import McpTool, Param, agent_function
 from proxy.core.relations import agent_relation
 from proxy.db.agent_lake import create, lake_table, mirror_table
+from proxy.db.conflicts import CONFLICT_OR_DUPLICATE, again_on_conflict_async
 
 if TYPE_CHECKING:
     from proxy.agent.context import AgentContext
@@ -267,16 +267,15 @@ async def _retry_conflicts(op, shared: bool = False):
     """DuckDB's optimistic concurrency: two writers of one key -> retry the loser. In the
     agent lake the loser is another proxy's write of ~100 ms or more: wait longer, with
     jitter, so two proxies do not collide again in step."""
-    attempts = 12 if shared else 5
-    for i in range(attempts):
-        try:
-            return await op()
-        except (duckdb.TransactionException, duckdb.ConstraintException):
-            # A concurrent first insert of the same key loses with a constraint error.
-            if i == attempts - 1:
-                raise AgentError.conflict("the key was written concurrently; try again") from None
-            pause = 0.05 * (i + 1) * (0.5 + random.random()) if shared else 0.005 * (i + 1)
-            await asyncio.sleep(pause)
+    try:
+        return await again_on_conflict_async(
+            op,
+            attempts=12 if shared else 5,
+            step=0.05 if shared else 0.005,
+            errors=CONFLICT_OR_DUPLICATE,  # a concurrent first insert of one key: duplicate
+        )
+    except CONFLICT_OR_DUPLICATE:
+        raise AgentError.conflict("the key was written concurrently; try again") from None
 
 
 # -- registered functions ------------------------------------------------------------

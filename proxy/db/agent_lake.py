@@ -21,6 +21,7 @@ import re
 import duckdb
 
 from proxy.core.names import INTERNAL_SCHEMA
+from proxy.db.conflicts import again_on_conflict
 from proxy.db.lake import (
     LakeUnavailable,
     attach_with_retry,
@@ -49,13 +50,7 @@ def attach_agent_lake(conn: duckdb.DuckDBPyConnection, catalog: str, data_path: 
             attach_with_retry(
                 conn, f"ATTACH {lit('ducklake:' + catalog)} AS {AGENT_LAKE} ({options})"
             )
-        for attempt in range(3):  # proxies starting at once create the schema together
-            try:
-                conn.execute(f"CREATE SCHEMA IF NOT EXISTS {AGENT_LAKE}.{INTERNAL_SCHEMA}")
-                break
-            except duckdb.TransactionException:
-                if attempt == 2:
-                    raise
+        create(conn, f"CREATE SCHEMA IF NOT EXISTS {AGENT_LAKE}.{INTERNAL_SCHEMA}")
     except duckdb.Error as exc:
         raise LakeUnavailable(
             f"cannot open the DuckLake catalog {redact(catalog)!r} for the agent layer's "
@@ -113,13 +108,7 @@ def mirror_table(
 def create(cur: duckdb.DuckDBPyConnection, sql: str) -> None:
     """Idempotent DDL in the agent lake: proxies starting at once run it together, and
     all but one lose at commit (TransactionException); run again, it then does nothing."""
-    for attempt in range(3):
-        try:
-            cur.execute(sql)
-            return
-        except duckdb.TransactionException:
-            if attempt == 2:
-                raise
+    again_on_conflict(lambda: cur.execute(sql), attempts=3)
 
 
 def current_snapshot(cur: duckdb.DuckDBPyConnection) -> int:

@@ -26,6 +26,7 @@ import time
 import duckdb
 
 from proxy.db.agent_lake import AGENT_LAKE, lake_table, mirror_table
+from proxy.db.conflicts import again_on_conflict
 from proxy.db.lake import lit
 
 log = logging.getLogger("hatiproxy.engine")
@@ -66,18 +67,18 @@ def share(cur: duckdb.DuckDBPyConnection, tables: list[str]) -> None:
     if missing:
         # One lake transaction for all (each commit is catalog round trips); proxies
         # starting at once race to create them: the losers run it again, then find them.
-        for attempt in range(5):
+        def create() -> None:
             cur.begin()
             try:
                 for t in missing:
                     mirror_table(cur, [(t, ())])
                 cur.commit()
-                break
             except duckdb.TransactionException:
                 with contextlib.suppress(duckdb.Error):  # a failed COMMIT ended it already
                     cur.rollback()
-                if attempt == 4:
-                    raise
+                raise
+
+        again_on_conflict(create, attempts=5)
     for t, cols in local.items():
         schema, name = t.split(".")
         if cur.execute(f"SELECT EXISTS (FROM {t})").fetchone()[0]:

@@ -23,6 +23,7 @@ from proxy.db.agent_db import AgentDatabase
 from proxy.db.agent_move import move_agent_data
 from proxy.db.backends import Backends
 from proxy.db.commit_clock import CLOCK
+from proxy.db.conflicts import again_on_conflict
 from proxy.db.connection_threads import on_connection_thread
 from proxy.db.lake import attach_lake, detach_lake, redact
 from proxy.db.opening import EXTENSIONS, DatabaseInUse, OpenedFile
@@ -107,14 +108,13 @@ class Engine:
                 "log_min_duration_statement": str(self.config.log_min_duration_statement),
             }
         )
-        for attempt in range(3):
-            try:
-                install(self.db, users=list(self.config.user_passwords), backends=self.backends)
-                break
-            except duckdb.TransactionException:
-                # proxies started at once create the lake's shared registry table together
-                if not self.lake or attempt == 2:
-                    raise
+        # proxies started at once create the lake's shared registry table together
+        again_on_conflict(
+            lambda: install(
+                self.db, users=list(self.config.user_passwords), backends=self.backends
+            ),
+            attempts=3 if self.lake else 1,
+        )
         self._search_path = search_path(self.db)
 
     def cursor(self) -> duckdb.DuckDBPyConnection:

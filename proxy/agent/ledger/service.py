@@ -46,7 +46,6 @@ import asyncio
 import datetime as dt
 import inspect
 import logging
-import random
 import weakref
 from typing import TYPE_CHECKING, Any
 
@@ -73,6 +72,7 @@ from proxy.core.identity import Identity
 from proxy.core.relations import agent_relation
 from proxy.db.agent_lake import create, lake_table
 from proxy.db.agent_lake_views import share, unshare
+from proxy.db.conflicts import CONFLICT_OR_DUPLICATE, again_on_conflict_async
 
 if TYPE_CHECKING:
     from proxy.agent.context import AgentContext
@@ -248,20 +248,23 @@ class Ledger:
         # concurrency (a write-write conflict aborts one transaction; two inserts of one
         # organisation chain seq violate its key): the whole transaction is recomputed
         # from what is committed then, so a retry is safe.
-        for i in range(attempts):
-            try:
-                return await op()
-            except (duckdb.TransactionException, duckdb.ConstraintException) as exc:
-                if i == attempts - 1:
-                    log.warning("ledger append failed %d times: %s", attempts, exc)
-                    busy = AgentError.conflict("the ledger was busy; try again")
-                    busy.hint = "if this persists, verify_ledger() reports a damaged ledger"
-                    raise busy from None
-                self.conflicts += 1
-                if self.shared:  # another proxy's append of ~100 ms: do not collide in step
-                    await asyncio.sleep(min(0.02 * (i + 1), 0.3) * (0.5 + random.random()))
-                else:
-                    await asyncio.sleep(0.005 * (i + 1))
+        def counted() -> None:
+            self.conflicts += 1
+
+        try:
+            # in the lake the other writer is another proxy's append of ~100 ms: wait longer
+            return await again_on_conflict_async(
+                op,
+                attempts=attempts,
+                step=0.02 if self.shared else 0.005,
+                errors=CONFLICT_OR_DUPLICATE,
+                on_retry=counted,
+            )
+        except CONFLICT_OR_DUPLICATE as exc:
+            log.warning("ledger append failed %d times: %s", attempts, exc)
+            busy = AgentError.conflict("the ledger was busy; try again")
+            busy.hint = "if this persists, verify_ledger() reports a damaged ledger"
+            raise busy from None
 
     def _notify(self, who: Identity, trace_id: str, content: Any) -> None:
         """Hand a new step to the triggers service; never block or fail the append."""

@@ -38,7 +38,6 @@ import collections
 import contextlib
 import functools
 import logging
-import time
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -52,6 +51,7 @@ from proxy.agent.memory.schema import (
     T_VEC,
 )
 from proxy.core.names import INTERNAL_SCHEMA
+from proxy.core.periodic import run_every
 from proxy.db.agent_lake import changes, current_snapshot, lake_table, mirror_table
 
 if TYPE_CHECKING:
@@ -310,17 +310,6 @@ class SharedMemories:
             )
         return len(rows)
 
-    async def _poller(self) -> None:
-        while not self._stop.is_set():
-            started = time.monotonic()
-            try:
-                await self.catch_up()
-            except Exception as exc:
-                log.warning("catching up with the agent lake failed: %s", exc)
-            wait = max(0.0, POLL_SECS - (time.monotonic() - started))
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stop.wait(), wait)
-
     # ---- lifecycle ----------------------------------------------------------------
 
     def _unpublished(self, cur: duckdb.DuckDBPyConnection) -> list[str]:
@@ -340,7 +329,10 @@ class SharedMemories:
         self.stored(left)
         log.info("agent lake: %d memories from other proxies, %d to publish", added, len(left))
         self._tasks = [
-            asyncio.create_task(self._poller(), name="hatiproxy-memory-lake-poll"),
+            asyncio.create_task(
+                run_every(POLL_SECS, self.catch_up, self._stop, "catching up with the agent lake"),
+                name="hatiproxy-memory-lake-poll",
+            ),
             asyncio.create_task(self._publisher(), name="hatiproxy-memory-lake-publish"),
         ]
 

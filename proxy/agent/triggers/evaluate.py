@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import random
 import threading
 import time
 import uuid
@@ -27,6 +26,7 @@ from proxy.agent.triggers.store import DELIVERIES, FIRES, TRIGGERS, parsed_json,
 from proxy.agent.triggers.webhook_guard import WebhookGuard
 from proxy.core.identity import Identity
 from proxy.db.agent_lake_views import target
+from proxy.db.conflicts import again_on_conflict_async
 
 if TYPE_CHECKING:
     from proxy.agent.context import AgentContext
@@ -281,15 +281,15 @@ class TriggerEvaluator:
         # The evaluator and an update_trigger can touch the same row at once: retry the
         # (rare) write-write conflict instead of losing the fire. In the lake another
         # proxy's fire of the same trigger conflicts too (40001): the retry then skips.
-        attempts = 12 if self.shared else 3
-        for attempt in range(attempts):
-            try:
-                return await self.layer.db.transaction(fn)
-            except duckdb.TransactionException:
-                if attempt == attempts - 1:
-                    raise
-                self.stats["conflicts"] = self.stats.get("conflicts", 0) + 1
-                await asyncio.sleep(0.05 * (attempt + 1) * (0.5 + random.random()))
+        def counted() -> None:
+            self.stats["conflicts"] = self.stats.get("conflicts", 0) + 1
+
+        return await again_on_conflict_async(
+            lambda: self.layer.db.transaction(fn),
+            attempts=12 if self.shared else 3,
+            step=0.05,
+            on_retry=counted,
+        )
 
     async def _webhook(self, fire: dict[str, Any], config: dict[str, Any]) -> None:
         cfg = webhooks.parse_config(config)
