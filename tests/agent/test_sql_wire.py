@@ -74,7 +74,7 @@ def test_call_rows_inside_statements_with_their_own_parameters_and_ctes(
     """A few result rows go into the statement itself (inline_rows.with_rows): after the
     statement's own parameters, beside its own WITH, typed as declared, twice in one
     statement, and no rows at all."""
-    with connect(srv, "wire-inline") as conn:
+    with connect(srv, "wire-cte") as conn:
         conn.execute("SELECT * FROM set_agent_state('k1', '{\"n\": 1}')")
         row = conn.execute(
             "WITH w AS (SELECT %s::INT AS x) SELECT g.value, g.found, w.x, %s::TEXT AS y"
