@@ -23,7 +23,10 @@ if TYPE_CHECKING:
     import duckdb
     import pyarrow as pa
 
-MAX_ROWS = 16  # past this, parsing the literals costs more than the Arrow scan
+# Past this, binding the literals (or the parameters of `with_rows`) costs more than
+# registering Arrow rows: a search's 10 rows of 19 columns cost ~0.7x the CPU time as
+# Arrow, and search_memory p50 went 1.10x -> 0.93x a5bd59d's in one A/B at 3 vs 16 rows.
+MAX_ROWS = 3
 MAX_CHARS = 64_000  # a long text (a memory's content) stays in Arrow
 _SCALAR = {"VARCHAR", "JSON", "UUID", "BIGINT", "INTEGER", "DOUBLE", "FLOAT", "BOOLEAN"}
 _SCALAR |= {"TIMESTAMPTZ", "TIMESTAMP"}

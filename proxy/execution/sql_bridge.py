@@ -244,9 +244,6 @@ def empty_agent_relations(layer: AgentLayer | None, names: Sequence[str]) -> lis
     return [(name, None, layer.relation_columns[name]) for name in names]
 
 
-INLINE_REPLACE_ROWS = 3  # replace_rows: more rows than this are registered as Arrow
-
-
 def register(cur: duckdb.DuckDBPyConnection, relations: Sequence[Relation]) -> None:
     """On the worker thread: make each result visible to this cursor's SQL under its name,
     with its declared column types (Arrow keeps neither JSON nor UUID)."""
@@ -292,7 +289,7 @@ def replace_rows(
     if arrow_view:
         cur.register(name + "_rows", table)
         return True
-    if table.num_rows <= INLINE_REPLACE_ROWS and inline_rows.show(cur, name, table, columns):
+    if inline_rows.show(cur, name, table, columns):  # at most inline_rows.MAX_ROWS
         return False
     _arrow_view(cur, name, table, columns)
     return True
