@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from proxy.db.turns import TURNS, give_thread_turn, turn_of_thread
+from proxy.db.turns import TURNS, Turn, turn_of_thread
 from proxy.wire import messages as m
 
 # Stop reading from a client while this much decoded-but-unprocessed input is queued
@@ -32,6 +32,7 @@ class WireReader(asyncio.StreamReader):
         self._waiter: asyncio.Future[None] | None = None
         self._gone = False
         self._paused = False
+        self._turn: Turn | None = None  # this connection's (its thread's) turn
 
     # --- the protocol side (called by StreamReaderProtocol) --------------------------
 
@@ -79,12 +80,19 @@ class WireReader(asyncio.StreamReader):
                     self._paused = False
                     if self._transport is not None:
                         self._transport.resume_reading()
-                # This connection runs only in its turn, FIFO among all (db/turns.py).
-                await TURNS.take(turn_of_thread())
+                # This connection runs only in its turn, FIFO among all (db/turns.py);
+                # a turn held already (the rest of a statement's messages) costs no call.
+                turn = self._turn
+                if turn is None:
+                    turn = self._turn = turn_of_thread()
+                if not turn.held:
+                    await TURNS.take(turn)
                 return msg
             if self._gone:
                 raise ClientGone
-            give_thread_turn()  # waiting for the client: others run meanwhile
+            turn = self._turn
+            if turn is not None and turn.held:  # waiting for the client: others run meanwhile
+                TURNS.give(turn)
             self._waiter = self._loop.create_future()
             try:
                 await self._waiter

@@ -39,14 +39,25 @@ async def run_durably(
     A journaled agent write's fsync overlaps the statement's DuckDB work; it is waited
     for before anything is answered (core/durability.py).
     """
+    assert portal.statement is not None
     try:
+        # Only agent calls make journaled writes (a wait outside deferred() is simply
+        # waited for at once); other statements skip the bookkeeping.
+        if not portal.statement.agent_calls:
+            return await _run(runner, portal, session)
         with durability.deferred():
-            plan = await statement_start.plan(runner, portal, session)
-            if plan.writes and runner.txn_status == "I":
-                runner.write.begin()
-            cols, portal.count, head = await runner.run_plan(plan, portal)
+            return await _run(runner, portal, session)
     except AgentError as exc:  # the write could not be made durable
         raise to_pg_error(exc) from None
+
+
+async def _run(
+    runner: Starter, portal: Portal, session: ClientSession
+) -> tuple[statement_start.StartPlan, tuple[Column, ...] | None, list[tuple] | None]:
+    plan = await statement_start.plan(runner, portal, session)
+    if plan.writes and runner.txn_status == "I":
+        runner.write.begin()
+    cols, portal.count, head = await runner.run_plan(plan, portal)
     return plan, cols, head
 
 

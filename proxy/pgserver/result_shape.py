@@ -73,20 +73,42 @@ def as_jsonb(cols: tuple[Column, ...], json: tuple[bool, ...] | None) -> tuple[C
     )
 
 
+# (id(statement), id(columns)) -> (statement, columns, renamed): a repeated statement (its
+# columns are reused while DuckDB describes them the same: statement_start._columns) gets
+# the same renamed columns back instead of a dataclasses.replace per renamed column each
+# time (count(*) -> count). The entry keeps both objects: their ids are not reused.
+_RENAMED: dict[tuple[int, int], tuple[Statement, tuple[Column, ...], tuple[Column, ...]]] = {}
+_MAX_RENAMED = 4096
+
+
 def postgres_names(st: Statement, cols: tuple[Column, ...] | None) -> tuple[Column, ...] | None:
     """Rename result columns as Postgres names them (count, ?column?, ...), and type
     JSON columns jsonb where PostgreSQL would."""
-    if cols is not None and "typeinfo_tree" in st.sql:
+    if cols is None:
+        return None
+    key = (id(st), id(cols))
+    hit = _RENAMED.get(key)
+    if hit is not None and hit[0] is st and hit[1] is cols:
+        return hit[2]
+    renamed = _postgres_names(st, cols)
+    if len(_RENAMED) >= _MAX_RENAMED:
+        _RENAMED.clear()
+    _RENAMED[key] = (st, cols, renamed)
+    return renamed
+
+
+def _postgres_names(st: Statement, cols: tuple[Column, ...]) -> tuple[Column, ...]:
+    if "typeinfo_tree" in st.sql:
         # asyncpg's type introspection: Postgres answers oid / oid[] columns, the only
         # kinds asyncpg decodes before introspecting; an int8[] column would make it
         # introspect int8[] with this same query, forever. Catalog oids are < 2^31.
         cols = tuple(
             replace(c, duckdb_type=_OID_TYPES.get(c.duckdb_type, c.duckdb_type)) for c in cols
         )
-    if cols is not None and any(c.duckdb_type in _JSONB for c in cols):
+    if any(c.duckdb_type in _JSONB for c in cols):
         cols = _jsonb(st, cols)
     names = st.column_names
-    if not names or cols is None or len(names) != len(cols):
+    if not names or len(names) != len(cols):
         return cols
     return tuple(c if n is None else replace(c, name=n) for c, n in zip(cols, names, strict=True))
 
