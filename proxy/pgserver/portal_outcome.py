@@ -11,7 +11,7 @@ from proxy.core import durability
 from proxy.core.errors import AgentError
 from proxy.db.commit_clock import OpenWrite
 from proxy.execution.sql_bridge import to_pg_error
-from proxy.pgserver import savepoints, statement_start
+from proxy.pgserver import call_shortcut, savepoints, statement_start
 from proxy.pgserver.portal import Portal
 from proxy.pgserver.result_shape import postgres_names
 from proxy.pgserver.results import Column
@@ -44,7 +44,8 @@ async def run_durably(
             plan = await statement_start.plan(runner, portal, session)
             if plan.writes and runner.txn_status == "I":
                 runner.write.begin()
-            cols, portal.count, head = await runner.run_plan(plan, portal)
+            # exactly one agent call: its rows are the result (call_shortcut.py)
+            cols, portal.count, head = await call_shortcut.run(runner, plan, portal)
     except AgentError as exc:  # the write could not be made durable
         raise to_pg_error(exc) from None
     return plan, cols, head
