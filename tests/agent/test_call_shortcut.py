@@ -198,6 +198,18 @@ def test_asyncpg_prepared_statements(srv: ServerProcess) -> None:
             for _ in range(3):
                 rows = [tuple(r) for r in await short.fetch("k")]
                 assert rows == [tuple(r) for r in await forced.fetch("k")]
+            # Execute with a row limit (a cursor's prefetch): the portal suspends and resumes
+            await conn.fetch("SELECT * FROM set_agent_state('k2', '2')")
+            await conn.fetch("SELECT * FROM set_agent_state('k3', '3')")
+            for _ in range(3):
+                seen = []
+                for sql in (
+                    "SELECT key, version FROM list_agent_state()",
+                    "SELECT key, version FROM list_agent_state() WHERE true",
+                ):
+                    async with conn.transaction():
+                        seen.append([tuple(r) async for r in conn.cursor(sql, prefetch=1)])
+                assert seen[0] == seen[1] and len(seen[0]) == 3
             ids = {
                 (await conn.fetchrow("SELECT * FROM store_memory($1)", f"a {i}"))[0]
                 for i in range(4)
