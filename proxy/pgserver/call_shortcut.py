@@ -28,6 +28,7 @@ it plans (Runner._execute), as today.
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import struct
@@ -37,20 +38,29 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from proxy.pgserver import statement_start
+from proxy.execution import inline_rows
 from proxy.pgserver.results import Column, encoders_for
 from proxy.pgserver.statement_clock import statement_timed_out
 from proxy.wire.types import encode_data_rows
 
 if TYPE_CHECKING:
+    from proxy.db.settings import SessionSettings
+    from proxy.pgserver import statement_start
     from proxy.pgserver.portal import Portal
     from transpiler import Statement
 
 log = logging.getLogger("hatiproxy.runner")
 
+# At most this many rows are answered here (a search's default 10 fit); more are encoded
+# faster from DuckDB's Arrow batches (arrow_results.py).
+MAX_ROWS = 16
 
-class Runs(statement_start.Planner, Protocol):
+
+class Runs(Protocol):
     """What `run` uses of the connection's Runner (runner.py)."""
+
+    settings: SessionSettings
+    since: float | None
 
     async def run_plan(
         self, plan: statement_start.StartPlan, portal: Portal
@@ -89,6 +99,26 @@ def _shape(st: Statement, columns: tuple[tuple[str, str], ...]) -> Shape | None:
         _SHAPES.clear()
     _SHAPES[key] = shape
     return shape
+
+
+def cell_rows(st: Statement) -> int:
+    """How many rows of the statement's agent call stay Python cells: up to MAX_ROWS when
+    this module may answer the statement, else what inline_rows puts in the statement."""
+    if (
+        st.kind == "select"
+        and len(st.agent_calls) == 1
+        and not st.duckdb_params
+        and not st.agent_relations
+        and not st.bind_texts
+    ):
+        from proxy.core.registry import REGISTRY
+
+        name = st.agent_calls[0].name
+        if name in REGISTRY:
+            fn = REGISTRY.get(name)
+            if all(t in _CONVERT for _, t in fn.columns) and _shape(st, fn.columns) is not None:
+                return MAX_ROWS
+    return inline_rows.MAX_ROWS
 
 
 def picked_columns(sql: str, relation: str, names: list[str]) -> tuple[int, ...] | None:
@@ -195,10 +225,18 @@ def _str(value: Any) -> Any:
 
 
 def _json(value: Any) -> Any:
-    # json.dumps may write NaN / Infinity, which DuckDB's JSON cast refuses
-    if type(value) is not str or "NaN" in value or "Infinity" in value:
+    if type(value) is not str:
         return _UNSURE
+    if "NaN" in value or "Infinity" in value:  # json.dumps may write them; DuckDB refuses
+        try:
+            json.loads(value, parse_constant=_refuse)
+        except ValueError:
+            return _UNSURE
     return value
+
+
+def _refuse(name: str) -> Any:
+    raise ValueError(name)
 
 
 def _uuid(value: Any) -> Any:

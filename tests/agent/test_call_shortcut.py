@@ -7,6 +7,7 @@ transaction behaviour."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 
 import asyncpg
@@ -108,6 +109,16 @@ def test_every_agent_function_answers_as_duckdb_does(srv: ServerProcess) -> None
     with connect(srv, "shortcut-same") as conn:
         for sql in SETUP:
             conn.execute(sql)
+        for i in range(6):  # more rows than inline_rows puts in a statement
+            conn.execute(
+                f"SELECT * FROM store_memory('the sky is grey {i}', importance := {i / 10})"
+            )
+        deadline = time.monotonic() + 60  # list_memories() stays the same once embedded
+        while conn.execute(
+            "SELECT count(*) FROM list_memories() WHERE embedding_status <> 'embedded'"
+        ).fetchone() != (0,):
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
         for call in SAME:
             for fmt in (0, 1):
                 for extended in (True, False):
@@ -122,7 +133,16 @@ def test_every_agent_function_answers_as_duckdb_does(srv: ServerProcess) -> None
         # Every function's statement, the way clients write it, took the shortcut or, when
         # its rows are not a few scalars (lists, many rows), DuckDB's path: both are checked
         # above. These were answered from the call's rows:
-        for name in ("whoami", "get_agent_state", "get_session", "kg_query", "verify_ledger"):
+        # a search (up to call_shortcut.MAX_ROWS rows are answered too): access counts and
+        # embedding states move between calls, so the same columns and memories
+        for fmt in (0, 1):
+            short = "SELECT * FROM search_memory('sky')"
+            seen = [run(conn, sql, fmt) for sql in (short, short, f"{short} WHERE true")]
+            assert seen[0][:4] == seen[1][:4] == seen[2][:4]
+            assert len({frozenset(r[0] for r in got[4]) for got in seen}) == 1
+            assert len(seen[0][4]) == 7
+        names = ("whoami", "get_agent_state", "get_session", "kg_query", "verify_ledger")
+        for name in (*names, "search_memory", "list_memories"):
             assert answered(srv, name) > 0, name
     assert "rows differ" not in srv.log()
 
