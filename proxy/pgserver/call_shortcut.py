@@ -5,7 +5,7 @@ a DuckDB statement (issues 23, 24).
 run already (statement_start.plan) and its few scalar rows are Python cells
 (`inline_rows.Cells`); DuckDB's only job would be to read them back through a CTE over
 parameters, ~1.1-1.7 ms of a ~2 ms call over the wire (bench/agent_calls.py). One rule
-for every agent function, decided from the transpiled statement's parse (`shape_of`):
+for every agent function, decided from the transpiled statement's parse (call_rule.py):
 a single FROM item that is the agent call (an alias, no column aliases), a select list
 of `*`, `alias.*` and plain column references (aliased or not), nothing else: no WHERE,
 GROUP BY, ORDER BY, LIMIT, DISTINCT, JOIN, CTE, window, set operation.
@@ -35,11 +35,10 @@ import struct
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from proxy.execution import inline_rows
-from proxy.pgserver.results import Column, encoders_for
+from proxy.pgserver import call_rule
+from proxy.pgserver.results import encoders_for
 from proxy.pgserver.statement_clock import statement_timed_out
 from proxy.wire.types import encode_data_rows
 
@@ -47,13 +46,8 @@ if TYPE_CHECKING:
     from proxy.db.settings import SessionSettings
     from proxy.pgserver import statement_start
     from proxy.pgserver.portal import Portal
-    from transpiler import Statement
 
 log = logging.getLogger("hatiproxy.runner")
-
-# At most this many rows are answered here (a search's default 10 fit); more are encoded
-# faster from DuckDB's Arrow batches (arrow_results.py).
-MAX_ROWS = 16
 
 
 class Runs(Protocol):
@@ -65,118 +59,6 @@ class Runs(Protocol):
     async def run_plan(
         self, plan: statement_start.StartPlan, portal: Portal
     ) -> statement_start.Outcome: ...
-
-
-@dataclass(slots=True)
-class Shape:
-    """How the statement's result reads the call's rows: result column i is the
-    function's column picks[i]; `cols` as DuckDB described them (None: not yet seen)."""
-
-    picks: tuple[int, ...]
-    cols: tuple[Column, ...] | None = None
-    off: bool = False  # DuckDB's first answer differed from ours: never shortcut
-    types: tuple[str, ...] = field(default=())  # the picked columns' declared types
-
-
-# (transpiled SQL, function name) -> its Shape, None when the rule does not match. The
-# same text over another function (`... FROM fn(...) AS t`) has columns of its own.
-_SHAPES: dict[tuple[str, str], Shape | None] = {}
-_MAX_SHAPES = 4096
-
-
-def _shape(st: Statement, columns: tuple[tuple[str, str], ...]) -> Shape | None:
-    call = st.agent_calls[0]
-    key = (st.sql, call.name)
-    try:
-        return _SHAPES[key]
-    except KeyError:
-        pass
-    picks = picked_columns(st.sql, call.relation, [name for name, _ in columns])
-    shape = None
-    if picks is not None:
-        shape = Shape(picks, types=tuple(columns[i][1] for i in picks))
-    if len(_SHAPES) >= _MAX_SHAPES:
-        _SHAPES.clear()
-    _SHAPES[key] = shape
-    return shape
-
-
-def cell_rows(st: Statement) -> int:
-    """How many rows of the statement's agent call stay Python cells: up to MAX_ROWS when
-    this module may answer the statement, else what inline_rows puts in the statement."""
-    if (
-        st.kind == "select"
-        and len(st.agent_calls) == 1
-        and not st.duckdb_params
-        and not st.agent_relations
-        and not st.bind_texts
-    ):
-        from proxy.core.registry import REGISTRY
-
-        name = st.agent_calls[0].name
-        if name in REGISTRY:
-            fn = REGISTRY.get(name)
-            if all(t in _CONVERT for _, t in fn.columns) and _shape(st, fn.columns) is not None:
-                return MAX_ROWS
-    return inline_rows.MAX_ROWS
-
-
-def picked_columns(sql: str, relation: str, names: list[str]) -> tuple[int, ...] | None:
-    """The function columns a statement `SELECT <list> FROM <relation> [AS alias]`
-    returns, in order; None when it is anything more (the rule of this module)."""
-    import sqlglot
-    from sqlglot import exp
-
-    try:
-        tree = sqlglot.parse_one(sql, dialect="duckdb")
-    except sqlglot.errors.ParseError:
-        return None
-    if type(tree) is not exp.Select:
-        return None
-    for key, value in tree.args.items():  # WHERE, LIMIT, DISTINCT, joins, WITH, ...
-        if value and key not in ("expressions", "from_", "from"):
-            return None
-    source = tree.args.get("from_") or tree.args.get("from")
-    table = source.this if isinstance(source, exp.From) else None
-    if type(table) is not exp.Table or set(k for k, v in table.args.items() if v) - {
-        "this",
-        "alias",
-    }:
-        return None
-    if table.name != relation:
-        return None
-    alias = table.args.get("alias")
-    if alias is not None and (alias.args.get("columns") or set(alias.args) - {"this", "columns"}):
-        return None  # fn(...) AS t(a, b) renames the columns: DuckDB's business
-    qualifier = (alias.name if alias is not None else relation).lower()
-    lowered = [n.lower() for n in names]
-    if len(set(lowered)) != len(lowered):
-        return None
-    picks: list[int] = []
-    for item in tree.expressions:
-        target = item.this if type(item) is exp.Alias else item
-        if type(item) is exp.Alias and type(target) is not exp.Column:
-            return None
-        if type(target) is exp.Star:
-            if any(target.args.values()) or type(item) is exp.Alias:  # * EXCLUDE (...)
-                return None
-            picks += range(len(names))
-            continue
-        if type(target) is not exp.Column:
-            return None
-        if set(k for k, v in target.args.items() if v) - {"this", "table"}:
-            return None
-        if target.table and target.table.lower() != qualifier:
-            return None
-        if type(target.this) is exp.Star:
-            if any(target.this.args.values()) or type(item) is exp.Alias:
-                return None
-            picks += range(len(names))
-            continue
-        if type(target.this) is not exp.Identifier or target.name.lower() not in lowered:
-            return None
-        picks.append(lowered.index(target.name.lower()))
-    return tuple(picks) if picks else None
 
 
 def _applies(plan: statement_start.StartPlan) -> bool:
@@ -198,7 +80,7 @@ def _applies(plan: statement_start.StartPlan) -> bool:
     )
 
 
-def _rows(shape: Shape, width: int, params: list[Any]) -> list[tuple] | None:
+def _rows(shape: call_rule.Shape, width: int, params: list[Any]) -> list[tuple] | None:
     """The result rows from the call's cells (with_rows' parameters, row by row), as
     DuckDB's CAST of each parameter gives them; None when one is not certain."""
     if width == 0 or len(params) % width:
@@ -305,6 +187,7 @@ _CONVERT: dict[str, Callable[[Any], Any]] = {
     "TIMESTAMP": _timestamp,
 }
 CONVERTED = frozenset(_CONVERT)  # the declared types a call's cells convert from
+assert CONVERTED == call_rule.TYPES
 
 
 async def run(
@@ -320,7 +203,7 @@ async def run(
         fn = REGISTRY.get(plan.st.agent_calls[0].name)
         name = fn.name
         if all(typ in _CONVERT for _, typ in fn.columns):
-            shape = _shape(plan.st, fn.columns)
+            shape = call_rule.shape(plan.st, fn.columns)
             if shape is not None and not shape.off:
                 rows = _rows(shape, len(fn.columns), plan.params)
     if shape is not None and shape.cols is not None and rows is not None and not shape.off:
@@ -337,7 +220,7 @@ async def run(
 
 
 def learn(
-    shape: Shape, outcome: statement_start.Outcome, rows: list[tuple], tz: str | None
+    shape: call_rule.Shape, outcome: statement_start.Outcome, rows: list[tuple], tz: str | None
 ) -> None:
     """DuckDB's first answer to the statement: its columns, if its rows are ours."""
     cols, count, head = outcome

@@ -16,7 +16,7 @@ import pytest
 from psycopg import pq
 
 from proxy.agent.all_functions import load_functions
-from proxy.pgserver.call_shortcut import picked_columns
+from proxy.pgserver.call_rule import picked_columns
 from tests.conftest import ServerProcess, start_server
 
 
