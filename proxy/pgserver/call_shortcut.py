@@ -2,8 +2,8 @@
 a DuckDB statement (issues 23, 24).
 
 `SELECT * FROM store_memory($1)`, `SELECT id FROM append_event(...) AS e`: the call has
-run already (statement_start.plan) and its few scalar rows are Python cells
-(`inline_rows.Cells`); DuckDB's only job would be to read them back through a CTE over
+run already (statement_start.plan) and its rows (up to call_rule.MAX_ROWS, scalar types)
+are Python cells (`inline_rows.Cells`); DuckDB's only job would be to read them back through a CTE over
 parameters, ~1.1-1.7 ms of a ~2 ms call over the wire (bench/agent_calls.py). One rule
 for every agent function, decided from the transpiled statement's parse (call_rule.py):
 a single FROM item that is the agent call (an alias, no column aliases), a select list
@@ -14,7 +14,7 @@ Exactness: the result's columns (names, types, origins) are the ones DuckDB gave
 same statement text and function the first time it ran (`learn`): that run goes through
 DuckDB as before, and its rows are checked against the rows this module would have
 given (the same text encoding), or the statement never takes the shortcut. The cells are
-converted as DuckDB's CAST of the bound parameter would convert them (`_convert`); a
+converted as DuckDB's CAST of the bound parameter would convert them (`_CONVERT`); a
 value whose conversion is not certain (a naive TIMESTAMPTZ, an out-of-range integer,
 JSON text DuckDB might reject) sends that call through DuckDB instead.
 
