@@ -2,9 +2,10 @@
 a DuckDB statement (issues 23, 24).
 
 `SELECT * FROM store_memory($1)`, `SELECT id FROM append_event(...) AS e`: the call has
-run already (statement_start.plan) and its rows (up to call_rule.MAX_ROWS, scalar types)
-are Python cells (`inline_rows.Cells`); DuckDB's only job would be to read them back through a CTE over
-parameters, ~1.1-1.7 ms of a ~2 ms call over the wire (bench/agent_calls.py). One rule
+run already (statement_start.plan) and its rows (up to call_rule.MAX_ROWS, scalar
+types) are Python cells (`inline_rows.Cells`); DuckDB's only job would be to read them
+back through a CTE over parameters, ~1.1-1.7 ms of a ~2 ms call over the wire
+(bench/agent_calls.py). One rule
 for every agent function, decided from the transpiled statement's parse (call_rule.py):
 a single FROM item that is the agent call (an alias, no column aliases), a select list
 of `*`, `alias.*` and plain column references (aliased or not), nothing else: no WHERE,
