@@ -37,6 +37,14 @@ the append-only log, reply ~0.05 ms. Now the rows go into the statement as a CTE
 parameters (execution/inline_rows.with_rows: DuckDB part 1.1-1.7 / 0.9-1.1 ms, rows 0.02
 ms) and the journal's preallocated segments are overwritten in place (fsync left
 0.08-0.18 ms p50). Under that load every figure over the wire is 5-10x the quiet machine's.
+
+Now a statement that is exactly one agent call (`SELECT memory_id FROM store_memory($1)`,
+`SELECT * FROM append_event(...)`) runs no DuckDB statement at all: its result is the
+call's own rows (proxy/pgserver/call_shortcut.py), so the stage left beside decode,
+Parse/Bind and the call is the journal's fsync (py-spy on the server, load ~25: ~80 % of
+a store's time on its connection thread was the wait for the flusher thread's
+fdatasync, 2-3 ms p50 on this disk under load). Wrap the call (`... WHERE true`) to time
+the DuckDB path.
 """
 
 from __future__ import annotations

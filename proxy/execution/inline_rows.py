@@ -113,9 +113,10 @@ class Cells:
         self.rows = rows
 
 
-def fits(columns: Sequence[tuple[str, str]], count: int) -> bool:
-    """Whether an agent call's result can go into the statement as parameters."""
-    return count <= MAX_ROWS and all(typ in _SCALAR for _, typ in columns)
+def fits(columns: Sequence[tuple[str, str]], count: int, most: int = MAX_ROWS) -> bool:
+    """Whether an agent call's result can go into the statement as parameters (or, up to
+    `most` rows, be the statement's result: pgserver/call_shortcut.py)."""
+    return count <= most and all(typ in _SCALAR for _, typ in columns)
 
 
 def can_prefix(sql: str) -> bool:

@@ -129,11 +129,11 @@ async def prepare(
     *,
     read_only: bool = False,
     queries: dict[str, list[dict[str, Any]]] | None = None,
-    cells: bool = False,
+    cells: int = 0,
 ) -> list[Relation]:
     """Run the statement's agent calls; the relations to register before DuckDB runs.
-    queries: the rows of subquery arguments (`query_rows`). cells: a few scalar rows
-    stay Python cells (`inline_rows.Cells`, for `inline_rows.with_rows`)."""
+    queries: the rows of subquery arguments (`query_rows`). cells: up to this many scalar
+    rows stay Python cells (`inline_rows.Cells`, for `inline_rows.with_rows`)."""
     out = []
     for call in st.agent_calls:
         fn = _function(call.name)
@@ -156,7 +156,7 @@ async def prepare(
                 rows = await on_main(fn.run(layer, who, converted, fast=False))
         except AgentError as exc:
             raise to_pg_error(exc) from None
-        if cells and inline_rows.fits(fn.columns, len(rows)):
+        if cells and inline_rows.fits(fn.columns, len(rows), cells):
             table: Any = inline_rows.Cells(
                 [[_cell(typ, r.get(name)) for name, typ in fn.columns] for r in rows]
             )

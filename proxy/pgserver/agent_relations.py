@@ -75,7 +75,7 @@ async def for_statement(
     params: Sequence[Any],
     queries: Any = None,
     timeout_ms: int = 0,
-    cells: bool = False,
+    cells: int = 0,
 ) -> list[sql_bridge.Relation]:
     """Everything `st` reads of the agent layer: its agent functions' results (called on
     the main loop, where the agent layer's asyncio state lives) and its agent relations.

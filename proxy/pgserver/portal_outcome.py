@@ -11,7 +11,7 @@ from proxy.core import durability
 from proxy.core.errors import AgentError
 from proxy.db.commit_clock import OpenWrite
 from proxy.execution.sql_bridge import to_pg_error
-from proxy.pgserver import savepoints, statement_start
+from proxy.pgserver import call_shortcut, savepoints, statement_start
 from proxy.pgserver.portal import Portal
 from proxy.pgserver.result_shape import postgres_names
 from proxy.pgserver.results import Column
@@ -57,7 +57,10 @@ async def _run(
     plan = await statement_start.plan(runner, portal, session)
     if plan.writes and runner.txn_status == "I":
         runner.write.begin()
-    cols, portal.count, head = await runner.run_plan(plan, portal)
+    if plan.st.agent_calls:  # a statement that is exactly the call answers from its rows
+        cols, portal.count, head = await call_shortcut.run(runner, plan, portal)
+    else:
+        cols, portal.count, head = await runner.run_plan(plan, portal)
     return plan, cols, head
 
 

@@ -18,6 +18,7 @@ from proxy.execution import inline_rows, sql_bridge
 from proxy.pgserver import (
     agent_relations,
     arrow_results,
+    call_rule,
     ddl_statements,
     enum_columns,
     explain,
@@ -162,7 +163,7 @@ async def plan(runner: Planner, portal: Portal, session: ClientSession) -> Start
             portal.params,
             queries,
             remaining_ms(runner.since, runner.settings.statement_timeout_ms),
-            cells=inline,
+            cells=call_rule.cell_rows(st) if inline else 0,
         )
     params = sql_bridge.duckdb_params(st, portal.params)
     shown: tuple[explain.Bound, ...] = ()
