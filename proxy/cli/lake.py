@@ -43,8 +43,8 @@ def add_lake_command(sub: Any) -> None:
     lake_sub = parser.add_subparsers(dest="lake_command", required=True)
     compact = lake_sub.add_parser(
         "compact",
-        help="merge each table's small data files (every INSERT writes one); safe while "
-        "proxies serve the lake",
+        help="merge each table's small data files (every INSERT writes one); running proxies "
+        "read the merged files from their next statement",
     )
     compact.add_argument("tables", nargs="*", help="'name' or 'schema.name'; default: all")
     compact.add_argument("--config", help="TOML config file")
