@@ -10,12 +10,17 @@ Each query runs on the file proxy then on the lake proxy, interleaved so that th
 shared machine's load hits both alike; each figure is the best of --reps runs.
 
     .venv/bin/python bench/lake_tpch.py [--sf 1] [--reps 2] [--queries 1,6,14]
+        [--variant 'threads1=--duckdb-threads 1']
+
+Each --variant NAME=FLAGS adds one more lake proxy over the same lake, started with those
+`serve` flags, timed in the same interleaved loop (a column of its own).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -96,6 +101,9 @@ def main() -> None:
     ap.add_argument("--queries", default="", help="comma-separated query numbers (all 22)")
     ap.add_argument("--codec", default=DEFAULT_COMPRESSION, help="the lake's Parquet codec")
     ap.add_argument("--data", default="", help="a DuckDB file dbgen already filled (kept)")
+    ap.add_argument(
+        "--variant", action="append", default=[], help="NAME=FLAGS: one more lake proxy"
+    )
     a = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="hati-lake-tpch-"))
     pg = start_pg()
@@ -120,20 +128,26 @@ def main() -> None:
         proc, file_port = start_hatiproxy(tmp / "file", database=str(local))
         procs.append(proc)
         lake_args = ("--lake-catalog", catalog, "--lake-data", str(tmp / "lake"))
-        proc, lake_port = start_hatiproxy(tmp / "lakeproxy", *lake_args, database=None)
-        procs.append(proc)
+        names = ["lake"] + [v.split("=", 1)[0] for v in a.variant]
+        flags = [[]] + [shlex.split(v.split("=", 1)[1]) for v in a.variant]
+        ports = [file_port]
+        for name, extra in zip(names, flags, strict=True):
+            proc, port = start_hatiproxy(tmp / name, *lake_args, *extra, database=None)
+            procs.append(proc)
+            ports.append(port)
         dsn = "host=127.0.0.1 port={} user=bench dbname=hatidata"
         wanted = [int(n) for n in a.queries.split(",") if n] or list(range(1, 23))
-        best: dict[int, list[float]] = {n: [float("inf"), float("inf")] for n in wanted}
+        best = {n: [float("inf")] * len(ports) for n in wanted}
         load_before = os.getloadavg()[0]
-        with (
-            psycopg.connect(dsn.format(file_port), autocommit=True) as cf,
-            psycopg.connect(dsn.format(lake_port), autocommit=True) as cl,
-        ):
+        conns = [psycopg.connect(dsn.format(p), autocommit=True) for p in ports]
+        try:
             for _ in range(a.reps):
                 for n in wanted:
-                    for i, conn in enumerate((cf, cl)):
+                    for i, conn in enumerate(conns):
                         best[n][i] = min(best[n][i], timed(conn, queries[n - 1]))
+        finally:
+            for conn in conns:
+                conn.close()
         load_after = os.getloadavg()[0]
     finally:
         for proc in procs:
@@ -145,13 +159,17 @@ def main() -> None:
         f"TPC-H sf={a.sf:g} through hatiproxy, best of {a.reps}, lake codec {a.codec}; load average "
         f"{load_before:.1f} -> {load_after:.1f} (2 cores)"
     )
-    print(f"  {'query':>5} {'file s':>8} {'lake s':>8} {'lake/file':>9}")
-    for n, (f, lk) in best.items():
-        print(f"  {'Q' + str(n):>5} {f:8.3f} {lk:8.3f} {lk / f:9.2f}")
-    tf, tl = sum(v[0] for v in best.values()), sum(v[1] for v in best.values())
-    worst = max(best, key=lambda n: best[n][1] / best[n][0])
-    print(f"  {'total':>5} {tf:8.3f} {tl:8.3f} {tl / tf:9.2f}   (target <= 1.5)")
-    print(f"  worst query Q{worst}: x{best[worst][1] / best[worst][0]:.2f}")
+    head = "".join(f" {name + ' s':>10} {name + '/file':>12}" for name in names)
+    print(f"  {'query':>5} {'file s':>8}{head}")
+    for n, times in best.items():
+        cols = "".join(f" {t:10.3f} {t / times[0]:12.2f}" for t in times[1:])
+        print(f"  {'Q' + str(n):>5} {times[0]:8.3f}{cols}")
+    totals = [sum(v[i] for v in best.values()) for i in range(len(ports))]
+    cols = "".join(f" {t:10.3f} {t / totals[0]:12.2f}" for t in totals[1:])
+    print(f"  {'total':>5} {totals[0]:8.3f}{cols}   (target <= 1.5)")
+    for i, name in enumerate(names, 1):
+        worst = max(best, key=lambda n: best[n][i] / best[n][0])
+        print(f"  {name}: worst query Q{worst}: x{best[worst][i] / best[worst][0]:.2f}")
 
 
 if __name__ == "__main__":

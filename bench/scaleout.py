@@ -19,7 +19,12 @@ proxies, PostgreSQL, from /proc and getrusage) is printed per statement: when th
 reaches the cores the run had, no number of proxies can go faster on this machine.
 
     .venv/bin/python bench/scaleout.py [--clients 4] [--seconds 10] [--warmup 3]
-        [--rows 10000] [--proxies 1,2,4] [--serve-args '--duckdb-threads 1']
+        [--rows 10000] [--proxies 1,2,4] [--serve-args '--duckdb-threads 1'] [--perf]
+
+--perf samples the proxies with Linux perf during each measured window and prints where
+their CPU went by binary: Python (the interpreter: hatiproxy's own code), DuckDB's core,
+the ducklake and postgres extensions (libpq is linked into the latter), libc and the
+kernel (socket I/O, scheduling).
 """
 
 from __future__ import annotations
@@ -223,11 +228,14 @@ def measure(
         # the server sides' CPU over the measured window (between warm-up and the end)
         time.sleep(max(0.0, start_at + a.warmup - time.time()))
         p0, s0, (g0, q0), t0 = proxies.cpu(), proxies.switches(), pg_cpu(pg_data), time.time()
+        window = max(0.5, a.seconds - 0.5)
+        perf = start_perf(proxies.pids, window) if a.perf else None
         # ends before the clients do: a connection's thread that exited takes its count
         # of context switches with it (its CPU time stays in the process's)
-        time.sleep(max(0.5, a.seconds - 0.5))
+        time.sleep(window)
         p1, s1, (g1, q1), t1 = proxies.cpu(), proxies.switches(), pg_cpu(pg_data), time.time()
         out = pending.get()
+    shares = perf_shares(*perf) if perf else {}
     qps = sum(q for q, _ in out)
     n = qps * (t1 - t0)
     return {
@@ -239,7 +247,45 @@ def measure(
         "pg_sw": (q1 - q0) / n,
         "busy": (sum(c for _, c in out) + p1 - p0 + g1 - g0) / (t1 - t0),
         "load": os.getloadavg()[0],
+        **{f"perf:{k}": v for k, v in shares.items()},
     }
+
+
+PERF_GROUPS = (  # perf's DSO name -> the part of a proxy it is (first match wins)
+    ("_duckdb.", "DuckDB"),  # the duckdb wheel's module: DuckDB itself
+    ("ducklake", "ducklake ext"),
+    ("postgres_scanner", "postgres ext"),
+    ("python", "Python"),  # the interpreter and C modules (uvloop, _asyncio, ...)
+    ("libc.", "libc"),
+    ("kernel", "kernel"),
+)
+
+
+def start_perf(pids: list[int], seconds: float) -> tuple[subprocess.Popen, Path]:
+    out = Path(tempfile.mkdtemp(prefix="hati-perf-")) / "perf.data"
+    cmd = ["perf", "record", "-q", "-F", "499", "-o", str(out), "-p", ",".join(map(str, pids))]
+    proc = subprocess.Popen([*cmd, "--", "sleep", f"{seconds:.1f}"], stderr=subprocess.DEVNULL)
+    return proc, out
+
+
+def perf_shares(proc: subprocess.Popen, out: Path) -> dict[str, float]:
+    """Percent of the proxies' sampled CPU per part (PERF_GROUPS; the rest 'other')."""
+    proc.wait(60)
+    report = subprocess.run(
+        ["perf", "report", "-i", str(out), "--sort", "dso", "--stdio", "-q"],
+        capture_output=True,
+        text=True,
+    ).stdout
+    shutil.rmtree(out.parent, ignore_errors=True)
+    shares: dict[str, float] = {}
+    for line in report.splitlines():
+        parts = line.split()
+        if len(parts) < 2 or not parts[0].endswith("%"):
+            continue
+        dso = " ".join(parts[1:]).lower()
+        group = next((g for key, g in PERF_GROUPS if key in dso), "other")
+        shares[group] = shares.get(group, 0.0) + float(parts[0].rstrip("%"))
+    return shares
 
 
 def main() -> None:
@@ -256,6 +302,7 @@ def main() -> None:
         "--inline-rows", default="", help="DuckLake data inlining row limit (hatiproxy: 0)"
     )
     ap.add_argument("--socket", action="store_true", help="catalog over PG's unix socket")
+    ap.add_argument("--perf", action="store_true", help="proxies' CPU by binary (Linux perf)")
     a = ap.parse_args()
     counts = [int(n) for n in a.proxies.split(",")]
     workloads = a.workloads.split(",")
@@ -325,6 +372,11 @@ def report(
                 f"   {m['client_ms']:23.2f} {m['proxy_ms']:5.2f} {m['pg_ms']:5.2f}"
                 f"   {m['busy']:5.2f}   {m['proxy_sw']:28.1f} {m['pg_sw']:5.1f}"
             )
+        for (name, wl), m in results.items():
+            shares = {k[5:]: v for k, v in m.items() if k.startswith("perf:")}
+            if wl == w and shares:
+                top = sorted(shares.items(), key=lambda kv: -kv[1])
+                print(f"    {name}: proxy CPU " + ", ".join(f"{k} {v:.0f}%" for k, v in top))
         two = results.get(("2 proxies, DuckLake", w), {}).get("qps")
         if one and two:
             print(f"  2 lake proxies / 1 lake proxy: x{two / one:.2f}   (target >= 1.6)")

@@ -1,4 +1,4 @@
-"""Command line: `hatiproxy serve | model ... | mcp | keys ...`."""
+"""Command line: `hatiproxy serve | model ... | mcp | keys ... | lake compact`."""
 
 from __future__ import annotations
 
@@ -129,6 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
     from proxy.cli.keys import add_keys_command
 
     add_keys_command(sub)  # `hatiproxy keys ...`: API keys on the database file
+    from proxy.cli.lake import add_lake_command
+
+    add_lake_command(sub)  # `hatiproxy lake compact`: merge a DuckLake's small files
     return parser
 
 

@@ -174,6 +174,42 @@ def attach_with_retry(conn: duckdb.DuckDBPyConnection, sql: str) -> None:
             time.sleep(0.5 * (attempt + 1))
 
 
+def compact_lake(
+    conn: duckdb.DuckDBPyConnection, tables: list[str] | None = None
+) -> list[tuple[str, int, int]]:
+    """Merge each lake table's adjacent small Parquet files into files of up to the lake's
+    target_file_size (DuckLake's ducklake_merge_adjacent_files), on `conn` with the lake
+    attached (attach_lake). With data inlining off every INSERT writes a file of its own,
+    and a scan opens every file: a table loaded by 200 INSERTs (TPC-H lineitem, sf 0.1)
+    scanned 1.5-4x slower than after a merge (issue 25). Tables are 'name' or
+    'schema.name' (public = main); none means all. Returns (table, files before, after).
+    The merged-away files stay on disk for older snapshots until those are expired
+    (ducklake_expire_snapshots, then ducklake_cleanup_old_files)."""
+    known = conn.execute(
+        "SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = ? ORDER BY ALL",
+        [LAKE_DB],
+    ).fetchall()
+    wanted = known
+    if tables:
+        wanted = []
+        for name in tables:
+            schema, _, table = name.rpartition(".")
+            schema = "main" if schema in ("", "public") else schema
+            if (schema, table) not in known:
+                raise LakeUnavailable(f"the lake has no table {name!r}")
+            wanted.append((schema, table))
+    done = []
+    for schema, table in wanted:
+        args = f"{lit(LAKE_DB)}, {lit(table)}, schema => {lit(schema)}"
+        count = f"SELECT count(*) FROM ducklake_list_files({args})"
+        before = conn.execute(count).fetchone()[0]
+        conn.execute(f"CALL ducklake_merge_adjacent_files({args})")
+        after = conn.execute(count).fetchone()[0]
+        shown = "public" if schema == "main" else schema
+        done.append((f"{shown}.{table}", before, after))
+    return done
+
+
 def detach_lake(conn: duckdb.DuckDBPyConnection, local: str) -> None:
     """Back to the local file as default, then DETACH: the local file's shutdown
     checkpoint must not run DuckLake maintenance on the shared catalog."""
