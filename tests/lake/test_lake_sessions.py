@@ -2,7 +2,8 @@
 its events, state and artifacts written through one proxy are read through another at
 once; another proxy's search index follows within seconds; appends to one session from
 two proxies keep one order; a delete, a compaction and a repair are seen everywhere; a
-proxy killed with -9 loses no acknowledged event.
+proxy killed with -9 loses no acknowledged event; sessions from before the lake are kept
+aside (not moved) and logged.
 
 Agent ids here start with `sess25-` (no other lake test uses them)."""
 
@@ -12,12 +13,13 @@ import base64
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import psycopg
 import requests
 
-from tests.conftest import ServerProcess
+from tests.conftest import ServerProcess, start_server
 from tests.lake.conftest import LakeCluster
 
 DEADLINE = 20.0  # seconds; the poll interval is 250 ms, a loaded CI machine is slow
@@ -251,3 +253,29 @@ def test_a_proxy_killed_with_minus_9_loses_no_acknowledged_event(
     assert seqs == list(range(1, len(seqs) + 1))
     # at most the one append in flight at the kill is there without its answer
     assert len(seqs) - len(acked) <= 1
+
+
+def test_sessions_from_before_the_lake_are_kept_aside_and_logged(
+    lake: LakeCluster, proxies: list[ServerProcess], tmp_path: Path
+) -> None:
+    agent, sid = "sess25-before", f"s-{uuid.uuid4().hex[:8]}"
+    alone = start_server(tmp_path, "--embedding-provider", "hash", "--mcp-port", "0")
+    try:
+        call(alone, "create_session", agent, app_name="app", user_id="u", session_id=sid)
+        call(alone, "append_event", agent, session_id=sid, author="user", message=msg("old"))
+    finally:
+        alone.stop()
+    flags = ("--lake-catalog", lake.catalog, "--lake-data", str(lake.data))
+    joined = start_server(tmp_path, "--embedding-provider", "hash", "--mcp-port", "0",
+                          "--auth-method", "trust", *flags, timeout=300)  # fmt: skip
+    lake.extra.append(joined)  # stopped with the cluster
+    log = joined.log()
+    assert (
+        "sessions: rows from before the lake kept in hatidata_internal.sessions_before_lake" in log
+    )
+    assert "session_events_before_lake" in log
+    # not shared: the lake's proxies (this one too) do not know it; the id is free there
+    assert status(joined, "get_session", agent, session_id=sid) == 404
+    assert status(proxies[0], "get_session", agent, session_id=sid) == 404
+    call(joined, "create_session", agent, app_name="app", user_id="u", session_id=sid)
+    assert call(proxies[0], "get_session", agent, session_id=sid)[0]["event_count"] == 0
