@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("hatiproxy.agent.sessions")
 
+MAX_CACHED = 100_000  # sessions whose app and user are kept
 _COLS = "org_id, agent_id, session_id, seq, event_id, author, timestamp, message, actions"
 
 
@@ -42,6 +43,11 @@ class IndexFeed:
         self._again = False
         self.indexed = 0  # events indexed from the lake (for logs and tests)
         self.rounds = 0  # change-feed reads (incremental: one per snapshot move)
+        # A session's app and user (fixed at its creation), read from the lake once and
+        # forgotten when its events are deleted (a deleted session). Left alone: a session
+        # deleted with no events and created again under its id with another app or user
+        # is indexed under the old ones until `rebuild_session_index` or a restart.
+        self._sessions: dict[tuple[str, str, str], dict[str, Any]] = {}
 
     def install(self, cur: duckdb.DuckDBPyConnection) -> None:
         cur.execute(f"CREATE TABLE IF NOT EXISTS {FEED} (snapshot_id BIGINT NOT NULL)")
@@ -104,8 +110,12 @@ class IndexFeed:
         final: dict[tuple, tuple] = {}  # an event's last change in the range wins
         for kind, _, *row in rows:
             final[tuple(row[:4])] = (kind, row)
-        sessions: dict[tuple, dict[str, Any]] = {}
-        wanted = {k[:3] for k, (kind, _) in final.items() if kind == "insert"}
+            if kind == "delete":  # a deleted session's id may come back as another's
+                self._sessions.pop(tuple(row[:3]), None)
+        if len(self._sessions) > MAX_CACHED:
+            self._sessions.clear()
+        sessions = self._sessions
+        wanted = {k[:3] for k, (kind, _) in final.items() if kind == "insert"} - set(sessions)
         if wanted:
             for org, agent, sid, app, user in cur.execute(
                 f"SELECT org_id, agent_id, session_id, app_name, user_id"
