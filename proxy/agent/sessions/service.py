@@ -10,6 +10,15 @@ every session of the app (both in `session_scoped_state`); `temp:` keys live onl
 the invocation that set them (`session_temp_state`, cleared by `end_invocation` or when
 an event of another invocation is appended). An event's `actions.state_delta` object is
 applied to the state with the event, in the same transaction.
+
+With `lake_catalog` set the session tables (SHARED: sessions, events, scoped and temp
+state, artifacts) live in the agent lake, read through local views of the same names
+(proxy/db/agent_lake_views.py), so every proxy reads every session's latest commit. A
+session transaction then writes the lake only: it first rewrites the session's row (a
+create, or a user:/app: key, the clock row), so two proxies' transactions on one session
+conflict at commit and the later runs again (one order, distinct seqs); appends skip the
+journal's fast path (acknowledged once in the lake); the search index follows the lake
+(lake_feed.py). Rows from before the lake stay local, renamed `<table>_before_lake`.
 """
 
 from __future__ import annotations
@@ -143,7 +152,8 @@ class Sessions:
 
     async def transaction(self, who: Identity, session_id: str, work: Any) -> Any:
         """Run `work(cur)` in one agent-database transaction, serial per session, after
-        the agent's journaled appends (work may `learn` the session's last seq)."""
+        the agent's journaled appends (work may `learn` the session's last seq); in the
+        lake, run again from the start after a conflict with another proxy's."""
 
         key = (who.org_id, who.agent_id, session_id)
 
