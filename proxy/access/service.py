@@ -35,6 +35,7 @@ from proxy.access.throttle import AuthThrottle, Banned
 from proxy.access.usage import KeyMeter, UsageTracker
 from proxy.core.config import Config
 from proxy.core.identity import Identity
+from proxy.db.agent_lake_poll import LakePoller
 from proxy.db.pool import PooledDB
 
 log = logging.getLogger("hatiproxy.access")
@@ -70,6 +71,7 @@ class ServiceHost(Protocol):
     config: Config
     db: PooledDB  # the agent database: keys, usage, object owners
     users_db: PooledDB  # the users' database: the objects owners own, its catalog
+    lake: LakePoller | None  # with a DuckLake catalog: the agent lake's poller
 
     def add_service(self, service: Any) -> None: ...
 
@@ -95,7 +97,7 @@ class AccessControl:
         # With a DuckLake catalog: keys shared with the other proxies (shared_keys.py).
         self.shared: SharedKeys | None = None
         if getattr(self.config, "lake_catalog", ""):
-            self.shared = SharedKeys(layer.db, self._changed_elsewhere)
+            self.shared = SharedKeys(layer.db, self._changed_elsewhere, layer.lake)
             layer.add_service(self.shared)
 
     def _changed_elsewhere(self, key_ids: list[str]) -> None:

@@ -12,8 +12,8 @@ they are) and:
   (40001) and the loser runs again: keys writes are serialised across proxies, never
   lost. A revocation is sticky: the earliest `revoked_at` of the local row and the lake's
   wins, so a stale copy published later cannot bring a revoked key back.
-- catches up: every `POLL_SECS` it reads the lake's snapshot id (one catalog query);
-  only when that moved, the clock row as of that snapshot; only when the clock moved,
+- catches up: when the agent lake's poller (proxy/db/agent_lake_poll.py, one per
+  proxy) saw the lake's snapshot id move, the clock row as of that snapshot; only when the clock moved,
   the rows changed since the last applied snapshot (`ducklake_table_changes`). They are
   upserted into the local tables and the changed keys dropped from the key cache, so a
   key revoked through another proxy stops authenticating here within about a second.
@@ -26,7 +26,6 @@ Usage counters and `last_used_at` stay per proxy (docs/deployment.md).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -35,17 +34,23 @@ import duckdb
 
 from proxy.access import keys as k
 from proxy.core.names import INTERNAL_SCHEMA
-from proxy.core.periodic import run_every
-from proxy.db.agent_lake import AGENT_LAKE, create, current_snapshot, lake_table, mirror_table
+from proxy.db.agent_lake import (
+    AGENT_LAKE,
+    create,
+    current_snapshot,
+    lake_table,
+    lake_transaction,
+    mirror_table,
+)
 from proxy.db.conflicts import again_on_conflict
 from proxy.db.lake import lit
 
 if TYPE_CHECKING:
+    from proxy.db.agent_lake_poll import LakePoller
     from proxy.db.pool import PooledDB
 
 log = logging.getLogger("hatiproxy.access")
 
-POLL_SECS = 0.25
 RETRIES = 12  # commit conflicts with other proxies' key writes before giving up
 CLOCK = f"{INTERNAL_SCHEMA}.access_clock"  # agent lake only: bumped by every key write
 T_FEED = f"{INTERNAL_SCHEMA}.access_lake_feed"  # local: the snapshot and clock applied
@@ -62,13 +67,14 @@ _KEY_SETS = (
 
 
 class SharedKeys:
-    def __init__(self, db: PooledDB, changed: Callable[[list[str]], None]) -> None:
+    def __init__(
+        self, db: PooledDB, changed: Callable[[list[str]], None], lake: LakePoller | None
+    ) -> None:
         self.db = db
+        self.lake = lake
         self.changed = changed  # key ids changed by other proxies: drop them from caches
         self.key_cols: list[str] = []
         self._snap: int | None = None  # the lake snapshot last looked at (in memory)
-        self._stop = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
         self._pending: set[str] = set()  # key ids whose publishing failed
         self._pending_meta: set[tuple[str, str | None]] = set()  # (org, agent or None)
         self._applying = asyncio.Lock()  # the poller and a key write's catch-up take turns
@@ -105,7 +111,14 @@ class SharedKeys:
         cannot take them (catalog unreachable), the local write stands and the poller
         publishes them again every round until it can."""
         try:
-            await self.db.run(lambda cur: self.publish_sync(cur, key_ids, orgs or [], agents or []))
+            # another proxy's key write committed first: ours runs again on top of it
+            await self.db.run(
+                lambda cur: again_on_conflict(
+                    lambda: self._publish(cur, key_ids, orgs or [], agents or []),
+                    attempts=RETRIES,
+                    step=0.03,
+                )
+            )
         except Exception as exc:
             log.warning(
                 "publishing %d API keys to the agent lake failed (retried): %s", len(key_ids), exc
@@ -113,18 +126,6 @@ class SharedKeys:
             self._pending.update(key_ids)
             self._pending_meta.update((o, None) for o in orgs or [])
             self._pending_meta.update(agents or [])
-
-    def publish_sync(
-        self,
-        cur: duckdb.DuckDBPyConnection,
-        key_ids: list[str],
-        orgs: list[str],
-        agents: list[tuple[str, str]],
-    ) -> None:
-        # another proxy's key write committed first: run ours again on top of it
-        again_on_conflict(
-            lambda: self._publish(cur, key_ids, orgs, agents), attempts=RETRIES, step=0.03
-        )
 
     def _publish(
         self,
@@ -151,8 +152,7 @@ class SharedKeys:
             }
         )
         cur.register("_hati_keys_pub", keys)
-        cur.begin()
-        try:
+        with lake_transaction(cur, "_hati_keys_pub", "_hati_keys_merged"):
             # n: any key write; meta: organisations or agents too (read only then)
             meta = 1 if orgs or agents else 0
             cur.execute(f"UPDATE {lake_table(CLOCK)} SET n = n + 1, meta = meta + ?", [meta])
@@ -183,14 +183,6 @@ class SharedKeys:
                 match = "org_id || chr(0) || agent_id IN (SELECT unnest(?::VARCHAR[]))"
                 cur.execute(f"DELETE FROM {la} WHERE {match}", [pairs])
                 cur.execute(f"INSERT INTO {la} SELECT * FROM {k.T_AGENTS} WHERE {match}", [pairs])
-            cur.commit()
-        except BaseException:
-            cur.rollback()
-            raise
-        finally:
-            cur.unregister("_hati_keys_pub")
-            with contextlib.suppress(duckdb.Error):
-                cur.unregister("_hati_keys_merged")
 
     # ---- reading ------------------------------------------------------------------
 
@@ -246,18 +238,10 @@ class SharedKeys:
         ids = sorted(set(feeds["keys"]["key_id"].to_pylist()))
         for name, feed in feeds.items():
             cur.register(f"_hati_access_{name}", feed)
-        cur.begin()
-        try:
+        with lake_transaction(cur, *(f"_hati_access_{name}" for name in feeds)):
             self._upsert(cur, set(feeds))
             cur.execute(f"DELETE FROM {T_FEED}")
             cur.execute(f"INSERT INTO {T_FEED} VALUES (?, ?, ?)", [snap, clock or 0, meta or 0])
-            cur.commit()
-        except BaseException:
-            cur.rollback()
-            raise
-        finally:
-            for name in feeds:
-                cur.unregister(f"_hati_access_{name}")
         self._snap = snap
         return [str(i) for i in ids]
 
@@ -324,21 +308,16 @@ class SharedKeys:
         ]
 
     async def start(self) -> None:
-        self._stop = asyncio.Event()
         await self.catch_up()
         left = await self.db.run(self._unpublished)
         if left:
             await self.publish(left)
         log.info("agent lake: API keys shared (%d published from this proxy)", len(left))
-        self._task = asyncio.create_task(
-            run_every(
-                POLL_SECS, self._round, self._stop, "catching up with the agent lake's API keys"
-            ),
-            name="hatiproxy-keys-lake-poll",
-        )
+        if self.lake is not None:  # the key writes that failed to publish: every tick
+            self.lake.subscribe("API keys", self._round, due=self._has_pending)
+
+    def _has_pending(self) -> bool:
+        return bool(self._pending or self._pending_meta)
 
     async def stop(self) -> None:
-        self._stop.set()
-        if self._task is not None:
-            await self._task
-            self._task = None
+        pass  # the poller stops with the layer; each key write is published before it returns

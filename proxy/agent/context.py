@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from proxy.core.config import Config
     from proxy.core.identity import Identity
     from proxy.core.registry import Registry
+    from proxy.db.agent_lake_poll import LakePoller
     from proxy.db.engine import Engine
     from proxy.db.pool import PooledDB
     from proxy.semantic.engine import SemanticEngine
@@ -31,6 +32,7 @@ class AgentContext(Protocol):
     users_db: PooledDB  # the users' database (branch schemas)
     registry: Registry
     journal: Any  # proxy/agent/journal.py
+    lake: LakePoller | None  # with a DuckLake catalog: the agent lake's poller
     memory: Any
     state: Any
     graph: Any

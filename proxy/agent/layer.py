@@ -24,6 +24,7 @@ from proxy.agent.triggers import service as triggers
 from proxy.core.identity import Identity
 from proxy.core.registry import REGISTRY
 from proxy.core.relations import RELATIONS
+from proxy.db.agent_lake_poll import LakePoller
 from proxy.db.pool import PooledDB
 
 if TYPE_CHECKING:
@@ -55,6 +56,8 @@ class AgentLayer:
         # Fast acknowledgements of store_memory / append_event (journal.py); each service
         # registers its kind.
         self.journal = Journal(_journal_path(engine))
+        # With a DuckLake catalog: the one poller the shared services' catch-ups hang off.
+        self.lake = LakePoller(self.db) if self.config.lake_catalog else None
         # Order matters: triggers first, so memory and ledger can notify them.
         self.triggers = triggers.Triggers(self)
         self.memory = memory.Memory(self)
@@ -102,12 +105,16 @@ class AgentLayer:
         self.journal.start()
         for service in self._services:
             await service.start()
+        if self.lake is not None:  # after the services subscribed (and caught up once)
+            await self.lake.start()
 
     async def stop(self) -> None:
         try:
             await self.journal.stop()  # every acknowledged write into its table first
         except Exception:
             log.exception("stopping the agent journal failed")
+        if self.lake is not None:
+            await self.lake.stop()
         for service in reversed(self._services):
             try:
                 await service.stop()

@@ -1,5 +1,5 @@
 """A background round run every few seconds until a stop event: the agent lake's
-catch-up pollers. One declaration of the loop: a round that fails is logged and the
+poller (proxy/db/agent_lake_poll.py). One declaration of the loop: a round that fails is logged and the
 next one runs; the interval counts from the start of a round, so a slow round is not
 followed by a full wait."""
 

@@ -15,8 +15,10 @@ columns as DuckDB reports them), dropping what the lake cannot hold (keys, the l
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
+from collections.abc import Iterator
 
 import duckdb
 
@@ -109,6 +111,25 @@ def create(cur: duckdb.DuckDBPyConnection, sql: str) -> None:
     """Idempotent DDL in the agent lake: proxies starting at once run it together, and
     all but one lose at commit (TransactionException); run again, it then does nothing."""
     again_on_conflict(lambda: cur.execute(sql), attempts=3)
+
+
+@contextlib.contextmanager
+def lake_transaction(cur: duckdb.DuckDBPyConnection, *registered: str) -> Iterator[None]:
+    """One transaction on `cur`: committed when the block ends, rolled back when it
+    raises (the error goes on: a conflict's TransactionException reaches the caller's
+    retry), and the Arrow tables `registered` on the cursor for it unregistered either way."""
+    cur.begin()
+    try:
+        yield
+        cur.commit()
+    except BaseException:
+        with contextlib.suppress(duckdb.Error):  # a failed COMMIT ended it already
+            cur.rollback()
+        raise
+    finally:
+        for name in registered:
+            with contextlib.suppress(duckdb.Error):  # registered only on some paths
+                cur.unregister(name)
 
 
 def current_snapshot(cur: duckdb.DuckDBPyConnection) -> int:

@@ -12,6 +12,7 @@ from typing import Any
 from proxy.access.service import AccessControl
 from proxy.agent.layer import AgentLayer
 from proxy.core.config import Config
+from proxy.db.agent_lake_poll import LakePoller
 from proxy.db.catalog import functions as catalog_functions
 from proxy.db.engine import Engine
 from proxy.db.pool import PooledDB
@@ -27,6 +28,7 @@ class _KeysOnly:
     config: Config
     db: PooledDB
     users_db: PooledDB
+    lake: LakePoller | None = None  # no poller: nothing here catches up
 
     def add_service(self, service: Any) -> None:
         self.db.run_sync(service.install)

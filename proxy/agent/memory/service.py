@@ -110,7 +110,9 @@ class Memory(EmbedPump):
         self._stop_event = asyncio.Event()
         # With a DuckLake catalog: memories shared with the other proxies (shared.py).
         self.shared = (
-            SharedMemories(layer.db, self.index, self.write_lock, lambda: self.model_name)
+            SharedMemories(
+                layer.db, self.index, self.write_lock, lambda: self.model_name, layer.lake
+            )
             if self.enabled and getattr(self.config, "lake_catalog", "")
             else None
         )

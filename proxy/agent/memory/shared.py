@@ -12,8 +12,8 @@ RETURNING) and:
   there. A background task batches what is queued, so a store never waits on the
   catalog (a lake commit costs ~100 ms). What a crash left unpublished is published at
   the next start (local embedded memories missing from the lake).
-- catches up: every `POLL_SECS` it reads the lake's latest snapshot id, and when it
-  moved, only the rows changed since the snapshot it last applied
+- catches up: when the agent lake's poller (proxy/db/agent_lake_poll.py, one per proxy)
+  saw the lake's latest snapshot id move, only the rows changed since the snapshot it last applied
   (`ducklake_table_changes`): new memories of other proxies are inserted into the local
   tables (vectors cast back to `FLOAT[dims]`) and added to the in-RAM index, deleted
   ones removed, and the snapshot id is stored in the same local transaction (exactly
@@ -51,18 +51,23 @@ from proxy.agent.memory.schema import (
     T_VEC,
 )
 from proxy.core.names import INTERNAL_SCHEMA
-from proxy.core.periodic import run_every
-from proxy.db.agent_lake import changes, current_snapshot, lake_table, mirror_table
+from proxy.db.agent_lake import (
+    changes,
+    current_snapshot,
+    lake_table,
+    lake_transaction,
+    mirror_table,
+)
 
 if TYPE_CHECKING:
     import duckdb
 
     from proxy.agent.memory.index import VectorIndex
+    from proxy.db.agent_lake_poll import LakePoller
     from proxy.db.pool import PooledDB
 
 log = logging.getLogger("hatiproxy.agent.memory")
 
-POLL_SECS = 0.25
 RETRY_SECS = 2.0  # after a failed publish (catalog unreachable, a commit conflict)
 T_FEED = f"{INTERNAL_SCHEMA}.agent_memory_lake_feed"  # local: the last snapshot applied
 _IDS = "(SELECT unnest(?::UUID[]))"
@@ -83,9 +88,15 @@ MUTABLE = (
 
 class SharedMemories:
     def __init__(
-        self, db: PooledDB, index: VectorIndex, write_lock: asyncio.Lock, model: Any
+        self,
+        db: PooledDB,
+        index: VectorIndex,
+        write_lock: asyncio.Lock,
+        model: Any,
+        lake: LakePoller | None,
     ) -> None:
         self.db = db
+        self.lake = lake
         self.index = index
         self.write_lock = write_lock
         self.model = model  # () -> the model name: vectors of another model are not taken
@@ -131,8 +142,7 @@ class SharedMemories:
         lm = lake_table(T_MEM)
         put = put + upd
         gone = gone + upd
-        cur.begin()
-        try:
+        with lake_transaction(cur):
             if gone:
                 cur.execute(f"DELETE FROM {lm} WHERE memory_id IN {_IDS}", [gone])
             if put:
@@ -146,10 +156,6 @@ class SharedMemories:
                     f" WHERE m.has_embedding AND m.memory_id IN {_IDS}",
                     [put],
                 )
-            cur.commit()
-        except BaseException:
-            cur.rollback()
-            raise
 
     async def _publisher(self) -> None:
         while True:
@@ -219,8 +225,7 @@ class SharedMemories:
         present = sorted(set(last_in) - set(gone))
         new = present
         cur.register("_hati_lake_feed", feed)  # memory_id arrives as text
-        cur.begin()
-        try:
+        with lake_transaction(cur, "_hati_lake_feed"):
             changed = [m for m in present if not self._unsent.get(m)]
             if new:  # those not here yet (our own come back too), of our model
                 new = [
@@ -273,12 +278,6 @@ class SharedMemories:
                 cur.execute(f"DELETE FROM {T_MEM} WHERE memory_id IN {_IDS}", [gone])
             cur.execute(f"DELETE FROM {T_FEED}")
             cur.execute(f"INSERT INTO {T_FEED} VALUES (?)", [snap])
-            cur.commit()
-        except BaseException:
-            cur.rollback()
-            raise
-        finally:
-            cur.unregister("_hati_lake_feed")
         rows = []
         if new:
             rows = cur.execute(
@@ -328,20 +327,14 @@ class SharedMemories:
         left = await self.db.run(self._unpublished)
         self.stored(left)
         log.info("agent lake: %d memories from other proxies, %d to publish", added, len(left))
-        self._tasks = [
-            asyncio.create_task(
-                run_every(POLL_SECS, self.catch_up, self._stop, "catching up with the agent lake"),
-                name="hatiproxy-memory-lake-poll",
-            ),
-            asyncio.create_task(self._publisher(), name="hatiproxy-memory-lake-publish"),
-        ]
+        if self.lake is not None:
+            self.lake.subscribe("memories", self.catch_up)
+        self._tasks = [asyncio.create_task(self._publisher(), name="hatiproxy-memory-lake-publish")]
 
     async def stop(self, timeout: float = 5.0) -> None:
-        """Stop polling; publish what is queued (up to `timeout`)."""
+        """Publish what is queued (up to `timeout`); the poller stops with the layer."""
         self._stop.set()
-        poller, publisher = self._tasks or (None, None)
-        if poller is not None:
-            await poller
+        publisher = self._tasks[0] if self._tasks else None
         if publisher is not None:
             if self._outbox.empty():
                 publisher.cancel()

@@ -18,6 +18,7 @@ from proxy.agent.sessions.tables import ARTIFACTS
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.registry import McpTool, Param, agent_function
+from proxy.db.agent_lake_views import target
 
 if TYPE_CHECKING:
     from proxy.agent.context import AgentContext
@@ -92,7 +93,7 @@ async def save_artifact(
             [who.org_id, who.agent_id, sid, art],
         ).fetchone()
         cur.execute(
-            f"INSERT INTO {ARTIFACTS} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO {target(ARTIFACTS)} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [who.org_id, who.agent_id, sid, art, version, mime, len(data), digest, now, data],
         )
         return version

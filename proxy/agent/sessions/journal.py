@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from proxy.agent.sessions import search
 from proxy.agent.sessions.tables import EVENTS, SESSIONS
 from proxy.core.identity import Identity
+from proxy.db.agent_lake_views import target
 
 if TYPE_CHECKING:
     import duckdb
@@ -175,7 +176,7 @@ def _write(cur: duckdb.DuckDBPyConnection, events: list[dict[str, Any]], write_e
         last[(r["org"], r["agent"], r["session"])] = r["ts"]
     for key, ts in last.items():
         cur.execute(
-            f"UPDATE {SESSIONS} SET updated_at = ? WHERE org_id = ? AND agent_id = ? "
+            f"UPDATE {target(SESSIONS)} SET updated_at = ? WHERE org_id = ? AND agent_id = ? "
             "AND session_id = ?",
             [ts, *key],
         )

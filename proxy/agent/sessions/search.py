@@ -36,10 +36,11 @@ from proxy.agent.retrieval.fuse import interleave
 from proxy.agent.retrieval.vectors import APPROX_MIN_ROWS, POPCOUNT, dot, shortlist
 from proxy.agent.sessions import ram_index
 from proxy.agent.sessions import rebuild as rebuilder
-from proxy.agent.sessions.tables import INDEX
+from proxy.agent.sessions.tables import EVENTS, INDEX
 from proxy.agent.sessions.window import event_text
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
+from proxy.db.agent_lake_views import is_shared
 
 if TYPE_CHECKING:
     from proxy.agent.context import AgentContext
@@ -72,10 +73,18 @@ def install(cur: duckdb.DuckDBPyConnection, dims: int) -> None:
 def index_event(
     cur: duckdb.DuckDBPyConnection, who: Identity, session: dict[str, Any], event: dict
 ) -> None:
-    """Add one event's row (no vector yet), in the append's transaction."""
+    """Add one event's row (no vector yet), in the append's transaction. In the lake a
+    transaction writes the lake only: the index follows it from there (lake_feed.py)."""
+    if not is_shared(EVENTS):
+        index_row(cur, who.org_id, who.agent_id, session, event)
+
+
+def index_row(
+    cur: duckdb.DuckDBPyConnection, org: str, agent: str, session: dict[str, Any], event: dict
+) -> None:
     text = event_text(event)
     ram_index.note(
-        ("add", who.org_id, who.agent_id, session["session_id"], event["seq"])
+        ("add", org, agent, session["session_id"], event["seq"])
         + (event["event_id"], session["app_name"], session["user_id"], event["author"])
         + (event["timestamp"], text)
     )
@@ -83,13 +92,13 @@ def index_event(
     # per row than both statements (most of append_event's time; bench/agent_calls.py).
     cur.execute(
         f"DELETE FROM {INDEX} WHERE org_id = ? AND agent_id = ? AND session_id = ? AND seq = ?",
-        [who.org_id, who.agent_id, session["session_id"], event["seq"]],
+        [org, agent, session["session_id"], event["seq"]],
     )
     cur.execute(
         f"INSERT INTO {INDEX} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
         [
-            who.org_id,
-            who.agent_id,
+            org,
+            agent,
             session["session_id"],
             event["seq"],
             event["event_id"],
@@ -104,14 +113,23 @@ def index_event(
 
 
 def drop_event(cur: duckdb.DuckDBPyConnection, who: Identity, session_id: str, seq: int) -> None:
-    ram_index.note(("drop", who.org_id, who.agent_id, session_id, seq))
+    if not is_shared(EVENTS):
+        drop_row(cur, who.org_id, who.agent_id, session_id, seq)
+
+
+def drop_row(
+    cur: duckdb.DuckDBPyConnection, org: str, agent: str, session_id: str, seq: int
+) -> None:
+    ram_index.note(("drop", org, agent, session_id, seq))
     cur.execute(
         f"DELETE FROM {INDEX} WHERE org_id = ? AND agent_id = ? AND session_id = ? AND seq = ?",
-        [who.org_id, who.agent_id, session_id, seq],
+        [org, agent, session_id, seq],
     )
 
 
 def drop_session(cur: duckdb.DuckDBPyConnection, who: Identity, session_id: str) -> None:
+    if is_shared(EVENTS):
+        return
     ram_index.note(("drop_session", who.org_id, who.agent_id, session_id))
     cur.execute(
         f"DELETE FROM {INDEX} WHERE org_id = ? AND agent_id = ? AND session_id = ?",

@@ -10,6 +10,15 @@ every session of the app (both in `session_scoped_state`); `temp:` keys live onl
 the invocation that set them (`session_temp_state`, cleared by `end_invocation` or when
 an event of another invocation is appended). An event's `actions.state_delta` object is
 applied to the state with the event, in the same transaction.
+
+With `lake_catalog` set the session tables (SHARED: sessions, events, scoped and temp
+state, artifacts) live in the agent lake, read through local views of the same names
+(proxy/db/agent_lake_views.py), so every proxy reads every session's latest commit. A
+session transaction then writes the lake only: it first rewrites the session's row (a
+create, or a user:/app: key, the clock row), so two proxies' transactions on one session
+conflict at commit and the later runs again (one order, distinct seqs); appends skip the
+journal's fast path (acknowledged once in the lake); the search index follows the lake
+(lake_feed.py). Rows from before the lake stay local, renamed `<table>_before_lake`.
 """
 
 from __future__ import annotations
@@ -26,16 +35,21 @@ from proxy.agent.context import KeyedLocks
 from proxy.agent.sessions import artifacts, search
 from proxy.agent.sessions.checks import dump, json_object, json_value, name
 from proxy.agent.sessions.journal import EventKind
-from proxy.agent.sessions.tables import ARTIFACTS, EVENTS, SCOPED, SESSIONS, TEMP
+from proxy.agent.sessions.lake_feed import IndexFeed
+from proxy.agent.sessions.tables import ARTIFACTS, CLOCK, EVENTS, SCOPED, SESSIONS, SHARED, TEMP
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.relations import agent_relation
+from proxy.db.agent_lake import create, lake_table
+from proxy.db.agent_lake_views import is_shared, share, target, unshare
+from proxy.db.conflicts import CONFLICT, again_on_conflict_async
 
 if TYPE_CHECKING:
     from proxy.agent.context import AgentContext
 
 PREFIXES = ("app:", "user:", "temp:")
 MAX_PAGE = 1000
+RETRIES = 40  # lake commit conflicts with other proxies' writes to a session before giving up
 
 agent_relation(
     "_hatidata_sessions",
@@ -72,11 +86,17 @@ class Sessions:
         self._locks = KeyedLocks()
         # append_event's fast path: acknowledged once in the agent journal (journal.py)
         self.journal = EventKind(self, layer.journal, write_event)
+        # With a DuckLake catalog the session tables live in the agent lake (SHARED) and
+        # this proxy's search index follows them from the lake's snapshots (lake_feed.py).
+        self.shared = bool(getattr(layer.config, "lake_catalog", ""))
+        self.feed = IndexFeed(layer, self.index) if self.shared else None
+        self.conflicts = 0  # session transactions run again after a lake conflict
 
     def _lock(self, who: Identity, session_id: str) -> asyncio.Lock:
         return self._locks((who.org_id, who.agent_id, session_id))
 
     def install(self, cur: duckdb.DuckDBPyConnection) -> None:
+        unshare(cur, SHARED)
         cur.execute(
             f"""CREATE TABLE IF NOT EXISTS {SESSIONS} (
                 org_id VARCHAR NOT NULL, agent_id VARCHAR NOT NULL,
@@ -110,37 +130,75 @@ class Sessions:
         )
         search.install(cur, self.layer.dims)
         artifacts.install(cur)
+        if self.feed is not None:
+            share(cur, SHARED)  # rows from before the lake are kept beside, not shared
+            create(cur, f"CREATE TABLE IF NOT EXISTS {lake_table(CLOCK)} (n BIGINT NOT NULL)")
+            create(
+                cur,
+                f"INSERT INTO {lake_table(CLOCK)} SELECT 0"
+                f" WHERE NOT EXISTS (SELECT 1 FROM {lake_table(CLOCK)})",
+            )
+            self.feed.install(cur)
 
     async def start(self) -> None:
         await self.index.start()
+        if self.feed is not None:
+            await self.feed.start()
 
     async def stop(self) -> None:
+        if self.feed is not None:
+            await self.feed.stop()
         await self.index.stop()
 
     async def transaction(self, who: Identity, session_id: str, work: Any) -> Any:
         """Run `work(cur)` in one agent-database transaction, serial per session, after
-        the agent's journaled appends (work may `learn` the session's last seq)."""
+        the agent's journaled appends (work may `learn` the session's last seq); in the
+        lake, run again from the start after a conflict with another proxy's."""
+
+        key = (who.org_id, who.agent_id, session_id)
 
         def journaled(cur: duckdb.DuckDBPyConnection) -> tuple[Any, list[tuple]]:
+            if self.shared:
+                # Two proxies' transactions on one session both rewrite its row: they
+                # conflict at commit (40001) and the later runs again on the earlier's
+                # events (one order, distinct seqs). A new session has no row yet:
+                # creating one bumps the clock row instead (bump_clock).
+                cur.execute(
+                    f"UPDATE {target(SESSIONS)} SET updated_at = updated_at"
+                    " WHERE org_id = ? AND agent_id = ? AND session_id = ?",
+                    list(key),
+                )
             with search.ram_index.journal() as entries:
                 return work(cur), entries
 
-        key = (who.org_id, who.agent_id, session_id)
+        def counted() -> None:
+            self.conflicts += 1
+
         self.journal.hold(key)  # appends to this session now wait for it
         committed = False
         try:
             await self.layer.journal.settled(who.org_id, who.agent_id)
             async with self._lock(who, session_id):
-                out, entries = await self.layer.db.transaction(journaled)
+                out, entries = await again_on_conflict_async(
+                    lambda: self.layer.db.transaction(journaled),
+                    attempts=RETRIES if self.shared else 1,
+                    step=0.02,
+                    errors=CONFLICT,
+                    on_retry=counted,
+                )
             committed = True
         finally:
             self.journal.release(key, committed)
         self.index.committed(entries)  # the search index's RAM mirror follows the commit
+        if self.feed is not None:
+            self.feed.wake()  # index what this wrote soon, not at the next poll
         return out
 
     def append_fast(self, who: Identity, session_id: Any, event: dict[str, Any]) -> list | None:
         """append_event through the agent journal (any thread); None: the transaction path."""
         session_id = name("session_id", session_id)
+        if self.shared:  # acknowledged only once committed in the lake (kill -9 safe)
+            return None
         got = self.journal.try_append(who, session_id, _checked_event(event))
         return None if got is None else [got]
 
@@ -155,11 +213,12 @@ class Sessions:
         now = dt.datetime.now(dt.UTC)
 
         def work(cur: duckdb.DuckDBPyConnection) -> None:
+            bump_clock(cur)  # two proxies creating one session id: one wins
             if _session(cur, who, session_id, required=False) is not None:
                 raise AgentError.conflict(f"session {session_id!r} already exists")
             plain = {k: v for k, v in initial.items() if not k.startswith(PREFIXES)}
             cur.execute(
-                f"INSERT INTO {SESSIONS} VALUES (?, ?, ?, ?, ?, ?::JSON, ?, ?)",
+                f"INSERT INTO {target(SESSIONS)} VALUES (?, ?, ?, ?, ?, ?::JSON, ?, ?)",
                 [who.org_id, who.agent_id, session_id, app_name, user_id, dump(plain), now, now],
             )
             session = {"session_id": session_id, "app_name": app_name, "user_id": user_id}
@@ -219,11 +278,11 @@ class Sessions:
         def work(cur: duckdb.DuckDBPyConnection) -> tuple[bool, int]:
             key = [who.org_id, who.agent_id, session_id]
             where = "WHERE org_id = ? AND agent_id = ? AND session_id = ?"
-            events = len(cur.execute(f"DELETE FROM {EVENTS} {where} RETURNING 1", key).fetchall())
-            cur.execute(f"DELETE FROM {TEMP} {where}", key)
-            cur.execute(f"DELETE FROM {ARTIFACTS} {where}", key)
+            events = delete_counted(cur, EVENTS, where, key)
+            cur.execute(f"DELETE FROM {target(TEMP)} {where}", key)
+            cur.execute(f"DELETE FROM {target(ARTIFACTS)} {where}", key)
             search.drop_session(cur, who, session_id)
-            gone = cur.execute(f"DELETE FROM {SESSIONS} {where} RETURNING 1", key).fetchall()
+            gone = delete_counted(cur, SESSIONS, where, key)
             return bool(gone), events
 
         deleted, events = await self.transaction(who, session_id, work)
@@ -257,8 +316,8 @@ class Sessions:
                 out.append(write_event(cur, who, s, key, seq, e, now))
             if out:
                 cur.execute(
-                    f"UPDATE {SESSIONS} SET updated_at = ? WHERE org_id = ? AND agent_id = ? "
-                    "AND session_id = ?",
+                    f"UPDATE {target(SESSIONS)} SET updated_at = ? WHERE org_id = ? "
+                    "AND agent_id = ? AND session_id = ?",
                     [now, *key],
                 )
             assert s is not None
@@ -306,12 +365,11 @@ class Sessions:
 
         def work(cur: duckdb.DuckDBPyConnection) -> int:
             _session(cur, who, session_id)
-            return len(
-                cur.execute(
-                    f"DELETE FROM {TEMP} WHERE org_id = ? AND agent_id = ? AND session_id = ? "
-                    "AND invocation_id = ? RETURNING 1",
-                    [who.org_id, who.agent_id, session_id, invocation],
-                ).fetchall()
+            return delete_counted(
+                cur,
+                TEMP,
+                "WHERE org_id = ? AND agent_id = ? AND session_id = ? AND invocation_id = ?",
+                [who.org_id, who.agent_id, session_id, invocation],
             )
 
         cleared = await self.transaction(who, session_id, work)
@@ -350,14 +408,14 @@ def write_event(
     """Insert one checked event at `seq`, apply its state delta and index it."""
     if e["invocation"] is not None:  # a new invocation: the last one's temp: keys end
         cur.execute(
-            f"DELETE FROM {TEMP} WHERE org_id = ? AND agent_id = ? AND session_id = ? "
+            f"DELETE FROM {target(TEMP)} WHERE org_id = ? AND agent_id = ? AND session_id = ? "
             "AND invocation_id <> ?",
             [*key, e["invocation"]],
         )
     row = [*key, seq, e["event_id"], e["invocation"], e["author"], e["branch"]]
     row += [dump(e["message"]), dump(e["actions"]), dump(e["metadata"]), now]
     cur.execute(
-        f"INSERT INTO {EVENTS} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?::JSON, ?::JSON, ?::JSON, ?)",
+        f"INSERT INTO {target(EVENTS)} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?::JSON, ?::JSON, ?::JSON, ?)",
         row,
     )
     apply_delta(cur, who, s, e["invocation"], e["delta"])
@@ -426,30 +484,45 @@ def apply_delta(
                 raise AgentError.invalid(f"{key}: a temp: key needs an invocation_id")
             table, where = TEMP, [session["session_id"]]
             cols = "session_id = ?"
-            ins = f"INSERT OR REPLACE INTO {TEMP} VALUES (?, ?, ?, ?, ?, ?::JSON)"
             args = [*owner, session["session_id"], invocation, key, dump(value)]
         else:
+            bump_clock(cur)  # user:/app: keys are shared by sessions other proxies write
             user = session["user_id"] if scope == "user" else ""
             table, where = SCOPED, [session["app_name"], user]
             cols = "app_name = ? AND user_id = ?"
-            ins = f"INSERT OR REPLACE INTO {SCOPED} VALUES (?, ?, ?, ?, ?, ?::JSON)"
             args = [*owner, session["app_name"], user, key, dump(value)]
-        if value is None:
-            cur.execute(
-                f"DELETE FROM {table} WHERE org_id = ? AND agent_id = ? AND {cols} AND key = ?",
-                [*owner, *where, key],
-            )
-        else:
-            cur.execute(ins, args)
+        # DELETE then INSERT, not INSERT OR REPLACE: a lake table has no key to replace on
+        cur.execute(
+            f"DELETE FROM {target(table)} WHERE org_id = ? AND agent_id = ? AND {cols} AND key = ?",
+            [*owner, *where, key],
+        )
+        if value is not None:
+            cur.execute(f"INSERT INTO {target(table)} VALUES (?, ?, ?, ?, ?, ?::JSON)", args)
     if plain:
         state = {**session["state"], **plain}
         state = {k: v for k, v in state.items() if v is not None}
         session["state"] = state
         cur.execute(
-            f"UPDATE {SESSIONS} SET state = ?::JSON WHERE org_id = ? AND agent_id = ? "
+            f"UPDATE {target(SESSIONS)} SET state = ?::JSON WHERE org_id = ? AND agent_id = ? "
             "AND session_id = ?",
             [dump(state), *owner, session["session_id"]],
         )
+
+
+def bump_clock(cur: duckdb.DuckDBPyConnection) -> None:
+    """In the lake: update the one clock row, so that this transaction conflicts with any
+    other proxy's doing the same (two creates of one session id, two first writes of one
+    user:/app: key: inserts alone would not conflict in a DuckLake, which has no keys)."""
+    if is_shared(SESSIONS):
+        cur.execute(f"UPDATE {lake_table(CLOCK)} SET n = n + 1")
+
+
+def delete_counted(cur: duckdb.DuckDBPyConnection, table: str, where: str, args: list[Any]) -> int:
+    """DELETE the rows of `table` matching `where`; how many (no RETURNING in a lake)."""
+    (n,) = cur.execute(f"SELECT count(*) FROM {table} {where}", args).fetchone()
+    if n:
+        cur.execute(f"DELETE FROM {target(table)} {where}", args)
+    return int(n)
 
 
 def merged_state(cur: duckdb.DuckDBPyConnection, who: Identity, s: dict[str, Any]) -> dict:

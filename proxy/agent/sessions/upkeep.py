@@ -29,6 +29,7 @@ from proxy.agent.sessions.tables import EVENTS, SESSIONS
 from proxy.agent.sessions.window import event_text
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
+from proxy.db.agent_lake_views import target
 
 if TYPE_CHECKING:
     from proxy.agent.context import AgentContext
@@ -76,13 +77,12 @@ async def compact(
 
     def replace(cur: duckdb.DuckDBPyConnection) -> None:
         key = [who.org_id, who.agent_id, session_id]
-        gone = cur.execute(
-            f"DELETE FROM {EVENTS} WHERE org_id = ? AND agent_id = ? AND session_id = ? "
-            "AND seq IN (SELECT unnest(?::BIGINT[])) RETURNING 1",
-            [*key, seqs],
-        ).fetchall()
-        if len(gone) != len(seqs):
+        which = "WHERE org_id = ? AND agent_id = ? AND session_id = ? AND seq IN"
+        which += " (SELECT unnest(?::BIGINT[]))"
+        (found,) = cur.execute(f"SELECT count(*) FROM {EVENTS} {which}", [*key, seqs]).fetchone()
+        if found != len(seqs):
             raise AgentError.conflict("the session changed while it was compacted; try again")
+        cur.execute(f"DELETE FROM {target(EVENTS)} {which}", [*key, seqs])  # no RETURNING in a lake
         _insert(cur, key, event)
         session = _session_row(cur, key)
         for seq in seqs:
@@ -152,8 +152,8 @@ async def repair(layer: AgentContext, who: Identity, session_id: str) -> dict[st
         session = _session_row(cur, key)
         for seq in removed + list(changed):
             cur.execute(
-                f"DELETE FROM {EVENTS} WHERE org_id = ? AND agent_id = ? AND session_id = ? "
-                "AND seq = ?",
+                f"DELETE FROM {target(EVENTS)} WHERE org_id = ? AND agent_id = ? "
+                "AND session_id = ? AND seq = ?",
                 [*key, seq],
             )
             search.drop_event(cur, who, session_id, seq)
@@ -201,7 +201,7 @@ def _session_row(cur: duckdb.DuckDBPyConnection, key: list[str]) -> dict[str, An
 
 def _insert(cur: duckdb.DuckDBPyConnection, key: list[str], e: dict[str, Any]) -> None:
     cur.execute(
-        f"INSERT INTO {EVENTS} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?::JSON, ?::JSON, ?::JSON, ?)",
+        f"INSERT INTO {target(EVENTS)} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?::JSON, ?::JSON, ?::JSON, ?)",
         [
             *key,
             e["seq"],

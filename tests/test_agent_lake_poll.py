@@ -1,0 +1,90 @@
+"""proxy/db/agent_lake_poll.py on a real DuckLake (a local catalog file): one snapshot-id
+read per tick; the subscribers run only after the snapshot moved (or when one says it
+has work due), each catches up from its own last snapshot, and one that failed runs
+again at the next tick (what keeps an idle proxy of a lake cheap and a catch-up from
+being lost)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from proxy.db.agent_lake import AGENT_LAKE
+from proxy.db.agent_lake_poll import LakePoller
+
+
+class Lake:
+    """The agent lake on a local DuckLake catalog; `read` as PooledDB.read (a cursor)."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.db = duckdb.connect()
+        self.db.execute(
+            f"ATTACH 'ducklake:{tmp / 'meta.ducklake'}' AS {AGENT_LAKE}"
+            f" (DATA_PATH '{tmp / 'data'}', DATA_INLINING_ROW_LIMIT 0)"
+        )
+        self.db.execute(f"CREATE TABLE {AGENT_LAKE}.t (n INTEGER)")
+
+    async def read(self, fn: Any) -> Any:
+        cur = self.db.cursor()
+        try:
+            return fn(cur)
+        finally:
+            cur.close()
+
+    def write(self) -> None:
+        self.db.execute(f"INSERT INTO {AGENT_LAKE}.t VALUES (1)")
+
+
+def test_subscribers_wake_only_when_the_snapshot_moves(tmp_path: Path) -> None:
+    lake = Lake(tmp_path)
+    poller = LakePoller(lake, seconds=0.01)  # type: ignore[arg-type]
+    woken = {"a": 0, "b": 0, "flaky": 0}
+    fail = [True]
+    pending = [False]
+
+    async def a() -> None:
+        woken["a"] += 1
+
+    async def b() -> None:
+        woken["b"] += 1
+        pending[0] = False
+
+    async def flaky() -> None:
+        woken["flaky"] += 1
+        if fail[0]:
+            fail[0] = False
+            raise duckdb.IOException("catalog unreachable")
+
+    poller.subscribe("a", a)
+    poller.subscribe("b", b, due=lambda: pending[0])
+    poller.subscribe("flaky", flaky)
+
+    async def run() -> None:
+        await poller.tick()  # first tick: everyone catches up once
+        assert woken == {"a": 1, "b": 1, "flaky": 1}
+        await poller.tick()  # flaky failed: only it runs again, on the same snapshot
+        assert woken == {"a": 1, "b": 1, "flaky": 2}
+        for _ in range(5):  # idle: snapshot reads only
+            await poller.tick()
+        assert woken == {"a": 1, "b": 1, "flaky": 2}
+        assert poller.ticks == 7
+        lake.write()  # the snapshot moved: each once
+        await poller.tick()
+        await poller.tick()
+        assert woken == {"a": 2, "b": 2, "flaky": 3}
+        pending[0] = True  # b has work due (a publish to retry): b alone
+        await poller.tick()
+        assert woken == {"a": 2, "b": 3, "flaky": 3}
+        await poller.start()  # the background loop does the same
+        lake.write()
+        for _ in range(200):
+            if woken["a"] == 3:
+                break
+            await asyncio.sleep(0.01)
+        await poller.stop()
+        assert woken["a"] == 3 and woken["b"] == 4 and woken["flaky"] == 4
+
+    asyncio.run(run())
