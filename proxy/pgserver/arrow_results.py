@@ -70,7 +70,7 @@ class ArrowResult:
         self.pending[0] = batch.slice(want)
         return batch.slice(0, want)
 
-    def encode_next(self, want: int) -> tuple[bytes, int]:
+    def encode_next(self, want: int) -> tuple[bytes | memoryview, int]:
         """Up to `want` rows as DataRow messages (on a worker thread): (bytes, rows)."""
         batch = self._next(want)
         if batch is None:

@@ -74,8 +74,9 @@ def fixed_cells(items: np.ndarray, validity: pa.Array | None) -> pa.Array:
     as a binary array, NULL where `validity` is false."""
     n = len(items)
     width = items.dtype.itemsize
-    data = pa.py_buffer(np.ascontiguousarray(items).view(np.uint8).tobytes())
-    offsets = pa.py_buffer((np.arange(n + 1, dtype=np.int32) * width).tobytes())
+    # py_buffer wraps the arrays without a copy (and keeps them alive)
+    data = pa.py_buffer(np.ascontiguousarray(items).view(np.uint8))
+    offsets = pa.py_buffer(np.arange(0, (n + 1) * width, width, dtype=np.int32))
     out = pa.Array.from_buffers(pa.binary(), n, [None, offsets, data])
     if validity is not None and validity.null_count:
         out = pc.if_else(validity.is_valid(), out, pa.scalar(None, pa.binary()))
