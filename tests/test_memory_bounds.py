@@ -102,7 +102,7 @@ def test_embedding_cache_table_keeps_at_most_its_row_bound() -> None:
 
 
 def test_malloc_settings_apply_unless_the_operator_set_them() -> None:
-    """The server fixes glibc's mmap threshold and bounds its arenas at start (docs/memory.md);
+    """The server fixes glibc's mmap and trim thresholds and bounds its arenas at start (docs/memory.md);
     an operator's own MALLOC_* setting is left alone."""
     import os
     import subprocess
@@ -115,11 +115,11 @@ def test_malloc_settings_apply_unless_the_operator_set_them() -> None:
     own = subprocess.run(
         [sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, check=True
     )
-    assert own.stdout.strip() == "['arena_max', 'mmap_threshold']", own
+    assert own.stdout.strip() == "['arena_max', 'mmap_threshold', 'trim_threshold']", own
     given = subprocess.run(
         [sys.executable, "-c", code],
         cwd=root,
-        env={**env, "MALLOC_ARENA_MAX": "8"},
+        env={**env, "MALLOC_ARENA_MAX": "8", "MALLOC_TRIM_THRESHOLD_": "131072"},
         capture_output=True,
         text=True,
         check=True,

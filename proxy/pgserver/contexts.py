@@ -66,7 +66,7 @@ class ClientSession(Protocol):
     savepoints: Any  # savepoint_log.SavepointState
 
     # The connection's output and input (proxy/pgserver/server.py's Connection).
-    out: Callable[[bytes], None]
+    out: Callable[[bytes | memoryview], None]  # memoryview: a batch of rows in Arrow's buffer
     flush: Callable[[], Awaitable[None]]
     flush_if_large: Callable[[], Awaitable[None]]
     push: Callable[[], None]  # queued output to the socket now, from the connection's thread

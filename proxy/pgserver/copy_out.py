@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Protocol
 from proxy.db.catalog import snapshot as catalog_snapshot
 from proxy.pgserver import arrow_results
 from proxy.pgserver.prefetch import Prefetch
-from proxy.pgserver.result_shape import as_jsonb
-from proxy.pgserver.results import columns_of
+from proxy.pgserver.result_shape import as_jsonb, lossless_sql, needs_cast
+from proxy.pgserver.results import Column, columns_of
 from proxy.wire import messages as m
 from proxy.wire.arrow_rows import BINARY_SIGNATURE, copy_rows
 from proxy.wire.types import result_encoder
@@ -35,6 +35,13 @@ class CopyOptions(Protocol):  # copy.CopyOptions (copy.py imports this module)
 
 
 # --- COPY TO STDOUT ------------------------------------------------------------
+
+_QUERY_WORDS = frozenset({"SELECT", "WITH", "VALUES", "FROM", "TABLE"})  # no DML (RETURNING)
+
+
+def _is_query(sql: str) -> bool:
+    words = sql.lstrip("( \t\r\n").split(None, 1)
+    return bool(words) and words[0].upper() in _QUERY_WORDS
 
 
 _TEXT_ESCAPES = {"\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r"}
@@ -72,12 +79,18 @@ async def copy_out(
     in query results (binary jsonb values carry their version byte)."""
     cur = runner.cursor
 
-    def run() -> None:
+    def run() -> tuple[Column, ...]:
         catalog_snapshot.refresh(cur, query, autocommit=False)  # COPY (SELECT ... pg_class)
         cur.execute(query)
+        # INTERVAL and nested columns as DuckDB's exact text, which their encoders read,
+        # as in query results (Python's timedelta folds 24 hours into a day); the
+        # columns keep their types. A query only: DML must not run twice.
+        cols = columns_of(cur.description) or ()
+        if needs_cast(cols) and _is_query(query):
+            cur.execute(lossless_sql(query, cols))
+        return cols
 
-    await runner.call(run, sql=query)
-    columns = as_jsonb(columns_of(cur.description) or (), json_outputs)
+    columns = as_jsonb(await runner.call(run, sql=query), json_outputs)
     tz = runner.settings.values.get("TimeZone")
     binary = opts.format == "binary"
     session.out(m.copy_out_response(binary, len(columns)))
@@ -90,7 +103,7 @@ async def copy_out(
         reader = await runner.call(cur.to_arrow_reader, arrow_results.BATCH_ROWS)
         first = [True]
 
-        def batch() -> tuple[bytes, int]:
+        def batch() -> tuple[bytes | memoryview, int]:
             try:
                 rb = reader.read_next_batch()
             except StopIteration:

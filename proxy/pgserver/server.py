@@ -169,7 +169,7 @@ class Connection:
         self.reader = reader
         self.writer = writer
         self.decoder = reader.decoder
-        self._out: list[bytes] = []
+        self._out: list[bytes | memoryview] = []
         self._out_size = 0
         self._output = SocketOutput(writer)
         self.runner: Runner | None = None
@@ -183,15 +183,17 @@ class Connection:
 
     # --- output --------------------------------------------------------------------
 
-    def out(self, data: bytes) -> None:
+    def out(self, data: bytes | memoryview) -> None:
         self._out.append(data)
         self._out_size += len(data)
 
     def push(self) -> None:
         """Hand what is queued to the socket now, without waiting for it to drain: also
-        from inside a statement that holds this thread (progress NOTICEs)."""
+        from inside a statement that holds this thread (progress NOTICEs). A batch of
+        rows alone in the queue goes as it is (a view of Arrow's buffer: no copy)."""
         if self._out:
-            self._output.write(b"".join(self._out))
+            out = self._out
+            self._output.write(out[0] if len(out) == 1 else b"".join(out))
             self._out.clear()
             self._out_size = 0
 

@@ -20,7 +20,7 @@ class SocketOutput:
         self._transport: asyncio.BaseTransport | None = None
         self._fd: int | None = None  # of self._transport, when it is a plain socket
 
-    def write(self, data: bytes) -> None:
+    def write(self, data: bytes | memoryview) -> None:
         transport = self._writer.transport
         fd = self._fd if transport is self._transport else self._plain_fd(transport)
         # uvloop's transports are not asyncio.WriteTransport subclasses, but have its methods.

@@ -243,9 +243,9 @@ class _RowSink:
 
     def __init__(self, session: ClientSession) -> None:
         self._session = session
-        self.rows: list[bytes] = []
+        self.rows: list[bytes | memoryview] = []
 
-    def out(self, data: bytes) -> None:
+    def out(self, data: bytes | memoryview) -> None:
         if data[:1] == b"D":  # DataRow batches; everything else is framing
             self.rows.append(data)
 

@@ -65,8 +65,9 @@ def plan_for(duckdb_type: str, fmt: int, tz: str | None) -> Plan | None:
 
 
 def _ints(col: pa.Array, width: str) -> np.ndarray:
-    """The raw integers of a fixed-width column (NULL slots hold anything)."""
-    return np.frombuffer(col.buffers()[1], dtype=width)[col.offset : col.offset + len(col)].copy()
+    """The raw integers of a fixed-width column (NULL slots hold anything), read-only
+    over Arrow's buffer: every caller derives a new array from them."""
+    return np.frombuffer(col.buffers()[1], dtype=width)[col.offset : col.offset + len(col)]
 
 
 def fixed_cells(items: np.ndarray, validity: pa.Array | None) -> pa.Array:
@@ -74,8 +75,9 @@ def fixed_cells(items: np.ndarray, validity: pa.Array | None) -> pa.Array:
     as a binary array, NULL where `validity` is false."""
     n = len(items)
     width = items.dtype.itemsize
-    data = pa.py_buffer(np.ascontiguousarray(items).view(np.uint8).tobytes())
-    offsets = pa.py_buffer((np.arange(n + 1, dtype=np.int32) * width).tobytes())
+    # py_buffer wraps the arrays without a copy (and keeps them alive)
+    data = pa.py_buffer(np.ascontiguousarray(items).view(np.uint8))
+    offsets = pa.py_buffer(np.arange(0, (n + 1) * width, width, dtype=np.int32))
     out = pa.Array.from_buffers(pa.binary(), n, [None, offsets, data])
     if validity is not None and validity.null_count:
         out = pc.if_else(validity.is_valid(), out, pa.scalar(None, pa.binary()))
@@ -89,7 +91,9 @@ def _per_value(col: pa.Array, raw: np.ndarray, fmt_one: object) -> pa.Array:
 
 
 def _pg_days(raw: np.ndarray) -> np.ndarray:
-    days = raw.astype(np.int64) - T.UNIX_TO_PG_DAYS
+    # int32 (-infinity wraps, and is replaced below): an int64 array of a batch is a
+    # mapping of its own (glibc's mmap threshold), faulted in and unmapped each time
+    days = raw - np.int32(T.UNIX_TO_PG_DAYS)
     days[raw == DUCK_INF32] = T.DATE_NOEND
     days[raw == -DUCK_INF32] = T.DATE_NOBEGIN
     return days

@@ -28,9 +28,10 @@ def _binary(c: pa.Array) -> pa.Array:
 
 
 def _lengths(c: pa.Array) -> np.ndarray:
-    """Each cell's byte length (0 for NULL), from the array's offsets."""
+    """Each cell's byte length (0 for NULL), from the array's offsets (int32: half the
+    memory of int64, and under glibc's mmap threshold for a batch)."""
     offsets = np.frombuffer(c.buffers()[1], dtype=np.int32)[c.offset : c.offset + len(c) + 1]
-    return np.diff(offsets).astype(np.int64)
+    return np.diff(offsets)
 
 
 def _valid(c: pa.Array) -> np.ndarray | None:
@@ -63,7 +64,15 @@ def _run(parts: list[np.ndarray]) -> pa.Array:
     return fixed_cells(np.ascontiguousarray(matrix).view(f"S{matrix.shape[1]}").ravel(), None)
 
 
-def _joined(pieces: Sequence[pa.Array], null: bytes = b"") -> bytes:
+def _view(out: pa.Array) -> memoryview:
+    """A binary array's cells end to end, as a view of its data buffer (no copy: a
+    `bytes` copy of each batch cost as much as the join, most of it in page faults)."""
+    offsets = np.frombuffer(out.buffers()[1], dtype=np.int32)
+    start, end = int(offsets[out.offset]), int(offsets[out.offset + len(out)])
+    return memoryview(out.buffers()[2].slice(start, end - start)).cast("B")
+
+
+def _joined(pieces: Sequence[pa.Array], null: bytes = b"") -> memoryview:
     """Each row's pieces end to end (NULL pieces give `null`), rows end to end: one pass
     of Arrow's element-wise join over the batch."""
     if len(pieces) == 1:
@@ -71,19 +80,19 @@ def _joined(pieces: Sequence[pa.Array], null: bytes = b"") -> bytes:
     else:
         options = pc.JoinOptions(null_handling="replace", null_replacement=null)
         out = pc.binary_join_element_wise(*pieces, b"", options=options)
-    offsets = np.frombuffer(out.buffers()[1], dtype=np.int32)
-    start, end = int(offsets[out.offset]), int(offsets[out.offset + len(out)])
-    return out.buffers()[2].slice(start, end - start).to_pybytes()
+    return _view(out)
 
 
-def _length_prefixed(tag: bytes, columns: Sequence[pa.Array], lead: bytes = b"") -> bytes:
+def _length_prefixed(
+    tag: bytes, columns: Sequence[pa.Array], lead: bytes = b""
+) -> bytes | memoryview:
     """Messages `tag` int32 size, [lead,] int16 count, then int32 length (-1: NULL) and
     bytes of each cell: DataRow, and COPY binary rows (`lead`: the file header, first row
     only). Header, length words and same-width cells of neighbouring columns go into one
     fixed-width piece a row (fewer pieces make the join cheaper); other cells stay
     pieces of their own."""
     n, k = len(columns[0]), len(columns)
-    size = np.full(n, 6 + 4 * k, dtype=np.int64)
+    size = np.full(n, 6 + 4 * k, dtype=np.int32)
     shapes = []
     for c in columns:
         lengths = _lengths(c)
@@ -109,12 +118,13 @@ def _length_prefixed(tag: bytes, columns: Sequence[pa.Array], lead: bytes = b"")
     out = _joined(pieces)
     if lead:  # the first message grows by the header, inserted after its 'n' word
         first_size = int(size[0]) + len(lead)
-        out = out[:1] + first_size.to_bytes(4, "big") + lead + out[5:]
+        return b"".join((out[:1], first_size.to_bytes(4, "big"), lead, out[5:]))
     return out
 
 
-def data_rows(batch: pa.RecordBatch, plans: Sequence[Plan]) -> bytes:
-    """The batch's rows as DataRow ('D') messages, end to end."""
+def data_rows(batch: pa.RecordBatch, plans: Sequence[Plan]) -> bytes | memoryview:
+    """The batch's rows as DataRow ('D') messages, end to end (a view of Arrow's buffer,
+    which the socket takes as it is)."""
     if batch.num_rows == 0:
         return b""
     columns = [_binary(cells(col, plan)) for col, plan in zip(batch.columns, plans, strict=True)]
@@ -184,7 +194,7 @@ def _any_of(*chars: str) -> str:
     return "[" + "".join(re.escape(ch) for ch in chars) + "]"
 
 
-def _delimited(columns: Sequence[pa.Array], sep: bytes, null: bytes) -> bytes:
+def _delimited(columns: Sequence[pa.Array], sep: bytes, null: bytes) -> memoryview:
     """CopyData messages of text or CSV lines: cells joined by `sep`, `null` for NULL.
     Arrow joins each row's cells in one pass (the line), then puts every line between
     its message header and newline in a second; both cost less than laying out the
@@ -195,9 +205,7 @@ def _delimited(columns: Sequence[pa.Array], sep: bytes, null: bytes) -> bytes:
     head = np.empty(len(lines), dtype=[("t", "S1"), ("size", ">i4")])
     head["t"], head["size"] = b"d", _lengths(lines) + 5  # size word, line, newline
     framed = pc.binary_join_element_wise(fixed_cells(head, None), lines, b"\n", b"")
-    offsets = np.frombuffer(framed.buffers()[1], dtype=np.int32)
-    start, end = int(offsets[framed.offset]), int(offsets[framed.offset + len(framed)])
-    return framed.buffers()[2].slice(start, end - start).to_pybytes()
+    return _view(framed)
 
 
 def copy_rows(
@@ -209,7 +217,7 @@ def copy_rows(
     quote: str = '"',
     escape: str | None = None,
     first: bool = False,
-) -> bytes:
+) -> bytes | memoryview:
     """The batch's rows as CopyData ('d') messages, one a row (as PostgreSQL sends them);
     binary format puts the file header in front of the first row (`first`)."""
     if batch.num_rows == 0:

@@ -13,7 +13,7 @@ from decimal import Decimal
 import psycopg
 import pytest
 
-ROWS = 40_000  # more than two of arrow_results.BATCH_ROWS (16,384)
+ROWS = 40_000  # several of arrow_results.BATCH_ROWS (8,192)
 
 
 def _expected(g: int) -> tuple:
