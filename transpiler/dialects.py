@@ -105,6 +105,21 @@ class HatiPostgres(Postgres):
                 return exp.DataType(this=exp.DType.ARRAY, expressions=[this], nested=True)
             return this
 
+        def _parse_interval_span(
+            self, this: exp.Expr, parse_function_unit: bool = True
+        ) -> exp.Interval:
+            # sqlglot keeps only the first "<n> <unit>" of a string such as
+            # '1 day 01:02:03.5' (making it INTERVAL '1' DAY) and drops the rest;
+            # PostgreSQL and DuckDB read the whole string, so it stays whole.
+            text = this.name if this is not None and this.is_string else None
+            interval = super()._parse_interval_span(this, parse_function_unit)
+            if text is None or exp.INTERVAL_STRING_RE.fullmatch(text):
+                return interval
+            parts = exp.INTERVAL_STRING_RE.findall(text)
+            if len(parts) == 1 and isinstance(interval.args.get("unit"), exp.Var):
+                return exp.Interval(this=exp.Literal.string(text))
+            return interval
+
 
 class HatiSnowflake(Snowflake):
     SUPPORTS_FIXED_SIZE_ARRAYS = True

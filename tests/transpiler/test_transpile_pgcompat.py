@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
+import duckdb
 import pytest
 
 from transpiler import transpile
@@ -65,3 +68,21 @@ def test_rewrites(pg: str, duck: str) -> None:
 
 def test_public_in_string_literals_is_untouched() -> None:
     assert sql("SELECT 'public' AS s") == "SELECT 'public' AS s"
+
+
+@pytest.mark.parametrize(
+    ("pg", "expected"),
+    [
+        # PostgreSQL reads the whole string: days plus a time of day (sqlglot kept only
+        # '1 day' of it), in literals, arithmetic and comparisons.
+        ("SELECT INTERVAL '1 day 01:02:03.5'", timedelta(days=1, seconds=3723.5)),
+        ("SELECT 2 * INTERVAL '1 day 01:02:03.5'", timedelta(days=2, seconds=7447)),
+        ("SELECT INTERVAL '3 days 10:00' + INTERVAL '1 hour'", timedelta(days=3, hours=11)),
+        ("SELECT INTERVAL '1 day 2 hours'", timedelta(days=1, hours=2)),
+        ("SELECT INTERVAL '3 days'", timedelta(days=3)),
+        ("SELECT INTERVAL '1.5 hours'", timedelta(minutes=90)),
+        ("SELECT INTERVAL '1 day ago'", timedelta(days=-1)),
+    ],
+)
+def test_interval_literals_keep_their_whole_text(pg: str, expected: timedelta) -> None:
+    assert duckdb.sql(sql(pg)).fetchone() == (expected,)
