@@ -137,11 +137,18 @@ def current_snapshot(cur: duckdb.DuckDBPyConnection) -> int:
     return int(cur.execute(f"FROM {AGENT_LAKE}.current_snapshot()").fetchone()[0])
 
 
-def changes(local: str, columns: str, start: int, end: int) -> str:
-    """SQL for the rows of the shared table of `local` changed in snapshots start..end
-    (`change_type`: insert, delete, update_preimage, update_postimage), with `columns`."""
+def changes_since(local: str, columns: str, last: int | None, snap: int) -> str:
+    """SQL for the rows of the shared table of `local` changed after snapshot `last` up to
+    `snap` (`change_type`: insert, delete, update_preimage, update_postimage; then
+    `snapshot_id` and `columns`); with no `last` (a first catch-up), every row as of
+    `snap`, as inserts."""
+    if last is None:
+        return (
+            f"SELECT 'insert' AS change_type, {int(snap)} AS snapshot_id, {columns}"
+            f" FROM {lake_table(local)} AT (VERSION => {int(snap)})"
+        )
     schema, table = local.split(".")
     return (
-        f"SELECT change_type, {columns} FROM ducklake_table_changes({lit(AGENT_LAKE)}, "
-        f"{lit(schema)}, {lit(table)}, {int(start)}, {int(end)})"
+        f"SELECT change_type, snapshot_id, {columns} FROM ducklake_table_changes("
+        f"{lit(AGENT_LAKE)}, {lit(schema)}, {lit(table)}, {int(last) + 1}, {int(snap)})"
     )

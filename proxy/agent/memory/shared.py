@@ -52,7 +52,7 @@ from proxy.agent.memory.schema import (
 )
 from proxy.core.names import INTERNAL_SCHEMA
 from proxy.db.agent_lake import (
-    changes,
+    changes_since,
     current_snapshot,
     lake_table,
     lake_transaction,
@@ -201,11 +201,7 @@ class SharedMemories:
         if last is not None and snap <= last:
             return [], [], []
         cols = ", ".join(self.cols)
-        if last is None:  # first catch-up: the shared table as of one snapshot
-            src = f"SELECT 'insert' AS change_type, {snap} AS snapshot_id, {cols}"
-            src += f" FROM {lake_table(T_MEM)} AT (VERSION => {snap})"
-        else:
-            src = changes(T_MEM, f"snapshot_id, {cols}", last + 1, snap)
+        src = changes_since(T_MEM, cols, last, snap)
         feed = cur.execute(
             f"SELECT * FROM ({src}) WHERE change_type IN ('insert', 'delete')"
         ).to_arrow_table()

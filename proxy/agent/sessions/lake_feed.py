@@ -23,7 +23,7 @@ import duckdb
 
 from proxy.agent.sessions import ram_index, search
 from proxy.agent.sessions.tables import EVENTS, FEED, INDEX, SESSIONS
-from proxy.db.agent_lake import changes, current_snapshot, lake_table, lake_transaction
+from proxy.db.agent_lake import changes_since, current_snapshot, lake_table, lake_transaction
 
 if TYPE_CHECKING:
     from proxy.agent.context import AgentContext
@@ -98,11 +98,7 @@ class IndexFeed:
         if last is not None and snap <= last:
             return []
         self.rounds += 1
-        if last is None:  # first catch-up: every event as of one snapshot
-            src = f"SELECT 'insert' AS change_type, {snap} AS snapshot_id, {_COLS}"
-            src += f" FROM {lake_table(EVENTS)} AT (VERSION => {snap})"
-        else:
-            src = changes(EVENTS, f"snapshot_id, {_COLS}", last + 1, snap)
+        src = changes_since(EVENTS, _COLS, last, snap)
         rows = cur.execute(
             f"SELECT * FROM ({src}) WHERE change_type IN ('insert', 'delete')"
             " ORDER BY snapshot_id, change_type = 'insert'"  # a snapshot's deletes first
