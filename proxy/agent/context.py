@@ -31,6 +31,7 @@ class AgentContext(Protocol):
     users_db: PooledDB  # the users' database (branch schemas)
     registry: Registry
     journal: Any  # proxy/agent/journal.py
+    compaction: Any  # proxy/agent/compaction.py
     memory: Any
     state: Any
     graph: Any
