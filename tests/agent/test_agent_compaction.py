@@ -171,13 +171,13 @@ def test_memories_stored_while_the_applier_compacts_all_survive(tmp_path: Path) 
             agent_compaction_interval_secs=0.01,
         ) as layer:
             me = who("compact-b")
-            seed = [f"seed {n} of the pile" for n in range(4000)]
+            seed = [f"seed {n} of the pile" for n in range(2000)]
             await layer.call("store_memories", me, contents=seed, wait=True)
             kept: set[str] = set()
             gone: set[str] = set()
 
             async def writer(w: int) -> None:
-                for n in range(120):
+                for n in range(60):
                     wait = n % 3 == 0  # the transaction path; else the journal
                     got = await layer.call("store_memory", me, [f"w{w} n{n} live"], wait=wait)
                     kept.add(got[0]["memory_id"])
@@ -192,7 +192,7 @@ def test_memories_stored_while_the_applier_compacts_all_survive(tmp_path: Path) 
             live = {r[0] for r in await sql(layer, f"SELECT memory_id::VARCHAR FROM {T_MEM}")}
             assert kept <= live, f"{len(kept - live)} stored memories lost"
             assert not (gone & live)
-            assert len(live) == 4000 + len(kept)
+            assert len(live) == 2000 + len(kept)
             await until(lambda: _all_embedded(layer), timeout=60)
             vecs = await sql(layer, f"SELECT count(*) FROM {T_VEC}")
             assert vecs == [(len(live),)]
