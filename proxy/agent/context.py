@@ -33,6 +33,7 @@ class AgentContext(Protocol):
     registry: Registry
     journal: Any  # proxy/agent/journal.py
     lake: LakePoller | None  # with a DuckLake catalog: the agent lake's poller
+    compaction: Any  # proxy/agent/compaction.py
     memory: Any
     state: Any
     graph: Any

@@ -31,6 +31,7 @@ import json
 import logging
 import os
 import threading
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -47,6 +48,7 @@ APPLY_MAX = 256  # journal entries per apply round
 APPLY_DELAY = 0.005  # seconds entries may wait to be applied together, unless awaited
 SETTLE_TIMEOUT = 30.0  # longest a read waits for the journal before it errors
 RETRY_DELAYS = (0.05, 0.2, 1.0, 5.0)  # between failed apply rounds
+IDLE_UPKEEP = 1.0  # seconds between `between_batches` calls while nothing is applied
 
 Row = tuple[Any, ...]
 Key = tuple[str, str]  # (org_id, agent_id)
@@ -122,6 +124,8 @@ class Journal:
         self._urgent = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
+        # Called between two batches, while no journaled write is applied (compaction.py).
+        self.between_batches: list[Callable[[], Awaitable[None]]] = []
 
     def register(self, kind: Kind) -> None:
         self.kinds[kind.name] = kind
@@ -407,8 +411,10 @@ class Journal:
             if not self._pending:
                 if self._stopping:
                     return
-                await self._wake.wait()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), IDLE_UPKEEP)
                 self._wake.clear()
+                await self._between_batches()
                 continue
             if not self._urgent.is_set() and len(self._pending) < APPLY_MAX:
                 # Let the writes of the next moment share this round's transaction.
@@ -420,12 +426,22 @@ class Journal:
             try:
                 await self._apply(batch)
                 failures = 0
+                await self._between_batches()
             except Exception:
                 log.exception("applying %d journaled writes failed", len(batch))
                 if self._stopping and failures >= len(RETRY_DELAYS):
                     return  # left in the log: the next start replays them
                 await asyncio.sleep(RETRY_DELAYS[min(failures, len(RETRY_DELAYS) - 1)])
                 failures += 1
+
+    async def _between_batches(self) -> None:
+        if self._stopping:
+            return
+        for task in self.between_batches:
+            try:
+                await task()
+            except Exception:  # upkeep failing must not stop the applier
+                log.exception("agent journal upkeep between batches failed")
 
     async def _apply(self, batch: list[Entry]) -> None:
         runs: list[tuple[Kind, list[Row]]] = []

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from proxy.agent import graph, maintenance, state, whoami  # noqa: F401 (whoami: its declaration)
 from proxy.agent.branches import service as branches
+from proxy.agent.compaction import Compaction
 from proxy.agent.journal import Journal
 from proxy.agent.ledger import service as ledger
 from proxy.agent.memory import service as memory
@@ -58,6 +59,10 @@ class AgentLayer:
         self.journal = Journal(_journal_path(engine))
         # With a DuckLake catalog: the one poller the shared services' catch-ups hang off.
         self.lake = LakePoller(self.db) if self.config.lake_catalog else None
+        # Tables that accumulate deleted rows, rewritten by the applier (compaction.py);
+        # each service registers its own with the lock its writers take.
+        self.compaction = Compaction(self.db, self.config)
+        self.journal.between_batches.append(self.compaction.between_batches)
         # Order matters: triggers first, so memory and ledger can notify them.
         self.triggers = triggers.Triggers(self)
         self.memory = memory.Memory(self)

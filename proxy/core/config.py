@@ -244,6 +244,27 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("eviction_cron", "0 3 * * *", "When (cron, UTC) memories are evicted."),
     Setting(
+        "agent_compaction_min_deleted",
+        2_000,
+        "Deleted rows an agent table (memories, their vectors) may hold in storage before it"
+        " is rewritten without them (DuckDB keeps them until their whole row group goes);"
+        " 0 = never rewrite.",
+        int,
+    ),
+    Setting(
+        "agent_compaction_deleted_fraction",
+        0.25,
+        "A table is rewritten only once its deleted rows also reach this share of its live"
+        " rows (so a rewrite's cost per deleted row stays bounded).",
+        float,
+    ),
+    Setting(
+        "agent_compaction_interval_secs",
+        30.0,
+        "How often the agent journal's applier counts the agent tables' deleted rows.",
+        float,
+    ),
+    Setting(
         "eviction_max_per_agent",
         0,
         "Scheduled eviction keeps at most this many memories per agent (0 = no cap).",
@@ -332,6 +353,9 @@ class Config:
     maintenance_enabled: bool = True
     consolidation_cron: str = "0 */6 * * *"
     eviction_cron: str = "0 3 * * *"
+    agent_compaction_min_deleted: int = 2_000
+    agent_compaction_deleted_fraction: float = 0.25
+    agent_compaction_interval_secs: float = 30.0
     eviction_max_per_agent: int = 0
     summary_llm_url: str = ""
     summary_llm_model: str = ""

@@ -92,6 +92,8 @@ class Memory(EmbedPump):
         self.write_lock = asyncio.Lock()
         # store_memory's transactions, group-committed under write_lock (write_batch.py)
         self.stores = WriteBatcher(layer.db, self.write_lock)
+        # Every memory is deleted some day: the applier gives the rows' storage back.
+        layer.compaction.register(self.write_lock, (T_MEM, T_VEC))
         # store_memory's fast path: acknowledged once in the agent journal (journal.py)
         self.journal = MemoryKind(self, layer.journal)
         self._queue: asyncio.Queue[EmbedJob | None] = asyncio.Queue()
