@@ -50,7 +50,7 @@ class EventKind:
     def __init__(self, sessions: Any, journal: Journal, write_event: Any) -> None:
         self.sessions = sessions
         self.journal = journal
-        self.write_event = write_event  # service.write_event (service imports this module)
+        self.write_event = write_event  # rows.write_event
         self._mu = threading.Lock()
         self._tails: dict[SessionKey, Tail] = {}
         journal.register(self)
