@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import psycopg
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,6 +71,15 @@ class ServerProcess:
     @property
     def dsn(self) -> str:
         return f"host={self.host} port={self.port} user=tester dbname=hatidata"
+
+    def agent_conn(
+        self, agent: str, *, user: str = "tester", autocommit: bool = True
+    ) -> psycopg.Connection:
+        """psycopg 3 as HatiDataAgent connects: the agent id in `options -c`."""
+        return psycopg.connect(
+            host=self.host, port=self.port, user=user, dbname="hatidata",
+            options=f"-c hatidata_agent_id={agent}", autocommit=autocommit,
+        )  # fmt: skip
 
     def url(self, driver: str = "postgresql+psycopg") -> str:
         return f"{driver}://tester@{self.host}:{self.port}/hatidata"

@@ -34,17 +34,6 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     server.stop()
 
 
-def connect(srv: ServerProcess, agent: str) -> psycopg.Connection:
-    return psycopg.connect(
-        host=srv.host,
-        port=srv.port,
-        user="tester",
-        dbname="hatidata",
-        options=f"-c hatidata_agent_id={agent}",
-        autocommit=True,
-    )
-
-
 def answered(srv: ServerProcess, name: str) -> int:
     """How many calls of `name` the server answered without DuckDB (its debug log)."""
     return srv.log().count(f"{name}() answered from its rows")
@@ -106,7 +95,7 @@ SAME = [
 
 
 def test_every_agent_function_answers_as_duckdb_does(srv: ServerProcess) -> None:
-    with connect(srv, "shortcut-same") as conn:
+    with srv.agent_conn("shortcut-same") as conn:
         for sql in SETUP:
             conn.execute(sql)
         for i in range(6):  # more rows than inline_rows puts in a statement
@@ -148,7 +137,7 @@ def test_every_agent_function_answers_as_duckdb_does(srv: ServerProcess) -> None
 
 
 def test_column_lists_aliases_and_qualified_names(srv: ServerProcess) -> None:
-    with connect(srv, "shortcut-cols") as conn:
+    with srv.agent_conn("shortcut-cols") as conn:
         conn.execute("SELECT * FROM set_agent_state('k', '[1, 2]')")
         for select in (
             "value, key",
@@ -172,7 +161,7 @@ def test_column_lists_aliases_and_qualified_names(srv: ServerProcess) -> None:
 def test_writes_are_answered_from_their_rows(srv: ServerProcess) -> None:
     """store_memory and append_event, the calls of issues 23 and 24: the same columns and
     values as the DuckDB path (the first run of each statement is checked against it)."""
-    with connect(srv, "shortcut-writes") as conn:
+    with srv.agent_conn("shortcut-writes") as conn:
         conn.execute("SELECT * FROM create_session('app', 'u', 'w1')")
         before = answered(srv, "store_memory"), answered(srv, "append_event")
         for i in range(3):
@@ -281,7 +270,7 @@ def test_transaction_blocks_behave_as_before(srv: ServerProcess) -> None:
         seen.append((got[2], conn.pgconn.transaction_status))
         return seen
 
-    with connect(srv, "shortcut-tx") as conn:
+    with srv.agent_conn("shortcut-tx") as conn:
         conn.execute("SELECT * FROM set_agent_state('tx', '1')")
         short = script(conn, "")
         conn.execute("SELECT * FROM set_agent_state('tx', '1')")
@@ -290,7 +279,7 @@ def test_transaction_blocks_behave_as_before(srv: ServerProcess) -> None:
 
 
 def test_errors_inside_the_call_keep_their_sqlstate(srv: ServerProcess) -> None:
-    with connect(srv, "shortcut-errors") as conn:
+    with srv.agent_conn("shortcut-errors") as conn:
         for call, state in (
             ("get_memory('not-a-uuid')", b"22023"),
             ("delete_trigger('no-such-trigger')", b"42704"),
@@ -305,7 +294,7 @@ def test_errors_inside_the_call_keep_their_sqlstate(srv: ServerProcess) -> None:
 
 
 def test_statement_timeout_as_before(srv: ServerProcess) -> None:
-    with connect(srv, "shortcut-timeout") as conn:
+    with srv.agent_conn("shortcut-timeout") as conn:
         conn.execute("SET statement_timeout = 10000")
         for _ in range(3):
             assert conn.execute("SELECT agent_id FROM whoami()").fetchone() == ("shortcut-timeout",)

@@ -23,7 +23,7 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 
 
 def sql(srv: ServerProcess, query: str, agent: str = "kg-a") -> list[tuple]:
-    with psycopg.connect(srv.dsn, options=f"-c hatidata_agent_id={agent}", autocommit=True) as conn:
+    with srv.agent_conn(agent) as conn:
         return conn.execute(query).fetchall()
 
 

@@ -18,18 +18,11 @@ import psycopg
 import requests
 
 from proxy.agent.ledger.hashing import GENESIS_HASH, chain_hash, content_hash
-from tests.conftest import ServerProcess, start_server
+from tests.conftest import start_server
 from tests.mcp.mcp_support import HttpAgent
 
 S = "hatidata_internal"
 ARGS = ("--embedding-provider", "hash")
-
-
-def connect(srv: ServerProcess, agent: str) -> psycopg.Connection:
-    return psycopg.connect(
-        host=srv.host, port=srv.port, user="tester", dbname="hatidata",
-        options=f"-c hatidata_agent_id={agent}", autocommit=True,
-    )  # fmt: skip
 
 
 def rows(conn: psycopg.Connection, sql: str, params: tuple = ()) -> list[dict[str, Any]]:
@@ -133,7 +126,7 @@ def test_tampering_with_the_file_is_reported_over_wire_mcp_and_rest(tmp_path: Pa
     srv = start_server(srv_dir, *ARGS)
     try:
         # -- logged through every interface ---------------------------------------------
-        with connect(srv, "w1") as conn:
+        with srv.agent_conn("w1") as conn:
             for session, n in (("keep", 3), ("gone", 3), ("trunc", 4), ("edit", 3)):
                 for i in range(n):
                     conn.execute(
@@ -151,14 +144,14 @@ def test_tampering_with_the_file_is_reported_over_wire_mcp_and_rest(tmp_path: Pa
 
         # 8 connections append to 8 sessions at once.
         def writer(i: int) -> int:
-            with connect(srv, "conc") as conn:
+            with srv.agent_conn("conc") as conn:
                 for n in range(15):
                     conn.execute("SELECT * FROM log_reasoning_step(%s, %s)", (f"c{i}", f"{i}.{n}"))
             return i
 
         with concurrent.futures.ThreadPoolExecutor(8) as pool:
             assert sorted(pool.map(writer, range(8))) == list(range(8))
-        with connect(srv, "conc") as conn:
+        with srv.agent_conn("conc") as conn:
             (summary,) = rows(conn, "SELECT * FROM verify_ledger()")
         assert summary["kind"] == "summary" and summary["ledger_valid"] is True, summary
         assert summary["sessions_checked"] == 8 and summary["steps_checked"] == 120
@@ -188,7 +181,7 @@ def test_tampering_with_the_file_is_reported_over_wire_mcp_and_rest(tmp_path: Pa
     srv = start_server(srv_dir, *ARGS)
     try:
         # -- the wire: agent w1 sees its own four broken sessions -------------------------
-        with connect(srv, "w1") as conn:
+        with srv.agent_conn("w1") as conn:
             found = rows(conn, "SELECT * FROM verify_ledger()")
             assert found[-1]["kind"] == "summary" and found[-1]["ledger_valid"] is False
             assert {(p["session_id"], p["kind"]) for p in found[:-1]} == {

@@ -28,7 +28,7 @@ def test_runs_are_recorded_and_the_schedule_is_logged(tmp_path: Path) -> None:
     )  # fmt: skip
     try:
         for agent in ("m1", "m2"):
-            with psycopg.connect(srv.dsn, options=f"-c hatidata_agent_id={agent}") as conn:
+            with srv.agent_conn(agent, autocommit=False) as conn:
                 for i in range(3):
                     conn.execute(
                         "SELECT * FROM store_memory(%s, importance := 0.9)", [f"{agent} {i}"]
@@ -45,7 +45,7 @@ def test_runs_are_recorded_and_the_schedule_is_logged(tmp_path: Path) -> None:
             left = conn.execute("SELECT count(*) FROM _hatidata_agent_memory").fetchone()
             assert left == (0,)  # the default agent's own: none
         for agent in ("m1", "m2"):
-            with psycopg.connect(srv.dsn, options=f"-c hatidata_agent_id={agent}") as conn:
+            with srv.agent_conn(agent, autocommit=False) as conn:
                 assert conn.execute("SELECT count(*) FROM list_memories()").fetchone() == (2,)
         assert "memory consolidation on '30 1 * * 0' (UTC), next at" in srv.log()
     finally:

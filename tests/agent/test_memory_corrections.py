@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
 import requests
 
@@ -39,7 +38,7 @@ def call(srv: ServerProcess, agent: str, fn: str, **args: Any) -> list[dict[str,
 
 
 def sql(srv: ServerProcess, agent: str, text: str) -> list[tuple[Any, ...]]:
-    with psycopg.connect(srv.dsn, options=f"-c hatidata_agent_id={agent}") as conn:
+    with srv.agent_conn(agent, autocommit=False) as conn:
         return conn.execute(text).fetchall()
 
 

@@ -23,19 +23,16 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     server.stop()
 
 
-def connect(srv: ServerProcess, agent: str) -> psycopg.Connection:
-    return psycopg.connect(
-        host="127.0.0.1", port=srv.port, user="postgres", dbname="hatidata", autocommit=True,
-        options=f"-c hatidata_agent_id={agent}",
-    )  # fmt: skip
-
-
 def count(con: psycopg.Connection) -> int:
     return con.execute(COUNT).fetchone()[0]
 
 
 def test_every_agent_write_shows_in_the_next_statement(srv: ServerProcess) -> None:
-    with connect(srv, "rc") as reader, connect(srv, "rc") as writer, connect(srv, "rc2") as other:
+    with (
+        srv.agent_conn("rc", user="postgres") as reader,
+        srv.agent_conn("rc", user="postgres") as writer,
+        srv.agent_conn("rc2", user="postgres") as other,
+    ):
         for _ in range(3):  # cached now
             assert count(reader) == 0
         assert count(other) == 0
@@ -65,7 +62,10 @@ def test_every_agent_write_shows_in_the_next_statement(srv: ServerProcess) -> No
 def test_a_rolled_back_block_or_a_dropped_view_leaves_the_relation_working(
     srv: ServerProcess,
 ) -> None:
-    with connect(srv, "rb") as con, connect(srv, "rb") as writer:
+    with (
+        srv.agent_conn("rb", user="postgres") as con,
+        srv.agent_conn("rb", user="postgres") as writer,
+    ):
         writer.execute("SELECT * FROM store_memory('one')")
         assert count(con) == 1
         con.execute("BEGIN")
@@ -92,7 +92,7 @@ def test_agent_call_results_are_each_calls_own_on_a_reused_view(srv: ServerProce
     are replaced): every call must still return its own rows, after a call with other
     columns in the same place, a rolled-back block, or a dropped view."""
     search = "SELECT content FROM search_memory(%s, 1)"
-    with connect(srv, "ac") as con:
+    with srv.agent_conn("ac", user="postgres") as con:
         for text in ("apples are red", "the sea is blue", "grass is green"):
             con.execute("SELECT * FROM store_memory(%s, wait := true)", [text])
         for _ in range(2):
@@ -115,7 +115,7 @@ def test_agent_call_results_stay_right_as_their_row_count_changes(srv: ServerPro
     only register their rows anew (sql_bridge.replace_rows): each call, of 1, 0 or 5 rows,
     still returns exactly its own rows, also after the view or its rows were dropped."""
     search = "SELECT content FROM search_memory(%s, %s, memory_type := %s) ORDER BY content"
-    with connect(srv, "rows") as con:
+    with srv.agent_conn("rows", user="postgres") as con:
         texts = [f"fruit number {i} is ripe" for i in range(6)]
         for text in texts:
             con.execute(

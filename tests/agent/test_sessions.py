@@ -24,7 +24,7 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 
 
 def sql(srv: ServerProcess, query: str, *params: Any, agent: str = "helper") -> list[tuple]:
-    with psycopg.connect(srv.dsn, options=f"-c hatidata_agent_id={agent}", autocommit=True) as c:
+    with srv.agent_conn(agent) as c:
         return c.execute(query, params or None).fetchall()
 
 

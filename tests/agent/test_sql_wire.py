@@ -27,20 +27,8 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     server.stop()
 
 
-def connect(srv: ServerProcess, agent: str) -> psycopg.Connection:
-    """psycopg 3 as HatiDataAgent connects: the agent id in `options -c`."""
-    return psycopg.connect(
-        host=srv.host,
-        port=srv.port,
-        user="tester",
-        dbname="hatidata",
-        options=f"-c hatidata_agent_id={agent}",
-        autocommit=True,
-    )
-
-
 def test_state_round_trip_with_server_side_parameters(srv: ServerProcess) -> None:
-    with connect(srv, "wire-a") as conn:
+    with srv.agent_conn("wire-a") as conn:
         row = conn.execute(
             "SELECT key, value, version FROM set_agent_state(%s, %s)", ("task", '{"step": 1}')
         ).fetchone()
@@ -54,7 +42,7 @@ def test_state_round_trip_with_server_side_parameters(srv: ServerProcess) -> Non
 
 
 def test_results_compose_with_sql(srv: ServerProcess) -> None:
-    with connect(srv, "wire-compose") as conn:
+    with srv.agent_conn("wire-compose") as conn:
         for key in ("a1", "a2", "b1"):
             conn.execute("SELECT * FROM set_agent_state(%s, %s)", (key, json.dumps(key)))
         rows = conn.execute(
@@ -74,7 +62,7 @@ def test_call_rows_inside_statements_with_their_own_parameters_and_ctes(
     """A few result rows go into the statement itself (inline_rows.with_rows): after the
     statement's own parameters, beside its own WITH, typed as declared, twice in one
     statement, and no rows at all."""
-    with connect(srv, "wire-cte") as conn:
+    with srv.agent_conn("wire-cte") as conn:
         conn.execute("SELECT * FROM set_agent_state('k1', '{\"n\": 1}')")
         row = conn.execute(
             "WITH w AS (SELECT %s::INT AS x) SELECT g.value, g.found, w.x, %s::TEXT AS y"
@@ -91,7 +79,7 @@ def test_call_rows_inside_statements_with_their_own_parameters_and_ctes(
 
 
 def test_identity_isolates_agents_and_the_views_follow_it(srv: ServerProcess) -> None:
-    with connect(srv, "iso-a") as a, connect(srv, "iso-b") as b:
+    with srv.agent_conn("iso-a") as a, srv.agent_conn("iso-b") as b:
         a.execute("SELECT * FROM set_agent_state('secret', '42')")
         assert b.execute("SELECT found FROM get_agent_state('secret')").fetchone() == (False,)
         assert a.execute("SELECT agent_id, key FROM _hatidata_agent_state").fetchall() == [
@@ -192,7 +180,7 @@ def test_psycopg2_like_hatidata_agent(srv: ServerProcess) -> None:
 def test_bad_calls_get_a_sqlstate_and_the_connection_survives(
     srv: ServerProcess, sql: str, sqlstate: str
 ) -> None:
-    with connect(srv, "bad-input") as conn:
+    with srv.agent_conn("bad-input") as conn:
         with pytest.raises(psycopg.Error) as err:
             conn.execute(sql)
         assert err.value.sqlstate == sqlstate, err.value
@@ -201,9 +189,9 @@ def test_bad_calls_get_a_sqlstate_and_the_connection_survives(
 
 def test_identity_variables_no_longer_steer_anything(srv: ServerProcess) -> None:
     """The old views filtered on DuckDB variables; setting them now changes nothing."""
-    with connect(srv, "var-owner") as conn:
+    with srv.agent_conn("var-owner") as conn:
         conn.execute("SELECT * FROM set_agent_state('secret', '42')")
-    with connect(srv, "var-thief") as conn:
+    with srv.agent_conn("var-thief") as conn:
         conn.execute("SET VARIABLE hatidata_agent_id = 'var-owner'")
         assert conn.execute("SELECT key FROM _hatidata_agent_state").fetchall() == []
         assert conn.execute("SELECT found FROM get_agent_state('secret')").fetchone() == (False,)
@@ -211,7 +199,7 @@ def test_identity_variables_no_longer_steer_anything(srv: ServerProcess) -> None
 
 def test_agent_writes_are_not_part_of_the_session_transaction(srv: ServerProcess) -> None:
     """Agent functions commit on their own (documented), like sequences in Postgres."""
-    with connect(srv, "txn-agent") as conn:
+    with srv.agent_conn("txn-agent") as conn:
         conn.execute("BEGIN")
         conn.execute("SELECT * FROM set_agent_state('t', '1')")
         conn.execute("ROLLBACK")
@@ -220,7 +208,7 @@ def test_agent_writes_are_not_part_of_the_session_transaction(srv: ServerProcess
 
 def test_branch_over_the_wire_copy_on_write_and_merge(srv: ServerProcess) -> None:
     """COMPAT: a session under `SET search_path = 'branch_x,main'` writes into the branch."""
-    with connect(srv, "brancher") as conn:
+    with srv.agent_conn("brancher") as conn:
         conn.execute("CREATE TABLE wire_accounts (id INT PRIMARY KEY, balance INT)")
         conn.execute("INSERT INTO wire_accounts VALUES (1, 10), (2, 20)")
         branch_id, schema = conn.execute(
@@ -245,7 +233,7 @@ def test_branch_over_the_wire_copy_on_write_and_merge(srv: ServerProcess) -> Non
 
 def test_branches_and_triggers_by_name(srv: ServerProcess) -> None:
     """A branch or trigger is named by its id or by its name, in every function taking one."""
-    with connect(srv, "namer") as conn, connect(srv, "other-namer") as other:
+    with srv.agent_conn("namer") as conn, srv.agent_conn("other-namer") as other:
         conn.execute("CREATE TABLE named_accounts (id INT PRIMARY KEY, balance INT)")
         conn.execute("INSERT INTO named_accounts VALUES (1, 10)")
         (first,) = conn.execute("SELECT branch_id FROM branch_create('what-if')").fetchone()
@@ -321,7 +309,7 @@ def test_small_and_large_agent_results_alternate_on_one_connection(srv: ServerPr
     (proxy/execution/inline_rows.py): values, NULLs and types are the same either way,
     and each statement sees its own call's rows, never the previous one's."""
     awkward = 'it\'s a \\back\\slash, "quotes", ünïcødé; -- not a comment'
-    with connect(srv, "wire-inline") as conn:
+    with srv.agent_conn("wire-inline") as conn:
         for i in range(20):
             value = json.dumps(f"{awkward} {i}")
             conn.execute("SELECT * FROM set_agent_state(%s, %s)", (f"k{i:02d}", value))

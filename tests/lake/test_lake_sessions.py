@@ -16,7 +16,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import requests
 
 from tests.conftest import ServerProcess, start_server
@@ -70,7 +69,7 @@ def test_a_session_written_on_one_proxy_is_read_on_another_at_once(
     agent, sid = "sess25-read", f"s-{uuid.uuid4().hex[:8]}"
     call(a, "create_session", agent, app_name="app1", user_id="u1", session_id=sid,
          state={"plain": 1, "user:lang": "pt", "app:theme": "dark"})  # fmt: skip
-    with psycopg.connect(a.dsn, options=f"-c hatidata_agent_id={agent}", autocommit=True) as ca:
+    with a.agent_conn(agent) as ca:
         for i in range(3):
             ca.execute(
                 "SELECT * FROM append_event(%s, 'user', %s::JSON)",
