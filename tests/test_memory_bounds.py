@@ -147,10 +147,17 @@ def test_statement_text_caches_do_not_keep_long_texts() -> None:
     never a text longer than MAX_CACHED_CHARS: 4,096 bulk INSERTs of 1 MB would
     otherwise hold gigabytes."""
     from proxy.access import sql_policy
+    from proxy.db.catalog import snapshot
     from transpiler import ddl_targets, relations
     from transpiler.text_cache import MAX_CACHED_CHARS
 
-    caches = [sql_policy._tokens, sql_policy._words, relations._cached, ddl_targets.targets]
+    caches = [
+        sql_policy._tokens,
+        sql_policy._words,
+        relations._cached,
+        ddl_targets.targets,
+        snapshot._names_in,
+    ]
     for cache in caches:
         cache.cache_clear()
     values = ", ".join(f"({i}, 'row {i}')" for i in range(2000))
@@ -160,6 +167,7 @@ def test_statement_text_caches_do_not_keep_long_texts() -> None:
     assert sql_policy._tokens(long_sql)[0][0] == "INSERT"
     assert relations.relations_of(long_sql).relations
     assert ddl_targets.targets(long_sql) is not None
+    assert snapshot.names_in(long_sql) == ()
     for cache in caches:
         assert cache.cache_info().currsize == 0, cache  # computed, not kept
     for i in range(5000):
@@ -167,6 +175,7 @@ def test_statement_text_caches_do_not_keep_long_texts() -> None:
         sql_policy._words(sql)
         relations.relations_of(sql)
         ddl_targets.targets(sql)
+        snapshot.names_in(sql)
     for cache in caches:
         info = cache.cache_info()
         assert info.currsize <= info.maxsize < 5000, cache
