@@ -125,3 +125,73 @@ def test_malloc_settings_apply_unless_the_operator_set_them() -> None:
         check=True,
     )
     assert given.stdout.strip() == "['mmap_threshold']", given
+
+
+def test_embedding_lru_rows_do_not_keep_the_models_batch() -> None:
+    """The LRU's bound is in vectors: an entry holds its own row, not a view that keeps
+    the whole batch matrix the model returned (a 32-row batch per cached row)."""
+    emb = CachedEmbedder(HashEmbedder(384), None, lru_size=3)
+    try:
+        emb.embed_batch([f"batch text {i}" for i in range(32)])
+        assert len(emb._lru) == 3
+        for vec in emb._lru.values():
+            assert vec.base is None and vec.nbytes == 384 * 4
+        assert emb.embed_batch(["batch text 31"])[0].shape == (384,)  # still served
+    finally:
+        emb.close()
+
+
+def test_statement_text_caches_do_not_keep_long_texts() -> None:
+    """Caches keyed by a client's statement text (the policy checks' tokens and words,
+    the relations and DDL targets of a statement) keep at most their entry count, and
+    never a text longer than MAX_CACHED_CHARS: 4,096 bulk INSERTs of 1 MB would
+    otherwise hold gigabytes."""
+    from proxy.access import sql_policy
+    from proxy.db.catalog import snapshot
+    from transpiler import ddl_targets, relations
+    from transpiler.text_cache import MAX_CACHED_CHARS
+
+    caches = [
+        sql_policy._tokens,
+        sql_policy._words,
+        relations._cached,
+        ddl_targets.targets,
+        snapshot._names_in,
+    ]
+    for cache in caches:
+        cache.cache_clear()
+    values = ", ".join(f"({i}, 'row {i}')" for i in range(2000))
+    long_sql = f"INSERT INTO t VALUES {values}"
+    assert len(long_sql) > MAX_CACHED_CHARS
+    assert "t" in {w for w in sql_policy._words(long_sql)}
+    assert sql_policy._tokens(long_sql)[0][0] == "INSERT"
+    assert relations.relations_of(long_sql).relations
+    assert ddl_targets.targets(long_sql) is not None
+    assert snapshot.names_in(long_sql) == ()
+    for cache in caches:
+        assert cache.cache_info().currsize == 0, cache  # computed, not kept
+    for i in range(5000):
+        sql = f"SELECT {i} FROM t"
+        sql_policy._words(sql)
+        relations.relations_of(sql)
+        ddl_targets.targets(sql)
+        snapshot.names_in(sql)
+    for cache in caches:
+        info = cache.cache_info()
+        assert info.currsize <= info.maxsize < 5000, cache
+
+
+def test_duckdb_gives_freed_memory_back_on_time() -> None:
+    """Both databases run jemalloc's background purge (docs/memory.md): without it DuckDB's
+    freed pages stay resident until an allocation happens to tick their decay."""
+    from types import SimpleNamespace
+
+    from proxy.db.opening import OpenedFile
+
+    config = SimpleNamespace(duckdb_threads=0, duckdb_memory_limit="")
+    db = OpenedFile(config, ":memory:")  # type: ignore[arg-type]
+    try:
+        row = db.db.execute("SELECT current_setting('allocator_background_threads')").fetchone()
+        assert row == (True,)
+    finally:
+        db.close()

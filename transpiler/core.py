@@ -43,6 +43,7 @@ from transpiler.markers import render
 from transpiler.model import Statement, UtilityCommand
 from transpiler.session_commands import parse_session
 from transpiler.splitter import Chunk, split
+from transpiler.text_cache import MAX_CACHED_CHARS
 from transpiler.token_flags import Triggers, scan, uses_hati_text
 
 # Statements passed through as written (sqlglot would mangle or reject them).
@@ -68,9 +69,9 @@ _NATIVE = frozenset(
     }
 )
 CACHE_SIZE = 4096  # statements (sql text -> result) kept, least recently used evicted
-# Longer texts are transpiled every time (bulk INSERTs rarely repeat): with the entry
-# count this bounds the cache's memory (~4096 x (16 KiB of key + its result)).
-MAX_CACHED_CHARS = 16_384
+# Longer texts (MAX_CACHED_CHARS, text_cache.py) are transpiled every time (bulk INSERTs
+# rarely repeat): with the entry count this bounds the cache's memory (~4096 x (16 KiB of
+# key + its result)).
 
 
 # Roles and privileges: refused with what hatiproxy does instead (not a syntax error).

@@ -12,12 +12,13 @@ Names are lower-cased (DuckDB names are case-insensitive); '' where not written.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.tokens import Token, TokenType
+
+from transpiler.text_cache import text_lru_cache
 
 # Actions: create, replace (CREATE OR REPLACE), drop, alter, rename, comment, write (rows).
 # Kinds: table, view, relation (a table or a view: ALTER TABLE, COMMENT ON TABLE may name
@@ -50,7 +51,7 @@ class Target:
     )
 
 
-@lru_cache(maxsize=2048)
+@text_lru_cache(maxsize=2048)  # a client's statement texts: long ones are not kept
 def targets(sql: str) -> tuple[Target, ...] | None:
     """Every target of the (possibly several, `;`-separated) DuckDB statements in `sql`."""
     try:

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
+
+from transpiler.text_cache import text_lru_cache
 
 _EXPLAIN = re.compile(
     r"^\s*EXPLAIN(?:\s+ANALY[SZ]E)?(?:\s+VERBOSE)?(?:\s*\([^)]*\))?\s+", re.IGNORECASE
@@ -48,7 +49,7 @@ def relations_of(sql: str, skip: frozenset[str] = frozenset()) -> Relations:
     return _cached(_EXPLAIN.sub("", sql, count=1), skip)
 
 
-@lru_cache(maxsize=4096)
+@text_lru_cache(maxsize=4096)  # a client's statement texts: long ones are not kept
 def _cached(sql: str, skip: frozenset[str]) -> Relations:
     try:
         trees = [t for t in sqlglot.parse(sql, read="duckdb") if t is not None]

@@ -36,6 +36,7 @@ from proxy.core.registry import REGISTRY
 from proxy.wire.errors import PgError
 from transpiler import ResetCommand, SetCommand, Statement, TranspileError, transpile
 from transpiler.external_access import of_tokens, outside_function
+from transpiler.text_cache import text_lru_cache
 
 # Kinds that never change data (SET / RESET of DuckDB options are settings, not data).
 _READ_KINDS = frozenset(
@@ -169,7 +170,7 @@ def _check_stored(st: Statement, who: Identity, search_path: str | None) -> None
                 raise PgError("42501", f"permission denied for {bad}{through}", hint=_LIMITS_HINT)
 
 
-@lru_cache(maxsize=4096)
+@text_lru_cache(maxsize=4096)  # every statement's text: long ones are not kept
 def _words(sql: str) -> frozenset[str]:
     """The names and keywords of `sql`, lower case: which views or macros it may use."""
     return frozenset(text.lower() for text, kind, _ in _tokens(sql) if kind != "operator")
@@ -282,7 +283,7 @@ def _copy_direction(sql: str) -> str:
     return "FROM"
 
 
-@lru_cache(maxsize=4096)
+@text_lru_cache(maxsize=4096)  # every statement's text: long ones are not kept
 def _tokens(sql: str) -> tuple[tuple[str, str, int], ...]:
     """DuckDB's own tokens of `sql`: (text, type, parenthesis depth). Keywords and
     unquoted identifiers upper-cased, quoted identifiers as written; strings, numbers

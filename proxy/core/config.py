@@ -168,8 +168,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("model_dir", "", "Model cache directory; empty = <data_dir>/models."),
     Setting(
         "embedding_cache_entries",
-        10_000,
-        "Embeddings kept in RAM (LRU, ~1.6 KB each at 384 dims).",
+        4_096,
+        "Embeddings kept in RAM (LRU, ~1.9 KB each at 384 dims).",
         int,
     ),
     Setting(
@@ -335,7 +335,7 @@ class Config:
     embedding_batch_size: int = 32
     embedding_flush_interval_ms: int = 1000
     model_dir: str = ""
-    embedding_cache_entries: int = 10_000
+    embedding_cache_entries: int = 4_096
     embedding_cache_table_rows: int = 20_000
     org_id: str = "local"
     default_agent: str = "default"

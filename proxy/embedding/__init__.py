@@ -10,8 +10,8 @@ Typical server use:
     cached.observer = metrics                                   # optional: cache/model stats
 """
 
+from .cache import DEFAULT_LRU_SIZE, CachedEmbedder, EmbeddingObserver
 from .cache import TABLE as CACHE_TABLE
-from .cache import CachedEmbedder, EmbeddingObserver
 from .errors import ChecksumMismatch, ConversionError, EmbeddingError, ModelNotAvailable
 from .hash_embedder import HashEmbedder
 from .loader import open_provider, provider_summary, resolve_model_dir
@@ -35,6 +35,7 @@ def __getattr__(name: str):  # OnnxEmbedder imports onnxruntime: load it on firs
 
 __all__ = [
     "CACHE_TABLE",
+    "DEFAULT_LRU_SIZE",
     "KNOWN_MODELS",
     "CachedEmbedder",
     "ChecksumMismatch",

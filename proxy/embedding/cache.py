@@ -32,6 +32,7 @@ from __future__ import annotations
 import atexit
 import hashlib
 import logging
+import sys
 import threading
 import time
 import weakref
@@ -48,7 +49,11 @@ from .cache_table import CacheTables
 from .provider import EmbeddingProvider, Mode, check_mode
 
 TABLE = "_hatidata_embedding_cache"
-DEFAULT_LRU_SIZE = 10_000
+# Vectors kept in RAM (setting embedding_cache_entries), ~1.9 KB each at 384 dims with
+# their keys: ~8 MiB. Behind it the table answers in ~0.3-1 ms, so the LRU only has to
+# hold the hot texts (repeated searches); 10,000 took ~15 minutes of fresh texts to fill
+# under bench/rss.py, and the RSS rose with it.
+DEFAULT_LRU_SIZE = 4_096
 # Up to this many keys are looked up one by one through the primary-key index; a bigger
 # batch (the background worker's) reads them in one scan.
 _INDEXED_LOOKUPS = 8
@@ -171,7 +176,7 @@ class CachedEmbedder:
         check_mode(mode)
         out = np.empty((len(texts), self.dimensions), dtype=np.float32)
         model_id = self.model_id
-        prefix = f"{model_id}|{mode}"
+        prefix = sys.intern(f"{model_id}|{mode}")  # one string for every LRU key
         todo: dict[str, list[int]] = {}  # key -> rows still to fill (dedupes repeats)
         for i, t in enumerate(texts):
             todo.setdefault(text_key(t), []).append(i)
@@ -243,6 +248,8 @@ class CachedEmbedder:
         with self._lock:
             for k, fut in owned.items():
                 vec = np.asarray(found[k], dtype=np.float32)
+                if vec.base is not None:  # a row of the model's batch: kept alone, it
+                    vec = vec.copy()  # would keep the whole batch (the LRU's bound is rows)
                 vec.flags.writeable = False  # shared between callers via the LRU
                 self._lru[(prefix, k)] = vec
                 self._inflight.pop((prefix, k), None)

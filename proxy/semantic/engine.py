@@ -71,6 +71,7 @@ class SemanticEngine:
         self._fts_lock = threading.Lock()
         try:
             from proxy.embedding import (
+                DEFAULT_LRU_SIZE,
                 CachedEmbedder,
                 EmbeddingWorker,
                 ensure_default_model,
@@ -87,11 +88,10 @@ class SemanticEngine:
             log.warning("semantic SQL disabled: %s. %s", exc, FIX_HINT)
             self._register_udf(db)
             return
-        entries = int(getattr(config, "embedding_cache_entries", 10_000))
         self.embedder = CachedEmbedder(
             provider,
             (cache_db or db).cursor(),
-            lru_size=max(0, entries),
+            lru_size=max(0, int(getattr(config, "embedding_cache_entries", DEFAULT_LRU_SIZE))),
             table_rows=int(getattr(config, "embedding_cache_table_rows", 20_000)),
         )
         self.worker = EmbeddingWorker(self.embedder)

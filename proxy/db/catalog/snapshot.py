@@ -34,7 +34,6 @@ time to whatever snapshot the connection last built (the statement does not name
 
 from __future__ import annotations
 
-import functools
 import logging
 import re
 import weakref
@@ -42,6 +41,7 @@ import weakref
 import duckdb
 
 from proxy.db.commit_clock import CLOCK
+from transpiler.text_cache import text_lru_cache
 
 log = logging.getLogger(__name__)
 
@@ -100,20 +100,18 @@ SELECT hash(
 
 def names_in(sql: str) -> tuple[str, ...]:
     """The snapshot views a DuckDB statement's text names (a mention in a string or a
-    comment only costs a fingerprint). Cached by text (short texts: the cache's memory
-    stays bounded): every statement asks, and two regex scans per statement were a
-    visible part of a repeated point query's time."""
-    return _names_cached(sql) if len(sql) <= 16384 else _names_in(sql)
+    comment only costs a fingerprint). Cached by text (texts over MAX_CACHED_CHARS are
+    not kept, so the cache's memory stays bounded): every statement asks, and two regex
+    scans per statement were a visible part of a repeated point query's time."""
+    return _names_in(sql)
 
 
+@text_lru_cache(maxsize=2048)
 def _names_in(sql: str) -> tuple[str, ...]:
     found = {MACRO_VIEWS.get(m, m) for m in (n.lower() for n in _NAMED.findall(sql))}
     if _READS_PG_CLASS.search(sql):
         found.add("pg_class")
     return tuple(sorted(found))
-
-
-_names_cached = functools.lru_cache(maxsize=2048)(_names_in)
 
 
 # Per DuckDB connection (temp tables are per connection): view -> the commit clock's
