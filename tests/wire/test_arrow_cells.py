@@ -6,7 +6,11 @@ here every value of a column of edge cases goes through both paths, text and bin
 
 from __future__ import annotations
 
+import random
+from decimal import Decimal
+
 import duckdb
+import pyarrow as pa
 import pytest
 
 from proxy.wire.arrow_cells import cells, plan_for
@@ -62,3 +66,35 @@ def test_vectorised_cells_equal_per_value_encoders(duckdb_type: str, fmt: int) -
 def test_timestamptz_text_in_another_zone_takes_the_per_value_path() -> None:
     assert plan_for("TIMESTAMP WITH TIME ZONE", 0, "Europe/Paris") is None
     assert plan_for("TIMESTAMP WITH TIME ZONE", 1, "Europe/Paris") is not None
+
+
+@pytest.mark.parametrize(
+    "duckdb_type",
+    [
+        "DECIMAL(15,2)",
+        "DECIMAL(18,0)",
+        "DECIMAL(9,4)",
+        "DECIMAL(10,5)",
+        "DECIMAL(4,1)",
+        "DECIMAL(12,7)",
+    ],
+)
+def test_binary_numeric_cells_of_random_values(duckdb_type: str) -> None:
+    """Every shape of numeric_send (leading and trailing zero groups, zero, negatives,
+    NULL) over thousands of values, against the per-value encoder."""
+    precision, scale = (int(x) for x in duckdb_type[8:-1].split(","))
+    top = 10**precision - 1
+    rng = random.Random(23)
+    unscaled = [0, top, -top, 1, -1, 10**scale] + [x for x in (10**4, 10**8) if x <= top]
+    for i in range(6000):
+        x = rng.randrange(top + 1)  # then whole zero groups at the end, or the front
+        x = x // 10**8 * 10**8 if i % 5 == 0 else x // 10_000 if i % 7 == 0 else x
+        unscaled.append(-x if i % 2 else x)
+    values = [None if i % 97 == 3 else Decimal(x).scaleb(-scale) for i, x in enumerate(unscaled)]
+    col = pa.array(values, pa.decimal128(precision, scale))
+    plan = plan_for(duckdb_type, 1, "UTC")
+    assert plan is not None
+    enc = result_encoder(duckdb_type, 1, "UTC")
+    expected = [None if v is None else enc(v) for v in values]
+    assert cells(col, plan).to_pylist() == expected
+    assert cells(col.slice(333), plan).to_pylist() == expected[333:]
