@@ -98,3 +98,24 @@ def test_binary_numeric_cells_of_random_values(duckdb_type: str) -> None:
     expected = [None if v is None else enc(v) for v in values]
     assert cells(col, plan).to_pylist() == expected
     assert cells(col.slice(333), plan).to_pylist() == expected[333:]
+
+
+@pytest.mark.parametrize(
+    "days",
+    [
+        "['1900-01-01', '2099-12-31', NULL, '2024-02-29', '1999-12-31']",  # the table's range
+        "['1899-12-31', '2000-01-01', NULL]",  # just outside it: Arrow's cast
+        "['2100-01-01', '1900-01-01']",
+    ],
+)
+def test_date_text_cells_in_and_out_of_the_day_table(days: str) -> None:
+    con = duckdb.connect()
+    sql = f"SELECT unnest(CAST({days} AS DATE[])) AS v"
+    values = [r[0] for r in con.execute(sql).fetchall()]
+    col = con.execute(sql).to_arrow_table().column(0).combine_chunks()
+    plan = plan_for("DATE", 0, "UTC")
+    assert plan is not None
+    enc = result_encoder("DATE", 0, "UTC")
+    expected = [None if v is None else enc(v) for v in values]
+    assert cells(col, plan).to_pylist() == expected
+    assert cells(col.slice(1), plan).to_pylist() == expected[1:]
