@@ -86,3 +86,51 @@ def numeric_binary(col: pa.Array, scale: int) -> pa.Array:
     if col.null_count:
         out = pc.if_else(col.is_valid(), out, pa.scalar(None, pa.binary()))
     return out
+
+
+SHORT_DIGITS = 6  # past this many digits a digit pass costs more than Arrow's cast
+_POW10 = 10 ** np.arange(19, dtype=np.int64)
+_SPACE, _ZERO, _DOT, _MINUS = ord(" "), ord("0"), ord("."), ord("-")
+
+
+def short_numeric_text(col: pa.Array, scale: int) -> pa.Array | None:
+    """numeric_out of DECIMAL(p, s) values (p <= 18, s >= 1) whose batch holds at most
+    SHORT_DIGITS digits, else None: each value's digits, dot and sign right-aligned in a
+    fixed-width row of spaces, which `ascii_ltrim` drops (as for binary cells)."""
+    raw = unscaled(col)
+    n = len(raw)
+    q = np.abs(raw)
+    if col.null_count:  # a NULL slot may hold any number
+        q = np.where(col.is_valid().to_numpy(zero_copy_only=False), q, 0)
+    top = int(q.max()) if n else 0
+    if top >= _POW10[SHORT_DIGITS]:
+        return None
+    digits = max(len(str(top)), scale + 1)  # a whole digit at least: 0.05
+    width = 1 + digits + 1  # sign, digits, dot
+    rows = np.full((n, width), _SPACE, dtype=np.uint8)
+    rest = q
+    at = width - 1
+    for k in range(digits):
+        hi = rest // 10
+        digit = (rest - hi * 10).astype(np.uint8) + _ZERO
+        # fraction digits and the units digit always; a higher one below the first digit
+        # stays a space
+        rows[:, at] = digit if k <= scale else np.where(q >= _POW10[k], digit, _SPACE)
+        at -= 1
+        if k == scale - 1:
+            rows[:, at] = _DOT
+            at -= 1
+        rest = hi
+    negative = raw < 0
+    if col.null_count:
+        negative &= q > 0
+    if negative.any():  # '-' right before the first digit shown
+        shown = np.maximum(np.searchsorted(_POW10, q, side="right"), scale + 1)
+        where = np.arange(0, n * width, width) + (width - 2 - shown)
+        rows.reshape(-1)[where[negative]] = _MINUS
+    offsets = np.arange(0, (n + 1) * width, width, dtype=np.int32)
+    text = pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(rows)])
+    out = pc.ascii_ltrim(text, " ").view(pa.binary())
+    if col.null_count:
+        out = pc.if_else(col.is_valid(), out, pa.scalar(None, pa.binary()))
+    return out

@@ -68,6 +68,8 @@ def test_timestamptz_text_in_another_zone_takes_the_per_value_path() -> None:
     assert plan_for("TIMESTAMP WITH TIME ZONE", 1, "Europe/Paris") is not None
 
 
+@pytest.mark.parametrize("small", [False, True])  # True: digits few enough for numpy's text
+@pytest.mark.parametrize("fmt", [0, 1])
 @pytest.mark.parametrize(
     "duckdb_type",
     [
@@ -79,11 +81,11 @@ def test_timestamptz_text_in_another_zone_takes_the_per_value_path() -> None:
         "DECIMAL(12,7)",
     ],
 )
-def test_binary_numeric_cells_of_random_values(duckdb_type: str) -> None:
-    """Every shape of numeric_send (leading and trailing zero groups, zero, negatives,
-    NULL) over thousands of values, against the per-value encoder."""
+def test_numeric_cells_of_random_values(duckdb_type: str, fmt: int, small: bool) -> None:
+    """Every shape of numeric_out and numeric_send (leading and trailing zero groups,
+    zero, negatives, NULL) over thousands of values, against the per-value encoder."""
     precision, scale = (int(x) for x in duckdb_type[8:-1].split(","))
-    top = 10**precision - 1
+    top = min(10**precision, 10**6 if small else 10**precision) - 1
     rng = random.Random(23)
     unscaled = [0, top, -top, 1, -1, 10**scale] + [x for x in (10**4, 10**8) if x <= top]
     for i in range(6000):
@@ -92,12 +94,13 @@ def test_binary_numeric_cells_of_random_values(duckdb_type: str) -> None:
         unscaled.append(-x if i % 2 else x)
     values = [None if i % 97 == 3 else Decimal(x).scaleb(-scale) for i, x in enumerate(unscaled)]
     col = pa.array(values, pa.decimal128(precision, scale))
-    plan = plan_for(duckdb_type, 1, "UTC")
+    plan = plan_for(duckdb_type, fmt, "UTC")
     assert plan is not None
-    enc = result_encoder(duckdb_type, 1, "UTC")
+    enc = result_encoder(duckdb_type, fmt, "UTC")
     expected = [None if v is None else enc(v) for v in values]
     assert cells(col, plan).to_pylist() == expected
     assert cells(col.slice(333), plan).to_pylist() == expected[333:]
+    assert cells(col.slice(7, 50), plan).to_pylist() == expected[7:57]
 
 
 @pytest.mark.parametrize(
