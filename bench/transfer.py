@@ -10,7 +10,7 @@ hatiproxy server and a throwaway PostgreSQL 15 cluster. Then `SELECT * FROM line
 fetched by psycopg 3 in text and binary format, and `COPY (SELECT ...) TO STDOUT` read
 raw in text, CSV and binary format, from both servers. Prints rows/s for each, the ratio
 hatiproxy/PostgreSQL, the server CPU seconds each spends on the transfer (hatiproxy's
-process, PostgreSQL's backend), in-process DuckDB's fetchmany for reference, and the
+process, PostgreSQL's backend) and the client's (this process: psycopg), in-process DuckDB's fetchmany for reference, and the
 hatiproxy server's RSS before and at its peak while it streams. With --repeat N each
 figure is the median of N runs, alternating servers. The generated CSV is removed at exit.
 """
@@ -158,20 +158,22 @@ class PeakRss:
 
 def timed(
     run: Callable[[psycopg.Connection], int], dsn: str, rows: int, pid: int | None = None
-) -> tuple[float, float]:
-    """(rows/s, server CPU seconds) of one run; pid: the server process (default: the
-    PostgreSQL backend serving the connection)."""
+) -> tuple[float, float, float]:
+    """(rows/s, server CPU seconds, client CPU seconds) of one run; pid: the server
+    process (default: the PostgreSQL backend serving the connection)."""
     with psycopg.connect(dsn, autocommit=True) as conn:
         if pid is None:
             pid = conn.execute("SELECT pg_backend_pid()").fetchone()[0]  # type: ignore[index]
         cpu0 = cpu_s(pid)
+        client0 = time.process_time()
         t0 = time.perf_counter()
         got = run(conn)
         elapsed = time.perf_counter() - t0
+        client = time.process_time() - client0
         cpu = cpu_s(pid) - cpu0
     if got != rows:
         raise AssertionError(f"expected {rows} rows, got {got}")
-    return rows / elapsed, cpu
+    return rows / elapsed, cpu, client
 
 
 def main() -> int:
@@ -224,14 +226,14 @@ def main() -> int:
         print(f"  in-process DuckDB fetchmany            {inproc:>10,.0f} rows/s")
         print(
             f"  {'':<14} {'hatiproxy':>10} {'PostgreSQL 15':>14} {'ratio':>6}"
-            f"  {'server CPU s (PG)':>18}  hatiproxy RSS"
+            f"  {'server CPU s (PG)':>18}  {'client CPU s (PG)':>17}  hatiproxy RSS"
         )
         med = statistics.median
         for kind in kinds:
             run = RUNS[kind]
-            theirs: list[tuple[float, float]] = []
-            hati: list[tuple[float, float]] = []
-            old_runs: list[tuple[float, float]] = []
+            theirs: list[tuple[float, float, float]] = []
+            hati: list[tuple[float, float, float]] = []
+            old_runs: list[tuple[float, float, float]] = []
             old_error = ""
             peak = 0
             try:
@@ -248,20 +250,23 @@ def main() -> int:
             except psycopg.Error as exc:
                 print(f"  {kind:<14} {'error':>10}  {exc}".rstrip())
                 continue
-            rate, pg_rate = med(r for r, _ in hati), med(r for r, _ in theirs)
-            cpu, pg_cpu = med(c for _, c in hati), med(c for _, c in theirs)
+            rate, pg_rate = med(r[0] for r in hati), med(r[0] for r in theirs)
+            cpu, pg_cpu = med(r[1] for r in hati), med(r[1] for r in theirs)
+            client, pg_client = med(r[2] for r in hati), med(r[2] for r in theirs)
             print(
                 f"  {kind:<14} {rate:>10,.0f} {pg_rate:>14,.0f} {rate / pg_rate:>5.2f}x"
-                f"  {cpu:>8.2f} ({pg_cpu:.2f})  {rss.base / 1024:.0f} MB, peak +{peak / 1024:.0f} MB"
+                f"  {cpu:>8.2f} ({pg_cpu:.2f})  {client:>8.2f} ({pg_client:.2f})"
+                f"  {rss.base / 1024:.0f} MB, peak +{peak / 1024:.0f} MB"
             )
             if old_dsn is not None:
                 if old_error or not old_runs:
                     print(f"  {'  before':<14} {'error':>10}  {old_error}")
                 else:
-                    old_rate = med(r for r, _ in old_runs)
+                    old_rate = med(r[0] for r in old_runs)
                     print(
                         f"  {'  before':<14} {old_rate:>10,.0f} {pg_rate:>14,.0f}"
-                        f" {old_rate / pg_rate:>5.2f}x  {med(c for _, c in old_runs):>8.2f}"
+                        f" {old_rate / pg_rate:>5.2f}x  {med(r[1] for r in old_runs):>8.2f}"
+                        f"         {med(r[2] for r in old_runs):>8.2f}"
                     )
     finally:
         if old is not None:

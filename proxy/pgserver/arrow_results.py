@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import duckdb
 import pyarrow as pa
 
+from proxy.pgserver.prefetch import ReadAhead
 from proxy.pgserver.results import Column, result_format
 from proxy.wire.arrow_cells import Plan, plan_for
 from proxy.wire.arrow_rows import data_rows
@@ -51,18 +52,38 @@ class ArrowResult:
     plans: list[Plan]
     pending: list[pa.RecordBatch] = field(default_factory=list)
     finished: bool = False  # the reader has nothing more
+    ahead: ReadAhead[pa.RecordBatch] | None = None  # while every row is being sent
 
     @property
     def exhausted(self) -> bool:
         return self.finished and not self.pending
 
+    def read(self) -> pa.RecordBatch | None:
+        """DuckDB's next batch, None at the end."""
+        try:
+            return self.reader.read_next_batch()
+        except StopIteration:
+            return None
+
+    def read_ahead(self) -> None:
+        """Read each batch while the one before it is encoded (until `stop_reading_ahead`)."""
+        if not self.finished:
+            self.ahead = ReadAhead(self.read)
+
+    def stop_reading_ahead(self) -> None:
+        """Wait for the read in flight; its batch is kept for the next Execute."""
+        ahead, self.ahead = self.ahead, None
+        if ahead is not None:
+            batch = ahead.close()
+            if batch is not None and batch.num_rows:
+                self.pending.append(batch)
+
     def _next(self, want: int) -> pa.RecordBatch | None:
         while not self.pending:
             if self.finished:
                 return None
-            try:
-                batch = self.reader.read_next_batch()
-            except StopIteration:
+            batch = self.ahead.next() if self.ahead is not None else self.read()
+            if batch is None:
                 self.finished = True
                 return None
             if batch.num_rows:

@@ -8,9 +8,11 @@ from __future__ import annotations
 import struct
 from typing import TYPE_CHECKING, Protocol
 
+import pyarrow as pa
+
 from proxy.db.catalog import snapshot as catalog_snapshot
 from proxy.pgserver import arrow_results
-from proxy.pgserver.prefetch import Prefetch
+from proxy.pgserver.prefetch import Prefetch, ReadAhead
 from proxy.pgserver.result_shape import as_jsonb, lossless_sql, needs_cast
 from proxy.pgserver.results import Column, columns_of
 from proxy.wire import messages as m
@@ -103,15 +105,23 @@ async def copy_out(
         reader = await runner.call(cur.to_arrow_reader, arrow_results.BATCH_ROWS)
         first = [True]
 
-        def batch() -> tuple[bytes | memoryview, int]:
+        def read() -> pa.RecordBatch | None:
             try:
-                rb = reader.read_next_batch()
+                return reader.read_next_batch()
             except StopIteration:
+                return None
+
+        reads = ReadAhead(read)  # the next batch read while this one is encoded
+
+        def batch() -> tuple[bytes | memoryview, int]:
+            rb = reads.next()
+            if rb is None:
                 return b"", 0
             data = copy_rows(rb, plan, opts.format, sep, null, opts.quote, opts.escape, first[0])
             first[0] = first[0] and not rb.num_rows
             return data, rb.num_rows or -1
     else:
+        reads = None
         encoders = [result_encoder(c.duckdb_type, 1 if binary else 0, tz) for c in columns]
         first_rows = [True]
 
@@ -133,7 +143,9 @@ async def copy_out(
             session.out(data)
             await session.flush_if_large()
     finally:
-        steps.close()
+        steps.close()  # before the read it may be waiting for
+        if reads is not None:
+            reads.close()
     if binary:  # the trailer; with no rows, the header goes in front of it (as PostgreSQL)
         head = b"" if total else BINARY_SIGNATURE
         session.out(m.copy_data(head + b"\xff\xff"))

@@ -66,7 +66,9 @@ async def _send_rest(
     session: ClientSession,
     stream: arrow_results.ArrowResult,
 ) -> None:
-    """Every remaining row of an Arrow result, the next batch encoded while one goes out."""
+    """Every remaining row of an Arrow result, the next batch encoded while one goes out
+    (and the one after it read meanwhile)."""
+    stream.read_ahead()
     steps = Prefetch(runner, lambda: stream.encode_next(arrow_results.BATCH_ROWS))
     try:
         while True:
@@ -81,4 +83,5 @@ async def _send_rest(
                 portal.drained = True
                 return
     finally:
-        steps.close()
+        steps.close()  # before the read it may be waiting for
+        stream.stop_reading_ahead()

@@ -6,7 +6,11 @@ here every value of a column of edge cases goes through both paths, text and bin
 
 from __future__ import annotations
 
+import random
+from decimal import Decimal
+
 import duckdb
+import pyarrow as pa
 import pytest
 
 from proxy.wire.arrow_cells import cells, plan_for
@@ -62,3 +66,59 @@ def test_vectorised_cells_equal_per_value_encoders(duckdb_type: str, fmt: int) -
 def test_timestamptz_text_in_another_zone_takes_the_per_value_path() -> None:
     assert plan_for("TIMESTAMP WITH TIME ZONE", 0, "Europe/Paris") is None
     assert plan_for("TIMESTAMP WITH TIME ZONE", 1, "Europe/Paris") is not None
+
+
+@pytest.mark.parametrize("small", [False, True])  # True: digits few enough for numpy's text
+@pytest.mark.parametrize("fmt", [0, 1])
+@pytest.mark.parametrize(
+    "duckdb_type",
+    [
+        "DECIMAL(15,2)",
+        "DECIMAL(18,0)",
+        "DECIMAL(9,4)",
+        "DECIMAL(10,5)",
+        "DECIMAL(4,1)",
+        "DECIMAL(12,7)",
+    ],
+)
+def test_numeric_cells_of_random_values(duckdb_type: str, fmt: int, small: bool) -> None:
+    """Every shape of numeric_out and numeric_send (leading and trailing zero groups,
+    zero, negatives, NULL) over thousands of values, against the per-value encoder."""
+    precision, scale = (int(x) for x in duckdb_type[8:-1].split(","))
+    top = min(10**precision, 10**6 if small else 10**precision) - 1
+    rng = random.Random(23)
+    unscaled = [0, top, -top, 1, -1, 10**scale] + [x for x in (10**4, 10**8) if x <= top]
+    for i in range(6000):
+        x = rng.randrange(top + 1)  # then whole zero groups at the end, or the front
+        x = x // 10**8 * 10**8 if i % 5 == 0 else x // 10_000 if i % 7 == 0 else x
+        unscaled.append(-x if i % 2 else x)
+    values = [None if i % 97 == 3 else Decimal(x).scaleb(-scale) for i, x in enumerate(unscaled)]
+    col = pa.array(values, pa.decimal128(precision, scale))
+    plan = plan_for(duckdb_type, fmt, "UTC")
+    assert plan is not None
+    enc = result_encoder(duckdb_type, fmt, "UTC")
+    expected = [None if v is None else enc(v) for v in values]
+    assert cells(col, plan).to_pylist() == expected
+    assert cells(col.slice(333), plan).to_pylist() == expected[333:]
+    assert cells(col.slice(7, 50), plan).to_pylist() == expected[7:57]
+
+
+@pytest.mark.parametrize(
+    "days",
+    [
+        "['1900-01-01', '2099-12-31', NULL, '2024-02-29', '1999-12-31']",  # the table's range
+        "['1899-12-31', '2000-01-01', NULL]",  # just outside it: Arrow's cast
+        "['2100-01-01', '1900-01-01']",
+    ],
+)
+def test_date_text_cells_in_and_out_of_the_day_table(days: str) -> None:
+    con = duckdb.connect()
+    sql = f"SELECT unnest(CAST({days} AS DATE[])) AS v"
+    values = [r[0] for r in con.execute(sql).fetchall()]
+    col = con.execute(sql).to_arrow_table().column(0).combine_chunks()
+    plan = plan_for("DATE", 0, "UTC")
+    assert plan is not None
+    enc = result_encoder("DATE", 0, "UTC")
+    expected = [None if v is None else enc(v) for v in values]
+    assert cells(col, plan).to_pylist() == expected
+    assert cells(col.slice(1), plan).to_pylist() == expected[1:]
