@@ -37,6 +37,9 @@ log = logging.getLogger("hatiproxy.engine")
 
 AGENT_LAKE = "agent_lake"  # its name inside the agent database's DuckDB instance
 METADATA_SCHEMA = "hatidata_agent"  # its catalog tables' schema in the PostgreSQL database
+# Those catalog tables as the agent database's instance names them (DuckLake attaches the
+# catalog database under this name): the poller reads what each snapshot changed there.
+METADATA = f"__ducklake_metadata_{AGENT_LAKE}.{METADATA_SCHEMA}"
 _FIXED_ARRAY = re.compile(r"^(.*)\[\d+\]$")
 
 
