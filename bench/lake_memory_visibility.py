@@ -14,12 +14,14 @@ Printed as p50 / p90 / max with the load average. `--new-proxy M` then stores M 
 memories and times a third proxy's start on that lake (its first catch-up indexes all).
 
     PYTHONPATH=. nice -n 5 .venv/bin/python bench/lake_memory_visibility.py [N] [--new-proxy M]
+        [--stages]  (B's own stages from its debug log: tick read, change feed, apply)
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -92,10 +94,26 @@ def show(name: str, xs: list[float]) -> None:
     )
 
 
+def b_stages(log: str) -> None:
+    """Stage B inside B, from its debug log: the poller's tick (snapshot changes read)
+    and the memories' catch-up (change feed read, then applied locally and indexed)."""
+    ticks = [float(x) for x in re.findall(r"snapshot \d+ read in (\d+) ms; memories", log)]
+    feed = re.findall(r"memories of snapshot \d+ read in (\d+) ms, applied in (\d+) ms", log)
+    for name, xs in (
+        ("B: tick's catalog read (ms)", ticks),
+        ("B: change feed read (ms)", [float(r) for r, _ in feed]),
+        ("B: applied and indexed (ms)", [float(a) for _, a in feed]),
+    ):
+        if xs:
+            print(f"{name}: p50 {statistics.median(xs):.0f}, p90 {pct(xs, 0.9):.0f},"
+                  f" max {max(xs):.0f} (n={len(xs)})")  # fmt: skip
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("n", type=int, nargs="?", default=50)
     ap.add_argument("--new-proxy", type=int, default=0, help="memories stored before a 3rd start")
+    ap.add_argument("--stages", action="store_true", help="B's catch-up stages from its debug log")
     opts = ap.parse_args()
     pg = start_pg()
     tmp = Path(tempfile.mkdtemp(prefix="lake-vis-"))
@@ -104,6 +122,8 @@ def main() -> None:
     try:
         args = ("--embedding-provider", "hash", "--mcp-port", "0", "--rest-port", "0",
                 "--lake-catalog", f"postgres:{pg.dsn}", "--lake-data", str(tmp / "lake"))  # fmt: skip
+        if opts.stages:
+            args += ("--log-level", "debug")
         for name in ("a", "b"):
             procs.append(start_server(tmp / name, *args))
         a, b = (psycopg.connect(p.dsn, autocommit=True) for p in procs)
@@ -132,6 +152,8 @@ def main() -> None:
         show("stage A: acknowledged on A -> committed to the agent lake", stage_a)
         show("stage B: lake commit -> found on B", stage_b)
         show("total: acknowledged on A -> found on B", total)
+        if opts.stages:
+            b_stages((tmp / "b" / "server.log").read_text())
         late = sum(t > 1.0 for t in total)
         print(f"target (every one within 1 s): {'met' if not late else f'NOT met ({late} late)'}")
         if opts.new_proxy:
