@@ -12,7 +12,7 @@ from typing import Any
 
 import duckdb
 
-from proxy.db.agent_lake import AGENT_LAKE
+from proxy.db.agent_lake import AGENT_LAKE, sign
 from proxy.db.agent_lake_poll import LakePoller
 
 
@@ -130,6 +130,15 @@ def test_subscribers_wake_only_for_changes_to_their_own_tables(tmp_path: Path) -
         lake.db.execute(f"INSERT INTO {AGENT_LAKE}.v VALUES (1)")  # a table none follows
         await poller.tick()
         assert woken == {"t": 4, "u": 3, "all": 5}
+        lake.db.begin()  # a commit this process signed: its rows are here already
+        sign(lake.db, "test")
+        lake.db.execute(f"INSERT INTO {AGENT_LAKE}.t VALUES (2)")
+        lake.db.commit()
+        await poller.tick()
+        assert woken == {"t": 4, "u": 3, "all": 5}
+        lake.write()  # another's commit after it: woken again
+        await poller.tick()
+        assert woken == {"t": 5, "u": 3, "all": 6}
 
     asyncio.run(run())
 
@@ -150,5 +159,34 @@ def test_a_catalog_without_a_change_table_wakes_everyone_on_each_move(tmp_path: 
         await poller.tick()
         await poller.tick()
         assert woken[0] == 2
+
+    asyncio.run(run())
+
+
+def test_a_service_whose_catch_up_keeps_failing_does_not_hold_back_the_others(
+    tmp_path: Path,
+) -> None:
+    lake = Lake(tmp_path)
+    poller = LakePoller(lake, seconds=1.0, metadata=f"__ducklake_metadata_{AGENT_LAKE}.main")  # type: ignore[arg-type]
+    woken = {"ok": 0, "broken": 0}
+
+    async def ok() -> None:
+        woken["ok"] += 1
+
+    async def broken() -> None:
+        woken["broken"] += 1
+        raise duckdb.IOException("catalog unreachable")
+
+    poller.subscribe("ok", ok, tables=["main.t"])
+    poller.subscribe("broken", broken, tables=["main.t"])
+
+    async def run() -> None:
+        await poller.tick()
+        assert woken == {"ok": 1, "broken": 1}
+        await poller.tick()  # the broken one is tried again at each tick
+        assert woken == {"ok": 1, "broken": 2}
+        lake.write()
+        await poller.tick()  # and the other still sees each change
+        assert woken == {"ok": 2, "broken": 3}
 
     asyncio.run(run())

@@ -4,7 +4,8 @@ keys, the session search index) hangs off it.
 Every tick it reads what the agent lake's snapshots since the last one changed (one
 catalog query: `ducklake_snapshot_changes` in the catalog database, by snapshot id) and
 wakes only the subscribers whose tables those snapshots touched; a snapshot that
-changed something else (a schema, a table it cannot name) wakes everyone. So a memory
+changed something else (a schema, a table it cannot name) wakes everyone, one this
+process signed as its own (agent_lake.sign: rows it holds already) no one. So a memory
 stored elsewhere costs this proxy one change-feed read (its memories'), not one per
 service, and an idle proxy one cheap query per tick. Ticks come every `POLL_SECS`, and
 every `FAST_SECS` for `BUSY_SECS` after a tick that saw a change (writes come in
@@ -29,7 +30,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from proxy.core.periodic import run_every
-from proxy.db.agent_lake import METADATA, current_snapshot
+from proxy.db.agent_lake import AUTHOR, METADATA, current_snapshot
 
 if TYPE_CHECKING:
     from proxy.db.pool import PooledDB
@@ -105,11 +106,12 @@ class LakePoller:
         if since is None or not self._by_table:
             return Changes(current_snapshot(cur), [])
         rows = cur.execute(
-            f"SELECT snapshot_id, changes_made FROM {self.metadata}.ducklake_snapshot_changes"
-            " WHERE snapshot_id > ? ORDER BY snapshot_id",
+            f"SELECT snapshot_id, changes_made, author FROM {self.metadata}"
+            ".ducklake_snapshot_changes WHERE snapshot_id > ? ORDER BY snapshot_id",
             [since],
         ).fetchall()
-        touched = [(int(s), parse_changes(c)) for s, c in rows]
+        # A commit this process signed (agent_lake.sign) changed nothing it lacks.
+        touched = [(int(s), frozenset() if a == AUTHOR else parse_changes(c)) for s, c, a in rows]
         names = {i for _, ids in touched for i in ids} - {EVERY}
         if any(EVERY in ids for _, ids in touched) or names - set(self._tables):
             self._tables = {
@@ -131,21 +133,25 @@ class LakePoller:
             return await self.db.read(lambda cur: self._read(cur, None))
 
     def _concerns(self, s: _Subscriber, ch: Changes) -> bool:
-        if s.seen is None or not self._by_table or not s.tables:
+        if s.seen is None:  # its first round, or every round so far, failed
+            return True
+        if not self._by_table:
             return s.seen != ch.snap
         for at, ids in ch.touched:
-            if at > s.seen and (EVERY in ids or any(self._tables.get(i) in s.tables for i in ids)):
+            if at <= s.seen or not ids:  # seen, or signed by this process
+                continue
+            if not s.tables or EVERY in ids or any(self._tables.get(i) in s.tables for i in ids):
                 return True
         return False
 
     async def tick(self) -> None:
         started = time.monotonic()
-        seen = [s.seen for s in self._subs]
-        since = None if None in seen or not seen else min(s for s in seen if s is not None)
+        known = [s.seen for s in self._subs if s.seen is not None]
+        since = min(known) if known else None
         ch = await self._changes(since)
         self.ticks += 1
-        if since is not None and ch.snap != since:
-            self._busy_until = time.monotonic() + BUSY_SECS
+        if any(ids for _, ids in ch.touched) or (not self._by_table and ch.snap != since):
+            self._busy_until = time.monotonic() + BUSY_SECS  # another proxy writes
         woken = []
         for s in self._subs:
             if self._concerns(s, ch) or (s.due is not None and s.due()):

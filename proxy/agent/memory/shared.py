@@ -58,6 +58,7 @@ from proxy.db.agent_lake import (
     lake_table,
     lake_transaction,
     mirror_table,
+    sign,
 )
 
 if TYPE_CHECKING:
@@ -144,6 +145,7 @@ class SharedMemories:
         put = put + upd
         gone = gone + upd
         with lake_transaction(cur):
+            sign(cur, "memories")  # held here already: our own catch-up need not read it
             if gone:
                 cur.execute(f"DELETE FROM {lm} WHERE memory_id IN {_IDS}", [gone])
             if put:
