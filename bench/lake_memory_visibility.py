@@ -20,6 +20,7 @@ memories and times a third proxy's start on that lake (its first catch-up indexe
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import statistics
@@ -162,7 +163,7 @@ def main() -> None:
                 texts = [f"bulk {start + j} {time.time()}" for j in range(batch)]
                 texts = texts[: opts.new_proxy - start]
                 a.execute(
-                    "SELECT count(*) FROM store_memories(%s::VARCHAR[], wait := true)", (texts,)
+                    "SELECT count(*) FROM store_memories(%s, wait := true)", (json.dumps(texts),)
                 )
             time.sleep(2.0)  # published
             t0 = time.monotonic()
