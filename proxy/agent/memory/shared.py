@@ -13,12 +13,13 @@ RETURNING) and:
   catalog (a lake commit costs ~100 ms). What a crash left unpublished is published at
   the next start (local embedded memories missing from the lake).
 - catches up: when the agent lake's poller (proxy/db/agent_lake_poll.py, one per proxy)
-  saw the lake's latest snapshot id move, only the rows changed since the snapshot it last applied
-  (`ducklake_table_changes`): new memories of other proxies are inserted into the local
+  saw a snapshot that changed the shared memory table (one this proxy's publisher
+  signed, `agent_lake.sign`, holds nothing new here), only the rows changed since the
+  snapshot it last applied (`ducklake_table_changes`): new memories of other proxies are inserted into the local
   tables (vectors cast back to `FLOAT[dims]`) and added to the in-RAM index, deleted
   ones removed, and the snapshot id is stored in the same local transaction (exactly
-  once, across restarts). A proxy's first catch-up reads the lake's tables at one
-  snapshot.
+  once, across restarts); the new vectors come as one Arrow column and go into the index
+  a block per agent. A proxy's first catch-up reads the lake's tables at one snapshot.
 
 - later changes: every UPDATE of a memory row here (rows.refresh_index: retired by a
   newer fact, decay, access counts) queues the memory again; its lake row is replaced

@@ -2,14 +2,15 @@
 
 With `lake_catalog` set the session tables live in the agent lake (service.py: SHARED)
 and a session transaction writes only there (a transaction writes one database), so no
-proxy's index is written with the events, its own either. This feed derives it: when
-the agent lake's poller (proxy/db/agent_lake_poll.py) saw the snapshot move, or right
-after a session transaction of this proxy (`wake`), it reads the events changed since
-the snapshot it last indexed (`ducklake_table_changes`; the first time, every event as
-of one snapshot), and in one local transaction adds the inserted ones to the index,
-drops the deleted ones (a deleted session, a compaction, a repair) and stores the
-snapshot (so exactly once, across restarts and kill -9). The RAM mirror follows the
-commit and the embedding pump fills the new rows' vectors.
+proxy's index is written with the events, its own either. This feed derives it: when the
+agent lake's poller (proxy/db/agent_lake_poll.py) saw a snapshot that changed the
+events, or right after a session transaction of this proxy (`wake`), it reads the events
+changed since the snapshot it last indexed (`ducklake_table_changes`; the first time,
+every event as of one snapshot), and in one local transaction adds the inserted ones to
+the index (two statements for all of them: `search.index_rows`), drops the deleted ones
+(a deleted session, a compaction, a repair) and stores the snapshot (so exactly once,
+across restarts and kill -9). The RAM mirror follows the commit and the embedding pump
+fills the new rows' vectors.
 """
 
 from __future__ import annotations
