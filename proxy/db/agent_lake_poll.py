@@ -1,15 +1,16 @@
 """One agent-lake poller per proxy: the catch-up of every shared service (memories, API
 keys, the session search index) hangs off it.
 
-Every tick it reads what the agent lake's snapshots since the last one changed (one
-catalog query: `ducklake_snapshot_changes` in the catalog database, by snapshot id) and
-wakes only the subscribers whose tables those snapshots touched; a snapshot that
-changed something else (a schema, a table it cannot name) wakes everyone, one this
-process signed as its own (agent_lake.sign: rows it holds already) no one. So a memory
-stored elsewhere costs this proxy one change-feed read (its memories'), not one per
-service, and an idle proxy one cheap query per tick. Ticks come every `POLL_SECS`, and
-every `FAST_SECS` for `BUSY_SECS` after a tick that saw a change (writes come in
-bursts: the next one is seen sooner, an idle proxy does not pay for it).
+Every tick it reads the agent lake's latest snapshot id (one catalog query: all an idle
+tick costs) and, when it moved, what the new snapshots changed
+(`ducklake_snapshot_changes` in the catalog database, by snapshot id: one more), and
+wakes only the subscribers whose tables those snapshots touched; a snapshot that changed
+something else (a schema, a table it cannot name) wakes everyone, one this process
+signed as its own (agent_lake.sign: rows it holds already) no one. So a memory stored
+elsewhere costs this proxy one change-feed read (its memories'), not one per service,
+and an idle proxy one cheap query per tick. Ticks come every `POLL_SECS`, and every
+`FAST_SECS` for `BUSY_SECS` after a tick that saw a change (writes come in bursts: the
+next one is seen sooner, an idle proxy does not pay for it).
 
 A subscriber catches up from its own last snapshot (its feed position), so the poller
 only says when; a round that fails is tried again at the next tick (the subscriber's
@@ -103,12 +104,14 @@ class LakePoller:
         self._subs.append(_Subscriber(what, catch_up, due, frozenset(tables)))
 
     def _read(self, cur: duckdb.DuckDBPyConnection, since: int | None) -> Changes:
-        if since is None or not self._by_table:
-            return Changes(current_snapshot(cur), [])
+        snap = current_snapshot(cur)  # the cheaper read (CPU): all an idle tick costs
+        if since is None or not self._by_table or snap == since:
+            return Changes(snap, [])
         rows = cur.execute(
             f"SELECT snapshot_id, changes_made, author FROM {self.metadata}"
-            ".ducklake_snapshot_changes WHERE snapshot_id > ? ORDER BY snapshot_id",
-            [since],
+            ".ducklake_snapshot_changes WHERE snapshot_id > ? AND snapshot_id <= ?"
+            " ORDER BY snapshot_id",
+            [since, snap],
         ).fetchall()
         # A commit this process signed (agent_lake.sign) changed nothing it lacks.
         touched = [(int(s), frozenset() if a == AUTHOR else parse_changes(c)) for s, c, a in rows]
@@ -122,7 +125,7 @@ class LakePoller:
                     " (schema_id) WHERE t.end_snapshot IS NULL AND s.end_snapshot IS NULL"
                 ).fetchall()
             }
-        return Changes(touched[-1][0] if touched else since, touched)
+        return Changes(snap, touched)
 
     async def _changes(self, since: int | None) -> Changes:
         try:
