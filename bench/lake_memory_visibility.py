@@ -63,8 +63,8 @@ class SnapshotWatch(threading.Thread):
                 last = snap
             time.sleep(0.002)
 
-    def first_after(self, snap: int, t0: float) -> float:
-        """When a snapshot later than `snap` was first seen, at or after t0 - 0.5 s."""
+    def first_after(self, snap: int) -> float:
+        """When a snapshot later than `snap` was first seen (inf: not yet)."""
         for at, s in self.seen:
             if s > snap:
                 return at
@@ -142,7 +142,7 @@ def main() -> None:
             found_a, tries = until_found(a, text, 1.0)
             at_once += tries == 1 and found_a < float("inf")
             found_b, _ = until_found(b, text)
-            in_lake = watch.first_after(before, t0)
+            in_lake = watch.first_after(before)
             total.append(found_b - acked)
             stage_a.append(max(0.0, in_lake - acked))
             stage_b.append(found_b - max(in_lake, acked))
