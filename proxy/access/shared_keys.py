@@ -314,7 +314,7 @@ class SharedKeys:
             await self.publish(left)
         log.info("agent lake: API keys shared (%d published from this proxy)", len(left))
         if self.lake is not None:  # the key writes that failed to publish: every tick
-            self.lake.subscribe("API keys", self._round, due=self._has_pending)
+            self.lake.subscribe("API keys", self._round, due=self._has_pending, tables=[CLOCK])
 
     def _has_pending(self) -> bool:
         return bool(self._pending or self._pending_meta)

@@ -15,15 +15,20 @@ log = logging.getLogger("hatiproxy.periodic")
 
 
 async def run_every(
-    seconds: float, round_: Callable[[], Awaitable[object]], stop: asyncio.Event, what: str
+    seconds: float | Callable[[], float],
+    round_: Callable[[], Awaitable[object]],
+    stop: asyncio.Event,
+    what: str,
 ) -> None:
-    """await round_() every `seconds` until `stop` is set; `what` names it in the log."""
+    """await round_() every `seconds` (or `seconds()`, asked after each round) until `stop`
+    is set; `what` names it in the log."""
     while not stop.is_set():
         started = time.monotonic()
         try:
             await round_()
         except Exception as exc:
             log.warning("%s failed: %s", what, exc)
-        wait = max(0.0, seconds - (time.monotonic() - started))
+        every = seconds() if callable(seconds) else seconds
+        wait = max(0.0, every - (time.monotonic() - started))
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), wait)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
+import uuid
 from collections.abc import Iterator
 
 import duckdb
@@ -37,7 +38,13 @@ log = logging.getLogger("hatiproxy.engine")
 
 AGENT_LAKE = "agent_lake"  # its name inside the agent database's DuckDB instance
 METADATA_SCHEMA = "hatidata_agent"  # its catalog tables' schema in the PostgreSQL database
+# Those catalog tables as the agent database's instance names them (DuckLake attaches the
+# catalog database under this name): the poller reads what each snapshot changed there.
+METADATA = f"__ducklake_metadata_{AGENT_LAKE}.{METADATA_SCHEMA}"
 _FIXED_ARRAY = re.compile(r"^(.*)\[\d+\]$")
+# This process, as the author of the lake commits it signs (`sign`): its own poller
+# skips them (what it wrote it holds already).
+AUTHOR = f"hatiproxy-{uuid.uuid4().hex[:16]}"
 
 
 def attach_agent_lake(conn: duckdb.DuckDBPyConnection, catalog: str, data_path: str) -> None:
@@ -130,6 +137,13 @@ def lake_transaction(cur: duckdb.DuckDBPyConnection, *registered: str) -> Iterat
         for name in registered:
             with contextlib.suppress(duckdb.Error):  # registered only on some paths
                 cur.unregister(name)
+
+
+def sign(cur: duckdb.DuckDBPyConnection, what: str) -> None:
+    """Mark the agent-lake commit of the transaction open on `cur` as this process's (the
+    snapshot's author in the catalog): this proxy's poller does not wake its services
+    for it. Only for a commit whose rows this proxy already holds locally."""
+    cur.execute(f"CALL {AGENT_LAKE}.set_commit_message({lit(AUTHOR)}, {lit(what)})")
 
 
 def current_snapshot(cur: duckdb.DuckDBPyConnection) -> int:

@@ -215,3 +215,41 @@ def test_concurrent_searches_see_whole_rows_while_the_index_changes(
     assert agent.nearest(q, 10, None, every, exact=True)[0].tolist() == _exact(
         vecs, q, sorted(live), 10
     )
+
+
+def test_add_many_is_the_same_index_as_adding_row_by_row() -> None:
+    """The bulk load (a proxy's start, a catch-up with another proxy's memories): the same
+    searches as rows added one at a time, past a capacity rebuild, with a re-embedded
+    row (the newer vector wins) and several agents in one call."""
+    rng = np.random.default_rng(7)
+    n = 300  # several times the first capacity
+    vecs = rng.standard_normal((n, 8)).astype(np.float32)
+    orgs = ["org"] * n
+    agents = ["a" if i % 3 else "b" for i in range(n)]
+    attrs = [Attrs(memory_id=f"id-{i}", content=f"word{i} shared") for i in range(n)]
+    one, bulk = VectorIndex(8), VectorIndex(8)
+    for i in range(n):
+        one.add(orgs[i], agents[i], i, vecs[i], attrs[i])
+    bulk.add_many(orgs[:100], agents[:100], np.arange(100), vecs[:100], attrs[:100])
+    bulk.add_many(orgs[100:], agents[100:], np.arange(100, n), vecs[100:], attrs[100:])
+    again = rng.standard_normal((1, 8)).astype(np.float32)  # seq 5 re-embedded
+    one.add("org", agents[5], 5, again[0], attrs[5])
+    bulk.add_many(["org"], [agents[5]], np.array([5]), again, [attrs[5]])
+    assert len(one) == len(bulk) == n
+    now = dt.datetime.now(dt.UTC).timestamp()
+    for agent in ("a", "b"):
+        x, y = one.agent("org", agent), bulk.agent("org", agent)
+        assert x is not None and y is not None and len(x) == len(y)
+        for q in (*vecs[:20], again[0]):
+            q = q / np.linalg.norm(q)
+            want = x.nearest(q, 10, None, RowFilter(now), exact=True)
+            got = y.nearest(q, 10, None, RowFilter(now), exact=True)
+            assert got[0].tolist() == want[0].tolist() and got[2].tolist() == want[2].tolist()
+            assert np.allclose(got[1], want[1])
+            assert y.nearest(q, 10, None, RowFilter(now))[0].tolist() == want[0].tolist()
+        words = ["word7", "word8", "word9"]
+        want_kw = x.keyword_hits(words, 5, None, None, RowFilter(now)).seqs.tolist()
+        assert (
+            want_kw
+            and y.keyword_hits(words, 5, None, None, RowFilter(now)).seqs.tolist() == want_kw
+        )

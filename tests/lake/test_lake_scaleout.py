@@ -117,8 +117,8 @@ def test_a_memory_stored_through_one_proxy_is_found_through_another_within_a_sec
         (mid,) = ca.execute(
             "SELECT memory_id FROM store_memory(%s, wait := true)", (text,)
         ).fetchone()
-        # The target is 1 s (bench/lake_memory_visibility.py measures it: p50 0.93 s at a
-        # load average of 47 on 2 cores); this shared test box allows 5.
+        # The target is 1 s (bench/lake_memory_visibility.py measures it: p50 0.33-0.37 s,
+        # max 0.85-1.35 s at a load average of 15-18 on 2 cores); this shared box allows 5.
         stored = time.monotonic()
         found: list[str] = []
         while time.monotonic() - stored < LATE and text not in found:

@@ -233,6 +233,42 @@ class AgentVectors:
             self.words.add(n, text)
         self._state = st._replace(n=n + 1)
 
+    def add_many(self, seqs: list[int], vecs: np.ndarray, attrs: list[Attrs]) -> None:
+        """`add` of many rows (unit vectors): their vectors and sign codes are written as
+        one block, not row by row (a proxy loading or catching up with many memories)."""
+        for seq in seqs:
+            if seq in self._pos:  # re-embedded: retire the old row
+                self.remove(seq)
+        k = len(seqs)
+        st = self._state
+        if st.n + k > len(st.seqs):
+            dead = st.n - len(self._pos)
+            keep = np.nonzero(st.seqs[: st.n] != _TOMB)[0] if dead > st.n // 4 else None
+            st = self._rebuild(keep, room=k)
+        n = st.n
+        if not self._pos:  # an empty index: codes against these vectors' mean
+            st = st._replace(center=vecs.mean(axis=0, dtype=np.float64).astype(np.float32))
+        st.vecs[n : n + k] = vecs
+        st.codes[:, n : n + k] = sign_codes(st.vecs[n : n + k], st.center)
+        st.seqs[n : n + k] = seqs
+        cols = st.cols
+        for row, (seq, a) in enumerate(zip(seqs, attrs, strict=True), n):
+            cols.imp[row] = a.importance
+            cols.exp[row] = a.expires_at.timestamp() if a.expires_at is not None else np.inf
+            cols.live[row] = a.live
+            cols.mtype[row] = value_code(a.memory_type)
+            cols.sess[row] = value_code(a.session_id)
+            cols.ids[row] = a.memory_id
+            cols.created[row] = a.created_at
+            cols.conf[row] = a.confidence
+            cols.texts[row] = a.content
+            cols.rows[row] = a.row
+            self._pos[seq] = row
+            text = a.words if a.words is not None else a.content
+            if text:
+                self.words.add(row, text)
+        self._state = st._replace(n=n + k)
+
     def remove(self, seq: int) -> bool:
         row = self._pos.pop(seq, None)
         if row is None:
@@ -251,13 +287,14 @@ class AgentVectors:
             cols.conf[row] = attrs.confidence
             cols.rows[row] = attrs.row
 
-    def _rebuild(self, keep: np.ndarray | None) -> _State:
-        """New arrays with room to grow: all rows, or only `keep` (compaction). The sign
-        codes are recomputed against the mean of the kept vectors."""
+    def _rebuild(self, keep: np.ndarray | None, room: int = 1) -> _State:
+        """New arrays with room to grow (for `room` more rows at least): all rows, or only
+        `keep` (compaction). The sign codes are recomputed against the mean of the kept
+        vectors."""
         old = self._state
         rows: Any = slice(0, old.n) if keep is None else keep
         m = old.n if keep is None else len(keep)
-        st = self._alloc(max(16, m * 2), old.center)
+        st = self._alloc(max(16, m * 2, m + room), old.center)
         st.seqs[:m] = old.seqs[rows]
         st.vecs[:m] = old.vecs[rows]
         alive = st.seqs[:m] != _TOMB
@@ -462,10 +499,30 @@ class VectorIndex:
         vecs: np.ndarray,
         attrs: list[Attrs] | None = None,
     ) -> None:
+        """`add` of many rows: normalised together and added a block per agent."""
         if attrs is None:
             attrs = [Attrs(memory_id="") for _ in org_ids]
-        for org, agent, seq, vec, at in zip(org_ids, agent_ids, seqs, vecs, attrs, strict=True):
-            self.add(org, agent, int(seq), vec, at)
+        if not len(org_ids):
+            return
+        vecs = np.asarray(vecs, dtype=np.float32)
+        norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+        vecs = np.divide(vecs, norms, out=vecs.copy(), where=norms > 0)
+        by_agent: dict[tuple[str, str], list[int]] = {}
+        for i, key in enumerate(zip(org_ids, agent_ids, strict=True)):
+            by_agent.setdefault(key, []).append(i)
+        for key, rows in by_agent.items():
+            a = self._agents.get(key)
+            if a is None:
+                a = self._agents[key] = AgentVectors(self.dims)
+            picked = [int(seqs[i]) for i in rows]
+            if len(set(picked)) < len(picked):  # a seq twice: the last one wins, as with add
+                for i in rows:
+                    a.add(int(seqs[i]), vecs[i], attrs[i])
+            else:
+                a.add_many(picked, vecs[rows], [attrs[i] for i in rows])
+            for seq in picked:
+                self._owner[seq] = key
+                self._embedded(seq)
 
     def remove(self, seq: int) -> None:
         self._embedded(seq)

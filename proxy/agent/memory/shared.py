@@ -13,12 +13,13 @@ RETURNING) and:
   catalog (a lake commit costs ~100 ms). What a crash left unpublished is published at
   the next start (local embedded memories missing from the lake).
 - catches up: when the agent lake's poller (proxy/db/agent_lake_poll.py, one per proxy)
-  saw the lake's latest snapshot id move, only the rows changed since the snapshot it last applied
-  (`ducklake_table_changes`): new memories of other proxies are inserted into the local
+  saw a snapshot that changed the shared memory table (one this proxy's publisher
+  signed, `agent_lake.sign`, holds nothing new here), only the rows changed since the
+  snapshot it last applied (`ducklake_table_changes`): new memories of other proxies are inserted into the local
   tables (vectors cast back to `FLOAT[dims]`) and added to the in-RAM index, deleted
   ones removed, and the snapshot id is stored in the same local transaction (exactly
-  once, across restarts). A proxy's first catch-up reads the lake's tables at one
-  snapshot.
+  once, across restarts); the new vectors come as one Arrow column and go into the index
+  a block per agent. A proxy's first catch-up reads the lake's tables at one snapshot.
 
 - later changes: every UPDATE of a memory row here (rows.refresh_index: retired by a
   newer fact, decay, access counts) queues the memory again; its lake row is replaced
@@ -38,6 +39,7 @@ import collections
 import contextlib
 import functools
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -57,6 +59,7 @@ from proxy.db.agent_lake import (
     lake_table,
     lake_transaction,
     mirror_table,
+    sign,
 )
 
 if TYPE_CHECKING:
@@ -143,6 +146,7 @@ class SharedMemories:
         put = put + upd
         gone = gone + upd
         with lake_transaction(cur):
+            sign(cur, "memories")  # held here already: our own catch-up need not read it
             if gone:
                 cur.execute(f"DELETE FROM {lm} WHERE memory_id IN {_IDS}", [gone])
             if put:
@@ -189,22 +193,25 @@ class SharedMemories:
 
     def _apply(
         self, cur: duckdb.DuckDBPyConnection
-    ) -> tuple[list[tuple[Any, ...]], list[int], list[tuple[Any, ...]]]:
+    ) -> tuple[tuple[Any, ...] | None, list[int], list[tuple[Any, ...]]]:
         """Apply what the lake has beyond the snapshot last applied (in one local
-        transaction). Returns the new rows for the index, the seqs deleted and the rows
-        other proxies changed (RETURNING_ROWS). The lake
+        transaction). Returns the new rows for the index (VectorIndex.add_many's
+        arguments, or None), the seqs deleted and the rows other proxies changed
+        (RETURNING_ROWS). The lake
         is read once (a change-feed read costs 100-900 ms on a loaded machine); the
         rest works on those rows, registered on the cursor."""
+        started = time.monotonic()
         snap = current_snapshot(cur)
         row = cur.execute(f"SELECT max(snapshot_id) FROM {T_FEED}").fetchone()
         last = row[0] if row else None
         if last is not None and snap <= last:
-            return [], [], []
+            return None, [], []
         cols = ", ".join(self.cols)
         src = changes_since(T_MEM, cols, last, snap)
         feed = cur.execute(
             f"SELECT * FROM ({src}) WHERE change_type IN ('insert', 'delete')"
         ).to_arrow_table()
+        read = time.monotonic()
         # A changed memory comes as a delete and an insert in one snapshot: it is gone
         # only when its last delete is later than its last insert.
         last_in: dict[str, int] = {}
@@ -274,36 +281,54 @@ class SharedMemories:
                 cur.execute(f"DELETE FROM {T_MEM} WHERE memory_id IN {_IDS}", [gone])
             cur.execute(f"DELETE FROM {T_FEED}")
             cur.execute(f"INSERT INTO {T_FEED} VALUES (?)", [snap])
-        rows = []
-        if new:
-            rows = cur.execute(
-                f"SELECT m.org_id, m.agent_id, m.seq, v.embedding, {SELECT_COLUMNS}"
-                f" FROM {T_MEM} m JOIN {T_VEC} v USING (memory_id) WHERE memory_id IN {_IDS}",
+        added = None
+        if new:  # the vectors in one Arrow column, not a Python list per row
+            table = cur.execute(
+                f"SELECT m.org_id, m.agent_id, m.seq, v.embedding FROM {T_MEM} m"
+                f" JOIN {T_VEC} v USING (memory_id) WHERE memory_id IN {_IDS}",
                 [new],
-            ).fetchall()
-        return rows, dropped, updated
+            ).to_arrow_table()
+            attrs = {
+                r[0]: index_attrs(r[1:])
+                for r in cur.execute(
+                    f"SELECT seq, {SELECT_COLUMNS} FROM {T_MEM} WHERE memory_id IN {_IDS}", [new]
+                ).fetchall()
+            }
+            seqs = table.column("seq").to_numpy()
+            emb = table.column("embedding").combine_chunks()
+            vecs = np.asarray(emb.values.to_numpy(zero_copy_only=False), dtype=np.float32)
+            added = (
+                table.column("org_id").to_pylist(),
+                table.column("agent_id").to_pylist(),
+                seqs,
+                vecs.reshape(table.num_rows, self.index.dims),
+                [attrs[int(s)] for s in seqs],
+            )
+        log.debug(
+            "agent lake: memories of snapshot %d read in %.0f ms, applied in %.0f ms",
+            snap,
+            (read - started) * 1000,
+            (time.monotonic() - read) * 1000,
+        )
+        return added, dropped, updated
 
     async def catch_up(self) -> int:
         """Take what other proxies published since the last call: memories added."""
         async with self.write_lock:
-            rows, dropped, updated = await self.db.run(self._apply)
+            added, dropped, updated = await self.db.run(self._apply)
             for seq in dropped:
                 self.index.remove(seq)
             for seq, *row in updated:  # not refresh_index: that would publish them again
                 self.index.refresh(seq, index_attrs(tuple(row)))
-            for org, agent, seq, vec, *row in rows:
-                self.index.add(
-                    org, agent, seq, np.asarray(vec, np.float32), index_attrs(tuple(row))
-                )
-        self.applied += len(rows)
-        if rows or dropped or updated:
+            if added is not None:
+                self.index.add_many(*added)
+        n = 0 if added is None else len(added[2])
+        self.applied += n
+        if n or dropped or updated:
             log.debug(
-                "agent lake: %d memories in, %d out, %d changed",
-                len(rows),
-                len(dropped),
-                len(updated),
+                "agent lake: %d memories in, %d out, %d changed", n, len(dropped), len(updated)
             )
-        return len(rows)
+        return n
 
     # ---- lifecycle ----------------------------------------------------------------
 
@@ -324,7 +349,7 @@ class SharedMemories:
         self.stored(left)
         log.info("agent lake: %d memories from other proxies, %d to publish", added, len(left))
         if self.lake is not None:
-            self.lake.subscribe("memories", self.catch_up)
+            self.lake.subscribe("memories", self.catch_up, tables=[T_MEM])
         self._tasks = [asyncio.create_task(self._publisher(), name="hatiproxy-memory-lake-publish")]
 
     async def stop(self, timeout: float = 5.0) -> None:

@@ -2,14 +2,15 @@
 
 With `lake_catalog` set the session tables live in the agent lake (service.py: SHARED)
 and a session transaction writes only there (a transaction writes one database), so no
-proxy's index is written with the events, its own either. This feed derives it: when
-the agent lake's poller (proxy/db/agent_lake_poll.py) saw the snapshot move, or right
-after a session transaction of this proxy (`wake`), it reads the events changed since
-the snapshot it last indexed (`ducklake_table_changes`; the first time, every event as
-of one snapshot), and in one local transaction adds the inserted ones to the index,
-drops the deleted ones (a deleted session, a compaction, a repair) and stores the
-snapshot (so exactly once, across restarts and kill -9). The RAM mirror follows the
-commit and the embedding pump fills the new rows' vectors.
+proxy's index is written with the events, its own either. This feed derives it: when the
+agent lake's poller (proxy/db/agent_lake_poll.py) saw a snapshot that changed the
+events, or right after a session transaction of this proxy (`wake`), it reads the events
+changed since the snapshot it last indexed (`ducklake_table_changes`; the first time,
+every event as of one snapshot), and in one local transaction adds the inserted ones to
+the index (two statements for all of them: `search.index_rows`), drops the deleted ones
+(a deleted session, a compaction, a repair) and stores the snapshot (so exactly once,
+across restarts and kill -9). The RAM mirror follows the commit and the embedding pump
+fills the new rows' vectors.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -58,7 +60,7 @@ class IndexFeed:
         except Exception as exc:  # search lags until the poller's next round; appends work
             log.warning("indexing session events from the agent lake failed: %s", exc)
         if self.layer.lake is not None:
-            self.layer.lake.subscribe("session search index", self.catch_up)
+            self.layer.lake.subscribe("session search index", self.catch_up, tables=[EVENTS])
 
     async def stop(self) -> None:
         if self._task is not None:
@@ -98,11 +100,13 @@ class IndexFeed:
         if last is not None and snap <= last:
             return []
         self.rounds += 1
+        started = time.monotonic()
         src = changes_since(EVENTS, _COLS, last, snap)
         rows = cur.execute(
             f"SELECT * FROM ({src}) WHERE change_type IN ('insert', 'delete')"
             " ORDER BY snapshot_id, change_type = 'insert'"  # a snapshot's deletes first
         ).fetchall()
+        read = time.monotonic()
         final: dict[tuple, tuple] = {}  # an event's last change in the range wins
         for kind, _, *row in rows:
             final[tuple(row[:4])] = (kind, row)
@@ -128,6 +132,7 @@ class IndexFeed:
         with ram_index.journal() as entries, lake_transaction(cur):
             if last is None:  # whatever an earlier run indexed is derived again
                 cur.execute(f"DELETE FROM {INDEX}")
+            added = []
             for (org, agent, sid, seq), (kind, row) in final.items():
                 if kind == "delete":
                     search.drop_row(cur, org, agent, sid, seq)
@@ -139,8 +144,16 @@ class IndexFeed:
                 event = {"seq": seq, "event_id": event_id, "author": author, "timestamp": ts}
                 event["message"] = None if message is None else json.loads(message)
                 event["actions"] = None if actions is None else json.loads(actions)
-                search.index_row(cur, org, agent, session, event)
-                self.indexed += 1
+                added.append((org, agent, session, event))
+            search.index_rows(cur, added, fresh=last is None)
+            self.indexed += len(added)
             cur.execute(f"DELETE FROM {FEED}")
             cur.execute(f"INSERT INTO {FEED} VALUES (?)", [snap])
+        log.debug(
+            "session index: snapshot %d, %d changes read in %.0f ms, indexed in %.0f ms",
+            snap,
+            len(rows),
+            (read - started) * 1000,
+            (time.monotonic() - read) * 1000,
+        )
         return entries

@@ -117,6 +117,49 @@ def drop_event(cur: duckdb.DuckDBPyConnection, who: Identity, session_id: str, s
         drop_row(cur, who.org_id, who.agent_id, session_id, seq)
 
 
+def index_rows(
+    cur: duckdb.DuckDBPyConnection,
+    rows: list[tuple[str, str, dict[str, Any], dict]],
+    fresh: bool = False,
+) -> None:
+    """`index_row` of many events (org, agent, session, event) in two statements, not two
+    per event (a proxy catching up with a lake of many events); `fresh`: none of them is
+    in the index (no DELETE)."""
+    import pyarrow as pa
+
+    if not rows:
+        return
+    cols: dict[str, list[Any]] = {c: [] for c in _ROW_COLUMNS}
+    for org, agent, session, event in rows:
+        text = event_text(event)
+        values = (
+            (org, agent, session["session_id"], event["seq"], event["event_id"])
+            + (session["app_name"], session["user_id"], event["author"], event["timestamp"])
+            + (text,)
+        )
+        ram_index.note(("add", *values))
+        for c, v in zip(_ROW_COLUMNS, values + (text.lower(),), strict=True):
+            cols[c].append(v)
+    cur.register("_hati_session_rows", pa.table(cols))
+    try:
+        if not fresh:
+            cur.execute(
+                f"DELETE FROM {INDEX} i USING _hati_session_rows r WHERE i.org_id = r.org_id"
+                " AND i.agent_id = r.agent_id AND i.session_id = r.session_id AND i.seq = r.seq"
+            )
+        cur.execute(
+            f"INSERT INTO {INDEX} SELECT {', '.join(_ROW_COLUMNS)}, NULL FROM _hati_session_rows"
+        )
+    finally:
+        cur.unregister("_hati_session_rows")
+
+
+_ROW_COLUMNS = (
+    "org_id", "agent_id", "session_id", "seq", "event_id", "app_name", "user_id", "author",
+    "timestamp", "text", "lower_text",
+)  # fmt: skip
+
+
 def drop_row(
     cur: duckdb.DuckDBPyConnection, org: str, agent: str, session_id: str, seq: int
 ) -> None:
