@@ -149,7 +149,8 @@ def catalog_pool(conn: duckdb.DuckDBPyConnection) -> Iterator[None]:
 # - Parquet format version 2 (DELTA_BINARY_PACKED integers, DELTA_LENGTH_BYTE_ARRAY
 #   strings): lineitem 253 MB instead of 374 MB, and the 22 queries took 1.30x the
 #   file's wall-clock and 1.55x its CPU (proxy + catalog) against 1.35x and 1.62x with
-#   version 1 files, in the same run (load average ~24).
+#   version 1 files, in the same run (load average ~24); on a quiet machine both
+#   layouts took ~1.4x (the saving is CPU, which a loaded machine lacks).
 FILE_OPTIONS = (
     ("parquet_compression", "HATIDATA_LAKE_PARQUET_COMPRESSION", DEFAULT_COMPRESSION),
     ("parquet_version", "HATIDATA_LAKE_PARQUET_VERSION", DEFAULT_PARQUET_VERSION),
