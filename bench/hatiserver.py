@@ -15,6 +15,7 @@ told to exit when the benchmark does (PR_SET_PDEATHSIG), so a killed run leaves 
 from __future__ import annotations
 
 import ctypes
+import os
 import signal
 import socket
 import subprocess
@@ -45,10 +46,12 @@ def start_hatiproxy(
     root: Path = ROOT,
     database: str | None = ":memory:",
     timeout: float = 90,
+    env: dict[str, str] | None = None,
 ) -> tuple[subprocess.Popen, int]:
     """A running server of the tree at root (this one by default) and its SQL port.
 
-    database None keeps the server's default file in tmp/data; args are passed to serve.
+    database None keeps the server's default file in tmp/data; args are passed to serve;
+    env adds to (or overrides) this process's environment for the server.
     """
     tmp.mkdir(parents=True, exist_ok=True)
     port = free_port()
@@ -67,6 +70,7 @@ def start_hatiproxy(
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own scheduling group, as PostgreSQL's
             preexec_fn=_exit_with_parent,
+            env={**os.environ, **env} if env else None,
         )
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

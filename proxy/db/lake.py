@@ -35,6 +35,7 @@ LAKE_EXTENSIONS = ("ducklake", "postgres")
 # attached on a thread of its own (proxy/db/agent_db.py) while the users' lake attaches.
 _LOADING = threading.Lock()
 DEFAULT_COMPRESSION = "uncompressed"  # the lake's Parquet files, unless the catalog names one
+DEFAULT_PARQUET_VERSION = "2"  # (FILE_OPTIONS below says why)
 
 
 class LakeUnavailable(Exception):
@@ -106,7 +107,8 @@ def attach_lake(conn: duckdb.DuckDBPyConnection, catalog: str, data_path: str) -
             "user=hati') and that the PostgreSQL server accepts this proxy; every proxy of "
             "one lake needs the same catalog and a --lake-data path they all reach."
         ) from None
-    _default_compression(conn)
+    _default_file_options(conn)
+    _reader_settings(conn)
     conn.execute(f"USE {LAKE_DB}")
     log.info(
         "users' database is the DuckLake %s (data %s)", redact(catalog), data_path or "(stored)"
@@ -139,24 +141,49 @@ def catalog_pool(conn: duckdb.DuckDBPyConnection) -> Iterator[None]:
         conn.execute("RESET pg_pool_max_connections")
 
 
-def _default_compression(conn: duckdb.DuckDBPyConnection) -> None:
-    """Parquet files the lake writes from now on are uncompressed unless the catalog
-    already names a codec (an operator's choice, stored in the lake, is kept). Through
-    hatiproxy the 22 TPC-H queries (sf 1) took 2.03x the local file's time with DuckDB's
-    default (snappy) files, 1.74x with LZ4 and 1.48x uncompressed (bench/lake_tpch.py,
-    issue 25), at the price of larger files. The option lives in the catalog and is no
-    snapshot; files already written keep theirs."""
-    codec = os.environ.get("HATIDATA_LAKE_PARQUET_COMPRESSION", DEFAULT_COMPRESSION)
-    stored = conn.execute(
-        "SELECT value FROM ducklake_options(?) WHERE option_name = 'parquet_compression'",
-        [LAKE_DB],
-    ).fetchall()
-    if stored or not codec:
-        return
-    try:
-        conn.execute(f"CALL {LAKE_DB}.set_option('parquet_compression', {lit(codec)})")
-    except duckdb.Error as exc:  # e.g. a proxy started at the same moment set it first
-        log.info("DuckLake parquet_compression not set (%s); files keep the lake's", exc)
+# The Parquet options hatiproxy gives a lake whose catalog names none: (DuckLake option,
+# environment variable that picks another value, hatiproxy's value). Measured through
+# hatiproxy with the 22 TPC-H queries at scale factor 1 (bench/lake_tpch.py, issue 25):
+# - codec: DuckDB's default (snappy) took 2.03x the local file's time, LZ4 1.74x,
+#   uncompressed 1.48x, at the price of larger files;
+# - Parquet format version 2 (DELTA_BINARY_PACKED integers, DELTA_LENGTH_BYTE_ARRAY
+#   strings): lineitem 253 MB instead of 374 MB, and the 22 queries took 1.30x the
+#   file's wall-clock and 1.55x its CPU (proxy + catalog) against 1.35x and 1.62x with
+#   version 1 files, in the same run (load average ~24); on a quiet machine both
+#   layouts took ~1.4x (the saving is CPU, which a loaded machine lacks).
+FILE_OPTIONS = (
+    ("parquet_compression", "HATIDATA_LAKE_PARQUET_COMPRESSION", DEFAULT_COMPRESSION),
+    ("parquet_version", "HATIDATA_LAKE_PARQUET_VERSION", DEFAULT_PARQUET_VERSION),
+)
+
+
+def _default_file_options(conn: duckdb.DuckDBPyConnection) -> None:
+    """The Parquet files the lake writes from now on get hatiproxy's codec and format
+    version unless the catalog already names one (an operator's choice, stored in the
+    lake, is kept). The options live in the catalog and are no snapshot; files already
+    written keep theirs until rewritten."""
+    stored = {
+        name
+        for (name,) in conn.execute(
+            "SELECT option_name FROM ducklake_options(?)", [LAKE_DB]
+        ).fetchall()
+    }
+    for option, env, default in FILE_OPTIONS:
+        value = os.environ.get(env, default)
+        if option in stored or not value:
+            continue
+        try:
+            conn.execute(f"CALL {LAKE_DB}.set_option({lit(option)}, {lit(value)})")
+        except duckdb.Error as exc:  # e.g. a proxy started at the same moment set it first
+            log.info("DuckLake %s not set (%s); files keep the lake's", option, exc)
+
+
+def _reader_settings(conn: duckdb.DuckDBPyConnection) -> None:
+    """How this process reads the lake's Parquet files (instance-wide DuckDB settings)."""
+    # A lake file never changes once written (a rewrite is a new file), so its footer
+    # (schema, row groups, column statistics) is parsed once, not on every scan.
+    cache = os.environ.get("HATIDATA_LAKE_PARQUET_METADATA_CACHE", "1") != "0"
+    conn.execute(f"SET GLOBAL parquet_metadata_cache = {str(cache).lower()}")
 
 
 def attach_with_retry(conn: duckdb.DuckDBPyConnection, sql: str) -> None:

@@ -185,11 +185,12 @@ def test_client_sql_cannot_name_the_agent_lake_on_any_proxy(
                 assert err.value.sqlstate in ("42P01", "3F000", "42501"), sql
 
 
-def test_the_lake_writes_uncompressed_parquet_files(
+def test_the_lake_writes_uncompressed_version_2_parquet_files(
     proxies: list[ServerProcess], lake: LakeCluster
 ) -> None:
-    # with DuckDB's default codec (snappy) TPC-H took 2x its time on a local file,
-    # uncompressed 1.5x: the proxy sets the lake's parquet_compression once
+    # TPC-H through a proxy (bench/lake_tpch.py): DuckDB's default codec (snappy) took 2x
+    # the local file's time, uncompressed 1.5x, and Parquet version 2 files were smaller
+    # and cheaper to scan than version 1: the proxy sets both options once in the catalog
     data = lake.data
     with _connect(proxies[1]) as c:
         c.execute(
@@ -197,12 +198,19 @@ def test_the_lake_writes_uncompressed_parquet_files(
         )
     files = [str(f) for f in data.rglob("*.parquet") if "codec_t" in str(f)]
     assert files, list(data.rglob("*"))
-    codecs = (
-        duckdb.connect()
-        .execute("SELECT DISTINCT compression FROM parquet_metadata(?)", [files])
-        .fetchall()
-    )
+    reader = duckdb.connect()
+    codecs = reader.execute(
+        "SELECT DISTINCT compression FROM parquet_metadata(?)", [files]
+    ).fetchall()
     assert codecs == [("UNCOMPRESSED",)], codecs
+    versions = reader.execute(
+        "SELECT DISTINCT format_version FROM parquet_file_metadata(?)", [files]
+    ).fetchall()
+    assert versions == [(2,)], versions
+    encodings = reader.execute(
+        "SELECT encodings FROM parquet_metadata(?) WHERE path_in_schema = 'id'", [files]
+    ).fetchall()
+    assert encodings and all(e == ("DELTA_BINARY_PACKED",) for e in encodings), encodings
 
 
 def test_proxies_send_the_catalog_no_pool_health_checks(
