@@ -21,7 +21,10 @@ alternates by round), so a shared machine's changing load weighs on both alike:
 Prints per kind the median over rounds of each round's p50, old/new, and new/old.
 
 `--aa`: the noise floor of this A/B on the machine as it is: both servers run the `--base`
-tree (two exports of it), so new/old shows how far two identical servers differ.
+tree (two exports of it), so new/old shows how far two identical servers differ: on the quiet machine (load 1-4,
+2026-11-27) two runs gave point 1.03 and 1.01, count(*) 1.02 and 1.00, and 0.96-1.04
+over all kinds. `--new-first` starts and loads the new server first (a start-order bias
+would turn around; it did not: 1.06 for point in that run).
 """
 
 from __future__ import annotations
@@ -200,6 +203,7 @@ def main() -> None:
     ap.add_argument("--base", default="a5bd59d")
     ap.add_argument("--chunk", type=int, default=25, help="statements per turn of each server")
     ap.add_argument("--aa", action="store_true", help="both servers run --base (noise floor)")
+    ap.add_argument("--new-first", action="store_true", help="start and load the new one first")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="isolation_ab_") as tmpdir:
         tmp = Path(tmpdir)
@@ -211,8 +215,9 @@ def main() -> None:
             export(args.base, new_tree)
         servers: dict[str, Server] = {}
         try:
-            servers["old"] = Server(old_tree, tmp / "old_run")
-            servers["new"] = Server(new_tree, tmp / "new_run")
+            trees = {"old": old_tree, "new": new_tree}
+            for name in ("new", "old") if args.new_first else ("old", "new"):
+                servers[name] = Server(trees[name], tmp / f"{name}_run")
             for name, server in servers.items():
                 t0 = time.perf_counter()
                 load(server, args.memories)
