@@ -16,15 +16,12 @@ most, with their own time per statement (cProfile's, so inflated: compare, not q
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import marshal
 import os
 import random
 import signal
-import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -113,14 +110,6 @@ def _serve(argv: list[str]) -> None:
 # --- the driver --------------------------------------------------------------------------
 
 
-def export(rev: str, dest: Path) -> None:
-    """The tree of `rev` into `dest` (no git worktree: nothing in the repo changes)."""
-    dest.mkdir(parents=True)
-    blob = subprocess.run(["git", "archive", rev], cwd=ROOT, check=True, capture_output=True)
-    with tarfile.open(fileobj=io.BytesIO(blob.stdout)) as tar:
-        tar.extractall(dest, filter="data")
-
-
 def short(key: str, trees: tuple[Path, ...]) -> str:
     for tree in trees:
         key = key.replace(f"{tree}/", "")
@@ -199,12 +188,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="calls_ab_") as tmpdir:
         tmp = Path(tmpdir)
         old_tree = tmp / "old_tree"
-        export(a.base, old_tree)
+        isolation_ab.export(a.base, old_tree)
         old = measure(old_tree, tmp / "old_run", kinds, a.n)
         new_tree = ROOT
         if a.new:
             new_tree = tmp / "new_tree"
-            export(a.new, new_tree)
+            isolation_ab.export(a.new, new_tree)
         new = measure(new_tree, tmp / "new_run", kinds, a.n)
         trees = (old_tree, new_tree)
     if a.save:

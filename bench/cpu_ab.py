@@ -59,7 +59,7 @@ def main() -> None:
     }
     with tempfile.TemporaryDirectory(prefix="cpu_ab_") as tmpdir:
         tmp = Path(tmpdir)
-        calls_ab.export(a.base, tmp / "old_tree")
+        isolation_ab.export(a.base, tmp / "old_tree")
         servers: dict[str, isolation_ab.Server] = {}
         try:
             servers["old"] = isolation_ab.Server(tmp / "old_tree", tmp / "old_run", start_s=300)

@@ -4,8 +4,8 @@
         [--chunk 25]
 
 Both servers run in this one run (trust mode, hash embeddings, no MCP/REST): the old
-tree is checked out with `git worktree add` into a temp dir and started with this
-project's venv (compatible). Each server gets the same data: a 10,000-row table with a
+tree is exported with `git archive` into a temp dir (nothing in the repository changes)
+and started with this project's venv (compatible). Each server gets the same data: a 10,000-row table with a
 primary key, 1,000 stored memories of the default agent and a plain copy of them. In
 each round, per kind, `--n` statements on one psycopg connection to each server, in
 turns of `--chunk` statements that alternate between the servers (which one goes first
@@ -19,17 +19,25 @@ alternates by round), so a shared machine's changing load weighs on both alike:
   target for the relation: within 1.5x of it).
 
 Prints per kind the median over rounds of each round's p50, old/new, and new/old.
+
+`--aa`: the noise floor of this A/B on the machine as it is: both servers run the `--base`
+tree (two exports of it), so new/old shows how far two identical servers differ: on the quiet machine (load 1-4,
+2026-11-27) two runs gave point 1.03 and 1.01, count(*) 1.02 and 1.00, and 0.96-1.04
+over all kinds. `--new-first` starts and loads the new server first (a start-order bias
+would turn around; it did not: 1.06 for point in that run).
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import random
 import socket
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from collections.abc import Callable
@@ -65,6 +73,14 @@ WORDS = [
     "summer",
 ]
 KINDS = ("point", "search", "rel_count", "rel_filter", "plain_count", "plain_filter")
+
+
+def export(rev: str, dest: Path) -> None:
+    """The tree of `rev` into `dest` (no git worktree: nothing in the repo changes)."""
+    dest.mkdir(parents=True)
+    blob = subprocess.run(["git", "archive", rev], cwd=ROOT, check=True, capture_output=True)
+    with tarfile.open(fileobj=io.BytesIO(blob.stdout)) as tar:
+        tar.extractall(dest, filter="data")
 
 
 def free_port() -> int:
@@ -186,18 +202,22 @@ def main() -> None:
     ap.add_argument("--memories", type=int, default=1000)
     ap.add_argument("--base", default="a5bd59d")
     ap.add_argument("--chunk", type=int, default=25, help="statements per turn of each server")
+    ap.add_argument("--aa", action="store_true", help="both servers run --base (noise floor)")
+    ap.add_argument("--new-first", action="store_true", help="start and load the new one first")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="isolation_ab_") as tmpdir:
         tmp = Path(tmpdir)
         old_tree = tmp / "old"
-        subprocess.run(
-            ["git", "worktree", "add", "--detach", str(old_tree), args.base],
-            cwd=ROOT, check=True, capture_output=True,
-        )  # fmt: skip
+        export(args.base, old_tree)
+        new_tree = ROOT
+        if args.aa:
+            new_tree = tmp / "old_again"
+            export(args.base, new_tree)
         servers: dict[str, Server] = {}
         try:
-            servers["old"] = Server(old_tree, tmp / "old_run")
-            servers["new"] = Server(ROOT, tmp / "new_run")
+            trees = {"old": old_tree, "new": new_tree}
+            for name in ("new", "old") if args.new_first else ("old", "new"):
+                servers[name] = Server(trees[name], tmp / f"{name}_run")
             for name, server in servers.items():
                 t0 = time.perf_counter()
                 load(server, args.memories)
@@ -213,10 +233,8 @@ def main() -> None:
         finally:
             for server in servers.values():
                 server.stop()
-            subprocess.run(
-                ["git", "worktree", "remove", "--force", str(old_tree)], cwd=ROOT, check=False
-            )
-    print(f"\np50 in ms, median over {args.rounds} rounds of {args.n} statements each")
+    what = f"A/A: both {args.base}" if args.aa else f"old {args.base}, new this tree"
+    print(f"\np50 in ms, median over {args.rounds} rounds of {args.n} statements each ({what})")
     print(f"{'kind':<14}{'old':>10}{'new':>10}{'new/old':>10}")
     for kind in KINDS:
         old = statistics.median(r[kind] for r in results["old"])
