@@ -10,16 +10,12 @@ from __future__ import annotations
 
 import statistics
 import sys
-import tempfile
 import time
-from pathlib import Path
 
 import requests
+from lake_cluster import LakeCluster, until
 
-from tests.conftest import ServerProcess, start_server
-from tests.differential.pgcluster import start_pg
-
-LIMIT = 30.0
+from tests.conftest import ServerProcess
 
 
 def _ok(p: ServerProcess, secret: str) -> bool:
@@ -29,25 +25,10 @@ def _ok(p: ServerProcess, secret: str) -> bool:
     return r.status_code == 200
 
 
-def _until(check) -> float:
-    t0 = time.monotonic()
-    while not check():
-        if time.monotonic() - t0 > LIMIT:
-            return float("inf")
-    return time.monotonic() - t0
-
-
 def main(rounds: int) -> None:
-    pg = start_pg()
-    data = Path(tempfile.mkdtemp(prefix="bench-lake-keys-"))
-    lake = ("--lake-catalog", f"postgres:{pg.dsn}", "--lake-data", str(data))
-    procs: list[ServerProcess] = []
-    try:
-        for _ in range(3):  # one at a time: a loaded machine starts three slowly
-            tmp = Path(tempfile.mkdtemp(prefix="bench-lake-keys-p-"))
-            args = ("--embedding-provider", "hash", "--auth-method", "trust", *lake)
-            procs.append(start_server(tmp, *args, timeout=300))
-        a, b, c = procs
+    args = ("--embedding-provider", "hash", "--auth-method", "trust")
+    with LakeCluster("bench-lake-keys", *args) as lake:
+        a, b, c = (lake.start() for _ in range(3))
         created, local, remote = [], [], []
         for i in range(rounds):
             r = requests.post(
@@ -57,14 +38,14 @@ def main(rounds: int) -> None:
             )
             made = r.json()
             secret, key_id = made["raw_key"], made["key_id"]
-            created.append(_until(lambda s=secret: _ok(b, s)))
+            created.append(until(lambda s=secret: _ok(b, s)))
             assert _ok(c, secret)  # cached on C before the revocation
             requests.delete(
                 f"{b.rest_url}/v1/organizations/local/api-keys/{key_id}", timeout=60
             ).raise_for_status()
             t0 = time.monotonic()
-            local.append(_until(lambda s=secret: not _ok(b, s)))
-            _until(lambda s=secret: not _ok(c, s))
+            local.append(until(lambda s=secret: not _ok(b, s)))
+            until(lambda s=secret: not _ok(c, s))
             remote.append(time.monotonic() - t0)  # from the revocation's return
             print(f"round {i}: create->B {created[-1]:.3f} s, revoke->C {remote[-1]:.3f} s")
 
@@ -76,10 +57,6 @@ def main(rounds: int) -> None:
         print(f"revoked on B, refused on C:            {fig(remote)}")
         ratio = statistics.median(remote) / max(statistics.median(local), 1e-3)
         print(f"ratio C / B (p50): {ratio:.1f}x")
-    finally:
-        for p in procs:
-            p.stop()
-        pg.stop()
 
 
 if __name__ == "__main__":

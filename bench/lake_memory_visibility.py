@@ -20,20 +20,17 @@ memories and times a third proxy's start on that lake (its first catch-up indexe
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
 import statistics
 import sys
-import tempfile
 import threading
 import time
-from pathlib import Path
 
 import psycopg
-
-from tests.conftest import start_server
-from tests.differential.pgcluster import start_pg
+from lake_cluster import LakeCluster
 
 LIMIT = 10.0
 
@@ -62,6 +59,10 @@ class SnapshotWatch(threading.Thread):
                 self.seen.append((time.monotonic(), snap))
                 last = snap
             time.sleep(0.002)
+
+    def close(self) -> None:
+        self.stop.set()
+        self.join()
 
     def first_after(self, snap: int) -> float:
         """When a snapshot later than `snap` was first seen (inf: not yet)."""
@@ -116,19 +117,14 @@ def main() -> None:
     ap.add_argument("--new-proxy", type=int, default=0, help="memories stored before a 3rd start")
     ap.add_argument("--stages", action="store_true", help="B's catch-up stages from its debug log")
     opts = ap.parse_args()
-    pg = start_pg()
-    tmp = Path(tempfile.mkdtemp(prefix="lake-vis-"))
-    procs = []
-    watch = None
-    try:
-        args = ("--embedding-provider", "hash", "--mcp-port", "0", "--rest-port", "0",
-                "--lake-catalog", f"postgres:{pg.dsn}", "--lake-data", str(tmp / "lake"))  # fmt: skip
-        if opts.stages:
-            args += ("--log-level", "debug")
-        for name in ("a", "b"):
-            procs.append(start_server(tmp / name, *args))
-        a, b = (psycopg.connect(p.dsn, autocommit=True) for p in procs)
-        watch = SnapshotWatch(pg.dsn)
+    args = ("--embedding-provider", "hash", "--mcp-port", "0", "--rest-port", "0")
+    if opts.stages:
+        args += ("--log-level", "debug")
+    with LakeCluster("lake-vis", *args) as lake, contextlib.ExitStack() as cleanup:
+        proc_a, proc_b = lake.start(timeout=120), lake.start(timeout=120)
+        a, b = (psycopg.connect(p.dsn, autocommit=True) for p in (proc_a, proc_b))
+        watch = SnapshotWatch(lake.pg.dsn)
+        cleanup.callback(watch.close)  # before the catalog stops
         watch.start()
         store, stage_a, stage_b, total = [], [], [], []
         at_once = 0
@@ -154,7 +150,7 @@ def main() -> None:
         show("stage B: lake commit -> found on B", stage_b)
         show("total: acknowledged on A -> found on B", total)
         if opts.stages:
-            b_stages((tmp / "b" / "server.log").read_text())
+            b_stages(proc_b.log())
         late = sum(t > 1.0 for t in total)
         print(f"target (every one within 1 s): {'met' if not late else f'NOT met ({late} late)'}")
         if opts.new_proxy:
@@ -167,20 +163,14 @@ def main() -> None:
                 )
             time.sleep(2.0)  # published
             t0 = time.monotonic()
-            procs.append(start_server(tmp / "c", *args))
+            proc_c = lake.start(timeout=120)
             started = time.monotonic() - t0
-            took = [ln for ln in (tmp / "c" / "server.log").read_text().splitlines()
+            took = [ln for ln in proc_c.log().splitlines()
                     if "memories from other proxies" in ln]  # fmt: skip
             print(f"new proxy on a lake of {opts.n + opts.new_proxy} memories: started in"
                   f" {started:.2f} s ({took[-1] if took else '?'}); load {os.getloadavg()}")  # fmt: skip
         if late:
             sys.exit(1)
-    finally:
-        if watch is not None:
-            watch.stop.set()
-        for p in procs:
-            p.stop()
-        pg.stop()
 
 
 if __name__ == "__main__":

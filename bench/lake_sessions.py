@@ -12,18 +12,15 @@ from __future__ import annotations
 import os
 import statistics
 import sys
-import tempfile
 import time
 import uuid
-from pathlib import Path
 from typing import Any
 
 import requests
+from lake_cluster import LakeCluster, until
 
-from tests.conftest import ServerProcess, start_server
-from tests.differential.pgcluster import start_pg
+from tests.conftest import ServerProcess
 
-LIMIT = 30.0
 AGENT = "bench-sessions"
 
 
@@ -38,14 +35,6 @@ def call(p: ServerProcess, fn: str, **args: Any) -> list[dict[str, Any]]:
     return r.json()["rows"]
 
 
-def _until(check) -> float:
-    t0 = time.monotonic()
-    while not check():
-        if time.monotonic() - t0 > LIMIT:
-            return float("inf")
-    return time.monotonic() - t0
-
-
 def _stats(name: str, xs: list[float]) -> None:
     p90 = sorted(xs)[min(len(xs) - 1, int(0.9 * len(xs)))]
     print(
@@ -55,16 +44,9 @@ def _stats(name: str, xs: list[float]) -> None:
 
 
 def main(rounds: int, new_proxy: int = 0) -> None:
-    pg = start_pg()
-    data = Path(tempfile.mkdtemp(prefix="bench-lake-sessions-"))
-    lake = ("--lake-catalog", f"postgres:{pg.dsn}", "--lake-data", str(data))
-    procs: list[ServerProcess] = []
-    try:
-        for _ in range(3):
-            tmp = Path(tempfile.mkdtemp(prefix="bench-lake-sessions-p-"))
-            args = ("--embedding-provider", "hash", "--auth-method", "trust", *lake)
-            procs.append(start_server(tmp, *args, timeout=300))
-        a, b, _ = procs
+    args = ("--embedding-provider", "hash", "--auth-method", "trust")
+    with LakeCluster("bench-lake-sessions", *args) as lake:
+        a, b, _ = (lake.start() for _ in range(3))
         sid = f"s-{uuid.uuid4().hex[:8]}"
         call(a, "create_session", app_name="bench", user_id="u", session_id=sid)
         append, events, search = [], [], []
@@ -77,7 +59,7 @@ def main(rounds: int, new_proxy: int = 0) -> None:
             append.append(t1 - t0)
             # search first: its index follows the lake's snapshots (the stage measured)
             search.append(
-                _until(lambda w=word: bool(
+                until(lambda w=word: bool(
                     call(b, "search_sessions", query=w, mode="keyword", top_k=1)))
             )  # fmt: skip
             t2 = time.monotonic()
@@ -99,21 +81,15 @@ def main(rounds: int, new_proxy: int = 0) -> None:
                 ]  # fmt: skip
                 call(a, "append_events", session_id=sid, events=batch)
             t0 = time.monotonic()
-            tmp = Path(tempfile.mkdtemp(prefix="bench-lake-sessions-p-"))
-            args = ("--embedding-provider", "hash", "--auth-method", "trust", *lake)
-            procs.append(start_server(tmp, *args, timeout=600))
+            late_proxy = lake.start(timeout=600)
             started = time.monotonic() - t0
-            hits = call(procs[-1], "search_sessions", query="bulk", mode="keyword", top_k=1)
+            hits = call(late_proxy, "search_sessions", query="bulk", mode="keyword", top_k=1)
             print(
                 f"new proxy on a lake of {rounds + new_proxy} events: started in {started:.2f} s"
                 f" (search finds them: {bool(hits)}); load average {os.getloadavg()}"
             )
         if late:
             sys.exit(1)
-    finally:
-        for p in procs:
-            p.stop()
-        pg.stop()
 
 
 if __name__ == "__main__":
