@@ -19,20 +19,9 @@ from typing import Any
 import requests
 
 from tests.conftest import ServerProcess, start_server
-from tests.lake.conftest import LakeCluster
+from tests.lake.conftest import LakeCluster, call
 
 DEADLINE = 20.0  # seconds; the poll interval is 250 ms, a loaded CI machine is slow
-
-
-def call(p: ServerProcess, fn: str, agent: str, **args: Any) -> list[dict[str, Any]]:
-    r = requests.post(
-        f"{p.rest_url}/v1/functions/{fn}",
-        json=args,
-        headers={"X-HatiData-Agent-Id": agent},
-        timeout=120,
-    )
-    assert r.status_code == 200, (fn, r.status_code, r.text)
-    return r.json()["rows"]
 
 
 def status(p: ServerProcess, fn: str, agent: str, **args: Any) -> int:

@@ -17,24 +17,12 @@ import uuid
 from typing import Any
 
 import psycopg
-import requests
 
 from tests.conftest import ServerProcess
-from tests.lake.conftest import LakeCluster
+from tests.lake.conftest import LakeCluster, call
 
 DEADLINE = 20.0  # seconds
 N = 12  # items per test
-
-
-def call(p: ServerProcess, fn: str, agent: str, **args: Any) -> list[dict[str, Any]]:
-    r = requests.post(
-        f"{p.rest_url}/v1/functions/{fn}",
-        json=args,
-        headers={"X-HatiData-Agent-Id": agent},
-        timeout=120,
-    )
-    assert r.status_code == 200, (fn, r.status_code, r.text)
-    return r.json()["rows"]
 
 
 def _until(check: Any, what: str) -> float:

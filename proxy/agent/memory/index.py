@@ -216,21 +216,8 @@ class AgentVectors:
         seqs, vecs, cols, n, codes, center = st
         vecs[n] = vec
         codes[:, n] = sign_codes(vecs[n : n + 1], center)[:, 0]
-        cols.imp[n] = attrs.importance
-        cols.exp[n] = attrs.expires_at.timestamp() if attrs.expires_at is not None else np.inf
-        cols.live[n] = attrs.live
-        cols.mtype[n] = value_code(attrs.memory_type)
-        cols.sess[n] = value_code(attrs.session_id)
-        cols.ids[n] = attrs.memory_id
-        cols.created[n] = attrs.created_at
-        cols.conf[n] = attrs.confidence
-        cols.texts[n] = attrs.content
-        cols.rows[n] = attrs.row
         seqs[n] = seq
-        self._pos[seq] = n
-        text = attrs.words if attrs.words is not None else attrs.content
-        if text:
-            self.words.add(n, text)
+        self._put(cols, n, seq, attrs)
         self._state = st._replace(n=n + 1)
 
     def add_many(self, seqs: list[int], vecs: np.ndarray, attrs: list[Attrs]) -> None:
@@ -253,21 +240,25 @@ class AgentVectors:
         st.seqs[n : n + k] = seqs
         cols = st.cols
         for row, (seq, a) in enumerate(zip(seqs, attrs, strict=True), n):
-            cols.imp[row] = a.importance
-            cols.exp[row] = a.expires_at.timestamp() if a.expires_at is not None else np.inf
-            cols.live[row] = a.live
-            cols.mtype[row] = value_code(a.memory_type)
-            cols.sess[row] = value_code(a.session_id)
-            cols.ids[row] = a.memory_id
-            cols.created[row] = a.created_at
-            cols.conf[row] = a.confidence
-            cols.texts[row] = a.content
-            cols.rows[row] = a.row
-            self._pos[seq] = row
-            text = a.words if a.words is not None else a.content
-            if text:
-                self.words.add(row, text)
+            self._put(cols, row, seq, a)
         self._state = st._replace(n=n + k)
+
+    def _put(self, cols: _Cols, row: int, seq: int, attrs: Attrs) -> None:
+        """A row's attribute columns and its words (its vector and code are the caller's)."""
+        cols.imp[row] = attrs.importance
+        cols.exp[row] = attrs.expires_at.timestamp() if attrs.expires_at is not None else np.inf
+        cols.live[row] = attrs.live
+        cols.mtype[row] = value_code(attrs.memory_type)
+        cols.sess[row] = value_code(attrs.session_id)
+        cols.ids[row] = attrs.memory_id
+        cols.created[row] = attrs.created_at
+        cols.conf[row] = attrs.confidence
+        cols.texts[row] = attrs.content
+        cols.rows[row] = attrs.row
+        self._pos[seq] = row
+        text = attrs.words if attrs.words is not None else attrs.content
+        if text:
+            self.words.add(row, text)
 
     def remove(self, seq: int) -> bool:
         row = self._pos.pop(seq, None)
