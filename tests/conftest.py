@@ -16,6 +16,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -80,6 +81,19 @@ class ServerProcess:
             host=self.host, port=self.port, user=user, dbname="hatidata",
             options=f"-c hatidata_agent_id={agent}", autocommit=autocommit,
         )  # fmt: skip
+
+    def function_rows(self, fn: str, agent: str, **args: Any) -> list[dict[str, Any]]:
+        """An agent function through the REST API, as `agent`: its rows (200 asserted)."""
+        import requests  # only REST tests need it
+
+        r = requests.post(
+            f"{self.rest_url}/v1/functions/{fn}",
+            json=args,
+            headers={"X-HatiData-Agent-Id": agent},
+            timeout=120,
+        )
+        assert r.status_code == 200, (fn, r.status_code, r.text)
+        return r.json()["rows"]
 
     def url(self, driver: str = "postgresql+psycopg") -> str:
         return f"{driver}://tester@{self.host}:{self.port}/hatidata"

@@ -26,17 +26,6 @@ def srv(tmp_path_factory: pytest.TempPathFactory, model_dir: Path) -> Iterator[S
     s.stop()
 
 
-def call(srv: ServerProcess, agent: str, fn: str, **args: Any) -> list[dict[str, Any]]:
-    r = requests.post(
-        f"{srv.rest_url}/v1/functions/{fn}",
-        json=args,
-        headers={"X-HatiData-Agent-Id": agent},
-        timeout=60,
-    )
-    assert r.status_code == 200, r.text
-    return r.json()["rows"]
-
-
 def sql(srv: ServerProcess, agent: str, text: str) -> list[tuple[Any, ...]]:
     with srv.agent_conn(agent, autocommit=False) as conn:
         return conn.execute(text).fetchall()
@@ -62,7 +51,7 @@ def test_a_correction_over_the_wire_retires_the_old_fact(srv: ServerProcess) -> 
     )
     (upd,) = sql(srv, "wire", f"{q} FROM process_memories('{turn}')")
     assert upd[0] == "UPDATE" and upd[2] == "I moved to Berlin." and upd[3] == add[1]
-    old = call(srv, "wire", "get_memory", memory_id=add[1])[0]
+    old = srv.function_rows("get_memory", "wire", memory_id=add[1])[0]
     assert old["conflict_status"] == "superseded" and old["superseded_by_id"] == upd[1]
     # Search and the default listing: the current fact only; include_superseded: both.
     found = sql(srv, "wire", "SELECT content FROM search_memory('where does the user live')")
@@ -94,10 +83,9 @@ def test_a_correction_over_the_wire_retires_the_old_fact(srv: ServerProcess) -> 
 
 
 def test_the_seed_example_over_rest(srv: ServerProcess) -> None:
-    first = call(
-        srv,
-        "rest",
+    first = srv.function_rows(
         "process_memories",
+        "rest",
         messages=[
             {
                 "role": "user",
@@ -110,10 +98,9 @@ def test_the_seed_example_over_rest(srv: ServerProcess) -> None:
         ("ADD", "My preferred IDE is Cursor"),
         ("ADD", "My timezone is America/New_York."),
     ]
-    fix = call(
-        srv,
-        "rest",
+    fix = srv.function_rows(
         "process_memories",
+        "rest",
         messages=[
             {"role": "user", "content": "Actually, my preferred IDE is VS Code, not Cursor."},
             {"role": "assistant", "content": "Updated."},
@@ -123,11 +110,11 @@ def test_the_seed_example_over_rest(srv: ServerProcess) -> None:
     assert fix[0]["content"] == "My preferred IDE is VS Code."
     assert fix[0]["superseded_id"] == first[0]["memory_id"]
     assert fix[0]["previous_content"] == "My preferred IDE is Cursor"
-    hits = call(srv, "rest", "search_memory", query="what is my preferred IDE")
+    hits = srv.function_rows("search_memory", "rest", query="what is my preferred IDE")
     assert [h["content"] for h in hits if "IDE" in h["content"]] == ["My preferred IDE is VS Code."]
-    current = {m["content"] for m in call(srv, "rest", "list_memories")}
+    current = {m["content"] for m in srv.function_rows("list_memories", "rest")}
     assert current == {"My preferred IDE is VS Code.", "My timezone is America/New_York."}
-    audit = call(srv, "rest", "list_memories", include_superseded=True)
+    audit = srv.function_rows("list_memories", "rest", include_superseded=True)
     retired = [m for m in audit if m["conflict_status"] == "superseded"]
     assert [(m["content"], m["superseded_by_id"]) for m in retired] == [
         ("My preferred IDE is Cursor", fix[0]["memory_id"])
@@ -172,23 +159,23 @@ def _llm_decides(llm: FakeLlm, tmp_path: Path) -> None:
         "--summary-llm-model", "tiny-judge",
     )  # fmt: skip
     try:
-        add = call(s, "judge", "process_memories", messages="I live in Paris.")
+        add = s.function_rows("process_memories", "judge", messages="I live in Paris.")
         assert [(e["event"], e["content"], e["method"]) for e in add] == [
             ("ADD", "User lives in Paris.", "llm:tiny-judge")
         ]
-        upd = call(s, "judge", "process_memories", messages="Actually I moved to Berlin.")
+        upd = s.function_rows("process_memories", "judge", messages="Actually I moved to Berlin.")
         assert upd[0]["event"] == "UPDATE" and upd[0]["superseded_id"] == add[0]["memory_id"]
         sent = json.loads(llm.seen[-1]["body"]["messages"][-1]["content"])
         assert sent["existing_memories"] == [{"id": "m1", "content": "User lives in Paris."}]
         assert llm.seen[-1]["body"]["model"] == "tiny-judge"
         # Garbage: the local rule decides, and the result says so.
-        (g,) = call(s, "judge", "process_memories", messages="I work at Google.")
+        (g,) = s.function_rows("process_memories", "judge", messages="I work at Google.")
         assert g["event"] == "ADD" and g["method"] == "local"
         assert "unusable" in g["note"] and "not JSON" in g["note"]
-        (h,) = call(s, "judge", "process_memories", messages="I now work at Microsoft.")
+        (h,) = s.function_rows("process_memories", "judge", messages="I now work at Microsoft.")
         assert h["event"] == "UPDATE" and h["superseded_id"] == g["memory_id"]
         assert h["method"] == "local" and "m99" in h["note"]
-        current = {m["content"] for m in call(s, "judge", "list_memories")}
+        current = {m["content"] for m in s.function_rows("list_memories", "judge")}
         assert current == {"User lives in Berlin.", "I now work at Microsoft."}
     finally:
         s.stop()

@@ -5,34 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import duckdb
 import psycopg
 import pytest
-import requests
 
 from tests.agent.llm_support import FakeLlm
 from tests.conftest import ServerProcess, start_server
 
 
-def call(srv: ServerProcess, fn: str, **args: Any) -> list[dict[str, Any]]:
-    r = requests.post(
-        f"{srv.rest_url}/v1/functions/{fn}",
-        json=args,
-        headers={"X-HatiData-Agent-Id": "keeper"},
-        timeout=60,
-    )
-    assert r.status_code == 200, r.text
-    return r.json()["rows"]
-
-
 def chat(srv: ServerProcess, sid: str, lines: list[tuple[str, str]]) -> None:
-    call(srv, "create_session", app_name="upkeep", user_id="u", session_id=sid)
+    srv.function_rows("create_session", "keeper", app_name="upkeep", user_id="u", session_id=sid)
     for author, text in lines:
         role = "user" if author == "user" else "agent"
         msg = {"role": role, "parts": [{"type": "text", "text": text}]}
-        call(srv, "append_event", session_id=sid, author=author, message=msg)
+        srv.function_rows("append_event", "keeper", session_id=sid, author=author, message=msg)
 
 
 LINES = [
@@ -62,26 +49,30 @@ def test_compaction_offline_keeps_recent_events_and_stores_a_summary_memory(
     offline: ServerProcess,
 ) -> None:
     chat(offline, "long", LINES)
-    small = call(offline, "compact_session", session_id="long", threshold=50)[0]
+    small = offline.function_rows("compact_session", "keeper", session_id="long", threshold=50)[0]
     assert small["compacted"] is False and small["kept"] == 12  # under the threshold
-    out = call(offline, "compact_session", session_id="long", threshold=10, keep_recent=4)[0]
+    out = offline.function_rows(
+        "compact_session", "keeper", session_id="long", threshold=10, keep_recent=4
+    )[0]
     assert out["compacted"] is True and out["summarized"] == 8 and out["kept"] == 4
     assert out["method"] == "extractive"  # no endpoint configured: the local summary
-    events = call(offline, "session_events", session_id="long")
+    events = offline.function_rows("session_events", "keeper", session_id="long")
     assert [e["author"] for e in events] == ["system", "user", "bot", "user", "bot"]
     assert [e["seq"] for e in events] == [1, 9, 10, 11, 12]  # order kept
     summary = events[0]["message"]["parts"][0]["text"]
     assert "Porto" in summary and events[0]["metadata"]["compacted_events"] == 8
-    memory = call(offline, "get_memory", memory_id=out["memory_id"])[0]
+    memory = offline.function_rows("get_memory", "keeper", memory_id=out["memory_id"])[0]
     assert memory["importance"] == pytest.approx(0.9) and memory["content"] == summary
     assert memory["session_id"] == "long"
     # The recent events are verbatim; a second compaction has nothing left to do.
     assert events[-1]["message"]["parts"][0]["text"] == LINES[-1][1]
-    again = call(offline, "compact_session", session_id="long", threshold=5, keep_recent=4)[0]
+    again = offline.function_rows(
+        "compact_session", "keeper", session_id="long", threshold=5, keep_recent=4
+    )[0]
     assert again["summarized"] == 1  # only the summary event itself is older than 4
     # summary_buffer: the latest summary, then the most recent events.
-    window = call(
-        offline, "working_memory", session_id="long", strategy="summary_buffer", max_messages=2
+    window = offline.function_rows(
+        "working_memory", "keeper", session_id="long", strategy="summary_buffer", max_messages=2
     )
     assert window[0]["author"] == "system" and "compacted_events" in window[0]["metadata"]
     assert [e["seq"] for e in window[1:]] == [11, 12]
@@ -100,9 +91,11 @@ def _compaction_by_llm(llm: FakeLlm, tmp_path: Path) -> None:
     )  # fmt: skip
     try:
         chat(srv, "llm", LINES)
-        out = call(srv, "compact_session", session_id="llm", threshold=10, keep_recent=2)[0]
+        out = srv.function_rows(
+            "compact_session", "keeper", session_id="llm", threshold=10, keep_recent=2
+        )[0]
         assert out["method"] == "llm:tiny-summarizer" and out["summarized"] == 10
-        first = call(srv, "session_events", session_id="llm")[0]
+        first = srv.function_rows("session_events", "keeper", session_id="llm")[0]
         assert first["message"]["parts"][0]["text"] == "User lives in Porto; likes veggie food."
         req = llm.seen[-1]
         assert req["path"] == "/v1/chat/completions" and req["auth"] == "Bearer s3cret"
@@ -130,21 +123,21 @@ def test_repair_fixes_a_corrupted_session_and_a_second_run_changes_nothing(
     con.close()
     srv = start_server(tmp_path, "--embedding-provider", "hash")
     try:
-        out = call(srv, "repair_session", session_id="broken")[0]
+        out = srv.function_rows("repair_session", "keeper", session_id="broken")[0]
         stats = out["stats"]
         assert stats["empty_ids"] == 1 and stats["duplicates"] == 1
         # With 2 and 4 gone, the user's 1, 3 and 5 are consecutive: merged into 1.
         assert stats["merged"] == 2 and stats["reordered"] == 1
         assert out["repaired"] is True and out["fixes"] == 5
-        events = call(srv, "session_events", session_id="broken")
+        events = srv.function_rows("session_events", "keeper", session_id="broken")
         assert [e["seq"] for e in events] == [1, 6]
         texts = [p["text"] for p in events[0]["message"]["parts"]]
         assert texts == [LINES[0][1], LINES[2][1], LINES[4][1]]
         stamps = [e["timestamp"] for e in events]
         assert stamps == sorted(stamps)
-        again = call(srv, "repair_session", session_id="broken")[0]
+        again = srv.function_rows("repair_session", "keeper", session_id="broken")[0]
         assert again["repaired"] is False and again["fixes"] == 0
-        assert call(srv, "session_events", session_id="broken") == events
+        assert srv.function_rows("session_events", "keeper", session_id="broken") == events
         with psycopg.connect(srv.dsn, options="-c hatidata_agent_id=keeper") as conn:
             n = conn.execute("SELECT count(*) FROM session_events('broken')").fetchone()
         assert n == (2,)

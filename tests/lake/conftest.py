@@ -26,26 +26,11 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
-import requests
 
 from tests.conftest import ServerProcess, start_server
 from tests.differential.pgcluster import PgCluster, start_pg
-
-
-def call(p: ServerProcess, fn: str, agent: str, **args: Any) -> list[dict[str, Any]]:
-    """An agent function through a proxy's REST API, as `agent`: its rows (200 asserted)."""
-    r = requests.post(
-        f"{p.rest_url}/v1/functions/{fn}",
-        json=args,
-        headers={"X-HatiData-Agent-Id": agent},
-        timeout=120,
-    )
-    assert r.status_code == 200, (fn, r.status_code, r.text)
-    return r.json()["rows"]
-
 
 PROXIES = 3
 # seconds a proxy may take to listen: three start at once (and race to create the lake's

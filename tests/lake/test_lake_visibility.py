@@ -19,7 +19,7 @@ from typing import Any
 import psycopg
 
 from tests.conftest import ServerProcess
-from tests.lake.conftest import LakeCluster, call
+from tests.lake.conftest import LakeCluster
 
 DEADLINE = 20.0  # seconds
 N = 12  # items per test
@@ -38,7 +38,7 @@ def _memories(c: psycopg.Connection, text: str) -> list[str]:
 
 
 def _events(p: ServerProcess, agent: str, word: str) -> list[str]:
-    rows = call(p, "search_sessions", agent, query=word, mode="keyword", top_k=10)
+    rows = p.function_rows("search_sessions", agent, query=word, mode="keyword", top_k=10)
     return [r["text"] for r in rows]
 
 
@@ -73,13 +73,12 @@ def test_events_from_one_proxy_are_found_on_another_once_in_order_and_by_a_new_p
 ) -> None:
     a, b, _ = lake.proxies
     agent, sid = "vis25-events", f"s-{uuid.uuid4().hex[:8]}"
-    call(a, "create_session", agent, app_name="app", user_id="u", session_id=sid)
+    a.function_rows("create_session", agent, app_name="app", user_id="u", session_id=sid)
     words = [f"heron{uuid.uuid4().hex[:8]}" for _ in range(N)]
     took = []
     for i, word in enumerate(words):
         text = f"round {i}: the {word} report"
-        call(
-            a, "append_event", agent, session_id=sid, author="user",
+        a.function_rows("append_event", agent, session_id=sid, author="user",
             message={"role": "user", "parts": [{"type": "text", "text": text}]},
         )  # fmt: skip
         took.append(_until(lambda w=word, t=text: t in _events(b, agent, w), f"{word} on B"))
@@ -88,7 +87,7 @@ def test_events_from_one_proxy_are_found_on_another_once_in_order_and_by_a_new_p
     def each_once_in_order(p: ServerProcess) -> None:
         for i, word in enumerate(words):
             assert _events(p, agent, word) == [f"round {i}: the {word} report"], word
-        seqs = [e["seq"] for e in call(p, "session_events", agent, session_id=sid)]
+        seqs = [e["seq"] for e in p.function_rows("session_events", agent, session_id=sid)]
         assert seqs == sorted(set(seqs)) and len(seqs) == N
 
     each_once_in_order(b)
