@@ -16,7 +16,7 @@ from proxy.pgserver.prefetch import Prefetch, ReadAhead
 from proxy.pgserver.result_shape import as_jsonb, lossless_sql, needs_cast
 from proxy.pgserver.results import Column, columns_of
 from proxy.wire import messages as m
-from proxy.wire.arrow_rows import BINARY_SIGNATURE, copy_rows
+from proxy.wire.arrow_rows import BINARY_SIGNATURE, LINE_END, copy_rows
 from proxy.wire.types import result_encoder
 
 if TYPE_CHECKING:
@@ -125,7 +125,7 @@ async def copy_out(
         encoders = [result_encoder(c.duckdb_type, 1 if binary else 0, tz) for c in columns]
         first_rows = [True]
 
-        def batch() -> tuple[bytes, int]:
+        def batch() -> tuple[bytes | memoryview, int]:
             rows = cur.fetchmany(5000)
             return _rows_out(rows, encoders, opts, first_rows), len(rows)
 
@@ -146,6 +146,9 @@ async def copy_out(
         steps.close()  # before the read it may be waiting for
         if reads is not None:
             reads.close()
+        if plan is not None and total and not binary:
+            # the last row's newline (wire/arrow_rows.copy_rows), also before an error
+            session.out(LINE_END)
     if binary:  # the trailer; with no rows, the header goes in front of it (as PostgreSQL)
         head = b"" if total else BINARY_SIGNATURE
         session.out(m.copy_data(head + b"\xff\xff"))

@@ -17,7 +17,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from proxy.wire import temporal as T
-from proxy.wire.arrow_numeric import numeric_binary, short_numeric_text, unscaled
+from proxy.wire.arrow_numeric import (
+    numeric_binary,
+    numeric_binary_rows,
+    short_numeric_rows,
+    short_numeric_text,
+    unscaled,
+)
 from proxy.wire.types import column_kind
 from proxy.wire.vector import vector_dims
 
@@ -225,3 +231,43 @@ def cells(col: pa.Array, plan: Plan) -> pa.Array:
     if col.type.unit != "us":  # type: ignore[attr-defined]
         col = pc.cast(col, pa.timestamp("us", col.type.tz))  # type: ignore[attr-defined]
     return fixed_cells(_pg_us(_ints(col, "<i8")).astype(">i8"), col)
+
+
+def fixed_values(col: pa.Array, plan: Plan) -> tuple[np.ndarray, str] | None:
+    """The binary cells of a fixed-width column without NULLs as numbers and the dtype
+    they go out as (big-endian: a structured row's field swaps them as it is assigned,
+    with no array of its own), else None."""
+    if plan.fmt != 1 or col.null_count or pa.types.is_null(col.type):
+        return None
+    kind = plan.kind
+    if kind == "bool":
+        return col.to_numpy(zero_copy_only=False), "u1"
+    if kind in _NUMPY_INT:
+        target = {"int2": pa.int16(), "int4": pa.int32(), "int8": pa.int64()}.get(kind)
+        target = target or (pa.float32() if kind == "float4" else pa.float64())
+        if col.type != target:
+            col = pc.cast(col, target)
+        return _ints(col, _NUMPY_INT[kind].replace(">", "<")), _NUMPY_INT[kind]
+    if kind == "date":
+        return _pg_days(_ints(col, "<i4")), ">i4"
+    if kind in ("timestamp", "timestamptz"):
+        if col.type.unit != "us":  # type: ignore[attr-defined]
+            col = pc.cast(col, pa.timestamp("us", col.type.tz))  # type: ignore[attr-defined]
+        return _pg_us(_ints(col, "<i8")), ">i8"
+    return None
+
+
+def padded_cells(col: pa.Array, plan: Plan) -> tuple[np.ndarray, np.ndarray] | None:
+    """Cells right-aligned after space filler in (n, width) byte rows, and their lengths,
+    where a kind is made that way (DECIMAL binary, each cell after its length word;
+    short DECIMAL text without NULLs), else None. A row of these and the
+    fixed-width cells after it becomes one piece, the filler trimmed once."""
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks()
+    if plan.kind != "numeric" or not pa.types.is_decimal(col.type):
+        return None
+    if plan.fmt == 1:
+        return numeric_binary_rows(col, plan.scale, word=True)
+    if not plan.scale or col.null_count or col.type.precision > 18:  # type: ignore[attr-defined]
+        return None
+    return short_numeric_rows(col, plan.scale)
