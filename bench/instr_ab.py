@@ -51,7 +51,7 @@ class Server(isolation_ab.Server):
         # One dump file per thread and dump (cg.<dump>-<thread>): the connection's own
         # thread (the busiest) is the statement's critical path; the others are DuckDB's
         # workers and the main loop's background rounds.
-        prefix = ("valgrind", "--tool=callgrind", "--instr-atstart=no",
+        prefix = ("valgrind", "--tool=callgrind", "--instr-atstart=no", "--trace-children=yes",
                   "--separate-threads=yes", f"--callgrind-out-file={self.out}",
                   *(("--cache-sim=yes",) if cache_sim else ()))  # fmt: skip
         super().__init__(tree, tmp, prefix, start_s=900)

@@ -127,6 +127,33 @@ def test_malloc_settings_apply_unless_the_operator_set_them() -> None:
     assert given.stdout.strip() == "['mmap_threshold']", given
 
 
+def test_thread_cache_size_is_set_unless_the_operator_set_it() -> None:
+    """`hatiproxy serve` runs itself again with a larger glibc thread cache
+    (native_memory.py): the tunable is added to the operator's others, never replaces
+    theirs, and is not added twice (the exec'd run sees it and goes on)."""
+    from proxy.core.native_memory import TCACHE_COUNT, tcache_environment
+
+    setting = f"glibc.malloc.tcache_count={TCACHE_COUNT}"
+    assert tcache_environment({"A": "1"}) == {"A": "1", "GLIBC_TUNABLES": setting}
+    given = {"GLIBC_TUNABLES": "glibc.malloc.mxfast=0"}
+    assert tcache_environment(given) == {"GLIBC_TUNABLES": f"glibc.malloc.mxfast=0:{setting}"}
+    assert tcache_environment({"GLIBC_TUNABLES": "glibc.malloc.tcache_count=7"}) is None
+    assert tcache_environment({"GLIBC_TUNABLES": setting}) is None
+
+
+def test_server_process_runs_with_the_thread_cache_set(server) -> None:
+    """The same process (pid) the server was started as, after its exec."""
+    from pathlib import Path
+
+    from proxy.core.native_memory import TCACHE_COUNT
+
+    environ = Path(f"/proc/{server.proc.pid}/environ").read_bytes().split(b"\0")
+    assert any(
+        v.startswith(b"GLIBC_TUNABLES=") and f"tcache_count={TCACHE_COUNT}".encode() in v
+        for v in environ
+    ), environ
+
+
 def test_embedding_lru_rows_do_not_keep_the_models_batch() -> None:
     """The LRU's bound is in vectors: an entry holds its own row, not a view that keeps
     the whole batch matrix the model returned (a 32-row batch per cached row)."""

@@ -17,8 +17,9 @@ from proxy.core import config
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from proxy.core.native_memory import tune_malloc
+    from proxy.core.native_memory import exec_with_tcache, tune_malloc
 
+    exec_with_tcache()  # glibc's thread cache size is read at exec only: run again with it
     malloc_settings = tune_malloc()  # before DuckDB, ONNX and numpy start threads
     # The imports below make ~265,000 objects that live as long as the process: collecting
     # while they load only walks them again and again (~10% of a start's CPU).

@@ -14,6 +14,7 @@ import duckdb
 
 from proxy.wire import enum_oids
 from proxy.wire import messages as m
+from proxy.wire.errors import PgError
 from proxy.wire.types import encode_data_rows, pg_type_for, result_encoder
 
 BATCH_ROWS = 2000  # rows fetched and encoded per worker-thread hop
@@ -41,8 +42,6 @@ def result_format(formats: Sequence[int], i: int) -> int:
 
 
 def check_formats(formats: Sequence[int], ncols: int) -> None:
-    from proxy.wire.errors import PgError
-
     if len(formats) > 1 and len(formats) != ncols:
         raise PgError(
             "08P01",

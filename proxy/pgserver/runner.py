@@ -38,6 +38,7 @@ from proxy.pgserver import (
     index_names,
     owner_guard,
     owner_outcome,
+    parsed_sql,
     portal_outcome,
     savepoints,
     sql_cursors,
@@ -109,6 +110,7 @@ class Runner:
         # Agent relations registered on the cursor for the last statement.
         self.shown = agent_relations.ShownRelations(self.cursor)
         self.sizes = arrow_results.ResultSizes()  # short results read without Arrow
+        self.parsed = parsed_sql.ParsedStatements()  # DuckDB's parses of repeated texts
         # Owner records of DDL in the open block, applied at COMMIT (owner_outcome.py).
         self.pending_owners = PendingOwners()
 
@@ -333,13 +335,19 @@ class Runner:
                 "current transaction is aborted, commands ignored until end of transaction block",
             )
         savepoints.note_statement(session.savepoints, self, st)
-        await owner_guard.guarded(
-            self,
-            self.who,
-            portal,
-            session.savepoints,
-            lambda: self._dispatch(portal, session, max_rows, describe),
-        )
+        # A statement that may change DuckDB's parser options drops the kept parses
+        # before it runs and after (parsed_sql.py).
+        parsed_sql.note_statement(st.kind)
+        try:
+            await owner_guard.guarded(
+                self,
+                self.who,
+                portal,
+                session.savepoints,
+                lambda: self._dispatch(portal, session, max_rows, describe),
+            )
+        finally:
+            parsed_sql.note_statement(st.kind)
 
     async def _dispatch(
         self, portal: Portal, session: ClientSession, max_rows: int, describe: bool
@@ -416,7 +424,15 @@ class Runner:
         def run() -> statement_start.Outcome:
             pairs = self.origins.prepare(cur, st, self.settings.values.get("search_path"))
             cols, count, head = statement_start.execute(
-                plan, cur, portal, self.semantic, self.agent, self.who, self.sizes, tz
+                plan,
+                cur,
+                portal,
+                self.semantic,
+                self.agent,
+                self.who,
+                self.sizes,
+                tz,
+                self.parsed,
             )
             return self.origins.apply(st, cols, pairs), count, head
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import duckdb
 
+from proxy.pgserver.parsed_sql import ParsedStatements
 from proxy.pgserver.setval_select import run_setval_rows
 
 _MISSING = re.compile(r'Table with name "?([^"!\s]+)"? does not exist')
@@ -52,15 +53,22 @@ def sequence_sql(cur: Any, sql: str, err: duckdb.CatalogException) -> str | None
 
 
 def execute_reading_sequences(
-    cur: Any, sql: str, params: list, is_select: bool, in_block: bool = True
+    cur: Any,
+    sql: str,
+    params: list,
+    is_select: bool,
+    in_block: bool = True,
+    parsed: ParsedStatements | None = None,
 ) -> None:
     """cur.execute(sql, params); a SELECT that reads a sequence as a relation is run again
     with the sequence's row (DuckDB reports the sequence as a missing table first).
-    `in_block`: a transaction is open (a setval that remakes a sequence joins it)."""
+    `in_block`: a transaction is open (a setval that remakes a sequence joins it).
+    `parsed`: the connection's kept parses, for a statement whose parse may be kept."""
     if "setval" in sql.lower() and run_setval_rows(cur, sql, params, in_block):
         return  # before DuckDB's error, which would abort an open transaction
+    query = sql if parsed is None else parsed.query(cur, sql)
     try:
-        cur.execute(sql, params) if params else cur.execute(sql)
+        cur.execute(query, params) if params else cur.execute(query)
     except duckdb.CatalogException as err:
         seq_sql = sequence_sql(cur, sql, err) if is_select else None
         if seq_sql is None:

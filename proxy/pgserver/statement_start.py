@@ -23,6 +23,7 @@ from proxy.pgserver import (
     enum_columns,
     explain,
     fk_checks,
+    parsed_sql,
 )
 from proxy.pgserver.result_shape import (
     DML_KINDS,
@@ -221,8 +222,10 @@ def execute(
     who: Identity | None,
     sizes: arrow_results.ResultSizes,
     tz: str | None,
+    parsed: parsed_sql.ParsedStatements | None = None,
 ) -> Outcome:
-    """On the worker thread: run the plan's SQL; the first rows in the same hop."""
+    """On the worker thread: run the plan's SQL; the first rows in the same hop.
+    `parsed`: the connection's kept parses (parsed_sql.py)."""
     st, sql, params = plan.st, plan.sql, plan.params
     if plan.needs_fts:
         semantic.ensure_fts_indexes(cur, sql)
@@ -238,7 +241,8 @@ def execute(
     elif st.tag == "ALTER TABLE" and not params:
         ddl_statements.alter_table(cur, run_sql, plan.outside_block)
     else:
-        execute_reading_sequences(cur, run_sql, params, is_select, not plan.outside_block)
+        keep = parsed if st.kind in parsed_sql.KEPT_KINDS else None
+        execute_reading_sequences(cur, run_sql, params, is_select, not plan.outside_block, keep)
     if st.kind == "explain":
         return explain.columns(sql), None, explain.plan_rows(cur, sql, plan.shown)
     if cast:

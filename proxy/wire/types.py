@@ -15,7 +15,8 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
-from proxy.wire import enum_oids, oidvectors, textcodec, vector
+from proxy.wire import bincodec, enum_oids, oidvectors, textcodec, textparse, vector
+from proxy.wire import rows as rows_impl
 from proxy.wire.char_type import is_pg_char
 from proxy.wire.oids import (
     ARRAY_OF,
@@ -251,8 +252,6 @@ def result_encoder(duckdb_type: str, fmt: int, tz: str | None = None) -> Encoder
         if depth:
             return textcodec.array_text_encoder(kind, tz)
         return textcodec.text_encoder(kind, tz)
-    from proxy.wire import bincodec
-
     if kind == "duck":
         return textcodec.text_encoder("duck")  # text and binary of PG text are the same bytes
     if depth:
@@ -261,9 +260,7 @@ def result_encoder(duckdb_type: str, fmt: int, tz: str | None = None) -> Encoder
 
 
 def encode_data_rows(rows: list[tuple], encoders: list[Encoder]) -> bytes:
-    from proxy.wire.rows import encode_data_rows as impl
-
-    return impl(rows, encoders)
+    return rows_impl.encode_data_rows(rows, encoders)
 
 
 def oid_for_duckdb_type_name(name: str) -> int:
@@ -316,11 +313,7 @@ def duckdb_type_for_oid(oid: int) -> str | None:
 def param_decoder(oid: int, fmt: int, tz: str | None = None) -> Callable[[bytes], object]:
     """Decoder of one Bind parameter value (never None: NULL is handled by the caller)."""
     if fmt == 0:
-        from proxy.wire.textparse import text_decoder
-
-        return text_decoder(oid, tz)
+        return textparse.text_decoder(oid, tz)
     if oid == VECTOR_OID:
         return vector.vector_recv
-    from proxy.wire import bincodec
-
     return bincodec.binary_decoder(oid)
