@@ -20,7 +20,8 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 from proxy.agent.journal import Entry, Journal
-from proxy.agent.memory.schema import T_MEM
+from proxy.agent.memory.rows import pending_row
+from proxy.agent.memory.schema import RETURNING_ROWS, T_MEM
 
 if TYPE_CHECKING:
     import duckdb
@@ -34,15 +35,21 @@ INSERT = (
 Row = tuple[Any, ...]
 
 
-def insert_rows(cur: duckdb.DuckDBPyConnection, rows: list[Row]) -> list[int]:
-    """Insert memory rows; their seqs in order. Many go in one statement."""
+def insert_rows(
+    cur: duckdb.DuckDBPyConnection, rows: list[Row]
+) -> list[tuple[int, tuple[Any, ...]]]:
+    """Insert memory rows; per row in order its seq and its row as reads see it
+    (SELECT_COLUMNS: the index keeps it until the memory has a vector). Many go in one
+    statement."""
     if len(rows) <= 1:
-        return [
-            cur.execute(
-                f"{INSERT} VALUES (?, ?, ?, ?, ?, ?, ?::JSON, ?, ?, ?, ?, ?) RETURNING seq", row
-            ).fetchone()[0]
-            for row in rows
-        ]
+        out = []
+        for row in rows:
+            seq, *inserted = cur.execute(
+                f"{INSERT} VALUES (?, ?, ?, ?, ?, ?, ?::JSON, ?, ?, ?, ?, ?) {RETURNING_ROWS}",
+                row,
+            ).fetchone()
+            out.append((seq, tuple(inserted)))
+        return out
     import pyarrow as pa
 
     names = ("id", "org", "agent", "sess", "typ", "content", "meta", "imp", "ca", "ua", "h", "exp")
@@ -58,11 +65,11 @@ def insert_rows(cur: duckdb.DuckDBPyConnection, rows: list[Row]) -> list[int]:
     try:
         got = cur.execute(
             f"{INSERT} SELECT id::UUID, org, agent, sess, typ, content, meta::JSON, imp, ca, ua,"
-            " h, exp FROM _hati_new_memories RETURNING memory_id::VARCHAR, seq"
+            f" h, exp FROM _hati_new_memories {RETURNING_ROWS}"
         ).fetchall()
     finally:
         cur.unregister("_hati_new_memories")
-    by_id = dict(got)
+    by_id = {r[1]: (r[0], r[1:]) for r in got}  # memory_id: first of SELECT_COLUMNS
     return [by_id[r[0]] for r in rows]
 
 
@@ -80,8 +87,11 @@ def _decode(data: list[Any]) -> Row:
     return tuple(r)
 
 
-def _apply_tx(cur: duckdb.DuckDBPyConnection, rows: list[Row]) -> list[tuple[Row, int]]:
-    """Insert the rows not yet in the table (a replay may find some there); (row, seq)."""
+def _apply_tx(
+    cur: duckdb.DuckDBPyConnection, rows: list[Row]
+) -> list[tuple[Row, tuple[int, tuple[Any, ...]]]]:
+    """Insert the rows not yet in the table (a replay may find some there); per row
+    inserted: (row, (seq, its SELECT_COLUMNS row))."""
     ids = [r[0] for r in rows]
     there = {
         r[0]
@@ -161,12 +171,12 @@ class MemoryKind:
     async def apply(self, rows: list[Row]) -> None:
         mem = self.mem
 
-        def indexed(done: list[tuple[Row, int]]) -> None:  # under the write lock
-            for row, seq in done:
-                mem.index.note_unembedded(row[1], row[2], seq)
+        def indexed(done: list[tuple[Row, tuple[int, tuple[Any, ...]]]]) -> None:
+            for row, (seq, inserted) in done:  # under the write lock, in commit order
+                mem.index.note_unembedded(row[1], row[2], seq, pending_row(inserted))
 
         done = await mem.stores.run(lambda cur: _apply_tx(cur, rows), indexed)
-        mem.queue_embeddings([(row[0], seq, row[1], row[2], row[5]) for row, seq in done])
+        mem.queue_embeddings([(row[0], seq, row[1], row[2], row[5]) for row, (seq, _) in done])
 
     def applied(self, rows: list[Row]) -> None:
         with self._mu:
