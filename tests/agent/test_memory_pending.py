@@ -37,16 +37,19 @@ class Recording:
 async def searched(layer: AgentLayer, query: str, **kw: Any) -> tuple[list[dict], list[str]]:
     """search_memory's results, and the statements it ran on the agent database."""
     seen: list[str] = []
-    real = layer.db.run
+    db = layer.db
 
-    async def recording(fn: Callable[[Any], Any]) -> Any:
-        return await real(lambda cur: fn(Recording(cur, seen)))
+    def recording(real: Callable[..., Any]) -> Callable[..., Any]:
+        async def call(fn: Callable[[Any], Any]) -> Any:
+            return await real(lambda cur: fn(Recording(cur, seen)))
 
-    layer.db.run = recording  # type: ignore[method-assign]
+        return call
+
+    db.run, db.read = recording(db.run), recording(db.read)  # type: ignore[method-assign]
     try:
         hits = await layer.call("search_memory", A, [query], top_k=10, **kw)
     finally:
-        del layer.db.run  # the class's method again
+        del db.run, db.read  # the class's methods again
     return hits, seen
 
 

@@ -179,7 +179,7 @@ async def visible_agents(mem: Memory, who: Identity, include_shared: bool) -> li
         ).fetchall()
         return [r[0] for r in rows]
 
-    return [who.agent_id, *(a for a in await mem.layer.db.run(q) if a != who.agent_id)]
+    return [who.agent_id, *(a for a in await mem.layer.db.read(q) if a != who.agent_id)]
 
 
 async def search(
@@ -284,7 +284,7 @@ async def search(
                     found[str(r[0])] = scored(mem.weights, tokens, r, None, at)
         return found, keyword_side
 
-    found, keyword_side = await mem.layer.db.run(run)
+    found, keyword_side = await mem.layer.db.read(run)  # reads only: the change clock stays
     # The weighted side: every candidate by the weighted score, from the raw rows.
     pool: dict[str, tuple[float, float, float | None, tuple[Any, ...]]] = {}
     for mid, (row, sim, score, kw) in found.items():
