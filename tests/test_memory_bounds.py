@@ -41,7 +41,7 @@ def test_vector_index_keeps_nothing_of_deleted_memories() -> None:
     index = VectorIndex(8)
     rng = np.random.default_rng(1)
     for seq in range(2000):
-        index.note_unembedded("org", "agent", seq)
+        index.note_unembedded("org", "agent", seq, (f"m{seq}", f"content {seq}"))
         attrs = Attrs(memory_id=f"m{seq}", session_id=f"session-{seq}", memory_type="fact")
         index.add("org", "agent", seq, rng.standard_normal(8).astype(np.float32), attrs)
         if seq >= 10:
@@ -49,6 +49,7 @@ def test_vector_index_keeps_nothing_of_deleted_memories() -> None:
     assert len(index) == 10
     assert sum(len(s) for s in index._unembedded.values()) == 0
     assert not index._unembedded_owner
+    assert index._pending_copies == 0 and not any(index._pending_rows.values())
     agent = index.agent("org", "agent")
     assert agent is not None and len(agent) == 10
     # Row arrays are compacted: capacity stays a small multiple of the live rows.
@@ -222,3 +223,29 @@ def test_duckdb_gives_freed_memory_back_on_time() -> None:
         assert row == (True,)
     finally:
         db.close()
+
+
+def test_known_memory_hashes_take_a_fixed_size() -> None:
+    """store_memory's fast path keeps a hash per (agent, content) that may be in the table:
+    in a fixed-size filter now (a set grew ~70 B per memory, ~70 MB at 1 M), and still
+    never forgets one (a forgotten one would let a repeated text bypass deduplication)."""
+    import tracemalloc
+
+    from proxy.agent.journal import Journal
+    from proxy.agent.memory.journal import MemoryKind
+
+    kind = MemoryKind(None, Journal(None))
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for i in range(100_000):
+            kind.note_stored("org", f"agent-{i % 7}", f"digest-{i}")
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 64 * 1024, grown
+    assert all(
+        hash(("org", f"agent-{i % 7}", f"digest-{i}")) in kind._known for i in range(0, 100_000, 13)
+    )
+    strangers = sum(hash(("org", "agent-0", f"other-{i}")) in kind._known for i in range(20_000))
+    assert strangers < 20  # a false "maybe" only sends a store down the transaction path

@@ -125,7 +125,19 @@ SETTINGS: tuple[Setting, ...] = (
         "uvloop",
         "asyncio event loop: uvloop (libuv, lower per-query latency) or asyncio (stdlib).",
     ),
-    Setting("duckdb_threads", 0, "DuckDB worker threads (0 = DuckDB's default).", int),
+    Setting(
+        "duckdb_threads",
+        0,
+        "DuckDB threads of the users' database (0 = DuckDB's default).",
+        int,
+    ),
+    Setting(
+        "agent_duckdb_threads",
+        1,
+        "DuckDB threads of the agent layer's own database (0 = DuckDB's default): its"
+        " statements are short, and a worker thread only adds a hand-off to each.",
+        int,
+    ),
     Setting("duckdb_memory_limit", "", "DuckDB memory_limit, e.g. '4GB' (empty = default)."),
     Setting("log_level", "INFO", "Logging level: DEBUG, INFO, WARNING, ERROR."),
     Setting(
@@ -324,6 +336,7 @@ class Config:
     statement_timeout_ms: int = 0
     event_loop: str = "uvloop"
     duckdb_threads: int = 0
+    agent_duckdb_threads: int = 1
     duckdb_memory_limit: str = ""
     log_level: str = "INFO"
     log_statement: str = "none"

@@ -14,7 +14,8 @@ own agent rows only as relations the server registers for its statement
 The file sits beside the users' (`<stem>.agent.duckdb`, Config.agent_database_path),
 `:memory:` when the users' database is. It opens like the users' one: the same
 extensions, the clean-shutdown marker, HNSW rebuild after an unclean stop, a checkpoint
-at close. The schema keeps its old name, `hatidata_internal`, so the services' SQL is the
+at close; but with threads of its own (`agent_duckdb_threads`, default 1, not
+`duckdb_threads`). The schema keeps its old name, `hatidata_internal`, so the services' SQL is the
 same as when it lived in the users' file.
 
 With `lake_catalog` set, the agent layer's shared store (proxy/db/agent_lake.py) is
@@ -36,7 +37,12 @@ from proxy.db.opening import OpenedFile
 
 class AgentDatabase:
     def __init__(self, config: Config) -> None:
-        self.file = OpenedFile(config, config.agent_database_path)
+        # Threads of its own (agent_duckdb_threads, default 1): its statements are short,
+        # and with a worker thread the connection's thread only waits for it, taking the
+        # GIL on each turn of duckdb-python's wait loop.
+        self.file = OpenedFile(
+            config, config.agent_database_path, threads=config.agent_duckdb_threads
+        )
         self.db = self.file.db
         self.path = self.file.path
         self.db.execute(f"CREATE SCHEMA IF NOT EXISTS {INTERNAL_SCHEMA}")

@@ -68,7 +68,8 @@ class OpenedFile:
     """One DuckDB database opened by the server: the connection, whether the last stop was
     clean, and the extensions loaded."""
 
-    def __init__(self, config: Config, path: str) -> None:
+    def __init__(self, config: Config, path: str, threads: int | None = None) -> None:
+        """`threads`: DuckDB's thread count (0 = DuckDB's default); None = duckdb_threads."""
         self.path = path
         self.in_memory = path == ":memory:"
         marker = None if self.in_memory else Path(path + CLEAN_MARKER)
@@ -87,8 +88,9 @@ class OpenedFile:
             # and rising without, for the same ~50 MiB allocated.
             "allocator_background_threads": "true",
         }
-        if config.duckdb_threads:
-            db_config["threads"] = str(config.duckdb_threads)
+        threads = config.duckdb_threads if threads is None else threads
+        if threads:
+            db_config["threads"] = str(threads)
         if config.duckdb_memory_limit:
             db_config["memory_limit"] = config.duckdb_memory_limit
         try:

@@ -69,3 +69,22 @@ async def index_rows_match_table(layer: AgentLayer) -> int:
                 assert row == table[mid], (mid, row, table[mid])
                 compared += 1
     return compared
+
+
+async def pending_rows_match_table(layer: AgentLayer) -> int:
+    """Every row the index keeps of a memory without a vector (search's keyword scan of
+    them reads these instead of the table) equals the table's row, and belongs to a memory
+    without a vector; returns how many were compared."""
+    from proxy.agent.memory.schema import COL, SELECT_COLUMNS, T_MEM
+
+    await layer.journal.settled_all()  # stores acknowledged through the journal applied
+    table = {r[0]: r for r in await sql(layer, f"SELECT {SELECT_COLUMNS} FROM {T_MEM}")}
+    compared = 0
+    for rows in layer.memory.index._pending_rows.values():
+        for row in rows.values():
+            mid = row[COL["memory_id"]]
+            assert mid in table, f"the index keeps a row of deleted memory {mid}"
+            assert not table[mid][COL["has_embedding"]], mid
+            assert row == table[mid], (mid, row, table[mid])
+            compared += 1
+    return compared

@@ -92,6 +92,39 @@ def test_refresh_remove_and_unembedded_tracking() -> None:
     assert not idx.has_unembedded("org", "a")
 
 
+def test_rows_of_unembedded_memories_are_all_or_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`unembedded_rows` gives the agent's rows without a vector only while it holds every
+    one (else None: search reads the table); a refresh replaces a copy, a row too long to
+    keep drops it, and the copies stay within PENDING_ROWS_IN_RAM."""
+    monkeypatch.setattr(memory_index, "PENDING_ROWS_IN_RAM", 3)
+    idx = VectorIndex(8)
+    assert idx.unembedded_rows("org", "a") == ()
+    for s in (1, 2, 3):
+        idx.note_unembedded("org", "a", s, (f"id-{s}", "v1"))
+    assert sorted(idx.unembedded_rows("org", "a") or ()) == [(f"id-{s}", "v1") for s in (1, 2, 3)]
+    idx.note_unembedded("org", "a", 4, ("id-4", "v1"))  # over the bound: not kept
+    assert idx.unembedded_rows("org", "a") is None
+    idx.note_unembedded("org", "b", 9, ("id-9", "v1"))  # nor for another agent
+    assert idx.unembedded_rows("org", "b") is None
+    idx.remove(4)
+    idx.remove(9)
+    idx.refresh(2, Attrs(memory_id="id-2", row=("id-2", "v2")))
+    assert sorted(idx.unembedded_rows("org", "a") or ()) == [
+        ("id-1", "v1"),
+        ("id-2", "v2"),
+        ("id-3", "v1"),
+    ]
+    idx.add("org", "a", 1, np.ones(8, np.float32), Attrs(memory_id="id-1"))  # embedded
+    idx.refresh(3, Attrs(memory_id="id-3", row=None))  # its content too long to keep now
+    assert idx.unembedded_rows("org", "a") is None
+    idx.remove(3)
+    assert idx.unembedded_rows("org", "a") == (("id-2", "v2"),)
+    idx.note_unembedded("org", "b", 10, ("id-10", "v1"))  # room again
+    assert idx.unembedded_rows("org", "b") == (("id-10", "v1"),)
+    idx.clear()
+    assert idx.unembedded_rows("org", "a") == () and idx._pending_copies == 0
+
+
 def _clustered(n: int, dims: int, seed: int = 2) -> np.ndarray:
     rng = np.random.default_rng(seed)
     centers = rng.standard_normal((max(n // 50, 4), dims))

@@ -104,6 +104,9 @@ class Attrs:
 
 
 TEXT_IN_RAM = 2000  # longer contents are read from the table when scored
+# Rows of memories without a vector yet that the index keeps (for search's keyword scan
+# of them); beyond it, or for a content longer than TEXT_IN_RAM, search reads the table.
+PENDING_ROWS_IN_RAM = 10_000
 
 
 class Hits(NamedTuple):
@@ -442,6 +445,10 @@ class VectorIndex:
         # need the keyword scan when a search has a query vector.
         self._unembedded: dict[tuple[str, str], set[int]] = {}
         self._unembedded_owner: dict[int, tuple[str, str]] = {}
+        # Their rows (SELECT_COLUMNS), while at most PENDING_ROWS_IN_RAM: that scan then
+        # reads no table. Kept exact as the vectors' rows are (`refresh`).
+        self._pending_rows: dict[tuple[str, str], dict[int, tuple[Any, ...]]] = {}
+        self._pending_copies = 0
         # Told the memory ids of rows changed here (rows.refresh_index): with a DuckLake,
         # shared.py publishes them to the other proxies.
         self.on_refresh: Callable[[list[str]], None] | None = None
@@ -468,19 +475,49 @@ class VectorIndex:
         self._owner[seq] = key
         self._embedded(seq)
 
-    def note_unembedded(self, org_id: str, agent_id: str, seq: int) -> None:
-        """A memory row with has_embedding = false exists (until `add` or `remove`)."""
+    def note_unembedded(
+        self, org_id: str, agent_id: str, seq: int, row: tuple[Any, ...] | None = None
+    ) -> None:
+        """A memory row with has_embedding = false exists (until `add` or `remove`);
+        `row`: its SELECT_COLUMNS row as committed (None: not known here)."""
         key = (org_id, agent_id)
         self._unembedded.setdefault(key, set()).add(seq)
         self._unembedded_owner[seq] = key
+        self._keep_pending(key, seq, row)
 
     def has_unembedded(self, org_id: str, agent_id: str) -> bool:
         return bool(self._unembedded.get((org_id, agent_id)))
+
+    def unembedded_rows(self, org_id: str, agent_id: str) -> tuple[tuple[Any, ...], ...] | None:
+        """The rows of the agent's memories without a vector, or None when the index does
+        not hold every one of them (read the table then)."""
+        key = (org_id, agent_id)
+        seqs = self._unembedded.get(key)
+        if not seqs:
+            return ()
+        rows = self._pending_rows.get(key)
+        if rows is None or len(rows) != len(seqs):
+            return None
+        return tuple(rows.values())  # one C call: atomic against the loop's writes
+
+    def _keep_pending(self, key: tuple[str, str], seq: int, row: tuple[Any, ...] | None) -> None:
+        rows = self._pending_rows.setdefault(key, {})
+        had = seq in rows
+        if row is not None and (had or self._pending_copies < PENDING_ROWS_IN_RAM):
+            rows[seq] = row
+            if not had:
+                self._pending_copies += 1
+        elif had:  # no longer known as committed: read the table
+            del rows[seq]
+            self._pending_copies -= 1
 
     def _embedded(self, seq: int) -> None:
         key = self._unembedded_owner.pop(seq, None)
         if key is not None:
             self._unembedded[key].discard(seq)
+            rows = self._pending_rows.get(key)
+            if rows is not None and rows.pop(seq, None) is not None:
+                self._pending_copies -= 1
 
     def add_many(
         self,
@@ -526,9 +563,14 @@ class VectorIndex:
         key = self._owner.get(seq)
         if key is not None:
             self._agents[key].refresh(seq, attrs)
+        key = self._unembedded_owner.get(seq)
+        if key is not None and seq in self._pending_rows.get(key, ()):
+            self._keep_pending(key, seq, attrs.row)
 
     def clear(self) -> None:
         self._agents.clear()
         self._owner.clear()
         self._unembedded.clear()
         self._unembedded_owner.clear()
+        self._pending_rows.clear()
+        self._pending_copies = 0

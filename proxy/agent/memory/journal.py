@@ -20,7 +20,8 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 from proxy.agent.journal import Entry, Journal
-from proxy.agent.memory.schema import T_MEM
+from proxy.agent.memory.rows import pending_row
+from proxy.agent.memory.schema import RETURNING_ROWS, T_MEM
 
 if TYPE_CHECKING:
     import duckdb
@@ -34,15 +35,21 @@ INSERT = (
 Row = tuple[Any, ...]
 
 
-def insert_rows(cur: duckdb.DuckDBPyConnection, rows: list[Row]) -> list[int]:
-    """Insert memory rows; their seqs in order. Many go in one statement."""
+def insert_rows(
+    cur: duckdb.DuckDBPyConnection, rows: list[Row]
+) -> list[tuple[int, tuple[Any, ...]]]:
+    """Insert memory rows; per row in order its seq and its row as reads see it
+    (SELECT_COLUMNS: the index keeps it until the memory has a vector). Many go in one
+    statement."""
     if len(rows) <= 1:
-        return [
-            cur.execute(
-                f"{INSERT} VALUES (?, ?, ?, ?, ?, ?, ?::JSON, ?, ?, ?, ?, ?) RETURNING seq", row
-            ).fetchone()[0]
-            for row in rows
-        ]
+        out = []
+        for row in rows:
+            seq, *inserted = cur.execute(
+                f"{INSERT} VALUES (?, ?, ?, ?, ?, ?, ?::JSON, ?, ?, ?, ?, ?) {RETURNING_ROWS}",
+                row,
+            ).fetchone()
+            out.append((seq, tuple(inserted)))
+        return out
     import pyarrow as pa
 
     names = ("id", "org", "agent", "sess", "typ", "content", "meta", "imp", "ca", "ua", "h", "exp")
@@ -58,11 +65,11 @@ def insert_rows(cur: duckdb.DuckDBPyConnection, rows: list[Row]) -> list[int]:
     try:
         got = cur.execute(
             f"{INSERT} SELECT id::UUID, org, agent, sess, typ, content, meta::JSON, imp, ca, ua,"
-            " h, exp FROM _hati_new_memories RETURNING memory_id::VARCHAR, seq"
+            f" h, exp FROM _hati_new_memories {RETURNING_ROWS}"
         ).fetchall()
     finally:
         cur.unregister("_hati_new_memories")
-    by_id = dict(got)
+    by_id = {r[1]: (r[0], r[1:]) for r in got}  # memory_id: first of SELECT_COLUMNS
     return [by_id[r[0]] for r in rows]
 
 
@@ -80,8 +87,11 @@ def _decode(data: list[Any]) -> Row:
     return tuple(r)
 
 
-def _apply_tx(cur: duckdb.DuckDBPyConnection, rows: list[Row]) -> list[tuple[Row, int]]:
-    """Insert the rows not yet in the table (a replay may find some there); (row, seq)."""
+def _apply_tx(
+    cur: duckdb.DuckDBPyConnection, rows: list[Row]
+) -> list[tuple[Row, tuple[int, tuple[Any, ...]]]]:
+    """Insert the rows not yet in the table (a replay may find some there); per row
+    inserted: (row, (seq, its SELECT_COLUMNS row))."""
     ids = [r[0] for r in rows]
     there = {
         r[0]
@@ -92,6 +102,48 @@ def _apply_tx(cur: duckdb.DuckDBPyConnection, rows: list[Row]) -> list[tuple[Row
     }
     fresh = [r for r in rows if r[0] not in there]
     return list(zip(fresh, insert_rows(cur, fresh), strict=True))
+
+
+class KnownHashes:
+    """64-bit hashes added, answered "maybe present" (never a wrong "absent") in a fixed
+    BITS bits: a Bloom filter, PROBES bits per hash. Bounded whatever is added (a set of
+    ints took ~70 B per hash: 1 M memories ~70 MB); a wrong "maybe" only sends a store
+    down the transaction path, which answers from the table: about 1 store in 6,000 at
+    1 M distinct (agent, content) pairs, 1 in 25 at 5 M."""
+
+    BITS = 1 << 25  # 4 MiB
+    PROBES = 4
+
+    def __init__(self) -> None:
+        self._bits = bytearray(self.BITS >> 3)
+
+    def _positions(self, h: int) -> list[int]:
+        h &= 0xFFFF_FFFF_FFFF_FFFF
+        step = (h >> 25) | 1  # double hashing: the high bits step from the low ones
+        mask = self.BITS - 1
+        return [(h + i * step) & mask for i in range(self.PROBES)]
+
+    def add(self, h: int) -> None:
+        bits = self._bits
+        for p in self._positions(h):
+            bits[p >> 3] |= 1 << (p & 7)
+
+    def __contains__(self, h: int) -> bool:
+        bits = self._bits
+        return all(bits[p >> 3] >> (p & 7) & 1 for p in self._positions(h))
+
+    def add_many(self, hashes: list[int]) -> None:
+        """`add` of each (at start: the table's hashes, in numpy)."""
+        import numpy as np
+
+        h = np.array([x & 0xFFFF_FFFF_FFFF_FFFF for x in hashes], dtype=np.uint64)
+        step = (h >> np.uint64(25)) | np.uint64(1)
+        bits = np.frombuffer(self._bits, dtype=np.uint8)
+        for i in range(self.PROBES):  # wrapping at 2**64 leaves the low bits as in `add`
+            p = (h + np.uint64(i) * step) & np.uint64(self.BITS - 1)
+            np.bitwise_or.at(
+                bits, p >> np.uint64(3), np.left_shift(1, p & np.uint64(7)).astype(np.uint8)
+            )
 
 
 class MemoryKind:
@@ -106,7 +158,7 @@ class MemoryKind:
         self._mu = threading.Lock()  # the two below, from any thread
         # (org, agent, content_hash) -> its entry, while it waits in the log
         self._waiting: dict[tuple[str, str, str], Entry] = {}
-        self._known: set[int] = set()  # hash((org, agent, content_hash)) maybe in the table
+        self._known = KnownHashes()  # hash((org, agent, content_hash)) maybe in the table
         journal.register(self)
 
     def encode(self, row: Row) -> list[Any]:
@@ -120,12 +172,15 @@ class MemoryKind:
 
     def load(self, cur: duckdb.DuckDBPyConnection) -> None:
         """At start, after the replay: the hashes the table holds."""
-        known = {
-            hash(tuple(r))
-            for r in cur.execute(
-                f"SELECT DISTINCT org_id, agent_id, content_hash FROM {T_MEM}"
-            ).fetchall()
-        }
+        known = KnownHashes()
+        known.add_many(
+            [
+                hash(tuple(r))
+                for r in cur.execute(
+                    f"SELECT DISTINCT org_id, agent_id, content_hash FROM {T_MEM}"
+                ).fetchall()
+            ]
+        )
         with self._mu:
             self._known = known
             self._waiting.clear()
@@ -161,12 +216,12 @@ class MemoryKind:
     async def apply(self, rows: list[Row]) -> None:
         mem = self.mem
 
-        def indexed(done: list[tuple[Row, int]]) -> None:  # under the write lock
-            for row, seq in done:
-                mem.index.note_unembedded(row[1], row[2], seq)
+        def indexed(done: list[tuple[Row, tuple[int, tuple[Any, ...]]]]) -> None:
+            for row, (seq, inserted) in done:  # under the write lock, in commit order
+                mem.index.note_unembedded(row[1], row[2], seq, pending_row(inserted))
 
         done = await mem.stores.run(lambda cur: _apply_tx(cur, rows), indexed)
-        mem.queue_embeddings([(row[0], seq, row[1], row[2], row[5]) for row, seq in done])
+        mem.queue_embeddings([(row[0], seq, row[1], row[2], row[5]) for row, (seq, _) in done])
 
     def applied(self, rows: list[Row]) -> None:
         with self._mu:

@@ -60,6 +60,12 @@ def index_attrs(row: tuple[Any, ...]) -> Attrs:
     )
 
 
+def pending_row(row: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """What the index keeps of a memory without a vector yet (`note_unembedded`): its
+    SELECT_COLUMNS row, when the content is short enough to keep."""
+    return _compact(row) if len(row[_CONTENT]) <= TEXT_IN_RAM else None
+
+
 def refresh_index(index: VectorIndex, returned: Iterable[tuple[Any, ...]]) -> None:
     """Rows an UPDATE returned (`RETURNING_ROWS`: seq, then the row): the index follows."""
     ids = []

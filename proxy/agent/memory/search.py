@@ -43,9 +43,12 @@ metadata). Rows come from the index's copies (or by primary key in one `IN (...)
 for contents too long to keep) and the filters are checked again on the rows in Python
 (`Filters.accepts`: the index may lag a supersede by a moment); if that leaves too few,
 the sample grows tenfold until the whole agent is covered. Memories without a vector
-are found by keyword (SQL `contains` on the lower-cased content); with a query vector
-that scan runs only when the agent has such memories (the index tracks them). Only the
-top_k become result dicts. Retired (superseded) memories are hidden unless
+are found by keyword (`contains` on the lower-cased content); with a query vector that
+scan runs only when the agent has such memories (the index tracks them), and over the
+rows the index keeps of them (`keyword_rows`: no table scan, whatever the agent's size)
+while it keeps every one (up to `PENDING_ROWS_IN_RAM`, contents up to `TEXT_IN_RAM`);
+else, or with a metadata filter, in SQL over the table. Only the top_k become result
+dicts. Retired (superseded) memories are hidden unless
 `include_superseded`; expired ones always are.
 """
 
@@ -176,7 +179,7 @@ async def visible_agents(mem: Memory, who: Identity, include_shared: bool) -> li
         ).fetchall()
         return [r[0] for r in rows]
 
-    return [who.agent_id, *(a for a in await mem.layer.db.run(q) if a != who.agent_id)]
+    return [who.agent_id, *(a for a in await mem.layer.db.read(q) if a != who.agent_id)]
 
 
 async def search(
@@ -220,6 +223,13 @@ async def search(
     want = max(top_k * 5, 50)
 
     unembedded = any(mem.index.has_unembedded(who.org_id, a) for a in filters.agents)
+    # The memories without a vector (all of them when no agent searched has one), when
+    # the index holds every one's row and no metadata filter needs the table.
+    pending: list[tuple[Any, ...]] | None = None
+    if tokens and (qvec is not None or not n_vectors) and not filters.metadata:
+        held = [mem.index.unembedded_rows(who.org_id, a) for a in filters.agents]
+        if all(h is not None for h in held):
+            pending = [r for h in held if h is not None for r in h]
     where = RowFilter(
         now=time.time(),
         include_superseded=filters.include_superseded,
@@ -257,7 +267,11 @@ async def search(
                 if len(found) >= top_k or len(hits.seqs) < c or allowed is not None:
                     break
                 c *= 10
-        if tokens and (qvec is None or unembedded):
+        if pending is not None:
+            for r in keyword_rows(pending, tokens, filters, at, max(want, 200)):
+                if r[0] not in found:
+                    found[r[0]] = scored(mem.weights, tokens, r, None, at)
+        elif tokens and (qvec is None or unembedded):
             hit = " + ".join(["contains(lower(content), ?)::INT"] * len(tokens))
             extra = "" if qvec is None else " AND NOT has_embedding"
             rows = cur.execute(
@@ -270,7 +284,7 @@ async def search(
                     found[str(r[0])] = scored(mem.weights, tokens, r, None, at)
         return found, keyword_side
 
-    found, keyword_side = await mem.layer.db.run(run)
+    found, keyword_side = await mem.layer.db.read(run)  # reads only: the change clock stays
     # The weighted side: every candidate by the weighted score, from the raw rows.
     pool: dict[str, tuple[float, float, float | None, tuple[Any, ...]]] = {}
     for mid, (row, sim, score, kw) in found.items():
@@ -297,7 +311,7 @@ async def search(
     return result
 
 
-_CREATED = COL["created_at"]
+_CREATED, _CONTENT = COL["created_at"], COL["content"]
 
 # A SELECT_COLUMNS row, its cosine (None: no vector), weighted score, keyword score.
 Candidate = tuple[tuple[Any, ...], float | None, float, float]
@@ -311,6 +325,22 @@ def scored(
     at: dt.datetime,
 ) -> Candidate:
     return (row, sim, *row_score(weights, tokens, row, sim, at))
+
+
+def keyword_rows(
+    rows: list[tuple[Any, ...]], tokens: list[str], filters: Filters, at: dt.datetime, limit: int
+) -> list[tuple[Any, ...]]:
+    """The table scan for keywords, on rows held in RAM: those passing the filters whose
+    lower-cased content contains a keyword, most keywords first, then newest; `limit`."""
+    hits = []
+    for r in rows:
+        if filters.accepts(r, at):
+            text = r[_CONTENT].lower()
+            n = sum(t in text for t in tokens)
+            if n:
+                hits.append((-n, -r[_CREATED].timestamp(), r))
+    hits.sort(key=lambda h: h[:2])
+    return [h[2] for h in hits[:limit]]
 
 
 def read_in_order(

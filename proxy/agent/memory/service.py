@@ -41,9 +41,9 @@ from proxy.agent.memory import schema as memory_schema
 from proxy.agent.memory.access import AccessTracker
 from proxy.agent.memory.args import parse_weights
 from proxy.agent.memory.embed_pump import RETRY_DELAYS, EmbedJob, EmbedPump
-from proxy.agent.memory.index import VectorIndex
+from proxy.agent.memory.index import PENDING_ROWS_IN_RAM, VectorIndex
 from proxy.agent.memory.journal import MemoryKind
-from proxy.agent.memory.rows import index_attrs, refresh_index
+from proxy.agent.memory.rows import index_attrs, pending_row, refresh_index
 from proxy.agent.memory.schema import MEMORY_COLUMNS, RETURNING_ROWS, SELECT_COLUMNS, T_MEM, T_VEC
 from proxy.agent.memory.shared import SharedMemories
 from proxy.agent.memory.write_batch import WriteBatcher
@@ -195,10 +195,20 @@ class Memory(EmbedPump):
                 vecs.reshape(table.num_rows, self.index.dims),
                 [index_attrs(rows[int(s)]) for s in seqs],
             )
-        for org, agent, seq in cur.execute(
+        pending = cur.execute(
             f"SELECT org_id, agent_id, seq FROM {T_MEM} WHERE NOT has_embedding"
-        ).fetchall():
-            self.index.note_unembedded(org, agent, seq)
+        ).fetchall()
+        kept: dict[int, tuple[Any, ...]] = {}
+        if 0 < len(pending) <= PENDING_ROWS_IN_RAM:  # else search reads them from the table
+            kept = {
+                r[0]: r[1:]
+                for r in cur.execute(
+                    f"SELECT seq, {SELECT_COLUMNS} FROM {T_MEM} WHERE NOT has_embedding"
+                ).fetchall()
+            }
+        for org, agent, seq in pending:
+            row = kept.get(seq)
+            self.index.note_unembedded(org, agent, seq, None if row is None else pending_row(row))
         rows = cur.execute(
             f"SELECT memory_id::VARCHAR, seq, org_id, agent_id, content FROM {T_MEM}"
             " WHERE embedding_status = 'pending' ORDER BY seq"

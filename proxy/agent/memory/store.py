@@ -21,7 +21,7 @@ from proxy.agent.memory import search as memory_search
 from proxy.agent.memory.args import content_hash, now, parse_metadata, parse_uuid, text_arg
 from proxy.agent.memory.embed_pump import WAIT_TIMEOUT, EmbedJob
 from proxy.agent.memory.journal import Row, insert_rows
-from proxy.agent.memory.rows import refresh_index
+from proxy.agent.memory.rows import pending_row, refresh_index
 from proxy.agent.memory.schema import RETURNING_ROWS, T_MEM
 from proxy.agent.memory.service import (
     LIVE,
@@ -215,8 +215,9 @@ def _store_tx(
             raise AgentError.conflict(f"memory {old_id} is already superseded by {by}")
         olds[old_id] = ("superseded", info["memory_id"], None)
         retiring.append((info["memory_id"], old_id))
-    for info, seq in zip((i for _, i in fresh), _insert(cur, who, fresh, at), strict=True):
+    for info, (seq, row) in zip((i for _, i in fresh), _insert(cur, who, fresh, at), strict=True):
         info["seq"] = seq
+        info["row"] = row  # as committed (the retiring below changes only older rows)
     retired: list[tuple[Any, ...]] = []
     for new_id, old_id in retiring:
         retired += cur.execute(
@@ -232,8 +233,8 @@ def _insert(
     who: Identity,
     fresh: list[tuple[Item, dict[str, Any]]],
     at: dt.datetime,
-) -> list[int]:
-    """Insert the new memories; their seqs in order."""
+) -> list[tuple[int, tuple[Any, ...]]]:
+    """Insert the new memories; their seqs and rows in order."""
     return insert_rows(cur, [_row(who, it, info["memory_id"], at) for it, info in fresh])
 
 
@@ -268,7 +269,8 @@ async def store_items(
         refresh_index(mem.index, retired)
         for info in infos:
             if not info["deduplicated"]:
-                mem.index.note_unembedded(who.org_id, who.agent_id, info["seq"])
+                row = pending_row(info["row"])
+                mem.index.note_unembedded(who.org_id, who.agent_id, info["seq"], row)
 
     # Before the transaction: a store of the same text meanwhile then waits for it.
     for it in items:
