@@ -69,6 +69,10 @@ class WireReader(asyncio.StreamReader):
 
     # --- the session side ------------------------------------------------------------
 
+    def sync_next(self) -> bool:
+        """The client's next message, already here, is a Sync."""
+        return self.decoder.sync_next()
+
     async def receive(self) -> m.FrontendMessage:
         """The next whole message; ClientGone once the client has closed and all is read."""
         while True:

@@ -71,6 +71,8 @@ class ClientSession(Protocol):
     flush_if_large: Callable[[], Awaitable[None]]
     push: Callable[[], None]  # queued output to the socket now, from the connection's thread
     receive: Callable[[], Awaitable[m.FrontendMessage]]
+    sync_next: Callable[[], bool]  # the next message, already received, is a Sync
+    in_extended_block: bool
 
     def send_notice(
         self, message: str, sqlstate: str = "00000", severity: str = "NOTICE"

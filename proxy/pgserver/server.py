@@ -362,6 +362,7 @@ class Connection:
             self.flush_if_large,
             self.receive,
             self.push,
+            self.reader.sync_next,
         )
         access = server.access
         named = settings.values.get(AGENT_SETTING) or identity.startup.get(AGENT_SETTING)

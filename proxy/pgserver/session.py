@@ -66,6 +66,7 @@ class Session:
         flush_if_large: Callable[[], Awaitable[None]],
         receive: Receive,
         push: Callable[[], None],
+        sync_next: Callable[[], bool] = lambda: False,
     ) -> None:
         self.runner = runner
         self.identity = identity
@@ -75,6 +76,7 @@ class Session:
         self.flush_if_large = flush_if_large
         self.receive = receive
         self.push = push
+        self.sync_next = sync_next  # the client's next message, already here, is a Sync
         self.in_extended_block = False
         self.prepared: dict[str, Prepared] = {}
         self.sql_prepared: sql_prepared.SqlPrepared = {}  # SQL PREPARE (sql_prepared.py)

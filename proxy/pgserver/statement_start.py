@@ -180,7 +180,17 @@ async def plan(runner: Planner, portal: Portal, session: ClientSession) -> Start
         calls = {c.relation for c in st.agent_calls}
         sql, params, relations = inline_rows.with_rows(sql, params, relations, calls)
     outside_block = runner.txn_status == "I" and not runner.implicit
-    implicit_dml = facts.dml and outside_block and session.in_extended_block
+    # Extended-protocol DML outside a block runs in a block of its own until Sync; when
+    # Sync is already the next message (Bind, Execute, Sync in one packet, as drivers
+    # send a statement) the block would hold this statement alone: DuckDB's autocommit
+    # runs and commits it in one hop, as a simple Query's, without a BEGIN first and a
+    # COMMIT of its own at Sync. RETURNING keeps the block (its rows may be suspended).
+    implicit_dml = (
+        facts.dml
+        and outside_block
+        and session.in_extended_block
+        and (facts.has_rows or not session.sync_next())
+    )
     branch = (
         sql_bridge.branch_schema(values.get("search_path", ""))
         if runner.agent is not None and st.kind not in ROW_KINDS

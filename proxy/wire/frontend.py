@@ -300,6 +300,9 @@ def _decode_fields(tag: bytes, r: _Reader) -> FrontendMessage:
     return msg
 
 
+_SYNC_BYTES = b"S\x00\x00\x00\x04"
+
+
 @dataclass
 class FrontendDecoder:
     """Turns a byte stream from a client into frontend messages.
@@ -333,6 +336,10 @@ class FrontendDecoder:
             return False
         (length,) = _I32.unpack_from(buf, header - 4)
         return len(buf) >= length + header - 4
+
+    def sync_next(self) -> bool:
+        """The next buffered message is a Sync (b"S", length 4)."""
+        return self._buf[:5] == _SYNC_BYTES
 
     def _limit(self, tag: int) -> int:
         if tag in _LARGE_TAGS:
