@@ -62,3 +62,34 @@ def test_acknowledged_sql_writes_survive_kill_9(tmp_path: Path) -> None:
     finally:
         srv.proc.terminate()
         srv.proc.wait(10)
+
+
+def test_acknowledged_prepared_inserts_survive_kill_9(tmp_path: Path) -> None:
+    """asyncpg's prepared INSERT (Bind, Execute, Sync in one packet) commits in its own
+    hop, without a block (statement_start.plan): acknowledged, it is on disk."""
+    import asyncio
+
+    import asyncpg
+
+    db = str(tmp_path / "prepared.duckdb")
+    srv = start_server(tmp_path / "one", "--database", db)
+
+    async def write() -> None:
+        conn = await asyncpg.connect(host=srv.host, port=srv.port, user="tester", database="x")
+        await conn.execute("CREATE TABLE kept (conn integer, n integer, v text)")
+        for i in range(200):
+            await conn.execute("INSERT INTO kept (conn, n, v) VALUES ($1, $2, $3)", 0, i, "v")
+        await conn.close()
+
+    try:
+        asyncio.run(write())
+    finally:
+        _kill(srv)
+    srv = start_server(tmp_path / "two", "--database", db)
+    try:
+        with psycopg.connect(srv.dsn, autocommit=True) as conn:
+            row = conn.execute("SELECT count(*), count(DISTINCT n), max(n) FROM kept").fetchone()
+            assert row == (200, 200, 199)
+    finally:
+        srv.proc.terminate()
+        srv.proc.wait(10)
