@@ -1,6 +1,6 @@
 """CPU per statement, by kind: where bench/load.py's time goes on the server.
 
-    python bench/load_cost.py [--n 200] [--server-arg ...]
+    python bench/load_cost.py [--n 200] [--kind insert ...] [--server-arg ...]
 
 One connection runs each kind of bench/load.py `--n` times in a row on an otherwise idle
 server; the server's process CPU (all its threads: DuckDB, the embedders, the event
@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import asyncpg
@@ -53,13 +54,16 @@ async def drained(conn: asyncpg.Connection) -> None:
         await asyncio.sleep(0.05)
 
 
-async def measure(port: int, pid: int, n: int) -> None:
+KINDS = ("point", "insert", "search", "store")
+
+
+async def measure(port: int, pid: int, n: int, kinds: Sequence[str] = KINDS) -> None:
     conn = await asyncpg.connect(host="127.0.0.1", port=port, user="bench", database="hatidata")
     rng = random.Random(5)
     print(
         f"{'kind':<8}{'server ms':>11}{'client ms':>11}{'wall ms':>10}   per statement, {n} in a row"
     )
-    for kind in ("point", "insert", "search", "store"):
+    for kind in kinds:
         for i in range(20):  # warm
             await run(conn, kind, -i, rng)
         await drained(conn)
@@ -90,14 +94,19 @@ async def run(conn: asyncpg.Connection, kind: str, i: int, rng: random.Random) -
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--n", type=int, default=200, help="statements per kind")
+    ap.add_argument(
+        "--kind", action="append", choices=KINDS, help="only this kind (repeatable); all by default"
+    )
     ap.add_argument("--server-arg", action="append", default=[], help="extra `serve` argument")
     args = ap.parse_args()
     print(f"{os.cpu_count()} CPUs, load average: {os.getloadavg()[0]:.2f}")
     tmp = Path(tempfile.mkdtemp(prefix="hati-cost-"))
     proc, port = start_hatiproxy(tmp, *args.server_arg, database=str(tmp / "load.duckdb"))
     try:
-        setup(f"host=127.0.0.1 port={port} user=bench dbname=hatidata", agent=True)
-        asyncio.run(measure(port, proc.pid, args.n))
+        kinds = tuple(args.kind or KINDS)
+        agent = any(k in ("search", "store") for k in kinds)
+        setup(f"host=127.0.0.1 port={port} user=bench dbname=hatidata", agent=agent)
+        asyncio.run(measure(port, proc.pid, args.n, kinds))
     finally:
         proc.terminate()
         try:
