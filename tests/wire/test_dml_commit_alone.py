@@ -101,14 +101,21 @@ def test_statement_with_sync_next_commits_and_leaves_no_block(
 
 
 def test_statements_before_one_sync_stay_one_block(server: ServerProcess, table: str) -> None:
-    """The second INSERT fails: the first, in the same implicit block, rolls back."""
+    """The last INSERT (its Sync next) fails: the ones before it, in the same implicit
+    block, roll back with it."""
     raw = Raw(server.port)
     raw.login()
     insert = parse(f"INSERT INTO {table} VALUES ($1, $2)")
     raw.sock.sendall(
-        insert + bind("1", "a") + EXECUTE + bind("2", "b") + EXECUTE + bind("2", "c") + EXECUTE
+        insert
+        + bind("1", "a")
+        + EXECUTE
+        + bind("2", "b")
+        + EXECUTE
+        + bind("2", "c")
+        + EXECUTE
+        + SYNC
     )
-    raw.sock.sendall(SYNC)
     msgs = until_ready(raw)
     assert error_fields(next(b for t, b in msgs if t == b"E"))["C"] == "23505"
     assert _ids(server, table) == []
