@@ -20,9 +20,8 @@ from proxy.wire import temporal as T
 from proxy.wire.arrow_numeric import (
     numeric_binary,
     numeric_binary_rows,
-    short_numeric_rows,
-    short_numeric_text,
-    unscaled,
+    numeric_rows,
+    numeric_text,
 )
 from proxy.wire.types import column_kind
 from proxy.wire.vector import vector_dims
@@ -113,37 +112,13 @@ def _pg_us(raw: np.ndarray) -> np.ndarray:
     return us
 
 
-def _numeric_text(col: pa.Array, scale: int) -> pa.Array:
-    """'-12.50' from unscaled -1250 and scale 2. Arrow's decimal cast writes PostgreSQL's
-    form while it keeps to fixed notation (scale <= 6), and costs half of the numpy
-    digits below (measured on lineitem's DECIMAL(15,2) columns); larger scales (it would
-    write 1E-7): the whole part by Arrow's integer cast, the fraction from numpy. A batch
-    of at most SHORT_DIGITS digits (prices, rates, quantities) is written by numpy
-    (`short_numeric_text`), at half the cast's cost."""
+def _numeric_text(col: pa.Array) -> pa.Array:
+    """'-12.50' from unscaled -1250 and scale 2: numpy digits (`numeric_text`) up to 18
+    digits, at half the cost of Arrow's decimal cast; wider DECIMALs by the cast, which
+    writes PostgreSQL's form while it keeps to fixed notation (scale <= 6, `plan_for`)."""
     if col.type.precision <= 18:  # type: ignore[attr-defined]
-        text = short_numeric_text(col, scale)
-        if text is not None:
-            return text
-    if scale <= 6 or col.type.precision > 18:  # type: ignore[attr-defined]
-        return pc.cast(pc.cast(col, pa.string()), pa.binary())
-    raw = unscaled(col)
-    mag = np.abs(raw)
-    whole, frac = np.divmod(mag, 10**scale)
-    dotted = np.empty((len(raw), scale + 1), dtype=np.uint8)
-    dotted[:, 0] = ord(".")
-    for k in range(scale, 0, -1):
-        frac, dotted[:, k] = np.divmod(frac, 10)
-    dotted[:, 1:] += ord("0")
-    parts = [
-        pc.cast(pa.array(whole), pa.string()),
-        fixed_cells(dotted.view(f"S{scale + 1}").ravel(), None),
-    ]
-    if (raw < 0).any():
-        parts.insert(0, pc.if_else(pa.array(raw < 0), b"-", b""))
-    text = pc.binary_join_element_wise(*(pc.cast(p, pa.binary()) for p in parts), b"")
-    if col.null_count:
-        text = pc.if_else(col.is_valid(), text, pa.scalar(None, pa.binary()))
-    return text
+        return numeric_text(col, col.type.scale)  # type: ignore[attr-defined]
+    return pc.cast(pc.cast(col, pa.string()), pa.binary())
 
 
 _FRACTION_ZEROS = r"\.?0+$"
@@ -203,8 +178,8 @@ def cells(col: pa.Array, plan: Plan) -> pa.Array:
             return pc.cast(col, pa.binary())
         if kind == "bool":
             return pc.if_else(col, b"t", b"f")
-        if kind == "numeric" and plan.scale and pa.types.is_decimal(col.type):
-            return _numeric_text(col, plan.scale)
+        if kind == "numeric" and pa.types.is_decimal(col.type):
+            return _numeric_text(col)
         if kind in ("int2", "int4", "int8", "numeric"):
             return pc.cast(pc.cast(col, pa.string()), pa.binary())
         return _text_temporal(col, plan)
@@ -260,7 +235,7 @@ def fixed_values(col: pa.Array, plan: Plan) -> tuple[np.ndarray, str] | None:
 def padded_cells(col: pa.Array, plan: Plan) -> tuple[np.ndarray, np.ndarray] | None:
     """Cells right-aligned after space filler in (n, width) byte rows, and their lengths,
     where a kind is made that way (DECIMAL binary, each cell after its length word;
-    short DECIMAL text without NULLs), else None. A row of these and the
+    DECIMAL(p <= 18) text without NULLs), else None. A row of these and the
     fixed-width cells after it becomes one piece, the filler trimmed once."""
     if isinstance(col, pa.ChunkedArray):
         col = col.combine_chunks()
@@ -268,6 +243,6 @@ def padded_cells(col: pa.Array, plan: Plan) -> tuple[np.ndarray, np.ndarray] | N
         return None
     if plan.fmt == 1:
         return numeric_binary_rows(col, plan.scale, word=True)
-    if not plan.scale or col.null_count or col.type.precision > 18:  # type: ignore[attr-defined]
+    if col.null_count or col.type.precision > 18:  # type: ignore[attr-defined]
         return None
-    return short_numeric_rows(col, plan.scale)
+    return numeric_rows(col, col.type.scale)  # type: ignore[attr-defined]
