@@ -20,9 +20,8 @@ from proxy.wire import temporal as T
 from proxy.wire.arrow_numeric import (
     numeric_binary,
     numeric_binary_rows,
-    short_numeric_rows,
-    short_numeric_text,
-    unscaled,
+    numeric_rows,
+    numeric_text,
 )
 from proxy.wire.types import column_kind
 from proxy.wire.vector import vector_dims
@@ -113,43 +112,20 @@ def _pg_us(raw: np.ndarray) -> np.ndarray:
     return us
 
 
-def _numeric_text(col: pa.Array, scale: int) -> pa.Array:
-    """'-12.50' from unscaled -1250 and scale 2. Arrow's decimal cast writes PostgreSQL's
-    form while it keeps to fixed notation (scale <= 6), and costs half of the numpy
-    digits below (measured on lineitem's DECIMAL(15,2) columns); larger scales (it would
-    write 1E-7): the whole part by Arrow's integer cast, the fraction from numpy. A batch
-    of at most SHORT_DIGITS digits (prices, rates, quantities) is written by numpy
-    (`short_numeric_text`), at half the cast's cost."""
+def _numeric_text(col: pa.Array) -> pa.Array:
+    """'-12.50' from unscaled -1250 and scale 2: numpy digits (`numeric_text`) up to 18
+    digits, at half the cost of Arrow's decimal cast; wider DECIMALs by the cast, which
+    writes PostgreSQL's form while it keeps to fixed notation (scale <= 6, `plan_for`)."""
     if col.type.precision <= 18:  # type: ignore[attr-defined]
-        text = short_numeric_text(col, scale)
-        if text is not None:
-            return text
-    if scale <= 6 or col.type.precision > 18:  # type: ignore[attr-defined]
-        return pc.cast(pc.cast(col, pa.string()), pa.binary())
-    raw = unscaled(col)
-    mag = np.abs(raw)
-    whole, frac = np.divmod(mag, 10**scale)
-    dotted = np.empty((len(raw), scale + 1), dtype=np.uint8)
-    dotted[:, 0] = ord(".")
-    for k in range(scale, 0, -1):
-        frac, dotted[:, k] = np.divmod(frac, 10)
-    dotted[:, 1:] += ord("0")
-    parts = [
-        pc.cast(pa.array(whole), pa.string()),
-        fixed_cells(dotted.view(f"S{scale + 1}").ravel(), None),
-    ]
-    if (raw < 0).any():
-        parts.insert(0, pc.if_else(pa.array(raw < 0), b"-", b""))
-    text = pc.binary_join_element_wise(*(pc.cast(p, pa.binary()) for p in parts), b"")
-    if col.null_count:
-        text = pc.if_else(col.is_valid(), text, pa.scalar(None, pa.binary()))
-    return text
+        return numeric_text(col, col.type.scale)  # type: ignore[attr-defined]
+    return pc.cast(pc.cast(col, pa.string()), pa.binary())
 
 
 _FRACTION_ZEROS = r"\.?0+$"
 
 # 'YYYY-MM-DD' of every day from 1900 to 2099 (730 KB, made once by Arrow's own cast): a
-# date column in that range is a row gather from it, a third of the cast's cost.
+# date column in that range is a `take` of its 10-byte items (a fifth of the cost of a
+# gather of (n, 10) byte rows, which cost a third of the cast).
 _DATES_FIRST, _DATES_SPAN = -25567, 73049  # 1900-01-01, days to 2100-01-01
 
 
@@ -157,8 +133,26 @@ _DATES_FIRST, _DATES_SPAN = -25567, 73049  # 1900-01-01, days to 2100-01-01
 def _date_texts() -> np.ndarray:
     days = pa.array(np.arange(_DATES_FIRST, _DATES_FIRST + _DATES_SPAN, dtype=np.int32))
     text = pc.cast(days.cast(pa.date32()), pa.string())
-    data = np.frombuffer(text.buffers()[2], dtype=np.uint8)
-    return data.reshape(_DATES_SPAN, 10)
+    return np.frombuffer(text.buffers()[2], dtype="S10")
+
+
+def _table_dates(col: pa.Array, raw: np.ndarray) -> np.ndarray:
+    """'YYYY-MM-DD' bytes (S10) of days within the table's years (NULL slots: any date)."""
+    days = raw - np.int32(_DATES_FIRST)
+    if col.null_count:  # a NULL slot may hold any number
+        days = np.where(col.is_valid().to_numpy(zero_copy_only=False), days, 0)
+    return np.take(_date_texts(), days)  # items of 10 bytes: a fifth of a row gather's cost
+
+
+def date_text_values(col: pa.Array) -> np.ndarray | None:
+    """The text of a date column without NULLs within the table's years as S10 values
+    (a FIXED field of a COPY row, without a binary array in between), else None."""
+    if col.null_count or not pa.types.is_date32(col.type) or not len(col):
+        return None
+    raw = _ints(col, "<i4")
+    if raw.min() < _DATES_FIRST or raw.max() >= _DATES_FIRST + _DATES_SPAN:
+        return None
+    return _table_dates(col, raw)
 
 
 def _text_temporal(col: pa.Array, plan: Plan) -> pa.Array:
@@ -171,10 +165,7 @@ def _text_temporal(col: pa.Array, plan: Plan) -> pa.Array:
         if low < DATE_MIN or high > DATE_MAX:
             return _per_value(col, _pg_days(raw), T.format_pg_date)
         if low >= _DATES_FIRST and high < _DATES_FIRST + _DATES_SPAN:
-            days = raw - np.int32(_DATES_FIRST)
-            if col.null_count:  # a NULL slot may hold any number
-                days = np.where(col.is_valid().to_numpy(zero_copy_only=False), days, 0)
-            return fixed_cells(_date_texts()[days].view("S10").ravel(), col)
+            return fixed_cells(_table_dates(col, raw), col)
         return pc.cast(pc.cast(col, pa.string()), pa.binary())
     if col.type.unit != "us":  # type: ignore[attr-defined]
         col = pc.cast(col, pa.timestamp("us", col.type.tz))  # type: ignore[attr-defined]
@@ -203,8 +194,8 @@ def cells(col: pa.Array, plan: Plan) -> pa.Array:
             return pc.cast(col, pa.binary())
         if kind == "bool":
             return pc.if_else(col, b"t", b"f")
-        if kind == "numeric" and plan.scale and pa.types.is_decimal(col.type):
-            return _numeric_text(col, plan.scale)
+        if kind == "numeric" and pa.types.is_decimal(col.type):
+            return _numeric_text(col)
         if kind in ("int2", "int4", "int8", "numeric"):
             return pc.cast(pc.cast(col, pa.string()), pa.binary())
         return _text_temporal(col, plan)
@@ -260,7 +251,7 @@ def fixed_values(col: pa.Array, plan: Plan) -> tuple[np.ndarray, str] | None:
 def padded_cells(col: pa.Array, plan: Plan) -> tuple[np.ndarray, np.ndarray] | None:
     """Cells right-aligned after space filler in (n, width) byte rows, and their lengths,
     where a kind is made that way (DECIMAL binary, each cell after its length word;
-    short DECIMAL text without NULLs), else None. A row of these and the
+    DECIMAL(p <= 18) text without NULLs), else None. A row of these and the
     fixed-width cells after it becomes one piece, the filler trimmed once."""
     if isinstance(col, pa.ChunkedArray):
         col = col.combine_chunks()
@@ -268,6 +259,6 @@ def padded_cells(col: pa.Array, plan: Plan) -> tuple[np.ndarray, np.ndarray] | N
         return None
     if plan.fmt == 1:
         return numeric_binary_rows(col, plan.scale, word=True)
-    if not plan.scale or col.null_count or col.type.precision > 18:  # type: ignore[attr-defined]
+    if col.null_count or col.type.precision > 18:  # type: ignore[attr-defined]
         return None
-    return short_numeric_rows(col, plan.scale)
+    return numeric_rows(col, col.type.scale)  # type: ignore[attr-defined]

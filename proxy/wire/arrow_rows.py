@@ -24,6 +24,7 @@ from proxy.wire.arrow_cells import (
     STRING_KINDS,
     Plan,
     cells,
+    date_text_values,
     fixed_cells,
     fixed_values,
     padded_cells,
@@ -359,8 +360,13 @@ def copy_rows(
             c = _text_escape(c, sep) if fmt == "text" else _csv_quote(c, sep, null, quote, escape)
             fields.append(_variable(c))
             continue
+        if isinstance(col, pa.ChunkedArray):
+            col = col.combine_chunks()
+        dates = date_text_values(col) if plan.kind == "date" else None
         padded = padded_cells(col, plan) if not pa.types.is_null(col.type) else None
-        if padded is not None:
+        if dates is not None:
+            fields.append(_Cells(FIXED, dates, 10, "S10"))
+        elif padded is not None:
             fields.append(_Cells(PADDED, padded[0], padded[1]))
         else:
             fields.append(_variable(cells(col, plan)))

@@ -13,7 +13,7 @@ import duckdb
 import pyarrow as pa
 import pytest
 
-from proxy.wire.arrow_cells import cells, plan_for
+from proxy.wire.arrow_cells import cells, padded_cells, plan_for
 from proxy.wire.types import result_encoder
 
 COLUMNS = {
@@ -122,3 +122,32 @@ def test_date_text_cells_in_and_out_of_the_day_table(days: str) -> None:
     expected = [None if v is None else enc(v) for v in values]
     assert cells(col, plan).to_pylist() == expected
     assert cells(col.slice(1), plan).to_pylist() == expected[1:]
+
+
+@pytest.mark.parametrize("scale", [0, 1, 3, 9, 10, 17, 18])
+def test_numeric_text_of_18_digits_two_at_a_time(scale: int) -> None:
+    """numeric_out of DECIMAL(18, s) values of every length, odd and even scales, both
+    sides of the int32 arithmetic's bounds, as cells (NULL for NULL) and as the
+    space-padded rows a COPY text row is built from (no NULLs)."""
+    rng = random.Random(scale)
+    unscaled = [0, 1, -1, 10**18 - 1, -(10**18) + 1, 2**31 - 1, 2**31, 10 ** min(scale, 17)]
+    unscaled += [
+        rng.randrange(10 ** rng.randrange(1, 19)) * rng.choice((1, -1)) for _ in range(3000)
+    ]
+    values = [Decimal(x).scaleb(-scale) for x in unscaled]
+    col = pa.array([*values, None], pa.decimal128(18, scale))
+    duckdb_type = f"DECIMAL(18,{scale})"
+    plan = plan_for(duckdb_type, 0, "UTC")
+    assert plan is not None
+    enc = result_encoder(duckdb_type, 0, "UTC")
+    expected = [enc(v) for v in values]
+    assert cells(col, plan).to_pylist() == [*expected, None]
+    padded = padded_cells(col.slice(0, len(values)), plan)
+    assert padded is not None
+    rows, lengths = padded
+    assert [bytes(r).lstrip(b" ") for r in rows] == expected
+    assert lengths.tolist() == [len(e) for e in expected]
+    # a batch whose values all fit an int32 (the cheaper arithmetic)
+    small = [(v, e) for v, e, x in zip(values, expected, unscaled, strict=True) if abs(x) < 2**31]
+    small_col = pa.array([v for v, _ in small], pa.decimal128(18, scale))
+    assert cells(small_col, plan).to_pylist() == [e for _, e in small]
