@@ -41,15 +41,14 @@ def test_vector_index_keeps_nothing_of_deleted_memories() -> None:
     index = VectorIndex(8)
     rng = np.random.default_rng(1)
     for seq in range(2000):
-        index.note_unembedded("org", "agent", seq, (f"m{seq}", f"content {seq}"))
+        index.unembedded.note("org", "agent", seq, (f"m{seq}", f"content {seq}"))
         attrs = Attrs(memory_id=f"m{seq}", session_id=f"session-{seq}", memory_type="fact")
         index.add("org", "agent", seq, rng.standard_normal(8).astype(np.float32), attrs)
         if seq >= 10:
             index.remove(seq - 10)
     assert len(index) == 10
-    assert sum(len(s) for s in index._unembedded.values()) == 0
-    assert not index._unembedded_owner
-    assert index._pending_copies == 0 and not any(index._pending_rows.values())
+    assert len(index.unembedded) == 0
+    assert index.unembedded.kept == 0 and not list(index.unembedded.kept_rows())
     agent = index.agent("org", "agent")
     assert agent is not None and len(agent) == 10
     # Row arrays are compacted: capacity stays a small multiple of the live rows.

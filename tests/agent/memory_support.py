@@ -80,11 +80,10 @@ async def pending_rows_match_table(layer: AgentLayer) -> int:
     await layer.journal.settled_all()  # stores acknowledged through the journal applied
     table = {r[0]: r for r in await sql(layer, f"SELECT {SELECT_COLUMNS} FROM {T_MEM}")}
     compared = 0
-    for rows in layer.memory.index._pending_rows.values():
-        for row in rows.values():
-            mid = row[COL["memory_id"]]
-            assert mid in table, f"the index keeps a row of deleted memory {mid}"
-            assert not table[mid][COL["has_embedding"]], mid
-            assert row == table[mid], (mid, row, table[mid])
-            compared += 1
+    for row in layer.memory.index.unembedded.kept_rows():
+        mid = row[COL["memory_id"]]
+        assert mid in table, f"the index keeps a row of deleted memory {mid}"
+        assert not table[mid][COL["has_embedding"]], mid
+        assert row == table[mid], (mid, row, table[mid])
+        compared += 1
     return compared

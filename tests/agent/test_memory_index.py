@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from proxy.agent.memory import index as memory_index
+from proxy.agent.memory import pending as memory_pending
 from proxy.agent.memory.index import Attrs, RowFilter, VectorIndex
 
 
@@ -83,46 +84,46 @@ def test_refresh_remove_and_unembedded_tracking() -> None:
     seqs, _, ids = agent.nearest(q, 100, None, RowFilter(now, memory_type="fact"))
     assert all(s >= 12 for s in seqs.tolist())
     assert ids.tolist() == [f"id-{s}" for s in seqs.tolist()]
-    assert not idx.has_unembedded("org", "a")
-    idx.note_unembedded("org", "a", 500)
-    idx.note_unembedded("org", "a", 501)
-    assert idx.has_unembedded("org", "a") and not idx.has_unembedded("org", "b")
+    assert not idx.unembedded.has("org", "a")
+    idx.unembedded.note("org", "a", 500, None)
+    idx.unembedded.note("org", "a", 501, None)
+    assert idx.unembedded.has("org", "a") and not idx.unembedded.has("org", "b")
     idx.add("org", "a", 500, vecs[0], Attrs(memory_id="id-500"))
     idx.remove(501)
-    assert not idx.has_unembedded("org", "a")
+    assert not idx.unembedded.has("org", "a")
 
 
 def test_rows_of_unembedded_memories_are_all_or_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     """`unembedded_rows` gives the agent's rows without a vector only while it holds every
     one (else None: search reads the table); a refresh replaces a copy, a row too long to
     keep drops it, and the copies stay within PENDING_ROWS_IN_RAM."""
-    monkeypatch.setattr(memory_index, "PENDING_ROWS_IN_RAM", 3)
+    monkeypatch.setattr(memory_pending, "PENDING_ROWS_IN_RAM", 3)
     idx = VectorIndex(8)
-    assert idx.unembedded_rows("org", "a") == ()
+    assert idx.unembedded.rows("org", "a") == ()
     for s in (1, 2, 3):
-        idx.note_unembedded("org", "a", s, (f"id-{s}", "v1"))
-    assert sorted(idx.unembedded_rows("org", "a") or ()) == [(f"id-{s}", "v1") for s in (1, 2, 3)]
-    idx.note_unembedded("org", "a", 4, ("id-4", "v1"))  # over the bound: not kept
-    assert idx.unembedded_rows("org", "a") is None
-    idx.note_unembedded("org", "b", 9, ("id-9", "v1"))  # nor for another agent
-    assert idx.unembedded_rows("org", "b") is None
+        idx.unembedded.note("org", "a", s, (f"id-{s}", "v1"))
+    assert sorted(idx.unembedded.rows("org", "a") or ()) == [(f"id-{s}", "v1") for s in (1, 2, 3)]
+    idx.unembedded.note("org", "a", 4, ("id-4", "v1"))  # over the bound: not kept
+    assert idx.unembedded.rows("org", "a") is None
+    idx.unembedded.note("org", "b", 9, ("id-9", "v1"))  # nor for another agent
+    assert idx.unembedded.rows("org", "b") is None
     idx.remove(4)
     idx.remove(9)
     idx.refresh(2, Attrs(memory_id="id-2", row=("id-2", "v2")))
-    assert sorted(idx.unembedded_rows("org", "a") or ()) == [
+    assert sorted(idx.unembedded.rows("org", "a") or ()) == [
         ("id-1", "v1"),
         ("id-2", "v2"),
         ("id-3", "v1"),
     ]
     idx.add("org", "a", 1, np.ones(8, np.float32), Attrs(memory_id="id-1"))  # embedded
     idx.refresh(3, Attrs(memory_id="id-3", row=None))  # its content too long to keep now
-    assert idx.unembedded_rows("org", "a") is None
+    assert idx.unembedded.rows("org", "a") is None
     idx.remove(3)
-    assert idx.unembedded_rows("org", "a") == (("id-2", "v2"),)
-    idx.note_unembedded("org", "b", 10, ("id-10", "v1"))  # room again
-    assert idx.unembedded_rows("org", "b") == (("id-10", "v1"),)
+    assert idx.unembedded.rows("org", "a") == (("id-2", "v2"),)
+    idx.unembedded.note("org", "b", 10, ("id-10", "v1"))  # room again
+    assert idx.unembedded.rows("org", "b") == (("id-10", "v1"),)
     idx.clear()
-    assert idx.unembedded_rows("org", "a") == () and idx._pending_copies == 0
+    assert idx.unembedded.rows("org", "a") == () and idx.unembedded.kept == 0
 
 
 def _clustered(n: int, dims: int, seed: int = 2) -> np.ndarray:

@@ -16,7 +16,7 @@ from agent_support import open_layer, run
 from memory_support import A, pending_rows_match_table, sql, store
 
 from proxy.agent.layer import AgentLayer
-from proxy.agent.memory import index as memory_index
+from proxy.agent.memory import pending as memory_pending
 from proxy.agent.memory.schema import T_MEM
 
 
@@ -141,7 +141,7 @@ def test_pending_rows_follow_every_write(tmp_path: Path) -> None:
 def test_past_its_bound_search_reads_the_pending_rows_from_the_table(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(memory_index, "PENDING_ROWS_IN_RAM", 2)
+    monkeypatch.setattr(memory_pending, "PENDING_ROWS_IN_RAM", 2)
 
     async def go() -> None:
         async with open_layer(tmp_path) as layer:

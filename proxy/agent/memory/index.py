@@ -63,6 +63,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from proxy.agent.memory.pending import Unembedded
 from proxy.agent.retrieval.bm25 import Bm25
 from proxy.agent.retrieval.vectors import (
     APPROX_MIN_ROWS,
@@ -104,9 +105,6 @@ class Attrs:
 
 
 TEXT_IN_RAM = 2000  # longer contents are read from the table when scored
-# Rows of memories without a vector yet that the index keeps (for search's keyword scan
-# of them); beyond it, or for a content longer than TEXT_IN_RAM, search reads the table.
-PENDING_ROWS_IN_RAM = 10_000
 
 
 class Hits(NamedTuple):
@@ -441,14 +439,8 @@ class VectorIndex:
         self.dims = dims
         self._agents: dict[tuple[str, str], AgentVectors] = {}
         self._owner: dict[int, tuple[str, str]] = {}  # seq -> agent key, for removal
-        # Seqs of memories stored without a vector yet (pending or failed): only these
-        # need the keyword scan when a search has a query vector.
-        self._unembedded: dict[tuple[str, str], set[int]] = {}
-        self._unembedded_owner: dict[int, tuple[str, str]] = {}
-        # Their rows (SELECT_COLUMNS), while at most PENDING_ROWS_IN_RAM: that scan then
-        # reads no table. Kept exact as the vectors' rows are (`refresh`).
-        self._pending_rows: dict[tuple[str, str], dict[int, tuple[Any, ...]]] = {}
-        self._pending_copies = 0
+        # Memories stored without a vector yet, and their rows while few enough.
+        self.unembedded = Unembedded()
         # Told the memory ids of rows changed here (rows.refresh_index): with a DuckLake,
         # shared.py publishes them to the other proxies.
         self.on_refresh: Callable[[list[str]], None] | None = None
@@ -473,51 +465,7 @@ class VectorIndex:
         norm = float(np.linalg.norm(vec))
         a.add(seq, (vec / norm if norm > 0 else vec).astype(np.float32, copy=False), attrs)
         self._owner[seq] = key
-        self._embedded(seq)
-
-    def note_unembedded(
-        self, org_id: str, agent_id: str, seq: int, row: tuple[Any, ...] | None = None
-    ) -> None:
-        """A memory row with has_embedding = false exists (until `add` or `remove`);
-        `row`: its SELECT_COLUMNS row as committed (None: not known here)."""
-        key = (org_id, agent_id)
-        self._unembedded.setdefault(key, set()).add(seq)
-        self._unembedded_owner[seq] = key
-        self._keep_pending(key, seq, row)
-
-    def has_unembedded(self, org_id: str, agent_id: str) -> bool:
-        return bool(self._unembedded.get((org_id, agent_id)))
-
-    def unembedded_rows(self, org_id: str, agent_id: str) -> tuple[tuple[Any, ...], ...] | None:
-        """The rows of the agent's memories without a vector, or None when the index does
-        not hold every one of them (read the table then)."""
-        key = (org_id, agent_id)
-        seqs = self._unembedded.get(key)
-        if not seqs:
-            return ()
-        rows = self._pending_rows.get(key)
-        if rows is None or len(rows) != len(seqs):
-            return None
-        return tuple(rows.values())  # one C call: atomic against the loop's writes
-
-    def _keep_pending(self, key: tuple[str, str], seq: int, row: tuple[Any, ...] | None) -> None:
-        rows = self._pending_rows.setdefault(key, {})
-        had = seq in rows
-        if row is not None and (had or self._pending_copies < PENDING_ROWS_IN_RAM):
-            rows[seq] = row
-            if not had:
-                self._pending_copies += 1
-        elif had:  # no longer known as committed: read the table
-            del rows[seq]
-            self._pending_copies -= 1
-
-    def _embedded(self, seq: int) -> None:
-        key = self._unembedded_owner.pop(seq, None)
-        if key is not None:
-            self._unembedded[key].discard(seq)
-            rows = self._pending_rows.get(key)
-            if rows is not None and rows.pop(seq, None) is not None:
-                self._pending_copies -= 1
+        self.unembedded.done(seq)
 
     def add_many(
         self,
@@ -550,10 +498,10 @@ class VectorIndex:
                 a.add_many(picked, vecs[rows], [attrs[i] for i in rows])
             for seq in picked:
                 self._owner[seq] = key
-                self._embedded(seq)
+                self.unembedded.done(seq)
 
     def remove(self, seq: int) -> None:
-        self._embedded(seq)
+        self.unembedded.done(seq)
         key = self._owner.pop(seq, None)
         if key is not None:
             self._agents[key].remove(seq)
@@ -563,14 +511,9 @@ class VectorIndex:
         key = self._owner.get(seq)
         if key is not None:
             self._agents[key].refresh(seq, attrs)
-        key = self._unembedded_owner.get(seq)
-        if key is not None and seq in self._pending_rows.get(key, ()):
-            self._keep_pending(key, seq, attrs.row)
+        self.unembedded.refresh(seq, attrs.row)
 
     def clear(self) -> None:
         self._agents.clear()
         self._owner.clear()
-        self._unembedded.clear()
-        self._unembedded_owner.clear()
-        self._pending_rows.clear()
-        self._pending_copies = 0
+        self.unembedded.clear()

@@ -218,7 +218,7 @@ class MemoryKind:
 
         def indexed(done: list[tuple[Row, tuple[int, tuple[Any, ...]]]]) -> None:
             for row, (seq, inserted) in done:  # under the write lock, in commit order
-                mem.index.note_unembedded(row[1], row[2], seq, pending_row(inserted))
+                mem.index.unembedded.note(row[1], row[2], seq, pending_row(inserted))
 
         done = await mem.stores.run(lambda cur: _apply_tx(cur, rows), indexed)
         mem.queue_embeddings([(row[0], seq, row[1], row[2], row[5]) for row, (seq, _) in done])

@@ -61,7 +61,7 @@ def index_attrs(row: tuple[Any, ...]) -> Attrs:
 
 
 def pending_row(row: tuple[Any, ...]) -> tuple[Any, ...] | None:
-    """What the index keeps of a memory without a vector yet (`note_unembedded`): its
+    """What the index keeps of a memory without a vector yet (`Unembedded.note`): its
     SELECT_COLUMNS row, when the content is short enough to keep."""
     return _compact(row) if len(row[_CONTENT]) <= TEXT_IN_RAM else None
 

@@ -222,12 +222,12 @@ async def search(
     agents = [a for a in (mem.index.agent(who.org_id, x) for x in filters.agents) if a]
     want = max(top_k * 5, 50)
 
-    unembedded = any(mem.index.has_unembedded(who.org_id, a) for a in filters.agents)
+    unembedded = any(mem.index.unembedded.has(who.org_id, a) for a in filters.agents)
     # The memories without a vector (all of them when no agent searched has one), when
     # the index holds every one's row and no metadata filter needs the table.
     pending: list[tuple[Any, ...]] | None = None
     if tokens and (qvec is not None or not n_vectors) and not filters.metadata:
-        held = [mem.index.unembedded_rows(who.org_id, a) for a in filters.agents]
+        held = [mem.index.unembedded.rows(who.org_id, a) for a in filters.agents]
         if all(h is not None for h in held):
             pending = [r for h in held if h is not None for r in h]
     where = RowFilter(

@@ -41,8 +41,9 @@ from proxy.agent.memory import schema as memory_schema
 from proxy.agent.memory.access import AccessTracker
 from proxy.agent.memory.args import parse_weights
 from proxy.agent.memory.embed_pump import RETRY_DELAYS, EmbedJob, EmbedPump
-from proxy.agent.memory.index import PENDING_ROWS_IN_RAM, VectorIndex
+from proxy.agent.memory.index import VectorIndex
 from proxy.agent.memory.journal import MemoryKind
+from proxy.agent.memory.pending import PENDING_ROWS_IN_RAM
 from proxy.agent.memory.rows import index_attrs, pending_row, refresh_index
 from proxy.agent.memory.schema import MEMORY_COLUMNS, RETURNING_ROWS, SELECT_COLUMNS, T_MEM, T_VEC
 from proxy.agent.memory.shared import SharedMemories
@@ -208,7 +209,7 @@ class Memory(EmbedPump):
             }
         for org, agent, seq in pending:
             row = kept.get(seq)
-            self.index.note_unembedded(org, agent, seq, None if row is None else pending_row(row))
+            self.index.unembedded.note(org, agent, seq, None if row is None else pending_row(row))
         rows = cur.execute(
             f"SELECT memory_id::VARCHAR, seq, org_id, agent_id, content FROM {T_MEM}"
             " WHERE embedding_status = 'pending' ORDER BY seq"

@@ -270,7 +270,7 @@ async def store_items(
         for info in infos:
             if not info["deduplicated"]:
                 row = pending_row(info["row"])
-                mem.index.note_unembedded(who.org_id, who.agent_id, info["seq"], row)
+                mem.index.unembedded.note(who.org_id, who.agent_id, info["seq"], row)
 
     # Before the transaction: a store of the same text meanwhile then waits for it.
     for it in items:
