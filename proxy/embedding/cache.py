@@ -172,7 +172,12 @@ class CachedEmbedder:
     def embed(self, text: str, *, mode: Mode = "passage") -> np.ndarray:
         return self.embed_batch([text], mode=mode)[0]
 
-    def embed_batch(self, texts: Sequence[str], *, mode: Mode = "passage") -> np.ndarray:
+    def embed_batch(
+        self, texts: Sequence[str], *, mode: Mode = "passage", persist: bool = True
+    ) -> np.ndarray:
+        """persist=False: for vectors the caller stores durably itself (a memory's are in
+        its vectors table, reloaded from there at start): new ones go to the LRU only,
+        not to the table (whose row bound they would fill with texts searched seldom)."""
         check_mode(mode)
         out = np.empty((len(texts), self.dimensions), dtype=np.float32)
         model_id = self.model_id
@@ -199,7 +204,9 @@ class CachedEmbedder:
             # A text another thread is embedding costs this call no model work: a hit.
             self.observer.observe_cache(lru_hits + len(waiting), 0)
         if owned:
-            self._compute(model_id, mode, prefix, owned, {k: texts[todo[k][0]] for k in owned})
+            self._compute(
+                model_id, mode, prefix, owned, {k: texts[todo[k][0]] for k in owned}, persist
+            )
         for k, fut in owned.items():
             out[todo[k]] = fut.result()  # re-raises the model's error
         for k, fut in waiting.items():
@@ -217,8 +224,10 @@ class CachedEmbedder:
         prefix: str,
         owned: dict[str, Future[np.ndarray]],
         texts: dict[str, str],
+        persist: bool = True,
     ) -> None:
-        """Fill `owned` futures from the table or the model, then publish to the LRU."""
+        """Fill `owned` futures from the table or the model, then publish to the LRU (and,
+        if `persist`, the table)."""
         try:
             found = self._take_pending(prefix, list(owned))
             rest = [k for k in owned if k not in found and self._maybe_stored(f"{prefix}|{k}")]
@@ -236,7 +245,7 @@ class CachedEmbedder:
                 if observer is not None:
                     observer.observe_model_call(len(missing), time.perf_counter() - started)
                 fresh = dict(zip(missing, vecs, strict=True))
-                if self._con is not None:
+                if self._con is not None and persist:
                     self._write_behind(model_id, mode, prefix, fresh)
                 found.update(fresh)
         except BaseException as e:

@@ -7,7 +7,8 @@ of many connections queued one model pass each behind each other: at 50 connecti
 of what a pass of a dozen does (the model's fixed cost per call dominates short texts).
 Here the first request starts at once, with no wait for company; the requests that
 arrive while a pass runs are taken together by the next one (oldest first, one mode per
-pass, up to MAX_TEXTS texts). An idle server embeds exactly as before.
+pass, up to MAX_TEXTS texts; a pass's texts also agree on `persist`, whether the
+embedding cache writes them to its table). An idle server embeds exactly as before.
 
 Thread-safe: requests come from the main loop and from client connections' own threads
 and loops (proxy/db/connection_threads.py); results go back through concurrent futures.
@@ -30,13 +31,14 @@ log = logging.getLogger("hatiproxy.embedding")
 
 MAX_TEXTS = 64  # texts in one coalesced pass (a long pass would hold up the next ones)
 
-Embed = Callable[[list[str], Mode], np.ndarray]
+Embed = Callable[[list[str], Mode, bool], np.ndarray]  # (texts, mode, persist)
 
 
 @dataclass
 class _Ask:
     texts: list[str]
     mode: Mode
+    persist: bool
     future: Future[np.ndarray]
 
 
@@ -53,9 +55,11 @@ class NowBatches:
         self._active = 0  # threads draining the queue now
         self.passes = 0  # model calls made (for tests and benchmarks)
 
-    def submit(self, executor: Executor, texts: list[str], mode: Mode) -> Future[np.ndarray]:
+    def submit(
+        self, executor: Executor, texts: list[str], mode: Mode, persist: bool = True
+    ) -> Future[np.ndarray]:
         """Queue `texts`; their vectors come in the returned future."""
-        ask = _Ask(texts, mode, Future())
+        ask = _Ask(texts, mode, persist, Future())
         with self._lock:
             self._waiting.append(ask)
             start = self._active < self._slots
@@ -69,21 +73,24 @@ class NowBatches:
         return ask.future
 
     def _take(self) -> list[_Ask]:
-        """Under the lock: the oldest request and the later ones of its mode that fit."""
+        """Under the lock: the oldest request and the later ones of its kind (mode and
+        persist) that fit."""
         taken: list[_Ask] = []
         kept: deque[_Ask] = deque()
         count = 0
-        mode: Mode | None = None
+        kind: tuple[Mode, bool] | None = None
         while self._waiting:
             ask = self._waiting.popleft()
             if ask.future.cancelled():
                 continue  # its caller gave up
-            if mode is not None and (ask.mode != mode or count + len(ask.texts) > self._max_texts):
+            if kind is not None and (
+                (ask.mode, ask.persist) != kind or count + len(ask.texts) > self._max_texts
+            ):
                 kept.append(ask)  # a later pass
                 continue
             if not ask.future.set_running_or_notify_cancel():
                 continue  # cancelled just now
-            mode = ask.mode
+            kind = (ask.mode, ask.persist)
             taken.append(ask)
             count += len(ask.texts)
         self._waiting = kept
@@ -103,7 +110,7 @@ class NowBatches:
         texts = [t for ask in taken for t in ask.texts]
         try:
             self.passes += 1
-            vecs = self._embed(texts, taken[0].mode)
+            vecs = self._embed(texts, taken[0].mode, taken[0].persist)
         except Exception as exc:
             if len(taken) == 1:
                 taken[0].future.set_exception(exc)
@@ -112,7 +119,7 @@ class NowBatches:
             log.warning("a coalesced embedding pass failed (%s); embedding one by one", exc)
             for ask in taken:
                 try:
-                    ask.future.set_result(self._embed(ask.texts, ask.mode))
+                    ask.future.set_result(self._embed(ask.texts, ask.mode, ask.persist))
                 except Exception as one:
                     ask.future.set_exception(one)
             return

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from .cache import CachedEmbedder
 from .now_batches import NowBatches
 from .onnx_embedder import run_options
 from .provider import EmbeddingProvider, Mode, check_mode
@@ -54,7 +55,18 @@ def _env_int(name: str, default: int) -> int:
 class _Request:
     texts: list[str]
     mode: Mode
+    persist: bool
     future: asyncio.Future[np.ndarray]
+
+
+def embed_with(
+    provider: EmbeddingProvider, texts: Sequence[str], mode: Mode, persist: bool
+) -> np.ndarray:
+    """`provider.embed_batch`; persist=False: vectors the caller keeps durably itself (a
+    memory's, in its vectors table) are not written to the embedding cache's table too."""
+    if not persist and isinstance(provider, CachedEmbedder):
+        return provider.embed_batch(texts, mode=mode, persist=False)
+    return provider.embed_batch(texts, mode=mode)
 
 
 _BULK_THREAD = "hati-embed-bulk"
@@ -159,17 +171,19 @@ class BulkEmbedder:
     def dimensions(self) -> int:
         return self.provider.dimensions
 
-    def embed_batch(self, texts: Sequence[str], *, mode: Mode = "passage") -> np.ndarray:
+    def embed_batch(
+        self, texts: Sequence[str], *, mode: Mode = "passage", persist: bool = True
+    ) -> np.ndarray:
         executor = self.executor
         if executor is None or threading.current_thread().name.startswith(_BULK_THREAD):
-            return self._pass(texts, mode)
+            return self._pass(texts, mode, persist)
         try:
-            job = executor.submit(self._pass, texts, mode)
+            job = executor.submit(self._pass, texts, mode, persist)
         except RuntimeError:  # the worker is shutting down: finish on this thread
-            return self._pass(texts, mode)
+            return self._pass(texts, mode, persist)
         return job.result()
 
-    def _pass(self, texts: Sequence[str], mode: Mode) -> np.ndarray:
+    def _pass(self, texts: Sequence[str], mode: Mode, persist: bool = True) -> np.ndarray:
         for attempt in range(BULK_RETRIES + 1):
             self._gate.wait_turn()
             # Interruptible only while the work thrown away stays under BULK_WASTE of the
@@ -181,7 +195,7 @@ class BulkEmbedder:
                 with self._gate.bulk_run(attempt < BULK_RETRIES and budget) as options:
                     try:
                         with run_options(options):
-                            return self.provider.embed_batch(texts, mode=mode)
+                            return embed_with(self.provider, texts, mode, persist)
                     except Exception:
                         if options is None or not options.terminate:
                             raise  # the model failed, not ended by a query
@@ -208,7 +222,8 @@ class EmbeddingWorker:
         self._executor: ThreadPoolExecutor | None = None  # query embeddings
         # Immediate requests arriving together share a model pass (now_batches.py).
         self.now = NowBatches(
-            lambda texts, mode: self.provider.embed_batch(texts, mode=mode), self._threads
+            lambda texts, mode, persist: embed_with(self.provider, texts, mode, persist),
+            self._threads,
         )
         self._bulk_executor: ThreadPoolExecutor | None = None  # background batches
         self.gate = QueryFirst()
@@ -255,8 +270,11 @@ class EmbeddingWorker:
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
 
-    async def submit(self, texts: Sequence[str], mode: Mode = "passage") -> np.ndarray:
-        """Background embedding: batched with other requests, flushed by size or interval."""
+    async def submit(
+        self, texts: Sequence[str], mode: Mode = "passage", *, persist: bool = True
+    ) -> np.ndarray:
+        """Background embedding: batched with other requests, flushed by size or interval.
+        persist=False: not written to the embedding cache's table (`embed_with`)."""
         check_mode(mode)
         if self._task is None:
             raise RuntimeError("EmbeddingWorker is not running; call start() first")
@@ -264,17 +282,21 @@ class EmbeddingWorker:
             return np.zeros((0, self.provider.dimensions), dtype=np.float32)
         future: asyncio.Future[np.ndarray] = asyncio.get_running_loop().create_future()
         assert self._queue is not None
-        await self._queue.put(_Request(list(texts), mode, future))
+        await self._queue.put(_Request(list(texts), mode, persist, future))
         return await future
 
-    async def embed_now(self, texts: Sequence[str], mode: Mode = "query") -> np.ndarray:
+    async def embed_now(
+        self, texts: Sequence[str], mode: Mode = "query", *, persist: bool = True
+    ) -> np.ndarray:
         """A statement's own markers: one batch, right away, on the worker's threads
         (with the other immediate requests waiting then, if a pass is running)."""
         check_mode(mode)
         if self._executor is None:
             raise RuntimeError("EmbeddingWorker is not running; call start() first")
         with self.gate.query():  # until the vectors are back, bulk passes hold off
-            return await asyncio.wrap_future(self.now.submit(self._executor, list(texts), mode))
+            return await asyncio.wrap_future(
+                self.now.submit(self._executor, list(texts), mode, persist)
+            )
 
     async def _loop(self) -> None:
         assert self._queue is not None
@@ -303,18 +325,27 @@ class EmbeddingWorker:
             await self._run_batch(batch)
 
     async def _run_batch(self, batch: list[_Request]) -> None:
-        """Embed all requests of one flush: one model call per mode present."""
+        """Embed all requests of one flush: one model call per (mode, persist) present."""
         assert self._bulk_executor is not None
         loop = asyncio.get_running_loop()
-        for mode in ("query", "passage"):
-            reqs = [r for r in batch if r.mode == mode and not r.future.done()]
+        for mode, persist in (
+            ("query", True),
+            ("passage", True),
+            ("query", False),
+            ("passage", False),
+        ):
+            reqs = [
+                r for r in batch if r.mode == mode and r.persist == persist and not r.future.done()
+            ]
             if not reqs:
                 continue
             texts = [t for r in reqs for t in r.texts]
             try:
                 vecs = await loop.run_in_executor(
                     self._bulk_executor,
-                    lambda texts=texts, mode=mode: self.bulk.embed_batch(texts, mode=mode),
+                    lambda texts=texts, mode=mode, persist=persist: self.bulk.embed_batch(
+                        texts, mode=mode, persist=persist
+                    ),
                 )
             except Exception as e:  # the model failed: every waiting caller gets the error
                 for r in reqs:

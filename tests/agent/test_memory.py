@@ -179,14 +179,14 @@ def test_failed_embedding_is_retried_then_marked_failed_and_found_by_keyword(
             real_submit = worker.submit
             calls: dict[str, int] = {}
 
-            async def flaky(texts: list[str], mode: str = "passage") -> Any:
+            async def flaky(texts: list[str], mode: str = "passage", **kw: Any) -> Any:
                 for t in texts:
                     calls[t] = calls.get(t, 0) + 1
                 if any("POISON" in t for t in texts):
                     raise RuntimeError("model exploded")
                 if any("flaky" in t for t in texts) and calls["a flaky text"] == 1:
                     raise RuntimeError("transient")
-                return await real_submit(texts, mode)
+                return await real_submit(texts, mode, **kw)
 
             worker.submit = flaky
             bad = await store(layer, A, "POISON pill about invoices")
@@ -222,7 +222,7 @@ def test_pending_embeddings_complete_after_restart(tmp_path: Path) -> None:
         async with open_layer(tmp_path, database=db) as layer:
             layer.memory.stop_timeout = 0.2
 
-            async def never(texts: list[str], mode: str = "passage") -> Any:
+            async def never(texts: list[str], mode: str = "passage", **kw: Any) -> Any:
                 await asyncio.Event().wait()
 
             layer.semantic.worker.submit = never
@@ -242,6 +242,39 @@ def test_pending_embeddings_complete_after_restart(tmp_path: Path) -> None:
 
     ids = run(first())
     run(second(ids))
+
+
+def test_memory_vectors_skip_the_cache_table_and_are_found_after_restart(tmp_path: Path) -> None:
+    """A memory's vector is durable in agent_memory_vectors: the embedding cache's table
+    gets no second copy (that write cost 3-7 % of the server's CPU under bench/load.py),
+    and a restarted server still finds the memory by its vector."""
+    db = str(tmp_path / "mem.duckdb")
+    cached = "SELECT count(*) FROM _hatidata_embedding_cache"
+    texts = ["The warehouse in Lyon ships on Tuesdays", "Invoices are approved by the finance lead"]
+
+    async def first() -> list[str]:
+        async with open_layer(tmp_path, database=db) as layer:
+            bg = await store(layer, A, texts[0])
+            now = await store(layer, A, texts[1], wait=True)
+            await until(lambda: _embedded(layer, bg["memory_id"]))
+            cache = layer.semantic.embedder
+            await asyncio.to_thread(cache.flush)
+            assert cache.misses == 2 and cache.committed == 0 and cache.pending == 0
+            assert (await sql(layer, cached))[0][0] == 0
+            # A search's query text still goes to the table: what the table is for.
+            await layer.call("search_memory", A, ["who approves invoices"], top_k=1)
+            await asyncio.to_thread(cache.flush)
+            assert (await sql(layer, cached))[0][0] == 1
+            return [bg["memory_id"], now["memory_id"]]
+
+    async def second(ids: list[str]) -> None:
+        async with open_layer(tmp_path, database=db) as layer:
+            assert layer.memory.index.count("local", "agent-a") == 2
+            for mid, text in zip(ids, texts, strict=True):
+                hits = await layer.call("search_memory", A, [text], top_k=1)
+                assert hits[0]["memory_id"] == mid and hits[0]["score_kind"] == "hybrid"
+
+    run(second(run(first())))
 
 
 async def _all_embedded(layer: AgentLayer, ids: list[str]) -> bool:

@@ -352,3 +352,55 @@ def test_segments_rotate_and_a_crash_copy_replays_every_acknowledged_entry_once(
     for w in range(3):
         mine = [r for r in got if r[0] == w]
         assert mine == sorted(mine)
+
+
+def test_applied_rows_are_the_same_by_lists_and_by_arrow(tmp_path: Path) -> None:
+    """An apply round inserts its rows as one list parameter per column (up to LIST_ROWS)
+    or as an Arrow table (more): both give the table, and the rows handed back to the
+    index, exactly what was stored (NULLs, JSON, time zones, order)."""
+    import datetime as dt
+    import uuid
+
+    from proxy.agent.memory.journal import LIST_ROWS, insert_rows
+    from proxy.agent.memory.schema import SELECT_COLUMNS, T_MEM
+
+    at = dt.datetime(2026, 11, 27, 18, 30, 15, 123456, tzinfo=dt.UTC)
+
+    def rows(n: int, tag: str) -> list[tuple]:
+        return [
+            (str(uuid.uuid4()), "local", f"agent-{i % 2}", None if i % 3 else f"s{i}",
+             "fact", f"{tag} memory {i} ünïcode", json.dumps({"i": i, "tag": tag}), i / n,
+             at + dt.timedelta(seconds=i), at, f"{tag}{i:060d}",
+             None if i % 2 else at + dt.timedelta(days=1))
+            for i in range(n)
+        ]  # fmt: skip
+
+    async def go() -> None:
+        async with open_layer(tmp_path) as layer:
+            for n, tag in ((3, "lists"), (LIST_ROWS, "lists"), (LIST_ROWS + 1, "arrow")):
+                new = rows(n, tag)
+                got = await layer.db.run(lambda cur, new=new: insert_rows(cur, new))
+                assert [g[1][0] for g in got] == [r[0] for r in new]  # in the rows' order
+                table = {
+                    r[1]: (r[0], r[1:])
+                    for r in await sql(
+                        layer,
+                        f"SELECT seq, {SELECT_COLUMNS} FROM {T_MEM} WHERE memory_id IN"
+                        " (SELECT unnest(?::UUID[]))",
+                        [[r[0] for r in new]],
+                    )
+                }
+                assert got == [table[r[0]] for r in new]
+                stored = await sql(
+                    layer,
+                    f"SELECT memory_id::VARCHAR, org_id, agent_id, session_id, memory_type,"
+                    f" content, metadata, importance, created_at, updated_at, content_hash,"
+                    f" expires_at FROM {T_MEM} WHERE content LIKE ? ORDER BY seq",
+                    [f"{tag} %"],
+                )
+                stored = [s for s in stored if s[0] in {r[0] for r in new}]
+                assert [(*s[:6], json.loads(s[6]), *s[7:]) for s in stored] == [
+                    (*r[:6], json.loads(r[6]), *r[7:]) for r in new
+                ]
+
+    run(go())

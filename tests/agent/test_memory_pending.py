@@ -57,7 +57,7 @@ def block_background_embedding(layer: AgentLayer) -> None:
     """Memories stored from now on (without wait) stay pending."""
     layer.memory.stop_timeout = 0.2
 
-    async def never(texts: list[str], mode: str = "passage") -> Any:
+    async def never(texts: list[str], mode: str = "passage", **kw: Any) -> Any:
         await asyncio.Event().wait()
 
     layer.semantic.worker.submit = never

@@ -64,10 +64,10 @@ def test_index_row_copies_follow_every_write(tmp_path: Path) -> None:
             worker = layer.semantic.worker
             real = worker.embed_now
 
-            async def broken(texts: list[str], mode: str = "query") -> Any:
+            async def broken(texts: list[str], mode: str = "query", **kw: Any) -> Any:
                 if mode == "passage":
                     raise RuntimeError("model down")
-                return await real(texts, mode)
+                return await real(texts, mode, **kw)
 
             worker.embed_now = broken
             layer.memory.retry_delays = ()  # no retries: 'failed' at once

@@ -114,10 +114,12 @@ class EmbedPump:
         try:
             if worker is None:
                 raise RuntimeError("no embedding model is loaded")
+            # persist=False: the vectors table below is where they last; a copy in the
+            # embedding cache's table cost 3-7 % of the server's CPU under bench/load.py.
             if urgent:
-                vecs = await worker.embed_now(texts, "passage")
+                vecs = await worker.embed_now(texts, "passage", persist=False)
             else:
-                vecs = await worker.submit(texts, "passage")
+                vecs = await worker.submit(texts, "passage", persist=False)
             vecs = np.asarray(vecs, dtype=np.float32)
             if vecs.shape != (len(jobs), self.index.dims) or not np.isfinite(vecs).all():
                 raise ValueError(f"the model returned vectors of shape {vecs.shape}")

@@ -35,10 +35,14 @@ def keywords(text: str) -> list[str]:
 def keyword_score(tokens: list[str], content: str) -> float:
     if not tokens:
         return 0.0
-    words = set(_WORD.findall(content.lower()))
+    found = _WORD.findall(content.lower())
+    words = set(found)
+    # " t" in " w1 w2 ...": some word starts with t (words hold no spaces), in one C-level
+    # scan instead of a generator over the words per token (per candidate row of a search).
+    spaced = " " + " ".join(found)
     hits = 0
     for t in tokens:
-        if t in words or (len(t) >= 3 and any(w.startswith(t) for w in words)):
+        if t in words or (len(t) >= 3 and " " + t in spaced):
             hits += 1
     return hits / len(tokens)
 
