@@ -124,6 +124,10 @@ class _Pieces:
     def close(self) -> None:
         if not self.fields:
             return
+        if self.padded and len(self.fields) == 1:  # PADDED cells alone: no row to copy
+            self.pieces.append(trimmed(self.fields[0][1]))  # type: ignore[arg-type]
+            self.fields, self.padded = [], False
+            return
         row = np.empty(self.n, dtype=[(f"f{i}", d) for i, (d, _) in enumerate(self.fields)])
         for i, (_, value) in enumerate(self.fields):
             row[f"f{i}"] = value
