@@ -129,6 +129,12 @@ _TOP = np.concatenate([_PLAIN, _pair_table(lambda i: b"%2d" % i if i else b"  ")
 _UNITS = np.concatenate([_PLAIN, _pair_table(lambda i: b"%2d" % i)])
 
 
+def _lookup(table: np.ndarray, index: np.ndarray, out: np.ndarray) -> None:
+    """out[i] = table[index[i]], written in place (indexes are in range: "clip" skips the
+    bounds check and the buffer; a third of a fancy-indexed assignment's cost, measured)."""
+    np.take(table, index, out=out, mode="clip")
+
+
 def _words(rows: np.ndarray, start: int, count: int) -> np.ndarray:
     """An (n, count) view of 16-bit words over each row's bytes from `start` (unaligned)."""
     return np.ndarray((rows.shape[0], count), "<u2", rows, start, (rows.shape[1], 2))
@@ -165,9 +171,9 @@ def digit_rows(
         words = _words(rows, width - 2 * frac_pairs, frac_pairs)
         for j in range(frac_pairs - 1, 0, -1):
             hi = frac // 100
-            words[:, j] = _PLAIN[frac - hi * 100]
+            _lookup(_PLAIN, frac - hi * 100, words[:, j])
             frac = hi
-        words[:, 0] = _PLAIN[frac]
+        _lookup(_PLAIN, frac, words[:, 0])
         rows[:, width - scale - 1] = _DOT
     words = _words(rows, 1, whole_pairs)
     rest = whole
@@ -175,7 +181,7 @@ def digit_rows(
         hi = rest // 100
         pair = rest - hi * 100
         pair += (hi == 0) * pair.dtype.type(100)
-        words[:, j] = (_UNITS if j == whole_pairs - 1 else _TOP)[pair]
+        _lookup(_UNITS if j == whole_pairs - 1 else _TOP, pair, words[:, j])
         rest = hi
     shown = np.full(n, scale + 1, dtype=np.int32)  # digits shown
     for k in range(scale + 1, scale + whole_digits):

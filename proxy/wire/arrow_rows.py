@@ -124,6 +124,10 @@ class _Pieces:
     def close(self) -> None:
         if not self.fields:
             return
+        if self.padded and len(self.fields) == 1:  # PADDED cells alone: no row to copy
+            self.pieces.append(trimmed(self.fields[0][1]))  # type: ignore[arg-type]
+            self.fields, self.padded = [], False
+            return
         row = np.empty(self.n, dtype=[(f"f{i}", d) for i, (d, _) in enumerate(self.fields)])
         for i, (_, value) in enumerate(self.fields):
             row[f"f{i}"] = value
@@ -248,15 +252,20 @@ def _csv_quote(c: pa.Array, sep: str, null: str, quote: str, escape: str | None)
 
 
 def _holds_any(c: pa.Array, chars: str) -> bool:
-    """Whether any byte of `chars` occurs in the column's data (NULL slots included: a
-    false yes only costs the exact pass). One memchr-speed search per byte."""
+    """Whether any byte of `chars` occurs in the column's data (NULL slots included, and
+    any control character when `chars` holds one: a false yes only costs the exact pass).
+    Control characters by one minimum over the bytes, the others by one comparison each
+    (a search per character over a copy of the data cost 2.5x, measured)."""
     c = _binary(c)
     offsets = np.frombuffer(c.buffers()[1], dtype=np.int32)[c.offset : c.offset + len(c) + 1]
     data = c.buffers()[2]
     if data is None or offsets[0] == offsets[-1]:
         return False
-    raw = data.slice(int(offsets[0]), int(offsets[-1] - offsets[0])).to_pybytes()
-    return any(bytes([b]) in raw for b in set(chars.encode()))
+    raw = np.frombuffer(data, dtype=np.uint8)[offsets[0] : offsets[-1]]
+    wanted = set(chars.encode())
+    if any(b < 0x20 for b in wanted) and raw.min() < 0x20:
+        return True
+    return any(bool((raw == b).any()) for b in wanted if b >= 0x20)
 
 
 def _holds_null_string(c: pa.Array, null: str) -> bool:

@@ -151,3 +151,33 @@ def test_numeric_text_of_18_digits_two_at_a_time(scale: int) -> None:
     small = [(v, e) for v, e, x in zip(values, expected, unscaled, strict=True) if abs(x) < 2**31]
     small_col = pa.array([v for v, _ in small], pa.decimal128(18, scale))
     assert cells(small_col, plan).to_pylist() == [e for _, e in small]
+
+
+@pytest.mark.parametrize(
+    ("value", "text", "csv"),
+    [
+        ("back\\slash", b"back\\\\slash", b"back\\slash"),  # the only byte to escape
+        ("bell\x01", b"bell\x01", b"bell\x01"),  # a control byte that needs nothing
+        ("tab\tx", b"tab\\tx", b"tab\tx"),
+        ("a,b", b"a,b", b'"a,b"'),
+        ('say "hi"', b'say "hi"', b'"say ""hi"""'),
+    ],
+)
+def test_copy_lines_escape_or_quote_a_column_holding_one_special_byte(
+    value: str, text: bytes, csv: bytes
+) -> None:
+    """A string column whose only special byte is this one (the vectorised check looks
+    for control bytes and the others separately) is escaped (text) or quoted (CSV)."""
+    from proxy.wire.arrow_rows import copy_rows
+
+    batch = pa.record_batch([pa.array(["plain", value])], names=["s"])
+    plan = [plan_for("VARCHAR", 0, "UTC")]
+    for fmt, sep, null, want in (("text", "\t", "\\N", text), ("csv", ",", "", csv)):
+        out = bytes(copy_rows(batch, plan, fmt, sep, null, '"', None, True)) + b"\n"
+        lines = []
+        while out:  # CopyData messages: 'd', int32 size, one line
+            assert out[:1] == b"d"
+            size = int.from_bytes(out[1:5], "big")
+            lines.append(out[5 : 1 + size])
+            out = out[1 + size :]
+        assert lines == [b"plain\n", want + b"\n"], fmt
