@@ -14,7 +14,11 @@ N asyncpg connections (each of `--conns`) each loop over a mix of statement kind
 for `--seconds`. Per kind: statements, p50 / p99 / max latency, errors (by SQLSTATE), and
 the p99/p50 ratio (target <= 10). Per connection: the longest gap between two completed
 statements (from the start of the run); a connection whose longest gap is over 1 s is
-counted as starved (target: none). Per run, the CPU the server (all its threads, or
+counted as starved (target: none); every gap's distribution against the mean (a FIFO
+turn queue makes a connection's gap about N / statements/s, so worst/mean near 1 means
+fair service and the rest is throughput), statements/s by 0.5 s window (dips are what
+lengthen gaps), and the server's runnable threads (sampled from /proc) and context
+switches a statement (thread hand-offs: GIL and wake-ups). Per run, the CPU the server (all its threads, or
 PostgreSQL's backends) and this client spent a statement: statements/s at saturation is
 about the cores over their sum (bench/load_cost.py: the server's CPU by kind). Each connection runs every kind once before the clock
 starts (a pool's connections are warm: a fresh connection's first statement reads the
@@ -97,6 +101,7 @@ WORDS = [
 ]
 SEED_MEMORIES = 300
 STARVED_S = 1.0
+SHOW_SERIES = False  # --series: print statements/s of every 0.5 s window
 
 
 @dataclass
@@ -104,6 +109,11 @@ class Stats:
     lat: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     errors: Counter[str] = field(default_factory=Counter)
     gaps: list[float] = field(default_factory=list)  # per connection: longest gap (s)
+    all_gaps: list[float] = field(default_factory=list)  # every gap, every connection (s)
+    done_at: list[float] = field(default_factory=list)  # each completion, s from the start
+    seconds: float = 0.0  # the measured time (statements completing after it are the tail)
+    runnable: list[int] = field(default_factory=list)  # server threads runnable, sampled
+    switches: tuple[int, int] = (0, 0)  # server's voluntary, involuntary context switches
     first: list[float] = field(default_factory=list)  # warm-up statements (fresh connections)
 
 
@@ -181,12 +191,19 @@ async def call(
 
 
 async def run_load(
-    port: int, user: str, db: str, conns: int, seconds: float, kinds: tuple[str, ...], pid: int
+    port: int,
+    user: str,
+    db: str,
+    conns: int,
+    seconds: float,
+    kinds: tuple[str, ...],
+    pid: int,
+    threads: bool = True,
 ) -> tuple[Stats, float, tuple[float, float]]:
     """Returns the stats, the measured seconds and the CPU seconds the server (`pid`) and
     this client spent meanwhile: statements/s at saturation is about the machine's cores
-    over the two per statement."""
-    stats = Stats()
+    over the two per statement. `threads`: sample `pid`'s threads (one process)."""
+    stats = Stats(seconds=seconds)
     gate = asyncio.Semaphore(20)  # connect a few at a time, as a pool warming up would
 
     async def connect() -> asyncpg.Connection:
@@ -226,6 +243,8 @@ async def run_load(
                 break
             t1 = time.perf_counter()
             stats.lat[kind].append(t1 - t0)
+            stats.all_gaps.append(t1 - last)
+            stats.done_at.append(t1 - start)
             longest = max(longest, t1 - last)
             last = t1
             if t1 >= end:
@@ -235,12 +254,18 @@ async def run_load(
     tasks = [asyncio.create_task(worker(i, c)) for i, c in enumerate(connections)]
     await all_warm.wait()
     cpu0 = proc_cpu(pid), own_cpu()
+    switches0 = ctxt_switches(pid) if threads else (0, 0)
     start = time.perf_counter()
     end = start + seconds
     go.set()
+    sampler = asyncio.create_task(sample_runnable(pid, stats.runnable)) if threads else None
     await asyncio.gather(*tasks)
+    if sampler is not None:
+        sampler.cancel()
     elapsed = time.perf_counter() - start
     cpu = proc_cpu(pid) - cpu0[0], own_cpu() - cpu0[1]
+    switches1 = ctxt_switches(pid) if threads else (0, 0)
+    stats.switches = (switches1[0] - switches0[0], switches1[1] - switches0[1])
     await asyncio.gather(*(c.close() for c in connections), return_exceptions=True)
     return stats, elapsed, cpu
 
@@ -257,6 +282,35 @@ def proc_cpu(pid: int) -> float:
         if stat.parent.name == str(pid) or fields[1] == str(pid):
             total += int(fields[11]) + int(fields[12])
     return total / os.sysconf("SC_CLK_TCK")
+
+
+def ctxt_switches(pid: int) -> tuple[int, int]:
+    """Voluntary and involuntary context switches of all of `pid`'s threads (Linux)."""
+    vol = invol = 0
+    for status in Path(f"/proc/{pid}/task").glob("*/status"):
+        try:
+            text = status.read_text()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            if line.startswith("voluntary_ctxt_switches:"):
+                vol += int(line.split()[1])
+            elif line.startswith("nonvoluntary_ctxt_switches:"):
+                invol += int(line.split()[1])
+    return vol, invol
+
+
+async def sample_runnable(pid: int, out: list[int]) -> None:
+    """Every 0.25 s: how many of `pid`'s threads are runnable (state R)."""
+    while True:
+        n = 0
+        for stat in Path(f"/proc/{pid}/task").glob("*/stat"):
+            try:
+                n += stat.read_text().rsplit(")", 1)[1].split()[0] == "R"
+            except (OSError, IndexError):
+                continue
+        out.append(n)
+        await asyncio.sleep(0.25)
 
 
 def pg_pid(cluster: PgCluster) -> int:
@@ -301,6 +355,37 @@ def report(
         f"worst {gaps[-1] * 1e3 if gaps else 0:.0f} ms; starved (> {STARVED_S:.0f} s): "
         f"{starved} of {len(gaps)}"
     )
+    every = stats.all_gaps
+    if every:
+        mean = sum(every) / len(every)
+        print(
+            f"  gaps between a connection's statements: mean {mean * 1e3:.0f} ms, p50 "
+            f"{pct(every, 0.5) * 1e3:.0f}, p99 {pct(every, 0.99) * 1e3:.0f}, p99.9 "
+            f"{pct(every, 0.999) * 1e3:.0f} ms; worst/mean {max(every) / mean:.2f}, "
+            f"p99/mean {pct(every, 0.99) / mean:.2f}"
+        )
+    if stats.done_at:
+        # Statements completed per 0.5 s window: a FIFO queue turns a dip in throughput
+        # into a longer gap for every connection waiting through it.
+        windows = Counter(int(t / 0.5) for t in stats.done_at if t < stats.seconds)
+        per = [windows.get(w, 0) * 2 for w in range(int(stats.seconds / 0.5))]
+        at = sorted(t for t in stats.done_at if t < stats.seconds)
+        pause = max((b - a for a, b in zip(at, at[1:], strict=False)), default=0.0)
+        print(
+            f"  statements/s by 0.5 s window: min {min(per)}, p10 {pct(per, 0.1)}, "
+            f"median {pct(per, 0.5)}, max {max(per)}; longest pause with none done "
+            f"{pause * 1e3:.0f} ms"
+        )
+        if SHOW_SERIES:
+            print("  statements/s, each 0.5 s window in turn:", " ".join(map(str, per)))
+    if stats.runnable:
+        run = stats.runnable
+        print(
+            f"  server threads runnable (sampled): mean {sum(run) / len(run):.1f}, "
+            f"max {max(run)}; context switches/statement: voluntary "
+            f"{stats.switches[0] / max(total, 1):.1f}, involuntary "
+            f"{stats.switches[1] / max(total, 1):.1f}"
+        )
     first = stats.first
     print(
         f"  warm-up (each kind once per fresh connection, before the clock): "
@@ -342,9 +427,12 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=30.0, help="measured time per run")
     ap.add_argument("--single", type=int, default=300, help="single-connection store calls")
     ap.add_argument("--no-pg", action="store_true", help="skip the PostgreSQL reference")
+    ap.add_argument("--series", action="store_true", help="statements/s of each 0.5 s window")
     ap.add_argument("--server-arg", action="append", default=[], help="extra `serve` argument")
     args = ap.parse_args()
     counts = [int(c) for c in args.conns.split(",")]
+    global SHOW_SERIES
+    SHOW_SERIES = args.series
     try:
         import uvloop
 
@@ -385,7 +473,9 @@ def main() -> int:
             setup(pg.dsn, agent=False)
             for n in counts:
                 stats, elapsed, cpu = asyncio.run(
-                    run_load(pg.port, "postgres", "postgres", n, args.seconds, PLAIN, pg_pid(pg))
+                    run_load(
+                        pg.port, "postgres", "postgres", n, args.seconds, PLAIN, pg_pid(pg), False
+                    )
                 )
                 results[f"pg/{n}"] = report(
                     f"PostgreSQL 15, {n} connections (plain SQL kinds)", stats, elapsed, PLAIN, cpu
