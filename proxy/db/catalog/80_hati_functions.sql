@@ -101,3 +101,21 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_to_regclass(n) AS
     __hati_catalog.pg.to_regclass(n);
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_to_regtype(n) AS
     __hati_catalog.pg.to_regtype(n);
+
+-- PostgreSQL's `/` and `%` (transpiler/division.py): `//` truncates two integers and is
+-- float division otherwise; a zero divisor raises 22012 (duckdb_errors.py reads the
+-- message) unless the dividend is NULL. The *_once forms bind a divisor with side
+-- effects (nextval, random) once, through a one-element list lambda.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_div(a, b) AS
+    CASE WHEN b = 0 THEN CASE WHEN a IS NOT NULL THEN error('division by zero') END
+         ELSE a // b END,
+    (a INTERVAL, b DOUBLE) AS
+    CASE WHEN b = 0 THEN CASE WHEN a IS NOT NULL THEN error('division by zero') END
+         ELSE a / b END;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_mod(a, b) AS
+    CASE WHEN b = 0 THEN CASE WHEN a IS NOT NULL THEN error('division by zero') END
+         ELSE a % b END;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_div_once(a, b) AS
+    list_transform([b], __h_b -> __hati_catalog.pg.__hati_div(a, __h_b))[1];
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_mod_once(a, b) AS
+    list_transform([b], __h_b -> __hati_catalog.pg.__hati_mod(a, __h_b))[1];

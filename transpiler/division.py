@@ -1,0 +1,70 @@
+"""PostgreSQL's `/` and `%`: integer division truncates, a zero divisor is an error.
+
+DuckDB's `/` is float division (7 / 2 = 3.5, 1 / 0 = inf) and its `%` and `//` give
+NULL for a zero divisor; PostgreSQL truncates `int / int` toward zero (7 / 2 = 3,
+-7 / 2 = -3) and raises 22012 "division by zero" for every type (int, numeric, float8).
+So `a / b` -> `__hati_div(a, b)` and `a % b` (and `mod(a, b)`) -> `__hati_mod(a, b)`,
+macros of the catalog layer (proxy/db/catalog/80_hati_functions.sql):
+
+    CASE WHEN b = 0 THEN <error unless a IS NULL> ELSE a // b END
+
+DuckDB's `//` is integer division for two integers (of any widths, truncating) and float
+division otherwise (7.5 // 2 = 3.75, an int over a numeric or float8 too), which is
+PostgreSQL's `/` apart from result types (numeric / numeric is DOUBLE here). The macro
+has an INTERVAL overload (`interval '1 hour' / 2`; DuckDB has no `//` for it). A NULL
+dividend over a zero divisor is NULL, not an error, as PostgreSQL's strict operators.
+
+Why the transpiler and not DuckDB's `integer_division` setting: that setting changes the
+parser, so it would have to hold on every connection that parses user SQL, it keeps
+NULL for a zero divisor, and it makes `interval / int` a binder error. The rewrite also
+travels in a stored view's text, so a view reads the same from any connection.
+
+A macro's parameter is substituted where it is used, so `b` is evaluated twice (the
+test, then the division): free for a column, a literal or `$n`, and DuckDB computes a
+repeated aggregate once. A divisor with a side effect (nextval, random, ...) or a
+subquery takes `__hati_div_once` / `__hati_mod_once` instead, which bind it once
+through a one-element list lambda (slower, so only for those).
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+DIV, MOD = "__hati_div", "__hati_mod"
+_ONCE = "_once"
+MACROS = frozenset({DIV, MOD, DIV + _ONCE, MOD + _ONCE})
+# Functions whose value changes per call: a divisor holding one must be evaluated once.
+_VOLATILE_NAMES = frozenset({"nextval", "setseed", "random", "gen_random_uuid", "uuid"})
+_VOLATILE_NODES = (exp.Rand, exp.Uuid, exp.Subquery, exp.Select)
+
+
+def rewrite(nodes: list[exp.Expr]) -> None:
+    """Replace PostgreSQL divisions and modulos among `nodes` (a snapshot of the tree,
+    treeutil.nodes) with the catalog macros. Innermost first is not needed: a rewritten
+    node keeps its operand subtrees, which the snapshot still lists."""
+    for node in nodes:
+        if isinstance(node, exp.Div):
+            # `typed`: sqlglot's mark for a dialect whose int / int truncates (Postgres);
+            # the Snowflake reader's divisions are float divisions and stay as they are.
+            if node.args.get("typed"):
+                _replace(node, DIV)
+        elif isinstance(node, exp.Mod):
+            _replace(node, MOD)
+
+
+def _replace(node: exp.Binary, macro: str) -> None:
+    left, right = node.this, node.expression
+    if _evaluate_once(right):
+        macro += _ONCE
+    node.replace(exp.Anonymous(this=macro, expressions=[left, right]))
+
+
+def _evaluate_once(divisor: exp.Expr) -> bool:
+    if isinstance(divisor, (exp.Column, exp.Literal, exp.Placeholder, exp.Parameter)):
+        return False
+    for sub in divisor.walk():
+        if isinstance(sub, _VOLATILE_NODES):
+            return True
+        if isinstance(sub, exp.Anonymous) and sub.name.lower() in _VOLATILE_NAMES:
+            return True
+    return False
