@@ -13,6 +13,10 @@ division otherwise (7.5 // 2 = 3.75, an int over a numeric or float8 too), which
 PostgreSQL's `/` apart from result types (numeric / numeric is DOUBLE here). The macro
 has an INTERVAL overload (`interval '1 hour' / 2`; DuckDB has no `//` for it). A NULL
 dividend over a zero divisor is NULL, not an error, as PostgreSQL's strict operators.
+DuckDB cannot choose between a macro's overloads for an operand it has not typed yet (an
+aggregate or window function: it takes the typed one), so such a division takes
+`__hati_idiv`, the same without the INTERVAL overload (`avg(interval_col) / 2` is
+then a binder error; `avg(interval_col / 2)` or a cast works).
 
 Why the transpiler and not DuckDB's `integer_division` setting: that setting changes the
 parser, so it would have to hold on every connection that parses user SQL, it keeps
@@ -23,16 +27,19 @@ A macro's parameter is substituted where it is used, so `b` is evaluated twice (
 test, then the division): free for a column, a literal or `$n`, and DuckDB computes a
 repeated aggregate once. A divisor with a side effect (nextval, random, ...) or a
 subquery takes `__hati_div_once` / `__hati_mod_once` instead, which bind it once
-through a one-element list lambda (slower, so only for those).
+through a one-element list lambda (slower, so only for those; no INTERVAL overload).
 """
 
 from __future__ import annotations
 
 from sqlglot import exp
 
-DIV, MOD = "__hati_div", "__hati_mod"
+DIV, IDIV, MOD = "__hati_div", "__hati_idiv", "__hati_mod"
 _ONCE = "_once"
-MACROS = frozenset({DIV, MOD, DIV + _ONCE, MOD + _ONCE})
+MACROS = frozenset({DIV, IDIV, MOD, DIV + _ONCE, MOD + _ONCE})
+# Operands DuckDB cannot type when it picks a macro overload (it then takes the INTERVAL
+# one and fails to cast): these divisions take __hati_idiv, which has no overload.
+_UNTYPED_NODES = (exp.AggFunc, exp.Window)
 # Functions whose value changes per call: a divisor holding one must be evaluated once.
 _VOLATILE_NAMES = frozenset({"nextval", "setseed", "random", "gen_random_uuid", "uuid"})
 _VOLATILE_NODES = (exp.Rand, exp.Uuid, exp.Subquery, exp.Select)
@@ -56,6 +63,8 @@ def _replace(node: exp.Binary, macro: str) -> None:
     left, right = node.this, node.expression
     if _evaluate_once(right):
         macro += _ONCE
+    elif macro == DIV and (left.find(*_UNTYPED_NODES) or right.find(*_UNTYPED_NODES)):
+        macro = IDIV
     node.replace(exp.Anonymous(this=macro, expressions=[left, right]))
 
 

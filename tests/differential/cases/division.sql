@@ -51,9 +51,9 @@ SELECT id, s / i FROM d_div WHERE i <> 0 ORDER BY id
 -- @query division_in_expression
 SELECT id, (s + b) / (i + 1) * 2 + s % 3 FROM d_div WHERE id IN (1, 2, 3) ORDER BY id
 -- @query division_in_aggregate
-SELECT sum(s / i), min(b / i), max(s % i) FROM d_div WHERE i <> 0
+SELECT sum(s / i)::int8, min(b / i), max(s % i) FROM d_div WHERE i <> 0
 -- @query division_of_aggregates
-SELECT sum(s) / count(*), sum(i) / count(i) FROM d_div
+SELECT max(s) / count(*), sum(i)::int8 / count(i), avg(f) / count(f) FROM d_div
 -- @query division_in_view
 SELECT * FROM d_div_v ORDER BY id
 -- @query division_in_cte
@@ -61,7 +61,7 @@ WITH q AS (SELECT id, b / i AS x FROM d_div WHERE i <> 0) SELECT id, x FROM q OR
 -- @query division_in_subquery
 SELECT id, (SELECT max(s) FROM d_div) / i FROM d_div WHERE i <> 0 ORDER BY id
 -- @query division_by_zero_in_cte error
-WITH q AS (SELECT id, b / i AS x FROM d_div) SELECT sum(x) FROM q
+WITH q AS (SELECT id, b / i AS x FROM d_div) SELECT max(x) FROM q
 -- @query division_by_zero_subquery_divisor error
 SELECT 10 / (SELECT min(abs(i)) FROM d_div)
 -- @query interval_division
