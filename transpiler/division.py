@@ -3,8 +3,9 @@
 DuckDB's `/` is float division (7 / 2 = 3.5, 1 / 0 = inf) and its `%` and `//` give
 NULL for a zero divisor; PostgreSQL truncates `int / int` toward zero (7 / 2 = 3,
 -7 / 2 = -3) and raises 22012 "division by zero" for every type (int, numeric, float8).
-So `a / b` -> `__hati_div(a, b)` and `a % b` (and `mod(a, b)`) -> `__hati_mod(a, b)`,
-macros of the catalog layer (proxy/db/catalog/80_hati_functions.sql):
+So `a / b` -> `__hati_catalog.pg.__hati_div(a, b)` and `a % b` (and `mod(a, b)`) ->
+`__hati_catalog.pg.__hati_mod(a, b)`, macros of the catalog layer
+(proxy/db/catalog/80_hati_functions.sql):
 
     CASE WHEN b = 0 THEN <error unless a IS NULL> ELSE a // b END
 
@@ -35,6 +36,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 DIV, IDIV, MOD = "__hati_div", "__hati_idiv", "__hati_mod"
+_CATALOG, _SCHEMA = "__hati_catalog", "pg"  # where the catalog layer keeps them
 _ONCE = "_once"
 MACROS = frozenset({DIV, IDIV, MOD, DIV + _ONCE, MOD + _ONCE})
 # Operands DuckDB cannot type when it picks a macro overload (it then takes the INTERVAL
@@ -65,7 +67,9 @@ def _replace(node: exp.Binary, macro: str) -> None:
         macro += _ONCE
     elif macro == DIV and (left.find(*_UNTYPED_NODES) or right.find(*_UNTYPED_NODES)):
         macro = IDIV
-    node.replace(exp.Anonymous(this=macro, expressions=[left, right]))
+    call = exp.Anonymous(this=macro, expressions=[left, right])
+    # Qualified: found whatever the search_path (an agent branch's query sets its own).
+    node.replace(exp.Dot.build([exp.to_identifier(_CATALOG), exp.to_identifier(_SCHEMA), call]))
 
 
 def _evaluate_once(divisor: exp.Expr) -> bool:
