@@ -29,6 +29,11 @@ test, then the division): free for a column, a literal or `$n`, and DuckDB compu
 repeated aggregate once. A divisor with a side effect (nextval, random, ...) or a
 subquery takes `__hati_div_once` / `__hati_mod_once` instead, which bind it once
 through a one-element list lambda (slower, so only for those; no INTERVAL overload).
+
+Cost (bench/division_ab.py, 1M rows, one thread): `sum(a / b)` over int4 1.3-1.4x the
+float division DuckDB ran before (~1 ms per 1M rows), int8 1.5-1.7x, numeric and float8
+about the same; a CASE is cheaper than `coalesce(a // b, <zero check>)` (measured).
+Divisions of aggregates (TPC-H's) run once per group: nothing to see.
 """
 
 from __future__ import annotations
