@@ -15,7 +15,8 @@ PostgreSQL's `/` apart from result types (numeric / numeric is DOUBLE here). The
 has an INTERVAL overload (`interval '1 hour' / 2`; DuckDB has no `//` for it). A NULL
 dividend over a zero divisor is NULL, not an error, as PostgreSQL's strict operators.
 DuckDB cannot choose between a macro's overloads for an operand it has not typed yet (an
-aggregate or window function: it takes the typed one), so such a division takes
+aggregate or window function, a column in a CHECK, DEFAULT or generated column: it takes
+the typed one), so such a division takes
 `__hati_idiv`, the same without the INTERVAL overload (`avg(interval_col) / 2` is
 then a binder error; `avg(interval_col / 2)` or a cast works).
 
@@ -47,6 +48,8 @@ MACROS = frozenset({DIV, IDIV, MOD, DIV + _ONCE, MOD + _ONCE})
 # Operands DuckDB cannot type when it picks a macro overload (it then takes the INTERVAL
 # one and fails to cast): these divisions take __hati_idiv, which has no overload.
 _UNTYPED_NODES = (exp.AggFunc, exp.Window)
+# A CHECK, DEFAULT or generated column: DuckDB binds these with untyped columns too.
+_TABLE_DDL = (exp.ColumnConstraint, exp.Constraint)
 # Functions whose value changes per call: a divisor holding one must be evaluated once.
 _VOLATILE_NAMES = frozenset({"nextval", "setseed", "random", "gen_random_uuid", "uuid"})
 _VOLATILE_NODES = (exp.Rand, exp.Uuid, exp.Subquery, exp.Select)
@@ -56,6 +59,14 @@ def rewrite(nodes: list[exp.Expr]) -> None:
     """Replace PostgreSQL divisions and modulos among `nodes` (a snapshot of the tree,
     treeutil.nodes) with the catalog macros. Innermost first is not needed: a rewritten
     node keeps its operand subtrees, which the snapshot still lists."""
+    root = nodes[0] if nodes else None
+    if isinstance(root, exp.Create) and str(root.args.get("kind") or "").upper() == "INDEX":
+        # An index key may not call error() (DuckDB: "side effects"): `//` truncates as
+        # PostgreSQL does; a zero divisor gives a NULL key instead of failing the build.
+        for node in nodes:
+            if isinstance(node, exp.Div) and node.args.get("typed"):
+                node.replace(exp.IntDiv(this=node.this, expression=node.expression))
+        return
     for node in nodes:
         if isinstance(node, exp.Div):
             # `typed`: sqlglot's mark for a dialect whose int / int truncates (Postgres);
@@ -70,7 +81,11 @@ def _replace(node: exp.Binary, macro: str) -> None:
     left, right = node.this, node.expression
     if _evaluate_once(right):
         macro += _ONCE
-    elif macro == DIV and (left.find(*_UNTYPED_NODES) or right.find(*_UNTYPED_NODES)):
+    elif macro == DIV and (
+        left.find(*_UNTYPED_NODES)
+        or right.find(*_UNTYPED_NODES)
+        or isinstance(node.find_ancestor(*_TABLE_DDL, exp.Select), _TABLE_DDL)
+    ):
         macro = IDIV
     call = exp.Anonymous(this=macro, expressions=[left, right])
     # Qualified: found whatever the search_path (an agent branch's query sets its own).

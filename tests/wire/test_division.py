@@ -88,3 +88,20 @@ def test_a_view_divides_the_same_from_another_connection_and_after_restart(
                 conn.execute("SELECT * FROM z")
     finally:
         srv.stop()
+
+
+def test_check_default_and_generated_columns_divide(server, table_name: str) -> None:
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        conn.execute(
+            f"CREATE TABLE {table_name} (a int, b int CHECK (a / b > 0), "
+            "c int DEFAULT 7 / 2, CONSTRAINT even CHECK (a % 2 = 0))"
+        )
+        conn.execute(f"INSERT INTO {table_name} (a, b) VALUES (4, 3)")
+        assert conn.execute(f"SELECT a, b, c FROM {table_name}").fetchall() == [(4, 3, 3)]
+        with pytest.raises(psycopg.errors.CheckViolation):  # 4 / 5 is 0
+            conn.execute(f"INSERT INTO {table_name} (a, b) VALUES (4, 5)")
+        with pytest.raises(psycopg.errors.DivisionByZero):
+            conn.execute(f"INSERT INTO {table_name} (a, b) VALUES (4, 0)")
+        conn.execute(f"CREATE INDEX ON {table_name} ((a / b))")
+        got = conn.execute(f"UPDATE {table_name} SET a = a / 2 * 3 RETURNING a, a % 4")
+        assert got.fetchall() == [(6, 2)]

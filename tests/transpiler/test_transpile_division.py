@@ -77,3 +77,10 @@ def test_parameter_of_a_division_takes_the_column_type() -> None:
     types = {"a": "INTEGER", "b": "BIGINT"}
     found = infer_param_types(st, lambda _s, _t, column: types.get(column))
     assert found == {1: "INTEGER", 2: "BIGINT"}
+
+
+def test_table_ddl_takes_the_untyped_macro_and_an_index_key_truncates() -> None:
+    ddl = sql("CREATE TABLE x (a int, b int CHECK (a / b > 0), c int DEFAULT 7 / 2)")
+    assert ddl.count("__hati_idiv(") == 2 and "__hati_div(" not in ddl
+    # error() is a side effect DuckDB refuses in an index key
+    assert sql("CREATE INDEX i ON x ((a / b))") == "CREATE INDEX i ON x((a // b))"
