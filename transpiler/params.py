@@ -4,8 +4,8 @@
 `{n: duckdb_type}` for each `$n` whose type follows from its context:
 
 - `$n::type` / `CAST($n AS type)`;
-- `col op $n` for =, <>, <, <=, >, >=, LIKE, ILIKE, IN (...), BETWEEN, and +, -, *, /
-  with a column (the column's type);
+- `col op $n` for =, <>, <, <=, >, >=, LIKE, ILIKE, IN (...), BETWEEN, and +, -, *, /,
+  % with a column (the column's type);
 - `INSERT INTO t (cols) VALUES ($1, ...)`; without a column list the table's column
   order from `table_columns(schema, table)`;
 - `UPDATE t SET c = $n`;
@@ -28,6 +28,7 @@ from collections.abc import Callable
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
+from transpiler import division
 from transpiler.dialects import DUCKDB
 from transpiler.model import Statement
 
@@ -126,6 +127,10 @@ def _infer(param: exp.Expr, scope: _Scope, table_columns: TableColumns | None) -
         return _other_column_type(parent, param, scope)
     if isinstance(parent, _COMPARE):
         return _other_column_type(parent, param, scope)
+    if isinstance(parent, exp.Anonymous) and parent.name.lower() in division.MACROS:
+        left, right = parent.expressions  # `col / $n`, `col % $n` (division.py)
+        other = right if left is param else left
+        return scope.type_of(other) if isinstance(other, exp.Column) else None
     if isinstance(parent, exp.In) and isinstance(parent.this, exp.Column):
         return scope.type_of(parent.this)
     if isinstance(parent, exp.Between) and isinstance(parent.this, exp.Column):

@@ -13,6 +13,7 @@ from transpiler import (
     array_output,
     array_text,
     date_arith,
+    division,
     embedded_writes,
     group_by_key,
     insert_columns,
@@ -41,6 +42,9 @@ def apply(
     catalog facts for the semantic rewrite, for writes to embedded text columns and for
     INSERTs of fewer values than columns (see column_hints, embedded_writes,
     insert_columns)."""
+    if triggers.division and not triggers.snowflake:
+        # First: the later rewrites' own arithmetic (none divides today) stays DuckDB's.
+        division.rewrite(tree_nodes(tree))
     if hints is not None and isinstance(tree, (exp.Update, exp.Insert)):
         embedded_writes.rewrite(tree, hints)
         array_text.rewrite(tree, hints)

@@ -144,7 +144,8 @@ _OUTSIDE_PREFIXES = tuple(p.upper() for p in external_access.PRAGMA_PREFIXES)
 # Word classes. HATI..PG_FUNCTION are exclusive, first match wins, in this order (a
 # word in several lists counts for the first); the rest are independent bits.
 HATI, VECTOR, PG, SNOWFLAKE, FLATTEN, PG_FUNCTION = 1, 2, 4, 8, 16, 32
-AGENT, OUTSIDE, FILE_EXT, EXPANSION = 64, 128, 256, 512
+AGENT, OUTSIDE, FILE_EXT, EXPANSION, DIVISION = 64, 128, 256, 512, 1024
+DIVISION_WORDS = frozenset({"MOD"})  # mod(a, b) is `a % b`
 _CHAIN = HATI | VECTOR | PG | SNOWFLAKE | FLATTEN | PG_FUNCTION
 
 
@@ -177,6 +178,8 @@ def _word_flags(text: str, agent: frozenset[str]) -> int:
         flags |= FILE_EXT
     if word in EXPANSION_WORDS:
         flags |= EXPANSION
+    if word in DIVISION_WORDS:
+        flags |= DIVISION
     return flags
 
 
@@ -186,7 +189,7 @@ def _word_table(agent: frozenset[str]) -> dict[str, int]:
     # text.upper() answers the lower-case lists too. Non-ASCII text takes _word_flags.
     # One table per set of agent names (in practice one: the server's, fixed at start).
     words = (
-        HATI_WORDS | VECTOR_WORDS | PG_WORDS | SNOWFLAKE_WORDS | EXPANSION_WORDS
+        HATI_WORDS | VECTOR_WORDS | PG_WORDS | SNOWFLAKE_WORDS | EXPANSION_WORDS | DIVISION_WORDS
         | {w.upper() for w in MISSING_PG_FUNCTIONS | agent}
         | {w.upper() for w in external_access.OUTSIDE_FUNCTIONS | external_access.FILE_EXTENSIONS}
     )  # fmt: skip
@@ -210,6 +213,8 @@ class Triggers:
     outside: bool = False
     # COLUMNS / UNPACK: a select-list item may expand to several columns.
     expansion: bool = False
+    # `/`, `%` or mod(): PostgreSQL's division semantics (division.py).
+    division: bool = False
 
 
 # Token types as plain names: attribute lookups on the enum class cost more per token.
@@ -223,7 +228,10 @@ _OBJECT_IDENTIFIER, _IDENTIFIER = TokenType.OBJECT_IDENTIFIER, TokenType.IDENTIF
 _VARCHAR = TokenType.VARCHAR
 _DCOLON = TokenType.DCOLON
 _SELECT = TokenType.SELECT
-_SPECIAL = frozenset({_DOT, _PARAMETER, _DOUBLE, _COLON, _VARCHAR, _DCOLON, _SELECT})
+_DIVISION_TOKENS = frozenset({TokenType.SLASH, TokenType.MOD})
+_SPECIAL = frozenset(
+    {_DOT, _PARAMETER, _DOUBLE, _COLON, _VARCHAR, _DCOLON, _SELECT} | _DIVISION_TOKENS
+)
 
 
 def scan(tokens: Sequence[Token], agent: frozenset[str] | None = None) -> Triggers:
@@ -273,6 +281,7 @@ def scan(tokens: Sequence[Token], agent: frozenset[str] | None = None) -> Trigge
     found.pg_functions = bool(flags & PG_FUNCTION)
     found.agent = bool(flags & AGENT)
     found.expansion = bool(flags & EXPANSION)
+    found.division = bool(flags & DIVISION)
     found.outside = outside
     found.pg = bool(flags & PG) or found.three_part or found.pg_functions
     return found
@@ -286,9 +295,11 @@ def _special(
     prev: TokenType | None,
     found: Triggers,
 ) -> int:
-    """Dots, `$n`, FLOAT[ / FLOAT(, VARCHAR( and `col:path`: sets `found` fields, returns
-    flags."""
+    """Dots, `$n`, FLOAT[ / FLOAT(, VARCHAR(, `/` / `%` and `col:path`: sets `found`
+    fields, returns flags."""
     n = len(tokens)
+    if tt in _DIVISION_TOKENS:
+        return DIVISION
     if tt is _DOT:
         if not found.three_part and _after_dotted_name(tokens, i):
             found.three_part = True

@@ -57,6 +57,8 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     ("ConstraintException", r"[Dd]uplicate key|unique constraint|PRIMARY KEY or UNIQUE", "23505"),
     ("ConstraintException", r"NOT NULL constraint", "23502"),
     ("ConstraintException", r"foreign key", "23503"),
+    # a CHECK whose expression divides by zero (transpiler/division.py): PG raises 22012
+    ("ConstraintException", r"^CHECK constraint failed .*\(Error: division by zero\)$", "22012"),
     ("ConstraintException", r"CHECK constraint", "23514"),
     ("ConstraintException", r"", "23000"),
     ("ConversionException", r"out of range|Overflow|overflow", "22003"),
@@ -166,6 +168,8 @@ def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
             sqlstate = "42000" if "ProgrammingError" in names else "XX000"
     if sqlstate == "57014":
         message = "canceling statement due to user request"
+    elif sqlstate == "22012":  # PostgreSQL's words, whichever DuckDB path raised it
+        message = "division by zero"
     elif sqlstate == "23514" and (length := _LENGTH_CHECK.match(message)) is not None:
         sqlstate = "22001"
         message = f"value too long for type character varying({length[1]})"

@@ -100,6 +100,10 @@ def test_create_query_and_copy_on_write(tmp_path: Path) -> None:
                 layer, bid, "INSERT INTO events VALUES ('d', 4); SELECT count(*) AS n FROM events"
             )
             assert out == [{"n": 5}]
+            # PostgreSQL division (the macros are called qualified: the branch's own
+            # search_path has no catalog schema)
+            out = await bq(layer, bid, "SELECT 7 / 2 AS q, count(*) / 2 AS h FROM events")
+            assert out == [{"q": 3, "h": 2}]
             with pytest.raises(AgentError):
                 await bq(
                     layer,

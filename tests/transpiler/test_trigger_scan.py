@@ -94,6 +94,9 @@ def reference_scan(tokens: list[Token]) -> Triggers:
     found.agent = agent_calls.has_agent_call({t.text.lower() for t in tokens})
     found.outside = external_access._worth_walking(tokens)
     found.expansion = any(t.text.upper() in ("COLUMNS", "UNPACK") for t in tokens)
+    found.division = any(
+        t.token_type in (TokenType.SLASH, TokenType.MOD) or t.text.upper() == "MOD" for t in tokens
+    )
     return found
 
 

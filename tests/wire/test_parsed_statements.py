@@ -35,23 +35,24 @@ def test_ddl_between_identical_texts_gives_the_new_shape(server, table_name, pre
 
 
 def test_a_parser_option_applies_to_a_repeated_text(server) -> None:
-    """integer_division is applied when DuckDB parses: a kept parse made before the PRAGMA
-    would still divide as before."""
+    """preserve_identifier_case is applied when DuckDB parses: a kept parse made before
+    the PRAGMA would still name the column as before. integer_division no longer matters
+    to user SQL: the transpiler writes PostgreSQL's `/` as a macro (division.py)."""
     with psycopg.connect(server.dsn, autocommit=True) as conn:
         query = "SELECT 7 / 2 AS q, 1 AS MixedCase"
         for _ in range(3):
             cur = conn.execute(query)
-            assert cur.fetchall() == [(3.5, 1)]
-        conn.execute("PRAGMA integer_division = true")
+            assert cur.fetchall() == [(3, 1)]
+            assert [d.name for d in cur.description] == ["q", "MixedCase"]
+        conn.execute("PRAGMA integer_division = false")
         conn.execute("PRAGMA preserve_identifier_case = false")
         try:
             cur = conn.execute(query)
             assert cur.fetchall() == [(3, 1)]
             assert [d.name for d in cur.description] == ["q", "mixedcase"]
         finally:
-            conn.execute("PRAGMA integer_division = false")
             conn.execute("PRAGMA preserve_identifier_case = true")
-        assert conn.execute(query).fetchall() == [(3.5, 1)]
+        assert [d.name for d in conn.execute(query).description] == ["q", "MixedCase"]
 
 
 def test_the_same_text_on_two_agents_connections_reads_each_ones_rows(server) -> None:

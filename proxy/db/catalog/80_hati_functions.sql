@@ -101,3 +101,26 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_to_regclass(n) AS
     __hati_catalog.pg.to_regclass(n);
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_to_regtype(n) AS
     __hati_catalog.pg.to_regtype(n);
+
+-- PostgreSQL's `/` and `%` (transpiler/division.py): `//` truncates two integers and is
+-- float division otherwise; a zero divisor raises 22012 (duckdb_errors.py reads the
+-- message) unless the dividend is NULL. __hati_div has an INTERVAL overload (DuckDB has
+-- no `//` for it); DuckDB picks a typed overload for an operand it cannot type yet (an
+-- aggregate, a window function), so those take __hati_idiv, which has none. The *_once
+-- forms bind a divisor with side effects (nextval, random) once, through a one-element
+-- list lambda.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_idiv(a, b) AS
+    CASE WHEN b = 0 THEN CASE WHEN a IS NOT NULL THEN error('division by zero') END
+         ELSE a // b END;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_div(a, b) AS
+    __hati_catalog.pg.__hati_idiv(a, b),
+    (a INTERVAL, b DOUBLE) AS
+    CASE WHEN b = 0 THEN CASE WHEN a IS NOT NULL THEN error('division by zero') END
+         ELSE a / b END;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_mod(a, b) AS
+    CASE WHEN b = 0 THEN CASE WHEN a IS NOT NULL THEN error('division by zero') END
+         ELSE a % b END;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_div_once(a, b) AS
+    list_transform([b], __h_b -> __hati_catalog.pg.__hati_idiv(a, __h_b))[1];
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_mod_once(a, b) AS
+    list_transform([b], __h_b -> __hati_catalog.pg.__hati_mod(a, __h_b))[1];
