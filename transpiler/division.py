@@ -39,6 +39,8 @@ Divisions of aggregates (TPC-H's) run once per group: nothing to see.
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
 
 DIV, IDIV, MOD = "__hati_div", "__hati_idiv", "__hati_mod"
@@ -101,3 +103,59 @@ def _evaluate_once(divisor: exp.Expr) -> bool:
         if isinstance(sub, exp.Anonymous) and sub.name.lower() in _VOLATILE_NAMES:
             return True
     return False
+
+
+# The macros as DuckDB prints them back in a stored view, default or CHECK (quotes optional).
+_CALL = re.compile(
+    r'"?__hati_catalog"?\s*\.\s*"?pg"?\s*\.\s*"?__hati_(i?div|mod)(?:_once)?"?\s*\(',
+    re.IGNORECASE,
+)
+
+
+def as_postgres(sql: str) -> str:
+    """DuckDB's text of a stored expression or view query with the division macros turned
+    back into PostgreSQL's `(a / b)` and `(a % b)`: what pg_get_viewdef, pg_get_expr and
+    pg_get_constraintdef show, so that pg_dump's output restores into PostgreSQL (and into
+    hatiproxy, which rewrites it again)."""
+    out: list[str] = []
+    pos = 0
+    while (m := _CALL.search(sql, pos)) is not None:
+        args, end = _arguments(sql, m.end())
+        if len(args) != 2:  # not a call this module wrote: leave it as it is
+            out.append(sql[pos : m.end()])
+            pos = m.end()
+            continue
+        op = "%" if m.group(1).lower() == "mod" else "/"
+        left, right = (as_postgres(a.strip()) for a in args)
+        out.append(f"{sql[pos : m.start()]}({left} {op} {right})")
+        pos = end
+    out.append(sql[pos:])
+    return "".join(out)
+
+
+def _arguments(sql: str, start: int) -> tuple[list[str], int]:
+    """The top-level comma-separated arguments of the call whose '(' ends before `start`,
+    and the position after its ')'; ([], start) when the parentheses do not close."""
+    args: list[str] = []
+    depth, begin, i = 0, start, start
+    while i < len(sql):
+        c = sql[i]
+        if c in "'\"":  # a string or quoted identifier: its doubled quote is an escape
+            close = i + 1
+            while (close := sql.find(c, close)) != -1 and sql.startswith(c * 2, close):
+                close += 2
+            if close == -1:
+                return [], start
+            i = close
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            if depth == 0:
+                args.append(sql[begin:i])
+                return args, i + 1
+            depth -= 1
+        elif c == "," and depth == 0:
+            args.append(sql[begin:i])
+            begin = i + 1
+        i += 1
+    return [], start

@@ -7,6 +7,10 @@ through two functions registered once on the shared database:
   the view unnests);
 - `__hati_signal_backend(token, pid, kind, timeout_ms)`: cancel or terminate.
 
+Beside them, one pure function the catalog needs from the transpiler:
+`__hati_pg_sql(text)`, a stored view query, default or CHECK with the transpiler's
+division macros turned back into PostgreSQL's operators (transpiler/division.py).
+
 `token` is the calling session's DuckDB variable `__hati_backend` ("<pid>:<secret>",
 set at login; the catalog macros pass getvariable('__hati_backend')). DuckDB variables
 are per connection, so a client can pass its own token but never learn another
@@ -31,6 +35,7 @@ from duckdb import sqltypes
 
 from proxy.db.backends import Backend, Backends
 from proxy.db.duckdb_errors import UdfError
+from transpiler import division
 
 TOKEN_VARIABLE = "__hati_backend"  # the catalog macros read this name too
 QUERY_BYTES = 1023  # track_activity_query_size = 1024, including the terminating NUL
@@ -100,6 +105,10 @@ def register(
         return signal_backend(backends, token, pid, kind, timeout_ms)
 
     _create(conn, "__hati_backend_activity", activity, [sqltypes.VARCHAR], _ACTIVITY_TYPE)
+    # The catalog's view queries, defaults and CHECKs as PostgreSQL text (pg_dump).
+    _create(
+        conn, "__hati_pg_sql", division.as_postgres, [sqltypes.VARCHAR], sqltypes.VARCHAR, pure=True
+    )
     _create(
         conn,
         "__hati_signal_backend",
@@ -115,6 +124,8 @@ def _create(
     fn: Callable[..., Any],
     params: list[Any],
     result: Any,
+    *,
+    pure: bool = False,
 ) -> None:
     # Installed before on this database: keep that registration. (remove_function cannot
     # replace it: DuckDB keeps a function that has run, and calling it after its removal
@@ -125,8 +136,10 @@ def _create(
             fn,
             params,
             conn.dtype(result) if isinstance(result, str) else result,
-            null_handling="special",  # a NULL token still needs an answer
-            side_effects=True,  # volatile: never folded or cached, never inside TRY()
+            # Backend functions: a NULL token still needs an answer, and they are volatile
+            # (never folded or cached, never inside TRY()).
+            null_handling="default" if pure else "special",
+            side_effects=not pure,
         )
 
 

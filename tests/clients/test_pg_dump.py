@@ -31,10 +31,13 @@ SCHEMA = [
     "CREATE UNIQUE INDEX items_name_price_idx ON items (name, price)",
     "CREATE SEQUENCE counter_seq START 5",
     "SELECT nextval('counter_seq'), nextval('counter_seq')",
-    "CREATE VIEW cheap AS SELECT id, name FROM items WHERE price < 10",
+    "CREATE VIEW cheap AS SELECT id, name, stock / 2 AS half, stock % 3 AS rest"
+    " FROM items WHERE price < 10",
     "COMMENT ON TABLE items IS 'things for sale'",
     "COMMENT ON COLUMN items.name IS 'what it is'",
     "CREATE TABLE notes (id integer, body text, items_id integer)",
+    # Divisions: stored through the transpiler's macros, dumped as PostgreSQL's `/` and `%`.
+    "CREATE TABLE parts (id integer PRIMARY KEY, qty integer DEFAULT 10 / 3 CHECK (qty % 100 >= 0))",
     "CREATE MACRO add_one(x) AS x + 1",
     "INSERT INTO items (name, price) VALUES ('pen', 1.50), ('book', 12.00), ('it''s', NULL)",
     "INSERT INTO notes VALUES (1, E'tab\\tand\\nnewline \\\\ back', 1), (2, NULL, NULL),"
@@ -106,6 +109,11 @@ def _state(server: ServerProcess) -> dict[str, object]:
                 "col_description('items'::regclass, 2)"
             ).fetchall(),
             "macro": q("SELECT add_one(41)").fetchall(),
+            "divisions": q(
+                "SELECT pg_get_viewdef('cheap'::regclass), pg_get_expr(adbin, adrelid),"
+                " pg_get_constraintdef(c.oid) FROM pg_attrdef, pg_constraint c"
+                " WHERE adrelid = 'parts'::regclass AND c.conrelid = adrelid AND c.contype = 'c'"
+            ).fetchall(),
             "pkey": q(
                 "SELECT conname, contype FROM pg_constraint WHERE conrelid = 'items'::regclass"
             ).fetchall(),
@@ -216,6 +224,10 @@ def test_custom_dump_restores_into_postgres_15(source, tmp_path: Path) -> None:
                 "macro": conn.execute("SELECT add_one(41)"),
             }
             got = {k: cur.fetchall() for k, cur in got.items()}
+            # The default and CHECK came back as PostgreSQL's own division and modulo.
+            assert conn.execute("INSERT INTO parts (id) VALUES (1) RETURNING qty").fetchall() == [
+                (3,)
+            ]
     finally:
         pg.stop()
     want = _state(source)

@@ -84,3 +84,25 @@ def test_table_ddl_takes_the_untyped_macro_and_an_index_key_truncates() -> None:
     assert ddl.count("__hati_idiv(") == 2 and "__hati_div(" not in ddl
     # error() is a side effect DuckDB refuses in an index key
     assert sql("CREATE INDEX i ON x ((a / b))") == "CREATE INDEX i ON x((a // b))"
+
+
+def test_stored_divisions_read_back_as_postgres_operators() -> None:
+    """pg_get_viewdef / pg_get_expr / pg_get_constraintdef show DuckDB's stored text with the
+    macros turned back into `/` and `%`, nested, around strings holding ',' and ')'."""
+    from transpiler.division import as_postgres
+
+    stored = (
+        'SELECT id, "name", __hati_catalog.pg.__hati_div(stock, 2) AS half, '
+        "__hati_catalog.pg.__hati_idiv(sum(a), __hati_catalog.pg.__hati_mod_once(b, "
+        "(SELECT max(x) FROM t WHERE y = 'a,)''b'))) FROM items"
+    )
+    assert as_postgres(stored) == (
+        'SELECT id, "name", (stock / 2) AS half, '
+        "(sum(a) / (b % (SELECT max(x) FROM t WHERE y = 'a,)''b'))) FROM items"
+    )
+    assert as_postgres("__hati_catalog.pg.__hati_div(a") == "__hati_catalog.pg.__hati_div(a"
+    assert as_postgres("SELECT a // b") == "SELECT a // b"
+    # What it gives back is rewritten to the same macros again: a dump restores as it was.
+    (st,) = transpile("SELECT a / b, a % b FROM t")
+    again = transpile(as_postgres(st.sql))[0].sql
+    assert "__hati_div(a, b)" in again and "__hati_mod(a, b)" in again and "/" not in again

@@ -8,6 +8,11 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_internal_rel(schema_name, rel_n
     schema_name = 'main' AND (rel_name LIKE '\_hatidata\_%' ESCAPE '\'
                               OR rel_name LIKE '\_\_hati%' ESCAPE '\');
 
+-- A stored expression or view query as PostgreSQL reads it: the transpiler's division
+-- macros back to `/` and `%` (pg_dump's output must restore into PostgreSQL).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_text(t) AS
+    CASE WHEN contains(t, '__hati_catalog') THEN __hati_pg_sql(t) ELSE t END;
+
 -- HNSW indexes (DuckDB's vss extension) and their metric: {{hnsw_info}} reads
 -- pragma_hnsw_index_info() when vss is loaded, else it is empty (install.py).
 CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_hnsw AS {{hnsw_info}};
@@ -110,9 +115,9 @@ SELECT coalesce(co.oid, v.view_oid), v.view_name, n.oid,
        CASE WHEN co.oid IS NULL THEN 'v' ELSE 'r' END,  -- a catalog is a table in PostgreSQL
        v.column_count, 0, FALSE, 0, v.temporary, v.comment,
        -- pg_get_viewdef: the query, without DuckDB's CREATE VIEW ... AS (pg_dump, \d+)
-       coalesce(nullif(regexp_extract(v.sql,
+       __hati_catalog.pg.__hati_pg_text(coalesce(nullif(regexp_extract(v.sql,
            '(?is)^\s*CREATE\s.*?\bVIEW\s.*?\sAS\s+((SELECT|WITH|VALUES|FROM|TABLE|\().*)$', 1),
-           ''), v.sql), n.nspname, 0, NULL
+           ''), v.sql)), n.nspname, 0, NULL
 FROM duckdb_views() v
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = v.database_name AND n.duck_schema = v.schema_name
 LEFT JOIN __hati_catalog.pg.__hati_catalog_oid co
@@ -206,7 +211,8 @@ WHERE k.n IS NOT NULL;
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_default(expr) AS
     CASE expr WHEN 'CAST(''t'' AS BOOLEAN)' THEN 'true'
               WHEN 'CAST(''f'' AS BOOLEAN)' THEN 'false'
-              ELSE regexp_replace(expr, '^nextval\(''([^'']*)''\)$', 'nextval(''\1''::regclass)')
+              ELSE __hati_catalog.pg.__hati_pg_text(
+                  regexp_replace(expr, '^nextval\(''([^'']*)''\)$', 'nextval(''\1''::regclass)'))
     END;
 
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_attribute AS
@@ -349,7 +355,7 @@ SELECT idxoid + 1 AS oid,
            WHEN 'FOREIGN KEY' THEN 'FOREIGN KEY (' || array_to_string(constraint_column_names, ', ')
                || ') REFERENCES ' || referenced_table || '('
                || array_to_string(referenced_column_names, ', ') || ')'
-           ELSE 'CHECK (' || expression || ')' END AS __hati_def
+           ELSE 'CHECK (' || __hati_catalog.pg.__hati_pg_text(expression) || ')' END AS __hati_def
 FROM con
 UNION ALL
 -- FOREIGN KEYs the server keeps and enforces (proxy/pgserver/foreign_keys.py). OIDs after
