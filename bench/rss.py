@@ -1,6 +1,7 @@
 """Server memory under a steady mixed workload: is RSS flat once the workload is steady?
 
     python bench/rss.py [--minutes 10] [--clients 4] [--provider onnx|hash] [--sample 5]
+                        [--probe FILE]
 
 A real `hatiproxy serve` subprocess (own fresh data directory, one admin API key, rate
 limit off) runs, for `--minutes`, `--clients` wire clients (psycopg) and one REST
@@ -16,11 +17,14 @@ The server's RSS (/proc/<pid>/status VmRSS) is sampled every `--sample` seconds 
 printed each minute; at the end: RSS at minute 1, at minute 5 (or the middle of a
 shorter run) and at the end, the growth from minute 5 to the end in %, and the
 operations done. The issue's target: under 10 % between minute 5 and minute 30.
+`--probe FILE` (debug) has the server itself append, every 30 s, where its memory is
+(glibc malloc, DuckDB's jemalloc, duckdb_memory() per database, threads): bench/rss_probe.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import threading
@@ -130,8 +134,17 @@ def main() -> None:
         "--env", action="append", default=[], metavar="NAME=VALUE", help="server environment"
     )
     ap.add_argument("--mark", type=float, default=None, help="minute growth is measured from")
+    ap.add_argument(
+        "--probe",
+        metavar="FILE",
+        help="debug: the server appends where its memory is to FILE every 30 s (bench/rss_probe)",
+    )
     a = ap.parse_args()
     extra_env = dict(e.split("=", 1) for e in a.env)
+    if a.probe:
+        extra_env["RSS_PROBE_OUT"] = str(Path(a.probe).resolve())
+        paths = [str(ROOT / "bench" / "rss_probe"), os.environ.get("PYTHONPATH", "")]
+        extra_env["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
     tmp = Path(tempfile.mkdtemp(prefix="hati-rss-"))
     secret = create_keys(tmp / "data", {"admin": KeySpec("admin")})["admin"]
     srv = start_server(

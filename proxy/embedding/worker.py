@@ -31,7 +31,7 @@ import numpy as np
 
 from .cache import CachedEmbedder
 from .now_batches import NowBatches
-from .onnx_embedder import run_options
+from .onnx_embedder import new_run_options, run_options
 from .provider import EmbeddingProvider, Mode, check_mode
 
 ENV_BATCH_SIZE = "HATIDATA_EMBEDDING_BATCH_SIZE"
@@ -127,9 +127,9 @@ class QueryFirst:
 
     @contextlib.contextmanager
     def bulk_run(self, interruptible: bool) -> Iterator[Any]:
-        """RunOptions for one bulk pass, ended by the next query (None: not ONNX, or
-        not interruptible)."""
-        options = _new_run_options() if interruptible else None
+        """RunOptions for one bulk pass, ended by the next query (None: not
+        interruptible)."""
+        options = new_run_options() if interruptible else None
         if options is None:
             yield None
             return
@@ -141,14 +141,6 @@ class QueryFirst:
         finally:
             with self._cond:
                 self._runs.discard(options)
-
-
-def _new_run_options() -> Any:
-    try:
-        import onnxruntime as ort
-    except ImportError:  # only the hash provider is in use
-        return None
-    return ort.RunOptions()
 
 
 class BulkEmbedder:
