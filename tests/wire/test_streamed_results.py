@@ -31,7 +31,7 @@ def lines(server) -> str:
         conn.execute(
             "CREATE TABLE streamed_rows AS SELECT g::integer AS id,"
             " CASE WHEN g % 7 = 0 THEN NULL ELSE 'r' || g || chr(9) || (g % 3) END AS s,"
-            " ((g % 1000) / 100 - 5)::DECIMAL(12,2) AS n,"
+            " ((g % 1000) / 100.0 - 5)::DECIMAL(12,2) AS n,"
             " DATE '2000-01-01' + (g % 3000)::integer AS d"
             f" FROM range({ROWS}) AS t(g)"
         )
