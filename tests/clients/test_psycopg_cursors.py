@@ -13,7 +13,9 @@ from psycopg import errors
 def conn(server, table_name) -> Iterator[psycopg.Connection]:
     with psycopg.connect(server.dsn) as c:
         c.execute(f"CREATE TABLE {table_name} (id int, label text, x double)")
-        c.execute(f"INSERT INTO {table_name} SELECT i, 'row ' || i, i / 2 FROM range(1, 101) t(i)")
+        c.execute(
+            f"INSERT INTO {table_name} SELECT i, 'row ' || i, i / 2.0 FROM range(1, 101) t(i)"
+        )
         c.commit()
         yield c
         c.rollback()
