@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
+import psycopg
 import pytest
 
 JAR = Path("/usr/share/java/postgresql.jar")
@@ -73,3 +75,54 @@ def test_jdbc_autosave_always_keeps_the_transaction_after_errors(
     url = f"jdbc:postgresql://127.0.0.1:{server.port}/hatidata?user=tester&autosave=always"
     lines = run_java(classes, "JdbcAutosave", url, table_name)
     assert sum(line.startswith("ok ") for line in lines) == 12
+
+
+# A schema with what a BI tool or IDE browses: keys, a foreign key with an action, unique
+# and plain indexes, comments, a view, common column types.
+METADATA_SCHEMA = [
+    "CREATE SCHEMA {s}",
+    "CREATE TABLE {s}.parent (id serial PRIMARY KEY, code varchar(10) NOT NULL UNIQUE, note text)",
+    "CREATE TABLE {s}.child (id bigint PRIMARY KEY,"
+    " parent_id integer NOT NULL REFERENCES {s}.parent(id) ON DELETE CASCADE,"
+    " qty numeric(12,3), made timestamptz)",
+    "CREATE INDEX child_made ON {s}.child (made)",
+    "CREATE UNIQUE INDEX child_pq ON {s}.child (parent_id, qty)",
+    "CREATE TABLE {s}.kinds (id integer PRIMARY KEY, b boolean, s smallint, f real,"
+    " d double precision, dt date, ts timestamp, tm time, iv interval, u uuid, by bytea,"
+    " arr integer[], big bigint NOT NULL DEFAULT 7)",
+    "COMMENT ON TABLE {s}.parent IS 'parents'",
+    "COMMENT ON COLUMN {s}.parent.code IS 'the code'",
+    "CREATE VIEW {s}.v_parent AS SELECT id, note FROM {s}.parent",
+]
+
+
+def test_jdbc_metadata_answers_as_postgresql(server, classes, table_name) -> None:
+    """Every DatabaseMetaData call (tests/java/JdbcMetadata.java) gives the rows PostgreSQL
+    15 gives for the same schema: tables, columns, keys, foreign keys both ways (pgJDBC
+    joins pg_constraint.conindid for PK_NAME), indexes, type info, a result's metadata."""
+    from tests.differential.pgcluster import start_pg
+
+    schema = f"jm_{table_name}"
+    pg = start_pg()
+    try:
+        outputs = []
+        for port in (pg.port, server.port):
+            host_port = f"127.0.0.1:{port}"
+            with psycopg.connect(f"postgresql://postgres@{host_port}/postgres", autocommit=True) as c:
+                for stmt in METADATA_SCHEMA:
+                    c.execute(stmt.format(s=schema))  # type: ignore[arg-type]
+            url = f"jdbc:postgresql://{host_port}/postgres?user=postgres"
+            lines = run_java(classes, "JdbcMetadata", url, schema)
+            # relpages of a new index (PostgreSQL: its metapage) and a table's row type in
+            # pg_type (getUDTs; hatiproxy has none) are not compared
+            outputs.append([
+                re.sub(r"\tPAGES=\d+", "", line) for line in lines
+                if not line.startswith("getUDTs")
+            ])  # fmt: skip
+    finally:
+        pg.stop()
+    ours, theirs = outputs[1], outputs[0]
+    assert any(line.startswith("getImportedKeys.child\tPKTABLE") for line in theirs)
+    assert [x for x in ours if x not in theirs] == []
+    assert [x for x in theirs if x not in ours] == []
+    assert ours == theirs

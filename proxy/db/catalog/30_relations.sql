@@ -299,6 +299,15 @@ LEFT JOIN (SELECT k.indexrelid,
              ON c.table_oid = k.indrelid AND c.column_index = k.attnum
            GROUP BY k.indexrelid) cl USING (indexrelid);
 
+-- A foreign key's conindid: the referenced table's unique index over exactly the
+-- referenced columns (its primary key first), as PostgreSQL records it; pgJDBC's
+-- getImportedKeys / getExportedKeys join pg_class on it for PK_NAME.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_key_index(rel, cols) AS
+    coalesce((SELECT arg_min(x.indexrelid, (NOT x.is_primary, x.indexrelid))
+              FROM __hati_catalog.pg.__hati_index_list x
+              WHERE x.indrelid = rel AND x.is_unique
+                AND list_sort(x.elements) = list_sort(cols)), 0);
+
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_constraint AS
 WITH con AS (
     SELECT c.*, n.oid AS nsoid,
@@ -330,8 +339,12 @@ SELECT idxoid + 1 AS oid,
             WHEN 'FOREIGN KEY' THEN 'f' ELSE 'c' END AS contype,
        FALSE AS condeferrable, FALSE AS condeferred, TRUE AS convalidated,
        table_oid::BIGINT AS conrelid, 0::BIGINT AS contypid,
-       CASE WHEN constraint_type IN ('PRIMARY KEY', 'UNIQUE') THEN idxoid ELSE 0 END::BIGINT
-           AS conindid,
+       CASE WHEN constraint_type IN ('PRIMARY KEY', 'UNIQUE') THEN idxoid
+            WHEN constraint_type = 'FOREIGN KEY' THEN __hati_catalog.pg.__hati_key_index(
+                (SELECT t.table_oid FROM duckdb_tables() t
+                 WHERE t.database_name = con.database_name AND t.schema_name = con.schema_name
+                   AND t.table_name = con.referenced_table), referenced_column_names)
+            ELSE 0 END::BIGINT AS conindid,
        0::BIGINT AS conparentid,
        coalesce((SELECT t.table_oid FROM duckdb_tables() t
                  WHERE t.database_name = con.database_name AND t.schema_name = con.schema_name
@@ -363,8 +376,9 @@ UNION ALL
 SELECT (1073741824 + t.table_oid * 1024
         + 2 * (256 + row_number() OVER (PARTITION BY t.table_oid ORDER BY r.conname)) + 1)::BIGINT,
        r.conname, n.oid, 'f', r."deferrable", r.deferred, TRUE,
-       t.table_oid::BIGINT, 0::BIGINT, 0::BIGINT, 0::BIGINT, p.table_oid::BIGINT,
-       r.on_update, r.on_delete, 's', TRUE, 0::INTEGER, TRUE,
+       t.table_oid::BIGINT, 0::BIGINT,
+       __hati_catalog.pg.__hati_key_index(p.table_oid, r.ref_columns)::BIGINT, 0::BIGINT,
+       p.table_oid::BIGINT, r.on_update, r.on_delete, 's', TRUE, 0::INTEGER, TRUE,
        (SELECT list(col.column_index::SMALLINT ORDER BY k.pos)
         FROM (SELECT unnest(r.columns) AS name, generate_subscripts(r.columns, 1) AS pos) k
         JOIN duckdb_columns() col ON col.table_oid = t.table_oid AND col.column_name = k.name),
