@@ -108,7 +108,9 @@ def test_jdbc_metadata_answers_as_postgresql(server, classes, table_name) -> Non
         outputs = []
         for port in (pg.port, server.port):
             host_port = f"127.0.0.1:{port}"
-            with psycopg.connect(f"postgresql://postgres@{host_port}/postgres", autocommit=True) as c:
+            with psycopg.connect(
+                f"postgresql://postgres@{host_port}/postgres", autocommit=True
+            ) as c:
                 for stmt in METADATA_SCHEMA:
                     c.execute(stmt.format(s=schema))  # type: ignore[arg-type]
             url = f"jdbc:postgresql://{host_port}/postgres?user=postgres"
