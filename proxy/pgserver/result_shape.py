@@ -54,7 +54,8 @@ def lossless_sql(sql: str, cols: tuple[Column, ...]) -> str:
 _OID_TYPES = {"BIGINT": "OID", "BIGINT[]": "OID[]"}
 
 
-_JSONB = {"JSON": "JSONB", "JSON[]": "JSONB[]"}
+# A table's JSON columns are jsonb (so are they in pg_attribute: catalog/30_relations.sql).
+JSONB_TYPES = {"JSON": "JSONB", "JSON[]": "JSONB[]"}
 
 
 def _jsonb(st: Statement, cols: tuple[Column, ...]) -> tuple[Column, ...]:
@@ -67,8 +68,8 @@ def as_jsonb(cols: tuple[Column, ...], json: tuple[bool, ...] | None) -> tuple[C
         json = None
     return tuple(
         c
-        if c.duckdb_type not in _JSONB or (json is not None and json[i])
-        else replace(c, duckdb_type=_JSONB[c.duckdb_type])
+        if c.duckdb_type not in JSONB_TYPES or (json is not None and json[i])
+        else replace(c, duckdb_type=JSONB_TYPES[c.duckdb_type])
         for i, c in enumerate(cols)
     )
 
@@ -105,7 +106,7 @@ def _postgres_names(st: Statement, cols: tuple[Column, ...]) -> tuple[Column, ..
         cols = tuple(
             replace(c, duckdb_type=_OID_TYPES.get(c.duckdb_type, c.duckdb_type)) for c in cols
         )
-    if any(c.duckdb_type in _JSONB for c in cols):
+    if any(c.duckdb_type in JSONB_TYPES for c in cols):
         cols = _jsonb(st, cols)
     names = st.column_names
     if not names or len(names) != len(cols):

@@ -8,6 +8,7 @@ import duckdb
 import pytest
 
 from proxy.db.catalog import functions, install, prepare_cursor
+from proxy.pgserver.result_shape import JSONB_TYPES
 from proxy.wire.types import pg_type_for
 from transpiler.pgcompat import MISSING_PG_FUNCTIONS
 
@@ -83,7 +84,8 @@ TYPES = {
     "TIMESTAMPTZ": "timestamp with time zone",
     "INTERVAL": "interval",
     "UUID": "uuid",
-    "JSON": "json",
+    "JSON": "jsonb",
+    "JSON[]": "jsonb[]",
     "FLOAT[384]": "vector(384)",  # what pgvector's vector(384) becomes
     "FLOAT[]": "real[]",
     "INTEGER[]": "integer[]",
@@ -105,7 +107,8 @@ def test_column_types_agree_with_the_wire_layer(cur: duckdb.DuckDBPyConnection) 
     ).fetchall()
     real_types = [str(d[1]) for d in cur.execute("SELECT * FROM typed").description]
     for (name, oid, shown, typname), duck in zip(rows, real_types, strict=True):
-        wire = pg_type_for(duck)
+        # a table's JSON column is jsonb in results (result_shape.as_jsonb) and here
+        wire = pg_type_for(JSONB_TYPES.get(duck, duck))
         # FLOAT[384] is vector(384) in the catalog and on the wire alike (pgvector's OID)
         assert (oid, typname) == (wire.oid, wire.name), f"{name} {duck}"
         assert shown == TYPES[list(TYPES)[int(name[1:])]], duck

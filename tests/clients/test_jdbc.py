@@ -88,7 +88,7 @@ METADATA_SCHEMA = [
     "CREATE INDEX child_made ON {s}.child (made)",
     "CREATE UNIQUE INDEX child_pq ON {s}.child (parent_id, qty)",
     "CREATE TABLE {s}.kinds (id integer PRIMARY KEY, b boolean, s smallint, f real,"
-    " d double precision, dt date, ts timestamp, tm time, iv interval, u uuid, by bytea,"
+    " d double precision, dt date, ts timestamp, tm time, iv interval, u uuid, j jsonb, by bytea,"
     " arr integer[], big bigint NOT NULL DEFAULT 7)",
     "COMMENT ON TABLE {s}.parent IS 'parents'",
     "COMMENT ON COLUMN {s}.parent.code IS 'the code'",

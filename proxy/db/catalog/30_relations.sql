@@ -215,13 +215,20 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_default(expr) AS
                   regexp_replace(expr, '^nextval\(''([^'']*)''\)$', 'nextval(''\1''::regclass)'))
     END;
 
+-- A table column's type oid: a JSON column is jsonb, as its values are in results
+-- (proxy/pgserver/result_shape.py; DuckDB does not keep which of json / jsonb it was
+-- declared as, and jsonb is what ORMs and vector stores declare).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_column_type_oid(dt) AS
+    CASE dt WHEN 'JSON' THEN 3802 WHEN 'JSON[]' THEN 3807
+            ELSE __hati_catalog.pg.__hati_type_oid(dt) END;
+
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_attribute AS
 SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
        CASE WHEN vl.n IS NOT NULL THEN 1043
-            ELSE __hati_catalog.pg.__hati_type_oid(c.data_type) END::BIGINT AS atttypid,
+            ELSE __hati_catalog.pg.__hati_column_type_oid(c.data_type) END::BIGINT AS atttypid,
        -1::INTEGER AS attstattarget,
        coalesce((SELECT t.typlen FROM __hati_catalog.pg.pg_type t
-                 WHERE t.oid = __hati_catalog.pg.__hati_type_oid(c.data_type)), -1)::SMALLINT
+                 WHERE t.oid = __hati_catalog.pg.__hati_column_type_oid(c.data_type)), -1)::SMALLINT
            AS attlen,
        c.column_index::SMALLINT AS attnum,
        __hati_catalog.pg.__hati_type_ndims(c.data_type)::INTEGER AS attndims,
@@ -231,12 +238,12 @@ SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
        -- the type's own storage: pg_dump writes SET STORAGE for any other
        coalesce((SELECT t.typstorage FROM __hati_catalog.pg.pg_type t
                  WHERE t.oid = CASE WHEN vl.n IS NOT NULL THEN 1043
-                                    ELSE __hati_catalog.pg.__hati_type_oid(c.data_type) END),
+                                    ELSE __hati_catalog.pg.__hati_column_type_oid(c.data_type) END),
                 'p') AS attstorage, '' AS attcompression,
        NOT c.is_nullable AS attnotnull, c.column_default IS NOT NULL AS atthasdef,
        FALSE AS atthasmissing, '' AS attidentity, '' AS attgenerated,
        FALSE AS attisdropped, TRUE AS attislocal, 0::INTEGER AS attinhcount,
-       CASE WHEN vl.n IS NOT NULL OR __hati_catalog.pg.__hati_type_oid(c.data_type) IN (25, 1009)
+       CASE WHEN vl.n IS NOT NULL OR __hati_catalog.pg.__hati_column_type_oid(c.data_type) IN (25, 1009)
             THEN 100 ELSE 0 END::BIGINT AS attcollation,
        NULL::VARCHAR[] AS attacl, NULL::VARCHAR[] AS attoptions,
        NULL::VARCHAR[] AS attfdwoptions, NULL::VARCHAR AS attmissingval,
@@ -252,7 +259,7 @@ WHERE NOT (c.database_name = 'temp' AND c.table_name IN ({{snapshot_names}}))
 UNION ALL
 -- index columns (psql \d on an index, SQLAlchemy get_indexes), typmod as the table's column
 SELECT i.indexrelid, coalesce(a.column_name, i.element),
-       coalesce(__hati_catalog.pg.__hati_type_oid(a.data_type), 25), -1, -1, i.k::SMALLINT, 0,
+       coalesce(__hati_catalog.pg.__hati_column_type_oid(a.data_type), 25), -1, -1, i.k::SMALLINT, 0,
        -1, coalesce(__hati_catalog.pg.__hati_type_mod(a.data_type), -1), FALSE, 'i', 'p', '', FALSE, FALSE, FALSE, '', '', FALSE, TRUE, 0, 0,
        NULL, NULL, NULL, NULL, a.data_type, NULL, NULL
 FROM (SELECT indexrelid, indrelid, unnest(elements) AS element, unnest(attnums) AS attnum,
@@ -290,7 +297,7 @@ SELECT indexrelid, indrelid, len(attnums)::SMALLINT AS indnatts,
        NULL::VARCHAR AS indpred
 FROM __hati_catalog.pg.__hati_index
 LEFT JOIN (SELECT k.indexrelid,
-                  list(268435456 + coalesce(__hati_catalog.pg.__hati_type_oid(c.data_type), 25)
+                  list(268435456 + coalesce(__hati_catalog.pg.__hati_column_type_oid(c.data_type), 25)
                        ORDER BY k.pos) AS classes
            FROM (SELECT indexrelid, indrelid, unnest(attnums) AS attnum,
                         generate_subscripts(attnums, 1) AS pos
