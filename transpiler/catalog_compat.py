@@ -55,8 +55,28 @@ _DDL_TARGET = re.compile(
 )
 
 
+def _quoted_schema(sql: str, schema: str, replacement: str) -> str:
+    """The quoted form of a schema qualifier, `"schema".x` (as TypeORM and other ORMs
+    write every name), replaced like the bare one; string literals untouched."""
+    quoted = f'"{schema}"'
+    if quoted not in sql:
+        return sql
+    out, last = [], 0
+    for m in _QUOTED.finditer(sql):
+        dot = _DOT_AFTER.match(sql, m.end())
+        if m.group(0) == quoted and dot is not None:
+            out.append(sql[last : m.start()] + replacement)
+            last = dot.end()
+    out.append(sql[last:])
+    return "".join(out)
+
+
+_DOT_AFTER = re.compile(r"\s*\.\s*")
+
+
 def r1_strip_pg_catalog(sql: str) -> str:
     sql = _DDL_TARGET.sub(r"\1__hati_catalog.pg.", sql, count=1)
+    sql = _quoted_schema(sql, "pg_catalog", "")
     return _outside_quotes(sql, lambda s: _PG_CATALOG.sub("", s))
 
 
@@ -125,7 +145,9 @@ def r5_array_literal(sql: str) -> str:
 
 
 def r2_information_schema(sql: str) -> str:
-    # The quoted-identifier form (information_schema."columns") must be rewritten too.
+    # The quoted-identifier forms (information_schema."columns", "information_schema".x)
+    # must be rewritten too.
+    sql = _quoted_schema(sql, "information_schema", "__hati_catalog.info.")
     out, last = [], 0
     for m in _QUOTED.finditer(sql):
         out.append(_INFO_SCHEMA.sub("__hati_catalog.info.", sql[last : m.start()]))

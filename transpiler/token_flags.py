@@ -53,6 +53,7 @@ PG_WORDS = frozenset(
         # set-returning functions in FROM (pgcompat._SRF_AS_SUBQUERY)
         "PG_OPTIONS_TO_TABLE",
         "PG_PARTITION_ANCESTORS",
+        "NOW",  # a column DEFAULT now() kept as written (pgcompat._now_default)
         # int2vector / oidvector subscripts (vector_subscript.VECTOR_COLUMNS)
         "INDKEY",
         "INDCLASS",
@@ -229,9 +230,16 @@ _VARCHAR = TokenType.VARCHAR
 _DCOLON = TokenType.DCOLON
 _SELECT = TokenType.SELECT
 _DIVISION_TOKENS = frozenset({TokenType.SLASH, TokenType.MOD})
+_FROM_JOIN = frozenset({TokenType.FROM, TokenType.JOIN})
+_L_PAREN = TokenType.L_PAREN
 _SPECIAL = frozenset(
     {_DOT, _PARAMETER, _DOUBLE, _COLON, _VARCHAR, _DCOLON, _SELECT} | _DIVISION_TOKENS
 )
+
+
+def _quoted_reg_type(text: str) -> bool:
+    low = text.lower()
+    return low == "oid" or (low.startswith("reg") and low.isalpha())
 
 
 def scan(tokens: Sequence[Token], agent: frozenset[str] | None = None) -> Triggers:
@@ -254,8 +262,10 @@ def scan(tokens: Sequence[Token], agent: frozenset[str] | None = None) -> Trigge
             if tt is _OBJECT_IDENTIFIER and not cls & HATI:
                 cls = (cls & ~_CHAIN) | (cls & VECTOR) | PG  # a reg* / oid type word
             flags |= cls
-        elif tt is _OBJECT_IDENTIFIER:
-            flags |= PG
+        elif tt is _OBJECT_IDENTIFIER or (
+            tt is _IDENTIFIER and prev_type is _DCOLON and _quoted_reg_type(text)
+        ):
+            flags |= PG  # x::regclass, x::"regtype" (TypeORM quotes it)
         if not outside:  # external_access._worth_walking's test, word flags precomputed
             if tt in _QUOTED:
                 outside = external_access.file_like(text) or (
@@ -273,6 +283,10 @@ def scan(tokens: Sequence[Token], agent: frozenset[str] | None = None) -> Trigge
             flags |= _special(tokens, i, tt, word, prev_type, found)
         elif text[:1] == "{" and tt in _STRINGS:
             flags |= PG  # '{a,b}'::text[]: PostgreSQL array text (pgcompat._array_literal)
+        elif prev_type in _FROM_JOIN and tt is not _L_PAREN:
+            nxt = i + 1
+            if nxt < len(tokens) and tokens[nxt].token_type is _L_PAREN:
+                flags |= PG  # `FROM f(...)`: maybe a scalar function (pgcompat._scalar_in_from)
         prev_type = tt
     found.hati = bool(flags & HATI)
     found.vector = bool(flags & VECTOR)

@@ -9,7 +9,8 @@ through two functions registered once on the shared database:
 
 Beside them, one pure function the catalog needs from the transpiler:
 `__hati_pg_sql(text)`, a stored view query, default or CHECK with the transpiler's
-division macros turned back into PostgreSQL's operators (transpiler/division.py).
+division macros and function stand-ins turned back into PostgreSQL's text
+(transpiler/stored_text.py).
 
 `token` is the calling session's DuckDB variable `__hati_backend` ("<pid>:<secret>",
 set at login; the catalog macros pass getvariable('__hati_backend')). DuckDB variables
@@ -35,7 +36,7 @@ from duckdb import sqltypes
 
 from proxy.db.backends import Backend, Backends
 from proxy.db.duckdb_errors import UdfError
-from transpiler import division
+from transpiler import stored_text
 
 TOKEN_VARIABLE = "__hati_backend"  # the catalog macros read this name too
 QUERY_BYTES = 1023  # track_activity_query_size = 1024, including the terminating NUL
@@ -107,7 +108,12 @@ def register(
     _create(conn, "__hati_backend_activity", activity, [sqltypes.VARCHAR], _ACTIVITY_TYPE)
     # The catalog's view queries, defaults and CHECKs as PostgreSQL text (pg_dump).
     _create(
-        conn, "__hati_pg_sql", division.as_postgres, [sqltypes.VARCHAR], sqltypes.VARCHAR, pure=True
+        conn,
+        "__hati_pg_sql",
+        stored_text.as_postgres,
+        [sqltypes.VARCHAR],
+        sqltypes.VARCHAR,
+        pure=True,
     )
     _create(
         conn,

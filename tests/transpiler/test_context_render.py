@@ -19,9 +19,9 @@ CASES = [
     ),
     (
         "SELECT * FROM hatidata_context('public.docs', 'it''s a \"test\"', $1) AS c",
-        "SELECT * FROM (SELECT *, fts_main_docs.match_bm25(id, 'it''s a \"test\"') AS score FROM public.docs WHERE NOT score IS NULL ORDER BY score DESC LIMIT $1) AS c",
+        "SELECT * FROM (SELECT *, fts_main_docs.match_bm25(id, 'it''s a \"test\"') AS score FROM main.docs WHERE NOT score IS NULL ORDER BY score DESC LIMIT $1) AS c",
         [],
-        "SELECT * FROM (SELECT *, fts_main_docs.match_bm25(id, 'it''s a \"test\"') AS score FROM public.docs WHERE NOT score IS NULL ORDER BY score DESC LIMIT $1) AS c",
+        "SELECT * FROM (SELECT *, fts_main_docs.match_bm25(id, 'it''s a \"test\"') AS score FROM main.docs WHERE NOT score IS NULL ORDER BY score DESC LIMIT $1) AS c",
         [],
     ),
     (

@@ -8,6 +8,7 @@ import duckdb
 import pytest
 
 from transpiler import transpile
+from transpiler.stored_text import as_postgres
 
 
 def sql(text: str) -> str:
@@ -60,10 +61,52 @@ def sql(text: str) -> str:
             "INSERT INTO t (k, u) VALUES (1, CURRENT_TIMESTAMP) ON CONFLICT(k) DO UPDATE SET "
             "u = get_current_timestamp(), d = current_date()",
         ),
+        # a function returning one value, in FROM: one row, the column named after it
+        (
+            "SELECT * FROM current_schema()",
+            'SELECT * FROM (SELECT CURRENT_SCHEMA() AS "current_schema") AS "current_schema"',
+        ),
+        ("SELECT * FROM upper('x') t(c)", 'SELECT * FROM (SELECT UPPER(\'x\') AS "c") AS "t"'),
+        ("SELECT * FROM generate_series(1, 2) g", "SELECT * FROM GENERATE_SERIES(1, 2) AS g(g)"),
+        # quoted schema qualifiers (TypeORM quotes every name)
+        (
+            'SELECT * FROM "information_schema"."tables"',
+            'SELECT * FROM __hati_catalog.info."tables"',
+        ),
+        ('SELECT * FROM "pg_catalog"."pg_class" c', 'SELECT * FROM "pg_class" AS c'),
+        # a name built by || is a name, not an oid; ::text of a reg* is its name
+        (
+            "SELECT obj_description((s || '.' || t)::regclass, 'pg_class') FROM x",
+            "SELECT OBJ_DESCRIPTION(__HATI_REGCLASS(s || '.' || t), 'pg_class') FROM x",
+        ),
+        (
+            "SELECT ('\"' || s || '\".\"' || n || '\"')::\"regtype\"::text FROM x",
+            "SELECT CAST(__HATI_REGTYPE_NAME(__HATI_REGTYPE('\"' || s || '\".\"' || n || '\"')) "
+            "AS TEXT) FROM x",
+        ),
+        # DEFAULT now() is kept as written (DuckDB keeps a default's text)
+        (
+            "CREATE TABLE t (a timestamptz DEFAULT now(), b timestamptz DEFAULT current_timestamp)",
+            "CREATE TABLE t (a TIMESTAMPTZ DEFAULT NOW(), b TIMESTAMPTZ DEFAULT CURRENT_TIMESTAMP)",
+        ),
+        (
+            "ALTER TABLE t ALTER COLUMN a SET DEFAULT now()",
+            "ALTER TABLE t ALTER COLUMN a SET DEFAULT NOW()",
+        ),
     ],
 )
 def test_rewrites(pg: str, duck: str) -> None:
     assert sql(pg) == duck
+
+
+def test_stored_text_reads_back_as_postgresql() -> None:
+    """Defaults, CHECKs and view queries as pg_get_expr / information_schema show them."""
+    assert as_postgres("__hati_uuid_generate_v4()") == "uuid_generate_v4()"
+    assert as_postgres("uuid()") == "gen_random_uuid()"
+    assert as_postgres("concat('uuid()', __hati_catalog.pg.__hati_div(a, 2))") == (
+        "concat('uuid()', (a / 2))"
+    )
+    assert as_postgres("my_uuid() + __hati_unknown(1)") == "my_uuid() + __hati_unknown(1)"
 
 
 def test_public_in_string_literals_is_untouched() -> None:

@@ -88,6 +88,22 @@ def reference_scan(tokens: list[Token]) -> Triggers:
             and tokens[i + 1].token_type in (TokenType.VAR, TokenType.IDENTIFIER)
         ):
             found.snowflake = True
+        if (  # `FROM f(...)`: maybe a scalar function in FROM
+            prev is not None
+            and prev.token_type in (TokenType.FROM, TokenType.JOIN)
+            and tt is not TokenType.L_PAREN
+            and i + 1 < len(tokens)
+            and tokens[i + 1].token_type is TokenType.L_PAREN
+        ):
+            found.pg = True
+        low = token.text.lower()
+        if (  # x::"regtype"
+            tt is TokenType.IDENTIFIER
+            and prev is not None
+            and prev.token_type is TokenType.DCOLON
+            and (low == "oid" or (low.startswith("reg") and low.isalpha()))
+        ):
+            found.pg = True
         prev = token
     found.pg |= found.three_part or found.pg_functions
     # The flags that used to be separate passes.

@@ -11,12 +11,18 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_ident(s) AS
     CASE WHEN s LIKE '"%"' THEN replace(s[2:-2], '""', '"') ELSE lower(trim(s)) END;
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_relname_oid(qname) AS (
-    WITH __h_parts AS (
-        SELECT CASE WHEN qname LIKE '%.%' AND NOT qname LIKE '"%"'
-                    THEN __hati_catalog.pg.__hati_ident(regexp_extract(qname, '^(.*?)\.', 1))
-               END AS nsp,
-               __hati_catalog.pg.__hati_ident(CASE WHEN qname LIKE '%.%' AND NOT qname LIKE '"%"'
-                    THEN regexp_extract(qname, '^.*?\.(.*)$', 1) ELSE qname END) AS rel
+    -- [database.]schema.rel, any part quoted ("public"."T"; a dot inside quotes is the
+    -- name's)
+    WITH __h_m AS (
+        SELECT regexp_extract(qname, '^\s*(?:(?:"(?:[^"]|"")*"|[^."]+)\.)?'
+                                     || '("(?:[^"]|"")*"|[^."]+)\.("(?:[^"]|"")*"|[^."]+)\s*$',
+                              ['nsp', 'rel']) AS m
+    ), __h_parts AS (
+        SELECT CASE WHEN __h_m.m.rel <> '' THEN __hati_catalog.pg.__hati_ident(__h_m.m.nsp) END
+                   AS nsp,
+               __hati_catalog.pg.__hati_ident(CASE WHEN __h_m.m.rel <> '' THEN __h_m.m.rel
+                                                   ELSE qname END) AS rel
+        FROM __h_m
     )
     -- pg_class unqualified: the connection's snapshot (proxy/db/catalog/snapshot.py)
     SELECT __h_r.oid
@@ -55,7 +61,13 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_regclass_name(x) AS
                        x::VARCHAR) END;
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_typname_oid(tname) AS (
-    WITH __h_n AS (SELECT regexp_replace(lower(trim(tname)), '^pg_catalog\.', '') AS tfull),
+    -- pg_catalog.int4, "pg_catalog"."int4", "int4": the type's name (quoted: as written)
+    WITH __h_q AS (SELECT regexp_replace(trim(tname),
+                                         '^(?:"pg_catalog"|pg_catalog|"public"|public)\s*\.\s*',
+                                         '', 'i') AS t),
+    __h_n AS (SELECT CASE WHEN regexp_full_match(t, '"(?:[^"]|"")*"(\[\])*')
+                          THEN replace(regexp_replace(t, '^"(.*)"((?:\[\])*)$', '\1\2'), '""', '"')
+                          ELSE lower(t) END AS tfull FROM __h_q),
     __h_b AS (SELECT regexp_replace(tfull, '(\[\])+$', '') AS base, tfull LIKE '%[]' AS is_array
           FROM __h_n),
     __h_t AS (SELECT coalesce(
