@@ -121,6 +121,7 @@ class Journal:
         self._wm = threading.Lock()  # one watermark write at a time
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake = asyncio.Event()
+        self._applier_idle = False  # the applier waits for `_wake` with nothing pending
         self._urgent = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
@@ -264,8 +265,12 @@ class Journal:
             entry = Entry(kind, key, row, kl.appended, data, self._written)
             self._pending.append(entry)
             self._cv.notify()  # the flusher
+            # Wake the applier only when it sleeps with nothing to apply: while it waits
+            # to batch or applies, it looks at `_pending` again on its own. Why: a wake
+            # per write cost the main loop a wake-up (and the GIL a hand-off) per store.
+            wake, self._applier_idle = self._applier_idle, False
         loop = self._loop
-        if loop is not None:
+        if wake and loop is not None:
             loop.call_soon_threadsafe(self._wake.set)
         return entry
 
@@ -422,6 +427,8 @@ class Journal:
             if not self._pending:
                 if self._stopping:
                     return
+                with self._mu:  # a write after this wakes us (see write)
+                    self._applier_idle = not self._pending
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), IDLE_UPKEEP)
                 self._wake.clear()
