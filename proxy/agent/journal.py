@@ -121,6 +121,7 @@ class Journal:
         self._wm = threading.Lock()  # one watermark write at a time
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake = asyncio.Event()
+        self._applier_idle = False  # the applier waits for `_wake` with nothing pending
         self._urgent = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
@@ -264,8 +265,12 @@ class Journal:
             entry = Entry(kind, key, row, kl.appended, data, self._written)
             self._pending.append(entry)
             self._cv.notify()  # the flusher
+            # Wake the applier only when it sleeps with nothing to apply: while it waits
+            # to batch or applies, it looks at `_pending` again on its own. Why: a wake
+            # per write cost the main loop a wake-up (and the GIL a hand-off) per store.
+            wake, self._applier_idle = self._applier_idle, False
         loop = self._loop
-        if loop is not None:
+        if wake and loop is not None:
             loop.call_soon_threadsafe(self._wake.set)
         return entry
 
@@ -337,7 +342,7 @@ class Journal:
                 fut = asyncio.get_running_loop().create_future()
                 kl.waiters.append((kl.appended, fut))
         if fut is not None:
-            self._urgent.set()
+            self._hurry()
             await self._wait(fut)
         files = self._files
         if writing and files is not None and self._applied_all > files.watermark:
@@ -351,8 +356,19 @@ class Journal:
                 return
             fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._all_waiters.append((self._written, fut))
-        self._urgent.set()
+        self._hurry()
         await self._wait(fut)
+
+    def _hurry(self) -> None:
+        """Have the applier apply now. `settled` may be awaited on a client connection's
+        own loop (search_memory runs there: registry.AgentFunction.any_loop), and the
+        applier's event belongs to the main loop."""
+        loop = self._loop
+        if loop is None or _running_loop() is loop:
+            self._urgent.set()
+        else:
+            with contextlib.suppress(RuntimeError):  # the main loop has closed: stopping
+                loop.call_soon_threadsafe(self._urgent.set)
 
     async def _wait(self, fut: asyncio.Future[None]) -> None:
         try:
@@ -411,6 +427,8 @@ class Journal:
             if not self._pending:
                 if self._stopping:
                     return
+                with self._mu:  # a write after this wakes us (see write)
+                    self._applier_idle = not self._pending
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), IDLE_UPKEEP)
                 self._wake.clear()
@@ -469,8 +487,30 @@ class Journal:
         for kind, rows in runs:
             kind.applied(rows)
         for fut in done:
-            if not fut.done():
-                fut.set_result(None)
+            _resolve_anywhere(fut)
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def _resolve(fut: asyncio.Future[None]) -> None:
+    if not fut.done():
+        fut.set_result(None)
+
+
+def _resolve_anywhere(fut: asyncio.Future[None]) -> None:
+    """Resolve a waiter's future on its own loop: the main loop's, or a client
+    connection's (an asyncio future is not thread-safe)."""
+    loop = fut.get_loop()
+    if loop is _running_loop():
+        _resolve(fut)
+        return
+    with contextlib.suppress(RuntimeError):  # its loop has closed: the waiter is gone
+        loop.call_soon_threadsafe(_resolve, fut)
 
 
 def _release(

@@ -91,6 +91,10 @@ class AgentFunction:
     doc: str = ""  # one paragraph: what the function does
     mcp: McpTool | None = None  # None: not an MCP tool
     fast: Fast | None = None  # tried first, on the caller's thread (see Fast)
+    # The handler may run on a client connection's own thread and event loop (SQL calls:
+    # execution/sql_bridge.py), not only on the server's main loop: everything it touches
+    # is thread-safe, and it creates or awaits no asyncio object bound to the main loop.
+    any_loop: bool = False
 
     def tool_params(self) -> tuple[Param, ...]:
         """The MCP tool's parameters (see McpTool); () when it is not a tool."""
@@ -247,6 +251,7 @@ def agent_function(
     mcp: McpTool | None = None,
     registry: Registry | None = None,
     fast: Fast | None = None,
+    any_loop: bool = False,
 ) -> Callable[[Handler], Handler]:
     """Register `handler(layer, who, **kwargs) -> rows` under `name` (lower case).
 
@@ -266,6 +271,7 @@ def agent_function(
                 doc=first_paragraph(handler.__doc__),
                 mcp=mcp,
                 fast=fast,
+                any_loop=any_loop,
             )
         )
         return handler

@@ -152,7 +152,13 @@ async def prepare(
             # A journaled write is acknowledged here, on the connection's own thread.
 
             rows = fn.run_fast(layer, who, converted)
-            if rows is None:
+            if rows is None and fn.any_loop:
+                # Why not on the main loop: the hop there and back cost two loop wake-ups
+                # and GIL hand-offs a call (and the main loop then handed the model and
+                # DuckDB work to worker threads again); here the agent database is read
+                # on this thread directly (Engine.run_uncounted).
+                rows = await fn.run(layer, who, converted, fast=False)
+            elif rows is None:
                 rows = await on_main(fn.run(layer, who, converted, fast=False))
         except AgentError as exc:
             raise to_pg_error(exc) from None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -38,16 +39,20 @@ class AccessTracker:
         self.returning = returning  # a RETURNING clause for the flush's UPDATE
         self.written = written  # gets the rows it returned, after the commit
         self.pending: dict[str, list[Any]] = {}  # memory_id -> [count, last_accessed]
+        # Searches from SQL touch from client connections' threads (search_memory's
+        # any_loop), flushes run on the main loop: a count must not be lost in between.
+        self._mu = threading.Lock()
 
     def touch(self, memory_ids: list[str]) -> None:
         at = now()
-        for mid in memory_ids:
-            entry = self.pending.get(mid)
-            if entry is None:
-                self.pending[mid] = [1, at]
-            else:
-                entry[0] += 1
-                entry[1] = at
+        with self._mu:
+            for mid in memory_ids:
+                entry = self.pending.get(mid)
+                if entry is None:
+                    self.pending[mid] = [1, at]
+                else:
+                    entry[0] += 1
+                    entry[1] = at
 
     async def flush(self) -> int:
         """Write the counted accesses in one UPDATE; returns how many memories it touched."""
@@ -55,7 +60,8 @@ class AccessTracker:
             return 0
         import pyarrow as pa
 
-        batch, self.pending = self.pending, {}
+        with self._mu:
+            batch, self.pending = self.pending, {}
         table = pa.table(
             {
                 "memory_id": pa.array(list(batch), pa.string()),
@@ -82,10 +88,11 @@ class AccessTracker:
                 changed = await self.db.transaction(write)
             except Exception:
                 # Put the counts back (merged with newer ones) for the next flush.
-                for mid, (n, at) in batch.items():
-                    entry = self.pending.setdefault(mid, [0, at])
-                    entry[0] += n
-                    entry[1] = max(entry[1], at)
+                with self._mu:
+                    for mid, (n, at) in batch.items():
+                        entry = self.pending.setdefault(mid, [0, at])
+                        entry[0] += n
+                        entry[1] = max(entry[1], at)
                 raise
             if self.written is not None:
                 self.written(changed)

@@ -82,6 +82,11 @@ SEARCH_COLUMNS = (
         ("query", "top_k", "memory_type", "min_importance"),
         "Find this agent's memories by meaning and keywords, best first.",
     ),
+    # From SQL it runs on the client connection's own thread: it reads the vector index
+    # (made for readers on other threads), the agent database (pooled cursors), the model
+    # (EmbeddingWorker.embed_now, thread-safe) and counts accesses (AccessTracker.touch,
+    # locked); it waits for the journal with futures of its own loop (journal.settled).
+    any_loop=True,
 )
 async def search_memory(layer: AgentContext, who: Identity, **kwargs: Any) -> list[dict[str, Any]]:
     """Search memories by meaning and keywords: weighted and keyword ranks fused (score)."""
