@@ -110,5 +110,7 @@ def test_downgrade_one_then_base_then_up_again(project: Project) -> None:
     assert {c for (c,) in columns} == {"id", "author_id", "title", "price"}
     assert "Running downgrade a1 -> , authors and books" in project.alembic("downgrade", "base")
     assert _tables(project) == {"alembic_version"}
+    with psycopg.connect(project.server.dsn, autocommit=True) as conn:  # SERIALs' went too
+        assert conn.execute("SELECT relname FROM pg_class WHERE relkind = 'S'").fetchall() == []
     project.alembic("upgrade", "head")
     assert "b2 (head)" in project.alembic("current")
