@@ -6,7 +6,8 @@ float8 columns, divisors never zero):
           division, what hatiproxy ran before);
 - after : `transpile(sql)` (`__hati_div(a, b)`: a CASE over `a // b`);
 - idiv  : `a // b` alone (DuckDB's integer division, no zero check): the floor.
-Prints the median time of each side per statement and after/before.
+Prints the median CPU time (process_time: one thread, in process) of each side per
+statement and after/before.
 
 Run: nice -n 5 python bench/division_ab.py [--rows N] [--reps N] [--threads N]
 """
@@ -31,6 +32,7 @@ QUERIES = (
     "SELECT sum(c / b) FROM t",
     "SELECT sum(n / b) FROM t",
     "SELECT sum(f / b) FROM t",
+    "SELECT sum(n / 7.0) FROM t",
     "SELECT sum(a % b) FROM t",
     "SELECT count(*) FROM t WHERE a / b > 100",
     "SELECT sum(a) / count(*) FROM t",
@@ -48,7 +50,7 @@ def main() -> None:
     conn.execute(f"SET threads = {args.threads}")
     conn.execute(
         "CREATE TABLE t AS SELECT (i * 7)::INTEGER AS a, (i % 97 + 1)::INTEGER AS b, "
-        "(i * 13)::BIGINT AS c, (i * 0.37)::DECIMAL(12, 2) AS n, i * 1.5 AS f "
+        "(i * 13)::BIGINT AS c, (i * 0.37)::DECIMAL(12, 2) AS n, (i * 1.5)::DOUBLE AS f "
         f"FROM range({args.rows}) r(i)"
     )
     for sql in QUERIES:
@@ -61,9 +63,9 @@ def main() -> None:
             conn.execute(q).fetchall()  # warm
         for _ in range(args.reps):
             for name, q in sides.items():
-                t0 = time.perf_counter()
+                t0 = time.process_time()
                 conn.execute(q).fetchall()
-                times[name].append(time.perf_counter() - t0)
+                times[name].append(time.process_time() - t0)
         med = {k: statistics.median(v) * 1000 for k, v in times.items()}
         print(
             f"{sql:45s} before {med['before']:7.2f} ms  after {med['after']:7.2f} ms  "

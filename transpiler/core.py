@@ -304,13 +304,15 @@ def _statement(
     text, markers, bind_texts = render(tree)
     text = prelude + text
     alter_types = alter_type.extract(tree) if tag == "ALTER TABLE" else None
-    atomic, view_sql, restart = False, None, ()
+    atomic, view_sql, restart, owned = False, None, (), ()
     if tag.startswith("DROP ") or tag == "TRUNCATE TABLE":
         split_up = multi_object.split(tree)
         if split_up is not None:
             parts, restart = split_up
             text = "; ".join(render(part)[0] for part in parts)
             atomic = len(parts) > 1 or bool(restart)
+        owned = multi_object.dropped_tables(tree)
+        atomic = atomic or bool(owned)
     elif tag == "ALTER TABLE":
         view = multi_object.view_form(tree)
         view_sql = render(view)[0] if view is not None else None
@@ -333,6 +335,7 @@ def _statement(
         atomic=atomic,
         view_sql=view_sql,
         restart_identity=restart,
+        drop_owned_sequences=owned,
         notices=notices,
         index_name=index_name,
         _tree=tree if bind_texts else None,

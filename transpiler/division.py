@@ -10,15 +10,16 @@ So `a / b` -> `__hati_catalog.pg.__hati_div(a, b)` and `a % b` (and `mod(a, b)`)
     CASE WHEN b = 0 THEN <error unless a IS NULL> ELSE a // b END
 
 DuckDB's `//` is integer division for two integers (of any widths, truncating) and float
-division otherwise (7.5 // 2 = 3.75, an int over a numeric or float8 too), which is
-PostgreSQL's `/` apart from result types (numeric / numeric is DOUBLE here). The macro
-has an INTERVAL overload (`interval '1 hour' / 2`; DuckDB has no `//` for it). A NULL
+division otherwise (7.5 // 2 = 3.75, an int over a numeric or float8 too). The macro
+picks an overload by the operands' types: integers truncate, float8 raises 22003 on
+overflow, numeric gives DECIMAL(38,16) (PostgreSQL's scale for a quotient in [1, 10000);
+its scale depends on the values), INTERVAL (DuckDB has no `//` for it) divides. A NULL
 dividend over a zero divisor is NULL, not an error, as PostgreSQL's strict operators.
 DuckDB cannot choose between a macro's overloads for an operand it has not typed yet (an
 aggregate or window function, a column in a CHECK, DEFAULT or generated column: it takes
 the typed one), so such a division takes
-`__hati_idiv`, the same without the INTERVAL overload (`avg(interval_col) / 2` is
-then a binder error; `avg(interval_col / 2)` or a cast works).
+`__hati_idiv`, `a // b` without overloads (`avg(interval_col) / 2` is then a binder
+error, `avg(interval_col / 2)` or a cast works; `sum(numeric_col) / 2` is a DOUBLE).
 
 Why the transpiler and not DuckDB's `integer_division` setting: that setting changes the
 parser, so it would have to hold on every connection that parses user SQL, it keeps
@@ -48,8 +49,8 @@ _CATALOG, _SCHEMA = "__hati_catalog", "pg"  # where the catalog layer keeps them
 _ONCE = "_once"
 MACROS = frozenset({DIV, IDIV, MOD, DIV + _ONCE, MOD + _ONCE})
 # Operands DuckDB cannot type when it picks a macro overload (it then takes the INTERVAL
-# one and fails to cast): these divisions take __hati_idiv, which has no overload.
-_UNTYPED_NODES = (exp.AggFunc, exp.Window)
+# one and fails to cast, or INTEGER for a DOUBLE): these take __hati_idiv, which has none.
+_UNTYPED_NODES = (exp.AggFunc, exp.Window, exp.Unnest, exp.Explode)
 # A CHECK, DEFAULT or generated column: DuckDB binds these with untyped columns too.
 _TABLE_DDL = (exp.ColumnConstraint, exp.Constraint)
 # Functions whose value changes per call: a divisor holding one must be evaluated once.

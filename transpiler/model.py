@@ -142,6 +142,9 @@ class Statement:
     # TRUNCATE ... RESTART IDENTITY: the (schema, table)s whose sequences the server
     # makes again after the TRUNCATE (multi_object.py, proxy/pgserver/sequence_restart.py).
     restart_identity: tuple[tuple[str | None, str], ...] = ()
+    # DROP TABLE: the (schema, table)s whose serial sequences (PostgreSQL's OWNED BY) the
+    # server drops with them (proxy/pgserver/sequence_restart.py owned_sequences).
+    drop_owned_sequences: tuple[tuple[str | None, str], ...] = ()
     # ALTER TABLE ... RENAME TO: the ALTER VIEW form, run instead when the target is a view.
     view_sql: str | None = None
     # NOTICEs the server sends when it runs the statement, e.g. that a PostgreSQL index

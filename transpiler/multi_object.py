@@ -6,6 +6,10 @@
   `TRUNCATE` per table. DuckDB cannot restart a sequence: RESTART IDENTITY names the
   tables whose sequences the server makes again (proxy/pgserver/sequence_restart.py).
 
+`DROP TABLE` also names its tables (`dropped_tables`): PostgreSQL drops a serial column's
+sequence with its table (OWNED BY); DuckDB cannot make a table own one, so the server
+drops them after the table.
+
 The statements of one such request run in one transaction (`Statement.atomic`): all or
 nothing, as in PostgreSQL.
 
@@ -57,6 +61,14 @@ def split(tree: exp.Expr) -> tuple[list[exp.Expr], Restart] | None:
             restart = tuple((t.text("db") or None, t.name) for t in tables)
         return parts, restart
     return None
+
+
+def dropped_tables(tree: exp.Expr) -> Restart:
+    """The (schema, table)s a DROP TABLE names: their serial sequences go with them."""
+    if not isinstance(tree, exp.Drop) or (tree.args.get("kind") or "").upper() != "TABLE":
+        return ()
+    tables = tree.args.get("tables") or [tree.this]
+    return tuple((t.text("db") or None, t.name) for t in tables if isinstance(t, exp.Table))
 
 
 def view_form(tree: exp.Expr) -> exp.Expr | None:

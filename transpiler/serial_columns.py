@@ -12,8 +12,8 @@ CYCLE) go to the sequence.
 The sequence is replaced, not reused: DuckDB cannot make a table own it, so one left by a
 dropped table of that name outlives it, and Postgres would start afresh. Under IF NOT
 EXISTS it is only created when missing (the table may exist and draw from it).
-Not the same as Postgres: a GENERATED ALWAYS column also takes explicit values; DROP TABLE
-leaves the sequence behind (until a table of that name replaces it); a plain CREATE TABLE
+DROP TABLE drops the sequence with the table (the server, proxy/pgserver/sequence_restart.py).
+Not the same as Postgres: a GENERATED ALWAYS column also takes explicit values; a plain CREATE TABLE
 of an existing table fails on its sequence (2BP01) rather than with 42P07.
 """
 

@@ -66,6 +66,8 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     ("OutOfRangeException", r"[Dd]ivision by zero", "22012"),
     ("OutOfRangeException", r"", "22003"),
     ("InvalidInputException", r"[Dd]ivision by zero", "22012"),
+    # a float division's overflow or underflow (the catalog's __hati_fdiv): PG's words
+    ("InvalidInputException", r"^value out of range: (overflow|underflow)$", "22003"),
     ("InvalidInputException", r"More than one row returned by a subquery", "21000"),
     ("InvalidInputException", r"Values were not provided|parameter", "08P01"),
     ("InvalidInputException", r"^Failed to convert DuckDB type to DuckLake", "0A000"),

@@ -1,5 +1,6 @@
 """DDL statements the runner hands over whole: several DuckDB statements in one
-transaction, ALTER TABLE on a view, ALTER TABLE around a table's indexes."""
+transaction, ALTER TABLE on a view, ALTER TABLE around a table's indexes, DROP TABLE with
+its serial sequences."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ def run_ddl(cur: Any, st: Statement, sql: str, own_transaction: bool) -> str:
     none is open: all or nothing), or an ALTER TABLE that DuckDB wants as ALTER VIEW
     because its target is a view. Returns the SQL that ran."""
     with alter_rebuild.own_transaction(cur, in_block=not own_transaction):
+        owned = sequence_restart.owned_sequences(cur, st.drop_owned_sequences)
         try:
             cur.execute(sql)
         except duckdb.CatalogException as err:
@@ -29,6 +31,7 @@ def run_ddl(cur: Any, st: Statement, sql: str, own_transaction: bool) -> str:
             cur.execute(sql)
         if st.restart_identity:  # TRUNCATE ... RESTART IDENTITY
             sequence_restart.restart_identity(cur, list(st.restart_identity))
+        sequence_restart.drop_unused(cur, owned)  # DROP TABLE: its serial sequences
     return sql
 
 

@@ -7,6 +7,10 @@ are dropped, the sequence dropped and created with the same options (start, incr
 bounds, cycle), the defaults set again; then it is moved forward to the value wanted by
 drawing (the `setval` macro, proxy/db/catalog/50_functions.sql). All of it runs in the
 caller's transaction, or in one of its own: all or nothing, as in PostgreSQL.
+
+DROP TABLE drops the sequences of the table's serial columns with it, as PostgreSQL drops
+the sequences a column OWNS: `<table>_<column>_seq` drawn by that column's default
+(transpiler/serial_columns.py names them so; pg_depend shows them owned, 'a').
 """
 
 from __future__ import annotations
@@ -140,3 +144,34 @@ def restart_identity(cur: Any, tables: list[tuple[str | None, str]]) -> None:
     for schema, table in tables:
         for seq_schema, seq_name in table_sequences(cur, schema, table):
             recreate(cur, seq_schema, seq_name)
+
+
+def owned_sequences(cur: Any, tables: tuple[tuple[str | None, str], ...]) -> list[tuple[str, str]]:
+    """The serial sequences of these tables' columns: `<table>_<column>_seq` drawn by that
+    column's default. A table without a schema is the one in main if there is one."""
+    out: list[tuple[str, str]] = []
+    for schema, table in tables:
+        rows = cur.execute(
+            "SELECT schema_name, column_name, column_default FROM duckdb_columns() "
+            "WHERE lower(table_name) = lower(?) AND (? IS NULL OR schema_name = ?) "
+            "AND column_default ILIKE '%nextval(%' AND database_name <> 'temp' "
+            "ORDER BY schema_name <> 'main', schema_name",
+            [table, schema, schema],
+        ).fetchall()
+        first = rows[0][0] if rows else None
+        for t_schema, column, default in rows:
+            if t_schema != first:
+                continue
+            for m in _NEXTVAL.finditer(default):
+                d_schema, d_name = split_name(m[1].replace("''", "'"))
+                owned = d_name.lower() == f"{table}_{column}_seq".lower()
+                if owned and d_schema in (None, t_schema) and (t_schema, d_name) not in out:
+                    out.append((t_schema, d_name))
+    return out
+
+
+def drop_unused(cur: Any, sequences: list[tuple[str, str]]) -> None:
+    """Drop these sequences, each unless a column default still draws from it."""
+    for schema, name in sequences:
+        if not _dependents(cur, schema, name):
+            cur.execute(f"DROP SEQUENCE IF EXISTS {quote_ident(schema)}.{quote_ident(name)}")

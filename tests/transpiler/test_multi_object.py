@@ -19,7 +19,7 @@ from transpiler import transpile
             True,
         ),
         ("DROP VIEW a, b", "DROP VIEW a; DROP VIEW b", True),
-        ("DROP TABLE a", "DROP TABLE a", False),
+        ("DROP TABLE a", "DROP TABLE a", True),  # run whole: its serial sequences go too
         ("TRUNCATE a, b", "TRUNCATE TABLE a; TRUNCATE TABLE b", True),
         ("truncate table a, b", "TRUNCATE TABLE a; TRUNCATE TABLE b", True),
         ("TRUNCATE ONLY a CONTINUE IDENTITY CASCADE", "TRUNCATE TABLE a", False),
@@ -36,6 +36,20 @@ def test_restart_identity_names_the_tables() -> None:
     assert st.sql == "TRUNCATE TABLE a; TRUNCATE TABLE s.b"
     assert (st.atomic, st.warnings) == (True, ())
     assert st.restart_identity == ((None, "a"), ("s", "b"))
+
+
+@pytest.mark.parametrize(
+    ("text", "tables"),
+    [
+        ("DROP TABLE a", ((None, "a"),)),
+        ("DROP TABLE IF EXISTS a, s.b CASCADE", ((None, "a"), ("s", "b"))),
+        ("DROP VIEW a", ()),
+        ("DROP SEQUENCE a_id_seq", ()),
+    ],
+)
+def test_drop_table_names_the_tables_whose_sequences_go(text: str, tables: tuple) -> None:
+    (st,) = transpile(text)
+    assert st.drop_owned_sequences == tables
 
 
 def test_split_sql_runs_on_duckdb() -> None:

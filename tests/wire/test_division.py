@@ -5,6 +5,7 @@ restart (the view's stored text calls the catalog macros)."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 
 import psycopg
@@ -105,3 +106,40 @@ def test_check_default_and_generated_columns_divide(server, table_name: str) -> 
         conn.execute(f"CREATE INDEX ON {table_name} ((a / b))")
         got = conn.execute(f"UPDATE {table_name} SET a = a / 2 * 3 RETURNING a, a % 4")
         assert got.fetchall() == [(6, 2)]
+
+
+@pytest.mark.parametrize("prepare", [False, True])
+def test_numeric_quotient_is_numeric_text_with_16_decimals(
+    server, table_name: str, prepare: bool
+) -> None:
+    """What psycopg builds a Decimal from: PostgreSQL's text for these quotients, typed
+    numeric in the RowDescription; a Decimal parameter divides as numeric too."""
+    table_name = f"{table_name[:40]}_{int(prepare)}"
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        conn.execute(f"CREATE TABLE {table_name} (amount numeric(12,2), qty int)")
+        conn.execute(f"INSERT INTO {table_name} VALUES (1234.50, 100), (22.00, 7)")
+        cur = conn.execute("SELECT 10.0 / 4, 22 / 7.0, %s / 2", (Decimal("7.5"),), prepare=prepare)
+        assert [d.type_code for d in cur.description] == [1700, 1700, 1700]
+        assert [str(v) for v in cur.fetchone() or ()] == [
+            "2.5000000000000000",
+            "3.1428571428571429",
+            "3.7500000000000000",
+        ]
+        got = conn.execute(
+            f"SELECT amount / qty FROM {table_name} ORDER BY amount", prepare=prepare
+        ).fetchall()
+        assert [str(v) for (v,) in got] == ["3.1428571428571429", "12.3450000000000000"]
+        with pytest.raises(psycopg.errors.DivisionByZero):
+            conn.execute(f"SELECT amount / (qty - qty) FROM {table_name}", prepare=prepare)
+
+
+def test_float_overflow_and_underflow_are_22003(server) -> None:
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        for sql, word in [
+            ("SELECT 1e308::float8 / 1e-308::float8", "overflow"),
+            ("SELECT 1e-308::float8 / 1e308::float8", "underflow"),
+        ]:
+            with pytest.raises(psycopg.errors.NumericValueOutOfRange) as err:
+                conn.execute(sql)
+            assert err.value.diag.message_primary == f"value out of range: {word}"
+        assert conn.execute("SELECT (-2147483648)::int4 % -1").fetchone() == (0,)

@@ -176,10 +176,20 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_indexdef(index_oid) AS (
            ELSE __h_i.elements[colno] END
     FROM __hati_catalog.pg.__hati_index __h_i WHERE __h_i.indexrelid = index_oid);
 
+-- Pretty (psql's \d, SQLAlchemy's reflection): PostgreSQL drops the parentheses around a
+-- CHECK's whole expression (`CHECK (a >= 0)`, not `CHECK ((a >= 0))`); inner ones stay here.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pretty_check(d) AS
+    CASE WHEN d LIKE 'CHECK ((%))' AND list_min(list_transform(range(1, length(d) - 8),
+             __h_i -> length(replace(d[8:7 + __h_i], ')', ''))
+                      - length(replace(d[8:7 + __h_i], '(', '')))) >= 1
+         THEN 'CHECK ' || d[8:length(d) - 1] ELSE d END;
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_constraintdef(con_oid) AS (
     SELECT __h_c.__hati_def FROM __hati_catalog.pg.pg_constraint __h_c WHERE __h_c.oid = con_oid),
     (con_oid, pretty) AS (
-    SELECT __h_c.__hati_def FROM __hati_catalog.pg.pg_constraint __h_c WHERE __h_c.oid = con_oid);
+    SELECT CASE WHEN CAST(pretty AS BOOLEAN)
+                THEN __hati_catalog.pg.__hati_pretty_check(__h_c.__hati_def)
+                ELSE __h_c.__hati_def END
+    FROM __hati_catalog.pg.pg_constraint __h_c WHERE __h_c.oid = con_oid);
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_viewdef(view_ref) AS (
     SELECT __h_r.viewdef FROM __hati_catalog.pg.__hati_rel __h_r

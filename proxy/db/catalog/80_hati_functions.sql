@@ -102,23 +102,54 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_to_regclass(n) AS
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_to_regtype(n) AS
     __hati_catalog.pg.to_regtype(n);
 
--- PostgreSQL's `/` and `%` (transpiler/division.py): `//` truncates two integers and is
--- float division otherwise; a zero divisor raises 22012 (duckdb_errors.py reads the
--- message) unless the dividend is NULL. __hati_div has an INTERVAL overload (DuckDB has
--- no `//` for it); DuckDB picks a typed overload for an operand it cannot type yet (an
--- aggregate, a window function), so those take __hati_idiv, which has none. The *_once
--- forms bind a divisor with side effects (nextval, random) once, through a one-element
--- list lambda.
+-- PostgreSQL's `/` and `%` (transpiler/division.py): `//` truncates two integers; a zero
+-- divisor raises 22012 (duckdb_errors.py reads the message) unless the dividend is NULL.
+-- __hati_div picks its overload by the operands' types: integers of each width truncate
+-- (keeping the width, as int2 / int2 is int2), float4 and float8 raise 22003 on overflow
+-- and underflow as float8_div does, numeric (DECIMAL, or an integer over one) is
+-- __hati_ndiv's DECIMAL(38,16), and INTERVAL has its own (DuckDB has no `//` for it).
+-- The untyped overload catches the rest (VARCHAR, NULL). DuckDB picks a typed overload
+-- for an operand it cannot type yet (an aggregate, a window function, unnest: it may take
+-- INTEGER for a sum), so those take __hati_idiv, which has none. The *_once forms bind a
+-- divisor with side effects (nextval, random) once, through a one-element list lambda.
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_idiv(a, b) AS
     CASE WHEN b = 0 THEN CASE WHEN a IS NOT NULL THEN error('division by zero') END
          ELSE a // b END;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_fdiv(a, b) AS
+    CASE WHEN b = 0 THEN CASE WHEN a IS NOT NULL THEN error('division by zero') END
+         WHEN isinf(a / b) AND isfinite(a) THEN error('value out of range: overflow')
+         WHEN a / b = 0 AND a <> 0 AND isfinite(b) THEN error('value out of range: underflow')
+         ELSE a / b END;
+-- numeric / numeric, a and b DECIMAL(38,10). PostgreSQL's result scale depends on the
+-- values (select_div_scale: 16 significant digits, at least the inputs' scales: 16
+-- decimals for a quotient in [1, 10000), 20 below 1); a column needs one type, so 16,
+-- right for the commonest case. DuckDB divides DECIMALs as DOUBLEs (~16 significant
+-- digits, too few) and HUGEINT division is ~30x slower than this: the float quotient
+-- rounded to 6 decimals (hi) is exact in DECIMAL, and the rest (a - hi * b) / b is
+-- below 1e-6, so a DOUBLE carries it to the 16th decimal; exact for quotients below
+-- ~1e15, |a| below 1e22 (DECIMAL(38,16) holds 22 integer digits).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_ndiv_parts(a, b, hi) AS
+    hi + ((a - hi * b)::DOUBLE / b::DOUBLE)::DECIMAL(38, 16);
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_ndiv(a, b) AS
+    CASE WHEN b = 0 THEN CASE WHEN a IS NOT NULL THEN error('division by zero') END
+         ELSE __hati_catalog.pg.__hati_ndiv_parts(
+             a, b, round(a::DOUBLE / b::DOUBLE, 6)::DECIMAL(38, 6)) END;
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_div(a, b) AS
     __hati_catalog.pg.__hati_idiv(a, b),
+    (a SMALLINT, b SMALLINT) AS __hati_catalog.pg.__hati_idiv(a, b),
+    (a INTEGER, b INTEGER) AS __hati_catalog.pg.__hati_idiv(a, b),
+    (a BIGINT, b BIGINT) AS __hati_catalog.pg.__hati_idiv(a, b),
+    (a HUGEINT, b HUGEINT) AS __hati_catalog.pg.__hati_idiv(a, b),
+    (a FLOAT, b FLOAT) AS __hati_catalog.pg.__hati_fdiv(a, b),
+    (a DOUBLE, b DOUBLE) AS __hati_catalog.pg.__hati_fdiv(a, b),
+    (a DECIMAL(38, 10), b DECIMAL(38, 10)) AS __hati_catalog.pg.__hati_ndiv(a, b),
     (a INTERVAL, b DOUBLE) AS
     CASE WHEN b = 0 THEN CASE WHEN a IS NOT NULL THEN error('division by zero') END
          ELSE a / b END;
+-- `%`: x % -1 is 0 for an integer x, also INT_MIN (whose DuckDB % -1 overflows).
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_mod(a, b) AS
     CASE WHEN b = 0 THEN CASE WHEN a IS NOT NULL THEN error('division by zero') END
+         WHEN b = -1 THEN a % -b
          ELSE a % b END;
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_div_once(a, b) AS
     list_transform([b], __h_b -> __hati_catalog.pg.__hati_idiv(a, __h_b))[1];

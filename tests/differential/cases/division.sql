@@ -1,7 +1,8 @@
 -- PostgreSQL's `/` and `%` (transpiler/division.py): int / int truncates toward zero,
 -- a zero divisor raises 22012 division by zero for every type, a NULL operand is NULL.
--- numeric / x keeps its non-integer value (its type is DOUBLE here: see
--- known_differences.sql numeric_division_type), so numeric results are compared as float8.
+-- numeric / numeric (or integer) is numeric with 16 decimals, PostgreSQL's scale for a
+-- quotient in [1, 10000) (known_differences.sql numeric_division_scale: the others);
+-- float8 overflow and underflow are 22003.
 -- @setup
 CREATE TABLE d_div (id int PRIMARY KEY, s int2, i int4, b int8, n numeric(10,2), f float8);
 INSERT INTO d_div VALUES (1, 7, 2, -3, 7.50, 2.5), (2, -7, 2, 4, -1.25, -0.5), (3, 9, -4, 10, 3.00, 4.0), (4, 5, 0, 0, 0.00, 0.0), (5, NULL, 3, NULL, NULL, NULL);
@@ -70,3 +71,21 @@ SELECT interval '1 hour' / 2, interval '3 days' / 4
 SELECT id, CASE WHEN i = 0 THEN NULL ELSE s / i END FROM d_div ORDER BY id
 -- @query nullif_divisor
 SELECT id, s / nullif(i, 0), s % nullif(b, 0) FROM d_div ORDER BY id
+-- @query numeric_division_is_numeric
+SELECT 10.0 / 4, 7.5 / 2, 10 / 4.0, 1234.50 / 100, 100.0 / 7, 22 / 7.0, -22.0 / 7, -1.25 / 2
+-- @query numeric_column_division
+SELECT id, n / i, b / n, n / 2.5 FROM d_div WHERE id IN (1, 3) ORDER BY id
+-- @query numeric_over_float_is_float
+SELECT id, n / f, f / n FROM d_div WHERE id IN (1, 2, 3) ORDER BY id
+-- @query numeric_column_division_by_zero error
+SELECT id, n / b FROM d_div
+-- @query float_division_overflow error
+SELECT 1e308::float8 / 1e-308::float8
+-- @query float_division_underflow error
+SELECT 1e-308::float8 / 1e308::float8
+-- @query float4_division
+SELECT 7::float4 / 2::float4, 1::float4 / 4::float4, -3::float4 / 8::float4
+-- @query int_min_modulo_minus_one
+SELECT (-2147483648)::int4 % -1, (-9223372036854775807 - 1) % -1, 7 % -1, mod(-7, -1), 7.5 % -1
+-- @query unnest_division
+SELECT unnest(ARRAY[1.5::float8, 7.0]) / 2

@@ -20,9 +20,9 @@ SELECT avg(n) FROM d_kd
 -- @query avg_numeric_is_numeric
 SELECT avg(amount) FROM d_kd
 -- @reason avg(numeric) is numeric in PG (Decimal('1.8750000000000000')), DOUBLE in DuckDB
--- @query numeric_division_type
-SELECT 10.0 / 4
--- @reason numeric / int is numeric in PG (Decimal('2.5000000000000000')), DOUBLE 2.5 in DuckDB
+-- @query numeric_division_scale
+SELECT 1 / 3::numeric, 7.50 / 7, 100000.0 / 3
+-- @reason PG's numeric quotient scale depends on the values (20, 20, 12 here); hatiproxy's is always 16
 -- @query round_float_half_even
 SELECT round(2.5::float8), round(-0.5::float8)
 -- @reason PG rounds float8 half to even (2, -0); DuckDB rounds half away from zero (3, -1)
@@ -67,3 +67,6 @@ CREATE UNIQUE INDEX d_kd_idx_a_pos ON d_kd_idx (a) WHERE a > 0
 -- @query unique_nulls_not_distinct
 CREATE UNIQUE INDEX d_kd_idx_b_nnd ON d_kd_idx (b) NULLS NOT DISTINCT
 -- @reason DuckDB unique indexes treat NULLs as distinct: 0A000
+-- @query sqlalchemy_domains
+SELECT pg_catalog.pg_type.typname AS name, pg_catalog.format_type(pg_catalog.pg_type.typbasetype, pg_catalog.pg_type.typtypmod) AS attype, NOT pg_catalog.pg_type.typnotnull AS nullable, pg_catalog.pg_type.typdefault AS "default", pg_catalog.pg_type_is_visible(pg_catalog.pg_type.oid) AS visible, pg_catalog.pg_namespace.nspname AS schema, domain_constraints.condefs, domain_constraints.connames, pg_catalog.pg_collation.collname FROM pg_catalog.pg_type JOIN pg_catalog.pg_namespace ON pg_catalog.pg_namespace.oid = pg_catalog.pg_type.typnamespace LEFT OUTER JOIN pg_catalog.pg_collation ON pg_catalog.pg_type.typcollation = pg_catalog.pg_collation.oid LEFT OUTER JOIN (SELECT pg_catalog.pg_constraint.contypid AS contypid, array_agg(pg_catalog.pg_get_constraintdef(pg_catalog.pg_constraint.oid, 't')) AS condefs, array_agg(CAST(pg_catalog.pg_constraint.conname AS TEXT)) AS connames FROM pg_catalog.pg_constraint WHERE pg_catalog.pg_constraint.contypid != '0'::INTEGER GROUP BY pg_catalog.pg_constraint.contypid) AS domain_constraints ON pg_catalog.pg_type.oid = domain_constraints.contypid WHERE pg_catalog.pg_type.typtype = 'd'::VARCHAR ORDER BY pg_catalog.pg_namespace.nspname, pg_catalog.pg_type.typname
+-- @reason PG lists information_schema's domains (cardinal_number, ...); hatiproxy has no domains in pg_type

@@ -35,3 +35,16 @@ INSERT INTO d_seqr_a (v) VALUES ('n') RETURNING id
 INSERT INTO d_seqr_b (a) VALUES (1) RETURNING id
 -- @query default_kept
 SELECT column_default FROM information_schema.columns WHERE table_name = 'd_seqr_a' AND column_name = 'id'
+-- DROP TABLE drops its serial columns' sequences (OWNED BY): a table made again starts at 1
+-- @setup
+CREATE TABLE d_seqr_drop (id serial PRIMARY KEY, n bigserial, v text);
+INSERT INTO d_seqr_drop (v) VALUES ('a'), ('b');
+DROP TABLE d_seqr_drop;
+-- @query dropped_table_sequences_gone
+SELECT count(*) FROM pg_class WHERE relname IN ('d_seqr_drop_id_seq', 'd_seqr_drop_n_seq')
+-- @query dropped_sequence_missing error
+SELECT nextval('d_seqr_drop_id_seq')
+-- @query made_again_starts_at_one
+CREATE TABLE d_seqr_drop (id serial PRIMARY KEY, v text)
+-- @query made_again_first_id
+INSERT INTO d_seqr_drop (v) VALUES ('c') RETURNING id
