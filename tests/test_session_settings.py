@@ -74,3 +74,29 @@ def test_transaction_characteristics() -> None:
     )
     s.end_transaction()
     assert s.get("transaction_deferrable") == "off"
+
+
+@pytest.mark.parametrize(
+    ("value", "zone"),
+    [
+        ("-7", "Etc/GMT+7"),  # a number: hours east of UTC, as PostgreSQL reads it
+        ("3", "Etc/GMT-3"),
+        ("0", "UTC"),
+        ("+02:00", "Etc/GMT+2"),  # a POSIX offset: hours *west*
+        ("UTC+2", "Etc/GMT+2"),
+        ("GMT-05", "Etc/GMT-5"),
+        ("Europe/Berlin", "Europe/Berlin"),
+    ],
+)
+def test_time_zone_offsets_become_zone_names(value: str, zone: str) -> None:
+    s = SessionSettings({})
+    assert s.set("TimeZone", value).duckdb_sql == f"SET TimeZone = '{zone}'"
+    assert s.get("timezone") == zone
+
+
+def test_time_zone_offset_that_is_not_whole_hours_is_refused() -> None:
+    s = SessionSettings({})
+    with pytest.raises(PgError) as err:
+        s.set("TimeZone", "5.5")
+    assert err.value.sqlstate == "0A000" and "5.5" in err.value.message
+    assert s.get("TimeZone") == "UTC"

@@ -7,6 +7,8 @@ they are the hottest statements of a pooled driver (asyncpg's reset query).
 
 from __future__ import annotations
 
+import re
+
 from sqlglot.tokens import Token, TokenType
 
 from transpiler.dialects import POSTGRES, tokenize
@@ -109,6 +111,9 @@ def _parse_set(tokens: list[Token], words: list[str]) -> SetCommand | None:
         value_tokens = rest[2:]
         if [w.upper() for w in rest_words[2:]] in (["LOCAL"], ["DEFAULT"]):
             return SetCommand("timezone", None, local)
+        interval = _interval_hours(value_tokens)
+        if interval is not None:
+            return SetCommand("timezone", interval, local)
         return SetCommand("timezone", _value(value_tokens), local)
     if rest_words[0] == "NAMES":
         return SetCommand("client_encoding", _value(rest[1:]) if rest[1:] else None, local)
@@ -125,6 +130,25 @@ def _parse_set(tokens: list[Token], words: list[str]) -> SetCommand | None:
                 return SetCommand(name, None, local)
             return SetCommand(name, _value(rest[j + 1 :]), local)
     return None
+
+
+_OFFSET = re.compile(r"^\s*([+-]?)(\d{1,2})(?::(\d{2}))?\s*$")
+
+
+def _interval_hours(tokens: list[Token]) -> str | None:
+    """`SET TIME ZONE INTERVAL '-07:00' HOUR TO MINUTE` (Sequelize sends it): the offset
+    east of UTC in hours ("-7"), as a bare number sets it; None for other values."""
+    if (
+        len(tokens) < 2
+        or tokens[0].text.upper() != "INTERVAL"
+        or tokens[1].token_type not in _STRINGS
+    ):
+        return None
+    m = _OFFSET.match(tokens[1].text)
+    if m is None:
+        return None
+    hours = int(m[2]) + int(m[3] or 0) / 60
+    return f"{'-' if m[1] == '-' else ''}{hours:g}"
 
 
 def _name(tokens: list[Token]) -> str | None:

@@ -231,8 +231,33 @@ def _is_custom(name: str) -> bool:
     return "." in name or name.startswith("hatidata_")
 
 
+# TimeZone values DuckDB's ICU reads differently from PostgreSQL: a number is hours east of
+# UTC (ISO); a POSIX offset ('+02:00', 'UTC+2') is hours *west*. Both as Etc/GMT names,
+# which DuckDB, Python's zoneinfo and pyarrow all read (Etc/GMT+7 is UTC-7).
+_TZ_NUMBER = re.compile(r"^\s*[+-]?\d+(?:\.\d+)?\s*$")
+_TZ_POSIX = re.compile(r"^\s*(?:UTC|GMT)?([+-]?)(\d{1,2})(?::(\d{2}))?\s*$", re.IGNORECASE)
+
+
+def _timezone(value: str) -> str:
+    if _TZ_NUMBER.match(value):
+        west = -float(value)
+    elif m := _TZ_POSIX.match(value):
+        west = (-1 if m[1] == "-" else 1) * (int(m[2]) + int(m[3] or 0) / 60)
+    else:
+        return value  # a zone name
+    if west != int(west) or abs(west) > 14:
+        raise PgError(
+            "0A000",
+            f'time zone offset "{value}" is not supported',
+            hint="Only whole-hour offsets up to 14 hours are; or name a zone, e.g. 'Asia/Kolkata'.",
+        )
+    return "UTC" if west == 0 else f"Etc/GMT{int(west):+d}"
+
+
 def _normalise(name: str, value: str) -> str:
     """Validate a value for a known setting and return the form SHOW prints."""
+    if name == "TimeZone":
+        return _timezone(value)
     if name == "client_encoding":
         if value.strip().strip("'\"").lower() not in _UTF8_NAMES:
             raise PgError(
@@ -298,6 +323,13 @@ class SessionSettings:
             # Postgres: unset custom placeholders error, except through current_setting(x, true).
             raise PgError("42704", f'unrecognized configuration parameter "{name}"')
         raise PgError("42704", f'unrecognized configuration parameter "{name}"')
+
+    def snapshot(self) -> tuple[dict[str, str], dict[str, str | None]]:
+        return dict(self.values), dict(self._local_restore)
+
+    def restore(self, snapshot: tuple[dict[str, str], dict[str, str | None]]) -> None:
+        """Back to a snapshot(): a SET whose DuckDB half failed leaves nothing behind."""
+        self.values, self._local_restore = dict(snapshot[0]), dict(snapshot[1])
 
     def show_all(self) -> list[tuple[str, str]]:
         return sorted(self.values.items(), key=lambda kv: kv[0].lower())

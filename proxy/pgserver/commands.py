@@ -61,9 +61,14 @@ async def run(
                 )
                 tag = "SET"
             else:
-                await _apply(
-                    runner, session, [runner.settings.set(cmd.name, cmd.value, local=cmd.local)]
-                )
+                before = runner.settings.snapshot()
+                try:
+                    await _apply(
+                        runner, session, [runner.settings.set(cmd.name, cmd.value, local=cmd.local)]
+                    )
+                except PgError:  # DuckDB refused it (a time zone): SHOW keeps the old value
+                    runner.settings.restore(before)
+                    raise
                 tag = "SET"
         case ResetCommand():
             await _apply(runner, session, runner.settings.reset(cmd.name))
@@ -102,6 +107,13 @@ async def _apply(runner: StatementRunner, session: ClientSession, results: list[
             try:
                 await runner.call(runner.cursor.execute, sql, sql=sql)
             except PgError as exc:
+                if sql.startswith("SET TimeZone"):  # PostgreSQL's words; DuckDB's candidates
+                    value = runner.settings.values.get("TimeZone", "")
+                    raise PgError(
+                        "22023",
+                        f'invalid value for parameter "TimeZone": "{value}"',
+                        detail=exc.detail,
+                    ) from None
                 if exc.sqlstate in ("42704", "22023", "42000", "XX000") and sql.startswith("SET "):
                     name = sql.split()[1]
                     raise PgError(

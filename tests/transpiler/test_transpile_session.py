@@ -28,6 +28,8 @@ def one(sql: str):
         ('SET LOCAL search_path TO a, "B"', SetCommand("search_path", "a, B", True)),
         ("SET TIME ZONE 'UTC'", SetCommand("timezone", "UTC", False)),
         ("SET TIME ZONE LOCAL", SetCommand("timezone", None, False)),
+        ("SET TIME ZONE INTERVAL '-07:00' HOUR TO MINUTE", SetCommand("timezone", "-7", False)),
+        ("SET TIME ZONE INTERVAL '+05:30' HOUR TO MINUTE", SetCommand("timezone", "5.5", False)),
         ("SET NAMES 'utf-8'", SetCommand("client_encoding", "utf-8", False)),
         ("SET client_encoding = 'utf-8'", SetCommand("client_encoding", "utf-8", False)),
         ("SET x = DEFAULT", SetCommand("x", None, False)),
