@@ -19,12 +19,23 @@ shorter run) and at the end, the growth from minute 5 to the end in %, and the
 operations done. The issue's target: under 10 % between minute 5 and minute 30.
 `--probe FILE` (debug) has the server itself append, every 30 s, where its memory is
 (glibc malloc, DuckDB's jemalloc, duckdb_memory() per database, threads): bench/rss_probe.
+
+`--heaptrack FILE` (debug; needs `heaptrack`, Debian's package) runs the server under
+heaptrack, which records every malloc and free with its backtrace (the server runs ~5-8x
+slower) into FILE.zst, and at each `--snapshot MINUTE` keeps what was recorded so far as
+FILE.m<MINUTE> (uncompressed). What the heap gained between two snapshots, by call site:
+`heaptrack_print -f FILE.m15 -d FILE.m5 -l 1 -p 0 -a 0 -T 0` ("leaked" = still allocated
+at the later snapshot; Python frames show as the interpreter's C functions).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import shutil
+import signal
+import subprocess
 import sys
 import tempfile
 import threading
@@ -41,6 +52,37 @@ from tests.conftest import start_server  # noqa: E402
 from tests.rest.rest_support import KeySpec, create_keys  # noqa: E402
 
 BASE = "/v1/organizations/local/agent-memory"
+
+
+def server_pid(data_dir: Path) -> int:
+    """The pid of the `serve` process using data_dir (under heaptrack, a child of its
+    script rather than the process start_server returns)."""
+    for _ in range(100):
+        for proc in Path("/proc").iterdir():
+            if not proc.name.isdigit():
+                continue
+            try:
+                argv = (proc / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if argv[1:3] == [b"-m", b"proxy"] and str(data_dir).encode() in argv:
+                return int(proc.name)
+        time.sleep(0.1)
+    raise RuntimeError(f"no server process for {data_dir}")
+
+
+def heaptrack_snapshot(out: str, minute: float) -> None:
+    """What heaptrack has written so far, decompressed (the stream is still open, so cut
+    at its last whole line) into <out>.m<minute>."""
+    dest = Path(f"{out}.m{minute:g}")
+    with open(dest, "wb") as fh:
+        subprocess.run(["zstd", "-dc", f"{out}.zst"], stdout=fh, stderr=subprocess.DEVNULL)
+    with open(dest, "rb+") as fh:
+        end = fh.seek(0, os.SEEK_END)
+        fh.seek(max(0, end - 65536))
+        tail = fh.read()
+        fh.truncate(max(0, end - 65536) + tail.rfind(b"\n") + 1)
+    print(f"heaptrack snapshot {dest}", flush=True)
 
 
 def rss_kib(pid: int) -> int:
@@ -139,8 +181,28 @@ def main() -> None:
         metavar="FILE",
         help="debug: the server appends where its memory is to FILE every 30 s (bench/rss_probe)",
     )
+    ap.add_argument(
+        "--heaptrack",
+        metavar="FILE",
+        help="debug: run the server under heaptrack, recording into FILE.zst (see above)",
+    )
+    ap.add_argument(
+        "--snapshot",
+        type=float,
+        action="append",
+        default=[],
+        metavar="MINUTE",
+        help="with --heaptrack: keep what was recorded by this minute as FILE.m<MINUTE>",
+    )
     a = ap.parse_args()
     extra_env = dict(e.split("=", 1) for e in a.env)
+    wrap: list[str] = []
+    if a.heaptrack:
+        if not shutil.which("heaptrack"):
+            ap.error("--heaptrack: heaptrack is not installed (apt-get install heaptrack)")
+        wrap = ["heaptrack", "-o", a.heaptrack]
+        # The tcache setting given here, so `serve` does not exec itself under heaptrack.
+        extra_env.setdefault("GLIBC_TUNABLES", "glibc.malloc.tcache_count=64")
     if a.probe:
         extra_env["RSS_PROBE_OUT"] = str(Path(a.probe).resolve())
         paths = [str(ROOT / "bench" / "rss_probe"), os.environ.get("PYTHONPATH", "")]
@@ -154,8 +216,10 @@ def main() -> None:
         "--rate-limit-per-minute",
         "0",
         env={"HATIDATA_MAX_CONNECTIONS": "1000", **extra_env},
+        wrap=wrap,
     )
-    pid = srv.proc.pid
+    pid = server_pid(tmp / "data") if a.heaptrack else srv.proc.pid
+    snapshots = sorted(a.snapshot) if a.heaptrack else []
     try:
         with psycopg.connect(srv.dsn, password=secret, autocommit=True) as con:
             con.execute("CREATE TABLE items (id BIGINT PRIMARY KEY, name TEXT, qty INT)")
@@ -184,6 +248,9 @@ def main() -> None:
             el = time.monotonic() - t0
             samples.append((el, rss_kib(pid)))
             ops_at.append((el, sum(count.ops.values())))
+            if snapshots and el >= snapshots[0] * 60:
+                heaptrack_snapshot(a.heaptrack, snapshots.pop(0))
+                print(f"  operations so far {sum(count.ops.values())}", flush=True)
             if el >= next_print:
                 print(
                     f"minute {el / 60:5.1f}: RSS {samples[-1][1] / 1024:7.1f} MiB  ops {count.ops}",
@@ -217,6 +284,10 @@ def main() -> None:
         for e in count.errors[:5]:
             print("  ", e)
     finally:
+        if a.heaptrack:  # the server, not only heaptrack's script, and let it finish writing
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+            srv.proc.wait(60)
         srv.stop()
 
 

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -144,13 +144,19 @@ def shared_model_dir() -> str:
 
 
 def start_server(
-    tmp: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 120
+    tmp: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    timeout: float = 120,
+    wrap: Sequence[str] = (),
 ) -> ServerProcess:
+    """`wrap`: a command the server runs under (bench/rss.py --heaptrack); the process
+    returned is then the wrapper's."""
     # A port picked free can be taken by another process before the server binds it
     # (CI saw an HTTP server answer on the SQL port): start again on fresh ports.
     for attempt in range(3):
         try:
-            return _start_server(tmp, args, env, timeout)
+            return _start_server(tmp, args, env, timeout, wrap)
         except _PortTaken:
             if attempt == 2:
                 raise
@@ -162,7 +168,11 @@ class _PortTaken(RuntimeError):
 
 
 def _start_server(
-    tmp: Path, args: tuple[str, ...], env: dict[str, str] | None, timeout: float = 120
+    tmp: Path,
+    args: tuple[str, ...],
+    env: dict[str, str] | None,
+    timeout: float = 120,
+    wrap: Sequence[str] = (),
 ) -> ServerProcess:
     port, mcp_port, rest_port = free_ports(3)
     # Every test server gets its own MCP and REST ports, so servers never collide.
@@ -174,7 +184,7 @@ def _start_server(
     data_dir.mkdir(parents=True, exist_ok=True)
     log_path = tmp / "server.log"
     cmd = [
-        sys.executable, "-m", "proxy", "serve",
+        *wrap, sys.executable, "-m", "proxy", "serve",
         "--port", str(port), "--data-dir", str(data_dir), *args,
     ]  # fmt: skip
     if mcp_port:

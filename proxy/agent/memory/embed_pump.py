@@ -21,6 +21,7 @@ import numpy as np
 from proxy.agent.memory.rows import index_attrs, refresh_index
 from proxy.agent.memory.schema import RETURNING_ROWS, SELECT_COLUMNS, T_MEM, T_VEC
 from proxy.core.identity import Identity
+from proxy.core.sqltext import in_values
 
 if TYPE_CHECKING:
     import duckdb
@@ -142,27 +143,33 @@ class EmbedPump:
         )
 
         def write(cur: duckdb.DuckDBPyConnection) -> dict[str, Attrs]:
+            # Filters by id, not joins (proxy/core/sqltext.py `in_values`): a batch is
+            # mostly one or a few memories.
+            by_id, id_params = in_values("memory_id", ids, "UUID")
+            cur.execute(f"DELETE FROM {T_VEC} WHERE {by_id}", id_params)
+            cur.execute(
+                f"UPDATE {T_MEM} SET has_embedding = true, embedding_status = 'embedded',"
+                f" embedding_model = ?, embedding_error = NULL WHERE {by_id}",
+                [model, *id_params],
+            )
+            # The rows as they are now (deleted meanwhile: absent), for the index.
+            live = {
+                r[0]: index_attrs(r)
+                for r in cur.execute(
+                    f"SELECT {SELECT_COLUMNS} FROM {T_MEM} WHERE {by_id}", id_params
+                ).fetchall()
+            }
+            if not live:
+                return live
             cur.register("_hati_mem_vecs", table)
             try:
-                sel = "SELECT memory_id::UUID FROM _hati_mem_vecs"
-                cur.execute(f"DELETE FROM {T_VEC} WHERE memory_id IN ({sel})")
+                kept, kept_params = in_values("memory_id::UUID", list(live), "UUID")
                 cur.execute(
                     f"INSERT INTO {T_VEC} SELECT memory_id::UUID, embedding::FLOAT[{dims}]"
-                    f" FROM _hati_mem_vecs WHERE memory_id::UUID IN (SELECT memory_id FROM {T_MEM})"
+                    f" FROM _hati_mem_vecs WHERE {kept}",
+                    kept_params,
                 )
-                cur.execute(
-                    f"UPDATE {T_MEM} SET has_embedding = true, embedding_status = 'embedded',"
-                    " embedding_model = ?, embedding_error = NULL WHERE memory_id IN"
-                    f" ({sel})",
-                    [model],
-                )
-                # The rows as they are now (deleted meanwhile: absent), for the index.
-                return {
-                    r[0]: index_attrs(r)
-                    for r in cur.execute(
-                        f"SELECT {SELECT_COLUMNS} FROM {T_MEM} WHERE memory_id IN ({sel})"
-                    ).fetchall()
-                }
+                return live
             finally:
                 cur.unregister("_hati_mem_vecs")
 

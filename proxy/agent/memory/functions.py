@@ -29,6 +29,7 @@ from proxy.agent.memory.store import memory_of
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.registry import McpTool, Param, agent_function
+from proxy.core.sqltext import in_values
 
 if TYPE_CHECKING:
     import duckdb
@@ -199,13 +200,14 @@ def delete_where(cur: duckdb.DuckDBPyConnection, where: str, params: list[Any]) 
     if not rows:
         return Deleted([], [], [])
     ids = [r[0] for r in rows]
-    cur.execute(f"DELETE FROM {T_VEC} WHERE memory_id IN (SELECT unnest(?::UUID[]))", [ids])
-    cur.execute(f"DELETE FROM {T_MEM} WHERE memory_id IN (SELECT unnest(?::UUID[]))", [ids])
+    by_id, id_params = in_values("memory_id", ids, "UUID")  # no hash join for a few
+    cur.execute(f"DELETE FROM {T_VEC} WHERE {by_id}", id_params)
+    cur.execute(f"DELETE FROM {T_MEM} WHERE {by_id}", id_params)
     # A retired fact whose replacement is gone keeps its status but loses the pointer.
+    by_old, old_params = in_values("superseded_by_id", ids, "UUID")
     unlinked = cur.execute(
-        f"UPDATE {T_MEM} SET superseded_by_id = NULL"
-        f" WHERE superseded_by_id IN (SELECT unnest(?::UUID[])) {RETURNING_ROWS}",
-        [ids],
+        f"UPDATE {T_MEM} SET superseded_by_id = NULL WHERE {by_old} {RETURNING_ROWS}",
+        old_params,
     ).fetchall()
     return Deleted([r[1] for r in rows], ids, unlinked)
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from proxy.agent.journal import Entry, Journal
 from proxy.agent.memory.rows import pending_row
 from proxy.agent.memory.schema import RETURNING_ROWS, T_MEM
+from proxy.core.sqltext import in_values
 
 if TYPE_CHECKING:
     import duckdb
@@ -112,14 +113,9 @@ def _apply_tx(
 ) -> list[tuple[Row, tuple[int, tuple[Any, ...]]]]:
     """Insert the rows not yet in the table (a replay may find some there); per row
     inserted: (row, (seq, its SELECT_COLUMNS row))."""
-    ids = [r[0] for r in rows]
-    there = {
-        r[0]
-        for r in cur.execute(
-            f"SELECT memory_id::VARCHAR FROM {T_MEM} WHERE memory_id IN (SELECT unnest(?::UUID[]))",
-            [ids],
-        ).fetchall()
-    }
+    by_id, params = in_values("memory_id", [r[0] for r in rows], "UUID")
+    sql = f"SELECT memory_id::VARCHAR FROM {T_MEM} WHERE {by_id}"
+    there = {r[0] for r in cur.execute(sql, params).fetchall()}
     fresh = [r for r in rows if r[0] not in there]
     return list(zip(fresh, insert_rows(cur, fresh), strict=True))
 

@@ -33,6 +33,7 @@ from proxy.agent.memory.service import (
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.registry import McpTool, Param, agent_function
+from proxy.core.sqltext import in_values
 
 if TYPE_CHECKING:
     import duckdb
@@ -167,14 +168,13 @@ def _store_tx(
         if old is None:
             raise AgentError.not_found(f"memory {old_id} (to supersede) not found")
         olds[old_id] = old
-    digests = list({it.digest for it in items})
+    by_hash, hash_params = in_values("content_hash", list({it.digest for it in items}), "VARCHAR")
     found: dict[str, dict[str, Any]] = {}
     for row in cur.execute(
         "SELECT DISTINCT ON (content_hash) content_hash, memory_id::VARCHAR, seq,"
         f" has_embedding, embedding_status, embedding_model, created_at FROM {T_MEM}"
-        " WHERE org_id = ? AND agent_id = ? AND content_hash IN (SELECT unnest(?::VARCHAR[]))"
-        f" AND {LIVE} ORDER BY content_hash, seq",
-        [who.org_id, who.agent_id, digests],
+        f" WHERE org_id = ? AND agent_id = ? AND {by_hash} AND {LIVE} ORDER BY content_hash, seq",
+        [who.org_id, who.agent_id, *hash_params],
     ).fetchall():
         found[row[0]] = dict(
             memory_id=row[1],
