@@ -114,29 +114,14 @@ def test_concurrent_sql_searches_see_own_stores_match_rest_and_count_accesses(
 def test_settled_awaited_on_other_threads_loops(tmp_path: Path) -> None:
     """Callers on other threads' event loops (client connections) wait for their journaled
     writes to be applied; the applier, on the main loop, resolves each on its own loop."""
+    from test_memory_journal import Lines as JournalLines  # (tests/agent is on sys.path)
+
     from proxy.agent.journal import Journal
 
-    class Lines:
-        name = "lines"
-
-        def __init__(self) -> None:
-            self.rows: list[tuple] = []
-
-        def encode(self, row: tuple) -> list:
-            return list(row)
-
-        def decode(self, data: list) -> tuple:
-            return tuple(data)
-
-        def replay(self, cur: object, rows: list[tuple]) -> int:
-            return 0
-
+    class Lines(JournalLines):
         async def apply(self, rows: list[tuple]) -> None:
             await asyncio.sleep(0.01)  # the applier takes its time: callers must wait
-            self.rows += rows
-
-        def applied(self, rows: list[tuple]) -> None:
-            pass
+            await super().apply(rows)
 
     async def go() -> None:
         journal = Journal(str(tmp_path / "j.journal"))
