@@ -71,7 +71,6 @@ _DELETES = textwrap.dedent(
 )
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc mallinfo2")
 def test_deleting_one_id_at_a_time_keeps_the_heap_flat() -> None:
     """8,000 deletes by one id: with `IN (SELECT unnest(?))` the glibc heap in use grew
     2.0 MiB (DuckDB 1.5.5: dead eviction-queue nodes, a hash join each); as a filter,

@@ -32,6 +32,7 @@ from transpiler import (
     any_array,
     array_dims,
     like_escape,
+    scalar_from,
     unnest_zip,
     varchar_length,
     vector_subscript,
@@ -91,9 +92,7 @@ _DROP_COLLATIONS = {"default", "c", "posix", "ucs_basic"}
 
 def rewrite(nodes: list[exp.Expr]) -> None:
     """Rewrite Postgres-isms among `nodes` (a pre-order tree snapshot) in place."""
-    for node in nodes:  # before its function is rewritten: the column is named after it
-        if isinstance(node, exp.Table) and _scalar_call(node.this):
-            _scalar_in_from(node)
+    scalar_from.rewrite(nodes)  # before the calls are rewritten: columns take their names
     # Children before parents: a rewrite that replaces a parent moves its children into
     # the new node, so they must already be rewritten.
     for node in reversed(nodes):
@@ -359,64 +358,6 @@ def _table(node: exp.Table) -> None:
     if catalog is not None and catalog.name.lower() not in _KEEP_CATALOGS:
         node.set("catalog", None)
     _schema_part(node.args.get("db"))
-
-
-# A function that returns one value, called in FROM: PostgreSQL gives one row, its column
-# named after the function (or the alias); DuckDB only takes table functions there.
-# sqlglot types most scalar functions (CurrentSchema, Upper, ...); these it leaves
-# anonymous. `SELECT * FROM current_schema()` is how TypeORM asks for the schema.
-_SCALARS_IN_FROM = frozenset(
-    {
-        "pg_backend_pid",
-        "txid_current",
-        "current_setting",
-        "current_schemas",
-        "inet_server_addr",
-        "inet_server_port",
-        "inet_client_addr",
-        "pg_is_in_recovery",
-        "pg_postmaster_start_time",
-        "clock_timestamp",
-        "statement_timestamp",
-        "transaction_timestamp",
-        "timeofday",
-        "gen_random_uuid",
-        "uuid_generate_v4",
-    }
-)
-_TABLE_VALUED = (exp.UDTF, exp.GenerateSeries, exp.ReadCSV, exp.ReadParquet, exp.JSONTable)
-
-
-def _scalar_call(fn: exp.Expr) -> bool:
-    if isinstance(fn, exp.Anonymous):
-        return fn.name.lower() in _SCALARS_IN_FROM
-    return isinstance(fn, exp.Func) and not isinstance(fn, _TABLE_VALUED)
-
-
-def _scalar_in_from(node: exp.Table) -> None:
-    """`FROM f(...) [AS t[(c)]]` as `FROM (SELECT f(...) AS c) AS t`: PostgreSQL names the
-    column c, else t, else the function."""
-    fn = node.this
-    alias = node.args.get("alias")
-    if isinstance(fn, exp.Anonymous):
-        name = fn.name.lower()
-    elif isinstance(fn, exp.CurrentTimestamp):
-        name = "now"  # the one spelling PostgreSQL accepts in FROM
-    else:
-        name = fn.sql(dialect="postgres").split("(")[0].strip().lower()
-    column = name
-    if alias is not None and alias.columns:
-        column = alias.columns[0].name
-    elif alias is not None and alias.name:
-        column = alias.name
-    # the call itself moves (not a copy): the rewrite loop still visits it
-    query = exp.Select(
-        expressions=[exp.Alias(this=fn, alias=exp.to_identifier(column, quoted=True))]
-    )
-    table = alias.name if alias is not None and alias.name else name
-    node.replace(
-        exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier(table, quoted=True)))
-    )
 
 
 def _now_default(node: exp.CurrentTimestamp) -> None:

@@ -286,7 +286,7 @@ def scan(tokens: Sequence[Token], agent: frozenset[str] | None = None) -> Trigge
         elif prev_type in _FROM_JOIN and tt is not _L_PAREN:
             nxt = i + 1
             if nxt < len(tokens) and tokens[nxt].token_type is _L_PAREN:
-                flags |= PG  # `FROM f(...)`: maybe a scalar function (pgcompat._scalar_in_from)
+                flags |= PG  # `FROM f(...)`: maybe a scalar function (scalar_from)
         prev_type = tt
     found.hati = bool(flags & HATI)
     found.vector = bool(flags & VECTOR)

@@ -1,4 +1,4 @@
--- A function returning one value called in FROM (transpiler/pgcompat.py _scalar_in_from):
+-- A function returning one value called in FROM (transpiler/scalar_from.py):
 -- one row, its column named after the function, else the column alias, else the table
 -- alias. TypeORM's first query is `SELECT * FROM current_schema()`. Each query names the
 -- column, so a wrong name fails on one side only.
