@@ -16,10 +16,10 @@ journal; "native": DuckDB's and onnxruntime's own threads) when py-spy is instal
 from __future__ import annotations
 
 import argparse
-import re
 import asyncio
 import os
 import random
+import re
 import resource
 import shutil
 import subprocess
