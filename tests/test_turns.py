@@ -8,7 +8,9 @@ import asyncio
 import threading
 import time
 
-from proxy.db.turns import Turn, Turns
+import pytest
+
+from proxy.db.turns import Turn, Turns, default_slots
 
 
 def _connection(turns: Turns, name: str, log: list[str], hold_s: float) -> None:
@@ -81,3 +83,35 @@ def test_a_cancelled_waiter_gives_its_place_on() -> None:
         return other.held
 
     assert asyncio.run(run())
+
+
+def test_default_running_connections_is_four_per_core_at_least_eight(monkeypatch) -> None:  # noqa: ANN001
+    # More than one per core: statements running at once share the model's passes and
+    # the memory writer's commits (bench/load.py: CPU a statement down ~30% at 200
+    # connections, turns.py).
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    assert default_slots() == 8
+    monkeypatch.setattr("os.cpu_count", lambda: 4)
+    assert default_slots() == 16
+    monkeypatch.setattr("os.cpu_count", lambda: None)
+    assert default_slots() == 8
+    assert default_slots(3) == 3  # as configured
+    with pytest.raises(ValueError, match="0 or positive"):
+        default_slots(-1)
+
+
+def test_default_slots_let_eight_connections_run_at_once(monkeypatch) -> None:  # noqa: ANN001
+    """On two cores, eight connections whose statements wait off the GIL (a model pass,
+    a DuckDB call) all run together: none queues for a turn."""
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    turns = Turns(default_slots(), long_s=5.0)
+    log: list[str] = []
+    threads = [_start(turns, f"c{i}", log, 0.2) for i in range(8)]
+    for t in threads:
+        t.join()
+    assert sorted(log) == sorted(f"c{i}" for i in range(8))
+    assert turns.waits == 0
+    ninth = [_start(turns, f"d{i}", log, 0.2) for i in range(9)]
+    for t in ninth:
+        t.join()
+    assert turns.waits >= 1  # the ninth waited: still a bound

@@ -103,7 +103,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "running_connections",
         0,
-        "Client connections that run at once (0 = one per CPU core, at least 2); the"
+        "Client connections that run at once (0 = four per CPU core, at least 8); the"
         " others wait their turn in arrival order, and one running over 50 ms stops"
         " keeping them out (fair service under load, no GIL scramble).",
         int,

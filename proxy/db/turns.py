@@ -28,11 +28,25 @@ from collections import deque
 LONG_S = 0.05  # a turn held this long no longer keeps waiting connections out
 
 
+SLOTS_PER_CORE = 4  # running connections per CPU core when none are configured
+MIN_SLOTS = 8
+
+
 def default_slots(configured: int = 0) -> int:
-    """`running_connections` as configured; 0: one per CPU core, at least 2."""
+    """`running_connections` as configured; 0: SLOTS_PER_CORE per CPU core, at least
+    MIN_SLOTS.
+
+    Why more than one per core: a running connection spends much of its turn waiting
+    off the GIL (its query's embedding, DuckDB, a WAL fsync), and the statements running
+    meanwhile are what share the model's passes and the memory writer's commits. With one
+    per core (2) a search_memory's embedding ran alone (1.13 texts a pass under
+    bench/load.py at 200 connections); with 8, 2.4-3.1 texts a pass, and the server spent
+    3.8-4.3 ms of CPU a statement instead of 5.4-6.1 (same run, load 14-17), with the
+    same p99/mean gap. Still a bound: 200 runnable threads scrambling for the GIL is
+    what turns exist to prevent."""
     if configured < 0:
         raise ValueError(f"running_connections must be 0 or positive, not {configured}")
-    return configured or max(2, os.cpu_count() or 2)
+    return configured or max(MIN_SLOTS, SLOTS_PER_CORE * (os.cpu_count() or 2))
 
 
 class Turn:
