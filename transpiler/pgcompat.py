@@ -19,6 +19,7 @@
 - `x = ANY(array_column)` -> `list_contains(array_column, x)`: see any_array;
 - `COLLATE pg_catalog.default` / "C" / "POSIX" -> dropped;
 - `varchar(n)` columns of CREATE TABLE and casts to varchar(n): see varchar_length.
+- bare `numeric` / `decimal` (columns and casts) -> DECIMAL(38,10): see numeric_type.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from transpiler import (
     any_array,
     array_dims,
     like_escape,
+    numeric_type,
+    pg_functions,
     scalar_from,
     unnest_zip,
     varchar_length,
@@ -81,6 +84,11 @@ MISSING_PG_FUNCTIONS = frozenset(
         "quote_literal",
         "to_regclass",
         "to_regtype",
+        "pg_typeof",  # these: proxy/db/catalog/82_pg_functions.sql
+        "quote_nullable",
+        "width_bucket",
+        "regexp_substr",
+        "octet_length",
         "uuid_generate_v4",  # the uuid-ossp extension's (built in: proxy/pgserver/commands.py)
     }
 )
@@ -105,6 +113,7 @@ def rewrite(nodes: list[exp.Expr]) -> None:
                 node.replace(_simple_type(exp.DType.VARCHAR))
             else:
                 _float_precision(node)
+                _bare_numeric(node)
         elif isinstance(node, exp.Table):
             _table(node)
         elif isinstance(node, exp.Column):
@@ -128,6 +137,8 @@ def rewrite(nodes: list[exp.Expr]) -> None:
             array_dims.rewrite_call(node)
         elif isinstance(node, exp.ArraySize):
             array_dims.rewrite_length(node)
+        elif pg_functions.handles(node):
+            pg_functions.rewrite(node)
         elif isinstance(node, like_escape.LIKES):
             like_escape.rewrite(node)
         elif isinstance(node, (exp.CurrentUser, exp.SessionUser)):
@@ -159,6 +170,24 @@ def _float_precision(node: exp.DataType) -> None:
         int(digits.name) if isinstance(digits, exp.Literal) and digits.name.isdigit() else 53
     )
     node.replace(_simple_type(exp.DType.FLOAT if precision <= 24 else exp.DType.DOUBLE))
+
+
+def _bare_numeric(node: exp.DataType) -> None:
+    """numeric / decimal without precision -> numeric_type's DECIMAL(38,10) (DuckDB's bare
+    DECIMAL is (18,3): it rounded). A cast of a bound parameter keeps it bare: `_typed_cast`
+    drops that cast, the parameter binding as a Decimal of its own digits."""
+    if node.this is not exp.DataType.Type.DECIMAL or node.expressions:
+        return
+    parent = node.parent
+    if isinstance(parent, exp.Cast) and isinstance(parent.this, (exp.Parameter, exp.Placeholder)):
+        return
+    node.set(
+        "expressions",
+        [
+            exp.DataTypeParam(this=exp.Literal.number(numeric_type.PRECISION)),
+            exp.DataTypeParam(this=exp.Literal.number(numeric_type.SCALE)),
+        ],
+    )
 
 
 def _typed_cast(node: exp.Cast, to: exp.DataType) -> None:

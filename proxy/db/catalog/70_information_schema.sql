@@ -47,8 +47,8 @@ SELECT {{database_name}} AS table_catalog, r.nspname AS table_schema, r.relname 
             WHEN 701 THEN 53
             WHEN 1700 THEN CASE WHEN a.atttypmod >= 4 THEN (a.atttypmod - 4) >> 16 END
        END::INTEGER AS numeric_precision,
-       CASE WHEN a.atttypid IN (21, 23, 20, 1700) THEN 10
-            WHEN a.atttypid IN (700, 701) THEN 2 END::INTEGER AS numeric_precision_radix,
+       CASE WHEN a.atttypid = 1700 THEN 10
+            WHEN a.atttypid IN (21, 23, 20, 700, 701) THEN 2 END::INTEGER AS numeric_precision_radix,
        CASE WHEN a.atttypid IN (21, 23, 20) THEN 0
             WHEN a.atttypid = 1700 AND a.atttypmod >= 4 THEN (a.atttypmod - 4) & 65535
        END::INTEGER AS numeric_scale,
