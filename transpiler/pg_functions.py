@@ -51,6 +51,7 @@ TRIGGER_WORDS = frozenset(
         "ENCODE",
         "DECODE",
         "TO_CHAR",
+        "ARRAY",  # ARRAY[...] || element
     }
 )
 
@@ -58,6 +59,10 @@ TRIGGER_WORDS = frozenset(
 def handles(node: exp.Expr) -> bool:
     if isinstance(node, exp.Anonymous):
         return node.name.lower() in NAMES
+    if isinstance(node, (exp.Like, exp.ILike)):
+        return isinstance(node.expression, (exp.Any, exp.All))
+    if isinstance(node, exp.DPipe):
+        return _array_and_element(node) is not None
     return isinstance(node, NODES)
 
 
@@ -77,6 +82,10 @@ def rewrite(node: exp.Expr) -> None:
             node.replace(exp.cast(node.copy(), exp.DataType.build("TIMESTAMPTZ")))
     elif isinstance(node, (exp.Encode, exp.Decode)):
         _encode(node)
+    elif isinstance(node, (exp.Like, exp.ILike)):
+        _like_any(node)
+    elif isinstance(node, exp.DPipe):
+        _array_append(node)
     elif isinstance(node, exp.Anonymous):
         name = node.name.lower()
         if name in ("num_nulls", "num_nonnulls"):
@@ -286,6 +295,73 @@ def _format(node: exp.Format) -> None:
     for p in pieces[1:]:
         out = exp.DPipe(this=out, expression=p, safe=True)
     node.replace(exp.paren(out) if len(pieces) > 1 else out)
+
+
+# ---------------------------------------------------------------- arrays
+
+
+def _is_array(node: exp.Expr) -> bool:
+    if isinstance(node, exp.Cast):
+        return node.to.this is exp.DataType.Type.ARRAY
+    return isinstance(node, exp.Array)
+
+
+def _is_element(node: exp.Expr) -> bool:
+    """A value known not to be an array: a literal, or a cast to a scalar type."""
+    if isinstance(node, exp.Neg):
+        node = node.this
+    if isinstance(node, exp.Cast):
+        return node.to.this is not exp.DataType.Type.ARRAY and not node.to.args.get("nested")
+    return isinstance(node, exp.Literal)
+
+
+def _array_and_element(node: exp.DPipe) -> str | None:
+    """'append' for `ARRAY[...] || 3`, 'prepend' for `0 || ARRAY[...]`, else None."""
+    if _is_array(node.this) and _is_element(node.expression):
+        return "append"
+    if _is_element(node.this) and _is_array(node.expression):
+        return "prepend"
+    return None
+
+
+def _array_append(node: exp.DPipe) -> None:
+    """`ARRAY[1,2] || 3` / `0 || ARRAY[1,2]`: PostgreSQL's array_append / array_prepend
+    (DuckDB's || takes two lists)."""
+    how = _array_and_element(node)
+    if how == "append":
+        node.replace(_call("list_append", node.this.copy(), node.expression.copy()))
+    elif how == "prepend":
+        node.replace(_call("list_prepend", node.this.copy(), node.expression.copy()))
+
+
+def _like_any(node: exp.Like | exp.ILike) -> None:
+    """`x LIKE ANY (array)` / `ALL`, NOT and ILIKE too: each pattern with PostgreSQL's
+    backslash escape; ANY of no patterns is false, ALL of none true."""
+    quantifier = node.expression
+    patterns = quantifier.this
+    while isinstance(patterns, exp.Paren):
+        patterns = patterns.this
+    if isinstance(patterns, (exp.Select, exp.Subquery)):
+        return  # a subquery: left to DuckDB
+    var = exp.to_identifier("__hati_p")
+    test: exp.Expr = exp.Escape(
+        this=type(node)(this=node.this.copy(), expression=exp.column(var)),
+        expression=exp.Literal.string("\\"),
+    )
+    if node.args.get("negate"):
+        test = exp.Not(this=test)
+    anyone = isinstance(quantifier, exp.Any)
+    verdict = _call(
+        "list_aggregate",
+        _call("list_transform", patterns.copy(), exp.Lambda(this=test, expressions=[var])),
+        exp.Literal.string("bool_or" if anyone else "bool_and"),
+    )
+    empty = exp.EQ(this=_call("len", patterns.copy()), expression=exp.Literal.number(0))
+    node.replace(
+        exp.paren(
+            exp.Case(ifs=[exp.If(this=empty, true=exp.Boolean(this=not anyone))], default=verdict)
+        )
+    )
 
 
 # ---------------------------------------------------------------- small ones

@@ -107,6 +107,14 @@ PG_WORDS = frozenset(
         "BYTEA",
         "NUMERIC",
         "DECIMAL",
+        "STORED",  # GENERATED ALWAYS AS (...) STORED (pgcompat)
+        "TYPE",  # CREATE TYPE t AS (...): pgcompat._composite_type
+        # special date / time input strings: pgcompat._special_datetime
+        "TODAY",
+        "TOMORROW",
+        "YESTERDAY",
+        "EPOCH",
+        "ALLBALLS",
     }
     | pg_functions.TRIGGER_WORDS
 )

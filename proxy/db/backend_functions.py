@@ -116,6 +116,13 @@ def register(
         sqltypes.VARCHAR,
         pure=True,
     )
+    _create(  # clock_timestamp(): the wall clock, read at each call
+        conn,
+        "__hati_wall_clock",
+        lambda: datetime.now(UTC),
+        [],
+        sqltypes.TIMESTAMP_TZ,
+    )
     _create(  # to_char(number, format): transpiler/pg_functions.py
         conn,
         "__hati_to_char_number",

@@ -57,3 +57,23 @@ SELECT count(*) FROM (SELECT regexp_matches('xyz', '[0-9]', 'g')) s
 SELECT id, regexp_matches(s, '[0-9]+', 'g') FROM d_pgfn
 -- @query to_timestamp_is_timestamptz
 SELECT to_timestamp('2024-03-05 10:00', 'YYYY-MM-DD HH24:MI'), pg_typeof(to_timestamp('2024', 'YYYY'))
+-- @query array_append_element
+SELECT ARRAY[1,2] || 3, 0 || ARRAY[1,2], ARRAY['a'] || 'b'::text, 'a' || 'b', ARRAY[1] || ARRAY[2]
+-- @query like_any_all_arrays
+SELECT 'abc' ILIKE ANY (ARRAY['A%', 'z%']), 'abc' LIKE ALL (ARRAY['a%', '%c']), 'abc' NOT LIKE ALL (ARRAY['x%', '%y']), 'a_c' LIKE ANY (ARRAY['a\_c'])
+-- @query like_any_column
+SELECT id FROM d_pgfn WHERE s LIKE ANY (ARRAY['foo%', 'abc']) ORDER BY id
+-- @query justify_intervals
+SELECT justify_days(interval '35 days'), justify_hours(interval '27 hours'), justify_interval(interval '1 mon -1 day'), justify_days(interval '-35 days'), justify_hours(interval '-27 hours 30 minutes'), justify_interval(interval '1 mon 27 hours -1 day')
+-- @query length_bytea_string_to_array_positions
+SELECT length('\x0102'::bytea), length('héllo'), length(NULL::text), string_to_array('a,b,,c', ',', ''), string_to_array('a,b', ','), array_positions(ARRAY[1,2,1], 1)
+-- @query length_columns
+SELECT id, length(s), length(b) FROM d_pgfn ORDER BY id
+-- @query pg_size_pretty_units
+SELECT pg_size_pretty(123456789::bigint), pg_size_pretty(10239::bigint), pg_size_pretty(10240::bigint), pg_size_pretty(20971519::bigint), pg_size_pretty(-123456::bigint), pg_size_pretty(1099511627776000::bigint), pg_size_pretty(0::bigint)
+-- @query clock_and_statement_timestamps
+SELECT clock_timestamp() >= now(), statement_timestamp() = now(), transaction_timestamp() = now(), length(timeofday()) > 20
+-- @query special_datetime_strings
+SELECT 'today'::date = current_date, date 'tomorrow' - date 'yesterday', 'epoch'::timestamp, 'epoch'::timestamptz, 'allballs'::time, 'now'::timestamptz <= now()
+-- @query bytea_escape_format_cast
+SELECT 'a\000b'::bytea, '\x'::bytea, 'abc'::bytea, 'a\\b'::bytea
