@@ -29,7 +29,7 @@ FROM __hati_catalog.pg.__hati_rel r WHERE r.relkind = 'v';
 CREATE OR REPLACE VIEW __hati_catalog.info.columns AS
 SELECT {{database_name}} AS table_catalog, r.nspname AS table_schema, r.relname AS table_name,
        a.attname AS column_name, a.attnum::INTEGER AS ordinal_position,
-       a.__hati_default AS column_default,
+       CASE WHEN a.attgenerated = '' THEN a.__hati_default END AS column_default,
        CASE WHEN a.attnotnull THEN 'NO' ELSE 'YES' END AS is_nullable,
        -- as Postgres: a type outside pg_catalog (pgvector's vector) is USER-DEFINED, named
        -- by udt_schema / udt_name
@@ -69,8 +69,9 @@ SELECT {{database_name}} AS table_catalog, r.nspname AS table_schema, r.relname 
        'NO' AS is_identity, NULL::VARCHAR AS identity_generation,
        NULL::VARCHAR AS identity_start, NULL::VARCHAR AS identity_increment,
        NULL::VARCHAR AS identity_maximum, NULL::VARCHAR AS identity_minimum,
-       'NO' AS identity_cycle, 'NEVER' AS is_generated,
-       NULL::VARCHAR AS generation_expression,
+       'NO' AS identity_cycle,
+       CASE WHEN a.attgenerated = 's' THEN 'ALWAYS' ELSE 'NEVER' END AS is_generated,
+       CASE WHEN a.attgenerated = 's' THEN a.__hati_default END AS generation_expression,
        CASE WHEN r.relkind = 'r' THEN 'YES' ELSE 'NO' END AS is_updatable
 FROM __hati_catalog.pg.pg_attribute a
 JOIN __hati_catalog.pg.__hati_rel r ON r.oid = a.attrelid AND r.relkind IN ('r', 'v')

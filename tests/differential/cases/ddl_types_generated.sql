@@ -14,3 +14,7 @@ SELECT id, total FROM d_gen ORDER BY id
 UPDATE d_gen SET qty = 10 WHERE id = 1 RETURNING id, total
 -- @query generated_insert_refused error
 INSERT INTO d_gen (id, total) VALUES (9, 5)
+-- @query generated_in_pg_attribute
+SELECT attname, attgenerated = 's', atthasdef FROM pg_attribute WHERE attrelid = 'd_gen'::regclass AND attnum > 0 ORDER BY attnum
+-- @query generated_in_information_schema
+SELECT column_name, is_generated, generation_expression IS NOT NULL, column_default FROM information_schema.columns WHERE table_name = 'd_gen' ORDER BY ordinal_position
