@@ -17,59 +17,15 @@ import re
 from sqlglot import exp
 
 from transpiler import any_array
-from transpiler.column_hints import ARRAY, VECTOR, ColumnHints, table_of
+from transpiler.column_hints import ARRAY, VECTOR, ColumnHints, table_of, written_values
 
 _ARRAYS = (ARRAY, VECTOR)
 
 
 def rewrite(tree: exp.Insert | exp.Update, hints: ColumnHints) -> None:
-    if isinstance(tree, exp.Update):
-        target = tree.this
-        if isinstance(target, exp.Table):
-            _assignments(tree.expressions, hints.columns(target.name.lower()))
-        return
-    target = tree.this
-    names: list[str] | None = None
-    if isinstance(target, exp.Schema):
-        names = [c.name.lower() for c in target.expressions]
-        target = target.this
-    if not isinstance(target, exp.Table):
-        return
-    table = target.name.lower()
-    kinds = hints.columns(table)
-    if not kinds:
-        return
-    if names is None:
-        order = hints.column_order(table)
-        names = [c.lower() for c in order] if order is not None else None
-    values = tree.expression
-    if names is not None and isinstance(values, exp.Values):
-        for row in values.expressions:
-            items = row.expressions if isinstance(row, exp.Tuple) else [row]
-            for name, item in zip(names, items, strict=False):
-                if kinds.get(name) in _ARRAYS:
-                    _convert(item)
-    elif names is not None and isinstance(values, exp.Select):
-        # INSERT INTO t (a) SELECT '{1,2}': the select list's constants take the columns'
-        # types too (an alias keeps its name: the literal under it is replaced)
-        for name, item in zip(names, values.expressions, strict=False):
-            if kinds.get(name) in _ARRAYS:
-                _convert(item.this if isinstance(item, exp.Alias) else item)
-    conflict = tree.args.get("conflict")
-    if isinstance(conflict, exp.OnConflict):
-        _assignments(conflict.expressions or [], kinds)
-
-
-def _assignments(sets: list[exp.Expr], kinds: dict[str, str] | None) -> None:
-    if not kinds:
-        return
-    for item in sets:
-        if (
-            isinstance(item, exp.EQ)
-            and isinstance(item.this, exp.Column)
-            and kinds.get(item.this.name.lower()) in _ARRAYS
-        ):
-            _convert(item.expression)
+    for kind, value in written_values(tree, hints):
+        if kind in _ARRAYS:
+            _convert(value)
 
 
 def _convert(value: exp.Expr) -> None:

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from sqlglot import exp
 
 VECTOR, TEXT, JSON, DATE, OTHER = "vector", "text", "json", "date", "other"
+BYTEA = "bytea"  # BLOB
 ARRAY = "array"  # any other list / array column (INTEGER[], VARCHAR[], ...)
 
 
@@ -114,6 +115,56 @@ class ColumnHints:
         """The registered embedding column of text column `column` of `table`."""
         found = self._embedded.get(table)
         return found.get(column) if found else None
+
+
+def written_values(tree: exp.Insert | exp.Update, hints: ColumnHints) -> list[tuple[str, exp.Expr]]:
+    """(column kind, value) of what a write puts in known columns, where PostgreSQL types
+    an untyped literal by its target column: `INSERT INTO t (a) VALUES (...)` (no column
+    list: the table's declared order), `INSERT INTO t (a) SELECT <constant>` (an alias
+    keeps its name: the value under it), `UPDATE t SET a = ...`, `ON CONFLICT ... DO
+    UPDATE SET a = ...`."""
+    out: list[tuple[str, exp.Expr]] = []
+    target = tree.this
+    if isinstance(tree, exp.Update):
+        if isinstance(target, exp.Table):
+            out += _assigned(tree.expressions, hints.columns(target.name.lower()))
+        return out
+    names: list[str] | None = None
+    if isinstance(target, exp.Schema):
+        names = [c.name.lower() for c in target.expressions]
+        target = target.this
+    if not isinstance(target, exp.Table):
+        return out
+    table = target.name.lower()
+    kinds = hints.columns(table)
+    if not kinds:
+        return out
+    if names is None:
+        order = hints.column_order(table)
+        names = [c.lower() for c in order] if order is not None else None
+    values = tree.expression
+    if names is not None and isinstance(values, exp.Values):
+        for row in values.expressions:
+            items = row.expressions if isinstance(row, exp.Tuple) else [row]
+            out += [(kinds.get(n, OTHER), v) for n, v in zip(names, items, strict=False)]
+    elif names is not None and isinstance(values, exp.Select):
+        for name, item in zip(names, values.expressions, strict=False):
+            value = item.this if isinstance(item, exp.Alias) else item
+            out.append((kinds.get(name, OTHER), value))
+    conflict = tree.args.get("conflict")
+    if isinstance(conflict, exp.OnConflict):
+        out += _assigned(conflict.expressions or [], kinds)
+    return out
+
+
+def _assigned(sets: list[exp.Expr], kinds: Mapping[str, str] | None) -> list[tuple[str, exp.Expr]]:
+    if not kinds:
+        return []
+    return [
+        (kinds.get(item.this.name.lower(), OTHER), item.expression)
+        for item in sets
+        if isinstance(item, exp.EQ) and isinstance(item.this, exp.Column)
+    ]
 
 
 _SCOPES = (exp.Select, exp.Update, exp.Delete)

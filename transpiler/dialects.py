@@ -25,6 +25,8 @@ from sqlglot.helper import name_sequence
 from sqlglot.parser import Parser
 from sqlglot.tokens import Token, Tokenizer, TokenType
 
+from transpiler import pg_functions
+
 EMBED_FUNCTION = "__HATI_EMBED__"
 
 # `<#>` needs a token type of its own; this one is not used by the Postgres or
@@ -83,15 +85,43 @@ def _no_nullsafe(equality: dict[TokenType, type[exp.Expr]]) -> dict[TokenType, t
     return {k: v for k, v in equality.items() if k != TokenType.NULLSAFE_EQ}
 
 
+def _to_char(args: list[exp.Expr], dialect: Postgres) -> exp.Expr:
+    """to_char(number, '9,990.00') stays a call (pg_functions rewrites it); a date format
+    becomes sqlglot's strftime, whose format it translates while parsing."""
+    fmt = args[1] if len(args) > 1 else None
+    if isinstance(fmt, exp.Literal) and pg_functions.is_number_format(fmt.name):
+        return exp.Anonymous(this="to_char", expressions=args)
+    return _PG_TO_CHAR(args, dialect)
+
+
+_PG_TO_CHAR = Postgres.Parser.FUNCTIONS["TO_CHAR"]
+
+
 class HatiPostgres(Postgres):
     # `x::FLOAT[3]` is a cast to a (fixed-size) array, as in Postgres and DuckDB,
     # not a subscript of `x::FLOAT`.
     SUPPORTS_FIXED_SIZE_ARRAYS = True
+    # PostgreSQL's month and day names, which sqlglot's Postgres knows only with TM
+    # (Month / Day: PostgreSQL pads them to 9 characters, strftime does not)
+    TIME_MAPPING = {
+        **Postgres.TIME_MAPPING,
+        "Mon": "%b",
+        "Month": "%B",
+        "FMMonth": "%B",
+        "Dy": "%a",
+        "Day": "%A",
+        "FMDay": "%A",
+        "AM": "%p",
+        "PM": "%p",
+        "HH": "%I",
+        "MS": "%g",
+    }
 
     class Tokenizer(Postgres.Tokenizer):
         KEYWORDS = _vector_keywords(Postgres.Tokenizer.KEYWORDS)
 
     class Parser(Postgres.Parser):
+        FUNCTIONS = {**Postgres.Parser.FUNCTIONS, "TO_CHAR": _to_char}
         EQUALITY = _no_nullsafe(Postgres.Parser.EQUALITY)
         FACTOR = _vector_factor(Postgres.Parser.FACTOR)
 

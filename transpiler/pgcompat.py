@@ -19,6 +19,7 @@
 - `x = ANY(array_column)` -> `list_contains(array_column, x)`: see any_array;
 - `COLLATE pg_catalog.default` / "C" / "POSIX" -> dropped;
 - `varchar(n)` columns of CREATE TABLE and casts to varchar(n): see varchar_length.
+- bare `numeric` / `decimal` (columns and casts) -> DECIMAL(38,10): see numeric_type.
 """
 
 from __future__ import annotations
@@ -31,7 +32,10 @@ from sqlglot import exp
 from transpiler import (
     any_array,
     array_dims,
+    bytea_input,
     like_escape,
+    numeric_type,
+    pg_functions,
     scalar_from,
     unnest_zip,
     varchar_length,
@@ -81,6 +85,22 @@ MISSING_PG_FUNCTIONS = frozenset(
         "quote_literal",
         "to_regclass",
         "to_regtype",
+        "pg_typeof",  # these: proxy/db/catalog/82_pg_functions.sql
+        "quote_nullable",
+        "width_bucket",
+        "regexp_substr",
+        "octet_length",
+        "length",
+        "justify_days",
+        "justify_hours",
+        "justify_interval",
+        "string_to_array",
+        "array_positions",
+        "pg_size_pretty",
+        "clock_timestamp",
+        "statement_timestamp",
+        "transaction_timestamp",
+        "timeofday",
         "uuid_generate_v4",  # the uuid-ossp extension's (built in: proxy/pgserver/commands.py)
     }
 )
@@ -96,6 +116,9 @@ def rewrite(nodes: list[exp.Expr]) -> None:
     # Children before parents: a rewrite that replaces a parent moves its children into
     # the new node, so they must already be rewritten.
     for node in reversed(nodes):
+        if isinstance(node, exp.Create) and node.kind == "TYPE":
+            _composite_type(node)  # a statement's root: not `attached`
+            continue
         if not attached(node):
             continue
         if isinstance(node, exp.Cast):
@@ -105,6 +128,7 @@ def rewrite(nodes: list[exp.Expr]) -> None:
                 node.replace(_simple_type(exp.DType.VARCHAR))
             else:
                 _float_precision(node)
+                _bare_numeric(node)
         elif isinstance(node, exp.Table):
             _table(node)
         elif isinstance(node, exp.Column):
@@ -128,6 +152,8 @@ def rewrite(nodes: list[exp.Expr]) -> None:
             array_dims.rewrite_call(node)
         elif isinstance(node, exp.ArraySize):
             array_dims.rewrite_length(node)
+        elif pg_functions.handles(node):
+            pg_functions.rewrite(node)
         elif isinstance(node, like_escape.LIKES):
             like_escape.rewrite(node)
         elif isinstance(node, (exp.CurrentUser, exp.SessionUser)):
@@ -142,6 +168,26 @@ def rewrite(nodes: list[exp.Expr]) -> None:
             node.replace(_simple_type(exp.DType.BIGINT))
         elif isinstance(node, exp.ColumnDef):
             varchar_length.column_def(node)
+        elif isinstance(node, exp.ComputedColumnConstraint) and not isinstance(
+            node.this, exp.Paren
+        ):
+            # `GENERATED ALWAYS AS (expr) STORED`: sqlglot drops STORED (DuckDB has only
+            # VIRTUAL generated columns: the same values, computed when read) and the
+            # parentheses DuckDB requires
+            node.set("this", exp.Paren(this=node.this))
+
+
+def _composite_type(node: exp.Create) -> None:
+    """`CREATE TYPE t AS (a int, b text)`: PostgreSQL's composite type is DuckDB's STRUCT."""
+    schema = node.expression
+    if not isinstance(schema, exp.Schema) or not all(
+        isinstance(c, exp.ColumnDef) for c in schema.expressions
+    ):
+        return
+    fields = [
+        exp.ColumnDef(this=c.this.copy(), kind=c.args["kind"].copy()) for c in schema.expressions
+    ]
+    node.set("expression", exp.DataType(this=exp.DType.STRUCT, expressions=fields, nested=True))
 
 
 def _simple_type(dtype: exp.DType) -> exp.DataType:
@@ -161,6 +207,54 @@ def _float_precision(node: exp.DataType) -> None:
     node.replace(_simple_type(exp.DType.FLOAT if precision <= 24 else exp.DType.DOUBLE))
 
 
+def _bare_numeric(node: exp.DataType) -> None:
+    """numeric / decimal without precision -> numeric_type's DECIMAL(38,10) (DuckDB's bare
+    DECIMAL is (18,3): it rounded). A cast of a bound parameter keeps it bare: `_typed_cast`
+    drops that cast, the parameter binding as a Decimal of its own digits."""
+    if node.this is not exp.DataType.Type.DECIMAL or node.expressions:
+        return
+    parent = node.parent
+    if isinstance(parent, exp.Cast) and isinstance(parent.this, (exp.Parameter, exp.Placeholder)):
+        return
+    node.set(
+        "expressions",
+        [
+            exp.DataTypeParam(this=exp.Literal.number(numeric_type.PRECISION)),
+            exp.DataTypeParam(this=exp.Literal.number(numeric_type.SCALE)),
+        ],
+    )
+
+
+_DATETIME_TYPES = {
+    exp.DataType.Type.DATE,
+    exp.DataType.Type.TIMESTAMP,
+    exp.DataType.Type.TIMESTAMPTZ,
+    exp.DataType.Type.TIME,
+}
+# PostgreSQL's special date / time input strings, as SQL DuckDB runs (then cast to the type)
+_SPECIAL_DATETIMES = {
+    "now": "now()",
+    "today": "current_date",
+    "tomorrow": "current_date + 1",
+    "yesterday": "current_date - 1",
+    "epoch": "'1970-01-01 00:00:00+00'",  # read by the cast: 00:00 in any zone for timestamp
+    "allballs": "TIME '00:00:00'",
+}
+
+
+def _special_datetime(value: exp.Expr, to: exp.DataType) -> exp.Expr | None:
+    """`'today'::date`, `timestamp 'now'`, `'epoch'::timestamptz`: PostgreSQL's special
+    input strings (DuckDB reads only infinity and -infinity)."""
+    if to.this not in _DATETIME_TYPES or not isinstance(value, exp.Literal) or not value.is_string:
+        return None
+    sql = _SPECIAL_DATETIMES.get(value.name.strip().lower())
+    if sql is None or (
+        to.this is exp.DataType.Type.DATE and value.name.strip().lower() == "allballs"
+    ):
+        return None
+    return exp.cast(sqlglot.parse_one(sql, read="duckdb"), to.copy())
+
+
 def _typed_cast(node: exp.Cast, to: exp.DataType) -> None:
     if _reg_array(node, to):
         return
@@ -170,10 +264,12 @@ def _typed_cast(node: exp.Cast, to: exp.DataType) -> None:
         return
     value = node.this
     if to.this is exp.DataType.Type.VARBINARY and isinstance(value, exp.Literal):
-        text = value.name
-        if value.is_string and text[:2].lower() == "\\x":
-            # Postgres hex bytea input ('\x0a0b'); DuckDB would read the escapes as text.
-            node.replace(exp.Anonymous(this="unhex", expressions=[exp.Literal.string(text[2:])]))
+        data = bytea_input.bytea_in(value.name) if value.is_string else None
+        if data is not None:
+            # Postgres bytea input ('\x0a0b', 'a\\000'); DuckDB reads escapes its own way.
+            node.replace(exp.Anonymous(this="unhex", expressions=[exp.Literal.string(data.hex())]))
+    elif (special := _special_datetime(value, to)) is not None:
+        node.replace(special)
     elif (
         to.this is exp.DataType.Type.DECIMAL
         and not to.expressions

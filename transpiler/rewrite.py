@@ -12,6 +12,7 @@ from sqlglot import exp
 from transpiler import (
     array_output,
     array_text,
+    bytea_input,
     date_arith,
     division,
     embedded_writes,
@@ -48,6 +49,7 @@ def apply(
     if hints is not None and isinstance(tree, (exp.Update, exp.Insert)):
         embedded_writes.rewrite(tree, hints)
         array_text.rewrite(tree, hints)
+        bytea_input.rewrite(tree, hints)
         if isinstance(tree, exp.Insert):
             insert_columns.rewrite(tree, hints)
     if hints is not None and hints.has_primary_keys and tree.find(exp.Group) is not None:

@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from sqlglot.tokens import Token, TokenType
 
-from transpiler import agent_calls, external_access
+from transpiler import agent_calls, external_access, pg_functions
 from transpiler.pgcompat import MISSING_PG_FUNCTIONS
 
 HATI_WORDS = frozenset(
@@ -107,9 +107,18 @@ PG_WORDS = frozenset(
         "BYTEA",
         "NUMERIC",
         "DECIMAL",
+        "STORED",  # GENERATED ALWAYS AS (...) STORED (pgcompat)
+        "TYPE",  # CREATE TYPE t AS (...): pgcompat._composite_type
+        # special date / time input strings: pgcompat._special_datetime
+        "TODAY",
+        "TOMORROW",
+        "YESTERDAY",
+        "EPOCH",
+        "ALLBALLS",
     }
+    | pg_functions.TRIGGER_WORDS
 )
-# Identifiers that only Snowflake SQL uses; seeing one switches a Postgres-mode
+# Identifiers that only Snowflake SQL uses (not to_date: PostgreSQL has it too); seeing one switches a Postgres-mode
 # statement to the Snowflake reader.
 SNOWFLAKE_WORDS = frozenset(
     {
@@ -122,7 +131,6 @@ SNOWFLAKE_WORDS = frozenset(
         "FLATTEN",
         "PARSE_JSON",
         "TO_VARCHAR",
-        "TO_DATE",
         "VARIANT",
         "TIMESTAMP_NTZ",
         "TIMESTAMP_LTZ",

@@ -34,6 +34,7 @@ from typing import Any
 import duckdb
 from duckdb import sqltypes
 
+from proxy.db import number_format
 from proxy.db.backends import Backend, Backends
 from proxy.db.duckdb_errors import UdfError
 from transpiler import stored_text
@@ -112,6 +113,21 @@ def register(
         "__hati_pg_sql",
         stored_text.as_postgres,
         [sqltypes.VARCHAR],
+        sqltypes.VARCHAR,
+        pure=True,
+    )
+    _create(  # clock_timestamp(): the wall clock, read at each call
+        conn,
+        "__hati_wall_clock",
+        lambda: datetime.now(UTC),
+        [],
+        sqltypes.TIMESTAMP_TZ,
+    )
+    _create(  # to_char(number, format): transpiler/pg_functions.py
+        conn,
+        "__hati_to_char_number",
+        number_format.to_char_number,
+        [sqltypes.VARCHAR, sqltypes.VARCHAR],
         sqltypes.VARCHAR,
         pure=True,
     )

@@ -62,6 +62,12 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     ("ConstraintException", r"CHECK constraint", "23514"),
     ("ConstraintException", r"", "23000"),
     ("ConversionException", r"out of range|Overflow|overflow", "22003"),
+    # a well-formed number too wide for a DECIMAL: PG's "numeric field overflow"
+    (
+        "ConversionException",
+        r'^Could not (cast value |convert string "?)[-+]?[0-9.]+([eE][-+]?[0-9]+)?"? to DECIMAL',
+        "22003",
+    ),
     ("ConversionException", r"", "22P02"),
     ("OutOfRangeException", r"[Dd]ivision by zero", "22012"),
     ("OutOfRangeException", r"", "22003"),

@@ -12,7 +12,7 @@ import datetime as dt
 import re
 import struct
 from collections.abc import Callable
-from decimal import Decimal
+from decimal import Context, Decimal
 
 from proxy.wire import temporal as T
 
@@ -92,6 +92,25 @@ def fmt_bool(v: object) -> str:
 
 def fmt_int(v: object) -> str:
     return f"{v:d}"
+
+
+_WIDE = Context(prec=100)  # above DECIMAL(38)'s digits: normalize never rounds
+
+
+def trim_scale(v: object) -> object:
+    """A Decimal without its fraction's trailing zeros (PostgreSQL's trim_scale): 1.50 ->
+    1.5, 100.00 -> 100. Anything else unchanged."""
+    if not isinstance(v, Decimal) or not v.is_finite() or v.as_tuple().exponent >= 0:  # type: ignore[operator]
+        return v
+    t = v.normalize(_WIDE)
+    return t.quantize(1, context=_WIDE) if t.as_tuple().exponent > 0 else t  # type: ignore[operator]
+
+
+def trim_nested(v: object) -> object:
+    """trim_scale of every element of a (nested) list."""
+    if isinstance(v, (list, tuple)):
+        return [trim_nested(e) for e in v]
+    return trim_scale(v)
 
 
 def fmt_numeric(v: object) -> str:

@@ -32,6 +32,7 @@ from proxy.wire.oids import (
 )
 from proxy.wire.oidvectors import VECTOR_KIND
 from proxy.wire.vector import vector_dims
+from transpiler import numeric_type
 
 __all__ = [
     "PgType",
@@ -175,7 +176,9 @@ def column_kind(duckdb_type: str) -> tuple[str, int, int]:
     if depth == 1 and name in VECTOR_KIND:
         return VECTOR_KIND[name], 0, -1  # catalog int2vector / oidvector (wire/oidvectors.py)
     typmod = -1
-    if kind == "numeric" and name in ("DECIMAL", "NUMERIC"):
+    if kind == "numeric" and name in ("DECIMAL", "NUMERIC") and numeric_type.is_unconstrained(up):
+        pass  # PostgreSQL's bare numeric (transpiler/numeric_type.py): typmod -1
+    elif kind == "numeric" and name in ("DECIMAL", "NUMERIC"):
         p, s = 18, 3  # DuckDB's default DECIMAL width
         if args:
             nums = [a.strip() for a in args.split(",")]
@@ -243,6 +246,16 @@ def result_encoder(duckdb_type: str, fmt: int, tz: str | None = None) -> Encoder
     ``tz`` is the session TimeZone: it only affects TIMESTAMPTZ text (binary is UTC).
     FLOAT[n] goes out as pgvector's vector (see pg_type_for).
     """
+    enc = _result_encoder(duckdb_type, fmt, tz)
+    base, depth, _sizes = split_array(duckdb_type)
+    if numeric_type.is_unconstrained(base):
+        # PostgreSQL's bare numeric (transpiler/numeric_type.py): without padding zeros
+        trim = textcodec.trim_nested if depth else textcodec.trim_scale
+        return lambda v: enc(trim(v))
+    return enc
+
+
+def _result_encoder(duckdb_type: str, fmt: int, tz: str | None) -> Encoder:
     if vector_dims(duckdb_type) is not None:
         return vector.vector_send if fmt else vector.vector_out
     kind, depth, typmod = column_kind(duckdb_type)

@@ -75,7 +75,8 @@ TYPES = {
     "REAL": "real",
     "DOUBLE": "double precision",
     "DECIMAL(10,2)": "numeric(10,2)",
-    "DECIMAL(38,10)": "numeric(38,10)",
+    "DECIMAL(38,10)": "numeric",  # PostgreSQL's bare numeric (transpiler/numeric_type.py)
+    "DECIMAL(20,4)": "numeric(20,4)",
     "VARCHAR": "text",
     "BLOB": "bytea",
     "DATE": "date",

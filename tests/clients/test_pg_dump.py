@@ -35,13 +35,15 @@ SCHEMA = [
     " FROM items WHERE price < 10",
     "COMMENT ON TABLE items IS 'things for sale'",
     "COMMENT ON COLUMN items.name IS 'what it is'",
-    "CREATE TABLE notes (id integer, body text, items_id integer)",
+    # a bare numeric keeps its decimals; a generated column is dumped as one, not as data
+    "CREATE TABLE notes (id integer, body text, items_id integer, ratio numeric,"
+    " twice integer GENERATED ALWAYS AS (id * 2) STORED)",
     # Divisions: stored through the transpiler's macros, dumped as PostgreSQL's `/` and `%`.
     "CREATE TABLE parts (id integer PRIMARY KEY, qty integer DEFAULT 10 / 3 CHECK (qty % 100 >= 0))",
     "CREATE MACRO add_one(x) AS x + 1",
     "INSERT INTO items (name, price) VALUES ('pen', 1.50), ('book', 12.00), ('it''s', NULL)",
-    "INSERT INTO notes VALUES (1, E'tab\\tand\\nnewline \\\\ back', 1), (2, NULL, NULL),"
-    " (3, '', 2)",
+    "INSERT INTO notes (id, body, items_id, ratio) VALUES"
+    " (1, E'tab\\tand\\nnewline \\\\ back', 1, 1.23456), (2, NULL, NULL, NULL), (3, '', 2, 100)",
 ]
 
 
@@ -98,7 +100,7 @@ def _state(server: ServerProcess) -> dict[str, object]:
                 "SELECT sequencename FROM pg_sequences WHERE schemaname = 'public' ORDER BY 1"
             ).fetchall(),
             "items": q("SELECT id, name, price, stock FROM items ORDER BY id").fetchall(),
-            "notes": q("SELECT id, body, items_id FROM notes ORDER BY id").fetchall(),
+            "notes": q("SELECT id, body, items_id, ratio, twice FROM notes ORDER BY id").fetchall(),
             "cheap": q("SELECT * FROM cheap ORDER BY id").fetchall(),
             "counter": q("SELECT last_value, is_called FROM counter_seq").fetchall(),
             "indexes": q(
@@ -153,7 +155,8 @@ def test_plain_dump_leaves_out_built_in_objects(source, tmp_path: Path) -> None:
     dump = out.stdout
     for expected in ("CREATE TABLE public.items", "CREATE VIEW public.cheap AS",
                      "CREATE SEQUENCE public.counter_seq", "ALTER SEQUENCE public.items_id_seq "
-                     "OWNED BY public.items.id", "COPY public.notes (id, body, items_id) FROM stdin",
+                     "OWNED BY public.items.id", "COPY public.notes (id, body, items_id, ratio) FROM stdin",
+                     "    ratio numeric,", "twice integer GENERATED ALWAYS AS (",
                      "SELECT pg_catalog.setval('public.counter_seq', 6, true)",
                      "CREATE UNIQUE INDEX items_name_price_idx ON public.items USING btree "
                      "(name, price)", "COMMENT ON TABLE public.items IS 'things for sale'",
@@ -218,7 +221,9 @@ def test_custom_dump_restores_into_postgres_15(source, tmp_path: Path) -> None:
         with psycopg.connect(pg.dsn, autocommit=True) as conn:
             got = {
                 "items": conn.execute("SELECT id, name, price, stock FROM items ORDER BY id"),
-                "notes": conn.execute("SELECT id, body, items_id FROM notes ORDER BY id"),
+                "notes": conn.execute(
+                    "SELECT id, body, items_id, ratio, twice FROM notes ORDER BY id"
+                ),
                 "cheap": conn.execute("SELECT * FROM cheap ORDER BY id"),
                 "counter": conn.execute("SELECT last_value, is_called FROM counter_seq"),
                 "macro": conn.execute("SELECT add_one(41)"),

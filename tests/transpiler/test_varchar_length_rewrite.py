@@ -42,7 +42,7 @@ def sql(text: str, dialect: str = "postgres") -> str:
         ("ALTER TABLE t ADD COLUMN v varchar(5)", "ALTER TABLE t ADD COLUMN v TEXT(5)"),
         (
             "CREATE TABLE t (a int, b varchar(5) GENERATED ALWAYS AS (upper(a)) STORED)",
-            "CREATE TABLE t (a INT, b TEXT(5) AS UPPER(a))",
+            "CREATE TABLE t (a INT, b TEXT(5) AS (UPPER(a)))",
         ),
         # explicit casts truncate, as in Postgres
         ("SELECT 'abc'::varchar(2)", "SELECT LEFT(CAST('abc' AS TEXT), 2)"),

@@ -123,8 +123,11 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_type_oid(dt) AS coalesce(
     FROM __h_p LEFT JOIN __hati_catalog.pg.pg_type __h_t ON __h_t.typname = __h_p.kind
 ));
 
+-- DECIMAL(38,10) is PostgreSQL's bare numeric (transpiler/numeric_type.py): typmod -1.
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_type_mod(dt) AS
-    CASE WHEN upper(dt) SIMILAR TO '(DECIMAL|NUMERIC)\(\d+,\s*\d+\).*'
+    CASE WHEN replace(upper(__hati_catalog.pg.__hati_type_parts(dt).base), ' ', '')
+              = {{bare_numeric}} THEN -1
+         WHEN upper(dt) SIMILAR TO '(DECIMAL|NUMERIC)\(\d+,\s*\d+\).*'
          THEN ((CAST(regexp_extract(dt, '\((\d+)', 1) AS INTEGER) << 16)
                | CAST(regexp_extract(dt, ',\s*(\d+)\)', 1) AS INTEGER)) + 4
          ELSE coalesce(__hati_catalog.pg.__hati_vector_dims(dt), -1) END;

@@ -223,6 +223,13 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_column_type_oid(dt) AS
     CASE dt WHEN 'JSON' THEN 3802 WHEN 'JSON[]' THEN 3807
             ELSE __hati_catalog.pg.__hati_type_oid(dt) END;
 
+-- A generated column (`GENERATED ALWAYS AS (...) STORED`, virtual in DuckDB): DuckDB lists
+-- its expression as the column's default and tells them apart only in the table's SQL,
+-- `name TYPE GENERATED ALWAYS AS(...)`.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_is_generated(table_sql, col) AS
+    regexp_matches(table_sql, '[(,] ?"?' || regexp_escape(replace(col, '"', '""'))
+                   || '"? [A-Z][A-Z0-9_ ]*(\([0-9, ]+\))?(\[[0-9]*\])* GENERATED ALWAYS AS\(', 'i');
+
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_attribute AS
 SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
        CASE WHEN vl.n IS NOT NULL THEN 1043
@@ -242,7 +249,10 @@ SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
                                     ELSE __hati_catalog.pg.__hati_column_type_oid(c.data_type) END),
                 'p') AS attstorage, '' AS attcompression,
        NOT c.is_nullable AS attnotnull, c.column_default IS NOT NULL AS atthasdef,
-       FALSE AS atthasmissing, '' AS attidentity, '' AS attgenerated,
+       FALSE AS atthasmissing, '' AS attidentity,
+       CASE WHEN g.sql IS NOT NULL AND c.column_default IS NOT NULL
+                 AND __hati_catalog.pg.__hati_is_generated(g.sql, c.column_name)
+            THEN 's' ELSE '' END AS attgenerated,
        FALSE AS attisdropped, TRUE AS attislocal, 0::INTEGER AS attinhcount,
        CASE WHEN vl.n IS NOT NULL OR __hati_catalog.pg.__hati_column_type_oid(c.data_type) IN (25, 1009)
             THEN 100 ELSE 0 END::BIGINT AS attcollation,
@@ -256,6 +266,8 @@ JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = c.database_name AND n.duck_sch
 LEFT JOIN (SELECT table_oid, attnum, min(n) AS n FROM __hati_catalog.pg.__hati_varchar_len
            GROUP BY table_oid, attnum) vl
   ON vl.table_oid = c.table_oid AND vl.attnum = c.column_index AND c.data_type = 'VARCHAR'
+LEFT JOIN (SELECT table_oid, sql FROM duckdb_tables() WHERE sql LIKE '%GENERATED ALWAYS AS(%') g
+  ON g.table_oid = c.table_oid
 WHERE NOT (c.database_name = 'temp' AND c.table_name IN ({{snapshot_names}}))
 UNION ALL
 -- index columns (psql \d on an index, SQLAlchemy get_indexes), typmod as the table's column

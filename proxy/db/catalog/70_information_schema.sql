@@ -29,7 +29,7 @@ FROM __hati_catalog.pg.__hati_rel r WHERE r.relkind = 'v';
 CREATE OR REPLACE VIEW __hati_catalog.info.columns AS
 SELECT {{database_name}} AS table_catalog, r.nspname AS table_schema, r.relname AS table_name,
        a.attname AS column_name, a.attnum::INTEGER AS ordinal_position,
-       a.__hati_default AS column_default,
+       CASE WHEN a.attgenerated = '' THEN a.__hati_default END AS column_default,
        CASE WHEN a.attnotnull THEN 'NO' ELSE 'YES' END AS is_nullable,
        -- as Postgres: a type outside pg_catalog (pgvector's vector) is USER-DEFINED, named
        -- by udt_schema / udt_name
@@ -47,8 +47,8 @@ SELECT {{database_name}} AS table_catalog, r.nspname AS table_schema, r.relname 
             WHEN 701 THEN 53
             WHEN 1700 THEN CASE WHEN a.atttypmod >= 4 THEN (a.atttypmod - 4) >> 16 END
        END::INTEGER AS numeric_precision,
-       CASE WHEN a.atttypid IN (21, 23, 20, 1700) THEN 10
-            WHEN a.atttypid IN (700, 701) THEN 2 END::INTEGER AS numeric_precision_radix,
+       CASE WHEN a.atttypid = 1700 THEN 10
+            WHEN a.atttypid IN (21, 23, 20, 700, 701) THEN 2 END::INTEGER AS numeric_precision_radix,
        CASE WHEN a.atttypid IN (21, 23, 20) THEN 0
             WHEN a.atttypid = 1700 AND a.atttypmod >= 4 THEN (a.atttypmod - 4) & 65535
        END::INTEGER AS numeric_scale,
@@ -69,8 +69,9 @@ SELECT {{database_name}} AS table_catalog, r.nspname AS table_schema, r.relname 
        'NO' AS is_identity, NULL::VARCHAR AS identity_generation,
        NULL::VARCHAR AS identity_start, NULL::VARCHAR AS identity_increment,
        NULL::VARCHAR AS identity_maximum, NULL::VARCHAR AS identity_minimum,
-       'NO' AS identity_cycle, 'NEVER' AS is_generated,
-       NULL::VARCHAR AS generation_expression,
+       'NO' AS identity_cycle,
+       CASE WHEN a.attgenerated = 's' THEN 'ALWAYS' ELSE 'NEVER' END AS is_generated,
+       CASE WHEN a.attgenerated = 's' THEN a.__hati_default END AS generation_expression,
        CASE WHEN r.relkind = 'r' THEN 'YES' ELSE 'NO' END AS is_updatable
 FROM __hati_catalog.pg.pg_attribute a
 JOIN __hati_catalog.pg.__hati_rel r ON r.oid = a.attrelid AND r.relkind IN ('r', 'v')

@@ -38,6 +38,7 @@ from proxy.db import backend_functions
 from proxy.db.backends import Backends
 from proxy.db.catalog import char_columns, functions, snapshot
 from proxy.db.catalog.types import duck_kind_rows, pg_type_rows
+from transpiler import numeric_type
 
 SQL_FILES = (
     "10_types.sql",
@@ -50,6 +51,7 @@ SQL_FILES = (
     "60_views.sql",
     "70_information_schema.sql",
     "80_hati_functions.sql",
+    "82_pg_functions.sql",
     "85_server_functions.sql",
 )
 # PostgreSQL 15's system catalogs and their own OIDs (pg_class.oid of the catalog table):
@@ -145,6 +147,7 @@ def install(
         "pg_type_rows": ", ".join(pg_type_rows()),
         "duck_kind_rows": ", ".join(duck_kind_rows()),
         "hnsw_info": _hnsw_info(conn),
+        "bare_numeric": _lit(numeric_type.DUCKDB_TYPE),
         "snapshot_names": ", ".join(_lit(n) for n in snapshot.HIDDEN_TEMP_TABLES),
     }
     # The server's registry of the constraints DuckDB does not keep (foreign keys, the

@@ -1,0 +1,140 @@
+-- PostgreSQL built-ins DuckDB lacks or answers differently: the stand-ins the transpiler
+-- calls (transpiler/pg_functions.py, and pgcompat.MISSING_PG_FUNCTIONS -> __hati_<name>).
+
+-- pg_typeof: PostgreSQL's type name (regtype's text), not DuckDB's.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_typeof(x) AS
+    __hati_catalog.pg.format_type(__hati_catalog.pg.__hati_type_oid(typeof(x)), NULL);
+
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_quote_nullable(x) AS
+    CASE WHEN x IS NULL THEN 'NULL' ELSE __hati_catalog.pg.__hati_quote_literal(x) END;
+
+-- width_bucket(operand, low, high, count): 0 below the range, count + 1 at or above it.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_width_bucket(op, lo, hi, n) AS
+    CASE WHEN n <= 0 THEN error('count must be greater than zero')
+         WHEN lo = hi THEN error('lower bound cannot equal upper bound')
+         WHEN op IS NULL OR lo IS NULL OR hi IS NULL OR n IS NULL THEN NULL
+         WHEN lo < hi THEN CASE WHEN op < lo THEN 0 WHEN op >= hi THEN n + 1
+              ELSE floor((op - lo)::DOUBLE * n / (hi - lo)::DOUBLE)::INTEGER + 1 END
+         ELSE CASE WHEN op > lo THEN 0 WHEN op <= hi THEN n + 1
+              ELSE floor((lo - op)::DOUBLE * n / (lo - hi)::DOUBLE)::INTEGER + 1 END
+    END::INTEGER;
+
+-- regexp_substr(s, pattern [, start]): NULL without a match (DuckDB's regexp_extract: '').
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_regexp_substr(s, p) AS
+    CASE WHEN regexp_matches(s, p) THEN regexp_extract(s, p) END,
+    (s, p, start) AS CASE WHEN regexp_matches(substr(s, start), p)
+                          THEN regexp_extract(substr(s, start), p) END;
+
+-- (s1, e1) OVERLAPS (s2, e2), as PostgreSQL's overlaps_timestamp: each pair in order, a
+-- period [start, end), a zero-length one an instant.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_overlaps(s1, e1, s2, e2) AS
+    CASE WHEN least(s1, e1) > least(s2, e2) THEN least(s1, e1) < greatest(s2, e2)
+         WHEN least(s1, e1) < least(s2, e2) THEN least(s2, e2) < greatest(s1, e1)
+         ELSE least(s1, e1) = least(s2, e2) END;
+
+-- encode(bytea, 'hex' | 'base64') / decode(text, ...): PostgreSQL's (base64 in lines of 76).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_encode(b, f) AS
+    CASE lower(f) WHEN 'hex' THEN lower(hex(b::BLOB))
+         WHEN 'base64' THEN rtrim(regexp_replace(to_base64(b::BLOB), '(.{76})', '\1' || chr(10), 'g'), chr(10))
+         ELSE error('encoding "' || f || '" is not supported here (hex, base64)') END;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_decode(s, f) AS
+    CASE lower(f) WHEN 'hex' THEN unhex(s)
+         WHEN 'base64' THEN from_base64(replace(replace(s, chr(10), ''), chr(13), ''))
+         ELSE error('encoding "' || f || '" is not supported here (hex, base64)') END;
+
+-- octet_length / bit_length of text (DuckDB's are for BLOB and BIT; a string literal was ambiguous).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_octet_length(x) AS
+    CASE WHEN typeof(x) = 'BLOB' THEN octet_length(x::BLOB) ELSE strlen(x::VARCHAR) END;
+
+-- An interval's parts as PostgreSQL keeps them (months, days, microseconds), and back.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_iv_months(i) AS
+    (datepart('year', i) * 12 + datepart('month', i))::BIGINT;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_iv_days(i) AS datepart('day', i)::BIGINT;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_iv_micros(i) AS
+    (datepart('hour', i)::BIGINT * 3600000000 + datepart('minute', i)::BIGINT * 60000000
+     + datepart('microseconds', i)::BIGINT);
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_interval(m, d, t) AS
+    to_months(m::INTEGER) + to_days(d::INTEGER) + to_microseconds(t::BIGINT);
+-- justify_* as PostgreSQL's interval.c: whole 30-day months out of days, whole 24-hour
+-- days out of the time, then the parts' signs made to agree.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_justify_md(m, d, t) AS
+    CASE WHEN m > 0 AND (d < 0 OR (d = 0 AND t < 0)) THEN [m - 1, d + 30, t]
+         WHEN m < 0 AND (d > 0 OR (d = 0 AND t > 0)) THEN [m + 1, d - 30, t]
+         ELSE [m, d, t] END;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_justify_dt(m, d, t) AS
+    CASE WHEN d > 0 AND t < 0 THEN [m, d - 1, t + 86400000000]
+         WHEN d < 0 AND t > 0 THEN [m, d + 1, t - 86400000000]
+         ELSE [m, d, t] END;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_justify_dt_list(p) AS
+    __hati_catalog.pg.__hati_justify_dt(p[1], p[2], p[3]);
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_from_parts(p) AS
+    __hati_catalog.pg.__hati_interval(p[1], p[2], p[3]);
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_justify_days(i) AS
+    __hati_catalog.pg.__hati_from_parts(
+        CASE WHEN __hati_catalog.pg.__hati_iv_months(i) + trunc(__hati_catalog.pg.__hati_iv_days(i) / 30) > 0
+                  AND __hati_catalog.pg.__hati_iv_days(i) - 30 * trunc(__hati_catalog.pg.__hati_iv_days(i) / 30) < 0
+             THEN [__hati_catalog.pg.__hati_iv_months(i) + trunc(__hati_catalog.pg.__hati_iv_days(i) / 30) - 1,
+                   __hati_catalog.pg.__hati_iv_days(i) - 30 * trunc(__hati_catalog.pg.__hati_iv_days(i) / 30) + 30,
+                   __hati_catalog.pg.__hati_iv_micros(i)]
+             WHEN __hati_catalog.pg.__hati_iv_months(i) + trunc(__hati_catalog.pg.__hati_iv_days(i) / 30) < 0
+                  AND __hati_catalog.pg.__hati_iv_days(i) - 30 * trunc(__hati_catalog.pg.__hati_iv_days(i) / 30) > 0
+             THEN [__hati_catalog.pg.__hati_iv_months(i) + trunc(__hati_catalog.pg.__hati_iv_days(i) / 30) + 1,
+                   __hati_catalog.pg.__hati_iv_days(i) - 30 * trunc(__hati_catalog.pg.__hati_iv_days(i) / 30) - 30,
+                   __hati_catalog.pg.__hati_iv_micros(i)]
+             ELSE [__hati_catalog.pg.__hati_iv_months(i) + trunc(__hati_catalog.pg.__hati_iv_days(i) / 30),
+                   __hati_catalog.pg.__hati_iv_days(i) - 30 * trunc(__hati_catalog.pg.__hati_iv_days(i) / 30),
+                   __hati_catalog.pg.__hati_iv_micros(i)] END);
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_justify_hours(i) AS
+    __hati_catalog.pg.__hati_from_parts(__hati_catalog.pg.__hati_justify_dt(
+        __hati_catalog.pg.__hati_iv_months(i),
+        __hati_catalog.pg.__hati_iv_days(i) + trunc(__hati_catalog.pg.__hati_iv_micros(i) / 86400000000),
+        __hati_catalog.pg.__hati_iv_micros(i) - 86400000000 * trunc(__hati_catalog.pg.__hati_iv_micros(i) / 86400000000)));
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_justify_interval_parts(m, d, t) AS
+    __hati_catalog.pg.__hati_from_parts(__hati_catalog.pg.__hati_justify_dt_list(
+        __hati_catalog.pg.__hati_justify_md(m + trunc(d / 30), d - 30 * trunc(d / 30), t)));
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_justify_interval(i) AS
+    __hati_catalog.pg.__hati_justify_interval_parts(
+        __hati_catalog.pg.__hati_iv_months(i),
+        __hati_catalog.pg.__hati_iv_days(i) + trunc(__hati_catalog.pg.__hati_iv_micros(i) / 86400000000),
+        __hati_catalog.pg.__hati_iv_micros(i) - 86400000000 * trunc(__hati_catalog.pg.__hati_iv_micros(i) / 86400000000));
+
+-- length(bytea) is its bytes (DuckDB: no length of a BLOB); anything else DuckDB's length.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_length(x) AS
+    CASE WHEN typeof(x) = 'BLOB' THEN octet_length(x::BLOB) ELSE length(x::VARCHAR) END;
+
+-- string_to_array(s, sep, null_string): elements equal to null_string are NULL.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_string_to_array(s, sep) AS
+    CASE WHEN s = '' THEN []::VARCHAR[] WHEN sep IS NULL THEN regexp_split_to_array(s, '')
+         ELSE string_split(s, sep) END,
+    (s, sep, n) AS list_transform(
+        CASE WHEN s = '' THEN []::VARCHAR[] WHEN sep IS NULL THEN regexp_split_to_array(s, '')
+             ELSE string_split(s, sep) END,
+        __e -> CASE WHEN __e = n THEN NULL ELSE __e END);
+
+-- array_positions(a, x): every 1-based position of x.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_array_positions(a, x) AS
+    list_filter(range(1, len(a) + 1), __i -> a[__i] IS NOT DISTINCT FROM x)::INTEGER[];
+
+-- pg_size_pretty as PostgreSQL 15's dbsize.c: bytes under 10240, else the size in half
+-- units (n / 512, then / 1024 a unit) shown half-rounded in the first unit under 20479.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_tdiv(n, d) AS
+    CASE WHEN n >= 0 THEN n // d ELSE -((-n) // d) END;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_half(s) AS
+    CASE WHEN s >= 0 THEN (s + 1) // 2 ELSE -((-s + 1) // 2) END;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_size_pretty(n) AS (
+    SELECT CASE WHEN n IS NULL THEN NULL
+                WHEN abs(n) < 10240 THEN n::HUGEINT::VARCHAR || ' bytes'
+                ELSE (SELECT __hati_catalog.pg.__hati_half(
+                                 __hati_catalog.pg.__hati_tdiv(n::HUGEINT, 512 * (1024::HUGEINT ** k)::HUGEINT))::VARCHAR
+                             || ' ' || ['kB', 'MB', 'GB', 'TB', 'PB'][k + 1]
+                      FROM range(0, 5) r(k)
+                      WHERE k = 4 OR abs(__hati_catalog.pg.__hati_tdiv(n::HUGEINT, 512 * (1024::HUGEINT ** k)::HUGEINT)) < 20479
+                      ORDER BY k LIMIT 1) END);
+
+-- The wall clock (PostgreSQL's clock_timestamp; DuckDB's now() is the transaction's start):
+-- a UDF of proxy/db/backend_functions.py.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_clock_timestamp() AS __hati_wall_clock();
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_statement_timestamp() AS now();
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_transaction_timestamp() AS now();
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_timeofday() AS
+    strftime(__hati_clock_timestamp(), '%a %b %d %H:%M:%S.%f %Y %Z');

@@ -1,0 +1,413 @@
+"""PostgreSQL built-ins DuckDB has under the same name with other semantics, or lacks in a
+form a macro cannot take (variadic, a literal read at transpile time). Each is rewritten
+by the shape of its call; the macros they call are in proxy/db/catalog/82_pg_functions.sql.
+
+- `x SIMILAR TO 'pat' [ESCAPE 'e']`: DuckDB reads the pattern as a regular expression
+  (`%` and `_` are not wildcards there); a literal pattern becomes PostgreSQL's regex
+  (similar_to_escape) under regexp_full_match;
+- `substring(x FROM 'regex')` / `substring(x, 'regex')`: the first parenthesised group's
+  match (else the whole match), NULL without a match (DuckDB: a start position);
+- `regexp_matches(s, 'regex' [, 'flags'])`: PostgreSQL's set-returning form (one text[]
+  row a match, all of them with 'g'; DuckDB's is a boolean test);
+- `format('lit', ...)`: %s, %I, %L, %% and positions `%n$` (DuckDB's format is fmt's {});
+- `num_nulls(...)` / `num_nonnulls(...)` (variadic);
+- `(s1, e1) OVERLAPS (s2, e2)`;
+- `to_timestamp(text, fmt)` is timestamptz (DuckDB's strptime gives timestamp);
+- `encode(bytea, 'hex' | 'base64')` / `decode(text, ...)` (DuckDB's are UTF-8 casts);
+- `to_char(number, '9,990.00')` (sqlglot reads every to_char as a date format).
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot import exp
+
+from transpiler.literals import string_value
+
+# Anonymous calls rewritten here, by lower-case name
+NAMES = frozenset({"num_nulls", "num_nonnulls", "regexp_matches", "to_char"})
+NODES = (
+    exp.SimilarTo,
+    exp.Escape,
+    exp.Substring,
+    exp.Format,
+    exp.Overlaps,
+    exp.StrToTime,
+    exp.Encode,
+    exp.Decode,
+)
+# what makes a statement worth this pass (token_flags.PG_WORDS)
+TRIGGER_WORDS = frozenset(
+    {
+        "SIMILAR TO",
+        "SUBSTRING",
+        "REGEXP_MATCHES",
+        "FORMAT",
+        "NUM_NULLS",
+        "NUM_NONNULLS",
+        "OVERLAPS",
+        "TO_TIMESTAMP",
+        "ENCODE",
+        "DECODE",
+        "TO_CHAR",
+        "ARRAY",  # ARRAY[...] || element
+    }
+)
+
+
+def handles(node: exp.Expr) -> bool:
+    if isinstance(node, exp.Anonymous):
+        return node.name.lower() in NAMES
+    if isinstance(node, (exp.Like, exp.ILike)):
+        return isinstance(node.expression, (exp.Any, exp.All))
+    if isinstance(node, exp.DPipe):
+        return _array_and_element(node) is not None
+    return isinstance(node, NODES)
+
+
+def rewrite(node: exp.Expr) -> None:
+    if isinstance(node, exp.Escape) and isinstance(node.this, exp.SimilarTo):
+        _similar_to(node.this, node.expression, node)
+    elif isinstance(node, exp.SimilarTo) and not isinstance(node.parent, exp.Escape):
+        _similar_to(node, None, node)
+    elif isinstance(node, exp.Substring):
+        _substring_regex(node)
+    elif isinstance(node, exp.Format):
+        _format(node)
+    elif isinstance(node, exp.Overlaps):
+        _overlaps(node)
+    elif isinstance(node, exp.StrToTime):
+        if not isinstance(node.parent, exp.Cast):  # PostgreSQL's to_timestamp is timestamptz
+            node.replace(exp.cast(node.copy(), exp.DataType.build("TIMESTAMPTZ")))
+    elif isinstance(node, (exp.Encode, exp.Decode)):
+        _encode(node)
+    elif isinstance(node, (exp.Like, exp.ILike)):
+        _like_any(node)
+    elif isinstance(node, exp.DPipe):
+        _array_append(node)
+    elif isinstance(node, exp.Anonymous):
+        name = node.name.lower()
+        if name in ("num_nulls", "num_nonnulls"):
+            _num_nulls(node, name == "num_nulls")
+        elif name == "regexp_matches":
+            _regexp_matches(node)
+        elif name == "to_char" and len(node.expressions) == 2:
+            node.replace(
+                _call(
+                    "__hati_to_char_number",
+                    exp.cast(node.expressions[0].copy(), "VARCHAR"),
+                    node.expressions[1].copy(),
+                )
+            )
+
+
+def _call(name: str, *args: exp.Expr) -> exp.Anonymous:
+    return exp.Anonymous(this=name, expressions=list(args))
+
+
+# ---------------------------------------------------------------- SIMILAR TO
+
+_REGEX_SPECIAL = set(".^$\\")  # literal in SIMILAR TO, special in a regex
+
+
+def similar_to_regex(pattern: str, escape: str | None = "\\") -> str | None:
+    """PostgreSQL's similar_to_escape: the regex (to match the whole string) of a SIMILAR TO
+    pattern; None for what it cannot read (an escape at the end)."""
+    out: list[str] = []
+    i = 0
+    in_bracket = False
+    while i < len(pattern):
+        c = pattern[i]
+        if escape and c == escape:
+            if i + 1 >= len(pattern):
+                return None
+            nxt = pattern[i + 1]
+            out.append("\\" + nxt if not nxt.isalnum() else nxt)
+            i += 2
+            continue
+        if in_bracket:
+            out.append("\\\\" if c == "\\" else c)
+            in_bracket = c != "]"
+        elif c == "[":
+            in_bracket = True
+            out.append(c)
+        elif c == "%":
+            out.append(".*")
+        elif c == "_":
+            out.append(".")
+        elif c in _REGEX_SPECIAL:
+            out.append("\\" + c)
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _similar_to(node: exp.SimilarTo, escape: exp.Expr | None, replaced: exp.Expr) -> None:
+    pattern = string_value(node.expression)
+    esc: str | None = "\\"
+    if escape is not None:
+        esc = string_value(escape)
+        if esc is None:
+            return
+        esc = esc or None  # ESCAPE '' turns escaping off
+    if pattern is None:
+        return
+    regex = similar_to_regex(pattern, esc)
+    if regex is None:
+        return
+    replaced.replace(_call("regexp_full_match", node.this.copy(), exp.Literal.string(regex)))
+
+
+# ---------------------------------------------------------------- substring(x FROM regex)
+
+
+def _capture_groups(regex: str) -> int:
+    """Capturing groups of a regex: `(` not escaped, not `(?`, not in a bracket."""
+    count, i, in_bracket = 0, 0, False
+    while i < len(regex):
+        c = regex[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_bracket:
+            in_bracket = c != "]"
+        elif c == "[":
+            in_bracket = True
+        elif c == "(" and not regex.startswith("(?", i):
+            count += 1
+        i += 1
+    return count
+
+
+def _substring_regex(node: exp.Substring) -> None:
+    start = node.args.get("start")
+    if node.args.get("length") is not None or not isinstance(start, exp.Literal):
+        return
+    if not start.is_string:
+        return  # a position (a text second argument is a pattern in PostgreSQL, even '2')
+    group = 1 if _capture_groups(start.name) else 0
+    subject = node.this.copy()
+    found = exp.If(
+        this=_call("regexp_matches", subject, start.copy()),
+        true=_call("regexp_extract", subject.copy(), start.copy(), exp.Literal.number(group)),
+    )
+    node.replace(exp.Case(ifs=[found]))
+
+
+# ---------------------------------------------------------------- regexp_matches
+
+
+def _regexp_matches(node: exp.Anonymous) -> None:
+    args = node.expressions
+    if len(args) not in (2, 3):
+        return
+    pattern = string_value(args[1])
+    flags = string_value(args[2]) if len(args) == 3 else ""
+    if pattern is None or flags is None:
+        return  # a pattern not known here: DuckDB's own (boolean) regexp_matches
+    options = [exp.Literal.string(flags.replace("g", ""))] if flags.replace("g", "") else []
+    subject, pat = args[0], exp.Literal.string(pattern)
+    groups = _capture_groups(pattern)
+    if "g" in flags:
+        each = [
+            _call("regexp_extract_all", subject.copy(), pat.copy(), exp.Literal.number(g), *options)
+            for g in (range(1, groups + 1) if groups else [0])
+        ]
+        index = exp.to_identifier("__hati_i")
+        matches: exp.Expr = exp.Lambda(
+            this=exp.Array(
+                expressions=[exp.Bracket(this=e, expressions=[exp.column(index)]) for e in each]
+            ),
+            expressions=[index],
+        )
+        count = _call("len", each[0].copy())
+        rows: exp.Expr = _call(
+            "list_transform",
+            _call(
+                "range",
+                exp.Literal.number(1),
+                exp.Add(this=count, expression=exp.Literal.number(1)),
+            ),
+            matches,
+        )
+    else:
+        first = exp.Array(
+            expressions=[
+                _call("regexp_extract", subject.copy(), pat.copy(), exp.Literal.number(g), *options)
+                for g in (range(1, groups + 1) if groups else [0])
+            ]
+        )
+        rows = exp.Case(
+            ifs=[
+                exp.If(
+                    this=_call("regexp_matches", subject.copy(), pat.copy(), *options),
+                    true=exp.Array(expressions=[first]),
+                )
+            ],
+            default=exp.Array(expressions=[]),
+        )
+    node.replace(exp.Unnest(expressions=[rows]))
+
+
+# ---------------------------------------------------------------- format
+
+
+_SPEC = re.compile(r"%(?:(\d+)\$)?([-]?\d*)([sIL%])")
+
+
+def _format(node: exp.Format) -> None:
+    fmt = string_value(node.this)
+    if fmt is None:
+        return
+    args = list(node.expressions)
+    pieces: list[exp.Expr] = []
+    pos, nxt = 0, 0
+    for m in _SPEC.finditer(fmt):
+        if m.start() > pos:
+            pieces.append(exp.Literal.string(fmt[pos : m.start()]))
+        pos = m.end()
+        kind = m.group(3)
+        if kind == "%":
+            pieces.append(exp.Literal.string("%"))
+            continue
+        if m.group(2):
+            return  # a width: left to DuckDB, which will refuse it
+        index = int(m.group(1)) - 1 if m.group(1) else nxt
+        nxt = index + 1
+        if index >= len(args):
+            return  # "too few arguments for format()": let DuckDB's error stand
+        arg = args[index].copy()
+        if kind == "s":
+            pieces.append(
+                exp.Coalesce(this=exp.cast(arg, "VARCHAR"), expressions=[exp.Literal.string("")])
+            )
+        elif kind == "I":
+            pieces.append(_call("__hati_quote_ident", exp.cast(arg, "VARCHAR")))
+        else:
+            pieces.append(_call("__hati_quote_nullable", arg))
+    if pos < len(fmt):
+        pieces.append(exp.Literal.string(fmt[pos:]))
+    if not pieces:
+        pieces = [exp.Literal.string("")]
+    out: exp.Expr = pieces[0]
+    for p in pieces[1:]:
+        out = exp.DPipe(this=out, expression=p, safe=True)
+    node.replace(exp.paren(out) if len(pieces) > 1 else out)
+
+
+# ---------------------------------------------------------------- arrays
+
+
+def _is_array(node: exp.Expr) -> bool:
+    if isinstance(node, exp.Cast):
+        return node.to.this is exp.DataType.Type.ARRAY
+    return isinstance(node, exp.Array)
+
+
+def _is_element(node: exp.Expr) -> bool:
+    """A value known not to be an array: a literal, or a cast to a scalar type."""
+    if isinstance(node, exp.Neg):
+        node = node.this
+    if isinstance(node, exp.Cast):
+        return node.to.this is not exp.DataType.Type.ARRAY and not node.to.args.get("nested")
+    return isinstance(node, exp.Literal)
+
+
+def _array_and_element(node: exp.DPipe) -> str | None:
+    """'append' for `ARRAY[...] || 3`, 'prepend' for `0 || ARRAY[...]`, else None."""
+    if _is_array(node.this) and _is_element(node.expression):
+        return "append"
+    if _is_element(node.this) and _is_array(node.expression):
+        return "prepend"
+    return None
+
+
+def _array_append(node: exp.DPipe) -> None:
+    """`ARRAY[1,2] || 3` / `0 || ARRAY[1,2]`: PostgreSQL's array_append / array_prepend
+    (DuckDB's || takes two lists)."""
+    how = _array_and_element(node)
+    if how == "append":
+        node.replace(_call("list_append", node.this.copy(), node.expression.copy()))
+    elif how == "prepend":
+        node.replace(_call("list_prepend", node.this.copy(), node.expression.copy()))
+
+
+def _like_any(node: exp.Like | exp.ILike) -> None:
+    """`x LIKE ANY (array)` / `ALL`, NOT and ILIKE too: each pattern with PostgreSQL's
+    backslash escape; ANY of no patterns is false, ALL of none true."""
+    quantifier = node.expression
+    patterns = quantifier.this
+    while isinstance(patterns, exp.Paren):
+        patterns = patterns.this
+    if isinstance(patterns, (exp.Select, exp.Subquery)):
+        return  # a subquery: left to DuckDB
+    var = exp.to_identifier("__hati_p")
+    test: exp.Expr = exp.Escape(
+        this=type(node)(this=node.this.copy(), expression=exp.column(var)),
+        expression=exp.Literal.string("\\"),
+    )
+    if node.args.get("negate"):
+        test = exp.Not(this=test)
+    anyone = isinstance(quantifier, exp.Any)
+    verdict = _call(
+        "list_aggregate",
+        _call("list_transform", patterns.copy(), exp.Lambda(this=test, expressions=[var])),
+        exp.Literal.string("bool_or" if anyone else "bool_and"),
+    )
+    empty = exp.EQ(this=_call("len", patterns.copy()), expression=exp.Literal.number(0))
+    node.replace(
+        exp.paren(
+            exp.Case(ifs=[exp.If(this=empty, true=exp.Boolean(this=not anyone))], default=verdict)
+        )
+    )
+
+
+# ---------------------------------------------------------------- small ones
+
+
+def _num_nulls(node: exp.Anonymous, nulls: bool) -> None:
+    terms: list[exp.Expr] = [
+        exp.Case(
+            ifs=[
+                exp.If(
+                    this=exp.Is(this=a.copy(), expression=exp.Null()),
+                    true=exp.Literal.number(int(nulls)),
+                )
+            ],
+            default=exp.Literal.number(int(not nulls)),
+        )
+        for a in node.expressions
+    ]
+    total: exp.Expr = terms[0] if terms else exp.Literal.number(0)
+    for t in terms[1:]:
+        total = exp.Add(this=total, expression=t)
+    node.replace(exp.cast(exp.paren(total), "INTEGER"))
+
+
+def _overlaps(node: exp.Overlaps) -> None:
+    left, right = node.this, node.expression
+    if not (isinstance(left, exp.Tuple) and isinstance(right, exp.Tuple)):
+        return
+    if len(left.expressions) != 2 or len(right.expressions) != 2:
+        return
+    (s1, e1), (s2, e2) = left.expressions, right.expressions
+    node.replace(_call("__hati_overlaps", s1.copy(), e1.copy(), s2.copy(), e2.copy()))
+
+
+def _encode(node: exp.Encode | exp.Decode) -> None:
+    charset = node.args.get("charset")
+    if charset is None:
+        return
+    name = "__hati_encode" if isinstance(node, exp.Encode) else "__hati_decode"
+    node.replace(_call(name, node.this.copy(), charset.copy()))
+
+
+# to_char's number patterns (PostgreSQL's "Template Patterns for Numeric Formatting")
+_NUMBER_FORMAT = re.compile(r"(?:FM|fm|9|0|\.|,|D|G|S|L|MI|PR|PL|SG|V|EEEE|TH|th|\s)+")
+
+
+def is_number_format(fmt: str) -> bool:
+    """A to_char format of digit patterns (`9`, `0`), not of date fields."""
+    return bool(_NUMBER_FORMAT.fullmatch(fmt)) and bool(re.search(r"[09]", fmt))
