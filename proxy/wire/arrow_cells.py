@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from proxy.core.pg_json import output_text
 from proxy.wire import temporal as T
 from proxy.wire.arrow_numeric import (
     numeric_binary,
@@ -189,6 +190,9 @@ def cells(col: pa.Array, plan: Plan) -> pa.Array:
     kind = plan.kind
     if pa.types.is_null(col.type):
         return pa.nulls(len(col), pa.binary())
+    if kind == "jsonb":
+        text = _jsonb_cells(col)
+        return text if plan.fmt == 0 else pc.binary_join_element_wise(b"\x01", text, b"")
     if plan.fmt == 0:
         if kind in STRING_KINDS:
             return pc.cast(col, pa.binary())
@@ -201,8 +205,6 @@ def cells(col: pa.Array, plan: Plan) -> pa.Array:
         return _text_temporal(col, plan)
     if kind in ("text", "json"):
         return pc.cast(col, pa.binary())
-    if kind == "jsonb":
-        return pc.binary_join_element_wise(b"\x01", pc.cast(col, pa.binary()), b"")
     if kind == "bool":
         return pc.if_else(col, b"\x01", b"\x00")
     if kind in _NUMPY_INT:
@@ -222,6 +224,12 @@ def cells(col: pa.Array, plan: Plan) -> pa.Array:
     if col.type.unit != "us":  # type: ignore[attr-defined]
         col = pc.cast(col, pa.timestamp("us", col.type.tz))  # type: ignore[attr-defined]
     return fixed_cells(_pg_us(_ints(col, "<i8")).astype(">i8"), col)
+
+
+def _jsonb_cells(col: pa.Array) -> pa.Array:
+    """jsonb's text form of each value (proxy.core.pg_json.output_text)."""
+    values = col.to_numpy(zero_copy_only=False)
+    return pa.array([None if v is None else output_text(v).encode() for v in values], pa.binary())
 
 
 def fixed_values(col: pa.Array, plan: Plan) -> tuple[np.ndarray, str] | None:
