@@ -42,3 +42,31 @@ class _RawLoader(psycopg.adapt.Loader):
 
     def load(self, data: bytes) -> bytes:
         return bytes(data)
+
+
+def test_jsonb_text_is_postgres_normalised_form(server: ServerProcess) -> None:
+    """jsonb values go out as PostgreSQL prints them (keys by length then bytes, the last
+    duplicate, ", " / ": ", numbers as numeric), whatever text they were stored as:
+    text and binary results (each read twice: the Arrow path, then the per-value path a
+    short result takes), COPY, and functions' results."""
+    stored = '{"bb":1,"a":[1.50,1e2,-0],"c":{"y":null,"x":"\\u00e9"},"a":[3]}'
+    pg = '{"a": [3], "c": {"x": "é", "y": null}, "bb": 1}'
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        conn.execute("DROP TABLE IF EXISTS wj_norm")
+        conn.execute("CREATE TABLE wj_norm (id int, doc jsonb)")
+        conn.execute("INSERT INTO wj_norm VALUES (1, %s)", [stored])
+        conn.adapters.register_loader("jsonb", _RawTextLoader)
+        conn.adapters.register_loader("jsonb", _RawLoader)
+        sql = "SELECT doc, jsonb_build_object('z', 1, 'n', 'x'), doc -> 'c' FROM wj_norm"
+        want = (pg.encode(), b'{"n": "x", "z": 1}', b'{"x": "\xc3\xa9", "y": null}')
+        for binary in (False, True, False, True):
+            got = conn.cursor(binary=binary).execute(sql).fetchone()
+            assert got == tuple((b"\x01" if binary else b"") + w for w in want)
+        with conn.cursor() as cur, cur.copy("COPY (SELECT doc FROM wj_norm) TO STDOUT") as copy:
+            assert b"".join(bytes(b) for b in copy) == pg.encode() + b"\n"
+        assert conn.execute("SELECT doc::text FROM wj_norm").fetchone() == (pg,)
+
+
+class _RawTextLoader(psycopg.adapt.Loader):
+    def load(self, data: bytes) -> bytes:
+        return bytes(data)
