@@ -9,6 +9,8 @@
     jsonb_to_record[set](j) AS r(a int, b text) in FROM -> a derived table of those
         columns, each the member of that name cast to its type
     CAST(jsonb AS text)                 -> __hati_jsonb_text(j): jsonb's text form
+    json_build_object / json_build_array / json_object_agg / json_agg -> their text
+        built as PostgreSQL writes json ('{"a" : 1}', '[1, 2]', '{ "k" : 1 }'), as JSON
 
 The __hati_ functions are Python UDFs (proxy/db/json_functions.py over
 proxy/core/pg_json.py) and macros (proxy/db/catalog/56_json_functions.sql). A text[]
@@ -32,7 +34,7 @@ WORDS = frozenset(
         "#-", "JSONB_SET", "JSONB_INSERT", "JSONB_PRETTY", "JSONB_STRIP_NULLS",
         "JSON_STRIP_NULLS", "ROW_TO_JSON", "JSONB_EACH", "JSON_EACH", "JSONB_EACH_TEXT",
         "JSON_EACH_TEXT", "JSONB_TO_RECORD", "JSONB_TO_RECORDSET", "JSON_TO_RECORD",
-        "JSON_TO_RECORDSET",
+        "JSON_TO_RECORDSET", "JSON_OBJECT_AGG", "JSONB_OBJECT_AGG",
     }
 )  # fmt: skip
 _RENAMES = {
@@ -82,7 +84,7 @@ def _jsonb(node: exp.Expr, hints: ColumnHints | None) -> bool:
         return is_json(node.this, hints) or is_json(node.expression, hints)
     if isinstance(node, (exp.Sub, exp.JSONBDeleteAtPath)):
         return is_json(node.this, hints)
-    return is_json(node, hints)
+    return isinstance(node, exp.JSONBObjectAgg) or is_json(node, hints)
 
 
 def rewrite(nodes: list[exp.Expr]) -> None:
@@ -96,12 +98,116 @@ def rewrite(nodes: list[exp.Expr]) -> None:
             node.replace(_call("__hati_jsonb_delete_path", node.this, _path(node.expression)))
         elif isinstance(node, exp.Anonymous):
             _function(node)
+        elif (
+            isinstance(node, exp.JSONArrayAgg)
+            and not isinstance(node.parent, exp.Window)
+            and not node.args.get("null_handling")
+        ):
+            parent = node.parent
+            if isinstance(parent, exp.Filter):  # the FILTER goes to the list() inside
+                parent.replace(_json_agg(node, parent.expression))
+            else:
+                node.replace(_json_agg(node, None))
+        elif isinstance(node, exp.JSONObjectAgg) and not isinstance(
+            node.parent, (exp.Filter, exp.Window)
+        ):
+            agg = _object_agg(node)
+            if agg is not None:
+                node.replace(agg)
+
+
+def _value_text(v: exp.Expr) -> exp.Expr:
+    """A value's json text, `null` for NULL."""
+    text = exp.cast(_call("to_json", v), exp.DataType.build("VARCHAR"))
+    return exp.Coalesce(this=text, expressions=[exp.Literal.string("null")])
+
+
+def _key_text(k: exp.Expr) -> exp.Expr:
+    return exp.cast(_call("to_json", exp.cast(k, exp.DataType.build("VARCHAR"))), "VARCHAR")
+
+
+def _concat(*parts: exp.Expr) -> exp.Expr:
+    out = parts[0]
+    for p in parts[1:]:
+        out = exp.DPipe(this=out, expression=p, safe=True)
+    return out
+
+
+def _as_json(text: exp.Expr) -> exp.Expr:
+    return exp.cast(exp.paren(text), exp.DataType.build("JSON"))
+
+
+def _json_builder(name: str, args: list[exp.Expr]) -> exp.Expr | None:
+    """json_build_object(k, v, ...) as '{"k" : v, ...}', json_build_array(a, ...) as
+    '[a, ...]': PostgreSQL's json text (json keeps it; DuckDB's json_object is compact)."""
+    sep = exp.Literal.string(", ")
+    if name == "json_build_array":
+        parts = [_value_text(a) for a in args]
+        open_, close = "[", "]"
+    elif len(args) % 2 == 0:
+        parts = [
+            _concat(_key_text(k), exp.Literal.string(" : "), _value_text(v))
+            for k, v in zip(args[0::2], args[1::2], strict=True)
+        ]
+        open_, close = "{", "}"
+    else:
+        return None  # PostgreSQL: an error (odd number of arguments), left to DuckDB
+    body: list[exp.Expr] = [exp.Literal.string(open_)]
+    for i, p in enumerate(parts):
+        body += [sep.copy(), p] if i else [p]
+    return _as_json(_concat(*body, exp.Literal.string(close)))
+
+
+def _object_agg(node: exp.JSONObjectAgg) -> exp.Expr | None:
+    """json_object_agg(k, v [ORDER BY ...]) as '{ "k" : v, ... }' (NULL over no rows)."""
+    args = list(node.expressions)
+    if len(args) != 2:
+        return None
+    key, value = args
+    order = value if isinstance(value, exp.Order) else None
+    if order is not None:
+        value = order.this
+    member: exp.Expr = _concat(_key_text(key), exp.Literal.string(" : "), _value_text(value))
+    if order is not None:
+        member = exp.Order(this=member, expressions=order.expressions)
+    agg = exp.GroupConcat(this=member, separator=exp.Literal.string(", "))
+    return _as_json(_concat(exp.Literal.string("{ "), agg, exp.Literal.string(" }")))
+
+
+def _json_agg(node: exp.JSONArrayAgg, where: exp.Expr | None) -> exp.Expr:
+    """json_agg(x [ORDER BY ...]) as '[x1, x2]'; rows and arrays as '[{...}, \\n {...}]',
+    as PostgreSQL separates structured elements (NULL over no rows)."""
+    value = node.this
+    order = value if isinstance(value, exp.Order) else None
+    if order is not None:
+        value = order.this
+    element: exp.Expr = _value_text(value.copy())
+    if order is not None:
+        element = exp.Order(this=element, expressions=order.expressions)
+    kind = _call("typeof", _call("any_value", value.copy()))
+    structured = exp.or_(
+        exp.Like(this=kind, expression=exp.Literal.string("STRUCT%")),
+        exp.Like(this=kind.copy(), expression=exp.Literal.string("%[]")),
+    )
+    sep = exp.Case(
+        ifs=[exp.If(this=structured, true=exp.Literal.string(", \n "))],
+        default=exp.Literal.string(", "),
+    )
+    values: exp.Expr = _call("list", element)
+    if where is not None:
+        values = exp.Filter(this=values, expression=where)
+    joined = _call("array_to_string", values, sep)
+    return _as_json(_concat(exp.Literal.string("["), joined, exp.Literal.string("]")))
 
 
 def _function(node: exp.Anonymous) -> None:
     name = node.name.lower()
     args = list(node.expressions)
-    if name in _RENAMES:
+    if name in ("json_build_object", "json_build_array"):
+        built = _json_builder(name, args)
+        if built is not None:
+            node.replace(built)
+    elif name in _RENAMES:
         node.replace(_call(_RENAMES[name], *args))
     elif name in ("jsonb_set", "jsonb_insert") and len(args) in (3, 4):
         flag = args[3] if len(args) == 4 else exp.Boolean(this=name == "jsonb_set")

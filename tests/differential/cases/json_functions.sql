@@ -103,3 +103,23 @@ SELECT jsonb_build_object('b', 1, 'a', 'x')::text
 SELECT jsonb_agg(id ORDER BY id)::text FROM d_jf
 -- @query concat_text
 SELECT ('{"b": 1}'::jsonb || '{"a": 2}'::jsonb)::text
+-- @query json_build_object_text
+SELECT json_build_object('a', 1, 'b', 'x', 'c', NULL)::text
+-- @query json_build_array_text
+SELECT json_build_array(1, 'x', NULL)::text
+-- @query json_agg_text
+SELECT json_agg(id ORDER BY id)::text FROM d_jf
+-- @query json_object_agg_text
+SELECT json_object_agg(note, id ORDER BY id)::text FROM d_jf
+-- @query to_json_text
+SELECT to_json('x'::text)::text, to_json(15)::text
+-- @query json_agg_rows_text
+SELECT json_agg(t ORDER BY t.a)::text FROM (SELECT id AS a, note AS b FROM d_jf WHERE id < 3) t
+-- @query json_agg_none
+SELECT json_agg(id) IS NULL, json_object_agg(note, id) IS NULL FROM d_jf WHERE id > 10
+-- @query json_agg_filter
+SELECT json_agg(id) FILTER (WHERE id > 2) FROM d_jf
+-- @query json_agg_nulls_text
+SELECT json_agg(x)::text FROM (VALUES (1), (NULL)) v(x)
+-- @query jsonb_object_agg_text
+SELECT jsonb_object_agg(note, id)::text FROM d_jf

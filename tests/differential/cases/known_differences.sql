@@ -73,3 +73,6 @@ SELECT pg_catalog.pg_type.typname AS name, pg_catalog.format_type(pg_catalog.pg_
 -- @query json_each_value_text
 SELECT key, value::text FROM json_each('{"b": 1, "a": [1, 2]}') ORDER BY key
 -- @reason json_each's values keep their text as written in PG; DuckDB's json_extract minifies them ([1,2])
+-- @query to_json_numeric_scale
+SELECT to_json(1.50)::text
+-- @reason DuckDB's to_json / json_object print a DECIMAL without its trailing zeros (1.5); PostgreSQL keeps numeric's scale (1.50)
