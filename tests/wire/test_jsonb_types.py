@@ -70,3 +70,31 @@ def test_jsonb_text_is_postgres_normalised_form(server: ServerProcess) -> None:
 class _RawTextLoader(psycopg.adapt.Loader):
     def load(self, data: bytes) -> bytes:
         return bytes(data)
+
+
+def test_json_function_errors_are_postgres_sqlstates(server: ServerProcess) -> None:
+    cases = {
+        "SELECT jsonb_set('\"x\"', '{a}', '1')": ("22023", "cannot set path in scalar"),
+        "SELECT jsonb_set('[1]', '{a}', '1')": (
+            "22P02",
+            'path element at position 1 is not an integer: "a"',
+        ),
+        "SELECT jsonb_insert('{\"a\": 1}', '{a}', '2')": ("22023", "cannot replace existing key"),
+        "SELECT * FROM jsonb_each('[1]')": ("22023", "cannot call jsonb_each on a non-object"),
+        "SELECT jsonb_array_elements('{\"a\": 1}')": (
+            "22023",
+            "cannot extract elements from an object",
+        ),
+        "SELECT * FROM jsonb_to_recordset('{}') AS r(a int)": (
+            "22023",
+            "cannot call jsonb_to_recordset on a non-array",
+        ),
+    }
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        for sql, (sqlstate, message) in cases.items():
+            try:
+                conn.execute(sql)  # type: ignore[arg-type]
+            except psycopg.Error as exc:
+                assert (exc.sqlstate, exc.diag.message_primary) == (sqlstate, message), sql
+            else:
+                raise AssertionError(f"no error: {sql}")

@@ -21,13 +21,31 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_json_text_value(v) AS
          WHEN 'OBJECT' THEN __hati_jsonb_text(v) WHEN 'ARRAY' THEN __hati_jsonb_text(v)
          ELSE CAST(v AS VARCHAR) END;
 
+-- jsonb_to_record's argument: an object (PostgreSQL names its internal function).
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_json_record(j, fname) AS
     CASE WHEN j IS NULL OR json_type(j) = 'OBJECT' THEN CAST(j AS JSON)
-         WHEN json_type(j) = 'ARRAY' THEN error('cannot call ' || fname || ' on an array')
-         ELSE error('cannot call ' || fname || ' on a scalar') END;
+         WHEN json_type(j) = 'ARRAY' THEN error('cannot call populate_composite on an array')
+         ELSE error('cannot call populate_composite on a scalar') END;
 
+-- jsonb_to_recordset's argument: an array (json_to_recordset words it per kind).
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_json_records(j, fname) AS
     CASE WHEN j IS NULL THEN NULL
          WHEN json_type(j) = 'ARRAY' THEN CAST(j AS JSON[])
+         WHEN starts_with(fname, 'jsonb') THEN error('cannot call ' || fname || ' on a non-array')
          WHEN json_type(j) = 'OBJECT' THEN error('cannot call ' || fname || ' on an object')
+         ELSE error('cannot call ' || fname || ' on a scalar') END;
+
+-- jsonb_array_elements[_text]'s argument: an array, else PostgreSQL's error.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_json_array(j) AS
+    CASE WHEN j IS NULL OR json_type(j) = 'ARRAY' THEN CAST(j AS JSON)
+         WHEN json_type(j) = 'OBJECT' THEN error('cannot extract elements from an object')
+         ELSE error('cannot extract elements from a scalar') END;
+
+-- jsonb_object_keys / json_object_keys' argument: an object (jsonb's in its key order),
+-- else PostgreSQL's error.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_json_object(j, fname) AS
+    CASE WHEN j IS NULL THEN NULL
+         WHEN json_type(j) = 'OBJECT' THEN CASE WHEN starts_with(fname, 'jsonb')
+             THEN CAST(__hati_jsonb_text(j) AS JSON) ELSE CAST(j AS JSON) END
+         WHEN json_type(j) = 'ARRAY' THEN error('cannot call ' || fname || ' on an array')
          ELSE error('cannot call ' || fname || ' on a scalar') END;

@@ -77,6 +77,12 @@ SELECT * FROM jsonb_each('[1, 2]')
 SELECT jsonb_object_keys(doc) AS k FROM d_jf WHERE id = 2 ORDER BY k
 -- @query json_object_keys
 SELECT json_object_keys('{"b": 1, "a": 2}') AS k ORDER BY k
+-- @query object_keys_jsonb_order
+SELECT string_agg(k, ',') FROM (SELECT jsonb_object_keys('{"bb": 1, "a": 2, "c": 3}') AS k) s
+-- @query object_keys_of_array error
+SELECT jsonb_object_keys('[1]')
+-- @query json_object_keys_of_scalar error
+SELECT * FROM json_object_keys('1')
 -- @query to_record
 SELECT * FROM jsonb_to_record('{"a": 1, "b": "x", "c": {"d": true}, "e": null}') AS r(a int, b text, c jsonb, e text, missing int)
 -- @query to_record_text_of_object
@@ -93,6 +99,18 @@ SELECT * FROM jsonb_to_recordset('{"a": 1}') AS r(a int)
 SELECT row_to_json(t)::text FROM (SELECT 1 AS a, 'x' AS b) t
 -- @query typeof
 SELECT json_typeof('{}'), json_typeof('[1]'), json_typeof('1.5'), json_typeof('"s"'), json_typeof('null'), json_typeof('true')
+-- @query to_record_array error
+SELECT * FROM jsonb_to_record('[1]') AS r(a int)
+-- @query to_record_scalar error
+SELECT * FROM json_to_record('1') AS r(a int)
+-- @query json_to_recordset_object error
+SELECT * FROM json_to_recordset('{"a": 1}') AS r(a int)
+-- @query to_recordset_scalar error
+SELECT * FROM json_to_recordset('1') AS r(a int)
+-- @query array_elements_text_of_scalar error
+SELECT jsonb_array_elements_text('1')
+-- @query array_elements_null
+SELECT count(*) FROM jsonb_array_elements(NULL)
 -- @query array_elements_of_object error
 SELECT jsonb_array_elements('{"a": 1}')
 -- @query array_elements_from_object error
@@ -123,3 +141,5 @@ SELECT json_agg(id) FILTER (WHERE id > 2) FROM d_jf
 SELECT json_agg(x)::text FROM (VALUES (1), (NULL)) v(x)
 -- @query jsonb_object_agg_text
 SELECT jsonb_object_agg(note, id)::text FROM d_jf
+-- @query json_object_keys_from
+SELECT * FROM json_object_keys('{"b": 1, "a": 2}') ORDER BY 1
