@@ -75,3 +75,8 @@ def test_errors_carry_postgres_sqlstate(call, sqlstate: str, message: str) -> No
     with pytest.raises(pg_json.JsonbError) as info:
         call()
     assert (info.value.sqlstate, info.value.message) == (sqlstate, message)
+
+
+def test_a_document_nested_too_deep_for_python_goes_out_as_stored() -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    assert pg_json.output_text(deep) == deep

@@ -66,12 +66,15 @@ def load(text: str) -> Any:
     exponent as marked text that `dump` prints back unquoted)."""
     try:
         return _DECODER.decode(text)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested too deep
         raise _invalid(text, exc) from None
 
 
 def dump(value: Any) -> str:
-    out = _ENCODER.encode(value)
+    try:
+        out = _ENCODER.encode(value)
+    except RecursionError:
+        raise JsonbError("54001", "stack depth limit exceeded") from None
     return _MARKED.sub(r"\1", out) if "\\u0001n" in out else out
 
 
