@@ -143,3 +143,9 @@ SELECT json_agg(x)::text FROM (VALUES (1), (NULL)) v(x)
 SELECT jsonb_object_agg(note, id)::text FROM d_jf
 -- @query json_object_keys_from
 SELECT * FROM json_object_keys('{"b": 1, "a": 2}') ORDER BY 1
+-- @query jsonb_set_keeps_number_scale
+SELECT jsonb_set('{"a": 1.50, "c": [1e2]}', '{b}', '2.0')::text
+-- @query binary_and_text_agree
+SELECT doc FROM d_jf WHERE id = 1
+-- @query extended_string_agg
+SELECT string_agg(k || '=' || v::text, '; ' ORDER BY k) FROM jsonb_each('{"x": {"b": 1, "a": 2}, "y": [1, 2]}') AS e(k, v)
