@@ -234,8 +234,8 @@ def _jsonb_cells(col: pa.Array) -> pa.Array:
     COPY, REST, MCP, the agent layer, other proxies of a lake, data older than this
     rule) and from DuckDB's JSON functions (compact `{"a":1}`), so only the output
     sees them all. The cost (bench/jsonb_text.py, 100k rows of a ~95-byte document,
-    load 8): server CPU 0.04 -> 0.80 s per fetch, +7.6 us a row, text, binary and COPY
-    alike. Storing normalised would make plain column reads free again, but only with
+    load 8-16): server CPU 0.03-0.05 -> 0.66-0.86 s per fetch, +6.2-8.1 us a row, text,
+    binary and COPY alike (json.loads with a key-ordering hook ~5 us, encoding ~2 us). Storing normalised would make plain column reads free again, but only with
     every writer normalising and with the Arrow plan knowing which result columns are
     plain column references (it is chosen before column_origins resolves them)."""
     values = col.to_numpy(zero_copy_only=False)
