@@ -98,3 +98,27 @@ def test_json_function_errors_are_postgres_sqlstates(server: ServerProcess) -> N
                 assert (exc.sqlstate, exc.diag.message_primary) == (sqlstate, message), sql
             else:
                 raise AssertionError(f"no error: {sql}")
+
+
+def test_json_functions_take_bound_parameters(server: ServerProcess) -> None:
+    """jsonb_set / #- / jsonb_insert paths and values, jsonb_to_recordset's document as
+    parameters, text and binary, prepared or not (the extended protocol)."""
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        conn.execute("DROP TABLE IF EXISTS wj_params")
+        conn.execute("CREATE TABLE wj_params (id int, doc jsonb)")
+        conn.execute("INSERT INTO wj_params VALUES (1, %s)", [Jsonb({"a": 1, "b": [1, 2]})])
+        sql = (
+            "SELECT jsonb_set(doc, %s, %s), doc #- %s, jsonb_insert(doc, '{b,0}', %s) "
+            "FROM wj_params"
+        )
+        args = [["a"], Jsonb({"z": 2}), ["b", "0"], Jsonb("x")]
+        want = ({"a": {"z": 2}, "b": [1, 2]}, {"a": 1, "b": [2]}, {"a": 1, "b": ["x", 1, 2]})
+        for binary in (False, True):
+            for prepare in (False, True):
+                cur = conn.cursor(binary=binary)
+                assert cur.execute(sql, args, prepare=prepare).fetchone() == want
+        got = conn.execute(
+            "SELECT * FROM jsonb_to_recordset(%s) AS r(a int, b text)",
+            [Jsonb([{"a": 1, "b": "x"}, {"a": 2}])],
+        ).fetchall()
+        assert got == [(1, "x"), (2, None)]
