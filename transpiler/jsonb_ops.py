@@ -248,13 +248,14 @@ def _function(node: exp.Anonymous) -> None:
         node.replace(_call("json_object", *pairs))
     elif len(args) == 1:
         (arg,) = args
+        array = _call("__hati_json_array", arg)  # 22023 for an object or a scalar
         if name in _ELEMENTS:
-            values: exp.Expr = exp.cast(arg, exp.DataType.build("JSON[]"))
+            values: exp.Expr = exp.cast(array, exp.DataType.build("JSON[]"))
         elif name in _ELEMENTS_TEXT:
-            values = _call("json_extract_string", arg, exp.Literal.string("$[*]"))
-        else:
-            values = _call("json_keys", arg)
-        column = "jsonb_object_keys" if name in _KEYS_OF else "value"
+            values = _call("json_extract_string", array, exp.Literal.string("$[*]"))
+        else:  # 22023 for an array or a scalar
+            values = _call("json_keys", _call("__hati_json_object", arg, exp.Literal.string(name)))
+        column = name if name in _KEYS_OF else "value"
         unnest = exp.Unnest(expressions=[values])
         parent = node.parent
         if isinstance(parent, (exp.From, exp.Join)) or (

@@ -18,6 +18,7 @@ from transpiler import (
     embedded_writes,
     group_by_key,
     insert_columns,
+    json_functions,
     jsonb_ops,
     pgcompat,
     pgvector,
@@ -56,6 +57,7 @@ def apply(
         group_by_key.rewrite(tree, hints)
     if tree.find(exp.Cast) is not None:  # array::text in PostgreSQL's form
         array_output.rewrite(tree, hints)
+        json_functions.rewrite_casts(tree, hints)  # jsonb::text in jsonb's text form
     if tree.find(exp.Sub) is not None:  # date - date is an integer
         date_arith.rewrite(tree, hints)
     if not (triggers.hati or triggers.vector or triggers.flatten or triggers.pg):
@@ -75,6 +77,7 @@ def apply(
     if triggers.pg:
         if hints is not None:  # ints = '{1,2}' ('{' text sets the pg trigger)
             array_text.rewrite_comparisons(nodes, hints)
+        json_functions.rewrite(nodes)
         jsonb_ops.rewrite(nodes, hints)
         pgcompat.rewrite(nodes)
     return tree

@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from sqlglot.tokens import Token, TokenType
 
-from transpiler import agent_calls, external_access, pg_functions
+from transpiler import agent_calls, external_access, json_functions, pg_functions
 from transpiler.pgcompat import MISSING_PG_FUNCTIONS
 
 HATI_WORDS = frozenset(
@@ -120,6 +120,8 @@ PG_WORDS = frozenset(
 )
 # Identifiers that only Snowflake SQL uses (not to_date: PostgreSQL has it too); seeing one switches a Postgres-mode
 # statement to the Snowflake reader.
+PG_WORDS |= json_functions.WORDS
+
 SNOWFLAKE_WORDS = frozenset(
     {
         "IFF",

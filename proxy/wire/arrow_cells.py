@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from proxy.core.pg_json import output_text
 from proxy.wire import temporal as T
 from proxy.wire.arrow_numeric import (
     numeric_binary,
@@ -189,6 +190,9 @@ def cells(col: pa.Array, plan: Plan) -> pa.Array:
     kind = plan.kind
     if pa.types.is_null(col.type):
         return pa.nulls(len(col), pa.binary())
+    if kind == "jsonb":
+        text = _jsonb_cells(col)
+        return text if plan.fmt == 0 else pc.binary_join_element_wise(b"\x01", text, b"")
     if plan.fmt == 0:
         if kind in STRING_KINDS:
             return pc.cast(col, pa.binary())
@@ -201,8 +205,6 @@ def cells(col: pa.Array, plan: Plan) -> pa.Array:
         return _text_temporal(col, plan)
     if kind in ("text", "json"):
         return pc.cast(col, pa.binary())
-    if kind == "jsonb":
-        return pc.binary_join_element_wise(b"\x01", pc.cast(col, pa.binary()), b"")
     if kind == "bool":
         return pc.if_else(col, b"\x01", b"\x00")
     if kind in _NUMPY_INT:
@@ -222,6 +224,22 @@ def cells(col: pa.Array, plan: Plan) -> pa.Array:
     if col.type.unit != "us":  # type: ignore[attr-defined]
         col = pc.cast(col, pa.timestamp("us", col.type.tz))  # type: ignore[attr-defined]
     return fixed_cells(_pg_us(_ints(col, "<i8")).astype(">i8"), col)
+
+
+def _jsonb_cells(col: pa.Array) -> pa.Array:
+    """jsonb's text form of each value (proxy.core.pg_json.output_text).
+
+    Normalised here, on output, rather than stored normalised on write: DuckDB keeps a
+    JSON value's text as written, and that text comes from every writer (SQL INSERT /
+    COPY, REST, MCP, the agent layer, other proxies of a lake, data older than this
+    rule) and from DuckDB's JSON functions (compact `{"a":1}`), so only the output
+    sees them all. The cost (bench/jsonb_text.py, 100k rows of a ~95-byte document,
+    load 8-16): server CPU 0.03-0.05 -> 0.66-0.86 s per fetch, +6.2-8.1 us a row, text,
+    binary and COPY alike (json.loads with a key-ordering hook ~5 us, encoding ~2 us). Storing normalised would make plain column reads free again, but only with
+    every writer normalising and with the Arrow plan knowing which result columns are
+    plain column references (it is chosen before column_origins resolves them)."""
+    values = col.to_numpy(zero_copy_only=False)
+    return pa.array([None if v is None else output_text(v).encode() for v in values], pa.binary())
 
 
 def fixed_values(col: pa.Array, plan: Plan) -> tuple[np.ndarray, str] | None:

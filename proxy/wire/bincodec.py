@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Callable
 from decimal import Context, Decimal
 
+from proxy.core.pg_json import output_text
 from proxy.wire import temporal as T
 from proxy.wire.errors import invalid_utf8
 from proxy.wire.oids import BY_NAME, BY_OID, ELEM_OF_ARRAY, ParamDecodeError, shorten
@@ -126,7 +127,7 @@ _SCALAR_ENC: dict[str, Encoder] = {
     "name": _text_send,
     "char": lambda v: _text_send(v) or b"\x00",  # one byte, as char_send: '' is the zero byte
     "json": _text_send,
-    "jsonb": lambda v: b"\x01" + _text_send(v),
+    "jsonb": lambda v: b"\x01" + _text_send(output_text(v)),
     "bytea": bytes,  # type: ignore[dict-item]
     "date": _date_send,
     "time": lambda v: _Q.pack(_time_us(v)),

@@ -14,6 +14,7 @@ import struct
 from collections.abc import Callable
 from decimal import Context, Decimal
 
+from proxy.core.pg_json import output_text
 from proxy.wire import temporal as T
 
 Fmt = Callable[[object], str]
@@ -285,6 +286,7 @@ def text_formatter(kind: str, zone: str | None = None) -> Fmt:
         "timestamp": fmt_timestamp,
         "interval": fmt_interval,
         "uuid": fmt_uuid,
+        "jsonb": lambda v: output_text(v if type(v) is str else str(v)),
     }
     if kind == "timestamptz":
         return make_fmt_timestamptz(zone)
@@ -295,7 +297,9 @@ def text_formatter(kind: str, zone: str | None = None) -> Fmt:
 
 def text_encoder(kind: str, zone: str | None = None) -> Callable[[object], bytes]:
     """Value -> PG text bytes.  Hot kinds get a direct function without a str hop."""
-    if kind in ("text", "varchar", "json", "jsonb", "bpchar", "name"):
+    if kind == "jsonb":
+        return lambda v: output_text(v if type(v) is str else str(v)).encode()
+    if kind in ("text", "varchar", "json", "bpchar", "name"):
         return lambda v: v.encode() if type(v) is str else str(v).encode()  # type: ignore
     if kind in ("int2", "int4", "int8"):
         return lambda v: b"%d" % v  # type: ignore[operator]

@@ -34,7 +34,7 @@ from importlib import resources
 import duckdb
 
 from proxy.core.names import CATALOG_DB, INFO_SCHEMA, PG_SCHEMA
-from proxy.db import backend_functions
+from proxy.db import backend_functions, json_functions
 from proxy.db.backends import Backends
 from proxy.db.catalog import char_columns, functions, snapshot
 from proxy.db.catalog.types import duck_kind_rows, pg_type_rows
@@ -48,6 +48,7 @@ SQL_FILES = (
     "45_reg.sql",
     "50_functions.sql",
     "55_jsonb.sql",
+    "56_json_functions.sql",
     "60_views.sql",
     "70_information_schema.sql",
     "80_hati_functions.sql",
@@ -128,6 +129,7 @@ def install(
     roles = [owner] + [u for u in dict.fromkeys(users) if u != owner]
     role_oids = {r: 10 if i == 0 else 16384 + i for i, r in enumerate(roles)}
     # pg_stat_activity's view and the backend macros call these Python functions.
+    json_functions.register(conn)
     backend_functions.register(
         conn,
         Backends() if backends is None else backends,

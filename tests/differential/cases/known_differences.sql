@@ -73,3 +73,9 @@ SELECT '123456789012345678901234567890123'::numeric
 -- @query bare_numeric_beyond_10_decimals
 SELECT '0.123456789012345'::numeric
 -- @reason a bare numeric is DECIMAL(38,10): decimals past the 10th round, PG keeps them
+-- @query json_each_value_text
+SELECT key, value::text FROM json_each('{"b": 1, "a": [1, 2]}') ORDER BY key
+-- @reason json_each's values keep their text as written in PG; DuckDB's json_extract minifies them ([1,2])
+-- @query to_json_numeric_scale
+SELECT to_json(1.50)::text
+-- @reason DuckDB's to_json / json_object print a DECIMAL without its trailing zeros (1.5); PostgreSQL keeps numeric's scale (1.50)
