@@ -103,6 +103,10 @@ def rewrite(nodes: list[exp.Expr]) -> None:
         elif isinstance(node, exp.DataType):
             if node.this is exp.DataType.Type.NAME:  # PostgreSQL's identifier type
                 node.replace(_simple_type(exp.DType.VARCHAR))
+            elif node.this is exp.DataType.Type.USERDEFINED:  # "public"."my_enum"
+                kind = node.args.get("kind")
+                if isinstance(kind, exp.Dot) and isinstance(kind.this, exp.Identifier):
+                    _schema_part(kind.this)
             else:
                 _float_precision(node)
         elif isinstance(node, exp.Table):
