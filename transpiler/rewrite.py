@@ -22,6 +22,7 @@ from transpiler import (
     pgvector,
     semantic,
     snowflake,
+    timestamp_literals,
 )
 from transpiler.column_hints import ColumnHints
 from transpiler.token_flags import Triggers
@@ -56,6 +57,8 @@ def apply(
         array_output.rewrite(tree, hints)
     if tree.find(exp.Sub) is not None:  # date - date is an integer
         date_arith.rewrite(tree, hints)
+    if hints is not None or tree.find(exp.Cast) is not None:  # '... +00:00' timestamptz
+        timestamp_literals.rewrite(tree, hints)
     if not (triggers.hati or triggers.vector or triggers.flatten or triggers.pg):
         return tree
     nodes = tree_nodes(tree)
