@@ -191,10 +191,20 @@ def _free_name(cur: Any, table: Any, base: str) -> str:
     `t_a_key1`, ...) as PostgreSQL's ChooseConstraintName does: Sequelize's
     sync({ alter: true }) adds an unnamed UNIQUE on every run."""
     name, n = base, 0
-    while _taken(cur, table, name) or _schema_index(cur, table, name):
+    while _taken(cur, table, name) or _schema_index(cur, table, name) or _declared(cur, table, name):
         n += 1
         name = f"{base}{n}"
     return name
+
+
+def _declared(cur: Any, table: Any, name: str) -> bool:
+    """A constraint of the table's own definition (CREATE TABLE ... UNIQUE) has that name."""
+    return bool(
+        cur.execute(
+            "SELECT 1 FROM duckdb_constraints() WHERE table_oid = ? AND constraint_name = ?",
+            [table.oid, name],
+        ).fetchone()
+    )
 
 
 def _schema_index(cur: Any, table: Any, name: str) -> bool:
