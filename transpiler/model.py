@@ -121,9 +121,7 @@ class DoBlock:
         return next((h for h in self.handlers if h.matches(sqlstate)), None)
 
 
-Command = (
-    SetCommand | ResetCommand | ShowCommand | TransactionCommand | UtilityCommand | DoBlock
-)
+Command = SetCommand | ResetCommand | ShowCommand | TransactionCommand | UtilityCommand | DoBlock
 
 
 @dataclass(frozen=True, slots=True)

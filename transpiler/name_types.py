@@ -47,7 +47,9 @@ def outputs(tree: exp.Expr, origins: Origins | None) -> NameOutputs | None:
     if not isinstance(tree, exp.Select):
         return None
     projections = tree.expressions
-    if any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and p.is_star) for p in projections):
+    if any(
+        isinstance(p, exp.Star) or (isinstance(p, exp.Column) and p.is_star) for p in projections
+    ):
         return None  # a star's width is the catalog's to say
     if origins is not None and len(origins) != len(projections):
         origins = None

@@ -191,7 +191,9 @@ def _free_name(cur: Any, table: Any, base: str) -> str:
     `t_a_key1`, ...) as PostgreSQL's ChooseConstraintName does: Sequelize's
     sync({ alter: true }) adds an unnamed UNIQUE on every run."""
     name, n = base, 0
-    while _taken(cur, table, name) or _schema_index(cur, table, name) or _declared(cur, table, name):
+    while (
+        _taken(cur, table, name) or _schema_index(cur, table, name) or _declared(cur, table, name)
+    ):
         n += 1
         name = f"{base}{n}"
     return name

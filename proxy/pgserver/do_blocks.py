@@ -27,8 +27,8 @@ import duckdb
 
 from proxy.pgserver import savepoints, sql_cursors
 from proxy.pgserver.portal import Portal
-from proxy.pgserver.savepoint_log import SavepointState
 from proxy.pgserver.result_shape import returns_rows
+from proxy.pgserver.savepoint_log import SavepointState
 from proxy.semantic import column_hints
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError
@@ -37,7 +37,7 @@ from transpiler.model import DoBlock, DoHandler, TransactionCommand
 
 if TYPE_CHECKING:
     from proxy.pgserver.contexts import ClientSession as Session
-    from proxy.pgserver.runner import Runner
+    from proxy.pgserver.contexts import StatementRunner as Runner
 
 # No client can name it: SQL identifiers cannot hold NUL.
 _SAVEPOINT = "\x00do"
@@ -122,9 +122,7 @@ async def _subtransaction(
         if handler is None:
             raise failure
         aborted = await runner.call(_aborted, runner.cursor)
-        await savepoints.undo_to(
-            runner, state, _SAVEPOINT, clean=not aborted and wrote == before
-        )
+        await savepoints.undo_to(runner, state, _SAVEPOINT, clean=not aborted and wrote == before)
         statements = next(sts for h, sts in handlers if h is handler)
         failure, _ = await _attempt(runner, session, statements, state)
         if failure is not None:
