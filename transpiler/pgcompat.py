@@ -136,6 +136,8 @@ def rewrite(nodes: list[exp.Expr]) -> None:
             like_escape.rewrite(node)
         elif isinstance(node, (exp.CurrentUser, exp.SessionUser)):
             node.replace(_login_user())
+        elif isinstance(node, exp.CurrentCatalog):  # DuckDB's is its own catalog, "memory"
+            node.replace(exp.CurrentDatabase())
         elif isinstance(node, exp.CurrentTimestamp) and node.meta:
             _now_default(node)
         elif isinstance(node, exp.Func):

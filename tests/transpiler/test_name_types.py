@@ -44,3 +44,10 @@ def test_name_columns(sql: str, expected: tuple[str | None, ...]) -> None:
 def test_not_name(sql: str) -> None:
     (st,) = transpile(sql)
     assert st.name_outputs is None
+
+
+def test_current_catalog_is_the_database_name() -> None:
+    """DuckDB's CURRENT_CATALOG is its own catalog ("memory"); PostgreSQL's is the database."""
+    (st,) = transpile("SELECT current_catalog")
+    assert st.sql == "SELECT CURRENT_DATABASE()"
+    assert st.column_names == ("current_catalog",) and st.name_outputs == ("name",)
