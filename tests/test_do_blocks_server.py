@@ -50,10 +50,11 @@ def test_an_undo_that_cannot_be_exact_is_refused_and_nothing_is_kept(server, tab
     subtransactions; the savepoint emulation replays only in explicit blocks)."""
     with psycopg.connect(server.dsn, autocommit=True) as conn:
         conn.execute(f"CREATE TABLE {table_name} (id int PRIMARY KEY)")
-        with pytest.raises(psycopg.errors.FeatureNotSupported, match="subtransactions"):
+        with pytest.raises(psycopg.errors.FeatureNotSupported, match="subtransactions") as err:
             conn.execute(
                 f"INSERT INTO {table_name} VALUES (1); DO $$ BEGIN INSERT INTO {table_name} "
                 f"VALUES (2); INSERT INTO {table_name} VALUES (2); EXCEPTION WHEN "
                 "unique_violation THEN NULL; END $$"
             )
+        assert "the DO block failed (23505" in str(err.value)  # what it could not undo
         assert conn.execute(f"SELECT count(*) FROM {table_name}").fetchone() == (0,)

@@ -122,7 +122,19 @@ async def _subtransaction(
         if handler is None:
             raise failure
         aborted = await runner.call(_aborted, runner.cursor)
-        await savepoints.undo_to(runner, state, _SAVEPOINT, clean=not aborted and wrote == before)
+        try:
+            await savepoints.undo_to(
+                runner, state, _SAVEPOINT, clean=not aborted and wrote == before
+            )
+        except PgError as exc:
+            if exc.sqlstate != "0A000":
+                raise
+            raise PgError(
+                "0A000",
+                f"the DO block failed ({failure.sqlstate}: {failure.message}) and its changes "
+                f"cannot be undone for its exception handler: {exc.message}",
+                hint=exc.hint,
+            ) from None
         statements = next(sts for h, sts in handlers if h is handler)
         failure, _ = await _attempt(runner, session, statements, state)
         if failure is not None:
