@@ -58,3 +58,15 @@ def test_an_undo_that_cannot_be_exact_is_refused_and_nothing_is_kept(server, tab
             )
         assert "the DO block failed (23505" in str(err.value)  # what it could not undo
         assert conn.execute(f"SELECT count(*) FROM {table_name}").fetchone() == (0,)
+
+
+def test_duplicate_type_and_schema_sqlstates(server) -> None:
+    """What DO handlers catch: a type that exists is duplicate_object (42710), as in
+    PostgreSQL, not duplicate_table; a schema is duplicate_schema (42P06)."""
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        conn.execute("CREATE TYPE do_dup_type AS ENUM ('a')")
+        conn.execute("CREATE SCHEMA do_dup_schema")
+        with pytest.raises(psycopg.errors.DuplicateObject):
+            conn.execute("CREATE TYPE do_dup_type AS ENUM ('a')")
+        with pytest.raises(psycopg.errors.DuplicateSchema):
+            conn.execute("CREATE SCHEMA do_dup_schema")
