@@ -4,7 +4,7 @@ a column reference reads.
 A pure transpiler cannot see column types, so by default it tells a stored vector from
 text by the column's name (semantic.py). The server knows better and passes a
 `ColumnHints`: per table, each column's kind (VECTOR for FLOAT[n] / FLOAT[] arrays, TEXT,
-JSON, DATE, ARRAY, OTHER), for text columns set up with `hatiproxy_embed_column` their embedding column,
+JSON, DATE, TIMESTAMPTZ, ARRAY, OTHER), for text columns set up with `hatiproxy_embed_column` their embedding column,
 and the table's columns in declared order (for INSERTs without a column list, see
 insert_columns), and the sizes of FLOAT[n] columns (a distance operand bound as a parameter
 takes its column's size, see pgvector.py). A hint is used only when the reference's table is known for sure (see
@@ -18,7 +18,8 @@ from collections.abc import Mapping, Sequence
 from sqlglot import exp
 
 VECTOR, TEXT, JSON, DATE, OTHER = "vector", "text", "json", "date", "other"
-BYTEA = "bytea"  # BLOB
+BYTEA = "bytea"  # BLOB (bytea_input.py)
+TIMESTAMPTZ = "timestamptz"  # TIMESTAMP WITH TIME ZONE (timestamp_literals.py)
 ARRAY = "array"  # any other list / array column (INTEGER[], VARCHAR[], ...)
 
 

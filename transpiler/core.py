@@ -26,10 +26,12 @@ from transpiler import (
     column_origins,
     constraint_ddl,
     create_index,
+    do_block,
     dump_ddl,
     external_access,
     json_types,
     multi_object,
+    name_types,
     rewrite,
     sequence_restart,
     serial_columns,
@@ -217,6 +219,8 @@ def _statement(
         explained = _explain(chunk, reader, dims, hints, agent)
         if explained is not None:
             return explained
+    if tokens[0].text.upper() == "DO":  # an anonymous PL/pgSQL block: the server runs it
+        return Statement(sql=chunk.text, kind="do", tag="DO", command=do_block.parse(chunk.text))
     session = parse_session(tokens, chunk.text)
     if session is not None:
         outside = external_access.of_command(session.command, session.kind, tokens)
@@ -280,6 +284,9 @@ def _statement(
     json_outputs = None
     if kind == "select" and "json" in chunk.text.lower():
         json_outputs = json_types.outputs(tree)
+    name_outputs = None
+    if kind == "select" and any(w in chunk.text.lower() for w in name_types.GATE_WORDS):
+        name_outputs = name_types.outputs(tree, origins)
     calls: tuple[AgentCall, ...] = ()
     duckdb_params = None
     if triggers.agent:
@@ -327,6 +334,7 @@ def _statement(
         column_names=column_names,
         column_origins=origins,
         json_outputs=json_outputs,
+        name_outputs=name_outputs,
         agent_calls=calls,
         duckdb_params=duckdb_params,
         external_access=external_access.of_tree(tree, tokens, triggers.outside),

@@ -89,7 +89,39 @@ class IndexName:
     chosen: str
 
 
-Command = SetCommand | ResetCommand | ShowCommand | TransactionCommand | UtilityCommand
+OTHERS = "others"  # the PL/pgSQL condition that matches (almost) any error
+
+
+@dataclass(frozen=True, slots=True)
+class DoHandler:
+    """`WHEN <conditions> THEN <statements>`: SQLSTATEs (a class as "xx000") or "others"."""
+
+    conditions: tuple[str, ...]
+    statements: tuple[str, ...]  # () for `THEN NULL;`
+
+    def matches(self, sqlstate: str) -> bool:
+        for cond in self.conditions:
+            if cond == OTHERS:  # as PL/pgSQL: all but query_canceled and assert_failure
+                if sqlstate not in ("57014", "P0004"):
+                    return True
+            elif cond == sqlstate or (cond.endswith("000") and cond[:2] == sqlstate[:2]):
+                return True
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class DoBlock:
+    """A DO statement's block: statements run as one subtransaction, then the first
+    handler whose conditions match an error it raised."""
+
+    statements: tuple[str, ...]
+    handlers: tuple[DoHandler, ...] = ()
+
+    def handler_for(self, sqlstate: str) -> DoHandler | None:
+        return next((h for h in self.handlers if h.matches(sqlstate)), None)
+
+
+Command = SetCommand | ResetCommand | ShowCommand | TransactionCommand | UtilityCommand | DoBlock
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +130,7 @@ class Statement:
 
     kind: select, insert, update, delete, merge, ddl, set, reset, show, begin, commit,
     rollback, savepoint (SAVEPOINT / RELEASE / ROLLBACK TO), utility (DISCARD, CLOSE,
-    LISTEN, UNLISTEN, DEALLOCATE), copy, explain, other.
+    LISTEN, UNLISTEN, DEALLOCATE), copy, explain, do (command: a DoBlock), other.
     tag: the Postgres CommandComplete tag word(s) without counts. The server appends
     counts for tags SELECT ("SELECT n"), INSERT ("INSERT 0 n"), UPDATE, DELETE, MERGE,
     COPY, FETCH, MOVE; CREATE TABLE AS has tag SELECT as in Postgres.
@@ -117,6 +149,8 @@ class Statement:
     column_names: tuple[str | None, ...] | None = None
     # Result columns PostgreSQL types json, not jsonb (see json_types.py); None: none.
     json_outputs: tuple[bool, ...] | None = None
+    # Result columns PostgreSQL types name / name[] ("name", "name[]"; see name_types.py).
+    name_outputs: tuple[str | None, ...] | None = None
     # Agent table functions lifted out of FROM (see agent_calls.py), and then the client
     # parameter numbers DuckDB gets, in order ($n used only by agent calls drop out).
     agent_calls: tuple[AgentCall, ...] = ()

@@ -126,6 +126,10 @@ def rewrite(nodes: list[exp.Expr]) -> None:
         elif isinstance(node, exp.DataType):
             if node.this is exp.DataType.Type.NAME:  # PostgreSQL's identifier type
                 node.replace(_simple_type(exp.DType.VARCHAR))
+            elif node.this is exp.DataType.Type.USERDEFINED:  # "public"."my_enum"
+                kind = node.args.get("kind")
+                if isinstance(kind, exp.Dot) and isinstance(kind.this, exp.Identifier):
+                    _schema_part(kind.this)
             else:
                 _float_precision(node)
                 _bare_numeric(node)
@@ -158,6 +162,8 @@ def rewrite(nodes: list[exp.Expr]) -> None:
             like_escape.rewrite(node)
         elif isinstance(node, (exp.CurrentUser, exp.SessionUser)):
             node.replace(_login_user())
+        elif isinstance(node, exp.CurrentCatalog):  # DuckDB's is its own catalog, "memory"
+            node.replace(exp.CurrentDatabase())
         elif isinstance(node, exp.CurrentTimestamp) and node.meta:
             _now_default(node)
         elif isinstance(node, exp.Func):

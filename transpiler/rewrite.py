@@ -24,6 +24,7 @@ from transpiler import (
     pgvector,
     semantic,
     snowflake,
+    timestamp_literals,
 )
 from transpiler.column_hints import ColumnHints
 from transpiler.token_flags import Triggers
@@ -60,6 +61,8 @@ def apply(
         json_functions.rewrite_casts(tree, hints)  # jsonb::text in jsonb's text form
     if tree.find(exp.Sub) is not None:  # date - date is an integer
         date_arith.rewrite(tree, hints)
+    if hints is not None or tree.find(exp.Cast) is not None:  # '... +00:00' timestamptz
+        timestamp_literals.rewrite(tree, hints)
     if not (triggers.hati or triggers.vector or triggers.flatten or triggers.pg):
         return tree
     nodes = tree_nodes(tree)

@@ -103,6 +103,7 @@ PG_WORDS = frozenset(
         "CURRENT_USER",
         "SESSION_USER",
         "CURRENT_ROLE",
+        "CURRENT_CATALOG",
         "USER",
         "BYTEA",
         "NUMERIC",

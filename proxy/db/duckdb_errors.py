@@ -26,6 +26,9 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     ),
     ("CatalogException", r"^Schema with name .* does not exist", "3F000"),
     ("CatalogException", r"^Catalog .* does not exist", "3D000"),
+    # PostgreSQL: duplicate_object for a type (what DO blocks of ORMs catch), duplicate_schema
+    ("CatalogException", r"^Type with name .* already exists", "42710"),
+    ("CatalogException", r"^Schema with name .* already exists", "42P06"),
     ("CatalogException", r"already exists", "42P07"),
     ("CatalogException", r"^Type with name .* does not exist", "42704"),
     ("CatalogException", r"^Index with name .* does not exist", "42704"),

@@ -113,7 +113,7 @@ def _add(cur: Any, table: Any, added: AddedConstraint, notices: list[str]) -> No
         except duckdb.DependencyException:  # the table has an index: rebuild it
             _rebuild(cur, table, add=(f"PRIMARY KEY({cols})",))
     elif added.kind == "u":
-        name = added.name or default_name(table.name, columns, "key")
+        name = added.name or _free_name(cur, table, default_name(table.name, columns, "key"))
         if _taken(cur, table, name):
             raise _exists(name, table)
         cols = ", ".join(quote(c) for c in columns)
@@ -124,7 +124,7 @@ def _add(cur: Any, table: Any, added: AddedConstraint, notices: list[str]) -> No
             [table.schema, table.name, name, list(columns)],
         )
     elif added.kind == "c":
-        name = added.name or default_name(table.name, columns[:1], "check")
+        name = added.name or _free_name(cur, table, default_name(table.name, columns[:1], "check"))
         if _taken(cur, table, name):
             raise _exists(name, table)
         before = {t for k, t, *_ in alter_rebuild.table_constraints(cur, table.oid) if k == "CHECK"}
@@ -184,6 +184,40 @@ def _taken(cur: Any, table: Any, name: str | None) -> bool:
     if name is None:
         return False
     return bool(_index(cur, table, name) or _registered(cur, table, name))
+
+
+def _free_name(cur: Any, table: Any, base: str) -> str:
+    """An unnamed constraint's generated name, numbered when taken (`t_a_key`, then
+    `t_a_key1`, ...) as PostgreSQL's ChooseConstraintName does: Sequelize's
+    sync({ alter: true }) adds an unnamed UNIQUE on every run."""
+    name, n = base, 0
+    while (
+        _taken(cur, table, name) or _schema_index(cur, table, name) or _declared(cur, table, name)
+    ):
+        n += 1
+        name = f"{base}{n}"
+    return name
+
+
+def _declared(cur: Any, table: Any, name: str) -> bool:
+    """A constraint of the table's own definition (CREATE TABLE ... UNIQUE) has that name."""
+    return bool(
+        cur.execute(
+            "SELECT 1 FROM duckdb_constraints() WHERE table_oid = ? AND constraint_name = ?",
+            [table.oid, name],
+        ).fetchone()
+    )
+
+
+def _schema_index(cur: Any, table: Any, name: str) -> bool:
+    """An index of that name anywhere in the table's schema (index names are per schema)."""
+    return bool(
+        cur.execute(
+            "SELECT 1 FROM duckdb_indexes() WHERE database_name = ? AND schema_name = ? "
+            "AND index_name = ?",
+            [table.database, table.schema, name],
+        ).fetchone()
+    )
 
 
 def _exists(name: str | None, table: Any) -> PgError:

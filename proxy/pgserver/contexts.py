@@ -54,6 +54,17 @@ class StatementRunner(Protocol):
         self, portal: Portal, session: Any, max_rows: int, describe: bool
     ) -> None: ...
 
+    # A DO block's statements go through these (do_blocks.py).
+    async def execute(
+        self, portal: Portal, session: Any, *, max_rows: int, describe: bool
+    ) -> None: ...
+
+    async def begin_implicit(self) -> None: ...
+
+    async def end_implicit(self) -> None: ...
+
+    async def statement_failed(self) -> None: ...
+
 
 class ClientSession(Protocol):
     """The connection's Session: output to the client, its portals and statements."""

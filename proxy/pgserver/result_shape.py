@@ -108,10 +108,25 @@ def _postgres_names(st: Statement, cols: tuple[Column, ...]) -> tuple[Column, ..
         )
     if any(c.duckdb_type in JSONB_TYPES for c in cols):
         cols = _jsonb(st, cols)
+    if st.name_outputs is not None and len(st.name_outputs) == len(cols):
+        cols = _names_typed(cols, st.name_outputs)
     names = st.column_names
     if not names or len(names) != len(cols):
         return cols
     return tuple(c if n is None else replace(c, name=n) for c, n in zip(cols, names, strict=True))
+
+
+# What a VARCHAR result column is described as when PostgreSQL types it name / name[].
+_NAME_TYPES = {("name", "VARCHAR"): "NAME", ("name[]", "VARCHAR[]"): "NAME[]"}
+
+
+def _names_typed(cols: tuple[Column, ...], names: tuple[str | None, ...]) -> tuple[Column, ...]:
+    """Catalog identifier columns as PostgreSQL's name (transpiler/name_types.py)."""
+    out = []
+    for c, n in zip(cols, names, strict=True):
+        typed = _NAME_TYPES.get((n, c.duckdb_type)) if n is not None else None
+        out.append(c if typed is None else replace(c, duckdb_type=typed))
+    return tuple(out)
 
 
 def command_tag(st: Statement, count: int) -> str:

@@ -31,6 +31,7 @@ from proxy.pgserver import (
     conflict_retry,
     constraint_ddl,
     describe_sql,
+    do_blocks,
     embed_columns,
     explain,
     fk_checks,
@@ -311,6 +312,9 @@ class Runner:
     async def execute(
         self, portal: Portal, session: ClientSession, *, max_rows: int, describe: bool
     ) -> None:
+        if portal.statement is not None and portal.statement.kind == "do":
+            await do_blocks.run(self, session, portal)  # its statements come back here
+            return
         self.since = asked_since()  # db/turns.py: from the statement's arrival
         work = self._execute(portal, session, max_rows, describe)
         try:

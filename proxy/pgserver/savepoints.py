@@ -104,6 +104,30 @@ async def run(runner: StatementRunner, state: SavepointState, cmd: TransactionCo
     return "ROLLBACK"
 
 
+async def undo_to(runner: StatementRunner, state: SavepointState, name: str, clean: bool) -> None:
+    """ROLLBACK TO `name` for a failed DO block (do_blocks.py). `clean`: nothing ran since
+    the savepoint but statements that failed and left DuckDB's transaction usable (an
+    error before any change: CREATE TYPE that exists), so only the log forgets them."""
+    i = _find(state, name)
+    mark = state.marks[i]
+    if clean:
+        state.truncate(mark)
+    elif runner.implicit:  # a restart is exact when nothing before the savepoint wrote
+        state.truncate(mark)
+        await _restart_implicit(runner, state)
+    else:
+        await _undo(runner, state, mark)
+    del state.names[i + 1 :], state.marks[i + 1 :]
+
+
+def forget(state: SavepointState, name: str) -> None:
+    """RELEASE `name` if it is still there (a DO block's own savepoint, on any exit)."""
+    for i in range(len(state.names) - 1, -1, -1):
+        if state.names[i] == name:
+            del state.names[i:], state.marks[i:]
+            return
+
+
 async def _restart_implicit(runner: StatementRunner, state: SavepointState) -> None:
     """An implicit block (several statements in one Query) records nothing: only a
     block that wrote nothing at all can restart."""

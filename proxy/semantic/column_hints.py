@@ -31,7 +31,7 @@ from typing import Any
 
 from proxy.semantic.embedded_columns import REGISTRY, is_embed_column_call
 from transpiler import ColumnHints, Statement
-from transpiler.column_hints import ARRAY, BYTEA, DATE, JSON, OTHER, TEXT, VECTOR
+from transpiler.column_hints import ARRAY, BYTEA, DATE, JSON, OTHER, TEXT, TIMESTAMPTZ, VECTOR
 
 log = logging.getLogger("hatiproxy.column_hints")
 
@@ -156,6 +156,8 @@ def build(
             if dtype == "DATE"
             else BYTEA
             if dtype == "BLOB"
+            else TIMESTAMPTZ
+            if dtype == "TIMESTAMP WITH TIME ZONE"
             else ARRAY
             if dtype.endswith("]")
             else OTHER

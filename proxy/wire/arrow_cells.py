@@ -32,10 +32,11 @@ DATE_MIN, DATE_MAX = -719162, 2932896  # 0001-01-01, 9999-12-31 as days since 19
 TS_MIN, TS_MAX = DATE_MIN * T.US_PER_DAY, (DATE_MAX + 1) * T.US_PER_DAY - 1
 DUCK_INF32, DUCK_INF64 = 2**31 - 1, 2**63 - 1  # DuckDB's infinity (-x is -infinity)
 
-TEXT_KINDS = frozenset({"int2", "int4", "int8", "bool", "text", "json", "jsonb", "numeric"})
+TEXT_KINDS = frozenset({"int2", "int4", "int8", "bool", "text", "name", "json", "jsonb"})
+TEXT_KINDS |= {"numeric"}
 TEXT_KINDS |= {"date", "timestamp", "timestamptz"}
 BINARY_KINDS = TEXT_KINDS | {"float4", "float8"}
-STRING_KINDS = frozenset({"text", "json", "jsonb"})  # cells that may hold any character
+STRING_KINDS = frozenset({"text", "name", "json", "jsonb"})  # cells that may hold any character
 _NUMPY_INT = {"int2": ">i2", "int4": ">i4", "int8": ">i8", "float4": ">f4", "float8": ">f8"}
 
 
@@ -203,7 +204,7 @@ def cells(col: pa.Array, plan: Plan) -> pa.Array:
         if kind in ("int2", "int4", "int8", "numeric"):
             return pc.cast(pc.cast(col, pa.string()), pa.binary())
         return _text_temporal(col, plan)
-    if kind in ("text", "json"):
+    if kind in ("text", "name", "json"):
         return pc.cast(col, pa.binary())
     if kind == "bool":
         return pc.if_else(col, b"\x01", b"\x00")

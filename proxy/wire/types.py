@@ -94,7 +94,9 @@ _BASE_KIND: dict[str, str] = {
     "BPCHAR": "text",
     "NVARCHAR": "text",
     "CHARACTER VARYING": "text",
-    "NAME": "text",
+    # Not a DuckDB type: catalog identifier columns PostgreSQL types name (OID 19) are
+    # described so (transpiler/name_types.py); their values are VARCHAR.
+    "NAME": "name",
     "BLOB": "bytea",
     "BYTEA": "bytea",
     "BINARY": "bytea",

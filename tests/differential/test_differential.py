@@ -166,3 +166,48 @@ def test_catalog_char_columns_typed_as_postgres(sides: Sides, sql: str) -> None:
         expected = run(sides.pg, sql, binary=True).rows
         assert run(sides.hati, sql).rows == run(sides.pg, sql).rows
         assert run(sides.hati, sql, binary=True).rows == expected
+
+
+# Catalog identifier columns and functions PostgreSQL types name (OID 19; name[] 1003)
+# reach the client typed so (transpiler/name_types.py): node-postgres parses text[] into
+# an array but hands name[] over as its '{a,b}' text, which Sequelize's showIndex reads.
+NAME_COLUMN_QUERIES = [
+    "SELECT relname FROM pg_class WHERE relname = 'pg_type'",
+    "SELECT c.relname AS t, n.nspname FROM pg_class c JOIN pg_namespace n "
+    "ON n.oid = c.relnamespace WHERE c.relname = 'pg_type'",
+    "SELECT s.r FROM (SELECT relname AS r FROM pg_class) s WHERE s.r = 'pg_type'",
+    "SELECT c.relname, array_agg(a.attname ORDER BY a.attnum) AS cols FROM pg_class c "
+    "JOIN pg_attribute a ON a.attrelid = c.oid WHERE c.relname = 'd_name_t' AND a.attnum > 0 "
+    "GROUP BY c.relname",
+    "SELECT current_user, session_user, current_schema(), current_database(), "
+    "current_schemas(false), 'x'::name AS n",
+    "SELECT (SELECT relname FROM pg_class WHERE relname = 'pg_type') AS r, "
+    "coalesce(NULL, relname) AS c, relname::text AS t FROM pg_class WHERE relname = 'pg_type'",
+    "SELECT table_name, column_name, data_type = 'text' AS is_text "
+    "FROM information_schema.columns WHERE table_name = 'd_name_t' ORDER BY column_name",
+    # Sequelize's showIndex
+    "SELECT i.relname AS name, ix.indisprimary AS primary, ix.indisunique AS unique, "
+    "ix.indkey AS indkey, array_agg(a.attnum) as column_indexes, array_agg(a.attname) AS "
+    "column_names, pg_get_indexdef(ix.indexrelid) AS definition FROM pg_class t, pg_class i, "
+    "pg_index ix, pg_attribute a WHERE t.oid = ix.indrelid AND i.oid = ix.indexrelid AND "
+    "a.attrelid = t.oid AND t.relkind = 'r' and t.relname = 'd_name_t' AND a.attnum > 0 "
+    "GROUP BY i.relname, ix.indexrelid, ix.indisprimary, ix.indisunique, ix.indkey "
+    "ORDER BY i.relname",
+]
+
+
+@pytest.mark.parametrize("sql", NAME_COLUMN_QUERIES)
+def test_catalog_name_columns_typed_as_postgres(sides: Sides, sql: str) -> None:
+    for conn in (sides.pg, sides.hati):
+        conn.execute("CREATE TABLE IF NOT EXISTS d_name_t (id int PRIMARY KEY, a text)")
+    types = {}
+    for side, conn in (("PostgreSQL", sides.pg), ("hatiproxy", sides.hati)):
+        with conn.cursor() as cur:
+            cur.execute(sql)  # type: ignore[arg-type]
+            types[side] = [(d.name, d.type_code) for d in cur.description or ()]
+    assert types["hatiproxy"] == types["PostgreSQL"], sql
+    # (PostgreSQL lists system columns in column_indexes; the database names differ)
+    if "column_indexes" not in sql and "current_database" not in sql:
+        expected = run(sides.pg, sql).rows
+        assert run(sides.hati, sql).rows == expected
+        assert run(sides.hati, sql, binary=True).rows == expected

@@ -57,3 +57,15 @@ CREATE OR REPLACE VIEW __hati_catalog.pg.pg_stat_all_indexes AS
 SELECT * FROM __hati_catalog.pg.pg_stat_user_indexes;
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_stat_all_tables AS
 SELECT * FROM __hati_catalog.pg.pg_stat_user_tables;
+-- Block I/O counters (none kept): one row per user table (Sequelize's describeTable
+-- joins pg_statio_all_tables to pg_description for column comments).
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_statio_user_tables AS
+SELECT r.oid AS relid, r.nspname AS schemaname, r.relname,
+       0::BIGINT AS heap_blks_read, 0::BIGINT AS heap_blks_hit, 0::BIGINT AS idx_blks_read,
+       0::BIGINT AS idx_blks_hit, NULL::BIGINT AS toast_blks_read,
+       NULL::BIGINT AS toast_blks_hit, NULL::BIGINT AS tidx_blks_read,
+       NULL::BIGINT AS tidx_blks_hit
+FROM __hati_catalog.pg.__hati_rel r
+WHERE r.relkind IN ('r', 'm') AND r.nspname NOT IN ('pg_catalog', 'information_schema');
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_statio_all_tables AS
+SELECT * FROM __hati_catalog.pg.pg_statio_user_tables;

@@ -1,0 +1,22 @@
+-- The catalog queries Sequelize 6 sends (captured with --log-statement all while
+-- tests/tools/test_sequelize.js ran): tableExists, describeTable (its enum labels and
+-- column comments through pg_statio_all_tables), the enum lookup of sync(), and
+-- getForeignKeyReferencesForTable (its database name as current_database(): the two
+-- sides' databases are named differently). showIndex is in test_differential.py
+-- (PostgreSQL lists system columns there).
+-- @setup
+CREATE TYPE d_sq_genre AS ENUM ('sf', 'fantasy', 'crime');
+CREATE TABLE d_sq_authors (id SERIAL, name VARCHAR(100) NOT NULL UNIQUE, active BOOLEAN DEFAULT true, genre d_sq_genre DEFAULT 'sf', PRIMARY KEY (id));
+CREATE TABLE d_sq_books (id SERIAL, title VARCHAR(200) NOT NULL, "AuthorId" INTEGER NOT NULL REFERENCES d_sq_authors (id) ON DELETE CASCADE ON UPDATE CASCADE, PRIMARY KEY (id));
+COMMENT ON COLUMN d_sq_books.title IS 'the title';
+-- @query sequelize_table_exists
+SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_name = 'd_sq_books'
+-- @query sequelize_describe_table
+SELECT pk.constraint_type as "Constraint",c.column_name as "Field", c.column_default as "Default",c.is_nullable as "Null", (CASE WHEN c.udt_name = 'hstore' THEN c.udt_name ELSE c.data_type END) || (CASE WHEN c.character_maximum_length IS NOT NULL THEN '(' || c.character_maximum_length || ')' ELSE '' END) as "Type", (SELECT array_agg(e.enumlabel) FROM pg_catalog.pg_type t JOIN pg_catalog.pg_enum e ON t.oid=e.enumtypid WHERE t.typname=c.udt_name) AS "special", (SELECT pgd.description FROM pg_catalog.pg_statio_all_tables AS st INNER JOIN pg_catalog.pg_description pgd on (pgd.objoid=st.relid) WHERE c.ordinal_position=pgd.objsubid AND c.table_name=st.relname) AS "Comment" FROM information_schema.columns c LEFT JOIN (SELECT tc.table_schema, tc.table_name, cu.column_name, tc.constraint_type FROM information_schema.TABLE_CONSTRAINTS tc JOIN information_schema.KEY_COLUMN_USAGE  cu ON tc.table_schema=cu.table_schema and tc.table_name=cu.table_name and tc.constraint_name=cu.constraint_name and tc.constraint_type='PRIMARY KEY') pk ON pk.table_schema=c.table_schema AND pk.table_name=c.table_name AND pk.column_name=c.column_name WHERE c.table_name = 'd_sq_books' AND c.table_schema = 'public'
+-- @query sequelize_describe_enum_table
+-- (labels in order; an enum column's default reads 'sf', not PostgreSQL's 'sf'::d_sq_genre)
+SELECT pk.constraint_type as "Constraint",c.column_name as "Field",c.is_nullable as "Null", (CASE WHEN c.udt_name = 'hstore' THEN c.udt_name ELSE c.data_type END) || (CASE WHEN c.character_maximum_length IS NOT NULL THEN '(' || c.character_maximum_length || ')' ELSE '' END) as "Type", (SELECT array_agg(e.enumlabel ORDER BY e.enumsortorder) FROM pg_catalog.pg_type t JOIN pg_catalog.pg_enum e ON t.oid=e.enumtypid WHERE t.typname=c.udt_name) AS "special" FROM information_schema.columns c LEFT JOIN (SELECT tc.table_schema, tc.table_name, cu.column_name, tc.constraint_type FROM information_schema.TABLE_CONSTRAINTS tc JOIN information_schema.KEY_COLUMN_USAGE  cu ON tc.table_schema=cu.table_schema and tc.table_name=cu.table_name and tc.constraint_name=cu.constraint_name and tc.constraint_type='PRIMARY KEY') pk ON pk.table_schema=c.table_schema AND pk.table_name=c.table_name AND pk.column_name=c.column_name WHERE c.table_name = 'd_sq_authors' AND c.table_schema = 'public'
+-- @query sequelize_enum_values
+SELECT t.typname enum_name, array_agg(e.enumlabel ORDER BY enumsortorder) enum_value FROM pg_type t JOIN pg_enum e ON t.oid = e.enumtypid JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace WHERE n.nspname = 'public' AND t.typname='d_sq_genre' GROUP BY 1
+-- @query sequelize_foreign_key_references
+SELECT DISTINCT tc.constraint_name as constraint_name, tc.constraint_schema as constraint_schema, tc.table_name as table_name,tc.table_schema as table_schema,tc.initially_deferred as initially_deferred,tc.is_deferrable as is_deferrable,kcu.column_name as column_name,ccu.table_schema  AS referenced_table_schema,ccu.table_name  AS referenced_table_name,ccu.column_name AS referenced_column_name FROM information_schema.table_constraints AS tc JOIN information_schema.key_column_usage AS kcu ON tc.constraint_name = kcu.constraint_name JOIN information_schema.constraint_column_usage AS ccu ON ccu.constraint_name = tc.constraint_name WHERE constraint_type = 'FOREIGN KEY' AND tc.table_name = 'd_sq_books' AND tc.table_catalog = current_database()

@@ -1,0 +1,40 @@
+"""transpiler/timestamp_literals.py: '... +00:00' where a timestamptz is surely meant."""
+
+from __future__ import annotations
+
+from transpiler import ColumnHints, transpile
+
+HINTS = ColumnHints(
+    {"t": {"created": "timestamptz", "note": "text"}}, order={"t": ["created", "note"]}
+)
+TS = "'2026-11-28 01:05:25.675 +00:00'"
+GLUED = "'2026-11-28 01:05:25.675+00:00'"
+
+
+def _sql(sql: str) -> str:
+    (st,) = transpile(sql, hints=HINTS)
+    return st.sql
+
+
+def test_insert_values_into_a_timestamptz_column_only() -> None:
+    assert _sql(f"INSERT INTO t (created, note) VALUES ({TS}, {TS})") == (
+        f"INSERT INTO t (created, note) VALUES ({GLUED}, {TS})"
+    )
+    assert _sql(f"INSERT INTO t VALUES ({TS}, {TS})") == f"INSERT INTO t VALUES ({GLUED}, {TS})"
+
+
+def test_update_comparisons_and_casts() -> None:
+    assert _sql(f"UPDATE t SET created = {TS}, note = {TS}") == (
+        f"UPDATE t SET created = {GLUED}, note = {TS}"
+    )
+    assert _sql(f"SELECT note FROM t WHERE created > {TS}") == (
+        f"SELECT note FROM t WHERE created > {GLUED}"
+    )
+    assert _sql("SELECT '2026-01-02 03:04 -0800'::timestamptz") == (
+        "SELECT CAST('2026-01-02 03:04-0800' AS TIMESTAMPTZ)"
+    )
+
+
+def test_text_and_unknown_columns_untouched() -> None:
+    assert _sql(f"SELECT note FROM t WHERE note = {TS}") == f"SELECT note FROM t WHERE note = {TS}"
+    assert _sql(f"INSERT INTO other VALUES ({TS})") == f"INSERT INTO other VALUES ({TS})"
