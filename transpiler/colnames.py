@@ -47,6 +47,7 @@ _FUNC_NAMES: dict[type[exp.Expr], str] = {
     exp.Coalesce: "coalesce",
     exp.Extract: "extract",
     exp.Substring: "substring",
+    exp.ArraySize: "array_length",
 }
 
 

@@ -80,6 +80,23 @@ _PRIVILEGE_TAGS = frozenset(
     | {f"{verb} {obj}" for verb in ("CREATE", "ALTER", "DROP") for obj in ("ROLE", "USER", "GROUP")}
 )
 
+# LISTEN / NOTIFY / pg_notify(): the server keeps no notification queue, so acknowledging
+# them would lose every notification (a listener would wait forever). UNLISTEN stays a
+# no-op: pool reset queries send it, and there is nothing to stop listening to.
+_NO_NOTIFY = (
+    "LISTEN / NOTIFY is not supported: hatiproxy does not deliver notifications between "
+    "sessions. Poll a table for changes instead."
+)
+_PG_NOTIFY = re.compile(r"\bpg_notify\s*\(", re.IGNORECASE)
+
+
+def _pg_notify_call(tokens: list[Token]) -> int | None:
+    """Where a pg_notify(...) call starts (its name a token, not text in a string)."""
+    for token, after in zip(tokens, tokens[1:], strict=False):
+        if token.text.lower() == "pg_notify" and after.token_type is TokenType.L_PAREN:
+            return token.start
+    return None
+
 
 def transpile(
     sql: str,
@@ -218,6 +235,8 @@ def _statement(
         if explained is not None:
             return explained
     session = parse_session(tokens, chunk.text)
+    if session is not None and session.tag == "LISTEN":
+        raise TranspileError("0A000", _NO_NOTIFY, chunk.start + 1)
     if session is not None:
         outside = external_access.of_command(session.command, session.kind, tokens)
         return Statement(
@@ -228,6 +247,9 @@ def _statement(
             external_access=outside,
         )
     kind, tag = classify(tokens)
+    called = _pg_notify_call(tokens) if _PG_NOTIFY.search(chunk.text) else None
+    if tag == "NOTIFY" or called is not None:
+        raise TranspileError("0A000", _NO_NOTIFY, (called or chunk.start) + 1)
     if tag in _PRIVILEGE_TAGS or tag.startswith("ALTER DEFAULT"):
         what = "ALTER DEFAULT PRIVILEGES" if tag.startswith("ALTER DEFAULT") else tag
         raise TranspileError(
