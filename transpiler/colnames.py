@@ -48,6 +48,8 @@ _FUNC_NAMES: dict[type[exp.Expr], str] = {
     exp.Extract: "extract",
     exp.Substring: "substring",
     exp.ArraySize: "array_length",
+    exp.Explode: "unnest",  # unnest(...) in a select list
+    exp.GenerateSeries: "generate_series",
 }
 
 
