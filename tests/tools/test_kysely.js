@@ -2,11 +2,12 @@
 // tests/node/package-lock.json), run by tests/tools/test_kysely.py against hatiproxy and
 // PostgreSQL 15: the Migrator (createTable with serial / varchar / timestamptz
 // defaultTo(now()) / references().onDelete('cascade'), createIndex, addColumn,
-// migrateToLatest twice, migrateDown; its kysely_migration and kysely_migration_lock
-// tables and its advisory lock), db.introspection.getTables() (its pg_catalog query),
-// the query builder (selectFrom / where / innerJoin / groupBy / count, insertInto ...
-// returning, onConflict doNothing / doUpdateSet, updateTable, deleteFrom) and
-// transactions with savepoints. Prints one JSON line; the test compares the two servers'.
+// createSchema, createType asEnum, withSchema, createView; migrateToLatest twice,
+// migrateDown, migrateTo; its kysely_migration and kysely_migration_lock tables and its
+// advisory lock), db.introspection.getTables() (its pg_catalog query), the query builder
+// (selectFrom / where / innerJoin / groupBy / count, insertInto ... returning, onConflict
+// doNothing / doUpdateSet, updateTable, deleteFrom) and transactions with savepoints.
+// Prints one JSON line; the test compares the two servers'.
 const path = require("path");
 const modules = path.join(__dirname, "..", "node", "node_modules");
 const { Kysely, PostgresDialect, Migrator, sql } = require(path.join(modules, "kysely"));
@@ -47,12 +48,33 @@ const migrations = {
       await db.schema.alterTable("ky_person").dropColumn("last_name").execute();
     },
   },
+  "2024_03_schema": {
+    async up(db) {
+      await db.schema.createSchema("ky_archive").ifNotExists().execute();
+      await db.schema.createType("ky_mood").asEnum(["calm", "wild"]).execute();
+      await db.schema.withSchema("ky_archive").createTable("ky_old_pet")
+        .addColumn("id", "bigserial", (c) => c.primaryKey())
+        .addColumn("mood", sql`ky_mood`, (c) => c.defaultTo("calm"))
+        .addColumn("meta", "jsonb")
+        .addColumn("born", "date")
+        .addColumn("uid", "uuid", (c) => c.defaultTo(sql`gen_random_uuid()`))
+        .addUniqueConstraint("ky_old_pet_born_mood", ["born", "mood"])
+        .execute();
+      await db.schema.createView("ky_pet_names").as(db.selectFrom("ky_pet").select(["id", "name"])).execute();
+    },
+    async down(db) {
+      await db.schema.dropView("ky_pet_names").execute();
+      await db.schema.withSchema("ky_archive").dropTable("ky_old_pet").execute();
+      await db.schema.dropType("ky_mood").execute();
+      await db.schema.dropSchema("ky_archive").execute();
+    },
+  },
 };
 
 const results = (r) => ({ error: r.error ? String(r.error.message || r.error) : null,
   results: (r.results || []).map((x) => [x.migrationName, x.direction, x.status]) });
 const tables = async (db, internal) => (await db.introspection.getTables({ withInternalKyselyTables: internal }))
-  .filter((t) => t.name.startsWith("ky"))
+  .filter((t) => t.name.startsWith("ky") && t.schema !== "information_schema")
   .map((t) => ({ ...t, columns: t.columns.map((c) => ({ ...c })) }));
 
 const out = {};
@@ -71,6 +93,7 @@ async function main() {
   out.migrations = (await db.selectFrom("kysely_migration").select("name").orderBy("name").execute()).map((r) => r.name);
   out.lock = await db.selectFrom("kysely_migration_lock").selectAll().execute();
   out.down = results(await migrator.migrateDown());
+  out.downTo = results(await migrator.migrateTo("2024_01_init"));
   out.tablesAfterDown = await tables(db, false);
   out.again = results(await migrator.migrateToLatest());
 
@@ -131,6 +154,12 @@ async function main() {
   out.deleted = await db.deleteFrom("ky_person").where("first_name", "=", "Ann").returning("first_name").execute();
   out.petsLeft = (await db.selectFrom("ky_pet").select("name").orderBy("name").execute()).map((r) => r.name);
   out.raw = (await sql`select count(*)::int as n, ${"x"}::text as p from ky_pet`.execute(db)).rows;
+  out.archived = await db.withSchema("ky_archive").insertInto("ky_old_pet")
+    .values([{ meta: JSON.stringify({ a: [1] }), born: "2020-02-29" }, { mood: "wild", born: "2020-02-29" }])
+    .returning(["id", "mood", "meta", "born"]).execute();
+  out.archivedDup = await db.withSchema("ky_archive").insertInto("ky_old_pet").values({ born: "2020-02-29" })
+    .execute().then(() => "no error", (e) => e.code);
+  out.view = await db.selectFrom("ky_pet_names").selectAll().orderBy("id").execute();
   await db.destroy();
   console.log(JSON.stringify(out));
 }

@@ -2,9 +2,11 @@
 tests/node/package-lock.json), run by tests/tools/test_kysely.js against a real server and
 against PostgreSQL 15: the two must print the same results. The Migrator (createTable with
 serial, varchar(n), timestamptz DEFAULT now(), a foreign key ON DELETE CASCADE; createIndex;
-addColumn; migrateToLatest twice, migrateDown, up again; its kysely_migration and
+addColumn; createSchema, createType asEnum, withSchema, a composite unique constraint,
+createView; migrateToLatest twice, migrateDown, migrateTo, up again; its kysely_migration and
 kysely_migration_lock tables and pg_advisory_lock), db.introspection.getTables() (types,
-defaults, nullability and auto-increment read from pg_catalog), the query builder
+type schemas, defaults, nullability and auto-increment read from pg_catalog, views, a
+bigserial key, an enum column and a second schema), the query builder
 (innerJoin / groupBy / count, where in / or / exists, insert ... returning, ON CONFLICT DO
 NOTHING / DO UPDATE with excluded, update, delete with the cascade) and transactions (a
 rollback, a controlled one with a savepoint rolled back to after a unique violation, after
@@ -42,8 +44,15 @@ def test_kysely_answers_as_postgresql(tmp_path: Path) -> None:
     # avg_int_is_numeric): node-postgres gives a string there, a number here
     assert theirs["maxAge"].pop("mean") == "1.3333333333333333"
     assert ours["maxAge"].pop("mean") == 1.3333333333333333
+    # a view's column over a varchar(n) column is text here (known_differences.sql
+    # view_column_over_varchar_n)
+    for side, typ in ((theirs, "varchar"), (ours, "text")):
+        view = next(t for t in side["tables"] if t["name"] == "ky_pet_names")
+        assert view["isView"] and view["columns"][1]["dataType"] == typ
+        view["columns"][1]["dataType"] = "varchar"
     assert theirs["second"] == {"error": None, "results": []}
-    assert theirs["down"] == {"error": None, "results": [["2024_02_more", "Down", "Success"]]}
+    assert theirs["down"] == {"error": None, "results": [["2024_03_schema", "Down", "Success"]]}
+    assert theirs["downTo"] == {"error": None, "results": [["2024_02_more", "Down", "Success"]]}
     person = next(t for t in theirs["tables"] if t["name"] == "ky_person")
     assert person["columns"][0] == {
         "dataType": "int4", "dataTypeSchema": "pg_catalog", "hasDefaultValue": True,

@@ -5,6 +5,8 @@
 -- @setup
 CREATE TABLE d_kd (id int PRIMARY KEY, grp text, n int, amount numeric(12,4), day date);
 INSERT INTO d_kd VALUES (1, 'a', 10, 1.5000, '2024-01-15'), (2, 'a', 20, 2.2500, '2024-02-29'), (3, 'b', 5, NULL, '2023-12-31');
+CREATE TABLE d_kd_vc (id int, name varchar(50));
+CREATE VIEW d_kd_vc_v AS SELECT id, name FROM d_kd_vc;
 -- @query sum_int_is_hugeint
 SELECT sum(n) FROM d_kd
 -- @reason sum(int4) is int8 in PG, HUGEINT (sent as numeric) in DuckDB: client gets Decimal not int
@@ -73,3 +75,6 @@ SELECT pg_catalog.pg_type.typname AS name, pg_catalog.format_type(pg_catalog.pg_
 -- @query set_config_time_units
 select set_config('lock_timeout', '3600000', true) as config_val
 -- @reason set_config answers the value as given ('3600000'); PostgreSQL shows a time setting in its largest exact unit ('1h'). Kysely's migration lock ignores the answer
+-- @query view_column_over_varchar_n
+SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid WHERE c.relname = 'd_kd_vc_v' ORDER BY a.attnum
+-- @reason a view's column over a varchar(n) column is text here (the length lives in a CHECK of the table), character varying(50) in PG (Kysely's getTables: 'text' for 'varchar')
