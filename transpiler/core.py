@@ -28,6 +28,7 @@ from transpiler import (
     create_index,
     dump_ddl,
     external_access,
+    int_results,
     json_types,
     multi_object,
     rewrite,
@@ -299,6 +300,8 @@ def _statement(
     origins = None
     if kind == "select" or (kind in _RETURNING_KINDS and tree.args.get("returning")):
         origins = column_origins.column_origins(tree)  # before rewrites: names as written
+    if kind == "select":
+        int_results.rewrite(tree)  # after the names: a cast keeps the function's
     json_outputs = None
     if kind == "select" and "json" in chunk.text.lower():
         json_outputs = json_types.outputs(tree)

@@ -67,6 +67,7 @@ async function main() {
   out.json = rows(await sql`select meta, meta->'n' as n, meta->>'k' as k, ${sql.json({ z: [true, null] })}::jsonb as p from pj_items where id = ${1}`);
   out.jsonFilter = rows(await sql`select name from pj_items where meta @> ${sql.json({ k: 2 })} order by name`);
   out.bigint = rows(await sql`select big, big + 1 as next, count(*) over () as total from pj_items where big is not null order by id`);
+  out.intResults = rows(await sql`select length(name) as l, strpos(name, 'p') as p, array_length(tags, 1) as n from pj_items where id = ${1}`);
   out.values = plain(await sql`select id, name from pj_items order by id limit 2`.values());
   out.columns = (await sql`select id, name, qty, price, seen, tags, meta, big from pj_items limit 1`).columns.map((c) => [c.name, c.type]);
   out.timestamp = (await sql`select seen from pj_items where id = ${1}`).map((r) => [r.seen instanceof Date, r.seen.toISOString()]);
@@ -142,6 +143,37 @@ async function main() {
     await attempt(() => sql`select ${"abc"}::int`),
   ];
   out.afterErrors = rows(await sql`select count(*) as n from pj_items`);
+
+  // bytea both ways, raw buffers, a reserved connection, a nested savepoint, a cancel
+  out.bytea = rows(await sql`select ${Buffer.from([0, 1, 254, 255])}::bytea as b, octet_length(${Buffer.from("abc")}) as n`)
+    .map((r) => [r.b.data, r.n]);
+  out.raw = (await sql`select 7 as a, 'x' as b`.raw()).map((r) => r.map((b) => b.toString()));
+  const reserved = await sql.reserve();
+  await reserved`set application_name = 'pgjs_reserved'`;
+  out.reserved = rows(await reserved`select current_setting('application_name') as app`);
+  reserved.release();
+  out.nested = plain(await sql.begin(async (tx) => {
+    await tx`update pj_items set qty = 1 where name = ${"cheese"}`;
+    await tx.savepoint(async (a) => {
+      await a`update pj_items set qty = 2 where name = ${"cheese"}`;
+      await a.savepoint(async (b) => {
+        await b`update pj_items set qty = 3 where name = ${"cheese"}`;
+      }).catch(() => {});
+      try {
+        await a.savepoint(async (c) => {
+          await c`update pj_items set qty = 4 where name = ${"cheese"}`;
+          throw new Error("undo 4");
+        });
+      } catch (e) { /* rolled back to before 4 */ }
+    });
+    return (await tx`select qty from pj_items where name = ${"cheese"}`)[0].qty;
+  }));
+  out.cancel = await attempt(async () => {
+    const q = sql`select pg_sleep(5)`.execute();
+    setTimeout(() => q.cancel(), 300);
+    await q;
+  });
+  out.afterCancel = rows(await sql`select 1 as one`);
 
   // LISTEN / NOTIFY on a dedicated connection
   out.listen = await attempt(async () => {
