@@ -5,9 +5,10 @@ connect, named prepared statements pipelined and reused with the parameter types
 inferred (`$1::int + $2`: the unknown side takes the other's type), statement Describe of
 int8 parameters, `prepare: false`, the `types` option, dynamic insert / update / IN list /
 identifier helpers, arrays, json and bigint, sql.begin with savepoints (ROLLBACK TO after an
-UPDATE of a table with a serial key), sql.unsafe, sql.file, cursors, forEach and COPY
-streams. LISTEN / NOTIFY is the one difference: refused with 0A000, not acknowledged and
-lost."""
+UPDATE of a table with a serial key), sql.unsafe, sql.file, cursors, forEach, COPY
+streams, bytea, `.raw()`, `sql.reserve()`, nested savepoints, a cancelled query (57014) and
+integer result columns (length, strpos, array_length: a number, not an int8 string).
+LISTEN / NOTIFY is the one difference: refused with 0A000, not acknowledged and lost."""
 
 from __future__ import annotations
 
