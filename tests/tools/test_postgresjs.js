@@ -119,6 +119,10 @@ async function main() {
     if (early.length === 4) break;
   }
   out.cursorBreak = early;
+  // postgres.js's README cursor example: the alias names the series' integer column
+  const series = [];
+  await sql`select * from generate_series(1, 4) as x`.cursor(async ([row]) => { series.push(row); });
+  out.series = plain(series);
   const each = [];
   await sql`select name from pj_items order by id`.forEach((r) => each.push(r.name));
   out.forEach = each;
