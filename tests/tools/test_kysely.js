@@ -151,6 +151,22 @@ async function main() {
   await trx.commit().execute();
   out.afterSavepoint = await db.selectFrom("ky_pet").select(["name", "species"]).orderBy("name").execute();
 
+  // Kysely's own savepoint example: a row of a table with DEFAULT now() written before
+  // the savepoint (hatiproxy cannot replay it exactly: 0A000, the block must roll back)
+  const trx2 = await db.startTransaction().execute();
+  try {
+    await trx2.insertInto("ky_person").values({ first_name: "Jen" }).execute();
+    const sp2 = await trx2.savepoint("after_jen").execute();
+    await sp2.insertInto("ky_pet").values({ name: "Rex", owner_id: bob.id }).execute().catch(() => {});
+    await sp2.rollbackToSavepoint("after_jen").execute();
+    await trx2.commit().execute();
+    out.nowSavepoint = "committed";
+  } catch (e) {
+    out.nowSavepoint = e.code;
+    await trx2.rollback().execute();
+  }
+  out.jens = Number((await db.selectFrom("ky_person").select((eb) => eb.fn.countAll().as("n")).where("first_name", "=", "Jen").executeTakeFirst()).n);
+
   out.deleted = await db.deleteFrom("ky_person").where("first_name", "=", "Ann").returning("first_name").execute();
   out.petsLeft = (await db.selectFrom("ky_pet").select("name").orderBy("name").execute()).map((r) => r.name);
   out.raw = (await sql`select count(*)::int as n, ${"x"}::text as p from ky_pet`.execute(db)).rows;
