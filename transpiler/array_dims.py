@@ -2,7 +2,7 @@
 
 DuckDB's `cardinality` is for MAPs only, it has no `array_upper` / `array_lower` /
 `array_ndims`, and its `array_length` of an empty list is 0 where PostgreSQL's is NULL
-(an empty array has no dimensions). Dimension arguments other than the constant 1 are
+(an empty array has no dimensions). The sizes are integer, as PostgreSQL's are. Dimension arguments other than the constant 1 are
 left to DuckDB (which knows no dimensions beyond the outer list).
 """
 
@@ -14,7 +14,8 @@ NAMES = frozenset({"cardinality", "array_upper", "array_lower", "array_ndims"})
 
 
 def _len(arr: exp.Expr) -> exp.Expr:
-    return exp.Anonymous(this="len", expressions=[arr])
+    # PostgreSQL's sizes are integer (int4); DuckDB's len() is BIGINT
+    return exp.cast(exp.Anonymous(this="len", expressions=[arr]), exp.DType.INT)
 
 
 def _when_nonempty(arr: exp.Expr, value: exp.Expr) -> exp.Expr:

@@ -47,6 +47,9 @@ _FUNC_NAMES: dict[type[exp.Expr], str] = {
     exp.Coalesce: "coalesce",
     exp.Extract: "extract",
     exp.Substring: "substring",
+    exp.ArraySize: "array_length",
+    exp.Explode: "unnest",  # unnest(...) in a select list
+    exp.GenerateSeries: "generate_series",
 }
 
 

@@ -29,6 +29,7 @@ from transpiler import (
     do_block,
     dump_ddl,
     external_access,
+    int_results,
     json_types,
     multi_object,
     name_types,
@@ -81,6 +82,23 @@ _PRIVILEGE_TAGS = frozenset(
     {"GRANT", "REVOKE"}
     | {f"{verb} {obj}" for verb in ("CREATE", "ALTER", "DROP") for obj in ("ROLE", "USER", "GROUP")}
 )
+
+# LISTEN / NOTIFY / pg_notify(): the server keeps no notification queue, so acknowledging
+# them would lose every notification (a listener would wait forever). UNLISTEN stays a
+# no-op: pool reset queries send it, and there is nothing to stop listening to.
+_NO_NOTIFY = (
+    "LISTEN / NOTIFY is not supported: hatiproxy does not deliver notifications between "
+    "sessions. Poll a table for changes instead."
+)
+_PG_NOTIFY = re.compile(r"\bpg_notify\s*\(", re.IGNORECASE)
+
+
+def _pg_notify_call(tokens: list[Token]) -> int | None:
+    """Where a pg_notify(...) call starts (its name a token, not text in a string)."""
+    for token, after in zip(tokens, tokens[1:], strict=False):
+        if token.text.lower() == "pg_notify" and after.token_type is TokenType.L_PAREN:
+            return token.start
+    return None
 
 
 def transpile(
@@ -222,6 +240,8 @@ def _statement(
     if tokens[0].text.upper() == "DO":  # an anonymous PL/pgSQL block: the server runs it
         return Statement(sql=chunk.text, kind="do", tag="DO", command=do_block.parse(chunk.text))
     session = parse_session(tokens, chunk.text)
+    if session is not None and session.tag == "LISTEN":
+        raise TranspileError("0A000", _NO_NOTIFY, chunk.start + 1)
     if session is not None:
         outside = external_access.of_command(session.command, session.kind, tokens)
         return Statement(
@@ -232,6 +252,9 @@ def _statement(
             external_access=outside,
         )
     kind, tag = classify(tokens)
+    called = _pg_notify_call(tokens) if _PG_NOTIFY.search(chunk.text) else None
+    if tag == "NOTIFY" or called is not None:
+        raise TranspileError("0A000", _NO_NOTIFY, (called or chunk.start) + 1)
     if tag in _PRIVILEGE_TAGS or tag.startswith("ALTER DEFAULT"):
         what = "ALTER DEFAULT PRIVILEGES" if tag.startswith("ALTER DEFAULT") else tag
         raise TranspileError(
@@ -281,6 +304,8 @@ def _statement(
     origins = None
     if kind == "select" or (kind in _RETURNING_KINDS and tree.args.get("returning")):
         origins = column_origins.column_origins(tree)  # before rewrites: names as written
+    if kind == "select":
+        int_results.rewrite(tree)  # after the names: a cast keeps the function's
     json_outputs = None
     if kind == "select" and "json" in chunk.text.lower():
         json_outputs = json_types.outputs(tree)

@@ -68,10 +68,10 @@ class TransactionCommand:
 
 @dataclass(frozen=True, slots=True)
 class UtilityCommand:
-    """Statements the server acknowledges itself: DISCARD ALL, CLOSE ALL, LISTEN x,
-    UNLISTEN *, DEALLOCATE [ALL|name], CREATE EXTENSION name, LOCK TABLE names (as
-    written: "lock public.t, \"T\""). `name` is the normalised
-    statement, lower case, e.g. "discard all", "close all", "unlisten *", "listen chan",
+    """Statements the server acknowledges itself: DISCARD ALL, CLOSE ALL, UNLISTEN *
+    (LISTEN is refused: transpiler/core.py), DEALLOCATE [ALL|name], CREATE EXTENSION
+    name, LOCK TABLE names (as written: "lock public.t, \"T\""). `name` is the normalised
+    statement, lower case, e.g. "discard all", "close all", "unlisten *",
     "deallocate all", "deallocate stmt1", "create extension vector"."""
 
     name: str

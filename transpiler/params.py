@@ -5,7 +5,8 @@
 
 - `$n::type` / `CAST($n AS type)`;
 - `col op $n` for =, <>, <, <=, >, >=, LIKE, ILIKE, IN (...), BETWEEN, and +, -, *, /,
-  % with a column (the column's type);
+  % with a column (the column's type); for the binary operators also with a cast
+  (`$1::int + $2`) or a number (`$1 + 1`: integer, `$1 * 1.5`: numeric);
 - `INSERT INTO t (cols) VALUES ($1, ...)`; without a column list the table's column
   order from `table_columns(schema, table)`;
 - `UPDATE t SET c = $n`;
@@ -152,8 +153,18 @@ def _any_array_type(node: exp.Any, scope: _Scope) -> str | None:
 
 
 def _other_column_type(node: exp.Expr, param: exp.Expr, scope: _Scope) -> str | None:
+    """An operator's unknown side takes the other side's type, as PostgreSQL resolves
+    `unknown op known`: a column, a cast (`$1::int + $2`) or a number (`$1 + 1`)."""
     other = node.expression if node.this is param else node.this
-    return scope.type_of(other) if isinstance(other, exp.Column) else None
+    while isinstance(other, exp.Paren):
+        other = other.this
+    if isinstance(other, exp.Column):
+        return scope.type_of(other)
+    if isinstance(other, exp.Cast):
+        return other.args["to"].sql(dialect=DUCKDB)
+    if isinstance(other, exp.Literal) and not other.is_string:
+        return "INTEGER" if other.this.isdigit() and int(other.this) < 2**31 else "NUMERIC"
+    return None
 
 
 def _insert_column_type(

@@ -14,6 +14,7 @@
 - `a OPERATOR(pg_catalog.~) b` -> regex / LIKE / comparison;
 - `x = ANY('{a,b}')` (an untyped array literal) -> `x IN ('a', 'b')`: see any_array;
 - `unnest(a, b) [WITH ORDINALITY]` in FROM: see unnest_zip;
+- `generate_series(1, n)` in FROM: integer, its alias naming the column (series_from);
 - `i.indkey[n]` (int2vector / oidvector subscripts start at 0): see vector_subscript;
 - a subquery's empty select list (`EXISTS (SELECT FROM t)`) -> `SELECT 1`;
 - `x = ANY(array_column)` -> `list_contains(array_column, x)`: see any_array;
@@ -37,6 +38,7 @@ from transpiler import (
     numeric_type,
     pg_functions,
     scalar_from,
+    series_from,
     unnest_zip,
     varchar_length,
     vector_subscript,
@@ -134,7 +136,9 @@ def rewrite(nodes: list[exp.Expr]) -> None:
                 _float_precision(node)
                 _bare_numeric(node)
         elif isinstance(node, exp.Table):
-            _table(node)
+            series_from.rewrite(node)
+            if attached(node):
+                _table(node)
         elif isinstance(node, exp.Column):
             _column(node)
         elif isinstance(node, exp.Dot):

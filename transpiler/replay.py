@@ -17,7 +17,8 @@ Refused, with a reason a person can act on:
   UPDATE ... FROM, MERGE or ON CONFLICT fed by a query (which matching row wins);
 - table functions other than range / generate_series / unnest (files, system tables);
 - views and macros whose definitions fail the same checks;
-- column defaults of the written tables that fail them (DEFAULT nextval(...), now()).
+- column defaults of the written tables that fail them (DEFAULT nextval(...), now()): an
+  INSERT's unlisted columns, an UPDATE's `SET c = DEFAULT`.
 """
 
 from __future__ import annotations
@@ -117,6 +118,19 @@ def replay_refusal(sql: str, catalog: Catalog) -> str | None:
     return _Checker(catalog).statement(tree)
 
 
+def _set_to_default(tree: exp.Update) -> set[str]:
+    """The columns an UPDATE sets to DEFAULT (lower case)."""
+    return {
+        item.this.name.lower()
+        for item in tree.expressions
+        if isinstance(item, exp.EQ)
+        and isinstance(item.expression, exp.Column)
+        and not item.expression.table
+        and item.expression.name.upper() == "DEFAULT"
+        and not item.expression.this.quoted
+    }
+
+
 class _Checker:
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
@@ -133,9 +147,11 @@ class _Checker:
             if isinstance(tree, exp.Insert):
                 given = {c.name.lower() for c in target.expressions}
             target = target.this
+        # An UPDATE runs a default only where it sets a column to DEFAULT.
+        run = _set_to_default(tree) if isinstance(tree, exp.Update) else None
         if isinstance(target, exp.Table) and target.name:
             for column, default in self.catalog.defaults(target.db or None, target.name):
-                if column.lower() in given:
+                if column.lower() in given or (run is not None and column.lower() not in run):
                     continue
                 why = self.nested(f"default:{target.db}.{target.name}:{default}", default)
                 if why:

@@ -50,6 +50,7 @@ PG_WORDS = frozenset(
         "ARRAY_LOWER",
         "ARRAY_NDIMS",
         "UNNEST",  # FROM unnest(a, b): see unnest_zip
+        "GENERATE_SERIES",  # FROM generate_series(1, n): see series_from
         # set-returning functions in FROM (pgcompat._SRF_AS_SUBQUERY)
         "PG_OPTIONS_TO_TABLE",
         "PG_PARTITION_ANCESTORS",

@@ -202,8 +202,6 @@ async def _utility(runner: StatementRunner, session: ClientSession, cmd: Utility
         )
     if name.startswith("unlisten"):
         return "UNLISTEN"
-    if name.startswith("listen"):
-        return "LISTEN"
     if name.startswith("discard"):
         return name.upper()
     if name.startswith("alter ") and " owner to " in name:

@@ -120,7 +120,8 @@ class ParamTypes:
 
 _PLACEHOLDERS: dict[int, Any] = {
     16: False,
-    20: 0,
+    # DuckDB types a Python int by its size: one past int4's range binds as BIGINT
+    20: 2**40,
     21: 0,
     23: 0,
     26: 0,

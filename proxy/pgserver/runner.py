@@ -473,9 +473,13 @@ class Runner:
         encoders = encoders_for(
             cols, tuple(portal.result_formats), self.settings.values.get("TimeZone")
         )
+        before = portal.rows_sent
         if await send_rows(self, portal, session, encoders, max_rows):
             return  # suspended
         portal.done = True
         if self._owner is portal:
             self._owner = None
-        session.out(m.command_complete(command_tag(st, portal.rows_sent)))
+        # The rows of this Execute, as PostgreSQL counts a portal run in pieces: the last
+        # Execute of a suspended portal that finds no more rows says SELECT 0
+        # (postgres.js's cursor calls back for every nonzero count).
+        session.out(m.command_complete(command_tag(st, portal.rows_sent - before)))

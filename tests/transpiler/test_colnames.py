@@ -16,6 +16,9 @@ from transpiler import transpile
         ("SELECT (SELECT max(a) FROM t)", ("max",)),
         ("SELECT semantic_rank(content, 'x') FROM t", ("semantic_rank",)),
         ("SELECT count(*) FROM a UNION SELECT 1", ("count",)),
+        # sqlglot's own nodes for these; PostgreSQL names them after the function
+        ("SELECT array_length(a, 1), cardinality(a) FROM t", ("array_length", "cardinality")),
+        ("SELECT generate_series(1, 3), unnest(ARRAY[1])", ("generate_series", "unnest")),
     ],
 )
 def test_postgres_names(sql: str, names: tuple) -> None:

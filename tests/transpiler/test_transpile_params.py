@@ -55,6 +55,15 @@ def test_update_cast_arithmetic_and_embed() -> None:
     assert infer("SELECT * FROM t WHERE semantic_match(embedding, $1)") == {1: "VARCHAR"}
 
 
+def test_operator_with_a_cast_or_a_number_types_the_other_side() -> None:
+    """PostgreSQL resolves `unknown op known` with the known side's type; postgres.js
+    sends a JS number as unknown (`${5}::int + ${2}`) and encodes it by the answer."""
+    assert infer("SELECT $1::int + $2, $3 * 2, 1.5 < $4, ($5::bigint) - $6") == {
+        1: "INT", 2: "INT", 3: "INTEGER", 4: "NUMERIC", 5: "BIGINT", 6: "BIGINT",
+    }  # fmt: skip
+    assert infer("SELECT $1 || 'y', $2 = 'a'") == {}  # a string literal is unknown too
+
+
 def test_unknown_params_are_left_out() -> None:
     assert infer("SELECT $1, unknown_col = $2 FROM nowhere") == {}
     assert infer("SELECT 1") == {}

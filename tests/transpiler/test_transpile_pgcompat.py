@@ -67,7 +67,20 @@ def sql(text: str) -> str:
             'SELECT * FROM (SELECT CURRENT_SCHEMA() AS "current_schema") AS "current_schema"',
         ),
         ("SELECT * FROM upper('x') t(c)", 'SELECT * FROM (SELECT UPPER(\'x\') AS "c") AS "t"'),
-        ("SELECT * FROM generate_series(1, 2) g", "SELECT * FROM GENERATE_SERIES(1, 2) AS g(g)"),
+        (
+            "SELECT * FROM t, generate_series(1, t.n) g",
+            "SELECT * FROM t, GENERATE_SERIES(1, t.n) AS g(g)",
+        ),
+        # constant bounds: integer, as in PostgreSQL (series_from.py)
+        (
+            "SELECT * FROM generate_series(1, 2) g",
+            'SELECT * FROM (SELECT CAST(generate_series AS INT) AS "g"'
+            ' FROM GENERATE_SERIES(1, 2)) AS "g"',
+        ),
+        (
+            "SELECT * FROM generate_series(1, 3000000000) AS g",
+            "SELECT * FROM GENERATE_SERIES(1, 3000000000) AS g",
+        ),
         # quoted schema qualifiers (TypeORM quotes every name)
         (
             'SELECT * FROM "information_schema"."tables"',

@@ -9,6 +9,7 @@ from transpiler import (
     SetCommand,
     ShowCommand,
     TransactionCommand,
+    TranspileError,
     UtilityCommand,
     transpile,
 )
@@ -98,7 +99,6 @@ def test_transactions(sql: str, kind: str, tag: str, command: TransactionCommand
         ("DISCARD ALL", "DISCARD ALL", "discard all"),
         ("CLOSE ALL", "CLOSE CURSOR ALL", "close all"),
         ("UNLISTEN *", "UNLISTEN", "unlisten *"),
-        ("LISTEN jobs", "LISTEN", "listen jobs"),
         ("DEALLOCATE ALL", "DEALLOCATE ALL", "deallocate all"),
         ("DEALLOCATE PREPARE __asyncpg_stmt_1__", "DEALLOCATE", "deallocate __asyncpg_stmt_1__"),
         ("CREATE EXTENSION vector", "CREATE EXTENSION", "create extension vector"),
@@ -116,6 +116,28 @@ def test_transactions(sql: str, kind: str, tag: str, command: TransactionCommand
 def test_utilities(sql: str, tag: str, name: str) -> None:
     stmt = one(sql)
     assert (stmt.kind, stmt.tag, stmt.command) == ("utility", tag, UtilityCommand(name))
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "LISTEN jobs",
+        "NOTIFY jobs, 'x'",
+        "SELECT pg_notify('jobs', 'x')",
+        "select 1 where pg_catalog.pg_notify($1, $2) is null",
+    ],
+)
+def test_listen_notify_are_refused_not_dropped(sql: str) -> None:
+    """No notification queue: a LISTEN acknowledged would wait forever (postgres.js's
+    sql.listen), a NOTIFY acknowledged would be lost."""
+    with pytest.raises(TranspileError) as info:
+        transpile(sql)
+    assert info.value.sqlstate == "0A000"
+    assert "LISTEN / NOTIFY is not supported" in str(info.value)
+
+
+def test_pg_notify_in_a_string_is_text() -> None:
+    assert one("SELECT 'pg_notify(x)' AS s").tag == "SELECT"
 
 
 def test_other_create_statements_are_not_session_commands() -> None:

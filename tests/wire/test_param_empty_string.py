@@ -31,7 +31,8 @@ def test_text_parameters_as_columns_with_asyncpg(server: ServerProcess) -> None:
             assert [tuple(r) for r in await conn.fetch(q, "hello")] == [("hello", 1)]
             assert await conn.fetch(q, "") == []
             st = await conn.prepare("SELECT $1 AS content, length($1) AS n")
-            assert [a.type.name for a in st.get_attributes()] == ["text", "int8"]
+            # length() is integer, as in PostgreSQL
+            assert [a.type.name for a in st.get_attributes()] == ["text", "int4"]
             assert tuple(await st.fetchrow("héllo")) == ("héllo", 5)
             rows = await conn.fetch(
                 "SELECT deduplicated, $1 AS content FROM store_memory($1)", "asyncpg memory"

@@ -61,11 +61,12 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_terminate_backend(p) AS
     (p, timeout) AS __hati_signal_backend(getvariable('__hati_backend'), p, 'terminate', timeout);
 
 -- Advisory locks: one embedded database, no other lock holders to coordinate with.
-CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_advisory_unlock_all() AS NULL;
-CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_advisory_lock(k) AS NULL,
-    (k1, k2) AS NULL;
-CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_advisory_xact_lock(k) AS NULL,
-    (k1, k2) AS NULL;
+-- The void ones answer '' (a void value's text in PostgreSQL), not NULL.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_advisory_unlock_all() AS '';
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_advisory_lock(k) AS '',
+    (k1, k2) AS '';
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_advisory_xact_lock(k) AS '',
+    (k1, k2) AS '';
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_advisory_unlock(k) AS TRUE,
     (k1, k2) AS TRUE;
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_try_advisory_lock(k) AS TRUE,

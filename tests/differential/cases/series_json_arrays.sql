@@ -8,6 +8,10 @@ SELECT * FROM generate_series(1, 5)
 SELECT * FROM generate_series(10, 1, -3)
 -- @query series_sum
 SELECT sum(g)::bigint FROM generate_series(1, 100) AS t(g)
+-- @query series_alias_names_column
+SELECT sum(g)::bigint, max(g) FROM generate_series(1, 100) AS g
+-- @query series_alias_star
+SELECT x * 2 FROM generate_series(-2, 2) AS x WHERE x <> 0
 -- @query series_in_select_from_alias
 SELECT s.n * 2 FROM generate_series(1, 3) AS s(n)
 -- @query series_dates
