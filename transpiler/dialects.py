@@ -95,6 +95,15 @@ def _to_char(args: list[exp.Expr], dialect: Postgres) -> exp.Expr:
 
 
 _PG_TO_CHAR = Postgres.Parser.FUNCTIONS["TO_CHAR"]
+_PG_TO_DATE = Postgres.Parser.FUNCTIONS["TO_DATE"]
+
+
+def _to_date(args: list[exp.Expr], dialect: Postgres) -> exp.Expr:
+    """to_date(text) with no format (Snowflake's form; PostgreSQL has only the two-argument
+    one) is a cast to date."""
+    if len(args) == 1:
+        return exp.cast(args[0], exp.DataType.build("DATE"))
+    return _PG_TO_DATE(args, dialect)
 
 
 class HatiPostgres(Postgres):
@@ -121,7 +130,7 @@ class HatiPostgres(Postgres):
         KEYWORDS = _vector_keywords(Postgres.Tokenizer.KEYWORDS)
 
     class Parser(Postgres.Parser):
-        FUNCTIONS = {**Postgres.Parser.FUNCTIONS, "TO_CHAR": _to_char}
+        FUNCTIONS = {**Postgres.Parser.FUNCTIONS, "TO_CHAR": _to_char, "TO_DATE": _to_date}
         EQUALITY = _no_nullsafe(Postgres.Parser.EQUALITY)
         FACTOR = _vector_factor(Postgres.Parser.FACTOR)
 

@@ -63,6 +63,11 @@ def handles(node: exp.Expr) -> bool:
         return isinstance(node.expression, (exp.Any, exp.All))
     if isinstance(node, exp.DPipe):
         return _array_and_element(node) is not None
+    if isinstance(node, exp.Length):  # length('\x01'::bytea): its bytes (DuckDB: no length(BLOB))
+        arg = node.this  # a bytea literal's cast is already unhex(...) (children go first)
+        return (isinstance(arg, exp.Anonymous) and arg.name.lower() == "unhex") or (
+            isinstance(arg, exp.Cast) and arg.to.this is exp.DataType.Type.VARBINARY
+        )
     return isinstance(node, NODES)
 
 
@@ -86,6 +91,8 @@ def rewrite(node: exp.Expr) -> None:
         _like_any(node)
     elif isinstance(node, exp.DPipe):
         _array_append(node)
+    elif isinstance(node, exp.Length):
+        node.replace(_call("octet_length", node.this.copy()))
     elif isinstance(node, exp.Anonymous):
         name = node.name.lower()
         if name in ("num_nulls", "num_nonnulls"):

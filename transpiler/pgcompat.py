@@ -92,7 +92,6 @@ MISSING_PG_FUNCTIONS = frozenset(
         "width_bucket",
         "regexp_substr",
         "octet_length",
-        "length",
         "justify_days",
         "justify_hours",
         "justify_interval",

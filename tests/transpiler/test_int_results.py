@@ -10,7 +10,7 @@ def test_select_list_calls_are_cast_to_integer() -> None:
     )
     assert st.sql == (
         "SELECT CAST(LENGTH(name) AS INT), CAST(LENGTH(name) AS INT) AS c,"
-        " CAST(OCTET_LENGTH(b) AS INT), CAST(STRPOS(name, 'a') AS INT)"
+        " CAST(__HATI_OCTET_LENGTH(b) AS INT), CAST(STRPOS(name, 'a') AS INT)"
         " FROM t WHERE LENGTH(name) > 1"
     )
     assert st.column_names is not None and st.column_names[:3] == ("length", None, "octet_length")

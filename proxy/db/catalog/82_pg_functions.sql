@@ -98,10 +98,6 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_justify_interval(i) AS
         __hati_catalog.pg.__hati_iv_days(i) + trunc(__hati_catalog.pg.__hati_iv_micros(i) / 86400000000),
         __hati_catalog.pg.__hati_iv_micros(i) - 86400000000 * trunc(__hati_catalog.pg.__hati_iv_micros(i) / 86400000000));
 
--- length(bytea) is its bytes (DuckDB: no length of a BLOB); anything else DuckDB's length.
-CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_length(x) AS
-    CASE WHEN typeof(x) = 'BLOB' THEN octet_length(x::BLOB) ELSE length(x::VARCHAR) END;
-
 -- string_to_array(s, sep, null_string): elements equal to null_string are NULL.
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_string_to_array(s, sep) AS
     CASE WHEN s = '' THEN []::VARCHAR[] WHEN sep IS NULL THEN regexp_split_to_array(s, '')

@@ -68,7 +68,7 @@ SELECT justify_days(interval '35 days'), justify_hours(interval '27 hours'), jus
 -- @query length_bytea_string_to_array_positions
 SELECT length('\x0102'::bytea), length('héllo'), length(NULL::text), string_to_array('a,b,,c', ',', ''), string_to_array('a,b', ','), array_positions(ARRAY[1,2,1], 1)
 -- @query length_columns
-SELECT id, length(s), length(b) FROM d_pgfn ORDER BY id
+SELECT id, length(s), octet_length(b) FROM d_pgfn ORDER BY id
 -- @query pg_size_pretty_units
 SELECT pg_size_pretty(123456789::bigint), pg_size_pretty(10239::bigint), pg_size_pretty(10240::bigint), pg_size_pretty(20971519::bigint), pg_size_pretty(-123456::bigint), pg_size_pretty(1099511627776000::bigint), pg_size_pretty(0::bigint)
 -- @query clock_and_statement_timestamps
