@@ -97,6 +97,8 @@ MISSING_PG_FUNCTIONS = frozenset(
         "justify_interval",
         "string_to_array",
         "array_positions",
+        "array_replace",
+        "to_number",
         "pg_size_pretty",
         "clock_timestamp",
         "statement_timestamp",
@@ -431,12 +433,17 @@ _SRF_AS_SUBQUERY = {
     ),
     # no partitions here, and PostgreSQL lists none for a table that is not one
     "pg_partition_ancestors": "SELECT TRY_CAST({0} AS BIGINT) AS relid WHERE FALSE",
+    # the pieces of a string split at a regular expression's matches
+    "regexp_split_to_table": (
+        "SELECT unnest(string_split_regex({0}, {1})) AS regexp_split_to_table"
+    ),
 }
 
 
 @cache
 def _srf_template(template: str) -> exp.Expr:
-    return sqlglot.parse_one(template.format("__hati_arg"), read="duckdb")
+    args = [f"__hati_arg{i}" for i in range(template.count("{"))]
+    return sqlglot.parse_one(template.format(*args), read="duckdb")
 
 
 def _srf_query(template: str) -> exp.Expr:
@@ -445,20 +452,19 @@ def _srf_query(template: str) -> exp.Expr:
 
 def _table(node: exp.Table) -> None:
     fn = node.this
-    if isinstance(fn, exp.Anonymous) and len(fn.expressions) == 1:
-        template = _SRF_AS_SUBQUERY.get(fn.name.lower())
-        if template is not None:
-            query = _srf_query(template)
-            for col in query.find_all(exp.Column):
-                if col.name == "__hati_arg":
-                    col.replace(fn.expressions[0].copy())
-            if node.args.get("ordinality"):  # WITH ORDINALITY: the row's number after
-                query = exp.select("*", "row_number() OVER () AS ordinality").from_(
-                    exp.Subquery(this=query, alias=exp.TableAlias(this="__hati_srf"))
-                )
-            alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(fn.name))
-            node.replace(exp.Subquery(this=query, alias=alias))
-            return
+    template = _SRF_AS_SUBQUERY.get(fn.name.lower()) if isinstance(fn, exp.Anonymous) else None
+    if template is not None and len(fn.expressions) == template.count("{"):
+        query = _srf_query(template)
+        for col in list(query.find_all(exp.Column)):
+            if col.name.startswith("__hati_arg"):  # the n-th argument
+                col.replace(fn.expressions[int(col.name[len("__hati_arg") :])].copy())
+        if node.args.get("ordinality"):  # WITH ORDINALITY: the row's number after
+            query = exp.select("*", "row_number() OVER () AS ordinality").from_(
+                exp.Subquery(this=query, alias=exp.TableAlias(this="__hati_srf"))
+            )
+        alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(fn.name))
+        node.replace(exp.Subquery(this=query, alias=alias))
+        return
     catalog = node.args.get("catalog")
     if catalog is not None and catalog.name.lower() not in _KEEP_CATALOGS:
         node.set("catalog", None)

@@ -54,6 +54,7 @@ PG_WORDS = frozenset(
         # set-returning functions in FROM (pgcompat._SRF_AS_SUBQUERY)
         "PG_OPTIONS_TO_TABLE",
         "PG_PARTITION_ANCESTORS",
+        "REGEXP_SPLIT_TO_TABLE",
         "NOW",  # a column DEFAULT now() kept as written (pgcompat._now_default)
         # int2vector / oidvector subscripts (vector_subscript.VECTOR_COLUMNS)
         "INDKEY",
@@ -120,8 +121,8 @@ PG_WORDS = frozenset(
     }
     | pg_functions.TRIGGER_WORDS
 )
-# Identifiers that only Snowflake SQL uses (not to_date: PostgreSQL has it too); seeing one switches a Postgres-mode
-# statement to the Snowflake reader.
+# Identifiers that only Snowflake SQL uses (not to_date / to_number: PostgreSQL has them
+# too); seeing one switches a Postgres-mode statement to the Snowflake reader.
 PG_WORDS |= json_functions.WORDS
 
 SNOWFLAKE_WORDS = frozenset(
@@ -140,7 +141,6 @@ SNOWFLAKE_WORDS = frozenset(
         "TIMESTAMP_LTZ",
         "TIMESTAMP_TZ",
         "TRY_TO_NUMBER",
-        "TO_NUMBER",
         "ZEROIFNULL",
         "ARRAY_SIZE",
         "OBJECT_CONSTRUCT",

@@ -134,3 +134,20 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_statement_timestamp() AS now();
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_transaction_timestamp() AS now();
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_timeofday() AS
     strftime(__hati_clock_timestamp(), '%a %b %d %H:%M:%S.%f %Y %Z');
+
+-- array_replace(a, from, to): every element equal to `from` (NULL too) becomes `to`.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_array_replace(a, x, y) AS
+    list_transform(a, __e -> CASE WHEN __e IS NOT DISTINCT FROM x THEN y ELSE __e END);
+
+-- to_number(text, format): the digits, point and sign the format reads (PostgreSQL's
+-- NUM_processor, for the patterns to_char supports here: 9 0 . , D G S MI PL SG PR FM).
+-- One argument is Snowflake's TO_NUMBER(x): NUMBER(38,0).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_to_number(s) AS CAST(s AS DECIMAL(38, 0)),
+    (s, f) AS
+    CAST(CASE WHEN (regexp_matches(f, 'PR', 'i') AND regexp_matches(s, '^\s*<.*>\s*$'))
+                   OR regexp_matches(s, '-')
+              THEN '-' ELSE '' END
+         || regexp_replace(
+                CASE WHEN regexp_matches(f, '[.D]') THEN s
+                     ELSE regexp_replace(s, '\..*$', '') END,
+                '[^0-9.]', '', 'g') AS DECIMAL(38, 10));

@@ -77,3 +77,11 @@ SELECT clock_timestamp() >= now(), statement_timestamp() = now(), transaction_ti
 SELECT 'today'::date = current_date, date 'tomorrow' - date 'yesterday', 'epoch'::timestamp, 'epoch'::timestamptz, 'allballs'::time, 'now'::timestamptz <= now()
 -- @query bytea_escape_format_cast
 SELECT 'a\000b'::bytea, '\x'::bytea, 'abc'::bytea, 'a\\b'::bytea
+-- @query regexp_split_to_table_in_from
+SELECT * FROM regexp_split_to_table('a b  c', '\s+')
+-- @query regexp_split_to_table_alias
+SELECT w FROM regexp_split_to_table('x,y', ',') AS t(w) ORDER BY w
+-- @query array_replace_remove
+SELECT array_remove(ARRAY[1,2,1], 1), array_replace(ARRAY[1,2,NULL], 2, 9), array_replace(ARRAY[1,NULL], NULL, 0)
+-- @query to_number_formats
+SELECT to_number('1,234.5', '9,999.9'), to_number('-12.50', 'S99.99'), to_number('<5>', '9PR'), to_number('12,454.8-', '99G999D9S')
