@@ -20,7 +20,7 @@
 - `x = ANY(array_column)` -> `list_contains(array_column, x)`: see any_array;
 - `COLLATE pg_catalog.default` / "C" / "POSIX" -> dropped;
 - `varchar(n)` columns of CREATE TABLE and casts to varchar(n): see varchar_length.
-- bare `numeric` / `decimal` (columns and casts) -> DECIMAL(38,10): see numeric_type.
+- bare `numeric`, composite types, STORED generated columns, special date inputs: see pg_types.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ from transpiler import (
     array_dims,
     bytea_input,
     like_escape,
-    numeric_type,
     pg_functions,
+    pg_types,
     scalar_from,
     series_from,
     unnest_zip,
@@ -120,7 +120,7 @@ def rewrite(nodes: list[exp.Expr]) -> None:
     # the new node, so they must already be rewritten.
     for node in reversed(nodes):
         if isinstance(node, exp.Create) and node.kind == "TYPE":
-            _composite_type(node)  # a statement's root: not `attached`
+            pg_types.composite_type(node)  # a statement's root: not `attached`
             continue
         if not attached(node):
             continue
@@ -135,7 +135,7 @@ def rewrite(nodes: list[exp.Expr]) -> None:
                     _schema_part(kind.this)
             else:
                 _float_precision(node)
-                _bare_numeric(node)
+                pg_types.bare_numeric(node)
         elif isinstance(node, exp.Table):
             series_from.rewrite(node)
             if attached(node):
@@ -179,26 +179,8 @@ def rewrite(nodes: list[exp.Expr]) -> None:
             node.replace(_simple_type(exp.DType.BIGINT))
         elif isinstance(node, exp.ColumnDef):
             varchar_length.column_def(node)
-        elif isinstance(node, exp.ComputedColumnConstraint) and not isinstance(
-            node.this, exp.Paren
-        ):
-            # `GENERATED ALWAYS AS (expr) STORED`: sqlglot drops STORED (DuckDB has only
-            # VIRTUAL generated columns: the same values, computed when read) and the
-            # parentheses DuckDB requires
-            node.set("this", exp.Paren(this=node.this))
-
-
-def _composite_type(node: exp.Create) -> None:
-    """`CREATE TYPE t AS (a int, b text)`: PostgreSQL's composite type is DuckDB's STRUCT."""
-    schema = node.expression
-    if not isinstance(schema, exp.Schema) or not all(
-        isinstance(c, exp.ColumnDef) for c in schema.expressions
-    ):
-        return
-    fields = [
-        exp.ColumnDef(this=c.this.copy(), kind=c.args["kind"].copy()) for c in schema.expressions
-    ]
-    node.set("expression", exp.DataType(this=exp.DType.STRUCT, expressions=fields, nested=True))
+        elif isinstance(node, exp.ComputedColumnConstraint):
+            pg_types.generated_column(node)
 
 
 def _simple_type(dtype: exp.DType) -> exp.DataType:
@@ -218,54 +200,6 @@ def _float_precision(node: exp.DataType) -> None:
     node.replace(_simple_type(exp.DType.FLOAT if precision <= 24 else exp.DType.DOUBLE))
 
 
-def _bare_numeric(node: exp.DataType) -> None:
-    """numeric / decimal without precision -> numeric_type's DECIMAL(38,10) (DuckDB's bare
-    DECIMAL is (18,3): it rounded). A cast of a bound parameter keeps it bare: `_typed_cast`
-    drops that cast, the parameter binding as a Decimal of its own digits."""
-    if node.this is not exp.DataType.Type.DECIMAL or node.expressions:
-        return
-    parent = node.parent
-    if isinstance(parent, exp.Cast) and isinstance(parent.this, (exp.Parameter, exp.Placeholder)):
-        return
-    node.set(
-        "expressions",
-        [
-            exp.DataTypeParam(this=exp.Literal.number(numeric_type.PRECISION)),
-            exp.DataTypeParam(this=exp.Literal.number(numeric_type.SCALE)),
-        ],
-    )
-
-
-_DATETIME_TYPES = {
-    exp.DataType.Type.DATE,
-    exp.DataType.Type.TIMESTAMP,
-    exp.DataType.Type.TIMESTAMPTZ,
-    exp.DataType.Type.TIME,
-}
-# PostgreSQL's special date / time input strings, as SQL DuckDB runs (then cast to the type)
-_SPECIAL_DATETIMES = {
-    "now": "now()",
-    "today": "current_date",
-    "tomorrow": "current_date + 1",
-    "yesterday": "current_date - 1",
-    "epoch": "'1970-01-01 00:00:00+00'",  # read by the cast: 00:00 in any zone for timestamp
-    "allballs": "TIME '00:00:00'",
-}
-
-
-def _special_datetime(value: exp.Expr, to: exp.DataType) -> exp.Expr | None:
-    """`'today'::date`, `timestamp 'now'`, `'epoch'::timestamptz`: PostgreSQL's special
-    input strings (DuckDB reads only infinity and -infinity)."""
-    if to.this not in _DATETIME_TYPES or not isinstance(value, exp.Literal) or not value.is_string:
-        return None
-    sql = _SPECIAL_DATETIMES.get(value.name.strip().lower())
-    if sql is None or (
-        to.this is exp.DataType.Type.DATE and value.name.strip().lower() == "allballs"
-    ):
-        return None
-    return exp.cast(sqlglot.parse_one(sql, read="duckdb"), to.copy())
-
-
 def _typed_cast(node: exp.Cast, to: exp.DataType) -> None:
     if _reg_array(node, to):
         return
@@ -279,7 +213,7 @@ def _typed_cast(node: exp.Cast, to: exp.DataType) -> None:
         if data is not None:
             # Postgres bytea input ('\x0a0b', 'a\\000'); DuckDB reads escapes its own way.
             node.replace(exp.Anonymous(this="unhex", expressions=[exp.Literal.string(data.hex())]))
-    elif (special := _special_datetime(value, to)) is not None:
+    elif (special := pg_types.special_datetime(value, to)) is not None:
         node.replace(special)
     elif (
         to.this is exp.DataType.Type.DECIMAL
