@@ -12,7 +12,8 @@ R1 (before parsing) `pg_catalog.<name>` -> `<name>` for tables, column qualifier
    the target of CREATE / ALTER / DROP / COMMENT ON -> `__hati_catalog.pg.<name>`.
 R3 (before) `x::oid[]` -> `x::bigint[]`: sqlglot cannot parse `oid[]`.
 R4 (before) a set-returning function in FROM with a bare alias gets that alias as its
-   column name too, as in Postgres: `FROM generate_series(0, n) s` -> `... s(s)`.
+   column name too, as in Postgres: `FROM generate_series(0, n) s` -> `... s(s)`;
+   `JOIN unnest(a) AS s` likewise.
 R5 (before) Postgres array literals: `'{a,b}'::text[]` -> `'[a,b]'::text[]`.
 R2 (after) `information_schema.<name>` -> `__hati_catalog.info.<name>`.
 R6 (after) a reg* cast used as an OID is the OID form, whatever the operand:
@@ -84,6 +85,9 @@ _OID_ARRAY = re.compile(r"::\s*oid\s*\[\]", re.IGNORECASE)
 _ARRAY_LITERAL = re.compile(r"'\{([^'{}]*)\}'(\s*::\s*\w+\s*\[\])")
 _SRF = re.compile(r"\b(generate_series|unnest|generate_subscripts)\s*\(", re.IGNORECASE)
 _BARE_ALIAS = re.compile(r"\s+([a-z_]\w*)\b(?!\s*\()", re.IGNORECASE)  # FROM f(...) s: no AS
+# FROM / JOIN f(...) AS s (ADBC's `CROSS JOIN UNNEST(conkey) AS conkeys`); after a comma
+# this could be a select-list item (`SELECT a, unnest(x) AS y`), so it is not taken there.
+_AS_ALIAS = re.compile(r"\s+AS\s+([a-z_]\w*)\b(?!\s*\()", re.IGNORECASE)
 _NOT_ALIAS = {
     "on",
     "where",
@@ -133,6 +137,8 @@ def r4_srf_alias(sql: str) -> str:
             if depth == 0:
                 break
         alias = _BARE_ALIAS.match(sql, i)
+        if (alias is None or alias[1].lower() == "as") and re.search(r"(FROM|JOIN)\s*$", sql[: m.start()], re.I):
+            alias = _AS_ALIAS.match(sql, i)
         if alias and alias[1].lower() not in _NOT_ALIAS:
             out.append(sql[pos : alias.end()] + f"({alias[1]})")
             pos = alias.end()

@@ -70,6 +70,9 @@ class ConstraintDdl:
     adds: tuple[AddedConstraint, ...] = ()
     drops: tuple[tuple[str, bool], ...] = ()  # (name, IF EXISTS)
     create: bool = False
+    # CREATE TABLE IF NOT EXISTS: a table already there is left as it is (its foreign keys
+    # registered already), with PostgreSQL's notice
+    if_not_exists: bool = False
     # ADD COLUMN clauses as DuckDB takes them (no constraints), and the SET NOT NULLs
     # that follow: run first, then `adds` (DuckDB: "Adding columns with constraints not
     # yet supported").
@@ -221,6 +224,7 @@ def take_foreign_keys(tree: exp.Expr) -> ConstraintDdl | None:
         schema=table.db or None,
         adds=tuple(AddedConstraint("f", f.name, f.columns, foreign_key=f) for f in found),
         create=True,
+        if_not_exists=bool(tree.args.get("exists")),
         named=named,
     )
 

@@ -197,6 +197,41 @@ _EXPLAIN = re.compile(
 )
 
 
+def _copy_query(
+    chunk: Chunk, reader: Dialect, dims: int, hints: ColumnHints | None, agent: frozenset[str]
+) -> Statement | None:
+    """COPY (<query>) TO ...: the query transpiled as a SELECT would be, the rest as written.
+    ADBC and ConnectorX read every result this way, so a PostgreSQL form in the query
+    (`2.5::numeric`, `x = ANY('{a,b}')`, `1/0`) must mean what it means in a SELECT."""
+    tokens = chunk.tokens
+    if len(tokens) < 3 or tokens[1].token_type is not TokenType.L_PAREN:
+        return None
+    depth = 0
+    for close in range(1, len(tokens)):
+        kind = tokens[close].token_type
+        depth += (kind is TokenType.L_PAREN) - (kind is TokenType.R_PAREN)
+        if depth == 0:
+            break
+    else:
+        return None
+    offset = chunk.start
+    query = chunk.text[tokens[1].end + 1 - offset : tokens[close].start - offset]
+    inner = _transpile_cached(query, reader_name(reader), dims, hints, agent)
+    if len(inner) != 1:
+        return None
+    st = inner[0]
+    if st.kind != "select" or st.markers or st.agent_calls or st.bind_texts or st.atomic:
+        return None  # what the server runs in steps or rewrites itself stays as written
+    head = chunk.text[: tokens[1].end + 1 - offset]
+    return Statement(
+        sql=head + st.sql + chunk.text[tokens[close].start - offset :],
+        kind="copy",
+        tag="COPY",
+        external_access=external_access.of_tokens(tokens),
+        notices=st.notices,
+    )
+
+
 def _explain(
     chunk: Chunk, reader: Dialect, dims: int, hints: ColumnHints | None, agent: frozenset[str]
 ) -> Statement | None:
@@ -288,6 +323,10 @@ def _statement(
         )
     triggers = scan(tokens, agent)
     if tokens[0].text.upper() in _NATIVE and not triggers.hati:
+        if tag == "COPY":
+            copied = _copy_query(chunk, reader, dims, hints, agent)
+            if copied is not None:
+                return copied
         return _pass_through(chunk, kind, tag, triggers)
     if triggers.snowflake and reader is POSTGRES:
         reader = SNOWFLAKE

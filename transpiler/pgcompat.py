@@ -20,6 +20,7 @@
 - `x = ANY(array_column)` -> `list_contains(array_column, x)`: see any_array;
 - `COLLATE pg_catalog.default` / "C" / "POSIX" -> dropped;
 - `varchar(n)` columns of CREATE TABLE and casts to varchar(n): see varchar_length.
+- a regproc catalog column compared with 0 (`typreceive != 0`): see regproc_columns;
 - bare `numeric`, composite types, STORED generated columns, special date inputs: see pg_types.
 """
 
@@ -37,6 +38,7 @@ from transpiler import (
     like_escape,
     pg_functions,
     pg_types,
+    regproc_columns,
     scalar_from,
     series_from,
     unnest_zip,
@@ -173,6 +175,8 @@ def rewrite(nodes: list[exp.Expr]) -> None:
             _now_default(node)
         elif isinstance(node, exp.Func):
             _function(node)
+        elif isinstance(node, (exp.EQ, exp.NEQ)):
+            regproc_columns.rewrite(node)
         elif isinstance(node, exp.Operator):
             _operator(node)
         elif isinstance(node, exp.ObjectIdentifier) and node.name.upper() == "OID":

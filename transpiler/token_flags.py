@@ -17,7 +17,13 @@ from functools import lru_cache
 
 from sqlglot.tokens import Token, TokenType
 
-from transpiler import agent_calls, external_access, json_functions, pg_functions
+from transpiler import (
+    agent_calls,
+    external_access,
+    json_functions,
+    pg_functions,
+    regproc_columns,
+)
 from transpiler.pgcompat import MISSING_PG_FUNCTIONS
 
 HATI_WORDS = frozenset(
@@ -121,6 +127,7 @@ PG_WORDS = frozenset(
     }
     | pg_functions.TRIGGER_WORDS
 )
+PG_WORDS |= {c.upper() for c in regproc_columns.REGPROC_COLUMNS}  # typreceive != 0
 # Identifiers that only Snowflake SQL uses (not to_date / to_number: PostgreSQL has them
 # too); seeing one switches a Postgres-mode statement to the Snowflake reader.
 PG_WORDS |= json_functions.WORDS

@@ -73,10 +73,14 @@ def _run(
     in_block: bool,
     notices: list[str],
 ) -> None:
+    target = _Target(request.table, request.schema)
     with alter_rebuild.own_transaction(cur, in_block):
+        if request.create and request.if_not_exists:
+            if alter_rebuild.resolve_table(cur, target) is not None:
+                notices.append(f'relation "{request.table}" already exists, skipping')
+                return  # Peewee's create_tables(safe=True) of a table with a foreign key
         if request.create:
             cur.execute(sql)
-        target = _Target(request.table, request.schema)
         table = alter_rebuild.resolve_table(cur, target)
         if table is None:
             if request.if_exists:

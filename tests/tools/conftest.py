@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,3 +19,17 @@ def tool_program(tool: str, program: str = "python") -> Path:
     if not path.exists():
         pytest.fail(f"{path} is missing: `bash .ci/run` installs .ci/tools/{tool}.txt there")
     return path
+
+
+def run_tool_script(tool: str, script: Path, *args: str, timeout: float = 300) -> dict:
+    """Run `script` with the python of `.venv-tools/<tool>`; the JSON its last line prints.
+    A script prints what it did so far also when a step fails: the failure says which."""
+    proc = subprocess.run(
+        [str(tool_program(tool)), str(script), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    if proc.returncode != 0:
+        raise AssertionError(f"{script.name} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])

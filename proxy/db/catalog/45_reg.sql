@@ -12,16 +12,16 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_ident(s) AS
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_relname_oid(qname) AS (
     -- [database.]schema.rel, any part quoted ("public"."T"; a dot inside quotes is the
-    -- name's)
+    -- name's), spaces around the dots allowed (ADBC's '"public" . "t"')
     WITH __h_m AS (
-        SELECT regexp_extract(qname, '^\s*(?:(?:"(?:[^"]|"")*"|[^."]+)\.)?'
-                                     || '("(?:[^"]|"")*"|[^."]+)\.("(?:[^"]|"")*"|[^."]+)\s*$',
+        SELECT regexp_extract(qname, '^\s*(?:(?:"(?:[^"]|"")*"|[^."]+)\s*\.\s*)?'
+                                     || '("(?:[^"]|"")*"|[^."]+?)\s*\.\s*("(?:[^"]|"")*"|[^."]+)\s*$',
                               ['nsp', 'rel']) AS m
     ), __h_parts AS (
         SELECT CASE WHEN __h_m.m.rel <> '' THEN __hati_catalog.pg.__hati_ident(__h_m.m.nsp) END
                    AS nsp,
                __hati_catalog.pg.__hati_ident(CASE WHEN __h_m.m.rel <> '' THEN __h_m.m.rel
-                                                   ELSE qname END) AS rel
+                                                   ELSE trim(qname) END) AS rel
         FROM __h_m
     )
     -- pg_class unqualified: the connection's snapshot (proxy/db/catalog/snapshot.py)
