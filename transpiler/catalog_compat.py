@@ -137,7 +137,9 @@ def r4_srf_alias(sql: str) -> str:
             if depth == 0:
                 break
         alias = _BARE_ALIAS.match(sql, i)
-        if (alias is None or alias[1].lower() == "as") and re.search(r"(FROM|JOIN)\s*$", sql[: m.start()], re.I):
+        if (alias is None or alias[1].lower() == "as") and re.search(
+            r"(FROM|JOIN)\s*$", sql[: m.start()], re.I
+        ):
             alias = _AS_ALIAS.match(sql, i)
         if alias and alias[1].lower() not in _NOT_ALIAS:
             out.append(sql[pos : alias.end()] + f"({alias[1]})")

@@ -371,6 +371,9 @@ _SRF_AS_SUBQUERY = {
     ),
     # no partitions here, and PostgreSQL lists none for a table that is not one
     "pg_partition_ancestors": "SELECT TRY_CAST({0} AS BIGINT) AS relid WHERE FALSE",
+    # an array's subscripts (DuckDB's generate_subscripts is a scalar set function only;
+    # Peewee's get_indexes: `FROM generate_subscripts(idx.indkey, 1) AS k`)
+    "generate_subscripts": "SELECT generate_subscripts({0}, {1}) AS generate_subscripts",
     # the pieces of a string split at a regular expression's matches
     "regexp_split_to_table": (
         "SELECT unnest(string_split_regex({0}, {1})) AS regexp_split_to_table"
@@ -396,6 +399,9 @@ def _table(node: exp.Table) -> None:
         for col in list(query.find_all(exp.Column)):
             if col.name.startswith("__hati_arg"):  # the n-th argument
                 col.replace(fn.expressions[int(col.name[len("__hati_arg") :])].copy())
+        for call in list(query.find_all(exp.Anonymous)):
+            if call.name.lower() == "generate_subscripts":  # of indkey: counted from 0
+                vector_subscript.rewrite_subscripts(call)
         if node.args.get("ordinality"):  # WITH ORDINALITY: the row's number after
             query = exp.select("*", "row_number() OVER () AS ordinality").from_(
                 exp.Subquery(this=query, alias=exp.TableAlias(this="__hati_srf"))

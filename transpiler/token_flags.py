@@ -61,6 +61,7 @@ PG_WORDS = frozenset(
         "PG_OPTIONS_TO_TABLE",
         "PG_PARTITION_ANCESTORS",
         "REGEXP_SPLIT_TO_TABLE",
+        "GENERATE_SUBSCRIPTS",
         "NOW",  # a column DEFAULT now() kept as written (pgcompat._now_default)
         # int2vector / oidvector subscripts (vector_subscript.VECTOR_COLUMNS)
         "INDKEY",

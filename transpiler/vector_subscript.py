@@ -50,6 +50,8 @@ def rewrite_subscripts(node: exp.Anonymous) -> None:
     """`generate_subscripts(col, 1)` -> `(generate_subscripts(col, 1) - 1)` for these."""
     if node.name.lower() != "generate_subscripts" or not node.expressions:
         return
+    if isinstance(node.parent, exp.Table):
+        return  # in FROM: pgcompat makes it a derived table, then rewrites the call there
     column = node.expressions[0]
     if not isinstance(column, exp.Column) or column.name.lower() not in VECTOR_COLUMNS:
         return

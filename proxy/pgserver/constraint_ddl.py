@@ -75,10 +75,10 @@ def _run(
 ) -> None:
     target = _Target(request.table, request.schema)
     with alter_rebuild.own_transaction(cur, in_block):
-        if request.create and request.if_not_exists:
-            if alter_rebuild.resolve_table(cur, target) is not None:
-                notices.append(f'relation "{request.table}" already exists, skipping')
-                return  # Peewee's create_tables(safe=True) of a table with a foreign key
+        exists = request.if_not_exists and alter_rebuild.resolve_table(cur, target) is not None
+        if exists:  # Peewee's create_tables(safe=True) of a table with a foreign key
+            notices.append(f'relation "{request.table}" already exists, skipping')
+            return
         if request.create:
             cur.execute(sql)
         table = alter_rebuild.resolve_table(cur, target)

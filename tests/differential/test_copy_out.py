@@ -166,3 +166,27 @@ def test_copy_csv_quote_and_escape_must_be_one_byte(sides: tuple[str, str], opti
                 cur.execute(f"COPY (SELECT 1) TO STDOUT (FORMAT csv, {option})")  # type: ignore[arg-type]
             errors.append((info.value.sqlstate, str(info.value).splitlines()[0]))
     assert errors[1] == errors[0]
+
+
+# The query of COPY (<query>) TO STDOUT means what it means as a SELECT (ADBC and
+# ConnectorX read every result this way): PostgreSQL's forms in it are transpiled.
+PG_FORMS = [
+    "SELECT 2.5::numeric AS n, 1.50::numeric AS m, count(*) AS c, sum(b) AS s FROM copy_t",
+    "SELECT i, 7 / 2 AS q FROM copy_t WHERE i = ANY('{1,4}') ORDER BY i",
+    "SELECT typname FROM pg_type WHERE typreceive <> 0 AND typname IN ('int4', 'text') ORDER BY 1",
+    "SELECT k FROM generate_subscripts(ARRAY[5, 6, 7], 1) AS k ORDER BY k",
+]
+
+
+@pytest.mark.parametrize("query", PG_FORMS)
+@pytest.mark.parametrize("options", ["", "(FORMAT binary)"])
+def test_copy_query_is_postgresql_sql(sides: tuple[str, str], query: str, options: str) -> None:
+    sql = f"COPY ({query}) TO STDOUT {options}"
+    pg, hati = (_copy(dsn, sql) for dsn in sides)
+    assert hati == pg, f"{sql}\nPostgreSQL: {pg[:600]!r}\nhatiproxy:  {hati[:600]!r}"
+
+
+def test_copy_query_division_by_zero_is_22012(sides: tuple[str, str]) -> None:
+    for dsn in sides:
+        with pytest.raises(psycopg.errors.DivisionByZero):
+            _copy(dsn, "COPY (SELECT 1 / 0) TO STDOUT (FORMAT binary)")

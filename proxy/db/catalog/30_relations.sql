@@ -369,7 +369,10 @@ SELECT idxoid + 1 AS oid,
        coalesce((SELECT t.table_oid FROM duckdb_tables() t
                  WHERE t.database_name = con.database_name AND t.schema_name = con.schema_name
                    AND t.table_name = con.referenced_table), 0)::BIGINT AS confrelid,
-       'a' AS confupdtype, 'a' AS confdeltype, 's' AS confmatchtype,
+       -- a foreign key's actions; ' ' for the other kinds, as PostgreSQL has them
+       CASE WHEN constraint_type = 'FOREIGN KEY' THEN 'a' ELSE ' ' END AS confupdtype,
+       CASE WHEN constraint_type = 'FOREIGN KEY' THEN 'a' ELSE ' ' END AS confdeltype,
+       CASE WHEN constraint_type = 'FOREIGN KEY' THEN 's' ELSE ' ' END AS confmatchtype,
        TRUE AS conislocal, 0::INTEGER AS coninhcount, TRUE AS connoinherit,
        list_transform(constraint_column_indexes, i -> (i + 1)::SMALLINT) AS conkey,
        (SELECT list(col.column_index::SMALLINT ORDER BY r.pos)

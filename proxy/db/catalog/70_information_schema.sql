@@ -122,7 +122,13 @@ SELECT {{database_name}} AS constraint_catalog, n.nspname AS constraint_schema,
        n.nspname AS unique_constraint_schema,
        (SELECT min(u.conname) FROM __hati_catalog.pg.pg_constraint u
         WHERE u.conrelid = c.confrelid AND u.contype IN ('p', 'u')) AS unique_constraint_name,
-       'NONE' AS match_option, 'NO ACTION' AS update_rule, 'NO ACTION' AS delete_rule
+       'NONE' AS match_option,
+       CASE c.confupdtype WHEN 'c' THEN 'CASCADE' WHEN 'n' THEN 'SET NULL'
+            WHEN 'd' THEN 'SET DEFAULT' WHEN 'r' THEN 'RESTRICT' ELSE 'NO ACTION' END
+           AS update_rule,
+       CASE c.confdeltype WHEN 'c' THEN 'CASCADE' WHEN 'n' THEN 'SET NULL'
+            WHEN 'd' THEN 'SET DEFAULT' WHEN 'r' THEN 'RESTRICT' ELSE 'NO ACTION' END
+           AS delete_rule
 FROM __hati_catalog.pg.pg_constraint c
 JOIN __hati_catalog.pg.pg_namespace n ON n.oid = c.connamespace
 WHERE c.contype = 'f';
