@@ -227,6 +227,7 @@ def _copy_query(
         sql=head + st.sql + chunk.text[tokens[close].start - offset :],
         kind="copy",
         tag="COPY",
+        param_count=st.param_count,
         external_access=external_access.of_tokens(tokens),
         notices=st.notices,
     )

@@ -373,12 +373,18 @@ _SRF_AS_SUBQUERY = {
     "pg_partition_ancestors": "SELECT TRY_CAST({0} AS BIGINT) AS relid WHERE FALSE",
     # an array's subscripts (DuckDB's generate_subscripts is a scalar set function only;
     # Peewee's get_indexes: `FROM generate_subscripts(idx.indkey, 1) AS k`)
-    "generate_subscripts": "SELECT generate_subscripts({0}, {1}) AS generate_subscripts",
+    "generate_subscripts": (
+        "SELECT CAST(generate_subscripts({0}, {1}) AS INTEGER) AS generate_subscripts"
+    ),
     # the pieces of a string split at a regular expression's matches
     "regexp_split_to_table": (
         "SELECT unnest(string_split_regex({0}, {1})) AS regexp_split_to_table"
     ),
 }
+
+
+# Those returning a scalar type (not named OUT columns): the table alias names the column.
+_SRF_SCALAR = frozenset({"generate_subscripts", "regexp_split_to_table"})
 
 
 @cache
@@ -407,6 +413,8 @@ def _table(node: exp.Table) -> None:
                 exp.Subquery(this=query, alias=exp.TableAlias(this="__hati_srf"))
             )
         alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(fn.name))
+        if fn.name.lower() in _SRF_SCALAR and not alias.columns:  # the alias names its column
+            alias.set("columns", [exp.to_identifier(alias.name)])
         node.replace(exp.Subquery(this=query, alias=alias))
         return
     catalog = node.args.get("catalog")

@@ -171,7 +171,7 @@ def test_copy_csv_quote_and_escape_must_be_one_byte(sides: tuple[str, str], opti
 # The query of COPY (<query>) TO STDOUT means what it means as a SELECT (ADBC and
 # ConnectorX read every result this way): PostgreSQL's forms in it are transpiled.
 PG_FORMS = [
-    "SELECT 2.5::numeric AS n, 1.50::numeric AS m, count(*) AS c, sum(b) AS s FROM copy_t",
+    "SELECT 2.5::numeric AS n, 100::numeric AS m, count(*) AS c, sum(b) AS s FROM copy_t",
     "SELECT i, 7 / 2 AS q FROM copy_t WHERE i = ANY('{1,4}') ORDER BY i",
     "SELECT typname FROM pg_type WHERE typreceive <> 0 AND typname IN ('int4', 'text') ORDER BY 1",
     "SELECT k FROM generate_subscripts(ARRAY[5, 6, 7], 1) AS k ORDER BY k",

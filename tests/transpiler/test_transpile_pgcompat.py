@@ -78,8 +78,8 @@ def sql(text: str) -> str:
             ' FROM GENERATE_SERIES(1, 2)) AS "g"',
         ),
         (
-            "SELECT * FROM generate_series(1, 3000000000) AS g",
-            "SELECT * FROM GENERATE_SERIES(1, 3000000000) AS g",
+            "SELECT * FROM generate_series(1, 3000000000) AS g",  # bigint bounds: as written
+            "SELECT * FROM GENERATE_SERIES(1, 3000000000) AS g(g)",  # the alias names its column
         ),
         # quoted schema qualifiers (TypeORM quotes every name)
         (

@@ -6,6 +6,7 @@
 -- @setup
 CREATE TABLE IF NOT EXISTS "d_pw_author" ("id" SERIAL NOT NULL PRIMARY KEY, "name" VARCHAR(80) NOT NULL, "joined" TIMESTAMP NOT NULL, "active" BOOLEAN NOT NULL);
 CREATE UNIQUE INDEX IF NOT EXISTS "d_pw_author_name" ON "d_pw_author" ("name");
+INSERT INTO "d_pw_author" ("name", "joined", "active") VALUES ('Ann', '2024-01-02T03:04:05'::timestamp, true), ('Bob', '2023-05-06T07:08:09'::timestamp, false);
 CREATE TABLE IF NOT EXISTS "d_pw_book" ("id" SERIAL NOT NULL PRIMARY KEY, "author_id" INTEGER NOT NULL, "title" VARCHAR(255) NOT NULL, "price" NUMERIC(8, 2), "meta" JSONB, "published" DATE, FOREIGN KEY ("author_id") REFERENCES "d_pw_author" ("id") ON DELETE CASCADE);
 CREATE INDEX IF NOT EXISTS "d_pw_book_author_id" ON "d_pw_book" ("author_id");
 CREATE UNIQUE INDEX IF NOT EXISTS "d_pw_book_author_id_title" ON "d_pw_book" ("author_id", "title");
@@ -34,3 +35,5 @@ select oid, typname, format_type(oid, NULL) from pg_type WHERE typname IN ('int4
 SELECT a.attname, a.atttypid FROM pg_catalog.pg_attribute AS a INNER JOIN pg_catalog.pg_class AS t ON a.attrelid = t.oid INNER JOIN pg_catalog.pg_namespace AS n ON t.relnamespace = n.oid WHERE t.relname = 'd_pw_book' AND n.nspname = COALESCE(NULL, current_schema()) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum
 -- @query generate_subscripts_in_from
 SELECT k, n FROM generate_subscripts(ARRAY['a', 'b', 'c'], 1) WITH ORDINALITY AS g(k, n) ORDER BY k
+-- @query generate_subscripts_after_comma
+SELECT p.id, k FROM d_pw_author p, generate_subscripts(ARRAY[10, 20], 1) AS k ORDER BY p.id, k
