@@ -31,15 +31,6 @@ SELECT round(2.5::float8), round(-0.5::float8)
 -- @query sign_numeric
 SELECT sign(-3.0), sign(-3.0::float8)
 -- @reason sign() keeps its argument type in PG (Decimal('-1'), -1.0); DuckDB returns TINYINT -1
--- @query extract_is_numeric
-SELECT extract(year FROM day) FROM d_kd WHERE id = 1
--- @reason extract() is numeric in PG 14+ (Decimal('2024')); DuckDB returns BIGINT 2024
--- @query extract_epoch
-SELECT extract(epoch FROM TIMESTAMP '2024-01-01 00:00:00')
--- @reason PG gives numeric Decimal('1704067200.000000'); DuckDB gives DOUBLE 1704067200.0
--- @query date_part_is_float
-SELECT date_part('year', DATE '2024-07-04')
--- @reason date_part() is float8 in PG (2024.0); DuckDB returns BIGINT 2024
 -- @query date_trunc_on_date
 SELECT date_trunc('month', day) FROM d_kd WHERE id = 2
 -- @reason PG casts the date to timestamptz (2024-02-01 00:00+00); DuckDB returns a plain timestamp
