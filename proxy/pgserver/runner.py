@@ -25,6 +25,7 @@ from proxy.db.settings import SessionSettings
 from proxy.db.turns import asked_since
 from proxy.pgserver import (
     agent_relations,
+    alter_indexed,
     alter_rebuild,
     arrow_results,
     commands,
@@ -379,6 +380,8 @@ class Runner:
         if st.constraints is not None:  # ADD / DROP CONSTRAINT, a CREATE TABLE's FOREIGN KEYs
             await constraint_ddl.run(self, session, portal)
             return
+        if st.tag == "ALTER TABLE" and await alter_indexed.run(self, session, portal):
+            return  # RENAME / DROP COLUMN / NOT NULL on an indexed table: around its indexes
         if st.index_name is not None and not portal.executed:
             # CREATE INDEX ON t (...): PostgreSQL numbers the generated name when taken
             st = portal.statement = await index_names.choose(self, st)

@@ -45,9 +45,7 @@ def test_times_without_seconds_before_a_zone_get_them() -> None:
         ("2024-01-01 10:00 UTC", "2024-01-01 10:00:00 UTC"),
         ("2024-01-01 9:30 Europe/Paris", "2024-01-01 9:30:00 Europe/Paris"),
     ]:
-        assert _sql(f"SELECT timestamptz '{written}'") == (
-            f"SELECT CAST('{read}' AS TIMESTAMPTZ)"
-        )
+        assert _sql(f"SELECT timestamptz '{written}'") == (f"SELECT CAST('{read}' AS TIMESTAMPTZ)")
     assert _sql("SELECT timestamp '2024-01-01 10:00+02'") == (
         "SELECT CAST('2024-01-01 10:00:00+02' AS TIMESTAMP)"
     )
