@@ -31,6 +31,7 @@ from transpiler import (
     external_access,
     int_results,
     json_types,
+    maintenance,
     multi_object,
     name_types,
     rewrite,
@@ -287,6 +288,10 @@ def _statement(
             sql=macro, kind=kind, tag=tag, external_access=external_access.of_tokens(tokens)
         )
     triggers = scan(tokens, agent)
+    if tokens[0].text.upper() in ("VACUUM", "ANALYZE", "ANALYSE") and (
+        vacuum := maintenance.vacuum_sql(tokens, chunk.text)
+    ):
+        return Statement(sql=vacuum, kind=kind, tag=tag)
     if tokens[0].text.upper() in _NATIVE and not triggers.hati:
         return _pass_through(chunk, kind, tag, triggers)
     if triggers.snowflake and reader is POSTGRES:
