@@ -395,6 +395,23 @@ def blocked_by_indexes(sql: str) -> bool:
     return False
 
 
+def write_target(sql: str) -> tuple[str | None, str] | None:
+    """(schema or None, table) a DuckDB INSERT / UPDATE / MERGE / COPY FROM writes; None
+    otherwise (read on a unique violation: DuckDB's message does not name the table)."""
+    import sqlglot  # (a failed write only)
+
+    try:
+        tree = sqlglot.parse_one(sql, read="duckdb")
+    except sqlglot.errors.ParseError:
+        return None
+    table = tree.this if isinstance(tree, (exp.Insert, exp.Update, exp.Merge, exp.Copy)) else None
+    if isinstance(table, exp.Schema):  # INSERT INTO t (a, b)
+        table = table.this
+    if not isinstance(table, exp.Table) or not table.name:
+        return None
+    return (table.db or None, table.name)
+
+
 def alter_target(sql: str) -> tuple[str | None, str] | None:
     """(schema or None, table) of a DuckDB `ALTER TABLE` statement; None otherwise."""
     import sqlglot  # (DDL only: parsed again where the server must know its table)

@@ -45,6 +45,7 @@ from proxy.pgserver import (
     savepoints,
     sql_cursors,
     statement_start,
+    unique_violation,
 )
 from proxy.pgserver.column_origins import OriginMap
 from proxy.pgserver.params import ParamTypes, decode_params
@@ -161,6 +162,8 @@ class Runner:
                 err.message = "canceling statement due to statement timeout"
             if err.sqlstate == "23514":  # name the CHECK, as PostgreSQL does
                 foreign_keys.name_check_violation(self.cursor, err)
+            elif err.sqlstate == "23505":  # and the unique constraint
+                await self.engine.run(unique_violation.name_violation, self.cursor, err, sql)
             raise err from None
         except PgError as err:  # mapped inside fn already (a subquery argument's rows)
             if err.sqlstate == "57014" and self._interrupt_reason == "timeout":

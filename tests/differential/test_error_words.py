@@ -22,6 +22,9 @@ from tests.conftest import start_server  # noqa: E402
 SETUP = (
     "CREATE TABLE w_err (id int PRIMARY KEY, n smallint, d date)",
     "INSERT INTO w_err VALUES (1, 1, '2024-01-01')",
+    "CREATE TABLE w_uniq (id int PRIMARY KEY, code text UNIQUE, a int, b text, UNIQUE (a, b))",
+    "CREATE UNIQUE INDEX w_uniq_lower_b ON w_uniq (lower(b))",
+    "INSERT INTO w_uniq VALUES (1, 'x', 1, 'p'), (2, 'y', 2, 'q')",
 )
 FAILING = [
     "SELECT 'abc'::int",
@@ -76,3 +79,37 @@ def _error(conn: psycopg.Connection, sql: str) -> tuple[str | None, str]:
 def test_error_in_postgres_words(conns: tuple[psycopg.Connection, ...], sql: str) -> None:
     pg, hati = conns
     assert _error(hati, sql) == _error(pg, sql)
+
+
+# A unique violation: PostgreSQL's message, DETAIL and the constraint / table / schema
+# fields applications read (proxy/pgserver/unique_violation.py).
+UNIQUE = [
+    "INSERT INTO w_uniq VALUES (1, 'new', 9, 'new')",
+    "INSERT INTO w_uniq VALUES (3, 'x', 9, 'new')",
+    "INSERT INTO w_uniq (id, code, a, b) VALUES (3, 'z', 1, 'p')",
+    "INSERT INTO w_uniq VALUES (3, 'z', 7, 'P')",
+    "UPDATE w_uniq SET code = 'x' WHERE id = 2",
+    "INSERT INTO public.w_uniq VALUES (2, 'w', 8, 'w')",
+]
+
+
+def _unique_error(conn: psycopg.Connection, sql: str) -> tuple[object, ...]:
+    with pytest.raises(psycopg.Error) as info:
+        conn.execute(sql)  # type: ignore[arg-type]  # test SQL
+    d = info.value.diag
+    return (
+        d.sqlstate,
+        d.message_primary,
+        d.message_detail,
+        d.schema_name,
+        d.table_name,
+        d.constraint_name,
+    )
+
+
+@pytest.mark.parametrize("sql", UNIQUE)
+def test_unique_violation_names_its_constraint(
+    conns: tuple[psycopg.Connection, ...], sql: str
+) -> None:
+    pg, hati = conns
+    assert _unique_error(hati, sql) == _unique_error(pg, sql)
