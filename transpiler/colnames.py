@@ -54,6 +54,9 @@ _FUNC_NAMES: dict[type[exp.Expr], str] = {
 }
 
 
+# sqlglot reads these operators as function nodes; PostgreSQL names their column ?column?
+_OPERATORS = (exp.JSONExtract, exp.JSONExtractScalar, exp.JSONBExtract, exp.JSONBExtractScalar)
+
 # Node types that exist only in some sqlglot versions, by class name.
 _BY_CLASS_NAME = {"CurrentVersion": "version", "CurrentSchema": "current_schema"}
 
@@ -101,6 +104,8 @@ def figure(node: exp.Expr) -> str | None:
             if isinstance(proj, (exp.Alias, exp.Column)):
                 return proj.alias_or_name
             return figure(proj) or UNKNOWN
+        return UNKNOWN
+    if isinstance(node, _OPERATORS):  # `j ->> 'k'`: an operator, not a function
         return UNKNOWN
     if isinstance(node, exp.Extract) and node.meta.get("date_part"):
         return "date_part"
