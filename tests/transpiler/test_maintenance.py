@@ -14,7 +14,7 @@ from transpiler import transpile
         ("VACUUM FULL t", "VACUUM t"),
         ("VACUUM FREEZE VERBOSE ANALYZE t (a, b)", "VACUUM ANALYZE t (a, b)"),
         ("VACUUM (INDEX_CLEANUP off, PARALLEL 2) t", "VACUUM t"),
-        ("ANALYZE VERBOSE s.\"T x\" (a)", 'ANALYZE s."T x" (a)'),
+        ('ANALYZE VERBOSE s."T x" (a)', 'ANALYZE s."T x" (a)'),
         ("ANALYSE t", "ANALYZE t"),
         ("VACUUM ANALYZE a, b", "VACUUM ANALYZE"),  # several tables: the whole database
         ("ANALYZE a(x), b", "ANALYZE"),
@@ -30,7 +30,7 @@ def test_vacuum_in_duckdb_grammar(sql: str, duckdb_sql: str) -> None:
     ("sql", "command", "tag"),
     [
         ("REINDEX TABLE t", "reindex t", "REINDEX"),
-        ("REINDEX TABLE CONCURRENTLY s.\"T\"", 'reindex s."T"', "REINDEX"),
+        ('REINDEX TABLE CONCURRENTLY s."T"', 'reindex s."T"', "REINDEX"),
         ("REINDEX (VERBOSE) INDEX i", "reindex i", "REINDEX"),
         ("REINDEX SCHEMA public", "reindex", "REINDEX"),
         ("CLUSTER t USING i", "cluster t", "CLUSTER"),
