@@ -79,3 +79,92 @@ def _top_level(tokens: list[Token], token: Token) -> bool:
         elif t.token_type is TokenType.R_PAREN:
             depth -= 1
     return False
+
+
+# ALTER TABLE / ALTER INDEX actions about PostgreSQL's physical storage, statistics
+# targets, replication and triggers: DuckDB keeps none of these, so they are acknowledged
+# (the relation checked to exist) and change nothing.
+_STORAGE_ACTIONS = (
+    ("ALTER", "*", "SET", "STATISTICS"),
+    ("ALTER", "*", "SET", "STORAGE"),
+    ("ALTER", "*", "SET", "COMPRESSION"),
+    ("ALTER", "*", "SET", "("),
+    ("ALTER", "*", "RESET", "("),
+    ("SET", "("),
+    ("RESET", "("),
+    ("SET", "LOGGED"),
+    ("SET", "UNLOGGED"),
+    ("SET", "TABLESPACE"),
+    ("SET", "ACCESS", "METHOD"),
+    ("SET", "WITHOUT", "CLUSTER"),
+    ("SET", "WITHOUT", "OIDS"),
+    ("CLUSTER", "ON"),
+    ("REPLICA", "IDENTITY"),
+    ("VALIDATE", "CONSTRAINT"),
+    ("ENABLE",),
+    ("DISABLE",),
+)
+
+
+def storage_alter(tokens: list[Token]) -> tuple[str, bool] | None:
+    """(the relation as written, IF EXISTS) of an `ALTER TABLE | INDEX` whose every action
+    is one of _STORAGE_ACTIONS; None for anything else."""
+    words = [t.text.upper() for t in tokens]
+    if len(words) < 4 or words[0] != "ALTER" or words[1] not in ("TABLE", "INDEX"):
+        return None
+    i, if_exists = 2, False
+    if words[i : i + 2] == ["IF", "EXISTS"]:
+        i, if_exists = i + 2, True
+    if i < len(words) and words[i] == "ONLY":
+        i += 1
+    start = i
+    while i + 1 < len(tokens) and tokens[i + 1].token_type is TokenType.DOT:
+        i += 2
+    if i >= len(tokens):
+        return None
+    name = "".join(
+        f'"{t.text}"' if t.token_type is TokenType.IDENTIFIER else t.text
+        for t in tokens[start : i + 1]
+    )
+    actions: list[list[str]] = [[]]
+    depth = 0
+    for token, word in zip(tokens[i + 1 :], words[i + 1 :], strict=True):
+        if token.token_type is TokenType.L_PAREN:
+            depth += 1
+        elif token.token_type is TokenType.R_PAREN:
+            depth -= 1
+        elif token.token_type is TokenType.COMMA and depth == 0:
+            actions.append([])
+            continue
+        actions[-1].append(word)
+    for action in actions:
+        if action[:1] == ["ALTER"] and action[1:2] == ["COLUMN"]:
+            action = ["ALTER", *action[2:]]
+        if not any(_matches(action, pattern) for pattern in _STORAGE_ACTIONS):
+            return None
+    return name, if_exists
+
+
+def _matches(action: list[str], pattern: tuple[str, ...]) -> bool:
+    if len(action) < len(pattern):
+        return False
+    return all(p in ("*", w) for p, w in zip(pattern, action, strict=False))
+
+
+def index_rename(sql: str) -> tuple[str, str, bool] | None:
+    """(the index as written, its new name, IF EXISTS) of an `ALTER INDEX [IF EXISTS] i
+    RENAME TO j` (DuckDB has none: proxy/pgserver/index_rename.py), else None."""
+    import sqlglot
+    from sqlglot import exp
+
+    try:
+        tree = sqlglot.parse_one(sql, read="postgres")
+    except sqlglot.errors.ParseError:
+        return None
+    actions = tree.args.get("actions") or [] if isinstance(tree, exp.Alter) else []
+    if len(actions) != 1 or not isinstance(actions[0], exp.AlterRename):
+        return None
+    new = actions[0].this
+    if not isinstance(new, exp.Table) or not isinstance(tree.this, exp.Table):
+        return None
+    return tree.this.sql("postgres"), new.name, bool(tree.args.get("exists"))

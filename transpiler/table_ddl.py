@@ -226,3 +226,22 @@ def rename_index_columns(sql: str, renamed: dict[str, str]) -> str:
     if not started:
         return sql
     return "".join(pieces) + sql[last:]
+
+
+def rename_index(sql: str, new: str) -> str:
+    """DuckDB's `CREATE [UNIQUE] INDEX [IF NOT EXISTS] name ON ...` under the name `new`."""
+    try:
+        tokens = tokenize(DUCKDB, sql)
+    except Exception:
+        return sql
+    for i, token in enumerate(tokens):
+        if _word(token) != "INDEX":
+            continue
+        j = i + 1
+        if [_word(t) for t in tokens[j : j + 3]] == ["IF", "NOT", "EXISTS"]:
+            j += 3
+        if j < len(tokens) and _word(tokens[j]) != "ON":
+            name = tokens[j]
+            return sql[: name.start] + '"' + new.replace('"', '""') + '"' + sql[name.end + 1 :]
+        break
+    return sql

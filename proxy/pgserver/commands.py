@@ -211,6 +211,16 @@ async def _utility(runner: StatementRunner, session: ClientSession, cmd: Utility
         return _create_extension(name.removeprefix("create extension").strip())
     if name.startswith("lock "):
         return await _lock(runner, name.removeprefix("lock ").split(", "))
+    if name.startswith("alter storage "):  # transpiler/maintenance.py storage_alter
+        kind, _, relation = name.removeprefix("alter storage ").partition(" ")
+        if_exists = relation.startswith("if exists ")
+        relation = relation.removeprefix("if exists ")
+        if await _missing(runner, [relation]) is not None:
+            shown = relation.replace('"', "")
+            if not if_exists:
+                raise PgError("42P01", f'relation "{shown}" does not exist')
+            session.send_notice(f'relation "{shown}" does not exist, skipping')
+        return f"ALTER {kind.upper()}"
     if name.split(" ", 1)[0] in ("reindex", "cluster"):  # transpiler/maintenance.py
         verb, _, relation = name.partition(" ")
         if relation and await _missing(runner, [relation]) is not None:

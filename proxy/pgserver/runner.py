@@ -38,6 +38,7 @@ from proxy.pgserver import (
     fk_checks,
     foreign_keys,
     index_names,
+    index_rename,
     owner_guard,
     owner_outcome,
     parsed_sql,
@@ -385,6 +386,8 @@ class Runner:
             return
         if st.tag == "ALTER TABLE" and await alter_indexed.run(self, session, portal):
             return  # RENAME / DROP COLUMN / NOT NULL on an indexed table: around its indexes
+        if st.tag == "ALTER INDEX" and await index_rename.run(self, session, portal):
+            return  # RENAME TO, which DuckDB lacks
         if st.index_name is not None and not portal.executed:
             # CREATE INDEX ON t (...): PostgreSQL numbers the generated name when taken
             st = portal.statement = await index_names.choose(self, st)
