@@ -50,8 +50,12 @@ _FUNC_NAMES: dict[type[exp.Expr], str] = {
     exp.ArraySize: "array_length",
     exp.Explode: "unnest",  # unnest(...) in a select list
     exp.GenerateSeries: "generate_series",
+    exp.Hex: "to_hex",
 }
 
+
+# sqlglot reads these operators as function nodes; PostgreSQL names their column ?column?
+_OPERATORS = (exp.JSONExtract, exp.JSONExtractScalar, exp.JSONBExtract, exp.JSONBExtractScalar)
 
 # Node types that exist only in some sqlglot versions, by class name.
 _BY_CLASS_NAME = {"CurrentVersion": "version", "CurrentSchema": "current_schema"}
@@ -91,7 +95,7 @@ def figure(node: exp.Expr) -> str | None:
             return named
         to = node.to.sql(dialect="postgres").upper().split("(")[0].strip()
         return _TYPE_NAMES.get(to, to.lower() or UNKNOWN)
-    if isinstance(node, exp.Window):
+    if isinstance(node, (exp.Window, exp.WithinGroup)):
         return figure(node.this) or UNKNOWN
     if isinstance(node, exp.Subquery) and isinstance(node.this, exp.Select):
         projections = node.this.expressions
@@ -101,6 +105,10 @@ def figure(node: exp.Expr) -> str | None:
                 return proj.alias_or_name
             return figure(proj) or UNKNOWN
         return UNKNOWN
+    if isinstance(node, _OPERATORS):  # `j ->> 'k'`: an operator, not a function
+        return UNKNOWN
+    if isinstance(node, exp.Extract) and node.meta.get("date_part"):
+        return "date_part"
     for cls, name in _FUNC_NAMES.items():
         if isinstance(node, cls):
             return name

@@ -348,6 +348,74 @@ def _reference(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class AlterRenames:
+    """What an ALTER TABLE renames: the table (its new name) and columns (old -> new, old
+    lower-cased unless it was quoted), which the table's indexes must follow."""
+
+    table: str | None
+    columns: dict[str, str]
+
+
+def alter_renames(sql: str) -> AlterRenames:
+    """The renames of a DuckDB `ALTER TABLE` statement (none for anything else)."""
+    import sqlglot  # (DDL only)
+
+    try:
+        tree = sqlglot.parse_one(sql, read="duckdb")
+    except sqlglot.errors.ParseError:
+        return AlterRenames(None, {})
+    table, columns = None, {}
+    for action in tree.args.get("actions") or [] if isinstance(tree, exp.Alter) else []:
+        if isinstance(action, exp.AlterRename) and isinstance(action.this, exp.Table):
+            table = action.this.name
+        elif isinstance(action, exp.RenameColumn):
+            old, new = action.this, action.args.get("to")
+            if isinstance(old, exp.Column) and isinstance(new, exp.Column):
+                key = old.name if old.this.quoted else old.name.lower()
+                columns[key] = new.name
+    return AlterRenames(table, columns)
+
+
+def blocked_by_indexes(sql: str) -> bool:
+    """Whether a DuckDB `ALTER TABLE` has an action DuckDB 1.5 refuses on a table with an
+    index (RENAME TO, RENAME COLUMN, DROP COLUMN, SET / DROP NOT NULL); ADD COLUMN and
+    defaults it runs in place."""
+    import sqlglot  # (DDL only)
+
+    try:
+        tree = sqlglot.parse_one(sql, read="duckdb")
+    except sqlglot.errors.ParseError:
+        return False
+    if not isinstance(tree, exp.Alter):
+        return False
+    for action in tree.args.get("actions") or []:
+        if isinstance(action, (exp.AlterRename, exp.RenameColumn)):
+            return True
+        if isinstance(action, exp.Drop) and str(action.args.get("kind")).upper() == "COLUMN":
+            return True
+        if isinstance(action, exp.AlterColumn) and action.args.get("allow_null") is not None:
+            return True
+    return False
+
+
+def write_target(sql: str) -> tuple[str | None, str] | None:
+    """(schema or None, table) a DuckDB INSERT / UPDATE / MERGE / COPY FROM writes; None
+    otherwise (read on a unique violation: DuckDB's message does not name the table)."""
+    import sqlglot  # (a failed write only)
+
+    try:
+        tree = sqlglot.parse_one(sql, read="duckdb")
+    except sqlglot.errors.ParseError:
+        return None
+    table = tree.this if isinstance(tree, (exp.Insert, exp.Update, exp.Merge, exp.Copy)) else None
+    if isinstance(table, exp.Schema):  # INSERT INTO t (a, b)
+        table = table.this
+    if not isinstance(table, exp.Table) or not table.name:
+        return None
+    return (table.db or None, table.name)
+
+
 def alter_target(sql: str) -> tuple[str | None, str] | None:
     """(schema or None, table) of a DuckDB `ALTER TABLE` statement; None otherwise."""
     import sqlglot  # (DDL only: parsed again where the server must know its table)

@@ -31,6 +31,7 @@ from transpiler import (
     external_access,
     int_results,
     json_types,
+    maintenance,
     multi_object,
     name_types,
     rewrite,
@@ -301,6 +302,17 @@ def _statement(
             chunk.start + 1,
         )
     if kind == "ddl" and tokens[0].text.upper() == "ALTER":
+        if (storage := maintenance.storage_alter(tokens)) is not None:
+            name, if_exists = storage  # storage / statistics / triggers: acknowledged
+            return Statement(
+                sql=chunk.text,
+                kind="utility",
+                tag=tag,
+                command=UtilityCommand(
+                    f"alter storage {tag.split()[1].lower()} "
+                    f"{'if exists ' if if_exists else ''}{name}"
+                ),
+            )
         owner = dump_ddl.owner_to(chunk.text)
         if owner is not None:  # one owner of everything here: acknowledged
             return Statement(
@@ -323,6 +335,10 @@ def _statement(
             sql=macro, kind=kind, tag=tag, external_access=external_access.of_tokens(tokens)
         )
     triggers = scan(tokens, agent)
+    if tokens[0].text.upper() in ("VACUUM", "ANALYZE", "ANALYSE") and (
+        vacuum := maintenance.vacuum_sql(tokens, chunk.text)
+    ):
+        return Statement(sql=vacuum, kind=kind, tag=tag)
     if tokens[0].text.upper() in _NATIVE and not triggers.hati:
         if tag == "COPY":
             copied = _copy_query(chunk, reader, dims, hints, agent)
@@ -362,8 +378,14 @@ def _statement(
     index_name = None
     if tag == "CREATE INDEX":
         tree, notices, index_name = create_index.rewrite(tree)
+    elif tag == "ALTER INDEX" and maintenance.index_rename(chunk.text) is not None:
+        # DuckDB has no ALTER INDEX ... RENAME: the server does it (pgserver/index_rename.py)
+        return Statement(sql=chunk.text, kind=kind, tag=tag)
+    elif tag == "DROP INDEX" and isinstance(tree, exp.Drop):
+        tree.set("concurrently", False)  # DuckDB's DROP takes no CONCURRENTLY: no locks to avoid
+    after = ""
     if tag == "CREATE SEQUENCE":
-        dump_ddl.sequence_options(tree)
+        after = dump_ddl.sequence_options(tree)
     tree = rewrite.apply(tree, triggers, dims, chunk.start, hints)
     constraints = None
     if tag == "CREATE TABLE":  # its FOREIGN KEYs are the server's (constraint_ddl.py)
@@ -374,7 +396,7 @@ def _statement(
     elif tag == "ALTER TABLE":
         constraints = constraint_ddl.extract(tree)
     text, markers, bind_texts = render(tree)
-    text = prelude + text
+    text = prelude + text + after
     alter_types = alter_type.extract(tree) if tag == "ALTER TABLE" else None
     atomic, view_sql, restart, owned = False, None, (), ()
     if tag.startswith("DROP ") or tag == "TRUNCATE TABLE":

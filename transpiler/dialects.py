@@ -106,6 +106,18 @@ def _to_date(args: list[exp.Expr], dialect: Postgres) -> exp.Expr:
     return _PG_TO_DATE(args, dialect)
 
 
+_PG_DATE_PART = Postgres.Parser.FUNCTION_PARSERS["DATE_PART"]
+
+
+def _date_part(parser: Postgres.Parser) -> exp.Expr:
+    """date_part('field', x): sqlglot's Extract, marked so pg_functions keeps its type
+    (double precision; extract's is numeric)."""
+    node = _PG_DATE_PART(parser)
+    if isinstance(node, exp.Extract):
+        node.meta["date_part"] = True
+    return node
+
+
 class HatiPostgres(Postgres):
     # `x::FLOAT[3]` is a cast to a (fixed-size) array, as in Postgres and DuckDB,
     # not a subscript of `x::FLOAT`.
@@ -130,7 +142,12 @@ class HatiPostgres(Postgres):
         KEYWORDS = _vector_keywords(Postgres.Tokenizer.KEYWORDS)
 
     class Parser(Postgres.Parser):
-        FUNCTIONS = {**Postgres.Parser.FUNCTIONS, "TO_CHAR": _to_char, "TO_DATE": _to_date}
+        FUNCTIONS = {
+            **Postgres.Parser.FUNCTIONS,
+            "TO_CHAR": _to_char,
+            "TO_DATE": _to_date,
+        }
+        FUNCTION_PARSERS = {**Postgres.Parser.FUNCTION_PARSERS, "DATE_PART": _date_part}
         EQUALITY = _no_nullsafe(Postgres.Parser.EQUALITY)
         FACTOR = _vector_factor(Postgres.Parser.FACTOR)
 

@@ -60,13 +60,27 @@ def owned_by(text: str) -> str | None:
     return f"{m[1]}{seq}{m[3]}{'.'.join(_main(table))}"
 
 
-def sequence_options(tree: exp.Expr) -> None:
-    """Drop `AS type` and `CACHE n` from a CREATE SEQUENCE tree."""
+def sequence_options(tree: exp.Expr) -> str:
+    """Drop `AS type` and `CACHE n` from a CREATE SEQUENCE tree; `OWNED BY t.c` (DuckDB's
+    CREATE takes no such clause) becomes the returned `; ALTER SEQUENCE s OWNED BY t` to
+    run after it ("" when there is none)."""
     if not isinstance(tree, exp.Create) or str(tree.args.get("kind", "")).upper() != "SEQUENCE":
-        return
+        return ""
     tree.set("expression", None)
+    after = ""
     for props in tree.find_all(exp.SequenceProperties):
         props.set("cache", None)
+        owned = props.args.get("owned")
+        props.set("owned", None)
+        if isinstance(owned, exp.Column) and owned.table and isinstance(tree.this, exp.Table):
+            table = exp.table_(owned.table, db=owned.args.get("db"))
+            after = (
+                owned_by(
+                    f"ALTER SEQUENCE {tree.this.sql('postgres')} OWNED BY {table.sql('postgres')}.{owned.this.sql('postgres')}"
+                )
+                or ""
+            )
+    return f"; {after}" if after else ""
 
 
 _SQL_FUNCTION = re.compile(

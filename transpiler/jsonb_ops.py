@@ -259,7 +259,8 @@ def _function(node: exp.Anonymous) -> None:
         unnest = exp.Unnest(expressions=[values])
         parent = node.parent
         if isinstance(parent, (exp.From, exp.Join)) or (
-            isinstance(parent, exp.Table) and isinstance(parent.parent, (exp.From, exp.Join))
+            isinstance(parent, (exp.Table, exp.Lateral))
+            and isinstance(parent.parent, (exp.From, exp.Join))
         ):
             _from_item(node, unnest, column)
         else:
@@ -268,7 +269,7 @@ def _function(node: exp.Anonymous) -> None:
 
 def _from_item(node: exp.Anonymous, unnest: exp.Unnest, column: str) -> None:
     """FROM jsonb_array_elements(j) [AS e [(value)]]: a derived table of one column."""
-    holder = node.parent if isinstance(node.parent, exp.Table) else node
+    holder = node.parent if isinstance(node.parent, (exp.Table, exp.Lateral)) else node
     alias = holder.args.get("alias")
     names = list(alias.columns) if isinstance(alias, exp.TableAlias) else []
     table = alias.this if isinstance(alias, exp.TableAlias) and alias.this else None
@@ -279,4 +280,19 @@ def _from_item(node: exp.Anonymous, unnest: exp.Unnest, column: str) -> None:
             this=table or exp.to_identifier(col), columns=[exp.to_identifier(col)]
         ),
     )
-    holder.replace(sub)
+    query = holder.find_ancestor(exp.Select)
+    holder.replace(sub)  # (a LATERAL one too: DuckDB joins a subquery laterally by itself)
+    if table is not None and not names and query is not None:
+        _value_references(query, table.name, col)
+
+
+def _value_references(query: exp.Select, alias: str, column: str) -> None:
+    """`FROM jsonb_array_elements(j) AS e`: PostgreSQL reads a bare `e` as the element (the
+    function returns one column); DuckDB as the row, a struct `{'value': ...}`, so
+    `e->>'k'` was NULL. Bare references to the alias become `e.value`."""
+    for ref in list(query.find_all(exp.Column)):
+        if not ref.table and not ref.this.quoted and ref.name.lower() == alias.lower():
+            value = exp.column(column, table=alias)
+            # a select-list item keeps its name (`SELECT e` is column e, not value)
+            named = ref.parent is query and ref in query.expressions
+            ref.replace(exp.alias_(value, ref.name) if named else value)

@@ -14,7 +14,15 @@ by the shape of its call; the macros they call are in proxy/db/catalog/82_pg_fun
 - `(s1, e1) OVERLAPS (s2, e2)`;
 - `to_timestamp(text, fmt)` is timestamptz (DuckDB's strptime gives timestamp);
 - `encode(bytea, 'hex' | 'base64')` / `decode(text, ...)` (DuckDB's are UTF-8 casts);
-- `to_char(number, '9,990.00')` (sqlglot reads every to_char as a date format).
+- `to_char(number, '9,990.00')` (sqlglot reads every to_char as a date format);
+- `extract(field FROM x)` is numeric, `date_part('field', x)` double precision (DuckDB's
+  are integers); seconds and milliseconds keep their fraction (DuckDB's are whole
+  numbers: 1 for 1.5 s), 6 / 3 decimals as PostgreSQL's extract; epoch exact to the
+  microsecond;
+- `percentile_cont(f) WITHIN GROUP (ORDER BY x)`: double precision (DuckDB's quantile of
+  a DECIMAL rounds to the column's scale: 1.625 became 1.62);
+- `to_hex(n)`: lower case; `overlay(s PLACING r FROM f [FOR n])`;
+- `regexp_match(s, 'regex' [, 'flags'])`: the first match's groups as text[], else NULL.
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ from sqlglot import exp
 from transpiler.literals import string_value
 
 # Anonymous calls rewritten here, by lower-case name
-NAMES = frozenset({"num_nulls", "num_nonnulls", "regexp_matches", "to_char"})
+NAMES = frozenset({"num_nulls", "num_nonnulls", "regexp_matches", "regexp_match", "to_char"})
 NODES = (
     exp.SimilarTo,
     exp.Escape,
@@ -36,7 +44,12 @@ NODES = (
     exp.StrToTime,
     exp.Encode,
     exp.Decode,
+    exp.Hex,
+    exp.Overlay,
 )
+# extract / date_part fields whose value has a fraction in PostgreSQL: its decimals
+_FRACTION_FIELDS = {"SECOND": 6, "SECONDS": 6, "MILLISECOND": 3, "MILLISECONDS": 3, "EPOCH": 6}
+_KEEP_FIELDS = {"JULIAN"}  # DuckDB's double, as date_part's
 # what makes a statement worth this pass (token_flags.PG_WORDS)
 TRIGGER_WORDS = frozenset(
     {
@@ -52,6 +65,12 @@ TRIGGER_WORDS = frozenset(
         "DECODE",
         "TO_CHAR",
         "ARRAY",  # ARRAY[...] || element
+        "EXTRACT",
+        "DATE_PART",
+        "PERCENTILE_CONT",
+        "TO_HEX",
+        "OVERLAY",
+        "REGEXP_MATCH",
     }
 )
 
@@ -68,6 +87,10 @@ def handles(node: exp.Expr) -> bool:
         return (isinstance(arg, exp.Anonymous) and arg.name.lower() == "unhex") or (
             isinstance(arg, exp.Cast) and arg.to.this is exp.DataType.Type.VARBINARY
         )
+    if isinstance(node, exp.Extract):
+        return isinstance(node.this, exp.Var) and node.this.name.upper() not in _KEEP_FIELDS
+    if isinstance(node, exp.WithinGroup):
+        return isinstance(node.this, exp.PercentileCont)
     return isinstance(node, NODES)
 
 
@@ -93,12 +116,22 @@ def rewrite(node: exp.Expr) -> None:
         _array_append(node)
     elif isinstance(node, exp.Length):
         node.replace(_call("octet_length", node.this.copy()))
+    elif isinstance(node, exp.Extract):
+        _extract(node)
+    elif isinstance(node, exp.WithinGroup):
+        _percentile_cont(node)
+    elif isinstance(node, exp.Hex):
+        node.replace(exp.Lower(this=node.copy()))
+    elif isinstance(node, exp.Overlay):
+        _overlay(node)
     elif isinstance(node, exp.Anonymous):
         name = node.name.lower()
         if name in ("num_nulls", "num_nonnulls"):
             _num_nulls(node, name == "num_nulls")
         elif name == "regexp_matches":
             _regexp_matches(node)
+        elif name == "regexp_match":
+            _regexp_match(node)
         elif name == "to_char" and len(node.expressions) == 2:
             node.replace(
                 _call(
@@ -240,22 +273,37 @@ def _regexp_matches(node: exp.Anonymous) -> None:
             matches,
         )
     else:
-        first = exp.Array(
-            expressions=[
-                _call("regexp_extract", subject.copy(), pat.copy(), exp.Literal.number(g), *options)
-                for g in (range(1, groups + 1) if groups else [0])
-            ]
-        )
+        first = _first_match(subject, pat, groups, options)
         rows = exp.Case(
-            ifs=[
-                exp.If(
-                    this=_call("regexp_matches", subject.copy(), pat.copy(), *options),
-                    true=exp.Array(expressions=[first]),
-                )
-            ],
+            ifs=[exp.If(this=first.args["ifs"][0].this, true=exp.Array(expressions=[first]))],
             default=exp.Array(expressions=[]),
         )
     node.replace(exp.Unnest(expressions=[rows]))
+
+
+def _first_match(subject: exp.Expr, pat: exp.Expr, groups: int, options: list) -> exp.Case:
+    """CASE WHEN it matches THEN [group 1, group 2, ...] (the whole match without groups) END"""
+    found = exp.Array(
+        expressions=[
+            _call("regexp_extract", subject.copy(), pat.copy(), exp.Literal.number(g), *options)
+            for g in (range(1, groups + 1) if groups else [0])
+        ]
+    )
+    test = _call("regexp_matches", subject.copy(), pat.copy(), *options)
+    return exp.Case(ifs=[exp.If(this=test, true=found)])
+
+
+def _regexp_match(node: exp.Anonymous) -> None:
+    args = node.expressions
+    if len(args) not in (2, 3):
+        return
+    pattern = string_value(args[1])
+    flags = string_value(args[2]) if len(args) == 3 else ""
+    if pattern is None or flags is None or "g" in flags:
+        return  # not known here (or 'g', which PostgreSQL refuses): DuckDB's error
+    options = [exp.Literal.string(flags)] if flags else []
+    pat = exp.Literal.string(pattern)
+    node.replace(_first_match(args[0], pat, _capture_groups(pattern), options))
 
 
 # ---------------------------------------------------------------- format
@@ -418,3 +466,57 @@ _NUMBER_FORMAT = re.compile(r"(?:FM|fm|9|0|\.|,|D|G|S|L|MI|PR|PL|SG|V|EEEE|TH|th
 def is_number_format(fmt: str) -> bool:
     """A to_char format of digit patterns (`9`, `0`), not of date fields."""
     return bool(_NUMBER_FORMAT.fullmatch(fmt)) and bool(re.search(r"[09]", fmt))
+
+
+# ---------------------------------------------------------------- dates, aggregates, text
+
+
+def _extract(node: exp.Extract) -> None:
+    """extract is numeric, date_part double precision. The fields with a fraction come
+    from microseconds: DuckDB's microsecond(x) holds the seconds with their fraction,
+    epoch_us(x) the epoch; seconds and epoch are those / 10^6, milliseconds / 10^3."""
+    field = node.this.name.upper()
+    date_part = bool(node.meta.get("date_part"))
+    decimals = _FRACTION_FIELDS.get(field)
+    if decimals is None:
+        node.replace(exp.cast(node.copy(), "DOUBLE" if date_part else "DECIMAL(18, 0)"))
+        return
+    micros = _call("epoch_us" if field == "EPOCH" else "microsecond", node.expression.copy())
+    if date_part:
+        divisor = exp.cast(exp.Literal.number(10**decimals), "DOUBLE")
+        node.replace(exp.Div(this=micros, expression=divisor))
+        return
+    unit = exp.Literal.number(f"{10**-decimals:.{decimals}f}")  # 0.000001: scale 6
+    node.replace(exp.Paren(this=exp.Mul(this=exp.cast(micros, "DECIMAL(18, 0)"), expression=unit)))
+
+
+def _percentile_cont(node: exp.WithinGroup) -> None:
+    order = node.expression
+    if not isinstance(order, exp.Order) or len(order.expressions) != 1:
+        return
+    ordered = order.expressions[0]
+    value = ordered.this
+    if isinstance(value, exp.Cast) and value.to.this is exp.DataType.Type.DOUBLE:
+        return
+    ordered.set("this", exp.cast(value.copy(), "DOUBLE"))
+
+
+def _overlay(node: exp.Overlay) -> None:
+    """overlay(s PLACING r FROM f [FOR n]) = the part before f, r, the part after f + n."""
+    text, placing, start = node.this, node.expression, node.args.get("from_")
+    if start is None:
+        return
+    length = node.args.get("for_") or _call("length", placing.copy())
+    before = exp.Substring(
+        this=text.copy(),
+        start=exp.Literal.number(1),
+        length=exp.Sub(this=start.copy(), expression=exp.Literal.number(1)),
+    )
+    after = exp.Substring(
+        this=text.copy(), start=exp.Add(this=start.copy(), expression=exp.Paren(this=length.copy()))
+    )
+    node.replace(
+        exp.Paren(
+            this=exp.DPipe(this=exp.DPipe(this=before, expression=placing.copy()), expression=after)
+        )
+    )

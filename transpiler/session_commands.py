@@ -41,6 +41,8 @@ SESSION_WORDS = frozenset(
         "UNLISTEN",
         "DEALLOCATE",
         "LOCK",
+        "REINDEX",
+        "CLUSTER",
     }
 )
 _TX_NOISE = {"WORK", "TRANSACTION"}
@@ -96,6 +98,8 @@ def parse_session(tokens: list[Token], text: str) -> SessionParse | None:
         return _utility(tokens, words, text)
     if head == "LOCK":
         return _lock(tokens, words, text)
+    if head in ("REINDEX", "CLUSTER"):
+        return _storage(tokens, words, text)
     return _transaction(tokens, words, text)
 
 
@@ -218,6 +222,34 @@ def _utility(tokens: list[Token], words: list[str], text: str) -> SessionParse:
     else:
         tag = head
     return SessionParse("utility", tag, UtilityCommand(name), text)
+
+
+def _storage(tokens: list[Token], words: list[str], text: str) -> SessionParse:
+    """`REINDEX [(opts)] {INDEX | TABLE | SCHEMA | DATABASE | SYSTEM} [CONCURRENTLY] name` and
+    `CLUSTER [VERBOSE] [table [USING index]]`: UtilityCommand "reindex <name>" / "cluster
+    <name>" (a relation for the server to find: transpiler/maintenance.py says why nothing
+    else is done), or the bare verb."""
+    if len(tokens) == 2 and tokens[1].token_type is TokenType.STRING:
+        # REINDEX is a "command" token: the tokenizer hands back the rest as one string.
+        tokens = [tokens[0], *tokenize(POSTGRES, tokens[1].text)]
+        words = [t.text.upper() for t in tokens]
+    head, i = words[0], 1
+    if i < len(tokens) and tokens[i].token_type is TokenType.L_PAREN:
+        while i < len(tokens) and tokens[i].token_type is not TokenType.R_PAREN:
+            i += 1
+        i += 1
+    relation_kind = True
+    if head == "REINDEX" and i < len(words):
+        relation_kind = words[i] in ("INDEX", "TABLE")
+        i += 1
+    while i < len(words) and words[i] in ("CONCURRENTLY", "VERBOSE"):
+        i += 1
+    end = next((j for j in range(i, len(words)) if words[j] == "USING"), len(words))
+    name = "".join(
+        t.text if t.token_type is not TokenType.IDENTIFIER else f'"{t.text}"' for t in tokens[i:end]
+    )
+    command = f"{head.lower()} {name}" if name and relation_kind else head.lower()
+    return SessionParse("utility", head, UtilityCommand(command), text)
 
 
 def _lock(tokens: list[Token], words: list[str], text: str) -> SessionParse:

@@ -190,3 +190,58 @@ def index_on(sql: str, table_sql: str) -> str | None:
         text = sql[: tokens[i + 1].start] + table_sql + sql[tokens[last].end + 1 :]
         return text.rstrip().rstrip(";")
     return None
+
+
+def rename_index_columns(sql: str, renamed: dict[str, str]) -> str:
+    """DuckDB's `CREATE INDEX ... ON t(...)` with the columns of its key list renamed
+    (`renamed`: old -> new; an unquoted old name in lower case), as an index follows a
+    RENAME COLUMN in PostgreSQL. Function names and struct fields are left alone."""
+    if not renamed:
+        return sql
+    try:
+        tokens = tokenize(DUCKDB, sql)
+    except Exception:
+        return sql
+    pieces, last, depth, started = [], 0, 0, False
+    for i, token in enumerate(tokens):
+        if token.token_type is TokenType.L_PAREN:
+            depth, started = depth + 1, True
+        elif token.token_type is TokenType.R_PAREN:
+            depth -= 1
+            if depth == 0:
+                break  # the end of the key list (WITH (...) options follow)
+        elif depth and token.token_type in (TokenType.VAR, TokenType.IDENTIFIER):
+            quoted = token.token_type is TokenType.IDENTIFIER
+            key = token.text if quoted else token.text.lower()
+            after = tokens[i + 1] if i + 1 < len(tokens) else None
+            before = tokens[i - 1]
+            if (
+                key in renamed
+                and (after is None or after.token_type is not TokenType.L_PAREN)
+                and before.token_type is not TokenType.DOT
+            ):
+                pieces.append(sql[last : token.start])  # (a quoted token spans its quotes)
+                pieces.append('"' + renamed[key].replace('"', '""') + '"')
+                last = token.end + 1
+    if not started:
+        return sql
+    return "".join(pieces) + sql[last:]
+
+
+def rename_index(sql: str, new: str) -> str:
+    """DuckDB's `CREATE [UNIQUE] INDEX [IF NOT EXISTS] name ON ...` under the name `new`."""
+    try:
+        tokens = tokenize(DUCKDB, sql)
+    except Exception:
+        return sql
+    for i, token in enumerate(tokens):
+        if _word(token) != "INDEX":
+            continue
+        j = i + 1
+        if [_word(t) for t in tokens[j : j + 3]] == ["IF", "NOT", "EXISTS"]:
+            j += 3
+        if j < len(tokens) and _word(tokens[j]) != "ON":
+            name = tokens[j]
+            return sql[: name.start] + '"' + new.replace('"', '""') + '"' + sql[name.end + 1 :]
+        break
+    return sql

@@ -153,6 +153,81 @@ def _position(lines: list[str], sql: str | None) -> int | None:
     return None
 
 
+# DuckDB's words for the commonest errors -> PostgreSQL's (clients and people search for
+# these; DuckDB's own message goes to DETAIL). Type names by DuckDB's internal name.
+_PG_TYPE_NAMES = {
+    "INT16": "smallint",
+    "INT32": "integer",
+    "INT64": "bigint",
+    "DOUBLE": "double precision",
+    "FLOAT": "real",
+    "BOOL": "boolean",
+    "date": "date",
+    "timestamp": "timestamp",
+}
+_PG_WORDS: tuple[tuple[re.Pattern[str], str, str | None], ...] = (
+    # (DuckDB's message, PostgreSQL's with {groups}, its SQLSTATE when it differs)
+    (
+        re.compile(r"^Could not convert string '(.*)' to (INT16|INT32|INT64|DOUBLE|FLOAT|BOOL)$"),
+        'invalid input syntax for type {2}: "{1}"',
+        None,
+    ),
+    (
+        re.compile(r'^Could not convert string "(.*)" to DECIMAL\(\d+,\d+\)$'),
+        'invalid input syntax for type numeric: "{1}"',
+        None,
+    ),
+    (
+        re.compile(r'^invalid (date|timestamp) field format: "(.*)", expected format is'),
+        'invalid input syntax for type {1}: "{2}"',
+        "22007",
+    ),
+    (
+        re.compile(r'^(?:date|timestamp) field value out of range: "(.*)"'),
+        'date/time field value out of range: "{1}"',
+        "22008",
+    ),
+    (
+        re.compile(r"^Overflow in (?:addition|subtraction|multiplication) of (INT16|INT32|INT64) "),
+        "{1} out of range",
+        None,
+    ),
+    (
+        re.compile(
+            r"^Type \w+ with value .* out of range for the destination type (INT16|INT32|INT64)$"
+        ),
+        "{1} out of range",
+        None,
+    ),
+    (
+        re.compile(r'^Referenced column "(.*)" not found in FROM clause!$'),
+        'column "{1}" does not exist',
+        None,
+    ),
+    (
+        re.compile(r'^Table "(.*)" does not have a column named "(.*)"$'),
+        "column {1}.{2} does not exist",
+        None,
+    ),
+    (re.compile(r"^Table with name (.*) does not exist!$"), 'relation "{1}" does not exist', None),
+    (
+        re.compile(r'^Referenced table "(.*)" not found!$'),
+        'missing FROM-clause entry for table "{1}"',
+        None,
+    ),
+)
+
+
+def _pg_words(message: str) -> tuple[str, str | None] | None:
+    """PostgreSQL's message (and SQLSTATE, where it differs) for DuckDB's, or None."""
+    for pattern, words, state in _PG_WORDS:
+        match = pattern.match(message)
+        if match is not None:
+            groups = [_PG_TYPE_NAMES.get(g, g) for g in match.groups()]
+            return words.format(None, *groups), state
+    return None
+
+
 _DUCKLAKE_COMMIT = "Failed to commit: Failed to commit DuckLake transaction"
 
 
@@ -186,6 +261,9 @@ def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
         message = f"value too long for type character varying({length[1]})"
     elif sqlstate == "0A000" and (key := _INDEX_KEY.match(message)) is not None:
         message = f"DuckDB indexes cannot hold values of type {key[1]}"
+    elif sqlstate in ("22P02", "22003", "42703", "42P01") and (pg := _pg_words(message)):
+        detail_lines.insert(0, f"DuckDB: {message}")
+        message, sqlstate = pg[0], pg[1] or sqlstate
     hint = None
     if sqlstate == "0A000":
         hint = lake_hint(message) or (_ALTER_TYPE_HINT if "CHECK constraint" in message else None)

@@ -211,6 +211,21 @@ async def _utility(runner: StatementRunner, session: ClientSession, cmd: Utility
         return _create_extension(name.removeprefix("create extension").strip())
     if name.startswith("lock "):
         return await _lock(runner, name.removeprefix("lock ").split(", "))
+    if name.startswith("alter storage "):  # transpiler/maintenance.py storage_alter
+        kind, _, relation = name.removeprefix("alter storage ").partition(" ")
+        if_exists = relation.startswith("if exists ")
+        relation = relation.removeprefix("if exists ")
+        if await _missing(runner, [relation]) is not None:
+            shown = relation.replace('"', "")
+            if not if_exists:
+                raise PgError("42P01", f'relation "{shown}" does not exist')
+            session.send_notice(f'relation "{shown}" does not exist, skipping')
+        return f"ALTER {kind.upper()}"
+    if name.split(" ", 1)[0] in ("reindex", "cluster"):  # transpiler/maintenance.py
+        verb, _, relation = name.partition(" ")
+        if relation and await _missing(runner, [relation]) is not None:
+            raise PgError("42P01", f'relation "{relation.replace(chr(34), "")}" does not exist')
+        return verb.upper()
     if name.startswith("set constraints "):
         names, _, mode = name.removeprefix("set constraints ").rpartition(" ")
         if mode not in ("immediate", "deferred") or not names:
@@ -237,19 +252,24 @@ async def _lock(runner: StatementRunner, tables: list[str]) -> str:
     nothing."""
     if runner.txn_status == "I" and not runner.implicit:
         raise PgError("25P01", "LOCK TABLE can only be used in transaction blocks")
+    absent = await _missing(runner, tables)
+    if absent is not None:
+        raise PgError("42P01", f'relation "{absent}" does not exist')
+    return "LOCK TABLE"
+
+
+async def _missing(runner: StatementRunner, relations: list[str]) -> str | None:
+    """The first of `relations` (names as written) that does not exist, or None."""
     sql = "SELECT __hati_catalog.pg.to_regclass(?)"
 
     def missing() -> str | None:
         catalog_snapshot.refresh(runner.cursor, sql, autocommit=False)  # to_regclass reads it
-        for table in tables:
-            if runner.cursor.execute(sql, [table]).fetchone()[0] is None:
-                return table
+        for relation in relations:
+            if runner.cursor.execute(sql, [relation]).fetchone()[0] is None:
+                return relation
         return None
 
-    absent = await runner.call(missing, sql=sql)
-    if absent is not None:
-        raise PgError("42P01", f'relation "{absent}" does not exist')
-    return "LOCK TABLE"
+    return await runner.call(missing, sql=sql)
 
 
 # Extensions whose SQL hatiproxy provides itself (listed in pg_catalog.pg_extension).

@@ -31,10 +31,12 @@ from transpiler import table_ddl
 from transpiler.constraint_ddl import (
     AddedConstraint,
     ConstraintDdl,
+    alter_renames,
     alter_target,
     default_name,
     quote,
 )
+from transpiler.table_ddl import rename_index_columns
 
 if TYPE_CHECKING:
     from proxy.pgserver.contexts import ClientSession, StatementRunner
@@ -45,7 +47,7 @@ _STASH = "__hati_rebuild_stash"
 
 
 @dataclass(frozen=True, slots=True)
-class _Target:  # what alter_rebuild.resolve_table reads
+class Target:  # what alter_rebuild.resolve_table reads
     table: str
     schema: str | None
     catalog: str | None = None
@@ -73,7 +75,7 @@ def _run(
     in_block: bool,
     notices: list[str],
 ) -> None:
-    target = _Target(request.table, request.schema)
+    target = Target(request.table, request.schema)
     with alter_rebuild.own_transaction(cur, in_block):
         exists = request.if_not_exists and alter_rebuild.resolve_table(cur, target) is not None
         if exists:  # Peewee's create_tables(safe=True) of a table with a foreign key
@@ -328,13 +330,19 @@ def _rebuild(
     cur.execute(table_ddl.render(ddl, name_sql, {}, frozenset(texts), add))
     cur.execute(f"INSERT INTO {final} ({', '.join(copied)}) SELECT * FROM {_STASH}")
     cur.execute(f"DROP TABLE temp.main.{_STASH}")
-    if then is not None:
-        cur.execute(then)
     if table.comment is not None:
         cur.execute(f"COMMENT ON TABLE {final} IS {_literal(table.comment)}")
     for column, comment in comments:
         with contextlib.suppress(duckdb.BinderException, duckdb.CatalogException):
             cur.execute(f"COMMENT ON COLUMN {final}.{quote(column)} IS {_literal(comment)}")
+    name = table.name
+    if then is not None:  # after the comments, which follow a rename as they would in place
+        cur.execute(then)
+        renames = alter_renames(then)
+        if renames.table is not None:
+            name = renames.table
+            final = table.qualified(name)
+        indexes = [(rename_index_columns(sql or "", renames.columns),) for (sql,) in indexes]
     for (sql,) in indexes:
         on = table_ddl.index_on(sql or "", final)
         if on is None:
@@ -347,7 +355,7 @@ def _rebuild(
     row = cur.execute(
         "SELECT table_oid FROM duckdb_tables() WHERE database_name = ? AND schema_name = ? "
         "AND table_name = ?",
-        [table.database, table.schema, table.name],
+        [table.database, table.schema, name],
     ).fetchone()
     return int(row[0])
 
@@ -388,7 +396,7 @@ def alter_around_indexes(cur: Any, sql: str) -> None:
     target = alter_target(sql)
     table = None
     if target is not None:
-        table = alter_rebuild.resolve_table(cur, _Target(target[1], target[0]))
+        table = alter_rebuild.resolve_table(cur, Target(target[1], target[0]))
     if (
         table is None
         or not cur.execute(

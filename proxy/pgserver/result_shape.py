@@ -12,8 +12,9 @@ from transpiler import Statement
 ROW_KINDS = frozenset({"select", "show", "explain", "other"})
 DML_KINDS = frozenset({"insert", "update", "delete", "merge"})
 # Statements PostgreSQL answers with a command tag alone, where DuckDB returns a row
-# (VACUUM's `Success`): pgbench -i, for one, wants no rows from `vacuum analyze t`.
-NO_ROW_TAGS = frozenset({"VACUUM", "ANALYZE", "CHECKPOINT"})
+# (VACUUM's and COMMENT's `Success`): pgbench -i, for one, wants no rows from `vacuum
+# analyze t`; psql prints COMMENT's tag.
+NO_ROW_TAGS = frozenset({"VACUUM", "ANALYZE", "CHECKPOINT", "COMMENT"})
 
 
 def returns_rows(st: Statement) -> bool:

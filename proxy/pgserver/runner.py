@@ -25,6 +25,7 @@ from proxy.db.settings import SessionSettings
 from proxy.db.turns import asked_since
 from proxy.pgserver import (
     agent_relations,
+    alter_indexed,
     alter_rebuild,
     arrow_results,
     commands,
@@ -37,6 +38,7 @@ from proxy.pgserver import (
     fk_checks,
     foreign_keys,
     index_names,
+    index_rename,
     owner_guard,
     owner_outcome,
     parsed_sql,
@@ -44,6 +46,7 @@ from proxy.pgserver import (
     savepoints,
     sql_cursors,
     statement_start,
+    unique_violation,
 )
 from proxy.pgserver.column_origins import OriginMap
 from proxy.pgserver.params import ParamTypes, decode_params
@@ -160,6 +163,8 @@ class Runner:
                 err.message = "canceling statement due to statement timeout"
             if err.sqlstate == "23514":  # name the CHECK, as PostgreSQL does
                 foreign_keys.name_check_violation(self.cursor, err)
+            elif err.sqlstate == "23505":  # and the unique constraint
+                await self.engine.run(unique_violation.name_violation, self.cursor, err, sql)
             raise err from None
         except PgError as err:  # mapped inside fn already (a subquery argument's rows)
             if err.sqlstate == "57014" and self._interrupt_reason == "timeout":
@@ -379,6 +384,10 @@ class Runner:
         if st.constraints is not None:  # ADD / DROP CONSTRAINT, a CREATE TABLE's FOREIGN KEYs
             await constraint_ddl.run(self, session, portal)
             return
+        if st.tag == "ALTER TABLE" and await alter_indexed.run(self, session, portal):
+            return  # RENAME / DROP COLUMN / NOT NULL on an indexed table: around its indexes
+        if st.tag == "ALTER INDEX" and await index_rename.run(self, session, portal):
+            return  # RENAME TO, which DuckDB lacks
         if st.index_name is not None and not portal.executed:
             # CREATE INDEX ON t (...): PostgreSQL numbers the generated name when taken
             st = portal.statement = await index_names.choose(self, st)

@@ -25,6 +25,10 @@ class PgError(Exception):
         self.hint = hint
         self.position = position
         self.where = where
+        # the object a constraint violation is about (ErrorResponse fields s, t, n)
+        self.schema_name: str | None = None
+        self.table_name: str | None = None
+        self.constraint_name: str | None = None
 
     def fields(self) -> dict[str, str]:
         out = {"S": self.severity, "V": self.severity, "C": self.sqlstate, "M": self.message}
@@ -36,6 +40,13 @@ class PgError(Exception):
             out["P"] = str(self.position)
         if self.where:
             out["W"] = self.where
+        for code, value in (
+            ("s", self.schema_name),
+            ("t", self.table_name),
+            ("n", self.constraint_name),
+        ):
+            if value:
+                out[code] = value
         return out
 
 

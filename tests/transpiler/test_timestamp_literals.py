@@ -31,8 +31,27 @@ def test_update_comparisons_and_casts() -> None:
         f"SELECT note FROM t WHERE created > {GLUED}"
     )
     assert _sql("SELECT '2026-01-02 03:04 -0800'::timestamptz") == (
-        "SELECT CAST('2026-01-02 03:04-0800' AS TIMESTAMPTZ)"
+        "SELECT CAST('2026-01-02 03:04:00-0800' AS TIMESTAMPTZ)"
     )
+
+
+def test_times_without_seconds_before_a_zone_get_them() -> None:
+    # PostgreSQL reads these; DuckDB fails on a zone after HH:MM ("invalid timestamp field")
+    for written, read in [
+        ("2024-01-01 10:00+02", "2024-01-01 10:00:00+02"),
+        ("2024-01-01T10:00+02:00", "2024-01-01T10:00:00+02:00"),
+        ("2024-01-01 10:00 +02", "2024-01-01 10:00:00+02"),
+        ("2024-01-01 10:00Z", "2024-01-01 10:00:00Z"),
+        ("2024-01-01 10:00 UTC", "2024-01-01 10:00:00 UTC"),
+        ("2024-01-01 9:30 Europe/Paris", "2024-01-01 9:30:00 Europe/Paris"),
+    ]:
+        assert _sql(f"SELECT timestamptz '{written}'") == (f"SELECT CAST('{read}' AS TIMESTAMPTZ)")
+    assert _sql("SELECT timestamp '2024-01-01 10:00+02'") == (
+        "SELECT CAST('2024-01-01 10:00:00+02' AS TIMESTAMP)"
+    )
+    # already DuckDB's form, or no zone: untouched
+    for text in ["2024-01-01 10:00:00+02", "2024-01-01 10:00", "2024-01-01 10:00:00 UTC"]:
+        assert _sql(f"SELECT '{text}'::timestamptz") == f"SELECT CAST('{text}' AS TIMESTAMPTZ)"
 
 
 def test_text_and_unknown_columns_untouched() -> None:

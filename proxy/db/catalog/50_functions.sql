@@ -223,6 +223,12 @@ FROM duckdb_columns() c
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = c.database_name AND n.duck_schema = c.schema_name
 WHERE c.comment IS NOT NULL AND c.comment <> ''
 UNION ALL
+-- index comments (COMMENT ON INDEX), under the index's pg_class oid (__hati_index_list)
+SELECT i.index_oid::BIGINT, __hati_catalog.pg.__hati_regclass('pg_class'), 0, i.comment
+FROM duckdb_indexes() i
+JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = i.database_name AND n.duck_schema = i.schema_name
+WHERE i.comment IS NOT NULL AND i.comment <> ''
+UNION ALL
 -- PostgreSQL's comment on public (pg_dump leaves this default out of dumps)
 SELECT 2200, 2615, 0, 'standard public schema'
 UNION ALL

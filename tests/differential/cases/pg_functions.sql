@@ -85,3 +85,19 @@ SELECT w FROM regexp_split_to_table('x,y', ',') AS t(w) ORDER BY w
 SELECT array_remove(ARRAY[1,2,1], 1), array_replace(ARRAY[1,2,NULL], 2, 9), array_replace(ARRAY[1,NULL], NULL, 0)
 -- @query to_number_formats
 SELECT to_number('1,234.5', '9,999.9'), to_number('-12.50', 'S99.99'), to_number('<5>', '9PR'), to_number('12,454.8-', '99G999D9S')
+-- @query extract_seconds_keep_the_fraction
+SELECT extract(second from timestamp '2024-01-01 12:00:01.5'), extract(milliseconds from timestamp '2024-02-29 23:59:59.999999'), extract(microseconds from timestamp '2024-01-01 12:00:01.5'), extract(second from time '10:00:05.25'), extract(second from interval '90.25 seconds'), extract(second from timestamptz '2024-01-01 10:00:07.125+00')
+-- @query date_part_seconds_keep_the_fraction
+SELECT date_part('second', timestamp '2024-01-01 12:00:01.5'), date_part('milliseconds', timestamp '2024-01-01 12:00:01.5'), date_part('year', date '2024-03-01')
+-- @query percentile_cont_of_numeric_is_not_rounded
+SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY n), percentile_cont(0.25) WITHIN GROUP (ORDER BY n DESC), percentile_disc(0.5) WITHIN GROUP (ORDER BY n), percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM d_pgfn, (VALUES (1.25::numeric(10,2)), (2.00)) v(x) WHERE n IS NOT NULL
+-- @query to_hex_lower_case
+SELECT to_hex(255), to_hex(4096), to_hex(0), to_hex(id * 1000) FROM d_pgfn ORDER BY id
+-- @query overlay
+SELECT overlay('hello' placing 'XX' from 2 for 3), overlay('hello' placing 'XX' from 2), overlay('Txxxxas' placing 'hom' from 2 for 4), overlay(s placing '-' from 1 for 1) FROM d_pgfn ORDER BY id
+-- @query regexp_match
+SELECT regexp_match('abc123', '([a-z]+)(\d+)'), regexp_match('abc', 'z'), regexp_match('foobar', 'o+'), regexp_match('ABC', 'b', 'i'), (regexp_match('key=val', '(\w+)=(\w+)'))[2], regexp_match(s, '\d+') FROM d_pgfn ORDER BY id
+-- @query timestamps_without_seconds_before_a_zone
+SELECT timestamptz '2024-01-01 10:00+02', '2024-06-01 08:30 UTC'::timestamptz, '2024-06-01 08:30 Europe/Paris'::timestamptz, timestamp '2024-01-01 10:00+02', '2024-01-01T10:00Z'::timestamptz, '2024-01-01 10:00 -03'::timestamptz
+-- @query extract_is_numeric_date_part_double
+SELECT extract(year FROM date '2024-07-04'), extract(dow FROM timestamp '2024-01-01'), extract(epoch FROM TIMESTAMP '2024-01-01 00:00:00'), extract(epoch FROM timestamptz '2024-01-01 10:00:07.123456+00'), extract(epoch FROM interval '1 day 90.5 seconds'), date_part('year', DATE '2024-07-04'), date_part('epoch', timestamp '2024-01-01 00:00:01.5')

@@ -1,0 +1,61 @@
+"""ALTER TABLE ... RENAME [COLUMN] / DROP COLUMN / SET | DROP NOT NULL on a table with an
+index, which DuckDB 1.5 refuses ("Cannot alter entry ... because there are entries that
+depend on it") and PostgreSQL runs. The table is rebuilt without its indexes, the ALTER
+run, and the indexes made again, following a renamed table or column; one on a dropped
+column goes, as in PostgreSQL (constraint_ddl.alter_around_indexes). All in one
+transaction (the client's when one is open). A table without an index runs the ALTER as
+before; inside an agent branch too (a branch copies tables on write: its own rules).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import duckdb
+
+from proxy.execution import sql_bridge
+from proxy.pgserver import alter_rebuild, constraint_ddl, fk_checks
+from proxy.wire import messages as m
+from transpiler.constraint_ddl import alter_target, blocked_by_indexes
+
+if TYPE_CHECKING:
+    from proxy.pgserver.contexts import ClientSession, StatementRunner
+    from proxy.pgserver.portal import Portal
+
+
+async def run(runner: StatementRunner, session: ClientSession, portal: Portal) -> bool:
+    """Run the portal's ALTER TABLE around the table's indexes; False when it needs no
+    help (the caller runs it as before)."""
+    st = portal.statement
+    assert st is not None
+    if not blocked_by_indexes(st.sql):
+        return False
+    if runner.agent is not None and sql_bridge.branch_schema(
+        runner.settings.values.get("search_path", "")
+    ):
+        return False
+    await runner.take_cursor()
+    in_block = runner.txn_status != "I" or runner.implicit
+    if not await runner.call(_run, runner.cursor, st.sql, in_block):
+        return False
+    await fk_checks.after_ddl(runner.call, runner.cursor, st, st.sql)
+    runner.param_types.invalidate()
+    session.out(m.command_complete(st.tag))
+    return True
+
+
+def _run(cur: duckdb.DuckDBPyConnection, sql: str, in_block: bool) -> bool:
+    target = alter_target(sql)
+    if target is None:
+        return False
+    table = alter_rebuild.resolve_table(cur, constraint_ddl.Target(target[1], target[0]))
+    if table is None:
+        return False  # DuckDB says what is wrong (or IF EXISTS skips)
+    indexed = cur.execute(
+        "SELECT count(*) FROM duckdb_indexes() WHERE table_oid = ?", [table.oid]
+    ).fetchone()
+    if not indexed or not indexed[0]:
+        return False
+    with alter_rebuild.own_transaction(cur, in_block):
+        constraint_ddl.alter_around_indexes(cur, sql)
+    return True

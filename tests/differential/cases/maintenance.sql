@@ -1,0 +1,38 @@
+-- Maintenance statements (transpiler/maintenance.py): PostgreSQL's VACUUM / ANALYZE options
+-- (DuckDB's grammar has none: 0A000 before), REINDEX and CLUSTER (acknowledged: DuckDB's
+-- indexes follow every write, its tables have no physical order), COMMENT's tag alone.
+-- @setup
+CREATE TABLE d_mnt (id int PRIMARY KEY, v text);
+CREATE INDEX d_mnt_v ON d_mnt (v);
+CREATE TABLE d_mnt2 (id int);
+INSERT INTO d_mnt VALUES (1, 'a'), (2, 'b');
+-- @query vacuum_verbose_analyze
+VACUUM (VERBOSE, ANALYZE) d_mnt
+-- @query vacuum_full
+VACUUM FULL d_mnt
+-- @query vacuum_freeze_verbose
+VACUUM FREEZE VERBOSE d_mnt
+-- @query vacuum_options_with_values
+VACUUM (INDEX_CLEANUP off, PARALLEL 2) d_mnt
+-- @query vacuum_several_tables
+VACUUM ANALYZE d_mnt, d_mnt2
+-- @query analyze_verbose_columns
+ANALYZE VERBOSE d_mnt (v)
+-- @query analyze_several_tables
+ANALYZE d_mnt, d_mnt2
+-- @query analyze_missing_table error
+ANALYZE VERBOSE d_mnt_nosuch
+-- @query reindex_table
+REINDEX TABLE d_mnt
+-- @query reindex_index
+REINDEX INDEX d_mnt_v
+-- @query reindex_missing error
+REINDEX TABLE d_mnt_nosuch
+-- @query cluster_using
+CLUSTER d_mnt USING d_mnt_v
+-- @query cluster_missing error
+CLUSTER VERBOSE d_mnt_nosuch
+-- @query comment_tag
+COMMENT ON TABLE d_mnt IS 'kept'
+-- @query rows_unchanged
+SELECT id, v, obj_description('d_mnt'::regclass, 'pg_class') FROM d_mnt ORDER BY id

@@ -1,0 +1,115 @@
+"""The commonest errors in PostgreSQL's words and SQLSTATE, next to PostgreSQL 15's own.
+
+Clients show the message to people, and people search for it: `invalid input syntax for
+type integer: "abc"` rather than DuckDB's `Could not convert string 'abc' to INT32`
+(which hatiproxy keeps in DETAIL). proxy/db/duckdb_errors.py `_PG_WORDS`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from pgcluster import start_pg
+
+if (_root := str(Path(__file__).resolve().parents[2])) not in sys.path:
+    sys.path.append(_root)
+from tests.conftest import start_server  # noqa: E402
+
+SETUP = (
+    "CREATE TABLE w_err (id int PRIMARY KEY, n smallint, d date)",
+    "INSERT INTO w_err VALUES (1, 1, '2024-01-01')",
+    "CREATE TABLE w_uniq (id int PRIMARY KEY, code text UNIQUE, a int, b text, UNIQUE (a, b))",
+    "CREATE UNIQUE INDEX w_uniq_lower_b ON w_uniq (lower(b))",
+    "INSERT INTO w_uniq VALUES (1, 'x', 1, 'p'), (2, 'y', 2, 'q')",
+)
+FAILING = [
+    "SELECT 'abc'::int",
+    "SELECT 'abc'::bigint",
+    "SELECT 'x'::smallint",
+    "SELECT 'maybe'::boolean",
+    "SELECT 'x'::float8",
+    "SELECT 'x'::real",
+    "SELECT 'x'::numeric(10,2)",
+    "SELECT 'x'::date",
+    "SELECT 'noon'::timestamp",
+    "SELECT '2024-02-30'::date",
+    "SELECT 2147483647 + 1",
+    "SELECT 9223372036854775807 * 2",
+    "SELECT 3000000000::int",
+    "SELECT 40000::smallint",
+    "SELECT * FROM w_err WHERE id = 'x'",
+    "INSERT INTO w_err (id) VALUES ('seven')",
+    "SELECT nosuch FROM w_err",
+    "SELECT w_err.nosuch FROM w_err",
+    "SELECT * FROM nosuch_table",
+    "SELECT x.id FROM w_err",
+]
+
+
+@pytest.fixture(scope="module")
+def conns(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[psycopg.Connection, ...]]:
+    pg = start_pg()
+    srv = start_server(tmp_path_factory.mktemp("errwords"), "--database", ":memory:")
+    try:
+        with (
+            psycopg.connect(pg.dsn, autocommit=True) as a,
+            psycopg.connect(srv.dsn, autocommit=True) as b,
+        ):
+            for conn in (a, b):
+                for stmt in SETUP:
+                    conn.execute(stmt)  # type: ignore[arg-type]  # test SQL
+            yield a, b
+    finally:
+        srv.stop()
+        pg.stop()
+
+
+def _error(conn: psycopg.Connection, sql: str) -> tuple[str | None, str]:
+    with pytest.raises(psycopg.Error) as info:
+        conn.execute(sql)  # type: ignore[arg-type]  # test SQL
+    diag = info.value.diag
+    return diag.sqlstate, diag.message_primary or ""
+
+
+@pytest.mark.parametrize("sql", FAILING)
+def test_error_in_postgres_words(conns: tuple[psycopg.Connection, ...], sql: str) -> None:
+    pg, hati = conns
+    assert _error(hati, sql) == _error(pg, sql)
+
+
+# A unique violation: PostgreSQL's message, DETAIL and the constraint / table / schema
+# fields applications read (proxy/pgserver/unique_violation.py).
+UNIQUE = [
+    "INSERT INTO w_uniq VALUES (1, 'new', 9, 'new')",
+    "INSERT INTO w_uniq VALUES (3, 'x', 9, 'new')",
+    "INSERT INTO w_uniq (id, code, a, b) VALUES (3, 'z', 1, 'p')",
+    "INSERT INTO w_uniq VALUES (3, 'z', 7, 'P')",
+    "UPDATE w_uniq SET code = 'x' WHERE id = 2",
+    "INSERT INTO public.w_uniq VALUES (2, 'w', 8, 'w')",
+]
+
+
+def _unique_error(conn: psycopg.Connection, sql: str) -> tuple[object, ...]:
+    with pytest.raises(psycopg.Error) as info:
+        conn.execute(sql)  # type: ignore[arg-type]  # test SQL
+    d = info.value.diag
+    return (
+        d.sqlstate,
+        d.message_primary,
+        d.message_detail,
+        d.schema_name,
+        d.table_name,
+        d.constraint_name,
+    )
+
+
+@pytest.mark.parametrize("sql", UNIQUE)
+def test_unique_violation_names_its_constraint(
+    conns: tuple[psycopg.Connection, ...], sql: str
+) -> None:
+    pg, hati = conns
+    assert _unique_error(hati, sql) == _unique_error(pg, sql)
