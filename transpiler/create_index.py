@@ -16,8 +16,11 @@ HNSW (the vss extension, for `ORDER BY <distance> LIMIT k`). PostgreSQL's forms 
   expression DuckDB cannot index (DuckDB refuses extension functions, JSON ones among
   them, in index expressions).
 - `WHERE` (a partial index): a non-unique index then covers every row (a NOTICE says
-  so); it serves the same queries. A UNIQUE partial index would enforce uniqueness over
-  all rows instead of some, so it is refused (0A000), as is `NULLS NOT DISTINCT`.
+  so); it serves the same queries. A UNIQUE partial index (Django's conditional
+  UniqueConstraint) keys each column as `CASE WHEN <where> THEN <column> END`: rows
+  outside the WHERE key as NULLs, which a unique index never compares equal, so exactly
+  the rows PostgreSQL's index holds must be unique (the catalog shows those CASE
+  expressions as the index's columns, no WHERE). `NULLS NOT DISTINCT` is refused (0A000).
 - No index name: PostgreSQL's rule, `<table>_<column>[_<column>...]_idx`, expression
   columns named by their function or `expr`, cut to 63 bytes. When that name is taken
   PostgreSQL tries `..._idx1`, `..._idx2`, ...: the statement carries an `IndexName` and
@@ -120,12 +123,10 @@ def _rewrite(tree: exp.Expr) -> tuple[exp.Expr, tuple[str, ...]]:
     if method not in _ART and method not in ("hnsw", "ivfflat"):
         raise TranspileError("42704", f'access method "{method}" does not exist')
     where = params.args.get("where")
-    if where is not None:
-        if unique:
-            raise TranspileError(
-                "0A000",
-                "partial unique indexes (CREATE UNIQUE INDEX ... WHERE) are not supported",
-            )
+    partial = where.this if where is not None and unique else None  # (method: btree)
+    if partial is not None:
+        params.set("where", None)
+    elif where is not None:
         params.set("where", None)
         notices.append(
             f'index "{name}" covers all rows: partial indexes are not supported, '
@@ -137,6 +138,8 @@ def _rewrite(tree: exp.Expr) -> tuple[exp.Expr, tuple[str, ...]]:
     params.set("with_storage", None)  # btree fillfactor, deduplicate_items: storage only
     for column in columns:
         _drop_opclass(column)
+    if partial is not None:
+        _partial_unique(columns, partial)
     bad = next((c for c in columns if _unindexable(c)), None)
     if bad is not None:
         what = bad.sql("postgres")
@@ -154,6 +157,16 @@ def _rewrite(tree: exp.Expr) -> tuple[exp.Expr, tuple[str, ...]]:
 def _nothing(notice: str) -> tuple[exp.Expr, tuple[str, ...]]:
     """A statement that does nothing on DuckDB (the tag stays CREATE INDEX), and why."""
     return exp.select(exp.Literal.number(1)).where(exp.false()), (notice,)
+
+
+def _partial_unique(columns: list[exp.Expr], where: exp.Expr) -> None:
+    """Each key column (an Ordered) made `CASE WHEN (where) THEN column END`."""
+    for column in columns:
+        key = column.this if isinstance(column, exp.Ordered) else column
+        keyed = exp.Paren(
+            this=exp.Case(ifs=[exp.If(this=exp.Paren(this=where.copy()), true=key.copy())])
+        )
+        key.replace(keyed)
 
 
 def _drop_opclass(column: exp.Expr) -> str | None:

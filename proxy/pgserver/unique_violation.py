@@ -46,15 +46,31 @@ def name_violation(cur: Any, err: PgError, sql: str | None) -> None:
             own.close()
         for name, schema_name, elements in keys:
             parts = [_element(e) for e in elements]
-            pattern = ", ".join(re.escape(p) + ": (.*)" for p in parts)
+            shown = [_partial_key(p) for p in parts]
+            pattern = ", ".join(
+                (re.escape(p) if k == p else _PARTIAL_MESSAGE.format(re.escape(k))) + ": (.*)"
+                for p, k in zip(parts, shown, strict=True)
+            )
             values = re.fullmatch(pattern, found["key"], re.DOTALL)
             if values is None:
                 continue
             err.message = f'duplicate key value violates unique constraint "{name}"'
-            err.detail = f"Key ({', '.join(parts)})=({', '.join(values.groups())}) already exists."
+            err.detail = f"Key ({', '.join(shown)})=({', '.join(values.groups())}) already exists."
             err.schema_name = "public" if schema_name == "main" else schema_name
             err.table_name, err.constraint_name = table, name
             return
+
+
+# A partial unique index's key (transpiler/create_index.py: `CASE WHEN <where> THEN <col>
+# END`), as DuckDB keeps it and as its violation message prints it.
+_PARTIAL_KEY = re.compile(r"^CASE\s+WHEN \((.*)\) THEN \((.*)\) ELSE NULL END$", re.DOTALL)
+_PARTIAL_MESSAGE = r"CASE\s+WHEN .*? THEN \({}\) ELSE .*? END"
+
+
+def _partial_key(element: str) -> str:
+    """The column of a partial unique index's key, PostgreSQL's name for it."""
+    found = _PARTIAL_KEY.match(element)
+    return found[2] if found else element
 
 
 def _element(text: str) -> str:

@@ -25,6 +25,9 @@ SETUP = (
     "CREATE TABLE w_uniq (id int PRIMARY KEY, code text UNIQUE, a int, b text, UNIQUE (a, b))",
     "CREATE UNIQUE INDEX w_uniq_lower_b ON w_uniq (lower(b))",
     "INSERT INTO w_uniq VALUES (1, 'x', 1, 'p'), (2, 'y', 2, 'q')",
+    "CREATE TABLE w_part (id int PRIMARY KEY, email text, deleted boolean)",
+    "CREATE UNIQUE INDEX w_part_live ON w_part (email) WHERE NOT deleted",
+    "INSERT INTO w_part VALUES (1, 'a', false), (2, 'a', true)",
 )
 FAILING = [
     "SELECT 'abc'::int",
@@ -90,6 +93,7 @@ UNIQUE = [
     "INSERT INTO w_uniq VALUES (3, 'z', 7, 'P')",
     "UPDATE w_uniq SET code = 'x' WHERE id = 2",
     "INSERT INTO public.w_uniq VALUES (2, 'w', 8, 'w')",
+    "INSERT INTO w_part VALUES (3, 'a', false)",  # a partial unique index
 ]
 
 
