@@ -66,8 +66,10 @@ def test_long_copy_out_arrives_whole(server, lines: str, fmt: str) -> None:
         assert conn.execute("SELECT count(*) FROM streamed_rows").fetchone() == (ROWS,)
 
 
-@pytest.mark.parametrize("copy", [False, True])
-def test_error_in_a_later_batch_reaches_the_client(server, copy: bool) -> None:
+@pytest.mark.parametrize("copy", [None, "text", "csv", "binary"])
+def test_error_in_a_later_batch_reaches_the_client(server, copy: str | None) -> None:
+    """COPY text and CSV read each batch on the encoding thread, binary reads the next
+    one ahead (copy_out.py): a failing read reaches the client either way."""
     query = (
         "SELECT CASE WHEN g = 35000 THEN error('boom at 35000') ELSE g END AS v"
         " FROM range(40000) AS t(g)"
@@ -75,7 +77,7 @@ def test_error_in_a_later_batch_reaches_the_client(server, copy: bool) -> None:
     with psycopg.connect(server.dsn, autocommit=True) as conn, conn.cursor() as cur:
         with pytest.raises(psycopg.Error, match="boom at 35000"):
             if copy:
-                with cur.copy(f"COPY ({query}) TO STDOUT") as out:
+                with cur.copy(f"COPY ({query}) TO STDOUT (FORMAT {copy})") as out:
                     for _ in out:
                         pass
             else:
