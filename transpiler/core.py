@@ -29,6 +29,7 @@ from transpiler import (
     do_block,
     dump_ddl,
     external_access,
+    matviews,
     int_results,
     json_types,
     multi_object,
@@ -252,6 +253,12 @@ def _statement(
             external_access=outside,
         )
     kind, tag = classify(tokens)
+    if matviews.is_matview(chunk.text):
+        return _matview(chunk, reader, dims, hints, agent)
+    if tag == "COMMENT" and (text := matviews.comment_on_table(chunk.text)) is not None:
+        inner = _transpile_cached(text, reader_name(reader), dims, hints, agent)
+        if len(inner) == 1:
+            return inner[0]
     called = _pg_notify_call(tokens) if _PG_NOTIFY.search(chunk.text) else None
     if tag == "NOTIFY" or called is not None:
         raise TranspileError("0A000", _NO_NOTIFY, (called or chunk.start) + 1)
@@ -372,6 +379,44 @@ def _statement(
         notices=notices,
         index_name=index_name,
         _tree=tree if bind_texts else None,
+    )
+
+
+def _matview(
+    chunk: Chunk, reader: Dialect, dims: int, hints: ColumnHints | None, agent: frozenset[str]
+) -> Statement:
+    """A materialized-view statement: DDL on its stored table (matviews.py)."""
+    outside: list[tuple[str, ...]] = []
+
+    def query_sql(query: str) -> str:
+        inner = _transpile_cached(query, reader_name(reader), dims, hints, agent)
+        if len(inner) != 1 or inner[0].kind != "select":
+            raise TranspileError(
+                "42601", "a materialized view's query must be one SELECT", chunk.start + 1
+            )
+        st = inner[0]
+        if st.agent_calls or st.bind_texts or st.markers or st.param_count:
+            raise TranspileError(
+                "0A000",
+                "a materialized view's query cannot use parameters, agent functions or "
+                "semantic SQL: store their rows in a table (CREATE TABLE ... AS) instead",
+                chunk.start + 1,
+            )
+        outside.append(st.external_access)
+        return st.sql
+
+    ddl, sql = matviews.parse(chunk.text, query_sql)
+    tags = {
+        "create": "SELECT" if ddl.with_data else "CREATE MATERIALIZED VIEW",
+        "refresh": "REFRESH MATERIALIZED VIEW",
+        "drop": "DROP MATERIALIZED VIEW",
+    }
+    return Statement(
+        sql=sql,
+        kind="ddl",
+        tag=tags.get(ddl.action, "ALTER MATERIALIZED VIEW"),
+        matview=ddl,
+        external_access=outside[0] if outside else (),
     )
 
 

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from transpiler.alter_type import AlterColumnTypes
     from transpiler.column_origins import Origins
     from transpiler.constraint_ddl import ConstraintDdl
+    from transpiler.matviews import MatviewDdl
 
 MarkerKind = Literal["text", "column", "param"]
 MarkerRole = Literal["query", "passage"]
@@ -189,6 +190,9 @@ class Statement:
     # Which relation (as written) each result column plainly reads, for RowDescription's
     # table oid / attnum (see column_origins.py); None: none known.
     column_origins: Origins | None = None
+    # CREATE / REFRESH / DROP / ALTER MATERIALIZED VIEW: carried out by the server on the
+    # stored table `sql` names (matviews.py, proxy/pgserver/matviews.py).
+    matview: MatviewDdl | None = None
     # Private: the DuckDB tree, kept to regenerate SQL for bind_sql. Never mutated.
     _tree: exp.Expr | None = field(default=None, repr=False, compare=False)
     _bound: dict[int, str] = field(default_factory=dict, repr=False, compare=False)

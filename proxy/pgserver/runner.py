@@ -37,6 +37,7 @@ from proxy.pgserver import (
     fk_checks,
     foreign_keys,
     index_names,
+    matviews,
     owner_guard,
     owner_outcome,
     parsed_sql,
@@ -371,6 +372,12 @@ class Runner:
             return
         if st.kind in ("begin", "commit", "rollback", "savepoint"):
             raise PgError("0A000", f"{st.tag} is not supported in this form")
+        if st.matview is not None:  # CREATE / REFRESH / DROP / ALTER MATERIALIZED VIEW
+            await matviews.run(self, session, portal)
+            return
+        if st.tag in ("DROP TABLE", "DROP VIEW") and not portal.executed:
+            await self.take_cursor()  # not on a materialized view (42809, as PostgreSQL)
+            await self.call(matviews.check_drop, self.cursor, st, sql=st.sql)
         if st.kind == "select" and is_embed_column_call(st.sql):
             await embed_columns.run_call(self, portal, session, describe)
             return
@@ -395,6 +402,8 @@ class Runner:
         assert st is not None
         self.semantic.check(st)
         await self.take_cursor()
+        if matviews.may_read_unpopulated(st, id(self.engine)):
+            await self.call(matviews.check_populated, self.cursor, st, id(self.engine))
         plan, cols, head = await portal_outcome.run_durably(self, portal, session)
         if plan.writes and self.txn_status == "T":
             portal_outcome.record_write(plan, portal, session, head)

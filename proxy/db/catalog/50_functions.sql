@@ -193,10 +193,10 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_constraintdef(con_oid) AS (
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_viewdef(view_ref) AS (
     SELECT __h_r.viewdef FROM __hati_catalog.pg.__hati_rel __h_r
-    WHERE __h_r.relkind = 'v' AND __h_r.oid = __hati_catalog.pg.__hati_regclass(view_ref)),
+    WHERE __h_r.relkind IN ('v', 'm') AND __h_r.oid = __hati_catalog.pg.__hati_regclass(view_ref)),
     (view_ref, pretty) AS (
     SELECT __h_r.viewdef FROM __hati_catalog.pg.__hati_rel __h_r
-    WHERE __h_r.relkind = 'v' AND __h_r.oid = __hati_catalog.pg.__hati_regclass(view_ref));
+    WHERE __h_r.relkind IN ('v', 'm') AND __h_r.oid = __hati_catalog.pg.__hati_regclass(view_ref));
 
 -- Visible = reachable through the search path: pg_catalog, public and the temp schema.
 -- pg_table_is_visible, col_description and obj_description read pg_class / pg_description
