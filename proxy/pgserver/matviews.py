@@ -133,8 +133,8 @@ def _refresh(cur: duckdb.DuckDBPyConnection, ddl: MatviewDdl, who: Any, owners: 
     if table is None:
         raise PgError("42P01", f'relation "{name}" does not exist')
     found = _registered(cur, table)
-    if found is None:
-        raise _not_matview(cur, table, name)
+    if found is None:  # PostgreSQL's code here: 0A000, not 42809
+        raise PgError("0A000", f'"{table.name}" is not a materialized view')
     if who is not None:
         key = ("relation", table.schema, table.name.lower())
         ownership.require_owner(owners, key, "materialized view", table.name, who)

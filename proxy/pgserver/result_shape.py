@@ -13,7 +13,7 @@ ROW_KINDS = frozenset({"select", "show", "explain", "other"})
 DML_KINDS = frozenset({"insert", "update", "delete", "merge"})
 # Statements PostgreSQL answers with a command tag alone, where DuckDB returns a row
 # (VACUUM's `Success`): pgbench -i, for one, wants no rows from `vacuum analyze t`.
-NO_ROW_TAGS = frozenset({"VACUUM", "ANALYZE", "CHECKPOINT"})
+NO_ROW_TAGS = frozenset({"VACUUM", "ANALYZE", "CHECKPOINT", "COMMENT"})
 
 
 def returns_rows(st: Statement) -> bool:
