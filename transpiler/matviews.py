@@ -23,7 +23,9 @@ from transpiler.errors import TranspileError
 
 Action = Literal["create", "refresh", "drop", "rename", "rename_column", "set_schema"]
 _IDENT = r'(?:"(?:[^"]|"")+"|[A-Za-z_][\w$]*)'
-_NAME = rf"(?P<name>{_IDENT}(?:\s*\.\s*{_IDENT})?)"
+# [database.][schema.]name: the database part is the connection's own (PostgreSQL refuses
+# another), so it is dropped
+_NAME = rf"(?P<name>{_IDENT}(?:\s*\.\s*{_IDENT}){{0,2}})"
 _CREATE = re.compile(
     rf"^\s*CREATE\s+MATERIALIZED\s+VIEW\s+(?P<ine>IF\s+NOT\s+EXISTS\s+)?{_NAME}\s*"
     r"(?:\((?P<cols>[^()]*)\)\s*)?(?:USING\s+\w+\s*)?(?:WITH\s*\([^()]*\)\s*)?"
@@ -48,7 +50,7 @@ _ALTER = re.compile(
     rf"|SET\s+SCHEMA\s+(?P<schema>{_IDENT}))\s*;?\s*$",
     re.IGNORECASE | re.DOTALL,
 )
-_NAMES = re.compile(rf"\s*(?P<name>{_IDENT}(?:\s*\.\s*{_IDENT})?)\s*(?:,|$)")
+_NAMES = re.compile(rf"\s*(?P<name>{_IDENT}(?:\s*\.\s*{_IDENT}){{0,2}})\s*(?:,|$)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +97,7 @@ def split_name(text: str) -> tuple[str, str]:
     """(schema or '', name) of a possibly qualified name as written."""
     parts = re.findall(_IDENT, text)
     name = _unquote(parts[-1])
-    schema = _unquote(parts[0]) if len(parts) > 1 else ""
+    schema = _unquote(parts[-2]) if len(parts) > 1 else ""
     return ("main" if schema == "public" else schema), name
 
 
