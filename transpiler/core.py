@@ -37,6 +37,7 @@ from transpiler import (
     rewrite,
     sequence_restart,
     serial_columns,
+    table_like,
 )
 from transpiler.agent_calls import AgentCall
 from transpiler.classify import classify
@@ -331,6 +332,9 @@ def _statement(
         tree, notices, index_name = create_index.rewrite(tree)
     if tag == "CREATE SEQUENCE":
         dump_ddl.sequence_options(tree)
+    like = table_like.extract(tree) if tag == "CREATE TABLE" else None
+    if tag == "SELECT" and kind == "ddl" and table_like.without_data(tree):
+        tag = "CREATE TABLE AS"  # as PostgreSQL tags CREATE TABLE ... AS ... WITH NO DATA
     tree = rewrite.apply(tree, triggers, dims, chunk.start, hints)
     constraints = None
     if tag == "CREATE TABLE":  # its FOREIGN KEYs are the server's (constraint_ddl.py)
@@ -355,10 +359,25 @@ def _statement(
     elif tag == "ALTER TABLE":
         view = multi_object.view_form(tree)
         view_sql = render(view)[0] if view is not None else None
+    if like is not None:
+        if constraints is not None:
+            raise TranspileError(
+                "0A000",
+                "CREATE TABLE with LIKE and FOREIGN KEYs is not supported: add the foreign "
+                "keys with ALTER TABLE ... ADD FOREIGN KEY after it",
+                chunk.start + 1,
+            )
+        like = replace(like, sql=text)
+        # What the access checks read: the new table, and the tables it copies.
+        reads = "; ".join(
+            f"SELECT * FROM {matviews.qualified(s.schema, s.table)} LIMIT 0" for s in like.sources
+        )
+        text = f"{text}; {reads}"
     return Statement(
         sql=text,
         kind=kind,
         tag=tag,
+        table_like=like,
         markers=markers,
         param_count=triggers.max_param,
         bind_texts=bind_texts,

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from transpiler.column_origins import Origins
     from transpiler.constraint_ddl import ConstraintDdl
     from transpiler.matviews import MatviewDdl
+    from transpiler.table_like import TableLike
 
 MarkerKind = Literal["text", "column", "param"]
 MarkerRole = Literal["query", "passage"]
@@ -193,6 +194,9 @@ class Statement:
     # CREATE / REFRESH / DROP / ALTER MATERIALIZED VIEW: carried out by the server on the
     # stored table `sql` names (matviews.py, proxy/pgserver/matviews.py).
     matview: MatviewDdl | None = None
+    # CREATE TABLE ... (LIKE src ...): the server puts the source's columns in
+    # (table_like.py, proxy/pgserver/table_like.py); `sql` then also reads the source.
+    table_like: TableLike | None = None
     # Private: the DuckDB tree, kept to regenerate SQL for bind_sql. Never mutated.
     _tree: exp.Expr | None = field(default=None, repr=False, compare=False)
     _bound: dict[int, str] = field(default_factory=dict, repr=False, compare=False)

@@ -45,6 +45,7 @@ from proxy.pgserver import (
     savepoints,
     sql_cursors,
     statement_start,
+    table_like,
 )
 from proxy.pgserver.column_origins import OriginMap
 from proxy.pgserver.params import ParamTypes, decode_params
@@ -372,6 +373,9 @@ class Runner:
             return
         if st.kind in ("begin", "commit", "rollback", "savepoint"):
             raise PgError("0A000", f"{st.tag} is not supported in this form")
+        if st.table_like is not None:  # CREATE TABLE t (LIKE src ...)
+            await table_like.run(self, session, portal)
+            return
         if st.matview is not None:  # CREATE / REFRESH / DROP / ALTER MATERIALIZED VIEW
             await matviews.run(self, session, portal)
             return
