@@ -42,6 +42,7 @@ from transpiler import (
 from transpiler.agent_calls import AgentCall
 from transpiler.classify import classify
 from transpiler.column_hints import ColumnHints
+from transpiler.column_origins import Origins
 from transpiler.dialects import POSTGRES, SNOWFLAKE, parser
 from transpiler.errors import TranspileError
 from transpiler.markers import render
@@ -333,6 +334,11 @@ def _statement(
     if tag == "CREATE SEQUENCE":
         dump_ddl.sequence_options(tree)
     like = table_like.extract(tree) if tag == "CREATE TABLE" else None
+    created_as = None
+    if kind == "ddl" and tag == "SELECT" and isinstance(tree, exp.Create):
+        query = tree.expression
+        origins = column_origins.column_origins(query) if isinstance(query, exp.Select) else None
+        created_as = table_like.created_table(tree) if origins else None
     if tag == "SELECT" and kind == "ddl" and table_like.without_data(tree):
         tag = "CREATE TABLE AS"  # as PostgreSQL tags CREATE TABLE ... AS ... WITH NO DATA
     tree = rewrite.apply(tree, triggers, dims, chunk.start, hints)
@@ -378,6 +384,7 @@ def _statement(
         kind=kind,
         tag=tag,
         table_like=like,
+        created_as=created_as,
         markers=markers,
         param_count=triggers.max_param,
         bind_texts=bind_texts,
@@ -406,6 +413,7 @@ def _matview(
 ) -> Statement:
     """A materialized-view statement: DDL on its stored table (matviews.py)."""
     outside: list[tuple[str, ...]] = []
+    origins: list[Origins | None] = []
 
     def query_sql(query: str) -> str:
         inner = _transpile_cached(query, reader_name(reader), dims, hints, agent)
@@ -422,6 +430,7 @@ def _matview(
                 chunk.start + 1,
             )
         outside.append(st.external_access)
+        origins.append(st.column_origins)
         return st.sql
 
     ddl, sql = matviews.parse(chunk.text, query_sql)
@@ -436,6 +445,9 @@ def _matview(
         tag=tags.get(ddl.action, "ALTER MATERIALIZED VIEW"),
         matview=ddl,
         external_access=outside[0] if outside else (),
+        # the stored table keeps its varchar(n) lengths (proxy/pgserver/ctas_lengths.py)
+        created_as=ddl.names[0] if origins and origins[0] else None,
+        column_origins=origins[0] if origins else None,
     )
 
 

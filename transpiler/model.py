@@ -197,6 +197,9 @@ class Statement:
     # CREATE TABLE ... (LIKE src ...): the server puts the source's columns in
     # (table_like.py, proxy/pgserver/table_like.py); `sql` then also reads the source.
     table_like: TableLike | None = None
+    # CREATE TABLE ... AS / CREATE MATERIALIZED VIEW: the (schema or '', table) made;
+    # `column_origins` then holds its query's (the server keeps varchar(n) lengths).
+    created_as: tuple[str, str] | None = None
     # Private: the DuckDB tree, kept to regenerate SQL for bind_sql. Never mutated.
     _tree: exp.Expr | None = field(default=None, repr=False, compare=False)
     _bound: dict[int, str] = field(default_factory=dict, repr=False, compare=False)

@@ -109,3 +109,12 @@ def without_data(tree: exp.Expr) -> bool:
     if isinstance(query, exp.Query):
         tree.set("expression", exp.select("*").from_(query.subquery("__hati_no_data")).limit(0))
     return True
+
+
+def created_table(tree: exp.Create) -> tuple[str, str] | None:
+    """(schema or '', table) a CREATE TABLE ... AS makes."""
+    table = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
+    if not isinstance(table, exp.Table) or table.text("catalog"):
+        return None
+    schema = table.text("db")
+    return ("main" if schema == "public" else schema), table.name

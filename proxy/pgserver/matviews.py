@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from proxy.access import ownership
-from proxy.pgserver import alter_rebuild
+from proxy.pgserver import alter_rebuild, ctas_lengths
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError
 from transpiler.ddl_targets import targets
@@ -61,8 +61,14 @@ async def run(runner: StatementRunner, session: ClientSession, portal: Portal) -
     in_block = runner.txn_status != "I" or runner.implicit
     notices: list[str] = []
     who = runner.who
+    found: dict[int, int] = {}
+    if st.created_as is not None and st.column_origins:  # its varchar(n) lengths
+        path = runner.settings.values.get("search_path")
+        found = await runner.call(
+            ctas_lengths.lengths, runner.cursor, runner.origins, st, st.column_origins, path
+        )
     tag = await runner.call(
-        _run, runner.cursor, st, in_block, notices, who, runner.pending_owners, sql=st.sql
+        _run, runner.cursor, st, in_block, notices, who, runner.pending_owners, found, sql=st.sql
     )
     for text in notices:
         session.send_notice(text)
@@ -77,12 +83,13 @@ def _run(
     notices: list[str],
     who: Any,
     owners: Any,
+    found: dict[int, int],
 ) -> str:
     ddl = st.matview
     assert ddl is not None
     with alter_rebuild.own_transaction(cur, in_block):
         if ddl.action == "create":
-            return _create(cur, st.sql, ddl, notices)
+            return _create(cur, st.sql, ddl, notices, found)
         if ddl.action == "refresh":
             return _refresh(cur, ddl, who, owners)
         if ddl.action == "drop":
@@ -103,7 +110,13 @@ def _registered(cur: duckdb.DuckDBPyConnection, table: Any) -> tuple[Any, ...] |
     ).fetchone()
 
 
-def _create(cur: duckdb.DuckDBPyConnection, sql: str, ddl: MatviewDdl, notices: list[str]) -> str:
+def _create(
+    cur: duckdb.DuckDBPyConnection,
+    sql: str,
+    ddl: MatviewDdl,
+    notices: list[str],
+    found: dict[int, int],
+) -> str:
     schema, name = ddl.names[0]
     if _find(cur, schema, name) is not None and ddl.if_exists:
         notices.append(f'relation "{name}" already exists, skipping')
@@ -111,6 +124,8 @@ def _create(cur: duckdb.DuckDBPyConnection, sql: str, ddl: MatviewDdl, notices: 
     row = cur.execute(sql).fetchone()
     table = _find(cur, schema, name)
     assert table is not None
+    if found:
+        ctas_lengths.keep(cur, table.schema, table.name, found)
     where = [table.schema, table.name]
     cur.execute(f"DELETE FROM {REGISTRY} WHERE schema_name = ? AND name = ?", where)
     cur.execute(

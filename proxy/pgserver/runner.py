@@ -30,6 +30,7 @@ from proxy.pgserver import (
     commands,
     conflict_retry,
     constraint_ddl,
+    ctas_lengths,
     describe_sql,
     do_blocks,
     embed_columns,
@@ -396,6 +397,10 @@ class Runner:
         if st.notices and not portal.executed:
             for text in st.notices:  # e.g. an index kind DuckDB lacks was not created
                 session.send_notice(text)
+        if st.created_as is not None and st.column_origins:  # CREATE TABLE ... AS
+            work = lambda: self.execute_duckdb(portal, session, max_rows, describe)  # noqa: E731
+            await ctas_lengths.run(self, portal, work)
+            return
         await self.execute_duckdb(portal, session, max_rows, describe)
 
     async def _start(self, portal: Portal, session: ClientSession) -> None:

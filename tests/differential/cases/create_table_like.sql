@@ -55,10 +55,18 @@ SELECT a.attname FROM pg_attribute a WHERE a.attrelid = 'd_like_mid'::regclass A
 -- @query like_missing error
 CREATE TABLE d_like_bad (LIKE d_like_no_such_table)
 -- @query ctas_no_data
-CREATE TABLE d_like_ctas AS SELECT id, price, note FROM d_like_src WITH NO DATA
+CREATE TABLE d_like_ctas AS SELECT id, name, price, note FROM d_like_src WITH NO DATA
 -- @query ctas_no_data_rows
 SELECT count(*) FROM d_like_ctas
 -- @query ctas_no_data_columns
 SELECT a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull FROM pg_attribute a WHERE a.attrelid = 'd_like_ctas'::regclass AND a.attnum > 0 ORDER BY a.attnum
 -- @query ctas_with_data
 CREATE TABLE d_like_ctas2 AS SELECT id, note FROM d_like_src WITH DATA
+-- @query ctas_with_data_varchar
+CREATE TABLE d_like_ctas3 AS SELECT s.name AS label, upper(s.name) AS loud, s.id FROM d_like_src s WHERE s.id > 0
+-- @query ctas_with_data_varchar_columns
+SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a WHERE a.attrelid = 'd_like_ctas3'::regclass AND a.attnum > 0 ORDER BY a.attnum
+-- @query ctas_with_data_varchar_rows
+SELECT label, loud, id FROM d_like_ctas3 ORDER BY id
+-- @query ctas_with_data_varchar_length error
+INSERT INTO d_like_ctas3 (label) VALUES ('this name is far too long for it')

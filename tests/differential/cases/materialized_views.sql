@@ -1,7 +1,7 @@
 -- Materialized views: a stored table the catalog shows as relkind 'm' (pg_matviews),
 -- refreshed from its stored query; indexes on it survive REFRESH.
 -- @setup
-CREATE TABLE d_mv_src (id int PRIMARY KEY, grp text, amount numeric(10,2));
+CREATE TABLE d_mv_src (id int PRIMARY KEY, grp varchar(10), amount numeric(10,2));
 INSERT INTO d_mv_src VALUES (1, 'a', 1.50), (2, 'a', 2.25), (3, 'b', 10.00);
 -- @query create_with_data
 CREATE MATERIALIZED VIEW d_mv_totals AS SELECT grp, count(*) AS n, sum(amount) AS total FROM d_mv_src GROUP BY grp
