@@ -255,7 +255,7 @@ def _statement(
             external_access=outside,
         )
     kind, tag = classify(tokens)
-    if matviews.is_matview(chunk.text):
+    if matviews.is_matview(chunk.text) and dump_ddl.owner_to(chunk.text) is None:
         return _matview(chunk, reader, dims, hints, agent)
     if tag == "COMMENT" and (text := matviews.comment_on_table(chunk.text)) is not None:
         inner = _transpile_cached(text, reader_name(reader), dims, hints, agent)

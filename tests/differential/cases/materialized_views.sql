@@ -99,3 +99,41 @@ DROP MATERIALIZED VIEW d_mv_nope
 DROP MATERIALIZED VIEW d_mv_totals
 -- @query gone
 SELECT count(*) FROM pg_matviews WHERE matviewname LIKE 'd\_mv\_%'
+-- @query failing_source
+CREATE TABLE d_mv_div (d int)
+-- @query failing_source_rows
+INSERT INTO d_mv_div VALUES (2), (5)
+-- @query failing_create
+CREATE MATERIALIZED VIEW d_mv_q AS SELECT 10 / d AS q FROM d_mv_div
+-- @query failing_zero
+INSERT INTO d_mv_div VALUES (0)
+-- @query failing_refresh error
+REFRESH MATERIALIZED VIEW d_mv_q
+-- @query failing_refresh_keeps_old_rows
+SELECT q FROM d_mv_q ORDER BY q
+-- @query failing_refresh_in_block_begin
+BEGIN
+-- @query failing_refresh_fix
+DELETE FROM d_mv_div WHERE d = 0
+-- @query failing_refresh_in_block
+REFRESH MATERIALIZED VIEW d_mv_q
+-- @query failing_refresh_in_block_sees_it
+SELECT q FROM d_mv_q ORDER BY q
+-- @query failing_refresh_in_block_commit
+COMMIT
+-- @query schema_qualified
+CREATE SCHEMA d_mv_schema
+-- @query schema_qualified_create
+CREATE MATERIALIZED VIEW d_mv_schema.d_mv_in AS SELECT q FROM d_mv_q
+-- @query schema_qualified_rows
+SELECT schemaname, matviewname FROM pg_matviews WHERE matviewname = 'd_mv_in'
+-- @query set_schema
+ALTER MATERIALIZED VIEW d_mv_schema.d_mv_in SET SCHEMA public
+-- @query set_schema_rows
+SELECT schemaname, matviewname, ispopulated FROM pg_matviews WHERE matviewname = 'd_mv_in'
+-- @query set_schema_refresh
+REFRESH MATERIALIZED VIEW public.d_mv_in
+-- @query set_schema_select
+SELECT q FROM d_mv_in ORDER BY q
+-- @query cleanup
+DROP MATERIALIZED VIEW d_mv_in, d_mv_q
