@@ -12,6 +12,7 @@ write there, is checked here. A SELECT naming an unpopulated one is refused (550
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -34,7 +35,10 @@ REGISTRY = "main.__hati_matviews"
 # Names (lower case) that may be unpopulated materialized views: a superset, so that a
 # SELECT naming none of them costs nothing; the registry decides (check_populated).
 _MAYBE_UNPOPULATED: set[str] = set()
-_LOADED: set[int] = set()  # the DuckDB databases whose registry was read into it
+# DuckDB database -> when its registry was last read into it: read again after
+# _RELOAD_S, so that what another proxy over the same DuckLake made unpopulated is seen.
+_LOADED: dict[int, float] = {}
+_RELOAD_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -287,7 +291,7 @@ def may_read_unpopulated(st: Statement, database: int) -> bool:
     relation that may be an unpopulated materialized view, or the registry is unread."""
     if st.kind != "select":
         return False
-    if database not in _LOADED:
+    if time.monotonic() - _LOADED.get(database, -_RELOAD_S) >= _RELOAD_S:
         return True
     if not _MAYBE_UNPOPULATED:
         return False
@@ -297,16 +301,17 @@ def may_read_unpopulated(st: Statement, database: int) -> bool:
 
 def check_populated(cur: duckdb.DuckDBPyConnection, st: Statement, database: int) -> None:
     """55000 when the query reads a materialized view that has not been populated."""
-    if database not in _LOADED:
+    if time.monotonic() - _LOADED.get(database, -_RELOAD_S) >= _RELOAD_S:
         try:
             sql = f"SELECT lower(name) FROM {REGISTRY} WHERE NOT populated"
             rows = cur.execute(sql).fetchall()
         except duckdb.CatalogException:  # a database without the catalog's tables
             rows = []
         _MAYBE_UNPOPULATED.update(r[0] for r in rows)
-        _LOADED.add(database)
-        if not any(r[0] in st.sql.lower() for r in rows):
-            return
+        _LOADED[database] = time.monotonic()
+    low = st.sql.lower()
+    if not any(name in low for name in _MAYBE_UNPOPULATED):
+        return
     for rel in relations_of(st.sql).relations:
         if rel.name not in _MAYBE_UNPOPULATED or rel.catalog:
             continue
