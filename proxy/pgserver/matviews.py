@@ -337,3 +337,13 @@ def check_drop(cur: duckdb.DuckDBPyConnection, st: Statement) -> None:
                 f'"{table.name}" is not a {kind}',
                 hint="Use DROP MATERIALIZED VIEW to remove a materialized view.",
             )
+
+
+def forget_dropped(cur: duckdb.DuckDBPyConnection) -> None:
+    """After DROP SCHEMA (CASCADE took its materialized views): their registry rows go
+    too, or a table made later under the same name would read as one."""
+    cur.execute(
+        f"DELETE FROM {REGISTRY} r WHERE NOT EXISTS (SELECT 1 FROM duckdb_tables() t "
+        "WHERE t.database_name = system.main.current_database() "
+        "AND t.schema_name = r.schema_name AND t.table_name = r.name)"
+    )

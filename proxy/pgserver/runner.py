@@ -397,6 +397,10 @@ class Runner:
         if st.notices and not portal.executed:
             for text in st.notices:  # e.g. an index kind DuckDB lacks was not created
                 session.send_notice(text)
+        if st.tag == "DROP SCHEMA":
+            await self.execute_duckdb(portal, session, max_rows, describe)
+            await self.call(matviews.forget_dropped, self.cursor)
+            return
         if st.created_as is not None and st.column_origins:  # CREATE TABLE ... AS
             work = lambda: self.execute_duckdb(portal, session, max_rows, describe)  # noqa: E731
             await ctas_lengths.run(self, portal, work)

@@ -137,3 +137,15 @@ REFRESH MATERIALIZED VIEW public.d_mv_in
 SELECT q FROM d_mv_in ORDER BY q
 -- @query cleanup
 DROP MATERIALIZED VIEW d_mv_in, d_mv_q
+-- @query drop_schema_cascade_setup
+CREATE MATERIALIZED VIEW d_mv_schema.d_mv_gone AS SELECT 1 AS a
+-- @query drop_schema_cascade
+DROP SCHEMA d_mv_schema CASCADE
+-- @query drop_schema_cascade_schema_again
+CREATE SCHEMA d_mv_schema
+-- @query drop_schema_cascade_table_of_that_name
+CREATE TABLE d_mv_schema.d_mv_gone (a int)
+-- @query drop_schema_cascade_is_a_table
+SELECT relkind FROM pg_class WHERE relname = 'd_mv_gone'
+-- @query drop_schema_cascade_not_listed
+SELECT count(*) FROM pg_matviews WHERE matviewname = 'd_mv_gone'
