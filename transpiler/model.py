@@ -209,7 +209,17 @@ class Statement:
     def native(self) -> Statement:
         """This statement as DuckDB alone runs it, for paths without the wire server's
         foreign-key registry: a CREATE TABLE keeps its FOREIGN KEYs as DuckDB's own
-        (DuckDB refuses actions and DEFERRABLE there); others unchanged."""
+        (DuckDB refuses actions and DEFERRABLE there); others unchanged. A materialized-view
+        statement or CREATE TABLE ... LIKE, which only the wire server carries out (its
+        `sql` alone would make a plain table, or empty one on REFRESH), is refused."""
+        if self.matview is not None or self.table_like is not None:
+            from transpiler.errors import TranspileError
+
+            raise TranspileError(
+                "0A000",
+                f"{self.tag} is carried out by the PostgreSQL wire server: run it over a "
+                "PostgreSQL connection (psql, a driver), not through MCP / REST / a branch",
+            )
         ddl = self.constraints
         if ddl is None or not ddl.create or ddl.native_sql is None:
             return self

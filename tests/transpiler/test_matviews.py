@@ -75,3 +75,18 @@ def test_create_table_as_with_no_data() -> None:
     )
     assert st.created_as == ("", "t3") and st.column_origins is not None
     assert one("CREATE TABLE t4 AS SELECT 1 AS a WITH DATA").tag == "SELECT"
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "CREATE MATERIALIZED VIEW mv AS SELECT 1 AS a",
+        "REFRESH MATERIALIZED VIEW mv",  # its `sql` alone would empty the stored table
+        "CREATE TABLE t2 (LIKE src)",
+    ],
+)
+def test_paths_without_the_wire_server_refuse_them(sql: str) -> None:
+    """MCP / REST / branch SQL run `Statement.native()`: these are the wire server's."""
+    with pytest.raises(TranspileError) as info:
+        one(sql).native()
+    assert info.value.sqlstate == "0A000"
