@@ -347,3 +347,23 @@ def forget_dropped(cur: duckdb.DuckDBPyConnection) -> None:
         "WHERE t.database_name = system.main.current_database() "
         "AND t.schema_name = r.schema_name AND t.table_name = r.name)"
     )
+
+
+def renamed_by_alter_table(cur: duckdb.DuckDBPyConnection, st: Statement) -> tuple[Any, str] | None:
+    """ALTER TABLE mv RENAME TO new on a materialized view (PostgreSQL allows it): the
+    table and its new name, for `follow_rename` once it ran; else None."""
+    for t in targets(st.sql) or ():
+        if t.action == "rename" and t.new_name and not t.catalog:
+            table = _find(cur, t.schema, t.name)
+            if _registered(cur, table) is not None:
+                return table, t.new_name
+    return None
+
+
+def follow_rename(cur: duckdb.DuckDBPyConnection, renamed: tuple[Any, str]) -> None:
+    table, new_name = renamed
+    moved = _find(cur, table.schema, new_name)  # the new name as DuckDB spelled it
+    cur.execute(
+        f"UPDATE {REGISTRY} SET name = ? WHERE schema_name = ? AND name = ?",
+        [moved.name if moved is not None else new_name, table.schema, table.name],
+    )

@@ -397,6 +397,13 @@ class Runner:
         if st.notices and not portal.executed:
             for text in st.notices:  # e.g. an index kind DuckDB lacks was not created
                 session.send_notice(text)
+        if st.tag == "ALTER TABLE" and st.view_sql is not None and not portal.executed:
+            await self.take_cursor()  # RENAME TO: a materialized view keeps its query
+            renamed = await self.call(matviews.renamed_by_alter_table, self.cursor, st)
+            await self.execute_duckdb(portal, session, max_rows, describe)
+            if renamed is not None:
+                await self.call(matviews.follow_rename, self.cursor, renamed)
+            return
         if st.tag == "DROP SCHEMA":
             await self.execute_duckdb(portal, session, max_rows, describe)
             await self.call(matviews.forget_dropped, self.cursor)

@@ -149,3 +149,13 @@ CREATE TABLE d_mv_schema.d_mv_gone (a int)
 SELECT relkind FROM pg_class WHERE relname = 'd_mv_gone'
 -- @query drop_schema_cascade_not_listed
 SELECT count(*) FROM pg_matviews WHERE matviewname = 'd_mv_gone'
+-- @query alter_table_rename_setup
+CREATE MATERIALIZED VIEW d_mv_alt AS SELECT 1 AS a
+-- @query alter_table_rename
+ALTER TABLE d_mv_alt RENAME TO d_mv_alt2
+-- @query alter_table_rename_still_a_matview
+SELECT matviewname, ispopulated FROM pg_matviews WHERE matviewname LIKE 'd\_mv\_alt%'
+-- @query alter_table_rename_refresh
+REFRESH MATERIALIZED VIEW d_mv_alt2
+-- @query alter_table_rename_drop
+DROP MATERIALIZED VIEW d_mv_alt2
