@@ -32,15 +32,18 @@ from transpiler import (
     int_results,
     json_types,
     maintenance,
+    matviews,
     multi_object,
     name_types,
     rewrite,
     sequence_restart,
     serial_columns,
+    table_like,
 )
 from transpiler.agent_calls import AgentCall
 from transpiler.classify import classify
 from transpiler.column_hints import ColumnHints
+from transpiler.column_origins import Origins
 from transpiler.dialects import POSTGRES, SNOWFLAKE, parser
 from transpiler.errors import TranspileError
 from transpiler.markers import render
@@ -289,6 +292,12 @@ def _statement(
             external_access=outside,
         )
     kind, tag = classify(tokens)
+    if matviews.is_matview(chunk.text) and dump_ddl.owner_to(chunk.text) is None:
+        return _matview(chunk, reader, dims, hints, agent)
+    if tag == "COMMENT" and (text := matviews.comment_on_table(chunk.text)) is not None:
+        inner = _transpile_cached(text, reader_name(reader), dims, hints, agent)
+        if len(inner) == 1:
+            return inner[0]
     called = _pg_notify_call(tokens) if _PG_NOTIFY.search(chunk.text) else None
     if tag == "NOTIFY" or called is not None:
         raise TranspileError("0A000", _NO_NOTIFY, (called or chunk.start) + 1)
@@ -386,6 +395,14 @@ def _statement(
     after = ""
     if tag == "CREATE SEQUENCE":
         after = dump_ddl.sequence_options(tree)
+    like = table_like.extract(tree) if tag == "CREATE TABLE" else None
+    created_as = None
+    if kind == "ddl" and tag == "SELECT" and isinstance(tree, exp.Create):
+        query = tree.expression
+        origins = column_origins.column_origins(query) if isinstance(query, exp.Select) else None
+        created_as = table_like.created_table(tree) if origins else None
+    if tag == "SELECT" and kind == "ddl" and table_like.without_data(tree):
+        tag = "CREATE TABLE AS"  # as PostgreSQL tags CREATE TABLE ... AS ... WITH NO DATA
     tree = rewrite.apply(tree, triggers, dims, chunk.start, hints)
     constraints = None
     if tag == "CREATE TABLE":  # its FOREIGN KEYs are the server's (constraint_ddl.py)
@@ -410,10 +427,26 @@ def _statement(
     elif tag == "ALTER TABLE":
         view = multi_object.view_form(tree)
         view_sql = render(view)[0] if view is not None else None
+    if like is not None:
+        if constraints is not None:
+            raise TranspileError(
+                "0A000",
+                "CREATE TABLE with LIKE and FOREIGN KEYs is not supported: add the foreign "
+                "keys with ALTER TABLE ... ADD FOREIGN KEY after it",
+                chunk.start + 1,
+            )
+        like = replace(like, sql=text)
+        # What the access checks read: the new table, and the tables it copies.
+        reads = "; ".join(
+            f"SELECT * FROM {matviews.qualified(s.schema, s.table)} LIMIT 0" for s in like.sources
+        )
+        text = f"{text}; {reads}"
     return Statement(
         sql=text,
         kind=kind,
         tag=tag,
+        table_like=like,
+        created_as=created_as,
         markers=markers,
         param_count=triggers.max_param,
         bind_texts=bind_texts,
@@ -434,6 +467,49 @@ def _statement(
         notices=notices,
         index_name=index_name,
         _tree=tree if bind_texts else None,
+    )
+
+
+def _matview(
+    chunk: Chunk, reader: Dialect, dims: int, hints: ColumnHints | None, agent: frozenset[str]
+) -> Statement:
+    """A materialized-view statement: DDL on its stored table (matviews.py)."""
+    outside: list[tuple[str, ...]] = []
+    origins: list[Origins | None] = []
+
+    def query_sql(query: str) -> str:
+        inner = _transpile_cached(query, reader_name(reader), dims, hints, agent)
+        if len(inner) != 1 or inner[0].kind != "select":
+            raise TranspileError(
+                "42601", "a materialized view's query must be one SELECT", chunk.start + 1
+            )
+        st = inner[0]
+        if st.agent_calls or st.bind_texts or st.markers or st.param_count:
+            raise TranspileError(
+                "0A000",
+                "a materialized view's query cannot use parameters, agent functions or "
+                "semantic SQL: store their rows in a table (CREATE TABLE ... AS) instead",
+                chunk.start + 1,
+            )
+        outside.append(st.external_access)
+        origins.append(st.column_origins)
+        return st.sql
+
+    ddl, sql = matviews.parse(chunk.text, query_sql)
+    tags = {
+        "create": "SELECT" if ddl.with_data else "CREATE MATERIALIZED VIEW",
+        "refresh": "REFRESH MATERIALIZED VIEW",
+        "drop": "DROP MATERIALIZED VIEW",
+    }
+    return Statement(
+        sql=sql,
+        kind="ddl",
+        tag=tags.get(ddl.action, "ALTER MATERIALIZED VIEW"),
+        matview=ddl,
+        external_access=outside[0] if outside else (),
+        # the stored table keeps its varchar(n) lengths (proxy/pgserver/ctas_lengths.py)
+        created_as=ddl.names[0] if origins and origins[0] else None,
+        column_origins=origins[0] if origins else None,
     )
 
 

@@ -12,6 +12,8 @@ if TYPE_CHECKING:
     from transpiler.alter_type import AlterColumnTypes
     from transpiler.column_origins import Origins
     from transpiler.constraint_ddl import ConstraintDdl
+    from transpiler.matviews import MatviewDdl
+    from transpiler.table_like import TableLike
 
 MarkerKind = Literal["text", "column", "param"]
 MarkerRole = Literal["query", "passage"]
@@ -189,6 +191,15 @@ class Statement:
     # Which relation (as written) each result column plainly reads, for RowDescription's
     # table oid / attnum (see column_origins.py); None: none known.
     column_origins: Origins | None = None
+    # CREATE / REFRESH / DROP / ALTER MATERIALIZED VIEW: carried out by the server on the
+    # stored table `sql` names (matviews.py, proxy/pgserver/matviews.py).
+    matview: MatviewDdl | None = None
+    # CREATE TABLE ... (LIKE src ...): the server puts the source's columns in
+    # (table_like.py, proxy/pgserver/table_like.py); `sql` then also reads the source.
+    table_like: TableLike | None = None
+    # CREATE TABLE ... AS / CREATE MATERIALIZED VIEW: the (schema or '', table) made;
+    # `column_origins` then holds its query's (the server keeps varchar(n) lengths).
+    created_as: tuple[str, str] | None = None
     # Private: the DuckDB tree, kept to regenerate SQL for bind_sql. Never mutated.
     _tree: exp.Expr | None = field(default=None, repr=False, compare=False)
     _bound: dict[int, str] = field(default_factory=dict, repr=False, compare=False)
@@ -198,7 +209,17 @@ class Statement:
     def native(self) -> Statement:
         """This statement as DuckDB alone runs it, for paths without the wire server's
         foreign-key registry: a CREATE TABLE keeps its FOREIGN KEYs as DuckDB's own
-        (DuckDB refuses actions and DEFERRABLE there); others unchanged."""
+        (DuckDB refuses actions and DEFERRABLE there); others unchanged. A materialized-view
+        statement or CREATE TABLE ... LIKE, which only the wire server carries out (its
+        `sql` alone would make a plain table, or empty one on REFRESH), is refused."""
+        if self.matview is not None or self.table_like is not None:
+            from transpiler.errors import TranspileError
+
+            raise TranspileError(
+                "0A000",
+                f"{self.tag} is carried out by the PostgreSQL wire server: run it over a "
+                "PostgreSQL connection (psql, a driver), not through MCP / REST / a branch",
+            )
         ddl = self.constraints
         if ddl is None or not ddl.create or ddl.native_sql is None:
             return self

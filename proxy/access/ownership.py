@@ -52,7 +52,10 @@ Key = tuple[str, str, str]  # (class, schema, name); class: relation, sequence, 
 _CLASS = {"table": "relation", "view": "relation", "relation": "relation"}
 _CHECKED = ("replace", "drop", "alter", "rename", "comment")
 _EXISTS = {
-    "relation": "SELECT 'table' FROM duckdb_tables() WHERE database_name = $1 AND "
+    # a materialized view is a table with a registry row (proxy/pgserver/matviews.py)
+    "relation": "SELECT CASE WHEN $1 <> 'temp' AND EXISTS (SELECT 1 FROM main.__hati_matviews m "
+    "WHERE m.schema_name = $2 AND lower(m.name) = $3) THEN 'materialized view' ELSE 'table' "
+    "END FROM duckdb_tables() WHERE database_name = $1 AND "
     "schema_name = $2 AND lower(table_name) = $3 UNION ALL SELECT 'view' FROM duckdb_views() "
     "WHERE database_name = $1 AND schema_name = $2 AND lower(view_name) = $3 AND NOT internal",
     "sequence": "SELECT 'sequence' FROM duckdb_sequences() WHERE database_name = $1 AND "
@@ -347,6 +350,12 @@ def _require_truncate(
             f"permission denied for table {t.name}",
             hint="only the owner of a table or a server superuser may truncate it",
         )
+
+
+def require_owner(owners: Owners, key: Key, kind: str, name: str, who: Identity) -> None:
+    """42501 unless `who` owns `key` (a statement the DDL checks do not see as a change:
+    REFRESH MATERIALIZED VIEW)."""
+    _require(owners, key, kind, name, who)
 
 
 def _require(owners: Owners, key: Key, kind: str, name: str, who: Identity) -> None:

@@ -292,6 +292,11 @@ def _drop(cur: Any, table: Any, name: str, if_exists: bool, notices: list[str]) 
 # --- the rebuild ---------------------------------------------------------------------
 
 
+def add_checks(cur: Any, table: Any, checks: tuple[str, ...]) -> None:
+    """Re-create `table` with CHECK constraints added (rows, indexes, comments kept)."""
+    _rebuild(cur, table, add=checks)
+
+
 def _rebuild(
     cur: Any,
     table: Any,

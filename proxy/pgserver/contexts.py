@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
     from proxy.access.owner_txn import PendingOwners
     from proxy.agent.layer import AgentLayer
+    from proxy.core.identity import Identity
     from proxy.db.commit_clock import OpenWrite
     from proxy.db.settings import SessionSettings
     from proxy.pgserver.column_origins import OriginMap
@@ -39,6 +40,7 @@ class StatementRunner(Protocol):
     agent: AgentLayer | None
     # Owner records of this connection's open block, applied at COMMIT (owner_outcome.py).
     pending_owners: PendingOwners
+    who: Identity | None  # the agent identity, fixed at connect
 
     async def call(self, fn: Callable[..., Any], *args: Any, sql: str | None = None) -> Any: ...
 

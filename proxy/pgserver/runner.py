@@ -31,6 +31,7 @@ from proxy.pgserver import (
     commands,
     conflict_retry,
     constraint_ddl,
+    ctas_lengths,
     describe_sql,
     do_blocks,
     embed_columns,
@@ -39,6 +40,7 @@ from proxy.pgserver import (
     foreign_keys,
     index_names,
     index_rename,
+    matviews,
     owner_guard,
     owner_outcome,
     parsed_sql,
@@ -46,6 +48,7 @@ from proxy.pgserver import (
     savepoints,
     sql_cursors,
     statement_start,
+    table_like,
     unique_violation,
 )
 from proxy.pgserver.column_origins import OriginMap
@@ -376,6 +379,15 @@ class Runner:
             return
         if st.kind in ("begin", "commit", "rollback", "savepoint"):
             raise PgError("0A000", f"{st.tag} is not supported in this form")
+        if st.table_like is not None:  # CREATE TABLE t (LIKE src ...)
+            await table_like.run(self, session, portal)
+            return
+        if st.matview is not None:  # CREATE / REFRESH / DROP / ALTER MATERIALIZED VIEW
+            await matviews.run(self, session, portal)
+            return
+        if st.tag in ("DROP TABLE", "DROP VIEW") and not portal.executed:
+            await self.take_cursor()  # not on a materialized view (42809, as PostgreSQL)
+            await self.call(matviews.check_drop, self.cursor, st, sql=st.sql)
         if st.kind == "select" and is_embed_column_call(st.sql):
             await embed_columns.run_call(self, portal, session, describe)
             return
@@ -394,6 +406,21 @@ class Runner:
         if st.notices and not portal.executed:
             for text in st.notices:  # e.g. an index kind DuckDB lacks was not created
                 session.send_notice(text)
+        if st.tag == "ALTER TABLE" and st.view_sql is not None and not portal.executed:
+            await self.take_cursor()  # RENAME TO: a materialized view keeps its query
+            renamed = await self.call(matviews.renamed_by_alter_table, self.cursor, st)
+            await self.execute_duckdb(portal, session, max_rows, describe)
+            if renamed is not None:
+                await self.call(matviews.follow_rename, self.cursor, renamed)
+            return
+        if st.tag == "DROP SCHEMA":
+            await self.execute_duckdb(portal, session, max_rows, describe)
+            await self.call(matviews.forget_dropped, self.cursor)
+            return
+        if st.created_as is not None and st.column_origins:  # CREATE TABLE ... AS
+            work = lambda: self.execute_duckdb(portal, session, max_rows, describe)  # noqa: E731
+            await ctas_lengths.run(self, portal, work)
+            return
         await self.execute_duckdb(portal, session, max_rows, describe)
 
     async def _start(self, portal: Portal, session: ClientSession) -> None:
@@ -404,6 +431,8 @@ class Runner:
         assert st is not None
         self.semantic.check(st)
         await self.take_cursor()
+        if matviews.may_read_unpopulated(st, id(self.engine)):
+            await self.call(matviews.check_populated, self.cursor, st, id(self.engine))
         plan, cols, head = await portal_outcome.run_durably(self, portal, session)
         if plan.writes and self.txn_status == "T":
             portal_outcome.record_write(plan, portal, session, head)

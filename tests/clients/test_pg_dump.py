@@ -41,9 +41,14 @@ SCHEMA = [
     # Divisions: stored through the transpiler's macros, dumped as PostgreSQL's `/` and `%`.
     "CREATE TABLE parts (id integer PRIMARY KEY, qty integer DEFAULT 10 / 3 CHECK (qty % 100 >= 0))",
     "CREATE MACRO add_one(x) AS x + 1",
+    # a materialized view (sorted before the table it reads) with a unique index
+    "CREATE MATERIALIZED VIEW item_names AS SELECT id, upper(name) AS loud FROM items"
+    " WHERE price IS NOT NULL",
+    "CREATE UNIQUE INDEX item_names_id ON item_names (id)",
     "INSERT INTO items (name, price) VALUES ('pen', 1.50), ('book', 12.00), ('it''s', NULL)",
     "INSERT INTO notes (id, body, items_id, ratio) VALUES"
     " (1, E'tab\\tand\\nnewline \\\\ back', 1, 1.23456), (2, NULL, NULL, NULL), (3, '', 2, 100)",
+    "REFRESH MATERIALIZED VIEW item_names",
 ]
 
 
@@ -102,6 +107,10 @@ def _state(server: ServerProcess) -> dict[str, object]:
             "items": q("SELECT id, name, price, stock FROM items ORDER BY id").fetchall(),
             "notes": q("SELECT id, body, items_id, ratio, twice FROM notes ORDER BY id").fetchall(),
             "cheap": q("SELECT * FROM cheap ORDER BY id").fetchall(),
+            "item_names": q("SELECT * FROM item_names ORDER BY id").fetchall(),
+            "matviews": q(
+                "SELECT schemaname, matviewname, hasindexes, ispopulated FROM pg_matviews"
+            ).fetchall(),
             "counter": q("SELECT last_value, is_called FROM counter_seq").fetchall(),
             "indexes": q(
                 "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY 1"
@@ -160,11 +169,17 @@ def test_plain_dump_leaves_out_built_in_objects(source, tmp_path: Path) -> None:
                      "SELECT pg_catalog.setval('public.counter_seq', 6, true)",
                      "CREATE UNIQUE INDEX items_name_price_idx ON public.items USING btree "
                      "(name, price)", "COMMENT ON TABLE public.items IS 'things for sale'",
-                     "CREATE FUNCTION public.add_one(x anyelement)"):  # fmt: skip
+                     "CREATE FUNCTION public.add_one(x anyelement)",
+                     "CREATE MATERIALIZED VIEW public.item_names AS",
+                     "REFRESH MATERIALIZED VIEW public.item_names;",
+                     "CREATE UNIQUE INDEX item_names_id ON public.item_names USING btree (id)"):  # fmt: skip
         assert expected in dump, dump
     # the view's query, not DuckDB's CREATE VIEW statement, and after the table it reads
     assert "AS\nCREATE VIEW" not in dump
     assert dump.index("CREATE VIEW public.cheap") > dump.index("CREATE TABLE public.items")
+    matview = dump.index("CREATE MATERIALIZED VIEW public.item_names")
+    assert matview > dump.index("CREATE TABLE public.items")
+    assert dump.index("REFRESH MATERIALIZED VIEW") > dump.index("COPY public.items")
     # nothing of hatiproxy's own: agent functions, pgvector's types, hnsw, public's defaults
     for built_in in ("agent_inbox", "semantic_match", "vector", "hnsw", "EXTENSION",
                      "REVOKE", "GRANT", "SET STORAGE", "COMMENT ON SCHEMA"):  # fmt: skip
@@ -225,6 +240,10 @@ def test_custom_dump_restores_into_postgres_15(source, tmp_path: Path) -> None:
                     "SELECT id, body, items_id, ratio, twice FROM notes ORDER BY id"
                 ),
                 "cheap": conn.execute("SELECT * FROM cheap ORDER BY id"),
+                "item_names": conn.execute("SELECT * FROM item_names ORDER BY id"),
+                "matviews": conn.execute(
+                    "SELECT schemaname, matviewname, hasindexes, ispopulated FROM pg_matviews"
+                ),
                 "counter": conn.execute("SELECT last_value, is_called FROM counter_seq"),
                 "macro": conn.execute("SELECT add_one(41)"),
             }

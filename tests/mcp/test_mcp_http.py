@@ -362,3 +362,19 @@ def test_deeply_nested_body_is_a_json_rpc_error_not_a_500(srv: ServerProcess, bo
     assert answer["jsonrpc"] == "2.0" and answer["error"]["code"] in (-32700, -32600), answer
     # The server is still serving.
     assert http_post(srv.mcp_url, rpc("tools/list"))[0] == 200
+
+
+def test_query_refuses_statements_only_the_wire_server_carries_out(srv: ServerProcess) -> None:
+    """A materialized view (its registry, REFRESH's re-run) and CREATE TABLE LIKE are the
+    wire server's: over MCP they are refused, not run as a plain table (or an emptied one)."""
+    agent = HttpAgent(srv)
+    agent.call("query", {"sql": "CREATE TABLE mcp_mv_src (a int)"})
+    for sql in (
+        "CREATE MATERIALIZED VIEW mcp_mv AS SELECT a FROM mcp_mv_src",
+        "REFRESH MATERIALIZED VIEW mcp_mv",
+        "CREATE TABLE mcp_like (LIKE mcp_mv_src)",
+    ):
+        assert "PostgreSQL wire server" in error_text(agent.call("query", {"sql": sql})), sql
+    assert result_data(agent.call("query", {"sql": "SELECT count(*) AS n FROM mcp_mv_src"})) == [
+        {"n": 0}
+    ]

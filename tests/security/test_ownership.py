@@ -149,6 +149,27 @@ OBJECTS = {
         ],
         "DROP VIEW o_v",
     ),
+    "matview": (
+        "CREATE MATERIALIZED VIEW o_mv AS SELECT 1 AS a",
+        [
+            ("REFRESH MATERIALIZED VIEW o_mv", "must be owner of materialized view o_mv"),
+            ("DROP MATERIALIZED VIEW o_mv", "must be owner of materialized view o_mv"),
+            (
+                "ALTER MATERIALIZED VIEW o_mv RENAME TO o_mv2",
+                "must be owner of materialized view o_mv",
+            ),
+            (
+                "ALTER MATERIALIZED VIEW o_mv RENAME COLUMN a TO b",
+                "must be owner of materialized view o_mv",
+            ),
+            (
+                "COMMENT ON MATERIALIZED VIEW o_mv IS 'forged'",
+                "must be owner of materialized view o_mv",
+            ),
+            ("CREATE INDEX ON o_mv (a)", "must be owner of materialized view o_mv"),
+        ],
+        "DROP MATERIALIZED VIEW o_mv",
+    ),
     "macro": (
         "CREATE MACRO o_m(x) AS x + 1",
         [
@@ -202,6 +223,7 @@ def _probe(kind: str) -> str:
     return {
         "table": "SELECT * FROM duckdb_tables() WHERE table_name = 'o_t'",
         "view": "SELECT * FROM o_v WHERE a = 1",
+        "matview": "SELECT * FROM o_mv WHERE a = 1",
         "macro": "SELECT o_m(1) AS r WHERE o_m(1) = 2",
         "sequence": "SELECT * FROM duckdb_sequences() WHERE sequence_name = 'o_s'",
         "schema": "SELECT * FROM duckdb_schemas() WHERE schema_name = 'o_sch'",
@@ -397,3 +419,31 @@ def test_a_catalog_forged_before_the_fix_is_named_at_start_and_can_be_dropped(
         assert "kept" in psql(ks, "root", r"\dt")
     finally:
         server.stop()
+
+
+def test_a_materialized_view_reaches_no_more_than_its_creator(ks: KeyedServer) -> None:
+    """A key limited to some tables cannot copy another table's rows into a materialized
+    view (its query is checked as a view's is); its owner's REFRESH re-runs the query."""
+    with connect(ks, "root") as root:
+        root.execute("CREATE TABLE IF NOT EXISTS secret (code TEXT)")
+        root.execute("INSERT INTO secret VALUES ('s3cr3t')")
+    with connect(ks, "narrow") as con:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege) as info:
+            con.execute("CREATE MATERIALIZED VIEW ok AS SELECT code FROM secret")
+        assert "secret" in info.value.diag.message_primary
+    with connect(ks, "alice") as alice:  # persists with its owner across a restart
+        alice.execute("CREATE MATERIALIZED VIEW alice_mv AS SELECT 1 AS a WITH NO DATA")
+    restart(ks)
+    with connect(ks, "alice") as alice:
+        with pytest.raises(psycopg.errors.ObjectNotInPrerequisiteState):
+            alice.execute("SELECT * FROM alice_mv")
+        alice.execute("REFRESH MATERIALIZED VIEW alice_mv")
+        assert alice.execute("SELECT a FROM alice_mv").fetchall() == [(1,)]
+        owner = "SELECT matviewowner FROM pg_matviews WHERE matviewname = 'alice_mv'"
+        assert alice.execute(owner).fetchone() == ("alice@orga",)
+    with connect(ks, "bob") as bob:
+        refused(
+            bob, "REFRESH MATERIALIZED VIEW alice_mv", "must be owner of materialized view alice_mv"
+        )
+    with connect(ks, "alice") as alice:
+        alice.execute("DROP MATERIALIZED VIEW alice_mv")

@@ -2,8 +2,9 @@
 
 `dbt debug`, `dbt seed`, `dbt snapshot` (twice: a changed row gets a closed and a new
 version), `dbt run` (twice: the incremental model's second run takes only
-new rows with `is_incremental()`, an ephemeral model is inlined, and a model switched from a view to a table goes
-through dbt's rename / backup / DROP ... CASCADE dance), `dbt test` (unique, not_null,
+new rows with `is_incremental()`, an ephemeral model is inlined, a model switched from a view to a table goes
+through dbt's rename / backup / DROP ... CASCADE dance, and a materialized view with a
+unique index is found unchanged and refreshed), `dbt test` (unique, not_null,
 accepted_values, relationships) and `dbt docs generate` (its catalog query over
 pg_catalog) all exit 0, and the tables hold the rows dbt was asked for.
 """
@@ -46,6 +47,13 @@ MODELS = {
     ),
     "tool_names.sql": (
         "{{ config(materialized='table') }}\nselect name from {{ ref('tools_only') }}\n"
+    ),
+    # a materialized view with a unique index: the second run finds it (pg_matviews,
+    # pg_index) unchanged and refreshes it
+    "kind_counts.sql": (
+        "{{ config(materialized='materialized_view',"
+        " indexes=[{'columns': ['kind'], 'unique': True}]) }}\n"
+        "select kind, count(*) as n from {{ ref('items') }} group by kind\n"
     ),
     # a view the second run turns into a table (--vars switching_kind)
     "switching.sql": (
@@ -156,6 +164,13 @@ def test_dbt_project_debug_seed_run_twice_test_docs(dbt_server, tmp_path: Path) 
     assert _rows(dbt_server, "SELECT name FROM analytics.tool_names ORDER BY 1") == [
         ("ink",), ("pen",),
     ]  # fmt: skip
+    counts = "SELECT kind, n FROM analytics.kind_counts ORDER BY kind"
+    assert _rows(dbt_server, counts) == [("paper", 2), ("tool", 2)]
+    matview = (
+        "SELECT matviewname, hasindexes, ispopulated FROM pg_matviews"
+        " WHERE schemaname = 'analytics'"
+    )
+    assert _rows(dbt_server, matview) == [("kind_counts", True, True)]
     _dbt(root, "snapshot")
     assert _rows(dbt_server, "SELECT count(*) FROM analytics.items_history") == [(4,)]
 
@@ -179,6 +194,9 @@ def test_dbt_project_debug_seed_run_twice_test_docs(dbt_server, tmp_path: Path) 
         (1, "pen"), (2, "book"), (3, "ink"), (4, "card"), (5, "glue"),  # only id > 4 added
     ]  # fmt: skip
     assert _rows(dbt_server, kinds) == [("stg_items", "VIEW"), ("switching", "BASE TABLE")]
+    assert "REFRESH MATERIALIZED VIEW" in second.stdout  # not dropped and made again
+    assert _rows(dbt_server, counts) == [("paper", 2), ("tool", 3)]
+    assert _rows(dbt_server, matview) == [("kind_counts", True, True)]
     assert _rows(dbt_server, "SELECT id, name FROM analytics.switching ORDER BY id")[-1] == (
         5, "GLUE",
     )  # fmt: skip

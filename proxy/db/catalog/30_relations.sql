@@ -96,14 +96,18 @@ JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = x.database_name AND n.duck_sch
 -- DuckDB's DDL text: a second duckdb_constraints() scan would cost every pg_class query more.
 CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_rel AS
 SELECT coalesce(co.oid, t.table_oid)::BIGINT AS oid, t.table_name AS relname, n.oid AS relnamespace,
-       'r' AS relkind, t.column_count AS relnatts,
+       CASE WHEN mv.name IS NULL THEN 'r' ELSE 'm' END AS relkind, t.column_count AS relnatts,
        t.check_constraint_count - len(regexp_extract_all(t.sql,
            'CHECK\(\(length\((?:"(?:[^"]|"")*"|[^()"\s]+)\) <= \d+\)\)')) AS relchecks,
        (t.index_count > 0 OR t.has_primary_key) AS relhasindex,
-       t.estimated_size AS reltuples, t.temporary, t.comment, NULL::VARCHAR AS viewdef,
-       n.nspname, 2::BIGINT AS relam, NULL::VARCHAR AS ownerrel
+       t.estimated_size AS reltuples, t.temporary, t.comment, mv.definition AS viewdef,
+       n.nspname, 2::BIGINT AS relam, NULL::VARCHAR AS ownerrel,
+       coalesce(mv.populated, TRUE) AS ispopulated
 FROM duckdb_tables() t
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = t.database_name AND n.duck_schema = t.schema_name
+-- a materialized view: a table with a row in the registry (proxy/pgserver/matviews.py)
+LEFT JOIN {{duck_db_ident}}.main.__hati_matviews mv
+  ON t.database_name = {{duck_db}} AND mv.schema_name = t.schema_name AND mv.name = t.table_name
 -- a system catalog has PostgreSQL's OID (install.py CATALOG_OIDS): 'pg_class'::regclass = 1259
 LEFT JOIN __hati_catalog.pg.__hati_catalog_oid co
   ON t.database_name = '__hati_catalog' AND t.schema_name = 'pg' AND co.relname = t.table_name
@@ -118,7 +122,7 @@ SELECT coalesce(co.oid, v.view_oid), v.view_name, n.oid,
        -- pg_get_viewdef: the query, without DuckDB's CREATE VIEW ... AS (pg_dump, \d+)
        __hati_catalog.pg.__hati_pg_text(coalesce(nullif(regexp_extract(v.sql,
            '(?is)^\s*CREATE\s.*?\bVIEW\s.*?\sAS\s+((SELECT|WITH|VALUES|FROM|TABLE|\().*)$', 1),
-           ''), v.sql)), n.nspname, 0, NULL
+           ''), v.sql)), n.nspname, 0, NULL, TRUE
 FROM duckdb_views() v
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = v.database_name AND n.duck_schema = v.schema_name
 LEFT JOIN __hati_catalog.pg.__hati_catalog_oid co
@@ -129,14 +133,15 @@ WHERE (NOT v.internal OR v.database_name = '__hati_catalog')
   AND NOT __hati_catalog.pg.__hati_internal_rel(v.schema_name, v.view_name)
 UNION ALL
 SELECT s.sequence_oid, s.sequence_name, n.oid, 'S', 3, 0, FALSE, 1, s.temporary, s.comment,
-       NULL, n.nspname, 0, NULL
+       NULL, n.nspname, 0, NULL, TRUE
 FROM duckdb_sequences() s
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = s.database_name AND n.duck_schema = s.schema_name
 WHERE NOT __hati_catalog.pg.__hati_internal_rel(s.schema_name, s.sequence_name)
 UNION ALL
 SELECT i.indexrelid, i.index_name, n.oid, 'i', len(i.elements), 0, FALSE, 0,
        FALSE, NULL, NULL, n.nspname, CASE i.amname WHEN 'hnsw' THEN 13581 ELSE 403 END,
-       i.table_name  -- an index is owned by its table's owner, as in PostgreSQL
+       i.table_name,  -- an index is owned by its table's owner, as in PostgreSQL
+       TRUE
 FROM __hati_catalog.pg.__hati_index_list i
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = i.database_name AND n.duck_schema = i.schema_name;
 
@@ -172,7 +177,7 @@ SELECT r.oid, r.relname, r.relnamespace, 0::BIGINT AS reltype, 0::BIGINT AS relo
              ON fn.duck_db = f.duck_db AND fn.duck_schema = f.duck_schema
            WHERE fn.oid = r.relnamespace AND f.table_name = r.relname)) AS relhastriggers,
        FALSE AS relhassubclass,
-       FALSE AS relrowsecurity, FALSE AS relforcerowsecurity, TRUE AS relispopulated,
+       FALSE AS relrowsecurity, FALSE AS relforcerowsecurity, r.ispopulated AS relispopulated,
        'd' AS relreplident, FALSE AS relispartition, 0::BIGINT AS relrewrite,
        0::BIGINT AS relfrozenxid, 0::BIGINT AS relminmxid, NULL::VARCHAR[] AS relacl,
        NULL::VARCHAR[] AS reloptions, NULL::VARCHAR AS relpartbound

@@ -175,9 +175,6 @@ CREATE OR REPLACE TABLE __hati_catalog.pg.pg_operator
      oprcanmerge BOOLEAN, oprcanhash BOOLEAN, oprleft BIGINT, oprright BIGINT,
      oprresult BIGINT, oprcom BIGINT, oprnegate BIGINT, oprcode VARCHAR,
      oprrest VARCHAR, oprjoin VARCHAR);
-CREATE OR REPLACE TABLE __hati_catalog.pg.pg_matviews
-    (schemaname VARCHAR, matviewname VARCHAR, matviewowner VARCHAR, tablespace VARCHAR,
-     hasindexes BOOLEAN, ispopulated BOOLEAN, definition VARCHAR);
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_locks
     (locktype VARCHAR, database BIGINT, relation BIGINT, pid INTEGER, mode VARCHAR,
      granted BOOLEAN);

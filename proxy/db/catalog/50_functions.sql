@@ -95,13 +95,13 @@ FROM d LEFT JOIN ins ON ins.k = d.k LEFT JOIN outs ON outs.k = d.k;
 CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_functions AS
 SELECT * FROM __hati_catalog.pg.__hati_function_view;
 
--- A view's ON SELECT rule (_RETURN), as PostgreSQL keeps one per view; pg_dump sorts a view
--- after what its rule depends on (pg_depend below).
+-- A view's (or materialized view's) ON SELECT rule (_RETURN), as PostgreSQL keeps one per
+-- view; pg_dump sorts a view after what its rule depends on (pg_depend below).
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_rewrite AS
 SELECT (1342177280 + r.oid)::BIGINT AS oid, '_RETURN' AS rulename, r.oid AS ev_class,
        '1' AS ev_type, 'O' AS ev_enabled, TRUE AS is_instead, NULL::VARCHAR AS ev_qual,
        NULL::VARCHAR AS ev_action
-FROM __hati_catalog.pg.__hati_rel r WHERE r.relkind = 'v' AND r.relnamespace NOT IN (11, 13000);
+FROM __hati_catalog.pg.__hati_rel r WHERE r.relkind IN ('v', 'm') AND r.relnamespace NOT IN (11, 13000);
 
 -- Dependencies: the built-in extensions' members (deptype 'e'), so that pg_dump, which
 -- leaves out extensions made at initdb, leaves out their types and functions as well:
@@ -145,7 +145,7 @@ SELECT 2618, (1342177280 + v.oid)::BIGINT, 0, 1259, t.oid, 0, 'n'
 FROM (SELECT oid, relnamespace, unnest(regexp_extract_all(json_serialize_sql(viewdef),
                                           '"table_name":"([^"]*)"', 1)) AS ref
       FROM __hati_catalog.pg.__hati_rel
-      WHERE relkind = 'v' AND relnamespace NOT IN (11, 13000)) v
+      WHERE relkind IN ('v', 'm') AND relnamespace NOT IN (11, 13000)) v
 JOIN __hati_catalog.pg.__hati_rel t
   ON t.relname = v.ref AND t.relkind IN ('r', 'v', 'm') AND t.relnamespace NOT IN (11, 13000)
      AND t.oid <> v.oid;
@@ -193,10 +193,10 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_constraintdef(con_oid) AS (
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_viewdef(view_ref) AS (
     SELECT __h_r.viewdef FROM __hati_catalog.pg.__hati_rel __h_r
-    WHERE __h_r.relkind = 'v' AND __h_r.oid = __hati_catalog.pg.__hati_regclass(view_ref)),
+    WHERE __h_r.relkind IN ('v', 'm') AND __h_r.oid = __hati_catalog.pg.__hati_regclass(view_ref)),
     (view_ref, pretty) AS (
     SELECT __h_r.viewdef FROM __hati_catalog.pg.__hati_rel __h_r
-    WHERE __h_r.relkind = 'v' AND __h_r.oid = __hati_catalog.pg.__hati_regclass(view_ref));
+    WHERE __h_r.relkind IN ('v', 'm') AND __h_r.oid = __hati_catalog.pg.__hati_regclass(view_ref));
 
 -- Visible = reachable through the search path: pg_catalog, public and the temp schema.
 -- pg_table_is_visible, col_description and obj_description read pg_class / pg_description

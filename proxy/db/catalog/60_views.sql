@@ -15,6 +15,14 @@ SELECT r.nspname AS schemaname, r.relname AS viewname,
        r.viewdef AS definition
 FROM __hati_catalog.pg.__hati_rel r WHERE r.relkind = 'v';
 
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_matviews AS
+SELECT r.nspname AS schemaname, r.relname AS matviewname,
+       coalesce(__hati_catalog.pg.__hati_owner_name('relation', r.nspname, r.relname),
+                {{owner}}) AS matviewowner,
+       NULL::VARCHAR AS tablespace, r.relhasindex AS hasindexes, r.ispopulated,
+       r.viewdef AS definition
+FROM __hati_catalog.pg.__hati_rel r WHERE r.relkind = 'm';
+
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_indexes AS
 SELECT i.nspname AS schemaname, i.table_name AS tablename, i.index_name AS indexname,
        NULL::VARCHAR AS tablespace, __hati_catalog.pg.pg_get_indexdef(i.indexrelid) AS indexdef
@@ -43,7 +51,7 @@ SELECT r.oid AS relid, r.nspname AS schemaname, r.relname,
        NULL::TIMESTAMPTZ AS last_vacuum, NULL::TIMESTAMPTZ AS last_autovacuum,
        NULL::TIMESTAMPTZ AS last_analyze, NULL::TIMESTAMPTZ AS last_autoanalyze
 FROM __hati_catalog.pg.__hati_rel r
-WHERE r.relkind = 'r' AND r.nspname NOT IN ('pg_catalog', 'information_schema');
+WHERE r.relkind IN ('r', 'm') AND r.nspname NOT IN ('pg_catalog', 'information_schema');
 -- Index usage counters (none kept): one row per index of a user table.
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_stat_user_indexes AS
 SELECT i.indrelid AS relid, i.indexrelid, t.nspname AS schemaname, t.relname,

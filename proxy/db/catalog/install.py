@@ -161,6 +161,11 @@ def install(
         'on_delete VARCHAR, on_update VARCHAR, "deferrable" BOOLEAN, deferred BOOLEAN, '
         "expression VARCHAR)"
     )
+    # Materialized views: their stored tables' defining queries (proxy/pgserver/matviews.py).
+    conn.execute(
+        f"CREATE TABLE IF NOT EXISTS {_ident(duck_db)}.main.__hati_matviews (schema_name VARCHAR,"
+        " name VARCHAR, definition VARCHAR, query VARCHAR, populated BOOLEAN)"
+    )
     conn.execute(f"ATTACH IF NOT EXISTS ':memory:' AS {CATALOG_DB}")
     conn.execute(f"CREATE SCHEMA IF NOT EXISTS {PG_SCHEMA}")
     conn.execute(f"CREATE SCHEMA IF NOT EXISTS {INFO_SCHEMA}")

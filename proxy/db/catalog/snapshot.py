@@ -93,6 +93,7 @@ SELECT hash(
   (SELECT sum(hash(y.type_oid, y.type_name, y.logical_type, y.labels, y.comment))
    FROM duckdb_types() y WHERE NOT y.internal),
   (SELECT sum(hash(r)) FROM __hati_constraints r),
+  (SELECT sum(hash(r)) FROM __hati_matviews r),
   (SELECT sum(hash(o)) FROM __hati_catalog.pg.__hati_owners o),
   (SELECT sum(hash(f)) FROM __hati_catalog.pg.__hati_functions f))
 """

@@ -1,0 +1,105 @@
+"""CREATE TABLE ... AS (and a materialized view's stored table): a column read plainly
+from a varchar(n) column keeps its length, as PostgreSQL's does.
+
+hatiproxy keeps varchar(n) as VARCHAR with CHECK (length(col) <= n) (the catalog reads
+the length back from it: 30_relations.sql __hati_varchar_len); DuckDB's CREATE TABLE AS
+copies the type without the CHECK. The query's column origins (transpiler/
+column_origins.py, mapped to table oids by proxy/pgserver/column_origins.py) say which
+result columns are such references; the new table is then made again with those CHECKs
+(constraint_ddl.add_checks: its rows copied once, only when there are any).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, replace
+from typing import Any
+
+import duckdb
+
+from proxy.core.names import PG_SCHEMA
+from proxy.core.sqltext import quote_ident
+from proxy.pgserver import alter_rebuild, constraint_ddl
+from proxy.pgserver.column_origins import OriginMap
+from proxy.wire.errors import PgError
+from transpiler import Statement
+from transpiler.column_origins import Origins
+
+log = logging.getLogger("hatiproxy.ctas")
+
+
+@dataclass(frozen=True)
+class _Name:  # what alter_rebuild.resolve_table reads
+    table: str
+    schema: str | None
+    catalog: str | None = None
+
+
+def lengths(
+    cur: duckdb.DuckDBPyConnection,
+    origins: OriginMap,
+    st: Statement,
+    query_origins: Origins | None,
+    path: str | None,
+) -> dict[int, int]:
+    """Result column position (0-based) -> n, for the columns that read a varchar(n)."""
+    if not query_origins:
+        return {}
+    pairs = origins.prepare(cur, replace(st, kind="select", column_origins=query_origins), path)
+    wanted = {(oid, num): i for i, (oid, num) in enumerate(pairs or ()) if oid}
+    if not wanted:
+        return {}
+    oids = sorted({oid for oid, _ in wanted})
+    rows = cur.execute(
+        f"SELECT table_oid, attnum, n FROM {PG_SCHEMA}.__hati_varchar_len "
+        f"WHERE table_oid IN ({', '.join('?' * len(oids))})",
+        oids,
+    ).fetchall()
+    return {wanted[(o, a)]: n for o, a, n in rows if (o, a) in wanted}
+
+
+def keep(cur: duckdb.DuckDBPyConnection, schema: str, name: str, found: dict[int, int]) -> None:
+    """Give the new table `schema.name` the length CHECKs of `found` (from `lengths`)."""
+    if not found:
+        return
+    table = alter_rebuild.resolve_table(cur, _Name(name, schema or None))
+    if table is None:
+        return
+    columns = cur.execute(
+        "SELECT column_name, data_type FROM duckdb_columns() WHERE table_oid = ?"
+        " ORDER BY column_index",
+        [table.oid],
+    ).fetchall()
+    checks = tuple(
+        f"CHECK (length({quote_ident(columns[i][0])}) <= {n})"
+        for i, n in sorted(found.items())
+        if i < len(columns) and columns[i][1] == "VARCHAR"
+    )
+    if checks:
+        constraint_ddl.add_checks(cur, table, checks)
+
+
+async def run(runner: Any, portal: Any, work: Any) -> None:
+    """Run a CREATE TABLE ... AS (`work`: the normal path), then keep its varchar(n)
+    lengths; best effort: the table stands (with text columns) if that fails."""
+    st = portal.statement
+    found: dict[int, int] = {}
+    if not portal.executed:
+        await runner.take_cursor()
+        path = runner.settings.values.get("search_path")
+        found = await runner.call(
+            lengths, runner.cursor, runner.origins, st, st.column_origins, path
+        )
+    await work()
+    if not found or st.created_as is None:
+        return
+    in_block = runner.txn_status != "I" or runner.implicit
+
+    def make() -> None:
+        with alter_rebuild.own_transaction(runner.cursor, in_block):
+            keep(runner.cursor, *st.created_as, found)
+
+    try:
+        await runner.call(make)
+    except (duckdb.Error, PgError) as exc:
+        log.warning("CREATE TABLE AS kept no varchar lengths: %s", exc)
