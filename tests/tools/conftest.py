@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -33,3 +34,26 @@ def run_tool_script(tool: str, script: Path, *args: str, timeout: float = 300) -
     if proc.returncode != 0:
         raise AssertionError(f"{script.name} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def run_on_postgres_and_hatiproxy(
+    tool: str, script: Path, tmp_path: Path, args: Callable[[str, int, str, str], list[str]]
+) -> tuple[dict, dict]:
+    """The script's JSON against a throwaway PostgreSQL 15, then against a hatiproxy server
+    (its log in the failure); `args(host, port, user, database)` is its command line."""
+    from tests.conftest import start_server
+    from tests.differential.pgcluster import start_pg
+
+    pg = start_pg()
+    try:
+        theirs = run_tool_script(tool, script, *args("127.0.0.1", pg.port, "postgres", "postgres"))
+    finally:
+        pg.stop()
+    srv = start_server(tmp_path, "--database", ":memory:")
+    try:
+        ours = run_tool_script(tool, script, *args(srv.host, srv.port, "tester", "hatidata"))
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n{srv.log()[-4000:]}") from None
+    finally:
+        srv.stop()
+    return theirs, ours

@@ -16,30 +16,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import start_server
-from tests.differential.pgcluster import start_pg
-from tests.tools.conftest import run_tool_script
+from tests.tools.conftest import run_on_postgres_and_hatiproxy
 
 SCRIPT = Path(__file__).with_name("adbc_script.py")
 
 
 def test_adbc_answers_as_postgresql(tmp_path: Path) -> None:
-    pg = start_pg()
-    try:
-        theirs = run_tool_script(
-            "adbc", SCRIPT, f"postgresql://postgres@127.0.0.1:{pg.port}/postgres"
-        )
-    finally:
-        pg.stop()
-    srv = start_server(tmp_path, "--database", ":memory:")
-    try:
-        ours = run_tool_script(
-            "adbc", SCRIPT, f"postgresql://tester@{srv.host}:{srv.port}/hatidata"
-        )
-    except AssertionError as exc:
-        raise AssertionError(f"{exc}\n{srv.log()[-4000:]}") from None
-    finally:
-        srv.stop()
+    theirs, ours = run_on_postgres_and_hatiproxy(
+        "adbc",
+        SCRIPT,
+        tmp_path,
+        lambda host, port, user, db: [f"postgresql://{user}@{host}:{port}/{db}"],
+    )
     # What the script checks, as PostgreSQL answers it.
     assert theirs["select"]["schema"][2] == (
         "n: extension<arrow.opaque[storage_type=string, type_name=numeric, vendor_name=PostgreSQL]>"

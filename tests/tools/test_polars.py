@@ -15,30 +15,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import start_server
-from tests.differential.pgcluster import start_pg
-from tests.tools.conftest import run_tool_script
+from tests.tools.conftest import run_on_postgres_and_hatiproxy
 
 SCRIPT = Path(__file__).with_name("polars_script.py")
 
 
 def test_polars_connectorx_adbc_answer_as_postgresql(tmp_path: Path) -> None:
-    pg = start_pg()
-    try:
-        theirs = run_tool_script(
-            "polars", SCRIPT, f"postgresql://postgres@127.0.0.1:{pg.port}/postgres"
-        )
-    finally:
-        pg.stop()
-    srv = start_server(tmp_path, "--database", ":memory:")
-    try:
-        ours = run_tool_script(
-            "polars", SCRIPT, f"postgresql://tester@{srv.host}:{srv.port}/hatidata"
-        )
-    except AssertionError as exc:
-        raise AssertionError(f"{exc}\n{srv.log()[-4000:]}") from None
-    finally:
-        srv.stop()
+    theirs, ours = run_on_postgres_and_hatiproxy(
+        "polars",
+        SCRIPT,
+        tmp_path,
+        lambda host, port, user, db: [f"postgresql://{user}@{host}:{port}/{db}"],
+    )
     # What the script checks, as PostgreSQL answers it.
     assert theirs["cx"]["dtypes"][2] == "amount: Decimal(precision=38, scale=10)"
     assert theirs["cx"]["rows"][1][2] == "Decimal('2.5000000000')"
