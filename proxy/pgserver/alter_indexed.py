@@ -48,7 +48,7 @@ def _run(cur: duckdb.DuckDBPyConnection, sql: str, in_block: bool) -> bool:
     target = alter_target(sql)
     if target is None:
         return False
-    table = alter_rebuild.resolve_table(cur, constraint_ddl.Target(target[1], target[0]))
+    table = alter_rebuild.resolve_table(cur, alter_rebuild.TableName(target[1], target[0]))
     if table is None:
         return False  # DuckDB says what is wrong (or IF EXISTS skips)
     indexed = cur.execute(

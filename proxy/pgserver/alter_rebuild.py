@@ -52,6 +52,15 @@ _REBUILD_HINT = (
 
 
 @dataclass(frozen=True, slots=True)
+class TableName:
+    """A table as a statement names it: what resolve_table reads."""
+
+    table: str
+    schema: str | None
+    catalog: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class _Table:
     database: str
     schema: str
@@ -266,7 +275,9 @@ def _unfaithful(table: _Table, why: str) -> PgError:
     )
 
 
-def resolve_table(cur: duckdb.DuckDBPyConnection, request: AlterColumnTypes) -> _Table | None:
+def resolve_table(
+    cur: duckdb.DuckDBPyConnection, request: AlterColumnTypes | TableName
+) -> _Table | None:
     """The table DuckDB would alter: as qualified, else the first on the search_path
     (temporary tables first)."""
     rows = cur.execute(

@@ -19,7 +19,6 @@ the table as it was.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -46,13 +45,6 @@ REGISTRY = foreign_keys.REGISTRY
 _STASH = "__hati_rebuild_stash"
 
 
-@dataclass(frozen=True, slots=True)
-class Target:  # what alter_rebuild.resolve_table reads
-    table: str
-    schema: str | None
-    catalog: str | None = None
-
-
 async def run(runner: StatementRunner, session: ClientSession, portal: Portal) -> None:
     st = portal.statement
     assert st is not None and st.constraints is not None
@@ -75,7 +67,7 @@ def _run(
     in_block: bool,
     notices: list[str],
 ) -> None:
-    target = Target(request.table, request.schema)
+    target = alter_rebuild.TableName(request.table, request.schema)
     with alter_rebuild.own_transaction(cur, in_block):
         exists = request.if_not_exists and alter_rebuild.resolve_table(cur, target) is not None
         if exists:  # Peewee's create_tables(safe=True) of a table with a foreign key
@@ -401,7 +393,7 @@ def alter_around_indexes(cur: Any, sql: str) -> None:
     target = alter_target(sql)
     table = None
     if target is not None:
-        table = alter_rebuild.resolve_table(cur, Target(target[1], target[0]))
+        table = alter_rebuild.resolve_table(cur, alter_rebuild.TableName(target[1], target[0]))
     if (
         table is None
         or not cur.execute(

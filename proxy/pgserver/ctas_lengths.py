@@ -12,7 +12,7 @@ result columns are such references; the new table is then made again with those 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import duckdb
@@ -26,13 +26,6 @@ from transpiler import Statement
 from transpiler.column_origins import Origins
 
 log = logging.getLogger("hatiproxy.ctas")
-
-
-@dataclass(frozen=True)
-class _Name:  # what alter_rebuild.resolve_table reads
-    table: str
-    schema: str | None
-    catalog: str | None = None
 
 
 def lengths(
@@ -62,7 +55,7 @@ def keep(cur: duckdb.DuckDBPyConnection, schema: str, name: str, found: dict[int
     """Give the new table `schema.name` the length CHECKs of `found` (from `lengths`)."""
     if not found:
         return
-    table = alter_rebuild.resolve_table(cur, _Name(name, schema or None))
+    table = alter_rebuild.resolve_table(cur, alter_rebuild.TableName(name, schema or None))
     if table is None:
         return
     columns = cur.execute(

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -39,13 +38,6 @@ _MAYBE_UNPOPULATED: set[str] = set()
 # _RELOAD_S, so that what another proxy over the same DuckLake made unpopulated is seen.
 _LOADED: dict[int, float] = {}
 _RELOAD_S = 2.0
-
-
-@dataclass(frozen=True)
-class _Name:  # what alter_rebuild.resolve_table reads
-    table: str
-    schema: str | None
-    catalog: str | None = None
 
 
 def _shown(schema: str) -> str:
@@ -102,7 +94,7 @@ def _run(
 
 
 def _find(cur: duckdb.DuckDBPyConnection, schema: str, name: str) -> Any:
-    return alter_rebuild.resolve_table(cur, _Name(name, schema or None))
+    return alter_rebuild.resolve_table(cur, alter_rebuild.TableName(name, schema or None))
 
 
 def _registered(cur: duckdb.DuckDBPyConnection, table: Any) -> tuple[Any, ...] | None:

@@ -5,7 +5,6 @@ placeholder column; the table and its indexes made in one transaction (or the cl
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -19,13 +18,6 @@ from transpiler.table_like import LikeSource, TableLike, placeholder
 if TYPE_CHECKING:
     from proxy.pgserver.contexts import ClientSession, StatementRunner
     from proxy.pgserver.portal import Portal
-
-
-@dataclass(frozen=True)
-class _Name:  # what alter_rebuild.resolve_table reads
-    table: str
-    schema: str | None
-    catalog: str | None = None
 
 
 def _ident(name: str) -> str:
@@ -69,7 +61,9 @@ def _copied(
     cur: duckdb.DuckDBPyConnection, source: LikeSource, name_of: str, target: str
 ) -> tuple[str, list[str], list[str], list[str]]:
     """(column definitions, table constraints, CREATE INDEX and COMMENT statements)."""
-    table = alter_rebuild.resolve_table(cur, _Name(source.table, source.schema or None))
+    table = alter_rebuild.resolve_table(
+        cur, alter_rebuild.TableName(source.table, source.schema or None)
+    )
     if table is None:
         raise PgError("42P01", f'relation "{source.table}" does not exist')
     rows = cur.execute(
