@@ -26,6 +26,7 @@ from transpiler import (
     column_origins,
     constraint_ddl,
     create_index,
+    dml_cte,
     do_block,
     dump_ddl,
     external_access,
@@ -239,6 +240,11 @@ def _statement(
             return explained
     if tokens[0].text.upper() == "DO":  # an anonymous PL/pgSQL block: the server runs it
         return Statement(sql=chunk.text, kind="do", tag="DO", command=do_block.parse(chunk.text))
+    if reader is POSTGRES and dml_cte.may_apply([t.text.upper() for t in tokens]):
+        split_cte = dml_cte.split(chunk.text)
+        if split_cte is not None:  # DML in WITH: the server runs its parts in order
+            _, main_tag = classify(tokens)
+            return Statement(sql=chunk.text, kind="dml_cte", tag=main_tag, command=split_cte)
     session = parse_session(tokens, chunk.text)
     if session is not None and session.tag == "LISTEN":
         raise TranspileError("0A000", _NO_NOTIFY, chunk.start + 1)

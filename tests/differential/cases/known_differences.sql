@@ -84,3 +84,9 @@ select set_config('lock_timeout', '3600000', true) as config_val
 -- @query view_column_over_varchar_n
 SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid WHERE c.relname = 'd_kd_vc_v' ORDER BY a.attnum
 -- @reason a view's column over a varchar(n) column is text here (the length lives in a CHECK of the table), character varying(50) in PG (Kysely's getTables: 'text' for 'varchar')
+-- @setup
+CREATE TABLE d_kd_dc (n int);
+INSERT INTO d_kd_dc VALUES (1), (2);
+-- @query dml_cte_reads_modified_table
+WITH d AS (DELETE FROM d_kd_dc WHERE n = 1 RETURNING n) SELECT count(*) FROM d_kd_dc
+-- @reason the main statement reads a table a DML CTE modified: PostgreSQL shows it as before the statement; hatiproxy runs the parts one after another and refuses (0A000) rather than answer differently
