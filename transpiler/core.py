@@ -244,7 +244,15 @@ def _statement(
         split_cte = dml_cte.split(chunk.text)
         if split_cte is not None:  # DML in WITH: the server runs its parts in order
             _, main_tag = classify(tokens)
-            return Statement(sql=chunk.text, kind="dml_cte", tag=main_tag, command=split_cte)
+            used = [*split_cte.main_params, *split_cte.describe_params]
+            used += [n for step in split_cte.steps for n in step.params]
+            return Statement(
+                sql=chunk.text,
+                kind="dml_cte",
+                tag=main_tag,
+                command=split_cte,
+                param_count=max(used, default=0),
+            )
     session = parse_session(tokens, chunk.text)
     if session is not None and session.tag == "LISTEN":
         raise TranspileError("0A000", _NO_NOTIFY, chunk.start + 1)
