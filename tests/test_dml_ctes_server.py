@@ -98,18 +98,17 @@ def test_a_failed_main_statement_undoes_the_steps(server, table_name) -> None:
         conn.execute(f"CREATE TABLE {table_name} (id int PRIMARY KEY)")
         conn.execute(f"INSERT INTO {table_name} VALUES (1)")
         with pytest.raises(psycopg.errors.DivisionByZero):
-            conn.execute(
-                f"WITH d AS (DELETE FROM {table_name} RETURNING id) SELECT id / 0 FROM d"
-            )
+            conn.execute(f"WITH d AS (DELETE FROM {table_name} RETURNING id) SELECT id / 0 FROM d")
         assert conn.execute(f"SELECT id FROM {table_name}").fetchall() == [(1,)]
 
 
 def test_names_do_not_collide(server, table_name) -> None:
     """A table the user named like the CTE stays out of it; the temp tables holding the
     RETURNING rows are the connection's own and gone after the statement."""
-    with psycopg.connect(server.dsn, autocommit=True) as conn, psycopg.connect(
-        server.dsn, autocommit=True
-    ) as other:
+    with (
+        psycopg.connect(server.dsn, autocommit=True) as conn,
+        psycopg.connect(server.dsn, autocommit=True) as other,
+    ):
         conn.execute(f"CREATE TABLE {table_name} (id int)")
         conn.execute(f"CREATE TABLE {table_name}_moved (id int)")
         conn.execute(f"INSERT INTO {table_name}_moved VALUES (100)")

@@ -11,10 +11,10 @@ PostgreSQL runs the sub-statements on one snapshot: none sees another's changes,
 main statement reads the tables as they were before the statement. Run one after another,
 a later part would see an earlier step's changes. So a statement where that could show
 is refused (0A000) rather than answered differently: a later step or the main statement
-reading a table a DML CTE modifies, or two of them modifying one table (both plain
-INSERTs excepted: their rows simply add up). Tables are compared by name, without
-schema: a false refusal, never a wrong answer. A view or function that reads such a table
-is not seen here.
+reading a table a DML CTE modifies, or two of them modifying one table (unless the
+later is a plain INSERT: the rows it adds are seen by no other part). Tables are compared
+by name, without schema: a false refusal, never a wrong answer. A view or function that
+reads such a table is not seen here.
 """
 
 from __future__ import annotations
@@ -201,7 +201,7 @@ def _no_returning_read(part: exp.Expr, silent: set[str]) -> None:
 def _check_snapshot(ctes: list[exp.CTE], tree: exp.Expr, names: set[str]) -> None:
     """0A000 where running the parts one after another could differ from PostgreSQL's
     single snapshot (see the module docstring)."""
-    modified: dict[str, tuple[str, bool]] = {}  # table -> (CTE, a plain INSERT)
+    modified: dict[str, str] = {}  # table -> the first CTE modifying it
     selects: list[exp.Expr] = []  # SELECT CTEs: read wherever they are used (later)
 
     def reads(part: exp.Expr, skip: exp.Table | None) -> set[str]:
@@ -216,7 +216,7 @@ def _check_snapshot(ctes: list[exp.CTE], tree: exp.Expr, names: set[str]) -> Non
             if table in modified:
                 raise TranspileError(
                     "0A000",
-                    f'table "{table}" is modified by WITH query "{modified[table][0]}" and read '
+                    f'table "{table}" is modified by WITH query "{modified[table]}" and read '
                     f"by {where} of the same statement: hatiproxy runs the data-modifying WITH "
                     "queries one after another, so it would see the changes PostgreSQL hides "
                     "from it (all parts of a statement see the tables as they were before "
@@ -228,10 +228,10 @@ def _check_snapshot(ctes: list[exp.CTE], tree: exp.Expr, names: set[str]) -> Non
         table = _target(dml).name.lower()
         plain = isinstance(dml, exp.Insert) and dml.args.get("conflict") is None
         seen = modified.get(table)
-        if seen is not None and not (seen[1] and plain):
+        if seen is not None and not plain:  # a plain INSERT adds rows no other part sees
             raise TranspileError(
                 "0A000",
-                f'table "{table}" is modified by both WITH query "{seen[0]}" and {where}: '
+                f'table "{table}" is modified by both WITH query "{seen}" and {where}: '
                 "hatiproxy runs them one after another, where PostgreSQL runs them on one "
                 "snapshot; this is not supported",
             )
@@ -247,10 +247,7 @@ def _check_snapshot(ctes: list[exp.CTE], tree: exp.Expr, names: set[str]) -> Non
             found |= reads(sel, None)
         check_reads(found, where)
         check_target(body, where)
-        table = _target(body).name.lower()
-        plain = isinstance(body, exp.Insert) and body.args.get("conflict") is None
-        if table not in modified:
-            modified[table] = (cte.alias_or_name, plain)
+        modified.setdefault(_target(body).name.lower(), cte.alias_or_name)
     main = tree.copy()
     main.set("with_", None)
     target = _target(main) if isinstance(main, _DML) else None
