@@ -99,39 +99,37 @@ def pick(params: Sequence[Any], numbers: Sequence[int]) -> list[Any]:
 
 
 async def keep(runner: Runner, portal: Portal, session: Session) -> None:
-    """A DML CTE that ran (its rows pending): its RETURNING rows into its temp table."""
-    cols = portal.columns or ()
+    """A DML CTE that ran: its RETURNING rows (read as Arrow: every type exact) into its
+    temp table."""
     name = portal.keep_rows
     assert name is not None
-    head = portal.buffered or []
-    more = not portal.drained and portal.arrow is None
-    rows = await runner.call(_store, runner.cursor, name, cols, head, more)
+    rows, portal.kept = portal.kept, None
+    if rows is None and (portal.buffered or not portal.drained):  # never drop rows silently
+        raise PgError("XX000", "the RETURNING rows of a data-modifying WITH query were not kept")
+    n = await runner.call(_store, runner.cursor, name, portal.columns or (), rows)
     portal.buffered, portal.drained, portal.done = None, True, True
     runner.close_portal(portal)
     st = portal.statement
     assert st is not None
-    session.out(m.command_complete(f"{st.tag} {rows}"))
+    session.out(m.command_complete(f"{st.tag} {n}"))
 
 
-def _store(
-    cur: duckdb.DuckDBPyConnection,
-    name: str,
-    cols: Sequence[Column],
-    head: list[tuple],
-    more: bool,
-) -> int:
-    rows = head + (cur.fetchall() if more else [])
+def _store(cur: duckdb.DuckDBPyConnection, name: str, cols: Sequence[Column], rows: Any) -> int:
     names = _unique([c.name for c in cols])
     defs = ", ".join(
         f"{_quote(n)} {_DUCKDB_TYPES.get(c.duckdb_type, c.duckdb_type)}"
         for n, c in zip(names, cols, strict=True)
     )
-    table = f"temp.main.{_quote(name)}"
     cur.execute(f"CREATE OR REPLACE TEMP TABLE {_quote(name)} ({defs})")
-    if rows:
-        marks = ", ".join("?" for _ in cols)
-        cur.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
-    return len(rows)
+    if rows is None or not rows.num_rows:
+        return 0
+    view = "__hati_cte_rows"  # the cursor's own name for the Arrow table, for this INSERT
+    cur.register(view, rows)
+    try:
+        cur.execute(f"INSERT INTO temp.main.{_quote(name)} SELECT * FROM {view}")
+    finally:
+        cur.unregister(view)
+    return int(rows.num_rows)
 
 
 def _drop(cur: duckdb.DuckDBPyConnection, relations: list[str]) -> None:

@@ -10,6 +10,11 @@ CREATE TABLE d_dc_archive (id int, shipped boolean, note text);
 CREATE TABLE d_dc_a (id serial PRIMARY KEY, v int);
 CREATE TABLE d_dc_b (id serial PRIMARY KEY, a_id int, tag text);
 CREATE TABLE d_dc_log (what text, n int);
+CREATE TABLE d_dc_iv (id int, iv interval, amount numeric(12,4));
+INSERT INTO d_dc_iv VALUES (1, interval '1 month 2 days 03:00:00', 1.2345);
+CREATE TABLE d_dc_parent (id int PRIMARY KEY);
+CREATE TABLE d_dc_child (id int, p int REFERENCES d_dc_parent (id));
+INSERT INTO d_dc_parent VALUES (1);
 INSERT INTO d_dc_orders VALUES (1, true, 'one'), (2, false, 'two'), (3, true, 'three'), (4, false, 'four');
 -- @query dml_cte_move_rows
 WITH moved AS (DELETE FROM d_dc_orders WHERE shipped RETURNING *) INSERT INTO d_dc_archive SELECT * FROM moved;
@@ -55,3 +60,11 @@ SELECT * FROM (WITH d AS (DELETE FROM d_dc_log RETURNING n) SELECT n FROM d) s;
 BEGIN; WITH ins AS (INSERT INTO d_dc_log VALUES ('g', 7) RETURNING n) INSERT INTO d_dc_log SELECT 'h', n + 1 FROM ins; COMMIT;
 -- @query dml_cte_in_block_rows
 SELECT what, n FROM d_dc_log ORDER BY what;
+-- @query dml_cte_values_kept_exact
+WITH m AS (DELETE FROM d_dc_iv RETURNING iv, amount) SELECT timestamp '2024-01-31 00:00' + iv AS at, amount FROM m;
+-- @query dml_cte_foreign_key_checked
+WITH c AS (INSERT INTO d_dc_child VALUES (1, 1) RETURNING p) INSERT INTO d_dc_log SELECT 'fk', p FROM c;
+-- @query dml_cte_foreign_key_violation error
+WITH c AS (INSERT INTO d_dc_child VALUES (2, 99) RETURNING p) INSERT INTO d_dc_log SELECT 'bad', p FROM c;
+-- @query dml_cte_foreign_key_rows
+SELECT (SELECT count(*) FROM d_dc_child) AS children, (SELECT count(*) FROM d_dc_log WHERE what IN ('fk', 'bad')) AS logged;
