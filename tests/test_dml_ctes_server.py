@@ -147,3 +147,18 @@ def test_refusals_name_the_case(server, table_name) -> None:
             "SELECT (SELECT id FROM a), (SELECT id FROM b)"
         ).fetchone()
         assert two == (1, 2)  # two plain INSERTs into one table: their rows add up
+
+
+def test_a_view_over_a_modified_table_is_refused(server, table_name) -> None:
+    """PostgreSQL's main statement would read the view's table as before the statement."""
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        conn.execute(f"CREATE TABLE {table_name} (id int)")
+        conn.execute(f"INSERT INTO {table_name} VALUES (1)")
+        conn.execute(f"CREATE VIEW {table_name}_v AS SELECT id FROM {table_name}")
+        conn.execute(f"CREATE VIEW {table_name}_vv AS SELECT id FROM {table_name}_v")
+        with pytest.raises(psycopg.errors.FeatureNotSupported, match="through view"):
+            conn.execute(
+                f"WITH d AS (DELETE FROM {table_name} RETURNING id) "
+                f"SELECT count(*) FROM {table_name}_vv"
+            )
+        assert conn.execute(f"SELECT count(*) FROM {table_name}").fetchone() == (1,)

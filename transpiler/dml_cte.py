@@ -13,8 +13,8 @@ a later part would see an earlier step's changes. So a statement where that coul
 is refused (0A000) rather than answered differently: a later step or the main statement
 reading a table a DML CTE modifies, or two of them modifying one table (unless the
 later is a plain INSERT: the rows it adds are seen by no other part). Tables are compared
-by name, without schema: a false refusal, never a wrong answer. A view or function that
-reads such a table is not seen here.
+by name, without schema: a false refusal, never a wrong answer. Views and macros that
+read such a table are the server's to find (proxy/pgserver/dml_ctes.py knows them).
 """
 
 from __future__ import annotations
@@ -83,7 +83,8 @@ def split(sql: str) -> DmlCte | None:
         returning = body.args.get("returning")
         rel = relation(len(steps)) if returning is not None else None
         numbers = _renumber(step)
-        steps.append(DmlCteStep(name, step.sql(dialect=POSTGRES), rel, numbers))
+        target = _target(body).name.lower()
+        steps.append(DmlCteStep(name, step.sql(dialect=POSTGRES), rel, numbers, target))
         if rel is None:
             silent.add(name.lower())
             continue

@@ -133,6 +133,7 @@ class DmlCteStep:
     # The statement's parameter numbers `sql` uses, in order: its $1, $2 ... are these
     # (DuckDB wants exactly the parameters a statement names).
     params: tuple[int, ...] = ()
+    target: str = ""  # the table it modifies (name, lower case)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from proxy.access import stored_sql
 from proxy.pgserver.portal import Portal
 from proxy.pgserver.result_shape import returns_rows
 from proxy.pgserver.results import Column
@@ -56,6 +57,7 @@ async def run(
     # All parts transpiled (and checked) before any runs.
     steps = [(step, await _compile(runner, session, step.sql)) for step in cte.steps]
     main = await _compile(runner, session, cte.main)
+    _check_stored_reads(cte)
     own = runner.txn_status == "I" and not runner.implicit
     if own:
         await runner.begin_implicit()
@@ -91,6 +93,29 @@ async def describe(
         return None
     oids = [param_oids[n - 1] if n <= len(param_oids) else 0 for n in cte.describe_params]
     return await runner.describe_statement(shape, oids)
+
+
+def _check_stored_reads(cte: DmlCte) -> None:
+    """0A000 when a part reads, through a view or macro, a table an earlier DML CTE
+    modified (the transpiler saw the tables the statement names itself)."""
+    modified: dict[str, str] = {}
+    parts = [(f'WITH query "{s.name}"', s.sql, s.target, s.name) for s in cte.steps]
+    parts.append(("the main statement", cte.main, "", ""))
+    for where, sql, target, name in parts:
+        if modified:
+            for d in stored_sql.through(stored_sql.words_of(sql)):
+                hit = sorted(stored_sql.words_of(d.query) & modified.keys())
+                if hit:
+                    raise PgError(
+                        "0A000",
+                        f'table "{hit[0]}" is modified by WITH query "{modified[hit[0]]}" and '
+                        f"read through {d.kind} {d.name} by {where} of the same statement: "
+                        "hatiproxy runs the data-modifying WITH queries one after another, so "
+                        "it would see the changes PostgreSQL hides from it; this is not "
+                        "supported",
+                    )
+        if target:
+            modified.setdefault(target, name)
 
 
 def pick(params: Sequence[Any], numbers: Sequence[int]) -> list[Any]:
