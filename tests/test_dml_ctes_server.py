@@ -141,6 +141,8 @@ def test_refusals_name_the_case(server, table_name) -> None:
             conn.execute(
                 f"WITH a AS (DELETE FROM {table_name} RETURNING id) SELECT * FROM {table_name}"
             )
+        with pytest.raises(psycopg.errors.FeatureNotSupported, match="EXPLAIN"):
+            conn.execute(f"EXPLAIN WITH a AS (DELETE FROM {table_name} RETURNING id) SELECT 1")
         two = conn.execute(
             f"WITH a AS (INSERT INTO {table_name} VALUES (1) RETURNING id), "
             f"b AS (INSERT INTO {table_name} VALUES (2) RETURNING id) "

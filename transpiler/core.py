@@ -209,6 +209,10 @@ def _explain(
     if len(inner) != 1 or inner[0].atomic:  # EXPLAIN of several DuckDB statements: no
         return None
     st = inner[0]
+    if st.kind == "dml_cte":  # the server runs its parts one by one: no one plan
+        raise TranspileError(
+            "0A000", "EXPLAIN of a statement with data-modifying WITH queries is not supported"
+        )
     prefix = match.group(0)
     return replace(
         st,

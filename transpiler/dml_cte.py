@@ -97,12 +97,14 @@ def split(sql: str) -> DmlCte | None:
     main = _with(main, replaced, with_)
     describe = _with(tree.copy(), described, with_)
     numbers, described_numbers = _renumber(main), _renumber(describe)
+    rows = not isinstance(tree, _DML) or tree.args.get("returning") is not None
     return DmlCte(
         tuple(steps),
         main.sql(dialect=POSTGRES),
         describe.sql(dialect=POSTGRES),
         numbers,
         described_numbers,
+        rows,
     )
 
 

@@ -148,6 +148,7 @@ class DmlCte:
     describe: str
     main_params: tuple[int, ...] = ()  # as DmlCteStep.params, for `main`
     describe_params: tuple[int, ...] = ()  # and for `describe`
+    main_rows: bool = False  # the main statement answers rows (a query, or RETURNING)
 
 
 Command = (

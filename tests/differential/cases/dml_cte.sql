@@ -68,3 +68,9 @@ WITH c AS (INSERT INTO d_dc_child VALUES (1, 1) RETURNING p) INSERT INTO d_dc_lo
 WITH c AS (INSERT INTO d_dc_child VALUES (2, 99) RETURNING p) INSERT INTO d_dc_log SELECT 'bad', p FROM c;
 -- @query dml_cte_foreign_key_rows
 SELECT (SELECT count(*) FROM d_dc_child) AS children, (SELECT count(*) FROM d_dc_log WHERE what IN ('fk', 'bad')) AS logged;
+-- @query dml_cte_in_do_block
+DO $$ BEGIN WITH d AS (DELETE FROM d_dc_log WHERE what = 'fk' RETURNING n) INSERT INTO d_dc_log SELECT 'do', n FROM d; END $$;
+-- @query dml_cte_in_do_block_rows
+SELECT what, n FROM d_dc_log WHERE what IN ('fk', 'do') ORDER BY what;
+-- @query dml_cte_select_in_do_block error
+DO $$ BEGIN WITH d AS (DELETE FROM d_dc_log WHERE what = 'do' RETURNING n) SELECT n FROM d; END $$;
