@@ -164,3 +164,25 @@ def test_a_view_over_a_modified_table_is_refused(server, table_name) -> None:
                 f"SELECT count(*) FROM {table_name}_vv"
             )
         assert conn.execute(f"SELECT count(*) FROM {table_name}").fetchone() == (1,)
+
+
+def test_rollback_to_a_later_savepoint_is_refused_not_wrong(server, table_name) -> None:
+    """The SAVEPOINT emulation replays the block's earlier writes; a data-modifying
+    WITH's kept rows are not among them, so the replay fails (40001) and the block is
+    rolled back whole: nothing half-replayed stays."""
+    with psycopg.connect(server.dsn) as conn:
+        conn.execute(f"CREATE TABLE {table_name} (n int)")
+        conn.execute(f"CREATE TABLE {table_name}_b (n int)")
+        conn.execute(f"INSERT INTO {table_name} VALUES (1), (2)")
+        conn.commit()
+        conn.execute(
+            f"WITH d AS (DELETE FROM {table_name} WHERE n = 1 RETURNING n) "
+            f"INSERT INTO {table_name}_b SELECT n FROM d"
+        )
+        conn.execute("SAVEPOINT a")
+        conn.execute(f"INSERT INTO {table_name}_b VALUES (9)")
+        with pytest.raises(psycopg.errors.SerializationFailure):
+            conn.execute("ROLLBACK TO SAVEPOINT a")
+        conn.rollback()
+        assert conn.execute(f"SELECT count(*) FROM {table_name}").fetchone() == (2,)
+        assert conn.execute(f"SELECT count(*) FROM {table_name}_b").fetchone() == (0,)
