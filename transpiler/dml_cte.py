@@ -23,6 +23,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError
 
+from transpiler.colnames import figure
 from transpiler.dialects import POSTGRES
 from transpiler.errors import TranspileError
 from transpiler.model import DmlCte, DmlCteStep
@@ -79,6 +80,7 @@ def split(sql: str) -> DmlCte | None:
             continue
         _no_returning_read(body, silent)
         step = body.copy()
+        _name_returning(step)
         _prepend_with(step, replaced, with_.args.get("recursive"))
         returning = body.args.get("returning")
         rel = relation(len(steps)) if returning is not None else None
@@ -132,6 +134,18 @@ def _refuse_nested(tree: exp.Expr | None, top: exp.Expr | None) -> None:
                 "0A000",
                 "WITH clause containing a data-modifying statement must be at the top level",
             )
+
+
+def _name_returning(dml: exp.Expr) -> None:
+    """Alias RETURNING expressions by PostgreSQL's names (`id * 2`: ?column?, `upper(v)`:
+    upper): they name the temp table's columns, which later parts read."""
+    returning = dml.args.get("returning")
+    for e in list(returning.expressions) if returning is not None else ():
+        if isinstance(e, exp.Alias) or e.is_star:
+            continue
+        name = figure(e)
+        if name is not None:
+            e.replace(exp.alias_(e.copy(), name, quoted=True))
 
 
 def _prepend_with(step: exp.Expr, before: list[exp.CTE], recursive: object) -> None:

@@ -74,3 +74,5 @@ DO $$ BEGIN WITH d AS (DELETE FROM d_dc_log WHERE what = 'fk' RETURNING n) INSER
 SELECT what, n FROM d_dc_log WHERE what IN ('fk', 'do') ORDER BY what;
 -- @query dml_cte_select_in_do_block error
 DO $$ BEGIN WITH d AS (DELETE FROM d_dc_log WHERE what = 'do' RETURNING n) SELECT n FROM d; END $$;
+-- @query dml_cte_returning_expression_names
+WITH u AS (UPDATE d_dc_orders SET note = note WHERE id = 2 RETURNING id * 2, upper(note), id) SELECT * FROM u;
