@@ -26,6 +26,7 @@ from transpiler import (
     column_origins,
     constraint_ddl,
     create_index,
+    dml_cte,
     do_block,
     dump_ddl,
     external_access,
@@ -248,6 +249,10 @@ def _explain(
     if len(inner) != 1 or inner[0].atomic:  # EXPLAIN of several DuckDB statements: no
         return None
     st = inner[0]
+    if st.kind == "dml_cte":  # the server runs its parts one by one: no one plan
+        raise TranspileError(
+            "0A000", "EXPLAIN of a statement with data-modifying WITH queries is not supported"
+        )
     prefix = match.group(0)
     return replace(
         st,
@@ -279,6 +284,19 @@ def _statement(
             return explained
     if tokens[0].text.upper() == "DO":  # an anonymous PL/pgSQL block: the server runs it
         return Statement(sql=chunk.text, kind="do", tag="DO", command=do_block.parse(chunk.text))
+    if reader is POSTGRES and dml_cte.may_apply([t.text.upper() for t in tokens]):
+        split_cte = dml_cte.split(chunk.text)
+        if split_cte is not None:  # DML in WITH: the server runs its parts in order
+            _, main_tag = classify(tokens)
+            used = [*split_cte.main_params, *split_cte.describe_params]
+            used += [n for step in split_cte.steps for n in step.params]
+            return Statement(
+                sql=chunk.text,
+                kind="dml_cte",
+                tag=main_tag,
+                command=split_cte,
+                param_count=max(used, default=0),
+            )
     session = parse_session(tokens, chunk.text)
     if session is not None and session.tag == "LISTEN":
         raise TranspileError("0A000", _NO_NOTIFY, chunk.start + 1)

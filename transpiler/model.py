@@ -123,7 +123,39 @@ class DoBlock:
         return next((h for h in self.handlers if h.matches(sqlstate)), None)
 
 
-Command = SetCommand | ResetCommand | ShowCommand | TransactionCommand | UtilityCommand | DoBlock
+@dataclass(frozen=True, slots=True)
+class DmlCteStep:
+    """One data-modifying CTE of a WITH (transpiler/dml_cte.py): `sql` is the DML as
+    PostgreSQL text (the CTEs before it in front, as WITH); its RETURNING rows go to the
+    connection's temp table `relation` (None: no RETURNING, nothing to keep)."""
+
+    name: str
+    sql: str
+    relation: str | None
+    # The statement's parameter numbers `sql` uses, in order: its $1, $2 ... are these
+    # (DuckDB wants exactly the parameters a statement names).
+    params: tuple[int, ...] = ()
+    target: str = ""  # the table it modifies (name, lower case)
+
+
+@dataclass(frozen=True, slots=True)
+class DmlCte:
+    """A statement whose WITH holds INSERT / UPDATE / DELETE: the server runs the steps in
+    order, then `main` (each DML CTE there reads its temp table), all or nothing.
+    `describe`: `main` with each DML CTE an empty SELECT of its RETURNING list (the
+    columns without running anything)."""
+
+    steps: tuple[DmlCteStep, ...]
+    main: str
+    describe: str
+    main_params: tuple[int, ...] = ()  # as DmlCteStep.params, for `main`
+    describe_params: tuple[int, ...] = ()  # and for `describe`
+    main_rows: bool = False  # the main statement answers rows (a query, or RETURNING)
+
+
+Command = (
+    SetCommand | ResetCommand | ShowCommand | TransactionCommand | UtilityCommand | DoBlock | DmlCte
+)
 
 
 @dataclass(frozen=True, slots=True)

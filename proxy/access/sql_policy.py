@@ -225,6 +225,8 @@ def writes(st: Statement) -> str | None:
         if st.tag == "PREPARE":
             return _inner_writes(_PREPARE, st.sql)
         return None if st.tag in _READ_TAGS else st.tag
+    if kind == "dml_cte":  # DML in WITH: named by the DML, as PostgreSQL does
+        return _query_writes(st.sql) or st.tag
     if kind not in _READ_KINDS:
         return st.tag or kind.upper()
     if kind == "select":

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
+from transpiler.dml_cte import RELATION_PREFIX as DML_CTE_PREFIX
 from transpiler.external_access import UNCHECKED_FUNCTIONS
 from transpiler.relations import Relation, relations_of
 
@@ -150,6 +151,10 @@ class TableLimits:
     def _relation(self, rel: Relation, reading: bool, search_path: str | None) -> str | None:
         if rel.catalog in CATALOG_DATABASES or rel.schema in CATALOG_SCHEMAS:
             return None if reading else f"relation {rel}"
+        if (rel.catalog, rel.schema) == ("temp", "main") and rel.name.startswith(DML_CTE_PREFIX):
+            # A data-modifying WITH's RETURNING rows (proxy/pgserver/dml_ctes.py): the
+            # connection's own temp table, filled by a statement checked here itself.
+            return None
         if rel.catalog:  # database.schema.table: only the catalog's databases
             return f"relation {rel}"
         if not rel.name:

@@ -7,7 +7,7 @@ handlers against these protocols instead of those classes keeps the imports one 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from proxy.pgserver.column_origins import OriginMap
     from proxy.pgserver.params import ParamTypes
     from proxy.pgserver.portal import Portal, Prepared
+    from proxy.pgserver.results import Column
     from proxy.semantic.engine import SemanticEngine
     from proxy.wire import messages as m
     from transpiler import ColumnHints, Statement
@@ -66,6 +67,13 @@ class StatementRunner(Protocol):
     async def end_implicit(self) -> None: ...
 
     async def statement_failed(self) -> None: ...
+
+    # ... and a data-modifying WITH's parts (dml_ctes.py).
+    def close_portal(self, portal: Portal) -> None: ...
+
+    async def describe_statement(
+        self, st: Statement | None, param_oids: Sequence[int] = (), session: Any = None
+    ) -> tuple[Column, ...] | None: ...
 
 
 class ClientSession(Protocol):

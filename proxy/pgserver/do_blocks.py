@@ -64,7 +64,8 @@ async def _compile(runner: Runner, session: Session, texts: Sequence[str]) -> li
     out: list[Statement] = []
     for text in texts:
         for st in session.transpile_sql(text, await column_hints.ready(runner, text)):
-            if st.command is not None or st.kind in ("copy", "do", "explain"):
+            runs_here = st.command is None or st.kind == "dml_cte"  # Runner.execute's
+            if not runs_here or st.kind in ("copy", "do", "explain"):
                 what = "DO" if st.kind == "do" else st.tag
                 raise PgError("0A000", f"{what} in a DO block is not supported")
             if sql_cursors.is_cursor_statement(st):

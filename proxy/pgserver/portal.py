@@ -36,4 +36,7 @@ class Portal:
     count: int | None = None  # DML row count reported in the tag
     local_rows: list[tuple[str, ...]] | None = field(default=None, repr=False)
     logged: bool = False  # its first Execute was seen by log_statement (statement_log.py)
+    # A DML CTE's step (dml_ctes.py): its rows go to this temp table, not the client.
+    keep_rows: str | None = None
+    kept: Any = None  # ... and the rows, as an Arrow table (read with the statement)
     busy_s: float = 0.0  # time spent running it so far (Describe may start it, Execute resumes)

@@ -19,6 +19,8 @@ NO_ROW_TAGS = frozenset({"VACUUM", "ANALYZE", "CHECKPOINT", "COMMENT"})
 
 def returns_rows(st: Statement) -> bool:
     """Whether `st` answers rows (a RowDescription), as PostgreSQL does."""
+    if st.kind == "dml_cte":  # a data-modifying WITH: as its main statement
+        return bool(getattr(st.command, "main_rows", False))
     if st.kind in DML_KINDS:
         return _has_returning(st.sql)
     return st.kind in ROW_KINDS and not (st.kind == "other" and st.tag in NO_ROW_TAGS)

@@ -33,6 +33,7 @@ from proxy.pgserver import (
     constraint_ddl,
     ctas_lengths,
     describe_sql,
+    dml_ctes,
     do_blocks,
     embed_columns,
     explain,
@@ -272,10 +273,16 @@ class Runner:
     # --- describe ---------------------------------------------------------------------
 
     async def describe_statement(
-        self, st: Statement | None, param_oids: Sequence[int] = ()
+        self,
+        st: Statement | None,
+        param_oids: Sequence[int] = (),
+        session: ClientSession | None = None,
     ) -> tuple[Column, ...] | None:
+        """`session`: the client's (a data-modifying WITH transpiles its parts there)."""
         if st is None:
             return None
+        if st.kind == "dml_cte" and session is not None:
+            return await dml_ctes.describe(self, session, st, param_oids)
         if st.command is not None:
             return commands.describe(st)
         if sql_cursors.is_cursor_statement(st):
@@ -296,7 +303,11 @@ class Runner:
         if st is None:
             session.out(m.no_data())
             return
-        if st.command is not None:
+        if st.kind == "dml_cte":
+            cols = await dml_ctes.describe(
+                self, session, st, portal.prepared.param_oids if portal.prepared else ()
+            )
+        elif st.command is not None:
             cols = commands.describe(st)
         elif sql_cursors.is_cursor_statement(st):
             cols = sql_cursors.describe(session.sql_cursors, st)
@@ -322,6 +333,9 @@ class Runner:
     ) -> None:
         if portal.statement is not None and portal.statement.kind == "do":
             await do_blocks.run(self, session, portal)  # its statements come back here
+            return
+        if portal.statement is not None and portal.statement.kind == "dml_cte":
+            await dml_ctes.run(self, session, portal, max_rows, describe)  # parts come back
             return
         self.since = asked_since()  # db/turns.py: from the statement's arrival
         work = self._execute(portal, session, max_rows, describe)
@@ -499,6 +513,9 @@ class Runner:
         assert st is not None
         fresh = not portal.executed
         await self._start(portal, session)
+        if portal.keep_rows is not None and fresh:  # a DML CTE's RETURNING (dml_ctes.py)
+            await dml_ctes.keep(self, portal, session)
+            return
         cols = portal.columns
         if cols is None:
             if fresh or portal.count is not None:

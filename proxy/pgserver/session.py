@@ -337,7 +337,7 @@ class Session:
             self.out(m.parameter_description(prepared.param_oids))
             if not prepared.described:
                 prepared.columns = await self.runner.describe_statement(
-                    prepared.statement, prepared.param_oids
+                    prepared.statement, prepared.param_oids, self
                 )
                 prepared.described = True
             if prepared.columns:

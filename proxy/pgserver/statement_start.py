@@ -297,6 +297,9 @@ def _read(
         return None, (int(row[0]) if row and row[0] is not None else None), None
     if not cols:
         return cols, None, None
+    if portal.keep_rows is not None:  # a DML CTE's RETURNING rows, exact (dml_ctes.py)
+        portal.kept = cur.to_arrow_table()
+        return cols, None, []
     is_select = st.kind == "select"
     cast = is_select and needs_cast(cols)
     if cast:

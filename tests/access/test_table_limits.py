@@ -238,3 +238,20 @@ def test_branches_keep_the_limits(ks) -> None:
             refused(con, f"SELECT * FROM branch_query('{bid}', '{sql}')", sql.split()[-1])
         # The branch's own copies are judged as the main tables they copy.
         refused(con, f"SELECT * FROM branch_{bid}.secret", f"branch_{bid}.secret")
+
+
+def test_data_modifying_with(ks) -> None:
+    """A DML CTE's RETURNING rows (the connection's temp table) are readable by a
+    limited key; the relations the statement names are checked as any statement's."""
+    with connect(ks, "admin") as con:
+        con.execute("CREATE TABLE sales.returned (id INT)")
+        con.execute("INSERT INTO sales.returned VALUES (1), (2)")
+    with connect(ks, "narrow") as con:
+        rows = con.execute(
+            "WITH m AS (DELETE FROM sales.returned WHERE id = 2 RETURNING id) "
+            "INSERT INTO sales.returned SELECT id * 10 FROM m RETURNING id"
+        ).fetchall()
+        assert rows == [(20,)]
+        refused(con, "WITH m AS (DELETE FROM secret RETURNING *) SELECT * FROM m", "secret")
+    with connect(ks, "admin") as con:
+        assert con.execute("SELECT count(*) FROM secret").fetchone() == (1,)

@@ -35,6 +35,30 @@ VALUES (16400, 'vector', -1, FALSE, 'b', 'U', FALSE, ',', 0, 16405, 'vector_in',
        (16405, '_vector', -1, FALSE, 'b', 'A', FALSE, ',', 16400, 0, 'array_in', 'array_out',
         'array_recv', 'array_send', 'i', 'x', 0, 2200, 'array_typmod_in', 'array_typmod_out');
 
+-- information_schema's domains (and their array types), as in PostgreSQL 15: SQLAlchemy's
+-- domain reflection lists them. Their CHECKs are in pg_constraint (30_relations.sql).
+INSERT INTO __hati_catalog.pg.__hati_pg_type_static (oid, typname, typlen, typbyval, typtype, typcategory,
+    typispreferred, typdelim, typelem, typarray, typinput, typoutput, typreceive, typsend,
+    typalign, typstorage, typcollation, typnamespace, typbasetype, typtypmod, typdefault)
+VALUES (13221, 'cardinal_number', 4, TRUE, 'd', 'N', FALSE, ',', 0, 13220, 'domain_in',
+        'int4out', 'domain_recv', 'int4send', 'i', 'p', 0, 13000, 23, -1, NULL),
+       (13224, 'character_data', -1, FALSE, 'd', 'S', FALSE, ',', 0, 13223, 'domain_in',
+        'varcharout', 'domain_recv', 'varcharsend', 'i', 'x', 950, 13000, 1043, -1, NULL),
+       (13226, 'sql_identifier', 64, FALSE, 'd', 'S', FALSE, ',', 0, 13225, 'domain_in',
+        'nameout', 'domain_recv', 'namesend', 'c', 'p', 950, 13000, 19, -1, NULL),
+       (13232, 'time_stamp', 8, TRUE, 'd', 'D', FALSE, ',', 0, 13231, 'domain_in',
+        'timestamptz_out', 'domain_recv', 'timestamptz_send', 'd', 'p', 0, 13000, 1184, 2,
+        'CURRENT_TIMESTAMP(2)'),
+       (13234, 'yes_or_no', -1, FALSE, 'd', 'S', FALSE, ',', 0, 13233, 'domain_in',
+        'varcharout', 'domain_recv', 'varcharsend', 'i', 'x', 950, 13000, 1043, 7, NULL);
+INSERT INTO __hati_catalog.pg.__hati_pg_type_static (oid, typname, typlen, typbyval, typtype, typcategory,
+    typispreferred, typdelim, typelem, typarray, typinput, typoutput, typreceive, typsend,
+    typalign, typstorage, typcollation, typnamespace, typsubscript)
+SELECT typarray, '_' || typname, -1, FALSE, 'b', 'A', FALSE, ',', oid, 0, 'array_in',
+       'array_out', 'array_recv', 'array_send', CASE WHEN typalign = 'd' THEN 'd' ELSE 'i' END,
+       'x', typcollation, 13000, 'array_subscript_handler'
+FROM __hati_catalog.pg.__hati_pg_type_static WHERE typtype = 'd';
+
 -- pg_type: the built-in rows above, and each user ENUM type (CREATE TYPE ... AS ENUM) with
 -- typtype 'e', as PostgreSQL shows it (psql \dT, SQLAlchemy's enum reflection); its labels
 -- are in pg_enum (40_system.sql).

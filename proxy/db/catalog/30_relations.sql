@@ -450,4 +450,15 @@ JOIN duckdb_tables() t
   ON t.database_name = {{duck_db}} AND t.schema_name = r.schema_name AND t.table_name = r.table_name
 JOIN duckdb_indexes() i ON i.table_oid = t.table_oid AND i.index_name = r.conname
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = t.database_name AND n.duck_schema = t.schema_name
-WHERE r.contype = 'u' AND r.expression IS NULL;
+WHERE r.contype = 'u' AND r.expression IS NULL
+UNION ALL
+-- The CHECKs of information_schema's domains (10_types.sql), as in PostgreSQL 15.
+SELECT oid, conname, 13000, 'c', FALSE, FALSE, TRUE, 0::BIGINT, contypid, 0::BIGINT,
+       0::BIGINT, 0::BIGINT, ' ', ' ', ' ', TRUE, 0::INTEGER, FALSE, NULL::SMALLINT[],
+       NULL::SMALLINT[], NULL::BIGINT[], NULL::BIGINT[], NULL::BIGINT[], NULL::BIGINT[],
+       NULL::BIGINT[], NULL, def
+FROM (VALUES (13222::BIGINT, 'cardinal_number_domain_check', 13221::BIGINT,
+              'CHECK ((VALUE >= 0))'),
+             (13235, 'yes_or_no_check', 13234,
+              'CHECK ((VALUE::text = ANY (ARRAY[''YES''::character varying, '
+              || '''NO''::character varying]::text[])))')) v(oid, conname, contypid, def);

@@ -5,6 +5,9 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_format_base(name, typmod) AS
     CASE WHEN name = 'numeric' AND typmod >= 4
              THEN 'numeric(' || ((typmod - 4) >> 16) || ',' || ((typmod - 4) & 65535) || ')'
          WHEN name = 'vector' AND typmod >= 0 THEN 'vector(' || typmod || ')'
+         WHEN name IN ('timestamp', 'timestamptz', 'time', 'timetz') AND typmod >= 0
+             THEN (SELECT regexp_replace(__h_s.sql_name, '^(\w+)', '\1(' || typmod || ')')
+                   FROM __hati_catalog.pg.__hati_sql_name __h_s WHERE __h_s.typname = name)
          WHEN name IN ('varchar', 'bpchar') AND typmod >= 4
              THEN (SELECT __h_s.sql_name FROM __hati_catalog.pg.__hati_sql_name __h_s
                    WHERE __h_s.typname = name) || '(' || (typmod - 4) || ')'
@@ -206,7 +209,10 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.pg_table_is_visible(rel_oid) AS coales
     SELECT __h_r.relnamespace IN (2200, 11) OR __h_r.relnamespace IN (
         SELECT __h_n.oid FROM __hati_catalog.pg.__hati_ns __h_n WHERE __h_n.nspname = 'pg_temp_1')
     FROM pg_class __h_r WHERE __h_r.oid = rel_oid), FALSE);
-CREATE OR REPLACE MACRO __hati_catalog.pg.pg_type_is_visible(type_oid) AS TRUE;
+-- information_schema is on no search path: its types (domains) are not visible.
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_type_is_visible(type_oid) AS NOT EXISTS (
+    SELECT 1 FROM __hati_catalog.pg.__hati_pg_type_static __h_t
+    WHERE __h_t.oid = type_oid AND __h_t.typnamespace = 13000);
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_function_is_visible(fn_oid) AS TRUE;
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_collation_is_visible(coll_oid) AS TRUE;
 

@@ -56,9 +56,6 @@ CREATE UNIQUE INDEX d_kd_idx_a_pos ON d_kd_idx (a) WHERE a > 0
 -- @query unique_nulls_not_distinct
 CREATE UNIQUE INDEX d_kd_idx_b_nnd ON d_kd_idx (b) NULLS NOT DISTINCT
 -- @reason DuckDB unique indexes treat NULLs as distinct: 0A000
--- @query sqlalchemy_domains
-SELECT pg_catalog.pg_type.typname AS name, pg_catalog.format_type(pg_catalog.pg_type.typbasetype, pg_catalog.pg_type.typtypmod) AS attype, NOT pg_catalog.pg_type.typnotnull AS nullable, pg_catalog.pg_type.typdefault AS "default", pg_catalog.pg_type_is_visible(pg_catalog.pg_type.oid) AS visible, pg_catalog.pg_namespace.nspname AS schema, domain_constraints.condefs, domain_constraints.connames, pg_catalog.pg_collation.collname FROM pg_catalog.pg_type JOIN pg_catalog.pg_namespace ON pg_catalog.pg_namespace.oid = pg_catalog.pg_type.typnamespace LEFT OUTER JOIN pg_catalog.pg_collation ON pg_catalog.pg_type.typcollation = pg_catalog.pg_collation.oid LEFT OUTER JOIN (SELECT pg_catalog.pg_constraint.contypid AS contypid, array_agg(pg_catalog.pg_get_constraintdef(pg_catalog.pg_constraint.oid, 't')) AS condefs, array_agg(CAST(pg_catalog.pg_constraint.conname AS TEXT)) AS connames FROM pg_catalog.pg_constraint WHERE pg_catalog.pg_constraint.contypid != '0'::INTEGER GROUP BY pg_catalog.pg_constraint.contypid) AS domain_constraints ON pg_catalog.pg_type.oid = domain_constraints.contypid WHERE pg_catalog.pg_type.typtype = 'd'::VARCHAR ORDER BY pg_catalog.pg_namespace.nspname, pg_catalog.pg_type.typname
--- @reason PG lists information_schema's domains (cardinal_number, ...); hatiproxy has no domains in pg_type
 -- @query bare_numeric_beyond_28_digits
 SELECT '123456789012345678901234567890123'::numeric
 -- @reason a bare numeric is DECIMAL(38,10) (transpiler/numeric_type.py): 28 integer digits at most, PG has no limit
@@ -80,3 +77,9 @@ SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a JOIN 
 -- @query primary_key_name_follows_a_table_rename
 SELECT conname FROM pg_constraint WHERE conrelid = 'd_kd_ren2'::regclass
 -- @reason PG keeps the constraint's name d_kd_ren_pkey; hatiproxy names a primary key after its table's current name (d_kd_ren2_pkey)
+-- @setup
+CREATE TABLE d_kd_dc (n int);
+INSERT INTO d_kd_dc VALUES (1), (2);
+-- @query dml_cte_reads_modified_table
+WITH d AS (DELETE FROM d_kd_dc WHERE n = 1 RETURNING n) SELECT count(*) FROM d_kd_dc
+-- @reason the main statement reads a table a DML CTE modified: PostgreSQL shows it as before the statement; hatiproxy runs the parts one after another and refuses (0A000) rather than answer differently
