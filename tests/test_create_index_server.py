@@ -80,8 +80,13 @@ def test_gin_index_is_a_notice_and_refusals_are_0a000(server: ServerProcess) -> 
         ]
         with pytest.raises(psycopg.errors.FeatureNotSupported, match="vector_l1_ops"):
             c.execute("CREATE INDEX ON items_x USING hnsw (embedding vector_l1_ops)")
-        with pytest.raises(psycopg.errors.FeatureNotSupported, match="partial unique"):
-            c.execute("CREATE UNIQUE INDEX docs_u ON docs (id) WHERE id > 0")
+        with pytest.raises(psycopg.errors.FeatureNotSupported, match="NULLS NOT DISTINCT"):
+            c.execute("CREATE UNIQUE INDEX docs_n ON docs (id) NULLS NOT DISTINCT")
+        # a partial UNIQUE index holds for the rows its WHERE keeps (partial_unique.sql)
+        c.execute("CREATE UNIQUE INDEX docs_u ON docs (id) WHERE id > 0")
+        c.execute("INSERT INTO docs (id) VALUES (0), (0), (1)")
+        with pytest.raises(psycopg.errors.UniqueViolation, match='"docs_u"'):
+            c.execute("INSERT INTO docs (id) VALUES (1)")
 
 
 def test_pgvector_hnsw_index_serves_semantic_rank(server: ServerProcess) -> None:

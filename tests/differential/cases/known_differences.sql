@@ -50,9 +50,6 @@ INSERT INTO d_vlen_known VALUES (1, 'abc   ')
 -- @setup
 CREATE TABLE d_kd_idx (id int, a int, b int);
 INSERT INTO d_kd_idx VALUES (1, 1, 1), (2, NULL, 2);
--- @query unique_partial_index
-CREATE UNIQUE INDEX d_kd_idx_a_pos ON d_kd_idx (a) WHERE a > 0
--- @reason DuckDB has no partial indexes; a UNIQUE one over all rows would enforce more than asked: 0A000
 -- @query unique_nulls_not_distinct
 CREATE UNIQUE INDEX d_kd_idx_b_nnd ON d_kd_idx (b) NULLS NOT DISTINCT
 -- @reason DuckDB unique indexes treat NULLs as distinct: 0A000
