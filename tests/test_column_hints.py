@@ -60,7 +60,7 @@ def test_build_kinds_registry_and_schema_agreement() -> None:
     ]
     hints = column_hints.build(rows, registered)
     assert hints.columns("docs") == {
-        "id": "other",
+        "id": "int",
         "content": "text",
         "content_embedding": "vector",
     }

@@ -21,6 +21,7 @@ VECTOR, TEXT, JSON, DATE, OTHER = "vector", "text", "json", "date", "other"
 BYTEA = "bytea"  # BLOB (bytea_input.py)
 TIMESTAMPTZ = "timestamptz"  # TIMESTAMP WITH TIME ZONE (timestamp_literals.py)
 ARRAY = "array"  # any other list / array column (INTEGER[], VARCHAR[], ...)
+INT = "int"  # INTEGER / SMALLINT / TINYINT: their sum is bigint in PostgreSQL (int_results.py)
 
 
 class ColumnHints:

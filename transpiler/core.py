@@ -388,7 +388,7 @@ def _statement(
     if kind == "select" or (kind in _RETURNING_KINDS and tree.args.get("returning")):
         origins = column_origins.column_origins(tree)  # before rewrites: names as written
     if kind == "select":
-        int_results.rewrite(tree)  # after the names: a cast keeps the function's
+        int_results.rewrite(tree, hints)  # after the names: a cast keeps the function's
     json_outputs = None
     if kind == "select" and "json" in chunk.text.lower():
         json_outputs = json_types.outputs(tree)

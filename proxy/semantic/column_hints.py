@@ -31,7 +31,17 @@ from typing import Any
 
 from proxy.semantic.embedded_columns import REGISTRY, is_embed_column_call
 from transpiler import ColumnHints, Statement
-from transpiler.column_hints import ARRAY, BYTEA, DATE, JSON, OTHER, TEXT, TIMESTAMPTZ, VECTOR
+from transpiler.column_hints import (
+    ARRAY,
+    BYTEA,
+    DATE,
+    INT,
+    JSON,
+    OTHER,
+    TEXT,
+    TIMESTAMPTZ,
+    VECTOR,
+)
 
 log = logging.getLogger("hatiproxy.column_hints")
 
@@ -160,6 +170,8 @@ def build(
             if dtype == "TIMESTAMP WITH TIME ZONE"
             else ARRAY
             if dtype.endswith("]")
+            else INT
+            if dtype in ("INTEGER", "SMALLINT", "TINYINT")
             else OTHER
         )
         kinds.setdefault(t, {}).setdefault(c, set()).add(kind)
@@ -230,7 +242,8 @@ def wanted(sql: str) -> bool:
     values than columns: transpiler/insert_columns.py), GROUP BY (a primary key
     groups its table's other columns: transpiler/group_by_key.py), JSON operators
     (`@>` on a JSON column: transpiler/jsonb_ops.py), array::text
-    (transpiler/array_output.py), date - date (transpiler/date_arith.py)
+    (transpiler/array_output.py), date - date (transpiler/date_arith.py), sum of an
+    integer column (bigint: transpiler/int_results.py)
     and pgvector distances (a parameter
     takes its column's size: transpiler/pgvector.py)."""
     # Substring tests on the lower-cased text: ~0.2 us a statement (a regex takes ~10x).
@@ -239,6 +252,7 @@ def wanted(sql: str) -> bool:
         "update" in low
         or "insert" in low
         or "group" in low
+        or "sum" in low  # sum(int) is bigint: transpiler/int_results.py
         or "json" in low  # jsonb operators on JSON columns: transpiler/jsonb_ops.py
         or "-" in low  # date - date is an integer: transpiler/date_arith.py
         or "@>" in low

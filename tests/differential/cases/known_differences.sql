@@ -9,15 +9,6 @@ CREATE TABLE d_kd (id int PRIMARY KEY, grp text, n int, amount numeric(12,4), da
 INSERT INTO d_kd VALUES (1, 'a', 10, 1.5000, '2024-01-15'), (2, 'a', 20, 2.2500, '2024-02-29'), (3, 'b', 5, NULL, '2023-12-31');
 CREATE TABLE d_kd_vc (id int, name varchar(50));
 CREATE VIEW d_kd_vc_v AS SELECT id, name FROM d_kd_vc;
--- @query sum_int_is_hugeint
-SELECT sum(n) FROM d_kd
--- @reason sum(int4) is int8 in PG, HUGEINT (sent as numeric) in DuckDB: client gets Decimal not int
--- @query sum_int_group_by
-SELECT grp, sum(n) FROM d_kd GROUP BY grp
--- @reason same as sum_int_is_hugeint, with GROUP BY
--- @query sum_int_window
-SELECT id, sum(n) OVER (ORDER BY id) FROM d_kd
--- @reason same as sum_int_is_hugeint, as a window aggregate
 -- @query avg_int_is_numeric
 SELECT avg(n) FROM d_kd
 -- @reason avg(int) is numeric in PG (Decimal('11.6666666666666667')), DOUBLE in DuckDB
