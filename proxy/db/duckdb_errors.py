@@ -108,6 +108,7 @@ _ALTER_TYPE_HINT = (
     "DuckDB cannot change the type of a column with a CHECK constraint (a varchar(n) length "
     "is kept as one): create a new table with the new type and copy the rows over"
 )
+_NOT_NULL = re.compile(r"^NOT NULL constraint failed: (.+)\.([^.]+)$")
 _INDEX_KEY = re.compile(r"^Invalid Type \[(.*)\]: Invalid type for index key")
 _PREFIX = re.compile(r"^[A-Za-z ]+ Error: ")
 _UDF_ERROR = re.compile(
@@ -162,13 +163,16 @@ _PG_TYPE_NAMES = {
     "DOUBLE": "double precision",
     "FLOAT": "real",
     "BOOL": "boolean",
+    "INT128": "uuid",  # (a string cast to hugeint is how DuckDB reads a uuid)
     "date": "date",
     "timestamp": "timestamp",
 }
 _PG_WORDS: tuple[tuple[re.Pattern[str], str, str | None], ...] = (
     # (DuckDB's message, PostgreSQL's with {groups}, its SQLSTATE when it differs)
     (
-        re.compile(r"^Could not convert string '(.*)' to (INT16|INT32|INT64|DOUBLE|FLOAT|BOOL)$"),
+        re.compile(
+            r"^Could not convert string '(.*)' to (INT16|INT32|INT64|INT128|DOUBLE|FLOAT|BOOL)$"
+        ),
         'invalid input syntax for type {2}: "{1}"',
         None,
     ),
@@ -215,6 +219,30 @@ _PG_WORDS: tuple[tuple[re.Pattern[str], str, str | None], ...] = (
         'missing FROM-clause entry for table "{1}"',
         None,
     ),
+    (re.compile(r"^Malformed JSON at "), "invalid input syntax for type json", None),
+    (
+        re.compile(r'^Ambiguous reference to column name "(.*)" \(use: .*\)$'),
+        'column reference "{1}" is ambiguous',
+        None,
+    ),
+    (
+        re.compile(r'^(?:Table|View|Index|Sequence) with name "(.*)" already exists!$'),
+        'relation "{1}" already exists',
+        "42P07",
+    ),
+    (re.compile(r'^Schema with name "(.*)" already exists!$'), 'schema "{1}" already exists', None),
+    (re.compile(r'^Type with name "(.*)" already exists!$'), 'type "{1}" already exists', None),
+    (
+        # (fewer values than columns fill the rest with defaults: transpiler/insert_columns.py)
+        re.compile(r"^table .* has \d+ columns but \d+ values were supplied$"),
+        "INSERT has more expressions than target columns",
+        None,
+    ),
+)
+
+
+_WORDED = frozenset(
+    ("22P02", "22003", "42703", "42P01", "42702", "42P07", "42P06", "42710", "42601")
 )
 
 
@@ -261,9 +289,15 @@ def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
         message = f"value too long for type character varying({length[1]})"
     elif sqlstate == "0A000" and (key := _INDEX_KEY.match(message)) is not None:
         message = f"DuckDB indexes cannot hold values of type {key[1]}"
-    elif sqlstate in ("22P02", "22003", "42703", "42P01") and (pg := _pg_words(message)):
+    elif sqlstate in _WORDED and (pg := _pg_words(message)):
         detail_lines.insert(0, f"DuckDB: {message}")
         message, sqlstate = pg[0], pg[1] or sqlstate
+    column = None
+    if sqlstate == "23502" and (not_null := _NOT_NULL.match(message)) is not None:
+        table, column = not_null.groups()  # the schema: unique_violation.name_violation
+        message = (
+            f'null value in column "{column}" of relation "{table}" violates not-null constraint'
+        )
     hint = None
     if sqlstate == "0A000":
         hint = lake_hint(message) or (_ALTER_TYPE_HINT if "CHECK constraint" in message else None)
@@ -274,10 +308,13 @@ def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
         semantic = semantic_type_error(message, _position(lines, sql))
         if semantic is not None:
             return semantic
-    return PgError(
+    err = PgError(
         sqlstate,
         message,
         detail="\n".join(detail_lines).strip() or None,
         hint=hint,
         position=_position(lines, sql),
     )
+    if column is not None:
+        err.table_name, err.column_name = table, column
+    return err

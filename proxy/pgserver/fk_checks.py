@@ -12,9 +12,14 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import duckdb
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
 
-from proxy.pgserver import foreign_keys
+from proxy.pgserver import alter_rebuild, foreign_keys
+from proxy.wire.errors import PgError
 from transpiler import Statement
+from transpiler.ddl_targets import targets
 
 T = TypeVar("T")
 
@@ -66,3 +71,51 @@ async def after_ddl(
         st.tag == "ALTER TABLE" and " RENAME " in sql.upper()
     ):
         await call(foreign_keys.forget_dropped, cur)
+
+
+def check_drop(cur: duckdb.DuckDBPyConnection, st: Statement) -> list[str]:
+    """DROP TABLE of a table that another table's foreign key references: 2BP01, as in
+    PostgreSQL, unless CASCADE, which drops those keys (the NOTICEs it answers say which).
+    Dropping the referencing table in the same statement is fine."""
+    fks = foreign_keys.load(cur)
+    if not fks:
+        return []
+    dropped: set[tuple[str, str]] = set()
+    for t in targets(st.sql) or ():
+        if t.action == "drop" and t.kind == "table" and not t.catalog:
+            table = alter_rebuild.resolve_table(
+                cur, alter_rebuild.TableName(t.name, t.schema or None)
+            )
+            if table is not None and not table.temporary:
+                dropped.add((table.schema.lower(), table.name.lower()))
+    needed = [
+        fk
+        for fk in fks
+        if (fk.ref_schema.lower(), fk.ref_table.lower()) in dropped
+        and (fk.schema.lower(), fk.table.lower()) not in dropped
+    ]
+    if not needed:
+        return []
+    lines = [f"constraint {fk.name} on table {fk.table}" for fk in needed]
+    if _cascade(st.sql):
+        if len(lines) == 1:
+            return [f"drop cascades to {lines[0]}"]
+        return [f"drop cascades to {len(lines)} other objects"]
+    first = needed[0].ref_table
+    raise PgError(
+        "2BP01",
+        f"cannot drop table {first} because other objects depend on it",
+        detail="\n".join(
+            f"{line} depends on table {fk.ref_table}"
+            for line, fk in zip(lines, needed, strict=True)
+        ),
+        hint="Use DROP ... CASCADE to drop the dependent objects too.",
+    )
+
+
+def _cascade(sql: str) -> bool:
+    try:
+        tree = sqlglot.parse_one(sql, read="duckdb")
+    except SqlglotError:
+        return False
+    return isinstance(tree, exp.Drop) and bool(tree.args.get("cascade"))

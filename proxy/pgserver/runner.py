@@ -167,7 +167,7 @@ class Runner:
                 err.message = "canceling statement due to statement timeout"
             if err.sqlstate == "23514":  # name the CHECK, as PostgreSQL does
                 foreign_keys.name_check_violation(self.cursor, err)
-            elif err.sqlstate == "23505":  # and the unique constraint
+            elif err.sqlstate in ("23505", "23502"):  # the unique constraint, a column's schema
                 await self.engine.run(unique_violation.name_violation, self.cursor, err, sql)
             raise err from None
         except PgError as err:  # mapped inside fn already (a subquery argument's rows)
@@ -402,6 +402,9 @@ class Runner:
         if st.tag in ("DROP TABLE", "DROP VIEW") and not portal.executed:
             await self.take_cursor()  # not on a materialized view (42809, as PostgreSQL)
             await self.call(matviews.check_drop, self.cursor, st, sql=st.sql)
+            if st.tag == "DROP TABLE":  # nor on a table a foreign key references
+                for text in await self.call(fk_checks.check_drop, self.cursor, st, sql=st.sql):
+                    session.send_notice(text)
         if st.kind == "select" and is_embed_column_call(st.sql):
             await embed_columns.run_call(self, portal, session, describe)
             return

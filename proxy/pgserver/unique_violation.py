@@ -9,6 +9,7 @@ the statement that failed, and its unique indexes (the catalog's names, as pg_in
 them) are matched against the key's columns. Read on a connection of its own: the failed
 statement's transaction may be aborted. A table made in the same open transaction is not
 seen there, and an unmatched key keeps DuckDB's message (the SQLSTATE is 23505 either way).
+A NOT NULL violation (23502) gets its table's schema here too.
 """
 
 from __future__ import annotations
@@ -28,6 +29,11 @@ _DUPLICATE = re.compile(
 
 
 def name_violation(cur: Any, err: PgError, sql: str | None) -> None:
+    if err.sqlstate == "23502":  # a NOT NULL column: its table's schema (the write's target)
+        target = write_target(sql) if sql and err.table_name else None
+        schema = (target[0] if target else None) or "public"
+        err.schema_name = "public" if schema == "main" else schema
+        return
     found = _DUPLICATE.match(err.message)
     target = write_target(sql) if found is not None and sql else None
     if found is None or target is None:

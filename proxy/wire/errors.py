@@ -28,6 +28,7 @@ class PgError(Exception):
         # the object a constraint violation is about (ErrorResponse fields s, t, n)
         self.schema_name: str | None = None
         self.table_name: str | None = None
+        self.column_name: str | None = None
         self.constraint_name: str | None = None
 
     def fields(self) -> dict[str, str]:
@@ -43,6 +44,7 @@ class PgError(Exception):
         for code, value in (
             ("s", self.schema_name),
             ("t", self.table_name),
+            ("c", self.column_name),
             ("n", self.constraint_name),
         ):
             if value:

@@ -28,6 +28,14 @@ SETUP = (
     "CREATE TABLE w_part (id int PRIMARY KEY, email text, deleted boolean)",
     "CREATE UNIQUE INDEX w_part_live ON w_part (email) WHERE NOT deleted",
     "INSERT INTO w_part VALUES (1, 'a', false), (2, 'a', true)",
+    "CREATE SCHEMA w_other",
+    "CREATE TYPE w_mood AS ENUM ('calm')",
+    "CREATE SEQUENCE w_seq",
+    "CREATE TABLE w_other.w_nn (id int PRIMARY KEY, name text NOT NULL)",
+    "INSERT INTO w_other.w_nn VALUES (1, 'x')",
+    "CREATE TABLE w_parent (id int PRIMARY KEY)",
+    "CREATE TABLE w_child (id int PRIMARY KEY, parent_id int REFERENCES w_parent (id))",
+    "CREATE TABLE w_child2 (id int PRIMARY KEY, p int, CONSTRAINT w_child2_p FOREIGN KEY (p) REFERENCES w_parent)",
 )
 FAILING = [
     "SELECT 'abc'::int",
@@ -50,6 +58,17 @@ FAILING = [
     "SELECT w_err.nosuch FROM w_err",
     "SELECT * FROM nosuch_table",
     "SELECT x.id FROM w_err",
+    "SELECT id FROM w_err, w_uniq",
+    "CREATE TABLE w_err (x int)",
+    "CREATE VIEW w_err AS SELECT 1",
+    "CREATE INDEX w_part_live ON w_part (id)",
+    "CREATE SEQUENCE w_seq",
+    "CREATE SCHEMA w_other",
+    "CREATE TYPE w_mood AS ENUM ('sad')",
+    "SELECT 'abc'::uuid",
+    "SELECT '{bad'::json",
+    "SELECT '[1,'::jsonb",
+    "INSERT INTO w_err VALUES (2, 1, '2024-01-01', 4)",
 ]
 
 
@@ -117,3 +136,49 @@ def test_unique_violation_names_its_constraint(
 ) -> None:
     pg, hati = conns
     assert _unique_error(hati, sql) == _unique_error(pg, sql)
+
+
+# A NOT NULL violation names its column, table and schema (ErrorResponse fields c, t, s).
+NOT_NULL = [
+    "INSERT INTO w_uniq (id, code) VALUES (NULL, 'n')",
+    "INSERT INTO w_other.w_nn VALUES (2, NULL)",
+    "INSERT INTO w_other.w_nn (id) VALUES (3)",
+    "UPDATE w_other.w_nn SET name = NULL",
+]
+
+
+@pytest.mark.parametrize("sql", NOT_NULL)
+def test_not_null_violation_names_its_column(
+    conns: tuple[psycopg.Connection, ...], sql: str
+) -> None:
+    pg, hati = conns
+
+    def error(conn: psycopg.Connection) -> tuple[object, ...]:
+        with pytest.raises(psycopg.Error) as info:
+            conn.execute(sql)  # type: ignore[arg-type]  # test SQL
+        d = info.value.diag
+        return d.sqlstate, d.message_primary, d.schema_name, d.table_name, d.column_name
+
+    assert error(hati) == error(pg)
+
+
+def test_a_table_other_tables_reference_is_dropped_only_with_cascade(
+    conns: tuple[psycopg.Connection, ...],
+) -> None:
+    """DROP TABLE of a foreign key's parent: 2BP01 naming each key; CASCADE drops the keys
+    (not the tables holding them), and its NOTICE says so."""
+    answers = []
+    for conn in conns:
+        with pytest.raises(psycopg.Error) as info:
+            conn.execute("DROP TABLE w_parent")
+        d = info.value.diag
+        notices: list[str] = []
+        conn.add_notice_handler(lambda n, out=notices: out.append(n.message_primary or ""))
+        conn.execute("DROP TABLE w_parent CASCADE")
+        conn.execute("INSERT INTO w_child VALUES (1, 99)")  # the key went with the parent
+        keys = conn.execute("SELECT count(*) FROM pg_constraint WHERE contype = 'f'").fetchone()
+        answers.append(
+            (d.sqlstate, d.message_primary, d.message_detail, d.message_hint, notices, keys)
+        )
+    assert answers[0] == answers[1]
+    assert answers[1][0] == "2BP01"
