@@ -427,3 +427,39 @@ def alter_target(sql: str) -> tuple[str | None, str] | None:
     if not isinstance(tree, exp.Alter) or not isinstance(tree.this, exp.Table):
         return None
     return (tree.this.db or None, tree.this.name)
+
+
+@dataclass(frozen=True, slots=True)
+class Renamed:
+    """`ALTER TABLE [schema.]table RENAME TO new_table` or `... RENAME COLUMN old TO new`."""
+
+    schema: str | None
+    table: str
+    new_table: str | None = None
+    column: str | None = None
+    new_column: str | None = None
+
+
+def renamed(sql: str) -> Renamed | None:
+    """What a DuckDB `ALTER TABLE` renames (for the constraints that name the table or
+    column: they belong to the table, whatever its name); None for anything else."""
+    import sqlglot  # (DDL only)
+
+    try:
+        tree = sqlglot.parse_one(sql, read="duckdb")
+    except sqlglot.errors.ParseError:
+        return None
+    if not isinstance(tree, exp.Alter) or not isinstance(tree.this, exp.Table):
+        return None
+    actions = tree.args.get("actions") or []
+    if len(actions) != 1:
+        return None
+    action, schema, table = actions[0], tree.this.db or None, tree.this.name
+    options = tree.args.get("options") or []
+    if isinstance(action, exp.AlterRename) and not options:
+        return Renamed(schema, table, new_table=action.this.name)
+    if isinstance(action, exp.AlterRename) and len(options) == 1:  # RENAME old TO new
+        return Renamed(schema, table, column=action.this.name, new_column=options[0].this.name)
+    if isinstance(action, exp.RenameColumn):
+        return Renamed(schema, table, column=action.this.name, new_column=action.args["to"].name)
+    return None

@@ -481,6 +481,8 @@ def _statement(
         atomic=atomic,
         view_sql=view_sql,
         restart_identity=restart,
+        truncate_cascade=isinstance(tree, exp.TruncateTable)
+        and (tree.text("option") or "").upper() == "CASCADE",
         drop_owned_sequences=owned,
         notices=notices,
         index_name=index_name,

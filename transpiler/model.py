@@ -210,6 +210,9 @@ class Statement:
     # TRUNCATE ... RESTART IDENTITY: the (schema, table)s whose sequences the server
     # makes again after the TRUNCATE (multi_object.py, proxy/pgserver/sequence_restart.py).
     restart_identity: tuple[tuple[str | None, str], ...] = ()
+    # TRUNCATE ... CASCADE: the server truncates the tables whose foreign keys reference
+    # these too (without it, such a reference refuses the TRUNCATE: fk_checks.py).
+    truncate_cascade: bool = False
     # DROP TABLE: the (schema, table)s whose serial sequences (PostgreSQL's OWNED BY) the
     # server drops with them (proxy/pgserver/sequence_restart.py owned_sequences).
     drop_owned_sequences: tuple[tuple[str | None, str], ...] = ()

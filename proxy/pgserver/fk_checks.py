@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any, TypeVar
 
 import duckdb
@@ -64,12 +65,12 @@ class WriteCheck:
 async def after_ddl(
     call: Callable[..., Awaitable[Any]], cur: duckdb.DuckDBPyConnection, st: Statement, sql: str
 ) -> None:
-    """After DDL ran: constraint names and keys are read again, and the keys of tables
-    dropped (or renamed away) go with them."""
+    """After DDL ran: constraint names and keys are read again; they follow a renamed table
+    or column, and go with a dropped table or column."""
     foreign_keys.changed()
-    if st.tag in ("DROP TABLE", "DROP SCHEMA") or (
-        st.tag == "ALTER TABLE" and " RENAME " in sql.upper()
-    ):
+    if st.tag == "ALTER TABLE" and " RENAME " in sql.upper():
+        await call(foreign_keys.follow_rename, cur, sql)
+    if st.tag in ("DROP TABLE", "DROP SCHEMA", "ALTER TABLE"):
         await call(foreign_keys.forget_dropped, cur)
 
 
@@ -119,3 +120,44 @@ def _cascade(sql: str) -> bool:
     except SqlglotError:
         return False
     return isinstance(tree, exp.Drop) and bool(tree.args.get("cascade"))
+
+
+def check_truncate(cur: duckdb.DuckDBPyConnection, st: Statement) -> tuple[Statement, list[str]]:
+    """TRUNCATE of a table that another table's foreign key references, the other not
+    truncated with it: 0A000, as in PostgreSQL (it left the children without parents).
+    With CASCADE those tables are truncated too, in the same transaction (the statement
+    comes back with their TRUNCATEs), and the NOTICEs say which."""
+    fks = foreign_keys.load(cur)
+    if not fks:
+        return st, []
+    named: set[tuple[str, str]] = set()
+    for t in targets(st.sql) or ():
+        table = alter_rebuild.resolve_table(cur, alter_rebuild.TableName(t.name, t.schema or None))
+        if t.action == "write" and table is not None and not table.temporary:
+            named.add((table.schema.lower(), table.name.lower()))
+    todo, extra = list(named), []
+    while todo:
+        parent = todo.pop()
+        for fk in fks:
+            child = (fk.schema.lower(), fk.table.lower())
+            if (fk.ref_schema.lower(), fk.ref_table.lower()) != parent or child in named:
+                continue
+            if not st.truncate_cascade:
+                raise PgError(
+                    "0A000",
+                    "cannot truncate a table referenced in a foreign key constraint",
+                    detail=f'Table "{fk.table}" references "{fk.ref_table}".',
+                    hint=f'Truncate table "{fk.table}" at the same time, or use TRUNCATE ... CASCADE.',
+                )
+            named.add(child)
+            todo.append(child)
+            extra.append(fk)
+    if not extra:
+        return st, []
+    more = tuple((fk.schema, fk.table) for fk in extra)
+    return replace(
+        st,
+        sql="; ".join([st.sql, *(f"TRUNCATE TABLE {fk.child()}" for fk in extra)]),
+        atomic=True,
+        restart_identity=st.restart_identity + more if st.restart_identity else (),
+    ), [f'truncate cascades to table "{fk.table}"' for fk in extra]

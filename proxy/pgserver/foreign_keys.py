@@ -23,8 +23,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from proxy.pgserver.alter_rebuild import TableName, resolve_table
 from proxy.wire.errors import PgError
-from transpiler.constraint_ddl import ForeignKeySpec, default_name, quote
+from transpiler.constraint_ddl import ForeignKeySpec, default_name, quote, renamed
 
 REGISTRY = "main.__hati_constraints"
 _ACTION_WORDS = {"c": "CASCADE", "n": "SET NULL", "d": "SET DEFAULT", "r": "RESTRICT"}
@@ -165,16 +166,56 @@ _GONE = (
 )
 
 
+_COLUMN_GONE = (
+    "EXISTS (SELECT 1 FROM unnest({columns}) u(c) WHERE NOT EXISTS (SELECT 1 FROM "
+    "duckdb_columns() dc WHERE dc.database_name = system.main.current_database() AND "
+    "dc.schema_name = r.{schema} AND dc.table_name = r.{table} AND "
+    "lower(dc.column_name) = lower(u.c)))"
+)
+
+
 def forget_dropped(cur: Any) -> None:
-    """After DROP TABLE / DROP SCHEMA / ALTER TABLE RENAME: the registry's rows of tables
-    that are gone go too (a new table of the same name starts without them)."""
+    """After DROP TABLE / DROP SCHEMA / ALTER TABLE: the registry's rows of tables or
+    columns that are gone go too (as PostgreSQL drops a constraint with its column; a new
+    table of the same name starts without them)."""
     cur.execute(
-        f"DELETE FROM {REGISTRY} WHERE NOT "
+        f"DELETE FROM {REGISTRY} r WHERE NOT "
         + _GONE.format(schema="schema_name", table="table_name")
         + " OR (contype = 'f' AND NOT "
         + _GONE.format(schema="ref_schema", table="ref_table")
+        + ") OR "
+        + _COLUMN_GONE.format(columns="columns", schema="schema_name", table="table_name")
+        + " OR (contype = 'f' AND "
+        + _COLUMN_GONE.format(columns="ref_columns", schema="ref_schema", table="ref_table")
         + ")"
     )
+    changed()
+
+
+def follow_rename(cur: Any, sql: str) -> None:
+    """After ALTER TABLE ... RENAME [COLUMN] ran: the registry's rows follow the table or
+    column, on both sides of a key (they belong to the table, as in PostgreSQL; they were
+    dropped with the old name before, leaving the children unchecked)."""
+    r = renamed(sql)
+    if r is None:
+        return
+    table = resolve_table(cur, TableName(r.new_table or r.table, r.schema))
+    if table is None or table.temporary:
+        return
+    pairs = (("schema_name", "table_name", "columns"), ("ref_schema", "ref_table", "ref_columns"))
+    for schema_col, table_col, columns_col in pairs:
+        where = f"lower({schema_col}) = lower(?) AND lower({table_col}) = lower(?)"
+        if r.new_table is not None:
+            cur.execute(
+                f"UPDATE {REGISTRY} SET {table_col} = ? WHERE {where}",
+                [table.name, table.schema, r.table],
+            )
+        else:
+            cur.execute(
+                f"UPDATE {REGISTRY} SET {columns_col} = list_transform({columns_col}, "
+                "c -> CASE WHEN lower(c) = lower(?) THEN ? ELSE c END) WHERE " + where,
+                [r.column, r.new_column, table.schema, table.name],
+            )
     changed()
 
 

@@ -405,6 +405,12 @@ class Runner:
             if st.tag == "DROP TABLE":  # nor on a table a foreign key references
                 for text in await self.call(fk_checks.check_drop, self.cursor, st, sql=st.sql):
                     session.send_notice(text)
+        if st.tag == "TRUNCATE TABLE" and not portal.executed:  # foreign keys: see there
+            await self.take_cursor()
+            st, notices = await self.call(fk_checks.check_truncate, self.cursor, st, sql=st.sql)
+            portal.statement = st
+            for text in notices:
+                session.send_notice(text)
         if st.kind == "select" and is_embed_column_call(st.sql):
             await embed_columns.run_call(self, portal, session, describe)
             return
