@@ -40,6 +40,7 @@ from transpiler import (
     sequence_restart,
     serial_columns,
     table_like,
+    upsert_keys,
 )
 from transpiler.agent_calls import AgentCall
 from transpiler.classify import classify
@@ -421,6 +422,7 @@ def _statement(
         created_as = table_like.created_table(tree) if origins else None
     if tag == "SELECT" and kind == "ddl" and table_like.without_data(tree):
         tag = "CREATE TABLE AS"  # as PostgreSQL tags CREATE TABLE ... AS ... WITH NO DATA
+    upserts = upsert_keys.keys(tree) if kind == "insert" else None  # (before rewrites)
     tree = rewrite.apply(tree, triggers, dims, chunk.start, hints)
     constraints = None
     if tag == "CREATE TABLE":  # its FOREIGN KEYs are the server's (constraint_ddl.py)
@@ -481,6 +483,7 @@ def _statement(
         atomic=atomic,
         view_sql=view_sql,
         restart_identity=restart,
+        upsert=upserts,
         truncate_cascade=isinstance(tree, exp.TruncateTable)
         and (tree.text("option") or "").upper() == "CASCADE",
         drop_owned_sequences=owned,

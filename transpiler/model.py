@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from transpiler.constraint_ddl import ConstraintDdl
     from transpiler.matviews import MatviewDdl
     from transpiler.table_like import TableLike
+    from transpiler.upsert_keys import Upsert
 
 MarkerKind = Literal["text", "column", "param"]
 MarkerRole = Literal["query", "passage"]
@@ -213,6 +214,9 @@ class Statement:
     # TRUNCATE ... CASCADE: the server truncates the tables whose foreign keys reference
     # these too (without it, such a reference refuses the TRUNCATE: fk_checks.py).
     truncate_cascade: bool = False
+    # INSERT ... VALUES ... ON CONFLICT: each row's conflict key, compared once the
+    # parameters are bound (upsert_keys.py); None: nothing to compare.
+    upsert: Upsert | None = None
     # DROP TABLE: the (schema, table)s whose serial sequences (PostgreSQL's OWNED BY) the
     # server drops with them (proxy/pgserver/sequence_restart.py owned_sequences).
     drop_owned_sequences: tuple[tuple[str | None, str], ...] = ()

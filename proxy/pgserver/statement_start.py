@@ -37,6 +37,8 @@ from proxy.pgserver.result_shape import (
 from proxy.pgserver.results import Column, columns_of
 from proxy.pgserver.sequence_select import execute_reading_sequences
 from proxy.pgserver.statement_clock import remaining_ms
+from proxy.wire.errors import PgError
+from transpiler import upsert_keys
 
 if TYPE_CHECKING:
     import duckdb
@@ -166,6 +168,8 @@ async def plan(runner: Planner, portal: Portal, session: ClientSession) -> Start
             remaining_ms(runner.since, runner.settings.statement_timeout_ms),
             cells=call_rule.cell_rows(st) if inline else 0,
         )
+    if st.upsert is not None and (no := upsert_keys.refusal(st.upsert, portal.params)):
+        raise PgError(no.sqlstate, no.message, detail=no.detail, hint=no.hint)
     params = sql_bridge.duckdb_params(st, portal.params)
     shown: tuple[explain.Bound, ...] = ()
     if st.bind_texts:

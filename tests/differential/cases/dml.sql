@@ -2,6 +2,7 @@
 -- @setup
 CREATE TABLE d_kv (k int PRIMARY KEY, v text, n int DEFAULT 0);
 CREATE TABLE d_log (id int, msg text);
+CREATE TABLE d_upsert_batch (id int PRIMARY KEY, email text UNIQUE, n int);
 -- @query insert_one
 INSERT INTO d_kv VALUES (1, 'one', 1)
 -- @query insert_many
@@ -56,3 +57,13 @@ INSERT INTO d_kv VALUES ('abc', 'x', 0)
 DELETE FROM d_log
 -- @query count_after_delete
 SELECT count(*) FROM d_log
+-- @query upsert_batch_duplicate_key error
+INSERT INTO d_upsert_batch (id, email, n) VALUES (1, 'a', 1), (2, 'a', 2) ON CONFLICT (email) DO UPDATE SET n = excluded.n
+-- @query upsert_batch_duplicate_numeric_key error
+INSERT INTO d_upsert_batch (id, email, n) VALUES (1.0, 'x', 1), (1, 'y', 2) ON CONFLICT (id) DO UPDATE SET n = excluded.n
+-- @query upsert_batch_distinct_keys
+INSERT INTO d_upsert_batch (id, email, n) VALUES (1, 'a', 1), (2, 'b', 2) ON CONFLICT (id) DO UPDATE SET n = excluded.n RETURNING id, n
+-- @query upsert_batch_do_nothing_duplicates
+INSERT INTO d_upsert_batch (id, email, n) VALUES (5, 'c', 1), (5, 'c', 2) ON CONFLICT (id) DO NOTHING RETURNING id, n
+-- @query upsert_batch_rows
+SELECT * FROM d_upsert_batch ORDER BY id
