@@ -43,6 +43,19 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_total_relation_size(r) AS 0:
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_table_size(r) AS 0::BIGINT;
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_indexes_size(r) AS 0::BIGINT;
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_database_size(d) AS 0::BIGINT;
+-- pg_size_bytes('1.5 GB'): PostgreSQL's units (bytes, B, kB, MB, GB, TB, PB; any case).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_size_bytes(s) AS
+    CASE WHEN s IS NULL THEN NULL
+         WHEN NOT regexp_full_match(trim(s::VARCHAR),
+                  '[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?\s*(bytes|b|kb|mb|gb|tb|pb)?', 'i')
+         THEN error('invalid size: "' || s::VARCHAR || '"')::BIGINT
+         ELSE round(regexp_extract(trim(s::VARCHAR), '^[-+]?[0-9.]+([eE][-+]?[0-9]+)?')::DOUBLE
+              * CASE lower(regexp_extract(trim(s::VARCHAR), '[a-zA-Z]*$'))
+                    WHEN 'kb' THEN 1024 WHEN 'mb' THEN 1048576 WHEN 'gb' THEN 1073741824
+                    WHEN 'tb' THEN 1099511627776 WHEN 'pb' THEN 1125899906842624 ELSE 1 END)::BIGINT
+    END;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_postmaster_start_time() AS {{started}}::TIMESTAMPTZ;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_conf_load_time() AS {{started}}::TIMESTAMPTZ;
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_column_size(v) AS
     octet_length(encode(v::VARCHAR))::INTEGER;
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_tablespace_location(t) AS '';

@@ -29,6 +29,7 @@ object is owned by role oid 10. Type OIDs come from ``proxy.wire.oids`` (see typ
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from importlib import resources
 
 import duckdb
@@ -94,6 +95,10 @@ EXTRA_SETTINGS = {
 }
 
 
+# pg_postmaster_start_time(): when this server process started.
+_STARTED = datetime.now(UTC)
+
+
 def _lit(s: str) -> str:
     return "'" + s.replace("'", "''") + "'"
 
@@ -143,6 +148,7 @@ def install(
         "owner": _lit(owner),
         "role_rows": ", ".join(f"({oid}, {_lit(r)})" for r, oid in role_oids.items()),
         "settings_rows": ", ".join(f"({_lit(k)}, {_lit(v)})" for k, v in settings().items()),
+        "started": _lit(_STARTED.isoformat()),
         "version_banner": _lit(
             f"PostgreSQL {settings()['server_version']} on x86_64-pc-linux-gnu, 64-bit"
         ),

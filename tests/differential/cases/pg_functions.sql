@@ -101,3 +101,9 @@ SELECT regexp_match('abc123', '([a-z]+)(\d+)'), regexp_match('abc', 'z'), regexp
 SELECT timestamptz '2024-01-01 10:00+02', '2024-06-01 08:30 UTC'::timestamptz, '2024-06-01 08:30 Europe/Paris'::timestamptz, timestamp '2024-01-01 10:00+02', '2024-01-01T10:00Z'::timestamptz, '2024-01-01 10:00 -03'::timestamptz
 -- @query extract_is_numeric_date_part_double
 SELECT extract(year FROM date '2024-07-04'), extract(dow FROM timestamp '2024-01-01'), extract(epoch FROM TIMESTAMP '2024-01-01 00:00:00'), extract(epoch FROM timestamptz '2024-01-01 10:00:07.123456+00'), extract(epoch FROM interval '1 day 90.5 seconds'), date_part('year', DATE '2024-07-04'), date_part('epoch', timestamp '2024-01-01 00:00:01.5')
+-- @query pg_size_bytes_units
+SELECT pg_size_bytes('10 MB'), pg_size_bytes('1.5GB'), pg_size_bytes('100'), pg_size_bytes('2 bytes'), pg_size_bytes('1e3 kB'), pg_size_bytes(' 7 kb '), pg_size_bytes(NULL)
+-- @query pg_size_bytes_invalid error
+SELECT pg_size_bytes('ten')
+-- @query server_start_time_is_past
+SELECT pg_postmaster_start_time() < now(), pg_conf_load_time() <= now(), pg_postmaster_start_time() = pg_postmaster_start_time()
