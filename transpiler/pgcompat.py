@@ -186,6 +186,7 @@ def rewrite(nodes: list[exp.Expr]) -> None:
             node.replace(_simple_type(exp.DType.BIGINT))
         elif isinstance(node, exp.ColumnDef):
             varchar_length.column_def(node)
+            _array_default(node)
         elif isinstance(node, exp.ComputedColumnConstraint):
             pg_types.generated_column(node)
 
@@ -249,6 +250,22 @@ def _array_literal(node: exp.Cast) -> None:
         "this",
         exp.Array(expressions=[exp.Null() if i is None else exp.Literal.string(i) for i in items]),
     )
+
+
+def _array_default(node: exp.ColumnDef) -> None:
+    """`tags text[] DEFAULT '{}'` (Rails' `array: true, default: []`): PostgreSQL reads the
+    untyped literal as the column's type; DuckDB would cast the VARCHAR at each INSERT and
+    fail. The default becomes the typed array, as `'{}'::text[]` is written."""
+    kind = node.args.get("kind")
+    if not isinstance(kind, exp.DataType) or kind.this is not exp.DataType.Type.ARRAY:
+        return
+    for constraint in node.args.get("constraints") or []:
+        default = constraint.args.get("kind")
+        if isinstance(default, exp.DefaultColumnConstraint) and string_value(default.this):
+            cast = exp.Cast(this=default.this.copy(), to=kind.copy())
+            _array_literal(cast)
+            if isinstance(cast.this, exp.Array):
+                default.set("this", cast)
 
 
 _SEQUENCE_FUNCTIONS = frozenset({"nextval", "currval", "setval"})

@@ -23,7 +23,60 @@ _TOKEN = re.compile(
 
 
 def as_postgres(sql: str) -> str:
-    return _names(division_as_postgres(sql))
+    return _arrays(_names(division_as_postgres(sql)))
+
+
+# A typed array literal as DuckDB keeps it: `'{a,b}'::text[]` (pgcompat._array_literal,
+# _array_default) is `CAST(main.list_value('a', 'b') AS VARCHAR[])` or `CAST('[a,b]' AS
+# VARCHAR[])`; PostgreSQL shows `'{a,b}'::text[]`.
+_ITEM = r"(?:'(?:[^']|'')*'|NULL)"
+_ARRAY_CAST = re.compile(
+    rf"CAST\((?:main\.list_value\((?P<items>(?:{_ITEM}(?:, {_ITEM})*)?)\)|'\[(?P<plain>[^\]'\[\"{{}}]*)\]')"
+    r" AS (?P<type>[A-Z][A-Z ]*)(?:\(\d+(?:, ?\d+)?\))?\[\]\)"
+)
+_PG_ELEMENT = {
+    "VARCHAR": "text",
+    "INTEGER": "integer",
+    "BIGINT": "bigint",
+    "SMALLINT": "smallint",
+    "DOUBLE": "double precision",
+    "FLOAT": "real",
+    "BOOLEAN": "boolean",
+    "DECIMAL": "numeric",
+    "UUID": "uuid",
+    "DATE": "date",
+    "TIMESTAMP": "timestamp without time zone",
+    "TIMESTAMP WITH TIME ZONE": "timestamp with time zone",
+}
+
+
+def _arrays(sql: str) -> str:
+    def back(m: re.Match[str]) -> str:
+        element = _PG_ELEMENT.get(m["type"])
+        if element is None:
+            return m.group(0)
+        if element == "text" and "(" in m.group(0).rsplit(" AS ", 1)[1]:
+            element = "character varying"
+        if m["plain"] is not None:
+            items: list[str | None] = (
+                [i.strip() for i in m["plain"].split(",")] if m["plain"].strip() else []
+            )
+        else:
+            found = re.findall(_ITEM, m["items"] or "")
+            items = [None if i == "NULL" else i[1:-1].replace("''", "'") for i in found]
+        text = "{" + ",".join(_element_text(i) for i in items) + "}"
+        return "'" + text.replace("'", "''") + f"'::{element}[]"
+
+    return _ARRAY_CAST.sub(back, sql)
+
+
+def _element_text(item: str | None) -> str:
+    """An array element as PostgreSQL's array output writes it."""
+    if item is None:
+        return "NULL"
+    if item == "" or item.upper() == "NULL" or re.search(r'[\s{},"\\]', item):
+        return '"' + item.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return item
 
 
 def _names(sql: str) -> str:

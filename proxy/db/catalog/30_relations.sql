@@ -12,7 +12,7 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_internal_rel(schema_name, rel_n
 -- macros back to `/` and `%`, function stand-ins to PostgreSQL's names
 -- (transpiler/stored_text.py; pg_dump's output must restore into PostgreSQL).
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_text(t) AS
-    CASE WHEN contains(t, '__hati_') OR contains(t, 'uuid()') THEN __hati_pg_sql(t) ELSE t END;
+    CASE WHEN contains(t, '__hati_') OR contains(t, 'uuid()') OR contains(t, '[])') THEN __hati_pg_sql(t) ELSE t END;
 
 -- HNSW indexes (DuckDB's vss extension) and their metric: {{hnsw_info}} reads
 -- pragma_hnsw_index_info() when vss is loaded, else it is empty (install.py).
