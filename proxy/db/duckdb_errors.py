@@ -221,6 +221,13 @@ _PG_WORDS: tuple[tuple[re.Pattern[str], str, str | None], ...] = (
     ),
     (re.compile(r"^Malformed JSON at "), "invalid input syntax for type json", None),
     (
+        # an enum's values are stored as small unsigned integers; its name is not in the
+        # message (PostgreSQL's: `invalid input value for enum mood: "x"`)
+        re.compile(r"^Could not convert string '(.*)' to UINT(?:8|16|32)$"),
+        'invalid input value for enum: "{1}"',
+        None,
+    ),
+    (
         re.compile(r'^Ambiguous reference to column name "(.*)" \(use: .*\)$'),
         'column reference "{1}" is ambiguous',
         None,

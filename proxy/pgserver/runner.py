@@ -36,6 +36,7 @@ from proxy.pgserver import (
     dml_ctes,
     do_blocks,
     embed_columns,
+    enum_alter,
     explain,
     fk_checks,
     foreign_keys,
@@ -423,6 +424,10 @@ class Runner:
             return  # RENAME / DROP COLUMN / NOT NULL on an indexed table: around its indexes
         if st.tag == "ALTER INDEX" and await index_rename.run(self, session, portal):
             return  # RENAME TO, which DuckDB lacks
+        if st.tag == "ALTER TYPE" and await enum_alter.run(self, session, portal):
+            return  # an enum's ADD VALUE / RENAME VALUE / RENAME TO, which DuckDB lacks
+        if st.tag == "DROP TYPE" and await enum_alter.drop(self, session, portal):
+            return  # an enum columns use: refused, or they go first (CASCADE)
         if st.index_name is not None and not portal.executed:
             # CREATE INDEX ON t (...): PostgreSQL numbers the generated name when taken
             st = portal.statement = await index_names.choose(self, st)

@@ -192,7 +192,11 @@ OBJECTS = {
     ),
     "type": (
         "CREATE TYPE o_ty AS ENUM ('a', 'b')",
-        [("DROP TYPE o_ty", "must be owner of type o_ty")],
+        [
+            ("DROP TYPE o_ty", "must be owner of type o_ty"),
+            ("ALTER TYPE o_ty ADD VALUE 'c'", "must be owner of type o_ty"),
+            ("ALTER TYPE o_ty RENAME VALUE 'a' TO 'z'", "must be owner of type o_ty"),
+        ],
         "DROP TYPE o_ty",
     ),
 }
