@@ -311,6 +311,8 @@ def _statement(
             external_access=outside,
         )
     kind, tag = classify(tokens)
+    if tag == "CREATE SCHEMA" and (schema := dump_ddl.schema_authorization(chunk.text)):
+        return Statement(sql=schema, kind=kind, tag=tag)
     if matviews.is_matview(chunk.text) and dump_ddl.owner_to(chunk.text) is None:
         return _matview(chunk, reader, dims, hints, agent)
     if tag == "COMMENT" and (text := matviews.comment_on_table(chunk.text)) is not None:

@@ -7,6 +7,8 @@
   `OWNED BY t` (dropping the table drops the sequence, as in PostgreSQL); `public` is main.
 - `CREATE SEQUENCE ... AS integer ... CACHE n`: DuckDB knows neither; both are dropped (a
   sequence's values are BIGINT; values are drawn one at a time).
+- `CREATE SCHEMA [IF NOT EXISTS] [name] AUTHORIZATION role`: the schema (named after the
+  role when no name is written), owned by the login that made it, as everything here.
 - `CREATE FUNCTION f(a type) RETURNS t LANGUAGE sql AS $$SELECT ...$$`: a DuckDB macro
   (pg_proc shows macros so, and pg_dump writes them back so).
 """
@@ -30,6 +32,25 @@ _OWNED_BY = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _PART = re.compile(_NAME)
+_SCHEMA_AUTHORIZATION = re.compile(
+    rf"^\s*CREATE\s+SCHEMA\s+(IF\s+NOT\s+EXISTS\s+)?(?:(?!AUTHORIZATION\b)({_NAME})\s+)?"
+    rf"AUTHORIZATION\s+({_NAME})\s*;?\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
+_ROLE_WORDS = frozenset({"current_user", "session_user", "current_role"})
+
+
+def schema_authorization(text: str) -> str | None:
+    """DuckDB's CREATE SCHEMA for a `CREATE SCHEMA ... AUTHORIZATION role`, else None."""
+    m = _SCHEMA_AUTHORIZATION.match(text)
+    if m is None:
+        return None
+    name = m[2]
+    if name is None:  # the schema is named after the role
+        if m[3].lower() in _ROLE_WORDS:
+            return None  # (the login's name: not known here)
+        name = m[3]
+    return f"CREATE SCHEMA {m[1] or ''}{name}"
 
 
 def owner_to(text: str) -> tuple[str, str] | None:

@@ -41,3 +41,11 @@ CREATE SEQUENCE d_mig_seq START 5 OWNED BY d_mig.org
 SELECT start_value, increment_by FROM pg_sequences WHERE sequencename = 'd_mig_seq'
 -- @query rows_unchanged
 SELECT id, email, org FROM d_mig ORDER BY id
+-- @query schema_authorization
+CREATE SCHEMA IF NOT EXISTS d_mig_auth AUTHORIZATION CURRENT_USER
+-- @query schema_authorization_again
+CREATE SCHEMA IF NOT EXISTS d_mig_auth AUTHORIZATION CURRENT_USER
+-- @query schema_authorization_usable
+CREATE TABLE d_mig_auth.t (id int)
+-- @query schema_listed
+SELECT nspname FROM pg_namespace WHERE nspname = 'd_mig_auth'
