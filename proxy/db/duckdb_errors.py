@@ -238,6 +238,17 @@ _PG_WORDS: tuple[tuple[re.Pattern[str], str, str | None], ...] = (
         "42P07",
     ),
     (re.compile(r'^Schema with name "(.*)" already exists!$'), 'schema "{1}" already exists', None),
+    (
+        re.compile(r'^Cant update column "(.*)" because it is a generated column!$'),
+        'column "{1}" can only be updated to DEFAULT',
+        "428C9",
+    ),
+    (
+        # (DuckDB does not name the column)
+        re.compile(r"^Cannot insert into a generated column$"),
+        "cannot insert a non-DEFAULT value into a generated column",
+        "428C9",
+    ),
     (re.compile(r'^Type with name "(.*)" already exists!$'), 'type "{1}" already exists', None),
     (
         # (fewer values than columns fill the rest with defaults: transpiler/insert_columns.py)
@@ -249,7 +260,7 @@ _PG_WORDS: tuple[tuple[re.Pattern[str], str, str | None], ...] = (
 
 
 _WORDED = frozenset(
-    ("22P02", "22003", "42703", "42P01", "42702", "42P07", "42P06", "42710", "42601")
+    ("22P02", "22003", "42703", "42P01", "42702", "42P07", "42P06", "42710", "42601", "42000")
 )
 
 

@@ -31,6 +31,7 @@ SETUP = (
     "CREATE SCHEMA w_other",
     "CREATE TYPE w_mood AS ENUM ('calm')",
     "CREATE SEQUENCE w_seq",
+    "CREATE TABLE w_gen (a int, b int GENERATED ALWAYS AS (a * 2) STORED)",
     "CREATE TABLE w_other.w_nn (id int PRIMARY KEY, name text NOT NULL)",
     "INSERT INTO w_other.w_nn VALUES (1, 'x')",
     "CREATE TABLE w_parent (id int PRIMARY KEY)",
@@ -69,6 +70,7 @@ FAILING = [
     "SELECT '{bad'::json",
     "SELECT '[1,'::jsonb",
     "INSERT INTO w_err VALUES (2, 1, '2024-01-01', 4)",
+    "UPDATE w_gen SET b = 1",
 ]
 
 
@@ -182,3 +184,13 @@ def test_a_table_other_tables_reference_is_dropped_only_with_cascade(
         )
     assert answers[0] == answers[1]
     assert answers[1][0] == "2BP01"
+
+
+def test_a_value_for_a_generated_column_is_428c9(conns: tuple[psycopg.Connection, ...]) -> None:
+    """(PostgreSQL names the column in its message; DuckDB's does not.)"""
+    states = []
+    for conn in conns:
+        with pytest.raises(psycopg.Error) as info:
+            conn.execute("INSERT INTO w_gen (a, b) VALUES (1, 2)")
+        states.append(info.value.diag.sqlstate)
+    assert states == ["428C9", "428C9"]
