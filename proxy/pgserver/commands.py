@@ -84,6 +84,8 @@ async def run(
             tag = "SHOW"
         case TransactionCommand():
             tag = await _transaction(runner, session, cmd)
+            if tag == "BEGIN":
+                tag = st.tag  # START TRANSACTION answers so
         case UtilityCommand():
             tag = await _utility(runner, session, cmd)
         case _:
@@ -156,6 +158,13 @@ async def _transaction(
         else:
             await runner.call(runner.cursor.begin)
             runner.txn_status = "T"
+        # the block starts with default_transaction_read_only; BEGIN's modes come after
+        settings = runner.settings
+        default = settings.values.get("default_transaction_read_only", "off")
+        modes = [settings.set("transaction_read_only", default, local=True)]
+        if cmd.options:
+            modes.append(settings.set("transaction_characteristics", cmd.options, local=True))
+        await _apply(runner, session, modes)
         return "BEGIN"
     if action in ("commit", "rollback"):
         if runner.txn_status == "I" and not runner.implicit:

@@ -47,6 +47,7 @@ from proxy.pgserver import (
     owner_outcome,
     parsed_sql,
     portal_outcome,
+    read_only,
     savepoints,
     sql_cursors,
     statement_start,
@@ -361,6 +362,9 @@ class Runner:
                 "25P02",
                 "current transaction is aborted, commands ignored until end of transaction block",
             )
+        if read_only.writes(st) and read_only.in_effect(self.settings, self.txn_status != "I"):
+            await self.take_cursor()
+            await self.call(read_only.check, self.cursor, st)
         savepoints.note_statement(session.savepoints, self, st)
         # A statement that may change DuckDB's parser options drops the kept parses
         # before it runs and after (parsed_sql.py).
