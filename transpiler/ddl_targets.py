@@ -11,6 +11,7 @@ Names are lower-cased (DuckDB names are case-insensitive); '' where not written.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import sqlglot
@@ -65,6 +66,20 @@ def targets(sql: str) -> tuple[Target, ...] | None:
             return None
         out += found
     return tuple(out)
+
+
+def cascades(sql: str) -> bool:
+    """Does a DuckDB DROP statement end in CASCADE? (Its dependents go too.)"""
+    try:
+        tree = sqlglot.parse_one(sql, read="duckdb")
+    except SqlglotError:
+        return bool(_CASCADE.search(sql))
+    if isinstance(tree, exp.Drop):
+        return bool(tree.args.get("cascade"))
+    return bool(_CASCADE.search(sql)) if isinstance(tree, exp.Command) else False
+
+
+_CASCADE = re.compile(r"\bCASCADE\s*;?\s*$", re.IGNORECASE)
 
 
 def _parts(table: exp.Expr | None) -> tuple[str, str, str]:

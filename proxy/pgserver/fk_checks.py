@@ -13,14 +13,11 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 import duckdb
-import sqlglot
-from sqlglot import exp
-from sqlglot.errors import SqlglotError
 
 from proxy.pgserver import alter_rebuild, foreign_keys
 from proxy.wire.errors import PgError
 from transpiler import Statement
-from transpiler.ddl_targets import targets
+from transpiler.ddl_targets import cascades, targets
 
 T = TypeVar("T")
 
@@ -98,7 +95,7 @@ def check_drop(cur: duckdb.DuckDBPyConnection, st: Statement) -> list[str]:
     if not needed:
         return []
     lines = [f"constraint {fk.name} on table {fk.table}" for fk in needed]
-    if _cascade(st.sql):
+    if cascades(st.sql):
         if len(lines) == 1:
             return [f"drop cascades to {lines[0]}"]
         return [f"drop cascades to {len(lines)} other objects"]
@@ -112,14 +109,6 @@ def check_drop(cur: duckdb.DuckDBPyConnection, st: Statement) -> list[str]:
         ),
         hint="Use DROP ... CASCADE to drop the dependent objects too.",
     )
-
-
-def _cascade(sql: str) -> bool:
-    try:
-        tree = sqlglot.parse_one(sql, read="duckdb")
-    except SqlglotError:
-        return False
-    return isinstance(tree, exp.Drop) and bool(tree.args.get("cascade"))
 
 
 def check_truncate(cur: duckdb.DuckDBPyConnection, st: Statement) -> tuple[Statement, list[str]]:
