@@ -104,6 +104,11 @@ def reference_scan(tokens: list[Token]) -> Triggers:
             and (low == "oid" or (low.startswith("reg") and low.isalpha()))
         ):
             found.pg = True
+        if tt in external_access.STRING_TOKENS and (
+            token.text[:1] == "{"  # '{a,b}'::text[]: PostgreSQL array text
+            or (prev is not None and prev.token_type is TokenType.DASH)  # jsonb - 'key'
+        ):
+            found.pg = True
         prev = token
     found.pg |= found.three_part or found.pg_functions
     # The flags that used to be separate passes.
@@ -212,3 +217,8 @@ tokens_soup = st.lists(
 def test_scan_matches_reference_on_token_soup(parts: list[str]) -> None:
     check(" ".join(parts))
     check("".join(parts))
+
+
+@pytest.mark.parametrize("sql", ["SELECT j #- 'a.b'", "SELECT j - 'k'", "SELECT '{a}'"])
+def test_strings_that_mark_postgresql(sql: str) -> None:
+    check(sql)
