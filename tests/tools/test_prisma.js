@@ -4,7 +4,7 @@
 // $transaction, raw SQL with parameters, P2002 / P2003, createMany, aggregate / groupBy /
 // count. Prints one JSON line of results.
 const { PrismaClient, Prisma } = require(process.argv[2]);
-const { PrismaPg } = require("@prisma/adapter-pg");
+const { PrismaPg } = require(require.resolve("@prisma/adapter-pg", { paths: [process.argv[2]] }));
 
 async function code(p) {
   try { await p; return null; } catch (e) { return e.code || String(e.message).slice(0, 200); }
