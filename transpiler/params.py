@@ -49,6 +49,10 @@ _COMPARE = (
     exp.Sub,
     exp.Mul,
     exp.Div,
+    # `tags @> $1`, `&&`, `<@`: PostgreSQL types the unknown side as the array column
+    exp.ArrayContainsAll,
+    exp.ArrayContainedBy,
+    exp.ArrayOverlaps,
 )
 
 
