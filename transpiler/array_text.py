@@ -26,6 +26,15 @@ def rewrite(tree: exp.Insert | exp.Update, hints: ColumnHints) -> None:
     for kind, value in written_values(tree, hints):
         if kind in _ARRAYS:
             _convert(value)
+            _concat(value)
+
+
+def _concat(value: exp.Expr) -> None:
+    """`SET tags = tags || $1` (Prisma's `push`) written to an array column: PostgreSQL's
+    array_cat takes a NULL array as empty, DuckDB's `||` gives NULL; list_concat skips
+    NULL as PostgreSQL does (but makes NULL || NULL an empty list, not NULL)."""
+    if isinstance(value, exp.DPipe):
+        value.replace(exp.Anonymous(this="list_concat", expressions=[value.this, value.expression]))
 
 
 def _convert(value: exp.Expr) -> None:
