@@ -34,7 +34,10 @@ def _concat(value: exp.Expr) -> None:
     array_cat takes a NULL array as empty, DuckDB's `||` gives NULL; list_concat skips
     NULL as PostgreSQL does (but makes NULL || NULL an empty list, not NULL)."""
     if isinstance(value, exp.DPipe):
-        value.replace(exp.Anonymous(this="list_concat", expressions=[value.this, value.expression]))
+        left, right = value.this, value.expression
+        value.replace(exp.Anonymous(this="list_concat", expressions=[left, right]))
+        _convert(left)  # tags || '{x}': the text is an array there too
+        _convert(right)
 
 
 def _convert(value: exp.Expr) -> None:
