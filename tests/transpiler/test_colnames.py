@@ -34,8 +34,10 @@ def test_nothing_to_rename(sql: str) -> None:
     ("sql", "names"),
     [
         # Prisma reads an enum back as `"t"."role"::text` and the row by column name
-        ('INSERT INTO t (a) VALUES (1) RETURNING "public"."t"."id", "public"."t"."role"::text',
-         (None, "role")),
+        (
+            'INSERT INTO t (a) VALUES (1) RETURNING "public"."t"."id", "public"."t"."role"::text',
+            (None, "role"),
+        ),
         ("UPDATE t SET a = 1 RETURNING a * 2, upper(b), c AS d", ("?column?", "upper", None)),
         ("DELETE FROM t RETURNING t.role::text", ("role",)),
     ],
