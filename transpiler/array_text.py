@@ -26,6 +26,18 @@ def rewrite(tree: exp.Insert | exp.Update, hints: ColumnHints) -> None:
     for kind, value in written_values(tree, hints):
         if kind in _ARRAYS:
             _convert(value)
+            _concat(value)
+
+
+def _concat(value: exp.Expr) -> None:
+    """`SET tags = tags || $1` (Prisma's `push`) written to an array column: PostgreSQL's
+    array_cat takes a NULL array as empty, DuckDB's `||` gives NULL; list_concat skips
+    NULL as PostgreSQL does (but makes NULL || NULL an empty list, not NULL)."""
+    if isinstance(value, exp.DPipe):
+        left, right = value.this, value.expression
+        value.replace(exp.Anonymous(this="list_concat", expressions=[left, right]))
+        _convert(left)  # tags || '{x}': the text is an array there too
+        _convert(right)
 
 
 def _convert(value: exp.Expr) -> None:

@@ -15,6 +15,9 @@ from transpiler.pgcompat import LOGIN_USER_WORDS
 
 UNKNOWN = "?column?"
 
+# Statements whose RETURNING list is a result, named like a select list.
+_DML = (exp.Insert, exp.Update, exp.Delete)
+
 # Postgres' names of types in a cast that has nothing better to name it by.
 _TYPE_NAMES = {
     "INT": "int4",
@@ -134,17 +137,23 @@ def head_select(tree: exp.Expr) -> exp.Select | None:
 
 
 def names(tree: exp.Expr, expansion_words: bool = True) -> tuple[str | None, ...] | None:
-    """Postgres names for the result columns of a query, by position.
+    """Postgres names for the result columns of a query (or of a DML's RETURNING), by
+    position.
 
     None for a column whose DuckDB name is already right (columns, aliases), and
     None overall when the select list has an expansion (`*`) or nothing to rename.
     The SQL itself is not changed: the server renames columns in RowDescription.
     """
     select = head_select(tree)
-    if select is None:
+    returning = tree.args.get("returning") if isinstance(tree, _DML) else None
+    if select is not None:
+        projections = select.expressions
+    elif returning is not None:  # `RETURNING t.role::text` is "role", as a select list says
+        projections = returning.expressions
+    else:
         return None
     out: list[str | None] = []
-    for proj in select.expressions:
+    for proj in projections:
         if _is_expansion(proj, expansion_words):
             return None
         out.append(None if isinstance(proj, exp.Alias) else figure(proj))

@@ -386,7 +386,11 @@ def _statement(
                 "0A000", "semantic functions are not supported in this statement", chunk.start + 1
             )
         return _pass_through(chunk, kind, tag, triggers)
-    column_names = colnames.names(tree, triggers.expansion) if kind == "select" else None
+    column_names = (
+        colnames.names(tree, triggers.expansion)
+        if kind == "select" or kind in _RETURNING_KINDS
+        else None
+    )
     origins = None
     if kind == "select" or (kind in _RETURNING_KINDS and tree.args.get("returning")):
         origins = column_origins.column_origins(tree)  # before rewrites: names as written

@@ -158,8 +158,9 @@ def rewrite(nodes: list[exp.Expr], hints: ColumnHints | None) -> None:
             node.replace(
                 _call(
                     "__hati_json_cmp",
-                    exp.cast(node.this, exp.DataType.build("JSON")),
-                    exp.cast(node.expression, exp.DataType.build("JSON")),
+                    # not copies: later passes (public -> main) still see the operands
+                    exp.cast(node.this, exp.DataType.build("JSON"), copy=False),
+                    exp.cast(node.expression, exp.DataType.build("JSON"), copy=False),
                     exp.Literal.string(_COMPARISONS[type(node)]),
                 )
             )
@@ -178,7 +179,7 @@ def rewrite(nodes: list[exp.Expr], hints: ColumnHints | None) -> None:
         elif isinstance(node, exp.Lambda):
             _lambda_arrow(node)
         elif isinstance(node, exp.Cast) and _is_jsonpath(node.args.get("to")):
-            node.replace(exp.cast(node.this, exp.DataType.build("VARCHAR")))
+            node.replace(exp.cast(node.this, exp.DataType.build("VARCHAR"), copy=False))
 
 
 def _is_jsonpath(to: exp.Expr | None) -> bool:
@@ -242,7 +243,7 @@ def _function(node: exp.Anonymous) -> None:
         node.replace(_call(_SIMPLE_RENAMES[name], *args))
     elif name in _OBJECT_BUILDERS:
         pairs = [
-            exp.cast(a, exp.DataType.build("VARCHAR")) if i % 2 == 0 else a
+            exp.cast(a, exp.DataType.build("VARCHAR"), copy=False) if i % 2 == 0 else a
             for i, a in enumerate(args)
         ]
         node.replace(_call("json_object", *pairs))

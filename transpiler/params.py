@@ -49,6 +49,13 @@ _COMPARE = (
     exp.Sub,
     exp.Mul,
     exp.Div,
+    # `tags @> $1`, `&&`, `<@`: PostgreSQL types the unknown side as the array column
+    exp.ArrayContainsAll,
+    exp.ArrayContainedBy,
+    exp.ArrayOverlaps,
+    # `tags || $1`: an array column's unknown other side is an array (array_cat), a text
+    # column's is text
+    exp.DPipe,
 )
 
 
@@ -128,6 +135,10 @@ def _infer(param: exp.Expr, scope: _Scope, table_columns: TableColumns | None) -
         return _other_column_type(parent, param, scope)
     if isinstance(parent, _COMPARE):
         return _other_column_type(parent, param, scope)
+    if isinstance(parent, exp.ArrayConcat):  # list_concat(arr, $n): `arr || $n` (array_text)
+        others = [parent.this, *parent.expressions]
+        cols = [o for o in others if isinstance(o, exp.Column)]
+        return scope.type_of(cols[0]) if cols else None
     if isinstance(parent, exp.Anonymous) and parent.name.lower() in division.MACROS:
         left, right = parent.expressions  # `col / $n`, `col % $n` (division.py)
         other = right if left is param else left

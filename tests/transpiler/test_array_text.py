@@ -42,3 +42,12 @@ def test_array_text_into_array_columns(sql: str, expected: str | None) -> None:
         assert "a = ['3']" in st.sql and "j = '{\"a\":1}'" in st.sql
     else:
         assert st.sql == expected
+
+
+def test_concat_written_to_an_array_column_takes_a_null_array_as_empty() -> None:
+    """`SET a = a || $1` (Prisma's push): PostgreSQL's array_cat reads a NULL array as
+    empty, DuckDB's `||` would give NULL; array text on either side is an array."""
+    (st,) = transpile("UPDATE t SET a = a || $1, s = s || 'x' WHERE id = 1", hints=HINTS)
+    assert "a = LIST_CONCAT(a, $1)" in st.sql and "s = s || 'x'" in st.sql
+    (st,) = transpile("UPDATE t SET a = a || '{3,4}' WHERE id = 1", hints=HINTS)
+    assert "a = LIST_CONCAT(a, ['3', '4'])" in st.sql

@@ -9,6 +9,7 @@ COLUMNS = {
     ("t", "name"): "VARCHAR",
     ("t", "ts"): "TIMESTAMP",
     ("u", "x"): "DOUBLE",
+    ("t", "tags"): "VARCHAR[]",
 }
 
 
@@ -67,3 +68,14 @@ def test_operator_with_a_cast_or_a_number_types_the_other_side() -> None:
 def test_unknown_params_are_left_out() -> None:
     assert infer("SELECT $1, unknown_col = $2 FROM nowhere") == {}
     assert infer("SELECT 1") == {}
+
+
+def test_array_operators_type_the_other_side_as_the_array() -> None:
+    """Prisma sends `tags @> $1` ({ has: x }) and `SET tags = tags || $1` ({ push: x })
+    with the array as untyped text ('{sf}'): PostgreSQL types it as the column's array."""
+    assert infer("SELECT id FROM t WHERE tags @> $1 OR tags && $2 OR tags <@ $3") == {
+        1: "VARCHAR[]", 2: "VARCHAR[]", 3: "VARCHAR[]",
+    }  # fmt: skip
+    assert infer("SELECT tags || $1, name || $2 FROM t") == {1: "VARCHAR[]", 2: "VARCHAR"}
+    # written to an array column, `||` is list_concat (array_text): still typed
+    assert infer("SELECT list_concat(tags, $1) FROM t") == {1: "VARCHAR[]"}

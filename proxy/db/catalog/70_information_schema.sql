@@ -151,6 +151,20 @@ SELECT {{database_name}} AS specific_catalog, n.nspname AS specific_schema,
 FROM __hati_catalog.pg.pg_proc p
 JOIN __hati_catalog.pg.pg_namespace n ON n.oid = p.pronamespace;
 
+-- No SQL triggers here (CREATE TRIGGER is refused): PostgreSQL 15's columns, no rows.
+-- MikroORM's schema diff reads it for every table it compares.
+CREATE OR REPLACE VIEW __hati_catalog.info.triggers AS
+SELECT NULL::VARCHAR AS trigger_catalog, NULL::VARCHAR AS trigger_schema,
+       NULL::VARCHAR AS trigger_name, NULL::VARCHAR AS event_manipulation,
+       NULL::VARCHAR AS event_object_catalog, NULL::VARCHAR AS event_object_schema,
+       NULL::VARCHAR AS event_object_table, NULL::INTEGER AS action_order,
+       NULL::VARCHAR AS action_condition, NULL::VARCHAR AS action_statement,
+       NULL::VARCHAR AS action_orientation, NULL::VARCHAR AS action_timing,
+       NULL::VARCHAR AS action_reference_old_table, NULL::VARCHAR AS action_reference_new_table,
+       NULL::VARCHAR AS action_reference_old_row, NULL::VARCHAR AS action_reference_new_row,
+       NULL::TIMESTAMPTZ AS created
+WHERE false;
+
 -- pgJDBC getPrimaryKeys: (information_schema._pg_expandarray(arr)).x / .n
 CREATE OR REPLACE MACRO __hati_catalog.info._pg_expandarray(arr) AS
     unnest(list_transform(generate_series(1, len(arr)), k -> {'x': arr[k], 'n': k}));
