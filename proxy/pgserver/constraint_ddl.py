@@ -289,6 +289,17 @@ def add_checks(cur: Any, table: Any, checks: tuple[str, ...]) -> None:
     _rebuild(cur, table, add=checks)
 
 
+def _sequences(cur: Any) -> dict[tuple[str, str], tuple[Any, ...]]:
+    return {
+        (r[0], r[1]): r[2:]
+        for r in cur.execute(
+            "SELECT schema_name, sequence_name, start_value, increment_by, min_value, "
+            "max_value, cycle, last_value FROM duckdb_sequences() "
+            "WHERE database_name = system.main.current_database() AND NOT temporary"
+        ).fetchall()
+    }
+
+
 def _rebuild(
     cur: Any,
     table: Any,
@@ -322,9 +333,25 @@ def _rebuild(
     ).fetchall()
     copied = [quote(c.name) for c in ddl.columns if not c.generated]
     cur.execute(f"CREATE OR REPLACE TEMP TABLE {_STASH} AS SELECT {', '.join(copied)} FROM {final}")
+    sequences = _sequences(cur)
     cur.execute(f"DROP TABLE {final}")
+    # A sequence the table owned (ALTER SEQUENCE ... OWNED BY) went with it: made again
+    # where it stood, before the table whose defaults draw from it, and owned again after.
+    owned = [s for s in sequences if s not in _sequences(cur)]
+    for schema, name in owned:
+        start, inc, low, high, cycle, last = sequences[(schema, name)]
+        at = start if last is None else last + inc
+        cur.execute(
+            f"CREATE SEQUENCE {quote(schema)}.{quote(name)} INCREMENT BY {inc} MINVALUE {low} "
+            f"MAXVALUE {high} START WITH {at} {'CYCLE' if cycle else 'NO CYCLE'}"
+        )
     name_sql = quote(table.name) if table.temporary else final
     cur.execute(table_ddl.render(ddl, name_sql, {}, frozenset(texts), add))
+    for schema, name in owned:
+        cur.execute(
+            f"ALTER SEQUENCE {quote(schema)}.{quote(name)} OWNED BY "
+            f"{quote(table.schema)}.{quote(table.name)}"
+        )
     cur.execute(f"INSERT INTO {final} ({', '.join(copied)}) SELECT * FROM {_STASH}")
     cur.execute(f"DROP TABLE temp.main.{_STASH}")
     if table.comment is not None:
