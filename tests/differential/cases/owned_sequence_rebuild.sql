@@ -6,7 +6,7 @@ CREATE TABLE d_own (id serial PRIMARY KEY, v text);
 CREATE INDEX d_own_v ON d_own (v);
 CREATE SEQUENCE d_own_sq START 10;
 -- @query draw
-SELECT nextval('d_own_sq')
+SELECT setval('d_own_sq', 10)
 -- @query owned_by
 ALTER SEQUENCE d_own_sq OWNED BY d_own.id
 -- @query set_default
