@@ -231,6 +231,10 @@ def _pg_words(message: str) -> tuple[str, str | None] | None:
 _DUCKLAKE_COMMIT = "Failed to commit: Failed to commit DuckLake transaction"
 
 
+# DuckDB: `NOT NULL constraint failed: <table>.<column>` (the table without its schema).
+_NOT_NULL = re.compile(r"^NOT NULL constraint failed: (.+)\.([^.]+)$")
+
+
 def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
     """Translate a DuckDB exception; `sql` is the text DuckDB ran (for the position)."""
     text = str(exc)
@@ -264,6 +268,9 @@ def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
     elif sqlstate in ("22P02", "22003", "42703", "42P01") and (pg := _pg_words(message)):
         detail_lines.insert(0, f"DuckDB: {message}")
         message, sqlstate = pg[0], pg[1] or sqlstate
+    not_null = _NOT_NULL.match(message) if sqlstate == "23502" else None
+    if not_null is not None:  # PostgreSQL's words, and the table / column fields drivers read
+        message = f'null value in column "{not_null[2]}" of relation "{not_null[1]}" violates not-null constraint'
     hint = None
     if sqlstate == "0A000":
         hint = lake_hint(message) or (_ALTER_TYPE_HINT if "CHECK constraint" in message else None)
@@ -274,10 +281,13 @@ def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
         semantic = semantic_type_error(message, _position(lines, sql))
         if semantic is not None:
             return semantic
-    return PgError(
+    err = PgError(
         sqlstate,
         message,
         detail="\n".join(detail_lines).strip() or None,
         hint=hint,
         position=_position(lines, sql),
     )
+    if not_null is not None:
+        err.table_name, err.column_name = not_null[1], not_null[2]
+    return err

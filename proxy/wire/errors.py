@@ -29,6 +29,7 @@ class PgError(Exception):
         self.schema_name: str | None = None
         self.table_name: str | None = None
         self.constraint_name: str | None = None
+        self.column_name: str | None = None
 
     def fields(self) -> dict[str, str]:
         out = {"S": self.severity, "V": self.severity, "C": self.sqlstate, "M": self.message}
@@ -43,6 +44,7 @@ class PgError(Exception):
         for code, value in (
             ("s", self.schema_name),
             ("t", self.table_name),
+            ("c", self.column_name),
             ("n", self.constraint_name),
         ):
             if value:
