@@ -1,6 +1,7 @@
-"""A NOT NULL violation (23502) in PostgreSQL's words, with the ErrorResponse's table and
-column fields, which drivers expose (pgx `PgError.TableName` / `ColumnName`, psycopg
-`diag.table_name` / `diag.column_name`)."""
+"""Constraint violations carry the ErrorResponse's schema / table / column / constraint
+fields, which drivers expose (pgx `PgError.TableName` / `ConstraintName` / `ColumnName`,
+psycopg `diag`): a NOT NULL violation (23502) in PostgreSQL's words, a foreign key's
+(23503) on either side naming the referencing table, as PostgreSQL 15 does."""
 
 from __future__ import annotations
 
@@ -37,3 +38,22 @@ def test_not_null_fields_reach_psycopg(server: ServerProcess) -> None:
         assert diag.message_primary == (
             'null value in column "name" of relation "nn_owner" violates not-null constraint'
         )
+
+
+def test_foreign_key_fields_reach_psycopg(server: ServerProcess) -> None:
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        conn.execute("DROP TABLE IF EXISTS fk_pet")
+        conn.execute("DROP TABLE IF EXISTS fk_owner")
+        conn.execute("CREATE TABLE fk_owner (id int PRIMARY KEY)")
+        conn.execute(
+            "CREATE TABLE fk_pet (id int PRIMARY KEY, owner_id int REFERENCES fk_owner(id))"
+        )
+        conn.execute("INSERT INTO fk_owner VALUES (1)")
+        conn.execute("INSERT INTO fk_pet VALUES (1, 1)")
+        for sql in ("INSERT INTO fk_pet VALUES (2, 999)", "DELETE FROM fk_owner WHERE id = 1"):
+            with pytest.raises(psycopg.errors.ForeignKeyViolation) as raised:
+                conn.execute(sql)
+            diag = raised.value.diag
+            assert (diag.schema_name, diag.table_name, diag.constraint_name) == (
+                "public", "fk_pet", "fk_pet_owner_id_fkey",
+            ), sql  # fmt: skip
