@@ -156,6 +156,13 @@ async def _transaction(
         else:
             await runner.call(runner.cursor.begin)
             runner.txn_status = "T"
+        if cmd.options:  # BEGIN ISOLATION LEVEL ... is SET TRANSACTION ... (SHOW reports it)
+            options = cmd.options.replace(",", " ")
+            await _apply(
+                runner,
+                session,
+                [runner.settings.set("transaction_characteristics", options, local=True)],
+            )
         return "BEGIN"
     if action in ("commit", "rollback"):
         if runner.txn_status == "I" and not runner.implicit:
