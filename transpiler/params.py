@@ -166,7 +166,20 @@ def _any_array_type(node: exp.Any, scope: _Scope) -> str | None:
 def _other_column_type(node: exp.Expr, param: exp.Expr, scope: _Scope) -> str | None:
     """An operator's unknown side takes the other side's type, as PostgreSQL resolves
     `unknown op known`: a column, a cast (`$1::int + $2`) or a number (`$1 + 1`)."""
-    other = node.expression if node.this is param else node.this
+    return _expression_type(node.expression if node.this is param else node.this, scope)
+
+
+# PostgreSQL's numeric promotion order: `int8 * int4` is int8, `int4 + numeric` numeric.
+_NUMERIC_RANK = {
+    "SMALLINT": 0, "INT2": 0, "INTEGER": 1, "INT": 1, "INT4": 1, "BIGINT": 2, "INT8": 2,
+    "NUMERIC": 3, "DECIMAL": 3, "REAL": 4, "FLOAT": 4, "FLOAT4": 4, "DOUBLE": 5, "FLOAT8": 5,
+}  # fmt: skip
+_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div)
+
+
+def _expression_type(other: exp.Expr, scope: _Scope) -> str | None:
+    """The type of a known operand: a column, a cast, a number, or arithmetic over those
+    (`$1::int8 * 100 + $2`: $2 is int8, as pgx's pool queries need)."""
     while isinstance(other, exp.Paren):
         other = other.this
     if isinstance(other, exp.Column):
@@ -175,6 +188,13 @@ def _other_column_type(node: exp.Expr, param: exp.Expr, scope: _Scope) -> str | 
         return other.args["to"].sql(dialect=DUCKDB)
     if isinstance(other, exp.Literal) and not other.is_string:
         return "INTEGER" if other.this.isdigit() and int(other.this) < 2**31 else "NUMERIC"
+    if isinstance(other, _ARITHMETIC):
+        left = _expression_type(other.this, scope)
+        right = _expression_type(other.expression, scope)
+        ranks = [_NUMERIC_RANK.get((t or "").upper().split("(")[0]) for t in (left, right)]
+        if ranks[0] is None or ranks[1] is None:
+            return None
+        return left if ranks[0] >= ranks[1] else right
     return None
 
 

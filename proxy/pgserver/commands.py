@@ -163,7 +163,8 @@ async def _transaction(
         default = settings.values.get("default_transaction_read_only", "off")
         modes = [settings.set("transaction_read_only", default, local=True)]
         if cmd.options:
-            modes.append(settings.set("transaction_characteristics", cmd.options, local=True))
+            options = cmd.options.replace(",", " ")
+            modes.append(settings.set("transaction_characteristics", options, local=True))
         await _apply(runner, session, modes)
         return "BEGIN"
     if action in ("commit", "rollback"):

@@ -304,19 +304,24 @@ def _check(cur: Any, fk: ForeignKey, child_written: bool) -> None:
         return
     values = ", ".join("null" if v is None else str(v) for v in row)
     if child_written:
-        raise PgError(
+        err = PgError(
             "23503",
             f'insert or update on table "{fk.table}" violates foreign key constraint "{fk.name}"',
             detail=f"Key ({', '.join(fk.columns)})=({values}) is not present in table "
             f'"{fk.ref_table}".',
         )
-    raise PgError(
-        "23503",
-        f'update or delete on table "{fk.ref_table}" violates foreign key constraint '
-        f'"{fk.name}" on table "{fk.table}"',
-        detail=f"Key ({', '.join(fk.ref_columns)})=({values}) is still referenced from table "
-        f'"{fk.table}".',
-    )
+    else:
+        err = PgError(
+            "23503",
+            f'update or delete on table "{fk.ref_table}" violates foreign key constraint '
+            f'"{fk.name}" on table "{fk.table}"',
+            detail=f"Key ({', '.join(fk.ref_columns)})=({values}) is still referenced from "
+            f'table "{fk.table}".',
+        )
+    # the ErrorResponse names the referencing table either way, as PostgreSQL's does
+    err.schema_name = "public" if fk.schema == "main" else fk.schema
+    err.table_name, err.constraint_name = fk.table, fk.name
+    raise err
 
 
 def add(

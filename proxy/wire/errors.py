@@ -30,6 +30,7 @@ class PgError(Exception):
         self.table_name: str | None = None
         self.column_name: str | None = None
         self.constraint_name: str | None = None
+        self.column_name: str | None = None
 
     def fields(self) -> dict[str, str]:
         out = {"S": self.severity, "V": self.severity, "C": self.sqlstate, "M": self.message}

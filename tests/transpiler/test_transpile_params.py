@@ -63,6 +63,10 @@ def test_operator_with_a_cast_or_a_number_types_the_other_side() -> None:
         1: "INT", 2: "INT", 3: "INTEGER", 4: "NUMERIC", 5: "BIGINT", 6: "BIGINT",
     }  # fmt: skip
     assert infer("SELECT $1 || 'y', $2 = 'a'") == {}  # a string literal is unknown too
+    # arithmetic over known operands promotes as PostgreSQL does (pgx's `$1::int8 * 100 + $2`)
+    assert infer("SELECT $1::int8 * 100 + $2, (2 + 1.5) * $3, $4 + ($5::text || 'x')") == {
+        1: "BIGINT", 2: "BIGINT", 3: "NUMERIC", 5: "TEXT",
+    }  # fmt: skip
 
 
 def test_unknown_params_are_left_out() -> None:
