@@ -41,7 +41,14 @@ data = pd.DataFrame(
 step("create_pandas", lambda: str(con.create_table("ib_p", data, overwrite=True).schema()))
 # pandas 3 frames with string columns compile to a broken INSERT in ibis 12 (PostgreSQL
 # answers a syntax error too), so the main table comes from pyarrow.
-step("create_pyarrow", lambda: str(con.create_table("ib_t", pa.Table.from_pandas(data, preserve_index=False), overwrite=True).schema()))
+step(
+    "create_pyarrow",
+    lambda: str(
+        con.create_table(
+            "ib_t", pa.Table.from_pandas(data, preserve_index=False), overwrite=True
+        ).schema()
+    ),
+)
 step("list_tables", lambda: [t for t in con.list_tables() if t.startswith("ib_")])
 schema = ibis.schema(
     {
@@ -54,7 +61,10 @@ schema = ibis.schema(
 step("create_schema", lambda: str(con.create_table("ib_types", schema=schema).schema()))
 step("table_schema", lambda: str(con.table("ib_types").schema()))
 t = con.table("ib_t")
-step("filter_select", lambda: frame(t.filter(t.amount > 0).select("id", x=t.amount * 2 + 1).to_pandas()))
+step(
+    "filter_select",
+    lambda: frame(t.filter(t.amount > 0).select("id", x=t.amount * 2 + 1).to_pandas()),
+)
 step(
     "strings",
     lambda: frame(
@@ -89,23 +99,32 @@ step(
         .to_pandas()
     ),
 )  # fmt: skip
-step("collect", lambda: sorted(t.aggregate(c=t.id.collect()).to_pandas()["c"][0].tolist()))
+step("collect", lambda: sorted(t.aggregate(c=t.id.collect()).to_pandas()["c"][0]))
 step("order_limit", lambda: t.order_by(ibis.desc("id")).limit(2).to_pandas()["id"].tolist())
-step("create_other", lambda: con.create_table("ib_o", pd.DataFrame({"id": [1, 3, 5], "w": ["a", "c", "e"]}), overwrite=True).count().execute())
+step(
+    "create_other",
+    lambda: (
+        con.create_table(
+            "ib_o", pd.DataFrame({"id": [1, 3, 5], "w": ["a", "c", "e"]}), overwrite=True
+        )
+        .count()
+        .execute()
+    ),
+)
 o = con.table("ib_o")
 for how in ("inner", "left", "anti", "semi"):
     step(f"join_{how}", lambda how=how: frame(t.join(o, "id", how=how).select("id").to_pandas()))
 w = ibis.window(order_by=t.id)
-step(
-    "windows",
-    lambda: frame(
-        t.select(
-            t.id, rn=ibis.row_number().over(w), rk=t.id.rank().over(w), lg=t.amount.lag().over(w),
-            ld=t.amount.lead().over(w), cs=t.amount.cumsum(order_by=t.id),
-            roll=t.amount.mean().over(ibis.window(order_by=t.id, preceding=1, following=0)),
-        ).to_pandas()
-    ),
-)  # fmt: skip
+windows = {
+    "rn": lambda: ibis.row_number().over(w),
+    "rk": lambda: ibis.rank().over(w),
+    "lag": lambda: t.amount.lag().over(w),
+    "lead": lambda: t.amount.lead().over(w),
+    "cumsum": lambda: t.amount.cumsum(order_by=t.id),
+    "rolling": lambda: t.amount.mean().over(ibis.window(order_by=t.id, preceding=1, following=0)),
+}
+for wname, wexpr in windows.items():
+    step(f"window_{wname}", lambda wexpr=wexpr: frame(t.select(t.id, v=wexpr()).to_pandas()))
 step("union_distinct", lambda: frame(t.select("id").union(o.select("id")).distinct().to_pandas()))
 step(
     "cases_nulls_casts",
@@ -120,8 +139,17 @@ step(
 step("sql", lambda: frame(con.sql("SELECT id, amount * 2 AS a FROM ib_t WHERE id < 3").to_pandas()))
 step("raw_sql", lambda: con.raw_sql("SELECT count(*) FROM ib_t").fetchall()[0][0])
 step("pyarrow", lambda: str(t.select("id", "name").to_pyarrow().schema).splitlines())
-step("insert", lambda: (con.insert("ib_o", pd.DataFrame({"id": [7], "w": ["g"]})), o.count().execute())[1])
+step(
+    "insert",
+    lambda: (con.insert("ib_o", pd.DataFrame({"id": [7], "w": ["g"]})), o.count().execute())[1],
+)
 step("temp", lambda: con.create_table("ib_tmp", data[["id"]], temp=True).count().execute())
 step("view", lambda: con.create_view("ib_v", t.filter(t.id > 2), overwrite=True).count().execute())
-step("drop", lambda: [con.drop_view("ib_v"), con.drop_table("ib_o"), con.drop_table("ib_types")] and sorted(x for x in con.list_tables() if x.startswith("ib_")))
+step(
+    "drop",
+    lambda: (
+        [con.drop_view("ib_v"), con.drop_table("ib_o"), con.drop_table("ib_types")]
+        and sorted(x for x in con.list_tables() if x.startswith("ib_"))
+    ),
+)
 print(json.dumps(out, default=str))
