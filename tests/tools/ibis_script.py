@@ -39,8 +39,7 @@ data = pd.DataFrame(
     }
 )
 step("create_pandas", lambda: str(con.create_table("ib_p", data, overwrite=True).schema()))
-# pandas 3 frames with string columns compile to a broken INSERT in ibis 12 (PostgreSQL
-# answers a syntax error too), so the main table comes from pyarrow.
+# The same frame again through pyarrow: the table the expressions below read.
 step(
     "create_pyarrow",
     lambda: str(
