@@ -209,6 +209,13 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.pg_table_is_visible(rel_oid) AS coales
     SELECT __h_r.relnamespace IN (2200, 11) OR __h_r.relnamespace IN (
         SELECT __h_n.oid FROM __hati_catalog.pg.__hati_ns __h_n WHERE __h_n.nspname = 'pg_temp_1')
     FROM pg_class __h_r WHERE __h_r.oid = rel_oid), FALSE);
+-- The session's temp schema (pg_temp_1), 0 until it holds something, as PostgreSQL assigns
+-- it on the first temp object; Ibis looks temp tables and views up through it.
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_my_temp_schema() AS coalesce((
+    SELECT __h_n.oid FROM __hati_catalog.pg.__hati_ns __h_n WHERE __h_n.nspname = 'pg_temp_1'
+      AND EXISTS (SELECT 1 FROM duckdb_tables() WHERE database_name = 'temp'
+                  UNION ALL SELECT 1 FROM duckdb_views() WHERE database_name = 'temp'
+                                                            AND NOT internal)), 0)::BIGINT;
 -- information_schema is on no search path: its types (domains) are not visible.
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_type_is_visible(type_oid) AS NOT EXISTS (
     SELECT 1 FROM __hati_catalog.pg.__hati_pg_type_static __h_t
