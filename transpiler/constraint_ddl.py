@@ -416,9 +416,10 @@ def write_target(sql: str) -> tuple[str | None, str] | None:
     return (table.db or None, table.name)
 
 
-def alter_target(sql: str) -> tuple[str | None, str] | None:
-    """(schema or None, table) of a DuckDB `ALTER TABLE` statement; None otherwise."""
-    import sqlglot  # (DDL only: parsed again where the server must know its table)
+def _alter_tree(sql: str) -> exp.Alter | None:
+    """A DuckDB `ALTER TABLE` statement's tree, parsed again where the server must know
+    its table (DDL only); None for anything else."""
+    import sqlglot
 
     try:
         tree = sqlglot.parse_one(sql, read="duckdb")
@@ -426,7 +427,13 @@ def alter_target(sql: str) -> tuple[str | None, str] | None:
         return None
     if not isinstance(tree, exp.Alter) or not isinstance(tree.this, exp.Table):
         return None
-    return (tree.this.db or None, tree.this.name)
+    return tree
+
+
+def alter_target(sql: str) -> tuple[str | None, str] | None:
+    """(schema or None, table) of a DuckDB `ALTER TABLE` statement; None otherwise."""
+    tree = _alter_tree(sql)
+    return None if tree is None else (tree.this.db or None, tree.this.name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -443,13 +450,8 @@ class Renamed:
 def renamed(sql: str) -> Renamed | None:
     """What a DuckDB `ALTER TABLE` renames (for the constraints that name the table or
     column: they belong to the table, whatever its name); None for anything else."""
-    import sqlglot  # (DDL only)
-
-    try:
-        tree = sqlglot.parse_one(sql, read="duckdb")
-    except sqlglot.errors.ParseError:
-        return None
-    if not isinstance(tree, exp.Alter) or not isinstance(tree.this, exp.Table):
+    tree = _alter_tree(sql)
+    if tree is None:
         return None
     actions = tree.args.get("actions") or []
     if len(actions) != 1:
