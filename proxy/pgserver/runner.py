@@ -25,23 +25,17 @@ from proxy.db.settings import SessionSettings
 from proxy.db.turns import asked_since
 from proxy.pgserver import (
     agent_relations,
-    alter_indexed,
-    alter_rebuild,
     arrow_results,
     commands,
     conflict_retry,
-    constraint_ddl,
-    ctas_lengths,
+    ddl_dispatch,
     describe_sql,
     dml_ctes,
     do_blocks,
     embed_columns,
-    enum_alter,
     explain,
     fk_checks,
     foreign_keys,
-    index_names,
-    index_rename,
     matviews,
     owner_guard,
     owner_outcome,
@@ -51,7 +45,6 @@ from proxy.pgserver import (
     savepoints,
     sql_cursors,
     statement_start,
-    table_like,
     unique_violation,
 )
 from proxy.pgserver.column_origins import OriginMap
@@ -398,60 +391,12 @@ class Runner:
             return
         if st.kind in ("begin", "commit", "rollback", "savepoint"):
             raise PgError("0A000", f"{st.tag} is not supported in this form")
-        if st.table_like is not None:  # CREATE TABLE t (LIKE src ...)
-            await table_like.run(self, session, portal)
-            return
-        if st.matview is not None:  # CREATE / REFRESH / DROP / ALTER MATERIALIZED VIEW
-            await matviews.run(self, session, portal)
-            return
-        if st.tag in ("DROP TABLE", "DROP VIEW") and not portal.executed:
-            await self.take_cursor()  # not on a materialized view (42809, as PostgreSQL)
-            await self.call(matviews.check_drop, self.cursor, st, sql=st.sql)
-            if st.tag == "DROP TABLE":  # nor on a table a foreign key references
-                for text in await self.call(fk_checks.check_drop, self.cursor, st, sql=st.sql):
-                    session.send_notice(text)
-        if st.tag == "TRUNCATE TABLE" and not portal.executed:  # foreign keys: see there
-            await self.take_cursor()
-            st, notices = await self.call(fk_checks.check_truncate, self.cursor, st, sql=st.sql)
-            portal.statement = st
-            for text in notices:
-                session.send_notice(text)
+        if await ddl_dispatch.run(self, session, portal, max_rows, describe):
+            return  # DDL the server carries out or checks around DuckDB (see there)
+        st = portal.statement  # (a check may have given it PostgreSQL's form)
+        assert st is not None
         if st.kind == "select" and is_embed_column_call(st.sql):
             await embed_columns.run_call(self, portal, session, describe)
-            return
-        if st.alter_types is not None and await alter_rebuild.run(self, session, portal):
-            return  # ALTER COLUMN TYPE that DuckDB cannot do in place: a table rebuild
-        if st.constraints is not None:  # ADD / DROP CONSTRAINT, a CREATE TABLE's FOREIGN KEYs
-            await constraint_ddl.run(self, session, portal)
-            return
-        if st.tag == "ALTER TABLE" and await alter_indexed.run(self, session, portal):
-            return  # RENAME / DROP COLUMN / NOT NULL on an indexed table: around its indexes
-        if st.tag == "ALTER INDEX" and await index_rename.run(self, session, portal):
-            return  # RENAME TO, which DuckDB lacks
-        if st.tag == "ALTER TYPE" and await enum_alter.run(self, session, portal):
-            return  # an enum's ADD VALUE / RENAME VALUE / RENAME TO, which DuckDB lacks
-        if st.tag == "DROP TYPE" and await enum_alter.drop(self, session, portal):
-            return  # an enum columns use: refused, or they go first (CASCADE)
-        if st.index_name is not None and not portal.executed:
-            # CREATE INDEX ON t (...): PostgreSQL numbers the generated name when taken
-            st = portal.statement = await index_names.choose(self, st)
-        if st.notices and not portal.executed:
-            for text in st.notices:  # e.g. an index kind DuckDB lacks was not created
-                session.send_notice(text)
-        if st.tag == "ALTER TABLE" and st.view_sql is not None and not portal.executed:
-            await self.take_cursor()  # RENAME TO: a materialized view keeps its query
-            renamed = await self.call(matviews.renamed_by_alter_table, self.cursor, st)
-            await self.execute_duckdb(portal, session, max_rows, describe)
-            if renamed is not None:
-                await self.call(matviews.follow_rename, self.cursor, renamed)
-            return
-        if st.tag == "DROP SCHEMA":
-            await self.execute_duckdb(portal, session, max_rows, describe)
-            await self.call(matviews.forget_dropped, self.cursor)
-            return
-        if st.created_as is not None and st.column_origins:  # CREATE TABLE ... AS
-            work = lambda: self.execute_duckdb(portal, session, max_rows, describe)  # noqa: E731
-            await ctas_lengths.run(self, portal, work)
             return
         await self.execute_duckdb(portal, session, max_rows, describe)
 

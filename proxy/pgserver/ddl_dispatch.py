@@ -1,0 +1,88 @@
+"""DDL the server carries out itself, or checks before DuckDB runs it, as PostgreSQL would:
+CREATE TABLE LIKE, materialized views, DROP / TRUNCATE against foreign keys, ALTER
+COLUMN TYPE rebuilds, constraint DDL, ALTERs around a table's indexes, ALTER INDEX RENAME,
+enum ALTER / DROP TYPE, generated index names, CREATE TABLE AS lengths. Each module named
+here says why; this one only routes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from proxy.pgserver import (
+    alter_indexed,
+    alter_rebuild,
+    constraint_ddl,
+    ctas_lengths,
+    enum_alter,
+    fk_checks,
+    index_names,
+    index_rename,
+    matviews,
+    table_like,
+)
+
+if TYPE_CHECKING:
+    from proxy.pgserver.contexts import ClientSession, StatementRunner
+    from proxy.pgserver.portal import Portal
+
+
+async def run(
+    runner: StatementRunner, session: ClientSession, portal: Portal, max_rows: int, describe: bool
+) -> bool:
+    """Carry out the portal's statement if it is such DDL (True); else False, maybe with
+    the statement replaced by the form DuckDB should run (`portal.statement`)."""
+    st = portal.statement
+    assert st is not None
+    if st.table_like is not None:  # CREATE TABLE t (LIKE src ...)
+        await table_like.run(runner, session, portal)
+        return True
+    if st.matview is not None:  # CREATE / REFRESH / DROP / ALTER MATERIALIZED VIEW
+        await matviews.run(runner, session, portal)
+        return True
+    if st.tag in ("DROP TABLE", "DROP VIEW") and not portal.executed:
+        await runner.take_cursor()  # not on a materialized view (42809, as PostgreSQL)
+        await runner.call(matviews.check_drop, runner.cursor, st, sql=st.sql)
+        if st.tag == "DROP TABLE":  # nor on a table a foreign key references
+            for text in await runner.call(fk_checks.check_drop, runner.cursor, st, sql=st.sql):
+                session.send_notice(text)
+    if st.tag == "TRUNCATE TABLE" and not portal.executed:  # foreign keys: see there
+        await runner.take_cursor()
+        st, notices = await runner.call(fk_checks.check_truncate, runner.cursor, st, sql=st.sql)
+        portal.statement = st
+        for text in notices:
+            session.send_notice(text)
+    if st.alter_types is not None and await alter_rebuild.run(runner, session, portal):
+        return True  # ALTER COLUMN TYPE that DuckDB cannot do in place: a table rebuild
+    if st.constraints is not None:  # ADD / DROP CONSTRAINT, a CREATE TABLE's FOREIGN KEYs
+        await constraint_ddl.run(runner, session, portal)
+        return True
+    if st.tag == "ALTER TABLE" and await alter_indexed.run(runner, session, portal):
+        return True  # RENAME / DROP COLUMN / NOT NULL on an indexed table: around its indexes
+    if st.tag == "ALTER INDEX" and await index_rename.run(runner, session, portal):
+        return True  # RENAME TO, which DuckDB lacks
+    if st.tag == "ALTER TYPE" and await enum_alter.run(runner, session, portal):
+        return True  # an enum's ADD VALUE / RENAME VALUE / RENAME TO, which DuckDB lacks
+    if st.tag == "DROP TYPE" and await enum_alter.drop(runner, session, portal):
+        return True  # an enum columns use: refused, or they go first (CASCADE)
+    if st.index_name is not None and not portal.executed:
+        # CREATE INDEX ON t (...): PostgreSQL numbers the generated name when taken
+        st = portal.statement = await index_names.choose(runner, st)
+    if st.notices and not portal.executed:
+        for text in st.notices:  # e.g. an index kind DuckDB lacks was not created
+            session.send_notice(text)
+    if st.tag == "ALTER TABLE" and st.view_sql is not None and not portal.executed:
+        await runner.take_cursor()  # RENAME TO: a materialized view keeps its query
+        renamed = await runner.call(matviews.renamed_by_alter_table, runner.cursor, st)
+        await runner.execute_duckdb(portal, session, max_rows, describe)
+        if renamed is not None:
+            await runner.call(matviews.follow_rename, runner.cursor, renamed)
+        return True
+    if st.tag == "DROP SCHEMA":
+        await runner.execute_duckdb(portal, session, max_rows, describe)
+        await runner.call(matviews.forget_dropped, runner.cursor)
+        return True
+    if st.created_as is not None and st.column_origins:  # CREATE TABLE ... AS
+        work = lambda: runner.execute_duckdb(portal, session, max_rows, describe)  # noqa: E731
+        await ctas_lengths.run(runner, portal, work)
+        return True
+    return False
