@@ -162,20 +162,30 @@ def _default_file_options(conn: duckdb.DuckDBPyConnection) -> None:
     version unless the catalog already names one (an operator's choice, stored in the
     lake, is kept). The options live in the catalog and are no snapshot; files already
     written keep theirs until rewritten."""
-    stored = {
-        name
-        for (name,) in conn.execute(
-            "SELECT option_name FROM ducklake_options(?)", [LAKE_DB]
-        ).fetchall()
-    }
+    # An attached lake keeps the options it read at ATTACH: one set by a proxy started at
+    # the same moment, after this one attached, is in the catalog but not in this
+    # process, which then wrote version 1 files (CI, tests/lake). So every option is
+    # set here, a stored one to its stored value (DuckLake shows version 2 as 'V2').
+    stored = dict(
+        conn.execute("SELECT option_name, value FROM ducklake_options(?)", [LAKE_DB]).fetchall()
+    )
     for option, env, default in FILE_OPTIONS:
-        value = os.environ.get(env, default)
-        if option in stored or not value:
+        value = stored.get(option) or os.environ.get(env, default)
+        if not value:
             continue
-        try:
-            conn.execute(f"CALL {LAKE_DB}.set_option({lit(option)}, {lit(value)})")
-        except duckdb.Error as exc:  # e.g. a proxy started at the same moment set it first
-            log.info("DuckLake %s not set (%s); files keep the lake's", option, exc)
+        if option == "parquet_version":
+            value = value.removeprefix("V")
+        # proxies starting at once write the same catalog rows: the loser's commit
+        # conflicts, and its own process would keep the lake's defaults
+        for attempt in range(6):
+            try:
+                conn.execute(f"CALL {LAKE_DB}.set_option({lit(option)}, {lit(value)})")
+                break
+            except duckdb.Error as exc:
+                if attempt == 5:
+                    log.warning("DuckLake %s not set (%s); files keep the lake's", option, exc)
+                else:
+                    time.sleep(0.05 * (attempt + 1))
 
 
 def _reader_settings(conn: duckdb.DuckDBPyConnection) -> None:

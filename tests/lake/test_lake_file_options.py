@@ -7,8 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+import psycopg
 
-from proxy.db.lake import attach_lake, detach_lake
+from proxy.db.lake import _default_file_options, attach_lake, detach_lake, load_lake_extensions
+from tests.lake.conftest import LakeCluster
 
 
 def _files(conn: duckdb.DuckDBPyConnection, table: str) -> list[str]:
@@ -53,3 +55,31 @@ def test_an_operators_stored_file_options_are_kept(tmp_path: Path) -> None:
         "SELECT DISTINCT compression FROM parquet_metadata(?)", [files]
     ).fetchall() == [("ZSTD",)]
     detach_lake(conn, local)
+
+
+def test_options_another_proxy_sets_after_this_one_attached_apply_to_its_files(
+    tmp_path: Path, lake: LakeCluster
+) -> None:
+    # DuckLake keeps the options it read at ATTACH: a proxy that attached just before
+    # another (started at the same moment) stored them found them stored, set nothing,
+    # and wrote Parquet version 1 files (CI saw it in test_lake_scaleout.py)
+    with psycopg.connect(lake.pg.dsn, autocommit=True) as admin:
+        admin.execute("CREATE DATABASE options_race")
+    catalog = lake.pg.dsn.replace("dbname=postgres", "dbname=options_race")
+    data = str(tmp_path / "data")
+    late = duckdb.connect()
+    load_lake_extensions(late)
+    late.execute(f"ATTACH 'ducklake:postgres:{catalog}' AS lake (DATA_PATH '{data}')")
+    first = duckdb.connect()
+    detach_lake(first, attach_lake(first, f"postgres:{catalog}", data))  # stores both
+    first.close()
+    _default_file_options(late)  # what attach_lake does after its ATTACH
+    late.execute("CREATE TABLE lake.t AS SELECT range AS id FROM range(1000)")
+    files = _files(late, "t")
+    assert late.execute(
+        "SELECT DISTINCT format_version FROM parquet_file_metadata(?)", [files]
+    ).fetchall() == [(2,)]
+    assert late.execute(
+        "SELECT DISTINCT compression FROM parquet_metadata(?)", [files]
+    ).fetchall() == [("UNCOMPRESSED",)]
+    late.close()
