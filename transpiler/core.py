@@ -39,6 +39,7 @@ from transpiler import (
     rewrite,
     sequence_restart,
     serial_columns,
+    sql_functions,
     table_like,
     upsert_keys,
 )
@@ -360,7 +361,7 @@ def _statement(
                 tag=tag,
                 external_access=external_access.of_tokens(chunk.tokens),
             )
-    if tag == "CREATE FUNCTION" and (macro := dump_ddl.sql_function_macro(chunk.text)):
+    if tag == "CREATE FUNCTION" and (macro := sql_functions.sql_function_macro(chunk.text)):
         return Statement(
             sql=macro, kind=kind, tag=tag, external_access=external_access.of_tokens(tokens)
         )

@@ -9,8 +9,7 @@
   sequence's values are BIGINT; values are drawn one at a time).
 - `CREATE SCHEMA [IF NOT EXISTS] [name] AUTHORIZATION role`: the schema (named after the
   role when no name is written), owned by the login that made it, as everything here.
-- `CREATE FUNCTION f(a type) RETURNS t LANGUAGE sql AS $$SELECT ...$$`: a DuckDB macro
-  (pg_proc shows macros so, and pg_dump writes them back so).
+- `CREATE FUNCTION f(a type) RETURNS t LANGUAGE sql AS $$SELECT ...$$`: see sql_functions.
 """
 
 from __future__ import annotations
@@ -31,7 +30,7 @@ _OWNED_BY = re.compile(
     rf"(\s+OWNED\s+BY\s+)({_NAME}(?:\s*\.\s*{_NAME}){{0,2}}|NONE)\s*;?\s*$",
     re.IGNORECASE | re.DOTALL,
 )
-_PART = re.compile(_NAME)
+PART = re.compile(_NAME)
 _SCHEMA_AUTHORIZATION = re.compile(
     rf"^\s*CREATE\s+SCHEMA\s+(IF\s+NOT\s+EXISTS\s+)?(?:(?!AUTHORIZATION\b)({_NAME})\s+)?"
     rf"AUTHORIZATION\s+({_NAME})\s*;?\s*$",
@@ -61,7 +60,7 @@ def owner_to(text: str) -> tuple[str, str] | None:
     return " ".join(m[1].upper().split()), m[2]
 
 
-def _main(parts: list[str]) -> list[str]:
+def main_schema(parts: list[str]) -> list[str]:
     if len(parts) > 1 and parts[0].lower() == "public":
         parts = ["main", *parts[1:]]
     return parts
@@ -72,13 +71,13 @@ def owned_by(text: str) -> str | None:
     m = _OWNED_BY.match(text)
     if m is None:
         return None
-    seq = ".".join(_main(_PART.findall(m[2])))
+    seq = ".".join(main_schema(PART.findall(m[2])))
     if m[4].upper() == "NONE":
         return None  # DuckDB has no OWNED BY NONE: left to DuckDB's own message
-    table = _PART.findall(m[4])
+    table = PART.findall(m[4])
     if len(table) >= 2:
         table = table[:-1]  # the column: DuckDB's sequences belong to a table
-    return f"{m[1]}{seq}{m[3]}{'.'.join(_main(table))}"
+    return f"{m[1]}{seq}{m[3]}{'.'.join(main_schema(table))}"
 
 
 def sequence_options(tree: exp.Expr) -> str:
@@ -102,69 +101,3 @@ def sequence_options(tree: exp.Expr) -> str:
                 or ""
             )
     return f"; {after}" if after else ""
-
-
-_SQL_FUNCTION = re.compile(
-    r"^\s*CREATE\s+(OR\s+REPLACE\s+)?FUNCTION\s+(.+?)\s*\((.*?)\)\s*RETURNS\s+(.+?)\s+"
-    r"(?=LANGUAGE|AS|IMMUTABLE|STABLE|VOLATILE|STRICT|PARALLEL|COST|ROWS|SECURITY|CALLED"
-    r"|RETURNS|LEAKPROOF|SET|WINDOW)(.*)$",
-    re.IGNORECASE | re.DOTALL,
-)
-_BODY = re.compile(r"\bAS\s+(\$(\w*)\$)(.*?)\1", re.IGNORECASE | re.DOTALL)
-_QUOTED_BODY = re.compile(r"\bAS\s+'((?:[^']|'')*)'", re.IGNORECASE | re.DOTALL)
-
-
-def sql_function_macro(text: str) -> str | None:
-    """`CREATE FUNCTION f(a type, ...) RETURNS t LANGUAGE sql AS $$SELECT ...$$` as DuckDB's
-    `CREATE MACRO f(a, ...) AS ...` (a table macro for SETOF / TABLE results); None when
-    `text` is no SQL-language function with one SELECT (or expression) as its body."""
-    m = _SQL_FUNCTION.match(text)
-    if m is None or not re.search(r"\bLANGUAGE\s+'?sql'?\b", m[5], re.IGNORECASE):
-        return None
-    body_m = _BODY.search(m[5])
-    body = body_m[3] if body_m else None
-    if body is None:
-        quoted = _QUOTED_BODY.search(m[5])
-        body = quoted[1].replace("''", "'") if quoted else None
-    if body is None:
-        return None
-    body = body.strip().rstrip(";").strip()
-    if not body or ";" in body:
-        return None  # several statements: DuckDB macros hold one
-    names = []
-    for param in _split_params(m[3]):
-        words = param.split()
-        if words and words[0].upper() in ("IN", "INOUT", "VARIADIC"):
-            words = words[1:]
-        if words[:1] and words[0].upper() == "OUT":
-            return None
-        if len(words) < 2:
-            return None  # unnamed parameters ($1): a macro needs names
-        names.append(words[0])
-    returns = m[4].strip().upper()
-    head = body.split(None, 1)[0].upper() if body.split() else ""
-    if returns.startswith(("SETOF", "TABLE")):
-        definition = f"TABLE {body}"
-    elif head in ("SELECT", "WITH", "VALUES"):
-        simple = re.match(r"(?is)^SELECT\s+(.*)$", body)
-        if simple and not re.search(r"(?i)\b(FROM|WHERE|GROUP|ORDER|LIMIT|UNION)\b", body):
-            definition = simple[1]  # SELECT <expression>: the expression
-        else:
-            definition = f"({body})"
-    else:
-        definition = body  # an expression (what a DuckDB macro holds)
-    replace = "OR REPLACE " if m[1] else ""
-    name = ".".join(_main(_PART.findall(m[2])))
-    return f"CREATE {replace}MACRO {name}({', '.join(names)}) AS {definition}"
-
-
-def _split_params(text: str) -> list[str]:
-    out, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        depth += {"(": 1, ")": -1}.get(ch, 0)
-        if ch == "," and depth == 0:
-            out.append(text[start:i].strip())
-            start = i + 1
-    if text.strip():
-        out.append(text[start:].strip())
-    return out

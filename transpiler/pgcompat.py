@@ -1,11 +1,6 @@
 """Postgres-isms the wire clients send that DuckDB does not run as written.
 
-- `x::regclass` (and other reg* types): a text/`$n` operand -> `__hati_regclass(x)`
-  (the oid, BIGINT); any other operand (an oid column) -> `__hati_regclass_name(x)`
-  (the name, VARCHAR). Same pattern for regtype, regproc, regnamespace, ...
-  Compared with another reg* value (`p.prorettype::regtype != 'trigger'::regtype`), a
-  column operand stays an oid, as both sides are in PostgreSQL; `x::regtype[]` maps
-  each element;
+- `x::regclass` and the other reg* types: see reg_casts;
 - `::oid` -> `::BIGINT` (DuckDB's pg_catalog oids are BIGINT); `::name` -> `::VARCHAR`;
 - schema `public` -> `main`; three-part `db.schema.t` -> `schema.t` (the database part
   names the server's single database; `system` and `temp` are kept);
@@ -38,6 +33,7 @@ from transpiler import (
     like_escape,
     pg_functions,
     pg_types,
+    reg_casts,
     regproc_columns,
     scalar_from,
     series_from,
@@ -89,6 +85,10 @@ MISSING_PG_FUNCTIONS = frozenset(
         "quote_literal",
         "to_regclass",
         "to_regtype",
+        "to_regproc",
+        "to_regprocedure",
+        "to_regnamespace",
+        "to_regrole",
         "pg_typeof",  # these: proxy/db/catalog/82_pg_functions.sql
         "quote_nullable",
         "width_bucket",
@@ -209,7 +209,7 @@ def _float_precision(node: exp.DataType) -> None:
 
 
 def _typed_cast(node: exp.Cast, to: exp.DataType) -> None:
-    if _reg_array(node, to):
+    if reg_casts.array(node, to):
         return
     if to.this is exp.DataType.Type.ARRAY:
         _array_literal(node)
@@ -268,109 +268,12 @@ def _array_default(node: exp.ColumnDef) -> None:
                 default.set("this", cast)
 
 
-_SEQUENCE_FUNCTIONS = frozenset({"nextval", "currval", "setval"})
-_COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)
-
-
-def _reg_array(node: exp.Cast, to: exp.DataType) -> bool:
-    """`x::regtype[]` (an array of oids or of names): each element as `x::regtype`."""
-    element = to.expressions[0] if to.this is exp.DataType.Type.ARRAY and to.expressions else None
-    if not isinstance(element, exp.ObjectIdentifier):
-        return False
-    kind = element.name.lower()
-    operand = node.this
-    text = string_value(operand)
-    if text is not None and text.startswith("[") and text.endswith("]"):
-        text = "{" + text[1:-1] + "}"  # catalog_compat R5 rewrote '{a,b}' before parsing
-    items = any_array.parse_array_literal(text) if text is not None else None
-    if items is not None:  # '{int4,text}'::regtype[]: the oids; their names as text
-        parent = node.parent
-        as_text = isinstance(parent, exp.Cast) and parent.args["to"].is_type("text[]", "varchar[]")
-        values: list[exp.Expr] = []
-        for item in items:
-            value = exp.Null() if item is None else _reg_call(kind, exp.Literal.string(item), True)
-            values.append(_reg_call(kind, value, False) if as_text and item else value)
-        node.replace(exp.Array(expressions=values))
-        return True
-    # Element by element in a subquery: the *_name macros read pg_type in subqueries,
-    # which DuckDB refuses inside a list_transform lambda.
-    query = sqlglot.parse_one(_REG_ARRAY.format(fn=f"__hati_{kind}_name"), read="duckdb")
-    for col in query.find_all(exp.Column):
-        if col.name == "__hati_arg":
-            col.replace(operand.copy())
-    node.replace(query)
-    return True
-
-
-_REG_ARRAY = (
-    "CASE WHEN __hati_arg IS NULL THEN NULL ELSE coalesce((SELECT list({fn}(__h_u.e) "
-    "ORDER BY __h_u.i) FROM (SELECT unnest(__hati_arg) AS e, "
-    "generate_subscripts(__hati_arg, 1) AS i) AS __h_u), CAST([] AS VARCHAR[])) END"
-)
-
-
-def _reg_call(kind: str, operand: exp.Expr, texty: bool) -> exp.Expr:
-    if kind == "oid":
-        return exp.cast(operand, _simple_type(exp.DType.BIGINT))
-    name = f"__hati_{kind}" if texty else f"__hati_{kind}_name"
-    return exp.Anonymous(this=name, expressions=[operand])
-
-
-def _is_reg_oid(node: exp.Expr) -> bool:
-    """A reg* value as an oid: `'name'::regtype` (rewritten already or not)."""
-    if isinstance(node, exp.Anonymous):
-        name = node.name.lower()
-        return name.startswith("__hati_reg") and not name.endswith("_name")
-    if isinstance(node, exp.Cast) and isinstance(node.args.get("to"), exp.ObjectIdentifier):
-        operand = node.this
-        return isinstance(operand, exp.Parameter) or (
-            isinstance(operand, exp.Literal) and operand.is_string
-        )
-    return False
-
-
 def _cast(node: exp.Cast) -> None:
     to = node.args.get("to")
-    if not isinstance(to, exp.ObjectIdentifier):  # (a DataType subclass: test it first)
-        if isinstance(to, exp.DataType):
-            _typed_cast(node, to)
-        return
-    kind = to.name.lower()
-    if kind == "oid":
-        node.set("to", _simple_type(exp.DType.BIGINT))
-        return
-    operand = node.this
-    while isinstance(operand, exp.Paren):
-        operand = operand.this
-    # a name: a string, a parameter, or one built by || (`('"' || s || '"."' || t || '"')`)
-    texty = isinstance(operand, (exp.Parameter, exp.DPipe)) or (
-        isinstance(operand, exp.Literal) and operand.is_string
-    )
-    parent = node.parent
-    if (
-        kind == "regclass"
-        and isinstance(operand, exp.Literal)
-        and operand.is_string
-        and isinstance(parent, exp.Anonymous)
-        and parent.name.lower() in _SEQUENCE_FUNCTIONS
-    ):
-        # nextval('s'::regclass), PostgreSQL's form of a serial default (pg_dump writes
-        # it): DuckDB's sequence functions take the name, and keep it in a default.
-        name = operand.name
-        if name.lower().startswith("public."):
-            name = "main." + name[7:]
-        node.replace(exp.Literal.string(name))
-        return
-    if not texty and isinstance(parent, _COMPARISONS):
-        other = parent.expression if parent.this is node else parent.this
-        if _is_reg_oid(other):  # oid against oid, as PostgreSQL compares them
-            node.replace(exp.cast(operand, _simple_type(exp.DType.BIGINT)))
-            return
-    call = _reg_call(kind, operand, texty)
-    if texty and isinstance(parent, exp.Cast) and parent.args["to"].is_type("text", "varchar"):
-        # 'int4'::regtype::text is the type's name as PostgreSQL prints it ('integer')
-        call = _reg_call(kind, call, False)
-    node.replace(call)
+    if isinstance(to, exp.ObjectIdentifier):  # (a DataType subclass: test it first)
+        reg_casts.cast(node, to)
+    elif isinstance(to, exp.DataType):
+        _typed_cast(node, to)
 
 
 def _schema_part(ident: exp.Identifier | None) -> None:

@@ -22,6 +22,7 @@ from transpiler import (
     jsonb_ops,
     pgcompat,
     pgvector,
+    reg_casts,
     semantic,
     snowflake,
     timestamp_literals,
@@ -83,4 +84,5 @@ def apply(
         json_functions.rewrite(nodes)
         jsonb_ops.rewrite(nodes, hints)
         pgcompat.rewrite(nodes)
+        reg_casts.name_outputs(tree)
     return tree

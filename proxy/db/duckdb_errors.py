@@ -80,6 +80,11 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     ("InvalidInputException", r"More than one row returned by a subquery", "21000"),
     ("InvalidInputException", r"Values were not provided|parameter", "08P01"),
     ("InvalidInputException", r"^Failed to convert DuckDB type to DuckLake", "0A000"),
+    # the catalog's reg* lookups (45_reg.sql: 'x'::regclass, ...) raise PostgreSQL's words
+    ("InvalidInputException", r'^relation ".*" does not exist$', "42P01"),
+    ("InvalidInputException", r'^function ".*" does not exist$', "42883"),
+    ("InvalidInputException", r'^(type|role) ".*" does not exist$', "42704"),
+    ("InvalidInputException", r'^schema ".*" does not exist$', "3F000"),
     ("InvalidInputException", r"", "22023"),
     ("InterruptException", r"", "57014"),
     ("TransactionException", r"aborted", "25P02"),

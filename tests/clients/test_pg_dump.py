@@ -41,6 +41,9 @@ SCHEMA = [
     # Divisions: stored through the transpiler's macros, dumped as PostgreSQL's `/` and `%`.
     "CREATE TABLE parts (id integer PRIMARY KEY, qty integer DEFAULT 10 / 3 CHECK (qty % 100 >= 0))",
     "CREATE MACRO add_one(x) AS x + 1",
+    # a SQL function keeps its declaration (transpiler/sql_functions.py)
+    "CREATE FUNCTION twice(n integer, label text DEFAULT 'x') RETURNS text IMMUTABLE"
+    " LANGUAGE sql AS $$SELECT label || (n * 2)$$",
     # a materialized view (sorted before the table it reads) with a unique index
     "CREATE MATERIALIZED VIEW item_names AS SELECT id, upper(name) AS loud FROM items"
     " WHERE price IS NOT NULL",
@@ -120,6 +123,11 @@ def _state(server: ServerProcess) -> dict[str, object]:
                 "col_description('items'::regclass, 2)"
             ).fetchall(),
             "macro": q("SELECT add_one(41)").fetchall(),
+            "function": q(
+                "SELECT twice(2), twice(3, 'y'), pg_get_function_arguments(p.oid), "
+                "pg_get_function_result(p.oid), p.provolatile FROM pg_proc p "
+                "WHERE p.proname = 'twice'"
+            ).fetchall(),
             "divisions": q(
                 "SELECT pg_get_viewdef('cheap'::regclass), pg_get_expr(adbin, adrelid),"
                 " pg_get_constraintdef(c.oid) FROM pg_attrdef, pg_constraint c"
@@ -170,6 +178,8 @@ def test_plain_dump_leaves_out_built_in_objects(source, tmp_path: Path) -> None:
                      "CREATE UNIQUE INDEX items_name_price_idx ON public.items USING btree "
                      "(name, price)", "COMMENT ON TABLE public.items IS 'things for sale'",
                      "CREATE FUNCTION public.add_one(x anyelement)",
+                     "CREATE FUNCTION public.twice(n integer, label text DEFAULT 'x'::text) "
+                     "RETURNS text\n    LANGUAGE sql IMMUTABLE\n    AS $$SELECT label || (n * 2)$$;",
                      "CREATE MATERIALIZED VIEW public.item_names AS",
                      "REFRESH MATERIALIZED VIEW public.item_names;",
                      "CREATE UNIQUE INDEX item_names_id ON public.item_names USING btree (id)"):  # fmt: skip

@@ -45,19 +45,41 @@ def test_serial_default_keeps_the_sequence_name() -> None:
     assert "__HATI_REGCLASS('items')" in _one("SELECT 'items'::regclass").sql
 
 
-def test_sql_function_becomes_a_macro() -> None:
+def test_sql_function_becomes_a_macro_and_its_declaration_is_kept() -> None:
     st = _one(
         "CREATE FUNCTION public.add_one(x anyelement) RETURNS anyelement\n    LANGUAGE sql\n"
         "    AS $$SELECT (x + 1)$$;"
     )
-    assert st.sql == "CREATE MACRO main.add_one(x) AS (x + 1)"
+    macro, delete, insert = st.sql.split("; ")
+    assert macro == "CREATE MACRO main.add_one(x) AS (x + 1)"
+    assert delete.startswith("DELETE FROM main.__hati_routines WHERE schema_name = CASE 'main'")
+    assert insert.startswith("INSERT INTO main.__hati_routines VALUES (CASE 'main' WHEN")
+    assert insert.endswith(
+        ", FALSE, 'v', FALSE, 'SELECT (x + 1)')"
+    )  # retset, volatility, strict, body
     table = _one(
         "CREATE OR REPLACE FUNCTION f(a integer) RETURNS SETOF record LANGUAGE sql "
         "AS $q$ SELECT * FROM t WHERE id = a $q$"
     )
-    assert table.sql == "CREATE OR REPLACE MACRO f(a) AS TABLE SELECT * FROM t WHERE id = a"
+    assert table.sql.split("; ")[0] == (
+        "CREATE OR REPLACE MACRO f(a) AS TABLE SELECT * FROM t WHERE id = a"
+    )
+    # one column named after the function (SETOF integer), or TABLE's columns
+    ints = _one("CREATE FUNCTION s(n int) RETURNS SETOF integer LANGUAGE sql AS 'SELECT 1'")
+    assert (
+        ints.sql.split("; ")[0]
+        == 'CREATE MACRO s(n) AS TABLE SELECT * FROM (SELECT 1) AS __hati_f("s")'
+    )
+    tab = _one(
+        'CREATE FUNCTION t2(n int DEFAULT 3) RETURNS TABLE(i int, "Sq" bigint) IMMUTABLE STRICT '
+        "LANGUAGE sql AS 'SELECT 1, 2'"
+    )
+    assert tab.sql.split("; ")[0] == (
+        'CREATE MACRO t2(n := 3) AS TABLE SELECT * FROM (SELECT 1, 2) AS __hati_f("i", "Sq")'
+    )
+    assert tab.sql.endswith(", 2249, TRUE, 'i', TRUE, 'SELECT 1, 2')")
     scalar = _one("CREATE FUNCTION n() RETURNS bigint AS 'SELECT count(*) FROM t' LANGUAGE sql")
-    assert scalar.sql == "CREATE MACRO n() AS (SELECT count(*) FROM t)"
+    assert scalar.sql.split("; ")[0] == "CREATE MACRO n() AS (SELECT count(*) FROM t)"
 
 
 def test_prepare_and_execute_text() -> None:

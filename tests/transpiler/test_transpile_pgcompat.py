@@ -18,13 +18,22 @@ def sql(text: str) -> str:
 @pytest.mark.parametrize(
     ("pg", "duck"),
     [
-        ("SELECT 't'::regclass", "SELECT __HATI_REGCLASS('t')"),
-        ("SELECT $1::regclass", "SELECT __HATI_REGCLASS($1)"),
+        # a returned reg* value goes out as its name; inside the query it is an oid
+        ("SELECT 't'::regclass", "SELECT __HATI_REGCLASS_NAME(__HATI_REGCLASS('t')) AS regclass"),
+        ("SELECT $1::regclass", "SELECT __HATI_REGCLASS_NAME(__HATI_REGCLASS($1)) AS regclass"),
+        (
+            "SELECT 1 FROM t WHERE 't'::regclass = 5",
+            "SELECT 1 FROM t WHERE __HATI_REGCLASS('t') = 5",
+        ),
+        (
+            "SELECT 'f'::regproc::oid",
+            "SELECT CAST(__HATI_REGPROCEDURE('f') AS BIGINT)",
+        ),
         (
             "SELECT c.oid::regclass FROM pg_class c",
             "SELECT __HATI_REGCLASS_NAME(c.oid) FROM pg_class AS c",
         ),
-        ("SELECT 'int4'::regtype", "SELECT __HATI_REGTYPE('int4')"),
+        ("SELECT 'int4'::regtype AS t", "SELECT __HATI_REGTYPE_NAME(__HATI_REGTYPE('int4')) AS t"),
         ("SELECT 't'::regclass::oid", "SELECT CAST(__HATI_REGCLASS('t') AS BIGINT)"),
         ("SELECT x::oid FROM t", "SELECT CAST(x AS BIGINT) FROM t"),
         ("SELECT * FROM public.t", "SELECT * FROM main.t"),

@@ -76,7 +76,9 @@ CREATE OR REPLACE TABLE __hati_catalog.pg.pg_language AS SELECT * FROM (VALUES
     (12::BIGINT, 'internal', FALSE), (13, 'c', FALSE), (14, 'sql', TRUE),
     (13576, 'plpgsql', TRUE)
 ) v(oid, lanname, lanpltrusted),
-LATERAL (SELECT 10::BIGINT AS lanowner, v.oid > 14 AS lanispl, 0::BIGINT AS lanplcallfoid,
+-- plpgsql's handler oid is not 0: psql's \dL lists the languages that have one
+LATERAL (SELECT 10::BIGINT AS lanowner, v.oid > 14 AS lanispl,
+                CASE WHEN v.oid > 14 THEN 13573 ELSE 0 END::BIGINT AS lanplcallfoid,
                 0::BIGINT AS laninline, 0::BIGINT AS lanvalidator, NULL::VARCHAR[] AS lanacl);
 
 -- The extensions built in (proxy/pgserver/commands.py BUILT_IN_EXTENSIONS): CREATE EXTENSION of

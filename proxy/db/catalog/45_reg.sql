@@ -125,3 +125,8 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_regrole(x) AS
          ELSE coalesce((SELECT __h_r.oid FROM __hati_catalog.pg.__hati_roles __h_r
                         WHERE __h_r.rolname = __hati_catalog.pg.__hati_ident(x::VARCHAR)),
                        error('role "' || x::VARCHAR || '" does not exist')::BIGINT) END;
+
+-- Text search configurations by name ('english'::regconfig): names, as regproc's.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_regconfig(x) AS
+    regexp_replace(x::VARCHAR, '^pg_catalog\.', '');
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_regconfig_name(x) AS x::VARCHAR;

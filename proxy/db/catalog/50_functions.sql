@@ -262,43 +262,59 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.shobj_description(obj_oid, catalog_rel
     NULL::VARCHAR;
 
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_proc AS
+-- A SQL function's declaration (r: transpiler/sql_functions.py) over its macro's untyped
+-- parameters: argument and result types, volatility, STRICT, the body as written.
 SELECT f.function_oid::BIGINT AS oid, f.function_name AS proname, n.oid AS pronamespace,
-       coalesce(ow.owner_oid, 10)::BIGINT AS proowner, 14::BIGINT AS prolang,
+       coalesce(ow.owner_oid, 10)::BIGINT AS proowner,
+       CASE WHEN f.function_type IN ('macro', 'table_macro') THEN 14 ELSE 12 END::BIGINT
+           AS prolang,
        100::REAL AS procost,
        CASE WHEN f.function_type = 'table_macro' THEN 1000 ELSE 0 END::REAL AS prorows,
        0::BIGINT AS provariadic, '-' AS prosupport,
        CASE WHEN f.function_type = 'aggregate' THEN 'a' ELSE 'f' END AS prokind,
-       FALSE AS prosecdef, FALSE AS proleakproof, FALSE AS proisstrict,
-       f.function_type = 'table_macro' AS proretset, 'v' AS provolatile, 'u' AS proparallel,
-       len(f.parameters)::SMALLINT AS pronargs, 0::SMALLINT AS pronargdefaults,
-       CASE WHEN f.function_type = 'table_macro' THEN 2249 ELSE 2283 END::BIGINT AS prorettype,
+       FALSE AS prosecdef, FALSE AS proleakproof, coalesce(r.strict, FALSE) AS proisstrict,
+       coalesce(r.retset, f.function_type = 'table_macro') AS proretset,
+       coalesce(r.volatility, 'v') AS provolatile, 'u' AS proparallel,
+       len(f.parameters)::SMALLINT AS pronargs,
+       coalesce(r.ndefaults, 0)::SMALLINT AS pronargdefaults,
+       coalesce(r.result_oid,
+                CASE WHEN f.function_type = 'table_macro' THEN 2249 ELSE 2283 END)::BIGINT
+           AS prorettype,
        -- oidvector (UINTEGER[], proxy/wire/oidvectors.py): on the wire the oids separated by
        -- spaces ('25 20'), which pg_dump and pgjdbc split; an array's '{25,20}' they cannot.
-       list_transform(f.parameters, p -> 2283)::UINTEGER[] AS proargtypes,
+       coalesce(r.arg_oids, list_transform(f.parameters, p -> 2283))::UINTEGER[] AS proargtypes,
        NULL::BIGINT[] AS proallargtypes, NULL::VARCHAR[] AS proargmodes,
        f.parameters AS proargnames, NULL::VARCHAR AS proargdefaults,
        NULL::BIGINT[] AS protrftypes,
        -- a LANGUAGE sql body: a scalar macro's expression is SELECTed (pg_dump writes it
        -- back as CREATE FUNCTION ... AS $$SELECT ...$$, which becomes a macro again)
-       CASE WHEN f.function_type = 'macro' THEN 'SELECT ' || f.macro_definition
-            ELSE f.macro_definition END AS prosrc, NULL::VARCHAR AS probin,
+       coalesce(r.body, CASE WHEN f.function_type = 'macro' THEN 'SELECT ' || f.macro_definition
+                             ELSE f.macro_definition END) AS prosrc, NULL::VARCHAR AS probin,
        NULL::VARCHAR AS prosqlbody, NULL::VARCHAR[] AS proconfig, NULL::VARCHAR[] AS proacl,
-       CASE WHEN f.function_type = 'table_macro' THEN 'SETOF record' ELSE 'anyelement' END
-           AS __hati_result,
-       array_to_string(list_transform(f.parameters, a -> a || ' anyelement'), ', ')
-           AS __hati_arguments
+       coalesce(r.result, CASE WHEN f.function_type = 'table_macro' THEN 'SETOF record'
+                               ELSE 'anyelement' END) AS __hati_result,
+       coalesce(r.arguments,
+                array_to_string(list_transform(f.parameters, a -> a || ' anyelement'), ', '))
+           AS __hati_arguments,
+       coalesce(r.identity_arguments,
+                array_to_string(list_transform(f.parameters, a -> a || ' anyelement'), ', '))
+           AS __hati_identity_arguments
 FROM duckdb_functions() f
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = f.database_name AND n.duck_schema = f.schema_name
 LEFT JOIN __hati_catalog.pg.__hati_owners ow
   ON ow.class = 'function' AND ow.nspname = n.nspname AND ow.name = lower(f.function_name)
  AND f.database_name <> '__hati_catalog'
+LEFT JOIN {{duck_db_ident}}.main.__hati_routines r
+  ON f.database_name = {{duck_db}} AND r.schema_name = f.schema_name
+ AND lower(r.name) = lower(f.function_name) AND r.nargs = len(f.parameters)
 WHERE f.database_name <> '__hati_catalog' OR f.function_name NOT LIKE '\_\_hati%' ESCAPE '\'
 UNION ALL
 -- hatiproxy's own functions, in public (where CREATE EXTENSION would put them)
 SELECT h.oid, h.proname, 2200, 10, 12, 1, CASE WHEN h.proretset THEN 1000 ELSE 0 END, 0, '-',
        'f', FALSE, FALSE, FALSE, h.proretset, 'v', 'u', h.pronargs, h.pronargdefaults,
        h.prorettype, h.proargtypes::UINTEGER[], h.proallargtypes, h.proargmodes, h.proargnames, NULL, NULL,
-       h.proname, NULL, NULL, NULL, NULL, h.result_text, h.arguments_text
+       h.proname, NULL, NULL, NULL, NULL, h.result_text, h.arguments_text,
+       regexp_replace(h.arguments_text, ' DEFAULT [^,]*', '', 'g')
 FROM __hati_catalog.pg.__hati_functions h;
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_function_result(fn_oid) AS (
@@ -307,8 +323,9 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_function_result(fn_oid) AS (
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_function_arguments(fn_oid) AS (
     SELECT __h_p.__hati_arguments FROM __hati_catalog.pg.pg_proc __h_p WHERE __h_p.oid = fn_oid
     LIMIT 1);
-CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_function_identity_arguments(fn_oid) AS
-    __hati_catalog.pg.pg_get_function_arguments(fn_oid);
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_function_identity_arguments(fn_oid) AS (
+    SELECT __h_p.__hati_identity_arguments FROM __hati_catalog.pg.pg_proc __h_p
+    WHERE __h_p.oid = fn_oid LIMIT 1);
 -- No function here has a SQL-standard body (prosqlbody): \df+ shows prosrc.
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_function_sqlbody(fn_oid) AS NULL::VARCHAR;
 

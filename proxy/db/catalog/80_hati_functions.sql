@@ -14,15 +14,74 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_indexdef(i) AS
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_function_arguments(f) AS
     __hati_catalog.pg.pg_get_function_arguments(f);
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_function_identity_arguments(f) AS
-    __hati_catalog.pg.pg_get_function_arguments(f);
+    __hati_catalog.pg.pg_get_function_identity_arguments(f);
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_function_result(f) AS
     __hati_catalog.pg.pg_get_function_result(f);
+-- A function by name ('now', 'public.f') or signature ('f(int, text)'): its oid in
+-- pg_proc, the first of its overloads (a signature picks by the number of arguments;
+-- macros have no argument types to pick by). NULL when there is none.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_proc_oid(sig) AS (
+    WITH __h_s AS (
+        SELECT trim(regexp_extract(trim(sig), '^([^(]*)', 1)) AS qname,
+               CASE WHEN NOT contains(sig, '(') THEN NULL
+                    WHEN trim(regexp_extract(sig, '\((.*)\)\s*$', 1)) = '' THEN 0
+                    ELSE len(string_split(regexp_extract(sig, '\((.*)\)\s*$', 1), ','))
+               END AS nargs),
+    __h_q AS (
+        SELECT CASE WHEN contains(qname, '.')
+                    THEN __hati_catalog.pg.__hati_ident(string_split(qname, '.')[1]) END AS nsp,
+               __hati_catalog.pg.__hati_ident(string_split(qname, '.')[-1]) AS name, nargs
+        FROM __h_s)
+    SELECT min(__h_p.oid) FROM __hati_catalog.pg.pg_proc __h_p
+    JOIN __hati_catalog.pg.pg_namespace __h_n ON __h_n.oid = __h_p.pronamespace, __h_q
+    WHERE __h_p.proname = __h_q.name
+      AND (__h_q.nsp IS NULL OR __h_n.nspname = __h_q.nsp
+           OR (__h_q.nsp = 'main' AND __h_n.nspname = 'public'))
+      AND (__h_q.nargs IS NULL OR __h_p.pronargs = __h_q.nargs));
+
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_regprocedure(x) AS
+    CASE WHEN x IS NULL THEN NULL
+         WHEN typeof(x) <> 'VARCHAR' OR regexp_full_match(x::VARCHAR, '\d+') THEN x::BIGINT
+         ELSE coalesce(__hati_catalog.pg.__hati_proc_oid(x::VARCHAR),
+                       error('function "' || x::VARCHAR || '" does not exist')::BIGINT) END;
+-- As PostgreSQL prints a regprocedure: name(argument types), schema-qualified when the
+-- schema is not on the search path.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_regprocedure_name(x) AS
+    CASE WHEN x IS NULL THEN NULL
+         WHEN typeof(x) = 'VARCHAR' AND NOT regexp_full_match(x::VARCHAR, '\d+') THEN x::VARCHAR
+         WHEN x::BIGINT = 0 THEN '-'
+         ELSE coalesce((
+             SELECT CASE WHEN __h_n.nspname IN ('public', 'pg_catalog') THEN ''
+                         ELSE __h_n.nspname || '.' END
+                    || __h_p.proname || '('
+                    || coalesce((SELECT string_agg(__hati_catalog.pg.format_type(__h_a.t, NULL), ','
+                                                   ORDER BY __h_a.i)
+                                 FROM (SELECT unnest(__h_p.proargtypes) AS t,
+                                              generate_subscripts(__h_p.proargtypes, 1) AS i) __h_a),
+                                '') || ')'
+             FROM __hati_catalog.pg.pg_proc __h_p
+             JOIN __hati_catalog.pg.pg_namespace __h_n ON __h_n.oid = __h_p.pronamespace
+             WHERE __h_p.oid = TRY_CAST(x AS BIGINT) LIMIT 1), x::VARCHAR) END;
+
+-- As PostgreSQL's ruleutils prints a function (psql's \sf, DBeaver): the declaration
+-- kept for a SQL function (50_functions.sql pg_proc), LANGUAGE internal for the rest.
+-- `f` is an oid, or a name from a regproc cast (regproc values are names here).
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_functiondef(f) AS (
-    SELECT 'CREATE OR REPLACE MACRO ' || __h_n.nspname || '.' || __h_p.proname || '('
-           || array_to_string(__h_p.proargnames, ', ') || ') AS ' || __h_p.prosrc
+    SELECT 'CREATE OR REPLACE FUNCTION ' || __h_n.nspname || '.' || __h_p.proname || '('
+           || __h_p.__hati_arguments || ')' || chr(10) || ' RETURNS ' || __h_p.__hati_result
+           || chr(10) || ' LANGUAGE ' || __h_l.lanname || chr(10)
+           || CASE WHEN __h_p.provolatile = 'v' AND NOT __h_p.proisstrict THEN ''
+                   ELSE CASE __h_p.provolatile WHEN 'i' THEN ' IMMUTABLE' WHEN 's' THEN ' STABLE'
+                             ELSE '' END
+                        || CASE WHEN __h_p.proisstrict THEN ' STRICT' ELSE '' END || chr(10) END
+           || 'AS $function$' || coalesce(__h_p.prosrc, __h_p.proname) || '$function$' || chr(10)
     FROM __hati_catalog.pg.pg_proc __h_p
     JOIN __hati_catalog.pg.pg_namespace __h_n ON __h_n.oid = __h_p.pronamespace
-    WHERE __h_p.oid = f LIMIT 1);
+    JOIN __hati_catalog.pg.pg_language __h_l ON __h_l.oid = __h_p.prolang
+    WHERE __h_p.oid = CASE WHEN typeof(f) = 'VARCHAR'
+                           THEN __hati_catalog.pg.__hati_proc_oid(f::VARCHAR)
+                           ELSE TRY_CAST(f AS BIGINT) END
+    LIMIT 1);
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_triggerdef(t) AS NULL::VARCHAR,
     (t, pretty) AS NULL::VARCHAR;
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_ruledef(r) AS NULL::VARCHAR,
@@ -115,6 +174,17 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_to_regclass(n) AS
     __hati_catalog.pg.to_regclass(n);
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_to_regtype(n) AS
     __hati_catalog.pg.to_regtype(n);
+-- regproc values are names here (45_reg.sql); regprocedure values oids
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_to_regproc(n) AS
+    CASE WHEN __hati_catalog.pg.__hati_proc_oid(n::VARCHAR) IS NOT NULL
+         THEN regexp_replace(n::VARCHAR, '^pg_catalog\.', '') END;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_to_regprocedure(n) AS
+    __hati_catalog.pg.__hati_proc_oid(n::VARCHAR);
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_to_regnamespace(n) AS
+    __hati_catalog.pg.to_regnamespace(n);
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_to_regrole(n) AS (
+    SELECT __h_r.oid FROM __hati_catalog.pg.__hati_roles __h_r
+    WHERE __h_r.rolname = __hati_catalog.pg.__hati_ident(n::VARCHAR));
 
 -- PostgreSQL's `/` and `%` (transpiler/division.py): `//` truncates two integers; a zero
 -- divisor raises 22012 (duckdb_errors.py reads the message) unless the dividend is NULL.

@@ -167,6 +167,15 @@ def install(
         'on_delete VARCHAR, on_update VARCHAR, "deferrable" BOOLEAN, deferred BOOLEAN, '
         "expression VARCHAR)"
     )
+    # SQL functions as declared (their macros have untyped parameters): argument and
+    # result types, volatility, STRICT, the body (transpiler/sql_functions.py).
+    conn.execute(
+        f"CREATE TABLE IF NOT EXISTS {_ident(duck_db)}.main.__hati_routines (schema_name VARCHAR,"
+        " name VARCHAR, nargs INTEGER, ndefaults INTEGER, arguments VARCHAR,"
+        " identity_arguments VARCHAR, arg_oids BIGINT[],"
+        " result VARCHAR, result_oid BIGINT, retset BOOLEAN, volatility VARCHAR,"
+        " strict BOOLEAN, body VARCHAR)"
+    )
     # Materialized views: their stored tables' defining queries (proxy/pgserver/matviews.py).
     conn.execute(
         f"CREATE TABLE IF NOT EXISTS {_ident(duck_db)}.main.__hati_matviews (schema_name VARCHAR,"
