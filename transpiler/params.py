@@ -188,6 +188,8 @@ def _expression_type(other: exp.Expr, scope: _Scope) -> str | None:
         return other.args["to"].sql(dialect=DUCKDB)
     if isinstance(other, exp.Literal) and not other.is_string:
         return "INTEGER" if other.this.isdigit() and int(other.this) < 2**31 else "NUMERIC"
+    if isinstance(other, _AGGREGATES):
+        return _aggregate_type(other, scope)
     if isinstance(other, _ARITHMETIC):
         left = _expression_type(other.this, scope)
         right = _expression_type(other.expression, scope)
@@ -196,6 +198,28 @@ def _expression_type(other: exp.Expr, scope: _Scope) -> str | None:
             return None
         return left if ranks[0] >= ranks[1] else right
     return None
+
+
+_AGGREGATES = (exp.Count, exp.Sum, exp.Avg, exp.Min, exp.Max)
+# PostgreSQL's sum(): int2 / int4 -> int8, int8 -> numeric; avg(): integers -> numeric.
+_SUM_TYPES = {0: "BIGINT", 1: "BIGINT", 2: "NUMERIC", 3: "NUMERIC"}
+_AVG_TYPES = {0: "NUMERIC", 1: "NUMERIC", 2: "NUMERIC", 3: "NUMERIC"}
+
+
+def _aggregate_type(node: exp.Expr, scope: _Scope) -> str | None:
+    """An aggregate's result type, as PostgreSQL's: `HAVING COUNT(x) >= $1` (Tortoise's
+    annotate().filter()) binds $1 as int8."""
+    if isinstance(node, exp.Count):
+        return "BIGINT"
+    arg = _expression_type(node.this, scope)
+    if arg is None or isinstance(node, (exp.Min, exp.Max)):
+        return arg
+    base = arg.upper().split("(")[0]
+    rank = _NUMERIC_RANK.get(base)
+    if rank is None:
+        return None
+    table = _SUM_TYPES if isinstance(node, exp.Sum) else _AVG_TYPES
+    return table.get(rank, "REAL" if rank == 4 and isinstance(node, exp.Sum) else "DOUBLE")
 
 
 def _insert_column_type(

@@ -83,3 +83,22 @@ def test_array_operators_type_the_other_side_as_the_array() -> None:
     assert infer("SELECT tags || $1, name || $2 FROM t") == {1: "VARCHAR[]", 2: "VARCHAR"}
     # written to an array column, `||` is list_concat (array_text): still typed
     assert infer("SELECT list_concat(tags, $1) FROM t") == {1: "VARCHAR[]"}
+
+
+def test_aggregate_comparisons_take_postgresql_result_types() -> None:
+    """`HAVING COUNT(x) >= $1` (Tortoise's annotate().filter()): $1 is int8, as
+    PostgreSQL types count(); sum(int4) is int8, avg(int4) numeric, max(x) x's type."""
+    got = infer(
+        "SELECT 1 FROM t JOIN u ON true GROUP BY t.name HAVING COUNT(u.x) >= $1 "
+        "AND SUM(t.id) > $2 AND AVG(t.id) < $3 AND MAX(t.ts) = $4 AND SUM(u.x) <> $5 "
+        "AND count(*) = $6 AND min(t.name) = $7 AND SUM(DISTINCT t.id) = $8"
+    )
+    assert got == {
+        1: "BIGINT",
+        2: "BIGINT",
+        3: "NUMERIC",
+        4: "TIMESTAMP",
+        5: "DOUBLE",
+        6: "BIGINT",
+        7: "VARCHAR",
+    }
