@@ -11,14 +11,16 @@ import datetime
 import json
 import sys
 import traceback
+import uuid
 from collections.abc import Awaitable, Callable
 from decimal import Decimal
-from enum import Enum, IntEnum
+from enum import IntEnum, StrEnum
 from typing import Any
 
 from tortoise import Tortoise, fields
-from tortoise.expressions import F, Q
-from tortoise.functions import Count, Sum
+from tortoise.contrib.postgres.fields import ArrayField
+from tortoise.expressions import Case, F, Q, Subquery, When
+from tortoise.functions import Avg, Coalesce, Count, Length, Lower, Max, Sum, Upper
 from tortoise.models import Model
 from tortoise.transactions import in_transaction
 
@@ -32,7 +34,7 @@ class Status(IntEnum):
     PUBLISHED = 2
 
 
-class Genre(str, Enum):
+class Genre(StrEnum):
     FICTION = "fiction"
     SCIENCE = "science"
 
@@ -74,6 +76,27 @@ class Book(Model):
         unique_together = (("author", "title"),)
 
 
+class Kind(Model):
+    """One column of each other field type, read back as the driver decodes it."""
+
+    id = fields.UUIDField(primary_key=True)
+    big = fields.BigIntField()
+    small = fields.SmallIntField()
+    text = fields.TextField()
+    flag = fields.BooleanField(default=False)
+    day = fields.DateField()
+    at = fields.TimeField()
+    span = fields.TimeDeltaField()
+    ratio = fields.FloatField()
+    blob = fields.BinaryField()
+    stamp = fields.DatetimeField()
+    items = fields.JSONField(default=list)
+    numbers = ArrayField(element_type="int", null=True)
+
+    class Meta:
+        table = "tt_kind"
+
+
 def error(exc: BaseException) -> list[Any]:
     """An error as the test compares it: its class and the SQLSTATE asyncpg carried."""
     cause: BaseException | None = exc
@@ -107,7 +130,7 @@ async def schema() -> list[str]:
 async def create() -> list[Any]:
     ann = await Author.create(name="Ann", profile={"langs": ["en", "fr"], "n": 1})
     bob = await Author.create(name="Bob")
-    fresh = datetime.datetime.now(datetime.timezone.utc) - ann.joined
+    fresh = datetime.datetime.now(datetime.UTC) - ann.joined
     await Book.create(author=ann, title="One", price=Decimal("12.50"), pages=100)
     await Book.create(author=ann, title="Two", status=Status.PUBLISHED, pages=250)
     await Book.bulk_create(
@@ -140,7 +163,9 @@ async def read() -> dict[str, Any]:
         "q_not": await Book.filter(~Q(title__startswith="T"), pages__gte=40)
         .order_by("id")
         .values_list("title", "pages"),
-        "f": await Book.filter(pages__gt=F("id") * 50).order_by("id").values_list("title", flat=True),
+        "f": await Book.filter(pages__gt=F("id") * 50)
+        .order_by("id")
+        .values_list("title", flat=True),
         "in_icontains": await Book.filter(title__in=["One", "Two"], title__icontains="o")
         .order_by("title")
         .values_list("title", flat=True),
@@ -196,7 +221,7 @@ async def aggregates() -> dict[str, Any]:
         .order_by("name")
         .values_list("name", flat=True),
         "aggregate_sum": money(
-            (await Book.annotate(s=Sum("price")).first().values_list("s", flat=True))
+            await Book.annotate(s=Sum("price")).first().values_list("s", flat=True)
         ),
     }
 
@@ -272,12 +297,125 @@ async def delete() -> list[Any]:
     ]
 
 
+KIND_ID = uuid.UUID("12345678-1234-5678-1234-567812345678")
+
+
+async def types() -> list[Any]:
+    when = datetime.datetime(2024, 2, 29, 13, 14, 15, 123456, tzinfo=datetime.UTC)
+    await Kind.create(
+        id=KIND_ID, big=2**40, small=-3, text="ünï 'q'", flag=True,
+        day=datetime.date(2024, 2, 29), at=datetime.time(23, 59, 1),
+        span=datetime.timedelta(days=1, seconds=5, microseconds=7), ratio=0.25,
+        blob=b"\x00\xffab", stamp=when, items=[1, "two", None], numbers=[3, 1, 2],
+    )  # fmt: skip
+    await Kind.create(
+        id=uuid.UUID(int=1), big=-1, small=0, text="", day=datetime.date(1999, 12, 31),
+        at=datetime.time(0, 0), span=datetime.timedelta(0), ratio=-1.5, blob=b"",
+        stamp=when - datetime.timedelta(days=400),
+    )  # fmt: skip
+    got = await Kind.get(id=KIND_ID)
+    return [
+        str(got.id), got.big, got.small, got.text, got.flag, str(got.day), str(got.at),
+        str(got.span), got.ratio, got.blob.hex(), got.stamp.isoformat(), got.items, got.numbers,
+    ]  # fmt: skip
+
+
+async def type_filters() -> None:
+    """Filters over the Kind rows, each its own step."""
+    await step("array_contains", lambda: Kind.filter(numbers__contains=[1]).count())
+    await step("array_overlap", lambda: Kind.filter(numbers__overlap=[9, 2]).count())
+    await step("array_len", lambda: Kind.filter(numbers__len=3).count())
+    span = (datetime.date(2024, 1, 1), "2024-12-31")
+    await step("date_range", lambda: Kind.filter(day__range=span).values_list("small", flat=True))
+    await step("year", lambda: Kind.filter(stamp__year=2024).values_list("small", flat=True))
+    await step("bool", lambda: Kind.filter(flag=False).values_list("big", flat=True))
+    ids = [uuid.UUID(int=1)]
+    await step("uuid_in", lambda: Kind.filter(id__in=ids).values_list("big", flat=True))
+
+
+async def or_create() -> list[Any]:
+    got, made = await Author.get_or_create(name="Dan", defaults={"profile": {"n": 4}})
+    again, made_again = await Author.get_or_create(name="Dan")
+    _, created = await Author.update_or_create(name="Dan", defaults={"profile": {"n": 5}})
+    dan = await Author.get(name="Dan")
+    return [made, made_again, got.id == again.id, created, dan.profile]
+
+
+async def bulk_update() -> list[Any]:
+    books = await Book.filter(author__name="Ann").order_by("id")
+    for b in books:
+        b.pages += 1
+    changed = await Book.bulk_update(books, fields=["pages"])
+    bulk = await Book.in_bulk([b.id for b in books], field_name="id")
+    only = [b.title for b in await Book.all().only("id", "title").order_by("id")]
+    return [changed, sorted(b.title for b in bulk.values()), only]
+
+
+def functions() -> Any:
+    low, up, n = Lower("title"), Upper("title"), Length("title")
+    return Book.annotate(low=low, up=up, n=n).order_by("id").values_list("low", "up", "n")
+
+
+async def coalesce() -> list[str | None]:
+    rows = await Book.annotate(p=Coalesce("price", 0)).order_by("id").values_list("p", flat=True)
+    return [money(p) for p in rows]
+
+
+def case() -> Any:
+    size = Case(When(pages__gte=100, then="big"), When(pages__gte=40, then="mid"), default="s")
+    return Book.annotate(size=size).order_by("id").values_list("title", "size")
+
+
+def subquery() -> Any:
+    ann = Subquery(Author.filter(name__startswith="A").values("id"))
+    return Book.filter(author_id__in=ann).order_by("id").values_list("title", flat=True)
+
+
+async def avg_max() -> list[str]:
+    got = await Book.annotate(a=Avg("pages"), m=Max("price")).first().values_list("a", "m")
+    return [str(v) for v in got]
+
+
+async def select_for_update() -> int:
+    async with in_transaction() as conn:
+        locked = await Book.select_for_update().using_db(conn).get(title="One")
+        locked.pages = 7
+        await locked.save(using_db=conn)
+    return (await Book.get(title="One")).pages
+
+
+async def schemas_again() -> int:
+    await Tortoise.generate_schemas(safe=True)  # CREATE TABLE IF NOT EXISTS of each
+    return await Author.all().count()
+
+
+async def extras() -> None:
+    await step("or_create", or_create)
+    await step("bulk_update", bulk_update)
+    await step("functions", functions)
+    await step("coalesce", coalesce)
+    await step("case", case)
+    await step("subquery", subquery)
+    await step("avg_max", avg_max)
+    json_n1 = {"n": 1}
+    await step(
+        "json_filter",
+        lambda: Author.filter(profile__filter=json_n1).values_list("name", flat=True),
+    )
+    await step(
+        "regex",
+        lambda: Book.filter(title__posix_regex="^T").order_by("id").values_list("title", flat=True),
+    )
+    await step("select_for_update", select_for_update)
+    await step("schemas_again", schemas_again)
+
+
 async def main() -> None:
     url = f"asyncpg://{USER}@{host}:{port}/{DATABASE}"
     await Tortoise.init(db_url=url, modules={"models": ["__main__"]})
     try:
         conn = Tortoise.get_connection("default")
-        for table in ("tt_book_tag", "tt_book", "tt_tag", "tt_author"):
+        for table in ("tt_book_tag", "tt_book", "tt_tag", "tt_author", "tt_kind"):
             await conn.execute_script(f"DROP TABLE IF EXISTS {table} CASCADE")
         await step("schema", schema)
         await step("create", create)
@@ -286,6 +424,9 @@ async def main() -> None:
         await step("related", related)
         await step("aggregates", aggregates)
         await step("update", update)
+        await step("types", types)
+        await type_filters()
+        await extras()
         await step("integrity", integrity)
         await step("transaction", transaction)
         await step("raw", raw)

@@ -102,3 +102,27 @@ def test_aggregate_comparisons_take_postgresql_result_types() -> None:
         6: "BIGINT",
         7: "VARCHAR",
     }
+
+
+def test_common_type_functions_and_function_results() -> None:
+    """`COALESCE(price, $1)` (Tortoise's Coalesce), GREATEST / LEAST / NULLIF and CASE
+    branches: the unknown takes a known sibling's type; `array_length(a, $1) = $2`
+    (Tortoise's `__len`) and `length(x) = $n` are int4, as PostgreSQL resolves them."""
+    got = infer(
+        "SELECT COALESCE(x, $1), GREATEST(x, $2), NULLIF(t.id, $3), "
+        "CASE WHEN t.id > 1 THEN ts ELSE $4 END, CASE WHEN t.id > 2 THEN $5 ELSE name END "
+        "FROM t JOIN u ON true WHERE length(name) = $6 AND array_length(tags, $7) = $8 "
+        "AND COALESCE(t.id, 0) = $9 AND CASE WHEN t.id > 0 THEN $10 ELSE 1 END = 1"
+    )
+    assert got == {
+        1: "DOUBLE",
+        2: "DOUBLE",
+        3: "INTEGER",
+        4: "TIMESTAMP",
+        5: "VARCHAR",
+        6: "INTEGER",
+        7: "INTEGER",
+        8: "INTEGER",
+        9: "INTEGER",
+        10: "INTEGER",
+    }
