@@ -410,20 +410,21 @@ def _literal(text: str) -> str:
 # --- ALTER TABLE on a table with indexes ------------------------------------------------
 
 
-def alter_around_indexes(cur: Any, sql: str) -> None:
+def alter_around_indexes(cur: Any, sql: str, rebuild: bool = False) -> None:
     """An ALTER TABLE. DuckDB 1.5 refuses most (DROP COLUMN, SET / DROP NOT NULL, ...) on
     a table with an index, where PostgreSQL runs them, and a refusal aborts the open
     transaction; nor can an index be dropped and made again under its name in one
     transaction. So the table is rebuilt without its indexes, the ALTER run, and the
     indexes created again (in the caller's transaction). Those on a column the ALTER
-    dropped go, as in PostgreSQL."""
+    dropped go, as in PostgreSQL. `rebuild`: also when the table shows no index (one the
+    open transaction dropped still blocks the ALTER in DuckDB)."""
     target = alter_target(sql)
     table = None
     if target is not None:
         table = alter_rebuild.resolve_table(cur, alter_rebuild.TableName(target[1], target[0]))
-    if (
-        table is None
-        or not cur.execute(
+    if table is None or (
+        not rebuild
+        and not cur.execute(
             "SELECT count(*) FROM duckdb_indexes() WHERE table_oid = ?", [table.oid]
         ).fetchone()[0]
     ):
