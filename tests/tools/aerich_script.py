@@ -64,13 +64,15 @@ MODELS_V2 = MODELS_V1.replace(
 
 def aerich(*args: str) -> list[Any]:
     """The command's exit status and its output lines without paths and timestamps."""
-    env = {**os.environ, "PYTHONPATH": str(PROJECT)}
+    # Aerich orders a migration's statements through sets: one hash seed, one order.
+    env = {**os.environ, "PYTHONPATH": str(PROJECT), "PYTHONHASHSEED": "0"}
     proc = subprocess.run(
         [str(AERICH), *args], cwd=PROJECT, env=env, capture_output=True, text=True, timeout=120
     )
     if proc.returncode:
         sys.stderr.write(f"aerich {' '.join(args)}:\n{proc.stdout}\n{proc.stderr}\n")
     text = re.sub(r"\d+_\d{8}\d*_", "N_DATE_", proc.stdout + proc.stderr)
+    text = text.replace(f'database "{DATABASE}"', 'database "DB"')
     return [proc.returncode, [line.strip() for line in text.splitlines() if line.strip()]]
 
 
