@@ -13,6 +13,7 @@
 - `col op ANY($n)` -> an array of the column's type (VARCHAR[] when the other side is
   not a column): psycopg sends a list of strings with OID 0 (pgcli's
   `c.relkind = ANY(%s)`), and DuckDB cannot bind ANY over a text value;
+- `doc #> $n` / `doc #>> $n` -> VARCHAR[] (the path, text[] in PostgreSQL);
 - `LIMIT $n` / `OFFSET $n` -> BIGINT; `__HATI_EMBED__($n)` -> VARCHAR (a search text);
   `__HATI_THRESHOLD__($n)` -> DOUBLE (a semantic_match threshold).
 
@@ -129,6 +130,8 @@ def _infer(param: exp.Expr, scope: _Scope, table_columns: TableColumns | None) -
         return "VARCHAR"
     if isinstance(parent, exp.Anonymous) and parent.name.upper() == "__HATI_THRESHOLD__":
         return "DOUBLE"
+    if isinstance(parent, exp.Anonymous) and parent.name.upper() == "__HATI_JSON_POINTER":
+        return "VARCHAR[]"  # `doc #> $n` / `#>>`: a text[] path (jsonb_ops.py)
     if isinstance(parent, exp.Paren) and isinstance(parent.parent, exp.Any):
         return _any_array_type(parent.parent, scope)
     if isinstance(parent, exp.EQ) and isinstance(parent.parent, exp.Update):

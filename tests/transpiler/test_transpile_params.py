@@ -126,3 +126,12 @@ def test_common_type_functions_and_function_results() -> None:
         9: "INTEGER",
         10: "INTEGER",
     }
+
+
+def test_json_path_operand_is_a_text_array() -> None:
+    """`doc #> $1` / `#>>` (Piccolo's from_path): PostgreSQL types the path text[]."""
+    assert infer("SELECT name #> $1, name #>> $2 FROM t WHERE id = $3") == {
+        1: "VARCHAR[]",
+        2: "VARCHAR[]",
+        3: "INTEGER",
+    }
