@@ -83,13 +83,38 @@ def _run(
                 raise PgError("42P01", f'relation "{request.table}" does not exist')
         else:
             for sql in request.before:  # ADD COLUMN, SET NOT NULL
-                alter_around_indexes(cur, sql)
+                if sql.endswith(" SET NOT NULL") and _added_nested_with_rows(cur, target):
+                    # DuckDB 1.5 reads an array / struct column just added with a DEFAULT
+                    # as NULL in the transaction that added it: the NOT NULL is checked on
+                    # the rows copied into the table made again.
+                    _rebuild(cur, alter_rebuild.resolve_table(cur, target), then=sql)
+                else:
+                    alter_around_indexes(cur, sql)
             for name, if_exists in request.drops:
                 _drop(cur, alter_rebuild.resolve_table(cur, target), name, if_exists, notices)
             for added in request.adds:  # (each step may have rebuilt the table)
                 _add(cur, alter_rebuild.resolve_table(cur, target), added, notices)
             if request.named:
                 _name_created(cur, table, request.named)
+
+
+def _added_nested_with_rows(cur: Any, target: alter_rebuild.TableName) -> bool:
+    """Whether the table's last column (the one ADD COLUMN just appended) is of a nested
+    type (a list, struct, map) and the table has rows."""
+    table = alter_rebuild.resolve_table(cur, target)
+    if table is None:
+        return False
+    row = cur.execute(
+        "SELECT data_type FROM duckdb_columns() WHERE table_oid = ? "
+        "ORDER BY column_index DESC LIMIT 1",
+        [table.oid],
+    ).fetchone()
+    nested = row is not None and (
+        row[0].endswith("]") or row[0].startswith(("STRUCT", "MAP", "UNION"))
+    )
+    return (
+        nested and cur.execute(f"SELECT 1 FROM {table.qualified()} LIMIT 1").fetchone() is not None
+    )
 
 
 # --- ADD -----------------------------------------------------------------------------
