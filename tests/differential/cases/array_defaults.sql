@@ -32,3 +32,8 @@ BEGIN; ALTER TABLE d_arrdef ADD COLUMN t10 text[] NOT NULL DEFAULT '{a}'; ROLLBA
 SELECT column_name, is_nullable, column_default FROM information_schema.columns WHERE table_name = 'd_arrdef' ORDER BY ordinal_position
 -- @query index_kept_after_not_null_arrays
 SELECT indexname FROM pg_indexes WHERE tablename = 'd_arrdef' ORDER BY 1
+-- `DEFAULT NULL` (Piccolo writes it for a nullable column): PostgreSQL stores no default.
+-- @query add_column_default_null
+ALTER TABLE d_arrdef ADD COLUMN t11 int DEFAULT NULL; ALTER TABLE d_arrdef ADD COLUMN t12 text[] DEFAULT NULL::text[]
+-- @query default_null_is_no_default
+SELECT a.attname, a.atthasdef, c.column_default, (SELECT count(*) FROM pg_attrdef d WHERE d.adrelid = a.attrelid AND d.adnum = a.attnum) FROM pg_attribute a JOIN information_schema.columns c ON c.table_name = 'd_arrdef' AND c.column_name = a.attname WHERE a.attrelid = 'd_arrdef'::regclass AND a.attname IN ('t11', 't12') ORDER BY 1
