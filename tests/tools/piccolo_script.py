@@ -86,7 +86,14 @@ class Concert(Table, db=DB, tablename="pc_concert"):
     seats = Array(base_column=Integer(), null=True)
 
 
-TABLES = [Manager, Band, Genre, GenreToBand, Concert]
+class Venue(Table, db=DB, tablename="pc_venue"):
+    """Upserts, row locks, batches and the Alter API."""
+
+    name = Varchar(length=40, unique=True)
+    capacity = Integer(default=0)
+
+
+TABLES = [Manager, Band, Genre, GenreToBand, Concert, Venue]
 
 
 def error(exc: BaseException) -> list[Any]:
@@ -356,6 +363,44 @@ async def raw() -> Any:
     )
 
 
+async def upsert() -> list[Any]:
+    await Venue.insert(Venue(name="Hall", capacity=100), Venue(name="Club", capacity=50)).run()
+    await Venue.insert(Venue(name="Hall", capacity=999)).on_conflict(action="DO NOTHING").run()
+    changed = await (
+        Venue.insert(Venue(name="Club", capacity=60))
+        .on_conflict(target=Venue.name, action="DO UPDATE", values=[Venue.capacity])
+        .returning(Venue.name, Venue.capacity)
+    )
+    return [changed, await Venue.select(Venue.name, Venue.capacity).order_by(Venue.name)]
+
+
+async def locks_and_batches() -> list[Any]:
+    async with DB.transaction():
+        locked = (
+            await Venue.select(Venue.name)
+            .where(Venue.name == "Hall")
+            .lock_rows("UPDATE", skip_locked=True)
+        )
+        await Venue.update({Venue.capacity: 101}).where(Venue.name == "Hall")
+    batches = []
+    async with await Venue.select(Venue.name).order_by(Venue.name).batch(batch_size=1) as b:
+        async for rows in b:
+            batches.append(rows)
+    return [locked, batches]
+
+
+async def alter() -> list[Any]:
+    await Venue.alter().add_column("city", Varchar(length=20, default="Oslo")).run()
+    await Venue.alter().set_length(Venue.name, 60).run()
+    await Venue.alter().rename_column(Venue.capacity, "seats").run()
+    await Venue.alter().set_null(Venue.name, boolean=True).run()
+    await Venue.create_index(["name", "seats"]).run()
+    indexes = sorted(await Venue.indexes().run())
+    rows = await Venue.raw("SELECT name, seats, city FROM pc_venue ORDER BY name")
+    await Venue.alter().drop_column("city").run()
+    return [indexes, rows, await Venue.raw("SELECT * FROM pc_venue ORDER BY id")]
+
+
 async def main() -> None:
     await DB.start_connection_pool()
     try:
@@ -371,6 +416,9 @@ async def main() -> None:
         await step("raw", raw)
         await step("transactions", transactions)
         await step("update_delete", update_delete)
+        await step("upsert", upsert)
+        await step("locks_and_batches", locks_and_batches)
+        await step("alter", alter)
     finally:
         await DB.close_connection_pool()
         print(json.dumps(out, default=str))

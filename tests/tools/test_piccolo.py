@@ -14,7 +14,9 @@ from_path (`#> $1`), Array any / not_any / cat / index, M2M add / remove / get_m
 select of an M2M as a list (both ways), group_by with Count / Sum, Avg / Max, update with
 arithmetic (returning), save of one column, delete cascading, transactions (rolled back,
 committed, a savepoint rolled back to, failed by a 23505), 23505 / 23503 / 23502 errors,
-raw SQL.
+raw SQL; `on_conflict` DO NOTHING / DO UPDATE (returning), `lock_rows("UPDATE",
+skip_locked=True)`, `batch()` (a cursor in a transaction), the Alter API (add_column,
+set_length, rename_column, set_null, drop_column), create_index and `indexes()`.
 
 piccolo_migrations_script: `piccolo migrations new --auto`, `forwards`, a table gaining an
 Integer with a default and an index, a JSONB, a NOT NULL Varchar array with a default (to a
@@ -48,7 +50,7 @@ def test_piccolo_orm_answers_as_postgresql(tmp_path: Path) -> None:
         "piccolo", SCRIPT, tmp_path, lambda host, port, user, db: [f"{host}:{port}", user, db]
     )
     # What the script checks, as PostgreSQL answers it.
-    assert theirs["schema"] == [True] * 5
+    assert theirs["schema"] == [True] * 6
     assert theirs["from_path"] == [{"c": '"Oslo"'}]
     assert theirs["transactions"]["unique"][2] == "23505"
     assert theirs["transactions"]["foreign_key"][2] == "23503"
