@@ -17,7 +17,10 @@ $1`), Lower / Upper / Length / Coalesce, Case/When; update with F, save(update_f
 select_for_update; `in_transaction()` rolled back by an exception, committed, and failed
 by an IntegrityError; IntegrityError on a unique, a unique_together and a foreign key;
 raw SQL (execute_query_dict with $1, Model.raw); delete cascading to the FK and M2M rows;
-generate_schemas(safe=True) again.
+generate_schemas(safe=True) again; bulk_create with ignore_conflicts (ON CONFLICT DO
+NOTHING) and update_fields / on_conflict (DO UPDATE), get_or_none, a filter through an
+M2M; a filter back across a reverse relation that Tortoise joins twice under one alias
+(42712 on both).
 
 aerich_script: `aerich init`, `init-db`, `migrate` after a model gained a column with a
 default, a commented column and an index and a varchar was widened, `heads`, `upgrade`,
@@ -64,6 +67,7 @@ def test_tortoise_orm_answers_as_postgresql(tmp_path: Path) -> None:
     assert theirs["transaction"][0] == 0 and theirs["transaction"][3][2] == "23505"
     assert theirs["array_len"] == 1 and theirs["coalesce"][1] == "0"
     assert theirs["delete"] == [1, ["One"], "sci", 1]
+    assert theirs["reverse_filter"] == ["error", "OperationalError", "42712"]
     failed = {k: v for k, v in theirs.items() if isinstance(v, list) and v[:1] == ["error"]}
     assert failed == {}, failed
     assert set(theirs) == set(ours), sorted(set(theirs) ^ set(ours))

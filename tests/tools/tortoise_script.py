@@ -389,6 +389,22 @@ async def schemas_again() -> int:
     return await Author.all().count()
 
 
+async def upserts() -> list[Any]:
+    """bulk_create with ON CONFLICT DO NOTHING and DO UPDATE; get_or_none; an M2M filter."""
+    await Tag.bulk_create([Tag(label="sci"), Tag(label="new")], ignore_conflicts=True)
+    await Author.bulk_create(
+        [Author(name="Ann", profile={"n": 9}), Author(name="Eve")],
+        update_fields=["profile"],
+        on_conflict=["name"],
+    )
+    return [
+        await Tag.all().order_by("label").values_list("label", flat=True),
+        await Author.filter(name__in=["Ann", "Eve"]).order_by("name").values_list("profile"),
+        await Author.get_or_none(name="Nobody"),
+        await Book.filter(tags__label="sci").order_by("id").values_list("title", flat=True),
+    ]
+
+
 async def extras() -> None:
     await step("or_create", or_create)
     await step("bulk_update", bulk_update)
@@ -408,6 +424,9 @@ async def extras() -> None:
     )
     await step("select_for_update", select_for_update)
     await step("schemas_again", schemas_again)
+    await step("upserts", upserts)
+    # Tortoise joins tt_book twice under one alias: PostgreSQL's 42712 on both
+    await step("reverse_filter", lambda: Book.filter(author__books__title="Four").count())
 
 
 async def main() -> None:
