@@ -69,7 +69,7 @@ def test_tortoise_orm_answers_as_postgresql(tmp_path: Path) -> None:
     assert theirs["delete"] == [1, ["One"], "sci", 1]
     assert theirs["reverse_filter"] == ["error", "OperationalError", "42712"]
     failed = {k: v for k, v in theirs.items() if isinstance(v, list) and v[:1] == ["error"]}
-    assert failed == {}, failed
+    assert set(failed) == {"reverse_filter"}, failed
     assert set(theirs) == set(ours), sorted(set(theirs) ^ set(ours))
     same = {k: ours[k] for k in theirs if k not in KNOWN_DIFFERENCES}
     assert same == {k: theirs[k] for k in same}
