@@ -13,6 +13,7 @@
 - `col op ANY($n)` -> an array of the column's type (VARCHAR[] when the other side is
   not a column): psycopg sends a list of strings with OID 0 (pgcli's
   `c.relkind = ANY(%s)`), and DuckDB cannot bind ANY over a text value;
+- `doc #> $n` / `doc #>> $n` -> VARCHAR[] (the path, text[] in PostgreSQL);
 - `LIMIT $n` / `OFFSET $n` -> BIGINT; `__HATI_EMBED__($n)` -> VARCHAR (a search text);
   `__HATI_THRESHOLD__($n)` -> DOUBLE (a semantic_match threshold).
 
@@ -129,6 +130,8 @@ def _infer(param: exp.Expr, scope: _Scope, table_columns: TableColumns | None) -
         return "VARCHAR"
     if isinstance(parent, exp.Anonymous) and parent.name.upper() == "__HATI_THRESHOLD__":
         return "DOUBLE"
+    if isinstance(parent, exp.Anonymous) and parent.name.upper() == "__HATI_JSON_POINTER":
+        return "VARCHAR[]"  # `doc #> $n` / `#>>`: a text[] path (jsonb_ops.py)
     if isinstance(parent, exp.Paren) and isinstance(parent.parent, exp.Any):
         return _any_array_type(parent.parent, scope)
     if isinstance(parent, exp.EQ) and isinstance(parent.parent, exp.Update):
@@ -143,12 +146,40 @@ def _infer(param: exp.Expr, scope: _Scope, table_columns: TableColumns | None) -
         left, right = parent.expressions  # `col / $n`, `col % $n` (division.py)
         other = right if left is param else left
         return scope.type_of(other) if isinstance(other, exp.Column) else None
+    if isinstance(parent, _COMMON_TYPE):
+        return _common_type(parent, param, scope)
+    case = parent.parent if isinstance(parent, exp.If) else None
+    if isinstance(case, exp.Case) and param is parent.args.get("true"):
+        return _common_type(case, param, scope)  # CASE WHEN .. THEN $n
+    if isinstance(parent, exp.Case) and param is parent.args.get("default"):
+        return _common_type(parent, param, scope)  # CASE .. ELSE $n
+    if isinstance(parent, exp.ArraySize) and param is parent.expression:
+        return "INTEGER"  # array_length(arr, $n): the dimension
     if isinstance(parent, exp.In) and isinstance(parent.this, exp.Column):
         return scope.type_of(parent.this)
     if isinstance(parent, exp.Between) and isinstance(parent.this, exp.Column):
         return scope.type_of(parent.this)
     if isinstance(parent, exp.Tuple) and isinstance(parent.parent, exp.Values):
         return _insert_column_type(param, parent, scope, table_columns)
+    return None
+
+
+# Functions whose arguments and result share one type: an unknown argument takes the
+# type of a known one (`COALESCE(price, $1)`: numeric, as PostgreSQL resolves it).
+_COMMON_TYPE = (exp.Coalesce, exp.Greatest, exp.Least, exp.Nullif)
+
+
+def _common_type(node: exp.Expr, param: exp.Expr, scope: _Scope) -> str | None:
+    if isinstance(node, exp.Case):
+        values = [i.args.get("true") for i in node.args.get("ifs") or ()]
+        values.append(node.args.get("default"))
+    else:
+        values = [node.this, node.args.get("expression"), *node.expressions]
+    for value in values:
+        if value is not None and value is not param:
+            typ = _expression_type(value, scope)
+            if typ:
+                return typ
     return None
 
 
@@ -188,6 +219,13 @@ def _expression_type(other: exp.Expr, scope: _Scope) -> str | None:
         return other.args["to"].sql(dialect=DUCKDB)
     if isinstance(other, exp.Literal) and not other.is_string:
         return "INTEGER" if other.this.isdigit() and int(other.this) < 2**31 else "NUMERIC"
+    if isinstance(other, _AGGREGATES):
+        return _aggregate_type(other, scope)
+    if isinstance(other, _COMMON_TYPE + (exp.Case,)):
+        return _common_type(other, other, scope)
+    for kind, typ in _RESULT_TYPES.items():
+        if isinstance(other, kind):
+            return typ
     if isinstance(other, _ARITHMETIC):
         left = _expression_type(other.this, scope)
         right = _expression_type(other.expression, scope)
@@ -196,6 +234,36 @@ def _expression_type(other: exp.Expr, scope: _Scope) -> str | None:
             return None
         return left if ranks[0] >= ranks[1] else right
     return None
+
+
+# Result types of functions a comparison's other side often is: `length(t) = $1`,
+# `array_length(a, 1) = $1` (Tortoise's `__len`) bind an int4.
+_RESULT_TYPES: dict[type[exp.Expr], str] = {
+    exp.Length: "INTEGER",
+    exp.ArraySize: "INTEGER",
+    exp.Lower: "VARCHAR",
+    exp.Upper: "VARCHAR",
+}
+_AGGREGATES = (exp.Count, exp.Sum, exp.Avg, exp.Min, exp.Max)
+# PostgreSQL's sum(): int2 / int4 -> int8, int8 -> numeric; avg(): integers -> numeric.
+_SUM_TYPES = {0: "BIGINT", 1: "BIGINT", 2: "NUMERIC", 3: "NUMERIC"}
+_AVG_TYPES = {0: "NUMERIC", 1: "NUMERIC", 2: "NUMERIC", 3: "NUMERIC"}
+
+
+def _aggregate_type(node: exp.Expr, scope: _Scope) -> str | None:
+    """An aggregate's result type, as PostgreSQL's: `HAVING COUNT(x) >= $1` (Tortoise's
+    annotate().filter()) binds $1 as int8."""
+    if isinstance(node, exp.Count):
+        return "BIGINT"
+    arg = _expression_type(node.this, scope)
+    if arg is None or isinstance(node, (exp.Min, exp.Max)):
+        return arg
+    base = arg.upper().split("(")[0]
+    rank = _NUMERIC_RANK.get(base)
+    if rank is None:
+        return None
+    table = _SUM_TYPES if isinstance(node, exp.Sum) else _AVG_TYPES
+    return table.get(rank, "REAL" if rank == 4 and isinstance(node, exp.Sum) else "DOUBLE")
 
 
 def _insert_column_type(

@@ -238,6 +238,12 @@ _PG_WORDS: tuple[tuple[re.Pattern[str], str, str | None], ...] = (
         None,
     ),
     (
+        # two FROM items of one alias (Tortoise's filter back across a reverse relation)
+        re.compile(r'^Ambiguous reference to table "(.*)" \(duplicate alias "\1",'),
+        'table name "{1}" specified more than once',
+        "42712",
+    ),
+    (
         re.compile(r'^(?:Table|View|Index|Sequence) with name "(.*)" already exists!$'),
         'relation "{1}" already exists',
         "42P07",

@@ -83,13 +83,38 @@ def _run(
                 raise PgError("42P01", f'relation "{request.table}" does not exist')
         else:
             for sql in request.before:  # ADD COLUMN, SET NOT NULL
-                alter_around_indexes(cur, sql)
+                if sql.endswith(" SET NOT NULL") and _added_nested_with_rows(cur, target):
+                    # DuckDB 1.5 reads an array / struct column just added with a DEFAULT
+                    # as NULL in the transaction that added it: the NOT NULL is checked on
+                    # the rows copied into the table made again.
+                    _rebuild(cur, alter_rebuild.resolve_table(cur, target), then=sql)
+                else:
+                    alter_around_indexes(cur, sql)
             for name, if_exists in request.drops:
                 _drop(cur, alter_rebuild.resolve_table(cur, target), name, if_exists, notices)
             for added in request.adds:  # (each step may have rebuilt the table)
                 _add(cur, alter_rebuild.resolve_table(cur, target), added, notices)
             if request.named:
                 _name_created(cur, table, request.named)
+
+
+def _added_nested_with_rows(cur: Any, target: alter_rebuild.TableName) -> bool:
+    """Whether the table's last column (the one ADD COLUMN just appended) is of a nested
+    type (a list, struct, map) and the table has rows."""
+    table = alter_rebuild.resolve_table(cur, target)
+    if table is None:
+        return False
+    row = cur.execute(
+        "SELECT data_type FROM duckdb_columns() WHERE table_oid = ? "
+        "ORDER BY column_index DESC LIMIT 1",
+        [table.oid],
+    ).fetchone()
+    nested = row is not None and (
+        row[0].endswith("]") or row[0].startswith(("STRUCT", "MAP", "UNION"))
+    )
+    return (
+        nested and cur.execute(f"SELECT 1 FROM {table.qualified()} LIMIT 1").fetchone() is not None
+    )
 
 
 # --- ADD -----------------------------------------------------------------------------
@@ -410,20 +435,21 @@ def _literal(text: str) -> str:
 # --- ALTER TABLE on a table with indexes ------------------------------------------------
 
 
-def alter_around_indexes(cur: Any, sql: str) -> None:
+def alter_around_indexes(cur: Any, sql: str, rebuild: bool = False) -> None:
     """An ALTER TABLE. DuckDB 1.5 refuses most (DROP COLUMN, SET / DROP NOT NULL, ...) on
     a table with an index, where PostgreSQL runs them, and a refusal aborts the open
     transaction; nor can an index be dropped and made again under its name in one
     transaction. So the table is rebuilt without its indexes, the ALTER run, and the
     indexes created again (in the caller's transaction). Those on a column the ALTER
-    dropped go, as in PostgreSQL."""
+    dropped go, as in PostgreSQL. `rebuild`: also when the table shows no index (one the
+    open transaction dropped still blocks the ALTER in DuckDB)."""
     target = alter_target(sql)
     table = None
     if target is not None:
         table = alter_rebuild.resolve_table(cur, alter_rebuild.TableName(target[1], target[0]))
-    if (
-        table is None
-        or not cur.execute(
+    if table is None or (
+        not rebuild
+        and not cur.execute(
             "SELECT count(*) FROM duckdb_indexes() WHERE table_oid = ?", [table.oid]
         ).fetchone()[0]
     ):

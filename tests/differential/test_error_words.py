@@ -71,6 +71,9 @@ FAILING = [
     "SELECT '[1,'::jsonb",
     "INSERT INTO w_err VALUES (2, 1, '2024-01-01', 4)",
     "UPDATE w_gen SET b = 1",
+    # one alias twice (Tortoise's filter back across a reverse relation); DuckDB refuses it
+    # only when a column names it
+    'SELECT count("x"."id") FROM w_err "x" JOIN w_err "x" ON true',
 ]
 
 

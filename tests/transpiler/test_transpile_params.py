@@ -83,3 +83,55 @@ def test_array_operators_type_the_other_side_as_the_array() -> None:
     assert infer("SELECT tags || $1, name || $2 FROM t") == {1: "VARCHAR[]", 2: "VARCHAR"}
     # written to an array column, `||` is list_concat (array_text): still typed
     assert infer("SELECT list_concat(tags, $1) FROM t") == {1: "VARCHAR[]"}
+
+
+def test_aggregate_comparisons_take_postgresql_result_types() -> None:
+    """`HAVING COUNT(x) >= $1` (Tortoise's annotate().filter()): $1 is int8, as
+    PostgreSQL types count(); sum(int4) is int8, avg(int4) numeric, max(x) x's type."""
+    got = infer(
+        "SELECT 1 FROM t JOIN u ON true GROUP BY t.name HAVING COUNT(u.x) >= $1 "
+        "AND SUM(t.id) > $2 AND AVG(t.id) < $3 AND MAX(t.ts) = $4 AND SUM(u.x) <> $5 "
+        "AND count(*) = $6 AND min(t.name) = $7 AND SUM(DISTINCT t.id) = $8"
+    )
+    assert got == {
+        1: "BIGINT",
+        2: "BIGINT",
+        3: "NUMERIC",
+        4: "TIMESTAMP",
+        5: "DOUBLE",
+        6: "BIGINT",
+        7: "VARCHAR",
+    }
+
+
+def test_common_type_functions_and_function_results() -> None:
+    """`COALESCE(price, $1)` (Tortoise's Coalesce), GREATEST / LEAST / NULLIF and CASE
+    branches: the unknown takes a known sibling's type; `array_length(a, $1) = $2`
+    (Tortoise's `__len`) and `length(x) = $n` are int4, as PostgreSQL resolves them."""
+    got = infer(
+        "SELECT COALESCE(x, $1), GREATEST(x, $2), NULLIF(t.id, $3), "
+        "CASE WHEN t.id > 1 THEN ts ELSE $4 END, CASE WHEN t.id > 2 THEN $5 ELSE name END "
+        "FROM t JOIN u ON true WHERE length(name) = $6 AND array_length(tags, $7) = $8 "
+        "AND COALESCE(t.id, 0) = $9 AND CASE WHEN t.id > 0 THEN $10 ELSE 1 END = 1"
+    )
+    assert got == {
+        1: "DOUBLE",
+        2: "DOUBLE",
+        3: "INTEGER",
+        4: "TIMESTAMP",
+        5: "VARCHAR",
+        6: "INTEGER",
+        7: "INTEGER",
+        8: "INTEGER",
+        9: "INTEGER",
+        10: "INTEGER",
+    }
+
+
+def test_json_path_operand_is_a_text_array() -> None:
+    """`doc #> $1` / `#>>` (Piccolo's from_path): PostgreSQL types the path text[]."""
+    assert infer("SELECT name #> $1, name #>> $2 FROM t WHERE id = $3") == {
+        1: "VARCHAR[]",
+        2: "VARCHAR[]",
+        3: "INTEGER",
+    }

@@ -208,16 +208,21 @@ FROM (SELECT c.table_oid::BIGINT AS table_oid,
         AND c.expression LIKE '(length(%) <= %)') k
 WHERE k.n IS NOT NULL;
 
+-- `DEFAULT NULL` (Piccolo writes it for a nullable column): PostgreSQL stores no default.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_null_default(expr) AS
+    expr = 'NULL' OR regexp_full_match(expr, 'CAST\(NULL AS [A-Z0-9_ ]+(\([0-9, ]+\))?(\[\])*\)');
+
 -- A column default as Postgres shows it: DuckDB keeps a serial column's default as
 -- nextval('t_id_seq'); Postgres says nextval('t_id_seq'::regclass) (SQLAlchemy and
 -- pg_dump read it so).
 -- DuckDB's text of a default as PostgreSQL prints it: nextval('s'::regclass), and the
 -- boolean constants DuckDB keeps as CAST('t' AS BOOLEAN) as true / false (drizzle-kit
--- compares them with its schema's defaults).
+-- compares them with its schema's defaults); none for a NULL.
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_default(expr) AS
-    CASE expr WHEN 'CAST(''t'' AS BOOLEAN)' THEN 'true'
-              WHEN 'CAST(''f'' AS BOOLEAN)' THEN 'false'
-              ELSE __hati_catalog.pg.__hati_pg_text(
+    CASE WHEN __hati_catalog.pg.__hati_null_default(expr) THEN NULL
+         WHEN expr = 'CAST(''t'' AS BOOLEAN)' THEN 'true'
+         WHEN expr = 'CAST(''f'' AS BOOLEAN)' THEN 'false'
+         ELSE __hati_catalog.pg.__hati_pg_text(
                   regexp_replace(expr, '^nextval\(''([^'']*)''\)$', 'nextval(''\1''::regclass)'))
     END;
 
@@ -253,7 +258,9 @@ SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
                  WHERE t.oid = CASE WHEN vl.n IS NOT NULL THEN 1043
                                     ELSE __hati_catalog.pg.__hati_column_type_oid(c.data_type) END),
                 'p') AS attstorage, '' AS attcompression,
-       NOT c.is_nullable AS attnotnull, c.column_default IS NOT NULL AS atthasdef,
+       NOT c.is_nullable AS attnotnull,
+       c.column_default IS NOT NULL AND NOT __hati_catalog.pg.__hati_null_default(c.column_default)
+           AS atthasdef,
        FALSE AS atthasmissing, '' AS attidentity,
        CASE WHEN g.sql IS NOT NULL AND c.column_default IS NOT NULL
                  AND __hati_catalog.pg.__hati_is_generated(g.sql, c.column_name)
@@ -293,7 +300,7 @@ SELECT (1610612736 + c.table_oid * 1024 + c.column_index)::BIGINT AS oid,
        __hati_catalog.pg.__hati_pg_default(c.column_default) AS adbin
 FROM duckdb_columns() c
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = c.database_name AND n.duck_schema = c.schema_name
-WHERE c.column_default IS NOT NULL;
+WHERE c.column_default IS NOT NULL AND NOT __hati_catalog.pg.__hati_null_default(c.column_default);
 
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_index AS
 SELECT indexrelid, indrelid, len(attnums)::SMALLINT AS indnatts,

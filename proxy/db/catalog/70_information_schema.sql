@@ -75,7 +75,10 @@ SELECT {{database_name}} AS table_catalog, r.nspname AS table_schema, r.relname 
        CASE WHEN r.relkind = 'r' THEN 'YES' ELSE 'NO' END AS is_updatable
 FROM __hati_catalog.pg.pg_attribute a
 JOIN __hati_catalog.pg.__hati_rel r ON r.oid = a.attrelid AND r.relkind IN ('r', 'v')
-LEFT JOIN __hati_catalog.pg.pg_type t ON t.oid = a.atttypid;
+LEFT JOIN __hati_catalog.pg.pg_type t ON t.oid = a.atttypid
+-- A query without ORDER BY gets a table's columns in attnum order, as from PostgreSQL
+-- (Piccolo's `schema generate` and many model generators rely on it).
+ORDER BY r.oid, a.attnum;
 
 CREATE OR REPLACE VIEW __hati_catalog.info.table_constraints AS
 SELECT {{database_name}} AS constraint_catalog, n.nspname AS constraint_schema,
