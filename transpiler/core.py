@@ -44,6 +44,7 @@ from transpiler import (
     upsert_keys,
 )
 from transpiler.agent_calls import AgentCall
+from transpiler.alter_actions import split_actions
 from transpiler.classify import classify
 from transpiler.column_hints import ColumnHints
 from transpiler.column_origins import Origins
@@ -158,16 +159,20 @@ def _transpile_cached(
     reader = SNOWFLAKE if dialect == "snowflake" else POSTGRES
     sql = catalog_compat.before(sql)
     try:
-        chunks = split(sql, reader)
+        chunks = [
+            part
+            for chunk in split(sql, reader)
+            for part in split_actions(chunk, reader) or [(sql, chunk)]
+        ]
     except TokenError as err:
         return _untokenizable(sql, err)
     return tuple(
         _with_relations(
-            _catalog_after(_statement(sql, chunk, reader, vector_dims, hints, agent)),
+            _catalog_after(_statement(text, chunk, reader, vector_dims, hints, agent)),
             chunk,
             relations,
         )
-        for chunk in chunks
+        for text, chunk in chunks
     )
 
 
