@@ -30,6 +30,7 @@ from transpiler import (
     do_block,
     dump_ddl,
     external_access,
+    identity,
     int_results,
     json_types,
     maintenance,
@@ -351,6 +352,8 @@ def _statement(
                 tag=f"ALTER {owner[0]}",
                 command=UtilityCommand(f"alter {owner[0].lower()} owner to {owner[1]}"),
             )
+        if tag == "ALTER TABLE" and (ident := identity.alter(chunk.text)) is not None:
+            return Statement(sql=chunk.text, kind=kind, tag=tag, identity_alter=ident)
         if tag == "ALTER SEQUENCE" and (restart := sequence_restart.restart_sql(chunk.text)):
             return Statement(sql=restart, kind=kind, tag=tag)
         if tag == "ALTER SEQUENCE" and (owned := dump_ddl.owned_by(chunk.text)) is not None:
@@ -364,6 +367,10 @@ def _statement(
         return Statement(
             sql=macro, kind=kind, tag=tag, external_access=external_access.of_tokens(tokens)
         )
+    overriding = None
+    if kind == "insert" and any(t.text.upper() == "OVERRIDING" for t in tokens):
+        tokens, overriding = identity.strip_overriding(tokens)
+        chunk = Chunk(tokens, chunk.start, chunk.end, chunk.text)
     triggers = scan(tokens, agent)
     if tokens[0].text.upper() in ("VACUUM", "ANALYZE", "ANALYSE") and (
         vacuum := maintenance.vacuum_sql(tokens, chunk.text)
@@ -406,8 +413,14 @@ def _statement(
     duckdb_params = None
     if triggers.agent:
         tree, calls, duckdb_params = agent_calls.extract(tree, chunk.start, agent)
-    # serial / identity columns: sequences created first, in the same DuckDB call
+    # serial / identity columns: sequences created first, in the same DuckDB call; the
+    # server records which are identity columns once it ran
+    declared = None
+    if _declares_serial(tokens, tag):
+        declared = identity.declared(tree)
     prelude = serial_columns.rewrite(tree) if _declares_serial(tokens, tag) else ""
+    if kind in ("insert", "update"):
+        identity.check_write(tree, hints, overriding)
     notices: tuple[str, ...] = ()
     index_name = None
     if tag == "CREATE INDEX":
@@ -495,6 +508,7 @@ def _statement(
         drop_owned_sequences=owned,
         notices=notices,
         index_name=index_name,
+        identity=declared,
         _tree=tree if bind_texts else None,
     )
 
