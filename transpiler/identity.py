@@ -186,25 +186,34 @@ def _check_insert(
     if not positions:
         return
     values = tree.expression
+    skip = {i for i, _ in positions}
     if isinstance(values, exp.Values):
-        for row in values.expressions:
-            items = row.expressions if isinstance(row, exp.Tuple) else [row]
-            for i, (name, _) in positions:
-                if i < len(items) and not _is_default(items[i]):
-                    if overriding != "user":
-                        raise _insert_error(name)
-                    items[i].replace(exp.var("DEFAULT"))
+        rows = [
+            row.expressions if isinstance(row, exp.Tuple) else [row] for row in values.expressions
+        ]
+        given = [row[i] for row in rows for i in skip if i < len(row) and not _is_default(row[i])]
+        if given and overriding != "user":
+            at = next(
+                i for row in rows for i in sorted(skip) if i < len(row) and not _is_default(row[i])
+            )
+            raise _insert_error(dict(positions)[at][0])
+        if any(v.find(exp.Placeholder, exp.Parameter) for v in given):
+            # a parameter stays bound (the client sends it): the row read through a query
+            _user_value_query(tree, table, names, skip, values)
+        else:
+            for value in given:
+                value.replace(exp.var("DEFAULT"))
     elif overriding != "user":
         raise _insert_error(positions[0][1][0])
     elif isinstance(values, exp.Query):
-        _user_value_query(tree, table, names, {i for i, _ in positions}, values)
+        _user_value_query(tree, table, names, skip, values)
 
 
 def _user_value_query(
-    tree: exp.Insert, table: exp.Table, names: list[str], skip: set[int], query: exp.Query
+    tree: exp.Insert, table: exp.Table, names: list[str], skip: set[int], query: exp.Expr
 ) -> None:
-    """INSERT ... OVERRIDING USER VALUE SELECT ...: the identity columns leave the column
-    list, and their values the query (read through a subquery of numbered columns)."""
+    """INSERT ... OVERRIDING USER VALUE SELECT / VALUES ...: the identity columns leave the
+    column list, and their values the query (read through a subquery of numbered columns)."""
     width = len(names)
     if isinstance(query, exp.Select) and not any(
         isinstance(e, exp.Star) for e in query.expressions
