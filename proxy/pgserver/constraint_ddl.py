@@ -53,10 +53,6 @@ async def run(runner: StatementRunner, session: ClientSession, portal: Portal) -
     in_block = runner.txn_status != "I" or runner.implicit
     notices: list[str] = []
     await runner.call(_run, runner.cursor, st.sql, request, in_block, notices)
-    if st.identity is not None:  # a CREATE TABLE's identity columns (identity_ddl.py)
-        from proxy.pgserver import identity_ddl
-
-        await runner.call(identity_ddl.record, runner.cursor, st.identity)
     for text in notices:
         session.send_notice(text)
     foreign_keys.changed()

@@ -59,6 +59,9 @@ async def run(
         return True
     if st.constraints is not None:  # ADD / DROP CONSTRAINT, a CREATE TABLE's FOREIGN KEYs
         await constraint_ddl.run(runner, session, portal)
+        if st.identity is not None:  # a CREATE TABLE's identity columns, once it ran
+            await runner.call(identity_ddl.record, runner.cursor, st.identity)
+            runner.param_types.invalidate()
         return True
     if st.tag == "ALTER TABLE" and await alter_indexed.run(runner, session, portal):
         return True  # RENAME / DROP COLUMN / NOT NULL on an indexed table: around its indexes
