@@ -419,7 +419,7 @@ def _statement(
     if _declares_serial(tokens, tag):
         declared = identity.declared(tree)
     prelude = serial_columns.rewrite(tree) if _declares_serial(tokens, tag) else ""
-    if kind in ("insert", "update"):
+    if kind in ("insert", "update", "merge"):
         identity.check_write(tree, hints, overriding)
     notices: tuple[str, ...] = ()
     index_name = None

@@ -145,6 +145,9 @@ def check_write(tree: exp.Expr, hints: ColumnHints | None, overriding: str | Non
                 item.set("expression", exp.var("DEFAULT"))
     if hints is None:
         return
+    if isinstance(tree, exp.Merge):
+        _check_merge(tree, hints)
+        return
     if isinstance(tree, exp.Update):
         target = tree.this
         if isinstance(target, exp.Table):
@@ -169,6 +172,31 @@ def check_write(tree: exp.Expr, hints: ColumnHints | None, overriding: str | Non
     conflict = tree.args.get("conflict")
     if isinstance(conflict, exp.OnConflict):
         _check_sets(conflict.expressions or [], identity)
+
+
+def _check_merge(tree: exp.Merge, hints: ColumnHints) -> None:
+    """MERGE ... WHEN NOT MATCHED THEN INSERT / WHEN MATCHED THEN UPDATE: as INSERT and
+    UPDATE."""
+    target = tree.this
+    if not isinstance(target, exp.Table):
+        return
+    identity = hints.identity(target.name.lower())
+    whens = tree.args.get("whens")
+    if not identity or not isinstance(whens, exp.Whens):
+        return
+    for when in whens.expressions:
+        then = when.args.get("then")
+        if isinstance(then, exp.Update):
+            _check_sets(then.expressions, identity)
+        elif isinstance(then, exp.Insert) and isinstance(then.expression, exp.Tuple):
+            columns = then.this.expressions if isinstance(then.this, exp.Tuple) else None
+            names = (
+                [c.name for c in columns] if columns else hints.column_order(target.name.lower())
+            )
+            for name, value in zip(names or (), then.expression.expressions, strict=False):
+                found = identity.get(name.lower())
+                if found and found[1] == ALWAYS and not _is_default(value):
+                    raise _insert_error(found[0])
 
 
 def _check_insert(

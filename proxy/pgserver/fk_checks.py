@@ -70,6 +70,8 @@ async def after_ddl(
         await call(identity_ddl.record, cur, st.identity)
     if st.tag == "ALTER TABLE" and " RENAME " in sql.upper():
         await call(foreign_keys.follow_rename, cur, sql)
+    if st.tag == "ALTER TABLE" and " DROP " in sql.upper():  # an identity column's sequence
+        await call(identity_ddl.drop_sequences_of_dropped, cur)
     if st.tag in ("DROP TABLE", "DROP SCHEMA", "ALTER TABLE"):
         await call(foreign_keys.forget_dropped, cur)
 

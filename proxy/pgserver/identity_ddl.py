@@ -55,6 +55,19 @@ def record(cur: Any, declared: IdentityColumns) -> None:
     foreign_keys.changed()
 
 
+def drop_sequences_of_dropped(cur: Any) -> None:
+    """After ALTER TABLE: an identity column dropped takes its sequence with it, as in
+    PostgreSQL (before its registry row goes: foreign_keys.forget_dropped)."""
+    rows = cur.execute(
+        f"SELECT r.schema_name, r.table_name, r.columns[1] FROM {REGISTRY} r "
+        "WHERE r.contype = 'i' AND NOT EXISTS (SELECT 1 FROM duckdb_columns() c "
+        "WHERE c.database_name = system.main.current_database() "
+        "AND c.schema_name = r.schema_name AND c.table_name = r.table_name "
+        "AND c.column_name = r.columns[1])"
+    ).fetchall()
+    sequence_restart.drop_unused(cur, [(s, f"{t}_{c}_seq") for s, t, c in rows])
+
+
 def _set_kind(cur: Any, table: Any, column: str, kind: str | None) -> None:
     where = "contype = 'i' AND schema_name = ? AND table_name = ? AND lower(columns[1]) = lower(?)"
     at = [table.schema, table.name, column]

@@ -43,6 +43,12 @@ SELECT id, v FROM d_ident_a ORDER BY id
 INSERT INTO d_ident_fk (id, p) VALUES (1, NULL)
 -- @query with_foreign_key_draws
 INSERT INTO d_ident_fk (p) VALUES (NULL) RETURNING id
+-- @query merge_insert_refused error
+MERGE INTO d_ident_fk USING (SELECT 1 AS k) s ON false WHEN NOT MATCHED THEN INSERT (id, p) VALUES (9, NULL)
+-- @query merge_update_refused error
+MERGE INTO d_ident_fk f USING (SELECT 1 AS k) s ON true WHEN MATCHED THEN UPDATE SET id = 9
+-- @query merge_insert_draws
+MERGE INTO d_ident_fk USING (SELECT 1 AS k) s ON false WHEN NOT MATCHED THEN INSERT (p) VALUES (NULL)
 -- @query by_default_takes_a_value
 INSERT INTO d_ident_d (id, v) VALUES (1, 'x') RETURNING id
 -- @query by_default_draws
@@ -127,6 +133,10 @@ ALTER TABLE d_ident_d ADD COLUMN n int GENERATED ALWAYS AS IDENTITY
 SELECT attname, attidentity::text FROM pg_attribute WHERE attrelid = 'd_ident_d'::regclass AND attnum > 0 ORDER BY attnum
 -- @query add_column_identity_refuses error
 INSERT INTO d_ident_d (n, v) VALUES (5, 'q')
+-- @query drop_identity_column
+ALTER TABLE d_ident_d DROP COLUMN n
+-- @query dropped_column_sequence_gone
+SELECT count(*) FROM pg_class WHERE relname = 'd_ident_d_n_seq'
 -- @query rename_column
 ALTER TABLE d_ident_a RENAME COLUMN id TO ident
 -- @query renamed_column_refuses error
