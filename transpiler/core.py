@@ -367,7 +367,11 @@ def _statement(
         return Statement(
             sql=macro, kind=kind, tag=tag, external_access=external_access.of_tokens(tokens)
         )
-    overriding = None
+    overriding, sequence_names = None, ()
+    if _declares_serial(tokens, tag) and (normal := identity.normalize_options(chunk.text)):
+        sql, sequence_names = normal[0], normal[1]  # options as sqlglot reads them
+        chunk = split(sql, reader)[0]
+        tokens = chunk.tokens
     if kind == "insert" and any(t.text.upper() == "OVERRIDING" for t in tokens):
         tokens, overriding = identity.strip_overriding(tokens)
         chunk = Chunk(tokens, chunk.start, chunk.end, chunk.text)
@@ -418,7 +422,11 @@ def _statement(
     declared = None
     if _declares_serial(tokens, tag):
         declared = identity.declared(tree)
-    prelude = serial_columns.rewrite(tree) if _declares_serial(tokens, tag) else ""
+    prelude = (
+        serial_columns.rewrite(tree, sequence_names)
+        if declared or _declares_serial(tokens, tag)
+        else ""
+    )
     if kind in ("insert", "update", "merge"):
         identity.check_write(tree, hints, overriding)
     notices: tuple[str, ...] = ()

@@ -88,6 +88,39 @@ def declared(tree: exp.Expr) -> IdentityColumns | None:
     return IdentityColumns(_schema(table.db or None), table.name, tuple(found))
 
 
+_IDENTITY_OPEN = re.compile(r"\bAS\s+IDENTITY\s*\(", re.IGNORECASE)
+_CANONICAL = (("start", "START WITH"), ("increment", "INCREMENT BY"),
+              ("minvalue", "MINVALUE"), ("maxvalue", "MAXVALUE"))  # fmt: skip
+
+
+def normalize_options(text: str) -> tuple[str, tuple[str | None, ...]] | None:
+    """A CREATE TABLE / ADD COLUMN's identity options in the one order sqlglot reads
+    (START WITH, INCREMENT BY, MINVALUE, MAXVALUE, [NO] CYCLE: SQLAlchemy writes INCREMENT
+    BY first), without what a DuckDB sequence has no use for (CACHE, AS type, NO MINVALUE /
+    NO MAXVALUE: the defaults); each identity column's SEQUENCE NAME (or None), in order.
+    None: no options to rewrite, or ones not understood."""
+    out: list[str] = []
+    names: list[str | None] = []
+    pos = 0
+    for m in _IDENTITY_OPEN.finditer(text):
+        close = text.find(")", m.end())
+        parsed = _sequence_options(_WORD.findall(text[m.end() : close])) if close > 0 else None
+        if parsed is None or parsed[1] is not None:
+            return None
+        options = dict(parsed[0])
+        names.append(options.get("name"))
+        words = [f"{sql} {options[k]}" for k, sql in _CANONICAL if options.get(k) is not None]
+        if "cycle" in options:
+            words.append("CYCLE" if options["cycle"] == "1" else "NO CYCLE")
+        out.append(
+            text[pos : m.start()] + "AS IDENTITY" + (f" ({' '.join(words)})" if words else "")
+        )
+        pos = close + 1
+    if not out:
+        return None
+    return "".join(out) + text[pos:], tuple(names)
+
+
 def strip_overriding(tokens: list[Token]) -> tuple[list[Token], str | None]:
     """An INSERT's tokens without `OVERRIDING {SYSTEM | USER} VALUE`, and which it was
     ('system' / 'user'; None: not there)."""

@@ -222,6 +222,8 @@ def _add(
         while sequence_restart.find_sequence(cur, f"{quote_ident(schema)}.{quote_ident(name)}"):
             n += 1
             name = f"{base}{n}"
+    if options.get("maxvalue") is None and int(options.get("increment") or 1) > 0:
+        options["maxvalue"] = str(_INT_TYPES[data_type])  # the column type's bound, as there
     words = _option_words(options)
     cur.execute(f"CREATE SEQUENCE {_seq((schema, name))}{words}")
     # the default as serial_columns writes it: a name in main unqualified
