@@ -10,6 +10,7 @@ CREATE TABLE d_ident_add (id int NOT NULL, v text);
 CREATE TABLE d_ident_null (id int, v text);
 CREATE INDEX d_ident_add_v ON d_ident_add (v);
 CREATE TABLE d_ident_named (id int GENERATED ALWAYS AS IDENTITY (SEQUENCE NAME d_ident_named_custom INCREMENT BY 2 START WITH 5 CACHE 1 NO MAXVALUE), v text);
+CREATE TABLE d_ident_bound (id smallint GENERATED ALWAYS AS IDENTITY (START WITH 32766), v text);
 CREATE TABLE d_ident_parent (id int PRIMARY KEY);
 CREATE TABLE d_ident_fk (id int GENERATED ALWAYS AS IDENTITY, p int REFERENCES d_ident_parent (id));
 -- @query always_draws
@@ -54,6 +55,10 @@ MERGE INTO d_ident_fk USING (SELECT 1 AS k) s ON false WHEN NOT MATCHED THEN INS
 INSERT INTO d_ident_named (v) VALUES ('a'), ('b') RETURNING id
 -- @query sequence_name_given
 SELECT pg_get_serial_sequence('d_ident_named', 'id'), identity_start, identity_increment FROM information_schema.columns WHERE table_name = 'd_ident_named' AND column_name = 'id'
+-- @query smallint_bound_reached error
+INSERT INTO d_ident_bound (v) VALUES ('a'), ('b'), ('c')
+-- @query smallint_bound_in_catalog
+SELECT s.seqtypid::regtype::text, s.seqmax, q.data_type, q.max_value FROM pg_sequence s JOIN pg_sequences q ON q.sequencename = 'd_ident_bound_id_seq' WHERE s.seqrelid = 'd_ident_bound_id_seq'::regclass
 -- @query by_default_takes_a_value
 INSERT INTO d_ident_d (id, v) VALUES (1, 'x') RETURNING id
 -- @query by_default_draws
