@@ -273,9 +273,9 @@ SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
        NULL::VARCHAR[] AS attacl, NULL::VARCHAR[] AS attoptions,
        NULL::VARCHAR[] AS attfdwoptions, NULL::VARCHAR AS attmissingval,
        c.data_type AS __hati_duck_type,
-       CASE WHEN idn.kind IS NULL THEN __hati_catalog.pg.__hati_pg_default(c.column_default) END
-           AS __hati_default,
-       c.comment AS __hati_comment
+       -- (an identity column's too: information_schema finds its sequence by it)
+       __hati_catalog.pg.__hati_pg_default(c.column_default) AS __hati_default,
+       c.comment AS __hati_comment, idn.start AS __hati_identity_start
 FROM duckdb_columns() c
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = c.database_name AND n.duck_schema = c.schema_name
 LEFT JOIN (SELECT table_oid, attnum, min(n) AS n FROM __hati_catalog.pg.__hati_varchar_len
@@ -292,7 +292,7 @@ UNION ALL
 SELECT i.indexrelid, coalesce(a.column_name, i.element),
        coalesce(__hati_catalog.pg.__hati_column_type_oid(a.data_type), 25), -1, -1, i.k::SMALLINT, 0,
        -1, coalesce(__hati_catalog.pg.__hati_type_mod(a.data_type), -1), FALSE, 'i', 'p', '', FALSE, FALSE, FALSE, '', '', FALSE, TRUE, 0, 0,
-       NULL, NULL, NULL, NULL, a.data_type, NULL, NULL
+       NULL, NULL, NULL, NULL, a.data_type, NULL, NULL, NULL
 FROM (SELECT indexrelid, indrelid, unnest(elements) AS element, unnest(attnums) AS attnum,
              generate_subscripts(elements, 1) AS k
       FROM __hati_catalog.pg.__hati_index) i

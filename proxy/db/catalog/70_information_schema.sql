@@ -29,7 +29,8 @@ FROM __hati_catalog.pg.__hati_rel r WHERE r.relkind = 'v';
 CREATE OR REPLACE VIEW __hati_catalog.info.columns AS
 SELECT {{database_name}} AS table_catalog, r.nspname AS table_schema, r.relname AS table_name,
        a.attname AS column_name, a.attnum::INTEGER AS ordinal_position,
-       CASE WHEN a.attgenerated = '' THEN a.__hati_default END AS column_default,
+       CASE WHEN a.attgenerated = '' AND a.attidentity = '' THEN a.__hati_default END
+           AS column_default,
        CASE WHEN a.attnotnull THEN 'NO' ELSE 'YES' END AS is_nullable,
        -- as Postgres: a type outside pg_catalog (pgvector's vector) is USER-DEFINED, named
        -- by udt_schema / udt_name
@@ -69,34 +70,24 @@ SELECT {{database_name}} AS table_catalog, r.nspname AS table_schema, r.relname 
        CASE WHEN a.attidentity <> '' THEN 'YES' ELSE 'NO' END AS is_identity,
        CASE a.attidentity WHEN 'a' THEN 'ALWAYS' WHEN 'd' THEN 'BY DEFAULT' END
            AS identity_generation,
-       ids.start::VARCHAR AS identity_start, ids.increment_by::VARCHAR AS identity_increment,
-       -- DuckDB's sequences are bigint: an unbounded one stops at the column type's bound
-       CASE WHEN ids.max_value = 9223372036854775807
-            THEN CASE a.atttypid WHEN 21 THEN 32767 WHEN 23 THEN 2147483647
-                                 ELSE ids.max_value END
-            ELSE ids.max_value END::VARCHAR AS identity_maximum,
-       ids.min_value::VARCHAR AS identity_minimum,
-       CASE WHEN ids.cycle THEN 'YES' ELSE 'NO' END AS identity_cycle,
+       coalesce(TRY_CAST(a.__hati_identity_start AS BIGINT), s.start_value)::VARCHAR
+           AS identity_start, s.increment_by::VARCHAR AS identity_increment,
+       s.max_value::VARCHAR AS identity_maximum, s.min_value::VARCHAR AS identity_minimum,
+       CASE WHEN s.cycle THEN 'YES' ELSE 'NO' END AS identity_cycle,
        CASE WHEN a.attgenerated = 's' THEN 'ALWAYS' ELSE 'NEVER' END AS is_generated,
        CASE WHEN a.attgenerated = 's' THEN a.__hati_default END AS generation_expression,
        CASE WHEN r.relkind = 'r' THEN 'YES' ELSE 'NO' END AS is_updatable
 FROM __hati_catalog.pg.pg_attribute a
 JOIN __hati_catalog.pg.__hati_rel r ON r.oid = a.attrelid AND r.relkind IN ('r', 'v')
 LEFT JOIN __hati_catalog.pg.pg_type t ON t.oid = a.atttypid
--- an identity column's sequence (proxy/pgserver/identity_ddl.py)
-LEFT JOIN (SELECT d.table_oid, d.column_index,
-                  coalesce(TRY_CAST(idn.start AS BIGINT), s.start_value) AS start,
-                  s.increment_by, s.max_value, s.min_value, s.cycle
-           FROM __hati_catalog.pg.__hati_identity_cols idn
-           JOIN duckdb_columns() d
-             ON d.database_name = {{duck_db}} AND d.schema_name = idn.schema_name
-            AND d.table_name = idn.table_name AND d.column_name = idn.column_name
-           JOIN duckdb_sequences() s
-             ON s.database_name = d.database_name
-            AND s.sequence_name = regexp_extract(d.column_default,
-                    '^nextval\(''(?:"?[^''".]+"?\.)?"?([^''".]+)"?''', 1)
-            AND (s.schema_name = d.schema_name OR NOT contains(d.column_default, '.'))) ids
-  ON ids.table_oid = a.attrelid AND ids.column_index = a.attnum;
+-- an identity column's sequence (proxy/pgserver/identity_ddl.py), named by its nextval
+LEFT JOIN (SELECT database_name, schema_name, sequence_name, start_value, increment_by,
+                  max_value, min_value, cycle FROM duckdb_sequences()) s
+  ON a.attidentity <> '' AND s.database_name = {{duck_db}}
+ AND s.sequence_name = regexp_extract(a.__hati_default,
+         '^nextval\(''(?:"?[^''".]+"?\.)?"?([^''".]+)"?''', 1)
+ AND (s.schema_name = CASE r.nspname WHEN 'public' THEN 'main' ELSE r.nspname END
+      OR contains(regexp_extract(a.__hati_default, '^nextval\(''([^'']*)''', 1), '.'));
 
 CREATE OR REPLACE VIEW __hati_catalog.info.table_constraints AS
 SELECT {{database_name}} AS constraint_catalog, n.nspname AS constraint_schema,
