@@ -419,14 +419,10 @@ def _statement(
         tree, calls, duckdb_params = agent_calls.extract(tree, chunk.start, agent)
     # serial / identity columns: sequences created first, in the same DuckDB call; the
     # server records which are identity columns once it ran
-    declared = None
+    declared, prelude = None, ""
     if _declares_serial(tokens, tag):
         declared = identity.declared(tree)
-    prelude = (
-        serial_columns.rewrite(tree, sequence_names)
-        if declared or _declares_serial(tokens, tag)
-        else ""
-    )
+        prelude = serial_columns.rewrite(tree, sequence_names)
     if kind in ("insert", "update", "merge"):
         identity.check_write(tree, hints, overriding)
     notices: tuple[str, ...] = ()

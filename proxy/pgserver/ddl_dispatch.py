@@ -1,8 +1,8 @@
 """DDL the server carries out itself, or checks before DuckDB runs it, as PostgreSQL would:
 CREATE TABLE LIKE, materialized views, DROP / TRUNCATE against foreign keys, ALTER
 COLUMN TYPE rebuilds, constraint DDL, ALTERs around a table's indexes, ALTER INDEX RENAME,
-enum ALTER / DROP TYPE, generated index names, CREATE TABLE AS lengths, identity columns. Each module named
-here says why; this one only routes."""
+enum ALTER / DROP TYPE, generated index names, CREATE TABLE AS lengths, identity columns.
+Each module named here says why; this one only routes."""
 
 from __future__ import annotations
 
