@@ -32,7 +32,7 @@ class ColumnHints:
     (the server passes the same object until the catalog changes).
     """
 
-    __slots__ = ("_columns", "_embedded", "_order", "_keys", "_sizes", "_key", "_hash")
+    __slots__ = ("_columns", "_embedded", "_order", "_keys", "_sizes", "_identity", "_key", "_hash")
 
     def __init__(
         self,
@@ -41,6 +41,7 @@ class ColumnHints:
         order: Mapping[str, Sequence[str]] | None = None,
         primary_keys: Mapping[str, Sequence[str]] | None = None,
         vector_sizes: Mapping[str, Mapping[str, int]] | None = None,
+        identity: Mapping[str, Mapping[str, tuple[str, str]]] | None = None,
     ) -> None:
         self._columns = {
             t.lower(): {c.lower(): kind for c, kind in cols.items()} for t, cols in columns.items()
@@ -57,12 +58,18 @@ class ColumnHints:
             t.lower(): {c.lower(): n for c, n in cols.items()}
             for t, cols in (vector_sizes or {}).items()
         }
+        # identity columns: {column: (name as declared, 'a' ALWAYS | 'd' BY DEFAULT)}
+        self._identity = {
+            t.lower(): {c.lower(): v for c, v in cols.items()}
+            for t, cols in (identity or {}).items()
+        }
         self._key = (
             tuple(sorted((t, tuple(sorted(c.items()))) for t, c in self._columns.items())),
             tuple(sorted((t, tuple(sorted(c.items()))) for t, c in self._embedded.items())),
             tuple(sorted((t, tuple(sorted(c.items()))) for t, c in self._sizes.items())),
             tuple(sorted(self._order.items())),
             tuple(sorted(self._keys.items())),
+            tuple(sorted((t, tuple(sorted(c.items()))) for t, c in self._identity.items())),
         )
         self._hash = hash(self._key)
 
@@ -90,7 +97,9 @@ class ColumnHints:
         if not (self._order or self._keys):
             return self
         # keys may have changed too
-        return ColumnHints(self._columns, self._embedded, vector_sizes=self._sizes)
+        return ColumnHints(
+            self._columns, self._embedded, vector_sizes=self._sizes, identity=self._identity
+        )
 
     def column_order(self, table: str) -> tuple[str, ...] | None:
         """The column names of `table` (lower-case) as declared, None when not known."""
@@ -108,6 +117,10 @@ class ColumnHints:
         """n of a FLOAT[n] column `column` of `table` (lower-case), None when not known."""
         found = self._sizes.get(table)
         return found.get(column) if found else None
+
+    def identity(self, table: str) -> dict[str, tuple[str, str]]:
+        """{column: (name, 'a' | 'd')} of `table`'s (lower-case) identity columns."""
+        return self._identity.get(table) or {}
 
     def embedded_columns(self, table: str) -> Mapping[str, str]:
         """{text column: embedding column} registered for `table` (lower-case)."""

@@ -30,6 +30,7 @@ from transpiler import (
     do_block,
     dump_ddl,
     external_access,
+    identity,
     int_results,
     json_types,
     maintenance,
@@ -357,6 +358,8 @@ def _statement(
                 tag=f"ALTER {owner[0]}",
                 command=UtilityCommand(f"alter {owner[0].lower()} owner to {owner[1]}"),
             )
+        if tag == "ALTER TABLE" and (ident := identity.alter(chunk.text)) is not None:
+            return Statement(sql=chunk.text, kind=kind, tag=tag, identity_alter=ident)
         if tag == "ALTER SEQUENCE" and (restart := sequence_restart.restart_sql(chunk.text)):
             return Statement(sql=restart, kind=kind, tag=tag)
         if tag == "ALTER SEQUENCE" and (owned := dump_ddl.owned_by(chunk.text)) is not None:
@@ -370,6 +373,14 @@ def _statement(
         return Statement(
             sql=macro, kind=kind, tag=tag, external_access=external_access.of_tokens(tokens)
         )
+    overriding, sequence_names = None, ()
+    if _declares_serial(tokens, tag) and (normal := identity.normalize_options(chunk.text)):
+        sql, sequence_names = normal[0], normal[1]  # options as sqlglot reads them
+        chunk = split(sql, reader)[0]
+        tokens = chunk.tokens
+    if kind == "insert" and any(t.text.upper() == "OVERRIDING" for t in tokens):
+        tokens, overriding = identity.strip_overriding(tokens)
+        chunk = Chunk(tokens, chunk.start, chunk.end, chunk.text)
     triggers = scan(tokens, agent)
     if tokens[0].text.upper() in ("VACUUM", "ANALYZE", "ANALYSE") and (
         vacuum := maintenance.vacuum_sql(tokens, chunk.text)
@@ -412,8 +423,14 @@ def _statement(
     duckdb_params = None
     if triggers.agent:
         tree, calls, duckdb_params = agent_calls.extract(tree, chunk.start, agent)
-    # serial / identity columns: sequences created first, in the same DuckDB call
-    prelude = serial_columns.rewrite(tree) if _declares_serial(tokens, tag) else ""
+    # serial / identity columns: sequences created first, in the same DuckDB call; the
+    # server records which are identity columns once it ran
+    declared, prelude = None, ""
+    if _declares_serial(tokens, tag):
+        declared = identity.declared(tree)
+        prelude = serial_columns.rewrite(tree, sequence_names)
+    if kind in ("insert", "update", "merge"):
+        identity.check_write(tree, hints, overriding)
     notices: tuple[str, ...] = ()
     index_name = None
     if tag == "CREATE INDEX":
@@ -501,6 +518,7 @@ def _statement(
         drop_owned_sequences=owned,
         notices=notices,
         index_name=index_name,
+        identity=declared,
         _tree=tree if bind_texts else None,
     )
 

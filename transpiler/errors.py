@@ -8,14 +8,25 @@ class TranspileError(Exception):
 
     `sqlstate` is a Postgres SQLSTATE (42601 syntax, 42883 undefined function /
     wrong arguments, 0A000 not supported); `position` is a 1-based character
-    offset into the original input string, or None when unknown.
+    offset into the original input string, or None when unknown; `detail` and `hint` as
+    PostgreSQL words them, when it gives them.
     """
 
-    def __init__(self, sqlstate: str, message: str, position: int | None = None) -> None:
+    def __init__(
+        self,
+        sqlstate: str,
+        message: str,
+        position: int | None = None,
+        *,
+        detail: str | None = None,
+        hint: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.sqlstate = sqlstate
         self.message = message
         self.position = position
+        self.detail = detail
+        self.hint = hint
 
     def __repr__(self) -> str:
         return f"TranspileError({self.sqlstate!r}, {self.message!r}, {self.position!r})"

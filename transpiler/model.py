@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from transpiler.alter_type import AlterColumnTypes
     from transpiler.column_origins import Origins
     from transpiler.constraint_ddl import ConstraintDdl
+    from transpiler.identity import IdentityAlter, IdentityColumns
     from transpiler.matviews import MatviewDdl
     from transpiler.table_like import TableLike
     from transpiler.upsert_keys import Upsert
@@ -239,6 +240,12 @@ class Statement:
     # CREATE TABLE ... AS / CREATE MATERIALIZED VIEW: the (schema or '', table) made;
     # `column_origins` then holds its query's (the server keeps varchar(n) lengths).
     created_as: tuple[str, str] | None = None
+    # CREATE TABLE / ALTER TABLE ADD COLUMN: the identity columns it declares, which the
+    # server records once it ran (identity.py, proxy/pgserver/identity_ddl.py).
+    identity: IdentityColumns | None = None
+    # ALTER TABLE ... ALTER COLUMN c {ADD GENERATED | SET GENERATED | RESTART | DROP
+    # IDENTITY ...}: carried out by the server (proxy/pgserver/identity_ddl.py).
+    identity_alter: IdentityAlter | None = None
     # Private: the DuckDB tree, kept to regenerate SQL for bind_sql. Never mutated.
     _tree: exp.Expr | None = field(default=None, repr=False, compare=False)
     _bound: dict[int, str] = field(default_factory=dict, repr=False, compare=False)

@@ -28,15 +28,18 @@ _SERIAL_TYPES = {
     exp.DType.SERIAL: exp.DType.INT,
     exp.DType.BIGSERIAL: exp.DType.BIGINT,
 }
+_TYPE_MAX = {exp.DType.SMALLINT: 32767, exp.DType.INT: 2147483647}
 _SIMPLE = re.compile(r"^[a-z_][a-z0-9_]*$")
 _OPTIONS = (("start", "START WITH"), ("increment", "INCREMENT BY"),
             ("minvalue", "MINVALUE"), ("maxvalue", "MAXVALUE"))  # fmt: skip
 
 
-def rewrite(tree: exp.Expr) -> str:
+def rewrite(tree: exp.Expr, names: tuple[str | None, ...] = ()) -> str:
     """Turn `tree`'s (a CREATE TABLE or ALTER TABLE) serial and identity columns into
     sequence defaults; returns the statements that create their sequences, to run first
-    (each ending in '; '), or '' when there are none."""
+    (each ending in '; '), or '' when there are none. `names`: the identity columns'
+    SEQUENCE NAMEs, in order (None: PostgreSQL's own)."""
+    given = list(names)
     if isinstance(tree, exp.Create) and isinstance(tree.this, exp.Schema):
         table, columns = tree.this.this, tree.this.expressions
         props = tree.args.get("properties")
@@ -58,10 +61,14 @@ def rewrite(tree: exp.Expr) -> str:
     prelude = []
     for column in columns:
         if isinstance(column, exp.ColumnDef):
+            identity = _is_identity(column)
             options = _sequence_column(column)
             if options is not None:
-                name = _sequence_name(table, column.name)
-                prelude.append(f"{verb} {name.sql('duckdb')}{options}; ")
+                own = given.pop(0) if identity and given else None
+                name = _sequence_name(table, column.name, own)
+                # a SEQUENCE NAME given is the user's: taken already is an error, as there
+                made = verb.replace("OR REPLACE ", "") if own else verb
+                prelude.append(f"{made} {name.sql('duckdb')}{options}; ")
                 # DuckDB cannot ADD COLUMN with NOT NULL; the default fills every row anyway
                 _use_sequence(column, name, not_null=isinstance(tree, exp.Create))
     return "".join(prelude)
@@ -85,15 +92,36 @@ def _sequence_column(column: exp.ColumnDef) -> str | None:
                 for arg, words in _OPTIONS
                 if identity.args.get(arg) is not None
             )
+            # PostgreSQL's identity sequence has the column's type: its bound is the
+            # column's (DuckDB's are bigint; pg_sequence reads the type off this bound)
+            bound = _TYPE_MAX.get(kind.this) if isinstance(kind, exp.DataType) else None
+            rising = not options or " INCREMENT BY -" not in options
+            if bound and rising and identity.args.get("maxvalue") is None:
+                options += f" MAXVALUE {bound}"
             return options + (" CYCLE" if identity.args.get("cycle") else "")
     return None
 
 
-def _sequence_name(table: exp.Table, column: str) -> exp.Table:
-    """Postgres' name for the sequence, in the table's schema (`public` is DuckDB's main:
-    the name is built here, after nothing else will rewrite it)."""
-    name = exp.to_identifier(f"{table.name}_{column}_seq", quoted=True)
+def _is_identity(column: exp.ColumnDef) -> bool:
+    return any(
+        isinstance(k := c.args.get("kind"), exp.GeneratedAsIdentityColumnConstraint)
+        and k.args.get("expression") is None
+        for c in column.args.get("constraints") or []
+    )
+
+
+def _sequence_name(table: exp.Table, column: str, given: str | None = None) -> exp.Table:
+    """Postgres' name for the sequence (or the SEQUENCE NAME given), in the table's schema
+    unless given one (`public` is DuckDB's main: the name is built here, after nothing else
+    will rewrite it)."""
+    parts = [
+        p[1:-1].replace('""', '"') if p.startswith('"') else p.lower()
+        for p in re.findall(r'"(?:[^"]|"")+"|[^."]+', given or "")
+    ]
+    name = exp.to_identifier(parts[-1] if parts else f"{table.name}_{column}_seq", quoted=True)
     db, catalog = table.args.get("db"), table.args.get("catalog")
+    if len(parts) > 1:
+        db = exp.to_identifier(parts[-2])
     if db is not None and db.name.lower() == "public":
         db = exp.to_identifier("main")
     return exp.Table(this=name, db=db and db.copy(), catalog=catalog and catalog.copy())

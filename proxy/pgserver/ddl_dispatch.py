@@ -1,8 +1,8 @@
 """DDL the server carries out itself, or checks before DuckDB runs it, as PostgreSQL would:
 CREATE TABLE LIKE, materialized views, DROP / TRUNCATE against foreign keys, ALTER
 COLUMN TYPE rebuilds, constraint DDL, ALTERs around a table's indexes, ALTER INDEX RENAME,
-enum ALTER / DROP TYPE, generated index names, CREATE TABLE AS lengths. Each module named
-here says why; this one only routes."""
+enum ALTER / DROP TYPE, generated index names, CREATE TABLE AS lengths, identity columns.
+Each module named here says why; this one only routes."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from proxy.pgserver import (
     ctas_lengths,
     enum_alter,
     fk_checks,
+    identity_ddl,
     index_names,
     index_rename,
     matviews,
@@ -53,8 +54,14 @@ async def run(
             session.send_notice(text)
     if st.alter_types is not None and await alter_rebuild.run(runner, session, portal):
         return True  # ALTER COLUMN TYPE that DuckDB cannot do in place: a table rebuild
+    if st.identity_alter is not None:  # ALTER COLUMN ... ADD / SET GENERATED, RESTART, ...
+        await identity_ddl.run(runner, session, portal)
+        return True
     if st.constraints is not None:  # ADD / DROP CONSTRAINT, a CREATE TABLE's FOREIGN KEYs
         await constraint_ddl.run(runner, session, portal)
+        if st.identity is not None:  # a CREATE TABLE's identity columns, once it ran
+            await runner.call(identity_ddl.record, runner.cursor, st.identity)
+            runner.param_types.invalidate()
         return True
     if st.tag == "ALTER TABLE" and await alter_indexed.run(runner, session, portal):
         return True  # RENAME / DROP COLUMN / NOT NULL on an indexed table: around its indexes

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import duckdb
 
-from proxy.pgserver import alter_rebuild, foreign_keys
+from proxy.pgserver import alter_rebuild, foreign_keys, identity_ddl
 from proxy.wire.errors import PgError
 from transpiler import Statement
 from transpiler.ddl_targets import cascades, targets
@@ -63,10 +63,15 @@ async def after_ddl(
     call: Callable[..., Awaitable[Any]], cur: duckdb.DuckDBPyConnection, st: Statement, sql: str
 ) -> None:
     """After DDL ran: constraint names and keys are read again; they follow a renamed table
-    or column, and go with a dropped table or column."""
+    or column, and go with a dropped table or column; declared identity columns are
+    recorded."""
     foreign_keys.changed()
+    if st.identity is not None:
+        await call(identity_ddl.record, cur, st.identity)
     if st.tag == "ALTER TABLE" and " RENAME " in sql.upper():
         await call(foreign_keys.follow_rename, cur, sql)
+    if st.tag == "ALTER TABLE" and " DROP " in sql.upper():  # an identity column's sequence
+        await call(identity_ddl.drop_sequences_of_dropped, cur)
     if st.tag in ("DROP TABLE", "DROP SCHEMA", "ALTER TABLE"):
         await call(foreign_keys.forget_dropped, cur)
 

@@ -417,9 +417,9 @@ class Runner:
             session.send_notice(warning, "01000", "WARNING")
         if portal_outcome.keep_result(plan, portal, cols, head):
             self._owner = portal
-        if st.kind == "ddl":
-            self.param_types.invalidate()
+        if st.kind == "ddl":  # (the registry first: the hints read it)
             await fk_checks.after_ddl(self.call, self.cursor, st, plan.sql)
+            self.param_types.invalidate()
 
     async def run_plan(
         self, plan: statement_start.StartPlan, portal: Portal

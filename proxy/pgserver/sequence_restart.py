@@ -89,15 +89,18 @@ def _dependents(cur: Any, schema: str, name: str) -> list[tuple[str, str, str, s
     return out
 
 
-def recreate(cur: Any, schema: str, name: str) -> None:
+def recreate(cur: Any, schema: str, name: str, changes: dict[str, Any] | None = None) -> None:
     """Make the sequence again, fresh (its next value is its start), keeping its options
+    (but `changes`: start, inc, low, high, cycle; an identity's SET INCREMENT BY, ...)
     and the column defaults that draw from it. In the caller's transaction."""
     opts = cur.execute(
         "SELECT start_value, increment_by, min_value, max_value, cycle FROM duckdb_sequences() "
         "WHERE schema_name = ? AND sequence_name = ?",
         [schema, name],
     ).fetchone()
-    start, inc, low, high, cycle = opts
+    now = dict(zip(("start", "inc", "low", "high", "cycle"), opts, strict=True))
+    now.update(changes or {})
+    start, inc, low, high, cycle = now.values()
     seq = f"{quote_ident(schema)}.{quote_ident(name)}"
     deps = _dependents(cur, schema, name)
     for t_schema, table, column, _ in deps:

@@ -115,7 +115,9 @@ class Session:
         try:
             statements = transpile(sql, dialect=self.dialect, hints=hints)
         except TranspileError as exc:
-            raise PgError(exc.sqlstate, exc.message, position=exc.position) from exc
+            raise PgError(
+                exc.sqlstate, exc.message, position=exc.position, detail=exc.detail, hint=exc.hint
+            ) from exc
         column_hints.note(self.runner, statements)
         self.runner.origins.note(self.runner, statements)
         # Read-only keys, server files, allowed tables; `who` is set at login.

@@ -61,6 +61,13 @@ _KEYS_SQL = (
 )
 
 
+# Identity columns, from the server's constraint registry (proxy/pgserver/identity_ddl.py).
+_IDENTITY_SQL = (
+    "SELECT schema_name, table_name, columns[1], expression FROM main.__hati_constraints "
+    "WHERE contype = 'i'"
+)
+
+
 class HintsCache:
     """The engine's current ColumnHints, rebuilt on first use after a catalog change."""
 
@@ -138,13 +145,18 @@ class HintsCache:
         except Exception as exc:  # hints are an optimisation: without them, the name rule
             log.warning("column hints unavailable: %s", exc)
             return None
-        return build(rows, registered, keys)
+        try:
+            identity = self._cursor.execute(_IDENTITY_SQL).fetchall()
+        except Exception:  # a database without the registry (no wire server made it)
+            identity = []
+        return build(rows, registered, keys, identity)
 
 
 def build(
     rows: Iterable[tuple[str, str, str, str]],
     registered: Iterable[tuple[str, str, str]],
     keys: Iterable[tuple[str, str, Sequence[str]]] = (),
+    identity: Iterable[tuple[str, str, str, str]] = (),
 ) -> ColumnHints:
     """ColumnHints from (schema, table, column, data type) rows, each table's in declared
     order, and the registry's (table, text column, embedding column) rows. A table name
@@ -212,7 +224,18 @@ def build(
         t: {c: n for c, ns in cols.items() if len(ns) == 1 and (n := next(iter(ns))) is not None}
         for t, cols in sizes.items()
     }
-    return ColumnHints(columns, embedded, order, primary, vector_sizes)
+    # Identity columns (schema, table, column, 'a' | 'd'): a table name found in several
+    # schemas keeps them only if every copy has the same.
+    per_schema: dict[str, dict[str, dict[str, tuple[str, str]]]] = {}
+    for schema, table, column, kind in identity:
+        t = table.lower()
+        per_schema.setdefault(t, {}).setdefault(schema, {})[column.lower()] = (column, kind)
+    identities = {}
+    for t, schemas in per_schema.items():
+        maps = list(schemas.values())
+        if len(maps) == len(copies.get(t, {})) and all(x == maps[0] for x in maps):
+            identities[t] = maps[0]
+    return ColumnHints(columns, embedded, order, primary, vector_sizes, identities)
 
 
 def _embeds_column(sql: str) -> bool:

@@ -240,6 +240,14 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_is_generated(table_sql, col) AS
     regexp_matches(table_sql, '[(,] ?"?' || regexp_escape(replace(col, '"', '""'))
                    || '"? [A-Z][A-Z0-9_ ]*(\([0-9, ]+\))?(\[[0-9]*\])* GENERATED ALWAYS AS\(', 'i');
 
+-- Identity columns, 'a' ALWAYS / 'd' BY DEFAULT: the server's registry
+-- (proxy/pgserver/identity_ddl.py); `start` is the START WITH when the sequence was made
+-- again from another value (SET INCREMENT BY), else NULL.
+CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_identity_cols AS
+SELECT schema_name, table_name, columns[1] AS column_name, expression AS kind,
+       on_delete AS start
+FROM {{duck_db_ident}}.main.__hati_constraints WHERE contype = 'i';
+
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_attribute AS
 SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
        CASE WHEN vl.n IS NOT NULL THEN 1043
@@ -258,10 +266,11 @@ SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
                  WHERE t.oid = CASE WHEN vl.n IS NOT NULL THEN 1043
                                     ELSE __hati_catalog.pg.__hati_column_type_oid(c.data_type) END),
                 'p') AS attstorage, '' AS attcompression,
+       -- an identity column's default is its sequence, not a default (no pg_attrdef row)
        NOT c.is_nullable AS attnotnull,
        c.column_default IS NOT NULL AND NOT __hati_catalog.pg.__hati_null_default(c.column_default)
-           AS atthasdef,
-       FALSE AS atthasmissing, '' AS attidentity,
+           AND idn.kind IS NULL AS atthasdef,
+       FALSE AS atthasmissing, coalesce(idn.kind, '') AS attidentity,
        CASE WHEN g.sql IS NOT NULL AND c.column_default IS NOT NULL
                  AND __hati_catalog.pg.__hati_is_generated(g.sql, c.column_name)
             THEN 's' ELSE '' END AS attgenerated,
@@ -271,8 +280,9 @@ SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
        NULL::VARCHAR[] AS attacl, NULL::VARCHAR[] AS attoptions,
        NULL::VARCHAR[] AS attfdwoptions, NULL::VARCHAR AS attmissingval,
        c.data_type AS __hati_duck_type,
+       -- (an identity column's too: information_schema finds its sequence by it)
        __hati_catalog.pg.__hati_pg_default(c.column_default) AS __hati_default,
-       c.comment AS __hati_comment
+       c.comment AS __hati_comment, idn.start AS __hati_identity_start
 FROM duckdb_columns() c
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = c.database_name AND n.duck_schema = c.schema_name
 LEFT JOIN (SELECT table_oid, attnum, min(n) AS n FROM __hati_catalog.pg.__hati_varchar_len
@@ -280,13 +290,16 @@ LEFT JOIN (SELECT table_oid, attnum, min(n) AS n FROM __hati_catalog.pg.__hati_v
   ON vl.table_oid = c.table_oid AND vl.attnum = c.column_index AND c.data_type = 'VARCHAR'
 LEFT JOIN (SELECT table_oid, sql FROM duckdb_tables() WHERE sql LIKE '%GENERATED ALWAYS AS(%') g
   ON g.table_oid = c.table_oid
+LEFT JOIN __hati_catalog.pg.__hati_identity_cols idn
+  ON c.database_name = {{duck_db}} AND idn.schema_name = c.schema_name
+ AND idn.table_name = c.table_name AND idn.column_name = c.column_name
 WHERE NOT (c.database_name = 'temp' AND c.table_name IN ({{snapshot_names}}))
 UNION ALL
 -- index columns (psql \d on an index, SQLAlchemy get_indexes), typmod as the table's column
 SELECT i.indexrelid, coalesce(a.column_name, i.element),
        coalesce(__hati_catalog.pg.__hati_column_type_oid(a.data_type), 25), -1, -1, i.k::SMALLINT, 0,
        -1, coalesce(__hati_catalog.pg.__hati_type_mod(a.data_type), -1), FALSE, 'i', 'p', '', FALSE, FALSE, FALSE, '', '', FALSE, TRUE, 0, 0,
-       NULL, NULL, NULL, NULL, a.data_type, NULL, NULL
+       NULL, NULL, NULL, NULL, a.data_type, NULL, NULL, NULL
 FROM (SELECT indexrelid, indrelid, unnest(elements) AS element, unnest(attnums) AS attnum,
              generate_subscripts(elements, 1) AS k
       FROM __hati_catalog.pg.__hati_index) i
@@ -300,7 +313,10 @@ SELECT (1610612736 + c.table_oid * 1024 + c.column_index)::BIGINT AS oid,
        __hati_catalog.pg.__hati_pg_default(c.column_default) AS adbin
 FROM duckdb_columns() c
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = c.database_name AND n.duck_schema = c.schema_name
-WHERE c.column_default IS NOT NULL AND NOT __hati_catalog.pg.__hati_null_default(c.column_default);
+WHERE c.column_default IS NOT NULL AND NOT __hati_catalog.pg.__hati_null_default(c.column_default)
+  AND NOT EXISTS (SELECT 1 FROM __hati_catalog.pg.__hati_identity_cols idn
+                  WHERE c.database_name = {{duck_db}} AND idn.schema_name = c.schema_name
+                    AND idn.table_name = c.table_name AND idn.column_name = c.column_name);
 
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_index AS
 SELECT indexrelid, indrelid, len(attnums)::SMALLINT AS indnatts,

@@ -119,19 +119,25 @@ SELECT 1255, h.oid, 0, 3079, 13580, 0, 'e' FROM __hati_catalog.pg.__hati_functio
 UNION ALL
 -- A column default drawing from a sequence depends on it ('n'); a serial column's sequence
 -- (<table>_<column>_seq, transpiler/serial_columns.py) is owned by the column ('a'), so
--- pg_dump creates the table, then the sequence OWNED BY the column, then the default.
+-- pg_dump creates the table, then the sequence OWNED BY the column, then the default. An
+-- identity column's sequence is its internal part ('i', no default): pg_dump writes ALTER
+-- TABLE ... ADD GENERATED ... AS IDENTITY for it.
 SELECT * FROM (
     SELECT unnest([
         {'classid': 2604::BIGINT,
          'objid': (1610612736 + d.table_oid * 1024 + d.column_index)::BIGINT,
          'objsubid': 0, 'refclassid': 1259::BIGINT, 'refobjid': s.sequence_oid::BIGINT,
-         'refobjsubid': 0, 'deptype': 'n'},
+         'refobjsubid': 0, 'deptype': CASE WHEN idn.kind IS NULL THEN 'n' END},
         {'classid': 1259, 'objid': s.sequence_oid, 'objsubid': 0, 'refclassid': 1259,
          'refobjid': d.table_oid, 'refobjsubid': d.column_index,
-         'deptype': CASE WHEN lower(s.sequence_name)
+         'deptype': CASE WHEN idn.kind IS NOT NULL THEN 'i'
+                         WHEN lower(s.sequence_name)
                               = lower(d.table_name || '_' || d.column_name || '_seq')
                          THEN 'a' END}], recursive := true)
     FROM duckdb_columns() d
+    LEFT JOIN __hati_catalog.pg.__hati_identity_cols idn
+      ON d.database_name = {{duck_db}} AND idn.schema_name = d.schema_name
+     AND idn.table_name = d.table_name AND idn.column_name = d.column_name
     JOIN duckdb_sequences() s
       ON s.database_name = d.database_name
      AND s.sequence_name = regexp_extract(d.column_default,

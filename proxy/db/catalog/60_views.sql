@@ -28,8 +28,13 @@ SELECT i.nspname AS schemaname, i.table_name AS tablename, i.index_name AS index
        NULL::VARCHAR AS tablespace, __hati_catalog.pg.pg_get_indexdef(i.indexrelid) AS indexdef
 FROM __hati_catalog.pg.__hati_index i;
 
+-- DuckDB's sequences are all bigint; one bounded by integer's / smallint's maximum (an
+-- identity column's, transpiler/serial_columns.py) is described as of that type, so
+-- pg_dump writes NO MAXVALUE for it as for PostgreSQL's.
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_sequence AS
-SELECT s.sequence_oid::BIGINT AS seqrelid, 20::BIGINT AS seqtypid, s.start_value AS seqstart,
+SELECT s.sequence_oid::BIGINT AS seqrelid,
+       CASE s.max_value WHEN 2147483647 THEN 23 WHEN 32767 THEN 21 ELSE 20 END::BIGINT AS seqtypid,
+       s.start_value AS seqstart,
        s.increment_by AS seqincrement, s.max_value AS seqmax, s.min_value AS seqmin,
        1::BIGINT AS seqcache, s.cycle AS seqcycle
 FROM duckdb_sequences() s
@@ -37,7 +42,9 @@ JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = s.database_name AND n.duck_sch
 
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_sequences AS
 SELECT n.nspname AS schemaname, s.sequence_name AS sequencename, {{owner}} AS sequenceowner,
-       'bigint' AS data_type, s.start_value, s.min_value, s.max_value, s.increment_by,
+       CASE s.max_value WHEN 2147483647 THEN 'integer' WHEN 32767 THEN 'smallint'
+            ELSE 'bigint' END AS data_type,
+       s.start_value, s.min_value, s.max_value, s.increment_by,
        s.cycle, 1::BIGINT AS cache_size, s.last_value
 FROM duckdb_sequences() s
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = s.database_name AND n.duck_schema = s.schema_name;

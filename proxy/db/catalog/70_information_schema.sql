@@ -29,7 +29,8 @@ FROM __hati_catalog.pg.__hati_rel r WHERE r.relkind = 'v';
 CREATE OR REPLACE VIEW __hati_catalog.info.columns AS
 SELECT {{database_name}} AS table_catalog, r.nspname AS table_schema, r.relname AS table_name,
        a.attname AS column_name, a.attnum::INTEGER AS ordinal_position,
-       CASE WHEN a.attgenerated = '' THEN a.__hati_default END AS column_default,
+       CASE WHEN a.attgenerated = '' AND a.attidentity = '' THEN a.__hati_default END
+           AS column_default,
        CASE WHEN a.attnotnull THEN 'NO' ELSE 'YES' END AS is_nullable,
        -- as Postgres: a type outside pg_catalog (pgvector's vector) is USER-DEFINED, named
        -- by udt_schema / udt_name
@@ -66,16 +67,27 @@ SELECT {{database_name}} AS table_catalog, r.nspname AS table_schema, r.relname 
        NULL::VARCHAR AS scope_catalog, NULL::VARCHAR AS scope_schema,
        NULL::VARCHAR AS scope_name, NULL::INTEGER AS maximum_cardinality,
        a.attnum::VARCHAR AS dtd_identifier, 'NO' AS is_self_referencing,
-       'NO' AS is_identity, NULL::VARCHAR AS identity_generation,
-       NULL::VARCHAR AS identity_start, NULL::VARCHAR AS identity_increment,
-       NULL::VARCHAR AS identity_maximum, NULL::VARCHAR AS identity_minimum,
-       'NO' AS identity_cycle,
+       CASE WHEN a.attidentity <> '' THEN 'YES' ELSE 'NO' END AS is_identity,
+       CASE a.attidentity WHEN 'a' THEN 'ALWAYS' WHEN 'd' THEN 'BY DEFAULT' END
+           AS identity_generation,
+       coalesce(TRY_CAST(a.__hati_identity_start AS BIGINT), s.start_value)::VARCHAR
+           AS identity_start, s.increment_by::VARCHAR AS identity_increment,
+       s.max_value::VARCHAR AS identity_maximum, s.min_value::VARCHAR AS identity_minimum,
+       CASE WHEN s.cycle THEN 'YES' ELSE 'NO' END AS identity_cycle,
        CASE WHEN a.attgenerated = 's' THEN 'ALWAYS' ELSE 'NEVER' END AS is_generated,
        CASE WHEN a.attgenerated = 's' THEN a.__hati_default END AS generation_expression,
        CASE WHEN r.relkind = 'r' THEN 'YES' ELSE 'NO' END AS is_updatable
 FROM __hati_catalog.pg.pg_attribute a
 JOIN __hati_catalog.pg.__hati_rel r ON r.oid = a.attrelid AND r.relkind IN ('r', 'v')
 LEFT JOIN __hati_catalog.pg.pg_type t ON t.oid = a.atttypid
+-- an identity column's sequence (proxy/pgserver/identity_ddl.py), named by its nextval
+LEFT JOIN (SELECT database_name, schema_name, sequence_name, start_value, increment_by,
+                  max_value, min_value, cycle FROM duckdb_sequences()) s
+  ON a.attidentity <> '' AND s.database_name = {{duck_db}}
+ AND s.sequence_name = regexp_extract(a.__hati_default,
+         '^nextval\(''(?:"?[^''".]+"?\.)?"?([^''".]+)"?''', 1)
+ AND (s.schema_name = CASE r.nspname WHEN 'public' THEN 'main' ELSE r.nspname END
+      OR contains(regexp_extract(a.__hati_default, '^nextval\(''([^'']*)''', 1), '.'))
 -- A query without ORDER BY gets a table's columns in attnum order, as from PostgreSQL
 -- (Piccolo's `schema generate` and many model generators rely on it).
 ORDER BY r.oid, a.attnum;
