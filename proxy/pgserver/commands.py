@@ -217,6 +217,8 @@ async def _utility(runner: StatementRunner, session: ClientSession, cmd: Utility
     if name.startswith("alter ") and " owner to " in name:
         # hatiproxy has one owner of everything (role oid 10): nothing changes hands
         return name.split(" owner to ")[0].upper()
+    if name.startswith("privileges "):  # GRANT / REVOKE (transpiler/privileges.py)
+        return _privileges(session, name.removeprefix("privileges "))
     if name.startswith("create extension"):
         return _create_extension(name.removeprefix("create extension").strip())
     if name.startswith("lock "):
@@ -302,3 +304,25 @@ def _create_extension(name: str) -> str:
         f'extension "{name}" is not available',
         hint=f"hatiproxy has these extensions built in: {built_in}.",
     )
+
+
+_NO_PRIVILEGES = (
+    "hatiproxy has no roles or per-object privileges: every login reads and writes every "
+    "table, view and sequence within its API key's limits, and an object belongs to the "
+    "login that created it."
+)
+
+
+def _privileges(session: ClientSession, action: str) -> str:
+    """GRANT / REVOKE / ALTER DEFAULT PRIVILEGES change nothing: PostgreSQL's WARNING for a
+    GRANT that grants nothing (01007) or a REVOKE that revokes nothing (01006), with why."""
+    revoke = action.endswith("revoke")
+    if action.startswith("default"):
+        text, tag = "default privileges were not changed", "ALTER DEFAULT PRIVILEGES"
+    elif revoke:
+        text, tag = "no privileges could be revoked", "REVOKE"
+    else:
+        text, tag = "no privileges were granted", "GRANT"
+    fields = {"S": "WARNING", "V": "WARNING", "C": "01006" if revoke else "01007", "M": text}
+    session.out(m.notice_response({**fields, "D": _NO_PRIVILEGES}))
+    return tag

@@ -106,10 +106,12 @@ def _add(cur: Any, table: Any, added: AddedConstraint, notices: list[str]) -> No
         if _taken(cur, table, added.name):
             raise _exists(added.name, table)
         cols = ", ".join(quote(c) for c in columns)
-        try:
-            cur.execute(f"ALTER TABLE {final} ADD PRIMARY KEY ({cols})")
-        except duckdb.DependencyException:  # the table has an index: rebuild it
+        # DuckDB refuses the ALTER on a table with an index (pg_dump adds a UNIQUE before
+        # the PRIMARY KEY), and the refusal would abort the transaction: rebuild instead.
+        if _has_indexes(cur, table):
             _rebuild(cur, table, add=(f"PRIMARY KEY({cols})",))
+        else:
+            cur.execute(f"ALTER TABLE {final} ADD PRIMARY KEY ({cols})")
     elif added.kind == "u":
         name = added.name or _free_name(cur, table, default_name(table.name, columns, "key"))
         if _taken(cur, table, name):
@@ -161,6 +163,14 @@ def _name_created(cur: Any, table: Any, named: tuple[tuple[str, str | None], ...
                     "columns, expression) VALUES (?, ?, ?, ?, ?, ?)",
                     [table.schema, table.name, name, kind, list(cols), text],
                 )
+
+
+def _has_indexes(cur: Any, table: Any) -> bool:
+    return bool(
+        cur.execute(
+            "SELECT count(*) FROM duckdb_indexes() WHERE table_oid = ?", [table.oid]
+        ).fetchone()[0]
+    )
 
 
 def _columns(cur: Any, table: Any, names: tuple[str, ...]) -> tuple[str, ...]:
