@@ -304,7 +304,7 @@ def _sequences(cur: Any) -> dict[tuple[str, str], tuple[Any, ...]]:
         (r[0], r[1]): r[2:]
         for r in cur.execute(
             "SELECT schema_name, sequence_name, start_value, increment_by, min_value, "
-            "max_value, cycle, last_value FROM duckdb_sequences() "
+            "max_value, cycle, last_value, comment FROM duckdb_sequences() "
             "WHERE database_name = system.main.current_database() AND NOT temporary"
         ).fetchall()
     }
@@ -349,12 +349,19 @@ def _rebuild(
     # where it stood, before the table whose defaults draw from it, and owned again after.
     owned = [s for s in sequences if s not in _sequences(cur)]
     for schema, name in owned:
-        start, inc, low, high, cycle, last = sequences[(schema, name)]
-        at = start if last is None else last + inc
+        start, inc, low, high, cycle, last, comment = sequences[(schema, name)]
+        seq = f"{quote(schema)}.{quote(name)}"
+        # drawn up to `last` again (as setval does), so pg_sequences shows what it showed
+        draws = 0 if last is None else (last - start) // inc + 1
         cur.execute(
-            f"CREATE SEQUENCE {quote(schema)}.{quote(name)} INCREMENT BY {inc} MINVALUE {low} "
-            f"MAXVALUE {high} START WITH {at} {'CYCLE' if cycle else 'NO CYCLE'}"
+            f"CREATE SEQUENCE {seq} INCREMENT BY {inc} MINVALUE {low} MAXVALUE {high} "
+            f"START WITH {start if draws >= 0 else last} {'CYCLE' if cycle else 'NO CYCLE'}"
         )
+        if draws:  # (a cycled sequence behind its start: from `last`, its start is lost)
+            quoted = seq.replace("'", "''")
+            cur.execute(f"SELECT count(nextval('{quoted}')) FROM range({max(draws, 1)})")
+        if comment is not None:
+            cur.execute(f"COMMENT ON SEQUENCE {seq} IS {_literal(comment)}")
     name_sql = quote(table.name) if table.temporary else final
     cur.execute(table_ddl.render(ddl, name_sql, {}, frozenset(texts), add))
     for schema, name in owned:
