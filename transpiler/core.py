@@ -36,6 +36,7 @@ from transpiler import (
     matviews,
     multi_object,
     name_types,
+    object_comments,
     rewrite,
     sequence_restart,
     serial_columns,
@@ -310,6 +311,8 @@ def _statement(
         return Statement(sql=schema, kind=kind, tag=tag)
     if matviews.is_matview(chunk.text) and dump_ddl.owner_to(chunk.text) is None:
         return _matview(chunk, reader, dims, hints, agent)
+    if tag == "COMMENT" and (comment := object_comments.comment_command(chunk.text)):
+        return Statement(sql=chunk.text, kind="utility", tag=tag, command=comment)
     if tag == "COMMENT" and (text := matviews.comment_on_table(chunk.text)) is not None:
         inner = _transpile_cached(text, reader_name(reader), dims, hints, agent)
         if len(inner) == 1:

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from proxy.db.catalog import snapshot as catalog_snapshot
-from proxy.pgserver import foreign_keys
+from proxy.pgserver import foreign_keys, object_comments
 from proxy.pgserver.results import Column, row_description
 from proxy.semantic import column_hints
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError
 from transpiler import Statement
 from transpiler.model import (
+    CommentCommand,
     ResetCommand,
     SetCommand,
     ShowCommand,
@@ -88,6 +89,8 @@ async def run(
                 tag = st.tag  # START TRANSACTION answers so
         case UtilityCommand():
             tag = await _utility(runner, session, cmd)
+        case CommentCommand():
+            tag = await object_comments.run(runner, cmd)
         case _:
             raise PgError("0A000", f"unsupported command {st.tag}")
     session.out(m.command_complete(tag))

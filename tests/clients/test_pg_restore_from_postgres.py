@@ -38,6 +38,7 @@ SCHEMA = r"""
 CREATE ROLE app_owner;
 CREATE ROLE reporting;
 CREATE SCHEMA app;
+COMMENT ON SCHEMA app IS 'the application';
 CREATE TYPE app.status AS ENUM ('draft', 'active', 'archived');
 COMMENT ON TYPE app.status IS 'lifecycle';
 CREATE TABLE app.customers (
@@ -62,6 +63,7 @@ CREATE TABLE app.orders (
     note text,
     shipped boolean DEFAULT false
 );
+COMMENT ON CONSTRAINT orders_total_check ON app.orders IS 'positive';
 CREATE INDEX orders_customer_placed_idx ON app.orders (customer_id, placed_at);
 COMMENT ON INDEX app.orders_customer_placed_idx IS 'by customer';
 CREATE INDEX orders_unshipped_idx ON app.orders (placed_at) WHERE NOT shipped;
