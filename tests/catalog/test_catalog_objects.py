@@ -40,9 +40,15 @@ def test_install_is_idempotent_and_leaves_the_user_database_alone(tmp_path: Path
         "UNION ALL SELECT schema_name, view_name FROM duckdb_views() "
         "WHERE database_name = 'user' AND NOT internal ORDER BY ALL"
     ).fetchall()
-    # the user's table, and the server's constraint and materialized-view registries
-    # (system relations: no client lists them; proxy/pgserver/foreign_keys.py, matviews.py)
-    assert objects == [("main", "__hati_constraints"), ("main", "__hati_matviews"), ("main", "t")]
+    # the user's table, and the server's comment, constraint and materialized-view
+    # registries (system relations: no client lists them; proxy/pgserver/object_comments.py,
+    # foreign_keys.py, matviews.py)
+    assert objects == [
+        ("main", "__hati_comments"),
+        ("main", "__hati_constraints"),
+        ("main", "__hati_matviews"),
+        ("main", "t"),
+    ]
     assert reopened.execute("SELECT * FROM t").fetchall() == [(1,)]
     install(reopened)  # on an existing file too
     assert reopened.execute("SELECT current_database(), current_schema()").fetchall() == [
