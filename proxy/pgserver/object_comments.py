@@ -2,7 +2,8 @@
 the registry `main.__hati_comments` with the user's tables, which pg_description reads
 (proxy/db/catalog/50_functions.sql): a schema's comment by the schema's oid (one dropped
 and made again has none), a constraint's by schema, table and constraint name. Written
-in the client's transaction when one is open, so a ROLLBACK takes it back."""
+in the client's transaction when one is open, so a ROLLBACK takes it back (a ROLLBACK TO
+a savepoint set after it is refused: the replay of the block's writes cannot redo it)."""
 
 from __future__ import annotations
 
@@ -13,16 +14,19 @@ from proxy.wire.errors import PgError
 from transpiler.model import CommentCommand
 
 if TYPE_CHECKING:
-    from proxy.pgserver.contexts import StatementRunner
+    from proxy.pgserver.contexts import ClientSession, StatementRunner
 
 REGISTRY = "main.__hati_comments"
 
 
-async def run(runner: StatementRunner, cmd: CommentCommand) -> str:
+async def run(runner: StatementRunner, session: ClientSession, cmd: CommentCommand) -> str:
     await runner.take_cursor()
     in_block = runner.txn_status != "I" or runner.implicit
     if runner.txn_status == "I":
         runner.write.begin()  # a write that commits: the catalog snapshots must see it
+    if in_block:  # a ROLLBACK TO replay cannot redo it: refused rather than lost
+        session.savepoints.writes += 1
+        session.savepoints.undoable.append("COMMENT")
     await runner.call(_run, runner.cursor, cmd, in_block)
     return "COMMENT"
 
