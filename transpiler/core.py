@@ -41,6 +41,7 @@ from transpiler import (
     sequence_restart,
     serial_columns,
     table_like,
+    unsupported_ddl,
     upsert_keys,
 )
 from transpiler.agent_calls import AgentCall
@@ -353,6 +354,8 @@ def _statement(
                 tag=tag,
                 external_access=external_access.of_tokens(chunk.tokens),
             )
+    if kind == "ddl" and tag.startswith("CREATE "):
+        unsupported_ddl.check(tag, chunk.text, chunk.start)
     if tag == "CREATE FUNCTION" and (macro := dump_ddl.sql_function_macro(chunk.text)):
         return Statement(
             sql=macro, kind=kind, tag=tag, external_access=external_access.of_tokens(tokens)

@@ -2,7 +2,9 @@
 comment on a schema, and keeps no constraint names of its own for most constraints):
 the server keeps them in its registry `main.__hati_comments`, which pg_description reads
 (proxy/pgserver/object_comments.py). pg_dump writes both (`COMMENT ON SCHEMA app IS
-'...'`, `COMMENT ON CONSTRAINT c ON app.t IS '...'`); `IS NULL` removes one."""
+'...'`, `COMMENT ON CONSTRAINT c ON app.t IS '...'`); `IS NULL` removes one. Also
+`COMMENT ON EXTENSION`, which pg_dump writes after each CREATE EXTENSION: acknowledged
+for a built-in extension (its description is the built-in one)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from transpiler.model import CommentCommand
 
 _NAME = r'(?:"(?:[^"]|"")+"|[A-Za-z_][\w$]*)'
 _COMMENT = re.compile(
-    rf"^\s*COMMENT\s+ON\s+(SCHEMA|CONSTRAINT)\s+({_NAME})"
+    rf"^\s*COMMENT\s+ON\s+(SCHEMA|CONSTRAINT|EXTENSION)\s+({_NAME})"
     rf"(?:\s+ON\s+({_NAME}(?:\s*\.\s*{_NAME})?))?"
     r"\s+IS\s+(NULL|'(?:[^']|'')*')\s*;?\s*$",
     re.IGNORECASE | re.DOTALL,
@@ -34,10 +36,12 @@ def _duck_schema(name: str) -> str:
 def comment_command(text: str) -> CommentCommand | None:
     """The request of a COMMENT ON SCHEMA / CONSTRAINT ... ON table, else None."""
     m = _COMMENT.match(text)
-    if m is None or (m[1].upper() == "SCHEMA") != (m[3] is None):
+    if m is None or (m[1].upper() == "CONSTRAINT") != (m[3] is not None):
         return None
     value = None if m[4].upper() == "NULL" else m[4][1:-1].replace("''", "'")
     name = _ident(m[2])
+    if m[1].upper() == "EXTENSION":
+        return CommentCommand("extension", None, None, name, value)
     if m[3] is None:
         return CommentCommand("schema", _duck_schema(name), None, name, value)
     parts = [_ident(p) for p in _PART.findall(m[3])]

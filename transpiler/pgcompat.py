@@ -149,8 +149,8 @@ def rewrite(nodes: list[exp.Expr]) -> None:
             _column(node)
         elif isinstance(node, exp.Dot):
             _dot(node)
-        elif isinstance(node, exp.Collate):  # a Func subclass in sqlglot: test it first
-            _collate(node)
+        elif isinstance(node, exp.Collate | exp.CollateColumnConstraint):  # (Collate is a
+            _collate(node)  # Func subclass in sqlglot: tested before Func)
         elif isinstance(node, exp.Any):
             any_array.rewrite(node)
         elif isinstance(node, exp.Bracket):
@@ -543,7 +543,14 @@ def _operator(node: exp.Operator) -> None:
         like_escape.rewrite(result)
 
 
-def _collate(node: exp.Collate) -> None:
-    collation = node.expression
-    if collation is not None and collation.name.lower() in _DROP_COLLATIONS:
+def _collate(node: exp.Collate | exp.CollateColumnConstraint) -> None:
+    """The code-point order text compares in here ("C", as pg_dump writes a column's:
+    `COLLATE pg_catalog."C"`) and the default need no COLLATE, in an expression or a column."""
+    column = isinstance(node, exp.CollateColumnConstraint)
+    collation = node.this if column else node.expression
+    if not isinstance(collation, exp.Expr) or collation.name.lower() not in _DROP_COLLATIONS:
+        return
+    if not column:
         node.replace(node.this)
+    elif isinstance(node.parent, exp.ColumnConstraint):
+        node.parent.pop()

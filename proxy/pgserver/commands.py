@@ -90,7 +90,7 @@ async def run(
         case UtilityCommand():
             tag = await _utility(runner, session, cmd)
         case CommentCommand():
-            tag = await object_comments.run(runner, session, cmd)
+            tag = await object_comments.run(runner, session, cmd, BUILT_IN_EXTENSIONS)
         case _:
             raise PgError("0A000", f"unsupported command {st.tag}")
     session.out(m.command_complete(tag))

@@ -7,6 +7,7 @@ a savepoint set after it is refused: the replay of the block's writes cannot red
 
 from __future__ import annotations
 
+from collections.abc import Container
 from typing import TYPE_CHECKING, Any
 
 from proxy.pgserver import alter_rebuild
@@ -19,7 +20,17 @@ if TYPE_CHECKING:
 REGISTRY = "main.__hati_comments"
 
 
-async def run(runner: StatementRunner, session: ClientSession, cmd: CommentCommand) -> str:
+async def run(
+    runner: StatementRunner,
+    session: ClientSession,
+    cmd: CommentCommand,
+    extensions: Container[str],
+) -> str:
+    """`extensions`: the built-in ones (a comment on one changes nothing)."""
+    if cmd.kind == "extension":
+        if cmd.name not in extensions:
+            raise PgError("42704", f'extension "{cmd.name}" does not exist')
+        return "COMMENT"
     await runner.take_cursor()
     in_block = runner.txn_status != "I" or runner.implicit
     if runner.txn_status == "I":

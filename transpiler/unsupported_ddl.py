@@ -1,0 +1,44 @@
+"""DDL for PostgreSQL features hatiproxy does not have, which pg_dump writes when the
+source uses them: refused with 0A000 naming the feature (where a restore with
+ON_ERROR_STOP stops), not a syntax error a user would take for a typo in the dump.
+
+A SQL-language function with one query is a macro (dump_ddl.sql_function_macro); a
+function or procedure in another language (plpgsql, C) is not, nor are triggers,
+domains, aggregates, operators, rules, row-level security policies and replication
+objects.
+"""
+
+from __future__ import annotations
+
+import re
+
+from transpiler.errors import TranspileError
+
+_WHY = {
+    "CREATE TRIGGER": "table triggers",
+    "CREATE CONSTRAINT": "constraint triggers",
+    "CREATE EVENT": "event triggers",
+    "CREATE DOMAIN": "domains",
+    "CREATE AGGREGATE": "user-defined aggregates",
+    "CREATE OPERATOR": "user-defined operators",
+    "CREATE RULE": "rules",
+    "CREATE POLICY": "row-level security policies",
+    "CREATE PUBLICATION": "logical replication",
+    "CREATE SUBSCRIPTION": "logical replication",
+}
+_LANGUAGE = re.compile(r"\bLANGUAGE\s+'?\"?([A-Za-z_]\w*)", re.IGNORECASE)
+_ROUTINE_TAGS = frozenset({"CREATE FUNCTION", "CREATE PROCEDURE"})
+
+
+def check(tag: str, text: str, start: int) -> None:
+    """Raise 0A000 for a statement of an unsupported kind (tag: classify's)."""
+    feature, more = _WHY.get(tag), ""
+    if feature is None and tag in _ROUTINE_TAGS:
+        m = _LANGUAGE.search(text)
+        if m is not None and m[1].lower() != "sql":
+            feature = f"functions or procedures in language {m[1].lower()}"
+            more = " A SQL-language function whose body is one query is supported."
+    if feature is not None:
+        raise TranspileError(
+            "0A000", f"{tag} is not supported: hatiproxy has no {feature}.{more}", start + 1
+        )
