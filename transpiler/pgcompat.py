@@ -477,7 +477,9 @@ def _login_user() -> exp.Expr:
 
 def _dot(node: exp.Dot) -> None:
     qualifier, inner = node.this, node.expression
-    if isinstance(inner, exp.Func) and qualifier.name.lower() == "pg_catalog":
+    # pg_dump qualifies calls in defaults and views (`public.uuid_generate_v4()`): public is
+    # main, where the search path finds users' macros and the built-ins are found too
+    if isinstance(inner, exp.Func) and qualifier.name.lower() in ("pg_catalog", "public"):
         node.replace(inner)
 
 

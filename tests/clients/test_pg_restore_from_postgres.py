@@ -9,7 +9,8 @@ INITIALLY DEFERRED, one to a UNIQUE column), unique (one and two columns), CHECK
 NULL constraints, a partial, a multi-column, an expression and a varchar_pattern_ops
 index, a view, a sequence drawn from, comments on every kind of object pg_dump writes
 them for, an object owned by another role, GRANTs and default privileges, NULLs and text
-with tabs, newlines and backslashes.
+with tabs, newlines and backslashes, the uuid-ossp extension, a SQL function, and
+defaults calling both (pg_dump writes `public.uuid_generate_v4()`), a `COLLATE "C"` column.
 
 `pg_dump -Fp` replayed by `psql -v ON_ERROR_STOP=1 -f` and `pg_dump -Fc` restored by
 `pg_restore --exit-on-error` (with no flags, and with `--no-owner --no-privileges`) both
@@ -98,6 +99,12 @@ CREATE VIEW app.customer_totals AS
   FROM app.customers c LEFT JOIN app.orders o ON o.customer_id = c.id GROUP BY c.id, c.name;
 COMMENT ON VIEW app.customer_totals IS 'per customer';
 CREATE TABLE public.settings (key text PRIMARY KEY, value text);
+CREATE EXTENSION "uuid-ossp";
+CREATE FUNCTION public.add_one(x integer) RETURNS integer LANGUAGE sql IMMUTABLE
+    AS $$SELECT x + 1$$;
+CREATE TABLE public.api_tokens (token uuid PRIMARY KEY DEFAULT uuid_generate_v4(),
+    label text COLLATE "C" NOT NULL, uses integer DEFAULT add_one(0));
+INSERT INTO public.api_tokens VALUES ('c0eebc99-9c0b-4ef8-bb6d-6bb9bd380a13', 'cli', 5);
 CREATE TABLE public.schema_migrations (version character varying NOT NULL PRIMARY KEY);
 INSERT INTO app.customers (email, name, balance, is_active, created_at, external_id, tags,
                            profile, status) VALUES
@@ -137,6 +144,7 @@ TABLES = {
     "tickets": "SELECT * FROM app.tickets ORDER BY id",
     "settings": "SELECT * FROM public.settings ORDER BY key",
     "schema_migrations": "SELECT * FROM public.schema_migrations ORDER BY version",
+    "api_tokens": "SELECT * FROM public.api_tokens ORDER BY label",
     "accounts": "SELECT * FROM public.pgbench_accounts ORDER BY aid",
     "branches": "SELECT * FROM public.pgbench_branches ORDER BY bid",
     "tellers": "SELECT * FROM public.pgbench_tellers ORDER BY tid",
@@ -271,6 +279,11 @@ def _check_restored(source: Source, server: ServerProcess) -> None:
             " RETURNING id, balance, is_active, status, tags"
         ).fetchall()
         assert added == [(5, 0, True, "draft", None)]  # (4 was drawn just above)
+        # defaults calling an extension's function and a SQL function (as `public.f()`)
+        token = restored.execute(
+            "INSERT INTO public.api_tokens (label) VALUES ('new') RETURNING length(token::text), uses"
+        ).fetchall()
+        assert token == [(36, 1)]
         codes = [(sql, _refused(restored, sql)) for sql, _ in VIOLATIONS]
         assert codes == VIOLATIONS  # ... the restored hatiproxy refuses with the same codes
         # ON DELETE CASCADE through two levels, ON DELETE SET NULL
