@@ -354,8 +354,8 @@ def _statement(
                 tag=tag,
                 external_access=external_access.of_tokens(chunk.tokens),
             )
-    if kind == "ddl" and tag.startswith("CREATE "):
-        unsupported_ddl.check(tag, chunk.text, chunk.start)
+    if kind == "ddl" and tag.startswith(("CREATE ", "ALTER TABLE")):
+        unsupported_ddl.check(tag, chunk.text, chunk.start, tokens)
     if tag == "CREATE FUNCTION" and (macro := dump_ddl.sql_function_macro(chunk.text)):
         return Statement(
             sql=macro, kind=kind, tag=tag, external_access=external_access.of_tokens(tokens)

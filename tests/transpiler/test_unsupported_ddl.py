@@ -57,3 +57,37 @@ def test_sql_function_is_still_a_macro() -> None:
 def test_code_point_collation_of_a_column_goes(collation: str) -> None:
     (st,) = transpile(f"CREATE TABLE public.t (a text COLLATE {collation} NOT NULL, b int)")
     assert st.sql == "CREATE TABLE main.t (a TEXT NOT NULL, b INT)"
+
+
+@pytest.mark.parametrize(
+    ("sql", "clause"),
+    [
+        ("CREATE TABLE public.parted (id integer, k text)\nPARTITION BY LIST (k)", "PARTITION BY"),
+        ("CREATE TABLE public.parted_a PARTITION OF public.parted FOR VALUES IN ('a')",
+         "PARTITION OF"),
+        ("CREATE TABLE public.child (extra integer)\nINHERITS (public.parent)", "INHERITS"),
+        ("ALTER TABLE ONLY public.parted ATTACH PARTITION public.parted_a FOR VALUES IN ('a')",
+         "ATTACH PARTITION"),
+    ],
+)  # fmt: skip
+def test_partitions_and_inheritance_are_refused_not_dropped(sql: str, clause: str) -> None:
+    """sqlglot would drop the clause and leave a plain table: the rows pg_dump writes into
+    each partition would not be the parent's."""
+    with pytest.raises(TranspileError) as info:
+        transpile(sql)
+    assert info.value.sqlstate == "0A000"
+    assert info.value.message == (
+        f"{clause} is not supported: hatiproxy has no partitioned tables or table inheritance."
+    )
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "CREATE TABLE w AS SELECT row_number() OVER (PARTITION BY a) AS n FROM t",
+        "CREATE TABLE w (partition int, inherits int)",
+        "ALTER TABLE t ADD COLUMN inherit_x int",
+    ],
+)
+def test_the_words_elsewhere_are_not_refused(sql: str) -> None:
+    assert transpile(sql)
