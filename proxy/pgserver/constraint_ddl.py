@@ -351,13 +351,15 @@ def _rebuild(
     for schema, name in owned:
         start, inc, low, high, cycle, last, comment = sequences[(schema, name)]
         seq = f"{quote(schema)}.{quote(name)}"
-        # drawn up to `last` again (as setval does), so pg_sequences shows what it showed
+        # drawn up to `last` again (as setval does), so pg_sequences shows what it showed;
+        # a cycled sequence behind its start starts at `last` (its start is lost)
         draws = 0 if last is None else (last - start) // inc + 1
+        at = start if draws > 0 or last is None else last
         cur.execute(
             f"CREATE SEQUENCE {seq} INCREMENT BY {inc} MINVALUE {low} MAXVALUE {high} "
-            f"START WITH {start if draws >= 0 else last} {'CYCLE' if cycle else 'NO CYCLE'}"
+            f"START WITH {at} {'CYCLE' if cycle else 'NO CYCLE'}"
         )
-        if draws:  # (a cycled sequence behind its start: from `last`, its start is lost)
+        if last is not None:
             quoted = seq.replace("'", "''")
             cur.execute(f"SELECT count(nextval('{quoted}')) FROM range({max(draws, 1)})")
         if comment is not None:

@@ -33,3 +33,19 @@ COMMENT ON SCHEMA d_oc_nope IS 'x'
 COMMENT ON CONSTRAINT d_oc_nope ON d_oc_lines IS 'x'
 -- @query missing_table error
 COMMENT ON CONSTRAINT d_oc_nope ON d_oc_nope IS 'x'
+-- A PRIMARY KEY added to a table that has an index (as pg_dump adds them, after a UNIQUE)
+-- rebuilds the table: its serial's sequence keeps its start, position and comment.
+-- @query serial_table
+CREATE TABLE d_oc_ser (id serial NOT NULL, code text)
+-- @query serial_unique
+ALTER TABLE d_oc_ser ADD CONSTRAINT d_oc_ser_code_key UNIQUE (code)
+-- @query serial_drawn
+SELECT setval('d_oc_ser_id_seq', 41)
+-- @query serial_comment
+COMMENT ON SEQUENCE d_oc_ser_id_seq IS 'ids'
+-- @query serial_pkey
+ALTER TABLE d_oc_ser ADD CONSTRAINT d_oc_ser_pkey PRIMARY KEY (id)
+-- @query serial_sequence_kept
+SELECT start_value, last_value, obj_description('d_oc_ser_id_seq'::regclass, 'pg_class') FROM pg_sequences WHERE sequencename = 'd_oc_ser_id_seq'
+-- @query serial_keys
+SELECT conname, contype FROM pg_constraint WHERE conrelid = 'd_oc_ser'::regclass ORDER BY 1
