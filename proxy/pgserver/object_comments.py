@@ -1,7 +1,8 @@
 """COMMENT ON SCHEMA / CONSTRAINT (the request: transpiler/object_comments.py), kept in
 the registry `main.__hati_comments` with the user's tables, which pg_description reads
-(proxy/db/catalog/50_functions.sql): a schema's comment by the schema's oid (one dropped
-and made again has none), a constraint's by schema, table and constraint name. Written
+(proxy/db/catalog/50_functions.sql): a schema's comment by its name, a constraint's by
+schema, table and constraint name (DuckDB's oids change when the database is opened
+again; a comment comes back with an object of the same name made again). Written
 in the client's transaction when one is open, so a ROLLBACK takes it back (a ROLLBACK TO
 a savepoint set after it is refused: the replay of the block's writes cannot redo it)."""
 
@@ -46,14 +47,14 @@ def _run(cur: Any, cmd: CommentCommand, in_block: bool) -> None:
     with alter_rebuild.own_transaction(cur, in_block):
         if cmd.kind == "schema":
             row = cur.execute(
-                "SELECT oid, schema_name FROM duckdb_schemas() WHERE database_name = "
+                "SELECT schema_name FROM duckdb_schemas() WHERE database_name = "
                 "system.main.current_database() AND lower(schema_name) = lower(?)",
                 [cmd.schema],
             ).fetchone()
             if row is None:
                 raise PgError("3F000", f'schema "{cmd.name}" does not exist')
-            key = (int(row[0]), row[1], None, None)
-            cur.execute(f"DELETE FROM {REGISTRY} WHERE kind = 'n' AND oid = ?", [key[0]])
+            key = (row[0], None, None)
+            cur.execute(f"DELETE FROM {REGISTRY} WHERE kind = 'n' AND schema_name = ?", [row[0]])
         else:
             assert cmd.table is not None
             table = alter_rebuild.resolve_table(cur, alter_rebuild.TableName(cmd.table, cmd.schema))
@@ -67,17 +68,17 @@ def _run(cur: Any, cmd: CommentCommand, in_block: bool) -> None:
                 raise PgError(
                     "42704", f'constraint "{cmd.name}" for table "{table.name}" does not exist'
                 )
-            key = (None, table.schema, table.name, cmd.name)
+            key = (table.schema, table.name, cmd.name)
             cur.execute(
                 f"DELETE FROM {REGISTRY} WHERE kind = 'c' AND schema_name = ? "
                 "AND table_name = ? AND name = ?",
-                list(key[1:]),
+                list(key),
             )
         # An empty comment removes it, as in PostgreSQL; a schema's is kept as NULL (public's
         # default comment is then gone too).
         if cmd.text or cmd.kind == "schema":
             cur.execute(
-                f"INSERT INTO {REGISTRY} (kind, oid, schema_name, table_name, name, "
-                "description) VALUES (?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO {REGISTRY} (kind, schema_name, table_name, name, description) "
+                "VALUES (?, ?, ?, ?, ?)",
                 ["n" if cmd.kind == "schema" else "c", *key, cmd.text or None],
             )

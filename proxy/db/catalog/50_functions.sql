@@ -245,8 +245,7 @@ UNION ALL
 -- COMMENT ON SCHEMA / CONSTRAINT: the server's registry (proxy/pgserver/object_comments.py)
 SELECT n.oid, __hati_catalog.pg.__hati_regclass('pg_namespace'), 0, c.description
 FROM {{duck_db_ident}}.main.__hati_comments c
-JOIN duckdb_schemas() s ON s.database_name = {{duck_db}} AND s.oid = c.oid
-JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = s.database_name AND n.duck_schema = s.schema_name
+JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = {{duck_db}} AND n.duck_schema = c.schema_name
 WHERE c.kind = 'n' AND c.description IS NOT NULL
 UNION ALL
 SELECT k.oid, __hati_catalog.pg.__hati_regclass('pg_constraint'), 0, c.description
@@ -260,8 +259,7 @@ UNION ALL
 -- COMMENT ON SCHEMA public replaces or removes it
 SELECT 2200, 2615, 0, 'standard public schema'
 WHERE NOT EXISTS (SELECT 1 FROM {{duck_db_ident}}.main.__hati_comments c
-                  JOIN duckdb_schemas() s ON s.database_name = {{duck_db}} AND s.oid = c.oid
-                  WHERE c.kind = 'n' AND s.schema_name = 'main')
+                  WHERE c.kind = 'n' AND c.schema_name = 'main')
 UNION ALL
 -- what hatiproxy's own functions do (\df+)
 SELECT h.oid, __hati_catalog.pg.__hati_regclass('pg_proc'), 0, h.description

@@ -168,11 +168,10 @@ def install(
         "expression VARCHAR)"
     )
     # COMMENT ON SCHEMA / CONSTRAINT (proxy/pgserver/object_comments.py): kind n (a
-    # schema, by oid) or c (a constraint, by schema, table and name).
+    # schema, by name) or c (a constraint, by schema, table and name).
     conn.execute(
         f"CREATE TABLE IF NOT EXISTS {_ident(duck_db)}.main.__hati_comments (kind VARCHAR, "
-        "oid BIGINT, schema_name VARCHAR, table_name VARCHAR, name VARCHAR, "
-        "description VARCHAR)"
+        "schema_name VARCHAR, table_name VARCHAR, name VARCHAR, description VARCHAR)"
     )
     # Materialized views: their stored tables' defining queries (proxy/pgserver/matviews.py).
     conn.execute(
