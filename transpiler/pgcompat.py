@@ -35,6 +35,7 @@ from transpiler import (
     any_array,
     array_dims,
     bytea_input,
+    collations,
     like_escape,
     pg_functions,
     pg_types,
@@ -115,7 +116,6 @@ MISSING_PG_FUNCTIONS = frozenset(
 _KEEP_CATALOGS = {"system", "temp", "__hati_catalog"}  # the last: catalog_compat R1
 # Bare words that mean the login user in Postgres (sqlglot parses them as columns).
 LOGIN_USER_WORDS = frozenset({"current_role", "user"})
-_DROP_COLLATIONS = {"default", "c", "posix", "ucs_basic"}
 
 
 def rewrite(nodes: list[exp.Expr]) -> None:
@@ -150,7 +150,7 @@ def rewrite(nodes: list[exp.Expr]) -> None:
         elif isinstance(node, exp.Dot):
             _dot(node)
         elif isinstance(node, exp.Collate | exp.CollateColumnConstraint):  # (Collate is a
-            _collate(node)  # Func subclass in sqlglot: tested before Func)
+            collations.rewrite(node)  # Func subclass in sqlglot: tested before Func)
         elif isinstance(node, exp.Any):
             any_array.rewrite(node)
         elif isinstance(node, exp.Bracket):
@@ -543,16 +543,3 @@ def _operator(node: exp.Operator) -> None:
     node.replace(exp.Not(this=exp.paren(result)) if negate else result)
     if isinstance(result, like_escape.LIKES):  # `~~` is LIKE, with its escape
         like_escape.rewrite(result)
-
-
-def _collate(node: exp.Collate | exp.CollateColumnConstraint) -> None:
-    """The code-point order text compares in here ("C", as pg_dump writes a column's:
-    `COLLATE pg_catalog."C"`) and the default need no COLLATE, in an expression or a column."""
-    column = isinstance(node, exp.CollateColumnConstraint)
-    collation = node.this if column else node.expression
-    if not isinstance(collation, exp.Expr) or collation.name.lower() not in _DROP_COLLATIONS:
-        return
-    if not column:
-        node.replace(node.this)
-    elif isinstance(node.parent, exp.ColumnConstraint):
-        node.parent.pop()
