@@ -37,11 +37,13 @@ from transpiler import (
     matviews,
     multi_object,
     name_types,
+    object_comments,
     rewrite,
     sequence_restart,
     serial_columns,
     sql_functions,
     table_like,
+    unsupported_ddl,
     upsert_keys,
 )
 from transpiler.agent_calls import AgentCall
@@ -53,6 +55,7 @@ from transpiler.dialects import POSTGRES, SNOWFLAKE, parser
 from transpiler.errors import TranspileError
 from transpiler.markers import render
 from transpiler.model import Statement, UtilityCommand
+from transpiler.privileges import is_privilege_tag, privilege_statement
 from transpiler.session_commands import parse_session
 from transpiler.splitter import Chunk, split
 from transpiler.text_cache import MAX_CACHED_CHARS
@@ -85,12 +88,6 @@ CACHE_SIZE = 4096  # statements (sql text -> result) kept, least recently used e
 # rarely repeat): with the entry count this bounds the cache's memory (~4096 x (16 KiB of
 # key + its result)).
 
-
-# Roles and privileges: refused with what hatiproxy does instead (not a syntax error).
-_PRIVILEGE_TAGS = frozenset(
-    {"GRANT", "REVOKE"}
-    | {f"{verb} {obj}" for verb in ("CREATE", "ALTER", "DROP") for obj in ("ROLE", "USER", "GROUP")}
-)
 
 # LISTEN / NOTIFY / pg_notify(): the server keeps no notification queue, so acknowledging
 # them would lose every notification (a listener would wait forever). UNLISTEN stays a
@@ -322,6 +319,8 @@ def _statement(
         return Statement(sql=schema, kind=kind, tag=tag)
     if matviews.is_matview(chunk.text) and dump_ddl.owner_to(chunk.text) is None:
         return _matview(chunk, reader, dims, hints, agent)
+    if tag == "COMMENT" and (comment := object_comments.comment_command(chunk.text)):
+        return Statement(sql=chunk.text, kind="utility", tag=tag, command=comment)
     if tag == "COMMENT" and (text := matviews.comment_on_table(chunk.text)) is not None:
         inner = _transpile_cached(text, reader_name(reader), dims, hints, agent)
         if len(inner) == 1:
@@ -329,15 +328,10 @@ def _statement(
     called = _pg_notify_call(tokens) if _PG_NOTIFY.search(chunk.text) else None
     if tag == "NOTIFY" or called is not None:
         raise TranspileError("0A000", _NO_NOTIFY, (called or chunk.start) + 1)
-    if tag in _PRIVILEGE_TAGS or tag.startswith("ALTER DEFAULT"):
-        what = "ALTER DEFAULT PRIVILEGES" if tag.startswith("ALTER DEFAULT") else tag
-        raise TranspileError(
-            "0A000",
-            f"{what} is not supported: hatiproxy has no roles or per-object privileges. A "
-            "table, view or sequence belongs to the login that created it; only its owner "
-            "or a superuser may alter or drop it. Logins are API keys and configured users.",
-            chunk.start + 1,
-        )
+    if is_privilege_tag(tag):
+        words = [t.text.upper() for t in tokens]
+        if (granted := privilege_statement(tag, words, chunk.text, chunk.start)) is not None:
+            return granted
     if kind == "ddl" and tokens[0].text.upper() == "ALTER":
         if (storage := maintenance.storage_alter(tokens)) is not None:
             name, if_exists = storage  # storage / statistics / triggers: acknowledged
@@ -369,6 +363,8 @@ def _statement(
                 tag=tag,
                 external_access=external_access.of_tokens(chunk.tokens),
             )
+    if kind == "ddl" and tag.startswith(("CREATE ", "ALTER TABLE")):
+        unsupported_ddl.check(tag, chunk.text, chunk.start, tokens)
     if tag == "CREATE FUNCTION" and (macro := sql_functions.sql_function_macro(chunk.text)):
         return Statement(
             sql=macro, kind=kind, tag=tag, external_access=external_access.of_tokens(tokens)

@@ -19,6 +19,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.tokens import Token, TokenType
 
+from transpiler import object_comments
 from transpiler.text_cache import text_lru_cache
 
 # Actions: create, replace (CREATE OR REPLACE), drop, alter, rename, comment, write (rows).
@@ -199,6 +200,11 @@ def _from_tokens(sql: str) -> tuple[Target, ...] | list[Target] | None:
     words = [_word(t) for t in tokens]
     if not words:
         return []
+    if words[:3] == ["COMMENT", "ON", "CONSTRAINT"]:  # its table's owner may (object_comments)
+        comment = object_comments.comment_command(sql)
+        if comment is None or comment.table is None:
+            return None
+        return [Target("comment", "relation", "", comment.schema or "", comment.table)]
     head, i = words[0], 1
     if head not in ("CREATE", "DROP", "ALTER"):
         return None

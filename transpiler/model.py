@@ -155,8 +155,28 @@ class DmlCte:
     main_rows: bool = False  # the main statement answers rows (a query, or RETURNING)
 
 
+@dataclass(frozen=True, slots=True)
+class CommentCommand:
+    """COMMENT ON SCHEMA / CONSTRAINT / EXTENSION (transpiler/object_comments.py). kind:
+    "schema", "constraint" or "extension"; schema: DuckDB's name (main for public; None: the search path's);
+    table: the constraint's table; text None removes the comment."""
+
+    kind: str
+    schema: str | None
+    table: str | None
+    name: str
+    text: str | None
+
+
 Command = (
-    SetCommand | ResetCommand | ShowCommand | TransactionCommand | UtilityCommand | DoBlock | DmlCte
+    SetCommand
+    | ResetCommand
+    | ShowCommand
+    | TransactionCommand
+    | UtilityCommand
+    | DoBlock
+    | DmlCte
+    | CommentCommand
 )
 
 

@@ -30,6 +30,7 @@ from transpiler import (
     any_array,
     array_dims,
     bytea_input,
+    collations,
     like_escape,
     pg_functions,
     pg_types,
@@ -115,7 +116,6 @@ MISSING_PG_FUNCTIONS = frozenset(
 _KEEP_CATALOGS = {"system", "temp", "__hati_catalog"}  # the last: catalog_compat R1
 # Bare words that mean the login user in Postgres (sqlglot parses them as columns).
 LOGIN_USER_WORDS = frozenset({"current_role", "user"})
-_DROP_COLLATIONS = {"default", "c", "posix", "ucs_basic"}
 
 
 def rewrite(nodes: list[exp.Expr]) -> None:
@@ -149,8 +149,8 @@ def rewrite(nodes: list[exp.Expr]) -> None:
             _column(node)
         elif isinstance(node, exp.Dot):
             _dot(node)
-        elif isinstance(node, exp.Collate):  # a Func subclass in sqlglot: test it first
-            _collate(node)
+        elif isinstance(node, exp.Collate | exp.CollateColumnConstraint):  # (Collate is a
+            collations.rewrite(node)  # Func subclass in sqlglot: tested before Func)
         elif isinstance(node, exp.Any):
             any_array.rewrite(node)
         elif isinstance(node, exp.Bracket):
@@ -380,7 +380,9 @@ def _login_user() -> exp.Expr:
 
 def _dot(node: exp.Dot) -> None:
     qualifier, inner = node.this, node.expression
-    if isinstance(inner, exp.Func) and qualifier.name.lower() == "pg_catalog":
+    # pg_dump qualifies calls in defaults and views (`public.uuid_generate_v4()`): public is
+    # main, where the search path finds users' macros and the built-ins are found too
+    if isinstance(inner, exp.Func) and qualifier.name.lower() in ("pg_catalog", "public"):
         node.replace(inner)
 
 
@@ -444,9 +446,3 @@ def _operator(node: exp.Operator) -> None:
     node.replace(exp.Not(this=exp.paren(result)) if negate else result)
     if isinstance(result, like_escape.LIKES):  # `~~` is LIKE, with its escape
         like_escape.rewrite(result)
-
-
-def _collate(node: exp.Collate) -> None:
-    collation = node.expression
-    if collation is not None and collation.name.lower() in _DROP_COLLATIONS:
-        node.replace(node.this)

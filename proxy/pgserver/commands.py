@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from proxy.db.catalog import snapshot as catalog_snapshot
-from proxy.pgserver import foreign_keys
+from proxy.pgserver import foreign_keys, object_comments
 from proxy.pgserver.results import Column, row_description
 from proxy.semantic import column_hints
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError
 from transpiler import Statement
 from transpiler.model import (
+    CommentCommand,
     ResetCommand,
     SetCommand,
     ShowCommand,
@@ -88,6 +89,8 @@ async def run(
                 tag = st.tag  # START TRANSACTION answers so
         case UtilityCommand():
             tag = await _utility(runner, session, cmd)
+        case CommentCommand():
+            tag = await object_comments.run(runner, session, cmd, BUILT_IN_EXTENSIONS)
         case _:
             raise PgError("0A000", f"unsupported command {st.tag}")
     session.out(m.command_complete(tag))
@@ -217,6 +220,8 @@ async def _utility(runner: StatementRunner, session: ClientSession, cmd: Utility
     if name.startswith("alter ") and " owner to " in name:
         # hatiproxy has one owner of everything (role oid 10): nothing changes hands
         return name.split(" owner to ")[0].upper()
+    if name.startswith("privileges "):  # GRANT / REVOKE (transpiler/privileges.py)
+        return _privileges(session, name.removeprefix("privileges "))
     if name.startswith("create extension"):
         return _create_extension(name.removeprefix("create extension").strip())
     if name.startswith("lock "):
@@ -302,3 +307,25 @@ def _create_extension(name: str) -> str:
         f'extension "{name}" is not available',
         hint=f"hatiproxy has these extensions built in: {built_in}.",
     )
+
+
+_NO_PRIVILEGES = (
+    "hatiproxy has no roles or per-object privileges: every login reads and writes every "
+    "table, view and sequence within its API key's limits, and an object belongs to the "
+    "login that created it."
+)
+
+
+def _privileges(session: ClientSession, action: str) -> str:
+    """GRANT / REVOKE / ALTER DEFAULT PRIVILEGES change nothing: PostgreSQL's WARNING for a
+    GRANT that grants nothing (01007) or a REVOKE that revokes nothing (01006), with why."""
+    revoke = action.endswith("revoke")
+    if action.startswith("default"):
+        text, tag = "default privileges were not changed", "ALTER DEFAULT PRIVILEGES"
+    elif revoke:
+        text, tag = "no privileges could be revoked", "REVOKE"
+    else:
+        text, tag = "no privileges were granted", "GRANT"
+    fields = {"S": "WARNING", "V": "WARNING", "C": "01006" if revoke else "01007", "M": text}
+    session.out(m.notice_response({**fields, "D": _NO_PRIVILEGES}))
+    return tag

@@ -131,10 +131,12 @@ def _add(cur: Any, table: Any, added: AddedConstraint, notices: list[str]) -> No
         if _taken(cur, table, added.name):
             raise _exists(added.name, table)
         cols = ", ".join(quote(c) for c in columns)
-        try:
-            cur.execute(f"ALTER TABLE {final} ADD PRIMARY KEY ({cols})")
-        except duckdb.DependencyException:  # the table has an index: rebuild it
+        # DuckDB refuses the ALTER on a table with an index (pg_dump adds a UNIQUE before
+        # the PRIMARY KEY), and the refusal would abort the transaction: rebuild instead.
+        if _has_indexes(cur, table):
             _rebuild(cur, table, add=(f"PRIMARY KEY({cols})",))
+        else:
+            cur.execute(f"ALTER TABLE {final} ADD PRIMARY KEY ({cols})")
     elif added.kind == "u":
         name = added.name or _free_name(cur, table, default_name(table.name, columns, "key"))
         if _taken(cur, table, name):
@@ -186,6 +188,14 @@ def _name_created(cur: Any, table: Any, named: tuple[tuple[str, str | None], ...
                     "columns, expression) VALUES (?, ?, ?, ?, ?, ?)",
                     [table.schema, table.name, name, kind, list(cols), text],
                 )
+
+
+def _has_indexes(cur: Any, table: Any) -> bool:
+    return bool(
+        cur.execute(
+            "SELECT count(*) FROM duckdb_indexes() WHERE table_oid = ?", [table.oid]
+        ).fetchone()[0]
+    )
 
 
 def _columns(cur: Any, table: Any, names: tuple[str, ...]) -> tuple[str, ...]:
@@ -319,7 +329,7 @@ def _sequences(cur: Any) -> dict[tuple[str, str], tuple[Any, ...]]:
         (r[0], r[1]): r[2:]
         for r in cur.execute(
             "SELECT schema_name, sequence_name, start_value, increment_by, min_value, "
-            "max_value, cycle, last_value FROM duckdb_sequences() "
+            "max_value, cycle, last_value, comment FROM duckdb_sequences() "
             "WHERE database_name = system.main.current_database() AND NOT temporary"
         ).fetchall()
     }
@@ -364,12 +374,21 @@ def _rebuild(
     # where it stood, before the table whose defaults draw from it, and owned again after.
     owned = [s for s in sequences if s not in _sequences(cur)]
     for schema, name in owned:
-        start, inc, low, high, cycle, last = sequences[(schema, name)]
-        at = start if last is None else last + inc
+        start, inc, low, high, cycle, last, comment = sequences[(schema, name)]
+        seq = f"{quote(schema)}.{quote(name)}"
+        # drawn up to `last` again (as setval does), so pg_sequences shows what it showed;
+        # a cycled sequence behind its start starts at `last` (its start is lost)
+        draws = 0 if last is None else (last - start) // inc + 1
+        at = start if draws > 0 or last is None else last
         cur.execute(
-            f"CREATE SEQUENCE {quote(schema)}.{quote(name)} INCREMENT BY {inc} MINVALUE {low} "
-            f"MAXVALUE {high} START WITH {at} {'CYCLE' if cycle else 'NO CYCLE'}"
+            f"CREATE SEQUENCE {seq} INCREMENT BY {inc} MINVALUE {low} MAXVALUE {high} "
+            f"START WITH {at} {'CYCLE' if cycle else 'NO CYCLE'}"
         )
+        if last is not None:
+            quoted = seq.replace("'", "''")
+            cur.execute(f"SELECT count(nextval('{quoted}')) FROM range({max(draws, 1)})")
+        if comment is not None:
+            cur.execute(f"COMMENT ON SEQUENCE {seq} IS {_literal(comment)}")
     name_sql = quote(table.name) if table.temporary else final
     cur.execute(table_ddl.render(ddl, name_sql, {}, frozenset(texts), add))
     for schema, name in owned:

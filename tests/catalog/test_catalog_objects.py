@@ -40,10 +40,12 @@ def test_install_is_idempotent_and_leaves_the_user_database_alone(tmp_path: Path
         "UNION ALL SELECT schema_name, view_name FROM duckdb_views() "
         "WHERE database_name = 'user' AND NOT internal ORDER BY ALL"
     ).fetchall()
-    # the user's table, and the server's constraint, materialized-view and SQL function
-    # registries (system relations: no client lists them; proxy/pgserver/foreign_keys.py,
-    # matviews.py, transpiler/sql_functions.py)
+    # the user's table, and the server's comment, constraint, materialized-view and SQL
+    # function registries (system relations: no client lists them;
+    # proxy/pgserver/object_comments.py, foreign_keys.py, matviews.py,
+    # transpiler/sql_functions.py)
     assert objects == [
+        ("main", "__hati_comments"),
         ("main", "__hati_constraints"),
         ("main", "__hati_matviews"),
         ("main", "__hati_routines"),

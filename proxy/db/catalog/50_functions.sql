@@ -248,8 +248,24 @@ FROM duckdb_indexes() i
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = i.database_name AND n.duck_schema = i.schema_name
 WHERE i.comment IS NOT NULL AND i.comment <> ''
 UNION ALL
--- PostgreSQL's comment on public (pg_dump leaves this default out of dumps)
+-- COMMENT ON SCHEMA / CONSTRAINT: the server's registry (proxy/pgserver/object_comments.py)
+SELECT n.oid, __hati_catalog.pg.__hati_regclass('pg_namespace'), 0, c.description
+FROM {{duck_db_ident}}.main.__hati_comments c
+JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = {{duck_db}} AND n.duck_schema = c.schema_name
+WHERE c.kind = 'n' AND c.description IS NOT NULL
+UNION ALL
+SELECT k.oid, __hati_catalog.pg.__hati_regclass('pg_constraint'), 0, c.description
+FROM {{duck_db_ident}}.main.__hati_comments c
+JOIN duckdb_tables() t ON t.database_name = {{duck_db}} AND t.schema_name = c.schema_name
+                      AND t.table_name = c.table_name
+JOIN __hati_catalog.pg.pg_constraint k ON k.conrelid = t.table_oid AND k.conname = c.name
+WHERE c.kind = 'c'
+UNION ALL
+-- PostgreSQL's comment on public (pg_dump leaves this default out of dumps), until a
+-- COMMENT ON SCHEMA public replaces or removes it
 SELECT 2200, 2615, 0, 'standard public schema'
+WHERE NOT EXISTS (SELECT 1 FROM {{duck_db_ident}}.main.__hati_comments c
+                  WHERE c.kind = 'n' AND c.schema_name = 'main')
 UNION ALL
 -- what hatiproxy's own functions do (\df+)
 SELECT h.oid, __hati_catalog.pg.__hati_regclass('pg_proc'), 0, h.description

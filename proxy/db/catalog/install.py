@@ -176,6 +176,12 @@ def install(
         " result VARCHAR, result_oid BIGINT, retset BOOLEAN, volatility VARCHAR,"
         " strict BOOLEAN, body VARCHAR)"
     )
+    # COMMENT ON SCHEMA / CONSTRAINT (proxy/pgserver/object_comments.py): kind n (a
+    # schema, by name) or c (a constraint, by schema, table and name).
+    conn.execute(
+        f"CREATE TABLE IF NOT EXISTS {_ident(duck_db)}.main.__hati_comments (kind VARCHAR, "
+        "schema_name VARCHAR, table_name VARCHAR, name VARCHAR, description VARCHAR)"
+    )
     # Materialized views: their stored tables' defining queries (proxy/pgserver/matviews.py).
     conn.execute(
         f"CREATE TABLE IF NOT EXISTS {_ident(duck_db)}.main.__hati_matviews (schema_name VARCHAR,"
