@@ -6,6 +6,8 @@ here says why; this one only routes."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from typing import TYPE_CHECKING
 
 from proxy.pgserver import (
@@ -18,6 +20,7 @@ from proxy.pgserver import (
     index_names,
     index_rename,
     matviews,
+    skip_notices,
     table_like,
 )
 
@@ -67,6 +70,14 @@ async def run(
     if st.index_name is not None and not portal.executed:
         # CREATE INDEX ON t (...): PostgreSQL numbers the generated name when taken
         st = portal.statement = await index_names.choose(runner, st)
+    if skip_notices.may_skip(st) and not portal.executed:  # IF [NOT] EXISTS: see there
+        await runner.take_cursor()
+        path = runner.settings.values.get("search_path")
+        skipped = await runner.call(skip_notices.notices, runner.cursor, st, path)
+        for text, code in skipped:
+            session.send_notice(text, code)
+        if skipped and st.tag == "SELECT":  # CREATE TABLE IF NOT EXISTS ... AS: no rows
+            st = portal.statement = dataclasses.replace(st, tag="CREATE TABLE AS")
     if st.notices and not portal.executed:
         for text in st.notices:  # e.g. an index kind DuckDB lacks was not created
             session.send_notice(text)

@@ -1,0 +1,116 @@
+"""IF [NOT] EXISTS that skips an object: the NOTICE (severity, SQLSTATE, words) next to
+PostgreSQL 15's own, over the wire as NoticeResponse (proxy/pgserver/skip_notices.py).
+psql shows these; Alembic, Flyway and Django's migration logs record them."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from pgcluster import start_pg
+
+if (_root := str(Path(__file__).resolve().parents[2])) not in sys.path:
+    sys.path.append(_root)
+from tests.conftest import start_server  # noqa: E402
+
+SETUP = (
+    "CREATE TABLE n_t (id int PRIMARY KEY, v text)",
+    "CREATE INDEX n_t_v ON n_t (v)",
+    "CREATE SCHEMA n_s",
+    "CREATE TABLE n_s.n_inner (a int)",
+    "CREATE SEQUENCE n_seq",
+    "CREATE VIEW n_v AS SELECT 1 AS a",
+    "CREATE TYPE n_mood AS ENUM ('a', 'b')",
+)
+# (statement, its effect is read back by this query or None)
+CASES = [
+    "CREATE TABLE IF NOT EXISTS n_t (id int)",
+    "CREATE TABLE IF NOT EXISTS n_v (id int)",  # a view of the name: a relation too
+    "CREATE TABLE IF NOT EXISTS n_s.n_inner (a int)",
+    "CREATE TABLE IF NOT EXISTS public.n_t (id int)",
+    "CREATE TABLE IF NOT EXISTS n_t (id serial PRIMARY KEY)",  # not its sequence's notice
+    "CREATE TABLE IF NOT EXISTS n_t AS SELECT 1 AS a",
+    "CREATE TABLE IF NOT EXISTS n_fresh (a int)",  # made: no notice
+    "CREATE INDEX IF NOT EXISTS n_t_v ON n_t (v)",
+    "CREATE SCHEMA IF NOT EXISTS n_s",
+    "CREATE SEQUENCE IF NOT EXISTS n_seq",
+    "DROP TABLE IF EXISTS n_missing",
+    "DROP TABLE IF EXISTS n_missing, n_missing2",
+    "DROP TABLE IF EXISTS n_s.n_missing",
+    "DROP TABLE IF EXISTS n_no_schema.n_t",
+    "DROP INDEX IF EXISTS n_missing_idx",
+    "DROP INDEX IF EXISTS n_s.n_missing_idx",
+    "DROP SCHEMA IF EXISTS n_missing_schema",
+    "DROP SEQUENCE IF EXISTS n_missing_seq",
+    "DROP VIEW IF EXISTS n_missing_view",
+    "DROP TYPE IF EXISTS n_missing_type",
+    "DROP FUNCTION IF EXISTS n_missing_fn",
+    "ALTER TABLE IF EXISTS n_missing ADD COLUMN a int",
+    "ALTER TABLE IF EXISTS n_missing RENAME TO n_other",
+    "DROP TABLE IF EXISTS n_fresh",  # dropped: no notice
+]
+
+
+@pytest.fixture(scope="module")
+def conns(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[psycopg.Connection, ...]]:
+    pg = start_pg()
+    srv = start_server(tmp_path_factory.mktemp("notices"), "--database", ":memory:")
+    try:
+        with (
+            psycopg.connect(pg.dsn, autocommit=True) as a,
+            psycopg.connect(srv.dsn, autocommit=True) as b,
+        ):
+            for conn in (a, b):
+                for stmt in SETUP:
+                    conn.execute(stmt)  # type: ignore[arg-type]  # test SQL
+            yield a, b
+    finally:
+        srv.stop()
+        pg.stop()
+
+
+def run(conn: psycopg.Connection, sql: str) -> tuple[object, ...]:
+    """The statement's status and its notices as (severity, SQLSTATE, message)."""
+    notices: list[tuple[str | None, ...]] = []
+
+    def keep(n: psycopg.errors.Diagnostic) -> None:
+        notices.append((n.severity_nonlocalized, n.sqlstate, n.message_primary))
+
+    conn.add_notice_handler(keep)
+    try:
+        cur = conn.execute(sql)  # type: ignore[arg-type]  # test SQL
+        return cur.statusmessage, notices
+    finally:
+        conn.remove_notice_handler(keep)
+
+
+@pytest.mark.parametrize("sql", CASES)
+def test_skipped_object_notice_as_postgres(
+    conns: tuple[psycopg.Connection, ...], sql: str
+) -> None:
+    pg, hati = conns
+    assert run(hati, sql) == run(pg, sql)
+
+
+def test_notices_in_the_extended_protocol_and_a_temp_table(
+    conns: tuple[psycopg.Connection, ...],
+) -> None:
+    """A prepared DDL statement (psycopg's extended protocol) and a session's temporary
+    table, which an unqualified DROP finds first."""
+    answers = []
+    for conn in conns:
+        got = [run(conn, "CREATE TEMP TABLE n_tmp (a int)")]
+        got.append(run(conn, "CREATE TEMP TABLE IF NOT EXISTS n_tmp (a int)"))
+        got.append(run(conn, "DROP TABLE IF EXISTS n_tmp"))
+        got.append(run(conn, "DROP TABLE IF EXISTS n_tmp"))
+        with conn.cursor() as cur:
+            notices: list[object] = []
+            conn.add_notice_handler(lambda n, out=notices: out.append(n.sqlstate))
+            cur.execute("DROP VIEW IF EXISTS n_missing_view2", prepare=True)
+            got.append(("prepared", notices))
+        answers.append(got)
+    assert answers[0] == answers[1]
+    assert answers[1][3][1] == [("NOTICE", "00000", 'table "n_tmp" does not exist, skipping')]
