@@ -110,6 +110,9 @@ def _add(cur: Any, table: Any, added: AddedConstraint, notices: list[str]) -> No
             cur.execute(f"ALTER TABLE {final} ADD PRIMARY KEY ({cols})")
         except duckdb.DependencyException:  # the table has an index: rebuild it
             _rebuild(cur, table, add=(f"PRIMARY KEY({cols})",))
+        if added.name:  # pg_constraint shows it under its name (else t_pkey)
+            after = alter_rebuild.resolve_table(cur, alter_rebuild.TableName(table.name, table.schema))
+            _name_created(cur, after or table, (("p", added.name),))
     elif added.kind == "u":
         name = added.name or _free_name(cur, table, default_name(table.name, columns, "key"))
         if _taken(cur, table, name):
@@ -146,10 +149,10 @@ def _add(cur: Any, table: Any, added: AddedConstraint, notices: list[str]) -> No
 
 
 def _name_created(cur: Any, table: Any, named: tuple[tuple[str, str | None], ...]) -> None:
-    """Keep the declared names of a new table's CHECK and UNIQUE constraints, matched to
-    DuckDB's in order (kind by kind); nothing when the counts differ."""
+    """Keep the declared names of a new table's CHECK, UNIQUE and PRIMARY KEY constraints,
+    matched to DuckDB's in order (kind by kind); nothing when the counts differ."""
     rows = alter_rebuild.table_constraints(cur, table.oid)
-    for kind, duck_kind in (("c", "CHECK"), ("u", "UNIQUE")):
+    for kind, duck_kind in (("c", "CHECK"), ("u", "UNIQUE"), ("p", "PRIMARY KEY")):
         declared = [name for k, name in named if k == kind]
         duck = [(text, cols) for k, text, cols, _ in rows if k == duck_kind]
         if len(declared) != len(duck):
@@ -249,7 +252,10 @@ def _drop(cur: Any, table: Any, name: str, if_exists: bool, notices: list[str]) 
             f"DELETE FROM {REGISTRY} WHERE schema_name = ? AND table_name = ? AND conname = ?",
             [table.schema, table.name, name],
         )
-        if registered[0] in ("c", "u") and registered[1]:
+        if registered[0] == "p":  # a named PRIMARY KEY: DuckDB's, whatever its text now
+            keys = alter_rebuild.table_constraints(cur, table.oid)
+            _rebuild(cur, table, drop=frozenset(t for k, t, *_ in keys if k == "PRIMARY KEY"))
+        elif registered[0] in ("c", "u") and registered[1]:
             _rebuild(cur, table, drop=frozenset({registered[1]}))
         elif registered[0] == "u" and _index(cur, table, name):
             cur.execute(f"DROP INDEX {quote(table.schema)}.{quote(name)}")

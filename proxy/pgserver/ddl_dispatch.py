@@ -14,6 +14,7 @@ from proxy.pgserver import (
     alter_indexed,
     alter_rebuild,
     constraint_ddl,
+    constraint_rename,
     ctas_lengths,
     enum_alter,
     fk_checks,
@@ -59,6 +60,8 @@ async def run(
     if st.constraints is not None:  # ADD / DROP CONSTRAINT, a CREATE TABLE's FOREIGN KEYs
         await constraint_ddl.run(runner, session, portal)
         return True
+    if st.tag == "ALTER TABLE" and await constraint_rename.run(runner, session, portal):
+        return True  # RENAME CONSTRAINT, which DuckDB lacks
     if st.tag == "ALTER TABLE" and await alter_indexed.run(runner, session, portal):
         return True  # RENAME / DROP COLUMN / NOT NULL on an indexed table: around its indexes
     if st.tag == "ALTER INDEX" and await index_rename.run(runner, session, portal):
