@@ -106,12 +106,16 @@ def _add(cur: Any, table: Any, added: AddedConstraint, notices: list[str]) -> No
         if _taken(cur, table, added.name):
             raise _exists(added.name, table)
         cols = ", ".join(quote(c) for c in columns)
-        try:
-            cur.execute(f"ALTER TABLE {final} ADD PRIMARY KEY ({cols})")
-        except duckdb.DependencyException:  # the table has an index: rebuild it
+        # DuckDB refuses ADD PRIMARY KEY on a table with an index, and the refusal aborts
+        # the transaction: such a table is rebuilt with the key instead
+        if _has_index(cur, table):
             _rebuild(cur, table, add=(f"PRIMARY KEY({cols})",))
+        else:
+            cur.execute(f"ALTER TABLE {final} ADD PRIMARY KEY ({cols})")
         if added.name:  # pg_constraint shows it under its name (else t_pkey)
-            after = alter_rebuild.resolve_table(cur, alter_rebuild.TableName(table.name, table.schema))
+            after = alter_rebuild.resolve_table(
+                cur, alter_rebuild.TableName(table.name, table.schema)
+            )
             _name_created(cur, after or table, (("p", added.name),))
     elif added.kind == "u":
         name = added.name or _free_name(cur, table, default_name(table.name, columns, "key"))
@@ -179,6 +183,13 @@ def _columns(cur: Any, table: Any, names: tuple[str, ...]) -> tuple[str, ...]:
             raise PgError("42703", f'column "{name}" named in key does not exist')
         out.append(found)
     return tuple(out)
+
+
+def _has_index(cur: Any, table: Any) -> bool:
+    row = cur.execute(
+        "SELECT count(*) FROM duckdb_indexes() WHERE table_oid = ?", [table.oid]
+    ).fetchone()
+    return bool(row and row[0])
 
 
 def _taken(cur: Any, table: Any, name: str | None) -> bool:

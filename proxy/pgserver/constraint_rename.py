@@ -68,16 +68,12 @@ def rename(cur: duckdb.DuckDBPyConnection, req: ConstraintRename, in_block: bool
     )
     kind = shown.get(req.old)
     if kind is None:
-        raise PgError(
-            "42704", f'constraint "{req.old}" for table "{table.name}" does not exist'
-        )
+        raise PgError("42704", f'constraint "{req.old}" for table "{table.name}" does not exist')
     # An index's constraint renames its index first: the schema's relation names first.
     if kind in ("p", "u") and req.new != req.old and _relation_named(cur, table, req.new):
         raise PgError("42P07", f'relation "{req.new}" already exists')
     if req.new in shown and req.new != req.old:
-        raise PgError(
-            "42710", f'constraint "{req.new}" for relation "{table.name}" already exists'
-        )
+        raise PgError("42710", f'constraint "{req.new}" for relation "{table.name}" already exists')
     with alter_rebuild.own_transaction(cur, in_block):
         row = _registered(cur, table, req.old)
         if row is not None and kind == "u" and row[1] is None:  # ALTER TABLE's unique index

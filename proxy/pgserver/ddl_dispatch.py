@@ -7,7 +7,6 @@ here says why; this one only routes."""
 from __future__ import annotations
 
 import dataclasses
-
 from typing import TYPE_CHECKING
 
 from proxy.pgserver import (

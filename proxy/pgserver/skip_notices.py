@@ -115,7 +115,11 @@ def _missing(
 ) -> str | None:
     """The notice for a missing object; None when the statement will find it."""
     if t.kind == "schema":
-        return None if _schema_exists(cur, db, t.name) else f'schema "{t.name}" does not exist, skipping'
+        return (
+            None
+            if _schema_exists(cur, db, t.name)
+            else f'schema "{t.name}" does not exist, skipping'
+        )
     if t.schema and not _schema_exists(cur, db, t.schema):
         return f'schema "{t.schema}" does not exist, skipping'
     if t.schema:

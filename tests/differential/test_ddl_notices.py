@@ -88,9 +88,7 @@ def run(conn: psycopg.Connection, sql: str) -> tuple[object, ...]:
 
 
 @pytest.mark.parametrize("sql", CASES)
-def test_skipped_object_notice_as_postgres(
-    conns: tuple[psycopg.Connection, ...], sql: str
-) -> None:
+def test_skipped_object_notice_as_postgres(conns: tuple[psycopg.Connection, ...], sql: str) -> None:
     pg, hati = conns
     assert run(hati, sql) == run(pg, sql)
 

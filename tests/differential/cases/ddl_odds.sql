@@ -1,0 +1,88 @@
+-- Everyday DDL of migrations (Django, Alembic, Rails): ALTER TABLE ... RENAME CONSTRAINT
+-- of each kind, and what the catalog, the violation messages and DROP CONSTRAINT see
+-- afterwards; named PRIMARY KEYs. Runs in order.
+-- @setup
+CREATE TABLE d_rc_p (id int CONSTRAINT d_rc_p_pkey PRIMARY KEY, code text CONSTRAINT d_rc_p_code_key UNIQUE, n int CONSTRAINT d_rc_p_n_check CHECK (n > 0), m int CHECK (m < 100));
+CREATE TABLE d_rc_c (id int PRIMARY KEY, p int CONSTRAINT d_rc_c_p_fkey REFERENCES d_rc_p (id));
+CREATE TABLE d_rc_a (id int NOT NULL, email text, k int);
+CREATE SCHEMA d_rc_s;
+CREATE TABLE d_rc_s.t (id int PRIMARY KEY, v int CHECK (v <> 0));
+CREATE TABLE d_rc_named (id int, CONSTRAINT d_rc_named_pk PRIMARY KEY (id));
+-- @query rename_pkey
+ALTER TABLE d_rc_p RENAME CONSTRAINT d_rc_p_pkey TO d_rc_p_pk2
+-- @query rename_unique
+ALTER TABLE d_rc_p RENAME CONSTRAINT d_rc_p_code_key TO d_rc_p_code_uq
+-- @query rename_named_check
+ALTER TABLE d_rc_p RENAME CONSTRAINT d_rc_p_n_check TO d_rc_p_n_positive
+-- @query rename_generated_check
+ALTER TABLE d_rc_p RENAME CONSTRAINT d_rc_p_m_check TO d_rc_p_m_small
+-- @query rename_fkey
+ALTER TABLE d_rc_c RENAME CONSTRAINT d_rc_c_p_fkey TO d_rc_c_parent
+-- @query rename_missing error
+ALTER TABLE d_rc_p RENAME CONSTRAINT d_rc_nope TO d_rc_nope2
+-- @query rename_missing_table error
+ALTER TABLE d_rc_missing RENAME CONSTRAINT a TO b
+-- @query rename_missing_table_if_exists
+ALTER TABLE IF EXISTS d_rc_missing RENAME CONSTRAINT a TO b
+-- @query rename_to_taken_index error
+ALTER TABLE d_rc_p RENAME CONSTRAINT d_rc_p_pk2 TO d_rc_p_code_uq
+-- @query rename_check_to_taken error
+ALTER TABLE d_rc_p RENAME CONSTRAINT d_rc_p_m_small TO d_rc_p_n_positive
+-- @query constraints_renamed
+SELECT conname, contype, conrelid::regclass::text, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid IN ('d_rc_p'::regclass, 'd_rc_c'::regclass) ORDER BY 1
+-- @query table_constraints_renamed
+SELECT constraint_name, constraint_type FROM information_schema.table_constraints WHERE table_name IN ('d_rc_p', 'd_rc_c') AND constraint_type <> 'CHECK' ORDER BY 1
+-- @query indexes_renamed
+SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'd_rc_p' ORDER BY 1
+-- @query index_relations_renamed
+SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = 'd_rc_p'::regclass ORDER BY 1
+-- @query check_violation_new_name error
+INSERT INTO d_rc_p VALUES (1, 'a', 0, 1)
+-- @query row_in
+INSERT INTO d_rc_p VALUES (1, 'a', 1, 1)
+-- @query pk_violation_new_name error
+INSERT INTO d_rc_p VALUES (1, 'b', 1, 1)
+-- @query unique_violation_new_name error
+INSERT INTO d_rc_p VALUES (2, 'a', 1, 1)
+-- @query fk_violation_new_name error
+INSERT INTO d_rc_c VALUES (1, 99)
+-- @query add_unique_then_rename
+ALTER TABLE d_rc_a ADD CONSTRAINT d_rc_a_email_key UNIQUE (email)
+-- @query rename_added_unique
+ALTER TABLE d_rc_a RENAME CONSTRAINT d_rc_a_email_key TO d_rc_a_email_uq
+-- @query add_named_pk
+ALTER TABLE d_rc_a ADD CONSTRAINT d_rc_a_pk PRIMARY KEY (id)
+-- @query added_renamed
+SELECT conname, contype FROM pg_constraint WHERE conrelid = 'd_rc_a'::regclass ORDER BY 1
+-- @query added_indexes
+SELECT indexname FROM pg_indexes WHERE tablename = 'd_rc_a' ORDER BY 1
+-- @query rename_in_schema
+ALTER TABLE d_rc_s.t RENAME CONSTRAINT t_v_check TO t_v_nonzero
+-- @query rename_pk_in_schema
+ALTER TABLE d_rc_s.t RENAME CONSTRAINT t_pkey TO t_key
+-- @query schema_constraints
+SELECT conname, contype FROM pg_constraint WHERE conrelid = 'd_rc_s.t'::regclass ORDER BY 1
+-- @query named_pk_at_create
+SELECT conname, contype FROM pg_constraint WHERE conrelid = 'd_rc_named'::regclass ORDER BY 1
+-- @query named_pk_index
+SELECT indexname FROM pg_indexes WHERE tablename = 'd_rc_named'
+-- @query drop_renamed_check
+ALTER TABLE d_rc_p DROP CONSTRAINT d_rc_p_n_positive
+-- @query drop_renamed_fkey
+ALTER TABLE d_rc_c DROP CONSTRAINT d_rc_c_parent
+-- @query drop_renamed_unique
+ALTER TABLE d_rc_p DROP CONSTRAINT d_rc_p_code_uq
+-- @query drop_renamed_added_unique
+ALTER TABLE d_rc_a DROP CONSTRAINT d_rc_a_email_uq
+-- @query drop_renamed_pk
+ALTER TABLE d_rc_p DROP CONSTRAINT d_rc_p_pk2
+-- @query drop_named_pk
+ALTER TABLE d_rc_named DROP CONSTRAINT d_rc_named_pk
+-- @query after_drops
+SELECT conrelid::regclass::text, conname, contype FROM pg_constraint WHERE conrelid IN ('d_rc_p'::regclass, 'd_rc_c'::regclass, 'd_rc_a'::regclass, 'd_rc_named'::regclass) ORDER BY 1, 2
+-- @query dropped_ok
+INSERT INTO d_rc_p VALUES (1, 'a', -1, 1)
+-- @query renamed_table_keeps_pk_name
+ALTER TABLE d_rc_a RENAME TO d_rc_a2
+-- @query renamed_table_pk
+SELECT conname, contype FROM pg_constraint WHERE conrelid = 'd_rc_a2'::regclass ORDER BY 1
