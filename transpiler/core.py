@@ -36,6 +36,7 @@ from transpiler import (
     matviews,
     multi_object,
     name_types,
+    order_by_output,
     rewrite,
     sequence_restart,
     serial_columns,
@@ -391,6 +392,8 @@ def _statement(
         if kind == "select" or kind in _RETURNING_KINDS
         else None
     )
+    if kind == "select" and "order" in chunk.text.lower():  # after the names: it reads them
+        order_by_output.rewrite(tree)  # ORDER BY an output column's name: that column
     origins = None
     if kind == "select" or (kind in _RETURNING_KINDS and tree.args.get("returning")):
         origins = column_origins.column_origins(tree)  # before rewrites: names as written

@@ -1,6 +1,7 @@
--- Everyday DDL of migrations (Django, Alembic, Rails): ALTER TABLE ... RENAME CONSTRAINT
--- of each kind, and what the catalog, the violation messages and DROP CONSTRAINT see
--- afterwards; named PRIMARY KEYs. Runs in order.
+-- Everyday DDL and query odds of migrations (Django, Alembic, Rails): ALTER TABLE ...
+-- RENAME CONSTRAINT of each kind, and what the catalog, the violation messages and DROP
+-- CONSTRAINT see afterwards; named PRIMARY KEYs; ORDER BY an output column's name. Runs
+-- in order.
 -- @setup
 CREATE TABLE d_rc_p (id int CONSTRAINT d_rc_p_pkey PRIMARY KEY, code text CONSTRAINT d_rc_p_code_key UNIQUE, n int CONSTRAINT d_rc_p_n_check CHECK (n > 0), m int CHECK (m < 100));
 CREATE TABLE d_rc_c (id int PRIMARY KEY, p int CONSTRAINT d_rc_c_p_fkey REFERENCES d_rc_p (id));
@@ -8,6 +9,8 @@ CREATE TABLE d_rc_a (id int NOT NULL, email text, k int);
 CREATE SCHEMA d_rc_s;
 CREATE TABLE d_rc_s.t (id int PRIMARY KEY, v int CHECK (v <> 0));
 CREATE TABLE d_rc_named (id int, CONSTRAINT d_rc_named_pk PRIMARY KEY (id));
+CREATE TABLE d_ob (m int, n text);
+INSERT INTO d_ob VALUES (10, 'b'), (9, 'a'), (100, 'c'), (NULL, 'd');
 -- @query rename_pkey
 ALTER TABLE d_rc_p RENAME CONSTRAINT d_rc_p_pkey TO d_rc_p_pk2
 -- @query rename_unique
@@ -86,3 +89,29 @@ INSERT INTO d_rc_p VALUES (1, 'a', -1, 1)
 ALTER TABLE d_rc_a RENAME TO d_rc_a2
 -- @query renamed_table_pk
 SELECT conname, contype FROM pg_constraint WHERE conrelid = 'd_rc_a2'::regclass ORDER BY 1
+-- ORDER BY a bare name: an output column of that name first (its PostgreSQL name too),
+-- then an input column.
+-- @query order_by_cast_alias
+SELECT m::text AS m FROM d_ob ORDER BY m
+-- @query order_by_implicit_cast_name
+SELECT m::text FROM d_ob ORDER BY m
+-- @query order_by_implicit_name_desc
+SELECT m::text FROM d_ob ORDER BY m DESC NULLS LAST
+-- @query order_by_function_name
+SELECT upper(n) FROM d_ob ORDER BY upper DESC
+-- @query order_by_expression_uses_input
+SELECT m::text AS m FROM d_ob ORDER BY m + 0
+-- @query order_by_count_name
+SELECT count(*) FROM d_ob GROUP BY n ORDER BY count, n
+-- @query order_by_union_output
+SELECT m::text FROM d_ob UNION ALL SELECT '5' ORDER BY m
+-- @query order_by_distinct_output
+SELECT DISTINCT m::text FROM d_ob ORDER BY m
+-- @query order_by_in_subquery
+SELECT * FROM (SELECT m::text AS v FROM d_ob ORDER BY v LIMIT 2) s ORDER BY 1
+-- @query order_by_ambiguous error
+SELECT m::text, m FROM d_ob ORDER BY m
+-- @query order_by_ambiguous_aliases error
+SELECT m::text AS m, m AS m FROM d_ob ORDER BY m
+-- @query order_by_input_column
+SELECT n AS x FROM d_ob ORDER BY m
