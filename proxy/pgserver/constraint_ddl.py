@@ -95,6 +95,12 @@ def _run(
 # --- ADD -----------------------------------------------------------------------------
 
 
+def add(cur: Any, table: Any, added: AddedConstraint, notices: list[str]) -> None:
+    """ADD one constraint inside the caller's transaction (ADD ... USING INDEX:
+    proxy/pgserver/constraint_names.py)."""
+    _add(cur, table, added, notices)
+
+
 def _add(cur: Any, table: Any, added: AddedConstraint, notices: list[str]) -> None:
     columns = _columns(cur, table, added.columns)
     final = table.qualified()

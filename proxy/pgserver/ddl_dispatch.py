@@ -13,7 +13,7 @@ from proxy.pgserver import (
     alter_indexed,
     alter_rebuild,
     constraint_ddl,
-    constraint_rename,
+    constraint_names,
     ctas_lengths,
     enum_alter,
     fk_checks,
@@ -59,7 +59,7 @@ async def run(
     if st.constraints is not None:  # ADD / DROP CONSTRAINT, a CREATE TABLE's FOREIGN KEYs
         await constraint_ddl.run(runner, session, portal)
         return True
-    if st.tag == "ALTER TABLE" and await constraint_rename.run(runner, session, portal):
+    if st.tag == "ALTER TABLE" and await constraint_names.run(runner, session, portal):
         return True  # RENAME CONSTRAINT, which DuckDB lacks
     if st.tag == "ALTER TABLE" and await alter_indexed.run(runner, session, portal):
         return True  # RENAME / DROP COLUMN / NOT NULL on an indexed table: around its indexes

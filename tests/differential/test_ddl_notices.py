@@ -1,6 +1,8 @@
 """IF [NOT] EXISTS that skips an object: the NOTICE (severity, SQLSTATE, words) next to
-PostgreSQL 15's own, over the wire as NoticeResponse (proxy/pgserver/skip_notices.py).
-psql shows these; Alembic, Flyway and Django's migration logs record them."""
+PostgreSQL 15's own, over the wire as NoticeResponse (proxy/pgserver/skip_notices.py);
+and ADD CONSTRAINT ... USING INDEX's notice that the index is renamed
+(proxy/pgserver/constraint_names.py). psql shows these; Alembic, Flyway and Django's
+migration logs record them."""
 
 from __future__ import annotations
 
@@ -24,8 +26,10 @@ SETUP = (
     "CREATE SEQUENCE n_seq",
     "CREATE VIEW n_v AS SELECT 1 AS a",
     "CREATE TYPE n_mood AS ENUM ('a', 'b')",
+    "CREATE TABLE n_u (id int NOT NULL, email text)",
+    "CREATE UNIQUE INDEX n_u_email_idx ON n_u (email)",
+    "CREATE UNIQUE INDEX n_u_id_idx ON n_u (id)",
 )
-# (statement, its effect is read back by this query or None)
 CASES = [
     "CREATE TABLE IF NOT EXISTS n_t (id int)",
     "CREATE TABLE IF NOT EXISTS n_v (id int)",  # a view of the name: a relation too
@@ -51,6 +55,11 @@ CASES = [
     "ALTER TABLE IF EXISTS n_missing ADD COLUMN a int",
     "ALTER TABLE IF EXISTS n_missing RENAME TO n_other",
     "DROP TABLE IF EXISTS n_fresh",  # dropped: no notice
+    "ALTER TABLE IF EXISTS n_missing RENAME CONSTRAINT a TO b",
+    "ALTER TABLE IF EXISTS n_missing ADD CONSTRAINT a UNIQUE USING INDEX b",
+    # the index takes the constraint's name, and PostgreSQL says so
+    "ALTER TABLE n_u ADD CONSTRAINT n_u_email_uniq UNIQUE USING INDEX n_u_email_idx",
+    "ALTER TABLE n_u ADD CONSTRAINT n_u_pk PRIMARY KEY USING INDEX n_u_id_idx",
 ]
 
 

@@ -9,6 +9,13 @@ CREATE TABLE d_rc_a (id int NOT NULL, email text, k int);
 CREATE SCHEMA d_rc_s;
 CREATE TABLE d_rc_s.t (id int PRIMARY KEY, v int CHECK (v <> 0));
 CREATE TABLE d_rc_named (id int, CONSTRAINT d_rc_named_pk PRIMARY KEY (id));
+CREATE TABLE d_ui (id int NOT NULL, email text, k int);
+INSERT INTO d_ui VALUES (1, 'a', 1), (2, 'b', 2);
+CREATE UNIQUE INDEX d_ui_email_idx ON d_ui (email);
+CREATE UNIQUE INDEX d_ui_id_idx ON d_ui (id);
+CREATE UNIQUE INDEX d_ui_k ON d_ui (k);
+CREATE INDEX d_ui_plain ON d_ui (email);
+CREATE UNIQUE INDEX d_ui_expr ON d_ui (lower(email));
 CREATE TABLE d_ob (m int, n text);
 INSERT INTO d_ob VALUES (10, 'b'), (9, 'a'), (100, 'c'), (NULL, 'd');
 -- @query rename_pkey
@@ -115,3 +122,34 @@ SELECT m::text, m FROM d_ob ORDER BY m
 SELECT m::text AS m, m AS m FROM d_ob ORDER BY m
 -- @query order_by_input_column
 SELECT n AS x FROM d_ob ORDER BY m
+-- ADD CONSTRAINT ... USING INDEX: the unique index becomes the constraint's, renamed.
+-- @query using_index_unique
+ALTER TABLE d_ui ADD CONSTRAINT d_ui_email_uniq UNIQUE USING INDEX d_ui_email_idx
+-- @query using_index_pk
+ALTER TABLE d_ui ADD CONSTRAINT d_ui_pk PRIMARY KEY USING INDEX d_ui_id_idx
+-- @query using_index_unnamed
+ALTER TABLE d_ui ADD UNIQUE USING INDEX d_ui_k
+-- @query using_index_second_pk error
+ALTER TABLE d_ui ADD PRIMARY KEY USING INDEX d_ui_k
+-- @query using_index_not_unique error
+ALTER TABLE d_ui ADD CONSTRAINT d_ui_x UNIQUE USING INDEX d_ui_plain
+-- @query using_index_expression error
+ALTER TABLE d_ui ADD CONSTRAINT d_ui_y UNIQUE USING INDEX d_ui_expr
+-- @query using_index_missing error
+ALTER TABLE d_ui ADD CONSTRAINT d_ui_z UNIQUE USING INDEX d_ui_nosuch
+-- @query using_index_constraints
+SELECT conname, contype, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'd_ui'::regclass ORDER BY 1
+-- @query using_index_indexes
+SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'd_ui' AND indexname <> 'd_ui_expr' ORDER BY 1
+-- @query using_index_unique_violation error
+INSERT INTO d_ui VALUES (3, 'a', 3)
+-- @query using_index_pk_violation error
+INSERT INTO d_ui VALUES (1, 'z', 4)
+-- @query using_index_rows
+SELECT * FROM d_ui ORDER BY id
+-- @query using_index_drop_unique
+ALTER TABLE d_ui DROP CONSTRAINT d_ui_email_uniq
+-- @query using_index_drop_pk
+ALTER TABLE d_ui DROP CONSTRAINT d_ui_pk
+-- @query using_index_after_drops
+SELECT indexname FROM pg_indexes WHERE tablename = 'd_ui' ORDER BY 1
