@@ -20,6 +20,7 @@ from proxy.pgserver import (
     index_names,
     index_rename,
     matviews,
+    set_schema,
     skip_notices,
     table_like,
 )
@@ -59,6 +60,8 @@ async def run(
     if st.constraints is not None:  # ADD / DROP CONSTRAINT, a CREATE TABLE's FOREIGN KEYs
         await constraint_ddl.run(runner, session, portal)
         return True
+    if st.tag in set_schema.TAGS and await set_schema.run(runner, session, portal):
+        return True  # SET SCHEMA, which DuckDB lacks
     if st.tag == "ALTER TABLE" and await constraint_names.run(runner, session, portal):
         return True  # RENAME CONSTRAINT, which DuckDB lacks
     if st.tag == "ALTER TABLE" and await alter_indexed.run(runner, session, portal):

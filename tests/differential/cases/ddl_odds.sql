@@ -16,6 +16,18 @@ CREATE UNIQUE INDEX d_ui_id_idx ON d_ui (id);
 CREATE UNIQUE INDEX d_ui_k ON d_ui (k);
 CREATE INDEX d_ui_plain ON d_ui (email);
 CREATE UNIQUE INDEX d_ui_expr ON d_ui (lower(email));
+CREATE SCHEMA d_ss;
+CREATE TABLE d_ss_p (id serial PRIMARY KEY, code text UNIQUE, n int CHECK (n > 0) DEFAULT 5);
+CREATE INDEX d_ss_p_n ON d_ss_p (n);
+CREATE TABLE d_ss_c (id int PRIMARY KEY, p int REFERENCES d_ss_p (id));
+INSERT INTO d_ss_p (code) VALUES ('a'), ('b');
+INSERT INTO d_ss_c VALUES (1, 1);
+COMMENT ON TABLE d_ss_p IS 'the parent';
+COMMENT ON COLUMN d_ss_p.code IS 'a code';
+CREATE SEQUENCE d_ss_seq;
+CREATE VIEW d_ss_v AS SELECT 1 AS a;
+CREATE TABLE d_ss.d_ss_dup (a int);
+CREATE TABLE d_ss_dup (a int);
 CREATE TABLE d_ob (m int, n text);
 INSERT INTO d_ob VALUES (10, 'b'), (9, 'a'), (100, 'c'), (NULL, 'd');
 -- @query rename_pkey
@@ -153,3 +165,51 @@ ALTER TABLE d_ui DROP CONSTRAINT d_ui_email_uniq
 ALTER TABLE d_ui DROP CONSTRAINT d_ui_pk
 -- @query using_index_after_drops
 SELECT indexname FROM pg_indexes WHERE tablename = 'd_ui' ORDER BY 1
+-- SET SCHEMA: rows, constraints, indexes, comments, serial sequences and foreign keys
+-- follow the table; a sequence and a view move too.
+-- @query set_schema_table
+ALTER TABLE d_ss_p SET SCHEMA d_ss
+-- @query set_schema_rows
+SELECT * FROM d_ss.d_ss_p ORDER BY id
+-- @query set_schema_gone_from_public error
+SELECT * FROM public.d_ss_p
+-- @query set_schema_serial_follows
+INSERT INTO d_ss.d_ss_p (code) VALUES ('c') RETURNING id, n
+-- @query set_schema_indexes
+SELECT schemaname, tablename, indexname FROM pg_indexes WHERE tablename = 'd_ss_p' ORDER BY 3
+-- @query set_schema_constraints
+SELECT conname, contype, connamespace::regnamespace::text, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'd_ss.d_ss_p'::regclass ORDER BY 1
+-- @query set_schema_fk_follows
+SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'd_ss_c'::regclass AND contype = 'f'
+-- @query set_schema_fk_enforced error
+INSERT INTO d_ss_c VALUES (2, 99)
+-- @query set_schema_unique_enforced error
+INSERT INTO d_ss.d_ss_p (code) VALUES ('a')
+-- @query set_schema_comments
+SELECT obj_description('d_ss.d_ss_p'::regclass), col_description('d_ss.d_ss_p'::regclass, 2)
+-- @query set_schema_defaults
+SELECT column_name, column_default FROM information_schema.columns WHERE table_schema = 'd_ss' AND table_name = 'd_ss_p' ORDER BY ordinal_position
+-- @query set_schema_sequence_moved
+SELECT sequence_schema, sequence_name FROM information_schema.sequences WHERE sequence_name = 'd_ss_p_id_seq'
+-- @query set_schema_missing error
+ALTER TABLE d_ss_missing SET SCHEMA d_ss
+-- @query set_schema_missing_if_exists
+ALTER TABLE IF EXISTS d_ss_missing SET SCHEMA d_ss
+-- @query set_schema_no_schema error
+ALTER TABLE d_ss.d_ss_p SET SCHEMA d_ss_nosuch
+-- @query set_schema_sequence
+ALTER SEQUENCE d_ss_seq SET SCHEMA d_ss
+-- @query set_schema_sequence_next
+SELECT nextval('d_ss.d_ss_seq') > 0
+-- @query set_schema_view
+ALTER VIEW d_ss_v SET SCHEMA d_ss
+-- @query set_schema_view_reads
+SELECT * FROM d_ss.d_ss_v
+-- @query set_schema_back
+ALTER TABLE d_ss.d_ss_p SET SCHEMA public
+-- @query set_schema_back_rows
+SELECT id, code FROM d_ss_p ORDER BY id
+-- @query set_schema_same_schema
+ALTER SEQUENCE d_ss.d_ss_seq SET SCHEMA d_ss
+-- @query set_schema_name_taken error
+ALTER TABLE public.d_ss_dup SET SCHEMA d_ss

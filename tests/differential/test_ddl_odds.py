@@ -1,8 +1,11 @@
-"""IF [NOT] EXISTS that skips an object: the NOTICE (severity, SQLSTATE, words) next to
-PostgreSQL 15's own, over the wire as NoticeResponse (proxy/pgserver/skip_notices.py);
-and ADD CONSTRAINT ... USING INDEX's notice that the index is renamed
-(proxy/pgserver/constraint_names.py). psql shows these; Alembic, Flyway and Django's
-migration logs record them."""
+"""Everyday DDL next to PostgreSQL 15, in its exact words.
+
+- IF [NOT] EXISTS that skips an object: the NOTICE (severity, SQLSTATE, words), over the
+  wire as NoticeResponse (proxy/pgserver/skip_notices.py); ADD CONSTRAINT ... USING
+  INDEX's notice that the index is renamed (proxy/pgserver/constraint_names.py). psql
+  shows these; Alembic, Flyway and Django's migration logs record them.
+- The errors of RENAME CONSTRAINT, ADD ... USING INDEX and SET SCHEMA: SQLSTATE and
+  message (tests/differential/cases/ddl_odds.sql compares the results)."""
 
 from __future__ import annotations
 
@@ -29,6 +32,9 @@ SETUP = (
     "CREATE TABLE n_u (id int NOT NULL, email text)",
     "CREATE UNIQUE INDEX n_u_email_idx ON n_u (email)",
     "CREATE UNIQUE INDEX n_u_id_idx ON n_u (id)",
+    "CREATE TABLE n_e (id int PRIMARY KEY, code text UNIQUE, n int CHECK (n > 0), k int)",
+    "CREATE INDEX n_e_k ON n_e (k)",
+    "CREATE TABLE n_s.n_e (a int)",
 )
 CASES = [
     "CREATE TABLE IF NOT EXISTS n_t (id int)",
@@ -121,3 +127,29 @@ def test_notices_in_the_extended_protocol_and_a_temp_table(
         answers.append(got)
     assert answers[0] == answers[1]
     assert answers[1][3][1] == [("NOTICE", "00000", 'table "n_tmp" does not exist, skipping')]
+
+
+ERRORS = [
+    "ALTER TABLE n_e RENAME CONSTRAINT n_e_nope TO n_e_x",
+    "ALTER TABLE n_missing RENAME CONSTRAINT a TO b",
+    "ALTER TABLE n_e RENAME CONSTRAINT n_e_pkey TO n_e_code_key",  # the index's name
+    "ALTER TABLE n_e RENAME CONSTRAINT n_e_n_check TO n_e_code_key",
+    "ALTER TABLE n_e ADD CONSTRAINT n_e_x UNIQUE USING INDEX n_e_k",
+    "ALTER TABLE n_e ADD CONSTRAINT n_e_x UNIQUE USING INDEX n_e_nosuch",
+    "ALTER TABLE n_missing SET SCHEMA n_s",
+    "ALTER TABLE n_e SET SCHEMA n_nosuch",
+    "ALTER TABLE n_e SET SCHEMA n_s",
+    "ALTER SEQUENCE n_missing_seq SET SCHEMA n_s",
+]
+
+
+@pytest.mark.parametrize("sql", ERRORS)
+def test_error_as_postgres(conns: tuple[psycopg.Connection, ...], sql: str) -> None:
+    def error(conn: psycopg.Connection) -> tuple[object, ...]:
+        with pytest.raises(psycopg.Error) as info:
+            conn.execute(sql)  # type: ignore[arg-type]  # test SQL
+        d = info.value.diag
+        return d.sqlstate, d.message_primary, d.message_detail
+
+    pg, hati = conns
+    assert error(hati) == error(pg)
