@@ -420,6 +420,8 @@ def _statement(
         return Statement(sql=chunk.text, kind=kind, tag=tag)
     elif tag == "DROP INDEX" and isinstance(tree, exp.Drop):
         tree.set("concurrently", False)  # DuckDB's DROP takes no CONCURRENTLY: no locks to avoid
+    elif tag == "DROP FUNCTION" and isinstance(tree, exp.Drop):
+        tree.set("expressions", [])  # f(int): a macro has no typed signature to pick by
     after = ""
     if tag == "CREATE SEQUENCE":
         after = dump_ddl.sequence_options(tree)

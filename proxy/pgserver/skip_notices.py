@@ -82,8 +82,6 @@ def notices(
     for t in targets(st.sql) or ():
         if not t.if_exists or t.kind not in kinds or t.catalog not in ("", db):
             continue
-        if t.kind == "function" and "(" in st.sql:
-            continue  # DROP FUNCTION f(int): DuckDB refuses the argument list (a syntax error)
         if t.action == "create":
             if _exists_for_create(cur, t, db, search_path):
                 if t.kind == "schema":
@@ -130,7 +128,7 @@ def _missing(
         return None
     if t.action != "drop":  # ALTER TABLE / VIEW / SEQUENCE / INDEX IF EXISTS
         return f'relation "{t.name}" does not exist, skipping'
-    if t.kind == "function":  # written without arguments: PostgreSQL shows f()
+    if t.kind == "function":  # (PostgreSQL shows the argument types written: f(text))
         return f"function {t.name}() does not exist, skipping"
     return f'{t.kind} "{t.name}" does not exist, skipping'
 

@@ -28,6 +28,7 @@ CREATE SEQUENCE d_ss_seq;
 CREATE VIEW d_ss_v AS SELECT 1 AS a;
 CREATE TABLE d_ss.d_ss_dup (a int);
 CREATE TABLE d_ss_dup (a int);
+CREATE FUNCTION d_df_add(a int, b int) RETURNS int LANGUAGE sql AS 'SELECT a + b';
 CREATE TABLE d_ob (m int, n text);
 INSERT INTO d_ob VALUES (10, 'b'), (9, 'a'), (100, 'c'), (NULL, 'd');
 -- @query rename_pkey
@@ -213,3 +214,10 @@ SELECT id, code FROM d_ss_p ORDER BY id
 ALTER SEQUENCE d_ss.d_ss_seq SET SCHEMA d_ss
 -- @query set_schema_name_taken error
 ALTER TABLE public.d_ss_dup SET SCHEMA d_ss
+-- DROP FUNCTION with its argument types (a migration's down step)
+-- @query drop_function_with_args
+DROP FUNCTION d_df_add(int, int)
+-- @query drop_function_gone
+SELECT count(*) FROM pg_proc WHERE proname = 'd_df_add'
+-- @query drop_function_again error
+DROP FUNCTION d_df_add(int, int)
