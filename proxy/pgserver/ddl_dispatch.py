@@ -24,6 +24,7 @@ from proxy.pgserver import (
     skip_notices,
     table_like,
 )
+from proxy.wire import messages as m
 
 if TYPE_CHECKING:
     from proxy.pgserver.contexts import ClientSession, StatementRunner
@@ -78,11 +79,14 @@ async def run(
     if skip_notices.may_skip(st) and not portal.executed:  # IF [NOT] EXISTS: see there
         await runner.take_cursor()
         path = runner.settings.values.get("search_path")
-        skipped = await runner.call(skip_notices.notices, runner.cursor, st, path)
+        skipped, nothing = await runner.call(skip_notices.notices, runner.cursor, st, path)
         for text, code in skipped:
             session.send_notice(text, code)
         if skipped and st.tag == "SELECT":  # CREATE TABLE IF NOT EXISTS ... AS: no rows
             st = portal.statement = dataclasses.replace(st, tag="CREATE TABLE AS")
+        if nothing:  # every object it names is skipped: nothing to run
+            session.out(m.command_complete(st.tag))
+            return True
     if st.notices and not portal.executed:
         for text in st.notices:  # e.g. an index kind DuckDB lacks was not created
             session.send_notice(text)

@@ -15,6 +15,9 @@ their own notices and never reach this.
 
 from __future__ import annotations
 
+import dataclasses
+import re
+
 import duckdb
 
 from proxy.access.system_objects import user_database
@@ -64,6 +67,7 @@ _EXISTS = {
     "type": "SELECT 1 FROM duckdb_types() WHERE database_name = $1 AND "
     "schema_name = $2 AND lower(type_name) = $3 AND NOT internal LIMIT 1",
 }
+_QUOTED = re.compile(r'"((?:[^"]|"")*)"')
 _SCHEMA = "SELECT 1 FROM duckdb_schemas() WHERE database_name = $1 AND lower(schema_name) = $2"
 
 
@@ -74,25 +78,45 @@ def may_skip(st: Statement) -> bool:
 
 def notices(
     cur: duckdb.DuckDBPyConnection, st: Statement, search_path: str | None
-) -> list[tuple[str, str]]:
-    """(message, SQLSTATE) of each object `st` will skip, in the statement's order."""
+) -> tuple[list[tuple[str, str]], bool]:
+    """(message, SQLSTATE) of each object `st` will skip, in the statement's order, and
+    whether it skips every object it names: then nothing is to run, as in PostgreSQL (an
+    ALTER SEQUENCE IF EXISTS of a missing sequence does not reach DuckDB, which might
+    refuse its options; a skipped CREATE TABLE makes no serial sequence)."""
     kinds = _TAG_KINDS.get(st.tag, ())
     out: list[tuple[str, str]] = []
     db = user_database(cur)
+    named = 0
     for t in targets(st.sql) or ():
-        if not t.if_exists or t.kind not in kinds or t.catalog not in ("", db):
+        if t.kind not in kinds:
             continue
+        named += 1
+        if not t.if_exists or t.catalog not in ("", db):
+            continue
+        if t.schema == "public":
+            t = dataclasses.replace(t, schema="main")
+        name = _as_written(st.sql, t.name)
         if t.action == "create":
             if _exists_for_create(cur, t, db, search_path):
                 if t.kind == "schema":
-                    out.append((f'schema "{t.name}" already exists, skipping', "42P06"))
+                    out.append((f'schema "{name}" already exists, skipping', "42P06"))
                 else:
-                    out.append((f'relation "{t.name}" already exists, skipping', "42P07"))
+                    out.append((f'relation "{name}" already exists, skipping', "42P07"))
         elif t.action in ("drop", "alter", "rename"):
             missing = _missing(cur, t, db, search_path)
             if missing is not None:
-                out.append((missing, "00000"))
-    return out
+                out.append((missing.replace(f'"{t.name}"', f'"{name}"', 1), "00000"))
+    return out, bool(out) and len(out) == named
+
+
+def _as_written(sql: str, name: str) -> str:
+    """`name` (lower-cased by ddl_targets) as the statement spells it: a quoted
+    identifier keeps its case, as in PostgreSQL's messages."""
+    for quoted in _QUOTED.findall(sql):
+        text = quoted.replace('""', '"')
+        if text.lower() == name:
+            return text
+    return name
 
 
 def _exists_for_create(

@@ -61,6 +61,12 @@ CASES = [
     "ALTER TABLE IF EXISTS n_missing ADD COLUMN a int",
     "ALTER TABLE IF EXISTS n_missing RENAME TO n_other",
     "DROP TABLE IF EXISTS n_fresh",  # dropped: no notice
+    "ALTER SEQUENCE IF EXISTS n_missing_seq RESTART WITH 5",  # skipped whole
+    "CREATE SEQUENCE IF NOT EXISTS public.n_seq",
+    "DROP SEQUENCE IF EXISTS public.n_missing_seq",
+    'CREATE TABLE IF NOT EXISTS "N_Q" (a int)',
+    'CREATE TABLE IF NOT EXISTS "N_Q" (a int)',  # the name as written
+    'DROP TABLE IF EXISTS "N_Missing"',
     "ALTER TABLE IF EXISTS n_missing RENAME CONSTRAINT a TO b",
     "ALTER TABLE IF EXISTS n_missing ADD CONSTRAINT a UNIQUE USING INDEX b",
     # the index takes the constraint's name, and PostgreSQL says so
