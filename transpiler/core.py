@@ -562,6 +562,8 @@ def _declares_serial(tokens: list[Token], tag: str) -> bool:
 
 def _pass_through(chunk: Chunk, kind: str, tag: str, triggers: Triggers) -> Statement:
     """The statement as written: DuckDB parses this text, so its tokens are checked."""
+    if tag in ("DROP SEQUENCE", "DROP SCHEMA") and (each := multi_object.split_text(chunk.text)):
+        return Statement(sql=each, kind=kind, tag=tag, atomic=True)  # one DuckDB DROP each
     return Statement(
         sql=chunk.text,
         kind=kind,

@@ -67,6 +67,8 @@ CASES = [
     'CREATE TABLE IF NOT EXISTS "N_Q" (a int)',
     'CREATE TABLE IF NOT EXISTS "N_Q" (a int)',  # the name as written
     'DROP TABLE IF EXISTS "N_Missing"',
+    "DROP SCHEMA IF EXISTS n_missing_schema, n_missing_schema2",
+    "DROP SEQUENCE IF EXISTS n_missing_seq, n_missing_seq2",
     "ALTER TABLE IF EXISTS n_missing RENAME CONSTRAINT a TO b",
     "ALTER TABLE IF EXISTS n_missing ADD CONSTRAINT a UNIQUE USING INDEX b",
     # the index takes the constraint's name, and PostgreSQL says so

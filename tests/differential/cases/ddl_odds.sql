@@ -29,6 +29,10 @@ CREATE VIEW d_ss_v AS SELECT 1 AS a;
 CREATE TABLE d_ss.d_ss_dup (a int);
 CREATE TABLE d_ss_dup (a int);
 CREATE FUNCTION d_df_add(a int, b int) RETURNS int LANGUAGE sql AS 'SELECT a + b';
+CREATE SEQUENCE d_md_a;
+CREATE SEQUENCE d_md_b;
+CREATE SCHEMA d_md_s1;
+CREATE SCHEMA d_md_s2;
 CREATE TABLE d_ob (m int, n text);
 INSERT INTO d_ob VALUES (10, 'b'), (9, 'a'), (100, 'c'), (NULL, 'd');
 -- @query rename_pkey
@@ -221,3 +225,16 @@ DROP FUNCTION d_df_add(int, int)
 SELECT count(*) FROM pg_proc WHERE proname = 'd_df_add'
 -- @query drop_function_again error
 DROP FUNCTION d_df_add(int, int)
+-- DROP SEQUENCE / SCHEMA of several objects: one DuckDB DROP each, all or nothing
+-- @query drop_sequences
+DROP SEQUENCE IF EXISTS public.d_md_a, d_md_missing, d_md_b
+-- @query sequences_gone
+SELECT count(*) FROM information_schema.sequences WHERE sequence_name LIKE 'd_md_%'
+-- @query drop_schemas_one_missing error
+DROP SCHEMA d_md_s1, d_md_nope, d_md_s2
+-- @query schemas_kept
+SELECT count(*) FROM information_schema.schemata WHERE schema_name LIKE 'd_md_%'
+-- @query drop_schemas
+DROP SCHEMA IF EXISTS d_md_s1, d_md_nope, d_md_s2
+-- @query schemas_gone
+SELECT count(*) FROM information_schema.schemata WHERE schema_name LIKE 'd_md_%'
