@@ -32,6 +32,8 @@ def rewrite(tree: exp.Expr) -> None:
 
 
 def _by_position(order: exp.Order, select: exp.Select) -> None:
+    if any(p.find(exp.Star) is not None and not p.find(exp.Count) for p in select.expressions):
+        return  # `*` expands to names unknown here (one may be the name, or two: 42702)
     names = [_output_name(p) for p in select.expressions]
     if not any(names):
         return

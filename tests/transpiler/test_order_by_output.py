@@ -21,6 +21,8 @@ from transpiler.errors import TranspileError
         ("SELECT m::text FROM t ORDER BY t.m", "ORDER BY t.m"),  # qualified: the input
         ("SELECT m::text FROM t ORDER BY m + 1", "ORDER BY m + 1"),
         ("SELECT DISTINCT ON (m) m::text FROM t ORDER BY m", "ORDER BY m"),
+        ("SELECT *, m::text FROM t ORDER BY m", "ORDER BY m"),  # `*` may hold an m too
+        ("SELECT count(*) FROM t GROUP BY n ORDER BY count", "ORDER BY 1"),
     ],
 )
 def test_order_by_output_name(sql: str, order_by: str) -> None:
