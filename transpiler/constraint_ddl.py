@@ -77,8 +77,8 @@ class ConstraintDdl:
     # that follow: run first, then `adds` (DuckDB: "Adding columns with constraints not
     # yet supported").
     before: tuple[str, ...] = ()
-    # CREATE TABLE: its CHECK and UNIQUE constraints in order, as (kind "c" / "u", name or
-    # None): DuckDB forgets the names, the server keeps them.
+    # CREATE TABLE: its CHECK, UNIQUE and PRIMARY KEY constraints in order, as (kind "c" /
+    # "u" / "p", name or None): DuckDB forgets the names, the server keeps them.
     named: tuple[tuple[str, str | None], ...] = ()
     # CREATE TABLE: the DuckDB statement with its FOREIGN KEYs, for the paths that run SQL
     # without the wire server's registry (MCP / REST executor, agent branches):
@@ -230,8 +230,8 @@ def take_foreign_keys(tree: exp.Expr) -> ConstraintDdl | None:
 
 
 def _named(schema: exp.Schema) -> tuple[tuple[str, str | None], ...]:
-    """The CHECK and UNIQUE constraints of a CREATE TABLE in DuckDB's order (declaration
-    order, a column's own with the column), each with its name or None."""
+    """The CHECK, UNIQUE and PRIMARY KEY constraints of a CREATE TABLE in DuckDB's order
+    (declaration order, a column's own with the column), each with its name or None."""
     out: list[tuple[str, str | None]] = []
     for element in schema.expressions:
         if isinstance(element, exp.ColumnDef):
@@ -255,6 +255,8 @@ def _kind(node: exp.Expr | None) -> str | None:
         return "c"
     if isinstance(node, exp.UniqueColumnConstraint):
         return "u"
+    if isinstance(node, exp.PrimaryKeyColumnConstraint | exp.PrimaryKey):
+        return "p"
     return None
 
 

@@ -38,6 +38,7 @@ from transpiler import (
     multi_object,
     name_types,
     object_comments,
+    order_by_output,
     rewrite,
     sequence_restart,
     serial_columns,
@@ -404,6 +405,8 @@ def _statement(
         if kind == "select" or kind in _RETURNING_KINDS
         else None
     )
+    if kind == "select" and "order" in chunk.text.lower():  # after the names: it reads them
+        order_by_output.rewrite(tree)  # ORDER BY an output column's name: that column
     origins = None
     if kind == "select" or (kind in _RETURNING_KINDS and tree.args.get("returning")):
         origins = column_origins.column_origins(tree)  # before rewrites: names as written
@@ -436,6 +439,8 @@ def _statement(
         return Statement(sql=chunk.text, kind=kind, tag=tag)
     elif tag == "DROP INDEX" and isinstance(tree, exp.Drop):
         tree.set("concurrently", False)  # DuckDB's DROP takes no CONCURRENTLY: no locks to avoid
+    elif tag == "DROP FUNCTION" and isinstance(tree, exp.Drop):
+        tree.set("expressions", [])  # f(int): a macro has no typed signature to pick by
     after = ""
     if tag == "CREATE SEQUENCE":
         after = dump_ddl.sequence_options(tree)
@@ -577,6 +582,8 @@ def _declares_serial(tokens: list[Token], tag: str) -> bool:
 
 def _pass_through(chunk: Chunk, kind: str, tag: str, triggers: Triggers) -> Statement:
     """The statement as written: DuckDB parses this text, so its tokens are checked."""
+    if tag in ("DROP SEQUENCE", "DROP SCHEMA") and (each := multi_object.split_text(chunk.text)):
+        return Statement(sql=each, kind=kind, tag=tag, atomic=True)  # one DuckDB DROP each
     return Statement(
         sql=chunk.text,
         kind=kind,

@@ -46,6 +46,7 @@ class Target:
     schema: str
     name: str  # for a schema: the schema's name (schema is then '')
     new_name: str = ""  # rename: the new name
+    new_schema: str = ""  # ALTER ... SET SCHEMA (a rename into that schema), as written
     if_exists: bool = False  # CREATE ... IF NOT EXISTS / DROP ... IF EXISTS
     temporary: bool = False
     on_table: tuple[str, str, str] | None = (
@@ -240,6 +241,10 @@ def _from_tokens(sql: str) -> tuple[Target, ...] | list[Target] | None:
     if kind == "schema":
         catalog, schema, name = "", "", name
     action = {"DROP": "drop", "ALTER": "alter"}.get(head, "replace" if replace else "create")
+    if head == "ALTER" and words[i + 1 : i + 3] == ["SET", "SCHEMA"] and i + 3 < len(tokens):
+        moved = tokens[i + 3]  # ALTER TABLE | VIEW | SEQUENCE t SET SCHEMA s: moved, named t
+        to = moved.text if moved.token_type is TokenType.IDENTIFIER else moved.text.lower()
+        return [Target("rename", kind, catalog, schema, name, name, to, exists, temporary)]
     return [Target(action, kind, catalog, schema, name, if_exists=exists, temporary=temporary)]
 
 

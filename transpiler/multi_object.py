@@ -1,7 +1,8 @@
 """Statements over several objects DuckDB takes one at a time, and ALTER TABLE on views.
 
 - `DROP TABLE|VIEW|SEQUENCE|INDEX|SCHEMA a, b [CASCADE]`: DuckDB drops one object per
-  statement, so each object gets its own DROP;
+  statement, so each object gets its own DROP (`split`; `split_text` for the DROP
+  SEQUENCE / SCHEMA lists sqlglot cannot parse);
 - `TRUNCATE [TABLE] [ONLY] a, b [RESTART|CONTINUE IDENTITY] [CASCADE|RESTRICT]`: one
   `TRUNCATE` per table. DuckDB cannot restart a sequence: RESTART IDENTITY names the
   tables whose sequences the server makes again (proxy/pgserver/sequence_restart.py).
@@ -21,7 +22,12 @@ the ALTER VIEW form to run instead when DuckDB says the target is a view
 
 from __future__ import annotations
 
+import re
+
+import sqlglot
 from sqlglot import exp
+from sqlglot.errors import SqlglotError
+from sqlglot.tokens import TokenType
 
 _DROP_KINDS = frozenset({"TABLE", "VIEW", "SEQUENCE", "INDEX", "SCHEMA", "MACRO", "TYPE"})
 
@@ -61,6 +67,49 @@ def split(tree: exp.Expr) -> tuple[list[exp.Expr], Restart] | None:
             restart = tuple((t.text("db") or None, t.name) for t in tables)
         return parts, restart
     return None
+
+
+_TEXT_HEAD = re.compile(r"^\s*DROP\s+(SEQUENCE|SCHEMA)\s+(IF\s+EXISTS\s+)?", re.IGNORECASE)
+_NAME_TOKENS = (TokenType.VAR, TokenType.IDENTIFIER)
+
+
+def split_text(sql: str) -> str | None:
+    """`DROP SEQUENCE|SCHEMA [IF EXISTS] a, b [CASCADE|RESTRICT]` as one DROP per object
+    (names as written), or None for anything else (one object: DuckDB takes it)."""
+    head = _TEXT_HEAD.match(sql)
+    if head is None:
+        return None
+    try:
+        tokens = sqlglot.tokenize(sql[head.end() :], read="postgres")
+    except SqlglotError:
+        return None
+    while tokens and tokens[-1].token_type is TokenType.SEMICOLON:
+        tokens.pop()
+    tail = ""
+    if tokens and tokens[-1].text.upper() in ("CASCADE", "RESTRICT"):
+        tail = " " + tokens.pop().text.upper()
+    names, current, expect_name = [], [], True
+    for token in tokens:
+        if expect_name and (token.token_type in _NAME_TOKENS or token.text.isidentifier()):
+            quoted = token.token_type is TokenType.IDENTIFIER
+            current.append('"' + token.text.replace('"', '""') + '"' if quoted else token.text)
+            expect_name = False
+        elif not expect_name and token.token_type is TokenType.DOT:
+            if len(current) == 1 and current[0].strip('"').lower() == "public":
+                current = ["main"]  # a name's schema: PostgreSQL's public is DuckDB's main
+            expect_name = True
+        elif not expect_name and token.token_type is TokenType.COMMA:
+            names.append(".".join(current))
+            current, expect_name = [], True
+        else:
+            return None
+    if expect_name or not current:
+        return None
+    names.append(".".join(current))
+    if len(names) < 2:
+        return None
+    verb = f"DROP {head[1].upper()} {'IF EXISTS ' if head[2] else ''}"
+    return "; ".join(f"{verb}{name}{tail}" for name in names)
 
 
 def dropped_tables(tree: exp.Expr) -> Restart:

@@ -19,6 +19,7 @@ _SCALARS_IN_FROM = frozenset(
         "inet_server_addr",
         "inet_server_port",
         "inet_client_addr",
+        "inet_client_port",
         "pg_is_in_recovery",
         "pg_postmaster_start_time",
         "clock_timestamp",

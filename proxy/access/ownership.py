@@ -327,7 +327,9 @@ def guard(
             changes.append(lambda s, key=key: s.drop(key))
         elif t.action == "rename" and t.new_name:
             owner = owners.owner(key)
-            new_key = (cls, where.schema, t.new_name)
+            # SET SCHEMA: the same name in the new schema (search_schemas: public is main)
+            to = search_schemas(t.new_schema)[0] if t.new_schema else where.schema
+            new_key = (cls, to, t.new_name)
             if owner is not None:
                 changes.append(lambda s, a=key, b=new_key, o=owner: (s.drop(a), s.set(b, o)))
     return changes

@@ -91,6 +91,20 @@ def token_sql(token: str) -> str:
     return f"SET VARIABLE {TOKEN_VARIABLE} = '{token}'"
 
 
+def address_sql(server: object, client: object) -> str:
+    """The statements that give a session's DuckDB connection its socket's addresses
+    (inet_server_addr() & co.); `server` / `client`: the socket's sockname / peername, a
+    (host, port, ...) tuple over TCP, else a Unix socket's path: NULL, as PostgreSQL."""
+    out = []
+    for side, where in (("server", server), ("client", client)):
+        tcp = isinstance(where, tuple) and len(where) >= 2
+        host = "'" + str(where[0]).replace("'", "''") + "'" if tcp else "NULL"
+        port = int(where[1]) if tcp else "NULL"
+        out.append(f"SET VARIABLE __hati_{side}_addr = {host}")
+        out.append(f"SET VARIABLE __hati_{side}_port = {port}")
+    return "; ".join(out)
+
+
 def register(
     conn: duckdb.DuckDBPyConnection,
     backends: Backends,

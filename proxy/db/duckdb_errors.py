@@ -286,6 +286,22 @@ def _pg_words(message: str) -> tuple[str, str | None] | None:
 
 
 _DUCKLAKE_COMMIT = "Failed to commit: Failed to commit DuckLake transaction"
+# DROP TABLE of a view, DROP VIEW of a table: PostgreSQL's 42809 and its hint
+_WRONG_DROP = re.compile(
+    r"^Existing object (.+) is of type (Table|View), trying to drop type (Table|View)$"
+)
+
+
+def _wrong_drop(message: str) -> PgError | None:
+    found = _WRONG_DROP.match(message)
+    if found is None:
+        return None
+    name, kind, asked = found[1], found[2].lower(), found[3].lower()
+    return PgError(
+        "42809",
+        f'"{name}" is not a {asked}',
+        hint=f"Use DROP {kind.upper()} to remove a {kind}.",
+    )
 
 
 def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
@@ -296,6 +312,8 @@ def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
     detail_lines = [ln for ln in lines[1:] if ln.strip() and not _LINE.match(ln)]
     detail_lines = [ln for ln in detail_lines if set(ln.strip()) != {"^"}]
     names = {cls.__name__ for cls in type(exc).__mro__}
+    if "CatalogException" in names and (wrong := _wrong_drop(message)) is not None:
+        return wrong
     if "InvalidInputException" in names and (udf := _UDF_ERROR.match(message)) is not None:
         return PgError(udf[1], udf[2])
     sqlstate = "XX000"

@@ -120,6 +120,12 @@ def _added_nested_with_rows(cur: Any, target: alter_rebuild.TableName) -> bool:
 # --- ADD -----------------------------------------------------------------------------
 
 
+def add(cur: Any, table: Any, added: AddedConstraint, notices: list[str]) -> None:
+    """ADD one constraint inside the caller's transaction (ADD ... USING INDEX:
+    proxy/pgserver/constraint_names.py)."""
+    _add(cur, table, added, notices)
+
+
 def _add(cur: Any, table: Any, added: AddedConstraint, notices: list[str]) -> None:
     columns = _columns(cur, table, added.columns)
     final = table.qualified()
@@ -131,12 +137,17 @@ def _add(cur: Any, table: Any, added: AddedConstraint, notices: list[str]) -> No
         if _taken(cur, table, added.name):
             raise _exists(added.name, table)
         cols = ", ".join(quote(c) for c in columns)
-        # DuckDB refuses the ALTER on a table with an index (pg_dump adds a UNIQUE before
-        # the PRIMARY KEY), and the refusal would abort the transaction: rebuild instead.
-        if _has_indexes(cur, table):
+        # DuckDB refuses ADD PRIMARY KEY on a table with an index, and the refusal aborts
+        # the transaction: such a table is rebuilt with the key instead
+        if _has_index(cur, table):
             _rebuild(cur, table, add=(f"PRIMARY KEY({cols})",))
         else:
             cur.execute(f"ALTER TABLE {final} ADD PRIMARY KEY ({cols})")
+        if added.name:  # pg_constraint shows it under its name (else t_pkey)
+            after = alter_rebuild.resolve_table(
+                cur, alter_rebuild.TableName(table.name, table.schema)
+            )
+            _name_created(cur, after or table, (("p", added.name),))
     elif added.kind == "u":
         name = added.name or _free_name(cur, table, default_name(table.name, columns, "key"))
         if _taken(cur, table, name):
@@ -173,10 +184,10 @@ def _add(cur: Any, table: Any, added: AddedConstraint, notices: list[str]) -> No
 
 
 def _name_created(cur: Any, table: Any, named: tuple[tuple[str, str | None], ...]) -> None:
-    """Keep the declared names of a new table's CHECK and UNIQUE constraints, matched to
-    DuckDB's in order (kind by kind); nothing when the counts differ."""
+    """Keep the declared names of a new table's CHECK, UNIQUE and PRIMARY KEY constraints,
+    matched to DuckDB's in order (kind by kind); nothing when the counts differ."""
     rows = alter_rebuild.table_constraints(cur, table.oid)
-    for kind, duck_kind in (("c", "CHECK"), ("u", "UNIQUE")):
+    for kind, duck_kind in (("c", "CHECK"), ("u", "UNIQUE"), ("p", "PRIMARY KEY")):
         declared = [name for k, name in named if k == kind]
         duck = [(text, cols) for k, text, cols, _ in rows if k == duck_kind]
         if len(declared) != len(duck):
@@ -188,14 +199,6 @@ def _name_created(cur: Any, table: Any, named: tuple[tuple[str, str | None], ...
                     "columns, expression) VALUES (?, ?, ?, ?, ?, ?)",
                     [table.schema, table.name, name, kind, list(cols), text],
                 )
-
-
-def _has_indexes(cur: Any, table: Any) -> bool:
-    return bool(
-        cur.execute(
-            "SELECT count(*) FROM duckdb_indexes() WHERE table_oid = ?", [table.oid]
-        ).fetchone()[0]
-    )
 
 
 def _columns(cur: Any, table: Any, names: tuple[str, ...]) -> tuple[str, ...]:
@@ -211,6 +214,13 @@ def _columns(cur: Any, table: Any, names: tuple[str, ...]) -> tuple[str, ...]:
             raise PgError("42703", f'column "{name}" named in key does not exist')
         out.append(found)
     return tuple(out)
+
+
+def _has_index(cur: Any, table: Any) -> bool:
+    row = cur.execute(
+        "SELECT count(*) FROM duckdb_indexes() WHERE table_oid = ?", [table.oid]
+    ).fetchone()
+    return bool(row and row[0])
 
 
 def _taken(cur: Any, table: Any, name: str | None) -> bool:
@@ -284,7 +294,10 @@ def _drop(cur: Any, table: Any, name: str, if_exists: bool, notices: list[str]) 
             f"DELETE FROM {REGISTRY} WHERE schema_name = ? AND table_name = ? AND conname = ?",
             [table.schema, table.name, name],
         )
-        if registered[0] in ("c", "u") and registered[1]:
+        if registered[0] == "p":  # a named PRIMARY KEY: DuckDB's, whatever its text now
+            keys = alter_rebuild.table_constraints(cur, table.oid)
+            _rebuild(cur, table, drop=frozenset(t for k, t, *_ in keys if k == "PRIMARY KEY"))
+        elif registered[0] in ("c", "u") and registered[1]:
             _rebuild(cur, table, drop=frozenset({registered[1]}))
         elif registered[0] == "u" and _index(cur, table, name):
             cur.execute(f"DROP INDEX {quote(table.schema)}.{quote(name)}")

@@ -6,12 +6,14 @@ Each module named here says why; this one only routes."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 from proxy.pgserver import (
     alter_indexed,
     alter_rebuild,
     constraint_ddl,
+    constraint_names,
     ctas_lengths,
     enum_alter,
     fk_checks,
@@ -19,8 +21,11 @@ from proxy.pgserver import (
     index_names,
     index_rename,
     matviews,
+    set_schema,
+    skip_notices,
     table_like,
 )
+from proxy.wire import messages as m
 
 if TYPE_CHECKING:
     from proxy.pgserver.contexts import ClientSession, StatementRunner
@@ -63,6 +68,10 @@ async def run(
             await runner.call(identity_ddl.record, runner.cursor, st.identity)
             runner.param_types.invalidate()
         return True
+    if st.tag in set_schema.TAGS and await set_schema.run(runner, session, portal):
+        return True  # SET SCHEMA, which DuckDB lacks
+    if st.tag == "ALTER TABLE" and await constraint_names.run(runner, session, portal):
+        return True  # RENAME CONSTRAINT, which DuckDB lacks
     if st.tag == "ALTER TABLE" and await alter_indexed.run(runner, session, portal):
         return True  # RENAME / DROP COLUMN / NOT NULL on an indexed table: around its indexes
     if st.tag == "ALTER INDEX" and await index_rename.run(runner, session, portal):
@@ -74,6 +83,17 @@ async def run(
     if st.index_name is not None and not portal.executed:
         # CREATE INDEX ON t (...): PostgreSQL numbers the generated name when taken
         st = portal.statement = await index_names.choose(runner, st)
+    if skip_notices.may_skip(st) and not portal.executed:  # IF [NOT] EXISTS: see there
+        await runner.take_cursor()
+        path = runner.settings.values.get("search_path")
+        skipped, nothing = await runner.call(skip_notices.notices, runner.cursor, st, path)
+        for text, code in skipped:
+            session.send_notice(text, code)
+        if skipped and st.tag == "SELECT":  # CREATE TABLE IF NOT EXISTS ... AS: no rows
+            st = portal.statement = dataclasses.replace(st, tag="CREATE TABLE AS")
+        if nothing:  # every object it names is skipped: nothing to run
+            session.out(m.command_complete(st.tag))
+            return True
     if st.notices and not portal.executed:
         for text in st.notices:  # e.g. an index kind DuckDB lacks was not created
             session.send_notice(text)

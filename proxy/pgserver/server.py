@@ -380,6 +380,8 @@ class Connection:
             superuser_only_at_startup(settings.values)
         token = f"{pid}:{secrets.token_hex(16)}"
         await runner.call(runner.cursor.execute, backend_functions.token_sql(token))
+        where = backend_functions.address_sql(self.writer.get_extra_info("sockname"), peer)
+        await runner.call(runner.cursor.execute, where)  # inet_server_addr() & co.
         server.backends.add(
             Backend(
                 pid,

@@ -451,3 +451,23 @@ def test_a_materialized_view_reaches_no_more_than_its_creator(ks: KeyedServer) -
         )
     with connect(ks, "alice") as alice:
         alice.execute("DROP MATERIALIZED VIEW alice_mv")
+
+
+def test_set_schema_carries_the_owner(ks: KeyedServer) -> None:
+    """ALTER TABLE ... SET SCHEMA (proxy/pgserver/set_schema.py) moves the object with its
+    owner, as a rename does; only the owner may move it."""
+    with connect(ks, "alice") as alice:
+        alice.execute("CREATE SCHEMA alice_moves")
+        alice.execute("CREATE TABLE moved (a INT)")
+        alice.execute("ALTER TABLE moved SET SCHEMA alice_moves")
+        alice.execute("ALTER TABLE alice_moves.moved ADD COLUMN b INT")
+    with connect(ks, "bob") as bob:
+        refused(
+            bob, "ALTER TABLE alice_moves.moved SET SCHEMA public", "must be owner of table moved"
+        )
+        refused(bob, "DROP TABLE alice_moves.moved", "must be owner of table moved")
+    with connect(ks, "root") as root:
+        owner = "SELECT pg_get_userbyid(relowner) FROM pg_class WHERE relname = 'moved'"
+        assert root.execute(owner).fetchone() == ("alice@orga",)
+    with connect(ks, "alice") as alice:
+        alice.execute("DROP TABLE alice_moves.moved")

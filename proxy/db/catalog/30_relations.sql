@@ -52,7 +52,11 @@ WITH created0 AS (
 ), fromcon AS (
     SELECT (1073741824 + c.table_oid * 1024 + 2 * c.constraint_index)::BIGINT,
            c.table_oid::BIGINT,
-           CASE WHEN c.constraint_type = 'PRIMARY KEY' THEN c.table_name || '_pkey'
+           -- a PRIMARY KEY's name as declared or renamed: the registry's one 'p' row
+           CASE WHEN c.constraint_type = 'PRIMARY KEY' THEN
+                coalesce((SELECT min(r.conname) FROM {{duck_db_ident}}.main.__hati_constraints r
+                          WHERE r.contype = 'p' AND r.schema_name = c.schema_name
+                            AND r.table_name = c.table_name), c.table_name || '_pkey')
                 ELSE coalesce((SELECT min(r.conname)
                                FROM {{duck_db_ident}}.main.__hati_constraints r
                                WHERE r.contype = 'u' AND r.schema_name = c.schema_name
@@ -374,7 +378,10 @@ WITH con AS (
                    IS NOT NULL)
 )
 SELECT idxoid + 1 AS oid,
-       CASE WHEN constraint_type = 'PRIMARY KEY' THEN table_name || '_pkey'
+       CASE WHEN constraint_type = 'PRIMARY KEY' THEN
+                coalesce((SELECT min(r.conname) FROM {{duck_db_ident}}.main.__hati_constraints r
+                          WHERE r.contype = 'p' AND r.schema_name = con.schema_name
+                            AND r.table_name = con.table_name), table_name || '_pkey')
             -- a CHECK's name as declared: kept by the server (proxy/pgserver/constraint_ddl.py)
             ELSE coalesce((SELECT min(r.conname) FROM {{duck_db_ident}}.main.__hati_constraints r
                            WHERE r.contype IN ('c', 'u') AND r.schema_name = con.schema_name

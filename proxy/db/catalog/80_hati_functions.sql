@@ -132,6 +132,18 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_terminate_backend(p) AS
     __hati_signal_backend(getvariable('__hati_backend'), p, 'terminate', 0),
     (p, timeout) AS __hati_signal_backend(getvariable('__hati_backend'), p, 'terminate', timeout);
 
+-- The connection's addresses: session variables set at login (proxy/db/backend_functions.py
+-- address_sql); NULL over a Unix socket, as in PostgreSQL. (Text: DuckDB has no inet type
+-- without its inet extension.)
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_inet_server_addr() AS
+    getvariable('__hati_server_addr')::VARCHAR;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_inet_server_port() AS
+    TRY_CAST(getvariable('__hati_server_port') AS INTEGER);
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_inet_client_addr() AS
+    getvariable('__hati_client_addr')::VARCHAR;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_inet_client_port() AS
+    TRY_CAST(getvariable('__hati_client_port') AS INTEGER);
+
 -- Advisory locks: one embedded database, no other lock holders to coordinate with.
 -- The void ones answer '' (a void value's text in PostgreSQL), not NULL.
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_advisory_unlock_all() AS '';
