@@ -194,6 +194,7 @@ async def _utility(runner: StatementRunner, session: ClientSession, cmd: Utility
             raise PgError("25001", "DISCARD ALL cannot run inside a transaction block")
         await _apply(runner, session, runner.settings.reset(None))
         session.discard_all()
+        session.sequences.discard()
         return "DISCARD ALL"
     if name.startswith("deallocate"):
         target = name.removeprefix("deallocate").strip().removeprefix("prepare").strip()
@@ -213,6 +214,8 @@ async def _utility(runner: StatementRunner, session: ClientSession, cmd: Utility
     if name.startswith("unlisten"):
         return "UNLISTEN"
     if name.startswith("discard"):
+        if name == "discard sequences":  # this session's currval / lastval
+            session.sequences.discard()
         return name.upper()
     if name.startswith("alter ") and " owner to " in name:
         # hatiproxy has one owner of everything (role oid 10): nothing changes hands

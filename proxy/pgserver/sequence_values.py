@@ -1,0 +1,320 @@
+"""This session's currval / lastval, as PostgreSQL keeps them.
+
+DuckDB's currval is the sequence's last value whoever drew it (another session's insert
+included) and DuckDB has no lastval. The server learns what each statement of the session
+drew and keeps it here (`SessionSequences`); currval('s') and lastval() calls are then
+replaced by those values before the statement runs (transpiler/sequence_draws.py), and
+55000 is raised as PostgreSQL does before the session drew one.
+
+A statement's draws are read on the worker thread around its run (`run`):
+
+- an INSERT ... VALUES / DEFAULT VALUES without ON CONFLICT whose drawing columns are
+  plain `DEFAULT nextval('s')` reads the values from its own rows: RETURNING those
+  columns (added when the client asked none; its rows are not sent then). Exact beside
+  any concurrent writer, and about free (an ORM's single-row INSERT);
+- any other statement that may draw (an explicit nextval, INSERT ... SELECT, ON CONFLICT,
+  UPDATE ... SET DEFAULT, MERGE) reads the sequences' last values before and after it while
+  no other session of the server may draw from them (proxy/db/sequence_gate.py); its rows
+  are read whole first (a streamed result draws as it is fetched).
+
+Sequences are named by schema and name; a name the session resolves to several schemas
+takes main's (PostgreSQL follows the search_path). Values are kept across ROLLBACK (a
+sequence is not transactional) and forgotten by DISCARD SEQUENCES / DISCARD ALL.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from proxy.db.sequence_gate import GATE
+from proxy.wire.errors import PgError
+from transpiler import sequence_draws
+
+SeqKey = tuple[str, str]  # (schema, name), lower case
+
+
+class SessionSequences:
+    """The values this session's nextval calls (and setval) last gave, per sequence."""
+
+    def __init__(self) -> None:
+        self.values: dict[SeqKey, int] = {}
+        self.last: SeqKey | None = None
+
+    def drew(self, key: SeqKey, value: int, last: bool = True) -> None:
+        self.values[key] = value
+        if last:
+            self.last = key
+
+    def discard(self) -> None:
+        self.values.clear()
+        self.last = None
+
+    def currval(self, text: str) -> int:
+        """currval(text) for this session; 55000 before it drew from the sequence."""
+        name = sequence_draws.sequence_name(text)
+        dotted = text.replace("''", "'").rsplit(".", 1)
+        schema = dotted[0].strip().strip('"').lower() if len(dotted) == 2 else None
+        schema = "main" if schema == "public" else schema
+        found = [k for k in self.values if k[1] == name and (schema is None or k[0] == schema)]
+        if found:
+            main = [k for k in found if k[0] == "main"]
+            return self.values[(main or found)[0]]
+        raise PgError("55000", f'currval of sequence "{name}" is not yet defined in this session')
+
+    def lastval(self) -> int:
+        if self.last is None or self.last not in self.values:
+            raise PgError("55000", "lastval is not yet defined in this session")
+        return self.values[self.last]
+
+
+def note_setval(seqs: SessionSequences, rows: list[tuple[Any, ...]]) -> None:
+    """setval(name, value[, is_called]) ran with these arguments: one called sets this
+    session's currval (not lastval), as in PostgreSQL."""
+    for row in rows:
+        name, value = row[0], row[1]
+        called = True if len(row) < 3 else row[2]
+        if name is None or value is None or not called:
+            continue
+        text = str(name)
+        dotted = text.rsplit(".", 1)
+        schema = dotted[0].strip('"').lower() if len(dotted) == 2 else "main"
+        seqs.drew(
+            ("main" if schema == "public" else schema, sequence_draws.sequence_name(text)),
+            int(value),
+            last=False,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Table:
+    """A table's columns in order and the sequences its defaults draw from."""
+
+    columns: tuple[str, ...]
+    serial: dict[str, SeqKey]  # column -> sequence of its plain `nextval('s')` default
+    other: tuple[SeqKey, ...]  # sequences other default expressions draw from
+
+
+# (schema or None, table) -> the tables DuckDB holds under that name (several schemas or
+# databases: temp's and main's). Dropped whole at any DDL (`forget_tables`); a name not
+# found is never kept (it may be made in a transaction not yet committed).
+_TABLES: dict[tuple[str | None, str], list[_Table]] = {}
+_TABLES_LOCK = threading.Lock()
+# Statement text -> where it draws (None: nowhere); bounded like the transpile cache.
+_DRAWS: dict[str, sequence_draws.Draws | None] = {}
+_RETURNING: dict[tuple[str, tuple[str, ...]], str | None] = {}
+_MAX = 4096
+
+
+def forget_tables() -> None:
+    """A DDL statement ran: column defaults may have changed."""
+    with _TABLES_LOCK:
+        _TABLES.clear()
+
+
+def _draws(sql: str) -> sequence_draws.Draws | None:
+    if sql in _DRAWS:
+        return _DRAWS[sql]
+    found = sequence_draws.draws(sql)
+    if len(_DRAWS) >= _MAX:
+        _DRAWS.clear()
+    _DRAWS[sql] = found
+    return found
+
+
+def _default_sequence(default: str) -> str | None:
+    """'s' of a default that is exactly nextval('s') (DuckDB's text of it)."""
+    text = default.strip()
+    if text.lower().startswith("nextval('") and text.endswith("')") and text.count("'") == 2:
+        return text[len("nextval('") : -2]
+    return None
+
+
+def _key(schema: str, text: str) -> SeqKey:
+    """A nextval argument of a default of a table in `schema`, as a key."""
+    parts = text.rsplit(".", 1)
+    seq_schema = parts[0].strip('"').lower() if len(parts) == 2 else schema.lower()
+    return (seq_schema, sequence_draws.sequence_name(text))
+
+
+def _tables(cur: Any, target: tuple[str | None, str]) -> list[_Table]:
+    with _TABLES_LOCK:
+        known = _TABLES.get(target)
+    if known is not None:
+        return known
+    schema, table = target
+    rows = cur.execute(
+        "SELECT database_name, schema_name, column_name, column_default FROM duckdb_columns()"
+        " WHERE lower(table_name) = ? AND (? IS NULL OR lower(schema_name) = ?)"
+        " ORDER BY database_name, schema_name, column_index",
+        [table, schema, schema],
+    ).fetchall()
+    grouped: dict[tuple[str, str], list[tuple[str, str | None]]] = {}
+    for db, sch, col, default in rows:
+        grouped.setdefault((db, sch), []).append((col, default))
+    found = []
+    for (_, sch), cols in grouped.items():
+        serial, other = {}, []
+        for col, default in cols:
+            if default is None or "nextval" not in default.lower():
+                continue
+            plain = _default_sequence(default)
+            if plain is not None:
+                serial[col.lower()] = _key(sch, plain)
+            else:
+                other += [_key(sch, n) for n in sequence_draws.draws(f"SELECT {default}").named]
+        found.append(_Table(tuple(c.lower() for c, _ in cols), serial, tuple(other)))
+    if found:
+        with _TABLES_LOCK:
+            if len(_TABLES) >= _MAX:
+                _TABLES.clear()
+            _TABLES[target] = found
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class DrawPlan:
+    """How one statement's draws are read (see the module's doc)."""
+
+    sql: str  # what runs (RETURNING added when `hidden`)
+    keys: frozenset[str]  # sequence names, for the gate
+    exclusive: bool  # read before and after (else: from the rows)
+    picks: tuple[tuple[int, SeqKey], ...] = ()  # (row position, sequence) of drawn values
+    hidden: bool = False  # the RETURNING rows are the server's, not the client's
+    negative: frozenset[SeqKey] = frozenset()  # sequences counting down
+
+
+def plan(cur: Any, sql: str) -> DrawPlan | None:
+    """How `sql` (about to run on `cur`) has its draws read; None: it draws none."""
+    draws = _draws(sql)
+    if draws is None:
+        return None
+    named = {(None, n) for n in draws.named}
+    tables = _tables(cur, draws.target) if draws.target is not None and draws.defaults else []
+    seqs: set[tuple[str | None, str]] = set(named)
+    for t in tables:
+        seqs.update(t.serial.values())
+        seqs.update(t.other)
+    if not seqs:
+        return None
+    keys = frozenset(name for _, name in seqs)
+    fast = _from_rows(draws, tables)
+    if fast is None:
+        return DrawPlan(sql, keys, exclusive=True)
+    picks, drawn = fast
+    if not picks:
+        return None  # every drawing column given: nothing drawn
+    hidden = draws.returning is None
+    run_sql = sql
+    if hidden:
+        columns = tuple(c for c, _ in picks)
+        if (sql, columns) not in _RETURNING:
+            if len(_RETURNING) >= _MAX:
+                _RETURNING.clear()
+            _RETURNING[(sql, columns)] = sequence_draws.with_returning(sql, list(columns))
+        added = _RETURNING[(sql, columns)]
+        if added is None:
+            return DrawPlan(sql, keys, exclusive=True)
+        run_sql = added
+        positions = tuple((i, key) for i, (_, key) in enumerate(picks))
+    else:
+        positions = tuple(p for p in drawn if p is not None)
+        if len(positions) != len(picks):
+            return DrawPlan(sql, keys, exclusive=True)  # a drawn column not returned
+    negative = frozenset(k for _, k in positions if _counts_down(cur, k))
+    return DrawPlan(run_sql, keys, False, positions, hidden, negative)
+
+
+def _from_rows(
+    draws: sequence_draws.Draws, tables: list[_Table]
+) -> tuple[list[tuple[str, SeqKey]], list[tuple[int, SeqKey] | None]] | None:
+    """An INSERT whose draws its rows show: the drawing (column, sequence) pairs, and for
+    each the position of the column in the client's RETURNING (None: not there)."""
+    if not draws.plain_values or len(tables) != 1 or tables[0].other or draws.named:
+        return None
+    table = tables[0]
+    given = draws.values if draws.values is not None else table.columns[: draws.width]
+    picks = [(c, k) for c, k in table.serial.items() if c not in given]
+    positions: dict[str, int] = {}  # column -> its place in the client's RETURNING
+    at = 0
+    for item in draws.returning or ():
+        for column in table.columns if item == "*" else (item,):
+            if column is not None:
+                positions.setdefault(column, at)
+            at += 1
+    drawn = [(positions[c], k) if c in positions else None for c, k in picks]
+    return picks, drawn
+
+
+_INCREMENTS: dict[SeqKey, bool] = {}
+
+
+def _counts_down(cur: Any, key: SeqKey) -> bool:
+    if key not in _INCREMENTS:
+        row = cur.execute(
+            "SELECT increment_by < 0 FROM duckdb_sequences() WHERE lower(schema_name) = ? "
+            "AND lower(sequence_name) = ? LIMIT 1",
+            list(key),
+        ).fetchone()
+        if row is None:
+            return False
+        _INCREMENTS[key] = bool(row[0])
+    return _INCREMENTS[key]
+
+
+def _last_values(cur: Any, keys: frozenset[str]) -> dict[SeqKey, int | None]:
+    names = sorted(keys)
+    marks = ", ".join("?" for _ in names)
+    rows = cur.execute(
+        "SELECT lower(schema_name), lower(sequence_name), last_value FROM duckdb_sequences()"
+        f" WHERE lower(sequence_name) IN ({marks})",
+        names,
+    ).fetchall()
+    return {(r[0], r[1]): r[2] for r in rows}
+
+
+Outcome = tuple[Any, int | None, list[tuple] | None]
+
+
+def run(
+    draw: DrawPlan,
+    seqs: SessionSequences,
+    cur: Any,
+    execute: Callable[[str], None],
+    finish: Callable[[bool], Outcome],
+) -> Outcome:
+    """Run the statement (`execute(sql)`, then `finish(whole)` reads its result, whole
+    when asked) and keep what it drew in `seqs`."""
+    if not draw.exclusive:
+        with GATE.shared(draw.keys):
+            execute(draw.sql)
+            if draw.hidden:
+                rows = cur.fetchall()
+                outcome: Outcome = (None, len(rows), None)
+            else:
+                outcome = finish(True)
+                rows = outcome[2] or []
+        _keep_rows(draw, seqs, rows)
+        return outcome
+    with GATE.exclusive(draw.keys):
+        before = _last_values(cur, draw.keys)
+        try:
+            execute(draw.sql)
+            return finish(True)
+        finally:
+            try:
+                after = _last_values(cur, draw.keys)
+            except Exception:  # the statement failed its transaction: nothing to read
+                after = before
+            for key, value in after.items():
+                if value is not None and value != before.get(key):
+                    seqs.drew(key, value)
+
+
+def _keep_rows(draw: DrawPlan, seqs: SessionSequences, rows: list[tuple]) -> None:
+    for at, key in draw.picks:
+        values = [r[at] for r in rows if r[at] is not None]
+        if values:
+            seqs.drew(key, min(values) if key in draw.negative else max(values))
