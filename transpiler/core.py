@@ -36,6 +36,7 @@ from transpiler import (
     matviews,
     multi_object,
     name_types,
+    on_commit,
     rewrite,
     sequence_restart,
     serial_columns,
@@ -311,6 +312,9 @@ def _statement(
             external_access=outside,
         )
     kind, tag = classify(tokens)
+    if (oc := on_commit.split(tokens, chunk.text, chunk.start)) is not None:  # the server acts
+        inner = _transpile_cached(oc[0], reader_name(reader), dims, hints, agent)[0]
+        return replace(inner, on_commit=(oc[1], oc[2])) if oc[1] else inner
     if tag == "CREATE SCHEMA" and (schema := dump_ddl.schema_authorization(chunk.text)):
         return Statement(sql=schema, kind=kind, tag=tag)
     if matviews.is_matview(chunk.text) and dump_ddl.owner_to(chunk.text) is None:

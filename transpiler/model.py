@@ -239,6 +239,9 @@ class Statement:
     # CREATE TABLE ... AS / CREATE MATERIALIZED VIEW: the (schema or '', table) made;
     # `column_origins` then holds its query's (the server keeps varchar(n) lengths).
     created_as: tuple[str, str] | None = None
+    # CREATE TEMP TABLE ... ON COMMIT DROP / DELETE ROWS: (the action, the table's name),
+    # carried out by the server when the transaction ends (on_commit.py).
+    on_commit: tuple[str, str] | None = None
     # Private: the DuckDB tree, kept to regenerate SQL for bind_sql. Never mutated.
     _tree: exp.Expr | None = field(default=None, repr=False, compare=False)
     _bound: dict[int, str] = field(default_factory=dict, repr=False, compare=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from proxy.db.catalog import snapshot as catalog_snapshot
-from proxy.pgserver import foreign_keys
+from proxy.pgserver import foreign_keys, temp_on_commit
 from proxy.pgserver.results import Column, row_description
 from proxy.semantic import column_hints
 from proxy.wire import messages as m
@@ -177,6 +177,9 @@ async def _transaction(
         try:
             if action == "commit" and not failed:
                 savepoints.before_commit(runner, session.savepoints)
+                await runner.call(
+                    temp_on_commit.before_commit, runner.cursor, session.temp_on_commit
+                )
                 await runner.call(foreign_keys.commit, runner.cursor)
                 committed = True
             else:

@@ -87,6 +87,7 @@ class ClientSession(Protocol):
     sql_cursors: Any  # cursors.CursorSet (cursors.py is itself a handler)
     savepoints: Any  # savepoint_log.SavepointState
     sequences: SessionSequences  # this session's currval / lastval (sequence_values.py)
+    temp_on_commit: Any  # temp_on_commit.TempOnCommit: ON COMMIT DROP / DELETE ROWS tables
 
     # The connection's output and input (proxy/pgserver/server.py's Connection).
     out: Callable[[bytes | memoryview], None]  # memoryview: a batch of rows in Arrow's buffer

@@ -25,6 +25,7 @@ from proxy.pgserver import (
     fk_checks,
     parsed_sql,
     sequence_values,
+    temp_on_commit,
 )
 from proxy.pgserver.result_shape import (
     DML_KINDS,
@@ -84,6 +85,8 @@ class StartPlan:
     arrow: list[arrow_results.ArrowResult | None] = field(default_factory=list)
     # The session's currval / lastval values (sequence_values.py); None: not kept
     seqs: sequence_values.SessionSequences | None = None
+    # The session's temporary tables with an ON COMMIT action (temp_on_commit.py)
+    temps: temp_on_commit.TempOnCommit | None = None
 
 
 class Planner(Protocol):
@@ -228,6 +231,7 @@ async def plan(runner: Planner, portal: Portal, session: ClientSession) -> Start
         ),
         ran=[sql],
         seqs=session.sequences,
+        temps=session.temp_on_commit,
     )
 
 
@@ -247,6 +251,9 @@ def execute(
     st, sql, params = plan.st, plan.sql, plan.params
     if plan.needs_fts:
         semantic.ensure_fts_indexes(cur, sql)
+    in_txn = not plan.outside_block or plan.implicit_dml
+    if plan.temps is not None:  # ON COMMIT actions of transactions ended since the last one
+        temp_on_commit.settle(cur, plan.temps, in_txn)
     # pg_class & co. are read from a snapshot of this connection, made current first
     catalog_snapshot.refresh(cur, sql, autocommit=plan.outside_block and not plan.implicit_dml)
     if plan.branch is not None:
@@ -286,6 +293,8 @@ def execute(
                 lambda whole: _finish(plan, cur, portal, sizes, tz, run_sql, cast, whole),
             )
         execute(run_sql)
+    if st.on_commit is not None and plan.temps is not None:
+        temp_on_commit.created(cur, plan.temps, st.on_commit, in_txn)
     return _finish(plan, cur, portal, sizes, tz, run_sql, cast, False)
 
 
