@@ -73,6 +73,8 @@ def test_two_sessions_interleaving_inserts_see_their_own(
         row = b.execute(f"INSERT INTO {table_name} (v) VALUES ('b4') RETURNING id").fetchone()
         assert row == (6,) and b.execute("SELECT lastval()").fetchone() == (6,)
         assert a.execute(f"SELECT nextval('{table_name}_s')").fetchone() == (1,)
+        b.execute(f"SELECT nextval('{table_name}_s') + 0")  # 2, read around the statement
+        assert b.execute(f"SELECT currval('{table_name}_s'), lastval()").fetchone() == (2, 2)
         assert a.execute("SELECT lastval()").fetchone() == (1,)  # the last sequence drawn
         assert a.execute(f"SELECT currval('{seq}')").fetchone() == (4,)
         a.execute(f"INSERT INTO {table_name} (v) SELECT 'a' || g FROM generate_series(1, 3) g")
@@ -125,6 +127,9 @@ def test_concurrent_writers_each_read_their_own(server: ServerProcess, table_nam
                 tag = f"w{n}-{i}"
                 if i % 3 == 0:  # the read-before-and-after path
                     c.execute(f"INSERT INTO {table_name} (v) SELECT %s", [tag])
+                elif i % 3 == 1:  # Hibernate's way: the id first, then the row
+                    (new,) = c.execute(f"SELECT nextval('{seq}')").fetchone()
+                    c.execute(f"INSERT INTO {table_name} (id, v) VALUES (%s, %s)", [new, tag])
                 else:
                     c.execute(f"INSERT INTO {table_name} (v) VALUES (%s)", [tag])
                 got = c.execute(f"SELECT currval('{seq}')").fetchone()

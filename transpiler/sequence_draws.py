@@ -48,6 +48,9 @@ class Draws:
     width: int = 0
     plain_values: bool = False
     returning: tuple[str | None, ...] | None = None
+    # A SELECT without FROM whose every nextval is an output column of its own
+    # (Hibernate's `select nextval('s')`): (column position, the argument as written).
+    selected: tuple[tuple[int, str], ...] = ()
 
 
 def sequence_name(text: str) -> str:
@@ -64,6 +67,8 @@ def draws(sql: str) -> Draws | None:
     lowered = sql.lstrip().lower()
     named = tuple(dict.fromkeys(sequence_name(m[1]) for m in _NEXTVAL.finditer(sql)))
     first = lowered.split(None, 1)[0] if lowered else ""
+    if first == "select" and named:
+        return Draws(named, None, False, selected=_selected(sql))
     if first not in _WRITES:
         return Draws(named, None, False) if named else None
     if first == "update" and "default" not in lowered:
@@ -80,6 +85,33 @@ def draws(sql: str) -> Draws | None:
     if not isinstance(tree, exp.Insert):
         return Draws(named, target, True)
     return _insert(tree, named, target)
+
+
+def _selected(sql: str) -> tuple[tuple[int, str], ...]:
+    """The output columns that are a plain nextval('s') of a FROM-less SELECT drawing
+    nowhere else; () when it is not one."""
+    try:
+        tree = sqlglot.parse_one(sql, read="duckdb")
+    except SqlglotError:
+        return ()
+    if not isinstance(tree, exp.Select) or any(
+        tree.args.get(k)
+        for k in ("from", "from_", "where", "group", "having", "qualify", "with", "limit")
+    ):
+        return ()
+    found = []
+    for at, item in enumerate(tree.expressions):
+        call = item.this if isinstance(item, exp.Alias) else item
+        if (
+            isinstance(call, exp.Anonymous)
+            and call.name.lower() == "nextval"
+            and len(call.expressions) == 1
+            and isinstance(call.expressions[0], exp.Literal)
+            and call.expressions[0].is_string
+        ):
+            found.append((at, call.expressions[0].this))
+    calls = [n for n in tree.find_all(exp.Anonymous) if n.name.lower() == "nextval"]
+    return tuple(found) if len(calls) == len(found) else ()
 
 
 def _target(tree: exp.Expr | None) -> exp.Table | None:

@@ -200,6 +200,10 @@ def plan(cur: Any, sql: str) -> DrawPlan | None:
     if not seqs:
         return None
     keys = frozenset(name for _, name in seqs)
+    if draws.selected:  # `SELECT nextval('s')`: the values are its columns
+        picked = tuple((at, _key("main", text)) for at, text in draws.selected)
+        negative = frozenset(k for _, k in picked if _counts_down(cur, k))
+        return DrawPlan(sql, keys, False, picked, False, negative)
     fast = _from_rows(draws, tables)
     if fast is None:
         return DrawPlan(sql, keys, exclusive=True)
