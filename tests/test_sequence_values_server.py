@@ -143,3 +143,37 @@ def test_concurrent_writers_each_read_their_own(server: ServerProcess, table_nam
     for t in threads:
         t.join()
     assert errors == []
+
+
+@pytest.mark.parametrize("side", ["hati", "pg"])
+def test_prepared_statements_describe_and_rerun(
+    server: ServerProcess, pg: PgCluster, table_name: str, side: str
+) -> None:
+    """asyncpg describes every statement first (DESCRIBE must type lastval()), and a
+    prepared statement run again reads the value of its time."""
+    import asyncio
+
+    import asyncpg
+
+    dsn = server.dsn if side == "hati" else pg.dsn
+    _setup(dsn, table_name)
+
+    async def run() -> None:
+        opts = dict(kv.split("=", 1) for kv in dsn.split())
+        c = await asyncpg.connect(
+            host=opts["host"], port=int(opts["port"]), user=opts["user"], database=opts["dbname"]
+        )
+        try:
+            with pytest.raises(asyncpg.ObjectNotInPrerequisiteStateError):
+                await c.fetch("SELECT lastval()")
+            last = await c.prepare(f"SELECT lastval(), currval('{table_name}_id_seq')")
+            assert [a.type.name for a in last.get_attributes()] == ["int8", "int8"]
+            insert = f"INSERT INTO {table_name} (v) VALUES ($1)"
+            await c.execute(insert, "a")
+            assert tuple(await last.fetchrow()) == (1, 1)
+            await c.executemany(insert, [("b",), ("c",)])
+            assert tuple(await last.fetchrow()) == (3, 3)
+        finally:
+            await c.close()
+
+    asyncio.run(run())

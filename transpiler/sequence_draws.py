@@ -177,7 +177,8 @@ def with_returning(sql: str, columns: list[str]) -> str | None:
     return tree.sql(dialect="duckdb")
 
 
-_READS = re.compile(r"\b(currval|lastval)\s*\(", re.IGNORECASE)
+# lastval() is __hati_lastval() in DuckDB SQL (a catalog macro DESCRIBE can type)
+_READS = re.compile(r"\b(currval|lastval|__hati_lastval)\s*\(", re.IGNORECASE)
 
 
 def reads_session_values(sql: str) -> bool:
@@ -202,7 +203,7 @@ def session_values(
         if not isinstance(node, exp.Anonymous):
             return node
         name, args = node.name.lower(), node.expressions
-        if name == "lastval" and not args:
+        if name in ("lastval", "__hati_lastval") and not args:
             return exp.cast(exp.Literal.number(lastval()), "BIGINT")
         literal = len(args) == 1 and isinstance(args[0], exp.Literal) and args[0].is_string
         if name == "currval" and literal:  # a computed name stays DuckDB's

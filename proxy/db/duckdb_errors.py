@@ -80,6 +80,7 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     ("InvalidInputException", r"More than one row returned by a subquery", "21000"),
     ("InvalidInputException", r"Values were not provided|parameter", "08P01"),
     ("InvalidInputException", r"^Failed to convert DuckDB type to DuckLake", "0A000"),
+    ("InvalidInputException", r"^lastval is not yet defined in this session$", "55000"),
     ("InvalidInputException", r"", "22023"),
     ("InterruptException", r"", "57014"),
     ("TransactionException", r"aborted", "25P02"),
@@ -95,6 +96,7 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     ("DependencyException", r"", "2BP01"),
     ("TypeMismatchException", r"", "42804"),
     ("InvalidTypeException", r"Invalid type for index key", "0A000"),
+    ("SequenceException", r"not yet defined in this session", "55000"),  # a currval
     ("SequenceException", r"", "2200H"),
 )
 _COMPILED = tuple((cls, re.compile(rx), state) for cls, rx, state in _RULES)
