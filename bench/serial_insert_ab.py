@@ -7,13 +7,16 @@ each server, one psycopg connection (autocommit, prepared statements) times `--i
 single-row `INSERT ... VALUES` (ids from the serial default, read back from a RETURNING
 the server adds), the same with the client's `RETURNING id` (Django, Rails), and
 `INSERT ... SELECT` of one row (the path that reads the sequence before and after), then
-two connections inserting at once (rows per second together). Prints each round and the
-median ratio this tree / base of every measure.
+two connections inserting at once (rows per second together). Each measure is also taken
+as the server process's CPU time per insert (/proc/PID/stat, all its threads): on a busy
+machine wall time swings far more than the work done. Prints each round and the median
+ratio this tree / base of every measure.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -35,15 +38,24 @@ SHAPES = {
 }
 
 
-def per_insert_us(dsn: str, sql: str, n: int) -> float:
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds of process `pid` so far, all its threads."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def per_insert_us(dsn: str, pid: int, sql: str, n: int) -> tuple[float, float]:
+    """(wall, server CPU) microseconds per insert."""
     with psycopg.connect(dsn, autocommit=True) as conn:
         cur = conn.cursor()
         for i in range(100):  # warm up, prepare
             cur.execute(sql, (i,), prepare=True)
-        t0 = time.perf_counter()
+        c0, t0 = cpu_s(pid), time.perf_counter()
         for i in range(n):
             cur.execute(sql, (i,), prepare=True)
-        return (time.perf_counter() - t0) / n * 1e6
+        wall, cpu = time.perf_counter() - t0, cpu_s(pid) - c0
+        return wall / n * 1e6, cpu / n * 1e6
 
 
 def two_writers_per_s(dsn: str, n: int) -> float:
@@ -76,23 +88,25 @@ def main() -> int:
         )  # fmt: skip
         procs = []
         try:
-            dsns = {}
+            dsns, pids = {}, {}
             for name, root in (("this tree", ROOT), (f"base {args.base}", base_root)):
                 (tmp / name).mkdir()
                 proc, port = start_hatiproxy(tmp / name, root=root)
                 procs.append(proc)
+                pids[name] = proc.pid
                 dsns[name] = f"host=127.0.0.1 port={port} user=bench dbname=hatidata"
                 with psycopg.connect(dsns[name], autocommit=True) as c:
                     c.execute("CREATE TABLE bench_serial (id serial PRIMARY KEY, v int, w text)")
-            runs: dict[str, dict[str, list[float]]] = {
-                m: {n: [] for n in dsns} for m in [*SHAPES, "2 writers rows/s"]
-            }
+            measures = [*SHAPES, *(f"{s} CPU" for s in SHAPES), "2 writers rows/s"]
+            runs: dict[str, dict[str, list[float]]] = {m: {n: [] for n in dsns} for m in measures}
             names = list(dsns)
             for r in range(args.rounds):
                 order = names if r % 2 == 0 else names[::-1]
                 for name in order:
                     for shape, sql in SHAPES.items():
-                        runs[shape][name].append(per_insert_us(dsns[name], sql, args.inserts))
+                        wall, cpu = per_insert_us(dsns[name], pids[name], sql, args.inserts)
+                        runs[shape][name].append(wall)
+                        runs[f"{shape} CPU"][name].append(cpu)
                     runs["2 writers rows/s"][name].append(
                         two_writers_per_s(dsns[name], args.inserts)
                     )
