@@ -77,11 +77,20 @@ def test_two_sessions_interleaving_inserts_see_their_own(
         assert b.execute(f"SELECT currval('{table_name}_s'), lastval()").fetchone() == (2, 2)
         assert a.execute("SELECT lastval()").fetchone() == (1,)  # the last sequence drawn
         assert a.execute(f"SELECT currval('{seq}')").fetchone() == (4,)
-        a.execute(f"INSERT INTO {table_name} (v) SELECT 'a' || g FROM generate_series(1, 3) g")
+        a.execute(f"INSERT INTO {table_name} (v) SELECT 'g' || g FROM generate_series(1, 3) g")
         assert a.execute(f"SELECT currval('{seq}'), lastval()").fetchone() == (9, 9)
         # a client-given id draws nothing
         a.execute(f"INSERT INTO {table_name} (id, v) VALUES (100, 'x')")
         assert a.execute(f"SELECT currval('{seq}')").fetchone() == (9,)
+        # ON CONFLICT: a row that conflicts drew its id too
+        a.execute(f"CREATE UNIQUE INDEX {table_name}_v ON {table_name} (v)")
+        upsert = f"INSERT INTO {table_name} (v) VALUES ('a1'), ('new') ON CONFLICT (v) DO NOTHING"
+        a.execute(upsert)  # ids 10 (conflicts), 11
+        assert a.execute(f"SELECT currval('{seq}')").fetchone() == (11,)
+        b.execute(upsert)  # 12, 13: both conflict, nothing written
+        assert b.execute(f"SELECT currval('{seq}'), lastval()").fetchone() == (13, 13)
+        a.execute(f"INSERT INTO {table_name} (v) SELECT v FROM {table_name} WHERE false")
+        assert a.execute(f"SELECT currval('{seq}')").fetchone() == (11,)  # drew nothing
 
 
 @pytest.mark.parametrize("side", ["hati", "pg"])

@@ -48,6 +48,10 @@ class Draws:
     width: int = 0
     plain_values: bool = False
     returning: tuple[str | None, ...] | None = None
+    # An INSERT (columns) <query> without ON CONFLICT: each row it writes takes the defaults
+    # of the columns not listed, once.
+    per_row: bool = False
+    surely: bool = False  # per_row, and it surely writes (or tries) a row: VALUES
     # A SELECT without FROM whose every nextval is an output column of its own
     # (Hibernate's `select nextval('s')`): (column position, the argument as written).
     selected: tuple[tuple[int, str], ...] = ()
@@ -131,27 +135,35 @@ def _insert(tree: exp.Insert, named: tuple[str, ...], target: tuple[str | None, 
         else None
     )
     source = tree.expression
-    plain = not tree.args.get("conflict") and not named
-    width = 0
+    conflict = bool(tree.args.get("conflict"))
+    width, keyword = 0, False  # keyword: a row names DEFAULT
+    rows = source.expressions if isinstance(source, exp.Values) else []
+    tuples = bool(rows) and all(isinstance(r, exp.Tuple) for r in rows)
+    if tuples:
+        width = len(rows[0].expressions)
+        keyword = any(
+            isinstance(v, (exp.Var, exp.Column)) and v.name.upper() == "DEFAULT"
+            for r in rows
+            for v in r.expressions
+        )
     if tree.args.get("default"):
-        listed, width = (), 0
-    elif isinstance(source, exp.Values) and plain:
-        rows = source.expressions
-        if not rows or not all(isinstance(r, exp.Tuple) for r in rows):
-            plain = False
-        else:
-            width = len(rows[0].expressions)
-            plain = not any(
-                isinstance(v, (exp.Var, exp.Column)) and v.name.upper() == "DEFAULT"
-                for r in rows
-                for v in r.expressions
-            )
+        listed, plain = (), not conflict and not named
     else:
-        plain = False
+        plain = tuples and not keyword and not conflict and not named
+    # ON CONFLICT: a row that conflicts drew its defaults too (they come first)
+    per_row = (
+        listed is not None
+        and not named
+        and (
+            (isinstance(source, exp.Query) and not isinstance(source, exp.Values) and not conflict)
+            or (tuples and not keyword and conflict)
+        )
+    )
     returning = None
     if (ret := tree.args.get("returning")) is not None:
         returning = tuple(_returned(e) for e in ret.expressions)
-    return Draws(named, target, True, listed, width, plain, returning)
+    surely = per_row and tuples  # VALUES: one row at least, each one drawing
+    return Draws(named, target, True, listed, width, plain, returning, per_row, surely=surely)
 
 
 def _returned(item: exp.Expr) -> str | None:

@@ -184,6 +184,10 @@ class DrawPlan:
     picks: tuple[tuple[int, SeqKey], ...] = ()  # (row position, sequence) of drawn values
     hidden: bool = False  # the RETURNING rows are the server's, not the client's
     negative: frozenset[SeqKey] = frozenset()  # sequences counting down
+    # exclusive, every written row drew once from each of these: only their currval after
+    # it is read (when it wrote rows), not their values before
+    after: tuple[SeqKey, ...] = ()
+    surely: bool = False  # `after`, drawn even when no row is written (ON CONFLICT)
 
 
 def plan(cur: Any, sql: str) -> DrawPlan | None:
@@ -204,6 +208,11 @@ def plan(cur: Any, sql: str) -> DrawPlan | None:
         picked = tuple((at, _key("main", text)) for at, text in draws.selected)
         negative = frozenset(k for _, k in picked if _counts_down(cur, k))
         return DrawPlan(sql, keys, False, picked, False, negative)
+    if draws.per_row and len(tables) == 1 and not tables[0].other:
+        after = tuple(k for c, k in tables[0].serial.items() if c not in (draws.values or ()))
+        if not after:
+            return None
+        return DrawPlan(sql, keys, exclusive=True, after=after, surely=draws.surely)
     fast = _from_rows(draws, tables)
     if fast is None:
         return DrawPlan(sql, keys, exclusive=True)
@@ -301,6 +310,18 @@ def run(
                 outcome = finish(True)
                 rows = outcome[2] or []
         _keep_rows(draw, seqs, rows)
+        return outcome
+    if draw.after:
+        with GATE.exclusive(draw.keys):
+            execute(draw.sql)
+            outcome = finish(True)
+            if draw.surely or (outcome[1] if outcome[0] is None else outcome[2]):
+                # (not DuckDB's currval: it raises, in the block too, on a sequence that
+                # a setval made again meanwhile)
+                values = _last_values(cur, frozenset(k[1] for k in draw.after))
+                for key in draw.after:
+                    if values.get(key) is not None:
+                        seqs.drew(key, values[key])
         return outcome
     with GATE.exclusive(draw.keys):
         before = _last_values(cur, draw.keys)

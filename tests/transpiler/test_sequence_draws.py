@@ -40,6 +40,20 @@ def test_other_inserts_are_read_around(sql: str) -> None:
     assert d is not None and d.target == (None, "t") and not d.plain_values
 
 
+def test_inserts_whose_every_row_draws() -> None:
+    d = draws("INSERT INTO t (a) SELECT x FROM u")
+    assert d is not None and d.per_row and not d.surely  # maybe no row
+    d = draws("INSERT INTO t (a) VALUES (1), (2) ON CONFLICT (a) DO NOTHING")
+    assert d is not None and d.per_row and d.surely  # a conflicting row drew too
+    for sql in (
+        "INSERT INTO t SELECT 1",  # which columns: not known here
+        "INSERT INTO t (a) SELECT 1 ON CONFLICT DO NOTHING",  # rows that conflict: unknown
+        "INSERT INTO t (a) VALUES (DEFAULT) ON CONFLICT DO NOTHING",
+    ):
+        d = draws(sql)
+        assert d is not None and not d.per_row, sql
+
+
 def test_explicit_nextval_calls_and_update_set_default() -> None:
     d = draws("SELECT nextval('public.\"My_Seq\"') + 1, nextval('other')")
     assert d is not None and d.named == ("My_Seq", "other") and d.selected == ()
