@@ -11,11 +11,18 @@ A statement's draws are read on the worker thread around its run (`run`):
 - an INSERT ... VALUES / DEFAULT VALUES without ON CONFLICT whose drawing columns are
   plain `DEFAULT nextval('s')` reads the values from its own rows: RETURNING those
   columns (added when the client asked none; its rows are not sent then). Exact beside
-  any concurrent writer, and about free (an ORM's single-row INSERT);
-- any other statement that may draw (an explicit nextval, INSERT ... SELECT, ON CONFLICT,
-  UPDATE ... SET DEFAULT, MERGE) reads the sequences' last values before and after it while
-  no other session of the server may draw from them (proxy/db/sequence_gate.py); its rows
-  are read whole first (a streamed result draws as it is fetched).
+  any concurrent writer, and about free (an ORM's single-row INSERT); so does a
+  FROM-less `SELECT nextval('s')` (Hibernate's), from its own row;
+- an INSERT (columns) SELECT ... (or INSERT ... VALUES ... ON CONFLICT, whose conflicting
+  rows draw too) draws once per row from each sequence of a column it does not list: the
+  sequences' last values after it, read while no other session of the server may draw
+  from them (proxy/db/sequence_gate.py), are its own;
+- any other statement that may draw (an explicit nextval inside an expression, UPDATE ...
+  SET DEFAULT, MERGE) reads the sequences' last values before and after it under that
+  gate; its rows are read whole first (a streamed result draws as it is fetched).
+
+Those read around a statement hold the other sessions' writers of the same sequences
+until they end (a bulk INSERT ... SELECT, the single-row inserts beside it).
 
 Sequences are named by schema and name; a name the session resolves to several schemas
 takes main's (PostgreSQL follows the search_path). Values are kept across ROLLBACK (a
