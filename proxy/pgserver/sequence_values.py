@@ -49,9 +49,11 @@ class SessionSequences:
     def __init__(self) -> None:
         self.values: dict[SeqKey, int] = {}
         self.last: SeqKey | None = None
+        self._seen: dict[SeqKey, int] = {}  # the DDL count when the sequence was last seen
 
     def drew(self, key: SeqKey, value: int, last: bool = True) -> None:
         self.values[key] = value
+        self._seen[key] = _DDL[0]
         if last:
             self.last = key
 
@@ -59,16 +61,28 @@ class SessionSequences:
         self.values.clear()
         self.last = None
 
-    def currval(self, text: str) -> int:
-        """currval(text) for this session; 55000 before it drew from the sequence."""
+    def currval(self, text: str, cur: Any = None) -> int:
+        """currval(text) for this session; 55000 before it drew from the sequence, 42P01
+        when there is no such sequence (looked up on `cur` when DDL ran since it was
+        seen: a sequence dropped meanwhile)."""
         name = sequence_draws.sequence_name(text)
         dotted = text.replace("''", "'").rsplit(".", 1)
         schema = dotted[0].strip().strip('"').lower() if len(dotted) == 2 else None
         schema = "main" if schema == "public" else schema
         found = [k for k in self.values if k[1] == name and (schema is None or k[0] == schema)]
-        if found:
-            main = [k for k in found if k[0] == "main"]
-            return self.values[(main or found)[0]]
+        key = ([k for k in found if k[0] == "main"] or found or [(schema or "", name)])[0]
+        if cur is not None and (key not in found or self._seen.get(key) != _DDL[0]):
+            there = cur.execute(
+                "SELECT count(*) FROM duckdb_sequences() WHERE lower(sequence_name) = ? "
+                "AND (? IS NULL OR lower(schema_name) = ?)",
+                [name.lower(), schema, schema],
+            ).fetchone()[0]
+            if not there:
+                self.values.pop(key, None)
+                raise PgError("42P01", f'relation "{name}" does not exist')
+            self._seen[key] = _DDL[0]
+        if key in found:
+            return self.values[key]
         raise PgError("55000", f'currval of sequence "{name}" is not yet defined in this session')
 
     def lastval(self) -> int:
@@ -115,8 +129,12 @@ _RETURNING: dict[tuple[str, tuple[str, ...]], str | None] = {}
 _MAX = 4096
 
 
+_DDL = [0]  # DDL statements run so far (any session): a sequence seen before may be gone
+
+
 def forget_tables() -> None:
-    """A DDL statement ran: column defaults may have changed."""
+    """A DDL statement ran: column defaults may have changed, sequences been dropped."""
+    _DDL[0] += 1
     with _TABLES_LOCK:
         _TABLES.clear()
 

@@ -263,7 +263,10 @@ def execute(
     run_sql = cast[0] if cast else sql
     if plan.seqs is not None and sequence_draws.reads_session_values(run_sql):
         # this session's currval / lastval, as constants (sequence_values.py)
-        run_sql = sequence_draws.session_values(run_sql, plan.seqs.currval, plan.seqs.lastval)
+        seqs = plan.seqs
+        run_sql = sequence_draws.session_values(
+            run_sql, lambda text: seqs.currval(text, cur), seqs.lastval
+        )
     if st.atomic or st.view_sql is not None:
         plan.ran[0] = ddl_statements.run_ddl(cur, st, run_sql, plan.own_transaction)
         sequence_values.forget_tables()

@@ -44,3 +44,11 @@ SELECT count(*) FROM d_cv_rows
 CREATE TEMP TABLE d_cv_snap ON COMMIT PRESERVE ROWS AS SELECT id, v FROM d_cv_items WHERE id <= 3
 -- @query on_commit_preserved
 SELECT id, v FROM d_cv_snap ORDER BY id
+-- @query currval_no_such_sequence error
+SELECT currval('d_cv_nowhere')
+-- @query dropped_sequence_drop
+DROP TABLE d_cv_desc
+-- @query dropped_sequence_drop_seq
+DROP SEQUENCE d_cv_down
+-- @query dropped_sequence_currval error
+SELECT currval('d_cv_down')
