@@ -59,6 +59,9 @@ def test_on_commit_drop_in_a_block_and_outside(dsn: str) -> None:
         c.execute("CREATE TEMP TABLE oc_once (a int)")  # the name is free, the table kept
         c.execute("INSERT INTO oc_once VALUES (1)")
         assert _rows(c, "SELECT a FROM oc_once") == [(1,)]
+        c.execute("CREATE TEMP TABLE oc_like (LIKE oc_once) ON COMMIT DROP")  # the server's DDL
+        with pytest.raises(psycopg.errors.UndefinedTable):
+            c.execute("SELECT * FROM oc_like")
 
 
 def test_on_commit_delete_rows_and_preserve_rows(dsn: str) -> None:

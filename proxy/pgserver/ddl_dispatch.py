@@ -19,6 +19,7 @@ from proxy.pgserver import (
     index_rename,
     matviews,
     table_like,
+    temp_on_commit,
 )
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ async def run(
     assert st is not None
     if st.table_like is not None:  # CREATE TABLE t (LIKE src ...)
         await table_like.run(runner, session, portal)
+        await temp_on_commit.after_server_ddl(runner, session, st)
         return True
     if st.matview is not None:  # CREATE / REFRESH / DROP / ALTER MATERIALIZED VIEW
         await matviews.run(runner, session, portal)
@@ -55,6 +57,7 @@ async def run(
         return True  # ALTER COLUMN TYPE that DuckDB cannot do in place: a table rebuild
     if st.constraints is not None:  # ADD / DROP CONSTRAINT, a CREATE TABLE's FOREIGN KEYs
         await constraint_ddl.run(runner, session, portal)
+        await temp_on_commit.after_server_ddl(runner, session, st)
         return True
     if st.tag == "ALTER TABLE" and await alter_indexed.run(runner, session, portal):
         return True  # RENAME / DROP COLUMN / NOT NULL on an indexed table: around its indexes

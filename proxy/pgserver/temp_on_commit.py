@@ -16,7 +16,11 @@ rolled back (a rolled-back one's rows are gone anyway).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from proxy.pgserver.contexts import ClientSession, StatementRunner
+    from transpiler import Statement
 
 
 class TempOnCommit:
@@ -40,6 +44,14 @@ def created(cur: Any, temps: TempOnCommit, on_commit: tuple[str, str], in_txn: b
     action, name = on_commit
     temps.tables[name] = action
     temps.txid = _txid(cur) if in_txn else None
+
+
+async def after_server_ddl(runner: StatementRunner, session: ClientSession, st: Statement) -> None:
+    """A CREATE TEMP TABLE the server carried out itself (LIKE, FOREIGN KEYs) ran."""
+    if st.on_commit is not None:
+        in_txn = runner.txn_status != "I" or runner.implicit
+        temps = session.temp_on_commit
+        await runner.call(created, runner.cursor, temps, st.on_commit, in_txn)
 
 
 def settle(cur: Any, temps: TempOnCommit, in_txn: bool) -> None:
