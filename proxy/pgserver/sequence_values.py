@@ -36,6 +36,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import duckdb
+
 from proxy.db.sequence_gate import GATE
 from proxy.wire.errors import PgError
 from transpiler import sequence_draws
@@ -158,9 +160,10 @@ def _default_sequence(default: str) -> str | None:
 
 
 def _key(schema: str, text: str) -> SeqKey:
-    """A nextval argument of a default of a table in `schema`, as a key."""
+    """A nextval argument of a default of a table in `schema`, as a key (an unqualified
+    name is looked up along the search path when the default runs: main's)."""
     parts = text.rsplit(".", 1)
-    seq_schema = parts[0].strip('"').lower() if len(parts) == 2 else schema.lower()
+    seq_schema = parts[0].strip('"').lower() if len(parts) == 2 else "main"
     return (seq_schema, sequence_draws.sequence_name(text))
 
 
@@ -341,12 +344,8 @@ def run(
             execute(draw.sql)
             outcome = finish(True)
             if draw.surely or (outcome[1] if outcome[0] is None else outcome[2]):
-                # (not DuckDB's currval: it raises, in the block too, on a sequence that
-                # a setval made again meanwhile)
-                values = _last_values(cur, frozenset(k[1] for k in draw.after))
-                for key in draw.after:
-                    if values.get(key) is not None:
-                        seqs.drew(key, values[key])
+                for key, value in _currvals(cur, draw.after).items():
+                    seqs.drew(key, value)
         return outcome
     with GATE.exclusive(draw.keys):
         before = _last_values(cur, draw.keys)
@@ -361,6 +360,23 @@ def run(
             for key, value in after.items():
                 if value is not None and value != before.get(key):
                     seqs.drew(key, value)
+
+
+def _currvals(cur: Any, keys: tuple[SeqKey, ...]) -> dict[SeqKey, int]:
+    """DuckDB's currval of sequences this statement just drew from, under the gate: its
+    own values. (DuckDB's currval fails once a sequence is made again, which a session's
+    open transaction never sees; outside one the read fails alone and nothing is kept.)"""
+    calls = ", ".join(
+        "currval('"
+        + ".".join('"' + p.replace('"', '""') + '"' for p in k).replace("'", "''")
+        + "')"
+        for k in keys
+    )
+    try:
+        row = cur.execute(f"SELECT {calls}").fetchone()
+    except duckdb.Error:
+        return {}
+    return dict(zip(keys, row, strict=True))
 
 
 def _keep_rows(draw: DrawPlan, seqs: SessionSequences, rows: list[tuple]) -> None:
