@@ -38,6 +38,7 @@ from transpiler import (
     name_types,
     on_commit,
     rewrite,
+    sequence_draws,
     sequence_restart,
     serial_columns,
     table_like,
@@ -499,6 +500,7 @@ def _statement(
         drop_owned_sequences=owned,
         notices=notices,
         index_name=index_name,
+        draws=sequence_draws.draws(text, tree) if kind in sequence_draws.KINDS else None,
         _tree=tree if bind_texts else None,
     )
 

@@ -25,6 +25,7 @@ from sqlglot.errors import SqlglotError
 
 _NEXTVAL = re.compile(r"\bnextval\s*\(\s*'((?:[^']|'')+)'", re.IGNORECASE)
 _WRITES = frozenset({"insert", "update", "merge"})
+KINDS = frozenset({*_WRITES, "select"})  # the statements the transpiler reads (Statement.draws)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,21 +67,24 @@ def sequence_name(text: str) -> str:
     return last.lower()
 
 
-def draws(sql: str) -> Draws | None:
-    """Where `sql` (DuckDB SQL) may draw sequence values; None: nowhere the server sees."""
+def draws(sql: str, tree: exp.Expr | None = None) -> Draws | None:
+    """Where `sql` (DuckDB SQL) may draw sequence values; None: nowhere the server sees.
+    `tree`: its DuckDB tree when there is one already (the transpiler's), else it is
+    parsed when the answer needs it."""
     lowered = sql.lstrip().lower()
     named = tuple(dict.fromkeys(sequence_name(m[1]) for m in _NEXTVAL.finditer(sql)))
     first = lowered.split(None, 1)[0] if lowered else ""
-    if first == "select" and named:
-        return Draws(named, None, False, selected=_selected(sql))
-    if first not in _WRITES:
+    if first not in _WRITES and not (first == "select" and named):
         return Draws(named, None, False) if named else None
     if first == "update" and "default" not in lowered:
         return Draws(named, None, False) if named else None
-    try:
-        tree = sqlglot.parse_one(sql, read="duckdb")
-    except SqlglotError:
-        tree = None
+    if tree is None:
+        try:
+            tree = sqlglot.parse_one(sql, read="duckdb")
+        except SqlglotError:
+            return Draws(named, None, False) if named else None
+    if first == "select":
+        return Draws(named, None, False, selected=_selected(tree))
     table = _target(tree)
     if table is None:
         # not one we can read: its nextval calls still count
@@ -91,13 +95,9 @@ def draws(sql: str) -> Draws | None:
     return _insert(tree, named, target)
 
 
-def _selected(sql: str) -> tuple[tuple[int, str], ...]:
+def _selected(tree: exp.Expr) -> tuple[tuple[int, str], ...]:
     """The output columns that are a plain nextval('s') of a FROM-less SELECT drawing
     nowhere else; () when it is not one."""
-    try:
-        tree = sqlglot.parse_one(sql, read="duckdb")
-    except SqlglotError:
-        return ()
     if not isinstance(tree, exp.Select) or any(
         tree.args.get(k)
         for k in ("from", "from_", "where", "group", "having", "qualify", "with", "limit")
@@ -176,17 +176,11 @@ def _returned(item: exp.Expr) -> str | None:
     return None
 
 
-def with_returning(sql: str, columns: list[str]) -> str | None:
-    """`sql`, an INSERT without RETURNING, returning `columns`; None if it is not one."""
-    try:
-        tree = sqlglot.parse_one(sql, read="duckdb")
-    except SqlglotError:
-        return None
-    if not isinstance(tree, exp.Insert) or tree.args.get("returning") is not None:
-        return None
-    items = [exp.column(exp.to_identifier(c, quoted=True)) for c in columns]
-    tree.set("returning", exp.Returning(expressions=items))
-    return tree.sql(dialect="duckdb")
+def with_returning(sql: str, columns: list[str]) -> str:
+    """`sql`, an INSERT ... VALUES without ON CONFLICT or RETURNING as sqlglot writes it
+    (nothing after its last row), returning `columns`."""
+    names = ", ".join('"' + c.replace('"', '""') + '"' for c in columns)
+    return f"{sql.rstrip().rstrip(';')} RETURNING {names}"
 
 
 # lastval() is __hati_lastval() in DuckDB SQL (a catalog macro DESCRIBE can type)

@@ -40,7 +40,7 @@ import duckdb
 
 from proxy.db.sequence_gate import GATE
 from proxy.wire.errors import PgError
-from transpiler import sequence_draws
+from transpiler import Statement, sequence_draws
 
 SeqKey = tuple[str, str]  # (schema, name), lower case
 
@@ -127,7 +127,6 @@ _TABLES: dict[tuple[str | None, str], list[_Table]] = {}
 _TABLES_LOCK = threading.Lock()
 # Statement text -> where it draws (None: nowhere); bounded like the transpile cache.
 _DRAWS: dict[str, sequence_draws.Draws | None] = {}
-_RETURNING: dict[tuple[str, tuple[str, ...]], str | None] = {}
 _MAX = 4096
 
 
@@ -218,9 +217,11 @@ class DrawPlan:
     surely: bool = False  # `after`, drawn even when no row is written (ON CONFLICT)
 
 
-def plan(cur: Any, sql: str) -> DrawPlan | None:
+def plan(cur: Any, sql: str, st: Statement) -> DrawPlan | None:
     """How `sql` (about to run on `cur`) has its draws read; None: it draws none."""
-    draws = _draws(sql)
+    draws = st.draws if st.kind in sequence_draws.KINDS else None
+    if draws is None and "nextval" in sql.lower():  # DDL, EXPLAIN, a text run as written
+        draws = _draws(sql)
     if draws is None:
         return None
     named = {(None, n) for n in draws.named}
@@ -251,14 +252,7 @@ def plan(cur: Any, sql: str) -> DrawPlan | None:
     run_sql = sql
     if hidden:
         columns = tuple(c for c, _ in picks)
-        if (sql, columns) not in _RETURNING:
-            if len(_RETURNING) >= _MAX:
-                _RETURNING.clear()
-            _RETURNING[(sql, columns)] = sequence_draws.with_returning(sql, list(columns))
-        added = _RETURNING[(sql, columns)]
-        if added is None:
-            return DrawPlan(sql, keys, exclusive=True)
-        run_sql = added
+        run_sql = sequence_draws.with_returning(sql, list(columns))
         positions = tuple((i, key) for i, (_, key) in enumerate(picks))
     else:
         positions = tuple(p for p in drawn if p is not None)

@@ -285,7 +285,7 @@ def execute(
 
         if st.kind == "ddl":
             sequence_values.forget_tables()
-        draw = None if plan.seqs is None else sequence_values.plan(cur, run_sql)
+        draw = None if plan.seqs is None else sequence_values.plan(cur, run_sql, st)
         if draw is not None:
             assert plan.seqs is not None
             return sequence_values.run(

@@ -67,7 +67,18 @@ def test_with_returning() -> None:
     assert with_returning("INSERT INTO t (a) VALUES (1)", ["id"]) == (
         'INSERT INTO t (a) VALUES (1) RETURNING "id"'
     )
-    assert with_returning("INSERT INTO t (a) VALUES (1) RETURNING a", ["id"]) is None
+    assert with_returning("INSERT INTO t DEFAULT VALUES", ['a"b']) == (
+        'INSERT INTO t DEFAULT VALUES RETURNING "a""b"'
+    )
+
+
+def test_the_transpiler_keeps_them_on_the_statement() -> None:
+    (st,) = transpile("INSERT INTO t (v) VALUES ($1) RETURNING id")
+    assert st.draws is not None and st.draws.plain_values and st.draws.returning == ("id",)
+    (st,) = transpile("SELECT nextval('s')")
+    assert st.draws is not None and st.draws.selected == ((0, "s"),)
+    (st,) = transpile("SELECT 1")
+    assert st.draws is None
 
 
 def test_session_values_replace_currval_and_lastval() -> None:
