@@ -14,6 +14,10 @@ SELECT currval('d_cv_items_id_seq'), lastval(), currval('public.d_cv_items_id_se
 INSERT INTO d_cv_items (id, v) VALUES (50, 'x')
 -- @query currval_unchanged_by_given_id
 SELECT currval('d_cv_items_id_seq')
+-- @query insert_default_values
+INSERT INTO d_cv_items DEFAULT VALUES
+-- @query currval_after_default_values
+SELECT currval('d_cv_items_id_seq')
 -- @query insert_select
 INSERT INTO d_cv_items (v) SELECT 'g' || g FROM generate_series(1, 4) AS g
 -- @query currval_after_select
