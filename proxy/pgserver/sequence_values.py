@@ -217,15 +217,40 @@ class DrawPlan:
     surely: bool = False  # `after`, drawn even when no row is written (ON CONFLICT)
 
 
+# Statement text -> (the DDL count then, its DrawPlan): a repeated statement (prepared)
+# pays one lookup until DDL may have changed a default or a sequence.
+_PLANS: dict[str, tuple[int, DrawPlan | None]] = {}
+
+
 def plan(cur: Any, sql: str, st: Statement) -> DrawPlan | None:
     """How `sql` (about to run on `cur`) has its draws read; None: it draws none."""
+    if st.draws is None and "nextval" not in sql.lower():
+        return None  # (no dict entry for the many statements that draw nowhere)
+    known = _PLANS.get(sql)
+    if known is not None and known[0] == _DDL[0]:
+        return known[1]
+    generation = _DDL[0]
+    made, keep = _plan(cur, sql, st)
+    if keep:  # (not when its table was not found: made in a transaction not committed yet)
+        if len(_PLANS) >= _MAX:
+            _PLANS.clear()
+        _PLANS[sql] = (generation, made)
+    return made
+
+
+def _plan(cur: Any, sql: str, st: Statement) -> tuple[DrawPlan | None, bool]:
     draws = st.draws if st.kind in sequence_draws.KINDS else None
     if draws is None and "nextval" in sql.lower():  # DDL, EXPLAIN, a text run as written
         draws = _draws(sql)
     if draws is None:
-        return None
-    named = {(None, n) for n in draws.named}
+        return None, True
     tables = _tables(cur, draws.target) if draws.target is not None and draws.defaults else []
+    return _made(cur, sql, draws, tables), bool(tables) or not draws.defaults
+
+
+def _made(cur: Any, sql: str, draws: sequence_draws.Draws, tables: list[_Table]) -> DrawPlan | None:
+    """The plan for `draws` of `sql` into `tables` (see the module's doc)."""
+    named = {(None, n) for n in draws.named}
     seqs: set[tuple[str | None, str]] = set(named)
     for t in tables:
         seqs.update(t.serial.values())
