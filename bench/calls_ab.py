@@ -37,6 +37,10 @@ KINDS: dict[str, tuple[str, int]] = {
     "point": ("SELECT v FROM pt WHERE id = %s", 1),
     "plain_count": ("SELECT count(*) FROM mem_copy", 0),
     "search": ("SELECT memory_id FROM search_memory(%s, 10)", -1),
+    # writers of a serial table (proxy/pgserver/sequence_values.py reads what they drew)
+    "serial_insert": ("INSERT INTO bench_serial (v, w) VALUES (%s, 'x')", 1),
+    "serial_insert_select": ("INSERT INTO bench_serial (v, w) SELECT %s, 'x'", 1),
+    "serial_returning": ("INSERT INTO bench_serial (v, w) VALUES (%s, 'x') RETURNING id", 1),
 }
 Stats = dict[str, tuple[int, float]]  # function -> (calls, own seconds)
 
@@ -123,7 +127,9 @@ def one(con: psycopg.Connection, kind: str, i: int, rng: random.Random) -> None:
         params: list = [isolation_ab.text(rng, 5)]
     else:
         params = [(i * 37) % 10000] * nparams
-    con.execute(sql, params).fetchall()
+    cur = con.execute(sql, params)
+    if cur.description is not None:
+        cur.fetchall()
 
 
 def measure(tree: Path, tmp: Path, kinds: list[str], n: int) -> dict[str, Stats]:

@@ -138,6 +138,7 @@ def load(server: Server, memories: int) -> None:
     rng = random.Random(21)
     with server.connect() as con:
         con.execute("CREATE TABLE pt (id INTEGER PRIMARY KEY, v VARCHAR)")
+        con.execute("CREATE TABLE bench_serial (id serial PRIMARY KEY, v int, w text)")
         con.execute("INSERT INTO pt SELECT i, 'v' || i FROM range(10000) t(i)")
         for i in range(memories):
             con.execute(

@@ -38,8 +38,10 @@ from transpiler import (
     multi_object,
     name_types,
     object_comments,
+    on_commit,
     order_by_output,
     rewrite,
+    sequence_draws,
     sequence_restart,
     serial_columns,
     sql_functions,
@@ -316,6 +318,9 @@ def _statement(
             external_access=outside,
         )
     kind, tag = classify(tokens)
+    if (oc := on_commit.split(tokens, chunk.text, chunk.start)) is not None:  # the server acts
+        inner = _transpile_cached(oc[0], reader_name(reader), dims, hints, agent)[0]
+        return replace(inner, on_commit=(oc[1], oc[2])) if oc[1] else inner
     if tag == "CREATE SCHEMA" and (schema := dump_ddl.schema_authorization(chunk.text)):
         return Statement(sql=schema, kind=kind, tag=tag)
     if matviews.is_matview(chunk.text) and dump_ddl.owner_to(chunk.text) is None:
@@ -520,6 +525,7 @@ def _statement(
         notices=notices,
         index_name=index_name,
         identity=declared,
+        draws=sequence_draws.draws(text, tree) if kind in sequence_draws.KINDS else None,
         _tree=tree if bind_texts else None,
     )
 

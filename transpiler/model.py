@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from transpiler.constraint_ddl import ConstraintDdl
     from transpiler.identity import IdentityAlter, IdentityColumns
     from transpiler.matviews import MatviewDdl
+    from transpiler.sequence_draws import Draws
     from transpiler.table_like import TableLike
     from transpiler.upsert_keys import Upsert
 
@@ -266,6 +267,11 @@ class Statement:
     # ALTER TABLE ... ALTER COLUMN c {ADD GENERATED | SET GENERATED | RESTART | DROP
     # IDENTITY ...}: carried out by the server (proxy/pgserver/identity_ddl.py).
     identity_alter: IdentityAlter | None = None
+    # CREATE TEMP TABLE ... ON COMMIT DROP / DELETE ROWS: (the action, the table's name),
+    # carried out by the server when the transaction ends (on_commit.py).
+    on_commit: tuple[str, str] | None = None
+    # INSERT / UPDATE / MERGE / SELECT: where it may draw sequence values (sequence_draws.py)
+    draws: Draws | None = None
     # Private: the DuckDB tree, kept to regenerate SQL for bind_sql. Never mutated.
     _tree: exp.Expr | None = field(default=None, repr=False, compare=False)
     _bound: dict[int, str] = field(default_factory=dict, repr=False, compare=False)

@@ -47,6 +47,7 @@ from transpiler.treeutil import attached
 
 MISSING_PG_FUNCTIONS = frozenset(
     {
+        "lastval",  # the server puts this session's value in (sequence_draws.py)
         "pg_get_userbyid",
         "pg_encoding_to_char",
         "pg_client_encoding",

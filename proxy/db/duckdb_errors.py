@@ -85,6 +85,7 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     ("InvalidInputException", r'^function ".*" does not exist$', "42883"),
     ("InvalidInputException", r'^(type|role) ".*" does not exist$', "42704"),
     ("InvalidInputException", r'^schema ".*" does not exist$', "3F000"),
+    ("InvalidInputException", r"^lastval is not yet defined in this session$", "55000"),
     ("InvalidInputException", r"", "22023"),
     ("InterruptException", r"", "57014"),
     ("TransactionException", r"aborted", "25P02"),
@@ -100,6 +101,7 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     ("DependencyException", r"", "2BP01"),
     ("TypeMismatchException", r"", "42804"),
     ("InvalidTypeException", r"Invalid type for index key", "0A000"),
+    ("SequenceException", r"not yet defined in this session", "55000"),  # a currval
     ("SequenceException", r"", "2200H"),
 )
 _COMPILED = tuple((cls, re.compile(rx), state) for cls, rx, state in _RULES)

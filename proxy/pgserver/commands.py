@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from proxy.db.catalog import snapshot as catalog_snapshot
-from proxy.pgserver import foreign_keys, object_comments
+from proxy.pgserver import foreign_keys, object_comments, temp_on_commit
 from proxy.pgserver.results import Column, row_description
 from proxy.semantic import column_hints
 from proxy.wire import messages as m
@@ -180,6 +180,9 @@ async def _transaction(
         try:
             if action == "commit" and not failed:
                 savepoints.before_commit(runner, session.savepoints)
+                await runner.call(
+                    temp_on_commit.before_commit, runner.cursor, session.temp_on_commit
+                )
                 await runner.call(foreign_keys.commit, runner.cursor)
                 committed = True
             else:
@@ -197,6 +200,7 @@ async def _utility(runner: StatementRunner, session: ClientSession, cmd: Utility
             raise PgError("25001", "DISCARD ALL cannot run inside a transaction block")
         await _apply(runner, session, runner.settings.reset(None))
         session.discard_all()
+        session.sequences.discard()
         return "DISCARD ALL"
     if name.startswith("deallocate"):
         target = name.removeprefix("deallocate").strip().removeprefix("prepare").strip()
@@ -216,6 +220,8 @@ async def _utility(runner: StatementRunner, session: ClientSession, cmd: Utility
     if name.startswith("unlisten"):
         return "UNLISTEN"
     if name.startswith("discard"):
+        if name == "discard sequences":  # this session's currval / lastval
+            session.sequences.discard()
         return name.upper()
     if name.startswith("alter ") and " owner to " in name:
         # hatiproxy has one owner of everything (role oid 10): nothing changes hands

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from proxy.pgserver.params import ParamTypes
     from proxy.pgserver.portal import Portal, Prepared
     from proxy.pgserver.results import Column
+    from proxy.pgserver.sequence_values import SessionSequences
     from proxy.semantic.engine import SemanticEngine
     from proxy.wire import messages as m
     from transpiler import ColumnHints, Statement
@@ -85,6 +86,8 @@ class ClientSession(Protocol):
     sql_prepared: dict[str, tuple[list[str], str]]  # SQL PREPARE (sql_prepared.py)
     sql_cursors: Any  # cursors.CursorSet (cursors.py is itself a handler)
     savepoints: Any  # savepoint_log.SavepointState
+    sequences: SessionSequences  # this session's currval / lastval (sequence_values.py)
+    temp_on_commit: Any  # temp_on_commit.TempOnCommit: ON COMMIT DROP / DELETE ROWS tables
 
     # The connection's output and input (proxy/pgserver/server.py's Connection).
     out: Callable[[bytes | memoryview], None]  # memoryview: a batch of rows in Arrow's buffer

@@ -24,6 +24,7 @@ from proxy.pgserver import (
     set_schema,
     skip_notices,
     table_like,
+    temp_on_commit,
 )
 from proxy.wire import messages as m
 
@@ -41,6 +42,7 @@ async def run(
     assert st is not None
     if st.table_like is not None:  # CREATE TABLE t (LIKE src ...)
         await table_like.run(runner, session, portal)
+        await temp_on_commit.after_server_ddl(runner, session, st)
         return True
     if st.matview is not None:  # CREATE / REFRESH / DROP / ALTER MATERIALIZED VIEW
         await matviews.run(runner, session, portal)
@@ -67,6 +69,7 @@ async def run(
         if st.identity is not None:  # a CREATE TABLE's identity columns, once it ran
             await runner.call(identity_ddl.record, runner.cursor, st.identity)
             runner.param_types.invalidate()
+        await temp_on_commit.after_server_ddl(runner, session, st)
         return True
     if st.tag in set_schema.TAGS and await set_schema.run(runner, session, portal):
         return True  # SET SCHEMA, which DuckDB lacks

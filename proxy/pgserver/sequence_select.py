@@ -59,13 +59,15 @@ def execute_reading_sequences(
     is_select: bool,
     in_block: bool = True,
     parsed: ParsedStatements | None = None,
-) -> None:
+) -> list[tuple[Any, ...]] | None:
     """cur.execute(sql, params); a SELECT that reads a sequence as a relation is run again
     with the sequence's row (DuckDB reports the sequence as a missing table first).
     `in_block`: a transaction is open (a setval that remakes a sequence joins it).
-    `parsed`: the connection's kept parses, for a statement whose parse may be kept."""
-    if "setval" in sql.lower() and run_setval_rows(cur, sql, params, in_block):
-        return  # before DuckDB's error, which would abort an open transaction
+    `parsed`: the connection's kept parses, for a statement whose parse may be kept.
+    Returns a setval's rows of arguments (setval_select.py), None for other statements."""
+    set_rows = run_setval_rows(cur, sql, params, in_block) if "setval" in sql.lower() else None
+    if set_rows is not None:
+        return set_rows  # before DuckDB's error, which would abort an open transaction
     query = sql if parsed is None else parsed.query(cur, sql)
     try:
         cur.execute(query, params) if params else cur.execute(query)
@@ -74,3 +76,4 @@ def execute_reading_sequences(
         if seq_sql is None:
             raise
         cur.execute(seq_sql, params) if params else cur.execute(seq_sql)
+    return None

@@ -21,6 +21,8 @@ from proxy.pgserver.portal import Portal, Prepared
 from proxy.pgserver.results import row_description
 from proxy.pgserver.runner import Runner
 from proxy.pgserver.savepoint_log import SavepointState
+from proxy.pgserver.sequence_values import SessionSequences
+from proxy.pgserver.temp_on_commit import TempOnCommit
 from proxy.semantic import column_hints
 from proxy.wire import messages as m
 from proxy.wire.errors import FatalError, PgError, ProtocolViolation
@@ -87,6 +89,8 @@ class Session:
             sql_cursors.CursorSet()
         )  # DECLARE ... CURSOR (proxy/pgserver/sql_cursors.py)
         self.savepoints = SavepointState()  # the open block's savepoints and write log
+        self.sequences = SessionSequences()  # currval / lastval (sequence_values.py)
+        self.temp_on_commit = TempOnCommit()  # ON COMMIT DROP / DELETE ROWS tables
         self.statement_sql: str | None = None  # the SQL a failure is logged with
 
     def log_who(self) -> statement_log.Who:

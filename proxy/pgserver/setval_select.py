@@ -27,23 +27,25 @@ def _literal(value: Any) -> exp.Expr:
     return exp.Literal.string(str(value))
 
 
-def run_setval_rows(cur: Any, sql: str, params: list, in_block: bool = True) -> bool:
-    """Run `sql` argument-first if it is a SELECT whose only output is a setval call on a
-    computed sequence name; False (nothing run) otherwise."""
+def run_setval_rows(
+    cur: Any, sql: str, params: list, in_block: bool = True
+) -> list[tuple[Any, ...]] | None:
+    """Run `sql` argument-first if it is a SELECT whose only output is a setval call;
+    its rows of arguments (name, value[, is_called]) then, None (nothing run) otherwise."""
     try:
         tree = sqlglot.parse_one(sql, read="duckdb")
     except sqlglot.errors.ParseError:
-        return False
+        return None
     if not isinstance(tree, exp.Select) or len(tree.expressions) != 1:
-        return False
+        return None
     out = tree.expressions[0]
     call = out.this if isinstance(out, exp.Alias) else out
     if not (isinstance(call, exp.Anonymous) and call.name.lower() == "setval"):
-        return False
+        return None
     if not 2 <= len(call.expressions) <= 3 or any(
         n.name.lower() == "setval" for a in call.expressions for n in a.find_all(exp.Anonymous)
     ):
-        return False
+        return None
     args = tree.copy()
     args.set("expressions", [a.copy() for a in call.expressions])
     text = args.sql(dialect="duckdb")
@@ -71,4 +73,4 @@ def run_setval_rows(cur: Any, sql: str, params: list, in_block: bool = True) -> 
         for v in values
     )
     cur.execute(answer or final)
-    return True
+    return rows

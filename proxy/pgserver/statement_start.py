@@ -24,6 +24,8 @@ from proxy.pgserver import (
     explain,
     fk_checks,
     parsed_sql,
+    sequence_values,
+    temp_on_commit,
 )
 from proxy.pgserver.result_shape import (
     DML_KINDS,
@@ -38,7 +40,7 @@ from proxy.pgserver.results import Column, columns_of
 from proxy.pgserver.sequence_select import execute_reading_sequences
 from proxy.pgserver.statement_clock import remaining_ms
 from proxy.wire.errors import PgError
-from transpiler import upsert_keys
+from transpiler import sequence_draws, upsert_keys
 
 if TYPE_CHECKING:
     import duckdb
@@ -81,6 +83,10 @@ class StartPlan:
     fk: fk_checks.WriteCheck
     ran: list[str]  # [the SQL that ran] (ALTER TABLE on a view runs ALTER VIEW)
     arrow: list[arrow_results.ArrowResult | None] = field(default_factory=list)
+    # The session's currval / lastval values (sequence_values.py); None: not kept
+    seqs: sequence_values.SessionSequences | None = None
+    # The session's temporary tables with an ON COMMIT action (temp_on_commit.py)
+    temps: temp_on_commit.TempOnCommit | None = None
 
 
 class Planner(Protocol):
@@ -224,6 +230,8 @@ async def plan(runner: Planner, portal: Portal, session: ClientSession) -> Start
             in_block=runner.txn_status != "I" and not runner.implicit,
         ),
         ran=[sql],
+        seqs=session.sequences,
+        temps=session.temp_on_commit,
     )
 
 
@@ -243,6 +251,9 @@ def execute(
     st, sql, params = plan.st, plan.sql, plan.params
     if plan.needs_fts:
         semantic.ensure_fts_indexes(cur, sql)
+    in_txn = not plan.outside_block or plan.implicit_dml
+    if plan.temps is not None:  # ON COMMIT actions of transactions ended since the last one
+        temp_on_commit.settle(cur, plan.temps, in_txn)
     # pg_class & co. are read from a snapshot of this connection, made current first
     catalog_snapshot.refresh(cur, sql, autocommit=plan.outside_block and not plan.implicit_dml)
     if plan.branch is not None:
@@ -250,21 +261,66 @@ def execute(
     is_select = st.kind == "select"
     cast = LOSSLESS_SQL.get(sql) if is_select else None
     run_sql = cast[0] if cast else sql
+    if plan.seqs is not None and sequence_draws.reads_session_values(run_sql):
+        # this session's currval / lastval, as constants (sequence_values.py)
+        seqs = plan.seqs
+        run_sql = sequence_draws.session_values(
+            run_sql, lambda text: seqs.currval(text, cur), seqs.lastval
+        )
     if st.atomic or st.view_sql is not None:
         plan.ran[0] = ddl_statements.run_ddl(cur, st, run_sql, plan.own_transaction)
+        sequence_values.forget_tables()
     elif st.tag == "ALTER TABLE" and not params:
         ddl_statements.alter_table(cur, run_sql, plan.outside_block)
+        sequence_values.forget_tables()
     else:
         keep = parsed if st.kind in parsed_sql.KEPT_KINDS else None
-        execute_reading_sequences(cur, run_sql, params, is_select, not plan.outside_block, keep)
+
+        def execute(text: str) -> None:
+            set_rows = execute_reading_sequences(
+                cur, text, params, is_select, not plan.outside_block, keep
+            )
+            if set_rows and plan.seqs is not None:
+                sequence_values.note_setval(plan.seqs, set_rows)
+
+        if st.kind == "ddl":
+            sequence_values.forget_tables()
+        draw = None if plan.seqs is None else sequence_values.plan(cur, run_sql, st)
+        if draw is not None:
+            assert plan.seqs is not None
+            return sequence_values.run(
+                draw,
+                plan.seqs,
+                cur,
+                execute,
+                lambda whole: _finish(plan, cur, portal, sizes, tz, run_sql, cast, whole),
+            )
+        execute(run_sql)
+    if st.on_commit is not None and plan.temps is not None:
+        temp_on_commit.created(cur, plan.temps, st.on_commit, in_txn)
+    return _finish(plan, cur, portal, sizes, tz, run_sql, cast, False)
+
+
+def _finish(
+    plan: StartPlan,
+    cur: duckdb.DuckDBPyConnection,
+    portal: Portal,
+    sizes: arrow_results.ResultSizes,
+    tz: str | None,
+    run_sql: str,
+    cast: tuple[str, tuple[Column, ...]] | None,
+    whole: bool,
+) -> Outcome:
+    """The statement's result: its columns and first rows (`whole`: every row)."""
+    st, sql = plan.st, plan.sql
     if st.kind == "explain":
         return explain.columns(sql), None, explain.plan_rows(cur, sql, plan.shown)
     if cast:
-        return cast[1], None, cur.fetchmany(PREFETCH_ROWS)
+        return cast[1], None, cur.fetchall() if whole else cur.fetchmany(PREFETCH_ROWS)
     cols, has_enum = _columns(run_sql, cur.description)
     if has_enum:
         enum_columns.learn(cur, [c.duckdb_type for c in cols or ()])
-    return _read(plan, cur, portal, cols, run_sql, sizes, tz)
+    return _read(plan, cur, portal, cols, run_sql, sizes, tz, whole)
 
 
 # SQL text -> (DuckDB's description of its last result, its columns, has an ENUM column).
@@ -293,8 +349,10 @@ def _read(
     run_sql: str,
     sizes: arrow_results.ResultSizes,
     tz: str | None,
+    whole: bool = False,
 ) -> Outcome:
-    """The result of the statement that just ran: its first rows, or its row count."""
+    """The result of the statement that just ran: its first rows, or its row count
+    (`whole`: all its rows, read now)."""
     st, params = plan.st, plan.params
     if not plan.has_rows:
         row = cur.fetchone() if cols and cols[0].name == "Count" else None
@@ -313,7 +371,7 @@ def _read(
     # Fetch the first rows in this same hop: a short result then needs no second trip
     # to a worker thread when Execute sends it. (All of them when foreign keys are
     # checked next: the checks reuse the cursor.)
-    if plan.fk.active:
+    if plan.fk.active or whole:
         return cols, None, cur.fetchall()
     if not is_select or cast:
         return cols, None, cur.fetchmany(PREFETCH_ROWS)

@@ -5,6 +5,11 @@
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_typeof(x) AS
     __hati_catalog.pg.format_type(__hati_catalog.pg.__hati_type_oid(typeof(x)), NULL);
 
+-- lastval(): the wire server puts this session's value in its place before the statement
+-- runs (proxy/pgserver/sequence_values.py); reached only where no session keeps one.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_lastval() AS
+    error('lastval is not yet defined in this session')::BIGINT;
+
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_quote_nullable(x) AS
     CASE WHEN x IS NULL THEN 'NULL' ELSE __hati_catalog.pg.__hati_quote_literal(x) END;
 
