@@ -50,7 +50,7 @@ def test_sql_function_is_still_a_macro() -> None:
         "CREATE FUNCTION public.add_one(x integer) RETURNS integer\n    LANGUAGE sql IMMUTABLE\n"
         "    AS $$SELECT x + 1$$"
     )
-    assert st.sql == "CREATE MACRO main.add_one(x) AS x + 1"
+    assert st.sql.split("; ")[0] == "CREATE MACRO main.add_one(x) AS x + 1"
 
 
 @pytest.mark.parametrize("collation", ['pg_catalog."C"', '"C"', 'pg_catalog."default"', '"POSIX"'])
