@@ -6,7 +6,8 @@
 - `$n::type` / `CAST($n AS type)`;
 - `col op $n` for =, <>, <, <=, >, >=, LIKE, ILIKE, IN (...), BETWEEN, and +, -, *, /,
   % with a column (the column's type); for the binary operators also with a cast
-  (`$1::int + $2`) or a number (`$1 + 1`: integer, `$1 * 1.5`: numeric);
+  (`$1::int + $2`), a number (`$1 + 1`: integer, `$1 * 1.5`: numeric) or a COALESCE of
+  those (`COALESCE(n, 0) + $1`: the first argument's type that is known);
 - `INSERT INTO t (cols) VALUES ($1, ...)`; without a column list the table's column
   order from `table_columns(schema, table)`;
 - `UPDATE t SET c = $n`;
@@ -188,6 +189,12 @@ def _expression_type(other: exp.Expr, scope: _Scope) -> str | None:
         return other.args["to"].sql(dialect=DUCKDB)
     if isinstance(other, exp.Literal) and not other.is_string:
         return "INTEGER" if other.this.isdigit() and int(other.this) < 2**31 else "NUMERIC"
+    if isinstance(other, exp.Coalesce):  # `COALESCE(n, 0) + $1` (ActiveRecord's counters)
+        for arg in (other.this, *other.expressions):
+            typ = _expression_type(arg, scope)
+            if typ is not None:
+                return typ
+        return None
     if isinstance(other, _ARITHMETIC):
         left = _expression_type(other.this, scope)
         right = _expression_type(other.expression, scope)

@@ -288,6 +288,7 @@ BUILT_IN_EXTENSIONS = {
     "vector": "pgvector's vector type, distance operators and indexes",
     "uuid-ossp": "uuid_generate_v4()",
     "hatiproxy": "the agent functions (memories, state, triggers, branches, semantic SQL)",
+    "pgcrypto": "gen_random_uuid(), digest() with md5 / sha1 / sha256",
 }
 
 

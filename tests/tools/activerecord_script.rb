@@ -18,7 +18,7 @@ def step(name)
 rescue StandardError => e
   cause = e.respond_to?(:cause) && e.cause
   state = cause.respond_to?(:result) && cause.result ? cause.result.error_field(PG::Result::PG_DIAG_SQLSTATE) : nil
-  OUT[name] = ["error", e.class.name, state, e.message.lines.first.to_s.strip[0, 300]]
+  OUT[name] = ["error", e.class.name, state, e.message.lines.map(&:strip).reject(&:empty?).first(3).join(" ")[0, 400]]
 end
 
 ActiveRecord::Base.establish_connection(
@@ -28,7 +28,7 @@ ActiveRecord::Base.default_timezone = :utc
 ActiveRecord::Migration.verbose = false
 CONN = ActiveRecord::Base.connection
 # A second run against the same database starts from nothing (DROP TABLE IF EXISTS CASCADE).
-%w[reviews books authors schema_migrations ar_internal_metadata].each do |t|
+%w[labels old_labels books_publishers reviews books publishers authors schema_migrations ar_internal_metadata].each do |t|
   CONN.drop_table(t, if_exists: true, force: :cascade)
 end
 
@@ -69,6 +69,7 @@ MIGRATIONS = {
         rename_column :books, :title, :headline
         change_column_default :books, :status, from: 0, to: 1
         add_column :authors, :legacy, :integer, default: 7
+        add_column :books, :reading_time, :interval
       end
     end
   RUBY
@@ -77,6 +78,30 @@ MIGRATIONS = {
       def change
         remove_column :authors, :legacy, :integer, default: 7
         change_column_null :books, :price, false, 0
+      end
+    end
+  RUBY
+  "20240101000004_more_tables.rb" => <<~RUBY,
+    class MoreTables < ActiveRecord::Migration[6.1]
+      def change
+        enable_extension "pgcrypto"
+        create_table :publishers, id: :uuid do |t|
+          t.string :name, null: false
+          t.integer :lock_version, default: 0, null: false
+          t.integer :books_count, default: 0, null: false
+        end
+        create_table :old_labels do |t|
+          t.string :title
+          t.references :labelable, polymorphic: true
+        end
+        create_join_table :books, :publishers do |t|
+          t.index [:book_id, :publisher_id], unique: true
+        end
+        change_column :books_publishers, :publisher_id, :uuid, using: "NULL"
+        add_reference :books, :publisher, type: :uuid, foreign_key: true
+        change_column :books, :isbn, :string, limit: 40
+        add_check_constraint :reviews, "stars BETWEEN 1 AND 5", name: "stars_range"
+        add_index :books, :isbn, where: "isbn IS NOT NULL", name: "index_books_on_isbn_partial"
       end
     end
   RUBY
@@ -95,6 +120,18 @@ end
 class Review < ActiveRecord::Base
   belongs_to :book
 end
+
+class Publisher < ActiveRecord::Base
+  has_many :books
+  has_and_belongs_to_many :catalogue, class_name: "Book", join_table: "books_publishers"
+end
+
+class Label < ActiveRecord::Base
+  belongs_to :labelable, polymorphic: true
+end
+
+Book.belongs_to :publisher, optional: true, counter_cache: true
+Book.has_many :labels, as: :labelable
 
 def rows(relation)
   relation.map { |r| r.attributes.except("created_at", "updated_at") }
@@ -143,15 +180,31 @@ Dir.mktmpdir do |dir|
       [t, CONN.foreign_keys(t).map { |f| [f.to_table, f.column, f.primary_key, f.on_delete.to_s] }]
     end
   end
-  step("primary_keys") { [CONN.primary_key("authors"), CONN.primary_key("books")] }
+  step("rename_table") do  # ALTER TABLE, ALTER INDEX of its primary key, ALTER TABLE of its sequence
+    CONN.rename_table(:old_labels, :labels)
+    [CONN.table_exists?(:labels), CONN.table_exists?(:old_labels)]
+  end
+  step("primary_keys") { %w[authors books publishers labels books_publishers].map { |t| CONN.primary_key(t) } }
+  step("more_tables") do
+    [CONN.extension_enabled?("pgcrypto"), CONN.extensions,
+     CONN.columns(:publishers).map { |c| [c.name, c.sql_type, c.default_function] },
+     CONN.columns(:labels).map { |c| [c.name, c.sql_type] },
+     CONN.columns(:books_publishers).map { |c| [c.name, c.sql_type, c.null] },
+     CONN.indexes(:labels).map { |i| [i.name, i.columns] }.sort,
+     CONN.indexes(:books).map { |i| [i.name, i.where] }.sort,
+     CONN.check_constraints(:reviews).map { |c| [c.name, c.expression] },
+     CONN.columns(:books).find { |c| c.name == "isbn" }.limit,
+     CONN.pk_and_sequence_for(:labels).map(&:to_s)]
+  end
 end
 
-[Author, Book, Review].each(&:reset_column_information)
+[Author, Book, Review, Publisher, Label].each(&:reset_column_information)
 
 step("create") do
   ann = Author.create!(name: "Ann", email: "ann@example.com")
   bob = Author.create!(name: "Bob", email: "bob@example.com")
-  b1 = ann.books.create!(headline: "One", price: BigDecimal("12.50"), metadata: { "n" => 1, "tags" => ["a"] }, tags: %w[x y])
+  b1 = ann.books.create!(headline: "One", price: BigDecimal("12.50"), metadata: { "n" => 1, "tags" => ["a"] }, tags: %w[x y],
+                         reading_time: 1.day + 2.hours + 30.minutes + 1.5.seconds)
   b2 = ann.books.create!(headline: "Two", price: 0, status: :draft)
   b3 = bob.books.create!(headline: "Three", price: BigDecimal("0.99"), status: :archived)
   b1.reviews.create!(stars: 5, body: "great")
@@ -162,6 +215,16 @@ end
 step("find") do
   b = Book.find_by!(headline: "One")
   [b.headline, b.price.to_s, b.metadata, b.tags, b.author.name, b.published?, b.created_at.class.name, Author.find(2).name]
+end
+step("interval") do  # the connection's IntervalStyle is iso_8601
+  b = Book.find_by!(headline: "One")
+  b.update!(reading_time: b.reading_time + 1.hour)
+  [b.reload.reading_time.iso8601, Book.where(reading_time: nil).count,
+   CONN.select_value("SELECT reading_time * 2 FROM books WHERE id = #{b.id}"),
+   CONN.select_value("SHOW IntervalStyle")]
+end
+step("interval_text") do
+  CONN.select_value("SELECT (reading_time * 2)::text FROM books WHERE headline = 'One'")
 end
 step("where") do
   [
@@ -251,6 +314,50 @@ rescue ActiveRecord::NotNullViolation => e
   [e.class.name, e.cause.result.error_field(PG::Result::PG_DIAG_SQLSTATE)]
 end
 step("usable_after_errors") { Author.count }
+step("check_violation") do
+  Review.create!(book_id: Book.first.id, stars: 9)
+  "created"
+rescue ActiveRecord::StatementInvalid => e
+  [e.class.name, e.cause.class.name, e.cause.result.error_field(PG::Result::PG_DIAG_SQLSTATE)]
+end
+step("uuid_habtm_polymorphic") do
+  pub = Publisher.create!(name: "Acme")
+  b = Book.find_by!(headline: "One")
+  b.update!(publisher: pub)
+  pub.catalogue << b
+  pub.catalogue << Book.find_by!(headline: "Three")
+  b.labels.create!(title: "hot")
+  Label.create!(title: "author label", labelable: b.author)
+  [pub.id.match?(/\A\h{8}-\h{4}-\h{4}-\h{4}-\h{12}\z/), pub.reload.books_count,
+   pub.catalogue.order(:id).pluck(:headline), Book.joins(:publishers).distinct.count,
+   Label.order(:id).map { |l| [l.title, l.labelable_type, l.labelable.class.name] },
+   Label.where(labelable: b).count]
+end
+step("optimistic_lock") do
+  a = Publisher.first
+  b = Publisher.first
+  a.update!(name: "Acme 2")
+  begin
+    b.update!(name: "Acme 3")
+    "saved"
+  rescue ActiveRecord::StaleObjectError => e
+    [e.class.name, Publisher.first.name, Publisher.first.lock_version]
+  end
+end
+step("lock") do
+  Book.transaction do
+    b = Book.lock.find_by!(headline: "Two")
+    b.with_lock { b.increment!(:status) }
+    [b.reload.status, Book.lock("FOR UPDATE SKIP LOCKED").where(headline: "Two").count]
+  end
+end
+step("counters") do
+  r = Review.order(:id).first
+  Review.update_counters(r.id, stars: -2)
+  Review.increment_counter(:stars, r.id)
+  r.increment!(:stars)
+  [r.reload.stars, Review.where(id: r.id).pick(:stars)]
+end
 step("find_each") do
   seen = []
   Book.find_each(batch_size: 2) { |b| seen << b.id }
