@@ -11,6 +11,7 @@ from proxy.semantic import column_hints
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError
 from transpiler import Statement
+from transpiler.maintenance import ri_trigger_switch
 from transpiler.model import (
     ResetCommand,
     SetCommand,
@@ -87,7 +88,7 @@ async def run(
             if tag == "BEGIN":
                 tag = st.tag  # START TRANSACTION answers so
         case UtilityCommand():
-            tag = await _utility(runner, session, cmd)
+            tag = await _utility(runner, session, cmd, st.sql)
         case _:
             raise PgError("0A000", f"unsupported command {st.tag}")
     session.out(m.command_complete(tag))
@@ -187,7 +188,9 @@ async def _transaction(
     return await savepoints.run(runner, session.savepoints, cmd)
 
 
-async def _utility(runner: StatementRunner, session: ClientSession, cmd: UtilityCommand) -> str:
+async def _utility(
+    runner: StatementRunner, session: ClientSession, cmd: UtilityCommand, sql: str = ""
+) -> str:
     name = cmd.name
     if name == "discard all":
         if runner.txn_status != "I":
@@ -230,6 +233,8 @@ async def _utility(runner: StatementRunner, session: ClientSession, cmd: Utility
             if not if_exists:
                 raise PgError("42P01", f'relation "{shown}" does not exist')
             session.send_notice(f'relation "{shown}" does not exist, skipping')
+        elif kind == "table" and (enable := ri_trigger_switch(sql)) is not None:
+            await runner.call(foreign_keys.switch_triggers, runner.cursor, relation, enable)
         return f"ALTER {kind.upper()}"
     if name.split(" ", 1)[0] in ("reindex", "cluster"):  # transpiler/maintenance.py
         verb, _, relation = name.partition(" ")

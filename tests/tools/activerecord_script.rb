@@ -9,6 +9,7 @@ require "stringio"
 require "tmpdir"
 require "bigdecimal"
 require "active_record"
+require "active_record/fixtures"
 
 host, port, user, database = ARGV
 OUT = {}
@@ -127,6 +128,7 @@ class Publisher < ActiveRecord::Base
 end
 
 class Label < ActiveRecord::Base
+  self.table_name = "old_labels" # renamed at the end (rename_table)
   belongs_to :labelable, polymorphic: true
 end
 
@@ -166,7 +168,7 @@ Dir.mktmpdir do |dir|
     [context.current_version, context.needs_migration?, CONN.tables.sort]
   end
   step("columns") do
-    %w[authors books reviews].to_h do |t|
+    %w[authors books reviews publishers old_labels].to_h do |t|
       [t, CONN.columns(t).map { |c| [c.name, c.sql_type, c.type.to_s, c.null, c.default, c.limit, c.precision, c.scale, c.array?] }]
     end
   end
@@ -180,22 +182,18 @@ Dir.mktmpdir do |dir|
       [t, CONN.foreign_keys(t).map { |f| [f.to_table, f.column, f.primary_key, f.on_delete.to_s] }]
     end
   end
-  step("rename_table") do  # ALTER TABLE, ALTER INDEX of its primary key, ALTER TABLE of its sequence
-    CONN.rename_table(:old_labels, :labels)
-    [CONN.table_exists?(:labels), CONN.table_exists?(:old_labels)]
-  end
-  step("primary_keys") { %w[authors books publishers labels books_publishers].map { |t| CONN.primary_key(t) } }
+  step("primary_keys") { %w[authors books publishers old_labels books_publishers].map { |t| CONN.primary_key(t) } }
+  step("extensions") { [CONN.extension_enabled?("pgcrypto"), CONN.extension_available?("uuid-ossp"), CONN.extensions] }
   step("more_tables") do
-    [CONN.extension_enabled?("pgcrypto"), CONN.extensions,
-     CONN.columns(:publishers).map { |c| [c.name, c.sql_type, c.default_function] },
-     CONN.columns(:labels).map { |c| [c.name, c.sql_type] },
+    [CONN.columns(:publishers).map { |c| [c.name, c.default_function] },
      CONN.columns(:books_publishers).map { |c| [c.name, c.sql_type, c.null] },
-     CONN.indexes(:labels).map { |i| [i.name, i.columns] }.sort,
-     CONN.indexes(:books).map { |i| [i.name, i.where] }.sort,
-     CONN.check_constraints(:reviews).map { |c| [c.name, c.expression] },
+     CONN.indexes(:old_labels).map { |i| [i.name, i.columns] }.sort,
      CONN.columns(:books).find { |c| c.name == "isbn" }.limit,
-     CONN.pk_and_sequence_for(:labels).map(&:to_s)]
+     CONN.pk_and_sequence_for(:old_labels).map(&:to_s),
+     CONN.data_source_exists?(:books), CONN.views, CONN.index_name_exists?(:books, "index_books_on_isbn_partial")]
   end
+  step("partial_index") { CONN.indexes(:books).map { |i| [i.name, i.where] }.sort }
+  step("check_constraints") { CONN.check_constraints(:reviews).map { |c| [c.name, c.expression] } }
 end
 
 [Author, Book, Review, Publisher, Label].each(&:reset_column_information)
@@ -387,6 +385,33 @@ step("destroy_dependent") do
   [ann.destroyed?, Book.count, Review.count, Book.pluck(:headline), Author.exists?(ann.id)]
 end
 step("delete_all") { [Review.where(stars: 1).delete_all, Review.count] }
+step("fixtures") do # what `rails test` does first: DISABLE TRIGGER ALL, DELETE, INSERT, setval
+  Dir.mktmpdir do |dir|
+    File.write(File.join(dir, "authors.yml"), <<~YAML)
+      zed:
+        name: Zed
+        email: zed@example.com
+      yan:
+        name: Yan
+    YAML
+    File.write(File.join(dir, "books.yml"), <<~YAML)
+      zbook:
+        id: 200
+        author: zed
+        headline: Zed's book
+        price: 1.25
+        status: archived
+        tags: [a, b]
+        metadata: {"k": "v"}
+    YAML
+    ActiveRecord::FixtureSet.reset_cache
+    ActiveRecord::FixtureSet.create_fixtures(dir, %w[authors books], { "authors" => Author, "books" => Book })
+  end
+  a = Author.create!(name: "After fixtures")
+  [Author.order(:name).pluck(:name), Book.pluck(:id, :headline, :status, :tags, :metadata),
+   Book.find(200).author.name, a.id > 100, Author.where(name: "Yan").pick(:id) == ActiveRecord::FixtureSet.identify(:yan),
+   Book.create!(author: a, headline: "After fixtures", price: 1).id]
+end
 step("raw") do
   [CONN.select_value("SELECT current_setting('server_version_num')::int >= 100000"),
    CONN.select_rows("SELECT 1 + 1, 'a' || 'b', NULL"),
@@ -397,6 +422,12 @@ step("schema_load") do  # what `rails db:schema:load` does with db/schema.rb
   text = dump
   eval(text, binding, "schema.rb") # rubocop:disable Security/Eval
   [dump == text, Author.count, ActiveRecord::SchemaMigration.all_versions]
+end
+
+step("rename_table") do # ALTER TABLE, then ALTER INDEX of its primary key, its sequence, its indexes
+  CONN.rename_table(:old_labels, :labels)
+  [CONN.table_exists?(:labels), CONN.table_exists?(:old_labels), CONN.indexes(:labels).map(&:name),
+   CONN.pk_and_sequence_for(:labels).map(&:to_s)]
 end
 
 puts JSON.generate(OUT)

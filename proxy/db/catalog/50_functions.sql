@@ -394,7 +394,7 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_setval(seq, v, called) AS (
         WHEN draws IS NULL THEN error('relation "' || seq || '" does not exist')
         WHEN draws < 0 THEN error('setval: hatiproxy cannot move sequence "' || seq
                                   || '" back to ' || v || ' (DuckDB sequences only move forward)')
-        ELSE (SELECT v::BIGINT + 0 * count(nextval(regexp_replace(seq, '^public\.', 'main.')))
+        ELSE (SELECT v::BIGINT + 0 * count(nextval(regexp_replace(seq, '^(public|"public")\.', 'main.')))
               FROM range((SELECT draws FROM __h_n))) END
     FROM __h_n RIGHT JOIN (SELECT 1) ON TRUE);
 -- The start value of a sequence named as setval takes it (ALTER SEQUENCE ... RESTART).
