@@ -222,6 +222,8 @@ async def _utility(
         return name.split(" owner to ")[0].upper()
     if name.startswith("create extension"):
         return _create_extension(name.removeprefix("create extension").strip())
+    if name.startswith("drop extension "):
+        return _drop_extension(session, name.removeprefix("drop extension "))
     if name.startswith("lock "):
         return await _lock(runner, name.removeprefix("lock ").split(", "))
     if name.startswith("alter storage "):  # transpiler/maintenance.py storage_alter
@@ -295,6 +297,23 @@ BUILT_IN_EXTENSIONS = {
     "hatiproxy": "the agent functions (memories, state, triggers, branches, semantic SQL)",
     "pgcrypto": "gen_random_uuid(), digest() with md5 / sha1 / sha256",
 }
+
+
+def _drop_extension(session: ClientSession, names: str) -> str:
+    """A built-in extension stays installed (a NOTICE says so: its functions and types are
+    the server's own); any other does not exist (42704, or a NOTICE with IF EXISTS)."""
+    if_exists = names.startswith("if exists ")
+    listed = [n for n in names.removeprefix("if exists ").split(", ") if n]
+    for name in listed:
+        if name in BUILT_IN_EXTENSIONS:
+            continue
+        if not if_exists:
+            raise PgError("42704", f'extension "{name}" does not exist')
+        session.send_notice(f'extension "{name}" does not exist, skipping')
+    for name in listed:
+        if name in BUILT_IN_EXTENSIONS:
+            session.send_notice(f'extension "{name}" is built into hatiproxy: it stays installed')
+    return "DROP EXTENSION"
 
 
 def _create_extension(name: str) -> str:

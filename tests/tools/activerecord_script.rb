@@ -95,12 +95,16 @@ MIGRATIONS = {
           t.string :title
           t.references :labelable, polymorphic: true
         end
-        create_join_table :books, :publishers do |t|
+        create_table :books_publishers, id: false do |t|
+          t.references :book, null: false, index: false
+          t.references :publisher, type: :uuid, null: false, index: false
           t.index [:book_id, :publisher_id], unique: true
         end
-        change_column :books_publishers, :publisher_id, :uuid, using: "NULL"
         add_reference :books, :publisher, type: :uuid, foreign_key: true
-        change_column :books, :isbn, :string, limit: 40
+        reversible do |dir|
+          dir.up { change_column :books, :isbn, :string, limit: 40 }
+          dir.down { change_column :books, :isbn, :string, limit: 20 }
+        end
         add_check_constraint :reviews, "stars BETWEEN 1 AND 5", name: "stars_range"
         add_index :books, :isbn, where: "isbn IS NOT NULL", name: "index_books_on_isbn_partial"
       end
@@ -327,7 +331,7 @@ step("uuid_habtm_polymorphic") do
   b.labels.create!(title: "hot")
   Label.create!(title: "author label", labelable: b.author)
   [pub.id.match?(/\A\h{8}-\h{4}-\h{4}-\h{4}-\h{12}\z/), pub.reload.books_count,
-   pub.catalogue.order(:id).pluck(:headline), Book.joins(:publishers).distinct.count,
+   pub.catalogue.order(:id).pluck(:headline), Publisher.joins(:catalogue).distinct.count,
    Label.order(:id).map { |l| [l.title, l.labelable_type, l.labelable.class.name] },
    Label.where(labelable: b).count]
 end
@@ -343,10 +347,10 @@ step("optimistic_lock") do
   end
 end
 step("lock") do
-  Book.transaction do
-    b = Book.lock.find_by!(headline: "Two")
-    b.with_lock { b.increment!(:status) }
-    [b.reload.status, Book.lock("FOR UPDATE SKIP LOCKED").where(headline: "Two").count]
+  Review.transaction do
+    r = Review.lock.find_by!(body: "ok")
+    r.with_lock { r.increment!(:stars) }
+    [r.reload.stars, Review.lock("FOR UPDATE SKIP LOCKED").where(id: r.id).pluck(:stars)]
   end
 end
 step("counters") do

@@ -47,3 +47,21 @@ def test_an_extension_not_built_in_is_refused_with_the_list(server) -> None:
         hint = info.value.diag.message_hint or ""
         assert "vector" in hint and "uuid-ossp" in hint
         assert conn.execute("SELECT 1").fetchone() == (1,)  # the session goes on
+
+
+def test_drop_extension_keeps_a_built_in_one(server) -> None:
+    """ActiveRecord's disable_extension (a migration rolled back): DROP EXTENSION IF EXISTS
+    "pgcrypto" CASCADE succeeds, the extension stays (a NOTICE says so)."""
+    notices: list[str] = []
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        conn.add_notice_handler(lambda d: notices.append(d.message_primary or ""))
+        cur = conn.execute('DROP EXTENSION IF EXISTS "pgcrypto" CASCADE')
+        assert cur.statusmessage == "DROP EXTENSION"
+        assert notices == ['extension "pgcrypto" is built into hatiproxy: it stays installed']
+        conn.execute("DROP EXTENSION IF EXISTS postgis")
+        assert notices[-1] == 'extension "postgis" does not exist, skipping'
+        with pytest.raises(psycopg.errors.UndefinedObject):
+            conn.execute("DROP EXTENSION postgis")
+        assert conn.execute(
+            "SELECT encode(digest('abc', 'md5'), 'hex') FROM pg_extension WHERE extname = 'pgcrypto'"
+        ).fetchone() == ("900150983cd24fb0d6963f7d28e17f72",)

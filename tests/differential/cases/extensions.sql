@@ -17,3 +17,7 @@ SELECT digest('abc', 'nosuch')
 SELECT name, installed_version IS NOT NULL, default_version IS NOT NULL FROM pg_available_extensions WHERE name IN ('pgcrypto', 'plpgsql', 'uuid-ossp') ORDER BY name
 -- @query activerecord_extension_enabled
 SELECT installed_version IS NOT NULL FROM pg_available_extensions WHERE name = 'pgcrypto'
+-- @query drop_unknown_extension error
+DROP EXTENSION no_such_extension_anywhere
+-- @query drop_unknown_extension_if_exists
+DROP EXTENSION IF EXISTS no_such_extension_anywhere CASCADE
