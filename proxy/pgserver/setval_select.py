@@ -57,7 +57,7 @@ def run_setval_rows(cur: Any, sql: str, params: list, in_block: bool = True) -> 
     ]
     final = " UNION ALL ".join(parts) or f'SELECT CAST(NULL AS BIGINT) AS "{name}" WHERE false'
     with alter_rebuild.own_transaction(cur, in_block):
-        for row in rows:  # a sequence moved back is made again first (sequence_restart.py)
+        for row in rows:  # a sequence moved back (or far) is made again first (sequence_restart)
             if row[0] is not None and row[1] is not None:
                 called = True if len(row) < 3 else row[2]
                 if called is not None:

@@ -237,8 +237,8 @@ def lossless_cast(duckdb_type: str) -> str | None:
     if kind == "duck":
         base = duckdb_type.strip().upper()
         return None if base.startswith(("ENUM", "BIT")) else "VARCHAR"
-    if kind == "interval" and depth == 0:
-        return "VARCHAR"
+    if kind == "interval":  # INTERVAL[]: each element as its text ('{1 mon}', not 30 days)
+        return "VARCHAR" + "[]" * depth
     return None
 
 
