@@ -183,3 +183,8 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.format_type(type_oid, typmod) AS
         FROM __hati_catalog.pg.pg_type __h_t
         LEFT JOIN __hati_catalog.pg.pg_type __h_e ON __h_e.oid = __h_t.typelem
         WHERE __h_t.oid = type_oid), '???') END;
+
+-- The built-in types' names, as format_type(oid, NULL) prints them, read once: what a column
+-- default's string constant is cast to (30_relations.sql __hati_pg_default), in one join.
+CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_type_shown AS
+SELECT oid, __hati_catalog.pg.format_type(oid, NULL) AS shown FROM __hati_catalog.pg.pg_type;

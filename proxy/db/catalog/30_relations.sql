@@ -212,17 +212,17 @@ WHERE k.n IS NOT NULL;
 -- nextval('t_id_seq'); PostgreSQL says nextval('t_id_seq'::regclass) (SQLAlchemy and
 -- pg_dump read it so); the boolean constants DuckDB keeps as CAST('t' AS BOOLEAN) are
 -- true / false (drizzle-kit compares them with its schema's defaults); a string constant
--- is coerced to the column's type `typ` ('{}'::jsonb, 'x'::character varying), where
--- ActiveRecord reads a default's value from ('x' alone is no constant to it).
-CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_default(expr, typ) AS
+-- is coerced to the column's type, named `shown` ('{}'::jsonb, 'x'::character varying:
+-- __hati_type_shown), where ActiveRecord reads a default's value from ('x' alone is no
+-- constant to it).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_default(expr, shown) AS
     CASE WHEN expr = 'CAST(''t'' AS BOOLEAN)' THEN 'true'
          WHEN expr = 'CAST(''f'' AS BOOLEAN)' THEN 'false'
-         WHEN typ IS NOT NULL AND regexp_full_match(expr, '''(?:[^'']|'''')*''')
-             THEN expr || '::' || __hati_catalog.pg.format_type(typ, NULL)
+         WHEN shown IS NOT NULL AND regexp_full_match(expr, '''(?:[^'']|'''')*''')
+             THEN expr || '::' || shown
          -- '{}'::jsonb, kept by DuckDB as CAST('{}' AS "JSON") (arrays: __hati_pg_text)
-         WHEN typ IS NOT NULL AND regexp_full_match(expr, 'CAST\(''(?:[^'']|'''')*'' AS [\w" ]+\)')
-             THEN regexp_extract(expr, '^CAST\((''.*'') AS [\w" ]+\)$', 1) || '::'
-                  || __hati_catalog.pg.format_type(typ, NULL)
+         WHEN shown IS NOT NULL AND regexp_full_match(expr, 'CAST\(''(?:[^'']|'''')*'' AS [\w" ]+\)')
+             THEN regexp_extract(expr, '^CAST\((''.*'') AS [\w" ]+\)$', 1) || '::' || shown
          ELSE __hati_catalog.pg.__hati_pg_text(
                   regexp_replace(expr, '^nextval\(''([^'']*)''\)$', 'nextval(''\1''::regclass)'))
     END;
@@ -270,16 +270,16 @@ SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
        NULL::VARCHAR[] AS attacl, NULL::VARCHAR[] AS attoptions,
        NULL::VARCHAR[] AS attfdwoptions, NULL::VARCHAR AS attmissingval,
        c.data_type AS __hati_duck_type,
-       __hati_catalog.pg.__hati_pg_default(
-           c.column_default,
-           CASE WHEN vl.n IS NOT NULL THEN 1043
-                ELSE __hati_catalog.pg.__hati_column_type_oid(c.data_type) END) AS __hati_default,
+       __hati_catalog.pg.__hati_pg_default(c.column_default, ts.shown) AS __hati_default,
        c.comment AS __hati_comment
 FROM duckdb_columns() c
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = c.database_name AND n.duck_schema = c.schema_name
 LEFT JOIN (SELECT table_oid, attnum, min(n) AS n FROM __hati_catalog.pg.__hati_varchar_len
            GROUP BY table_oid, attnum) vl
   ON vl.table_oid = c.table_oid AND vl.attnum = c.column_index AND c.data_type = 'VARCHAR'
+LEFT JOIN __hati_catalog.pg.__hati_type_shown ts
+  ON ts.oid = CASE WHEN vl.n IS NOT NULL THEN 1043
+                   ELSE __hati_catalog.pg.__hati_column_type_oid(c.data_type) END
 LEFT JOIN (SELECT table_oid, sql FROM duckdb_tables() WHERE sql LIKE '%GENERATED ALWAYS AS(%') g
   ON g.table_oid = c.table_oid
 WHERE NOT (c.database_name = 'temp' AND c.table_name IN ({{snapshot_names}}))
@@ -299,14 +299,14 @@ LEFT JOIN duckdb_columns() a ON a.table_oid = i.indrelid AND a.column_index = i.
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_attrdef AS
 SELECT (1610612736 + c.table_oid * 1024 + c.column_index)::BIGINT AS oid,
        c.table_oid::BIGINT AS adrelid, c.column_index::SMALLINT AS adnum,
-       __hati_catalog.pg.__hati_pg_default(
-           c.column_default,
-           CASE WHEN vl.n IS NOT NULL THEN 1043
-                ELSE __hati_catalog.pg.__hati_column_type_oid(c.data_type) END) AS adbin
+       __hati_catalog.pg.__hati_pg_default(c.column_default, ts.shown) AS adbin
 FROM duckdb_columns() c
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = c.database_name AND n.duck_schema = c.schema_name
 LEFT JOIN (SELECT DISTINCT table_oid, attnum, TRUE AS n FROM __hati_catalog.pg.__hati_varchar_len) vl
   ON vl.table_oid = c.table_oid AND vl.attnum = c.column_index AND c.data_type = 'VARCHAR'
+LEFT JOIN __hati_catalog.pg.__hati_type_shown ts
+  ON ts.oid = CASE WHEN vl.n IS NOT NULL THEN 1043
+                   ELSE __hati_catalog.pg.__hati_column_type_oid(c.data_type) END
 WHERE c.column_default IS NOT NULL;
 
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_index AS
