@@ -189,6 +189,12 @@ def forget_dropped(cur: Any) -> None:
         + _COLUMN_GONE.format(columns="ref_columns", schema="ref_schema", table="ref_table")
         + ")"
     )
+    if _triggers_off:  # a new table of a dropped one's name has its triggers on
+        present = cur.execute(
+            "SELECT schema_name, lower(table_name) FROM duckdb_tables() "
+            "WHERE database_name = system.main.current_database()"
+        ).fetchall()
+        _triggers_off.intersection_update(present)
     changed()
 
 
