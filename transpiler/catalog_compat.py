@@ -125,10 +125,32 @@ def r3_oid_array(sql: str) -> str:
     return _outside_quotes(sql, lambda s: _OID_ARRAY.sub("::bigint[]", s))
 
 
+_CLAUSE = re.compile(r"\(|\)|\b(SELECT|FROM)\b", re.IGNORECASE)
+
+
+def _in_select_list(sql: str, end: int) -> bool:
+    """Whether `end` is in a SELECT's output list (the nearest SELECT / FROM of the same
+    parenthesis level is SELECT): `SELECT a, generate_subscripts(k, 1) idx` (ActiveRecord's
+    primary key query) names a column there, not a table."""
+    depth = 0
+    for m in reversed(list(_CLAUSE.finditer(sql, 0, end))):
+        if m[0] == ")":
+            depth += 1
+        elif m[0] == "(":
+            if depth == 0:
+                return False
+            depth -= 1
+        elif depth == 0:
+            return m[0].upper() == "SELECT"
+    return False
+
+
 def r4_srf_alias(sql: str) -> str:
     out, pos = [], 0
     for m in _SRF.finditer(sql):
         if m.start() < pos or not re.search(r"(FROM|,|JOIN)\s*$", sql[: m.start()], re.I):
+            continue
+        if sql[: m.start()].rstrip().endswith(",") and _in_select_list(sql, m.start()):
             continue
         depth, i = 0, m.end() - 1
         while i < len(sql):

@@ -169,12 +169,27 @@ class HatiPostgres(Postgres):
             # PostgreSQL and DuckDB read the whole string, so it stays whole.
             text = this.name if this is not None and this.is_string else None
             interval = super()._parse_interval_span(this, parse_function_unit)
+            if text is not None and exp.INTERVAL_STRING_RE.fullmatch(text):
+                # '1 mon' / '3 hrs' (PostgreSQL's own output): DuckDB reads such a unit
+                # only inside the string
+                unit = interval.args.get("unit")
+                if unit is not None and unit.name.upper() not in _DUCKDB_INTERVAL_UNITS:
+                    return exp.Interval(this=exp.Literal.string(text))
             if text is None or exp.INTERVAL_STRING_RE.fullmatch(text):
                 return interval
             parts = exp.INTERVAL_STRING_RE.findall(text)
             if len(parts) == 1 and isinstance(interval.args.get("unit"), exp.Var):
                 return exp.Interval(this=exp.Literal.string(text))
             return interval
+
+
+# The units DuckDB's grammar takes after INTERVAL 'n' (others only inside the string).
+_DUCKDB_INTERVAL_UNITS = frozenset(
+    u + s
+    for u in ("YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND", "MILLISECOND",
+              "MICROSECOND", "WEEK", "QUARTER", "DECADE", "CENTURY", "MILLENNIUM")
+    for s in ("", "S")
+)  # fmt: skip
 
 
 class HatiSnowflake(Snowflake):

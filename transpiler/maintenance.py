@@ -15,6 +15,8 @@ proxy/pgserver/commands.py) and change nothing.
 
 from __future__ import annotations
 
+import re
+
 from sqlglot.tokens import Token, TokenType
 
 from transpiler.dialects import POSTGRES, tokenize
@@ -143,6 +145,18 @@ def storage_alter(tokens: list[Token]) -> tuple[str, bool] | None:
         if not any(_matches(action, pattern) for pattern in _STORAGE_ACTIONS):
             return None
     return name, if_exists
+
+
+_TRIGGER_SWITCH = re.compile(r"\b(ENABLE|DISABLE)\s+TRIGGER\s+ALL\b", re.IGNORECASE)
+
+
+def ri_trigger_switch(sql: str) -> bool | None:
+    """Of an `ALTER TABLE t ... {ENABLE | DISABLE} TRIGGER ALL` (ActiveRecord's
+    disable_referential_integrity, pg_dump --disable-triggers): True for ENABLE, False for
+    DISABLE (the last such action); None when there is none. ALL takes in the foreign key
+    triggers, `TRIGGER USER` or a trigger's name does not."""
+    found = _TRIGGER_SWITCH.findall(sql)
+    return found[-1].upper() == "ENABLE" if found else None
 
 
 def _matches(action: list[str], pattern: tuple[str, ...]) -> bool:

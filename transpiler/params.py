@@ -6,7 +6,8 @@
 - `$n::type` / `CAST($n AS type)`;
 - `col op $n` for =, <>, <, <=, >, >=, LIKE, ILIKE, IN (...), BETWEEN, and +, -, *, /,
   % with a column (the column's type); for the binary operators also with a cast
-  (`$1::int + $2`) or a number (`$1 + 1`: integer, `$1 * 1.5`: numeric);
+  (`$1::int + $2`), a number (`$1 + 1`: integer, `$1 * 1.5`: numeric) or a COALESCE of
+  those (`COALESCE(n, 0) + $1`: the first argument's type that is known);
 - `INSERT INTO t (cols) VALUES ($1, ...)`; without a column list the table's column
   order from `table_columns(schema, table)`;
 - `UPDATE t SET c = $n`;

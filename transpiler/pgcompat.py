@@ -116,6 +116,7 @@ MISSING_PG_FUNCTIONS = frozenset(
         "transaction_timestamp",
         "timeofday",
         "uuid_generate_v4",  # the uuid-ossp extension's (built in: proxy/pgserver/commands.py)
+        "digest",  # pgcrypto's (built in likewise)
     }
 )
 _KEEP_CATALOGS = {"system", "temp", "__hati_catalog"}  # the last: catalog_compat R1

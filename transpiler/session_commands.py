@@ -24,6 +24,7 @@ from transpiler.model import (
 SESSION_WORDS = frozenset(
     {
         "CREATE",  # only CREATE EXTENSION is answered here
+        "DROP",  # only DROP EXTENSION
         "SET",
         "RESET",
         "SHOW",
@@ -72,6 +73,10 @@ def parse_session(tokens: list[Token], text: str) -> SessionParse | None:
         if len(tokens) < 3 or tokens[1].text.upper() != "EXTENSION":
             return None
         return _create_extension(tokens, text)
+    if head == "DROP":
+        if len(tokens) < 3 or tokens[1].text.upper() != "EXTENSION":
+            return None
+        return _drop_extension(tokens, text)
     words = [t.text.upper() for t in tokens]
     if head == "SET" and words[1:2] == ["CONSTRAINTS"]:
         # SET CONSTRAINTS {ALL | name [, ...]} {IMMEDIATE | DEFERRED}: the server's
@@ -293,6 +298,20 @@ def _create_extension(tokens: list[Token], text: str) -> SessionParse:
     return SessionParse(
         "utility", "CREATE EXTENSION", UtilityCommand(f"create extension {name}"), text
     )
+
+
+def _drop_extension(tokens: list[Token], text: str) -> SessionParse:
+    """`DROP EXTENSION [IF EXISTS] name [, ...] [CASCADE | RESTRICT]` (ActiveRecord's
+    disable_extension): UtilityCommand "drop extension [if exists ]<name>, <name>"."""
+    rest = tokens[2:]
+    if_exists = [t.text.upper() for t in rest[:2]] == ["IF", "EXISTS"]
+    names = [
+        t.text if t.token_type in _QUOTED_NAMES else t.text.lower()
+        for t in (rest[2:] if if_exists else rest)
+        if t.token_type is not TokenType.COMMA and t.text.upper() not in ("CASCADE", "RESTRICT")
+    ]
+    command = f"drop extension {'if exists ' if if_exists else ''}{', '.join(names)}"
+    return SessionParse("utility", "DROP EXTENSION", UtilityCommand(command), text)
 
 
 def _transaction(tokens: list[Token], words: list[str], text: str) -> SessionParse | None:

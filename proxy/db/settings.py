@@ -289,8 +289,17 @@ def _normalise(name: str, value: str) -> str:
         return level
     if name == "log_min_duration_statement":
         return _duration_or_off(name, value)
-    if name == "IntervalStyle" and value.lower() != "postgres":
-        raise PgError("0A000", f'IntervalStyle "{value}" is not supported')
+    if name == "IntervalStyle":
+        style = value.strip().strip("'\"").lower()
+        if style in ("postgres", "iso_8601"):
+            return style
+        if style in ("postgres_verbose", "sql_standard"):
+            raise PgError("0A000", f'IntervalStyle "{value}" is not supported')
+        raise PgError(
+            "22023",
+            f'invalid value for parameter "IntervalStyle": "{value}"',
+            hint="Available values: postgres, postgres_verbose, sql_standard, iso_8601.",
+        )
     if name in ("transaction_isolation", "default_transaction_isolation"):
         return value.lower()
     return value
@@ -323,6 +332,10 @@ class SessionSettings:
             # Postgres: unset custom placeholders error, except through current_setting(x, true).
             raise PgError("42704", f'unrecognized configuration parameter "{name}"')
         raise PgError("42704", f'unrecognized configuration parameter "{name}"')
+
+    def output_styles(self) -> tuple[str | None, str]:
+        """What a result's text depends on: (TimeZone, IntervalStyle)."""
+        return self.values.get("TimeZone"), self.values.get("IntervalStyle", "postgres")
 
     def snapshot(self) -> tuple[dict[str, str], dict[str, str | None]]:
         return dict(self.values), dict(self._local_restore)

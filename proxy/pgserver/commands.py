@@ -11,6 +11,7 @@ from proxy.semantic import column_hints
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError
 from transpiler import Statement
+from transpiler.maintenance import ri_trigger_switch
 from transpiler.model import (
     CommentCommand,
     ResetCommand,
@@ -88,7 +89,7 @@ async def run(
             if tag == "BEGIN":
                 tag = st.tag  # START TRANSACTION answers so
         case UtilityCommand():
-            tag = await _utility(runner, session, cmd)
+            tag = await _utility(runner, session, cmd, st.sql)
         case CommentCommand():
             tag = await object_comments.run(runner, session, cmd, BUILT_IN_EXTENSIONS)
         case _:
@@ -193,7 +194,9 @@ async def _transaction(
     return await savepoints.run(runner, session.savepoints, cmd)
 
 
-async def _utility(runner: StatementRunner, session: ClientSession, cmd: UtilityCommand) -> str:
+async def _utility(
+    runner: StatementRunner, session: ClientSession, cmd: UtilityCommand, sql: str = ""
+) -> str:
     name = cmd.name
     if name == "discard all":
         if runner.txn_status != "I":
@@ -230,6 +233,8 @@ async def _utility(runner: StatementRunner, session: ClientSession, cmd: Utility
         return _privileges(session, name.removeprefix("privileges "))
     if name.startswith("create extension"):
         return _create_extension(name.removeprefix("create extension").strip())
+    if name.startswith("drop extension "):
+        return _drop_extension(session, name.removeprefix("drop extension "))
     if name.startswith("lock "):
         return await _lock(runner, name.removeprefix("lock ").split(", "))
     if name.startswith("alter storage "):  # transpiler/maintenance.py storage_alter
@@ -241,6 +246,8 @@ async def _utility(runner: StatementRunner, session: ClientSession, cmd: Utility
             if not if_exists:
                 raise PgError("42P01", f'relation "{shown}" does not exist')
             session.send_notice(f'relation "{shown}" does not exist, skipping')
+        elif kind == "table" and (enable := ri_trigger_switch(sql)) is not None:
+            await runner.call(foreign_keys.switch_triggers, runner.cursor, relation, enable)
         return f"ALTER {kind.upper()}"
     if name.split(" ", 1)[0] in ("reindex", "cluster"):  # transpiler/maintenance.py
         verb, _, relation = name.partition(" ")
@@ -299,7 +306,25 @@ BUILT_IN_EXTENSIONS = {
     "vector": "pgvector's vector type, distance operators and indexes",
     "uuid-ossp": "uuid_generate_v4()",
     "hatiproxy": "the agent functions (memories, state, triggers, branches, semantic SQL)",
+    "pgcrypto": "gen_random_uuid(), digest() with md5 / sha1 / sha256",
 }
+
+
+def _drop_extension(session: ClientSession, names: str) -> str:
+    """A built-in extension stays installed (a NOTICE says so: its functions and types are
+    the server's own); any other does not exist (42704, or a NOTICE with IF EXISTS)."""
+    if_exists = names.startswith("if exists ")
+    listed = [n for n in names.removeprefix("if exists ").split(", ") if n]
+    for name in listed:
+        if name in BUILT_IN_EXTENSIONS:
+            continue
+        if not if_exists:
+            raise PgError("42704", f'extension "{name}" does not exist')
+        session.send_notice(f'extension "{name}" does not exist, skipping')
+    for name in listed:
+        if name in BUILT_IN_EXTENSIONS:
+            session.send_notice(f'extension "{name}" is built into hatiproxy: it stays installed')
+    return "DROP EXTENSION"
 
 
 def _create_extension(name: str) -> str:

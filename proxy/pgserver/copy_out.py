@@ -128,7 +128,8 @@ async def copy_out(
             return data, rb.num_rows or -1
     else:
         reads = None
-        encoders = [result_encoder(c.duckdb_type, 1 if binary else 0, tz) for c in columns]
+        styles = runner.settings.output_styles()
+        encoders = [result_encoder(c.duckdb_type, 1 if binary else 0, *styles) for c in columns]
         first_rows = [True]
 
         def batch() -> tuple[bytes | memoryview, int]:

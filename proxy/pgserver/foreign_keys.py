@@ -189,6 +189,12 @@ def forget_dropped(cur: Any) -> None:
         + _COLUMN_GONE.format(columns="ref_columns", schema="ref_schema", table="ref_table")
         + ")"
     )
+    if _triggers_off:  # a new table of a dropped one's name has its triggers on
+        present = cur.execute(
+            "SELECT schema_name, lower(table_name) FROM duckdb_tables() "
+            "WHERE database_name = system.main.current_database()"
+        ).fetchall()
+        _triggers_off.intersection_update(present)
     changed()
 
 
@@ -217,6 +223,30 @@ def follow_rename(cur: Any, sql: str) -> None:
                 [r.column, r.new_column, table.schema, table.name],
             )
     changed()
+
+
+# Tables whose foreign key triggers are off (ALTER TABLE t DISABLE TRIGGER ALL), by
+# (schema, lower-case name), for every connection: a write to such a child is not checked,
+# nor is one to such a parent (its ON DELETE actions are not carried out either).
+_triggers_off: set[tuple[str, str]] = set()
+
+
+def switch_triggers(cur: Any, relation: str, enable: bool) -> None:
+    """ALTER TABLE `relation` {ENABLE | DISABLE} TRIGGER ALL (PostgreSQL keeps foreign keys
+    as triggers). Rows written meanwhile are not checked later either (as there)."""
+    parts = [p.strip('"') for p in relation.split(".")]
+    table = resolve_table(cur, TableName(parts[-1], parts[-2] if len(parts) > 1 else None))
+    if table is None:
+        return
+    key = (table.schema, table.name.lower())
+    if enable:
+        _triggers_off.discard(key)
+    else:
+        _triggers_off.add(key)
+
+
+def _off(schema: str, table: str) -> bool:
+    return bool(_triggers_off) and (schema, table.lower()) in _triggers_off
 
 
 def touched(fks: list[ForeignKey], sql: str) -> bool:
@@ -251,6 +281,8 @@ def after_write(cur: Any, sql: str, kind: str, deferred_too: bool) -> None:
         for fk in fks:
             if fk.ref_table.lower() != parent or fk.on_delete not in ("c", "n", "d"):
                 continue
+            if _off(fk.ref_schema, fk.ref_table):
+                continue
             orphan = _orphan_condition(fk, "c")
             target = f"{fk.child()} AS c"
             if fk.on_delete == "c":
@@ -265,8 +297,10 @@ def after_write(cur: Any, sql: str, kind: str, deferred_too: bool) -> None:
     for fk in fks:
         if not deferred_too and _deferred(cur, fk):
             continue
-        if fk.table.lower() in written or fk.ref_table.lower() in written:
-            _check(cur, fk, child_written=fk.table.lower() in written)
+        child = fk.table.lower() in written and not _off(fk.schema, fk.table)
+        parent = fk.ref_table.lower() in written and not _off(fk.ref_schema, fk.ref_table)
+        if child or parent:
+            _check(cur, fk, child_written=child)
 
 
 def check_deferred(cur: Any) -> None:

@@ -76,10 +76,13 @@ def row_description(columns: tuple[Column, ...], formats: Sequence[int] = ()) ->
 
 @lru_cache(maxsize=1024)
 def encoders_for(
-    columns: tuple[Column, ...], formats: tuple[int, ...], tz: str | None = None
+    columns: tuple[Column, ...],
+    formats: tuple[int, ...],
+    tz: str | None = None,
+    interval_style: str = "postgres",
 ) -> list[Callable[[object], bytes]]:
     return [
-        result_encoder(col.duckdb_type, result_format(formats, i), tz)
+        result_encoder(col.duckdb_type, result_format(formats, i), tz, interval_style)
         for i, col in enumerate(columns)
     ]
 

@@ -488,9 +488,7 @@ class Runner:
         check_formats(portal.result_formats, len(cols))
         if describe:
             session.out(row_description(cols, portal.result_formats))
-        encoders = encoders_for(
-            cols, tuple(portal.result_formats), self.settings.values.get("TimeZone")
-        )
+        encoders = encoders_for(cols, tuple(portal.result_formats), *self.settings.output_styles())
         before = portal.rows_sent
         if await send_rows(self, portal, session, encoders, max_rows):
             return  # suspended

@@ -61,15 +61,33 @@ def next_value(cur: Any, schema: str, name: str) -> tuple[int, int]:
     return int(row[0]), int(row[1])
 
 
-def needs_recreate(cur: Any, qualified: str, value: int, called: bool) -> tuple[str, str] | None:
-    """The sequence, when `setval(qualified, value, called)` moves it back; else None."""
+# Beyond this many values to draw, setval makes the sequence again starting at the value
+# instead (Rails fixtures' ids are hashes up to 2^30: drawing to one took 98 s).
+MAX_DRAWS = 10_000
+
+
+def needs_recreate(
+    cur: Any, qualified: str, value: int, called: bool
+) -> tuple[str, str, int | None] | None:
+    """(schema, name, new start or None: its own) of the sequence, when `setval(qualified,
+    value, called)` moves it back, or forward by more than MAX_DRAWS values; else None."""
     found = find_sequence(cur, qualified)
     if found is None:
         return None
     nxt, inc = next_value(cur, *found)
     wanted = value + inc if called else value
     behind = wanted < nxt if inc > 0 else wanted > nxt
-    return found if behind else None
+    start, low, high = cur.execute(
+        "SELECT start_value, min_value, max_value FROM duckdb_sequences() "
+        "WHERE schema_name = ? AND sequence_name = ?",
+        list(found),
+    ).fetchone()
+    # then drawn from `start` (or from where it is now) up to the value; a start past the
+    # value (made again at a value before) cannot be drawn back to it
+    draws = (value - (start if behind else nxt)) // inc
+    if (draws > MAX_DRAWS or draws < 0) and low <= value <= high:
+        return (*found, value)  # made again at the value: only its start_value differs
+    return (*found, None) if behind else None
 
 
 def _dependents(cur: Any, schema: str, name: str) -> list[tuple[str, str, str, str]]:

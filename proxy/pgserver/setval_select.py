@@ -59,13 +59,15 @@ def run_setval_rows(
     ]
     final = " UNION ALL ".join(parts) or f'SELECT CAST(NULL AS BIGINT) AS "{name}" WHERE false'
     with alter_rebuild.own_transaction(cur, in_block):
-        for row in rows:  # a sequence moved back is made again first (sequence_restart.py)
+        for row in rows:  # a sequence moved back (or far) is made again first (sequence_restart)
             if row[0] is not None and row[1] is not None:
                 called = True if len(row) < 3 else row[2]
                 if called is not None:
                     back = sequence_restart.needs_recreate(cur, str(row[0]), int(row[1]), called)
                     if back is not None:
-                        sequence_restart.recreate(cur, *back)
+                        schema, seq, start = back
+                        changes = None if start is None else {"start": start}
+                        sequence_restart.recreate(cur, schema, seq, changes)
         values = cur.execute(final).fetchall()
     # the answer read again from constants: a commit of our own ends the result above
     answer = " UNION ALL ".join(

@@ -304,7 +304,7 @@ async def _send_rows(
     )
     if needs_cast(c.columns):
         sql = lossless_sql(sql, c.columns)
-    encoders = encoders_for(c.columns, tuple(formats), runner.settings.values.get("TimeZone"))
+    encoders = encoders_for(c.columns, tuple(formats), *runner.settings.output_styles())
     await runner.take_cursor()
     await runner.call(runner.cursor.execute, sql, sql=sql)
     while True:

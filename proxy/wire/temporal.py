@@ -13,6 +13,8 @@ import datetime as dt
 import re
 from zoneinfo import ZoneInfo
 
+from proxy.wire.interval_iso import parse_iso8601_interval
+
 PG_EPOCH_DATE = dt.date(2000, 1, 1)
 PG_EPOCH_ORDINAL = PG_EPOCH_DATE.toordinal()  # 730120
 PG_EPOCH = dt.datetime(2000, 1, 1)
@@ -315,6 +317,11 @@ def parse_interval_text(s: str) -> tuple[int, int, int]:
     (PG semantics: 1.5 months = 1 month 15 days).
     """
     text = s.strip().lower()
+    if text.startswith("p"):  # ISO 8601 'P1DT2H', accepted in every IntervalStyle
+        iso = parse_iso8601_interval(text)
+        if iso is None:
+            raise TemporalSyntaxError(s)
+        return iso
     ago = False
     if text.startswith("@"):
         text = text[1:]

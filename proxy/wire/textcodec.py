@@ -16,6 +16,7 @@ from decimal import Context, Decimal
 
 from proxy.core.pg_json import output_text
 from proxy.wire import temporal as T
+from proxy.wire.interval_iso import format_iso8601_interval
 
 Fmt = Callable[[object], str]
 
@@ -191,6 +192,11 @@ def fmt_interval(v: object) -> str:
     return T.format_pg_interval(*T.interval_parts(v))
 
 
+def fmt_interval_iso(v: object) -> str:
+    """IntervalStyle iso_8601 (SET by ActiveRecord on every connection)."""
+    return format_iso8601_interval(*T.interval_parts(v))
+
+
 def fmt_uuid(v: object) -> str:
     return str(v)
 
@@ -269,7 +275,7 @@ def make_fmt_array(elem: Fmt, may_need_quotes: bool) -> Fmt:
 NO_QUOTE_KINDS = frozenset({"bool", "int2", "int4", "int8", "float4", "float8", "numeric", "uuid"})
 
 
-def text_formatter(kind: str, zone: str | None = None) -> Fmt:
+def text_formatter(kind: str, zone: str | None = None, interval_style: str = "postgres") -> Fmt:
     """String formatter for a scalar kind (a PG type name from ``oids.SCALARS``)."""
     table: dict[str, Fmt] = {
         "bool": fmt_bool,
@@ -290,12 +296,16 @@ def text_formatter(kind: str, zone: str | None = None) -> Fmt:
     }
     if kind == "timestamptz":
         return make_fmt_timestamptz(zone)
+    if kind == "interval" and interval_style == "iso_8601":
+        return fmt_interval_iso
     if kind == "duck":
         return fmt_duck
     return table.get(kind, fmt_text)
 
 
-def text_encoder(kind: str, zone: str | None = None) -> Callable[[object], bytes]:
+def text_encoder(
+    kind: str, zone: str | None = None, interval_style: str = "postgres"
+) -> Callable[[object], bytes]:
     """Value -> PG text bytes.  Hot kinds get a direct function without a str hop."""
     if kind == "jsonb":
         return lambda v: output_text(v if type(v) is str else str(v)).encode()
@@ -307,10 +317,12 @@ def text_encoder(kind: str, zone: str | None = None) -> Callable[[object], bytes
         return lambda v: b"t" if v else b"f"
     if kind == "bytea":
         return lambda v: b"\\x" + bytes(v).hex().encode()  # type: ignore[arg-type]
-    f = text_formatter(kind, zone)
+    f = text_formatter(kind, zone, interval_style)
     return lambda v: f(v).encode()
 
 
-def array_text_encoder(kind: str, zone: str | None = None) -> Callable[[object], bytes]:
-    f = make_fmt_array(text_formatter(kind, zone), kind not in NO_QUOTE_KINDS)
+def array_text_encoder(
+    kind: str, zone: str | None = None, interval_style: str = "postgres"
+) -> Callable[[object], bytes]:
+    f = make_fmt_array(text_formatter(kind, zone, interval_style), kind not in NO_QUOTE_KINDS)
     return lambda v: f(v).encode()

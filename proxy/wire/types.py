@@ -237,18 +237,21 @@ def lossless_cast(duckdb_type: str) -> str | None:
     if kind == "duck":
         base = duckdb_type.strip().upper()
         return None if base.startswith(("ENUM", "BIT")) else "VARCHAR"
-    if kind == "interval" and depth == 0:
-        return "VARCHAR"
+    if kind == "interval":  # INTERVAL[]: each element as its text ('{1 mon}', not 30 days)
+        return "VARCHAR" + "[]" * depth
     return None
 
 
-def result_encoder(duckdb_type: str, fmt: int, tz: str | None = None) -> Encoder:
+def result_encoder(
+    duckdb_type: str, fmt: int, tz: str | None = None, interval_style: str = "postgres"
+) -> Encoder:
     """Encoder of one non-None value of a DuckDB column into PG text (0) / binary (1).
 
-    ``tz`` is the session TimeZone: it only affects TIMESTAMPTZ text (binary is UTC).
+    ``tz`` is the session TimeZone: it only affects TIMESTAMPTZ text (binary is UTC);
+    ``interval_style`` the session IntervalStyle: only INTERVAL text.
     FLOAT[n] goes out as pgvector's vector (see pg_type_for).
     """
-    enc = _result_encoder(duckdb_type, fmt, tz)
+    enc = _result_encoder(duckdb_type, fmt, tz, interval_style)
     base, depth, _sizes = split_array(duckdb_type)
     if numeric_type.is_unconstrained(base):
         # PostgreSQL's bare numeric (transpiler/numeric_type.py): without padding zeros
@@ -257,7 +260,7 @@ def result_encoder(duckdb_type: str, fmt: int, tz: str | None = None) -> Encoder
     return enc
 
 
-def _result_encoder(duckdb_type: str, fmt: int, tz: str | None) -> Encoder:
+def _result_encoder(duckdb_type: str, fmt: int, tz: str | None, interval_style: str) -> Encoder:
     if vector_dims(duckdb_type) is not None:
         return vector.vector_send if fmt else vector.vector_out
     kind, depth, typmod = column_kind(duckdb_type)
@@ -265,8 +268,8 @@ def _result_encoder(duckdb_type: str, fmt: int, tz: str | None) -> Encoder:
         return oidvectors.text_encoder() if fmt == 0 else oidvectors.binary_encoder(kind)
     if fmt == 0:
         if depth:
-            return textcodec.array_text_encoder(kind, tz)
-        return textcodec.text_encoder(kind, tz)
+            return textcodec.array_text_encoder(kind, tz, interval_style)
+        return textcodec.text_encoder(kind, tz, interval_style)
     if kind == "duck":
         return textcodec.text_encoder("duck")  # text and binary of PG text are the same bytes
     if depth:

@@ -86,7 +86,8 @@ def test_psql_describe(srv: ServerProcess) -> None:
     out = psql(srv, rf"\d {TABLE}")
     lines = [" ".join(line.split()) for line in out.splitlines()]
     assert "name | character varying(10) | | |" in lines, out
-    assert "code | character varying(3) | | not null | 'abc'" in lines, out
+    # the default as PostgreSQL shows it: the constant coerced to the column's type
+    assert "code | character varying(3) | | not null | 'abc'::character varying" in lines, out
     assert "note | text | | |" in lines, out
     # the user's own CHECK is listed, the length is not
     assert '"vlen_people_score_check" CHECK (score >= 0)' in lines, out  # pretty, as PG

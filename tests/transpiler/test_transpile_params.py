@@ -69,6 +69,15 @@ def test_operator_with_a_cast_or_a_number_types_the_other_side() -> None:
     }  # fmt: skip
 
 
+def test_coalesce_operand_types_the_other_side() -> None:
+    """ActiveRecord's update_counters: `SET n = COALESCE(n, 0) + $1` (PostgreSQL: int)."""
+    assert infer("UPDATE t SET id = COALESCE(id, 0) + $1 WHERE name = $2") == {
+        1: "INTEGER", 2: "VARCHAR",
+    }  # fmt: skip
+    assert infer("SELECT COALESCE(NULL, x, 1) * $1 FROM u") == {1: "DOUBLE"}
+    assert infer("SELECT COALESCE(NULL, 'a') || $1") == {}
+
+
 def test_unknown_params_are_left_out() -> None:
     assert infer("SELECT $1, unknown_col = $2 FROM nowhere") == {}
     assert infer("SELECT 1") == {}

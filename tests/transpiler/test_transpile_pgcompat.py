@@ -147,6 +147,9 @@ def test_public_in_string_literals_is_untouched() -> None:
         ("SELECT INTERVAL '3 days'", timedelta(days=3)),
         ("SELECT INTERVAL '1.5 hours'", timedelta(minutes=90)),
         ("SELECT INTERVAL '1 day ago'", timedelta(days=-1)),
+        # PostgreSQL's own abbreviations, as its output has them ('1 mon', '3 hrs')
+        ("SELECT INTERVAL '2 mons'", timedelta(days=60)),
+        ("SELECT INTERVAL '-1 mon' + INTERVAL '3 hrs'", timedelta(days=-30, hours=3)),
     ],
 )
 def test_interval_literals_keep_their_whole_text(pg: str, expected: timedelta) -> None:

@@ -160,3 +160,31 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_type_ndims(dt) AS
     CASE WHEN coalesce(__hati_catalog.pg.__hati_type_kind(dt), 'duck') = 'duck'
               OR __hati_catalog.pg.__hati_vector_dims(dt) IS NOT NULL THEN 0
          ELSE length(regexp_extract_all(__hati_catalog.pg.__hati_type_parts(dt).dims, '\[')) END;
+
+-- Postgres' name of a type with its modifier, as format_type(oid, typmod) prints it.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_format_base(name, typmod) AS
+    CASE WHEN name = 'numeric' AND typmod >= 4
+             THEN 'numeric(' || ((typmod - 4) >> 16) || ',' || ((typmod - 4) & 65535) || ')'
+         WHEN name = 'vector' AND typmod >= 0 THEN 'vector(' || typmod || ')'
+         WHEN name IN ('timestamp', 'timestamptz', 'time', 'timetz') AND typmod >= 0
+             THEN (SELECT regexp_replace(__h_s.sql_name, '^(\w+)', '\1(' || typmod || ')')
+                   FROM __hati_catalog.pg.__hati_sql_name __h_s WHERE __h_s.typname = name)
+         WHEN name IN ('varchar', 'bpchar') AND typmod >= 4
+             THEN (SELECT __h_s.sql_name FROM __hati_catalog.pg.__hati_sql_name __h_s
+                   WHERE __h_s.typname = name) || '(' || (typmod - 4) || ')'
+         ELSE coalesce((SELECT __h_s.sql_name FROM __hati_catalog.pg.__hati_sql_name __h_s
+                        WHERE __h_s.typname = name), name) END;
+
+CREATE OR REPLACE MACRO __hati_catalog.pg.format_type(type_oid, typmod) AS
+    CASE WHEN type_oid IS NULL THEN NULL ELSE coalesce((
+        SELECT CASE WHEN __h_t.typcategory = 'A' AND __h_e.oid IS NOT NULL
+                    THEN __hati_catalog.pg.__hati_format_base(__h_e.typname, coalesce(typmod, -1)) || '[]'
+                    ELSE __hati_catalog.pg.__hati_format_base(__h_t.typname, coalesce(typmod, -1)) END
+        FROM __hati_catalog.pg.pg_type __h_t
+        LEFT JOIN __hati_catalog.pg.pg_type __h_e ON __h_e.oid = __h_t.typelem
+        WHERE __h_t.oid = type_oid), '???') END;
+
+-- The built-in types' names, as format_type(oid, NULL) prints them, read once: what a column
+-- default's string constant is cast to (30_relations.sql __hati_pg_default), in one join.
+CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_type_shown AS
+SELECT oid, __hati_catalog.pg.format_type(oid, NULL) AS shown FROM __hati_catalog.pg.pg_type;

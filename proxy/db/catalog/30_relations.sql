@@ -216,16 +216,22 @@ WHERE k.n IS NOT NULL;
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_null_default(expr) AS
     expr = 'NULL' OR regexp_full_match(expr, 'CAST\(NULL AS [A-Z0-9_ ]+(\([0-9, ]+\))?(\[\])*\)');
 
--- A column default as Postgres shows it: DuckDB keeps a serial column's default as
--- nextval('t_id_seq'); Postgres says nextval('t_id_seq'::regclass) (SQLAlchemy and
--- pg_dump read it so).
--- DuckDB's text of a default as PostgreSQL prints it: nextval('s'::regclass), and the
--- boolean constants DuckDB keeps as CAST('t' AS BOOLEAN) as true / false (drizzle-kit
--- compares them with its schema's defaults); none for a NULL.
-CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_default(expr) AS
+-- A column default as PostgreSQL shows it: DuckDB keeps a serial column's default as
+-- nextval('t_id_seq'); PostgreSQL says nextval('t_id_seq'::regclass) (SQLAlchemy and
+-- pg_dump read it so); the boolean constants DuckDB keeps as CAST('t' AS BOOLEAN) are
+-- true / false (drizzle-kit compares them with its schema's defaults); a string constant
+-- is coerced to the column's type, named `shown` ('{}'::jsonb, 'x'::character varying:
+-- __hati_type_shown), where ActiveRecord reads a default's value from ('x' alone is no
+-- constant to it); none for a NULL.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_default(expr, shown) AS
     CASE WHEN __hati_catalog.pg.__hati_null_default(expr) THEN NULL
          WHEN expr = 'CAST(''t'' AS BOOLEAN)' THEN 'true'
          WHEN expr = 'CAST(''f'' AS BOOLEAN)' THEN 'false'
+         WHEN shown IS NOT NULL AND regexp_full_match(expr, '''(?:[^'']|'''')*''')
+             THEN expr || '::' || shown
+         -- '{}'::jsonb, kept by DuckDB as CAST('{}' AS "JSON") (arrays: __hati_pg_text)
+         WHEN shown IS NOT NULL AND regexp_full_match(expr, 'CAST\(''(?:[^'']|'''')*'' AS [\w" ]+\)')
+             THEN regexp_extract(expr, '^CAST\((''.*'') AS [\w" ]+\)$', 1) || '::' || shown
          ELSE __hati_catalog.pg.__hati_pg_text(
                   regexp_replace(expr, '^nextval\(''([^'']*)''\)$', 'nextval(''\1''::regclass)'))
     END;
@@ -285,13 +291,16 @@ SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
        NULL::VARCHAR[] AS attfdwoptions, NULL::VARCHAR AS attmissingval,
        c.data_type AS __hati_duck_type,
        -- (an identity column's too: information_schema finds its sequence by it)
-       __hati_catalog.pg.__hati_pg_default(c.column_default) AS __hati_default,
+       __hati_catalog.pg.__hati_pg_default(c.column_default, ts.shown) AS __hati_default,
        c.comment AS __hati_comment, idn.start AS __hati_identity_start
 FROM duckdb_columns() c
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = c.database_name AND n.duck_schema = c.schema_name
 LEFT JOIN (SELECT table_oid, attnum, min(n) AS n FROM __hati_catalog.pg.__hati_varchar_len
            GROUP BY table_oid, attnum) vl
   ON vl.table_oid = c.table_oid AND vl.attnum = c.column_index AND c.data_type = 'VARCHAR'
+LEFT JOIN __hati_catalog.pg.__hati_type_shown ts
+  ON ts.oid = CASE WHEN vl.n IS NOT NULL THEN 1043
+                   ELSE __hati_catalog.pg.__hati_column_type_oid(c.data_type) END
 LEFT JOIN (SELECT table_oid, sql FROM duckdb_tables() WHERE sql LIKE '%GENERATED ALWAYS AS(%') g
   ON g.table_oid = c.table_oid
 LEFT JOIN __hati_catalog.pg.__hati_identity_cols idn
@@ -310,13 +319,18 @@ FROM (SELECT indexrelid, indrelid, unnest(elements) AS element, unnest(attnums) 
 LEFT JOIN duckdb_columns() a ON a.table_oid = i.indrelid AND a.column_index = i.attnum;
 
 -- Straight from duckdb_columns(): the rows of pg_attribute with a default, without the
--- type lookups pg_attribute makes for every column.
+-- type lookups pg_attribute makes for every column (but varchar(n)'s, for a string's cast).
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_attrdef AS
 SELECT (1610612736 + c.table_oid * 1024 + c.column_index)::BIGINT AS oid,
        c.table_oid::BIGINT AS adrelid, c.column_index::SMALLINT AS adnum,
-       __hati_catalog.pg.__hati_pg_default(c.column_default) AS adbin
+       __hati_catalog.pg.__hati_pg_default(c.column_default, ts.shown) AS adbin
 FROM duckdb_columns() c
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = c.database_name AND n.duck_schema = c.schema_name
+LEFT JOIN (SELECT DISTINCT table_oid, attnum, TRUE AS n FROM __hati_catalog.pg.__hati_varchar_len) vl
+  ON vl.table_oid = c.table_oid AND vl.attnum = c.column_index AND c.data_type = 'VARCHAR'
+LEFT JOIN __hati_catalog.pg.__hati_type_shown ts
+  ON ts.oid = CASE WHEN vl.n IS NOT NULL THEN 1043
+                   ELSE __hati_catalog.pg.__hati_column_type_oid(c.data_type) END
 WHERE c.column_default IS NOT NULL AND NOT __hati_catalog.pg.__hati_null_default(c.column_default)
   AND NOT EXISTS (SELECT 1 FROM __hati_catalog.pg.__hati_identity_cols idn
                   WHERE c.database_name = {{duck_db}} AND idn.schema_name = c.schema_name

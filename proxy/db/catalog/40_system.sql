@@ -90,8 +90,22 @@ CREATE OR REPLACE TABLE __hati_catalog.pg.pg_extension AS SELECT * FROM (VALUES
      NULL::BIGINT[], NULL::VARCHAR[]),
     (13578::BIGINT, 'vector', 10::BIGINT, 2200::BIGINT, TRUE, '0.8.0', NULL, NULL),
     (13579::BIGINT, 'uuid-ossp', 10::BIGINT, 2200::BIGINT, TRUE, '1.1', NULL, NULL),
-    (13580::BIGINT, 'hatiproxy', 10::BIGINT, 2200::BIGINT, FALSE, '0.1', NULL, NULL)
+    (13580::BIGINT, 'hatiproxy', 10::BIGINT, 2200::BIGINT, FALSE, '0.1', NULL, NULL),
+    (13582::BIGINT, 'pgcrypto', 10::BIGINT, 2200::BIGINT, TRUE, '1.3', NULL, NULL)
 ) v(oid, extname, extowner, extnamespace, extrelocatable, extversion, extconfig, extcondition);
+
+-- What CREATE EXTENSION could install: the built-in ones, each installed (ActiveRecord's
+-- extension_enabled? / enable_extension read installed_version here).
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_available_extensions AS
+SELECT e.extname AS name, e.extversion AS default_version, e.extversion AS installed_version,
+       c.comment
+FROM __hati_catalog.pg.pg_extension e
+JOIN (VALUES ('plpgsql', 'PL/pgSQL procedural language'),
+             ('vector', 'vector data type and ivfflat and hnsw access methods'),
+             ('uuid-ossp', 'generate universally unique identifiers (UUIDs)'),
+             ('hatiproxy', 'hatiproxy''s agent functions and semantic SQL'),
+             ('pgcrypto', 'cryptographic functions')) c(name, comment)
+  ON c.name = e.extname;
 
 -- Settings clients read in catalog queries: the session layer's defaults
 -- (proxy.db.settings.DEFAULTS) plus server constants; see settings_rows() in install.py.

@@ -1,27 +1,7 @@
 -- Functions clients call in catalog queries, as DuckDB macros. Each qualifies every
 -- table it reads, so a user table named like a catalog never changes its answer.
 
-CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_format_base(name, typmod) AS
-    CASE WHEN name = 'numeric' AND typmod >= 4
-             THEN 'numeric(' || ((typmod - 4) >> 16) || ',' || ((typmod - 4) & 65535) || ')'
-         WHEN name = 'vector' AND typmod >= 0 THEN 'vector(' || typmod || ')'
-         WHEN name IN ('timestamp', 'timestamptz', 'time', 'timetz') AND typmod >= 0
-             THEN (SELECT regexp_replace(__h_s.sql_name, '^(\w+)', '\1(' || typmod || ')')
-                   FROM __hati_catalog.pg.__hati_sql_name __h_s WHERE __h_s.typname = name)
-         WHEN name IN ('varchar', 'bpchar') AND typmod >= 4
-             THEN (SELECT __h_s.sql_name FROM __hati_catalog.pg.__hati_sql_name __h_s
-                   WHERE __h_s.typname = name) || '(' || (typmod - 4) || ')'
-         ELSE coalesce((SELECT __h_s.sql_name FROM __hati_catalog.pg.__hati_sql_name __h_s
-                        WHERE __h_s.typname = name), name) END;
-
-CREATE OR REPLACE MACRO __hati_catalog.pg.format_type(type_oid, typmod) AS
-    CASE WHEN type_oid IS NULL THEN NULL ELSE coalesce((
-        SELECT CASE WHEN __h_t.typcategory = 'A' AND __h_e.oid IS NOT NULL
-                    THEN __hati_catalog.pg.__hati_format_base(__h_e.typname, coalesce(typmod, -1)) || '[]'
-                    ELSE __hati_catalog.pg.__hati_format_base(__h_t.typname, coalesce(typmod, -1)) END
-        FROM __hati_catalog.pg.pg_type __h_t
-        LEFT JOIN __hati_catalog.pg.pg_type __h_e ON __h_e.oid = __h_t.typelem
-        WHERE __h_t.oid = type_oid), '???') END;
+-- format_type: 10_types.sql (column defaults in 30_relations.sql read it).
 
 -- hatiproxy's own SQL functions, which DuckDB does not know as functions (the transpiler
 -- and the server answer them): semantic SQL and hatiproxy_embed_column
@@ -453,7 +433,7 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_setval(seq, v, called) AS (
         WHEN draws IS NULL THEN error('relation "' || seq || '" does not exist')
         WHEN draws < 0 THEN error('setval: hatiproxy cannot move sequence "' || seq
                                   || '" back to ' || v || ' (DuckDB sequences only move forward)')
-        ELSE (SELECT v::BIGINT + 0 * count(nextval(regexp_replace(seq, '^public\.', 'main.')))
+        ELSE (SELECT v::BIGINT + 0 * count(nextval(regexp_replace(seq, '^(public|"public")\.', 'main.')))
               FROM range((SELECT draws FROM __h_n))) END
     FROM __h_n RIGHT JOIN (SELECT 1) ON TRUE);
 -- The start value of a sequence named as setval takes it (ALTER SEQUENCE ... RESTART).

@@ -92,6 +92,12 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_partition_constraintdef(
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_serial_sequence(t, c) AS
     __hati_catalog.pg.pg_get_serial_sequence(t, c);
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_uuid_generate_v4() AS gen_random_uuid();
+-- pgcrypto's digest(data, type) -> bytea, for the hashes DuckDB has (gen_random_uuid() is
+-- DuckDB's own); crypt, hmac and the pgp_* functions are not there (42883).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_digest(data, algo) AS
+    unhex(CASE lower(algo) WHEN 'md5' THEN md5(data) WHEN 'sha1' THEN sha1(data)
+                           WHEN 'sha256' THEN sha256(data)
+          ELSE error('Cannot use "' || algo || '": No such hash algorithm') END);
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_statisticsobjdef_columns(s) AS
     NULL::VARCHAR;
 
