@@ -16,7 +16,7 @@ from functools import lru_cache
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
-from sqlglot.tokens import Token, TokenType
+from sqlglot.tokens import TokenType
 
 from transpiler import (
     agent_calls,
@@ -37,16 +37,13 @@ from transpiler import (
     matviews,
     multi_object,
     name_types,
-    object_comments,
     on_commit,
     order_by_output,
     rewrite,
     sequence_draws,
-    sequence_restart,
     serial_columns,
-    sql_functions,
     table_like,
-    unsupported_ddl,
+    text_forms,
     upsert_keys,
 )
 from transpiler.agent_calls import AgentCall
@@ -55,59 +52,19 @@ from transpiler.classify import classify
 from transpiler.column_hints import ColumnHints
 from transpiler.column_origins import Origins
 from transpiler.dialects import POSTGRES, SNOWFLAKE, parser
-from transpiler.errors import TranspileError
+from transpiler.errors import TranspileError, syntax_error
 from transpiler.markers import render
-from transpiler.model import Statement, UtilityCommand
-from transpiler.privileges import is_privilege_tag, privilege_statement
+from transpiler.model import Statement
 from transpiler.session_commands import parse_session
 from transpiler.splitter import Chunk, split
 from transpiler.text_cache import MAX_CACHED_CHARS
-from transpiler.token_flags import Triggers, scan, uses_hati_text
+from transpiler.token_flags import Triggers, scan
 
-# Statements passed through as written (sqlglot would mangle or reject them).
 _RETURNING_KINDS = frozenset({"insert", "update", "delete"})
-_NATIVE = frozenset(
-    {
-        "PRAGMA",
-        "COPY",
-        "ATTACH",
-        "DETACH",
-        "INSTALL",
-        "LOAD",
-        "CHECKPOINT",
-        "FORCE",
-        "EXPORT",
-        "IMPORT",
-        "CALL",
-        "USE",
-        "SUMMARIZE",
-        "VACUUM",
-        "PIVOT",
-        "UNPIVOT",
-    }
-)
 CACHE_SIZE = 4096  # statements (sql text -> result) kept, least recently used evicted
 # Longer texts (MAX_CACHED_CHARS, text_cache.py) are transpiled every time (bulk INSERTs
 # rarely repeat): with the entry count this bounds the cache's memory (~4096 x (16 KiB of
 # key + its result)).
-
-
-# LISTEN / NOTIFY / pg_notify(): the server keeps no notification queue, so acknowledging
-# them would lose every notification (a listener would wait forever). UNLISTEN stays a
-# no-op: pool reset queries send it, and there is nothing to stop listening to.
-_NO_NOTIFY = (
-    "LISTEN / NOTIFY is not supported: hatiproxy does not deliver notifications between "
-    "sessions. Poll a table for changes instead."
-)
-_PG_NOTIFY = re.compile(r"\bpg_notify\s*\(", re.IGNORECASE)
-
-
-def _pg_notify_call(tokens: list[Token]) -> int | None:
-    """Where a pg_notify(...) call starts (its name a token, not text in a string)."""
-    for token, after in zip(tokens, tokens[1:], strict=False):
-        if token.text.lower() == "pg_notify" and after.token_type is TokenType.L_PAREN:
-            return token.start
-    return None
 
 
 def transpile(
@@ -166,7 +123,7 @@ def _transpile_cached(
             for part in split_actions(chunk, reader) or [(sql, chunk)]
         ]
     except TokenError as err:
-        return _untokenizable(sql, err)
+        return text_forms.untokenizable(sql, err)
     return tuple(
         _with_relations(
             _catalog_after(_statement(text, chunk, reader, vector_dims, hints, agent)),
@@ -191,18 +148,6 @@ def _catalog_after(st: Statement) -> Statement:
 
 def reader_name(reader: Dialect) -> str:
     return "snowflake" if reader is SNOWFLAKE else "postgres"
-
-
-def _untokenizable(sql: str, err: TokenError) -> tuple[Statement, ...]:
-    if uses_hati_text(sql):
-        raise TranspileError("42601", f"syntax error: {err}", None) from None
-    text = sql.strip()
-    if not text:
-        return ()
-    word = text.split(None, 1)[0].upper()
-    # DuckDB may read text the tokenizer rejects differently: nothing in it is checked.
-    unchecked = ("SQL that cannot be checked",)
-    return (Statement(sql=text, kind="other", tag=word, external_access=unchecked),)
 
 
 _EXPLAIN = re.compile(
@@ -307,7 +252,7 @@ def _statement(
             )
     session = parse_session(tokens, chunk.text)
     if session is not None and session.tag == "LISTEN":
-        raise TranspileError("0A000", _NO_NOTIFY, chunk.start + 1)
+        raise TranspileError("0A000", text_forms.NO_NOTIFY, chunk.start + 1)
     if session is not None:
         outside = external_access.of_command(session.command, session.kind, tokens)
         return Statement(
@@ -321,62 +266,21 @@ def _statement(
     if (oc := on_commit.split(tokens, chunk.text, chunk.start)) is not None:  # the server acts
         inner = _transpile_cached(oc[0], reader_name(reader), dims, hints, agent)[0]
         return replace(inner, on_commit=(oc[1], oc[2])) if oc[1] else inner
-    if tag == "CREATE SCHEMA" and (schema := dump_ddl.schema_authorization(chunk.text)):
-        return Statement(sql=schema, kind=kind, tag=tag)
     if matviews.is_matview(chunk.text) and dump_ddl.owner_to(chunk.text) is None:
         return _matview(chunk, reader, dims, hints, agent)
-    if tag == "COMMENT" and (comment := object_comments.comment_command(chunk.text)):
-        return Statement(sql=chunk.text, kind="utility", tag=tag, command=comment)
     if tag == "COMMENT" and (text := matviews.comment_on_table(chunk.text)) is not None:
         inner = _transpile_cached(text, reader_name(reader), dims, hints, agent)
         if len(inner) == 1:
             return inner[0]
-    called = _pg_notify_call(tokens) if _PG_NOTIFY.search(chunk.text) else None
+    called = text_forms.pg_notify_call(tokens) if text_forms.PG_NOTIFY.search(chunk.text) else None
     if tag == "NOTIFY" or called is not None:
-        raise TranspileError("0A000", _NO_NOTIFY, (called or chunk.start) + 1)
-    if is_privilege_tag(tag):
-        words = [t.text.upper() for t in tokens]
-        if (granted := privilege_statement(tag, words, chunk.text, chunk.start)) is not None:
-            return granted
-    if kind == "ddl" and tokens[0].text.upper() == "ALTER":
-        if (storage := maintenance.storage_alter(tokens)) is not None:
-            name, if_exists = storage  # storage / statistics / triggers: acknowledged
-            return Statement(
-                sql=chunk.text,
-                kind="utility",
-                tag=tag,
-                command=UtilityCommand(
-                    f"alter storage {tag.split()[1].lower()} "
-                    f"{'if exists ' if if_exists else ''}{name}"
-                ),
-            )
-        owner = dump_ddl.owner_to(chunk.text)
-        if owner is not None:  # one owner of everything here: acknowledged
-            return Statement(
-                sql=chunk.text,
-                kind="utility",
-                tag=f"ALTER {owner[0]}",
-                command=UtilityCommand(f"alter {owner[0].lower()} owner to {owner[1]}"),
-            )
-        if tag == "ALTER TABLE" and (ident := identity.alter(chunk.text)) is not None:
-            return Statement(sql=chunk.text, kind=kind, tag=tag, identity_alter=ident)
-        if tag == "ALTER SEQUENCE" and (restart := sequence_restart.restart_sql(chunk.text)):
-            return Statement(sql=restart, kind=kind, tag=tag)
-        if tag == "ALTER SEQUENCE" and (owned := dump_ddl.owned_by(chunk.text)) is not None:
-            return Statement(
-                sql=owned,
-                kind=kind,
-                tag=tag,
-                external_access=external_access.of_tokens(chunk.tokens),
-            )
-    if kind == "ddl" and tag.startswith(("CREATE ", "ALTER TABLE")):
-        unsupported_ddl.check(tag, chunk.text, chunk.start, tokens)
-    if tag == "CREATE FUNCTION" and (macro := sql_functions.sql_function_macro(chunk.text)):
-        return Statement(
-            sql=macro, kind=kind, tag=tag, external_access=external_access.of_tokens(tokens)
-        )
+        raise TranspileError("0A000", text_forms.NO_NOTIFY, (called or chunk.start) + 1)
+    if (form := text_forms.statement(chunk, kind, tag)) is not None:
+        return form
     overriding, sequence_names = None, ()
-    if _declares_serial(tokens, tag) and (normal := identity.normalize_options(chunk.text)):
+    if text_forms.declares_serial(tokens, tag) and (
+        normal := identity.normalize_options(chunk.text)
+    ):
         sql, sequence_names = normal[0], normal[1]  # options as sqlglot reads them
         chunk = split(sql, reader)[0]
         tokens = chunk.tokens
@@ -388,12 +292,12 @@ def _statement(
         vacuum := maintenance.vacuum_sql(tokens, chunk.text)
     ):
         return Statement(sql=vacuum, kind=kind, tag=tag)
-    if tokens[0].text.upper() in _NATIVE and not triggers.hati:
+    if tokens[0].text.upper() in text_forms.NATIVE and not triggers.hati:
         if tag == "COPY":
             copied = _copy_query(chunk, reader, dims, hints, agent)
             if copied is not None:
                 return copied
-        return _pass_through(chunk, kind, tag, triggers)
+        return text_forms.pass_through(chunk, kind, tag, triggers)
     if triggers.snowflake and reader is POSTGRES:
         reader = SNOWFLAKE
     if tag == "CREATE INDEX":
@@ -404,7 +308,7 @@ def _statement(
             raise TranspileError(
                 "0A000", "semantic functions are not supported in this statement", chunk.start + 1
             )
-        return _pass_through(chunk, kind, tag, triggers)
+        return text_forms.pass_through(chunk, kind, tag, triggers)
     column_names = (
         colnames.names(tree, triggers.expansion)
         if kind == "select" or kind in _RETURNING_KINDS
@@ -430,7 +334,7 @@ def _statement(
     # serial / identity columns: sequences created first, in the same DuckDB call; the
     # server records which are identity columns once it ran
     declared, prelude = None, ""
-    if _declares_serial(tokens, tag):
+    if text_forms.declares_serial(tokens, tag):
         declared = identity.declared(tree)
         prelude = serial_columns.rewrite(tree, sequence_names)
     if kind in ("insert", "update", "merge"):
@@ -461,7 +365,7 @@ def _statement(
     tree = rewrite.apply(tree, triggers, dims, chunk.start, hints)
     constraints = None
     if tag == "CREATE TABLE":  # its FOREIGN KEYs are the server's (constraint_ddl.py)
-        native = render(tree)[0] if _declares_foreign_key(tokens) else None
+        native = render(tree)[0] if text_forms.declares_foreign_key(tokens) else None
         constraints = constraint_ddl.take_foreign_keys(tree)
         if constraints is not None and native is not None:
             constraints = replace(constraints, native_sql=prelude + native)
@@ -573,56 +477,11 @@ def _matview(
     )
 
 
-def _declares_foreign_key(tokens: list[Token]) -> bool:
-    return any(t.text.upper() == "REFERENCES" for t in tokens)
-
-
-_SERIAL_TOKENS = frozenset({TokenType.SERIAL, TokenType.BIGSERIAL, TokenType.SMALLSERIAL})
-
-
-def _declares_serial(tokens: list[Token], tag: str) -> bool:
-    if tag not in ("CREATE TABLE", "ALTER TABLE"):
-        return False
-    return any(t.token_type in _SERIAL_TOKENS or t.text.upper() == "IDENTITY" for t in tokens)
-
-
-def _pass_through(chunk: Chunk, kind: str, tag: str, triggers: Triggers) -> Statement:
-    """The statement as written: DuckDB parses this text, so its tokens are checked."""
-    if tag in ("DROP SEQUENCE", "DROP SCHEMA") and (each := multi_object.split_text(chunk.text)):
-        return Statement(sql=each, kind=kind, tag=tag, atomic=True)  # one DuckDB DROP each
-    return Statement(
-        sql=chunk.text,
-        kind=kind,
-        tag=tag,
-        param_count=triggers.max_param,
-        external_access=external_access.of_tokens(chunk.tokens),
-    )
-
-
 def _parse(sql: str, chunk: Chunk, reader: Dialect, triggers: Triggers) -> exp.Expr | None:
     try:
         trees = parser(reader).parse(chunk.tokens, sql)
     except ParseError as err:
         if not triggers.hati:
             return None
-        raise TranspileError("42601", _parse_message(err), _error_position(sql, err)) from None
+        raise syntax_error(sql, err) from None
     return trees[0] if trees else None
-
-
-def _parse_message(err: ParseError) -> str:
-    first = err.errors[0] if err.errors else {}
-    desc = first.get("description") or str(err)
-    return f"syntax error: {desc}".split(". Line")[0]
-
-
-def _error_position(sql: str, err: ParseError) -> int | None:
-    if not err.errors:
-        return None
-    first = err.errors[0]
-    line, col = first.get("line"), first.get("col")
-    if not line or not col:
-        return None
-    lines = sql.split("\n")
-    offset = sum(len(x) + 1 for x in lines[: line - 1]) + col
-    highlight = first.get("highlight") or ""
-    return max(1, offset - len(highlight) + 1)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from sqlglot.errors import ParseError
+
 
 class TranspileError(Exception):
     """A statement the transpiler refuses, with what the wire layer needs for ErrorResponse.
@@ -30,3 +32,27 @@ class TranspileError(Exception):
 
     def __repr__(self) -> str:
         return f"TranspileError({self.sqlstate!r}, {self.message!r}, {self.position!r})"
+
+
+def syntax_error(sql: str, err: ParseError) -> TranspileError:
+    """42601 for sqlglot's parse error, at its place in `sql`."""
+    return TranspileError("42601", _parse_message(err), _error_position(sql, err))
+
+
+def _parse_message(err: ParseError) -> str:
+    first = err.errors[0] if err.errors else {}
+    desc = first.get("description") or str(err)
+    return f"syntax error: {desc}".split(". Line")[0]
+
+
+def _error_position(sql: str, err: ParseError) -> int | None:
+    if not err.errors:
+        return None
+    first = err.errors[0]
+    line, col = first.get("line"), first.get("col")
+    if not line or not col:
+        return None
+    lines = sql.split("\n")
+    offset = sum(len(x) + 1 for x in lines[: line - 1]) + col
+    highlight = first.get("highlight") or ""
+    return max(1, offset - len(highlight) + 1)
