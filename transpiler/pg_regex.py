@@ -8,7 +8,7 @@ dispatches here). Pure.
   match (else the whole match), NULL without a match (DuckDB: a start position);
 - `regexp_matches(s, 'regex' [, 'flags'])`: PostgreSQL's set-returning form (one text[]
   row a match, all of them with 'g'; DuckDB's is a boolean test);
-- `regexp_match(s, 'regex' [, 'flags'])`: the first match's groups as text[], else NULL..
+- `regexp_match(s, 'regex' [, 'flags'])`: the first match's groups as text[], else NULL.
 """
 
 from __future__ import annotations
