@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from proxy.agent import journal_log
+from proxy.agent.journal_waiters import release, resolve_anywhere, running_loop
 from proxy.core import durability
 from proxy.core.errors import AgentError
 
@@ -364,7 +365,7 @@ class Journal:
         own loop (search_memory runs there: registry.AgentFunction.any_loop), and the
         applier's event belongs to the main loop."""
         loop = self._loop
-        if loop is None or _running_loop() is loop:
+        if loop is None or running_loop() is loop:
             self._urgent.set()
         else:
             with contextlib.suppress(RuntimeError):  # the main loop has closed: stopping
@@ -475,11 +476,11 @@ class Journal:
         with self._mu:
             del self._pending[: len(batch)]
             self._applied_all += len(batch)
-            self._all_waiters = _release(self._all_waiters, self._applied_all, done)
+            self._all_waiters = release(self._all_waiters, self._applied_all, done)
             for e in batch:
                 kl = self._keys[e.key]
                 kl.applied = max(kl.applied, e.pos)
-                kl.waiters = _release(kl.waiters, kl.applied, done)
+                kl.waiters = release(kl.waiters, kl.applied, done)
                 if kl.applied >= kl.appended and not kl.waiters:
                     del self._keys[e.key]
             if self._files is not None and self._files.full:
@@ -487,41 +488,4 @@ class Journal:
         for kind, rows in runs:
             kind.applied(rows)
         for fut in done:
-            _resolve_anywhere(fut)
-
-
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
-
-
-def _resolve(fut: asyncio.Future[None]) -> None:
-    if not fut.done():
-        fut.set_result(None)
-
-
-def _resolve_anywhere(fut: asyncio.Future[None]) -> None:
-    """Resolve a waiter's future on its own loop: the main loop's, or a client
-    connection's (an asyncio future is not thread-safe)."""
-    loop = fut.get_loop()
-    if loop is _running_loop():
-        _resolve(fut)
-        return
-    with contextlib.suppress(RuntimeError):  # its loop has closed: the waiter is gone
-        loop.call_soon_threadsafe(_resolve, fut)
-
-
-def _release(
-    waiters: list[tuple[int, asyncio.Future[None]]], reached: int, done: list[Any]
-) -> list[tuple[int, asyncio.Future[None]]]:
-    """The waiters still waiting; the futures of those whose target is reached go to
-    `done` (resolved outside the lock)."""
-    still = []
-    for target, fut in waiters:
-        if target <= reached:
-            done.append(fut)
-        else:
-            still.append((target, fut))
-    return still
+            resolve_anywhere(fut)
