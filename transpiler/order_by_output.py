@@ -47,7 +47,7 @@ def _by_position(order: exp.Order, select: exp.Select) -> None:
             continue
         matched = [_unaliased(select.expressions[i]) for i in found]
         plain = all(isinstance(e, exp.Column) for e in matched)  # t.id, id: DuckDB's call
-        if len({e.sql("postgres") for e in matched}) > 1 and not plain:
+        if len(set(matched)) > 1 and not plain:
             raise TranspileError("42702", f'ORDER BY "{wanted}" is ambiguous')
         proj = select.expressions[found[0]]
         if isinstance(proj, exp.Alias | exp.Column):

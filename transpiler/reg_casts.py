@@ -22,6 +22,7 @@ from sqlglot import exp
 
 from transpiler import any_array
 from transpiler.literals import string_value
+from transpiler.regproc_columns import REGPROC_COLUMNS
 
 _SEQUENCE_FUNCTIONS = frozenset({"nextval", "currval", "setval"})
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)
@@ -66,6 +67,12 @@ def cast(node: exp.Cast, to: exp.ObjectIdentifier) -> None:
             name = "main." + name[7:]
         node.replace(exp.Literal.string(name))
         return
+    if texty and kind in ("regproc", "regprocedure") and isinstance(parent, _COMPARISONS):
+        other = parent.expression if parent.this is node else parent.this
+        if isinstance(other, exp.Column) and other.name.lower() in REGPROC_COLUMNS:
+            # `typinput = 'array_in(cstring,oid,integer)'::regprocedure`: names here
+            node.replace(_call("__hati_proc_name", operand))
+            return
     if not texty and isinstance(parent, _COMPARISONS):
         other = parent.expression if parent.this is node else parent.this
         if is_oid(other):  # oid against oid, as PostgreSQL compares them

@@ -85,6 +85,8 @@ def needs_recreate(
     # then drawn from `start` (or from where it is now) up to the value; a start past the
     # value (made again at a value before) cannot be drawn back to it
     draws = (value - (start if behind else nxt)) // inc
+    if not behind:  # forward, or already there (setval to the value it last gave): draws
+        draws = max(draws, 0)
     if (draws > MAX_DRAWS or draws < 0) and low <= value <= high:
         return (*found, value)  # made again at the value: only its start_value differs
     return (*found, None) if behind else None

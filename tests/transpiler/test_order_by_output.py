@@ -37,3 +37,12 @@ def test_two_output_columns_of_the_name_are_ambiguous() -> None:
 
 def test_the_same_column_twice_is_not_ambiguous() -> None:
     assert transpile("SELECT t.id, id FROM t ORDER BY id")[0].sql.endswith("ORDER BY id")
+
+
+def test_an_output_name_over_a_vector_distance() -> None:
+    # LangChain / LlamaIndex: `embedding <=> $1 AS distance ... ORDER BY distance` (the
+    # distance has no PostgreSQL text in sqlglot: the match compares trees, not text)
+    (st,) = transpile(
+        "SELECT id, embedding <=> '[1,2,3]' AS distance FROM t ORDER BY distance LIMIT 2"
+    )
+    assert "ORDER BY" in st.sql and "ARRAY_COSINE_DISTANCE" in st.sql

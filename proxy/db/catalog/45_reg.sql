@@ -100,11 +100,11 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_regtype_name(x) AS
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_regproc(x) AS
     regexp_replace(x::VARCHAR, '^pg_catalog\.', '');
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_regproc_name(x) AS x::VARCHAR;
--- regprocedure names a function with its argument types ('array_in(cstring,oid,integer)',
--- ActiveRecord's type map query); the catalog's regproc columns hold bare names.
-CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_regprocedure(x) AS
+-- A function's name from a regproc / regprocedure text ('array_in(cstring,oid,integer)',
+-- ActiveRecord's type map query) to compare with the catalog's regproc columns, which
+-- hold bare names here (transpiler/reg_casts.py).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_proc_name(x) AS
     regexp_replace(regexp_replace(x::VARCHAR, '\s*\(.*\)\s*$', ''), '^pg_catalog\.', '');
-CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_regprocedure_name(x) AS x::VARCHAR;
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.to_regnamespace(nsp) AS (
     SELECT __h_n.oid FROM __hati_catalog.pg.pg_namespace __h_n
