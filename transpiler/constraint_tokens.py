@@ -47,9 +47,9 @@ def parse(sql: str) -> ConstraintRename | None:
     if words[i : i + 2] != ["RENAME", "CONSTRAINT"]:
         return None
     rest = tokens[i + 2 :]
-    if len(rest) != 3 or _word(rest[1]) != "TO" or not all(_is_name(t) for t in rest[::2]):
+    if len(rest) != 3 or word(rest[1]) != "TO" or not all(is_name(t) for t in rest[::2]):
         return None
-    return ConstraintRename(table, schema, _name(rest[0]), _name(rest[2]), if_exists)
+    return ConstraintRename(table, schema, folded_name(rest[0]), folded_name(rest[2]), if_exists)
 
 
 def using_index(sql: str) -> UsingIndex | None:
@@ -61,8 +61,8 @@ def using_index(sql: str) -> UsingIndex | None:
     if words[i : i + 1] != ["ADD"]:
         return None
     i, name = i + 1, None
-    if words[i : i + 1] == ["CONSTRAINT"] and i + 1 < len(tokens) and _is_name(tokens[i + 1]):
-        name, i = _name(tokens[i + 1]), i + 2
+    if words[i : i + 1] == ["CONSTRAINT"] and i + 1 < len(tokens) and is_name(tokens[i + 1]):
+        name, i = folded_name(tokens[i + 1]), i + 2
     if words[i : i + 1] == ["UNIQUE"]:
         kind, i = "u", i + 1
     elif words[i : i + 1] == ["PRIMARY KEY"]:  # one token to sqlglot
@@ -71,13 +71,9 @@ def using_index(sql: str) -> UsingIndex | None:
         kind, i = "p", i + 2
     else:
         return None
-    if (
-        words[i : i + 2] != ["USING", "INDEX"]
-        or i + 3 != len(tokens)
-        or not _is_name(tokens[i + 2])
-    ):
+    if words[i : i + 2] != ["USING", "INDEX"] or i + 3 != len(tokens) or not is_name(tokens[i + 2]):
         return None  # (DEFERRABLE and the like: DuckDB's keys are never deferred)
-    return UsingIndex(table, schema, kind, _name(tokens[i + 2]), name, if_exists)
+    return UsingIndex(table, schema, kind, folded_name(tokens[i + 2]), name, if_exists)
 
 
 def _head(sql: str, hint: str) -> tuple[list[Token], list[str], int, str, str | None, bool] | None:
@@ -91,7 +87,7 @@ def _head(sql: str, hint: str) -> tuple[list[Token], list[str], int, str, str | 
         return None
     while tokens and tokens[-1].token_type is TokenType.SEMICOLON:
         tokens.pop()
-    words = [_word(t) for t in tokens]
+    words = [word(t) for t in tokens]
     if words[:2] != ["ALTER", "TABLE"]:
         return None
     i = 2
@@ -100,8 +96,8 @@ def _head(sql: str, hint: str) -> tuple[list[Token], list[str], int, str, str | 
     if words[i : i + 1] == ["ONLY"]:
         i += 1
     names: list[str] = []
-    while i < len(tokens) and _is_name(tokens[i]):
-        names.append(_name(tokens[i]))
+    while i < len(tokens) and is_name(tokens[i]):
+        names.append(folded_name(tokens[i]))
         i += 1
         if i < len(tokens) and tokens[i].token_type is TokenType.DOT:
             i += 1
@@ -112,16 +108,16 @@ def _head(sql: str, hint: str) -> tuple[list[Token], list[str], int, str, str | 
     return tokens, words, i, names[-1], names[-2] if len(names) > 1 else None, if_exists
 
 
-def _word(token: Token) -> str:
+def word(token: Token) -> str:
     return "" if token.token_type is TokenType.IDENTIFIER else token.text.upper()
 
 
-def _is_name(token: Token) -> bool:
+def is_name(token: Token) -> bool:
     return token.token_type in (TokenType.VAR, TokenType.IDENTIFIER) or (
         token.text.isidentifier() and token.token_type is not TokenType.DOT
     )
 
 
-def _name(token: Token) -> str:
+def folded_name(token: Token) -> str:
     """An identifier as PostgreSQL folds it: quoted as written, else lower case."""
     return token.text if token.token_type is TokenType.IDENTIFIER else token.text.lower()

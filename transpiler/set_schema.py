@@ -11,7 +11,9 @@ from dataclasses import dataclass
 
 import sqlglot
 from sqlglot.errors import SqlglotError
-from sqlglot.tokens import Token, TokenType
+from sqlglot.tokens import TokenType
+
+from transpiler.constraint_tokens import folded_name, is_name, word
 
 _HINT = re.compile(r"\bSET\s+SCHEMA\b", re.IGNORECASE)
 _KINDS = {"TABLE": "table", "SEQUENCE": "sequence", "VIEW": "view"}
@@ -35,7 +37,7 @@ def parse(sql: str) -> SetSchema | None:
         return None
     while tokens and tokens[-1].token_type is TokenType.SEMICOLON:
         tokens.pop()
-    words = [_word(t) for t in tokens]
+    words = [word(t) for t in tokens]
     if len(words) < 2 or words[0] != "ALTER" or words[1] not in _KINDS:
         return None
     i = 2
@@ -44,8 +46,8 @@ def parse(sql: str) -> SetSchema | None:
     if words[1] == "TABLE" and words[i : i + 1] == ["ONLY"]:
         i += 1
     names: list[str] = []
-    while i < len(tokens) and _is_name(tokens[i]):
-        names.append(_name(tokens[i]))
+    while i < len(tokens) and is_name(tokens[i]):
+        names.append(folded_name(tokens[i]))
         i += 1
         if i < len(tokens) and tokens[i].token_type is TokenType.DOT:
             i += 1
@@ -53,22 +55,7 @@ def parse(sql: str) -> SetSchema | None:
             break
     if not names or len(names) > 3 or words[i : i + 2] != ["SET", "SCHEMA"]:
         return None
-    if i + 3 != len(tokens) or not _is_name(tokens[i + 2]):
+    if i + 3 != len(tokens) or not is_name(tokens[i + 2]):
         return None
     schema = names[-2] if len(names) > 1 else None
-    return SetSchema(_KINDS[words[1]], names[-1], schema, _name(tokens[i + 2]), if_exists)
-
-
-def _word(token: Token) -> str:
-    return "" if token.token_type is TokenType.IDENTIFIER else token.text.upper()
-
-
-def _is_name(token: Token) -> bool:
-    return token.token_type in (TokenType.VAR, TokenType.IDENTIFIER) or (
-        token.text.isidentifier() and token.token_type is not TokenType.DOT
-    )
-
-
-def _name(token: Token) -> str:
-    """An identifier as PostgreSQL folds it: quoted as written, else lower case."""
-    return token.text if token.token_type is TokenType.IDENTIFIER else token.text.lower()
+    return SetSchema(_KINDS[words[1]], names[-1], schema, folded_name(tokens[i + 2]), if_exists)

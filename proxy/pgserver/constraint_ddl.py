@@ -226,7 +226,7 @@ def _has_index(cur: Any, table: Any) -> bool:
 def _taken(cur: Any, table: Any, name: str | None) -> bool:
     if name is None:
         return False
-    return bool(_index(cur, table, name) or _registered(cur, table, name))
+    return bool(_index(cur, table, name) or registered(cur, table, name))
 
 
 def _free_name(cur: Any, table: Any, base: str) -> str:
@@ -275,7 +275,7 @@ def _index(cur: Any, table: Any, name: str) -> str | None:
     return row[0] if row else None
 
 
-def _registered(cur: Any, table: Any, name: str) -> tuple[str, str | None] | None:
+def registered(cur: Any, table: Any, name: str) -> tuple[str, str | None] | None:
     row = cur.execute(
         f"SELECT contype, expression FROM {REGISTRY} WHERE schema_name = ? AND table_name = ? "
         "AND conname = ?",
@@ -288,18 +288,18 @@ def _registered(cur: Any, table: Any, name: str) -> tuple[str, str | None] | Non
 
 
 def _drop(cur: Any, table: Any, name: str, if_exists: bool, notices: list[str]) -> None:
-    registered = _registered(cur, table, name)
-    if registered is not None:
+    found = registered(cur, table, name)
+    if found is not None:
         cur.execute(
             f"DELETE FROM {REGISTRY} WHERE schema_name = ? AND table_name = ? AND conname = ?",
             [table.schema, table.name, name],
         )
-        if registered[0] == "p":  # a named PRIMARY KEY: DuckDB's, whatever its text now
+        if found[0] == "p":  # a named PRIMARY KEY: DuckDB's, whatever its text now
             keys = alter_rebuild.table_constraints(cur, table.oid)
             _rebuild(cur, table, drop=frozenset(t for k, t, *_ in keys if k == "PRIMARY KEY"))
-        elif registered[0] in ("c", "u") and registered[1]:
-            _rebuild(cur, table, drop=frozenset({registered[1]}))
-        elif registered[0] == "u" and _index(cur, table, name):
+        elif found[0] in ("c", "u") and found[1]:
+            _rebuild(cur, table, drop=frozenset({found[1]}))
+        elif found[0] == "u" and _index(cur, table, name):
             cur.execute(f"DROP INDEX {quote(table.schema)}.{quote(name)}")
         return
     if _index(cur, table, name):

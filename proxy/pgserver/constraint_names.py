@@ -86,7 +86,7 @@ def rename(cur: duckdb.DuckDBPyConnection, req: ConstraintRename, in_block: bool
     if req.new in shown and req.new != req.old:
         raise PgError("42710", f'constraint "{req.new}" for relation "{table.name}" already exists')
     with alter_rebuild.own_transaction(cur, in_block):
-        row = _registered(cur, table, req.old)
+        row = constraint_ddl.registered(cur, table, req.old)
         if row is not None and kind == "u" and row[1] is None:  # ALTER TABLE's unique index
             index_rename.rename(cur, f"{quote(table.schema)}.{quote(req.old)}", req.new, True)
         if row is not None:
@@ -98,15 +98,6 @@ def rename(cur: duckdb.DuckDBPyConnection, req: ConstraintRename, in_block: bool
         else:  # DuckDB's own, under the name pg_constraint generates for it
             _name_native(cur, table, kind, req.old, req.new)
     return None
-
-
-def _registered(cur: Any, table: Any, name: str) -> tuple[str, str | None] | None:
-    row = cur.execute(
-        f"SELECT contype, expression FROM {REGISTRY} WHERE schema_name = ? AND table_name = ? "
-        "AND conname = ?",
-        [table.schema, table.name, name],
-    ).fetchone()
-    return (row[0], row[1]) if row else None
 
 
 def _name_native(cur: Any, table: Any, kind: str, old: str, new: str) -> None:
@@ -177,7 +168,7 @@ def attach(cur: duckdb.DuckDBPyConnection, req: UsingIndex, in_block: bool) -> l
         )
     columns = _index_columns(cur, table, req.index)
     name = req.name or req.index
-    if _registered(cur, table, req.index) is not None:  # ADD UNIQUE's own index
+    if constraint_ddl.registered(cur, table, req.index) is not None:  # ADD UNIQUE's own index
         raise PgError("55000", f'index "{req.index}" is already associated with a constraint')
     shown = {r[0] for r in cur.execute(
         f"SELECT conname FROM {PG_SCHEMA}.pg_constraint WHERE conrelid = ?", [table.oid]
