@@ -17,7 +17,8 @@ import time
 import duckdb
 import numpy as np
 
-from proxy.agent.memory.index import Attrs, VectorIndex
+from proxy.agent.memory.index import VectorIndex
+from proxy.agent.memory.index_types import Attrs
 from proxy.agent.sessions import ram_index, search
 from proxy.agent.sessions.tables import INDEX
 

@@ -52,7 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from proxy.agent.layer import AgentLayer  # noqa: E402
 from proxy.agent.memory import search as ms  # noqa: E402
-from proxy.agent.memory.index import RowFilter  # noqa: E402
+from proxy.agent.memory.index_types import RowFilter  # noqa: E402
 from proxy.agent.memory.schema import T_MEM, T_VEC  # noqa: E402
 from proxy.core import config  # noqa: E402
 from proxy.core.identity import Identity  # noqa: E402

@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from proxy.agent.memory.index import RowFilter
+from proxy.agent.memory.index_types import RowFilter
 from proxy.agent.memory.search import keywords
 from proxy.core.identity import Identity
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from proxy.agent.memory.index import Attrs, RowFilter, VectorIndex
+from proxy.agent.memory.index import VectorIndex
+from proxy.agent.memory.index_types import Attrs, RowFilter
 from proxy.embedding.cache import CachedEmbedder
 from proxy.embedding.hash_embedder import HashEmbedder
 from transpiler import core as transpile_core

@@ -52,7 +52,7 @@ async def index_rows_match_table(layer: AgentLayer) -> int:
     copies instead of reading the table); returns how many copies were compared."""
     import numpy as np
 
-    from proxy.agent.memory.index import RowFilter
+    from proxy.agent.memory.index_types import RowFilter
     from proxy.agent.memory.schema import COL, SELECT_COLUMNS, T_MEM
 
     table = {r[0]: r for r in await sql(layer, f"SELECT {SELECT_COLUMNS} FROM {T_MEM}")}

@@ -16,7 +16,7 @@ from memory_support import OTHER_ORG, A, B, sql, store
 
 from proxy.agent.layer import AgentLayer
 from proxy.agent.memory.args import now
-from proxy.agent.memory.index import RowFilter
+from proxy.agent.memory.index_types import RowFilter
 from proxy.agent.memory.rows import index_attrs
 from proxy.agent.memory.schema import RETURNING_ROWS, SELECT_COLUMNS, T_MEM
 from proxy.agent.memory.search import Filters

@@ -12,7 +12,8 @@ import pytest
 
 from proxy.agent.memory import index as memory_index
 from proxy.agent.memory import pending as memory_pending
-from proxy.agent.memory.index import Attrs, RowFilter, VectorIndex
+from proxy.agent.memory.index import VectorIndex
+from proxy.agent.memory.index_types import Attrs, RowFilter
 
 
 def _index() -> tuple[VectorIndex, np.ndarray]:

@@ -17,7 +17,7 @@ from memory_support import A, sql, store
 
 from proxy.agent.layer import AgentLayer
 from proxy.agent.memory import search as ms
-from proxy.agent.memory.index import TEXT_IN_RAM, RowFilter
+from proxy.agent.memory.index_types import TEXT_IN_RAM, RowFilter
 from proxy.agent.memory.schema import SELECT_COLUMNS, T_MEM, T_VEC
 from proxy.agent.retrieval.fuse import interleave
 

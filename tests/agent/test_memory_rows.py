@@ -13,7 +13,7 @@ from typing import Any
 from agent_support import open_layer, run
 from memory_support import A, B, index_rows_match_table, sql, store
 
-from proxy.agent.memory.index import TEXT_IN_RAM
+from proxy.agent.memory.index_types import TEXT_IN_RAM
 from proxy.agent.memory.rows import refresh_index
 from proxy.agent.memory.schema import RETURNING_ROWS, T_MEM
 

@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     import duckdb
 
     from proxy.agent.context import AgentContext
-    from proxy.agent.memory.index import Attrs, VectorIndex
+    from proxy.agent.memory.index import VectorIndex
+    from proxy.agent.memory.index_types import Attrs
     from proxy.agent.memory.shared import SharedMemories
 
 log = logging.getLogger("hatiproxy.agent.memory")

@@ -55,14 +55,12 @@ just after a refresh; search checks its filters again on the row it returns.)
 
 from __future__ import annotations
 
-import datetime as dt
-import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from proxy.agent.memory.index_types import Attrs, Hits, RowFilter, value_code
 from proxy.agent.memory.pending import Unembedded
 from proxy.agent.retrieval.bm25 import Bm25
 from proxy.agent.retrieval.vectors import (
@@ -75,61 +73,6 @@ from proxy.agent.retrieval.vectors import (
 )
 
 _TOMB = -1
-_NONE = -1  # code of a NULL memory_type / session_id
-
-
-def value_code(value: str | None) -> int:
-    """A memory_type / session_id as a non-negative 63-bit hash: filters compare ints, and
-    no table of every value ever seen grows with use (a collision: odds 2**-63)."""
-    if value is None:
-        return _NONE
-    digest = hashlib.blake2b(value.encode("utf-8", "surrogatepass"), digest_size=8).digest()
-    return int.from_bytes(digest, "little") >> 1
-
-
-@dataclass
-class Attrs:
-    """The filter columns of one memory, as the index keeps them."""
-
-    memory_id: str
-    importance: float = 0.5
-    expires_at: dt.datetime | None = None
-    memory_type: str | None = None
-    session_id: str | None = None
-    live: bool = True  # conflict_status = 'none'
-    created_at: float = 0.0  # epoch seconds
-    confidence: float = 1.0
-    content: str | None = None  # None when longer than TEXT_IN_RAM
-    row: tuple[Any, ...] | None = None  # the whole SELECT_COLUMNS row, when content is kept
-    words: str | None = None  # the whole content, for the keyword index (not kept)
-
-
-TEXT_IN_RAM = 2000  # longer contents are read from the table when scored
-
-
-class Hits(NamedTuple):
-    """Nearest rows, best first, with what the index holds for scoring them."""
-
-    seqs: np.ndarray
-    sims: np.ndarray
-    ids: np.ndarray  # memory ids (object)
-    texts: np.ndarray  # content or None (object)
-    created: np.ndarray  # epoch seconds
-    importance: np.ndarray
-    confidence: np.ndarray
-    rows: np.ndarray  # whole SELECT_COLUMNS rows or None (object)
-    bm25: np.ndarray | None = None  # BM25 scores (keyword_hits only)
-
-
-@dataclass
-class RowFilter:
-    """Search filters the index can apply (the rest go through `allowed`)."""
-
-    now: float  # epoch seconds: rows with expires_at <= now are hidden
-    include_superseded: bool = False
-    memory_type: str | None = None
-    session_id: str | None = None
-    min_importance: float | None = None
 
 
 class _Cols:

@@ -38,7 +38,7 @@ import numpy as np
 from proxy.agent.context import KeyedLocks
 from proxy.agent.memory import facts as F
 from proxy.agent.memory.args import content_hash
-from proxy.agent.memory.index import RowFilter
+from proxy.agent.memory.index_types import RowFilter
 from proxy.agent.memory.schema import T_MEM
 from proxy.agent.memory.search import nearest
 from proxy.agent.memory.service import LIVE, Memory

@@ -15,7 +15,8 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-from proxy.agent.memory.index import TEXT_IN_RAM, Attrs, VectorIndex
+from proxy.agent.memory.index import VectorIndex
+from proxy.agent.memory.index_types import TEXT_IN_RAM, Attrs
 from proxy.agent.memory.schema import COL
 
 _CONTENT, _CREATED = COL["content"], COL["created_at"]

@@ -64,7 +64,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from proxy.agent.memory.args import now, parse_metadata
-from proxy.agent.memory.index import Hits, RowFilter
+from proxy.agent.memory.index_types import Hits, RowFilter
 from proxy.agent.memory.schema import COL, SELECT_COLUMNS, T_GRANT, T_MEM
 from proxy.agent.memory.search_score import (  # noqa: F401  (recency_score: re-exported)
     keyword_score,

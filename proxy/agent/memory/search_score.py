@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from proxy.agent.memory.index import Hits
+from proxy.agent.memory.index_types import Hits
 from proxy.agent.memory.schema import COL
 
 WEEK = 7 * 24 * 3600.0
