@@ -7,17 +7,11 @@ type integer: "abc"` rather than DuckDB's `Could not convert string 'abc' to INT
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import psycopg
 import pytest
-from pgcluster import start_pg
-
-if (_root := str(Path(__file__).resolve().parents[2])) not in sys.path:
-    sys.path.append(_root)
-from tests.conftest import start_server  # noqa: E402
+from sides import pg_and_hatiproxy
 
 SETUP = (
     "CREATE TABLE w_err (id int PRIMARY KEY, n smallint, d date)",
@@ -79,20 +73,12 @@ FAILING = [
 
 @pytest.fixture(scope="module")
 def conns(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[psycopg.Connection, ...]]:
-    pg = start_pg()
-    srv = start_server(tmp_path_factory.mktemp("errwords"), "--database", ":memory:")
-    try:
-        with (
-            psycopg.connect(pg.dsn, autocommit=True) as a,
-            psycopg.connect(srv.dsn, autocommit=True) as b,
-        ):
-            for conn in (a, b):
-                for stmt in SETUP:
-                    conn.execute(stmt)  # type: ignore[arg-type]  # test SQL
-            yield a, b
-    finally:
-        srv.stop()
-        pg.stop()
+    with (
+        pg_and_hatiproxy(tmp_path_factory.mktemp("errwords"), list(SETUP)) as (pg_dsn, hati_dsn),
+        psycopg.connect(pg_dsn, autocommit=True) as a,
+        psycopg.connect(hati_dsn, autocommit=True) as b,
+    ):
+        yield a, b
 
 
 def _error(conn: psycopg.Connection, sql: str) -> tuple[str | None, str]:
