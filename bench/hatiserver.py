@@ -14,6 +14,7 @@ told to exit when the benchmark does (PR_SET_PDEATHSIG), so a killed run leaves 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
@@ -21,6 +22,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
@@ -83,3 +85,27 @@ def start_hatiproxy(
             time.sleep(0.2)
     proc.kill()
     raise RuntimeError(f"hatiproxy did not start in {timeout:.0f} s; see {log_path}")
+
+
+@contextlib.contextmanager
+def this_tree_and_base(tmp: Path, base: str) -> Iterator[dict[str, tuple[subprocess.Popen, int]]]:
+    """A server of this tree and one of git revision `base` (checked out in a throwaway
+    worktree), for A/B benchmarks in one run: {name: (process, port)}. Both are killed
+    and the worktree removed at exit."""
+    base_root = tmp / "base"
+    subprocess.run(
+        ["git", "worktree", "add", "-q", "--detach", str(base_root), base], cwd=ROOT, check=True
+    )
+    servers: dict[str, tuple[subprocess.Popen, int]] = {}
+    try:
+        for name, root in (("this tree", ROOT), (f"base {base}", base_root)):
+            (tmp / name).mkdir()
+            servers[name] = start_hatiproxy(tmp / name, root=root)
+        yield servers
+    finally:
+        for proc, _ in servers.values():
+            proc.kill()
+            proc.wait()
+        subprocess.run(
+            ["git", "worktree", "remove", "--force", str(base_root)], cwd=ROOT, check=False
+        )

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -24,7 +23,8 @@ from pathlib import Path
 import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from wire import ROOT, ROWS, load_table, start_hatiproxy  # noqa: E402
+from hatiserver import this_tree_and_base  # noqa: E402
+from wire import ROWS, load_table  # noqa: E402
 
 BASE = "a81c0f8^"  # the tree before the Arrow result path
 # Columns that all take the Arrow path (bench/wire.py's query has a text float8, which does not).
@@ -67,18 +67,9 @@ def main() -> int:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as td:
         tmp = Path(td)
-        base_root = tmp / "base"
-        subprocess.run(
-            ["git", "worktree", "add", "-q", "--detach", str(base_root), args.base],
-            cwd=ROOT, check=True,
-        )  # fmt: skip
-        procs = []
-        try:
+        with this_tree_and_base(tmp, args.base) as servers:
             dsns = {}
-            for name, root in (("this tree", ROOT), (f"base {args.base}", base_root)):
-                (tmp / name).mkdir()
-                proc, port = start_hatiproxy(tmp / name, root=root)
-                procs.append(proc)
+            for name, (_, port) in servers.items():
                 dsns[name] = f"host=127.0.0.1 port={port} user=bench dbname=hatidata"
                 load_table(dsns[name])
             p50s: dict[str, list[float]] = {name: [] for name in dsns}
@@ -97,13 +88,6 @@ def main() -> int:
                 print(f"{what}, median of rounds: "
                       + "   ".join(f"{n} {statistics.median(v):.1f} {unit}" for n, v in runs.items())
                       + f"   ratio this/base {statistics.median(ratios):.3f}")  # fmt: skip
-        finally:
-            for proc in procs:
-                proc.kill()
-                proc.wait()
-            subprocess.run(
-                ["git", "worktree", "remove", "--force", str(base_root)], cwd=ROOT, check=False
-            )
     return 0
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -28,7 +27,7 @@ from pathlib import Path
 import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from wire import ROOT, start_hatiproxy  # noqa: E402
+from hatiserver import this_tree_and_base  # noqa: E402
 
 BASE = "034f61d"  # main before per-session currval
 SHAPES = {
@@ -81,18 +80,9 @@ def main() -> int:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as td:
         tmp = Path(td)
-        base_root = tmp / "base"
-        subprocess.run(
-            ["git", "worktree", "add", "-q", "--detach", str(base_root), args.base],
-            cwd=ROOT, check=True,
-        )  # fmt: skip
-        procs = []
-        try:
+        with this_tree_and_base(tmp, args.base) as servers:
             dsns, pids = {}, {}
-            for name, root in (("this tree", ROOT), (f"base {args.base}", base_root)):
-                (tmp / name).mkdir()
-                proc, port = start_hatiproxy(tmp / name, root=root)
-                procs.append(proc)
+            for name, (proc, port) in servers.items():
                 pids[name] = proc.pid
                 dsns[name] = f"host=127.0.0.1 port={port} user=bench dbname=hatidata"
                 with psycopg.connect(dsns[name], autocommit=True) as c:
@@ -119,13 +109,6 @@ def main() -> int:
                 print(f"{what}: " + "   ".join(
                     f"{n} {statistics.median(v):.0f}" for n, v in by_name.items())
                     + f" {unit}   ratio this/base {statistics.median(ratios):.3f}")  # fmt: skip
-        finally:
-            for proc in procs:
-                proc.kill()
-                proc.wait()
-            subprocess.run(
-                ["git", "worktree", "remove", "--force", str(base_root)], cwd=ROOT, check=False
-            )
     return 0
 
 
