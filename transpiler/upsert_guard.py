@@ -29,6 +29,7 @@ from sqlglot import exp
 
 from transpiler.column_hints import ColumnHints
 from transpiler.dialects import DUCKDB
+from transpiler.errors import TranspileError
 
 SECOND_TIME = "ON CONFLICT DO UPDATE command cannot affect row a second time"
 NULL_KEYS = "INSERT ... ON CONFLICT with several rows whose conflict key is NULL is not supported"
@@ -38,47 +39,78 @@ def rewrite(tree: exp.Insert, hints: ColumnHints | None) -> None:
     """Wrap the source of a multi-row upsert (in place) as described above."""
     conflict = tree.args.get("conflict")
     source = tree.expression
-    if not isinstance(conflict, exp.OnConflict) or source is None:
+    if not isinstance(conflict, exp.OnConflict) or tree.args.get("by_name"):
+        return
+    update = "UPDATE" in conflict.text("action").upper()
+    named = conflict.args.get("conflict_keys") or []
+    if update and not named and conflict.args.get("constraint") is None:
+        # DuckDB takes the table's only key; PostgreSQL's grammar needs one named
+        raise TranspileError(
+            "42601",
+            "ON CONFLICT DO UPDATE requires inference specification or constraint name",
+            hint="For example, ON CONFLICT (column_name).",
+        )
+    if source is None or conflict.args.get("constraint") is not None:
         return
     if isinstance(source, exp.Values) and len(source.expressions) < 2:
         return
-    if conflict.args.get("constraint") is not None or tree.args.get("by_name"):
-        return
-    target = tree.this
-    if isinstance(target, exp.Schema):
-        columns = [c.name for c in target.expressions if isinstance(c, exp.Identifier | exp.Column)]
-        if len(columns) != len(target.expressions):
-            return
-    elif isinstance(target, exp.Table) and hints is not None:
-        columns = list(hints.column_order(target.name.lower()) or ())
-    else:
+    columns = _inserted(tree, hints)
+    if not columns:
         return
     lowered = [c.lower() for c in columns]
-    keys = []
-    for key in conflict.args.get("conflict_keys") or []:
-        column = key.this if isinstance(key, exp.Ordered) else key
-        if (
-            not isinstance(column, exp.Column | exp.Identifier)
-            or column.name.lower() not in lowered
-        ):
-            return
-        keys.append(_quoted(columns[lowered.index(column.name.lower())]))
-    if not keys or not columns:
+    key_sets: list[list[str]] = []
+    if named:
+        key: list[str] = []
+        for item in named:
+            column = item.this if isinstance(item, exp.Ordered) else item
+            if not isinstance(column, exp.Column | exp.Identifier):
+                return
+            key.append(column.name.lower())
+        key_sets.append(key)
+    elif hints is not None and isinstance(tree.this, exp.Table | exp.Schema):
+        table = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
+        # no target: every unique key is an arbiter; one whose columns are not all
+        # inserted takes defaults (a serial's are distinct) and is left to DuckDB
+        known = hints.unique_keys(table.name.lower()) or ()
+        key_sets = [list(k) for k in known if all(c in lowered for c in k)]
+    if not key_sets or any(c not in lowered for k in key_sets for c in k):
         return
-    update = "UPDATE" in conflict.text("action").upper()
-    names = ", ".join(_quoted(c) for c in columns)
-    by_key = ", ".join(keys)
-    null_key = " OR ".join(f"{k} IS NULL" for k in keys)
-    nulls = f"sum(CASE WHEN {null_key} THEN 1 ELSE 0 END) OVER ()"
-    later = (
-        f"error('{SECOND_TIME}')"
-        if update
-        else f"row_number() OVER (PARTITION BY {by_key} ORDER BY __hati_n) = 1"
-    )
+    sets = [[_quoted(columns[lowered.index(c)]) for c in k] for k in key_sets]
+    _wrap(tree, source, columns, sets, update)
+
+
+def _inserted(tree: exp.Insert, hints: ColumnHints | None) -> list[str] | None:
+    """The inserted columns in order: the column list, or the table's from the hints."""
+    target = tree.this
+    if isinstance(target, exp.Schema):
+        names = [c.name for c in target.expressions if isinstance(c, exp.Identifier | exp.Column)]
+        return names if len(names) == len(target.expressions) else None
+    if isinstance(target, exp.Table) and hints is not None:
+        return list(hints.column_order(target.name.lower()) or ()) or None
+    return None
+
+
+def _wrap(
+    tree: exp.Insert, source: exp.Expr, columns: list[str], sets: list[list[str]], update: bool
+) -> None:
+    nulls, keeps = [], []
+    for keys in sets:
+        by_key = ", ".join(keys)
+        null_key = " OR ".join(f"{k} IS NULL" for k in keys)
+        nulls.append(f"sum(CASE WHEN {null_key} THEN 1 ELSE 0 END) OVER () > 1")
+        later = (
+            f"error('{SECOND_TIME}')"
+            if update
+            else f"row_number() OVER (PARTITION BY {by_key} ORDER BY __hati_n) = 1"
+        )
+        keeps.append(
+            f"CASE WHEN {null_key} THEN true "
+            f"WHEN count(*) OVER (PARTITION BY {by_key}) > 1 THEN {later} ELSE true END"
+        )
     keep = (
-        f"CASE WHEN {nulls} > 1 THEN error('{NULL_KEYS}') WHEN {null_key} THEN true "
-        f"WHEN count(*) OVER (PARTITION BY {by_key}) > 1 THEN {later} ELSE true END"
+        f"CASE WHEN {' OR '.join(nulls)} THEN error('{NULL_KEYS}') ELSE {' AND '.join(keeps)} END"
     )
+    names = ", ".join(_quoted(c) for c in columns)
     wrapped = exp.maybe_parse(
         f"SELECT {names} FROM (SELECT *, row_number() OVER () AS __hati_n "
         f"FROM __hati_source AS __hati_src({names})) AS __hati_rows "
@@ -88,16 +120,29 @@ def rewrite(tree: exp.Insert, hints: ColumnHints | None) -> None:
     placeholder = wrapped.find(exp.Table)
     assert placeholder is not None
     inner = source.this if isinstance(source, exp.Subquery) and not source.alias else source
-    placeholder.replace(
-        exp.Subquery(
-            this=inner.copy(),
-            alias=exp.TableAlias(
-                this="__hati_src", columns=[exp.to_identifier(c, quoted=True) for c in columns]
-            ),
-        )
+    alias = exp.TableAlias(
+        this=exp.to_identifier("__hati_src"),
+        columns=[exp.to_identifier(c, quoted=True) for c in columns],
     )
+    placeholder.replace(exp.Subquery(this=inner.copy(), alias=alias))
     tree.set("expression", wrapped)
 
 
 def _quoted(name: str) -> str:
     return exp.to_identifier(name, quoted=True).sql(dialect=DUCKDB)
+
+
+def unwrap(tree: exp.Insert) -> None:
+    """Put an upsert's own source back in place of the guard's wrapper (in place): what
+    row wins is then decided by that source alone (the replay check, replay.py)."""
+    wrapped = tree.expression
+    if not isinstance(wrapped, exp.Select):
+        return
+    rows = wrapped.args.get("from_")
+    rows = rows.this if rows is not None else None
+    if not isinstance(rows, exp.Subquery) or rows.alias != "__hati_rows":
+        return
+    inner = rows.this.args.get("from_") if isinstance(rows.this, exp.Select) else None
+    source = inner.this if inner is not None else None
+    if isinstance(source, exp.Subquery) and source.alias == "__hati_src":
+        tree.set("expression", source.this)
