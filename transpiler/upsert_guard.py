@@ -144,5 +144,9 @@ def unwrap(tree: exp.Insert) -> None:
         return
     inner = rows.this.args.get("from_") if isinstance(rows.this, exp.Select) else None
     source = inner.this if inner is not None else None
-    if isinstance(source, exp.Subquery) and source.alias == "__hati_src":
-        tree.set("expression", source.this)
+    if isinstance(source, exp.Subquery | exp.Values) and source.alias == "__hati_src":
+        if isinstance(source, exp.Values):  # (VALUES ...) AS __hati_src(...) reads back so
+            source.set("alias", None)
+            tree.set("expression", source)
+        else:
+            tree.set("expression", source.this)
