@@ -42,6 +42,8 @@ def rewrite(tree: exp.Insert, hints: ColumnHints | None) -> None:
     if not isinstance(conflict, exp.OnConflict) or tree.args.get("by_name"):
         return
     update = "UPDATE" in conflict.text("action").upper()
+    if conflict.args.get("constraint") is not None and hints is not None:
+        _constraint_columns(tree, conflict, hints)
     named = conflict.args.get("conflict_keys") or []
     if update and not named and conflict.args.get("constraint") is None:
         # DuckDB takes the table's only key; PostgreSQL's grammar needs one named
@@ -77,6 +79,24 @@ def rewrite(tree: exp.Insert, hints: ColumnHints | None) -> None:
         return
     sets = [[_quoted(columns[lowered.index(c)]) for c in k] for k in key_sets]
     _wrap(tree, source, columns, sets, update)
+
+
+def _constraint_columns(tree: exp.Insert, conflict: exp.OnConflict, hints: ColumnHints) -> None:
+    """ON CONFLICT ON CONSTRAINT name, which DuckDB lacks, as the constraint's columns
+    when `name` is one of the table's unique keys by PostgreSQL's default name
+    (`t_pkey`, `t_a_b_key`); other names are left to DuckDB's 0A000."""
+    target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
+    if not isinstance(target, exp.Table):
+        return
+    table = target.name.lower()
+    name = conflict.args["constraint"].name.lower()
+    primary = hints.primary_key(table)
+    for key in hints.unique_keys(table) or ((primary,) if primary else ()):
+        default = f"{table}_pkey" if key == primary else f"{table}_{'_'.join(key)}_key"
+        if default == name:
+            conflict.set("constraint", None)
+            conflict.set("conflict_keys", [exp.to_identifier(c, quoted=True) for c in key])
+            return
 
 
 def _inserted(tree: exp.Insert, hints: ColumnHints | None) -> list[str] | None:

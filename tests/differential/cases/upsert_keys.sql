@@ -62,3 +62,9 @@ INSERT INTO d_ups_serial (email, n) VALUES ('a@x', 5), ('c@x', 1) ON CONFLICT (e
 INSERT INTO d_ups_serial (email) SELECT e FROM (VALUES ('d@x'), ('d@x'), ('a@x')) s(e) ON CONFLICT (email) DO NOTHING RETURNING email, n
 -- @query serial_rows
 SELECT email, n FROM d_ups_serial ORDER BY email
+-- @query on_constraint_primary_key
+INSERT INTO d_ups VALUES (1, 10, 'z') ON CONFLICT ON CONSTRAINT d_ups_pkey DO UPDATE SET v = 'viaconstraint' RETURNING id, v
+-- @query on_constraint_unique_column_several_rows
+INSERT INTO d_ups VALUES (50, 20, 'z'), (51, 510, 'y'), (52, 510, 'x') ON CONFLICT ON CONSTRAINT d_ups_u_key DO NOTHING RETURNING *
+-- @query on_constraint_composite
+INSERT INTO d_ups_pair VALUES (1, 'x', 100) ON CONFLICT ON CONSTRAINT d_ups_pair_pkey DO UPDATE SET c = EXCLUDED.c RETURNING *
