@@ -170,3 +170,41 @@ def test_savepoint_rolled_back_after_a_multi_row_upsert(conn: psycopg.Connection
         (40, "a", 1),
         (41, "d", 4),
     ]
+
+
+def test_asyncpg_parameters_keep_their_column_types(server: ServerProcess) -> None:
+    """asyncpg encodes each argument by the type the server describes: a guarded
+    multi-row upsert's parameters are typed by their columns, as in the INSERT written."""
+    import asyncio
+    import datetime as dt
+    from decimal import Decimal
+
+    import asyncpg
+
+    async def run() -> list[tuple]:
+        con = await asyncpg.connect(host=server.host, port=server.port, user="tester")
+        try:
+            await con.execute(
+                "CREATE TABLE us_typed (id int PRIMARY KEY, ts timestamptz, n numeric(10,2), "
+                "d date)"
+            )
+            sql = (
+                "INSERT INTO us_typed (id, ts, n, d) VALUES ($1, $2, $3, $4), ($5, $6, $7, $8) "
+                "ON CONFLICT (id) DO UPDATE SET n = EXCLUDED.n RETURNING id"
+            )
+            ts = dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.UTC)
+            row = [1, ts, Decimal("1.50"), dt.date(2024, 1, 1)]
+            await con.fetch(sql, *row, 2, ts, Decimal("2.25"), dt.date(2024, 1, 2))
+            await con.fetch(sql, *row, 3, ts, Decimal("3"), dt.date(2024, 1, 3))
+            with pytest.raises(asyncpg.CardinalityViolationError):
+                await con.fetch(sql, *row, *row)
+            rows = await con.fetch("SELECT id, n, d FROM us_typed ORDER BY id")
+            return [tuple(r) for r in rows]
+        finally:
+            await con.close()
+
+    assert asyncio.run(run()) == [
+        (1, Decimal("1.50"), dt.date(2024, 1, 1)),
+        (2, Decimal("2.25"), dt.date(2024, 1, 2)),
+        (3, Decimal("3.00"), dt.date(2024, 1, 3)),
+    ]
