@@ -319,9 +319,9 @@ def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
         return wrong
     if "InvalidInputException" in names and (udf := _UDF_ERROR.match(message)) is not None:
         return PgError(udf[1], udf[2])
-    if ("ON CONFLICT" in message or "onflict target" in message) and (
-        upsert := upsert_error(message)
-    ) is not None:
+    if (
+        "ON CONFLICT" in message or "onflict target" in message or "column with name" in message
+    ) and (upsert := upsert_error(message)) is not None:
         return upsert
     sqlstate = "XX000"
     # DuckLake says why its commit failed on the lines after the first ("Transaction

@@ -6,6 +6,8 @@ error() is an InvalidInputException carrying only a message).
 
 from __future__ import annotations
 
+import re
+
 from proxy.wire.errors import PgError
 from transpiler.upsert_guard import NULL_KEYS, SECOND_TIME
 
@@ -45,8 +47,13 @@ _ERRORS: tuple[tuple[str, str, str, str | None], ...] = (
 )
 
 
+_NO_COLUMN = re.compile(r'^Table "[^"]*" does not have a column with name "(.*)"$')
+
+
 def upsert_error(message: str) -> PgError | None:
     """PostgreSQL's error for DuckDB's `message` (its "... Error: " prefix removed), or None."""
+    if (column := _NO_COLUMN.match(message)) is not None:  # a conflict target's column
+        return PgError("42703", f'column "{column[1]}" does not exist')
     for start, sqlstate, words, hint in _ERRORS:
         if message.startswith(start):
             detail = None if words == message else f"DuckDB: {message}"

@@ -68,3 +68,5 @@ INSERT INTO d_ups VALUES (1, 10, 'z') ON CONFLICT ON CONSTRAINT d_ups_pkey DO UP
 INSERT INTO d_ups VALUES (50, 20, 'z'), (51, 510, 'y'), (52, 510, 'x') ON CONFLICT ON CONSTRAINT d_ups_u_key DO NOTHING RETURNING *
 -- @query on_constraint_composite
 INSERT INTO d_ups_pair VALUES (1, 'x', 100) ON CONFLICT ON CONSTRAINT d_ups_pair_pkey DO UPDATE SET c = EXCLUDED.c RETURNING *
+-- @query unknown_target_column error
+INSERT INTO d_ups VALUES (1, 10, 'z') ON CONFLICT (nosuch) DO NOTHING
