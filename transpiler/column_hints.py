@@ -40,6 +40,7 @@ class ColumnHints:
         "_sizes",
         "_identity",
         "_unique",
+        "_drawn",
         "_key",
         "_hash",
     )
@@ -53,6 +54,7 @@ class ColumnHints:
         vector_sizes: Mapping[str, Mapping[str, int]] | None = None,
         identity: Mapping[str, Mapping[str, tuple[str, str]]] | None = None,
         unique: Mapping[str, Sequence[Sequence[str]]] | None = None,
+        drawn: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
         self._columns = {
             t.lower(): {c.lower(): kind for c, kind in cols.items()} for t, cols in columns.items()
@@ -80,6 +82,10 @@ class ColumnHints:
             t.lower(): tuple(tuple(c.lower() for c in key) for key in keys)
             for t, keys in (unique or {}).items()
         }
+        # columns whose default draws from a sequence (each row gets its own value)
+        self._drawn = {
+            t.lower(): frozenset(c.lower() for c in cols) for t, cols in (drawn or {}).items()
+        }
         self._key = (
             tuple(sorted((t, tuple(sorted(c.items()))) for t, c in self._columns.items())),
             tuple(sorted((t, tuple(sorted(c.items()))) for t, c in self._embedded.items())),
@@ -88,6 +94,7 @@ class ColumnHints:
             tuple(sorted(self._keys.items())),
             tuple(sorted((t, tuple(sorted(c.items()))) for t, c in self._identity.items())),
             tuple(sorted(self._unique.items())),
+            tuple(sorted((t, tuple(sorted(c))) for t, c in self._drawn.items())),
         )
         self._hash = hash(self._key)
 
@@ -130,6 +137,10 @@ class ColumnHints:
     def unique_keys(self, table: str) -> tuple[tuple[str, ...], ...] | None:
         """Every unique key of `table` (lower-case), None when not all are known."""
         return self._unique.get(table)
+
+    def drawn_columns(self, table: str) -> frozenset[str]:
+        """The columns of `table` (lower-case) whose default draws from a sequence."""
+        return self._drawn.get(table) or frozenset()
 
     @property
     def has_primary_keys(self) -> bool:

@@ -61,6 +61,7 @@ def rewrite(tree: exp.Insert, hints: ColumnHints | None) -> None:
         return
     lowered = [c.lower() for c in columns]
     key_sets: list[list[str]] = []
+    defaulted = False  # a unique key the rows all take by default
     if named:
         key: list[str] = []
         for item in named:
@@ -71,14 +72,20 @@ def rewrite(tree: exp.Insert, hints: ColumnHints | None) -> None:
         key_sets.append(key)
     elif hints is not None and isinstance(tree.this, exp.Table | exp.Schema):
         table = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
-        # no target: every unique key is an arbiter; one whose columns are not all
-        # inserted takes defaults (a serial's are distinct) and is left to DuckDB
-        known = hints.unique_keys(table.name.lower()) or ()
-        key_sets = [list(k) for k in known if all(c in lowered for c in k)]
-    if not key_sets or any(c not in lowered for k in key_sets for c in k):
+        # no target: every unique key is an arbiter. One whose columns are not all
+        # inserted takes their defaults: distinct when one draws from a sequence, else
+        # the same in every row -- NULL, which DuckDB would keep once: several rows refused.
+        name = table.name.lower()
+        drawn = hints.drawn_columns(name)
+        for k in hints.unique_keys(name) or ():
+            if all(c in lowered for c in k):
+                key_sets.append(list(k))
+            elif not any(c in drawn for c in k if c not in lowered):
+                defaulted = True
+    if not (key_sets or defaulted) or any(c not in lowered for k in key_sets for c in k):
         return
     sets = [[_quoted(columns[lowered.index(c)]) for c in k] for k in key_sets]
-    _wrap(tree, source, columns, sets, update)
+    _wrap(tree, source, columns, sets, update, defaulted)
 
 
 def _constraint_columns(tree: exp.Insert, conflict: exp.OnConflict, hints: ColumnHints) -> None:
@@ -111,9 +118,15 @@ def _inserted(tree: exp.Insert, hints: ColumnHints | None) -> list[str] | None:
 
 
 def _wrap(
-    tree: exp.Insert, source: exp.Expr, columns: list[str], sets: list[list[str]], update: bool
+    tree: exp.Insert,
+    source: exp.Expr,
+    columns: list[str],
+    sets: list[list[str]],
+    update: bool,
+    defaulted: bool = False,
 ) -> None:
-    nulls, keeps = [], []
+    nulls = ["count(*) OVER () > 1"] if defaulted else []
+    keeps = []
     for keys in sets:
         by_key = ", ".join(keys)
         null_key = " OR ".join(f"{k} IS NULL" for k in keys)
@@ -128,7 +141,8 @@ def _wrap(
             f"WHEN count(*) OVER (PARTITION BY {by_key}) > 1 THEN {later} ELSE true END"
         )
     keep = (
-        f"CASE WHEN {' OR '.join(nulls)} THEN error('{NULL_KEYS}') ELSE {' AND '.join(keeps)} END"
+        f"CASE WHEN {' OR '.join(nulls)} THEN error('{NULL_KEYS}') "
+        f"ELSE {' AND '.join(keeps) or 'true'} END"
     )
     names = ", ".join(_quoted(c) for c in columns)
     wrapped = exp.maybe_parse(

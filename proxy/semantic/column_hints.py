@@ -61,13 +61,16 @@ _KEYS_SQL = (
 )
 
 # Every unique key: PRIMARY KEY and UNIQUE constraints' columns, and NULL for a unique
-# index (its keys may be expressions: the table's arbiters are then not all known).
+# index (its keys may be expressions: the table's arbiters are then not all known); and
+# the columns whose default draws from a sequence ('drawn').
 _UNIQUE_SQL = (
-    "SELECT schema_name, table_name, constraint_column_names FROM duckdb_constraints() "
+    "SELECT schema_name, table_name, constraint_column_names, 'key' FROM duckdb_constraints() "
     "WHERE constraint_type IN ('PRIMARY KEY', 'UNIQUE') AND database_name NOT IN "
     "('system', 'temp') AND schema_name NOT IN ('pg_catalog', 'information_schema') "
-    "UNION ALL SELECT schema_name, table_name, NULL FROM duckdb_indexes() WHERE is_unique "
-    "AND database_name NOT IN ('system', 'temp')"
+    "UNION ALL SELECT schema_name, table_name, NULL, 'index' FROM duckdb_indexes() "
+    "WHERE is_unique AND database_name NOT IN ('system', 'temp') "
+    "UNION ALL SELECT schema_name, table_name, [column_name], 'drawn' FROM duckdb_columns() "
+    "WHERE column_default LIKE 'nextval(%' AND database_name NOT IN ('system', 'temp')"
 )
 
 # Identity columns, from the server's constraint registry (proxy/pgserver/identity_ddl.py).
@@ -167,7 +170,7 @@ def build(
     registered: Iterable[tuple[str, str, str]],
     keys: Iterable[tuple[str, str, Sequence[str]]] = (),
     identity: Iterable[tuple[str, str, str, str]] = (),
-    unique: Iterable[tuple[str, str, Sequence[str] | None]] = (),
+    unique: Iterable[tuple[str, str, Sequence[str] | None, str]] = (),
 ) -> ColumnHints:
     """ColumnHints from (schema, table, column, data type) rows, each table's in declared
     order, and the registry's (table, text column, embedding column) rows. A table name
@@ -246,8 +249,21 @@ def build(
         maps = list(schemas.values())
         if len(maps) == len(copies.get(t, {})) and all(x == maps[0] for x in maps):
             identities[t] = maps[0]
+    unique = list(unique)
+    keys = [(s, t, c) for s, t, c, kind in unique if kind != "drawn"]
+    drawn: dict[str, list[str]] = {}
+    for _schema, t, cols, kind in unique:
+        if kind == "drawn" and cols and len(copies.get(t.lower(), {})) == 1:
+            drawn.setdefault(t.lower(), []).extend(cols)
     return ColumnHints(
-        columns, embedded, order, primary, vector_sizes, identities, _unique_keys(unique, copies)
+        columns,
+        embedded,
+        order,
+        primary,
+        vector_sizes,
+        identities,
+        _unique_keys(keys, copies),
+        drawn,
     )
 
 

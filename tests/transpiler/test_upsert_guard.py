@@ -113,3 +113,28 @@ def test_on_constraint_by_its_default_name(db: duckdb.DuckDBPyConnection) -> Non
         "INSERT INTO t VALUES (2, 10, 'z') ON CONFLICT ON CONSTRAINT t_u_key DO UPDATE SET v = 'u'",
     )
     assert db.execute("SELECT * FROM t").fetchall() == [(1, 10, "u")]
+
+
+def test_no_target_and_an_unlisted_unique_column_without_a_sequence() -> None:
+    """Its value is its default in every row (NULL): DuckDB would keep one row of them."""
+    hints = ColumnHints(
+        {"s": {"id": "int", "email": "text", "nick": "text"}},
+        order={"s": ["id", "email", "nick"]},
+        primary_keys={"s": ["id"]},
+        unique={"s": [["id"], ["email"], ["nick"]]},
+        drawn={"s": ["id"]},
+    )
+    con = duckdb.connect()
+    con.execute("CREATE SEQUENCE q")
+    con.execute(
+        "CREATE TABLE s (id int DEFAULT nextval('q') PRIMARY KEY, email text UNIQUE, nick text UNIQUE)"
+    )
+    several = "INSERT INTO s (email) VALUES ('a'), ('b'), ('a') ON CONFLICT DO NOTHING"
+    with pytest.raises(duckdb.InvalidInputException, match="NULL is not supported"):
+        con.execute(transpile(several, hints=hints)[0].sql)
+    one = "INSERT INTO s (email, nick) VALUES ('a', 'x'), ('b', 'y'), ('a', 'z') ON CONFLICT DO NOTHING"
+    con.execute(transpile(one, hints=hints)[0].sql)
+    assert con.execute("SELECT email, nick FROM s ORDER BY email").fetchall() == [
+        ("a", "x"),
+        ("b", "y"),
+    ]

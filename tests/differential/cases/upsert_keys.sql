@@ -8,6 +8,7 @@ INSERT INTO d_ups VALUES (1, 10, 'a'), (2, 20, 'b');
 CREATE TABLE d_ups_pair (a int, b text, c int, PRIMARY KEY (a, b));
 CREATE TABLE d_ups_serial (id serial PRIMARY KEY, email text UNIQUE, n int DEFAULT 0);
 INSERT INTO d_ups_serial (email) VALUES ('a@x'), ('b@x');
+CREATE TABLE d_ups_ident (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY, k text UNIQUE, n int);
 -- @query values_some_conflict_do_nothing
 INSERT INTO d_ups VALUES (1, 11, 'x'), (3, 30, 'c') ON CONFLICT (id) DO NOTHING RETURNING *
 -- @query values_excluded_in_an_expression
@@ -70,3 +71,11 @@ INSERT INTO d_ups VALUES (50, 20, 'z'), (51, 510, 'y'), (52, 510, 'x') ON CONFLI
 INSERT INTO d_ups_pair VALUES (1, 'x', 100) ON CONFLICT ON CONSTRAINT d_ups_pair_pkey DO UPDATE SET c = EXCLUDED.c RETURNING *
 -- @query unknown_target_column error
 INSERT INTO d_ups VALUES (1, 10, 'z') ON CONFLICT (nosuch) DO NOTHING
+-- @query serial_no_target_do_nothing
+INSERT INTO d_ups_serial (email) VALUES ('x@x'), ('y@x'), ('x@x'), ('a@x') ON CONFLICT DO NOTHING RETURNING email, n
+-- @query identity_no_target_do_nothing
+INSERT INTO d_ups_ident (k, n) VALUES ('a', 1), ('b', 2), ('a', 3) ON CONFLICT DO NOTHING RETURNING k, n
+-- @query identity_target_do_update_select
+INSERT INTO d_ups_ident (k, n) SELECT k, n FROM (VALUES ('c', 1), ('b', 20)) s(k, n) ON CONFLICT (k) DO UPDATE SET n = EXCLUDED.n RETURNING k, n
+-- @query identity_rows
+SELECT k, n FROM d_ups_ident ORDER BY k
