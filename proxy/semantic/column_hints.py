@@ -60,14 +60,14 @@ _KEYS_SQL = (
     "AND schema_name NOT IN ('pg_catalog', 'information_schema')"
 )
 
-# Every unique key: PRIMARY KEY and UNIQUE constraints' columns, and NULL for a unique
-# index (its keys may be expressions: the table's arbiters are then not all known); and
+# Every unique key: PRIMARY KEY and UNIQUE constraints' columns, a unique index's keys as
+# DuckDB shows them (when one is an expression the table's arbiters are not all known); and
 # the columns whose default draws from a sequence ('drawn').
 _UNIQUE_SQL = (
     "SELECT schema_name, table_name, constraint_column_names, 'key' FROM duckdb_constraints() "
     "WHERE constraint_type IN ('PRIMARY KEY', 'UNIQUE') AND database_name NOT IN "
     "('system', 'temp') AND schema_name NOT IN ('pg_catalog', 'information_schema') "
-    "UNION ALL SELECT schema_name, table_name, NULL, 'index' FROM duckdb_indexes() "
+    "UNION ALL SELECT schema_name, table_name, [expressions], 'index' FROM duckdb_indexes() "
     "WHERE is_unique AND database_name NOT IN ('system', 'temp') "
     "UNION ALL SELECT schema_name, table_name, [column_name], 'drawn' FROM duckdb_columns() "
     "WHERE column_default LIKE 'nextval(%' AND database_name NOT IN ('system', 'temp')"
@@ -250,7 +250,11 @@ def build(
         if len(maps) == len(copies.get(t, {})) and all(x == maps[0] for x in maps):
             identities[t] = maps[0]
     unique = list(unique)
-    keys = [(s, t, c) for s, t, c, kind in unique if kind != "drawn"]
+    keys = [
+        (s, t, _index_columns(c[0]) if kind == "index" and c else c)
+        for s, t, c, kind in unique
+        if kind != "drawn"
+    ]
     drawn: dict[str, list[str]] = {}
     for _schema, t, cols, kind in unique:
         if kind == "drawn" and cols and len(copies.get(t.lower(), {})) == 1:
@@ -265,6 +269,24 @@ def build(
         _unique_keys(keys, copies),
         drawn,
     )
+
+
+_PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
+_QUOTED = re.compile(r"""^'"((?:[^"]|"")+)"'$""")
+
+
+def _index_columns(expressions: str) -> list[str] | None:
+    """A unique index's columns from duckdb_indexes' text (`[a, b]`, `['"Na me"']`), None
+    when a key is an expression (`['(lower(n))']`)."""
+    out = []
+    for item in expressions.strip()[1:-1].split(", "):
+        if _PLAIN.match(item):
+            out.append(item)
+        elif quoted := _QUOTED.match(item):
+            out.append(quoted[1].replace('""', '"'))
+        else:
+            return None
+    return out
 
 
 def _unique_keys(

@@ -8,6 +8,8 @@ INSERT INTO d_ups VALUES (1, 10, 'a'), (2, 20, 'b');
 CREATE TABLE d_ups_pair (a int, b text, c int, PRIMARY KEY (a, b));
 CREATE TABLE d_ups_serial (id serial PRIMARY KEY, email text UNIQUE, n int DEFAULT 0);
 INSERT INTO d_ups_serial (email) VALUES ('a@x'), ('b@x');
+CREATE TABLE d_ups_idx (id int PRIMARY KEY, a int, b int);
+ALTER TABLE d_ups_idx ADD CONSTRAINT d_ups_idx_ab UNIQUE (a, b);
 CREATE TABLE d_ups_ident (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY, k text UNIQUE, n int);
 -- @query values_some_conflict_do_nothing
 INSERT INTO d_ups VALUES (1, 11, 'x'), (3, 30, 'c') ON CONFLICT (id) DO NOTHING RETURNING *
@@ -79,3 +81,9 @@ INSERT INTO d_ups_ident (k, n) VALUES ('a', 1), ('b', 2), ('a', 3) ON CONFLICT D
 INSERT INTO d_ups_ident (k, n) SELECT k, n FROM (VALUES ('c', 1), ('b', 20)) s(k, n) ON CONFLICT (k) DO UPDATE SET n = EXCLUDED.n RETURNING k, n
 -- @query identity_rows
 SELECT k, n FROM d_ups_ident ORDER BY k
+-- @query unique_index_no_target_do_nothing
+INSERT INTO d_ups_idx VALUES (1, 1, 1), (2, 1, 1), (1, 2, 2), (3, 1, NULL), (4, 1, 2) ON CONFLICT DO NOTHING RETURNING *
+-- @query unique_index_target_do_update error
+INSERT INTO d_ups_idx VALUES (5, 7, 7), (6, 7, 7) ON CONFLICT (a, b) DO UPDATE SET id = EXCLUDED.id
+-- @query unique_index_rows
+SELECT id, a, b FROM d_ups_idx ORDER BY id
