@@ -79,7 +79,9 @@ class ColumnHints:
         # every unique key (primary key, UNIQUE constraints) of tables with no other
         # unique index: an ON CONFLICT without a target's arbiters (upsert_guard.py)
         self._unique = {
-            t.lower(): tuple(tuple(c.lower() for c in key) for key in keys)
+            t.lower(): tuple(
+                tuple(c if c.startswith("(") else c.lower() for c in key) for key in keys
+            )
             for t, keys in (unique or {}).items()
         }
         # columns whose default draws from a sequence (each row gets its own value)
@@ -135,7 +137,8 @@ class ColumnHints:
         return self._keys.get(table)
 
     def unique_keys(self, table: str) -> tuple[tuple[str, ...], ...] | None:
-        """Every unique key of `table` (lower-case), None when not all are known."""
+        """Every unique key of `table` (lower-case): column names, and a unique index's
+        expressions as DuckDB SQL in parentheses; None when not all are known."""
         return self._unique.get(table)
 
     def drawn_columns(self, table: str) -> frozenset[str]:

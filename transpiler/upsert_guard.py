@@ -78,14 +78,28 @@ def rewrite(tree: exp.Insert, hints: ColumnHints | None) -> None:
         name = table.name.lower()
         drawn = hints.drawn_columns(name)
         for k in hints.unique_keys(name) or ():
-            if all(c in lowered for c in k):
+            needed = {r for c in k for r in _reads(c)}
+            if needed <= set(lowered):
                 key_sets.append(list(k))
-            elif not any(c in drawn for c in k if c not in lowered):
+            elif not needed & drawn:
                 defaulted = True
-    if not (key_sets or defaulted) or any(c not in lowered for k in key_sets for c in k):
+    if not (key_sets or defaulted) or any(
+        r not in lowered for k in key_sets for c in k for r in _reads(c)
+    ):
         return
-    sets = [[_quoted(columns[lowered.index(c)]) for c in k] for k in key_sets]
+    sets = [[_key_sql(c, columns, lowered) for c in k] for k in key_sets]
     _wrap(tree, source, columns, sets, update, defaulted)
+
+
+def _reads(key: str) -> set[str]:
+    """The columns a unique key's element reads: itself, or an expression's columns."""
+    if not key.startswith("("):
+        return {key}
+    return {c.name.lower() for c in exp.maybe_parse(key, dialect=DUCKDB).find_all(exp.Column)}
+
+
+def _key_sql(key: str, columns: list[str], lowered: list[str]) -> str:
+    return key if key.startswith("(") else _quoted(columns[lowered.index(key)])
 
 
 def _constraint_columns(tree: exp.Insert, conflict: exp.OnConflict, hints: ColumnHints) -> None:

@@ -276,14 +276,17 @@ _QUOTED = re.compile(r"""^'"((?:[^"]|"")+)"'$""")
 
 
 def _index_columns(expressions: str) -> list[str] | None:
-    """A unique index's columns from duckdb_indexes' text (`[a, b]`, `['"Na me"']`), None
-    when a key is an expression (`['(lower(n))']`)."""
+    """A unique index's keys from duckdb_indexes' text: column names (`[a, b]`,
+    `['"Na me"']`) and expressions in parentheses as DuckDB prints them
+    (`['(lower(n))']`); None when not read."""
     out = []
     for item in expressions.strip()[1:-1].split(", "):
         if _PLAIN.match(item):
             out.append(item)
         elif quoted := _QUOTED.match(item):
             out.append(quoted[1].replace('""', '"'))
+        elif item.startswith("'(") and item.endswith(")'"):
+            out.append(item[1:-1].replace("''", "'"))
         else:
             return None
     return out
@@ -301,7 +304,7 @@ def _unique_keys(
         if cols is None or keys is None:
             known[schema] = None
         else:
-            keys.append(tuple(c.lower() for c in cols))
+            keys.append(tuple(c if c.startswith("(") else c.lower() for c in cols))
     out = {}
     for t, schemas in per_schema.items():
         keys = next(iter(schemas.values()))

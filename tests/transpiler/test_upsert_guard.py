@@ -138,3 +138,23 @@ def test_no_target_and_an_unlisted_unique_column_without_a_sequence() -> None:
         ("a", "x"),
         ("b", "y"),
     ]
+
+
+def test_no_target_and_a_partial_unique_index() -> None:
+    """The index's keys (create_index.py's CASE WHEN <where> THEN col END) are compared as
+    DuckDB would: rows outside the WHERE have a NULL key there, several of them 0A000."""
+    hints = ColumnHints(
+        {"p": {"id": "int", "k": "text", "live": "other"}},
+        order={"p": ["id", "k", "live"]},
+        primary_keys={"p": ["id"]},
+        unique={"p": [["id"], ["(CASE  WHEN (live) THEN (k) ELSE NULL END)"]]},
+    )
+    con = duckdb.connect()
+    con.execute("CREATE TABLE p (id int PRIMARY KEY, k text, live bool)")
+    con.execute("CREATE UNIQUE INDEX p_k ON p ((CASE WHEN live THEN k END))")
+    sql = "INSERT INTO p VALUES (1, 'a', true), (2, 'a', true), (3, 'b', false) ON CONFLICT DO NOTHING"
+    con.execute(transpile(sql, hints=hints)[0].sql)
+    assert con.execute("SELECT id FROM p ORDER BY id").fetchall() == [(1,), (3,)]
+    outside = "INSERT INTO p VALUES (4, 'c', false), (5, 'c', false) ON CONFLICT DO NOTHING"
+    with pytest.raises(duckdb.InvalidInputException, match="NULL is not supported"):
+        con.execute(transpile(outside, hints=hints)[0].sql)

@@ -10,6 +10,10 @@ CREATE TABLE d_ups_serial (id serial PRIMARY KEY, email text UNIQUE, n int DEFAU
 INSERT INTO d_ups_serial (email) VALUES ('a@x'), ('b@x');
 CREATE TABLE d_ups_idx (id int PRIMARY KEY, a int, b int);
 ALTER TABLE d_ups_idx ADD CONSTRAINT d_ups_idx_ab UNIQUE (a, b);
+CREATE TABLE d_ups_part (id int PRIMARY KEY, k text, live boolean);
+CREATE UNIQUE INDEX d_ups_part_k ON d_ups_part (k) WHERE live;
+CREATE TABLE d_ups_lower (id int PRIMARY KEY, name text);
+CREATE UNIQUE INDEX d_ups_lower_name ON d_ups_lower (lower(name));
 CREATE TABLE d_ups_ident (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY, k text UNIQUE, n int);
 -- @query values_some_conflict_do_nothing
 INSERT INTO d_ups VALUES (1, 11, 'x'), (3, 30, 'c') ON CONFLICT (id) DO NOTHING RETURNING *
@@ -87,3 +91,9 @@ INSERT INTO d_ups_idx VALUES (1, 1, 1), (2, 1, 1), (1, 2, 2), (3, 1, NULL), (4, 
 INSERT INTO d_ups_idx VALUES (5, 7, 7), (6, 7, 7) ON CONFLICT (a, b) DO UPDATE SET id = EXCLUDED.id
 -- @query unique_index_rows
 SELECT id, a, b FROM d_ups_idx ORDER BY id
+-- @query partial_unique_index_no_target_do_nothing
+INSERT INTO d_ups_part VALUES (1, 'a', true), (2, 'a', true), (3, 'b', false) ON CONFLICT DO NOTHING RETURNING *
+-- @query expression_unique_index_no_target_do_nothing
+INSERT INTO d_ups_lower VALUES (1, 'Bob'), (2, 'BOB'), (3, 'amy'), (1, 'x') ON CONFLICT DO NOTHING RETURNING *
+-- @query expression_and_partial_rows
+SELECT 'part' AS t, id, k FROM d_ups_part UNION ALL SELECT 'lower', id, name FROM d_ups_lower ORDER BY 1, 2
