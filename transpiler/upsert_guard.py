@@ -57,7 +57,7 @@ def rewrite(tree: exp.Insert, hints: ColumnHints | None) -> None:
     if isinstance(source, exp.Values) and len(source.expressions) < 2:
         return
     columns = _inserted(tree, hints)
-    if not columns:
+    if not columns or (isinstance(source, exp.Values) and not _without_defaults(tree, columns)):
         return
     lowered = [c.lower() for c in columns]
     key_sets: list[list[str]] = []
@@ -89,6 +89,30 @@ def rewrite(tree: exp.Insert, hints: ColumnHints | None) -> None:
         return
     sets = [[_key_sql(c, columns, lowered) for c in k] for k in key_sets]
     _wrap(tree, source, columns, sets, update, defaulted)
+
+
+def _is_default(node: exp.Expr) -> bool:
+    return isinstance(node, exp.Var) and node.name.upper() == "DEFAULT"
+
+
+def _without_defaults(tree: exp.Insert, columns: list[str]) -> bool:
+    """Take out of a VALUES list (in place) the columns DEFAULT in every row, which only
+    an INSERT's own VALUES may say; False when a row says DEFAULT for another column (the
+    statement is then left as written) or rows differ in width."""
+    rows = tree.expression.expressions
+    if any(not isinstance(r, exp.Tuple) or len(r.expressions) != len(columns) for r in rows):
+        return False
+    every = [i for i in range(len(columns)) if all(_is_default(r.expressions[i]) for r in rows)]
+    if any(_is_default(v) for r in rows for i, v in enumerate(r.expressions) if i not in every):
+        return False
+    if every and (len(every) == len(columns) or not isinstance(tree.this, exp.Schema)):
+        return False
+    for i in reversed(every):
+        del columns[i]
+        tree.this.expressions[i].pop()
+        for r in rows:
+            r.expressions[i].pop()
+    return True
 
 
 def _reads(key: str) -> set[str]:
@@ -160,7 +184,7 @@ def _wrap(
     )
     names = ", ".join(_quoted(c) for c in columns)
     wrapped = exp.maybe_parse(
-        f"SELECT {names} FROM (SELECT *, row_number() OVER () AS __hati_n "
+        f"SELECT * EXCLUDE (__hati_n) FROM (SELECT *, row_number() OVER () AS __hati_n "
         f"FROM __hati_source AS __hati_src({names})) AS __hati_rows "
         f"QUALIFY {keep} ORDER BY __hati_n",
         dialect=DUCKDB,

@@ -320,7 +320,10 @@ def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
     if "InvalidInputException" in names and (udf := _UDF_ERROR.match(message)) is not None:
         return PgError(udf[1], udf[2])
     if (
-        "ON CONFLICT" in message or "onflict target" in message or "column with name" in message
+        "ON CONFLICT" in message
+        or "onflict target" in message
+        or "column with name" in message
+        or "__hati_src" in message
     ) and (upsert := upsert_error(message)) is not None:
         return upsert
     sqlstate = "XX000"

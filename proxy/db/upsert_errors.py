@@ -54,6 +54,8 @@ def upsert_error(message: str) -> PgError | None:
     """PostgreSQL's error for DuckDB's `message` (its "... Error: " prefix removed), or None."""
     if (column := _NO_COLUMN.match(message)) is not None:  # a conflict target's column
         return PgError("42703", f'column "{column[1]}" does not exist')
+    if message.startswith('table "__hati_src" has '):  # the guard's names for the source's
+        return PgError("42601", "INSERT has more target columns than expressions")
     for start, sqlstate, words, hint in _ERRORS:
         if message.startswith(start):
             detail = None if words == message else f"DuckDB: {message}"

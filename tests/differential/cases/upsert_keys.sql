@@ -97,3 +97,9 @@ INSERT INTO d_ups_part VALUES (1, 'a', true), (2, 'a', true), (3, 'b', false) ON
 INSERT INTO d_ups_lower VALUES (1, 'Bob'), (2, 'BOB'), (3, 'amy'), (1, 'x') ON CONFLICT DO NOTHING RETURNING *
 -- @query expression_and_partial_rows
 SELECT 'part' AS t, id, k FROM d_ups_part UNION ALL SELECT 'lower', id, name FROM d_ups_lower ORDER BY 1, 2
+-- @query values_default_in_every_row
+INSERT INTO d_ups_serial (id, email, n) VALUES (DEFAULT, 'q@x', 1), (DEFAULT, 'r@x', 2), (DEFAULT, 'q@x', 3) ON CONFLICT (email) DO NOTHING RETURNING email, n
+-- @query values_default_in_some_rows
+INSERT INTO d_ups_serial (email, n) VALUES ('s@x', DEFAULT), ('t@x', 2) ON CONFLICT (email) DO UPDATE SET n = EXCLUDED.n RETURNING email, n
+-- @query fewer_values_than_columns error
+INSERT INTO d_ups (id, u, v) SELECT 1, 2 ON CONFLICT (id) DO NOTHING
