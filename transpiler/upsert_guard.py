@@ -1,5 +1,5 @@
-"""INSERT ... ON CONFLICT (cols) whose source may propose several rows: PostgreSQL's
-rules for rows that share a conflict key, in the statement DuckDB runs.
+"""INSERT ... ON CONFLICT whose source may propose several rows: PostgreSQL's rules for
+rows that share a conflict key, in the statement DuckDB runs.
 
 PostgreSQL takes the proposed rows in order: under DO NOTHING a row whose key an earlier
 row of the same command already wrote is skipped; under DO UPDATE it is an error (21000
@@ -8,19 +8,23 @@ NULL never conflicts and is always inserted. DuckDB 1.5 compares the rows of one
 statement among themselves with NULL equal to NULL, keeps one of each key (not always
 the first) and drops the others without a word -- rows lost. So the source is wrapped:
 
-    SELECT cols FROM (SELECT *, row_number() OVER () AS __hati_n
+    SELECT * EXCLUDE (__hati_n) FROM (SELECT *, row_number() OVER () AS __hati_n
                       FROM (<source>) AS __hati_src(cols)) AS __hati_rows
     QUALIFY <each key's first row / error(...)> ORDER BY __hati_n
 
 DO NOTHING keeps the first row of each key; DO UPDATE fails with PostgreSQL's words
 (error() raises them; proxy/db/upsert_errors.py gives them their SQLSTATE and HINT).
-Several rows with a NULL in the key cannot be written here as PostgreSQL does (DuckDB
-would keep one): 0A000, never a silent loss. The rows keep their order (identity and
-serial values are drawn in it, RETURNING answers in it).
+Several rows with a NULL in a key cannot be written here as PostgreSQL does (DuckDB
+would keep one): 0A000, never a silent loss. The keys: the conflict target's columns, an
+ON CONSTRAINT's by PostgreSQL's default constraint names, or without a target every
+unique key of the table from the catalog hints (a unique index's expressions included;
+a key the rows all take by default, not from a sequence, is NULL in every row).
 
-Only for a conflict target of plain columns the inserted columns include (a column list,
-or the table's columns from the catalog hints); a source of one VALUES row needs none
-(the hot path is untouched). Pure.
+Left as written: a source of one VALUES row (the hot path), a VALUES row saying DEFAULT
+for a column others give (DEFAULT is a word of an INSERT's own VALUES only; a column
+DEFAULT in every row is left out), a target that is an expression, and what the hints do
+not know. Cost: a 500,000-row INSERT ... SELECT ... DO UPDATE of which half conflict took
+1.27 s instead of 0.72 s (median of 5, DuckDB alone, 2 threads). Pure.
 """
 
 from __future__ import annotations
