@@ -41,6 +41,11 @@ KINDS: dict[str, tuple[str, int]] = {
     "serial_insert": ("INSERT INTO bench_serial (v, w) VALUES (%s, 'x')", 1),
     "serial_insert_select": ("INSERT INTO bench_serial (v, w) SELECT %s, 'x'", 1),
     "serial_returning": ("INSERT INTO bench_serial (v, w) VALUES (%s, 'x') RETURNING id", 1),
+    # a single-row upsert (transpiler/upsert_guard.py leaves it as written)
+    "upsert_one": (
+        "INSERT INTO bench_serial (v, w) VALUES (%s, 'x') ON CONFLICT (id) DO NOTHING",
+        1,
+    ),
 }
 Stats = dict[str, tuple[int, float]]  # function -> (calls, own seconds)
 

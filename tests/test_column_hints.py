@@ -249,3 +249,26 @@ def test_build_primary_keys_only_where_every_copy_agrees() -> None:
     assert hints.primary_key("a") == ("id",)
     assert hints.primary_key("b") == ("id",)
     assert hints.primary_key("c") is None  # br.c has no key: a query may mean either
+
+
+def test_unique_keys_and_drawn_columns_from_the_catalog() -> None:
+    """An ON CONFLICT without a target's arbiters (transpiler/upsert_guard.py): the table's
+    unique constraints and unique indexes (an expression's as DuckDB SQL)."""
+    con = duckdb.connect()
+    con.execute("CREATE SEQUENCE s_q")
+    con.execute(
+        "CREATE TABLE uk (id int DEFAULT nextval('s_q') PRIMARY KEY, e text UNIQUE, a int, b int)"
+    )
+    con.execute("CREATE UNIQUE INDEX uk_ab ON uk (a, b)")
+    con.execute("CREATE TABLE ux (id int PRIMARY KEY, n text)")
+    con.execute("CREATE UNIQUE INDEX ux_lower ON ux (lower(n))")
+    hints = column_hints.build(
+        con.execute(column_hints._COLUMNS_SQL).fetchall(),
+        [],
+        [],
+        [],
+        con.execute(column_hints._UNIQUE_SQL).fetchall(),
+    )
+    assert sorted(hints.unique_keys("uk") or ()) == [("a", "b"), ("e",), ("id",)]
+    assert hints.drawn_columns("uk") == frozenset({"id"})
+    assert sorted(hints.unique_keys("ux") or ()) == [("(lower(n))",), ("id",)]

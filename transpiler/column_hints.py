@@ -32,7 +32,18 @@ class ColumnHints:
     (the server passes the same object until the catalog changes).
     """
 
-    __slots__ = ("_columns", "_embedded", "_order", "_keys", "_sizes", "_identity", "_key", "_hash")
+    __slots__ = (
+        "_columns",
+        "_embedded",
+        "_order",
+        "_keys",
+        "_sizes",
+        "_identity",
+        "_unique",
+        "_drawn",
+        "_key",
+        "_hash",
+    )
 
     def __init__(
         self,
@@ -42,6 +53,8 @@ class ColumnHints:
         primary_keys: Mapping[str, Sequence[str]] | None = None,
         vector_sizes: Mapping[str, Mapping[str, int]] | None = None,
         identity: Mapping[str, Mapping[str, tuple[str, str]]] | None = None,
+        unique: Mapping[str, Sequence[Sequence[str]]] | None = None,
+        drawn: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
         self._columns = {
             t.lower(): {c.lower(): kind for c, kind in cols.items()} for t, cols in columns.items()
@@ -63,6 +76,18 @@ class ColumnHints:
             t.lower(): {c.lower(): v for c, v in cols.items()}
             for t, cols in (identity or {}).items()
         }
+        # every unique key (primary key, UNIQUE constraints) of tables with no other
+        # unique index: an ON CONFLICT without a target's arbiters (upsert_guard.py)
+        self._unique = {
+            t.lower(): tuple(
+                tuple(c if c.startswith("(") else c.lower() for c in key) for key in keys
+            )
+            for t, keys in (unique or {}).items()
+        }
+        # columns whose default draws from a sequence (each row gets its own value)
+        self._drawn = {
+            t.lower(): frozenset(c.lower() for c in cols) for t, cols in (drawn or {}).items()
+        }
         self._key = (
             tuple(sorted((t, tuple(sorted(c.items()))) for t, c in self._columns.items())),
             tuple(sorted((t, tuple(sorted(c.items()))) for t, c in self._embedded.items())),
@@ -70,6 +95,8 @@ class ColumnHints:
             tuple(sorted(self._order.items())),
             tuple(sorted(self._keys.items())),
             tuple(sorted((t, tuple(sorted(c.items()))) for t, c in self._identity.items())),
+            tuple(sorted(self._unique.items())),
+            tuple(sorted((t, tuple(sorted(c))) for t, c in self._drawn.items())),
         )
         self._hash = hash(self._key)
 
@@ -94,7 +121,7 @@ class ColumnHints:
 
     def without_order(self) -> ColumnHints:
         """These hints without column positions and primary keys."""
-        if not (self._order or self._keys):
+        if not (self._order or self._keys or self._unique):
             return self
         # keys may have changed too
         return ColumnHints(
@@ -108,6 +135,15 @@ class ColumnHints:
     def primary_key(self, table: str) -> tuple[str, ...] | None:
         """The primary key columns of `table` (lower-case), None when it has none known."""
         return self._keys.get(table)
+
+    def unique_keys(self, table: str) -> tuple[tuple[str, ...], ...] | None:
+        """Every unique key of `table` (lower-case): column names, and a unique index's
+        expressions as DuckDB SQL in parentheses; None when not all are known."""
+        return self._unique.get(table)
+
+    def drawn_columns(self, table: str) -> frozenset[str]:
+        """The columns of `table` (lower-case) whose default draws from a sequence."""
+        return self._drawn.get(table) or frozenset()
 
     @property
     def has_primary_keys(self) -> bool:

@@ -44,6 +44,7 @@ from transpiler import (
     serial_columns,
     table_like,
     text_forms,
+    upsert_guard,
     upsert_keys,
 )
 from transpiler.agent_calls import AgentCall
@@ -363,6 +364,8 @@ def _statement(
         tag = "CREATE TABLE AS"  # as PostgreSQL tags CREATE TABLE ... AS ... WITH NO DATA
     upserts = upsert_keys.keys(tree) if kind == "insert" else None  # (before rewrites)
     tree = rewrite.apply(tree, triggers, dims, chunk.start, hints)
+    if upserts is not None or (kind == "insert" and tree.args.get("conflict") is not None):
+        upsert_guard.rewrite(tree, hints)  # type: ignore[arg-type]  # (an exp.Insert)
     constraints = None
     if tag == "CREATE TABLE":  # its FOREIGN KEYs are the server's (constraint_ddl.py)
         native = render(tree)[0] if text_forms.declares_foreign_key(tokens) else None

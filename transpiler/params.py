@@ -31,7 +31,7 @@ from collections.abc import Callable
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
-from transpiler import division
+from transpiler import division, upsert_guard
 from transpiler.dialects import DUCKDB
 from transpiler.model import Statement
 
@@ -74,6 +74,8 @@ def infer_param_types(
         return {}
     if tree is None:
         return {}
+    if isinstance(tree, exp.Insert) and tree.args.get("conflict") is not None:
+        upsert_guard.unwrap(tree)  # the parameters' places in the INSERT as written
     scope = _Scope(tree, column_type)
     found: dict[int, str] = {}
     # DuckDB's reader parses `$n` as a Placeholder whose `this` is "n".

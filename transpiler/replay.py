@@ -31,6 +31,8 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from transpiler import upsert_guard
+
 
 @dataclass(frozen=True)
 class FunctionInfo:
@@ -115,6 +117,8 @@ def replay_refusal(sql: str, catalog: Catalog) -> str | None:
         if isinstance(tree, (exp.Create, exp.Drop, exp.Alter)):
             return "DDL (a replayed CREATE or ALTER gives objects new ids)"
         return "a statement kind other than INSERT, UPDATE, DELETE or MERGE"
+    if isinstance(tree, exp.Insert) and tree.args.get("conflict") is not None:
+        upsert_guard.unwrap(tree)  # its rows' order is the source's
     return _Checker(catalog).statement(tree)
 
 

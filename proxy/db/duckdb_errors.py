@@ -13,6 +13,7 @@ import duckdb
 
 from proxy.db.lake import lake_hint
 from proxy.db.semantic_errors import semantic_type_error
+from proxy.db.upsert_errors import upsert_error
 from proxy.wire.errors import PgError
 
 # (exception class name, message regex, SQLSTATE); first match wins.
@@ -318,6 +319,13 @@ def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
         return wrong
     if "InvalidInputException" in names and (udf := _UDF_ERROR.match(message)) is not None:
         return PgError(udf[1], udf[2])
+    if (
+        "ON CONFLICT" in message
+        or "onflict target" in message
+        or "column with name" in message
+        or "__hati_src" in message
+    ) and (upsert := upsert_error(message)) is not None:
+        return upsert
     sqlstate = "XX000"
     # DuckLake says why its commit failed on the lines after the first ("Transaction
     # conflict - ..."): a conflict there is a serialization failure (40001) too.

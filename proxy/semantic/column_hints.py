@@ -60,6 +60,18 @@ _KEYS_SQL = (
     "AND schema_name NOT IN ('pg_catalog', 'information_schema')"
 )
 
+# Every unique key: PRIMARY KEY and UNIQUE constraints' columns, a unique index's keys as
+# DuckDB shows them (when one is an expression the table's arbiters are not all known); and
+# the columns whose default draws from a sequence ('drawn').
+_UNIQUE_SQL = (
+    "SELECT schema_name, table_name, constraint_column_names, 'key' FROM duckdb_constraints() "
+    "WHERE constraint_type IN ('PRIMARY KEY', 'UNIQUE') AND database_name NOT IN "
+    "('system', 'temp') AND schema_name NOT IN ('pg_catalog', 'information_schema') "
+    "UNION ALL SELECT schema_name, table_name, [expressions], 'index' FROM duckdb_indexes() "
+    "WHERE is_unique AND database_name NOT IN ('system', 'temp') "
+    "UNION ALL SELECT schema_name, table_name, [column_name], 'drawn' FROM duckdb_columns() "
+    "WHERE column_default LIKE 'nextval(%' AND database_name NOT IN ('system', 'temp')"
+)
 
 # Identity columns, from the server's constraint registry (proxy/pgserver/identity_ddl.py).
 _IDENTITY_SQL = (
@@ -137,6 +149,7 @@ class HintsCache:
                 self._cursor = self._engine.cursor()
             rows = self._cursor.execute(_COLUMNS_SQL).fetchall()
             keys = self._cursor.execute(_KEYS_SQL).fetchall()
+            unique = self._cursor.execute(_UNIQUE_SQL).fetchall()
             registered: list[tuple[str, str, str]] = []
             if any(r[1] == REGISTRY for r in rows):
                 registered = self._cursor.execute(
@@ -149,7 +162,7 @@ class HintsCache:
             identity = self._cursor.execute(_IDENTITY_SQL).fetchall()
         except Exception:  # a database without the registry (no wire server made it)
             identity = []
-        return build(rows, registered, keys, identity)
+        return build(rows, registered, keys, identity, unique)
 
 
 def build(
@@ -157,6 +170,7 @@ def build(
     registered: Iterable[tuple[str, str, str]],
     keys: Iterable[tuple[str, str, Sequence[str]]] = (),
     identity: Iterable[tuple[str, str, str, str]] = (),
+    unique: Iterable[tuple[str, str, Sequence[str] | None, str]] = (),
 ) -> ColumnHints:
     """ColumnHints from (schema, table, column, data type) rows, each table's in declared
     order, and the registry's (table, text column, embedding column) rows. A table name
@@ -235,7 +249,68 @@ def build(
         maps = list(schemas.values())
         if len(maps) == len(copies.get(t, {})) and all(x == maps[0] for x in maps):
             identities[t] = maps[0]
-    return ColumnHints(columns, embedded, order, primary, vector_sizes, identities)
+    unique = list(unique)
+    keys = [
+        (s, t, _index_columns(c[0]) if kind == "index" and c else c)
+        for s, t, c, kind in unique
+        if kind != "drawn"
+    ]
+    drawn: dict[str, list[str]] = {}
+    for _schema, t, cols, kind in unique:
+        if kind == "drawn" and cols and len(copies.get(t.lower(), {})) == 1:
+            drawn.setdefault(t.lower(), []).extend(cols)
+    return ColumnHints(
+        columns,
+        embedded,
+        order,
+        primary,
+        vector_sizes,
+        identities,
+        _unique_keys(keys, copies),
+        drawn,
+    )
+
+
+_PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
+_QUOTED = re.compile(r"""^'"((?:[^"]|"")+)"'$""")
+
+
+def _index_columns(expressions: str) -> list[str] | None:
+    """A unique index's keys from duckdb_indexes' text: column names (`[a, b]`,
+    `['"Na me"']`) and expressions in parentheses as DuckDB prints them
+    (`['(lower(n))']`); None when not read."""
+    out = []
+    for item in expressions.strip()[1:-1].split(", "):
+        if _PLAIN.match(item):
+            out.append(item)
+        elif quoted := _QUOTED.match(item):
+            out.append(quoted[1].replace('""', '"'))
+        elif item.startswith("'(") and item.endswith(")'"):
+            out.append(item[1:-1].replace("''", "'"))
+        else:
+            return None
+    return out
+
+
+def _unique_keys(
+    rows: Iterable[tuple[str, str, Sequence[str] | None]], copies: dict[str, dict[str, list[str]]]
+) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """Each table's unique keys, for a table name in one schema whose unique indexes are
+    all constraints on columns (None in `rows`: a unique index)."""
+    per_schema: dict[str, dict[str, list[tuple[str, ...]] | None]] = {}
+    for schema, table, cols in rows:
+        known = per_schema.setdefault(table.lower(), {})
+        keys = known.setdefault(schema, [])
+        if cols is None or keys is None:
+            known[schema] = None
+        else:
+            keys.append(tuple(c if c.startswith("(") else c.lower() for c in cols))
+    out = {}
+    for t, schemas in per_schema.items():
+        keys = next(iter(schemas.values()))
+        if len(schemas) == 1 and len(copies.get(t, {})) == 1 and keys:
+            out[t] = tuple(keys)
+    return out
 
 
 def _embeds_column(sql: str) -> bool:

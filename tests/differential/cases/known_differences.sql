@@ -71,3 +71,14 @@ INSERT INTO d_kd_dc VALUES (1), (2);
 -- @query dml_cte_reads_modified_table
 WITH d AS (DELETE FROM d_kd_dc WHERE n = 1 RETURNING n) SELECT count(*) FROM d_kd_dc
 -- @reason the main statement reads a table a DML CTE modified: PostgreSQL shows it as before the statement; hatiproxy runs the parts one after another and refuses (0A000) rather than answer differently
+-- @setup
+CREATE TABLE d_kd_ups (id serial PRIMARY KEY, k text UNIQUE);
+-- @query upsert_several_null_keys
+INSERT INTO d_kd_ups (k) VALUES (NULL), (NULL) ON CONFLICT (k) DO NOTHING
+-- @reason PG inserts every row whose conflict key is NULL (NULLs never conflict); DuckDB would keep one of them, so hatiproxy refuses the statement (0A000) rather than drop rows (transpiler/upsert_guard.py)
+-- @query upsert_skipped_duplicate_draws_no_serial
+INSERT INTO d_kd_ups (k) VALUES ('a'), ('a'), ('b') ON CONFLICT (k) DO NOTHING RETURNING id, k
+-- @reason PG draws a serial value for every proposed row, also a duplicate it then skips (b gets 3); hatiproxy leaves the duplicate out before the INSERT draws (b gets 2)
+-- @query upsert_returning_xmax
+INSERT INTO d_kd_ups (k) VALUES ('c') ON CONFLICT (k) DO UPDATE SET k = EXCLUDED.k RETURNING (xmax = 0) AS inserted
+-- @reason the `xmax = 0` idiom (was the row inserted?) needs a system column DuckDB has not: 42703
