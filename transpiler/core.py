@@ -118,8 +118,8 @@ def _transpile_cached(
     sql = catalog_compat.before(sql)
     try:
         chunks = [
-            part
-            for chunk in split(sql, reader)
+            (n, part)
+            for n, chunk in enumerate(split(sql, reader))
             for part in split_actions(chunk, reader) or [(sql, chunk)]
         ]
     except TokenError as err:
@@ -129,13 +129,18 @@ def _transpile_cached(
             _catalog_after(_statement(text, chunk, reader, vector_dims, hints, agent)),
             chunk,
             relations,
+            n,
         )
-        for text, chunk in chunks
+        for n, (text, chunk) in chunks
     )
 
 
-def _with_relations(st: Statement, chunk: Chunk, relations: frozenset[str]) -> Statement:
+def _with_relations(
+    st: Statement, chunk: Chunk, relations: frozenset[str], source: int
+) -> Statement:
     named = agent_calls.relations_named(chunk.tokens, relations)
+    if source:
+        st = replace(st, source=source)
     return replace(st, agent_relations=named) if named else st
 
 

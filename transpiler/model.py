@@ -272,6 +272,9 @@ class Statement:
     on_commit: tuple[str, str] | None = None
     # INSERT / UPDATE / MERGE / SELECT: where it may draw sequence values (sequence_draws.py)
     draws: Draws | None = None
+    # Which statement of the text it comes from (0 the first): one PostgreSQL statement may
+    # become several here (a several-action ALTER TABLE: alter_actions.py).
+    source: int = 0
     # Private: the DuckDB tree, kept to regenerate SQL for bind_sql. Never mutated.
     _tree: exp.Expr | None = field(default=None, repr=False, compare=False)
     _bound: dict[int, str] = field(default_factory=dict, repr=False, compare=False)
