@@ -241,7 +241,6 @@ def store_steps(store: Any) -> None:
     step("search_filter_ne", lambda: sorted(found(
         store.search(("users",), filter={"color": {"$ne": "light"}})
     )))  # fmt: skip
-    step("search_nested", lambda: found(store.search((), filter={"nested": {"a": {"b": 1}}})))
     step("search_page", lambda: len(store.search(("users",), limit=2, offset=1)))
     step("list_namespaces", lambda: sorted(map(list, store.list_namespaces())))
     step("list_namespaces_prefix", lambda: sorted(map(list, store.list_namespaces(
