@@ -1,9 +1,11 @@
 """LangGraph's Postgres persistence (langgraph-checkpoint-postgres, psycopg 3), run in the
 agentfw tool venv by tests/tools/test_langgraph.py against PostgreSQL 15 and hatiproxy.
 
-Usage: langgraph_script.py HOST:PORT USER DBNAME WHICH (WHICH: saver, async_saver, store,
-async_store, vector_store). Prints one JSON object: every step's result, or
-["error", exception class, SQLSTATE, message] for a step that failed. Checkpoint ids and
+Usage: langgraph_script.py HOST:PORT USER DBNAME PARTS, PARTS a comma-separated list of
+saver, async_saver, store, async_store, vector_store (each its own tables or threads: the
+savers share the checkpoint tables, so async_saver uses threads of its own). Prints one
+JSON object: every step's result as "<part>.<step>", or ["error", exception class,
+SQLSTATE, message] for a step that failed. Checkpoint ids and
 timestamps differ from run to run, so only what they imply is printed (order, counts,
 parents)."""
 
@@ -23,6 +25,7 @@ from langgraph.store.postgres import AsyncPostgresStore, PostgresStore
 from langgraph.types import Command, interrupt
 
 OUT: dict[str, Any] = {}
+PREFIX = [""]  # the part running: its steps' keys start with "<part>."
 
 
 def failure(exc: BaseException) -> list:
@@ -40,18 +43,18 @@ def plain(result: Any) -> Any:
 
 def step(name: str, fn: Callable[[], Any]) -> Any:
     try:
-        OUT[name] = plain(fn())
+        OUT[PREFIX[0] + name] = plain(fn())
     except Exception as exc:  # noqa: BLE001 - the step's error is its result
-        OUT[name] = failure(exc)
-    return OUT[name]
+        OUT[PREFIX[0] + name] = failure(exc)
+    return OUT[PREFIX[0] + name]
 
 
 async def astep(name: str, fn: Callable[[], Any]) -> Any:
     try:
-        OUT[name] = plain(await fn())
+        OUT[PREFIX[0] + name] = plain(await fn())
     except Exception as exc:  # noqa: BLE001
-        OUT[name] = failure(exc)
-    return OUT[name]
+        OUT[PREFIX[0] + name] = failure(exc)
+    return OUT[PREFIX[0] + name]
 
 
 class State(TypedDict):
@@ -361,24 +364,22 @@ def run_vector_store(dsn: str) -> None:
 
 
 def main() -> None:
-    hostport, user, db, which = sys.argv[1:5]
+    hostport, user, db, parts = sys.argv[1:5]
     host, port = hostport.rsplit(":", 1)
     dsn = f"postgresql://{user}@{host}:{port}/{db}"
-    try:
-        if which == "saver":
-            run_saver(dsn)
-        elif which == "async_saver":
-            asyncio.run(run_async_saver(dsn))
-        elif which == "store":
-            run_store(dsn)
-        elif which == "async_store":
-            asyncio.run(run_async_store(dsn))
-        elif which == "vector_store":
-            run_vector_store(dsn)
-        else:
-            raise SystemExit(f"unknown: {which}")
-    except Exception as exc:  # noqa: BLE001 - what ran so far is still printed
-        OUT["fatal"] = failure(exc)
+    runs: dict[str, Callable[[], Any]] = {
+        "saver": lambda: run_saver(dsn),
+        "async_saver": lambda: asyncio.run(run_async_saver(dsn)),
+        "store": lambda: run_store(dsn),
+        "async_store": lambda: asyncio.run(run_async_store(dsn)),
+        "vector_store": lambda: run_vector_store(dsn),
+    }
+    for part in parts.split(","):
+        PREFIX[0] = part + "."
+        try:
+            runs[part]()
+        except Exception as exc:  # noqa: BLE001 - what ran so far is still printed
+            OUT[part + ".fatal"] = failure(exc)
     print(json.dumps(OUT, default=str, sort_keys=True))
 
 
