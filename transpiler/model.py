@@ -115,11 +115,20 @@ class DoHandler:
 
 
 @dataclass(frozen=True, slots=True)
-class DoBlock:
-    """A DO statement's block: statements run as one subtransaction, then the first
-    handler whose conditions match an error it raised."""
+class DoIf:
+    """`IF <condition> THEN ... [ELSIF <condition> THEN ...] [ELSE ...] END IF`: the
+    branches in order, each a condition's SQL (None: ELSE) and its statements; the first
+    whose condition is true runs."""
 
-    statements: tuple[str, ...]
+    branches: tuple[tuple[str | None, tuple[str | DoIf, ...]], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DoBlock:
+    """A DO statement's block: statements (SQL, or an IF) run as one subtransaction, then
+    the first handler whose conditions match an error it raised."""
+
+    statements: tuple[str | DoIf, ...]
     handlers: tuple[DoHandler, ...] = ()
 
     def handler_for(self, sqlstate: str) -> DoHandler | None:
