@@ -24,6 +24,7 @@ against a real server: every step's result (or error class and SQLSTATE) must be
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -75,3 +76,47 @@ def test_postgres_store(tmp_path: Path, which: str) -> None:
         assert out["search_filter"] == [[["users", "u2", "prefs"], "theme", {"color": "light", "size": 12}]]  # fmt: skip
     else:
         assert out["search_filter"] == [[["chat", "t1"], "m1", {"n": 1, "role": "user"}], [["chat", "t2"], "m1", {"n": 3, "role": "user"}]]  # fmt: skip
+
+
+def _cosine(a: list[float], b: list[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    return dot / (math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b)))
+
+
+def test_postgres_store_with_pgvector_index(tmp_path: Path) -> None:
+    """PostgresStore with an `index` (dims 4, a deterministic embedding function): its
+    vector migration (`DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE
+    extname = 'vector') THEN CREATE EXTENSION vector; END IF; END $$`, a `vector(4)`
+    column with a composite foreign key ON DELETE CASCADE), puts (one not indexed), search
+    by `<=>` with its score (1 - cosine distance, in a data-modifying WITH), a filter, the
+    cascade. The PostgreSQL 15 here has no pgvector: the scores are computed here."""
+    from tests.conftest import start_server
+    from tests.tools.conftest import run_tool_script
+
+    srv = start_server(tmp_path, "--database", ":memory:")
+    try:
+        out = run_tool_script(
+            "agentfw", SCRIPT, f"{srv.host}:{srv.port}", "tester", "hatidata", "vector_store"
+        )
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n{srv.log()[-4000:]}") from None
+    finally:
+        srv.stop()
+    out = {k.removeprefix("vector_store."): v for k, v in out.items()}
+
+    def embed(text: str) -> list[float]:  # langgraph_script.fake_embed
+        return [float(text.lower().count(c)) + 0.1 for c in "aeio"]
+
+    texts = {"1": "aaaa apple banana", "2": "eeee beech tree", "3": "iiii kiwi"}
+
+    def ranked(query: str, limit: int = 10) -> list:
+        scores = {k: round(_cosine(embed(query), embed(t)), 4) for k, t in texts.items()}
+        return sorted(([k, s] for k, s in scores.items()), key=lambda ks: -ks[1])[:limit]
+
+    assert out["setup"] is None and out["setup_again"] is None
+    assert out["put"] == [None] * 4
+    assert out["search_a"] == ranked("a lot of aaaa")
+    assert out["search_i"] == ranked("kiwi iii", limit=2)
+    assert out["search_filter"] == [["3", round(_cosine(embed("eee"), embed(texts["3"])), 4)]]
+    assert out["vectors"] == [{"field_name": "text", "key": k} for k in ("1", "2", "3")]
+    assert out["delete_cascades"] == [None, ["2", "3"]]
