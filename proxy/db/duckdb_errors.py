@@ -61,6 +61,8 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     ("ParserException", r"", "42601"),
     ("SyntaxException", r"", "42601"),
     ("ConstraintException", r"[Dd]uplicate key|unique constraint|PRIMARY KEY or UNIQUE", "23505"),
+    # a unique index (ADD UNIQUE, CREATE UNIQUE INDEX) over rows with duplicates
+    ("ConstraintException", r"^Data contains duplicates on indexed column", "23505"),
     ("ConstraintException", r"NOT NULL constraint", "23502"),
     ("ConstraintException", r"foreign key", "23503"),
     # a CHECK whose expression divides by zero (transpiler/division.py): PG raises 22012
