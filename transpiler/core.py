@@ -376,6 +376,13 @@ def _statement(
             constraints = replace(constraints, native_sql=prelude + native)
     elif tag == "ALTER TABLE":
         constraints = constraint_ddl.extract(tree)
+        if constraints is not None and prelude:  # a serial column's sequence, made first
+            guard = constraints.guards[0] if constraints.guards else None  # (one action)
+            constraints = replace(
+                constraints,
+                before=(prelude.strip().rstrip(";"), *constraints.before),
+                guards=(guard, *constraints.guards),
+            )
     text, markers, bind_texts = render(tree)
     text = prelude + text + after
     alter_types = alter_type.extract(tree) if tag == "ALTER TABLE" else None

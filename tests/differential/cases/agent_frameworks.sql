@@ -47,3 +47,9 @@ DO $$ BEGIN IF 1 / 0 = 1 THEN NULL; END IF; EXCEPTION WHEN division_by_zero THEN
 DO $$ BEGIN IF (SELECT n FROM d_af_made) = 1 THEN NULL; END IF; END $$;
 -- @query af_do_if_final_rows
 SELECT n FROM d_af_made ORDER BY n;
+-- @query af_add_int_not_null_if_not_exists_with_rows
+ALTER TABLE d_af_made ADD COLUMN IF NOT EXISTS n2 int NOT NULL DEFAULT 0;
+-- @query af_add_serial_not_null_empty_table
+CREATE TABLE d_af_ser (a int); ALTER TABLE d_af_ser ADD COLUMN s serial NOT NULL; INSERT INTO d_af_ser (a) VALUES (5);
+-- @query af_add_serial_rows
+SELECT a, s FROM d_af_ser ORDER BY a;
