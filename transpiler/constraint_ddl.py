@@ -4,6 +4,10 @@
   and `ALTER TABLE t DROP CONSTRAINT [IF EXISTS] name`: DuckDB takes only `ADD PRIMARY
   KEY`. The request goes to proxy/pgserver/constraint_ddl.py (a unique index, a table
   rebuild for a CHECK, the server's foreign-key registry).
+- `ALTER TABLE t ADD COLUMN [IF NOT EXISTS] c ...` with constraints or NOT NULL (DuckDB:
+  "Adding columns with constraints not yet supported"), and any ADD COLUMN IF NOT EXISTS:
+  the server adds the column, then its constraints; with IF NOT EXISTS a column the table
+  has is skipped with PostgreSQL's NOTICE (skip_existing), its constraints with it.
 - FOREIGN KEYs of `CREATE TABLE` (column `REFERENCES` and table `FOREIGN KEY`): taken
   out of the DuckDB statement and kept by the server instead. DuckDB refuses `ON DELETE
   CASCADE / SET NULL / SET DEFAULT` and `DEFERRABLE`, and checks a DELETE of a parent row
@@ -144,7 +148,7 @@ def extract(tree: exp.Expr) -> ConstraintDdl | None:
                 )
                 guards.append(guard)
             adds.extend(added)
-            constrained = constrained or not_null or bool(added)
+            constrained = constrained or not_null or bool(added) or guard is not None
         elif isinstance(action, exp.AddConstraint):
             for node in action.expressions:
                 added = _added(node)

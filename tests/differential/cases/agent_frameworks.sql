@@ -21,6 +21,10 @@ SELECT thread_id, channel, version, task_path FROM d_af_blobs ORDER BY channel, 
 INSERT INTO d_af_blobs (thread_id, channel, version, task_path) VALUES ('t9', 'c', '1', NULL);
 -- @query af_two_add_columns_if_not_exists
 ALTER TABLE d_af_store ADD COLUMN IF NOT EXISTS expires_at timestamptz, ADD COLUMN IF NOT EXISTS note text;
+-- @query af_add_serial_if_not_exists_keeps_its_sequence
+ALTER TABLE d_af_store ADD COLUMN IF NOT EXISTS n serial; ALTER TABLE d_af_store ADD COLUMN IF NOT EXISTS n serial; INSERT INTO d_af_store (prefix, key, value) VALUES ('seq', 'k', '{}');
+-- @query af_serial_kept_counting
+SELECT key, n FROM d_af_store ORDER BY n;
 -- @query af_checkpoint_channel_values
 SELECT thread_id, (SELECT array_agg(array[bl.channel::bytea, bl.blob] ORDER BY bl.channel) FROM jsonb_each_text(checkpoint -> 'channel_versions') INNER JOIN d_af_blobs bl ON bl.thread_id = d_af_ckpt.thread_id AND bl.channel = jsonb_each_text.key AND bl.version = jsonb_each_text.value) AS channel_values FROM d_af_ckpt ORDER BY thread_id;
 -- @query af_convert_to
