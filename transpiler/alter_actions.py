@@ -4,8 +4,8 @@ action, in order: DuckDB takes one action a statement ("Only one ALTER command p
 statement is supported"). The parts run in the query's transaction (a simple query's
 statements share an implicit one), so all or nothing as in PostgreSQL, and each gets the
 server's ALTER TABLE handling (constraints, rebuilds, renames) of its own. Over the
-extended protocol one Parse holds one statement, so there a several-action ALTER is
-42601 as before. An ALTER with a column TYPE change stays whole: alter_type.py reads all
+extended protocol one Parse holds one statement: the parts share their Statement.source,
+and proxy/pgserver/statement_parts.py runs them for one Execute. An ALTER with a column TYPE change stays whole: alter_type.py reads all
 its clauses for one rebuild of the table. Pure.
 """
 

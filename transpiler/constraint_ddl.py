@@ -4,6 +4,10 @@
   and `ALTER TABLE t DROP CONSTRAINT [IF EXISTS] name`: DuckDB takes only `ADD PRIMARY
   KEY`. The request goes to proxy/pgserver/constraint_ddl.py (a unique index, a table
   rebuild for a CHECK, the server's foreign-key registry).
+- `ALTER TABLE t ADD COLUMN [IF NOT EXISTS] c ...` with constraints or NOT NULL (DuckDB:
+  "Adding columns with constraints not yet supported"), and any ADD COLUMN IF NOT EXISTS:
+  the server adds the column, then its constraints; with IF NOT EXISTS a column the table
+  has is skipped with PostgreSQL's NOTICE (skip_existing), its constraints with it.
 - FOREIGN KEYs of `CREATE TABLE` (column `REFERENCES` and table `FOREIGN KEY`): taken
   out of the DuckDB statement and kept by the server instead. DuckDB refuses `ON DELETE
   CASCADE / SET NULL / SET DEFAULT` and `DEFERRABLE`, and checks a DELETE of a parent row
@@ -14,7 +18,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlglot import exp
 
@@ -57,6 +61,8 @@ class AddedConstraint:
     check_sql: str | None = None  # CHECK: the expression as DuckDB SQL
     foreign_key: ForeignKeySpec | None = None
     length: bool = False  # a varchar(n) length CHECK: the column's type, not a constraint
+    # declared by `ADD COLUMN IF NOT EXISTS <guard>`: skipped when that column exists
+    guard: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +83,8 @@ class ConstraintDdl:
     # that follow: run first, then `adds` (DuckDB: "Adding columns with constraints not
     # yet supported").
     before: tuple[str, ...] = ()
+    # per `before` statement, the column of its `ADD COLUMN IF NOT EXISTS` (else None)
+    guards: tuple[str | None, ...] = ()
     # CREATE TABLE: its CHECK, UNIQUE and PRIMARY KEY constraints in order, as (kind "c" /
     # "u" / "p", name or None): DuckDB forgets the names, the server keeps them.
     named: tuple[tuple[str, str | None], ...] = ()
@@ -84,6 +92,21 @@ class ConstraintDdl:
     # without the wire server's registry (MCP / REST executor, agent branches):
     # Statement.native().
     native_sql: str | None = None
+
+
+def skip_existing(request: ConstraintDdl, existing: set[str]) -> tuple[ConstraintDdl, list[str]]:
+    """`request` without its `ADD COLUMN IF NOT EXISTS` clauses of columns in `existing`
+    (lower case), as PostgreSQL skips them; the names skipped."""
+    skipped = sorted({g for g in request.guards if g is not None and g.lower() in existing})
+    if not skipped:
+        return request, []
+    keep = [i for i, g in enumerate(request.guards) if g not in skipped]
+    return replace(
+        request,
+        before=tuple(request.before[i] for i in keep),
+        guards=tuple(request.guards[i] for i in keep),
+        adds=tuple(a for a in request.adds if a.guard not in skipped),
+    ), skipped
 
 
 def quote(name: str) -> str:
@@ -107,6 +130,7 @@ def extract(tree: exp.Expr) -> ConstraintDdl | None:
     adds: list[AddedConstraint] = []
     drops: list[tuple[str, bool]] = []
     before: list[str] = []
+    guards: list[str | None] = []
     constrained = False
     target = _sql(table)
     for action in tree.args.get("actions") or []:
@@ -115,13 +139,16 @@ def extract(tree: exp.Expr) -> ConstraintDdl | None:
             if column is None:
                 return None
             sql, not_null, added = column
+            guard = action.name if action.args.get("exists") else None
             before.append(sql)
+            guards.append(guard)
             if not_null:
                 before.append(
                     f"ALTER TABLE {target} ALTER COLUMN {quote(action.name)} SET NOT NULL"
                 )
+                guards.append(guard)
             adds.extend(added)
-            constrained = constrained or not_null or bool(added)
+            constrained = constrained or not_null or bool(added) or guard is not None
         elif isinstance(action, exp.AddConstraint):
             for node in action.expressions:
                 added = _added(node)
@@ -144,6 +171,7 @@ def extract(tree: exp.Expr) -> ConstraintDdl | None:
         adds=tuple(adds),
         drops=tuple(drops),
         before=tuple(before),
+        guards=tuple(guards),
     )
 
 
@@ -152,10 +180,10 @@ def _added_column(
 ) -> tuple[str, bool, list[AddedConstraint]] | None:
     """`ADD COLUMN` split into the DuckDB clause (type, DEFAULT), whether it is NOT NULL,
     and its constraints (a varchar(n) length is a CHECK, as in CREATE TABLE)."""
-    if node.args.get("exists"):
-        return None  # ADD COLUMN IF NOT EXISTS: DuckDB's own handling
     column = node.copy()
+    column.set("exists", None)  # IF NOT EXISTS: the server skips the clause (skip_existing)
     name = node.name
+    guard = name if node.args.get("exists") else None
     not_null = False
     added: list[AddedConstraint] = []
     kept = []
@@ -186,6 +214,7 @@ def _added_column(
         check = f"length({quote(name)}) <= {length}"
         added.insert(0, AddedConstraint("c", None, (name,), check_sql=check, length=True))
     column.set("constraints", kept)
+    added = [replace(a, guard=guard) for a in added]
     return f"ALTER TABLE {target} ADD COLUMN {_sql(column)}", not_null, added
 
 

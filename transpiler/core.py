@@ -119,8 +119,8 @@ def _transpile_cached(
     sql = catalog_compat.before(sql)
     try:
         chunks = [
-            part
-            for chunk in split(sql, reader)
+            (n, part)
+            for n, chunk in enumerate(split(sql, reader))
             for part in split_actions(chunk, reader) or [(sql, chunk)]
         ]
     except TokenError as err:
@@ -130,13 +130,18 @@ def _transpile_cached(
             _catalog_after(_statement(text, chunk, reader, vector_dims, hints, agent)),
             chunk,
             relations,
+            n,
         )
-        for text, chunk in chunks
+        for n, (text, chunk) in chunks
     )
 
 
-def _with_relations(st: Statement, chunk: Chunk, relations: frozenset[str]) -> Statement:
+def _with_relations(
+    st: Statement, chunk: Chunk, relations: frozenset[str], source: int
+) -> Statement:
     named = agent_calls.relations_named(chunk.tokens, relations)
+    if source:
+        st = replace(st, source=source)
     return replace(st, agent_relations=named) if named else st
 
 
@@ -374,6 +379,13 @@ def _statement(
             constraints = replace(constraints, native_sql=prelude + native)
     elif tag == "ALTER TABLE":
         constraints = constraint_ddl.extract(tree)
+        if constraints is not None and prelude:  # a serial column's sequence, made first
+            guard = constraints.guards[0] if constraints.guards else None  # (one action)
+            constraints = replace(
+                constraints,
+                before=(prelude.strip().rstrip(";"), *constraints.before),
+                guards=(guard, *constraints.guards),
+            )
     text, markers, bind_texts = render(tree)
     text = prelude + text + after
     alter_types = alter_type.extract(tree) if tag == "ALTER TABLE" else None

@@ -141,6 +141,14 @@ class HatiPostgres(Postgres):
     class Tokenizer(Postgres.Tokenizer):
         KEYWORDS = _vector_keywords(Postgres.Tokenizer.KEYWORDS)
 
+    class Generator(Postgres.Generator):
+        # PostgreSQL text again (a data-modifying WITH's parts: dml_cte.py)
+        TRANSFORMS = {
+            **Postgres.Generator.TRANSFORMS,
+            CosineDistance: lambda self, e: self.binary(e, "<=>"),
+            NegInnerProduct: lambda self, e: self.binary(e, "<#>"),
+        }
+
     class Parser(Postgres.Parser):
         FUNCTIONS = {
             **Postgres.Parser.FUNCTIONS,

@@ -12,7 +12,8 @@ main statement reads the tables as they were before the statement. Run one after
 a later part would see an earlier step's changes. So a statement where that could show
 is refused (0A000) rather than answered differently: a later step or the main statement
 reading a table a DML CTE modifies, or two of them modifying one table (unless the
-later is a plain INSERT: the rows it adds are seen by no other part). Tables are compared
+later is a plain INSERT: the rows it adds are seen by no other part). An UPDATE keeps
+every row: a part that names none of the columns it sets (and no `*`) may read its table. Tables are compared
 by name, without schema: a false refusal, never a wrong answer. Views and macros that
 read such a table are the server's to find (proxy/pgserver/dml_ctes.py knows them).
 """
@@ -219,6 +220,7 @@ def _check_snapshot(ctes: list[exp.CTE], tree: exp.Expr, names: set[str]) -> Non
     """0A000 where running the parts one after another could differ from PostgreSQL's
     single snapshot (see the module docstring)."""
     modified: dict[str, str] = {}  # table -> the first CTE modifying it
+    assigned: dict[str, frozenset[str] | None] = {}  # table -> the columns UPDATEs set
     selects: list[exp.Expr] = []  # SELECT CTEs: read wherever they are used (later)
 
     def reads(part: exp.Expr, skip: exp.Table | None) -> set[str]:
@@ -228,9 +230,9 @@ def _check_snapshot(ctes: list[exp.CTE], tree: exp.Expr, names: set[str]) -> Non
             if t is not skip and not (not t.db and t.name.lower() in names) and t.name
         }
 
-    def check_reads(found: set[str], where: str) -> None:
+    def check_reads(found: set[str], where: str, parts: list[exp.Expr]) -> None:
         for table in sorted(found):
-            if table in modified:
+            if table in modified and not _unaffected(assigned[table], parts):
                 raise TranspileError(
                     "0A000",
                     f'table "{table}" is modified by WITH query "{modified[table]}" and read '
@@ -262,15 +264,50 @@ def _check_snapshot(ctes: list[exp.CTE], tree: exp.Expr, names: set[str]) -> Non
         found = reads(body, _target(body))
         for sel in selects:
             found |= reads(sel, None)
-        check_reads(found, where)
+        check_reads(found, where, [body, *selects])
         check_target(body, where)
-        modified.setdefault(_target(body).name.lower(), cte.alias_or_name)
+        table = _target(body).name.lower()
+        modified.setdefault(table, cte.alias_or_name)
+        assigned[table] = _assigned(body, assigned.get(table, frozenset()))
     main = tree.copy()
     main.set("with_", None)
     target = _target(main) if isinstance(main, _DML) else None
     found = reads(main, target)
     for sel in selects:
         found |= reads(sel, None)
-    check_reads(found, "the main statement")
+    check_reads(found, "the main statement", [main, *selects])
     if isinstance(main, _DML):
         check_target(main, "the main statement")
+
+
+def _assigned(dml: exp.Expr, before: frozenset[str] | None) -> frozenset[str] | None:
+    """The columns an UPDATE sets, with `before`'s; None (any column, or rows added or
+    removed) for every other DML."""
+    if before is None or not isinstance(dml, exp.Update):
+        return None
+    names = set(before)
+    for e in dml.expressions:
+        if not (isinstance(e, exp.EQ) and isinstance(e.this, exp.Column)):
+            return None
+        names.add(e.this.name.lower())
+    return frozenset(names)
+
+
+def _unaffected(assigned: frozenset[str] | None, parts: list[exp.Expr]) -> bool:
+    """Whether `parts` read the table the same before and after UPDATEs that set only
+    `assigned`: an UPDATE keeps every row, so a part naming none of those columns (by
+    name, whatever the table: a false refusal at worst) and no `*` or whole row reads the
+    same values (LangGraph's store refreshes expires_at while it reads value)."""
+    if assigned is None:
+        return False
+    for part in parts:
+        relations = {t.alias_or_name.lower() for t in part.find_all(exp.Table)}
+        relations |= {t.name.lower() for t in part.find_all(exp.Table)}
+        for star in part.find_all(exp.Star):
+            if not isinstance(star.parent, exp.Count):
+                return False
+        for col in part.find_all(exp.Column):
+            name = col.name.lower()
+            if name in assigned or (not col.table and name in relations):
+                return False
+    return True

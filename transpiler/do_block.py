@@ -6,10 +6,13 @@ anonymous block that swallows one error, e.g. Sequelize's and drizzle-kit's
     DO 'BEGIN CREATE TYPE "public"."e" AS ENUM(''a''); EXCEPTION WHEN duplicate_object THEN null; END';
 
 The subset: a body `BEGIN <statement>; ... [EXCEPTION WHEN <condition> [OR <condition>]
-THEN <statement>; ... [WHEN ...]] END [;]`, where a statement is SQL that returns no rows
-or PL/pgSQL's `NULL;`, and a condition is a name of PostgreSQL's errcodes table
+THEN <statement>; ... [WHEN ...]] END [;]`, where a statement is SQL that returns no rows,
+PL/pgSQL's `NULL;`, or (in the body) `IF <expression> THEN <statements> [ELSIF
+<expression> THEN <statements>] [ELSE <statements>] END IF;` (LangGraph's store:
+`IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') THEN CREATE
+EXTENSION vector; END IF;`), and a condition is a name of PostgreSQL's errcodes table
 (plpgsql_conditions.py), `others` or `SQLSTATE 'xxxxx'`. Anything else PL/pgSQL has
-(DECLARE and variables, IF, LOOP, PERFORM, RAISE, EXECUTE, nested blocks, other
+(DECLARE and variables, CASE, LOOP, PERFORM, RAISE, EXECUTE, nested blocks, other
 languages) is refused with 0A000 naming it. The server runs the statements as one
 subtransaction (proxy/pgserver/do_blocks.py). Parsing is token-based (sqlglot's tokenizer),
 so strings, dollar quotes and comments inside the body never split it.
@@ -22,7 +25,7 @@ from sqlglot.tokens import Token, TokenType
 
 from transpiler.dialects import POSTGRES, tokenize
 from transpiler.errors import TranspileError
-from transpiler.model import OTHERS, DoBlock, DoHandler
+from transpiler.model import OTHERS, DoBlock, DoHandler, DoIf
 from transpiler.plpgsql_conditions import CONDITIONS
 
 # PL/pgSQL statements outside the subset, by their first word.
@@ -106,10 +109,15 @@ def parse_body(body: str) -> DoBlock:
         raise TranspileError(
             "42601", 'syntax error in DO block: it must end with "END" after the last ";"'
         )
-    statements: list[str] = []
+    body_segments = segments[:-1]
+    k = next(
+        (n for n, seg in enumerate(body_segments) if seg and seg[0].text.upper() == "EXCEPTION"),
+        len(body_segments),
+    )
+    statements, _ = _items(body, _split_heads(body_segments[:k]), 0, frozenset())
     handlers: list[DoHandler] = []
     in_handlers = False
-    for seg in segments[:-1]:
+    for seg in body_segments[k:]:
         if not seg:
             continue  # `;;`
         head = seg[0].text.upper()
@@ -126,12 +134,89 @@ def parse_body(body: str) -> DoBlock:
         text = _statement(body, seg)
         if text is None:
             continue  # NULL;
-        if in_handlers:
-            last = handlers[-1]
-            handlers[-1] = DoHandler(last.conditions, (*last.statements, text))
-        else:
-            statements.append(text)
+        last = handlers[-1]
+        handlers[-1] = DoHandler(last.conditions, (*last.statements, text))
     return DoBlock(tuple(statements), tuple(handlers))
+
+
+_BRANCH_ENDS = frozenset({"ELSIF", "ELSEIF", "ELSE", "END"})
+
+
+def _split_heads(segments: list[list[Token]]) -> list[list[Token]]:
+    """`IF c THEN stmt` / `ELSIF c THEN stmt` / `ELSE stmt` as two segments each: the
+    head (through THEN, or ELSE), then the statement."""
+    out: list[list[Token]] = []
+    for seg in segments:
+        while seg:  # `ELSE IF c THEN stmt`: the rest may start another head
+            head = seg[0].text.upper()
+            cut = (
+                1 if head == "ELSE" else _then(seg) + 1 if head in ("IF", "ELSIF", "ELSEIF") else 0
+            )
+            if not cut:
+                out.append(seg)
+                break
+            out.append(seg[:cut])
+            seg = seg[cut:]
+    return out
+
+
+def _then(seg: list[Token]) -> int:
+    """The index of the THEN that ends an IF's condition (not one of a CASE in it)."""
+    depth = cases = 0
+    for n, tok in enumerate(seg):
+        word = tok.text.upper()
+        depth += (tok.token_type is TokenType.L_PAREN) - (tok.token_type is TokenType.R_PAREN)
+        if depth == 0 and word == "CASE":
+            cases += 1
+        elif depth == 0 and word == "END" and cases:
+            cases -= 1
+        elif depth == 0 and word == "THEN" and not cases:
+            return n
+    raise TranspileError("42601", 'syntax error in DO block: "THEN" expected after IF')
+
+
+def _items(
+    body: str, segs: list[list[Token]], i: int, ends: frozenset[str]
+) -> tuple[list[str | DoIf], int]:
+    """The statements from segs[i] up to one starting with a word of `ends`."""
+    out: list[str | DoIf] = []
+    while i < len(segs) and segs[i][0].text.upper() not in ends:
+        if segs[i][0].text.upper() == "IF":
+            node, i = _if(body, segs, i)
+            out.append(node)
+            continue
+        text = _statement(body, segs[i])
+        i += 1
+        if text is not None:
+            out.append(text)
+    return out, i
+
+
+def _if(body: str, segs: list[list[Token]], i: int) -> tuple[DoIf, int]:
+    branches: list[tuple[str | None, tuple[str | DoIf, ...]]] = []
+    condition: str | None = _condition(body, segs[i])
+    i += 1
+    while True:
+        statements, i = _items(body, segs, i, _BRANCH_ENDS)
+        branches.append((condition, tuple(statements)))
+        words = [t.text.upper() for t in segs[i]] if i < len(segs) else []
+        if words == ["END", "IF"]:
+            return DoIf(tuple(branches)), i + 1
+        if words[:1] == ["ELSE"] and condition is not None:
+            condition, i = None, i + 1
+        elif words[:1] in (["ELSIF"], ["ELSEIF"]) and condition is not None:
+            condition, i = _condition(body, segs[i]), i + 1
+        else:
+            raise TranspileError("42601", 'syntax error in DO block: "END IF" expected')
+
+
+def _condition(body: str, head: list[Token]) -> str:
+    """The expression between IF / ELSIF and THEN, as written."""
+    if len(head) < 3:
+        raise TranspileError("42601", "syntax error in DO block: IF without a condition")
+    if any(t.token_type is TokenType.COLON_EQ for t in head):
+        _refuse("variable assignment (:=)")
+    return body[head[1].start : head[-2].end + 1]
 
 
 def _segments(tokens: list[Token]) -> list[list[Token]]:

@@ -250,7 +250,9 @@ def _from_item(holder: exp.Expr, name: str, arg: exp.Expr) -> None:
 def _each(name: str, arg: exp.Expr) -> exp.Select:
     """SELECT e.key, e.value FROM (SELECT unnest(<the object's entries>) AS e)."""
     entries = _call("__hati_json_entries", arg, exp.Literal.string(name))
-    inner = exp.select(exp.alias_(exp.Unnest(expressions=[entries]), "__e"))
+    # Not a copy of `arg`: the later passes (jsonb_ops: `doc -> 'k'`, read as a lambda in
+    # a call's arguments) still rewrite the node they were handed.
+    inner = exp.select(exp.alias_(exp.Unnest(expressions=[entries]), "__e", copy=False))
     entry = exp.column("__e")
     value: exp.Expr = _call("struct_extract", entry, exp.Literal.string("value"))
     if name.endswith("_text"):
@@ -272,11 +274,13 @@ def _member(source: exp.Expr, column: exp.ColumnDef) -> exp.Expr:
 
 
 def _record(name: str, arg: exp.Expr, defs: list[exp.ColumnDef]) -> exp.Select:
+    # `arg` once, in a derived table of one column (not copied: see _each).
     if name in _TO_RECORD:
-        source: exp.Expr = _call("__hati_json_record", arg, exp.Literal.string(name))
-        return exp.select(*[exp.alias_(_member(source.copy(), c), c.name) for c in defs])
-    rows = _call("__hati_json_records", arg, exp.Literal.string(name))
-    inner = exp.select(exp.alias_(exp.Unnest(expressions=[rows]), "__r"))
+        record = _call("__hati_json_record", arg, exp.Literal.string(name))
+        inner = exp.select(exp.alias_(record, "__r", copy=False))
+    else:
+        rows = _call("__hati_json_records", arg, exp.Literal.string(name))
+        inner = exp.select(exp.alias_(exp.Unnest(expressions=[rows]), "__r", copy=False))
     row = exp.column("__r")
     return exp.select(*[exp.alias_(_member(row.copy(), c), c.name) for c in defs]).from_(
         exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier("__q")))

@@ -115,11 +115,20 @@ class DoHandler:
 
 
 @dataclass(frozen=True, slots=True)
-class DoBlock:
-    """A DO statement's block: statements run as one subtransaction, then the first
-    handler whose conditions match an error it raised."""
+class DoIf:
+    """`IF <condition> THEN ... [ELSIF <condition> THEN ...] [ELSE ...] END IF`: the
+    branches in order, each a condition's SQL (None: ELSE) and its statements; the first
+    whose condition is true runs."""
 
-    statements: tuple[str, ...]
+    branches: tuple[tuple[str | None, tuple[str | DoIf, ...]], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DoBlock:
+    """A DO statement's block: statements (SQL, or an IF) run as one subtransaction, then
+    the first handler whose conditions match an error it raised."""
+
+    statements: tuple[str | DoIf, ...]
     handlers: tuple[DoHandler, ...] = ()
 
     def handler_for(self, sqlstate: str) -> DoHandler | None:
@@ -272,6 +281,9 @@ class Statement:
     on_commit: tuple[str, str] | None = None
     # INSERT / UPDATE / MERGE / SELECT: where it may draw sequence values (sequence_draws.py)
     draws: Draws | None = None
+    # Which statement of the text it comes from (0 the first): one PostgreSQL statement may
+    # become several here (a several-action ALTER TABLE: alter_actions.py).
+    source: int = 0
     # Private: the DuckDB tree, kept to regenerate SQL for bind_sql. Never mutated.
     _tree: exp.Expr | None = field(default=None, repr=False, compare=False)
     _bound: dict[int, str] = field(default_factory=dict, repr=False, compare=False)

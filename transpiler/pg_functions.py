@@ -1,4 +1,4 @@
-"""PostgreSQL built-ins DuckDB has under the same name with other semantics, or lacks in a
+r"""PostgreSQL built-ins DuckDB has under the same name with other semantics, or lacks in a
 form a macro cannot take (variadic, a literal read at transpile time). Each is rewritten
 by the shape of its call; the macros they call are in proxy/db/catalog/82_pg_functions.sql.
 
@@ -15,7 +15,8 @@ by the shape of its call; the macros they call are in proxy/db/catalog/82_pg_fun
   microsecond;
 - `percentile_cont(f) WITHIN GROUP (ORDER BY x)`: double precision (DuckDB's quantile of
   a DECIMAL rounds to the column's scale: 1.625 became 1.62);
-- `to_hex(n)`: lower case; `overlay(s PLACING r FROM f [FOR n])`.
+- `to_hex(n)`: lower case; `overlay(s PLACING r FROM f [FOR n])`;
+- the patterns of `~`, `~*`, `!~`, `regexp_replace`: PostgreSQL's `\Z`, `\y`, `\Y` (pg_regex).
 """
 
 from __future__ import annotations
@@ -65,6 +66,11 @@ TRIGGER_WORDS = frozenset(
         "TO_HEX",
         "OVERLAY",
         "REGEXP_MATCH",
+        "~",
+        "~*",
+        "!~",
+        "!~*",
+        "REGEXP_REPLACE",
     }
 )
 
@@ -85,7 +91,7 @@ def handles(node: exp.Expr) -> bool:
         return isinstance(node.this, exp.Var) and node.this.name.upper() not in _KEEP_FIELDS
     if isinstance(node, exp.WithinGroup):
         return isinstance(node.this, exp.PercentileCont)
-    return isinstance(node, NODES)
+    return isinstance(node, (*NODES, *pg_regex.PATTERN_NODES))
 
 
 def rewrite(node: exp.Expr) -> None:
@@ -118,6 +124,8 @@ def rewrite(node: exp.Expr) -> None:
         node.replace(exp.Lower(this=node.copy()))
     elif isinstance(node, exp.Overlay):
         _overlay(node)
+    elif isinstance(node, pg_regex.PATTERN_NODES):
+        pg_regex.are_pattern(node)
     elif isinstance(node, exp.Anonymous):
         name = node.name.lower()
         if name in ("num_nulls", "num_nonnulls"):

@@ -1,4 +1,4 @@
-"""PostgreSQL's regular-expression built-ins where DuckDB's differ (pg_functions.py
+r"""PostgreSQL's regular-expression built-ins where DuckDB's differ (pg_functions.py
 dispatches here). Pure.
 
 - `x SIMILAR TO 'pat' [ESCAPE 'e']`: DuckDB reads the pattern as a regular expression
@@ -8,10 +8,16 @@ dispatches here). Pure.
   match (else the whole match), NULL without a match (DuckDB: a start position);
 - `regexp_matches(s, 'regex' [, 'flags'])`: PostgreSQL's set-returning form (one text[]
   row a match, all of them with 'g'; DuckDB's is a boolean test);
-- `regexp_match(s, 'regex' [, 'flags'])`: the first match's groups as text[], else NULL.
+- `regexp_match(s, 'regex' [, 'flags'])`: the first match's groups as text[], else NULL;
+- the pattern of `~`, `~*`, `!~`, `regexp_replace`: PostgreSQL's escapes RE2 lacks, `\Z`
+  (the end of the string: RE2's `\z`), `\y` / `\Y` (a word boundary or not: `\b` / `\B`);
+  a pattern not written in the statement (a parameter, a column) through `__hati_are`
+  (proxy/db/catalog/82_pg_functions.sql) when it runs.
 """
 
 from __future__ import annotations
+
+import re
 
 from sqlglot import exp
 
@@ -180,3 +186,31 @@ def regexp_match(node: exp.Anonymous) -> None:
     options = [exp.Literal.string(flags)] if flags else []
     pat = exp.Literal.string(pattern)
     node.replace(_first_match(args[0], pat, _capture_groups(pattern), options))
+
+
+# ---------------------------------------------------------------- ARE escapes
+
+_ARE_TO_RE2 = {"Z": r"\z", "y": r"\b", "Y": r"\B"}
+_ESCAPE = re.compile(r"\\(.)", re.S)
+PATTERN_NODES = (exp.RegexpLike, exp.RegexpILike, exp.RegexpReplace)
+
+
+def are_to_re2(pattern: str) -> str:
+    """A PostgreSQL (ARE) pattern with the escapes above as RE2 spells them."""
+    return _ESCAPE.sub(lambda m: _ARE_TO_RE2.get(m.group(1), m.group(0)), pattern)
+
+
+def are_pattern(node: exp.RegexpLike | exp.RegexpILike | exp.RegexpReplace) -> None:
+    """The pattern of `~` / `~*` / regexp_replace in RE2's spelling."""
+    pattern = node.expression
+    if pattern is None or pattern.meta.get("re2"):
+        return
+    text = string_value(pattern)
+    if text is None:
+        fixed: exp.Expr = _call("__hati_are", pattern.copy())
+    elif "\\" in text and are_to_re2(text) != text:
+        fixed = exp.Literal.string(are_to_re2(text))
+    else:
+        return
+    fixed.meta["re2"] = True
+    node.set("expression", fixed)

@@ -41,7 +41,10 @@ _RULES: tuple[tuple[str, str, str], ...] = (
         "42703",
     ),
     ("BinderException", r"Referenced table .* not found", "42P01"),
-    ("BinderException", r"No function matches|Could not choose a best candidate function", "42883"),
+    # PostgreSQL: 42725 `operator is not unique: unknown + unknown` when the argument
+    # types leave several candidates (pg8000 sends every parameter untyped)
+    ("BinderException", r"Could not choose a best candidate function", "42725"),
+    ("BinderException", r"No function matches", "42883"),
     ("BinderException", r"must appear in the GROUP BY clause|GROUP BY", "42803"),
     ("BinderException", r"[Aa]mbiguous", "42702"),
     # DuckDB says LIMIT/OFFSET in one message; PG uses 2201W (LIMIT) / 2201X (OFFSET).
@@ -59,6 +62,8 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     ("ParserException", r"", "42601"),
     ("SyntaxException", r"", "42601"),
     ("ConstraintException", r"[Dd]uplicate key|unique constraint|PRIMARY KEY or UNIQUE", "23505"),
+    # a unique index (ADD UNIQUE, CREATE UNIQUE INDEX) over rows with duplicates
+    ("ConstraintException", r"^Data contains duplicates on indexed column", "23505"),
     ("ConstraintException", r"NOT NULL constraint", "23502"),
     ("ConstraintException", r"foreign key", "23503"),
     # a CHECK whose expression divides by zero (transpiler/division.py): PG raises 22012
@@ -278,6 +283,16 @@ _WORDED = frozenset(
 )
 
 
+_CSV_CONVERT = re.compile(
+    r'Error when converting column "(.*?)"\. Could not convert string "(.*?)" to \'([A-Z]+)'
+)
+_CSV_TYPES = {
+    "INTEGER": "integer", "BIGINT": "bigint", "SMALLINT": "smallint", "DECIMAL": "numeric",
+    "DOUBLE": "double precision", "FLOAT": "real", "BOOLEAN": "boolean", "DATE": "date",
+    "TIMESTAMP": "timestamp", "UUID": "uuid", "HUGEINT": "numeric",
+}  # fmt: skip
+
+
 def _pg_words(message: str) -> tuple[str, str | None] | None:
     """PostgreSQL's message (and SQLSTATE, where it differs) for DuckDB's, or None."""
     for pattern, words, state in _PG_WORDS:
@@ -346,6 +361,12 @@ def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
         message = f"value too long for type character varying({length[1]})"
     elif sqlstate == "0A000" and (key := _INDEX_KEY.match(message)) is not None:
         message = f"DuckDB indexes cannot hold values of type {key[1]}"
+    elif message.startswith("CSV Error on Line") and (csv := _CSV_CONVERT.search(text)):
+        # COPY FROM of a value its column's type cannot take: PostgreSQL's words
+        detail_lines = [f'DuckDB: {message}, column "{csv[1]}"']
+        kind = _CSV_TYPES.get(csv[3], csv[3].lower())
+        message = f'invalid input syntax for type {kind}: "{csv[2]}"'
+        sqlstate = "22007" if kind in ("date", "timestamp") else "22P02"
     elif sqlstate in _WORDED and (pg := _pg_words(message)):
         detail_lines.insert(0, f"DuckDB: {message}")
         message, sqlstate = pg[0], pg[1] or sqlstate

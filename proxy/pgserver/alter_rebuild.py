@@ -275,6 +275,12 @@ def _unfaithful(table: _Table, why: str) -> PgError:
     )
 
 
+def column_names(cur: duckdb.DuckDBPyConnection, table: _Table) -> set[str]:
+    """The table's column names, lower case."""
+    rows = cur.execute("SELECT column_name FROM duckdb_columns() WHERE table_oid = ?", [table.oid])
+    return {r[0].lower() for r in rows.fetchall()}
+
+
 def resolve_table(
     cur: duckdb.DuckDBPyConnection, request: AlterColumnTypes | TableName
 ) -> _Table | None:

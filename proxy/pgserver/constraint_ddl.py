@@ -34,6 +34,7 @@ from transpiler.constraint_ddl import (
     alter_target,
     default_name,
     quote,
+    skip_existing,
 )
 from transpiler.table_ddl import rename_index_columns
 
@@ -82,6 +83,12 @@ def _run(
             else:
                 raise PgError("42P01", f'relation "{request.table}" does not exist')
         else:
+            if any(request.guards):  # ADD COLUMN IF NOT EXISTS of a column there: skipped
+                request, skipped = skip_existing(request, alter_rebuild.column_names(cur, table))
+                for c in skipped:
+                    notices.append(
+                        f'column "{c}" of relation "{table.name}" already exists, skipping'
+                    )
             for sql in request.before:  # ADD COLUMN, SET NOT NULL
                 if sql.endswith(" SET NOT NULL") and _added_nested_with_rows(cur, target):
                     # DuckDB 1.5 reads an array / struct column just added with a DEFAULT

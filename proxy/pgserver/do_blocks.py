@@ -16,11 +16,15 @@ the block first.
   transaction usable and needs no undo; otherwise the savepoint emulation's rules
   apply (a replay of the transaction's earlier writes, or 0A000 when it cannot be exact).
 - No handler matches: the error reaches the client with its SQLSTATE.
+- IF / ELSIF: each condition runs as `SELECT (<condition>)` through the same path when
+  its turn comes (PL/pgSQL's way), and the first branch whose condition is true runs;
+  NULL is false.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import duckdb
@@ -33,7 +37,7 @@ from proxy.semantic import column_hints
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError
 from transpiler import Statement
-from transpiler.model import DoBlock, DoHandler, TransactionCommand
+from transpiler.model import DoBlock, DoHandler, DoIf, TransactionCommand, UtilityCommand
 
 if TYPE_CHECKING:
     from proxy.pgserver.contexts import ClientSession as Session
@@ -41,6 +45,13 @@ if TYPE_CHECKING:
 
 # No client can name it: SQL identifiers cannot hold NUL.
 _SAVEPOINT = "\x00do"
+
+
+@dataclass(frozen=True, slots=True)
+class _If:
+    """A compiled IF: (the condition's SELECT, or None for ELSE; the branch's items)."""
+
+    branches: tuple[tuple[Statement | None, list[Statement | _If]], ...]
 
 
 async def run(runner: Runner, session: Session, portal: Portal) -> None:
@@ -60,11 +71,27 @@ async def run(runner: Runner, session: Session, portal: Portal) -> None:
     session.out(m.command_complete("DO"))
 
 
-async def _compile(runner: Runner, session: Session, texts: Sequence[str]) -> list[Statement]:
-    out: list[Statement] = []
+async def _compile(
+    runner: Runner, session: Session, texts: Sequence[str | DoIf]
+) -> list[Statement | _If]:
+    out: list[Statement | _If] = []
     for text in texts:
+        if isinstance(text, DoIf):
+            out.append(_If(tuple([
+                (None if cond is None else await _condition(runner, session, cond),
+                 await _compile(runner, session, items))
+                for cond, items in text.branches
+            ])))  # fmt: skip
+            continue
         for st in session.transpile_sql(text, await column_hints.ready(runner, text)):
-            runs_here = st.command is None or st.kind == "dml_cte"  # Runner.execute's
+            runs_here = (  # Runner.execute's (CREATE EXTENSION, LOCK: acknowledged)
+                st.command is None
+                or st.kind == "dml_cte"
+                or (
+                    isinstance(st.command, UtilityCommand)
+                    and st.command.name.startswith(("create extension", "lock "))
+                )
+            )
             if not runs_here or st.kind in ("copy", "do", "explain"):
                 what = "DO" if st.kind == "do" else st.tag
                 raise PgError("0A000", f"{what} in a DO block is not supported")
@@ -80,12 +107,20 @@ async def _compile(runner: Runner, session: Session, texts: Sequence[str]) -> li
     return out
 
 
+async def _condition(runner: Runner, session: Session, condition: str) -> Statement:
+    text = f"SELECT ({condition})"
+    statements = session.transpile_sql(text, await column_hints.ready(runner, text))
+    if len(statements) != 1 or statements[0].command is not None:
+        raise PgError("42601", f"syntax error in the IF condition of a DO block: {condition}")
+    return statements[0]
+
+
 async def _own_transaction(
     runner: Runner,
     session: Session,
     block: DoBlock,
-    body: list[Statement],
-    handlers: list[tuple[DoHandler, list[Statement]]],
+    body: list[Statement | _If],
+    handlers: list[tuple[DoHandler, list[Statement | _If]]],
 ) -> None:
     await runner.begin_implicit()
     failure, _ = await _attempt(runner, session, body)
@@ -109,8 +144,8 @@ async def _subtransaction(
     runner: Runner,
     session: Session,
     block: DoBlock,
-    body: list[Statement],
-    handlers: list[tuple[DoHandler, list[Statement]]],
+    body: list[Statement | _If],
+    handlers: list[tuple[DoHandler, list[Statement | _If]]],
 ) -> None:
     state = session.savepoints
     await savepoints.run(runner, state, TransactionCommand("savepoint", savepoint=_SAVEPOINT))
@@ -147,30 +182,62 @@ async def _subtransaction(
 async def _attempt(
     runner: Runner,
     session: Session,
-    statements: list[Statement],
+    statements: list[Statement | _If],
     state: SavepointState | None = None,
 ) -> tuple[PgError | None, int]:
     """Run `statements` with their output unsent (NOTICEs pass). Returns the error that
     stopped them, and the savepoint log's write count before the failed statement."""
     out = session.out
+    rows = bytearray()  # what an IF's condition answered
 
     def notices_only(data: bytes | memoryview) -> None:
         if isinstance(data, bytes) and data[:1] == b"N":
             out(data)
+        elif isinstance(data, (bytes, bytearray, memoryview)):
+            rows.extend(data)
+
+    async def run(items: list[Statement | _If]) -> tuple[PgError, int] | None:
+        for item in items:
+            writes = state.writes if state is not None else 0
+            try:
+                if isinstance(item, _If):
+                    for test, branch in item.branches:
+                        rows.clear()
+                        if test is not None:
+                            await _execute(runner, session, test)
+                        if test is None or _first_value(bytes(rows)) == b"t":
+                            failed = await run(branch)
+                            if failed is not None:
+                                return failed
+                            break
+                else:
+                    await _execute(runner, session, item)
+            except PgError as exc:
+                return exc, writes
+        return None
 
     session.out = notices_only
     try:
-        for st in statements:
-            writes = state.writes if state is not None else 0
-            try:
-                await runner.execute(
-                    Portal(st, [], (), sql=st.sql), session, max_rows=0, describe=False
-                )
-            except PgError as exc:
-                return exc, writes
+        failed = await run(statements)
     finally:
         session.out = out
-    return None, state.writes if state is not None else 0
+    return failed or (None, state.writes if state is not None else 0)
+
+
+async def _execute(runner: Runner, session: Session, st: Statement) -> None:
+    await runner.execute(Portal(st, [], (), sql=st.sql), session, max_rows=0, describe=False)
+
+
+def _first_value(data: bytes) -> bytes | None:
+    """The first column of the first DataRow among wire messages (text format)."""
+    p = 0
+    while p + 5 <= len(data):
+        size = int.from_bytes(data[p + 1 : p + 5], "big")
+        if data[p : p + 1] == b"D" and size >= 10:
+            n = int.from_bytes(data[p + 7 : p + 11], "big", signed=True)
+            return None if n < 0 else data[p + 11 : p + 11 + n]
+        p += 1 + size
+    return None
 
 
 def _aborted(cur: duckdb.DuckDBPyConnection) -> bool:

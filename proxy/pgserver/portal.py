@@ -17,6 +17,8 @@ class Prepared:
     param_oids: list[int]
     columns: tuple | None = None  # cached result columns from Describe
     described: bool = False
+    # statements run before `statement` (proxy/pgserver/statement_parts.py)
+    parts: tuple[Statement, ...] = ()
 
 
 @dataclass

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from proxy.access import sql_policy
 from proxy.db.backends import Activity
 from proxy.db.settings import SessionSettings
-from proxy.pgserver import sql_cursors, sql_prepared, statement_log
+from proxy.pgserver import sql_cursors, sql_prepared, statement_log, statement_parts
 from proxy.pgserver.portal import Portal, Prepared
 from proxy.pgserver.results import row_description
 from proxy.pgserver.runner import Runner
@@ -287,10 +287,7 @@ class Session:
         if sql_prepared.maybe_prepared(sql):
             sql = sql_prepared.extended_text(self.sql_prepared, sql)
         hints = await column_hints.ready(self.runner, sql)
-        statements = self.transpile_sql(sql, hints)
-        if len(statements) > 1:
-            raise PgError("42601", "cannot insert multiple commands into a prepared statement")
-        st = statements[0] if statements else None
+        parts, st = statement_parts.split(self.transpile_sql(sql, hints))
         oids = list(msg.param_oids)
         if st is not None:
             count = max(st.param_count, len(oids))
@@ -300,7 +297,7 @@ class Session:
                     oids[n - 1] = _EXPLICIT_OIDS[pg_type]
             if 0 in oids:
                 oids = await self.runner.infer_param_oids(st, oids)
-        self.prepared[msg.name] = Prepared(msg.sql, st, oids)
+        self.prepared[msg.name] = Prepared(msg.sql, st, oids, parts=parts)
         self.out(m.parse_complete())
 
     def _get_prepared(self, name: str) -> Prepared:
@@ -391,7 +388,11 @@ class Session:
         portal.logged = True
         if logged:
             statement_log.statement(self.log_who(), portal.sql, name or "")
-        await self.runner.execute(portal, self, max_rows=max(msg.max_rows, 0), describe=False)
+        parts = portal.prepared.parts if portal.prepared is not None else ()
+        if parts and not portal.executed:
+            await statement_parts.run(self.runner, self, portal, parts, max(msg.max_rows, 0))
+        else:
+            await self.runner.execute(portal, self, max_rows=max(msg.max_rows, 0), describe=False)
         if self.settings.values.get("log_min_duration_statement", "-1") != "-1":
             if name is None:
                 name = self._prepared_name(portal)  # the statement itself turned the log on

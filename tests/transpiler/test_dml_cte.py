@@ -56,12 +56,32 @@ def test_statement_kind_tag_and_parameters() -> None:
         ("WITH a AS (DELETE FROM t) SELECT * FROM a", "does not have a RETURNING clause"),
         ("SELECT * FROM (WITH a AS (DELETE FROM t RETURNING 1) SELECT 1) s", "top level"),
         ("WITH a AS (MERGE INTO t USING s ON true WHEN MATCHED THEN DELETE) SELECT 1", "MERGE"),
+        # an UPDATE's set column read later, or every column (`*`, a whole row)
+        ("WITH a AS (UPDATE t SET x = 1) SELECT y, x FROM t", "read by the main"),
+        ("WITH a AS (UPDATE t SET x = 1) SELECT * FROM t", "read by the main"),
+        ("WITH a AS (UPDATE t AS r SET x = 1) SELECT to_json(r) FROM t AS r", "read by"),
+        ("WITH a AS (UPDATE t SET x = 1), b AS (SELECT x FROM t) SELECT 1 FROM b", "read by"),
+        (
+            "WITH a AS (UPDATE t SET x = 1), b AS (DELETE FROM u WHERE y IN (SELECT x FROM t)) SELECT 1",
+            "read by",
+        ),  # fmt: skip
     ],
 )
 def test_refused_with_0a000(sql: str, words: str) -> None:
     with pytest.raises(TranspileError, match=words) as err:
         split(sql)
     assert err.value.sqlstate == "0A000"
+
+
+def test_update_then_reads_of_other_columns_are_allowed() -> None:
+    """An UPDATE keeps every row: a part naming none of the columns it sets reads the
+    same either way (LangGraph's store refreshes expires_at while it reads value)."""
+    cte = split(
+        "WITH p AS (SELECT unnest($1::text[]) AS key), u AS (UPDATE store s SET expires_at = "
+        "now() FROM p WHERE s.key = p.key RETURNING s.key) SELECT s.key, s.value, count(*) "
+        "OVER () FROM store s JOIN p ON s.key = p.key"
+    )
+    assert cte is not None and len(cte.steps) == 1
 
 
 def test_two_plain_inserts_into_one_table_are_allowed() -> None:

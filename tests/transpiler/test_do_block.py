@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from transpiler import TranspileError, transpile
-from transpiler.model import DoBlock, DoHandler
+from transpiler.model import DoBlock, DoHandler, DoIf
 
 
 def _block(sql: str) -> DoBlock:
@@ -40,6 +40,37 @@ def test_dollar_quotes_language_comments_and_handlers() -> None:
     assert _block("DO $$BEGIN NULL; END$$ LANGUAGE plpgsql") == DoBlock(())
 
 
+def test_if_elsif_else() -> None:
+    """IF in the body (LangGraph's `IF NOT EXISTS (SELECT ...) THEN CREATE EXTENSION`):
+    a condition may hold a CASE (its THEN is not the IF's), branches may nest."""
+    block = _block(
+        "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') "
+        "THEN CREATE EXTENSION vector; END IF; IF (CASE WHEN 1 = 1 THEN true END) THEN "
+        "CREATE TABLE a (x int); ELSIF false THEN NULL; ELSE IF true THEN DROP TABLE b; "
+        "END IF; CREATE TABLE c (y int); END IF; CREATE TABLE d (z int); EXCEPTION WHEN "
+        "others THEN NULL; END $$"
+    )
+    assert block.statements == (
+        DoIf(
+            (
+                (
+                    "NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector')",
+                    ("CREATE EXTENSION vector",),
+                ),
+            )  # fmt: skip
+        ),
+        DoIf(
+            (
+                ("(CASE WHEN 1 = 1 THEN true END)", ("CREATE TABLE a (x int)",)),
+                ("false", ()),
+                (None, (DoIf((("true", ("DROP TABLE b",)),)), "CREATE TABLE c (y int)")),
+            )
+        ),
+        "CREATE TABLE d (z int)",
+    )
+    assert block.handlers == (DoHandler(("others",), ()),)
+
+
 def test_handler_matching() -> None:
     block = _block(
         "DO $$ BEGIN NULL; EXCEPTION WHEN integrity_constraint_violation THEN NULL; "
@@ -57,7 +88,16 @@ def test_handler_matching() -> None:
     ("sql", "sqlstate", "named"),
     [
         ("DO $$ DECLARE x int; BEGIN NULL; END $$", "0A000", "DECLARE"),
-        ("DO $$ BEGIN IF true THEN NULL; END IF; END $$", "0A000", "IF"),
+        (
+            "DO $$ BEGIN NULL; EXCEPTION WHEN others THEN IF true THEN NULL; END IF; END $$",
+            "0A000",
+            "IF",
+        ),
+        ("DO $$ BEGIN IF true THEN NULL; END $$", "42601", "END IF"),
+        ("DO $$ BEGIN IF true THEN NULL; ELSE NULL; ELSE NULL; END IF; END $$", "42601", "END IF"),
+        ("DO $$ BEGIN IF THEN NULL; END IF; END $$", "42601", "condition"),
+        ("DO $$ BEGIN IF true NULL; END IF; END $$", "42601", "THEN"),
+        ("DO $$ BEGIN IF true THEN LOOP NULL; END LOOP; END IF; END $$", "0A000", "LOOP"),
         ("DO $$ BEGIN LOOP EXIT; END LOOP; END $$", "0A000", "LOOP"),
         ("DO $$ BEGIN PERFORM 1; END $$", "0A000", "PERFORM"),
         ("DO $$ BEGIN RAISE NOTICE 'x'; END $$", "0A000", "RAISE"),

@@ -47,6 +47,26 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_decode(s, f) AS
          WHEN 'base64' THEN from_base64(replace(replace(s, chr(10), ''), chr(13), ''))
          ELSE error('encoding "' || f || '" is not supported here (hex, base64)') END;
 
+-- convert_to(text, encoding) -> bytea / convert_from(bytea, encoding) -> text: the
+-- server's encoding (UTF8) only; its bytes are DuckDB's encode / decode.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_utf8_name(enc) AS
+    regexp_replace(lower(enc), '[^a-z0-9]', '', 'g') IN ('utf8', 'unicode', 'sqlascii');
+CREATE OR REPLACE MACRO __hati_catalog.pg.convert_to(s, enc) AS
+    CASE WHEN s IS NULL OR enc IS NULL THEN NULL WHEN __hati_utf8_name(enc) THEN encode(s)
+         ELSE error('conversion to encoding "' || enc || '" is not supported here (UTF8)') END;
+CREATE OR REPLACE MACRO __hati_catalog.pg.convert_from(b, enc) AS
+    CASE WHEN b IS NULL OR enc IS NULL THEN NULL WHEN __hati_utf8_name(enc) THEN decode(b)
+         ELSE error('conversion from encoding "' || enc || '" is not supported here (UTF8)') END;
+
+-- A PostgreSQL regex pattern known when the statement runs, with the escapes RE2 lacks
+-- as RE2 spells them: \Z -> \z, \y -> \b, \Y -> \B (transpiler/pg_regex.py are_pattern).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_are(p) AS
+    CASE WHEN p IS NULL OR NOT contains(p, '\') THEN p
+         ELSE regexp_replace(regexp_replace(regexp_replace(p,
+             '((?:^|[^\\])(?:\\\\)*)\\Z', '\1\\z', 'g'),
+             '((?:^|[^\\])(?:\\\\)*)\\y', '\1\\b', 'g'),
+             '((?:^|[^\\])(?:\\\\)*)\\Y', '\1\\B', 'g') END;
+
 -- octet_length / bit_length of text (DuckDB's are for BLOB and BIT; a string literal was ambiguous).
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_octet_length(x) AS
     CASE WHEN typeof(x) = 'BLOB' THEN octet_length(x::BLOB) ELSE strlen(x::VARCHAR) END;
