@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from proxy.access import sql_policy
 from proxy.db.backends import Activity
 from proxy.db.settings import SessionSettings
-from proxy.pgserver import sql_cursors, sql_prepared, statement_log
+from proxy.pgserver import sql_cursors, sql_prepared, statement_log, triggers
 from proxy.pgserver.portal import Portal, Prepared
 from proxy.pgserver.results import row_description
 from proxy.pgserver.runner import Runner
@@ -242,6 +242,8 @@ class Session:
                     self.out(m.command_complete("PREPARE"))
                 else:
                     sql = sql_prepared.execute_text(self.sql_prepared, sql) or sql
+            if not answered:
+                sql = await triggers.prepare(self, sql)  # BEFORE ROW triggers it fires
             hints = None if answered else await column_hints.ready(self.runner, sql)
             statements = () if answered else self.transpile_sql(sql, hints)
             if not logged and statement_log.selects(level, statements):
@@ -286,6 +288,7 @@ class Session:
         sql = self.statement_sql = msg.sql
         if sql_prepared.maybe_prepared(sql):
             sql = sql_prepared.extended_text(self.sql_prepared, sql)
+        sql = await triggers.prepare(self, sql)  # BEFORE ROW triggers it fires
         hints = await column_hints.ready(self.runner, sql)
         statements = self.transpile_sql(sql, hints)
         if len(statements) > 1:

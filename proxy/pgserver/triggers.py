@@ -1,0 +1,276 @@
+"""BEFORE ROW triggers: the registry `main.__hati_triggers` (made with the catalog,
+proxy/db/catalog/install.py, in the user's database, so CREATE / DROP TRIGGER are
+transactional and survive restarts), the trigger DDL carried out on it
+(transpiler/trigger_ddl.py), and the rewrite of each INSERT / UPDATE that fires a trigger
+(transpiler/trigger_rewrite.py) before it is transpiled.
+
+The registry is read through the session's own cursor for every write statement once a
+database has triggers (it sees the session's uncommitted DDL and others' committed DDL);
+a database without triggers costs a regex test per statement.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import duckdb
+import sqlglot
+
+from proxy.pgserver.alter_rebuild import TableName, resolve_table
+from proxy.wire import messages as m
+from proxy.wire.errors import PgError
+from transpiler import trigger_ddl
+from transpiler.dialects import POSTGRES
+from transpiler.errors import TranspileError
+from transpiler.splitter import split
+from transpiler.sql_functions import REGISTRY as ROUTINES
+from transpiler.trigger_rewrite import TableTriggers, Trigger, rewrite
+
+if TYPE_CHECKING:
+    from proxy.pgserver.contexts import ClientSession, StatementRunner
+    from proxy.pgserver.portal import Portal
+
+REGISTRY = "main.__hati_triggers"
+COLUMNS = (
+    "schema_name VARCHAR, table_name VARCHAR, name VARCHAR, function_schema VARCHAR, "
+    "function_name VARCHAR, tgtype INTEGER, columns VARCHAR[], when_text VARCHAR, "
+    "enabled VARCHAR"
+)
+FOLLOWING_TAGS = frozenset({"ALTER TABLE", "DROP TABLE", "DROP SCHEMA"})
+_WRITE = re.compile(r"\b(?:INSERT|UPDATE|MERGE)\b", re.IGNORECASE)
+# engine id -> whether its registry may hold triggers (unknown until first read)
+_ANY: dict[int, bool] = {}
+_RENAME = re.compile(
+    r'^\s*ALTER\s+TABLE\s+(?:IF\s+EXISTS\s+)?(?:ONLY\s+)?((?:"[^"]+"|\w+)\s*\.\s*)?("[^"]+"|\w+)'
+    r'\s+RENAME\s+TO\s+("[^"]+"|\w+)\s*;?\s*$',
+    re.IGNORECASE,
+)
+
+
+async def prepare(session: ClientSession, sql: str) -> str:
+    """`sql` with the BEFORE ROW triggers its INSERTs / UPDATEs fire applied."""
+    runner = session.runner
+    engine = id(runner.engine)
+    if not _WRITE.search(sql) or _ANY.get(engine) is False:
+        return sql
+    await runner.take_cursor()
+    tables = await runner.call(_load, runner.cursor, sql)
+    _ANY[engine] = tables is not None
+    if not tables:
+        return sql
+    try:
+        chunks = split(sql, POSTGRES)
+        parts = [rewrite(chunk.text, tables) for chunk in chunks]
+    except TranspileError as exc:
+        raise PgError(exc.sqlstate, exc.message) from exc
+    if all(p is None for p in parts):
+        return sql
+    return ";\n".join(p or c.text for p, c in zip(parts, chunks, strict=True))
+
+
+def _load(cur: duckdb.DuckDBPyConnection, sql: str) -> dict[str, tuple[TableTriggers, ...]] | None:
+    """The enabled triggers of the tables `sql` names (None: the registry is empty)."""
+    rows = cur.execute(
+        f"SELECT t.schema_name, t.table_name, t.name, t.tgtype, t.columns, t.when_text, "
+        f"t.enabled, r.body FROM {REGISTRY} t LEFT JOIN {ROUTINES} r ON r.schema_name = "
+        "t.function_schema AND r.name = t.function_name AND r.nargs = 0 ORDER BY t.name"
+    ).fetchall()
+    if not rows:
+        return None
+    lowered = sql.lower()
+    named = {(s, t) for s, t, *_ in rows if t.lower() in lowered}
+    out: dict[str, list[TableTriggers]] = {}
+    for schema, table in sorted(named):
+        cols = cur.execute(
+            "SELECT column_name, column_default FROM duckdb_columns() WHERE schema_name = ? "
+            "AND table_name = ? AND database_name = system.main.current_database() ORDER BY column_index",
+            [schema, table],
+        ).fetchall()
+        triggers = tuple(
+            Trigger(name, tgtype, tuple(columns or ()), when, body or "")
+            for s, t, name, tgtype, columns, when, enabled, body in rows
+            if (s, t) == (schema, table) and enabled != "D" and body is not None
+        )
+        if not triggers or not cols:
+            continue
+        defaults = {c: _pg_default(d) for c, d in cols}
+        found = TableTriggers(schema, table, tuple(c for c, _ in cols), defaults, triggers)
+        out.setdefault(table.lower(), []).append(found)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _pg_default(text: str | None) -> str | None:
+    if text is None:
+        return None
+    try:
+        return sqlglot.transpile(text, read="duckdb", write=POSTGRES)[0]
+    except sqlglot.errors.SqlglotError:
+        return text
+
+
+async def run(runner: StatementRunner, session: ClientSession, portal: Portal) -> None:
+    """Carry out CREATE / DROP TRIGGER or ALTER TABLE ... ENABLE / DISABLE TRIGGER."""
+    st = portal.statement
+    assert st is not None and st.trigger is not None
+    await runner.take_cursor()
+    notices: list[str] = []
+    await runner.call(_run, runner.cursor, st.trigger, notices, sql=st.sql)
+    if st.trigger.action == "create":
+        _ANY[id(runner.engine)] = True
+    for text in notices:
+        session.send_notice(text)
+    session.out(m.command_complete(st.tag))
+
+
+def _run(cur: duckdb.DuckDBPyConnection, ddl: trigger_ddl.TriggerDdl, notices: list[str]) -> None:
+    table = resolve_table(cur, TableName(ddl.table, ddl.schema))
+    schema = table.schema if table is not None else (ddl.schema or "main")
+    kind = ("TABLE",) if table is not None else None
+    if kind is None:
+        kind = cur.execute(
+            "SELECT 'VIEW' FROM duckdb_views() WHERE view_name = ? AND NOT internal",
+            [ddl.table],
+        ).fetchone()
+    if kind is None:
+        if ddl.action == "drop" and ddl.if_exists:
+            notices.append(f'relation "{ddl.table}" does not exist, skipping')
+            return
+        raise PgError("42P01", f'relation "{ddl.table}" does not exist')
+    if kind[0] == "VIEW":
+        raise PgError(
+            "42809",
+            f'"{ddl.table}" is a view',
+            detail="Views cannot have row-level BEFORE or AFTER triggers.",
+        )
+    key = [schema, ddl.table, ddl.name]
+    where = "schema_name = ? AND table_name = ? AND name = ?"
+    exists = cur.execute(f"SELECT count(*) FROM {REGISTRY} WHERE {where}", key).fetchone()[0]
+    if ddl.action == "drop":
+        if not exists:
+            message = f'trigger "{ddl.name}" for table "{ddl.table}" does not exist'
+            if not ddl.if_exists:
+                raise PgError("42704", message)
+            notices.append(message + ", skipping")
+        cur.execute(f"DELETE FROM {REGISTRY} WHERE {where}", key)
+        return
+    if ddl.action == "enable":
+        if ddl.name in ("ALL", "USER"):
+            cur.execute(
+                f"UPDATE {REGISTRY} SET enabled = ? WHERE schema_name = ? AND table_name = ?",
+                [ddl.enabled, schema, ddl.table],
+            )
+            return
+        if not exists:
+            raise PgError("42704", f'trigger "{ddl.name}" for table "{ddl.table}" does not exist')
+        cur.execute(f"UPDATE {REGISTRY} SET enabled = ? WHERE {where}", [ddl.enabled, *key])
+        return
+    if exists and not ddl.replace:
+        raise PgError("42710", f'trigger "{ddl.name}" for relation "{ddl.table}" already exists')
+    function_schema = _function_schema(cur, ddl)
+    columns = {
+        c
+        for (c,) in cur.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE schema_name = ? AND table_name = ? "
+            "AND database_name = system.main.current_database()",
+            [schema, ddl.table],
+        ).fetchall()
+    }
+    for column in ddl.columns:
+        if column not in columns:
+            raise PgError("42703", f'column "{column}" of relation "{ddl.table}" does not exist')
+    cur.execute(f"DELETE FROM {REGISTRY} WHERE {where}", key)
+    cur.execute(
+        f"INSERT INTO {REGISTRY} VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'O')",
+        [*key, function_schema, ddl.function, ddl.tgtype, list(ddl.columns), ddl.when],
+    )
+
+
+def _function_schema(cur: duckdb.DuckDBPyConnection, ddl: trigger_ddl.TriggerDdl) -> str:
+    schema = ddl.function_schema
+    rows = cur.execute(
+        f"SELECT schema_name, result_oid FROM {ROUTINES} r WHERE name = ? AND nargs = 0 "
+        "AND (? IS NULL OR schema_name = ?) AND EXISTS (SELECT 1 FROM duckdb_functions() f "
+        "WHERE f.schema_name = r.schema_name AND f.function_name = r.name "
+        "AND f.database_name = system.main.current_database()) "
+        "ORDER BY schema_name <> 'main', schema_name",
+        [ddl.function, schema, schema],
+    ).fetchall()
+    if not rows:
+        raise PgError("42883", f"function {ddl.function}() does not exist")
+    if rows[0][1] != 2279:
+        raise PgError("42P17", f"function {ddl.function} must return type trigger")
+    return rows[0][0]
+
+
+def after_ddl(cur: duckdb.DuckDBPyConnection, tag: str, sql: str) -> None:
+    """A table renamed keeps its triggers; a dropped one loses them."""
+    if tag == "ALTER TABLE" and (m_ := _RENAME.match(sql)) is not None:
+        schema = _fold(m_[1].rstrip(". \t")) if m_[1] else None
+        schema = "main" if schema in (None, "public") else schema
+        cur.execute(
+            f"UPDATE {REGISTRY} SET table_name = ? WHERE schema_name = ? AND table_name = ?",
+            [_fold(m_[3]), schema, _fold(m_[2])],
+        )
+    if tag in ("DROP TABLE", "DROP SCHEMA", "ALTER TABLE"):
+        cur.execute(
+            f"DELETE FROM {REGISTRY} r WHERE NOT EXISTS (SELECT 1 FROM duckdb_tables() t "
+            "WHERE t.schema_name = r.schema_name AND t.table_name = r.table_name "
+            "AND t.database_name = system.main.current_database())"
+        )
+
+
+async def check_drop_function(runner: StatementRunner, session: ClientSession, sql: str) -> None:
+    """DROP FUNCTION of a trigger function a trigger uses: 2BP01 (with CASCADE the
+    triggers go first)."""
+    if _ANY.get(id(runner.engine)) is False:
+        return
+    await runner.take_cursor()
+    notices: list[str] = []
+    await runner.call(_check_drop_function, runner.cursor, sql, notices, sql=sql)
+    for text in notices:
+        session.send_notice(text)
+
+
+def _check_drop_function(cur: duckdb.DuckDBPyConnection, sql: str, notices: list[str]) -> None:
+    """DROP FUNCTION of a trigger function a trigger uses: 2BP01 (with CASCADE the
+    triggers go first)."""
+    found = re.match(
+        r'(?is)^\s*DROP\s+FUNCTION\s+(?:IF\s+EXISTS\s+)?(?:(?:"[^"]+"|\w+)\s*\.\s*)?'
+        r'("[^"]+"|\w+)\s*(?:\(\s*\))?\s*(CASCADE|RESTRICT)?\s*;?\s*$',
+        sql,
+    )
+    if found is None:
+        return
+    name = _fold(found[1])
+    users = cur.execute(
+        f"SELECT name, table_name FROM {REGISTRY} WHERE function_name = ? ORDER BY table_name, name",
+        [name],
+    ).fetchall()
+    if not users:
+        return
+    said = [f"trigger {t} on table {tb} depends on function {name}()" for t, tb in users]
+    if (found[2] or "").upper() != "CASCADE":
+        raise PgError(
+            "2BP01",
+            f"cannot drop function {name}() because other objects depend on it",
+            detail="\n".join(said),
+            hint="Use DROP ... CASCADE to drop the dependent objects too.",
+        )
+    for t, tb in users:
+        notices.append(f"drop cascades to trigger {t} on table {tb}")
+    cur.execute(f"DELETE FROM {REGISTRY} WHERE function_name = ?", [name])
+
+
+def switch_all(cur: duckdb.DuckDBPyConnection, relation: str, enable: bool) -> None:
+    """ALTER TABLE t {ENABLE | DISABLE} TRIGGER {ALL | USER}: each of its triggers."""
+    parts = [_fold(p.strip()) for p in relation.split(".")]
+    schema = parts[-2] if len(parts) > 1 else cur.execute("SELECT current_schema()").fetchone()[0]
+    cur.execute(
+        f"UPDATE {REGISTRY} SET enabled = ? WHERE schema_name = ? AND table_name = ?",
+        ["O" if enable else "D", "main" if schema == "public" else schema, parts[-1]],
+    )
+
+
+def _fold(name: str) -> str:
+    return name[1:-1] if name.startswith('"') else name.lower()
