@@ -37,6 +37,7 @@ _ALTER = re.compile(
     rf"\s+(ALWAYS\s+|REPLICA\s+)?TRIGGER\s+({_NAME})\s*;?\s*$",
     re.IGNORECASE | re.DOTALL,
 )
+_RECORD = re.compile(r"\b(NEW|OLD)\s*\.", re.IGNORECASE)
 _WHEN = re.compile(r"^WHEN\s*\((.*)\)$", re.IGNORECASE | re.DOTALL)
 
 
@@ -115,7 +116,8 @@ def parse(text: str) -> TriggerDdl | None:
         found = _WHEN.match(level[3])
         if found is None:
             raise TranspileError("42601", f'syntax error at or near "{level[3].split()[0]}"')
-        when = found[1].strip()
+        # as PostgreSQL prints it back: the records in lower case
+        when = _RECORD.sub(lambda r: r[1].lower() + ".", found[1].strip())
         plpgsql_trigger.expression(when)  # NEW / OLD / TG_ only (0A000 otherwise)
     if m[8].strip():
         _refuse("trigger arguments")

@@ -169,6 +169,11 @@ class _Row:
             if not isinstance(node, exp.Column):
                 return node
             record = node.table.lower()
+            if isinstance(node.this, exp.Star) and record in ("new", "old"):
+                values = self.new if record == "new" else self.old
+                if values is None:
+                    return exp.null()
+                return exp.Tuple(expressions=[v.copy() for v in values.values()])
             name = node.name if node.this.quoted else node.name.lower()
             if record == "new":
                 if name not in self.new:
@@ -236,7 +241,13 @@ def _insert(tree: exp.Insert, found: TableTriggers) -> exp.Insert | None:
         listed = list(found.columns[:width]) if width is not None else list(found.columns)
     source = _defaults_in_values(source, listed, found)
     # what the triggers read or write besides the listed columns: its default first
-    used = _used_columns(firing) - set(listed)
+    used = _used_columns(firing)
+    if "*" in used:  # NEW.*: every column
+        used = set(found.columns)
+    if any(_skips(parse_body(t.body)) for t in firing):
+        # PostgreSQL computes defaults (draws serials) before a trigger skips the row
+        used |= {c for c in found.columns if found.defaults.get(c)}
+    used -= set(listed)
     unknown = used - set(found.columns)
     if unknown:
         raise TranspileError("42703", f'record "new" has no field "{sorted(unknown)[0]}"')
@@ -262,7 +273,14 @@ def _insert(tree: exp.Insert, found: TableTriggers) -> exp.Insert | None:
         row.run(trigger, found, "INSERT")
     query = exp.select(*[row.new[c] for c in columns]).from_(inner.subquery(_NEW))
     if not _is(row.skip, False):
-        query = query.where(_not(row.skip))
+        keep = _not(row.skip)
+        drawn = [start[c] for c in extra if found.defaults.get(c)]
+        if drawn:
+            # the condition reads the defaults, so DuckDB draws them for every row (as
+            # PostgreSQL does, before its trigger skips one) instead of filtering first
+            seen = exp.Anonymous(this="hash", expressions=[d.copy() for d in drawn])
+            keep = exp.Case(ifs=[exp.If(this=seen.is_(exp.null()), true=exp.false())], default=keep)
+        query = query.where(keep)
     out = tree.copy()
     table = target.this if isinstance(target, exp.Schema) else target
     out.set(
@@ -336,9 +354,22 @@ def _used_columns(triggers: list[Trigger]) -> set[str]:
                 pending += step.otherwise
         for tree in trees:
             for column in tree.find_all(exp.Column):
-                if column.table.lower() == "new":
+                if column.table.lower() == "new" and isinstance(column.this, exp.Star):
+                    used.add("*")
+                elif column.table.lower() == "new":
                     used.add(column.name if column.this.quoted else column.name.lower())
     return used
+
+
+def _skips(steps: tuple[Step, ...]) -> bool:
+    for step in steps:
+        if isinstance(step, Return) and step.null:
+            return True
+        if isinstance(step, If) and (
+            any(_skips(body) for _, body in step.branches) or _skips(step.otherwise)
+        ):
+            return True
+    return False
 
 
 def _truth(cond: exp.Expr) -> exp.Expr:
