@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from proxy.pgserver import savepoints, sql_cursors
+from proxy.pgserver import savepoints, sql_cursors, triggers
 from proxy.pgserver.portal import Portal
 from proxy.pgserver.result_shape import returns_rows
 from proxy.pgserver.savepoint_log import SavepointState
@@ -63,6 +63,7 @@ async def run(runner: Runner, session: Session, portal: Portal) -> None:
 async def _compile(runner: Runner, session: Session, texts: Sequence[str]) -> list[Statement]:
     out: list[Statement] = []
     for text in texts:
+        text = await triggers.prepare(runner, text)  # BEFORE ROW triggers it fires
         for st in session.transpile_sql(text, await column_hints.ready(runner, text)):
             runs_here = st.command is None or st.kind == "dml_cte"  # Runner.execute's
             if not runs_here or st.kind in ("copy", "do", "explain"):

@@ -243,7 +243,7 @@ class Session:
                 else:
                     sql = sql_prepared.execute_text(self.sql_prepared, sql) or sql
             if not answered:
-                sql = await triggers.prepare(self, sql)  # BEFORE ROW triggers it fires
+                sql = await triggers.prepare(self.runner, sql)  # BEFORE ROW triggers it fires
             hints = None if answered else await column_hints.ready(self.runner, sql)
             statements = () if answered else self.transpile_sql(sql, hints)
             if not logged and statement_log.selects(level, statements):
@@ -288,7 +288,7 @@ class Session:
         sql = self.statement_sql = msg.sql
         if sql_prepared.maybe_prepared(sql):
             sql = sql_prepared.extended_text(self.sql_prepared, sql)
-        sql = await triggers.prepare(self, sql)  # BEFORE ROW triggers it fires
+        sql = await triggers.prepare(self.runner, sql)  # BEFORE ROW triggers it fires
         hints = await column_hints.ready(self.runner, sql)
         statements = self.transpile_sql(sql, hints)
         if len(statements) > 1:

@@ -38,7 +38,8 @@ COLUMNS = (
     "enabled VARCHAR"
 )
 FOLLOWING_TAGS = frozenset({"ALTER TABLE", "DROP TABLE", "DROP SCHEMA"})
-_WRITE = re.compile(r"\b(?:INSERT|UPDATE|MERGE)\b", re.IGNORECASE)
+_WRITE = re.compile(r"\b(?:INSERT|UPDATE|MERGE|COPY)\b", re.IGNORECASE)
+_COPY_FROM = re.compile(r'(?is)^\s*COPY\s+(?:(?:"[^"]+"|\w+)\s*\.\s*)?("[^"]+"|\w+)[^;]*?\bFROM\b')
 # engine id -> whether its registry may hold triggers (unknown until first read)
 _ANY: dict[int, bool] = {}
 _RENAME = re.compile(
@@ -48,9 +49,9 @@ _RENAME = re.compile(
 )
 
 
-async def prepare(session: ClientSession, sql: str) -> str:
-    """`sql` with the BEFORE ROW triggers its INSERTs / UPDATEs fire applied."""
-    runner = session.runner
+async def prepare(runner: StatementRunner, sql: str) -> str:
+    """`sql` with the BEFORE ROW triggers its INSERTs / UPDATEs fire applied (COPY FROM
+    into a table with INSERT triggers is refused: 0A000)."""
     engine = id(runner.engine)
     if not _WRITE.search(sql) or _ANY.get(engine) is False:
         return sql
@@ -61,12 +62,28 @@ async def prepare(session: ClientSession, sql: str) -> str:
         return sql
     try:
         chunks = split(sql, POSTGRES)
+        for chunk in chunks:
+            _check_copy(chunk.text, tables)
         parts = [rewrite(chunk.text, tables) for chunk in chunks]
     except TranspileError as exc:
         raise PgError(exc.sqlstate, exc.message) from exc
     if all(p is None for p in parts):
         return sql
     return ";\n".join(p or c.text for p, c in zip(parts, chunks, strict=True))
+
+
+def _check_copy(sql: str, tables: dict[str, tuple[TableTriggers, ...]]) -> None:
+    copy = _COPY_FROM.match(sql)
+    if copy is None:
+        return
+    for found in tables.get(_fold(copy[1]), ()):
+        if any(t.tgtype & trigger_ddl.INSERT for t in found.triggers):
+            raise PgError(
+                "0A000",
+                f'COPY FROM into "{found.table}", which has BEFORE INSERT triggers, is not '
+                "supported: hatiproxy runs BEFORE ROW triggers on INSERT and UPDATE "
+                "statements (load with INSERT, or disable the triggers first)",
+            )
 
 
 def _load(cur: duckdb.DuckDBPyConnection, sql: str) -> dict[str, tuple[TableTriggers, ...]] | None:
