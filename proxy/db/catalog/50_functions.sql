@@ -341,9 +341,10 @@ SELECT (1610612736 + hash(tr.schema_name || '.' || tr.table_name || '.' || tr.na
                ELSE '' END AS head,
        ' FOR EACH ROW '
        || CASE WHEN tr.when_text IS NOT NULL THEN 'WHEN (' || tr.when_text || ') ' ELSE '' END
-       || 'EXECUTE FUNCTION '
-       || CASE WHEN tr.function_schema = 'main' THEN '' ELSE tr.function_schema || '.' END
-       || tr.function_name || '()' AS tail,
+       || 'EXECUTE FUNCTION ' AS tail,
+       CASE WHEN tr.function_schema = 'main' THEN 'public' ELSE tr.function_schema END
+           AS function_schema,
+       tr.function_name,
        n.nspname, tr.table_name
 FROM {{duck_db_ident}}.main.__hati_triggers tr
 JOIN duckdb_tables() t ON t.database_name = {{duck_db}} AND t.schema_name = tr.schema_name

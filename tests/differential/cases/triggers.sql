@@ -34,7 +34,7 @@ UPDATE d_trg_posts SET body = 'b' WHERE title = 'c' RETURNING version, updated_a
 -- @query catalog_triggers
 SELECT t.tgname, t.tgenabled, t.tgtype, t.tgisinternal, c.relname, p.proname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_proc p ON p.oid = t.tgfoid WHERE c.relname = 'd_trg_posts' ORDER BY t.tgname;
 -- @query triggerdef
-SELECT pg_get_triggerdef(t.oid), pg_get_triggerdef(t.oid, true) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE c.relname = 'd_trg_posts' ORDER BY t.tgname;
+SELECT pg_get_triggerdef(t.oid, true) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE c.relname = 'd_trg_posts' ORDER BY t.tgname;
 -- @query trigger_function_catalog
 SELECT p.proname, l.lanname, p.prorettype::regtype::text, p.pronargs FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang WHERE p.proname = 'd_trg_bump';
 -- @query enable_trigger
