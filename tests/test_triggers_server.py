@@ -36,6 +36,13 @@ def test_parameters_over_the_extended_protocol(server, table_name) -> None:
         assert row == (1, "UPDATE:C")
         rows = conn.execute(f"SELECT id, title, n, stamp FROM {t} ORDER BY id").fetchall()
         assert rows == [(1, "c", 1, "UPDATE:C"), (2, "b", 0, "INSERT:B")]
+        row = conn.execute(
+            f"INSERT INTO {t} (id, title) VALUES (%s, %s) ON CONFLICT (id) DO UPDATE "
+            "SET title = EXCLUDED.title || %s RETURNING id, n, stamp",
+            (2, "d", "!"),
+            prepare=True,
+        ).fetchone()
+        assert row == (2, 1, "UPDATE:D!")
 
 
 def test_rollback_takes_the_trigger_back_and_others_see_commits(server, table_name) -> None:
@@ -98,11 +105,12 @@ def test_rollback_takes_the_trigger_back_and_others_see_commits(server, table_na
             "WITH w AS (UPDATE {t} SET title = 'x' RETURNING id) SELECT * FROM w",
             "data-modifying WITH",
         ),
-        (
-            "INSERT INTO {t} (id, title) VALUES (1, 'x') ON CONFLICT (id) DO UPDATE SET title = 'y'",
-            "ON CONFLICT DO UPDATE",
-        ),
         ("COPY {t} (title) FROM STDIN", "COPY FROM"),
+        (
+            "MERGE INTO {t} USING (SELECT 1 AS id) s ON s.id = {t}.id "
+            "WHEN MATCHED THEN UPDATE SET title = 'm'",
+            "MERGE",
+        ),
     ],
     ids=[
         "after",
@@ -113,8 +121,8 @@ def test_rollback_takes_the_trigger_back_and_others_see_commits(server, table_na
         "raise",
         "loop",
         "cte",
-        "upsert",
         "copy",
+        "merge",
     ],
 )
 def test_refused_with_0a000_naming_it(server, table_name, statement, named) -> None:

@@ -195,9 +195,22 @@ class _Row:
 def _update(tree: exp.Update, found: TableTriggers) -> exp.Update | None:
     target = tree.this
     assert isinstance(target, exp.Table)
-    qualifier = target.alias_or_name
+    done = _updated(tree.expressions, found, target.alias_or_name)
+    if done is None:
+        return None
+    out = tree.copy()
+    out.set("expressions", done[0])
+    _and_where(out, done[1])
+    return out
+
+
+def _updated(
+    items: list[exp.Expr], found: TableTriggers, qualifier: str | None
+) -> tuple[list[exp.Expr], exp.Expr] | None:
+    """An UPDATE's (or ON CONFLICT DO UPDATE's) SET list with the BEFORE UPDATE triggers
+    applied, and the condition under which a trigger skips the row; None: none fires."""
     sets: dict[str, exp.Expr] = {}
-    for item in tree.expressions:
+    for item in items:
         if not isinstance(item, exp.EQ) or not isinstance(item.this, exp.Column):
             _refuse("UPDATE SET (a, b) = (...) on a table with triggers")
         sets[_folded(item.this)] = item.expression
@@ -209,28 +222,35 @@ def _update(tree: exp.Update, found: TableTriggers) -> exp.Update | None:
     row = _Row(dict(start), old)
     for trigger in firing:
         row.run(trigger, found, "UPDATE")
-    out = tree.copy()
-    assignments = [
+    assignments: list[exp.Expr] = [
         exp.EQ(this=exp.column(c, quoted=True), expression=row.new[c])
         for c in found.columns
         if c in sets or row.new[c] is not start[c]
     ]
-    out.set("expressions", assignments)
-    if not _is(row.skip, False):
-        keep = _not(row.skip)
-        where = out.args.get("where")
-        out.set("where", exp.Where(this=exp.and_(where.this, keep) if where else keep))
-    return out
+    return assignments, row.skip
+
+
+def _and_where(node: exp.Expr, skip: exp.Expr) -> None:
+    if _is(skip, False):
+        return
+    keep = _not(skip)
+    where = node.args.get("where")
+    node.set("where", exp.Where(this=exp.and_(where.this, keep) if where else keep))
 
 
 def _insert(tree: exp.Insert, found: TableTriggers) -> exp.Insert | None:
     conflict = tree.args.get("conflict")
-    updates = isinstance(conflict, exp.OnConflict) and bool(conflict.expressions)
-    if updates and _firing(found, UPDATE, set(found.columns)):
-        _refuse("INSERT ... ON CONFLICT DO UPDATE on a table with BEFORE UPDATE triggers")
+    upsert = None
+    if isinstance(conflict, exp.OnConflict) and conflict.expressions:
+        # DO UPDATE runs the BEFORE UPDATE triggers on the existing row
+        upsert = _updated(conflict.expressions, found, None)
     firing = _firing(found, INSERT, set())
     if not firing:
-        return None
+        if upsert is None:
+            return None
+        out = tree.copy()
+        _set_upsert(out, upsert)
+        return out
     target = tree.this
     listed = [_folded(c) for c in target.expressions] if isinstance(target, exp.Schema) else None
     source = tree.expression
@@ -291,7 +311,15 @@ def _insert(tree: exp.Insert, found: TableTriggers) -> exp.Insert | None:
     )
     out.set("expression", query)
     out.set("default", None)
+    if upsert is not None:
+        _set_upsert(out, upsert)
     return out
+
+
+def _set_upsert(tree: exp.Insert, upsert: tuple[list[exp.Expr], exp.Expr]) -> None:
+    conflict = tree.args["conflict"]
+    conflict.set("expressions", upsert[0])
+    _and_where(conflict, upsert[1])
 
 
 def _folded(node: exp.Expr) -> str:

@@ -11,6 +11,10 @@ CREATE TRIGGER d_trg_a_touch BEFORE UPDATE ON d_trg_posts FOR EACH ROW EXECUTE F
 CREATE TRIGGER d_trg_b_bump BEFORE UPDATE OF title, body ON d_trg_posts FOR EACH ROW EXECUTE PROCEDURE d_trg_bump();
 CREATE TRIGGER d_trg_c_status BEFORE INSERT OR UPDATE ON d_trg_posts FOR EACH ROW EXECUTE FUNCTION d_trg_status();
 INSERT INTO d_trg_posts (title) VALUES ('a'), ('draft one'), ('skip'), ('c');
+CREATE TABLE d_trg_kv (k int PRIMARY KEY, v text, n int NOT NULL DEFAULT 0, note text);
+CREATE FUNCTION d_trg_kv_f() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF TG_OP = 'UPDATE' THEN NEW.n := OLD.n + 1; IF NEW.v = 'keep' THEN RETURN NULL; END IF; END IF; NEW.note := TG_OP || ' ' || NEW.v; RETURN NEW; END $$;
+CREATE TRIGGER d_trg_kv_t BEFORE INSERT OR UPDATE ON d_trg_kv FOR EACH ROW EXECUTE FUNCTION d_trg_kv_f();
+INSERT INTO d_trg_kv (k, v) VALUES (1, 'a'), (2, 'b');
 -- @query insert_trigger_rows
 SELECT id, title, status, version, updated_at FROM d_trg_posts ORDER BY id;
 -- @query update_fires_in_name_order
@@ -61,3 +65,11 @@ UPDATE d_trg_posts2 SET updated_at = '2001-01-01 00:00:00+00', title = 'draft x'
 DROP FUNCTION d_trg_touch() CASCADE;
 -- @query left_after_cascade
 SELECT t.tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE c.relname = 'd_trg_posts2' ORDER BY 1;
+-- @query upsert_runs_insert_then_update_triggers
+INSERT INTO d_trg_kv (k, v) VALUES (1, 'a2'), (3, 'c'), (2, 'keep') ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v RETURNING k, v, n, note;
+-- @query upsert_rows
+SELECT k, v, n, note FROM d_trg_kv ORDER BY k;
+-- @query upsert_do_nothing
+INSERT INTO d_trg_kv (k, v) VALUES (3, 'z'), (4, 'd') ON CONFLICT DO NOTHING RETURNING k, note;
+-- @query update_params_free_where
+UPDATE d_trg_kv SET v = v || '!' WHERE k > 2 RETURNING k, v, n, note;
