@@ -15,33 +15,25 @@ import re
 from typing import TYPE_CHECKING
 
 import duckdb
-import sqlglot
 
+from proxy.db import row_triggers
 from proxy.pgserver.alter_rebuild import TableName, resolve_table
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError
 from transpiler import trigger_ddl
-from transpiler.dialects import POSTGRES
-from transpiler.errors import TranspileError
-from transpiler.splitter import split
 from transpiler.sql_functions import REGISTRY as ROUTINES
-from transpiler.trigger_rewrite import TableTriggers, Trigger, rewrite
 
 if TYPE_CHECKING:
     from proxy.pgserver.contexts import ClientSession, StatementRunner
     from proxy.pgserver.portal import Portal
 
-REGISTRY = "main.__hati_triggers"
+REGISTRY = row_triggers.REGISTRY
 COLUMNS = (
     "schema_name VARCHAR, table_name VARCHAR, name VARCHAR, function_schema VARCHAR, "
     "function_name VARCHAR, tgtype INTEGER, columns VARCHAR[], when_text VARCHAR, "
     "enabled VARCHAR"
 )
 FOLLOWING_TAGS = frozenset({"ALTER TABLE", "DROP TABLE", "DROP SCHEMA"})
-_WRITE = re.compile(r"\b(?:INSERT|UPDATE|MERGE|COPY)\b", re.IGNORECASE)
-_COPY_FROM = re.compile(r'(?is)^\s*COPY\s+(?:(?:"[^"]+"|\w+)\s*\.\s*)?("[^"]+"|\w+)[^;]*?\bFROM\b')
-# engine id -> whether its registry may hold triggers (unknown until first read)
-_ANY: dict[int, bool] = {}
 _RENAME = re.compile(
     r'^\s*ALTER\s+TABLE\s+(?:IF\s+EXISTS\s+)?(?:ONLY\s+)?((?:"[^"]+"|\w+)\s*\.\s*)?("[^"]+"|\w+)'
     r'\s+RENAME\s+TO\s+("[^"]+"|\w+)\s*;?\s*$',
@@ -52,78 +44,10 @@ _RENAME = re.compile(
 async def prepare(runner: StatementRunner, sql: str) -> str:
     """`sql` with the BEFORE ROW triggers its INSERTs / UPDATEs fire applied (COPY FROM
     into a table with INSERT triggers is refused: 0A000)."""
-    engine = id(runner.engine)
-    if not _WRITE.search(sql) or _ANY.get(engine) is False:
+    if not row_triggers.may_fire(runner.engine, sql):
         return sql
     await runner.take_cursor()
-    tables = await runner.call(_load, runner.cursor, sql)
-    _ANY[engine] = tables is not None
-    if not tables:
-        return sql
-    try:
-        chunks = split(sql, POSTGRES)
-        for chunk in chunks:
-            _check_copy(chunk.text, tables)
-        parts = [rewrite(chunk.text, tables) for chunk in chunks]
-    except TranspileError as exc:
-        raise PgError(exc.sqlstate, exc.message) from exc
-    if all(p is None for p in parts):
-        return sql
-    return ";\n".join(p or c.text for p, c in zip(parts, chunks, strict=True))
-
-
-def _check_copy(sql: str, tables: dict[str, tuple[TableTriggers, ...]]) -> None:
-    copy = _COPY_FROM.match(sql)
-    if copy is None:
-        return
-    for found in tables.get(_fold(copy[1]), ()):
-        if any(t.tgtype & trigger_ddl.INSERT for t in found.triggers):
-            raise PgError(
-                "0A000",
-                f'COPY FROM into "{found.table}", which has BEFORE INSERT triggers, is not '
-                "supported: hatiproxy runs BEFORE ROW triggers on INSERT and UPDATE "
-                "statements (load with INSERT, or disable the triggers first)",
-            )
-
-
-def _load(cur: duckdb.DuckDBPyConnection, sql: str) -> dict[str, tuple[TableTriggers, ...]] | None:
-    """The enabled triggers of the tables `sql` names (None: the registry is empty)."""
-    rows = cur.execute(
-        f"SELECT t.schema_name, t.table_name, t.name, t.tgtype, t.columns, t.when_text, "
-        f"t.enabled, r.body FROM {REGISTRY} t LEFT JOIN {ROUTINES} r ON r.schema_name = "
-        "t.function_schema AND r.name = t.function_name AND r.nargs = 0 ORDER BY t.name"
-    ).fetchall()
-    if not rows:
-        return None
-    lowered = sql.lower()
-    named = {(s, t) for s, t, *_ in rows if t.lower() in lowered}
-    out: dict[str, list[TableTriggers]] = {}
-    for schema, table in sorted(named):
-        cols = cur.execute(
-            "SELECT column_name, column_default FROM duckdb_columns() WHERE schema_name = ? "
-            "AND table_name = ? AND database_name = system.main.current_database() ORDER BY column_index",
-            [schema, table],
-        ).fetchall()
-        triggers = tuple(
-            Trigger(name, tgtype, tuple(columns or ()), when, body or "")
-            for s, t, name, tgtype, columns, when, enabled, body in rows
-            if (s, t) == (schema, table) and enabled != "D" and body is not None
-        )
-        if not triggers or not cols:
-            continue
-        defaults = {c: _pg_default(d) for c, d in cols}
-        found = TableTriggers(schema, table, tuple(c for c, _ in cols), defaults, triggers)
-        out.setdefault(table.lower(), []).append(found)
-    return {k: tuple(v) for k, v in out.items()}
-
-
-def _pg_default(text: str | None) -> str | None:
-    if text is None:
-        return None
-    try:
-        return sqlglot.transpile(text, read="duckdb", write=POSTGRES)[0]
-    except sqlglot.errors.SqlglotError:
-        return text
+    return await runner.call(row_triggers.apply, runner.cursor, runner.engine, sql)
 
 
 async def run(runner: StatementRunner, session: ClientSession, portal: Portal) -> None:
@@ -134,7 +58,7 @@ async def run(runner: StatementRunner, session: ClientSession, portal: Portal) -
     notices: list[str] = []
     await runner.call(_run, runner.cursor, st.trigger, notices, sql=st.sql)
     if st.trigger.action == "create":
-        _ANY[id(runner.engine)] = True
+        row_triggers.created(runner.engine)
     for text in notices:
         session.send_notice(text)
     session.out(m.command_complete(st.tag))
@@ -240,7 +164,7 @@ def after_ddl(cur: duckdb.DuckDBPyConnection, tag: str, sql: str) -> None:
 async def check_drop_function(runner: StatementRunner, session: ClientSession, sql: str) -> None:
     """DROP FUNCTION of a trigger function a trigger uses: 2BP01 (with CASCADE the
     triggers go first)."""
-    if _ANY.get(id(runner.engine)) is False:
+    if not row_triggers.may_fire(runner.engine, "UPDATE"):
         return
     await runner.take_cursor()
     notices: list[str] = []
