@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 import sqlglot
 from sqlglot import exp
@@ -51,13 +52,28 @@ class TableTriggers:
     schema: str  # DuckDB's (main for public)
     table: str
     columns: tuple[str, ...]
-    defaults: Mapping[str, str | None]
+    default_texts: tuple[str | None, ...]  # by column, in order
+
+    def default(self, column: str) -> str | None:
+        if column not in self.columns:
+            return None
+        return self.default_texts[self.columns.index(column)]
+
     triggers: tuple[Trigger, ...]
 
 
 def rewrite(sql: str, tables: Mapping[str, tuple[TableTriggers, ...]]) -> str | None:
     """`sql` with the triggers it fires applied; None when it fires none. `tables`: lower
     table name -> the tables of that name that have triggers."""
+    return _rewrite_cached(sql, tuple(sorted(tables.items())))
+
+
+@lru_cache(maxsize=512)
+def _rewrite_cached(
+    sql: str, frozen: tuple[tuple[str, tuple[TableTriggers, ...]], ...]
+) -> str | None:
+    # the same statement against the same triggers: parsed and rewritten once
+    tables = dict(frozen)
     try:
         tree = sqlglot.parse_one(sql, read=POSTGRES)
     except (ParseError, TokenError):
@@ -266,7 +282,7 @@ def _insert(tree: exp.Insert, found: TableTriggers) -> exp.Insert | None:
         used = set(found.columns)
     if any(_skips(parse_body(t.body)) for t in firing):
         # PostgreSQL computes defaults (draws serials) before a trigger skips the row
-        used |= {c for c in found.columns if found.defaults.get(c)}
+        used |= {c for c in found.columns if found.default(c)}
     used -= set(listed)
     unknown = used - set(found.columns)
     if unknown:
@@ -294,7 +310,7 @@ def _insert(tree: exp.Insert, found: TableTriggers) -> exp.Insert | None:
     query = exp.select(*[row.new[c] for c in columns]).from_(inner.subquery(_NEW))
     if not _is(row.skip, False):
         keep = _not(row.skip)
-        drawn = [start[c] for c in extra if found.defaults.get(c)]
+        drawn = [start[c] for c in extra if found.default(c)]
         if drawn:
             # the condition reads the defaults, so DuckDB draws them for every row (as
             # PostgreSQL does, before its trigger skips one) instead of filtering first
@@ -359,7 +375,7 @@ def _is_default(node: exp.Expr) -> bool:
 
 
 def _default(found: TableTriggers, column: str) -> exp.Expr:
-    text = found.defaults.get(column)
+    text = found.default(column)
     if not text:
         return exp.null()
     return sqlglot.parse_one(text, read=POSTGRES)

@@ -107,7 +107,7 @@ def _load(cur: duckdb.DuckDBPyConnection, sql: str) -> dict[str, tuple[TableTrig
         )
         if not triggers or not cols:
             continue
-        defaults = {c: _pg_default(d) for c, d in cols}
+        defaults = tuple(_pg_default(d) for _, d in cols)
         found = TableTriggers(schema, table, tuple(c for c, _ in cols), defaults, triggers)
         out.setdefault(table.lower(), []).append(found)
     return {k: tuple(v) for k, v in out.items()}
