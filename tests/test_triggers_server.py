@@ -168,3 +168,21 @@ def test_errors_as_postgresql(server, table_name) -> None:
             f"SELECT count(*) FROM pg_trigger WHERE tgname = '{t}_t'"
         ).fetchone() == (0,)
         conn.execute(f"DROP FUNCTION {t}_f()")
+
+
+def test_skipping_trigger_on_a_table_with_an_identity_column(server, table_name) -> None:
+    """RETURN NULL makes the rewrite compute defaults itself; an identity column GENERATED
+    ALWAYS takes no value, so it is left to its own default (not 428C9)."""
+    t = table_name
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        conn.execute(f"CREATE TABLE {t} (id int GENERATED ALWAYS AS IDENTITY, v text)")
+        conn.execute(
+            f"CREATE FUNCTION {t}_f() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+            "IF NEW.v = 'skip' THEN RETURN NULL; END IF; RETURN NEW; END $$"
+        )
+        conn.execute(
+            f"CREATE TRIGGER {t}_t BEFORE INSERT ON {t} FOR EACH ROW EXECUTE FUNCTION {t}_f()"
+        )
+        cur = conn.execute(f"INSERT INTO {t} (v) VALUES ('a'), ('skip'), ('b')")
+        assert cur.rowcount == 2
+        assert conn.execute(f"SELECT v FROM {t} ORDER BY id").fetchall() == [("a",), ("b",)]

@@ -54,12 +54,13 @@ class TableTriggers:
     columns: tuple[str, ...]
     default_texts: tuple[str | None, ...]  # by column, in order
 
+    triggers: tuple[Trigger, ...]
+    always: tuple[str, ...] = ()  # identity columns GENERATED ALWAYS (never listed)
+
     def default(self, column: str) -> str | None:
         if column not in self.columns:
             return None
         return self.default_texts[self.columns.index(column)]
-
-    triggers: tuple[Trigger, ...]
 
 
 def rewrite(sql: str, tables: Mapping[str, tuple[TableTriggers, ...]]) -> str | None:
@@ -282,7 +283,8 @@ def _insert(tree: exp.Insert, found: TableTriggers) -> exp.Insert | None:
         used = set(found.columns)
     if any(_skips(parse_body(t.body)) for t in firing):
         # PostgreSQL computes defaults (draws serials) before a trigger skips the row
-        used |= {c for c in found.columns if found.default(c)}
+        # (not an identity column GENERATED ALWAYS, which takes no value: drawn as usual)
+        used |= {c for c in found.columns if found.default(c) and c not in found.always}
     used -= set(listed)
     unknown = used - set(found.columns)
     if unknown:

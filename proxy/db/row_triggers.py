@@ -108,7 +108,19 @@ def _load(cur: duckdb.DuckDBPyConnection, sql: str) -> dict[str, tuple[TableTrig
         if not triggers or not cols:
             continue
         defaults = tuple(_pg_default(d) for _, d in cols)
-        found = TableTriggers(schema, table, tuple(c for c, _ in cols), defaults, triggers)
+        always = cur.execute(  # identity columns (proxy/pgserver/identity_ddl.py)
+            "SELECT columns[1] FROM main.__hati_constraints WHERE contype = 'i' "
+            "AND expression = 'a' AND schema_name = ? AND table_name = ?",
+            [schema, table],
+        ).fetchall()
+        found = TableTriggers(
+            schema,
+            table,
+            tuple(c for c, _ in cols),
+            defaults,
+            triggers,
+            tuple(c.lower() for (c,) in always),
+        )
         out.setdefault(table.lower(), []).append(found)
     return {k: tuple(v) for k, v in out.items()}
 
