@@ -186,3 +186,16 @@ def test_skipping_trigger_on_a_table_with_an_identity_column(server, table_name)
         cur = conn.execute(f"INSERT INTO {t} (v) VALUES ('a'), ('skip'), ('b')")
         assert cur.rowcount == 2
         assert conn.execute(f"SELECT v FROM {t} ORDER BY id").fetchall() == [("a",), ("b",)]
+
+
+def test_sql_prepare_and_several_statements_in_one_query(server, table_name) -> None:
+    t = table_name
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        _setup(conn, t)
+        conn.execute(f"PREPARE {t}_i (text) AS INSERT INTO {t} (title) VALUES ($1)")
+        conn.execute(f"EXECUTE {t}_i('a')")
+        conn.execute(
+            f"INSERT INTO {t} (title) VALUES ('b'); UPDATE {t} SET title = 'c' WHERE id = 1"
+        )
+        rows = conn.execute(f"SELECT id, n, stamp FROM {t} ORDER BY id").fetchall()
+        assert rows == [(1, 1, "UPDATE:C"), (2, 0, "INSERT:B")]

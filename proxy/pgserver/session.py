@@ -242,10 +242,10 @@ class Session:
                     self.out(m.command_complete("PREPARE"))
                 else:
                     sql = sql_prepared.execute_text(self.sql_prepared, sql) or sql
-            if not answered:
-                sql = await triggers.prepare(self.runner, sql)  # BEFORE ROW triggers it fires
-            hints = None if answered else await column_hints.ready(self.runner, sql)
-            statements = () if answered else self.transpile_sql(sql, hints)
+            # what runs: with the BEFORE ROW triggers it fires (the log shows `sql`)
+            run = sql if answered else await triggers.prepare(self.runner, sql)
+            hints = None if answered else await column_hints.ready(self.runner, run)
+            statements = () if answered else self.transpile_sql(run, hints)
             if not logged and statement_log.selects(level, statements):
                 logged = True
                 statement_log.statement(self.log_who(), sql)
