@@ -199,3 +199,26 @@ def test_sql_prepare_and_several_statements_in_one_query(server, table_name) -> 
         )
         rows = conn.execute(f"SELECT id, n, stamp FROM {t} ORDER BY id").fetchall()
         assert rows == [(1, 1, "UPDATE:C"), (2, 0, "INSERT:B")]
+
+
+def test_an_unqualified_name_fires_the_triggers_of_the_table_it_finds(server, table_name) -> None:
+    """A trigger on app.t does not fire for public.t, which `t` names on the default
+    search_path; with app first on it, `t` is app.t and fires it."""
+    t = table_name
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {t}_s")
+        conn.execute(f"CREATE TABLE {t}_s.{t} (id int, v text)")
+        conn.execute(f"CREATE TABLE {t} (id int, v text)")
+        conn.execute(
+            f"CREATE FUNCTION {t}_s.f() RETURNS trigger LANGUAGE plpgsql AS "
+            "$$ BEGIN NEW.v := 'fired'; RETURN NEW; END $$"
+        )
+        conn.execute(
+            f"CREATE TRIGGER {t}_t BEFORE INSERT ON {t}_s.{t} FOR EACH ROW "
+            f"EXECUTE FUNCTION {t}_s.f()"
+        )
+        conn.execute(f"INSERT INTO {t} VALUES (1, 'x')")
+        conn.execute(f"SET search_path = {t}_s, public")
+        conn.execute(f"INSERT INTO {t} VALUES (2, 'x')")
+        assert conn.execute(f"SELECT * FROM public.{t}").fetchall() == [(1, "x")]
+        assert conn.execute(f"SELECT * FROM {t}_s.{t}").fetchall() == [(2, "fired")]

@@ -56,6 +56,7 @@ class TableTriggers:
 
     triggers: tuple[Trigger, ...]
     always: tuple[str, ...] = ()  # identity columns GENERATED ALWAYS (never listed)
+    unqualified: bool = True  # the name alone finds this table (the search_path)
 
     def default(self, column: str) -> str | None:
         if column not in self.columns:
@@ -117,9 +118,9 @@ def _find(
     if schema == "public":
         schema = "main"
     for found in candidates:
-        if found.schema == (schema or "main"):
+        if (found.schema == schema) if schema else found.unqualified:
             return found
-    return candidates[0] if schema is None and len(candidates) == 1 else None
+    return None
 
 
 def _firing(found: TableTriggers, event: int, set_columns: set[str]) -> list[Trigger]:

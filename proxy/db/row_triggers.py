@@ -92,6 +92,10 @@ def _load(cur: duckdb.DuckDBPyConnection, sql: str) -> dict[str, tuple[TableTrig
     if not rows:
         return None
     lowered = sql.lower()
+    current, path = cur.execute(
+        "SELECT system.main.current_database(), current_setting('search_path')"
+    ).fetchone()
+    order = [p.strip().split(".")[-1].strip('"') for p in path.split(",") if p.strip()]
     named = {(s, t) for s, t, *_ in rows if t.lower() in lowered}
     out: dict[str, list[TableTriggers]] = {}
     for schema, table in sorted(named):
@@ -120,9 +124,24 @@ def _load(cur: duckdb.DuckDBPyConnection, sql: str) -> dict[str, tuple[TableTrig
             defaults,
             triggers,
             tuple(c.lower() for (c,) in always),
+            _first_on_path(cur, current, order or ["main"], table) == schema,
         )
         out.setdefault(table.lower(), []).append(found)
     return {k: tuple(v) for k, v in out.items()}
+
+
+def _first_on_path(
+    cur: duckdb.DuckDBPyConnection, database: str, order: list[str], table: str
+) -> str | None:
+    """The schema an unqualified `table` is found in."""
+    found = {
+        s
+        for (s,) in cur.execute(
+            "SELECT schema_name FROM duckdb_tables() WHERE table_name = ? AND database_name = ?",
+            [table, database],
+        ).fetchall()
+    }
+    return next((s for s in order if s in found), None)
 
 
 def _pg_default(text: str | None) -> str | None:
