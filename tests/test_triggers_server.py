@@ -222,3 +222,28 @@ def test_an_unqualified_name_fires_the_triggers_of_the_table_it_finds(server, ta
         conn.execute(f"INSERT INTO {t} VALUES (2, 'x')")
         assert conn.execute(f"SELECT * FROM public.{t}").fetchall() == [(1, "x")]
         assert conn.execute(f"SELECT * FROM {t}_s.{t}").fetchall() == [(2, "fired")]
+
+
+def test_rollback_to_savepoint_keeps_triggered_rows(server, table_name) -> None:
+    """ROLLBACK TO replays the block's earlier writes (the SAVEPOINT emulation): as they
+    ran, with their triggers."""
+    t = table_name
+    with psycopg.connect(server.dsn) as conn:
+        conn.execute(f"CREATE TABLE {t} (id int, title text, n int DEFAULT 0)")
+        conn.execute(
+            f"CREATE FUNCTION {t}_f() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+            "NEW.n := coalesce(OLD.n, 10) + 1; RETURN NEW; END $$"
+        )
+        conn.execute(
+            f"CREATE TRIGGER {t}_t BEFORE INSERT OR UPDATE ON {t} FOR EACH ROW "
+            f"EXECUTE FUNCTION {t}_f()"
+        )
+        conn.commit()
+        conn.execute(f"INSERT INTO {t} (id, title) VALUES (1, 'a')")
+        conn.execute(f"UPDATE {t} SET title = 'b'")
+        conn.execute("SAVEPOINT s")
+        conn.execute(f"INSERT INTO {t} (id, title) VALUES (2, 'c')")
+        conn.execute("ROLLBACK TO SAVEPOINT s")
+        conn.commit()
+        rows = conn.execute(f"SELECT id, title, n FROM {t}").fetchall()
+        assert rows == [(1, "b", 12)]
