@@ -247,3 +247,19 @@ def test_rollback_to_savepoint_keeps_triggered_rows(server, table_name) -> None:
         conn.commit()
         rows = conn.execute(f"SELECT id, title, n FROM {t}").fetchall()
         assert rows == [(1, "b", 12)]
+
+
+def test_disable_trigger_all_and_enable_trigger_user(server, table_name) -> None:
+    """pg_dump --disable-triggers and Rails fixtures switch every trigger of a table."""
+    t = table_name
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        _setup(conn, t)
+        conn.execute(f"ALTER TABLE {t} DISABLE TRIGGER ALL")
+        conn.execute(f"INSERT INTO {t} (title) VALUES ('a')")
+        assert conn.execute(
+            f"SELECT tgenabled FROM pg_trigger WHERE tgname = '{t}_t'"
+        ).fetchone() == ("D",)
+        conn.execute(f"ALTER TABLE {t} ENABLE TRIGGER USER")
+        conn.execute(f"INSERT INTO {t} (title) VALUES ('b')")
+        rows = conn.execute(f"SELECT title, stamp FROM {t} ORDER BY id").fetchall()
+        assert rows == [("a", None), ("b", "INSERT:B")]

@@ -246,9 +246,11 @@ async def _utility(
             if not if_exists:
                 raise PgError("42P01", f'relation "{shown}" does not exist')
             session.send_notice(f'relation "{shown}" does not exist, skipping')
-        elif kind == "table" and (enable := ri_trigger_switch(sql)) is not None:
-            await runner.call(foreign_keys.switch_triggers, runner.cursor, relation, enable)
-            await runner.call(triggers.switch_all, runner.cursor, relation, enable)
+        elif kind == "table":
+            if (enable := ri_trigger_switch(sql)) is not None:
+                await runner.call(foreign_keys.switch_triggers, runner.cursor, relation, enable)
+            if (enable := triggers.all_switch(sql)) is not None:  # TRIGGER ALL / USER
+                await runner.call(triggers.switch_all, runner.cursor, relation, enable)
         return f"ALTER {kind.upper()}"
     if name.split(" ", 1)[0] in ("reindex", "cluster"):  # transpiler/maintenance.py
         verb, _, relation = name.partition(" ")

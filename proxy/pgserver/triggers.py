@@ -203,6 +203,17 @@ def _check_drop_function(cur: duckdb.DuckDBPyConnection, sql: str, notices: list
     cur.execute(f"DELETE FROM {REGISTRY} WHERE function_name = ?", [name])
 
 
+_ALL_SWITCH = re.compile(
+    r"\b(ENABLE|DISABLE)\s+(?:ALWAYS\s+|REPLICA\s+)?TRIGGER\s+(?:ALL|USER)\b", re.I
+)
+
+
+def all_switch(sql: str) -> bool | None:
+    """Of `ALTER TABLE t {ENABLE | DISABLE} TRIGGER {ALL | USER}`: True for ENABLE."""
+    found = _ALL_SWITCH.findall(sql)
+    return found[-1].upper() == "ENABLE" if found else None
+
+
 def switch_all(cur: duckdb.DuckDBPyConnection, relation: str, enable: bool) -> None:
     """ALTER TABLE t {ENABLE | DISABLE} TRIGGER {ALL | USER}: each of its triggers."""
     parts = [_fold(p.strip()) for p in relation.split(".")]
