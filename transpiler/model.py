@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from transpiler.matviews import MatviewDdl
     from transpiler.sequence_draws import Draws
     from transpiler.table_like import TableLike
+    from transpiler.trigger_ddl import TriggerDdl
     from transpiler.upsert_keys import Upsert
 
 MarkerKind = Literal["text", "column", "param"]
@@ -284,6 +285,9 @@ class Statement:
     # Which statement of the text it comes from (0 the first): one PostgreSQL statement may
     # become several here (a several-action ALTER TABLE: alter_actions.py).
     source: int = 0
+    # CREATE / DROP TRIGGER, ALTER TABLE ... ENABLE / DISABLE TRIGGER: carried out by the
+    # server on its trigger registry (trigger_ddl.py, proxy/pgserver/triggers.py).
+    trigger: TriggerDdl | None = None
     # Private: the DuckDB tree, kept to regenerate SQL for bind_sql. Never mutated.
     _tree: exp.Expr | None = field(default=None, repr=False, compare=False)
     _bound: dict[int, str] = field(default_factory=dict, repr=False, compare=False)
@@ -296,7 +300,7 @@ class Statement:
         (DuckDB refuses actions and DEFERRABLE there); others unchanged. A materialized-view
         statement or CREATE TABLE ... LIKE, which only the wire server carries out (its
         `sql` alone would make a plain table, or empty one on REFRESH), is refused."""
-        if self.matview is not None or self.table_like is not None:
+        if self.matview is not None or self.table_like is not None or self.trigger is not None:
             from transpiler.errors import TranspileError
 
             raise TranspileError(

@@ -20,8 +20,10 @@ from transpiler import (
     maintenance,
     multi_object,
     object_comments,
+    plpgsql_trigger,
     sequence_restart,
     sql_functions,
+    trigger_ddl,
     unsupported_ddl,
 )
 from transpiler.errors import TranspileError
@@ -70,9 +72,15 @@ def pg_notify_call(tokens: list[Token]) -> int | None:
     return None
 
 
+# CREATE / DROP TRIGGER, ALTER TABLE ... {ENABLE | DISABLE} TRIGGER name (trigger_ddl.py)
+_TRIGGER_TAGS = frozenset({"CREATE TRIGGER", "DROP TRIGGER", "ALTER TABLE"})
+
+
 def statement(chunk: Chunk, kind: str, tag: str) -> Statement | None:
     """The statement when its text alone says what to run; None: parse it."""
     tokens = chunk.tokens
+    if tag in _TRIGGER_TAGS and (ddl := trigger_ddl.parse(chunk.text)) is not None:
+        return Statement(sql=chunk.text, kind="ddl", tag=tag, trigger=ddl)
     if tag == "CREATE SCHEMA" and (schema := dump_ddl.schema_authorization(chunk.text)):
         return Statement(sql=schema, kind=kind, tag=tag)
     if tag == "COMMENT" and (comment := object_comments.comment_command(chunk.text)):
@@ -112,6 +120,9 @@ def statement(chunk: Chunk, kind: str, tag: str) -> Statement | None:
                 tag=tag,
                 external_access=external_access.of_tokens(chunk.tokens),
             )
+    if tag == "CREATE FUNCTION" and plpgsql_trigger.is_trigger_function(chunk.text):
+        sql = plpgsql_trigger.create_sql(chunk.text, sql_functions.REGISTRY)
+        return Statement(sql=sql, kind=kind, tag=tag)
     if kind == "ddl" and tag.startswith(("CREATE ", "ALTER TABLE")):
         unsupported_ddl.check(tag, chunk.text, chunk.start, tokens)
     if tag == "CREATE FUNCTION" and (macro := sql_functions.sql_function_macro(chunk.text)):

@@ -74,7 +74,10 @@ def check(tag: str, text: str, start: int, tokens: list[Token]) -> None:
         m = _LANGUAGE.search(text)
         if m is not None and m[1].lower() != "sql":
             feature = f"functions or procedures in language {m[1].lower()}"
-            more = " A SQL-language function whose body is one query is supported."
+            more = (
+                " A SQL-language function whose body is one query, and a PL/pgSQL trigger"
+                " function (RETURNS trigger) setting NEW's columns, are supported."
+            )
     if tag == "CREATE DATABASE":
         raise TranspileError(
             "0A000",

@@ -13,6 +13,7 @@ import duckdb
 
 from proxy.access import ownership, sql_policy
 from proxy.core.identity import Identity
+from proxy.db import row_triggers
 from proxy.db.commit_clock import statement_may_write
 from proxy.db.duckdb_errors import map_duckdb_error
 from proxy.execution.sql_bridge import (
@@ -43,6 +44,8 @@ async def execute_sql(
     semantic markers resolved, on a fresh DuckDB connection. Each
     statement commits on its own. read_only refuses anything but reads (25006).
     """
+    if row_triggers.may_fire(layer.engine, sql):  # BEFORE ROW triggers, as on the wire
+        sql = await layer.engine.run_uncounted(row_triggers.apply_on, layer.engine, sql)
     try:
         # no wire session here: a CREATE TABLE's foreign keys stay DuckDB's own
         statements = tuple(st.native() for st in transpile(sql))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from proxy.db.catalog import snapshot as catalog_snapshot
-from proxy.pgserver import foreign_keys, object_comments, temp_on_commit
+from proxy.pgserver import foreign_keys, object_comments, temp_on_commit, triggers
 from proxy.pgserver.results import Column, row_description
 from proxy.semantic import column_hints
 from proxy.wire import messages as m
@@ -246,8 +246,11 @@ async def _utility(
             if not if_exists:
                 raise PgError("42P01", f'relation "{shown}" does not exist')
             session.send_notice(f'relation "{shown}" does not exist, skipping')
-        elif kind == "table" and (enable := ri_trigger_switch(sql)) is not None:
-            await runner.call(foreign_keys.switch_triggers, runner.cursor, relation, enable)
+        elif kind == "table":
+            if (enable := ri_trigger_switch(sql)) is not None:
+                await runner.call(foreign_keys.switch_triggers, runner.cursor, relation, enable)
+            if (enable := triggers.all_switch(sql)) is not None:  # TRIGGER ALL / USER
+                await runner.call(triggers.switch_all, runner.cursor, relation, enable)
         return f"ALTER {kind.upper()}"
     if name.split(" ", 1)[0] in ("reindex", "cluster"):  # transpiler/maintenance.py
         verb, _, relation = name.partition(" ")

@@ -25,6 +25,7 @@ from proxy.pgserver import (
     skip_notices,
     table_like,
     temp_on_commit,
+    triggers,
 )
 from proxy.wire import messages as m
 
@@ -44,6 +45,11 @@ async def run(
         await table_like.run(runner, session, portal)
         await temp_on_commit.after_server_ddl(runner, session, st)
         return True
+    if st.trigger is not None:  # CREATE / DROP TRIGGER, ALTER TABLE ... ENABLE TRIGGER
+        await triggers.run(runner, session, portal)
+        return True
+    if st.tag == "DROP FUNCTION" and not portal.executed:  # a trigger's function: 2BP01
+        await triggers.check_drop_function(runner, session, st.sql)
     if st.matview is not None:  # CREATE / REFRESH / DROP / ALTER MATERIALIZED VIEW
         await matviews.run(runner, session, portal)
         return True

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from proxy.pgserver import savepoints, sql_cursors
+from proxy.pgserver import savepoints, sql_cursors, triggers
 from proxy.pgserver.portal import Portal
 from proxy.pgserver.result_shape import returns_rows
 from proxy.pgserver.savepoint_log import SavepointState
@@ -83,6 +83,7 @@ async def _compile(
                 for cond, items in text.branches
             ])))  # fmt: skip
             continue
+        text = await triggers.prepare(runner, text)  # BEFORE ROW triggers it fires
         for st in session.transpile_sql(text, await column_hints.ready(runner, text)):
             runs_here = (  # Runner.execute's (CREATE EXTENSION, LOCK: acknowledged)
                 st.command is None

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import duckdb
 
-from proxy.pgserver import alter_rebuild, foreign_keys, identity_ddl
+from proxy.pgserver import alter_rebuild, foreign_keys, identity_ddl, triggers
 from proxy.wire.errors import PgError
 from transpiler import Statement
 from transpiler.ddl_targets import cascades, targets
@@ -66,6 +66,8 @@ async def after_ddl(
     or column, and go with a dropped table or column; declared identity columns are
     recorded."""
     foreign_keys.changed()
+    if st.tag in triggers.FOLLOWING_TAGS:  # triggers follow a renamed table, go with a dropped one
+        await call(triggers.after_ddl, cur, st.tag, sql)
     if st.identity is not None:
         await call(identity_ddl.record, cur, st.identity)
     if st.tag == "ALTER TABLE" and " RENAME " in sql.upper():

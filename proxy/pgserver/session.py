@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from proxy.access import sql_policy
 from proxy.db.backends import Activity
 from proxy.db.settings import SessionSettings
-from proxy.pgserver import sql_cursors, sql_prepared, statement_log, statement_parts
+from proxy.pgserver import sql_cursors, sql_prepared, statement_log, statement_parts, triggers
 from proxy.pgserver.portal import Portal, Prepared
 from proxy.pgserver.results import row_description
 from proxy.pgserver.runner import Runner
@@ -242,8 +242,10 @@ class Session:
                     self.out(m.command_complete("PREPARE"))
                 else:
                     sql = sql_prepared.execute_text(self.sql_prepared, sql) or sql
-            hints = None if answered else await column_hints.ready(self.runner, sql)
-            statements = () if answered else self.transpile_sql(sql, hints)
+            # what runs: with the BEFORE ROW triggers it fires (the log shows `sql`)
+            run = sql if answered else await triggers.prepare(self.runner, sql)
+            hints = None if answered else await column_hints.ready(self.runner, run)
+            statements = () if answered else self.transpile_sql(run, hints)
             if not logged and statement_log.selects(level, statements):
                 logged = True
                 statement_log.statement(self.log_who(), sql)
@@ -286,6 +288,7 @@ class Session:
         sql = self.statement_sql = msg.sql
         if sql_prepared.maybe_prepared(sql):
             sql = sql_prepared.extended_text(self.sql_prepared, sql)
+        sql = await triggers.prepare(self.runner, sql)  # BEFORE ROW triggers it fires
         hints = await column_hints.ready(self.runner, sql)
         parts, st = statement_parts.split(self.transpile_sql(sql, hints))
         oids = list(msg.param_oids)

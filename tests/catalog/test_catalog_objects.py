@@ -42,13 +42,14 @@ def test_install_is_idempotent_and_leaves_the_user_database_alone(tmp_path: Path
     ).fetchall()
     # the user's table, and the server's comment, constraint, materialized-view and SQL
     # function registries (system relations: no client lists them;
-    # proxy/pgserver/object_comments.py, foreign_keys.py, matviews.py,
+    # proxy/pgserver/object_comments.py, foreign_keys.py, matviews.py, triggers.py,
     # transpiler/sql_functions.py)
     assert objects == [
         ("main", "__hati_comments"),
         ("main", "__hati_constraints"),
         ("main", "__hati_matviews"),
         ("main", "__hati_routines"),
+        ("main", "__hati_triggers"),
         ("main", "t"),
     ]
     assert reopened.execute("SELECT * FROM t").fetchall() == [(1,)]

@@ -14,24 +14,27 @@ from transpiler import TranspileError, transpile
     ("sql", "words"),
     [
         (
-            "CREATE TRIGGER t_touch BEFORE INSERT ON public.t FOR EACH ROW"
+            "CREATE TRIGGER t_touch AFTER INSERT ON public.t FOR EACH ROW"
             " EXECUTE FUNCTION public.touch()",
-            "CREATE TRIGGER is not supported: hatiproxy has no table triggers.",
+            "AFTER triggers are not supported: hatiproxy runs BEFORE INSERT / UPDATE ... FOR"
+            " EACH ROW triggers",
         ),
         (
             "CREATE DOMAIN public.posint AS integer CONSTRAINT posint_check CHECK ((VALUE > 0))",
             "CREATE DOMAIN is not supported: hatiproxy has no domains.",
         ),
         (
-            "CREATE FUNCTION public.touch() RETURNS trigger\n    LANGUAGE plpgsql\n"
-            "    AS $$BEGIN NEW.name := upper(NEW.name); RETURN NEW; END$$",
+            "CREATE FUNCTION public.twice(n integer) RETURNS integer\n    LANGUAGE plpgsql\n"
+            "    AS $$BEGIN RETURN n * 2; END$$",
             "CREATE FUNCTION is not supported: hatiproxy has no functions or procedures in"
-            " language plpgsql. A SQL-language function whose body is one query is supported.",
+            " language plpgsql. A SQL-language function whose body is one query, and a"
+            " PL/pgSQL trigger function (RETURNS trigger) setting NEW's columns, are supported.",
         ),
         (
             "CREATE OR REPLACE PROCEDURE p() LANGUAGE 'plpgsql' AS $$BEGIN END$$",
             "CREATE PROCEDURE is not supported: hatiproxy has no functions or procedures in"
-            " language plpgsql. A SQL-language function whose body is one query is supported.",
+            " language plpgsql. A SQL-language function whose body is one query, and a"
+            " PL/pgSQL trigger function (RETURNS trigger) setting NEW's columns, are supported.",
         ),
         (
             "CREATE POLICY p ON public.t USING (true)",

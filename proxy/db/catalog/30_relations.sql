@@ -179,7 +179,10 @@ SELECT r.oid, r.relname, r.relnamespace, 0::BIGINT AS reltype, 0::BIGINT AS relo
            SELECT 1 FROM __hati_catalog.pg.__hati_fk_rel f
            JOIN __hati_catalog.pg.__hati_ns fn
              ON fn.duck_db = f.duck_db AND fn.duck_schema = f.duck_schema
-           WHERE fn.oid = r.relnamespace AND f.table_name = r.relname)) AS relhastriggers,
+           WHERE fn.oid = r.relnamespace AND f.table_name = r.relname)
+        OR EXISTS (SELECT 1 FROM {{duck_db_ident}}.main.__hati_triggers tr JOIN __hati_catalog.pg.__hati_ns
+                   tn ON tn.duck_db = {{duck_db}} AND tn.duck_schema = tr.schema_name
+                   WHERE tn.oid = r.relnamespace AND tr.table_name = r.relname)) AS relhastriggers,
        FALSE AS relhassubclass,
        FALSE AS relrowsecurity, FALSE AS relforcerowsecurity, r.ispopulated AS relispopulated,
        'd' AS relreplident, FALSE AS relispartition, 0::BIGINT AS relrewrite,

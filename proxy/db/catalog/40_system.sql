@@ -142,12 +142,6 @@ CREATE OR REPLACE TABLE __hati_catalog.pg.pg_publication_namespace
     (oid BIGINT, pnpubid BIGINT, pnnspid BIGINT);
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_publication_rel
     (oid BIGINT, prpubid BIGINT, prrelid BIGINT, prqual VARCHAR, prattrs SMALLINT[]);
-CREATE OR REPLACE TABLE __hati_catalog.pg.pg_trigger
-    (oid BIGINT, tgrelid BIGINT, tgparentid BIGINT, tgname VARCHAR, tgfoid BIGINT,
-     tgtype SMALLINT, tgenabled VARCHAR, tgisinternal BOOLEAN, tgconstrrelid BIGINT,
-     tgconstrindid BIGINT, tgconstraint BIGINT, tgdeferrable BOOLEAN,
-     tginitdeferred BOOLEAN, tgnargs SMALLINT, tgattr SMALLINT[], tgargs BLOB,
-     tgqual VARCHAR, tgoldtable VARCHAR, tgnewtable VARCHAR);
 -- One default btree operator class per type, `<type>_ops` as PostgreSQL names most of
 -- them; pg_index.indclass points at its column's (drizzle-kit joins them on push).
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_opclass AS

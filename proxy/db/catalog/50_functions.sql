@@ -268,7 +268,8 @@ CREATE OR REPLACE VIEW __hati_catalog.pg.pg_proc AS
 -- parameters: argument and result types, volatility, STRICT, the body as written.
 SELECT f.function_oid::BIGINT AS oid, f.function_name AS proname, n.oid AS pronamespace,
        coalesce(ow.owner_oid, 10)::BIGINT AS proowner,
-       CASE WHEN f.function_type IN ('macro', 'table_macro') THEN 14 ELSE 12 END::BIGINT
+       CASE WHEN r.result_oid = 2279 THEN 13576  -- trigger: PL/pgSQL (plpgsql_trigger.py)
+            WHEN f.function_type IN ('macro', 'table_macro') THEN 14 ELSE 12 END::BIGINT
            AS prolang,
        100::REAL AS procost,
        CASE WHEN f.function_type = 'table_macro' THEN 1000 ELSE 0 END::REAL AS prorows,
@@ -318,6 +319,47 @@ SELECT h.oid, h.proname, 2200, 10, 12, 1, CASE WHEN h.proretset THEN 1000 ELSE 0
        h.proname, NULL, NULL, NULL, NULL, h.result_text, h.arguments_text,
        regexp_replace(h.arguments_text, ' DEFAULT [^,]*', '', 'g')
 FROM __hati_catalog.pg.__hati_functions h;
+
+-- BEFORE ROW triggers (proxy/pgserver/triggers.py), from the server's registry; with
+-- the text pg_get_triggerdef gives, plain (table qualified) and pretty (80_hati_functions).
+CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_triggers AS
+SELECT (1610612736 + hash(tr.schema_name || '.' || tr.table_name || '.' || tr.name)
+        % 268435456)::BIGINT AS oid,
+       t.table_oid::BIGINT AS tgrelid, tr.name AS tgname, f.function_oid::BIGINT AS tgfoid,
+       tr.tgtype::SMALLINT AS tgtype, tr.enabled AS tgenabled,
+       (SELECT coalesce(list(dc.column_index::SMALLINT
+                             ORDER BY list_position(tr.columns, dc.column_name)), [])
+        FROM duckdb_columns() dc
+        WHERE dc.table_oid = t.table_oid AND list_contains(tr.columns, dc.column_name))
+           AS tgattr,
+       tr.when_text,
+       'CREATE TRIGGER ' || tr.name || ' BEFORE '
+       || CASE WHEN tr.tgtype & 4 <> 0 THEN 'INSERT' ELSE '' END
+       || CASE WHEN tr.tgtype & 20 = 20 THEN ' OR ' ELSE '' END
+       || CASE WHEN tr.tgtype & 16 <> 0 THEN 'UPDATE' ELSE '' END
+       || CASE WHEN len(tr.columns) > 0 THEN ' OF ' || array_to_string(tr.columns, ', ')
+               ELSE '' END AS head,
+       ' FOR EACH ROW '
+       || CASE WHEN tr.when_text IS NOT NULL THEN 'WHEN (' || tr.when_text || ') ' ELSE '' END
+       || 'EXECUTE FUNCTION ' AS tail,
+       CASE WHEN tr.function_schema = 'main' THEN 'public' ELSE tr.function_schema END
+           AS function_schema,
+       tr.function_name,
+       n.nspname, tr.table_name
+FROM {{duck_db_ident}}.main.__hati_triggers tr
+JOIN duckdb_tables() t ON t.database_name = {{duck_db}} AND t.schema_name = tr.schema_name
+ AND t.table_name = tr.table_name
+JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = t.database_name AND n.duck_schema = t.schema_name
+LEFT JOIN duckdb_functions() f ON f.database_name = {{duck_db}}
+ AND f.schema_name = tr.function_schema AND f.function_name = tr.function_name;
+
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_trigger AS
+SELECT oid, tgrelid, 0::BIGINT AS tgparentid, tgname, tgfoid, tgtype, tgenabled,
+       FALSE AS tgisinternal, 0::BIGINT AS tgconstrrelid, 0::BIGINT AS tgconstrindid,
+       0::BIGINT AS tgconstraint, FALSE AS tgdeferrable, FALSE AS tginitdeferred,
+       0::SMALLINT AS tgnargs, tgattr, ''::BLOB AS tgargs, when_text AS tgqual,
+       NULL::VARCHAR AS tgoldtable, NULL::VARCHAR AS tgnewtable
+FROM __hati_catalog.pg.__hati_triggers;
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_function_result(fn_oid) AS (
     SELECT __h_p.__hati_result FROM __hati_catalog.pg.pg_proc __h_p WHERE __h_p.oid = fn_oid

@@ -82,8 +82,21 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_functiondef(f) AS (
                            THEN __hati_catalog.pg.__hati_proc_oid(f::VARCHAR)
                            ELSE TRY_CAST(f AS BIGINT) END
     LIMIT 1);
-CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_triggerdef(t) AS NULL::VARCHAR,
-    (t, pretty) AS NULL::VARCHAR;
+-- Plain: names qualified, as pg_dump (search_path '') gets them; pretty: as psql's \d
+-- with the default search_path (hatiproxy does not follow the session's search_path here).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_triggerdef(t) AS (
+    SELECT __h_t.head || ' ON ' || __h_t.nspname || '.' || __h_t.table_name || __h_t.tail
+           || __h_t.function_schema || '.' || __h_t.function_name || '()'
+    FROM __hati_catalog.pg.__hati_triggers __h_t WHERE __h_t.oid = t),
+    (t, pretty) AS (
+    SELECT __h_t.head || ' ON '
+           || CASE WHEN pretty AND __h_t.nspname = 'public' THEN ''
+                   ELSE __h_t.nspname || '.' END
+           || __h_t.table_name || __h_t.tail
+           || CASE WHEN pretty AND __h_t.function_schema = 'public' THEN ''
+                   ELSE __h_t.function_schema || '.' END
+           || __h_t.function_name || '()'
+    FROM __hati_catalog.pg.__hati_triggers __h_t WHERE __h_t.oid = t);
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_ruledef(r) AS NULL::VARCHAR,
     (r, pretty) AS NULL::VARCHAR;
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_partkeydef(r) AS NULL::VARCHAR;

@@ -176,6 +176,13 @@ def install(
         " result VARCHAR, result_oid BIGINT, retset BOOLEAN, volatility VARCHAR,"
         " strict BOOLEAN, body VARCHAR)"
     )
+    # BEFORE ROW triggers (proxy/pgserver/triggers.py).
+    conn.execute(
+        f"CREATE TABLE IF NOT EXISTS {_ident(duck_db)}.main.__hati_triggers ("
+        "schema_name VARCHAR, table_name VARCHAR, name VARCHAR, function_schema VARCHAR, "
+        "function_name VARCHAR, tgtype INTEGER, columns VARCHAR[], when_text VARCHAR, "
+        "enabled VARCHAR)"
+    )
     # COMMENT ON SCHEMA / CONSTRAINT (proxy/pgserver/object_comments.py): kind n (a
     # schema, by name) or c (a constraint, by schema, table and name).
     conn.execute(

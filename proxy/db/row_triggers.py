@@ -1,0 +1,157 @@
+"""Running BEFORE ROW triggers (proxy/pgserver/triggers.py keeps them): a statement's
+INSERTs / UPDATEs rewritten with the triggers they fire (transpiler/trigger_rewrite.py),
+read from the registry `main.__hati_triggers` through the cursor that will run it (so it
+sees that session's uncommitted trigger DDL and others' committed DDL). Used by the wire
+server and by the in-process executor (MCP, REST): no path writes past a trigger.
+
+A database without triggers costs a regex test per statement once its registry was
+read empty.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import duckdb
+import sqlglot
+
+from proxy.wire.errors import PgError
+from transpiler.dialects import POSTGRES
+from transpiler.errors import TranspileError
+from transpiler.splitter import split
+from transpiler.sql_functions import REGISTRY as ROUTINES
+from transpiler.trigger_ddl import INSERT
+from transpiler.trigger_rewrite import TableTriggers, Trigger, rewrite
+
+REGISTRY = "main.__hati_triggers"
+_WRITE = re.compile(r"\b(?:INSERT|UPDATE|MERGE|COPY)\b", re.IGNORECASE)
+_COPY_FROM = re.compile(r'(?is)^\s*COPY\s+(?:(?:"[^"]+"|\w+)\s*\.\s*)?("[^"]+"|\w+)[^;]*?\bFROM\b')
+# engine id -> whether its registry may hold triggers (unknown until first read)
+_ANY: dict[int, bool] = {}
+
+
+def may_fire(engine: Any, sql: str) -> bool:
+    """Could `sql` fire a trigger? (False: no need to read the registry.)"""
+    return bool(_WRITE.search(sql)) and _ANY.get(id(engine)) is not False
+
+
+def created(engine: Any) -> None:
+    """A trigger was made: the registry is read again for every write."""
+    _ANY[id(engine)] = True
+
+
+def apply(cur: duckdb.DuckDBPyConnection, engine: Any, sql: str) -> str:
+    """`sql` with the triggers its statements fire applied (on the worker thread)."""
+    tables = _load(cur, sql)
+    _ANY[id(engine)] = tables is not None
+    if not tables:
+        return sql
+    try:
+        chunks = split(sql, POSTGRES)
+        for chunk in chunks:
+            _check_copy(chunk.text, tables)
+        parts = [rewrite(chunk.text, tables) for chunk in chunks]
+    except TranspileError as exc:
+        raise PgError(exc.sqlstate, exc.message) from exc
+    if all(p is None for p in parts):
+        return sql
+    return ";\n".join(p or c.text for p, c in zip(parts, chunks, strict=True))
+
+
+def apply_on(engine: Any, sql: str) -> str:
+    """`apply` on a cursor of its own (the in-process executor's path)."""
+    cur = engine.cursor()
+    try:
+        return apply(cur, engine, sql)
+    finally:
+        cur.close()
+
+
+def _check_copy(sql: str, tables: dict[str, tuple[TableTriggers, ...]]) -> None:
+    copy = _COPY_FROM.match(sql)
+    if copy is None:
+        return
+    for found in tables.get(_fold(copy[1]), ()):
+        if any(t.tgtype & INSERT for t in found.triggers):
+            raise PgError(
+                "0A000",
+                f'COPY FROM into "{found.table}", which has BEFORE INSERT triggers, is not '
+                "supported: hatiproxy runs BEFORE ROW triggers on INSERT and UPDATE "
+                "statements (load with INSERT, or disable the triggers first)",
+            )
+
+
+def _load(cur: duckdb.DuckDBPyConnection, sql: str) -> dict[str, tuple[TableTriggers, ...]] | None:
+    """The enabled triggers of the tables `sql` names (None: the registry is empty)."""
+    rows = cur.execute(
+        f"SELECT t.schema_name, t.table_name, t.name, t.tgtype, t.columns, t.when_text, "
+        f"t.enabled, r.body FROM {REGISTRY} t LEFT JOIN {ROUTINES} r ON r.schema_name = "
+        "t.function_schema AND r.name = t.function_name AND r.nargs = 0 ORDER BY t.name"
+    ).fetchall()
+    if not rows:
+        return None
+    lowered = sql.lower()
+    current, path = cur.execute(
+        "SELECT system.main.current_database(), current_setting('search_path')"
+    ).fetchone()
+    order = [p.strip().split(".")[-1].strip('"') for p in path.split(",") if p.strip()]
+    named = {(s, t) for s, t, *_ in rows if t.lower() in lowered}
+    out: dict[str, list[TableTriggers]] = {}
+    for schema, table in sorted(named):
+        cols = cur.execute(
+            "SELECT column_name, column_default FROM duckdb_columns() WHERE schema_name = ? "
+            "AND table_name = ? AND database_name = system.main.current_database() ORDER BY column_index",
+            [schema, table],
+        ).fetchall()
+        triggers = tuple(
+            Trigger(name, tgtype, tuple(columns or ()), when, body or "")
+            for s, t, name, tgtype, columns, when, enabled, body in rows
+            if (s, t) == (schema, table) and enabled != "D" and body is not None
+        )
+        if not triggers or not cols:
+            continue
+        defaults = tuple(_pg_default(d) for _, d in cols)
+        always = cur.execute(  # identity columns (proxy/pgserver/identity_ddl.py)
+            "SELECT columns[1] FROM main.__hati_constraints WHERE contype = 'i' "
+            "AND expression = 'a' AND schema_name = ? AND table_name = ?",
+            [schema, table],
+        ).fetchall()
+        found = TableTriggers(
+            schema,
+            table,
+            tuple(c for c, _ in cols),
+            defaults,
+            triggers,
+            tuple(c.lower() for (c,) in always),
+            _first_on_path(cur, current, order or ["main"], table) == schema,
+        )
+        out.setdefault(table.lower(), []).append(found)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _first_on_path(
+    cur: duckdb.DuckDBPyConnection, database: str, order: list[str], table: str
+) -> str | None:
+    """The schema an unqualified `table` is found in."""
+    found = {
+        s
+        for (s,) in cur.execute(
+            "SELECT schema_name FROM duckdb_tables() WHERE table_name = ? AND database_name = ?",
+            [table, database],
+        ).fetchall()
+    }
+    return next((s for s in order if s in found), None)
+
+
+def _pg_default(text: str | None) -> str | None:
+    if text is None:
+        return None
+    try:
+        return sqlglot.transpile(text, read="duckdb", write=POSTGRES)[0]
+    except sqlglot.errors.SqlglotError:
+        return text
+
+
+def _fold(name: str) -> str:
+    return name[1:-1] if name.startswith('"') else name.lower()

@@ -1,0 +1,43 @@
+"""SQL through the in-process executor (MCP, REST) runs BEFORE ROW triggers as the wire
+does (proxy/db/row_triggers.py): a write never goes past a trigger. The trigger is
+registered as CREATE TRIGGER over the wire registers it (proxy/pgserver/triggers.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from agent_support import open_layer, run, who
+
+from proxy.execution.executor import execute_sql
+from proxy.wire.errors import PgError
+
+
+def test_executor_writes_fire_before_row_triggers(tmp_path: Path) -> None:
+    async def go() -> None:
+        async with open_layer(tmp_path) as layer:
+            a = who("a")
+            await execute_sql(layer, a, "CREATE TABLE ex_posts (id int, title text, n int)")
+            await execute_sql(
+                layer,
+                a,
+                "CREATE FUNCTION ex_f() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                "NEW.n := coalesce(OLD.n, 0) + 1; RETURN NEW; END $$",
+            )
+            cur = layer.engine.cursor()
+            cur.execute(
+                "INSERT INTO main.__hati_triggers VALUES ('main', 'ex_posts', 'ex_t', 'main', "
+                "'ex_f', 23, [], NULL, 'O')"
+            )
+            cur.close()
+            await execute_sql(layer, a, "INSERT INTO ex_posts (id, title) VALUES (1, 'a')")
+            await execute_sql(layer, a, "UPDATE ex_posts SET title = 'b'")
+            _, rows = await execute_sql(layer, a, "SELECT id, title, n FROM ex_posts")
+            assert rows == [(1, "b", 2)]
+            with pytest.raises(PgError) as err:
+                await execute_sql(
+                    layer, a, "WITH w AS (UPDATE ex_posts SET n = 0 RETURNING 1) SELECT * FROM w"
+                )
+            assert err.value.sqlstate == "0A000"
+
+    run(go())

@@ -1,0 +1,131 @@
+"""BEFORE ROW triggers through pg_dump 15 and a server restart (proxy/pgserver/triggers.py).
+
+The same schema made in hatiproxy and in a real PostgreSQL 15: `pg_dump -Fp` of each
+writes the trigger function (`CREATE FUNCTION ... RETURNS trigger LANGUAGE plpgsql AS
+$$...$$`) and `CREATE TRIGGER ...` after the data; hatiproxy's dump replays with
+`psql -v ON_ERROR_STOP=1` into a fresh hatiproxy and into PostgreSQL 15, where the
+restored triggers fire alike. A server started again on its data directory still runs
+its triggers.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from tests.conftest import ServerProcess, start_server
+from tests.differential.pgcluster import start_pg
+
+BIN = Path("/usr/lib/postgresql/15/bin")
+
+SCHEMA = [
+    "CREATE TABLE posts (id serial PRIMARY KEY, title text NOT NULL, version int NOT NULL"
+    " DEFAULT 1, updated_at timestamptz NOT NULL DEFAULT '2000-01-01 00:00:00+00')",
+    "CREATE FUNCTION set_updated_at() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n"
+    "  NEW.updated_at := '2030-01-01 00:00:00+00';\n  NEW.version = OLD.version + 1;\n"
+    "  RETURN NEW;\nEND;\n$$",
+    "CREATE TRIGGER posts_updated_at BEFORE UPDATE OF title ON posts FOR EACH ROW"
+    " EXECUTE FUNCTION set_updated_at()",
+    "INSERT INTO posts (title) VALUES ('a'), ('b')",
+]
+
+
+def _tool(name: str) -> str:
+    path = BIN / name
+    if not path.exists():
+        pytest.fail(f"{path} is missing: apt-get install postgresql-client-15 (.ci/run does)")
+    return str(path)
+
+
+def _fill(dsn: str) -> None:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        for statement in SCHEMA:
+            conn.execute(statement)
+
+
+def _dump(dsn: str) -> str:
+    out = subprocess.run(
+        [_tool("pg_dump"), "-Fp", "--no-owner", dsn], capture_output=True, text=True, timeout=180
+    )
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def _objects(dump: str) -> list[str]:
+    """The dump's function and trigger entries (header comment to the next one)."""
+    dump = re.sub(r"\\(un)?restrict \S+", "", dump)  # a random key per dump
+    parts = re.split(r"\n--\n-- Name: ", dump)
+    return [p for p in parts if re.match(r"[^;\n]+; Type: (FUNCTION|TRIGGER);", p)]
+
+
+def _check_fires(dsn: str) -> None:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        rows = conn.execute("SELECT id, title, version, updated_at::text FROM posts ORDER BY id")
+        assert rows.fetchall() == [
+            (1, "a", 1, "2000-01-01 00:00:00+00"),
+            (2, "b", 1, "2000-01-01 00:00:00+00"),
+        ]
+        got = conn.execute(
+            "UPDATE posts SET title = 'c' WHERE id = 1 RETURNING version, updated_at::text"
+        ).fetchall()
+        assert got == [(2, "2030-01-01 00:00:00+00")]
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory: pytest.TempPathFactory):
+    pg = start_pg()
+    srv = start_server(tmp_path_factory.mktemp("triggers_src"), "--database", ":memory:")
+    try:
+        for dsn in (pg.dsn, srv.dsn):
+            _fill(dsn)
+        yield srv, pg
+    finally:
+        srv.stop()
+        pg.stop()
+
+
+def test_dump_writes_what_postgres_dump_writes(servers) -> None:
+    srv, pg = servers
+    ours, theirs = _dump(srv.dsn), _dump(pg.dsn)
+    assert "CREATE TRIGGER posts_updated_at BEFORE UPDATE OF title ON public.posts" in ours
+    assert len(_objects(ours)) == 2  # the function and the trigger
+    assert _objects(ours) == _objects(theirs)
+
+
+def test_dump_restores_into_hatiproxy_and_postgres(servers, tmp_path: Path) -> None:
+    srv, _ = servers
+    path = tmp_path / "dump.sql"
+    path.write_text(_dump(srv.dsn))
+    target = start_server(tmp_path / "target", "--database", ":memory:")
+    pg = start_pg()
+    try:
+        for dsn in (target.dsn, pg.dsn):
+            out = subprocess.run(
+                [_tool("psql"), dsn, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", str(path)],
+                capture_output=True,
+                text=True,
+                timeout=180,
+                env={"PGTZ": "UTC", "PATH": "/usr/bin:/bin"},
+            )
+            assert out.returncode == 0, out.stderr
+            _check_fires(dsn)
+    finally:
+        target.stop()
+        pg.stop()
+
+
+def test_triggers_survive_a_restart(tmp_path: Path) -> None:
+    srv = start_server(tmp_path)
+    try:
+        _fill(srv.dsn)
+    finally:
+        srv.stop()
+    again: ServerProcess = start_server(tmp_path)
+    try:
+        _check_fires(again.dsn)
+    finally:
+        again.stop()
