@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from proxy.db.catalog import snapshot as catalog_snapshot
-from proxy.pgserver import foreign_keys, object_comments, temp_on_commit
+from proxy.pgserver import domains, foreign_keys, object_comments, temp_on_commit
 from proxy.pgserver.results import Column, row_description
 from proxy.semantic import column_hints
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError
 from transpiler import Statement
+from transpiler.domains import DomainDdl
 from transpiler.maintenance import ri_trigger_switch
 from transpiler.model import (
     CommentCommand,
@@ -92,6 +93,8 @@ async def run(
             tag = await _utility(runner, session, cmd, st.sql)
         case CommentCommand():
             tag = await object_comments.run(runner, session, cmd, BUILT_IN_EXTENSIONS)
+        case DomainDdl():  # CREATE / ALTER / DROP DOMAIN
+            tag = await domains.run(runner, session, portal)
         case _:
             raise PgError("0A000", f"unsupported command {st.tag}")
     session.out(m.command_complete(tag))

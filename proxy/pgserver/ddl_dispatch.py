@@ -15,6 +15,7 @@ from proxy.pgserver import (
     constraint_ddl,
     constraint_names,
     ctas_lengths,
+    domains,
     enum_alter,
     fk_checks,
     identity_ddl,
@@ -40,6 +41,10 @@ async def run(
     the statement replaced by the form DuckDB should run (`portal.statement`)."""
     st = portal.statement
     assert st is not None
+    if st.tag == "CREATE TABLE" and not portal.executed:  # columns of a domain type
+        await domains.rewrite_create_table(runner, portal)
+        st = portal.statement
+        assert st is not None
     if st.table_like is not None:  # CREATE TABLE t (LIKE src ...)
         await table_like.run(runner, session, portal)
         await temp_on_commit.after_server_ddl(runner, session, st)

@@ -176,6 +176,18 @@ def install(
         " result VARCHAR, result_oid BIGINT, retset BOOLEAN, volatility VARCHAR,"
         " strict BOOLEAN, body VARCHAR)"
     )
+    # Domains (proxy/pgserver/domains.py): each a DuckDB type alias plus this row, and its
+    # CHECKs (conname, the expression as written and in DuckDB's words).
+    conn.execute(
+        f"CREATE TABLE IF NOT EXISTS {_ident(duck_db)}.main.__hati_domains (schema_name VARCHAR,"
+        " name VARCHAR, base VARCHAR, base_oid BIGINT, base_typmod INTEGER, duck_type VARCHAR,"
+        " default_pg VARCHAR, default_duck VARCHAR, not_null BOOLEAN, collation_name VARCHAR)"
+    )
+    conn.execute(
+        f"CREATE TABLE IF NOT EXISTS {_ident(duck_db)}.main.__hati_domain_checks ("
+        "schema_name VARCHAR, domain_name VARCHAR, conname VARCHAR, expr_pg VARCHAR,"
+        " expr_duck VARCHAR, validated BOOLEAN)"
+    )
     # COMMENT ON SCHEMA / CONSTRAINT (proxy/pgserver/object_comments.py): kind n (a
     # schema, by name) or c (a constraint, by schema, table and name).
     conn.execute(

@@ -1,0 +1,377 @@
+"""CREATE / ALTER / DROP DOMAIN, carried out by the server (the statement's reading and
+the columns' CHECK: transpiler/domains.py).
+
+A domain is a DuckDB type alias (its name resolves wherever a type is named: columns,
+casts, function arguments) and a row in `main.__hati_domains`, its CHECKs rows in
+`main.__hati_domain_checks`, written in the statement's transaction (ROLLBACK undoes
+them, a restart keeps them). A table column of a domain type gets one table CHECK that
+enforces the domain (transpiler/domains.column_check); ALTER DOMAIN re-creates the tables
+whose columns use the domain with the new CHECK (constraint_ddl's rebuild), which checks
+their rows, as PostgreSQL does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+
+from proxy.pgserver import alter_rebuild, constraint_ddl
+from proxy.wire.errors import PgError
+from transpiler import transpile
+from transpiler.alter_type import quote
+from transpiler.domains import (
+    MARKER,
+    DomainCheck,
+    DomainDdl,
+    add_table_checks,
+    column_check,
+    domain_columns,
+    parse,
+    value_expr,
+)
+from transpiler.model import Statement
+
+if TYPE_CHECKING:
+    from proxy.pgserver.contexts import ClientSession, StatementRunner
+    from proxy.pgserver.portal import Portal
+
+DOMAINS = "main.__hati_domains"
+CHECKS = "main.__hati_domain_checks"
+_TAGS = frozenset({"CREATE DOMAIN", "ALTER DOMAIN", "DROP DOMAIN"})
+
+
+def statement(text: str, tag: str) -> Statement | None:
+    """The Statement of a domain DDL text (the server carries it out), else None."""
+    if tag not in _TAGS:
+        return None
+    return Statement(sql=text, kind="ddl", tag=tag, command=parse(text))
+
+
+async def run(runner: StatementRunner, session: ClientSession, portal: Portal) -> str:
+    """Carry out the portal's domain statement; its command tag."""
+    st = portal.statement
+    assert st is not None and isinstance(st.command, DomainDdl)
+    await runner.take_cursor()
+    in_block = runner.txn_status != "I" or runner.implicit
+    notices: list[str] = []
+    await runner.call(carry_out, runner.cursor, st.command, in_block, notices, sql=st.sql)
+    for text in notices:
+        session.send_notice(text)
+    runner.param_types.invalidate()
+    return st.tag
+
+
+def carry_out(cur: Any, ddl: DomainDdl, in_block: bool, notices: list[str]) -> None:
+    with alter_rebuild.own_transaction(cur, in_block):
+        if ddl.action == "create":
+            _create(cur, ddl)
+        elif ddl.action == "drop":
+            for schema, name in ddl.names:
+                _drop(cur, dataclasses.replace(ddl, schema=schema, name=name), notices)
+        elif ddl.action != "noop":
+            _alter(cur, ddl, notices)
+
+
+# --- reading ---------------------------------------------------------------------------
+
+
+def _find(cur: Any, schema: str | None, name: str) -> tuple[Any, ...] | None:
+    return cur.execute(
+        f"SELECT schema_name, name, base, duck_type, default_duck, not_null FROM {DOMAINS} "
+        "WHERE name = ? AND (? IS NULL OR schema_name = ?) ORDER BY schema_name <> 'main' LIMIT 1",
+        [name, schema, schema],
+    ).fetchone()
+
+
+def _need(cur: Any, ddl: DomainDdl) -> tuple[Any, ...]:
+    row = _find(cur, ddl.schema, ddl.name)
+    if row is None:
+        raise PgError("42704", f'type "{ddl.name}" does not exist')
+    return row
+
+
+def _duck(expr: str) -> str:
+    """A PostgreSQL expression in DuckDB's words (through the transpiler)."""
+    statements = transpile(f"SELECT {expr}")
+    if len(statements) != 1 or not statements[0].sql.startswith("SELECT "):
+        raise PgError("0A000", f"cannot use this expression in a domain: {expr}")
+    return statements[0].sql[len("SELECT ") :]
+
+
+def _duck_type(base: str) -> str:
+    sql = transpile(f"CREATE TABLE __hati_domain_probe (v {base})")[-1].sql
+    found = re.match(r"CREATE TABLE __hati_domain_probe \(v (.*?)(?: CHECK \(.*)?\)$", sql, re.S)
+    if found is None:
+        raise PgError("0A000", f"cannot make a domain over type {base}")
+    return found[1]
+
+
+def _typmod(base: str) -> int:
+    nums = [int(n) for n in re.findall(r"\d+", base.split("(", 1)[1])] if "(" in base else []
+    word = base.split("(")[0].strip().lower()
+    if not nums:
+        return -1
+    if word in ("numeric", "decimal"):
+        return ((nums[0] << 16) | (nums[1] if len(nums) > 1 else 0)) + 4
+    if word in ("varchar", "character varying", "char", "character", "bpchar"):
+        return nums[0] + 4
+    return nums[0]
+
+
+# --- CREATE / DROP ---------------------------------------------------------------------
+
+
+def _create(cur: Any, ddl: DomainDdl) -> None:
+    schema = ddl.schema or "main"
+    if cur.execute(
+        "SELECT count(*) FROM duckdb_types() WHERE database_name = system.main.current_database()"
+        " AND schema_name = ? AND type_name = ?",
+        [schema, ddl.name],
+    ).fetchone()[0]:
+        raise PgError("42710", f'type "{ddl.name}" already exists')
+    duck_type = _duck_type(ddl.base)
+    base_name = re.sub(r"\(.*\)", "", ddl.base).strip()
+    oid = cur.execute(
+        "SELECT __hati_catalog.pg.__hati_typname_oid(?)", [base_name]
+    ).fetchone()[0]
+    if oid is None:
+        raise PgError("42704", f'type "{base_name}" does not exist')
+    cur.execute(f"CREATE TYPE {quote(schema)}.{quote(ddl.name)} AS {duck_type}")
+    default = ddl.default
+    cur.execute(
+        f"INSERT INTO {DOMAINS} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            schema,
+            ddl.name,
+            ddl.base,
+            oid,
+            _typmod(ddl.base),
+            duck_type,
+            default,
+            None if default is None else f"CAST({_duck(default)} AS {duck_type})",
+            ddl.not_null,
+            ddl.collation,
+        ],
+    )
+    for check in ddl.checks:
+        _add_check(cur, schema, ddl.name, check)
+
+
+def _add_check(cur: Any, schema: str, domain: str, check: DomainCheck) -> str:
+    taken = {
+        r[0]
+        for r in cur.execute(
+            f"SELECT conname FROM {CHECKS} WHERE schema_name = ? AND domain_name = ?",
+            [schema, domain],
+        ).fetchall()
+    }
+    name = check.name
+    if name is None:
+        name, n = f"{domain}_check", 0
+        while name in taken:
+            n += 1
+            name = f"{domain}_check{n}"
+    elif name in taken:
+        raise PgError("42710", f'constraint "{name}" for domain "{domain}" already exists')
+    cur.execute(
+        f"INSERT INTO {CHECKS} VALUES (?, ?, ?, ?, ?, ?)",
+        [schema, domain, name, f"CHECK ({check.expr})", _duck(value_expr(check.expr)), True],
+    )
+    return name
+
+
+def _users(cur: Any, schema: str, name: str) -> list[tuple[Any, ...]]:
+    """(table row as alter_rebuild._Table takes it, column, CHECK text) of each column of
+    the domain."""
+    return cur.execute(
+        "SELECT t.database_name, t.schema_name, t.table_name, t.table_oid, t.sql, t.temporary,"
+        " t.comment, c.constraint_column_names[1], c.constraint_text FROM duckdb_constraints() c"
+        " JOIN duckdb_tables() t ON t.table_oid = c.table_oid"
+        " WHERE c.constraint_type = 'CHECK' AND starts_with(c.expression, ?)",
+        [f"CASE  WHEN (('{MARKER}{schema}.{name}' IS NULL))"],
+    ).fetchall()
+
+
+def _drop(cur: Any, ddl: DomainDdl, notices: list[str]) -> None:
+    row = _find(cur, ddl.schema, ddl.name)
+    if row is None:
+        if ddl.if_exists:
+            notices.append(f'type "{ddl.name}" does not exist, skipping')
+            return
+        raise PgError("42704", f'type "{ddl.name}" does not exist')
+    schema, name = row[0], row[1]
+    users = _users(cur, schema, name)
+    if users and not ddl.cascade:
+        table, column = users[0][2], users[0][7]
+        raise PgError(
+            "2BP01",
+            f"cannot drop type {name} because other objects depend on it",
+            detail=f"column {column} of table {table} depends on type {name}",
+            hint="Use DROP ... CASCADE to drop the dependent objects too.",
+        )
+    for user in users:
+        target = alter_rebuild._Table(*user[:7])
+        notices.append(f"drop cascades to column {user[7]} of table {user[2]}")
+        cur.execute(f"ALTER TABLE {target.qualified()} DROP COLUMN {quote(user[7])}")
+    cur.execute(f"DELETE FROM {CHECKS} WHERE schema_name = ? AND domain_name = ?", [schema, name])
+    cur.execute(f"DELETE FROM {DOMAINS} WHERE schema_name = ? AND name = ?", [schema, name])
+    cur.execute(f"DROP TYPE {quote(schema)}.{quote(name)}")
+
+
+# --- ALTER -----------------------------------------------------------------------------
+
+
+def _alter(cur: Any, ddl: DomainDdl, notices: list[str]) -> None:
+    schema, name = _need(cur, ddl)[:2]
+    where = [schema, name]
+    if ddl.action == "rename":
+        if _find(cur, schema, ddl.new_name or "") is not None:
+            raise PgError("42710", f'type "{ddl.new_name}" already exists')
+        if _users(cur, schema, name):
+            raise PgError(
+                "0A000", "ALTER DOMAIN RENAME of a domain that table columns use is not supported"
+            )
+        duck_type = _need(cur, ddl)[3]
+        cur.execute(f"DROP TYPE {quote(schema)}.{quote(name)}")
+        cur.execute(f"CREATE TYPE {quote(schema)}.{quote(ddl.new_name or '')} AS {duck_type}")
+        cur.execute(f"UPDATE {DOMAINS} SET name = ? WHERE schema_name = ? AND name = ?",
+                    [ddl.new_name, *where])  # fmt: skip
+        cur.execute(
+            f"UPDATE {CHECKS} SET domain_name = ? WHERE schema_name = ? AND domain_name = ?",
+            [ddl.new_name, *where],
+        )
+        return
+    if ddl.action == "set_default":
+        duck_type = _need(cur, ddl)[3]
+        default = ddl.default or "NULL"
+        cur.execute(
+            f"UPDATE {DOMAINS} SET default_pg = ?, default_duck = ? WHERE schema_name = ? "
+            "AND name = ?",
+            [default, f"CAST({_duck(default)} AS {duck_type})", *where],
+        )
+        return
+    if ddl.action == "drop_default":
+        cur.execute(
+            f"UPDATE {DOMAINS} SET default_pg = NULL, default_duck = NULL WHERE schema_name = ? "
+            "AND name = ?",
+            where,
+        )
+        return
+    if ddl.action in ("set_not_null", "drop_not_null"):
+        cur.execute(
+            f"UPDATE {DOMAINS} SET not_null = ? WHERE schema_name = ? AND name = ?",
+            [ddl.action == "set_not_null", *where],
+        )
+    elif ddl.action == "add_constraint":
+        _add_check(cur, schema, name, ddl.checks[0])
+    elif ddl.action in ("drop_constraint", "rename_constraint"):
+        found = cur.execute(
+            f"SELECT count(*) FROM {CHECKS} WHERE schema_name = ? AND domain_name = ? "
+            "AND conname = ?",
+            [*where, ddl.target],
+        ).fetchone()[0]
+        if not found:
+            if ddl.if_exists:
+                notices.append(
+                    f'constraint "{ddl.target}" of domain "{name}" does not exist, skipping'
+                )
+                return
+            raise PgError("42704", f'constraint "{ddl.target}" of domain "{name}" does not exist')
+        if ddl.action == "drop_constraint":
+            cur.execute(
+                f"DELETE FROM {CHECKS} WHERE schema_name = ? AND domain_name = ? AND conname = ?",
+                [*where, ddl.target],
+            )
+        else:
+            cur.execute(
+                f"UPDATE {CHECKS} SET conname = ? WHERE schema_name = ? AND domain_name = ? "
+                "AND conname = ?",
+                [ddl.new_name, *where, ddl.target],
+            )
+    _recheck_tables(cur, schema, name)
+
+
+def _recheck_tables(cur: Any, schema: str, name: str) -> None:
+    """Each table whose columns use the domain, re-created with the domain's CHECK as it
+    is now (its rows are checked again)."""
+    for user in _users(cur, schema, name):
+        table = alter_rebuild._Table(*user[:7])
+        try:
+            constraint_ddl._rebuild(
+                cur,
+                table,
+                add=(f"CHECK ({column_check_for(cur, schema, name, user[7])})",),
+                drop=frozenset({user[8]}),
+            )
+        except duckdb.ConstraintException as exc:
+            text = str(exc)
+            if "does not allow null values" in text:
+                raise PgError(
+                    "23502", f'column "{user[7]}" of table "{user[2]}" contains null values'
+                ) from None
+            raise PgError(
+                "23514",
+                f'column "{user[7]}" of table "{user[2]}" contains values that violate the new '
+                "constraint",
+            ) from None
+
+
+def column_check_for(cur: Any, schema: str, name: str, column: str) -> str:
+    """The table CHECK (its expression) of `column` of domain schema.name."""
+    not_null = cur.execute(
+        f"SELECT not_null FROM {DOMAINS} WHERE schema_name = ? AND name = ?", [schema, name]
+    ).fetchone()[0]
+    checks = cur.execute(
+        f"SELECT conname, expr_duck FROM {CHECKS} WHERE schema_name = ? AND domain_name = ? "
+        "ORDER BY conname",
+        [schema, name],
+    ).fetchall()
+    return column_check(f"{schema}.{name}", name, column, [tuple(c) for c in checks], not_null)
+
+
+# --- CREATE TABLE with domain columns --------------------------------------------------
+
+_CREATE_TABLE = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?(?:(?:TEMP|TEMPORARY)\s+)?TABLE\s", re.I)
+
+
+def create_table_sql(cur: Any, sql: str) -> str | None:
+    """`sql` (a CREATE TABLE in DuckDB's words) with the CHECKs and DEFAULTs of its
+    domain columns, or None when it has none."""
+    known = cur.execute(f"SELECT schema_name, name FROM {DOMAINS}").fetchall()
+    if not known:
+        return None
+    names = {n.lower() for _, n in known} | {f"{s}.{n}".lower() for s, n in known}
+    starts = [mt.start() for mt in _CREATE_TABLE.finditer(sql)]
+    if not starts:
+        return None
+    head, create = sql[: starts[-1]], sql[starts[-1] :]
+    columns = domain_columns(create, names)
+    if not columns:
+        return None
+    checks, defaults = [], []
+    for column, written, has_default in columns:
+        parts = written.split(".")
+        row = _find(cur, parts[0] if len(parts) > 1 else None, parts[-1])
+        if row is None:
+            continue
+        checks.append(column_check_for(cur, row[0], row[1], column))
+        if not has_default and row[4] is not None:
+            defaults.append((column, row[4]))
+    out = head + add_table_checks(create, checks)
+    table = re.match(r"\S+(?:\s+OR\s+REPLACE)?(?:\s+TEMP\w*)?\s+TABLE\s+(.+?)\s*\(", create, re.I | re.S)
+    if table is not None:
+        for column, default in defaults:
+            out += f"; ALTER TABLE {table[1]} ALTER COLUMN {quote(column)} SET DEFAULT {default}"
+    return out
+
+
+async def rewrite_create_table(runner: StatementRunner, portal: Portal) -> None:
+    st = portal.statement
+    assert st is not None
+    await runner.take_cursor()
+    sql = await runner.call(create_table_sql, runner.cursor, st.sql, sql=st.sql)
+    if sql is not None:
+        portal.statement = dataclasses.replace(st, sql=sql)
