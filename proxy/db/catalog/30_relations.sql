@@ -260,7 +260,7 @@ FROM {{duck_db_ident}}.main.__hati_constraints WHERE contype = 'i';
 
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_attribute AS
 SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
-       CASE WHEN vl.n IS NOT NULL THEN 1043
+       CASE WHEN dom.oid IS NOT NULL THEN dom.oid WHEN vl.n IS NOT NULL THEN 1043
             ELSE __hati_catalog.pg.__hati_column_type_oid(c.data_type) END::BIGINT AS atttypid,
        -1::INTEGER AS attstattarget,
        coalesce((SELECT t.typlen FROM __hati_catalog.pg.pg_type t
@@ -269,7 +269,9 @@ SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
        c.column_index::SMALLINT AS attnum,
        __hati_catalog.pg.__hati_type_ndims(c.data_type)::INTEGER AS attndims,
        -1::INTEGER AS attcacheoff,
-       coalesce(vl.n + 4, __hati_catalog.pg.__hati_type_mod(c.data_type))::INTEGER AS atttypmod,
+       CASE WHEN dom.oid IS NOT NULL THEN -1
+            ELSE coalesce(vl.n + 4, __hati_catalog.pg.__hati_type_mod(c.data_type)) END::INTEGER
+           AS atttypmod,
        FALSE AS attbyval, 'i' AS attalign,
        -- the type's own storage: pg_dump writes SET STORAGE for any other
        coalesce((SELECT t.typstorage FROM __hati_catalog.pg.pg_type t
@@ -301,6 +303,8 @@ LEFT JOIN (SELECT table_oid, attnum, min(n) AS n FROM __hati_catalog.pg.__hati_v
 LEFT JOIN __hati_catalog.pg.__hati_type_shown ts
   ON ts.oid = CASE WHEN vl.n IS NOT NULL THEN 1043
                    ELSE __hati_catalog.pg.__hati_column_type_oid(c.data_type) END
+LEFT JOIN __hati_catalog.pg.__hati_domain_cols dom
+  ON dom.table_oid = c.table_oid AND dom.column_name = c.column_name
 LEFT JOIN (SELECT table_oid, sql FROM duckdb_tables() WHERE sql LIKE '%GENERATED ALWAYS AS(%') g
   ON g.table_oid = c.table_oid
 LEFT JOIN __hati_catalog.pg.__hati_identity_cols idn
@@ -390,6 +394,8 @@ WITH con AS (
                AND __hati_catalog.pg.__hati_length_limit(c.expression,
                                                          c.constraint_column_names[1])
                    IS NOT NULL)
+      -- a domain column's CHECK is its type's (10_types.sql __hati_domain_cols)
+      AND NOT starts_with(coalesce(c.expression, ''), 'CASE  WHEN ((''hati_domain:')
 )
 SELECT idxoid + 1 AS oid,
        CASE WHEN constraint_type = 'PRIMARY KEY' THEN
@@ -505,4 +511,6 @@ FROM (VALUES (13222::BIGINT, 'cardinal_number_domain_check', 13221::BIGINT,
               'CHECK ((VALUE >= 0))'),
              (13235, 'yes_or_no_check', 13234,
               'CHECK ((VALUE::text = ANY (ARRAY[''YES''::character varying, '
-              || '''NO''::character varying]::text[])))')) v(oid, conname, contypid, def);
+              || '''NO''::character varying]::text[])))')) v(oid, conname, contypid, def)
+UNION ALL
+SELECT * FROM __hati_catalog.pg.__hati_domain_constraints;
