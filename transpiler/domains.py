@@ -16,7 +16,8 @@ import re
 from dataclasses import dataclass, field
 
 from sqlglot import exp, parse_one
-from sqlglot.errors import ParseError
+from sqlglot import parse as parse_sql
+from sqlglot.errors import ParseError, TokenError
 
 from transpiler.errors import TranspileError
 
@@ -135,9 +136,10 @@ def _constraints(text: str) -> tuple[str | None, bool, list[DomainCheck], str | 
             # the expression runs to the next clause word that starts a clause
             stop = k + 1
             while stop < len(clause_at) and clause_at[stop][2] in ("NOT", "NULL"):
-                if clause_at[stop][2] == "NOT" and text[clause_at[stop][1] :].lstrip()[
-                    :4
-                ].upper() == "NULL":
+                if (
+                    clause_at[stop][2] == "NOT"
+                    and text[clause_at[stop][1] :].lstrip()[:4].upper() == "NULL"
+                ):
                     break
                 stop += 1
             nxt = clause_at[stop][0] if stop < len(clause_at) else len(text)
@@ -181,18 +183,14 @@ def parse(text: str) -> DomainDdl:
         if not base:
             raise _error("syntax error at end of input")
         default, not_null, checks, collation = _constraints(rest[cut:])
-        return DomainDdl(
-            "create", schema, name, base, default, not_null, tuple(checks), collation
-        )
+        return DomainDdl("create", schema, name, base, default, not_null, tuple(checks), collation)
     if m := _DROP.match(text):
         body = m[2]
         cascade = bool(re.search(r"\s+CASCADE$", body, re.I))
         body = re.sub(r"\s+(CASCADE|RESTRICT)$", "", body, flags=re.I)
         names = tuple(split_name(p) for p in body.split(","))
         schema, name = names[0]
-        return DomainDdl(
-            "drop", schema, name, if_exists=bool(m[1]), cascade=cascade, names=names
-        )
+        return DomainDdl("drop", schema, name, if_exists=bool(m[1]), cascade=cascade, names=names)
     if m := _ALTER.match(text):
         schema, name = split_name(m[1])
         rest = m[2]
@@ -206,9 +204,7 @@ def parse(text: str) -> DomainDdl:
             words = rest.split()
             if_exists = len(words) > 3 and words[2].upper() == "IF"
             target = fold(words[4] if if_exists else words[2])
-            return DomainDdl(
-                "drop_constraint", schema, name, target=target, if_exists=if_exists
-            )
+            return DomainDdl("drop_constraint", schema, name, target=target, if_exists=if_exists)
         if up.startswith("SET DEFAULT"):
             return DomainDdl("set_default", schema, name, default=rest.split(None, 2)[2])
         if up == "DROP DEFAULT":
@@ -225,7 +221,9 @@ def parse(text: str) -> DomainDdl:
             return DomainDdl("rename", schema, name, new_name=fold(rn[1]))
         if re.match(r"(OWNER\s+TO|VALIDATE\s+CONSTRAINT)\b", rest, re.I):
             return DomainDdl("noop", schema, name)
-    raise TranspileError("0A000", f"this form of {text.split()[0].upper()} DOMAIN is not supported", None)
+    raise TranspileError(
+        "0A000", f"this form of {text.split()[0].upper()} DOMAIN is not supported", None
+    )
 
 
 def value_expr(expr: str) -> str:
@@ -289,3 +287,51 @@ def add_table_checks(create_sql: str, checks: list[str]) -> str:
     _, end = _paren(create_sql, start)
     extra = "".join(f", CHECK ({c})" for c in checks)
     return create_sql[: end - 1] + extra + create_sql[end - 1 :]
+
+
+def cast_macro(
+    qualified: str, shown: str, duck_type: str, checks: list[tuple[str, str]], not_null: bool
+) -> str:
+    """The body of the macro a cast to the domain becomes (rewrite_casts): the value as
+    the base type, or PostgreSQL's error when a constraint fails."""
+    value = f"CAST(v AS {duck_type})"
+    parts = ["CASE"]
+    if not_null:
+        message = f"domain {shown} does not allow null values"
+        parts.append(f"WHEN v IS NULL THEN error({_lit(message)})")
+    for name, duck in checks:
+        message = f'value for domain {shown} violates check constraint "{name}"'
+        expr = re.sub(rf"\b{VALUE}\b", lambda _m: value, duck)
+        parts.append(f"WHEN ({expr}) IS FALSE THEN error({_lit(message)})")
+    if len(parts) == 1:
+        return value
+    return " ".join(parts) + f" ELSE {value} END"
+
+
+def macro_name(schema: str, name: str) -> str:
+    """The cast macro of domain schema.name (in the database's main schema)."""
+    return "__hati_domain_" + re.sub(r"\W", "_", f"{schema}_{name}")
+
+
+def rewrite_casts(sql: str, domains: dict[str, str]) -> str | None:
+    """`sql` (DuckDB's words) with each CAST to a domain (`domains`: its lower-case name,
+    bare and schema-qualified -> its macro) a call of the domain's macro, or None when it
+    has none."""
+    try:
+        trees = [t for t in parse_sql(sql, read="duckdb") if t is not None]
+    except (ParseError, TokenError):  # DuckDB text sqlglot cannot read: as it is
+        return None
+    changed = False
+    for tree in trees:
+        for cast in list(tree.find_all(exp.Cast)):
+            to = cast.args.get("to")
+            if not isinstance(to, exp.DataType) or to.this != exp.DataType.Type.USERDEFINED:
+                continue
+            macro = domains.get(str(to.args.get("kind") or "").lower())
+            if macro is None:
+                continue
+            cast.replace(exp.Anonymous(this=macro, expressions=[cast.this.copy()]))
+            changed = True
+    if not changed:
+        return None
+    return "; ".join(t.sql(dialect="duckdb") for t in trees)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from proxy.pgserver import alter_rebuild, constraint_ddl
+from proxy.pgserver import alter_rebuild, constraint_ddl, domain_casts
 from proxy.wire.errors import PgError
 from transpiler import transpile
 from transpiler.alter_type import quote
@@ -27,8 +27,10 @@ from transpiler.domains import (
     DomainCheck,
     DomainDdl,
     add_table_checks,
+    cast_macro,
     column_check,
     domain_columns,
+    macro_name,
     parse,
     value_expr,
 )
@@ -134,9 +136,7 @@ def _create(cur: Any, ddl: DomainDdl) -> None:
         raise PgError("42710", f'type "{ddl.name}" already exists')
     duck_type = _duck_type(ddl.base)
     base_name = re.sub(r"\(.*\)", "", ddl.base).strip()
-    oid = cur.execute(
-        "SELECT __hati_catalog.pg.__hati_typname_oid(?)", [base_name]
-    ).fetchone()[0]
+    oid = cur.execute("SELECT __hati_catalog.pg.__hati_typname_oid(?)", [base_name]).fetchone()[0]
     if oid is None:
         raise PgError("42704", f'type "{base_name}" does not exist')
     cur.execute(f"CREATE TYPE {quote(schema)}.{quote(ddl.name)} AS {duck_type}")
@@ -158,6 +158,7 @@ def _create(cur: Any, ddl: DomainDdl) -> None:
     )
     for check in ddl.checks:
         _add_check(cur, schema, ddl.name, check)
+    _cast_macro(cur, schema, ddl.name)
 
 
 def _add_check(cur: Any, schema: str, domain: str, check: DomainCheck) -> str:
@@ -218,6 +219,7 @@ def _drop(cur: Any, ddl: DomainDdl, notices: list[str]) -> None:
         cur.execute(f"ALTER TABLE {target.qualified()} DROP COLUMN {quote(user[7])}")
     cur.execute(f"DELETE FROM {CHECKS} WHERE schema_name = ? AND domain_name = ?", [schema, name])
     cur.execute(f"DELETE FROM {DOMAINS} WHERE schema_name = ? AND name = ?", [schema, name])
+    cur.execute(f"DROP MACRO IF EXISTS main.{macro_name(schema, name)}")
     cur.execute(f"DROP TYPE {quote(schema)}.{quote(name)}")
 
 
@@ -243,6 +245,8 @@ def _alter(cur: Any, ddl: DomainDdl, notices: list[str]) -> None:
             f"UPDATE {CHECKS} SET domain_name = ? WHERE schema_name = ? AND domain_name = ?",
             [ddl.new_name, *where],
         )
+        cur.execute(f"DROP MACRO IF EXISTS main.{macro_name(schema, name)}")
+        _cast_macro(cur, schema, ddl.new_name or "")
         return
     if ddl.action == "set_default":
         duck_type = _need(cur, ddl)[3]
@@ -291,31 +295,47 @@ def _alter(cur: Any, ddl: DomainDdl, notices: list[str]) -> None:
                 "AND conname = ?",
                 [ddl.new_name, *where, ddl.target],
             )
+    _cast_macro(cur, schema, name)
     _recheck_tables(cur, schema, name)
 
 
+def _cast_macro(cur: Any, schema: str, name: str) -> None:
+    """(Re)make the macro a cast to the domain becomes (proxy/pgserver/domain_casts.py)."""
+    duck_type, not_null = cur.execute(
+        f"SELECT duck_type, not_null FROM {DOMAINS} WHERE schema_name = ? AND name = ?",
+        [schema, name],
+    ).fetchone()
+    checks = cur.execute(
+        f"SELECT conname, expr_duck FROM {CHECKS} WHERE schema_name = ? AND domain_name = ? "
+        "ORDER BY conname",
+        [schema, name],
+    ).fetchall()
+    body = cast_macro(f"{schema}.{name}", name, duck_type, [tuple(c) for c in checks], not_null)
+    cur.execute(f"CREATE OR REPLACE MACRO main.{macro_name(schema, name)}(v) AS {body}")
+    domain_casts.changed()
+
+
 def _recheck_tables(cur: Any, schema: str, name: str) -> None:
-    """Each table whose columns use the domain, re-created with the domain's CHECK as it
-    is now (its rows are checked again)."""
+    """Each table whose columns use the domain, re-created once with the domain's CHECKs
+    as they are now (its rows are checked again)."""
+    tables: dict[int, list[tuple[Any, ...]]] = {}
     for user in _users(cur, schema, name):
-        table = alter_rebuild._Table(*user[:7])
+        tables.setdefault(user[3], []).append(user)
+    for users in tables.values():
+        table = alter_rebuild._Table(*users[0][:7])
+        added = tuple(f"CHECK ({column_check_for(cur, schema, name, u[7])})" for u in users)
         try:
-            constraint_ddl._rebuild(
-                cur,
-                table,
-                add=(f"CHECK ({column_check_for(cur, schema, name, user[7])})",),
-                drop=frozenset({user[8]}),
-            )
+            constraint_ddl._rebuild(cur, table, add=added, drop=frozenset(u[8] for u in users))
         except duckdb.ConstraintException as exc:
-            text = str(exc)
-            if "does not allow null values" in text:
+            column = next((u[7] for u in users if f'"{u[7]}"' in str(exc)), users[0][7])
+            if "does not allow null values" in str(exc):
                 raise PgError(
-                    "23502", f'column "{user[7]}" of table "{user[2]}" contains null values'
+                    "23502", f'column "{column}" of table "{table.name}" contains null values'
                 ) from None
             raise PgError(
                 "23514",
-                f'column "{user[7]}" of table "{user[2]}" contains values that violate the new '
-                "constraint",
+                f'column "{column}" of table "{table.name}" contains values that violate the '
+                "new constraint",
             ) from None
 
 
@@ -361,7 +381,9 @@ def create_table_sql(cur: Any, sql: str) -> str | None:
         if not has_default and row[4] is not None:
             defaults.append((column, row[4]))
     out = head + add_table_checks(create, checks)
-    table = re.match(r"\S+(?:\s+OR\s+REPLACE)?(?:\s+TEMP\w*)?\s+TABLE\s+(.+?)\s*\(", create, re.I | re.S)
+    table = re.match(
+        r"\S+(?:\s+OR\s+REPLACE)?(?:\s+TEMP\w*)?\s+TABLE\s+(.+?)\s*\(", create, re.I | re.S
+    )
     if table is not None:
         for column, default in defaults:
             out += f"; ALTER TABLE {table[1]} ALTER COLUMN {quote(column)} SET DEFAULT {default}"

@@ -20,6 +20,7 @@ from proxy.pgserver import (
     arrow_results,
     call_rule,
     ddl_statements,
+    domain_casts,
     enum_columns,
     explain,
     fk_checks,
@@ -260,7 +261,7 @@ def execute(
         sql_bridge.branch_copy_on_write(agent, cur, plan.branch, sql, who)
     is_select = st.kind == "select"
     cast = LOSSLESS_SQL.get(sql) if is_select else None
-    run_sql = cast[0] if cast else sql
+    run_sql = domain_casts.rewrite(cur, cast[0] if cast else sql)  # 'x'::a_domain
     if plan.seqs is not None and sequence_draws.reads_session_values(run_sql):
         # this session's currval / lastval, as constants (sequence_values.py)
         seqs = plan.seqs

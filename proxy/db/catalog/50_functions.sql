@@ -309,7 +309,9 @@ LEFT JOIN __hati_catalog.pg.__hati_owners ow
 LEFT JOIN {{duck_db_ident}}.main.__hati_routines r
   ON f.database_name = {{duck_db}} AND r.schema_name = f.schema_name
  AND lower(r.name) = lower(f.function_name) AND r.nargs = len(f.parameters)
-WHERE f.database_name <> '__hati_catalog' OR f.function_name NOT LIKE '\_\_hati%' ESCAPE '\'
+WHERE (f.database_name <> '__hati_catalog' OR f.function_name NOT LIKE '\_\_hati%' ESCAPE '\')
+  -- a domain's cast (proxy/pgserver/domain_casts.py) is the domain's, not a function
+  AND f.function_name NOT LIKE '\_\_hati\_domain\_%' ESCAPE '\'
 UNION ALL
 -- hatiproxy's own functions, in public (where CREATE EXTENSION would put them)
 SELECT h.oid, h.proname, 2200, 10, 12, 1, CASE WHEN h.proretset THEN 1000 ELSE 0 END, 0, '-',
