@@ -255,7 +255,8 @@ def column_check(
         message = f'value for domain {shown} violates check constraint "{name}"'
         expr = re.sub(rf"\b{VALUE}\b", lambda _m: col, duck)
         parts.append(f"WHEN ({expr}) IS FALSE THEN error({_lit(message)})")
-    return " ".join(parts) + " ELSE TRUE END"
+    # (the column named in every form: DuckDB lists a CHECK's columns, the catalog reads it)
+    return " ".join(parts) + f" ELSE ({col} IS NULL OR TRUE) END"
 
 
 def domain_columns(create_sql: str, known: set[str]) -> list[tuple[str, str, bool]]:

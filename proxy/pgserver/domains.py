@@ -128,11 +128,17 @@ def _typmod(base: str) -> int:
 
 def _create(cur: Any, ddl: DomainDdl) -> None:
     schema = ddl.schema or "main"
-    if cur.execute(
-        "SELECT count(*) FROM duckdb_types() WHERE database_name = system.main.current_database()"
-        " AND schema_name = ? AND type_name = ?",
+    taken = cur.execute(
+        "SELECT bool_or(internal) FROM duckdb_types() WHERE (database_name = "
+        "system.main.current_database() AND schema_name = ? OR internal) AND type_name = ?",
         [schema, ddl.name],
-    ).fetchone()[0]:
+    ).fetchone()[0]
+    if taken is not None:
+        if taken:  # DuckDB's own type names (short, string, ...) cannot be taken
+            raise PgError(
+                "0A000",
+                f'a domain cannot be named "{ddl.name}" here: DuckDB has a type of that name',
+            )
         raise PgError("42710", f'type "{ddl.name}" already exists')
     duck_type = _duck_type(ddl.base)
     base_name = re.sub(r"\(.*\)", "", ddl.base).strip()
@@ -151,7 +157,7 @@ def _create(cur: Any, ddl: DomainDdl) -> None:
             _typmod(ddl.base),
             duck_type,
             default,
-            None if default is None else f"CAST({_duck(default)} AS {duck_type})",
+            None if default is None else _rendered_default(cur, duck_type, default),
             ddl.not_null,
             ddl.collation,
         ],
@@ -159,6 +165,43 @@ def _create(cur: Any, ddl: DomainDdl) -> None:
     for check in ddl.checks:
         _add_check(cur, schema, ddl.name, check)
     _cast_macro(cur, schema, ddl.name)
+
+
+def _rendered_default(cur: Any, duck_type: str, default: str) -> str:
+    """The domain's DEFAULT as DuckDB writes it in a column's default (so the catalog
+    tells a column's own default from the one it got from its domain)."""
+    cur.execute(
+        f"CREATE OR REPLACE TEMP TABLE __hati_domain_probe (v {duck_type} "
+        f"DEFAULT CAST({_duck(default)} AS {duck_type}))"
+    )
+    shown = cur.execute(
+        "SELECT column_default FROM duckdb_columns() WHERE database_name = 'temp' "
+        "AND table_name = '__hati_domain_probe'"
+    ).fetchone()[0]
+    cur.execute("DROP TABLE temp.main.__hati_domain_probe")
+    return str(shown)
+
+
+def _shown(schema: str, name: str) -> str:
+    """The domain's name as PostgreSQL's messages write it (qualified off public)."""
+    return name if schema == "main" else f"{schema}.{name}"
+
+
+def shown_check(expr: str) -> str:
+    """A CHECK as pg_get_constraintdef shows it: the expression in parentheses of its own
+    (PostgreSQL's deparser adds them; its casts of constants are not added here)."""
+    inner = expr.strip()
+    wrapped = inner.startswith("(") and inner.endswith(")") and _balanced(inner[1:-1])
+    return f"CHECK ({inner})" if wrapped else f"CHECK (({inner}))"
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def _add_check(cur: Any, schema: str, domain: str, check: DomainCheck) -> str:
@@ -179,7 +222,7 @@ def _add_check(cur: Any, schema: str, domain: str, check: DomainCheck) -> str:
         raise PgError("42710", f'constraint "{name}" for domain "{domain}" already exists')
     cur.execute(
         f"INSERT INTO {CHECKS} VALUES (?, ?, ?, ?, ?, ?)",
-        [schema, domain, name, f"CHECK ({check.expr})", _duck(value_expr(check.expr)), True],
+        [schema, domain, name, shown_check(check.expr), _duck(value_expr(check.expr)), True],
     )
     return name
 
@@ -232,10 +275,7 @@ def _alter(cur: Any, ddl: DomainDdl, notices: list[str]) -> None:
     if ddl.action == "rename":
         if _find(cur, schema, ddl.new_name or "") is not None:
             raise PgError("42710", f'type "{ddl.new_name}" already exists')
-        if _users(cur, schema, name):
-            raise PgError(
-                "0A000", "ALTER DOMAIN RENAME of a domain that table columns use is not supported"
-            )
+        users = _users(cur, schema, name)
         duck_type = _need(cur, ddl)[3]
         cur.execute(f"DROP TYPE {quote(schema)}.{quote(name)}")
         cur.execute(f"CREATE TYPE {quote(schema)}.{quote(ddl.new_name or '')} AS {duck_type}")
@@ -247,22 +287,29 @@ def _alter(cur: Any, ddl: DomainDdl, notices: list[str]) -> None:
         )
         cur.execute(f"DROP MACRO IF EXISTS main.{macro_name(schema, name)}")
         _cast_macro(cur, schema, ddl.new_name or "")
+        _recheck_tables(cur, schema, ddl.new_name or "", users)  # their CHECKs name it
         return
-    if ddl.action == "set_default":
-        duck_type = _need(cur, ddl)[3]
-        default = ddl.default or "NULL"
+    if ddl.action in ("set_default", "drop_default"):
+        _, _, _, duck_type, before, _ = _need(cur, ddl)
+        default = ddl.default if ddl.action == "set_default" else None
+        after = None if default is None else _rendered_default(cur, duck_type, default)
         cur.execute(
             f"UPDATE {DOMAINS} SET default_pg = ?, default_duck = ? WHERE schema_name = ? "
             "AND name = ?",
-            [default, f"CAST({_duck(default)} AS {duck_type})", *where],
+            [default, after, *where],
         )
-        return
-    if ddl.action == "drop_default":
-        cur.execute(
-            f"UPDATE {DOMAINS} SET default_pg = NULL, default_duck = NULL WHERE schema_name = ? "
-            "AND name = ?",
-            where,
-        )
+        # the columns whose default was the domain's (or none) follow it, as in PostgreSQL
+        for user in _users(cur, schema, name):
+            current = cur.execute(
+                "SELECT column_default FROM duckdb_columns() WHERE table_oid = ? "
+                "AND column_name = ?",
+                [user[3], user[7]],
+            ).fetchone()
+            if current is None or current[0] not in (None, before):
+                continue
+            target = f"{alter_rebuild._Table(*user[:7]).qualified()} ALTER COLUMN {quote(user[7])}"
+            change = "DROP DEFAULT" if after is None else f"SET DEFAULT {after}"
+            constraint_ddl.alter_around_indexes(cur, f"ALTER TABLE {target} {change}")
         return
     if ddl.action in ("set_not_null", "drop_not_null"):
         cur.execute(
@@ -310,16 +357,19 @@ def _cast_macro(cur: Any, schema: str, name: str) -> None:
         "ORDER BY conname",
         [schema, name],
     ).fetchall()
-    body = cast_macro(f"{schema}.{name}", name, duck_type, [tuple(c) for c in checks], not_null)
+    rows = [tuple(c) for c in checks]
+    body = cast_macro(f"{schema}.{name}", _shown(schema, name), duck_type, rows, not_null)
     cur.execute(f"CREATE OR REPLACE MACRO main.{macro_name(schema, name)}(v) AS {body}")
     domain_casts.changed()
 
 
-def _recheck_tables(cur: Any, schema: str, name: str) -> None:
-    """Each table whose columns use the domain, re-created once with the domain's CHECKs
-    as they are now (its rows are checked again)."""
+def _recheck_tables(
+    cur: Any, schema: str, name: str, users: list[tuple[Any, ...]] | None = None
+) -> None:
+    """Each table whose columns use the domain (`users`: found before a rename), re-created
+    once with the domain's CHECKs as they are now (its rows are checked again)."""
     tables: dict[int, list[tuple[Any, ...]]] = {}
-    for user in _users(cur, schema, name):
+    for user in _users(cur, schema, name) if users is None else users:
         tables.setdefault(user[3], []).append(user)
     for users in tables.values():
         table = alter_rebuild._Table(*users[0][:7])
@@ -349,7 +399,8 @@ def column_check_for(cur: Any, schema: str, name: str, column: str) -> str:
         "ORDER BY conname",
         [schema, name],
     ).fetchall()
-    return column_check(f"{schema}.{name}", name, column, [tuple(c) for c in checks], not_null)
+    shown = _shown(schema, name)
+    return column_check(f"{schema}.{name}", shown, column, [tuple(c) for c in checks], not_null)
 
 
 # --- CREATE TABLE with domain columns --------------------------------------------------

@@ -222,7 +222,10 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_format_base(name, typmod) AS
                         WHERE __h_s.typname = name), name) END;
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.format_type(type_oid, typmod) AS
-    CASE WHEN type_oid IS NULL THEN NULL ELSE coalesce((
+    CASE WHEN type_oid IS NULL THEN NULL ELSE coalesce(
+        -- a domain outside public: schema-qualified, as PostgreSQL shows a type off the path
+        (SELECT __h_d.schema_name || '.' || __h_d.name FROM __hati_catalog.pg.__hati_domain_list __h_d
+         WHERE __h_d.oid = type_oid AND __h_d.schema_name <> 'main'), (
         SELECT CASE WHEN __h_t.typcategory = 'A' AND __h_e.oid IS NOT NULL
                     THEN __hati_catalog.pg.__hati_format_base(__h_e.typname, coalesce(typmod, -1)) || '[]'
                     ELSE __hati_catalog.pg.__hati_format_base(__h_t.typname, coalesce(typmod, -1)) END

@@ -281,7 +281,8 @@ SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
        -- an identity column's default is its sequence, not a default (no pg_attrdef row)
        NOT c.is_nullable AS attnotnull,
        c.column_default IS NOT NULL AND NOT __hati_catalog.pg.__hati_null_default(c.column_default)
-           AND idn.kind IS NULL AS atthasdef,
+           AND idn.kind IS NULL AND c.column_default IS DISTINCT FROM dom.default_duck
+           AS atthasdef,
        FALSE AS atthasmissing, coalesce(idn.kind, '') AS attidentity,
        CASE WHEN g.sql IS NOT NULL AND c.column_default IS NOT NULL
                  AND __hati_catalog.pg.__hati_is_generated(g.sql, c.column_name)
@@ -293,7 +294,10 @@ SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
        NULL::VARCHAR[] AS attfdwoptions, NULL::VARCHAR AS attmissingval,
        c.data_type AS __hati_duck_type,
        -- (an identity column's too: information_schema finds its sequence by it)
-       __hati_catalog.pg.__hati_pg_default(c.column_default, ts.shown) AS __hati_default,
+       -- (a domain's default, which a column of it got, is the domain's: none here)
+       CASE WHEN c.column_default IS DISTINCT FROM dom.default_duck
+            THEN __hati_catalog.pg.__hati_pg_default(c.column_default, ts.shown) END
+           AS __hati_default,
        c.comment AS __hati_comment, idn.start AS __hati_identity_start
 FROM duckdb_columns() c
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = c.database_name AND n.duck_schema = c.schema_name
@@ -338,7 +342,10 @@ LEFT JOIN __hati_catalog.pg.__hati_type_shown ts
 WHERE c.column_default IS NOT NULL AND NOT __hati_catalog.pg.__hati_null_default(c.column_default)
   AND NOT EXISTS (SELECT 1 FROM __hati_catalog.pg.__hati_identity_cols idn
                   WHERE c.database_name = {{duck_db}} AND idn.schema_name = c.schema_name
-                    AND idn.table_name = c.table_name AND idn.column_name = c.column_name);
+                    AND idn.table_name = c.table_name AND idn.column_name = c.column_name)
+  AND NOT EXISTS (SELECT 1 FROM __hati_catalog.pg.__hati_domain_cols d
+                  WHERE d.table_oid = c.table_oid AND d.column_name = c.column_name
+                    AND d.default_duck = c.column_default);
 
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_index AS
 SELECT indexrelid, indrelid, len(attnums)::SMALLINT AS indnatts,
