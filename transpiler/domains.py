@@ -22,6 +22,7 @@ from sqlglot.errors import ParseError, TokenError
 from transpiler.errors import TranspileError
 
 MARKER = "hati_domain:"
+TOO_LONG = "value too long for type character varying"
 VALUE = "__hati_value"  # what VALUE becomes in a CHECK's expression before it is transpiled
 _IDENT = r'(?:"(?:[^"]|"")+"|[A-Za-z_][\w$]*)'
 _QNAME = rf"{_IDENT}(?:\s*\.\s*{_IDENT})?"
@@ -242,12 +243,21 @@ def _lit(text: str) -> str:
 
 
 def column_check(
-    qualified: str, shown: str, column: str, checks: list[tuple[str, str]], not_null: bool
+    qualified: str,
+    shown: str,
+    column: str,
+    checks: list[tuple[str, str]],
+    not_null: bool,
+    max_length: int | None = None,
 ) -> str:
     """The table CHECK of a column of domain `qualified` (schema.name): `checks` are
-    (constraint name, DuckDB expression over VALUE), in PostgreSQL's order (by name)."""
+    (constraint name, DuckDB expression over VALUE), in PostgreSQL's order (by name);
+    `max_length`: n of a varchar(n) / char(n) base type (DuckDB's text has none)."""
     col = '"' + column.replace('"', '""') + '"'
     parts = [f"CASE WHEN {_lit(MARKER + qualified)} IS NULL THEN NULL"]
+    if max_length is not None:
+        message = f"{TOO_LONG}({max_length})"
+        parts.append(f"WHEN length({col}) > {max_length} THEN error({_lit(message)})")
     if not_null:
         message = f"domain {shown} does not allow null values"
         parts.append(f"WHEN {col} IS NULL THEN error({_lit(message)})")
@@ -291,11 +301,19 @@ def add_table_checks(create_sql: str, checks: list[str]) -> str:
 
 
 def cast_macro(
-    qualified: str, shown: str, duck_type: str, checks: list[tuple[str, str]], not_null: bool
+    qualified: str,
+    shown: str,
+    duck_type: str,
+    checks: list[tuple[str, str]],
+    not_null: bool,
+    max_length: int | None = None,
 ) -> str:
     """The body of the macro a cast to the domain becomes (rewrite_casts): the value as
-    the base type, or PostgreSQL's error when a constraint fails."""
+    the base type (a varchar(n)'s cut to n, as an explicit cast does), or PostgreSQL's
+    error when a constraint fails."""
     value = f"CAST(v AS {duck_type})"
+    if max_length is not None:
+        value = f"left({value}, {max_length})"
     parts = ["CASE"]
     if not_null:
         message = f"domain {shown} does not allow null values"

@@ -310,7 +310,8 @@ def _wrong_drop(message: str) -> PgError | None:
 # DuckDB wraps error()'s text in its CHECK message or raises it as it is.
 _DOMAIN_ERROR = re.compile(
     r'(?:^|\(Error: )(?:(value for domain .+ violates check constraint ".+")'
-    r"|(domain .+ does not allow null values))\)?$"
+    r"|(domain .+ does not allow null values)"
+    r"|(value too long for type character varying\(\d+\)))\)?$"
 )
 
 
@@ -327,8 +328,8 @@ def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
     if "InvalidInputException" in names and (udf := _UDF_ERROR.match(message)) is not None:
         return PgError(udf[1], udf[2])
     if (domain := _DOMAIN_ERROR.search(message)) is not None:  # transpiler/domains.py
-        words = domain[1] or domain[2]
-        return PgError("23514" if domain[1] else "23502", words)
+        words = domain[1] or domain[2] or domain[3]
+        return PgError("23514" if domain[1] else "23502" if domain[2] else "22001", words)
     sqlstate = "XX000"
     # DuckLake says why its commit failed on the lines after the first ("Transaction
     # conflict - ..."): a conflict there is a serialization failure (40001) too.

@@ -348,8 +348,9 @@ def _alter(cur: Any, ddl: DomainDdl, notices: list[str]) -> None:
 
 def _cast_macro(cur: Any, schema: str, name: str) -> None:
     """(Re)make the macro a cast to the domain becomes (proxy/pgserver/domain_casts.py)."""
-    duck_type, not_null = cur.execute(
-        f"SELECT duck_type, not_null FROM {DOMAINS} WHERE schema_name = ? AND name = ?",
+    duck_type, not_null, base, typmod = cur.execute(
+        f"SELECT duck_type, not_null, base, base_typmod FROM {DOMAINS} WHERE schema_name = ? "
+        "AND name = ?",
         [schema, name],
     ).fetchone()
     checks = cur.execute(
@@ -358,7 +359,8 @@ def _cast_macro(cur: Any, schema: str, name: str) -> None:
         [schema, name],
     ).fetchall()
     rows = [tuple(c) for c in checks]
-    body = cast_macro(f"{schema}.{name}", _shown(schema, name), duck_type, rows, not_null)
+    limit = _length(base, typmod)
+    body = cast_macro(f"{schema}.{name}", _shown(schema, name), duck_type, rows, not_null, limit)
     cur.execute(f"CREATE OR REPLACE MACRO main.{macro_name(schema, name)}(v) AS {body}")
     domain_casts.changed()
 
@@ -389,18 +391,28 @@ def _recheck_tables(
             ) from None
 
 
+def _length(base: str, typmod: int) -> int | None:
+    """n of a varchar(n) / char(n) base type, else None."""
+    word = base.split("(")[0].strip().lower()
+    chars = ("varchar", "character varying", "char", "character", "bpchar")
+    return typmod - 4 if word in chars and typmod >= 4 else None
+
+
 def column_check_for(cur: Any, schema: str, name: str, column: str) -> str:
     """The table CHECK (its expression) of `column` of domain schema.name."""
-    not_null = cur.execute(
-        f"SELECT not_null FROM {DOMAINS} WHERE schema_name = ? AND name = ?", [schema, name]
-    ).fetchone()[0]
+    not_null, base, typmod = cur.execute(
+        f"SELECT not_null, base, base_typmod FROM {DOMAINS} WHERE schema_name = ? AND name = ?",
+        [schema, name],
+    ).fetchone()
     checks = cur.execute(
         f"SELECT conname, expr_duck FROM {CHECKS} WHERE schema_name = ? AND domain_name = ? "
         "ORDER BY conname",
         [schema, name],
     ).fetchall()
     shown = _shown(schema, name)
-    return column_check(f"{schema}.{name}", shown, column, [tuple(c) for c in checks], not_null)
+    rows = [tuple(c) for c in checks]
+    limit = _length(base, typmod)
+    return column_check(f"{schema}.{name}", shown, column, rows, not_null, limit)
 
 
 # --- CREATE TABLE with domain columns --------------------------------------------------
