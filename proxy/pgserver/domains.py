@@ -58,6 +58,11 @@ async def run(runner: StatementRunner, session: ClientSession, portal: Portal) -
     assert st is not None and isinstance(st.command, DomainDdl)
     await runner.take_cursor()
     in_block = runner.txn_status != "I" or runner.implicit
+    if runner.txn_status == "I":
+        runner.write.begin()  # a write that commits: the catalog snapshots must see it
+    if in_block:  # a ROLLBACK TO replay cannot redo it: refused rather than lost
+        session.savepoints.writes += 1
+        session.savepoints.undoable.append(st.tag)
     notices: list[str] = []
     await runner.call(carry_out, runner.cursor, st.command, in_block, notices, sql=st.sql)
     for text in notices:
