@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from proxy.pgserver import (
     alter_indexed,
     alter_rebuild,
+    commands,
     constraint_ddl,
     constraint_names,
     ctas_lengths,
@@ -41,6 +42,8 @@ async def run(
     the statement replaced by the form DuckDB should run (`portal.statement`)."""
     st = portal.statement
     assert st is not None
+    if st.sql.startswith("SELECT __HATI_SET_CONFIG(") and not portal.executed:
+        await commands.set_config(runner, session, st.sql)  # set_config('search_path', ...)
     if st.tag == "CREATE TABLE" and not portal.executed:  # columns of a domain type
         await domains.rewrite_create_table(runner, portal)
         st = portal.statement

@@ -137,7 +137,8 @@ def _facts(st: Statement) -> _Facts:
         sql=sql,
         first_vector=first_vector,
         needs_fts=needs_fts,
-        reads_settings="GETVARIABLE('pg:" in sql,
+        # (format_type reads search_path: a domain off the path is schema-qualified)
+        reads_settings="GETVARIABLE('pg:" in sql or "FORMAT_TYPE(" in sql or "format_type(" in sql,
         # May it write? Then it counts on the commit clock when it commits on its
         # own, and an explicit block records it for ROLLBACK TO SAVEPOINT.
         writes=statement_may_write(st, sql, needs_fts),

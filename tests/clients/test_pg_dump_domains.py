@@ -106,7 +106,7 @@ def servers(tmp_path_factory: pytest.TempPathFactory):
 def test_dump_writes_what_postgres_dump_writes(servers) -> None:
     srv, pg = servers
     ours, theirs = _dump(srv.dsn), _dump(pg.dsn)
-    assert "CREATE DOMAIN public.posint AS integer DEFAULT 1 NOT NULL" in ours
+    assert "CREATE DOMAIN public.posint AS integer NOT NULL DEFAULT 1" in ours
     assert _body(ours) == _body(theirs)
 
 

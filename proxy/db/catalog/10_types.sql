@@ -65,7 +65,8 @@ FROM __hati_catalog.pg.__hati_pg_type_static WHERE typtype = 'd';
 -- (transpiler/domains.py column_check).
 CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_domain_list AS
 SELECT y.type_oid::BIGINT AS oid, d.*,
-       CASE WHEN d.schema_name = 'main' THEN 2200 ELSE y.schema_oid END::BIGINT AS nsoid
+       CASE WHEN d.schema_name = 'main' THEN 2200 ELSE y.schema_oid END::BIGINT AS nsoid,
+       CASE WHEN d.schema_name = 'main' THEN 'public' ELSE d.schema_name END AS pg_schema
 FROM {{duck_db_ident}}.main.__hati_domains d
 JOIN duckdb_types() y ON y.database_name = {{duck_db}} AND y.schema_name = d.schema_name
  AND y.type_name = d.name AND NOT y.internal;
@@ -119,7 +120,8 @@ SELECT d.oid, d.name, coalesce(b.typlen, -1), coalesce(b.typbyval, FALSE), 'd',
        'domain_in', coalesce(b.typoutput, 'textout'), 'domain_recv',
        coalesce(b.typsend, 'textsend'), coalesce(b.typalign, 'i'), coalesce(b.typstorage, 'x'),
        coalesce(b.typcollation, 0)::BIGINT, d.nsoid, 10::BIGINT, TRUE, 0::BIGINT, NULL, NULL,
-       NULL, NULL, d.not_null, d.base_oid, d.base_typmod, 0, NULL, d.default_pg, NULL::VARCHAR[]
+       NULL, NULL, d.not_null, d.base_oid, d.base_typmod, 0, d.default_pg, d.default_pg,
+       NULL::VARCHAR[]
 FROM __hati_catalog.pg.__hati_domain_list d
 LEFT JOIN __hati_catalog.pg.__hati_pg_type_static b ON b.oid = d.base_oid
 UNION ALL
@@ -223,9 +225,12 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_format_base(name, typmod) AS
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.format_type(type_oid, typmod) AS
     CASE WHEN type_oid IS NULL THEN NULL ELSE coalesce(
-        -- a domain outside public: schema-qualified, as PostgreSQL shows a type off the path
-        (SELECT __h_d.schema_name || '.' || __h_d.name FROM __hati_catalog.pg.__hati_domain_list __h_d
-         WHERE __h_d.oid = type_oid AND __h_d.schema_name <> 'main'), (
+        -- a domain off the search_path (the session's, mirrored when a statement calls
+        -- format_type: statement_start.py): schema-qualified, as PostgreSQL shows it
+        (SELECT __h_d.pg_schema || '.' || __h_d.name FROM __hati_catalog.pg.__hati_domain_list __h_d
+         WHERE __h_d.oid = type_oid AND NOT list_contains(string_split(replace(replace(
+             coalesce(getvariable('pg:search_path'), 'public'), '"', ''), ' ', ''), ','),
+             __h_d.pg_schema)), (
         SELECT CASE WHEN __h_t.typcategory = 'A' AND __h_e.oid IS NOT NULL
                     THEN __hati_catalog.pg.__hati_format_base(__h_e.typname, coalesce(typmod, -1)) || '[]'
                     ELSE __hati_catalog.pg.__hati_format_base(__h_t.typname, coalesce(typmod, -1)) END

@@ -96,13 +96,16 @@ FROM allidx x
 LEFT JOIN nums ON nums.indexrelid = x.indexrelid
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = x.database_name AND n.duck_schema = x.schema_name;
 
--- relchecks leaves out varchar(n) lengths (see __hati_length_limit below), counted in
+-- relchecks leaves out varchar(n) lengths (see __hati_length_limit below) and domain columns'
+-- CHECKs (10_types.sql), counted in
 -- DuckDB's DDL text: a second duckdb_constraints() scan would cost every pg_class query more.
 CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_rel AS
 SELECT coalesce(co.oid, t.table_oid)::BIGINT AS oid, t.table_name AS relname, n.oid AS relnamespace,
        CASE WHEN mv.name IS NULL THEN 'r' ELSE 'm' END AS relkind, t.column_count AS relnatts,
        t.check_constraint_count - len(regexp_extract_all(t.sql,
-           'CHECK\(\(length\((?:"(?:[^"]|"")*"|[^()"\s]+)\) <= \d+\)\)')) AS relchecks,
+           'CHECK\(\(length\((?:"(?:[^"]|"")*"|[^()"\s]+)\) <= \d+\)\)'))
+       -- and a domain column's CHECK (pg_constraint lists it with the domain)
+       - len(regexp_extract_all(t.sql, '''hati_domain:')) AS relchecks,
        (t.index_count > 0 OR t.has_primary_key) AS relhasindex,
        t.estimated_size AS reltuples, t.temporary, t.comment, mv.definition AS viewdef,
        n.nspname, 2::BIGINT AS relam, NULL::VARCHAR AS ownerrel,
