@@ -233,7 +233,7 @@ def _add_check(cur: Any, schema: str, domain: str, check: DomainCheck) -> str:
 
 
 def _users(cur: Any, schema: str, name: str) -> list[tuple[Any, ...]]:
-    """(table row as alter_rebuild._Table takes it, column, CHECK text) of each column of
+    """(table row as alter_rebuild.Table takes it, column, CHECK text) of each column of
     the domain."""
     return cur.execute(
         "SELECT t.database_name, t.schema_name, t.table_name, t.table_oid, t.sql, t.temporary,"
@@ -262,7 +262,7 @@ def _drop(cur: Any, ddl: DomainDdl, notices: list[str]) -> None:
             hint="Use DROP ... CASCADE to drop the dependent objects too.",
         )
     for user in users:
-        target = alter_rebuild._Table(*user[:7])
+        target = alter_rebuild.Table(*user[:7])
         notices.append(f"drop cascades to column {user[7]} of table {user[2]}")
         cur.execute(f"ALTER TABLE {target.qualified()} DROP COLUMN {quote(user[7])}")
     cur.execute(f"DELETE FROM {CHECKS} WHERE schema_name = ? AND domain_name = ?", [schema, name])
@@ -312,7 +312,7 @@ def _alter(cur: Any, ddl: DomainDdl, notices: list[str]) -> None:
             ).fetchone()
             if current is None or current[0] not in (None, before):
                 continue
-            target = f"{alter_rebuild._Table(*user[:7]).qualified()} ALTER COLUMN {quote(user[7])}"
+            target = f"{alter_rebuild.Table(*user[:7]).qualified()} ALTER COLUMN {quote(user[7])}"
             change = "DROP DEFAULT" if after is None else f"SET DEFAULT {after}"
             constraint_ddl.alter_around_indexes(cur, f"ALTER TABLE {target} {change}")
         return
@@ -379,10 +379,10 @@ def _recheck_tables(
     for user in _users(cur, schema, name) if users is None else users:
         tables.setdefault(user[3], []).append(user)
     for users in tables.values():
-        table = alter_rebuild._Table(*users[0][:7])
+        table = alter_rebuild.Table(*users[0][:7])
         added = tuple(f"CHECK ({column_check_for(cur, schema, name, u[7])})" for u in users)
         try:
-            constraint_ddl._rebuild(cur, table, add=added, drop=frozenset(u[8] for u in users))
+            constraint_ddl.replace_checks(cur, table, added, frozenset(u[8] for u in users))
         except duckdb.ConstraintException as exc:
             column = next((u[7] for u in users if f'"{u[7]}"' in str(exc)), users[0][7])
             if "does not allow null values" in str(exc):

@@ -19,10 +19,6 @@ from transpiler import TranspileError, transpile
             "CREATE TRIGGER is not supported: hatiproxy has no table triggers.",
         ),
         (
-            "CREATE DOMAIN public.posint AS integer CONSTRAINT posint_check CHECK ((VALUE > 0))",
-            "CREATE DOMAIN is not supported: hatiproxy has no domains.",
-        ),
-        (
             "CREATE FUNCTION public.touch() RETURNS trigger\n    LANGUAGE plpgsql\n"
             "    AS $$BEGIN NEW.name := upper(NEW.name); RETURN NEW; END$$",
             "CREATE FUNCTION is not supported: hatiproxy has no functions or procedures in"
