@@ -35,8 +35,8 @@ def _current(cur: Any) -> dict[str, str]:
     with _lock:
         try:
             rows = cur.execute("SELECT schema_name, name FROM main.__hati_domains").fetchall()
-        except duckdb.Error:  # a database without the registry
-            rows = []
+        except duckdb.Error:  # an aborted transaction, a database without the registry:
+            return _names  # the names known so far, read again next time
         names: dict[str, str] = {}
         for schema, name in rows:
             names[f"{schema}.{name}".lower()] = macro_name(schema, name)

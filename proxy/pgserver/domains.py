@@ -428,7 +428,10 @@ _CREATE_TABLE = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?(?:(?:TEMP|TEMPORARY)\
 def create_table_sql(cur: Any, sql: str) -> str | None:
     """`sql` (a CREATE TABLE in DuckDB's words) with the CHECKs and DEFAULTs of its
     domain columns, or None when it has none."""
-    known = cur.execute(f"SELECT schema_name, name FROM {DOMAINS}").fetchall()
+    try:
+        known = cur.execute(f"SELECT schema_name, name FROM {DOMAINS}").fetchall()
+    except duckdb.CatalogException:  # a database without the registry
+        return None
     if not known:
         return None
     names = {n.lower() for _, n in known} | {f"{s}.{n}".lower() for s, n in known}
