@@ -354,3 +354,19 @@ def rewrite_casts(sql: str, domains: dict[str, str]) -> str | None:
     if not changed:
         return None
     return "; ".join(t.sql(dialect="duckdb") for t in trees)
+
+
+def added_column(alter_sql: str, known: set[str]) -> tuple[exp.Table, str, str, bool] | None:
+    """(table, column, type as written, has a default) of an `ALTER TABLE ... ADD COLUMN`
+    (DuckDB text, one action) whose type is one of `known`, else None."""
+    try:
+        tree = parse_one(alter_sql, read="duckdb")
+    except ParseError:
+        return None
+    if not isinstance(tree, exp.Alter) or len(tree.args.get("actions") or []) != 1:
+        return None
+    table = tree.this
+    found = domain_columns(f"CREATE TABLE t ({tree.args['actions'][0].sql('duckdb')})", known)
+    if not isinstance(table, exp.Table) or not found:
+        return None
+    return (table, *found[0])

@@ -26,10 +26,8 @@ from transpiler.domains import (
     MARKER,
     DomainCheck,
     DomainDdl,
-    add_table_checks,
     cast_macro,
     column_check,
-    domain_columns,
     macro_name,
     parse,
     value_expr,
@@ -85,7 +83,8 @@ def carry_out(cur: Any, ddl: DomainDdl, in_block: bool, notices: list[str]) -> N
 # --- reading ---------------------------------------------------------------------------
 
 
-def _find(cur: Any, schema: str | None, name: str) -> tuple[Any, ...] | None:
+def find(cur: Any, schema: str | None, name: str) -> tuple[Any, ...] | None:
+    """(schema, name, base, duck_type, default_duck, not_null) of the domain, or None."""
     return cur.execute(
         f"SELECT schema_name, name, base, duck_type, default_duck, not_null FROM {DOMAINS} "
         "WHERE name = ? AND (? IS NULL OR schema_name = ?) ORDER BY schema_name <> 'main' LIMIT 1",
@@ -94,7 +93,7 @@ def _find(cur: Any, schema: str | None, name: str) -> tuple[Any, ...] | None:
 
 
 def _need(cur: Any, ddl: DomainDdl) -> tuple[Any, ...]:
-    row = _find(cur, ddl.schema, ddl.name)
+    row = find(cur, ddl.schema, ddl.name)
     if row is None:
         raise PgError("42704", f'type "{ddl.name}" does not exist')
     return row
@@ -245,7 +244,7 @@ def _users(cur: Any, schema: str, name: str) -> list[tuple[Any, ...]]:
 
 
 def _drop(cur: Any, ddl: DomainDdl, notices: list[str]) -> None:
-    row = _find(cur, ddl.schema, ddl.name)
+    row = find(cur, ddl.schema, ddl.name)
     if row is None:
         if ddl.if_exists:
             notices.append(f'type "{ddl.name}" does not exist, skipping')
@@ -278,7 +277,7 @@ def _alter(cur: Any, ddl: DomainDdl, notices: list[str]) -> None:
     schema, name = _need(cur, ddl)[:2]
     where = [schema, name]
     if ddl.action == "rename":
-        if _find(cur, schema, ddl.new_name or "") is not None:
+        if find(cur, schema, ddl.new_name or "") is not None:
             raise PgError("42710", f'type "{ddl.new_name}" already exists')
         users = _users(cur, schema, name)
         duck_type = _need(cur, ddl)[3]
@@ -418,53 +417,3 @@ def column_check_for(cur: Any, schema: str, name: str, column: str) -> str:
     rows = [tuple(c) for c in checks]
     limit = _length(base, typmod)
     return column_check(f"{schema}.{name}", shown, column, rows, not_null, limit)
-
-
-# --- CREATE TABLE with domain columns --------------------------------------------------
-
-_CREATE_TABLE = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?(?:(?:TEMP|TEMPORARY)\s+)?TABLE\s", re.I)
-
-
-def create_table_sql(cur: Any, sql: str) -> str | None:
-    """`sql` (a CREATE TABLE in DuckDB's words) with the CHECKs and DEFAULTs of its
-    domain columns, or None when it has none."""
-    try:
-        known = cur.execute(f"SELECT schema_name, name FROM {DOMAINS}").fetchall()
-    except duckdb.CatalogException:  # a database without the registry
-        return None
-    if not known:
-        return None
-    names = {n.lower() for _, n in known} | {f"{s}.{n}".lower() for s, n in known}
-    starts = [mt.start() for mt in _CREATE_TABLE.finditer(sql)]
-    if not starts:
-        return None
-    head, create = sql[: starts[-1]], sql[starts[-1] :]
-    columns = domain_columns(create, names)
-    if not columns:
-        return None
-    checks, defaults = [], []
-    for column, written, has_default in columns:
-        parts = written.split(".")
-        row = _find(cur, parts[0] if len(parts) > 1 else None, parts[-1])
-        if row is None:
-            continue
-        checks.append(column_check_for(cur, row[0], row[1], column))
-        if not has_default and row[4] is not None:
-            defaults.append((column, row[4]))
-    out = head + add_table_checks(create, checks)
-    table = re.match(
-        r"\S+(?:\s+OR\s+REPLACE)?(?:\s+TEMP\w*)?\s+TABLE\s+(.+?)\s*\(", create, re.I | re.S
-    )
-    if table is not None:
-        for column, default in defaults:
-            out += f"; ALTER TABLE {table[1]} ALTER COLUMN {quote(column)} SET DEFAULT {default}"
-    return out
-
-
-async def rewrite_create_table(runner: StatementRunner, portal: Portal) -> None:
-    st = portal.statement
-    assert st is not None
-    await runner.take_cursor()
-    sql = await runner.call(create_table_sql, runner.cursor, st.sql, sql=st.sql)
-    if sql is not None:
-        portal.statement = dataclasses.replace(st, sql=sql)

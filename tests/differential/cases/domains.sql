@@ -54,6 +54,20 @@ SELECT column_name, data_type, character_maximum_length, domain_schema, domain_n
 -- psql's \dD (captured from psql 15 with ECHO_HIDDEN)
 -- @query psql_dD
 SELECT n.nspname as "Schema", t.typname as "Name", pg_catalog.format_type(t.typbasetype, t.typtypmod) as "Type", (SELECT c.collname FROM pg_catalog.pg_collation c, pg_catalog.pg_type bt WHERE c.oid = t.typcollation AND bt.oid = t.typbasetype AND t.typcollation <> bt.typcollation) as "Collation", CASE WHEN t.typnotnull THEN 'not null' END as "Nullable", t.typdefault as "Default", pg_catalog.array_to_string(ARRAY(SELECT pg_catalog.pg_get_constraintdef(r.oid, true) FROM pg_catalog.pg_constraint r WHERE t.oid = r.contypid), ' ') as "Check" FROM pg_catalog.pg_type t LEFT JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace WHERE t.typtype = 'd' AND n.nspname <> 'pg_catalog' AND n.nspname <> 'information_schema' AND pg_catalog.pg_type_is_visible(t.oid) ORDER BY 1, 2
+-- @query add_column_of_domain
+ALTER TABLE d_dm_users ADD COLUMN p2 d_dm_posint
+-- @query add_column_existing_rows_take_default
+SELECT id, p2 FROM d_dm_users ORDER BY id
+-- @query add_column_checked error
+UPDATE d_dm_users SET p2 = 0
+-- @query add_column_own_default
+ALTER TABLE d_dm_users ADD COLUMN p3 d_dm_posint DEFAULT 5
+-- @query add_column_types
+SELECT attname, format_type(atttypid, atttypmod), atthasdef FROM pg_attribute WHERE attrelid = 'd_dm_users'::regclass AND attname IN ('p2', 'p3') ORDER BY 1
+-- @query add_column_drop
+ALTER TABLE d_dm_users DROP COLUMN p2
+-- @query add_column_drop_own_default
+ALTER TABLE d_dm_users DROP COLUMN p3
 -- @query add_constraint_existing_rows error
 ALTER DOMAIN d_dm_email ADD CONSTRAINT d_dm_long CHECK (length(VALUE) > 3)
 -- @query add_constraint
