@@ -36,7 +36,8 @@ def _current(cur: Any) -> dict[str, str]:
         try:
             rows = cur.execute("SELECT schema_name, name FROM main.__hati_domains").fetchall()
         except duckdb.Error:  # an aborted transaction, a database without the registry:
-            return _names  # the names known so far, read again next time
+            _loaded = time.monotonic()  # the names known so far, read again later
+            return _names
         names: dict[str, str] = {}
         for schema, name in rows:
             names[f"{schema}.{name}".lower()] = macro_name(schema, name)
