@@ -36,7 +36,7 @@ VALUES (16400, 'vector', -1, FALSE, 'b', 'U', FALSE, ',', 0, 16405, 'vector_in',
         'array_recv', 'array_send', 'i', 'x', 0, 2200, 'array_typmod_in', 'array_typmod_out');
 
 -- information_schema's domains (and their array types), as in PostgreSQL 15: SQLAlchemy's
--- domain reflection lists them. Their CHECKs are in pg_constraint (30_relations.sql).
+-- domain reflection lists them. Their CHECKs are in pg_constraint (35_constraints.sql).
 INSERT INTO __hati_catalog.pg.__hati_pg_type_static (oid, typname, typlen, typbyval, typtype, typcategory,
     typispreferred, typdelim, typelem, typarray, typinput, typoutput, typreceive, typsend,
     typalign, typstorage, typcollation, typnamespace, typbasetype, typtypmod, typdefault)

@@ -45,6 +45,7 @@ SQL_FILES = (
     "10_types.sql",
     "20_namespaces.sql",
     "30_relations.sql",
+    "35_constraints.sql",
     "40_system.sql",
     "45_reg.sql",
     "50_functions.sql",
