@@ -15,6 +15,7 @@ R4 (before) a set-returning function in FROM with a bare alias gets that alias a
    column name too, as in Postgres: `FROM generate_series(0, n) s` -> `... s(s)`;
    `JOIN unnest(a) AS s` likewise.
 R5 (before) Postgres array literals: `'{a,b}'::text[]` -> `'[a,b]'::text[]`.
+R7 (before) a catalog name column's subscript, 0-based: `typname[0]` -> `typname[1]`.
 R2 (after) `information_schema.<name>` -> `__hati_catalog.info.<name>`.
 R6 (after) a reg* cast used as an OID is the OID form, whatever the operand:
    `CAST(__HATI_REGCLASS_NAME(x) AS BIGINT)` -> `__hati_regclass(x)`.
@@ -209,8 +210,21 @@ _BEFORE_HINT = re.compile("|".join(re.escape(h) for h in _BEFORE_HINTS))
 _AFTER_HINT = re.compile("|".join(re.escape(h) for h in _AFTER_HINTS))
 
 
+# R7: a catalog `name` column's subscript is 0-based, a character (pg_dump's getTypes
+# reads `typname[0] = '_'`); DuckDB's string subscript is 1-based.
+_NAME_SUBSCRIPT = re.compile(r"\b(typname|relname|attname|proname|nspname|conname)\[(\d+)\]", re.I)
+
+
+def r7_name_subscript(sql: str) -> str:
+    return _outside_quotes(
+        sql, lambda part: _NAME_SUBSCRIPT.sub(lambda m: f"{m[1]}[{int(m[2]) + 1}]", part)
+    )
+
+
 def before(sql: str) -> str:
-    """Text rewrites sqlglot needs done before parsing (R1, R3, R4, R5)."""
+    """Text rewrites sqlglot needs done before parsing (R1, R3, R4, R5, R7)."""
+    if "name[" in sql:
+        sql = r7_name_subscript(sql)
     if _BEFORE_HINT.search(sql.lower()) is None:
         return sql
     return r5_array_literal(r4_srf_alias(r3_oid_array(r1_strip_pg_catalog(sql))))

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
+from transpiler.domains import DomainDdl
+
 if TYPE_CHECKING:
     from sqlglot import exp
 
@@ -188,6 +190,7 @@ Command = (
     | DoBlock
     | DmlCte
     | CommentCommand
+    | DomainDdl
 )
 
 

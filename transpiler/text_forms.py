@@ -14,6 +14,7 @@ from sqlglot.errors import TokenError
 from sqlglot.tokens import Token, TokenType
 
 from transpiler import (
+    domains,
     dump_ddl,
     external_access,
     identity,
@@ -123,6 +124,8 @@ def statement(chunk: Chunk, kind: str, tag: str) -> Statement | None:
     if tag == "CREATE FUNCTION" and plpgsql_trigger.is_trigger_function(chunk.text):
         sql = plpgsql_trigger.create_sql(chunk.text, sql_functions.REGISTRY)
         return Statement(sql=sql, kind=kind, tag=tag)
+    if tag in ("CREATE DOMAIN", "ALTER DOMAIN", "DROP DOMAIN"):
+        return Statement(sql=chunk.text, kind="ddl", tag=tag, command=domains.parse(chunk.text))
     if kind == "ddl" and tag.startswith(("CREATE ", "ALTER TABLE")):
         unsupported_ddl.check(tag, chunk.text, chunk.start, tokens)
     if tag == "CREATE FUNCTION" and (macro := sql_functions.sql_function_macro(chunk.text)):

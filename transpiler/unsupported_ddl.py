@@ -4,7 +4,7 @@ ON_ERROR_STOP stops), not a syntax error a user would take for a typo in the dum
 
 A SQL-language function with one query is a macro (dump_ddl.sql_function_macro); a
 function or procedure in another language (plpgsql, C) is not, nor are triggers,
-domains, aggregates, operators, rules, row-level security policies, replication
+aggregates, operators, rules, row-level security policies, replication
 objects, partitioned tables and table inheritance.
 """
 
@@ -20,7 +20,6 @@ _WHY = {
     "CREATE TRIGGER": "table triggers",
     "CREATE CONSTRAINT": "constraint triggers",
     "CREATE EVENT": "event triggers",
-    "CREATE DOMAIN": "domains",
     "CREATE AGGREGATE": "user-defined aggregates",
     "CREATE OPERATOR": "user-defined operators",
     "CREATE RULE": "rules",

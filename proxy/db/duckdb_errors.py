@@ -322,6 +322,15 @@ def _wrong_drop(message: str) -> PgError | None:
     )
 
 
+# A domain's constraint failing (transpiler/domains.py column_check, or a cast to it):
+# DuckDB wraps error()'s text in its CHECK message or raises it as it is.
+_DOMAIN_ERROR = re.compile(
+    r'(?:^|\(Error: )(?:(value for domain .+ violates check constraint ".+")'
+    r"|(domain .+ does not allow null values)"
+    r"|(value too long for type character varying\(\d+\)))\)?$"
+)
+
+
 def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
     """Translate a DuckDB exception; `sql` is the text DuckDB ran (for the position)."""
     text = str(exc)
@@ -341,6 +350,9 @@ def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
         or "__hati_src" in message
     ) and (upsert := upsert_error(message)) is not None:
         return upsert
+    if (domain := _DOMAIN_ERROR.search(message)) is not None:  # transpiler/domains.py
+        words = domain[1] or domain[2] or domain[3]
+        return PgError("23514" if domain[1] else "23502" if domain[2] else "22001", words)
     sqlstate = "XX000"
     # DuckLake says why its commit failed on the lines after the first ("Transaction
     # conflict - ..."): a conflict there is a serialization failure (40001) too.

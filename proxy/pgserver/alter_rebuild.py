@@ -74,6 +74,9 @@ class _Table:
         return f"{quote(self.database)}.{quote(self.schema)}.{quote(name or self.name)}"
 
 
+Table = _Table  # (a table's duckdb_tables() row: database .. comment, as other modules read it)
+
+
 async def run(runner: StatementRunner, session: ClientSession, portal: Portal) -> bool:
     """Run the portal's ALTER COLUMN TYPE by a rebuild when DuckDB cannot do it in place;
     False when it can (or the table or a column is not found): the caller runs the

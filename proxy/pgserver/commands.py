@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from proxy.db.catalog import snapshot as catalog_snapshot
-from proxy.pgserver import foreign_keys, object_comments, temp_on_commit, triggers
+from proxy.pgserver import domains, foreign_keys, object_comments, temp_on_commit, triggers
 from proxy.pgserver.results import Column, row_description
 from proxy.semantic import column_hints
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError
 from transpiler import Statement
+from transpiler.domains import DomainDdl
 from transpiler.maintenance import ri_trigger_switch
 from transpiler.model import (
     CommentCommand,
@@ -92,9 +94,30 @@ async def run(
             tag = await _utility(runner, session, cmd, st.sql)
         case CommentCommand():
             tag = await object_comments.run(runner, session, cmd, BUILT_IN_EXTENSIONS)
+        case DomainDdl():  # CREATE / ALTER / DROP DOMAIN
+            tag = await domains.run(runner, session, portal)
         case _:
             raise PgError("0A000", f"unsupported command {st.tag}")
     session.out(m.command_complete(tag))
+
+
+_SET_CONFIG = re.compile(
+    r"^SELECT __HATI_SET_CONFIG\('((?:[^']|'')*)', '((?:[^']|'')*)', (TRUE|FALSE)\)$"
+)
+
+
+async def set_config(runner: StatementRunner, session: ClientSession, sql: str) -> None:
+    """`SELECT set_config(name, value, is_local)` of constants (pg_dump and its restores
+    empty search_path so): the setting changes as SET [LOCAL] would; the SELECT then
+    answers the value."""
+    found = _SET_CONFIG.match(sql)
+    if found is None:
+        return
+    name, value = found[1].replace("''", "'"), found[2].replace("''", "'")
+    local = found[3] == "TRUE"
+    if local and runner.txn_status == "I":
+        return  # (outside a block a local setting ends with the statement)
+    await _apply(runner, session, [runner.settings.set(name, value, local=local)])
 
 
 def _show(runner: StatementRunner, cmd: ShowCommand) -> list[tuple[str, ...]]:

@@ -344,6 +344,11 @@ def add_checks(cur: Any, table: Any, checks: tuple[str, ...]) -> None:
     _rebuild(cur, table, add=checks)
 
 
+def replace_checks(cur: Any, table: Any, add: tuple[str, ...], drop: frozenset[str]) -> None:
+    """Re-create `table` with CHECKs (DuckDB texts) replaced (rows, indexes, comments kept)."""
+    _rebuild(cur, table, add=add, drop=drop)
+
+
 def _sequences(cur: Any) -> dict[tuple[str, str], tuple[Any, ...]]:
     return {
         (r[0], r[1]): r[2:]

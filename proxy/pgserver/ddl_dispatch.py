@@ -12,9 +12,11 @@ from typing import TYPE_CHECKING
 from proxy.pgserver import (
     alter_indexed,
     alter_rebuild,
+    commands,
     constraint_ddl,
     constraint_names,
     ctas_lengths,
+    domain_columns,
     enum_alter,
     fk_checks,
     identity_ddl,
@@ -41,6 +43,15 @@ async def run(
     the statement replaced by the form DuckDB should run (`portal.statement`)."""
     st = portal.statement
     assert st is not None
+    if st.sql.startswith("SELECT __HATI_SET_CONFIG(") and not portal.executed:
+        await commands.set_config(runner, session, st.sql)  # set_config('search_path', ...)
+    if st.tag == "CREATE TABLE" and not portal.executed:  # columns of a domain type
+        await domain_columns.rewrite_create_table(runner, portal)
+        st = portal.statement
+        assert st is not None
+    adds = st.tag == "ALTER TABLE" and " ADD COLUMN " in st.sql and not portal.executed
+    if adds and await domain_columns.add_column(runner, session, portal):
+        return True  # a column of a domain type: its CHECK, the domain's DEFAULT
     if st.table_like is not None:  # CREATE TABLE t (LIKE src ...)
         await table_like.run(runner, session, portal)
         await temp_on_commit.after_server_ddl(runner, session, st)

@@ -20,6 +20,7 @@ from proxy.pgserver import (
     arrow_results,
     call_rule,
     ddl_statements,
+    domain_casts,
     enum_columns,
     explain,
     fk_checks,
@@ -136,7 +137,8 @@ def _facts(st: Statement) -> _Facts:
         sql=sql,
         first_vector=first_vector,
         needs_fts=needs_fts,
-        reads_settings="GETVARIABLE('pg:" in sql,
+        # (format_type reads search_path: a domain off the path is schema-qualified)
+        reads_settings="GETVARIABLE('pg:" in sql or "FORMAT_TYPE(" in sql or "format_type(" in sql,
         # May it write? Then it counts on the commit clock when it commits on its
         # own, and an explicit block records it for ROLLBACK TO SAVEPOINT.
         writes=statement_may_write(st, sql, needs_fts),
@@ -260,7 +262,7 @@ def execute(
         sql_bridge.branch_copy_on_write(agent, cur, plan.branch, sql, who)
     is_select = st.kind == "select"
     cast = LOSSLESS_SQL.get(sql) if is_select else None
-    run_sql = cast[0] if cast else sql
+    run_sql = domain_casts.rewrite(cur, cast[0] if cast else sql)  # 'x'::a_domain
     if plan.seqs is not None and sequence_draws.reads_session_values(run_sql):
         # this session's currval / lastval, as constants (sequence_values.py)
         seqs = plan.seqs

@@ -20,10 +20,6 @@ from transpiler import TranspileError, transpile
             " EACH ROW triggers",
         ),
         (
-            "CREATE DOMAIN public.posint AS integer CONSTRAINT posint_check CHECK ((VALUE > 0))",
-            "CREATE DOMAIN is not supported: hatiproxy has no domains.",
-        ),
-        (
             "CREATE FUNCTION public.twice(n integer) RETURNS integer\n    LANGUAGE plpgsql\n"
             "    AS $$BEGIN RETURN n * 2; END$$",
             "CREATE FUNCTION is not supported: hatiproxy has no functions or procedures in"

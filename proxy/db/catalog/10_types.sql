@@ -36,7 +36,7 @@ VALUES (16400, 'vector', -1, FALSE, 'b', 'U', FALSE, ',', 0, 16405, 'vector_in',
         'array_recv', 'array_send', 'i', 'x', 0, 2200, 'array_typmod_in', 'array_typmod_out');
 
 -- information_schema's domains (and their array types), as in PostgreSQL 15: SQLAlchemy's
--- domain reflection lists them. Their CHECKs are in pg_constraint (30_relations.sql).
+-- domain reflection lists them. Their CHECKs are in pg_constraint (35_constraints.sql).
 INSERT INTO __hati_catalog.pg.__hati_pg_type_static (oid, typname, typlen, typbyval, typtype, typcategory,
     typispreferred, typdelim, typelem, typarray, typinput, typoutput, typreceive, typsend,
     typalign, typstorage, typcollation, typnamespace, typbasetype, typtypmod, typdefault)
@@ -58,6 +58,35 @@ SELECT typarray, '_' || typname, -1, FALSE, 'b', 'A', FALSE, ',', oid, 0, 'array
        'array_out', 'array_recv', 'array_send', CASE WHEN typalign = 'd' THEN 'd' ELSE 'i' END,
        'x', typcollation, 13000, 'array_subscript_handler'
 FROM __hati_catalog.pg.__hati_pg_type_static WHERE typtype = 'd';
+
+-- Domains (CREATE DOMAIN: proxy/pgserver/domains.py): the registry's rows, with the oid of
+-- the DuckDB type alias each is; their CHECKs; and the columns of a domain type, which
+-- DuckDB knows by the base type, found by the table CHECK naming the domain
+-- (transpiler/domains.py column_check).
+CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_domain_list AS
+SELECT y.type_oid::BIGINT AS oid, d.*,
+       CASE WHEN d.schema_name = 'main' THEN 2200 ELSE y.schema_oid END::BIGINT AS nsoid,
+       CASE WHEN d.schema_name = 'main' THEN 'public' ELSE d.schema_name END AS pg_schema
+FROM {{duck_db_ident}}.main.__hati_domains d
+JOIN duckdb_types() y ON y.database_name = {{duck_db}} AND y.schema_name = d.schema_name
+ AND y.type_name = d.name AND NOT y.internal;
+CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_domain_constraints AS
+SELECT (805306368 + d.oid * 64 + row_number() OVER (PARTITION BY d.oid ORDER BY k.conname))::BIGINT
+           AS oid, k.conname, d.nsoid, 'c', FALSE, FALSE, k.validated, 0::BIGINT, d.oid,
+       0::BIGINT, 0::BIGINT, 0::BIGINT, ' ', ' ', ' ', TRUE, 0::INTEGER, FALSE, NULL::SMALLINT[],
+       NULL::SMALLINT[], NULL::BIGINT[], NULL::BIGINT[], NULL::BIGINT[], NULL::BIGINT[],
+       NULL::BIGINT[], k.expr_duck, k.expr_pg
+FROM __hati_catalog.pg.__hati_domain_list d
+JOIN {{duck_db_ident}}.main.__hati_domain_checks k
+  ON k.schema_name = d.schema_name AND k.domain_name = d.name;
+CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_domain_cols AS
+SELECT c.table_oid, c.constraint_column_names[1] AS column_name, d.oid, d.name,
+       d.schema_name, d.default_duck
+FROM duckdb_constraints() c
+JOIN __hati_catalog.pg.__hati_domain_list d
+  ON regexp_extract(c.expression, '^CASE  WHEN \(\(''hati_domain:([^'']+)''', 1)
+     = d.schema_name || '.' || d.name
+WHERE c.constraint_type = 'CHECK' AND starts_with(c.expression, 'CASE  WHEN ((''hati_domain:');
 
 -- pg_type: the built-in rows above, and each user ENUM type (CREATE TYPE ... AS ENUM) with
 -- typtype 'e', as PostgreSQL shows it (psql \dT, SQLAlchemy's enum reflection); its labels
@@ -83,7 +112,26 @@ SELECT (536870912 + type_oid)::BIGINT, '_' || type_name, -1::SMALLINT, FALSE, 'b
        TRUE, 0::BIGINT, 'array_subscript_handler', NULL, NULL, 'array_typanalyze', FALSE,
        0::BIGINT, -1, 0, NULL, NULL, NULL::VARCHAR[]
 FROM duckdb_types()
-WHERE logical_type = 'ENUM' AND NOT internal AND database_name = {{duck_db}};
+WHERE logical_type = 'ENUM' AND NOT internal AND database_name = {{duck_db}}
+UNION ALL
+-- each domain (typtype 'd': the base type's storage, typbasetype, typnotnull, typdefault)
+SELECT d.oid, d.name, coalesce(b.typlen, -1), coalesce(b.typbyval, FALSE), 'd',
+       coalesce(b.typcategory, 'U'), FALSE, ',', 0::BIGINT, (536870912 + d.oid)::BIGINT,
+       'domain_in', coalesce(b.typoutput, 'textout'), 'domain_recv',
+       coalesce(b.typsend, 'textsend'), coalesce(b.typalign, 'i'), coalesce(b.typstorage, 'x'),
+       coalesce(b.typcollation, 0)::BIGINT, d.nsoid, 10::BIGINT, TRUE, 0::BIGINT, NULL, NULL,
+       NULL, NULL, d.not_null, d.base_oid, d.base_typmod, 0, d.default_pg, d.default_pg,
+       NULL::VARCHAR[]
+FROM __hati_catalog.pg.__hati_domain_list d
+LEFT JOIN __hati_catalog.pg.__hati_pg_type_static b ON b.oid = d.base_oid
+UNION ALL
+SELECT (536870912 + d.oid)::BIGINT, '_' || d.name, -1::SMALLINT, FALSE, 'b', 'A', FALSE, ',',
+       d.oid, 0::BIGINT, 'array_in', 'array_out', 'array_recv', 'array_send',
+       coalesce(b.typalign, 'i'), 'x', coalesce(b.typcollation, 0)::BIGINT, d.nsoid, 10::BIGINT,
+       TRUE, 0::BIGINT, 'array_subscript_handler', NULL, NULL, 'array_typanalyze', FALSE,
+       0::BIGINT, -1, 0, NULL, NULL, NULL::VARCHAR[]
+FROM __hati_catalog.pg.__hati_domain_list d
+LEFT JOIN __hati_catalog.pg.__hati_pg_type_static b ON b.oid = d.base_oid;
 
 -- The oid of the user ENUM type a column type string names (DuckDB's column types say
 -- ENUM('a', 'b'), without the type's name): the one enum with exactly those labels, in
@@ -176,7 +224,13 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_format_base(name, typmod) AS
                         WHERE __h_s.typname = name), name) END;
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.format_type(type_oid, typmod) AS
-    CASE WHEN type_oid IS NULL THEN NULL ELSE coalesce((
+    CASE WHEN type_oid IS NULL THEN NULL ELSE coalesce(
+        -- a domain off the search_path (the session's, mirrored when a statement calls
+        -- format_type: statement_start.py): schema-qualified, as PostgreSQL shows it
+        (SELECT __h_d.pg_schema || '.' || __h_d.name FROM __hati_catalog.pg.__hati_domain_list __h_d
+         WHERE __h_d.oid = type_oid AND NOT list_contains(string_split(replace(replace(
+             coalesce(getvariable('pg:search_path'), 'public'), '"', ''), ' ', ''), ','),
+             __h_d.pg_schema)), (
         SELECT CASE WHEN __h_t.typcategory = 'A' AND __h_e.oid IS NOT NULL
                     THEN __hati_catalog.pg.__hati_format_base(__h_e.typname, coalesce(typmod, -1)) || '[]'
                     ELSE __hati_catalog.pg.__hati_format_base(__h_t.typname, coalesce(typmod, -1)) END

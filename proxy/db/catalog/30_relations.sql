@@ -96,13 +96,16 @@ FROM allidx x
 LEFT JOIN nums ON nums.indexrelid = x.indexrelid
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = x.database_name AND n.duck_schema = x.schema_name;
 
--- relchecks leaves out varchar(n) lengths (see __hati_length_limit below), counted in
+-- relchecks leaves out varchar(n) lengths (see __hati_length_limit below) and domain columns'
+-- CHECKs (10_types.sql), counted in
 -- DuckDB's DDL text: a second duckdb_constraints() scan would cost every pg_class query more.
 CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_rel AS
 SELECT coalesce(co.oid, t.table_oid)::BIGINT AS oid, t.table_name AS relname, n.oid AS relnamespace,
        CASE WHEN mv.name IS NULL THEN 'r' ELSE 'm' END AS relkind, t.column_count AS relnatts,
        t.check_constraint_count - len(regexp_extract_all(t.sql,
-           'CHECK\(\(length\((?:"(?:[^"]|"")*"|[^()"\s]+)\) <= \d+\)\)')) AS relchecks,
+           'CHECK\(\(length\((?:"(?:[^"]|"")*"|[^()"\s]+)\) <= \d+\)\)'))
+       -- and a domain column's CHECK (pg_constraint lists it with the domain)
+       - len(regexp_extract_all(t.sql, '''hati_domain:')) AS relchecks,
        (t.index_count > 0 OR t.has_primary_key) AS relhasindex,
        t.estimated_size AS reltuples, t.temporary, t.comment, mv.definition AS viewdef,
        n.nspname, 2::BIGINT AS relam, NULL::VARCHAR AS ownerrel,
@@ -263,7 +266,7 @@ FROM {{duck_db_ident}}.main.__hati_constraints WHERE contype = 'i';
 
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_attribute AS
 SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
-       CASE WHEN vl.n IS NOT NULL THEN 1043
+       CASE WHEN dom.oid IS NOT NULL THEN dom.oid WHEN vl.n IS NOT NULL THEN 1043
             ELSE __hati_catalog.pg.__hati_column_type_oid(c.data_type) END::BIGINT AS atttypid,
        -1::INTEGER AS attstattarget,
        coalesce((SELECT t.typlen FROM __hati_catalog.pg.pg_type t
@@ -272,7 +275,9 @@ SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
        c.column_index::SMALLINT AS attnum,
        __hati_catalog.pg.__hati_type_ndims(c.data_type)::INTEGER AS attndims,
        -1::INTEGER AS attcacheoff,
-       coalesce(vl.n + 4, __hati_catalog.pg.__hati_type_mod(c.data_type))::INTEGER AS atttypmod,
+       CASE WHEN dom.oid IS NOT NULL THEN -1
+            ELSE coalesce(vl.n + 4, __hati_catalog.pg.__hati_type_mod(c.data_type)) END::INTEGER
+           AS atttypmod,
        FALSE AS attbyval, 'i' AS attalign,
        -- the type's own storage: pg_dump writes SET STORAGE for any other
        coalesce((SELECT t.typstorage FROM __hati_catalog.pg.pg_type t
@@ -282,7 +287,8 @@ SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
        -- an identity column's default is its sequence, not a default (no pg_attrdef row)
        NOT c.is_nullable AS attnotnull,
        c.column_default IS NOT NULL AND NOT __hati_catalog.pg.__hati_null_default(c.column_default)
-           AND idn.kind IS NULL AS atthasdef,
+           AND idn.kind IS NULL AND c.column_default IS DISTINCT FROM dom.default_duck
+           AS atthasdef,
        FALSE AS atthasmissing, coalesce(idn.kind, '') AS attidentity,
        CASE WHEN g.sql IS NOT NULL AND c.column_default IS NOT NULL
                  AND __hati_catalog.pg.__hati_is_generated(g.sql, c.column_name)
@@ -294,7 +300,10 @@ SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
        NULL::VARCHAR[] AS attfdwoptions, NULL::VARCHAR AS attmissingval,
        c.data_type AS __hati_duck_type,
        -- (an identity column's too: information_schema finds its sequence by it)
-       __hati_catalog.pg.__hati_pg_default(c.column_default, ts.shown) AS __hati_default,
+       -- (a domain's default, which a column of it got, is the domain's: none here)
+       CASE WHEN c.column_default IS DISTINCT FROM dom.default_duck
+            THEN __hati_catalog.pg.__hati_pg_default(c.column_default, ts.shown) END
+           AS __hati_default,
        c.comment AS __hati_comment, idn.start AS __hati_identity_start
 FROM duckdb_columns() c
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = c.database_name AND n.duck_schema = c.schema_name
@@ -304,6 +313,8 @@ LEFT JOIN (SELECT table_oid, attnum, min(n) AS n FROM __hati_catalog.pg.__hati_v
 LEFT JOIN __hati_catalog.pg.__hati_type_shown ts
   ON ts.oid = CASE WHEN vl.n IS NOT NULL THEN 1043
                    ELSE __hati_catalog.pg.__hati_column_type_oid(c.data_type) END
+LEFT JOIN __hati_catalog.pg.__hati_domain_cols dom
+  ON dom.table_oid = c.table_oid AND dom.column_name = c.column_name
 LEFT JOIN (SELECT table_oid, sql FROM duckdb_tables() WHERE sql LIKE '%GENERATED ALWAYS AS(%') g
   ON g.table_oid = c.table_oid
 LEFT JOIN __hati_catalog.pg.__hati_identity_cols idn
@@ -337,7 +348,10 @@ LEFT JOIN __hati_catalog.pg.__hati_type_shown ts
 WHERE c.column_default IS NOT NULL AND NOT __hati_catalog.pg.__hati_null_default(c.column_default)
   AND NOT EXISTS (SELECT 1 FROM __hati_catalog.pg.__hati_identity_cols idn
                   WHERE c.database_name = {{duck_db}} AND idn.schema_name = c.schema_name
-                    AND idn.table_name = c.table_name AND idn.column_name = c.column_name);
+                    AND idn.table_name = c.table_name AND idn.column_name = c.column_name)
+  AND NOT EXISTS (SELECT 1 FROM __hati_catalog.pg.__hati_domain_cols d
+                  WHERE d.table_oid = c.table_oid AND d.column_name = c.column_name
+                    AND d.default_duck = c.column_default);
 
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_index AS
 SELECT indexrelid, indrelid, len(attnums)::SMALLINT AS indnatts,
@@ -367,145 +381,3 @@ LEFT JOIN (SELECT k.indexrelid,
            LEFT JOIN duckdb_columns() c
              ON c.table_oid = k.indrelid AND c.column_index = k.attnum
            GROUP BY k.indexrelid) cl USING (indexrelid);
-
--- A foreign key's conindid: the referenced table's unique index over exactly the
--- referenced columns (its primary key first), as PostgreSQL records it; pgJDBC's
--- getImportedKeys / getExportedKeys join pg_class on it for PK_NAME.
-CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_key_index(rel, cols) AS
-    coalesce((SELECT arg_min(x.indexrelid, (NOT x.is_primary, x.indexrelid))
-              FROM __hati_catalog.pg.__hati_index_list x
-              WHERE x.indrelid = rel AND x.is_unique
-                AND list_sort(x.elements) = list_sort(cols)), 0);
-
-CREATE OR REPLACE VIEW __hati_catalog.pg.pg_constraint AS
-WITH con AS (
-    SELECT c.*, n.oid AS nsoid,
-           (1073741824 + c.table_oid * 1024 + 2 * c.constraint_index)::BIGINT AS idxoid
-    FROM duckdb_constraints() c
-    JOIN __hati_catalog.pg.__hati_ns n
-      ON n.duck_db = c.database_name AND n.duck_schema = c.schema_name
-    WHERE c.constraint_type IN ('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY', 'CHECK')
-      -- A varchar(n) length is the column's type (atttypmod), not a constraint. (The
-      -- column's type is not looked up here: a scan of duckdb_columns() would cost more
-      -- than the rest; a CHECK of exactly this form on a list column is the price.)
-      AND NOT (c.constraint_type = 'CHECK' AND len(c.constraint_column_indexes) = 1
-               AND c.expression LIKE '(length(%) <= %)'
-               AND __hati_catalog.pg.__hati_length_limit(c.expression,
-                                                         c.constraint_column_names[1])
-                   IS NOT NULL)
-)
-SELECT idxoid + 1 AS oid,
-       CASE WHEN constraint_type = 'PRIMARY KEY' THEN
-                coalesce((SELECT min(r.conname) FROM {{duck_db_ident}}.main.__hati_constraints r
-                          WHERE r.contype = 'p' AND r.schema_name = con.schema_name
-                            AND r.table_name = con.table_name), table_name || '_pkey')
-            -- a CHECK's name as declared: kept by the server (proxy/pgserver/constraint_ddl.py)
-            ELSE coalesce((SELECT min(r.conname) FROM {{duck_db_ident}}.main.__hati_constraints r
-                           WHERE r.contype IN ('c', 'u') AND r.schema_name = con.schema_name
-                             AND r.table_name = con.table_name
-                             AND r.expression = con.constraint_text
-                             AND con.constraint_type IN ('CHECK', 'UNIQUE')),
-                          constraint_name) END AS conname,
-       nsoid AS connamespace,
-       CASE constraint_type WHEN 'PRIMARY KEY' THEN 'p' WHEN 'UNIQUE' THEN 'u'
-            WHEN 'FOREIGN KEY' THEN 'f' ELSE 'c' END AS contype,
-       FALSE AS condeferrable, FALSE AS condeferred, TRUE AS convalidated,
-       table_oid::BIGINT AS conrelid, 0::BIGINT AS contypid,
-       CASE WHEN constraint_type IN ('PRIMARY KEY', 'UNIQUE') THEN idxoid
-            WHEN constraint_type = 'FOREIGN KEY' THEN __hati_catalog.pg.__hati_key_index(
-                (SELECT t.table_oid FROM duckdb_tables() t
-                 WHERE t.database_name = con.database_name AND t.schema_name = con.schema_name
-                   AND t.table_name = con.referenced_table), referenced_column_names)
-            ELSE 0 END::BIGINT AS conindid,
-       0::BIGINT AS conparentid,
-       coalesce((SELECT t.table_oid FROM duckdb_tables() t
-                 WHERE t.database_name = con.database_name AND t.schema_name = con.schema_name
-                   AND t.table_name = con.referenced_table), 0)::BIGINT AS confrelid,
-       -- a foreign key's actions; ' ' for the other kinds, as PostgreSQL has them
-       CASE WHEN constraint_type = 'FOREIGN KEY' THEN 'a' ELSE ' ' END AS confupdtype,
-       CASE WHEN constraint_type = 'FOREIGN KEY' THEN 'a' ELSE ' ' END AS confdeltype,
-       CASE WHEN constraint_type = 'FOREIGN KEY' THEN 's' ELSE ' ' END AS confmatchtype,
-       TRUE AS conislocal, 0::INTEGER AS coninhcount, TRUE AS connoinherit,
-       list_transform(constraint_column_indexes, i -> (i + 1)::SMALLINT) AS conkey,
-       (SELECT list(col.column_index::SMALLINT ORDER BY r.pos)
-        FROM (SELECT unnest(con.referenced_column_names) AS name,
-                     generate_subscripts(con.referenced_column_names, 1) AS pos) r
-        JOIN duckdb_columns() col
-          ON col.database_name = con.database_name AND col.schema_name = con.schema_name
-         AND col.table_name = con.referenced_table AND col.column_name = r.name
-        WHERE con.constraint_type = 'FOREIGN KEY') AS confkey,
-       NULL::BIGINT[] AS conpfeqop, NULL::BIGINT[] AS conppeqop, NULL::BIGINT[] AS conffeqop,
-       NULL::BIGINT[] AS confdelsetcols, NULL::BIGINT[] AS conexclop,
-       expression AS conbin,
-       CASE constraint_type
-           WHEN 'PRIMARY KEY' THEN 'PRIMARY KEY (' || array_to_string(constraint_column_names, ', ') || ')'
-           WHEN 'UNIQUE' THEN 'UNIQUE (' || array_to_string(constraint_column_names, ', ') || ')'
-           WHEN 'FOREIGN KEY' THEN 'FOREIGN KEY (' || array_to_string(constraint_column_names, ', ')
-               || ') REFERENCES ' || referenced_table || '('
-               || array_to_string(referenced_column_names, ', ') || ')'
-           ELSE 'CHECK (' || __hati_catalog.pg.__hati_pg_text(expression) || ')' END AS __hati_def
-FROM con
-UNION ALL
--- FOREIGN KEYs the server keeps and enforces (proxy/pgserver/foreign_keys.py). OIDs after
--- the table's DuckDB constraints: 2^30 + table_oid*1024 + 2*(256 + n) + 1.
-SELECT (1073741824 + t.table_oid * 1024
-        + 2 * (256 + row_number() OVER (PARTITION BY t.table_oid ORDER BY r.conname)) + 1)::BIGINT,
-       r.conname, n.oid, 'f', r."deferrable", r.deferred, TRUE,
-       t.table_oid::BIGINT, 0::BIGINT,
-       __hati_catalog.pg.__hati_key_index(p.table_oid, r.ref_columns)::BIGINT, 0::BIGINT,
-       p.table_oid::BIGINT, r.on_update, r.on_delete, 's', TRUE, 0::INTEGER, TRUE,
-       (SELECT list(col.column_index::SMALLINT ORDER BY k.pos)
-        FROM (SELECT unnest(r.columns) AS name, generate_subscripts(r.columns, 1) AS pos) k
-        JOIN duckdb_columns() col ON col.table_oid = t.table_oid AND col.column_name = k.name),
-       (SELECT list(col.column_index::SMALLINT ORDER BY k.pos)
-        FROM (SELECT unnest(r.ref_columns) AS name, generate_subscripts(r.ref_columns, 1) AS pos) k
-        JOIN duckdb_columns() col ON col.table_oid = p.table_oid AND col.column_name = k.name),
-       NULL::BIGINT[], NULL::BIGINT[], NULL::BIGINT[], NULL::BIGINT[], NULL::BIGINT[], NULL,
-       'FOREIGN KEY (' || array_to_string(r.columns, ', ') || ') REFERENCES '
-           -- qualified outside the default schema, as pg_get_constraintdef does when the
-           -- table is not on the search path
-           || CASE WHEN r.ref_schema <> 'main' THEN r.ref_schema || '.' ELSE '' END
-           || r.ref_table || '(' || array_to_string(r.ref_columns, ', ') || ')'
-           || CASE r.on_update WHEN 'c' THEN ' ON UPDATE CASCADE' WHEN 'n' THEN ' ON UPDATE SET NULL'
-                  WHEN 'd' THEN ' ON UPDATE SET DEFAULT' WHEN 'r' THEN ' ON UPDATE RESTRICT' ELSE '' END
-           || CASE r.on_delete WHEN 'c' THEN ' ON DELETE CASCADE' WHEN 'n' THEN ' ON DELETE SET NULL'
-                  WHEN 'd' THEN ' ON DELETE SET DEFAULT' WHEN 'r' THEN ' ON DELETE RESTRICT' ELSE '' END
-           || CASE WHEN r.deferred THEN ' DEFERRABLE INITIALLY DEFERRED'
-                   WHEN r."deferrable" THEN ' DEFERRABLE' ELSE '' END
-FROM {{duck_db_ident}}.main.__hati_constraints r
-JOIN duckdb_tables() t
-  ON t.database_name = {{duck_db}} AND t.schema_name = r.schema_name AND t.table_name = r.table_name
-JOIN duckdb_tables() p
-  ON p.database_name = {{duck_db}} AND p.schema_name = r.ref_schema AND p.table_name = r.ref_table
-JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = t.database_name AND n.duck_schema = t.schema_name
-WHERE r.contype = 'f'
-UNION ALL
--- UNIQUE constraints added by ALTER TABLE: a unique index of the constraint's name.
-SELECT (1073741824 + t.table_oid * 1024
-        + 2 * (384 + row_number() OVER (PARTITION BY t.table_oid ORDER BY r.conname)) + 1)::BIGINT,
-       r.conname, n.oid, 'u', FALSE, FALSE, TRUE,
-       t.table_oid::BIGINT, 0::BIGINT, i.index_oid::BIGINT, 0::BIGINT, 0::BIGINT,
-       ' ', ' ', ' ', TRUE, 0::INTEGER, TRUE,
-       (SELECT list(col.column_index::SMALLINT ORDER BY k.pos)
-        FROM (SELECT unnest(r.columns) AS name, generate_subscripts(r.columns, 1) AS pos) k
-        JOIN duckdb_columns() col ON col.table_oid = t.table_oid AND col.column_name = k.name),
-       NULL::SMALLINT[],
-       NULL::BIGINT[], NULL::BIGINT[], NULL::BIGINT[], NULL::BIGINT[], NULL::BIGINT[], NULL,
-       'UNIQUE (' || array_to_string(r.columns, ', ') || ')'
-FROM {{duck_db_ident}}.main.__hati_constraints r
-JOIN duckdb_tables() t
-  ON t.database_name = {{duck_db}} AND t.schema_name = r.schema_name AND t.table_name = r.table_name
-JOIN duckdb_indexes() i ON i.table_oid = t.table_oid AND i.index_name = r.conname
-JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = t.database_name AND n.duck_schema = t.schema_name
-WHERE r.contype = 'u' AND r.expression IS NULL
-UNION ALL
--- The CHECKs of information_schema's domains (10_types.sql), as in PostgreSQL 15.
-SELECT oid, conname, 13000, 'c', FALSE, FALSE, TRUE, 0::BIGINT, contypid, 0::BIGINT,
-       0::BIGINT, 0::BIGINT, ' ', ' ', ' ', TRUE, 0::INTEGER, FALSE, NULL::SMALLINT[],
-       NULL::SMALLINT[], NULL::BIGINT[], NULL::BIGINT[], NULL::BIGINT[], NULL::BIGINT[],
-       NULL::BIGINT[], NULL, def
-FROM (VALUES (13222::BIGINT, 'cardinal_number_domain_check', 13221::BIGINT,
-              'CHECK ((VALUE >= 0))'),
-             (13235, 'yes_or_no_check', 13234,
-              'CHECK ((VALUE::text = ANY (ARRAY[''YES''::character varying, '
-              || '''NO''::character varying]::text[])))')) v(oid, conname, contypid, def);

@@ -205,7 +205,10 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.pg_my_temp_schema() AS coalesce((
 -- information_schema is on no search path: its types (domains) are not visible.
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_type_is_visible(type_oid) AS NOT EXISTS (
     SELECT 1 FROM __hati_catalog.pg.__hati_pg_type_static __h_t
-    WHERE __h_t.oid = type_oid AND __h_t.typnamespace = 13000);
+    WHERE __h_t.oid = type_oid AND __h_t.typnamespace = 13000) AND NOT EXISTS (
+    -- a domain outside public (off the default search path, as format_type shows it)
+    SELECT 1 FROM __hati_catalog.pg.__hati_domain_list __h_d
+    WHERE __h_d.oid = type_oid AND __h_d.schema_name <> 'main');
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_function_is_visible(fn_oid) AS TRUE;
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_collation_is_visible(coll_oid) AS TRUE;
 
@@ -310,7 +313,9 @@ LEFT JOIN __hati_catalog.pg.__hati_owners ow
 LEFT JOIN {{duck_db_ident}}.main.__hati_routines r
   ON f.database_name = {{duck_db}} AND r.schema_name = f.schema_name
  AND lower(r.name) = lower(f.function_name) AND r.nargs = len(f.parameters)
-WHERE f.database_name <> '__hati_catalog' OR f.function_name NOT LIKE '\_\_hati%' ESCAPE '\'
+WHERE (f.database_name <> '__hati_catalog' OR f.function_name NOT LIKE '\_\_hati%' ESCAPE '\')
+  -- a domain's cast (proxy/pgserver/domain_casts.py) is the domain's, not a function
+  AND f.function_name NOT LIKE '\_\_hati\_domain\_%' ESCAPE '\'
 UNION ALL
 -- hatiproxy's own functions, in public (where CREATE EXTENSION would put them)
 SELECT h.oid, h.proname, 2200, 10, 12, 1, CASE WHEN h.proretset THEN 1000 ELSE 0 END, 0, '-',

@@ -60,8 +60,9 @@ SELECT {{database_name}} AS table_catalog, r.nspname AS table_schema, r.relname 
        NULL::VARCHAR AS character_set_catalog, NULL::VARCHAR AS character_set_schema,
        NULL::VARCHAR AS character_set_name, NULL::VARCHAR AS collation_catalog,
        NULL::VARCHAR AS collation_schema, NULL::VARCHAR AS collation_name,
-       NULL::VARCHAR AS domain_catalog, NULL::VARCHAR AS domain_schema,
-       NULL::VARCHAR AS domain_name, {{database_name}} AS udt_catalog,
+       CASE WHEN a.__dom_name IS NOT NULL THEN {{database_name}} END AS domain_catalog,
+       CASE a.__dom_schema WHEN 'main' THEN 'public' ELSE a.__dom_schema END AS domain_schema,
+       a.__dom_name AS domain_name, {{database_name}} AS udt_catalog,
        CASE WHEN t.typnamespace = 2200 THEN 'public' ELSE 'pg_catalog' END AS udt_schema,
        t.typname AS udt_name,
        NULL::VARCHAR AS scope_catalog, NULL::VARCHAR AS scope_schema,
@@ -77,7 +78,12 @@ SELECT {{database_name}} AS table_catalog, r.nspname AS table_schema, r.relname 
        CASE WHEN a.attgenerated = 's' THEN 'ALWAYS' ELSE 'NEVER' END AS is_generated,
        CASE WHEN a.attgenerated = 's' THEN a.__hati_default END AS generation_expression,
        CASE WHEN r.relkind = 'r' THEN 'YES' ELSE 'NO' END AS is_updatable
-FROM __hati_catalog.pg.pg_attribute a
+-- a domain's column: its type is the domain's base type, as in PostgreSQL
+FROM (SELECT a0.* REPLACE (coalesce(dl.base_oid, a0.atttypid) AS atttypid,
+                           coalesce(dl.base_typmod, a0.atttypmod) AS atttypmod),
+             dl.name AS __dom_name, dl.schema_name AS __dom_schema
+      FROM __hati_catalog.pg.pg_attribute a0
+      LEFT JOIN __hati_catalog.pg.__hati_domain_list dl ON dl.oid = a0.atttypid) a
 JOIN __hati_catalog.pg.__hati_rel r ON r.oid = a.attrelid AND r.relkind IN ('r', 'v')
 LEFT JOIN __hati_catalog.pg.pg_type t ON t.oid = a.atttypid
 -- an identity column's sequence (proxy/pgserver/identity_ddl.py), named by its nextval
@@ -183,3 +189,59 @@ WHERE false;
 -- pgJDBC getPrimaryKeys: (information_schema._pg_expandarray(arr)).x / .n
 CREATE OR REPLACE MACRO __hati_catalog.info._pg_expandarray(arr) AS
     unnest(list_transform(generate_series(1, len(arr)), k -> {'x': arr[k], 'n': k}));
+
+-- Domains (pg_type's typtype 'd': information_schema's own and CREATE DOMAIN's) and their
+-- CHECK constraints, as PostgreSQL 15 lists them.
+CREATE OR REPLACE VIEW __hati_catalog.info.domains AS
+SELECT {{database_name}} AS domain_catalog, n.nspname AS domain_schema, t.typname AS domain_name,
+       CASE WHEN b.typcategory = 'A' THEN 'ARRAY'
+            WHEN b.typnamespace <> 11 THEN 'USER-DEFINED'
+            ELSE regexp_replace(__hati_catalog.pg.format_type(t.typbasetype, -1), '\(.*$', '')
+       END AS data_type,
+       CASE WHEN t.typbasetype IN (1043, 1042) AND t.typtypmod >= 4 THEN t.typtypmod - 4
+       END::INTEGER AS character_maximum_length,
+       CASE WHEN t.typbasetype IN (1043, 1042) AND t.typtypmod >= 4 THEN (t.typtypmod - 4) * 4
+            WHEN t.typbasetype IN (25, 1043, 1042) THEN 1073741824 END::INTEGER
+           AS character_octet_length,
+       NULL::VARCHAR AS character_set_catalog, NULL::VARCHAR AS character_set_schema,
+       NULL::VARCHAR AS character_set_name,
+       CASE WHEN t.typcollation <> 0 THEN {{database_name}} END AS collation_catalog,
+       CASE WHEN t.typcollation <> 0 THEN 'pg_catalog' END AS collation_schema,
+       CASE WHEN t.typcollation <> 0 THEN 'C' END AS collation_name,
+       CASE t.typbasetype WHEN 21 THEN 16 WHEN 23 THEN 32 WHEN 20 THEN 64 WHEN 700 THEN 24
+            WHEN 701 THEN 53
+            WHEN 1700 THEN CASE WHEN t.typtypmod >= 4 THEN (t.typtypmod - 4) >> 16 END
+       END::INTEGER AS numeric_precision,
+       CASE WHEN t.typbasetype = 1700 THEN 10
+            WHEN t.typbasetype IN (21, 23, 20, 700, 701) THEN 2 END::INTEGER
+           AS numeric_precision_radix,
+       CASE WHEN t.typbasetype IN (21, 23, 20) THEN 0
+            WHEN t.typbasetype = 1700 AND t.typtypmod >= 4 THEN (t.typtypmod - 4) & 65535
+       END::INTEGER AS numeric_scale,
+       CASE WHEN t.typbasetype IN (1082) THEN 0
+            WHEN t.typbasetype IN (1083, 1114, 1184, 1266, 1186)
+            THEN CASE WHEN t.typtypmod >= 0 THEN t.typtypmod ELSE 6 END END::INTEGER
+           AS datetime_precision,
+       NULL::VARCHAR AS interval_type, NULL::INTEGER AS interval_precision,
+       t.typdefault AS domain_default, {{database_name}} AS udt_catalog,
+       bn.nspname AS udt_schema, b.typname AS udt_name,
+       NULL::VARCHAR AS scope_catalog, NULL::VARCHAR AS scope_schema,
+       NULL::VARCHAR AS scope_name, NULL::INTEGER AS maximum_cardinality,
+       '1' AS dtd_identifier
+FROM __hati_catalog.pg.pg_type t
+JOIN __hati_catalog.pg.pg_namespace n ON n.oid = t.typnamespace
+LEFT JOIN __hati_catalog.pg.pg_type b ON b.oid = t.typbasetype
+LEFT JOIN __hati_catalog.pg.pg_namespace bn ON bn.oid = b.typnamespace
+WHERE t.typtype = 'd';
+
+CREATE OR REPLACE VIEW __hati_catalog.info.domain_constraints AS
+SELECT {{database_name}} AS constraint_catalog, n.nspname AS constraint_schema,
+       c.conname AS constraint_name, {{database_name}} AS domain_catalog,
+       tn.nspname AS domain_schema, t.typname AS domain_name,
+       CASE WHEN c.condeferrable THEN 'YES' ELSE 'NO' END AS is_deferrable,
+       CASE WHEN c.condeferred THEN 'YES' ELSE 'NO' END AS initially_deferred
+FROM __hati_catalog.pg.pg_constraint c
+JOIN __hati_catalog.pg.pg_namespace n ON n.oid = c.connamespace
+JOIN __hati_catalog.pg.pg_type t ON t.oid = c.contypid
+JOIN __hati_catalog.pg.pg_namespace tn ON tn.oid = t.typnamespace
+WHERE c.contypid <> 0;

@@ -45,6 +45,7 @@ SQL_FILES = (
     "10_types.sql",
     "20_namespaces.sql",
     "30_relations.sql",
+    "35_constraints.sql",
     "40_system.sql",
     "45_reg.sql",
     "50_functions.sql",
@@ -182,6 +183,18 @@ def install(
         "schema_name VARCHAR, table_name VARCHAR, name VARCHAR, function_schema VARCHAR, "
         "function_name VARCHAR, tgtype INTEGER, columns VARCHAR[], when_text VARCHAR, "
         "enabled VARCHAR)"
+    )
+    # Domains (proxy/pgserver/domains.py): each a DuckDB type alias plus this row, and its
+    # CHECKs (conname, the expression as written and in DuckDB's words).
+    conn.execute(
+        f"CREATE TABLE IF NOT EXISTS {_ident(duck_db)}.main.__hati_domains (schema_name VARCHAR,"
+        " name VARCHAR, base VARCHAR, base_oid BIGINT, base_typmod INTEGER, duck_type VARCHAR,"
+        " default_pg VARCHAR, default_duck VARCHAR, not_null BOOLEAN, collation_name VARCHAR)"
+    )
+    conn.execute(
+        f"CREATE TABLE IF NOT EXISTS {_ident(duck_db)}.main.__hati_domain_checks ("
+        "schema_name VARCHAR, domain_name VARCHAR, conname VARCHAR, expr_pg VARCHAR,"
+        " expr_duck VARCHAR, validated BOOLEAN)"
     )
     # COMMENT ON SCHEMA / CONSTRAINT (proxy/pgserver/object_comments.py): kind n (a
     # schema, by name) or c (a constraint, by schema, table and name).
