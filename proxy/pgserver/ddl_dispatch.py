@@ -21,6 +21,7 @@ from proxy.pgserver import (
     index_names,
     index_rename,
     matviews,
+    sequence_rename,
     set_schema,
     skip_notices,
     table_like,
@@ -73,6 +74,8 @@ async def run(
         return True
     if st.tag in set_schema.TAGS and await set_schema.run(runner, session, portal):
         return True  # SET SCHEMA, which DuckDB lacks
+    if st.tag == "ALTER SEQUENCE" and await sequence_rename.run(runner, session, portal):
+        return True  # RENAME TO, which DuckDB lacks
     if st.tag == "ALTER TABLE" and await constraint_names.run(runner, session, portal):
         return True  # RENAME CONSTRAINT, which DuckDB lacks
     if st.tag == "ALTER TABLE" and await alter_indexed.run(runner, session, portal):
