@@ -7,6 +7,7 @@ Each module named here says why; this one only routes."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import TYPE_CHECKING
 
 from proxy.pgserver import (
@@ -28,6 +29,8 @@ from proxy.pgserver import (
     temp_on_commit,
 )
 from proxy.wire import messages as m
+
+_RENAME_TO = re.compile(r"\bRENAME\s+TO\b", re.IGNORECASE)
 
 if TYPE_CHECKING:
     from proxy.pgserver.contexts import ClientSession, StatementRunner
@@ -78,8 +81,13 @@ async def run(
         return True  # RENAME TO, which DuckDB lacks
     if st.tag == "ALTER TABLE" and await constraint_names.run(runner, session, portal):
         return True  # RENAME CONSTRAINT, which DuckDB lacks
+    if st.tag == "ALTER TABLE" and not portal.executed and _RENAME_TO.search(st.sql):
+        await runner.take_cursor()  # DuckDB's constraints keep the names they are shown by
+        await runner.call(constraint_names.keep_names, runner.cursor, st.sql)
     if st.tag == "ALTER TABLE" and await alter_indexed.run(runner, session, portal):
         return True  # RENAME / DROP COLUMN / NOT NULL on an indexed table: around its indexes
+    if st.tag == "ALTER INDEX" and await constraint_names.run_index(runner, session, portal):
+        return True  # RENAME TO of a constraint's index: the constraint's rename
     if st.tag == "ALTER INDEX" and await index_rename.run(runner, session, portal):
         return True  # RENAME TO, which DuckDB lacks
     if st.tag == "ALTER TYPE" and await enum_alter.run(runner, session, portal):
