@@ -27,9 +27,9 @@ import duckdb
 
 from proxy.core.names import PG_SCHEMA
 from proxy.pgserver import alter_rebuild, constraint_ddl, foreign_keys, index_rename
+from proxy.pgserver.sequence_restart import split_name
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError
-from proxy.pgserver.sequence_restart import split_name
 from transpiler import maintenance
 from transpiler.constraint_ddl import AddedConstraint, quote, renamed
 from transpiler.constraint_tokens import ConstraintRename, UsingIndex, parse, using_index
