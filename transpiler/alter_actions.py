@@ -3,17 +3,19 @@ Knex, Prisma Migrate and Rails' bulk `change_table` send them) as one ALTER TABL
 action, in order: DuckDB takes one action a statement ("Only one ALTER command per
 statement is supported"). The parts run in the query's transaction (a simple query's
 statements share an implicit one), so all or nothing as in PostgreSQL, and each gets the
-server's ALTER TABLE handling (constraints, rebuilds, renames) of its own. Over the
-extended protocol one Parse holds one statement, so there a several-action ALTER is
-42601 as before. An ALTER with a column TYPE change stays whole: alter_type.py reads all
-its clauses for one rebuild of the table. Pure.
+server's ALTER TABLE handling (constraints, rebuilds, renames) of its own. An ALTER with a column TYPE change stays whole: alter_type.py reads all
+its clauses for one rebuild of the table. Over the extended protocol (`one_alter`) the
+server runs the parts of one Parse's several-action ALTER TABLE at its Execute, in one
+transaction (proxy/pgserver/alter_parts.py). Pure.
 """
 
 from __future__ import annotations
 
 from sqlglot.dialects.dialect import Dialect
+from sqlglot.errors import TokenError
 from sqlglot.tokens import TokenType
 
+from transpiler.dialects import POSTGRES
 from transpiler.splitter import Chunk, first_word, split
 
 _OPEN = frozenset({TokenType.L_PAREN, TokenType.L_BRACKET, TokenType.L_BRACE})
@@ -59,6 +61,15 @@ def split_actions(chunk: Chunk, dialect: Dialect) -> list[tuple[str, Chunk]] | N
         text = head + action
         out.extend((text, part) for part in split(text, dialect))
     return out
+
+
+def one_alter(sql: str) -> bool:
+    """Is `sql` one ALTER TABLE of several actions (and nothing else)?"""
+    try:
+        chunks = split(sql, POSTGRES)
+    except TokenError:
+        return False
+    return len(chunks) == 1 and split_actions(chunks[0], POSTGRES) is not None
 
 
 def _changes_type(tokens: list, first: int) -> bool:

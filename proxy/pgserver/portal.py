@@ -17,6 +17,8 @@ class Prepared:
     param_oids: list[int]
     columns: tuple | None = None  # cached result columns from Describe
     described: bool = False
+    # a several-action ALTER TABLE's actions before `statement` (alter_parts.py)
+    before: tuple[Statement, ...] = ()
 
 
 @dataclass

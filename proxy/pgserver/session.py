@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from proxy.access import sql_policy
 from proxy.db.backends import Activity
 from proxy.db.settings import SessionSettings
-from proxy.pgserver import sql_cursors, sql_prepared, statement_log
+from proxy.pgserver import alter_parts, sql_cursors, sql_prepared, statement_log
 from proxy.pgserver.portal import Portal, Prepared
 from proxy.pgserver.results import row_description
 from proxy.pgserver.runner import Runner
@@ -27,6 +27,7 @@ from proxy.semantic import column_hints
 from proxy.wire import messages as m
 from proxy.wire.errors import FatalError, PgError, ProtocolViolation
 from transpiler import ColumnHints, Statement, TranspileError, explicit_param_casts, transpile
+from transpiler.alter_actions import one_alter
 
 log = logging.getLogger("hatiproxy.session")
 
@@ -288,8 +289,11 @@ class Session:
             sql = sql_prepared.extended_text(self.sql_prepared, sql)
         hints = await column_hints.ready(self.runner, sql)
         statements = self.transpile_sql(sql, hints)
+        before: tuple[Statement, ...] = ()
         if len(statements) > 1:
-            raise PgError("42601", "cannot insert multiple commands into a prepared statement")
+            if not one_alter(sql):  # one ALTER TABLE of several actions: see alter_parts
+                raise PgError("42601", "cannot insert multiple commands into a prepared statement")
+            before, statements = statements[:-1], statements[-1:]
         st = statements[0] if statements else None
         oids = list(msg.param_oids)
         if st is not None:
@@ -300,7 +304,7 @@ class Session:
                     oids[n - 1] = _EXPLICIT_OIDS[pg_type]
             if 0 in oids:
                 oids = await self.runner.infer_param_oids(st, oids)
-        self.prepared[msg.name] = Prepared(msg.sql, st, oids)
+        self.prepared[msg.name] = Prepared(msg.sql, st, oids, before=before)
         self.out(m.parse_complete())
 
     def _get_prepared(self, name: str) -> Prepared:
@@ -391,7 +395,12 @@ class Session:
         portal.logged = True
         if logged:
             statement_log.statement(self.log_who(), portal.sql, name or "")
+        implicit = False
+        if portal.prepared is not None and portal.prepared.before and not portal.executed:
+            implicit = await alter_parts.run_before(self, portal)
         await self.runner.execute(portal, self, max_rows=max(msg.max_rows, 0), describe=False)
+        if implicit:
+            await self.runner.end_implicit()
         if self.settings.values.get("log_min_duration_statement", "-1") != "-1":
             if name is None:
                 name = self._prepared_name(portal)  # the statement itself turned the log on
