@@ -77,8 +77,10 @@ async def run(
         return True
     if st.tag in set_schema.TAGS and await set_schema.run(runner, session, portal):
         return True  # SET SCHEMA, which DuckDB lacks
-    if st.tag == "ALTER SEQUENCE" and await sequence_rename.run(runner, session, portal):
-        return True  # RENAME TO, which DuckDB lacks
+    if st.tag in ("ALTER SEQUENCE", "ALTER TABLE") and await sequence_rename.run(
+        runner, session, portal
+    ):
+        return True  # a sequence's RENAME TO, which DuckDB lacks (ALTER TABLE names one too)
     if st.tag == "ALTER TABLE" and await constraint_names.run(runner, session, portal):
         return True  # RENAME CONSTRAINT, which DuckDB lacks
     if st.tag == "ALTER TABLE" and not portal.executed and _RENAME_TO.search(st.sql):

@@ -3,7 +3,10 @@ transpiler/sequence_rename.py). The server makes the sequence again under the ne
 the same state (options, last value drawn, comment), points the column defaults that draw
 from it at the new name (a serial column keeps counting; pg_get_serial_sequence and
 pg_depend name the new one) and drops the old one, in one transaction (the client's when
-one is open). Rails' `rename_table` sends this after `ALTER TABLE ... RENAME TO`.
+one is open). Rails' `rename_table` renames the sequence and then the primary key's index with `ALTER
+TABLE old_id_seq RENAME TO new_id_seq`, `ALTER TABLE old_pkey RENAME TO new_pkey`: ALTER
+TABLE naming a sequence or an index (PostgreSQL renames any relation so) is handled here
+too (an index: as ALTER INDEX, proxy/pgserver/index_rename.py / constraint_names.py).
 
 Errors as PostgreSQL 15: 42P01 for a missing sequence (IF EXISTS: a NOTICE), 42P07 when
 the name is taken in its schema. What differs: a sequence tied to its table by DuckDB
@@ -18,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from proxy.core.names import PG_SCHEMA
 from proxy.core.sqltext import quote_ident
-from proxy.pgserver import alter_rebuild, set_schema
+from proxy.pgserver import alter_rebuild, constraint_names, index_rename, set_schema
 from proxy.pgserver.constraint_ddl import alter_around_indexes
 from proxy.pgserver.sequence_restart import MAX_DRAWS, dependents, split_name
 from proxy.wire import messages as m
@@ -43,12 +47,46 @@ async def run(runner: StatementRunner, session: ClientSession, portal: Portal) -
         return False
     await runner.take_cursor()
     in_block = runner.txn_status != "I" or runner.implicit
+    if request.as_table:  # ALTER TABLE naming a sequence or an index; else not ours
+        kind = await runner.call(_kind, runner.cursor, request)
+        if kind == "index":
+            old = (
+                f"{quote_ident(request.schema)}.{quote_ident(request.name)}"
+                if request.schema
+                else quote_ident(request.name)
+            )
+            if not await runner.call(
+                constraint_names.rename_index, runner.cursor, old, request.new_name, in_block
+            ):
+                await runner.call(
+                    index_rename.rename, runner.cursor, old, request.new_name, in_block
+                )
+            runner.param_types.invalidate()
+            session.out(m.command_complete("ALTER TABLE"))
+            return True
+        if kind != "sequence":
+            return False
     notice = await runner.call(rename, runner.cursor, request, in_block)
     if notice:
         session.send_notice(notice)
     runner.param_types.invalidate()
-    session.out(m.command_complete("ALTER SEQUENCE"))
+    session.out(m.command_complete("ALTER TABLE" if request.as_table else "ALTER SEQUENCE"))
     return True
+
+
+def _kind(cur: duckdb.DuckDBPyConnection, req: SequenceRename) -> str | None:
+    """ "sequence" or "index" when ALTER TABLE names one (and no table or view), else None."""
+    schema = "main" if req.schema == "public" else req.schema
+    if set_schema._find(cur, "table", req.name, schema) is not None:
+        return None  # a table or a view: DuckDB's (and the server's other handlers')
+    if set_schema._find(cur, "sequence", req.name, schema) is not None:
+        return "sequence"
+    found = cur.execute(
+        f"SELECT 1 FROM {PG_SCHEMA}.__hati_index_list WHERE index_name = ? "
+        "AND (? IS NULL OR schema_name = ?) AND database_name = system.main.current_database()",
+        [req.name, schema, schema],
+    ).fetchone()
+    return "index" if found else None
 
 
 def rename(cur: duckdb.DuckDBPyConnection, req: SequenceRename, in_block: bool) -> str | None:

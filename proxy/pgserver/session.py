@@ -256,8 +256,10 @@ class Session:
                     implicit = False
             if implicit:
                 await self.runner.begin_implicit()
-            for st in statements:
-                portal = Portal(st, [], (), sql=sql)
+            for i in range(len(statements)):
+                if i and statements[i - 1].kind == "ddl" and hints is not None:
+                    statements = await self._after_ddl(sql, statements)
+                portal = Portal(statements[i], [], (), sql=sql)
                 await self.runner.execute(portal, self, max_rows=0, describe=True)
             if implicit:
                 await self.runner.end_implicit()
@@ -278,6 +280,15 @@ class Session:
         self.prepared.pop("", None)
         self._ready()
         await self.flush()
+
+    async def _after_ddl(
+        self, sql: str, statements: tuple[Statement, ...]
+    ) -> tuple[Statement, ...]:
+        """The message's statements transpiled again after one of them ran DDL: the later
+        ones read the tables as they are now (a table made just before, its identity
+        columns), as the hints of the transaction's own catalog say (column_hints.ready)."""
+        again = self.transpile_sql(sql, await column_hints.ready(self.runner, sql))
+        return again if len(again) == len(statements) else statements
 
     # --- extended query --------------------------------------------------------
 

@@ -82,3 +82,27 @@ SELECT a.attname FROM pg_attribute a WHERE a.attrelid = 'd_rn_b'::regclass AND a
 DROP TABLE d_rn_b
 -- @query sequences_left
 SELECT sequencename FROM pg_sequences WHERE sequencename LIKE 'd\_rn\_%' ORDER BY 1
+-- @query rails_table_setup
+CREATE TABLE d_rn_old (id bigserial PRIMARY KEY, tag text)
+-- @query rails_index_setup
+CREATE INDEX index_d_rn_old_on_tag ON d_rn_old (tag)
+-- @query rails_rows
+INSERT INTO d_rn_old (tag) VALUES ('a'), ('b')
+-- @query rails_rename_table
+ALTER TABLE "d_rn_old" RENAME TO "d_rn_new"
+-- @query rails_rename_sequence_as_table
+ALTER TABLE "public"."d_rn_old_id_seq" RENAME TO "d_rn_new_id_seq"
+-- @query rails_rename_pkey_as_table
+ALTER TABLE "d_rn_old_pkey" RENAME TO "d_rn_new_pkey"
+-- @query rails_rename_index
+ALTER INDEX "index_d_rn_old_on_tag" RENAME TO "index_d_rn_new_on_tag"
+-- @query rails_rename_index_as_table
+ALTER TABLE index_d_rn_new_on_tag RENAME TO index_d_rn_new_tag
+-- @query rails_relations
+SELECT relname, relkind FROM pg_class WHERE relname LIKE '%d\_rn\_old%' OR relname LIKE '%d\_rn\_new%' ORDER BY 1
+-- @query rails_pk_and_sequence
+SELECT pg_get_serial_sequence('d_rn_new', 'id'), (SELECT conname FROM pg_constraint WHERE conrelid = 'd_rn_new'::regclass)
+-- @query rails_keeps_counting
+INSERT INTO d_rn_new (tag) VALUES ('c') RETURNING id
+-- @query rename_missing_as_table error
+ALTER TABLE d_rn_nosuch RENAME TO d_rn_other
