@@ -77,9 +77,9 @@ async def run(runner: StatementRunner, session: ClientSession, portal: Portal) -
 def _kind(cur: duckdb.DuckDBPyConnection, req: SequenceRename) -> str | None:
     """ "sequence" or "index" when ALTER TABLE names one (and no table or view), else None."""
     schema = "main" if req.schema == "public" else req.schema
-    if set_schema._find(cur, "table", req.name, schema) is not None:
+    if set_schema.find_relation(cur, "table", req.name, schema) is not None:
         return None  # a table or a view: DuckDB's (and the server's other handlers')
-    if set_schema._find(cur, "sequence", req.name, schema) is not None:
+    if set_schema.find_relation(cur, "sequence", req.name, schema) is not None:
         return "sequence"
     found = cur.execute(
         f"SELECT 1 FROM {PG_SCHEMA}.__hati_index_list WHERE index_name = ? "
@@ -92,7 +92,7 @@ def _kind(cur: duckdb.DuckDBPyConnection, req: SequenceRename) -> str | None:
 def rename(cur: duckdb.DuckDBPyConnection, req: SequenceRename, in_block: bool) -> str | None:
     """Rename the sequence; the NOTICE when IF EXISTS skips a missing one."""
     schema = "main" if req.schema == "public" else req.schema
-    found = set_schema._find(cur, "sequence", req.name, schema)
+    found = set_schema.find_relation(cur, "sequence", req.name, schema)
     if found is None:
         if req.if_exists:
             return f'relation "{req.name}" does not exist, skipping'
@@ -100,7 +100,7 @@ def rename(cur: duckdb.DuckDBPyConnection, req: SequenceRename, in_block: bool) 
     _, database, where = found
     if req.new_name == req.name:
         raise PgError("42P07", f'relation "{req.new_name}" already exists')
-    if set_schema._taken(cur, database, where, req.new_name):
+    if set_schema.name_taken(cur, database, where, req.new_name):
         raise PgError("42P07", f'relation "{req.new_name}" already exists')
     with alter_rebuild.own_transaction(cur, in_block):
         copy_sequence(cur, database, where, req.name, req.new_name)
