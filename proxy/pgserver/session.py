@@ -37,6 +37,12 @@ _Step = Callable[["Session", m.FrontendMessage], Awaitable[None]]
 _EXPLICIT_OIDS = {"OID[]": 1028, "NUMERIC": 1700, "VECTOR": 16400}
 
 
+# A message's writes after DDL in it are transpiled again (Session._after_ddl), when it
+# holds at most _AGAIN statements (each time costs transpiling all of them).
+_HINTED = frozenset({"insert", "update", "merge"})
+_AGAIN = 32
+
+
 def internal_error(exc: BaseException) -> PgError:
     return PgError("XX000", f"internal error: {type(exc).__name__}: {exc}")
 
@@ -256,11 +262,13 @@ class Session:
                     implicit = False
             if implicit:
                 await self.runner.begin_implicit()
+            ddl_ran = False  # since the statements were transpiled
             for i in range(len(statements)):
-                if i and statements[i - 1].kind == "ddl" and hints is not None:
-                    statements = await self._after_ddl(sql, statements)
+                if ddl_ran and statements[i].kind in _HINTED and hints is not None:
+                    statements, ddl_ran = await self._after_ddl(sql, statements), False
                 portal = Portal(statements[i], [], (), sql=sql)
                 await self.runner.execute(portal, self, max_rows=0, describe=True)
+                ddl_ran = ddl_ran or (statements[i].kind == "ddl" and len(statements) <= _AGAIN)
             if implicit:
                 await self.runner.end_implicit()
         except (ProtocolViolation, FatalError):  # these end the connection

@@ -136,6 +136,8 @@ class HintsCache:
             return kept[1]
         await runner.take_cursor()
         hints = await runner.call(_read, runner.cursor)
+        if len(self._private) >= 64:  # sessions gone mid-transaction: built again on demand
+            self._private.clear()
         self._private[id(runner)] = (version, hints)
         return hints
 
