@@ -164,11 +164,9 @@ def _move_table(cur: Any, database: str, old: str, new: str, name: str) -> None:
     before = f"{quote(database)}.{quote(old)}.{quote(name)}"
     cur.execute(f"INSERT INTO {final} ({copied}) SELECT {copied} FROM {before}")
     cur.execute(f"DROP TABLE {before}")
-    for _, seq in sequences:
+    for _, seq in sequences:  # (owned by their names, as before: no DuckDB tie, which
+        # would refuse a later DROP SEQUENCE or rename of them while the table stands)
         cur.execute(f"DROP SEQUENCE IF EXISTS {quote(database)}.{quote(old)}.{quote(seq)}")
-        # (DuckDB takes only schema.name here, in the session's database: the user's)
-        owner = f"{quote(new)}.{quote(name)}"
-        cur.execute(f"ALTER SEQUENCE {quote(new)}.{quote(seq)} OWNED BY {owner}")
     if comment is not None:
         cur.execute(f"COMMENT ON TABLE {final} IS {_literal(comment)}")
     for column, text in comments:

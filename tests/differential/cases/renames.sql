@@ -106,3 +106,17 @@ SELECT pg_get_serial_sequence('d_rn_new', 'id'), (SELECT conname FROM pg_constra
 INSERT INTO d_rn_new (tag) VALUES ('c') RETURNING id
 -- @query rename_missing_as_table error
 ALTER TABLE d_rn_nosuch RENAME TO d_rn_other
+-- @query moved_table_setup
+CREATE SCHEMA d_rn_sch
+-- @query moved_table
+CREATE TABLE d_rn_mv (id serial PRIMARY KEY, v text)
+-- @query move_it
+ALTER TABLE d_rn_mv SET SCHEMA d_rn_sch
+-- @query rename_its_moved_sequence
+ALTER SEQUENCE d_rn_sch.d_rn_mv_id_seq RENAME TO d_rn_mv_seq2
+-- @query moved_default_follows
+INSERT INTO d_rn_sch.d_rn_mv (v) VALUES ('a') RETURNING id
+-- @query moved_serial_sequence
+SELECT pg_get_serial_sequence('d_rn_sch.d_rn_mv', 'id')
+-- @query drop_moved_table
+DROP TABLE d_rn_sch.d_rn_mv
