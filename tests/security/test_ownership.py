@@ -491,3 +491,13 @@ def test_a_renamed_sequence_keeps_its_owner(ks: KeyedServer) -> None:
         refused(bob, "ALTER SEQUENCE o_r3 RENAME TO o_r4", "must be owner of sequence o_r3")
     with connect(ks, "alice") as alice:
         alice.execute("DROP SEQUENCE o_r3")
+        alice.execute("CREATE TABLE o_rt (id int PRIMARY KEY)")
+    try:
+        with connect(ks, "bob") as bob:  # its key's index: the table's owner's
+            refused(bob, "ALTER INDEX o_rt_pkey RENAME TO o_x", "must be owner of table o_rt")
+            refused(bob, "ALTER TABLE o_rt_pkey RENAME TO o_x", "must be owner of table o_rt")
+        with connect(ks, "alice") as alice:
+            alice.execute("ALTER INDEX o_rt_pkey RENAME TO o_rt_key")
+    finally:
+        with connect(ks, "alice") as alice:
+            alice.execute("DROP TABLE o_rt")
