@@ -478,8 +478,7 @@ def test_set_schema_carries_the_owner(ks: KeyedServer) -> None:
 
 
 def test_a_renamed_sequence_keeps_its_owner(ks: KeyedServer) -> None:
-    """ALTER SEQUENCE ... RENAME TO and ALTER TABLE naming a sequence (Rails'
-    rename_table) carry the owner record to the new name."""
+    """Renames of a sequence (Rails' rename_table too) carry its owner record along."""
     with connect(ks, "alice") as alice:
         alice.execute("CREATE SEQUENCE o_r")
         alice.execute("ALTER SEQUENCE o_r RENAME TO o_r2")
@@ -492,12 +491,9 @@ def test_a_renamed_sequence_keeps_its_owner(ks: KeyedServer) -> None:
     with connect(ks, "alice") as alice:
         alice.execute("DROP SEQUENCE o_r3")
         alice.execute("CREATE TABLE o_rt (id int PRIMARY KEY)")
-    try:
-        with connect(ks, "bob") as bob:  # its key's index: the table's owner's
-            refused(bob, "ALTER INDEX o_rt_pkey RENAME TO o_x", "must be owner of table o_rt")
-            refused(bob, "ALTER TABLE o_rt_pkey RENAME TO o_x", "must be owner of table o_rt")
-        with connect(ks, "alice") as alice:
-            alice.execute("ALTER INDEX o_rt_pkey RENAME TO o_rt_key")
-    finally:
-        with connect(ks, "alice") as alice:
-            alice.execute("DROP TABLE o_rt")
+    with connect(ks, "bob") as bob:  # its key's index: the table's owner's
+        refused(bob, "ALTER INDEX o_rt_pkey RENAME TO o_x", "must be owner of table o_rt")
+        refused(bob, "ALTER TABLE o_rt_pkey RENAME TO o_x", "must be owner of table o_rt")
+    with connect(ks, "alice") as alice:
+        alice.execute("ALTER INDEX o_rt_pkey RENAME TO o_rt_key")
+        alice.execute("DROP TABLE o_rt")
