@@ -109,12 +109,20 @@ def test_cache_builds_once_and_rebuilds_after_a_catalog_change() -> None:
 
 
 class FakeRunner:
-    """What column_hints uses of proxy.pgserver.runner.Runner: engine, txn_status, implicit."""
+    """What column_hints uses of proxy.pgserver.runner.Runner: engine, txn_status,
+    implicit, and its own cursor (take_cursor, call)."""
 
     def __init__(self, engine: FakeEngine) -> None:
         self.engine = engine
         self.txn_status = "T"
         self.implicit = False
+        self.cursor = engine.db.cursor()
+
+    async def take_cursor(self) -> None:
+        return None
+
+    async def call(self, fn: Callable[..., object], *args: object) -> object:
+        return fn(*args)
 
 
 def test_sessions_rebuild_on_a_worker_thread_never_on_the_loop() -> None:
@@ -155,7 +163,7 @@ def test_ddl_in_a_transaction_rechecks_after_it_ends() -> None:
     assert cache.current().columns("t") == {"v": "vector"}
 
 
-def test_a_session_with_ddl_in_its_open_block_gets_no_column_positions() -> None:
+def test_a_session_with_ddl_in_its_open_block_reads_its_own_catalog() -> None:
     engine = FakeEngine()
     engine.db.execute("CREATE TABLE t (a INT, b INT, c INT DEFAULT 3)")
     runner, other = FakeRunner(engine), FakeRunner(engine)
@@ -166,13 +174,15 @@ def test_a_session_with_ddl_in_its_open_block_gets_no_column_positions() -> None
         return asyncio.run(column_hints.ready(who, insert))
 
     assert hints_of(runner).column_order("t") == ("a", "b", "c")
-    column_hints.note(runner, [ddl])  # in its block: the hints describe what it cannot see
-    assert hints_of(runner).column_order("t") is None
-    assert hints_of(runner).columns("t") == hints_of(other).columns("t")
-    (st,) = transpile(insert, hints=hints_of(runner))
-    assert st.sql == insert  # not guessed from the committed table
+    column_hints.note(runner, [ddl])  # in its block: the hints are read as it sees them
+    runner.cursor.execute("BEGIN")
+    runner.cursor.execute("ALTER TABLE t DROP COLUMN a")
+    column_hints.catalog_changed(engine)  # (the runner calls it after DDL)
+    assert hints_of(runner).column_order("t") == ("b", "c")
+    (st,) = transpile("INSERT INTO t VALUES (1)", hints=hints_of(runner))
+    assert st.sql == 'INSERT INTO t ("b") VALUES (1)'  # its table, not the committed one
     assert hints_of(other).column_order("t") == ("a", "b", "c")
-    engine.db.execute("ALTER TABLE t DROP COLUMN a")  # its COMMIT
+    runner.cursor.execute("COMMIT")
     runner.txn_status = "I"
     column_hints.transaction_ended(runner)  # rebuilt at once, for every session
     assert hints_of(other).column_order("t") == ("b", "c")

@@ -1,10 +1,11 @@
-"""COMMENT ON SCHEMA / CONSTRAINT / EXTENSION against a real server
+"""COMMENT ON SCHEMA / CONSTRAINT / EXTENSION / DATABASE against a real server
 (proxy/pgserver/object_comments.py; PostgreSQL's answers: tests/differential/cases/
 object_comments.sql): kept across a restart of a database file, taken back by ROLLBACK,
 and a ROLLBACK TO SAVEPOINT that would have to replay one is refused, not lossy."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import psycopg
@@ -67,5 +68,45 @@ def test_transactions_and_savepoints(tmp_path: Path) -> None:
             conn.execute("COMMENT ON EXTENSION \"uuid-ossp\" IS 'uuids'")  # a built-in one
             with pytest.raises(psycopg.errors.UndefinedObject):
                 conn.execute("COMMENT ON EXTENSION citext IS 'x'")
+    finally:
+        srv.stop()
+
+
+def test_comment_on_database(tmp_path: Path) -> None:
+    """COMMENT ON DATABASE (pg_dump --create writes it): pg_shdescription, shobj_description
+    and psql's `\\l+` show it, a ROLLBACK takes it back, a database file keeps it, pg_dump
+    --create writes it back; another database's name is 3D000, as on PostgreSQL."""
+    srv = start_server(tmp_path)
+    read = "SELECT shobj_description(oid, 'pg_database') FROM pg_database"
+    try:
+        with _conn(srv) as conn:
+            conn.execute("COMMENT ON DATABASE hatidata IS 'the shop''s'")
+            with pytest.raises(psycopg.errors.InvalidCatalogName):
+                conn.execute("COMMENT ON DATABASE nosuch IS 'x'")
+            with pytest.raises(psycopg.errors.DivisionByZero), conn.transaction():
+                conn.execute("COMMENT ON DATABASE hatidata IS 'gone'")
+                conn.execute("SELECT 1 / 0")
+            assert conn.execute(read).fetchall() == [("the shop's",)]
+            assert conn.execute(
+                "SELECT objoid, classoid::regclass::text, description FROM pg_shdescription"
+            ).fetchall() == [(16384, "pg_database", "the shop's")]
+        out = subprocess.run(
+            ["psql", srv.dsn, "-X", "-A", "-t", "-c", r"\l+"], capture_output=True, text=True
+        )
+        assert out.stdout.strip().endswith("|the shop's"), out.stdout + out.stderr
+        dump = subprocess.run(
+            ["pg_dump", "--create", "--schema-only", srv.dsn], capture_output=True, text=True
+        )
+        assert dump.returncode == 0, dump.stderr
+        assert "COMMENT ON DATABASE hatidata IS 'the shop''s';" in dump.stdout
+    finally:
+        srv.stop()
+    srv = start_server(tmp_path)  # the same data directory, opened again
+    try:
+        with _conn(srv) as conn:
+            assert conn.execute(read).fetchall() == [("the shop's",)]
+            conn.execute("COMMENT ON DATABASE hatidata IS NULL")
+            assert conn.execute(read).fetchall() == [(None,)]
+            assert conn.execute("SELECT count(*) FROM pg_shdescription").fetchone() == (0,)
     finally:
         srv.stop()

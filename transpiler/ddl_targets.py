@@ -245,6 +245,10 @@ def _from_tokens(sql: str) -> tuple[Target, ...] | list[Target] | None:
         moved = tokens[i + 3]  # ALTER TABLE | VIEW | SEQUENCE t SET SCHEMA s: moved, named t
         to = moved.text if moved.token_type is TokenType.IDENTIFIER else moved.text.lower()
         return [Target("rename", kind, catalog, schema, name, name, to, exists, temporary)]
+    if head == "ALTER" and words[i + 1 : i + 3] == ["RENAME", "TO"] and i + 3 < len(tokens):
+        new = tokens[i + 3]  # ALTER SEQUENCE s RENAME TO s2 (sqlglot parses no such ALTER)
+        to = new.text if new.token_type is TokenType.IDENTIFIER else new.text.lower()
+        return [Target("rename", kind, catalog, schema, name, to, "", exists, temporary)]
     return [Target(action, kind, catalog, schema, name, if_exists=exists, temporary=temporary)]
 
 

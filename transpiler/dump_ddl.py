@@ -5,6 +5,10 @@
   owner to <role>").
 - `ALTER SEQUENCE s OWNED BY t.col`: DuckDB ties a sequence to a table, not a column:
   `OWNED BY t` (dropping the table drops the sequence, as in PostgreSQL); `public` is main.
+  A serial's sequence, `<t>_<col>_seq` in t's schema, is owned by its name already (the
+  server drops it with its table, pg_depend says 'a': `serial_owned`): DuckDB's tie is left
+  out, as it would refuse `DROP SEQUENCE` while the table exists (pg_restore --clean drops
+  the sequence first) and any rename of the sequence.
 - `CREATE SEQUENCE ... AS integer ... CACHE n`: DuckDB knows neither; both are dropped (a
   sequence's values are BIGINT; values are drawn one at a time).
 - `CREATE SCHEMA [IF NOT EXISTS] [name] AUTHORIZATION role`: the schema (named after the
@@ -66,6 +70,28 @@ def main_schema(parts: list[str]) -> list[str]:
     return parts
 
 
+def serial_owned(text: str) -> str | None:
+    """The sequence's name as written when `text` is an `ALTER SEQUENCE s OWNED BY t.col`
+    of a serial's sequence (`<t>_<col>_seq`, in t's schema); else None."""
+    m = _OWNED_BY.match(text)
+    if m is None or m[4].upper() == "NONE":
+        return None
+    seq = [_folded(p) for p in main_schema(PART.findall(m[2]))]
+    owner = [_folded(p) for p in main_schema(PART.findall(m[4]))]
+    if len(owner) < 2:
+        return None
+    table, column = owner[-2], owner[-1]
+    seq_schema = seq[0] if len(seq) > 1 else None
+    table_schema = owner[0] if len(owner) > 2 else None
+    if seq[-1] != f"{table}_{column}_seq"[:63] or seq_schema != table_schema:
+        return None
+    return m[2]
+
+
+def _folded(part: str) -> str:
+    return part[1:-1].replace('""', '"') if part.startswith('"') else part.lower()
+
+
 def owned_by(text: str) -> str | None:
     """DuckDB's form of an `ALTER SEQUENCE ... OWNED BY`, else None."""
     m = _OWNED_BY.match(text)
@@ -94,10 +120,10 @@ def sequence_options(tree: exp.Expr) -> str:
         props.set("owned", None)
         if isinstance(owned, exp.Column) and owned.table and isinstance(tree.this, exp.Table):
             table = exp.table_(owned.table, db=owned.args.get("db"))
-            after = (
-                owned_by(
-                    f"ALTER SEQUENCE {tree.this.sql('postgres')} OWNED BY {table.sql('postgres')}.{owned.this.sql('postgres')}"
-                )
-                or ""
+            alter = (
+                f"ALTER SEQUENCE {tree.this.sql('postgres')} OWNED BY "
+                f"{table.sql('postgres')}.{owned.this.sql('postgres')}"
             )
+            if serial_owned(alter) is None:
+                after = owned_by(alter) or ""
     return f"; {after}" if after else ""

@@ -4,7 +4,9 @@ the server keeps them in its registry `main.__hati_comments`, which pg_descripti
 (proxy/pgserver/object_comments.py). pg_dump writes both (`COMMENT ON SCHEMA app IS
 '...'`, `COMMENT ON CONSTRAINT c ON app.t IS '...'`); `IS NULL` removes one. Also
 `COMMENT ON EXTENSION`, which pg_dump writes after each CREATE EXTENSION: acknowledged
-for a built-in extension (its description is the built-in one)."""
+for a built-in extension (its description is the built-in one). `COMMENT ON DATABASE`
+(pg_dump --create writes it): kept in the registry too, which pg_shdescription reads
+(psql's `\\l+`)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from transpiler.model import CommentCommand
 
 _NAME = r'(?:"(?:[^"]|"")+"|[A-Za-z_][\w$]*)'
 _COMMENT = re.compile(
-    rf"^\s*COMMENT\s+ON\s+(SCHEMA|CONSTRAINT|EXTENSION)\s+({_NAME})"
+    rf"^\s*COMMENT\s+ON\s+(SCHEMA|CONSTRAINT|EXTENSION|DATABASE)\s+({_NAME})"
     rf"(?:\s+ON\s+({_NAME}(?:\s*\.\s*{_NAME})?))?"
     r"\s+IS\s+(NULL|'(?:[^']|'')*')\s*;?\s*$",
     re.IGNORECASE | re.DOTALL,
@@ -40,8 +42,8 @@ def comment_command(text: str) -> CommentCommand | None:
         return None
     value = None if m[4].upper() == "NULL" else m[4][1:-1].replace("''", "'")
     name = _ident(m[2])
-    if m[1].upper() == "EXTENSION":
-        return CommentCommand("extension", None, None, name, value)
+    if m[1].upper() in ("EXTENSION", "DATABASE"):
+        return CommentCommand(m[1].lower(), None, None, name, value)
     if m[3] is None:
         return CommentCommand("schema", _duck_schema(name), None, name, value)
     parts = [_ident(p) for p in _PART.findall(m[3])]

@@ -168,6 +168,8 @@ def rewrite(nodes: list[exp.Expr]) -> None:
             unnest_zip.rewrite(node)
         elif isinstance(node, exp.Anonymous) and node.name.lower() == "generate_subscripts":
             vector_subscript.rewrite_subscripts(node)
+        elif isinstance(node, exp.Anonymous) and node.name.lower() in reg_casts.SEQUENCE_FUNCTIONS:
+            reg_casts.sequence_argument(node)  # nextval('public.s'): DuckDB's main
         elif isinstance(node, exp.Anonymous) and node.name.lower() in array_dims.NAMES:
             array_dims.rewrite_call(node)
         elif isinstance(node, exp.ArraySize):

@@ -17,6 +17,8 @@ catalog macro (proxy/db/catalog/45_reg.sql):
 
 from __future__ import annotations
 
+import re
+
 import sqlglot
 from sqlglot import exp
 
@@ -24,10 +26,28 @@ from transpiler import any_array
 from transpiler.literals import string_value
 from transpiler.regproc_columns import REGPROC_COLUMNS
 
-_SEQUENCE_FUNCTIONS = frozenset({"nextval", "currval", "setval"})
+SEQUENCE_FUNCTIONS = _SEQUENCE_FUNCTIONS = frozenset({"nextval", "currval", "setval"})
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)
 # reg* kinds whose name form is a lookup by oid (regproc's values are names already)
 _NAMED_BY_OID = frozenset({"regclass", "regtype", "regnamespace", "regrole", "regprocedure"})
+
+
+def sequence_name(text: str) -> str:
+    """A sequence's name as nextval / currval / setval take it, for DuckDB: PostgreSQL's
+    schema `public` is DuckDB's `main` (`'public.s'`, `'"public"."s"'`); the rest as written."""
+    parts = re.findall(r'"(?:[^"]|"")*"|[^."]+', text)
+    if len(parts) == 2 and parts[0].strip('"').lower() == "public" and "".join(parts) != text:
+        return "main." + parts[1]
+    return text
+
+
+def sequence_argument(node: exp.Anonymous) -> None:
+    """nextval('public.s') and the like: the name given as a string, for DuckDB."""
+    first = node.expressions[0] if node.expressions else None
+    if isinstance(first, exp.Literal) and first.is_string:
+        name = sequence_name(first.name)
+        if name != first.name:
+            first.replace(exp.Literal.string(name))
 
 
 def _bigint() -> exp.DataType:
@@ -62,10 +82,7 @@ def cast(node: exp.Cast, to: exp.ObjectIdentifier) -> None:
     ):
         # nextval('s'::regclass), PostgreSQL's form of a serial default (pg_dump writes
         # it): DuckDB's sequence functions take the name, and keep it in a default.
-        name = operand.name
-        if name.lower().startswith("public."):
-            name = "main." + name[7:]
-        node.replace(exp.Literal.string(name))
+        node.replace(exp.Literal.string(sequence_name(operand.name)))
         return
     if texty and kind in ("regproc", "regprocedure") and isinstance(parent, _COMPARISONS):
         other = parent.expression if parent.this is node else parent.this

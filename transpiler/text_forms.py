@@ -114,6 +114,13 @@ def statement(chunk: Chunk, kind: str, tag: str) -> Statement | None:
             return Statement(sql=chunk.text, kind=kind, tag=tag, identity_alter=ident)
         if tag == "ALTER SEQUENCE" and (restart := sequence_restart.restart_sql(chunk.text)):
             return Statement(sql=restart, kind=kind, tag=tag)
+        if tag == "ALTER SEQUENCE" and (serial := dump_ddl.serial_owned(chunk.text)):
+            return Statement(  # owned by its name already: checked it exists, acknowledged
+                sql=chunk.text,
+                kind="utility",
+                tag=tag,
+                command=UtilityCommand(f"alter storage sequence {serial}"),
+            )
         if tag == "ALTER SEQUENCE" and (owned := dump_ddl.owned_by(chunk.text)) is not None:
             return Statement(
                 sql=owned,

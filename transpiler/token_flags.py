@@ -303,6 +303,8 @@ def scan(tokens: Sequence[Token], agent: frozenset[str] | None = None) -> Trigge
             flags |= _special(tokens, i, tt, word, prev_type, found)
         elif text[:1] == "{" and tt in _STRINGS:
             flags |= PG  # '{a,b}'::text[]: PostgreSQL array text (pgcompat._array_literal)
+        elif tt in _STRINGS and text[:9].lower().startswith(("public.", '"public".')):
+            flags |= PG  # nextval('public.s'): DuckDB's schema is main (reg_casts)
         elif tt in _STRINGS and prev_type is TokenType.DASH:
             flags |= PG  # jsonb - 'key' (jsonb_ops; a number minus a string is an error anyway)
         elif prev_type in _FROM_JOIN and tt is not _L_PAREN:

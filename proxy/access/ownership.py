@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import duckdb
@@ -309,6 +309,26 @@ def guard(
             changes.append(lambda s, key=key, login=who.login: s.set(key, login))
             continue
         where = _resolve(cur, t, user_db, search_path)
+        if where is None and t.kind == "relation" and t.action in ("alter", "rename"):
+            # ALTER TABLE names any relation in PostgreSQL: a sequence or an index too
+            for kind in ("sequence", "index"):
+                where = _resolve(cur, replace(t, kind=kind), user_db, search_path)
+                if where is not None:
+                    cls = kind
+                    break
+        if where is None and t.kind in ("index", "relation") and t.action in ("alter", "rename"):
+            # a PRIMARY KEY's / UNIQUE constraint's index (DuckDB's own, not listed as an
+            # index): renaming it renames the constraint, its table's owner's to do
+            row = cur.execute(
+                f"SELECT schema_name, table_name FROM {PG_SCHEMA}.__hati_index_list "
+                "WHERE index_name = ? AND contype IS NOT NULL AND database_name = ? "
+                "AND (? = '' OR schema_name = ?) LIMIT 1",
+                [t.name, user_db, t.schema, t.schema],
+            ).fetchone()
+            if row is not None:
+                t = Target("alter", "relation", "", row[0], row[1])
+                cls = "relation"
+                where = _resolve(cur, t, user_db, search_path)
         if where == Found("", "temp"):
             continue  # the session's own temporary object
         if t.action == "create":

@@ -27,9 +27,11 @@ import duckdb
 
 from proxy.core.names import PG_SCHEMA
 from proxy.pgserver import alter_rebuild, constraint_ddl, foreign_keys, index_rename
+from proxy.pgserver.sequence_restart import split_name
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError
-from transpiler.constraint_ddl import AddedConstraint, quote
+from transpiler import maintenance
+from transpiler.constraint_ddl import AddedConstraint, quote, renamed
 from transpiler.constraint_tokens import ConstraintRename, UsingIndex, parse, using_index
 
 if TYPE_CHECKING:
@@ -98,6 +100,66 @@ def rename(cur: duckdb.DuckDBPyConnection, req: ConstraintRename, in_block: bool
         else:  # DuckDB's own, under the name pg_constraint generates for it
             _name_native(cur, table, kind, req.old, req.new)
     return None
+
+
+async def run_index(runner: StatementRunner, session: ClientSession, portal: Portal) -> bool:
+    """ALTER INDEX ... RENAME TO of a PRIMARY KEY's or UNIQUE constraint's index: the
+    constraint is renamed (its index with it), as PostgreSQL renames them together (Rails'
+    `rename_table` renames `old_pkey`); False for any other ALTER INDEX."""
+    st = portal.statement
+    assert st is not None
+    request = maintenance.index_rename(st.sql)
+    if request is None:
+        return False
+    old, new, _ = request
+    await runner.take_cursor()
+    in_block = runner.txn_status != "I" or runner.implicit
+    if not await runner.call(rename_index, runner.cursor, old, new, in_block):
+        return False
+    foreign_keys.changed()
+    runner.param_types.invalidate()
+    session.out(m.command_complete(st.tag))
+    return True
+
+
+def rename_index(cur: duckdb.DuckDBPyConnection, old: str, new: str, in_block: bool) -> bool:
+    """Rename the constraint whose index is `old` (maybe schema-qualified) to `new`; False
+    when no constraint has an index of that name."""
+    schema, name = split_name(old)
+    row = cur.execute(
+        f"SELECT schema_name, table_name FROM {PG_SCHEMA}.__hati_index_list "
+        "WHERE index_name = ? AND contype IN ('p', 'u') AND (? IS NULL OR schema_name = ?) "
+        "AND database_name = system.main.current_database() "
+        "ORDER BY schema_name <> 'main' LIMIT 1",
+        [name, schema, schema],
+    ).fetchone()
+    if row is None:
+        return False
+    rename(cur, ConstraintRename(row[1], row[0], name, new), in_block)
+    return True
+
+
+def keep_names(cur: duckdb.DuckDBPyConnection, sql: str) -> None:
+    """Before `ALTER TABLE t RENAME TO u` runs: DuckDB's own PRIMARY KEY, UNIQUE and CHECK
+    constraints, shown under names made from the table's name (`t_pkey`), are registered
+    under those names, so they keep them after the rename as PostgreSQL's do."""
+    r = renamed(sql)
+    if r is None or r.new_table is None:
+        return
+    schema = "main" if r.schema == "public" else r.schema
+    table = alter_rebuild.resolve_table(cur, alter_rebuild.TableName(r.table, schema))
+    if table is None or table.temporary:
+        return
+    rows = cur.execute(
+        f"SELECT conname, contype FROM {PG_SCHEMA}.pg_constraint WHERE conrelid = ? "
+        "AND contype IN ('p', 'u', 'c')",
+        [table.oid],
+    ).fetchall()
+    for name, kind in rows:
+        if constraint_ddl.registered(cur, table, name) is None:
+            _name_native(cur, table, kind, name, name)
+    if rows:
+        foreign_keys.changed()
 
 
 def _name_native(cur: Any, table: Any, kind: str, old: str, new: str) -> None:

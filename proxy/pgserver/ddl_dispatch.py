@@ -7,6 +7,7 @@ Each module named here says why; this one only routes."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import TYPE_CHECKING
 
 from proxy.pgserver import (
@@ -23,6 +24,7 @@ from proxy.pgserver import (
     index_names,
     index_rename,
     matviews,
+    sequence_rename,
     set_schema,
     skip_notices,
     table_like,
@@ -30,6 +32,8 @@ from proxy.pgserver import (
     triggers,
 )
 from proxy.wire import messages as m
+
+_RENAME_TO = re.compile(r"\bRENAME\s+TO\b", re.IGNORECASE)
 
 if TYPE_CHECKING:
     from proxy.pgserver.contexts import ClientSession, StatementRunner
@@ -90,10 +94,19 @@ async def run(
         return True
     if st.tag in set_schema.TAGS and await set_schema.run(runner, session, portal):
         return True  # SET SCHEMA, which DuckDB lacks
+    if st.tag in ("ALTER SEQUENCE", "ALTER TABLE") and await sequence_rename.run(
+        runner, session, portal
+    ):
+        return True  # a sequence's RENAME TO, which DuckDB lacks (ALTER TABLE names one too)
     if st.tag == "ALTER TABLE" and await constraint_names.run(runner, session, portal):
         return True  # RENAME CONSTRAINT, which DuckDB lacks
+    if st.tag == "ALTER TABLE" and not portal.executed and _RENAME_TO.search(st.sql):
+        await runner.take_cursor()  # DuckDB's constraints keep the names they are shown by
+        await runner.call(constraint_names.keep_names, runner.cursor, st.sql)
     if st.tag == "ALTER TABLE" and await alter_indexed.run(runner, session, portal):
         return True  # RENAME / DROP COLUMN / NOT NULL on an indexed table: around its indexes
+    if st.tag == "ALTER INDEX" and await constraint_names.run_index(runner, session, portal):
+        return True  # RENAME TO of a constraint's index: the constraint's rename
     if st.tag == "ALTER INDEX" and await index_rename.run(runner, session, portal):
         return True  # RENAME TO, which DuckDB lacks
     if st.tag == "ALTER TYPE" and await enum_alter.run(runner, session, portal):

@@ -1,4 +1,4 @@
-"""COMMENT ON SCHEMA / CONSTRAINT (the request: transpiler/object_comments.py), kept in
+"""COMMENT ON SCHEMA / CONSTRAINT / DATABASE (the request: transpiler/object_comments.py), kept in
 the registry `main.__hati_comments` with the user's tables, which pg_description reads
 (proxy/db/catalog/50_functions.sql): a schema's comment by its name, a constraint's by
 schema, table and constraint name (DuckDB's oids change when the database is opened
@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Container
 from typing import TYPE_CHECKING, Any
 
+from proxy.core.names import PG_SCHEMA
 from proxy.pgserver import alter_rebuild
 from proxy.wire.errors import PgError
 from transpiler.model import CommentCommand
@@ -45,6 +46,17 @@ async def run(
 
 def _run(cur: Any, cmd: CommentCommand, in_block: bool) -> None:
     with alter_rebuild.own_transaction(cur, in_block):
+        if cmd.kind == "database":  # the one database clients see (pg_database)
+            (current,) = cur.execute(f"SELECT {PG_SCHEMA}.current_database()").fetchone()
+            if cmd.name != current:
+                raise PgError("3D000", f'database "{cmd.name}" does not exist')
+            cur.execute(f"DELETE FROM {REGISTRY} WHERE kind = 'd'")
+            if cmd.text:
+                cur.execute(
+                    f"INSERT INTO {REGISTRY} (kind, name, description) VALUES ('d', ?, ?)",
+                    [current, cmd.text],
+                )
+            return
         if cmd.kind == "schema":
             row = cur.execute(
                 "SELECT schema_name FROM duckdb_schemas() WHERE database_name = "

@@ -92,7 +92,7 @@ def needs_recreate(
     return (*found, None) if behind else None
 
 
-def _dependents(cur: Any, schema: str, name: str) -> list[tuple[str, str, str, str]]:
+def dependents(cur: Any, schema: str, name: str) -> list[tuple[str, str, str, str]]:
     """(schema, table, column, default) of every column whose default draws from it."""
     rows = cur.execute(
         "SELECT schema_name, table_name, column_name, column_default FROM duckdb_columns() "
@@ -122,7 +122,7 @@ def recreate(cur: Any, schema: str, name: str, changes: dict[str, Any] | None = 
     now.update(changes or {})
     start, inc, low, high, cycle = now.values()
     seq = f"{quote_ident(schema)}.{quote_ident(name)}"
-    deps = _dependents(cur, schema, name)
+    deps = dependents(cur, schema, name)
     for t_schema, table, column, _ in deps:
         alter_around_indexes(
             cur,
@@ -196,5 +196,5 @@ def owned_sequences(cur: Any, tables: tuple[tuple[str | None, str], ...]) -> lis
 def drop_unused(cur: Any, sequences: list[tuple[str, str]]) -> None:
     """Drop these sequences, each unless a column default still draws from it."""
     for schema, name in sequences:
-        if not _dependents(cur, schema, name):
+        if not dependents(cur, schema, name):
             cur.execute(f"DROP SEQUENCE IF EXISTS {quote_ident(schema)}.{quote_ident(name)}")

@@ -36,6 +36,12 @@ _Step = Callable[["Session", m.FrontendMessage], Awaitable[None]]
 _EXPLICIT_OIDS = {"OID[]": 1028, "NUMERIC": 1700, "VECTOR": 16400}
 
 
+# A message's writes after DDL in it are transpiled again (Session._after_ddl), when it
+# holds at most _AGAIN statements (each time costs transpiling all of them).
+_HINTED = frozenset({"insert", "update", "merge"})
+_AGAIN = 32
+
+
 def internal_error(exc: BaseException) -> PgError:
     return PgError("XX000", f"internal error: {type(exc).__name__}: {exc}")
 
@@ -257,9 +263,13 @@ class Session:
                     implicit = False
             if implicit:
                 await self.runner.begin_implicit()
-            for st in statements:
-                portal = Portal(st, [], (), sql=sql)
+            ddl_ran = False  # since the statements were transpiled
+            for i in range(len(statements)):
+                if ddl_ran and statements[i].kind in _HINTED and hints is not None:
+                    statements, ddl_ran = await self._after_ddl(sql, statements), False
+                portal = Portal(statements[i], [], (), sql=sql)
                 await self.runner.execute(portal, self, max_rows=0, describe=True)
+                ddl_ran = ddl_ran or (statements[i].kind == "ddl" and len(statements) <= _AGAIN)
             if implicit:
                 await self.runner.end_implicit()
         except (ProtocolViolation, FatalError):  # these end the connection
@@ -279,6 +289,15 @@ class Session:
         self.prepared.pop("", None)
         self._ready()
         await self.flush()
+
+    async def _after_ddl(
+        self, sql: str, statements: tuple[Statement, ...]
+    ) -> tuple[Statement, ...]:
+        """The message's statements transpiled again after one of them ran DDL: the later
+        ones read the tables as they are now (a table made just before, its identity
+        columns), as the hints of the transaction's own catalog say (column_hints.ready)."""
+        again = self.transpile_sql(sql, await column_hints.ready(self.runner, sql))
+        return again if len(again) == len(statements) else statements
 
     # --- extended query --------------------------------------------------------
 

@@ -66,7 +66,7 @@ def move(cur: duckdb.DuckDBPyConnection, req: SetSchema, in_block: bool) -> str 
     """Move the object; the NOTICE when IF EXISTS skips a missing one."""
     schema = "main" if req.schema == "public" else req.schema
     target = "main" if req.new_schema == "public" else req.new_schema
-    found = _find(cur, req.kind, req.name, schema)
+    found = find_relation(cur, req.kind, req.name, schema)
     if found is None:
         if req.if_exists:
             return f'relation "{req.name}" does not exist, skipping'
@@ -81,7 +81,7 @@ def move(cur: duckdb.DuckDBPyConnection, req: SetSchema, in_block: bool) -> str 
         raise PgError("3F000", f'schema "{req.new_schema}" does not exist')
     if target == old:
         return None  # already there: nothing to do, as PostgreSQL
-    if _taken(cur, database, target, req.name):
+    if name_taken(cur, database, target, req.name):
         raise PgError("42P07", f'relation "{req.name}" already exists in schema "{req.new_schema}"')
     with alter_rebuild.own_transaction(cur, in_block):
         if kind == "table":
@@ -93,7 +93,9 @@ def move(cur: duckdb.DuckDBPyConnection, req: SetSchema, in_block: bool) -> str 
     return None
 
 
-def _find(cur: Any, kind: str, name: str, schema: str | None) -> tuple[str, str, str] | None:
+def find_relation(
+    cur: Any, kind: str, name: str, schema: str | None
+) -> tuple[str, str, str] | None:
     """(kind, database, schema) of the object the statement names: a table first (ALTER
     TABLE finds a view too), then a view; temp first, then the search path."""
     if kind in ("table", "view"):
@@ -117,7 +119,7 @@ def _find(cur: Any, kind: str, name: str, schema: str | None) -> tuple[str, str,
     return None
 
 
-def _taken(cur: Any, database: str, schema: str, name: str) -> bool:
+def name_taken(cur: Any, database: str, schema: str, name: str) -> bool:
     sql = (
         "SELECT 1 FROM duckdb_tables() WHERE database_name = $1 AND schema_name = $2 "
         "AND table_name = $3 UNION ALL SELECT 1 FROM duckdb_views() WHERE database_name = $1 "
@@ -162,11 +164,9 @@ def _move_table(cur: Any, database: str, old: str, new: str, name: str) -> None:
     before = f"{quote(database)}.{quote(old)}.{quote(name)}"
     cur.execute(f"INSERT INTO {final} ({copied}) SELECT {copied} FROM {before}")
     cur.execute(f"DROP TABLE {before}")
-    for _, seq in sequences:
+    for _, seq in sequences:  # (owned by their names, as before: no DuckDB tie, which
+        # would refuse a later DROP SEQUENCE or rename of them while the table stands)
         cur.execute(f"DROP SEQUENCE IF EXISTS {quote(database)}.{quote(old)}.{quote(seq)}")
-        # (DuckDB takes only schema.name here, in the session's database: the user's)
-        owner = f"{quote(new)}.{quote(name)}"
-        cur.execute(f"ALTER SEQUENCE {quote(new)}.{quote(seq)} OWNED BY {owner}")
     if comment is not None:
         cur.execute(f"COMMENT ON TABLE {final} IS {_literal(comment)}")
     for column, text in comments:

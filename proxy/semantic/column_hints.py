@@ -93,6 +93,9 @@ class HintsCache:
         # id() of sessions' runners that ran DDL: their transaction's end is a change too.
         # (An id reused after a session ends costs at most one needless rebuild.)
         self._recheck: set[int] = set()
+        # Hints read through such a session's own cursor (its transaction's tables), by
+        # id() of its runner: (the version they were built at, the hints).
+        self._private: dict[int, tuple[int, ColumnHints | None]] = {}
 
     def invalidate(self) -> None:
         self._version += 1
@@ -132,7 +135,23 @@ class HintsCache:
         ended = runner.txn_status == "I" and not runner.implicit
         if ended and id(runner) in self._recheck:
             self._recheck.discard(id(runner))
+            self._private.pop(id(runner), None)
             self.invalidate()
+
+    async def private(self, runner: Any) -> ColumnHints | None:
+        """The hints as `runner`'s open transaction, which ran DDL, sees the catalog (a
+        table it made, with its identity columns), read through its own cursor; built
+        again after any DDL (each bumps the version)."""
+        version = self._version
+        kept = self._private.get(id(runner))
+        if kept is not None and kept[0] == version:
+            return kept[1]
+        await runner.take_cursor()
+        hints = await runner.call(_read, runner.cursor)
+        if len(self._private) >= 64:  # sessions gone mid-transaction: built again on demand
+            self._private.clear()
+        self._private[id(runner)] = (version, hints)
+        return hints
 
     def note(self, runner: Any, statements: Sequence[Statement]) -> None:
         """Called with each batch of transpiled statements of a session (`runner`)."""
@@ -144,25 +163,30 @@ class HintsCache:
                 self._recheck.add(id(runner))
 
     def _build(self) -> ColumnHints | None:
-        try:
-            if self._cursor is None:
-                self._cursor = self._engine.cursor()
-            rows = self._cursor.execute(_COLUMNS_SQL).fetchall()
-            keys = self._cursor.execute(_KEYS_SQL).fetchall()
-            unique = self._cursor.execute(_UNIQUE_SQL).fetchall()
-            registered: list[tuple[str, str, str]] = []
-            if any(r[1] == REGISTRY for r in rows):
-                registered = self._cursor.execute(
-                    f"SELECT table_name, column_name, vector_column FROM {REGISTRY}"
-                ).fetchall()
-        except Exception as exc:  # hints are an optimisation: without them, the name rule
-            log.warning("column hints unavailable: %s", exc)
-            return None
-        try:
-            identity = self._cursor.execute(_IDENTITY_SQL).fetchall()
-        except Exception:  # a database without the registry (no wire server made it)
-            identity = []
-        return build(rows, registered, keys, identity, unique)
+        if self._cursor is None:
+            self._cursor = self._engine.cursor()
+        return _read(self._cursor)
+
+
+def _read(cur: Any) -> ColumnHints | None:
+    """The hints from the catalog `cur` sees."""
+    try:
+        rows = cur.execute(_COLUMNS_SQL).fetchall()
+        keys = cur.execute(_KEYS_SQL).fetchall()
+        unique = cur.execute(_UNIQUE_SQL).fetchall()
+        registered: list[tuple[str, str, str]] = []
+        if any(r[1] == REGISTRY for r in rows):
+            registered = cur.execute(
+                f"SELECT table_name, column_name, vector_column FROM {REGISTRY}"
+            ).fetchall()
+    except Exception as exc:  # hints are an optimisation: without them, the name rule
+        log.warning("column hints unavailable: %s", exc)
+        return None
+    try:
+        identity = cur.execute(_IDENTITY_SQL).fetchall()
+    except Exception:  # a database without the registry (no wire server made it)
+        identity = []
+    return build(rows, registered, keys, identity, unique)
 
 
 def build(
@@ -381,6 +405,8 @@ async def ready(runner: Any, sql: str) -> ColumnHints | None:
         return None
     cache = cache_of(runner.engine)
     cache.settle(runner)
+    if id(runner) in cache._recheck and runner.txn_status != "E":
+        return await cache.private(runner)  # its transaction ran DDL: as it sees the tables
     if not cache.fresh:
         await runner.engine.run(cache.current)
     return cache.for_runner(cache.built(), runner)

@@ -182,7 +182,11 @@ OBJECTS = {
     ),
     "sequence": (
         "CREATE SEQUENCE o_s",
-        [("DROP SEQUENCE o_s", "must be owner of sequence o_s")],
+        [
+            ("DROP SEQUENCE o_s", "must be owner of sequence o_s"),
+            ("ALTER SEQUENCE o_s RENAME TO o_s2", "must be owner of sequence o_s"),
+            ("ALTER TABLE o_s RENAME TO o_s2", "must be owner of sequence o_s"),
+        ],
         "DROP SEQUENCE o_s",
     ),
     "schema": (
@@ -471,3 +475,25 @@ def test_set_schema_carries_the_owner(ks: KeyedServer) -> None:
         assert root.execute(owner).fetchone() == ("alice@orga",)
     with connect(ks, "alice") as alice:
         alice.execute("DROP TABLE alice_moves.moved")
+
+
+def test_a_renamed_sequence_keeps_its_owner(ks: KeyedServer) -> None:
+    """Renames of a sequence (Rails' rename_table too) carry its owner record along."""
+    with connect(ks, "alice") as alice:
+        alice.execute("CREATE SEQUENCE o_r")
+        alice.execute("ALTER SEQUENCE o_r RENAME TO o_r2")
+    with connect(ks, "bob") as bob:
+        refused(bob, "DROP SEQUENCE o_r2", "must be owner of sequence o_r2")
+    with connect(ks, "alice") as alice:
+        alice.execute("ALTER TABLE o_r2 RENAME TO o_r3")
+    with connect(ks, "bob") as bob:
+        refused(bob, "ALTER SEQUENCE o_r3 RENAME TO o_r4", "must be owner of sequence o_r3")
+    with connect(ks, "alice") as alice:
+        alice.execute("DROP SEQUENCE o_r3")
+        alice.execute("CREATE TABLE o_rt (id int PRIMARY KEY)")
+    with connect(ks, "bob") as bob:  # its key's index: the table's owner's
+        refused(bob, "ALTER INDEX o_rt_pkey RENAME TO o_x", "must be owner of table o_rt")
+        refused(bob, "ALTER TABLE o_rt_pkey RENAME TO o_x", "must be owner of table o_rt")
+    with connect(ks, "alice") as alice:
+        alice.execute("ALTER INDEX o_rt_pkey RENAME TO o_rt_key")
+        alice.execute("DROP TABLE o_rt")

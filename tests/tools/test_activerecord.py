@@ -42,8 +42,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "check_constraints": "a CHECK's text is kept as written, PostgreSQL shows its deparsed form",
     "interval_text": "an interval cast to text inside a query is in the postgres style, "
     "whatever IntervalStyle (results' interval columns follow it)",
-    "rename_table": "the primary key's index is always <table>_pkey (ALTER INDEX "
-    "old_pkey RENAME is 42P01) and a sequence cannot be renamed (DuckDB)",
 }
 
 

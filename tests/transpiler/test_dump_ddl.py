@@ -4,6 +4,7 @@ transpiler/sql_prepare.py); tests/clients/test_pg_dump.py runs the real tools.""
 from __future__ import annotations
 
 from transpiler import transpile
+from transpiler.model import UtilityCommand
 from transpiler.sql_prepare import bind_text, parse_execute, parse_prepare
 
 
@@ -30,8 +31,14 @@ def test_sequence_ddl_as_duckdb_takes_it() -> None:
         "NO MAXVALUE CACHE 1"
     )
     assert st.sql == "CREATE SEQUENCE main.s START WITH 5 INCREMENT BY 1 NO MINVALUE NO MAXVALUE"
-    owned = _one("ALTER SEQUENCE public.items_id_seq OWNED BY public.items.id;")
-    assert owned.sql == "ALTER SEQUENCE main.items_id_seq OWNED BY main.items"
+    owned = _one("ALTER SEQUENCE public.items_seq OWNED BY public.items.id;")
+    assert owned.sql == "ALTER SEQUENCE main.items_seq OWNED BY main.items"
+    # a serial's own sequence (<table>_<column>_seq) is owned by its name: no DuckDB tie,
+    # which would refuse pg_restore --clean's DROP SEQUENCE (the relation is checked)
+    serial = _one("ALTER SEQUENCE public.items_id_seq OWNED BY public.items.id;")
+    assert serial.kind == "utility"
+    assert serial.command == UtilityCommand("alter storage sequence public.items_id_seq")
+    assert _one("CREATE SEQUENCE t_c_seq OWNED BY t.c").sql == "CREATE SEQUENCE t_c_seq"
     assert _one("ALTER SEQUENCE s OWNED BY t.c").sql == "ALTER SEQUENCE s OWNED BY t"
 
 

@@ -224,7 +224,7 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_null_default(expr) AS
 
 -- A column default as PostgreSQL shows it: DuckDB keeps a serial column's default as
 -- nextval('t_id_seq'); PostgreSQL says nextval('t_id_seq'::regclass) (SQLAlchemy and
--- pg_dump read it so); the boolean constants DuckDB keeps as CAST('t' AS BOOLEAN) are
+-- pg_dump read it so; a sequence in public, DuckDB's main, unqualified as there); the boolean constants DuckDB keeps as CAST('t' AS BOOLEAN) are
 -- true / false (drizzle-kit compares them with its schema's defaults); a string constant
 -- is coerced to the column's type, named `shown` ('{}'::jsonb, 'x'::character varying:
 -- __hati_type_shown), where ActiveRecord reads a default's value from ('x' alone is no
@@ -239,7 +239,7 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_default(expr, shown) AS
          WHEN shown IS NOT NULL AND regexp_full_match(expr, 'CAST\(''(?:[^'']|'''')*'' AS [\w" ]+\)')
              THEN regexp_extract(expr, '^CAST\((''.*'') AS [\w" ]+\)$', 1) || '::' || shown
          ELSE __hati_catalog.pg.__hati_pg_text(
-                  regexp_replace(expr, '^nextval\(''([^'']*)''\)$', 'nextval(''\1''::regclass)'))
+                  regexp_replace(expr, '^nextval\(''(?:main\.)?([^'']*)''\)$', 'nextval(''\1''::regclass)'))
     END;
 
 -- A table column's type oid: a JSON column is jsonb, as its values are in results

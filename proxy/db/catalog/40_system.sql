@@ -151,8 +151,11 @@ SELECT (268435456 + t.oid)::BIGINT AS oid, 403::BIGINT AS opcmethod,
        TRUE AS opcdefault, 0::BIGINT AS opckeytype
 FROM __hati_catalog.pg.pg_type t
 WHERE t.typcategory <> 'A';
-CREATE OR REPLACE TABLE __hati_catalog.pg.pg_shdescription
-    (objoid BIGINT, classoid BIGINT, description VARCHAR);
+-- COMMENT ON DATABASE: the server's registry (proxy/pgserver/object_comments.py); one
+-- database, oid 16384 (pg_database above).
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_shdescription AS
+SELECT 16384::BIGINT AS objoid, 1262::BIGINT AS classoid, description
+FROM {{duck_db_ident}}.main.__hati_comments WHERE kind = 'd' AND description IS NOT NULL;
 -- The labels of user ENUM types (pg_type rows with typtype 'e', 10_types.sql), in order.
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_enum AS
 SELECT (type_oid * 65536 + i)::BIGINT AS oid, type_oid::BIGINT AS enumtypid,

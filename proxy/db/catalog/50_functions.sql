@@ -264,7 +264,7 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.col_description(rel_oid, col) AS (
     SELECT min(__h_d.description) FROM pg_description __h_d
     WHERE __h_d.objoid = rel_oid AND __h_d.objsubid = col);
 CREATE OR REPLACE MACRO __hati_catalog.pg.shobj_description(obj_oid, catalog_relation) AS
-    NULL::VARCHAR;
+    (SELECT min(description) FROM __hati_catalog.pg.pg_shdescription WHERE objoid = obj_oid);
 
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_proc AS
 -- A SQL function's declaration (r: transpiler/sql_functions.py) over its macro's untyped

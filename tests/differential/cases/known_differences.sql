@@ -3,8 +3,9 @@
 -- match, move it to a regular case file. Format: see ../cases.py; every query
 -- carries a one-line '-- @reason'.
 -- @setup
-CREATE TABLE d_kd_ren (id int PRIMARY KEY);
-ALTER TABLE d_kd_ren RENAME TO d_kd_ren2;
+CREATE TABLE d_kd_own (id serial PRIMARY KEY);
+ALTER SEQUENCE d_kd_own_id_seq RENAME TO d_kd_own_seq2;
+DROP TABLE d_kd_own;
 CREATE TABLE d_kd (id int PRIMARY KEY, grp text, n int, amount numeric(12,4), day date);
 INSERT INTO d_kd VALUES (1, 'a', 10, 1.5000, '2024-01-15'), (2, 'a', 20, 2.2500, '2024-02-29'), (3, 'b', 5, NULL, '2023-12-31');
 CREATE TABLE d_kd_vc (id int, name varchar(50));
@@ -62,9 +63,9 @@ select set_config('lock_timeout', '3600000', true) as config_val
 -- @query view_column_over_varchar_n
 SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid WHERE c.relname = 'd_kd_vc_v' ORDER BY a.attnum
 -- @reason a view's column over a varchar(n) column is text here (the length lives in a CHECK of the table), character varying(50) in PG (Kysely's getTables: 'text' for 'varchar')
--- @query primary_key_name_follows_a_table_rename
-SELECT conname FROM pg_constraint WHERE conrelid = 'd_kd_ren2'::regclass
--- @reason PG keeps the constraint's name d_kd_ren_pkey; hatiproxy names a primary key after its table's current name (d_kd_ren2_pkey)
+-- @query renamed_serial_sequence_outlives_its_table
+SELECT sequencename FROM pg_sequences WHERE sequencename LIKE 'd\_kd\_own%'
+-- @reason hatiproxy knows a serial's sequence as its table's by its name (<table>_<column>_seq): renamed otherwise, DROP TABLE leaves it (PG drops what the column OWNS)
 -- @setup
 CREATE TABLE d_kd_dc (n int);
 INSERT INTO d_kd_dc VALUES (1), (2);
