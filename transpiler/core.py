@@ -9,14 +9,13 @@ Route per statement:
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
-from sqlglot.tokens import TokenType
 
 from transpiler import (
     agent_calls,
@@ -31,6 +30,7 @@ from transpiler import (
     dump_ddl,
     external_access,
     identity,
+    inner_query,
     int_results,
     json_types,
     maintenance,
@@ -156,76 +156,11 @@ def reader_name(reader: Dialect) -> str:
     return "snowflake" if reader is SNOWFLAKE else "postgres"
 
 
-_EXPLAIN = re.compile(
-    r"^\s*EXPLAIN(?:\s+ANALY[SZ]E)?(?:\s+VERBOSE)?(?:\s*\([^)]*\))?\s+", re.IGNORECASE
-)
-
-
-def _copy_query(
-    chunk: Chunk, reader: Dialect, dims: int, hints: ColumnHints | None, agent: frozenset[str]
-) -> Statement | None:
-    """COPY (<query>) TO ...: the query transpiled as a SELECT would be, the rest as written.
-    ADBC and ConnectorX read every result this way, so a PostgreSQL form in the query
-    (`2.5::numeric`, `x = ANY('{a,b}')`, `1/0`) must mean what it means in a SELECT."""
-    tokens = chunk.tokens
-    if len(tokens) < 3 or tokens[1].token_type is not TokenType.L_PAREN:
-        return None
-    depth = 0
-    for close in range(1, len(tokens)):
-        kind = tokens[close].token_type
-        depth += (kind is TokenType.L_PAREN) - (kind is TokenType.R_PAREN)
-        if depth == 0:
-            break
-    else:
-        return None
-    offset = chunk.start
-    query = chunk.text[tokens[1].end + 1 - offset : tokens[close].start - offset]
-    inner = _transpile_cached(query, reader_name(reader), dims, hints, agent)
-    if len(inner) != 1:
-        return None
-    st = inner[0]
-    if st.kind != "select" or st.markers or st.agent_calls or st.bind_texts or st.atomic:
-        return None  # what the server runs in steps or rewrites itself stays as written
-    head = chunk.text[: tokens[1].end + 1 - offset]
-    return Statement(
-        sql=head + st.sql + chunk.text[tokens[close].start - offset :],
-        kind="copy",
-        tag="COPY",
-        param_count=st.param_count,
-        external_access=external_access.of_tokens(tokens),
-        notices=st.notices,
-    )
-
-
-def _explain(
-    chunk: Chunk, reader: Dialect, dims: int, hints: ColumnHints | None, agent: frozenset[str]
-) -> Statement | None:
-    """EXPLAIN [ANALYZE] <query>: transpile the query, keep the EXPLAIN prefix as written."""
-    match = _EXPLAIN.match(chunk.text)
-    if match is None:
-        return None
-    inner = _transpile_cached(chunk.text[match.end() :], reader_name(reader), dims, hints, agent)
-    if len(inner) != 1 or inner[0].atomic:  # EXPLAIN of several DuckDB statements: no
-        return None
-    st = inner[0]
-    if st.kind == "dml_cte":  # the server runs its parts one by one: no one plan
-        raise TranspileError(
-            "0A000", "EXPLAIN of a statement with data-modifying WITH queries is not supported"
-        )
-    prefix = match.group(0)
-    return replace(
-        st,
-        sql=prefix + st.sql,
-        kind="explain",
-        tag="EXPLAIN",
-        command=None,
-        alter_types=None,  # EXPLAIN ALTER TABLE: nothing is rebuilt
-        constraints=None,
-        view_sql=None,
-        warnings=(),
-        _prefix=prefix,
-        _bound={},
-    )
+def _inner(
+    reader: Dialect, dims: int, hints: ColumnHints | None, agent: frozenset[str]
+) -> Callable[[str], list[Statement]]:
+    """A query inside a statement, transpiled as a statement of its own would be."""
+    return lambda sql: _transpile_cached(sql, reader_name(reader), dims, hints, agent)
 
 
 def _statement(
@@ -238,7 +173,7 @@ def _statement(
 ) -> Statement:
     tokens = chunk.tokens
     if tokens[0].text.upper() == "EXPLAIN":
-        explained = _explain(chunk, reader, dims, hints, agent)
+        explained = inner_query.explain(chunk, _inner(reader, dims, hints, agent))
         if explained is not None:
             return explained
     if tokens[0].text.upper() == "DO":  # an anonymous PL/pgSQL block: the server runs it
@@ -300,7 +235,7 @@ def _statement(
         return Statement(sql=vacuum, kind=kind, tag=tag)
     if tokens[0].text.upper() in text_forms.NATIVE and not triggers.hati:
         if tag == "COPY":
-            copied = _copy_query(chunk, reader, dims, hints, agent)
+            copied = inner_query.copy_query(chunk, _inner(reader, dims, hints, agent))
             if copied is not None:
                 return copied
         return text_forms.pass_through(chunk, kind, tag, triggers)
