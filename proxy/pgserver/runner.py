@@ -50,17 +50,8 @@ from proxy.pgserver import (
 from proxy.pgserver.column_origins import OriginMap
 from proxy.pgserver.params import ParamTypes, decode_params
 from proxy.pgserver.portal import Portal
-from proxy.pgserver.result_shape import (
-    ROW_KINDS,
-    command_tag,
-    returns_rows,
-)
-from proxy.pgserver.results import (
-    Column,
-    check_formats,
-    encoders_for,
-    row_description,
-)
+from proxy.pgserver.result_shape import ROW_KINDS, command_tag, returns_rows
+from proxy.pgserver.results import Column, check_formats, encoders_for, row_description
 from proxy.pgserver.row_stream import send_rows
 from proxy.pgserver.setting_mirror import SettingMirror
 from proxy.pgserver.statement_clock import statement_timed_out
