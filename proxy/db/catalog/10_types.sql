@@ -59,6 +59,11 @@ SELECT typarray, '_' || typname, -1, FALSE, 'b', 'A', FALSE, ',', oid, 0, 'array
        'x', typcollation, 13000, 'array_subscript_handler'
 FROM __hati_catalog.pg.__hati_pg_type_static WHERE typtype = 'd';
 
+-- Who owns what (proxy/access/ownership.py fills it): class is relation, sequence, index,
+-- function, schema or type; nspname as clients see it (public for main); no row: oid 10.
+CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_owners
+    (class VARCHAR, nspname VARCHAR, name VARCHAR, owner_oid BIGINT);
+
 -- pg_type: the built-in rows above, and each user ENUM type (CREATE TYPE ... AS ENUM) with
 -- typtype 'e', as PostgreSQL shows it (psql \dT, SQLAlchemy's enum reflection); its labels
 -- are in pg_enum (40_system.sql).
@@ -68,10 +73,15 @@ UNION ALL
 SELECT type_oid::BIGINT, type_name, 4::SMALLINT, TRUE, 'e', 'E', FALSE, ',', 0::BIGINT,
        (536870912 + type_oid)::BIGINT, 'enum_in', 'enum_out', 'enum_recv', 'enum_send', 'i',
        'p', 0::BIGINT,
-       CASE WHEN schema_name = 'main' THEN 2200 ELSE schema_oid END::BIGINT, 10::BIGINT,
+       CASE WHEN schema_name = 'main' THEN 2200 ELSE schema_oid END::BIGINT,
+       coalesce(ow.owner_oid, 10)::BIGINT,
        TRUE, 0::BIGINT, NULL, NULL, NULL, NULL, FALSE, 0::BIGINT, -1, 0, NULL, NULL,
        NULL::VARCHAR[]
-FROM duckdb_types()
+FROM duckdb_types() t
+-- its creator (proxy/access/ownership.py), as psql's \dT+ Owner shows
+LEFT JOIN __hati_catalog.pg.__hati_owners ow
+  ON ow.class = 'type' AND ow.name = lower(t.type_name)
+ AND ow.nspname = CASE WHEN t.schema_name = 'main' THEN 'public' ELSE t.schema_name END
 WHERE logical_type = 'ENUM' AND NOT internal AND database_name = {{duck_db}}
 UNION ALL
 -- each enum's array type (_mood), oid 2^29 + the enum's oid (DuckDB has no array types of

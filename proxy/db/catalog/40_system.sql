@@ -14,12 +14,15 @@ SELECT 16384::BIGINT AS oid, {{database_name}} AS datname, 10::BIGINT AS datdba,
 CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_roles
     (oid BIGINT, rolname VARCHAR, rolsuper BOOLEAN DEFAULT TRUE);
 INSERT INTO __hati_catalog.pg.__hati_roles (oid, rolname) VALUES {{role_rows}};
+-- PostgreSQL 15's predefined role owning public (psql's \dn; \du leaves pg_* roles out)
+INSERT INTO __hati_catalog.pg.__hati_roles VALUES (6171, 'pg_database_owner', FALSE);
 
+-- The bootstrap superuser (oid 10) also has REPLICATION and BYPASSRLS, as initdb's does.
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_roles AS
 SELECT rolname, rolsuper, TRUE AS rolinherit, rolsuper AS rolcreaterole,
-       TRUE AS rolcreatedb, TRUE AS rolcanlogin, FALSE AS rolreplication,
+       oid <> 6171 AS rolcreatedb, oid <> 6171 AS rolcanlogin, oid = 10 AS rolreplication,
        -1::INTEGER AS rolconnlimit, '********' AS rolpassword,
-       NULL::TIMESTAMPTZ AS rolvaliduntil, FALSE AS rolbypassrls,
+       NULL::TIMESTAMPTZ AS rolvaliduntil, oid = 10 AS rolbypassrls,
        NULL::VARCHAR[] AS rolconfig, oid
 FROM __hati_catalog.pg.__hati_roles;
 
@@ -257,3 +260,18 @@ CREATE OR REPLACE TABLE __hati_catalog.pg.pg_db_role_setting
     (setdatabase BIGINT, setrole BIGINT, setconfig VARCHAR[]);
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_user_mapping
     (oid BIGINT, umuser BIGINT, umserver BIGINT, umoptions VARCHAR[]);
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_user_mappings AS
+SELECT um.oid AS umid, s.oid AS srvid, s.srvname, um.umuser, NULL::VARCHAR AS usename,
+       um.umoptions
+FROM __hati_catalog.pg.pg_user_mapping um
+JOIN __hati_catalog.pg.pg_foreign_server s ON s.oid = um.umserver;
+-- PostgreSQL's built-in functions that its casts and aggregates name (42_pg_builtins.sql),
+-- listed in pg_proc in pg_catalog (\dC's Function, \da), as PostgreSQL prints them.
+CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_builtin_proc
+    (oid BIGINT, proname VARCHAR, prokind VARCHAR, prorettype BIGINT, proargtypes BIGINT[],
+     pronargs INTEGER, proretset BOOLEAN, provolatile VARCHAR, proisstrict BOOLEAN,
+     proparallel VARCHAR, prolang BIGINT, prosrc VARCHAR, result_text VARCHAR,
+     arguments_text VARCHAR, identity_text VARCHAR);
+-- PostgreSQL's descriptions of its built-in objects (pg_description, 42_pg_builtins.sql).
+CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_builtin_description
+    (objoid BIGINT, classoid BIGINT, objsubid INTEGER, description VARCHAR);

@@ -46,6 +46,7 @@ SQL_FILES = (
     "20_namespaces.sql",
     "30_relations.sql",
     "40_system.sql",
+    "42_pg_builtins.sql",
     "45_reg.sql",
     "50_functions.sql",
     "55_jsonb.sql",
