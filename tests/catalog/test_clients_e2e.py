@@ -62,7 +62,7 @@ PSQL_CASES: dict[str, Callable[[str], None]] = {
     r"\dv": expect_lines("public | v_items | view | tester"),
     r"\di": expect_lines("public | items_pkey | index | tester | items",
                          "public | items_name_idx | index | tester | items"),
-    r"\dn": expect_lines("public | hatidata"),
+    r"\dn": expect_lines("public | pg_database_owner"),
     r"\l": expect_lines("hatidata | hatidata | UTF8"),
     r"\du": expect_lines("hatidata | Superuser"),
     r"\d": expect_lines("public | items | table", "public | v_items | view"),

@@ -151,7 +151,7 @@ SAME = r"""
 \sf add_one
 \sf+ add_one
 \sf app.full_name
-""".split("\n")[1:-1]
+""".strip().splitlines()
 
 # Commands whose output still differs, and why.
 KNOWN_DIFFERENCES = {
