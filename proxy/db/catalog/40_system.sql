@@ -192,8 +192,8 @@ CREATE OR REPLACE TABLE __hati_catalog.pg.pg_conversion
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_operator
     (oid BIGINT, oprname VARCHAR, oprnamespace BIGINT, oprowner BIGINT, oprkind VARCHAR,
      oprcanmerge BOOLEAN, oprcanhash BOOLEAN, oprleft BIGINT, oprright BIGINT,
-     oprresult BIGINT, oprcom BIGINT, oprnegate BIGINT, oprcode VARCHAR,
-     oprrest VARCHAR, oprjoin VARCHAR);
+     oprresult BIGINT, oprcom BIGINT, oprnegate BIGINT, oprcode BIGINT,
+     oprrest BIGINT, oprjoin BIGINT);  -- regproc as oids: pg_dump reads oprcode::oid
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_locks
     (locktype VARCHAR, database BIGINT, relation BIGINT, pid INTEGER, mode VARCHAR,
      granted BOOLEAN);

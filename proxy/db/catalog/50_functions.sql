@@ -268,13 +268,12 @@ SELECT e.oid, 3079, 0, a.comment
 FROM __hati_catalog.pg.pg_extension e
 JOIN __hati_catalog.pg.pg_available_extensions a ON a.name = e.extname;
 
--- TRY_CAST: a regproc column holds a name here (pg_operator.oprcode, psql's \do), no oid.
 CREATE OR REPLACE MACRO __hati_catalog.pg.obj_description(obj_oid) AS (
     SELECT min(__h_d.description) FROM pg_description __h_d
-    WHERE __h_d.objoid = TRY_CAST(obj_oid AS BIGINT) AND __h_d.objsubid = 0),
+    WHERE __h_d.objoid = obj_oid AND __h_d.objsubid = 0),
     (obj_oid, catalog_relation) AS (
     SELECT min(__h_d.description) FROM pg_description __h_d
-    WHERE __h_d.objoid = TRY_CAST(obj_oid AS BIGINT) AND __h_d.objsubid = 0);
+    WHERE __h_d.objoid = obj_oid AND __h_d.objsubid = 0);
 CREATE OR REPLACE MACRO __hati_catalog.pg.col_description(rel_oid, col) AS (
     SELECT min(__h_d.description) FROM pg_description __h_d
     WHERE __h_d.objoid = rel_oid AND __h_d.objsubid = col);

@@ -156,3 +156,7 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_to_number(s) AS CAST(s AS DECIM
                 CASE WHEN regexp_matches(f, '[.D]') THEN s
                      ELSE regexp_replace(s, '\..*$', '') END,
                 '[^0-9.]', '', 'g') AS DECIMAL(38, 10));
+
+-- psql's \dO reads the database's encoding; \db+ a tablespace's size (DuckDB keeps none).
+CREATE OR REPLACE MACRO __hati_catalog.pg.getdatabaseencoding() AS 'UTF8';
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_tablespace_size(ts) AS 0::BIGINT;
