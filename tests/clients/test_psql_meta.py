@@ -105,6 +105,9 @@ SAME = r"""
 \dl
 \dl+
 \dL
+\dO
+\dO+
+\dT app.*
 \dLS
 \dp
 \dp items
@@ -176,7 +179,6 @@ KNOWN_DIFFERENCES = {
     r"\dx": "vector, pgcrypto and hatiproxy are built-in extensions, always installed",
     r"\dx+ uuid-ossp": "the extension's member functions are not in pg_depend",
     r"\dL+": "plpgsql's handler functions are not in pg_proc",
-    r"\dO": "no collations beyond default, C and POSIX (PostgreSQL lists its ICU ones)",
     r"\dOS": "no collations beyond default, C and POSIX",
     r"\l": "one database (hatidata), no template databases",
     r"\l+": "one database, no size",
@@ -189,7 +191,6 @@ KNOWN_DIFFERENCES = {
     r"\dC+": "casts whose types hatiproxy lacks are not listed",
     r"\daS max": "no max(pg_lsn), max(xid8): hatiproxy has neither type",
     r"\doS +": "operators whose types hatiproxy lacks are not listed",
-    r"\dT app.*": "format_type does not qualify a type of a schema off the search path",
     r"\dT": "pgvector's vector type is built in (in public)",
     r"\doS": "operators whose types hatiproxy lacks are not listed",
     r"\dF+": "no text search configuration maps (ts_token_type)",

@@ -185,9 +185,20 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_format_base(name, typmod) AS
          ELSE coalesce((SELECT __h_s.sql_name FROM __hati_catalog.pg.__hati_sql_name __h_s
                         WHERE __h_s.typname = name), name) END;
 
+-- A type of a schema off the search path (an enum of schema app, information_schema's
+-- domains) is qualified, as PostgreSQL's format_type does: app.status, app.status[].
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_type_qualifier(nsp) AS
+    CASE WHEN nsp IN (11, 2200) THEN ''
+         WHEN nsp = 13000 THEN 'information_schema.'
+         ELSE coalesce((SELECT min(__h_s.schema_name) || '.' FROM duckdb_schemas() __h_s
+                        WHERE __h_s.oid = nsp), '') END;
+
 CREATE OR REPLACE MACRO __hati_catalog.pg.format_type(type_oid, typmod) AS
     CASE WHEN type_oid IS NULL THEN NULL ELSE coalesce((
-        SELECT CASE WHEN __h_t.typcategory = 'A' AND __h_e.oid IS NOT NULL
+        SELECT __hati_catalog.pg.__hati_type_qualifier(
+                   CASE WHEN __h_t.typcategory = 'A' AND __h_e.oid IS NOT NULL
+                        THEN __h_e.typnamespace ELSE __h_t.typnamespace END)
+            || CASE WHEN __h_t.typcategory = 'A' AND __h_e.oid IS NOT NULL
                     THEN __hati_catalog.pg.__hati_format_base(__h_e.typname, coalesce(typmod, -1)) || '[]'
                     ELSE __hati_catalog.pg.__hati_format_base(__h_t.typname, coalesce(typmod, -1)) END
         FROM __hati_catalog.pg.pg_type __h_t
