@@ -6,6 +6,7 @@ whoever fixes it sees the test go red and removes the entry.
 
 from __future__ import annotations
 
+import re
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -52,7 +53,8 @@ def expect_lines(*needles: str) -> Callable[[str], None]:
         lines = [" ".join(line.split()) for line in text.splitlines()]
         for needle in needles:
             assert any(needle in line for line in lines), f"{needle!r} not in:\n{text}"
-        assert "main" not in text.split(), text
+        # DuckDB's schema name never shows (a Storage cell of \d+ may say main: numeric's)
+        assert "main" not in re.sub(r"\|\s*main\s*\|", "|", text).split(), text
 
     return check
 

@@ -28,6 +28,12 @@ SELECT ns.oid, ns.nspname,
 FROM __hati_catalog.pg.__hati_ns ns
 LEFT JOIN __hati_catalog.pg.__hati_owners ow
   ON ow.class = 'schema' AND ow.name = lower(ns.nspname) AND ns.duck_db <> '__hati_catalog'
+-- the session's temp schema once it holds something, as PostgreSQL makes it (psql's \dnS)
+WHERE ns.duck_db <> 'temp' OR EXISTS (
+    SELECT 1 FROM duckdb_tables() t
+    WHERE t.database_name = 'temp' AND t.table_name NOT IN ({{snapshot_names}})
+    UNION ALL
+    SELECT 1 FROM duckdb_views() v WHERE v.database_name = 'temp' AND NOT v.internal)
 UNION ALL SELECT 99, 'pg_toast', 10, NULL;
 
 -- public first, like the default search_path "$user", public; pg_catalog is implicit.

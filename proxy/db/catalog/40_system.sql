@@ -110,18 +110,34 @@ JOIN (VALUES ('plpgsql', 'PL/pgSQL procedural language'),
              ('pgcrypto', 'cryptographic functions')) c(name, comment)
   ON c.name = e.extname;
 
--- Settings clients read in catalog queries: the session layer's defaults
--- (proxy.db.settings.DEFAULTS) plus server constants; see settings_rows() in install.py.
--- Per-session values (SET TimeZone ...) are answered by the session layer, not here.
-CREATE OR REPLACE TABLE __hati_catalog.pg.pg_settings AS
-SELECT name, setting, NULL::VARCHAR AS unit, 'Hatiproxy' AS category, name AS short_desc,
-       NULL::VARCHAR AS extra_desc, 'user' AS context,
+-- Settings clients read in catalog queries: every PostgreSQL 15 setting, with the session
+-- layer's defaults (proxy.db.settings.DEFAULTS) and server constants as their values and
+-- PostgreSQL's as boot_val (settings_rows() in install.py).
+CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_settings AS
+SELECT name, setting, NULL::VARCHAR AS unit, category, name AS short_desc,
+       NULL::VARCHAR AS extra_desc, context,
        CASE WHEN setting IN ('on', 'off') THEN 'bool'
             WHEN regexp_full_match(setting, '-?\d+') THEN 'integer' ELSE 'string' END AS vartype,
-       'default' AS source, NULL::VARCHAR AS min_val, NULL::VARCHAR AS max_val,
-       NULL::VARCHAR[] AS enumvals, setting AS boot_val, setting AS reset_val,
+       CASE WHEN setting = boot_val THEN 'default' ELSE 'configuration file' END AS source,
+       NULL::VARCHAR AS min_val, NULL::VARCHAR AS max_val,
+       NULL::VARCHAR[] AS enumvals, boot_val, setting AS reset_val,
        NULL::VARCHAR AS sourcefile, NULL::INTEGER AS sourceline, FALSE AS pending_restart
-FROM (VALUES {{settings_rows}}) v(name, setting);
+FROM (VALUES {{settings_rows}}) v(name, setting, context, category, boot_val);
+-- The session's values (SET, the startup packet's application_name) where the server mirrors
+-- them as DuckDB variables pg:<name> (proxy/pgserver/setting_mirror.py; a statement naming
+-- pg_settings gets them): source 'session' when one differs from the server's.
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_settings AS
+SELECT s.name, coalesce(v.value, s.setting) AS setting, s.unit, s.category, s.short_desc,
+       s.extra_desc, s.context, s.vartype,
+       CASE WHEN v.value IS NOT NULL AND v.value <> s.setting THEN 'session'
+            ELSE s.source END AS source,
+       s.min_val, s.max_val, s.enumvals, s.boot_val, s.reset_val, s.sourcefile,
+       s.sourceline, s.pending_restart
+FROM __hati_catalog.pg.__hati_settings s
+LEFT JOIN duckdb_variables() v ON v.name = 'pg:' || lower(s.name);
+-- No GRANT SET / ALTER SYSTEM on parameters (psql's \dconfig+ reads their ACLs here).
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_parameter_acl
+    (oid BIGINT, parname VARCHAR, paracl VARCHAR[]);
 
 -- Empty catalogs (columns as in Postgres 15) so client joins bind and return nothing.
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_inherits

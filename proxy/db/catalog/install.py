@@ -148,7 +148,9 @@ def install(
         "database_name": _lit(database_name),
         "owner": _lit(owner),
         "role_rows": ", ".join(f"({oid}, {_lit(r)})" for r, oid in role_oids.items()),
-        "settings_rows": ", ".join(f"({_lit(k)}, {_lit(v)})" for k, v in settings().items()),
+        "settings_rows": ", ".join(
+            "(" + ", ".join(_lit(x) for x in row) + ")" for row in settings_rows()
+        ),
         "started": _lit(_STARTED.isoformat()),
         "version_banner": _lit(
             f"PostgreSQL {settings()['server_version']} on x86_64-pc-linux-gnu, 64-bit"
@@ -276,6 +278,24 @@ def settings() -> dict[str, str]:
     from proxy.db.settings import DEFAULTS
 
     return {**EXTRA_SETTINGS, **DEFAULTS}
+
+
+def settings_rows() -> list[tuple[str, str, str, str, str]]:
+    """(name, setting, context, category, boot_val) of every PostgreSQL 15 setting and the
+    server's own: the value SHOW prints, PostgreSQL's as the boot value (psql's \\dconfig
+    lists those whose value differs from it)."""
+    from proxy.db.pg_gucs import PG15_SETTINGS
+
+    ours = settings()
+    names = {n.lower(): n for n in PG15_SETTINGS}
+    rows = []
+    for name, (context, group, value) in PG15_SETTINGS.items():
+        setting = next((v for k, v in ours.items() if k.lower() == name.lower()), value)
+        rows.append((name, setting, context, group, value))
+    for name, setting in ours.items():
+        if name.lower() not in names:
+            rows.append((name, setting, "user", "Hatiproxy", setting))
+    return rows
 
 
 def search_path(conn: duckdb.DuckDBPyConnection) -> str:
