@@ -158,8 +158,8 @@ class DmlCte:
 
 @dataclass(frozen=True, slots=True)
 class CommentCommand:
-    """COMMENT ON SCHEMA / CONSTRAINT / EXTENSION (transpiler/object_comments.py). kind:
-    "schema", "constraint" or "extension"; schema: DuckDB's name (main for public; None: the search path's);
+    """COMMENT ON SCHEMA / CONSTRAINT / EXTENSION / FUNCTION (transpiler/object_comments.py).
+    kind: "schema", "constraint", "extension" or "function"; schema: DuckDB's name (main for public; None: the search path's);
     table: the constraint's table; text None removes the comment."""
 
     kind: str

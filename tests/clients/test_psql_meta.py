@@ -52,6 +52,7 @@ SETUP = [
     "COMMENT ON SCHEMA app IS 'the app'",
     "COMMENT ON VIEW items_v IS 'a view of items'",
     "COMMENT ON TYPE mood IS 'how one feels'",
+    "COMMENT ON FUNCTION add_one(integer) IS 'adds one'",
     "COMMENT ON SEQUENCE counter_seq IS 'counts by five'",
     "COMMENT ON INDEX items_name_idx IS 'by name'",
     'CREATE EXTENSION IF NOT EXISTS "uuid-ossp"',

@@ -242,6 +242,13 @@ JOIN duckdb_tables() t ON t.database_name = {{duck_db}} AND t.schema_name = c.sc
 JOIN __hati_catalog.pg.pg_constraint k ON k.conrelid = t.table_oid AND k.conname = c.name
 WHERE c.kind = 'c'
 UNION ALL
+-- COMMENT ON FUNCTION of a SQL function (a DuckDB macro), by schema and name
+SELECT f.function_oid, 1255, 0, c.description
+FROM {{duck_db_ident}}.main.__hati_comments c
+JOIN duckdb_functions() f ON f.database_name = {{duck_db}} AND f.schema_name = c.schema_name
+                         AND f.function_name = c.name
+WHERE c.kind = 'f' AND c.description IS NOT NULL
+UNION ALL
 -- PostgreSQL's comment on public (pg_dump leaves this default out of dumps), until a
 -- COMMENT ON SCHEMA public replaces or removes it
 SELECT 2200, 2615, 0, 'standard public schema'
