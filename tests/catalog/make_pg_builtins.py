@@ -22,7 +22,8 @@ import psycopg
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "proxy" / "db" / "catalog" / "42_pg_builtins.sql"
 # Pseudo-types of built-in aggregates' and operators' arguments, added to pg_type.
-PSEUDO = (2276, 2776, 3500, 5077, 5078, 5079, 2281)  # any, anynonarray, anyenum, anycompat..
+# any, anynonarray, anyenum, anycompatible(array, nonarray), internal, language_handler
+PSEUDO = (2276, 2776, 3500, 5077, 5078, 5079, 2281, 2280)
 
 
 def _lit(v: object) -> str:

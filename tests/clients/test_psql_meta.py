@@ -112,6 +112,8 @@ SAME = r"""
 \dO+
 \dT app.*
 \dLS
+\dL+
+\dx+ plpgsql
 \dp
 \dp items
 \z
@@ -180,8 +182,7 @@ KNOWN_DIFFERENCES = {
     r"\dT+": "pgvector's vector type is built in (in public)",
     r"\dTS": "hatiproxy has fewer built-in types (no geometric, tsvector, ...)",
     r"\dx": "vector, pgcrypto and hatiproxy are built-in extensions, always installed",
-    r"\dx+ uuid-ossp": "the extension's member functions are not in pg_depend",
-    r"\dL+": "plpgsql's handler functions are not in pg_proc",
+    r"\dx+ uuid-ossp": "of uuid-ossp's functions only uuid_generate_v4 exists (not in pg_proc)",
     r"\dOS": "no collations beyond default, C and POSIX",
     r"\l": "one database (hatidata), no template databases",
     r"\l+": "one database, no size",

@@ -79,10 +79,13 @@ CREATE OR REPLACE TABLE __hati_catalog.pg.pg_language AS SELECT * FROM (VALUES
     (12::BIGINT, 'internal', FALSE), (13, 'c', FALSE), (14, 'sql', TRUE),
     (13576, 'plpgsql', TRUE)
 ) v(oid, lanname, lanpltrusted),
--- plpgsql's handler oid is not 0: psql's \dL lists the languages that have one
+-- plpgsql's handler oid is not 0: psql's \dL lists the languages that have one; its
+-- handler functions are in pg_proc (__hati_builtin_proc below), as psql's \dL+ shows them
 LATERAL (SELECT 10::BIGINT AS lanowner, v.oid > 14 AS lanispl,
                 CASE WHEN v.oid > 14 THEN 13573 ELSE 0 END::BIGINT AS lanplcallfoid,
-                0::BIGINT AS laninline, 0::BIGINT AS lanvalidator, NULL::VARCHAR[] AS lanacl);
+                CASE WHEN v.oid > 14 THEN 13574 ELSE 0 END::BIGINT AS laninline,
+                CASE WHEN v.oid > 14 THEN 13575 ELSE 0 END::BIGINT AS lanvalidator,
+                NULL::VARCHAR[] AS lanacl);
 
 -- The extensions built in (proxy/pgserver/commands.py BUILT_IN_EXTENSIONS): CREATE EXTENSION of
 -- these succeeds, and tools that look them up here find them. Their OIDs are below 16384
@@ -288,6 +291,14 @@ CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_builtin_proc
      pronargs INTEGER, proretset BOOLEAN, provolatile VARCHAR, proisstrict BOOLEAN,
      proparallel VARCHAR, prolang BIGINT, prosrc VARCHAR, result_text VARCHAR,
      arguments_text VARCHAR, identity_text VARCHAR);
+-- plpgsql's handler functions (members of the extension plpgsql: pg_depend, 50_functions.sql)
+INSERT INTO __hati_catalog.pg.__hati_builtin_proc VALUES
+    (13573, 'plpgsql_call_handler', 'f', 2280, [], 0, FALSE, 'v', FALSE, 'u', 13,
+     'plpgsql_call_handler', 'language_handler', '', ''),
+    (13574, 'plpgsql_inline_handler', 'f', 2278, [2281], 1, FALSE, 'v', TRUE, 'u', 13,
+     'plpgsql_inline_handler', 'void', 'internal', 'internal'),
+    (13575, 'plpgsql_validator', 'f', 2278, [26], 1, FALSE, 'v', TRUE, 'u', 13,
+     'plpgsql_validator', 'void', 'oid', 'oid');
 -- PostgreSQL's descriptions of its built-in objects (pg_description, 42_pg_builtins.sql).
 CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_builtin_description
     (objoid BIGINT, classoid BIGINT, objsubid INTEGER, description VARCHAR);

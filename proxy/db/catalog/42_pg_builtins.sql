@@ -4,6 +4,7 @@
 
 INSERT INTO __hati_catalog.pg.__hati_pg_type_static (oid, typname, typlen, typbyval, typtype, typcategory, typispreferred, typdelim, typelem, typarray, typinput, typoutput, typreceive, typsend, typalign, typstorage, typcollation) VALUES
 (2276, 'any', 4, TRUE, 'p', 'P', FALSE, ',', 0, 0, 'any_in', 'any_out', '-', '-', 'i', 'p', 0),
+(2280, 'language_handler', 4, TRUE, 'p', 'P', FALSE, ',', 0, 0, 'language_handler_in', 'language_handler_out', '-', '-', 'i', 'p', 0),
 (2281, 'internal', 8, TRUE, 'p', 'P', FALSE, ',', 0, 0, 'internal_in', 'internal_out', '-', '-', 'd', 'p', 0),
 (2776, 'anynonarray', 4, TRUE, 'p', 'P', FALSE, ',', 0, 0, 'anynonarray_in', 'anynonarray_out', '-', '-', 'i', 'p', 0),
 (3500, 'anyenum', 4, TRUE, 'p', 'P', FALSE, ',', 0, 0, 'anyenum_in', 'anyenum_out', '-', '-', 'i', 'p', 0),
@@ -1182,6 +1183,7 @@ INSERT INTO __hati_catalog.pg.__hati_builtin_description (objoid, classoid, objs
 (2277, 1247, 0, 'pseudo-type representing a polymorphic array type'),
 (2278, 1247, 0, 'pseudo-type for the result of a function with no real result'),
 (2279, 1247, 0, 'pseudo-type for the result of a trigger function'),
+(2280, 1247, 0, 'pseudo-type for the result of a language handler function'),
 (2281, 1247, 0, 'pseudo-type representing an internal data structure'),
 (2283, 1247, 0, 'pseudo-type representing a polymorphic base type'),
 (2776, 1247, 0, 'pseudo-type representing a polymorphic base type that is not an array'),

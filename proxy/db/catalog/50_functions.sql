@@ -92,7 +92,10 @@ FROM __hati_catalog.pg.__hati_rel r WHERE r.relkind IN ('v', 'm') AND r.relnames
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_depend AS
 SELECT * FROM (VALUES (1247::BIGINT, 16400::BIGINT, 0, 3079::BIGINT, 13578::BIGINT, 0, 'e'),
                       (1247, 16405, 0, 3079, 13578, 0, 'e'),
-                      (2601, 13581, 0, 3079, 13578, 0, 'e'))
+                      (2601, 13581, 0, 3079, 13578, 0, 'e'),
+                      -- plpgsql: its language and handler functions (40_system.sql)
+                      (1255, 13573, 0, 3079, 13577, 0, 'e'), (1255, 13574, 0, 3079, 13577, 0, 'e'),
+                      (1255, 13575, 0, 3079, 13577, 0, 'e'), (2612, 13576, 0, 3079, 13577, 0, 'e'))
     v(classid, objid, objsubid, refclassid, refobjid, refobjsubid, deptype)
 UNION ALL
 SELECT 1255, h.oid, 0, 3079, 13580, 0, 'e' FROM __hati_catalog.pg.__hati_functions h
