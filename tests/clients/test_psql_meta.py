@@ -201,8 +201,8 @@ KNOWN_DIFFERENCES = {
     r"\dF+ english": "no text search configuration maps",
     r"\dFp+": "no parser functions",
     r"\dFt+": "no template functions",
-    r"\dconfig": "the servers' own settings (PostgreSQL: files, port, locales, TimeZone; "
-    "hatiproxy: jit, server_version, session_authorization)",
+    r"\dconfig": "the same TimeZone, application_name, default_text_search_config; "
+    "PostgreSQL's also its files, port, fsync, locales; hatiproxy's jit off, lc_messages C",
     r"\dconfig+": "the servers' own settings",
     r"\dA": "pgvector's hnsw access method is built in",
     r"\dA+": "pgvector's hnsw access method is built in",

@@ -132,8 +132,8 @@ FROM (VALUES {{settings_rows}}) v(name, setting, context, category, boot_val);
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_settings AS
 SELECT s.name, coalesce(v.value, s.setting) AS setting, s.unit, s.category, s.short_desc,
        s.extra_desc, s.context, s.vartype,
-       CASE WHEN v.value IS NOT NULL AND v.value <> s.setting THEN 'session'
-            ELSE s.source END AS source,
+       CASE WHEN v.value IS NOT NULL AND v.value <> s.setting AND s.category <> 'Hatiproxy'
+            THEN 'session' ELSE s.source END AS source,
        s.min_val, s.max_val, s.enumvals, s.boot_val, s.reset_val, s.sourcefile,
        s.sourceline, s.pending_restart
 FROM __hati_catalog.pg.__hati_settings s

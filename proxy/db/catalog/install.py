@@ -96,6 +96,15 @@ EXTRA_SETTINGS = {
 }
 
 
+# PostgreSQL 15's built-in values of the settings initdb writes into postgresql.conf
+# (PG15_SETTINGS holds what SHOW prints on such a cluster).
+_INITDB_SET = {
+    "TimeZone": "GMT",
+    "log_timezone": "GMT",
+    "default_text_search_config": "pg_catalog.simple",
+    "lc_messages": "",
+}
+
 # pg_postmaster_start_time(): when this server process started.
 _STARTED = datetime.now(UTC)
 
@@ -291,7 +300,9 @@ def settings_rows() -> list[tuple[str, str, str, str, str]]:
     rows = []
     for name, (context, group, value) in PG15_SETTINGS.items():
         setting = next((v for k, v in ours.items() if k.lower() == name.lower()), value)
-        rows.append((name, setting, context, group, value))
+        # an internal setting (lc_collate, server_version) has no boot value to differ from
+        boot = setting if context == "internal" else _INITDB_SET.get(name, value)
+        rows.append((name, setting, context, group, boot))
     for name, setting in ours.items():
         if name.lower() not in names:
             rows.append((name, setting, "user", "Hatiproxy", setting))
