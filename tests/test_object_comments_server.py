@@ -1,4 +1,4 @@
-"""COMMENT ON SCHEMA / CONSTRAINT / EXTENSION / DATABASE against a real server
+"""COMMENT ON SCHEMA / CONSTRAINT / EXTENSION / DATABASE / FUNCTION against a real server
 (proxy/pgserver/object_comments.py; PostgreSQL's answers: tests/differential/cases/
 object_comments.sql): kept across a restart of a database file, taken back by ROLLBACK,
 and a ROLLBACK TO SAVEPOINT that would have to replay one is refused, not lossy."""
@@ -108,5 +108,30 @@ def test_comment_on_database(tmp_path: Path) -> None:
             conn.execute("COMMENT ON DATABASE hatidata IS NULL")
             assert conn.execute(read).fetchall() == [(None,)]
             assert conn.execute("SELECT count(*) FROM pg_shdescription").fetchone() == (0,)
+    finally:
+        srv.stop()
+
+
+def test_function_comments(tmp_path: Path) -> None:
+    srv = start_server(tmp_path, "--database", ":memory:")
+    read = "SELECT obj_description(oid, 'pg_proc') FROM pg_proc WHERE proname = 'add_one'"
+    try:
+        with _conn(srv) as conn:
+            conn.execute("CREATE SCHEMA app")
+            conn.execute(
+                "CREATE FUNCTION app.add_one(x integer) RETURNS integer LANGUAGE sql"
+                " AS 'SELECT x + 1'"
+            )
+            # as pg_dump writes it: the argument types, qualified
+            conn.execute("COMMENT ON FUNCTION app.add_one(integer) IS 'adds one'")
+            assert conn.execute(read).fetchall() == [("adds one",)]
+            with pytest.raises(psycopg.errors.DivisionByZero), conn.transaction():
+                conn.execute("COMMENT ON FUNCTION app.add_one IS 'gone'")
+                conn.execute("SELECT 1 / 0")
+            assert conn.execute(read).fetchall() == [("adds one",)]
+            conn.execute("COMMENT ON FUNCTION app.add_one(integer) IS NULL")
+            assert conn.execute(read).fetchall() == [(None,)]
+            with pytest.raises(psycopg.errors.UndefinedFunction):
+                conn.execute("COMMENT ON FUNCTION nope(integer) IS 'x'")
     finally:
         srv.stop()

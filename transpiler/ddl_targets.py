@@ -57,6 +57,10 @@ class Target:
 @text_lru_cache(maxsize=2048)  # a client's statement texts: long ones are not kept
 def targets(sql: str) -> tuple[Target, ...] | None:
     """Every target of the (possibly several, `;`-separated) DuckDB statements in `sql`."""
+    if sql.lstrip()[:7].upper() == "COMMENT":  # COMMENT ON FUNCTION f(types): its owner may
+        comment = object_comments.comment_command(sql)
+        if comment is not None and comment.kind == "function":
+            return (Target("comment", "function", "", comment.schema or "", comment.name),)
     try:
         trees = [t for t in sqlglot.parse(sql, read="duckdb") if t is not None]
     except SqlglotError:
@@ -206,6 +210,7 @@ def _from_tokens(sql: str) -> tuple[Target, ...] | list[Target] | None:
         if comment is None or comment.table is None:
             return None
         return [Target("comment", "relation", "", comment.schema or "", comment.table)]
+
     head, i = words[0], 1
     if head not in ("CREATE", "DROP", "ALTER"):
         return None

@@ -170,8 +170,8 @@ class DmlCte:
 
 @dataclass(frozen=True, slots=True)
 class CommentCommand:
-    """COMMENT ON SCHEMA / CONSTRAINT / EXTENSION / DATABASE (transpiler/object_comments.py).
-    kind: "schema", "constraint", "extension" or "database"; schema: DuckDB's name (main for public; None: the search path's);
+    """COMMENT ON SCHEMA / CONSTRAINT / EXTENSION / DATABASE / FUNCTION (transpiler/object_comments.py).
+    kind: "schema", "constraint", "extension", "database" or "function"; schema: DuckDB's name (main for public; None: the search path's);
     table: the constraint's table; text None removes the comment."""
 
     kind: str

@@ -1,5 +1,6 @@
-"""COMMENT ON SCHEMA and COMMENT ON CONSTRAINT, which DuckDB cannot keep (it has no
-comment on a schema, and keeps no constraint names of its own for most constraints):
+"""COMMENT ON SCHEMA, CONSTRAINT and FUNCTION, which DuckDB cannot keep (it has no comment
+on a schema, keeps no constraint names of its own for most constraints, and reading its
+function comments back costs a scan of all its functions, with each catalog check):
 the server keeps them in its registry `main.__hati_comments`, which pg_description reads
 (proxy/pgserver/object_comments.py). pg_dump writes both (`COMMENT ON SCHEMA app IS
 '...'`, `COMMENT ON CONSTRAINT c ON app.t IS '...'`); `IS NULL` removes one. Also
@@ -22,6 +23,13 @@ _COMMENT = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _PART = re.compile(_NAME)
+# COMMENT ON FUNCTION / PROCEDURE [schema.]name[(argument types)]: kept by name (a macro
+# has one signature per name and number of arguments; the argument types are not checked).
+_FUNCTION = re.compile(
+    rf"^\s*COMMENT\s+ON\s+(?:FUNCTION|PROCEDURE|ROUTINE)\s+({_NAME}(?:\s*\.\s*{_NAME})?)"
+    r"\s*(?:\([^()]*\))?\s+IS\s+(NULL|'(?:[^']|'')*')\s*;?\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
 
 
 def _ident(part: str) -> str:
@@ -36,7 +44,12 @@ def _duck_schema(name: str) -> str:
 
 
 def comment_command(text: str) -> CommentCommand | None:
-    """The request of a COMMENT ON SCHEMA / CONSTRAINT ... ON table, else None."""
+    """The request of a COMMENT ON SCHEMA / CONSTRAINT ... ON table / FUNCTION, else None."""
+    if (f := _FUNCTION.match(text)) is not None:
+        parts = [_ident(p) for p in _PART.findall(f[1])]
+        schema = _duck_schema(parts[0]) if len(parts) == 2 else None
+        value = None if f[2].upper() == "NULL" else f[2][1:-1].replace("''", "'")
+        return CommentCommand("function", schema, None, parts[-1], value)
     m = _COMMENT.match(text)
     if m is None or (m[1].upper() == "CONSTRAINT") != (m[3] is not None):
         return None

@@ -1,7 +1,7 @@
-"""COMMENT ON SCHEMA / CONSTRAINT / DATABASE (the request: transpiler/object_comments.py), kept in
+"""COMMENT ON SCHEMA / CONSTRAINT / DATABASE / FUNCTION (the request: transpiler/object_comments.py), kept in
 the registry `main.__hati_comments` with the user's tables, which pg_description reads
 (proxy/db/catalog/50_functions.sql): a schema's comment by its name, a constraint's by
-schema, table and constraint name (DuckDB's oids change when the database is opened
+schema, table and constraint name, a function's by schema and name (DuckDB's oids change when the database is opened
 again; a comment comes back with an object of the same name made again). Written
 in the client's transaction when one is open, so a ROLLBACK takes it back (a ROLLBACK TO
 a savepoint set after it is refused: the replay of the block's writes cannot redo it)."""
@@ -67,6 +67,12 @@ def _run(cur: Any, cmd: CommentCommand, in_block: bool) -> None:
                 raise PgError("3F000", f'schema "{cmd.name}" does not exist')
             key = (row[0], None, None)
             cur.execute(f"DELETE FROM {REGISTRY} WHERE kind = 'n' AND schema_name = ?", [row[0]])
+        elif cmd.kind == "function":
+            key = _function(cur, cmd)
+            cur.execute(
+                f"DELETE FROM {REGISTRY} WHERE kind = 'f' AND schema_name = ? AND name = ?",
+                [key[0], key[2]],
+            )
         else:
             assert cmd.table is not None
             table = alter_rebuild.resolve_table(cur, alter_rebuild.TableName(cmd.table, cmd.schema))
@@ -92,5 +98,22 @@ def _run(cur: Any, cmd: CommentCommand, in_block: bool) -> None:
             cur.execute(
                 f"INSERT INTO {REGISTRY} (kind, schema_name, table_name, name, description) "
                 "VALUES (?, ?, ?, ?, ?)",
-                ["n" if cmd.kind == "schema" else "c", *key, cmd.text or None],
+                [_KIND[cmd.kind], *key, cmd.text or None],
             )
+
+
+_KIND = {"schema": "n", "constraint": "c", "function": "f"}
+
+
+def _function(cur: Any, cmd: CommentCommand) -> tuple[str, None, str]:
+    """(DuckDB schema, None, name) of the user's function a COMMENT ON FUNCTION names."""
+    row = cur.execute(
+        "SELECT schema_name, function_name FROM duckdb_functions() WHERE database_name = "
+        "system.main.current_database() AND schema_name = coalesce(?, 'main') "
+        "AND lower(function_name) = lower(?) AND function_type IN ('macro', 'table_macro') "
+        "LIMIT 1",
+        [cmd.schema, cmd.name],
+    ).fetchone()
+    if row is None:
+        raise PgError("42883", f"function {cmd.name} does not exist")
+    return (row[0], None, row[1])

@@ -58,6 +58,14 @@ if TYPE_CHECKING:
 # Rows fetched together with the statement's execution (one worker hop for short results);
 # small enough that encoding them on the event loop costs next to nothing.
 PREFETCH_ROWS = 64
+# DuckDB SQL reading session settings: the session mirrors them as variables first.
+_READS_SETTINGS = (
+    "GETVARIABLE('pg:",
+    "pg_settings",
+    "__HATI_CURRENT_SETTING",
+    "FORMAT_TYPE(",
+    "format_type(",
+)
 
 # What a run gives back: the result's columns (None: no rows), the affected row count
 # (DML without RETURNING), and the first rows fetched.
@@ -137,8 +145,9 @@ def _facts(st: Statement) -> _Facts:
         sql=sql,
         first_vector=first_vector,
         needs_fts=needs_fts,
-        # (format_type reads search_path: a domain off the path is schema-qualified)
-        reads_settings="GETVARIABLE('pg:" in sql or "FORMAT_TYPE(" in sql or "format_type(" in sql,
+        # pg_settings (and current_setting of a column) show the session's values too;
+        # format_type reads search_path (a domain off the path is schema-qualified)
+        reads_settings=any(w in sql for w in _READS_SETTINGS),
         # May it write? Then it counts on the commit clock when it commits on its
         # own, and an explicit block records it for ROLLBACK TO SAVEPOINT.
         writes=statement_may_write(st, sql, needs_fts),

@@ -102,7 +102,7 @@ TABLES = [("public", "items"), ("public", "moods")]
 
 CHECKS: dict[str, Check] = {
     r"psql \l #1": _first_cols(3, [("hatidata", "hatidata", "UTF8")]),
-    r"psql \dn #2": _rows([("public", "hatidata")]),
+    r"psql \dn #2": _rows([("public", "pg_database_owner")]),
     r"psql \dt #3": _rows([(s, n, "table", "hatidata") for s, n in TABLES]),
     r"psql \dv #4": _rows([("public", "v_items", "view", "hatidata")]),
     r"psql \di #5": _rows(

@@ -6,6 +6,7 @@ whoever fixes it sees the test go red and removes the entry.
 
 from __future__ import annotations
 
+import re
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -52,7 +53,8 @@ def expect_lines(*needles: str) -> Callable[[str], None]:
         lines = [" ".join(line.split()) for line in text.splitlines()]
         for needle in needles:
             assert any(needle in line for line in lines), f"{needle!r} not in:\n{text}"
-        assert "main" not in text.split(), text
+        # DuckDB's schema name never shows (a Storage cell of \d+ may say main: numeric's)
+        assert "main" not in re.sub(r"\|\s*main\s*\|", "|", text).split(), text
 
     return check
 
@@ -62,7 +64,7 @@ PSQL_CASES: dict[str, Callable[[str], None]] = {
     r"\dv": expect_lines("public | v_items | view | tester"),
     r"\di": expect_lines("public | items_pkey | index | tester | items",
                          "public | items_name_idx | index | tester | items"),
-    r"\dn": expect_lines("public | hatidata"),
+    r"\dn": expect_lines("public | pg_database_owner"),
     r"\l": expect_lines("hatidata | hatidata | UTF8"),
     r"\du": expect_lines("hatidata | Superuser"),
     r"\d": expect_lines("public | items | table", "public | v_items | view"),

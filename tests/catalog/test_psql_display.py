@@ -123,7 +123,7 @@ def test_list_tables_views_schemas_hide_the_servers_own(srv: ServerProcess) -> N
     has_lines(views, "public | docs_v | view | tester", "(1 row)")
     no_internal_names(views)
     schemas = psql(srv, r"\dn")
-    has_lines(schemas, "public | hatidata")
+    has_lines(schemas, "public | pg_database_owner")
     no_internal_names(schemas)
     assert [ln for ln in lines(schemas) if ln.startswith("branch_")], schemas  # user-facing
     no_internal_names(psql(srv, r"\d"))

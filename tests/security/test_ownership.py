@@ -177,6 +177,7 @@ OBJECTS = {
             ("CREATE OR REPLACE FUNCTION o_m(x) AS 42", "must be owner of function o_m"),
             ("DROP MACRO o_m", "must be owner of function o_m"),
             ("DROP FUNCTION o_m", "must be owner of function o_m"),
+            ("COMMENT ON FUNCTION o_m(integer) IS 'x'", "must be owner of function o_m"),
         ],
         "DROP MACRO o_m",
     ),

@@ -87,6 +87,10 @@ JOIN __hati_catalog.pg.__hati_domain_list d
   ON regexp_extract(c.expression, '^CASE  WHEN \(\(''hati_domain:([^'']+)''', 1)
      = d.schema_name || '.' || d.name
 WHERE c.constraint_type = 'CHECK' AND starts_with(c.expression, 'CASE  WHEN ((''hati_domain:');
+-- Who owns what (proxy/access/ownership.py fills it): class is relation, sequence, index,
+-- function, schema or type; nspname as clients see it (public for main); no row: oid 10.
+CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_owners
+    (class VARCHAR, nspname VARCHAR, name VARCHAR, owner_oid BIGINT);
 
 -- pg_type: the built-in rows above, and each user ENUM type (CREATE TYPE ... AS ENUM) with
 -- typtype 'e', as PostgreSQL shows it (psql \dT, SQLAlchemy's enum reflection); its labels
@@ -97,10 +101,15 @@ UNION ALL
 SELECT type_oid::BIGINT, type_name, 4::SMALLINT, TRUE, 'e', 'E', FALSE, ',', 0::BIGINT,
        (536870912 + type_oid)::BIGINT, 'enum_in', 'enum_out', 'enum_recv', 'enum_send', 'i',
        'p', 0::BIGINT,
-       CASE WHEN schema_name = 'main' THEN 2200 ELSE schema_oid END::BIGINT, 10::BIGINT,
+       CASE WHEN schema_name = 'main' THEN 2200 ELSE schema_oid END::BIGINT,
+       coalesce(ow.owner_oid, 10)::BIGINT,
        TRUE, 0::BIGINT, NULL, NULL, NULL, NULL, FALSE, 0::BIGINT, -1, 0, NULL, NULL,
        NULL::VARCHAR[]
-FROM duckdb_types()
+FROM duckdb_types() t
+-- its creator (proxy/access/ownership.py), as psql's \dT+ Owner shows
+LEFT JOIN __hati_catalog.pg.__hati_owners ow
+  ON ow.class = 'type' AND ow.name = lower(t.type_name)
+ AND ow.nspname = CASE WHEN t.schema_name = 'main' THEN 'public' ELSE t.schema_name END
 WHERE logical_type = 'ENUM' AND NOT internal AND database_name = {{duck_db}}
 UNION ALL
 -- each enum's array type (_mood), oid 2^29 + the enum's oid (DuckDB has no array types of
@@ -223,15 +232,26 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_format_base(name, typmod) AS
          ELSE coalesce((SELECT __h_s.sql_name FROM __hati_catalog.pg.__hati_sql_name __h_s
                         WHERE __h_s.typname = name), name) END;
 
+-- A type of a schema off the search path (an enum of schema app, information_schema's
+-- domains) is qualified, as PostgreSQL's format_type does: app.status, app.status[].
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_type_qualifier(nsp) AS
+    CASE WHEN nsp IN (11, 2200) THEN ''
+         WHEN nsp = 13000 THEN 'information_schema.'
+         ELSE coalesce((SELECT min(__h_s.schema_name) || '.' FROM duckdb_schemas() __h_s
+                        WHERE __h_s.oid = nsp), '') END;
+
 CREATE OR REPLACE MACRO __hati_catalog.pg.format_type(type_oid, typmod) AS
     CASE WHEN type_oid IS NULL THEN NULL ELSE coalesce(
-        -- a domain off the search_path (the session's, mirrored when a statement calls
-        -- format_type: statement_start.py): schema-qualified, as PostgreSQL shows it
-        (SELECT __h_d.pg_schema || '.' || __h_d.name FROM __hati_catalog.pg.__hati_domain_list __h_d
-         WHERE __h_d.oid = type_oid AND NOT list_contains(string_split(replace(replace(
-             coalesce(getvariable('pg:search_path'), 'public'), '"', ''), ' ', ''), ','),
-             __h_d.pg_schema)), (
-        SELECT CASE WHEN __h_t.typcategory = 'A' AND __h_e.oid IS NOT NULL
+        -- a domain: schema-qualified when off the session's search_path (mirrored when a
+        -- statement calls format_type: statement_start.py), as PostgreSQL shows it
+        (SELECT CASE WHEN list_contains(string_split(replace(replace(
+                    coalesce(getvariable('pg:search_path'), 'public'), '"', ''), ' ', ''), ','),
+                    __h_d.pg_schema) THEN __h_d.name ELSE __h_d.pg_schema || '.' || __h_d.name END
+         FROM __hati_catalog.pg.__hati_domain_list __h_d WHERE __h_d.oid = type_oid), (
+        SELECT __hati_catalog.pg.__hati_type_qualifier(
+                   CASE WHEN __h_t.typcategory = 'A' AND __h_e.oid IS NOT NULL
+                        THEN __h_e.typnamespace ELSE __h_t.typnamespace END)
+            || CASE WHEN __h_t.typcategory = 'A' AND __h_e.oid IS NOT NULL
                     THEN __hati_catalog.pg.__hati_format_base(__h_e.typname, coalesce(typmod, -1)) || '[]'
                     ELSE __hati_catalog.pg.__hati_format_base(__h_t.typname, coalesce(typmod, -1)) END
         FROM __hati_catalog.pg.pg_type __h_t

@@ -249,6 +249,11 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_column_type_oid(dt) AS
     CASE dt WHEN 'JSON' THEN 3802 WHEN 'JSON[]' THEN 3807
             ELSE __hati_catalog.pg.__hati_type_oid(dt) END;
 
+-- An enum column's default as PostgreSQL shows it too: 'draft'::mood, 'draft'::app.status.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_column_default(expr, shown, dt) AS
+    __hati_catalog.pg.__hati_pg_default(expr, coalesce(shown, CASE WHEN dt LIKE 'ENUM(%'
+        THEN __hati_catalog.pg.format_type(__hati_catalog.pg.__hati_column_type_oid(dt), NULL) END));
+
 -- A generated column (`GENERATED ALWAYS AS (...) STORED`, virtual in DuckDB): DuckDB lists
 -- its expression as the column's default and tells them apart only in the table's SQL,
 -- `name TYPE GENERATED ALWAYS AS(...)`.
@@ -302,7 +307,7 @@ SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
        -- (an identity column's too: information_schema finds its sequence by it)
        -- (a domain's default, which a column of it got, is the domain's: none here)
        CASE WHEN c.column_default IS DISTINCT FROM dom.default_duck
-            THEN __hati_catalog.pg.__hati_pg_default(c.column_default, ts.shown) END
+            THEN __hati_catalog.pg.__hati_column_default(c.column_default, ts.shown, c.data_type) END
            AS __hati_default,
        c.comment AS __hati_comment, idn.start AS __hati_identity_start
 FROM duckdb_columns() c
@@ -337,7 +342,7 @@ LEFT JOIN duckdb_columns() a ON a.table_oid = i.indrelid AND a.column_index = i.
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_attrdef AS
 SELECT (1610612736 + c.table_oid * 1024 + c.column_index)::BIGINT AS oid,
        c.table_oid::BIGINT AS adrelid, c.column_index::SMALLINT AS adnum,
-       __hati_catalog.pg.__hati_pg_default(c.column_default, ts.shown) AS adbin
+       __hati_catalog.pg.__hati_column_default(c.column_default, ts.shown, c.data_type) AS adbin
 FROM duckdb_columns() c
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = c.database_name AND n.duck_schema = c.schema_name
 LEFT JOIN (SELECT DISTINCT table_oid, attnum, TRUE AS n FROM __hati_catalog.pg.__hati_varchar_len) vl

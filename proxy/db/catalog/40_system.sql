@@ -14,12 +14,15 @@ SELECT 16384::BIGINT AS oid, {{database_name}} AS datname, 10::BIGINT AS datdba,
 CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_roles
     (oid BIGINT, rolname VARCHAR, rolsuper BOOLEAN DEFAULT TRUE);
 INSERT INTO __hati_catalog.pg.__hati_roles (oid, rolname) VALUES {{role_rows}};
+-- PostgreSQL 15's predefined role owning public (psql's \dn; \du leaves pg_* roles out)
+INSERT INTO __hati_catalog.pg.__hati_roles VALUES (6171, 'pg_database_owner', FALSE);
 
+-- The bootstrap superuser (oid 10) also has REPLICATION and BYPASSRLS, as initdb's does.
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_roles AS
 SELECT rolname, rolsuper, TRUE AS rolinherit, rolsuper AS rolcreaterole,
-       TRUE AS rolcreatedb, TRUE AS rolcanlogin, FALSE AS rolreplication,
+       oid <> 6171 AS rolcreatedb, oid <> 6171 AS rolcanlogin, oid = 10 AS rolreplication,
        -1::INTEGER AS rolconnlimit, '********' AS rolpassword,
-       NULL::TIMESTAMPTZ AS rolvaliduntil, FALSE AS rolbypassrls,
+       NULL::TIMESTAMPTZ AS rolvaliduntil, oid = 10 AS rolbypassrls,
        NULL::VARCHAR[] AS rolconfig, oid
 FROM __hati_catalog.pg.__hati_roles;
 
@@ -76,10 +79,13 @@ CREATE OR REPLACE TABLE __hati_catalog.pg.pg_language AS SELECT * FROM (VALUES
     (12::BIGINT, 'internal', FALSE), (13, 'c', FALSE), (14, 'sql', TRUE),
     (13576, 'plpgsql', TRUE)
 ) v(oid, lanname, lanpltrusted),
--- plpgsql's handler oid is not 0: psql's \dL lists the languages that have one
+-- plpgsql's handler oid is not 0: psql's \dL lists the languages that have one; its
+-- handler functions are in pg_proc (__hati_builtin_proc below), as psql's \dL+ shows them
 LATERAL (SELECT 10::BIGINT AS lanowner, v.oid > 14 AS lanispl,
                 CASE WHEN v.oid > 14 THEN 13573 ELSE 0 END::BIGINT AS lanplcallfoid,
-                0::BIGINT AS laninline, 0::BIGINT AS lanvalidator, NULL::VARCHAR[] AS lanacl);
+                CASE WHEN v.oid > 14 THEN 13574 ELSE 0 END::BIGINT AS laninline,
+                CASE WHEN v.oid > 14 THEN 13575 ELSE 0 END::BIGINT AS lanvalidator,
+                NULL::VARCHAR[] AS lanacl);
 
 -- The extensions built in (proxy/pgserver/commands.py BUILT_IN_EXTENSIONS): CREATE EXTENSION of
 -- these succeeds, and tools that look them up here find them. Their OIDs are below 16384
@@ -107,18 +113,34 @@ JOIN (VALUES ('plpgsql', 'PL/pgSQL procedural language'),
              ('pgcrypto', 'cryptographic functions')) c(name, comment)
   ON c.name = e.extname;
 
--- Settings clients read in catalog queries: the session layer's defaults
--- (proxy.db.settings.DEFAULTS) plus server constants; see settings_rows() in install.py.
--- Per-session values (SET TimeZone ...) are answered by the session layer, not here.
-CREATE OR REPLACE TABLE __hati_catalog.pg.pg_settings AS
-SELECT name, setting, NULL::VARCHAR AS unit, 'Hatiproxy' AS category, name AS short_desc,
-       NULL::VARCHAR AS extra_desc, 'user' AS context,
+-- Settings clients read in catalog queries: every PostgreSQL 15 setting, with the session
+-- layer's defaults (proxy.db.settings.DEFAULTS) and server constants as their values and
+-- PostgreSQL's as boot_val (settings_rows() in install.py).
+CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_settings AS
+SELECT name, setting, NULL::VARCHAR AS unit, category, name AS short_desc,
+       NULL::VARCHAR AS extra_desc, context,
        CASE WHEN setting IN ('on', 'off') THEN 'bool'
             WHEN regexp_full_match(setting, '-?\d+') THEN 'integer' ELSE 'string' END AS vartype,
-       'default' AS source, NULL::VARCHAR AS min_val, NULL::VARCHAR AS max_val,
-       NULL::VARCHAR[] AS enumvals, setting AS boot_val, setting AS reset_val,
+       CASE WHEN setting = boot_val THEN 'default' ELSE 'configuration file' END AS source,
+       NULL::VARCHAR AS min_val, NULL::VARCHAR AS max_val,
+       NULL::VARCHAR[] AS enumvals, boot_val, setting AS reset_val,
        NULL::VARCHAR AS sourcefile, NULL::INTEGER AS sourceline, FALSE AS pending_restart
-FROM (VALUES {{settings_rows}}) v(name, setting);
+FROM (VALUES {{settings_rows}}) v(name, setting, context, category, boot_val);
+-- The session's values (SET, the startup packet's application_name) where the server mirrors
+-- them as DuckDB variables pg:<name> (proxy/pgserver/setting_mirror.py; a statement naming
+-- pg_settings gets them): source 'session' when one differs from the server's.
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_settings AS
+SELECT s.name, coalesce(v.value, s.setting) AS setting, s.unit, s.category, s.short_desc,
+       s.extra_desc, s.context, s.vartype,
+       CASE WHEN v.value IS NOT NULL AND v.value <> s.setting AND s.category <> 'Hatiproxy'
+            THEN 'session' ELSE s.source END AS source,
+       s.min_val, s.max_val, s.enumvals, s.boot_val, s.reset_val, s.sourcefile,
+       s.sourceline, s.pending_restart
+FROM __hati_catalog.pg.__hati_settings s
+LEFT JOIN duckdb_variables() v ON v.name = 'pg:' || lower(s.name);
+-- No GRANT SET / ALTER SYSTEM on parameters (psql's \dconfig+ reads their ACLs here).
+CREATE OR REPLACE TABLE __hati_catalog.pg.pg_parameter_acl
+    (oid BIGINT, parname VARCHAR, paracl VARCHAR[]);
 
 -- Empty catalogs (columns as in Postgres 15) so client joins bind and return nothing.
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_inherits
@@ -186,8 +208,8 @@ CREATE OR REPLACE TABLE __hati_catalog.pg.pg_conversion
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_operator
     (oid BIGINT, oprname VARCHAR, oprnamespace BIGINT, oprowner BIGINT, oprkind VARCHAR,
      oprcanmerge BOOLEAN, oprcanhash BOOLEAN, oprleft BIGINT, oprright BIGINT,
-     oprresult BIGINT, oprcom BIGINT, oprnegate BIGINT, oprcode VARCHAR,
-     oprrest VARCHAR, oprjoin VARCHAR);
+     oprresult BIGINT, oprcom BIGINT, oprnegate BIGINT, oprcode BIGINT,
+     oprrest BIGINT, oprjoin BIGINT);  -- regproc as oids: pg_dump reads oprcode::oid
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_locks
     (locktype VARCHAR, database BIGINT, relation BIGINT, pid INTEGER, mode VARCHAR,
      granted BOOLEAN);
@@ -254,3 +276,26 @@ CREATE OR REPLACE TABLE __hati_catalog.pg.pg_db_role_setting
     (setdatabase BIGINT, setrole BIGINT, setconfig VARCHAR[]);
 CREATE OR REPLACE TABLE __hati_catalog.pg.pg_user_mapping
     (oid BIGINT, umuser BIGINT, umserver BIGINT, umoptions VARCHAR[]);
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_user_mappings AS
+SELECT um.oid AS umid, s.oid AS srvid, s.srvname, um.umuser, NULL::VARCHAR AS usename,
+       um.umoptions
+FROM __hati_catalog.pg.pg_user_mapping um
+JOIN __hati_catalog.pg.pg_foreign_server s ON s.oid = um.umserver;
+-- PostgreSQL's built-in functions that its casts and aggregates name (42_pg_builtins.sql),
+-- listed in pg_proc in pg_catalog (\dC's Function, \da), as PostgreSQL prints them.
+CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_builtin_proc
+    (oid BIGINT, proname VARCHAR, prokind VARCHAR, prorettype BIGINT, proargtypes BIGINT[],
+     pronargs INTEGER, proretset BOOLEAN, provolatile VARCHAR, proisstrict BOOLEAN,
+     proparallel VARCHAR, prolang BIGINT, prosrc VARCHAR, result_text VARCHAR,
+     arguments_text VARCHAR, identity_text VARCHAR);
+-- plpgsql's handler functions (members of the extension plpgsql: pg_depend, 50_functions.sql)
+INSERT INTO __hati_catalog.pg.__hati_builtin_proc VALUES
+    (13573, 'plpgsql_call_handler', 'f', 2280, [], 0, FALSE, 'v', FALSE, 'u', 13,
+     'plpgsql_call_handler', 'language_handler', '', ''),
+    (13574, 'plpgsql_inline_handler', 'f', 2278, [2281], 1, FALSE, 'v', TRUE, 'u', 13,
+     'plpgsql_inline_handler', 'void', 'internal', 'internal'),
+    (13575, 'plpgsql_validator', 'f', 2278, [26], 1, FALSE, 'v', TRUE, 'u', 13,
+     'plpgsql_validator', 'void', 'oid', 'oid');
+-- PostgreSQL's descriptions of its built-in objects (pg_description, 42_pg_builtins.sql).
+CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_builtin_description
+    (objoid BIGINT, classoid BIGINT, objsubid INTEGER, description VARCHAR);

@@ -92,7 +92,10 @@ FROM __hati_catalog.pg.__hati_rel r WHERE r.relkind IN ('v', 'm') AND r.relnames
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_depend AS
 SELECT * FROM (VALUES (1247::BIGINT, 16400::BIGINT, 0, 3079::BIGINT, 13578::BIGINT, 0, 'e'),
                       (1247, 16405, 0, 3079, 13578, 0, 'e'),
-                      (2601, 13581, 0, 3079, 13578, 0, 'e'))
+                      (2601, 13581, 0, 3079, 13578, 0, 'e'),
+                      -- plpgsql: its language and handler functions (40_system.sql)
+                      (1255, 13573, 0, 3079, 13577, 0, 'e'), (1255, 13574, 0, 3079, 13577, 0, 'e'),
+                      (1255, 13575, 0, 3079, 13577, 0, 'e'), (2612, 13576, 0, 3079, 13577, 0, 'e'))
     v(classid, objid, objsubid, refclassid, refobjid, refobjsubid, deptype)
 UNION ALL
 SELECT 1255, h.oid, 0, 3079, 13580, 0, 'e' FROM __hati_catalog.pg.__hati_functions h
@@ -202,13 +205,11 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.pg_my_temp_schema() AS coalesce((
       AND EXISTS (SELECT 1 FROM duckdb_tables() WHERE database_name = 'temp'
                   UNION ALL SELECT 1 FROM duckdb_views() WHERE database_name = 'temp'
                                                             AND NOT internal)), 0)::BIGINT;
--- information_schema is on no search path: its types (domains) are not visible.
-CREATE OR REPLACE MACRO __hati_catalog.pg.pg_type_is_visible(type_oid) AS NOT EXISTS (
-    SELECT 1 FROM __hati_catalog.pg.__hati_pg_type_static __h_t
-    WHERE __h_t.oid = type_oid AND __h_t.typnamespace = 13000) AND NOT EXISTS (
-    -- a domain outside public (off the default search path, as format_type shows it)
-    SELECT 1 FROM __hati_catalog.pg.__hati_domain_list __h_d
-    WHERE __h_d.oid = type_oid AND __h_d.schema_name <> 'main');
+-- Visible types are pg_catalog's and public's (the search path): not information_schema's
+-- domains, nor an enum of another schema (psql's \dT lists it only by a qualified pattern).
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_type_is_visible(typ) AS coalesce((
+    SELECT min(__h_t.typnamespace) IN (11, 2200) FROM __hati_catalog.pg.pg_type __h_t
+    WHERE __h_t.oid = typ), FALSE);
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_function_is_visible(fn_oid) AS TRUE;
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_collation_is_visible(coll_oid) AS TRUE;
 
@@ -244,6 +245,13 @@ JOIN duckdb_tables() t ON t.database_name = {{duck_db}} AND t.schema_name = c.sc
 JOIN __hati_catalog.pg.pg_constraint k ON k.conrelid = t.table_oid AND k.conname = c.name
 WHERE c.kind = 'c'
 UNION ALL
+-- COMMENT ON FUNCTION of a SQL function (a DuckDB macro), by schema and name
+SELECT f.function_oid, 1255, 0, c.description
+FROM {{duck_db_ident}}.main.__hati_comments c
+JOIN duckdb_functions() f ON f.database_name = {{duck_db}} AND f.schema_name = c.schema_name
+                         AND f.function_name = c.name
+WHERE c.kind = 'f' AND c.description IS NOT NULL
+UNION ALL
 -- PostgreSQL's comment on public (pg_dump leaves this default out of dumps), until a
 -- COMMENT ON SCHEMA public replaces or removes it
 SELECT 2200, 2615, 0, 'standard public schema'
@@ -252,7 +260,23 @@ WHERE NOT EXISTS (SELECT 1 FROM {{duck_db_ident}}.main.__hati_comments c
 UNION ALL
 -- what hatiproxy's own functions do (\df+)
 SELECT h.oid, __hati_catalog.pg.__hati_regclass('pg_proc'), 0, h.description
-FROM __hati_catalog.pg.__hati_functions h WHERE h.description IS NOT NULL;
+FROM __hati_catalog.pg.__hati_functions h WHERE h.description IS NOT NULL
+UNION ALL
+-- PostgreSQL's own of its built-in types, functions, operators, ... (42_pg_builtins.sql)
+SELECT * FROM __hati_catalog.pg.__hati_builtin_description
+UNION ALL
+-- COMMENT ON TYPE of a user's enum, which DuckDB keeps
+SELECT t.type_oid AS objoid, 1247, 0, t.comment FROM duckdb_types() t
+WHERE t.logical_type = 'ENUM' AND NOT t.internal AND t.database_name = {{duck_db}}
+  AND t.comment IS NOT NULL AND t.comment <> ''
+UNION ALL
+-- plpgsql's (its oid is hatiproxy's own, so not in the generated rows)
+SELECT 13576, 2612, 0, 'PL/pgSQL procedural language'
+UNION ALL
+-- the built-in extensions' (\dx)
+SELECT e.oid, 3079, 0, a.comment
+FROM __hati_catalog.pg.pg_extension e
+JOIN __hati_catalog.pg.pg_available_extensions a ON a.name = e.extname;
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.obj_description(obj_oid) AS (
     SELECT min(__h_d.description) FROM pg_description __h_d
@@ -323,7 +347,14 @@ SELECT h.oid, h.proname, 2200, 10, 12, 1, CASE WHEN h.proretset THEN 1000 ELSE 0
        h.prorettype, h.proargtypes::UINTEGER[], h.proallargtypes, h.proargmodes, h.proargnames, NULL, NULL,
        h.proname, NULL, NULL, NULL, NULL, h.result_text, h.arguments_text,
        regexp_replace(h.arguments_text, ' DEFAULT [^,]*', '', 'g')
-FROM __hati_catalog.pg.__hati_functions h;
+FROM __hati_catalog.pg.__hati_functions h
+UNION ALL
+-- PostgreSQL's built-in functions its casts and aggregates name (42_pg_builtins.sql)
+SELECT b.oid, b.proname, 11, 10, b.prolang, 1, 0, 0, '-', b.prokind, FALSE, FALSE,
+       b.proisstrict, b.proretset, b.provolatile, b.proparallel, b.pronargs, 0, b.prorettype,
+       b.proargtypes::UINTEGER[], NULL, NULL, NULL, NULL, NULL, b.prosrc, NULL, NULL, NULL, NULL,
+       b.result_text, b.arguments_text, b.identity_text
+FROM __hati_catalog.pg.__hati_builtin_proc b;
 
 -- BEFORE ROW triggers (proxy/pgserver/triggers.py), from the server's registry; with
 -- the text pg_get_triggerdef gives, plain (table qualified) and pretty (80_hati_functions).

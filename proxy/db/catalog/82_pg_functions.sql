@@ -176,3 +176,26 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_to_number(s) AS CAST(s AS DECIM
                 CASE WHEN regexp_matches(f, '[.D]') THEN s
                      ELSE regexp_replace(s, '\..*$', '') END,
                 '[^0-9.]', '', 'g') AS DECIMAL(38, 10));
+
+-- psql's \dO reads the database's encoding; \db+ a tablespace's size (DuckDB keeps none).
+CREATE OR REPLACE MACRO __hati_catalog.pg.getdatabaseencoding() AS 'UTF8';
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_tablespace_size(ts) AS 0::BIGINT;
+
+-- An object as PostgreSQL names it in messages and psql's \dx+ (its extension's members).
+CREATE OR REPLACE MACRO __hati_catalog.pg.pg_describe_object(classid, objid, objsubid) AS
+    CASE classid
+        WHEN 1255 THEN 'function ' || __hati_catalog.pg.__hati_regprocedure_name(objid)
+        WHEN 1247 THEN 'type ' || __hati_catalog.pg.format_type(objid, NULL)
+        WHEN 2612 THEN 'language ' || (SELECT min(__h_l.lanname)
+                                       FROM __hati_catalog.pg.pg_language __h_l
+                                       WHERE __h_l.oid = objid)
+        WHEN 2601 THEN 'access method ' || (SELECT min(__h_a.amname)
+                                            FROM __hati_catalog.pg.pg_am __h_a
+                                            WHERE __h_a.oid = objid)
+        WHEN 2615 THEN 'schema ' || (SELECT min(__h_n.nspname)
+                                     FROM __hati_catalog.pg.pg_namespace __h_n
+                                     WHERE __h_n.oid = objid)
+        WHEN 3079 THEN 'extension ' || (SELECT min(__h_e.extname)
+                                        FROM __hati_catalog.pg.pg_extension __h_e
+                                        WHERE __h_e.oid = objid)
+    END;

@@ -47,6 +47,7 @@ SQL_FILES = (
     "30_relations.sql",
     "35_constraints.sql",
     "40_system.sql",
+    "42_pg_builtins.sql",
     "45_reg.sql",
     "50_functions.sql",
     "55_jsonb.sql",
@@ -95,6 +96,15 @@ EXTRA_SETTINGS = {
     "search_path": '"$user", public',
 }
 
+
+# PostgreSQL 15's built-in values of the settings initdb writes into postgresql.conf
+# (PG15_SETTINGS holds what SHOW prints on such a cluster).
+_INITDB_SET = {
+    "TimeZone": "GMT",
+    "log_timezone": "GMT",
+    "default_text_search_config": "pg_catalog.simple",
+    "lc_messages": "",
+}
 
 # pg_postmaster_start_time(): when this server process started.
 _STARTED = datetime.now(UTC)
@@ -148,7 +158,9 @@ def install(
         "database_name": _lit(database_name),
         "owner": _lit(owner),
         "role_rows": ", ".join(f"({oid}, {_lit(r)})" for r, oid in role_oids.items()),
-        "settings_rows": ", ".join(f"({_lit(k)}, {_lit(v)})" for k, v in settings().items()),
+        "settings_rows": ", ".join(
+            "(" + ", ".join(_lit(x) for x in row) + ")" for row in settings_rows()
+        ),
         "started": _lit(_STARTED.isoformat()),
         "version_banner": _lit(
             f"PostgreSQL {settings()['server_version']} on x86_64-pc-linux-gnu, 64-bit"
@@ -295,6 +307,26 @@ def settings() -> dict[str, str]:
     from proxy.db.settings import DEFAULTS
 
     return {**EXTRA_SETTINGS, **DEFAULTS}
+
+
+def settings_rows() -> list[tuple[str, str, str, str, str]]:
+    """(name, setting, context, category, boot_val) of every PostgreSQL 15 setting and the
+    server's own: the value SHOW prints, PostgreSQL's as the boot value (psql's \\dconfig
+    lists those whose value differs from it)."""
+    from proxy.db.pg_gucs import PG15_SETTINGS
+
+    ours = settings()
+    names = {n.lower(): n for n in PG15_SETTINGS}
+    rows = []
+    for name, (context, group, value) in PG15_SETTINGS.items():
+        setting = next((v for k, v in ours.items() if k.lower() == name.lower()), value)
+        # an internal setting (lc_collate, server_version) has no boot value to differ from
+        boot = setting if context == "internal" else _INITDB_SET.get(name, value)
+        rows.append((name, setting, context, group, boot))
+    for name, setting in ours.items():
+        if name.lower() not in names:
+            rows.append((name, setting, "user", "Hatiproxy", setting))
+    return rows
 
 
 def search_path(conn: duckdb.DuckDBPyConnection) -> str:

@@ -127,6 +127,17 @@ def _sql_str(s: str | None) -> str:
     return "NULL" if s is None else "'" + s.replace("'", "''") + "'"
 
 
+# PostgreSQL keeps these variable-length types inline ("main"), the rest out of line.
+_MAIN_STORAGE = frozenset({"numeric", "inet", "cidr"})
+
+
+def _storage(name: str, typlen: int) -> str:
+    """typstorage as PostgreSQL's: p(lain) fixed-size, m(ain) or x (extended) variable."""
+    if typlen > 0:
+        return "p"
+    return "m" if name in _MAIN_STORAGE else "x"
+
+
 def pg_type_rows() -> list[str]:
     """VALUES rows: (oid, typname, typlen, typbyval, typtype, typcategory,
     typispreferred, typdelim, typelem, typarray, typinput, typoutput, typreceive,
@@ -152,7 +163,7 @@ def pg_type_rows() -> list[str]:
                 array_oid,
                 info.io,
                 info.align,
-                "p" if typlen > 0 else "x",
+                _storage(name, typlen),
                 info.collation,
             )
         )

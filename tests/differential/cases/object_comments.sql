@@ -49,3 +49,16 @@ ALTER TABLE d_oc_ser ADD CONSTRAINT d_oc_ser_pkey PRIMARY KEY (id)
 SELECT start_value, last_value, obj_description('d_oc_ser_id_seq'::regclass, 'pg_class') FROM pg_sequences WHERE sequencename = 'd_oc_ser_id_seq'
 -- @query serial_keys
 SELECT conname, contype FROM pg_constraint WHERE conrelid = 'd_oc_ser'::regclass ORDER BY 1
+-- COMMENT ON FUNCTION as pg_dump writes it (qualified, with the argument types)
+-- @query function_made
+CREATE FUNCTION d_oc_app.d_oc_twice(x integer) RETURNS integer LANGUAGE sql AS 'SELECT 2 * x'
+-- @query function_comment
+COMMENT ON FUNCTION d_oc_app.d_oc_twice(integer) IS 'doubles'
+-- @query function_described
+SELECT proname, obj_description(oid, 'pg_proc') FROM pg_proc WHERE proname = 'd_oc_twice'
+-- @query function_comment_removed
+COMMENT ON FUNCTION d_oc_app.d_oc_twice(integer) IS NULL
+-- @query function_no_description
+SELECT count(*) FROM pg_description d JOIN pg_proc p ON p.oid = d.objoid WHERE p.proname = 'd_oc_twice'
+-- @query missing_function error
+COMMENT ON FUNCTION d_oc_nope(integer) IS 'x'
