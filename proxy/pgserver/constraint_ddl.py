@@ -85,10 +85,8 @@ def _run(
         else:
             if any(request.guards):  # ADD COLUMN IF NOT EXISTS of a column there: skipped
                 request, skipped = skip_existing(request, alter_rebuild.column_names(cur, table))
-                for c in skipped:
-                    notices.append(
-                        f'column "{c}" of relation "{table.name}" already exists, skipping'
-                    )
+                notices += [f'column "{c}" of relation "{table.name}" already exists, skipping'
+                            for c in skipped]  # fmt: skip
             for sql in request.before:  # ADD COLUMN, SET NOT NULL
                 if sql.endswith(" SET NOT NULL") and _added_nested_with_rows(cur, target):
                     # DuckDB 1.5 reads an array / struct column just added with a DEFAULT

@@ -50,6 +50,7 @@ SQL_FILES = (
     "42_pg_builtins.sql",
     "45_reg.sql",
     "50_functions.sql",
+    "52_dependencies.sql",
     "55_jsonb.sql",
     "56_json_functions.sql",
     "60_views.sql",
