@@ -363,7 +363,10 @@ def add(
 ) -> None:
     """Register a foreign key of `table` (alter_rebuild._Table), after PostgreSQL's checks:
     the referenced table and a unique key on its columns exist, existing rows comply."""
-    ref_schema = spec.ref_schema or table.schema
+    ref_schema = spec.ref_schema
+    if ref_schema is None:  # an unqualified name: the search path's, as PostgreSQL finds it
+        found = resolve_table(cur, TableName(spec.ref_table, None))
+        ref_schema = found.schema if found is not None else table.schema
     ref = cur.execute(
         "SELECT table_oid, table_name, schema_name FROM duckdb_tables() WHERE "
         "database_name = ? AND lower(schema_name) = lower(?) AND lower(table_name) = lower(?)",

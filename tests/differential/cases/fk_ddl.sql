@@ -47,3 +47,13 @@ ALTER TABLE d_fkd_child2 DROP COLUMN parent_id
 SELECT conname FROM pg_constraint WHERE contype = 'f' AND conname LIKE 'd_fkd%' ORDER BY conname
 -- @query drop_parent_now
 DROP TABLE d_fkd_parent2
+-- @query fk_other_schema_setup
+CREATE SCHEMA d_fkd_app
+-- @query fk_other_schema_parent
+CREATE TABLE d_fkd_items (id int PRIMARY KEY)
+-- @query fk_unqualified_reference_follows_search_path
+CREATE TABLE d_fkd_app.orders (id int PRIMARY KEY, item int REFERENCES d_fkd_items (id))
+-- @query fk_unqualified_reference_keys
+SELECT conname, conrelid::regclass::text, confrelid::regclass::text FROM pg_constraint WHERE contype = 'f' AND conname = 'orders_item_fkey'
+-- @query fk_unqualified_reference_enforced error
+INSERT INTO d_fkd_app.orders VALUES (1, 5)
