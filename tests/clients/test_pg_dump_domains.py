@@ -10,17 +10,15 @@ where the domains still refuse a bad value (23514, 23502) and give their DEFAULT
 
 from __future__ import annotations
 
-import re
 import subprocess
 from pathlib import Path
 
 import psycopg
 import pytest
+from pg_dump_support import dump_body, fill, pg_tool, plain_dump
 
 from tests.conftest import start_server
 from tests.differential.pgcluster import start_pg
-
-BIN = Path("/usr/lib/postgresql/15/bin")
 
 SCHEMA = [
     "CREATE DOMAIN email AS text CONSTRAINT email_has_at CHECK ((VALUE ~ '@'::text))",
@@ -39,37 +37,6 @@ ROWS = {
     "customers": [(1, "a@b.c", 1, "R1"), (2, "d@e.f", 1, None), (3, "g@h.i", 7, "R3")],
     "shop.items": [(1, 9.99, 2), (2, 0, 2)],
 }
-
-
-def _tool(name: str) -> str:
-    path = BIN / name
-    if not path.exists():
-        pytest.fail(f"{path} is missing: apt-get install postgresql-client-15 (.ci/run does)")
-    return str(path)
-
-
-def _fill(dsn: str) -> None:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        for statement in SCHEMA:
-            conn.execute(statement)
-
-
-def _dump(dsn: str) -> str:
-    out = subprocess.run(
-        [_tool("pg_dump"), "-Fp", "--no-owner", dsn], capture_output=True, text=True, timeout=180
-    )
-    assert out.returncode == 0, out.stderr
-    return out.stdout
-
-
-def _body(dump: str) -> str:
-    """The dump without what differs by server and run: the \\restrict key, the version
-    line, the search_path setting and the public schema's entry."""
-    dump = re.sub(r"\\(un)?restrict \S+", "", dump)
-    dump = re.sub(r"-- Dumped from database version .*", "", dump)
-    dump = re.sub(r"SELECT pg_catalog.set_config\('search_path'.*", "", dump)
-    dump = re.sub(r"--\n-- Name: public; Type: SCHEMA;.*?initdb creates it\n", "", dump, flags=re.S)
-    return re.sub(r"\n{3,}", "\n\n", dump)
 
 
 def _check_restored(dsn: str) -> None:
@@ -95,8 +62,8 @@ def servers(tmp_path_factory: pytest.TempPathFactory):
     pg = start_pg()
     srv = start_server(tmp_path_factory.mktemp("domains_src"), "--database", ":memory:")
     try:
-        _fill(pg.dsn)
-        _fill(srv.dsn)
+        fill(pg.dsn, SCHEMA)
+        fill(srv.dsn, SCHEMA)
         yield srv, pg
     finally:
         srv.stop()
@@ -105,22 +72,22 @@ def servers(tmp_path_factory: pytest.TempPathFactory):
 
 def test_dump_writes_what_postgres_dump_writes(servers) -> None:
     srv, pg = servers
-    ours, theirs = _dump(srv.dsn), _dump(pg.dsn)
+    ours, theirs = plain_dump(srv.dsn), plain_dump(pg.dsn)
     assert "CREATE DOMAIN public.posint AS integer NOT NULL DEFAULT 1" in ours
-    assert _body(ours) == _body(theirs)
+    assert dump_body(ours) == dump_body(theirs)
 
 
 @pytest.mark.parametrize("source", ["hatiproxy", "postgres"])
 def test_dump_restores_into_hatiproxy_and_postgres(servers, source: str, tmp_path: Path) -> None:
     srv, pg_source = servers
     path = tmp_path / "dump.sql"
-    path.write_text(_dump(srv.dsn if source == "hatiproxy" else pg_source.dsn))
+    path.write_text(plain_dump(srv.dsn if source == "hatiproxy" else pg_source.dsn))
     target = start_server(tmp_path / "target", "--database", ":memory:")
     pg = start_pg()
     try:
         for dsn in (target.dsn, pg.dsn):
             out = subprocess.run(
-                [_tool("psql"), dsn, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", str(path)],
+                [pg_tool("psql"), dsn, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", str(path)],
                 capture_output=True,
                 text=True,
                 timeout=180,

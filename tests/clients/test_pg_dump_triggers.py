@@ -16,11 +16,10 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from pg_dump_support import fill, pg_tool, plain_dump
 
 from tests.conftest import ServerProcess, start_server
 from tests.differential.pgcluster import start_pg
-
-BIN = Path("/usr/lib/postgresql/15/bin")
 
 SCHEMA = [
     "CREATE TABLE posts (id serial PRIMARY KEY, title text NOT NULL, version int NOT NULL"
@@ -32,27 +31,6 @@ SCHEMA = [
     " EXECUTE FUNCTION set_updated_at()",
     "INSERT INTO posts (title) VALUES ('a'), ('b')",
 ]
-
-
-def _tool(name: str) -> str:
-    path = BIN / name
-    if not path.exists():
-        pytest.fail(f"{path} is missing: apt-get install postgresql-client-15 (.ci/run does)")
-    return str(path)
-
-
-def _fill(dsn: str) -> None:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        for statement in SCHEMA:
-            conn.execute(statement)
-
-
-def _dump(dsn: str) -> str:
-    out = subprocess.run(
-        [_tool("pg_dump"), "-Fp", "--no-owner", dsn], capture_output=True, text=True, timeout=180
-    )
-    assert out.returncode == 0, out.stderr
-    return out.stdout
 
 
 def _objects(dump: str) -> list[str]:
@@ -81,7 +59,7 @@ def servers(tmp_path_factory: pytest.TempPathFactory):
     srv = start_server(tmp_path_factory.mktemp("triggers_src"), "--database", ":memory:")
     try:
         for dsn in (pg.dsn, srv.dsn):
-            _fill(dsn)
+            fill(dsn, SCHEMA)
         yield srv, pg
     finally:
         srv.stop()
@@ -90,7 +68,7 @@ def servers(tmp_path_factory: pytest.TempPathFactory):
 
 def test_dump_writes_what_postgres_dump_writes(servers) -> None:
     srv, pg = servers
-    ours, theirs = _dump(srv.dsn), _dump(pg.dsn)
+    ours, theirs = plain_dump(srv.dsn), plain_dump(pg.dsn)
     assert "CREATE TRIGGER posts_updated_at BEFORE UPDATE OF title ON public.posts" in ours
     assert len(_objects(ours)) == 2  # the function and the trigger
     assert _objects(ours) == _objects(theirs)
@@ -99,13 +77,13 @@ def test_dump_writes_what_postgres_dump_writes(servers) -> None:
 def test_dump_restores_into_hatiproxy_and_postgres(servers, tmp_path: Path) -> None:
     srv, _ = servers
     path = tmp_path / "dump.sql"
-    path.write_text(_dump(srv.dsn))
+    path.write_text(plain_dump(srv.dsn))
     target = start_server(tmp_path / "target", "--database", ":memory:")
     pg = start_pg()
     try:
         for dsn in (target.dsn, pg.dsn):
             out = subprocess.run(
-                [_tool("psql"), dsn, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", str(path)],
+                [pg_tool("psql"), dsn, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", str(path)],
                 capture_output=True,
                 text=True,
                 timeout=180,
@@ -121,7 +99,7 @@ def test_dump_restores_into_hatiproxy_and_postgres(servers, tmp_path: Path) -> N
 def test_triggers_survive_a_restart(tmp_path: Path) -> None:
     srv = start_server(tmp_path)
     try:
-        _fill(srv.dsn)
+        fill(srv.dsn, SCHEMA)
     finally:
         srv.stop()
     again: ServerProcess = start_server(tmp_path)
