@@ -47,15 +47,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("hatiproxy.server")
 
 OUTPUT_HIGH_WATER = 256 * 1024  # flush queued rows to the socket past this many bytes
-# Unsent bytes the kernel holds for a client before the socket stops taking more. A long
-# result is made faster than most clients read it; with no bound the kernel queued
-# megabytes the client's window had no room for, and each read the client made, by
-# opening its window, sent our queued bytes on the client's own CPU (loopback and the
-# kernel's ACK path run in the reader's system call), so the client spent more CPU on
-# our stream than on PostgreSQL's, whose backend is no faster than such a client and
-# never queues. With the bound, rows wait in our process and go out from our own
-# thread (bench/transfer.py).
-NOTSENT_LOWAT = 128 * 1024
 STARTUP_TIMEOUT_S = 60.0
 # At shutdown, how long running statements get to end after their interrupt (the whole
 # shutdown must fit in proxy/cli/signals.py SHUTDOWN_LIMIT_S).
@@ -117,8 +108,6 @@ class Server:
                 continue
             # Small replies must not wait for Nagle's algorithm (~40 ms with delayed ACK).
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            if hasattr(socket, "TCP_NOTSENT_LOWAT"):  # Linux, macOS
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NOTSENT_LOWAT, NOTSENT_LOWAT)
             self.threads.start(self._serve_socket, sock)
 
     async def close(self) -> None:
