@@ -34,6 +34,7 @@ from proxy.db.pool import PooledDB
 from proxy.wire.errors import PgError
 from transpiler import Statement
 from transpiler.ddl_targets import Target, targets
+from transpiler.domains import DomainDdl
 
 log = logging.getLogger("hatiproxy.access")
 TABLE = f"{INTERNAL_SCHEMA}.object_owners"
@@ -252,10 +253,48 @@ def after_rollback(cur: duckdb.DuckDBPyConnection) -> None:
         stored_sql.refresh(cur)
 
 
+# Registries the transpiler writes in the same DuckDB call as a DDL statement's own object
+# (a function's declaration next to its macro): the statement's, not the login's, rows.
+_SERVER_REGISTRIES = frozenset({"__hati_routines", "__hati_triggers"})
+
+
+def server_ddl_targets(st: Statement) -> tuple[Target, ...] | None:
+    """The targets of DDL the server carries out itself rather than by its SQL text:
+    domains (a type) and triggers (an ALTER of their table, whose owner alone may add,
+    drop or switch one, as in PostgreSQL); None for any other statement."""
+    command = st.command
+    if isinstance(command, DomainDdl):
+        if command.action == "drop":
+            names = command.names or ((command.schema, command.name),)
+            return tuple(
+                Target("drop", "type", "", schema or "", name, if_exists=command.if_exists)
+                for schema, name in names
+            )
+        action = "create" if command.action == "create" else "alter"
+        if command.action == "rename" and command.new_name:
+            action = "rename"
+        return (
+            Target(action, "type", "", command.schema or "", command.name,
+                   new_name=command.new_name or ""),
+        )  # fmt: skip
+    trigger = st.trigger
+    if trigger is not None:
+        return (Target("alter", "relation", "", trigger.schema or "", trigger.table),)
+    return None
+
+
+def _server_registry_write(t: Target) -> bool:
+    """A DDL statement's row in a server registry (only the transpiler puts one there: a
+    client's DDL text is one statement, and its INSERT / DELETE is DML, checked as such)."""
+    return t.action == "write" and t.schema in ("", "main") and t.name in _SERVER_REGISTRIES
+
+
 def needs_guard(st: Statement) -> bool:
     """Whether `st` may create or change an object, or write into a system relation."""
     if st.kind == "ddl" or st.tag == "COMMENT":
         return True
+    if st.kind == "utility" and st.tag.startswith("ALTER "):
+        return True  # ALTER TABLE ... DISABLE TRIGGER ALL (the foreign keys' too), OWNER TO
     if st.kind in ("insert", "update", "delete", "merge", "copy"):
         low = st.sql.lower()
         return any(h in low for h in system_objects.WRITE_HINTS)
@@ -272,7 +311,11 @@ def guard(
     """Refuse what `who` may not change (PgError 42501); else the record changes to apply
     once the statement succeeded. `owners`: the session's view (its block's pending
     changes), the records by default."""
-    found = targets(st.sql)
+    found = server_ddl_targets(st)
+    if found is None:
+        found = targets(st.sql)
+        if found is not None and st.kind == "ddl":
+            found = tuple(t for t in found if not _server_registry_write(t))
     if found is None:
         if who.superuser:
             return []

@@ -498,3 +498,60 @@ def test_a_renamed_sequence_keeps_its_owner(ks: KeyedServer) -> None:
     with connect(ks, "alice") as alice:
         alice.execute("ALTER INDEX o_rt_pkey RENAME TO o_rt_key")
         alice.execute("DROP TABLE o_rt")
+
+
+def test_a_tables_triggers_are_its_owners(ks: KeyedServer) -> None:
+    """A BEFORE ROW trigger rewrites every later INSERT / UPDATE of its table, whoever
+    sends it: only the table's owner (or a superuser) adds, drops or switches one, as in
+    PostgreSQL; another login's trigger function is its own to drop."""
+    fn = "RETURNS trigger LANGUAGE plpgsql AS $$BEGIN NEW.a := 7; RETURN NEW; END$$"
+    with connect(ks, "alice") as alice:  # not a superuser: her own objects only
+        alice.execute("CREATE TABLE o_trg_t (a INT)")
+        alice.execute(f"CREATE FUNCTION o_trg_fn() {fn}")
+        alice.execute(
+            "CREATE TRIGGER o_trg BEFORE INSERT ON o_trg_t FOR EACH ROW EXECUTE FUNCTION o_trg_fn()"
+        )
+    try:
+        with connect(ks, "bob") as bob:
+            bob.execute(f"CREATE FUNCTION o_trg_bob() {fn}")
+            refused(
+                bob,
+                "CREATE TRIGGER o_trg_b BEFORE INSERT ON o_trg_t FOR EACH ROW"
+                " EXECUTE FUNCTION o_trg_bob()",
+                "must be owner of table o_trg_t",
+            )
+            refused(bob, "DROP TRIGGER o_trg ON o_trg_t", "must be owner of table o_trg_t")
+            refused(
+                bob, "ALTER TABLE o_trg_t DISABLE TRIGGER ALL", "must be owner of table o_trg_t"
+            )
+            refused(bob, "DROP FUNCTION o_trg_fn()", "must be owner of function o_trg_fn")
+            bob.execute("DROP FUNCTION o_trg_bob()")
+        with connect(ks, "alice") as alice:
+            alice.execute("INSERT INTO o_trg_t VALUES (1)")
+            assert alice.execute("SELECT a FROM o_trg_t").fetchall() == [(7,)]
+    finally:
+        with connect(ks, "alice") as alice:
+            alice.execute("DROP TABLE o_trg_t")
+            alice.execute("DROP FUNCTION o_trg_fn()")
+
+
+def test_a_login_makes_and_owns_functions_and_domains(ks: KeyedServer) -> None:
+    """SQL functions and domains keep their declarations in the server's registries; a
+    login that is not a superuser still makes, uses and drops its own, and only those."""
+    with connect(ks, "alice") as alice:
+        alice.execute("CREATE FUNCTION o_twice(x int) RETURNS int LANGUAGE sql AS 'SELECT x * 2'")
+        alice.execute("CREATE DOMAIN o_pos AS int CHECK (VALUE > 0)")
+        assert alice.execute("SELECT o_twice(21), 5::o_pos").fetchone() == (42, 5)
+    try:
+        with connect(ks, "bob") as bob:
+            refused(bob, "DROP FUNCTION o_twice(int)", "must be owner of function o_twice")
+            refused(bob, "DROP DOMAIN o_pos", "must be owner of type o_pos")
+            refused(
+                bob, "ALTER DOMAIN o_pos DROP CONSTRAINT o_pos_check", "must be owner of type o_pos"
+            )
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                bob.execute("INSERT INTO main.__hati_routines SELECT * FROM main.__hati_routines")
+    finally:
+        with connect(ks, "alice") as alice:
+            alice.execute("DROP FUNCTION o_twice(int)")
+            alice.execute("DROP DOMAIN o_pos")
