@@ -119,6 +119,17 @@ class OwnerStore:
     def owner(self, key: Key) -> Login | None:
         return self.owners.get(key)
 
+    # A service of the layer it was installed with: it stops being the process's store
+    # when that layer stops (its pools close; a later layer in the process starts clean).
+    def install(self, cur: duckdb.DuckDBPyConnection) -> None:
+        """Loaded at construction."""
+
+    async def start(self) -> None:
+        pass
+
+    async def stop(self) -> None:
+        release(self)
+
     def apply(self, changes: list[Callable[[OwnerStore], None]]) -> None:
         for change in changes:
             change(self)
@@ -210,6 +221,13 @@ def install(db: PooledDB | None, catalog: PooledDB | None = None) -> OwnerStore:
                 repair,
             )
     return _store
+
+
+def release(owners: OwnerStore) -> None:
+    """`owners` no longer answers for the process (its layer stopped)."""
+    global _store
+    if _store is owners:
+        _store = None
 
 
 def store() -> OwnerStore:

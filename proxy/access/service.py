@@ -92,6 +92,7 @@ class AccessControl:
         # Who owns which table, view, macro, ... (records where no client SQL reaches them;
         # the objects and the catalog that shows their owners are the users').
         self.owners = ownership.install(layer.db, layer.users_db)
+        layer.add_service(self.owners)  # released when the layer stops
         layer.users_db.run_sync(stored_sql.refresh)  # views and macros keys may reach through
         self._any_keys = layer.db.run_sync(k.has_keys)
         # With a DuckLake catalog: keys shared with the other proxies (shared_keys.py).

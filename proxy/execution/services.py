@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from proxy.access import ownership
 from proxy.access.service import AccessControl
 from proxy.agent.layer import AgentLayer
 from proxy.core.config import Config
@@ -67,6 +68,7 @@ class Services:
 
     @staticmethod
     def close_keys(engine: Engine, access: AccessControl) -> None:
+        ownership.release(access.owners)
         access.layer.db.close()
         access.layer.users_db.close()
         engine.close()

@@ -41,3 +41,32 @@ def test_executor_writes_fire_before_row_triggers(tmp_path: Path) -> None:
             assert err.value.sqlstate == "0A000"
 
     run(go())
+
+
+def test_a_stopped_servers_owner_records_leave_the_process(tmp_path: Path) -> None:
+    """A server stopped in this process (tests, embedding) must not leave its owner store,
+    on closed pools, to the next layer: that layer's DDL would fail as 'shutting down'."""
+    from proxy.access import ownership
+    from proxy.app import App
+    from proxy.core.config import Config
+
+    async def go() -> None:
+        cfg = Config(
+            port=0,
+            mcp_port=0,
+            rest_port=0,
+            database=":memory:",
+            data_dir=str(tmp_path / "srv"),
+            embedding_provider="hash",
+        )
+        srv = App(cfg)
+        await srv.start()
+        installed = ownership.store()
+        assert installed.db is not None
+        await srv.close()
+        srv.engine.close()
+        assert ownership.store() is not installed
+        async with open_layer(tmp_path) as layer:
+            await execute_sql(layer, who("a"), "CREATE TABLE after_stop (id int)")
+
+    run(go())
