@@ -1,0 +1,67 @@
+"""What the ownership tests share: two organisations' agent keys, an admin key of each,
+a key limited to one table and a configured superuser (root), on a real server."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+
+from tests.conftest import start_server
+from tests.rest.rest_support import KeyedServer, KeySpec, create_keys
+
+SPECS = {
+    "alice": KeySpec("agent", org_id="orga", agent_id="alice"),
+    "bob": KeySpec("agent", org_id="orgb", agent_id="bob"),
+    "adm": KeySpec("admin", org_id="orgb"),
+    "adma": KeySpec("admin", org_id="orga"),
+    "narrow": KeySpec("agent", org_id="orga", agent_id="nar", allowed_tables=["public.ok"]),
+}
+ARGS = ("--users", "root:rootpw", "--embedding-provider", "hash")
+
+
+def keyed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KeyedServer]:
+    """A module's server with the keys above (yield from it in a module-scoped fixture)."""
+    tmp = tmp_path_factory.mktemp("ownership")
+    secrets = create_keys(tmp / "data", SPECS)
+    server = KeyedServer(start_server(tmp, *ARGS), secrets)
+    server.tmp = tmp  # type: ignore[attr-defined]
+    yield server
+    server.server.stop()
+
+
+def connect(ks: KeyedServer, who: str) -> psycopg.Connection:
+    password = "rootpw" if who == "root" else ks.secrets[who]
+    user = "root" if who == "root" else "root"  # a key's login is not the name it types
+    return psycopg.connect(
+        host="127.0.0.1", port=ks.server.port, user=user if who == "root" else "postgres",
+        password=password, dbname="hatidata", autocommit=True,
+    )  # fmt: skip
+
+
+def refused(con: psycopg.Connection, sql: str, message: str) -> None:
+    with pytest.raises(psycopg.errors.InsufficientPrivilege) as info:
+        con.execute(sql)
+    assert info.value.diag.message_primary == message, (sql, str(info.value))
+
+
+def restart(ks: KeyedServer) -> None:
+    ks.server.stop()
+    ks.server = start_server(ks.tmp, *ARGS)  # type: ignore[attr-defined]
+
+
+def psql(ks: KeyedServer, who: str, command: str, check: bool = True) -> str:
+    psql_bin = shutil.which("psql") or "/usr/lib/postgresql/15/bin/psql"
+    password = "rootpw" if who == "root" else ks.secrets[who]
+    user = "root" if who == "root" else "someone"
+    out = subprocess.run(
+        [psql_bin, "-X", "-h", "127.0.0.1", "-p", str(ks.server.port), "-U", user,
+         "-d", "hatidata", "-v", "ON_ERROR_STOP=1", "-c", command],
+        capture_output=True, text=True, timeout=60, env={**os.environ, "PGPASSWORD": password},
+    )  # fmt: skip
+    assert out.returncode == 0 or not check, out.stderr
+    return out.stdout
