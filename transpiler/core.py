@@ -251,12 +251,12 @@ def _statement(
             )
         return text_forms.pass_through(chunk, kind, tag, triggers)
     column_names = (
-        colnames.names(tree, triggers.expansion)
+        colnames.names(tree, triggers.expansion, sql)
         if kind == "select" or kind in _RETURNING_KINDS
         else None
     )
     if kind == "select" and "order" in chunk.text.lower():  # after the names: it reads them
-        order_by_output.rewrite(tree)  # ORDER BY an output column's name: that column
+        order_by_output.rewrite(tree, sql)  # ORDER BY an output column's name: that column
     origins = None
     if kind == "select" or (kind in _RETURNING_KINDS and tree.args.get("returning")):
         origins = column_origins.column_origins(tree)  # before rewrites: names as written

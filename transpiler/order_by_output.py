@@ -18,7 +18,7 @@ from transpiler.colnames import figure, head_select
 from transpiler.errors import TranspileError
 
 
-def rewrite(tree: exp.Expr) -> None:
+def rewrite(tree: exp.Expr, text: str | None = None) -> None:
     for node in list(tree.find_all(exp.Select, exp.SetOperation)):
         order = node.args.get("order")
         # a set operation's ORDER BY names its first branch's output columns
@@ -28,13 +28,13 @@ def rewrite(tree: exp.Expr) -> None:
         distinct = select.args.get("distinct")
         if isinstance(distinct, exp.Distinct) and distinct.args.get("on") is not None:
             continue  # DISTINCT ON ties ORDER BY to its expressions: left as written
-        _by_position(order, select)
+        _by_position(order, select, text)
 
 
-def _by_position(order: exp.Order, select: exp.Select) -> None:
+def _by_position(order: exp.Order, select: exp.Select, text: str | None) -> None:
     if any(p.find(exp.Star) is not None and not p.find(exp.Count) for p in select.expressions):
         return  # `*` expands to names unknown here (one may be the name, or two: 42702)
-    names = [_output_name(p) for p in select.expressions]
+    names = [_output_name(p, text) for p in select.expressions]
     if not any(names):
         return
     for item in order.expressions:
@@ -55,7 +55,7 @@ def _by_position(order: exp.Order, select: exp.Select) -> None:
         item.set("this", exp.Literal.number(found[0] + 1))
 
 
-def _output_name(proj: exp.Expr) -> str | None:
+def _output_name(proj: exp.Expr, text: str | None) -> str | None:
     if isinstance(proj, exp.Alias):
         return _folded(proj.args["alias"])
     if isinstance(proj, exp.Column):
@@ -64,7 +64,7 @@ def _output_name(proj: exp.Expr) -> str | None:
         return None
     if isinstance(proj, exp.Cast | exp.TryCast) and isinstance(proj.this, exp.Column):
         return _folded(proj.this.this)  # `m::text` is m (figure keeps the case as written)
-    return figure(proj)
+    return figure(proj, text)
 
 
 def _unaliased(proj: exp.Expr) -> exp.Expr:

@@ -398,9 +398,16 @@ def _dot(node: exp.Dot) -> None:
 _TYPED = {exp.CurrentVersion: "version"}
 
 
+# PostgreSQL's other names of DuckDB aggregates.
+_SYNONYMS = {"every": "bool_and"}
+
+
 def _function(node: exp.Func) -> None:
     if isinstance(node, exp.Anonymous):
         name = node.name
+        if name.lower() in _SYNONYMS:
+            node.set("this", _SYNONYMS[name.lower()])
+            return
     else:
         name = _TYPED.get(type(node)) or node.sql_name()
     if name.lower() in MISSING_PG_FUNCTIONS:

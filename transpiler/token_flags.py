@@ -63,6 +63,7 @@ PG_WORDS = frozenset(
         "REGEXP_SPLIT_TO_TABLE",
         "GENERATE_SUBSCRIPTS",
         "NOW",  # a column DEFAULT now() kept as written (pgcompat._now_default)
+        "EVERY",  # bool_and's other name (pgcompat._SYNONYMS)
         # int2vector / oidvector subscripts (vector_subscript.VECTOR_COLUMNS)
         "INDKEY",
         "INDCLASS",
