@@ -39,6 +39,7 @@ from transpiler import (
     name_types,
     on_commit,
     order_by_output,
+    outside_block,
     rewrite,
     sequence_draws,
     serial_columns,
@@ -142,6 +143,8 @@ def _with_relations(
     named = agent_calls.relations_named(chunk.tokens, relations)
     if source:
         st = replace(st, source=source)
+    if (no_block := outside_block.command(chunk.tokens)) is not None:
+        st = replace(st, outside_block=no_block)
     return replace(st, agent_relations=named) if named else st
 
 

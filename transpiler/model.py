@@ -255,6 +255,9 @@ class Statement:
     # DROP TABLE: the (schema, table)s whose serial sequences (PostgreSQL's OWNED BY) the
     # server drops with them (proxy/pgserver/sequence_restart.py owned_sequences).
     drop_owned_sequences: tuple[tuple[str | None, str], ...] = ()
+    # VACUUM, CREATE INDEX CONCURRENTLY, ...: the command's name when PostgreSQL refuses
+    # it inside a transaction block (25001; outside_block.py).
+    outside_block: str | None = None
     # ALTER TABLE ... RENAME TO: the ALTER VIEW form, run instead when the target is a view.
     view_sql: str | None = None
     # NOTICEs the server sends when it runs the statement, e.g. that a PostgreSQL index

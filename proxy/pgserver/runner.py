@@ -346,6 +346,8 @@ class Runner:
                 "25P02",
                 "current transaction is aborted, commands ignored until end of transaction block",
             )
+        if st.outside_block and (self.txn_status != "I" or self.implicit):
+            raise PgError("25001", f"{st.outside_block} cannot run inside a transaction block")
         if read_only.writes(st) and read_only.in_effect(self.settings, self.txn_status != "I"):
             await self.take_cursor()
             await self.call(read_only.check, self.cursor, st)
