@@ -234,8 +234,10 @@ async def _utility(
             session.prepared.clear()
             session.sql_prepared.clear()
         else:
-            session.prepared.pop(target.strip('"'), None)
-            session.sql_prepared.pop(target.strip('"'), None)
+            key = target.strip('"')  # one namespace: PREPARE's and the protocol's Parse's
+            found = session.prepared.pop(key, None) is not None
+            if session.sql_prepared.pop(key, None) is None and not found:
+                raise PgError("26000", f'prepared statement "{key}" does not exist')
         return "DEALLOCATE ALL" if target == "all" else "DEALLOCATE"
     if name.startswith("close"):
         from proxy.pgserver import sql_cursors
