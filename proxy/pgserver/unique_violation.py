@@ -9,6 +9,9 @@ the statement that failed, and its unique indexes (the catalog's names, as pg_in
 them) are matched against the key's columns. Read on a connection of its own: the failed
 statement's transaction may be aborted. A table made in the same open transaction is not
 seen there, and an unmatched key keeps DuckDB's message (the SQLSTATE is 23505 either way).
+A duplicate within the statement or the open transaction DuckDB reports by the key's
+values alone (`PRIMARY KEY or UNIQUE constraint violation: duplicate key "1, a"`): the
+unique index is then the one whose columns can hold those values, when only one can.
 A NOT NULL violation (23502) gets its table's schema here too.
 """
 
@@ -26,6 +29,9 @@ from transpiler.constraint_ddl import write_target
 _DUPLICATE = re.compile(
     r'^Duplicate key "(?P<key>.*)" violates (?:unique|primary key) constraint\.?$', re.DOTALL
 )
+_LOCAL_DUPLICATE = re.compile(
+    r'^PRIMARY KEY or UNIQUE constraint violation: duplicate key "(?P<key>.*)"$', re.DOTALL
+)
 
 
 def name_violation(cur: Any, err: PgError, sql: str | None) -> None:
@@ -35,8 +41,9 @@ def name_violation(cur: Any, err: PgError, sql: str | None) -> None:
         err.schema_name = "public" if schema == "main" else schema
         return
     found = _DUPLICATE.match(err.message)
-    target = write_target(sql) if found is not None and sql else None
-    if found is None or target is None:
+    local = _LOCAL_DUPLICATE.match(err.message) if found is None else None
+    target = write_target(sql) if (found or local) is not None and sql else None
+    if target is None:
         return
     schema, table = target
     with contextlib.suppress(duckdb.Error):
@@ -48,23 +55,64 @@ def name_violation(cur: Any, err: PgError, sql: str | None) -> None:
                 "AND (? IS NULL OR lower(schema_name) = lower(?)) ORDER BY indexrelid",
                 [table, schema, "main" if schema == "public" else schema],
             ).fetchall()
+            if found is not None:
+                named = _by_columns(keys, found["key"])
+            else:
+                named = _by_values(own, table, keys, local["key"]) if local else None
         finally:
             own.close()
-        for name, schema_name, elements in keys:
-            parts = [_element(e) for e in elements]
-            shown = [_partial_key(p) for p in parts]
-            pattern = ", ".join(
-                (re.escape(p) if k == p else _PARTIAL_MESSAGE.format(re.escape(k))) + ": (.*)"
-                for p, k in zip(parts, shown, strict=True)
-            )
-            values = re.fullmatch(pattern, found["key"], re.DOTALL)
-            if values is None:
-                continue
-            err.message = f'duplicate key value violates unique constraint "{name}"'
-            err.detail = f"Key ({', '.join(shown)})=({', '.join(values.groups())}) already exists."
-            err.schema_name = "public" if schema_name == "main" else schema_name
-            err.table_name, err.constraint_name = table, name
+        if named is None:
             return
+        name, schema_name, shown, values = named
+        err.message = f'duplicate key value violates unique constraint "{name}"'
+        err.detail = f"Key ({', '.join(shown)})=({', '.join(values)}) already exists."
+        err.schema_name = "public" if schema_name == "main" else schema_name
+        err.table_name, err.constraint_name = table, name
+
+
+Named = tuple[str, str, list[str], list[str]]  # index, schema, key columns, key values
+
+
+def _by_columns(keys: list[Any], key: str) -> Named | None:
+    """The index whose columns DuckDB's message names (`code: A, n: 1`)."""
+    for name, schema_name, elements in keys:
+        parts = [_element(e) for e in elements]
+        shown = [_partial_key(p) for p in parts]
+        pattern = ", ".join(
+            (re.escape(p) if k == p else _PARTIAL_MESSAGE.format(re.escape(k))) + ": (.*)"
+            for p, k in zip(parts, shown, strict=True)
+        )
+        values = re.fullmatch(pattern, key, re.DOTALL)
+        if values is not None:
+            return name, schema_name, shown, list(values.groups())
+    return None
+
+
+def _by_values(own: Any, table: str, keys: list[Any], key: str) -> Named | None:
+    """The one index whose columns can hold the key's values (`1, a`): as many columns as
+    values, each value castable to its column's type; None when none or several can."""
+    fits: list[Named] = []
+    for name, schema_name, elements in keys:
+        shown = [_partial_key(_element(e)) for e in elements]
+        values = [key] if len(shown) == 1 else key.split(", ")
+        if len(values) != len(shown):
+            continue  # a value holding ", " is not told apart: DuckDB's words stay
+        types = dict(
+            own.execute(
+                "SELECT column_name, data_type FROM duckdb_columns() WHERE lower(table_name) = lower(?) "
+                "AND schema_name = ?",
+                [table, schema_name],
+            ).fetchall()
+        )
+        if all(
+            column in types
+            and own.execute(
+                f"SELECT TRY_CAST(? AS {types[column]}) IS NOT NULL", [value]
+            ).fetchone()[0]
+            for column, value in zip(shown, values, strict=True)
+        ):
+            fits.append((name, schema_name, shown, values))
+    return fits[0] if len(fits) == 1 else None
 
 
 # A partial unique index's key (transpiler/create_index.py: `CASE WHEN <where> THEN <col>

@@ -104,6 +104,10 @@ UNIQUE = [
     "UPDATE w_uniq SET code = 'x' WHERE id = 2",
     "INSERT INTO public.w_uniq VALUES (2, 'w', 8, 'w')",
     "INSERT INTO w_part VALUES (3, 'a', false)",  # a partial unique index
+    # a duplicate within the statement: DuckDB names no column; the one unique index whose
+    # columns can hold the values is named
+    "INSERT INTO w_err VALUES (7, 1, '2024-01-01'), (7, 2, '2024-01-02')",
+    "INSERT INTO w_uniq VALUES (5, 'dup', 50, 'm'), (6, 'dup', 51, 'n')",
 ]
 
 
@@ -127,6 +131,19 @@ def test_unique_violation_names_its_constraint(
 ) -> None:
     pg, hati = conns
     assert _unique_error(hati, sql) == _unique_error(pg, sql)
+
+
+def test_unique_violation_in_a_block_names_its_constraint(
+    conns: tuple[psycopg.Connection, ...],
+) -> None:
+    """A duplicate of a row the same open transaction wrote (pgx batches, savepoints)."""
+    outcomes = []
+    for conn in conns:
+        with conn.transaction(force_rollback=True):
+            conn.execute("INSERT INTO w_err VALUES (9, 1, '2024-01-01')")
+            outcomes.append(_unique_error(conn, "INSERT INTO w_err VALUES (9, 2, '2024-01-02')"))
+    assert outcomes[0][2] == "Key (id)=(9) already exists."
+    assert outcomes[1] == outcomes[0]
 
 
 # A NOT NULL violation names its column, table and schema (ErrorResponse fields c, t, s).
