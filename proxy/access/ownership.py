@@ -119,6 +119,10 @@ class OwnerStore:
     def owner(self, key: Key) -> Login | None:
         return self.owners.get(key)
 
+    def others_own(self, org: str) -> bool:
+        """Whether a key of an organisation other than `org` owns anything here."""
+        return any(login[0] == "key" and login[1] != org for login in self.owners.values())
+
     # A service of the layer it was installed with: it stops being the process's store
     # when that layer stops (its pools close; a later layer in the process starts clean).
     def install(self, cur: duckdb.DuckDBPyConnection) -> None:

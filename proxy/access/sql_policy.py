@@ -29,12 +29,13 @@ import duckdb
 import sqlglot
 from sqlglot.errors import SqlglotError
 
-from proxy.access import stored_sql
+from proxy.access import org_boundary, ownership, stored_sql
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.registry import REGISTRY
 from proxy.wire.errors import PgError
 from transpiler import ResetCommand, SetCommand, Statement, TranspileError, transpile
+from transpiler.ddl_targets import targets
 from transpiler.external_access import of_tokens, outside_function
 from transpiler.text_cache import text_lru_cache
 
@@ -61,6 +62,7 @@ _PREPARE = re.compile(
 _WORD = re.compile(r'"(?:[^"]|"")*"|[A-Za-z_\x80-\uffff][\w$\x80-\uffff]*')
 _READ_ONLY_HINT = "this API key is read-only: it lacks the query:write scope"
 _LIMITS_HINT = "this API key may use only its allowed_schemas / allowed_tables"
+_ORG_HINT = "a key of another organisation owns it; keys reach their own organisation's tables"
 _FILES_HINT = (
     "send data from the client with COPY ... FROM STDIN or INSERT; "
     "server files, extensions and DuckDB-wide settings are for the server's superusers "
@@ -107,6 +109,7 @@ def check(st: Statement, who: Identity | None, search_path: str | None = None) -
     if who.limits is not None:
         _check_relations(st, who, search_path)
     if not who.superuser and st.command is None:
+        _check_org(st.sql, who, search_path, _changed(st))
         _check_stored(st, who, search_path)
     if not who.server_files:
         what = outside(st)
@@ -150,11 +153,39 @@ def _check_relations(st: Statement, who: Identity, search_path: str | None) -> N
         raise PgError("42501", f"permission denied for {bad}", hint=_LIMITS_HINT)
 
 
+def _check_org(
+    sql: str,
+    who: Identity,
+    search_path: str | None,
+    changed: frozenset[str] | None,
+    through: str = "",
+) -> None:
+    """42501 when `sql` reaches a relation a key of another organisation owns."""
+    bad = org_boundary.refusal(sql, who.org_id, ownership.store(), search_path, changed)
+    if bad is not None:
+        raise PgError("42501", f"permission denied for {bad}{through}", hint=_ORG_HINT)
+
+
+def _changed(st: Statement) -> frozenset[str] | None:
+    """The names of the objects a DDL statement changes, which the owner checks answer for
+    (`must be owner of table t`); None for a statement that changes none."""
+    if not ownership.needs_guard(st) or st.kind in ("insert", "update", "delete", "merge", "copy"):
+        return None
+    names = set()
+    for t in ownership.server_ddl_targets(st) or targets(st.sql) or ():
+        names.add(t.name)
+        if t.on_table is not None:
+            names.add(t.on_table[2])
+    return frozenset(names)
+
+
 def _check_stored(st: Statement, who: Identity, search_path: str | None) -> None:
     """The same checks on what the statement's views and macros resolve to: a view over
-    read_csv(), or over a table outside the key's limits, reaches no more than the key."""
+    read_csv(), or over a table outside the key's limits or its organisation, reaches no
+    more than the key."""
     for d in stored_sql.through(_words(st.sql)):
         through = f" (through {d.kind} {d.name})"
+        _check_org(d.query, who, search_path, None, through)
         if not who.server_files:
             what = _outside_text(d.query)
             if what is not None:

@@ -170,7 +170,7 @@ def test_only_the_owner_or_a_superuser_changes_an_object(
             with connect(ks, who) as con:
                 for sql, message in attempts:
                     refused(con, sql, message)
-        with connect(ks, "bob") as con:  # still there, unchanged
+        with connect(ks, owner) as con:  # still there, unchanged
             assert con.execute(f"SELECT count(*) FROM ({_probe(kind)})").fetchone() == (1,)
     finally:
         with connect(ks, owner) as con:

@@ -1,0 +1,55 @@
+"""An organisation is the boundary of every key, for the users' tables too: a key's SQL
+reaches no relation that a key of another organisation owns -- 42501 `permission denied
+for table t`, PostgreSQL's words for a table one holds no privilege on. Relations the
+server's users own (a superuser's, or older than the owner records) stay open to every
+key within its limits (table_limits.py), as before; keys of one organisation share
+theirs (there is no GRANT to share across organisations).
+
+Judged by who owns the relation (ownership.py), read off the statement's parsed
+relations and off the views and macros it goes through (stored_sql.py): an unqualified
+name is taken in the first schema of the search path where an owner record has it. A
+statement whose relations cannot be determined is refused while any other organisation
+owns relations here."""
+
+from __future__ import annotations
+
+from proxy.access import stored_sql
+from proxy.access.ownership import Key, Login, OwnerStore
+from proxy.access.table_limits import CATALOG_SCHEMAS, search_schemas
+from transpiler.relations import Relation, relations_of
+
+
+def refusal(
+    sql: str,
+    org: str,
+    owners: OwnerStore,
+    search_path: str | None,
+    changed: frozenset[str] | None = None,
+) -> str | None:
+    """What in `sql` (DuckDB SQL) belongs to another organisation's key, named for
+    "permission denied for ..."; or None. `changed`: for DDL, the names of the objects it
+    changes, which the owner checks answer for (`must be owner of table t`); a DDL
+    statement sqlglot cannot read (ALTER SEQUENCE, DROP TYPE, CREATE TRIGGER) is theirs."""
+    found = relations_of(sql)
+    if found.unchecked is not None:
+        return found.unchecked if changed is None and owners.others_own(org) else None
+    for rel in found.relations:
+        if changed is not None and rel.name in changed:
+            continue
+        owner = _owner(rel, owners, search_path)
+        if owner is not None and owner[0] == "key" and owner[1] != org:
+            views = stored_sql.current().by_name.get(rel.name, ())
+            return f"{'view' if any(d.kind == 'view' for d in views) else 'table'} {rel.name}"
+    return None
+
+
+def _owner(rel: Relation, owners: OwnerStore, search_path: str | None) -> Login | None:
+    if not rel.name or rel.catalog or rel.schema in CATALOG_SCHEMAS:
+        return None  # a schema itself, the catalog's databases, or three-part names
+    schemas = (rel.schema,) if rel.schema else search_schemas(search_path)
+    for schema in schemas:
+        key: Key = ("relation", "main" if schema == "public" else schema, rel.name)
+        owner = owners.owner(key)
+        if owner is not None:
+            return owner
+    return None
