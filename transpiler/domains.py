@@ -122,6 +122,17 @@ def _paren(text: str, start: int) -> tuple[str, int]:
     raise _error("syntax error at end of input")
 
 
+def _no_subquery(expr: str, where: str) -> None:
+    """PostgreSQL refuses a query inside a domain's CHECK or DEFAULT: it would read tables
+    whenever anyone casts to the domain, with nobody's privileges checked."""
+    try:
+        tree = parse_one(f"SELECT {expr}", read="postgres")
+    except (ParseError, TokenError):
+        return  # the expression is refused where it is transpiled
+    if any(node is not tree for node in tree.find_all(exp.Select)):
+        raise TranspileError("0A000", f"cannot use subquery in {where}", None)
+
+
 def _constraints(text: str) -> tuple[str | None, bool, list[DomainCheck], str | None]:
     """DEFAULT, NOT NULL, CHECKs and COLLATE of a CREATE DOMAIN after its type."""
     default = collation = None
@@ -145,6 +156,7 @@ def _constraints(text: str) -> tuple[str | None, bool, list[DomainCheck], str | 
                 stop += 1
             nxt = clause_at[stop][0] if stop < len(clause_at) else len(text)
             default = text[end:nxt].strip()
+            _no_subquery(default, "DEFAULT expression")
             k = stop
             continue
         if word == "COLLATE":
@@ -159,6 +171,7 @@ def _constraints(text: str) -> tuple[str | None, bool, list[DomainCheck], str | 
             not_null, name = False, None
         elif word == "CHECK":
             expr, after = _paren(text, end)
+            _no_subquery(expr, "check constraint")
             rest = text[after:].lstrip().upper()
             checks.append(DomainCheck(name, expr, rest.startswith("NOT VALID")))
             name = None

@@ -65,6 +65,10 @@ FAILING = [
     "SELECT '[1,'::jsonb",
     "INSERT INTO w_err VALUES (2, 1, '2024-01-01', 4)",
     "UPDATE w_gen SET b = 1",
+    # a domain's CHECK / DEFAULT reads no table (it would, for anyone casting to it)
+    "CREATE DOMAIN w_dom AS int CHECK (VALUE <> (SELECT max(id) FROM w_err))",
+    "CREATE DOMAIN w_dom AS int CHECK (VALUE > 0 OR EXISTS (SELECT 1 FROM w_err))",
+    "CREATE DOMAIN w_dom AS int DEFAULT (SELECT max(id) FROM w_err)",
     # one alias twice (Tortoise's filter back across a reverse relation); DuckDB refuses it
     # only when a column names it
     'SELECT count("x"."id") FROM w_err "x" JOIN w_err "x" ON true',
