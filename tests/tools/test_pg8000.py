@@ -33,7 +33,6 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "typeof_unknown": "an untyped parameter is text here; PostgreSQL: 42P18 (pg_typeof($1))",
     "named_reuse": "42725 as here, in DuckDB's words (PostgreSQL: operator is not unique)",
     "transaction": "a duplicate of a row the transaction itself wrote: DuckDB's words (23505)",
-    "dbapi_select": "a varchar(20) column is described as text (25), not varchar (1043)",
     "listen_notify": "LISTEN / NOTIFY is 0A000 (no notifications between sessions)",
 }
 
