@@ -59,7 +59,7 @@ def sql(text: str, dialect: str = "postgres") -> str:
         ("SELECT 'abc'::char", "SELECT RTRIM(LEFT(CAST('abc' AS TEXT), 1), ' ')"),
         ("SELECT CAST(x AS character(3))", "SELECT RTRIM(LEFT(CAST(x AS TEXT), 3), ' ')"),
         ("SELECT x::bpchar", "SELECT CAST(x AS TEXT)"),
-        ("SELECT x::\"char\"", "SELECT CAST(x AS \"char\")"),
+        ('SELECT x::"char"', 'SELECT CAST(x AS "char")'),
     ],
 )
 def test_rewrite(pg: str, duck: str) -> None:
