@@ -80,3 +80,19 @@ def test_description_equals_postgres(
     assert ("n", 1700, None, 7, 2, None) in postgres_described[0]  # type: ignore[operator]
     for i, (a, b) in enumerate(zip(ours, postgres_described, strict=True)):
         assert a == b, f"item {i}"
+
+
+def test_copy_from_too_long_is_22001(server: ServerProcess) -> None:
+    """COPY FROM checks varchar(n) as INSERT does (PostgreSQL: 22001, nothing copied)."""
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        conn.execute("CREATE TABLE dt_copy_len (id int, vc varchar(3))")
+        with pytest.raises(psycopg.errors.StringDataRightTruncation) as info:
+            with conn.cursor().copy("COPY dt_copy_len FROM STDIN") as cp:
+                cp.write("1\tabc\n2\tabcd\n")
+        assert "value too long for type character varying(3)" in str(info.value)
+        assert conn.execute("SELECT count(*) FROM dt_copy_len").fetchone() == (0,)
+        with conn.cursor().copy("COPY dt_copy_len FROM STDIN") as cp:
+            cp.write("1\tabc\n2\tééé\n")
+        cur = conn.execute("SELECT vc FROM dt_copy_len ORDER BY id")
+        assert cur.description is not None and cur.description[0].type_code == 1043
+        assert cur.fetchall() == [("abc",), ("ééé",)]
