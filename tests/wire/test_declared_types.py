@@ -86,9 +86,11 @@ def test_copy_from_too_long_is_22001(server: ServerProcess) -> None:
     """COPY FROM checks varchar(n) as INSERT does (PostgreSQL: 22001, nothing copied)."""
     with psycopg.connect(server.dsn, autocommit=True) as conn:
         conn.execute("CREATE TABLE dt_copy_len (id int, vc varchar(3))")
-        with pytest.raises(psycopg.errors.StringDataRightTruncation) as info:
-            with conn.cursor().copy("COPY dt_copy_len FROM STDIN") as cp:
-                cp.write("1\tabc\n2\tabcd\n")
+        with (
+            pytest.raises(psycopg.errors.StringDataRightTruncation) as info,
+            conn.cursor().copy("COPY dt_copy_len FROM STDIN") as cp,
+        ):
+            cp.write("1\tabc\n2\tabcd\n")
         assert "value too long for type character varying(3)" in str(info.value)
         assert conn.execute("SELECT count(*) FROM dt_copy_len").fetchone() == (0,)
         with conn.cursor().copy("COPY dt_copy_len FROM STDIN") as cp:
