@@ -3,7 +3,7 @@
 -- of varchar(n) on INSERT / UPDATE, and an explicit cast cutting to n.
 -- @setup
 CREATE TABLE tmod_t (id int PRIMARY KEY, vc varchar(5), vc40 character varying(40), n numeric(7,2), n10 numeric(10), ts timestamp(3), ts0 timestamp(0), tx text, i int);
-INSERT INTO tmod_t VALUES (1, 'abc', 'x', 12.5, 42, '2020-01-01 12:00:00.123456', '2020-01-01 12:00:01.4', 'text', 7);
+INSERT INTO tmod_t VALUES (1, 'abc', 'x', 12.5, 42, '2020-01-01 12:00:00.1236', '2020-01-01 12:00:01.6', 'text', 7);
 -- @query attributes
 SELECT attname, atttypid, atttypmod, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'tmod_t'::regclass AND attnum > 0 ORDER BY attnum;
 -- @query information_schema_columns
