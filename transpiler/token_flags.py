@@ -248,13 +248,15 @@ _DOT, _PARAMETER, _DOUBLE, _COLON = (
 )
 _OBJECT_IDENTIFIER, _IDENTIFIER = TokenType.OBJECT_IDENTIFIER, TokenType.IDENTIFIER
 _VARCHAR = TokenType.VARCHAR
+_CHARS = frozenset({TokenType.CHAR, TokenType.BPCHAR})
+_CAST_TO = frozenset({TokenType.DCOLON, TokenType.ALIAS})
 _DCOLON = TokenType.DCOLON
 _SELECT = TokenType.SELECT
 _DIVISION_TOKENS = frozenset({TokenType.SLASH, TokenType.MOD})
 _FROM_JOIN = frozenset({TokenType.FROM, TokenType.JOIN})
 _L_PAREN = TokenType.L_PAREN
 _SPECIAL = frozenset(
-    {_DOT, _PARAMETER, _DOUBLE, _COLON, _VARCHAR, _DCOLON, _SELECT} | _DIVISION_TOKENS
+    {_DOT, _PARAMETER, _DOUBLE, _COLON, _VARCHAR, _DCOLON, _SELECT} | _DIVISION_TOKENS | _CHARS
 )
 
 
@@ -357,6 +359,10 @@ def _special(
     elif tt is _VARCHAR:
         if i + 1 < n and tokens[i + 1].token_type is TokenType.L_PAREN:
             return PG  # varchar(n): a length check in CREATE TABLE, truncating casts
+    elif tt in _CHARS:
+        if prev in _CAST_TO:
+            return PG  # ::char(n) / AS char(n): a cast cutting to n (varchar_length)
+        return 0
     elif tt is _SELECT:
         if i + 1 < n and tokens[i + 1].token_type is TokenType.FROM:
             return PG  # EXISTS (SELECT FROM t ...): an empty select list (pgcompat)

@@ -16,7 +16,10 @@ Not covered (the column stays unbounded text, as before): ALTER TABLE ADD COLUMN
 on generated columns are not supported yet"), arrays of varchar(n), char(n)/bpchar(n).
 
 An explicit cast `x::varchar(n)` truncates to n characters, as in Postgres:
-`left(CAST(x AS VARCHAR), n)`.
+`left(CAST(x AS VARCHAR), n)`. A cast to char(n) (bare `char` / `character`: char(1)) cuts
+too, and drops the trailing spaces PostgreSQL's bpchar ignores in comparisons, length()
+and concatenation: `rtrim(left(CAST(x AS VARCHAR), n), ' ')` (it is not padded to n on
+output as PostgreSQL's is).
 """
 
 from __future__ import annotations
@@ -62,11 +65,29 @@ def column_def(node: exp.ColumnDef) -> None:
     node.append("constraints", exp.ColumnConstraint(kind=check))
 
 
+def char_length(dtype: exp.Expr | None) -> int | None:
+    """n of a scalar `char(n)` / `character(n)` / `bpchar(n)` type node (bare char: 1)."""
+    if not isinstance(dtype, exp.DataType) or dtype.this not in (exp.DType.CHAR, exp.DType.BPCHAR):
+        return None
+    if not dtype.expressions:
+        return 1 if dtype.this is exp.DType.CHAR else None  # bare bpchar: no limit
+    as_varchar = exp.DataType(this=exp.DType.VARCHAR, expressions=dtype.expressions)
+    return declared_length(as_varchar)
+
+
 def cast(node: exp.Cast, to: exp.DataType) -> bool:
-    """`CAST(x AS varchar(n))` -> `left(CAST(x AS VARCHAR), n)`; whether it was one."""
-    n = declared_length(to)
-    if n is None or type(node) is not exp.Cast:  # (TRY_CAST etc. left as they are)
+    """`CAST(x AS varchar(n))` -> `left(CAST(x AS VARCHAR), n)`, `CAST(x AS char(n))` ->
+    `rtrim(left(CAST(x AS VARCHAR), n), ' ')`; whether it was one."""
+    if type(node) is not exp.Cast:  # (TRY_CAST etc. left as they are)
+        return False
+    n, blank = declared_length(to), False
+    if n is None:
+        n, blank = char_length(to), True
+    if n is None:
         return False
     inner = exp.Cast(this=node.this, to=_unsized())
-    node.replace(exp.Anonymous(this="left", expressions=[inner, exp.Literal.number(n)]))
+    cut: exp.Expr = exp.Anonymous(this="left", expressions=[inner, exp.Literal.number(n)])
+    if blank:
+        cut = exp.Anonymous(this="rtrim", expressions=[cut, exp.Literal.string(" ")])
+    node.replace(cut)
     return True

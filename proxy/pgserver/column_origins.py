@@ -12,6 +12,11 @@ Cost: the catalog is read once per relation and per catalog change (DDL bumps
 sessions may have read the old relation before its COMMIT); a statement's answer is kept
 per connection by its SQL text, so a repeated statement (a prepared point SELECT) pays a
 dict lookup and a tuple comparison.
+
+A VARCHAR result column read plainly from a varchar(n) column is described as PostgreSQL
+does, varchar (1043) with typmod n + 4 (its values are the same bytes as text's, in text
+and binary format); the lengths are read with the relation, from the same CHECKs
+pg_attribute reads them from.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from typing import Protocol
 
 import duckdb
 
+from proxy.core.names import PG_SCHEMA
 from proxy.db.catalog.snapshot import SNAPSHOT_VIEWS
 from proxy.pgserver.results import Column
 from proxy.pgserver.search_path import search_path_order
@@ -47,6 +53,7 @@ _gen_lock = threading.Lock()
 _MAX_STATEMENTS = 1024
 _NOT_USERS = ("pg_catalog", "information_schema")
 _NOT_DATABASES = ("temp", "system", "__hati_catalog")
+VARCHAR_OID = 1043
 _ROW_KINDS = frozenset({"select", "insert", "update", "delete"})  # DML: its RETURNING
 
 
@@ -64,6 +71,8 @@ class OriginMap:
         self._gen = -1
         self._path: str | None = None
         self._relations: dict[Relation, Found] = {}
+        # (table oid, attnum) -> (type oid, typmod) of the varchar(n) columns read
+        self._declared: dict[tuple[int, int], tuple[int, int]] = {}
         self._statements: dict[str, Pairs | None] = {}
         self._ddl_in_block = False
         self._last: dict[str, tuple[tuple[Column, ...], tuple[Column, ...]]] = {}
@@ -91,6 +100,7 @@ class OriginMap:
         if self._gen != _generation or path != self._path:
             self._gen, self._path = _generation, path
             self._relations.clear()
+            self._declared.clear()
             self._statements.clear()
             self._last.clear()
         if st.sql in self._statements:
@@ -113,11 +123,18 @@ class OriginMap:
         if last is not None and (last[0] is cols or last[0] == cols):
             return last[1]
         out = tuple(
-            c if oid == 0 else replace(c, table_oid=oid, attnum=num)
+            c
+            if oid == 0
+            else replace(c, table_oid=oid, attnum=num, declared=self._typed(c, oid, num))
             for c, (oid, num) in zip(cols, pairs, strict=True)
         )
         self._last[st.sql] = (cols, out)
         return out
+
+    def _typed(self, c: Column, oid: int, num: int) -> tuple[int, int] | None:
+        """The declared (type oid, typmod) DuckDB's type lost, for a VARCHAR column that
+        reads a varchar(n) one as it is (a cast or an expression is text: no origin)."""
+        return self._declared.get((oid, num)) if c.duckdb_type == "VARCHAR" else None
 
     def _resolve(
         self, cur: duckdb.DuckDBPyConnection, origins: tuple[ColumnOrigin | None, ...]
@@ -171,6 +188,22 @@ class OriginMap:
             entry[1][col.lower()] = int(index)
         for rel in missing:
             self._relations[rel] = _pick(rel, by_rel, current, order)
+        oids = sorted({f[0] for r in missing if (f := self._relations[r]) is not None})
+        if oids:
+            self._declared.update(_varchar_lengths(cur, oids))
+
+
+def _varchar_lengths(
+    cur: duckdb.DuckDBPyConnection, oids: list[int]
+) -> dict[tuple[int, int], tuple[int, int]]:
+    """(table oid, attnum) -> (1043, n + 4) of those tables' varchar(n) columns, read from
+    their length CHECKs as pg_attribute reads them (30_relations.sql __hati_varchar_len)."""
+    rows = cur.execute(
+        f"SELECT table_oid, attnum, min(n) FROM {PG_SCHEMA}.__hati_varchar_len "
+        f"WHERE table_oid IN ({', '.join('?' * len(oids))}) GROUP BY ALL",
+        oids,
+    ).fetchall()
+    return {(int(o), int(a)): (VARCHAR_OID, int(n) + 4) for o, a, n in rows}
 
 
 def _pick(

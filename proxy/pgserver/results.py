@@ -27,6 +27,9 @@ class Column:
     # the pg_class oid and attnum a plain column reference reads (column_origins.py)
     table_oid: int = 0
     attnum: int = 0
+    # (type oid, typmod) of the column it reads when DuckDB's type drops it: a
+    # varchar(n) column is VARCHAR there but 1043 / n + 4 to clients (column_origins.py)
+    declared: tuple[int, int] | None = None
 
 
 def columns_of(description: Sequence[tuple] | None) -> tuple[Column, ...] | None:
@@ -56,12 +59,17 @@ def _row_description(
     fields = []
     for i, col in enumerate(columns):
         t = pg_type_for(col.duckdb_type)
+        oid, typlen, typmod = (
+            (t.oid, t.typlen, t.typmod)
+            if col.declared is None
+            else (col.declared[0], -1, col.declared[1])
+        )
         fields.append(
             m.FieldDescription(
                 col.name,
-                t.oid,
-                t.typlen,
-                t.typmod,
+                oid,
+                typlen,
+                typmod,
                 result_format(formats, i),
                 col.table_oid,
                 col.attnum,

@@ -207,6 +207,10 @@ def pg_type_for(duckdb_type: str) -> PgType:
     return _pg_type_for(duckdb_type)
 
 
+# timestamp(3) / timestamp(0) columns are DuckDB's TIMESTAMP_MS / TIMESTAMP_S: typmod p
+_PRECISION_TYPMODS = {"TIMESTAMP_MS": 3, "TIMESTAMP_S": 0}
+
+
 @lru_cache(maxsize=1024)
 def _pg_type_for(duckdb_type: str) -> PgType:
     """The RowDescription type of a DuckDB result column.
@@ -221,6 +225,7 @@ def _pg_type_for(duckdb_type: str) -> PgType:
         return TEXT
     if depth:
         return ARRAY_OF[kind]  # PG arrays carry no per-dimension typmod
+    typmod = _PRECISION_TYPMODS.get(duckdb_type, typmod)
     t = BY_NAME[kind]
     return PgType(t.oid, t.name, t.typlen, typmod) if typmod != -1 else t
 

@@ -172,13 +172,14 @@ def test_too_long_value_fails_the_transaction(srv: ServerProcess) -> None:
         assert conn.execute("SELECT count(*) FROM vlen_txn").fetchone() == (0,)
 
 
-def test_result_columns_carry_no_typmod(srv: ServerProcess) -> None:
-    """RowDescription: DuckDB does not say which table a result column comes from, so a
-    varchar(n) column goes out as text with typmod -1 (README)."""
+def test_result_columns_carry_the_declared_type(srv: ServerProcess) -> None:
+    """RowDescription: a result column read plainly from a varchar(n) column is varchar
+    (1043) with typmod n + 4, as PostgreSQL sends it; an expression over it is text."""
     with psycopg.connect(srv.dsn, autocommit=True) as conn:
-        cur = conn.execute(f"SELECT name FROM {TABLE}")
-        assert cur.description is not None
-        assert (cur.description[0].type_code, cur.description[0].internal_size) == (25, None)
+        cur = conn.execute(f"SELECT name, upper(name) FROM {TABLE}")
+        assert cur.description is not None and cur.pgresult is not None
+        assert [d.type_code for d in cur.description] == [1043, 25]
+        assert [cur.pgresult.fmod(0), cur.pgresult.fmod(1)] == [14, -1]
 
 
 def test_alter_table_limits(srv: ServerProcess) -> None:

@@ -89,7 +89,7 @@ METADATA_SCHEMA = [
     "CREATE UNIQUE INDEX child_pq ON {s}.child (parent_id, qty)",
     "CREATE TABLE {s}.kinds (id integer PRIMARY KEY, b boolean, s smallint, f real,"
     " d double precision, dt date, ts timestamp, tm time, iv interval, u uuid, j jsonb, by bytea,"
-    " arr integer[], big bigint NOT NULL DEFAULT 7)",
+    " arr integer[], big bigint NOT NULL DEFAULT 7, vc varchar(20), n numeric(7,2), ts3 timestamp(3))",
     "COMMENT ON TABLE {s}.parent IS 'parents'",
     "COMMENT ON COLUMN {s}.parent.code IS 'the code'",
     "CREATE VIEW {s}.v_parent AS SELECT id, note FROM {s}.parent",

@@ -32,6 +32,9 @@ SCHEMA = [
     "INSERT INTO id_default (v) VALUES ('x'), ('y')",
     "INSERT INTO id_default (id, v) VALUES (1, 'given')",
     "INSERT INTO id_added (v) VALUES ('p')",
+    # declared types with modifiers go out as PostgreSQL's dump writes them, and come back
+    "CREATE TABLE id_typmods (vc varchar(5), n numeric(7,2), ts timestamp(3), ts0 timestamp(0))",
+    "INSERT INTO id_typmods VALUES ('abc', 1.5, '2020-01-01 12:00:00.1236', '2020-01-01 12:00:01.6')",
 ]
 ROWS = {
     "id_always": [(1, "a"), (2, "b"), (50, "c")],
@@ -59,6 +62,18 @@ def _check_restored(dsn: str) -> None:
             ("id_always", "YES", "ALWAYS"),
             ("id_default", "YES", "BY DEFAULT"),
         ]
+        types = conn.execute(
+            "SELECT format_type(atttypid, atttypmod) FROM pg_attribute"
+            " WHERE attrelid = 'id_typmods'::regclass AND attnum > 0 ORDER BY attnum"
+        ).fetchall()
+        assert [t for (t,) in types] == [
+            "character varying(5)",
+            "numeric(7,2)",
+            "timestamp(3) without time zone",
+            "timestamp(0) without time zone",
+        ]
+        row = conn.execute("SELECT vc, n::text, ts::text, ts0::text FROM id_typmods").fetchall()
+        assert row == [("abc", "1.50", "2020-01-01 12:00:00.124", "2020-01-01 12:00:02")]
 
 
 @pytest.fixture(scope="module")

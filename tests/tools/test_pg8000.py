@@ -32,7 +32,6 @@ SCRIPT = Path(__file__).with_name("pg8000_script.py")
 KNOWN_DIFFERENCES: dict[str, str] = {
     "typeof_unknown": "an untyped parameter is text here; PostgreSQL: 42P18 (pg_typeof($1))",
     "named_reuse": "42725 as here, in DuckDB's words (PostgreSQL: operator is not unique)",
-    "dbapi_select": "a varchar(20) column is described as text (25), not varchar (1043)",
     "listen_notify": "LISTEN / NOTIFY is 0A000 (no notifications between sessions)",
 }
 

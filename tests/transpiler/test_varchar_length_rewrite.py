@@ -53,8 +53,13 @@ def sql(text: str, dialect: str = "postgres") -> str:
         ("SELECT $1::varchar(4)", "SELECT LEFT(CAST($1 AS TEXT), 4)"),
         (
             "SELECT x::varchar, y::char(2) FROM t",
-            "SELECT CAST(x AS TEXT), CAST(y AS TEXT(2)) FROM t",
+            "SELECT CAST(x AS TEXT), RTRIM(LEFT(CAST(y AS TEXT), 2), ' ') FROM t",
         ),
+        # char(n) cuts to n and drops the trailing blanks bpchar ignores; bare char is char(1)
+        ("SELECT 'abc'::char", "SELECT RTRIM(LEFT(CAST('abc' AS TEXT), 1), ' ')"),
+        ("SELECT CAST(x AS character(3))", "SELECT RTRIM(LEFT(CAST(x AS TEXT), 3), ' ')"),
+        ("SELECT x::bpchar", "SELECT CAST(x AS TEXT)"),
+        ('SELECT x::"char"', 'SELECT CAST(x AS "char")'),
     ],
 )
 def test_rewrite(pg: str, duck: str) -> None:
@@ -68,8 +73,8 @@ def test_snowflake_ddl_keeps_the_length_too() -> None:
 
 
 def test_cast_keeps_the_postgres_column_name() -> None:
-    (st,) = transpile("SELECT 'abc'::varchar(2), 'x'::varchar(1) AS y")
-    assert st.column_names == ("varchar", None)
+    (st,) = transpile("SELECT 'abc'::varchar(2), 'x'::varchar(1) AS y, 'ab'::char(3)")
+    assert st.column_names == ("varchar", None, "bpchar")
 
 
 def test_duckdb_keeps_and_enforces_the_length() -> None:

@@ -211,6 +211,8 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_type_mod(dt) AS
          WHEN upper(dt) SIMILAR TO '(DECIMAL|NUMERIC)\(\d+,\s*\d+\).*'
          THEN ((CAST(regexp_extract(dt, '\((\d+)', 1) AS INTEGER) << 16)
                | CAST(regexp_extract(dt, ',\s*(\d+)\)', 1) AS INTEGER)) + 4
+         -- timestamp(3) / timestamp(0) are DuckDB's TIMESTAMP_MS / TIMESTAMP_S
+         WHEN dt = 'TIMESTAMP_MS' THEN 3 WHEN dt = 'TIMESTAMP_S' THEN 0
          ELSE coalesce(__hati_catalog.pg.__hati_vector_dims(dt), -1) END;
 
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_type_ndims(dt) AS

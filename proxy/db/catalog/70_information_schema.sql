@@ -54,7 +54,8 @@ SELECT {{database_name}} AS table_catalog, r.nspname AS table_schema, r.relname 
             WHEN a.atttypid = 1700 AND a.atttypmod >= 4 THEN (a.atttypmod - 4) & 65535
        END::INTEGER AS numeric_scale,
        CASE WHEN a.atttypid IN (1082) THEN 0
-            WHEN a.atttypid IN (1083, 1114, 1184, 1266, 1186) THEN 6 END::INTEGER
+            WHEN a.atttypid IN (1083, 1114, 1184, 1266, 1186)
+            THEN CASE WHEN a.atttypmod >= 0 THEN a.atttypmod ELSE 6 END END::INTEGER
            AS datetime_precision,
        NULL::VARCHAR AS interval_type, NULL::INTEGER AS interval_precision,
        NULL::VARCHAR AS character_set_catalog, NULL::VARCHAR AS character_set_schema,

@@ -10,6 +10,8 @@ CREATE TABLE d_kd (id int PRIMARY KEY, grp text, n int, amount numeric(12,4), da
 INSERT INTO d_kd VALUES (1, 'a', 10, 1.5000, '2024-01-15'), (2, 'a', 20, 2.2500, '2024-02-29'), (3, 'b', 5, NULL, '2023-12-31');
 CREATE TABLE d_kd_vc (id int, name varchar(50));
 CREATE VIEW d_kd_vc_v AS SELECT id, name FROM d_kd_vc;
+CREATE TABLE d_kd_tmod (id int, vc varchar(5), v varchar, c char(3), tz timestamptz(0), t time(2));
+INSERT INTO d_kd_tmod (id, vc) VALUES (0, 'a');
 -- @query avg_int_is_numeric
 SELECT avg(n) FROM d_kd
 -- @reason avg(int) is numeric in PG (Decimal('11.6666666666666667')), DOUBLE in DuckDB
@@ -63,6 +65,27 @@ select set_config('lock_timeout', '3600000', true) as config_val
 -- @query view_column_over_varchar_n
 SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid WHERE c.relname = 'd_kd_vc_v' ORDER BY a.attnum
 -- @reason a view's column over a varchar(n) column is text here (the length lives in a CHECK of the table), character varying(50) in PG (Kysely's getTables: 'text' for 'varchar')
+-- @query pg_typeof_varchar_n_column
+SELECT pg_typeof(vc) FROM d_kd_tmod
+-- @reason pg_typeof of a varchar(n) column is text here (DuckDB's VARCHAR; the length lives in a CHECK), character varying in PG; RowDescription and the catalog say varchar
+-- @query unsized_varchar_column
+SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'd_kd_tmod'::regclass AND attname = 'v'
+-- @reason a varchar column without a length is text here (DuckDB keeps no trace of the word), character varying in PG
+-- @query char_n_column
+SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'd_kd_tmod'::regclass AND attname = 'c'
+-- @reason a char(n) column is unbounded text here (no length check, no padding), character(3) in PG
+-- @query char_n_column_too_long error
+INSERT INTO d_kd_tmod (id, c) VALUES (1, 'abcd')
+-- @reason a char(n) column takes a longer value here; PG: 22001 value too long for type character(3)
+-- @query varchar_n_trailing_blanks_cut
+INSERT INTO d_kd_tmod (id, vc) VALUES (2, 'abcde   ') RETURNING vc
+-- @reason PG cuts blanks beyond n silently; here they count: 22001
+-- @query char_cast_padding
+SELECT 'ab'::char(4) AS padded
+-- @reason a cast to char(n) is cut and its trailing blanks dropped here ('ab'), PG pads it to n ('ab  ') on output
+-- @query timestamptz_time_precision
+SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'd_kd_tmod'::regclass AND attname IN ('tz', 't') ORDER BY attnum
+-- @reason timestamptz(p) and time(p) lose p here (DuckDB has no such types): values keep microseconds; timestamp(3) / timestamp(0) keep it (TIMESTAMP_MS / _S)
 -- @query renamed_serial_sequence_outlives_its_table
 SELECT sequencename FROM pg_sequences WHERE sequencename LIKE 'd\_kd\_own%'
 -- @reason hatiproxy knows a serial's sequence as its table's by its name (<table>_<column>_seq): renamed otherwise, DROP TABLE leaves it (PG drops what the column OWNS)
