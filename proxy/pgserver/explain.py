@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import duckdb
 
+from proxy.pgserver import explain_json
 from proxy.pgserver.results import Column
 
 _TEXT = (Column("QUERY PLAN", "VARCHAR"),)
@@ -28,6 +29,7 @@ _JSON = (Column("QUERY PLAN", "JSON"),)  # Postgres types a FORMAT JSON plan jso
 # EXPLAIN (FORMAT JSON ...): Postgres sends such a plan as one row, not a row per line.
 _OPTIONS = re.compile(r"^\s*EXPLAIN(?:\s+ANALY[SZ]E)?(?:\s+VERBOSE)?\s*\(([^)]*)\)", re.IGNORECASE)
 _FORMAT = re.compile(r"\bFORMAT\s+(\w+)", re.IGNORECASE)
+_ANALYZE = re.compile(r"^\s*EXPLAIN\s*(?:ANALY[SZ]E\b|\([^)]*\bANALY[SZ]E\b)", re.IGNORECASE)
 
 
 def _format(sql: str) -> str:
@@ -171,6 +173,9 @@ def plan_rows(
     `bound`: the statement's query vectors, shown by their texts (see the module doc).
     """
     values = [str(row[-1]) for row in cur.fetchall() if row and row[-1] is not None]
+    if _format(sql) == "JSON":  # PostgreSQL's shape (explain_json.py)
+        analyze = bool(_ANALYZE.match(sql))
+        values = [explain_json.postgres_plan(value, analyze) for value in values]
     if _format(sql) != "TEXT":
         if bound:
             values = [_replace_flat(value, bound) for value in values]
