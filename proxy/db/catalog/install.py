@@ -262,13 +262,14 @@ def _add_tableoid(conn: duckdb.DuckDBPyConnection) -> None:
         "SELECT table_name, table_type FROM information_schema.tables "
         f"WHERE table_catalog = '{CATALOG_DB}' AND table_schema = 'pg'"
     ).fetchall()
+    types = char_columns.column_types(conn)
     for name, kind in rows:
         oid = CATALOG_OIDS.get(name)
         if oid is None:
             continue
         if kind == "VIEW":
             base = f"{PG_SCHEMA}.{_ident('__hati_base_' + name)}"
-            char_casts = char_columns.replace_clause(conn, name)  # "char" columns
+            char_casts = char_columns.replace_clause(types, name)  # "char" columns
             conn.execute(f"DROP VIEW IF EXISTS {base}")
             conn.execute(
                 f"ALTER VIEW {PG_SCHEMA}.{_ident(name)} RENAME TO {_ident('__hati_base_' + name)}"
@@ -279,7 +280,7 @@ def _add_tableoid(conn: duckdb.DuckDBPyConnection) -> None:
                 f"FROM {base}"
             )
         else:
-            char_columns.alter_table(conn, name)
+            char_columns.alter_table(conn, types, name)
             conn.execute(
                 f"ALTER TABLE {PG_SCHEMA}.{_ident(name)} "
                 f"ADD COLUMN IF NOT EXISTS tableoid BIGINT DEFAULT {oid}"
