@@ -223,9 +223,7 @@ def _psql_each(dsn: str, commands: list[str]) -> dict[str, str]:
     """Each command's output (its stdout, then its stderr) from one `psql -X` session
     running them all in turn: one process and connection per command cost ~0.3 s each,
     most of this module's minute. Markers on both streams split them per command."""
-    script = "".join(
-        f"\\echo {_MARK}{i}\n\\warn {_MARK}{i}\n{c}\n" for i, c in enumerate(commands)
-    )
+    script = "".join(f"\\echo {_MARK}{i}\n\\warn {_MARK}{i}\n{c}\n" for i, c in enumerate(commands))
     p = subprocess.run(
         ["psql", dsn, "-X", "-f", "-"], input=script, capture_output=True, text=True, timeout=600
     )

@@ -228,15 +228,20 @@ def install(
     # Unqualified names in macros (pg_table_is_visible's pg_class) are checked when the
     # macro is made: against ours, as they are found when called (snapshot.py).
     prepare_cursor(conn)
-    pkg = resources.files("proxy.db.catalog")
     for name in SQL_FILES:
-        try:
-            conn.execute(render(pkg.joinpath(name).read_text(encoding="utf-8"), params))
-        except duckdb.Error as exc:  # name the file: the DuckDB message alone is not enough
-            raise RuntimeError(f"catalog {name}: {exc}") from exc
+        _run_file(conn, name, params)
     _add_tableoid(conn)
     functions.refresh(conn)
     prepare_cursor(conn)
+
+
+def _run_file(conn: duckdb.DuckDBPyConnection, name: str, params: dict[str, str]) -> None:
+    """One catalog .sql file, run as one script (bench/start.py times each)."""
+    text = resources.files("proxy.db.catalog").joinpath(name).read_text(encoding="utf-8")
+    try:
+        conn.execute(render(text, params))
+    except duckdb.Error as exc:  # name the file: the DuckDB message alone is not enough
+        raise RuntimeError(f"catalog {name}: {exc}") from exc
 
 
 def _install_catalog_oids(conn: duckdb.DuckDBPyConnection) -> None:
