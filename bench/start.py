@@ -45,12 +45,17 @@ def _child(argv: list[str]) -> None:
 
     exec_with_tcache()  # as `hatiproxy serve` does first (it runs itself again, once)
     t_main = time.time()
-    phases: dict[str, float] = {
-        "interpreter start (twice: the glibc tcache re-exec)": t_main - float(os.environ[_T0])
+    phases: dict[str, list[float]] = {
+        "interpreter start (twice: the glibc tcache re-exec)": [
+            t_main - float(os.environ[_T0]),
+            time.process_time(),
+        ]
     }
 
-    def add(name: str, seconds: float) -> None:
-        phases[name] = phases.get(name, 0.0) + seconds
+    def add(name: str, seconds: float, cpu: float) -> None:
+        wall_cpu = phases.setdefault(name, [0.0, 0.0])
+        wall_cpu[0] += seconds
+        wall_cpu[1] += cpu
 
     def timed(owner: Any, attr: str, name: str | Callable[..., str]) -> None:
         fn = getattr(owner, attr, None)
@@ -64,30 +69,30 @@ def _child(argv: list[str]) -> None:
 
             @functools.wraps(fn)
             async def awrap(*args: Any, **kw: Any) -> Any:
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.process_time()
                 try:
                     return await fn(*args, **kw)
                 finally:
-                    add(label(args), time.perf_counter() - t)
+                    add(label(args), time.perf_counter() - t, time.process_time() - c)
 
             setattr(owner, attr, awrap)
         else:
 
             @functools.wraps(fn)
             def wrap(*args: Any, **kw: Any) -> Any:
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.process_time()
                 try:
                     return fn(*args, **kw)
                 finally:
-                    add(label(args), time.perf_counter() - t)
+                    add(label(args), time.perf_counter() - t, time.process_time() - c)
 
             setattr(owner, attr, wrap)
 
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     import proxy.app
     import proxy.cli
 
-    add("imports (proxy.cli, proxy.app)", time.perf_counter() - t)
+    add("imports (proxy.cli, proxy.app)", time.perf_counter() - t, time.process_time() - c)
     from proxy.access.service import AccessControl
     from proxy.agent.layer import AgentLayer
     from proxy.api.mcp import http as mcp_http
@@ -117,7 +122,10 @@ def _child(argv: list[str]) -> None:
 
     async def started(self: Any) -> None:
         await wire_start(self)
-        phases["total to wire listening"] = time.time() - float(os.environ[_T0])
+        phases["total to wire listening"] = [
+            time.time() - float(os.environ[_T0]),
+            time.process_time(),  # this life of the process (the first one was short)
+        ]
         Path(os.environ[_OUT]).write_text(json.dumps(phases))
 
     Server.start = started  # type: ignore[method-assign]
@@ -128,7 +136,7 @@ def _child(argv: list[str]) -> None:
 # --- the parent ------------------------------------------------------------------------------
 
 
-def _phases(provider: str, model_dir: str) -> dict[str, float]:
+def _phases(provider: str, model_dir: str) -> dict[str, list[float]]:
     from tests.conftest import _speaks_postgres, free_ports
 
     port, mcp, rest = free_ports(3)
@@ -226,9 +234,11 @@ def main() -> None:
     print(f"start_server (as tests), median of {args.repeat}: {statistics.median(ends):.3f} s "
           f"(runs: {', '.join(f'{x:.2f}' for x in ends)})")  # fmt: skip
     runs = [_phases(args.provider, model_dir) for _ in range(args.repeat)]
-    print(f"phases (provider {args.provider}), median of {args.repeat}, seconds:")
+    print(f"phases (provider {args.provider}), median of {args.repeat}, seconds (wall, CPU):")
     for name in runs[0]:
-        print(f"  {name:58s} {statistics.median(r.get(name, 0.0) for r in runs):6.3f}")
+        wall = statistics.median(r.get(name, [0.0, 0.0])[0] for r in runs)
+        cpu = statistics.median(r.get(name, [0.0, 0.0])[1] for r in runs)
+        print(f"  {name:58s} {wall:6.3f} {cpu:6.3f}")
 
 
 if __name__ == "__main__":

@@ -134,13 +134,15 @@ def install(
     owner: str = "hatidata",
     users: Sequence[str] = (),
     backends: Backends | None = None,
+    declared: Sequence[functions.FunctionDecl] = (),
 ) -> None:
     """Create (or replace) the compatibility objects; also prepares ``conn`` itself.
 
     ``database_name`` is what clients see as the database (pg_database,
     current_database()); ``owner`` is role oid 10, owner of everything; ``users`` are
     further roles listed in pg_roles. ``backends`` are the live connections
-    pg_stat_activity lists (the server's; none by default).
+    pg_stat_activity lists (the server's; none by default). ``declared``: functions
+    pg_proc lists beside the built-in ones (``functions.declare``), computed with them.
     """
     duck_db = conn.execute("SELECT system.main.current_database()").fetchone()[0]
     roles = [owner] + [u for u in dict.fromkeys(users) if u != owner]
@@ -231,6 +233,7 @@ def install(
     for name in SQL_FILES:
         _run_file(conn, name, params)
     _add_tableoid(conn)
+    functions.add(conn, declared)
     functions.refresh(conn)
     prepare_cursor(conn)
 
