@@ -253,9 +253,8 @@ def _install_catalog_oids(conn: duckdb.DuckDBPyConnection) -> None:
     conn.execute(
         f"CREATE OR REPLACE TABLE {PG_SCHEMA}.__hati_catalog_oid (relname VARCHAR, oid BIGINT)"
     )
-    conn.executemany(
-        f"INSERT INTO {PG_SCHEMA}.__hati_catalog_oid VALUES (?, ?)", list(CATALOG_OIDS.items())
-    )
+    rows = ", ".join(f"({_lit(name)}, {oid})" for name, oid in CATALOG_OIDS.items())
+    conn.execute(f"INSERT INTO {PG_SCHEMA}.__hati_catalog_oid VALUES {rows}")  # one statement
 
 
 def _add_tableoid(conn: duckdb.DuckDBPyConnection) -> None:
