@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
@@ -22,6 +22,7 @@ from proxy.core.config import Config
 from proxy.db.agent_db import AgentDatabase
 from proxy.db.agent_move import move_agent_data
 from proxy.db.backends import Backends
+from proxy.db.catalog.functions import FunctionDecl
 from proxy.db.commit_clock import CLOCK
 from proxy.db.conflicts import again_on_conflict
 from proxy.db.connection_threads import on_connection_thread
@@ -41,7 +42,8 @@ def _counted(fn: Callable[..., T], *args: object) -> T:
 
 
 class Engine:
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, declared: Sequence[FunctionDecl] = ()) -> None:
+        """declared: functions pg_proc lists beside the built-in ones (install())."""
         self.config = config
         self.users = OpenedFile(config, config.database_path)
         self.db = self.users.db
@@ -78,7 +80,7 @@ class Engine:
             if self.lake
             else config.database_path
         )
-        self._install_catalog()
+        self._install_catalog(declared)
         try:
             self.agent_db.wait_shared()  # the agent lake, attached meanwhile (agent_db.py)
         except BaseException:
@@ -95,7 +97,7 @@ class Engine:
         )
         self.watchdog = Watchdog()  # statement timeouts and vanished clients of wire sessions
 
-    def _install_catalog(self) -> None:
+    def _install_catalog(self, declared: Sequence[FunctionDecl]) -> None:
         from proxy.db.catalog import install
         from proxy.db.catalog.install import search_path
         from proxy.db.settings import server_defaults
@@ -111,7 +113,10 @@ class Engine:
         # proxies started at once create the lake's shared registry table together
         again_on_conflict(
             lambda: install(
-                self.db, users=list(self.config.user_passwords), backends=self.backends
+                self.db,
+                users=list(self.config.user_passwords),
+                backends=self.backends,
+                declared=declared,
             ),
             attempts=3 if self.lake else 1,
         )

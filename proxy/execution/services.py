@@ -11,6 +11,7 @@ from typing import Any
 
 from proxy.access import ownership
 from proxy.access.service import AccessControl
+from proxy.agent.all_functions import load_functions
 from proxy.agent.layer import AgentLayer
 from proxy.core.config import Config
 from proxy.db.agent_lake_poll import LakePoller
@@ -47,7 +48,12 @@ class Services:
     @classmethod
     def build(cls, config: Config, engine: Engine | None = None) -> Services:
         """Open (or adopt) the database and build the layers above it, in order."""
-        engine = engine or Engine(config)
+        # pg_proc lists the agent functions with their signatures (psql \df): declared with
+        # the catalog, its rows are computed once at start (the declare below then finds
+        # them declared), not twice (~0.15 s each).
+        engine = engine or Engine(
+            config, declared=sql_bridge.catalog_declarations(load_functions())
+        )
         # Semantic SQL's functions on the users' database, its cache in the agent's.
         semantic = SemanticEngine(config, engine.db, engine.agent_db.db)
         agent = AgentLayer(engine, semantic)

@@ -310,6 +310,36 @@ def test_declared_functions_are_in_pg_proc(cur: duckdb.DuckDBPyConnection) -> No
     assert len(ours) == len(set(ours)) >= 7 and not set(ours) & set(others)
 
 
+def test_functions_declared_with_the_install_as_declared_after_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The server declares the agent functions with the install (pg_proc's rows computed
+    # once), then again once its agent layer is built: that second declare changes nothing.
+    decls = [
+        functions.FunctionDecl("recall", [("query", "VARCHAR", None), ("k", "BIGINT", "10")],
+                               columns=[("id", "UUID")], description="Find things"),
+        functions.FunctionDecl("bump", [("n", "INTEGER", None)], returns="INTEGER"),
+    ]  # fmt: skip
+    after, with_it = duckdb.connect(), duckdb.connect()
+    install(after)
+    functions.declare(after, decls)
+    install(with_it, declared=decls)
+    rows = "SELECT * FROM pg_proc WHERE prolang = 12 ORDER BY oid"
+    assert with_it.execute(rows).fetchall() == after.execute(rows).fetchall()
+    assert len(with_it.execute(rows).fetchall()) >= 8
+    refreshes: list[object] = []
+    refresh = functions.refresh
+    monkeypatch.setattr(functions, "refresh", lambda c: (refreshes.append(c), refresh(c)))
+    functions.declare(with_it, decls[::-1])
+    assert refreshes == []
+    changed = functions.FunctionDecl("bump", [("n", "BIGINT", None)], returns="BIGINT")
+    functions.declare(with_it, [changed])
+    assert len(refreshes) == 1
+    assert with_it.execute(
+        "SELECT format_type(prorettype, NULL) FROM pg_proc WHERE proname = 'bump'"
+    ).fetchall() == [("bigint",)]
+
+
 def test_system_catalogs_have_tableoid_and_postgres_oids(cur: duckdb.DuckDBPyConnection) -> None:
     # PostgreSQL's `tableoid` system column: the catalog's own OID, which pg_class lists.
     assert cur.execute(

@@ -75,8 +75,10 @@ FROM d LEFT JOIN ins ON ins.k = d.k LEFT JOIN outs ON outs.k = d.k;
 
 -- __hati_function_view computed once per change of the declarations (refresh() in
 -- proxy/db/catalog/functions.py): pg_proc is read often, declared functions change at start.
+-- Made empty here: install() fills it once every declaration is in (85_server_functions.sql
+-- adds more); computing it here too cost a quarter second of every start.
 CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_functions AS
-SELECT * FROM __hati_catalog.pg.__hati_function_view;
+SELECT * FROM __hati_catalog.pg.__hati_function_view LIMIT 0;
 
 -- Expressions are stored as DuckDB SQL text already: pg_get_expr is the identity.
 CREATE OR REPLACE MACRO __hati_catalog.pg.pg_get_expr(expr, relid) AS expr::VARCHAR,

@@ -33,25 +33,40 @@ class FunctionDecl:
 
 
 def declare(conn: duckdb.DuckDBPyConnection, functions: Sequence[FunctionDecl]) -> None:
-    """Declare (or declare again) these functions, replacing any of the same names."""
+    """Declare (or declare again) these functions, replacing any of the same names.
+    Declaring what is declared already changes nothing (the server declares the agent
+    functions with the catalog install, then again once its agent layer is built)."""
+    rows = [_row(f) for f in functions]
+    names = sorted({f.name for f in functions})
+    have = conn.execute(f"SELECT * FROM {DECL} WHERE list_contains(?, name)", [names]).fetchall()
+    if sorted(map(repr, have)) == sorted(map(repr, rows)):
+        return
+    add(conn, functions)
+    refresh(conn)
+
+
+def add(conn: duckdb.DuckDBPyConnection, functions: Sequence[FunctionDecl]) -> None:
+    """`declare` without the refresh of pg_proc's rows (the caller refreshes)."""
     names = sorted({f.name for f in functions})
     if names:
         conn.execute(f"DELETE FROM {DECL} WHERE list_contains(?, name)", [names])
-    for f in functions:
-        conn.execute(
-            f"INSERT INTO {DECL} VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                f.name,
-                [a[0] for a in f.args],
-                [a[1] for a in f.args],
-                [a[2] for a in f.args],
-                None if f.columns is None else [c[0] for c in f.columns],
-                [c[1] for c in f.columns] if f.columns is not None else [f.returns],
-                f.columns is not None,
-                f.description or None,
-            ],
+    if functions:
+        conn.executemany(
+            f"INSERT INTO {DECL} VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [_row(f) for f in functions]
         )
-    refresh(conn)
+
+
+def _row(f: FunctionDecl) -> tuple[object, ...]:
+    return (
+        f.name,
+        [a[0] for a in f.args],
+        [a[1] for a in f.args],
+        [a[2] for a in f.args],
+        None if f.columns is None else [c[0] for c in f.columns],
+        [c[1] for c in f.columns] if f.columns is not None else [f.returns],
+        f.columns is not None,
+        f.description or None,
+    )
 
 
 def refresh(conn: duckdb.DuckDBPyConnection) -> None:

@@ -134,13 +134,15 @@ def install(
     owner: str = "hatidata",
     users: Sequence[str] = (),
     backends: Backends | None = None,
+    declared: Sequence[functions.FunctionDecl] = (),
 ) -> None:
     """Create (or replace) the compatibility objects; also prepares ``conn`` itself.
 
     ``database_name`` is what clients see as the database (pg_database,
     current_database()); ``owner`` is role oid 10, owner of everything; ``users`` are
     further roles listed in pg_roles. ``backends`` are the live connections
-    pg_stat_activity lists (the server's; none by default).
+    pg_stat_activity lists (the server's; none by default). ``declared``: functions
+    pg_proc lists beside the built-in ones (``functions.declare``), computed with them.
     """
     duck_db = conn.execute("SELECT system.main.current_database()").fetchone()[0]
     roles = [owner] + [u for u in dict.fromkeys(users) if u != owner]
@@ -228,15 +230,21 @@ def install(
     # Unqualified names in macros (pg_table_is_visible's pg_class) are checked when the
     # macro is made: against ours, as they are found when called (snapshot.py).
     prepare_cursor(conn)
-    pkg = resources.files("proxy.db.catalog")
     for name in SQL_FILES:
-        try:
-            conn.execute(render(pkg.joinpath(name).read_text(encoding="utf-8"), params))
-        except duckdb.Error as exc:  # name the file: the DuckDB message alone is not enough
-            raise RuntimeError(f"catalog {name}: {exc}") from exc
+        _run_file(conn, name, params)
     _add_tableoid(conn)
+    functions.add(conn, declared)
     functions.refresh(conn)
     prepare_cursor(conn)
+
+
+def _run_file(conn: duckdb.DuckDBPyConnection, name: str, params: dict[str, str]) -> None:
+    """One catalog .sql file, run as one script (bench/start.py times each)."""
+    text = resources.files("proxy.db.catalog").joinpath(name).read_text(encoding="utf-8")
+    try:
+        conn.execute(render(text, params))
+    except duckdb.Error as exc:  # name the file: the DuckDB message alone is not enough
+        raise RuntimeError(f"catalog {name}: {exc}") from exc
 
 
 def _install_catalog_oids(conn: duckdb.DuckDBPyConnection) -> None:
@@ -245,9 +253,8 @@ def _install_catalog_oids(conn: duckdb.DuckDBPyConnection) -> None:
     conn.execute(
         f"CREATE OR REPLACE TABLE {PG_SCHEMA}.__hati_catalog_oid (relname VARCHAR, oid BIGINT)"
     )
-    conn.executemany(
-        f"INSERT INTO {PG_SCHEMA}.__hati_catalog_oid VALUES (?, ?)", list(CATALOG_OIDS.items())
-    )
+    rows = ", ".join(f"({_lit(name)}, {oid})" for name, oid in CATALOG_OIDS.items())
+    conn.execute(f"INSERT INTO {PG_SCHEMA}.__hati_catalog_oid VALUES {rows}")  # one statement
 
 
 def _add_tableoid(conn: duckdb.DuckDBPyConnection) -> None:
@@ -262,13 +269,14 @@ def _add_tableoid(conn: duckdb.DuckDBPyConnection) -> None:
         "SELECT table_name, table_type FROM information_schema.tables "
         f"WHERE table_catalog = '{CATALOG_DB}' AND table_schema = 'pg'"
     ).fetchall()
+    types = char_columns.column_types(conn)
     for name, kind in rows:
         oid = CATALOG_OIDS.get(name)
         if oid is None:
             continue
         if kind == "VIEW":
             base = f"{PG_SCHEMA}.{_ident('__hati_base_' + name)}"
-            char_casts = char_columns.replace_clause(conn, name)  # "char" columns
+            char_casts = char_columns.replace_clause(types, name)  # "char" columns
             conn.execute(f"DROP VIEW IF EXISTS {base}")
             conn.execute(
                 f"ALTER VIEW {PG_SCHEMA}.{_ident(name)} RENAME TO {_ident('__hati_base_' + name)}"
@@ -279,7 +287,7 @@ def _add_tableoid(conn: duckdb.DuckDBPyConnection) -> None:
                 f"FROM {base}"
             )
         else:
-            char_columns.alter_table(conn, name)
+            char_columns.alter_table(conn, types, name)
             conn.execute(
                 f"ALTER TABLE {PG_SCHEMA}.{_ident(name)} "
                 f"ADD COLUMN IF NOT EXISTS tableoid BIGINT DEFAULT {oid}"

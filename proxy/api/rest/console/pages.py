@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import time
 import uuid
@@ -12,7 +13,6 @@ from urllib.parse import quote
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
-from jinja2 import Environment, PackageLoader, select_autoescape
 from pydantic import BaseModel, ValidationError
 
 from proxy.agent.memory.search import recency_score
@@ -30,23 +30,37 @@ from proxy.core.errors import AgentError
 
 router = APIRouter(prefix="/console", include_in_schema=False)
 static = StaticFiles(packages=[("proxy.api.rest.console", "static")])
-env = Environment(
-    loader=PackageLoader("proxy.api.rest.console", "templates"),
-    autoescape=select_autoescape(["html"]),
-)
+
+
+@functools.cache
+def _templates() -> Any:
+    """The console's Jinja environment, made at the first page: importing jinja2 was ~0.1 s
+    of every server start, and most servers never show a console page."""
+    from jinja2 import Environment, PackageLoader, select_autoescape
+
+    return Environment(
+        loader=PackageLoader("proxy.api.rest.console", "templates"),
+        autoescape=select_autoescape(["html"]),
+    )
+
+
 SEARCH_TOP_K = 20
 B = TypeVar("B", bound=BaseModel)
 STARTED = time.monotonic()  # imported as the server starts: statements/s is since then
 
 
 def render(request: Request, name: str, who: Caller | None, status: int = 200, **ctx: Any):
-    html = env.get_template(name).render(
-        who=who,
-        trust=who is not None and who.principal is None,
-        csrf=csrf_token(request),
-        page=name.removesuffix(".html"),
-        status=status,
-        **ctx,
+    html = (
+        _templates()
+        .get_template(name)
+        .render(
+            who=who,
+            trust=who is not None and who.principal is None,
+            csrf=csrf_token(request),
+            page=name.removesuffix(".html"),
+            status=status,
+            **ctx,
+        )
     )
     return HTMLResponse(html, status_code=status, headers={"Cache-Control": "no-store"})
 
