@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from proxy.access import stored_sql
 from proxy.access.ownership import Key, Login, OwnerStore
-from proxy.access.table_limits import CATALOG_SCHEMAS, search_schemas
+from proxy.access.table_limits import BRANCH_PREFIX, CATALOG_SCHEMAS, search_schemas
 from transpiler.relations import Relation, relations_of
 
 
@@ -43,12 +43,20 @@ def refusal(
     return None
 
 
+def foreign(org: str, owners: OwnerStore, schema: str, name: str) -> bool:
+    """Whether a key of another organisation than `org` owns relation schema.name."""
+    owner = _owner(Relation("", schema, name.lower()), owners, None)
+    return owner is not None and owner[0] == "key" and owner[1] != org
+
+
 def _owner(rel: Relation, owners: OwnerStore, search_path: str | None) -> Login | None:
     if not rel.name or rel.catalog or rel.schema in CATALOG_SCHEMAS:
         return None  # a schema itself, the catalog's databases, or three-part names
     schemas = (rel.schema,) if rel.schema else search_schemas(search_path)
     for schema in schemas:
-        key: Key = ("relation", "main" if schema == "public" else schema, rel.name)
+        # a branch (branch_*) holds views over main's tables and copies of them: main's
+        main = schema == "public" or schema.startswith(BRANCH_PREFIX)
+        key: Key = ("relation", "main" if main else schema, rel.name)
         owner = owners.owner(key)
         if owner is not None:
             return owner

@@ -134,3 +134,24 @@ def test_ddl_reads_no_table_of_orga_either(ks: KeyedServer, sql: str) -> None:
             return
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="orga_notes"):
             bob.execute("SELECT orgb_f()")
+
+
+def test_a_branch_holds_nothing_of_orga(ks: KeyedServer) -> None:
+    """An agent branch (a schema of views over main's tables, copied on write) of orgb's
+    key neither copies nor shows orga's table, and a branch schema is judged as main."""
+    with connect(ks, "bob") as bob:
+        with pytest.raises(psycopg.Error, match="orga_notes"):
+            bob.execute("SELECT * FROM branch_create('b-copy', tables := '[\"orga_notes\"]')")
+        schema = bob.execute(
+            "SELECT schema_name FROM branch_create('b-plain', tables := '[\"shared_ref\"]')"
+        ).fetchone()[0]
+    with connect(ks, "root") as root:  # no view of orga's table in bob's branch
+        views = root.execute(
+            "SELECT count(*) FROM duckdb_views() WHERE schema_name = %s AND view_name = "
+            "'orga_notes'",
+            [schema],
+        ).fetchone()
+        assert views == (0,)
+        root.execute(f"CREATE TABLE {schema}.orga_notes AS SELECT * FROM orga_notes")
+    with connect(ks, "bob") as bob, pytest.raises(psycopg.errors.InsufficientPrivilege):
+        bob.execute(f"SELECT * FROM {schema}.orga_notes")  # type: ignore[arg-type]

@@ -73,7 +73,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 from sqlglot import exp
 
-from proxy.access import sql_policy
+from proxy.access import org_boundary, ownership, sql_policy
 from proxy.agent.branches import approval as branch_approval
 from proxy.agent.branches import events as branch_events
 from proxy.agent.branches import stats as branch_stats
@@ -223,6 +223,9 @@ class Branches:
         wanted = tables_arg(tables)
         limits = who.limits  # a key's allowed_schemas / allowed_tables
         denied = [t for t in wanted if limits is not None and not limits.allows("main", t)]
+        owners = ownership.store()
+        if not who.superuser:  # another organisation's tables: not copied, not branched
+            denied += [t for t in wanted if org_boundary.foreign(who.org_id, owners, "main", t)]
         if denied:
             raise AgentError.forbidden(f"permission denied for relation {denied[0]}")
         branch_id = uuid.uuid4().hex
@@ -238,7 +241,11 @@ class Branches:
                 raise AgentError.invalid(
                     f"table {unknown[0]!r} is not a table of main", hint="tables: names in main"
                 )
-            tables = sorted(known.values())
+            tables = sorted(
+                t
+                for t in known.values()
+                if who.superuser or not org_boundary.foreign(who.org_id, owners, "main", t)
+            )
             cur.execute(f"CREATE SCHEMA {quote_ident(schema)}")
             for table in tables:
                 target = f"{quote_ident(schema)}.{quote_ident(table)}"
