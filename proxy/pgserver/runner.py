@@ -86,6 +86,7 @@ class Runner:
         # In an implicit block: a DuckDB transaction the client did not BEGIN (a Query of
         # several statements, or extended-protocol DML until Sync); BEGIN makes it explicit.
         self.implicit = False
+        self.pipelined = False  # that block is extended-protocol DML's (a pipeline)
         self._owner: Portal | None = None
         self.running = False  # a call is in DuckDB (read by the watchdog's thread)
         self.started = 0.0
@@ -184,7 +185,7 @@ class Runner:
 
     async def begin_implicit(self) -> None:
         await self.call(self.cursor.begin)
-        self.implicit = True
+        self.implicit, self.pipelined = True, False
 
     async def end_implicit(self) -> None:
         if self.implicit:
@@ -347,7 +348,11 @@ class Runner:
                 "current transaction is aborted, commands ignored until end of transaction block",
             )
         if st.outside_block and (self.txn_status != "I" or self.implicit):
-            raise PgError("25001", f"{st.outside_block} cannot run inside a transaction block")
+            pipeline = self.implicit and self.pipelined
+            where = (
+                "be executed within a pipeline" if pipeline else "run inside a transaction block"
+            )
+            raise PgError("25001", f"{st.outside_block} cannot {where}")
         if read_only.writes(st) and read_only.in_effect(self.settings, self.txn_status != "I"):
             await self.take_cursor()
             await self.call(read_only.check, self.cursor, st)
@@ -454,7 +459,7 @@ class Runner:
         if plan.implicit_dml:
             # Set before running: if the DML fails, statement_failed must roll back the
             # transaction begun in start(), or DuckDB stays in an aborted transaction.
-            self.implicit = True
+            self.implicit = self.pipelined = True
         return await conflict_retry.run(
             lambda: self.call(start, sql=plan.sql),
             retry=retry,

@@ -64,3 +64,21 @@ def test_refused_in_a_block_as_postgresql(
     want = outcome(pg, script)
     assert (want[0] == "25001") is refused, want
     assert outcome(hati, script) == want
+
+
+def test_in_a_pipeline_as_postgresql(conns: tuple[psycopg.Connection, ...]) -> None:
+    """After extended-protocol DML and before Sync (psycopg's pipeline mode), PostgreSQL
+    says `... cannot be executed within a pipeline`; the pipeline's writes roll back."""
+    outcomes = []
+    for conn in conns:
+        with pytest.raises(psycopg.Error) as info, conn.pipeline():
+            conn.execute("INSERT INTO ob VALUES (41)")
+            conn.execute("CREATE INDEX CONCURRENTLY ob_p ON ob (a)")
+        count = conn.execute("SELECT count(*) FROM ob WHERE a = 41").fetchone()
+        outcomes.append((info.value.sqlstate, info.value.diag.message_primary, count))
+    assert outcomes[0] == (
+        "25001",
+        "CREATE INDEX CONCURRENTLY cannot be executed within a pipeline",
+        (0,),
+    )
+    assert outcomes[1] == outcomes[0]
