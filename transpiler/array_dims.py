@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-NAMES = frozenset({"cardinality", "array_upper", "array_lower", "array_ndims"})
+NAMES = frozenset({"cardinality", "array_upper", "array_lower"})  # array_ndims: macro
 
 
 def _len(arr: exp.Expr) -> exp.Expr:

@@ -33,6 +33,7 @@ from transpiler import (
     collations,
     like_escape,
     pg_functions,
+    pg_functions_more,
     pg_types,
     reg_casts,
     regproc_columns,
@@ -118,7 +119,7 @@ MISSING_PG_FUNCTIONS = frozenset(
         "uuid_generate_v4",  # the uuid-ossp extension's (built in: proxy/pgserver/commands.py)
         "digest",  # pgcrypto's (built in likewise)
     }
-)
+) | pg_functions_more.MISSING
 _KEEP_CATALOGS = {"system", "temp", "__hati_catalog"}  # the last: catalog_compat R1
 # Bare words that mean the login user in Postgres (sqlglot parses them as columns).
 LOGIN_USER_WORDS = frozenset({"current_role", "user"})
@@ -136,7 +137,10 @@ def rewrite(nodes: list[exp.Expr]) -> None:
         if not attached(node):
             continue
         if isinstance(node, exp.Cast):
-            _cast(node)
+            if pg_functions_more.handles(node):  # div(a, b)
+                pg_functions_more.rewrite(node)
+            else:
+                _cast(node)
         elif isinstance(node, exp.DataType):
             if node.this is exp.DataType.Type.NAME:  # PostgreSQL's identifier type
                 node.replace(_simple_type(exp.DType.VARCHAR))
@@ -176,6 +180,8 @@ def rewrite(nodes: list[exp.Expr]) -> None:
             array_dims.rewrite_length(node)
         elif pg_functions.handles(node):
             pg_functions.rewrite(node)
+        elif pg_functions_more.handles(node):
+            pg_functions_more.rewrite(node)
         elif isinstance(node, like_escape.LIKES):
             like_escape.rewrite(node)
         elif isinstance(node, (exp.CurrentUser, exp.SessionUser)):

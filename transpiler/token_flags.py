@@ -22,6 +22,7 @@ from transpiler import (
     external_access,
     json_functions,
     pg_functions,
+    pg_functions_more,
     regproc_columns,
 )
 from transpiler.pgcompat import MISSING_PG_FUNCTIONS
@@ -128,6 +129,7 @@ PG_WORDS = frozenset(
         "ALLBALLS",
     }
     | pg_functions.TRIGGER_WORDS
+    | pg_functions_more.TRIGGER_WORDS
 )
 PG_WORDS |= {c.upper() for c in regproc_columns.REGPROC_COLUMNS}  # typreceive != 0
 # Identifiers that only Snowflake SQL uses (not to_date / to_number: PostgreSQL has them

@@ -75,6 +75,8 @@ def register(conn: duckdb.DuckDBPyConnection) -> None:
         ("__hati_jsonb_set", pg_json.set_path, [_TEXT, _PATH, _TEXT, _BOOL], _JSON),
         ("__hati_jsonb_insert", pg_json.insert_path, [_TEXT, _PATH, _TEXT, _BOOL], _JSON),
         ("__hati_jsonb_delete_path", pg_json.delete_path, [_TEXT, _PATH], _JSON),
+        ("__hati_jsonb_delete_index", pg_json.delete_index, [_TEXT, sqltypes.BIGINT], _JSON),
+        ("__hati_jsonb_delete_keys", pg_json.delete_keys, [_TEXT, _PATH], _JSON),
     ]
     for name, fn, params, result in udfs:
         # Installed before on this database: keep that registration (see

@@ -1,0 +1,91 @@
+-- More PostgreSQL built-ins DuckDB lacks or answers differently (transpiler/
+-- pg_functions_more.py; the MISSING names of that module call __hati_<name>).
+
+-- sha224 / sha384 / sha512 (bytea -> bytea): Python's hashlib (proxy/db/hash_functions.py).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_sha224(b) AS __hati_udf_sha224(b::BLOB);
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_sha384(b) AS __hati_udf_sha384(b::BLOB);
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_sha512(b) AS __hati_udf_sha512(b::BLOB);
+
+-- round(double precision) rounds half to even (the C library's rint); round(numeric)
+-- half away from zero, as DuckDB's round. The correction keeps round(x)'s type.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_round(x) AS
+    round(x) - CASE WHEN typeof(x) IN ('DOUBLE', 'FLOAT') AND abs(x - trunc(x)) = 0.5
+                         AND round(x) % 2 <> 0 THEN sign(x) ELSE 0 END;
+
+-- div(a, b): the integral quotient, truncated toward zero, numeric of scale 0.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_div_numeric(a, b) AS
+    CASE WHEN b = 0 THEN error('division by zero')
+         ELSE CAST(round((a - a % b) / b) AS DECIMAL(38, 0)) END;
+
+-- pg_column_size(v): the bytes PostgreSQL stores the value in (fixed-length types by
+-- type; text-like values with their 1-byte short header, 4 bytes past 126).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_column_size(v) AS
+    CASE WHEN v IS NULL THEN NULL
+         WHEN typeof(v) IN ('BOOLEAN', 'TINYINT') THEN 1
+         WHEN typeof(v) = 'SMALLINT' THEN 2
+         WHEN typeof(v) IN ('INTEGER', 'FLOAT', 'DATE') THEN 4
+         WHEN typeof(v) IN ('BIGINT', 'DOUBLE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', 'TIME')
+             THEN 8
+         WHEN typeof(v) IN ('UUID', 'INTERVAL') THEN 16
+         ELSE octet_length(CASE WHEN typeof(v) = 'BLOB' THEN v::BLOB ELSE encode(v::VARCHAR) END)
+              + CASE WHEN octet_length(CASE WHEN typeof(v) = 'BLOB' THEN v::BLOB
+                                            ELSE encode(v::VARCHAR) END) < 127 THEN 1 ELSE 4 END
+    END::INTEGER;
+
+-- has_sequence_privilege: the owner holds every privilege; an unknown name is 42P01.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_has_sequence_privilege(s, p) AS
+    __hati_catalog.pg.__hati_regclass(s) IS NOT NULL,
+    (u, s, p) AS __hati_catalog.pg.__hati_regclass(s) IS NOT NULL;
+
+-- array_ndims(a): the dimensions of the list type (NULL for an empty array, as PostgreSQL).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_array_ndims(a) AS
+    CASE WHEN len(a) > 0
+         THEN ((strlen(typeof(a)) - strlen(regexp_replace(typeof(a), '(\[\])+$', ''))) // 2)::INTEGER
+    END;
+
+-- array_dims(a) of a one-dimensional array: '[1:n]'; NULL when empty.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_array_dims(a) AS
+    CASE WHEN typeof(a) LIKE '%[][]'
+             THEN error('array_dims of a multidimensional array is not supported')
+         WHEN len(a) > 0 THEN '[1:' || len(a) || ']' END;
+
+-- array_fill(value, dims [, lower bounds]) of one dimension (lower bound 1).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_array_fill(v, d) AS
+    CASE WHEN len(d) <> 1 THEN error('array_fill of more than one dimension is not supported')
+         WHEN d[1] < 0 THEN error('array size exceeds the maximum allowed (134217727)')
+         ELSE list_transform(range(d[1]), i -> v) END,
+    (v, d, lb) AS CASE WHEN lb <> [1] THEN error('array_fill lower bounds other than 1 are not supported')
+                       WHEN len(d) <> 1 THEN error('array_fill of more than one dimension is not supported')
+                       WHEN d[1] < 0 THEN error('array size exceeds the maximum allowed (134217727)')
+                       ELSE list_transform(range(d[1]), i -> v) END;
+
+-- string_to_table(s, delimiter [, null_string]): set-returning, one row per element.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_string_to_table(s, d) AS
+    unnest(__hati_catalog.pg.__hati_string_to_array(s, d)),
+    (s, d, n) AS unnest(__hati_catalog.pg.__hati_string_to_array(s, d, n));
+
+-- get_byte / set_byte (bytea, 0-based offset).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_get_byte(b, n) AS
+    CASE WHEN n < 0 OR n >= octet_length(b::BLOB)
+             THEN error('index ' || n || ' out of valid range, 0..' || (octet_length(b::BLOB) - 1))
+         ELSE ('0x' || substr(hex(b::BLOB), 2 * n + 1, 2))::INTEGER END;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_set_byte(b, n, v) AS
+    CASE WHEN n < 0 OR n >= octet_length(b::BLOB)
+             THEN error('index ' || n || ' out of valid range, 0..' || (octet_length(b::BLOB) - 1))
+         ELSE unhex(substr(hex(b::BLOB), 1, 2 * n) || lpad(upper(to_hex(v::INTEGER & 255)), 2, '0')
+                    || substr(hex(b::BLOB), 2 * n + 3)) END;
+
+-- Server functions with nothing to do in one embedded process (no JIT, no log file, no
+-- replica, no row security policies, no statistics counters), answering as PostgreSQL's
+-- do in that situation.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_jit_available() AS FALSE;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_reload_conf() AS TRUE;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_rotate_logfile() AS FALSE;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_last_xact_replay_timestamp() AS
+    NULL::TIMESTAMPTZ;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_row_security_active(t) AS
+    CASE WHEN __hati_catalog.pg.__hati_regclass(t) IS NOT NULL THEN FALSE END;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_stat_reset() AS '';
+-- The xact lock is held to the transaction's end in PostgreSQL; alone here, always had.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_try_advisory_xact_lock(k) AS TRUE,
+    (k1, k2) AS TRUE;

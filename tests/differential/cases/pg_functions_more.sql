@@ -1,0 +1,42 @@
+-- Built-ins that answered wrong (silently) or not at all: compared with PostgreSQL 15.
+-- @setup
+CREATE TABLE d_pfm (id int PRIMARY KEY, f float8, n numeric(10, 2), b bytea, j jsonb);
+INSERT INTO d_pfm VALUES (1, 2.5, 2.50, '\x616263', '[1, 2, 3]'), (2, -2.5, -2.50, '\x00ff', '{"a": 1, "b": 2}'), (3, 3.5, 3.49, '\x', '["a", "b", 1]');
+-- @query sha2_family
+SELECT encode(sha224('abc'::bytea), 'hex'), encode(sha256('abc'::bytea), 'hex'), encode(sha384('abc'::bytea), 'hex'), encode(sha512('abc'::bytea), 'hex')
+-- @query sha512_column
+SELECT id, encode(sha512(b), 'hex') FROM d_pfm ORDER BY id
+-- @query jsonb_minus_index
+SELECT '[1,2,3]'::jsonb - 1, '[1,2,3]'::jsonb - -1, '[1,2,3]'::jsonb - 5, '["a","b"]'::jsonb - 'a'
+-- @query jsonb_minus_index_column
+SELECT id, j - 0 FROM d_pfm WHERE id IN (1, 3) ORDER BY id
+-- @query jsonb_minus_index_object error
+SELECT '{"a":1}'::jsonb - 0
+-- @query jsonb_minus_text_array
+SELECT '{"a":1,"b":2,"c":3}'::jsonb - ARRAY['a','c'], '["a","b",1]'::jsonb - '{a,b}'::text[]
+-- @query round_float8_half_even
+SELECT id, round(f), round(n), round(f * 2) FROM d_pfm ORDER BY id
+-- @query round_literals
+SELECT round(2.5::float8), round(-0.5::float8), round(1.5::float8), round(2.5), round(-2.5), round(0.5::real)
+-- @query div_numeric
+SELECT div(7, 2), div(-7, 2), div(7.5, 2), div(9, 3)
+-- @query div_by_zero error
+SELECT div(1, 0)
+-- @query concat_variadic
+SELECT concat(VARIADIC ARRAY['a', NULL, 'b']), concat_ws('-', VARIADIC ARRAY['x', 'y', NULL, 'z'])
+-- @query array_ndims
+SELECT array_ndims(ARRAY[1,2]), array_ndims(ARRAY[[1],[2]]), array_ndims('{}'::int[])
+-- @query array_dims_fill
+SELECT array_dims(ARRAY[1,2,3]), array_dims('{}'::int[]), array_fill(7, ARRAY[3]), array_fill('x'::text, ARRAY[2])
+-- @query string_to_table
+SELECT string_to_table('a,b,,c', ',')
+-- @query get_set_byte
+SELECT get_byte('abc'::bytea, 0), get_byte('\x00ff'::bytea, 1), set_byte('abc'::bytea, 0, 65)
+-- @query get_byte_range error
+SELECT get_byte('abc'::bytea, 3)
+-- @query pg_column_size
+SELECT pg_column_size(1), pg_column_size(1::bigint), pg_column_size(1::smallint), pg_column_size(true), pg_column_size(1.5::float8), pg_column_size('abc'::text), pg_column_size(date '2024-01-01')
+-- @query has_sequence_privilege_unknown error
+SELECT has_sequence_privilege('d_pfm_nosuch_seq', 'USAGE')
+-- @query server_functions
+SELECT pg_reload_conf(), pg_rotate_logfile(), pg_last_xact_replay_timestamp() IS NULL, row_security_active('d_pfm'), pg_try_advisory_xact_lock(1), pg_try_advisory_xact_lock(1, 2)
