@@ -63,9 +63,7 @@ def rewrite(node: exp.Expr) -> None:
         node.replace(_call("__hati_round", node.this.copy()))
     elif isinstance(node, exp.Cast):
         quotient = node.this
-        node.replace(
-            _call("__hati_div_numeric", quotient.this.copy(), quotient.expression.copy())
-        )
+        node.replace(_call("__hati_div_numeric", quotient.this.copy(), quotient.expression.copy()))
     elif isinstance(node, (exp.Concat, exp.ConcatWs)):
         _concat_variadic(node)
 
@@ -74,7 +72,9 @@ def _concat_variadic(node: exp.Concat | exp.ConcatWs) -> None:
     args = list(node.expressions)
     sep = args[0] if isinstance(node, exp.ConcatWs) else exp.Literal.string("")
     last = args[-1]
-    if not isinstance(last, exp.Variadic) or len(args) != (2 if isinstance(node, exp.ConcatWs) else 1):
+    if not isinstance(last, exp.Variadic) or len(args) != (
+        2 if isinstance(node, exp.ConcatWs) else 1
+    ):
         return
     text = exp.cast(last.this.copy(), exp.DataType.build("VARCHAR[]"))
     node.replace(_call("array_to_string", text, sep.copy()))

@@ -31,5 +31,9 @@ def register(conn: duckdb.DuckDBPyConnection) -> None:
         # backend_functions._create).
         with contextlib.suppress(duckdb.NotImplementedException, duckdb.CatalogException):
             conn.create_function(
-                f"__hati_udf_{algo}", _digest(algo), [sqltypes.BLOB], sqltypes.BLOB, side_effects=False
+                f"__hati_udf_{algo}",
+                _digest(algo),
+                [sqltypes.BLOB],
+                sqltypes.BLOB,
+                side_effects=False,
             )
