@@ -19,6 +19,7 @@ MISSING = frozenset(
     {
         "has_sequence_privilege",
         "array_ndims",
+        "cardinality",
         "array_dims",
         "array_fill",
         "string_to_table",

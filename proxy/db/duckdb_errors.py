@@ -91,6 +91,10 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     ("InvalidInputException", r'^function ".*" does not exist$', "42883"),
     ("InvalidInputException", r'^(type|role) ".*" does not exist$', "42704"),
     ("InvalidInputException", r'^schema ".*" does not exist$', "3F000"),
+    ("InvalidInputException", r'^database ".*" does not exist$', "3D000"),
+    # the catalog's get_byte / set_byte (83_pg_functions_more.sql)
+    ("InvalidInputException", r"^index -?\d+ out of valid range, 0\.\.-?\d+$", "2202E"),
+    ("InvalidInputException", r" (is|are) not supported by hatiproxy$", "0A000"),
     ("InvalidInputException", r"^lastval is not yet defined in this session$", "55000"),
     ("InvalidInputException", r"", "22023"),
     ("InterruptException", r"", "57014"),

@@ -105,7 +105,7 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_partition_constraintdef(
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_serial_sequence(t, c) AS
     __hati_catalog.pg.pg_get_serial_sequence(t, c);
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_uuid_generate_v4() AS gen_random_uuid();
--- pgcrypto's digest(data, type) -> bytea: md5, sha1, sha2 (sha224/384/512: hash_functions.py;
+-- pgcrypto's digest(data, type) -> bytea: md5, sha1, sha2 (sha224/384/512: pg_udfs.py;
 -- gen_random_uuid() is DuckDB's own); crypt, hmac and the pgp_* functions are not there (42883).
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_digest(data, algo) AS
     unhex(CASE lower(algo) WHEN 'md5' THEN md5(data) WHEN 'sha1' THEN sha1(data)
@@ -123,7 +123,7 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_relation_size(r) AS 0::BIGIN
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_total_relation_size(r) AS 0::BIGINT;
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_table_size(r) AS 0::BIGINT;
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_indexes_size(r) AS 0::BIGINT;
-CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_database_size(d) AS 0::BIGINT;
+-- pg_database_size: 83_pg_functions_more.sql
 -- pg_size_bytes('1.5 GB'): PostgreSQL's units (bytes, B, kB, MB, GB, TB, PB; any case).
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_size_bytes(s) AS
     CASE WHEN s IS NULL THEN NULL

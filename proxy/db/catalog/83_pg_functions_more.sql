@@ -1,7 +1,7 @@
 -- More PostgreSQL built-ins DuckDB lacks or answers differently (transpiler/
 -- pg_functions_more.py; the MISSING names of that module call __hati_<name>).
 
--- sha224 / sha384 / sha512 (bytea -> bytea): Python's hashlib (proxy/db/hash_functions.py).
+-- sha224 / sha384 / sha512 (bytea -> bytea): Python's hashlib (proxy/db/pg_udfs.py).
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_sha224(b) AS __hati_udf_sha224(b::BLOB);
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_sha384(b) AS __hati_udf_sha384(b::BLOB);
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_sha512(b) AS __hati_udf_sha512(b::BLOB);
@@ -32,6 +32,19 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_column_size(v) AS
                                             ELSE encode(v::VARCHAR) END) < 127 THEN 1 ELSE 4 END
     END::INTEGER;
 
+-- pg_database_size(name | oid): the bytes of the database file and its WAL on disk (the
+-- catalog's own file left out); of an in-memory database the memory DuckDB holds. Another
+-- name is 3D000 as PostgreSQL.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_database_size(d) AS
+    CASE WHEN d IS NULL THEN NULL
+         WHEN d::VARCHAR NOT IN ({{database_name}}, '16384')
+             THEN error('database "' || d::VARCHAR || '" does not exist')::BIGINT
+         ELSE (SELECT CASE WHEN count(path) > 0 THEN sum(__hati_udf_file_bytes(path))
+                           ELSE (SELECT sum(memory_usage_bytes) FROM duckdb_memory()) END
+               FROM duckdb_databases()
+               WHERE NOT internal AND database_name <> '__hati_catalog')::BIGINT
+    END;
+
 -- has_sequence_privilege: the owner holds every privilege; an unknown name is 42P01.
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_has_sequence_privilege(s, p) AS
     __hati_catalog.pg.__hati_regclass(s) IS NOT NULL,
@@ -43,19 +56,26 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_array_ndims(a) AS
          THEN ((strlen(typeof(a)) - strlen(regexp_replace(typeof(a), '(\[\])+$', ''))) // 2)::INTEGER
     END;
 
+-- cardinality(a): every element of every dimension (0 for '{}'); the nested lists of a
+-- multidimensional array counted through their JSON form (flatten() binds only to T[][]).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_cardinality(a) AS
+    CASE WHEN typeof(a) LIKE '%[][][]' THEN len(json_extract(to_json(a), '$[*][*][*]'))
+         WHEN typeof(a) LIKE '%[][]' THEN len(json_extract(to_json(a), '$[*][*]'))
+         ELSE len(a) END::INTEGER;
+
 -- array_dims(a) of a one-dimensional array: '[1:n]'; NULL when empty.
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_array_dims(a) AS
     CASE WHEN typeof(a) LIKE '%[][]'
-             THEN error('array_dims of a multidimensional array is not supported')
+             THEN error('array_dims of a multidimensional array is not supported by hatiproxy')
          WHEN len(a) > 0 THEN '[1:' || len(a) || ']' END;
 
 -- array_fill(value, dims [, lower bounds]) of one dimension (lower bound 1).
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_array_fill(v, d) AS
-    CASE WHEN len(d) <> 1 THEN error('array_fill of more than one dimension is not supported')
+    CASE WHEN len(d) <> 1 THEN error('array_fill of more than one dimension is not supported by hatiproxy')
          WHEN d[1] < 0 THEN error('array size exceeds the maximum allowed (134217727)')
          ELSE list_transform(range(d[1]), i -> v) END,
-    (v, d, lb) AS CASE WHEN lb <> [1] THEN error('array_fill lower bounds other than 1 are not supported')
-                       WHEN len(d) <> 1 THEN error('array_fill of more than one dimension is not supported')
+    (v, d, lb) AS CASE WHEN lb <> [1] THEN error('array_fill lower bounds other than 1 are not supported by hatiproxy')
+                       WHEN len(d) <> 1 THEN error('array_fill of more than one dimension is not supported by hatiproxy')
                        WHEN d[1] < 0 THEN error('array size exceeds the maximum allowed (134217727)')
                        ELSE list_transform(range(d[1]), i -> v) END;
 

@@ -46,3 +46,9 @@ SELECT pg_reload_conf(), pg_rotate_logfile(), pg_last_xact_replay_timestamp() IS
 SELECT to_char(timestamp '2024-01-06 10:00', 'Day'), to_char(timestamp '2024-01-06 10:00', 'DAY|day|Dy|DY|dy'), to_char(date '2024-05-01', 'Month'), to_char(date '2024-05-01', 'MONTH month Mon MON mon')
 -- @query to_char_fm_names
 SELECT to_char(timestamp '2024-01-06 10:00', 'FMDay, DD FMMonth YYYY'), to_char(date '2024-09-04', 'Day Month'), to_char(date '2024-05-01', 'FMDay Month YYYY')
+-- @query cardinality_dimensions
+SELECT cardinality(ARRAY[[1,2],[3,4]]), cardinality(ARRAY[[1,NULL,3]]), cardinality(ARRAY[1,2,3]), cardinality('{}'::int[]), cardinality(NULL::int[])
+-- @query pg_database_size
+SELECT pg_database_size(current_database()) > 0, pg_size_pretty(pg_database_size(current_database())) IS NOT NULL
+-- @query pg_database_size_unknown error
+SELECT pg_database_size('d_pfm_no_such_db')

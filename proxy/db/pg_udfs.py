@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 from collections.abc import Callable
 
 import duckdb
@@ -24,6 +25,16 @@ def _digest(algo: str) -> Callable[[bytes], bytes]:
     return digest
 
 
+def _file_bytes(path: str) -> int:
+    total = 0
+    for name in (path, path + ".wal"):
+        try:
+            total += os.stat(name).st_size
+        except OSError:  # no WAL (checkpointed), or an in-memory database
+            pass
+    return total
+
+
 def register(conn: duckdb.DuckDBPyConnection) -> None:
     """Create the functions on `conn`'s database; before the catalog SQL uses them."""
     for algo in ALGORITHMS:
@@ -37,3 +48,11 @@ def register(conn: duckdb.DuckDBPyConnection) -> None:
                 sqltypes.BLOB,
                 side_effects=False,
             )
+    with contextlib.suppress(duckdb.NotImplementedException, duckdb.CatalogException):
+        conn.create_function(
+            "__hati_udf_file_bytes",
+            _file_bytes,
+            [sqltypes.VARCHAR],
+            sqltypes.BIGINT,
+            side_effects=True,  # the file grows: never folded
+        )
