@@ -37,7 +37,8 @@ MISSING = frozenset(
 )
 _SHA = {384: "__hati_sha384", 512: "__hati_sha512"}
 # what makes a statement worth this pass (token_flags.PG_WORDS)
-TRIGGER_WORDS = frozenset({"SHA384", "SHA512", "ROUND", "DIV", "VARIADIC"})
+TRIGGER_WORDS = frozenset({"SHA384", "SHA512", "ROUND", "DIV", "VARIADIC", "||", "SUBSTRING"})
+_INT_BITS = {exp.DType.INT: 32, exp.DType.BIGINT: 64}
 
 
 def _call(name: str, *args: exp.Expr) -> exp.Anonymous:
@@ -51,7 +52,12 @@ def handles(node: exp.Expr) -> bool:
     if isinstance(node, exp.Round):
         return node.args.get("decimals") is None
     if isinstance(node, exp.Cast):
+        if isinstance(node.this, exp.HexString):  # x'1F'::int
+            bits = _INT_BITS.get(node.to.this)
+            return bits is not None and 4 * len(node.this.name) <= bits
         return isinstance(node.this, exp.IntDiv) and node.to.this is exp.DType.DECIMAL
+    if isinstance(node, exp.Substring):
+        return _is_bytea(node.this)
     if isinstance(node, (exp.Concat, exp.ConcatWs)):
         return any(isinstance(a, exp.Variadic) for a in node.expressions)
     return False
@@ -62,6 +68,13 @@ def rewrite(node: exp.Expr) -> None:
         node.replace(_call(_SHA[int(node.args["length"].this)], node.this.copy()))
     elif isinstance(node, exp.Round):
         node.replace(_call("__hati_round", node.this.copy()))
+    elif isinstance(node, exp.Cast) and isinstance(node.this, exp.HexString):
+        node.replace(exp.Literal.number(_bit_string_int(node.this.name, _INT_BITS[node.to.this])))
+    elif isinstance(node, exp.Substring):
+        args = [node.this.copy(), (node.args.get("start") or exp.Literal.number(1)).copy()]
+        if node.args.get("length") is not None:
+            args.append(node.args["length"].copy())
+        node.replace(_call("__hati_bytea_substring", *args))
     elif isinstance(node, exp.Cast):
         quotient = node.this
         node.replace(_call("__hati_div_numeric", quotient.this.copy(), quotient.expression.copy()))
@@ -79,3 +92,19 @@ def _concat_variadic(node: exp.Concat | exp.ConcatWs) -> None:
         return
     text = exp.cast(last.this.copy(), exp.DataType.build("VARCHAR[]"))
     node.replace(_call("array_to_string", text, sep.copy()))
+
+
+def _is_bytea(node: exp.Expr) -> bool:
+    """A bytea literal (already unhex(...): children are rewritten first) or cast."""
+    if isinstance(node, exp.Anonymous):
+        return node.name.lower() == "unhex"
+    return isinstance(node, exp.Cast) and node.to.this is exp.DType.VARBINARY
+
+
+def _bit_string_int(digits: str, bits: int) -> int:
+    """A bit string of at most `bits` bits as the integer PostgreSQL's cast gives: zero
+    extended, a full-width one read as two's complement (x'FFFFFFFF'::int is -1)."""
+    value = int(digits or "0", 16)
+    if 4 * len(digits) == bits and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return value

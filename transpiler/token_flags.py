@@ -310,6 +310,8 @@ def scan(tokens: Sequence[Token], agent: frozenset[str] | None = None) -> Trigge
             flags |= PG  # nextval('public.s'): DuckDB's schema is main (reg_casts)
         elif tt in _STRINGS and prev_type is TokenType.DASH:
             flags |= PG  # jsonb - 'key' (jsonb_ops; a number minus a string is an error anyway)
+        elif tt is TokenType.HEX_STRING:
+            flags |= PG  # x'1F'::int (pg_functions_more)
         elif prev_type in _FROM_JOIN and tt is not _L_PAREN:
             nxt = i + 1
             if nxt < len(tokens) and tokens[nxt].token_type is _L_PAREN:

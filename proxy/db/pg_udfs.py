@@ -28,10 +28,8 @@ def _digest(algo: str) -> Callable[[bytes], bytes]:
 def _file_bytes(path: str) -> int:
     total = 0
     for name in (path, path + ".wal"):
-        try:
+        with contextlib.suppress(OSError):  # no WAL (checkpointed)
             total += os.stat(name).st_size
-        except OSError:  # no WAL (checkpointed), or an in-memory database
-            pass
     return total
 
 

@@ -84,6 +84,13 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_string_to_table(s, d) AS
     unnest(__hati_catalog.pg.__hati_string_to_array(s, d)),
     (s, d, n) AS unnest(__hati_catalog.pg.__hati_string_to_array(s, d, n));
 
+-- substring(bytea FROM s [FOR n]) (DuckDB's substring is for text): by the hex digits.
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_bytea_substring(b, s) AS
+    unhex(substr(hex(b::BLOB), 2 * greatest(s, 1) - 1)),
+    (b, s, n) AS CASE WHEN n < 0 THEN error('negative substring length not allowed')::BLOB
+                      ELSE unhex(substr(hex(b::BLOB), 2 * greatest(s, 1) - 1,
+                                        2 * greatest(s + n - greatest(s, 1), 0))) END;
+
 -- get_byte / set_byte (bytea, 0-based offset).
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_get_byte(b, n) AS
     CASE WHEN n < 0 OR n >= octet_length(b::BLOB)

@@ -52,3 +52,11 @@ SELECT cardinality(ARRAY[[1,2],[3,4]]), cardinality(ARRAY[[1,NULL,3]]), cardinal
 SELECT pg_database_size(current_database()) > 0, pg_size_pretty(pg_database_size(current_database())) IS NOT NULL
 -- @query pg_database_size_unknown error
 SELECT pg_database_size('d_pfm_no_such_db')
+-- @query array_text_concat_element
+SELECT '{1,2}'::int[] || 3, 0 || '{1,2}'::int[], '{a}'::text[] || 'b'::text
+-- @query bit_string_to_int
+SELECT x'1F'::int, x'FFFFFFFF'::int, x'7FFFFFFF'::int, x'FF'::bigint
+-- @query bytea_substring
+SELECT substring('abc'::bytea from 2), substring('abcd'::bytea from 0 for 3), substring('abcd'::bytea from 2 for 1), substring('abcd'::bytea from 9), substring('abc'::bytea, 2, 1)
+-- @query bytea_substring_negative error
+SELECT substring('abc'::bytea from 2 for -1)
