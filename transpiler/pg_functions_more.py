@@ -8,6 +8,7 @@ call; the macros called are in proxy/db/catalog/83_pg_functions_more.sql.
   DuckDB's bare DECIMAL is (18,3): 3.000);
 - `concat(VARIADIC arr)` / `concat_ws(sep, VARIADIC arr)`: the array's elements, NULLs
   skipped (DuckDB concatenated the array's text);
+- `extract(julian FROM date)`: numeric (DuckDB's double printed `2460317.0`);
 - MISSING: names DuckDB lacks, called as `__hati_<name>` (pgcompat.MISSING_PG_FUNCTIONS).
 """
 
@@ -37,7 +38,9 @@ MISSING = frozenset(
 )
 _SHA = {384: "__hati_sha384", 512: "__hati_sha512"}
 # what makes a statement worth this pass (token_flags.PG_WORDS)
-TRIGGER_WORDS = frozenset({"SHA384", "SHA512", "ROUND", "DIV", "VARIADIC", "||", "SUBSTRING"})
+TRIGGER_WORDS = frozenset(
+    {"SHA384", "SHA512", "ROUND", "DIV", "VARIADIC", "||", "SUBSTRING", "JULIAN"}
+)
 _INT_BITS = {exp.DType.INT: 32, exp.DType.BIGINT: 64}
 
 
@@ -58,6 +61,13 @@ def handles(node: exp.Expr) -> bool:
         return isinstance(node.this, exp.IntDiv) and node.to.this is exp.DType.DECIMAL
     if isinstance(node, exp.Substring):
         return _is_bytea(node.this)
+    if isinstance(node, exp.Extract):  # date_part('julian', x) stays double precision
+        field = node.this
+        return (
+            isinstance(field, exp.Var)
+            and field.name.upper() == "JULIAN"
+            and not node.meta.get("date_part")
+        )
     if isinstance(node, (exp.Concat, exp.ConcatWs)):
         return any(isinstance(a, exp.Variadic) for a in node.expressions)
     return False
@@ -70,6 +80,8 @@ def rewrite(node: exp.Expr) -> None:
         node.replace(_call("__hati_round", node.this.copy()))
     elif isinstance(node, exp.Cast) and isinstance(node.this, exp.HexString):
         node.replace(exp.Literal.number(_bit_string_int(node.this.name, _INT_BITS[node.to.this])))
+    elif isinstance(node, exp.Extract):
+        node.replace(_call("__hati_extract_julian", node.expression.copy()))
     elif isinstance(node, exp.Substring):
         args = [node.this.copy(), (node.args.get("start") or exp.Literal.number(1)).copy()]
         if node.args.get("length") is not None:

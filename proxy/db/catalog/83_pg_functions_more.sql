@@ -12,6 +12,12 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_round(x) AS
     round(x) - CASE WHEN typeof(x) IN ('DOUBLE', 'FLOAT') AND abs(x - trunc(x)) = 0.5
                          AND round(x) % 2 <> 0 THEN sign(x) ELSE 0 END;
 
+-- extract(julian FROM x): numeric; of a date a whole number (DuckDB's julian is double; a
+-- timestamp's keeps it: its fraction).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_extract_julian(x DATE) AS
+    CAST(julian(x) AS DECIMAL(38, 0)),
+    (x TIMESTAMP) AS julian(x), (x TIMESTAMPTZ) AS julian(x);
+
 -- div(a, b): the integral quotient, truncated toward zero, numeric of scale 0.
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_div_numeric(a, b) AS
     CASE WHEN b = 0 THEN error('division by zero')

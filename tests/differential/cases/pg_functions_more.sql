@@ -60,3 +60,5 @@ SELECT x'1F'::int, x'FFFFFFFF'::int, x'7FFFFFFF'::int, x'FF'::bigint
 SELECT substring('abc'::bytea from 2), substring('abcd'::bytea from 0 for 3), substring('abcd'::bytea from 2 for 1), substring('abcd'::bytea from 9), substring('abc'::bytea, 2, 1)
 -- @query bytea_substring_negative error
 SELECT substring('abc'::bytea from 2 for -1)
+-- @query extract_julian_date
+SELECT extract(julian from date '2024-01-07'), extract(julian from d), date_part('julian', date '2024-01-07') FROM (VALUES (date '2000-02-29')) v(d)
