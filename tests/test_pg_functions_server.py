@@ -35,6 +35,8 @@ ERRORS = (
         "22011",
         "negative substring length not allowed",
     ),
+    ("SELECT unistr('\\q')", "42601", "invalid Unicode escape"),
+    ("SELECT unistr('\\D83D')", "42601", "invalid Unicode surrogate pair"),
 )
 # hatiproxy's own limits: 0A000 naming what is missing
 UNSUPPORTED = (

@@ -34,6 +34,7 @@ MISSING = frozenset(
         "pg_stat_reset",
         "pg_try_advisory_xact_lock",
         "sha224",
+        "unistr",
     }
 )
 _SHA = {384: "__hati_sha384", 512: "__hati_sha512"}

@@ -6,6 +6,9 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_sha224(b) AS __hati_udf_sha224(
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_sha384(b) AS __hati_udf_sha384(b::BLOB);
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_sha512(b) AS __hati_udf_sha512(b::BLOB);
 
+-- unistr(text): PostgreSQL's Unicode escapes (pg_udfs.py).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_unistr(s) AS __hati_udf_unistr(s::VARCHAR);
+
 -- round(double precision) rounds half to even (the C library's rint); round(numeric)
 -- half away from zero, as DuckDB's round. The correction keeps round(x)'s type.
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_round(x) AS

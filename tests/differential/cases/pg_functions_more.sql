@@ -62,3 +62,9 @@ SELECT substring('abc'::bytea from 2), substring('abcd'::bytea from 0 for 3), su
 SELECT substring('abc'::bytea from 2 for -1)
 -- @query extract_julian_date
 SELECT extract(julian from date '2024-01-07'), extract(julian from d), date_part('julian', date '2024-01-07') FROM (VALUES (date '2000-02-29')) v(d)
+-- @query unistr
+SELECT unistr('\0041'), unistr('d\0061t\+000061'), unistr('\u00e9\U0001F600'), unistr('a\\b'), unistr('\D83D\DE00'), unistr(NULL)
+-- @query unistr_invalid error
+SELECT unistr('\q')
+-- @query unistr_lone_surrogate error
+SELECT unistr('\D83D')
