@@ -41,7 +41,7 @@ SELECT id, pg_column_size(b) FROM d_pfm ORDER BY id
 -- @query has_sequence_privilege_unknown error
 SELECT has_sequence_privilege('d_pfm_nosuch_seq', 'USAGE')
 -- @query server_functions
-SELECT pg_reload_conf(), pg_rotate_logfile(), pg_last_xact_replay_timestamp() IS NULL, row_security_active('d_pfm'), pg_try_advisory_xact_lock(1), pg_try_advisory_xact_lock(1, 2)
+SELECT pg_reload_conf(), pg_rotate_logfile(), pg_last_xact_replay_timestamp() IS NULL, row_security_active('pg_class'), pg_try_advisory_xact_lock(1), pg_try_advisory_xact_lock(1, 2)
 -- @query to_char_day_month_names
 SELECT to_char(timestamp '2024-01-06 10:00', 'Day'), to_char(timestamp '2024-01-06 10:00', 'DAY|day|Dy|DY|dy'), to_char(date '2024-05-01', 'Month'), to_char(date '2024-05-01', 'MONTH month Mon MON mon')
 -- @query to_char_fm_names
