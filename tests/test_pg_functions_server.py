@@ -47,6 +47,12 @@ UNSUPPORTED = (
     ("SELECT '08:00:2b:01:02:03'::macaddr", "type macaddr is not supported"),
     ("SELECT array_dims(ARRAY[[1], [2]])", "array_dims of a multidimensional array"),
     ("SELECT array_fill(0, ARRAY[2, 2])", "array_fill of more than one dimension"),
+    ("SELECT jsonb_path_exists('{}', '$.a.**')", "jsonpath '.**' is not supported"),
+    ("SELECT jsonb_path_query_first('[1]', 'strict $[5]')", "jsonpath 'strict $[5]' is not"),
+    (
+        "SELECT jsonb_path_query_array('[1]', '$[*] ? (@ > 1 && @ < 3)')",
+        "jsonpath ' ? (@ > 1 && @ < 3)' is not supported",
+    ),
 )
 
 

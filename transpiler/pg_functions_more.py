@@ -35,6 +35,10 @@ MISSING = frozenset(
         "pg_try_advisory_xact_lock",
         "sha224",
         "unistr",
+        "jsonb_path_query",
+        "jsonb_path_query_array",
+        "jsonb_path_query_first",
+        "jsonb_path_exists",
     }
 )
 _SHA = {384: "__hati_sha384", 512: "__hati_sha512"}

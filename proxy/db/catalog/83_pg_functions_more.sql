@@ -125,3 +125,14 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_stat_reset() AS '';
 -- The xact lock is held to the transaction's end in PostgreSQL; alone here, always had.
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_try_advisory_xact_lock(k) AS TRUE,
     (k1, k2) AS TRUE;
+
+-- jsonb_path_query / _array / _first / _exists (j, path): the items the path selects
+-- (proxy/core/pg_jsonpath.py: the subset it evaluates; anything else 0A000).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_jsonb_path_query_array(j, p) AS
+    __hati_jsonb_path_items(j::VARCHAR, p::VARCHAR);
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_jsonb_path_query_first(j, p) AS
+    json_extract(__hati_jsonb_path_items(j::VARCHAR, p::VARCHAR), '$[0]');
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_jsonb_path_exists(j, p) AS
+    json_array_length(__hati_jsonb_path_items(j::VARCHAR, p::VARCHAR)) > 0;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_jsonb_path_query(j, p) AS
+    unnest(CAST(__hati_jsonb_path_items(j::VARCHAR, p::VARCHAR) AS JSON[]));

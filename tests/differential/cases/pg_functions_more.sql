@@ -68,3 +68,13 @@ SELECT unistr('\0041'), unistr('d\0061t\+000061'), unistr('\u00e9\U0001F600'), u
 SELECT unistr('\q')
 -- @query unistr_lone_surrogate error
 SELECT unistr('\D83D')
+-- @query jsonb_path_simple
+SELECT jsonb_path_query_first('{"a":[1,2]}', '$.a[1]'), jsonb_path_exists('{"a":1}', '$.a'), jsonb_path_exists('{"a":1}', '$.b'), jsonb_path_query_array('{"a":[1,2]}', '$.a[*]'), jsonb_path_query_first('{"a":[1,2,3]}', '$.a[last]'), jsonb_path_query_first('{"a":1}', '$.b')
+-- @query jsonb_path_lax
+SELECT jsonb_path_query_array('{"a":[{"b":1},{"b":2},{"c":3}]}', '$.a.b'), jsonb_path_query_array('{"a":5}', '$.a[0]'), jsonb_path_query_array('{"a":5}', '$.a[*]'), jsonb_path_query_array('{"a":[1]}', '$.a[3]'), jsonb_path_query_array('{"a b":1}', '$."a b"')
+-- @query jsonb_path_filters
+SELECT jsonb_path_query_array('{"a":[1,2,3]}', '$.a[*] ? (@ > 1)'), jsonb_path_query_array('[{"x":1},{"x":5},{"x":"5"}]', '$[*] ? (@.x >= 2).x'), jsonb_path_query_array('[1,"a",null,true]', '$[*] ? (@ == null)'), jsonb_path_query_array('[1,"a","b"]', '$[*] ? (@ != "a")'), jsonb_path_query_array('{"a":1.5}', '$ ? (@.a == 1.50)'), jsonb_path_query_array('[1,2,3]', '$ ? (@ > 1)')
+-- @query jsonb_path_query_rows
+SELECT jsonb_path_query('{"a":[1,2,3]}', '$.a[*] ? (@ >= 2)')
+-- @query jsonb_path_column
+SELECT id, jsonb_path_query_first(j, '$[0]'), jsonb_path_exists(j, '$.a') FROM d_pfm ORDER BY id
