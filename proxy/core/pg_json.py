@@ -245,3 +245,8 @@ def delete_keys(target: str, keys: list[str | None]) -> str:
     if isinstance(doc, list):
         return dump([v for v in doc if not (isinstance(v, str) and v in gone)])
     raise JsonbError("22023", "cannot delete from scalar")
+
+
+def number_text(v: str) -> str | None:
+    """The digits of a number `load` kept as marked text (a fraction or exponent), else None."""
+    return v[len(_MARK) :] if v.startswith(_MARK) else None

@@ -85,8 +85,8 @@ def _number(v: Any) -> Decimal | None:
         return v
     if isinstance(v, int):
         return Decimal(v)
-    if isinstance(v, str) and v.startswith(pg_json._MARK):
-        return Decimal(v[len(pg_json._MARK) :])
+    if isinstance(v, str) and (digits := pg_json.number_text(v)) is not None:
+        return Decimal(digits)
     return None
 
 
