@@ -42,6 +42,15 @@ MISSING = frozenset(
     }
 )
 _SHA = {384: "__hati_sha384", 512: "__hati_sha512"}
+# the macros above by their PostgreSQL names, for stored text (stored_text.py: a default,
+# CHECK or view shows what the user wrote)
+STORED_NAMES = {
+    "round": "round",
+    "sha384": "sha384",
+    "sha512": "sha512",
+    "div_numeric": "div",
+    "bytea_substring": "substring",
+}
 # what makes a statement worth this pass (token_flags.PG_WORDS)
 TRIGGER_WORDS = frozenset(
     {"SHA384", "SHA512", "ROUND", "DIV", "VARIADIC", "||", "SUBSTRING", "JULIAN"}
