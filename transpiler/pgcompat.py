@@ -46,83 +46,81 @@ from transpiler import (
 from transpiler.literals import string_value
 from transpiler.treeutil import attached
 
-MISSING_PG_FUNCTIONS = (
-    frozenset(
-        {
-            "lastval",  # the server puts this session's value in (sequence_draws.py)
-            "pg_get_userbyid",
-            "pg_encoding_to_char",
-            "pg_client_encoding",
-            "pg_advisory_unlock_all",
-            "pg_advisory_lock",
-            "pg_advisory_unlock",
-            "pg_advisory_xact_lock",
-            "pg_try_advisory_lock",
-            "pg_backend_pid",
-            "inet_server_addr",
-            "inet_server_port",
-            "inet_client_addr",
-            "inet_client_port",
-            "pg_get_indexdef",
-            "pg_get_function_identity_arguments",
-            "pg_get_function_arguments",
-            "pg_get_function_result",
-            "pg_get_functiondef",
-            "pg_get_triggerdef",
-            "pg_get_ruledef",
-            "pg_get_partkeydef",
-            "pg_get_partition_constraintdef",
-            "pg_get_serial_sequence",
-            "pg_get_statisticsobjdef_columns",
-            "pg_relation_size",
-            "pg_total_relation_size",
-            "pg_table_size",
-            "pg_indexes_size",
-            "pg_database_size",
-            "pg_column_size",
-            "pg_tablespace_location",
-            "pg_is_in_recovery",
-            "pg_current_xact_id",
-            "pg_cancel_backend",
-            "pg_terminate_backend",
-            "pg_get_keywords",
-            "set_config",
-            "current_setting",
-            "version",
-            "quote_ident",
-            "quote_literal",
-            "to_regclass",
-            "to_regtype",
-            "to_regproc",
-            "to_regprocedure",
-            "to_regnamespace",
-            "to_regrole",
-            "pg_typeof",  # these: proxy/db/catalog/82_pg_functions.sql
-            "quote_nullable",
-            "width_bucket",
-            "regexp_substr",
-            "octet_length",
-            "justify_days",
-            "justify_hours",
-            "justify_interval",
-            "string_to_array",
-            "array_positions",
-            "array_replace",
-            "to_number",
-            "pg_size_pretty",
-            "pg_size_bytes",
-            "pg_postmaster_start_time",
-            "pg_conf_load_time",
-            "clock_timestamp",
-            "statement_timestamp",
-            "transaction_timestamp",
-            "timeofday",
-            "uuid_generate_v4",  # the uuid-ossp extension's (built in: proxy/pgserver/commands.py)
-            "digest",  # pgcrypto's (built in likewise)
-        }
-    )
-    | pg_functions_more.MISSING
+MISSING_PG_FUNCTIONS = frozenset(
+    {
+        "lastval",  # the server puts this session's value in (sequence_draws.py)
+        "pg_get_userbyid",
+        "pg_encoding_to_char",
+        "pg_client_encoding",
+        "pg_advisory_unlock_all",
+        "pg_advisory_lock",
+        "pg_advisory_unlock",
+        "pg_advisory_xact_lock",
+        "pg_try_advisory_lock",
+        "pg_backend_pid",
+        "inet_server_addr",
+        "inet_server_port",
+        "inet_client_addr",
+        "inet_client_port",
+        "pg_get_indexdef",
+        "pg_get_function_identity_arguments",
+        "pg_get_function_arguments",
+        "pg_get_function_result",
+        "pg_get_functiondef",
+        "pg_get_triggerdef",
+        "pg_get_ruledef",
+        "pg_get_partkeydef",
+        "pg_get_partition_constraintdef",
+        "pg_get_serial_sequence",
+        "pg_get_statisticsobjdef_columns",
+        "pg_relation_size",
+        "pg_total_relation_size",
+        "pg_table_size",
+        "pg_indexes_size",
+        "pg_database_size",
+        "pg_column_size",
+        "pg_tablespace_location",
+        "pg_is_in_recovery",
+        "pg_current_xact_id",
+        "pg_cancel_backend",
+        "pg_terminate_backend",
+        "pg_get_keywords",
+        "set_config",
+        "current_setting",
+        "version",
+        "quote_ident",
+        "quote_literal",
+        "to_regclass",
+        "to_regtype",
+        "to_regproc",
+        "to_regprocedure",
+        "to_regnamespace",
+        "to_regrole",
+        "pg_typeof",  # these: proxy/db/catalog/82_pg_functions.sql
+        "quote_nullable",
+        "width_bucket",
+        "regexp_substr",
+        "octet_length",
+        "justify_days",
+        "justify_hours",
+        "justify_interval",
+        "string_to_array",
+        "array_positions",
+        "array_replace",
+        "to_number",
+        "pg_size_pretty",
+        "pg_size_bytes",
+        "pg_postmaster_start_time",
+        "pg_conf_load_time",
+        "clock_timestamp",
+        "statement_timestamp",
+        "transaction_timestamp",
+        "timeofday",
+        "uuid_generate_v4",  # the uuid-ossp extension's (built in: proxy/pgserver/commands.py)
+        "digest",  # pgcrypto's (built in likewise)
+    }
 )
+MISSING_PG_FUNCTIONS |= pg_functions_more.MISSING  # sha224, unistr, jsonb_path_*, ...
 _KEEP_CATALOGS = {"system", "temp", "__hati_catalog"}  # the last: catalog_compat R1
 # Bare words that mean the login user in Postgres (sqlglot parses them as columns).
 LOGIN_USER_WORDS = frozenset({"current_role", "user"})
@@ -140,7 +138,7 @@ def rewrite(nodes: list[exp.Expr]) -> None:
         if not attached(node):
             continue
         if isinstance(node, exp.Cast):
-            if pg_functions_more.handles(node):  # div(a, b)
+            if pg_functions_more.handles(node):  # div(a, b), x'1F'::int
                 pg_functions_more.rewrite(node)
             else:
                 _cast(node)
