@@ -1,7 +1,7 @@
 """PostgreSQL's array size functions over DuckDB lists (one-dimensional arrays).
 
-DuckDB's `cardinality` is for MAPs only, it has no `array_upper` / `array_lower` /
-`array_ndims`, and its `array_length` of an empty list is 0 where PostgreSQL's is NULL
+DuckDB has no `array_upper` / `array_lower` (cardinality and array_ndims, which count
+every dimension: 83_pg_functions_more.sql), and its `array_length` of an empty list is 0 where PostgreSQL's is NULL
 (an empty array has no dimensions). The sizes are integer, as PostgreSQL's are. Dimension arguments other than the constant 1 are
 left to DuckDB (which knows no dimensions beyond the outer list).
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-NAMES = frozenset({"cardinality", "array_upper", "array_lower", "array_ndims"})
+NAMES = frozenset({"array_upper", "array_lower"})  # cardinality, array_ndims: macros
 
 
 def _len(arr: exp.Expr) -> exp.Expr:
@@ -34,17 +34,15 @@ def rewrite_length(node: exp.ArraySize) -> None:
 
 
 def rewrite_call(node: exp.Anonymous) -> None:
-    """cardinality(a) / array_upper(a, 1) / array_lower(a, 1) / array_ndims(a)."""
+    """array_upper(a, 1) / array_lower(a, 1)."""
     name = node.name.lower()
     args = list(node.expressions)
     if not args:
         return
     arr = args[0].copy()
-    if name == "cardinality" and len(args) == 1:
-        node.replace(_len(arr))  # 0 for '{}', NULL for NULL
-    elif name == "array_upper" and len(args) == 2 and _first_dim(args[1]):
+    if name == "array_upper" and len(args) == 2 and _first_dim(args[1]):
         node.replace(exp.Nullif(this=_len(arr), expression=exp.Literal.number(0)))
     else:
         lower = name == "array_lower" and len(args) == 2 and _first_dim(args[1])
-        if lower or (name == "array_ndims" and len(args) == 1):
-            node.replace(_when_nonempty(arr, exp.Literal.number(1)))  # 1-D: both are 1
+        if lower:
+            node.replace(_when_nonempty(arr, exp.Literal.number(1)))

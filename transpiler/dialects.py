@@ -91,7 +91,53 @@ def _to_char(args: list[exp.Expr], dialect: Postgres) -> exp.Expr:
     fmt = args[1] if len(args) > 1 else None
     if isinstance(fmt, exp.Literal) and pg_functions.is_number_format(fmt.name):
         return exp.Anonymous(this="to_char", expressions=args)
+    if isinstance(fmt, exp.Literal) and fmt.is_string and _padded_names(fmt.name):
+        return _to_char_names(args[0], fmt.name, dialect)
     return _PG_TO_CHAR(args, dialect)
+
+
+# Day / month names: their case follows the pattern's (Day, DAY, day), the full names are
+# blank-padded to 9 characters unless FM precedes them (strftime neither pads nor cases).
+_NAME_FIELD = re.compile(r"(FM)?(DAY|Day|day|DY|Dy|dy|MONTH|Month|month|MON|Mon|mon)")
+_NAME_CODES = {"day": "%A", "dy": "%a", "month": "%B", "mon": "%b"}
+
+
+def _padded_names(fmt: str) -> bool:
+    # not inside quoted text, nor with TM (sqlglot's own mapping)
+    return '"' not in fmt and "TM" not in fmt and _NAME_FIELD.search(fmt) is not None
+
+
+def _to_char_names(value: exp.Expr, fmt: str, dialect: Postgres) -> exp.Expr:
+    parts: list[exp.Expr] = []
+    at = 0
+    for m in _NAME_FIELD.finditer(fmt):
+        if m.start() > at:
+            parts.append(
+                _PG_TO_CHAR([value.copy(), exp.Literal.string(fmt[at : m.start()])], dialect)
+            )
+        word = m.group(2)
+        part: exp.Expr = exp.TimeToStr(
+            this=value.copy(), format=exp.Literal.string(_NAME_CODES[word.lower()])
+        )
+        if word.isupper():
+            part = exp.Upper(this=part)
+        elif word.islower():
+            part = exp.Lower(this=part)
+        if not m.group(1) and word.lower() in ("day", "month"):
+            part = exp.Pad(
+                this=part,
+                expression=exp.Literal.number(9),
+                fill_pattern=exp.Literal.string(" "),
+                is_left=False,
+            )
+        parts.append(part)
+        at = m.end()
+    if at < len(fmt):
+        parts.append(_PG_TO_CHAR([value.copy(), exp.Literal.string(fmt[at:])], dialect))
+    out = parts[0]
+    for part in parts[1:]:
+        out = exp.DPipe(this=out, expression=part, safe=True)
+    return out
 
 
 _PG_TO_CHAR = Postgres.Parser.FUNCTIONS["TO_CHAR"]

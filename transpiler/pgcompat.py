@@ -33,6 +33,7 @@ from transpiler import (
     collations,
     like_escape,
     pg_functions,
+    pg_functions_more,
     pg_types,
     reg_casts,
     regproc_columns,
@@ -119,6 +120,7 @@ MISSING_PG_FUNCTIONS = frozenset(
         "digest",  # pgcrypto's (built in likewise)
     }
 )
+MISSING_PG_FUNCTIONS |= pg_functions_more.MISSING  # sha224, unistr, jsonb_path_*, ...
 _KEEP_CATALOGS = {"system", "temp", "__hati_catalog"}  # the last: catalog_compat R1
 # Bare words that mean the login user in Postgres (sqlglot parses them as columns).
 LOGIN_USER_WORDS = frozenset({"current_role", "user"})
@@ -136,7 +138,10 @@ def rewrite(nodes: list[exp.Expr]) -> None:
         if not attached(node):
             continue
         if isinstance(node, exp.Cast):
-            _cast(node)
+            if pg_functions_more.handles(node):  # div(a, b), x'1F'::int
+                pg_functions_more.rewrite(node)
+            else:
+                _cast(node)
         elif isinstance(node, exp.DataType):
             if node.this is exp.DataType.Type.NAME:  # PostgreSQL's identifier type
                 node.replace(_simple_type(exp.DType.VARCHAR))
@@ -174,6 +179,8 @@ def rewrite(nodes: list[exp.Expr]) -> None:
             array_dims.rewrite_call(node)
         elif isinstance(node, exp.ArraySize):
             array_dims.rewrite_length(node)
+        elif pg_functions_more.handles(node):  # before pg_functions: substring of bytea
+            pg_functions_more.rewrite(node)
         elif pg_functions.handles(node):
             pg_functions.rewrite(node)
         elif isinstance(node, like_escape.LIKES):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from transpiler.division import as_postgres as division_as_postgres
+from transpiler.pg_functions_more import STORED_NAMES
 from transpiler.pgcompat import MISSING_PG_FUNCTIONS
 
 # A string literal or quoted identifier (left alone), else a stand-in call or uuid().
@@ -87,6 +88,8 @@ def _names(sql: str) -> str:
         name = m.group(1)
         if name is None:
             return "gen_random_uuid()"
+        if name.lower() in STORED_NAMES:
+            return STORED_NAMES[name.lower()] + "("
         return f"{name.lower()}(" if name.lower() in MISSING_PG_FUNCTIONS else text
 
     return _TOKEN.sub(back, sql)

@@ -22,6 +22,7 @@ from transpiler import (
     external_access,
     json_functions,
     pg_functions,
+    pg_functions_more,
     regproc_columns,
 )
 from transpiler.pgcompat import MISSING_PG_FUNCTIONS
@@ -128,6 +129,7 @@ PG_WORDS = frozenset(
         "ALLBALLS",
     }
     | pg_functions.TRIGGER_WORDS
+    | pg_functions_more.TRIGGER_WORDS
 )
 PG_WORDS |= {c.upper() for c in regproc_columns.REGPROC_COLUMNS}  # typreceive != 0
 # Identifiers that only Snowflake SQL uses (not to_date / to_number: PostgreSQL has them
@@ -310,6 +312,8 @@ def scan(tokens: Sequence[Token], agent: frozenset[str] | None = None) -> Trigge
             flags |= PG  # nextval('public.s'): DuckDB's schema is main (reg_casts)
         elif tt in _STRINGS and prev_type is TokenType.DASH:
             flags |= PG  # jsonb - 'key' (jsonb_ops; a number minus a string is an error anyway)
+        elif tt is TokenType.HEX_STRING:
+            flags |= PG  # x'1F'::int (pg_functions_more)
         elif prev_type in _FROM_JOIN and tt is not _L_PAREN:
             nxt = i + 1
             if nxt < len(tokens) and tokens[nxt].token_type is _L_PAREN:

@@ -221,3 +221,32 @@ def _finish(v: Any) -> Any:
     if isinstance(v, list):
         return [_finish(x) for x in v]
     return v
+
+
+def delete_index(target: str, n: int) -> str:
+    """jsonb - integer: without the array element at n (negative counts from the end)."""
+    doc = load(target)
+    if isinstance(doc, dict):
+        raise JsonbError("22023", "cannot delete from object using integer index")
+    if not isinstance(doc, list):
+        raise JsonbError("22023", "cannot delete from scalar")
+    i = n + len(doc) if n < 0 else n
+    if 0 <= i < len(doc):
+        del doc[i]
+    return dump(doc)
+
+
+def delete_keys(target: str, keys: list[str | None]) -> str:
+    """jsonb - text[]: without the object keys, or the string array elements, in keys."""
+    doc = load(target)
+    gone = {k for k in keys if k is not None}
+    if isinstance(doc, dict):
+        return dump({k: v for k, v in doc.items() if k not in gone})
+    if isinstance(doc, list):
+        return dump([v for v in doc if not (isinstance(v, str) and v in gone)])
+    raise JsonbError("22023", "cannot delete from scalar")
+
+
+def number_text(v: str) -> str | None:
+    """The digits of a number `load` kept as marked text (a fraction or exponent), else None."""
+    return v[len(_MARK) :] if v.startswith(_MARK) else None

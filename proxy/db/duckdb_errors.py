@@ -91,6 +91,11 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     ("InvalidInputException", r'^function ".*" does not exist$', "42883"),
     ("InvalidInputException", r'^(type|role) ".*" does not exist$', "42704"),
     ("InvalidInputException", r'^schema ".*" does not exist$', "3F000"),
+    ("InvalidInputException", r'^database ".*" does not exist$', "3D000"),
+    # the catalog's get_byte / set_byte (83_pg_functions_more.sql)
+    ("InvalidInputException", r"^index -?\d+ out of valid range, 0\.\.-?\d+$", "2202E"),
+    ("InvalidInputException", r" (is|are) not supported by hatiproxy$", "0A000"),
+    ("InvalidInputException", r"^negative substring length not allowed$", "22011"),
     ("InvalidInputException", r"^lastval is not yet defined in this session$", "55000"),
     ("InvalidInputException", r"", "22023"),
     ("InterruptException", r"", "57014"),
@@ -331,11 +336,33 @@ _DOMAIN_ERROR = re.compile(
 )
 
 
+# A type or function of an extension DuckDB would download (there is no download at run
+# time: DESIGN.md) and PostgreSQL's network types DuckDB has no counterpart for.
+_AUTOINSTALL = re.compile(
+    r"^An error occurred while trying to automatically install the required extension '(\w+)'"
+)
+_NETWORK_TYPE = re.compile(r"^Type with name (cidr|macaddr8?) does not exist!")
+
+
+def _unbundled(message: str) -> PgError | None:
+    if (ext := _AUTOINSTALL.match(message)) is not None:
+        if ext[1] == "inet":
+            words = "type inet is not supported by hatiproxy (nor its functions and operators)"
+        else:
+            words = f"this needs DuckDB's {ext[1]} extension, which hatiproxy does not bundle"
+        return PgError("0A000", words, detail=f"DuckDB: {message}")
+    if (net := _NETWORK_TYPE.match(message)) is not None:
+        return PgError("0A000", f"type {net[1]} is not supported by hatiproxy")
+    return None
+
+
 def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
     """Translate a DuckDB exception; `sql` is the text DuckDB ran (for the position)."""
     text = str(exc)
     lines = text.split("\n")
     message = _PREFIX.sub("", lines[0]).strip() or type(exc).__name__
+    if (unbundled := _unbundled(message)) is not None:
+        return unbundled
     detail_lines = [ln for ln in lines[1:] if ln.strip() and not _LINE.match(ln)]
     detail_lines = [ln for ln in detail_lines if set(ln.strip()) != {"^"}]
     names = {cls.__name__ for cls in type(exc).__mro__}

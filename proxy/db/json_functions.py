@@ -17,7 +17,7 @@ from typing import Any
 import duckdb
 from duckdb import sqltypes
 
-from proxy.core import pg_json
+from proxy.core import pg_json, pg_jsonpath
 from proxy.db.duckdb_errors import UdfError
 
 _TEXT, _JSON, _BOOL = sqltypes.VARCHAR, "JSON", sqltypes.BOOLEAN
@@ -75,6 +75,9 @@ def register(conn: duckdb.DuckDBPyConnection) -> None:
         ("__hati_jsonb_set", pg_json.set_path, [_TEXT, _PATH, _TEXT, _BOOL], _JSON),
         ("__hati_jsonb_insert", pg_json.insert_path, [_TEXT, _PATH, _TEXT, _BOOL], _JSON),
         ("__hati_jsonb_delete_path", pg_json.delete_path, [_TEXT, _PATH], _JSON),
+        ("__hati_jsonb_delete_index", pg_json.delete_index, [_TEXT, sqltypes.BIGINT], _JSON),
+        ("__hati_jsonb_delete_keys", pg_json.delete_keys, [_TEXT, _PATH], _JSON),
+        ("__hati_jsonb_path_items", pg_jsonpath.query, [_TEXT, _TEXT], _JSON),
     ]
     for name, fn, params, result in udfs:
         # Installed before on this database: keep that registration (see

@@ -30,14 +30,20 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_jsonb_concat(a, b) AS
          ELSE to_json(list_concat(__hati_catalog.pg.__hati_json_list(a),
                                   __hati_catalog.pg.__hati_json_list(b))) END;
 
--- j - k: without key k (object) or without the string elements equal to k (array).
-CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_jsonb_delete(j, k) AS
+-- j - k: without key k (object) or without the string elements equal to k (array);
+-- an integer k deletes by array index, a text[] k every key in it (json_functions.py).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_jsonb_delete_key(j, k) AS
     CASE json_type(j)
         WHEN 'OBJECT' THEN to_json(map_from_entries(
             list_filter(map_entries(CAST(CAST(j AS JSON) AS MAP(VARCHAR, JSON))), e -> e.key <> k)))
         WHEN 'ARRAY' THEN to_json(list_filter(CAST(j AS JSON[]),
             e -> NOT (json_type(e) = 'VARCHAR' AND json_extract_string(e, '$') = k)))
         ELSE j END;
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_jsonb_delete(j, k) AS
+    CASE WHEN typeof(k) IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT')
+             THEN __hati_jsonb_delete_index(j::VARCHAR, TRY_CAST(k AS BIGINT))
+         WHEN typeof(k) LIKE '%[]' THEN __hati_jsonb_delete_keys(j::VARCHAR, TRY_CAST(k AS VARCHAR[]))
+         ELSE __hati_catalog.pg.__hati_jsonb_delete_key(j, TRY_CAST(k AS VARCHAR)) END;
 
 -- A text[] path ('{a,0}') as a JSON pointer ('/a/0'): a number selects an array element
 -- and an object member alike, as #> does.

@@ -105,11 +105,14 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_partition_constraintdef(
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_serial_sequence(t, c) AS
     __hati_catalog.pg.pg_get_serial_sequence(t, c);
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_uuid_generate_v4() AS gen_random_uuid();
--- pgcrypto's digest(data, type) -> bytea, for the hashes DuckDB has (gen_random_uuid() is
--- DuckDB's own); crypt, hmac and the pgp_* functions are not there (42883).
+-- pgcrypto's digest(data, type) -> bytea: md5, sha1, sha2 (sha224/384/512: pg_udfs.py;
+-- gen_random_uuid() is DuckDB's own); crypt, hmac and the pgp_* functions are not there (42883).
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_digest(data, algo) AS
     unhex(CASE lower(algo) WHEN 'md5' THEN md5(data) WHEN 'sha1' THEN sha1(data)
                            WHEN 'sha256' THEN sha256(data)
+                           WHEN 'sha224' THEN hex(__hati_udf_sha224(data::BLOB))
+                           WHEN 'sha384' THEN hex(__hati_udf_sha384(data::BLOB))
+                           WHEN 'sha512' THEN hex(__hati_udf_sha512(data::BLOB))
           ELSE error('Cannot use "' || algo || '": No such hash algorithm') END);
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_get_statisticsobjdef_columns(s) AS
     NULL::VARCHAR;
@@ -120,7 +123,7 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_relation_size(r) AS 0::BIGIN
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_total_relation_size(r) AS 0::BIGINT;
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_table_size(r) AS 0::BIGINT;
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_indexes_size(r) AS 0::BIGINT;
-CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_database_size(d) AS 0::BIGINT;
+-- pg_database_size: 83_pg_functions_more.sql
 -- pg_size_bytes('1.5 GB'): PostgreSQL's units (bytes, B, kB, MB, GB, TB, PB; any case).
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_size_bytes(s) AS
     CASE WHEN s IS NULL THEN NULL
@@ -134,8 +137,7 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_size_bytes(s) AS
     END;
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_postmaster_start_time() AS {{started}}::TIMESTAMPTZ;
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_conf_load_time() AS {{started}}::TIMESTAMPTZ;
-CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_column_size(v) AS
-    octet_length(encode(v::VARCHAR))::INTEGER;
+-- pg_column_size: 83_pg_functions_more.sql
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_tablespace_location(t) AS '';
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_is_in_recovery() AS FALSE;
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_current_xact_id() AS txid_current();

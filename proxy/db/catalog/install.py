@@ -35,7 +35,7 @@ from importlib import resources
 import duckdb
 
 from proxy.core.names import CATALOG_DB, INFO_SCHEMA, PG_SCHEMA
-from proxy.db import backend_functions, json_functions
+from proxy.db import backend_functions, json_functions, pg_udfs
 from proxy.db.backends import Backends
 from proxy.db.catalog import char_columns, functions, snapshot
 from proxy.db.catalog.types import duck_kind_rows, pg_type_rows
@@ -57,6 +57,7 @@ SQL_FILES = (
     "70_information_schema.sql",
     "80_hati_functions.sql",
     "82_pg_functions.sql",
+    "83_pg_functions_more.sql",
     "85_server_functions.sql",
 )
 # PostgreSQL 15's system catalogs and their own OIDs (pg_class.oid of the catalog table):
@@ -149,6 +150,7 @@ def install(
     role_oids = {r: 10 if i == 0 else 16384 + i for i, r in enumerate(roles)}
     # pg_stat_activity's view and the backend macros call these Python functions.
     json_functions.register(conn)
+    pg_udfs.register(conn)
     backend_functions.register(
         conn,
         Backends() if backends is None else backends,
