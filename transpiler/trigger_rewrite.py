@@ -1,14 +1,19 @@
-"""BEFORE ROW triggers run by rewriting the INSERT / UPDATE that fires them.
+"""BEFORE ROW triggers run by rewriting the INSERT / UPDATE / DELETE that fires them.
 
 A trigger function in hatiproxy's subset (plpgsql_trigger.py) computes the row it returns
 from NEW, OLD and the TG_ variables only, so it can be run symbolically: each column of
 NEW is an expression over the statement's row (an UPDATE's SET value or the old column; an
 INSERT's value or the column's default), an assignment replaces that expression, an IF
-makes a CASE of the branches' values, and RETURN NULL a condition under which the row is
-skipped. Several triggers apply in name order, each seeing the previous one's NEW, as in
+makes a CASE of the branches' values, RETURN NULL a condition under which the row is
+skipped, RETURN OLD the old row (skipped in an INSERT, whose OLD is NULL) and RAISE
+EXCEPTION a condition under which DuckDB's error() fails the statement with a marked
+message (proxy/db/duckdb_errors.py reads the SQLSTATE back), placed where DuckDB evaluates
+it only for the rows the statement writes: an UPDATE's first SET value, the WHERE of an
+INSERT's SELECT, a CASE over a DELETE's own WHERE. Several triggers apply in name order, each seeing the previous one's NEW, as in
 PostgreSQL; a WHEN condition guards its trigger like an IF.
 
     UPDATE t SET a = x WHERE w          -> UPDATE t SET a = x, c = <final c> WHERE w AND NOT <skip>
+    DELETE FROM t WHERE w               -> DELETE FROM t WHERE w AND NOT <skip>
     INSERT INTO t (a) VALUES (..), (..) -> INSERT INTO t (a, c) SELECT <final a>, <final c>
                                            FROM (SELECT *, <default of c> AS c FROM
                                            (VALUES ..) AS __hati_src(a)) AS __hati_new
@@ -29,10 +34,11 @@ from sqlglot.errors import ParseError, TokenError
 
 from transpiler.dialects import POSTGRES
 from transpiler.errors import TranspileError
-from transpiler.plpgsql_trigger import Assign, If, Return, Step, expression, parse_body
-from transpiler.trigger_ddl import INSERT, UPDATE
+from transpiler.plpgsql_trigger import Assign, If, Raise, Return, Step, expression, parse_body
+from transpiler.trigger_ddl import DELETE, INSERT, UPDATE
 
 _SOURCE, _NEW = "__hati_src", "__hati_new"
+RAISE_MARK = "__hati_raise:"  # error('__hati_raise:SQLSTATE:message'), duckdb_errors.py
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +86,8 @@ def _rewrite_cached(
         tree = sqlglot.parse_one(sql, read=POSTGRES)
     except (ParseError, TokenError):
         return None  # transpile reports the error
-    top = tree if isinstance(tree, (exp.Insert, exp.Update)) else None
-    for node in tree.find_all(exp.Insert, exp.Update, exp.Merge):
+    top = tree if isinstance(tree, (exp.Insert, exp.Update, exp.Delete)) else None
+    for node in tree.find_all(exp.Insert, exp.Update, exp.Delete, exp.Merge):
         target = _target(node)
         found = _find(target, tables) if target is not None else None
         if found is None:
@@ -97,7 +103,12 @@ def _rewrite_cached(
     found = _find(target, tables) if target is not None else None
     if found is None:
         return None
-    done = _update(top, found) if isinstance(top, exp.Update) else _insert(top, found)
+    if isinstance(top, exp.Update):
+        done = _update(top, found)
+    elif isinstance(top, exp.Delete):
+        done = _delete(top, found)
+    else:
+        done = _insert(top, found)
     return done.sql(POSTGRES) if done is not None else None
 
 
@@ -138,10 +149,14 @@ class _Row:
     """NEW as expressions, the condition under which the function has returned, and the
     one under which it returned NULL (the row is skipped)."""
 
-    def __init__(self, new: dict[str, exp.Expr], old: dict[str, exp.Expr] | None) -> None:
-        self.new = new
-        self.old = old
+    def __init__(
+        self, new: dict[str, exp.Expr] | None, old: dict[str, exp.Expr] | None
+    ) -> None:
+        self.new = new  # None in a DELETE (NEW is NULL)
+        self.old = old  # None in an INSERT
         self.skip: exp.Expr = exp.false()
+        self.raised: exp.Expr = exp.false()  # a RAISE ran: later triggers do not fire
+        self.raises: list[tuple[exp.Expr, exp.Expr]] = []  # (condition, marked message)
 
     def run(self, trigger: Trigger, found: TableTriggers, op: str) -> None:
         variables = {
@@ -154,9 +169,10 @@ class _Row:
             "tg_table_schema": "public" if found.schema == "main" else found.schema,
         }
         self.variables = variables
-        guard: exp.Expr = exp.true()
+        # a row a trigger skipped, or one that raised, fires no later trigger
+        guard: exp.Expr = _not(_or(self.skip, self.raised))
         if trigger.when is not None:
-            guard = _truth(self.value(expression(trigger.when)))
+            guard = _and(guard, _truth(self.value(expression(trigger.when))))
         self.done: exp.Expr = exp.false()
         self.steps(parse_body(trigger.body), guard)
 
@@ -165,15 +181,32 @@ class _Row:
             active = _and(guard, _not(self.done))
             if _is(active, False):
                 return
-            if isinstance(step, Assign):
+            if isinstance(step, Assign) and self.new is None:  # DELETE: NEW is NULL
+                self.fail(active, "55000", exp.Literal.string('record "new" is not assigned yet'))
+            elif isinstance(step, Assign):
                 if step.column not in self.new:
                     raise TranspileError("42703", f'record "new" has no field "{step.column}"')
                 value = exp.paren(self.value(step.value), copy=False)
                 self.new[step.column] = _case(active, value, self.new[step.column])
             elif isinstance(step, Return):
-                if step.null:
+                record = None if step.null else self.old if step.old else self.new
+                if record is None:  # NULL, or OLD in an INSERT, NEW in a DELETE
                     self.skip = _or(self.skip, active)
+                elif step.old and self.new is not None:  # UPDATE: the old row is written
+                    for c, value in record.items():
+                        self.new[c] = _case(active, value.copy(), self.new[c])
                 self.done = _or(self.done, active)
+            elif isinstance(step, Raise):
+                message: exp.Expr = exp.Literal.string(step.parts[0])
+                for arg, text in zip(step.args, step.parts[1:], strict=True):
+                    shown = exp.func(
+                        "COALESCE",
+                        exp.cast(exp.paren(self.value(arg), copy=False), "text"),
+                        exp.Literal.string("NULL"),
+                    )
+                    message = exp.DPipe(this=message, expression=shown)
+                    message = exp.DPipe(this=message, expression=exp.Literal.string(text))
+                self.fail(active, step.sqlstate, message)
             elif isinstance(step, If):
                 taken: exp.Expr = exp.false()
                 for cond, body in step.branches:
@@ -181,6 +214,22 @@ class _Row:
                     self.steps(body, _and(active, _and(_not(taken), truth)))
                     taken = _or(taken, truth)
                 self.steps(step.otherwise, _and(active, _not(taken)))
+
+    def fail(self, active: exp.Expr, sqlstate: str, message: exp.Expr) -> None:
+        marked = exp.DPipe(this=exp.Literal.string(f"{RAISE_MARK}{sqlstate}:"), expression=message)
+        self.raises.append((active, marked))
+        self.raised = _or(self.raised, active)
+        self.done = _or(self.done, active)
+
+    def raising(self, otherwise: exp.Expr) -> exp.Expr:
+        """`otherwise`, or the error of the first RAISE whose condition holds."""
+        if not self.raises:
+            return otherwise
+        ifs = [
+            exp.If(this=cond.copy(), true=exp.Anonymous(this="error", expressions=[msg]))
+            for cond, msg in self.raises
+        ]
+        return exp.Case(ifs=ifs, default=otherwise)
 
     def value(self, tree: exp.Expr) -> exp.Expr:
         def swap(node: exp.Expr) -> exp.Expr:
@@ -194,6 +243,8 @@ class _Row:
                 return exp.Tuple(expressions=[v.copy() for v in values.values()])
             name = node.name if node.this.quoted else node.name.lower()
             if record == "new":
+                if self.new is None:
+                    return exp.null()  # DELETE: NEW is NULL
                 if name not in self.new:
                     raise TranspileError("42703", f'record "new" has no field "{name}"')
                 return exp.paren(self.new[name].copy(), copy=False)
@@ -245,6 +296,9 @@ def _updated(
         for c in found.columns
         if c in sets or row.new[c] is not start[c]
     ]
+    # a RAISE: in the first SET value, which DuckDB computes only for the rows it updates
+    first = assignments[0]
+    first.set("expression", row.raising(first.expression))
     return assignments, row.skip
 
 
@@ -311,8 +365,8 @@ def _insert(tree: exp.Insert, found: TableTriggers) -> exp.Insert | None:
     for trigger in firing:
         row.run(trigger, found, "INSERT")
     query = exp.select(*[row.new[c] for c in columns]).from_(inner.subquery(_NEW))
-    if not _is(row.skip, False):
-        keep = _not(row.skip)
+    if not _is(row.skip, False) or row.raises:
+        keep = row.raising(_not(row.skip))
         drawn = [start[c] for c in extra if found.default(c)]
         if drawn:
             # the condition reads the defaults, so DuckDB draws them for every row (as
@@ -332,6 +386,30 @@ def _insert(tree: exp.Insert, found: TableTriggers) -> exp.Insert | None:
     out.set("default", None)
     if upsert is not None:
         _set_upsert(out, upsert)
+    return out
+
+
+def _delete(tree: exp.Delete, found: TableTriggers) -> exp.Delete | None:
+    firing = _firing(found, DELETE, set())
+    if not firing:
+        return None
+    target = tree.this
+    assert isinstance(target, exp.Table)
+    qualifier = target.alias_or_name
+    old = {c: exp.column(c, table=qualifier, quoted=True) for c in found.columns}
+    row = _Row(None, old)
+    for trigger in firing:
+        row.run(trigger, found, "DELETE")
+    out = tree.copy()
+    if not row.raises:
+        _and_where(out, row.skip)
+        return out
+    # the error only for rows the DELETE's own WHERE takes (DuckDB may reorder an AND)
+    where = out.args.get("where")
+    keep = row.raising(_not(row.skip))
+    if where is not None:
+        keep = exp.Case(ifs=[exp.If(this=_truth(where.this), true=keep)], default=exp.false())
+    out.set("where", exp.Where(this=keep))
     return out
 
 
@@ -394,6 +472,8 @@ def _used_columns(triggers: list[Trigger]) -> set[str]:
             if isinstance(step, Assign):
                 used.add(step.column)
                 trees.append(step.value)
+            elif isinstance(step, Raise):
+                trees += step.args
             elif isinstance(step, If):
                 for cond, body in step.branches:
                     trees.append(cond)
@@ -410,7 +490,7 @@ def _used_columns(triggers: list[Trigger]) -> set[str]:
 
 def _skips(steps: tuple[Step, ...]) -> bool:
     for step in steps:
-        if isinstance(step, Return) and step.null:
+        if isinstance(step, Return) and (step.null or step.old):  # OLD is NULL in an INSERT
             return True
         if isinstance(step, If) and (
             any(_skips(body) for _, body in step.branches) or _skips(step.otherwise)
@@ -466,5 +546,5 @@ def _refuse(what: str) -> None:
     raise TranspileError(
         "0A000",
         f"{what} is not supported: hatiproxy runs BEFORE ROW "
-        "triggers on plain INSERT and UPDATE statements",
+        "triggers on plain INSERT, UPDATE and DELETE statements",
     )
