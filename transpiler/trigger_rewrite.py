@@ -25,7 +25,6 @@ UPDATE) is refused with 0A000: a trigger never silently not run.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 
 import sqlglot
@@ -36,38 +35,19 @@ from transpiler.dialects import POSTGRES
 from transpiler.errors import TranspileError
 from transpiler.plpgsql_trigger import Assign, If, Raise, Return, Step, expression, parse_body
 from transpiler.trigger_ddl import DELETE, INSERT, UPDATE
+from transpiler.trigger_row import (
+    RAISE_MARK,
+    Row,
+    TableTriggers,
+    Trigger,
+    is_,
+    not_,
+    truth,
+)
+
+__all__ = ["RAISE_MARK", "TableTriggers", "Trigger", "rewrite"]
 
 _SOURCE, _NEW = "__hati_src", "__hati_new"
-RAISE_MARK = "__hati_raise:"  # error('__hati_raise:SQLSTATE:message'), duckdb_errors.py
-
-
-@dataclass(frozen=True, slots=True)
-class Trigger:
-    name: str
-    tgtype: int
-    columns: tuple[str, ...]  # UPDATE OF
-    when: str | None
-    body: str  # the function's source
-
-
-@dataclass(frozen=True, slots=True)
-class TableTriggers:
-    """A table's enabled BEFORE ROW triggers (in name order), its columns in order and
-    their defaults as PostgreSQL SQL (None: no default)."""
-
-    schema: str  # DuckDB's (main for public)
-    table: str
-    columns: tuple[str, ...]
-    default_texts: tuple[str | None, ...]  # by column, in order
-
-    triggers: tuple[Trigger, ...]
-    always: tuple[str, ...] = ()  # identity columns GENERATED ALWAYS (never listed)
-    unqualified: bool = True  # the name alone finds this table (the search_path)
-
-    def default(self, column: str) -> str | None:
-        if column not in self.columns:
-            return None
-        return self.default_texts[self.columns.index(column)]
 
 
 def rewrite(sql: str, tables: Mapping[str, tuple[TableTriggers, ...]]) -> str | None:
@@ -145,122 +125,6 @@ def _firing(found: TableTriggers, event: int, set_columns: set[str]) -> list[Tri
     return out
 
 
-class _Row:
-    """NEW as expressions, the condition under which the function has returned, and the
-    one under which it returned NULL (the row is skipped)."""
-
-    def __init__(
-        self, new: dict[str, exp.Expr] | None, old: dict[str, exp.Expr] | None
-    ) -> None:
-        self.new = new  # None in a DELETE (NEW is NULL)
-        self.old = old  # None in an INSERT
-        self.skip: exp.Expr = exp.false()
-        self.raised: exp.Expr = exp.false()  # a RAISE ran: later triggers do not fire
-        self.raises: list[tuple[exp.Expr, exp.Expr]] = []  # (condition, marked message)
-
-    def run(self, trigger: Trigger, found: TableTriggers, op: str) -> None:
-        variables = {
-            "tg_op": op,
-            "tg_name": trigger.name,
-            "tg_when": "BEFORE",
-            "tg_level": "ROW",
-            "tg_table_name": found.table,
-            "tg_relname": found.table,
-            "tg_table_schema": "public" if found.schema == "main" else found.schema,
-        }
-        self.variables = variables
-        # a row a trigger skipped, or one that raised, fires no later trigger
-        guard: exp.Expr = _not(_or(self.skip, self.raised))
-        if trigger.when is not None:
-            guard = _and(guard, _truth(self.value(expression(trigger.when))))
-        self.done: exp.Expr = exp.false()
-        self.steps(parse_body(trigger.body), guard)
-
-    def steps(self, steps: tuple[Step, ...], guard: exp.Expr) -> None:
-        for step in steps:
-            active = _and(guard, _not(self.done))
-            if _is(active, False):
-                return
-            if isinstance(step, Assign) and self.new is None:  # DELETE: NEW is NULL
-                self.fail(active, "55000", exp.Literal.string('record "new" is not assigned yet'))
-            elif isinstance(step, Assign):
-                if step.column not in self.new:
-                    raise TranspileError("42703", f'record "new" has no field "{step.column}"')
-                value = exp.paren(self.value(step.value), copy=False)
-                self.new[step.column] = _case(active, value, self.new[step.column])
-            elif isinstance(step, Return):
-                record = None if step.null else self.old if step.old else self.new
-                if record is None:  # NULL, or OLD in an INSERT, NEW in a DELETE
-                    self.skip = _or(self.skip, active)
-                elif step.old and self.new is not None:  # UPDATE: the old row is written
-                    for c, value in record.items():
-                        self.new[c] = _case(active, value.copy(), self.new[c])
-                self.done = _or(self.done, active)
-            elif isinstance(step, Raise):
-                message: exp.Expr = exp.Literal.string(step.parts[0])
-                for arg, text in zip(step.args, step.parts[1:], strict=True):
-                    shown = exp.func(
-                        "COALESCE",
-                        exp.cast(exp.paren(self.value(arg), copy=False), "text"),
-                        exp.Literal.string("NULL"),
-                    )
-                    message = exp.DPipe(this=message, expression=shown)
-                    message = exp.DPipe(this=message, expression=exp.Literal.string(text))
-                self.fail(active, step.sqlstate, message)
-            elif isinstance(step, If):
-                taken: exp.Expr = exp.false()
-                for cond, body in step.branches:
-                    truth = _truth(self.value(cond))
-                    self.steps(body, _and(active, _and(_not(taken), truth)))
-                    taken = _or(taken, truth)
-                self.steps(step.otherwise, _and(active, _not(taken)))
-
-    def fail(self, active: exp.Expr, sqlstate: str, message: exp.Expr) -> None:
-        marked = exp.DPipe(this=exp.Literal.string(f"{RAISE_MARK}{sqlstate}:"), expression=message)
-        self.raises.append((active, marked))
-        self.raised = _or(self.raised, active)
-        self.done = _or(self.done, active)
-
-    def raising(self, otherwise: exp.Expr) -> exp.Expr:
-        """`otherwise`, or the error of the first RAISE whose condition holds."""
-        if not self.raises:
-            return otherwise
-        ifs = [
-            exp.If(this=cond.copy(), true=exp.Anonymous(this="error", expressions=[msg]))
-            for cond, msg in self.raises
-        ]
-        return exp.Case(ifs=ifs, default=otherwise)
-
-    def value(self, tree: exp.Expr) -> exp.Expr:
-        def swap(node: exp.Expr) -> exp.Expr:
-            if not isinstance(node, exp.Column):
-                return node
-            record = node.table.lower()
-            if isinstance(node.this, exp.Star) and record in ("new", "old"):
-                values = self.new if record == "new" else self.old
-                if values is None:
-                    return exp.null()
-                return exp.Tuple(expressions=[v.copy() for v in values.values()])
-            name = node.name if node.this.quoted else node.name.lower()
-            if record == "new":
-                if self.new is None:
-                    return exp.null()  # DELETE: NEW is NULL
-                if name not in self.new:
-                    raise TranspileError("42703", f'record "new" has no field "{name}"')
-                return exp.paren(self.new[name].copy(), copy=False)
-            if record == "old":
-                if self.old is None:
-                    return exp.null()  # INSERT: OLD is NULL
-                if name not in self.old:
-                    raise TranspileError("42703", f'record "old" has no field "{name}"')
-                return self.old[name].copy()
-            if not record and name.lower() in self.variables:
-                return exp.Literal.string(self.variables[name.lower()])
-            return node
-
-        return tree.copy().transform(swap)
-
-
 def _update(tree: exp.Update, found: TableTriggers) -> exp.Update | None:
     target = tree.this
     assert isinstance(target, exp.Table)
@@ -288,7 +152,7 @@ def _updated(
         return None
     old = {c: exp.column(c, table=qualifier, quoted=True) for c in found.columns}
     start = {c: sets.get(c, old[c]) for c in found.columns}
-    row = _Row(dict(start), old)
+    row = Row(dict(start), old)
     for trigger in firing:
         row.run(trigger, found, "UPDATE")
     assignments: list[exp.Expr] = [
@@ -303,9 +167,9 @@ def _updated(
 
 
 def _and_where(node: exp.Expr, skip: exp.Expr) -> None:
-    if _is(skip, False):
+    if is_(skip, False):
         return
-    keep = _not(skip)
+    keep = not_(skip)
     where = node.args.get("where")
     node.set("where", exp.Where(this=exp.and_(where.this, keep) if where else keep))
 
@@ -361,12 +225,12 @@ def _insert(tree: exp.Insert, found: TableTriggers) -> exp.Insert | None:
         inner = exp.select(*inner_items).from_(derived)
     columns = listed + extra
     start = {c: exp.column(c, table=_NEW, quoted=True) for c in columns}
-    row = _Row(dict(start), None)
+    row = Row(dict(start), None)
     for trigger in firing:
         row.run(trigger, found, "INSERT")
     query = exp.select(*[row.new[c] for c in columns]).from_(inner.subquery(_NEW))
-    if not _is(row.skip, False) or row.raises:
-        keep = row.raising(_not(row.skip))
+    if not is_(row.skip, False) or row.raises:
+        keep = row.raising(not_(row.skip))
         drawn = [start[c] for c in extra if found.default(c)]
         if drawn:
             # the condition reads the defaults, so DuckDB draws them for every row (as
@@ -397,7 +261,7 @@ def _delete(tree: exp.Delete, found: TableTriggers) -> exp.Delete | None:
     assert isinstance(target, exp.Table)
     qualifier = target.alias_or_name
     old = {c: exp.column(c, table=qualifier, quoted=True) for c in found.columns}
-    row = _Row(None, old)
+    row = Row(None, old)
     for trigger in firing:
         row.run(trigger, found, "DELETE")
     out = tree.copy()
@@ -406,9 +270,9 @@ def _delete(tree: exp.Delete, found: TableTriggers) -> exp.Delete | None:
         return out
     # the error only for rows the DELETE's own WHERE takes (DuckDB may reorder an AND)
     where = out.args.get("where")
-    keep = row.raising(_not(row.skip))
+    keep = row.raising(not_(row.skip))
     if where is not None:
-        keep = exp.Case(ifs=[exp.If(this=_truth(where.this), true=keep)], default=exp.false())
+        keep = exp.Case(ifs=[exp.If(this=truth(where.this), true=keep)], default=exp.false())
     out.set("where", exp.Where(this=keep))
     return out
 
@@ -497,49 +361,6 @@ def _skips(steps: tuple[Step, ...]) -> bool:
         ):
             return True
     return False
-
-
-def _truth(cond: exp.Expr) -> exp.Expr:
-    """IF / WHEN take NULL as false."""
-    if isinstance(cond, exp.Boolean):
-        return cond
-    return exp.func("COALESCE", exp.paren(cond, copy=False), exp.false())
-
-
-def _is(node: exp.Expr, value: bool) -> bool:
-    return isinstance(node, exp.Boolean) and node.this is value
-
-
-def _and(a: exp.Expr, b: exp.Expr) -> exp.Expr:
-    if _is(a, True):
-        return b
-    if _is(b, True):
-        return a
-    if _is(a, False) or _is(b, False):
-        return exp.false()
-    return exp.and_(a, b)
-
-
-def _or(a: exp.Expr, b: exp.Expr) -> exp.Expr:
-    if _is(a, False):
-        return b
-    if _is(b, False):
-        return a
-    if _is(a, True) or _is(b, True):
-        return exp.true()
-    return exp.or_(a, b)
-
-
-def _not(a: exp.Expr) -> exp.Expr:
-    if isinstance(a, exp.Boolean):
-        return exp.Boolean(this=not a.this)
-    return exp.not_(exp.paren(a, copy=False))
-
-
-def _case(cond: exp.Expr, then: exp.Expr, otherwise: exp.Expr) -> exp.Expr:
-    if _is(cond, True):
-        return then
-    return exp.Case(ifs=[exp.If(this=cond.copy(), true=then)], default=otherwise)
 
 
 def _refuse(what: str) -> None:
