@@ -47,6 +47,17 @@ def test_raise_fails_the_whole_statement_with_its_sqlstate(server, table_name) -
         conn.execute(f"INSERT INTO {t} (name, qty) VALUES (%s, %s)", ("a", 5))
         with pytest.raises(psycopg.errors.RaiseException, match=r"got -1\)"):
             conn.execute(f"UPDATE {t} SET qty = qty - %s WHERE name = %s", (6, "a"))
+        # values as PL/pgSQL prints them: a boolean t / f, NULL <NULL>
+        conn.execute(
+            f"CREATE FUNCTION {t}_s() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+            "RAISE EXCEPTION 'locked=% name=%', NEW.locked, NEW.name; END $$"
+        )
+        conn.execute(
+            f"CREATE TRIGGER {t}_s BEFORE INSERT ON {t} FOR EACH ROW WHEN (NEW.qty = 42) "
+            f"EXECUTE FUNCTION {t}_s()"
+        )
+        with pytest.raises(psycopg.errors.RaiseException, match="^locked=t name=<NULL>$"):
+            conn.execute(f"INSERT INTO {t} (qty, locked) VALUES (42, true)")
         # an UPDATE's WHERE keeps the guard off the rows it does not write
         conn.execute(f"INSERT INTO {t} (name, qty) VALUES ('z', 0)")
         cur = conn.execute(f"UPDATE {t} SET qty = qty - 1 WHERE name = 'a'")

@@ -96,11 +96,7 @@ class Row:
             elif isinstance(step, Raise):
                 message: exp.Expr = exp.Literal.string(step.parts[0])
                 for arg, text in zip(step.args, step.parts[1:], strict=True):
-                    shown = exp.func(
-                        "COALESCE",
-                        exp.cast(exp.paren(self.value(arg), copy=False), "text"),
-                        exp.Literal.string("NULL"),
-                    )
+                    shown = _shown(self.value(arg))
                     message = exp.DPipe(this=message, expression=shown)
                     message = exp.DPipe(this=message, expression=exp.Literal.string(text))
                 self.fail(active, step.sqlstate, message)
@@ -199,3 +195,13 @@ def case(cond: exp.Expr, then: exp.Expr, otherwise: exp.Expr) -> exp.Expr:
     if is_(cond, True):
         return then
     return exp.Case(ifs=[exp.If(this=cond.copy(), true=then)], default=otherwise)
+
+
+def _shown(value: exp.Expr) -> exp.Expr:
+    """A RAISE argument as PL/pgSQL prints it: its text, a boolean `t` / `f`, NULL `<NULL>`."""
+    text = exp.cast(exp.paren(value.copy(), copy=False), "text")
+    kind = exp.Anonymous(this="typeof", expressions=[exp.paren(value, copy=False)])
+    boolean = exp.EQ(this=kind, expression=exp.Literal.string("BOOLEAN"))
+    letter = exp.Anonymous(this="left", expressions=[text.copy(), exp.Literal.number(1)])
+    text = exp.Case(ifs=[exp.If(this=boolean, true=letter)], default=text)
+    return exp.func("COALESCE", text, exp.Literal.string("<NULL>"))

@@ -58,3 +58,11 @@ SELECT id, name, qty, locked FROM d_tg_items ORDER BY id;
 CREATE FUNCTION d_tg_bad1() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'a % b %', NEW.id; END $$;
 -- @query too_many_raise_parameters error
 CREATE FUNCTION d_tg_bad2() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'a', NEW.id; END $$;
+-- @query raise_show_table
+CREATE TABLE d_tg_show (id int, f boolean, d date);
+-- @query raise_show_function
+CREATE FUNCTION d_tg_show_f() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'f=% d=% id=%', NEW.f, NEW.d, NEW.id; END $$;
+-- @query raise_show_trigger
+CREATE TRIGGER d_tg_show_t BEFORE INSERT ON d_tg_show FOR EACH ROW EXECUTE FUNCTION d_tg_show_f();
+-- @query raise_show_error error
+INSERT INTO d_tg_show VALUES (1, true, NULL);
