@@ -138,10 +138,14 @@ def _update(tree: exp.Update, found: TableTriggers) -> exp.Update | None:
 
 
 def _updated(
-    items: list[exp.Expr], found: TableTriggers, qualifier: str | None
+    items: list[exp.Expr],
+    found: TableTriggers,
+    qualifier: str | None,
+    only: exp.Expr | None = None,
 ) -> tuple[list[exp.Expr], exp.Expr] | None:
     """An UPDATE's (or ON CONFLICT DO UPDATE's) SET list with the BEFORE UPDATE triggers
-    applied, and the condition under which a trigger skips the row; None: none fires."""
+    applied, and the condition under which a trigger skips the row; None: none fires.
+    `only`: DO UPDATE's WHERE (DuckDB computes SET before it; a RAISE must not)."""
     sets: dict[str, exp.Expr] = {}
     for item in items:
         if not isinstance(item, exp.EQ) or not isinstance(item.this, exp.Column):
@@ -162,7 +166,7 @@ def _updated(
     ]
     # a RAISE: in the first SET value, which DuckDB computes only for the rows it updates
     first = assignments[0]
-    first.set("expression", row.raising(first.expression))
+    first.set("expression", row.raising(first.expression, only))
     return assignments, row.skip
 
 
@@ -179,7 +183,8 @@ def _insert(tree: exp.Insert, found: TableTriggers) -> exp.Insert | None:
     upsert = None
     if isinstance(conflict, exp.OnConflict) and conflict.expressions:
         # DO UPDATE runs the BEFORE UPDATE triggers on the existing row
-        upsert = _updated(conflict.expressions, found, None)
+        where = conflict.args.get("where")
+        upsert = _updated(conflict.expressions, found, None, where.this if where else None)
     firing = _firing(found, INSERT, set())
     if not firing:
         if upsert is None:

@@ -114,15 +114,17 @@ class Row:
         self.raised = or_(self.raised, active)
         self.done = or_(self.done, active)
 
-    def raising(self, otherwise: exp.Expr) -> exp.Expr:
-        """`otherwise`, or the error of the first RAISE whose condition holds."""
+    def raising(self, otherwise: exp.Expr, only: exp.Expr | None = None) -> exp.Expr:
+        """`otherwise`, or the error of the first RAISE whose condition holds (and `only`:
+        a condition DuckDB checks after computing the value, ON CONFLICT's WHERE)."""
         if not self.raises:
             return otherwise
-        ifs = [
+        first = [] if only is None else [exp.If(this=not_(truth(only.copy())), true=otherwise)]
+        ifs = first + [
             exp.If(this=cond.copy(), true=exp.Anonymous(this="error", expressions=[msg]))
             for cond, msg in self.raises
         ]
-        return exp.Case(ifs=ifs, default=otherwise)
+        return exp.Case(ifs=ifs, default=otherwise.copy())
 
     def value(self, tree: exp.Expr) -> exp.Expr:
         def swap(node: exp.Expr) -> exp.Expr:

@@ -66,3 +66,17 @@ CREATE FUNCTION d_tg_show_f() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE
 CREATE TRIGGER d_tg_show_t BEFORE INSERT ON d_tg_show FOR EACH ROW EXECUTE FUNCTION d_tg_show_f();
 -- @query raise_show_error error
 INSERT INTO d_tg_show VALUES (1, true, NULL);
+-- @query upsert_table
+CREATE TABLE d_tg_kv (k int PRIMARY KEY, v text);
+-- @query upsert_function
+CREATE FUNCTION d_tg_kv_f() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF TG_OP = 'UPDATE' AND OLD.v = 'frozen' THEN RAISE EXCEPTION 'frozen %', OLD.k; END IF; RETURN NEW; END $$;
+-- @query upsert_trigger
+CREATE TRIGGER d_tg_kv_t BEFORE INSERT OR UPDATE ON d_tg_kv FOR EACH ROW EXECUTE FUNCTION d_tg_kv_f();
+-- @query upsert_rows
+INSERT INTO d_tg_kv VALUES (1, 'frozen'), (2, 'b');
+-- @query upsert_where_keeps_raise_off_filtered_rows
+INSERT INTO d_tg_kv VALUES (1, 'x'), (2, 'y') ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v WHERE d_tg_kv.v <> 'frozen' RETURNING k, v;
+-- @query upsert_raises error
+INSERT INTO d_tg_kv VALUES (1, 'x') ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v;
+-- @query upsert_rows_after
+SELECT k, v FROM d_tg_kv ORDER BY k;
