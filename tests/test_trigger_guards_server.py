@@ -130,3 +130,15 @@ def test_cascade_into_a_table_with_delete_triggers_is_refused(server, table_name
             conn.execute(f"DELETE FROM {t}_p WHERE id = 1")
         assert conn.execute(f"SELECT id FROM {t}_p").fetchall() == [(1,)]
         assert conn.execute(f"SELECT id FROM {t}_c").fetchall() == [(10,)]
+
+
+def test_delete_in_a_data_modifying_with(server, table_name) -> None:
+    t = table_name
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        _setup(conn, t)
+        conn.execute(f"INSERT INTO {t} (name) VALUES ('a'), ('keep')")
+        with pytest.raises(psycopg.errors.FeatureNotSupported, match="data-modifying WITH"):
+            conn.execute(f"WITH w AS (DELETE FROM {t} RETURNING id) SELECT count(*) FROM w")
+        conn.execute(f"DROP TRIGGER {t}_d ON {t}")  # INSERT / UPDATE triggers only: it runs
+        got = conn.execute(f"WITH w AS (DELETE FROM {t} RETURNING id) SELECT count(*) FROM w")
+        assert got.fetchone() == (2,)

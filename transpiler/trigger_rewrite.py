@@ -72,6 +72,8 @@ def _rewrite_cached(
         found = _find(target, tables) if target is not None else None
         if found is None:
             continue
+        if isinstance(node, exp.Delete) and not _firing(found, DELETE, set()):
+            continue  # a DELETE fires only DELETE triggers
         kind = "MERGE" if isinstance(node, exp.Merge) else None
         if node is not top and kind is None:
             kind = "a data-modifying WITH"
