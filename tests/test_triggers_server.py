@@ -82,8 +82,8 @@ def test_rollback_takes_the_trigger_back_and_others_see_commits(server, table_na
             "statement-level",
         ),
         (
-            "CREATE TRIGGER {t}_x BEFORE DELETE ON {t} FOR EACH ROW EXECUTE FUNCTION {t}_f()",
-            "DELETE",
+            "CREATE TRIGGER {t}_x BEFORE TRUNCATE ON {t} FOR EACH STATEMENT EXECUTE FUNCTION {t}_f()",
+            "TRUNCATE",
         ),
         (
             "CREATE FUNCTION {t}_g() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM 1; RETURN NEW; END $$",
@@ -94,8 +94,8 @@ def test_rollback_takes_the_trigger_back_and_others_see_commits(server, table_na
             "DECLARE",
         ),
         (
-            "CREATE FUNCTION {t}_g() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'no'; END $$",
-            "RAISE",
+            "CREATE FUNCTION {t}_g() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE NOTICE 'no'; RETURN NEW; END $$",
+            "RAISE NOTICE",
         ),
         (
             "CREATE FUNCTION {t}_g() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN FOR i IN 1..2 LOOP END LOOP; RETURN NEW; END $$",
@@ -115,10 +115,10 @@ def test_rollback_takes_the_trigger_back_and_others_see_commits(server, table_na
     ids=[
         "after",
         "statement",
-        "delete",
+        "truncate",
         "perform",
         "declare",
-        "raise",
+        "raise_notice",
         "loop",
         "cte",
         "copy",

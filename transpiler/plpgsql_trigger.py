@@ -3,13 +3,14 @@ LANGUAGE plpgsql AS $$ BEGIN ... END $$` whose body is
 
     NEW.col := <expr>;   (or `=`)
     IF <cond> THEN ... [ELSIF <cond> THEN ...] [ELSE ...] END IF;
-    RETURN NEW;  RETURN NULL;  NULL;
+    RAISE [EXCEPTION] 'format %', <expr> [USING ERRCODE = '<sqlstate>' | <condition>];
+    RETURN NEW;  RETURN OLD;  RETURN NULL;  NULL;
 
 where expressions read `NEW.col`, `OLD.col`, `TG_OP`, `TG_NAME`, `TG_WHEN`, `TG_LEVEL`,
 `TG_TABLE_NAME`, `TG_TABLE_SCHEMA`, constants and functions. Such a body has no side
-effects beyond the row it returns, so the server runs it by rewriting the INSERT / UPDATE
+effects beyond the row it returns (or the error it raises), so the server runs it by rewriting the INSERT / UPDATE
 that fires it (trigger_rewrite.py). Anything else (DECLARE, loops, PERFORM, EXECUTE,
-SELECT INTO, RAISE, ...) is refused with 0A000 naming it when the function is created.
+SELECT INTO, RAISE NOTICE, SQL statements, ...) is refused with 0A000 naming it when the function is created.
 The function itself is a placeholder macro plus its declaration in the routines registry
 (sql_functions.REGISTRY), written by the same DuckDB call.
 """
@@ -36,7 +37,8 @@ TG_VARIABLES = frozenset(
 )
 _SUBSET = (
     "hatiproxy runs trigger functions made of NEW.column := expression, "
-    "IF ... THEN ... [ELSIF ...] [ELSE ...] END IF, RETURN NEW and RETURN NULL"
+    "IF ... THEN ... [ELSIF ...] [ELSE ...] END IF, RAISE EXCEPTION, RETURN NEW, RETURN OLD "
+    "and RETURN NULL"
 )
 _HEAD = re.compile(
     r"^\s*CREATE\s+(OR\s+REPLACE\s+)?FUNCTION\s+(.+?)\s*\(\s*\)\s*RETURNS\s+trigger\b(.*)$",
@@ -62,9 +64,39 @@ class If:
 @dataclass(frozen=True, slots=True)
 class Return:
     null: bool  # RETURN NULL: the row is skipped
+    old: bool = False  # RETURN OLD (NULL in an INSERT: skipped)
 
 
-Step = Assign | If | Return
+@dataclass(frozen=True, slots=True)
+class Raise:
+    """RAISE EXCEPTION: the statement fails with `sqlstate` and the message made of
+    `parts` (literal text) with `args` between them (each % of the format)."""
+
+    sqlstate: str
+    parts: tuple[str, ...]  # len(args) + 1
+    args: tuple[exp.Expr, ...]
+
+
+Step = Assign | If | Return | Raise
+# The condition names RAISE ... USING ERRCODE = name most schemas use.
+CONDITIONS = {
+    "raise_exception": "P0001",
+    "no_data_found": "P0002",
+    "too_many_rows": "P0003",
+    "check_violation": "23514",
+    "unique_violation": "23505",
+    "not_null_violation": "23502",
+    "foreign_key_violation": "23503",
+    "restrict_violation": "23001",
+    "integrity_constraint_violation": "23000",
+    "insufficient_privilege": "42501",
+    "invalid_parameter_value": "22023",
+    "data_exception": "22000",
+    "string_data_right_truncation": "22001",
+    "numeric_value_out_of_range": "22003",
+    "feature_not_supported": "0A000",
+    "object_not_in_prerequisite_state": "55000",
+}
 
 
 def is_trigger_function(text: str) -> bool:
@@ -122,7 +154,7 @@ def parse_body(source: str) -> tuple[Step, ...]:
         raise TranspileError(
             "42601", f'syntax error at or near "{parser.tokens[parser.i].text}" in function body'
         )
-    if not steps or not isinstance(steps[-1], Return):
+    if not steps or not isinstance(steps[-1], (Return, Raise)):
         _refuse("a body that can end without RETURN")
     return steps
 
@@ -150,10 +182,12 @@ class _Parser:
             return self.if_step()
         if word == "RETURN":
             target = self.word(1)
-            if target not in ("NEW", "NULL") or self.word(2) != ";":
-                _refuse("RETURN of anything but NEW or NULL")
+            if target not in ("NEW", "NULL", "OLD") or self.word(2) != ";":
+                _refuse("RETURN of anything but NEW, OLD or NULL")
             self.i += 3
-            return Return(null=target == "NULL")
+            return Return(null=target == "NULL", old=target == "OLD")
+        if word == "RAISE":
+            return self.raise_step()
         if word == "NULL" and self.word(1) == ";":
             self.i += 2
             return If((), ())  # NULL; does nothing
@@ -194,6 +228,36 @@ class _Parser:
         self.i += 2
         return If(tuple(branches), otherwise)
 
+    def raise_step(self) -> Raise:
+        """RAISE [EXCEPTION] 'format', args... [USING ERRCODE = ...];"""
+        self.i += 1
+        level = self.word()
+        if level in ("DEBUG", "LOG", "INFO", "NOTICE", "WARNING"):
+            _refuse(f"RAISE {level}")
+        if level == "EXCEPTION":
+            self.i += 1
+        token = self.tokens[self.i] if self.i < len(self.tokens) else None
+        if token is None or token.token_type is not TokenType.STRING:
+            _refuse("RAISE without a format string (a condition name, USING MESSAGE)")
+        assert token is not None
+        self.i += 1
+        text = self.until(";")  # the format was consumed: `, a, b USING ...` or ``
+        using = re.search(r"(?is)\bUSING\b(.*)$", text) if text else None
+        if using is not None:
+            text = text[: using.start()]
+        args: tuple[exp.Expr, ...] = ()
+        if text and text.strip():
+            if not text.lstrip().startswith(","):
+                raise TranspileError("42601", f'syntax error at or near "{text.split()[0]}"')
+            tree = expression(f"({text.lstrip()[1:]}, NULL)")  # a tuple of the arguments
+            args = tuple(tree.expressions[:-1]) if isinstance(tree, exp.Tuple) else ()
+        parts = _format_parts(token.text)
+        if len(parts) - 1 > len(args):
+            raise TranspileError("42601", "too few parameters specified for RAISE")
+        if len(parts) - 1 < len(args):
+            raise TranspileError("42601", "too many parameters specified for RAISE")
+        return Raise(_errcode(using[1]) if using is not None else "P0001", parts, args)
+
     def until(self, end: str) -> str:
         """The text up to the next `end` word outside parentheses and CASE (consumed)."""
         depth = 0
@@ -207,6 +271,9 @@ class _Parser:
                 depth -= 1
             elif depth == 0 and token.text.upper() == end:
                 if self.i == start:
+                    if end == ";":  # RAISE 'text'; (nothing after the format)
+                        self.i += 1
+                        return ""
                     break
                 text = self.source[self.tokens[start].start : self.tokens[self.i - 1].end + 1]
                 self.i += 1
@@ -236,6 +303,38 @@ def expression(text: str) -> exp.Expr:
     return tree
 
 
+def _format_parts(fmt: str) -> tuple[str, ...]:
+    """A RAISE format split at its % (%% is a literal %), as PL/pgSQL reads it."""
+    parts, current, i = [], [], 0
+    while i < len(fmt):
+        if fmt[i] == "%":
+            if fmt[i + 1 : i + 2] == "%":
+                current.append("%")
+                i += 2
+                continue
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(fmt[i])
+        i += 1
+    parts.append("".join(current))
+    return tuple(parts)
+
+
+def _errcode(using: str) -> str:
+    """USING ERRCODE = '22012' | condition_name (other USING options: 0A000)."""
+    found = re.fullmatch(r"(?is)\s*ERRCODE\s*=\s*('?)([0-9A-Za-z_]+)\1\s*", using)
+    if found is None:
+        _refuse("RAISE ... USING options other than ERRCODE")
+    assert found is not None
+    if found[1] and re.fullmatch(r"[0-9A-Z]{5}", found[2]):
+        return found[2]
+    name = found[2].lower()
+    if name not in CONDITIONS:
+        raise TranspileError("42704", f'unrecognized exception condition "{name}"')
+    return CONDITIONS[name]
+
+
 def _statement_name(word: str, tokens: list[Token]) -> str:
     names = {
         "DECLARE": "DECLARE (variables)",
@@ -246,7 +345,6 @@ def _statement_name(word: str, tokens: list[Token]) -> str:
         "FOR": "FOR loops",
         "FOREACH": "FOREACH loops",
         "PERFORM": "PERFORM",
-        "RAISE": "RAISE",
         "ASSERT": "ASSERT",
         "EXECUTE": "EXECUTE",
         "SELECT": "SELECT INTO",

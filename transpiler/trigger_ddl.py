@@ -1,10 +1,10 @@
 """CREATE TRIGGER / DROP TRIGGER / ALTER TABLE ... {ENABLE | DISABLE} TRIGGER, read into a
 `TriggerDdl` the server carries out on its trigger registry (proxy/pgserver/triggers.py).
 
-hatiproxy has BEFORE ... FOR EACH ROW triggers on INSERT and UPDATE [OF columns] with an
+hatiproxy has BEFORE ... FOR EACH ROW triggers on INSERT, UPDATE [OF columns] and DELETE with an
 optional WHEN condition, calling a PL/pgSQL trigger function (plpgsql_trigger.py); the
 server runs them by rewriting the statements that fire them (trigger_rewrite.py). AFTER,
-INSTEAD OF, statement-level, DELETE / TRUNCATE triggers, transition tables and trigger
+INSTEAD OF, statement-level, TRUNCATE triggers, transition tables and trigger
 arguments are refused with 0A000 naming them: a trigger accepted but not run would lose
 what its author meant.
 """
@@ -100,7 +100,9 @@ def parse(text: str) -> TriggerDdl | None:
                 if words[1].upper() != "OF":
                     raise TranspileError("42601", "syntax error in CREATE TRIGGER")
                 columns = tuple(_fold(c.strip()) for c in event.split(None, 2)[2].split(","))
-        elif kind in ("DELETE", "TRUNCATE"):
+        elif kind == "DELETE" and len(words) == 1:
+            tgtype |= DELETE
+        elif kind == "TRUNCATE":
             _refuse(f"{kind} triggers")
         else:
             raise TranspileError("42601", f'syntax error at or near "{words[0]}"')
@@ -140,14 +142,16 @@ def parse(text: str) -> TriggerDdl | None:
 def events(tgtype: int) -> str:
     """`INSERT OR UPDATE`, as pg_get_triggerdef writes the events (columns apart)."""
     return " OR ".join(
-        name for bit, name in ((INSERT, "INSERT"), (UPDATE, "UPDATE")) if tgtype & bit
+        name
+        for bit, name in ((INSERT, "INSERT"), (DELETE, "DELETE"), (UPDATE, "UPDATE"))
+        if tgtype & bit
     )
 
 
 def _refuse(what: str) -> None:
     raise TranspileError(
         "0A000",
-        f"{what} are not supported: hatiproxy runs BEFORE INSERT / UPDATE ... FOR EACH ROW "
+        f"{what} are not supported: hatiproxy runs BEFORE INSERT / UPDATE / DELETE ... FOR EACH ROW "
         "triggers",
     )
 

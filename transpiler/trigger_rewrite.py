@@ -1,14 +1,19 @@
-"""BEFORE ROW triggers run by rewriting the INSERT / UPDATE that fires them.
+"""BEFORE ROW triggers run by rewriting the INSERT / UPDATE / DELETE that fires them.
 
 A trigger function in hatiproxy's subset (plpgsql_trigger.py) computes the row it returns
 from NEW, OLD and the TG_ variables only, so it can be run symbolically: each column of
 NEW is an expression over the statement's row (an UPDATE's SET value or the old column; an
 INSERT's value or the column's default), an assignment replaces that expression, an IF
-makes a CASE of the branches' values, and RETURN NULL a condition under which the row is
-skipped. Several triggers apply in name order, each seeing the previous one's NEW, as in
+makes a CASE of the branches' values, RETURN NULL a condition under which the row is
+skipped, RETURN OLD the old row (skipped in an INSERT, whose OLD is NULL) and RAISE
+EXCEPTION a condition under which DuckDB's error() fails the statement with a marked
+message (proxy/db/duckdb_errors.py reads the SQLSTATE back), placed where DuckDB evaluates
+it only for the rows the statement writes: an UPDATE's first SET value, the WHERE of an
+INSERT's SELECT, a CASE over a DELETE's own WHERE. Several triggers apply in name order, each seeing the previous one's NEW, as in
 PostgreSQL; a WHEN condition guards its trigger like an IF.
 
     UPDATE t SET a = x WHERE w          -> UPDATE t SET a = x, c = <final c> WHERE w AND NOT <skip>
+    DELETE FROM t WHERE w               -> DELETE FROM t WHERE w AND NOT <skip>
     INSERT INTO t (a) VALUES (..), (..) -> INSERT INTO t (a, c) SELECT <final a>, <final c>
                                            FROM (SELECT *, <default of c> AS c FROM
                                            (VALUES ..) AS __hati_src(a)) AS __hati_new
@@ -20,7 +25,6 @@ UPDATE) is refused with 0A000: a trigger never silently not run.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 
 import sqlglot
@@ -29,39 +33,21 @@ from sqlglot.errors import ParseError, TokenError
 
 from transpiler.dialects import POSTGRES
 from transpiler.errors import TranspileError
-from transpiler.plpgsql_trigger import Assign, If, Return, Step, expression, parse_body
-from transpiler.trigger_ddl import INSERT, UPDATE
+from transpiler.plpgsql_trigger import Assign, If, Raise, Return, Step, expression, parse_body
+from transpiler.trigger_ddl import DELETE, INSERT, UPDATE
+from transpiler.trigger_row import (
+    RAISE_MARK,
+    Row,
+    TableTriggers,
+    Trigger,
+    is_,
+    not_,
+    truth,
+)
+
+__all__ = ["RAISE_MARK", "TableTriggers", "Trigger", "rewrite"]
 
 _SOURCE, _NEW = "__hati_src", "__hati_new"
-
-
-@dataclass(frozen=True, slots=True)
-class Trigger:
-    name: str
-    tgtype: int
-    columns: tuple[str, ...]  # UPDATE OF
-    when: str | None
-    body: str  # the function's source
-
-
-@dataclass(frozen=True, slots=True)
-class TableTriggers:
-    """A table's enabled BEFORE ROW triggers (in name order), its columns in order and
-    their defaults as PostgreSQL SQL (None: no default)."""
-
-    schema: str  # DuckDB's (main for public)
-    table: str
-    columns: tuple[str, ...]
-    default_texts: tuple[str | None, ...]  # by column, in order
-
-    triggers: tuple[Trigger, ...]
-    always: tuple[str, ...] = ()  # identity columns GENERATED ALWAYS (never listed)
-    unqualified: bool = True  # the name alone finds this table (the search_path)
-
-    def default(self, column: str) -> str | None:
-        if column not in self.columns:
-            return None
-        return self.default_texts[self.columns.index(column)]
 
 
 def rewrite(sql: str, tables: Mapping[str, tuple[TableTriggers, ...]]) -> str | None:
@@ -80,12 +66,14 @@ def _rewrite_cached(
         tree = sqlglot.parse_one(sql, read=POSTGRES)
     except (ParseError, TokenError):
         return None  # transpile reports the error
-    top = tree if isinstance(tree, (exp.Insert, exp.Update)) else None
-    for node in tree.find_all(exp.Insert, exp.Update, exp.Merge):
+    top = tree if isinstance(tree, (exp.Insert, exp.Update, exp.Delete)) else None
+    for node in tree.find_all(exp.Insert, exp.Update, exp.Delete, exp.Merge):
         target = _target(node)
         found = _find(target, tables) if target is not None else None
         if found is None:
             continue
+        if isinstance(node, exp.Delete) and not _firing(found, DELETE, set()):
+            continue  # a DELETE fires only DELETE triggers
         kind = "MERGE" if isinstance(node, exp.Merge) else None
         if node is not top and kind is None:
             kind = "a data-modifying WITH"
@@ -97,7 +85,12 @@ def _rewrite_cached(
     found = _find(target, tables) if target is not None else None
     if found is None:
         return None
-    done = _update(top, found) if isinstance(top, exp.Update) else _insert(top, found)
+    if isinstance(top, exp.Update):
+        done = _update(top, found)
+    elif isinstance(top, exp.Delete):
+        done = _delete(top, found)
+    else:
+        done = _insert(top, found)
     return done.sql(POSTGRES) if done is not None else None
 
 
@@ -134,82 +127,6 @@ def _firing(found: TableTriggers, event: int, set_columns: set[str]) -> list[Tri
     return out
 
 
-class _Row:
-    """NEW as expressions, the condition under which the function has returned, and the
-    one under which it returned NULL (the row is skipped)."""
-
-    def __init__(self, new: dict[str, exp.Expr], old: dict[str, exp.Expr] | None) -> None:
-        self.new = new
-        self.old = old
-        self.skip: exp.Expr = exp.false()
-
-    def run(self, trigger: Trigger, found: TableTriggers, op: str) -> None:
-        variables = {
-            "tg_op": op,
-            "tg_name": trigger.name,
-            "tg_when": "BEFORE",
-            "tg_level": "ROW",
-            "tg_table_name": found.table,
-            "tg_relname": found.table,
-            "tg_table_schema": "public" if found.schema == "main" else found.schema,
-        }
-        self.variables = variables
-        guard: exp.Expr = exp.true()
-        if trigger.when is not None:
-            guard = _truth(self.value(expression(trigger.when)))
-        self.done: exp.Expr = exp.false()
-        self.steps(parse_body(trigger.body), guard)
-
-    def steps(self, steps: tuple[Step, ...], guard: exp.Expr) -> None:
-        for step in steps:
-            active = _and(guard, _not(self.done))
-            if _is(active, False):
-                return
-            if isinstance(step, Assign):
-                if step.column not in self.new:
-                    raise TranspileError("42703", f'record "new" has no field "{step.column}"')
-                value = exp.paren(self.value(step.value), copy=False)
-                self.new[step.column] = _case(active, value, self.new[step.column])
-            elif isinstance(step, Return):
-                if step.null:
-                    self.skip = _or(self.skip, active)
-                self.done = _or(self.done, active)
-            elif isinstance(step, If):
-                taken: exp.Expr = exp.false()
-                for cond, body in step.branches:
-                    truth = _truth(self.value(cond))
-                    self.steps(body, _and(active, _and(_not(taken), truth)))
-                    taken = _or(taken, truth)
-                self.steps(step.otherwise, _and(active, _not(taken)))
-
-    def value(self, tree: exp.Expr) -> exp.Expr:
-        def swap(node: exp.Expr) -> exp.Expr:
-            if not isinstance(node, exp.Column):
-                return node
-            record = node.table.lower()
-            if isinstance(node.this, exp.Star) and record in ("new", "old"):
-                values = self.new if record == "new" else self.old
-                if values is None:
-                    return exp.null()
-                return exp.Tuple(expressions=[v.copy() for v in values.values()])
-            name = node.name if node.this.quoted else node.name.lower()
-            if record == "new":
-                if name not in self.new:
-                    raise TranspileError("42703", f'record "new" has no field "{name}"')
-                return exp.paren(self.new[name].copy(), copy=False)
-            if record == "old":
-                if self.old is None:
-                    return exp.null()  # INSERT: OLD is NULL
-                if name not in self.old:
-                    raise TranspileError("42703", f'record "old" has no field "{name}"')
-                return self.old[name].copy()
-            if not record and name.lower() in self.variables:
-                return exp.Literal.string(self.variables[name.lower()])
-            return node
-
-        return tree.copy().transform(swap)
-
-
 def _update(tree: exp.Update, found: TableTriggers) -> exp.Update | None:
     target = tree.this
     assert isinstance(target, exp.Table)
@@ -223,10 +140,14 @@ def _update(tree: exp.Update, found: TableTriggers) -> exp.Update | None:
 
 
 def _updated(
-    items: list[exp.Expr], found: TableTriggers, qualifier: str | None
+    items: list[exp.Expr],
+    found: TableTriggers,
+    qualifier: str | None,
+    only: exp.Expr | None = None,
 ) -> tuple[list[exp.Expr], exp.Expr] | None:
     """An UPDATE's (or ON CONFLICT DO UPDATE's) SET list with the BEFORE UPDATE triggers
-    applied, and the condition under which a trigger skips the row; None: none fires."""
+    applied, and the condition under which a trigger skips the row; None: none fires.
+    `only`: DO UPDATE's WHERE (DuckDB computes SET before it; a RAISE must not)."""
     sets: dict[str, exp.Expr] = {}
     for item in items:
         if not isinstance(item, exp.EQ) or not isinstance(item.this, exp.Column):
@@ -237,7 +158,7 @@ def _updated(
         return None
     old = {c: exp.column(c, table=qualifier, quoted=True) for c in found.columns}
     start = {c: sets.get(c, old[c]) for c in found.columns}
-    row = _Row(dict(start), old)
+    row = Row(dict(start), old)
     for trigger in firing:
         row.run(trigger, found, "UPDATE")
     assignments: list[exp.Expr] = [
@@ -245,13 +166,16 @@ def _updated(
         for c in found.columns
         if c in sets or row.new[c] is not start[c]
     ]
+    # a RAISE: in the first SET value, which DuckDB computes only for the rows it updates
+    first = assignments[0]
+    first.set("expression", row.raising(first.expression, only))
     return assignments, row.skip
 
 
 def _and_where(node: exp.Expr, skip: exp.Expr) -> None:
-    if _is(skip, False):
+    if is_(skip, False):
         return
-    keep = _not(skip)
+    keep = not_(skip)
     where = node.args.get("where")
     node.set("where", exp.Where(this=exp.and_(where.this, keep) if where else keep))
 
@@ -261,7 +185,8 @@ def _insert(tree: exp.Insert, found: TableTriggers) -> exp.Insert | None:
     upsert = None
     if isinstance(conflict, exp.OnConflict) and conflict.expressions:
         # DO UPDATE runs the BEFORE UPDATE triggers on the existing row
-        upsert = _updated(conflict.expressions, found, None)
+        where = conflict.args.get("where")
+        upsert = _updated(conflict.expressions, found, None, where.this if where else None)
     firing = _firing(found, INSERT, set())
     if not firing:
         if upsert is None:
@@ -307,12 +232,12 @@ def _insert(tree: exp.Insert, found: TableTriggers) -> exp.Insert | None:
         inner = exp.select(*inner_items).from_(derived)
     columns = listed + extra
     start = {c: exp.column(c, table=_NEW, quoted=True) for c in columns}
-    row = _Row(dict(start), None)
+    row = Row(dict(start), None)
     for trigger in firing:
         row.run(trigger, found, "INSERT")
     query = exp.select(*[row.new[c] for c in columns]).from_(inner.subquery(_NEW))
-    if not _is(row.skip, False):
-        keep = _not(row.skip)
+    if not is_(row.skip, False) or row.raises:
+        keep = row.raising(not_(row.skip))
         drawn = [start[c] for c in extra if found.default(c)]
         if drawn:
             # the condition reads the defaults, so DuckDB draws them for every row (as
@@ -332,6 +257,30 @@ def _insert(tree: exp.Insert, found: TableTriggers) -> exp.Insert | None:
     out.set("default", None)
     if upsert is not None:
         _set_upsert(out, upsert)
+    return out
+
+
+def _delete(tree: exp.Delete, found: TableTriggers) -> exp.Delete | None:
+    firing = _firing(found, DELETE, set())
+    if not firing:
+        return None
+    target = tree.this
+    assert isinstance(target, exp.Table)
+    qualifier = target.alias_or_name
+    old = {c: exp.column(c, table=qualifier, quoted=True) for c in found.columns}
+    row = Row(None, old)
+    for trigger in firing:
+        row.run(trigger, found, "DELETE")
+    out = tree.copy()
+    if not row.raises:
+        _and_where(out, row.skip)
+        return out
+    # the error only for rows the DELETE's own WHERE takes (DuckDB may reorder an AND)
+    where = out.args.get("where")
+    keep = row.raising(not_(row.skip))
+    if where is not None:
+        keep = exp.Case(ifs=[exp.If(this=truth(where.this), true=keep)], default=exp.false())
+    out.set("where", exp.Where(this=keep))
     return out
 
 
@@ -394,6 +343,8 @@ def _used_columns(triggers: list[Trigger]) -> set[str]:
             if isinstance(step, Assign):
                 used.add(step.column)
                 trees.append(step.value)
+            elif isinstance(step, Raise):
+                trees += step.args
             elif isinstance(step, If):
                 for cond, body in step.branches:
                     trees.append(cond)
@@ -410,7 +361,7 @@ def _used_columns(triggers: list[Trigger]) -> set[str]:
 
 def _skips(steps: tuple[Step, ...]) -> bool:
     for step in steps:
-        if isinstance(step, Return) and step.null:
+        if isinstance(step, Return) and (step.null or step.old):  # OLD is NULL in an INSERT
             return True
         if isinstance(step, If) and (
             any(_skips(body) for _, body in step.branches) or _skips(step.otherwise)
@@ -419,52 +370,9 @@ def _skips(steps: tuple[Step, ...]) -> bool:
     return False
 
 
-def _truth(cond: exp.Expr) -> exp.Expr:
-    """IF / WHEN take NULL as false."""
-    if isinstance(cond, exp.Boolean):
-        return cond
-    return exp.func("COALESCE", exp.paren(cond, copy=False), exp.false())
-
-
-def _is(node: exp.Expr, value: bool) -> bool:
-    return isinstance(node, exp.Boolean) and node.this is value
-
-
-def _and(a: exp.Expr, b: exp.Expr) -> exp.Expr:
-    if _is(a, True):
-        return b
-    if _is(b, True):
-        return a
-    if _is(a, False) or _is(b, False):
-        return exp.false()
-    return exp.and_(a, b)
-
-
-def _or(a: exp.Expr, b: exp.Expr) -> exp.Expr:
-    if _is(a, False):
-        return b
-    if _is(b, False):
-        return a
-    if _is(a, True) or _is(b, True):
-        return exp.true()
-    return exp.or_(a, b)
-
-
-def _not(a: exp.Expr) -> exp.Expr:
-    if isinstance(a, exp.Boolean):
-        return exp.Boolean(this=not a.this)
-    return exp.not_(exp.paren(a, copy=False))
-
-
-def _case(cond: exp.Expr, then: exp.Expr, otherwise: exp.Expr) -> exp.Expr:
-    if _is(cond, True):
-        return then
-    return exp.Case(ifs=[exp.If(this=cond.copy(), true=then)], default=otherwise)
-
-
 def _refuse(what: str) -> None:
     raise TranspileError(
         "0A000",
         f"{what} is not supported: hatiproxy runs BEFORE ROW "
-        "triggers on plain INSERT and UPDATE statements",
+        "triggers on plain INSERT, UPDATE and DELETE statements",
     )

@@ -133,6 +133,7 @@ _UDF_ERROR = re.compile(
     r"^Python exception occurred while executing the UDF: UdfError: ([0-9A-Z]{5}): (.*)$"
 )
 _LINE = re.compile(r"^LINE (\d+): (.*)$")
+_RAISED = re.compile(r"^__hati_raise:([0-9A-Z]{5}):(.*)$", re.DOTALL)
 # DuckDB's write-write conflicts ("Conflict on update!", "Conflict on tuple deletion!",
 # "Catalog write-write conflict on alter with ..."): a row or object another open or
 # newer transaction changed. PostgreSQL's REPEATABLE READ says it this way (40001).
@@ -370,6 +371,8 @@ def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
         return wrong
     if "InvalidInputException" in names and (udf := _UDF_ERROR.match(message)) is not None:
         return PgError(udf[1], udf[2])
+    if "InvalidInputException" in names and (raised := _RAISED.match(message)) is not None:
+        return PgError(raised[1], raised[2])  # a trigger's RAISE (transpiler/trigger_rewrite.py)
     if (
         "ON CONFLICT" in message
         or "onflict target" in message

@@ -1,5 +1,5 @@
 """Running BEFORE ROW triggers (proxy/pgserver/triggers.py keeps them): a statement's
-INSERTs / UPDATEs rewritten with the triggers they fire (transpiler/trigger_rewrite.py),
+INSERTs / UPDATEs / DELETEs rewritten with the triggers they fire (transpiler/trigger_rewrite.py),
 read from the registry `main.__hati_triggers` through the cursor that will run it (so it
 sees that session's uncommitted trigger DDL and others' committed DDL). Used by the wire
 server and by the in-process executor (MCP, REST): no path writes past a trigger.
@@ -25,7 +25,7 @@ from transpiler.trigger_ddl import INSERT
 from transpiler.trigger_rewrite import TableTriggers, Trigger, rewrite
 
 REGISTRY = "main.__hati_triggers"
-_WRITE = re.compile(r"\b(?:INSERT|UPDATE|MERGE|COPY)\b", re.IGNORECASE)
+_WRITE = re.compile(r"\b(?:INSERT|UPDATE|DELETE|MERGE|COPY)\b", re.IGNORECASE)
 _COPY_FROM = re.compile(r'(?is)^\s*COPY\s+(?:(?:"[^"]+"|\w+)\s*\.\s*)?("[^"]+"|\w+)[^;]*?\bFROM\b')
 # engine id -> whether its registry may hold triggers (unknown until first read)
 _ANY: dict[int, bool] = {}

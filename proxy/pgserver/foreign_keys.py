@@ -285,6 +285,7 @@ def after_write(cur: Any, sql: str, kind: str, deferred_too: bool) -> None:
                 continue
             orphan = _orphan_condition(fk, "c")
             target = f"{fk.child()} AS c"
+            _refuse_triggered_action(cur, fk, target, orphan)
             if fk.on_delete == "c":
                 n = cur.execute(f"DELETE FROM {target} WHERE {orphan}").fetchone()[0]
             else:
@@ -318,6 +319,28 @@ def commit(cur: Any) -> None:
         cur.rollback()
         raise
     cur.commit()
+
+
+def _refuse_triggered_action(cur: Any, fk: ForeignKey, target: str, orphan: str) -> None:
+    """An ON DELETE action is carried out by the server's own DELETE / UPDATE, which does
+    not fire the child's row triggers (PostgreSQL's does): 0A000 rather than skip them."""
+    event = 8 if fk.on_delete == "c" else 16  # pg_trigger.tgtype DELETE / UPDATE
+    fired = cur.execute(
+        "SELECT name FROM main.__hati_triggers WHERE schema_name = ? AND table_name = ? "
+        "AND enabled <> 'D' AND tgtype & ? <> 0 ORDER BY name LIMIT 1",
+        [fk.schema, fk.table, event],
+    ).fetchone()
+    if (
+        fired is None
+        or not cur.execute(f"SELECT count(*) FROM {target} WHERE {orphan}").fetchone()[0]
+    ):
+        return
+    raise PgError(
+        "0A000",
+        f'ON DELETE {_ACTION_WORDS[fk.on_delete]} of foreign key "{fk.name}" into "{fk.table}", '
+        f'whose trigger "{fired[0]}" it would fire, is not supported: hatiproxy does not run '
+        "triggers from foreign key actions",
+    )
 
 
 def _orphan_condition(fk: ForeignKey, alias: str) -> str:

@@ -255,3 +255,31 @@ def test_data_modifying_with(ks) -> None:
         refused(con, "WITH m AS (DELETE FROM secret RETURNING *) SELECT * FROM m", "secret")
     with connect(ks, "admin") as con:
         assert con.execute("SELECT count(*) FROM secret").fetchone() == (1,)
+
+
+def test_a_trigger_runs_with_the_writers_table_limits(ks) -> None:
+    """A trigger's body runs with the invoker's privileges (SECURITY INVOKER): a guard
+    reading a table the writer cannot reach is 42501, never that table's data in the
+    RAISE message (nor a way around the limit)."""
+    with connect(ks, "admin") as admin:
+        admin.execute(
+            "CREATE FUNCTION leak() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+            "RAISE EXCEPTION 'code %', (SELECT max(code) FROM secret); END $$"
+        )
+        admin.execute(
+            "CREATE TRIGGER leak_t BEFORE DELETE ON ok FOR EACH ROW EXECUTE FUNCTION leak()"
+        )
+        try:
+            with connect(ks, "narrow") as con:
+                with pytest.raises(psycopg.Error) as err:
+                    con.execute("DELETE FROM ok")
+                assert err.value.sqlstate == "42501"
+                assert "s3cr3t" not in str(err.value)
+                assert "secret" in str(err.value)
+            # the admin may read it: the same trigger raises with the value
+            with pytest.raises(psycopg.errors.RaiseException, match="code s3cr3t"):
+                admin.execute("DELETE FROM ok")
+            assert admin.execute("SELECT id FROM ok").fetchall() == [(7,)]
+        finally:
+            admin.execute("DROP TRIGGER leak_t ON ok")
+            admin.execute("DROP FUNCTION leak()")

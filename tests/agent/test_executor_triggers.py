@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from agent_support import open_layer, run, who
 
+from proxy.db import row_triggers
 from proxy.execution.executor import execute_sql
 from proxy.wire.errors import PgError
 
@@ -68,5 +69,36 @@ def test_a_stopped_servers_owner_records_leave_the_process(tmp_path: Path) -> No
         assert ownership.store() is not installed
         async with open_layer(tmp_path) as layer:
             await execute_sql(layer, who("a"), "CREATE TABLE after_stop (id int)")
+
+    run(go())
+
+
+def test_executor_runs_raise_and_before_delete_triggers(tmp_path: Path) -> None:
+    async def go() -> None:
+        async with open_layer(tmp_path) as layer:
+            a = who("a")
+            await execute_sql(layer, a, "CREATE TABLE ex_g (id int, qty int)")
+            await execute_sql(
+                layer,
+                a,
+                "CREATE FUNCTION ex_g_f() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                "IF TG_OP = 'DELETE' THEN IF OLD.qty > 1 THEN RETURN NULL; END IF; "
+                "RETURN OLD; END IF; IF NEW.qty < 0 THEN RAISE EXCEPTION 'qty % < 0', "
+                "NEW.qty; END IF; RETURN NEW; END $$",
+            )
+            cur = layer.engine.cursor()
+            cur.execute(  # BEFORE ROW INSERT OR DELETE (1 | 2 | 4 | 8)
+                "INSERT INTO main.__hati_triggers VALUES ('main', 'ex_g', 'ex_g_t', 'main', "
+                "'ex_g_f', 15, [], NULL, 'O')"
+            )
+            cur.close()
+            row_triggers.created(layer.engine)  # as CREATE TRIGGER does (the body read DELETE)
+            with pytest.raises(PgError) as err:
+                await execute_sql(layer, a, "INSERT INTO ex_g VALUES (1, 1), (2, -5)")
+            assert (err.value.sqlstate, err.value.message) == ("P0001", "qty -5 < 0")
+            await execute_sql(layer, a, "INSERT INTO ex_g VALUES (1, 1), (2, 2)")
+            await execute_sql(layer, a, "DELETE FROM ex_g")
+            _, rows = await execute_sql(layer, a, "SELECT id, qty FROM ex_g")
+            assert rows == [(2, 2)]
 
     run(go())

@@ -1,4 +1,4 @@
-"""BEFORE ROW triggers through pg_dump 15 and a server restart (proxy/pgserver/triggers.py).
+"""BEFORE ROW triggers (an UPDATE OF one, a DELETE guard with RAISE) through pg_dump 15 and a server restart (proxy/pgserver/triggers.py).
 
 The same schema made in hatiproxy and in a real PostgreSQL 15: `pg_dump -Fp` of each
 writes the trigger function (`CREATE FUNCTION ... RETURNS trigger LANGUAGE plpgsql AS
@@ -29,6 +29,11 @@ SCHEMA = [
     "  RETURN NEW;\nEND;\n$$",
     "CREATE TRIGGER posts_updated_at BEFORE UPDATE OF title ON posts FOR EACH ROW"
     " EXECUTE FUNCTION set_updated_at()",
+    "CREATE FUNCTION guard_delete() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n"
+    "  IF OLD.title = 'b' THEN\n    RAISE EXCEPTION 'post % is kept', OLD.id USING ERRCODE ="
+    " 'restrict_violation';\n  END IF;\n  RETURN OLD;\nEND;\n$$",
+    "CREATE TRIGGER posts_guard BEFORE DELETE ON posts FOR EACH ROW"
+    " EXECUTE FUNCTION guard_delete()",
     "INSERT INTO posts (title) VALUES ('a'), ('b')",
 ]
 
@@ -51,6 +56,9 @@ def _check_fires(dsn: str) -> None:
             "UPDATE posts SET title = 'c' WHERE id = 1 RETURNING version, updated_at::text"
         ).fetchall()
         assert got == [(2, "2030-01-01 00:00:00+00")]
+        with pytest.raises(psycopg.errors.RestrictViolation, match="^post 2 is kept"):
+            conn.execute("DELETE FROM posts")
+        assert conn.execute("DELETE FROM posts WHERE id = 1").rowcount == 1
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +78,7 @@ def test_dump_writes_what_postgres_dump_writes(servers) -> None:
     srv, pg = servers
     ours, theirs = plain_dump(srv.dsn), plain_dump(pg.dsn)
     assert "CREATE TRIGGER posts_updated_at BEFORE UPDATE OF title ON public.posts" in ours
-    assert len(_objects(ours)) == 2  # the function and the trigger
+    assert len(_objects(ours)) == 4  # the functions and the triggers
     assert _objects(ours) == _objects(theirs)
 
 

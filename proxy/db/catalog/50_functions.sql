@@ -308,9 +308,9 @@ SELECT (1610612736 + hash(tr.schema_name || '.' || tr.table_name || '.' || tr.na
            AS tgattr,
        tr.when_text,
        'CREATE TRIGGER ' || tr.name || ' BEFORE '
-       || CASE WHEN tr.tgtype & 4 <> 0 THEN 'INSERT' ELSE '' END
-       || CASE WHEN tr.tgtype & 20 = 20 THEN ' OR ' ELSE '' END
-       || CASE WHEN tr.tgtype & 16 <> 0 THEN 'UPDATE' ELSE '' END
+       || concat_ws(' OR ', CASE WHEN tr.tgtype & 4 <> 0 THEN 'INSERT' END,
+                    CASE WHEN tr.tgtype & 8 <> 0 THEN 'DELETE' END,
+                    CASE WHEN tr.tgtype & 16 <> 0 THEN 'UPDATE' END)
        || CASE WHEN len(tr.columns) > 0 THEN ' OF ' || array_to_string(tr.columns, ', ')
                ELSE '' END AS head,
        ' FOR EACH ROW '
