@@ -87,8 +87,13 @@ def _run(
                 request, skipped = skip_existing(request, alter_rebuild.column_names(cur, table))
                 notices += [f'column "{c}" of relation "{table.name}" already exists, skipping'
                             for c in skipped]  # fmt: skip
-            for sql in request.before:  # ADD COLUMN, SET NOT NULL
-                if sql.endswith(" SET NOT NULL") and _added_nested_with_rows(cur, target):
+            before, filled = list(request.before), None
+            for sql, then in zip(before, [*before[1:], ""], strict=False):  # ADD, SET NOT NULL
+                if filled is not None:
+                    filled = None  # (the SET NOT NULL: checked as the rows went in)
+                elif then.endswith(" SET NOT NULL") and (filled := _filled(cur, target, sql)):
+                    _rebuild(cur, alter_rebuild.resolve_table(cur, target), column=filled)
+                elif sql.endswith(" SET NOT NULL") and _added_nested_with_rows(cur, target):
                     # DuckDB 1.5 reads an array / struct column just added with a DEFAULT
                     # as NULL in the transaction that added it: the NOT NULL is checked on
                     # the rows copied into the table made again.
@@ -101,6 +106,17 @@ def _run(
                 _add(cur, alter_rebuild.resolve_table(cur, target), added, notices)
             if request.named:
                 _name_created(cur, table, request.named)
+
+
+def _filled(cur: Any, target: alter_rebuild.TableName, sql: str) -> table_ddl.ColumnDdl | None:
+    """The column an ADD COLUMN adds with a default computed row by row, when the table
+    has rows (DuckDB then refuses the SET NOT NULL that follows: see
+    table_ddl.filled_column), else None."""
+    column = table_ddl.filled_column(sql)
+    table = alter_rebuild.resolve_table(cur, target) if column is not None else None
+    if table is None or not cur.execute(f"SELECT 1 FROM {table.qualified()} LIMIT 1").fetchall():
+        return None
+    return column
 
 
 def _added_nested_with_rows(cur: Any, target: alter_rebuild.TableName) -> bool:
@@ -364,6 +380,7 @@ def _rebuild(
     add: tuple[str, ...] = (),
     drop: frozenset[str] = frozenset(),
     then: str | None = None,
+    column: table_ddl.ColumnDdl | None = None,
 ) -> int:
     """Re-create the table with constraints added or dropped (`drop`: DuckDB constraint
     texts); its rows, indexes and comments kept; `then`: an ALTER TABLE run before the
@@ -379,7 +396,7 @@ def _rebuild(
     present = set(ddl.constraints)
     inline = [t for t in drop if t not in present and t.startswith(("PRIMARY KEY", "UNIQUE"))]
     if inline:  # a column's own `PRIMARY KEY` / `UNIQUE`: DuckDB writes them on the column
-        ddl = _without_inline(ddl, inline)
+        ddl = table_ddl.without_inline(ddl, inline)
     final = table.qualified()
     indexes = cur.execute(
         "SELECT sql FROM duckdb_indexes() WHERE table_oid = ? ORDER BY index_oid", [table.oid]
@@ -413,6 +430,8 @@ def _rebuild(
         if comment is not None:
             cur.execute(f"COMMENT ON SEQUENCE {seq} IS {_literal(comment)}")
     name_sql = quote(table.name) if table.temporary else final
+    if column is not None:  # an added column, filled by its default as the rows go in
+        ddl = table_ddl.TableDdl(ddl.temporary, (*ddl.columns, column), ddl.constraints)
     cur.execute(table_ddl.render(ddl, name_sql, {}, frozenset(texts), add))
     for schema, name in owned:
         cur.execute(
@@ -449,25 +468,6 @@ def _rebuild(
         [table.database, table.schema, name],
     ).fetchone()
     return int(row[0])
-
-
-def _without_inline(ddl: table_ddl.TableDdl, texts: list[str]) -> table_ddl.TableDdl:
-    """The columns' own PRIMARY KEY / UNIQUE words taken out for `texts` (DuckDB's
-    `PRIMARY KEY(col)` / `UNIQUE(col)` of a single column)."""
-    columns = []
-    for column in ddl.columns:
-        rest = column.rest
-        for text in texts:
-            word = "PRIMARY KEY" if text.startswith("PRIMARY KEY") else "UNIQUE"
-            inner = text[len(word) :].strip()
-            if inner.strip("()").strip('"').lower() == column.name.lower():
-                rest = rest.replace(word, "").strip()
-        columns.append(
-            table_ddl.ColumnDdl(
-                column.name, column.name_sql, column.type_sql, rest, column.generated
-            )
-        )
-    return table_ddl.TableDdl(ddl.temporary, tuple(columns), ddl.constraints)
 
 
 def _literal(text: str) -> str:
