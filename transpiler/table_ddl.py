@@ -295,3 +295,24 @@ def filled_column(sql: str) -> ColumnDdl | None:
         return None
     rest = sql[at + len(" ADD COLUMN ") + len(name_sql) :].strip()
     return ColumnDdl(column.name, name_sql, rest + " NOT NULL", "", False)
+
+
+def keep_not_null(ddl: TableDdl, dropped: frozenset[str] | set[str]) -> TableDdl:
+    """The columns of a dropped `PRIMARY KEY(...)` made NOT NULL: PostgreSQL 15 leaves
+    them so when the key goes (DuckDB's DDL shows no NOT NULL on a key column)."""
+    keys: set[str] = set()
+    for text in dropped:
+        if text.startswith("PRIMARY KEY"):
+            tokens = tokenize(DUCKDB, text[len("PRIMARY KEY") :])
+            keys |= {
+                t.text.lower() if t.token_type is TokenType.VAR else t.text
+                for t in tokens
+                if t.token_type in (TokenType.VAR, TokenType.IDENTIFIER)
+            }
+    columns = tuple(
+        ColumnDdl(c.name, c.name_sql, c.type_sql, f"{c.rest} NOT NULL".strip(), c.generated)
+        if (c.name in keys or c.name.lower() in keys) and "NOT NULL" not in c.rest.upper()
+        else c
+        for c in ddl.columns
+    )
+    return TableDdl(ddl.temporary, columns, ddl.constraints)

@@ -397,6 +397,7 @@ def _rebuild(
     inline = [t for t in drop if t not in present and t.startswith(("PRIMARY KEY", "UNIQUE"))]
     if inline:  # a column's own `PRIMARY KEY` / `UNIQUE`: DuckDB writes them on the column
         ddl = table_ddl.without_inline(ddl, inline)
+    ddl = table_ddl.keep_not_null(ddl, drop)
     final = table.qualified()
     indexes = cur.execute(
         "SELECT sql FROM duckdb_indexes() WHERE table_oid = ? ORDER BY index_oid", [table.oid]
