@@ -388,3 +388,14 @@ def _check_same(cur: duckdb.DuckDBPyConnection, plan: _Plan, new_oid: int) -> No
         raise _unfaithful(
             plan.table, "the rebuilt table would differ from it in more than the type"
         )
+
+
+def filled(cur: Any, target: TableName, sql: str) -> table_ddl.ColumnDdl | None:
+    """The column an ADD COLUMN adds with a default computed row by row, when the table
+    has rows (DuckDB then refuses the SET NOT NULL that follows: see
+    table_ddl.filled_column), else None."""
+    column = table_ddl.filled_column(sql)
+    table = resolve_table(cur, target) if column is not None else None
+    if table is None or not cur.execute(f"SELECT 1 FROM {table.qualified()} LIMIT 1").fetchall():
+        return None
+    return column

@@ -91,7 +91,9 @@ def _run(
             for sql, then in zip(before, [*before[1:], ""], strict=False):  # ADD, SET NOT NULL
                 if filled is not None:
                     filled = None  # (the SET NOT NULL: checked as the rows went in)
-                elif then.endswith(" SET NOT NULL") and (filled := _filled(cur, target, sql)):
+                elif then.endswith(" SET NOT NULL") and (
+                    filled := alter_rebuild.filled(cur, target, sql)
+                ):
                     _rebuild(cur, alter_rebuild.resolve_table(cur, target), column=filled)
                 elif sql.endswith(" SET NOT NULL") and _added_nested_with_rows(cur, target):
                     # DuckDB 1.5 reads an array / struct column just added with a DEFAULT
@@ -106,17 +108,6 @@ def _run(
                 _add(cur, alter_rebuild.resolve_table(cur, target), added, notices)
             if request.named:
                 _name_created(cur, table, request.named)
-
-
-def _filled(cur: Any, target: alter_rebuild.TableName, sql: str) -> table_ddl.ColumnDdl | None:
-    """The column an ADD COLUMN adds with a default computed row by row, when the table
-    has rows (DuckDB then refuses the SET NOT NULL that follows: see
-    table_ddl.filled_column), else None."""
-    column = table_ddl.filled_column(sql)
-    table = alter_rebuild.resolve_table(cur, target) if column is not None else None
-    if table is None or not cur.execute(f"SELECT 1 FROM {table.qualified()} LIMIT 1").fetchall():
-        return None
-    return column
 
 
 def _added_nested_with_rows(cur: Any, target: alter_rebuild.TableName) -> bool:
