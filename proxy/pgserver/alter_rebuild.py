@@ -92,7 +92,7 @@ async def run(runner: StatementRunner, session: ClientSession, portal: Portal) -
     in_block = runner.txn_status != "I" or runner.implicit
     cur = runner.cursor
     try:
-        done = await runner.call(_rebuild, cur, request, in_block)
+        done = await runner.call(_rebuild, cur, request, in_block, sql=st.sql)
     except PgError as exc:  # DuckDB names the new table in its messages: use the real one
         tmp = _tmp_name(request)
         exc.message = exc.message.replace(tmp, request.table)

@@ -53,7 +53,7 @@ async def run(runner: StatementRunner, session: ClientSession, portal: Portal) -
     await runner.take_cursor()
     in_block = runner.txn_status != "I" or runner.implicit
     notices: list[str] = []
-    await runner.call(_run, runner.cursor, st.sql, request, in_block, notices)
+    await runner.call(_run, runner.cursor, st.sql, request, in_block, notices, sql=st.sql)
     for text in notices:
         session.send_notice(text)
     foreign_keys.changed()
