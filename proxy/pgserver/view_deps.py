@@ -1,0 +1,50 @@
+"""ALTER TABLE ... DROP COLUMN (without CASCADE) and ALTER COLUMN ... TYPE of a column a
+view reads: refused as PostgreSQL refuses them (2BP01 / 0A000), before DuckDB runs them.
+DuckDB binds a view by name when it is read, so it would run the ALTER and leave the view
+broken or changed (transpiler/view_deps.py reads which views use the column)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from proxy.pgserver import alter_rebuild
+from proxy.wire.errors import PgError
+from transpiler.view_deps import altered_columns, uses_column
+
+
+def check_alter(cur: Any, sql: str) -> None:
+    """Raise PostgreSQL's error when the ALTER TABLE `sql` drops or retypes a column a
+    view uses; else nothing."""
+    altered = altered_columns(sql)
+    if altered is None:
+        return
+    table = alter_rebuild.resolve_table(cur, alter_rebuild.TableName(altered.table, altered.schema))
+    if table is None:
+        return  # DuckDB says what is wrong (or IF EXISTS skips)
+    views = cur.execute(
+        "SELECT view_name, sql FROM duckdb_views() WHERE NOT internal AND database_name = ? "
+        "ORDER BY view_name",
+        [table.database],
+    ).fetchall()
+    if not views:
+        return
+    for column in altered.retyped:
+        users = [v for v, text in views if uses_column(text or "", table.name, column)]
+        if users:
+            raise PgError(
+                "0A000",
+                "cannot alter type of a column used by a view or rule",
+                detail=f'rule _RETURN on view {users[0]} depends on column "{column}"',
+            )
+    for column in altered.dropped:
+        users = [v for v, text in views if uses_column(text or "", table.name, column)]
+        if users:
+            raise PgError(
+                "2BP01",
+                f"cannot drop column {column} of table {table.name} because other objects "
+                "depend on it",
+                detail="\n".join(
+                    f"view {v} depends on column {column} of table {table.name}" for v in users
+                ),
+                hint="Use DROP ... CASCADE to drop the dependent objects too.",
+            )
