@@ -1,13 +1,14 @@
-"""ALTER TABLE ... DROP COLUMN (without CASCADE) and ALTER COLUMN ... TYPE of a column a
-view reads: refused as PostgreSQL refuses them (2BP01 / 0A000), before DuckDB runs them.
-DuckDB binds a view by name when it is read, so it would run the ALTER and leave the view
-broken or changed (transpiler/view_deps.py reads which views use the column)."""
+"""ALTER TABLE ... DROP COLUMN (without CASCADE) of a column a view reads or another
+table's foreign key references, and ALTER COLUMN ... TYPE of a column a view reads:
+refused as PostgreSQL refuses them (2BP01 / 0A000), before DuckDB runs them. DuckDB binds
+a view by name when it is read, so it would run the ALTER and leave the view broken or
+changed (transpiler/view_deps.py reads which views use the column)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from proxy.pgserver import alter_rebuild
+from proxy.pgserver import alter_rebuild, foreign_keys
 from proxy.wire.errors import PgError
 from transpiler.view_deps import altered_columns, uses_column
 
@@ -26,8 +27,6 @@ def check_alter(cur: Any, sql: str) -> None:
         "ORDER BY view_name",
         [table.database],
     ).fetchall()
-    if not views:
-        return
     for column in altered.retyped:
         users = [v for v, text in views if uses_column(text or "", table.name, column)]
         if users:
@@ -37,14 +36,25 @@ def check_alter(cur: Any, sql: str) -> None:
                 detail=f'rule _RETURN on view {users[0]} depends on column "{column}"',
             )
     for column in altered.dropped:
-        users = [v for v, text in views if uses_column(text or "", table.name, column)]
+        # another table's foreign key onto the column, then the views, as PostgreSQL lists
+        keys = [
+            f"constraint {fk.name} on table {fk.table}"
+            for fk in foreign_keys.load(cur)
+            if (fk.ref_schema.lower(), fk.ref_table.lower())
+            == (table.schema.lower(), table.name.lower())
+            and (fk.schema.lower(), fk.table.lower()) != (table.schema.lower(), table.name.lower())
+            and column.lower() in (c.lower() for c in fk.ref_columns)
+        ]
+        users = keys + [
+            f"view {v}" for v, text in views if uses_column(text or "", table.name, column)
+        ]
         if users:
             raise PgError(
                 "2BP01",
                 f"cannot drop column {column} of table {table.name} because other objects "
                 "depend on it",
                 detail="\n".join(
-                    f"view {v} depends on column {column} of table {table.name}" for v in users
+                    f"{user} depends on column {column} of table {table.name}" for user in users
                 ),
                 hint="Use DROP ... CASCADE to drop the dependent objects too.",
             )
