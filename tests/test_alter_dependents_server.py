@@ -60,6 +60,8 @@ STEPS = [
     "ALTER TABLE w_adp DROP COLUMN name",
     "ALTER TABLE w_adc DROP COLUMN p_id",
     "ALTER TABLE w_adc ALTER COLUMN p_id TYPE bigint",
+    "ALTER TABLE w_adc ADD COLUMN extra int",  # not the star view's: dropped
+    "ALTER TABLE w_adc DROP COLUMN extra",
     "ALTER TABLE w_adp ALTER COLUMN n SET NOT NULL",
     "ALTER TABLE w_adp ADD COLUMN m int NOT NULL",
     "SELECT id, name, n FROM w_adp ORDER BY 1",

@@ -5,7 +5,7 @@ read: it runs the ALTER and the view breaks, or silently changes, later).
 - `altered_columns`: the columns an `ALTER TABLE` drops (without CASCADE) or retypes.
 - `uses_column`: whether a view's query reads a column of a table: by name, unqualified
   or qualified by the table or its alias, or through `*` / `t.*` (PostgreSQL expands a
-  star when the view is made, so the view depends on every column).
+  star when the view is made: the view depends on the columns there then).
 A column of the same name in another table of an unqualified join counts too (a refusal
 PostgreSQL might not make).
 """
@@ -50,8 +50,12 @@ def altered_columns(sql: str) -> AlteredColumns | None:
     return AlteredColumns(tree.this.db or None, tree.this.name, tuple(dropped), tuple(retyped))
 
 
-def uses_column(view_sql: str, table: str, column: str) -> bool:
-    """Whether the view (DuckDB's `CREATE VIEW ... AS query`) reads `column` of `table`."""
+def uses_column(
+    view_sql: str, table: str, column: str, view_columns: frozenset[str] | None = None
+) -> bool:
+    """Whether the view (DuckDB's `CREATE VIEW ... AS query`) reads `column` of `table`.
+    `view_columns`: the view's own column names (lower case), as bound when it was made: a
+    `*` covers only the columns there then (one added later is not the view's)."""
     try:
         tree = sqlglot.parse_one(view_sql, read="duckdb")
     except sqlglot.errors.ParseError:
@@ -69,12 +73,18 @@ def uses_column(view_sql: str, table: str, column: str) -> bool:
     names.add(table.lower())
     for node in query.find_all(exp.Column, exp.Star):
         if isinstance(node, exp.Star):
-            if isinstance(node.parent, exp.Select):
+            if isinstance(node.parent, exp.Select) and _starred(column, view_columns):
                 return True  # SELECT *
             continue
         qualifier = node.table.lower()
         if isinstance(node.this, exp.Star) and qualifier in names:
-            return True  # t.*
+            if _starred(column, view_columns):
+                return True  # t.*
+            continue
         if node.name.lower() == column.lower() and (not qualifier or qualifier in names):
             return True
     return False
+
+
+def _starred(column: str, view_columns: frozenset[str] | None) -> bool:
+    return view_columns is None or column.lower() in view_columns

@@ -22,13 +22,15 @@ def check_alter(cur: Any, sql: str) -> None:
     table = alter_rebuild.resolve_table(cur, alter_rebuild.TableName(altered.table, altered.schema))
     if table is None:
         return  # DuckDB says what is wrong (or IF EXISTS skips)
-    views = cur.execute(
-        "SELECT view_name, sql FROM duckdb_views() WHERE NOT internal AND database_name = ? "
-        "ORDER BY view_name",
+    rows = cur.execute(
+        "SELECT v.view_name, v.sql, list(lower(c.column_name)) FROM duckdb_views() v "
+        "LEFT JOIN duckdb_columns() c ON c.table_oid = v.view_oid "
+        "WHERE NOT v.internal AND v.database_name = ? GROUP BY ALL ORDER BY v.view_name",
         [table.database],
     ).fetchall()
+    views = [(v, text, frozenset(c for c in cols if c)) for v, text, cols in rows]
     for column in altered.retyped:
-        users = [v for v, text in views if uses_column(text or "", table.name, column)]
+        users = [v for v, text, cols in views if uses_column(text or "", table.name, column, cols)]
         if users:
             raise PgError(
                 "0A000",
@@ -46,7 +48,9 @@ def check_alter(cur: Any, sql: str) -> None:
             and column.lower() in (c.lower() for c in fk.ref_columns)
         ]
         users = keys + [
-            f"view {v}" for v, text in views if uses_column(text or "", table.name, column)
+            f"view {v}"
+            for v, text, cols in views
+            if uses_column(text or "", table.name, column, cols)
         ]
         if users:
             raise PgError(
