@@ -12,6 +12,12 @@ CREATE TABLE d_awr_k (a int NOT NULL, c text);
 INSERT INTO d_awr_k VALUES (1, 'x'), (2, 'y');
 CREATE TABLE d_awr_n (a int, b int);
 INSERT INTO d_awr_n VALUES (1, NULL);
+CREATE TABLE d_awr_r (id bigserial PRIMARY KEY, title varchar(10) NOT NULL, qty int DEFAULT 1);
+INSERT INTO d_awr_r (title) VALUES ('a'), ('b'), ('c');
+CREATE UNIQUE INDEX d_awr_r_title ON d_awr_r (title);
+COMMENT ON COLUMN d_awr_r.title IS 'the title';
+CREATE TABLE d_awr_f (id serial PRIMARY KEY, r_id bigint REFERENCES d_awr_r (id) ON DELETE CASCADE);
+INSERT INTO d_awr_f (r_id) VALUES (1), (2);
 -- @query add_serial_to_rows
 BEGIN; ALTER TABLE d_awr_p ADD COLUMN s serial; COMMIT
 -- @query add_identity_to_rows
@@ -56,3 +62,27 @@ BEGIN; ALTER TABLE d_awr_c ADD COLUMN s2 serial; ALTER TABLE d_awr_c ADD COLUMN 
 SELECT column_name FROM information_schema.columns WHERE table_name = 'd_awr_c' ORDER BY ordinal_position
 -- @query child_fk_still_enforced error
 INSERT INTO d_awr_c (p_id, note) VALUES (99, 'z')
+-- several ALTERs in one transaction on a table with rows, a unique index, a comment and a
+-- foreign key pointing in
+-- @query several_in_one_transaction
+BEGIN; ALTER TABLE d_awr_r ADD COLUMN s serial NOT NULL; ALTER TABLE d_awr_r ALTER COLUMN title TYPE varchar(30); ALTER TABLE d_awr_r ALTER COLUMN qty SET NOT NULL; ALTER TABLE d_awr_r ADD CONSTRAINT d_awr_r_qty CHECK (qty > 0); COMMIT
+-- @query several_rolled_back
+BEGIN; ALTER TABLE d_awr_r ADD COLUMN u uuid DEFAULT gen_random_uuid() NOT NULL; ALTER TABLE d_awr_r DROP COLUMN qty; ROLLBACK
+-- @query rows_after_several
+SELECT id, title, qty, s, col_description('d_awr_r'::regclass, 2) FROM d_awr_r ORDER BY 1
+-- @query catalog_after_several
+SELECT attname, format_type(atttypid, atttypmod), attnotnull FROM pg_attribute WHERE attrelid = 'd_awr_r'::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum
+-- @query constraints_after_several
+SELECT conname, contype FROM pg_constraint WHERE conrelid = 'd_awr_r'::regclass ORDER BY 1
+-- @query unique_index_kept error
+INSERT INTO d_awr_r (title) VALUES ('a')
+-- @query check_added error
+UPDATE d_awr_r SET qty = 0 WHERE id = 1
+-- @query cascade_still_follows
+DELETE FROM d_awr_r WHERE id = 1
+-- @query child_rows_after_cascade
+SELECT * FROM d_awr_f ORDER BY 1
+-- @query key_into_rebuilt_table_enforced error
+INSERT INTO d_awr_f (r_id) VALUES (99)
+-- @query sequence_goes_on
+INSERT INTO d_awr_r (title) VALUES ('d') RETURNING id, s
