@@ -6,7 +6,7 @@ named `<table>_<column>_seq`. DuckDB has sequences and nextval defaults, so
 `CREATE TABLE t (id serial PRIMARY KEY)` runs as
 `CREATE OR REPLACE SEQUENCE "t_id_seq"; CREATE TABLE t (id INT DEFAULT nextval('t_id_seq')
 NOT NULL PRIMARY KEY)`, and likewise for ALTER TABLE ... ADD COLUMN (existing rows get
-numbers, as in Postgres; without NOT NULL, which DuckDB cannot add to a column). Identity options (START WITH, INCREMENT BY, MINVALUE, MAXVALUE,
+numbers, as in Postgres, and NOT NULL: the server adds it, proxy/pgserver/constraint_ddl.py). Identity options (START WITH, INCREMENT BY, MINVALUE, MAXVALUE,
 CYCLE) go to the sequence.
 
 The sequence is replaced, not reused: DuckDB cannot make a table own it, so one left by a
@@ -69,8 +69,8 @@ def rewrite(tree: exp.Expr, names: tuple[str | None, ...] = ()) -> str:
                 # a SEQUENCE NAME given is the user's: taken already is an error, as there
                 made = verb.replace("OR REPLACE ", "") if own else verb
                 prelude.append(f"{made} {name.sql('duckdb')}{options}; ")
-                # DuckDB cannot ADD COLUMN with NOT NULL; the default fills every row anyway
-                _use_sequence(column, name, not_null=isinstance(tree, exp.Create))
+                # NOT NULL, as in PostgreSQL (ADD COLUMN: the server adds it, constraint_ddl)
+                _use_sequence(column, name, not_null=True)
     return "".join(prelude)
 
 

@@ -245,3 +245,74 @@ def rename_index(sql: str, new: str) -> str:
             return sql[: name.start] + '"' + new.replace('"', '""') + '"' + sql[name.end + 1 :]
         break
     return sql
+
+
+def without_inline(ddl: TableDdl, texts: list[str]) -> TableDdl:
+    """The columns' own PRIMARY KEY / UNIQUE words taken out for `texts` (DuckDB's
+    `PRIMARY KEY(col)` / `UNIQUE(col)` of a single column)."""
+    columns = []
+    for column in ddl.columns:
+        rest = column.rest
+        for text in texts:
+            word = "PRIMARY KEY" if text.startswith("PRIMARY KEY") else "UNIQUE"
+            inner = text[len(word) :].strip()
+            if inner.strip("()").strip('"').lower() == column.name.lower():
+                rest = rest.replace(word, "").strip()
+        columns.append(
+            ColumnDdl(column.name, column.name_sql, column.type_sql, rest, column.generated)
+        )
+    return TableDdl(ddl.temporary, tuple(columns), ddl.constraints)
+
+
+def filled_column(sql: str) -> ColumnDdl | None:
+    """The column of an `ALTER TABLE t ADD COLUMN c type DEFAULT f(...)` (DuckDB's form,
+    as transpiler/constraint_ddl.py writes it) whose default is computed row by row (a
+    function: nextval, gen_random_uuid, ...), made NOT NULL; None for any other statement.
+    DuckDB fills such a column with updates, and then refuses SET NOT NULL ("Cannot
+    create index with outstanding updates"): the rebuild creates the table with it."""
+    import sqlglot
+    from sqlglot import exp
+
+    try:
+        tree = sqlglot.parse_one(sql, read="duckdb")
+    except sqlglot.errors.ParseError:
+        return None
+    actions = tree.args.get("actions") if isinstance(tree, exp.Alter) else None
+    if not actions or len(actions) != 1 or not isinstance(actions[0], exp.ColumnDef):
+        return None
+    column = actions[0]
+    defaults = [
+        c.args["kind"].this
+        for c in column.args.get("constraints") or []
+        if isinstance(c.args.get("kind"), exp.DefaultColumnConstraint)
+    ]
+    if not defaults or defaults[0].find(exp.Func) is None:
+        return None
+    name_sql = column.this.sql("duckdb")
+    # the text as written (sqlglot would write gen_random_uuid() as UUID()), after the name
+    at = sql.upper().find(" ADD COLUMN " + name_sql.upper() + " ")
+    if at < 0:
+        return None
+    rest = sql[at + len(" ADD COLUMN ") + len(name_sql) :].strip()
+    return ColumnDdl(column.name, name_sql, rest + " NOT NULL", "", False)
+
+
+def keep_not_null(ddl: TableDdl, dropped: frozenset[str] | set[str]) -> TableDdl:
+    """The columns of a dropped `PRIMARY KEY(...)` made NOT NULL: PostgreSQL 15 leaves
+    them so when the key goes (DuckDB's DDL shows no NOT NULL on a key column)."""
+    keys: set[str] = set()
+    for text in dropped:
+        if text.startswith("PRIMARY KEY"):
+            tokens = tokenize(DUCKDB, text[len("PRIMARY KEY") :])
+            keys |= {
+                t.text.lower() if t.token_type is TokenType.VAR else t.text
+                for t in tokens
+                if t.token_type in (TokenType.VAR, TokenType.IDENTIFIER)
+            }
+    columns = tuple(
+        ColumnDdl(c.name, c.name_sql, c.type_sql, f"{c.rest} NOT NULL".strip(), c.generated)
+        if (c.name in keys or c.name.lower() in keys) and "NOT NULL" not in c.rest.upper()
+        else c
+        for c in ddl.columns
+    )
+    return TableDdl(ddl.temporary, columns, ddl.constraints)

@@ -357,6 +357,10 @@ def _unbundled(message: str) -> PgError | None:
     return None
 
 
+# (a NOT NULL the ALTER adds, checked on the rows there)
+_ALTER_TABLE = re.compile(r"\s*ALTER\s+TABLE\b", re.IGNORECASE)
+
+
 def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
     """Translate a DuckDB exception; `sql` is the text DuckDB ran (for the position)."""
     text = str(exc)
@@ -416,7 +420,10 @@ def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
     if sqlstate == "23502" and (not_null := _NOT_NULL.match(message)) is not None:
         table, column = not_null.groups()  # the schema: unique_violation.name_violation
         message = (
-            f'null value in column "{column}" of relation "{table}" violates not-null constraint'
+            f'column "{column}" of relation "{table}" contains null values'
+            if sql is not None and _ALTER_TABLE.match(sql)  # PostgreSQL's words for the rows
+            else f'null value in column "{column}" of relation "{table}" violates not-null '
+            "constraint"
         )
     hint = None
     if sqlstate == "0A000":

@@ -36,7 +36,7 @@ async def run(runner: StatementRunner, session: ClientSession, portal: Portal) -
         return False
     await runner.take_cursor()
     in_block = runner.txn_status != "I" or runner.implicit
-    if not await runner.call(_run, runner.cursor, st.sql, in_block):
+    if not await runner.call(_run, runner.cursor, st.sql, in_block, sql=st.sql):
         return False
     await fk_checks.after_ddl(runner.call, runner.cursor, st, st.sql)
     runner.param_types.invalidate()

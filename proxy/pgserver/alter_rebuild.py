@@ -92,7 +92,7 @@ async def run(runner: StatementRunner, session: ClientSession, portal: Portal) -
     in_block = runner.txn_status != "I" or runner.implicit
     cur = runner.cursor
     try:
-        done = await runner.call(_rebuild, cur, request, in_block)
+        done = await runner.call(_rebuild, cur, request, in_block, sql=st.sql)
     except PgError as exc:  # DuckDB names the new table in its messages: use the real one
         tmp = _tmp_name(request)
         exc.message = exc.message.replace(tmp, request.table)
@@ -388,3 +388,14 @@ def _check_same(cur: duckdb.DuckDBPyConnection, plan: _Plan, new_oid: int) -> No
         raise _unfaithful(
             plan.table, "the rebuilt table would differ from it in more than the type"
         )
+
+
+def filled(cur: Any, target: TableName, sql: str) -> table_ddl.ColumnDdl | None:
+    """The column an ADD COLUMN adds with a default computed row by row, when the table
+    has rows (DuckDB then refuses the SET NOT NULL that follows: see
+    table_ddl.filled_column), else None."""
+    column = table_ddl.filled_column(sql)
+    table = resolve_table(cur, target) if column is not None else None
+    if table is None or not cur.execute(f"SELECT 1 FROM {table.qualified()} LIMIT 1").fetchall():
+        return None
+    return column

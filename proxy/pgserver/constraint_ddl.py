@@ -53,7 +53,7 @@ async def run(runner: StatementRunner, session: ClientSession, portal: Portal) -
     await runner.take_cursor()
     in_block = runner.txn_status != "I" or runner.implicit
     notices: list[str] = []
-    await runner.call(_run, runner.cursor, st.sql, request, in_block, notices)
+    await runner.call(_run, runner.cursor, st.sql, request, in_block, notices, sql=st.sql)
     for text in notices:
         session.send_notice(text)
     foreign_keys.changed()
@@ -87,8 +87,15 @@ def _run(
                 request, skipped = skip_existing(request, alter_rebuild.column_names(cur, table))
                 notices += [f'column "{c}" of relation "{table.name}" already exists, skipping'
                             for c in skipped]  # fmt: skip
-            for sql in request.before:  # ADD COLUMN, SET NOT NULL
-                if sql.endswith(" SET NOT NULL") and _added_nested_with_rows(cur, target):
+            before, filled = list(request.before), None
+            for sql, then in zip(before, [*before[1:], ""], strict=False):  # ADD, SET NOT NULL
+                if filled is not None:
+                    filled = None  # (the SET NOT NULL: checked as the rows went in)
+                elif then.endswith(" SET NOT NULL") and (
+                    filled := alter_rebuild.filled(cur, target, sql)
+                ):
+                    _rebuild(cur, alter_rebuild.resolve_table(cur, target), column=filled)
+                elif sql.endswith(" SET NOT NULL") and _added_nested_with_rows(cur, target):
                     # DuckDB 1.5 reads an array / struct column just added with a DEFAULT
                     # as NULL in the transaction that added it: the NOT NULL is checked on
                     # the rows copied into the table made again.
@@ -364,6 +371,7 @@ def _rebuild(
     add: tuple[str, ...] = (),
     drop: frozenset[str] = frozenset(),
     then: str | None = None,
+    column: table_ddl.ColumnDdl | None = None,
 ) -> int:
     """Re-create the table with constraints added or dropped (`drop`: DuckDB constraint
     texts); its rows, indexes and comments kept; `then`: an ALTER TABLE run before the
@@ -379,7 +387,8 @@ def _rebuild(
     present = set(ddl.constraints)
     inline = [t for t in drop if t not in present and t.startswith(("PRIMARY KEY", "UNIQUE"))]
     if inline:  # a column's own `PRIMARY KEY` / `UNIQUE`: DuckDB writes them on the column
-        ddl = _without_inline(ddl, inline)
+        ddl = table_ddl.without_inline(ddl, inline)
+    ddl = table_ddl.keep_not_null(ddl, drop)
     final = table.qualified()
     indexes = cur.execute(
         "SELECT sql FROM duckdb_indexes() WHERE table_oid = ? ORDER BY index_oid", [table.oid]
@@ -413,6 +422,8 @@ def _rebuild(
         if comment is not None:
             cur.execute(f"COMMENT ON SEQUENCE {seq} IS {_literal(comment)}")
     name_sql = quote(table.name) if table.temporary else final
+    if column is not None:  # an added column, filled by its default as the rows go in
+        ddl = table_ddl.TableDdl(ddl.temporary, (*ddl.columns, column), ddl.constraints)
     cur.execute(table_ddl.render(ddl, name_sql, {}, frozenset(texts), add))
     for schema, name in owned:
         cur.execute(
@@ -449,25 +460,6 @@ def _rebuild(
         [table.database, table.schema, name],
     ).fetchone()
     return int(row[0])
-
-
-def _without_inline(ddl: table_ddl.TableDdl, texts: list[str]) -> table_ddl.TableDdl:
-    """The columns' own PRIMARY KEY / UNIQUE words taken out for `texts` (DuckDB's
-    `PRIMARY KEY(col)` / `UNIQUE(col)` of a single column)."""
-    columns = []
-    for column in ddl.columns:
-        rest = column.rest
-        for text in texts:
-            word = "PRIMARY KEY" if text.startswith("PRIMARY KEY") else "UNIQUE"
-            inner = text[len(word) :].strip()
-            if inner.strip("()").strip('"').lower() == column.name.lower():
-                rest = rest.replace(word, "").strip()
-        columns.append(
-            table_ddl.ColumnDdl(
-                column.name, column.name_sql, column.type_sql, rest, column.generated
-            )
-        )
-    return table_ddl.TableDdl(ddl.temporary, tuple(columns), ddl.constraints)
 
 
 def _literal(text: str) -> str:

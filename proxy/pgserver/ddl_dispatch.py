@@ -30,6 +30,7 @@ from proxy.pgserver import (
     table_like,
     temp_on_commit,
     triggers,
+    view_deps,
 )
 from proxy.wire import messages as m
 
@@ -80,6 +81,9 @@ async def run(
         portal.statement = st
         for text in notices:
             session.send_notice(text)
+    if st.tag == "ALTER TABLE" and not portal.executed:  # a column a view uses: refused
+        await runner.take_cursor()
+        await runner.call(view_deps.check_alter, runner.cursor, st.sql, sql=st.sql)
     if st.alter_types is not None and await alter_rebuild.run(runner, session, portal):
         return True  # ALTER COLUMN TYPE that DuckDB cannot do in place: a table rebuild
     if st.identity_alter is not None:  # ALTER COLUMN ... ADD / SET GENERATED, RESTART, ...

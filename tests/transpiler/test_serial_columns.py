@@ -44,10 +44,10 @@ def sql(text: str) -> str:
             """CREATE OR REPLACE SEQUENCE main."t_id_seq"; CREATE TABLE main.t (id INT DEFAULT """
             "NEXTVAL('main.t_id_seq') NOT NULL)",
         ),
-        (  # no NOT NULL: DuckDB cannot add a column with a constraint
+        (  # NOT NULL as in PostgreSQL (the server adds it after: constraint_ddl)
             "ALTER TABLE t ADD COLUMN n serial",
             """CREATE OR REPLACE SEQUENCE "t_n_seq"; ALTER TABLE t ADD COLUMN n INT DEFAULT """
-            "NEXTVAL('t_n_seq')",
+            "NEXTVAL('t_n_seq') NOT NULL",
         ),
         (
             'CREATE TABLE "My T" ("Id" serial)',
@@ -81,7 +81,8 @@ def test_runs_on_duckdb_as_postgres_numbers_rows() -> None:
     assert con.execute("INSERT INTO t (v) VALUES ('c') RETURNING id").fetchall() == [(1,)]
     con.execute(sql("CREATE TABLE IF NOT EXISTS t (id serial PRIMARY KEY, v text)"))
     assert con.execute("INSERT INTO t (v) VALUES ('d') RETURNING id").fetchall() == [(2,)]
-    con.execute(sql("ALTER TABLE t ADD COLUMN n bigserial"))
+    # (DuckDB cannot ADD COLUMN with NOT NULL: the server sets it after, constraint_ddl)
+    con.execute(sql("ALTER TABLE t ADD COLUMN n bigserial").removesuffix(" NOT NULL"))
     assert con.execute("SELECT id, n FROM t ORDER BY id").fetchall() == [(1, 1), (2, 2)]
     con.execute(
         sql(

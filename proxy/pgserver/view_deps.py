@@ -1,0 +1,64 @@
+"""ALTER TABLE ... DROP COLUMN (without CASCADE) of a column a view reads or another
+table's foreign key references, and ALTER COLUMN ... TYPE of a column a view reads:
+refused as PostgreSQL refuses them (2BP01 / 0A000), before DuckDB runs them. DuckDB binds
+a view by name when it is read, so it would run the ALTER and leave the view broken or
+changed (transpiler/view_deps.py reads which views use the column)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from proxy.pgserver import alter_rebuild, foreign_keys
+from proxy.wire.errors import PgError
+from transpiler.view_deps import altered_columns, uses_column
+
+
+def check_alter(cur: Any, sql: str) -> None:
+    """Raise PostgreSQL's error when the ALTER TABLE `sql` drops or retypes a column a
+    view uses; else nothing."""
+    altered = altered_columns(sql)
+    if altered is None:
+        return
+    table = alter_rebuild.resolve_table(cur, alter_rebuild.TableName(altered.table, altered.schema))
+    if table is None:
+        return  # DuckDB says what is wrong (or IF EXISTS skips)
+    rows = cur.execute(
+        "SELECT v.view_name, v.sql, list(lower(c.column_name)) FROM duckdb_views() v "
+        "LEFT JOIN duckdb_columns() c ON c.table_oid = v.view_oid "
+        "WHERE NOT v.internal AND v.database_name = ? GROUP BY ALL ORDER BY v.view_name",
+        [table.database],
+    ).fetchall()
+    views = [(v, text, frozenset(c for c in cols if c)) for v, text, cols in rows]
+    for column in altered.retyped:
+        users = [v for v, text, cols in views if uses_column(text or "", table.name, column, cols)]
+        if users:
+            raise PgError(
+                "0A000",
+                "cannot alter type of a column used by a view or rule",
+                detail=f'rule _RETURN on view {users[0]} depends on column "{column}"',
+            )
+    for column in altered.dropped:
+        # another table's foreign key onto the column, then the views, as PostgreSQL lists
+        keys = [
+            f"constraint {fk.name} on table {fk.table}"
+            for fk in foreign_keys.load(cur)
+            if (fk.ref_schema.lower(), fk.ref_table.lower())
+            == (table.schema.lower(), table.name.lower())
+            and (fk.schema.lower(), fk.table.lower()) != (table.schema.lower(), table.name.lower())
+            and column.lower() in (c.lower() for c in fk.ref_columns)
+        ]
+        users = keys + [
+            f"view {v}"
+            for v, text, cols in views
+            if uses_column(text or "", table.name, column, cols)
+        ]
+        if users:
+            raise PgError(
+                "2BP01",
+                f"cannot drop column {column} of table {table.name} because other objects "
+                "depend on it",
+                detail="\n".join(
+                    f"{user} depends on column {column} of table {table.name}" for user in users
+                ),
+                hint="Use DROP ... CASCADE to drop the dependent objects too.",
+            )

@@ -1,0 +1,90 @@
+"""Which views use a table's column, read off their SQL, so that an ALTER TABLE a view
+depends on is refused as PostgreSQL refuses it (DuckDB binds a view by name when it is
+read: it runs the ALTER and the view breaks, or silently changes, later).
+
+- `altered_columns`: the columns an `ALTER TABLE` drops (without CASCADE) or retypes.
+- `uses_column`: whether a view's query reads a column of a table: by name, unqualified
+  or qualified by the table or its alias, or through `*` / `t.*` (PostgreSQL expands a
+  star when the view is made: the view depends on the columns there then).
+A column of the same name in another table of an unqualified join counts too (a refusal
+PostgreSQL might not make).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sqlglot
+from sqlglot import exp
+
+
+@dataclass(frozen=True, slots=True)
+class AlteredColumns:
+    schema: str | None
+    table: str
+    dropped: tuple[str, ...]  # DROP COLUMN without CASCADE
+    retyped: tuple[str, ...]  # ALTER COLUMN ... TYPE
+
+
+def altered_columns(sql: str) -> AlteredColumns | None:
+    """The columns a DuckDB `ALTER TABLE` drops or retypes; None for any other
+    statement or when it does neither."""
+    try:
+        tree = sqlglot.parse_one(sql, read="duckdb")
+    except sqlglot.errors.ParseError:
+        return None
+    if not isinstance(tree, exp.Alter) or not isinstance(tree.this, exp.Table):
+        return None
+    dropped, retyped = [], []
+    for action in tree.args.get("actions") or []:
+        if isinstance(action, exp.AlterColumn) and action.args.get("dtype") is not None:
+            retyped.append(action.this.name)
+        elif (
+            isinstance(action, exp.Drop)
+            and str(action.args.get("kind")).upper() == "COLUMN"
+            and not action.args.get("cascade")
+        ):
+            dropped += [c.name for c in action.args.get("tables") or []]
+    if not dropped and not retyped:
+        return None
+    return AlteredColumns(tree.this.db or None, tree.this.name, tuple(dropped), tuple(retyped))
+
+
+def uses_column(
+    view_sql: str, table: str, column: str, view_columns: frozenset[str] | None = None
+) -> bool:
+    """Whether the view (DuckDB's `CREATE VIEW ... AS query`) reads `column` of `table`.
+    `view_columns`: the view's own column names (lower case), as bound when it was made: a
+    `*` covers only the columns there then (one added later is not the view's)."""
+    try:
+        tree = sqlglot.parse_one(view_sql, read="duckdb")
+    except sqlglot.errors.ParseError:
+        return False
+    query = tree.expression if isinstance(tree, exp.Create) else tree
+    if not isinstance(query, exp.Expr):
+        return False
+    names = {
+        (t.alias_or_name or t.name).lower()
+        for t in query.find_all(exp.Table)
+        if t.name.lower() == table.lower()
+    }
+    if not names:
+        return False
+    names.add(table.lower())
+    for node in query.find_all(exp.Column, exp.Star):
+        if isinstance(node, exp.Star):
+            if isinstance(node.parent, exp.Select) and _starred(column, view_columns):
+                return True  # SELECT *
+            continue
+        qualifier = node.table.lower()
+        if isinstance(node.this, exp.Star) and qualifier in names:
+            if _starred(column, view_columns):
+                return True  # t.*
+            continue
+        if node.name.lower() == column.lower() and (not qualifier or qualifier in names):
+            return True
+    return False
+
+
+def _starred(column: str, view_columns: frozenset[str] | None) -> bool:
+    return view_columns is None or column.lower() in view_columns
