@@ -8,6 +8,9 @@ the rest characters), so '\\x00ff' became 00 66 66 and '\\x' an error. With cata
 saying the column is a BLOB, the literal becomes `unhex('<its bytes>')`. Text PostgreSQL
 would refuse is left as written (DuckDB's error stands); so are columns the hints do not
 know.
+
+`length(b)` of a bytea column is its byte count in PostgreSQL; DuckDB has no
+length(BLOB) ("No function matches"): with the hints saying so, it is octet_length(b).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import re
 
 from sqlglot import exp
 
-from transpiler.column_hints import BYTEA, ColumnHints, written_values
+from transpiler.column_hints import BYTEA, ColumnHints, table_of, written_values
 
 _HEX = re.compile(r"\\x((?:\s*[0-9A-Fa-f]\s*[0-9A-Fa-f])*)\s*\Z")
 _ESCAPE = re.compile(r"\\\\|\\[0-3][0-7]{2}|\\|[^\\]+")
@@ -48,3 +51,15 @@ def rewrite(tree: exp.Insert | exp.Update, hints: ColumnHints) -> None:
                 value.replace(
                     exp.Anonymous(this="unhex", expressions=[exp.Literal.string(data.hex())])
                 )
+
+
+def lengths(tree: exp.Expr, hints: ColumnHints) -> None:
+    """`length(<bytea column>)` as octet_length (in place)."""
+    for node in list(tree.find_all(exp.Length)):
+        column = node.this
+        if not isinstance(column, exp.Column):
+            continue
+        table = table_of(column, hints)
+        kinds = hints.columns(table) if table is not None else None
+        if kinds and kinds.get(column.name.lower()) == BYTEA:
+            node.replace(exp.Anonymous(this="octet_length", expressions=[column.copy()]))

@@ -204,6 +204,12 @@ class HatiPostgres(Postgres):
         FUNCTION_PARSERS = {**Postgres.Parser.FUNCTION_PARSERS, "DATE_PART": _date_part}
         EQUALITY = _no_nullsafe(Postgres.Parser.EQUALITY)
         FACTOR = _vector_factor(Postgres.Parser.FACTOR)
+        # `REFERENCES t (id) NOT DEFERRABLE INITIALLY IMMEDIATE` (Doctrine DBAL writes
+        # it on every foreign key): sqlglot knows only NOT ENFORCED after NOT
+        KEY_CONSTRAINT_OPTIONS = {
+            **Postgres.Parser.KEY_CONSTRAINT_OPTIONS,
+            "NOT": ("ENFORCED", "DEFERRABLE"),
+        }
 
         def _parse_types(self, *args, **kwargs):  # type: ignore[no-untyped-def]
             # `x::regtype[]` (pgcli's function list): sqlglot reads the reg* type and

@@ -55,6 +55,8 @@ def apply(
         bytea_input.rewrite(tree, hints)
         if isinstance(tree, exp.Insert):
             insert_columns.rewrite(tree, hints)
+    if hints is not None and tree.find(exp.Length) is not None:  # length(<bytea column>)
+        bytea_input.lengths(tree, hints)
     if hints is not None and hints.has_primary_keys and tree.find(exp.Group) is not None:
         group_by_key.rewrite(tree, hints)
     if tree.find(exp.Cast) is not None:  # array::text in PostgreSQL's form

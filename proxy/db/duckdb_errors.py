@@ -402,6 +402,8 @@ def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
         message = "canceling statement due to user request"
     elif sqlstate == "22012":  # PostgreSQL's words, whichever DuckDB path raised it
         message = "division by zero"
+    elif sqlstate == "25P02":  # (DuckDB: "Current transaction is aborted (please ROLLBACK)")
+        message = "current transaction is aborted, commands ignored until end of transaction block"
     elif sqlstate == "23514" and (length := _LENGTH_CHECK.match(message)) is not None:
         sqlstate = "22001"
         message = f"value too long for type character varying({length[1]})"

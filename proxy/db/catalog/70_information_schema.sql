@@ -162,7 +162,13 @@ SELECT {{database_name}} AS sequence_catalog, schemaname AS sequence_schema,
        start_value::VARCHAR AS start_value, min_value::VARCHAR AS minimum_value,
        max_value::VARCHAR AS maximum_value, increment_by::VARCHAR AS increment,
        CASE WHEN cycle THEN 'YES' ELSE 'NO' END AS cycle_option
-FROM __hati_catalog.pg.pg_sequences;
+FROM __hati_catalog.pg.pg_sequences s
+-- as PostgreSQL's: not an identity column's sequence (its internal part, deptype 'i')
+WHERE NOT EXISTS (SELECT 1 FROM __hati_catalog.pg.pg_depend d
+                  JOIN __hati_catalog.pg.pg_class c ON c.oid = d.objid
+                  JOIN __hati_catalog.pg.pg_namespace n ON n.oid = c.relnamespace
+                  WHERE d.classid = 1259 AND d.deptype = 'i'
+                    AND c.relname = s.sequencename AND n.nspname = s.schemaname);
 
 CREATE OR REPLACE VIEW __hati_catalog.info.routines AS
 SELECT {{database_name}} AS specific_catalog, n.nspname AS specific_schema,
