@@ -186,12 +186,21 @@ def test_several_clauses_rails_style(srv: ServerProcess) -> None:
         ]
 
 
-def test_views_still_work(srv: ServerProcess) -> None:
+def test_a_column_a_view_reads_keeps_its_type_as_in_postgresql(srv: ServerProcess) -> None:
+    """PostgreSQL refuses to change the type of a column a view reads (0A000); dropping
+    the view first lets the ALTER through, and a view made again reads the new type."""
     with psycopg.connect(srv.dsn, autocommit=True) as conn:
         conn.execute("CREATE TABLE at_viewed (id int, v varchar(3))")
         conn.execute("INSERT INTO at_viewed VALUES (1, 'abc')")
         conn.execute("CREATE VIEW at_viewed_v AS SELECT id, v FROM at_viewed")
+        with pytest.raises(psycopg.errors.FeatureNotSupported) as info:
+            conn.execute("ALTER TABLE at_viewed ALTER COLUMN v TYPE varchar(10)")
+        assert info.value.diag.message_primary == (
+            "cannot alter type of a column used by a view or rule"
+        )
+        conn.execute("DROP VIEW at_viewed_v")
         conn.execute("ALTER TABLE at_viewed ALTER COLUMN v TYPE varchar(10)")
+        conn.execute("CREATE VIEW at_viewed_v AS SELECT id, v FROM at_viewed")
         conn.execute("INSERT INTO at_viewed VALUES (2, 'abcdefghij')")
         rows = conn.execute("SELECT id, v FROM at_viewed_v ORDER BY id").fetchall()
         assert rows == [(1, "abc"), (2, "abcdefghij")]

@@ -16,8 +16,8 @@ from transpiler import TranspileError, transpile
         (
             "CREATE TRIGGER t_touch AFTER INSERT ON public.t FOR EACH ROW"
             " EXECUTE FUNCTION public.touch()",
-            "AFTER triggers are not supported: hatiproxy runs BEFORE INSERT / UPDATE ... FOR"
-            " EACH ROW triggers",
+            "AFTER triggers are not supported: hatiproxy runs BEFORE INSERT / UPDATE / DELETE"
+            " ... FOR EACH ROW triggers",
         ),
         (
             "CREATE FUNCTION public.twice(n integer) RETURNS integer\n    LANGUAGE plpgsql\n"
