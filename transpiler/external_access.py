@@ -409,7 +409,8 @@ def _token_table(tokens: Sequence[Token], i: int) -> str | None:
     quoted = False
     while i < len(tokens) and tokens[i].token_type in _NAMES:
         parts.append(tokens[i].text)
-        quoted |= tokens[i].token_type is TokenType.IDENTIFIER
+        # a quoted part holding a dot ("d.csv") is a file name; main."secret" is not
+        quoted |= tokens[i].token_type is TokenType.IDENTIFIER and "." in tokens[i].text
         if i + 1 < len(tokens) and tokens[i + 1].token_type is TokenType.DOT:
             i += 2
         else:

@@ -140,3 +140,23 @@ def test_cached_with_the_transpile() -> None:
     sql = "SELECT * FROM read_parquet('cache.parquet')"
     assert transpile(sql) is transpile(sql)
     assert transpile(sql)[0].external_access == ("read_parquet()",)
+
+
+@pytest.mark.parametrize(
+    ("sql", "found"),
+    [
+        # a view's stored text as DuckDB writes it: a keyword-like name quoted, with its schema
+        ('SELECT * FROM main."secret"', ()),
+        ('SELECT * FROM "my schema"."t"', ()),
+        ('SELECT * FROM "d.csv"', ("table 'd.csv'",)),
+        ("SELECT * FROM d.parquet", ("table 'd.parquet'",)),
+        ('SELECT * FROM "/tmp/x"', ("table '/tmp/x'",)),
+    ],
+)
+def test_stored_text_tables(sql: str, found: tuple[str, ...]) -> None:
+    """What sql_policy reads off stored views and macros (DuckDB's text, its tokens)."""
+    import sqlglot
+
+    from transpiler.external_access import of_tokens
+
+    assert of_tokens(sqlglot.tokenize(sql, read="duckdb")) == found

@@ -14,6 +14,8 @@ SET standard_conforming_strings = on
 SET check_function_bodies = false
 -- @query show_check_function_bodies
 SHOW check_function_bodies
+-- @query reset_check_function_bodies
+RESET check_function_bodies
 -- @query set_xmloption
 SET xmloption = content
 -- @query set_row_security
