@@ -27,6 +27,7 @@ from proxy.semantic import column_hints
 from proxy.wire import messages as m
 from proxy.wire.errors import FatalError, PgError, ProtocolViolation
 from transpiler import ColumnHints, Statement, TranspileError, explicit_param_casts, transpile
+from transpiler.sql_prepare import message_pieces
 
 log = logging.getLogger("hatiproxy.session")
 
@@ -239,37 +240,12 @@ class Session:
         if logged:
             statement_log.statement(self.log_who(), sql)
         try:
-            answered = False
-            if sql_prepared.maybe_prepared(sql):
-                answered = sql_prepared.prepare(
-                    self.sql_prepared, sql, lambda body: self.transpile_sql(body, None)
-                )
-                if answered:
-                    self.out(m.command_complete("PREPARE"))
-                else:
-                    sql = sql_prepared.execute_text(self.sql_prepared, sql) or sql
-            # what runs: with the BEFORE ROW triggers it fires (the log shows `sql`)
-            run = sql if answered else await triggers.prepare(self.runner, sql)
-            hints = None if answered else await column_hints.ready(self.runner, run)
-            statements = () if answered else self.transpile_sql(run, hints)
-            if not logged and statement_log.selects(level, statements):
-                logged = True
-                statement_log.statement(self.log_who(), sql)
-            if not statements and not answered:
-                self.out(m.empty_query_response())
-            implicit = len(statements) > 1 and self.runner.txn_status == "I"
-            for st in statements:
-                if implicit and st.kind in ("begin", "commit", "rollback"):
-                    implicit = False
-            if implicit:
+            # PREPARE / EXECUTE among several statements: each on its own, as PostgreSQL runs them
+            pieces, implicit = message_pieces(sql) or ([sql], False)
+            if implicit := implicit and self.runner.txn_status == "I":
                 await self.runner.begin_implicit()
-            ddl_ran = False  # since the statements were transpiled
-            for i in range(len(statements)):
-                if ddl_ran and statements[i].kind in _HINTED and hints is not None:
-                    statements, ddl_ran = await self._after_ddl(sql, statements), False
-                portal = Portal(statements[i], [], (), sql=sql)
-                await self.runner.execute(portal, self, max_rows=0, describe=True)
-                ddl_ran = ddl_ran or (statements[i].kind == "ddl" and len(statements) <= _AGAIN)
+            for piece in pieces:
+                logged = await self._query_text(piece, logged)
             if implicit:
                 await self.runner.end_implicit()
         except (ProtocolViolation, FatalError):  # these end the connection
@@ -289,6 +265,45 @@ class Session:
         self.prepared.pop("", None)
         self._ready()
         await self.flush()
+
+    async def _query_text(self, sql: str, logged: bool) -> bool:
+        """Run a simple Query's text (its statements); True once the statement is logged."""
+        level = self.settings.values.get("log_statement", "none")
+        answered = False
+        if sql_prepared.maybe_prepared(sql):
+            answered = sql_prepared.prepare(
+                self.sql_prepared, sql, lambda body: self.transpile_sql(body, None)
+            )
+            if answered:
+                self.out(m.command_complete("PREPARE"))
+            else:
+                sql = sql_prepared.execute_text(self.sql_prepared, sql) or sql
+        # what runs: with the BEFORE ROW triggers it fires (the log shows `sql`)
+        run = sql if answered else await triggers.prepare(self.runner, sql)
+        hints = None if answered else await column_hints.ready(self.runner, run)
+        statements = () if answered else self.transpile_sql(run, hints)
+        if not logged and statement_log.selects(level, statements):
+            logged = True
+            statement_log.statement(self.log_who(), sql)
+        if not statements and not answered:
+            self.out(m.empty_query_response())
+        implicit = len(statements) > 1 and self.runner.txn_status == "I"
+        implicit = implicit and not self.runner.implicit
+        for st in statements:
+            if implicit and st.kind in ("begin", "commit", "rollback"):
+                implicit = False
+        if implicit:
+            await self.runner.begin_implicit()
+        ddl_ran = False  # since the statements were transpiled
+        for i in range(len(statements)):
+            if ddl_ran and statements[i].kind in _HINTED and hints is not None:
+                statements, ddl_ran = await self._after_ddl(sql, statements), False
+            portal = Portal(statements[i], [], (), sql=sql)
+            await self.runner.execute(portal, self, max_rows=0, describe=True)
+            ddl_ran = ddl_ran or (statements[i].kind == "ddl" and len(statements) <= _AGAIN)
+        if implicit:
+            await self.runner.end_implicit()
+        return logged
 
     async def _after_ddl(
         self, sql: str, statements: tuple[Statement, ...]
