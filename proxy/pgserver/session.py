@@ -27,6 +27,7 @@ from proxy.semantic import column_hints
 from proxy.wire import messages as m
 from proxy.wire.errors import FatalError, PgError, ProtocolViolation
 from transpiler import ColumnHints, Statement, TranspileError, explicit_param_casts, transpile
+from transpiler.indeterminate_params import untyped_param
 from transpiler.sql_prepare import message_pieces
 
 log = logging.getLogger("hatiproxy.session")
@@ -240,12 +241,11 @@ class Session:
         if logged:
             statement_log.statement(self.log_who(), sql)
         try:
-            # PREPARE / EXECUTE among several statements: each on its own, as PostgreSQL runs them
             pieces, implicit = message_pieces(sql) or ([sql], False)
             if implicit := implicit and self.runner.txn_status == "I":
                 await self.runner.begin_implicit()
             for piece in pieces:
-                logged = await self._query_text(piece, logged)
+                logged = await self._query_text(piece, logged, level)
             if implicit:
                 await self.runner.end_implicit()
         except (ProtocolViolation, FatalError):  # these end the connection
@@ -266,9 +266,9 @@ class Session:
         self._ready()
         await self.flush()
 
-    async def _query_text(self, sql: str, logged: bool) -> bool:
-        """Run a simple Query's text (its statements); True once the statement is logged."""
-        level = self.settings.values.get("log_statement", "none")
+    async def _query_text(self, sql: str, logged: bool, level: str) -> bool:
+        """Run a simple Query's text (its statements; a PREPARE / EXECUTE among several is
+        run on its own, as PostgreSQL does); True once the statement is logged."""
         answered = False
         if sql_prepared.maybe_prepared(sql):
             answered = sql_prepared.prepare(
@@ -332,6 +332,8 @@ class Session:
             for n, pg_type in explicit_param_casts(msg.sql).items():
                 if 0 < n <= len(oids) and oids[n - 1] == 0:
                     oids[n - 1] = _EXPLICIT_OIDS[pg_type]
+            if (n := untyped_param(msg.sql, oids)) is not None:
+                raise PgError("42P18", f"could not determine data type of parameter ${n}")
             if 0 in oids:
                 oids = await self.runner.infer_param_oids(st, oids)
         self.prepared[msg.name] = Prepared(msg.sql, st, oids, parts=parts)
