@@ -65,3 +65,14 @@ def test_inside_an_explicit_transaction(server, table_name) -> None:
         got = _results(conn, f"BEGIN; EXECUTE {t}_i(7); COMMIT")
         assert [tag for tag, _ in got] == ["BEGIN", "INSERT 0 1", "COMMIT"]
         assert conn.execute(f"SELECT x FROM {t}").fetchall() == [(7,)]
+
+
+def test_an_error_position_counts_from_the_message_start(server) -> None:
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        with pytest.raises(psycopg.errors.UndefinedColumn) as info:
+            conn.execute("PREPARE sp_pos AS SELECT 1; SELECT nosuchcol")
+        assert info.value.diag.statement_position == "36"  # as PostgreSQL 15
+        got = _results(conn, "PREPARE sp_all AS SELECT 1; DEALLOCATE ALL; SELECT 2")
+        assert got == [("PREPARE", None), ("DEALLOCATE ALL", None), ("SELECT 1", [(2,)])]
+        with pytest.raises(psycopg.errors.InvalidSqlStatementName):
+            conn.execute("EXECUTE sp_pos")

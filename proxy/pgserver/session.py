@@ -241,11 +241,12 @@ class Session:
         if logged:
             statement_log.statement(self.log_who(), sql)
         try:
-            pieces, implicit = message_pieces(sql) or ([sql], False)
+            pieces, implicit = message_pieces(sql) or ([(0, sql)], False)
             if implicit := implicit and self.runner.txn_status == "I":
                 await self.runner.begin_implicit()
-            for piece in pieces:
-                logged = await self._query_text(piece, logged, level)
+            for start, piece in pieces:
+                with sql_prepared.piece_of(start, piece):
+                    logged = await self._query_text(piece, logged, level)
             if implicit:
                 await self.runner.end_implicit()
         except (ProtocolViolation, FatalError):  # these end the connection
@@ -267,8 +268,7 @@ class Session:
         await self.flush()
 
     async def _query_text(self, sql: str, logged: bool, level: str) -> bool:
-        """Run a simple Query's text (its statements; a PREPARE / EXECUTE among several is
-        run on its own, as PostgreSQL does); True once the statement is logged."""
+        """Run a simple Query's text (or a piece: message_pieces); True once it is logged."""
         answered = False
         if sql_prepared.maybe_prepared(sql):
             answered = sql_prepared.prepare(
