@@ -8,6 +8,8 @@ from __future__ import annotations
 import psycopg
 import pytest
 
+from transpiler.sql_prepare import message_pieces
+
 
 def _results(conn: psycopg.Connection, sql: str) -> list[tuple[str, list[tuple] | None]]:
     cur = conn.cursor()
@@ -76,3 +78,17 @@ def test_an_error_position_counts_from_the_message_start(server) -> None:
         assert got == [("PREPARE", None), ("DEALLOCATE ALL", None), ("SELECT 1", [(2,)])]
         with pytest.raises(psycopg.errors.InvalidSqlStatementName):
             conn.execute("EXECUTE sp_pos")
+
+
+def test_which_messages_are_split() -> None:
+    assert message_pieces("PREPARE a AS SELECT 1; EXECUTE a") == (
+        [(0, "PREPARE a AS SELECT 1"), (23, "EXECUTE a")],
+        True,
+    )
+    assert message_pieces("BEGIN; EXECUTE a; COMMIT") == (
+        [(0, "BEGIN"), (7, "EXECUTE a"), (18, "COMMIT")],
+        False,
+    )
+    assert message_pieces("EXECUTE a") is None  # one statement: the usual path
+    assert message_pieces("SELECT 'PREPARE'; SELECT 2") is None
+    assert message_pieces("SELECT 1; EXECUTE a('x)") is None  # does not tokenize
