@@ -209,6 +209,8 @@ def activity_rows(
     caller = backends.caller(token)
     rows = []
     for b in backends.all():
+        if not _listed(caller, b):
+            continue
         row = dict(_EMPTY_ROW)
         app = b.settings.values.get("application_name", "") if b.settings is not None else ""
         row.update(
@@ -240,6 +242,16 @@ def activity_rows(
     return rows
 
 
+def _listed(caller: Backend | None, b: Backend) -> bool:
+    """Whether `caller` learns that session `b` exists at all: an organisation is the
+    boundary of every key (PostgreSQL lists every session of the database), so a key's
+    session lists only its own organisation's; superusers list every one. Calls without a
+    wire session (MCP, REST) list none: who asks cannot be proven there."""
+    if caller is None:
+        return False
+    return caller.superuser or caller.org_id == b.org_id
+
+
 def _may_see(caller: Backend | None, b: Backend) -> bool:
     """Postgres' HAS_PGSTAT_PERMISSIONS: a superuser, or the same role."""
     return caller is not None and (caller.superuser or caller.same_role(b))
@@ -252,7 +264,7 @@ def progress_rows(backends: Backends, token: str | None, database_name: str) -> 
     rows = []
     for b in backends.all():
         p = b.activity.progress
-        if p is None:
+        if p is None or not _listed(caller, b):
             continue
         row: dict[str, Any] = dict.fromkeys(name for name, _ in PROGRESS_COLUMNS)
         row.update(pid=b.pid, datid=DATID, datname=database_name)
@@ -302,7 +314,7 @@ def signal_backend(
         raise UdfError("22003", '"timeout" must not be negative')
     caller = backends.caller(token)
     target = backends.get(pid)
-    if target is None:
+    if target is None or not _listed(caller, target):  # another organisation's: unseen
         _warn(caller, f"PID {pid} is not a PostgreSQL backend process")
         return False
     privileged = caller is not None and caller.superuser

@@ -98,6 +98,7 @@ class Backend:
     user: str = ""
     superuser: bool = False
     key_id: str | None = None  # the API key the session logged in with
+    org_id: str = ""  # the login's organisation: other organisations never see the session
     client_addr: str | None = None  # None: a Unix socket
     client_port: int = -1
     backend_start: float = field(default_factory=time.time)
