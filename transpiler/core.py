@@ -25,6 +25,7 @@ from transpiler import (
     column_origins,
     constraint_ddl,
     create_index,
+    database_ddl,
     dml_cte,
     do_block,
     dump_ddl,
@@ -194,6 +195,11 @@ def _statement(
                 command=split_cte,
                 param_count=max(used, default=0),
             )
+    if database_ddl.is_database_ddl([t.text.upper() for t in tokens[:2]]):
+        ddl = database_ddl.parse(chunk.text, chunk.start)  # the server acts (several databases)
+        return Statement(
+            sql=chunk.text, kind="utility", tag=f"{ddl.action.upper()} DATABASE", command=ddl
+        )
     session = parse_session(tokens, chunk.text)
     if session is not None and session.tag == "LISTEN":
         raise TranspileError("0A000", text_forms.NO_NOTIFY, chunk.start + 1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
+from transpiler.database_ddl import DatabaseDdl
 from transpiler.domains import DomainDdl
 
 if TYPE_CHECKING:
@@ -191,6 +192,7 @@ Command = (
     | DmlCte
     | CommentCommand
     | DomainDdl
+    | DatabaseDdl
 )
 
 

@@ -77,14 +77,6 @@ def check(tag: str, text: str, start: int, tokens: list[Token]) -> None:
                 " A SQL-language function whose body is one query, and a PL/pgSQL trigger"
                 " function (RETURNS trigger) setting NEW's columns, are supported."
             )
-    if tag == "CREATE DATABASE":
-        raise TranspileError(
-            "0A000",
-            "CREATE DATABASE is not supported: a hatiproxy server serves one database, which "
-            "every database name a client connects with reaches (restore a dump made "
-            "without --create / -C).",
-            start + 1,
-        )
     if feature is not None:
         raise TranspileError(
             "0A000", f"{tag} is not supported: hatiproxy has no {feature}.{more}", start + 1

@@ -124,9 +124,16 @@ def register(
     backends: Backends,
     *,
     database_name: str,
+    database_oid: int = DATID,
+    databases: Callable[[], list[tuple[int, str]]] | None = None,
     role_oids: Mapping[str, int],
 ) -> None:
-    """Create both functions on `conn`'s database; before the catalog SQL uses them."""
+    """Create the functions on `conn`'s database; before the catalog SQL uses them.
+    `databases`: pg_database's (oid, name) rows, read at each use (proxy/db/databases.py)."""
+    listed = databases or (lambda: [(database_oid, database_name)])
+
+    def database_rows() -> list[dict[str, Any]]:
+        return [{"oid": oid, "datname": name} for oid, name in listed()]
 
     def activity(token: str | None) -> list[dict[str, Any]]:
         return activity_rows(backends, token, database_name, role_oids)
@@ -137,6 +144,7 @@ def register(
     def progress(token: str | None) -> list[dict[str, Any]]:
         return progress_rows(backends, token, database_name)
 
+    _create(conn, "__hati_databases", database_rows, [], "STRUCT(oid BIGINT, datname VARCHAR)[]")
     _create(conn, "__hati_backend_activity", activity, [sqltypes.VARCHAR], _ACTIVITY_TYPE)
     _create(conn, "__hati_backend_progress", progress, [sqltypes.VARCHAR], _PROGRESS_TYPE)
     # The catalog's view queries, defaults and CHECKs as PostgreSQL text (pg_dump).
@@ -214,8 +222,8 @@ def activity_rows(
         row = dict(_EMPTY_ROW)
         app = b.settings.values.get("application_name", "") if b.settings is not None else ""
         row.update(
-            datid=DATID,
-            datname=database_name,
+            datid=b.datid or DATID,
+            datname=b.database or database_name,
             pid=b.pid,
             usesysid=role_oids.get(b.user),
             usename=b.user,
@@ -267,7 +275,7 @@ def progress_rows(backends: Backends, token: str | None, database_name: str) -> 
         if p is None or not _listed(caller, b):
             continue
         row: dict[str, Any] = dict.fromkeys(name for name, _ in PROGRESS_COLUMNS)
-        row.update(pid=b.pid, datid=DATID, datname=database_name)
+        row.update(pid=b.pid, datid=b.datid or DATID, datname=b.database or database_name)
         if _may_see(caller, b):
             done_bytes, done_tuples = p.counts
             row.update(

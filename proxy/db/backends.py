@@ -99,6 +99,8 @@ class Backend:
     superuser: bool = False
     key_id: str | None = None  # the API key the session logged in with
     org_id: str = ""  # the login's organisation: other organisations never see the session
+    database: str = ""  # the database it is connected to ("": the default one)
+    datid: int = 0
     client_addr: str | None = None  # None: a Unix socket
     client_port: int = -1
     backend_start: float = field(default_factory=time.time)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import copy
 import logging
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -26,6 +27,7 @@ from proxy.db.catalog.functions import FunctionDecl
 from proxy.db.commit_clock import CLOCK
 from proxy.db.conflicts import again_on_conflict
 from proxy.db.connection_threads import on_connection_thread
+from proxy.db.databases import DEFAULT_NAME, DEFAULT_OID, Databases
 from proxy.db.lake import attach_lake, detach_lake, redact
 from proxy.db.opening import EXTENSIONS, DatabaseInUse, OpenedFile
 from proxy.db.watchdog import Watchdog
@@ -45,6 +47,9 @@ class Engine:
     def __init__(self, config: Config, declared: Sequence[FunctionDecl] = ()) -> None:
         """declared: functions pg_proc lists beside the built-in ones (install())."""
         self.config = config
+        self.database_name = DEFAULT_NAME  # what clients see: current_database(), pg_database
+        self.database_oid = DEFAULT_OID
+        self._declared = declared
         self.users = OpenedFile(config, config.database_path)
         self.db = self.users.db
         self.in_memory = self.users.in_memory
@@ -80,6 +85,8 @@ class Engine:
             if self.lake
             else config.database_path
         )
+        # CREATE DATABASE's databases (pg_database lists them: read before the catalog)
+        self.databases = Databases(self)
         self._install_catalog(declared)
         try:
             self.agent_db.wait_shared()  # the agent lake, attached meanwhile (agent_db.py)
@@ -98,7 +105,6 @@ class Engine:
         self.watchdog = Watchdog()  # statement timeouts and vanished clients of wire sessions
 
     def _install_catalog(self, declared: Sequence[FunctionDecl]) -> None:
-        from proxy.db.catalog import install
         from proxy.db.catalog.install import search_path
         from proxy.db.settings import server_defaults
 
@@ -111,16 +117,42 @@ class Engine:
             }
         )
         # proxies started at once create the lake's shared registry table together
-        again_on_conflict(
-            lambda: install(
-                self.db,
-                users=list(self.config.user_passwords),
-                backends=self.backends,
-                declared=declared,
-            ),
-            attempts=3 if self.lake else 1,
-        )
+        again_on_conflict(lambda: self._install(declared), attempts=3 if self.lake else 1)
         self._search_path = search_path(self.db)
+
+    def _install(self, declared: Sequence[FunctionDecl]) -> None:
+        from proxy.db.catalog import install
+
+        install(
+            self.db,
+            database_name=self.database_name,
+            database_oid=self.database_oid,
+            databases=self.databases.rows,
+            users=list(self.config.user_passwords),
+            backends=self.backends,
+            declared=declared,
+        )
+
+    @property
+    def is_default(self) -> bool:
+        """Whether this is the server's default database (the agent layer's, keys')."""
+        return self.database_oid == DEFAULT_OID
+
+    def on(self, opened: OpenedFile, name: str, oid: int) -> Engine:
+        """This server's engine on another users' database (proxy/db/databases.py): the
+        same agent database, worker threads and live connections; its catalog installed."""
+        from proxy.db.catalog.install import search_path
+
+        other = copy.copy(self)
+        other.users, other.db = opened, opened.db
+        other.in_memory, other.unclean_start = opened.in_memory, opened.unclean_start
+        other.extensions = opened.extensions
+        other.database_name, other.database_oid = name, oid
+        other._local_db = None
+        other.description = opened.path
+        other._install(self._declared)
+        other._search_path = search_path(opened.db)
+        return other
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         """A new DuckDB connection on the shared database, ready for a client session."""
@@ -149,6 +181,8 @@ class Engine:
         return await loop.run_in_executor(self.executor, ctx.run, fn, *args)
 
     def close(self) -> None:
+        """Close the server's databases (on the default database's engine only)."""
+        self.databases.close()
         self.watchdog.stop()
         self.executor.shutdown(wait=True, cancel_futures=True)
         try:

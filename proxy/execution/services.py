@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import duckdb
+
 from proxy.access import ownership
 from proxy.access.service import AccessControl
 from proxy.agent.all_functions import load_functions
@@ -60,6 +62,17 @@ class Services:
         # pg_proc lists the agent functions with their signatures (psql \df)
         decls = sql_bridge.catalog_declarations(agent.registry)
         agent.users_db.run_sync(lambda cur: catalog_functions.declare(cur, decls))
+
+        def each_database(db: duckdb.DuckDBPyConnection) -> None:
+            """What a created database gets as the default one did above."""
+            semantic.register_udf(db)
+            cur = db.cursor()
+            try:
+                catalog_functions.declare(cur, decls)
+            finally:
+                cur.close()
+
+        engine.databases.on_open.append(each_database)
         metrics = Metrics()
         metrics.watch_embedder(semantic.embedder)
         return cls(config, engine, semantic, agent, AccessControl(agent), metrics)

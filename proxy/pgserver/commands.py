@@ -6,12 +6,20 @@ import re
 from typing import TYPE_CHECKING
 
 from proxy.db.catalog import snapshot as catalog_snapshot
-from proxy.pgserver import domains, foreign_keys, object_comments, temp_on_commit, triggers
+from proxy.pgserver import (
+    databases,
+    domains,
+    foreign_keys,
+    object_comments,
+    temp_on_commit,
+    triggers,
+)
 from proxy.pgserver.results import Column, row_description
 from proxy.semantic import column_hints
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError
 from transpiler import Statement
+from transpiler.database_ddl import DatabaseDdl
 from transpiler.domains import DomainDdl
 from transpiler.maintenance import ri_trigger_switch
 from transpiler.model import (
@@ -96,6 +104,8 @@ async def run(
             tag = await object_comments.run(runner, session, cmd, BUILT_IN_EXTENSIONS)
         case DomainDdl():  # CREATE / ALTER / DROP DOMAIN
             tag = await domains.run(runner, session, portal)
+        case DatabaseDdl():  # CREATE / DROP DATABASE
+            tag = await databases.run(runner, session, cmd)
         case _:
             raise PgError("0A000", f"unsupported command {st.tag}")
     session.out(m.command_complete(tag))

@@ -363,7 +363,9 @@ class Runner:
         try:
             await owner_guard.guarded(
                 self,
-                self.who,
+                # owner records are the default database's (proxy/db/databases.py): only
+                # superusers reach the others
+                self.who if self.engine.is_default else None,
                 portal,
                 session.savepoints,
                 lambda: self._dispatch(portal, session, max_rows, describe),

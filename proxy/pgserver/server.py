@@ -261,6 +261,7 @@ class Connection:
                 await self.server.engine.run(runner.cursor.close)
             finally:
                 runner.write.end()  # a write it left open rolled back with the cursor
+                self.server.engine.databases.release(runner.engine)
 
     def terminate(self) -> None:
         """pg_terminate_backend: end this connection with FATAL 57P01; from any thread.
@@ -340,9 +341,16 @@ class Connection:
         principal = await login(self, server.access, server.auth_method, user, deadline)
         pid, secret = server.new_backend_id()
         settings = SessionSettings(startup_settings(params, user))
-        runner = await server.engine.run(
-            Runner, server.engine, settings, server.semantic, server.agent
-        )
+        database = params.get("database") or user
+        # the database it names (opened at first use), or the default one (databases.py)
+        engine = await server.engine.run_uncounted(server.engine.databases.engine_for, database)
+        try:
+            runner = await server.engine.run(
+                Runner, engine, settings, server.semantic, server.agent
+            )
+        except BaseException:
+            server.engine.databases.release(engine)
+            raise
         self.runner = runner
         sock = self.writer.get_extra_info("socket")
         if sock is not None:
@@ -374,6 +382,13 @@ class Connection:
             raise FatalError("28000", exc.message) from None
         await runner.set_identity(who)
         superuser = is_superuser(who)
+        if not engine.is_default and not superuser:
+            # owner records and the organisation boundary are the default database's
+            raise FatalError(
+                "42501",
+                f'permission denied for database "{database}"',
+                detail="API keys connect only to the server's default database.",
+            )
         # Read-only, as in Postgres: what the login is, never what the client asked for.
         settings.values["is_superuser"] = "on" if superuser else "off"
         if not superuser:  # -c log_statement=... in the startup packet, as Postgres
@@ -392,6 +407,8 @@ class Connection:
                 superuser=superuser,
                 key_id=who.key_id,
                 org_id=who.org_id,
+                database=engine.database_name,
+                datid=engine.database_oid,
                 client_addr=str(peer[0]) if tcp else None,
                 client_port=int(peer[1]) if tcp else -1,
                 backend_start=self.started,

@@ -86,7 +86,7 @@ class SemanticEngine:
         except Exception as exc:  # no model must not stop plain SQL
             self.error = str(exc)
             log.warning("semantic SQL disabled: %s. %s", exc, FIX_HINT)
-            self._register_udf(db)
+            self.register_udf(db)
             return
         self.embedder = CachedEmbedder(
             provider,
@@ -104,7 +104,7 @@ class SemanticEngine:
             self.match_threshold,
             self.trigger_threshold,
         )
-        self._register_udf(db)
+        self.register_udf(db)
 
     @property
     def bulk(self) -> Any:
@@ -145,7 +145,7 @@ class SemanticEngine:
         vecs = await self.worker.embed_now(list(st.bind_texts), "query")
         return list(vecs)
 
-    def _register_udf(self, db: duckdb.DuckDBPyConnection) -> None:
+    def register_udf(self, db: duckdb.DuckDBPyConnection) -> None:
         import pyarrow as pa
         from duckdb import sqltypes
 

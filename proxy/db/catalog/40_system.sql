@@ -2,12 +2,14 @@
 -- DuckDB has no counterpart for (empty, with Postgres' columns, so joins bind).
 
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_database AS
-SELECT 16384::BIGINT AS oid, {{database_name}} AS datname, 10::BIGINT AS datdba,
+SELECT d.oid, d.datname, 10::BIGINT AS datdba,
        6::INTEGER AS encoding, 'c' AS datlocprovider, FALSE AS datistemplate,
        TRUE AS datallowconn, -1::INTEGER AS datconnlimit, 0::BIGINT AS datfrozenxid,
        0::BIGINT AS datminmxid, 1663::BIGINT AS dattablespace, 'C.UTF-8' AS datcollate,
        'C.UTF-8' AS datctype, NULL::VARCHAR AS daticulocale, NULL::VARCHAR AS datcollversion,
-       NULL::VARCHAR[] AS datacl;
+       NULL::VARCHAR[] AS datacl
+-- the server's databases (proxy/db/databases.py), read as the query runs
+FROM (SELECT unnest(__hati_databases(), recursive := true)) d;
 
 -- rolsuper: configured users are superusers; API-key logins (added by
 -- proxy/access/ownership.py as they create objects: agent@org, org) are not.

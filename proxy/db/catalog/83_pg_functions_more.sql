@@ -46,7 +46,7 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_column_size(v) AS
 -- name is 3D000 as PostgreSQL.
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_database_size(d) AS
     CASE WHEN d IS NULL THEN NULL
-         WHEN d::VARCHAR NOT IN ({{database_name}}, '16384')
+         WHEN d::VARCHAR NOT IN ({{database_name}}, '{{database_oid}}')
              THEN error('database "' || d::VARCHAR || '" does not exist')::BIGINT
          ELSE (SELECT CASE WHEN count(path) > 0 THEN sum(__hati_udf_file_bytes(path))
                            ELSE (SELECT sum(memory_usage_bytes) FROM duckdb_memory()) END

@@ -28,7 +28,7 @@ object is owned by role oid 10. Type OIDs come from ``proxy.wire.oids`` (see typ
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from importlib import resources
 
@@ -132,6 +132,8 @@ def install(
     conn: duckdb.DuckDBPyConnection,
     *,
     database_name: str = "hatidata",
+    database_oid: int = 16384,
+    databases: Callable[[], list[tuple[int, str]]] | None = None,
     owner: str = "hatidata",
     users: Sequence[str] = (),
     backends: Backends | None = None,
@@ -139,8 +141,9 @@ def install(
 ) -> None:
     """Create (or replace) the compatibility objects; also prepares ``conn`` itself.
 
-    ``database_name`` is what clients see as the database (pg_database,
-    current_database()); ``owner`` is role oid 10, owner of everything; ``users`` are
+    ``database_name`` / ``database_oid`` are what clients see as the database
+    (current_database(), pg_database); ``databases`` lists pg_database's (oid, name) rows
+    (proxy/db/databases.py; default: this one alone); ``owner`` is role oid 10, owner of everything; ``users`` are
     further roles listed in pg_roles. ``backends`` are the live connections
     pg_stat_activity lists (the server's; none by default). ``declared``: functions
     pg_proc lists beside the built-in ones (``functions.declare``), computed with them.
@@ -155,12 +158,15 @@ def install(
         conn,
         Backends() if backends is None else backends,
         database_name=database_name,
+        database_oid=database_oid,
+        databases=databases or (lambda: [(database_oid, database_name)]),
         role_oids=role_oids,
     )
     params = {
         "duck_db": _lit(duck_db),
         "duck_db_ident": _ident(duck_db),
         "database_name": _lit(database_name),
+        "database_oid": str(int(database_oid)),
         "owner": _lit(owner),
         "role_rows": ", ".join(f"({oid}, {_lit(r)})" for r, oid in role_oids.items()),
         "settings_rows": ", ".join(

@@ -1,0 +1,96 @@
+"""CREATE DATABASE and DROP DATABASE, with PostgreSQL's rules and errors.
+
+The databases themselves are proxy/db/databases.py's. As in PostgreSQL, a database with
+other sessions on it can be neither dropped (unless WITH (FORCE) ends them) nor copied
+as a TEMPLATE: 55006 with how many there are. Both commands refuse to run inside a
+transaction block (25001, transpiler/outside_block.py) since they cannot be undone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING
+
+from proxy.db.backends import is_superuser
+from proxy.db.databases import DEFAULT_NAME, EMPTY_TEMPLATES, in_use_error
+from proxy.wire.errors import PgError
+from transpiler.database_ddl import DatabaseDdl
+
+if TYPE_CHECKING:
+    from proxy.pgserver.contexts import ClientSession, StatementRunner
+
+_UTF8 = frozenset({"UTF8", "UTF-8", "UNICODE", "6"})
+_FORCE_WAIT_S = 10.0  # how long DROP ... WITH (FORCE) waits for the sessions it ended
+
+
+async def run(runner: StatementRunner, session: ClientSession, ddl: DatabaseDdl) -> str:
+    """Carry out `ddl`; its command tag."""
+    if runner.who is not None and not is_superuser(runner.who):
+        if ddl.action == "create":
+            raise PgError("42501", "permission denied to create database")
+        raise PgError("42501", f"must be owner of database {ddl.name}")
+    if ddl.action == "create":
+        await _create(runner, ddl)
+        return "CREATE DATABASE"
+    await _drop(runner, session, ddl)
+    return "DROP DATABASE"
+
+
+def _others(runner: StatementRunner, name: str) -> list:
+    """The other sessions connected to database `name`."""
+    engine = runner.engine
+    default = name == DEFAULT_NAME
+    return [
+        b
+        for b in engine.backends.all()
+        if (b.database == name or (default and b.database in ("", DEFAULT_NAME)))
+        and b.runner is not runner
+    ]
+
+
+async def _create(runner: StatementRunner, ddl: DatabaseDdl) -> None:
+    if ddl.encoding is not None and ddl.encoding not in _UTF8:
+        raise PgError(
+            "0A000",
+            f'encoding "{ddl.encoding}" is not supported: hatiproxy databases are UTF8',
+        )
+    template = ddl.template
+    if template is not None and template not in EMPTY_TEMPLATES:
+        if runner.engine.database_name == template:  # this session is on it, as in PostgreSQL
+            raise in_use_error(template, len(_others(runner, template)) + 1, source=True)
+        if others := _others(runner, template):
+            raise in_use_error(template, len(others), source=True)
+    owner = runner.who.login[2] if runner.who is not None else DEFAULT_NAME
+    databases = runner.engine.databases
+    await runner.engine.run_uncounted(databases.create, ddl.name, owner, template)
+
+
+async def _drop(runner: StatementRunner, session: ClientSession, ddl: DatabaseDdl) -> None:
+    engine = runner.engine
+    name = ddl.name
+    if name == DEFAULT_NAME:
+        raise PgError(
+            "55006" if engine.is_default else "0A000",
+            "cannot drop the currently open database"
+            if engine.is_default
+            else f'cannot drop the server\'s default database "{name}"',
+        )
+    if engine.databases.created(name) is None:
+        if ddl.if_exists:
+            session.send_notice(f'database "{name}" does not exist, skipping')
+            return
+        raise PgError("3D000", f'database "{name}" does not exist')
+    if engine.database_name == name:
+        raise PgError("55006", "cannot drop the currently open database")
+    others = _others(runner, name)
+    if others and not ddl.force:
+        raise in_use_error(name, len(others))
+    for backend in others:  # WITH (FORCE): as pg_terminate_backend
+        if backend.terminate is not None:
+            backend.terminate()
+    # Their cursors close as the sessions end; a new session may not open meanwhile.
+    deadline = time.monotonic() + _FORCE_WAIT_S
+    while engine.databases.in_use(name) and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+    await engine.run_uncounted(engine.databases.drop, name)
