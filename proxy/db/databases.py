@@ -108,13 +108,19 @@ class Databases:
         database's for a name nobody created). Opens the database on first use (~1 s).
         The session calls `release` once its cursor is closed."""
         with self._lock:
+            engine = self._engine_of(name)
+            if not engine.is_default:
+                self._sessions[name] += 1
+            return engine
+
+    def _engine_of(self, name: str) -> Engine:
+        with self._lock:
             record = self._created.get(name)
             if record is None:
                 return self._engine
             engine = self._open.get(name)
             if engine is None:
                 engine = self._open[name] = self._opened(record)
-            self._sessions[name] += 1
             return engine
 
     def release(self, engine: Engine) -> None:
@@ -195,7 +201,7 @@ class Databases:
                 "CREATE DATABASE ... TEMPLATE of a database needs a database file: this "
                 "server keeps its databases in memory.",
             )
-        source = self.engine_for(template)
+        source = self._engine_of(template)
         source.db.execute("CHECKPOINT")
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source.users.path, path)

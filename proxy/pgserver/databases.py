@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 
 _UTF8 = frozenset({"UTF8", "UTF-8", "UNICODE", "6"})
 _FORCE_WAIT_S = 10.0  # how long DROP ... WITH (FORCE) waits for the sessions it ended
+# PostgreSQL's CountOtherDBBackends waits 5 s for sessions ending meanwhile (a client's
+# processes that have just exited) before it reports the others.
+_OTHERS_WAIT_S = 5.0
 
 
 async def run(runner: StatementRunner, session: ClientSession, ddl: DatabaseDdl) -> str:
@@ -35,6 +38,14 @@ async def run(runner: StatementRunner, session: ClientSession, ddl: DatabaseDdl)
         return "CREATE DATABASE"
     await _drop(runner, session, ddl)
     return "DROP DATABASE"
+
+
+async def _others_after_wait(runner: StatementRunner, name: str) -> list:
+    """The other sessions on database `name` still there after up to 5 s."""
+    deadline = time.monotonic() + _OTHERS_WAIT_S
+    while (others := _others(runner, name)) and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+    return others
 
 
 def _others(runner: StatementRunner, name: str) -> list:
@@ -59,7 +70,7 @@ async def _create(runner: StatementRunner, ddl: DatabaseDdl) -> None:
     if template is not None and template not in EMPTY_TEMPLATES:
         if runner.engine.database_name == template:  # this session is on it, as in PostgreSQL
             raise in_use_error(template, len(_others(runner, template)) + 1, source=True)
-        if others := _others(runner, template):
+        if others := await _others_after_wait(runner, template):
             raise in_use_error(template, len(others), source=True)
     owner = runner.who.login[2] if runner.who is not None else DEFAULT_NAME
     databases = runner.engine.databases
@@ -83,7 +94,7 @@ async def _drop(runner: StatementRunner, session: ClientSession, ddl: DatabaseDd
         raise PgError("3D000", f'database "{name}" does not exist')
     if engine.database_name == name:
         raise PgError("55006", "cannot drop the currently open database")
-    others = _others(runner, name)
+    others = _others(runner, name) if ddl.force else await _others_after_wait(runner, name)
     if others and not ddl.force:
         raise in_use_error(name, len(others))
     for backend in others:  # WITH (FORCE): as pg_terminate_backend

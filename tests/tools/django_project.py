@@ -188,6 +188,7 @@ class Project:
         self.root = root
         self.server = server
         self.python = tool_program(tool, "python")
+        self.last_err = ""  # the last run's stderr (Django's test runner reports there)
 
     def write_models(self, extra: str = "", constraints: str = CHECK) -> None:
         text = MODELS % {"extra": extra, "constraints": constraints}
@@ -200,6 +201,7 @@ class Project:
         out = subprocess.run(
             command, cwd=self.root, capture_output=True, text=True, timeout=300, env=env
         )
+        self.last_err = out.stderr
         if out.returncode != 0:
             log = self.server.log()[-3000:]
             raise AssertionError(
@@ -209,9 +211,10 @@ class Project:
         return out.stdout
 
 
-def make_project(tmp: Path, tool: str) -> Project:
-    """A Django project in `tmp` on a fresh server, run with `tool`'s venv."""
-    server = start_server(tmp / "server", "--database", ":memory:")
+def make_project(tmp: Path, tool: str, database: str = ":memory:") -> Project:
+    """A Django project in `tmp` on a fresh server, run with `tool`'s venv.
+    `database`: the server's --database ("": its data directory's file)."""
+    server = start_server(tmp / "server", *(["--database", database] if database else []))
     root = tmp / "site"
     (root / "shop" / "migrations").mkdir(parents=True)
     (root / "shop" / "__init__.py").write_text("")
