@@ -19,38 +19,40 @@ from transpiler.domains import macro_name, rewrite_casts
 
 _RELOAD_S = 2.0
 _lock = threading.Lock()
-_names: dict[str, str] = {}  # lower-case name, bare and schema-qualified -> macro
-_loaded = -_RELOAD_S
+# per database (proxy/db/databases.py): when its names were read, and the names
+# (lower case, bare and schema-qualified -> macro)
+_names: dict[str, tuple[float, dict[str, str]]] = {}
 
 
 def changed() -> None:
-    global _loaded
-    _loaded = -_RELOAD_S
+    with _lock:
+        _names.clear()
 
 
-def _current(cur: Any) -> dict[str, str]:
-    global _names, _loaded
-    if time.monotonic() - _loaded < _RELOAD_S:
-        return _names
+def _current(cur: Any, database: str) -> dict[str, str]:
+    loaded, names = _names.get(database, (-_RELOAD_S, {}))
+    if time.monotonic() - loaded < _RELOAD_S:
+        return names
     with _lock:
         try:
             rows = cur.execute("SELECT schema_name, name FROM main.__hati_domains").fetchall()
         except duckdb.Error:  # an aborted transaction, a database without the registry:
-            _loaded = time.monotonic()  # the names known so far, read again later
-            return _names
-        names: dict[str, str] = {}
+            _names[database] = (time.monotonic(), names)  # the names known so far, read later
+            return names
+        names = {}
         for schema, name in rows:
             names[f"{schema}.{name}".lower()] = macro_name(schema, name)
             if schema == "main":
                 names[f"public.{name}".lower()] = macro_name(schema, name)
             names.setdefault(name.lower(), macro_name(schema, name))
-        _names, _loaded = names, time.monotonic()
-    return _names
+        _names[database] = (time.monotonic(), names)
+    return names
 
 
-def rewrite(cur: Any, sql: str) -> str:
-    """`sql` with its casts to domains checked (unchanged when it names none)."""
-    names = _current(cur)
+def rewrite(cur: Any, sql: str, database: str) -> str:
+    """`sql` with its casts to domains checked (unchanged when it names none); `cur` is a
+    cursor of `database`."""
+    names = _current(cur, database)
     if not names:
         return sql
     low = sql.lower()

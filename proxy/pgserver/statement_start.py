@@ -96,6 +96,7 @@ class StartPlan:
     seqs: sequence_values.SessionSequences | None = None
     # The session's temporary tables with an ON COMMIT action (temp_on_commit.py)
     temps: temp_on_commit.TempOnCommit | None = None
+    database: str = ""  # the session's database (proxy/db/databases.py)
 
 
 class Planner(Protocol):
@@ -110,6 +111,7 @@ class Planner(Protocol):
     who: Identity | None
     mirror: SettingMirror
     since: float | None  # when the statement arrived (statement_clock.py)
+    engine: Any  # its database's (proxy/db/engine.py)
 
     async def call(self, fn: Callable[..., Any], *args: Any, sql: str | None = None) -> Any: ...
 
@@ -243,6 +245,7 @@ async def plan(runner: Planner, portal: Portal, session: ClientSession) -> Start
         ran=[sql],
         seqs=session.sequences,
         temps=session.temp_on_commit,
+        database=runner.engine.database_name,
     )
 
 
@@ -261,7 +264,7 @@ def execute(
     `parsed`: the connection's kept parses (parsed_sql.py)."""
     st, sql, params = plan.st, plan.sql, plan.params
     if plan.needs_fts:
-        semantic.ensure_fts_indexes(cur, sql)
+        semantic.ensure_fts_indexes(cur, sql, plan.database)
     in_txn = not plan.outside_block or plan.implicit_dml
     if plan.temps is not None:  # ON COMMIT actions of transactions ended since the last one
         temp_on_commit.settle(cur, plan.temps, in_txn)
@@ -271,7 +274,7 @@ def execute(
         sql_bridge.branch_copy_on_write(agent, cur, plan.branch, sql, who)
     is_select = st.kind == "select"
     cast = LOSSLESS_SQL.get(sql) if is_select else None
-    run_sql = domain_casts.rewrite(cur, cast[0] if cast else sql)  # 'x'::a_domain
+    run_sql = domain_casts.rewrite(cur, cast[0] if cast else sql, plan.database)  # 'x'::a_domain
     if plan.seqs is not None and sequence_draws.reads_session_values(run_sql):
         # this session's currval / lastval, as constants (sequence_values.py)
         seqs = plan.seqs

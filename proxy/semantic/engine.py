@@ -67,7 +67,7 @@ class SemanticEngine:
         self.match_threshold = match_threshold(None)
         # register_trigger without a threshold (per model too: registry.py)
         self.trigger_threshold = trigger_threshold(None)
-        self._fts_rows: dict[str, int] = {}
+        self._fts_rows: dict[tuple[str, str], int] = {}
         self._fts_lock = threading.Lock()
         try:
             from proxy.embedding import (
@@ -183,8 +183,11 @@ class SemanticEngine:
             side_effects=False,
         )  # fmt: skip
 
-    def ensure_fts_indexes(self, cursor: duckdb.DuckDBPyConnection, sql: str) -> None:
+    def ensure_fts_indexes(
+        self, cursor: duckdb.DuckDBPyConnection, sql: str, database: str = ""
+    ) -> None:
         """Build (or rebuild when the row count changed) the fts index hatidata_context uses.
+        `database`: the one `cursor` is on (proxy/db/databases.py; "": the default one).
 
         Runs on a worker thread before the statement. Indexed columns: every text
         column of the table; key column `id` (the transpiler's documented convention).
@@ -207,11 +210,11 @@ class SemanticEngine:
                 if not text_cols:
                     raise PgError("42804", f'table "{table}" has no text column to search')
                 count = cursor.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
-                if self._fts_rows.get(table) == count:
+                if self._fts_rows.get((database, table)) == count:
                     continue
                 cols = ", ".join("'" + c.replace("'", "''") + "'" for c in text_cols)
                 cursor.execute(f"PRAGMA create_fts_index('{table}', 'id', {cols}, overwrite=1)")
-                self._fts_rows[table] = count
+                self._fts_rows[(database, table)] = count
 
 
 def _checked_threshold(value: float) -> float:

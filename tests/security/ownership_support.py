@@ -35,12 +35,12 @@ def keyed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KeyedServ
     server.server.stop()
 
 
-def connect(ks: KeyedServer, who: str) -> psycopg.Connection:
+def connect(ks: KeyedServer, who: str, dbname: str = "hatidata") -> psycopg.Connection:
     password = "rootpw" if who == "root" else ks.secrets[who]
-    user = "root" if who == "root" else "root"  # a key's login is not the name it types
+    # a key's login is not the name it types
     return psycopg.connect(
-        host="127.0.0.1", port=ks.server.port, user=user if who == "root" else "postgres",
-        password=password, dbname="hatidata", autocommit=True,
+        host="127.0.0.1", port=ks.server.port, user="root" if who == "root" else "postgres",
+        password=password, dbname=dbname, autocommit=True,
     )  # fmt: skip
 
 
