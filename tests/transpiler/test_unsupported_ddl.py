@@ -90,10 +90,3 @@ def test_partitions_and_inheritance_are_refused_not_dropped(sql: str, clause: st
 )
 def test_the_words_elsewhere_are_not_refused(sql: str) -> None:
     assert transpile(sql)
-
-
-def test_create_database_says_there_is_one() -> None:
-    with pytest.raises(TranspileError) as info:
-        transpile("CREATE DATABASE postgres WITH TEMPLATE = template0 ENCODING = 'UTF8'")
-    assert info.value.sqlstate == "0A000"
-    assert info.value.message.startswith("CREATE DATABASE is not supported: a hatiproxy server")
