@@ -434,4 +434,32 @@ step("rename_table") do # ALTER TABLE, then ALTER INDEX of its primary key, its 
    CONN.pk_and_sequence_for(:labels).map(&:to_s)]
 end
 
+# Last: PostgreSQLDatabaseTasks (rails db:create / db:drop) reconnects the models' connection
+# to the `postgres` database.
+step("database_tasks") do
+  config = ActiveRecord::DatabaseConfigurations::HashConfig.new(
+    "test", "primary",
+    { "adapter" => "postgresql", "host" => host, "port" => port.to_i, "username" => user,
+      "database" => "ar_tasks_db", "encoding" => "utf8" },
+  )
+  tasks = ActiveRecord::Tasks::PostgreSQLDatabaseTasks.new(config)
+  out = []
+  tasks.create
+  begin
+    tasks.create
+  rescue ActiveRecord::DatabaseAlreadyExists => e
+    out << e.class.name
+  end
+  fresh = PG.connect(host: host, port: port.to_i, user: user, dbname: "ar_tasks_db")
+  out << fresh.exec("SELECT current_database(), count(*) FROM information_schema.tables " \
+                    "WHERE table_schema = 'public'").values
+  fresh.close
+  tasks.drop
+  out << ActiveRecord::Base.connection.select_values(
+    "SELECT datname FROM pg_database WHERE datname LIKE 'ar_tasks%'",
+  )
+  tasks.drop # DROP DATABASE IF EXISTS: nothing to drop
+  out
+end
+
 puts JSON.generate(OUT)

@@ -17,7 +17,9 @@ locking, lock / with_lock, counters, has_and_belongs_to_many, polymorphic, find_
 in_batches, insert_all / upsert_all with returning, destroy with dependent: :destroy,
 fixtures (ALTER TABLE ... DISABLE TRIGGER ALL, DELETE, INSERT, setval of
 '"public"."t_id_seq"'), the schema dump (ActiveRecord::SchemaDumper) and db:schema:load of
-it, rename_table. Every step's result compared; what differs is listed below, each
+it, rename_table, and last PostgreSQLDatabaseTasks' create / drop (`rails db:create` /
+`db:drop`: CREATE DATABASE ... ENCODING = 'utf8', 42P04 the second time, DROP DATABASE IF
+EXISTS). Every step's result compared; what differs is listed below, each
 asserted still different (and exactly how, for the column list and the dump).
 """
 
@@ -89,6 +91,10 @@ def test_activerecord_answers_as_postgresql(tmp_path: Path) -> None:
     assert theirs["interval"][0] == "P1DT3H30M1.5S"
     assert theirs["fixtures"][1] == [[200, "Zed's book", "archived", ["a", "b"], {"k": "v"}]]
     assert theirs["schema_load"][0] is True  # the dump loads back into the same dump
+    # db:create (twice: the second finds it), an empty new database, db:drop (twice)
+    assert theirs["database_tasks"] == [
+        "ActiveRecord::DatabaseAlreadyExists", [["ar_tasks_db", "0"]], []
+    ]  # fmt: skip
     assert set(theirs) == set(ours), sorted(set(theirs) ^ set(ours))
     same = {k: ours[k] for k in theirs if k not in KNOWN_DIFFERENCES}
     assert same == {k: theirs[k] for k in same}
