@@ -25,8 +25,14 @@ def _blank_strings(m: re.Match[str]) -> str:
     return m[0] if m[0].startswith('"') else "''"
 
 
+# The connections catalog cursors come from: the catalog's Python functions (pg_database,
+# pg_stat_activity) are released with the connection they were registered on.
+_CONNECTIONS: list[duckdb.DuckDBPyConnection] = []
+
+
 def catalog_cursor() -> duckdb.DuckDBPyConnection:
     conn = duckdb.connect(":memory:")
+    _CONNECTIONS.append(conn)
     conn.execute(FIXTURE.read_text())
     install(conn)
     cur = conn.cursor()

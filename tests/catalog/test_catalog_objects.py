@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
@@ -14,12 +15,12 @@ from transpiler.pgcompat import MISSING_PG_FUNCTIONS
 
 
 @pytest.fixture
-def cur() -> duckdb.DuckDBPyConnection:
+def cur() -> Iterator[duckdb.DuckDBPyConnection]:
     conn = duckdb.connect(":memory:")
     install(conn, users=["alice"])
     c = conn.cursor()
     prepare_cursor(c)
-    return c
+    yield c  # conn lives on meanwhile: the catalog's Python functions are registered on it
 
 
 def test_install_is_idempotent_and_leaves_the_user_database_alone(tmp_path: Path) -> None:
