@@ -166,3 +166,25 @@ def test_databases_and_their_data_survive_a_restart(tmp_path: Path) -> None:
             assert kept.execute("SELECT v FROM t").fetchall() == [(42,)]
     finally:
         srv.stop()
+
+
+def test_semantic_sql_and_agent_functions_in_a_created_database(server: ServerProcess) -> None:
+    with on(server) as main:
+        main.execute("CREATE DATABASE semantic_db")
+        try:
+            with on(server, "semantic_db") as sem:
+                sem.execute("CREATE TABLE tickets (id int, body text)")
+                sem.execute("INSERT INTO tickets VALUES (1, 'billing dispute about an invoice'), "
+                            "(2, 'the weather is nice')")  # fmt: skip
+                found = sem.execute("SELECT id FROM tickets WHERE "
+                                    "semantic_match(body, 'billing dispute about an invoice')")  # fmt: skip
+                assert found.fetchall() == [(1,)]
+                assert sem.execute("SELECT count(*) FROM pg_proc WHERE proname = "
+                                   "'store_memory'").fetchone() == (1,)  # fmt: skip
+                # the agent layer is the server's: a memory stored here is the agent's anywhere
+                sem.execute("SELECT * FROM store_memory('kept for the agent in semantic_db')")
+            mine = main.execute("SELECT count(*) FROM _hatidata_agent_memory WHERE content = "
+                                "'kept for the agent in semantic_db'").fetchone()  # fmt: skip
+            assert mine == (1,)
+        finally:
+            main.execute("DROP DATABASE semantic_db")
