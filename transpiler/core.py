@@ -195,10 +195,12 @@ def _statement(
                 command=split_cte,
                 param_count=max(used, default=0),
             )
-    if database_ddl.is_database_ddl([t.text.upper() for t in tokens[:2]]):
+    if database_ddl.is_database_ddl([t.text.upper() for t in tokens[:2]]) and (
+        dump_ddl.owner_to(chunk.text) is None  # pg_dump's OWNER TO: acknowledged below
+    ):
         ddl = database_ddl.parse(chunk.text, chunk.start)  # the server acts (several databases)
         return Statement(
-            sql=chunk.text, kind="utility", tag=f"{ddl.action.upper()} DATABASE", command=ddl
+            sql=chunk.text, kind="utility", tag=_DATABASE_TAGS[ddl.action], command=ddl
         )
     session = parse_session(tokens, chunk.text)
     if session is not None and session.tag == "LISTEN":
@@ -391,6 +393,9 @@ def _statement(
         draws=sequence_draws.draws(text, tree) if kind in sequence_draws.KINDS else None,
         _tree=tree if bind_texts else None,
     )
+
+
+_DATABASE_TAGS = {"create": "CREATE DATABASE", "drop": "DROP DATABASE", "rename": "ALTER DATABASE"}
 
 
 def _matview(

@@ -5,6 +5,10 @@ and remove them. Pure: reads the statement's text. PostgreSQL 15's grammar:
 
     CREATE DATABASE name [ [ WITH ] option [=] value [ ... ] ]
     DROP DATABASE [ IF EXISTS ] name [ [ WITH ] ( FORCE [, ...] ) ]
+    ALTER DATABASE name RENAME TO new_name
+
+(`ALTER DATABASE name OWNER TO role` is pg_dump's, acknowledged as its other OWNER TO
+lines: transpiler/dump_ddl.py.)
 """
 
 from __future__ import annotations
@@ -41,17 +45,18 @@ _OPTIONS = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class DatabaseDdl:
-    action: str  # "create" or "drop"
+    action: str  # "create", "drop" or "rename"
     name: str
     template: str | None = None  # CREATE ... TEMPLATE (None: template1's, an empty one)
     encoding: str | None = None  # CREATE ... ENCODING as written (upper case)
     if_exists: bool = False  # DROP DATABASE IF EXISTS
     force: bool = False  # DROP DATABASE ... WITH (FORCE)
+    new_name: str | None = None  # ALTER DATABASE ... RENAME TO
 
 
 def is_database_ddl(words: list[str]) -> bool:
     """`words`: the statement's first two words, upper case."""
-    return words[:1] in (["CREATE"], ["DROP"]) and words[1:2] == ["DATABASE"]
+    return words[:1] in (["CREATE"], ["DROP"], ["ALTER"]) and words[1:2] == ["DATABASE"]
 
 
 def _tokens(text: str) -> list[str]:
@@ -93,9 +98,26 @@ def parse(text: str, start: int = 0) -> DatabaseDdl:
     """The statement's meaning; 42601 for what PostgreSQL's grammar refuses."""
     toks = _tokens(text)
     where = start + 1
-    if [t.upper() for t in toks[:2]] == ["CREATE", "DATABASE"]:
+    head = toks[0].upper() if toks else ""
+    if head == "CREATE":
         return _create(toks[2:], where)
+    if head == "ALTER":
+        return _alter(toks[2:], where)
     return _drop(toks[2:], where)
+
+
+def _alter(toks: list[str], where: int) -> DatabaseDdl:
+    name = _name(toks[0] if toks else None, where)
+    rest = [t.upper() for t in toks[1:]]
+    if rest[:2] == ["RENAME", "TO"] and len(toks) == 4:
+        return DatabaseDdl("rename", name, new_name=_name(toks[3], where))
+    what = " ".join(rest[:1]) or "without an action"
+    raise TranspileError(
+        "0A000",
+        f"ALTER DATABASE {what} is not supported: hatiproxy keeps no per-database settings "
+        "or limits (set a setting per session with SET, or in the connection's options).",
+        where,
+    )
 
 
 def _create(toks: list[str], where: int) -> DatabaseDdl:

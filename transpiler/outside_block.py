@@ -30,4 +30,7 @@ def command(tokens: Sequence[Token]) -> str | None:
             return f"{first} {rest[0]}"
     if words[:2] == ["ALTER", "SYSTEM"]:
         return "ALTER SYSTEM"
+    if words[:2] == ["ALTER", "DATABASE"] and "RENAME" in words:
+        # PostgreSQL allows it in a block; a database's rename cannot be rolled back here
+        return "ALTER DATABASE RENAME"
     return None

@@ -227,6 +227,28 @@ class Databases:
         _remove_files(path)
         log.info('database "%s" dropped', name)
 
+    def rename(self, name: str, new_name: str) -> None:
+        """Database `name` is called `new_name` from now on (no session is on it). Its
+        instance closes: the catalog, which names it, is installed anew at the next open."""
+        with self._lock:
+            record = self._created.get(name)
+            if record is None:
+                raise PgError("3D000", f'database "{name}" does not exist')
+            if self.exists(new_name):
+                raise PgError("42P04", f'database "{new_name}" already exists')
+            if self._sessions.get(name):
+                raise in_use_error(name, self._sessions[name])
+            cur = self._engine.agent_db.db.cursor()
+            try:
+                cur.execute(f"UPDATE {TABLE} SET name = ? WHERE name = ?", [new_name, name])
+            finally:
+                cur.close()
+            del self._created[name]
+            self._created[new_name] = Created(new_name, record.oid, record.owner)
+            engine = self._open.pop(name, None)
+        if engine is not None:
+            engine.users.close()
+
     def close(self) -> None:
         with self._lock:
             engines, self._open = list(self._open.values()), {}

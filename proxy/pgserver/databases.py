@@ -1,4 +1,4 @@
-"""CREATE DATABASE and DROP DATABASE, with PostgreSQL's rules and errors.
+"""CREATE / DROP / ALTER ... RENAME DATABASE, with PostgreSQL's rules and errors.
 
 The databases themselves are proxy/db/databases.py's. As in PostgreSQL, a database with
 other sessions on it can be neither dropped (unless WITH (FORCE) ends them) nor copied
@@ -36,6 +36,9 @@ async def run(runner: StatementRunner, session: ClientSession, ddl: DatabaseDdl)
     if ddl.action == "create":
         await _create(runner, ddl)
         return "CREATE DATABASE"
+    if ddl.action == "rename":
+        await _rename(runner, ddl)
+        return "ALTER DATABASE"
     await _drop(runner, session, ddl)
     return "DROP DATABASE"
 
@@ -105,3 +108,18 @@ async def _drop(runner: StatementRunner, session: ClientSession, ddl: DatabaseDd
     while engine.databases.in_use(name) and time.monotonic() < deadline:
         await asyncio.sleep(0.02)
     await engine.run_uncounted(engine.databases.drop, name)
+
+
+async def _rename(runner: StatementRunner, ddl: DatabaseDdl) -> None:
+    engine = runner.engine
+    assert ddl.new_name is not None
+    if ddl.name == DEFAULT_NAME or engine.database_name == ddl.name:
+        what = "current database" if engine.database_name == ddl.name else "default database"
+        raise PgError("0A000", f"{what} cannot be renamed")
+    if engine.databases.created(ddl.name) is None:
+        raise PgError("3D000", f'database "{ddl.name}" does not exist')
+    if engine.databases.exists(ddl.new_name):
+        raise PgError("42P04", f'database "{ddl.new_name}" already exists')
+    if others := await _others_after_wait(runner, ddl.name):
+        raise in_use_error(ddl.name, len(others))
+    await engine.run_uncounted(engine.databases.rename, ddl.name, ddl.new_name)

@@ -57,3 +57,15 @@ def test_refused_as_postgresql_does(sql: str, message: str) -> None:
     with pytest.raises(TranspileError) as info:
         transpile(sql)
     assert info.value.sqlstate == "42601" and info.value.message == message
+
+
+def test_alter_database() -> None:
+    [st] = transpile('ALTER DATABASE "Old" RENAME TO new')
+    assert st.command == DatabaseDdl("rename", "Old", new_name="new")
+    assert st.tag == "ALTER DATABASE" and st.outside_block == "ALTER DATABASE RENAME"
+    [owner] = transpile("ALTER DATABASE shop OWNER TO hatidata")  # pg_dump --create's
+    assert owner.tag == "ALTER DATABASE" and not isinstance(owner.command, DatabaseDdl)
+    for sql in ("ALTER DATABASE d SET timezone TO 'UTC'", "ALTER DATABASE d SET ALIAS TO e"):
+        with pytest.raises(TranspileError) as info:  # DuckDB's own form never reaches DuckDB
+            transpile(sql)
+        assert info.value.sqlstate == "0A000"

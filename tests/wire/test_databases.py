@@ -188,3 +188,28 @@ def test_semantic_sql_and_agent_functions_in_a_created_database(server: ServerPr
             assert mine == (1,)
         finally:
             main.execute("DROP DATABASE semantic_db")
+
+
+def test_alter_database_rename(server: ServerProcess) -> None:
+    with on(server) as main:
+        main.execute("CREATE DATABASE before_name")
+        main.execute("CREATE DATABASE taken")
+        with on(server, "before_name") as inside:
+            inside.execute("CREATE TABLE kept AS SELECT 7 AS v")
+            with pytest.raises(psycopg.errors.FeatureNotSupported, match="current database"):
+                inside.execute("ALTER DATABASE before_name RENAME TO x")
+        with pytest.raises(psycopg.errors.DuplicateDatabase):
+            main.execute("ALTER DATABASE before_name RENAME TO taken")
+        with pytest.raises(psycopg.errors.InvalidCatalogName):
+            main.execute("ALTER DATABASE nope RENAME TO x")
+        with pytest.raises(psycopg.errors.FeatureNotSupported, match="per-database settings"):
+            main.execute("ALTER DATABASE taken SET search_path TO x")
+        main.execute("ALTER DATABASE taken OWNER TO tester")  # pg_dump's: acknowledged
+        main.execute("ALTER DATABASE before_name RENAME TO after_name")
+        assert names(main) == ["hatidata", "after_name", "taken"]
+        with on(server, "after_name") as renamed:
+            assert renamed.execute("SELECT current_database(), v FROM kept").fetchone() == (
+                "after_name", 7
+            )  # fmt: skip
+        main.execute("DROP DATABASE after_name")
+        main.execute("DROP DATABASE taken")
