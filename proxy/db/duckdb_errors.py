@@ -223,7 +223,11 @@ _PG_WORDS: tuple[tuple[re.Pattern[str], str, str | None], ...] = (
         None,
     ),
     (
-        re.compile(r'^Referenced column "(.*)" not found in FROM clause!$'),
+        # (without a FROM clause: `SELECT nosuchcol`)
+        re.compile(
+            r'^Referenced column "(.*)" (?:not found in FROM clause!|was not found because '
+            r"the FROM clause is missing)$"
+        ),
         'column "{1}" does not exist',
         None,
     ),

@@ -48,6 +48,7 @@ FAILING = [
     "SELECT 3000000000::int",
     "SELECT 40000::smallint",
     "SELECT * FROM w_err WHERE id = 'x'",
+    "SELECT w_no_such_column",  # no FROM clause
     "INSERT INTO w_err (id) VALUES ('seven')",
     "SELECT nosuch FROM w_err",
     "SELECT w_err.nosuch FROM w_err",
