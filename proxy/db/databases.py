@@ -82,6 +82,8 @@ class Databases:
             rows = cur.execute(f"SELECT name, oid, owner FROM {TABLE} ORDER BY oid").fetchall()
         finally:
             cur.close()
+        # Replaced whole under the lock, never changed in place: read without the lock (a
+        # login or a pg_database read never waits for a database being opened).
         self._created = {name: Created(name, oid, owner) for name, oid, owner in rows}
         # never an oid again in this process: DuckDB keeps an instance by its file's path
         # while any cursor of it lives
@@ -91,12 +93,10 @@ class Databases:
 
     def rows(self) -> list[tuple[int, str]]:
         """pg_database's (oid, name) rows, the default database first."""
-        with self._lock:
-            return [(DEFAULT_OID, DEFAULT_NAME)] + [(c.oid, c.name) for c in self._created.values()]
+        return [(DEFAULT_OID, DEFAULT_NAME)] + [(c.oid, c.name) for c in self._created.values()]
 
     def created(self, name: str) -> Created | None:
-        with self._lock:
-            return self._created.get(name)
+        return self._created.get(name)
 
     def exists(self, name: str) -> bool:
         return name == DEFAULT_NAME or self.created(name) is not None
@@ -107,6 +107,8 @@ class Databases:
         """The engine a session connecting with database `name` runs on (the default
         database's for a name nobody created). Opens the database on first use (~1 s).
         The session calls `release` once its cursor is closed."""
+        if name not in self._created:
+            return self._engine  # (no lock: the default database is never waited for)
         with self._lock:
             engine = self._engine_of(name)
             if not engine.is_default:
@@ -190,7 +192,7 @@ class Databases:
                 engine.users.close()
                 _remove_files(path)
                 raise
-            self._created[name] = record
+            self._created = {**self._created, name: record}
             self._open[name] = engine
 
     def _copy(self, template: str, path: str) -> None:
@@ -219,7 +221,7 @@ class Databases:
                 cur.execute(f"DELETE FROM {TABLE} WHERE name = ?", [name])
             finally:
                 cur.close()
-            del self._created[name]
+            self._created = {k: v for k, v in self._created.items() if k != name}
             engine = self._open.pop(name, None)
             path = self._path(record.oid)
         if engine is not None:
@@ -243,8 +245,8 @@ class Databases:
                 cur.execute(f"UPDATE {TABLE} SET name = ? WHERE name = ?", [new_name, name])
             finally:
                 cur.close()
-            del self._created[name]
-            self._created[new_name] = Created(new_name, record.oid, record.owner)
+            kept = {k: v for k, v in self._created.items() if k != name}
+            self._created = {**kept, new_name: Created(new_name, record.oid, record.owner)}
             engine = self._open.pop(name, None)
         if engine is not None:
             engine.users.close()
