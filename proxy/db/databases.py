@@ -24,16 +24,32 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import duckdb
 
+from proxy.core.config import Config
 from proxy.core.names import INTERNAL_SCHEMA
 from proxy.db.opening import CLEAN_MARKER, OpenedFile
 from proxy.wire.errors import PgError
 
-if TYPE_CHECKING:
-    from proxy.db.engine import Engine
+
+class Engine(Protocol):
+    """What this module uses of an engine (proxy/db/engine.py, which imports this one)."""
+
+    config: Config
+    agent_db: Any  # proxy.db.agent_db.AgentDatabase
+    users: OpenedFile
+    db: duckdb.DuckDBPyConnection
+    in_memory: bool
+    lake: bool
+    database_name: str
+
+    @property
+    def is_default(self) -> bool: ...
+
+    def on(self, opened: OpenedFile, name: str, oid: int) -> Engine: ...
+
 
 log = logging.getLogger("hatiproxy.databases")
 
