@@ -2,8 +2,8 @@
 
 The databases themselves are proxy/db/databases.py's. As in PostgreSQL, a database with
 other sessions on it can be neither dropped (unless WITH (FORCE) ends them) nor copied
-as a TEMPLATE: 55006 with how many there are. Both commands refuse to run inside a
-transaction block (25001, transpiler/outside_block.py) since they cannot be undone.
+as a TEMPLATE: 55006 with how many there are. These commands refuse to run inside a
+transaction block (25001, transpiler/outside_block.py): they cannot be undone.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ async def _drop(runner: StatementRunner, session: ClientSession, ddl: DatabaseDd
     for backend in others:  # WITH (FORCE): as pg_terminate_backend
         if backend.terminate is not None:
             backend.terminate()
-    # Their cursors close as the sessions end; a new session may not open meanwhile.
+    # Their cursors close as the sessions end (one connecting meanwhile: 55006 below).
     deadline = time.monotonic() + _FORCE_WAIT_S
     while engine.databases.in_use(name) and time.monotonic() < deadline:
         await asyncio.sleep(0.02)
