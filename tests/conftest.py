@@ -227,6 +227,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 
 
 @pytest.fixture
+def conn(server: ServerProcess) -> Iterator[psycopg.Connection]:
+    """An autocommit psycopg connection to the shared server (a module's own `conn`
+    fixture overrides it)."""
+    with psycopg.connect(server.dsn, autocommit=True) as c:
+        yield c
+
+
+@pytest.fixture
 def table_name(request: pytest.FixtureRequest) -> str:
     """A table name unique to the test, so tests sharing a server do not collide."""
     return (

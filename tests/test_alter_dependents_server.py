@@ -6,11 +6,12 @@ added over NULLs, and a serial column added NOT NULL to a keyed table with rows
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import psycopg
 import pytest
 
-from tests.conftest import start_server
-from tests.differential.pgcluster import start_pg
+from tests.differential.sides import connected_sides
 
 SETUP = [
     "CREATE TABLE w_adp (id serial PRIMARY KEY, name varchar(20) NOT NULL, n int)",
@@ -25,22 +26,9 @@ SETUP = [
 
 
 @pytest.fixture(scope="module")
-def sides(tmp_path_factory: pytest.TempPathFactory):
-    pg = start_pg()
-    srv = start_server(tmp_path_factory.mktemp("alter_deps"), "--database", ":memory:")
-    try:
-        conns = []
-        for dsn in (pg.dsn, srv.dsn):
-            conn = psycopg.connect(dsn, autocommit=True)
-            for statement in SETUP:
-                conn.execute(statement)
-            conns.append(conn)
+def sides(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[psycopg.Connection]]:
+    with connected_sides(tmp_path_factory.mktemp("alter_deps"), SETUP) as conns:
         yield conns
-        for conn in conns:
-            conn.close()
-    finally:
-        srv.stop()
-        pg.stop()
 
 
 def _outcome(conn: psycopg.Connection, sql: str) -> tuple:

@@ -6,13 +6,13 @@ proxy/pgserver/identity_ddl.py)."""
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
 
-from tests.conftest import start_server
-from tests.differential.pgcluster import start_pg
+from tests.differential.sides import connected_sides
 
 SETUP = [
     "CREATE TABLE w_ident (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY, v text)",
@@ -22,22 +22,9 @@ SETUP = [
 
 
 @pytest.fixture(scope="module")
-def sides(tmp_path_factory: pytest.TempPathFactory):
-    pg = start_pg()
-    srv = start_server(tmp_path_factory.mktemp("identity_wire"), "--database", ":memory:")
-    try:
-        conns = []
-        for dsn in (pg.dsn, srv.dsn):
-            conn = psycopg.connect(dsn, autocommit=True)
-            for statement in SETUP:
-                conn.execute(statement)
-            conns.append(conn)
+def sides(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[psycopg.Connection]]:
+    with connected_sides(tmp_path_factory.mktemp("identity_wire"), SETUP) as conns:
         yield conns
-        for conn in conns:
-            conn.close()
-    finally:
-        srv.stop()
-        pg.stop()
 
 
 def _outcome(conn: psycopg.Connection, sql: str, params: tuple | None = None, **kw) -> tuple:

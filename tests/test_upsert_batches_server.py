@@ -9,19 +9,10 @@ import psycopg
 import pytest
 from psycopg import errors
 
-from tests.conftest import ServerProcess
-
 UPSERT = (
     "INSERT INTO {t} (id, email, n) VALUES (%s, %s, %s), (%s, %s, %s) "
     "ON CONFLICT ({key}) DO UPDATE SET n = excluded.n"
 )
-
-
-@pytest.fixture
-def conn(server: ServerProcess, request: pytest.FixtureRequest) -> psycopg.Connection:
-    c = psycopg.connect(server.dsn, autocommit=True)
-    request.addfinalizer(c.close)
-    return c
 
 
 def _table(conn: psycopg.Connection, name: str) -> str:

@@ -16,13 +16,6 @@ HINT = (
 )
 
 
-@pytest.fixture
-def conn(server: ServerProcess, request: pytest.FixtureRequest) -> psycopg.Connection:
-    c = psycopg.connect(server.dsn, autocommit=True)
-    request.addfinalizer(c.close)
-    return c
-
-
 def _table(conn: psycopg.Connection, name: str) -> str:
     conn.execute(f"CREATE TABLE {name} (id int PRIMARY KEY, email text UNIQUE, n int)")
     return name

@@ -76,24 +76,35 @@ def using_index(sql: str) -> UsingIndex | None:
     return UsingIndex(table, schema, kind, folded_name(tokens[i + 2]), name, if_exists)
 
 
-def _head(sql: str, hint: str) -> tuple[list[Token], list[str], int, str, str | None, bool] | None:
-    """`ALTER TABLE [IF EXISTS] [ONLY] [schema.]table`: the tokens, their words, where
-    the action starts, the table, its schema and IF EXISTS; None for another statement."""
-    if hint not in " ".join(sql.lower().split()):
-        return None
+@dataclass(frozen=True)
+class AlterHead:
+    """`ALTER <kind> [IF EXISTS] [ONLY] [[catalog.]schema.]name`, read off the tokens."""
+
+    tokens: list[Token]  # without trailing semicolons
+    words: list[str]
+    kind: str  # TABLE, SEQUENCE, VIEW, ...
+    end: int  # where the action starts
+    name: str
+    schema: str | None  # as written; None: found on the search path
+    if_exists: bool
+
+
+def alter_head(sql: str) -> AlterHead | None:
+    """The head of an ALTER statement; None for another statement or an unreadable name.
+    ONLY is read after ALTER TABLE alone, as PostgreSQL takes it."""
     try:
-        tokens = [t for t in sqlglot.tokenize(sql, read="postgres")]
+        tokens = list(sqlglot.tokenize(sql, read="postgres"))
     except SqlglotError:
         return None
     while tokens and tokens[-1].token_type is TokenType.SEMICOLON:
         tokens.pop()
     words = [word(t) for t in tokens]
-    if words[:2] != ["ALTER", "TABLE"]:
+    if len(words) < 2 or words[0] != "ALTER":
         return None
     i = 2
     if_exists = words[i : i + 2] == ["IF", "EXISTS"]
     i += 2 if if_exists else 0
-    if words[i : i + 1] == ["ONLY"]:
+    if words[1] == "TABLE" and words[i : i + 1] == ["ONLY"]:
         i += 1
     names: list[str] = []
     while i < len(tokens) and is_name(tokens[i]):
@@ -105,7 +116,19 @@ def _head(sql: str, hint: str) -> tuple[list[Token], list[str], int, str, str | 
             break
     if not names or len(names) > 3:
         return None
-    return tokens, words, i, names[-1], names[-2] if len(names) > 1 else None, if_exists
+    schema = names[-2] if len(names) > 1 else None
+    return AlterHead(tokens, words, words[1], i, names[-1], schema, if_exists)
+
+
+def _head(sql: str, hint: str) -> tuple[list[Token], list[str], int, str, str | None, bool] | None:
+    """`ALTER TABLE [IF EXISTS] [ONLY] [schema.]table`: the tokens, their words, where
+    the action starts, the table, its schema and IF EXISTS; None for another statement."""
+    if hint not in " ".join(sql.lower().split()):
+        return None
+    head = alter_head(sql)
+    if head is None or head.kind != "TABLE":
+        return None
+    return head.tokens, head.words, head.end, head.name, head.schema, head.if_exists
 
 
 def word(token: Token) -> str:

@@ -9,11 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import sqlglot
-from sqlglot.errors import SqlglotError
-from sqlglot.tokens import TokenType
-
-from transpiler.constraint_tokens import folded_name, is_name, word
+from transpiler.constraint_tokens import alter_head, folded_name, is_name
 
 _HINT = re.compile(r"^\s*ALTER\s+(?:SEQUENCE|TABLE)\b.*\bRENAME\s+TO\b", re.IGNORECASE | re.DOTALL)
 
@@ -32,30 +28,14 @@ class SequenceRename:
 def parse(sql: str) -> SequenceRename | None:
     if not _HINT.search(sql):
         return None
-    try:
-        tokens = list(sqlglot.tokenize(sql, read="postgres"))
-    except SqlglotError:
+    head = alter_head(sql)
+    if head is None or head.kind not in ("TABLE", "SEQUENCE"):
         return None
-    while tokens and tokens[-1].token_type is TokenType.SEMICOLON:
-        tokens.pop()
-    words = [word(t) for t in tokens]
-    as_table = words[1:2] == ["TABLE"]
-    i = 2
-    if_exists = words[i : i + 2] == ["IF", "EXISTS"]
-    i += 2 if if_exists else 0
-    if as_table and words[i : i + 1] == ["ONLY"]:
-        i += 1
-    names: list[str] = []
-    while i < len(tokens) and is_name(tokens[i]):
-        names.append(folded_name(tokens[i]))
-        i += 1
-        if i < len(tokens) and tokens[i].token_type is TokenType.DOT:
-            i += 1
-        else:
-            break
-    if not names or len(names) > 3 or words[i : i + 2] != ["RENAME", "TO"]:
+    tokens, words, i = head.tokens, head.words, head.end
+    if words[i : i + 2] != ["RENAME", "TO"]:
         return None
     if i + 3 != len(tokens) or not is_name(tokens[i + 2]):
         return None
-    schema = names[-2] if len(names) > 1 else None
-    return SequenceRename(names[-1], schema, folded_name(tokens[i + 2]), if_exists, as_table)
+    new_name = folded_name(tokens[i + 2])
+    as_table = head.kind == "TABLE"
+    return SequenceRename(head.name, head.schema, new_name, head.if_exists, as_table)

@@ -10,6 +10,11 @@ from __future__ import annotations
 
 import re
 
+from sqlglot.errors import TokenError
+
+from transpiler.dialects import POSTGRES
+from transpiler.splitter import first_word, split
+
 _PREPARE = re.compile(
     r'^\s*PREPARE\s+("(?:[^"]|"")+"|[A-Za-z_]\w*)\s*(\((.*?)\))?\s*AS\s+(.*?);?\s*$',
     re.IGNORECASE | re.DOTALL,
@@ -97,3 +102,26 @@ def bind_text(body: str, types: list[str], args: list[str]) -> str:
 def max_param(body: str) -> int:
     numbers = [int(m[1:]) for m in _QUOTED.findall(body) if m.startswith("$")]
     return max(numbers, default=0)
+
+
+_BLOCK_WORDS = ("BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT")
+
+
+def message_pieces(sql: str) -> tuple[list[tuple[int, str]], bool] | None:
+    """A simple Query's statements one by one (where each starts, its text) when there are
+    several and one is a PREPARE or EXECUTE (which the server, not DuckDB, runs), and
+    whether the message may run in one implicit transaction (it names no BEGIN / COMMIT /
+    ROLLBACK); else None (also when it does not tokenize: the whole message then errs)."""
+    if ";" not in _QUOTED.sub("", sql).rstrip().rstrip(";"):
+        return None
+    head = sql.upper()
+    if "PREPARE" not in head and "EXECUTE" not in head:
+        return None
+    try:
+        chunks = split(sql, POSTGRES)
+    except TokenError:
+        return None
+    words = [first_word(c.tokens) for c in chunks]
+    if len(chunks) < 2 or not ({"PREPARE", "EXECUTE"} & set(words)):
+        return None
+    return [(c.start, c.text) for c in chunks], not (set(_BLOCK_WORDS) & set(words))

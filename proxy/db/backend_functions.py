@@ -68,6 +68,20 @@ ACTIVITY_COLUMNS = (
     ("query", "VARCHAR"),
     ("backend_type", "VARCHAR"),
 )
+# pg_stat_progress_copy before the view turns `relation` (a DuckDB SQL name) into relid
+PROGRESS_COLUMNS = (
+    ("pid", "INTEGER"),
+    ("datid", "BIGINT"),
+    ("datname", "VARCHAR"),
+    ("relation", "VARCHAR"),
+    ("command", "VARCHAR"),
+    ("type", "VARCHAR"),
+    ("bytes_processed", "BIGINT"),
+    ("bytes_total", "BIGINT"),
+    ("tuples_processed", "BIGINT"),
+    ("tuples_excluded", "BIGINT"),
+)
+_PROGRESS_TYPE = "STRUCT(" + ", ".join(f"{name} {kind}" for name, kind in PROGRESS_COLUMNS) + ")[]"
 _ACTIVITY_TYPE = "STRUCT(" + ", ".join(f"{name} {kind}" for name, kind in ACTIVITY_COLUMNS) + ")[]"
 _EMPTY_ROW = dict.fromkeys(name for name, _ in ACTIVITY_COLUMNS)
 
@@ -120,7 +134,11 @@ def register(
     def signal(token: str | None, pid: int | None, kind: str, timeout_ms: int | None) -> Any:
         return signal_backend(backends, token, pid, kind, timeout_ms)
 
+    def progress(token: str | None) -> list[dict[str, Any]]:
+        return progress_rows(backends, token, database_name)
+
     _create(conn, "__hati_backend_activity", activity, [sqltypes.VARCHAR], _ACTIVITY_TYPE)
+    _create(conn, "__hati_backend_progress", progress, [sqltypes.VARCHAR], _PROGRESS_TYPE)
     # The catalog's view queries, defaults and CHECKs as PostgreSQL text (pg_dump).
     _create(
         conn,
@@ -191,6 +209,8 @@ def activity_rows(
     caller = backends.caller(token)
     rows = []
     for b in backends.all():
+        if not _listed(caller, b):
+            continue
         row = dict(_EMPTY_ROW)
         app = b.settings.values.get("application_name", "") if b.settings is not None else ""
         row.update(
@@ -201,7 +221,7 @@ def activity_rows(
             usename=b.user,
             application_name=_clip(app, NAME_BYTES),
         )
-        if caller is None or not (caller.superuser or caller.same_role(b)):
+        if not _may_see(caller, b):
             # Postgres shows only these columns of other roles' sessions.
             row["query"] = "<insufficient privilege>"
             rows.append(row)
@@ -218,6 +238,47 @@ def activity_rows(
             query=_clip(query, QUERY_BYTES),
             backend_type="client backend",
         )
+        rows.append(row)
+    return rows
+
+
+def _listed(caller: Backend | None, b: Backend) -> bool:
+    """Whether `caller` learns that session `b` exists at all: an organisation is the
+    boundary of every key (PostgreSQL lists every session of the database), so a key's
+    session lists only its own organisation's; superusers list every one. Calls without a
+    wire session (MCP, REST) list none: who asks cannot be proven there."""
+    if caller is None:
+        return False
+    return caller.superuser or caller.org_id == b.org_id
+
+
+def _may_see(caller: Backend | None, b: Backend) -> bool:
+    """Postgres' HAS_PGSTAT_PERMISSIONS: a superuser, or the same role."""
+    return caller is not None and (caller.superuser or caller.same_role(b))
+
+
+def progress_rows(backends: Backends, token: str | None, database_name: str) -> list[dict]:
+    """The COPY commands running now, a row each (pg_stat_progress_copy). Of other roles'
+    sessions only pid and the database, as Postgres' pg_stat_get_progress_info."""
+    caller = backends.caller(token)
+    rows = []
+    for b in backends.all():
+        p = b.activity.progress
+        if p is None or not _listed(caller, b):
+            continue
+        row: dict[str, Any] = dict.fromkeys(name for name, _ in PROGRESS_COLUMNS)
+        row.update(pid=b.pid, datid=DATID, datname=database_name)
+        if _may_see(caller, b):
+            done_bytes, done_tuples = p.counts
+            row.update(
+                relation=p.relation,
+                command=p.command,
+                type="PIPE",  # STDIN / STDOUT: server files go to DuckDB directly
+                bytes_processed=done_bytes,
+                bytes_total=0,  # a pipe's size is not known, as in Postgres
+                tuples_processed=done_tuples,
+                tuples_excluded=0,  # COPY FROM ... WHERE is not supported
+            )
         rows.append(row)
     return rows
 
@@ -253,7 +314,7 @@ def signal_backend(
         raise UdfError("22003", '"timeout" must not be negative')
     caller = backends.caller(token)
     target = backends.get(pid)
-    if target is None:
+    if target is None or not _listed(caller, target):  # another organisation's: unseen
         _warn(caller, f"PID {pid} is not a PostgreSQL backend process")
         return False
     privileged = caller is not None and caller.superuser

@@ -27,17 +27,32 @@ if TYPE_CHECKING:
 IDLE_STATES = {"I": "idle", "T": "idle in transaction", "E": "idle in transaction (aborted)"}
 
 
+class CopyProgress:
+    """A running COPY's counters, as pg_stat_progress_copy shows them. Only the session's
+    own thread writes them, both in one store, so a reader sees a pair that belongs
+    together."""
+
+    __slots__ = ("command", "counts", "relation")
+
+    def __init__(self, command: str, relation: str | None) -> None:
+        self.command = command  # COPY FROM / COPY TO
+        self.relation = relation  # the table's DuckDB SQL name; None: COPY (query) TO
+        self.counts = (0, 0)  # (bytes processed, tuples processed)
+
+
 class Activity:
-    """What one session is doing: (state, query, query_start, state_change, xact_start).
+    """What one session is doing: (state, query, query_start, state_change, xact_start),
+    and the counters of a COPY it runs (`progress`).
 
     Only the session's own thread writes it, at most twice per statement; each change is
     one attribute store of a whole tuple, so another thread always reads a consistent
     state without a lock. Times are Unix epoch seconds; xact_start None = no transaction.
     """
 
-    __slots__ = ("now",)
+    __slots__ = ("now", "progress")
 
     def __init__(self) -> None:
+        self.progress: CopyProgress | None = None
         self.now: tuple[str, str, float | None, float, float | None] = (
             "idle",
             "",
@@ -55,6 +70,7 @@ class Activity:
     def ready(self, txn_status: str) -> None:
         """ReadyForQuery: idle, keeping the last query. An aborted block shows no
         xact_start, as in Postgres."""
+        self.progress = None
         _, sql, started, _, xact = self.now
         self.now = (
             IDLE_STATES.get(txn_status, "idle"),
@@ -82,6 +98,7 @@ class Backend:
     user: str = ""
     superuser: bool = False
     key_id: str | None = None  # the API key the session logged in with
+    org_id: str = ""  # the login's organisation: other organisations never see the session
     client_addr: str | None = None  # None: a Unix socket
     client_port: int = -1
     backend_start: float = field(default_factory=time.time)

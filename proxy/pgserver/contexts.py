@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from proxy.access.owner_txn import PendingOwners
     from proxy.agent.layer import AgentLayer
     from proxy.core.identity import Identity
+    from proxy.db.backends import Activity
     from proxy.db.commit_clock import OpenWrite
     from proxy.db.settings import SessionSettings
     from proxy.pgserver.column_origins import OriginMap
@@ -88,6 +89,7 @@ class ClientSession(Protocol):
     savepoints: Any  # savepoint_log.SavepointState
     sequences: SessionSequences  # this session's currval / lastval (sequence_values.py)
     temp_on_commit: Any  # temp_on_commit.TempOnCommit: ON COMMIT DROP / DELETE ROWS tables
+    activity: Activity  # what pg_stat_activity / pg_stat_progress_copy show of it
 
     # The connection's output and input (proxy/pgserver/server.py's Connection).
     out: Callable[[bytes | memoryview], None]  # memoryview: a batch of rows in Arrow's buffer

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import sqlglot
 from sqlglot import exp
 
+from proxy.db.backends import CopyProgress
 from proxy.pgserver.copy_in_values import binary_json, binary_value_text, text_converter
 from proxy.pgserver.copy_out import copy_out
 from proxy.pgserver.results import Column
@@ -172,7 +173,7 @@ async def run_copy(runner: StatementRunner, session: ClientSession, portal: Port
     else:
         cols = ", ".join(target.columns) or "*"
         query = target.query or f"SELECT {cols} FROM {target.table}"
-        await copy_out(runner, session, query, target.options, target.json_outputs)
+        await copy_out(runner, session, query, target.options, target.json_outputs, target.table)
 
 
 # --- COPY FROM STDIN -----------------------------------------------------------
@@ -408,6 +409,8 @@ async def _copy_in(runner: StatementRunner, session: ClientSession, target: Copy
     session.out(m.copy_in_response(opts.format == "binary", len(columns)))
     await session.flush()
     failed: PgError | None = None
+    # pg_stat_progress_copy: rows read so far (loaded by DuckDB at the end, in one piece)
+    progress = session.activity.progress = CopyProgress("COPY FROM", target.table)
     try:
         while True:
             msg = await session.receive()
@@ -417,6 +420,7 @@ async def _copy_in(runner: StatementRunner, session: ClientSession, target: Copy
                         spool.feed(msg.data)
                     except (PgError, UnicodeDecodeError, ValueError) as exc:
                         failed = exc if isinstance(exc, PgError) else PgError("22P02", str(exc))
+                progress.counts = (progress.counts[0] + len(msg.data), spool.rows)
             elif isinstance(msg, m.CopyDone):
                 break
             elif isinstance(msg, m.CopyFail):

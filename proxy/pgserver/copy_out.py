@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import pyarrow as pa
 
+from proxy.db.backends import CopyProgress
 from proxy.db.catalog import snapshot as catalog_snapshot
 from proxy.pgserver import arrow_results
 from proxy.pgserver.prefetch import Prefetch, ReadAhead
@@ -76,9 +77,11 @@ async def copy_out(
     query: str,
     opts: CopyOptions,
     json_outputs: tuple[bool, ...] | None = None,
+    table: str | None = None,
 ) -> None:
     """json_outputs: which columns PostgreSQL types json; other JSON columns are jsonb, as
-    in query results (binary jsonb values carry their version byte)."""
+    in query results (binary jsonb values carry their version byte). table: COPY table
+    TO's (pg_stat_progress_copy's relid); None for COPY (query) TO."""
     cur = runner.cursor
 
     def run() -> tuple[Column, ...]:
@@ -137,6 +140,7 @@ async def copy_out(
             return _rows_out(rows, encoders, opts, first_rows), len(rows)
 
     total = 0
+    progress = session.activity.progress = CopyProgress("COPY TO", table)
     steps = Prefetch(runner, batch)
     try:
         while True:
@@ -147,6 +151,8 @@ async def copy_out(
                 break
             steps.ahead()  # the next batch is encoded while this one goes out
             total += n
+            # the data without the messages' 5-byte heads (a message a row)
+            progress.counts = (progress.counts[0] + len(data) - 5 * n, total)
             session.out(data)
             await session.flush_if_large()
     finally:

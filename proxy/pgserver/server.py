@@ -391,6 +391,7 @@ class Connection:
                 user=user,
                 superuser=superuser,
                 key_id=who.key_id,
+                org_id=who.org_id,
                 client_addr=str(peer[0]) if tcp else None,
                 client_port=int(peer[1]) if tcp else -1,
                 backend_start=self.started,

@@ -27,6 +27,8 @@ from proxy.semantic import column_hints
 from proxy.wire import messages as m
 from proxy.wire.errors import FatalError, PgError, ProtocolViolation
 from transpiler import ColumnHints, Statement, TranspileError, explicit_param_casts, transpile
+from transpiler.indeterminate_params import untyped_param
+from transpiler.sql_prepare import message_pieces
 
 log = logging.getLogger("hatiproxy.session")
 
@@ -239,37 +241,12 @@ class Session:
         if logged:
             statement_log.statement(self.log_who(), sql)
         try:
-            answered = False
-            if sql_prepared.maybe_prepared(sql):
-                answered = sql_prepared.prepare(
-                    self.sql_prepared, sql, lambda body: self.transpile_sql(body, None)
-                )
-                if answered:
-                    self.out(m.command_complete("PREPARE"))
-                else:
-                    sql = sql_prepared.execute_text(self.sql_prepared, sql) or sql
-            # what runs: with the BEFORE ROW triggers it fires (the log shows `sql`)
-            run = sql if answered else await triggers.prepare(self.runner, sql)
-            hints = None if answered else await column_hints.ready(self.runner, run)
-            statements = () if answered else self.transpile_sql(run, hints)
-            if not logged and statement_log.selects(level, statements):
-                logged = True
-                statement_log.statement(self.log_who(), sql)
-            if not statements and not answered:
-                self.out(m.empty_query_response())
-            implicit = len(statements) > 1 and self.runner.txn_status == "I"
-            for st in statements:
-                if implicit and st.kind in ("begin", "commit", "rollback"):
-                    implicit = False
-            if implicit:
+            pieces, implicit = message_pieces(sql) or ([(0, sql)], False)
+            if implicit := implicit and self.runner.txn_status == "I":
                 await self.runner.begin_implicit()
-            ddl_ran = False  # since the statements were transpiled
-            for i in range(len(statements)):
-                if ddl_ran and statements[i].kind in _HINTED and hints is not None:
-                    statements, ddl_ran = await self._after_ddl(sql, statements), False
-                portal = Portal(statements[i], [], (), sql=sql)
-                await self.runner.execute(portal, self, max_rows=0, describe=True)
-                ddl_ran = ddl_ran or (statements[i].kind == "ddl" and len(statements) <= _AGAIN)
+            for start, piece in pieces:
+                with sql_prepared.piece_of(start, piece):
+                    logged = await self._query_text(piece, logged, level)
             if implicit:
                 await self.runner.end_implicit()
         except (ProtocolViolation, FatalError):  # these end the connection
@@ -289,6 +266,44 @@ class Session:
         self.prepared.pop("", None)
         self._ready()
         await self.flush()
+
+    async def _query_text(self, sql: str, logged: bool, level: str) -> bool:
+        """Run a simple Query's text (or a piece: message_pieces); True once it is logged."""
+        answered = False
+        if sql_prepared.maybe_prepared(sql):
+            answered = sql_prepared.prepare(
+                self.sql_prepared, sql, lambda body: self.transpile_sql(body, None)
+            )
+            if answered:
+                self.out(m.command_complete("PREPARE"))
+            else:
+                sql = sql_prepared.execute_text(self.sql_prepared, sql) or sql
+        # what runs: with the BEFORE ROW triggers it fires (the log shows `sql`)
+        run = sql if answered else await triggers.prepare(self.runner, sql)
+        hints = None if answered else await column_hints.ready(self.runner, run)
+        statements = () if answered else self.transpile_sql(run, hints)
+        if not logged and statement_log.selects(level, statements):
+            logged = True
+            statement_log.statement(self.log_who(), sql)
+        if not statements and not answered:
+            self.out(m.empty_query_response())
+        implicit = len(statements) > 1 and self.runner.txn_status == "I"
+        implicit = implicit and not self.runner.implicit
+        for st in statements:
+            if implicit and st.kind in ("begin", "commit", "rollback"):
+                implicit = False
+        if implicit:
+            await self.runner.begin_implicit()
+        ddl_ran = False  # since the statements were transpiled
+        for i in range(len(statements)):
+            if ddl_ran and statements[i].kind in _HINTED and hints is not None:
+                statements, ddl_ran = await self._after_ddl(sql, statements), False
+            portal = Portal(statements[i], [], (), sql=sql)
+            await self.runner.execute(portal, self, max_rows=0, describe=True)
+            ddl_ran = ddl_ran or (statements[i].kind == "ddl" and len(statements) <= _AGAIN)
+        if implicit:
+            await self.runner.end_implicit()
+        return logged
 
     async def _after_ddl(
         self, sql: str, statements: tuple[Statement, ...]
@@ -317,6 +332,8 @@ class Session:
             for n, pg_type in explicit_param_casts(msg.sql).items():
                 if 0 < n <= len(oids) and oids[n - 1] == 0:
                     oids[n - 1] = _EXPLICIT_OIDS[pg_type]
+            if (n := untyped_param(msg.sql, oids)) is not None:
+                raise PgError("42P18", f"could not determine data type of parameter ${n}")
             if 0 in oids:
                 oids = await self.runner.infer_param_oids(st, oids)
         self.prepared[msg.name] = Prepared(msg.sql, st, oids, parts=parts)

@@ -4,7 +4,8 @@ arguments (transpiler/sql_prepare.py) and run as any other statement."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from proxy.wire.errors import PgError
 from transpiler.sql_prepare import bind_text, max_param, parse_execute, parse_prepare
@@ -71,3 +72,16 @@ def extended_text(store: SqlPrepared, sql: str) -> str:
             hint="Send PREPARE as a simple query, or Parse the statement itself.",
         )
     return execute_text(store, sql) or sql
+
+
+@contextmanager
+def piece_of(start: int, text: str) -> Iterator[None]:
+    """Run one statement of a message of several (transpiler.sql_prepare.message_pieces):
+    an error's position counts from the message's start, as PostgreSQL's does; within an
+    EXECUTE's prepared statement it is dropped (it points into that statement's text)."""
+    try:
+        yield
+    except PgError as exc:
+        if exc.position is not None:
+            exc.position = None if parse_execute(text) else exc.position + start
+        raise

@@ -10,15 +10,15 @@ where the domains still refuse a bad value (23514, 23502) and give their DEFAULT
 
 from __future__ import annotations
 
-import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
-from pg_dump_support import dump_body, fill, pg_tool, plain_dump
+from pg_dump_support import dump_body, filled_pair, plain_dump, replayed
 
-from tests.conftest import start_server
-from tests.differential.pgcluster import start_pg
+from tests.conftest import ServerProcess
+from tests.differential.pgcluster import PgCluster
 
 SCHEMA = [
     "CREATE DOMAIN email AS text CONSTRAINT email_has_at CHECK ((VALUE ~ '@'::text))",
@@ -58,16 +58,9 @@ def _check_restored(dsn: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def servers(tmp_path_factory: pytest.TempPathFactory):
-    pg = start_pg()
-    srv = start_server(tmp_path_factory.mktemp("domains_src"), "--database", ":memory:")
-    try:
-        fill(pg.dsn, SCHEMA)
-        fill(srv.dsn, SCHEMA)
-        yield srv, pg
-    finally:
-        srv.stop()
-        pg.stop()
+def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerProcess, PgCluster]]:
+    with filled_pair(tmp_path_factory.mktemp("domains_src"), SCHEMA) as pair:
+        yield pair
 
 
 def test_dump_writes_what_postgres_dump_writes(servers) -> None:
@@ -80,20 +73,8 @@ def test_dump_writes_what_postgres_dump_writes(servers) -> None:
 @pytest.mark.parametrize("source", ["hatiproxy", "postgres"])
 def test_dump_restores_into_hatiproxy_and_postgres(servers, source: str, tmp_path: Path) -> None:
     srv, pg_source = servers
-    path = tmp_path / "dump.sql"
-    path.write_text(plain_dump(srv.dsn if source == "hatiproxy" else pg_source.dsn))
-    target = start_server(tmp_path / "target", "--database", ":memory:")
-    pg = start_pg()
-    try:
-        for dsn in (target.dsn, pg.dsn):
-            out = subprocess.run(
-                [pg_tool("psql"), dsn, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", str(path)],
-                capture_output=True,
-                text=True,
-                timeout=180,
-            )
-            assert out.returncode == 0, out.stderr
+    with replayed(
+        tmp_path, plain_dump(srv.dsn if source == "hatiproxy" else pg_source.dsn)
+    ) as dsns:
+        for dsn in dsns:
             _check_restored(dsn)
-    finally:
-        target.stop()
-        pg.stop()

@@ -11,15 +11,15 @@ started again on its data directory still knows its identity columns.
 
 from __future__ import annotations
 
-import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
-from pg_dump_support import dump_body, fill, pg_tool, plain_dump
+from pg_dump_support import dump_body, filled_pair, plain_dump, replayed
 
 from tests.conftest import ServerProcess, start_server
-from tests.differential.pgcluster import start_pg
+from tests.differential.pgcluster import PgCluster
 
 SCHEMA = [
     "CREATE TABLE id_always (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY, v text)",
@@ -77,16 +77,9 @@ def _check_restored(dsn: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def servers(tmp_path_factory: pytest.TempPathFactory):
-    pg = start_pg()
-    srv = start_server(tmp_path_factory.mktemp("identity_src"), "--database", ":memory:")
-    try:
-        fill(pg.dsn, SCHEMA)
-        fill(srv.dsn, SCHEMA)
-        yield srv, pg
-    finally:
-        srv.stop()
-        pg.stop()
+def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerProcess, PgCluster]]:
+    with filled_pair(tmp_path_factory.mktemp("identity_src"), SCHEMA) as pair:
+        yield pair
 
 
 def test_dump_writes_what_postgres_dump_writes(servers) -> None:
@@ -100,23 +93,9 @@ def test_dump_writes_what_postgres_dump_writes(servers) -> None:
 
 def test_dump_restores_into_hatiproxy_and_postgres(servers, tmp_path: Path) -> None:
     srv, _ = servers
-    path = tmp_path / "dump.sql"
-    path.write_text(plain_dump(srv.dsn))
-    target = start_server(tmp_path / "target", "--database", ":memory:")
-    pg = start_pg()
-    try:
-        for dsn in (target.dsn, pg.dsn):
-            out = subprocess.run(
-                [pg_tool("psql"), dsn, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", str(path)],
-                capture_output=True,
-                text=True,
-                timeout=180,
-            )
-            assert out.returncode == 0, out.stderr
+    with replayed(tmp_path, plain_dump(srv.dsn)) as dsns:
+        for dsn in dsns:
             _check_restored(dsn)
-    finally:
-        target.stop()
-        pg.stop()
 
 
 def test_identity_survives_a_restart(tmp_path: Path) -> None:

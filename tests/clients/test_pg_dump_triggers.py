@@ -11,15 +11,15 @@ its triggers.
 from __future__ import annotations
 
 import re
-import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
-from pg_dump_support import fill, pg_tool, plain_dump
+from pg_dump_support import fill, filled_pair, plain_dump, replayed
 
 from tests.conftest import ServerProcess, start_server
-from tests.differential.pgcluster import start_pg
+from tests.differential.pgcluster import PgCluster
 
 SCHEMA = [
     "CREATE TABLE posts (id serial PRIMARY KEY, title text NOT NULL, version int NOT NULL"
@@ -62,16 +62,9 @@ def _check_fires(dsn: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def servers(tmp_path_factory: pytest.TempPathFactory):
-    pg = start_pg()
-    srv = start_server(tmp_path_factory.mktemp("triggers_src"), "--database", ":memory:")
-    try:
-        for dsn in (pg.dsn, srv.dsn):
-            fill(dsn, SCHEMA)
-        yield srv, pg
-    finally:
-        srv.stop()
-        pg.stop()
+def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerProcess, PgCluster]]:
+    with filled_pair(tmp_path_factory.mktemp("triggers_src"), SCHEMA) as pair:
+        yield pair
 
 
 def test_dump_writes_what_postgres_dump_writes(servers) -> None:
@@ -84,24 +77,11 @@ def test_dump_writes_what_postgres_dump_writes(servers) -> None:
 
 def test_dump_restores_into_hatiproxy_and_postgres(servers, tmp_path: Path) -> None:
     srv, _ = servers
-    path = tmp_path / "dump.sql"
-    path.write_text(plain_dump(srv.dsn))
-    target = start_server(tmp_path / "target", "--database", ":memory:")
-    pg = start_pg()
-    try:
-        for dsn in (target.dsn, pg.dsn):
-            out = subprocess.run(
-                [pg_tool("psql"), dsn, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", str(path)],
-                capture_output=True,
-                text=True,
-                timeout=180,
-                env={"PGTZ": "UTC", "PATH": "/usr/bin:/bin"},
-            )
-            assert out.returncode == 0, out.stderr
+    with replayed(
+        tmp_path, plain_dump(srv.dsn), env={"PGTZ": "UTC", "PATH": "/usr/bin:/bin"}
+    ) as dsns:
+        for dsn in dsns:
             _check_fires(dsn)
-    finally:
-        target.stop()
-        pg.stop()
 
 
 def test_triggers_survive_a_restart(tmp_path: Path) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 
 import psycopg
 import pytest
@@ -12,12 +11,6 @@ from psycopg import errors, sql
 
 # A DuckDB query that runs for many seconds unless interrupted.
 LONG_QUERY = "SELECT count(*) FROM range(10000000000) t(a) WHERE a % 7 = 3"
-
-
-@pytest.fixture
-def conn(server) -> Iterator[psycopg.Connection]:
-    with psycopg.connect(server.dsn, autocommit=True) as c:
-        yield c
 
 
 def test_command_tags_and_rowcounts(conn, table_name) -> None:

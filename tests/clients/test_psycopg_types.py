@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import Iterator
 from decimal import Decimal
 
 import psycopg
@@ -34,12 +33,6 @@ ROUND_TRIP = [
     ("text[]", ["a", "b c", "{", '"q"'], 1009),
     ("double precision[]", [1.25, -2.5], 1022),
 ]
-
-
-@pytest.fixture
-def conn(server) -> Iterator[psycopg.Connection]:
-    with psycopg.connect(server.dsn, autocommit=True) as c:
-        yield c
 
 
 @pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])

@@ -8,11 +8,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
-from pgcluster import start_pg
 
 if (_root := str(Path(__file__).resolve().parents[2])) not in sys.path:
     sys.path.append(_root)
 from tests.conftest import ServerProcess, start_server  # noqa: E402
+from tests.differential.pgcluster import start_pg  # noqa: E402
 
 
 @contextlib.contextmanager
@@ -41,3 +41,15 @@ def pg_beside(server: ServerProcess, setup: list[str]) -> Iterator[tuple[str, st
         yield dsns
     finally:
         pg.stop()
+
+
+@contextlib.contextmanager
+def connected_sides(tmp: Path, setup: list[str]) -> Iterator[list[psycopg.Connection]]:
+    """pg_and_hatiproxy's two sides as open autocommit connections, PostgreSQL first."""
+    with pg_and_hatiproxy(tmp, setup) as dsns:
+        conns = [psycopg.connect(dsn, autocommit=True) for dsn in dsns]
+        try:
+            yield conns
+        finally:
+            for conn in conns:
+                conn.close()

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import psycopg
 import pytest
+import requests
 
 from tests.conftest import start_server
 from tests.rest.rest_support import KeyedServer, KeySpec, create_keys
@@ -65,3 +66,17 @@ def psql(ks: KeyedServer, who: str, command: str, check: bool = True) -> str:
     )  # fmt: skip
     assert out.returncode == 0 or not check, out.stderr
     return out.stdout
+
+
+def mcp_query(ks: KeyedServer, who: str, sql: str) -> tuple[bool, str]:
+    """SQL through the MCP `query` tool with `who`'s key: (isError, the tool's text)."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
+    body["params"] = {"name": "query", "arguments": {"sql": sql}}
+    r = requests.post(
+        ks.server.mcp_url,
+        json=body,
+        headers={"Authorization": f"ApiKey {ks.secrets[who]}"},
+        timeout=30,
+    )
+    result = r.json()["result"]
+    return bool(result.get("isError")), result["content"][0]["text"]

@@ -10,10 +10,9 @@ from collections.abc import Iterator
 
 import psycopg
 import pytest
-import requests
 
 from tests.rest.rest_support import KeyedServer
-from tests.security.ownership_support import connect, keyed_server
+from tests.security.ownership_support import connect, keyed_server, mcp_query
 
 
 @pytest.fixture(scope="module")
@@ -83,18 +82,9 @@ def test_nor_by_copy(ks: KeyedServer) -> None:
 
 
 def test_nor_over_mcp(ks: KeyedServer) -> None:
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
-    body["params"] = {"name": "query", "arguments": {"sql": "SELECT body FROM orga_notes"}}
     for who, ok in (("bob", False), ("alice", True)):
-        r = requests.post(
-            ks.server.mcp_url,
-            json=body,
-            headers={"Authorization": f"ApiKey {ks.secrets[who]}"},
-            timeout=30,
-        )
-        result = r.json()["result"]
-        text = result["content"][0]["text"]
-        assert bool(result.get("isError")) is not ok, text
+        error, text = mcp_query(ks, who, "SELECT body FROM orga_notes")
+        assert error is not ok, text
         assert ("orga-secret" in text) is ok, text
 
 

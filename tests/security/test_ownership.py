@@ -17,7 +17,14 @@ import pytest
 import requests
 
 from tests.rest.rest_support import KeyedServer
-from tests.security.ownership_support import connect, keyed_server, psql, refused, restart
+from tests.security.ownership_support import (
+    connect,
+    keyed_server,
+    mcp_query,
+    psql,
+    refused,
+    restart,
+)
 
 
 @pytest.fixture(scope="module")
@@ -266,18 +273,9 @@ def test_rotating_a_key_keeps_what_it_owns(ks: KeyedServer) -> None:
 def test_ownership_holds_over_mcp_too(ks: KeyedServer) -> None:
     with connect(ks, "alice") as alice:
         alice.execute("CREATE TABLE over_mcp (a INT)")
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
-    body["params"] = {"name": "query", "arguments": {"sql": "DROP TABLE over_mcp"}}
     for who, ok in (("bob", False), ("alice", True)):
-        r = requests.post(
-            ks.server.mcp_url,
-            json=body,
-            headers={"Authorization": f"ApiKey {ks.secrets[who]}"},
-            timeout=30,
-        )
-        result = r.json()["result"]
-        text = result["content"][0]["text"]
-        assert bool(result.get("isError")) is not ok, text
+        error, text = mcp_query(ks, who, "DROP TABLE over_mcp")
+        assert error is not ok, text
         if not ok:
             assert "must be owner of table over_mcp" in text
 

@@ -30,7 +30,6 @@ SCRIPT = Path(__file__).with_name("pg8000_script.py")
 # Steps whose result differs from PostgreSQL 15's, each named in docs/compatibility.md
 # ("pg8000"); the test fails when one starts to match, so the list stays true.
 KNOWN_DIFFERENCES: dict[str, str] = {
-    "typeof_unknown": "an untyped parameter is text here; PostgreSQL: 42P18 (pg_typeof($1))",
     "named_reuse": "42725 as here, in DuckDB's words (PostgreSQL: operator is not unique)",
     "listen_notify": "LISTEN / NOTIFY is 0A000 (no notifications between sessions)",
 }

@@ -84,3 +84,14 @@ FROM __hati_catalog.pg.__hati_rel r
 WHERE r.relkind IN ('r', 'm') AND r.nspname NOT IN ('pg_catalog', 'information_schema');
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_statio_all_tables AS
 SELECT * FROM __hati_catalog.pg.pg_statio_user_tables;
+
+-- One row per running COPY FROM STDIN / TO STDOUT, its counters moving as the data flows
+-- (proxy/pgserver/copy.py, copy_out.py); relid 0 for COPY (query) TO, as in PostgreSQL.
+CREATE OR REPLACE VIEW __hati_catalog.pg.pg_stat_progress_copy AS
+SELECT __h_p.pid, __h_p.datid, __h_p.datname,
+       CASE WHEN __h_p.command IS NULL THEN NULL WHEN __h_p.relation IS NULL THEN 0
+            ELSE coalesce(__hati_catalog.pg.to_regclass(__h_p.relation), 0) END AS relid,
+       __h_p.command, __h_p.type, __h_p.bytes_processed, __h_p.bytes_total,
+       __h_p.tuples_processed, __h_p.tuples_excluded
+FROM (SELECT unnest(__hati_backend_progress(getvariable('__hati_backend')), recursive := true))
+    __h_p;
