@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 from transpiler.domains import DomainDdl
+from transpiler.notify_statements import NotifyStatement
 
 if TYPE_CHECKING:
     from sqlglot import exp
@@ -76,10 +77,9 @@ class TransactionCommand:
 
 @dataclass(frozen=True, slots=True)
 class UtilityCommand:
-    """Statements the server acknowledges itself: DISCARD ALL, CLOSE ALL, UNLISTEN *
-    (LISTEN is refused: transpiler/core.py), DEALLOCATE [ALL|name], CREATE EXTENSION
+    """Statements the server acknowledges itself: DISCARD ALL, CLOSE ALL, DEALLOCATE [ALL|name], CREATE EXTENSION
     name, LOCK TABLE names (as written: "lock public.t, \"T\""). `name` is the normalised
-    statement, lower case, e.g. "discard all", "close all", "unlisten *",
+    statement, lower case, e.g. "discard all", "close all",
     "deallocate all", "deallocate stmt1", "create extension vector"."""
 
     name: str
@@ -191,6 +191,7 @@ Command = (
     | DmlCte
     | CommentCommand
     | DomainDdl
+    | NotifyStatement
 )
 
 

@@ -19,6 +19,7 @@ full queue drops the oldest entry, counts it (`dropped`), and the caller logs it
 
 from __future__ import annotations
 
+import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -67,10 +68,13 @@ class PendingTransaction:
     # ("listen" | "unlisten" | "unlisten_all", channel) in statement order
     actions: list[tuple[str, str]] = field(default_factory=list)
     savepoints: list[tuple[str, int, int]] = field(default_factory=list)
+    # the pairs in `notifies`, for the dedup check (one per row of a large SELECT)
+    seen: set[tuple[str, str]] = field(default_factory=set)
 
     def notify(self, channel: str, payload: str) -> None:
         check_notify(channel, payload)
-        if (channel, payload) not in self.notifies:
+        if (channel, payload) not in self.seen:
+            self.seen.add((channel, payload))
             self.notifies.append((channel, payload))
 
     def listen(self, channel: str) -> None:
@@ -95,6 +99,7 @@ class PendingTransaction:
             return
         _, n_notifies, n_actions = self.savepoints[i]
         del self.notifies[n_notifies:]
+        self.seen = set(self.notifies)
         del self.actions[n_actions:]
         del self.savepoints[i + 1 :]
 
@@ -121,24 +126,28 @@ class Listener:
 
 
 class Hub:
-    """All listeners of one server process, grouped by scope."""
+    """All listeners of one server process, grouped by scope. Sessions run on threads of
+    their own: every method holds the hub's lock (wake callbacks must not block)."""
 
     def __init__(self, queue_limit: int = QUEUE_LIMIT) -> None:
         self.queue_limit = queue_limit
+        self.lock = threading.RLock()
         self._listeners: dict[int, Listener] = {}
         self._by_channel: dict[tuple[str, str], set[int]] = {}
 
     def attach(self, key: int, scope: str, wake: Callable[[], None] | None = None) -> Listener:
-        listener = Listener(key, scope, wake=wake)
-        self._listeners[key] = listener
-        return listener
+        with self.lock:
+            listener = Listener(key, scope, wake=wake)
+            self._listeners[key] = listener
+            return listener
 
     def detach(self, key: int) -> None:
-        listener = self._listeners.pop(key, None)
-        if listener is None:
-            return
-        for channel in listener.channels:
-            self._drop(listener.scope, channel, key)
+        with self.lock:
+            listener = self._listeners.pop(key, None)
+            if listener is None:
+                return
+            for channel in listener.channels:
+                self._drop(listener.scope, channel, key)
 
     def _drop(self, scope: str, channel: str, key: int) -> None:
         keys = self._by_channel.get((scope, channel))
@@ -151,50 +160,54 @@ class Hub:
         """Apply a committed transaction: LISTEN / UNLISTEN first (PostgreSQL registers
         the listener before sending, so a self-notify in the same transaction arrives),
         then queue its notifications. Returns the listener keys that got something."""
-        listener = self._listeners[key]
-        for action, channel in pending.actions:
-            if action == "listen":
-                listener.channels.add(channel)
-                self._by_channel.setdefault((listener.scope, channel), set()).add(key)
-            elif action == "unlisten":
-                listener.channels.discard(channel)
-                self._drop(listener.scope, channel, key)
-            else:
-                for name in list(listener.channels):
-                    self._drop(listener.scope, name, key)
-                listener.channels.clear()
-        return self.publish(listener.scope, pending.notifies, pid)
+        with self.lock:
+            listener = self._listeners[key]
+            for action, channel in pending.actions:
+                if action == "listen":
+                    listener.channels.add(channel)
+                    self._by_channel.setdefault((listener.scope, channel), set()).add(key)
+                elif action == "unlisten":
+                    listener.channels.discard(channel)
+                    self._drop(listener.scope, channel, key)
+                else:
+                    for name in list(listener.channels):
+                        self._drop(listener.scope, name, key)
+                    listener.channels.clear()
+            return self.publish(listener.scope, pending.notifies, pid)
 
     def publish(self, scope: str, notifies: list[tuple[str, str]], pid: int) -> list[int]:
         """Queue committed notifications for every listener of their channel in scope
         (also used by the in-process executor, which has no listener of its own)."""
-        woken: list[int] = []
-        for channel, payload in notifies:
-            for k in sorted(self._by_channel.get((scope, channel), ())):
-                target = self._listeners[k]
-                if len(target.queue) >= self.queue_limit:
-                    target.queue.popleft()
-                    target.dropped += 1
-                target.queue.append(Notification(channel, payload, pid))
-                if k not in woken:
-                    woken.append(k)
-        for k in woken:
-            wake = self._listeners[k].wake
-            if wake is not None:
-                wake()
-        return woken
+        with self.lock:
+            woken: list[int] = []
+            for channel, payload in notifies:
+                for k in sorted(self._by_channel.get((scope, channel), ())):
+                    target = self._listeners[k]
+                    if len(target.queue) >= self.queue_limit:
+                        target.queue.popleft()
+                        target.dropped += 1
+                    target.queue.append(Notification(channel, payload, pid))
+                    if k not in woken:
+                        woken.append(k)
+            for k in woken:
+                wake = self._listeners[k].wake
+                if wake is not None:
+                    wake()
+            return woken
 
     def take(self, key: int) -> tuple[list[Notification], int]:
         """The queued notifications of one listener and how many were dropped since the
         last take; both are reset."""
-        listener = self._listeners.get(key)
-        if listener is None:
-            return [], 0
-        out = list(listener.queue)
-        listener.queue.clear()
-        dropped, listener.dropped = listener.dropped, 0
-        return out, dropped
+        with self.lock:
+            listener = self._listeners.get(key)
+            if listener is None:
+                return [], 0
+            out = list(listener.queue)
+            listener.queue.clear()
+            dropped, listener.dropped = listener.dropped, 0
+            return out, dropped
 
     def channels(self, key: int) -> list[str]:
-        listener = self._listeners.get(key)
-        return listener.channel_list() if listener is not None else []
+        with self.lock:
+            listener = self._listeners.get(key)
+            return listener.channel_list() if listener is not None else []

@@ -22,6 +22,7 @@ from transpiler.model import (
     TransactionCommand,
     UtilityCommand,
 )
+from transpiler.notify_statements import NotifyStatement
 
 if TYPE_CHECKING:
     from proxy.db.settings import SetResult
@@ -96,6 +97,14 @@ async def run(
             tag = await object_comments.run(runner, session, cmd, BUILT_IN_EXTENSIONS)
         case DomainDdl():  # CREATE / ALTER / DROP DOMAIN
             tag = await domains.run(runner, session, portal)
+        case NotifyStatement():  # pending until the block commits (notify_wire.py)
+            if cmd.verb == "NOTIFY":
+                runner.notify.notify(cmd.channel or "", cmd.payload)
+            elif cmd.verb == "LISTEN":
+                runner.notify.listen(cmd.channel or "")
+            else:
+                runner.notify.unlisten(cmd.channel)
+            tag = cmd.verb
         case _:
             raise PgError("0A000", f"unsupported command {st.tag}")
     session.out(m.command_complete(tag))
@@ -245,8 +254,6 @@ async def _utility(
         return await sql_cursors.close(
             runner, session.sql_cursors, name.removeprefix("close").strip()
         )
-    if name.startswith("unlisten"):
-        return "UNLISTEN"
     if name.startswith("discard"):
         if name == "discard sequences":  # this session's currval / lastval
             session.sequences.discard()

@@ -98,6 +98,7 @@ class Session(ExtendedSteps):
         self.sequences = SessionSequences()  # currval / lastval (sequence_values.py)
         self.temp_on_commit = TempOnCommit()  # ON COMMIT DROP / DELETE ROWS tables
         self.statement_sql: str | None = None  # the SQL a failure is logged with
+        self.idle = False  # ReadyForQuery 'I' sent, no message since: notifications may go
 
     def log_who(self) -> statement_log.Who:
         """This session, as the statement log names it."""
@@ -138,6 +139,7 @@ class Session(ExtendedSteps):
 
     async def handle(self, msg: m.FrontendMessage) -> bool:
         """Handle one message; False when the client asked to terminate."""
+        self.idle = False
         step = _EXTENDED_STEPS.get(type(msg))
         if step is None:
             if type(msg) is m.Sync:  # the other message of every extended-protocol run
@@ -332,6 +334,12 @@ class Session(ExtendedSteps):
     def _ready(self) -> None:
         """ReadyForQuery; pg_stat_activity then shows the session idle."""
         status = self.runner.txn_status
+        self.idle = status == "I"
+        if self.idle:
+            notify = self.runner.notify
+            notify.commit()  # an autocommit statement's (block ends commit theirs)
+            for message in notify.messages():  # before ReadyForQuery, as PostgreSQL
+                self.out(message)
         self.activity.ready(status)
         self.out(m.ready_for_query(status))
 
