@@ -1,0 +1,47 @@
+"""LISTEN / NOTIFY are scoped by organisation (proxy/core/notify_hub.py): a key never
+hears another organisation's notifications on a channel of the same name; keys of one
+organisation, and password logins among themselves (the default organisation), do.
+Over MCP (no wire session to deliver on) LISTEN / NOTIFY / pg_notify are 0A000."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+
+from tests.rest.rest_support import KeyedServer
+from tests.security.ownership_support import connect, keyed_server, mcp_query
+
+
+@pytest.fixture(scope="module")
+def ks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KeyedServer]:
+    yield from keyed_server(tmp_path_factory)
+
+
+def _heard(con: psycopg.Connection) -> list[str]:
+    return [n.payload for n in con.notifies(timeout=0.5)]
+
+
+def test_organisations_do_not_hear_each_other(ks: KeyedServer) -> None:
+    with (
+        connect(ks, "alice") as alice,
+        connect(ks, "adma") as adma,
+        connect(ks, "bob") as bob,
+        connect(ks, "root") as root,
+    ):
+        for con in (alice, adma, bob, root):
+            con.execute("LISTEN org_chan")
+        bob.execute("NOTIFY org_chan, 'from orgb'")
+        alice.execute("SELECT pg_notify('org_chan', 'from orga')")
+        root.execute("NOTIFY org_chan, 'from the operators'")
+        assert _heard(adma) == ["from orga"]  # alice's organisation
+        assert _heard(alice) == ["from orga"]  # her own too
+        assert _heard(bob) == ["from orgb"]
+        assert _heard(root) == ["from the operators"]
+
+
+def test_over_mcp_notifications_are_refused(ks: KeyedServer) -> None:
+    for sql in ("LISTEN org_chan", "NOTIFY org_chan, 'x'", "SELECT pg_notify('org_chan', 'x')"):
+        error, text = mcp_query(ks, "alice", sql)
+        assert error and "wire connection" in text, (sql, text)
