@@ -198,6 +198,9 @@ class Hub:
     def take(self, key: int) -> tuple[list[Notification], int]:
         """The queued notifications of one listener and how many were dropped since the
         last take; both are reset."""
+        listener = self._listeners.get(key)  # (asked at every ReadyForQuery: no lock if
+        if listener is None or not (listener.queue or listener.dropped):  # nothing queued)
+            return [], 0
         with self.lock:
             listener = self._listeners.get(key)
             if listener is None:

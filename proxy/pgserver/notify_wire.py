@@ -79,6 +79,9 @@ class SessionNotify:
 
     def commit(self) -> None:
         """The transaction committed: its LISTEN / UNLISTEN apply, its notifications go."""
+        pending = self._pending
+        if not (pending.notifies or pending.actions or pending.savepoints):
+            return  # (every ReadyForQuery asks: most transactions notify nothing)
         with self._lock:
             pending, self._pending = self._pending, PendingTransaction()
         if self.hub is not None and (pending.notifies or pending.actions):
@@ -86,6 +89,9 @@ class SessionNotify:
 
     def discard(self) -> None:
         """The transaction rolled back (or failed): nothing of it takes effect."""
+        pending = self._pending
+        if not (pending.notifies or pending.actions or pending.savepoints):
+            return
         with self._lock:
             self._pending = PendingTransaction()
 
