@@ -13,6 +13,7 @@ import duckdb
 
 from proxy.access import ownership, sql_policy
 from proxy.core.identity import Identity
+from proxy.core.notify_hub import check_notify
 from proxy.db import row_triggers
 from proxy.db.commit_clock import statement_may_write
 from proxy.db.duckdb_errors import map_duckdb_error
@@ -27,9 +28,11 @@ from proxy.execution.sql_bridge import (
 )
 from proxy.wire.errors import PgError
 from transpiler import TranspileError, transpile
+from transpiler.notify_statements import NotifyStatement
 
 if TYPE_CHECKING:
     from proxy.agent.layer import AgentLayer
+    from proxy.db.engine import Engine
 
 
 READ_KINDS = frozenset({"select", "show", "explain"})
@@ -63,6 +66,10 @@ async def execute_sql(
     try:
         result: tuple[list[str], list[tuple]] = ([], [])
         for st in statements:
+            if isinstance(st.command, NotifyStatement) and st.command.verb == "NOTIFY":
+                _notify(engine, who, st.command)  # each statement commits on its own here
+                result = ([], [])
+                continue
             if st.command is not None:
                 raise PgError("0A000", f"{st.tag} needs a wire connection; it is refused here")
             queries = None
@@ -106,3 +113,13 @@ async def execute_sql(
         return result
     finally:
         await engine.run_uncounted(cur.close)
+
+
+def _notify(engine: Engine, who: Identity, cmd: NotifyStatement) -> None:
+    """NOTIFY over MCP / REST: delivered at once to the wire listeners of the caller's
+    organisation, with process id 0 (there is no backend to name)."""
+    try:
+        check_notify(cmd.channel or "", cmd.payload)
+    except ValueError as exc:
+        raise PgError("22023", str(exc)) from None
+    engine.notify_hub.publish(who.org_id, [(cmd.channel or "", cmd.payload)], 0)

@@ -25,7 +25,6 @@ from proxy.access import agent_rule
 from proxy.access.agent_rule import AGENT_SETTING
 from proxy.core.errors import AgentError
 from proxy.core.net import listen_socket
-from proxy.core.notify_hub import Hub
 from proxy.db import backend_functions
 from proxy.db.backends import Backend, Backends, is_superuser
 from proxy.db.connection_threads import ConnectionThreads
@@ -76,7 +75,7 @@ class Server:
         self._closed = asyncio.Event()
         self.threads = ConnectionThreads()
         self.slots = ConnectionSlots(config.max_connections)  # admission.py
-        self.notify_hub = Hub()  # LISTEN / NOTIFY between this server's sessions
+        self.notify_hub = self.engine.notify_hub  # LISTEN / NOTIFY between its sessions
         TURNS.slots = default_slots(config.running_connections)  # db/turns.py
 
     async def start(self) -> None:

@@ -1,7 +1,8 @@
 """LISTEN / NOTIFY are scoped by organisation (proxy/core/notify_hub.py): a key never
 hears another organisation's notifications on a channel of the same name; keys of one
 organisation, and password logins among themselves (the default organisation), do.
-Over MCP (no wire session to deliver on) LISTEN / NOTIFY / pg_notify are 0A000."""
+Over MCP NOTIFY reaches the key's organisation's wire listeners; LISTEN (no wire session
+to deliver on) and pg_notify() are 0A000."""
 
 from __future__ import annotations
 
@@ -41,7 +42,19 @@ def test_organisations_do_not_hear_each_other(ks: KeyedServer) -> None:
         assert _heard(root) == ["from the operators"]
 
 
-def test_over_mcp_notifications_are_refused(ks: KeyedServer) -> None:
-    for sql in ("LISTEN org_chan", "NOTIFY org_chan, 'x'", "SELECT pg_notify('org_chan', 'x')"):
+def test_notify_over_mcp_reaches_its_organisations_listeners(ks: KeyedServer) -> None:
+    with connect(ks, "adma") as adma, connect(ks, "bob") as bob:
+        adma.execute("LISTEN org_mcp")
+        bob.execute("LISTEN org_mcp")
+        error, text = mcp_query(ks, "alice", "NOTIFY org_mcp, 'over mcp'")
+        assert not error, text
+        assert [(n.payload, n.pid) for n in adma.notifies(timeout=2)] == [("over mcp", 0)]
+        assert _heard(bob) == []
+        error, text = mcp_query(ks, "alice", "NOTIFY org_mcp, '" + "x" * 8000 + "'")
+        assert error and "payload string too long" in text, text
+
+
+def test_listen_and_pg_notify_over_mcp_are_refused(ks: KeyedServer) -> None:
+    for sql in ("LISTEN org_chan", "SELECT pg_notify('org_chan', 'x')"):
         error, text = mcp_query(ks, "alice", sql)
         assert error and "wire connection" in text, (sql, text)
