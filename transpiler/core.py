@@ -57,7 +57,7 @@ from transpiler.dialects import POSTGRES, SNOWFLAKE, parser
 from transpiler.errors import TranspileError, syntax_error
 from transpiler.markers import render
 from transpiler.model import Statement
-from transpiler.notify_statements import parse_notify_statement
+from transpiler.notify_statements import notify_syntax_error_at, parse_notify_statement
 from transpiler.session_commands import parse_session
 from transpiler.splitter import Chunk, split
 from transpiler.text_cache import MAX_CACHED_CHARS
@@ -443,7 +443,9 @@ def _notify_statement(chunk: Chunk) -> Statement:
     parsed = parse_notify_statement(chunk.tokens)
     if parsed is None:
         tokens = chunk.tokens
-        at = tokens[min(1, len(tokens) - 1)]
-        near = at.text if len(tokens) > 1 else "end of input"
-        raise TranspileError("42601", f'syntax error at or near "{near}"', at.start + 1)
+        at = notify_syntax_error_at(tokens)
+        if at is None:
+            raise TranspileError("42601", "syntax error at end of input", tokens[-1].end + 2)
+        near = chunk.text[tokens[at].start - chunk.start : tokens[at].end + 1 - chunk.start]
+        raise TranspileError("42601", f'syntax error at or near "{near}"', tokens[at].start + 1)
     return Statement(sql=chunk.text, kind="utility", tag=parsed.verb, command=parsed)

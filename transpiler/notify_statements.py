@@ -52,3 +52,26 @@ def parse_notify_statement(tokens: list[Token]) -> NotifyStatement | None:
     ):
         return NotifyStatement(verb, channel, rest[2].text)
     return None
+
+
+def notify_syntax_error_at(tokens: list[Token]) -> int | None:
+    """The token PostgreSQL's 42601 names in a malformed LISTEN / UNLISTEN / NOTIFY
+    (`syntax error at or near`), or None for `syntax error at end of input`."""
+    if tokens and tokens[-1].token_type is TokenType.SEMICOLON:
+        tokens = tokens[:-1]
+    verb = tokens[0].text.upper()
+    for i, token in enumerate(tokens[1:], 1):
+        if i == 1:
+            star = verb == "UNLISTEN" and token.token_type is TokenType.STAR
+            if token.token_type in _STRINGS or (token.token_type is TokenType.STAR and not star):
+                return i
+        elif (
+            verb != "NOTIFY"
+            or i > 3
+            or i == 2
+            and token.token_type is not TokenType.COMMA
+            or i == 3
+            and token.token_type not in _STRINGS
+        ):
+            return i
+    return None

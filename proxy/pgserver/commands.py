@@ -98,16 +98,26 @@ async def run(
         case DomainDdl():  # CREATE / ALTER / DROP DOMAIN
             tag = await domains.run(runner, session, portal)
         case NotifyStatement():  # pending until the block commits (notify_wire.py)
+            channel = _identifier(session, cmd.channel)
             if cmd.verb == "NOTIFY":
-                runner.notify.notify(cmd.channel or "", cmd.payload)
+                runner.notify.notify(channel or "", cmd.payload)
             elif cmd.verb == "LISTEN":
-                runner.notify.listen(cmd.channel or "")
+                runner.notify.listen(channel or "")
             else:
-                runner.notify.unlisten(cmd.channel)
+                runner.notify.unlisten(channel)
             tag = cmd.verb
         case _:
             raise PgError("0A000", f"unsupported command {st.tag}")
     session.out(m.command_complete(tag))
+
+
+def _identifier(session: ClientSession, name: str | None) -> str | None:
+    """A channel name as PostgreSQL's scanner leaves it: cut to 63 bytes, with a NOTICE."""
+    if name is None or len(name.encode()) <= 63:
+        return name
+    cut = name.encode()[:63].decode("utf-8", "ignore")
+    session.send_notice(f'identifier "{name}" will be truncated to "{cut}"', "42622")
+    return cut
 
 
 _SET_CONFIG = re.compile(
