@@ -156,3 +156,20 @@ def test_asyncpg_add_listener(server: ServerProcess) -> None:
         return [(p - pid, c, x) for p, c, x in got]
 
     assert asyncio.run(main()) == [(0, "nt_async", "hello")]
+
+
+def test_discard_all_unlistens_and_a_listener_can_be_terminated(
+    pair: tuple[psycopg.Connection, ...],
+) -> None:
+    listener, notifier = pair
+    listener.execute("LISTEN nt_discard")
+    listener.execute("DISCARD ALL")
+    assert listener.execute("SELECT pg_listening_channels()").fetchall() == []
+    listener.execute("LISTEN nt_discard")
+    notifier.execute("SELECT pg_terminate_backend(%s)", (listener.info.backend_pid,))
+    with pytest.raises(psycopg.OperationalError):
+        for _ in listener.notifies(timeout=2):
+            pass
+        listener.execute("SELECT 1")
+    notifier.execute("NOTIFY nt_discard, 'nobody left'")  # the notifier is unaffected
+    assert notifier.execute("SELECT 1").fetchone() == (1,)

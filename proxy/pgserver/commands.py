@@ -245,6 +245,7 @@ async def _utility(
             raise PgError("25001", "DISCARD ALL cannot run inside a transaction block")
         await _apply(runner, session, runner.settings.reset(None))
         session.discard_all()
+        runner.notify.unlisten(None)  # DISCARD ALL includes UNLISTEN *, as in PostgreSQL
         session.sequences.discard()
         return "DISCARD ALL"
     if name.startswith("deallocate"):

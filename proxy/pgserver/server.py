@@ -246,6 +246,8 @@ class Connection:
             await self._fatal(exc)
         finally:
             self._ending = True
+            if self._receiving is not None:  # a listener's wait for its next message
+                self._receiving.cancel()
             if self.pid is not None:
                 self.server.backends.remove(self.pid)
             if session is not None:
