@@ -1,8 +1,8 @@
 """LISTEN / NOTIFY are scoped by organisation (proxy/core/notify_hub.py): a key never
 hears another organisation's notifications on a channel of the same name; keys of one
 organisation, and password logins among themselves (the default organisation), do.
-Over MCP NOTIFY reaches the key's organisation's wire listeners; LISTEN (no wire session
-to deliver on) and pg_notify() are 0A000."""
+Over MCP NOTIFY and pg_notify() reach the key's organisation's wire listeners; LISTEN
+(no wire session to deliver on) is 0A000."""
 
 from __future__ import annotations
 
@@ -50,11 +50,19 @@ def test_notify_over_mcp_reaches_its_organisations_listeners(ks: KeyedServer) ->
         assert not error, text
         assert [(n.payload, n.pid) for n in adma.notifies(timeout=2)] == [("over mcp", 0)]
         assert _heard(bob) == []
+        sql = "SELECT pg_notify('org_mcp', 'row ' || i::text) FROM range(2) t(i)"
+        error, text = mcp_query(ks, "alice", sql)
+        assert not error, text
+        assert sorted(n.payload for n in adma.notifies(timeout=1)) == ["row 0", "row 1"]
+        error, text = mcp_query(ks, "alice", "SELECT pg_notify('org_mcp', 1/0)")
+        assert error, text  # a statement that fails sends nothing
+        assert _heard(bob) == [] and _heard(adma) == []
         error, text = mcp_query(ks, "alice", "NOTIFY org_mcp, '" + "x" * 8000 + "'")
         assert error and "payload string too long" in text, text
 
 
-def test_listen_and_pg_notify_over_mcp_are_refused(ks: KeyedServer) -> None:
-    for sql in ("LISTEN org_chan", "SELECT pg_notify('org_chan', 'x')"):
-        error, text = mcp_query(ks, "alice", sql)
-        assert error and "wire connection" in text, (sql, text)
+def test_listen_over_mcp_is_refused(ks: KeyedServer) -> None:
+    error, text = mcp_query(ks, "alice", "LISTEN org_chan")
+    assert error and "wire connection" in text, text
+    error, text = mcp_query(ks, "alice", "SELECT count(*) AS n FROM pg_listening_channels()")
+    assert not error and '"n": 0' in text, text
