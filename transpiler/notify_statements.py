@@ -2,7 +2,7 @@
 
 Channel names are identifiers: folded to lower case unless quoted, as PostgreSQL does.
 NOTIFY's payload must be a string literal (PostgreSQL's grammar: `NOTIFY chan [, Sconst]`).
-Pure: the server (not yet wired) applies the result to proxy/core/notify_hub.py.
+Pure: the server applies the result (proxy/pgserver/commands.py, notify_wire.py).
 """
 
 from __future__ import annotations
