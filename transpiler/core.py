@@ -58,6 +58,7 @@ from transpiler.dialects import POSTGRES, SNOWFLAKE, parser
 from transpiler.errors import TranspileError, syntax_error
 from transpiler.markers import render
 from transpiler.model import Statement
+from transpiler.notify_statements import notify_syntax_error_at, parse_notify_statement
 from transpiler.session_commands import parse_session
 from transpiler.splitter import Chunk, split
 from transpiler.text_cache import MAX_CACHED_CHARS
@@ -202,9 +203,9 @@ def _statement(
         return Statement(
             sql=chunk.text, kind="utility", tag=_DATABASE_TAGS[ddl.action], command=ddl
         )
+    if tokens[0].text.upper() in ("LISTEN", "UNLISTEN", "NOTIFY"):  # the server's hub
+        return _notify_statement(chunk)
     session = parse_session(tokens, chunk.text)
-    if session is not None and session.tag == "LISTEN":
-        raise TranspileError("0A000", text_forms.NO_NOTIFY, chunk.start + 1)
     if session is not None:
         outside = external_access.of_command(session.command, session.kind, tokens)
         return Statement(
@@ -224,9 +225,6 @@ def _statement(
         inner = _transpile_cached(text, reader_name(reader), dims, hints, agent)
         if len(inner) == 1:
             return inner[0]
-    called = text_forms.pg_notify_call(tokens) if text_forms.PG_NOTIFY.search(chunk.text) else None
-    if tag == "NOTIFY" or called is not None:
-        raise TranspileError("0A000", text_forms.NO_NOTIFY, (called or chunk.start) + 1)
     if (form := text_forms.statement(chunk, kind, tag)) is not None:
         return form
     overriding, sequence_names = None, ()
@@ -449,3 +447,16 @@ def _parse(sql: str, chunk: Chunk, reader: Dialect, triggers: Triggers) -> exp.E
             return None
         raise syntax_error(sql, err) from None
     return trees[0] if trees else None
+
+
+def _notify_statement(chunk: Chunk) -> Statement:
+    """LISTEN / UNLISTEN / NOTIFY as a command the server applies (notify_statements.py)."""
+    parsed = parse_notify_statement(chunk.tokens)
+    if parsed is None:
+        tokens = chunk.tokens
+        at = notify_syntax_error_at(tokens)
+        if at is None:
+            raise TranspileError("42601", "syntax error at end of input", tokens[-1].end + 2)
+        near = chunk.text[tokens[at].start - chunk.start : tokens[at].end + 1 - chunk.start]
+        raise TranspileError("42601", f'syntax error at or near "{near}"', tokens[at].start + 1)
+    return Statement(sql=chunk.text, kind="utility", tag=parsed.verb, command=parsed)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Literal
 
 from transpiler.database_ddl import DatabaseDdl
 from transpiler.domains import DomainDdl
+from transpiler.notify_statements import NotifyStatement
 
 if TYPE_CHECKING:
     from sqlglot import exp
@@ -77,10 +78,9 @@ class TransactionCommand:
 
 @dataclass(frozen=True, slots=True)
 class UtilityCommand:
-    """Statements the server acknowledges itself: DISCARD ALL, CLOSE ALL, UNLISTEN *
-    (LISTEN is refused: transpiler/core.py), DEALLOCATE [ALL|name], CREATE EXTENSION
+    """Statements the server acknowledges itself: DISCARD ALL, CLOSE ALL, DEALLOCATE [ALL|name], CREATE EXTENSION
     name, LOCK TABLE names (as written: "lock public.t, \"T\""). `name` is the normalised
-    statement, lower case, e.g. "discard all", "close all", "unlisten *",
+    statement, lower case, e.g. "discard all", "close all",
     "deallocate all", "deallocate stmt1", "create extension vector"."""
 
     name: str
@@ -193,6 +193,7 @@ Command = (
     | CommentCommand
     | DomainDdl
     | DatabaseDdl
+    | NotifyStatement
 )
 
 

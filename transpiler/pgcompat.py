@@ -58,6 +58,8 @@ MISSING_PG_FUNCTIONS = frozenset(
         "pg_advisory_xact_lock",
         "pg_try_advisory_lock",
         "pg_backend_pid",
+        "pg_notify",
+        "pg_listening_channels",
         "inet_server_addr",
         "inet_server_port",
         "inet_client_addr",

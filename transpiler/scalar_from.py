@@ -13,6 +13,7 @@ from sqlglot import exp
 _SCALARS_IN_FROM = frozenset(
     {
         "pg_backend_pid",
+        "pg_listening_channels",  # a set (an unnest in its macro): one row per channel
         "txid_current",
         "current_setting",
         "current_schemas",

@@ -8,8 +8,6 @@ statements passed to DuckDB as written, text the tokenizer rejects, and LISTEN /
 
 from __future__ import annotations
 
-import re
-
 from sqlglot.errors import TokenError
 from sqlglot.tokens import Token, TokenType
 
@@ -54,24 +52,6 @@ NATIVE = frozenset(
         "UNPIVOT",
     }
 )
-
-# LISTEN / NOTIFY / pg_notify(): the server keeps no notification queue, so acknowledging
-# them would lose every notification (a listener would wait forever). UNLISTEN stays a
-# no-op: pool reset queries send it, and there is nothing to stop listening to.
-NO_NOTIFY = (
-    "LISTEN / NOTIFY is not supported: hatiproxy does not deliver notifications between "
-    "sessions. Poll a table for changes instead."
-)
-PG_NOTIFY = re.compile(r"\bpg_notify\s*\(", re.IGNORECASE)
-
-
-def pg_notify_call(tokens: list[Token]) -> int | None:
-    """Where a pg_notify(...) call starts (its name a token, not text in a string)."""
-    for token, after in zip(tokens, tokens[1:], strict=False):
-        if token.text.lower() == "pg_notify" and after.token_type is TokenType.L_PAREN:
-            return token.start
-    return None
-
 
 # CREATE / DROP TRIGGER, ALTER TABLE ... {ENABLE | DISABLE} TRIGGER name (trigger_ddl.py)
 _TRIGGER_TAGS = frozenset({"CREATE TRIGGER", "DROP TRIGGER", "ALTER TABLE"})

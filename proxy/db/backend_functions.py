@@ -34,7 +34,7 @@ from typing import Any
 import duckdb
 from duckdb import sqltypes
 
-from proxy.db import number_format
+from proxy.db import notify_functions, number_format
 from proxy.db.backends import Backend, Backends
 from proxy.db.duckdb_errors import UdfError
 from transpiler import stored_text
@@ -145,6 +145,7 @@ def register(
         return progress_rows(backends, token, database_name)
 
     _create(conn, "__hati_databases", database_rows, [], "STRUCT(oid BIGINT, datname VARCHAR)[]")
+    notify_functions.register(conn, backends, _create)  # pg_notify, pg_listening_channels
     _create(conn, "__hati_backend_activity", activity, [sqltypes.VARCHAR], _ACTIVITY_TYPE)
     _create(conn, "__hati_backend_progress", progress, [sqltypes.VARCHAR], _PROGRESS_TYPE)
     # The catalog's view queries, defaults and CHECKs as PostgreSQL text (pg_dump).

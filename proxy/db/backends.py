@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from proxy.db.watchdog import Interruptible
 
@@ -87,6 +87,14 @@ def is_superuser(who: Identity) -> bool:
     return who.superuser
 
 
+class NotifyPort(Protocol):
+    """A wire session's LISTEN / NOTIFY (proxy/pgserver/notify_wire.py SessionNotify)."""
+
+    def add(self, channel: str, payload: str) -> None: ...
+
+    def channels(self) -> list[str]: ...
+
+
 @dataclass(eq=False)
 class Backend:
     pid: int
@@ -110,6 +118,7 @@ class Backend:
     # the session's own statement runs (its thread is then inside DuckDB, not writing).
     notice: Callable[[str, str, str], None] | None = None
     terminate: Callable[[], None] | None = None  # end the connection with FATAL 57P01
+    notify: NotifyPort | None = None  # pg_notify(), pg_listening_channels() (notify_functions)
 
     def same_role(self, other: Backend) -> bool:
         """Postgres' has_privs_of_role: the same login user and the same API key (a key

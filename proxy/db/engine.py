@@ -20,6 +20,7 @@ from typing import TypeVar
 import duckdb
 
 from proxy.core.config import Config
+from proxy.core.notify_hub import Hub
 from proxy.db.agent_db import AgentDatabase
 from proxy.db.agent_move import move_agent_data
 from proxy.db.backends import Backends
@@ -64,6 +65,7 @@ class Engine:
             raise
         # The live wire connections: pg_stat_activity and the signal functions read them.
         self.backends = Backends()
+        self.notify_hub = Hub()  # LISTEN / NOTIFY between sessions (proxy/pgserver/notify_wire.py)
         # A data directory of the previous layout keeps agent data in the users' file
         # (before the catalog install, which changes what current_database() names).
         move_agent_data(self.db, self.agent_db.db)

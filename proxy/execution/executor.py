@@ -13,7 +13,9 @@ import duckdb
 
 from proxy.access import ownership, sql_policy
 from proxy.core.identity import Identity
-from proxy.db import row_triggers
+from proxy.core.notify_hub import check_notify
+from proxy.core.notify_hub import scope as notify_scope
+from proxy.db import backend_functions, notify_functions, row_triggers
 from proxy.db.commit_clock import statement_may_write
 from proxy.db.duckdb_errors import map_duckdb_error
 from proxy.execution.sql_bridge import (
@@ -27,9 +29,11 @@ from proxy.execution.sql_bridge import (
 )
 from proxy.wire.errors import PgError
 from transpiler import TranspileError, transpile
+from transpiler.notify_statements import NotifyStatement
 
 if TYPE_CHECKING:
     from proxy.agent.layer import AgentLayer
+    from proxy.db.engine import Engine
 
 
 READ_KINDS = frozenset({"select", "show", "explain"})
@@ -60,49 +64,74 @@ async def execute_sql(
     # Reads never count on the commit clock (a wire session's savepoint replay): only a
     # statement that may write does (runner.py's rule).
     cur = await engine.run_uncounted(engine.cursor)
+    # pg_notify()'s calls reach `port`; published per statement (each commits alone)
+    with notify_functions.detached() as (token, port):
+        try:
+            await engine.run_uncounted(cur.execute, backend_functions.token_sql(token))
+            result: tuple[list[str], list[tuple]] = ([], [])
+            for st in statements:
+                if isinstance(st.command, NotifyStatement) and st.command.verb == "NOTIFY":
+                    _notify(engine, who, st.command)  # each statement commits on its own here
+                    result = ([], [])
+                    continue
+                if st.command is not None:
+                    raise PgError("0A000", f"{st.tag} needs a wire connection; it is refused here")
+                queries = None
+                if arg_queries(st):  # subquery arguments: their rows, on this cursor
+                    queries = await engine.run_uncounted(query_rows, cur, who, st, None)
+                relations = await prepare(layer, who, st, [], read_only=read_only, queries=queries)
+                shown = list(st.agent_relations)
+                if shown:  # the caller's own rows, for this statement only
+                    relations += await relation_rows(layer, who, shown)
+                semantic.check(st)
+                params: list[Any] = await semantic.vectors(st) if st.bind_texts else []
+                text = st.bind_sql(first_marker_param(st))
+
+                def run(
+                    text: str = text,
+                    params: list[Any] = params,
+                    relations=relations,
+                    shown=shown,
+                    st=st,
+                ):
+                    register(cur, relations)
+                    # Owners and system objects, as on the wire (proxy/access/ownership.py).
+                    changes = (
+                        ownership.guard(cur, st, who, None) if ownership.needs_guard(st) else []
+                    )
+                    if "fts_main_" in text:
+                        semantic.ensure_fts_indexes(cur, text)
+                    cur.execute(text, params) if params else cur.execute(text)
+                    if ownership.needs_guard(st):
+                        ownership.after(cur, st, changes)
+                    if cur.description is None:
+                        out: tuple[list[str], list[tuple]] = ([], [])
+                    else:
+                        out = [d[0] for d in cur.description], cur.fetchall()
+                    unregister(cur, shown)
+                    return out
+
+                writes = statement_may_write(st, text, "fts_main_" in text)
+                try:
+                    result = await (engine.run if writes else engine.run_uncounted)(run)
+                except duckdb.Error as exc:
+                    raise map_duckdb_error(exc, text) from None
+                if sent := port.take():  # the statement committed on its own: they go now
+                    engine.notify_hub.publish(
+                        notify_scope(engine.database_name, who.org_id), sent, 0
+                    )
+            return result
+        finally:
+            await engine.run_uncounted(cur.close)
+
+
+def _notify(engine: Engine, who: Identity, cmd: NotifyStatement) -> None:
+    """NOTIFY over MCP / REST: delivered at once to the wire listeners of the caller's
+    organisation, with process id 0 (there is no backend to name)."""
     try:
-        result: tuple[list[str], list[tuple]] = ([], [])
-        for st in statements:
-            if st.command is not None:
-                raise PgError("0A000", f"{st.tag} needs a wire connection; it is refused here")
-            queries = None
-            if arg_queries(st):  # subquery arguments: their rows, on this cursor
-                queries = await engine.run_uncounted(query_rows, cur, who, st, None)
-            relations = await prepare(layer, who, st, [], read_only=read_only, queries=queries)
-            shown = list(st.agent_relations)
-            if shown:  # the caller's own rows, for this statement only
-                relations += await relation_rows(layer, who, shown)
-            semantic.check(st)
-            params: list[Any] = await semantic.vectors(st) if st.bind_texts else []
-            text = st.bind_sql(first_marker_param(st))
-
-            def run(
-                text: str = text,
-                params: list[Any] = params,
-                relations=relations,
-                shown=shown,
-                st=st,
-            ):
-                register(cur, relations)
-                # Owners and system objects, as on the wire (proxy/access/ownership.py).
-                changes = ownership.guard(cur, st, who, None) if ownership.needs_guard(st) else []
-                if "fts_main_" in text:
-                    semantic.ensure_fts_indexes(cur, text)
-                cur.execute(text, params) if params else cur.execute(text)
-                if ownership.needs_guard(st):
-                    ownership.after(cur, st, changes)
-                if cur.description is None:
-                    out: tuple[list[str], list[tuple]] = ([], [])
-                else:
-                    out = [d[0] for d in cur.description], cur.fetchall()
-                unregister(cur, shown)
-                return out
-
-            writes = statement_may_write(st, text, "fts_main_" in text)
-            try:
-                result = await (engine.run if writes else engine.run_uncounted)(run)
-            except duckdb.Error as exc:
-                raise map_duckdb_error(exc, text) from None
-        return result
-    finally:
-        await engine.run_uncounted(cur.close)
+        check_notify(cmd.channel or "", cmd.payload)
+    except ValueError as exc:
+        raise PgError("22023", str(exc)) from None
+    engine.notify_hub.publish(
+        notify_scope(engine.database_name, who.org_id), [(cmd.channel or "", cmd.payload)], 0
+    )

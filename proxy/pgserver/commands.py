@@ -30,6 +30,7 @@ from transpiler.model import (
     TransactionCommand,
     UtilityCommand,
 )
+from transpiler.notify_statements import NotifyStatement
 
 if TYPE_CHECKING:
     from proxy.db.settings import SetResult
@@ -106,9 +107,27 @@ async def run(
             tag = await domains.run(runner, session, portal)
         case DatabaseDdl():  # CREATE / DROP DATABASE
             tag = await databases.run(runner, session, cmd)
+        case NotifyStatement():  # pending until the block commits (notify_wire.py)
+            channel = _identifier(session, cmd.channel)
+            if cmd.verb == "NOTIFY":
+                runner.notify.notify(channel or "", cmd.payload)
+            elif cmd.verb == "LISTEN":
+                runner.notify.listen(channel or "")
+            else:
+                runner.notify.unlisten(channel)
+            tag = cmd.verb
         case _:
             raise PgError("0A000", f"unsupported command {st.tag}")
     session.out(m.command_complete(tag))
+
+
+def _identifier(session: ClientSession, name: str | None) -> str | None:
+    """A channel name as PostgreSQL's scanner leaves it: cut to 63 bytes, with a NOTICE."""
+    if name is None or len(name.encode()) <= 63:
+        return name
+    cut = name.encode()[:63].decode("utf-8", "ignore")
+    session.send_notice(f'identifier "{name}" will be truncated to "{cut}"', "42622")
+    return cut
 
 
 _SET_CONFIG = re.compile(
@@ -236,6 +255,7 @@ async def _utility(
             raise PgError("25001", "DISCARD ALL cannot run inside a transaction block")
         await _apply(runner, session, runner.settings.reset(None))
         session.discard_all()
+        runner.notify.unlisten(None)  # DISCARD ALL includes UNLISTEN *, as in PostgreSQL
         session.sequences.discard()
         return "DISCARD ALL"
     if name.startswith("deallocate"):
@@ -255,8 +275,6 @@ async def _utility(
         return await sql_cursors.close(
             runner, session.sql_cursors, name.removeprefix("close").strip()
         )
-    if name.startswith("unlisten"):
-        return "UNLISTEN"
     if name.startswith("discard"):
         if name == "discard sequences":  # this session's currval / lastval
             session.sequences.discard()

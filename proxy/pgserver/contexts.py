@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from proxy.db.commit_clock import OpenWrite
     from proxy.db.settings import SessionSettings
     from proxy.pgserver.column_origins import OriginMap
+    from proxy.pgserver.notify_wire import SessionNotify
     from proxy.pgserver.params import ParamTypes
     from proxy.pgserver.portal import Portal, Prepared
     from proxy.pgserver.results import Column
@@ -43,6 +44,7 @@ class StatementRunner(Protocol):
     agent: AgentLayer | None
     # Owner records of this connection's open block, applied at COMMIT (owner_outcome.py).
     pending_owners: PendingOwners
+    notify: SessionNotify  # its LISTEN / NOTIFY, committed with the block (notify_wire.py)
     who: Identity | None  # the agent identity, fixed at connect
 
     async def call(self, fn: Callable[..., Any], *args: Any, sql: str | None = None) -> Any: ...

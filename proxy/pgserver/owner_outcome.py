@@ -1,6 +1,7 @@
 """The runner's hooks that make owner records follow the transaction's outcome
 (proxy/access/owner_txn.py): a DDL's owners pending in a block, applied at COMMIT,
-dropped at ROLLBACK, a failed block's end, or ROLLBACK TO a savepoint set before it."""
+dropped at ROLLBACK, a failed block's end, or ROLLBACK TO a savepoint set before it.
+The block's NOTIFY / LISTEN / UNLISTEN (runner.notify: notify_wire.py) follow it too."""
 
 from __future__ import annotations
 
@@ -29,16 +30,23 @@ def after(runner: StatementRunner, st: Statement, failed: bool, writes: int) -> 
     cmd = st.command
     if not isinstance(cmd, TransactionCommand):
         return
-    owners = runner.pending_owners
+    owners, notify = runner.pending_owners, runner.notify
     if cmd.action == "commit" and not failed:
         if runner.txn_status == "I" and not runner.implicit:
             owners.commit()
+            notify.commit()
     elif cmd.action in ("commit", "rollback"):
         owners.discard()
+        notify.discard()
     elif cmd.action == "begin":  # an implicit block made explicit: the count restarts
         owners.renumber()
     elif cmd.action == "rollback_to":
         owners.rolled_back_to(writes)
+        notify.rollback_to(cmd.savepoint or "")
+    elif cmd.action == "savepoint":
+        notify.savepoint(cmd.savepoint or "")
+    elif cmd.action == "release":
+        notify.release(cmd.savepoint or "")
 
 
 def block_ended(runner: StatementRunner, committed: bool) -> None:
@@ -46,5 +54,10 @@ def block_ended(runner: StatementRunner, committed: bool) -> None:
     that failed)."""
     if runner.txn_status != "I" or runner.implicit:
         return
-    owners = runner.pending_owners
-    owners.commit() if committed else owners.discard()
+    owners, notify = runner.pending_owners, runner.notify
+    if committed:
+        owners.commit()
+        notify.commit()
+    else:
+        owners.discard()
+        notify.discard()

@@ -48,6 +48,7 @@ from proxy.pgserver import (
     unique_violation,
 )
 from proxy.pgserver.column_origins import OriginMap
+from proxy.pgserver.notify_wire import SessionNotify
 from proxy.pgserver.params import ParamTypes, decode_params
 from proxy.pgserver.portal import Portal
 from proxy.pgserver.result_shape import ROW_KINDS, command_tag, returns_rows
@@ -100,14 +101,13 @@ class Runner:
         self.mirror = SettingMirror()  # settings mirrored as DuckDB variables
         self.who: Identity | None = None  # the agent identity, fixed at connect
         self.observer: QueryObserver | None = None  # set by the connection (metrics)
-        # A write outside an explicit block, counted on the commit clock until it settles.
-        self.write = OpenWrite()
-        # Agent relations registered on the cursor for the last statement.
-        self.shown = agent_relations.ShownRelations(self.cursor)
+        self.write = OpenWrite()  # a write outside an explicit block, until it settles
+        self.shown = agent_relations.ShownRelations(self.cursor)  # the last statement's
         self.sizes = arrow_results.ResultSizes()  # short results read without Arrow
         self.parsed = parsed_sql.ParsedStatements()  # DuckDB's parses of repeated texts
-        # Owner records of DDL in the open block, applied at COMMIT (owner_outcome.py).
-        self.pending_owners = PendingOwners()
+        # Owner records of DDL in the open block, applied at COMMIT (owner_outcome.py);
+        # so are its NOTIFY / LISTEN (notify_wire.py; the connection sets it at login).
+        self.pending_owners, self.notify = PendingOwners(), SessionNotify()
 
     def settled(self, query: bool = True) -> bool:
         """Whether agent relations registered now stay in place: a plain query outside a
@@ -208,6 +208,8 @@ class Runner:
             self._settle_writes()
         elif self.txn_status == "T":
             self.txn_status = "E"
+        else:  # an autocommit statement failed
+            self.notify.discard()
 
     async def _rollback_quietly(self) -> None:
         with contextlib.suppress(PgError):
@@ -235,8 +237,6 @@ class Runner:
     def close_portal(self, portal: Portal) -> None:
         if self._owner is portal:
             self._owner = None
-
-    # --- parameters -----------------------------------------------------------------
 
     async def infer_param_oids(self, st: Statement, oids: list[int]) -> list[int]:
         await self.take_cursor()  # inference queries run on the session's cursor

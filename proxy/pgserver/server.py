@@ -25,6 +25,7 @@ from proxy.access import agent_rule
 from proxy.access.agent_rule import AGENT_SETTING
 from proxy.core.errors import AgentError
 from proxy.core.net import listen_socket
+from proxy.core.notify_hub import scope as notify_scope
 from proxy.db import backend_functions
 from proxy.db.backends import Backend, Backends, is_superuser
 from proxy.db.connection_threads import ConnectionThreads
@@ -33,6 +34,7 @@ from proxy.db.turns import TURNS, default_slots
 from proxy.pgserver.admission import ConnectionSlots
 from proxy.pgserver.client_input import ClientGone, WireReader
 from proxy.pgserver.login import log_failed_login, login, peer_host
+from proxy.pgserver.notify_wire import SessionNotify
 from proxy.pgserver.runner import Runner
 from proxy.pgserver.session import Session, SessionIdentity
 from proxy.pgserver.socket_output import SocketOutput
@@ -74,6 +76,7 @@ class Server:
         self._closed = asyncio.Event()
         self.threads = ConnectionThreads()
         self.slots = ConnectionSlots(config.max_connections)  # admission.py
+        self.notify_hub = self.engine.notify_hub  # LISTEN / NOTIFY between its sessions
         TURNS.slots = default_slots(config.running_connections)  # db/turns.py
 
     async def start(self) -> None:
@@ -177,6 +180,8 @@ class Connection:
         self.started = time.time()  # pg_stat_activity.backend_start
         self._loop: asyncio.AbstractEventLoop | None = None  # this connection's thread's
         self._task: asyncio.Task | None = None
+        self._wake = asyncio.Event()  # a notification arrived for this (listening) session
+        self._receiving: asyncio.Future[m.FrontendMessage] | None = None
         self._ending = False  # a FATAL was sent, or the connection is closing
         self.has_slot = False  # holds one of the server's max_connections slots
         reader.on_eof = self._client_gone
@@ -231,7 +236,7 @@ class Connection:
             session = await self._authenticate(startup, deadline)
             session.runner.observer = self.server.metrics
             while True:
-                msg = await self.receive()
+                msg = await self._next_message(session)
                 if not await session.handle(msg):
                     break
         except (ClientGone, ConnectionError, asyncio.IncompleteReadError, TimeoutError):
@@ -242,12 +247,43 @@ class Connection:
             await self._fatal(exc)
         finally:
             self._ending = True
+            if self._receiving is not None:  # a listener's wait for its next message
+                self._receiving.cancel()
             if self.pid is not None:
                 self.server.backends.remove(self.pid)
             if session is not None:
                 session.close()
+                session.runner.notify.detach()
             if self.runner is not None:
                 await self._release(self.runner)
+
+    async def _next_message(self, session: Session) -> m.FrontendMessage:
+        """The client's next message; while a LISTENing session waits for it, the
+        notifications committed meanwhile go out as they arrive (when it is idle)."""
+        notify = session.runner.notify
+        if self._receiving is None:
+            if not notify.listening():
+                return await self.receive()
+            self._receiving = asyncio.ensure_future(self.receive())
+        receiving = self._receiving
+        while not receiving.done():
+            woken = asyncio.ensure_future(self._wake.wait())
+            await asyncio.wait((receiving, woken), return_when=asyncio.FIRST_COMPLETED)
+            woken.cancel()
+            if self._wake.is_set():
+                self._wake.clear()
+                if session.idle:
+                    for message in notify.messages():
+                        self.out(message)
+                    await self.flush()
+        self._receiving = None
+        return receiving.result()
+
+    def _woken(self) -> None:
+        """The hub's wake-up, from the notifying session's thread."""
+        if self._loop is not None:
+            with contextlib.suppress(RuntimeError):  # its loop has closed: already gone
+                self._loop.call_soon_threadsafe(self._wake.set)
 
     async def _release(self, runner: Runner) -> None:
         self.server.engine.watchdog.forget(runner)
@@ -381,6 +417,11 @@ class Connection:
             log_failed_login(user, peer_host(self.writer), exc.message)
             raise FatalError("28000", exc.message) from None
         await runner.set_identity(who)
+        # scope: its database and organisation
+        runner.notify = SessionNotify(
+            server.notify_hub, pid, notify_scope(engine.database_name, who.org_id)
+        )
+        runner.notify.attach(self._woken)
         superuser = is_superuser(who)
         if not engine.is_default and not superuser:
             # owner records and the organisation boundary are the default database's
@@ -416,6 +457,7 @@ class Connection:
                 activity=session.activity,
                 notice=session.send_notice,
                 terminate=self.terminate,
+                notify=runner.notify,
             )
         )
         self.pid = pid

@@ -57,6 +57,11 @@ def ready_for_query(status: str) -> bytes:
     return _msg(b"Z", status.encode("ascii"))
 
 
+def notification_response(process_id: int, channel: str, payload: str) -> bytes:
+    """'A': a NOTIFY of backend `process_id` on `channel`, delivered to a listener."""
+    return _msg(b"A", _I32.pack(process_id) + _cstr(channel) + _cstr(payload))
+
+
 @dataclass(frozen=True, slots=True)
 class FieldDescription:
     name: str

@@ -31,7 +31,6 @@ SCRIPT = Path(__file__).with_name("pg8000_script.py")
 # ("pg8000"); the test fails when one starts to match, so the list stays true.
 KNOWN_DIFFERENCES: dict[str, str] = {
     "named_reuse": "42725 as here, in DuckDB's words (PostgreSQL: operator is not unique)",
-    "listen_notify": "LISTEN / NOTIFY is 0A000 (no notifications between sessions)",
 }
 
 

@@ -13,6 +13,7 @@ from transpiler import (
     UtilityCommand,
     transpile,
 )
+from transpiler.notify_statements import NotifyStatement
 
 
 def one(sql: str):
@@ -98,7 +99,6 @@ def test_transactions(sql: str, kind: str, tag: str, command: TransactionCommand
     [
         ("DISCARD ALL", "DISCARD ALL", "discard all"),
         ("CLOSE ALL", "CLOSE CURSOR ALL", "close all"),
-        ("UNLISTEN *", "UNLISTEN", "unlisten *"),
         ("DEALLOCATE ALL", "DEALLOCATE ALL", "deallocate all"),
         ("DEALLOCATE PREPARE __asyncpg_stmt_1__", "DEALLOCATE", "deallocate __asyncpg_stmt_1__"),
         ("CREATE EXTENSION vector", "CREATE EXTENSION", "create extension vector"),
@@ -119,21 +119,34 @@ def test_utilities(sql: str, tag: str, name: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "sql",
+    ("sql", "verb", "channel", "payload"),
     [
-        "LISTEN jobs",
-        "NOTIFY jobs, 'x'",
-        "SELECT pg_notify('jobs', 'x')",
-        "select 1 where pg_catalog.pg_notify($1, $2) is null",
+        ("LISTEN jobs", "LISTEN", "jobs", ""),
+        ('LISTEN "Jobs"', "LISTEN", "Jobs", ""),
+        ("UNLISTEN Jobs", "UNLISTEN", "jobs", ""),
+        ("UNLISTEN *", "UNLISTEN", None, ""),
+        ("NOTIFY jobs, 'x'", "NOTIFY", "jobs", "x"),
     ],
 )
-def test_listen_notify_are_refused_not_dropped(sql: str) -> None:
-    """No notification queue: a LISTEN acknowledged would wait forever (postgres.js's
-    sql.listen), a NOTIFY acknowledged would be lost."""
+def test_listen_notify_are_server_commands(
+    sql: str, verb: str, channel: str | None, payload: str
+) -> None:
+    """The server's hub applies them (proxy/pgserver/notify_wire.py)."""
+    stmt = one(sql)
+    assert (stmt.kind, stmt.tag) == ("utility", verb)
+    assert stmt.command == NotifyStatement(verb, channel, payload)
+
+
+@pytest.mark.parametrize("sql", ["NOTIFY jobs 'x'", "LISTEN 'jobs'", "NOTIFY jobs, x"])
+def test_malformed_listen_notify_are_syntax_errors(sql: str) -> None:
     with pytest.raises(TranspileError) as info:
         transpile(sql)
-    assert info.value.sqlstate == "0A000"
-    assert "LISTEN / NOTIFY is not supported" in str(info.value)
+    assert info.value.sqlstate == "42601"
+
+
+def test_pg_notify_calls_the_session_function() -> None:
+    assert "__hati_pg_notify(" in one("SELECT pg_notify('jobs', x::TEXT) FROM t").sql.lower()
+    assert "__hati_pg_notify(" in one("select pg_catalog.pg_notify($1, $2)").sql.lower()
 
 
 def test_pg_notify_in_a_string_is_text() -> None:

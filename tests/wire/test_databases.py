@@ -213,3 +213,24 @@ def test_alter_database_rename(server: ServerProcess) -> None:
             )  # fmt: skip
         main.execute("DROP DATABASE after_name")
         main.execute("DROP DATABASE taken")
+
+
+def test_notifications_stay_in_their_database(server: ServerProcess) -> None:
+    # PostgreSQL's LISTEN / NOTIFY are per database: the same channel name elsewhere is
+    # another channel
+    with on(server) as main:
+        main.execute("CREATE DATABASE notify_db")
+        try:
+            with on(server, "notify_db") as there, on(server) as here:
+                there.execute("LISTEN jobs")
+                here.execute("LISTEN jobs")
+                main.execute("NOTIFY jobs, 'from the default database'")
+                got_here = [n.payload for n in here.notifies(timeout=1)]
+                assert got_here == ["from the default database"]
+                assert [n.payload for n in there.notifies(timeout=0.5)] == []
+                with on(server, "notify_db") as notifier:
+                    notifier.execute("SELECT pg_notify('jobs', 'from notify_db')")
+                assert [n.payload for n in there.notifies(timeout=1)] == ["from notify_db"]
+                assert [n.payload for n in here.notifies(timeout=0.5)] == []
+        finally:
+            main.execute("DROP DATABASE notify_db WITH (FORCE)")

@@ -153,6 +153,12 @@ CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_terminate_backend(p) AS
     __hati_signal_backend(getvariable('__hati_backend'), p, 'terminate', 0),
     (p, timeout) AS __hati_signal_backend(getvariable('__hati_backend'), p, 'terminate', timeout);
 
+-- LISTEN / NOTIFY: the session's open transaction collects them (proxy/db/notify_functions.py).
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_notify(c, p) AS
+    __hati_notify(getvariable('__hati_backend'), c, p);
+CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_pg_listening_channels() AS
+    unnest(__hati_listening_channels(getvariable('__hati_backend')));
+
 -- The connection's addresses: session variables set at login (proxy/db/backend_functions.py
 -- address_sql); NULL over a Unix socket, as in PostgreSQL. (Text: DuckDB has no inet type
 -- without its inet extension.)
