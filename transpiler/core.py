@@ -20,6 +20,7 @@ from sqlglot.errors import ParseError, TokenError
 from transpiler import (
     agent_calls,
     alter_type,
+    cast_types,
     catalog_compat,
     colnames,
     column_origins,
@@ -277,6 +278,9 @@ def _statement(
     name_outputs = None
     if kind == "select" and any(w in chunk.text.lower() for w in name_types.GATE_WORDS):
         name_outputs = name_types.outputs(tree, origins)
+    cast_outputs = None
+    if kind == "select" and "char" in chunk.text.lower():  # varchar, character varying
+        cast_outputs = cast_types.outputs(tree)
     calls: tuple[AgentCall, ...] = ()
     duckdb_params = None
     if triggers.agent:
@@ -373,6 +377,7 @@ def _statement(
         column_origins=origins,
         json_outputs=json_outputs,
         name_outputs=name_outputs,
+        cast_outputs=cast_outputs,
         agent_calls=calls,
         duckdb_params=duckdb_params,
         external_access=external_access.of_tree(tree, tokens, triggers.outside),

@@ -224,6 +224,9 @@ class Statement:
     json_outputs: tuple[bool, ...] | None = None
     # Result columns PostgreSQL types name / name[] ("name", "name[]"; see name_types.py).
     name_outputs: tuple[str | None, ...] | None = None
+    # Result columns that are a cast to varchar(n) / varchar: (1043, typmod); see
+    # cast_types.py.
+    cast_outputs: tuple[tuple[int, int] | None, ...] | None = None
     # Agent table functions lifted out of FROM (see agent_calls.py), and then the client
     # parameter numbers DuckDB gets, in order ($n used only by agent calls drop out).
     agent_calls: tuple[AgentCall, ...] = ()

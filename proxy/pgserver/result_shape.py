@@ -113,6 +113,8 @@ def _postgres_names(st: Statement, cols: tuple[Column, ...]) -> tuple[Column, ..
         cols = _jsonb(st, cols)
     if st.name_outputs is not None and len(st.name_outputs) == len(cols):
         cols = _names_typed(cols, st.name_outputs)
+    if st.cast_outputs is not None and len(st.cast_outputs) == len(cols):
+        cols = _casts_typed(cols, st.cast_outputs)
     names = st.column_names
     if not names or len(names) != len(cols):
         return cols
@@ -130,6 +132,17 @@ def _names_typed(cols: tuple[Column, ...], names: tuple[str | None, ...]) -> tup
         typed = _NAME_TYPES.get((n, c.duckdb_type)) if n is not None else None
         out.append(c if typed is None else replace(c, duckdb_type=typed))
     return tuple(out)
+
+
+def _casts_typed(
+    cols: tuple[Column, ...], casts: tuple[tuple[int, int] | None, ...]
+) -> tuple[Column, ...]:
+    """A cast to varchar(n) / varchar as PostgreSQL describes it: 1043 with its typmod
+    (transpiler/cast_types.py); DuckDB's VARCHAR alone would say text."""
+    return tuple(
+        c if d is None or c.duckdb_type != "VARCHAR" else replace(c, declared=d)
+        for c, d in zip(cols, casts, strict=True)
+    )
 
 
 def command_tag(st: Statement, count: int) -> str:

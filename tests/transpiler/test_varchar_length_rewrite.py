@@ -53,11 +53,16 @@ def sql(text: str, dialect: str = "postgres") -> str:
         ("SELECT $1::varchar(4)", "SELECT LEFT(CAST($1 AS TEXT), 4)"),
         (
             "SELECT x::varchar, y::char(2) FROM t",
-            "SELECT CAST(x AS TEXT), RTRIM(LEFT(CAST(y AS TEXT), 2), ' ') FROM t",
+            "SELECT CAST(x AS TEXT), RPAD(RTRIM(LEFT(CAST(y AS TEXT), 2), ' '), 2, ' ') FROM t",
         ),
-        # char(n) cuts to n and drops the trailing blanks bpchar ignores; bare char is char(1)
-        ("SELECT 'abc'::char", "SELECT RTRIM(LEFT(CAST('abc' AS TEXT), 1), ' ')"),
-        ("SELECT CAST(x AS character(3))", "SELECT RTRIM(LEFT(CAST(x AS TEXT), 3), ' ')"),
+        # char(n) cuts to n and drops the trailing blanks bpchar ignores; bare char is char(1);
+        # a result column that is the cast is padded to n (cast_types.py)
+        ("SELECT 'abc'::char", "SELECT RPAD(RTRIM(LEFT(CAST('abc' AS TEXT), 1), ' '), 1, ' ')"),
+        (
+            "SELECT CAST(x AS character(3)) AS c",
+            "SELECT RPAD(RTRIM(LEFT(CAST(x AS TEXT), 3), ' '), 3, ' ') AS c",
+        ),
+        ("SELECT upper(x::char(3))", "SELECT UPPER(RTRIM(LEFT(CAST(x AS TEXT), 3), ' '))"),
         ("SELECT x::bpchar", "SELECT CAST(x AS TEXT)"),
         ('SELECT x::"char"', 'SELECT CAST(x AS "char")'),
     ],

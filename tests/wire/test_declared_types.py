@@ -1,6 +1,7 @@
 """Result columns read plainly from a table's columns carry the declared type's OID and
 typmod in RowDescription, as PostgreSQL 15 sends them (proxy/pgserver/column_origins.py):
-varchar(n) is 1043 / n + 4 (DuckDB keeps it as VARCHAR), numeric(p,s) 1700 /
+varchar(n) is 1043 / n + 4, as is a cast to varchar(n) (a cast to char(n): bpchar 1042 /
+n + 4, padded to n) (DuckDB keeps it as VARCHAR), numeric(p,s) 1700 /
 ((p << 16) | s) + 4, timestamp(3) / timestamp(0) 1114 / p; an expression over a varchar(n)
 column is text. psycopg's `cursor.description` (type_code, internal_size, precision,
 scale, display_size) is compared with PostgreSQL's, in text and binary format."""
@@ -28,6 +29,12 @@ QUERIES = (
     f"SELECT x.vc FROM (SELECT vc FROM {TABLE}) x",
     f"SELECT upper(vc), vc || 'x', vc::text, length(vc) FROM {TABLE}",
     f"SELECT a.vc, b.vc40 FROM {TABLE} a JOIN {TABLE} b ON a.id = b.id",
+    # a cast to varchar(n) is 1043 / n + 4, to varchar 1043 / -1 (transpiler/cast_types.py)
+    f"SELECT t::varchar(5) AS c5, CAST(vc40 AS character varying(3)), t::varchar, "
+    f"t::text, upper(t::varchar(2)) FROM {TABLE}",
+    "SELECT 'abcdef'::varchar(3) AS a, 'q'::character varying",
+    # a cast to char(n) is bpchar 1042 / n + 4, padded to n
+    f"SELECT t::char(6) AS c6, 'ab'::character(4), 'x'::char, t::char(2) || 'y' FROM {TABLE}",
 )
 RETURNING = (
     f"UPDATE {TABLE} SET vc = 'de' WHERE id = 1 RETURNING vc, n, id",
@@ -78,6 +85,9 @@ def test_description_equals_postgres(
     # what PostgreSQL 15 says (so a broken comparison cannot pass by agreeing on nothing)
     assert ("vc", 1043, None, None, None, 5) in postgres_described[0]  # type: ignore[operator]
     assert ("n", 1700, None, 7, 2, None) in postgres_described[0]  # type: ignore[operator]
+    assert ("c5", 1043, None, None, None, 5) in postgres_described[15]  # type: ignore[operator]
+    assert ("c6", 1042, None, None, None, 6) in postgres_described[21]  # type: ignore[operator]
+    assert postgres_described[23] == [("text  ", "ab  ", "x", "tey")]
     for i, (a, b) in enumerate(zip(ours, postgres_described, strict=True)):
         assert a == b, f"item {i}"
 

@@ -28,3 +28,5 @@ SELECT pg_typeof(n), pg_typeof(ts), pg_typeof(upper(vc)), pg_typeof(tx) FROM tmo
 SELECT id, vc FROM tmod_t ORDER BY id;
 -- @query char_cast_cuts_and_ignores_trailing_blanks
 SELECT 'abcdef'::char(2) AS a, length('ab  '::char(4)) AS l, 'ab'::char(4) = 'ab  '::char(4) AS eq, 'ab '::char(4) || 'x' AS cat, 'xyz'::char AS one, CAST('abcd' AS character(3)) AS b;
+-- @query char_cast_result_padded
+SELECT 'ab'::char(4) AS padded, 'ab'::char(4), CAST('abcdef' AS character(3)) AS c, 'x'::char(3) || 'y' AS cat, upper('ab'::char(4)) AS up;
