@@ -50,7 +50,15 @@ class Relations:
 # Functions whose first argument is a relation's name as text: sequences' draws and the
 # pragmas that show a table's columns or its storage (min / max of its values).
 NAMING_FUNCTIONS: frozenset[str] = frozenset(
-    {"nextval", "currval", "setval", "pragma_table_info", "pragma_show", "pragma_storage_info"}
+    {
+        "nextval",
+        "currval",
+        "setval",
+        "pragma_table_info",
+        "pragma_show",
+        "pragma_storage_info",
+        "duckdb_table_sample",
+    }
 )
 
 

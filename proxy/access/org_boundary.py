@@ -15,6 +15,8 @@ owns relations here."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from proxy.access import stored_sql
 from proxy.access.ownership import Key, Login, OwnerStore
 from proxy.access.table_limits import BRANCH_PREFIX, CATALOG_SCHEMAS, search_schemas
@@ -35,9 +37,16 @@ def refusal(
     found = relations_of(sql)
     if found.unchecked is not None:
         return found.unchecked if changed is None and owners.others_own(org) else None
-    for rel in (*found.relations, *found.named):
-        if changed is not None and rel.name in changed:
-            continue
+    mine = [r for r in (*found.relations, *found.named) if changed is None or r.name not in changed]
+    return first_foreign(mine, org, owners, search_path)
+
+
+def first_foreign(
+    rels: Iterable[Relation], org: str, owners: OwnerStore, search_path: str | None
+) -> str | None:
+    """The first of `rels` a key of another organisation owns, named for "permission
+    denied for ..." (a FOREIGN KEY's referenced table: PostgreSQL's REFERENCES privilege)."""
+    for rel in rels:
         owner = _owner(rel, owners, search_path)
         if owner is not None and owner[1][0] == "key" and owner[1][1] != org:
             if owner[0] == "sequence":

@@ -1,7 +1,8 @@
 """Relations named as text are within the organisation boundary too
 (proxy/access/org_boundary.py, transpiler/relations.py): a key of orgb neither draws
 from, sets nor reads orga's sequence -- by nextval / setval / currval, in a DEFAULT of
-its own table, or in FROM -- nor reads orga's table's columns or its values' min / max
+its own table, or in FROM -- nor makes a FOREIGN KEY to orga's table (its rows would tell
+which ids orga's table holds, and hold back orga's deletes), nor reads orga's table's columns or its values' min / max
 through pragma_table_info / pragma_show / pragma_storage_info; a name computed at run
 time is refused while it cannot be judged. orga's own keys and the superuser still do."""
 
@@ -24,6 +25,8 @@ def ks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KeyedServer]:
         alice.execute("INSERT INTO orga_ledger (memo) VALUES ('orga-memo-value')")
         alice.execute("CREATE SEQUENCE orga_counter")
         alice.execute("SELECT nextval('orga_counter')")
+    with connect(server, "bob") as bob:
+        bob.execute("CREATE TABLE orgb_plain (x int)")
     yield server
     next(gen, None)
 
@@ -54,6 +57,10 @@ TABLE = "permission denied for table orga_ledger"
         ("SELECT * FROM pragma_table_info('orga_ledger')", TABLE),
         ("SELECT * FROM pragma_show('orga_ledger')", TABLE),
         ("SELECT * FROM pragma_storage_info('orga_ledger')", TABLE),
+        ("SELECT * FROM duckdb_table_sample('orga_ledger')", TABLE),
+        ("CREATE TABLE orgb_refs (x int REFERENCES orga_ledger (id))", TABLE),
+        ("CREATE TABLE orgb_refs (x int, FOREIGN KEY (x) REFERENCES public.orga_ledger)", TABLE),
+        ("ALTER TABLE orgb_plain ADD FOREIGN KEY (x) REFERENCES orga_ledger (id)", TABLE),
         (
             "SELECT nextval('orga' || '_counter')",
             "permission denied for nextval() of a computed name",
@@ -92,3 +99,7 @@ def test_its_own_organisation_and_the_superuser_still_do(ks: KeyedServer) -> Non
         assert bob.execute("SELECT nextval('orgb_counter')").fetchone() == (1,)
         bob.execute("SELECT setval(pg_get_serial_sequence('orgb_items', 'id'), 7)")
         assert bob.execute("SELECT name FROM pragma_table_info('orgb_items')").fetchall()
+        bob.execute("ALTER TABLE orgb_items ADD PRIMARY KEY (id)")
+        bob.execute("CREATE TABLE orgb_refs (x int REFERENCES orgb_items (id))")
+        with pytest.raises(psycopg.errors.ForeignKeyViolation):
+            bob.execute("INSERT INTO orgb_refs VALUES (999)")
