@@ -7,7 +7,9 @@ the database and schema parts as written ('' when not given; the caller resolves
 Not relations: CTE names (scope-aware: a CTE hides a table only in FROM / JOIN inside
 its WITH, and never as the target of a write), table functions (listed apart, e.g.
 range(), read_csv()), UNNEST / VALUES, and the names in `skip` (the relations that agent
-table functions were lifted into). A statement that cannot be parsed, or that parses
+table functions were lifted into). Apart, in `named`: the relations functions name by a
+string argument (nextval('s'), pragma_table_info('t')), for the organisation boundary;
+such a name computed at run time leaves the statement `unchecked`. A statement that cannot be parsed, or that parses
 only as an opaque command, comes back with `unchecked` set. Pure: no I/O.
 """
 
@@ -42,6 +44,22 @@ class Relations:
     relations: tuple[Relation, ...] = ()
     functions: tuple[str, ...] = ()  # table functions called in FROM, lower case
     unchecked: str | None = None  # why the relations could not be determined
+    named: tuple[Relation, ...] = ()  # named by a function's string argument
+
+
+# Functions whose first argument is a relation's name as text: sequences' draws and the
+# pragmas that show a table's columns or its storage (min / max of its values).
+NAMING_FUNCTIONS: frozenset[str] = frozenset(
+    {
+        "nextval",
+        "currval",
+        "setval",
+        "pragma_table_info",
+        "pragma_show",
+        "pragma_storage_info",
+        "duckdb_table_sample",
+    }
+)
 
 
 def relations_of(sql: str, skip: frozenset[str] = frozenset()) -> Relations:
@@ -57,6 +75,7 @@ def _cached(sql: str, skip: frozenset[str]) -> Relations:
         return Relations(unchecked="a statement whose tables cannot be checked")
     found: list[Relation] = []
     functions: list[str] = []
+    named: list[Relation] = []
     for tree in trees:
         if isinstance(tree, exp.Command):
             word = str(tree.this).upper()
@@ -76,7 +95,36 @@ def _cached(sql: str, skip: frozenset[str]) -> Relations:
             if not table.db and not table.catalog and name in skip:
                 continue
             found.append(Relation(table.catalog.lower(), table.db.lower(), name))
-    return Relations(tuple(dict.fromkeys(found)), tuple(dict.fromkeys(functions)))
+        for call in tree.find_all(exp.Anonymous):
+            if call.name.lower() in NAMING_FUNCTIONS:
+                rel = _named(call)
+                if rel is None:
+                    return Relations(unchecked=f"{call.name.lower()}() of a computed name")
+                named.append(rel)
+    return Relations(
+        tuple(dict.fromkeys(found)), tuple(dict.fromkeys(functions)), named=tuple(named)
+    )
+
+
+_SERIAL_SEQUENCE = "__hati_pg_get_serial_sequence"  # what pg_get_serial_sequence becomes
+
+
+def _named(call: exp.Anonymous) -> Relation | None:
+    """The relation a naming function's first argument names, or None when it is not a
+    literal ('orga' || '_seq', a column, a parameter)."""
+    arg = call.expressions[0] if call.expressions else None
+    while isinstance(arg, exp.Cast):  # 's'::regclass, 's'::text
+        arg = arg.this
+    if isinstance(arg, exp.Anonymous) and arg.name.lower() == _SERIAL_SEQUENCE:
+        # setval(pg_get_serial_sequence('t', 'id'), ...): t's own sequence, judged as t
+        return _named(arg)
+    if not isinstance(arg, exp.Literal) or not arg.is_string:
+        return None
+    try:
+        table = exp.to_table(arg.this, dialect="duckdb")
+    except SqlglotError:
+        return None
+    return Relation(table.catalog.lower(), table.db.lower(), table.name.lower())
 
 
 def _is_cte(table: exp.Table) -> bool:

@@ -6,12 +6,16 @@ key within its limits (table_limits.py), as before; keys of one organisation sha
 theirs (there is no GRANT to share across organisations).
 
 Judged by who owns the relation (ownership.py), read off the statement's parsed
-relations and off the views and macros it goes through (stored_sql.py): an unqualified
+relations, off the names functions take as text (nextval('s'), pragma_table_info('t'),
+also in a DEFAULT) and off the views and macros it goes through (stored_sql.py): a
+sequence is judged as a relation (`permission denied for sequence s`); an unqualified
 name is taken in the first schema of the search path where an owner record has it. A
 statement whose relations cannot be determined is refused while any other organisation
 owns relations here."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from proxy.access import stored_sql
 from proxy.access.ownership import Key, Login, OwnerStore
@@ -33,11 +37,20 @@ def refusal(
     found = relations_of(sql)
     if found.unchecked is not None:
         return found.unchecked if changed is None and owners.others_own(org) else None
-    for rel in found.relations:
-        if changed is not None and rel.name in changed:
-            continue
+    mine = [r for r in (*found.relations, *found.named) if changed is None or r.name not in changed]
+    return first_foreign(mine, org, owners, search_path)
+
+
+def first_foreign(
+    rels: Iterable[Relation], org: str, owners: OwnerStore, search_path: str | None
+) -> str | None:
+    """The first of `rels` a key of another organisation owns, named for "permission
+    denied for ..." (a FOREIGN KEY's referenced table: PostgreSQL's REFERENCES privilege)."""
+    for rel in rels:
         owner = _owner(rel, owners, search_path)
-        if owner is not None and owner[0] == "key" and owner[1] != org:
+        if owner is not None and owner[1][0] == "key" and owner[1][1] != org:
+            if owner[0] == "sequence":
+                return f"sequence {rel.name}"
             views = stored_sql.current().by_name.get(rel.name, ())
             return f"{'view' if any(d.kind == 'view' for d in views) else 'table'} {rel.name}"
     return None
@@ -46,18 +59,20 @@ def refusal(
 def foreign(org: str, owners: OwnerStore, schema: str, name: str) -> bool:
     """Whether a key of another organisation than `org` owns relation schema.name."""
     owner = _owner(Relation("", schema, name.lower()), owners, None)
-    return owner is not None and owner[0] == "key" and owner[1] != org
+    return owner is not None and owner[1][0] == "key" and owner[1][1] != org
 
 
-def _owner(rel: Relation, owners: OwnerStore, search_path: str | None) -> Login | None:
+def _owner(rel: Relation, owners: OwnerStore, search_path: str | None) -> tuple[str, Login] | None:
+    """The class (relation or sequence) and owner of the first match on the path."""
     if not rel.name or rel.catalog or rel.schema in CATALOG_SCHEMAS:
         return None  # a schema itself, the catalog's databases, or three-part names
     schemas = (rel.schema,) if rel.schema else search_schemas(search_path)
     for schema in schemas:
         # a branch (branch_*) holds views over main's tables and copies of them: main's
         main = schema == "public" or schema.startswith(BRANCH_PREFIX)
-        key: Key = ("relation", "main" if main else schema, rel.name)
-        owner = owners.owner(key)
-        if owner is not None:
-            return owner
+        for kind in ("relation", "sequence"):
+            key: Key = (kind, "main" if main else schema, rel.name)
+            owner = owners.owner(key)
+            if owner is not None:
+                return kind, owner
     return None

@@ -37,6 +37,7 @@ from proxy.wire.errors import PgError
 from transpiler import ResetCommand, SetCommand, Statement, TranspileError, transpile
 from transpiler.ddl_targets import targets
 from transpiler.external_access import of_tokens, outside_function
+from transpiler.relations import Relation
 from transpiler.text_cache import text_lru_cache
 
 # Kinds that never change data (SET / RESET of DuckDB options are settings, not data).
@@ -110,6 +111,7 @@ def check(st: Statement, who: Identity | None, search_path: str | None = None) -
         _check_relations(st, who, search_path)
     if not who.superuser and st.command is None:
         _check_org(st.sql, who, search_path, _changed(st))
+        _check_references(st, who, search_path)
         _check_stored(st, who, search_path)
     if not who.server_files:
         what = outside(st)
@@ -164,6 +166,17 @@ def _check_org(
     bad = org_boundary.refusal(sql, who.org_id, ownership.store(), search_path, changed)
     if bad is not None:
         raise PgError("42501", f"permission denied for {bad}{through}", hint=_ORG_HINT)
+
+
+def _check_references(st: Statement, who: Identity, search_path: str | None) -> None:
+    """42501 for a FOREIGN KEY to another organisation's table: its rows would tell
+    which keys that table holds, and hold back its deletes."""
+    ddl = st.constraints
+    refs = [a.foreign_key for a in ddl.adds if a.foreign_key] if ddl is not None else []
+    rels = [Relation("", (f.ref_schema or "").lower(), f.ref_table.lower()) for f in refs]
+    bad = org_boundary.first_foreign(rels, who.org_id, ownership.store(), search_path)
+    if bad is not None:
+        raise PgError("42501", f"permission denied for {bad}", hint=_ORG_HINT)
 
 
 def _changed(st: Statement) -> frozenset[str] | None:

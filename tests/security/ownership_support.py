@@ -68,15 +68,20 @@ def psql(ks: KeyedServer, who: str, command: str, check: bool = True) -> str:
     return out.stdout
 
 
+def mcp_call(
+    url: str, tool: str, args: dict, key: str | None = None, agent: str | None = None
+) -> requests.Response:
+    """An MCP `tools/call` of `tool` at `url` with API key `key` and agent header `agent`."""
+    headers = {"X-Hatidata-Agent-Id": agent} if agent else {}
+    if key is not None:
+        headers["Authorization"] = f"ApiKey {key}"
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
+    body["params"] = {"name": tool, "arguments": args}
+    return requests.post(url, json=body, headers=headers, timeout=30)
+
+
 def mcp_query(ks: KeyedServer, who: str, sql: str) -> tuple[bool, str]:
     """SQL through the MCP `query` tool with `who`'s key: (isError, the tool's text)."""
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
-    body["params"] = {"name": "query", "arguments": {"sql": sql}}
-    r = requests.post(
-        ks.server.mcp_url,
-        json=body,
-        headers={"Authorization": f"ApiKey {ks.secrets[who]}"},
-        timeout=30,
-    )
+    r = mcp_call(ks.server.mcp_url, "query", {"sql": sql}, ks.secrets[who])
     result = r.json()["result"]
     return bool(result.get("isError")), result["content"][0]["text"]

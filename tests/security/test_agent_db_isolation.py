@@ -18,12 +18,12 @@ from typing import Any
 
 import psycopg
 import pytest
-import requests
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import ServerProcess, start_server
 from tests.rest.rest_support import KeySpec, keyed_server
+from tests.security.ownership_support import mcp_call
 
 SECRET = "alice-secret-kiwi"
 SECRET_STATE = "alice-state-plan"
@@ -232,13 +232,7 @@ def test_attach_by_an_agent_key_is_refused(keyed) -> None:
 
 
 def mcp_sql(srv: ServerProcess, tool: str, sql: str, key: str | None, agent: str) -> str:
-    headers = {"X-Hatidata-Agent-Id": agent}
-    if key is not None:
-        headers["Authorization"] = f"ApiKey {key}"
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
-    body["params"] = {"name": tool, "arguments": {"sql": sql}}
-    r = requests.post(srv.mcp_url, json=body, headers=headers, timeout=30)
-    return r.text
+    return mcp_call(srv.mcp_url, tool, {"sql": sql}, key, agent).text
 
 
 @pytest.mark.parametrize("tool", ["query", "read_query"])

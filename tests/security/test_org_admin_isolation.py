@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import requests
 
 from tests.rest.rest_support import KeyedServer, KeySpec, keyed_server
+from tests.security.ownership_support import mcp_call
 
 SPECS = {
     "adma": KeySpec("admin", org_id="orga"),
@@ -28,12 +28,7 @@ SECRET = "ORGA-SECRET"  # in every piece of orga's data
 
 
 def mcp(ks: KeyedServer, key: str, tool: str, args: dict, agent: str | None = None) -> dict:
-    headers = {"Authorization": f"ApiKey {ks.secrets[key]}"}
-    if agent:
-        headers["X-Hatidata-Agent-Id"] = agent
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
-    body["params"] = {"name": tool, "arguments": args}
-    r = requests.post(ks.server.mcp_url, json=body, headers=headers, timeout=30)
+    r = mcp_call(ks.server.mcp_url, tool, args, ks.secrets[key], agent)
     assert r.status_code == 200, r.text
     return r.json()["result"]
 

@@ -76,3 +76,26 @@ def test_limits_grant_and_cover() -> None:
             parse_tables(bad)
     assert search_schemas('"$user", public, Sales') == ("main", "sales")
     assert search_schemas(None) == ("main",)
+
+
+@pytest.mark.parametrize(
+    ("sql", "named"),
+    [
+        ("SELECT NEXTVAL('S')", ("s",)),
+        ("SELECT setval('main.s', 3), currval('\"s\"')", ("main.s", "s")),
+        ("CREATE TABLE b (id INT DEFAULT NEXTVAL('b_id_seq'))", ("b_id_seq",)),
+        ("SELECT SETVAL(__HATI_PG_GET_SERIAL_SEQUENCE('t', 'id'), 1)", ("t",)),  # t's own
+        ("SELECT * FROM pragma_storage_info('hr.t')", ("hr.t",)),
+        ("SELECT upper('t')", ()),
+    ],
+)
+def test_relations_named_as_text_come_apart(sql: str, named: tuple[str, ...]) -> None:
+    found = relations_of(sql)
+    assert found.unchecked is None and tuple(str(r) for r in found.named) == named
+
+
+def test_a_name_computed_at_run_time_cannot_be_checked() -> None:
+    assert relations_of("SELECT nextval('a' || 'b')").unchecked == "nextval() of a computed name"
+    assert relations_of("SELECT setval($1, 2)").unchecked == "setval() of a computed name"
+    found = relations_of("SELECT * FROM t, pragma_show(t.x)")
+    assert found.unchecked == "pragma_show() of a computed name"
