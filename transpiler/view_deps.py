@@ -17,6 +17,8 @@ from dataclasses import dataclass
 import sqlglot
 from sqlglot import exp
 
+from transpiler.constraint_ddl import alter_tree
+
 
 @dataclass(frozen=True, slots=True)
 class AlteredColumns:
@@ -29,11 +31,8 @@ class AlteredColumns:
 def altered_columns(sql: str) -> AlteredColumns | None:
     """The columns a DuckDB `ALTER TABLE` drops or retypes; None for any other
     statement or when it does neither."""
-    try:
-        tree = sqlglot.parse_one(sql, read="duckdb")
-    except sqlglot.errors.ParseError:
-        return None
-    if not isinstance(tree, exp.Alter) or not isinstance(tree.this, exp.Table):
+    tree = alter_tree(sql)
+    if tree is None:
         return None
     dropped, retyped = [], []
     for action in tree.args.get("actions") or []:
