@@ -2,7 +2,8 @@
 depends on is refused as PostgreSQL refuses it (DuckDB binds a view by name when it is
 read: it runs the ALTER and the view breaks, or silently changes, later).
 
-- `altered_columns`: the columns an `ALTER TABLE` drops (without CASCADE) or retypes.
+- `altered_columns`: the columns an `ALTER TABLE` drops (with or without CASCADE) or
+  retypes.
 - `uses_column`: whether a view's query reads a column of a table: by name, unqualified
   or qualified by the table or its alias, or through `*` / `t.*` (PostgreSQL expands a
   star when the view is made: the view depends on the columns there then).
@@ -26,6 +27,7 @@ class AlteredColumns:
     table: str
     dropped: tuple[str, ...]  # DROP COLUMN without CASCADE
     retyped: tuple[str, ...]  # ALTER COLUMN ... TYPE
+    cascaded: tuple[str, ...] = ()  # DROP COLUMN ... CASCADE: its views go too
 
 
 def altered_columns(sql: str) -> AlteredColumns | None:
@@ -34,19 +36,18 @@ def altered_columns(sql: str) -> AlteredColumns | None:
     tree = alter_tree(sql)
     if tree is None:
         return None
-    dropped, retyped = [], []
+    dropped, retyped, cascaded = [], [], []
     for action in tree.args.get("actions") or []:
         if isinstance(action, exp.AlterColumn) and action.args.get("dtype") is not None:
             retyped.append(action.this.name)
-        elif (
-            isinstance(action, exp.Drop)
-            and str(action.args.get("kind")).upper() == "COLUMN"
-            and not action.args.get("cascade")
-        ):
-            dropped += [c.name for c in action.args.get("tables") or []]
-    if not dropped and not retyped:
+        elif isinstance(action, exp.Drop) and str(action.args.get("kind")).upper() == "COLUMN":
+            names = [c.name for c in action.args.get("tables") or []]
+            (cascaded if action.args.get("cascade") else dropped).extend(names)
+    if not dropped and not retyped and not cascaded:
         return None
-    return AlteredColumns(tree.this.db or None, tree.this.name, tuple(dropped), tuple(retyped))
+    return AlteredColumns(
+        tree.this.db or None, tree.this.name, tuple(dropped), tuple(retyped), tuple(cascaded)
+    )
 
 
 def uses_column(
@@ -87,3 +88,15 @@ def uses_column(
 
 def _starred(column: str, view_columns: frozenset[str] | None) -> bool:
     return view_columns is None or column.lower() in view_columns
+
+
+def reads_relation(view_sql: str, name: str) -> bool:
+    """Whether the view's query reads the table or view `name` (by name, any schema)."""
+    try:
+        tree = sqlglot.parse_one(view_sql, read="duckdb")
+    except sqlglot.errors.ParseError:
+        return False
+    query = tree.expression if isinstance(tree, exp.Create) else tree
+    if not isinstance(query, exp.Expr):
+        return False
+    return any(t.name.lower() == name.lower() for t in query.find_all(exp.Table))

@@ -1,0 +1,83 @@
+"""ALTER TABLE ... DROP COLUMN ... CASCADE of a column views read, over the wire side by
+side with PostgreSQL 15: the views that read it, and the views over those, are dropped
+with PostgreSQL's NOTICE, the column goes, the views that do not read it stay, and a
+ROLLBACK brings all of it back (proxy/pgserver/view_deps.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+
+from tests.differential.sides import connected_sides
+
+SETUP = [
+    "CREATE TABLE w_dcc (id int PRIMARY KEY, a int, b text)",
+    "INSERT INTO w_dcc VALUES (1, 10, 'x')",
+    "CREATE VIEW w_dcc_a AS SELECT id, a FROM w_dcc",
+    "CREATE VIEW w_dcc_over AS SELECT a FROM w_dcc_a",
+    "CREATE VIEW w_dcc_b AS SELECT id, b FROM w_dcc",
+    "CREATE TABLE w_dcc2 (id int, c int)",
+    "CREATE VIEW w_dcc2_c AS SELECT c FROM w_dcc2",
+]
+
+VIEWS = "SELECT table_name FROM information_schema.views WHERE table_name LIKE 'w_dcc%' ORDER BY 1"
+COLUMNS = "SELECT column_name FROM information_schema.columns WHERE table_name = 'w_dcc' ORDER BY 1"
+
+
+@pytest.fixture(scope="module")
+def sides(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[psycopg.Connection]]:
+    with connected_sides(tmp_path_factory.mktemp("drop_cascade"), SETUP) as conns:
+        yield conns
+
+
+def _run(conn: psycopg.Connection, sqls: list[str]) -> list[tuple]:
+    notices: list[str] = []
+    conn.add_notice_handler(lambda diag: notices.append(diag.message_primary or ""))
+    out: list[tuple] = []
+    for sql in sqls:
+        notices.clear()
+        try:
+            cur = conn.execute(sql)
+            rows = cur.fetchall() if cur.description else cur.rowcount
+            out.append((sql, "ok", rows, list(notices)))
+        except psycopg.Error as err:
+            out.append((sql, err.sqlstate, err.diag.message_primary, list(notices)))
+    return out
+
+
+def test_cascade_as_postgres(sides) -> None:
+    pg, hati = sides
+    steps = [
+        "BEGIN",
+        "ALTER TABLE w_dcc DROP COLUMN a CASCADE",
+        VIEWS,
+        COLUMNS,
+        "ROLLBACK",
+        VIEWS,
+        COLUMNS,
+        "SELECT * FROM w_dcc_over",
+        "ALTER TABLE w_dcc2 DROP COLUMN c CASCADE",
+        VIEWS,
+        "ALTER TABLE w_dcc DROP COLUMN a CASCADE",
+        VIEWS,
+        "SELECT * FROM w_dcc_b",
+        "ALTER TABLE w_dcc DROP COLUMN b CASCADE",
+        VIEWS,
+        COLUMNS,
+    ]
+    want, got = _run(pg, steps), _run(hati, steps)
+    for g, w in zip(got, want, strict=True):
+        assert g == w
+
+
+def test_keyed_column_refused_whole(sides) -> None:
+    """Differs from PostgreSQL (which drops the key too): refused, and no view is dropped
+    by the failed statement."""
+    hati = sides[1]
+    hati.execute("CREATE TABLE w_dcck (id int PRIMARY KEY, a int)")
+    hati.execute("CREATE VIEW w_dcck_v AS SELECT id FROM w_dcck")
+    with pytest.raises(psycopg.errors.FeatureNotSupported):
+        hati.execute("ALTER TABLE w_dcck DROP COLUMN id CASCADE")
+    assert hati.execute("SELECT * FROM w_dcck_v").fetchall() == []
