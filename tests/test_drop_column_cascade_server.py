@@ -1,7 +1,7 @@
-"""ALTER TABLE ... DROP COLUMN ... CASCADE of a column views read, over the wire side by
-side with PostgreSQL 15: the views that read it, and the views over those, are dropped
-with PostgreSQL's NOTICE, the column goes, the views that do not read it stay, and a
-ROLLBACK brings all of it back (proxy/pgserver/view_deps.py)."""
+"""Over the wire side by side with PostgreSQL 15 (proxy/pgserver/view_deps.py):
+ALTER TABLE ... DROP COLUMN ... CASCADE drops the views that read the column and the views
+over those with PostgreSQL's NOTICE, the views that do not read it stay, and a ROLLBACK
+brings all of it back; after ALTER TABLE t RENAME TO t2 the views over t read t2."""
 
 from __future__ import annotations
 
@@ -81,3 +81,30 @@ def test_keyed_column_refused_whole(sides) -> None:
     with pytest.raises(psycopg.errors.FeatureNotSupported):
         hati.execute("ALTER TABLE w_dcck DROP COLUMN id CASCADE")
     assert hati.execute("SELECT * FROM w_dcck_v").fetchall() == []
+
+
+def test_views_follow_table_rename(sides) -> None:
+    """`ALTER TABLE t RENAME TO t2`: the views over t (and over those) read t2, as
+    PostgreSQL's do; a rolled back rename leaves them reading t."""
+    pg, hati = sides
+    setup = [
+        "CREATE TABLE w_dccr (id int, b int)",
+        "INSERT INTO w_dccr VALUES (1, 2)",
+        "CREATE VIEW w_dccr_v AS SELECT w_dccr.b FROM w_dccr WHERE id > 0",
+        "CREATE VIEW w_dccr_w AS SELECT b FROM w_dccr_v",
+    ]
+    steps = [
+        "BEGIN",
+        "ALTER TABLE w_dccr RENAME TO w_dccr_x",
+        "SELECT * FROM w_dccr_w",
+        "ROLLBACK",
+        "SELECT * FROM w_dccr_v",
+        "ALTER TABLE w_dccr RENAME TO w_dccr2",
+        "SELECT * FROM w_dccr_w",
+        "SELECT * FROM w_dccr_v",
+        "CREATE TABLE w_dccr (id int, b int)",  # a new table of the old name: not theirs
+        "SELECT * FROM w_dccr_v",
+    ]
+    _run(pg, setup), _run(hati, setup)
+    for g, w in zip(_run(hati, steps), _run(pg, steps), strict=True):
+        assert g == w

@@ -100,3 +100,23 @@ def reads_relation(view_sql: str, name: str) -> bool:
     if not isinstance(query, exp.Expr):
         return False
     return any(t.name.lower() == name.lower() for t in query.find_all(exp.Table))
+
+
+def with_table_renamed(view_sql: str, table: str, new_table: str) -> str | None:
+    """The view's `CREATE OR REPLACE VIEW` reading `new_table` where it read `table` (a
+    PostgreSQL view follows its table's rename: it references it by OID); None when it
+    does not read `table`."""
+    try:
+        tree = sqlglot.parse_one(view_sql, read="duckdb")
+    except sqlglot.errors.ParseError:
+        return None
+    if not isinstance(tree, exp.Create) or not reads_relation(view_sql, table):
+        return None
+    for node in tree.expression.find_all(exp.Table):
+        if node.name.lower() == table.lower():
+            node.set("this", exp.to_identifier(new_table, quoted=True))
+    for column in tree.expression.find_all(exp.Column):  # t.a: the qualifier follows too
+        if column.table.lower() == table.lower():
+            column.set("table", exp.to_identifier(new_table, quoted=True))
+    tree.set("replace", True)
+    return tree.sql(dialect="duckdb")

@@ -10,7 +10,13 @@ from typing import Any
 
 from proxy.pgserver import alter_rebuild, foreign_keys
 from proxy.wire.errors import PgError
-from transpiler.view_deps import altered_columns, reads_relation, uses_column
+from transpiler.constraint_ddl import renamed
+from transpiler.view_deps import (
+    altered_columns,
+    reads_relation,
+    uses_column,
+    with_table_renamed,
+)
 
 
 def check_alter(cur: Any, sql: str) -> list[str]:
@@ -63,14 +69,15 @@ def check_alter(cur: Any, sql: str) -> list[str]:
                 ),
                 hint="Use DROP ... CASCADE to drop the dependent objects too.",
             )
-    return _cascade(cur, table.name, altered.cascaded, views)
+    return _cascade(cur, table, altered.cascaded, views)
 
 
 def _cascade(
-    cur: Any, table: str, columns: tuple[str, ...], views: list[tuple[str, str, frozenset[str]]]
+    cur: Any, resolved: Any, columns: tuple[str, ...], views: list[tuple[str, str, frozenset[str]]]
 ) -> list[str]:
     """Drop the views that read `columns` of `table`, then the views over those, in the
     order PostgreSQL reports them; its NOTICE lines."""
+    table = resolved.name
     gone: list[str] = []
     todo = [
         v for v, text, cols in views for c in columns if uses_column(text or "", table, c, cols)
@@ -86,7 +93,8 @@ def _cascade(
     schemas = dict(
         cur.execute(
             "SELECT view_name, schema_name FROM duckdb_views() WHERE NOT internal "
-            "AND database_name = current_database()"
+            "AND database_name = ?",
+            [resolved.database],
         ).fetchall()
     )
     for name in reversed(gone):  # views over views first: DuckDB refuses nothing, but order
@@ -119,3 +127,23 @@ def _refuse_keyed(cur: Any, table: str, columns: tuple[str, ...]) -> None:
             "an index of the table uses it",
             hint="Drop the index or constraint first.",
         )
+
+
+def follow_rename(cur: Any, sql: str) -> None:
+    """After `ALTER TABLE t RENAME TO u` ran: the views that read `t` read `u` (DuckDB
+    binds a view by name when it is read; PostgreSQL's follow the table)."""
+    r = renamed(sql)
+    if r is None or r.new_table is None:
+        return
+    schema = "main" if r.schema == "public" else r.schema
+    table = alter_rebuild.resolve_table(cur, alter_rebuild.TableName(r.new_table, schema))
+    if table is None:
+        return
+    rows = cur.execute(
+        "SELECT sql FROM duckdb_views() WHERE NOT internal AND database_name = ?",
+        [table.database],
+    ).fetchall()
+    for (text,) in rows:
+        new_sql = with_table_renamed(text or "", r.table, r.new_table)
+        if new_sql is not None:
+            cur.execute(new_sql)
