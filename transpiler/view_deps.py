@@ -102,19 +102,27 @@ def reads_relation(view_sql: str, name: str) -> bool:
     return any(t.name.lower() == name.lower() for t in query.find_all(exp.Table))
 
 
-def with_table_renamed(view_sql: str, table: str, new_table: str) -> str | None:
+def with_table_renamed(
+    view_sql: str, table: str, new_table: str, schema: str = "main"
+) -> str | None:
     """The view's `CREATE OR REPLACE VIEW` reading `new_table` where it read `table` (a
     PostgreSQL view follows its table's rename: it references it by OID); None when it
-    does not read `table`."""
+    does not read `table`. A reference qualified by another schema is another table's."""
     try:
         tree = sqlglot.parse_one(view_sql, read="duckdb")
     except sqlglot.errors.ParseError:
         return None
-    if not isinstance(tree, exp.Create) or not reads_relation(view_sql, table):
+    if not isinstance(tree, exp.Create) or not isinstance(tree.expression, exp.Expr):
         return None
-    for node in tree.expression.find_all(exp.Table):
-        if node.name.lower() == table.lower():
-            node.set("this", exp.to_identifier(new_table, quoted=True))
+    tables = [
+        t
+        for t in tree.expression.find_all(exp.Table)
+        if t.name.lower() == table.lower() and t.db.lower() in ("", schema.lower())
+    ]
+    if not tables:
+        return None
+    for node in tables:
+        node.set("this", exp.to_identifier(new_table, quoted=True))
     for column in tree.expression.find_all(exp.Column):  # t.a: the qualifier follows too
         if column.table.lower() == table.lower():
             column.set("table", exp.to_identifier(new_table, quoted=True))

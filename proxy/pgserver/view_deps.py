@@ -144,6 +144,6 @@ def follow_rename(cur: Any, sql: str) -> None:
         [table.database],
     ).fetchall()
     for (text,) in rows:
-        new_sql = with_table_renamed(text or "", r.table, r.new_table)
+        new_sql = with_table_renamed(text or "", r.table, r.new_table, table.schema)
         if new_sql is not None:
             cur.execute(new_sql)
