@@ -108,3 +108,23 @@ def test_views_follow_table_rename(sides) -> None:
     _run(pg, setup), _run(hati, setup)
     for g, w in zip(_run(hati, steps), _run(pg, steps), strict=True):
         assert g == w
+
+
+def test_views_follow_set_schema(sides) -> None:
+    """`ALTER TABLE t SET SCHEMA s`: the views over t read s.t, as PostgreSQL's do."""
+    pg, hati = sides
+    setup = [
+        "CREATE SCHEMA w_dccs",
+        "CREATE TABLE w_dccm (id int, b int)",
+        "INSERT INTO w_dccm VALUES (1, 2)",
+        "CREATE VIEW w_dccm_v AS SELECT b FROM w_dccm",
+        "CREATE VIEW w_dccm_w AS SELECT b FROM w_dccm_v",
+    ]
+    steps = [
+        "ALTER TABLE w_dccm SET SCHEMA w_dccs",
+        "SELECT * FROM w_dccm_w",
+        "SELECT * FROM w_dccm_v",
+    ]
+    _run(pg, setup), _run(hati, setup)
+    for g, w in zip(_run(hati, steps), _run(pg, steps), strict=True):
+        assert g == w

@@ -103,11 +103,12 @@ def reads_relation(view_sql: str, name: str) -> bool:
 
 
 def with_table_renamed(
-    view_sql: str, table: str, new_table: str, schema: str = "main"
+    view_sql: str, table: str, new_table: str, schema: str = "main", new_schema: str | None = None
 ) -> str | None:
     """The view's `CREATE OR REPLACE VIEW` reading `new_table` where it read `table` (a
     PostgreSQL view follows its table's rename: it references it by OID); None when it
-    does not read `table`. A reference qualified by another schema is another table's."""
+    does not read `table`. A reference qualified by another schema is another table's.
+    `new_schema`: the table moved there too (SET SCHEMA): the references name it."""
     try:
         tree = sqlglot.parse_one(view_sql, read="duckdb")
     except sqlglot.errors.ParseError:
@@ -123,6 +124,8 @@ def with_table_renamed(
         return None
     for node in tables:
         node.set("this", exp.to_identifier(new_table, quoted=True))
+        if new_schema is not None:
+            node.set("db", exp.to_identifier(new_schema, quoted=True))
     for column in tree.expression.find_all(exp.Column):  # t.a: the qualifier follows too
         if column.table.lower() == table.lower():
             column.set("table", exp.to_identifier(new_table, quoted=True))

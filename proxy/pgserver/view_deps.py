@@ -147,3 +147,15 @@ def follow_rename(cur: Any, sql: str) -> None:
         new_sql = with_table_renamed(text or "", r.table, r.new_table, table.schema)
         if new_sql is not None:
             cur.execute(new_sql)
+
+
+def follow_move(cur: Any, database: str, table: str, schema: str, new_schema: str) -> None:
+    """After `ALTER TABLE t SET SCHEMA s` moved the table: the views that read it read
+    `s.t` (PostgreSQL's follow the table)."""
+    rows = cur.execute(
+        "SELECT sql FROM duckdb_views() WHERE NOT internal AND database_name = ?", [database]
+    ).fetchall()
+    for (text,) in rows:
+        new_sql = with_table_renamed(text or "", table, table, schema, new_schema)
+        if new_sql is not None:
+            cur.execute(new_sql)

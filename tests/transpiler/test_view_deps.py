@@ -25,3 +25,8 @@ def test_with_table_renamed() -> None:
     assert with_table_renamed("CREATE VIEW v AS SELECT b FROM u", "t", "t2") is None
     assert with_table_renamed("CREATE VIEW v AS SELECT b FROM other.t", "t", "t2") is None
     assert with_table_renamed("CREATE VIEW v AS SELECT b FROM s.t", "t", "t2", "s") is not None
+
+
+def test_with_table_moved() -> None:
+    got = with_table_renamed("CREATE VIEW v AS SELECT b FROM t", "t", "t", "main", "s")
+    assert got == 'CREATE OR REPLACE VIEW v AS SELECT b FROM "s"."t"'
