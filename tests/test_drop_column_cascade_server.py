@@ -128,3 +128,31 @@ def test_views_follow_set_schema(sides) -> None:
     _run(pg, setup), _run(hati, setup)
     for g, w in zip(_run(hati, steps), _run(pg, steps), strict=True):
         assert g == w
+
+
+def test_views_follow_rename_column(sides) -> None:
+    """`ALTER TABLE t RENAME COLUMN b TO c` (Django's RenameField, Rails' rename_column):
+    the views reading b read c and keep their own column named b, as PostgreSQL's; a
+    rolled back rename leaves them as they were."""
+    pg, hati = sides
+    setup = [
+        "CREATE TABLE w_dccc (id int PRIMARY KEY, b int)",
+        "INSERT INTO w_dccc VALUES (1, 2)",
+        "CREATE VIEW w_dccc_v AS SELECT id, b FROM w_dccc WHERE b > 0",
+        "CREATE VIEW w_dccc_w AS SELECT b FROM w_dccc_v",
+    ]
+    steps = [
+        "BEGIN",
+        'ALTER TABLE "w_dccc" RENAME COLUMN "b" TO "c"',
+        "SELECT * FROM w_dccc_w",
+        "ROLLBACK",
+        "SELECT * FROM w_dccc_v",
+        'ALTER TABLE "w_dccc" RENAME COLUMN "b" TO "c"',
+        "SELECT * FROM w_dccc_v",
+        "SELECT * FROM w_dccc_w",
+        "SELECT column_name FROM information_schema.columns WHERE table_name = 'w_dccc_v' "
+        "ORDER BY ordinal_position",
+    ]
+    _run(pg, setup), _run(hati, setup)
+    for g, w in zip(_run(hati, steps), _run(pg, steps), strict=True):
+        assert g == w

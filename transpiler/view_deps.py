@@ -131,3 +131,34 @@ def with_table_renamed(
             column.set("table", exp.to_identifier(new_table, quoted=True))
     tree.set("replace", True)
     return tree.sql(dialect="duckdb")
+
+
+def with_column_renamed(view_sql: str, table: str, column: str, new_column: str) -> str | None:
+    """The view's `CREATE OR REPLACE VIEW` reading `new_column` of `table` where it read
+    `column`, its own column keeping its name (`SELECT b AS a`, as PostgreSQL shows a
+    view after RENAME COLUMN); None when it does not read the column by name."""
+    if not uses_column(view_sql, table, column, frozenset()):
+        return None
+    tree = sqlglot.parse_one(view_sql, read="duckdb")
+    if not isinstance(tree, exp.Create) or not isinstance(tree.expression, exp.Expr):
+        return None
+    names = {
+        (t.alias_or_name or t.name).lower()
+        for t in tree.expression.find_all(exp.Table)
+        if t.name.lower() == table.lower()
+    } | {table.lower()}
+    for select in tree.expression.find_all(exp.Select):
+        select.set(
+            "expressions",
+            [
+                exp.alias_(e, e.name, quoted=True)
+                if isinstance(e, exp.Column) and e.name.lower() == column.lower()
+                else e
+                for e in select.expressions
+            ],
+        )
+    for node in list(tree.expression.find_all(exp.Column)):
+        if node.name.lower() == column.lower() and (not node.table or node.table.lower() in names):
+            node.set("this", exp.to_identifier(new_column, quoted=True))
+    tree.set("replace", True)
+    return tree.sql(dialect="duckdb")

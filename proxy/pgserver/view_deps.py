@@ -15,6 +15,7 @@ from transpiler.view_deps import (
     altered_columns,
     reads_relation,
     uses_column,
+    with_column_renamed,
     with_table_renamed,
 )
 
@@ -133,10 +134,12 @@ def follow_rename(cur: Any, sql: str) -> None:
     """After `ALTER TABLE t RENAME TO u` ran: the views that read `t` read `u` (DuckDB
     binds a view by name when it is read; PostgreSQL's follow the table)."""
     r = renamed(sql)
-    if r is None or r.new_table is None:
+    if r is None or (r.new_table is None and r.new_column is None):
         return
     schema = "main" if r.schema == "public" else r.schema
-    table = alter_rebuild.resolve_table(cur, alter_rebuild.TableName(r.new_table, schema))
+    table = alter_rebuild.resolve_table(
+        cur, alter_rebuild.TableName(r.new_table or r.table, schema)
+    )
     if table is None:
         return
     rows = cur.execute(
@@ -144,7 +147,10 @@ def follow_rename(cur: Any, sql: str) -> None:
         [table.database],
     ).fetchall()
     for (text,) in rows:
-        new_sql = with_table_renamed(text or "", r.table, r.new_table, table.schema)
+        if r.new_table is not None:
+            new_sql = with_table_renamed(text or "", r.table, r.new_table, table.schema)
+        else:
+            new_sql = with_column_renamed(text or "", r.table, r.column or "", r.new_column or "")
         if new_sql is not None:
             cur.execute(new_sql)
 

@@ -3,7 +3,12 @@ read a relation, and a view's SQL rewritten for its table's rename."""
 
 from __future__ import annotations
 
-from transpiler.view_deps import altered_columns, reads_relation, with_table_renamed
+from transpiler.view_deps import (
+    altered_columns,
+    reads_relation,
+    with_column_renamed,
+    with_table_renamed,
+)
 
 
 def test_altered_columns_cascade_apart() -> None:
@@ -30,3 +35,12 @@ def test_with_table_renamed() -> None:
 def test_with_table_moved() -> None:
     got = with_table_renamed("CREATE VIEW v AS SELECT b FROM t", "t", "t", "main", "s")
     assert got == 'CREATE OR REPLACE VIEW v AS SELECT b FROM "s"."t"'
+
+
+def test_with_column_renamed() -> None:
+    sql = "CREATE VIEW v AS SELECT b, t.id + 1 AS x FROM t WHERE b > 0;"
+    got = with_column_renamed(sql, "t", "b", "bb")
+    assert (
+        got == 'CREATE OR REPLACE VIEW v AS SELECT "bb" AS "b", t.id + 1 AS x FROM t WHERE "bb" > 0'
+    )
+    assert with_column_renamed("CREATE VIEW v AS SELECT id FROM t", "t", "b", "bb") is None
