@@ -447,7 +447,7 @@ def write_target(sql: str) -> tuple[str | None, str] | None:
     return (table.db or None, table.name)
 
 
-def _alter_tree(sql: str) -> exp.Alter | None:
+def alter_tree(sql: str) -> exp.Alter | None:
     """A DuckDB `ALTER TABLE` statement's tree, parsed again where the server must know
     its table (DDL only); None for anything else."""
     import sqlglot
@@ -463,7 +463,7 @@ def _alter_tree(sql: str) -> exp.Alter | None:
 
 def alter_target(sql: str) -> tuple[str | None, str] | None:
     """(schema or None, table) of a DuckDB `ALTER TABLE` statement; None otherwise."""
-    tree = _alter_tree(sql)
+    tree = alter_tree(sql)
     return None if tree is None else (tree.this.db or None, tree.this.name)
 
 
@@ -481,7 +481,7 @@ class Renamed:
 def renamed(sql: str) -> Renamed | None:
     """What a DuckDB `ALTER TABLE` renames (for the constraints that name the table or
     column: they belong to the table, whatever its name); None for anything else."""
-    tree = _alter_tree(sql)
+    tree = alter_tree(sql)
     if tree is None:
         return None
     actions = tree.args.get("actions") or []

@@ -83,7 +83,8 @@ async def run(
             session.send_notice(text)
     if st.tag == "ALTER TABLE" and not portal.executed:  # a column a view uses: refused
         await runner.take_cursor()
-        await runner.call(view_deps.check_alter, runner.cursor, st.sql, sql=st.sql)
+        for text in await runner.call(view_deps.check_alter, runner.cursor, st.sql, sql=st.sql):
+            session.send_notice(text)  # DROP COLUMN ... CASCADE: the views it dropped
     if st.alter_types is not None and await alter_rebuild.run(runner, session, portal):
         return True  # ALTER COLUMN TYPE that DuckDB cannot do in place: a table rebuild
     if st.identity_alter is not None:  # ALTER COLUMN ... ADD / SET GENERATED, RESTART, ...

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import duckdb
 
-from proxy.pgserver import alter_rebuild, foreign_keys, identity_ddl, triggers
+from proxy.pgserver import alter_rebuild, foreign_keys, identity_ddl, triggers, view_deps
 from proxy.wire.errors import PgError
 from transpiler import Statement
 from transpiler.ddl_targets import cascades, targets
@@ -72,6 +72,7 @@ async def after_ddl(
         await call(identity_ddl.record, cur, st.identity)
     if st.tag == "ALTER TABLE" and " RENAME " in sql.upper():
         await call(foreign_keys.follow_rename, cur, sql)
+        await call(view_deps.follow_rename, cur, sql)  # the views over a renamed table
     if st.tag == "ALTER TABLE" and " DROP " in sql.upper():  # an identity column's sequence
         await call(identity_ddl.drop_sequences_of_dropped, cur)
     if st.tag in ("DROP TABLE", "DROP SCHEMA", "ALTER TABLE"):

@@ -26,7 +26,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from proxy.pgserver import alter_rebuild, foreign_keys
+from proxy.pgserver import alter_rebuild, foreign_keys, view_deps
 from proxy.pgserver.search_path import search_path_order
 from proxy.pgserver.sequence_restart import owned_sequences
 from proxy.wire import messages as m
@@ -175,6 +175,7 @@ def _move_table(cur: Any, database: str, old: str, new: str, name: str) -> None:
         on = table_ddl.index_on(index_sql, final)
         if on is not None:
             cur.execute(on)
+    view_deps.follow_move(cur, database, name, old, new)  # the views over it follow it
     for schema_col, table_col in (("schema_name", "table_name"), ("ref_schema", "ref_table")):
         cur.execute(
             f"UPDATE {REGISTRY} SET {schema_col} = ? WHERE {schema_col} = ? AND {table_col} = ?",

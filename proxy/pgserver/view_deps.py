@@ -10,18 +10,26 @@ from typing import Any
 
 from proxy.pgserver import alter_rebuild, foreign_keys
 from proxy.wire.errors import PgError
-from transpiler.view_deps import altered_columns, uses_column
+from transpiler.constraint_ddl import renamed
+from transpiler.view_deps import (
+    altered_columns,
+    reads_relation,
+    uses_column,
+    with_column_renamed,
+    with_table_renamed,
+)
 
 
-def check_alter(cur: Any, sql: str) -> None:
+def check_alter(cur: Any, sql: str) -> list[str]:
     """Raise PostgreSQL's error when the ALTER TABLE `sql` drops or retypes a column a
-    view uses; else nothing."""
+    view uses; for DROP COLUMN ... CASCADE drop those views (and the views over them)
+    and return PostgreSQL's NOTICEs."""
     altered = altered_columns(sql)
     if altered is None:
-        return
+        return []
     table = alter_rebuild.resolve_table(cur, alter_rebuild.TableName(altered.table, altered.schema))
     if table is None:
-        return  # DuckDB says what is wrong (or IF EXISTS skips)
+        return []  # DuckDB says what is wrong (or IF EXISTS skips)
     rows = cur.execute(
         "SELECT v.view_name, v.sql, list(lower(c.column_name)) FROM duckdb_views() v "
         "LEFT JOIN duckdb_columns() c ON c.table_oid = v.view_oid "
@@ -62,3 +70,98 @@ def check_alter(cur: Any, sql: str) -> None:
                 ),
                 hint="Use DROP ... CASCADE to drop the dependent objects too.",
             )
+    return _cascade(cur, table, altered.cascaded, views)
+
+
+def _cascade(
+    cur: Any, resolved: Any, columns: tuple[str, ...], views: list[tuple[str, str, frozenset[str]]]
+) -> list[str]:
+    """Drop the views that read `columns` of `table`, then the views over those, in the
+    order PostgreSQL reports them; its NOTICE lines."""
+    table = resolved.name
+    gone: list[str] = []
+    todo = [
+        v for v, text, cols in views for c in columns if uses_column(text or "", table, c, cols)
+    ]
+    while todo:
+        name = todo.pop(0)
+        if name in gone:
+            continue
+        gone.append(name)
+        todo += [v for v, text, _ in views if v not in gone and reads_relation(text or "", name)]
+    if gone:  # DuckDB refuses the drop itself here: refuse before any view goes
+        _refuse_keyed(cur, table, columns)
+    schemas = dict(
+        cur.execute(
+            "SELECT view_name, schema_name FROM duckdb_views() WHERE NOT internal "
+            "AND database_name = ?",
+            [resolved.database],
+        ).fetchall()
+    )
+    for name in reversed(gone):  # views over views first: DuckDB refuses nothing, but order
+        cur.execute(f"DROP VIEW IF EXISTS {_quote(schemas.get(name, 'main'))}.{_quote(name)}")
+    if len(gone) == 1:
+        return [f"drop cascades to view {gone[0]}"]
+    return [f"drop cascades to {len(gone)} other objects"] if gone else []
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _refuse_keyed(cur: Any, table: str, columns: tuple[str, ...]) -> None:
+    """0A000 when a key or an index of the table would make DuckDB refuse dropping the
+    columns (PostgreSQL drops those too: not done here yet)."""
+    keyed = cur.execute(
+        "SELECT count(*) FROM duckdb_constraints() WHERE table_name = ? AND constraint_type "
+        "IN ('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY') "
+        "AND len(list_intersect(list_transform(constraint_column_names, x -> lower(x)), ?)) > 0",
+        [table, [c.lower() for c in columns]],
+    ).fetchone()[0]
+    indexed = cur.execute(
+        "SELECT count(*) FROM duckdb_indexes() WHERE table_name = ?", [table]
+    ).fetchone()[0]
+    if keyed or indexed:
+        raise PgError(
+            "0A000",
+            f"cannot drop column {columns[0]} of table {table} with CASCADE while a key or "
+            "an index of the table uses it",
+            hint="Drop the index or constraint first.",
+        )
+
+
+def follow_rename(cur: Any, sql: str) -> None:
+    """After `ALTER TABLE t RENAME TO u` ran: the views that read `t` read `u` (DuckDB
+    binds a view by name when it is read; PostgreSQL's follow the table)."""
+    r = renamed(sql)
+    if r is None or (r.new_table is None and r.new_column is None):
+        return
+    schema = "main" if r.schema == "public" else r.schema
+    table = alter_rebuild.resolve_table(
+        cur, alter_rebuild.TableName(r.new_table or r.table, schema)
+    )
+    if table is None:
+        return
+    rows = cur.execute(
+        "SELECT sql FROM duckdb_views() WHERE NOT internal AND database_name = ?",
+        [table.database],
+    ).fetchall()
+    for (text,) in rows:
+        if r.new_table is not None:
+            new_sql = with_table_renamed(text or "", r.table, r.new_table, table.schema)
+        else:
+            new_sql = with_column_renamed(text or "", r.table, r.column or "", r.new_column or "")
+        if new_sql is not None:
+            cur.execute(new_sql)
+
+
+def follow_move(cur: Any, database: str, table: str, schema: str, new_schema: str) -> None:
+    """After `ALTER TABLE t SET SCHEMA s` moved the table: the views that read it read
+    `s.t` (PostgreSQL's follow the table)."""
+    rows = cur.execute(
+        "SELECT sql FROM duckdb_views() WHERE NOT internal AND database_name = ?", [database]
+    ).fetchall()
+    for (text,) in rows:
+        new_sql = with_table_renamed(text or "", table, table, schema, new_schema)
+        if new_sql is not None:
+            cur.execute(new_sql)

@@ -3,7 +3,8 @@ catalog side): the same steps on a real PostgreSQL 15 and on hatiproxy, then `pg
 of each writes the same sequence, OWNED BY, default, setval, constraint and index lines
 (the renamed sequence, the kept `old_labels_name_key` / `old_labels_n_check`, the renamed
 primary key and index). hatiproxy's dump replays into a fresh hatiproxy with `psql -v
-ON_ERROR_STOP=1`, where the serial goes on counting from the renamed sequence.
+ON_ERROR_STOP=1`, where the serial goes on counting from the renamed sequence and the
+view over the table reads the renamed table.
 
 Still differs (asserted): PostgreSQL writes the default's sequence schema-qualified
 (`nextval('public.labels_id_seq'::regclass)`; pg_dump empties search_path), hatiproxy
@@ -24,6 +25,7 @@ STEPS = [
     "CREATE TABLE old_labels (id bigserial PRIMARY KEY, name text UNIQUE, n int CHECK (n > 0))",
     "CREATE INDEX index_old_labels_on_n ON old_labels (n)",
     "INSERT INTO old_labels (name, n) VALUES ('x', 1), ('y', 2)",
+    "CREATE VIEW label_names AS SELECT old_labels.name FROM old_labels WHERE n > 0",
     # what ActiveRecord's rename_table sends
     'ALTER TABLE "old_labels" RENAME TO "labels"',
     'ALTER TABLE "public"."old_labels_id_seq" RENAME TO "labels_id_seq"',
@@ -85,6 +87,9 @@ def test_dump_after_rename_table(tmp_path: Path) -> None:
                     "SELECT conname FROM pg_constraint WHERE conrelid = 'labels'::regclass"
                 ).fetchall()
             ) == [("labels_pkey",), ("old_labels_n_check",), ("old_labels_name_key",)]
+            # the view followed the rename (its dump reads labels)
+            names = conn.execute("SELECT name FROM label_names ORDER BY 1").fetchall()
+            assert names == [("x",), ("y",), ("z",)]
     finally:
         fresh.stop()
         srv.stop()
