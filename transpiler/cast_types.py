@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from transpiler.name_types import select_list
 from transpiler.varchar_length import char_length
 
 VARCHAR_OID, BPCHAR_OID = 1043, 1042
@@ -26,13 +27,9 @@ CastOutputs = tuple[tuple[int, int] | None, ...]
 def outputs(tree: exp.Expr) -> CastOutputs | None:
     """Per result column, (type oid, typmod) of a cast to varchar(n) / varchar, or None;
     None when no column is such a cast."""
-    if not isinstance(tree, exp.Select):
+    projections = select_list(tree)
+    if projections is None:
         return None
-    projections = tree.expressions
-    if any(
-        isinstance(p, exp.Star) or (isinstance(p, exp.Column) and p.is_star) for p in projections
-    ):
-        return None  # a star's width is the catalog's to say
     out = tuple(_declared(p.unalias()) or _padded(p) for p in projections)
     return out if any(d is not None for d in out) else None
 

@@ -41,16 +41,25 @@ _NAME_FUNCTIONS = frozenset(
 _USER_WORDS = frozenset({"current_role", "user"})  # bare words sqlglot reads as columns
 
 
-def outputs(tree: exp.Expr, origins: Origins | None) -> NameOutputs | None:
-    """Per result column, "name", "name[]" or None (DuckDB's type stands); None when no
-    column is name. `origins`: column_origins.column_origins(tree)."""
+def select_list(tree: exp.Expr) -> list[exp.Expr] | None:
+    """A plain SELECT's result expressions; None for another statement or one with a star
+    (a star's width is the catalog's to say)."""
     if not isinstance(tree, exp.Select):
         return None
     projections = tree.expressions
     if any(
         isinstance(p, exp.Star) or (isinstance(p, exp.Column) and p.is_star) for p in projections
     ):
-        return None  # a star's width is the catalog's to say
+        return None
+    return projections
+
+
+def outputs(tree: exp.Expr, origins: Origins | None) -> NameOutputs | None:
+    """Per result column, "name", "name[]" or None (DuckDB's type stands); None when no
+    column is name. `origins`: column_origins.column_origins(tree)."""
+    projections = select_list(tree)
+    if projections is None:
+        return None
     if origins is not None and len(origins) != len(projections):
         origins = None
     out: list[str | None] = []

@@ -56,12 +56,8 @@ def uses_column(
     """Whether the view (DuckDB's `CREATE VIEW ... AS query`) reads `column` of `table`.
     `view_columns`: the view's own column names (lower case), as bound when it was made: a
     `*` covers only the columns there then (one added later is not the view's)."""
-    try:
-        tree = sqlglot.parse_one(view_sql, read="duckdb")
-    except sqlglot.errors.ParseError:
-        return False
-    query = tree.expression if isinstance(tree, exp.Create) else tree
-    if not isinstance(query, exp.Expr):
+    query = _view_query(view_sql)
+    if query is None:
         return False
     names = {
         (t.alias_or_name or t.name).lower()
@@ -86,18 +82,24 @@ def uses_column(
     return False
 
 
+def _view_query(view_sql: str) -> exp.Expr | None:
+    """The query of DuckDB's `CREATE VIEW ... AS query` (or a bare query); None unparsable."""
+    try:
+        tree = sqlglot.parse_one(view_sql, read="duckdb")
+    except sqlglot.errors.ParseError:
+        return None
+    query = tree.expression if isinstance(tree, exp.Create) else tree
+    return query if isinstance(query, exp.Expr) else None
+
+
 def _starred(column: str, view_columns: frozenset[str] | None) -> bool:
     return view_columns is None or column.lower() in view_columns
 
 
 def reads_relation(view_sql: str, name: str) -> bool:
     """Whether the view's query reads the table or view `name` (by name, any schema)."""
-    try:
-        tree = sqlglot.parse_one(view_sql, read="duckdb")
-    except sqlglot.errors.ParseError:
-        return False
-    query = tree.expression if isinstance(tree, exp.Create) else tree
-    if not isinstance(query, exp.Expr):
+    query = _view_query(view_sql)
+    if query is None:
         return False
     return any(t.name.lower() == name.lower() for t in query.find_all(exp.Table))
 

@@ -363,8 +363,7 @@ class Runner:
         try:
             await owner_guard.guarded(
                 self,
-                # owner records are the default database's (proxy/db/databases.py): only
-                # superusers reach the others
+                # owner records: the default database's only (proxy/db/databases.py)
                 self.who if self.engine.is_default else None,
                 portal,
                 session.savepoints,
