@@ -132,14 +132,14 @@ class Databases:
             return engine
 
     def _engine_of(self, name: str) -> Engine:
-        with self._lock:
-            record = self._created.get(name)
-            if record is None:
-                return self._engine
-            engine = self._open.get(name)
-            if engine is None:
-                engine = self._open[name] = self._opened(record)
-            return engine
+        """(Under the lock.)"""
+        record = self._created.get(name)
+        if record is None:
+            return self._engine
+        engine = self._open.get(name)
+        if engine is None:
+            engine = self._open[name] = self._opened(record)
+        return engine
 
     def release(self, engine: Engine) -> None:
         if engine.is_default:

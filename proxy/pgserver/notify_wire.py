@@ -25,7 +25,8 @@ log = logging.getLogger("hatiproxy.notify")
 
 class SessionNotify:
     """LISTEN / NOTIFY of one connection (`pid`: its BackendKeyData pid, the hub's key);
-    `scope`: its organisation. Without a hub (before login) nothing is pending."""
+    `scope`: its database and organisation (notify_hub.scope). Without a hub (before login)
+    nothing is pending."""
 
     def __init__(self, hub: Hub | None = None, pid: int = 0, scope: str = "") -> None:
         self.hub = hub
