@@ -58,7 +58,7 @@ from transpiler.column_origins import Origins
 from transpiler.dialects import POSTGRES, SNOWFLAKE, parser
 from transpiler.errors import TranspileError, syntax_error
 from transpiler.markers import render
-from transpiler.model import Statement
+from transpiler.model import Statement, UtilityCommand
 from transpiler.notify_statements import notify_syntax_error_at, parse_notify_statement
 from transpiler.session_commands import parse_session
 from transpiler.splitter import Chunk, split
@@ -239,10 +239,13 @@ def _statement(
         tokens, overriding = identity.strip_overriding(tokens)
         chunk = Chunk(tokens, chunk.start, chunk.end, chunk.text)
     triggers = scan(tokens, agent)
-    if tokens[0].text.upper() in ("VACUUM", "ANALYZE", "ANALYSE") and (
-        vacuum := maintenance.vacuum_sql(tokens, chunk.text)
-    ):
-        return Statement(sql=vacuum, kind=kind, tag=tag)
+    if tokens[0].text.upper() in ("VACUUM", "ANALYZE", "ANALYSE"):
+        verb, targets, changed = maintenance.vacuum(tokens)
+        if targets:  # the server looks at each relation: proxy/pgserver/maintenance.py
+            command = UtilityCommand(verb, targets)
+            return Statement(sql=chunk.text, kind="utility", tag=tag, command=command)
+        if changed:
+            return Statement(sql=verb.upper(), kind=kind, tag=tag)
     if tokens[0].text.upper() in text_forms.NATIVE and not triggers.hati:
         if tag == "COPY":
             copied = inner_query.copy_query(chunk, _inner(reader, dims, hints, agent))

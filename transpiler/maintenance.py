@@ -1,11 +1,11 @@
 """PostgreSQL's VACUUM / ANALYZE forms in DuckDB's grammar, and REINDEX / CLUSTER.
 
 DuckDB takes `VACUUM [ANALYZE] [table [(columns)]]` and `ANALYZE [table]`: one table, no
-options. PostgreSQL's VERBOSE, FULL, FREEZE and the parenthesised options (`VACUUM
-(VERBOSE, ANALYZE) t`) were a 0A000, several tables a syntax error. The options change
-how PostgreSQL reclaims space, which DuckDB does its own way: they are dropped, ANALYZE
-kept. Several tables become the whole database's VACUUM / ANALYZE (the same work, and
-more).
+options, base tables only. PostgreSQL's VERBOSE, FULL, FREEZE and the parenthesised
+options (`VACUUM (VERBOSE, ANALYZE) t`) change how PostgreSQL reclaims space, which DuckDB
+does its own way: they are dropped, ANALYZE kept. The relations named (several, views,
+catalogs: vacuumdb names every table pg_class lists, pg_catalog's too) go to the server,
+which looks at each as PostgreSQL does (proxy/pgserver/maintenance.py).
 
 REINDEX and CLUSTER rebuild or reorder storage PostgreSQL keeps apart from the table;
 DuckDB's indexes are maintained with every write and its tables have no physical order,
@@ -24,63 +24,73 @@ from transpiler.dialects import POSTGRES, tokenize
 _OPTION_WORDS = frozenset({"VERBOSE", "FULL", "FREEZE", "ANALYZE", "ANALYSE"})
 
 
-def vacuum_sql(tokens: list[Token], text: str) -> str | None:
-    """DuckDB's form of a PostgreSQL VACUUM / ANALYZE; None when it needs no change."""
-    head = tokens[0].text.upper()
+def _statement(tokens: list[Token]) -> tuple[str, list[Token]]:
+    """(verb, the tokens after it)."""
     if len(tokens) == 2 and tokens[1].token_type is TokenType.STRING:
         # VACUUM is a "command" token: the tokenizer hands back the rest as one string.
-        text = tokens[1].text
-        tokens = tokenize(POSTGRES, text)
-    else:
-        tokens = tokens[1:]  # (their offsets are into `text`)
-    analyze = head in ("ANALYZE", "ANALYSE")
-    i, changed = 0, head == "ANALYSE"
-    if i < len(tokens) and tokens[i].token_type is TokenType.L_PAREN:  # (option [value], ...)
-        depth = 0
+        return tokens[0].text.upper(), tokenize(POSTGRES, tokens[1].text)
+    return tokens[0].text.upper(), tokens[1:]
+
+
+def _options(tokens: list[Token], analyze: bool) -> tuple[int, bool, bool]:
+    """(where the relations start, ANALYZE asked for, an option DuckDB lacks given) of the
+    tokens after the verb: `(option [value], ...)` and / or VERBOSE FULL FREEZE ANALYZE."""
+    i, changed = 0, False
+    if tokens and tokens[0].token_type is TokenType.L_PAREN:
+        depth, changed = 0, True
         while i < len(tokens):
-            word = tokens[i].text.upper()
-            if tokens[i].token_type is TokenType.L_PAREN:
+            token, i = tokens[i], i + 1
+            if token.token_type is TokenType.L_PAREN:
                 depth += 1
-            elif tokens[i].token_type is TokenType.R_PAREN:
+            elif token.token_type is TokenType.R_PAREN:
                 depth -= 1
                 if depth == 0:
-                    i += 1
                     break
-            elif word in ("ANALYZE", "ANALYSE") and depth == 1:
+            elif depth == 1 and token.text.upper() in ("ANALYZE", "ANALYSE"):
                 analyze = True
-            i += 1
-        changed = True
     while i < len(tokens) and tokens[i].text.upper() in _OPTION_WORDS:
         word = tokens[i].text.upper()
         analyze = analyze or word in ("ANALYZE", "ANALYSE")
-        changed = changed or word not in ("ANALYZE",)
+        changed = changed or word != "ANALYZE"
         i += 1
-    rest = tokens[i:]
-    if any(t.token_type is TokenType.COMMA and _top_level(rest, t) for t in rest):
-        return (
-            "ANALYZE" if analyze and head != "VACUUM" else f"VACUUM{' ANALYZE' if analyze else ''}"
+    return i, analyze, changed
+
+
+Targets = tuple[tuple[str, tuple[str, ...]], ...]
+
+
+def vacuum(tokens: list[Token]) -> tuple[str, Targets, bool]:
+    """(verb, relations, changed) of a PostgreSQL VACUUM / ANALYZE: the verb is "vacuum",
+    "vacuum analyze" or "analyze"; each relation as written (quoted parts kept quoted)
+    with its column names (unquoted ones folded to lower case), for the server to look
+    at (proxy/pgserver/maintenance.py); changed: with no relations, the statement needs
+    DuckDB's spelling (an option DuckDB lacks, ANALYSE), which is the verb alone."""
+    head, tokens = _statement(tokens)
+    i, analyze, changed = _options(tokens, head in ("ANALYZE", "ANALYSE"))
+    verb = "analyze" if head != "VACUUM" else ("vacuum analyze" if analyze else "vacuum")
+    targets: list[tuple[str, tuple[str, ...]]] = []
+    while i < len(tokens):
+        start = i
+        while i < len(tokens) and tokens[i].token_type not in (TokenType.L_PAREN, TokenType.COMMA):
+            i += 1
+        relation = "".join(
+            f'"{t.text}"' if t.token_type is TokenType.IDENTIFIER else t.text
+            for t in tokens[start:i]
         )
-    if not changed:
-        return None
-    target = text[rest[0].start :].strip() if rest else ""
-    verb = (
-        "ANALYZE" if head in ("ANALYZE", "ANALYSE") else ("VACUUM ANALYZE" if analyze else "VACUUM")
-    )
-    return f"{verb} {target}".strip()
-
-
-def _top_level(tokens: list[Token], token: Token) -> bool:
-    """Whether `token` is outside any parentheses of `tokens` (a table list's comma, not a
-    column list's)."""
-    depth = 0
-    for t in tokens:
-        if t is token:
-            return depth == 0
-        if t.token_type is TokenType.L_PAREN:
-            depth += 1
-        elif t.token_type is TokenType.R_PAREN:
-            depth -= 1
-    return False
+        columns: list[str] = []
+        if i < len(tokens) and tokens[i].token_type is TokenType.L_PAREN:
+            i += 1
+            while i < len(tokens) and tokens[i].token_type is not TokenType.R_PAREN:
+                t = tokens[i]
+                if t.token_type is not TokenType.COMMA:
+                    quoted = t.token_type is TokenType.IDENTIFIER
+                    columns.append(t.text if quoted else t.text.lower())
+                i += 1
+            i += 1
+        if relation:
+            targets.append((relation, tuple(columns)))
+        i += 1  # the comma
+    return verb, tuple(targets), changed or head == "ANALYSE"
 
 
 # ALTER TABLE / ALTER INDEX actions about PostgreSQL's physical storage, statistics

@@ -84,6 +84,8 @@ class UtilityCommand:
     "deallocate all", "deallocate stmt1", "create extension vector"."""
 
     name: str
+    # VACUUM / ANALYZE: each relation as written and its column names (may be empty).
+    targets: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

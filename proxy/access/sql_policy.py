@@ -37,6 +37,7 @@ from proxy.wire.errors import PgError
 from transpiler import ResetCommand, SetCommand, Statement, TranspileError, transpile
 from transpiler.ddl_targets import targets
 from transpiler.external_access import of_tokens, outside_function
+from transpiler.model import UtilityCommand
 from transpiler.relations import Relation
 from transpiler.text_cache import text_lru_cache
 
@@ -106,6 +107,10 @@ def check(st: Statement, who: Identity | None, search_path: str | None = None) -
     the server, e.g. in-process tools) or no key: no limits. `search_path` is the
     session's (Postgres form; None: the default), where unqualified names are looked up."""
     if who is None:
+        return
+    if isinstance(st.command, UtilityCommand) and st.command.targets:
+        for relation, _ in st.command.targets:  # VACUUM / ANALYZE t, ...: each is read
+            check(transpile(f"SELECT * FROM {relation}")[0], who, search_path)
         return
     if who.limits is not None:
         _check_relations(st, who, search_path)

@@ -15,7 +15,7 @@ from proxy.access import ownership, sql_policy
 from proxy.core.identity import Identity
 from proxy.core.notify_hub import check_notify
 from proxy.core.notify_hub import scope as notify_scope
-from proxy.db import backend_functions, notify_functions, row_triggers
+from proxy.db import backend_functions, notify_functions, row_triggers, vacuum
 from proxy.db.commit_clock import statement_may_write
 from proxy.db.duckdb_errors import map_duckdb_error
 from proxy.execution.sql_bridge import (
@@ -29,6 +29,7 @@ from proxy.execution.sql_bridge import (
 )
 from proxy.wire.errors import PgError
 from transpiler import TranspileError, transpile
+from transpiler.model import UtilityCommand
 from transpiler.notify_statements import NotifyStatement
 
 if TYPE_CHECKING:
@@ -72,6 +73,10 @@ async def execute_sql(
             for st in statements:
                 if isinstance(st.command, NotifyStatement) and st.command.verb == "NOTIFY":
                     _notify(engine, who, st.command)  # each statement commits on its own here
+                    result = ([], [])
+                    continue
+                if isinstance(st.command, UtilityCommand) and st.command.targets:
+                    await engine.run_uncounted(_vacuum, cur, st.command)  # VACUUM t, ...
                     result = ([], [])
                     continue
                 if st.command is not None:
@@ -135,3 +140,15 @@ def _notify(engine: Engine, who: Identity, cmd: NotifyStatement) -> None:
     engine.notify_hub.publish(
         notify_scope(engine.database_name, who.org_id), [(cmd.channel or "", cmd.payload)], 0
     )
+
+
+def _vacuum(cur: duckdb.DuckDBPyConnection, command: UtilityCommand) -> None:
+    """VACUUM / ANALYZE of named relations (proxy/db/vacuum.py); no WARNINGs here."""
+    cur.begin()
+    try:
+        steps = vacuum.plan(cur, command.name, command.targets)
+    finally:
+        cur.rollback()
+    for kind, sql in steps:
+        if kind == "sql":
+            cur.execute(sql)

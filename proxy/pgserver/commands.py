@@ -10,6 +10,7 @@ from proxy.pgserver import (
     databases,
     domains,
     foreign_keys,
+    maintenance,
     object_comments,
     temp_on_commit,
     triggers,
@@ -305,6 +306,8 @@ async def _utility(
             if (enable := triggers.all_switch(sql)) is not None:  # TRIGGER ALL / USER
                 await runner.call(triggers.switch_all, runner.cursor, relation, enable)
         return f"ALTER {kind.upper()}"
+    if cmd.targets:  # VACUUM / ANALYZE of named relations
+        return await maintenance.run(runner, session, name, cmd.targets)
     if name.split(" ", 1)[0] in ("reindex", "cluster"):  # transpiler/maintenance.py
         verb, _, relation = name.partition(" ")
         if relation and await _missing(runner, [relation]) is not None:

@@ -61,6 +61,9 @@ TABLE = "permission denied for table orga_ledger"
         ("CREATE TABLE orgb_refs (x int REFERENCES orga_ledger (id))", TABLE),
         ("CREATE TABLE orgb_refs (x int, FOREIGN KEY (x) REFERENCES public.orga_ledger)", TABLE),
         ("ALTER TABLE orgb_plain ADD FOREIGN KEY (x) REFERENCES orga_ledger (id)", TABLE),
+        ("VACUUM orga_ledger", TABLE),
+        ("ANALYZE orga_ledger (nosuch)", TABLE),  # a 42703 would tell its columns
+        ("VACUUM (ANALYZE) orgb_plain, public.orga_ledger", TABLE),
         (
             "SELECT nextval('orga' || '_counter')",
             "permission denied for nextval() of a computed name",
@@ -78,6 +81,8 @@ def test_another_organisation_reaches_nothing_named_as_text(
 
 
 def test_nor_over_mcp(ks: KeyedServer) -> None:
+    error, text = mcp_query(ks, "bob", "ANALYZE orga_ledger (memo)")
+    assert error and "permission denied for table orga_ledger" in text, text
     error, text = mcp_query(ks, "bob", "SELECT * FROM pragma_storage_info('orga_ledger')")
     assert error and "orga-memo" not in text, text
     error, text = mcp_query(ks, "bob", "SELECT nextval('orga_counter')")
@@ -92,6 +97,10 @@ def test_its_own_organisation_and_the_superuser_still_do(ks: KeyedServer) -> Non
             cols = con.execute("SELECT name FROM pragma_table_info('orga_ledger')").fetchall()
             assert cols == [("id",), ("memo",)]
             con.execute("SELECT setval(pg_get_serial_sequence('orga_ledger', 'id'), 5)")
+            con.execute("VACUUM ANALYZE orga_ledger (memo)")
+        if who != "root":  # a key (root logs in with a password)
+            error, text = mcp_query(ks, who, "VACUUM orga_ledger, orga_counter")
+            assert not error, text
     with connect(ks, "bob") as bob:  # its own sequences and serial tables, as before
         bob.execute("CREATE TABLE orgb_items (id serial, name text)")
         bob.execute("INSERT INTO orgb_items (name) VALUES ('x')")

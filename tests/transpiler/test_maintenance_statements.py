@@ -8,21 +8,39 @@ from transpiler import transpile
 
 
 @pytest.mark.parametrize(
-    ("sql", "duckdb_sql"),
+    ("sql", "verb", "targets"),
     [
-        ("VACUUM (VERBOSE, ANALYZE) t", "VACUUM ANALYZE t"),
-        ("VACUUM FULL t", "VACUUM t"),
-        ("VACUUM FREEZE VERBOSE ANALYZE t (a, b)", "VACUUM ANALYZE t (a, b)"),
-        ("VACUUM (INDEX_CLEANUP off, PARALLEL 2) t", "VACUUM t"),
-        ('ANALYZE VERBOSE s."T x" (a)', 'ANALYZE s."T x" (a)'),
-        ("ANALYSE t", "ANALYZE t"),
-        ("VACUUM ANALYZE a, b", "VACUUM ANALYZE"),  # several tables: the whole database
-        ("ANALYZE a(x), b", "ANALYZE"),
-        ("VACUUM ANALYZE t", "VACUUM ANALYZE t"),  # DuckDB's own form: as written
-        ("VACUUM", "VACUUM"),
+        ("VACUUM (VERBOSE, ANALYZE) t", "vacuum analyze", (("t", ()),)),
+        ("VACUUM FULL t", "vacuum", (("t", ()),)),
+        ("VACUUM FREEZE VERBOSE ANALYZE t (a, B)", "vacuum analyze", (("t", ("a", "b")),)),
+        ("VACUUM (INDEX_CLEANUP off, PARALLEL 2) t", "vacuum", (("t", ()),)),
+        ('ANALYZE VERBOSE s."T x" ("A")', "analyze", (('s."T x"', ("A",)),)),
+        ("ANALYSE t", "analyze", (("t", ()),)),
+        ("VACUUM ANALYZE a, b", "vacuum analyze", (("a", ()), ("b", ()))),
+        ("ANALYZE a(x, y), s.b", "analyze", (("a", ("x", "y")), ("s.b", ()))),
     ],
 )
-def test_vacuum_in_duckdb_grammar(sql: str, duckdb_sql: str) -> None:
+def test_vacuum_of_relations_goes_to_the_server(
+    sql: str, verb: str, targets: tuple[tuple[str, tuple[str, ...]], ...]
+) -> None:
+    """Each relation is looked at by the server (proxy/pgserver/maintenance.py): DuckDB
+    vacuums base tables only, one a statement."""
+    st = transpile(sql)[0]
+    assert st.command is not None and (st.kind, st.command.name) == ("utility", verb)
+    assert st.command.targets == targets
+
+
+@pytest.mark.parametrize(
+    ("sql", "duckdb_sql"),
+    [
+        ("VACUUM", "VACUUM"),
+        ("VACUUM (VERBOSE, ANALYZE)", "VACUUM ANALYZE"),
+        ("VACUUM FULL FREEZE", "VACUUM"),
+        ("ANALYSE", "ANALYZE"),
+        ("ANALYZE", "ANALYZE"),
+    ],
+)
+def test_whole_database_vacuum_in_duckdb_grammar(sql: str, duckdb_sql: str) -> None:
     assert transpile(sql)[0].sql == duckdb_sql
 
 

@@ -6,6 +6,11 @@ CREATE TABLE d_mnt (id int PRIMARY KEY, v text);
 CREATE INDEX d_mnt_v ON d_mnt (v);
 CREATE TABLE d_mnt2 (id int);
 INSERT INTO d_mnt VALUES (1, 'a'), (2, 'b');
+CREATE VIEW d_mnt_view AS SELECT * FROM d_mnt;
+CREATE MATERIALIZED VIEW d_mnt_mat AS SELECT * FROM d_mnt;
+CREATE SEQUENCE d_mnt_seq;
+CREATE SCHEMA d_mnt_s;
+CREATE TABLE d_mnt_s."Mixed" ("Id" int, v text);
 -- @query vacuum_verbose_analyze
 VACUUM (VERBOSE, ANALYZE) d_mnt
 -- @query vacuum_full
@@ -22,6 +27,28 @@ ANALYZE VERBOSE d_mnt (v)
 ANALYZE d_mnt, d_mnt2
 -- @query analyze_missing_table error
 ANALYZE VERBOSE d_mnt_nosuch
+-- @query vacuum_view_skipped
+VACUUM d_mnt_view
+-- @query analyze_view_skipped
+ANALYZE d_mnt_view
+-- @query vacuum_table_and_view
+VACUUM ANALYZE d_mnt, d_mnt_view, d_mnt_seq
+-- @query vacuum_system_catalogs
+VACUUM pg_catalog.pg_type
+-- @query analyze_system_catalog_unqualified
+ANALYZE pg_proc
+-- @query vacuum_information_schema_view
+VACUUM information_schema.tables
+-- @query vacuum_materialized_view
+VACUUM ANALYZE d_mnt_mat
+-- @query analyze_quoted_names
+ANALYZE d_mnt_s."Mixed" ("Id", v)
+-- @query analyze_missing_column error
+ANALYZE d_mnt (nosuch)
+-- @query vacuum_missing_in_list error
+VACUUM d_mnt, d_mnt_nosuch
+-- @query analyze_folded_column_missing error
+ANALYZE d_mnt_s."Mixed" (id)
 -- @query reindex_table
 REINDEX TABLE d_mnt
 -- @query reindex_index
