@@ -11,7 +11,6 @@ import json
 import sys
 
 import nbclient
-import nbformat
 from nbformat.v4 import new_code_cell, new_notebook
 
 host, port, user, database = sys.argv[1:5]

@@ -23,7 +23,11 @@ def test_jupysql_notebook_answers_as_postgresql(tmp_path: Path) -> None:
     theirs, ours = run_on_postgres_and_hatiproxy(
         "notebook", SCRIPT, tmp_path, lambda host, port, user, db: [host, str(port), user, db]
     )
-    assert theirs["totals"] == [["east", "45.10", 1], ["north", "580.75", 3], ["south", "160.00", 2]]
+    assert theirs["totals"] == [
+        ["east", "45.10", 1],
+        ["north", "580.75", 3],
+        ["south", "160.00", 2],
+    ]
     assert theirs["saved_cte"] == [["north", 3]]
     # every column's most frequent value is one value (ties would be in any order)
     assert "|  top   |  nan   | north  | 80.00  | 2026-02-10 | big" in theirs["profile"]
