@@ -33,6 +33,7 @@ from proxy.core.names import INTERNAL_SCHEMA, PG_SCHEMA
 from proxy.db.pool import PooledDB
 from proxy.wire.errors import PgError
 from transpiler import Statement
+from transpiler.database_ddl import DatabaseDdl
 from transpiler.ddl_targets import Target, targets
 from transpiler.domains import DomainDdl
 
@@ -315,6 +316,8 @@ def needs_guard(st: Statement) -> bool:
     """Whether `st` may create or change an object, or write into a system relation."""
     if st.kind == "ddl" or st.tag == "COMMENT":
         return True
+    if isinstance(st.command, DatabaseDdl):
+        return False  # a database's organisation decides (proxy/pgserver/databases.py)
     if st.kind == "utility" and st.tag.startswith("ALTER "):
         return True  # ALTER TABLE ... DISABLE TRIGGER ALL (the foreign keys' too), OWNER TO
     if st.kind in ("insert", "update", "delete", "merge", "copy"):

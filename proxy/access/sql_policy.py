@@ -114,7 +114,7 @@ def check(st: Statement, who: Identity | None, search_path: str | None = None) -
         return
     if who.limits is not None:
         _check_relations(st, who, search_path)
-    if not who.superuser and st.command is None:
+    if not who.superuser and not who.own_database and st.command is None:
         _check_org(st.sql, who, search_path, _changed(st))
         _check_references(st, who, search_path)
         _check_stored(st, who, search_path)

@@ -40,6 +40,11 @@ class Identity:
     # The agent an API key is bound to (hd_agent_ keys); None for organisation keys, whose
     # agent_id the client chooses. With org_id it names the login objects belong to.
     key_agent: str | None = None
+    # A wire session on a database its organisation created (proxy/db/databases.py):
+    # everything there is the organisation's, so no boundary between organisations is
+    # checked inside it (the database is the boundary: other organisations' keys never
+    # connect to it).
+    own_database: bool = False
 
     @property
     def login(self) -> tuple[str, str, str]:

@@ -10,13 +10,17 @@ A database name nobody created reaches the default database, as every name did b
 (clients connect with `postgres`, their user name, ...). The agent layer (memories,
 keys, the model) stays one per server, on the default database. The list of created
 databases is kept in the agent database (`hatidata_internal.databases`), out of clients'
-reach. Only server superusers create, drop and connect to created databases
-(proxy/pgserver/databases.py): owner records and the organisation boundary of keys are
-kept for the default database.
+reach. Server superusers create, drop and connect to any database. An organisation's
+admin API key may create one, which is its organisation's: that organisation's keys
+connect to it (no other key does) and its admin keys drop or rename it
+(proxy/pgserver/databases.py). Owner records and the organisation boundary between keys
+are the default database's, where organisations share one catalog; in an organisation's
+own database everything is that organisation's, and the boundary is the database itself.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import shutil
 import threading
@@ -76,6 +80,9 @@ class Created:
     name: str
     oid: int
     owner: str
+    # The organisation whose API key created it: its keys (and the server's superusers)
+    # connect to it, no other key does; None: a superuser's, keys do not connect.
+    org: str | None = None
 
 
 class Databases:
@@ -95,12 +102,13 @@ class Databases:
                 f"CREATE TABLE IF NOT EXISTS {TABLE} (name VARCHAR PRIMARY KEY, oid BIGINT NOT "
                 "NULL, owner VARCHAR NOT NULL, created_at TIMESTAMPTZ NOT NULL DEFAULT now())"
             )
-            rows = cur.execute(f"SELECT name, oid, owner FROM {TABLE} ORDER BY oid").fetchall()
+            cur.execute(f"ALTER TABLE {TABLE} ADD COLUMN IF NOT EXISTS org VARCHAR")
+            rows = cur.execute(f"SELECT name, oid, owner, org FROM {TABLE} ORDER BY oid").fetchall()
         finally:
             cur.close()
         # Replaced whole under the lock, never changed in place: read without the lock (a
         # login or a pg_database read never waits for a database being opened).
-        self._created = {name: Created(name, oid, owner) for name, oid, owner in rows}
+        self._created = {row[0]: Created(*row) for row in rows}
         # never an oid again in this process: DuckDB keeps an instance by its file's path
         # while any cursor of it lives
         self._last_oid = max([DEFAULT_OID, *(c.oid for c in self._created.values())])
@@ -173,7 +181,7 @@ class Databases:
 
     # --- CREATE / DROP DATABASE -----------------------------------------------------
 
-    def create(self, name: str, owner: str, template: str | None) -> None:
+    def create(self, name: str, owner: str, template: str | None, org: str | None = None) -> None:
         """A new database; `template`: one to copy (PostgreSQL's rule that nobody else is
         connected to it is the caller's: proxy/pgserver/databases.py)."""
         if self._engine.lake:
@@ -189,7 +197,7 @@ class Databases:
             if copied and not self.exists(template):
                 raise PgError("3D000", f'template database "{template}" does not exist')
             oid = self._last_oid = self._last_oid + 1
-            record = Created(name, oid, owner)
+            record = Created(name, oid, owner, org)
             path = self._path(oid)
             _remove_files(path)  # a file left by a crash between its copy and its record
             if copied:
@@ -199,8 +207,8 @@ class Databases:
                 cur = self._engine.agent_db.db.cursor()
                 try:
                     cur.execute(
-                        f"INSERT INTO {TABLE} (name, oid, owner) VALUES (?, ?, ?)",
-                        [name, oid, owner],
+                        f"INSERT INTO {TABLE} (name, oid, owner, org) VALUES (?, ?, ?, ?)",
+                        [name, oid, owner, org],
                     )
                 finally:
                     cur.close()
@@ -262,7 +270,7 @@ class Databases:
             finally:
                 cur.close()
             kept = {k: v for k, v in self._created.items() if k != name}
-            self._created = {**kept, new_name: Created(new_name, record.oid, record.owner)}
+            self._created = {**kept, new_name: dataclasses.replace(record, name=new_name)}
             engine = self._open.pop(name, None)
         if engine is not None:
             engine.users.close()

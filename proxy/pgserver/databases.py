@@ -29,10 +29,7 @@ _OTHERS_WAIT_S = 5.0
 
 async def run(runner: StatementRunner, session: ClientSession, ddl: DatabaseDdl) -> str:
     """Carry out `ddl`; its command tag."""
-    if runner.who is not None and not is_superuser(runner.who):
-        if ddl.action == "create":
-            raise PgError("42501", "permission denied to create database")
-        raise PgError("42501", f"must be owner of database {ddl.name}")
+    _check_permission(runner, ddl)
     if ddl.action == "create":
         await _create(runner, ddl)
         return "CREATE DATABASE"
@@ -41,6 +38,38 @@ async def run(runner: StatementRunner, session: ClientSession, ddl: DatabaseDdl)
         return "ALTER DATABASE"
     await _drop(runner, session, ddl)
     return "DROP DATABASE"
+
+
+def _check_permission(runner: StatementRunner, ddl: DatabaseDdl) -> None:
+    """Server superusers may do anything here. An API key: only its organisation's admin
+    keys create a database (it is then the organisation's), copy one of the
+    organisation's as a TEMPLATE, or drop or rename one the organisation created; a
+    missing name is left to the 3D000 below, as PostgreSQL checks existence first."""
+    who = runner.who
+    if who is None or is_superuser(who):
+        return
+    admin = who.role == "admin"
+    databases = runner.engine.databases
+    if ddl.action == "create":
+        if not admin:
+            raise PgError(
+                "42501",
+                "permission denied to create database",
+                hint="an organisation's admin API key or a server superuser may",
+            )
+        template = ddl.template
+        if template is not None and template not in EMPTY_TEMPLATES:
+            record = databases.created(template)
+            if (
+                record is None
+                and template == DEFAULT_NAME
+                or (record is not None and record.org != who.org_id)
+            ):
+                raise PgError("42501", f'permission denied to copy database "{template}"')
+        return
+    record = databases.created(ddl.name)
+    if record is not None and (not admin or record.org != who.org_id):
+        raise PgError("42501", f"must be owner of database {ddl.name}")
 
 
 async def _others_after_wait(runner: StatementRunner, name: str) -> list:
@@ -75,9 +104,13 @@ async def _create(runner: StatementRunner, ddl: DatabaseDdl) -> None:
             raise in_use_error(template, len(_others(runner, template)) + 1, source=True)
         if others := await _others_after_wait(runner, template):
             raise in_use_error(template, len(others), source=True)
-    owner = runner.who.login[2] if runner.who is not None else DEFAULT_NAME
+    who = runner.who
+    owner, org = DEFAULT_NAME, None
+    if who is not None:
+        owner = who.login[2] if is_superuser(who) else f"key {who.key_id}"
+        org = None if is_superuser(who) else who.org_id
     databases = runner.engine.databases
-    await runner.engine.run_uncounted(databases.create, ddl.name, owner, template)
+    await runner.engine.run_uncounted(databases.create, ddl.name, owner, template, org)
 
 
 async def _drop(runner: StatementRunner, session: ClientSession, ddl: DatabaseDdl) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hmac
 import itertools
 import logging
@@ -424,12 +425,17 @@ class Connection:
         runner.notify.attach(self._woken)
         superuser = is_superuser(who)
         if not engine.is_default and not superuser:
-            # owner records and the organisation boundary are the default database's
-            raise FatalError(
-                "42501",
-                f'permission denied for database "{database}"',
-                detail="API keys connect only to the server's default database.",
-            )
+            # A key: only to a database its organisation created (proxy/db/databases.py)
+            record = engine.databases.created(engine.database_name)
+            if record is None or record.org != who.org_id:
+                raise FatalError(
+                    "42501",
+                    f'permission denied for database "{database}"',
+                    detail="API keys connect to the server's default database and to the "
+                    "databases their organisation created.",
+                )
+            who = dataclasses.replace(who, own_database=True)
+            await runner.set_identity(who)
         # Read-only, as in Postgres: what the login is, never what the client asked for.
         settings.values["is_superuser"] = "on" if superuser else "off"
         if not superuser:  # -c log_statement=... in the startup packet, as Postgres
