@@ -241,6 +241,7 @@ def _statement(
     triggers = scan(tokens, agent)
     if tokens[0].text.upper() in ("VACUUM", "ANALYZE", "ANALYSE"):
         verb, targets, changed = maintenance.vacuum(tokens)
+        tag = "ANALYZE" if tag == "ANALYSE" else tag  # PostgreSQL's tag for either spelling
         if targets:  # the server looks at each relation: proxy/pgserver/maintenance.py
             command = UtilityCommand(verb, targets)
             return Statement(sql=chunk.text, kind="utility", tag=tag, command=command)

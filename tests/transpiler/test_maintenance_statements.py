@@ -59,3 +59,8 @@ def test_reindex_and_cluster_are_utilities(sql: str, command: str, tag: str) -> 
     st = transpile(sql)[0]
     assert st.command is not None and st.command.name == command
     assert (st.kind, st.tag) == ("utility", tag)
+
+
+@pytest.mark.parametrize("sql", ["ANALYSE", "analyse verbose", "ANALYSE t"])
+def test_analyse_answers_analyze(sql: str) -> None:
+    assert transpile(sql)[0].tag == "ANALYZE"
