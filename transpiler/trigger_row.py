@@ -10,7 +10,16 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from transpiler.errors import TranspileError
-from transpiler.plpgsql_trigger import Assign, If, Raise, Return, Step, expression, parse_body
+from transpiler.plpgsql_trigger import (
+    Assign,
+    If,
+    Raise,
+    Return,
+    Step,
+    expression,
+    parse_body,
+    row_rewrite_refusal,
+)
 
 RAISE_MARK = "__hati_raise:"  # error('__hati_raise:SQLSTATE:message'), duckdb_errors.py
 
@@ -71,7 +80,15 @@ class Row:
         if trigger.when is not None:
             guard = and_(guard, truth(self.value(expression(trigger.when))))
         self.done: exp.Expr = exp.false()
-        self.steps(parse_body(trigger.body), guard)
+        steps = parse_body(trigger.body)
+        refused = row_rewrite_refusal(steps)
+        if refused is not None:
+            raise TranspileError(
+                "0A000",
+                f"{refused} in a BEFORE ROW trigger function is not supported: hatiproxy runs "
+                "them in AFTER and statement-level triggers",
+            )
+        self.steps(steps, guard)
 
     def steps(self, steps: tuple[Step, ...], guard: exp.Expr) -> None:
         for step in steps:

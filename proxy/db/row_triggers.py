@@ -15,14 +15,15 @@ from typing import Any
 
 import duckdb
 import sqlglot
+from sqlglot import exp
 
 from proxy.wire.errors import PgError
 from transpiler.dialects import POSTGRES
 from transpiler.errors import TranspileError
 from transpiler.splitter import split
 from transpiler.sql_functions import REGISTRY as ROUTINES
-from transpiler.trigger_ddl import INSERT
-from transpiler.trigger_rewrite import TableTriggers, Trigger, rewrite
+from transpiler.trigger_ddl import BEFORE, DELETE, INSERT, ROW, UPDATE
+from transpiler.trigger_rewrite import TableTriggers, Trigger, find_table, rewrite
 
 REGISTRY = "main.__hati_triggers"
 _WRITE = re.compile(r"\b(?:INSERT|UPDATE|DELETE|MERGE|COPY)\b", re.IGNORECASE)
@@ -41,8 +42,10 @@ def created(engine: Any) -> None:
     _ANY[id(engine)] = True
 
 
-def apply(cur: duckdb.DuckDBPyConnection, engine: Any, sql: str) -> str:
-    """`sql` with the triggers its statements fire applied (on the worker thread)."""
+def apply(cur: duckdb.DuckDBPyConnection, engine: Any, sql: str, around: bool = True) -> str:
+    """`sql` with the triggers its statements fire applied (on the worker thread).
+    `around`: the caller runs AFTER and statement-level triggers (the wire server does,
+    proxy/pgserver/after_triggers.py); without it a statement firing one is refused."""
     tables = _load(cur, sql)
     _ANY[id(engine)] = tables is not None
     if not tables:
@@ -51,6 +54,8 @@ def apply(cur: duckdb.DuckDBPyConnection, engine: Any, sql: str) -> str:
         chunks = split(sql, POSTGRES)
         for chunk in chunks:
             _check_copy(chunk.text, tables)
+            if not around:
+                _check_around(chunk.text, tables)
         parts = [rewrite(chunk.text, tables) for chunk in chunks]
     except TranspileError as exc:
         raise PgError(exc.sqlstate, exc.message) from exc
@@ -63,9 +68,33 @@ def apply_on(engine: Any, sql: str) -> str:
     """`apply` on a cursor of its own (the in-process executor's path)."""
     cur = engine.cursor()
     try:
-        return apply(cur, engine, sql)
+        return apply(cur, engine, sql, around=False)
     finally:
         cur.close()
+
+
+def _check_around(sql: str, tables: dict[str, tuple[TableTriggers, ...]]) -> None:
+    """The in-process executor runs BEFORE ROW triggers only: 0A000 for a statement that
+    fires an AFTER or statement-level one (never a trigger silently not run)."""
+    try:
+        tree = sqlglot.parse_one(sql, read=POSTGRES)
+    except sqlglot.errors.SqlglotError:
+        return
+    for node in tree.find_all(exp.Insert, exp.Update, exp.Delete, exp.Merge):
+        event = {exp.Insert: INSERT, exp.Update: UPDATE, exp.Delete: DELETE}.get(type(node), 0)
+        target = node.this.this if isinstance(node.this, exp.Schema) else node.this
+        found = find_table(target, tables) if isinstance(target, exp.Table) else None
+        for t in found.triggers if found is not None else ():
+            if (
+                t.tgtype & (event or INSERT | UPDATE | DELETE)
+                and t.tgtype & (ROW | BEFORE) != ROW | BEFORE
+            ):
+                raise PgError(
+                    "0A000",
+                    f'trigger "{t.name}" on "{found.table}" is an AFTER or statement-level '
+                    "trigger, which this in-process path does not run: run the statement "
+                    "over the PostgreSQL protocol",
+                )
 
 
 def _check_copy(sql: str, tables: dict[str, tuple[TableTriggers, ...]]) -> None:
@@ -76,10 +105,15 @@ def _check_copy(sql: str, tables: dict[str, tuple[TableTriggers, ...]]) -> None:
         if any(t.tgtype & INSERT for t in found.triggers):
             raise PgError(
                 "0A000",
-                f'COPY FROM into "{found.table}", which has BEFORE INSERT triggers, is not '
-                "supported: hatiproxy runs BEFORE ROW triggers on INSERT and UPDATE "
+                f'COPY FROM into "{found.table}", which has INSERT triggers, is not '
+                "supported: hatiproxy runs triggers on INSERT, UPDATE and DELETE "
                 "statements (load with INSERT, or disable the triggers first)",
             )
+
+
+def load(cur: duckdb.DuckDBPyConnection, sql: str) -> dict[str, tuple[TableTriggers, ...]] | None:
+    """The enabled triggers of the tables `sql` names (None: the registry is empty)."""
+    return _load(cur, sql)
 
 
 def _load(cur: duckdb.DuckDBPyConnection, sql: str) -> dict[str, tuple[TableTriggers, ...]] | None:

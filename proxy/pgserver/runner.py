@@ -24,6 +24,7 @@ from proxy.db.engine import Engine
 from proxy.db.settings import SessionSettings
 from proxy.db.turns import asked_since
 from proxy.pgserver import (
+    after_triggers,
     agent_relations,
     arrow_results,
     commands,
@@ -318,12 +319,15 @@ class Runner:
     async def execute(
         self, portal: Portal, session: ClientSession, *, max_rows: int, describe: bool
     ) -> None:
-        if portal.statement is not None and portal.statement.kind == "do":
-            await do_blocks.run(self, session, portal)  # its statements come back here
-            return
-        if portal.statement is not None and portal.statement.kind == "dml_cte":
-            await dml_ctes.run(self, session, portal, max_rows, describe)  # parts come back
-            return
+        kind = portal.statement.kind if portal.statement is not None else None
+        if kind == "do":
+            return await do_blocks.run(self, session, portal)  # its statements come back here
+        if kind == "dml_cte":
+            return await dml_ctes.run(self, session, portal, max_rows, describe)  # parts too
+        if kind in after_triggers.KINDS and await after_triggers.run(
+            self, session, portal, describe
+        ):
+            return  # with the AFTER / statement-level triggers it fires (parts come back)
         self.since = asked_since()  # db/turns.py: from the statement's arrival
         work = self._execute(portal, session, max_rows, describe)
         try:
