@@ -32,7 +32,7 @@ class Plan:
     after_row: tuple[Trigger, ...]
     after_statement: tuple[Trigger, ...]
     main_sql: str  # the statement RETURNING * (when AFTER ROW triggers fire)
-    returning: str | None  # the client's RETURNING list (DuckDB SQL), None: none
+    returning: str | None  # the client's RETURNING list (PostgreSQL SQL), None: none
     alias: str  # what the RETURNING list calls the table
     new_table: str  # temp tables of this firing (rows in the statement's order)
     old_table: str | None  # OLD: UPDATE (pre-image) and DELETE (the deleted rows)
@@ -118,7 +118,7 @@ def plan(cur: duckdb.DuckDBPyConnection, sql: str, kind: str) -> Plan | None:
         after_row,
         tuple(t for t in around if not t.tgtype & (ROW | BEFORE)),
         main.sql("duckdb"),
-        ", ".join(e.sql("duckdb") for e in returning.expressions) if returning else None,
+        ", ".join(e.sql("postgres") for e in returning.expressions) if returning else None,
         alias,
         f"__hati_trg{n}_new" if kind != "delete" else f"__hati_trg{n}_rows",
         old_table,

@@ -36,7 +36,7 @@ from proxy.pgserver.result_shape import command_tag
 from proxy.semantic import column_hints
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError
-from transpiler import TranspileError
+from transpiler import TranspileError, sequence_draws
 from transpiler.dialects import POSTGRES
 from transpiler.plpgsql_trigger import If, Raise, Return, Sql, Step, parse_body
 from transpiler.trigger_body import bind
@@ -59,11 +59,9 @@ async def run(runner: Runner, session: Session, portal: Portal, describe: bool) 
     """Run `portal`'s statement with the AFTER / statement-level triggers it fires; False:
     it fires none (the caller runs it as usual)."""
     st = portal.statement
-    if st is None or st.kind not in KINDS or portal.keep_rows is not None:
+    if st is None or st.kind not in KINDS or portal.keep_rows is not None or portal.executed:
         return False
     if id(portal) in _INSIDE.get() or not triggers.row_triggers.may_fire(runner.engine, st.sql):
-        return False
-    if portal.executed:
         return False
     await runner.take_cursor()
     plan = await runner.call(trigger_plan.plan, runner.cursor, st.sql, st.kind)
@@ -140,6 +138,8 @@ async def _fire_all(
             json_outputs=None,
             name_outputs=None,
             cast_outputs=None,
+            column_origins=None,
+            draws=sequence_draws.draws(plan.main_sql),
         )
         sub = Portal(main, portal.params, (), sql=portal.sql)
         sub.keep_rows = plan.new_table
@@ -171,9 +171,7 @@ async def _answer(
         session.out(m.command_complete(tag))
         return
     sql = f'SELECT {plan.returning} FROM temp.main."{plan.new_table}" AS "{plan.alias}"'
-    shown = dataclasses.replace(
-        st, sql=sql, kind="select", tag="SELECT", param_count=0, duckdb_params=None, markers=()
-    )
+    (shown,) = session.transpile_sql(sql, await column_hints.ready(runner, sql))
     out = session.out
 
     def retag(data: bytes | memoryview) -> None:
