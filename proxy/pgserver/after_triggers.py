@@ -216,11 +216,12 @@ async def _fire(
         if table is None or row is None:
             return "NULL"
         if column is None:
-            return f'(SELECT __hati_r FROM (SELECT * FROM temp.main."{table}" LIMIT 1 OFFSET {row}) AS __hati_r)'
+            return f'(SELECT __hati_r FROM (SELECT * FROM temp.main."{table}" WHERE rowid = {row}) AS __hati_r)'
         if column not in found.columns:
             raise PgError("42703", f'record "{record}" has no field "{column}"')
         quoted = '"' + column.replace('"', '""') + '"'
-        return f'(SELECT {quoted} FROM temp.main."{table}" LIMIT 1 OFFSET {row})'
+        # row i of the temp table (its rowid: rows are stored in the statement's order)
+        return f'(SELECT {quoted} FROM temp.main."{table}" WHERE rowid = {row})'
 
     def text(sql: str) -> str:
         try:
