@@ -145,8 +145,17 @@ def drop(cur: duckdb.DuckDBPyConnection, p: Plan) -> None:
             cur.execute(f"DROP TABLE IF EXISTS temp.main.{_q(name)}")
 
 
-def count(cur: duckdb.DuckDBPyConnection, table: str) -> int:
-    return int(cur.execute(f"SELECT count(*) FROM temp.main.{_q(table)}").fetchone()[0])
+def rows(cur: duckdb.DuckDBPyConnection, p: Plan) -> tuple[int, dict[str, int]]:
+    """How many rows the statement wrote, and each temp table's first rowid."""
+    bases: dict[str, int] = {}
+    n = 0
+    for name in (p.new_table, p.old_table):
+        if name is not None and name not in bases:
+            n, first = cur.execute(
+                f"SELECT count(*), coalesce(min(rowid), 0) FROM temp.main.{_q(name)}"
+            ).fetchone()
+            bases[name] = int(first)
+    return int(n), bases
 
 
 def _reads_old(trigger: Trigger) -> bool:

@@ -146,10 +146,10 @@ async def _fire_all(
         await _quietly(runner, session, sub)
         if plan.pre_sql is not None:
             await runner.call(trigger_plan.align_old, runner.cursor, plan)
-        n = await runner.call(trigger_plan.count, runner.cursor, plan.new_table)
+        n, bases = await runner.call(trigger_plan.rows, runner.cursor, plan)
         for i in range(n):
             for trigger in plan.after_row:
-                await _fire(runner, session, plan, trigger, i, "AFTER", "ROW")
+                await _fire(runner, session, plan, trigger, (i, bases), "AFTER", "ROW")
         await _answer(runner, session, portal, plan, n, describe)
     for trigger in plan.after_statement:
         await _fire(runner, session, plan, trigger, None, "AFTER", "STATEMENT")
@@ -194,7 +194,7 @@ async def _fire(
     session: Session,
     plan: trigger_plan.Plan,
     trigger: Trigger,
-    row: int | None,
+    row: tuple[int, dict[str, int]] | None,
     when: str,
     level: str,
 ) -> None:
@@ -215,13 +215,15 @@ async def _fire(
             table = None
         if table is None or row is None:
             return "NULL"
+        # row i of the temp table: its rowid from the first one's (rows are stored in the
+        # statement's order; uncommitted rows are numbered from a large base)
+        rowid = row[1][table] + row[0]
         if column is None:
-            return f'(SELECT __hati_r FROM (SELECT * FROM temp.main."{table}" WHERE rowid = {row}) AS __hati_r)'
+            return f'(SELECT __hati_r FROM (SELECT * FROM temp.main."{table}" WHERE rowid = {rowid}) AS __hati_r)'
         if column not in found.columns:
             raise PgError("42703", f'record "{record}" has no field "{column}"')
         quoted = '"' + column.replace('"', '""') + '"'
-        # row i of the temp table (its rowid: rows are stored in the statement's order)
-        return f'(SELECT {quoted} FROM temp.main."{table}" WHERE rowid = {row})'
+        return f'(SELECT {quoted} FROM temp.main."{table}" WHERE rowid = {rowid})'
 
     def text(sql: str) -> str:
         try:
