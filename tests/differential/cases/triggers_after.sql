@@ -57,3 +57,21 @@ CREATE TRIGGER d_ta_chain_t AFTER INSERT OR UPDATE ON d_ta_chain FOR EACH ROW EX
 INSERT INTO d_ta_chain VALUES (1, NULL, NULL), (2, 1, NULL), (3, 2, NULL);
 -- @query chain_rows
 SELECT id, parent, note FROM d_ta_chain ORDER BY id;
+-- @query record_table
+CREATE TABLE d_ta_rec (id int PRIMARY KEY, name text, tags text[]);
+-- @query record_log
+CREATE TABLE d_ta_rec_log (n serial PRIMARY KEY, op text, old_row jsonb, new_row jsonb);
+-- @query record_function
+CREATE FUNCTION d_ta_rec_f() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO d_ta_rec_log (op, old_row, new_row) VALUES (TG_OP, to_jsonb(OLD), to_jsonb(NEW)); RAISE NOTICE '% on %', TG_OP, NEW.id; RETURN NULL; END $$;
+-- @query record_trigger
+CREATE TRIGGER d_ta_rec_t AFTER INSERT OR UPDATE OR DELETE ON d_ta_rec FOR EACH ROW EXECUTE FUNCTION d_ta_rec_f();
+-- @query record_insert
+INSERT INTO d_ta_rec VALUES (1, 'a', ARRAY['x', 'y']), (2, 'b', NULL);
+-- @query record_on_conflict_do_nothing
+INSERT INTO d_ta_rec VALUES (1, 'dup', NULL), (3, 'c', '{}') ON CONFLICT DO NOTHING RETURNING id, name;
+-- @query record_update
+UPDATE d_ta_rec SET name = name || '!' WHERE id IN (1, 3);
+-- @query record_delete
+DELETE FROM d_ta_rec WHERE id = 2;
+-- @query record_log_rows
+SELECT n, op, old_row, new_row FROM d_ta_rec_log ORDER BY n;
