@@ -28,6 +28,8 @@ from transpiler.trigger_rewrite import TableTriggers, Trigger, find_table, rewri
 REGISTRY = "main.__hati_triggers"
 _WRITE = re.compile(r"\b(?:INSERT|UPDATE|DELETE|MERGE|COPY)\b", re.IGNORECASE)
 _COPY_FROM = re.compile(r'(?is)^\s*COPY\s+(?:(?:"[^"]+"|\w+)\s*\.\s*)?("[^"]+"|\w+)[^;]*?\bFROM\b')
+# cursor id -> what was read while a statement's triggers run (hold / release)
+_MEMO: dict[int, dict[Any, Any]] = {}
 # engine id -> whether its registry may hold triggers (unknown until first read)
 _ANY: dict[int, bool] = {}
 
@@ -116,52 +118,85 @@ def load(cur: duckdb.DuckDBPyConnection, sql: str) -> dict[str, tuple[TableTrigg
     return _load(cur, sql)
 
 
+def hold(cur: duckdb.DuckDBPyConnection) -> None:
+    """While a statement's triggers run (proxy/pgserver/after_triggers.py), the registry
+    and the tables' columns are read once on `cur`: the bodies run no DDL."""
+    _MEMO[id(cur)] = {}
+
+
+def release(cur: duckdb.DuckDBPyConnection) -> None:
+    _MEMO.pop(id(cur), None)
+
+
 def _load(cur: duckdb.DuckDBPyConnection, sql: str) -> dict[str, tuple[TableTriggers, ...]] | None:
     """The enabled triggers of the tables `sql` names (None: the registry is empty)."""
-    rows = cur.execute(
-        f"SELECT t.schema_name, t.table_name, t.name, t.tgtype, t.columns, t.when_text, "
-        f"t.enabled, r.body FROM {REGISTRY} t LEFT JOIN {ROUTINES} r ON r.schema_name = "
-        "t.function_schema AND r.name = t.function_name AND r.nargs = 0 ORDER BY t.name"
-    ).fetchall()
+    memo = _MEMO.get(id(cur))
+    if memo is not None and "rows" in memo:
+        rows, current, path = memo["rows"]
+    else:
+        rows = cur.execute(
+            f"SELECT t.schema_name, t.table_name, t.name, t.tgtype, t.columns, t.when_text, "
+            f"t.enabled, r.body FROM {REGISTRY} t LEFT JOIN {ROUTINES} r ON r.schema_name = "
+            "t.function_schema AND r.name = t.function_name AND r.nargs = 0 ORDER BY t.name"
+        ).fetchall()
+        current, path = cur.execute(
+            "SELECT system.main.current_database(), current_setting('search_path')"
+        ).fetchone()
+        if memo is not None:
+            memo["rows"] = (rows, current, path)
     if not rows:
         return None
     lowered = sql.lower()
-    current, path = cur.execute(
-        "SELECT system.main.current_database(), current_setting('search_path')"
-    ).fetchone()
     order = [p.strip().split(".")[-1].strip('"') for p in path.split(",") if p.strip()]
     named = {(s, t) for s, t, *_ in rows if t.lower() in lowered}
     out: dict[str, list[TableTriggers]] = {}
     for schema, table in sorted(named):
-        cols = cur.execute(
-            "SELECT column_name, column_default FROM duckdb_columns() WHERE schema_name = ? "
-            "AND table_name = ? AND database_name = system.main.current_database() ORDER BY column_index",
-            [schema, table],
-        ).fetchall()
-        triggers = tuple(
-            Trigger(name, tgtype, tuple(columns or ()), when, body or "")
-            for s, t, name, tgtype, columns, when, enabled, body in rows
-            if (s, t) == (schema, table) and enabled != "D" and body is not None
-        )
-        if not triggers or not cols:
-            continue
-        defaults = tuple(_pg_default(d) for _, d in cols)
-        always = cur.execute(  # identity columns (proxy/pgserver/identity_ddl.py)
-            "SELECT columns[1] FROM main.__hati_constraints WHERE contype = 'i' "
-            "AND expression = 'a' AND schema_name = ? AND table_name = ?",
-            [schema, table],
-        ).fetchall()
-        found = TableTriggers(
-            schema,
-            table,
-            tuple(c for c, _ in cols),
-            defaults,
-            triggers,
-            tuple(c.lower() for (c,) in always),
-            _first_on_path(cur, current, order or ["main"], table) == schema,
-        )
-        out.setdefault(table.lower(), []).append(found)
+        if memo is not None and (schema, table) in memo:
+            found = memo[(schema, table)]
+        else:
+            found = _table(cur, rows, schema, table, current, order)
+            if memo is not None:
+                memo[(schema, table)] = found
+        if found is not None:
+            out.setdefault(table.lower(), []).append(found)
     return {k: tuple(v) for k, v in out.items()}
+
+
+def _table(
+    cur: duckdb.DuckDBPyConnection,
+    rows: list[tuple[Any, ...]],
+    schema: str,
+    table: str,
+    current: str,
+    order: list[str],
+) -> TableTriggers | None:
+    cols = cur.execute(
+        "SELECT column_name, column_default FROM duckdb_columns() WHERE schema_name = ? "
+        "AND table_name = ? AND database_name = system.main.current_database() ORDER BY column_index",
+        [schema, table],
+    ).fetchall()
+    triggers = tuple(
+        Trigger(name, tgtype, tuple(columns or ()), when, body or "")
+        for s, t, name, tgtype, columns, when, enabled, body in rows
+        if (s, t) == (schema, table) and enabled != "D" and body is not None
+    )
+    if not triggers or not cols:
+        return None
+    defaults = tuple(_pg_default(d) for _, d in cols)
+    always = cur.execute(  # identity columns (proxy/pgserver/identity_ddl.py)
+        "SELECT columns[1] FROM main.__hati_constraints WHERE contype = 'i' "
+        "AND expression = 'a' AND schema_name = ? AND table_name = ?",
+        [schema, table],
+    ).fetchall()
+    return TableTriggers(
+        schema,
+        table,
+        tuple(c for c, _ in cols),
+        defaults,
+        triggers,
+        tuple(c.lower() for (c,) in always),
+        _first_on_path(cur, current, order or ["main"], table) == schema,
+    )
 
 
 def _first_on_path(

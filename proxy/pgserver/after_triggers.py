@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 import sqlglot
 from sqlglot import exp
 
-from proxy.db import trigger_plan
+from proxy.db import row_triggers, trigger_plan
 from proxy.pgserver import triggers
 from proxy.pgserver.portal import Portal
 from proxy.pgserver.result_shape import command_tag
@@ -61,7 +61,7 @@ async def run(runner: Runner, session: Session, portal: Portal, describe: bool) 
     st = portal.statement
     if st is None or st.kind not in KINDS or portal.keep_rows is not None or portal.executed:
         return False
-    if id(portal) in _INSIDE.get() or not triggers.row_triggers.may_fire(runner.engine, st.sql):
+    if id(portal) in _INSIDE.get() or not row_triggers.may_fire(runner.engine, st.sql):
         return False
     await runner.take_cursor()
     plan = await runner.call(trigger_plan.plan, runner.cursor, st.sql, st.kind)
@@ -85,6 +85,9 @@ async def run(runner: Runner, session: Session, portal: Portal, describe: bool) 
     out = session.out
     held: list[bytes] = []
     token = _DEPTH.set(depth + 1)
+    cursor = runner.cursor
+    if depth == 0:
+        row_triggers.hold(cursor)
     try:
         session.out = _holding(out, held)
         await _fire_all(runner, session, portal, plan, describe)
@@ -97,6 +100,8 @@ async def run(runner: Runner, session: Session, portal: Portal, describe: bool) 
     finally:
         session.out = out
         _DEPTH.reset(token)
+        if depth == 0:
+            row_triggers.release(cursor)
     await runner.call(trigger_plan.drop, runner.cursor, plan)
     if own:
         await runner.end_implicit()
