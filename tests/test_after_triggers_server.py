@@ -79,6 +79,13 @@ def test_an_error_in_an_after_trigger_leaves_nothing(server, table_name) -> None
             conn.execute("SELECT 1")
         conn.rollback()
         assert _posts(conn, t) == [(1, 0), (2, 0)]
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        # the statement itself fails (a constraint): the session goes on
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            conn.execute(f"INSERT INTO {t} (id, post_id, qty) VALUES (7, 1, 1), (7, 1, 1)")
+        assert conn.execute(f"SELECT count(*) FROM {t}_log").fetchone() == (0,)
+        conn.execute(f"INSERT INTO {t} (id, post_id, qty) VALUES (7, 1, 1)")
+        assert _posts(conn, t) == [(1, 1), (2, 0)]
 
 
 def test_statement_triggers_fire_once_also_for_no_rows(server, table_name) -> None:

@@ -22,6 +22,7 @@ until it all succeeded (NOTICEs pass as they come).
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import dataclasses
 from typing import TYPE_CHECKING
@@ -93,9 +94,11 @@ async def run(runner: Runner, session: Session, portal: Portal, describe: bool) 
         await _fire_all(runner, session, portal, plan, describe)
     except PgError:
         session.out = out
-        await runner.call(trigger_plan.drop, runner.cursor, plan)
         if own:
-            await runner.statement_failed()
+            await runner.statement_failed()  # rolls back the temp tables too
+        else:  # (an aborted DuckDB transaction refuses even the DROP: the block's ROLLBACK)
+            with contextlib.suppress(PgError):
+                await runner.call(trigger_plan.drop, runner.cursor, plan)
         raise
     finally:
         session.out = out
