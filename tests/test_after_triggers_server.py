@@ -154,3 +154,14 @@ def test_refused_rather_than_not_run(server, table_name) -> None:
         with pytest.raises(psycopg.errors.FeatureNotSupported, match="INSTEAD OF"):
             conn.execute(f"CREATE TRIGGER z INSTEAD OF INSERT ON {t} EXECUTE FUNCTION {t}_audit()")
         assert conn.execute(f"SELECT count(*) FROM {t}_log").fetchone() == (0,)
+        # OLD in an AFTER UPDATE needs a primary key the UPDATE keeps (rows matched by it)
+        conn.execute(f"CREATE TABLE {t}_nokey (a int, b int)")
+        conn.execute(f"INSERT INTO {t}_nokey VALUES (1, 1)")
+        conn.execute(
+            f"CREATE TRIGGER u AFTER UPDATE ON {t}_nokey FOR EACH ROW EXECUTE FUNCTION {t}_count()"
+        )
+        with pytest.raises(psycopg.errors.FeatureNotSupported, match="primary key"):
+            conn.execute(f"UPDATE {t}_nokey SET b = 2")
+        with pytest.raises(psycopg.errors.FeatureNotSupported, match="primary key"):
+            conn.execute(f"UPDATE {t} SET id = id + 100")
+        assert conn.execute(f"SELECT b FROM {t}_nokey").fetchall() == [(1,)]

@@ -75,3 +75,11 @@ UPDATE d_ta_rec SET name = name || '!' WHERE id IN (1, 3);
 DELETE FROM d_ta_rec WHERE id = 2;
 -- @query record_log_rows
 SELECT n, op, old_row, new_row FROM d_ta_rec_log ORDER BY n;
+-- @query old_new_function
+CREATE FUNCTION d_ta_diff_f() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.name IS DISTINCT FROM OLD.name THEN INSERT INTO d_ta_rec_log (op, old_row, new_row) VALUES ('rename', to_jsonb(OLD.name), to_jsonb(NEW.name)); END IF; RETURN NEW; END $$;
+-- @query old_new_trigger
+CREATE TRIGGER d_ta_diff_t AFTER UPDATE ON d_ta_rec FOR EACH ROW WHEN (OLD.id < 10) EXECUTE FUNCTION d_ta_diff_f();
+-- @query update_from_reads_old
+UPDATE d_ta_rec r SET name = s.name FROM (VALUES (1, 'one'), (3, 'c!')) AS s(id, name) WHERE r.id = s.id RETURNING r.id, r.name;
+-- @query old_new_log
+SELECT op, old_row, new_row FROM d_ta_rec_log WHERE op = 'rename' ORDER BY n;
