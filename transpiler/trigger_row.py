@@ -113,7 +113,7 @@ class Row:
             elif isinstance(step, Raise):
                 message: exp.Expr = exp.Literal.string(step.parts[0])
                 for arg, text in zip(step.args, step.parts[1:], strict=True):
-                    shown = _shown(self.value(arg))
+                    shown = raise_text(self.value(arg))
                     message = exp.DPipe(this=message, expression=shown)
                     message = exp.DPipe(this=message, expression=exp.Literal.string(text))
                 self.fail(active, step.sqlstate, message)
@@ -216,7 +216,7 @@ def case(cond: exp.Expr, then: exp.Expr, otherwise: exp.Expr) -> exp.Expr:
     return exp.Case(ifs=[exp.If(this=cond.copy(), true=then)], default=otherwise)
 
 
-def _shown(value: exp.Expr) -> exp.Expr:
+def raise_text(value: exp.Expr) -> exp.Expr:
     """A RAISE argument as PL/pgSQL prints it: its text, a boolean `t` / `f`, NULL `<NULL>`."""
     text = exp.cast(exp.paren(value.copy(), copy=False), "text")
     kind = exp.Anonymous(this="typeof", expressions=[exp.paren(value, copy=False)])

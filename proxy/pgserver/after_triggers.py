@@ -42,7 +42,7 @@ from transpiler.dialects import POSTGRES
 from transpiler.plpgsql_trigger import If, Raise, Return, Sql, Step, parse_body
 from transpiler.trigger_body import bind
 from transpiler.trigger_rewrite import Trigger
-from transpiler.trigger_row import _shown
+from transpiler.trigger_row import raise_text
 
 if TYPE_CHECKING:
     from proxy.pgserver.contexts import ClientSession as Session
@@ -255,7 +255,7 @@ async def _steps(runner: Runner, session: Session, steps: tuple[Step, ...], text
             message = exp.Literal.string(step.parts[0])
             for arg, part in zip(step.args, step.parts[1:], strict=True):
                 value = sqlglot.parse_one(text(arg.sql(POSTGRES)), read=POSTGRES)
-                message = exp.DPipe(this=message, expression=_shown(value))
+                message = exp.DPipe(this=message, expression=raise_text(value))
                 message = exp.DPipe(this=message, expression=exp.Literal.string(part))
             said = await _value(runner, session, message.sql(POSTGRES))
             said_text = said.decode() if said is not None else ""

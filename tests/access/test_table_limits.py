@@ -325,4 +325,3 @@ def test_an_after_trigger_writes_only_where_the_writer_may(ks) -> None:
             admin.execute("DELETE FROM ok WHERE id <> 7")
             admin.execute("DROP FUNCTION spill()")
             admin.execute("DROP FUNCTION wipe()")
-
