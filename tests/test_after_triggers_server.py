@@ -165,3 +165,26 @@ def test_refused_rather_than_not_run(server, table_name) -> None:
         with pytest.raises(psycopg.errors.FeatureNotSupported, match="primary key"):
             conn.execute(f"UPDATE {t} SET id = id + 100")
         assert conn.execute(f"SELECT b FROM {t}_nokey").fetchall() == [(1,)]
+
+
+def test_perform_pg_notify_reaches_listeners_at_commit(server, table_name) -> None:
+    t = table_name
+    with (
+        psycopg.connect(server.dsn, autocommit=True) as conn,
+        psycopg.connect(server.dsn, autocommit=True) as listener,
+    ):
+        conn.execute(f"CREATE TABLE {t} (id int PRIMARY KEY, name text)")
+        conn.execute(
+            f"CREATE FUNCTION {t}_n() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+            f"PERFORM pg_notify('{t}_ch', TG_OP || ':' || NEW.id || ':' || NEW.name); "
+            "RETURN NULL; END $$"
+        )
+        conn.execute(
+            f"CREATE TRIGGER n AFTER INSERT OR UPDATE ON {t} FOR EACH ROW EXECUTE FUNCTION {t}_n()"
+        )
+        listener.execute(f"LISTEN {t}_ch")
+        conn.execute(f"INSERT INTO {t} VALUES (1, 'a'), (2, 'b')")
+        with conn.transaction():
+            conn.execute(f"UPDATE {t} SET name = 'c' WHERE id = 2")
+        got = [n.payload for n in listener.notifies(timeout=5, stop_after=3)]
+        assert got == ["INSERT:1:a", "INSERT:2:b", "UPDATE:2:c"]

@@ -90,7 +90,8 @@ def test_rollback_takes_the_trigger_back_and_others_see_commits(server, table_na
             "TRUNCATE",
         ),
         (
-            "CREATE FUNCTION {t}_g() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM 1; RETURN NEW; END $$",
+            "CREATE FUNCTION {t}_g() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM 1; RETURN NEW; END $$;"
+            "CREATE TRIGGER {t}_x BEFORE INSERT ON {t} FOR EACH ROW EXECUTE FUNCTION {t}_g()",
             "PERFORM",
         ),
         (

@@ -4,7 +4,7 @@ LANGUAGE plpgsql AS $$ BEGIN ... END $$` whose body is
     NEW.col := <expr>;   (or `=`)
     IF <cond> THEN ... [ELSIF <cond> THEN ...] [ELSE ...] END IF;
     RAISE [EXCEPTION | NOTICE | ...] 'format %', <expr> [USING ERRCODE = '<sqlstate>' | <condition>];
-    INSERT ...; UPDATE ...; DELETE ...;   (AFTER and statement-level triggers only)
+    INSERT ...; UPDATE ...; DELETE ...; PERFORM ...;   (AFTER and statement-level only)
     RETURN NEW;  RETURN OLD;  RETURN NULL;  NULL;
 
 where expressions read `NEW.col`, `OLD.col`, `TG_OP`, `TG_NAME`, `TG_WHEN`, `TG_LEVEL`,
@@ -87,7 +87,7 @@ class Sql:
     proxy/pgserver/after_triggers.py), its NEW.x / OLD.x / TG_ names bound per firing."""
 
     text: str
-    kind: str  # INSERT, UPDATE, DELETE
+    kind: str  # INSERT, UPDATE, DELETE, PERFORM (text: its SELECT)
 
 
 Step = Assign | If | Return | Raise | Sql
@@ -203,6 +203,9 @@ class _Parser:
             return self.raise_step()
         if word in ("INSERT", "UPDATE", "DELETE"):
             return Sql(self.until(";"), word)
+        if word == "PERFORM":  # a query whose rows are dropped: SELECT ... (pg_notify)
+            self.i += 1
+            return Sql("SELECT " + self.until(";"), word)
         if word == "NULL" and self.word(1) == ";":
             self.i += 2
             return If((), ())  # NULL; does nothing
@@ -324,7 +327,7 @@ def row_rewrite_refusal(steps: tuple[Step, ...]) -> str | None:
     no SQL statements, no messages), None: nothing."""
     for step in steps:
         if isinstance(step, Sql):
-            return f"SQL statements ({step.kind})"
+            return "PERFORM" if step.kind == "PERFORM" else f"SQL statements ({step.kind})"
         if isinstance(step, Raise) and step.level != "EXCEPTION":
             return f"RAISE {step.level}"
         if isinstance(step, If):
@@ -376,7 +379,6 @@ def _statement_name(word: str, tokens: list[Token]) -> str:
         "WHILE": "WHILE loops",
         "FOR": "FOR loops",
         "FOREACH": "FOREACH loops",
-        "PERFORM": "PERFORM",
         "ASSERT": "ASSERT",
         "EXECUTE": "EXECUTE",
         "SELECT": "SELECT INTO",

@@ -249,7 +249,9 @@ async def _steps(runner: Runner, session: Session, steps: tuple[Step, ...], text
     for step in steps:
         if isinstance(step, Return):
             return True
-        if isinstance(step, Sql):
+        if isinstance(step, Sql) and step.kind == "PERFORM":
+            await _value(runner, session, text(step.text)[len("SELECT ") :])
+        elif isinstance(step, Sql):
             await _statement(runner, session, text(step.text))
         elif isinstance(step, Raise):
             message = exp.Literal.string(step.parts[0])

@@ -27,7 +27,6 @@ def test_the_subset_parses() -> None:
 @pytest.mark.parametrize(
     ("body", "named"),
     [
-        ("BEGIN PERFORM 1; RETURN NEW; END", "PERFORM"),
         ("DECLARE n int; BEGIN RETURN NEW; END", "DECLARE"),
         ("BEGIN EXECUTE 'x'; RETURN NEW; END", "EXECUTE"),
         ("BEGIN SELECT 1 INTO NEW.a; RETURN NEW; END", "SELECT INTO"),
@@ -52,6 +51,10 @@ def test_sql_statements_and_notices_run_only_outside_before_row() -> None:
     assert row_rewrite_refusal(steps) == "SQL statements (UPDATE)"
     assert row_rewrite_refusal(steps[1:]) == "RAISE NOTICE"
     assert row_rewrite_refusal(parse_body("BEGIN RAISE 'x'; END")) is None
+    assert (
+        row_rewrite_refusal(parse_body("BEGIN PERFORM pg_notify('c', 'x'); RETURN NULL; END"))
+        == "PERFORM"
+    )
 
 
 def test_create_trigger_reads_its_type_bits_and_refuses_other_kinds() -> None:
