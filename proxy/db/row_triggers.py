@@ -28,6 +28,8 @@ from transpiler.trigger_rewrite import TableTriggers, Trigger, find_table, rewri
 REGISTRY = "main.__hati_triggers"
 _WRITE = re.compile(r"\b(?:INSERT|UPDATE|DELETE|MERGE|COPY)\b", re.IGNORECASE)
 _COPY_FROM = re.compile(r'(?is)^\s*COPY\s+(?:(?:"[^"]+"|\w+)\s*\.\s*)?("[^"]+"|\w+)[^;]*?\bFROM\b')
+# cursor id -> the registry apply() read last, for load() of the same statement
+_FRESH: dict[int, Any] = {}
 # cursor id -> what was read while a statement's triggers run (hold / release)
 _MEMO: dict[int, dict[Any, Any]] = {}
 # engine id -> whether its registry may hold triggers (unknown until first read)
@@ -48,7 +50,7 @@ def apply(cur: duckdb.DuckDBPyConnection, engine: Any, sql: str, around: bool = 
     """`sql` with the triggers its statements fire applied (on the worker thread).
     `around`: the caller runs AFTER and statement-level triggers (the wire server does,
     proxy/pgserver/after_triggers.py); without it a statement firing one is refused."""
-    tables = _load(cur, sql)
+    tables = _load(cur, sql, keep=around)
     _ANY[id(engine)] = tables is not None
     if not tables:
         return sql
@@ -114,8 +116,10 @@ def _check_copy(sql: str, tables: dict[str, tuple[TableTriggers, ...]]) -> None:
 
 
 def load(cur: duckdb.DuckDBPyConnection, sql: str) -> dict[str, tuple[TableTriggers, ...]] | None:
-    """The enabled triggers of the tables `sql` names (None: the registry is empty)."""
-    return _load(cur, sql)
+    """The enabled triggers of the tables `sql` names (None: the registry is empty), for
+    the statement `apply` just prepared on `cur`: the registry it read is used once (the
+    view of when the statement was prepared, as its BEFORE ROW triggers)."""
+    return _load(cur, sql, _FRESH.pop(id(cur), None))
 
 
 def hold(cur: duckdb.DuckDBPyConnection) -> None:
@@ -128,11 +132,15 @@ def release(cur: duckdb.DuckDBPyConnection) -> None:
     _MEMO.pop(id(cur), None)
 
 
-def _load(cur: duckdb.DuckDBPyConnection, sql: str) -> dict[str, tuple[TableTriggers, ...]] | None:
+def _load(
+    cur: duckdb.DuckDBPyConnection, sql: str, fresh: Any = None, keep: bool = False
+) -> dict[str, tuple[TableTriggers, ...]] | None:
     """The enabled triggers of the tables `sql` names (None: the registry is empty)."""
     memo = _MEMO.get(id(cur))
     if memo is not None and "rows" in memo:
         rows, current, path = memo["rows"]
+    elif fresh is not None:
+        rows, current, path = fresh
     else:
         rows = cur.execute(
             f"SELECT t.schema_name, t.table_name, t.name, t.tgtype, t.columns, t.when_text, "
@@ -144,6 +152,8 @@ def _load(cur: duckdb.DuckDBPyConnection, sql: str) -> dict[str, tuple[TableTrig
         ).fetchone()
         if memo is not None:
             memo["rows"] = (rows, current, path)
+        if keep:
+            _FRESH[id(cur)] = (rows, current, path)  # for load() of this statement, once
     if not rows:
         return None
     lowered = sql.lower()
