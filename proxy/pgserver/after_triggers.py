@@ -25,8 +25,10 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import dataclasses
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+import duckdb
 import sqlglot
 from sqlglot import exp
 
@@ -113,10 +115,16 @@ async def run(runner: Runner, session: Session, portal: Portal, describe: bool) 
     return True
 
 
-def _holding(out: object, held: list[bytes]):  # type: ignore[no-untyped-def]
+Out = Callable[[bytes | memoryview], None]
+
+
+def _holding(out: Out, held: list[bytes]) -> Out:
+    """The client's output held until the statement and its triggers succeeded (NOTICEs
+    pass as they come, as PostgreSQL sends them)."""
+
     def hold(data: bytes | memoryview) -> None:
         if isinstance(data, bytes) and data[:1] == b"N":
-            out(data)  # type: ignore[operator]
+            out(data)
         else:
             held.append(bytes(data))
 
@@ -244,7 +252,9 @@ async def _fire(
     await _steps(runner, session, parse_body(trigger.body), text)
 
 
-async def _steps(runner: Runner, session: Session, steps: tuple[Step, ...], text) -> bool:  # type: ignore[no-untyped-def]
+async def _steps(
+    runner: Runner, session: Session, steps: tuple[Step, ...], text: Callable[[str], str]
+) -> bool:
     """Run `steps`; True once a RETURN ran (the function ended)."""
     for step in steps:
         if isinstance(step, Return):
@@ -326,7 +336,7 @@ async def _quietly(runner: Runner, session: Session, portal: Portal) -> None:
         session.out = out
 
 
-def _execute_sql(cur, sql: str) -> None:  # type: ignore[no-untyped-def]
+def _execute_sql(cur: duckdb.DuckDBPyConnection, sql: str) -> None:
     cur.execute(sql)
 
 
