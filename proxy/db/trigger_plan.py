@@ -9,6 +9,7 @@ primary key. Runs on the worker thread (it reads the trigger registry).
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 
 import duckdb
@@ -22,6 +23,7 @@ from transpiler.trigger_rewrite import TableTriggers, Trigger, find_table
 
 EVENTS = {"insert": INSERT, "update": UPDATE, "delete": DELETE}
 _SEQ = itertools.count(1)
+_OLD = re.compile(r"\bold\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,8 +161,9 @@ def rows(cur: duckdb.DuckDBPyConnection, p: Plan) -> tuple[int, dict[str, int]]:
 
 
 def _reads_old(trigger: Trigger) -> bool:
-    text = (trigger.when or "") + " " + trigger.body
-    return "old" in text.lower()
+    """Does the trigger name OLD? (A word `old` in a string counts too: at worst a
+    refusal for a table without a primary key, never a wrong OLD.)"""
+    return _OLD.search((trigger.when or "") + " " + trigger.body) is not None
 
 
 def _primary_key(cur: duckdb.DuckDBPyConnection, found: TableTriggers) -> tuple[str, ...]:
