@@ -142,9 +142,10 @@ def test_refused_rather_than_not_run(server, table_name) -> None:
             conn.execute(
                 f"CREATE TRIGGER z BEFORE INSERT ON {t} FOR EACH ROW EXECUTE FUNCTION {t}_audit()"
             )
-        with pytest.raises(psycopg.errors.FeatureNotSupported, match="ON CONFLICT DO UPDATE"):
+        with pytest.raises(psycopg.errors.FeatureNotSupported, match="ON CONFLICT \\(columns\\)"):
+            # the key (a serial) is drawn by the rows: their keys cannot be read first
             conn.execute(
-                f"INSERT INTO {t} (id, qty) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET qty = 2"
+                f"INSERT INTO {t} (post_id, qty) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET qty = 2"
             )
         with (
             pytest.raises(psycopg.errors.FeatureNotSupported, match="COPY FROM"),
@@ -188,3 +189,37 @@ def test_perform_pg_notify_reaches_listeners_at_commit(server, table_name) -> No
             conn.execute(f"UPDATE {t} SET name = 'c' WHERE id = 2")
         got = [n.payload for n in listener.notifies(timeout=5, stop_after=3)]
         assert got == ["INSERT:1:a", "INSERT:2:b", "UPDATE:2:c"]
+
+
+def test_parameters_reach_the_rows_before_an_update_and_an_upsert(server, table_name) -> None:
+    """OLD (an UPDATE's rows before it, an upsert's existing rows) is read with the
+    statement's parameters over the extended protocol; an upsert fires AFTER UPDATE for
+    the rows it updated and AFTER INSERT for the others, in its rows' order."""
+    t = table_name
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        conn.execute(f"CREATE TABLE {t} (id int PRIMARY KEY, v int)")
+        conn.execute(f"CREATE TABLE {t}_log (n serial, op text, id int, old_v int, new_v int)")
+        conn.execute(
+            f"CREATE FUNCTION {t}_f() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+            f"INSERT INTO {t}_log (op, id, old_v, new_v) VALUES "
+            "(TG_OP, COALESCE(NEW.id, OLD.id), OLD.v, NEW.v); RETURN NULL; END $$"
+        )
+        conn.execute(
+            f"CREATE TRIGGER a AFTER INSERT OR UPDATE ON {t} FOR EACH ROW EXECUTE FUNCTION {t}_f()"
+        )
+        conn.execute(f"INSERT INTO {t} VALUES (%s, %s), (%s, %s)", (1, 10, 2, 20))
+        conn.execute(f"UPDATE {t} SET v = v + %s WHERE id = %s", (5, 2))
+        rows = conn.execute(
+            f"INSERT INTO {t} (id, v) VALUES (%s, %s), (%s, %s) ON CONFLICT (id) "
+            "DO UPDATE SET v = EXCLUDED.v + %s RETURNING id, v",
+            (3, 30, 1, 11, 100),
+        ).fetchall()
+        assert sorted(rows) == [(1, 111), (3, 30)]
+        log = conn.execute(f"SELECT op, id, old_v, new_v FROM {t}_log ORDER BY n").fetchall()
+        assert log == [
+            ("INSERT", 1, None, 10),
+            ("INSERT", 2, None, 20),
+            ("UPDATE", 2, 20, 25),
+            ("INSERT", 3, None, 30),
+            ("UPDATE", 1, 10, 111),
+        ]

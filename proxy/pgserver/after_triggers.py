@@ -26,13 +26,14 @@ import contextlib
 import contextvars
 import dataclasses
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import sqlglot
 from sqlglot import exp
 
 from proxy.db import row_triggers, trigger_plan
+from proxy.execution import sql_bridge
 from proxy.pgserver import triggers
 from proxy.pgserver.portal import Portal
 from proxy.pgserver.result_shape import command_tag
@@ -136,17 +137,18 @@ async def _fire_all(
 ) -> None:
     st = portal.statement
     assert st is not None
-    for trigger in plan.before_statement:
-        await _fire(runner, session, plan, trigger, None, "BEFORE", "STATEMENT")
-    if not plan.after_row:
+    for trigger, op in plan.before_statement:
+        await _fire(runner, session, plan, trigger, None, "BEFORE", "STATEMENT", op)
+    if not plan.after_row and not plan.upsert:
         inside = _INSIDE.set(_INSIDE.get() | {id(portal)})
         try:
             await runner.execute(portal, session, max_rows=0, describe=describe)
         finally:
             _INSIDE.reset(inside)
     else:
-        if plan.pre_sql is not None:
-            await runner.call(_execute_sql, runner.cursor, plan.pre_sql)
+        params = sql_bridge.duckdb_params(st, portal.params) if plan.pre_sql else []
+        for sql in plan.pre_sql:  # the rows before, read with the statement's parameters
+            await runner.call(_execute_sql, runner.cursor, sql, params)
         main = dataclasses.replace(
             st,
             sql=plan.main_sql,
@@ -160,15 +162,20 @@ async def _fire_all(
         sub = Portal(main, portal.params, (), sql=portal.sql)
         sub.keep_rows = plan.new_table
         await _quietly(runner, session, sub)
-        if plan.pre_sql is not None:
-            await runner.call(trigger_plan.align_old, runner.cursor, plan)
+        updated: list[bool] = []
+        if plan.pre_sql:
+            updated = await runner.call(trigger_plan.align_old, runner.cursor, plan)
         n, bases = await runner.call(trigger_plan.rows, runner.cursor, plan)
-        for i in range(n):
-            for trigger in plan.after_row:
-                await _fire(runner, session, plan, trigger, (i, bases), "AFTER", "ROW")
+        for i in await runner.call(trigger_plan.order, runner.cursor, plan, n):
+            if plan.upsert is not None and updated[i]:  # ON CONFLICT DO UPDATE took it
+                fired, op = plan.upsert, "UPDATE"
+            else:
+                fired, op = plan.after_row, plan.op
+            for trigger in fired:
+                await _fire(runner, session, plan, trigger, (i, bases), "AFTER", "ROW", op)
         await _answer(runner, session, portal, plan, n, describe)
-    for trigger in plan.after_statement:
-        await _fire(runner, session, plan, trigger, None, "AFTER", "STATEMENT")
+    for trigger, op in plan.after_statement:
+        await _fire(runner, session, plan, trigger, None, "AFTER", "STATEMENT", op)
 
 
 async def _answer(
@@ -213,10 +220,11 @@ async def _fire(
     row: tuple[int, dict[str, int]] | None,
     when: str,
     level: str,
+    op: str,
 ) -> None:
     found = plan.found
     variables = {
-        "tg_op": plan.op,
+        "tg_op": op,
         "tg_name": trigger.name,
         "tg_when": when,
         "tg_level": level,
@@ -227,7 +235,7 @@ async def _fire(
 
     def field(record: str, column: str | None) -> str:
         table = plan.new_table if record == "new" else plan.old_table
-        if plan.op == "DELETE" and record == "new" or plan.op == "INSERT" and record == "old":
+        if op == "DELETE" and record == "new" or op == "INSERT" and record == "old":
             table = None
         if table is None or row is None:
             return "NULL"
@@ -336,8 +344,11 @@ async def _quietly(runner: Runner, session: Session, portal: Portal) -> None:
         session.out = out
 
 
-def _execute_sql(cur: duckdb.DuckDBPyConnection, sql: str) -> None:
-    cur.execute(sql)
+def _execute_sql(cur: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> None:
+    if "$" in sql and params:
+        cur.execute(sql, params)
+    else:
+        cur.execute(sql)
 
 
 def _first_value(data: bytes) -> bytes | None:

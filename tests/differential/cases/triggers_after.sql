@@ -83,3 +83,13 @@ CREATE TRIGGER d_ta_diff_t AFTER UPDATE ON d_ta_rec FOR EACH ROW WHEN (OLD.id < 
 UPDATE d_ta_rec r SET name = s.name FROM (VALUES (1, 'one'), (3, 'c!')) AS s(id, name) WHERE r.id = s.id RETURNING r.id, r.name;
 -- @query old_new_log
 SELECT op, old_row, new_row FROM d_ta_rec_log WHERE op = 'rename' ORDER BY n;
+-- @query upsert_stmt_trigger
+CREATE TRIGGER d_ta_rec_s AFTER INSERT OR UPDATE ON d_ta_rec FOR EACH STATEMENT EXECUTE FUNCTION d_ta_stmt();
+-- @query upsert_updates_and_inserts
+INSERT INTO d_ta_rec (id, name) VALUES (1, 'up1'), (7, 'new7'), (3, 'up3') ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name || '*' RETURNING id, name;
+-- @query upsert_where_false_skips
+INSERT INTO d_ta_rec (id, name) VALUES (7, 'x'), (8, 'y') ON CONFLICT (id) DO UPDATE SET name = 'z' WHERE d_ta_rec.name = 'nope' RETURNING id, name;
+-- @query upsert_log_rows
+SELECT op, old_row, new_row FROM d_ta_rec_log WHERE n > 9 ORDER BY n;
+-- @query upsert_statement_log
+SELECT tbl, op, info FROM d_ta_log WHERE tbl = 'd_ta_rec' ORDER BY n;
