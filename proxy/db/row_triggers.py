@@ -1,4 +1,6 @@
-"""Running BEFORE ROW triggers (proxy/pgserver/triggers.py keeps them): a statement's
+"""Reading the trigger registry for the writes that fire triggers, and running BEFORE ROW
+triggers (proxy/pgserver/triggers.py keeps them; AFTER and statement-level ones run in
+proxy/pgserver/after_triggers.py, planned by proxy/db/trigger_plan.py): a statement's
 INSERTs / UPDATEs / DELETEs rewritten with the triggers they fire (transpiler/trigger_rewrite.py),
 read from the registry `main.__hati_triggers` through the cursor that will run it (so it
 sees that session's uncommitted trigger DDL and others' committed DDL). Used by the wire
