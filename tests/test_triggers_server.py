@@ -76,17 +76,22 @@ def test_rollback_takes_the_trigger_back_and_others_see_commits(server, table_na
 @pytest.mark.parametrize(
     ("statement", "named"),
     [
-        ("CREATE TRIGGER {t}_x AFTER UPDATE ON {t} FOR EACH ROW EXECUTE FUNCTION {t}_f()", "AFTER"),
         (
-            "CREATE TRIGGER {t}_x BEFORE UPDATE ON {t} FOR EACH STATEMENT EXECUTE FUNCTION {t}_f()",
-            "statement-level",
+            "CREATE TRIGGER {t}_x INSTEAD OF UPDATE ON {t} FOR EACH ROW EXECUTE FUNCTION {t}_f()",
+            "INSTEAD OF",
+        ),
+        (
+            "CREATE TRIGGER {t}_x AFTER UPDATE ON {t} REFERENCING NEW TABLE AS n "
+            "FOR EACH STATEMENT EXECUTE FUNCTION {t}_f()",
+            "REFERENCING",
         ),
         (
             "CREATE TRIGGER {t}_x BEFORE TRUNCATE ON {t} FOR EACH STATEMENT EXECUTE FUNCTION {t}_f()",
             "TRUNCATE",
         ),
         (
-            "CREATE FUNCTION {t}_g() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM 1; RETURN NEW; END $$",
+            "CREATE FUNCTION {t}_g() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM 1; RETURN NEW; END $$;"
+            "CREATE TRIGGER {t}_x BEFORE INSERT ON {t} FOR EACH ROW EXECUTE FUNCTION {t}_g()",
             "PERFORM",
         ),
         (
@@ -94,7 +99,8 @@ def test_rollback_takes_the_trigger_back_and_others_see_commits(server, table_na
             "DECLARE",
         ),
         (
-            "CREATE FUNCTION {t}_g() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE NOTICE 'no'; RETURN NEW; END $$",
+            "CREATE FUNCTION {t}_g() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE NOTICE 'no'; RETURN NEW; END $$;"
+            "CREATE TRIGGER {t}_x BEFORE INSERT ON {t} FOR EACH ROW EXECUTE FUNCTION {t}_g()",
             "RAISE NOTICE",
         ),
         (
@@ -113,8 +119,8 @@ def test_rollback_takes_the_trigger_back_and_others_see_commits(server, table_na
         ),
     ],
     ids=[
-        "after",
-        "statement",
+        "instead_of",
+        "referencing",
         "truncate",
         "perform",
         "declare",

@@ -3,14 +3,17 @@ LANGUAGE plpgsql AS $$ BEGIN ... END $$` whose body is
 
     NEW.col := <expr>;   (or `=`)
     IF <cond> THEN ... [ELSIF <cond> THEN ...] [ELSE ...] END IF;
-    RAISE [EXCEPTION] 'format %', <expr> [USING ERRCODE = '<sqlstate>' | <condition>];
+    RAISE [EXCEPTION | NOTICE | ...] 'format %', <expr> [USING ERRCODE = '<sqlstate>' | <condition>];
+    INSERT ...; UPDATE ...; DELETE ...; PERFORM ...;   (AFTER and statement-level only)
     RETURN NEW;  RETURN OLD;  RETURN NULL;  NULL;
 
 where expressions read `NEW.col`, `OLD.col`, `TG_OP`, `TG_NAME`, `TG_WHEN`, `TG_LEVEL`,
 `TG_TABLE_NAME`, `TG_TABLE_SCHEMA`, constants and functions. Such a body has no side
-effects beyond the row it returns (or the error it raises), so the server runs it by rewriting the INSERT / UPDATE
-that fires it (trigger_rewrite.py). Anything else (DECLARE, loops, PERFORM, EXECUTE,
-SELECT INTO, RAISE NOTICE, SQL statements, ...) is refused with 0A000 naming it when the function is created.
+effects beyond the row it returns (or the error it raises), so the server runs a BEFORE ROW
+trigger by rewriting the INSERT / UPDATE that fires it (trigger_rewrite.py); a body with SQL
+statements or RAISE NOTICE runs only in AFTER and statement-level triggers, one step at a
+time (proxy/pgserver/after_triggers.py). Anything else (DECLARE, loops, PERFORM, EXECUTE,
+SELECT INTO, ...) is refused with 0A000 naming it when the function is created.
 The function itself is a placeholder macro plus its declaration in the routines registry
 (sql_functions.REGISTRY), written by the same DuckDB call.
 """
@@ -37,8 +40,8 @@ TG_VARIABLES = frozenset(
 )
 _SUBSET = (
     "hatiproxy runs trigger functions made of NEW.column := expression, "
-    "IF ... THEN ... [ELSIF ...] [ELSE ...] END IF, RAISE EXCEPTION, RETURN NEW, RETURN OLD "
-    "and RETURN NULL"
+    "IF ... THEN ... [ELSIF ...] [ELSE ...] END IF, RAISE, INSERT / UPDATE / DELETE (in AFTER "
+    "and statement-level triggers), RETURN NEW, RETURN OLD and RETURN NULL"
 )
 _HEAD = re.compile(
     r"^\s*CREATE\s+(OR\s+REPLACE\s+)?FUNCTION\s+(.+?)\s*\(\s*\)\s*RETURNS\s+trigger\b(.*)$",
@@ -75,9 +78,19 @@ class Raise:
     sqlstate: str
     parts: tuple[str, ...]  # len(args) + 1
     args: tuple[exp.Expr, ...]
+    level: str = "EXCEPTION"  # or NOTICE, WARNING, INFO, LOG, DEBUG: a message, no error
 
 
-Step = Assign | If | Return | Raise
+@dataclass(frozen=True, slots=True)
+class Sql:
+    """An INSERT / UPDATE / DELETE the function runs (AFTER and statement-level triggers:
+    proxy/pgserver/after_triggers.py), its NEW.x / OLD.x / TG_ names bound per firing."""
+
+    text: str
+    kind: str  # INSERT, UPDATE, DELETE, PERFORM (text: its SELECT)
+
+
+Step = Assign | If | Return | Raise | Sql
 # The condition names RAISE ... USING ERRCODE = name most schemas use.
 CONDITIONS = {
     "raise_exception": "P0001",
@@ -188,6 +201,11 @@ class _Parser:
             return Return(null=target == "NULL", old=target == "OLD")
         if word == "RAISE":
             return self.raise_step()
+        if word in ("INSERT", "UPDATE", "DELETE"):
+            return Sql(self.until(";"), word)
+        if word == "PERFORM":  # a query whose rows are dropped: SELECT ... (pg_notify)
+            self.i += 1
+            return Sql("SELECT " + self.until(";"), word)
         if word == "NULL" and self.word(1) == ";":
             self.i += 2
             return If((), ())  # NULL; does nothing
@@ -232,10 +250,10 @@ class _Parser:
         """RAISE [EXCEPTION] 'format', args... [USING ERRCODE = ...];"""
         self.i += 1
         level = self.word()
-        if level in ("DEBUG", "LOG", "INFO", "NOTICE", "WARNING"):
-            _refuse(f"RAISE {level}")
-        if level == "EXCEPTION":
+        if level in ("DEBUG", "LOG", "INFO", "NOTICE", "WARNING", "EXCEPTION"):
             self.i += 1
+        else:
+            level = "EXCEPTION"
         token = self.tokens[self.i] if self.i < len(self.tokens) else None
         if token is None or token.token_type is not TokenType.STRING:
             _refuse("RAISE without a format string (a condition name, USING MESSAGE)")
@@ -256,7 +274,8 @@ class _Parser:
             raise TranspileError("42601", "too few parameters specified for RAISE")
         if len(parts) - 1 < len(args):
             raise TranspileError("42601", "too many parameters specified for RAISE")
-        return Raise(_errcode(using[1]) if using is not None else "P0001", parts, args)
+        default = "P0001" if level == "EXCEPTION" else "00000"
+        return Raise(_errcode(using[1]) if using is not None else default, parts, args, level)
 
     def until(self, end: str) -> str:
         """The text up to the next `end` word outside parentheses and CASE (consumed)."""
@@ -303,6 +322,22 @@ def expression(text: str) -> exp.Expr:
     return tree
 
 
+def row_rewrite_refusal(steps: tuple[Step, ...]) -> str | None:
+    """What in `steps` a BEFORE ROW trigger cannot run (it is rewritten into its statement:
+    no SQL statements, no messages), None: nothing."""
+    for step in steps:
+        if isinstance(step, Sql):
+            return "PERFORM" if step.kind == "PERFORM" else f"SQL statements ({step.kind})"
+        if isinstance(step, Raise) and step.level != "EXCEPTION":
+            return f"RAISE {step.level}"
+        if isinstance(step, If):
+            for inner in [body for _, body in step.branches] + [step.otherwise]:
+                found = row_rewrite_refusal(inner)
+                if found is not None:
+                    return found
+    return None
+
+
 def _format_parts(fmt: str) -> tuple[str, ...]:
     """A RAISE format split at its % (%% is a literal %), as PL/pgSQL reads it."""
     parts, current, i = [], [], 0
@@ -344,13 +379,9 @@ def _statement_name(word: str, tokens: list[Token]) -> str:
         "WHILE": "WHILE loops",
         "FOR": "FOR loops",
         "FOREACH": "FOREACH loops",
-        "PERFORM": "PERFORM",
         "ASSERT": "ASSERT",
         "EXECUTE": "EXECUTE",
         "SELECT": "SELECT INTO",
-        "INSERT": "SQL statements (INSERT)",
-        "UPDATE": "SQL statements (UPDATE)",
-        "DELETE": "SQL statements (DELETE)",
         "GET": "GET DIAGNOSTICS",
         "OLD": "assignments to OLD",
     }

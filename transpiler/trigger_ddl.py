@@ -1,12 +1,13 @@
 """CREATE TRIGGER / DROP TRIGGER / ALTER TABLE ... {ENABLE | DISABLE} TRIGGER, read into a
 `TriggerDdl` the server carries out on its trigger registry (proxy/pgserver/triggers.py).
 
-hatiproxy has BEFORE ... FOR EACH ROW triggers on INSERT, UPDATE [OF columns] and DELETE with an
-optional WHEN condition, calling a PL/pgSQL trigger function (plpgsql_trigger.py); the
-server runs them by rewriting the statements that fire them (trigger_rewrite.py). AFTER,
-INSTEAD OF, statement-level, TRUNCATE triggers, transition tables and trigger
-arguments are refused with 0A000 naming them: a trigger accepted but not run would lose
-what its author meant.
+hatiproxy has BEFORE and AFTER triggers, FOR EACH ROW or FOR EACH STATEMENT, on INSERT,
+UPDATE [OF columns] and DELETE with an optional WHEN condition, calling a PL/pgSQL trigger
+function (plpgsql_trigger.py); the server runs BEFORE ROW triggers by rewriting the
+statements that fire them (trigger_rewrite.py), the others around the statement
+(proxy/pgserver/after_triggers.py). INSTEAD OF, TRUNCATE triggers, transition tables and
+trigger arguments are refused with 0A000 naming them: a trigger accepted but not run would
+lose what its author meant.
 """
 
 from __future__ import annotations
@@ -85,9 +86,9 @@ def parse(text: str) -> TriggerDdl | None:
     if m is None:
         raise TranspileError("42601", "syntax error in CREATE TRIGGER")
     timing = " ".join(m[3].upper().split())
-    if timing != "BEFORE":
+    if timing not in ("BEFORE", "AFTER"):
         _refuse(f"{timing} triggers")
-    tgtype = ROW | BEFORE
+    tgtype = BEFORE if timing == "BEFORE" else 0
     columns: tuple[str, ...] = ()
     for event in re.split(r"\s+OR\s+", m[4].strip(), flags=re.IGNORECASE):
         words = event.split(None, 2)
@@ -108,9 +109,11 @@ def parse(text: str) -> TriggerDdl | None:
             raise TranspileError("42601", f'syntax error at or near "{words[0]}"')
     rest = " ".join(m[6].split())
     level = re.match(r"(?i)^(?:(.*?)\s*)?FOR\s+(?:EACH\s+)?(ROW|STATEMENT)\b\s*(.*)$", rest)
-    if level is None or level[2].upper() != "ROW":
-        _refuse("statement-level triggers (FOR EACH STATEMENT)")
-    assert level is not None
+    if level is None:  # no FOR EACH: a statement-level trigger, as PostgreSQL's default
+        level = re.match(r"(?i)^()()(.*)$", rest)
+        assert level is not None
+    elif level[2].upper() == "ROW":
+        tgtype |= ROW
     if level[1]:
         _refuse(f"trigger clauses {level[1]!r} (REFERENCING, FROM, DEFERRABLE)")
     when = None
@@ -120,6 +123,10 @@ def parse(text: str) -> TriggerDdl | None:
             raise TranspileError("42601", f'syntax error at or near "{level[3].split()[0]}"')
         # as PostgreSQL prints it back: the records in lower case
         when = _RECORD.sub(lambda r: r[1].lower() + ".", found[1].strip())
+        if not tgtype & ROW and _RECORD.search(when):
+            raise TranspileError(
+                "0A000", "statement trigger's WHEN condition cannot reference column values"
+            )
         plpgsql_trigger.expression(when)  # NEW / OLD / TG_ only (0A000 otherwise)
     if m[8].strip():
         _refuse("trigger arguments")
@@ -151,8 +158,8 @@ def events(tgtype: int) -> str:
 def _refuse(what: str) -> None:
     raise TranspileError(
         "0A000",
-        f"{what} are not supported: hatiproxy runs BEFORE INSERT / UPDATE / DELETE ... FOR EACH ROW "
-        "triggers",
+        f"{what} are not supported: hatiproxy runs BEFORE and AFTER INSERT / UPDATE / DELETE "
+        "triggers FOR EACH ROW and FOR EACH STATEMENT",
     )
 
 

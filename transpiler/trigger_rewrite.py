@@ -34,7 +34,7 @@ from sqlglot.errors import ParseError, TokenError
 from transpiler.dialects import POSTGRES
 from transpiler.errors import TranspileError
 from transpiler.plpgsql_trigger import Assign, If, Raise, Return, Step, expression, parse_body
-from transpiler.trigger_ddl import DELETE, INSERT, UPDATE
+from transpiler.trigger_ddl import BEFORE, DELETE, INSERT, ROW, UPDATE
 from transpiler.trigger_row import (
     RAISE_MARK,
     Row,
@@ -45,7 +45,7 @@ from transpiler.trigger_row import (
     truth,
 )
 
-__all__ = ["RAISE_MARK", "TableTriggers", "Trigger", "rewrite"]
+__all__ = ["RAISE_MARK", "TableTriggers", "Trigger", "find_table", "rewrite"]
 
 _SOURCE, _NEW = "__hati_src", "__hati_new"
 
@@ -69,10 +69,10 @@ def _rewrite_cached(
     top = tree if isinstance(tree, (exp.Insert, exp.Update, exp.Delete)) else None
     for node in tree.find_all(exp.Insert, exp.Update, exp.Delete, exp.Merge):
         target = _target(node)
-        found = _find(target, tables) if target is not None else None
+        found = find_table(target, tables) if target is not None else None
         if found is None:
             continue
-        if isinstance(node, exp.Delete) and not _firing(found, DELETE, set()):
+        if isinstance(node, exp.Delete) and not any(t.tgtype & DELETE for t in found.triggers):
             continue  # a DELETE fires only DELETE triggers
         kind = "MERGE" if isinstance(node, exp.Merge) else None
         if node is not top and kind is None:
@@ -82,7 +82,7 @@ def _rewrite_cached(
     if top is None:
         return None
     target = _target(top)
-    found = _find(target, tables) if target is not None else None
+    found = find_table(target, tables) if target is not None else None
     if found is None:
         return None
     if isinstance(top, exp.Update):
@@ -101,7 +101,7 @@ def _target(node: exp.Expr) -> exp.Table | None:
     return this if isinstance(this, exp.Table) else None
 
 
-def _find(
+def find_table(
     table: exp.Table, tables: Mapping[str, tuple[TableTriggers, ...]]
 ) -> TableTriggers | None:
     candidates = tables.get(table.name.lower())
@@ -119,8 +119,8 @@ def _find(
 def _firing(found: TableTriggers, event: int, set_columns: set[str]) -> list[Trigger]:
     out = []
     for trigger in found.triggers:
-        if not trigger.tgtype & event:
-            continue
+        if not trigger.tgtype & event or trigger.tgtype & (ROW | BEFORE) != ROW | BEFORE:
+            continue  # (AFTER and statement-level triggers: proxy/pgserver/after_triggers.py)
         if event == UPDATE and trigger.columns and not set_columns & set(trigger.columns):
             continue
         out.append(trigger)

@@ -10,7 +10,16 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from transpiler.errors import TranspileError
-from transpiler.plpgsql_trigger import Assign, If, Raise, Return, Step, expression, parse_body
+from transpiler.plpgsql_trigger import (
+    Assign,
+    If,
+    Raise,
+    Return,
+    Step,
+    expression,
+    parse_body,
+    row_rewrite_refusal,
+)
 
 RAISE_MARK = "__hati_raise:"  # error('__hati_raise:SQLSTATE:message'), duckdb_errors.py
 
@@ -71,7 +80,15 @@ class Row:
         if trigger.when is not None:
             guard = and_(guard, truth(self.value(expression(trigger.when))))
         self.done: exp.Expr = exp.false()
-        self.steps(parse_body(trigger.body), guard)
+        steps = parse_body(trigger.body)
+        refused = row_rewrite_refusal(steps)
+        if refused is not None:
+            raise TranspileError(
+                "0A000",
+                f"{refused} in a BEFORE ROW trigger function is not supported: hatiproxy runs "
+                "them in AFTER and statement-level triggers",
+            )
+        self.steps(steps, guard)
 
     def steps(self, steps: tuple[Step, ...], guard: exp.Expr) -> None:
         for step in steps:
@@ -96,7 +113,7 @@ class Row:
             elif isinstance(step, Raise):
                 message: exp.Expr = exp.Literal.string(step.parts[0])
                 for arg, text in zip(step.args, step.parts[1:], strict=True):
-                    shown = _shown(self.value(arg))
+                    shown = raise_text(self.value(arg))
                     message = exp.DPipe(this=message, expression=shown)
                     message = exp.DPipe(this=message, expression=exp.Literal.string(text))
                 self.fail(active, step.sqlstate, message)
@@ -199,7 +216,7 @@ def case(cond: exp.Expr, then: exp.Expr, otherwise: exp.Expr) -> exp.Expr:
     return exp.Case(ifs=[exp.If(this=cond.copy(), true=then)], default=otherwise)
 
 
-def _shown(value: exp.Expr) -> exp.Expr:
+def raise_text(value: exp.Expr) -> exp.Expr:
     """A RAISE argument as PL/pgSQL prints it: its text, a boolean `t` / `f`, NULL `<NULL>`."""
     text = exp.cast(exp.paren(value.copy(), copy=False), "text")
     kind = exp.Anonymous(this="typeof", expressions=[exp.paren(value, copy=False)])

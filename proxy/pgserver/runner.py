@@ -24,6 +24,7 @@ from proxy.db.engine import Engine
 from proxy.db.settings import SessionSettings
 from proxy.db.turns import asked_since
 from proxy.pgserver import (
+    after_triggers,
     agent_relations,
     arrow_results,
     commands,
@@ -125,8 +126,6 @@ class Runner:
         """Fix the connection's agent identity: whose rows its agent relations show."""
         self.who = who
 
-    # --- worker-thread calls ------------------------------------------------------
-
     async def call(self, fn: Callable[..., Any], *args: Any, sql: str | None = None) -> Any:
         """Run fn (DuckDB work) under the statement timeout; map DuckDB errors.
 
@@ -175,8 +174,6 @@ class Runner:
         """Has the running call been interrupted? Python work inside a call (a column
         fill's model passes) asks between steps: cursor.interrupt() reaches only DuckDB."""
         return self._interrupt_reason is not None
-
-    # --- transactions ---------------------------------------------------------------
 
     def _settle_writes(self) -> None:
         """No transaction open any more: the write committed or rolled back."""
@@ -318,12 +315,13 @@ class Runner:
     async def execute(
         self, portal: Portal, session: ClientSession, *, max_rows: int, describe: bool
     ) -> None:
-        if portal.statement is not None and portal.statement.kind == "do":
-            await do_blocks.run(self, session, portal)  # its statements come back here
-            return
-        if portal.statement is not None and portal.statement.kind == "dml_cte":
-            await dml_ctes.run(self, session, portal, max_rows, describe)  # parts come back
-            return
+        kind = portal.statement.kind if portal.statement is not None else None
+        if kind == "do":
+            return await do_blocks.run(self, session, portal)  # its statements come back here
+        if kind == "dml_cte":
+            return await dml_ctes.run(self, session, portal, max_rows, describe)  # parts too
+        if await after_triggers.run(self, session, portal, describe):
+            return  # with the AFTER / statement-level triggers it fires (parts come back)
         self.since = asked_since()  # db/turns.py: from the statement's arrival
         work = self._execute(portal, session, max_rows, describe)
         try:

@@ -20,7 +20,7 @@ from proxy.db import row_triggers
 from proxy.pgserver.alter_rebuild import TableName, resolve_table
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError
-from transpiler import trigger_ddl
+from transpiler import plpgsql_trigger, trigger_ddl
 from transpiler.sql_functions import REGISTRY as ROUTINES
 
 if TYPE_CHECKING:
@@ -109,6 +109,8 @@ def _run(cur: duckdb.DuckDBPyConnection, ddl: trigger_ddl.TriggerDdl, notices: l
     if exists and not ddl.replace:
         raise PgError("42710", f'trigger "{ddl.name}" for relation "{ddl.table}" already exists')
     function_schema = _function_schema(cur, ddl)
+    if ddl.tgtype & trigger_ddl.ROW and ddl.tgtype & trigger_ddl.BEFORE:
+        _check_before_row(cur, function_schema, ddl.function)
     columns = {
         c
         for (c,) in cur.execute(
@@ -125,6 +127,24 @@ def _run(cur: duckdb.DuckDBPyConnection, ddl: trigger_ddl.TriggerDdl, notices: l
         f"INSERT INTO {REGISTRY} VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'O')",
         [*key, function_schema, ddl.function, ddl.tgtype, list(ddl.columns), ddl.when],
     )
+
+
+def _check_before_row(cur: duckdb.DuckDBPyConnection, schema: str, name: str) -> None:
+    """A BEFORE ROW trigger is rewritten into its statement: its function may not run
+    SQL statements or send messages (those run in AFTER and statement-level triggers)."""
+    row = cur.execute(
+        f"SELECT body FROM {ROUTINES} WHERE schema_name = ? AND name = ? AND nargs = 0",
+        [schema, name],
+    ).fetchone()
+    if row is None or row[0] is None:
+        return
+    refused = plpgsql_trigger.row_rewrite_refusal(plpgsql_trigger.parse_body(row[0]))
+    if refused is not None:
+        raise PgError(
+            "0A000",
+            f"{refused} in the function of a BEFORE ROW trigger are not supported: hatiproxy "
+            "runs them in AFTER and FOR EACH STATEMENT triggers",
+        )
 
 
 def _function_schema(cur: duckdb.DuckDBPyConnection, ddl: trigger_ddl.TriggerDdl) -> str:

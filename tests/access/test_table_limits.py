@@ -283,3 +283,45 @@ def test_a_trigger_runs_with_the_writers_table_limits(ks) -> None:
         finally:
             admin.execute("DROP TRIGGER leak_t ON ok")
             admin.execute("DROP FUNCTION leak()")
+
+
+def test_an_after_trigger_writes_only_where_the_writer_may(ks) -> None:
+    """An AFTER trigger's INSERT / DELETE run as the writer (SECURITY INVOKER): a key
+    limited to public.ok cannot make its write copy into, or delete from, `secret`
+    through a trigger (42501, and the write itself is undone), nor read it into a row it
+    may see; the admin's same write runs the trigger."""
+    with connect(ks, "admin") as admin:
+        admin.execute(
+            "CREATE FUNCTION spill() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+            "INSERT INTO secret VALUES ('from ' || NEW.id); "
+            "UPDATE ok SET id = (SELECT length(max(code)) FROM secret) WHERE id = NEW.id; "
+            "RETURN NULL; END $$"
+        )
+        admin.execute(
+            "CREATE TRIGGER spill_t AFTER INSERT ON ok FOR EACH ROW EXECUTE FUNCTION spill()"
+        )
+        admin.execute(
+            "CREATE FUNCTION wipe() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+            "DELETE FROM secret; RETURN NULL; END $$"
+        )
+        admin.execute("CREATE TRIGGER wipe_t AFTER DELETE ON ok EXECUTE FUNCTION wipe()")
+        try:
+            with connect(ks, "narrow") as con:
+                for sql in ("INSERT INTO ok VALUES (8)", "DELETE FROM ok WHERE id = 99"):
+                    with pytest.raises(psycopg.Error) as err:
+                        con.execute(sql)
+                    assert err.value.sqlstate == "42501" and "secret" in str(err.value)
+                assert con.execute("SELECT id FROM ok ORDER BY id").fetchall() == [(7,)]
+            assert admin.execute("SELECT code FROM secret").fetchall() == [("s3cr3t",)]
+            admin.execute("INSERT INTO ok VALUES (8)")
+            assert admin.execute("SELECT code FROM secret ORDER BY code").fetchall() == [
+                ("from 8",),
+                ("s3cr3t",),
+            ]
+        finally:
+            admin.execute("DROP TRIGGER spill_t ON ok")
+            admin.execute("DROP TRIGGER wipe_t ON ok")
+            admin.execute("DELETE FROM secret WHERE code <> 's3cr3t'")
+            admin.execute("DELETE FROM ok WHERE id <> 7")
+            admin.execute("DROP FUNCTION spill()")
+            admin.execute("DROP FUNCTION wipe()")

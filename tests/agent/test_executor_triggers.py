@@ -40,6 +40,19 @@ def test_executor_writes_fire_before_row_triggers(tmp_path: Path) -> None:
                     layer, a, "WITH w AS (UPDATE ex_posts SET n = 0 RETURNING 1) SELECT * FROM w"
                 )
             assert err.value.sqlstate == "0A000"
+            # an AFTER ROW trigger (tgtype 5): this path does not run it, so it refuses
+            cur = layer.engine.cursor()
+            cur.execute(
+                "INSERT INTO main.__hati_triggers VALUES ('main', 'ex_posts', 'ex_after', "
+                "'main', 'ex_f', 5, [], NULL, 'O')"
+            )
+            cur.close()
+            with pytest.raises(PgError, match="ex_after") as err:
+                await execute_sql(layer, a, "INSERT INTO ex_posts (id, title) VALUES (2, 'c')")
+            assert err.value.sqlstate == "0A000"
+            await execute_sql(layer, a, "UPDATE ex_posts SET title = 'd'")  # fires no AFTER
+            _, rows = await execute_sql(layer, a, "SELECT id, title, n FROM ex_posts")
+            assert rows == [(1, "d", 3)]
 
     run(go())
 

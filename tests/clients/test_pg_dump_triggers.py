@@ -1,4 +1,6 @@
-"""BEFORE ROW triggers (an UPDATE OF one, a DELETE guard with RAISE) through pg_dump 15 and a server restart (proxy/pgserver/triggers.py).
+"""Triggers (a BEFORE UPDATE OF one, a DELETE guard with RAISE, an AFTER ROW audit log
+and an AFTER statement one) through pg_dump 15 and a server restart
+(proxy/pgserver/triggers.py, proxy/pgserver/after_triggers.py).
 
 The same schema made in hatiproxy and in a real PostgreSQL 15: `pg_dump -Fp` of each
 writes the trigger function (`CREATE FUNCTION ... RETURNS trigger LANGUAGE plpgsql AS
@@ -34,6 +36,14 @@ SCHEMA = [
     " 'restrict_violation';\n  END IF;\n  RETURN OLD;\nEND;\n$$",
     "CREATE TRIGGER posts_guard BEFORE DELETE ON posts FOR EACH ROW"
     " EXECUTE FUNCTION guard_delete()",
+    "CREATE TABLE post_log (n serial PRIMARY KEY, op text, post_id int, level text)",
+    "CREATE FUNCTION log_post() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n"
+    "  INSERT INTO post_log (op, post_id, level) VALUES (TG_OP, COALESCE(NEW.id, OLD.id),"
+    " TG_LEVEL);\n  RETURN NULL;\nEND;\n$$",
+    "CREATE TRIGGER posts_log AFTER INSERT OR DELETE ON posts FOR EACH ROW"
+    " EXECUTE FUNCTION log_post()",
+    "CREATE TRIGGER posts_log_statement AFTER UPDATE ON posts FOR EACH STATEMENT"
+    " EXECUTE FUNCTION log_post()",
     "INSERT INTO posts (title) VALUES ('a'), ('b')",
 ]
 
@@ -59,6 +69,13 @@ def _check_fires(dsn: str) -> None:
         with pytest.raises(psycopg.errors.RestrictViolation, match="^post 2 is kept"):
             conn.execute("DELETE FROM posts")
         assert conn.execute("DELETE FROM posts WHERE id = 1").rowcount == 1
+        log = conn.execute("SELECT op, post_id, level FROM post_log ORDER BY n").fetchall()
+        assert log == [
+            ("INSERT", 1, "ROW"),
+            ("INSERT", 2, "ROW"),
+            ("UPDATE", None, "STATEMENT"),
+            ("DELETE", 1, "ROW"),
+        ]
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +88,8 @@ def test_dump_writes_what_postgres_dump_writes(servers) -> None:
     srv, pg = servers
     ours, theirs = plain_dump(srv.dsn), plain_dump(pg.dsn)
     assert "CREATE TRIGGER posts_updated_at BEFORE UPDATE OF title ON public.posts" in ours
-    assert len(_objects(ours)) == 4  # the functions and the triggers
+    assert "CREATE TRIGGER posts_log_statement AFTER UPDATE ON public.posts FOR EACH" in ours
+    assert len(_objects(ours)) == 7  # the functions and the triggers
     assert _objects(ours) == _objects(theirs)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from transpiler import TranspileError
-from transpiler.plpgsql_trigger import Assign, If, Return, parse_body
+from transpiler.plpgsql_trigger import Assign, If, Return, parse_body, row_rewrite_refusal
 from transpiler.trigger_ddl import parse
 from transpiler.trigger_rewrite import TableTriggers, Trigger, rewrite
 
@@ -27,16 +27,13 @@ def test_the_subset_parses() -> None:
 @pytest.mark.parametrize(
     ("body", "named"),
     [
-        ("BEGIN PERFORM 1; RETURN NEW; END", "PERFORM"),
         ("DECLARE n int; BEGIN RETURN NEW; END", "DECLARE"),
-        ("BEGIN RAISE NOTICE 'x'; RETURN NEW; END", "RAISE NOTICE"),
         ("BEGIN EXECUTE 'x'; RETURN NEW; END", "EXECUTE"),
         ("BEGIN SELECT 1 INTO NEW.a; RETURN NEW; END", "SELECT INTO"),
         ("BEGIN FOR i IN 1..2 LOOP NULL; END LOOP; RETURN NEW; END", "FOR"),
         ("BEGIN NEW.a := 1; END", "without RETURN"),
         ("BEGIN NEW.a := b; RETURN NEW; END", 'variable "b"'),
         ("BEGIN RETURN 1; END", "RETURN of anything"),
-        ("BEGIN UPDATE t SET a = 1; RETURN NEW; END", "UPDATE"),
     ],
 )
 def test_outside_the_subset_is_0a000_naming_it(body: str, named: str) -> None:
@@ -44,6 +41,20 @@ def test_outside_the_subset_is_0a000_naming_it(body: str, named: str) -> None:
         parse_body(body)
     assert err.value.sqlstate == "0A000"
     assert named in err.value.message
+
+
+def test_sql_statements_and_notices_run_only_outside_before_row() -> None:
+    steps = parse_body(
+        "BEGIN IF NEW.a > 1 THEN UPDATE t SET n = n + 1 WHERE id = NEW.id; END IF; "
+        "RAISE NOTICE 'a is %', NEW.a; RETURN NULL; END"
+    )
+    assert row_rewrite_refusal(steps) == "SQL statements (UPDATE)"
+    assert row_rewrite_refusal(steps[1:]) == "RAISE NOTICE"
+    assert row_rewrite_refusal(parse_body("BEGIN RAISE 'x'; END")) is None
+    assert (
+        row_rewrite_refusal(parse_body("BEGIN PERFORM pg_notify('c', 'x'); RETURN NULL; END"))
+        == "PERFORM"
+    )
 
 
 def test_create_trigger_reads_its_type_bits_and_refuses_other_kinds() -> None:
@@ -54,12 +65,25 @@ def test_create_trigger_reads_its_type_bits_and_refuses_other_kinds() -> None:
     assert ddl is not None
     assert (ddl.tgtype, ddl.columns, ddl.schema, ddl.table) == (23, ("a", "B"), "main", "t")
     assert ddl.when == "new.a > old.a" and ddl.replace
-    for words in ("AFTER INSERT", "INSTEAD OF INSERT", "AFTER DELETE", "BEFORE TRUNCATE"):
+    for words in ("INSTEAD OF INSERT", "BEFORE TRUNCATE", "AFTER TRUNCATE"):
         with pytest.raises(TranspileError) as err:
             parse(f"CREATE TRIGGER x {words} ON t FOR EACH ROW EXECUTE FUNCTION f()")
         assert err.value.sqlstate == "0A000"
-    with pytest.raises(TranspileError, match="statement-level"):
-        parse("CREATE TRIGGER x BEFORE INSERT ON t EXECUTE FUNCTION f()")
+    # pg_trigger.tgtype: ROW 1, BEFORE 2, INSERT 4, DELETE 8, UPDATE 16
+    for text, tgtype in (
+        ("AFTER INSERT OR DELETE ON t FOR EACH ROW", 13),
+        ("AFTER UPDATE ON t FOR EACH STATEMENT", 16),
+        ("BEFORE INSERT ON t", 6),  # no FOR EACH: statement level
+    ):
+        ddl = parse(f"CREATE TRIGGER x {text} EXECUTE FUNCTION f()")
+        assert ddl is not None and ddl.tgtype == tgtype
+    with pytest.raises(TranspileError, match="statement trigger's WHEN"):
+        parse("CREATE TRIGGER x AFTER INSERT ON t WHEN (NEW.a > 1) EXECUTE FUNCTION f()")
+    with pytest.raises(TranspileError, match="REFERENCING"):
+        parse(
+            "CREATE TRIGGER x AFTER INSERT ON t REFERENCING NEW TABLE AS n "
+            "FOR EACH STATEMENT EXECUTE FUNCTION f()"
+        )
     with pytest.raises(TranspileError, match="arguments"):
         parse("CREATE TRIGGER x BEFORE INSERT ON t FOR EACH ROW EXECUTE FUNCTION f('a')")
 
@@ -109,3 +133,17 @@ def test_unknown_field_is_42703_and_a_cte_write_is_refused() -> None:
     with pytest.raises(TranspileError) as err:
         rewrite("WITH w AS (UPDATE t SET v = 'a' RETURNING 1) SELECT * FROM w", TABLES)
     assert err.value.sqlstate == "0A000"
+
+
+def test_bind_names_new_old_and_tg_variables() -> None:
+    from transpiler.trigger_body import bind
+
+    text = bind(
+        "INSERT INTO log VALUES (TG_OP, COALESCE(NEW.id, old.\"Id\"), 'NEW.x', to_jsonb(NEW))",
+        lambda record, column: f"<{record}:{column}>",
+        {"tg_op": "it's"},
+    )
+    assert text == (
+        "INSERT INTO log VALUES ('it''s', COALESCE(<new:id>, <old:Id>), 'NEW.x', "
+        "to_jsonb(<new:None>))"
+    )

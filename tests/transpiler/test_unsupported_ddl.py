@@ -14,10 +14,10 @@ from transpiler import TranspileError, transpile
     ("sql", "words"),
     [
         (
-            "CREATE TRIGGER t_touch AFTER INSERT ON public.t FOR EACH ROW"
+            "CREATE TRIGGER t_touch INSTEAD OF INSERT ON public.v FOR EACH ROW"
             " EXECUTE FUNCTION public.touch()",
-            "AFTER triggers are not supported: hatiproxy runs BEFORE INSERT / UPDATE / DELETE"
-            " ... FOR EACH ROW triggers",
+            "INSTEAD OF triggers are not supported: hatiproxy runs BEFORE and AFTER INSERT / "
+            "UPDATE / DELETE triggers FOR EACH ROW and FOR EACH STATEMENT",
         ),
         (
             "CREATE FUNCTION public.twice(n integer) RETURNS integer\n    LANGUAGE plpgsql\n"

@@ -294,7 +294,7 @@ SELECT b.oid, b.proname, 11, 10, b.prolang, 1, 0, 0, '-', b.prokind, FALSE, FALS
        b.result_text, b.arguments_text, b.identity_text
 FROM __hati_catalog.pg.__hati_builtin_proc b;
 
--- BEFORE ROW triggers (proxy/pgserver/triggers.py), from the server's registry; with
+-- Triggers (proxy/pgserver/triggers.py), from the server's registry; with
 -- the text pg_get_triggerdef gives, plain (table qualified) and pretty (80_hati_functions).
 CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_triggers AS
 SELECT (1610612736 + hash(tr.schema_name || '.' || tr.table_name || '.' || tr.name)
@@ -307,13 +307,14 @@ SELECT (1610612736 + hash(tr.schema_name || '.' || tr.table_name || '.' || tr.na
         WHERE dc.table_oid = t.table_oid AND list_contains(tr.columns, dc.column_name))
            AS tgattr,
        tr.when_text,
-       'CREATE TRIGGER ' || tr.name || ' BEFORE '
+       'CREATE TRIGGER ' || tr.name
+       || CASE WHEN tr.tgtype & 2 <> 0 THEN ' BEFORE ' ELSE ' AFTER ' END
        || concat_ws(' OR ', CASE WHEN tr.tgtype & 4 <> 0 THEN 'INSERT' END,
                     CASE WHEN tr.tgtype & 8 <> 0 THEN 'DELETE' END,
                     CASE WHEN tr.tgtype & 16 <> 0 THEN 'UPDATE' END)
        || CASE WHEN len(tr.columns) > 0 THEN ' OF ' || array_to_string(tr.columns, ', ')
                ELSE '' END AS head,
-       ' FOR EACH ROW '
+       CASE WHEN tr.tgtype & 1 <> 0 THEN ' FOR EACH ROW ' ELSE ' FOR EACH STATEMENT ' END
        || CASE WHEN tr.when_text IS NOT NULL THEN 'WHEN (' || tr.when_text || ') ' ELSE '' END
        || 'EXECUTE FUNCTION ' AS tail,
        CASE WHEN tr.function_schema = 'main' THEN 'public' ELSE tr.function_schema END
