@@ -18,6 +18,7 @@ from proxy.pgserver import (
     constraint_names,
     ctas_lengths,
     domain_columns,
+    drop_column,
     enum_alter,
     fk_checks,
     identity_ddl,
@@ -108,6 +109,8 @@ async def run(
     if st.tag == "ALTER TABLE" and not portal.executed and _RENAME_TO.search(st.sql):
         await runner.take_cursor()  # DuckDB's constraints keep the names they are shown by
         await runner.call(constraint_names.keep_names, runner.cursor, st.sql)
+    if st.tag == "ALTER TABLE" and await drop_column.run(runner, session, portal):
+        return True  # DROP COLUMN of a keyed / indexed table: a rebuild without it
     if st.tag == "ALTER TABLE" and await alter_indexed.run(runner, session, portal):
         return True  # RENAME / DROP COLUMN / NOT NULL on an indexed table: around its indexes
     if st.tag == "ALTER INDEX" and await constraint_names.run_index(runner, session, portal):

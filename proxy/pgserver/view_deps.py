@@ -11,6 +11,7 @@ from typing import Any
 from proxy.pgserver import alter_rebuild, foreign_keys
 from proxy.wire.errors import PgError
 from transpiler.constraint_ddl import renamed
+from transpiler.drop_column import dropped_columns
 from transpiler.view_deps import (
     altered_columns,
     reads_relation,
@@ -70,14 +71,20 @@ def check_alter(cur: Any, sql: str) -> list[str]:
                 ),
                 hint="Use DROP ... CASCADE to drop the dependent objects too.",
             )
-    return _cascade(cur, table, altered.cascaded, views)
+    # a DROP COLUMN alone: a keyed or indexed table is rebuilt without it (drop_column.py)
+    return _cascade(cur, table, altered.cascaded, views, dropped_columns(sql) is None)
 
 
 def _cascade(
-    cur: Any, resolved: Any, columns: tuple[str, ...], views: list[tuple[str, str, frozenset[str]]]
+    cur: Any,
+    resolved: Any,
+    columns: tuple[str, ...],
+    views: list[tuple[str, str, frozenset[str]]],
+    refuse_keyed: bool = True,
 ) -> list[str]:
     """Drop the views that read `columns` of `table`, then the views over those, in the
-    order PostgreSQL reports them; its NOTICE lines."""
+    order PostgreSQL reports them; its NOTICE lines. `refuse_keyed`: 0A000 first when a
+    key or an index of the table would make DuckDB refuse the ALTER."""
     table = resolved.name
     gone: list[str] = []
     todo = [
@@ -89,7 +96,7 @@ def _cascade(
             continue
         gone.append(name)
         todo += [v for v, text, _ in views if v not in gone and reads_relation(text or "", name)]
-    if gone:  # DuckDB refuses the drop itself here: refuse before any view goes
+    if gone and refuse_keyed:  # DuckDB would refuse the drop: refuse before any view goes
         _refuse_keyed(cur, table, columns)
     schemas = dict(
         cur.execute(
