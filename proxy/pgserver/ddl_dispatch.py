@@ -84,8 +84,11 @@ async def run(
             session.send_notice(text)
     if st.tag == "ALTER TABLE" and not portal.executed:  # a column a view uses: refused
         await runner.take_cursor()
-        for text in await runner.call(view_deps.check_alter, runner.cursor, st.sql, sql=st.sql):
-            session.send_notice(text)  # DROP COLUMN ... CASCADE: the views it dropped
+        for text, detail in await runner.call(
+            view_deps.check_alter, runner.cursor, st.sql, sql=st.sql
+        ):  # DROP COLUMN ... CASCADE: the views it dropped (and the keys it will)
+            fields = {"S": "NOTICE", "V": "NOTICE", "C": "00000", "M": text}
+            session.out(m.notice_response({**fields, **({"D": detail} if detail else {})}))
     if st.alter_types is not None and await alter_rebuild.run(runner, session, portal):
         return True  # ALTER COLUMN TYPE that DuckDB cannot do in place: a table rebuild
     if st.identity_alter is not None:  # ALTER COLUMN ... ADD / SET GENERATED, RESTART, ...
