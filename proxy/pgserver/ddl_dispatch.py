@@ -32,6 +32,7 @@ from proxy.pgserver import (
     temp_on_commit,
     triggers,
     view_deps,
+    view_rename,
 )
 from proxy.wire import messages as m
 
@@ -101,6 +102,8 @@ async def run(
             runner.param_types.invalidate()
         await temp_on_commit.after_server_ddl(runner, session, st)
         return True
+    if st.tag in ("ALTER VIEW", "ALTER TABLE") and await view_rename.run(runner, session, portal):
+        return True  # a view's RENAME [COLUMN]: the views over it follow
     if st.tag in set_schema.TAGS and await set_schema.run(runner, session, portal):
         return True  # SET SCHEMA, which DuckDB lacks
     if st.tag in ("ALTER SEQUENCE", "ALTER TABLE") and await sequence_rename.run(

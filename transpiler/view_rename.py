@@ -1,0 +1,69 @@
+"""`ALTER VIEW [IF EXISTS] v RENAME [COLUMN] a TO b` (PostgreSQL 13+; DuckDB 1.5 has no
+such statement) and `ALTER VIEW v RENAME TO w`, also written `ALTER TABLE` as PostgreSQL
+allows for a view: read off the statement's tokens for the server
+(proxy/pgserver/view_rename.py), which rewrites the view and the views over it. Pure."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from transpiler.constraint_tokens import alter_head, folded_name, is_name
+
+
+@dataclass(frozen=True, slots=True)
+class ViewRename:
+    name: str
+    schema: str | None  # as written; None: found on the search path
+    column: str | None  # RENAME COLUMN: the column, else None (the view's RENAME TO)
+    new_name: str
+    if_exists: bool
+    as_table: bool  # written ALTER TABLE (a table of that name is not ours)
+
+
+def parse(sql: str) -> ViewRename | None:
+    """The request of an `ALTER VIEW | TABLE ... RENAME ...`; None for any other statement."""
+    if "RENAME" not in sql.upper():
+        return None
+    head = alter_head(sql)
+    if head is None or head.kind not in ("VIEW", "TABLE"):
+        return None
+    tokens, words, i = head.tokens, head.words, head.end
+    if words[i : i + 1] != ["RENAME"]:
+        return None
+    column = None
+    if words[i + 1 : i + 2] == ["COLUMN"]:
+        i += 1
+    if words[i + 1 : i + 2] != ["TO"]:
+        if i + 1 >= len(tokens) or not is_name(tokens[i + 1]) or words[i + 1] == "CONSTRAINT":
+            return None
+        column, i = folded_name(tokens[i + 1]), i + 1
+    if words[i + 1 : i + 2] != ["TO"] or i + 3 != len(tokens) or not is_name(tokens[i + 2]):
+        return None
+    new_name = folded_name(tokens[i + 2])
+    return ViewRename(
+        head.name, head.schema, column, new_name, head.if_exists, head.kind == "TABLE"
+    )
+
+
+def with_columns(view_sql: str, columns: list[str], database: str, schema: str) -> str | None:
+    """DuckDB's `CREATE VIEW v [(...)] AS query` as `CREATE OR REPLACE VIEW
+    database.schema.v (columns) AS query`: the view's own column names (PostgreSQL's
+    RENAME COLUMN of a view renames only them); None when the text is not of that form."""
+    import sqlglot
+    from sqlglot import exp
+
+    try:
+        tree = sqlglot.parse_one(view_sql, read="duckdb")
+    except sqlglot.errors.ParseError:
+        return None
+    if not isinstance(tree, exp.Create) or not isinstance(tree.expression, exp.Expr):
+        return None
+    target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
+    if not isinstance(target, exp.Table):
+        return None
+    target.set("catalog", exp.to_identifier(database, quoted=True))
+    target.set("db", exp.to_identifier(schema, quoted=True))
+    names = [exp.to_identifier(c, quoted=True) for c in columns]
+    tree.set("this", exp.Schema(this=target, expressions=names))
+    tree.set("replace", True)
+    return tree.sql(dialect="duckdb")
