@@ -89,9 +89,7 @@ def _run_detail(conn: psycopg.Connection, sqls: list[str]) -> list[tuple]:
     return out
 
 
-INDEXES = (
-    "SELECT tablename, indexname FROM pg_indexes WHERE tablename LIKE 'w_dcck%' ORDER BY 1, 2"
-)
+INDEXES = "SELECT tablename, indexname FROM pg_indexes WHERE tablename LIKE 'w_dcck%' ORDER BY 1, 2"
 KEYS = (
     "SELECT conrelid::regclass::text, conname, contype FROM pg_constraint "
     "WHERE conrelid::regclass::text LIKE 'w_dcck%' AND contype IN ('p', 'u', 'f', 'c') "

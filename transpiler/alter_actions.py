@@ -26,7 +26,7 @@ def split_actions(chunk: Chunk, dialect: Dialect) -> list[tuple[str, Chunk]] | N
     """(text, chunk) of each action's own ALTER TABLE; None when there is one action."""
     tokens = chunk.tokens
     whole = None
-    if first_word(tokens) != "ALTER" or first_word(tokens, 1) != "TABLE":
+    if first_word(tokens) != "ALTER" or first_word(tokens, 1) not in ("TABLE", "VIEW"):
         return whole
     i = 2
     if first_word(tokens, i) == "IF" and first_word(tokens, i + 1) == "EXISTS":
@@ -52,6 +52,8 @@ def split_actions(chunk: Chunk, dialect: Dialect) -> list[tuple[str, Chunk]] | N
     bare = [first for first in starts if _bare_rename(tokens, first)]
     if (len(starts) == 1 and not bare) or any(_changes_type(tokens, f) for f in starts):
         return whole
+    if first_word(tokens, 1) == "VIEW" and (len(starts) != 1 or not bare):
+        return whole  # (a view takes one action; only its RENAME a TO b is read here)
     head = chunk.text[: tokens[i].start - chunk.start]
     out = []
     for n, first in enumerate(starts):

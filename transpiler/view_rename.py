@@ -47,8 +47,8 @@ def parse(sql: str) -> ViewRename | None:
 
 def with_columns(view_sql: str, columns: list[str], database: str, schema: str) -> str | None:
     """DuckDB's `CREATE VIEW v [(...)] AS query` as `CREATE OR REPLACE VIEW
-    database.schema.v (columns) AS query`: the view's own column names (PostgreSQL's
-    RENAME COLUMN of a view renames only them); None when the text is not of that form."""
+    database.schema.v AS query` whose columns are named `columns` (PostgreSQL's RENAME
+    COLUMN of a view renames only them); None when the text is not of that form."""
     import sqlglot
     from sqlglot import exp
 
@@ -63,7 +63,24 @@ def with_columns(view_sql: str, columns: list[str], database: str, schema: str) 
         return None
     target.set("catalog", exp.to_identifier(database, quoted=True))
     target.set("db", exp.to_identifier(schema, quoted=True))
-    names = [exp.to_identifier(c, quoted=True) for c in columns]
-    tree.set("this", exp.Schema(this=target, expressions=names))
+    query = tree.expression
+    plain = (
+        isinstance(query, exp.Select)
+        and len(query.expressions) == len(columns)
+        and not any(isinstance(e, exp.Star) or e.find(exp.Star) for e in query.expressions)
+        and not isinstance(tree.this, exp.Schema)
+    )
+    if plain:  # the select list names them: `SELECT b AS c`, as PostgreSQL shows it
+        query.set(
+            "expressions",
+            [
+                e if e.alias_or_name == name else exp.alias_(e.unalias(), name, quoted=True)
+                for e, name in zip(query.expressions, columns, strict=True)
+            ],
+        )
+        tree.set("this", target)
+    else:  # `*` or a set operation: the view's own column list `v (id, c)`
+        names = [exp.to_identifier(c, quoted=True) for c in columns]
+        tree.set("this", exp.Schema(this=target, expressions=names))
     tree.set("replace", True)
     return tree.sql(dialect="duckdb")

@@ -179,15 +179,12 @@ def follow_rename(cur: Any, sql: str) -> None:
     )
     if table is None:
         return
-    rows = cur.execute(
-        "SELECT sql FROM duckdb_views() WHERE NOT internal AND database_name = ?",
-        [table.database],
-    ).fetchall()
-    for (text,) in rows:
+    for text, columns in view_columns(cur, table.database):
         if r.new_table is not None:
             new_sql = with_table_renamed(text or "", r.table, r.new_table, table.schema)
         else:
-            new_sql = with_column_renamed(text or "", r.table, r.column or "", r.new_column or "")
+            old, new = r.column or "", r.new_column or ""
+            new_sql = with_column_renamed(text or "", r.table, old, new, columns)
         if new_sql is not None:
             cur.execute(new_sql)
 
@@ -202,3 +199,15 @@ def follow_move(cur: Any, database: str, table: str, schema: str, new_schema: st
         new_sql = with_table_renamed(text or "", table, table, schema, new_schema)
         if new_sql is not None:
             cur.execute(new_sql)
+
+
+def view_columns(cur: Any, database: str, but: int = -1) -> list[tuple[str, list[str]]]:
+    """Each view's SQL and its own columns in order (as bound when it was made), but the
+    view `but`."""
+    return cur.execute(
+        "SELECT v.sql, list(c.column_name ORDER BY c.column_index) FROM duckdb_views() v "
+        "LEFT JOIN duckdb_columns() c ON c.table_oid = v.view_oid "
+        "WHERE NOT v.internal AND v.database_name = ? AND v.view_oid <> ? "
+        "GROUP BY v.view_oid, v.sql ORDER BY v.view_oid",
+        [database, but],
+    ).fetchall()

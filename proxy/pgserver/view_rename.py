@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from proxy.core.sqltext import quote_ident
-from proxy.pgserver import alter_rebuild, set_schema
+from proxy.pgserver import alter_rebuild, set_schema, view_deps
 from proxy.wire import messages as m
 from proxy.wire.errors import PgError
 from transpiler.view_deps import reads_relation, with_column_renamed, with_table_renamed
@@ -58,17 +58,14 @@ def _run(cur: Any, req: ViewRename, in_block: bool) -> str | None:
         "AND schema_name = ? AND view_name = ?",
         [database, where, req.name],
     ).fetchone()
-    others = cur.execute(
-        "SELECT sql FROM duckdb_views() WHERE NOT internal AND database_name = ? AND view_oid <> ?",
-        [database, row[2]],
-    ).fetchall()
+    others = view_deps.view_columns(cur, database, row[2])
     qualified = f"{quote_ident(database)}.{quote_ident(where)}.{quote_ident(req.name)}"
     with alter_rebuild.own_transaction(cur, in_block):
         if req.column is None:
             if set_schema.name_taken(cur, database, where, req.new_name):
                 raise PgError("42P07", f'relation "{req.new_name}" already exists')
             cur.execute(f"ALTER VIEW {qualified} RENAME TO {quote_ident(req.new_name)}")
-            for (text,) in others:
+            for text, _ in others:
                 new_sql = with_table_renamed(text or "", req.name, req.new_name, where)
                 if new_sql is not None:
                     cur.execute(new_sql)
@@ -98,9 +95,9 @@ def _run(cur: Any, req: ViewRename, in_block: bool) -> str | None:
         cur.execute(new_sql)
         if row[1] is not None:
             cur.execute(f"COMMENT ON VIEW {qualified} IS '{row[1].replace(chr(39), chr(39) * 2)}'")
-        for (text,) in others:
+        for text, own in others:
             if reads_relation(text or "", req.name):
-                over = with_column_renamed(text or "", req.name, req.column, req.new_name)
+                over = with_column_renamed(text or "", req.name, req.column, req.new_name, own)
                 if over is not None:
                     cur.execute(over)
     return ""
