@@ -67,6 +67,8 @@ def test_view_renames_as_postgres(sides) -> None:
         "SELECT * FROM w_vr_star",
         "ALTER TABLE w_vr_v2 RENAME TO w_vr_v3",
         "SELECT * FROM w_vr_w",
+        "ALTER VIEW w_vr_star RENAME COLUMN id TO ident",  # a view of `*`
+        "SELECT * FROM w_vr_star",
         "ALTER VIEW w_vr_v3 SET SCHEMA w_vr_s",
         "SELECT * FROM w_vr_w",
         "SELECT * FROM w_vr_s.w_vr_v3",

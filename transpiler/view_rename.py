@@ -45,10 +45,13 @@ def parse(sql: str) -> ViewRename | None:
     )
 
 
-def with_columns(view_sql: str, columns: list[str], database: str, schema: str) -> str | None:
+def with_columns(
+    view_sql: str, old: list[str], columns: list[str], database: str, schema: str
+) -> str | None:
     """DuckDB's `CREATE VIEW v [(...)] AS query` as `CREATE OR REPLACE VIEW
-    database.schema.v AS query` whose columns are named `columns` (PostgreSQL's RENAME
-    COLUMN of a view renames only them); None when the text is not of that form."""
+    database.schema.v AS query` whose columns, named `old`, are named `columns`
+    (PostgreSQL's RENAME COLUMN of a view renames only them); None when the text is not
+    of that form. A `SELECT * FROM one_relation` is written out as `old`."""
     import sqlglot
     from sqlglot import exp
 
@@ -64,6 +67,15 @@ def with_columns(view_sql: str, columns: list[str], database: str, schema: str) 
     target.set("catalog", exp.to_identifier(database, quoted=True))
     target.set("db", exp.to_identifier(schema, quoted=True))
     query = tree.expression
+    source = query.args.get("from_") if isinstance(query, exp.Select) else None
+    if (
+        isinstance(query, exp.Select)
+        and [type(e) for e in query.expressions] == [exp.Star]
+        and source is not None
+        and not query.args.get("joins")
+        and not isinstance(tree.this, exp.Schema)
+    ):  # PostgreSQL expanded the `*` when the view was made
+        query.set("expressions", [exp.column(c, quoted=True) for c in old])
     plain = (
         isinstance(query, exp.Select)
         and len(query.expressions) == len(columns)

@@ -85,7 +85,7 @@ def _run(cur: Any, req: ViewRename, in_block: bool) -> str | None:
                 "42701", f'column "{req.new_name}" of relation "{req.name}" already exists'
             )
         renamed = [req.new_name if c == req.column else c for c in columns]
-        new_sql = with_columns(row[0] or "", renamed, database, where)
+        new_sql = with_columns(row[0] or "", columns, renamed, database, where)
         if new_sql is None:
             raise PgError(
                 "0A000",

@@ -29,11 +29,15 @@ def test_parse(sql: str, want: ViewRename | None) -> None:
 
 
 def test_with_columns_aliases_the_select_list_or_names_the_columns() -> None:
-    assert with_columns("CREATE VIEW v AS SELECT id, b FROM t;", ["id", "c"], "db", "main") == (
+    old, new = ["id", "b"], ["id", "c"]
+    assert with_columns("CREATE VIEW v AS SELECT id, b FROM t;", old, new, "db", "main") == (
         'CREATE OR REPLACE VIEW "db"."main".v AS SELECT id, b AS "c" FROM t'
     )
-    assert with_columns("CREATE VIEW v AS SELECT * FROM t;", ["id", "c"], "db", "s") == (
-        'CREATE OR REPLACE VIEW "db"."s".v ("id", "c") AS SELECT * FROM t'
+    assert with_columns("CREATE VIEW v AS SELECT * FROM t;", old, new, "db", "s") == (
+        'CREATE OR REPLACE VIEW "db"."s".v AS SELECT "id", "b" AS "c" FROM t'
+    )
+    assert with_columns("CREATE VIEW v AS SELECT * FROM t, u;", old, new, "db", "s") == (
+        'CREATE OR REPLACE VIEW "db"."s".v ("id", "c") AS SELECT * FROM t, u'
     )
 
 
