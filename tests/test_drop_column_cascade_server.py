@@ -139,6 +139,8 @@ def test_keyed_and_indexed_columns_as_postgres(sides) -> None:
         INDEXES,
         KEYS,
         "INSERT INTO w_dcck_child VALUES (2, 99)",  # no foreign key left
+        "ALTER TABLE w_dcck DROP COLUMN IF EXISTS nope",  # a NOTICE
+        "ALTER TABLE w_dcck DROP COLUMN nope",  # 42703 naming the table
         "SELECT * FROM w_dcck ORDER BY 1",
         "SELECT column_name, is_nullable FROM information_schema.columns "
         "WHERE table_name = 'w_dcck' ORDER BY 1",

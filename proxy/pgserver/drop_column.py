@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from proxy.execution import sql_bridge
 from proxy.pgserver import alter_rebuild, constraint_ddl, fk_checks
 from proxy.wire import messages as m
+from proxy.wire.errors import PgError
 from transpiler.drop_column import DropColumns, dropped_columns
 
 if TYPE_CHECKING:
@@ -37,18 +38,22 @@ async def run(runner: StatementRunner, session: ClientSession, portal: Portal) -
         return False
     await runner.take_cursor()
     in_block = runner.txn_status != "I" or runner.implicit
-    if not await runner.call(_run, runner.cursor, drop, in_block, sql=st.sql):
+    notices = await runner.call(_run, runner.cursor, drop, in_block, sql=st.sql)
+    if notices is None:
         return False
+    for text in notices:
+        session.send_notice(text)
     await fk_checks.after_ddl(runner.call, runner.cursor, st, st.sql)
     runner.param_types.invalidate()
     session.out(m.command_complete(st.tag))
     return True
 
 
-def _run(cur: Any, drop: DropColumns, in_block: bool) -> bool:
+def _run(cur: Any, drop: DropColumns, in_block: bool) -> list[str] | None:
+    """The NOTICEs when done (IF EXISTS of a missing column); None when not ours."""
     table = alter_rebuild.resolve_table(cur, alter_rebuild.TableName(drop.table, drop.schema))
     if table is None:
-        return False  # DuckDB says what is wrong (or IF EXISTS skips)
+        return None  # DuckDB says what is wrong (or IF EXISTS skips)
     positions = dict(
         cur.execute(
             "SELECT lower(column_name), column_index - 1 FROM duckdb_columns() WHERE table_oid = ?",
@@ -56,13 +61,19 @@ def _run(cur: Any, drop: DropColumns, in_block: bool) -> bool:
         ).fetchall()
     )
     names = frozenset(c.lower() for c in drop.columns)
-    if not names <= positions.keys() or names == positions.keys():
-        return False  # a missing column (DuckDB's error, IF EXISTS's skip); all of them
+    missing = [c for c in drop.columns if c.lower() not in positions]
+    if len(drop.columns) == 1 and missing:  # PostgreSQL's words (DuckDB's lack the table)
+        text = f'column "{missing[0]}" of relation "{table.name}" does not exist'
+        if drop.if_exists:
+            return [f"{text}, skipping"]
+        raise PgError("42703", text)
+    if missing or names == positions.keys():
+        return None  # DuckDB's answer (a table keeps one column there)
     if not blocked(cur, table.oid, names, positions):
-        return False
+        return None
     with alter_rebuild.own_transaction(cur, in_block):
         constraint_ddl.drop_columns(cur, table, names)
-    return True
+    return []
 
 
 def blocked(cur: Any, oid: int, names: frozenset[str], positions: dict[str, int]) -> bool:
