@@ -7,7 +7,7 @@ server's ALTER TABLE handling (constraints, rebuilds, renames) of its own. Over 
 extended protocol one Parse holds one statement: the parts share their Statement.source,
 and proxy/pgserver/statement_parts.py runs them for one Execute. An ALTER with a column TYPE change stays whole: alter_type.py reads all
 its clauses for one rebuild of the table. `RENAME a TO b`, PostgreSQL's RENAME COLUMN
-without its COLUMN word (Alembic's alter_column(new_column_name=...) sends it), gets the
+without its COLUMN word (Alembic's alter_column(new_column_name=...) sends it; ALTER VIEW too), gets the
 word: sqlglot reads it as a table rename. Pure.
 """
 
