@@ -6,7 +6,9 @@ statements share an implicit one), so all or nothing as in PostgreSQL, and each 
 server's ALTER TABLE handling (constraints, rebuilds, renames) of its own. Over the
 extended protocol one Parse holds one statement: the parts share their Statement.source,
 and proxy/pgserver/statement_parts.py runs them for one Execute. An ALTER with a column TYPE change stays whole: alter_type.py reads all
-its clauses for one rebuild of the table. Pure.
+its clauses for one rebuild of the table. `RENAME a TO b`, PostgreSQL's RENAME COLUMN
+without its COLUMN word (Alembic's alter_column(new_column_name=...) sends it; ALTER VIEW too), gets the
+word: sqlglot reads it as a table rename. Pure.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ def split_actions(chunk: Chunk, dialect: Dialect) -> list[tuple[str, Chunk]] | N
     """(text, chunk) of each action's own ALTER TABLE; None when there is one action."""
     tokens = chunk.tokens
     whole = None
-    if first_word(tokens) != "ALTER" or first_word(tokens, 1) != "TABLE":
+    if first_word(tokens) != "ALTER" or first_word(tokens, 1) not in ("TABLE", "VIEW"):
         return whole
     i = 2
     if first_word(tokens, i) == "IF" and first_word(tokens, i + 1) == "EXISTS":
@@ -47,8 +49,11 @@ def split_actions(chunk: Chunk, dialect: Dialect) -> list[tuple[str, Chunk]] | N
             depth -= 1
         elif kind is TokenType.COMMA and depth == 0:
             starts.append(j + 1)
-    if len(starts) == 1 or any(_changes_type(tokens, first) for first in starts):
+    bare = [first for first in starts if _bare_rename(tokens, first)]
+    if (len(starts) == 1 and not bare) or any(_changes_type(tokens, f) for f in starts):
         return whole
+    if first_word(tokens, 1) == "VIEW" and (len(starts) != 1 or not bare):
+        return whole  # (a view takes one action; only its RENAME a TO b is read here)
     head = chunk.text[: tokens[i].start - chunk.start]
     out = []
     for n, first in enumerate(starts):
@@ -56,6 +61,8 @@ def split_actions(chunk: Chunk, dialect: Dialect) -> list[tuple[str, Chunk]] | N
         if last < first:
             return whole  # an empty action (`ADD a int,`): DuckDB's error as before
         action = chunk.text[tokens[first].start - chunk.start : tokens[last].end + 1 - chunk.start]
+        if first in bare:  # RENAME a TO b: RENAME COLUMN a TO b
+            action = "RENAME COLUMN " + action[len(tokens[first].text) :].lstrip()
         text = head + action
         out.extend((text, part) for part in split(text, dialect))
     return out
@@ -65,3 +72,18 @@ def _changes_type(tokens: list, first: int) -> bool:
     """`ALTER [COLUMN] c [SET DATA] TYPE ...` starting at tokens[first]."""
     words = [t.text.upper() for t in tokens[first : first + 6]]
     return bool(words) and words[0] == "ALTER" and "TYPE" in words
+
+
+def _bare_rename(tokens: list, first: int) -> bool:
+    """`RENAME a TO b` (no COLUMN / CONSTRAINT word) starting at tokens[first]."""
+    words = [t.text.upper() for t in tokens[first : first + 3]]
+    return (
+        len(words) == 3
+        and words[0] == "RENAME"
+        and words[1] not in ("COLUMN", "CONSTRAINT", "TO")
+        and words[2] == "TO"
+        and (
+            first + 4 >= len(tokens)
+            or tokens[first + 4].token_type in (TokenType.COMMA, TokenType.SEMICOLON)
+        )
+    )

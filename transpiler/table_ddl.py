@@ -316,3 +316,20 @@ def keep_not_null(ddl: TableDdl, dropped: frozenset[str] | set[str]) -> TableDdl
         for c in ddl.columns
     )
     return TableDdl(ddl.temporary, columns, ddl.constraints)
+
+
+def without_columns(ddl: TableDdl, names: frozenset[str]) -> tuple[TableDdl, tuple[str, ...]]:
+    """The table without the columns `names` (lower case) and without every table
+    constraint that names one of them (PostgreSQL drops a key, a UNIQUE or a CHECK with
+    any of its columns); also the constraint texts dropped."""
+    kept, dropped = [], []
+    for text in ddl.constraints:
+        tokens = tokenize(DUCKDB, text)
+        named = {
+            t.text.lower() if t.token_type is TokenType.VAR else t.text
+            for t in tokens
+            if t.token_type in (TokenType.VAR, TokenType.IDENTIFIER)
+        }
+        (dropped if {n.lower() for n in named} & names else kept).append(text)
+    columns = tuple(c for c in ddl.columns if c.name.lower() not in names)
+    return TableDdl(ddl.temporary, columns, tuple(kept)), tuple(dropped)

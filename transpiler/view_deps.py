@@ -135,13 +135,19 @@ def with_table_renamed(
     return tree.sql(dialect="duckdb")
 
 
-def with_column_renamed(view_sql: str, table: str, column: str, new_column: str) -> str | None:
+def with_column_renamed(
+    view_sql: str, table: str, column: str, new_column: str, view_columns: list[str] | None = None
+) -> str | None:
     """The view's `CREATE OR REPLACE VIEW` reading `new_column` of `table` where it read
     `column`, its own column keeping its name (`SELECT b AS a`, as PostgreSQL shows a
-    view after RENAME COLUMN); None when it does not read the column by name."""
-    if not uses_column(view_sql, table, column, frozenset()):
-        return None
-    tree = sqlglot.parse_one(view_sql, read="duckdb")
+    view after RENAME COLUMN); None when it does not read the column by name.
+    `view_columns`: the view's own columns in order; a `SELECT * FROM table` is written
+    out as them (PostgreSQL expanded the `*` when the view was made)."""
+    tree = _starred_out(view_sql, table, column, view_columns or [])
+    if tree is None:
+        if not uses_column(view_sql, table, column, frozenset()):
+            return None
+        tree = sqlglot.parse_one(view_sql, read="duckdb")
     if not isinstance(tree, exp.Create) or not isinstance(tree.expression, exp.Expr):
         return None
     names = {
@@ -164,3 +170,24 @@ def with_column_renamed(view_sql: str, table: str, column: str, new_column: str)
             node.set("this", exp.to_identifier(new_column, quoted=True))
     tree.set("replace", True)
     return tree.sql(dialect="duckdb")
+
+
+def _starred_out(view_sql: str, table: str, column: str, columns: list[str]) -> exp.Expr | None:
+    """The view's tree with its `SELECT * FROM table` written out as `columns` when the
+    star covers `column`; None otherwise."""
+    if column.lower() not in (c.lower() for c in columns):
+        return None
+    try:
+        tree = sqlglot.parse_one(view_sql, read="duckdb")
+    except sqlglot.errors.ParseError:
+        return None
+    query = tree.expression if isinstance(tree, exp.Create) else None
+    if not isinstance(query, exp.Select) or [type(e) for e in query.expressions] != [exp.Star]:
+        return None
+    source = query.args.get("from_") or query.args.get("from")
+    if query.args.get("joins") or source is None or not isinstance(source.this, exp.Table):
+        return None
+    if source.this.name.lower() != table.lower():
+        return None
+    query.set("expressions", [exp.column(c, quoted=True) for c in columns])
+    return tree

@@ -372,10 +372,11 @@ def _rebuild(
     drop: frozenset[str] = frozenset(),
     then: str | None = None,
     column: table_ddl.ColumnDdl | None = None,
+    without: frozenset[str] = frozenset(),
 ) -> int:
     """Re-create the table with constraints added or dropped (`drop`: DuckDB constraint
     texts); its rows, indexes and comments kept; `then`: an ALTER TABLE run before the
-    indexes come back. The new oid."""
+    indexes come back; `without`: columns left out, with what uses them. The new oid."""
     ddl = table_ddl.parse(table.sql or "")
     if ddl is None:
         raise PgError(
@@ -383,6 +384,8 @@ def _rebuild(
             f'cannot change the constraints of table "{table.name}": its definition is not '
             "in a form the server can re-create",
         )
+    ddl, gone = table_ddl.without_columns(ddl, without)
+    drop = drop | frozenset(gone)
     texts = set(drop) | {f"CHECK(({e}))" for e in drop} | {f"CHECK({e})" for e in drop}
     present = set(ddl.constraints)
     inline = [t for t in drop if t not in present and t.startswith(("PRIMARY KEY", "UNIQUE"))]
@@ -452,8 +455,8 @@ def _rebuild(
         try:
             cur.execute(on)
         except duckdb.BinderException:
-            if then is None:
-                raise  # (only an ALTER can take an index's column away)
+            if then is None and not without:
+                raise  # (only a dropped column can take an index's column away)
     row = cur.execute(
         "SELECT table_oid FROM duckdb_tables() WHERE database_name = ? AND schema_name = ? "
         "AND table_name = ?",
@@ -490,3 +493,7 @@ def alter_around_indexes(cur: Any, sql: str, rebuild: bool = False) -> None:
         cur.execute(sql)
         return
     _rebuild(cur, table, then=sql)
+
+
+def drop_columns(cur: Any, table: Any, columns: frozenset[str]) -> None:
+    _rebuild(cur, table, without=columns)

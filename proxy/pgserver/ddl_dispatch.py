@@ -18,6 +18,7 @@ from proxy.pgserver import (
     constraint_names,
     ctas_lengths,
     domain_columns,
+    drop_column,
     enum_alter,
     fk_checks,
     identity_ddl,
@@ -31,6 +32,7 @@ from proxy.pgserver import (
     temp_on_commit,
     triggers,
     view_deps,
+    view_rename,
 )
 from proxy.wire import messages as m
 
@@ -83,8 +85,11 @@ async def run(
             session.send_notice(text)
     if st.tag == "ALTER TABLE" and not portal.executed:  # a column a view uses: refused
         await runner.take_cursor()
-        for text in await runner.call(view_deps.check_alter, runner.cursor, st.sql, sql=st.sql):
-            session.send_notice(text)  # DROP COLUMN ... CASCADE: the views it dropped
+        for text, detail in await runner.call(
+            view_deps.check_alter, runner.cursor, st.sql, sql=st.sql
+        ):  # DROP COLUMN ... CASCADE: the views it dropped (and the keys it will)
+            fields = {"S": "NOTICE", "V": "NOTICE", "C": "00000", "M": text}
+            session.out(m.notice_response({**fields, **({"D": detail} if detail else {})}))
     if st.alter_types is not None and await alter_rebuild.run(runner, session, portal):
         return True  # ALTER COLUMN TYPE that DuckDB cannot do in place: a table rebuild
     if st.identity_alter is not None:  # ALTER COLUMN ... ADD / SET GENERATED, RESTART, ...
@@ -97,6 +102,8 @@ async def run(
             runner.param_types.invalidate()
         await temp_on_commit.after_server_ddl(runner, session, st)
         return True
+    if st.tag in ("ALTER VIEW", "ALTER TABLE") and await view_rename.run(runner, session, portal):
+        return True  # a view's RENAME [COLUMN]: the views over it follow
     if st.tag in set_schema.TAGS and await set_schema.run(runner, session, portal):
         return True  # SET SCHEMA, which DuckDB lacks
     if st.tag in ("ALTER SEQUENCE", "ALTER TABLE") and await sequence_rename.run(
@@ -108,6 +115,8 @@ async def run(
     if st.tag == "ALTER TABLE" and not portal.executed and _RENAME_TO.search(st.sql):
         await runner.take_cursor()  # DuckDB's constraints keep the names they are shown by
         await runner.call(constraint_names.keep_names, runner.cursor, st.sql)
+    if st.tag == "ALTER TABLE" and await drop_column.run(runner, session, portal):
+        return True  # DROP COLUMN of a keyed / indexed table: a rebuild without it
     if st.tag == "ALTER TABLE" and await alter_indexed.run(runner, session, portal):
         return True  # RENAME / DROP COLUMN / NOT NULL on an indexed table: around its indexes
     if st.tag == "ALTER INDEX" and await constraint_names.run_index(runner, session, portal):

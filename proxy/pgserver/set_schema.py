@@ -249,6 +249,7 @@ def _move_view(cur: Any, database: str, old: str, new: str, name: str) -> None:
     if row[1] is not None:
         view = f"{quote(database)}.{quote(new)}.{quote(name)}"
         cur.execute(f"COMMENT ON VIEW {view} IS {_literal(row[1])}")
+    view_deps.follow_move(cur, database, name, old, new)  # the views over it follow it
 
 
 def _literal(text: str) -> str:

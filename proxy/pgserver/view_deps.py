@@ -11,6 +11,7 @@ from typing import Any
 from proxy.pgserver import alter_rebuild, foreign_keys
 from proxy.wire.errors import PgError
 from transpiler.constraint_ddl import renamed
+from transpiler.drop_column import dropped_columns
 from transpiler.view_deps import (
     altered_columns,
     reads_relation,
@@ -20,7 +21,7 @@ from transpiler.view_deps import (
 )
 
 
-def check_alter(cur: Any, sql: str) -> list[str]:
+def check_alter(cur: Any, sql: str) -> list[tuple[str, str | None]]:
     """Raise PostgreSQL's error when the ALTER TABLE `sql` drops or retypes a column a
     view uses; for DROP COLUMN ... CASCADE drop those views (and the views over them)
     and return PostgreSQL's NOTICEs."""
@@ -31,12 +32,13 @@ def check_alter(cur: Any, sql: str) -> list[str]:
     if table is None:
         return []  # DuckDB says what is wrong (or IF EXISTS skips)
     rows = cur.execute(
-        "SELECT v.view_name, v.sql, list(lower(c.column_name)) FROM duckdb_views() v "
+        "SELECT v.view_name, v.sql, list(lower(c.column_name)), v.view_oid FROM duckdb_views() v "
         "LEFT JOIN duckdb_columns() c ON c.table_oid = v.view_oid "
-        "WHERE NOT v.internal AND v.database_name = ? GROUP BY ALL ORDER BY v.view_name",
+        "WHERE NOT v.internal AND v.database_name = ? GROUP BY ALL ORDER BY v.view_oid",
         [table.database],
     ).fetchall()
-    views = [(v, text, frozenset(c for c in cols if c)) for v, text, cols in rows]
+    views = [(v, text, frozenset(c for c in cols if c)) for v, text, cols, _ in rows]
+    oids = {v: oid for v, _, _, oid in rows}
     for column in altered.retyped:
         users = [v for v, text, cols in views if uses_column(text or "", table.name, column, cols)]
         if users:
@@ -47,49 +49,67 @@ def check_alter(cur: Any, sql: str) -> list[str]:
             )
     for column in altered.dropped:
         # another table's foreign key onto the column, then the views, as PostgreSQL lists
-        keys = [
-            f"constraint {fk.name} on table {fk.table}"
-            for fk in foreign_keys.load(cur)
-            if (fk.ref_schema.lower(), fk.ref_table.lower())
-            == (table.schema.lower(), table.name.lower())
-            and (fk.schema.lower(), fk.table.lower()) != (table.schema.lower(), table.name.lower())
-            and column.lower() in (c.lower() for c in fk.ref_columns)
-        ]
-        users = keys + [
-            f"view {v}"
-            for v, text, cols in views
-            if uses_column(text or "", table.name, column, cols)
-        ]
+        keys = _keys_onto(cur, table, (column,))
+        direct = [v for v, text, cols in views if uses_column(text or "", table.name, column, cols)]
+        # in the order they were made, as PostgreSQL's pg_depend scan finds them
+        found = sorted([*keys, *((oids[v], f"view {v}") for v in direct)])
+        users = [f"{user} depends on column {column} of table {table.name}" for _, user in found]
+        users += [f"view {v} depends on view {on}" for v, on in _over(direct, views)]
         if users:
             raise PgError(
                 "2BP01",
                 f"cannot drop column {column} of table {table.name} because other objects "
                 "depend on it",
-                detail="\n".join(
-                    f"{user} depends on column {column} of table {table.name}" for user in users
-                ),
+                detail="\n".join(users),
                 hint="Use DROP ... CASCADE to drop the dependent objects too.",
             )
-    return _cascade(cur, table, altered.cascaded, views)
+    # a DROP COLUMN alone: a keyed or indexed table is rebuilt without it (drop_column.py)
+    return _cascade(cur, table, altered.cascaded, views, oids, dropped_columns(sql) is None)
+
+
+def _keys_onto(cur: Any, table: Any, columns: tuple[str, ...]) -> list[tuple[int, str]]:
+    """Other tables' foreign keys onto `columns` of `table`, as PostgreSQL names them, each
+    with its table's oid (when it was made)."""
+    lower = {c.lower() for c in columns}
+    oids = dict(
+        cur.execute(
+            "SELECT lower(schema_name) || '.' || lower(table_name), table_oid "
+            "FROM duckdb_tables() WHERE database_name = ?",
+            [table.database],
+        ).fetchall()
+    )
+    return [
+        (
+            oids.get(f"{fk.schema.lower()}.{fk.table.lower()}", 0),
+            f"constraint {fk.name} on table {fk.table}",
+        )
+        for fk in foreign_keys.load(cur)
+        if (fk.ref_schema.lower(), fk.ref_table.lower())
+        == (table.schema.lower(), table.name.lower())
+        and (fk.schema.lower(), fk.table.lower()) != (table.schema.lower(), table.name.lower())
+        and lower & {c.lower() for c in fk.ref_columns}
+    ]
 
 
 def _cascade(
-    cur: Any, resolved: Any, columns: tuple[str, ...], views: list[tuple[str, str, frozenset[str]]]
-) -> list[str]:
+    cur: Any,
+    resolved: Any,
+    columns: tuple[str, ...],
+    views: list[tuple[str, str, frozenset[str]]],
+    oids: dict[str, int],
+    refuse_keyed: bool = True,
+) -> list[tuple[str, str | None]]:
     """Drop the views that read `columns` of `table`, then the views over those, in the
-    order PostgreSQL reports them; its NOTICE lines."""
+    order PostgreSQL reports them; its NOTICE (message, DETAIL). `refuse_keyed`: 0A000
+    first when a key or an index of the table would make DuckDB refuse the ALTER. Other
+    tables' foreign keys onto the columns go after the ALTER (foreign_keys.forget_dropped)."""
     table = resolved.name
-    gone: list[str] = []
-    todo = [
+    direct = [
         v for v, text, cols in views for c in columns if uses_column(text or "", table, c, cols)
     ]
-    while todo:
-        name = todo.pop(0)
-        if name in gone:
-            continue
-        gone.append(name)
-        todo += [v for v, text, _ in views if v not in gone and reads_relation(text or "", name)]
-    if gone:  # DuckDB refuses the drop itself here: refuse before any view goes
+    direct = list(dict.fromkeys(direct))
+    gone = direct + [v for v, _ in _over(direct, views)]
+    if gone and refuse_keyed:  # DuckDB would refuse the drop: refuse before any view goes
         _refuse_keyed(cur, table, columns)
     schemas = dict(
         cur.execute(
@@ -100,9 +120,26 @@ def _cascade(
     )
     for name in reversed(gone):  # views over views first: DuckDB refuses nothing, but order
         cur.execute(f"DROP VIEW IF EXISTS {_quote(schemas.get(name, 'main'))}.{_quote(name)}")
-    if len(gone) == 1:
-        return [f"drop cascades to view {gone[0]}"]
-    return [f"drop cascades to {len(gone)} other objects"] if gone else []
+    found = sorted([*_keys_onto(cur, resolved, columns), *((oids[v], f"view {v}") for v in direct)])
+    lines = [f"drop cascades to {k}" for _, k in found]
+    lines += [f"drop cascades to view {v}" for v in gone[len(direct) :]]
+    if len(lines) == 1:
+        return [(lines[0], None)]
+    return [(f"drop cascades to {len(lines)} other objects", "\n".join(lines))] if lines else []
+
+
+def _over(names: list[str], views: list[tuple[str, str, frozenset[str]]]) -> list[tuple[str, str]]:
+    """The views over the views `names`, and over those, each with the view it reads, in
+    the order PostgreSQL reports them."""
+    seen, out, todo = set(names), [], list(names)
+    while todo:
+        name = todo.pop(0)
+        for v, text, _ in views:
+            if v not in seen and reads_relation(text or "", name):
+                seen.add(v)
+                out.append((v, name))
+                todo.append(v)
+    return out
 
 
 def _quote(name: str) -> str:
@@ -142,15 +179,12 @@ def follow_rename(cur: Any, sql: str) -> None:
     )
     if table is None:
         return
-    rows = cur.execute(
-        "SELECT sql FROM duckdb_views() WHERE NOT internal AND database_name = ?",
-        [table.database],
-    ).fetchall()
-    for (text,) in rows:
+    for text, columns in view_columns(cur, table.database):
         if r.new_table is not None:
             new_sql = with_table_renamed(text or "", r.table, r.new_table, table.schema)
         else:
-            new_sql = with_column_renamed(text or "", r.table, r.column or "", r.new_column or "")
+            old, new = r.column or "", r.new_column or ""
+            new_sql = with_column_renamed(text or "", r.table, old, new, columns)
         if new_sql is not None:
             cur.execute(new_sql)
 
@@ -165,3 +199,15 @@ def follow_move(cur: Any, database: str, table: str, schema: str, new_schema: st
         new_sql = with_table_renamed(text or "", table, table, schema, new_schema)
         if new_sql is not None:
             cur.execute(new_sql)
+
+
+def view_columns(cur: Any, database: str, but: int = -1) -> list[tuple[str, list[str]]]:
+    """Each view's SQL and its own columns in order (as bound when it was made), but the
+    view `but`."""
+    return cur.execute(
+        "SELECT v.sql, list(c.column_name ORDER BY c.column_index) FROM duckdb_views() v "
+        "LEFT JOIN duckdb_columns() c ON c.table_oid = v.view_oid "
+        "WHERE NOT v.internal AND v.database_name = ? AND v.view_oid <> ? "
+        "GROUP BY v.view_oid, v.sql ORDER BY v.view_oid",
+        [database, but],
+    ).fetchall()

@@ -94,3 +94,52 @@ def test_dump_after_rename_table(tmp_path: Path) -> None:
         fresh.stop()
         srv.stop()
         pg.stop()
+
+
+VIEW_STEPS = [
+    "CREATE TABLE rv_t (id int, b int)",
+    "INSERT INTO rv_t VALUES (1, 2)",
+    "CREATE VIEW rv_v AS SELECT id, b FROM rv_t",
+    "CREATE VIEW rv_w AS SELECT * FROM rv_v",
+    "ALTER VIEW rv_v RENAME COLUMN b TO c",  # rv_w keeps b (its * was expanded)
+    "ALTER TABLE rv_t RENAME COLUMN id TO ident",
+    "CREATE VIEW rv_s AS SELECT * FROM rv_t",
+    "ALTER VIEW rv_s RENAME COLUMN b TO z",
+]
+
+
+def test_dump_after_view_renames(tmp_path: Path) -> None:
+    """After ALTER VIEW ... RENAME COLUMN and a table's RENAME COLUMN under views (one of
+    `SELECT *`), hatiproxy's dump restores into a fresh hatiproxy with each view's
+    columns and rows as PostgreSQL 15 has them."""
+    pg = start_pg()
+    srv = start_server(tmp_path / "a", "--database", ":memory:")
+    fresh = start_server(tmp_path / "b", "--database", ":memory:")
+    try:
+        for dsn in (pg.dsn, srv.dsn):
+            with psycopg.connect(dsn, autocommit=True) as conn:
+                for statement in VIEW_STEPS:
+                    conn.execute(statement)
+        script = tmp_path / "views.sql"
+        script.write_text(_dump(srv.dsn))
+        out = subprocess.run(
+            ["psql", fresh.dsn, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", str(script)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert out.returncode == 0, out.stderr
+        seen = []
+        for dsn in (pg.dsn, fresh.dsn):
+            with psycopg.connect(dsn, autocommit=True) as conn:
+                views = {}
+                for view in ("rv_v", "rv_w", "rv_s"):
+                    cur = conn.execute(f"SELECT * FROM {view}")
+                    views[view] = ([d.name for d in cur.description or []], cur.fetchall())
+                seen.append(views)
+        assert seen[1] == seen[0]
+        assert seen[0]["rv_w"] == (["id", "b"], [(1, 2)])
+    finally:
+        fresh.stop()
+        srv.stop()
+        pg.stop()

@@ -54,3 +54,19 @@ def test_each_action_gets_its_own_statement(sql: str, parts: list[str]) -> None:
 )
 def test_one_action_is_left_as_written(sql: str) -> None:
     assert _parts(sql) is None
+
+
+@pytest.mark.parametrize(
+    ("sql", "duckdb"),
+    [
+        # PostgreSQL's RENAME [COLUMN]: Alembic's alter_column(new_column_name=...)
+        ("ALTER TABLE t RENAME a TO b", "ALTER TABLE t RENAME COLUMN a TO b"),
+        ('ALTER TABLE IF EXISTS ONLY s.t RENAME "A" TO "b";', 'ALTER TABLE IF EXISTS ONLY s.t RENAME COLUMN "A" TO "b"'),
+        ("ALTER TABLE t RENAME COLUMN a TO b", "ALTER TABLE t RENAME COLUMN a TO b"),
+        ("ALTER TABLE t RENAME TO u", "ALTER TABLE t RENAME TO u"),
+    ],
+)  # fmt: skip
+def test_rename_without_column_word(sql: str, duckdb: str) -> None:
+    from transpiler import transpile
+
+    assert [st.sql for st in transpile(sql)] == [duckdb]
