@@ -11,6 +11,7 @@ from proxy.pgserver import (
     domains,
     foreign_keys,
     object_comments,
+    search_path,
     temp_on_commit,
     triggers,
 )
@@ -163,7 +164,7 @@ async def _apply(runner: StatementRunner, session: ClientSession, results: list[
         if result.duckdb_sql:
             sql = result.duckdb_sql
             try:
-                await runner.call(runner.cursor.execute, sql, sql=sql)
+                await runner.call(search_path.run_setting, runner.cursor, sql, sql=sql)
             except PgError as exc:
                 if sql.startswith("SET TimeZone"):  # PostgreSQL's words; DuckDB's candidates
                     value = runner.settings.values.get("TimeZone", "")
