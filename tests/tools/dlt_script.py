@@ -62,7 +62,9 @@ def steps() -> None:
         p, "SELECT value, _dlt_list_idx FROM orders__items__tags ORDER BY _dlt_list_idx"
     )
 
-    p.run([{"k": 1, "v": "one"}, {"k": 2, "v": "two"}], table_name="kv", write_disposition="replace")
+    p.run(
+        [{"k": 1, "v": "one"}, {"k": 2, "v": "two"}], table_name="kv", write_disposition="replace"
+    )
     p.run([{"k": 3, "v": "three"}], table_name="kv", write_disposition="replace")
     out["replace"] = query(p, "SELECT k, v FROM kv ORDER BY k")
 
@@ -88,9 +90,7 @@ def steps() -> None:
     out["upsert"] = query(p, "SELECT id, qty FROM stock ORDER BY id")
 
     # scd2: a changed row is closed (_dlt_valid_to) and a new version is inserted.
-    @dlt.resource(
-        write_disposition={"disposition": "merge", "strategy": "scd2"}, table_name="dim"
-    )
+    @dlt.resource(write_disposition={"disposition": "merge", "strategy": "scd2"}, table_name="dim")
     def dim(rows: list[dict]) -> Any:
         yield rows
 
@@ -109,9 +109,7 @@ def steps() -> None:
     out["copy"] = query(p, 'SELECT id, note, "when" FROM copied ORDER BY id')
 
     @dlt.resource(table_name="events", primary_key="id", write_disposition="append")
-    def events(
-        upto: int, updated=dlt.sources.incremental("seq", initial_value=0)
-    ) -> Any:
+    def events(upto: int, updated=dlt.sources.incremental("seq", initial_value=0)) -> Any:  # noqa: B008 - dlt's idiom
         for seq in range(1, upto + 1):
             if seq > updated.last_value:
                 yield {"id": seq, "seq": seq, "what": f"e{seq}"}
@@ -128,16 +126,13 @@ def steps() -> None:
         "SELECT column_name, data_type, is_nullable FROM information_schema.columns "
         "WHERE table_schema = 'shop' AND table_name = 'evolve' ORDER BY ordinal_position",
     )
-    out["loads"] = query(
-        p, "SELECT schema_name, status FROM _dlt_loads ORDER BY inserted_at"
-    )
+    out["loads"] = query(p, "SELECT schema_name, status FROM _dlt_loads ORDER BY inserted_at")
     out["versions"] = query(
         p, "SELECT version, engine_version, schema_name FROM _dlt_version ORDER BY version"
     )
     out["state"] = query(
         p,
-        "SELECT version, engine_version, pipeline_name FROM _dlt_pipeline_state "
-        "ORDER BY version",
+        "SELECT version, engine_version, pipeline_name FROM _dlt_pipeline_state ORDER BY version",
     )
     out["tables"] = query(
         p,
