@@ -173,3 +173,32 @@ def test_pgloader_csv_and_sqlite_as_into_postgresql(tmp_path: Path) -> None:
     }
     assert default["constraints"] == []
     assert ("cat", "id", "bigint", "YES") in default["columns"]  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("method", ["scram", "md5"])
+def test_pgloader_logs_in_with_scram_and_md5(tmp_path: Path, method: str) -> None:
+    """Postmodern answers the server's SCRAM-SHA-256 and md5 requests; a wrong password is
+    28P01 in PostgreSQL's words and pgloader exits 1."""
+    from tests.conftest import start_server
+
+    args = ["--database", ":memory:", "--users", "alice:secret"]
+    if method != "scram":
+        args += ["--auth-method", method]
+    srv = start_server(tmp_path / "srv", *args)
+    try:
+        csv_path = tmp_path / "people.csv"
+        csv_path.write_text(CSV)
+        outcome = {}
+        for password in ("secret", "wrong"):
+            url = f"postgresql://alice:{password}@{srv.host}:{srv.port}/hatidata"
+            command = tmp_path / f"{password}.load"
+            command.write_text(CSV_LOAD.format(csv=csv_path, url=url, truncate=""))
+            code, out, summary = _pgloader(str(command))
+            refused = re.findall(r"Database error 28P01: [^\n]*", out)
+            outcome[password] = (code, summary.get("Total import time"), refused[:1])
+    finally:
+        srv.stop()
+    assert outcome == {
+        "secret": (0, ["✓", "3"], []),
+        "wrong": (1, None, ['Database error 28P01: password authentication failed for user "alice"']),
+    }  # fmt: skip
