@@ -196,6 +196,9 @@ async def _end_transaction(
     foreign_keys.end_transaction(runner.cursor)
     await sql_cursors.end_transaction(runner, session.sql_cursors, committed)
     await _apply(runner, session, runner.settings.end_transaction())
+    path = runner.settings.values.get("search_path")
+    if not committed and path is not None:  # a schema the block created is gone again
+        await runner.call(search_path.reapply, runner.cursor, path)
 
 
 async def _transaction(
