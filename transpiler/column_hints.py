@@ -218,7 +218,7 @@ def _assigned(sets: list[exp.Expr], kinds: Mapping[str, str] | None) -> list[tup
     ]
 
 
-_SCOPES = (exp.Select, exp.Update, exp.Delete)
+_SCOPES = (exp.Select, exp.Update, exp.Delete, exp.Merge)
 _ELSEWHERE = ""  # _unqualified: the column is not in this scope (an outer reference)
 
 
@@ -263,12 +263,14 @@ def _unqualified(
 
 def scope_sources(scope: exp.Expr) -> list[tuple[str, str | None]]:
     """(alias, table name or None) for each relation the scope reads, lower-case."""
-    items: list[exp.Expr] = []
+    items: list[exp.Expr | None] = []
     if isinstance(scope, exp.Select):
         from_ = scope.args.get("from_")
         if from_ is not None:
             items.append(from_.this)
-    else:
+    elif isinstance(scope, exp.Merge):  # MERGE INTO target USING source
+        items += [scope.this, scope.args.get("using")]
+    else:  # (a MERGE's WHEN ... THEN UPDATE / DELETE names no table: its MERGE's count)
         items.append(scope.this)
         extra = scope.args.get("from_") if isinstance(scope, exp.Update) else None
         if extra is not None:
@@ -277,6 +279,8 @@ def scope_sources(scope: exp.Expr) -> list[tuple[str, str | None]]:
     items.extend(join.this for join in scope.args.get("joins") or ())
     out = []
     for item in items:
+        if item is None:
+            continue
         alias = item.alias_or_name.lower()
         if isinstance(item, exp.Table) and isinstance(item.this, exp.Identifier):
             table = item.name.lower()

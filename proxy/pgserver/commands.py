@@ -12,6 +12,7 @@ from proxy.pgserver import (
     foreign_keys,
     maintenance,
     object_comments,
+    search_path,
     temp_on_commit,
     triggers,
 )
@@ -164,7 +165,7 @@ async def _apply(runner: StatementRunner, session: ClientSession, results: list[
         if result.duckdb_sql:
             sql = result.duckdb_sql
             try:
-                await runner.call(runner.cursor.execute, sql, sql=sql)
+                await runner.call(search_path.run_setting, runner.cursor, sql, sql=sql)
             except PgError as exc:
                 if sql.startswith("SET TimeZone"):  # PostgreSQL's words; DuckDB's candidates
                     value = runner.settings.values.get("TimeZone", "")
@@ -196,6 +197,9 @@ async def _end_transaction(
     foreign_keys.end_transaction(runner.cursor)
     await sql_cursors.end_transaction(runner, session.sql_cursors, committed)
     await _apply(runner, session, runner.settings.end_transaction())
+    path = runner.settings.values.get("search_path")
+    if not committed and path is not None:  # a schema the block created is gone again
+        await runner.call(search_path.reapply, runner.cursor, path)
 
 
 async def _transaction(

@@ -42,6 +42,9 @@ class CopyOptions:
     header: bool = False
     quote: str = '"'
     escape: str | None = None
+    # CSV: columns whose NULL string counts also when quoted / never counts (their names)
+    force_null: tuple[str, ...] = ()
+    force_not_null: tuple[str, ...] = ()
 
     @property
     def sep(self) -> str:
@@ -71,6 +74,7 @@ def _tokens(text: str) -> list[str]:
 def parse_options(text: str) -> CopyOptions:
     """Options after STDIN/STDOUT, in the modern `WITH (...)` or the legacy form."""
     opts = CopyOptions()
+    text = _FORCE_LISTS.sub(lambda found: _force_list(opts, found), text)
     words = [w for w in _tokens(text) if w not in ("(", ")", ",")]
     i = 0
 
@@ -118,6 +122,35 @@ def parse_options(text: str) -> CopyOptions:
         if opts.format == "csv" and given is not None and len(given.encode()) != 1:
             raise PgError("0A000", f"COPY {name} must be a single one-byte character")
     return opts
+
+
+# FORCE_NULL (a, "B") / FORCE_NOT_NULL (...) of the `WITH (...)` form: their column lists
+_FORCE_LISTS = re.compile(r"\bFORCE_(NOT_)?NULL\s*\(((?:[^()\"]|\"[^\"]*\")*)\)", re.IGNORECASE)
+_LIST_NAME = re.compile(r'\s*(?:"((?:[^"]|"")*)"|([^\s,"]+))\s*(?:,|$)')
+
+
+def _force_list(opts: CopyOptions, found: re.Match[str]) -> str:
+    names = tuple(
+        quoted.replace('""', '"') if quoted else bare.lower()
+        for quoted, bare in _LIST_NAME.findall(found[2])
+        if quoted or bare
+    )
+    if found[1]:
+        opts.force_not_null += names
+    else:
+        opts.force_null += names
+    return " "
+
+
+def _force_positions(names: tuple[str, ...], columns: list[Column], option: str) -> set[int]:
+    """The positions of FORCE_NULL / FORCE_NOT_NULL columns among those COPY reads."""
+    positions = set()
+    for name in names:
+        at = [i for i, c in enumerate(columns) if c.name == name or c.name.lower() == name]
+        if not at:
+            raise PgError("42P10", f'{option} column "{name}" not referenced by COPY')
+        positions.add(at[0])
+    return positions
 
 
 @dataclass
@@ -244,6 +277,8 @@ class _Spool:
             else []
         )
         self.converters = [text_converter(c.duckdb_type) for c in columns]
+        self.force_null = _force_positions(opts.force_null, columns, "FORCE_NULL")
+        self.force_not_null = _force_positions(opts.force_not_null, columns, "FORCE_NOT_NULL")
 
     def feed(self, data: bytes) -> None:
         if self.opts.format == "binary":
@@ -281,7 +316,8 @@ class _Spool:
                 if self.skip_header:
                     self.skip_header = False
                     continue
-                nulls = _csv_null_positions(raw, opts)
+                nulls = _csv_null_positions(raw, opts) - self.force_not_null
+                nulls |= {i for i in self.force_null if i < len(row) and row[i] == opts.null_string}
                 self._write_row(
                     [None if i in nulls else self._convert(i, v) for i, v in enumerate(row)]
                 )

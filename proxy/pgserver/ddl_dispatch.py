@@ -25,6 +25,7 @@ from proxy.pgserver import (
     index_names,
     index_rename,
     matviews,
+    search_path,
     sequence_rename,
     set_schema,
     skip_notices,
@@ -154,6 +155,13 @@ async def run(
     if st.tag == "DROP SCHEMA":
         await runner.execute_duckdb(portal, session, max_rows, describe)
         await runner.call(matviews.forget_dropped, runner.cursor)
+        path = runner.settings.values.get("search_path")
+        await runner.call(search_path.reapply, runner.cursor, path)
+        return True
+    if st.tag == "CREATE SCHEMA" and not portal.executed:  # it may be on the path now
+        await runner.execute_duckdb(portal, session, max_rows, describe)
+        path = runner.settings.values.get("search_path")
+        await runner.call(search_path.reapply, runner.cursor, path)
         return True
     if st.created_as is not None and st.column_origins:  # CREATE TABLE ... AS
         work = lambda: runner.execute_duckdb(portal, session, max_rows, describe)  # noqa: E731

@@ -32,6 +32,7 @@ from proxy.db.backends import Backend, Backends, is_superuser
 from proxy.db.connection_threads import ConnectionThreads
 from proxy.db.settings import REPORTED, SessionSettings, superuser_only_at_startup
 from proxy.db.turns import TURNS, default_slots
+from proxy.pgserver import search_path
 from proxy.pgserver.admission import ConnectionSlots
 from proxy.pgserver.client_input import ClientGone, WireReader
 from proxy.pgserver.login import log_failed_login, login, peer_host
@@ -489,7 +490,7 @@ async def _apply_startup_settings(
             result = settings.set(name, value)
             if result.duckdb_sql:
                 try:
-                    await runner.call(runner.cursor.execute, result.duckdb_sql)
+                    await runner.call(search_path.run_setting, runner.cursor, result.duckdb_sql)
                 except PgError as exc:
                     raise FatalError(exc.sqlstate, exc.message) from None
     tz = settings.values.get("TimeZone", "UTC")

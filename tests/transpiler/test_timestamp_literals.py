@@ -57,3 +57,18 @@ def test_times_without_seconds_before_a_zone_get_them() -> None:
 def test_text_and_unknown_columns_untouched() -> None:
     assert _sql(f"SELECT note FROM t WHERE note = {TS}") == f"SELECT note FROM t WHERE note = {TS}"
     assert _sql(f"INSERT INTO other VALUES ({TS})") == f"INSERT INTO other VALUES ({TS})"
+
+
+def test_merge_columns_resolve_to_its_target_and_source() -> None:
+    # The WHEN ... THEN UPDATE of a MERGE names no table (dlt's "upsert" merge strategy):
+    # its columns belong to the MERGE's target and USING source.
+    hints = ColumnHints(
+        {"t": {"created": "timestamptz", "note": "text"}, "s": {"id": "int", "c": "timestamptz"}}
+    )
+    (st,) = transpile(
+        "MERGE INTO t d USING s ON d.note = s.id WHEN MATCHED AND d.created > "
+        f"{TS} THEN UPDATE SET note = s.id WHEN NOT MATCHED THEN INSERT (note) VALUES (s.id)",
+        hints=hints,
+    )
+    assert f"d.created > {GLUED}" in st.sql
+    assert "UPDATE SET note = s.id" in st.sql
