@@ -203,8 +203,8 @@ def _show(cur: duckdb.DuckDBPyConnection, key: Key, login: Login | None) -> None
     else:
         oid = known[0]
     cur.execute(
-        f"INSERT INTO {CATALOG_OWNERS} VALUES (?, ?, ?, ?)",
-        [cls, nspname if cls != "schema" else "", name, oid],
+        f"INSERT INTO {CATALOG_OWNERS} VALUES (?, ?, ?, ?, ?)",
+        [cls, nspname if cls != "schema" else "", name, oid, login[1] if login[0] == "key" else ""],
     )
 
 

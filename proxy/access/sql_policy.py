@@ -29,7 +29,7 @@ import duckdb
 import sqlglot
 from sqlglot.errors import SqlglotError
 
-from proxy.access import org_boundary, ownership, stored_sql
+from proxy.access import catalog_reach, org_boundary, ownership, stored_sql
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.registry import REGISTRY
@@ -64,6 +64,7 @@ _WORD = re.compile(r'"(?:[^"]|"")*"|[A-Za-z_\x80-\uffff][\w$\x80-\uffff]*')
 _READ_ONLY_HINT = "this API key is read-only: it lacks the query:write scope"
 _LIMITS_HINT = "this API key may use only its allowed_schemas / allowed_tables"
 _ORG_HINT = "a key of another organisation owns it; keys reach their own organisation's tables"
+_CATALOG_HINT = "the catalogs (pg_catalog, information_schema, duckdb_tables() ...) list them"
 _FILES_HINT = (
     "send data from the client with COPY ... FROM STDIN or INSERT; "
     "server files, extensions and DuckDB-wide settings are for the server's superusers "
@@ -110,6 +111,7 @@ def check(st: Statement, who: Identity | None, search_path: str | None = None) -
     if who.limits is not None:
         _check_relations(st, who, search_path)
     if not who.superuser and st.command is None:
+        _check_catalog(st.sql)
         _check_org(st.sql, who, search_path, _changed(st))
         _check_references(st, who, search_path)
         _check_stored(st, who, search_path)
@@ -168,6 +170,13 @@ def _check_org(
         raise PgError("42501", f"permission denied for {bad}{through}", hint=_ORG_HINT)
 
 
+def _check_catalog(sql: str, through: str = "") -> None:
+    """42501 for what would list other organisations' objects (catalog_reach.py)."""
+    bad = catalog_reach.refusal(sql, _tokens(sql))
+    if bad is not None:
+        raise PgError("42501", f"permission denied for {bad}{through}", hint=_CATALOG_HINT)
+
+
 def _check_references(st: Statement, who: Identity, search_path: str | None) -> None:
     """42501 for a FOREIGN KEY to another organisation's table: its rows would tell
     which keys that table holds, and hold back its deletes."""
@@ -198,6 +207,7 @@ def _check_stored(st: Statement, who: Identity, search_path: str | None) -> None
     more than the key."""
     for d in stored_sql.through(_words(st.sql)):
         through = f" (through {d.kind} {d.name})"
+        _check_catalog(d.query, through)
         _check_org(d.query, who, search_path, None, through)
         if not who.server_files:
             what = _outside_text(d.query)
