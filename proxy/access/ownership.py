@@ -56,19 +56,19 @@ _EXISTS = {
     # a materialized view is a table with a registry row (proxy/pgserver/matviews.py)
     "relation": "SELECT CASE WHEN $1 <> 'temp' AND EXISTS (SELECT 1 FROM main.__hati_matviews m "
     "WHERE m.schema_name = $2 AND lower(m.name) = $3) THEN 'materialized view' ELSE 'table' "
-    "END FROM duckdb_tables() WHERE database_name = $1 AND "
-    "schema_name = $2 AND lower(table_name) = $3 UNION ALL SELECT 'view' FROM duckdb_views() "
+    "END FROM system.main.duckdb_tables() WHERE database_name = $1 AND "
+    "schema_name = $2 AND lower(table_name) = $3 UNION ALL SELECT 'view' FROM system.main.duckdb_views() "
     "WHERE database_name = $1 AND schema_name = $2 AND lower(view_name) = $3 AND NOT internal",
-    "sequence": "SELECT 'sequence' FROM duckdb_sequences() WHERE database_name = $1 AND "
+    "sequence": "SELECT 'sequence' FROM system.main.duckdb_sequences() WHERE database_name = $1 AND "
     "schema_name = $2 AND lower(sequence_name) = $3",
-    "index": "SELECT 'index' FROM duckdb_indexes() WHERE database_name = $1 AND "
+    "index": "SELECT 'index' FROM system.main.duckdb_indexes() WHERE database_name = $1 AND "
     "schema_name = $2 AND lower(index_name) = $3",
-    "function": "SELECT 'function' FROM duckdb_functions() WHERE database_name = $1 AND "
+    "function": "SELECT 'function' FROM system.main.duckdb_functions() WHERE database_name = $1 AND "
     "schema_name = $2 AND lower(function_name) = $3 AND function_type IN ('macro', "
     "'table_macro') LIMIT 1",
-    "type": "SELECT 'type' FROM duckdb_types() WHERE database_name = $1 AND "
+    "type": "SELECT 'type' FROM system.main.duckdb_types() WHERE database_name = $1 AND "
     "schema_name = $2 AND lower(type_name) = $3 AND NOT internal LIMIT 1",
-    "schema": "SELECT 'schema' FROM duckdb_schemas() WHERE database_name = $1 AND "
+    "schema": "SELECT 'schema' FROM system.main.duckdb_schemas() WHERE database_name = $1 AND "
     "lower(schema_name) = $3 AND $2 = ''",
 }
 

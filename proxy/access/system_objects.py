@@ -53,9 +53,9 @@ def catalog_names(cur: duckdb.DuckDBPyConnection) -> frozenset[str]:
     global _catalog_names
     if _catalog_names is None:
         rows = cur.execute(
-            "SELECT lower(view_name) FROM duckdb_views() WHERE database_name = ? "
-            "UNION SELECT lower(table_name) FROM duckdb_tables() WHERE database_name = ? "
-            "UNION SELECT lower(function_name) FROM duckdb_functions() "
+            "SELECT lower(view_name) FROM system.main.duckdb_views() WHERE database_name = ? "
+            "UNION SELECT lower(table_name) FROM system.main.duckdb_tables() WHERE database_name = ? "
+            "UNION SELECT lower(function_name) FROM system.main.duckdb_functions() "
             "WHERE database_name = ? AND function_type IN ('macro', 'table_macro')",
             [CATALOG_DB] * 3,
         ).fetchall()
@@ -138,10 +138,10 @@ def _refusal(
 def _in_main(cur: duckdb.DuckDBPyConnection, user_db: str, name: str) -> bool:
     return bool(
         cur.execute(
-            "SELECT 1 FROM duckdb_tables() WHERE database_name = $1 AND schema_name = 'main' "
-            "AND lower(table_name) = $2 UNION ALL SELECT 1 FROM duckdb_views() "
+            "SELECT 1 FROM system.main.duckdb_tables() WHERE database_name = $1 AND schema_name = 'main' "
+            "AND lower(table_name) = $2 UNION ALL SELECT 1 FROM system.main.duckdb_views() "
             "WHERE database_name = $1 AND schema_name = 'main' AND lower(view_name) = $2 "
-            "UNION ALL SELECT 1 FROM duckdb_functions() WHERE database_name = $1 "
+            "UNION ALL SELECT 1 FROM system.main.duckdb_functions() WHERE database_name = $1 "
             "AND schema_name = 'main' AND lower(function_name) = $2",
             [user_db, name],
         ).fetchall()
@@ -153,10 +153,10 @@ def shadows(cur: duckdb.DuckDBPyConnection) -> list[str]:
     catalog's from every client (made before hatiproxy refused them). Logged at start."""
     user_db = user_database(cur)
     rows = cur.execute(
-        "SELECT 'TABLE', table_name FROM duckdb_tables() WHERE database_name = $1 "
-        "AND schema_name = 'main' UNION ALL SELECT 'VIEW', view_name FROM duckdb_views() "
+        "SELECT 'TABLE', table_name FROM system.main.duckdb_tables() WHERE database_name = $1 "
+        "AND schema_name = 'main' UNION ALL SELECT 'VIEW', view_name FROM system.main.duckdb_views() "
         "WHERE database_name = $1 AND schema_name = 'main' AND NOT internal "
-        "UNION ALL SELECT DISTINCT 'MACRO', function_name FROM duckdb_functions() "
+        "UNION ALL SELECT DISTINCT 'MACRO', function_name FROM system.main.duckdb_functions() "
         "WHERE database_name = $1 AND schema_name = 'main' "
         "AND function_type IN ('macro', 'table_macro')",
         [user_db],

@@ -31,8 +31,8 @@ def check_alter(cur: Any, sql: str) -> list[str]:
     if table is None:
         return []  # DuckDB says what is wrong (or IF EXISTS skips)
     rows = cur.execute(
-        "SELECT v.view_name, v.sql, list(lower(c.column_name)) FROM duckdb_views() v "
-        "LEFT JOIN duckdb_columns() c ON c.table_oid = v.view_oid "
+        "SELECT v.view_name, v.sql, list(lower(c.column_name)) FROM system.main.duckdb_views() v "
+        "LEFT JOIN system.main.duckdb_columns() c ON c.table_oid = v.view_oid "
         "WHERE NOT v.internal AND v.database_name = ? GROUP BY ALL ORDER BY v.view_name",
         [table.database],
     ).fetchall()
@@ -93,7 +93,7 @@ def _cascade(
         _refuse_keyed(cur, table, columns)
     schemas = dict(
         cur.execute(
-            "SELECT view_name, schema_name FROM duckdb_views() WHERE NOT internal "
+            "SELECT view_name, schema_name FROM system.main.duckdb_views() WHERE NOT internal "
             "AND database_name = ?",
             [resolved.database],
         ).fetchall()
@@ -113,13 +113,13 @@ def _refuse_keyed(cur: Any, table: str, columns: tuple[str, ...]) -> None:
     """0A000 when a key or an index of the table would make DuckDB refuse dropping the
     columns (PostgreSQL drops those too: not done here yet)."""
     keyed = cur.execute(
-        "SELECT count(*) FROM duckdb_constraints() WHERE table_name = ? AND constraint_type "
+        "SELECT count(*) FROM system.main.duckdb_constraints() WHERE table_name = ? AND constraint_type "
         "IN ('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY') "
         "AND len(list_intersect(list_transform(constraint_column_names, x -> lower(x)), ?)) > 0",
         [table, [c.lower() for c in columns]],
     ).fetchone()[0]
     indexed = cur.execute(
-        "SELECT count(*) FROM duckdb_indexes() WHERE table_name = ?", [table]
+        "SELECT count(*) FROM system.main.duckdb_indexes() WHERE table_name = ?", [table]
     ).fetchone()[0]
     if keyed or indexed:
         raise PgError(
@@ -143,7 +143,7 @@ def follow_rename(cur: Any, sql: str) -> None:
     if table is None:
         return
     rows = cur.execute(
-        "SELECT sql FROM duckdb_views() WHERE NOT internal AND database_name = ?",
+        "SELECT sql FROM system.main.duckdb_views() WHERE NOT internal AND database_name = ?",
         [table.database],
     ).fetchall()
     for (text,) in rows:
@@ -159,7 +159,8 @@ def follow_move(cur: Any, database: str, table: str, schema: str, new_schema: st
     """After `ALTER TABLE t SET SCHEMA s` moved the table: the views that read it read
     `s.t` (PostgreSQL's follow the table)."""
     rows = cur.execute(
-        "SELECT sql FROM duckdb_views() WHERE NOT internal AND database_name = ?", [database]
+        "SELECT sql FROM system.main.duckdb_views() WHERE NOT internal AND database_name = ?",
+        [database],
     ).fetchall()
     for (text,) in rows:
         new_sql = with_table_renamed(text or "", table, table, schema, new_schema)
