@@ -20,10 +20,11 @@ from transpiler.relations import relations_of
 Token = tuple[str, str, int]  # (text, kind, depth) as sql_policy._tokens gives them
 
 
-def refusal(sql: str, tokens: Sequence[Token]) -> str | None:
+def refusal(sql: str, tokens: Sequence[Token], skip: frozenset[str] = frozenset()) -> str | None:
     """What in `sql` (DuckDB SQL, its `tokens`) a key may not read, named for
-    "permission denied for ..."; or None."""
-    found = relations_of(sql)
+    "permission denied for ..."; or None. `skip`: the relations agent table functions
+    were lifted into (__hati_agent_N), the caller's own rows."""
+    found = relations_of(sql, skip)
     if found.internal:
         return f"table {found.internal[0]}"
     name = system_call(tokens)

