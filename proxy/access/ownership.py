@@ -30,6 +30,7 @@ from proxy.access import stored_sql, system_objects
 from proxy.access.table_limits import search_schemas
 from proxy.core.identity import Identity
 from proxy.core.names import INTERNAL_SCHEMA, PG_SCHEMA
+from proxy.db.commit_clock import CLOCK
 from proxy.db.pool import PooledDB
 from proxy.wire.errors import PgError
 from transpiler import Statement
@@ -170,8 +171,9 @@ class OwnerStore:
         try:
             if self.db is not None:
                 self.db.run_sync(record)
-            if self.catalog is not None:
-                self.catalog.run_sync(show)
+            if self.catalog is not None:  # counted: keys' catalog snapshots re-check it
+                with CLOCK.writing():
+                    self.catalog.run_sync(show)
         except duckdb.Error as exc:  # the in-memory copy holds until the next start
             log.error("could not record an object owner: %s", exc)
 

@@ -238,3 +238,17 @@ def test_sqlalchemy_reflection_sees_its_organisations_tables(ks: KeyedServer) ->
     assert "acmeco_acct" in alice and not [n for n in alice if n.startswith("boltco")], alice
     root, _ = names("root")
     assert {"acmeco_acct", "boltco_acct"} <= set(root), root
+
+
+def test_inside_a_branch_query(ks: KeyedServer) -> None:
+    """branch_query runs the key's SQL on a pooled connection: scoped there too, and the
+    connection goes back to the pool unscoped (the superuser's branch still sees all)."""
+    sql = "SELECT row FROM branch_query('b-cat', 'SELECT table_name FROM duckdb_tables()')"
+    with connect(ks, "bob") as bob:
+        bob.execute("SELECT * FROM branch_create('b-cat', tables := '[\"boltco_acct\"]')")
+        text = repr(bob.execute(sql).fetchall()).lower()
+        assert "acmeco" not in text and "boltco" in text, text
+    with connect(ks, "root") as root:
+        root.execute("SELECT * FROM branch_create('b-cat', tables := '[\"acmeco_acct\"]')")
+        text = repr(root.execute(sql).fetchall()).lower()
+        assert "acmeco" in text and "boltco" in text, text

@@ -78,3 +78,9 @@ def scope_to(cur: duckdb.DuckDBPyConnection, org: str) -> None:
     duck_db = cur.execute("SELECT system.main.current_database()").fetchone()[0]
     for function in SHADOWED:
         cur.execute(macro_sql(function, org, duck_db))
+
+
+def unscope(cur: duckdb.DuckDBPyConnection) -> None:
+    """Undo `scope_to` on a pooled connection before it goes back to the pool."""
+    for function in SHADOWED:
+        cur.execute(f"DROP MACRO TABLE IF EXISTS temp.main.{function}")
