@@ -16,7 +16,14 @@ import pytest
 import sqlalchemy as sa
 
 from tests.rest.rest_support import KeyedServer
-from tests.security.ownership_support import connect, keyed_server, mcp_query, psql, refused
+from tests.security.ownership_support import (
+    connect,
+    keyed_server,
+    mcp_call,
+    mcp_query,
+    psql,
+    refused,
+)
 
 
 def _objects(con: psycopg.Connection, org: str) -> None:
@@ -198,6 +205,12 @@ def test_over_mcp(ks: KeyedServer) -> None:
         assert not error and "acmeco" not in text.lower() and "boltco" in text.lower(), (sql, text)
         error, text = mcp_query(ks, "alice", sql)
         assert not error and "boltco" not in text.lower() and "acmeco" in text.lower(), (sql, text)
+    for tool, args in (("list_tables", {}), ("describe_table", {"table": "acmeco_acct"})):
+        r = mcp_call(ks.server.mcp_url, tool, args, ks.secrets["bob"])
+        text = r.text.lower()
+        assert "acmeco_col" not in text and "acmeco_view" not in text, (tool, text)
+    r = mcp_call(ks.server.mcp_url, "list_tables", {}, ks.secrets["bob"])
+    assert "boltco_acct" in r.text and "acmeco" not in r.text, r.text
     error, text = mcp_query(ks, "bob", "SELECT * FROM system.main.duckdb_tables()")
     assert error and "permission denied for function duckdb_tables" in text, text
     error, text = mcp_query(ks, "bob", "DROP MACRO TABLE duckdb_tables")
