@@ -64,7 +64,10 @@ _WORD = re.compile(r'"(?:[^"]|"")*"|[A-Za-z_\x80-\uffff][\w$\x80-\uffff]*')
 _READ_ONLY_HINT = "this API key is read-only: it lacks the query:write scope"
 _LIMITS_HINT = "this API key may use only its allowed_schemas / allowed_tables"
 _ORG_HINT = "a key of another organisation owns it; keys reach their own organisation's tables"
-_CATALOG_HINT = "the catalogs (pg_catalog, information_schema, duckdb_tables() ...) list them"
+_CATALOG_HINT = (
+    "list objects through pg_catalog, information_schema or duckdb_tables() & co., which "
+    "show your organisation's"
+)
 _FILES_HINT = (
     "send data from the client with COPY ... FROM STDIN or INSERT; "
     "server files, extensions and DuckDB-wide settings are for the server's superusers "
