@@ -76,8 +76,7 @@ def scope_to(cur: duckdb.DuckDBPyConnection, org: str) -> None:
     """Make `cur` (a key's DuckDB connection, outside any transaction) list only what
     organisation `org` may see."""
     duck_db = cur.execute("SELECT system.main.current_database()").fetchone()[0]
-    for function in SHADOWED:
-        cur.execute(macro_sql(function, org, duck_db))
+    cur.execute(";\n".join(macro_sql(function, org, duck_db) for function in SHADOWED))
 
 
 def unscope(cur: duckdb.DuckDBPyConnection) -> None:
