@@ -9,7 +9,8 @@ its WITH, and never as the target of a write), table functions (listed apart, e.
 range(), read_csv()), UNNEST / VALUES, and the names in `skip` (the relations that agent
 table functions were lifted into). Apart, in `named`: the relations functions name by a
 string argument (nextval('s'), pragma_table_info('t')), for the organisation boundary;
-such a name computed at run time leaves the statement `unchecked`. A statement that cannot be parsed, or that parses
+such a name computed at run time leaves the statement `unchecked`. Apart, in `internal`:
+hatiproxy's own relations (`__hati*`: owner records, registries) the statement reads. A statement that cannot be parsed, or that parses
 only as an opaque command, comes back with `unchecked` set. Pure: no I/O.
 """
 
@@ -45,6 +46,7 @@ class Relations:
     functions: tuple[str, ...] = ()  # table functions called in FROM, lower case
     unchecked: str | None = None  # why the relations could not be determined
     named: tuple[Relation, ...] = ()  # named by a function's string argument
+    internal: tuple[str, ...] = ()  # hatiproxy's own relations (__hati*) read in FROM / JOIN
 
 
 # Functions whose first argument is a relation's name as text: sequences' draws and the
@@ -76,6 +78,7 @@ def _cached(sql: str, skip: frozenset[str]) -> Relations:
     found: list[Relation] = []
     functions: list[str] = []
     named: list[Relation] = []
+    internal: list[str] = []
     for tree in trees:
         if isinstance(tree, exp.Command):
             word = str(tree.this).upper()
@@ -94,6 +97,8 @@ def _cached(sql: str, skip: frozenset[str]) -> Relations:
             name = table.name.lower()
             if not table.db and not table.catalog and name in skip:
                 continue
+            if name.startswith("__hati") and isinstance(table.parent, exp.From | exp.Join):
+                internal.append(name)
             found.append(Relation(table.catalog.lower(), table.db.lower(), name))
         for call in tree.find_all(exp.Anonymous):
             if call.name.lower() in NAMING_FUNCTIONS:
@@ -102,7 +107,10 @@ def _cached(sql: str, skip: frozenset[str]) -> Relations:
                     return Relations(unchecked=f"{call.name.lower()}() of a computed name")
                 named.append(rel)
     return Relations(
-        tuple(dict.fromkeys(found)), tuple(dict.fromkeys(functions)), named=tuple(named)
+        tuple(dict.fromkeys(found)),
+        tuple(dict.fromkeys(functions)),
+        named=tuple(named),
+        internal=tuple(dict.fromkeys(internal)),
     )
 
 

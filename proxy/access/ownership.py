@@ -30,6 +30,7 @@ from proxy.access import stored_sql, system_objects
 from proxy.access.table_limits import search_schemas
 from proxy.core.identity import Identity
 from proxy.core.names import INTERNAL_SCHEMA, PG_SCHEMA
+from proxy.db.commit_clock import CLOCK
 from proxy.db.pool import PooledDB
 from proxy.wire.errors import PgError
 from transpiler import Statement
@@ -57,19 +58,19 @@ _EXISTS = {
     # a materialized view is a table with a registry row (proxy/pgserver/matviews.py)
     "relation": "SELECT CASE WHEN $1 <> 'temp' AND EXISTS (SELECT 1 FROM main.__hati_matviews m "
     "WHERE m.schema_name = $2 AND lower(m.name) = $3) THEN 'materialized view' ELSE 'table' "
-    "END FROM duckdb_tables() WHERE database_name = $1 AND "
-    "schema_name = $2 AND lower(table_name) = $3 UNION ALL SELECT 'view' FROM duckdb_views() "
+    "END FROM system.main.duckdb_tables() WHERE database_name = $1 AND "
+    "schema_name = $2 AND lower(table_name) = $3 UNION ALL SELECT 'view' FROM system.main.duckdb_views() "
     "WHERE database_name = $1 AND schema_name = $2 AND lower(view_name) = $3 AND NOT internal",
-    "sequence": "SELECT 'sequence' FROM duckdb_sequences() WHERE database_name = $1 AND "
+    "sequence": "SELECT 'sequence' FROM system.main.duckdb_sequences() WHERE database_name = $1 AND "
     "schema_name = $2 AND lower(sequence_name) = $3",
-    "index": "SELECT 'index' FROM duckdb_indexes() WHERE database_name = $1 AND "
+    "index": "SELECT 'index' FROM system.main.duckdb_indexes() WHERE database_name = $1 AND "
     "schema_name = $2 AND lower(index_name) = $3",
-    "function": "SELECT 'function' FROM duckdb_functions() WHERE database_name = $1 AND "
+    "function": "SELECT 'function' FROM system.main.duckdb_functions() WHERE database_name = $1 AND "
     "schema_name = $2 AND lower(function_name) = $3 AND function_type IN ('macro', "
     "'table_macro') LIMIT 1",
-    "type": "SELECT 'type' FROM duckdb_types() WHERE database_name = $1 AND "
+    "type": "SELECT 'type' FROM system.main.duckdb_types() WHERE database_name = $1 AND "
     "schema_name = $2 AND lower(type_name) = $3 AND NOT internal LIMIT 1",
-    "schema": "SELECT 'schema' FROM duckdb_schemas() WHERE database_name = $1 AND "
+    "schema": "SELECT 'schema' FROM system.main.duckdb_schemas() WHERE database_name = $1 AND "
     "lower(schema_name) = $3 AND $2 = ''",
 }
 
@@ -171,8 +172,9 @@ class OwnerStore:
         try:
             if self.db is not None:
                 self.db.run_sync(record)
-            if self.catalog is not None:
-                self.catalog.run_sync(show)
+            if self.catalog is not None:  # counted: keys' catalog snapshots re-check it
+                with CLOCK.writing():
+                    self.catalog.run_sync(show)
         except duckdb.Error as exc:  # the in-memory copy holds until the next start
             log.error("could not record an object owner: %s", exc)
 
@@ -204,8 +206,8 @@ def _show(cur: duckdb.DuckDBPyConnection, key: Key, login: Login | None) -> None
     else:
         oid = known[0]
     cur.execute(
-        f"INSERT INTO {CATALOG_OWNERS} VALUES (?, ?, ?, ?)",
-        [cls, nspname if cls != "schema" else "", name, oid],
+        f"INSERT INTO {CATALOG_OWNERS} VALUES (?, ?, ?, ?, ?)",
+        [cls, nspname if cls != "schema" else "", name, oid, login[1] if login[0] == "key" else ""],
     )
 
 

@@ -29,7 +29,7 @@ import duckdb
 import sqlglot
 from sqlglot.errors import SqlglotError
 
-from proxy.access import org_boundary, ownership, stored_sql
+from proxy.access import catalog_reach, org_boundary, ownership, stored_sql
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.registry import REGISTRY
@@ -65,6 +65,10 @@ _WORD = re.compile(r'"(?:[^"]|"")*"|[A-Za-z_\x80-\uffff][\w$\x80-\uffff]*')
 _READ_ONLY_HINT = "this API key is read-only: it lacks the query:write scope"
 _LIMITS_HINT = "this API key may use only its allowed_schemas / allowed_tables"
 _ORG_HINT = "a key of another organisation owns it; keys reach their own organisation's tables"
+_CATALOG_HINT = (
+    "list objects through pg_catalog, information_schema or duckdb_tables() & co., which "
+    "show your organisation's"
+)
 _FILES_HINT = (
     "send data from the client with COPY ... FROM STDIN or INSERT; "
     "server files, extensions and DuckDB-wide settings are for the server's superusers "
@@ -114,6 +118,8 @@ def check(st: Statement, who: Identity | None, search_path: str | None = None) -
         return
     if who.limits is not None:
         _check_relations(st, who, search_path)
+    if not who.superuser and st.command is None:
+        _check_catalog(st.sql, skip=frozenset(call.relation for call in st.agent_calls))
     if not who.superuser and not who.own_database and st.command is None:
         _check_org(st.sql, who, search_path, _changed(st))
         _check_references(st, who, search_path)
@@ -173,6 +179,13 @@ def _check_org(
         raise PgError("42501", f"permission denied for {bad}{through}", hint=_ORG_HINT)
 
 
+def _check_catalog(sql: str, through: str = "", skip: frozenset[str] = frozenset()) -> None:
+    """42501 for what would list other organisations' objects (catalog_reach.py)."""
+    bad = catalog_reach.refusal(sql, _tokens(sql), skip)
+    if bad is not None:
+        raise PgError("42501", f"permission denied for {bad}{through}", hint=_CATALOG_HINT)
+
+
 def _check_references(st: Statement, who: Identity, search_path: str | None) -> None:
     """42501 for a FOREIGN KEY to another organisation's table: its rows would tell
     which keys that table holds, and hold back its deletes."""
@@ -203,6 +216,7 @@ def _check_stored(st: Statement, who: Identity, search_path: str | None) -> None
     more than the key."""
     for d in stored_sql.through(_words(st.sql)):
         through = f" (through {d.kind} {d.name})"
+        _check_catalog(d.query, through)
         _check_org(d.query, who, search_path, None, through)
         if not who.server_files:
             what = _outside_text(d.query)

@@ -7,7 +7,7 @@ or over a table outside a key's allowed tables would hand that to the key.
 resolve to, recursively, for identities with an API key.
 
 Cheap: the names and definitions of the database's views and macros are held in memory
-(read from `duckdb_views()` / `duckdb_functions()` at start and again after each DDL that
+(read from `system.main.duckdb_views()` / `system.main.duckdb_functions()` at start and again after each DDL that
 may change them); a statement is looked through only when one of its words is such a
 name, and each definition is analysed once (cached by its text). hatiproxy's own views
 (`_hatidata_*`, `__hati*`: read-only for keys, proxy/access/system_objects.py) are the
@@ -59,10 +59,10 @@ def refresh(cur: duckdb.DuckDBPyConnection) -> None:
     dirty = False
     db = cur.execute("SELECT system.main.current_database()").fetchone()[0]
     rows = cur.execute(
-        "SELECT 'view', lower(view_name), sql FROM duckdb_views() "
+        "SELECT 'view', lower(view_name), sql FROM system.main.duckdb_views() "
         "WHERE database_name = $1 AND NOT internal AND schema_name <> $2 "
         "UNION ALL SELECT 'macro', lower(function_name), macro_definition "
-        "FROM duckdb_functions() WHERE database_name = $1 AND schema_name <> $2 "
+        "FROM system.main.duckdb_functions() WHERE database_name = $1 AND schema_name <> $2 "
         "AND function_type IN ('macro', 'table_macro') AND macro_definition IS NOT NULL",
         [db, INTERNAL_SCHEMA],
     ).fetchall()

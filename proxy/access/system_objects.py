@@ -9,6 +9,9 @@
   function is therefore refused too. PostgreSQL refuses catalog changes to superusers as
   well while allow_system_table_mods is off; hatiproxy has no such switch: the stand-ins
   are rebuilt on every start, so a change could only ever hide them.
+- DuckDB's catalog functions (duckdb_tables, ...): a key's connection lists its
+  organisation's objects through temp macros of those names (proxy/db/catalog/org_scope.py),
+  which no key may create, replace or drop.
 - hatiproxy's own relations: `main._hatidata_*` (agent views, embedded columns, branch
   snapshots), `main.__hati*` and the `hatidata_internal` schema: server superusers only.
 
@@ -25,6 +28,7 @@ import duckdb
 from proxy.core.identity import Identity
 from proxy.core.names import CATALOG_DB, INTERNAL_SCHEMA
 from proxy.db.catalog.install import CATALOG_OIDS
+from proxy.db.catalog.org_scope import SHADOWED_NAMES
 from proxy.wire.errors import PgError
 from transpiler.ddl_targets import Target
 
@@ -49,9 +53,9 @@ def catalog_names(cur: duckdb.DuckDBPyConnection) -> frozenset[str]:
     global _catalog_names
     if _catalog_names is None:
         rows = cur.execute(
-            "SELECT lower(view_name) FROM duckdb_views() WHERE database_name = ? "
-            "UNION SELECT lower(table_name) FROM duckdb_tables() WHERE database_name = ? "
-            "UNION SELECT lower(function_name) FROM duckdb_functions() "
+            "SELECT lower(view_name) FROM system.main.duckdb_views() WHERE database_name = ? "
+            "UNION SELECT lower(table_name) FROM system.main.duckdb_tables() WHERE database_name = ? "
+            "UNION SELECT lower(function_name) FROM system.main.duckdb_functions() "
             "WHERE database_name = ? AND function_type IN ('macro', 'table_macro')",
             [CATALOG_DB] * 3,
         ).fetchall()
@@ -75,6 +79,11 @@ def check(
 ) -> None:
     """42501 when a target is a system object `who` may not change."""
     for t in targets:
+        if not who.superuser and SHADOWED_NAMES.intersection((t.name, t.new_name)):
+            # a key's catalogs read temp macros of these names (org_scope.py): dropping
+            # or replacing one would show it every organisation's objects
+            name = t.name if t.name in SHADOWED_NAMES else t.new_name
+            raise PgError("42501", _catalog(t, who, "pg_catalog", "function", name), hint=_HINT)
         if t.temporary or t.catalog == "temp":
             continue
         refusal = _refusal(cur, t, who, user_db)
@@ -129,10 +138,10 @@ def _refusal(
 def _in_main(cur: duckdb.DuckDBPyConnection, user_db: str, name: str) -> bool:
     return bool(
         cur.execute(
-            "SELECT 1 FROM duckdb_tables() WHERE database_name = $1 AND schema_name = 'main' "
-            "AND lower(table_name) = $2 UNION ALL SELECT 1 FROM duckdb_views() "
+            "SELECT 1 FROM system.main.duckdb_tables() WHERE database_name = $1 AND schema_name = 'main' "
+            "AND lower(table_name) = $2 UNION ALL SELECT 1 FROM system.main.duckdb_views() "
             "WHERE database_name = $1 AND schema_name = 'main' AND lower(view_name) = $2 "
-            "UNION ALL SELECT 1 FROM duckdb_functions() WHERE database_name = $1 "
+            "UNION ALL SELECT 1 FROM system.main.duckdb_functions() WHERE database_name = $1 "
             "AND schema_name = 'main' AND lower(function_name) = $2",
             [user_db, name],
         ).fetchall()
@@ -144,10 +153,10 @@ def shadows(cur: duckdb.DuckDBPyConnection) -> list[str]:
     catalog's from every client (made before hatiproxy refused them). Logged at start."""
     user_db = user_database(cur)
     rows = cur.execute(
-        "SELECT 'TABLE', table_name FROM duckdb_tables() WHERE database_name = $1 "
-        "AND schema_name = 'main' UNION ALL SELECT 'VIEW', view_name FROM duckdb_views() "
+        "SELECT 'TABLE', table_name FROM system.main.duckdb_tables() WHERE database_name = $1 "
+        "AND schema_name = 'main' UNION ALL SELECT 'VIEW', view_name FROM system.main.duckdb_views() "
         "WHERE database_name = $1 AND schema_name = 'main' AND NOT internal "
-        "UNION ALL SELECT DISTINCT 'MACRO', function_name FROM duckdb_functions() "
+        "UNION ALL SELECT DISTINCT 'MACRO', function_name FROM system.main.duckdb_functions() "
         "WHERE database_name = $1 AND schema_name = 'main' "
         "AND function_type IN ('macro', 'table_macro')",
         [user_db],

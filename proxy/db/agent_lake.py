@@ -99,7 +99,7 @@ def mirror_table(
     for local, skip in sources:
         schema, table = local.split(".")
         cols = cur.execute(
-            "SELECT column_name, data_type, is_nullable FROM duckdb_columns() "
+            "SELECT column_name, data_type, is_nullable FROM system.main.duckdb_columns() "
             "WHERE database_name = current_database() AND schema_name = ? "
             "AND table_name = ? ORDER BY column_index",
             [schema, table],

@@ -45,7 +45,7 @@ def is_shared(table: str) -> bool:
 
 def _views(cur: duckdb.DuckDBPyConnection, tables: list[str]) -> set[str]:
     rows = cur.execute(
-        "SELECT schema_name || '.' || view_name FROM duckdb_views() "
+        "SELECT schema_name || '.' || view_name FROM system.main.duckdb_views() "
         "WHERE database_name = current_database() AND NOT internal"
     ).fetchall()
     return {r[0] for r in rows} & set(tables)
@@ -99,7 +99,7 @@ def share(cur: duckdb.DuckDBPyConnection, tables: list[str]) -> None:
 def _columns(cur: duckdb.DuckDBPyConnection, database: str, table: str) -> list[tuple]:
     schema, name = table.split(".")
     return cur.execute(
-        "SELECT column_name, data_type FROM duckdb_columns() "
+        "SELECT column_name, data_type FROM system.main.duckdb_columns() "
         f"WHERE database_name = {database} AND schema_name = ? AND table_name = ? "
         "ORDER BY column_index",
         [schema, name],

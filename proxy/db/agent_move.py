@@ -35,7 +35,7 @@ _BATCH_ROWS = 100_000
 
 def _old_tables(users: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str]]:
     return users.execute(
-        "SELECT schema_name, table_name, sql FROM duckdb_tables() "
+        "SELECT schema_name, table_name, sql FROM system.main.duckdb_tables() "
         "WHERE database_name = current_database() AND NOT internal AND "
         "(schema_name = ? OR (schema_name = 'main' AND table_name = ?)) ORDER BY table_oid",
         [INTERNAL_SCHEMA, CACHE_TABLE],
@@ -46,7 +46,7 @@ def _old_views(users: duckdb.DuckDBPyConnection) -> list[str]:
     return [
         r[0]
         for r in users.execute(
-            "SELECT view_name FROM duckdb_views() WHERE database_name = current_database() "
+            "SELECT view_name FROM system.main.duckdb_views() WHERE database_name = current_database() "
             "AND schema_name = 'main' AND NOT internal "
             "AND starts_with(view_name, '_hatidata_')"
         ).fetchall()
@@ -110,12 +110,12 @@ def _copy(
     started = time.monotonic()
     sequences = users.execute(
         "SELECT sequence_name, start_value, increment_by, min_value, max_value, cycle, "
-        "last_value FROM duckdb_sequences() WHERE database_name = current_database() "
+        "last_value FROM system.main.duckdb_sequences() WHERE database_name = current_database() "
         "AND schema_name = ?",
         [INTERNAL_SCHEMA],
     ).fetchall()
     indexes = users.execute(
-        "SELECT sql FROM duckdb_indexes() WHERE database_name = current_database() "
+        "SELECT sql FROM system.main.duckdb_indexes() WHERE database_name = current_database() "
         "AND schema_name = ? AND sql IS NOT NULL",
         [INTERNAL_SCHEMA],
     ).fetchall()

@@ -223,7 +223,7 @@ def compact_lake(
     The merged-away files stay on disk for older snapshots until those are expired
     (ducklake_expire_snapshots, then ducklake_cleanup_old_files)."""
     known = conn.execute(
-        "SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = ? ORDER BY ALL",
+        "SELECT schema_name, table_name FROM system.main.duckdb_tables() WHERE database_name = ? ORDER BY ALL",
         [LAKE_DB],
     ).fetchall()
     wanted = known

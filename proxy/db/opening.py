@@ -135,7 +135,7 @@ class OpenedFile:
 def rebuild_hnsw_indexes(db: duckdb.DuckDBPyConnection) -> None:
     """HNSW indexes have no WAL recovery: after an unclean stop, rebuild them from data."""
     rows = db.execute(
-        "SELECT index_name, sql FROM duckdb_indexes() WHERE sql ILIKE '%USING HNSW%'"
+        "SELECT index_name, sql FROM system.main.duckdb_indexes() WHERE sql ILIKE '%USING HNSW%'"
     ).fetchall()
     for name, sql in rows:
         log.info("rebuilding HNSW index %s after an unclean shutdown", name)

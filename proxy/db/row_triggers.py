@@ -183,7 +183,7 @@ def _table(
     order: list[str],
 ) -> TableTriggers | None:
     cols = cur.execute(
-        "SELECT column_name, column_default FROM duckdb_columns() WHERE schema_name = ? "
+        "SELECT column_name, column_default FROM system.main.duckdb_columns() WHERE schema_name = ? "
         "AND table_name = ? AND database_name = system.main.current_database() ORDER BY column_index",
         [schema, table],
     ).fetchall()
@@ -218,7 +218,7 @@ def _first_on_path(
     found = {
         s
         for (s,) in cur.execute(
-            "SELECT schema_name FROM duckdb_tables() WHERE table_name = ? AND database_name = ?",
+            "SELECT schema_name FROM system.main.duckdb_tables() WHERE table_name = ? AND database_name = ?",
             [table, database],
         ).fetchall()
     }

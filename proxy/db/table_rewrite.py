@@ -38,7 +38,7 @@ def table_rows(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> Table
     """Live and deleted-but-stored rows of a table of the default database; None when it is
     missing or not in a DuckDB file or in-memory database (a DuckLake compacts its own)."""
     row = cur.execute(
-        "SELECT t.estimated_size FROM duckdb_tables() t JOIN duckdb_databases() d"
+        "SELECT t.estimated_size FROM system.main.duckdb_tables() t JOIN duckdb_databases() d"
         " USING (database_name) WHERE t.database_name = current_database()"
         " AND t.schema_name = ? AND t.table_name = ? AND d.type = 'duckdb'",
         [schema, table],
@@ -60,7 +60,7 @@ def rewrite_table(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> in
     rename (an error: the caller's transaction rolls back, nothing changed)."""
     q = f"{_quote(schema)}.{_quote(table)}"
     found = cur.execute(
-        "SELECT sql, comment FROM duckdb_tables() WHERE database_name = current_database()"
+        "SELECT sql, comment FROM system.main.duckdb_tables() WHERE database_name = current_database()"
         " AND schema_name = ? AND table_name = ?",
         [schema, table],
     ).fetchone()
@@ -68,12 +68,12 @@ def rewrite_table(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> in
         raise LookupError(f"{schema}.{table}: no such table")
     ddl, comment = found
     columns = cur.execute(
-        "SELECT column_name, comment FROM duckdb_columns() WHERE database_name ="
+        "SELECT column_name, comment FROM system.main.duckdb_columns() WHERE database_name ="
         " current_database() AND schema_name = ? AND table_name = ? ORDER BY column_index",
         [schema, table],
     ).fetchall()
     indexes = cur.execute(
-        "SELECT index_name, sql FROM duckdb_indexes() WHERE database_name = current_database()"
+        "SELECT index_name, sql FROM system.main.duckdb_indexes() WHERE database_name = current_database()"
         " AND schema_name = ? AND table_name = ?",
         [schema, table],
     ).fetchall()
@@ -81,7 +81,7 @@ def rewrite_table(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> in
         cur.execute(f"DROP INDEX {_quote(schema)}.{_quote(name)}")
     old = table + _OLD_SUFFIX
     cur.execute(f"ALTER TABLE {q} RENAME TO {_quote(old)}")
-    cur.execute(ddl)  # duckdb_tables().sql names the table with its schema
+    cur.execute(ddl)  # system.main.duckdb_tables().sql names the table with its schema
     cols = ", ".join(_quote(c) for c, _ in columns)
     cur.execute(f"INSERT INTO {q} ({cols}) SELECT {cols} FROM {_quote(schema)}.{_quote(old)}")
     copied = cur.execute(f"SELECT count(*) FROM {q}").fetchone()

@@ -268,7 +268,7 @@ def _reads_old(trigger: Trigger) -> bool:
 
 def _primary_key(cur: duckdb.DuckDBPyConnection, found: TableTriggers) -> tuple[str, ...]:
     row = cur.execute(
-        "SELECT constraint_column_names FROM duckdb_constraints() WHERE schema_name = ? AND "
+        "SELECT constraint_column_names FROM system.main.duckdb_constraints() WHERE schema_name = ? AND "
         "table_name = ? AND constraint_type = 'PRIMARY KEY' AND database_name = "
         "system.main.current_database()",
         [found.schema, found.table],

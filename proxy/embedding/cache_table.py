@@ -93,7 +93,7 @@ def _tables(con: duckdb.DuckDBPyConnection, prefix: str) -> list[str]:
     return [
         r[0]
         for r in con.execute(
-            "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'"
+            "SELECT table_name FROM system.main.duckdb_tables() WHERE schema_name = 'main'"
             " AND database_name = current_database() AND starts_with(table_name, ?)",
             [prefix],
         ).fetchall()
@@ -108,7 +108,7 @@ def _convert_legacy(con: duckdb.DuckDBPyConnection, name: str) -> None:
     cols = {
         r[0]
         for r in con.execute(
-            "SELECT column_name FROM duckdb_columns() WHERE table_name = ? "
+            "SELECT column_name FROM system.main.duckdb_columns() WHERE table_name = ? "
             "AND schema_name = 'main' AND database_name = current_database()",
             [name],
         ).fetchall()

@@ -16,6 +16,7 @@ from proxy.core.identity import Identity
 from proxy.core.notify_hub import check_notify
 from proxy.core.notify_hub import scope as notify_scope
 from proxy.db import backend_functions, notify_functions, row_triggers, vacuum
+from proxy.db.catalog import org_scope
 from proxy.db.commit_clock import statement_may_write
 from proxy.db.duckdb_errors import map_duckdb_error
 from proxy.execution.sql_bridge import (
@@ -65,6 +66,8 @@ async def execute_sql(
     # Reads never count on the commit clock (a wire session's savepoint replay): only a
     # statement that may write does (runner.py's rule).
     cur = await engine.run_uncounted(engine.cursor)
+    if not who.superuser:  # its catalogs list only its organisation's objects
+        await engine.run_uncounted(org_scope.scope_to, cur, who.org_id)
     # pg_notify()'s calls reach `port`; published per statement (each commits alone)
     with notify_functions.detached() as (token, port):
         try:

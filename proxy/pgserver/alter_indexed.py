@@ -52,7 +52,7 @@ def _run(cur: duckdb.DuckDBPyConnection, sql: str, in_block: bool) -> bool:
     if table is None:
         return False  # DuckDB says what is wrong (or IF EXISTS skips)
     indexed = cur.execute(
-        "SELECT count(*) FROM duckdb_indexes() WHERE table_oid = ?", [table.oid]
+        "SELECT count(*) FROM system.main.duckdb_indexes() WHERE table_oid = ?", [table.oid]
     ).fetchone()
     if indexed and indexed[0]:
         with alter_rebuild.own_transaction(cur, in_block):
@@ -75,7 +75,7 @@ def _indexes_dropped_in_transaction(cur: duckdb.DuckDBPyConnection, table: Any) 
     other = cur.cursor()
     try:
         row = other.execute(
-            "SELECT count(*) FROM duckdb_indexes() WHERE database_name = ? "
+            "SELECT count(*) FROM system.main.duckdb_indexes() WHERE database_name = ? "
             "AND schema_name = ? AND table_name = ?",
             [table.database, table.schema, table.name],
         ).fetchone()

@@ -74,7 +74,7 @@ class _Table:
         return f"{quote(self.database)}.{quote(self.schema)}.{quote(name or self.name)}"
 
 
-Table = _Table  # (a table's duckdb_tables() row: database .. comment, as other modules read it)
+Table = _Table  # (a table's system.main.duckdb_tables() row: database .. comment, as other modules read it)
 
 
 async def run(runner: StatementRunner, session: ClientSession, portal: Portal) -> bool:
@@ -119,7 +119,7 @@ class _Plan:
     tmp: str  # the new table's name until the old one is dropped
     create: str
     insert: str
-    columns: list[tuple[Any, ...]]  # the old table's duckdb_columns() rows
+    columns: list[tuple[Any, ...]]  # the old table's system.main.duckdb_columns() rows
     constraints: list[tuple[str, str, tuple[str, ...], int | None]]
     changed: set[str]  # lower-case names of the changed columns
     lengths: dict[str, int]  # changed column -> its new varchar(n) length
@@ -169,7 +169,7 @@ def _plan(cur: duckdb.DuckDBPyConnection, request: AlterColumnTypes) -> _Plan | 
         raise PgError("42P01", f'relation "{request.table}" does not exist')
     columns = cur.execute(
         "SELECT column_name, data_type, column_default, is_nullable, comment "
-        "FROM duckdb_columns() WHERE table_oid = ? ORDER BY column_index",
+        "FROM system.main.duckdb_columns() WHERE table_oid = ? ORDER BY column_index",
         [table.oid],
     ).fetchall()
     names = {c[0].lower(): c[0] for c in columns}
@@ -181,7 +181,7 @@ def _plan(cur: duckdb.DuckDBPyConnection, request: AlterColumnTypes) -> _Plan | 
     changed = {change.column.lower() for change in request.changes}
     constraints = table_constraints(cur, table.oid)
     indexes = cur.execute(
-        "SELECT index_name, sql FROM duckdb_indexes() WHERE table_oid = ? ORDER BY index_oid",
+        "SELECT index_name, sql FROM system.main.duckdb_indexes() WHERE table_oid = ? ORDER BY index_oid",
         [table.oid],
     ).fetchall()
     constrained = any(
@@ -280,7 +280,9 @@ def _unfaithful(table: _Table, why: str) -> PgError:
 
 def column_names(cur: duckdb.DuckDBPyConnection, table: _Table) -> set[str]:
     """The table's column names, lower case."""
-    rows = cur.execute("SELECT column_name FROM duckdb_columns() WHERE table_oid = ?", [table.oid])
+    rows = cur.execute(
+        "SELECT column_name FROM system.main.duckdb_columns() WHERE table_oid = ?", [table.oid]
+    )
     return {r[0].lower() for r in rows.fetchall()}
 
 
@@ -291,7 +293,7 @@ def resolve_table(
     (temporary tables first)."""
     rows = cur.execute(
         "SELECT database_name, schema_name, table_name, table_oid, sql, temporary, comment "
-        "FROM duckdb_tables() WHERE lower(table_name) = lower(?)",
+        "FROM system.main.duckdb_tables() WHERE lower(table_name) = lower(?)",
         [request.table],
     ).fetchall()
     if not rows:
@@ -321,7 +323,7 @@ def table_constraints(
         "SELECT constraint_type, constraint_text, constraint_column_names, "
         "CASE WHEN constraint_type = 'CHECK' AND len(constraint_column_names) = 1 THEN "
         f"{PG_SCHEMA}.__hati_length_limit(expression, constraint_column_names[1]) END "
-        "FROM duckdb_constraints() WHERE table_oid = ? ORDER BY constraint_index",
+        "FROM system.main.duckdb_constraints() WHERE table_oid = ? ORDER BY constraint_index",
         [oid],
     ).fetchall()
     return [(kind, text, tuple(cols or ()), limit) for kind, text, cols, limit in rows]
@@ -332,7 +334,7 @@ def _foreign_keys(cur: duckdb.DuckDBPyConnection, table: _Table, constraints: li
     if any(kind == "FOREIGN KEY" for kind, _, _, _ in constraints):
         return True
     row = cur.execute(
-        "SELECT count(*) FROM duckdb_constraints() WHERE constraint_type = 'FOREIGN KEY' "
+        "SELECT count(*) FROM system.main.duckdb_constraints() WHERE constraint_type = 'FOREIGN KEY' "
         "AND database_name = ? AND schema_name = ? AND lower(referenced_table) = lower(?)",
         [table.database, table.schema, table.name],
     ).fetchone()
@@ -341,7 +343,7 @@ def _foreign_keys(cur: duckdb.DuckDBPyConnection, table: _Table, constraints: li
 
 def _oid(cur: duckdb.DuckDBPyConnection, table: _Table, name: str) -> int:
     row = cur.execute(
-        "SELECT table_oid FROM duckdb_tables() WHERE database_name = ? AND schema_name = ? "
+        "SELECT table_oid FROM system.main.duckdb_tables() WHERE database_name = ? AND schema_name = ? "
         "AND table_name = ?",
         [table.database, table.schema, name],
     ).fetchone()
@@ -356,7 +358,7 @@ def _check_same(cur: duckdb.DuckDBPyConnection, plan: _Plan, new_oid: int) -> No
     changed = plan.changed
     new_columns = cur.execute(
         "SELECT column_name, data_type, column_default, is_nullable "
-        "FROM duckdb_columns() WHERE table_oid = ? ORDER BY column_index",
+        "FROM system.main.duckdb_columns() WHERE table_oid = ? ORDER BY column_index",
         [new_oid],
     ).fetchall()
 

@@ -174,7 +174,7 @@ class OriginMap:
         marks = ", ".join("?" * len(names))
         rows = cur.execute(
             "SELECT database_name, schema_name, table_name, table_oid, column_name, "
-            "column_index FROM duckdb_columns() "
+            "column_index FROM system.main.duckdb_columns() "
             f"WHERE lower(table_name) IN ({marks})",
             names,
         ).fetchall()

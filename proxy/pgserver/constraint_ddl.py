@@ -117,7 +117,7 @@ def _added_nested_with_rows(cur: Any, target: alter_rebuild.TableName) -> bool:
     if table is None:
         return False
     row = cur.execute(
-        "SELECT data_type FROM duckdb_columns() WHERE table_oid = ? "
+        "SELECT data_type FROM system.main.duckdb_columns() WHERE table_oid = ? "
         "ORDER BY column_index DESC LIMIT 1",
         [table.oid],
     ).fetchone()
@@ -216,7 +216,7 @@ def _name_created(cur: Any, table: Any, named: tuple[tuple[str, str | None], ...
 def _columns(cur: Any, table: Any, names: tuple[str, ...]) -> tuple[str, ...]:
     """The table's own spelling of each named column; 42703 for a missing one."""
     rows = cur.execute(
-        "SELECT column_name FROM duckdb_columns() WHERE table_oid = ?", [table.oid]
+        "SELECT column_name FROM system.main.duckdb_columns() WHERE table_oid = ?", [table.oid]
     ).fetchall()
     by_lower = {r[0].lower(): r[0] for r in rows}
     out = []
@@ -230,7 +230,7 @@ def _columns(cur: Any, table: Any, names: tuple[str, ...]) -> tuple[str, ...]:
 
 def _has_index(cur: Any, table: Any) -> bool:
     row = cur.execute(
-        "SELECT count(*) FROM duckdb_indexes() WHERE table_oid = ?", [table.oid]
+        "SELECT count(*) FROM system.main.duckdb_indexes() WHERE table_oid = ?", [table.oid]
     ).fetchone()
     return bool(row and row[0])
 
@@ -258,7 +258,7 @@ def _declared(cur: Any, table: Any, name: str) -> bool:
     """A constraint of the table's own definition (CREATE TABLE ... UNIQUE) has that name."""
     return bool(
         cur.execute(
-            "SELECT 1 FROM duckdb_constraints() WHERE table_oid = ? AND constraint_name = ?",
+            "SELECT 1 FROM system.main.duckdb_constraints() WHERE table_oid = ? AND constraint_name = ?",
             [table.oid, name],
         ).fetchone()
     )
@@ -268,7 +268,7 @@ def _schema_index(cur: Any, table: Any, name: str) -> bool:
     """An index of that name anywhere in the table's schema (index names are per schema)."""
     return bool(
         cur.execute(
-            "SELECT 1 FROM duckdb_indexes() WHERE database_name = ? AND schema_name = ? "
+            "SELECT 1 FROM system.main.duckdb_indexes() WHERE database_name = ? AND schema_name = ? "
             "AND index_name = ?",
             [table.database, table.schema, name],
         ).fetchone()
@@ -281,7 +281,7 @@ def _exists(name: str | None, table: Any) -> PgError:
 
 def _index(cur: Any, table: Any, name: str) -> str | None:
     row = cur.execute(
-        "SELECT index_name FROM duckdb_indexes() WHERE table_oid = ? AND index_name = ?",
+        "SELECT index_name FROM system.main.duckdb_indexes() WHERE table_oid = ? AND index_name = ?",
         [table.oid, name],
     ).fetchone()
     return row[0] if row else None
@@ -328,7 +328,7 @@ def _drop(cur: Any, table: Any, name: str, if_exists: bool, notices: list[str]) 
                               "key" if kind == "UNIQUE" else "check")
         )  # fmt: skip
         duck_name = cur.execute(
-            "SELECT constraint_name FROM duckdb_constraints() WHERE table_oid = ? "
+            "SELECT constraint_name FROM system.main.duckdb_constraints() WHERE table_oid = ? "
             "AND constraint_text = ?",
             [table.oid, text],
         ).fetchone()
@@ -359,7 +359,7 @@ def _sequences(cur: Any) -> dict[tuple[str, str], tuple[Any, ...]]:
         (r[0], r[1]): r[2:]
         for r in cur.execute(
             "SELECT schema_name, sequence_name, start_value, increment_by, min_value, "
-            "max_value, cycle, last_value, comment FROM duckdb_sequences() "
+            "max_value, cycle, last_value, comment FROM system.main.duckdb_sequences() "
             "WHERE database_name = system.main.current_database() AND NOT temporary"
         ).fetchall()
     }
@@ -394,10 +394,11 @@ def _rebuild(
     ddl = table_ddl.keep_not_null(ddl, drop)
     final = table.qualified()
     indexes = cur.execute(
-        "SELECT sql FROM duckdb_indexes() WHERE table_oid = ? ORDER BY index_oid", [table.oid]
+        "SELECT sql FROM system.main.duckdb_indexes() WHERE table_oid = ? ORDER BY index_oid",
+        [table.oid],
     ).fetchall()
     comments = cur.execute(
-        "SELECT column_name, comment FROM duckdb_columns() WHERE table_oid = ? "
+        "SELECT column_name, comment FROM system.main.duckdb_columns() WHERE table_oid = ? "
         "AND comment IS NOT NULL",
         [table.oid],
     ).fetchall()
@@ -458,7 +459,7 @@ def _rebuild(
             if then is None and not without:
                 raise  # (only a dropped column can take an index's column away)
     row = cur.execute(
-        "SELECT table_oid FROM duckdb_tables() WHERE database_name = ? AND schema_name = ? "
+        "SELECT table_oid FROM system.main.duckdb_tables() WHERE database_name = ? AND schema_name = ? "
         "AND table_name = ?",
         [table.database, table.schema, name],
     ).fetchone()
@@ -487,7 +488,7 @@ def alter_around_indexes(cur: Any, sql: str, rebuild: bool = False) -> None:
     if table is None or (
         not rebuild
         and not cur.execute(
-            "SELECT count(*) FROM duckdb_indexes() WHERE table_oid = ?", [table.oid]
+            "SELECT count(*) FROM system.main.duckdb_indexes() WHERE table_oid = ?", [table.oid]
         ).fetchone()[0]
     ):
         cur.execute(sql)

@@ -167,7 +167,7 @@ def _name_native(cur: Any, table: Any, kind: str, old: str, new: str) -> None:
     under `new` (a PRIMARY KEY's row is the table's one `p` row)."""
     row = cur.execute(
         f"SELECT c.constraint_text, c.constraint_column_names FROM {PG_SCHEMA}.pg_constraint p "
-        "JOIN duckdb_constraints() c ON c.table_oid = p.conrelid "
+        "JOIN system.main.duckdb_constraints() c ON c.table_oid = p.conrelid "
         "AND p.oid = (1073741824 + c.table_oid * 1024 + 2 * c.constraint_index + 1) "
         "WHERE p.conrelid = ? AND p.conname = ?",
         [table.oid, old],
@@ -191,11 +191,11 @@ def _relation_named(cur: Any, table: Any, name: str) -> bool:
     """A table, view, index or sequence of that name in the table's schema (PostgreSQL
     renames the constraint's index, and relations share one name space)."""
     row = cur.execute(
-        "SELECT 1 FROM duckdb_tables() WHERE database_name = $1 AND schema_name = $2 "
-        "AND table_name = $3 UNION ALL SELECT 1 FROM duckdb_views() WHERE database_name = $1 "
-        "AND schema_name = $2 AND view_name = $3 UNION ALL SELECT 1 FROM duckdb_indexes() "
+        "SELECT 1 FROM system.main.duckdb_tables() WHERE database_name = $1 AND schema_name = $2 "
+        "AND table_name = $3 UNION ALL SELECT 1 FROM system.main.duckdb_views() WHERE database_name = $1 "
+        "AND schema_name = $2 AND view_name = $3 UNION ALL SELECT 1 FROM system.main.duckdb_indexes() "
         "WHERE database_name = $1 AND schema_name = $2 AND index_name = $3 UNION ALL "
-        "SELECT 1 FROM duckdb_sequences() WHERE database_name = $1 AND schema_name = $2 "
+        "SELECT 1 FROM system.main.duckdb_sequences() WHERE database_name = $1 AND schema_name = $2 "
         "AND sequence_name = $3 UNION ALL SELECT 1 FROM "
         f"{PG_SCHEMA}.__hati_index_list WHERE database_name = $1 AND schema_name = $2 "
         "AND index_name = $3",
@@ -214,7 +214,7 @@ def attach(cur: duckdb.DuckDBPyConnection, req: UsingIndex, in_block: bool) -> l
             return [f'relation "{req.table}" does not exist, skipping']
         raise PgError("42P01", f'relation "{req.table}" does not exist')
     row = cur.execute(
-        "SELECT table_oid, is_unique, sql FROM duckdb_indexes() WHERE database_name = ? "
+        "SELECT table_oid, is_unique, sql FROM system.main.duckdb_indexes() WHERE database_name = ? "
         "AND schema_name = ? AND index_name = ?",
         [table.database, table.schema, req.index],
     ).fetchone()
@@ -277,13 +277,13 @@ def _index_columns(cur: Any, table: Any, index: str) -> tuple[str, ...]:
         [table.oid, index],
     ).fetchone()
     names = {r[0].lower(): r[0] for r in cur.execute(
-        "SELECT column_name FROM duckdb_columns() WHERE table_oid = ?", [table.oid]
+        "SELECT column_name FROM system.main.duckdb_columns() WHERE table_oid = ?", [table.oid]
     ).fetchall()}  # fmt: skip
     elements = list(row[0]) if row else []
     if not elements or any(e.lower() not in names for e in elements):
         raise PgError("42809", f'index "{index}" contains expressions')
     sql = cur.execute(
-        "SELECT sql FROM duckdb_indexes() WHERE table_oid = ? AND index_name = ?",
+        "SELECT sql FROM system.main.duckdb_indexes() WHERE table_oid = ? AND index_name = ?",
         [table.oid, index],
     ).fetchone()
     if sql and sql[0] and " WHERE " in sql[0].upper():

@@ -59,7 +59,7 @@ def keep(cur: duckdb.DuckDBPyConnection, schema: str, name: str, found: dict[int
     if table is None:
         return
     columns = cur.execute(
-        "SELECT column_name, data_type FROM duckdb_columns() WHERE table_oid = ?"
+        "SELECT column_name, data_type FROM system.main.duckdb_columns() WHERE table_oid = ?"
         " ORDER BY column_index",
         [table.oid],
     ).fetchall()

@@ -133,7 +133,7 @@ def _typmod(base: str) -> int:
 def _create(cur: Any, ddl: DomainDdl) -> None:
     schema = ddl.schema or "main"
     taken = cur.execute(
-        "SELECT bool_or(internal) FROM duckdb_types() WHERE (database_name = "
+        "SELECT bool_or(internal) FROM system.main.duckdb_types() WHERE (database_name = "
         "system.main.current_database() AND schema_name = ? OR internal) AND type_name = ?",
         [schema, ddl.name],
     ).fetchone()[0]
@@ -179,7 +179,7 @@ def _rendered_default(cur: Any, duck_type: str, default: str) -> str:
         f"DEFAULT CAST({_duck(default)} AS {duck_type}))"
     )
     shown = cur.execute(
-        "SELECT column_default FROM duckdb_columns() WHERE database_name = 'temp' "
+        "SELECT column_default FROM system.main.duckdb_columns() WHERE database_name = 'temp' "
         "AND table_name = '__hati_domain_probe'"
     ).fetchone()[0]
     cur.execute("DROP TABLE temp.main.__hati_domain_probe")
@@ -236,8 +236,8 @@ def _users(cur: Any, schema: str, name: str) -> list[tuple[Any, ...]]:
     the domain."""
     return cur.execute(
         "SELECT t.database_name, t.schema_name, t.table_name, t.table_oid, t.sql, t.temporary,"
-        " t.comment, c.constraint_column_names[1], c.constraint_text FROM duckdb_constraints() c"
-        " JOIN duckdb_tables() t ON t.table_oid = c.table_oid"
+        " t.comment, c.constraint_column_names[1], c.constraint_text FROM system.main.duckdb_constraints() c"
+        " JOIN system.main.duckdb_tables() t ON t.table_oid = c.table_oid"
         " WHERE c.constraint_type = 'CHECK' AND starts_with(c.expression, ?)",
         [f"CASE  WHEN (('{MARKER}{schema}.{name}' IS NULL))"],
     ).fetchall()
@@ -305,7 +305,7 @@ def _alter(cur: Any, ddl: DomainDdl, notices: list[str]) -> None:
         # the columns whose default was the domain's (or none) follow it, as in PostgreSQL
         for user in _users(cur, schema, name):
             current = cur.execute(
-                "SELECT column_default FROM duckdb_columns() WHERE table_oid = ? "
+                "SELECT column_default FROM system.main.duckdb_columns() WHERE table_oid = ? "
                 "AND column_name = ?",
                 [user[3], user[7]],
             ).fetchone()

@@ -56,7 +56,7 @@ def _run(cur: Any, drop: DropColumns, in_block: bool) -> list[str] | None:
         return None  # DuckDB says what is wrong (or IF EXISTS skips)
     positions = dict(
         cur.execute(
-            "SELECT lower(column_name), column_index - 1 FROM duckdb_columns() WHERE table_oid = ?",
+            "SELECT lower(column_name), column_index - 1 FROM system.main.duckdb_columns() WHERE table_oid = ?",
             [table.oid],
         ).fetchall()
     )
@@ -78,14 +78,14 @@ def _run(cur: Any, drop: DropColumns, in_block: bool) -> list[str] | None:
 
 def blocked(cur: Any, oid: int, names: frozenset[str], positions: dict[str, int]) -> bool:
     """Whether DuckDB would refuse dropping the columns `names` of the table `oid`."""
-    if cur.execute("SELECT count(*) FROM duckdb_indexes() WHERE table_oid = ?", [oid]).fetchone()[
-        0
-    ]:
+    if cur.execute(
+        "SELECT count(*) FROM system.main.duckdb_indexes() WHERE table_oid = ?", [oid]
+    ).fetchone()[0]:
         return True
     first = min(positions[n] for n in names)
     for kind, columns in cur.execute(
         "SELECT constraint_type, list_transform(constraint_column_names, c -> lower(c)) "
-        "FROM duckdb_constraints() WHERE table_oid = ? "
+        "FROM system.main.duckdb_constraints() WHERE table_oid = ? "
         "AND constraint_type IN ('PRIMARY KEY', 'UNIQUE', 'CHECK')",
         [oid],
     ).fetchall():

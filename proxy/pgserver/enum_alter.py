@@ -59,7 +59,7 @@ def alter(cur: duckdb.DuckDBPyConnection, request: EnumAlter, in_block: bool) ->
     is there), else None."""
     schema, name = split_name(request.type_name)
     row = cur.execute(
-        "SELECT schema_name, type_name, labels FROM duckdb_types() WHERE logical_type = 'ENUM' "
+        "SELECT schema_name, type_name, labels FROM system.main.duckdb_types() WHERE logical_type = 'ENUM' "
         "AND NOT internal AND database_name = system.main.current_database() "
         "AND type_name = ? AND (? IS NULL OR schema_name = ?) ORDER BY schema_name <> 'main' "
         "LIMIT 1",
@@ -83,7 +83,7 @@ def alter(cur: duckdb.DuckDBPyConnection, request: EnumAlter, in_block: bool) ->
     if (
         request.action == "rename"
         and cur.execute(
-            "SELECT count(*) FROM duckdb_types() WHERE database_name = system.main.current_database() "
+            "SELECT count(*) FROM system.main.duckdb_types() WHERE database_name = system.main.current_database() "
             "AND schema_name = ? AND type_name = ?",
             [type_schema, target_name],
         ).fetchone()[0]
@@ -92,7 +92,7 @@ def alter(cur: duckdb.DuckDBPyConnection, request: EnumAlter, in_block: bool) ->
     old_sql = _enum_sql(labels)
     columns = cur.execute(
         "SELECT c.schema_name, c.table_name, c.column_name, c.data_type, c.column_default "
-        "FROM duckdb_columns() c JOIN duckdb_tables() t ON t.table_oid = c.table_oid "
+        "FROM system.main.duckdb_columns() c JOIN system.main.duckdb_tables() t ON t.table_oid = c.table_oid "
         "WHERE c.database_name = system.main.current_database() AND c.data_type IN (?, ?)",
         [old_sql, old_sql + "[]"],
     ).fetchall()
@@ -157,7 +157,7 @@ def _drop(
         if t.action != "drop" or t.kind != "type" or t.catalog:
             continue
         row = cur.execute(
-            "SELECT schema_name, type_name, labels FROM duckdb_types() WHERE logical_type = "
+            "SELECT schema_name, type_name, labels FROM system.main.duckdb_types() WHERE logical_type = "
             "'ENUM' AND NOT internal AND database_name = system.main.current_database() AND "
             "type_name = ? AND (? = '' OR schema_name = ?) ORDER BY schema_name <> 'main' LIMIT 1",
             [t.name, t.schema, "main" if t.schema == "public" else t.schema],
@@ -168,8 +168,8 @@ def _drop(
         users += [
             (row[1], *column)
             for column in cur.execute(
-                "SELECT c.schema_name, c.table_name, c.column_name FROM duckdb_columns() c "
-                "JOIN duckdb_tables() t ON t.table_oid = c.table_oid WHERE c.database_name = "
+                "SELECT c.schema_name, c.table_name, c.column_name FROM system.main.duckdb_columns() c "
+                "JOIN system.main.duckdb_tables() t ON t.table_oid = c.table_oid WHERE c.database_name = "
                 "system.main.current_database() AND c.data_type IN (?, ?) ORDER BY c.table_name, "
                 "c.column_index",
                 [old_sql, old_sql + "[]"],

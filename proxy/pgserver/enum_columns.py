@@ -15,7 +15,7 @@ from proxy.wire import enum_oids
 log = logging.getLogger("hatiproxy.enum_columns")
 
 _SQL = (
-    "SELECT type_oid, type_name, labels FROM duckdb_types() WHERE logical_type = 'ENUM' "
+    "SELECT type_oid, type_name, labels FROM system.main.duckdb_types() WHERE logical_type = 'ENUM' "
     "AND NOT internal AND database_name = current_database()"
 )
 

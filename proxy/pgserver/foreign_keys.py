@@ -74,11 +74,11 @@ def load(cur: Any) -> list[ForeignKey]:
     rows = cur.execute(
         f"SELECT schema_name, table_name, conname, columns, ref_schema, ref_table, "
         f"ref_columns, on_delete, deferred, \"deferrable\" FROM {REGISTRY} r WHERE contype = 'f' "
-        "AND EXISTS (SELECT 1 FROM duckdb_tables() t WHERE t.schema_name = r.schema_name "
+        "AND EXISTS (SELECT 1 FROM system.main.duckdb_tables() t WHERE t.schema_name = r.schema_name "
         "AND t.table_name = r.table_name "
         "AND t.database_name = system.main.current_database()) "
         # a key whose parent was dropped (or renamed) goes with it
-        "AND EXISTS (SELECT 1 FROM duckdb_tables() t WHERE t.schema_name = r.ref_schema "
+        "AND EXISTS (SELECT 1 FROM system.main.duckdb_tables() t WHERE t.schema_name = r.ref_schema "
         "AND t.table_name = r.ref_table "
         "AND t.database_name = system.main.current_database())"
     ).fetchall()
@@ -93,7 +93,7 @@ def load(cur: Any) -> list[ForeignKey]:
             "SELECT c.table_name, c.constraint_text, coalesce((SELECT min(r.conname) FROM "
             f"{REGISTRY} r WHERE r.contype = 'c' AND r.schema_name = c.schema_name AND "
             "r.table_name = c.table_name AND r.expression = c.constraint_text), "
-            "c.constraint_name) FROM duckdb_constraints() c WHERE c.constraint_type = 'CHECK' "
+            "c.constraint_name) FROM system.main.duckdb_constraints() c WHERE c.constraint_type = 'CHECK' "
             "AND c.database_name = system.main.current_database()"
         ).fetchall()
     }
@@ -161,14 +161,14 @@ def end_transaction(cur: Any) -> None:
 
 
 _GONE = (
-    "EXISTS (SELECT 1 FROM duckdb_tables() t WHERE t.schema_name = {schema} "
+    "EXISTS (SELECT 1 FROM system.main.duckdb_tables() t WHERE t.schema_name = {schema} "
     "AND t.table_name = {table} AND t.database_name = system.main.current_database())"
 )
 
 
 _COLUMN_GONE = (
     "EXISTS (SELECT 1 FROM unnest({columns}) u(c) WHERE NOT EXISTS (SELECT 1 FROM "
-    "duckdb_columns() dc WHERE dc.database_name = system.main.current_database() AND "
+    "system.main.duckdb_columns() dc WHERE dc.database_name = system.main.current_database() AND "
     "dc.schema_name = r.{schema} AND dc.table_name = r.{table} AND "
     "lower(dc.column_name) = lower(u.c)))"
 )
@@ -191,7 +191,7 @@ def forget_dropped(cur: Any) -> None:
     )
     if _triggers_off:  # a new table of a dropped one's name has its triggers on
         present = cur.execute(
-            "SELECT schema_name, lower(table_name) FROM duckdb_tables() "
+            "SELECT schema_name, lower(table_name) FROM system.main.duckdb_tables() "
             "WHERE database_name = system.main.current_database()"
         ).fetchall()
         _triggers_off.intersection_update(present)
@@ -391,7 +391,7 @@ def add(
         found = resolve_table(cur, TableName(spec.ref_table, None))
         ref_schema = found.schema if found is not None else table.schema
     ref = cur.execute(
-        "SELECT table_oid, table_name, schema_name FROM duckdb_tables() WHERE "
+        "SELECT table_oid, table_name, schema_name FROM system.main.duckdb_tables() WHERE "
         "database_name = ? AND lower(schema_name) = lower(?) AND lower(table_name) = lower(?)",
         [table.database, ref_schema, spec.ref_table],
     ).fetchone()
@@ -408,7 +408,7 @@ def add(
     by_lower = {
         r[0].lower(): r[0]
         for r in cur.execute(
-            "SELECT column_name FROM duckdb_columns() WHERE table_oid = ?", [ref_oid]
+            "SELECT column_name FROM system.main.duckdb_columns() WHERE table_oid = ?", [ref_oid]
         ).fetchall()
     }
     missing = [c for c in ref_columns if c.lower() not in by_lower]
@@ -455,13 +455,14 @@ def _unique_keys(cur: Any, oid: int) -> list[tuple[str, tuple[str, ...]]]:
     """The table's PRIMARY KEY ('p') and UNIQUE keys ('u': constraints, unique indexes)."""
     out: list[tuple[str, tuple[str, ...]]] = []
     for kind, cols in cur.execute(
-        "SELECT constraint_type, constraint_column_names FROM duckdb_constraints() "
+        "SELECT constraint_type, constraint_column_names FROM system.main.duckdb_constraints() "
         "WHERE table_oid = ? AND constraint_type IN ('PRIMARY KEY', 'UNIQUE')",
         [oid],
     ).fetchall():
         out.append(("p" if kind == "PRIMARY KEY" else "u", tuple(cols)))
     for (expressions,) in cur.execute(
-        "SELECT expressions FROM duckdb_indexes() WHERE table_oid = ? AND is_unique", [oid]
+        "SELECT expressions FROM system.main.duckdb_indexes() WHERE table_oid = ? AND is_unique",
+        [oid],
     ).fetchall():
         names = [e.strip().strip('"') for e in (expressions or "").strip("[]").split(",")]
         out.append(("u", tuple(names)))

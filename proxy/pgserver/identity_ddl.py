@@ -60,7 +60,7 @@ def drop_sequences_of_dropped(cur: Any) -> None:
     PostgreSQL (before its registry row goes: foreign_keys.forget_dropped)."""
     rows = cur.execute(
         f"SELECT r.schema_name, r.table_name, r.columns[1] FROM {REGISTRY} r "
-        "WHERE r.contype = 'i' AND NOT EXISTS (SELECT 1 FROM duckdb_columns() c "
+        "WHERE r.contype = 'i' AND NOT EXISTS (SELECT 1 FROM system.main.duckdb_columns() c "
         "WHERE c.database_name = system.main.current_database() "
         "AND c.schema_name = r.schema_name AND c.table_name = r.table_name "
         "AND c.column_name = r.columns[1])"
@@ -98,7 +98,7 @@ def _start(cur: Any, table: Any, column: str, sequence: tuple[str, str]) -> int:
         return int(row[0])
     return int(
         cur.execute(
-            "SELECT start_value FROM duckdb_sequences() WHERE schema_name = ? "
+            "SELECT start_value FROM system.main.duckdb_sequences() WHERE schema_name = ? "
             "AND sequence_name = ?",
             list(sequence),
         ).fetchone()[0]
@@ -140,7 +140,7 @@ def _run(cur: Any, request: IdentityAlter, in_block: bool, notices: list[str]) -
                 return
             raise PgError("42P01", f'relation "{request.table}" does not exist')
         row = cur.execute(
-            "SELECT column_name, data_type, is_nullable, column_default FROM duckdb_columns() "
+            "SELECT column_name, data_type, is_nullable, column_default FROM system.main.duckdb_columns() "
             "WHERE table_oid = ? AND column_name = ?",
             [table.oid, request.column],
         ).fetchone()
@@ -275,7 +275,7 @@ def _change_options(
     schema, name = sequence
     position, inc, low, high, cycle, last = cur.execute(
         "SELECT start_value, increment_by, min_value, max_value, cycle, last_value "
-        "FROM duckdb_sequences() WHERE schema_name = ? AND sequence_name = ?",
+        "FROM system.main.duckdb_sequences() WHERE schema_name = ? AND sequence_name = ?",
         [schema, name],
     ).fetchone()
     inc = int(changes.get("increment") or inc)

@@ -22,12 +22,12 @@ if TYPE_CHECKING:
 # attached database: current_database() is PostgreSQL's stand-in on a client's cursor).
 _TAKEN = """
 SELECT lower(name) FROM (
-    SELECT schema_name, table_name AS name FROM duckdb_tables()
-    UNION ALL SELECT schema_name, view_name FROM duckdb_views()
-    UNION ALL SELECT schema_name, index_name FROM duckdb_indexes()
-    UNION ALL SELECT schema_name, sequence_name FROM duckdb_sequences()
+    SELECT schema_name, table_name AS name FROM system.main.duckdb_tables()
+    UNION ALL SELECT schema_name, view_name FROM system.main.duckdb_views()
+    UNION ALL SELECT schema_name, index_name FROM system.main.duckdb_indexes()
+    UNION ALL SELECT schema_name, sequence_name FROM system.main.duckdb_sequences()
 ) WHERE schema_name IN (
-    SELECT schema_name FROM duckdb_tables()
+    SELECT schema_name FROM system.main.duckdb_tables()
     WHERE lower(table_name) = lower($table)
         AND ($schema IS NULL OR lower(schema_name) = lower($schema))
 )

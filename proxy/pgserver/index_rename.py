@@ -48,7 +48,7 @@ def rename(cur: duckdb.DuckDBPyConnection, old: str, new: str, in_block: bool) -
     when there is no such index."""
     schema, name = split_name(old)
     row = cur.execute(
-        "SELECT database_name, schema_name, table_name, sql, comment FROM duckdb_indexes() "
+        "SELECT database_name, schema_name, table_name, sql, comment FROM system.main.duckdb_indexes() "
         "WHERE index_name = ? AND (? IS NULL OR schema_name = ?) "
         "AND database_name = system.main.current_database() ORDER BY schema_name <> 'main' LIMIT 1",
         [name, schema, schema],

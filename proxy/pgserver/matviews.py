@@ -183,8 +183,8 @@ def _refresh(cur: duckdb.DuckDBPyConnection, ddl: MatviewDdl, who: Any, owners: 
 
 def _has_unique_index(cur: duckdb.DuckDBPyConnection, oid: int) -> bool:
     row = cur.execute(
-        "SELECT (SELECT count(*) FROM duckdb_indexes() WHERE table_oid = $1 AND is_unique)"
-        " + (SELECT count(*) FROM duckdb_constraints() WHERE table_oid = $1"
+        "SELECT (SELECT count(*) FROM system.main.duckdb_indexes() WHERE table_oid = $1 AND is_unique)"
+        " + (SELECT count(*) FROM system.main.duckdb_constraints() WHERE table_oid = $1"
         " AND constraint_type IN ('PRIMARY KEY', 'UNIQUE'))",
         [oid],
     ).fetchone()
@@ -221,7 +221,7 @@ def _drop(cur: duckdb.DuckDBPyConnection, ddl: MatviewDdl, notices: list[str]) -
 
 def _is_view(cur: duckdb.DuckDBPyConnection, schema: str, name: str) -> bool:
     row = cur.execute(
-        "SELECT count(*) FROM duckdb_views() WHERE NOT internal AND lower(view_name) = ?"
+        "SELECT count(*) FROM system.main.duckdb_views() WHERE NOT internal AND lower(view_name) = ?"
         " AND (? = '' OR schema_name = ?)",
         [name.lower(), schema, schema],
     ).fetchone()
@@ -253,7 +253,7 @@ def _alter(cur: duckdb.DuckDBPyConnection, ddl: MatviewDdl, notices: list[str]) 
     else:  # SET SCHEMA: DuckDB cannot move a table; a copy, its indexes made again
         moved = f"{ident(table.database)}.{qualified(ddl.column, table.name)}"
         indexes = cur.execute(
-            "SELECT sql FROM duckdb_indexes() WHERE table_oid = ? AND sql IS NOT NULL",
+            "SELECT sql FROM system.main.duckdb_indexes() WHERE table_oid = ? AND sql IS NOT NULL",
             [table.oid],
         ).fetchall()
         cur.execute(f"CREATE TABLE {moved} AS SELECT * FROM {table.qualified()}")
@@ -335,7 +335,7 @@ def forget_dropped(cur: duckdb.DuckDBPyConnection) -> None:
     """After DROP SCHEMA (CASCADE took its materialized views): their registry rows go
     too, or a table made later under the same name would read as one."""
     cur.execute(
-        f"DELETE FROM {REGISTRY} r WHERE NOT EXISTS (SELECT 1 FROM duckdb_tables() t "
+        f"DELETE FROM {REGISTRY} r WHERE NOT EXISTS (SELECT 1 FROM system.main.duckdb_tables() t "
         "WHERE t.database_name = system.main.current_database() "
         "AND t.schema_name = r.schema_name AND t.table_name = r.name)"
     )

@@ -59,7 +59,7 @@ def _run(cur: Any, cmd: CommentCommand, in_block: bool) -> None:
             return
         if cmd.kind == "schema":
             row = cur.execute(
-                "SELECT schema_name FROM duckdb_schemas() WHERE database_name = "
+                "SELECT schema_name FROM system.main.duckdb_schemas() WHERE database_name = "
                 "system.main.current_database() AND lower(schema_name) = lower(?)",
                 [cmd.schema],
             ).fetchone()
@@ -108,7 +108,7 @@ _KIND = {"schema": "n", "constraint": "c", "function": "f"}
 def _function(cur: Any, cmd: CommentCommand) -> tuple[str, None, str]:
     """(DuckDB schema, None, name) of the user's function a COMMENT ON FUNCTION names."""
     row = cur.execute(
-        "SELECT schema_name, function_name FROM duckdb_functions() WHERE database_name = "
+        "SELECT schema_name, function_name FROM system.main.duckdb_functions() WHERE database_name = "
         "system.main.current_database() AND schema_name = coalesce(?, 'main') "
         "AND lower(function_name) = lower(?) AND function_type IN ('macro', 'table_macro') "
         "LIMIT 1",

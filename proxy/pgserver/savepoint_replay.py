@@ -39,7 +39,7 @@ class DuckDBCatalog:
     def _load_functions(self) -> dict[str, FunctionInfo]:
         rows = self.cur.execute(
             "SELECT lower(function_name), function_type, stability, has_side_effects,"
-            " macro_definition FROM duckdb_functions()"
+            " macro_definition FROM system.main.duckdb_functions()"
         ).fetchall()
         kinds: dict[str, set[str]] = {}
         volatile: set[str] = set()
@@ -60,7 +60,7 @@ class DuckDBCatalog:
             self._views = [
                 (s.lower(), v.lower(), sql)
                 for s, v, sql in self.cur.execute(
-                    "SELECT schema_name, view_name, sql FROM duckdb_views()"
+                    "SELECT schema_name, view_name, sql FROM system.main.duckdb_views()"
                 ).fetchall()
             ]
         low, sch = name.lower(), schema.lower() if schema else None
@@ -73,7 +73,7 @@ class DuckDBCatalog:
         key = (schema.lower() if schema else None, table.lower())
         if key not in self._defaults:
             sql = (
-                "SELECT column_name, column_default FROM duckdb_columns()"
+                "SELECT column_name, column_default FROM system.main.duckdb_columns()"
                 " WHERE column_default IS NOT NULL AND lower(table_name) = ?"
             )
             args = [key[1]]
@@ -139,7 +139,7 @@ def pin_serials(cur: duckdb.DuckDBPyConnection, records: Sequence[Record]) -> No
         where = "lower(table_name) = ?" + (" AND lower(schema_name) = ?" if schema else "")
         args = [table] + ([schema] if schema else [])
         names = cur.execute(
-            f"SELECT schema_name, table_name FROM duckdb_tables() WHERE {where}", args
+            f"SELECT schema_name, table_name FROM system.main.duckdb_tables() WHERE {where}", args
         ).fetchall()
         if len(names) != 1:
             continue  # gone, or several schemas hold the name: not pinned

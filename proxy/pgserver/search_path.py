@@ -49,7 +49,11 @@ def run_setting(cur: duckdb.DuckDBPyConnection, sql: str) -> None:
 def existing_entries(cur: duckdb.DuckDBPyConnection, path: str) -> str:
     """The entries of DuckDB search_path `path` whose schema exists, in order."""
     current = cur.execute("SELECT system.main.current_database()").fetchone()[0]
-    schemas = set(cur.execute("SELECT database_name, schema_name FROM duckdb_schemas()").fetchall())
+    schemas = set(
+        cur.execute(
+            "SELECT database_name, schema_name FROM system.main.duckdb_schemas()"
+        ).fetchall()
+    )
     kept = [
         entry
         for entry in path.split(",")

@@ -147,7 +147,7 @@ def copy_sequence(cur: Any, database: str, schema: str, name: str, new: str) -> 
     `name` gave last (as setval does, so pg_sequences shows the same), its comment."""
     start, inc, low, high, cycle, last, comment = cur.execute(
         "SELECT start_value, increment_by, min_value, max_value, cycle, last_value, comment "
-        "FROM duckdb_sequences() WHERE database_name = ? AND schema_name = ? "
+        "FROM system.main.duckdb_sequences() WHERE database_name = ? AND schema_name = ? "
         "AND sequence_name = ?",
         [database, schema, name],
     ).fetchone()

@@ -43,7 +43,7 @@ def find_sequence(cur: Any, qualified: str) -> tuple[str, str] | None:
     """(schema, name) of the DuckDB sequence a PostgreSQL sequence name means, or None."""
     schema, name = split_name(qualified)
     row = cur.execute(
-        "SELECT schema_name, sequence_name FROM duckdb_sequences() WHERE sequence_name = ? "
+        "SELECT schema_name, sequence_name FROM system.main.duckdb_sequences() WHERE sequence_name = ? "
         "AND (? IS NULL OR schema_name = ?) AND database_name <> 'temp' "
         "ORDER BY schema_name <> 'main' LIMIT 1",
         [name, schema, schema],
@@ -55,7 +55,7 @@ def next_value(cur: Any, schema: str, name: str) -> tuple[int, int]:
     """(the value nextval would give now, increment)."""
     row = cur.execute(
         "SELECT coalesce(last_value + increment_by, start_value), increment_by "
-        "FROM duckdb_sequences() WHERE schema_name = ? AND sequence_name = ?",
+        "FROM system.main.duckdb_sequences() WHERE schema_name = ? AND sequence_name = ?",
         [schema, name],
     ).fetchone()
     return int(row[0]), int(row[1])
@@ -78,7 +78,7 @@ def needs_recreate(
     wanted = value + inc if called else value
     behind = wanted < nxt if inc > 0 else wanted > nxt
     start, low, high = cur.execute(
-        "SELECT start_value, min_value, max_value FROM duckdb_sequences() "
+        "SELECT start_value, min_value, max_value FROM system.main.duckdb_sequences() "
         "WHERE schema_name = ? AND sequence_name = ?",
         list(found),
     ).fetchone()
@@ -95,7 +95,7 @@ def needs_recreate(
 def dependents(cur: Any, schema: str, name: str) -> list[tuple[str, str, str, str]]:
     """(schema, table, column, default) of every column whose default draws from it."""
     rows = cur.execute(
-        "SELECT schema_name, table_name, column_name, column_default FROM duckdb_columns() "
+        "SELECT schema_name, table_name, column_name, column_default FROM system.main.duckdb_columns() "
         "WHERE column_default ILIKE '%nextval(%' AND database_name <> 'temp'"
     ).fetchall()
     out = []
@@ -114,7 +114,7 @@ def recreate(cur: Any, schema: str, name: str, changes: dict[str, Any] | None = 
     (but `changes`: start, inc, low, high, cycle; an identity's SET INCREMENT BY, ...)
     and the column defaults that draw from it. In the caller's transaction."""
     opts = cur.execute(
-        "SELECT start_value, increment_by, min_value, max_value, cycle FROM duckdb_sequences() "
+        "SELECT start_value, increment_by, min_value, max_value, cycle FROM system.main.duckdb_sequences() "
         "WHERE schema_name = ? AND sequence_name = ?",
         [schema, name],
     ).fetchone()
@@ -145,7 +145,7 @@ def recreate(cur: Any, schema: str, name: str, changes: dict[str, Any] | None = 
 def table_sequences(cur: Any, schema: str | None, table: str) -> list[tuple[str, str]]:
     """The sequences the table's column defaults draw from (its serial / identity columns)."""
     rows = cur.execute(
-        "SELECT schema_name, column_default FROM duckdb_columns() WHERE table_name = ? "
+        "SELECT schema_name, column_default FROM system.main.duckdb_columns() WHERE table_name = ? "
         "AND (? IS NULL OR schema_name = ?) AND column_default ILIKE '%nextval(%' "
         "AND database_name <> 'temp'",
         [table, schema, schema],
@@ -175,7 +175,7 @@ def owned_sequences(cur: Any, tables: tuple[tuple[str | None, str], ...]) -> lis
     out: list[tuple[str, str]] = []
     for schema, table in tables:
         rows = cur.execute(
-            "SELECT schema_name, column_name, column_default FROM duckdb_columns() "
+            "SELECT schema_name, column_name, column_default FROM system.main.duckdb_columns() "
             "WHERE lower(table_name) = lower(?) AND (? IS NULL OR schema_name = ?) "
             "AND column_default ILIKE '%nextval(%' AND database_name <> 'temp' "
             "ORDER BY schema_name <> 'main', schema_name",

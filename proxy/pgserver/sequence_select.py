@@ -18,7 +18,7 @@ _IDENT = r'(?:"(?:[^"]|"")+"|[A-Za-z_]\w*)'
 
 
 def sequence_sql(cur: Any, sql: str, err: duckdb.CatalogException) -> str | None:
-    """The statement with the missing relation read from duckdb_sequences(), or None."""
+    """The statement with the missing relation read from system.main.duckdb_sequences(), or None."""
     m = _MISSING.search(str(err))
     if m is None:
         return None
@@ -36,7 +36,7 @@ def sequence_sql(cur: Any, sql: str, err: duckdb.CatalogException) -> str | None
     if schema == "public":
         schema = "main"
     row = cur.execute(
-        "SELECT schema_name FROM duckdb_sequences() WHERE sequence_name = ? "
+        "SELECT schema_name FROM system.main.duckdb_sequences() WHERE sequence_name = ? "
         "AND (? IS NULL OR schema_name = ?) ORDER BY schema_name <> 'main' LIMIT 1",
         [name, schema, schema],
     ).fetchone()
@@ -45,7 +45,7 @@ def sequence_sql(cur: Any, sql: str, err: duckdb.CatalogException) -> str | None
     lit_schema, lit_name = row[0].replace("'", "''"), name.replace("'", "''")
     relation = (
         "(SELECT coalesce(last_value, start_value) AS last_value, 0::BIGINT AS log_cnt, "
-        "last_value IS NOT NULL AS is_called FROM duckdb_sequences() "
+        "last_value IS NOT NULL AS is_called FROM system.main.duckdb_sequences() "
         f"WHERE schema_name = '{lit_schema}' AND sequence_name = '{lit_name}')"
     )
     alias = '"' + name.replace('"', '""') + '"'

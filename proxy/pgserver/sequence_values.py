@@ -77,7 +77,7 @@ class SessionSequences:
         key = ([k for k in found if k[0] == "main"] or found or [(schema or "", name)])[0]
         if cur is not None and (key not in found or self._seen.get(key) != _DDL[0]):
             there = cur.execute(
-                "SELECT count(*) FROM duckdb_sequences() WHERE lower(sequence_name) = ? "
+                "SELECT count(*) FROM system.main.duckdb_sequences() WHERE lower(sequence_name) = ? "
                 "AND (? IS NULL OR lower(schema_name) = ?)",
                 [name.lower(), schema, schema],
             ).fetchone()[0]
@@ -175,7 +175,7 @@ def _tables(cur: Any, target: tuple[str | None, str]) -> list[_Table]:
         return known
     schema, table = target
     rows = cur.execute(
-        "SELECT database_name, schema_name, column_name, column_default FROM duckdb_columns()"
+        "SELECT database_name, schema_name, column_name, column_default FROM system.main.duckdb_columns()"
         " WHERE lower(table_name) = ? AND (? IS NULL OR lower(schema_name) = ?)"
         " ORDER BY database_name, schema_name, column_index",
         [table, schema, schema],
@@ -316,7 +316,7 @@ _INCREMENTS: dict[SeqKey, bool] = {}
 def _counts_down(cur: Any, key: SeqKey) -> bool:
     if key not in _INCREMENTS:
         row = cur.execute(
-            "SELECT increment_by < 0 FROM duckdb_sequences() WHERE lower(schema_name) = ? "
+            "SELECT increment_by < 0 FROM system.main.duckdb_sequences() WHERE lower(schema_name) = ? "
             "AND lower(sequence_name) = ? LIMIT 1",
             list(key),
         ).fetchone()
@@ -330,7 +330,7 @@ def _last_values(cur: Any, keys: frozenset[str]) -> dict[SeqKey, int | None]:
     names = sorted(keys)
     marks = ", ".join("?" for _ in names)
     rows = cur.execute(
-        "SELECT lower(schema_name), lower(sequence_name), last_value FROM duckdb_sequences()"
+        "SELECT lower(schema_name), lower(sequence_name), last_value FROM system.main.duckdb_sequences()"
         f" WHERE lower(sequence_name) IN ({marks})",
         names,
     ).fetchall()

@@ -29,6 +29,7 @@ from proxy.core.net import listen_socket
 from proxy.core.notify_hub import scope as notify_scope
 from proxy.db import backend_functions
 from proxy.db.backends import Backend, Backends, is_superuser
+from proxy.db.catalog import org_scope
 from proxy.db.connection_threads import ConnectionThreads
 from proxy.db.settings import REPORTED, SessionSettings, superuser_only_at_startup
 from proxy.db.turns import TURNS, default_slots
@@ -419,6 +420,8 @@ class Connection:
             log_failed_login(user, peer_host(self.writer), exc.message)
             raise FatalError("28000", exc.message) from None
         await runner.set_identity(who)
+        if not who.superuser:  # its catalogs list only its organisation's objects
+            await runner.call(org_scope.scope_to, runner.cursor, who.org_id)
         # scope: its database and organisation
         runner.notify = SessionNotify(
             server.notify_hub, pid, notify_scope(engine.database_name, who.org_id)

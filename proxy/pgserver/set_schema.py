@@ -75,7 +75,7 @@ def move(cur: duckdb.DuckDBPyConnection, req: SetSchema, in_block: bool) -> str 
     if database == "temp":
         raise PgError("0A000", "cannot move objects into or out of temporary schemas")
     if not cur.execute(
-        "SELECT 1 FROM duckdb_schemas() WHERE database_name = ? AND schema_name = ?",
+        "SELECT 1 FROM system.main.duckdb_schemas() WHERE database_name = ? AND schema_name = ?",
         [database, target],
     ).fetchall():
         raise PgError("3F000", f'schema "{req.new_schema}" does not exist')
@@ -102,9 +102,9 @@ def find_relation(
         table = alter_rebuild.resolve_table(cur, alter_rebuild.TableName(name, schema))
         if table is not None and kind == "table":
             return "table", table.database, table.schema
-        sql = "SELECT database_name, schema_name FROM duckdb_views() WHERE view_name = ? AND NOT internal"
+        sql = "SELECT database_name, schema_name FROM system.main.duckdb_views() WHERE view_name = ? AND NOT internal"
     else:
-        sql = "SELECT database_name, schema_name FROM duckdb_sequences() WHERE sequence_name = ?"
+        sql = "SELECT database_name, schema_name FROM system.main.duckdb_sequences() WHERE sequence_name = ?"
     rows = cur.execute(sql, [name]).fetchall()
     current, path = cur.execute(
         "SELECT system.main.current_database(), current_setting('search_path')"
@@ -121,11 +121,11 @@ def find_relation(
 
 def name_taken(cur: Any, database: str, schema: str, name: str) -> bool:
     sql = (
-        "SELECT 1 FROM duckdb_tables() WHERE database_name = $1 AND schema_name = $2 "
-        "AND table_name = $3 UNION ALL SELECT 1 FROM duckdb_views() WHERE database_name = $1 "
-        "AND schema_name = $2 AND view_name = $3 UNION ALL SELECT 1 FROM duckdb_sequences() "
+        "SELECT 1 FROM system.main.duckdb_tables() WHERE database_name = $1 AND schema_name = $2 "
+        "AND table_name = $3 UNION ALL SELECT 1 FROM system.main.duckdb_views() WHERE database_name = $1 "
+        "AND schema_name = $2 AND view_name = $3 UNION ALL SELECT 1 FROM system.main.duckdb_sequences() "
         "WHERE database_name = $1 AND schema_name = $2 AND sequence_name = $3 UNION ALL "
-        "SELECT 1 FROM duckdb_indexes() WHERE database_name = $1 AND schema_name = $2 "
+        "SELECT 1 FROM system.main.duckdb_indexes() WHERE database_name = $1 AND schema_name = $2 "
         "AND index_name = $3"
     )
     return bool(cur.execute(sql, [database, schema, name]).fetchall())
@@ -133,7 +133,7 @@ def name_taken(cur: Any, database: str, schema: str, name: str) -> bool:
 
 def _move_table(cur: Any, database: str, old: str, new: str, name: str) -> None:
     row = cur.execute(
-        "SELECT table_oid, sql, comment FROM duckdb_tables() WHERE database_name = ? "
+        "SELECT table_oid, sql, comment FROM system.main.duckdb_tables() WHERE database_name = ? "
         "AND schema_name = ? AND table_name = ?",
         [database, old, name],
     ).fetchone()
@@ -145,12 +145,12 @@ def _move_table(cur: Any, database: str, old: str, new: str, name: str) -> None:
             f'cannot move table "{name}": its definition is not in a form the server can re-create',
         )
     indexes = cur.execute(
-        "SELECT sql FROM duckdb_indexes() WHERE table_oid = ? AND sql IS NOT NULL "
+        "SELECT sql FROM system.main.duckdb_indexes() WHERE table_oid = ? AND sql IS NOT NULL "
         "ORDER BY index_oid",
         [oid],
     ).fetchall()
     comments = cur.execute(
-        "SELECT column_name, comment FROM duckdb_columns() WHERE table_oid = ? "
+        "SELECT column_name, comment FROM system.main.duckdb_columns() WHERE table_oid = ? "
         "AND comment IS NOT NULL",
         [oid],
     ).fetchall()
@@ -207,7 +207,7 @@ def _copy_sequence(cur: Any, database: str, old: str, new: str, name: str) -> No
     """The sequence made again in `new`, where the old one stands now (same options)."""
     row = cur.execute(
         "SELECT start_value, increment_by, min_value, max_value, cycle, last_value "
-        "FROM duckdb_sequences() WHERE database_name = ? AND schema_name = ? "
+        "FROM system.main.duckdb_sequences() WHERE database_name = ? AND schema_name = ? "
         "AND sequence_name = ?",
         [database, old, name],
     ).fetchone()
@@ -226,7 +226,7 @@ def _move_sequence(cur: Any, database: str, old: str, new: str, name: str) -> No
 
 def _move_view(cur: Any, database: str, old: str, new: str, name: str) -> None:
     row = cur.execute(
-        "SELECT sql, comment FROM duckdb_views() WHERE database_name = ? AND schema_name = ? "
+        "SELECT sql, comment FROM system.main.duckdb_views() WHERE database_name = ? AND schema_name = ? "
         "AND view_name = ?",
         [database, old, name],
     ).fetchone()

@@ -48,27 +48,27 @@ _TAG_KINDS = {
     "ALTER INDEX": ("index",),
 }
 _RELATIONS = (
-    "SELECT 1 FROM duckdb_tables() WHERE database_name = $1 AND schema_name = $2 "
-    "AND lower(table_name) = $3 UNION ALL SELECT 1 FROM duckdb_views() "
+    "SELECT 1 FROM system.main.duckdb_tables() WHERE database_name = $1 AND schema_name = $2 "
+    "AND lower(table_name) = $3 UNION ALL SELECT 1 FROM system.main.duckdb_views() "
     "WHERE database_name = $1 AND schema_name = $2 AND lower(view_name) = $3 AND NOT internal"
 )
 _EXISTS = {
     "table": _RELATIONS,  # DuckDB's CREATE TABLE IF NOT EXISTS skips a view of the name too
     "relation": _RELATIONS,
-    "view": "SELECT 1 FROM duckdb_views() WHERE database_name = $1 AND schema_name = $2 "
+    "view": "SELECT 1 FROM system.main.duckdb_views() WHERE database_name = $1 AND schema_name = $2 "
     "AND lower(view_name) = $3 AND NOT internal",
-    "sequence": "SELECT 1 FROM duckdb_sequences() WHERE database_name = $1 AND "
+    "sequence": "SELECT 1 FROM system.main.duckdb_sequences() WHERE database_name = $1 AND "
     "schema_name = $2 AND lower(sequence_name) = $3",
-    "index": "SELECT 1 FROM duckdb_indexes() WHERE database_name = $1 AND "
+    "index": "SELECT 1 FROM system.main.duckdb_indexes() WHERE database_name = $1 AND "
     "schema_name = $2 AND lower(index_name) = $3",
-    "function": "SELECT 1 FROM duckdb_functions() WHERE database_name = $1 AND "
+    "function": "SELECT 1 FROM system.main.duckdb_functions() WHERE database_name = $1 AND "
     "schema_name = $2 AND lower(function_name) = $3 AND function_type IN ('macro', "
     "'table_macro') LIMIT 1",
-    "type": "SELECT 1 FROM duckdb_types() WHERE database_name = $1 AND "
+    "type": "SELECT 1 FROM system.main.duckdb_types() WHERE database_name = $1 AND "
     "schema_name = $2 AND lower(type_name) = $3 AND NOT internal LIMIT 1",
 }
 _QUOTED = re.compile(r'"((?:[^"]|"")*)"')
-_SCHEMA = "SELECT 1 FROM duckdb_schemas() WHERE database_name = $1 AND lower(schema_name) = $2"
+_SCHEMA = "SELECT 1 FROM system.main.duckdb_schemas() WHERE database_name = $1 AND lower(schema_name) = $2"
 
 
 def may_skip(st: Statement) -> bool:

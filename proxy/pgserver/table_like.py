@@ -68,7 +68,7 @@ def _copied(
         raise PgError("42P01", f'relation "{source.table}" does not exist')
     rows = cur.execute(
         "SELECT column_name, data_type, is_nullable, column_default, comment "
-        "FROM duckdb_columns() WHERE table_oid = ? ORDER BY column_index",
+        "FROM system.main.duckdb_columns() WHERE table_oid = ? ORDER BY column_index",
         [table.oid],
     ).fetchall()
     options = source.options
@@ -87,7 +87,7 @@ def _copied(
     for kind, text, expression, length in cur.execute(
         "SELECT constraint_type, constraint_text, expression, CASE WHEN constraint_type = "
         f"'CHECK' THEN {PG_SCHEMA}.__hati_length_limit(expression, constraint_column_names[1])"
-        " END FROM duckdb_constraints() WHERE table_oid = ? ORDER BY constraint_index",
+        " END FROM system.main.duckdb_constraints() WHERE table_oid = ? ORDER BY constraint_index",
         [table.oid],
     ).fetchall():
         if kind == "CHECK" and (length is not None or "CONSTRAINTS" in options):
@@ -97,7 +97,7 @@ def _copied(
     indexes = []
     if "INDEXES" in options:
         for sql, expressions in cur.execute(
-            "SELECT sql, expressions FROM duckdb_indexes() WHERE table_oid = ? AND sql IS NOT NULL",
+            "SELECT sql, expressions FROM system.main.duckdb_indexes() WHERE table_oid = ? AND sql IS NOT NULL",
             [table.oid],
         ).fetchall():
             indexes.append(_index_for(sql, expressions, name_of, target))

@@ -78,7 +78,7 @@ def _act(cur: Any, temps: TempOnCommit) -> None:
     names = list(temps.tables)
     marks = ", ".join("?" for _ in names)
     rows = cur.execute(
-        "SELECT lower(table_name), table_name FROM duckdb_tables() WHERE database_name = "
+        "SELECT lower(table_name), table_name FROM system.main.duckdb_tables() WHERE database_name = "
         f"'temp' AND lower(table_name) IN ({marks})",
         [n.lower() for n in names],
     ).fetchall()

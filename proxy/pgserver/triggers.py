@@ -70,7 +70,7 @@ def _run(cur: duckdb.DuckDBPyConnection, ddl: trigger_ddl.TriggerDdl, notices: l
     kind = ("TABLE",) if table is not None else None
     if kind is None:
         kind = cur.execute(
-            "SELECT 'VIEW' FROM duckdb_views() WHERE view_name = ? AND NOT internal",
+            "SELECT 'VIEW' FROM system.main.duckdb_views() WHERE view_name = ? AND NOT internal",
             [ddl.table],
         ).fetchone()
     if kind is None:
@@ -114,7 +114,7 @@ def _run(cur: duckdb.DuckDBPyConnection, ddl: trigger_ddl.TriggerDdl, notices: l
     columns = {
         c
         for (c,) in cur.execute(
-            "SELECT column_name FROM duckdb_columns() WHERE schema_name = ? AND table_name = ? "
+            "SELECT column_name FROM system.main.duckdb_columns() WHERE schema_name = ? AND table_name = ? "
             "AND database_name = system.main.current_database()",
             [schema, ddl.table],
         ).fetchall()
@@ -151,7 +151,7 @@ def _function_schema(cur: duckdb.DuckDBPyConnection, ddl: trigger_ddl.TriggerDdl
     schema = ddl.function_schema
     rows = cur.execute(
         f"SELECT schema_name, result_oid FROM {ROUTINES} r WHERE name = ? AND nargs = 0 "
-        "AND (? IS NULL OR schema_name = ?) AND EXISTS (SELECT 1 FROM duckdb_functions() f "
+        "AND (? IS NULL OR schema_name = ?) AND EXISTS (SELECT 1 FROM system.main.duckdb_functions() f "
         "WHERE f.schema_name = r.schema_name AND f.function_name = r.name "
         "AND f.database_name = system.main.current_database()) "
         "ORDER BY schema_name <> 'main', schema_name",
@@ -175,7 +175,7 @@ def after_ddl(cur: duckdb.DuckDBPyConnection, tag: str, sql: str) -> None:
         )
     if tag in ("DROP TABLE", "DROP SCHEMA", "ALTER TABLE"):
         cur.execute(
-            f"DELETE FROM {REGISTRY} r WHERE NOT EXISTS (SELECT 1 FROM duckdb_tables() t "
+            f"DELETE FROM {REGISTRY} r WHERE NOT EXISTS (SELECT 1 FROM system.main.duckdb_tables() t "
             "WHERE t.schema_name = r.schema_name AND t.table_name = r.table_name "
             "AND t.database_name = system.main.current_database())"
         )

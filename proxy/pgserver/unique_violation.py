@@ -99,7 +99,7 @@ def _by_values(own: Any, table: str, keys: list[Any], key: str) -> Named | None:
             continue  # a value holding ", " is not told apart: DuckDB's words stay
         types = dict(
             own.execute(
-                "SELECT column_name, data_type FROM duckdb_columns() WHERE lower(table_name) = lower(?) "
+                "SELECT column_name, data_type FROM system.main.duckdb_columns() WHERE lower(table_name) = lower(?) "
                 "AND schema_name = ?",
                 [table, schema_name],
             ).fetchall()

@@ -32,8 +32,8 @@ def check_alter(cur: Any, sql: str) -> list[tuple[str, str | None]]:
     if table is None:
         return []  # DuckDB says what is wrong (or IF EXISTS skips)
     rows = cur.execute(
-        "SELECT v.view_name, v.sql, list(lower(c.column_name)), v.view_oid FROM duckdb_views() v "
-        "LEFT JOIN duckdb_columns() c ON c.table_oid = v.view_oid "
+        "SELECT v.view_name, v.sql, list(lower(c.column_name)), v.view_oid FROM system.main.duckdb_views() v "
+        "LEFT JOIN system.main.duckdb_columns() c ON c.table_oid = v.view_oid "
         "WHERE NOT v.internal AND v.database_name = ? GROUP BY ALL ORDER BY v.view_oid",
         [table.database],
     ).fetchall()
@@ -74,7 +74,7 @@ def _keys_onto(cur: Any, table: Any, columns: tuple[str, ...]) -> list[tuple[int
     oids = dict(
         cur.execute(
             "SELECT lower(schema_name) || '.' || lower(table_name), table_oid "
-            "FROM duckdb_tables() WHERE database_name = ?",
+            "FROM system.main.duckdb_tables() WHERE database_name = ?",
             [table.database],
         ).fetchall()
     )
@@ -113,7 +113,7 @@ def _cascade(
         _refuse_keyed(cur, table, columns)
     schemas = dict(
         cur.execute(
-            "SELECT view_name, schema_name FROM duckdb_views() WHERE NOT internal "
+            "SELECT view_name, schema_name FROM system.main.duckdb_views() WHERE NOT internal "
             "AND database_name = ?",
             [resolved.database],
         ).fetchall()
@@ -150,13 +150,13 @@ def _refuse_keyed(cur: Any, table: str, columns: tuple[str, ...]) -> None:
     """0A000 when a key or an index of the table would make DuckDB refuse dropping the
     columns (PostgreSQL drops those too: not done here yet)."""
     keyed = cur.execute(
-        "SELECT count(*) FROM duckdb_constraints() WHERE table_name = ? AND constraint_type "
+        "SELECT count(*) FROM system.main.duckdb_constraints() WHERE table_name = ? AND constraint_type "
         "IN ('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY') "
         "AND len(list_intersect(list_transform(constraint_column_names, x -> lower(x)), ?)) > 0",
         [table, [c.lower() for c in columns]],
     ).fetchone()[0]
     indexed = cur.execute(
-        "SELECT count(*) FROM duckdb_indexes() WHERE table_name = ?", [table]
+        "SELECT count(*) FROM system.main.duckdb_indexes() WHERE table_name = ?", [table]
     ).fetchone()[0]
     if keyed or indexed:
         raise PgError(
@@ -193,7 +193,8 @@ def follow_move(cur: Any, database: str, table: str, schema: str, new_schema: st
     """After `ALTER TABLE t SET SCHEMA s` moved the table: the views that read it read
     `s.t` (PostgreSQL's follow the table)."""
     rows = cur.execute(
-        "SELECT sql FROM duckdb_views() WHERE NOT internal AND database_name = ?", [database]
+        "SELECT sql FROM system.main.duckdb_views() WHERE NOT internal AND database_name = ?",
+        [database],
     ).fetchall()
     for (text,) in rows:
         new_sql = with_table_renamed(text or "", table, table, schema, new_schema)
@@ -205,8 +206,8 @@ def view_columns(cur: Any, database: str, but: int = -1) -> list[tuple[str, list
     """Each view's SQL and its own columns in order (as bound when it was made), but the
     view `but`."""
     return cur.execute(
-        "SELECT v.sql, list(c.column_name ORDER BY c.column_index) FROM duckdb_views() v "
-        "LEFT JOIN duckdb_columns() c ON c.table_oid = v.view_oid "
+        "SELECT v.sql, list(c.column_name ORDER BY c.column_index) FROM system.main.duckdb_views() v "
+        "LEFT JOIN system.main.duckdb_columns() c ON c.table_oid = v.view_oid "
         "WHERE NOT v.internal AND v.database_name = ? AND v.view_oid <> ? "
         "GROUP BY v.view_oid, v.sql ORDER BY v.view_oid",
         [database, but],

@@ -54,7 +54,7 @@ def _run(cur: Any, req: ViewRename, in_block: bool) -> str | None:
         return None  # a table, or no view: DuckDB's (and the other handlers') to answer
     _, database, where = found
     row = cur.execute(
-        "SELECT sql, comment, view_oid FROM duckdb_views() WHERE database_name = ? "
+        "SELECT sql, comment, view_oid FROM system.main.duckdb_views() WHERE database_name = ? "
         "AND schema_name = ? AND view_name = ?",
         [database, where, req.name],
     ).fetchone()
@@ -73,7 +73,7 @@ def _run(cur: Any, req: ViewRename, in_block: bool) -> str | None:
         columns = [
             c
             for (c,) in cur.execute(
-                "SELECT column_name FROM duckdb_columns() WHERE table_oid = ? "
+                "SELECT column_name FROM system.main.duckdb_columns() WHERE table_oid = ? "
                 "ORDER BY column_index",
                 [row[2]],
             ).fetchall()

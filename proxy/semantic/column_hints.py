@@ -1,6 +1,6 @@
 """Column hints for the transpiler from DuckDB's catalog (see transpiler/column_hints.py).
 
-One `ColumnHints` per engine, built from `duckdb_columns()` (vector, text and other
+One `ColumnHints` per engine, built from `system.main.duckdb_columns()` (vector, text and other
 columns of every table and view of the database) and the `_hatidata_embedded_columns`
 registry, then kept until the catalog changes, so a statement costs no DuckDB round
 trip: `for_sql` is a substring test and a version check. Only statements that call a
@@ -47,7 +47,7 @@ log = logging.getLogger("hatiproxy.column_hints")
 
 _VECTOR_TYPE = re.compile(r"^(?:FLOAT|DOUBLE)\[(\d*)\]$")
 _COLUMNS_SQL = (
-    "SELECT schema_name, table_name, column_name, data_type FROM duckdb_columns() "
+    "SELECT schema_name, table_name, column_name, data_type FROM system.main.duckdb_columns() "
     "WHERE NOT internal AND database_name NOT IN ('system', 'temp') "
     "AND schema_name NOT IN ('pg_catalog', 'information_schema') "
     "ORDER BY schema_name, table_name, column_index"
@@ -55,7 +55,7 @@ _COLUMNS_SQL = (
 
 
 _KEYS_SQL = (
-    "SELECT schema_name, table_name, constraint_column_names FROM duckdb_constraints() "
+    "SELECT schema_name, table_name, constraint_column_names FROM system.main.duckdb_constraints() "
     "WHERE constraint_type = 'PRIMARY KEY' AND database_name NOT IN ('system', 'temp') "
     "AND schema_name NOT IN ('pg_catalog', 'information_schema')"
 )
@@ -64,12 +64,12 @@ _KEYS_SQL = (
 # DuckDB shows them (when one is an expression the table's arbiters are not all known); and
 # the columns whose default draws from a sequence ('drawn').
 _UNIQUE_SQL = (
-    "SELECT schema_name, table_name, constraint_column_names, 'key' FROM duckdb_constraints() "
+    "SELECT schema_name, table_name, constraint_column_names, 'key' FROM system.main.duckdb_constraints() "
     "WHERE constraint_type IN ('PRIMARY KEY', 'UNIQUE') AND database_name NOT IN "
     "('system', 'temp') AND schema_name NOT IN ('pg_catalog', 'information_schema') "
-    "UNION ALL SELECT schema_name, table_name, [expressions], 'index' FROM duckdb_indexes() "
+    "UNION ALL SELECT schema_name, table_name, [expressions], 'index' FROM system.main.duckdb_indexes() "
     "WHERE is_unique AND database_name NOT IN ('system', 'temp') "
-    "UNION ALL SELECT schema_name, table_name, [column_name], 'drawn' FROM duckdb_columns() "
+    "UNION ALL SELECT schema_name, table_name, [column_name], 'drawn' FROM system.main.duckdb_columns() "
     "WHERE column_default LIKE 'nextval(%' AND database_name NOT IN ('system', 'temp')"
 )
 

@@ -212,7 +212,7 @@ def _create_index(
     sql = f"CREATE INDEX IF NOT EXISTS {quote_ident(name)} ON {t} USING HNSW ({v}) "
     sql += "WITH (metric = 'cosine')"
     exists = cur.execute(
-        "SELECT count(*) FROM duckdb_indexes() WHERE schema_name = 'main' AND index_name = ?",
+        "SELECT count(*) FROM system.main.duckdb_indexes() WHERE schema_name = 'main' AND index_name = ?",
         [name],
     ).fetchone()[0]
     rows = 0 if exists else cur.execute(f"SELECT count({v}) FROM {t}").fetchone()[0]

@@ -31,7 +31,7 @@ def known(enum_text: str) -> bool:
 
 
 def replace(entries: dict[str, tuple[int, str] | None]) -> None:
-    """The whole table, as read from duckdb_types() (None: ambiguous labels)."""
+    """The whole table, as read from system.main.duckdb_types() (None: ambiguous labels)."""
     global _by_text, _version
     with _lock:
         if entries != _by_text:

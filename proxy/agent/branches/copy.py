@@ -35,7 +35,7 @@ TMP_PREFIX = "__hati_cow_"
 def base_tables(cur: duckdb.DuckDBPyConnection, schema: str) -> dict[str, str]:
     """lower(name) -> name of the base tables of `schema` in the current database."""
     rows = cur.execute(
-        "SELECT table_name FROM duckdb_tables() WHERE schema_name = ? "
+        "SELECT table_name FROM system.main.duckdb_tables() WHERE schema_name = ? "
         "AND database_name = system.main.current_database() AND NOT temporary",
         [schema],
     ).fetchall()
@@ -54,7 +54,7 @@ def branchable(cur: duckdb.DuckDBPyConnection) -> dict[str, str]:
 
 def _constraints(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> list[tuple]:
     return cur.execute(
-        "SELECT constraint_type, constraint_column_names FROM duckdb_constraints() "
+        "SELECT constraint_type, constraint_column_names FROM system.main.duckdb_constraints() "
         "WHERE schema_name = ? AND table_name = ? AND database_name = system.main.current_database()",
         [schema, table],
     ).fetchall()
@@ -69,7 +69,7 @@ def primary_key_columns(cur: duckdb.DuckDBPyConnection, schema: str, table: str)
 
 def column_names(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> list[str]:
     rows = cur.execute(
-        "SELECT column_name FROM duckdb_columns() WHERE schema_name = ? AND table_name = ? "
+        "SELECT column_name FROM system.main.duckdb_columns() WHERE schema_name = ? AND table_name = ? "
         "AND database_name = system.main.current_database() ORDER BY column_index",
         [schema, table],
     ).fetchall()

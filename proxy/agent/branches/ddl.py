@@ -1,10 +1,10 @@
 """A table's CREATE TABLE re-targeted to another schema, with all its constraints.
 
-Built from DuckDB's own DDL text (`duckdb_tables().sql`: column types, collations, DEFAULT,
+Built from DuckDB's own DDL text (`system.main.duckdb_tables().sql`: column types, collations, DEFAULT,
 NOT NULL, CHECK, PRIMARY KEY, UNIQUE, generated columns) and DuckDB's catalog for foreign keys:
 DuckDB renders a self-referencing foreign key as an empty list item and does not quote the
 referenced table's name, and a foreign key can only point into its own schema, so every
-FOREIGN KEY item is rebuilt from `duckdb_constraints()` to point at
+FOREIGN KEY item is rebuilt from `system.main.duckdb_constraints()` to point at
 `"<dst_schema>"."<table>"`. Sequence names in defaults are qualified (branch_seq.requalify).
 """
 
@@ -52,10 +52,10 @@ def index_sql(
     cur: duckdb.DuckDBPyConnection, src_schema: str, src: str, dst_schema: str, dst: str
 ) -> list[str]:
     """src's CREATE [UNIQUE] INDEX statements (DuckDB's text) re-targeted to dst. A UNIQUE
-    index enforces uniqueness like a constraint but is not listed in duckdb_constraints()."""
+    index enforces uniqueness like a constraint but is not listed in system.main.duckdb_constraints()."""
     out = []
     for (sql,) in cur.execute(
-        "SELECT sql FROM duckdb_indexes() WHERE schema_name = ? AND table_name = ? "
+        "SELECT sql FROM system.main.duckdb_indexes() WHERE schema_name = ? AND table_name = ? "
         "AND database_name = system.main.current_database() AND sql IS NOT NULL "
         "ORDER BY index_oid",
         [src_schema, src],
@@ -124,7 +124,7 @@ class TableDDL:
 
 def _table_sql(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> str | None:
     row = cur.execute(
-        "SELECT sql FROM duckdb_tables() WHERE schema_name = ? AND table_name = ? "
+        "SELECT sql FROM system.main.duckdb_tables() WHERE schema_name = ? AND table_name = ? "
         "AND database_name = system.main.current_database()",
         [schema, table],
     ).fetchone()
@@ -136,7 +136,7 @@ def has_key(cur: duckdb.DuckDBPyConnection, schema: str, table: str, cols: tuple
     target)."""
     want = sorted(c.lower() for c in cols)
     rows = cur.execute(
-        "SELECT constraint_column_names FROM duckdb_constraints() WHERE schema_name = ? "
+        "SELECT constraint_column_names FROM system.main.duckdb_constraints() WHERE schema_name = ? "
         "AND lower(table_name) = lower(?) AND constraint_type IN ('PRIMARY KEY', 'UNIQUE') "
         "AND database_name = system.main.current_database()",
         [schema, table],

@@ -45,7 +45,7 @@ class ForeignKey:
 def foreign_keys(cur: duckdb.DuckDBPyConnection, schema: str) -> list[ForeignKey]:
     rows = cur.execute(
         "SELECT table_name, constraint_column_names, referenced_table, referenced_column_names "
-        "FROM duckdb_constraints() WHERE constraint_type = 'FOREIGN KEY' AND schema_name = ? "
+        "FROM system.main.duckdb_constraints() WHERE constraint_type = 'FOREIGN KEY' AND schema_name = ? "
         "AND database_name = system.main.current_database() ORDER BY table_name, constraint_index",
         [schema],
     ).fetchall()

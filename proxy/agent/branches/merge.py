@@ -90,14 +90,14 @@ def _save(cur: duckdb.DuckDBPyConnection, table: str, touched: bool) -> _Rebuild
     saved.indexes = index_sql(cur, "main", table, "main", table)
     target = f"main.{quote_ident(table)}"
     (comment,) = cur.execute(
-        "SELECT comment FROM duckdb_tables() WHERE schema_name = 'main' AND table_name = ? "
+        "SELECT comment FROM system.main.duckdb_tables() WHERE schema_name = 'main' AND table_name = ? "
         "AND database_name = system.main.current_database()",
         [table],
     ).fetchone()
     if comment:
         saved.comments.append(f"COMMENT ON TABLE {target} IS {_literal(comment)}")
     for column, text in cur.execute(
-        "SELECT column_name, comment FROM duckdb_columns() WHERE schema_name = 'main' "
+        "SELECT column_name, comment FROM system.main.duckdb_columns() WHERE schema_name = 'main' "
         "AND table_name = ? AND database_name = system.main.current_database() "
         "AND comment IS NOT NULL",
         [table],

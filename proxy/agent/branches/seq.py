@@ -53,7 +53,7 @@ def _parts(text: str) -> list[str]:
 def _info(cur: duckdb.DuckDBPyConnection, schema: str, name: str) -> tuple | None:
     return cur.execute(
         "SELECT sequence_name, start_value, increment_by, min_value, max_value, cycle, "
-        "last_value FROM duckdb_sequences() WHERE schema_name = ? AND lower(sequence_name) = "
+        "last_value FROM system.main.duckdb_sequences() WHERE schema_name = ? AND lower(sequence_name) = "
         "lower(?) AND database_name = system.main.current_database()",
         [schema, name],
     ).fetchone()
@@ -116,7 +116,7 @@ def advance(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> list[dic
     """Move each sequence behind a default of schema.table past its column's values."""
     out: list[dict[str, Any]] = []
     columns = cur.execute(
-        "SELECT column_name, column_default, data_type FROM duckdb_columns() WHERE "
+        "SELECT column_name, column_default, data_type FROM system.main.duckdb_columns() WHERE "
         "schema_name = ? AND table_name = ? AND database_name = system.main.current_database() "
         "AND column_default IS NOT NULL ORDER BY column_index",
         [schema, table],

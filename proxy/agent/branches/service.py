@@ -94,6 +94,7 @@ from proxy.agent.branches.store import install as _install
 from proxy.core.errors import AgentError
 from proxy.core.identity import Identity
 from proxy.core.sqltext import quote_ident
+from proxy.db.catalog import org_scope
 from transpiler import TranspileError, transpile
 
 if TYPE_CHECKING:
@@ -299,9 +300,13 @@ class Branches:
             check_text(statements, schema)
             before = cur.execute("SELECT current_setting('search_path')").fetchone()[0]
             cur.execute(f"SET search_path = '{schema},main'")  # schema: branch_<hex> only
+            if not who.superuser:  # its catalogs list only its organisation's objects
+                org_scope.scope_to(cur, who.org_id)
             try:
                 return transaction(cur, lambda: self._run_counted(cur, branch, prepared, started))
             finally:  # the cursor goes back to the pool: leave it as we found it
+                if not who.superuser:
+                    org_scope.unscope(cur)
                 if before:
                     cur.execute("SET search_path = '{}'".format(before.replace("'", "''")))
                 else:

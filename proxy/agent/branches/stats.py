@@ -266,7 +266,7 @@ def _size_expr(column: str, data_type: str) -> str:
 def table_size(cur: duckdb.DuckDBPyConnection, schema: str, table: str) -> tuple[int, int]:
     """(rows, logical bytes) of schema.table."""
     types = cur.execute(
-        "SELECT column_name, data_type FROM duckdb_columns() WHERE schema_name = ? "
+        "SELECT column_name, data_type FROM system.main.duckdb_columns() WHERE schema_name = ? "
         "AND table_name = ? AND database_name = system.main.current_database() "
         "ORDER BY column_index",
         [schema, table],

@@ -58,7 +58,7 @@ def exists(cur: duckdb.DuckDBPyConnection) -> bool:
     """Whether the chain table exists (not: a ledger from before it, to chain at start)."""
     schema, table = ORG_CHAIN.split(".")
     found = cur.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? AND table_name = ?",
+        "SELECT count(*) FROM system.main.duckdb_tables() WHERE schema_name = ? AND table_name = ?",
         [schema, table],
     ).fetchone()[0]
     return bool(found)

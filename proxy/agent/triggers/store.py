@@ -73,7 +73,7 @@ def install(cur: duckdb.DuckDBPyConnection, dims: int, shared: bool = False) -> 
     # A model with other dimensions since last run: the old vectors are meaningless;
     # the concepts are re-embedded in start().
     row = cur.execute(
-        "SELECT data_type FROM duckdb_columns() WHERE database_name = system.main.current_database() "
+        "SELECT data_type FROM system.main.duckdb_columns() WHERE database_name = system.main.current_database() "
         "AND schema_name = ? AND table_name = 'triggers' AND column_name = 'concept_embedding'",
         [S],
     ).fetchone()

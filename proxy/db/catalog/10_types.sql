@@ -89,8 +89,9 @@ JOIN __hati_catalog.pg.__hati_domain_list d
 WHERE c.constraint_type = 'CHECK' AND starts_with(c.expression, 'CASE  WHEN ((''hati_domain:');
 -- Who owns what (proxy/access/ownership.py fills it): class is relation, sequence, index,
 -- function, schema or type; nspname as clients see it (public for main); no row: oid 10.
+-- owner_org: the owning key's organisation, '' for a server user (org_scope.py filters by it).
 CREATE OR REPLACE TABLE __hati_catalog.pg.__hati_owners
-    (class VARCHAR, nspname VARCHAR, name VARCHAR, owner_oid BIGINT);
+    (class VARCHAR, nspname VARCHAR, name VARCHAR, owner_oid BIGINT, owner_org VARCHAR);
 
 -- pg_type: the built-in rows above, and each user ENUM type (CREATE TYPE ... AS ENUM) with
 -- typtype 'e', as PostgreSQL shows it (psql \dT, SQLAlchemy's enum reflection); its labels

@@ -47,7 +47,7 @@ CHAR_COLUMNS: dict[str, tuple[str, ...]] = {
 def create_type(conn: duckdb.DuckDBPyConnection) -> None:
     """The "char" ENUM, in the catalog's schema (before the relations that use it)."""
     exists = conn.execute(
-        "SELECT count(*) FROM duckdb_types() WHERE database_name = ? AND schema_name = ? "
+        "SELECT count(*) FROM system.main.duckdb_types() WHERE database_name = ? AND schema_name = ? "
         "AND type_name = '__hati_char'",
         PG_SCHEMA.split("."),
     ).fetchone()[0]
@@ -61,7 +61,7 @@ def column_types(conn: duckdb.DuckDBPyConnection) -> dict[str, dict[str, str]]:
     again: a tenth of a second for pg_attribute, most of `_add_tableoid`'s time)."""
     db, schema = PG_SCHEMA.split(".")
     rows = conn.execute(
-        "SELECT table_name, column_name, data_type FROM duckdb_columns() "
+        "SELECT table_name, column_name, data_type FROM system.main.duckdb_columns() "
         "WHERE database_name = ? AND schema_name = ? AND list_contains(?, table_name)",
         [db, schema, list(CHAR_COLUMNS)],
     ).fetchall()

@@ -306,7 +306,7 @@ def _hnsw_info(conn: duckdb.DuckDBPyConnection) -> str:
     """The HNSW indexes (database, schema, index, metric): from DuckDB's vss extension when it
     is loaded (the server loads it before installing the catalog), else none."""
     loaded = conn.execute(
-        "SELECT count(*) FROM duckdb_functions() WHERE function_name = 'pragma_hnsw_index_info'"
+        "SELECT count(*) FROM system.main.duckdb_functions() WHERE function_name = 'pragma_hnsw_index_info'"
     ).fetchone()[0]
     if loaded:
         return (

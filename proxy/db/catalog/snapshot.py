@@ -1,7 +1,7 @@
 """Per-connection snapshots of the costly pg_catalog views, rebuilt only when the catalog changed.
 
-Why: pg_class, pg_attribute, pg_constraint, ... are views computed from duckdb_tables(),
-duckdb_columns(), duckdb_constraints() with regexes, macros and correlated lookups: 30-80
+Why: pg_class, pg_attribute, pg_constraint, ... are views computed from system.main.duckdb_tables(),
+system.main.duckdb_columns(), system.main.duckdb_constraints() with regexes, macros and correlated lookups: 30-80
 ms each, and a client's introspection query joins several (Django's per-table
 constraint query took 0.3 s; bench/catalog_introspection.py). Clients ask the same
 catalog many times between two DDL statements.
@@ -77,21 +77,21 @@ FINGERPRINT_SQL = f"""
 SELECT hash(
   (SELECT sum(hash(t.database_name, t.schema_name, t.table_name, t.table_oid, t.sql,
                    t.comment, t.estimated_size))
-   FROM duckdb_tables() t
+   FROM system.main.duckdb_tables() t
    WHERE NOT (t.database_name = 'temp' AND t.table_name IN ({_HIDDEN}))),
   (SELECT sum(hash(v.database_name, v.schema_name, v.view_name, v.view_oid, v.comment,
                    v.column_count))
-   FROM duckdb_views() v WHERE NOT v.internal),
+   FROM system.main.duckdb_views() v WHERE NOT v.internal),
   (SELECT sum(hash(s.database_name, s.schema_name, s.sequence_name, s.sequence_oid,
                    s.comment))
-   FROM duckdb_sequences() s),
+   FROM system.main.duckdb_sequences() s),
   (SELECT sum(hash(i.index_oid, i.index_name, i.table_oid, i.sql, i.comment))
-   FROM duckdb_indexes() i),
+   FROM system.main.duckdb_indexes() i),
   (SELECT sum(hash(c.table_oid, c.column_name, c.comment))
-   FROM duckdb_columns() c WHERE c.comment IS NOT NULL),
-  (SELECT sum(hash(s.database_name, s.schema_name, s.oid)) FROM duckdb_schemas() s),
+   FROM system.main.duckdb_columns() c WHERE c.comment IS NOT NULL),
+  (SELECT sum(hash(s.database_name, s.schema_name, s.oid)) FROM system.main.duckdb_schemas() s),
   (SELECT sum(hash(y.type_oid, y.type_name, y.logical_type, y.labels, y.comment))
-   FROM duckdb_types() y WHERE NOT y.internal),
+   FROM system.main.duckdb_types() y WHERE NOT y.internal),
   (SELECT sum(hash(r)) FROM __hati_constraints r),
   (SELECT sum(hash(r)) FROM __hati_matviews r),
   (SELECT sum(hash(r)) FROM __hati_comments r),
