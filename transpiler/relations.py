@@ -25,6 +25,12 @@ from sqlglot.errors import SqlglotError
 
 from transpiler.text_cache import text_lru_cache
 
+# The session's own temp tables the server writes a statement's rows into and reads them
+# back from: a data-modifying WITH's (transpiler/dml_cte.py, `__hati_cte_<n>`) and AFTER
+# triggers' NEW / OLD rows (proxy/db/trigger_plan.py, `__hati_trg<n>_new` & co.). They are
+# the caller's rows, not a registry of everyone's objects.
+_SESSION_TABLE = re.compile(r"__hati_(cte_\w+|trg\d+_\w+)$")
+
 _EXPLAIN = re.compile(
     r"^\s*EXPLAIN(?:\s+ANALY[SZ]E)?(?:\s+VERBOSE)?(?:\s*\([^)]*\))?\s+", re.IGNORECASE
 )
@@ -97,7 +103,11 @@ def _cached(sql: str, skip: frozenset[str]) -> Relations:
             name = table.name.lower()
             if not table.db and not table.catalog and name in skip:
                 continue
-            if name.startswith("__hati") and isinstance(table.parent, exp.From | exp.Join):
+            if (
+                name.startswith("__hati")
+                and not _SESSION_TABLE.match(name)
+                and isinstance(table.parent, exp.From | exp.Join)
+            ):
                 internal.append(name)
             found.append(Relation(table.catalog.lower(), table.db.lower(), name))
         for call in tree.find_all(exp.Anonymous):

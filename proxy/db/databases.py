@@ -100,9 +100,14 @@ class Databases:
         try:
             cur.execute(
                 f"CREATE TABLE IF NOT EXISTS {TABLE} (name VARCHAR PRIMARY KEY, oid BIGINT NOT "
-                "NULL, owner VARCHAR NOT NULL, created_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+                "NULL, owner VARCHAR NOT NULL, created_at TIMESTAMPTZ NOT NULL DEFAULT now(), org VARCHAR)"
             )
-            cur.execute(f"ALTER TABLE {TABLE} ADD COLUMN IF NOT EXISTS org VARCHAR")
+            columns = [d[0] for d in cur.execute(f"SELECT * FROM {TABLE} LIMIT 0").description]
+            if "org" not in columns:  # a data directory from before organisations' databases
+                cur.execute(f"ALTER TABLE {TABLE} ADD COLUMN org VARCHAR")
+                # not left in the WAL: DuckDB cannot replay an ALTER TABLE of an ATTACHed
+                # database (`hatiproxy keys` opens this one so after a crash)
+                cur.execute("CHECKPOINT")
             rows = cur.execute(f"SELECT name, oid, owner, org FROM {TABLE} ORDER BY oid").fetchall()
         finally:
             cur.close()
