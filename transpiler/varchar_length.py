@@ -47,9 +47,16 @@ def _unsized() -> exp.DataType:
 
 
 def column_def(node: exp.ColumnDef) -> None:
-    """A `varchar(n)` column of CREATE TABLE -> VARCHAR with `CHECK (length(col) <= n)`."""
-    n = declared_length(node.args.get("kind"))
-    if n is None:
+    """A `varchar(n)` column of CREATE TABLE -> VARCHAR with `CHECK (length(col) <= n)`;
+    `char(n)` -> VARCHAR with `CHECK (length(rtrim(col, ' ')) <= n)` (bpchar ignores
+    trailing blanks: blanks beyond n are cut on output, not refused); an unsized
+    `varchar` -> VARCHAR with `CHECK (length(col) >= 0)`, which holds for every value and
+    only records the word (DuckDB's VARCHAR is text too)."""
+    kind = node.args.get("kind")
+    n = declared_length(kind)
+    blank = n is None and (n := char_length(kind)) is not None
+    unsized = n is None and _is_unsized_varchar(kind)
+    if n is None and not unsized:
         return
     schema = node.parent
     create = schema.parent if isinstance(schema, exp.Schema) else None
@@ -58,11 +65,26 @@ def column_def(node: exp.ColumnDef) -> None:
     constraints = node.args.get("constraints") or []
     if any(isinstance(c.args.get("kind"), exp.ComputedColumnConstraint) for c in constraints):
         return  # DuckDB rejects constraints on generated columns
-    column = exp.Column(this=node.this.copy())
+    column: exp.Expr = exp.Column(this=node.this.copy())
+    if blank:
+        column = exp.Anonymous(this="rtrim", expressions=[column, exp.Literal.string(" ")])
     length = exp.Anonymous(this="length", expressions=[column])
-    check = exp.CheckColumnConstraint(this=exp.LTE(this=length, expression=exp.Literal.number(n)))
+    test = (
+        exp.GTE(this=length, expression=exp.Literal.number(0))
+        if unsized
+        else exp.LTE(this=length, expression=exp.Literal.number(n))
+    )
     node.set("kind", _unsized())
-    node.append("constraints", exp.ColumnConstraint(kind=check))
+    node.append("constraints", exp.ColumnConstraint(kind=exp.CheckColumnConstraint(this=test)))
+
+
+def _is_unsized_varchar(dtype: exp.Expr | None) -> bool:
+    return (
+        isinstance(dtype, exp.DataType)
+        and dtype.this is exp.DType.VARCHAR
+        and not dtype.expressions
+        and not dtype.args.get("nested")
+    )
 
 
 def char_length(dtype: exp.Expr | None) -> int | None:

@@ -196,14 +196,15 @@ class OriginMap:
 def _varchar_lengths(
     cur: duckdb.DuckDBPyConnection, oids: list[int]
 ) -> dict[tuple[int, int], tuple[int, int]]:
-    """(table oid, attnum) -> (1043, n + 4) of those tables' varchar(n) columns, read from
-    their length CHECKs as pg_attribute reads them (30_relations.sql __hati_varchar_len)."""
+    """(table oid, attnum) -> (type oid, typmod) of those tables' varchar(n) (1043, n + 4),
+    unsized varchar (1043, -1) and char(n) (1042, n + 4) columns, read from their CHECKs as
+    pg_attribute reads them (30_relations.sql __hati_char_cols)."""
     rows = cur.execute(
-        f"SELECT table_oid, attnum, min(n) FROM {PG_SCHEMA}.__hati_varchar_len "
-        f"WHERE table_oid IN ({', '.join('?' * len(oids))}) GROUP BY ALL",
+        f"SELECT table_oid, attnum, typid, typmod FROM {PG_SCHEMA}.__hati_char_cols "
+        f"WHERE table_oid IN ({', '.join('?' * len(oids))})",
         oids,
     ).fetchall()
-    return {(int(o), int(a)): (VARCHAR_OID, int(n) + 4) for o, a, n in rows}
+    return {(int(o), int(a)): (int(t), int(m)) for o, a, t, m in rows}
 
 
 def _pick(
