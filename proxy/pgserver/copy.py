@@ -14,10 +14,13 @@ import tempfile
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import duckdb
 import sqlglot
 from sqlglot import exp
 
+from proxy.core.names import PG_SCHEMA
 from proxy.db.backends import CopyProgress
+from proxy.pgserver import alter_rebuild
 from proxy.pgserver.copy_in_values import binary_json, binary_value_text, text_converter
 from proxy.pgserver.copy_out import copy_out
 from proxy.pgserver.results import Column
@@ -182,8 +185,13 @@ async def run_copy(runner: StatementRunner, session: ClientSession, portal: Port
 async def _target_columns(runner: StatementRunner, target: CopyTarget) -> list[Column]:
     assert target.table is not None
     sql = f"DESCRIBE {target.table}"
-    rows = await runner.call(lambda: runner.cursor.execute(sql).fetchall(), sql=sql)
-    cols = [Column(r[0], r[1]) for r in rows]
+    table = target.table
+
+    def read() -> tuple[list[tuple], dict[int, tuple[int, int]]]:
+        return runner.cursor.execute(sql).fetchall(), _char_columns(runner.cursor, table)
+
+    rows, chars = await runner.call(read, sql=sql)
+    cols = [Column(r[0], r[1], declared=chars.get(i)) for i, r in enumerate(rows, start=1)]
     if not target.columns:
         return cols
     by_name = {c.name.lower(): c for c in cols}
@@ -194,6 +202,25 @@ async def _target_columns(runner: StatementRunner, target: CopyTarget) -> list[C
             raise PgError("42703", f'column "{name}" of relation {target.table} does not exist')
         out.append(col)
     return out
+
+
+def _char_columns(cur: duckdb.DuckDBPyConnection, table: str) -> dict[int, tuple[int, int]]:
+    """attnum -> (1042, typmod) of the table's char(n) columns: their values are stored
+    without trailing blanks (as `=` and length() ignore them; a dump's are padded)."""
+    found = alter_rebuild.resolve_table(cur, _table_name(table))
+    if found is None:
+        return {}
+    rows = cur.execute(
+        f"SELECT attnum, typid, typmod FROM {PG_SCHEMA}.__hati_char_cols "
+        "WHERE table_oid = ? AND typid = 1042",
+        [found.oid],
+    ).fetchall()
+    return {int(a): (int(t), int(m)) for a, t, m in rows}
+
+
+def _table_name(sql: str) -> alter_rebuild.TableName:
+    node = exp.to_table(sql, dialect="duckdb")
+    return alter_rebuild.TableName(node.name, node.db or None, node.catalog or None)
 
 
 def _unescape_text(field: str) -> str:
@@ -243,7 +270,10 @@ class _Spool:
             if opts.format == "binary"
             else []
         )
-        self.converters = [text_converter(c.duckdb_type) for c in columns]
+        self.converters = [
+            _rtrim if c.declared and c.declared[0] == 1042 else text_converter(c.duckdb_type)
+            for c in columns
+        ]
 
     def feed(self, data: bytes) -> None:
         if self.opts.format == "binary":
@@ -307,6 +337,9 @@ class _Spool:
         convert = self.converters[i] if i < len(self.converters) else None
         return value if convert is None else convert(value)
 
+    def _trim(self, i: int, value: str) -> str:
+        return _rtrim(value) if self.converters[i] is _rtrim else value
+
     def _write_row(self, values: list[str | None]) -> None:
         if len(values) != len(self.columns):
             raise PgError(
@@ -354,11 +387,15 @@ class _Spool:
                 break
             pos = p
             values = [
-                None if f is None else binary_value_text(self.decoders[i](f))
+                None if f is None else self._trim(i, binary_value_text(self.decoders[i](f)))
                 for i, f in enumerate(fields)
             ]
             self._write_row(values)
         self.pending = buf[pos:]
+
+
+def _rtrim(value: str) -> str:
+    return value.rstrip(" ")
 
 
 def _csv_records(buf: bytes, opts: CopyOptions) -> tuple[list[bytes], bytes]:
