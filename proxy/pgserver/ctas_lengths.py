@@ -42,7 +42,10 @@ def lengths(
     if not query_origins:
         return {}
     pairs = origins.prepare(cur, replace(st, kind="select", column_origins=query_origins), path)
-    wanted = {(oid, num): i for i, (oid, num) in enumerate(pairs or ()) if oid}
+    wanted: dict[tuple[int, int], list[int]] = {}  # a column read twice: both positions
+    for i, (oid, num) in enumerate(pairs or ()):
+        if oid:
+            wanted.setdefault((oid, num), []).append(i)
     if not wanted:
         return {}
     oids = sorted({oid for oid, _ in wanted})
@@ -51,7 +54,7 @@ def lengths(
         f"WHERE table_oid IN ({', '.join('?' * len(oids))})",
         oids,
     ).fetchall()
-    return {wanted[(o, a)]: (t, n) for o, a, t, n in rows if (o, a) in wanted}
+    return {i: (t, n) for o, a, t, n in rows for i in wanted.get((o, a), ())}
 
 
 def keep(cur: duckdb.DuckDBPyConnection, schema: str, name: str, found: Lengths) -> None:

@@ -31,6 +31,7 @@ from proxy.pgserver import (
     temp_on_commit,
     triggers,
     view_deps,
+    view_types,
 )
 from proxy.wire import messages as m
 
@@ -145,6 +146,10 @@ async def run(
     if st.tag == "DROP SCHEMA":
         await runner.execute_duckdb(portal, session, max_rows, describe)
         await runner.call(matviews.forget_dropped, runner.cursor)
+        return True
+    if st.tag == "CREATE VIEW" and st.created_as is not None and st.column_origins:
+        work = lambda: runner.execute_duckdb(portal, session, max_rows, describe)  # noqa: E731
+        await view_types.run(runner, portal, work)
         return True
     if st.created_as is not None and st.column_origins:  # CREATE TABLE ... AS
         work = lambda: runner.execute_duckdb(portal, session, max_rows, describe)  # noqa: E731

@@ -112,6 +112,8 @@ def test_copy_from_cuts_trailing_blanks(server: ServerProcess, binary: bool) -> 
             (2, "abcd", 4, False, "x"),
             (3, "abcd", 4, False, None),
         ]
-        with pytest.raises(psycopg.errors.StringDataRightTruncation):
-            with conn.cursor().copy(f"COPY {table} (id, c) FROM STDIN") as cp:
-                cp.write("4\tabcde\n")
+        with (
+            pytest.raises(psycopg.errors.StringDataRightTruncation),
+            conn.cursor().copy(f"COPY {table} (id, c) FROM STDIN") as cp,
+        ):
+            cp.write("4\tabcde\n")

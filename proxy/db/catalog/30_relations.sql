@@ -227,11 +227,19 @@ FROM (SELECT c.table_oid::BIGINT AS table_oid,
         AND c.expression LIKE '(length(%') k
 WHERE k.n IS NOT NULL;
 
--- A table column's declared character type: (type oid, typmod) of its least one.
+-- A table column's declared character type: (type oid, typmod) of its least one; a view's
+-- column read plainly from such a column: the registry's (proxy/pgserver/view_types.py),
+-- while the view keeps the SQL it was recorded with.
 CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_char_cols AS
 SELECT table_oid, attnum, arg_min(typid, n) AS typid, arg_min(typmod, n) AS typmod,
        min(n) AS n
-FROM __hati_catalog.pg.__hati_varchar_len GROUP BY table_oid, attnum;
+FROM __hati_catalog.pg.__hati_varchar_len GROUP BY table_oid, attnum
+UNION ALL
+SELECT v.view_oid::BIGINT, r.attnum, r.typid,
+       CASE WHEN r.n = 0 THEN -1 ELSE r.n + 4 END::INTEGER, r.n
+FROM {{duck_db_ident}}.main.__hati_view_types r
+JOIN duckdb_views() v ON v.database_name = {{duck_db}} AND v.schema_name = r.schema_name
+ AND v.view_name = r.view_name AND v.sql = r.view_sql;
 
 -- `DEFAULT NULL` (Piccolo writes it for a nullable column): PostgreSQL stores no default.
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_null_default(expr) AS

@@ -51,3 +51,25 @@ CREATE TABLE d_chr_ctas AS SELECT c, v, vn FROM d_chr;
 SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'd_chr_ctas'::regclass AND attnum > 0 ORDER BY attnum
 -- @query ctas_values_padded
 SELECT c FROM d_chr_ctas WHERE c IS NOT NULL ORDER BY c
+-- @setup
+CREATE TABLE d_chr_vsrc (id int, vn varchar(5), c char(3), v varchar, t text);
+INSERT INTO d_chr_vsrc VALUES (1, 'ab', 'x', 'v', 't');
+CREATE VIEW d_chr_view AS SELECT vn, c, v, t, id, upper(vn) AS up, vn AS renamed FROM d_chr_vsrc;
+CREATE VIEW d_chr_view_star AS SELECT * FROM d_chr_vsrc;
+CREATE VIEW d_chr_view_of_view AS SELECT c, vn FROM d_chr_view;
+-- @query view_catalog_types
+SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'd_chr_view'::regclass AND attnum > 0 ORDER BY attnum
+-- @query view_star_catalog_types
+SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'd_chr_view_star'::regclass AND attnum > 0 ORDER BY attnum
+-- @query view_of_view_catalog_types
+SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'd_chr_view_of_view'::regclass AND attnum > 0 ORDER BY attnum
+-- @query view_information_schema
+SELECT column_name, data_type, character_maximum_length FROM information_schema.columns WHERE table_name = 'd_chr_view' ORDER BY ordinal_position
+-- @query view_values_padded
+SELECT * FROM d_chr_view
+-- @query view_of_view_values_padded
+SELECT c, vn FROM d_chr_view_of_view
+-- @setup
+CREATE TABLE d_chr_twice AS SELECT vn, vn AS again, c, c AS c_again FROM d_chr_vsrc;
+-- @query ctas_column_read_twice
+SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'd_chr_twice'::regclass AND attnum > 0 ORDER BY attnum

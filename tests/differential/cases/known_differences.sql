@@ -59,9 +59,6 @@ SELECT to_json(1.50)::text
 -- @query set_config_time_units
 select set_config('lock_timeout', '3600000', true) as config_val
 -- @reason set_config answers the value as given ('3600000'); PostgreSQL shows a time setting in its largest exact unit ('1h'). Kysely's migration lock ignores the answer
--- @query view_column_over_varchar_n
-SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid WHERE c.relname = 'd_kd_vc_v' ORDER BY a.attnum
--- @reason a view's column over a varchar(n) column is text here (the length lives in a CHECK of the table), character varying(50) in PG (Kysely's getTables: 'text' for 'varchar')
 -- @query pg_typeof_varchar_n_column
 SELECT pg_typeof(vc) FROM d_kd_tmod
 -- @reason pg_typeof of a varchar(n) column is text here (DuckDB's VARCHAR; the length lives in a CHECK), character varying in PG; RowDescription and the catalog say varchar
