@@ -78,7 +78,12 @@ def reference_scan(tokens: list[Token]) -> Triggers:
             elif i + 1 < len(tokens) and tokens[i + 1].token_type is TokenType.L_PAREN:
                 found.pg = True
         elif tt is TokenType.VARCHAR:  # varchar(n), a varchar column: transpiler.varchar_length
-            if i + 1 < len(tokens) and tokens[i + 1].token_type is TokenType.L_PAREN or prev is None or prev.token_type not in (TokenType.DCOLON, TokenType.ALIAS):
+            if (
+                i + 1 < len(tokens)
+                and tokens[i + 1].token_type is TokenType.L_PAREN
+                or prev is None
+                or prev.token_type not in (TokenType.DCOLON, TokenType.ALIAS)
+            ):
                 found.pg = True
         elif tt in (TokenType.CHAR, TokenType.BPCHAR):  # char(n) casts and columns
             found.pg = True

@@ -21,6 +21,7 @@ SETUP = (
     "v varchar, cv character varying, t text)",
     f"INSERT INTO {TABLE} VALUES (1, 'ab', 'x', 'y', 'v', 'cv', 't'), "
     "(2, 'abcd', 'xy', NULL, '', NULL, NULL), (3, NULL, NULL, ' ', 'long', 'z', 'z')",
+    f"CREATE VIEW {TABLE}_v AS SELECT c, v, t, one AS o, id FROM {TABLE}",
 )
 QUERIES = (
     f"SELECT * FROM {TABLE} ORDER BY id",
@@ -28,6 +29,9 @@ QUERIES = (
     f"SELECT x.c, x.one FROM (SELECT c, one, id FROM {TABLE}) x ORDER BY x.id",
     f"SELECT upper(c), c || '|', length(c), v || 'x', c::text FROM {TABLE} ORDER BY id",
     f"SELECT a.c, b.cv FROM {TABLE} a JOIN {TABLE} b ON a.id = b.id ORDER BY a.id",
+    # a view's columns over them: the same types (proxy/pgserver/view_types.py)
+    f"SELECT * FROM {TABLE}_v ORDER BY id",
+    f"SELECT s.o, s.c FROM (SELECT o, c, id FROM {TABLE}_v) s ORDER BY s.id",
 )
 RETURNING = (
     f"UPDATE {TABLE} SET c = 'q' WHERE id = 1 RETURNING c, v, id",
