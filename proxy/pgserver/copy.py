@@ -14,13 +14,11 @@ import tempfile
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import duckdb
 import sqlglot
 from sqlglot import exp
 
-from proxy.core.names import PG_SCHEMA
 from proxy.db.backends import CopyProgress
-from proxy.pgserver import alter_rebuild
+from proxy.pgserver.char_columns import char_columns
 from proxy.pgserver.copy_in_values import binary_json, binary_value_text, text_converter
 from proxy.pgserver.copy_out import copy_out
 from proxy.pgserver.results import Column
@@ -187,11 +185,11 @@ async def _target_columns(runner: StatementRunner, target: CopyTarget) -> list[C
     sql = f"DESCRIBE {target.table}"
     table = target.table
 
-    def read() -> tuple[list[tuple], dict[int, tuple[int, int]]]:
-        return runner.cursor.execute(sql).fetchall(), _char_columns(runner.cursor, table)
+    def read() -> tuple[list[tuple], dict[str, tuple[int, int]]]:
+        return runner.cursor.execute(sql).fetchall(), char_columns(runner.cursor, table)
 
     rows, chars = await runner.call(read, sql=sql)
-    cols = [Column(r[0], r[1], declared=chars.get(i)) for i, r in enumerate(rows, start=1)]
+    cols = [Column(r[0], r[1], declared=chars.get(r[0].lower())) for r in rows]
     if not target.columns:
         return cols
     by_name = {c.name.lower(): c for c in cols}
@@ -202,25 +200,6 @@ async def _target_columns(runner: StatementRunner, target: CopyTarget) -> list[C
             raise PgError("42703", f'column "{name}" of relation {target.table} does not exist')
         out.append(col)
     return out
-
-
-def _char_columns(cur: duckdb.DuckDBPyConnection, table: str) -> dict[int, tuple[int, int]]:
-    """attnum -> (1042, typmod) of the table's char(n) columns: their values are stored
-    without trailing blanks (as `=` and length() ignore them; a dump's are padded)."""
-    found = alter_rebuild.resolve_table(cur, _table_name(table))
-    if found is None:
-        return {}
-    rows = cur.execute(
-        f"SELECT attnum, typid, typmod FROM {PG_SCHEMA}.__hati_char_cols "
-        "WHERE table_oid = ? AND typid = 1042",
-        [found.oid],
-    ).fetchall()
-    return {int(a): (int(t), int(m)) for a, t, m in rows}
-
-
-def _table_name(sql: str) -> alter_rebuild.TableName:
-    node = exp.to_table(sql, dialect="duckdb")
-    return alter_rebuild.TableName(node.name, node.db or None, node.catalog or None)
 
 
 def _unescape_text(field: str) -> str:

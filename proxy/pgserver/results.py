@@ -89,12 +89,19 @@ def encoders_for(
     tz: str | None = None,
     interval_style: str = "postgres",
 ) -> list[Callable[[object], bytes]]:
-    out = []
-    for i, col in enumerate(columns):
-        enc = result_encoder(col.duckdb_type, result_format(formats, i), tz, interval_style)
-        n = padded_to(col)
-        out.append(enc if n is None else _padding(enc, n))
-    return out
+    return [
+        column_encoder(col, result_format(formats, i), tz, interval_style)
+        for i, col in enumerate(columns)
+    ]
+
+
+def column_encoder(
+    col: Column, fmt: int, tz: str | None = None, interval_style: str = "postgres"
+) -> Callable[[object], bytes]:
+    """The per-value encoder of one result column (a char(n) one pads)."""
+    enc = result_encoder(col.duckdb_type, fmt, tz, interval_style)
+    n = padded_to(col)
+    return enc if n is None else _padding(enc, n)
 
 
 BPCHAR_OID = 1042
