@@ -24,7 +24,15 @@ output as PostgreSQL's is).
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
+
+# The CHECKs column_def writes for char(n) and unsized varchar, as the DuckDB SQL has them.
+_WORD_CHECKS = re.compile(
+    r""" CHECK \(LENGTH\((?:RTRIM\((?:"(?:[^"]|"")*"|[^\s(),"]+), ' '\)\) <= \d+"""
+    r"""|(?:"(?:[^"]|"")*"|[^\s(),"]+)\) >= 0)\)"""
+)
 
 
 def declared_length(dtype: exp.Expr | None) -> int | None:
@@ -76,6 +84,12 @@ def column_def(node: exp.ColumnDef) -> None:
     )
     node.set("kind", _unsized())
     node.append("constraints", exp.ColumnConstraint(kind=exp.CheckColumnConstraint(this=test)))
+
+
+def without_word_checks(sql: str) -> str:
+    """A CREATE TABLE's SQL without the CHECKs recording char(n) / varchar: where no CHECK
+    can be kept (a DuckLake), those columns are plain text, as before."""
+    return _WORD_CHECKS.sub("", sql) if " CHECK (LENGTH(" in sql else sql
 
 
 def _is_unsized_varchar(dtype: exp.Expr | None) -> bool:

@@ -34,6 +34,7 @@ from proxy.pgserver import (
     view_types,
 )
 from proxy.wire import messages as m
+from transpiler.varchar_length import without_word_checks
 
 _RENAME_TO = re.compile(r"\bRENAME\s+TO\b", re.IGNORECASE)
 
@@ -51,6 +52,9 @@ async def run(
     assert st is not None
     if st.sql.startswith("SELECT __HATI_SET_CONFIG(") and not portal.executed:
         await commands.set_config(runner, session, st.sql)  # set_config('search_path', ...)
+    if st.tag == "CREATE TABLE" and runner.engine.lake and not portal.executed:
+        # a DuckLake keeps no CHECK: char(n) / varchar columns are text there
+        st = portal.statement = dataclasses.replace(st, sql=without_word_checks(st.sql))
     if st.tag == "CREATE TABLE" and not portal.executed:  # columns of a domain type
         await domain_columns.rewrite_create_table(runner, portal)
         st = portal.statement

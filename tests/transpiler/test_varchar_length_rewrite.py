@@ -135,3 +135,15 @@ def test_duckdb_alter_table_limits() -> None:
     assert con.execute("SELECT expression FROM duckdb_constraints()").fetchall() == [
         ('(length("label") <= 5)',)
     ]
+
+
+def test_without_word_checks_keeps_varchar_n() -> None:
+    """A DuckLake keeps no CHECK: the char(n) / varchar ones go, varchar(n)'s stays (it is
+    refused there with a hint)."""
+    from transpiler import transpile
+    from transpiler.varchar_length import without_word_checks
+
+    sql = transpile('CREATE TABLE t (a char(3), b varchar, "Q x" char, n varchar(4))')[0].sql
+    assert without_word_checks(sql) == (
+        'CREATE TABLE t (a TEXT, b TEXT, "Q x" TEXT, n TEXT CHECK (LENGTH(n) <= 4))'
+    )
