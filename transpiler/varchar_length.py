@@ -11,9 +11,17 @@ ALTER COLUMN ... TYPE on such a column, or to a varchar(n), rebuilds the table w
 CHECK (DuckDB cannot change the type of a column with a CHECK, nor add one): see
 alter_type.py and proxy/pgserver/alter_rebuild.py.
 
+char(n) / character(n) / char (char(1)) columns are kept the same way, as `VARCHAR CHECK
+(length(rtrim(col, ' ')) <= n)` (bpchar ignores trailing blanks: blanks beyond n are cut on
+output, not refused; values are stored unpadded and padded to n where they go out,
+proxy/pgserver/results.py), and an unsized `varchar` as `VARCHAR CHECK (length(col) >= 0)`,
+which holds for every value and only records the word (DuckDB's VARCHAR is text too): the
+catalog reads them back as bpchar / varchar with typmod n + 4 / -1.
+
 Not covered (the column stays unbounded text, as before): ALTER TABLE ADD COLUMN (DuckDB
 1.5: "Adding columns with constraints not yet supported"), generated columns ("Constraints
-on generated columns are not supported yet"), arrays of varchar(n), char(n)/bpchar(n).
+on generated columns are not supported yet"), arrays of varchar(n) / varchar, unsized
+bpchar, a DuckLake (no CHECKs: without_word_checks).
 
 An explicit cast `x::varchar(n)` truncates to n characters, as in Postgres:
 `left(CAST(x AS VARCHAR), n)`. A cast to char(n) (bare `char` / `character`: char(1)) cuts
