@@ -53,7 +53,7 @@ _gen_lock = threading.Lock()
 _MAX_STATEMENTS = 1024
 _NOT_USERS = ("pg_catalog", "information_schema")
 _NOT_DATABASES = ("temp", "system", "__hati_catalog")
-VARCHAR_OID = 1043
+VARCHAR_OID, BPCHAR_OID = 1043, 1042
 _ROW_KINDS = frozenset({"select", "insert", "update", "delete"})  # DML: its RETURNING
 
 
@@ -130,6 +130,12 @@ class OriginMap:
         )
         self._last[st.sql] = (cols, out)
         return out
+
+    def padded(self, pairs: Pairs | None) -> bool:
+        """Whether a result column reads a char(n) column (its values are padded)."""
+        return pairs is not None and any(
+            self._declared.get(p, (0, 0))[0] == BPCHAR_OID for p in pairs if p[0]
+        )
 
     def _typed(self, c: Column, oid: int, num: int) -> tuple[int, int] | None:
         """The declared (type oid, typmod) DuckDB's type lost, for a VARCHAR column that
