@@ -121,3 +121,20 @@ def test_copy_from_cuts_trailing_blanks(server: ServerProcess, binary: bool) -> 
             conn.cursor().copy(f"COPY {table} (id, c) FROM STDIN") as cp,
         ):
             cp.write("4\tabcde\n")
+
+
+@pytest.mark.parametrize("binary", [False, True])
+def test_large_result_padded(server: ServerProcess, binary: bool) -> None:
+    """A result too long for the per-row path (read from Arrow batches otherwise) pads too."""
+    table = f"dt_char_big_{int(binary)}"
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        conn.execute(f"CREATE TABLE {table} (id int, c char(5))")
+        conn.execute(
+            f"INSERT INTO {table} SELECT i, CASE i % 2 WHEN 0 THEN 'ab' END FROM range(20000) r(i)"
+        )
+        for _ in range(3):  # a repeated statement too (its size remembered)
+            rows = (
+                conn.cursor(binary=binary).execute(f"SELECT * FROM {table} ORDER BY id").fetchall()
+            )
+            assert len(rows) == 20000 and rows[0] == (0, "ab   ") and rows[1] == (1, None)
+            assert {r[1] for r in rows} == {"ab   ", None}
