@@ -313,7 +313,9 @@ def _statement(
         after = dump_ddl.sequence_options(tree)
     like = table_like.extract(tree) if tag == "CREATE TABLE" else None
     created_as = None
-    if kind == "ddl" and tag == "SELECT" and isinstance(tree, exp.Create):
+    if kind == "ddl" and tag in ("SELECT", "CREATE VIEW") and isinstance(tree, exp.Create):
+        # CREATE TABLE ... AS / CREATE VIEW: the query's columns read plainly from a
+        # varchar(n) / char(n) column keep that type (proxy/pgserver/ctas_lengths.py)
         query = tree.expression
         origins = column_origins.column_origins(query) if isinstance(query, exp.Select) else None
         created_as = table_like.created_table(tree) if origins else None

@@ -363,10 +363,10 @@ def _special(
     elif tt is _VARCHAR:
         if i + 1 < n and tokens[i + 1].token_type is TokenType.L_PAREN:
             return PG  # varchar(n): a length check in CREATE TABLE, truncating casts
+        if prev not in _CAST_TO:
+            return PG  # a varchar column: its word recorded (varchar_length.column_def)
     elif tt in _CHARS:
-        if prev in _CAST_TO:
-            return PG  # ::char(n) / AS char(n): a cast cutting to n (varchar_length)
-        return 0
+        return PG  # ::char(n): a cast cutting to n; a char(n) column: its CHECK
     elif tt is _SELECT:
         if i + 1 < n and tokens[i + 1].token_type is TokenType.FROM:
             return PG  # EXISTS (SELECT FROM t ...): an empty select list (pgcompat)

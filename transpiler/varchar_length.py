@@ -11,9 +11,17 @@ ALTER COLUMN ... TYPE on such a column, or to a varchar(n), rebuilds the table w
 CHECK (DuckDB cannot change the type of a column with a CHECK, nor add one): see
 alter_type.py and proxy/pgserver/alter_rebuild.py.
 
+char(n) / character(n) / char (char(1)) columns are kept the same way, as `VARCHAR CHECK
+(length(rtrim(col, ' ')) <= n)` (bpchar ignores trailing blanks: blanks beyond n are cut on
+output, not refused; values are stored unpadded and padded to n where they go out,
+proxy/pgserver/results.py), and an unsized `varchar` as `VARCHAR CHECK (length(col) >= 0)`,
+which holds for every value and only records the word (DuckDB's VARCHAR is text too): the
+catalog reads them back as bpchar / varchar with typmod n + 4 / -1.
+
 Not covered (the column stays unbounded text, as before): ALTER TABLE ADD COLUMN (DuckDB
 1.5: "Adding columns with constraints not yet supported"), generated columns ("Constraints
-on generated columns are not supported yet"), arrays of varchar(n), char(n)/bpchar(n).
+on generated columns are not supported yet"), arrays of varchar(n) / varchar, unsized
+bpchar, a DuckLake (no CHECKs: without_word_checks).
 
 An explicit cast `x::varchar(n)` truncates to n characters, as in Postgres:
 `left(CAST(x AS VARCHAR), n)`. A cast to char(n) (bare `char` / `character`: char(1)) cuts
@@ -24,7 +32,15 @@ output as PostgreSQL's is).
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
+
+# The CHECKs column_def writes for char(n) and unsized varchar, as the DuckDB SQL has them.
+_WORD_CHECKS = re.compile(
+    r""" CHECK \(LENGTH\((?:RTRIM\((?:"(?:[^"]|"")*"|[^\s(),"]+), ' '\)\) <= \d+"""
+    r"""|(?:"(?:[^"]|"")*"|[^\s(),"]+)\) >= 0)\)"""
+)
 
 
 def declared_length(dtype: exp.Expr | None) -> int | None:
@@ -47,9 +63,16 @@ def _unsized() -> exp.DataType:
 
 
 def column_def(node: exp.ColumnDef) -> None:
-    """A `varchar(n)` column of CREATE TABLE -> VARCHAR with `CHECK (length(col) <= n)`."""
-    n = declared_length(node.args.get("kind"))
-    if n is None:
+    """A `varchar(n)` column of CREATE TABLE -> VARCHAR with `CHECK (length(col) <= n)`;
+    `char(n)` -> VARCHAR with `CHECK (length(rtrim(col, ' ')) <= n)` (bpchar ignores
+    trailing blanks: blanks beyond n are cut on output, not refused); an unsized
+    `varchar` -> VARCHAR with `CHECK (length(col) >= 0)`, which holds for every value and
+    only records the word (DuckDB's VARCHAR is text too)."""
+    kind = node.args.get("kind")
+    n = declared_length(kind)
+    blank = n is None and (n := char_length(kind)) is not None
+    unsized = n is None and _is_unsized_varchar(kind)
+    if n is None and not unsized:
         return
     schema = node.parent
     create = schema.parent if isinstance(schema, exp.Schema) else None
@@ -58,11 +81,32 @@ def column_def(node: exp.ColumnDef) -> None:
     constraints = node.args.get("constraints") or []
     if any(isinstance(c.args.get("kind"), exp.ComputedColumnConstraint) for c in constraints):
         return  # DuckDB rejects constraints on generated columns
-    column = exp.Column(this=node.this.copy())
+    column: exp.Expr = exp.Column(this=node.this.copy())
+    if blank:
+        column = exp.Anonymous(this="rtrim", expressions=[column, exp.Literal.string(" ")])
     length = exp.Anonymous(this="length", expressions=[column])
-    check = exp.CheckColumnConstraint(this=exp.LTE(this=length, expression=exp.Literal.number(n)))
+    test = (
+        exp.GTE(this=length, expression=exp.Literal.number(0))
+        if unsized
+        else exp.LTE(this=length, expression=exp.Literal.number(n))
+    )
     node.set("kind", _unsized())
-    node.append("constraints", exp.ColumnConstraint(kind=check))
+    node.append("constraints", exp.ColumnConstraint(kind=exp.CheckColumnConstraint(this=test)))
+
+
+def without_word_checks(sql: str) -> str:
+    """A CREATE TABLE's SQL without the CHECKs recording char(n) / varchar: where no CHECK
+    can be kept (a DuckLake), those columns are plain text, as before."""
+    return _WORD_CHECKS.sub("", sql) if " CHECK (LENGTH(" in sql else sql
+
+
+def _is_unsized_varchar(dtype: exp.Expr | None) -> bool:
+    return (
+        isinstance(dtype, exp.DataType)
+        and dtype.this is exp.DType.VARCHAR
+        and not dtype.expressions
+        and not dtype.args.get("nested")
+    )
 
 
 def char_length(dtype: exp.Expr | None) -> int | None:

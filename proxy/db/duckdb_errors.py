@@ -120,7 +120,7 @@ _COMPILED = tuple((cls, re.compile(rx), state) for cls, rx, state in _RULES)
 # is Postgres' 22001, not 23514. DuckDB names the expression, not the value or the column.
 _LENGTH_CHECK = re.compile(
     r"^CHECK constraint failed on table .* with expression "
-    r'CHECK\(\(length\((?:"(?:[^"]|"")*"|[^()"\s]+)\) <= (\d+)\)\)$'
+    r'CHECK\(\(length\((rtrim\()?(?:"(?:[^"]|"")*"|[^()"\s]+)(?:, \' \'\))?\) <= (\d+)\)\)$'
 )
 _ALTER_TYPE_HINT = (
     "DuckDB cannot change the type of a column with a CHECK constraint (a varchar(n) length "
@@ -410,7 +410,8 @@ def map_duckdb_error(exc: BaseException, sql: str | None = None) -> PgError:
         message = "current transaction is aborted, commands ignored until end of transaction block"
     elif sqlstate == "23514" and (length := _LENGTH_CHECK.match(message)) is not None:
         sqlstate = "22001"
-        message = f"value too long for type character varying({length[1]})"
+        kind = "character" if length[1] else "character varying"  # char(n): rtrim(...)
+        message = f"value too long for type {kind}({length[2]})"
     elif sqlstate == "0A000" and (key := _INDEX_KEY.match(message)) is not None:
         message = f"DuckDB indexes cannot hold values of type {key[1]}"
     elif message.startswith("CSV Error on Line") and (csv := _CSV_CONVERT.search(text)):

@@ -19,7 +19,7 @@ import duckdb
 import pyarrow as pa
 
 from proxy.pgserver.prefetch import ReadAhead
-from proxy.pgserver.results import Column, result_format
+from proxy.pgserver.results import Column, padded_to, result_format
 from proxy.wire.arrow_cells import Plan, plan_for
 from proxy.wire.arrow_rows import data_rows
 
@@ -37,6 +37,8 @@ def plans(columns: Sequence[Column], formats: Sequence[int], tz: str | None) -> 
     """Vectorised encoders for every column, or None when one needs the per-value path."""
     out = []
     for i, col in enumerate(columns):
+        if padded_to(col) is not None:
+            return None  # char(n): padded by the per-value encoder (results.encoders_for)
         plan = plan_for(col.duckdb_type, result_format(formats, i), tz)
         if plan is None:
             return None

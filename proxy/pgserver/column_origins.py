@@ -53,7 +53,7 @@ _gen_lock = threading.Lock()
 _MAX_STATEMENTS = 1024
 _NOT_USERS = ("pg_catalog", "information_schema")
 _NOT_DATABASES = ("temp", "system", "__hati_catalog")
-VARCHAR_OID = 1043
+VARCHAR_OID, BPCHAR_OID = 1043, 1042
 _ROW_KINDS = frozenset({"select", "insert", "update", "delete"})  # DML: its RETURNING
 
 
@@ -131,6 +131,12 @@ class OriginMap:
         self._last[st.sql] = (cols, out)
         return out
 
+    def padded(self, pairs: Pairs | None) -> bool:
+        """Whether a result column reads a char(n) column (its values are padded)."""
+        return pairs is not None and any(
+            self._declared.get(p, (0, 0))[0] == BPCHAR_OID for p in pairs if p[0]
+        )
+
     def _typed(self, c: Column, oid: int, num: int) -> tuple[int, int] | None:
         """The declared (type oid, typmod) DuckDB's type lost, for a VARCHAR column that
         reads a varchar(n) one as it is (a cast or an expression is text: no origin)."""
@@ -196,14 +202,15 @@ class OriginMap:
 def _varchar_lengths(
     cur: duckdb.DuckDBPyConnection, oids: list[int]
 ) -> dict[tuple[int, int], tuple[int, int]]:
-    """(table oid, attnum) -> (1043, n + 4) of those tables' varchar(n) columns, read from
-    their length CHECKs as pg_attribute reads them (30_relations.sql __hati_varchar_len)."""
+    """(table oid, attnum) -> (type oid, typmod) of those tables' varchar(n) (1043, n + 4),
+    unsized varchar (1043, -1) and char(n) (1042, n + 4) columns, read from their CHECKs as
+    pg_attribute reads them (30_relations.sql __hati_char_cols)."""
     rows = cur.execute(
-        f"SELECT table_oid, attnum, min(n) FROM {PG_SCHEMA}.__hati_varchar_len "
-        f"WHERE table_oid IN ({', '.join('?' * len(oids))}) GROUP BY ALL",
+        f"SELECT table_oid, attnum, typid, typmod FROM {PG_SCHEMA}.__hati_char_cols "
+        f"WHERE table_oid IN ({', '.join('?' * len(oids))})",
         oids,
     ).fetchall()
-    return {(int(o), int(a)): (VARCHAR_OID, int(n) + 4) for o, a, n in rows}
+    return {(int(o), int(a)): (int(t), int(m)) for o, a, t, m in rows}
 
 
 def _pick(

@@ -18,6 +18,7 @@ import sqlglot
 from sqlglot import exp
 
 from proxy.db.backends import CopyProgress
+from proxy.pgserver.char_columns import char_columns
 from proxy.pgserver.copy_in_values import binary_json, binary_value_text, text_converter
 from proxy.pgserver.copy_out import copy_out
 from proxy.pgserver.results import Column
@@ -215,8 +216,13 @@ async def run_copy(runner: StatementRunner, session: ClientSession, portal: Port
 async def _target_columns(runner: StatementRunner, target: CopyTarget) -> list[Column]:
     assert target.table is not None
     sql = f"DESCRIBE {target.table}"
-    rows = await runner.call(lambda: runner.cursor.execute(sql).fetchall(), sql=sql)
-    cols = [Column(r[0], r[1]) for r in rows]
+    table = target.table
+
+    def read() -> tuple[list[tuple], dict[str, tuple[int, int]]]:
+        return runner.cursor.execute(sql).fetchall(), char_columns(runner.cursor, table)
+
+    rows, chars = await runner.call(read, sql=sql)
+    cols = [Column(r[0], r[1], declared=chars.get(r[0].lower())) for r in rows]
     if not target.columns:
         return cols
     by_name = {c.name.lower(): c for c in cols}
@@ -276,7 +282,10 @@ class _Spool:
             if opts.format == "binary"
             else []
         )
-        self.converters = [text_converter(c.duckdb_type) for c in columns]
+        self.converters = [
+            _rtrim if c.declared and c.declared[0] == 1042 else text_converter(c.duckdb_type)
+            for c in columns
+        ]
         self.force_null = _force_positions(opts.force_null, columns, "FORCE_NULL")
         self.force_not_null = _force_positions(opts.force_not_null, columns, "FORCE_NOT_NULL")
 
@@ -343,6 +352,9 @@ class _Spool:
         convert = self.converters[i] if i < len(self.converters) else None
         return value if convert is None else convert(value)
 
+    def _trim(self, i: int, value: str) -> str:
+        return _rtrim(value) if self.converters[i] is _rtrim else value
+
     def _write_row(self, values: list[str | None]) -> None:
         if len(values) != len(self.columns):
             raise PgError(
@@ -390,11 +402,15 @@ class _Spool:
                 break
             pos = p
             values = [
-                None if f is None else binary_value_text(self.decoders[i](f))
+                None if f is None else self._trim(i, binary_value_text(self.decoders[i](f)))
                 for i, f in enumerate(fields)
             ]
             self._write_row(values)
         self.pending = buf[pos:]
+
+
+def _rtrim(value: str) -> str:
+    return value.rstrip(" ")
 
 
 def _csv_records(buf: bytes, opts: CopyOptions) -> tuple[list[bytes], bytes]:

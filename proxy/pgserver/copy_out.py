@@ -13,12 +13,12 @@ import pyarrow as pa
 from proxy.db.backends import CopyProgress
 from proxy.db.catalog import snapshot as catalog_snapshot
 from proxy.pgserver import arrow_results
+from proxy.pgserver.char_columns import char_columns, char_typed
 from proxy.pgserver.prefetch import Prefetch, ReadAhead
 from proxy.pgserver.result_shape import as_jsonb, lossless_sql, needs_cast
-from proxy.pgserver.results import Column, columns_of
+from proxy.pgserver.results import Column, column_encoder, columns_of
 from proxy.wire import messages as m
 from proxy.wire.arrow_rows import BINARY_SIGNATURE, LINE_END, copy_rows
-from proxy.wire.types import result_encoder
 
 if TYPE_CHECKING:
     from proxy.pgserver.contexts import ClientSession, StatementRunner
@@ -86,6 +86,7 @@ async def copy_out(
 
     def run() -> tuple[Column, ...]:
         catalog_snapshot.refresh(cur, query, autocommit=False)  # COPY (SELECT ... pg_class)
+        chars = None if table is None else char_columns(cur, table)  # (before the query)
         cur.execute(query)
         # INTERVAL and nested columns as DuckDB's exact text, which their encoders read,
         # as in query results (Python's timedelta folds 24 hours into a day); the
@@ -93,7 +94,7 @@ async def copy_out(
         cols = columns_of(cur.description) or ()
         if needs_cast(cols) and _is_query(query):
             cur.execute(lossless_sql(query, cols))
-        return cols
+        return char_typed(cols, chars) if chars else cols
 
     columns = as_jsonb(await runner.call(run, sql=query), json_outputs)
     tz = runner.settings.values.get("TimeZone")
@@ -132,7 +133,7 @@ async def copy_out(
     else:
         reads = None
         styles = runner.settings.output_styles()
-        encoders = [result_encoder(c.duckdb_type, 1 if binary else 0, *styles) for c in columns]
+        encoders = [column_encoder(c, 1 if binary else 0, *styles) for c in columns]
         first_rows = [True]
 
         def batch() -> tuple[bytes | memoryview, int]:

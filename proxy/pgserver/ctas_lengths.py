@@ -26,6 +26,8 @@ from transpiler import Statement
 from transpiler.column_origins import Origins
 
 log = logging.getLogger("hatiproxy.ctas")
+BPCHAR_OID = 1042
+Lengths = dict[int, tuple[int, int]]  # result column -> (type oid, n) (ctas_lengths.lengths)
 
 
 def lengths(
@@ -34,24 +36,28 @@ def lengths(
     st: Statement,
     query_origins: Origins | None,
     path: str | None,
-) -> dict[int, int]:
-    """Result column position (0-based) -> n, for the columns that read a varchar(n)."""
+) -> Lengths:
+    """Result column position (0-based) -> (type oid, n), for the columns that read a
+    varchar(n) (1043, n), an unsized varchar (1043, 0) or a char(n) (1042, n)."""
     if not query_origins:
         return {}
     pairs = origins.prepare(cur, replace(st, kind="select", column_origins=query_origins), path)
-    wanted = {(oid, num): i for i, (oid, num) in enumerate(pairs or ()) if oid}
+    wanted: dict[tuple[int, int], list[int]] = {}  # a column read twice: both positions
+    for i, (oid, num) in enumerate(pairs or ()):
+        if oid:
+            wanted.setdefault((oid, num), []).append(i)
     if not wanted:
         return {}
     oids = sorted({oid for oid, _ in wanted})
     rows = cur.execute(
-        f"SELECT table_oid, attnum, n FROM {PG_SCHEMA}.__hati_varchar_len "
+        f"SELECT table_oid, attnum, typid, n FROM {PG_SCHEMA}.__hati_char_cols "
         f"WHERE table_oid IN ({', '.join('?' * len(oids))})",
         oids,
     ).fetchall()
-    return {wanted[(o, a)]: n for o, a, n in rows if (o, a) in wanted}
+    return {i: (t, n) for o, a, t, n in rows for i in wanted.get((o, a), ())}
 
 
-def keep(cur: duckdb.DuckDBPyConnection, schema: str, name: str, found: dict[int, int]) -> None:
+def keep(cur: duckdb.DuckDBPyConnection, schema: str, name: str, found: Lengths) -> None:
     """Give the new table `schema.name` the length CHECKs of `found` (from `lengths`)."""
     if not found:
         return
@@ -64,19 +70,26 @@ def keep(cur: duckdb.DuckDBPyConnection, schema: str, name: str, found: dict[int
         [table.oid],
     ).fetchall()
     checks = tuple(
-        f"CHECK (length({quote_ident(columns[i][0])}) <= {n})"
-        for i, n in sorted(found.items())
+        _check(quote_ident(columns[i][0]), *kind)
+        for i, kind in sorted(found.items())
         if i < len(columns) and columns[i][1] == "VARCHAR"
     )
     if checks:
         constraint_ddl.add_checks(cur, table, checks)
 
 
+def _check(column: str, typid: int, n: int) -> str:
+    """The CHECK transpiler/varchar_length.py gives a column of that declared type."""
+    if typid == BPCHAR_OID:
+        return f"CHECK (length(rtrim({column}, ' ')) <= {n})"
+    return f"CHECK (length({column}) >= 0)" if n == 0 else f"CHECK (length({column}) <= {n})"
+
+
 async def run(runner: Any, portal: Any, work: Any) -> None:
     """Run a CREATE TABLE ... AS (`work`: the normal path), then keep its varchar(n)
     lengths; best effort: the table stands (with text columns) if that fails."""
     st = portal.statement
-    found: dict[int, int] = {}
+    found: Lengths = {}
     if not portal.executed:
         await runner.take_cursor()
         path = runner.settings.values.get("search_path")

@@ -34,8 +34,10 @@ from proxy.pgserver import (
     triggers,
     view_deps,
     view_rename,
+    view_types,
 )
 from proxy.wire import messages as m
+from transpiler.varchar_length import without_word_checks
 
 _RENAME_TO = re.compile(r"\bRENAME\s+TO\b", re.IGNORECASE)
 
@@ -53,6 +55,9 @@ async def run(
     assert st is not None
     if st.sql.startswith("SELECT __HATI_SET_CONFIG(") and not portal.executed:
         await commands.set_config(runner, session, st.sql)  # set_config('search_path', ...)
+    if st.tag == "CREATE TABLE" and runner.engine.lake and not portal.executed:
+        # a DuckLake keeps no CHECK: char(n) / varchar columns are text there
+        st = portal.statement = dataclasses.replace(st, sql=without_word_checks(st.sql))
     if st.tag == "CREATE TABLE" and not portal.executed:  # columns of a domain type
         await domain_columns.rewrite_create_table(runner, portal)
         st = portal.statement
@@ -162,6 +167,10 @@ async def run(
         await runner.execute_duckdb(portal, session, max_rows, describe)
         path = runner.settings.values.get("search_path")
         await runner.call(search_path.reapply, runner.cursor, path)
+        return True
+    if st.tag == "CREATE VIEW" and st.created_as is not None and st.column_origins:
+        work = lambda: runner.execute_duckdb(portal, session, max_rows, describe)  # noqa: E731
+        await view_types.run(runner, portal, work)
         return True
     if st.created_as is not None and st.column_origins:  # CREATE TABLE ... AS
         work = lambda: runner.execute_duckdb(portal, session, max_rows, describe)  # noqa: E731

@@ -57,7 +57,7 @@ async def run(runner: StatementRunner, session: ClientSession, portal: Portal) -
     in_block = runner.txn_status != "I" or runner.implicit
     notices: list[str] = []
     who = runner.who
-    found: dict[int, int] = {}
+    found: ctas_lengths.Lengths = {}
     if st.created_as is not None and st.column_origins:  # its varchar(n) lengths
         path = runner.settings.values.get("search_path")
         found = await runner.call(
@@ -79,7 +79,7 @@ def _run(
     notices: list[str],
     who: Any,
     owners: Any,
-    found: dict[int, int],
+    found: ctas_lengths.Lengths,
 ) -> str:
     ddl = st.matview
     assert ddl is not None
@@ -111,7 +111,7 @@ def _create(
     sql: str,
     ddl: MatviewDdl,
     notices: list[str],
-    found: dict[int, int],
+    found: ctas_lengths.Lengths,
 ) -> str:
     schema, name = ddl.names[0]
     if _find(cur, schema, name) is not None and ddl.if_exists:

@@ -90,9 +90,42 @@ def encoders_for(
     interval_style: str = "postgres",
 ) -> list[Callable[[object], bytes]]:
     return [
-        result_encoder(col.duckdb_type, result_format(formats, i), tz, interval_style)
+        column_encoder(col, result_format(formats, i), tz, interval_style)
         for i, col in enumerate(columns)
     ]
+
+
+def column_encoder(
+    col: Column, fmt: int, tz: str | None = None, interval_style: str = "postgres"
+) -> Callable[[object], bytes]:
+    """The per-value encoder of one result column (a char(n) one pads)."""
+    enc = result_encoder(col.duckdb_type, fmt, tz, interval_style)
+    n = padded_to(col)
+    return enc if n is None else _padding(enc, n)
+
+
+BPCHAR_OID = 1042
+
+
+def padded_to(col: Column) -> int | None:
+    """n of a char(n) result column (declared bpchar with typmod n + 4), else None."""
+    d = col.declared
+    if d is None or d[0] != BPCHAR_OID or d[1] < 5 or col.duckdb_type != "VARCHAR":
+        return None
+    return d[1] - 4
+
+
+def _padding(enc: Callable[[object], bytes], n: int) -> Callable[[object], bytes]:
+    """char(n) values as PostgreSQL prints them: blanks to n characters, and blanks beyond
+    n cut (stored values keep the blanks they were written with; only blanks can go past
+    n: the column's CHECK counts the rest), in text and binary format alike."""
+
+    def pad(value: object) -> bytes:
+        if isinstance(value, str) and len(value) != n:
+            value = value.ljust(n) if len(value) < n else value[:n]
+        return enc(value)
+
+    return pad
 
 
 def fetch_batch(

@@ -355,8 +355,7 @@ class Runner:
             await self.take_cursor()
             await self.call(read_only.check, self.cursor, st)
         savepoints.note_statement(session.savepoints, self, st)
-        # A statement that may change DuckDB's parser options drops the kept parses
-        # before it runs and after (parsed_sql.py).
+        # One that may change DuckDB's parser options drops the kept parses (parsed_sql.py).
         parsed_sql.note_statement(st.kind)
         try:
             await owner_guard.guarded(
@@ -439,6 +438,7 @@ class Runner:
 
         def run() -> statement_start.Outcome:
             pairs = self.origins.prepare(cur, st, self.settings.values.get("search_path"))
+            plan.padded = self.origins.padded(pairs)
             cols, count, head = statement_start.execute(
                 plan,
                 cur,

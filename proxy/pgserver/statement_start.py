@@ -97,6 +97,8 @@ class StartPlan:
     # The session's temporary tables with an ON COMMIT action (temp_on_commit.py)
     temps: temp_on_commit.TempOnCommit | None = None
     database: str = ""  # the session's database (proxy/db/databases.py)
+    # a result column reads a char(n) one: read with fetchmany, its per-value encoder pads
+    padded: bool = False
 
 
 class Planner(Protocol):
@@ -387,7 +389,7 @@ def _read(
     # checked next: the checks reuse the cursor.)
     if plan.fk.active or whole:
         return cols, None, cur.fetchall()
-    if not is_select or cast:
+    if not is_select or cast or plan.padded:
         return cols, None, cur.fetchmany(PREFETCH_ROWS)
     if sizes.short(run_sql):
         # Short last time (see arrow_results.ResultSizes): fetchmany, no Arrow plan needed.

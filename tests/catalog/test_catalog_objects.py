@@ -42,9 +42,9 @@ def test_install_is_idempotent_and_leaves_the_user_database_alone(tmp_path: Path
         "WHERE database_name = 'user' AND NOT internal ORDER BY ALL"
     ).fetchall()
     # the user's table, and the server's comment, constraint, domain, materialized-view,
-    # SQL function and trigger registries (system relations: no client lists them;
-    # proxy/pgserver/object_comments.py, foreign_keys.py, domains.py, matviews.py, triggers.py,
-    # transpiler/sql_functions.py)
+    # SQL function, trigger and view column type registries (system relations: no client
+    # lists them; proxy/pgserver/object_comments.py, foreign_keys.py, domains.py, matviews.py,
+    # triggers.py, view_types.py, transpiler/sql_functions.py)
     assert objects == [
         ("main", "__hati_comments"),
         ("main", "__hati_constraints"),
@@ -53,6 +53,7 @@ def test_install_is_idempotent_and_leaves_the_user_database_alone(tmp_path: Path
         ("main", "__hati_matviews"),
         ("main", "__hati_routines"),
         ("main", "__hati_triggers"),
+        ("main", "__hati_view_types"),
         ("main", "t"),
     ]
     assert reopened.execute("SELECT * FROM t").fetchall() == [(1,)]

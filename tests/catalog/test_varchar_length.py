@@ -50,7 +50,7 @@ def test_pg_attribute_and_format_type(srv: ServerProcess) -> None:
         ("code", "character varying(3)", 7, "varchar"),
         ("note", "text", -1, "text"),
         ("score", "integer", -1, "int4"),
-        ("free", "text", -1, "text"),  # unbounded varchar: nothing tells it from text
+        ("free", "character varying", -1, "varchar"),  # unsized: typmod -1
     ]
 
 

@@ -89,10 +89,12 @@ METADATA_SCHEMA = [
     "CREATE UNIQUE INDEX child_pq ON {s}.child (parent_id, qty)",
     "CREATE TABLE {s}.kinds (id integer PRIMARY KEY, b boolean, s smallint, f real,"
     " d double precision, dt date, ts timestamp, tm time, iv interval, u uuid, j jsonb, by bytea,"
-    " arr integer[], big bigint NOT NULL DEFAULT 7, vc varchar(20), n numeric(7,2), ts3 timestamp(3))",
+    " arr integer[], big bigint NOT NULL DEFAULT 7, vc varchar(20), n numeric(7,2), ts3 timestamp(3),"
+    " ch char(3), one char, uv varchar DEFAULT 'x', cv character varying)",
     "COMMENT ON TABLE {s}.parent IS 'parents'",
     "COMMENT ON COLUMN {s}.parent.code IS 'the code'",
-    "CREATE VIEW {s}.v_parent AS SELECT id, note FROM {s}.parent",
+    "CREATE VIEW {s}.v_parent AS SELECT id, note, code FROM {s}.parent",
+    "CREATE VIEW {s}.v_kinds AS SELECT ch, uv, vc FROM {s}.kinds",
 ]
 
 

@@ -35,6 +35,9 @@ SCHEMA = [
     # declared types with modifiers go out as PostgreSQL's dump writes them, and come back
     "CREATE TABLE id_typmods (vc varchar(5), n numeric(7,2), ts timestamp(3), ts0 timestamp(0))",
     "INSERT INTO id_typmods VALUES ('abc', 1.5, '2020-01-01 12:00:00.1236', '2020-01-01 12:00:01.6')",
+    # char(n) / char / unsized varchar: character(3), character(1), character varying
+    "CREATE TABLE id_chars (c char(3), one char, v varchar DEFAULT 'x', cv character varying)",
+    "INSERT INTO id_chars VALUES ('ab', 'y', 'v', NULL), ('abc', ' ', 'w', 'q')",
 ]
 ROWS = {
     "id_always": [(1, "a"), (2, "b"), (50, "c")],
@@ -74,6 +77,20 @@ def _check_restored(dsn: str) -> None:
         ]
         row = conn.execute("SELECT vc, n::text, ts::text, ts0::text FROM id_typmods").fetchall()
         assert row == [("abc", "1.50", "2020-01-01 12:00:00.124", "2020-01-01 12:00:02")]
+        types = conn.execute(
+            "SELECT format_type(atttypid, atttypmod) FROM pg_attribute"
+            " WHERE attrelid = 'id_chars'::regclass AND attnum > 0 ORDER BY attnum"
+        ).fetchall()
+        assert [t for (t,) in types] == [
+            "character(3)",
+            "character(1)",
+            "character varying",
+            "character varying",
+        ]
+        rows = conn.execute(
+            "SELECT c, length(c), c = 'ab', one, v FROM id_chars ORDER BY c"
+        ).fetchall()  # the dump's padded values stored as PostgreSQL compares them
+        assert rows == [("ab ", 2, True, "y", "v"), ("abc", 3, False, " ", "w")]
 
 
 @pytest.fixture(scope="module")

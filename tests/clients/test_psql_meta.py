@@ -36,8 +36,11 @@ SETUP = [
     "CREATE TABLE app.orders (id bigserial PRIMARY KEY,"
     " item_id integer REFERENCES public.items (id), total numeric(12,2) CHECK (total >= 0),"
     " UNIQUE (item_id, total))",
-    # types DuckDB keeps otherwise (json as jsonb, char(n) as text), an enum of another schema
+    # types DuckDB keeps otherwise (json as jsonb), an enum of another schema
     "CREATE TABLE app.odd (j json, ch char(3), s app.status DEFAULT 'draft')",
+    # char(n), char, unsized varchar (with a default) and a view over them: as PostgreSQL's
+    "CREATE TABLE chars_t (c char(3) NOT NULL, one char, v varchar DEFAULT 'x', vn varchar(5))",
+    "CREATE VIEW chars_v AS SELECT c, v, vn FROM chars_t",
     "CREATE INDEX items_name_idx ON items (name)",
     "CREATE UNIQUE INDEX items_uid_key ON items (uid)",
     "CREATE VIEW items_v AS SELECT id, price FROM items",
@@ -67,6 +70,8 @@ SAME = r"""
 \dnS
 \d items_mv
 \d items_v
+\d chars_t
+\d chars_v
 \d app.orders_v
 \dFd+
 \d counter_seq
@@ -168,7 +173,7 @@ SAME = r"""
 KNOWN_DIFFERENCES = {
     r"\d+": "Size: DuckDB keeps no per-relation page count (0 bytes, not 8192 bytes)",
     r"\dS": "pg_catalog and information_schema list hatiproxy's catalog relations, fewer",
-    r"\d app.odd": "json is jsonb, char(3) text (DuckDB keeps neither)",
+    r"\d app.odd": "json is jsonb (DuckDB keeps no such distinction)",
     r"\d app.orders": "a CHECK in DuckDB's words (total >= 0, not 0::numeric)",
     r"\d+ items_v": "the view's query is DuckDB's text",
     r"\d+ items_mv": "the materialized view's query is DuckDB's text",

@@ -36,7 +36,7 @@ SCRIPT = Path(__file__).with_name("activerecord_script.rb")
 # Steps whose result differs from PostgreSQL 15's, each named in docs/compatibility.md
 # (ActiveRecord row); the test fails when one starts to match, so the list stays true.
 KNOWN_DIFFERENCES: dict[str, str] = {
-    "columns": "varchar without a length is text; timestamp(6) is timestamp (no precision)",
+    "columns": "varchar[] without a length is text[]; timestamp(6) is timestamp (no precision)",
     "schema_dump": "as columns, plus the built-in extensions, a partial index's WHERE and "
     "a CHECK's text (compared exactly below)",
     "extensions": "the built-in extensions (hatiproxy, uuid-ossp, vector) are listed too",
@@ -48,13 +48,14 @@ KNOWN_DIFFERENCES: dict[str, str] = {
 
 
 def as_hatiproxy_declares(columns: dict[str, list[list]]) -> dict[str, list[list]]:
-    """PostgreSQL's column list as hatiproxy shows the same tables: an unsized varchar
-    is text (ActiveRecord type :text), a timestamp(6) is a timestamp without precision."""
+    """PostgreSQL's column list as hatiproxy shows the same tables: an array of unsized
+    varchar is text[] (ActiveRecord type :text), a timestamp(6) is a timestamp without
+    precision."""
     out: dict[str, list[list]] = {}
     for table, cols in columns.items():
         out[table] = []
         for name, sql_type, kind, null, default, limit, precision, scale, array in cols:
-            if sql_type == "character varying":
+            if sql_type == "character varying" and array:
                 sql_type, kind = "text", "text"
             if sql_type == "timestamp(6) without time zone":
                 sql_type, precision = "timestamp without time zone", None
@@ -68,7 +69,7 @@ def dump_as_hatiproxy(text: str) -> str:
     listed = sorted({*extensions, "hatiproxy", "uuid-ossp", "vector"})
     block = "".join(f'  enable_extension "{e}"\n' for e in listed)
     text = re.sub(r'(^  enable_extension "[^"]+"\n)+', block, text, count=1, flags=re.MULTILINE)
-    text = re.sub(r't\.string "(\w+)"(?!, limit)', r't.text "\1"', text)
+    text = re.sub(r't\.string "(\w+)"(?!, limit)(?=[^\n]*, array: true)', r't.text "\1"', text)
     text = text.replace(", precision: 6, null: false", ", null: false")
     text = re.sub(r', where: "[^"]*"', "", text)
     return text.replace('"(stars >= 1) AND (stars <= 5)"', '"stars BETWEEN 1 AND 5"')

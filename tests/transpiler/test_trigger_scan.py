@@ -77,9 +77,16 @@ def reference_scan(tokens: list[Token]) -> Triggers:
                 token.token_type = TokenType.FLOAT
             elif i + 1 < len(tokens) and tokens[i + 1].token_type is TokenType.L_PAREN:
                 found.pg = True
-        elif tt is TokenType.VARCHAR:  # varchar(n): transpiler.varchar_length
-            if i + 1 < len(tokens) and tokens[i + 1].token_type is TokenType.L_PAREN:
+        elif tt is TokenType.VARCHAR:  # varchar(n), a varchar column: transpiler.varchar_length
+            if (
+                i + 1 < len(tokens)
+                and tokens[i + 1].token_type is TokenType.L_PAREN
+                or prev is None
+                or prev.token_type not in (TokenType.DCOLON, TokenType.ALIAS)
+            ):
                 found.pg = True
+        elif tt in (TokenType.CHAR, TokenType.BPCHAR):  # char(n) casts and columns
+            found.pg = True
         elif (
             tt is TokenType.COLON
             and prev is not None
@@ -193,7 +200,7 @@ _WORDS = sorted(
     | set(list(external_access.OUTSIDE_FUNCTIONS)[:20])
     | set(list(external_access.FILE_EXTENSIONS)[:10])
     | {"COLUMNS", "unpack", "enable_x", "float", "FLOAT", "select", "from", "t", "x1"}
-    | {"varchar", "VARCHAR", "character varying"}
+    | {"varchar", "VARCHAR", "character varying", "char", "bpchar", "as"}
 )
 _PUNCT = [".", ",", "(", ")", "[", "]", ":", "::", "$", "$1", "$12", " ", "'a.b'", '"q.r"', "*"]
 _ODD = ["\u212a", "ſ", "é", "İ", "ß"]

@@ -36,9 +36,17 @@ def sql(text: str, dialect: str = "postgres") -> str:
             "CREATE TEMP TABLE t (a varchar(3) CHECK (a <> ''))",
             "CREATE TEMPORARY TABLE t (a TEXT CHECK (a <> '') CHECK (LENGTH(a) <= 3))",
         ),
-        # left as before: char(n), unbounded varchar, arrays, ADD COLUMN, generated columns
-        ("CREATE TABLE t (c char(3), b bpchar(2))", "CREATE TABLE t (c TEXT(3), b TEXT(2))"),
-        ("CREATE TABLE t (g varchar, h varchar(3)[])", "CREATE TABLE t (g TEXT, h TEXT(3)[])"),
+        # char(n) (bare char: char(1)): its length without trailing blanks; an unsized
+        # varchar: a CHECK that holds for every value, recording the word
+        (
+            "CREATE TABLE t (c char(3), b bpchar(2), o char)",
+            "CREATE TABLE t (c TEXT CHECK (LENGTH(RTRIM(c, ' ')) <= 3), "
+            "b TEXT CHECK (LENGTH(RTRIM(b, ' ')) <= 2), o TEXT CHECK (LENGTH(RTRIM(o, ' ')) <= 1))",
+        ),
+        ("CREATE TABLE t (g varchar)", "CREATE TABLE t (g TEXT CHECK (LENGTH(g) >= 0))"),
+        ("CREATE TABLE t (g text, h bpchar)", "CREATE TABLE t (g TEXT, h TEXT)"),
+        # left as before: arrays, ADD COLUMN, generated columns
+        ("CREATE TABLE t (h varchar(3)[])", "CREATE TABLE t (h TEXT(3)[])"),
         ("ALTER TABLE t ADD COLUMN v varchar(5)", "ALTER TABLE t ADD COLUMN v TEXT(5)"),
         (
             "CREATE TABLE t (a int, b varchar(5) GENERATED ALWAYS AS (upper(a)) STORED)",
@@ -127,3 +135,15 @@ def test_duckdb_alter_table_limits() -> None:
     assert con.execute("SELECT expression FROM duckdb_constraints()").fetchall() == [
         ('(length("label") <= 5)',)
     ]
+
+
+def test_without_word_checks_keeps_varchar_n() -> None:
+    """A DuckLake keeps no CHECK: the char(n) / varchar ones go, varchar(n)'s stays (it is
+    refused there with a hint)."""
+    from transpiler import transpile
+    from transpiler.varchar_length import without_word_checks
+
+    sql = transpile('CREATE TABLE t (a char(3), b varchar, "Q x" char, n varchar(4))')[0].sql
+    assert without_word_checks(sql) == (
+        'CREATE TABLE t (a TEXT, b TEXT, "Q x" TEXT, n TEXT CHECK (LENGTH(n) <= 4))'
+    )

@@ -103,7 +103,7 @@ CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_rel AS
 SELECT coalesce(co.oid, t.table_oid)::BIGINT AS oid, t.table_name AS relname, n.oid AS relnamespace,
        CASE WHEN mv.name IS NULL THEN 'r' ELSE 'm' END AS relkind, t.column_count AS relnatts,
        t.check_constraint_count - len(regexp_extract_all(t.sql,
-           'CHECK\(\(length\((?:"(?:[^"]|"")*"|[^()"\s]+)\) <= \d+\)\)'))
+           'CHECK\(\(length\((?:rtrim\()?(?:"(?:[^"]|"")*"|[^()"\s]+)(?:, '' ''\))?\) (?:<= \d+|>= 0)\)\)'))
        -- and a domain column's CHECK (pg_constraint lists it with the domain)
        - len(regexp_extract_all(t.sql, '''hati_domain:')) AS relchecks,
        (t.index_count > 0 OR t.has_primary_key) AS relhasindex,
@@ -198,25 +198,48 @@ LEFT JOIN __hati_catalog.pg.__hati_owners ow
 
 -- varchar(n): the transpiler creates such a column as VARCHAR CHECK (length(col) <= n)
 -- (transpiler/varchar_length.py); DuckDB keeps, copies and enforces that constraint, and
--- the length is read back from it. __hati_length_limit: n when `expr` (a CHECK's
--- duckdb_constraints().expression) is exactly that form on column `col`, else NULL.
+-- the length is read back from it. char(n) is VARCHAR CHECK (length(rtrim(col, ' ')) <= n),
+-- an unsized varchar VARCHAR CHECK (length(col) >= 0) (it records the word only).
+-- __hati_length_limit: n when `expr` (a CHECK's duckdb_constraints().expression) is exactly
+-- one of those forms on column `col` (0: the unsized varchar), else NULL.
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_length_limit(expr, col) AS
-    CASE WHEN lower(regexp_extract(expr, '^\(length\((.+)\) <= \d+\)$', 1))
+    CASE WHEN lower(regexp_extract(
+                  expr, '^\(length\((?:rtrim\((.+), '' ''\)|(.+))\) (?:<= \d+|>= 0)\)$', ['a', 'b']).a
+                  || regexp_extract(
+                  expr, '^\(length\((?:rtrim\((.+), '' ''\)|(.+))\) (?:<= \d+|>= 0)\)$', ['a', 'b']).b)
               IN (lower(col), lower('"' || replace(col, '"', '""') || '"'))
-         THEN TRY_CAST(regexp_extract(expr, ' <= (\d+)\)$', 1) AS INTEGER) END;
+              AND (expr LIKE '(length(rtrim(%) <= %' OR expr NOT LIKE '(length(rtrim(%')
+         THEN coalesce(TRY_CAST(regexp_extract(expr, ' <= (\d+)\)$', 1) AS INTEGER), 0) END;
 
--- One row per such constraint: table, attnum, n (the column's type is not checked here:
--- pg_attribute applies it to VARCHAR columns only).
+-- One row per such constraint: table, attnum, n, the type (1043 varchar, 1042 bpchar) and
+-- its typmod (the column's type is not checked here: pg_attribute applies it to VARCHAR
+-- columns only).
 CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_varchar_len AS
-SELECT k.table_oid, k.attnum, k.n
+SELECT k.table_oid, k.attnum, k.n,
+       CASE WHEN k.expression LIKE '(length(rtrim(%' THEN 1042 ELSE 1043 END::BIGINT AS typid,
+       CASE WHEN k.n = 0 THEN -1 ELSE k.n + 4 END::INTEGER AS typmod
 FROM (SELECT c.table_oid::BIGINT AS table_oid,
-             (c.constraint_column_indexes[1] + 1)::BIGINT AS attnum,
+             (c.constraint_column_indexes[1] + 1)::BIGINT AS attnum, c.expression,
              __hati_catalog.pg.__hati_length_limit(c.expression, c.constraint_column_names[1])
                  AS n
       FROM duckdb_constraints() c
       WHERE c.constraint_type = 'CHECK' AND len(c.constraint_column_indexes) = 1
-        AND c.expression LIKE '(length(%) <= %)') k
+        AND c.expression LIKE '(length(%') k
 WHERE k.n IS NOT NULL;
+
+-- A table column's declared character type: (type oid, typmod) of its least one; a view's
+-- column read plainly from such a column: the registry's (proxy/pgserver/view_types.py),
+-- while the view keeps the SQL it was recorded with.
+CREATE OR REPLACE VIEW __hati_catalog.pg.__hati_char_cols AS
+SELECT table_oid, attnum, arg_min(typid, n) AS typid, arg_min(typmod, n) AS typmod,
+       min(n) AS n
+FROM __hati_catalog.pg.__hati_varchar_len GROUP BY table_oid, attnum
+UNION ALL
+SELECT v.view_oid::BIGINT, r.attnum, r.typid,
+       CASE WHEN r.n = 0 THEN -1 ELSE r.n + 4 END::INTEGER, r.n
+FROM {{duck_db_ident}}.main.__hati_view_types r
+JOIN duckdb_views() v ON v.database_name = {{duck_db}} AND v.schema_name = r.schema_name
+ AND v.view_name = r.view_name AND v.sql = r.view_sql;
 
 -- `DEFAULT NULL` (Piccolo writes it for a nullable column): PostgreSQL stores no default.
 CREATE OR REPLACE MACRO __hati_catalog.pg.__hati_null_default(expr) AS
@@ -271,7 +294,7 @@ FROM {{duck_db_ident}}.main.__hati_constraints WHERE contype = 'i';
 
 CREATE OR REPLACE VIEW __hati_catalog.pg.pg_attribute AS
 SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
-       CASE WHEN dom.oid IS NOT NULL THEN dom.oid WHEN vl.n IS NOT NULL THEN 1043
+       CASE WHEN dom.oid IS NOT NULL THEN dom.oid WHEN vl.n IS NOT NULL THEN vl.typid
             ELSE __hati_catalog.pg.__hati_column_type_oid(c.data_type) END::BIGINT AS atttypid,
        -1::INTEGER AS attstattarget,
        coalesce((SELECT t.typlen FROM __hati_catalog.pg.pg_type t
@@ -281,12 +304,12 @@ SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
        __hati_catalog.pg.__hati_type_ndims(c.data_type)::INTEGER AS attndims,
        -1::INTEGER AS attcacheoff,
        CASE WHEN dom.oid IS NOT NULL THEN -1
-            ELSE coalesce(vl.n + 4, __hati_catalog.pg.__hati_type_mod(c.data_type)) END::INTEGER
+            ELSE CASE WHEN vl.n IS NOT NULL THEN vl.typmod ELSE __hati_catalog.pg.__hati_type_mod(c.data_type) END END::INTEGER
            AS atttypmod,
        FALSE AS attbyval, 'i' AS attalign,
        -- the type's own storage: pg_dump writes SET STORAGE for any other
        coalesce((SELECT t.typstorage FROM __hati_catalog.pg.pg_type t
-                 WHERE t.oid = CASE WHEN vl.n IS NOT NULL THEN 1043
+                 WHERE t.oid = CASE WHEN vl.n IS NOT NULL THEN vl.typid
                                     ELSE __hati_catalog.pg.__hati_column_type_oid(c.data_type) END),
                 'p') AS attstorage, '' AS attcompression,
        -- an identity column's default is its sequence, not a default (no pg_attrdef row)
@@ -312,11 +335,10 @@ SELECT c.table_oid::BIGINT AS attrelid, c.column_name AS attname,
        c.comment AS __hati_comment, idn.start AS __hati_identity_start
 FROM duckdb_columns() c
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = c.database_name AND n.duck_schema = c.schema_name
-LEFT JOIN (SELECT table_oid, attnum, min(n) AS n FROM __hati_catalog.pg.__hati_varchar_len
-           GROUP BY table_oid, attnum) vl
+LEFT JOIN __hati_catalog.pg.__hati_char_cols vl
   ON vl.table_oid = c.table_oid AND vl.attnum = c.column_index AND c.data_type = 'VARCHAR'
 LEFT JOIN __hati_catalog.pg.__hati_type_shown ts
-  ON ts.oid = CASE WHEN vl.n IS NOT NULL THEN 1043
+  ON ts.oid = CASE WHEN vl.n IS NOT NULL THEN vl.typid
                    ELSE __hati_catalog.pg.__hati_column_type_oid(c.data_type) END
 LEFT JOIN __hati_catalog.pg.__hati_domain_cols dom
   ON dom.table_oid = c.table_oid AND dom.column_name = c.column_name
@@ -345,10 +367,10 @@ SELECT (1610612736 + c.table_oid * 1024 + c.column_index)::BIGINT AS oid,
        __hati_catalog.pg.__hati_column_default(c.column_default, ts.shown, c.data_type) AS adbin
 FROM duckdb_columns() c
 JOIN __hati_catalog.pg.__hati_ns n ON n.duck_db = c.database_name AND n.duck_schema = c.schema_name
-LEFT JOIN (SELECT DISTINCT table_oid, attnum, TRUE AS n FROM __hati_catalog.pg.__hati_varchar_len) vl
+LEFT JOIN __hati_catalog.pg.__hati_char_cols vl
   ON vl.table_oid = c.table_oid AND vl.attnum = c.column_index AND c.data_type = 'VARCHAR'
 LEFT JOIN __hati_catalog.pg.__hati_type_shown ts
-  ON ts.oid = CASE WHEN vl.n IS NOT NULL THEN 1043
+  ON ts.oid = CASE WHEN vl.n IS NOT NULL THEN vl.typid
                    ELSE __hati_catalog.pg.__hati_column_type_oid(c.data_type) END
 WHERE c.column_default IS NOT NULL AND NOT __hati_catalog.pg.__hati_null_default(c.column_default)
   AND NOT EXISTS (SELECT 1 FROM __hati_catalog.pg.__hati_identity_cols idn

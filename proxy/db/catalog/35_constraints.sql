@@ -19,11 +19,11 @@ WITH con AS (
     JOIN __hati_catalog.pg.__hati_ns n
       ON n.duck_db = c.database_name AND n.duck_schema = c.schema_name
     WHERE c.constraint_type IN ('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY', 'CHECK')
-      -- A varchar(n) length is the column's type (atttypmod), not a constraint. (The
+      -- A varchar(n) / char(n) length (or varchar's word) is the column's type (atttypmod), not a constraint. (The
       -- column's type is not looked up here: a scan of duckdb_columns() would cost more
       -- than the rest; a CHECK of exactly this form on a list column is the price.)
       AND NOT (c.constraint_type = 'CHECK' AND len(c.constraint_column_indexes) = 1
-               AND c.expression LIKE '(length(%) <= %)'
+               AND c.expression LIKE '(length(%)'
                AND __hati_catalog.pg.__hati_length_limit(c.expression,
                                                          c.constraint_column_names[1])
                    IS NOT NULL)

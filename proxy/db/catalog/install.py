@@ -207,6 +207,11 @@ def install(
         "function_name VARCHAR, tgtype INTEGER, columns VARCHAR[], when_text VARCHAR, "
         "enabled VARCHAR)"
     )
+    # A view's columns over varchar(n) / varchar / char(n) columns (pgserver/view_types.py)
+    conn.execute(
+        f"CREATE TABLE IF NOT EXISTS {_ident(duck_db)}.main.__hati_view_types (schema_name "
+        "VARCHAR, view_name VARCHAR, view_sql VARCHAR, attnum BIGINT, typid BIGINT, n INTEGER)"
+    )
     # Domains (proxy/pgserver/domains.py): each a DuckDB type alias plus this row, and its
     # CHECKs (conname, the expression as written and in DuckDB's words).
     conn.execute(

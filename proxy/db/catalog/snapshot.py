@@ -96,6 +96,7 @@ SELECT hash(
   (SELECT sum(hash(r)) FROM __hati_matviews r),
   (SELECT sum(hash(r)) FROM __hati_comments r),
   (SELECT sum(hash(r)) FROM __hati_domains r),
+  (SELECT sum(hash(r)) FROM __hati_view_types r),
   (SELECT sum(hash(r)) FROM __hati_domain_checks r),
   (SELECT sum(hash(o)) FROM __hati_catalog.pg.__hati_owners o),
   (SELECT sum(hash(f)) FROM __hati_catalog.pg.__hati_functions f))

@@ -59,21 +59,15 @@ SELECT to_json(1.50)::text
 -- @query set_config_time_units
 select set_config('lock_timeout', '3600000', true) as config_val
 -- @reason set_config answers the value as given ('3600000'); PostgreSQL shows a time setting in its largest exact unit ('1h'). Kysely's migration lock ignores the answer
--- @query view_column_over_varchar_n
-SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid WHERE c.relname = 'd_kd_vc_v' ORDER BY a.attnum
--- @reason a view's column over a varchar(n) column is text here (the length lives in a CHECK of the table), character varying(50) in PG (Kysely's getTables: 'text' for 'varchar')
 -- @query pg_typeof_varchar_n_column
 SELECT pg_typeof(vc) FROM d_kd_tmod
 -- @reason pg_typeof of a varchar(n) column is text here (DuckDB's VARCHAR; the length lives in a CHECK), character varying in PG; RowDescription and the catalog say varchar
--- @query unsized_varchar_column
-SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'd_kd_tmod'::regclass AND attname = 'v'
--- @reason a varchar column without a length is text here (DuckDB keeps no trace of the word), character varying in PG
--- @query char_n_column
-SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'd_kd_tmod'::regclass AND attname = 'c'
--- @reason a char(n) column is unbounded text here (no length check, no padding), character(3) in PG
--- @query char_n_column_too_long error
-INSERT INTO d_kd_tmod (id, c) VALUES (1, 'abcd')
--- @reason a char(n) column takes a longer value here; PG: 22001 value too long for type character(3)
+-- @setup
+CREATE TABLE d_kd_chr (id int, c char(3));
+INSERT INTO d_kd_chr VALUES (1, 'ab '), (2, 'xyz   ');
+-- @query char_n_written_blanks_kept
+SELECT id, length(c), c || '|', c = 'ab' FROM d_kd_chr ORDER BY id
+-- @reason a char(n) value is stored as written (COPY FROM excepted: its blanks are cut) and padded / cut to n on output only; PG stores it padded and ignores trailing blanks in length(), || and =: (2, 'ab|', true), (3, 'xyz|') there, (3, 'ab |', false), (6, 'xyz   |') here
 -- @query varchar_n_trailing_blanks_cut
 INSERT INTO d_kd_tmod (id, vc) VALUES (2, 'abcde   ') RETURNING vc
 -- @reason PG cuts blanks beyond n silently; here they count: 22001
