@@ -15,7 +15,8 @@ SCRIPT = Path(__file__).with_name("django_renames_script.py")
 
 
 def _as_hatiproxy_declares(columns: list[list]) -> list[list]:
-    """A view's column over a varchar(n) column is text here (docs/compatibility.md)."""
+    """A view's column over a varchar(n) column keeps its type until the server rewrites the
+    view for a rename of what it reads; then it is text (docs/compatibility.md)."""
     return [
         [t, c, "text", None, n] if t == "ren_names" and kind == "character varying" else
         [t, c, kind, size, n]
@@ -32,8 +33,9 @@ def test_renames_alters_and_removes_as_postgres(tmp_path: Path) -> None:
         f"migrate {n}" for n in ("0002", "0003", "0004", "0005", "0006", "0001", "0006")
     ]
     assert all("error" not in step for step in pg["steps"]), pg["steps"][-1]
-    for want, got in zip(pg["steps"], hati["steps"], strict=True):
-        want = {**want, "columns": _as_hatiproxy_declares(want["columns"])}
+    for i, (want, got) in enumerate(zip(pg["steps"], hati["steps"], strict=True)):
+        if i > 0:  # after 0003's RenameField the view was rewritten
+            want = {**want, "columns": _as_hatiproxy_declares(want["columns"])}
         assert got == want, want["label"]
     assert hati["sql"] == pg["sql"]  # Django read the same catalog and chose the same DDL
     renamed = pg["steps"][1]
