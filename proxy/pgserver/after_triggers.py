@@ -35,6 +35,7 @@ from sqlglot import exp
 from proxy.db import row_triggers, trigger_plan
 from proxy.execution import sql_bridge
 from proxy.pgserver import triggers
+from proxy.pgserver.dml_ctes import quietly
 from proxy.pgserver.portal import Portal
 from proxy.pgserver.result_shape import command_tag
 from proxy.semantic import column_hints
@@ -161,7 +162,7 @@ async def _fire_all(
         )
         sub = Portal(main, portal.params, (), sql=portal.sql)
         sub.keep_rows = plan.new_table
-        await _quietly(runner, session, sub)
+        await quietly(runner, session, sub)
         updated: list[bool] = []
         if plan.pre_sql:
             updated = await runner.call(trigger_plan.align_old, runner.cursor, plan)
@@ -327,21 +328,7 @@ async def _statement(runner: Runner, session: Session, sql: str) -> None:
     for st in session.transpile_sql(sql, await column_hints.ready(runner, sql)):
         if st.command is not None or st.kind not in KINDS:
             raise PgError("0A000", f"{st.tag} in a trigger function is not supported")
-        await _quietly(runner, session, Portal(st, [], (), sql=sql))
-
-
-async def _quietly(runner: Runner, session: Session, portal: Portal) -> None:
-    out = session.out
-
-    def notices_only(data: bytes | memoryview) -> None:
-        if isinstance(data, bytes) and data[:1] == b"N":
-            out(data)
-
-    session.out = notices_only
-    try:
-        await runner.execute(portal, session, max_rows=0, describe=False)
-    finally:
-        session.out = out
+        await quietly(runner, session, Portal(st, [], (), sql=sql))
 
 
 def _execute_sql(cur: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> None:

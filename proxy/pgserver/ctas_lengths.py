@@ -12,6 +12,7 @@ result columns are such references; the new table is then made again with those 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -88,6 +89,16 @@ def _check(column: str, typid: int, n: int) -> str:
 async def run(runner: Any, portal: Any, work: Any) -> None:
     """Run a CREATE TABLE ... AS (`work`: the normal path), then keep its varchar(n)
     lengths; best effort: the table stands (with text columns) if that fails."""
+    await run_then_record(runner, portal, work, keep, "CREATE TABLE AS kept no varchar lengths")
+
+
+async def run_then_record(
+    runner: Any, portal: Any, work: Any, record: Callable[..., None], failure: str
+) -> None:
+    """Run the portal's CREATE ... AS (`work`), then `record(cursor, schema, name, found)`
+    the declared types its columns read (`lengths`) in a transaction of its own (inside
+    the client's block if there is one); best effort: the object stands if that fails,
+    logged as `failure`."""
     st = portal.statement
     found: Lengths = {}
     if not portal.executed:
@@ -103,9 +114,9 @@ async def run(runner: Any, portal: Any, work: Any) -> None:
 
     def make() -> None:
         with alter_rebuild.own_transaction(runner.cursor, in_block):
-            keep(runner.cursor, *st.created_as, found)
+            record(runner.cursor, *st.created_as, found)
 
     try:
         await runner.call(make)
     except (duckdb.Error, PgError) as exc:
-        log.warning("CREATE TABLE AS kept no varchar lengths: %s", exc)
+        log.warning("%s: %s", failure, exc)

@@ -65,7 +65,7 @@ async def run(
         for step, sub_st in steps:
             sub = Portal(sub_st, pick(portal.params, step.params), (), sql=sub_st.sql)
             sub.keep_rows = step.relation
-            await _quietly(session, runner, sub)
+            await quietly(runner, session, sub)
         portal.statement = main  # a later Execute of a suspended portal resumes it
         portal.params = pick(portal.params, cte.main_params)
         await runner.execute(portal, session, max_rows=max_rows, describe=describe)
@@ -187,8 +187,9 @@ async def _compile(runner: Runner, session: Session, text: str) -> Statement:
     return statements[0]
 
 
-async def _quietly(session: Session, runner: Runner, portal: Portal) -> None:
-    """Run a DML CTE with its output unsent (NOTICEs pass)."""
+async def quietly(runner: Runner, session: Session, portal: Portal) -> None:
+    """Run a statement the server made with its output unsent (NOTICEs pass): a DML
+    CTE here, an AFTER trigger's step (after_triggers.py)."""
     out = session.out
 
     def notices_only(data: bytes | memoryview) -> None:

@@ -18,8 +18,7 @@ from typing import Any
 
 import duckdb
 
-from proxy.pgserver import alter_rebuild, ctas_lengths
-from proxy.wire.errors import PgError
+from proxy.pgserver import ctas_lengths
 
 log = logging.getLogger("hatiproxy.view_types")
 REGISTRY = "main.__hati_view_types"
@@ -49,24 +48,5 @@ def record(
 async def run(runner: Any, portal: Any, work: Any) -> None:
     """Run a CREATE VIEW (`work`), then record its columns' declared types; best effort:
     the view stands (its columns text) if that fails."""
-    st = portal.statement
-    found: ctas_lengths.Lengths = {}
-    if not portal.executed:
-        await runner.take_cursor()
-        path = runner.settings.values.get("search_path")
-        found = await runner.call(
-            ctas_lengths.lengths, runner.cursor, runner.origins, st, st.column_origins, path
-        )
-    await work()
-    if not found or st.created_as is None:
-        return
-    in_block = runner.txn_status != "I" or runner.implicit
-
-    def make() -> None:
-        with alter_rebuild.own_transaction(runner.cursor, in_block):
-            record(runner.cursor, *st.created_as, found)
-
-    try:
-        await runner.call(make)
-    except (duckdb.Error, PgError) as exc:
-        log.warning("CREATE VIEW kept no declared column types: %s", exc)
+    failure = "CREATE VIEW kept no declared column types"
+    await ctas_lengths.run_then_record(runner, portal, work, record, failure)
