@@ -127,6 +127,12 @@ class Databases:
     def created(self, name: str) -> Created | None:
         return self._created.get(name)
 
+    def admits(self, name: str, org: str) -> bool:
+        """Whether an API key of organisation `org` may connect to created database `name`:
+        only to one its organisation created."""
+        record = self.created(name)
+        return record is not None and record.org == org
+
     def exists(self, name: str) -> bool:
         return name == DEFAULT_NAME or self.created(name) is not None
 

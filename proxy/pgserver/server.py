@@ -419,6 +419,16 @@ class Connection:
         except AgentError as exc:  # an agent key naming another agent
             log_failed_login(user, peer_host(self.writer), exc.message)
             raise FatalError("28000", exc.message) from None
+        superuser = is_superuser(who)
+        if not engine.is_default and not superuser:  # a key (proxy/db/databases.py)
+            if not engine.databases.admits(engine.database_name, who.org_id):
+                raise FatalError(
+                    "42501",
+                    f'permission denied for database "{database}"',
+                    detail="API keys connect to the server's default database and to the "
+                    "databases their organisation created.",
+                )
+            who = dataclasses.replace(who, own_database=True)
         await runner.set_identity(who)
         if not who.superuser:  # its catalogs list only its organisation's objects
             await runner.call(org_scope.scope_to, runner.cursor, who.org_id)
@@ -427,19 +437,6 @@ class Connection:
             server.notify_hub, pid, notify_scope(engine.database_name, who.org_id)
         )
         runner.notify.attach(self._woken)
-        superuser = is_superuser(who)
-        if not engine.is_default and not superuser:
-            # A key: only to a database its organisation created (proxy/db/databases.py)
-            record = engine.databases.created(engine.database_name)
-            if record is None or record.org != who.org_id:
-                raise FatalError(
-                    "42501",
-                    f'permission denied for database "{database}"',
-                    detail="API keys connect to the server's default database and to the "
-                    "databases their organisation created.",
-                )
-            who = dataclasses.replace(who, own_database=True)
-            await runner.set_identity(who)
         # Read-only, as in Postgres: what the login is, never what the client asked for.
         settings.values["is_superuser"] = "on" if superuser else "off"
         if not superuser:  # -c log_statement=... in the startup packet, as Postgres
